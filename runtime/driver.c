@@ -1,0 +1,172 @@
+/*
+ * driver.c — finds libcuda at run time and resolves its entry points.
+ *
+ * libkstub does not link against libcuda, so programs built with it start
+ * (and can report a clear error) on machines without a driver. Every entry
+ * point comes from cuGetProcAddress for the CUDA_VERSION we compiled against,
+ * never from dlsym of the documented name: cuda.h maps many names to
+ * versioned symbols (cuMemAlloc -> cuMemAlloc_v2), and dlsym of the plain
+ * name returns a legacy entry point with different behaviour.
+ */
+#include <dlfcn.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "internal.h"
+
+/* Environment override of the driver's path, for unusual installs and tests. */
+#define KS__DRIVER_ENV "KSTUB_LIBCUDA"
+#define KS__DRIVER_DEFAULT "libcuda.so.1"
+
+ks__driver ks__cu;
+
+typedef CUresult (*get_proc_v2_fn)(const char *symbol, void **pfn, int version, cuuint64_t flags,
+                                   CUdriverProcAddressQueryResult *status);
+typedef CUresult (*get_proc_v1_fn)(const char *symbol, void **pfn, int version, cuuint64_t flags);
+
+/* The outcome of the one-time load, replayed into each caller's error. */
+static struct {
+    ks_status status;
+    const char *call;           /* failing driver call, or NULL */
+    CUresult result;
+    char detail[512];
+} load_result;
+
+static pthread_once_t load_once = PTHREAD_ONCE_INIT;
+
+static get_proc_v2_fn get_proc_v2;
+static get_proc_v1_fn get_proc_v1;
+
+/* NULL when the driver lacks \p name (or offers it only for a newer CUDA). */
+static void *resolve(const char *name)
+{
+    void *pfn = NULL;
+    CUresult r;
+    if (get_proc_v2) {
+        CUdriverProcAddressQueryResult found = CU_GET_PROC_ADDRESS_SYMBOL_NOT_FOUND;
+        r = get_proc_v2(name, &pfn, CUDA_VERSION, CU_GET_PROC_ADDRESS_DEFAULT, &found);
+        if (found != CU_GET_PROC_ADDRESS_SUCCESS)
+            pfn = NULL;
+    } else {
+        r = get_proc_v1(name, &pfn, CUDA_VERSION, CU_GET_PROC_ADDRESS_DEFAULT);
+    }
+    return r == CUDA_SUCCESS ? pfn : NULL;
+}
+
+static void fail(ks_status status, const char *call, CUresult result, const char *fmt, ...)
+    KS__PRINTF(4, 5);
+static void fail(ks_status status, const char *call, CUresult result, const char *fmt, ...)
+{
+    load_result.status = status;
+    load_result.call = call;
+    load_result.result = result;
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(load_result.detail, sizeof load_result.detail, fmt, ap);
+    va_end(ap);
+}
+
+static void load_driver(void)
+{
+    const char *path = getenv(KS__DRIVER_ENV);
+    if (path == NULL || path[0] == '\0')
+        path = KS__DRIVER_DEFAULT;
+
+    /* Never dlclose'd: handles and entry points live as long as the process. */
+    void *lib = dlopen(path, RTLD_NOW | RTLD_LOCAL);
+    if (lib == NULL) {
+        const char *why = dlerror();
+        fail(KS_ERR_NO_DRIVER, NULL, CUDA_SUCCESS, "cannot load the CUDA driver '%s': %s",
+             path, why ? why : "unknown dlopen error");
+        return;
+    }
+    /* dlsym is right for cuGetProcAddress itself: it is how the driver is
+     * entered. Object-to-function pointer conversion is what dlsym means on
+     * POSIX; memcpy says so without a -Wpedantic warning. */
+    void *p = dlsym(lib, "cuGetProcAddress_v2");
+    memcpy(&get_proc_v2, &p, sizeof p);
+    if (get_proc_v2 == NULL) {
+        p = dlsym(lib, "cuGetProcAddress");
+        memcpy(&get_proc_v1, &p, sizeof p);
+    }
+    if (get_proc_v2 == NULL && get_proc_v1 == NULL) {
+        fail(KS_ERR_NO_DRIVER, NULL, CUDA_SUCCESS,
+             "the CUDA driver '%s' lacks cuGetProcAddress (a driver for CUDA 11.3 or newer is needed)",
+             path);
+        return;
+    }
+
+#define KS__RESOLVE(field, name)                                  \
+    do {                                                          \
+        void *p_ = resolve(name);                                 \
+        memcpy(&ks__cu.field, &p_, sizeof p_);                    \
+    } while (0)
+    KS__RESOLVE(Init, "cuInit");
+    KS__RESOLVE(GetErrorName, "cuGetErrorName");
+    KS__RESOLVE(GetErrorString, "cuGetErrorString");
+    KS__RESOLVE(DriverGetVersion, "cuDriverGetVersion");
+    KS__RESOLVE(CtxGetCurrent, "cuCtxGetCurrent");
+    KS__RESOLVE(CtxSetCurrent, "cuCtxSetCurrent");
+    KS__RESOLVE(DeviceGet, "cuDeviceGet");
+    KS__RESOLVE(DevicePrimaryCtxRetain, "cuDevicePrimaryCtxRetain");
+    KS__RESOLVE(LibraryLoadData, "cuLibraryLoadData");
+    KS__RESOLVE(LibraryUnload, "cuLibraryUnload");
+    KS__RESOLVE(LibraryGetKernel, "cuLibraryGetKernel");
+    KS__RESOLVE(LaunchKernel, "cuLaunchKernel");
+    KS__RESOLVE(KernelGetParamInfo, "cuKernelGetParamInfo");
+    KS__RESOLVE(FuncGetAttribute, "cuFuncGetAttribute");
+    KS__RESOLVE(KernelGetAttribute, "cuKernelGetAttribute");
+#undef KS__RESOLVE
+
+    if (ks__cu.DriverGetVersion && ks__cu.DriverGetVersion(&ks__cu.version) != CUDA_SUCCESS)
+        ks__cu.version = 0;
+
+    static const struct { const char *name; size_t offset; } required[] = {
+        {"cuInit", offsetof(ks__driver, Init)},
+        {"cuGetErrorName", offsetof(ks__driver, GetErrorName)},
+        {"cuGetErrorString", offsetof(ks__driver, GetErrorString)},
+        {"cuDriverGetVersion", offsetof(ks__driver, DriverGetVersion)},
+        {"cuCtxGetCurrent", offsetof(ks__driver, CtxGetCurrent)},
+        {"cuCtxSetCurrent", offsetof(ks__driver, CtxSetCurrent)},
+        {"cuDeviceGet", offsetof(ks__driver, DeviceGet)},
+        {"cuDevicePrimaryCtxRetain", offsetof(ks__driver, DevicePrimaryCtxRetain)},
+        {"cuLibraryLoadData", offsetof(ks__driver, LibraryLoadData)},
+        {"cuLibraryUnload", offsetof(ks__driver, LibraryUnload)},
+        {"cuLibraryGetKernel", offsetof(ks__driver, LibraryGetKernel)},
+        {"cuLaunchKernel", offsetof(ks__driver, LaunchKernel)},
+    };
+    for (size_t i = 0; i < sizeof required / sizeof required[0]; i++) {
+        void *fn;
+        memcpy(&fn, (const char *)&ks__cu + required[i].offset, sizeof fn);
+        if (fn == NULL) {
+            fail(KS_ERR_NO_DRIVER, NULL, CUDA_SUCCESS,
+                 "the CUDA driver '%s' (driver API version %d) lacks %s; "
+                 "libkstub needs a driver for CUDA 12.0 or newer",
+                 path, ks__cu.version, required[i].name);
+            /* Leave nothing half-resolved behind for the fast paths to call. */
+            memset(&ks__cu, 0, sizeof ks__cu);
+            return;
+        }
+    }
+
+    CUresult r = ks__cu.Init(0);
+    if (r != CUDA_SUCCESS) {
+        fail(KS_ERR_DRIVER, "cuInit", r, "initialising the CUDA driver '%s'", path);
+        return;
+    }
+    load_result.status = KS_OK;
+}
+
+ks_status ks__driver_load(const char *kernel)
+{
+    pthread_once(&load_once, load_driver);
+    if (load_result.status == KS_OK)
+        return KS_OK;
+    if (load_result.call)
+        return ks__error_cu(load_result.status, kernel, load_result.call, load_result.result,
+                            "%s", load_result.detail);
+    return ks__error(load_result.status, kernel, "%s", load_result.detail);
+}
