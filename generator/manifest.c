@@ -1,0 +1,55 @@
+/*
+ * manifest.c — the signature manifest (--manifest FILE.json): every kernel
+ * and parameter with its C type, size, alignment and offset, in source
+ * order. The drift check and other tools read it; its field names are stable
+ * and "format" changes when they do.
+ */
+#include "model.h"
+
+#include <jansson.h>
+#include <stdlib.h>
+
+static json_t *param_json(const ks_param *p)
+{
+    return json_pack("{s:s, s:s, s:s, s:I, s:I, s:I}",
+                     "name", p->name,
+                     "type", p->type,
+                     "c_type", p->c_type,
+                     "size", (json_int_t)p->size,
+                     "align", (json_int_t)p->align,
+                     "offset", (json_int_t)p->offset);
+}
+
+static json_t *kernel_json(const ks_kern *k)
+{
+    json_t *params = json_array();
+    for (size_t i = 0; i < k->nparams; i++)
+        json_array_append_new(params, param_json(&k->params[i]));
+    json_t *bounds = json_null();
+    if (k->max_threads > 0)
+        bounds = json_pack("[I, I]", (json_int_t)k->max_threads,
+                           (json_int_t)(k->min_blocks > 0 ? k->min_blocks : 0));
+    return json_pack("{s:s, s:s, s:s, s:I, s:o, s:o}",
+                     "name", k->name,
+                     "c_name", k->c_name,
+                     "symbol", k->symbol,
+                     "line", (json_int_t)k->line,
+                     "launch_bounds", bounds,
+                     "params", params);
+}
+
+char *ks_manifest_json(const ks_options *opts, const ks_model *m)
+{
+    json_t *kernels = json_array();
+    for (size_t i = 0; i < m->nkernels; i++)
+        json_array_append_new(kernels, kernel_json(&m->kernels[i]));
+    json_t *root = json_pack("{s:i, s:s, s:o}", "format", KSTUB_MANIFEST_FORMAT,
+                             "source", ks_basename(opts->input), "kernels", kernels);
+    char *text = json_dumps(root, JSON_INDENT(2) | JSON_PRESERVE_ORDER | JSON_ENSURE_ASCII);
+    json_decref(root);
+    if (!text)
+        return NULL;
+    char *r = ks_xasprintf("%s\n", text);
+    free(text);
+    return r;
+}

@@ -1,0 +1,215 @@
+/*
+ * kstub.h — the public API of libkstub, the runtime that kstub's generated
+ * stubs call.
+ *
+ * An application normally touches only ks_launch (how to launch), the
+ * generated per-kernel functions, and the status/error functions below. The
+ * ks_image and ks_kernel structures are filled in by generated code; their
+ * fields prefixed "ks__" belong to the runtime.
+ *
+ * Contexts: a launch runs in the calling thread's current CUDA context. When
+ * the thread has none, libkstub retains the primary context of device 0,
+ * makes it current on that thread, and keeps it for the life of the process.
+ *
+ * The library never prints and never exits: every call returns a ks_status,
+ * and ks_last_error() gives the detail of this thread's last failure.
+ *
+ * This header compiles as C99, C11 and C++ (it includes <cuda.h> for CUstream).
+ */
+#ifndef KSTUB_H
+#define KSTUB_H
+
+#include <stddef.h>
+#include <cuda.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+#define KS_VERSION_MAJOR 0
+#define KS_VERSION_MINOR 1
+
+/* `restrict` in C99/C11, the common extension in C++. */
+#if defined(__cplusplus)
+#define KS_RESTRICT __restrict__
+#else
+#define KS_RESTRICT restrict
+#endif
+
+/*
+ * Every status libkstub returns, listed once: XX(NAME, description).
+ * The enum, ks_status_name() and ks_status_string() are all made from it.
+ */
+#define KS_STATUS_MAP(XX)                                                          \
+    XX(OK, "success")                                                              \
+    XX(ERR_NO_DRIVER, "the CUDA driver library (libcuda.so.1) could not be loaded") \
+    XX(ERR_DRIVER, "a CUDA driver call failed")                                    \
+    XX(ERR_NO_CONTEXT, "no CUDA context is current and none could be made current") \
+    XX(ERR_INVALID_IMAGE, "the kernel image is missing or is not PTX, cubin or fatbin") \
+    XX(ERR_LOAD, "the kernel image could not be loaded (JIT or driver error)")     \
+    XX(ERR_SYMBOL_NOT_FOUND, "the kernel is not in the loaded image")              \
+    XX(ERR_ABI_MISMATCH, "the loaded kernel's parameters differ from the stub's")  \
+    XX(ERR_INVALID_VALUE, "an argument is invalid")                                \
+    XX(ERR_INVALID_CONFIG, "the launch configuration is invalid for this kernel")  \
+    XX(ERR_LAUNCH, "the kernel launch failed")                                     \
+    XX(ERR_NO_NVRTC, "the NVRTC library could not be loaded")                      \
+    XX(ERR_COMPILE, "run-time compilation with NVRTC failed")                      \
+    XX(ERR_IO, "a file could not be read or written")                              \
+    XX(ERR_NO_MEMORY, "out of host memory")                                        \
+    XX(ERR_UNSUPPORTED, "the driver lacks a feature this call needs")
+
+typedef enum ks_status {
+#define KS__STATUS_ENUM(name, text) KS_##name,
+    KS_STATUS_MAP(KS__STATUS_ENUM)
+#undef KS__STATUS_ENUM
+    KS_STATUS_COUNT_
+} ks_status;
+
+/** \return the constant's name, e.g. "KS_ERR_NO_DRIVER"; "KS_UNKNOWN" if out of range. */
+const char *ks_status_name(ks_status status);
+/** \return a one-line English description of \p status. */
+const char *ks_status_string(ks_status status);
+
+/*
+ * The detail of the last failure on the calling thread. Fields that do not
+ * apply are NULL (strings) or 0. Valid until this thread's next libkstub call.
+ */
+typedef struct ks_error {
+    ks_status status;        /* what was returned */
+    const char *kernel;      /* qualified kernel name, or NULL */
+    const char *call;        /* failing driver/NVRTC call, e.g. "cuLaunchKernel" */
+    int cu_result;           /* CUresult (or nvrtcResult) of that call, 0 if none */
+    const char *cu_name;     /* e.g. "CUDA_ERROR_INVALID_VALUE" */
+    const char *cu_string;   /* the driver's description */
+    const char *log;         /* JIT or NVRTC log, or NULL */
+    const char *message;     /* one line combining all of the above; never NULL */
+} ks_error;
+
+/** \return this thread's last failure; status KS_OK and an empty message if none. */
+const ks_error *ks_last_error(void);
+/** \return ks_last_error()->message. */
+const char *ks_last_error_message(void);
+
+/* ---------------------------------------------------------------------- */
+/* Launch configuration                                                   */
+
+typedef struct ks_dim3 {
+    unsigned x, y, z;
+} ks_dim3;
+
+typedef struct ks_launch_attrs ks_launch_attrs; /* extended launch attributes (clusters, ...) */
+
+/*
+ * How to launch: passed by value as the first argument of every stub.
+ * stream: NULL is the legacy default stream; CU_STREAM_PER_THREAD selects
+ * the per-thread default stream; any CUstream the caller created works.
+ */
+typedef struct ks_launch {
+    ks_dim3 grid;                  /* blocks per grid; every field >= 1 */
+    ks_dim3 block;                 /* threads per block; every field >= 1 */
+    unsigned shared_bytes;         /* dynamic shared memory per block */
+    CUstream stream;               /* NULL: the legacy default stream */
+    const ks_launch_attrs *attrs;  /* NULL: plain cuLaunchKernel */
+} ks_launch;
+
+/** A 1-D launch of \p grid blocks of \p block threads on the default stream. */
+static inline ks_launch ks_launch_1d(unsigned grid, unsigned block)
+{
+    ks_launch l;
+    l.grid.x = grid; l.grid.y = 1; l.grid.z = 1;
+    l.block.x = block; l.block.y = 1; l.block.z = 1;
+    l.shared_bytes = 0;
+    l.stream = NULL;
+    l.attrs = NULL;
+    return l;
+}
+
+/** A 3-D launch on the default stream. */
+static inline ks_launch ks_launch_3d(ks_dim3 grid, ks_dim3 block)
+{
+    ks_launch l;
+    l.grid = grid;
+    l.block = block;
+    l.shared_bytes = 0;
+    l.stream = NULL;
+    l.attrs = NULL;
+    return l;
+}
+
+/** \p l with its stream set to \p stream. */
+static inline ks_launch ks_launch_on(ks_launch l, CUstream stream)
+{
+    l.stream = stream;
+    return l;
+}
+
+/* ---------------------------------------------------------------------- */
+/* Images and kernels (filled in by generated code)                        */
+
+typedef enum ks_image_kind {
+    KS_IMAGE_NONE = 0,    /* no embedded image: found on disk at run time */
+    KS_IMAGE_PTX = 1,     /* NUL-terminated PTX text */
+    KS_IMAGE_CUBIN = 2,   /* ELF cubin */
+    KS_IMAGE_FATBIN = 3   /* fat binary */
+} ks_image_kind;
+
+/* One per generated file: the kernel image its kernels live in. */
+typedef struct ks_image {
+    const char *source;          /* the .cu file it was generated from */
+    const void *data;            /* embedded image bytes, or NULL */
+    size_t size;                 /* bytes in data */
+    ks_image_kind kind;          /* what data holds */
+    /* runtime state, zero-initialised */
+    void *ks__library;           /* CUlibrary once loaded */
+    struct ks_kernel *ks__kernels; /* kernels resolved from it, for unload */
+} ks_image;
+
+#define KS_IMAGE_INIT(source, data, size, kind) { (source), (data), (size), (kind), NULL, NULL }
+
+/* One parameter as the stub packs it, for the load-time ABI check. */
+typedef struct ks_param_desc {
+    unsigned offset;             /* bytes from the start of the parameter buffer */
+    unsigned size;               /* bytes */
+} ks_param_desc;
+
+/* One per kernel in a generated file. */
+typedef struct ks_kernel {
+    ks_image *image;             /* the image that holds the kernel */
+    const char *symbol;          /* device symbol (mangled for C++ kernels) */
+    const char *name;            /* qualified C++ name, for messages */
+    unsigned nparams;            /* parameters the stub packs */
+    const ks_param_desc *params; /* nparams entries */
+    unsigned max_threads;        /* __launch_bounds__ maximum, 0 if none */
+    /* runtime state, zero-initialised */
+    void *ks__handle;            /* CUkernel once resolved; read without a lock */
+    struct ks_kernel *ks__next;  /* next kernel resolved from the same image */
+} ks_kernel;
+
+#define KS_KERNEL_INIT(image, symbol, name, nparams, params, max_threads) \
+    { (image), (symbol), (name), (nparams), (params), (max_threads), NULL, NULL }
+
+/**
+ * Launch \p kernel with \p launch and the packed argument pointers \p args
+ * (one per parameter, as cuLaunchKernel takes them). Loads the kernel's image
+ * on first use. This is what every generated stub calls.
+ */
+ks_status ks_kernel_launch(ks_kernel *kernel, const ks_launch *launch, void **args);
+
+/** Load \p image now (instead of on first launch). Safe to call repeatedly. */
+ks_status ks_image_load(ks_image *image);
+
+/**
+ * Unload \p image and forget every kernel handle resolved from it; the next
+ * launch loads it again. The caller must ensure no other thread is launching
+ * one of its kernels meanwhile.
+ */
+ks_status ks_image_unload(ks_image *image);
+
+/** Resolve \p kernel (loading its image if needed) without launching it. */
+ks_status ks_kernel_resolve(ks_kernel *kernel);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif /* KSTUB_H */
