@@ -1,0 +1,548 @@
+/*
+ * fake_cuda.c — a fake libcuda.so.1 for the runtime's CPU tests (built as
+ * build/tests/libcuda_fake.so and named by KSTUB_LIBCUDA).
+ *
+ * Like the real driver it exports only cuGetProcAddress(_v2); every other
+ * entry point is reached through it, so the runtime's resolution path is the
+ * one exercised. See fake_cuda.h for the control functions.
+ *
+ * Model: any image loads (PTX containing "BAD" fails to JIT, with a log);
+ * symbols exist when registered with fake_cuda_set_params; a kernel handle
+ * dies with its library; one device with one primary context.
+ */
+#include <pthread.h>
+#include <stdint.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "fake_cuda.h"
+
+#undef cuGetProcAddress
+#define FAKE_API __attribute__((visibility("default")))
+
+/* The driver's own way in; the legacy one takes no status argument. */
+FAKE_API CUresult cuGetProcAddress_v2(const char *symbol, void **pfn, int version, cuuint64_t flags,
+                                      CUdriverProcAddressQueryResult *status);
+FAKE_API CUresult cuGetProcAddress(const char *symbol, void **pfn, int version, cuuint64_t flags);
+
+#define FAKE_ENTRIES(X)                                                   \
+    X(cuInit) X(cuGetErrorName) X(cuGetErrorString) X(cuDriverGetVersion) \
+    X(cuCtxGetCurrent) X(cuCtxSetCurrent) X(cuDeviceGet)                  \
+    X(cuDevicePrimaryCtxRetain) X(cuLibraryLoadData) X(cuLibraryUnload)   \
+    X(cuLibraryGetKernel) X(cuKernelGetParamInfo) X(cuLaunchKernel)       \
+    X(cuFuncGetAttribute) X(cuKernelGetAttribute)                         \
+    X(cuGetProcAddress_v2) X(cuGetProcAddress)
+
+enum {
+#define X(name) E_##name,
+    FAKE_ENTRIES(X)
+#undef X
+    E_COUNT
+};
+
+static const char *const entry_names[E_COUNT] = {
+#define X(name) #name,
+    FAKE_ENTRIES(X)
+#undef X
+};
+
+#define MAX_SYMS 16
+#define MAX_PARAMS 32
+#define MAX_LIBS 16
+#define MAX_KERNELS 64
+#define MAX_FAILS 16
+
+typedef struct fake_sym {
+    char name[128];
+    unsigned n;
+    size_t offsets[MAX_PARAMS], sizes[MAX_PARAMS];
+} fake_sym;
+
+typedef struct fake_lib { int live; } fake_lib;
+typedef struct fake_kernel { fake_lib *lib; fake_sym *sym; } fake_kernel;
+
+static pthread_mutex_t lock = PTHREAD_MUTEX_INITIALIZER;
+static struct {
+    int calls[E_COUNT];
+    int hidden[E_COUNT];
+    struct { int entry; CUresult result; int left; } fails[MAX_FAILS];
+    int nfails;
+    fake_sym syms[MAX_SYMS];
+    int nsyms;
+    fake_lib libs[MAX_LIBS];
+    int nlibs;
+    fake_kernel kernels[MAX_KERNELS];
+    int nkernels;
+    fake_launch launches[FAKE_CUDA_MAX_LAUNCHES];
+    int nlaunches;
+    const char *last_symbol;
+    char last_symbol_buf[128];
+    const void *last_image;
+    unsigned char image_copy[4096];
+    size_t image_n;
+    int proc_version;
+    int need_set_current;       /* fake_cuda_no_current_context() was called */
+} st;
+
+static int primary_ctx_obj;     /* its address is the one CUcontext */
+#define PRIMARY ((CUcontext)(void *)&primary_ctx_obj)
+static _Thread_local CUcontext current;
+
+static int entry_index(const char *name)
+{
+    for (int i = 0; i < E_COUNT; i++)
+        if (strcmp(entry_names[i], name) == 0)
+            return i;
+    return -1;
+}
+
+/* Count the call and say whether an injected failure is due. Under lock. */
+static CUresult enter(int e)
+{
+    st.calls[e]++;
+    for (int i = 0; i < st.nfails; i++) {
+        if (st.fails[i].entry == e && --st.fails[i].left == 0) {
+            CUresult r = st.fails[i].result;
+            st.fails[i] = st.fails[--st.nfails];
+            return r;
+        }
+    }
+    return CUDA_SUCCESS;
+}
+
+/* Delays are set before the threads that feel them start, so read unlocked. */
+static unsigned delay_us[E_COUNT];
+
+#define ENTER(name)                         \
+    if (delay_us[E_##name])                 \
+        usleep(delay_us[E_##name]);         \
+    pthread_mutex_lock(&lock);              \
+    CUresult injected_ = enter(E_##name);   \
+    if (injected_ != CUDA_SUCCESS) {        \
+        pthread_mutex_unlock(&lock);        \
+        return injected_;                   \
+    }
+#define LEAVE(result)                       \
+    do {                                    \
+        pthread_mutex_unlock(&lock);        \
+        return (result);                    \
+    } while (0)
+
+/* ---- fake entry points ------------------------------------------------------ */
+
+static const struct { CUresult code; const char *name, *text; } errors[] = {
+    {CUDA_SUCCESS, "CUDA_SUCCESS", "no error"},
+    {CUDA_ERROR_INVALID_VALUE, "CUDA_ERROR_INVALID_VALUE", "invalid argument"},
+    {CUDA_ERROR_OUT_OF_MEMORY, "CUDA_ERROR_OUT_OF_MEMORY", "out of memory"},
+    {CUDA_ERROR_NOT_INITIALIZED, "CUDA_ERROR_NOT_INITIALIZED", "initialization error"},
+    {CUDA_ERROR_NO_DEVICE, "CUDA_ERROR_NO_DEVICE", "no CUDA-capable device is detected"},
+    {CUDA_ERROR_INVALID_IMAGE, "CUDA_ERROR_INVALID_IMAGE", "device kernel image is invalid"},
+    {CUDA_ERROR_INVALID_CONTEXT, "CUDA_ERROR_INVALID_CONTEXT", "invalid device context"},
+    {CUDA_ERROR_INVALID_PTX, "CUDA_ERROR_INVALID_PTX", "a PTX JIT compilation failed"},
+    {CUDA_ERROR_INVALID_HANDLE, "CUDA_ERROR_INVALID_HANDLE", "invalid resource handle"},
+    {CUDA_ERROR_NOT_FOUND, "CUDA_ERROR_NOT_FOUND", "named symbol not found"},
+    {CUDA_ERROR_LAUNCH_OUT_OF_RESOURCES, "CUDA_ERROR_LAUNCH_OUT_OF_RESOURCES",
+     "too many resources requested for launch"},
+    {CUDA_ERROR_UNKNOWN, "CUDA_ERROR_UNKNOWN", "unknown error"},
+};
+
+static CUresult describe(CUresult code, const char **str, int text)
+{
+    for (size_t i = 0; i < sizeof errors / sizeof errors[0]; i++) {
+        if (errors[i].code == code) {
+            *str = text ? errors[i].text : errors[i].name;
+            return CUDA_SUCCESS;
+        }
+    }
+    *str = NULL;                /* as the driver does for codes it does not know */
+    return CUDA_ERROR_INVALID_VALUE;
+}
+
+static CUresult fake_cuInit(unsigned flags)
+{
+    ENTER(cuInit);
+    LEAVE(flags == 0 ? CUDA_SUCCESS : CUDA_ERROR_INVALID_VALUE);
+}
+
+static CUresult fake_cuGetErrorName(CUresult code, const char **str)
+{
+    ENTER(cuGetErrorName);
+    LEAVE(describe(code, str, 0));
+}
+
+static CUresult fake_cuGetErrorString(CUresult code, const char **str)
+{
+    ENTER(cuGetErrorString);
+    LEAVE(describe(code, str, 1));
+}
+
+static CUresult fake_cuDriverGetVersion(int *v)
+{
+    ENTER(cuDriverGetVersion);
+    *v = CUDA_VERSION;
+    LEAVE(CUDA_SUCCESS);
+}
+
+static CUresult fake_cuCtxGetCurrent(CUcontext *ctx)
+{
+    ENTER(cuCtxGetCurrent);
+    *ctx = current ? current : st.need_set_current ? NULL : PRIMARY;
+    LEAVE(CUDA_SUCCESS);
+}
+
+static CUresult fake_cuCtxSetCurrent(CUcontext ctx)
+{
+    ENTER(cuCtxSetCurrent);
+    if (ctx != NULL && ctx != PRIMARY)
+        LEAVE(CUDA_ERROR_INVALID_CONTEXT);
+    current = ctx;
+    LEAVE(CUDA_SUCCESS);
+}
+
+static CUresult fake_cuDeviceGet(CUdevice *dev, int ordinal)
+{
+    ENTER(cuDeviceGet);
+    if (ordinal != 0)
+        LEAVE(CUDA_ERROR_INVALID_DEVICE);
+    *dev = 0;
+    LEAVE(CUDA_SUCCESS);
+}
+
+static CUresult fake_cuDevicePrimaryCtxRetain(CUcontext *ctx, CUdevice dev)
+{
+    ENTER(cuDevicePrimaryCtxRetain);
+    if (dev != 0)
+        LEAVE(CUDA_ERROR_INVALID_DEVICE);
+    *ctx = PRIMARY;
+    LEAVE(CUDA_SUCCESS);
+}
+
+static int has_context(void)
+{
+    return current != NULL || !st.need_set_current;
+}
+
+static CUresult fake_cuLibraryLoadData(CUlibrary *library, const void *code, CUjit_option *opts,
+                                       void **vals, unsigned nopts, CUlibraryOption *lopts,
+                                       void **lvals, unsigned nlopts)
+{
+    (void)lopts, (void)lvals;
+    ENTER(cuLibraryLoadData);
+    if (library == NULL || code == NULL || nlopts != 0)
+        LEAVE(CUDA_ERROR_INVALID_VALUE);
+    const unsigned char *p = code;
+    int binary = memcmp(p, "\x7f" "ELF", 4) == 0 ||
+                 (p[0] == 0x50 && p[1] == 0xED && p[2] == 0x55 && p[3] == 0xBA);
+    st.last_image = code;
+    st.image_n = binary ? 8 : strnlen(code, sizeof st.image_copy - 1) + 1;
+    memcpy(st.image_copy, code, st.image_n);
+    if (!binary)
+        st.image_copy[st.image_n - 1] = '\0';
+
+    if (!binary && strstr(code, "BAD") != NULL) {
+        /* A JIT failure: fill the caller's error log as the driver does. */
+        char *buf = NULL;
+        size_t cap = 0;
+        unsigned size_index = nopts;
+        for (unsigned i = 0; i < nopts; i++) {
+            if (opts[i] == CU_JIT_ERROR_LOG_BUFFER)
+                buf = vals[i];
+            else if (opts[i] == CU_JIT_ERROR_LOG_BUFFER_SIZE_BYTES)
+                cap = (size_t)(uintptr_t)vals[i], size_index = i;
+        }
+        static const char log[] = "ptxas application ptx input, line 7; error   : "
+                                  "Unknown symbol 'BAD'\nptxas fatal   : Ptx assembly aborted\n";
+        if (buf && cap) {
+            size_t n = sizeof log < cap ? sizeof log : cap;
+            memcpy(buf, log, n);
+            buf[n - 1] = '\0';
+            vals[size_index] = (void *)(uintptr_t)n;
+        }
+        LEAVE(CUDA_ERROR_INVALID_PTX);
+    }
+    if (st.nlibs == MAX_LIBS)
+        LEAVE(CUDA_ERROR_OUT_OF_MEMORY);
+    fake_lib *lib = &st.libs[st.nlibs++];
+    lib->live = 1;
+    *library = (CUlibrary)(void *)lib;
+    LEAVE(CUDA_SUCCESS);
+}
+
+static fake_lib *find_lib(CUlibrary library)
+{
+    for (int i = 0; i < st.nlibs; i++)
+        if ((void *)&st.libs[i] == (void *)library && st.libs[i].live)
+            return &st.libs[i];
+    return NULL;
+}
+
+static fake_kernel *find_kernel(const void *handle)
+{
+    for (int i = 0; i < st.nkernels; i++)
+        if ((const void *)&st.kernels[i] == handle && st.kernels[i].lib->live)
+            return &st.kernels[i];
+    return NULL;
+}
+
+static CUresult fake_cuLibraryUnload(CUlibrary library)
+{
+    ENTER(cuLibraryUnload);
+    fake_lib *lib = find_lib(library);
+    if (lib == NULL)
+        LEAVE(CUDA_ERROR_INVALID_HANDLE);
+    lib->live = 0;
+    LEAVE(CUDA_SUCCESS);
+}
+
+static CUresult fake_cuLibraryGetKernel(CUkernel *kernel, CUlibrary library, const char *name)
+{
+    ENTER(cuLibraryGetKernel);
+    fake_lib *lib = find_lib(library);
+    if (lib == NULL)
+        LEAVE(CUDA_ERROR_INVALID_HANDLE);
+    strncpy(st.last_symbol_buf, name, sizeof st.last_symbol_buf - 1);
+    st.last_symbol = st.last_symbol_buf;
+    for (int i = 0; i < st.nsyms; i++) {
+        if (strcmp(st.syms[i].name, name) == 0) {
+            if (st.nkernels == MAX_KERNELS)
+                LEAVE(CUDA_ERROR_OUT_OF_MEMORY);
+            fake_kernel *k = &st.kernels[st.nkernels++];
+            k->lib = lib;
+            k->sym = &st.syms[i];
+            *kernel = (CUkernel)(void *)k;
+            LEAVE(CUDA_SUCCESS);
+        }
+    }
+    LEAVE(CUDA_ERROR_NOT_FOUND);
+}
+
+static CUresult fake_cuKernelGetParamInfo(CUkernel kernel, size_t index, size_t *offset, size_t *size)
+{
+    ENTER(cuKernelGetParamInfo);
+    fake_kernel *k = find_kernel(kernel);
+    if (k == NULL)
+        LEAVE(CUDA_ERROR_INVALID_HANDLE);
+    if (index >= k->sym->n)
+        LEAVE(CUDA_ERROR_INVALID_VALUE);   /* past the last parameter, as the driver says */
+    *offset = k->sym->offsets[index];
+    *size = k->sym->sizes[index];
+    LEAVE(CUDA_SUCCESS);
+}
+
+static CUresult fake_cuLaunchKernel(CUfunction f, unsigned gx, unsigned gy, unsigned gz,
+                                    unsigned bx, unsigned by, unsigned bz, unsigned shared,
+                                    CUstream stream, void **params, void **extra)
+{
+    ENTER(cuLaunchKernel);
+    if (!has_context())
+        LEAVE(CUDA_ERROR_INVALID_CONTEXT);
+    fake_kernel *k = find_kernel(f);
+    if (k == NULL)
+        LEAVE(CUDA_ERROR_INVALID_HANDLE);
+    if (extra != NULL || (params == NULL && k->sym->n != 0))
+        LEAVE(CUDA_ERROR_INVALID_VALUE);
+    if (gx == 0 || gy == 0 || gz == 0 || bx == 0 || by == 0 || bz == 0)
+        LEAVE(CUDA_ERROR_INVALID_VALUE);
+    if (st.nlaunches == FAKE_CUDA_MAX_LAUNCHES)
+        LEAVE(CUDA_SUCCESS);    /* stop recording, keep launching */
+    fake_launch *l = &st.launches[st.nlaunches++];
+    memset(l, 0, sizeof *l);
+    l->symbol = k->sym->name;
+    l->grid[0] = gx, l->grid[1] = gy, l->grid[2] = gz;
+    l->block[0] = bx, l->block[1] = by, l->block[2] = bz;
+    l->shared = shared;
+    l->stream = stream;
+    l->nparams = k->sym->n;
+    for (unsigned i = 0; i < k->sym->n; i++)
+        if (k->sym->offsets[i] + k->sym->sizes[i] <= sizeof l->params)
+            memcpy(l->params + k->sym->offsets[i], params[i], k->sym->sizes[i]);
+    LEAVE(CUDA_SUCCESS);
+}
+
+static CUresult fake_cuFuncGetAttribute(int *value, CUfunction_attribute attr, CUfunction f)
+{
+    (void)attr, (void)f;
+    ENTER(cuFuncGetAttribute);
+    *value = 0;
+    LEAVE(CUDA_SUCCESS);
+}
+
+static CUresult fake_cuKernelGetAttribute(int *value, CUfunction_attribute attr, CUkernel k, CUdevice d)
+{
+    (void)attr, (void)k, (void)d;
+    ENTER(cuKernelGetAttribute);
+    *value = 0;
+    LEAVE(CUDA_SUCCESS);
+}
+
+/* ---- the way in ---------------------------------------------------------------- */
+
+static void *entry_pointer(int e)
+{
+    /* void (*)(void) is the generic function pointer type C allows casting through. */
+    void (*fn)(void) = NULL;
+    switch (e) {
+#define X(name) case E_##name: fn = (void (*)(void))fake_##name; break;
+        X(cuInit) X(cuGetErrorName) X(cuGetErrorString) X(cuDriverGetVersion)
+        X(cuCtxGetCurrent) X(cuCtxSetCurrent) X(cuDeviceGet)
+        X(cuDevicePrimaryCtxRetain) X(cuLibraryLoadData) X(cuLibraryUnload)
+        X(cuLibraryGetKernel) X(cuKernelGetParamInfo) X(cuLaunchKernel)
+        X(cuFuncGetAttribute) X(cuKernelGetAttribute)
+#undef X
+    default: break;
+    }
+    void *p;
+    memcpy(&p, &fn, sizeof p);
+    return p;
+}
+
+static CUresult get_proc(int self, const char *symbol, void **pfn, int version,
+                         CUdriverProcAddressQueryResult *status)
+{
+    pthread_mutex_lock(&lock);
+    st.calls[self]++;
+    st.proc_version = version;
+    int e = entry_index(symbol);
+    void *p = e >= 0 && !st.hidden[e] ? entry_pointer(e) : NULL;
+    pthread_mutex_unlock(&lock);
+    *pfn = p;
+    if (status)
+        *status = p ? CU_GET_PROC_ADDRESS_SUCCESS : CU_GET_PROC_ADDRESS_SYMBOL_NOT_FOUND;
+    return p ? CUDA_SUCCESS : CUDA_ERROR_NOT_FOUND;
+}
+
+CUresult cuGetProcAddress_v2(const char *symbol, void **pfn, int version, cuuint64_t flags,
+                             CUdriverProcAddressQueryResult *status)
+{
+    (void)flags;
+    return get_proc(E_cuGetProcAddress_v2, symbol, pfn, version, status);
+}
+
+CUresult cuGetProcAddress(const char *symbol, void **pfn, int version, cuuint64_t flags)
+{
+    (void)flags;
+    return get_proc(E_cuGetProcAddress, symbol, pfn, version, NULL);
+}
+
+/* ---- control ------------------------------------------------------------------- */
+
+FAKE_API void fake_cuda_reset(void)
+{
+    pthread_mutex_lock(&lock);
+    memset(&st, 0, sizeof st);
+    memset(delay_us, 0, sizeof delay_us);
+    current = NULL;
+    pthread_mutex_unlock(&lock);
+}
+
+FAKE_API void fake_cuda_fail(const char *entry, CUresult result, int nth)
+{
+    pthread_mutex_lock(&lock);
+    int e = entry_index(entry);
+    if (e >= 0 && st.nfails < MAX_FAILS && nth > 0) {
+        st.fails[st.nfails].entry = e;
+        st.fails[st.nfails].result = result;
+        st.fails[st.nfails].left = nth;
+        st.nfails++;
+    }
+    pthread_mutex_unlock(&lock);
+}
+
+FAKE_API void fake_cuda_set_params(const char *symbol, unsigned n, const size_t *offsets,
+                                   const size_t *sizes)
+{
+    pthread_mutex_lock(&lock);
+    fake_sym *s = NULL;
+    for (int i = 0; i < st.nsyms && s == NULL; i++)
+        if (strcmp(st.syms[i].name, symbol) == 0)
+            s = &st.syms[i];
+    if (s == NULL && st.nsyms < MAX_SYMS) {
+        s = &st.syms[st.nsyms++];
+        strncpy(s->name, symbol, sizeof s->name - 1);
+    }
+    if (s != NULL) {
+        s->n = n < MAX_PARAMS ? n : MAX_PARAMS;
+        for (unsigned i = 0; i < s->n; i++) {
+            s->offsets[i] = offsets[i];
+            s->sizes[i] = sizes[i];
+        }
+    }
+    pthread_mutex_unlock(&lock);
+}
+
+FAKE_API void fake_cuda_hide(const char *entry)
+{
+    pthread_mutex_lock(&lock);
+    int e = entry_index(entry);
+    if (e >= 0)
+        st.hidden[e] = 1;
+    pthread_mutex_unlock(&lock);
+}
+
+FAKE_API void fake_cuda_delay(const char *entry, unsigned microseconds)
+{
+    int e = entry_index(entry);
+    if (e >= 0)
+        delay_us[e] = microseconds;
+}
+
+FAKE_API void fake_cuda_no_current_context(void)
+{
+    pthread_mutex_lock(&lock);
+    st.need_set_current = 1;
+    pthread_mutex_unlock(&lock);
+}
+
+FAKE_API int fake_cuda_calls(const char *entry)
+{
+    pthread_mutex_lock(&lock);
+    int e = entry_index(entry);
+    int n = e >= 0 ? st.calls[e] : -1;
+    pthread_mutex_unlock(&lock);
+    return n;
+}
+
+FAKE_API int fake_cuda_launch_count(void)
+{
+    pthread_mutex_lock(&lock);
+    int n = st.nlaunches;
+    pthread_mutex_unlock(&lock);
+    return n;
+}
+
+FAKE_API const fake_launch *fake_cuda_launch(int i)
+{
+    pthread_mutex_lock(&lock);
+    const fake_launch *l = i >= 0 && i < st.nlaunches ? &st.launches[i] : NULL;
+    pthread_mutex_unlock(&lock);
+    return l;
+}
+
+FAKE_API const char *fake_cuda_last_symbol(void)
+{
+    return st.last_symbol;
+}
+
+FAKE_API const void *fake_cuda_last_image(const unsigned char **copy, size_t *n)
+{
+    if (copy)
+        *copy = st.image_copy;
+    if (n)
+        *n = st.image_n;
+    return st.last_image;
+}
+
+FAKE_API int fake_cuda_proc_version(void)
+{
+    return st.proc_version;
+}
+
+FAKE_API int fake_cuda_live_libraries(void)
+{
+    pthread_mutex_lock(&lock);
+    int n = 0;
+    for (int i = 0; i < st.nlibs; i++)
+        n += st.libs[i].live;
+    pthread_mutex_unlock(&lock);
+    return n;
+}
