@@ -170,3 +170,20 @@ ks_status ks__driver_load(const char *kernel)
                             "%s", load_result.detail);
     return ks__error(load_result.status, kernel, "%s", load_result.detail);
 }
+
+KS__API ks_status ks_driver_proc(const char *name, void **fn)
+{
+    if (name == NULL || fn == NULL)
+        return ks__error(KS_ERR_INVALID_VALUE, NULL, "ks_driver_proc: %s is NULL",
+                         name == NULL ? "the name" : "the result pointer");
+    *fn = NULL;
+    ks_status st = ks__driver_load(NULL);
+    if (st != KS_OK)
+        return st;
+    *fn = resolve(name);
+    if (*fn == NULL)
+        return ks__error(KS_ERR_SYMBOL_NOT_FOUND, NULL,
+                         "the CUDA driver (driver API version %d) has no entry point '%s' for CUDA %d",
+                         ks__cu.version, name, CUDA_VERSION);
+    return KS_OK;
+}

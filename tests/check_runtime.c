@@ -214,6 +214,31 @@ START_TEST(entry_points_through_get_proc_address)
 }
 END_TEST
 
+START_TEST(driver_proc_for_the_application)
+{
+    void *fn = (void *)1;
+    ck_assert_status(ks_driver_proc("cuDriverGetVersion", &fn), KS_OK);
+    CUresult (*get_version)(int *);
+    memcpy(&get_version, &fn, sizeof fn);
+    int v = 0;
+    ck_assert_int_eq(get_version(&v), CUDA_SUCCESS);
+    ck_assert_int_eq(v, CUDA_VERSION);
+    ck_assert_status(ks_driver_proc("cuNoSuchCall", &fn), KS_ERR_SYMBOL_NOT_FOUND);
+    ck_assert_ptr_null(fn);
+    ck_assert_message_has("cuNoSuchCall");
+    ck_assert_status(ks_driver_proc(NULL, &fn), KS_ERR_INVALID_VALUE);
+}
+END_TEST
+
+START_TEST(driver_proc_without_driver)
+{
+    setenv("KSTUB_LIBCUDA", "/nonexistent/libcuda.so.1", 1);
+    void *fn;
+    ck_assert_status(ks_driver_proc("cuInit", &fn), KS_ERR_NO_DRIVER);
+    ck_assert_ptr_null(fn);
+}
+END_TEST
+
 START_TEST(init_fails)
 {
     fake.inject("cuInit", CUDA_ERROR_NO_DEVICE, 1);
@@ -696,7 +721,8 @@ static Suite *runtime_suite(void)
     add_case(s, "status", TESTS(status_names_and_strings, last_error_starts_empty,
                                 last_error_is_per_thread));
     add_case(s, "driver", TESTS(no_driver, missing_entry_point, entry_points_through_get_proc_address,
-                                init_fails, param_info_missing_skips_abi_check));
+                                init_fails, param_info_missing_skips_abi_check,
+                                driver_proc_for_the_application, driver_proc_without_driver));
     add_case(s, "launch", TESTS(exact_parameter_bytes, configuration_passes_through,
                                 streams_pass_through, kernel_without_parameters,
                                 image_bytes_reach_the_driver));
