@@ -609,6 +609,19 @@ START_TEST(no_device_no_context)
 }
 END_TEST
 
+START_TEST(own_context_is_not_replaced)
+{
+    /* The thread has a context (the fake's default) that the driver rejects:
+     * the caller's bug to see, not for libkstub to paper over. */
+    fake.inject("cuLaunchKernel", CUDA_ERROR_INVALID_CONTEXT, 1);
+    ks_launch l = ks_launch_1d(1, 32);
+    ck_assert_status(launch_mix(&l), KS_ERR_LAUNCH);
+    ck_assert_message_has("cuLaunchKernel failed: CUDA_ERROR_INVALID_CONTEXT");
+    ck_assert_int_eq(fake.calls("cuDevicePrimaryCtxRetain"), 0);
+    ck_assert_int_eq(fake.calls("cuCtxSetCurrent"), 0);
+}
+END_TEST
+
 START_TEST(load_without_context_retries)
 {
     fake.inject("cuLibraryLoadData", CUDA_ERROR_INVALID_CONTEXT, 1);
@@ -734,7 +747,7 @@ static Suite *runtime_suite(void)
     add_case(s, "validation", TESTS(invalid_configs, invalid_values, launch_attrs_unsupported,
                                     invalid_images));
     add_case(s, "contexts", TESTS(no_current_context_uses_primary, no_device_no_context,
-                                  load_without_context_retries));
+                                  own_context_is_not_replaced, load_without_context_retries));
     add_case(s, "caching", TESTS(no_lookup_after_first_launch, unload_then_relaunch_reloads,
                                  resolve_without_launch, threads_race_on_first_launch));
     return s;
