@@ -1,0 +1,19 @@
+# tests/abi.mk — the ABI oracle: every kernel kstub accepts must pack its
+# parameters exactly as nvcc's PTX declares them. Included from tests/tests.mk;
+# uses the top-level Makefile's variables. Needs nvcc (no GPU) and kstub.
+#
+#   make check-abi    build build/tests/check_abi and run it on kernels/*.cu
+#                     and tests/corpus/*.cu
+#
+# Inputs are passed on the command line, so a new corpus file needs no edit here.
+
+ABI_CHECK := $(B)/tests/check_abi
+ABI_CORPUS := $(sort $(wildcard tests/corpus/*.cu))
+
+CHECK_TARGETS += check-abi
+.PHONY: check-abi
+check-abi: $(ABI_CHECK) $(KSTUB) $(KERNELS) $(ABI_CORPUS)
+	KSTUB=$(KSTUB) NVCC=$(NVCC) $(ABI_CHECK) $(KERNELS) $(ABI_CORPUS)
+
+$(ABI_CHECK): tests/check_abi.c | $(B)/tests
+	$(CC) $(BASE_CFLAGS) $< -o $@ $(CHECK_LIBS) -ljansson
