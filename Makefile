@@ -85,6 +85,9 @@ endif
 
 gen: $(GEN_H) $(GEN_C) $(GEN_JSON)
 
+# The fatbins are embedded in the stubs, but keep them: users and tests read them too.
+.SECONDARY: $(FATBINS)
+
 -include tests/tests.mk
 -include examples/examples.mk
 

@@ -133,6 +133,16 @@ static unsigned line_of(const tpl *t, size_t pos)
     return line;
 }
 
+static unsigned col_of(const tpl *t, size_t pos)
+{
+    unsigned col = 1;
+    while (pos > 0 && t->text[pos - 1] != '\n') {
+        pos--;
+        col++;
+    }
+    return col;
+}
+
 /* Finds the next tag at or after pos (before end); 0 if none. */
 static int next_tag(tpl *t, size_t pos, size_t end, tag *g)
 {
@@ -199,7 +209,7 @@ static int find_close(tpl *t, const tag *g, size_t end, tag *close)
         }
         pos = x.end;
     }
-    ks_error_at(t->name, line_of(t, g->start), 0, "section '%.*s' is never closed",
+    ks_error_at(t->name, line_of(t, g->start), col_of(t, g->start), "section '%.*s' is never closed",
                 (int)g->keylen, g->key);
     t->errors++;
     return 0;
@@ -214,21 +224,21 @@ static void render(tpl *t, size_t pos, size_t end, const tnode *ctx, ks_buf *out
         if (g.sigil == '!')
             continue;
         if (g.sigil == '/') {
-            ks_error_at(t->name, line_of(t, g.start), 0, "'{{/%.*s}}' closes no section",
+            ks_error_at(t->name, line_of(t, g.start), col_of(t, g.start), "'{{/%.*s}}' closes no section",
                         (int)g.keylen, g.key);
             t->errors++;
             return;
         }
         const tval *v = tn_find(ctx, g.key, g.keylen);
         if (!v) {
-            ks_error_at(t->name, line_of(t, g.start), 0, "unknown name '%.*s'", (int)g.keylen,
+            ks_error_at(t->name, line_of(t, g.start), col_of(t, g.start), "unknown name '%.*s'", (int)g.keylen,
                         g.key);
             t->errors++;
             return;
         }
         if (!g.sigil) {
             if (!v->str) {
-                ks_error_at(t->name, line_of(t, g.start), 0,
+                ks_error_at(t->name, line_of(t, g.start), col_of(t, g.start),
                             "'%.*s' is a list; use it as a section", (int)g.keylen, g.key);
                 t->errors++;
                 return;

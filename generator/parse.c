@@ -144,6 +144,17 @@ static char *std_typedef_name(CXType t)
                 return name;
             free(name);
             t = clang_getTypedefDeclUnderlyingType(clang_getTypeDeclaration(t));
+        } else if (t.kind == CXType_Unexposed) {
+            /* "std::int64_t" (a using-declaration) shows as unexposed sugar. */
+            char *sp = take(clang_getTypeSpelling(t));
+            const char *name = sp;
+            while (strncmp(name, "const ", 6) == 0 || strncmp(name, "volatile ", 9) == 0)
+                name = strchr(name, ' ') + 1;
+            if (strncmp(name, "std::", 5) == 0)
+                name += 5;
+            char *r = is_std_typedef(name) ? ks_xstrdup(name) : NULL;
+            free(sp);
+            return r;
         } else {
             return NULL;
         }
@@ -726,6 +737,17 @@ int ks_parse(const ks_options *opts, ks_model *model)
     args[nargs++] = owned[nowned++] = ks_xasprintf("--cuda-path=%s", opts->cuda_path);
     args[nargs++] = owned[nowned++] = ks_xasprintf("--cuda-gpu-arch=%s", opts->arch);
     args[nargs++] = owned[nowned++] = ks_xasprintf("-std=%s", opts->std);
+    /* CUDA 13 keeps libcu++ (cuda/std/...) under include/cccl, which nvcc
+     * adds to the search path by itself. */
+    char *cccl = ks_xasprintf("%s/include/cccl", opts->cuda_path);
+    FILE *probe_cccl = fopen(cccl, "r");
+    if (probe_cccl) {
+        fclose(probe_cccl);
+        args[nargs++] = "-isystem";
+        args[nargs++] = owned[nowned++] = cccl;
+    } else {
+        free(cccl);
+    }
     for (size_t i = 0; i < opts->nincludes; i++) {
         args[nargs++] = "-I";
         args[nargs++] = opts->includes[i];

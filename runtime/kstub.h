@@ -14,13 +14,14 @@
  * The library never prints and never exits: every call returns a ks_status,
  * and ks_last_error() gives the detail of this thread's last failure.
  *
- * This header compiles as C99, C11 and C++ (it includes <cuda.h> for CUstream).
+ * This header compiles as C99, C11 and C++ under -Wpedantic. It does not
+ * include <cuda.h> (whose anonymous unions are not C99): streams are named
+ * as `struct CUstream_st *`, which is what cuda.h's CUstream is.
  */
 #ifndef KSTUB_H
 #define KSTUB_H
 
 #include <stddef.h>
-#include <cuda.h>
 
 #ifdef __cplusplus
 extern "C" {
@@ -72,7 +73,10 @@ const char *ks_status_string(ks_status status);
 
 /*
  * The detail of the last failure on the calling thread. Fields that do not
- * apply are NULL (strings) or 0. Valid until this thread's next libkstub call.
+ * apply are NULL (strings) or 0. It stays until this thread's next failure:
+ * a successful call does not clear it, so read it right after a call that
+ * returned something other than KS_OK. (About 18 KiB of thread-local storage
+ * per thread, mostly room for a JIT log.)
  */
 typedef struct ks_error {
     ks_status status;        /* what was returned */
@@ -99,16 +103,25 @@ typedef struct ks_dim3 {
 
 typedef struct ks_launch_attrs ks_launch_attrs; /* extended launch attributes (clusters, ...) */
 
+/* A CUDA stream; the same type as cuda.h's CUstream. */
+typedef struct CUstream_st *ks_stream;
+
+/* The legacy default stream (also plain NULL) and the per-thread default
+ * stream; the same values as cuda.h's CU_STREAM_LEGACY and CU_STREAM_PER_THREAD. */
+#define KS_STREAM_LEGACY ((ks_stream)0x1)
+#define KS_STREAM_PER_THREAD ((ks_stream)0x2)
+
 /*
  * How to launch: passed by value as the first argument of every stub.
- * stream: NULL is the legacy default stream; CU_STREAM_PER_THREAD selects
- * the per-thread default stream; any CUstream the caller created works.
+ * stream: NULL is the legacy default stream; KS_STREAM_PER_THREAD (or
+ * cuda.h's CU_STREAM_PER_THREAD) selects the per-thread default stream; any
+ * CUstream the caller created works.
  */
 typedef struct ks_launch {
     ks_dim3 grid;                  /* blocks per grid; every field >= 1 */
     ks_dim3 block;                 /* threads per block; every field >= 1 */
     unsigned shared_bytes;         /* dynamic shared memory per block */
-    CUstream stream;               /* NULL: the legacy default stream */
+    ks_stream stream;              /* NULL: the legacy default stream */
     const ks_launch_attrs *attrs;  /* NULL: plain cuLaunchKernel */
 } ks_launch;
 
@@ -137,7 +150,7 @@ static inline ks_launch ks_launch_3d(ks_dim3 grid, ks_dim3 block)
 }
 
 /** \p l with its stream set to \p stream. */
-static inline ks_launch ks_launch_on(ks_launch l, CUstream stream)
+static inline ks_launch ks_launch_on(ks_launch l, ks_stream stream)
 {
     l.stream = stream;
     return l;
@@ -157,7 +170,7 @@ typedef enum ks_image_kind {
 typedef struct ks_image {
     const char *source;          /* the .cu file it was generated from */
     const void *data;            /* embedded image bytes, or NULL */
-    size_t size;                 /* bytes in data */
+    size_t size;                 /* bytes in data; for PTX, including its closing NUL */
     ks_image_kind kind;          /* what data holds */
     /* runtime state, zero-initialised */
     void *ks__library;           /* CUlibrary once loaded */
@@ -207,6 +220,21 @@ ks_status ks_image_unload(ks_image *image);
 
 /** Resolve \p kernel (loading its image if needed) without launching it. */
 ks_status ks_kernel_resolve(ks_kernel *kernel);
+
+/* ---------------------------------------------------------------------- */
+/* The driver, for the application's own calls                             */
+
+/**
+ * Look up a CUDA driver entry point by its documented name (e.g.
+ * "cuMemAlloc", "cuStreamCreate") for the CUDA version this header came
+ * from, loading the driver if needed. Lets an application make its own
+ * driver calls without linking libcuda, so it still starts (and can report
+ * KS_ERR_NO_DRIVER) on a machine without one.
+ * \param name  the driver function's name, without a _v2 suffix
+ * \param fn    receives the entry point; cast it to the function's type
+ * \return KS_OK, KS_ERR_NO_DRIVER, or KS_ERR_SYMBOL_NOT_FOUND
+ */
+ks_status ks_driver_proc(const char *name, void **fn);
 
 #ifdef __cplusplus
 }

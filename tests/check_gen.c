@@ -1,0 +1,646 @@
+/*
+ * check_gen.c — Check suite for the generator: the type model, refusals with
+ * file:line:col, golden output, generated code compiling in C99/C11/C++17
+ * with gcc and clang, calls that must not compile, and the command line.
+ *
+ * Run from the repository root (make check-gen does). The model tests link
+ * the generator's objects; the rest run build/bin/kstub as a user would.
+ * To re-bless the golden files after an intended change: make bless
+ */
+#include "../generator/model.h"
+
+#include <check.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+static const char *kstub_bin(void)
+{
+    const char *k = getenv("KSTUB");
+    return k ? k : "build/bin/kstub";
+}
+
+static const char *cuda_path(void)
+{
+    const char *c = getenv("CUDA_PATH");
+    return c && *c ? c : "/usr/local/cuda";
+}
+
+/* Runs a shell command; returns its exit status, output (stdout+stderr) in *out. */
+static int run(char **out, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+static int run(char **out, const char *fmt, ...)
+{
+    char cmd[8192];
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(cmd, sizeof cmd, fmt, ap);
+    va_end(ap);
+    strncat(cmd, " 2>&1", sizeof cmd - strlen(cmd) - 1);
+    FILE *p = popen(cmd, "r");
+    ck_assert_msg(p != NULL, "cannot run: %s", cmd);
+    ks_buf b = {0};
+    char chunk[4096];
+    size_t n;
+    while ((n = fread(chunk, 1, sizeof chunk, p)) > 0)
+        ks_buf_put(&b, chunk, n);
+    int st = pclose(p);
+    char *text = ks_buf_take(&b);
+    if (out)
+        *out = text;
+    else
+        free(text);
+    return WIFEXITED(st) ? WEXITSTATUS(st) : 128;
+}
+
+static char tmpdir[64];
+
+static void make_tmpdir(void)
+{
+    strcpy(tmpdir, "/tmp/kstub-check-XXXXXX");
+    ck_assert_ptr_nonnull(mkdtemp(tmpdir));
+}
+
+static void remove_tmpdir(void)
+{
+    char *out;
+    run(&out, "rm -rf '%s'", tmpdir);
+    free(out);
+}
+
+static int exists(const char *path)
+{
+    struct stat st;
+    return stat(path, &st) == 0;
+}
+
+/* ---- the type model -------------------------------------------------------------------------- */
+
+static ks_model model;
+static ks_options opts;
+
+static void parse_file(const char *path)
+{
+    memset(&opts, 0, sizeof opts);
+    opts.input = path;
+    opts.outbase = "unused";
+    opts.cuda_path = cuda_path();
+    opts.arch = "sm_90";
+    opts.std = "c++17";
+    ck_assert_int_eq(ks_parse(&opts, &model), 0);
+}
+
+static const ks_kern *kernel_named(const char *c_name)
+{
+    for (size_t i = 0; i < model.nkernels; i++)
+        if (strcmp(model.kernels[i].c_name, c_name) == 0)
+            return &model.kernels[i];
+    ck_abort_msg("no kernel with C name '%s'", c_name);
+    return NULL;
+}
+
+static void expect_param(const ks_kern *k, size_t i, const char *name, const char *c_type,
+                         long size, long align, long offset)
+{
+    ck_assert_msg(i < k->nparams, "%s has %zu params, wanted #%zu", k->c_name, k->nparams, i);
+    const ks_param *p = &k->params[i];
+    ck_assert_str_eq(p->name, name);
+    ck_assert_str_eq(p->c_type, c_type);
+    ck_assert_msg(p->size == size && p->align == align && p->offset == offset,
+                  "%s.%s: size/align/offset %ld/%ld/%ld, expected %ld/%ld/%ld", k->c_name, name,
+                  p->size, p->align, p->offset, size, align, offset);
+}
+
+START_TEST(model_golden_input)
+{
+    parse_file("tests/golden/basic.cu");
+    ck_assert_uint_eq(model.nkernels, 7);
+
+    const ks_kern *k = kernel_named("mixed");
+    ck_assert_str_eq(k->symbol, "mixed");
+    ck_assert_int_eq(k->max_threads, 128);
+    ck_assert_int_eq(k->min_blocks, 4);
+    ck_assert_uint_eq(k->nparams, 8);
+    expect_param(k, 0, "c", "char", 1, 1, 0);
+    expect_param(k, 1, "d", "double", 8, 8, 8);
+    expect_param(k, 2, "s", "short", 2, 2, 16);
+    expect_param(k, 3, "i", "int64_t", 8, 8, 24);
+    expect_param(k, 4, "b", "bool", 1, 1, 32);
+    expect_param(k, 5, "in", "const float *restrict", 8, 8, 40);
+    expect_param(k, 6, "flags", "volatile unsigned int *", 8, 8, 48);
+    expect_param(k, 7, "table", "const struct Particle *const *", 8, 8, 56);
+
+    k = kernel_named("physics_detail_step");
+    ck_assert_str_eq(k->name, "physics::detail::step");
+    ck_assert_str_eq(k->symbol, "_ZN7physics6detail4stepEP8Particlefj");
+    ck_assert_int_eq(k->max_threads, -1);
+    expect_param(k, 0, "p", "struct Particle *", 8, 8, 0);
+    expect_param(k, 1, "dt", "float", 4, 4, 8);
+    expect_param(k, 2, "n", "uint32_t", 4, 4, 12);
+
+    /* Overloads get a suffix made of their parameter types. */
+    k = kernel_named("physics_clamp__floatp_float_float");
+    ck_assert_str_eq(k->symbol, "_ZN7physics5clampEPfff");
+    k = kernel_named("physics_clamp__intp_int_int");
+    ck_assert_str_eq(k->symbol, "_ZN7physics5clampEPiii");
+
+    k = kernel_named("no_params");
+    ck_assert_uint_eq(k->nparams, 0);
+
+    k = kernel_named("odd_names");
+    expect_param(k, 0, "arg0", "int", 4, 4, 0);
+    expect_param(k, 1, "launch", "float *", 8, 8, 8);
+    ks_model_free(&model);
+}
+END_TEST
+
+/* Every scalar kind and its exact C spelling, size and alignment. */
+static const struct {
+    const char *decl;       /* parameter type in the .cu */
+    const char *c_type;
+    long size, align;
+} scalar_kinds[] = {
+    {"bool", "bool", 1, 1},
+    {"char", "char", 1, 1},
+    {"signed char", "signed char", 1, 1},
+    {"unsigned char", "unsigned char", 1, 1},
+    {"short", "short", 2, 2},
+    {"unsigned short", "unsigned short", 2, 2},
+    {"int", "int", 4, 4},
+    {"unsigned", "unsigned int", 4, 4},
+    {"long", "long", 8, 8},
+    {"unsigned long", "unsigned long", 8, 8},
+    {"long long", "long long", 8, 8},
+    {"unsigned long long", "unsigned long long", 8, 8},
+    {"float", "float", 4, 4},
+    {"double", "double", 8, 8},
+    {"int8_t", "int8_t", 1, 1},
+    {"uint8_t", "uint8_t", 1, 1},
+    {"int16_t", "int16_t", 2, 2},
+    {"uint16_t", "uint16_t", 2, 2},
+    {"int32_t", "int32_t", 4, 4},
+    {"uint32_t", "uint32_t", 4, 4},
+    {"int64_t", "int64_t", 8, 8},
+    {"uint64_t", "uint64_t", 8, 8},
+    {"std::int64_t", "int64_t", 8, 8},
+    {"size_t", "size_t", 8, 8},
+    {"std::size_t", "size_t", 8, 8},
+    {"ptrdiff_t", "ptrdiff_t", 8, 8},
+    {"intptr_t", "intptr_t", 8, 8},
+    {"uintptr_t", "uintptr_t", 8, 8},
+    {"my_int", "int", 4, 4},                 /* user typedef: its C type */
+    {"my_size", "size_t", 8, 8},             /* typedef of a std typedef keeps it */
+    {"const int", "int", 4, 4},              /* top-level const means nothing to callers */
+    {"void *", "void *", 8, 8},
+    {"const void *", "const void *", 8, 8},
+    {"int **", "int **", 8, 8},
+    {"const char *const *", "const char *const *", 8, 8},
+    {"float *__restrict__", "float *restrict", 8, 8},
+    {"volatile double *", "volatile double *", 8, 8},
+    {"const volatile uint8_t *", "const volatile uint8_t *", 8, 8},
+    {"float4 *", "float4 *", 8, 8},
+    {"my_enum *", "unsigned int *", 8, 8},    /* pointer to enum: its integer type */
+    {"my_int *", "int *", 8, 8},
+};
+#define NKINDS (sizeof scalar_kinds / sizeof scalar_kinds[0])
+
+START_TEST(model_every_scalar_kind)
+{
+    make_tmpdir();
+    char path[128];
+    snprintf(path, sizeof path, "%s/kinds.cu", tmpdir);
+    FILE *f = fopen(path, "w");
+    ck_assert_ptr_nonnull(f);
+    fprintf(f, "#include <cstddef>\n#include <cstdint>\ntypedef int my_int;\n"
+               "typedef size_t my_size;\nenum my_enum { A, B };\n");
+    for (size_t i = 0; i < NKINDS; i++)
+        fprintf(f, "extern \"C\" __global__ void k%zu(char pad, %s v) {}\n", i,
+                scalar_kinds[i].decl);
+    fclose(f);
+    parse_file(path);
+    ck_assert_uint_eq(model.nkernels, NKINDS);
+    for (size_t i = 0; i < NKINDS; i++) {
+        char name[16];
+        snprintf(name, sizeof name, "k%zu", i);
+        const ks_kern *k = kernel_named(name);
+        ck_assert_msg(strcmp(k->params[1].c_type, scalar_kinds[i].c_type) == 0,
+                      "'%s' became C '%s', expected '%s'", scalar_kinds[i].decl,
+                      k->params[1].c_type, scalar_kinds[i].c_type);
+        /* the char before it forces the parameter to its own alignment */
+        expect_param(k, 1, "v", scalar_kinds[i].c_type, scalar_kinds[i].size,
+                     scalar_kinds[i].align, scalar_kinds[i].align);
+    }
+    ks_model_free(&model);
+    remove_tmpdir();
+}
+END_TEST
+
+/* ---- refusals --------------------------------------------------------------------------------- */
+
+static const struct {
+    const char *file;
+    const char *where;     /* "line:col" */
+    const char *says;      /* part of the message */
+} refusals[] = {
+    {"reference.cu", "1:40", "is a reference"},
+    {"rvalue_reference.cu", "1:39", "is a reference"},
+    {"struct_by_value.cu", "2:51", "passed by value"},
+    {"static_kernel.cu", "1:24", "internal linkage"},
+    {"static_kernel.cu", "2:29", "internal linkage"},
+    {"function_pointer.cu", "2:49", "pointer to function"},
+    {"syntax_error.cu", "2:12", "use of undeclared identifier 'undeclared_name'"},
+    {"int128.cu", "1:52", "no exact C equivalent"},
+};
+#define NREFUSALS (sizeof refusals / sizeof refusals[0])
+
+START_TEST(refusal_reports_location)
+{
+    make_tmpdir();
+    char *out;
+    const char *file = refusals[_i].file;
+    int rc = run(&out, "%s tests/refuse/%s -o %s/out --manifest %s/out.json", kstub_bin(), file,
+                 tmpdir, tmpdir);
+    char want[256];
+    snprintf(want, sizeof want, "tests/refuse/%s:%s: error: ", file, refusals[_i].where);
+    ck_assert_msg(rc == 1, "%s: exit %d, expected 1; output:\n%s", file, rc, out);
+    ck_assert_msg(strstr(out, want) != NULL, "%s: no '%s' in:\n%s", file, want, out);
+    ck_assert_msg(strstr(out, refusals[_i].says) != NULL, "%s: no '%s' in:\n%s", file,
+                  refusals[_i].says, out);
+    ck_assert_msg(strstr(out, "nothing written") != NULL, "%s:\n%s", file, out);
+    char p[128];
+    snprintf(p, sizeof p, "%s/out.h", tmpdir);
+    ck_assert_msg(!exists(p), "%s: wrote %s despite errors", file, p);
+    snprintf(p, sizeof p, "%s/out.json", tmpdir);
+    ck_assert_msg(!exists(p), "%s: wrote %s despite errors", file, p);
+    free(out);
+    remove_tmpdir();
+}
+END_TEST
+
+START_TEST(refusal_messages_name_kernel_and_parameter)
+{
+    char *out;
+    ck_assert_int_eq(run(&out, "%s tests/refuse/reference.cu -o /tmp/kstub-never", kstub_bin()), 1);
+    ck_assert_msg(strstr(out, "kernel 'by_ref', parameter 1 'x'") != NULL, "%s", out);
+    ck_assert_msg(strstr(out, "or a device pointer") != NULL, "says what to do instead: %s", out);
+    free(out);
+}
+END_TEST
+
+START_TEST(errors_leave_existing_outputs_alone)
+{
+    make_tmpdir();
+    char *out;
+    ck_assert_int_eq(run(&out, "%s tests/golden/basic.cu -o %s/x", kstub_bin(), tmpdir), 0);
+    free(out);
+    char *before = NULL, *after = NULL;
+    char h[128];
+    snprintf(h, sizeof h, "%s/x.h", tmpdir);
+    before = ks_read_file(h, NULL);
+    ck_assert_int_eq(run(&out, "%s tests/refuse/syntax_error.cu -o %s/x", kstub_bin(), tmpdir), 1);
+    free(out);
+    after = ks_read_file(h, NULL);
+    ck_assert_ptr_nonnull(after);
+    ck_assert_str_eq(before, after);
+    ck_assert_int_eq(run(&out, "ls %s | grep -c tmp", tmpdir), 1); /* no temporary left */
+    free(out);
+    free(before);
+    free(after);
+    remove_tmpdir();
+}
+END_TEST
+
+/* ---- golden output ---------------------------------------------------------------------------- */
+
+static void compare_golden(const char *generated, const char *golden)
+{
+    char *g = ks_read_file(golden, NULL);
+    char *o = ks_read_file(generated, NULL);
+    ck_assert_msg(g != NULL, "missing golden file %s; run: make bless", golden);
+    ck_assert_msg(o != NULL, "kstub did not write %s", generated);
+    if (strcmp(g, o) != 0) {
+        char *diff;
+        run(&diff, "diff -u %s %s | head -40", golden, generated);
+        ck_abort_msg("%s and the generated output differ! If the change is intended, run: "
+                     "make bless\n%s", golden, diff);
+    }
+    free(g);
+    free(o);
+}
+
+START_TEST(golden_output)
+{
+    make_tmpdir();
+    char *out;
+    int rc = run(&out, "%s tests/golden/basic.cu --embed tests/golden/tiny.ptx -o %s/basic.kstub "
+                 "--manifest %s/basic.kstub.json", kstub_bin(), tmpdir, tmpdir);
+    ck_assert_msg(rc == 0, "kstub failed:\n%s", out);
+    free(out);
+    const char *ext[] = {".h", ".c", ".json"};
+    for (int i = 0; i < 3; i++) {
+        char gen[128], gold[128];
+        snprintf(gen, sizeof gen, "%s/basic.kstub%s", tmpdir, ext[i]);
+        snprintf(gold, sizeof gold, "tests/golden/basic.kstub%s", ext[i]);
+        compare_golden(gen, gold);
+    }
+    remove_tmpdir();
+}
+END_TEST
+
+START_TEST(unchanged_output_keeps_mtime)
+{
+    make_tmpdir();
+    char *out;
+    ck_assert_int_eq(run(&out, "%s tests/golden/basic.cu -o %s/x --manifest %s/x.json",
+                         kstub_bin(), tmpdir, tmpdir), 0);
+    free(out);
+    char h[128];
+    snprintf(h, sizeof h, "%s/x.h", tmpdir);
+    struct stat before, after;
+    ck_assert_int_eq(stat(h, &before), 0);
+    /* Back-date it, so a rewrite would show. */
+    ck_assert_int_eq(run(&out, "touch -d '2001-01-01' %s/x.h %s/x.c %s/x.json", tmpdir, tmpdir,
+                         tmpdir), 0);
+    free(out);
+    ck_assert_int_eq(stat(h, &before), 0);
+    ck_assert_int_eq(run(&out, "%s tests/golden/basic.cu -o %s/x --manifest %s/x.json",
+                         kstub_bin(), tmpdir, tmpdir), 0);
+    free(out);
+    ck_assert_int_eq(stat(h, &after), 0);
+    ck_assert_int_eq(before.st_mtime, after.st_mtime);
+    remove_tmpdir();
+}
+END_TEST
+
+/* ---- generated code compiles ---------------------------------------------------------------- */
+
+static const struct {
+    const char *compiler;
+    const char *lang;     /* flags choosing the language */
+} compilers[] = {
+    {"gcc", "-x c -std=c99"},
+    {"gcc", "-x c -std=c11"},
+    {"clang", "-x c -std=c99"},
+    {"clang", "-x c -std=c11"},
+    {"g++", "-x c++ -std=c++17"},
+    {"clang++", "-x c++ -std=c++17"},
+};
+#define NCOMPILERS (sizeof compilers / sizeof compilers[0])
+
+static int compile(char **out, int i, const char *file, const char *incdir)
+{
+    return run(out, "%s %s -Wall -Wextra -Wpedantic -Werror -Iruntime -I%s/include -I%s -c %s "
+               "-o /dev/null", compilers[i].compiler, compilers[i].lang, cuda_path(), incdir, file);
+}
+
+START_TEST(generated_code_compiles)
+{
+    make_tmpdir();
+    char *out;
+    int rc = run(&out, "%s tests/golden/basic.cu --embed tests/golden/tiny.ptx -o %s/basic.kstub",
+                 kstub_bin(), tmpdir);
+    ck_assert_msg(rc == 0, "%s", out);
+    free(out);
+    rc = run(&out, "%s tests/golden/basic.cu -o %s/noimage.kstub", kstub_bin(), tmpdir);
+    ck_assert_msg(rc == 0, "%s", out);
+    free(out);
+    /* Every header on its own, and every source file. */
+    const char *files[] = {"basic.kstub.h", "basic.kstub.c", "noimage.kstub.c"};
+    for (size_t f = 0; f < 3; f++) {
+        char path[128];
+        snprintf(path, sizeof path, "%s/%s", tmpdir, files[f]);
+        rc = compile(&out, _i, path, tmpdir);
+        ck_assert_msg(rc == 0, "%s %s: %s does not compile:\n%s", compilers[_i].compiler,
+                      compilers[_i].lang, files[f], out);
+        free(out);
+    }
+    /* And the stubs of the demo's kernels, when make has generated them. */
+    const char *gen[] = {"build/gen/vector_ops.kstub.c", "build/gen/reduce.kstub.c",
+                         "build/gen/scalars.kstub.c"};
+    for (size_t f = 0; f < 3; f++) {
+        if (!exists(gen[f]))
+            continue;
+        rc = compile(&out, _i, gen[f], "build/gen");
+        ck_assert_msg(rc == 0, "%s %s: %s does not compile:\n%s", compilers[_i].compiler,
+                      compilers[_i].lang, gen[f], out);
+        free(out);
+    }
+    remove_tmpdir();
+}
+END_TEST
+
+static const char *const compile_fail_cases[] = {
+    "wrong_pointer_type.c", "too_few_arguments.c", "too_many_arguments.c",
+    "missing_launch.c", "double_pointer_for_float.c", "const_dropped.c",
+};
+#define NFAILS (sizeof compile_fail_cases / sizeof compile_fail_cases[0])
+
+START_TEST(wrong_calls_do_not_compile)
+{
+    make_tmpdir();
+    char *out;
+    int rc = run(&out, "%s kernels/vector_ops.cu -o %s/vector_ops.kstub", kstub_bin(), tmpdir);
+    ck_assert_msg(rc == 0, "%s", out);
+    free(out);
+    char src[128];
+    snprintf(src, sizeof src, "tests/compile_fail/%s", compile_fail_cases[_i]);
+    char *text = ks_read_file(src, NULL);
+    ck_assert_ptr_nonnull(text);
+    char expect[64] = "";
+    sscanf(text, "/* expect: %63s", expect);
+    free(text);
+    for (size_t c = 0; c < NCOMPILERS; c++) {
+        rc = compile(&out, (int)c, src, tmpdir);
+        ck_assert_msg(rc != 0, "%s compiled with %s %s, but must not", src, compilers[c].compiler,
+                      compilers[c].lang);
+        ck_assert_msg(strstr(out, expect) != NULL, "%s with %s: the diagnostic does not name "
+                      "'%s':\n%s", src, compilers[c].compiler, expect, out);
+        free(out);
+    }
+    remove_tmpdir();
+}
+END_TEST
+
+/* ---- command line and images ------------------------------------------------------------------ */
+
+START_TEST(cli_help_version_and_misuse)
+{
+    char *out;
+    ck_assert_int_eq(run(&out, "%s --help", kstub_bin()), 0);
+    ck_assert_ptr_nonnull(strstr(out, "usage: kstub"));
+    free(out);
+    ck_assert_int_eq(run(&out, "%s --version", kstub_bin()), 0);
+    ck_assert_ptr_nonnull(strstr(out, "kstub " KSTUB_VERSION));
+    free(out);
+    ck_assert_int_eq(run(&out, "%s --frobnicate x.cu -o y", kstub_bin()), 2);
+    ck_assert_ptr_nonnull(strstr(out, "unknown option '--frobnicate'"));
+    free(out);
+    ck_assert_int_eq(run(&out, "%s tests/golden/basic.cu", kstub_bin()), 2);
+    ck_assert_ptr_nonnull(strstr(out, "use -o OUTBASE"));
+    free(out);
+    ck_assert_int_eq(run(&out, "%s -o /tmp/x", kstub_bin()), 2);
+    ck_assert_ptr_nonnull(strstr(out, "no input file"));
+    free(out);
+    ck_assert_int_eq(run(&out, "%s tests/golden/basic.cu -o /tmp/x -std=c11", kstub_bin()), 2);
+    ck_assert_ptr_nonnull(strstr(out, "use -std=c++NN"));
+    free(out);
+    ck_assert_int_eq(run(&out, "%s tests/no/such.cu -o /tmp/kstub-never", kstub_bin()), 1);
+    ck_assert_ptr_nonnull(strstr(out, "tests/no/such.cu: error: cannot open"));
+    free(out);
+}
+END_TEST
+
+START_TEST(macros_and_includes_reach_the_parse)
+{
+    make_tmpdir();
+    char *out;
+    FILE *f;
+    char path[128];
+    snprintf(path, sizeof path, "%s/inc", tmpdir);
+    mkdir(path, 0700);
+    snprintf(path, sizeof path, "%s/inc/real.h", tmpdir);
+    f = fopen(path, "w");
+    fputs("typedef REAL real_t;\n", f);
+    fclose(f);
+    snprintf(path, sizeof path, "%s/m.cu", tmpdir);
+    f = fopen(path, "w");
+    fputs("#include \"real.h\"\n#ifndef GONE\nextern \"C\" __global__ void k(real_t *x) {}\n"
+          "#endif\n", f);
+    fclose(f);
+    int rc = run(&out, "%s %s -I %s/inc -DREAL=double -DGONE -UGONE -o %s/m --manifest %s/m.json",
+                 kstub_bin(), path, tmpdir, tmpdir, tmpdir);
+    ck_assert_msg(rc == 0, "%s", out);
+    free(out);
+    snprintf(path, sizeof path, "%s/m.json", tmpdir);
+    char *json = ks_read_file(path, NULL);
+    ck_assert_ptr_nonnull(json);
+    ck_assert_msg(strstr(json, "\"c_type\": \"double *\"") != NULL, "%s", json);
+    free(json);
+    remove_tmpdir();
+}
+END_TEST
+
+START_TEST(embed_tells_image_kinds_apart)
+{
+    make_tmpdir();
+    char *out;
+    char path[128];
+    /* A cubin is an ELF file; a fatbin starts with its magic number. */
+    snprintf(path, sizeof path, "%s/fake.cubin", tmpdir);
+    FILE *f = fopen(path, "wb");
+    fwrite("\177ELF\2\1\1", 1, 7, f);
+    fclose(f);
+    ck_assert_int_eq(run(&out, "%s tests/golden/basic.cu --embed %s -o %s/a", kstub_bin(), path,
+                         tmpdir), 0);
+    free(out);
+    ck_assert_int_eq(run(&out, "grep -c 'KS_IMAGE_CUBIN' %s/a.c", tmpdir), 0);
+    free(out);
+    snprintf(path, sizeof path, "%s/fake.fatbin", tmpdir);
+    f = fopen(path, "wb");
+    fwrite("\x50\xed\x55\xba\1\0\x10\0", 1, 8, f);
+    fclose(f);
+    ck_assert_int_eq(run(&out, "%s tests/golden/basic.cu --embed %s -o %s/b", kstub_bin(), path,
+                         tmpdir), 0);
+    free(out);
+    ck_assert_int_eq(run(&out, "grep -c 'KS_IMAGE_FATBIN' %s/b.c", tmpdir), 0);
+    free(out);
+    /* Anything else is refused, and nothing is written. */
+    snprintf(path, sizeof path, "%s/junk.bin", tmpdir);
+    f = fopen(path, "wb");
+    fputs("hello", f);
+    fclose(f);
+    ck_assert_int_eq(run(&out, "%s tests/golden/basic.cu --embed %s -o %s/c", kstub_bin(), path,
+                         tmpdir), 1);
+    ck_assert_ptr_nonnull(strstr(out, "not a kernel image"));
+    free(out);
+    snprintf(path, sizeof path, "%s/c.h", tmpdir);
+    ck_assert(!exists(path));
+    remove_tmpdir();
+}
+END_TEST
+
+START_TEST(user_templates)
+{
+    make_tmpdir();
+    char *out;
+    char path[128];
+    snprintf(path, sizeof path, "%s/tpl", tmpdir);
+    mkdir(path, 0700);
+    snprintf(path, sizeof path, "%s/tpl/header.h.in", tmpdir);
+    FILE *f = fopen(path, "w");
+    fputs("{{#kernels}}\n{{c_name}}:{{#params}} {{name}}@{{offset}}{{/params}}\n{{/kernels}}\n", f);
+    fclose(f);
+    snprintf(path, sizeof path, "%s/tpl/source.c.in", tmpdir);
+    f = fopen(path, "w");
+    fputs("{{^kernels}}none{{/kernels}}{{! a comment }}\n", f);
+    fclose(f);
+    int rc = run(&out, "%s kernels/vector_ops.cu -T %s/tpl -o %s/v", kstub_bin(), tmpdir, tmpdir);
+    ck_assert_msg(rc == 0, "%s", out);
+    free(out);
+    snprintf(path, sizeof path, "%s/v.h", tmpdir);
+    char *h = ks_read_file(path, NULL);
+    ck_assert_ptr_nonnull(strstr(h, "saxpy: a@0 x@8 y@16 n@24\n"));
+    free(h);
+    /* A typo in a template is an error with the template's line. */
+    snprintf(path, sizeof path, "%s/tpl/source.c.in", tmpdir);
+    f = fopen(path, "w");
+    fputs("line one\n{{#kernels}}{{c_nmae}}{{/kernels}}\n", f);
+    fclose(f);
+    rc = run(&out, "%s kernels/vector_ops.cu -T %s/tpl -o %s/w", kstub_bin(), tmpdir, tmpdir);
+    ck_assert_int_eq(rc, 1);
+    ck_assert_msg(strstr(out, "source.c.in:2:13: error: unknown name 'c_nmae'") != NULL, "%s", out);
+    free(out);
+    remove_tmpdir();
+}
+END_TEST
+
+static Suite *gen_suite(void)
+{
+    Suite *s = suite_create("generator");
+    TCase *tc;
+
+    tc = tcase_create("model");
+    tcase_set_timeout(tc, 60);
+    tcase_add_test(tc, model_golden_input);
+    tcase_add_test(tc, model_every_scalar_kind);
+    suite_add_tcase(s, tc);
+
+    tc = tcase_create("refusals");
+    tcase_set_timeout(tc, 60);
+    tcase_add_loop_test(tc, refusal_reports_location, 0, NREFUSALS);
+    tcase_add_test(tc, refusal_messages_name_kernel_and_parameter);
+    tcase_add_test(tc, errors_leave_existing_outputs_alone);
+    suite_add_tcase(s, tc);
+
+    tc = tcase_create("output");
+    tcase_set_timeout(tc, 60);
+    tcase_add_test(tc, golden_output);
+    tcase_add_test(tc, unchanged_output_keeps_mtime);
+    tcase_add_test(tc, user_templates);
+    tcase_add_test(tc, embed_tells_image_kinds_apart);
+    suite_add_tcase(s, tc);
+
+    tc = tcase_create("compile");
+    tcase_set_timeout(tc, 120);
+    tcase_add_loop_test(tc, generated_code_compiles, 0, NCOMPILERS);
+    tcase_add_loop_test(tc, wrong_calls_do_not_compile, 0, NFAILS);
+    suite_add_tcase(s, tc);
+
+    tc = tcase_create("cli");
+    tcase_set_timeout(tc, 60);
+    tcase_add_test(tc, cli_help_version_and_misuse);
+    tcase_add_test(tc, macros_and_includes_reach_the_parse);
+    suite_add_tcase(s, tc);
+    return s;
+}
+
+int main(void)
+{
+    SRunner *sr = srunner_create(gen_suite());
+    srunner_run_all(sr, CK_NORMAL);
+    int failed = srunner_ntests_failed(sr);
+    srunner_free(sr);
+    return failed == 0 ? 0 : 1;
+}

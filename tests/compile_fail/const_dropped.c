@@ -1,0 +1,7 @@
+/* expect: saxpy */
+#include "vector_ops.kstub.h"
+void call(const float *x, const float *y);
+void call(const float *x, const float *y)
+{
+    (void)saxpy(ks_launch_1d(1, 32), 2.0f, x, y, 32);   /* const float * for float *y */
+}

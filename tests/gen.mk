@@ -1,0 +1,19 @@
+# gen.mk — the generator's Check suite (tests/check_gen.c) and `make bless`.
+
+GEN_TEST_OBJ := $(filter-out $(B)/obj/generator/main.o,$(GEN_OBJ))
+
+$(B)/tests/check_gen: tests/check_gen.c $(GEN_TEST_OBJ) | $(B)/tests
+	$(CC) $(BASE_CFLAGS) $(LIBCLANG_CFLAGS) $< $(GEN_TEST_OBJ) -o $@ \
+	    $(LIBCLANG_LIBS) -ljansson $(CHECK_LIBS)
+
+.PHONY: check-gen bless
+check-gen: $(B)/tests/check_gen $(KSTUB) $(GEN_H) $(GEN_C)
+	KSTUB=$(KSTUB) CUDA_PATH=$(CUDA_PATH) $(B)/tests/check_gen
+
+# Rewrites the golden files from the current generator; review the diff.
+bless: $(KSTUB)
+	$(KSTUB) tests/golden/basic.cu --embed tests/golden/tiny.ptx \
+	    -o tests/golden/basic.kstub --manifest tests/golden/basic.kstub.json
+	@git --no-pager diff --stat -- tests/golden || true
+
+CHECK_TARGETS += check-gen

@@ -1,0 +1,2 @@
+static __global__ void hidden(float *x) {}
+namespace { __global__ void anon(float *x) {} }

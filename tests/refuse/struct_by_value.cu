@@ -1,0 +1,2 @@
+struct P { float x, y; };
+extern "C" __global__ void by_value(float *out, P p) {}

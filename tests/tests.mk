@@ -1,0 +1,24 @@
+# tests.mk — test targets, included by the top-level Makefile. Each
+# component's rules live in their own fragment beside this file; each
+# fragment appends its runner to CHECK_TARGETS.
+#
+#   make check       deps, then every CPU suite (no GPU needed)
+#   make gpu-check   the GPU suite (needs a CUDA driver and device)
+
+CHECK_TARGETS :=
+
+-include tests/gen.mk
+-include tests/runtime.mk
+-include tests/abi.mk
+-include tests/gpu.mk
+-include tests/drift.mk
+
+.PHONY: check check-all
+# Deps first, in their own make run: what is installed decides how this
+# Makefile reads (libclang present or not).
+check:
+	@bash scripts/deps.sh
+	@$(MAKE) --no-print-directory check-all
+
+check-all: $(CHECK_TARGETS)
+	@echo "make check: all CPU suites passed ($(CHECK_TARGETS:check-%=%))"
