@@ -345,6 +345,26 @@ static type_result param_c_type(parse_ctx *ctx, CXType t)
     case CXType_Pointer:
         r = pointer_c_type(ctx, t.kind == CXType_Pointer ? t : canon, 1);
         break;
+    case CXType_ConstantArray:
+    case CXType_IncompleteArray:
+    case CXType_VariableArray:
+    case CXType_DependentSizedArray: {
+        /* "float x[]" declares a pointer parameter, as in C. */
+        CXType elem = clang_getArrayElementType(canon);
+        type_result e = pointee_c_type(ctx, elem);
+        if (e.c_type) {
+            /* libclang may keep the element's qualifiers on the array type. */
+            int c = clang_isConstQualifiedType(canon) && !clang_isConstQualifiedType(elem);
+            int v = clang_isVolatileQualifiedType(canon) && !clang_isVolatileQualifiedType(elem);
+            size_t n = strlen(e.c_type);
+            r = accept(ks_xasprintf("%s%s%s%s*", c ? "const " : "", v ? "volatile " : "", e.c_type,
+                                    n && e.c_type[n - 1] == '*' ? "" : " "));
+            free(e.c_type);
+        } else {
+            r = e;
+        }
+        break;
+    }
     case CXType_LValueReference:
     case CXType_RValueReference:
         r = refuse("'%s' is a reference; a kernel's arguments are copied from the host, so "
@@ -584,6 +604,16 @@ static void add_kernel(parse_ctx *ctx, CXCursor fn)
             continue;
         }
         long size = clang_Type_getSizeOf(t), align = clang_Type_getAlignOf(t);
+        switch (clang_getCanonicalType(t).kind) {
+        case CXType_ConstantArray:
+        case CXType_IncompleteArray:
+        case CXType_VariableArray:
+        case CXType_DependentSizedArray:
+            size = align = 8;  /* an array parameter is a (64-bit) device pointer */
+            break;
+        default:
+            break;
+        }
         if (size < 0 || align <= 0) {
             char *sp = take(clang_getTypeSpelling(t));
             cursor_error(ctx, arg, "kernel '%s', parameter %d '%s': the size or alignment of "

@@ -203,6 +203,8 @@ static const struct {
     {"float4 *", "float4 *", 8, 8},
     {"my_enum *", "unsigned int *", 8, 8},    /* pointer to enum: its integer type */
     {"my_int *", "int *", 8, 8},
+    {"float[]", "float *", 8, 8},            /* array parameters are pointers */
+    {"const int[10]", "const int *", 8, 8},
 };
 #define NKINDS (sizeof scalar_kinds / sizeof scalar_kinds[0])
 
@@ -215,9 +217,12 @@ START_TEST(model_every_scalar_kind)
     ck_assert_ptr_nonnull(f);
     fprintf(f, "#include <cstddef>\n#include <cstdint>\ntypedef int my_int;\n"
                "typedef size_t my_size;\nenum my_enum { A, B };\n");
-    for (size_t i = 0; i < NKINDS; i++)
-        fprintf(f, "extern \"C\" __global__ void k%zu(char pad, %s v) {}\n", i,
-                scalar_kinds[i].decl);
+    for (size_t i = 0; i < NKINDS; i++) {
+        const char *decl = scalar_kinds[i].decl, *bracket = strchr(decl, '[');
+        int base = bracket ? (int)(bracket - decl) : (int)strlen(decl);
+        fprintf(f, "extern \"C\" __global__ void k%zu(char pad, %.*s v%s) {}\n", i, base, decl,
+                bracket ? bracket : "");
+    }
     fclose(f);
     parse_file(path);
     ck_assert_uint_eq(model.nkernels, NKINDS);

@@ -47,3 +47,6 @@ extern "C" __global__ void pointers_and_padding(char c, float *p, short s, const
 {
     (void)c; (void)p; (void)s; (void)q; (void)b; (void)r; (void)u; (void)v;
 }
+
+// Array-declared parameters are pointers, as in C.
+extern "C" __global__ void decays(float x[], const int y[10], double z[][4]) {}
