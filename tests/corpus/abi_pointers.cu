@@ -49,4 +49,4 @@ extern "C" __global__ void pointers_and_padding(char c, float *p, short s, const
 }
 
 // Array-declared parameters are pointers, as in C.
-extern "C" __global__ void decays(float x[], const int y[10], double z[][4]) {}
+extern "C" __global__ void decays(float x[], const int y[10], char c, double *z) {}
