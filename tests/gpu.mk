@@ -1,0 +1,41 @@
+# gpu.mk — the GPU suite, tests/gpu/check_gpu.c. Included by tests/tests.mk.
+#
+#   make gpu-check   build build/tests/gpu/check_gpu and run it; it needs a
+#                    CUDA driver and device, and without one prints
+#                    "gpu-check: no CUDA driver (...); skipped" and passes
+#
+# Not part of `make check`. The GPU machine has no usable libclang, so there
+# the stubs under build/gen (generated on a machine that has it, and carried
+# over) are used as they are: this builds only the runtime, the generated .c
+# files and the test, with $(CC). Nothing here runs the deps script or needs
+# the generator; where libclang is present the top-level rules regenerate
+# stale stubs first.
+
+GPU_DIR := $(B)/tests/gpu
+GPU_CHECK := $(GPU_DIR)/check_gpu
+GPU_CFLAGS := $(BASE_CFLAGS) -Iruntime -I$(GEN) $(CUDA_INC)
+GPU_OBJ := $(GPU_DIR)/check_gpu.o $(KNAMES:%=$(GPU_DIR)/%.kstub.o)
+
+$(GPU_DIR)/%.kstub.o: $(GEN)/%.kstub.c $(GEN)/%.kstub.h runtime/kstub.h | $(GPU_DIR)
+	$(CC) $(GPU_CFLAGS) -c $< -o $@
+
+$(GPU_DIR)/check_gpu.o: tests/gpu/check_gpu.c $(GEN_H) runtime/kstub.h | $(GPU_DIR)
+	$(CC) $(GPU_CFLAGS) -c $< -o $@
+
+$(GPU_CHECK): $(GPU_OBJ) $(B)/lib/libkstub.a
+	$(CC) $(OPT) $(GPU_OBJ) -o $@ $(B)/lib/libkstub.a -ldl -lpthread -lm
+
+$(GPU_DIR):
+	mkdir -p $@
+
+ifeq ($(HAVE_LIBCLANG),)
+# No generator on this machine: name what is missing rather than make's
+# "No rule to make target". Existing files count as up to date.
+$(GEN)/%.kstub.h $(GEN)/%.kstub.c:
+	@echo "error: $@ is missing and this machine has no libclang to generate it;" \
+	      "run 'make gen' where libclang 22 is installed and copy $(GEN)/ here" >&2
+	@exit 1
+endif
+
+gpu-check: $(GPU_CHECK)
+	@./$(GPU_CHECK)

@@ -1,0 +1,1055 @@
+/*
+ * check_gpu.c — the GPU suite: every kernel in kernels/ launched on a real
+ * device through the stubs kstub generated (the build/gen/NAME.kstub.{h,c} files), each
+ * result compared with a CPU reference.
+ *
+ * A plain C program, not a Check suite: the GPU machine has gcc, nvcc and a
+ * driver but not necessarily libcheck. It prints one line per case and ends
+ * with "gpu-check: N passed, M failed"; the exit status is 1 when any case
+ * failed. Without a CUDA driver it prints "gpu-check: no CUDA driver (…);
+ * skipped" and exits 0.
+ *
+ * What it covers:
+ *   - each kernel with random inputs, outputs poisoned first (0xAB / NaN
+ *     bytes, plus a guard region past every buffer that must stay intact),
+ *     on the legacy default stream, the per-thread one and a user stream;
+ *   - echo_scalars byte for byte: extremes, -0.0, denormals, NaN payloads;
+ *   - launch configuration errors caught before any driver call, including
+ *     __launch_bounds__ limits;
+ *   - ks_image_unload then relaunch; a launch captured into a CUDA graph;
+ *   - 16 threads making their first launches at the same moment, on threads
+ *     that have no CUDA context of their own.
+ *
+ * No -lcuda: the driver calls the test makes itself come from
+ * ks_driver_proc(), as an application's would.
+ */
+#include <limits.h>
+#include <math.h>
+#include <pthread.h>
+#include <stdarg.h>
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <cudaTypedefs.h>
+
+#include "kstub.h"
+#include "vector_ops.kstub.h"
+#include "reduce.kstub.h"
+#include "scalars.kstub.h"
+
+/* ---- driver functions the test calls itself ----------------------------------- */
+
+/* Types from cudaTypedefs.h in the version cuGetProcAddress returns for this
+ * cuda.h (cuMemAlloc is cuMemAlloc_v2, of type _v3020). cuCtxSynchronize is
+ * avoided on purpose: for CUDA 13 the name resolves to the variant that takes
+ * a context argument. */
+#define DRIVER_FUNCTIONS(X)                                             \
+    X(GetErrorName, "cuGetErrorName", PFN_cuGetErrorName_v6000)         \
+    X(DeviceGet, "cuDeviceGet", PFN_cuDeviceGet_v2000)                  \
+    X(DeviceGetName, "cuDeviceGetName", PFN_cuDeviceGetName_v2000)      \
+    X(DevicePrimaryCtxRetain, "cuDevicePrimaryCtxRetain", PFN_cuDevicePrimaryCtxRetain_v7000) \
+    X(CtxSetCurrent, "cuCtxSetCurrent", PFN_cuCtxSetCurrent_v4000)      \
+    X(MemAlloc, "cuMemAlloc", PFN_cuMemAlloc_v3020)                     \
+    X(MemFree, "cuMemFree", PFN_cuMemFree_v3020)                        \
+    X(MemcpyHtoD, "cuMemcpyHtoD", PFN_cuMemcpyHtoD_v3020)               \
+    X(MemcpyDtoH, "cuMemcpyDtoH", PFN_cuMemcpyDtoH_v3020)               \
+    X(MemsetD8, "cuMemsetD8", PFN_cuMemsetD8_v3020)                     \
+    X(StreamCreate, "cuStreamCreate", PFN_cuStreamCreate_v2000)         \
+    X(StreamSynchronize, "cuStreamSynchronize", PFN_cuStreamSynchronize_v2000) \
+    X(StreamDestroy, "cuStreamDestroy", PFN_cuStreamDestroy_v4000)      \
+    X(StreamBeginCapture, "cuStreamBeginCapture", PFN_cuStreamBeginCapture_v10010) \
+    X(StreamEndCapture, "cuStreamEndCapture", PFN_cuStreamEndCapture_v10000) \
+    X(GraphGetNodes, "cuGraphGetNodes", PFN_cuGraphGetNodes_v10000)     \
+    X(GraphInstantiateWithFlags, "cuGraphInstantiateWithFlags", PFN_cuGraphInstantiateWithFlags_v11040) \
+    X(GraphLaunch, "cuGraphLaunch", PFN_cuGraphLaunch_v10000)           \
+    X(GraphExecDestroy, "cuGraphExecDestroy", PFN_cuGraphExecDestroy_v10000) \
+    X(GraphDestroy, "cuGraphDestroy", PFN_cuGraphDestroy_v10000)
+
+static struct {
+#define FIELD(field, name, type) type field;
+    DRIVER_FUNCTIONS(FIELD)
+#undef FIELD
+} cu;
+
+/* KS_OK, or the status of the first entry point that could not be found. */
+static ks_status load_driver_functions(void)
+{
+    void *p;
+    ks_status st;
+#define LOAD(field, name, type)                                         \
+    if ((st = ks_driver_proc(name, &p)) != KS_OK)                       \
+        return st;                                                      \
+    memcpy(&cu.field, &p, sizeof p);
+    DRIVER_FUNCTIONS(LOAD)
+#undef LOAD
+    return KS_OK;
+}
+
+static const char *cu_name(CUresult r)
+{
+    const char *name = NULL;
+    if (cu.GetErrorName == NULL || cu.GetErrorName(r, &name) != CUDA_SUCCESS || name == NULL)
+        return "unknown CUresult";
+    return name;
+}
+
+/* ---- a small harness ------------------------------------------------------------ */
+
+static int n_passed, n_failed;
+static int case_failed;          /* set by the checks below during a case */
+static char case_note[160];      /* what a passing case reports, e.g. its max error */
+
+static void fail_at(int line, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+static void fail_at(int line, const char *fmt, ...)
+{
+    va_list ap;
+    va_start(ap, fmt);
+    printf("    check_gpu.c:%d: ", line);
+    vprintf(fmt, ap);
+    printf("\n");
+    va_end(ap);
+    case_failed = 1;
+}
+
+static void note(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+static void note(const char *fmt, ...)
+{
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(case_note, sizeof case_note, fmt, ap);
+    va_end(ap);
+}
+
+/* EXPECT records a failure and goes on; the REQUIREs end the case. */
+#define EXPECT(cond, ...)                                               \
+    do {                                                                \
+        if (!(cond))                                                    \
+            fail_at(__LINE__, __VA_ARGS__);                             \
+    } while (0)
+
+#define REQUIRE(cond, ...)                                              \
+    do {                                                                \
+        if (!(cond)) {                                                  \
+            fail_at(__LINE__, __VA_ARGS__);                             \
+            return;                                                     \
+        }                                                               \
+    } while (0)
+
+#define CU_REQUIRE(call)                                                \
+    do {                                                                \
+        CUresult r_ = (call);                                           \
+        REQUIRE(r_ == CUDA_SUCCESS, "%s failed: %s", #call, cu_name(r_)); \
+    } while (0)
+
+#define KS_REQUIRE(call)                                                \
+    do {                                                                \
+        ks_status s_ = (call);                                          \
+        REQUIRE(s_ == KS_OK, "%s returned %s: %s", #call, ks_status_name(s_), \
+                ks_last_error_message());                               \
+    } while (0)
+
+/* The status a call must return, with this thread's error naming it. */
+#define EXPECT_STATUS(call, want)                                       \
+    do {                                                                \
+        ks_status s_ = (call);                                          \
+        EXPECT(s_ == (want), "%s returned %s (%s), expected %s", #call, \
+               ks_status_name(s_), ks_last_error_message(), ks_status_name(want)); \
+        if (s_ == (want))                                               \
+            EXPECT(ks_last_error()->status == (want),                   \
+                   "%s: ks_last_error()->status is %s", #call,          \
+                   ks_status_name(ks_last_error()->status));            \
+    } while (0)
+
+/* Device and host memory taken during a case, released after it, so a case
+ * that stops early leaks nothing into the next. */
+#define MAX_ALLOCS 64
+static struct { CUdeviceptr d; size_t bytes; } dev_allocs[MAX_ALLOCS];
+static void *host_allocs[MAX_ALLOCS];
+static int n_dev_allocs, n_host_allocs;
+
+static void release_case_memory(void)
+{
+    for (int i = 0; i < n_dev_allocs; i++)
+        cu.MemFree(dev_allocs[i].d);
+    for (int i = 0; i < n_host_allocs; i++)
+        free(host_allocs[i]);
+    n_dev_allocs = n_host_allocs = 0;
+}
+
+typedef void (*case_fn)(CUstream stream);
+
+static void run_case(const char *name, const char *stream_name, case_fn fn, CUstream stream)
+{
+    char full[96];
+    snprintf(full, sizeof full, "%s%s%s", name, stream_name ? "/" : "", stream_name ? stream_name : "");
+    case_failed = 0;
+    case_note[0] = '\0';
+    fn(stream);
+    release_case_memory();
+    if (case_failed)
+        n_failed++;
+    else
+        n_passed++;
+    printf("%s %-28s %s\n", case_failed ? "FAIL" : "ok  ", full, case_failed ? "" : case_note);
+    fflush(stdout);
+}
+
+/* ---- memory helpers ---------------------------------------------------------------- */
+
+/* Bytes after every device buffer that no kernel may touch. */
+#define GUARD_BYTES 256
+#define POISON 0xAB
+
+/* A device address as the pointer type a stub takes. */
+#define DEV(type, d) ((type *)(uintptr_t)(d))
+
+static void *host_alloc(size_t bytes)
+{
+    void *p = malloc(bytes ? bytes : 1);
+    if (p == NULL || n_host_allocs == MAX_ALLOCS) {
+        fprintf(stderr, "check_gpu: out of host memory or allocation slots\n");
+        exit(2);
+    }
+    host_allocs[n_host_allocs++] = p;
+    return p;
+}
+
+/* \p bytes of device memory filled with \p fill, followed by a poisoned
+ * guard; 0 (with the failure recorded) when the driver refuses. */
+static CUdeviceptr dev_alloc(size_t bytes, unsigned char fill)
+{
+    CUdeviceptr d;
+    CUresult r;
+    if (n_dev_allocs == MAX_ALLOCS) {
+        fail_at(__LINE__, "too many device allocations in one case");
+        return 0;
+    }
+    if ((r = cu.MemAlloc(&d, bytes + GUARD_BYTES)) != CUDA_SUCCESS) {
+        fail_at(__LINE__, "cuMemAlloc(%zu) failed: %s", bytes + GUARD_BYTES, cu_name(r));
+        return 0;
+    }
+    dev_allocs[n_dev_allocs].d = d;
+    dev_allocs[n_dev_allocs++].bytes = bytes;
+    if ((r = cu.MemsetD8(d, fill, bytes)) != CUDA_SUCCESS ||
+        (r = cu.MemsetD8(d + bytes, POISON, GUARD_BYTES)) != CUDA_SUCCESS) {
+        fail_at(__LINE__, "cuMemsetD8 failed: %s", cu_name(r));
+        return 0;
+    }
+    return d;
+}
+
+/* A device copy of \p host; complete (even for a launch on a non-blocking
+ * stream) when this returns. */
+static CUdeviceptr dev_upload(const void *host, size_t bytes)
+{
+    CUdeviceptr d = dev_alloc(bytes, POISON);
+    CUresult r;
+    if (d == 0)
+        return 0;
+    if ((r = cu.MemcpyHtoD(d, host, bytes)) != CUDA_SUCCESS ||
+        (r = cu.StreamSynchronize(NULL)) != CUDA_SUCCESS) {
+        fail_at(__LINE__, "upload of %zu bytes failed: %s", bytes, cu_name(r));
+        return 0;
+    }
+    return d;
+}
+
+static int dev_download(void *host, CUdeviceptr d, size_t bytes)
+{
+    CUresult r = cu.MemcpyDtoH(host, d, bytes);
+    if (r != CUDA_SUCCESS)
+        fail_at(__LINE__, "cuMemcpyDtoH(%zu) failed: %s", bytes, cu_name(r));
+    return r == CUDA_SUCCESS;
+}
+
+/* Records a failure unless the guard after \p d (from dev_alloc) still holds
+ * the poison: a kernel wrote past the end of its buffer. */
+static void check_guard(CUdeviceptr d)
+{
+    for (int i = 0; i < n_dev_allocs; i++) {
+        if (dev_allocs[i].d != d)
+            continue;
+        unsigned char g[GUARD_BYTES];
+        if (!dev_download(g, d + dev_allocs[i].bytes, sizeof g))
+            return;
+        for (size_t j = 0; j < sizeof g; j++)
+            if (g[j] != POISON) {
+                fail_at(__LINE__, "byte %zu past the end of a %zu-byte buffer was overwritten",
+                        j, dev_allocs[i].bytes);
+                return;
+            }
+        return;
+    }
+    fail_at(__LINE__, "check_guard: 0x%llx was not allocated by dev_alloc", (unsigned long long)d);
+}
+
+/* Launch done: wait for it, so execution errors surface here. */
+#define SYNC_REQUIRE(stream) CU_REQUIRE(cu.StreamSynchronize(stream))
+
+/* ---- inputs and CPU references ---------------------------------------------------- */
+
+/* splitmix64 with a fixed seed: failures reproduce. */
+static uint64_t rng_state = 0x6b73747562ULL;
+
+static uint64_t rng_next(void)
+{
+    uint64_t z = (rng_state += 0x9e3779b97f4a7c15ULL);
+    z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ULL;
+    z = (z ^ (z >> 27)) * 0x94d049bb133111ebULL;
+    return z ^ (z >> 31);
+}
+
+/* Uniform in [-1, 1). */
+static float rng_float(void)
+{
+    return (float)((double)(rng_next() >> 11) * 0x1.0p-52 - 1.0);
+}
+
+static float *random_floats(size_t n)
+{
+    float *a = host_alloc(n * sizeof *a);
+    for (size_t i = 0; i < n; i++)
+        a[i] = rng_float();
+    return a;
+}
+
+/* IEEE binary16 <-> float, round to nearest even. */
+static uint16_t half_from_float(float f)
+{
+    uint32_t x;
+    memcpy(&x, &f, sizeof x);
+    uint16_t sign = (uint16_t)((x >> 16) & 0x8000u);
+    uint32_t ax = x & 0x7fffffffu;
+    if (ax >= 0x7f800000u)
+        return (uint16_t)(sign | 0x7c00u | (ax > 0x7f800000u ? 0x200u : 0u));
+    if (ax >= 0x477ff000u)
+        return (uint16_t)(sign | 0x7c00u);
+    if (ax < 0x38800000u) {
+        unsigned e = ax >> 23;
+        if (e < 102)
+            return sign;
+        uint32_t m = (ax & 0x7fffffu) | 0x800000u, shift = 126 - e;
+        uint32_t q = m >> shift, rem = m & ((1u << shift) - 1), halfway = 1u << (shift - 1);
+        if (rem > halfway || (rem == halfway && (q & 1u)))
+            q++;
+        return (uint16_t)(sign | q);
+    }
+    ax += 0xfffu + ((ax >> 13) & 1u);
+    return (uint16_t)(sign | ((ax - 0x38000000u) >> 13));
+}
+
+static float half_to_float(uint16_t h)
+{
+    uint32_t sign = (uint32_t)(h & 0x8000u) << 16, exp = (h >> 10) & 0x1fu, mant = h & 0x3ffu;
+    if (exp == 0) {
+        float v = (float)mant * 0x1.0p-24f;
+        return sign ? -v : v;
+    }
+    uint32_t bits = exp == 31 ? sign | 0x7f800000u | (mant << 13)
+                              : sign | ((exp + 112) << 23) | (mant << 13);
+    float f;
+    memcpy(&f, &bits, sizeof f);
+    return f;
+}
+
+typedef enum { F32, F64, F16 } elem_type;
+
+static double elem(const void *a, elem_type t, size_t i)
+{
+    switch (t) {
+    case F32: return ((const float *)a)[i];
+    case F64: return ((const double *)a)[i];
+    case F16: return half_to_float(((const uint16_t *)a)[i]);
+    }
+    return NAN;
+}
+
+/*
+ * llm.c's validate_result: element i passes when
+ * |got - ref| <= atol + rtol * |ref| (NaN never does); the first mismatches
+ * are printed, the largest error goes into the case's note.
+ */
+static void validate_result(const char *what, elem_type t, const void *ref, const void *got,
+                            size_t n, double atol, double rtol)
+{
+    size_t faults = 0;
+    double max_err = 0.0;
+    for (size_t i = 0; i < n; i++) {
+        double r = elem(ref, t, i), g = elem(got, t, i), err = fabs(g - r);
+        if (!(err <= atol + rtol * fabs(r))) {
+            if (faults < 5)
+                fail_at(__LINE__, "%s[%zu]: CPU %.9g vs GPU %.9g", what, i, r, g);
+            faults++;
+        }
+        if (!(err <= max_err))
+            max_err = err;
+    }
+    if (faults > 5)
+        fail_at(__LINE__, "%s: %zu of %zu elements differ", what, faults, n);
+    note("%zu elements, max err %.3g", n, max_err);
+}
+
+static unsigned blocks_for(size_t n, unsigned block)
+{
+    return (unsigned)((n + block - 1) / block);
+}
+
+/* ---- each kernel against its CPU reference ------------------------------------------ */
+
+static void case_saxpy(CUstream stream)
+{
+    const size_t n = 1000003;
+    const float a = -2.25f;
+    float *x = random_floats(n), *y = random_floats(n), *ref = host_alloc(n * sizeof *ref);
+    for (size_t i = 0; i < n; i++)
+        ref[i] = a * x[i] + y[i];
+    CUdeviceptr dx = dev_upload(x, n * sizeof *x), dy = dev_upload(y, n * sizeof *y);
+    REQUIRE(dx && dy, "no device memory");
+
+    ks_launch l = ks_launch_on(ks_launch_1d(blocks_for(n, 256), 256), stream);
+    KS_REQUIRE(saxpy(l, a, DEV(const float, dx), DEV(float, dy), n));
+    SYNC_REQUIRE(stream);
+    REQUIRE(dev_download(y, dy, n * sizeof *y), "download");
+    check_guard(dx);
+    check_guard(dy);
+    validate_result("y", F32, ref, y, n, 1e-5, 1e-5);
+}
+
+static void case_scale_f64(CUstream stream)
+{
+    const int n = 300007;
+    const double s = -1.0 / 3.0;
+    double *x = host_alloc((size_t)n * sizeof *x), *ref = host_alloc((size_t)n * sizeof *ref);
+    for (int i = 0; i < n; i++) {
+        x[i] = (double)rng_float() * 1e3;
+        ref[i] = x[i] * s;
+    }
+    CUdeviceptr dx = dev_upload(x, (size_t)n * sizeof *x);
+    REQUIRE(dx, "no device memory");
+
+    /* 256 threads per block: exactly the kernel's __launch_bounds__. */
+    ks_launch l = ks_launch_on(ks_launch_1d(blocks_for((size_t)n, 256), 256), stream);
+    KS_REQUIRE(blas_scale__doublep_double_int(l, DEV(double, dx), s, n));
+    SYNC_REQUIRE(stream);
+    REQUIRE(dev_download(x, dx, (size_t)n * sizeof *x), "download");
+    check_guard(dx);
+    validate_result("x", F64, ref, x, (size_t)n, 0, 0); /* one IEEE multiply: exact */
+}
+
+static void case_scale_f32(CUstream stream)
+{
+    const int n = 300007;
+    const float s = 1.75f;
+    float *x = random_floats((size_t)n), *ref = host_alloc((size_t)n * sizeof *ref);
+    for (int i = 0; i < n; i++)
+        ref[i] = x[i] * s;
+    CUdeviceptr dx = dev_upload(x, (size_t)n * sizeof *x);
+    REQUIRE(dx, "no device memory");
+
+    /* No __launch_bounds__: the hardware's 1024 is the limit. */
+    ks_launch l = ks_launch_on(ks_launch_1d(blocks_for((size_t)n, 1024), 1024), stream);
+    KS_REQUIRE(blas_scale__floatp_float_int(l, DEV(float, dx), s, n));
+    SYNC_REQUIRE(stream);
+    REQUIRE(dev_download(x, dx, (size_t)n * sizeof *x), "download");
+    check_guard(dx);
+    validate_result("x", F32, ref, x, (size_t)n, 0, 0);
+}
+
+static void case_block_sum(CUstream stream)
+{
+    const unsigned long long n = (1ull << 21) + 77;
+    const unsigned block = 512; /* the kernel's __launch_bounds__ maximum */
+    float *x = random_floats(n);
+    double sum = 0.0, sum_abs = 0.0;
+    for (unsigned long long i = 0; i < n; i++) {
+        sum += x[i];
+        sum_abs += fabs(x[i]);
+    }
+    CUdeviceptr dx = dev_upload(x, n * sizeof *x);
+    CUdeviceptr dout = dev_alloc(sizeof(float), 0); /* it accumulates into *out */
+    REQUIRE(dx && dout, "no device memory");
+
+    ks_launch l = ks_launch_on(ks_launch_1d(blocks_for(n, block), block), stream);
+    l.shared_bytes = block * sizeof(float);
+    KS_REQUIRE(block_sum(l, DEV(const float, dx), n, DEV(float, dout)));
+    SYNC_REQUIRE(stream);
+    float got;
+    REQUIRE(dev_download(&got, dout, sizeof got), "download");
+    check_guard(dout);
+    /* Float partial sums added by atomics in any order. */
+    double got_d = got;
+    validate_result("sum", F64, &sum, &got_d, 1, 1e-6 * sum_abs, 0);
+}
+
+static void case_histogram(CUstream stream)
+{
+    const int64_t n = 200003;
+    const int32_t lo = -1000;
+    const uint32_t width = 7;
+    const uint16_t nbins = 300;
+    int32_t *values = host_alloc((size_t)n * sizeof *values);
+    unsigned *ref = host_alloc(nbins * sizeof *ref), *got = host_alloc(nbins * sizeof *got);
+    memset(ref, 0, nbins * sizeof *ref);
+    const int64_t span = (int64_t)width * nbins + 100; /* some values fall outside every bin */
+    for (int64_t i = 0; i < n; i++) {
+        values[i] = (int32_t)(lo - 50 + (int64_t)(rng_next() % (uint64_t)span));
+        /* As the kernel bins: C division truncates toward zero, so the
+         * width-1 values just below lo land in bin 0 too. */
+        int64_t b = ((int64_t)values[i] - lo) / (int64_t)width;
+        if (b >= 0 && b < nbins)
+            ref[b]++;
+    }
+    CUdeviceptr dv = dev_upload(values, (size_t)n * sizeof *values);
+    CUdeviceptr dbins = dev_alloc(nbins * sizeof *got, 0); /* counts start at 0 */
+    REQUIRE(dv && dbins, "no device memory");
+
+    ks_launch l = ks_launch_on(ks_launch_1d(blocks_for((size_t)n, 128), 128), stream);
+    KS_REQUIRE(histogram(l, DEV(const int32_t, dv), n, lo, width, DEV(unsigned, dbins), nbins));
+    SYNC_REQUIRE(stream);
+    REQUIRE(dev_download(got, dbins, nbins * sizeof *got), "download");
+    check_guard(dbins);
+    unsigned wrong = 0;
+    for (unsigned b = 0; b < nbins; b++)
+        if (got[b] != ref[b] && wrong++ < 5)
+            fail_at(__LINE__, "bin %u: CPU %u vs GPU %u", b, ref[b], got[b]);
+    EXPECT(wrong == 0, "%u of %u bins differ", wrong, (unsigned)nbins);
+    note("%u bins exact", (unsigned)nbins);
+}
+
+static void case_haxpy(CUstream stream)
+{
+    const int n = 70001;
+    const float a = 1.5f;
+    uint16_t *x = host_alloc((size_t)n * 2), *y = host_alloc((size_t)n * 2), *ref = host_alloc((size_t)n * 2);
+    for (int i = 0; i < n; i++) {
+        x[i] = half_from_float(rng_float());
+        y[i] = half_from_float(rng_float());
+        ref[i] = half_from_float(a * half_to_float(x[i]) + half_to_float(y[i]));
+    }
+    CUdeviceptr dx = dev_upload(x, (size_t)n * 2), dy = dev_upload(y, (size_t)n * 2);
+    REQUIRE(dx && dy, "no device memory");
+
+    /* __half is ks_half in C (kstub_types.h): same size, alignment and bits. */
+    ks_launch l = ks_launch_on(ks_launch_1d(blocks_for((size_t)n, 256), 256), stream);
+    KS_REQUIRE(haxpy(l, n, a, DEV(const ks_half, dx), DEV(ks_half, dy)));
+    SYNC_REQUIRE(stream);
+    REQUIRE(dev_download(y, dy, (size_t)n * 2), "download");
+    check_guard(dx);
+    check_guard(dy);
+    /* One half ulp: the device may fuse the multiply-add before rounding. */
+    validate_result("y", F16, ref, y, (size_t)n, 1e-7, 0x1.0p-10);
+}
+
+static void case_gather_rows(CUstream stream)
+{
+    enum { NSRC = 64, NROWS = 37, NCOLS = 1000, BLOCK = 128 };
+    float *src = random_floats((size_t)NSRC * NCOLS);
+    float *ref = host_alloc((size_t)NROWS * NCOLS * sizeof *ref);
+    float *got = host_alloc((size_t)NROWS * NCOLS * sizeof *got);
+    CUdeviceptr dsrc = dev_upload(src, (size_t)NSRC * NCOLS * sizeof *src);
+    REQUIRE(dsrc, "no device memory");
+
+    /* The row table holds device addresses, as the kernel reads it. */
+    uint64_t rows[NROWS];
+    for (int r = 0; r < NROWS; r++) {
+        size_t pick = (size_t)(rng_next() % NSRC);
+        rows[r] = dsrc + pick * NCOLS * sizeof(float);
+        memcpy(ref + (size_t)r * NCOLS, src + pick * NCOLS, NCOLS * sizeof *ref);
+    }
+    CUdeviceptr drows = dev_upload(rows, sizeof rows);
+    CUdeviceptr dout = dev_alloc((size_t)NROWS * NCOLS * sizeof *got, 0xFF); /* NaN */
+    REQUIRE(drows && dout, "no device memory");
+
+    ks_dim3 grid = {blocks_for(NCOLS, BLOCK), NROWS, 1}, block = {BLOCK, 1, 1};
+    KS_REQUIRE(gather_rows(ks_launch_on(ks_launch_3d(grid, block), stream),
+                           DEV(const float *const, drows), NROWS, NCOLS, DEV(volatile float, dout)));
+    SYNC_REQUIRE(stream);
+    REQUIRE(dev_download(got, dout, (size_t)NROWS * NCOLS * sizeof *got), "download");
+    check_guard(dout);
+    validate_result("out", F32, ref, got, (size_t)NROWS * NCOLS, 0, 0);
+}
+
+/* ---- echo_scalars: every scalar kind, byte for byte ------------------------------- */
+
+/* kernels/scalars.cu's struct Echo, field for field: what the kernel writes
+ * back. A separate name, so the test does not depend on whether the
+ * generated header declares struct Echo or mirrors it; the stub's pointer is
+ * cast. x86-64 host and device agree on this layout. */
+struct echo_fields {
+    bool b; char c; signed char sc; unsigned char uc;
+    short s; unsigned short us; int i; unsigned int u;
+    long l; unsigned long ul; long long ll; unsigned long long ull;
+    float f; double d;
+    int8_t i8; uint8_t u8; int16_t i16; uint16_t u16; int32_t i32; uint32_t u32;
+    int64_t i64; uint64_t u64; size_t sz; ptrdiff_t pd; intptr_t ip; uintptr_t up;
+    unsigned short flags;
+};
+_Static_assert(sizeof(struct echo_fields) == 136, "sizeof differs from kernels/scalars.cu's struct Echo");
+_Static_assert(offsetof(struct echo_fields, f) == 48, "offsetof(struct echo_fields, f)");
+_Static_assert(offsetof(struct echo_fields, d) == 56, "offsetof(struct echo_fields, d)");
+_Static_assert(offsetof(struct echo_fields, i8) == 64, "offsetof(struct echo_fields, i8)");
+_Static_assert(offsetof(struct echo_fields, flags) == 128, "offsetof(struct echo_fields, flags)");
+
+#define ECHO_FIELDS(X)                                                                  \
+    X(b) X(c) X(sc) X(uc) X(s) X(us) X(i) X(u) X(l) X(ul) X(ll) X(ull) X(f) X(d)        \
+    X(i8) X(u8) X(i16) X(u16) X(i32) X(u32) X(i64) X(u64) X(sz) X(pd) X(ip) X(up) X(flags)
+
+#define ECHO_ARG(field) , v->field
+static ks_status launch_echo(CUstream stream, CUdeviceptr out, const struct echo_fields *v)
+{
+    return echo_scalars(ks_launch_on(ks_launch_1d(1, 1), stream),
+                        DEV(struct Echo, out) ECHO_FIELDS(ECHO_ARG));
+}
+#undef ECHO_ARG
+
+/* Byte compare of every field: -0.0 == 0.0 and NaN != NaN would both lie. */
+static int echo_matches(const char *what, const struct echo_fields *got, const struct echo_fields *sent)
+{
+    int ok = 1;
+#define CMP(field)                                                                      \
+    if (memcmp(&got->field, &sent->field, sizeof sent->field) != 0) {                   \
+        unsigned long long g_ = 0, s_ = 0;                                              \
+        memcpy(&g_, &got->field, sizeof got->field);                                    \
+        memcpy(&s_, &sent->field, sizeof sent->field);                                  \
+        fail_at(__LINE__, "%s: field '%s' sent as 0x%llx came back as 0x%llx",          \
+                what, #field, s_, g_);                                                  \
+        ok = 0;                                                                         \
+    }
+    ECHO_FIELDS(CMP)
+#undef CMP
+    return ok;
+}
+
+static void echo_roundtrip(CUstream stream, const char *what, const struct echo_fields *sent)
+{
+    CUdeviceptr dout = dev_alloc(sizeof(struct echo_fields), POISON);
+    REQUIRE(dout, "no device memory");
+    KS_REQUIRE(launch_echo(stream, dout, sent));
+    SYNC_REQUIRE(stream);
+    struct echo_fields got;
+    REQUIRE(dev_download(&got, dout, sizeof got), "download");
+    check_guard(dout);
+    echo_matches(what, &got, sent);
+    note("27 scalars, byte-identical");
+}
+
+static float float_bits(uint32_t bits)
+{
+    float f;
+    memcpy(&f, &bits, sizeof f);
+    return f;
+}
+
+static double double_bits(uint64_t bits)
+{
+    double d;
+    memcpy(&d, &bits, sizeof d);
+    return d;
+}
+
+/* Random bits in every field; a float or double that comes out a signalling
+ * NaN is made quiet (signalling NaNs have their own case). */
+static void echo_random(struct echo_fields *v)
+{
+    unsigned char *p = (unsigned char *)v;
+    for (size_t i = 0; i < sizeof *v; i++)
+        p[i] = (unsigned char)rng_next();
+    v->b = rng_next() & 1;
+    uint32_t f;
+    uint64_t d;
+    memcpy(&f, &v->f, sizeof f);
+    memcpy(&d, &v->d, sizeof d);
+    if ((f & 0x7f800000u) == 0x7f800000u)
+        v->f = float_bits(f | 0x00400000u);
+    if ((d & 0x7ff0000000000000ull) == 0x7ff0000000000000ull)
+        v->d = double_bits(d | 0x0008000000000000ull);
+}
+
+static void case_echo_random(CUstream stream)
+{
+    for (int k = 0; k < 8 && !case_failed; k++) {
+        struct echo_fields v;
+        echo_random(&v);
+        echo_roundtrip(stream, "random", &v);
+    }
+}
+
+static void case_echo_min(CUstream stream)
+{
+    struct echo_fields v = {
+        false, CHAR_MIN, SCHAR_MIN, 0, SHRT_MIN, 0, INT32_MIN, 0,
+        INT64_MIN, 0, INT64_MIN, 0, 0.0f, 0.0, INT8_MIN, 0, INT16_MIN, 0, INT32_MIN, 0,
+        INT64_MIN, 0, 0, PTRDIFF_MIN, INTPTR_MIN, 0, 0,
+    };
+    v.f = -0x1.fffffep127f; /* -FLT_MAX */
+    v.d = -0x1.fffffffffffffp1023; /* -DBL_MAX */
+    echo_roundtrip(stream, "minimum", &v);
+}
+
+static void case_echo_max(CUstream stream)
+{
+    struct echo_fields v = {
+        true, CHAR_MAX, SCHAR_MAX, UCHAR_MAX, SHRT_MAX, USHRT_MAX, INT32_MAX, UINT32_MAX,
+        INT64_MAX, UINT64_MAX, INT64_MAX, UINT64_MAX, 0.0f, 0.0, INT8_MAX, UINT8_MAX,
+        INT16_MAX, UINT16_MAX, INT32_MAX, UINT32_MAX, INT64_MAX, UINT64_MAX, SIZE_MAX,
+        PTRDIFF_MAX, INTPTR_MAX, UINTPTR_MAX, USHRT_MAX,
+    };
+    v.f = 0x1.fffffep127f;
+    v.d = 0x1.fffffffffffffp1023;
+    echo_roundtrip(stream, "maximum", &v);
+}
+
+/* Floats whose bits a conversion or a flush would change. */
+static void case_echo_special_floats(CUstream stream)
+{
+    static const struct { uint32_t f; uint64_t d; const char *what; } cases[] = {
+        {0x80000000u, 0x8000000000000000ull, "-0.0"},
+        {0x00000001u, 0x0000000000000001ull, "smallest denormal"},
+        {0x807fffffu, 0x800fffffffffffffull, "largest negative denormal"},
+        {0x7f800000u, 0x7ff0000000000000ull, "+inf"},
+        {0xff800000u, 0xfff0000000000000ull, "-inf"},
+        {0x7fc12345u, 0x7ff8000000012345ull, "quiet NaN with payload"},
+        {0xffedcba9u, 0xfffedcba98765432ull, "negative quiet NaN with payload"},
+        {0x00800000u, 0x0010000000000000ull, "smallest normal"},
+        {0x3eaaaaabu, 0x3fd5555555555555ull, "1/3"},
+    };
+    for (size_t k = 0; k < sizeof cases / sizeof cases[0] && !case_failed; k++) {
+        struct echo_fields v;
+        echo_random(&v);
+        v.f = float_bits(cases[k].f);
+        v.d = double_bits(cases[k].d);
+        echo_roundtrip(stream, cases[k].what, &v);
+    }
+    note("%zu float/double bit patterns, byte-identical", sizeof cases / sizeof cases[0]);
+}
+
+/* Kept apart: a move that quietens a signalling NaN is a finding about the
+ * kernel's code generation, not about how the stub packs arguments. */
+static void case_echo_signalling_nan(CUstream stream)
+{
+    struct echo_fields v;
+    echo_random(&v);
+    v.f = float_bits(0x7f800001u);
+    v.d = double_bits(0xfff0000000000001ull);
+    echo_roundtrip(stream, "signalling NaN", &v);
+}
+
+/* ---- launch configuration errors -------------------------------------------------- */
+
+/* Result of the launch made before the driver was loaded (see main). */
+static ks_status pre_driver_status;
+static char pre_driver_message[256];
+
+static void case_config_before_driver(CUstream stream)
+{
+    (void)stream;
+    EXPECT(pre_driver_status == KS_ERR_INVALID_CONFIG,
+           "block 2048 before the driver was loaded returned %s (%s), expected KS_ERR_INVALID_CONFIG",
+           ks_status_name(pre_driver_status), pre_driver_message);
+    note("%s", pre_driver_message);
+}
+
+static void case_config_errors(CUstream stream)
+{
+    (void)stream;
+    /* Never a device address: none of these may reach the driver. */
+    float *fx = (float *)(uintptr_t)0x10;
+    double *dx = (double *)(uintptr_t)0x10;
+    const float *cx = fx;
+
+    /* Unloaded image: a rejected launch must not load it. */
+    KS_REQUIRE(ks_image_unload(&vector_ops_kstub_image));
+    EXPECT_STATUS(saxpy(ks_launch_1d(1, 2048), 1.0f, cx, fx, 1), KS_ERR_INVALID_CONFIG);
+    EXPECT(__atomic_load_n(&vector_ops_kstub_image.ks__library, __ATOMIC_ACQUIRE) == NULL,
+           "a rejected launch loaded the image");
+
+    EXPECT_STATUS(saxpy(ks_launch_1d(0, 256), 1.0f, cx, fx, 1), KS_ERR_INVALID_CONFIG);
+    EXPECT_STATUS(saxpy(ks_launch_1d(1, 0), 1.0f, cx, fx, 1), KS_ERR_INVALID_CONFIG);
+    ks_dim3 g1 = {1, 1, 1}, big_z = {1, 1, 65}, over = {64, 32, 1}, huge_y = {1, 65536, 1};
+    ks_dim3 b1 = {1, 1, 1};
+    EXPECT_STATUS(saxpy(ks_launch_3d(g1, big_z), 1.0f, cx, fx, 1), KS_ERR_INVALID_CONFIG);
+    EXPECT_STATUS(saxpy(ks_launch_3d(g1, over), 1.0f, cx, fx, 1), KS_ERR_INVALID_CONFIG);
+    EXPECT_STATUS(saxpy(ks_launch_3d(huge_y, b1), 1.0f, cx, fx, 1), KS_ERR_INVALID_CONFIG);
+
+    /* __launch_bounds__(256) on blas::scale(double *, double, int). */
+    EXPECT_STATUS(blas_scale__doublep_double_int(ks_launch_1d(1, 257), dx, 1.0, 1),
+                  KS_ERR_INVALID_CONFIG);
+    EXPECT(ks_last_error()->kernel != NULL && strcmp(ks_last_error()->kernel, "blas::scale") == 0,
+           "the error names kernel '%s', expected 'blas::scale'",
+           ks_last_error()->kernel ? ks_last_error()->kernel : "(null)");
+    ks_dim3 b16x17 = {16, 17, 1};
+    EXPECT_STATUS(blas_scale__doublep_double_int(ks_launch_3d(g1, b16x17), dx, 1.0, 1),
+                  KS_ERR_INVALID_CONFIG);
+    /* The float overload has no bounds: 1024 is fine there (see case_scale_f32). */
+
+    /* __launch_bounds__(512, 2) on block_sum. */
+    EXPECT_STATUS(block_sum(ks_launch_1d(1, 513), cx, 1, fx), KS_ERR_INVALID_CONFIG);
+    EXPECT_STATUS(block_sum(ks_launch_1d(1, 1024), cx, 1, fx), KS_ERR_INVALID_CONFIG);
+
+    EXPECT(__atomic_load_n(&vector_ops_kstub_image.ks__library, __ATOMIC_ACQUIRE) == NULL,
+           "a rejected launch loaded the image");
+    note("10 bad configurations rejected, image left unloaded");
+}
+
+/* ---- images: unload, reload ----------------------------------------------------------- */
+
+static void case_unload_relaunch(CUstream stream)
+{
+    const size_t n = 4099;
+    float *x = random_floats(n), *y = random_floats(n), *ref = host_alloc(n * sizeof *ref);
+    for (size_t i = 0; i < n; i++)
+        ref[i] = (2.0f * x[i] + y[i]) * 3.0f + x[i];
+    CUdeviceptr dx = dev_upload(x, n * sizeof *x), dy = dev_upload(y, n * sizeof *y);
+    REQUIRE(dx && dy, "no device memory");
+    ks_launch l = ks_launch_on(ks_launch_1d(blocks_for(n, 128), 128), stream);
+
+    KS_REQUIRE(ks_image_load(&vector_ops_kstub_image));
+    KS_REQUIRE(ks_image_load(&vector_ops_kstub_image)); /* again: a no-op */
+    KS_REQUIRE(saxpy(l, 2.0f, DEV(const float, dx), DEV(float, dy), n));
+    SYNC_REQUIRE(stream);
+    KS_REQUIRE(ks_image_unload(&vector_ops_kstub_image));
+    KS_REQUIRE(ks_image_unload(&vector_ops_kstub_image)); /* already unloaded */
+    /* Two kernels of the unloaded image, each resolved anew. */
+    KS_REQUIRE(blas_scale__floatp_float_int(l, DEV(float, dy), 3.0f, (int)n));
+    KS_REQUIRE(saxpy(l, 1.0f, DEV(const float, dx), DEV(float, dy), n));
+    SYNC_REQUIRE(stream);
+    REQUIRE(dev_download(y, dy, n * sizeof *y), "download");
+    validate_result("y", F32, ref, y, n, 1e-5, 1e-5);
+}
+
+static void case_load_all_images(CUstream stream)
+{
+    (void)stream;
+    ks_image *images[] = {&vector_ops_kstub_image, &reduce_kstub_image, &scalars_kstub_image};
+    for (size_t i = 0; i < 3; i++)
+        KS_REQUIRE(ks_image_load(images[i]));
+    note("vector_ops, reduce, scalars");
+}
+
+/* ---- a launch captured into a CUDA graph -------------------------------------------- */
+
+/* Capture only records what is launched on the captured stream: a node in the
+ * graph shows the stub passed our stream through to cuLaunchKernel. */
+static void case_graph_capture(CUstream stream)
+{
+    const size_t n = 10007;
+    const float a = 0.5f;
+    const int replays = 3;
+    float *x = random_floats(n), *y = random_floats(n), *ref = host_alloc(n * sizeof *ref);
+    for (size_t i = 0; i < n; i++) {
+        ref[i] = y[i];
+        for (int k = 0; k < replays; k++)
+            ref[i] = a * x[i] + ref[i];
+    }
+    CUdeviceptr dx = dev_upload(x, n * sizeof *x), dy = dev_upload(y, n * sizeof *y);
+    REQUIRE(dx && dy, "no device memory");
+    ks_launch l = ks_launch_on(ks_launch_1d(blocks_for(n, 256), 256), stream);
+    /* Resolve the kernel first (a = 0 leaves y as it is): what is captured is
+     * then the fast path alone, which must be capture-safe. */
+    KS_REQUIRE(saxpy(l, 0.0f, DEV(const float, dx), DEV(float, dy), n));
+    SYNC_REQUIRE(stream);
+
+    CUgraph graph = NULL;
+    CUgraphExec exec = NULL;
+    CU_REQUIRE(cu.StreamBeginCapture(stream, CU_STREAM_CAPTURE_MODE_THREAD_LOCAL));
+    ks_status st = saxpy(l, a, DEV(const float, dx), DEV(float, dy), n);
+    CUresult r = cu.StreamEndCapture(stream, &graph);
+    REQUIRE(st == KS_OK, "saxpy during capture: %s", ks_last_error_message());
+    REQUIRE(r == CUDA_SUCCESS, "cuStreamEndCapture: %s", cu_name(r));
+    size_t nodes = 0;
+    r = cu.GraphGetNodes(graph, NULL, &nodes);
+    if (r == CUDA_SUCCESS)
+        r = cu.GraphInstantiateWithFlags(&exec, graph, 0);
+    for (int k = 0; r == CUDA_SUCCESS && k < replays; k++)
+        r = cu.GraphLaunch(exec, stream);
+    if (r == CUDA_SUCCESS)
+        r = cu.StreamSynchronize(stream);
+    if (exec)
+        cu.GraphExecDestroy(exec);
+    cu.GraphDestroy(graph);
+    REQUIRE(r == CUDA_SUCCESS, "graph: %s", cu_name(r));
+    EXPECT(nodes == 1, "the captured graph has %zu nodes, expected 1", nodes);
+    REQUIRE(dev_download(y, dy, n * sizeof *y), "download");
+    validate_result("y", F32, ref, y, n, 1e-5, 1e-5);
+}
+
+/* ---- 16 threads making their first launches at once ------------------------------ */
+
+enum { NTHREADS = 16, SLICE = 8192 };
+
+typedef struct {
+    int index;
+    pthread_barrier_t *start;
+    CUdeviceptr x, y, z, echo;   /* shared buffers; each thread owns its slice */
+    struct echo_fields sent;
+    ks_status st_kernel, st_echo;
+    CUresult sync;
+    char message[256];
+} thread_job;
+
+/* No cuCtxSetCurrent here: these threads have no context, and libkstub must
+ * make device 0's primary context current for them. */
+static void *thread_main(void *arg)
+{
+    thread_job *job = arg;
+    CUstream s = job->index % 2 ? KS_STREAM_PER_THREAD : NULL;
+    size_t off = (size_t)job->index * SLICE * sizeof(float);
+    ks_launch l = ks_launch_on(ks_launch_1d(SLICE / 256, 256), s);
+
+    pthread_barrier_wait(job->start);
+    if (job->index % 2 == 0)
+        job->st_kernel = saxpy(l, 2.0f, DEV(const float, job->x + off), DEV(float, job->y + off), SLICE);
+    else
+        job->st_kernel = blas_scale__floatp_float_int(l, DEV(float, job->z + off), 3.0f, SLICE);
+    if (job->st_kernel != KS_OK)
+        snprintf(job->message, sizeof job->message, "%s", ks_last_error_message());
+    job->st_echo = launch_echo(s, job->echo + (CUdeviceptr)job->index * sizeof(struct echo_fields), &job->sent);
+    if (job->st_echo != KS_OK && job->message[0] == '\0')
+        snprintf(job->message, sizeof job->message, "%s", ks_last_error_message());
+    /* A successful launch left a context current on this thread. */
+    job->sync = job->st_kernel == KS_OK ? cu.StreamSynchronize(s) : CUDA_SUCCESS;
+    return NULL;
+}
+
+static void case_threads_first_launch(CUstream stream)
+{
+    (void)stream;
+    const size_t n = (size_t)NTHREADS * SLICE;
+    float *x = random_floats(n), *y = random_floats(n), *z = random_floats(n);
+    float *ref_y = host_alloc(n * sizeof *ref_y), *ref_z = host_alloc(n * sizeof *ref_z);
+    for (size_t i = 0; i < n; i++) {
+        int even = (i / SLICE) % 2 == 0;
+        ref_y[i] = even ? 2.0f * x[i] + y[i] : y[i];
+        ref_z[i] = even ? z[i] : z[i] * 3.0f;
+    }
+    CUdeviceptr dx = dev_upload(x, n * sizeof *x), dy = dev_upload(y, n * sizeof *y);
+    CUdeviceptr dz = dev_upload(z, n * sizeof *z);
+    CUdeviceptr decho = dev_alloc(NTHREADS * sizeof(struct echo_fields), POISON);
+    REQUIRE(dx && dy && dz && decho, "no device memory");
+
+    /* Every kernel unresolved, so all threads race into the first load. */
+    KS_REQUIRE(ks_image_unload(&vector_ops_kstub_image));
+    KS_REQUIRE(ks_image_unload(&scalars_kstub_image));
+
+    thread_job jobs[NTHREADS];
+    pthread_t threads[NTHREADS];
+    pthread_barrier_t start;
+    pthread_barrier_init(&start, NULL, NTHREADS);
+    for (int t = 0; t < NTHREADS; t++) {
+        memset(&jobs[t], 0, sizeof jobs[t]);
+        jobs[t].index = t;
+        jobs[t].start = &start;
+        jobs[t].x = dx, jobs[t].y = dy, jobs[t].z = dz, jobs[t].echo = decho;
+        echo_random(&jobs[t].sent);
+    }
+    for (int t = 0; t < NTHREADS; t++)
+        if (pthread_create(&threads[t], NULL, thread_main, &jobs[t]) != 0) {
+            /* The threads already started wait at the barrier for ever. */
+            printf("gpu-check: pthread_create failed for thread %d\n", t);
+            exit(2);
+        }
+    for (int t = 0; t < NTHREADS; t++)
+        pthread_join(threads[t], NULL);
+    pthread_barrier_destroy(&start);
+
+    int bad = 0;
+    for (int t = 0; t < NTHREADS; t++) {
+        if (jobs[t].st_kernel != KS_OK || jobs[t].st_echo != KS_OK) {
+            fail_at(__LINE__, "thread %d: %s / %s: %s", t, ks_status_name(jobs[t].st_kernel),
+                    ks_status_name(jobs[t].st_echo), jobs[t].message);
+            bad++;
+        } else if (jobs[t].sync != CUDA_SUCCESS) {
+            fail_at(__LINE__, "thread %d: cuStreamSynchronize: %s", t, cu_name(jobs[t].sync));
+            bad++;
+        }
+    }
+    REQUIRE(bad == 0, "%d of %d threads failed", bad, NTHREADS);
+    CU_REQUIRE(cu.StreamSynchronize(NULL));
+    struct echo_fields got[NTHREADS];
+    REQUIRE(dev_download(y, dy, n * sizeof *y) && dev_download(z, dz, n * sizeof *z) &&
+            dev_download(got, decho, sizeof got), "download");
+    for (int t = 0; t < NTHREADS; t++) {
+        char what[32];
+        snprintf(what, sizeof what, "thread %d echo", t);
+        echo_matches(what, &got[t], &jobs[t].sent);
+    }
+    validate_result("z", F32, ref_z, z, n, 1e-6, 1e-6);
+    validate_result("y", F32, ref_y, y, n, 1e-5, 1e-5);
+    note("%d threads, no context of their own; all launches correct", NTHREADS);
+}
+
+/* ---- main ---------------------------------------------------------------------------- */
+
+int main(void)
+{
+    setvbuf(stdout, NULL, _IOLBF, 0);
+
+    /* Before anything loads the driver: the configuration check must stand
+     * on its own. Its verdict is reported below, with the other cases. */
+    pre_driver_status = saxpy(ks_launch_1d(1, 2048), 1.0f, NULL, NULL, 0);
+    snprintf(pre_driver_message, sizeof pre_driver_message, "%s", ks_last_error_message());
+
+    ks_status st = load_driver_functions();
+    if (st == KS_ERR_NO_DRIVER) {
+        printf("gpu-check: no CUDA driver (%s); skipped\n", ks_last_error_message());
+        return 0;
+    }
+    if (st != KS_OK) {
+        printf("gpu-check: driver setup failed: %s: %s\n", ks_status_name(st), ks_last_error_message());
+        return 1;
+    }
+
+    CUdevice dev;
+    CUcontext ctx;
+    CUstream user;
+    char devname[256] = "?";
+    CUresult r;
+    if ((r = cu.DeviceGet(&dev, 0)) != CUDA_SUCCESS ||
+        (r = cu.DeviceGetName(devname, sizeof devname, dev)) != CUDA_SUCCESS ||
+        (r = cu.DevicePrimaryCtxRetain(&ctx, dev)) != CUDA_SUCCESS ||
+        (r = cu.CtxSetCurrent(ctx)) != CUDA_SUCCESS ||
+        (r = cu.StreamCreate(&user, CU_STREAM_NON_BLOCKING)) != CUDA_SUCCESS) {
+        printf("gpu-check: no usable device 0: %s\n", cu_name(r));
+        return 1;
+    }
+    printf("gpu-check: device 0: %s\n", devname);
+
+    static const struct { const char *name; case_fn fn; } per_stream[] = {
+        {"saxpy", case_saxpy},
+        {"blas::scale(double)", case_scale_f64},
+        {"blas::scale(float)", case_scale_f32},
+        {"block_sum", case_block_sum},
+        {"histogram", case_histogram},
+        {"haxpy", case_haxpy},
+        {"gather_rows", case_gather_rows},
+        {"echo_scalars/random", case_echo_random},
+    };
+    const struct { const char *name; CUstream s; } streams[] = {
+        {"legacy", NULL},
+        {"per-thread", KS_STREAM_PER_THREAD},
+        {"user", user},
+    };
+
+    run_case("config/before-driver", NULL, case_config_before_driver, NULL);
+    run_case("config/errors", NULL, case_config_errors, NULL);
+    for (size_t s = 0; s < sizeof streams / sizeof streams[0]; s++)
+        for (size_t k = 0; k < sizeof per_stream / sizeof per_stream[0]; k++)
+            run_case(per_stream[k].name, streams[s].name, per_stream[k].fn, streams[s].s);
+    run_case("echo_scalars/minimum", NULL, case_echo_min, NULL);
+    run_case("echo_scalars/maximum", NULL, case_echo_max, NULL);
+    run_case("echo_scalars/special-floats", NULL, case_echo_special_floats, user);
+    run_case("echo_scalars/signalling-nan", NULL, case_echo_signalling_nan, NULL);
+    run_case("image/load-all", NULL, case_load_all_images, NULL);
+    run_case("image/unload-relaunch", "legacy", case_unload_relaunch, NULL);
+    run_case("image/unload-relaunch", "user", case_unload_relaunch, user);
+    run_case("graph/capture", "user", case_graph_capture, user);
+    run_case("threads/first-launch", NULL, case_threads_first_launch, NULL);
+
+    cu.StreamDestroy(user);
+    printf("gpu-check: %d passed, %d failed\n", n_passed, n_failed);
+    return n_failed ? 1 : 0;
+}
