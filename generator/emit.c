@@ -389,6 +389,13 @@ static tnode *build_values(const ks_options *o, const ks_model *m, const ks_imag
     tn_take(root, "options", options_text(o));
     tn_set(root, "vector_types", "%s", m->needs_vector_types ? "yes" : "");
 
+    tn_set(root, "cuda_h", "%s", m->needs_cuda_h ? "yes" : "");
+    tval *ctypes = tn_list(root, "types");
+    for (size_t i = 0; i < m->ntypes; i++) {
+        tnode *tn = tn_push(ctypes, root);
+        tn_set(tn, "c_name", "%s", m->types[i].c_name);
+        tn_set(tn, "definition", "%s", m->types[i].text);
+    }
     tval *fwds = tn_list(root, "forward_decls");
     for (size_t i = 0; i < m->nfwds; i++)
         tn_set(tn_push(fwds, root), "name", "%s", m->fwds[i].c_name);

@@ -40,13 +40,23 @@ typedef struct ks_fwd {
     char *c_name;      /* e.g. "ns_Particle" */
 } ks_fwd;
 
+/* A C mirror of a struct, union or enum that a kernel takes by value,
+ * with its layout checks; emitted in dependency order. */
+typedef struct ks_ctype {
+    char *c_name;      /* e.g. "ns_Params" */
+    char *text;        /* the definition and its static asserts, ready to print */
+} ks_ctype;
+
 typedef struct ks_model {
     char *source;      /* input path as given */
     ks_kern *kernels;
     size_t nkernels;
     ks_fwd *fwds;      /* forward declarations, in first-use order */
     size_t nfwds;
+    ks_ctype *types;   /* mirrored types, inner ones first */
+    size_t ntypes;
     int needs_vector_types;   /* a parameter names a CUDA vector type */
+    int needs_cuda_h;         /* a parameter is a CUtensorMap */
 } ks_model;
 
 /* Options that shape parsing and output. */
@@ -63,6 +73,11 @@ typedef struct ks_options {
     size_t ndefines;
     const char **includes;     /* include directories */
     size_t nincludes;
+    /* Called by ks_parse with the CXTranslationUnit (as void *) after a
+     * clean parse, before the unit is disposed: depfile.c collects the
+     * included files there, sparing a second parse. NULL: not called. */
+    void (*tu_hook)(void *tu, void *data);
+    void *tu_hook_data;
 } ks_options;
 
 /* ---- parse.c ---- */
@@ -129,5 +144,96 @@ void ks_verror_at(const char *file, unsigned line, unsigned col, const char *sev
 
 /* basename without directories; points into s. */
 const char *ks_basename(const char *s);
+
+/* ---- depfile.c: make depfiles (-MD, -MMD, -MF, -MT, -MQ) ---- */
+/* The files a parse read: the input first, then every included file once,
+ * in first-inclusion order. */
+typedef struct ks_deps {
+    char **files;
+    unsigned char *is_system;  /* per file: a system header (clang's view) */
+    size_t nfiles;
+    int collected;             /* set by ks_deps_hook */
+} ks_deps;
+
+/* A ks_options.tu_hook: data is a ks_deps *. */
+void ks_deps_hook(void *tu, void *data);
+/* Fills *deps by parsing opts->input again, for a front end that did not
+ * call the hook. Returns 0, or -1 after printing an error. */
+int ks_deps_collect(const ks_options *opts, ks_deps *deps);
+void ks_deps_free(ks_deps *deps);
+/* Adds a file the generator read besides the parse (the --embed image, user
+ * templates); a file already listed is not added again. */
+void ks_deps_add(ks_deps *deps, const char *path);
+
+/* Make's spelling of a path in a rule: spaces and tabs escaped with '\',
+ * '$' doubled, '#' escaped (as gcc's -MQ and depfile prerequisites). */
+char *ks_make_quote(const char *path);
+
+/* The depfile text: "TARGETS: input headers...", then an empty rule per
+ * header (gcc's -MP) so a deleted header does not break make. targets are
+ * written as given (already quoted). With skip_system, leaves out system
+ * headers and files under any of system_dirs (gcc's -MMD). */
+char *ks_depfile_text(const ks_deps *deps, const char *const *targets, size_t ntargets,
+                      int skip_system, const char *const *system_dirs, size_t nsystem_dirs);
+
+/* ---- compdb.c: options from compile_commands.json (-p BUILD_DIR) ---- */
+/* What a compile command contributes; strings are owned here. */
+typedef struct ks_compdb {
+    char **includes;           /* -I and -isystem directories, made absolute */
+    size_t nincludes;
+    char **system_dirs;        /* the -isystem ones again, for -MMD */
+    size_t nsystem_dirs;
+    char **defines;            /* "-DX=1" / "-UX", in order */
+    size_t ndefines;
+    char *std;                 /* e.g. "c++17", or NULL */
+    char *arch;                /* e.g. "sm_80", or NULL */
+    char *directory;           /* the entry's "directory" */
+} ks_compdb;
+
+/* Translates one nvcc (or clang) command line, argv[0] being the compiler,
+ * into *db; flags that only shape code generation are dropped. Relative
+ * paths are taken from directory. Returns the number of arguments dropped
+ * with a warning (0 when nothing surprising was seen). */
+int ks_compdb_translate(const char *directory, const char *const *argv, size_t argc,
+                        ks_compdb *db);
+/* Reads BUILD_DIR/compile_commands.json and translates the entry for input.
+ * Returns 0, or -1 after printing an error. */
+int ks_compdb_load(const char *build_dir, const char *input, ks_compdb *db);
+void ks_compdb_free(ks_compdb *db);
+
+/* ---- drift.c: kstub check and kstub diff ---- */
+/* Exit statuses of check and diff, a bit field as abidiff's: */
+enum {
+    KS_DRIFT_NONE = 0,         /* up to date / no change */
+    KS_DRIFT_ERROR = 1,        /* the tool failed (unreadable or bad input) */
+    KS_DRIFT_USAGE = 2,        /* bad command line */
+    KS_DRIFT_CHANGED = 4,      /* something changed (out of date) */
+    KS_DRIFT_BREAKING = 8      /* ... and it breaks existing callers; with CHANGED */
+};
+
+typedef enum { KS_FORMAT_TEXT, KS_FORMAT_JSON, KS_FORMAT_GITHUB } ks_format;
+/* "text", "json" or "github"; -1 if none of those. */
+int ks_format_parse(const char *s);
+
+/* Reads a manifest into a model (names, types, layout, lines, bounds).
+ * Returns 0, or -1 after printing an error. */
+int ks_manifest_read(const char *path, ks_model *model);
+
+/* kstub diff [--format=F] [--source PATH] OLD.json NEW.json */
+int ks_diff_main(int argc, char **argv);
+
+/* What kstub check compares. */
+typedef struct ks_check_input {
+    const char *source;        /* the .cu path, for diagnostics */
+    const ks_model *fresh;     /* the model just parsed */
+    const ks_output *outputs;  /* what the generator would write now */
+    size_t noutputs;
+    const char *manifest;      /* on-disk manifest path, or NULL */
+    const char *fix_command;   /* the command line that regenerates */
+    ks_format format;
+} ks_check_input;
+
+/* Compares with the files on disk, prints the report; returns the exit status. */
+int ks_check_run(const ks_check_input *in);
 
 #endif /* KSTUB_MODEL_H */

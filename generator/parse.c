@@ -238,6 +238,369 @@ static char *qualifier_prefix(CXType t)
                         clang_isVolatileQualifiedType(t) ? "volatile " : "");
 }
 
+typedef struct enum_visit {
+    ks_buf *b;
+    const char *cn;
+    int is_signed;
+} enum_visit;
+
+static enum CXChildVisitResult enum_constant_visitor(CXCursor c, CXCursor parent, CXClientData data)
+{
+    (void)parent;
+    enum_visit *ev = data;
+    if (clang_getCursorKind(c) != CXCursor_EnumConstantDecl)
+        return CXChildVisit_Continue;
+    char *name = take(clang_getCursorSpelling(c));
+    if (ev->is_signed)
+        ks_buf_printf(ev->b, "#define %s_%s KS_ENUM_VALUE(%s, %lld)\n", ev->cn, name, ev->cn,
+                      clang_getEnumConstantDeclValue(c));
+    else
+        ks_buf_printf(ev->b, "#define %s_%s KS_ENUM_VALUE(%s, %lluu)\n", ev->cn, name, ev->cn,
+                      clang_getEnumConstantDeclUnsignedValue(c));
+    free(name);
+    return CXChildVisit_Continue;
+}
+
+/* Records C knows under another name. */
+static const struct {
+    const char *name;       /* the record's name on the device */
+    const char *c_name;
+    int needs_cuda_h;
+} known_records[] = {
+    {"__half", "ks_half", 0},
+    {"__half2", "ks_half2", 0},
+    {"__nv_bfloat16", "ks_bfloat16", 0},
+    {"__nv_bfloat162", "ks_bfloat162", 0},
+    {"CUtensorMap_st", "CUtensorMap", 1},
+};
+
+static const ks_ctype *find_ctype(const ks_model *m, const char *c_name)
+{
+    for (size_t i = 0; i < m->ntypes; i++)
+        if (strcmp(m->types[i].c_name, c_name) == 0)
+            return &m->types[i];
+    return NULL;
+}
+
+static void add_ctype(ks_model *m, const char *c_name, char *text)
+{
+    m->types = ks_xrealloc(m->types, (m->ntypes + 1) * sizeof *m->types);
+    m->types[m->ntypes].c_name = ks_xstrdup(c_name);
+    m->types[m->ntypes].text = text;
+    m->ntypes++;
+}
+
+static type_result enum_c_type(parse_ctx *ctx, CXType canon);
+static type_result pointer_c_type(parse_ctx *ctx, CXType t, int top_level);
+static type_result record_c_type(parse_ctx *ctx, CXType canon, int by_value, const char *anon_name);
+
+/* A scalar's C spelling (builtin or <stdint.h>/<stddef.h> typedef), or NULL. */
+static char *scalar_c_name(CXType t)
+{
+    char *std = std_typedef_name(t);
+    if (std)
+        return std;
+    const char *b = builtin_c_name(clang_getCanonicalType(t).kind);
+    return b ? ks_xstrdup(b) : NULL;
+}
+
+/* An enum becomes a one-member struct of its underlying integer type: same
+ * size and alignment, and C cannot mix it up with plain integers or other
+ * enums. Its constants become macros. */
+static type_result enum_c_type(parse_ctx *ctx, CXType canon)
+{
+    CXCursor decl = clang_getTypeDeclaration(canon);
+    char *q = qualified_name(decl);
+    if (!*q || strstr(q, "::::") || clang_Cursor_isAnonymous(decl)) {
+        free(q);
+        return refuse("an unnamed enum; give the enum a name");
+    }
+    char *cn = c_identifier(q);
+    type_result r = {NULL, NULL};
+    if (!find_ctype(ctx->model, cn)) {
+        char *under = scalar_c_name(clang_getEnumDeclIntegerType(decl));
+        if (!under) {
+            free(q);
+            free(cn);
+            return refuse("an enum whose underlying type C cannot name");
+        }
+        long size = clang_Type_getSizeOf(canon), align = clang_Type_getAlignOf(canon);
+        ks_buf b = {0};
+        ks_buf_printf(&b, "#ifndef KS_TYPE_%s\n#define KS_TYPE_%s\n", cn, cn);
+        ks_buf_printf(&b, "/* enum %s: its underlying %s, kept a distinct type. */\n", q, under);
+        ks_buf_printf(&b, "typedef struct %s { %s value; } %s;\n", cn, under, cn);
+        ks_buf consts = {0};
+        CXType ut = clang_getCanonicalType(clang_getEnumDeclIntegerType(decl));
+        int is_signed = ut.kind == CXType_SChar || ut.kind == CXType_Char_S ||
+                        ut.kind == CXType_Short || ut.kind == CXType_Int ||
+                        ut.kind == CXType_Long || ut.kind == CXType_LongLong;
+        enum_visit ev = {&consts, cn, is_signed};
+        clang_visitChildren(decl, enum_constant_visitor, &ev);
+        ks_buf_puts(&b, consts.data ? consts.data : "");
+        free(consts.data);
+        ks_buf_printf(&b, "KS_STATIC_ASSERT(sizeof(%s) == %ld && KS_ALIGNOF(%s) == %ld,\n"
+                          "                 \"kstub: enum %s is %ld bytes, %ld-aligned on the device\", %s);\n",
+                      cn, size, cn, align, q, size, align, cn);
+        ks_buf_printf(&b, "#endif");
+        add_ctype(ctx->model, cn, ks_buf_take(&b));
+        free(under);
+    }
+    r = accept(ks_xstrdup(cn));
+    free(q);
+    free(cn);
+    return r;
+}
+
+/* ---- mirrored records ---- */
+
+typedef struct field_visit {
+    parse_ctx *ctx;
+    const char *cn;        /* the mirror's C name */
+    const char *qname;     /* the record's C++ name, for messages */
+    int is_union;
+    long cur;              /* bytes laid out so far */
+    int packed;            /* a field is less aligned than its type */
+    long record_align;
+    int nanon, npad;
+    ks_buf body, asserts;
+    char *why;             /* first refusal */
+} field_visit;
+
+/* "float x", "int m[2][3]", "struct Inner in": a field's C declaration. */
+static type_result field_decl(parse_ctx *ctx, CXType t, const char *name, const char *anon_name)
+{
+    ks_buf dims = {0};
+    CXType e = clang_getCanonicalType(t);
+    CXType elem = t;
+    while (e.kind == CXType_ConstantArray) {
+        ks_buf_printf(&dims, "[%lld]", clang_getArraySize(e));
+        elem = clang_getArrayElementType(e);
+        e = clang_getCanonicalType(elem);
+    }
+    type_result r;
+    char *scalar = scalar_c_name(elem);
+    if (scalar) {
+        r = accept(scalar);
+    } else if (e.kind == CXType_Pointer) {
+        r = pointer_c_type(ctx, e, 0);
+    } else if (e.kind == CXType_Enum) {
+        r = enum_c_type(ctx, e);
+    } else if (e.kind == CXType_Record) {
+        r = record_c_type(ctx, e, 1, anon_name);
+    } else {
+        char *sp = take(clang_getTypeSpelling(t));
+        r = refuse("field '%s' has type '%s', which C cannot mirror exactly", name, sp);
+        free(sp);
+    }
+    if (r.c_type) {
+        size_t n = strlen(r.c_type);
+        char *d = ks_xasprintf("%s%s%s%s", r.c_type, n && r.c_type[n - 1] == '*' ? "" : " ", name,
+                               dims.data ? dims.data : "");
+        free(r.c_type);
+        r.c_type = d;
+    }
+    free(dims.data);
+    return r;
+}
+
+static enum CXVisitorResult field_visitor(CXCursor f, CXClientData data)
+{
+    field_visit *v = data;
+    if (v->why)
+        return CXVisit_Break;
+    char *name = take(clang_getCursorSpelling(f));
+    CXType t = clang_getCursorType(f);
+    char *anon_name = NULL;
+    CXCursor tdecl = clang_getTypeDeclaration(clang_getCanonicalType(t));
+    if (!*name || clang_Cursor_isAnonymousRecordDecl(tdecl)) {
+        /* An anonymous member gets a name in C (C99 has no anonymous members). */
+        free(name);
+        name = ks_xasprintf("ks__anon%d", v->nanon++);
+        anon_name = ks_xasprintf("%s_%s", v->cn, name);
+    } else if (clang_Cursor_isAnonymous(tdecl)) {
+        anon_name = ks_xasprintf("%s_%s", v->cn, name);   /* struct { ... } pair; */
+    }
+    if (clang_Cursor_isBitField(f)) {
+        v->why = ks_xasprintf("%s has a bit-field '%s', whose layout C does not guarantee; use "
+                              "a plain integer and masks", v->qname, name);
+        free(name);
+        free(anon_name);
+        return CXVisit_Break;
+    }
+    long long bits = clang_Cursor_getOffsetOfField(f);
+    long size = clang_Type_getSizeOf(t), align = clang_Type_getAlignOf(t);
+    if (bits < 0 || size < 0 || align <= 0) {
+        v->why = ks_xasprintf("the layout of %s field '%s' cannot be computed", v->qname, name);
+        free(name);
+        free(anon_name);
+        return CXVisit_Break;
+    }
+    long off = (long)(bits / 8);
+    type_result d = field_decl(v->ctx, t, name, anon_name);
+    if (!d.c_type) {
+        v->why = ks_xasprintf("%s: %s", v->qname, d.why);
+        free(d.why);
+        free(name);
+        free(anon_name);
+        return CXVisit_Break;
+    }
+    if (!v->is_union && off > v->cur)
+        ks_buf_printf(&v->body, "    char ks__pad%d[%ld];\n", v->npad++, off - v->cur);
+    if (align > v->record_align || (off % align) != 0)
+        v->packed = 1;
+    ks_buf_printf(&v->body, "    %s;%*s/* offset %ld */\n", d.c_type,
+                  (int)(strlen(d.c_type) < 30 ? 30 - strlen(d.c_type) : 1), "", off);
+    ks_buf_printf(&v->asserts, "KS_STATIC_ASSERT(offsetof(%s, %s) == %ld,\n"
+                               "                 \"kstub: %s field %s is at offset %ld on the device\", %s_%s);\n",
+                  v->cn, name, off, v->qname, name, off, v->cn, name);
+    if (off + size > v->cur)
+        v->cur = off + size;
+    free(d.c_type);
+    free(name);
+    free(anon_name);
+    return CXVisit_Continue;
+}
+
+typedef struct class_check {
+    const char *why;
+} class_check;
+
+static enum CXChildVisitResult class_checker(CXCursor c, CXCursor parent, CXClientData data)
+{
+    (void)parent;
+    class_check *cc = data;
+    switch (clang_getCursorKind(c)) {
+    case CXCursor_CXXBaseSpecifier:
+        cc->why = "has base classes; C has no inheritance, so put the base's fields in the "
+                  "struct or pass the base as a member";
+        return CXChildVisit_Break;
+    case CXCursor_CXXMethod:
+        if (clang_CXXMethod_isVirtual(c)) {
+            cc->why = "has virtual functions, so it is not trivially copyable and its vtable "
+                      "pointer means nothing on the device";
+            return CXChildVisit_Break;
+        }
+        break;
+    case CXCursor_Destructor:
+        if (!clang_CXXMethod_isDefaulted(c)) {
+            cc->why = "has a user-provided destructor, so it is not trivially copyable";
+            return CXChildVisit_Break;
+        }
+        break;
+    case CXCursor_Constructor:
+        if ((clang_CXXConstructor_isCopyConstructor(c) || clang_CXXConstructor_isMoveConstructor(c)) &&
+            !clang_CXXMethod_isDefaulted(c)) {
+            cc->why = "has a user-provided copy or move constructor, so it is not trivially "
+                      "copyable";
+            return CXChildVisit_Break;
+        }
+        break;
+    default:
+        break;
+    }
+    return CXChildVisit_Continue;
+}
+
+/* Builds the C mirror of a struct or union taken by value. */
+static char *mirror_record(parse_ctx *ctx, CXType canon, const char *cn, const char *qname)
+{
+    if (find_ctype(ctx->model, cn))
+        return NULL;
+    CXCursor decl = clang_getTypeDeclaration(canon);
+    class_check cc = {NULL};
+    clang_visitChildren(decl, class_checker, &cc);
+    if (cc.why)
+        return ks_xasprintf("%s %s", qname, cc.why);
+    long size = clang_Type_getSizeOf(canon), align = clang_Type_getAlignOf(canon);
+    if (size < 0 || align <= 0)
+        return ks_xasprintf("the size or alignment of %s cannot be computed (an incomplete or "
+                            "dependent type?)", qname);
+    field_visit v;
+    memset(&v, 0, sizeof v);
+    v.ctx = ctx;
+    v.cn = cn;
+    v.qname = qname;
+    v.is_union = clang_getCursorKind(decl) == CXCursor_UnionDecl;
+    v.record_align = align;
+    clang_Type_visitFields(canon, field_visitor, &v);
+    if (v.why) {
+        free(v.body.data);
+        free(v.asserts.data);
+        return v.why;
+    }
+    if (v.cur == 0 && size > 0)          /* empty: one byte in C++, none in C */
+        ks_buf_printf(&v.body, "    char ks__empty[%ld];\n", size);
+    else if (!v.is_union && size > v.cur && (v.cur + align - 1) / align * align != size)
+        ks_buf_printf(&v.body, "    char ks__pad%d[%ld];\n", v.npad++, size - v.cur);
+
+    const char *kw = v.is_union ? "union" : "struct";
+    unsigned line;
+    location_of(decl, &line, NULL);
+    ks_buf b = {0};
+    ks_buf_printf(&b, "#ifndef KS_TYPE_%s\n#define KS_TYPE_%s\n", cn, cn);
+    ks_buf_printf(&b, "/* %s %s, mirrored: the same size, alignment and field offsets. */\n", kw,
+                  qname);
+    ks_buf_printf(&b, "typedef %s KS_ALIGNED(%ld)%s %s {\n%s} %s;\n", kw, align,
+                  v.packed ? " KS_PACKED" : "", cn, v.body.data ? v.body.data : "", cn);
+    ks_buf_printf(&b, "KS_STATIC_ASSERT(sizeof(%s) == %ld,\n"
+                      "                 \"kstub: %s is %ld bytes on the device\", %s_size);\n",
+                  cn, size, qname, size, cn);
+    ks_buf_printf(&b, "KS_STATIC_ASSERT(KS_ALIGNOF(%s) == %ld,\n"
+                      "                 \"kstub: %s is %ld-byte aligned on the device\", %s_align);\n",
+                  cn, align, qname, align, cn);
+    ks_buf_puts(&b, v.asserts.data ? v.asserts.data : "");
+    ks_buf_puts(&b, "#endif");
+    free(v.body.data);
+    free(v.asserts.data);
+    add_ctype(ctx->model, cn, ks_buf_take(&b));
+    return NULL;
+}
+
+/* The C name of a struct/union/class: a known equivalent, a CUDA vector
+ * type, a forward declaration (pointees) or a mirror (by value). */
+static type_result record_c_type(parse_ctx *ctx, CXType canon, int by_value, const char *anon_name)
+{
+    CXCursor decl = clang_getTypeDeclaration(canon);
+    char *spelled = take(clang_getCursorSpelling(decl));
+    type_result r = {NULL, NULL};
+    for (size_t i = 0; i < sizeof known_records / sizeof known_records[0]; i++)
+        if (strcmp(spelled, known_records[i].name) == 0) {
+            ctx->model->needs_cuda_h |= known_records[i].needs_cuda_h;
+            free(spelled);
+            return accept(ks_xstrdup(known_records[i].c_name));
+        }
+    if (declared_in_file(decl, "vector_types.h")) {
+        ctx->model->needs_vector_types = 1;
+        return accept(spelled);
+    }
+    char *q = NULL, *cn = NULL;
+    if (anon_name && (clang_Cursor_isAnonymous(decl) || !*spelled)) {
+        q = ks_xstrdup(anon_name);
+        cn = ks_xstrdup(anon_name);
+    } else if (!*spelled || clang_Cursor_isAnonymous(decl)) {
+        r = refuse("an unnamed struct; give the struct a name");
+    } else if (clang_Type_getNumTemplateArguments(canon) > 0) {
+        r = refuse("a class template specialization, which C cannot name; use a plain struct");
+    } else {
+        q = qualified_name(decl);
+        cn = c_identifier(q);
+    }
+    if (cn) {
+        const char *kw = clang_getCursorKind(decl) == CXCursor_UnionDecl ? "union" : "struct";
+        if (by_value) {
+            char *why = mirror_record(ctx, canon, cn, q);
+            r = why ? (type_result){NULL, why} : accept(ks_xasprintf("%s %s", kw, cn));
+        } else {
+            add_fwd(ctx->model, cn);
+            r = accept(ks_xasprintf("%s %s", kw, cn));
+        }
+    }
+    free(spelled);
+    free(q);
+    free(cn);
+    return r;
+}
+
 /* C spelling of a type that a pointer points to (qualifiers included). */
 static type_result pointee_c_type(parse_ctx *ctx, CXType t);
 
@@ -284,34 +647,13 @@ static type_result pointee_c_type(parse_ctx *ctx, CXType t)
             r = p;
         }
     } else if (canon.kind == CXType_Enum) {
-        /* C cannot name a C++ enum's underlying type as an enum; point at
-         * the underlying integer type, which has the same size. */
-        CXType under = clang_getEnumDeclIntegerType(clang_getTypeDeclaration(canon));
-        const char *b = builtin_c_name(clang_getCanonicalType(under).kind);
-        if (b)
-            r = accept(ks_xasprintf("%s%s", quals, b));
-        else
-            r = refuse("pointer to an enum whose underlying type C cannot name");
+        type_result e = enum_c_type(ctx, canon);
+        r = e.c_type ? accept(ks_xasprintf("%s%s", quals, e.c_type)) : e;
+        free(e.c_type);
     } else if (canon.kind == CXType_Record) {
-        CXCursor decl = clang_getTypeDeclaration(canon);
-        char *spelled = take(clang_getCursorSpelling(decl));
-        if (!*spelled || clang_Cursor_isAnonymous(decl)) {
-            r = refuse("pointer to an unnamed struct; give the struct a name");
-        } else if (clang_Type_getNumTemplateArguments(canon) > 0) {
-            r = refuse("pointer to a class template specialization, which C cannot name; "
-                       "pass 'void *' or a pointer to a plain struct");
-        } else if (declared_in_file(decl, "vector_types.h")) {
-            ctx->model->needs_vector_types = 1;
-            r = accept(ks_xasprintf("%s%s", quals, spelled));
-        } else {
-            char *q = qualified_name(decl);
-            char *cn = c_identifier(q);
-            add_fwd(ctx->model, cn);
-            r = accept(ks_xasprintf("%sstruct %s", quals, cn));
-            free(cn);
-            free(q);
-        }
-        free(spelled);
+        type_result e = record_c_type(ctx, canon, 0, NULL);
+        r = e.c_type ? accept(ks_xasprintf("%s%s", quals, e.c_type)) : e;
+        free(e.c_type);
     } else {
         char *sp = take(clang_getTypeSpelling(t));
         switch (canon.kind) {
@@ -374,12 +716,10 @@ static type_result param_c_type(parse_ctx *ctx, CXType t)
         r = refuse("'%s' is a member pointer, which C cannot pass; pass an offset or an index", sp);
         break;
     case CXType_Record:
-        r = refuse("'%s' is a struct, class or union passed by value, which kstub does not "
-                   "support yet; pass a pointer to it", sp);
+        r = record_c_type(ctx, canon, 1, NULL);
         break;
     case CXType_Enum:
-        r = refuse("'%s' is an enum, which kstub does not support yet; pass its underlying "
-                   "integer type", sp);
+        r = enum_c_type(ctx, canon);
         break;
     case CXType_Dependent:
     case CXType_Unexposed:
@@ -827,6 +1167,11 @@ void ks_model_free(ks_model *m)
     }
     for (size_t i = 0; i < m->nfwds; i++)
         free(m->fwds[i].c_name);
+    for (size_t i = 0; i < m->ntypes; i++) {
+        free(m->types[i].c_name);
+        free(m->types[i].text);
+    }
+    free(m->types);
     free(m->fwds);
     free(m->kernels);
     free(m->source);

@@ -201,7 +201,7 @@ static const struct {
     {"volatile double *", "volatile double *", 8, 8},
     {"const volatile uint8_t *", "const volatile uint8_t *", 8, 8},
     {"float4 *", "float4 *", 8, 8},
-    {"my_enum *", "unsigned int *", 8, 8},    /* pointer to enum: its integer type */
+    {"my_enum *", "my_enum *", 8, 8},         /* pointer to enum: its mirror */
     {"my_int *", "int *", 8, 8},
     {"float[]", "float *", 8, 8},            /* array parameters are pointers */
     {"const int[10]", "const int *", 8, 8},
@@ -251,7 +251,9 @@ static const struct {
 } refusals[] = {
     {"reference.cu", "1:40", "is a reference"},
     {"rvalue_reference.cu", "1:39", "is a reference"},
-    {"struct_by_value.cu", "2:51", "passed by value"},
+    {"virtual_class.cu", "2:55", "has virtual functions"},
+    {"bitfield.cu", "2:51", "has a bit-field 'a'"},
+    {"copy_constructor.cu", "2:44", "not trivially copyable"},
     {"static_kernel.cu", "1:24", "internal linkage"},
     {"static_kernel.cu", "2:29", "internal linkage"},
     {"function_pointer.cu", "2:49", "pointer to function"},

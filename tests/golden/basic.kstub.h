@@ -12,6 +12,7 @@
 #include <stddef.h>
 #include <stdint.h>
 #include <kstub.h>
+#include <kstub_types.h>
 
 #ifdef __cplusplus
 extern "C" {

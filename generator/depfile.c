@@ -1,0 +1,188 @@
+/*
+ * depfile.c — make depfiles for the generated stubs (-MD, -MMD, -MF, -MT,
+ * -MQ): the input and every file it includes, as libclang saw them, with an
+ * empty rule per header (gcc's -MP) so that deleting a header does not stop
+ * make with "No rule to make target".
+ *
+ * The list comes from clang_getInclusions on the translation unit ks_parse
+ * already holds (through ks_options.tu_hook). ks_deps_collect parses again
+ * for a front end that does not call the hook; that costs a second parse
+ * (~0.5 s with the CUDA headers), so it is only the fallback.
+ */
+#include "model.h"
+
+#include <clang-c/Index.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+static void add_file(ks_deps *d, const char *path, int is_system)
+{
+    for (size_t i = 0; i < d->nfiles; i++)
+        if (strcmp(d->files[i], path) == 0)
+            return;
+    d->files = ks_xrealloc(d->files, (d->nfiles + 1) * sizeof *d->files);
+    d->is_system = ks_xrealloc(d->is_system, d->nfiles + 1);
+    d->files[d->nfiles] = ks_xstrdup(path);
+    d->is_system[d->nfiles] = (unsigned char)is_system;
+    d->nfiles++;
+}
+
+void ks_deps_add(ks_deps *d, const char *path)
+{
+    add_file(d, path, 0);
+}
+
+typedef struct visit_ctx {
+    CXTranslationUnit tu;
+    ks_deps *deps;
+} visit_ctx;
+
+static void visit_inclusion(CXFile file, CXSourceLocation *stack, unsigned depth,
+                            CXClientData data)
+{
+    (void)stack;
+    visit_ctx *v = data;
+    CXString name = clang_getFileName(file);
+    const char *path = clang_getCString(name);
+    /* The main file comes first with depth 0; clang's own preamble
+     * buffers have no real path. */
+    if (path && *path && path[0] != '<') {
+        int sys = depth > 0 &&
+                  clang_Location_isInSystemHeader(clang_getLocationForOffset(v->tu, file, 0));
+        add_file(v->deps, path, sys);
+    }
+    clang_disposeString(name);
+}
+
+void ks_deps_hook(void *tu, void *data)
+{
+    ks_deps *d = data;
+    visit_ctx v = {(CXTranslationUnit)tu, d};
+    clang_getInclusions(v.tu, visit_inclusion, &v);
+    d->collected = 1;
+}
+
+/* The same arguments ks_parse uses (parse.c), for the fallback parse. */
+int ks_deps_collect(const ks_options *o, ks_deps *d)
+{
+    size_t cap = 16 + o->ndefines + 2 * o->nincludes;
+    const char **args = ks_xmalloc(cap * sizeof *args);
+    char *owned[4];
+    size_t nargs = 0, nowned = 0;
+    args[nargs++] = "-x";
+    args[nargs++] = "cuda";
+    args[nargs++] = "--cuda-device-only";
+    args[nargs++] = "-nocudalib";
+    args[nargs++] = "-Wno-unknown-cuda-version";
+    args[nargs++] = owned[nowned++] = ks_xasprintf("--cuda-path=%s", o->cuda_path);
+    args[nargs++] = owned[nowned++] = ks_xasprintf("--cuda-gpu-arch=%s", o->arch);
+    args[nargs++] = owned[nowned++] = ks_xasprintf("-std=%s", o->std);
+    char *cccl = owned[nowned++] = ks_xasprintf("%s/include/cccl", o->cuda_path);
+    FILE *probe = fopen(cccl, "r");
+    if (probe) {
+        fclose(probe);
+        args[nargs++] = "-isystem";
+        args[nargs++] = cccl;
+    }
+    for (size_t i = 0; i < o->nincludes; i++) {
+        args[nargs++] = "-I";
+        args[nargs++] = o->includes[i];
+    }
+    for (size_t i = 0; i < o->ndefines; i++)
+        args[nargs++] = o->defines[i];
+
+    CXIndex index = clang_createIndex(0, 0);
+    CXTranslationUnit tu = NULL;
+    enum CXErrorCode ec = clang_parseTranslationUnit2(index, o->input, args, (int)nargs, NULL, 0,
+                                                      CXTranslationUnit_KeepGoing, &tu);
+    int rc = 0;
+    if (ec != CXError_Success || !tu) {
+        ks_error_at(o->input, 0, 0, "libclang could not parse the file for its depfile (error %d)",
+                    (int)ec);
+        rc = -1;
+    } else {
+        ks_deps_hook(tu, d);
+        clang_disposeTranslationUnit(tu);
+    }
+    clang_disposeIndex(index);
+    for (size_t i = 0; i < nowned; i++)
+        free(owned[i]);
+    free(args);
+    return rc;
+}
+
+void ks_deps_free(ks_deps *d)
+{
+    for (size_t i = 0; i < d->nfiles; i++)
+        free(d->files[i]);
+    free(d->files);
+    free(d->is_system);
+    memset(d, 0, sizeof *d);
+}
+
+/* As gcc's mkdeps.c: a run of backslashes before a blank is doubled, the
+ * blank escaped; '$' is make's own escape; '#' would start a comment. */
+char *ks_make_quote(const char *path)
+{
+    ks_buf b = {0};
+    for (const char *p = path; *p; p++) {
+        if (*p == ' ' || *p == '\t') {
+            for (const char *q = p; q > path && q[-1] == '\\'; q--)
+                ks_buf_puts(&b, "\\");
+            ks_buf_puts(&b, "\\");
+        } else if (*p == '$') {
+            ks_buf_puts(&b, "$");
+        } else if (*p == '#') {
+            ks_buf_puts(&b, "\\");
+        }
+        ks_buf_put(&b, p, 1);
+    }
+    return ks_buf_take(&b);
+}
+
+static int under_dir(const char *path, const char *dir)
+{
+    size_t n = strlen(dir);
+    while (n > 1 && dir[n - 1] == '/')
+        n--;
+    return n > 0 && strncmp(path, dir, n) == 0 && (path[n] == '/' || dir[n - 1] == '/');
+}
+
+char *ks_depfile_text(const ks_deps *d, const char *const *targets, size_t ntargets,
+                      int skip_system, const char *const *system_dirs, size_t nsystem_dirs)
+{
+    ks_buf b = {0};
+    unsigned char *keep = ks_xmalloc(d->nfiles + 1);
+    for (size_t i = 0; i < d->nfiles; i++) {
+        keep[i] = 1;
+        if (i > 0 && skip_system) {
+            if (d->is_system[i])
+                keep[i] = 0;
+            for (size_t s = 0; s < nsystem_dirs; s++)
+                if (under_dir(d->files[i], system_dirs[s]))
+                    keep[i] = 0;
+        }
+    }
+    for (size_t t = 0; t < ntargets; t++)
+        ks_buf_printf(&b, "%s%s", t ? " " : "", targets[t]);
+    ks_buf_puts(&b, ":");
+    for (size_t i = 0; i < d->nfiles; i++) {
+        if (!keep[i])
+            continue;
+        char *q = ks_make_quote(d->files[i]);
+        ks_buf_printf(&b, " \\\n  %s", q);
+        free(q);
+    }
+    ks_buf_puts(&b, "\n");
+    /* gcc's -MP: the input itself gets no empty rule. */
+    for (size_t i = 1; i < d->nfiles; i++) {
+        if (!keep[i])
+            continue;
+        char *q = ks_make_quote(d->files[i]);
+        ks_buf_printf(&b, "\n%s:\n", q);
+        free(q);
+    }
+    free(keep);
+    return ks_buf_take(&b);
+}

@@ -1,2 +1,0 @@
-struct P { float x, y; };
-extern "C" __global__ void by_value(float *out, P p) {}
