@@ -1,6 +1,10 @@
 /*
  * main.c — the kstub command line: reads options, runs the front end, and
- * writes OUTBASE.h, OUTBASE.c and the manifest all or nothing.
+ * writes OUTBASE.h, OUTBASE.c, the manifest and the depfile all or nothing.
+ *
+ *   kstub [options] INPUT.cu -o OUTBASE          generate
+ *   kstub check [options] INPUT.cu -o OUTBASE    compare with what is on disk
+ *   kstub diff OLD.json NEW.json                 classify manifest changes
  */
 #include "model.h"
 
@@ -15,9 +19,12 @@
 static void usage(FILE *f)
 {
     fputs("usage: kstub [options] INPUT.cu -o OUTBASE\n"
+          "       kstub check [options] INPUT.cu -o OUTBASE\n"
+          "       kstub diff [--format=F] [--source PATH] OLD.json NEW.json\n"
           "\n"
           "Generates typed C launch stubs for every __global__ kernel in INPUT.cu:\n"
           "OUTBASE.h (declarations) and OUTBASE.c (definitions, linked with libkstub).\n"
+          "Output is deterministic and each file is written only when its content changed.\n"
           "\n"
           "options:\n"
           "  -o OUTBASE           write OUTBASE.h and OUTBASE.c\n"
@@ -29,11 +36,55 @@ static void usage(FILE *f)
           "  -std=c++NN           C++ standard of the kernels (default c++17, as nvcc)\n"
           "  --cuda-path DIR      CUDA toolkit (default $CUDA_PATH or /usr/local/cuda)\n"
           "  --arch sm_NN         device architecture to parse for (default sm_90)\n"
+          "  -p BUILD_DIR         take -I, -isystem, -D, -U, -std and the architecture from\n"
+          "                       the input's entry in BUILD_DIR/compile_commands.json;\n"
+          "                       options given here come after (and win)\n"
           "  -T DIR               use the templates in DIR instead of the built-in ones\n"
           "  --help               show this help\n"
-          "  --version            show the version\n",
+          "  --version            show the version\n"
+          "\n"
+          "depfiles (as gcc):\n"
+          "  -MD                  write a make depfile, OUTBASE.d unless -MF names it: the\n"
+          "                       input and every header it includes, each header also as an\n"
+          "                       empty rule (-MP) so a deleted header does not break make\n"
+          "  -MMD                 the same without system headers (CUDA toolkit, -isystem)\n"
+          "  -MF FILE             write the depfile to FILE (implies -MD)\n"
+          "  -MT TARGET           the rule's target, as written (repeatable; default: the\n"
+          "                       outputs OUTBASE.h OUTBASE.c and the manifest)\n"
+          "  -MQ TARGET           the same, quoted for make ('$' and spaces)\n"
+          "  -MP                  accepted; the empty header rules are always written\n"
+          "\n"
+          "kstub check [options] INPUT.cu -o OUTBASE [--format=F]\n"
+          "  Regenerates in memory with the same options and compares with the files on\n"
+          "  disk; writes nothing. With --manifest, reports changes kernel by kernel against\n"
+          "  the manifest on disk, and prints the command that brings the files up to date.\n"
+          "\n"
+          "kstub diff OLD.json NEW.json\n"
+          "  Classifies each change between two manifests as breaking (error) or\n"
+          "  compatible (warning); see kstub diff --help.\n"
+          "\n"
+          "  --format=F           report as text (file:line:col: error: ..., the default),\n"
+          "                       json, or github (workflow annotations)\n"
+          "\n"
+          "exit status: 0 success / up to date / no change; 1 error; 2 usage error;\n"
+          "check and diff: 4 out of date or compatible changes only, 12 breaking changes\n",
           f);
 }
+
+/* Everything the command line says, beyond ks_options. */
+typedef struct cli {
+    ks_options o;
+    int check;                /* kstub check */
+    int depfile;              /* 0, 1 = -MD, 2 = -MMD */
+    const char *depfile_path; /* -MF */
+    const char **targets;     /* -MT / -MQ, ready to write */
+    size_t ntargets;
+    const char *build_dir;    /* -p */
+    int arch_given, std_given;
+    int format;
+    char **owned;             /* strings to free at exit */
+    size_t nowned;
+} cli;
 
 /* The value of an option given as "-X VALUE", "-XVALUE" or "--opt=VALUE". */
 static const char *option_value(int argc, char **argv, int *i, const char *opt)
@@ -56,21 +107,45 @@ static const char *option_value(int argc, char **argv, int *i, const char *opt)
     return NULL;
 }
 
+/* As option_value, for a multi-letter single-dash option: "-MF FILE" or "-MFFILE". */
+static const char *joined_value(int argc, char **argv, int *i, const char *opt)
+{
+    const char *a = argv[*i];
+    size_t n = strlen(opt);
+    if (strncmp(a, opt, n) != 0)
+        return NULL;
+    if (a[n] != '\0')
+        return a + n;
+    if (*i + 1 >= argc) {
+        ks_error_at(NULL, 0, 0, "option '%s' needs a value", opt);
+        exit(2);
+    }
+    return argv[++*i];
+}
+
 static void push(const char ***list, size_t *n, const char *s)
 {
     *list = ks_xrealloc(*list, (*n + 1) * sizeof **list);
     (*list)[(*n)++] = s;
 }
 
-static int parse_args(int argc, char **argv, ks_options *o)
+static const char *own(cli *c, char *s)
 {
+    c->owned = ks_xrealloc(c->owned, (c->nowned + 1) * sizeof *c->owned);
+    c->owned[c->nowned++] = s;
+    return s;
+}
+
+static int parse_args(int argc, char **argv, int first, cli *c)
+{
+    ks_options *o = &c->o;
     const char *v;
     const char *env_cuda = getenv("CUDA_PATH");
     o->cuda_path = env_cuda && *env_cuda ? env_cuda : "/usr/local/cuda";
     o->arch = "sm_90";
     o->std = "c++17";
     o->template_dir = KSTUB_TEMPLATE_DIR;
-    for (int i = 1; i < argc; i++) {
+    for (int i = first; i < argc; i++) {
         const char *a = argv[i];
         if (strcmp(a, "--help") == 0 || strcmp(a, "-h") == 0) {
             usage(stdout);
@@ -78,8 +153,32 @@ static int parse_args(int argc, char **argv, ks_options *o)
         } else if (strcmp(a, "--version") == 0) {
             printf("kstub %s (manifest format %d)\n", KSTUB_VERSION, KSTUB_MANIFEST_FORMAT);
             exit(0);
+        } else if (strcmp(a, "-MD") == 0) {
+            c->depfile = c->depfile ? c->depfile : 1;
+        } else if (strcmp(a, "-MMD") == 0) {
+            c->depfile = 2;
+        } else if (strcmp(a, "-MP") == 0) {
+            /* always on */
+        } else if ((v = joined_value(argc, argv, &i, "-MF"))) {
+            c->depfile_path = v;
+            c->depfile = c->depfile ? c->depfile : 1;
+        } else if ((v = joined_value(argc, argv, &i, "-MT"))) {
+            push(&c->targets, &c->ntargets, v);
+        } else if ((v = joined_value(argc, argv, &i, "-MQ"))) {
+            push(&c->targets, &c->ntargets, own(c, ks_make_quote(v)));
+        } else if ((v = option_value(argc, argv, &i, "--format"))) {
+            if ((c->format = ks_format_parse(v)) < 0) {
+                ks_error_at(NULL, 0, 0, "--format takes text, json or github, not '%s'", v);
+                return -1;
+            }
+            if (!c->check) {
+                ks_error_at(NULL, 0, 0, "--format is for kstub check and kstub diff");
+                return -1;
+            }
         } else if ((v = option_value(argc, argv, &i, "-o"))) {
             o->outbase = v;
+        } else if ((v = option_value(argc, argv, &i, "-p"))) {
+            c->build_dir = v;
         } else if ((v = option_value(argc, argv, &i, "--manifest"))) {
             o->manifest = v;
         } else if ((v = option_value(argc, argv, &i, "--embed"))) {
@@ -92,20 +191,22 @@ static int parse_args(int argc, char **argv, ks_options *o)
                 return -1;
             }
             o->arch = v;
+            c->arch_given = 1;
         } else if (strncmp(a, "-std=", 5) == 0) {
             if (strncmp(a + 5, "c++", 3) != 0 && strncmp(a + 5, "gnu++", 5) != 0) {
                 ks_error_at(NULL, 0, 0, "'%s': CUDA sources are C++; use -std=c++NN", a);
                 return -1;
             }
             o->std = a + 5;
+            c->std_given = 1;
         } else if ((v = option_value(argc, argv, &i, "-T"))) {
             o->template_dir = v;
         } else if ((v = option_value(argc, argv, &i, "-I"))) {
             push(&o->includes, &o->nincludes, v);
         } else if ((v = option_value(argc, argv, &i, "-D"))) {
-            push(&o->defines, &o->ndefines, ks_xasprintf("-D%s", v));
+            push(&o->defines, &o->ndefines, own(c, ks_xasprintf("-D%s", v)));
         } else if ((v = option_value(argc, argv, &i, "-U"))) {
-            push(&o->defines, &o->ndefines, ks_xasprintf("-U%s", v));
+            push(&o->defines, &o->ndefines, own(c, ks_xasprintf("-U%s", v)));
         } else if (a[0] == '-' && a[1] != '\0') {
             ks_error_at(NULL, 0, 0, "unknown option '%s' (see kstub --help)", a);
             return -1;
@@ -127,50 +228,200 @@ static int parse_args(int argc, char **argv, ks_options *o)
     return 0;
 }
 
+/* Puts the compile command's includes and macros before the command line's,
+ * so that what the user typed wins; -std and the architecture only when the
+ * command line does not set them. */
+static void apply_compdb(cli *c, ks_compdb *db)
+{
+    ks_options *o = &c->o;
+    const char **inc = ks_xmalloc((db->nincludes + o->nincludes + 1) * sizeof *inc);
+    size_t n = 0;
+    for (size_t i = 0; i < db->nincludes; i++)
+        inc[n++] = db->includes[i];
+    for (size_t i = 0; i < o->nincludes; i++)
+        inc[n++] = o->includes[i];
+    free(o->includes);
+    o->includes = inc;
+    o->nincludes = n;
+
+    const char **def = ks_xmalloc((db->ndefines + o->ndefines + 1) * sizeof *def);
+    n = 0;
+    for (size_t i = 0; i < db->ndefines; i++)
+        def[n++] = db->defines[i];
+    for (size_t i = 0; i < o->ndefines; i++)
+        def[n++] = o->defines[i];
+    free(o->defines);
+    o->defines = def;
+    o->ndefines = n;
+
+    if (db->std && !c->std_given)
+        o->std = db->std;
+    if (db->arch && !c->arch_given)
+        o->arch = db->arch;
+}
+
+/* Shell-quotes s onto b when it needs it. */
+static void put_shell_word(ks_buf *b, const char *s)
+{
+    int plain = *s != '\0';
+    for (const char *p = s; *p; p++)
+        if (!strchr("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_-+=./,:@%",
+                    *p))
+            plain = 0;
+    if (plain) {
+        ks_buf_puts(b, s);
+        return;
+    }
+    ks_buf_puts(b, "'");
+    for (const char *p = s; *p; p++) {
+        if (*p == '\'')
+            ks_buf_puts(b, "'\\''");
+        else
+            ks_buf_put(b, p, 1);
+    }
+    ks_buf_puts(b, "'");
+}
+
+/* The generate command equivalent to this check: argv without "check" and --format. */
+static char *fix_command(int argc, char **argv)
+{
+    ks_buf b = {0};
+    put_shell_word(&b, argv[0]);
+    for (int i = 2; i < argc; i++) {
+        if (strncmp(argv[i], "--format=", 9) == 0)
+            continue;
+        if (strcmp(argv[i], "--format") == 0) {
+            i++;
+            continue;
+        }
+        ks_buf_puts(&b, " ");
+        put_shell_word(&b, argv[i]);
+    }
+    return ks_buf_take(&b);
+}
+
 int main(int argc, char **argv)
 {
-    ks_options o;
-    memset(&o, 0, sizeof o);
-    if (parse_args(argc, argv, &o) != 0)
+    if (argc > 1 && strcmp(argv[1], "diff") == 0)
+        return ks_diff_main(argc - 1, argv + 1);
+
+    cli c;
+    memset(&c, 0, sizeof c);
+    c.check = argc > 1 && strcmp(argv[1], "check") == 0;
+    if (parse_args(argc, argv, c.check ? 2 : 1, &c) != 0)
         return 2;
+    ks_options *o = &c.o;
+
+    ks_compdb db;
+    memset(&db, 0, sizeof db);
+    if (c.build_dir) {
+        if (ks_compdb_load(c.build_dir, o->input, &db) != 0)
+            return 1;
+        apply_compdb(&c, &db);
+    }
 
     ks_image_blob image, *img = NULL;
-    if (o.embed) {
-        if (ks_image_read(o.embed, &image) != 0)
+    if (o->embed) {
+        if (ks_image_read(o->embed, &image) != 0)
             return 1;
         img = &image;
     }
 
-    ks_model model;
-    int errors = ks_parse(&o, &model);
-    int rc = 1;
-    char *h = NULL, *c = NULL, *json = NULL;
-    if (errors == 0 && model.nkernels == 0)
-        ks_note_at(o.input, 0, 0, "no __global__ kernels found; the stubs declare none");
-    if (errors == 0) {
-        h = ks_emit(&o, &model, img, "header.h.in");
-        c = h ? ks_emit(&o, &model, img, "source.c.in") : NULL;
-        json = c && o.manifest ? ks_manifest_json(&o, &model) : NULL;
+    ks_deps deps;
+    memset(&deps, 0, sizeof deps);
+    int want_deps = c.depfile && !c.check;
+    if (want_deps) {
+        o->tu_hook = ks_deps_hook;
+        o->tu_hook_data = &deps;
     }
-    if (h && c && (json || !o.manifest)) {
-        char *hpath = ks_xasprintf("%s.h", o.outbase);
-        char *cpath = ks_xasprintf("%s.c", o.outbase);
-        ks_output outs[3] = {{hpath, h}, {cpath, c}, {o.manifest, json}};
-        rc = ks_write_outputs(outs, o.manifest ? 3 : 2) == 0 ? 0 : 1;
-        free(hpath);
-        free(cpath);
+
+    ks_model model;
+    int errors = ks_parse(o, &model);
+    int rc = 1;
+    char *h = NULL, *cs = NULL, *json = NULL, *dtext = NULL;
+    char *hpath = ks_xasprintf("%s.h", o->outbase);
+    char *cpath = ks_xasprintf("%s.c", o->outbase);
+    char *dpath = c.depfile_path ? ks_xstrdup(c.depfile_path) : ks_xasprintf("%s.d", o->outbase);
+    if (errors == 0 && model.nkernels == 0)
+        ks_note_at(o->input, 0, 0, "no __global__ kernels found; the stubs declare none");
+    if (errors == 0) {
+        h = ks_emit(o, &model, img, "header.h.in");
+        cs = h ? ks_emit(o, &model, img, "source.c.in") : NULL;
+        json = cs && o->manifest ? ks_manifest_json(o, &model) : NULL;
+    }
+    if (want_deps && cs && (json || !o->manifest)) {
+        /* Until parse.c calls tu_hook, the includes come from a second parse. */
+        if (!deps.collected && ks_deps_collect(o, &deps) != 0)
+            errors++;
+        if (o->embed)
+            ks_deps_add(&deps, o->embed);
+        if (strcmp(o->template_dir, KSTUB_TEMPLATE_DIR) != 0) {
+            char *t1 = ks_xasprintf("%s/header.h.in", o->template_dir);
+            char *t2 = ks_xasprintf("%s/source.c.in", o->template_dir);
+            ks_deps_add(&deps, t1);
+            ks_deps_add(&deps, t2);
+            free(t1);
+            free(t2);
+        }
+        const char **targets = c.targets;
+        size_t ntargets = c.ntargets;
+        char *q[3] = {NULL, NULL, NULL};
+        if (ntargets == 0) {
+            q[0] = ks_make_quote(hpath);
+            q[1] = ks_make_quote(cpath);
+            q[2] = o->manifest ? ks_make_quote(o->manifest) : NULL;
+            targets = (const char **)q;
+            ntargets = o->manifest ? 3 : 2;
+        }
+        const char *sysdirs[64];
+        size_t nsys = 0;
+        sysdirs[nsys++] = o->cuda_path;
+        for (size_t i = 0; i < db.nsystem_dirs && nsys < 64; i++)
+            sysdirs[nsys++] = db.system_dirs[i];
+        if (!errors)
+            dtext = ks_depfile_text(&deps, targets, ntargets, c.depfile == 2, sysdirs, nsys);
+        for (int i = 0; i < 3; i++)
+            free(q[i]);
+    }
+
+    if (c.check && h && cs && (json || !o->manifest)) {
+        ks_output outs[3] = {{hpath, h}, {cpath, cs}, {o->manifest, json}};
+        char *fix = fix_command(argc, argv);
+        ks_check_input in = {o->input, &model, outs, o->manifest ? 3 : 2, o->manifest, fix,
+                             (ks_format)c.format};
+        rc = ks_check_run(&in);
+        free(fix);
+    } else if (h && cs && (json || !o->manifest) && (dtext || !want_deps)) {
+        ks_output outs[4];
+        size_t n = 0;
+        outs[n].path = hpath, outs[n++].text = h;
+        outs[n].path = cpath, outs[n++].text = cs;
+        if (o->manifest)
+            outs[n].path = o->manifest, outs[n++].text = json;
+        if (dtext)
+            outs[n].path = dpath, outs[n++].text = dtext;
+        rc = ks_write_outputs(outs, n) == 0 ? 0 : 1;
     } else if (errors) {
-        fprintf(stderr, "kstub: %d error%s; nothing written\n", errors, errors == 1 ? "" : "s");
+        fprintf(stderr, "kstub: %d error%s; nothing %s\n", errors, errors == 1 ? "" : "s",
+                c.check ? "checked" : "written");
     }
     free(h);
-    free(c);
+    free(cs);
     free(json);
+    free(dtext);
+    free(hpath);
+    free(cpath);
+    free(dpath);
+    ks_deps_free(&deps);
     ks_model_free(&model);
+    ks_compdb_free(&db);
     if (img)
         free(image.data);
-    for (size_t i = 0; i < o.ndefines; i++)
-        free((char *)o.defines[i]);
-    free(o.defines);
-    free(o.includes);
+    for (size_t i = 0; i < c.nowned; i++)
+        free(c.owned[i]);
+    free(c.owned);
+    free(c.targets);
+    free(o->defines);
+    free(o->includes);
     return rc;
 }
