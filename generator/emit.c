@@ -313,6 +313,35 @@ static char *aligned_decl(const char *type, const char *name, size_t column)
                         (int)stars, "****************", name);
 }
 
+/* For strict mode: the _Generic test of an argument against c_type, which
+ * accepts the type itself and, for a pointer to const, the same pointer
+ * without that const. Top-level restrict means nothing to a caller. */
+static void strict_values(tnode *pn, const char *c_type)
+{
+    ks_buf t = {0};
+    const char *p = c_type;
+    const char *r = strstr(p, "restrict");
+    if (r) {
+        ks_buf_put(&t, p, (size_t)(r - p));
+        while (t.len && t.data[t.len - 1] == ' ')
+            t.data[--t.len] = '\0';
+        ks_buf_puts(&t, r + 8);
+    } else {
+        ks_buf_puts(&t, p);
+    }
+    char *exact = ks_buf_take(&t);
+    size_t n = strlen(exact);
+    int ptr = n && exact[n - 1] == '*';
+    if (ptr && strncmp(exact, "const ", 6) == 0 && strchr(exact, '*') == exact + n - 1)
+        tn_set(pn, "strict_test", "_Generic((%s), %s: 1, %s: 1, default: 0)",
+               tn_find(pn, "name", 4)->str, exact, exact + 6);
+    else
+        tn_set(pn, "strict_test", "_Generic((%s), %s: 1, default: 0)", tn_find(pn, "name", 4)->str,
+               exact);
+    tn_set(pn, "strict_want", "%s", exact);
+    free(exact);
+}
+
 static char *upper_identifier(const char *s)
 {
     char *r = ks_xstrdup(s);
@@ -447,6 +476,7 @@ static tnode *build_values(const ks_options *o, const ks_model *m, const ks_imag
             tn_set(pn, "align", "%ld", p->align);
             tn_set(pn, "offset", "%ld", p->offset);
             tn_set(pn, "index", "%zu", j);
+            strict_values(pn, p->c_type);
             free(types[j]);
         }
         free(types);

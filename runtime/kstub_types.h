@@ -38,6 +38,19 @@ extern "C" {
 #define KS_ENUM_VALUE(T, v) ((T){v})
 #endif
 
+/*
+ * Strict mode (define KSTUB_STRICT before including a generated header, C11):
+ * each argument must have exactly its parameter's type; `ok` is a _Generic
+ * test made by the generator, and `msg` names the kernel and parameter.
+ */
+#if defined(KSTUB_STRICT) && !defined(__cplusplus)
+#if !defined(__STDC_VERSION__) || __STDC_VERSION__ < 201112L
+#error "KSTUB_STRICT needs C11 (_Generic); compile with -std=c11 or later"
+#endif
+#define KS_STRICT_ARG(arg, ok, msg) \
+    ((void)sizeof(struct { _Static_assert(ok, msg); int ks__unused; }), (arg))
+#endif
+
 /* ---- half precision --------------------------------------------------------------------- */
 
 /* The bits of a CUDA __half (IEEE binary16): 2 bytes, 2-byte aligned. */

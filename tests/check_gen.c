@@ -425,8 +425,8 @@ START_TEST(generated_code_compiles)
     }
     /* And the stubs of the demo's kernels, when make has generated them. */
     const char *gen[] = {"build/gen/vector_ops.kstub.c", "build/gen/reduce.kstub.c",
-                         "build/gen/scalars.kstub.c"};
-    for (size_t f = 0; f < 3; f++) {
+                         "build/gen/scalars.kstub.c", "build/gen/records.kstub.c"};
+    for (size_t f = 0; f < 4; f++) {
         if (!exists(gen[f]))
             continue;
         rc = compile(&out, _i, gen[f], "build/gen");
@@ -441,6 +441,8 @@ END_TEST
 static const char *const compile_fail_cases[] = {
     "wrong_pointer_type.c", "too_few_arguments.c", "too_many_arguments.c",
     "missing_launch.c", "double_pointer_for_float.c", "const_dropped.c",
+    "wrong_struct_type.c", "wrong_vector_type.c", "enum_for_int.c", "half_for_float.c",
+    "strict_wrong_enum.c", "strict_scalar_mismatch.c", "strict_double_for_float.c",
 };
 #define NFAILS (sizeof compile_fail_cases / sizeof compile_fail_cases[0])
 
@@ -451,14 +453,22 @@ START_TEST(wrong_calls_do_not_compile)
     int rc = run(&out, "%s kernels/vector_ops.cu -o %s/vector_ops.kstub", kstub_bin(), tmpdir);
     ck_assert_msg(rc == 0, "%s", out);
     free(out);
+    rc = run(&out, "%s kernels/records.cu -o %s/records.kstub", kstub_bin(), tmpdir);
+    ck_assert_msg(rc == 0, "%s", out);
+    free(out);
     char src[128];
     snprintf(src, sizeof src, "tests/compile_fail/%s", compile_fail_cases[_i]);
     char *text = ks_read_file(src, NULL);
     ck_assert_ptr_nonnull(text);
-    char expect[64] = "";
+    char expect[64] = "", only[16] = "";
     sscanf(text, "/* expect: %63s", expect);
+    const char *o = strstr(text, "/* only: ");
+    if (o)
+        sscanf(o, "/* only: %15s", only);   /* e.g. c11: strict mode is C11 only */
     free(text);
     for (size_t c = 0; c < NCOMPILERS; c++) {
+        if (*only && !strstr(compilers[c].lang, only))
+            continue;
         rc = compile(&out, (int)c, src, tmpdir);
         ck_assert_msg(rc != 0, "%s compiled with %s %s, but must not", src, compilers[c].compiler,
                       compilers[c].lang);
@@ -603,6 +613,26 @@ START_TEST(user_templates)
 }
 END_TEST
 
+START_TEST(strict_mode_accepts_exact_types)
+{
+    make_tmpdir();
+    char *out;
+    int rc = run(&out, "%s kernels/vector_ops.cu -o %s/vector_ops.kstub && %s kernels/records.cu "
+                 "-o %s/records.kstub", kstub_bin(), tmpdir, kstub_bin(), tmpdir);
+    ck_assert_msg(rc == 0, "%s", out);
+    free(out);
+    for (size_t c = 0; c < NCOMPILERS; c++) {
+        if (!strstr(compilers[c].lang, "c11"))
+            continue;
+        rc = compile(&out, (int)c, "tests/compile_ok/strict_ok.c", tmpdir);
+        ck_assert_msg(rc == 0, "%s: strict mode rejects a correct call:\n%s",
+                      compilers[c].compiler, out);
+        free(out);
+    }
+    remove_tmpdir();
+}
+END_TEST
+
 static Suite *gen_suite(void)
 {
     Suite *s = suite_create("generator");
@@ -633,6 +663,7 @@ static Suite *gen_suite(void)
     tcase_set_timeout(tc, 120);
     tcase_add_loop_test(tc, generated_code_compiles, 0, NCOMPILERS);
     tcase_add_loop_test(tc, wrong_calls_do_not_compile, 0, NFAILS);
+    tcase_add_test(tc, strict_mode_accepts_exact_types);
     suite_add_tcase(s, tc);
 
     tc = tcase_create("cli");

@@ -81,6 +81,67 @@ ks_status odd_names(ks_launch ks_launch_,
                     int       arg0,
                     float    *launch);
 
+#if defined(KSTUB_STRICT) && !defined(__cplusplus)
+/* Strict mode: an argument of any other type than its parameter's (bar an
+ * added const on a pointee) is a compile error naming kernel and parameter. */
+#define fill(launch, out, value, n) \
+    (fill)(launch, \
+        KS_STRICT_ARG(out, _Generic((out), float *: 1, default: 0), \
+                      "kernel fill, parameter out needs exactly float *"), \
+        KS_STRICT_ARG(value, _Generic((value), float: 1, default: 0), \
+                      "kernel fill, parameter value needs exactly float"), \
+        KS_STRICT_ARG(n, _Generic((n), size_t: 1, default: 0), \
+                      "kernel fill, parameter n needs exactly size_t"))
+#define mixed(launch, c, d, s, i, b, in, flags, table) \
+    (mixed)(launch, \
+        KS_STRICT_ARG(c, _Generic((c), char: 1, default: 0), \
+                      "kernel mixed, parameter c needs exactly char"), \
+        KS_STRICT_ARG(d, _Generic((d), double: 1, default: 0), \
+                      "kernel mixed, parameter d needs exactly double"), \
+        KS_STRICT_ARG(s, _Generic((s), short: 1, default: 0), \
+                      "kernel mixed, parameter s needs exactly short"), \
+        KS_STRICT_ARG(i, _Generic((i), int64_t: 1, default: 0), \
+                      "kernel mixed, parameter i needs exactly int64_t"), \
+        KS_STRICT_ARG(b, _Generic((b), bool: 1, default: 0), \
+                      "kernel mixed, parameter b needs exactly bool"), \
+        KS_STRICT_ARG(in, _Generic((in), const float *: 1, float *: 1, default: 0), \
+                      "kernel mixed, parameter in needs exactly const float *"), \
+        KS_STRICT_ARG(flags, _Generic((flags), volatile unsigned int *: 1, default: 0), \
+                      "kernel mixed, parameter flags needs exactly volatile unsigned int *"), \
+        KS_STRICT_ARG(table, _Generic((table), const struct Particle *const *: 1, default: 0), \
+                      "kernel mixed, parameter table needs exactly const struct Particle *const *"))
+#define physics_detail_step(launch, p, dt, n) \
+    (physics_detail_step)(launch, \
+        KS_STRICT_ARG(p, _Generic((p), struct Particle *: 1, default: 0), \
+                      "kernel physics_detail_step, parameter p needs exactly struct Particle *"), \
+        KS_STRICT_ARG(dt, _Generic((dt), float: 1, default: 0), \
+                      "kernel physics_detail_step, parameter dt needs exactly float"), \
+        KS_STRICT_ARG(n, _Generic((n), uint32_t: 1, default: 0), \
+                      "kernel physics_detail_step, parameter n needs exactly uint32_t"))
+#define physics_clamp__floatp_float_float(launch, x, lo, hi) \
+    (physics_clamp__floatp_float_float)(launch, \
+        KS_STRICT_ARG(x, _Generic((x), float *: 1, default: 0), \
+                      "kernel physics_clamp__floatp_float_float, parameter x needs exactly float *"), \
+        KS_STRICT_ARG(lo, _Generic((lo), float: 1, default: 0), \
+                      "kernel physics_clamp__floatp_float_float, parameter lo needs exactly float"), \
+        KS_STRICT_ARG(hi, _Generic((hi), float: 1, default: 0), \
+                      "kernel physics_clamp__floatp_float_float, parameter hi needs exactly float"))
+#define physics_clamp__intp_int_int(launch, x, lo, hi) \
+    (physics_clamp__intp_int_int)(launch, \
+        KS_STRICT_ARG(x, _Generic((x), int *: 1, default: 0), \
+                      "kernel physics_clamp__intp_int_int, parameter x needs exactly int *"), \
+        KS_STRICT_ARG(lo, _Generic((lo), int: 1, default: 0), \
+                      "kernel physics_clamp__intp_int_int, parameter lo needs exactly int"), \
+        KS_STRICT_ARG(hi, _Generic((hi), int: 1, default: 0), \
+                      "kernel physics_clamp__intp_int_int, parameter hi needs exactly int"))
+#define odd_names(ks_launch_, arg0, launch) \
+    (odd_names)(ks_launch_, \
+        KS_STRICT_ARG(arg0, _Generic((arg0), int: 1, default: 0), \
+                      "kernel odd_names, parameter arg0 needs exactly int"), \
+        KS_STRICT_ARG(launch, _Generic((launch), float *: 1, default: 0), \
+                      "kernel odd_names, parameter launch needs exactly float *"))
+#endif
+
 #ifdef __cplusplus
 } /* extern "C" */
 #endif

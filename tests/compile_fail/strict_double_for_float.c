@@ -1,0 +1,9 @@
+/* expect: saxpy */
+/* only: c11 */
+#define KSTUB_STRICT
+#include "vector_ops.kstub.h"
+void call(float *x, float *y, size_t n);
+void call(float *x, float *y, size_t n)
+{
+    (void)saxpy(ks_launch_1d(1, 32), 2.0, x, y, n); /* 2.0 is a double */
+}

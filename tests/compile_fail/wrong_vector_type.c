@@ -1,0 +1,7 @@
+/* expect: echo_vectors */
+#include "records.kstub.h"
+void call(unsigned char *out, float4 f4, double3 d3, char3 c3, int2 i2, ushort3 us3, float4 f3);
+void call(unsigned char *out, float4 f4, double3 d3, char3 c3, int2 i2, ushort3 us3, float4 f3)
+{
+    (void)echo_vectors(ks_launch_1d(1, 1), out, f4, d3, c3, i2, us3, f3); /* float4 for float3 */
+}

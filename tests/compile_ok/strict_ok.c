@@ -1,0 +1,12 @@
+/* Strict mode accepts exact types, and an added const on a pointee. */
+#define KSTUB_STRICT
+#include "records.kstub.h"
+#include "vector_ops.kstub.h"
+void call(float *x, const float *cx, float *y, size_t n, unsigned char *out, rec_Params p);
+void call(float *x, const float *cx, float *y, size_t n, unsigned char *out, rec_Params p)
+{
+    (void)saxpy(ks_launch_1d(1, 32), 2.0f, x, y, n);
+    (void)saxpy(ks_launch_1d(1, 32), 2.0f, cx, y, n);
+    (void)blas_scale__floatp_float_int(ks_launch_1d(1, 32), x, 0.5f, (int)n);
+    (void)echo_params(ks_launch_1d(1, 1), out, p, rec_Mode_Careful, rec_Axis_Z);
+}
