@@ -20,6 +20,8 @@
 /* Environment override of the driver's path, for unusual installs and tests. */
 #define KS__DRIVER_ENV "KSTUB_LIBCUDA"
 #define KS__DRIVER_DEFAULT "libcuda.so.1"
+/* "module": use the per-context module loader even where cuLibrary* exists. */
+#define KS__LOADER_ENV "KSTUB_LOADER"
 
 ks__driver ks__cu;
 
@@ -110,15 +112,28 @@ static void load_driver(void)
     KS__RESOLVE(DriverGetVersion, "cuDriverGetVersion");
     KS__RESOLVE(CtxGetCurrent, "cuCtxGetCurrent");
     KS__RESOLVE(CtxSetCurrent, "cuCtxSetCurrent");
+    KS__RESOLVE(CtxGetDevice, "cuCtxGetDevice");
     KS__RESOLVE(DeviceGet, "cuDeviceGet");
+    KS__RESOLVE(DeviceGetAttribute, "cuDeviceGetAttribute");
     KS__RESOLVE(DevicePrimaryCtxRetain, "cuDevicePrimaryCtxRetain");
+    KS__RESOLVE(LaunchKernel, "cuLaunchKernel");
     KS__RESOLVE(LibraryLoadData, "cuLibraryLoadData");
     KS__RESOLVE(LibraryUnload, "cuLibraryUnload");
     KS__RESOLVE(LibraryGetKernel, "cuLibraryGetKernel");
-    KS__RESOLVE(LaunchKernel, "cuLaunchKernel");
+    KS__RESOLVE(ModuleLoadDataEx, "cuModuleLoadDataEx");
+    KS__RESOLVE(ModuleUnload, "cuModuleUnload");
+    KS__RESOLVE(ModuleGetFunction, "cuModuleGetFunction");
+    KS__RESOLVE(CtxPushCurrent, "cuCtxPushCurrent");
+    KS__RESOLVE(CtxPopCurrent, "cuCtxPopCurrent");
     KS__RESOLVE(KernelGetParamInfo, "cuKernelGetParamInfo");
+    KS__RESOLVE(FuncGetParamInfo, "cuFuncGetParamInfo");
+    KS__RESOLVE(LaunchKernelEx, "cuLaunchKernelEx");
+    KS__RESOLVE(KernelGetFunction, "cuKernelGetFunction");
     KS__RESOLVE(FuncGetAttribute, "cuFuncGetAttribute");
     KS__RESOLVE(KernelGetAttribute, "cuKernelGetAttribute");
+    KS__RESOLVE(FuncSetAttribute, "cuFuncSetAttribute");
+    KS__RESOLVE(KernelSetAttribute, "cuKernelSetAttribute");
+    KS__RESOLVE(OccupancyMaxPotentialBlockSize, "cuOccupancyMaxPotentialBlockSize");
 #undef KS__RESOLVE
 
     if (ks__cu.DriverGetVersion && ks__cu.DriverGetVersion(&ks__cu.version) != CUDA_SUCCESS)
@@ -131,11 +146,10 @@ static void load_driver(void)
         {"cuDriverGetVersion", offsetof(ks__driver, DriverGetVersion)},
         {"cuCtxGetCurrent", offsetof(ks__driver, CtxGetCurrent)},
         {"cuCtxSetCurrent", offsetof(ks__driver, CtxSetCurrent)},
+        {"cuCtxGetDevice", offsetof(ks__driver, CtxGetDevice)},
         {"cuDeviceGet", offsetof(ks__driver, DeviceGet)},
+        {"cuDeviceGetAttribute", offsetof(ks__driver, DeviceGetAttribute)},
         {"cuDevicePrimaryCtxRetain", offsetof(ks__driver, DevicePrimaryCtxRetain)},
-        {"cuLibraryLoadData", offsetof(ks__driver, LibraryLoadData)},
-        {"cuLibraryUnload", offsetof(ks__driver, LibraryUnload)},
-        {"cuLibraryGetKernel", offsetof(ks__driver, LibraryGetKernel)},
         {"cuLaunchKernel", offsetof(ks__driver, LaunchKernel)},
     };
     for (size_t i = 0; i < sizeof required / sizeof required[0]; i++) {
@@ -144,12 +158,30 @@ static void load_driver(void)
         if (fn == NULL) {
             fail(KS_ERR_NO_DRIVER, NULL, CUDA_SUCCESS,
                  "the CUDA driver '%s' (driver API version %d) lacks %s; "
-                 "libkstub needs a driver for CUDA 12.0 or newer",
+                 "libkstub needs a driver for CUDA 11.3 or newer",
                  path, ks__cu.version, required[i].name);
             /* Leave nothing half-resolved behind for the fast paths to call. */
             memset(&ks__cu, 0, sizeof ks__cu);
             return;
         }
+    }
+
+    /* Context-independent loading where the driver has it (CUDA 12.0+), else
+     * one module per context. KSTUB_LOADER=module forces the fallback, so it
+     * can be tested on a current driver. */
+    const char *loader = getenv(KS__LOADER_ENV);
+    int want_module = loader != NULL && strcmp(loader, "module") == 0;
+    ks__cu.use_library = !want_module && ks__cu.LibraryLoadData && ks__cu.LibraryUnload &&
+                         ks__cu.LibraryGetKernel;
+    if (!ks__cu.use_library && !(ks__cu.ModuleLoadDataEx && ks__cu.ModuleUnload &&
+                                 ks__cu.ModuleGetFunction && ks__cu.CtxPushCurrent &&
+                                 ks__cu.CtxPopCurrent)) {
+        fail(KS_ERR_NO_DRIVER, NULL, CUDA_SUCCESS,
+             "the CUDA driver '%s' (driver API version %d) lacks both cuLibraryLoadData and "
+             "cuModuleLoadDataEx; libkstub cannot load images with it",
+             path, ks__cu.version);
+        memset(&ks__cu, 0, sizeof ks__cu);
+        return;
     }
 
     CUresult r = ks__cu.Init(0);

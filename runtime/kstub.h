@@ -156,6 +156,75 @@ static inline ks_launch ks_launch_on(ks_launch l, ks_stream stream)
     return l;
 }
 
+/*
+ * Extended launch attributes: set ks_launch.attrs to one of these and the
+ * launch goes through cuLaunchKernelEx (a driver for CUDA 12.0 or newer);
+ * attrs == NULL launches with plain cuLaunchKernel. Start from
+ * KS_LAUNCH_ATTRS_INIT or ks_launch_attrs_none() and add what you need:
+ *
+ *     ks_launch_attrs a = ks_launch_attrs_cluster(ks_launch_attrs_none(), 2, 1, 1);
+ *     ks_launch l = ks_launch_with(ks_launch_1d(128, 256), &a);
+ *
+ * The attributes are read during the launch call only.
+ */
+#define KS_LAUNCH_COOPERATIVE 0x1u /* blocks may synchronise grid-wide (grid must fit co-resident) */
+#define KS_LAUNCH_PDL 0x2u         /* programmatic stream serialization: may overlap the previous kernel */
+#define KS_LAUNCH_PRIORITY 0x4u    /* use .priority instead of the stream's priority */
+
+struct ks_launch_attrs {
+    ks_dim3 cluster;     /* blocks per thread-block cluster (sm_90+); {0, 0, 0}: no cluster */
+    unsigned flags;      /* KS_LAUNCH_* bits */
+    int priority;        /* launch priority, with KS_LAUNCH_PRIORITY */
+};
+
+#define KS_LAUNCH_ATTRS_INIT { {0u, 0u, 0u}, 0u, 0 }
+
+/** No attributes: what KS_LAUNCH_ATTRS_INIT gives, as a value. */
+static inline ks_launch_attrs ks_launch_attrs_none(void)
+{
+    ks_launch_attrs a;
+    a.cluster.x = 0; a.cluster.y = 0; a.cluster.z = 0;
+    a.flags = 0;
+    a.priority = 0;
+    return a;
+}
+
+/** \p a with clusters of \p x * \p y * \p z blocks; the grid must be a multiple of them. */
+static inline ks_launch_attrs ks_launch_attrs_cluster(ks_launch_attrs a, unsigned x, unsigned y, unsigned z)
+{
+    a.cluster.x = x; a.cluster.y = y; a.cluster.z = z;
+    return a;
+}
+
+/** \p a as a cooperative launch (cudaLaunchCooperativeKernel's semantics). */
+static inline ks_launch_attrs ks_launch_attrs_cooperative(ks_launch_attrs a)
+{
+    a.flags |= KS_LAUNCH_COOPERATIVE;
+    return a;
+}
+
+/** \p a allowing programmatic dependent launch (PDL) after the stream's previous kernel. */
+static inline ks_launch_attrs ks_launch_attrs_pdl(ks_launch_attrs a)
+{
+    a.flags |= KS_LAUNCH_PDL;
+    return a;
+}
+
+/** \p a with launch priority \p priority. */
+static inline ks_launch_attrs ks_launch_attrs_priority(ks_launch_attrs a, int priority)
+{
+    a.flags |= KS_LAUNCH_PRIORITY;
+    a.priority = priority;
+    return a;
+}
+
+/** \p l launched with the attributes \p attrs (which must outlive the launch call). */
+static inline ks_launch ks_launch_with(ks_launch l, const ks_launch_attrs *attrs)
+{
+    l.attrs = attrs;
+    return l;
+}
+
 /* ---------------------------------------------------------------------- */
 /* Images and kernels (filled in by generated code)                        */
 
@@ -163,7 +232,8 @@ typedef enum ks_image_kind {
     KS_IMAGE_NONE = 0,    /* no embedded image: found on disk at run time */
     KS_IMAGE_PTX = 1,     /* NUL-terminated PTX text */
     KS_IMAGE_CUBIN = 2,   /* ELF cubin */
-    KS_IMAGE_FATBIN = 3   /* fat binary */
+    KS_IMAGE_FATBIN = 3,  /* fat binary */
+    KS_IMAGE_SOURCE = 4   /* NUL-terminated CUDA C++ source, compiled at run time with NVRTC */
 } ks_image_kind;
 
 /* One per generated file: the kernel image its kernels live in. */
@@ -175,9 +245,11 @@ typedef struct ks_image {
     /* runtime state, zero-initialised */
     void *ks__library;           /* CUlibrary once loaded */
     struct ks_kernel *ks__kernels; /* kernels resolved from it, for unload */
+    void *ks__state;             /* file path, NVRTC options, loaded bytes, per-context modules */
 } ks_image;
 
-#define KS_IMAGE_INIT(source, data, size, kind) { (source), (data), (size), (kind), NULL, NULL }
+/* Fields after the listed ones are runtime state and start zeroed. */
+#define KS_IMAGE_INIT(source, data, size, kind) { (source), (data), (size), (kind), NULL, NULL, NULL }
 
 /* One parameter as the stub packs it, for the load-time ABI check. */
 typedef struct ks_param_desc {
@@ -196,10 +268,14 @@ typedef struct ks_kernel {
     /* runtime state, zero-initialised */
     void *ks__handle;            /* CUkernel once resolved; read without a lock */
     struct ks_kernel *ks__next;  /* next kernel resolved from the same image */
+    void *ks__functions;         /* module fallback: (CUcontext, CUfunction) list, read without a lock */
+    unsigned ks__max_shared;     /* dynamic shared bytes opted in by ks_kernel_set_max_shared, 0: 48 KiB */
+    unsigned long long ks__occupancy; /* ks_launch_config_1d's last answer, packed; 0: none */
 } ks_kernel;
 
+/* Fields after the listed ones are runtime state and start zeroed. */
 #define KS_KERNEL_INIT(image, symbol, name, nparams, params, max_threads) \
-    { (image), (symbol), (name), (nparams), (params), (max_threads), NULL, NULL }
+    { (image), (symbol), (name), (nparams), (params), (max_threads), NULL, NULL, NULL, 0u, 0ull }
 
 /**
  * Launch \p kernel with \p launch and the packed argument pointers \p args
@@ -220,6 +296,124 @@ ks_status ks_image_unload(ks_image *image);
 
 /** Resolve \p kernel (loading its image if needed) without launching it. */
 ks_status ks_kernel_resolve(ks_kernel *kernel);
+
+/* ---------------------------------------------------------------------- */
+/* Where images come from                                                  */
+
+/*
+ * An image is loaded from, in this order of preference:
+ *  1. a file named with ks_image_set_file();
+ *  2. its embedded data (kind PTX, CUBIN or FATBIN);
+ *  3. its embedded CUDA source (kind SOURCE), compiled with NVRTC for the
+ *     current device's architecture (sm_XY, to a cubin), through the disk
+ *     cache described at ks_cache_set_dir();
+ *  4. with kind NONE and no data: a file named after the image's source,
+ *     <stem>.fatbin, <stem>.cubin, then <stem>.ptx (stem: source's base name
+ *     without ".cu"), looked for in each directory of KSTUB_IMAGE_PATH (a
+ *     colon-separated list), then in the executable's own directory.
+ * A file's kind is told by its content (ELF: cubin; fatbin magic: fatbin),
+ * else by its name: ".cu" or ".cuh" is source (compiled as in 3), anything
+ * else PTX.
+ */
+
+/**
+ * Load \p image from the file \p path from now on (the next load; an image
+ * already loaded stays as it is until ks_image_unload). A path without a '/'
+ * is looked for in KSTUB_IMAGE_PATH then the executable's directory; any
+ * other is opened as it is. NULL goes back to the image's own data. The
+ * string is copied.
+ * \return KS_OK, KS_ERR_INVALID_VALUE, KS_ERR_NO_MEMORY
+ */
+ks_status ks_image_set_file(ks_image *image, const char *path);
+
+/**
+ * Options for NVRTC when \p image is compiled at run time (e.g.
+ * "-std=c++17", "-DN=4", "--use_fast_math"). libkstub adds
+ * --gpu-architecture=sm_XY for the device itself: do not pass one. The
+ * strings are copied; \p n = 0 clears them. Takes effect at the next load.
+ * \return KS_OK, KS_ERR_INVALID_VALUE, KS_ERR_NO_MEMORY
+ */
+ks_status ks_image_set_nvrtc_options(ks_image *image, const char *const *options, unsigned n);
+
+/** \return nonzero when \p image is loaded (in the current context, with the module fallback). */
+int ks_image_is_loaded(const ks_image *image);
+
+/* What ks_image_info reports about a loaded image. */
+typedef struct ks_image_info {
+    int loaded;                  /* nonzero once loaded */
+    ks_image_kind origin;        /* what was found (embedded or in the file): PTX, CUBIN, FATBIN or SOURCE */
+    ks_image_kind kind;          /* what reached the driver: PTX, CUBIN or FATBIN */
+    const char *path;            /* the file it was read from, or NULL; valid until unload */
+    int arch;                    /* NVRTC target, e.g. 90 for sm_90; 0 if not compiled */
+    int from_cache;              /* nonzero: the NVRTC output came from the disk cache */
+    int library;                 /* nonzero: a context-independent CUlibrary; 0: per-context modules */
+} ks_image_info;
+
+/** Describe \p image; zeros when it is not loaded. \return KS_OK or KS_ERR_INVALID_VALUE */
+ks_status ks_image_info_get(const ks_image *image, ks_image_info *out);
+
+/*
+ * The NVRTC disk cache. Entries live in KSTUB_CACHE_DIR, else
+ * $XDG_CACHE_HOME/kstub, else ~/.cache/kstub (created with mode 0700; a
+ * directory that is not the user's own or that others may write is not
+ * used). Each entry is keyed by the SHA-256 of the source, the options, the
+ * target architecture, the NVRTC version and the driver version, and carries
+ * a hash of its content that is checked before use: a corrupt, truncated or
+ * foreign entry is ignored and rewritten. KSTUB_CACHE=0 disables it.
+ */
+
+/** Use \p dir for the cache (copied); NULL goes back to the environment's choice. */
+ks_status ks_cache_set_dir(const char *dir);
+/** Turn the cache off (0) or back on (nonzero; the default unless KSTUB_CACHE=0). */
+void ks_cache_enable(int enabled);
+
+/* ---------------------------------------------------------------------- */
+/* Kernels: queries, shared memory, occupancy                              */
+
+/* A kernel's attributes on the current context's device (cuFuncGetAttribute's). */
+typedef struct ks_kernel_attrs {
+    int max_threads_per_block;   /* the most threads a block of it may have */
+    int num_regs;                /* registers per thread */
+    int shared_static_bytes;     /* statically allocated shared memory per block */
+    int max_dynamic_shared_bytes; /* dynamic shared memory a launch may ask for now */
+    int const_bytes;             /* user constant memory */
+    int local_bytes;             /* local memory per thread */
+    int ptx_version;             /* e.g. 90 */
+    int binary_version;          /* e.g. 90 */
+} ks_kernel_attrs;
+
+/** Resolve \p kernel if needed and read its attributes. \return KS_OK or an error */
+ks_status ks_kernel_info(ks_kernel *kernel, ks_kernel_attrs *out);
+
+/**
+ * Let launches of \p kernel ask for up to \p bytes of dynamic shared memory
+ * (more than the default 48 KiB) on the current context's device, through
+ * CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES. Launches asking for more
+ * than 48 KiB without it fail before the driver with KS_ERR_INVALID_CONFIG.
+ * \return KS_OK; KS_ERR_INVALID_CONFIG when the device cannot give that much
+ */
+ks_status ks_kernel_set_max_shared(ks_kernel *kernel, unsigned bytes);
+
+/**
+ * A 1-D configuration covering \p n threads with the block size that
+ * maximises occupancy (cuOccupancyMaxPotentialBlockSize on the current
+ * context's device), given \p shared_bytes of dynamic shared memory per
+ * block and the kernel's __launch_bounds__: grid = ceil(n / block), on the
+ * legacy default stream, no attributes. Cached per kernel: repeated calls
+ * with the same \p shared_bytes on the same device make one cheap driver
+ * call (cuCtxGetDevice).
+ * \return KS_OK; KS_ERR_INVALID_VALUE for n == 0; KS_ERR_INVALID_CONFIG when
+ *         n needs more than the largest grid
+ */
+ks_status ks_launch_config_1d(ks_kernel *kernel, size_t n, unsigned shared_bytes, ks_launch *out);
+
+/**
+ * Launch \p kernel over \p n threads as ks_launch_config_1d chooses, on
+ * \p stream. n == 0 launches nothing and returns KS_OK. What the generated
+ * <kernel>_n entry points call.
+ */
+ks_status ks_kernel_launch_n(ks_kernel *kernel, size_t n, unsigned shared_bytes, ks_stream stream,
+                             void **args);
 
 /* ---------------------------------------------------------------------- */
 /* The driver, for the application's own calls                             */

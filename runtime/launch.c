@@ -3,9 +3,13 @@
  *
  * The fast path, once the kernel is resolved, is: a few integer compares on
  * the configuration, one acquire load of the cached handle, one
- * cuLaunchKernel. No allocation, no lock, no string handling; those happen
- * only when something fails.
+ * cuLaunchKernel (cuLaunchKernelEx when attributes are set). No allocation,
+ * no lock, no string handling; those happen only when something fails. With
+ * the module fallback (drivers without cuLibrary*), one cuCtxGetCurrent more
+ * picks the function of the thread's context from a short lock-free list.
  */
+#include <string.h>
+
 #include "internal.h"
 
 /* Limits that hold on every CUDA device (compute capability 5.0 and later). */
@@ -14,6 +18,8 @@
 #define KS__MAX_BLOCK_Z 64u
 #define KS__MAX_GRID_X 0x7fffffffu
 #define KS__MAX_GRID_YZ 65535u
+/* Dynamic shared memory any kernel may use without opting in. */
+#define KS__DEFAULT_SHARED (48u * 1024u)
 
 static const char *kernel_name(const ks_kernel *k)
 {
@@ -63,12 +69,115 @@ static int config_ok(const ks_kernel *k, const ks_launch *l)
            g.x <= KS__MAX_GRID_X && g.y <= KS__MAX_GRID_YZ && g.z <= KS__MAX_GRID_YZ;
 }
 
+/* Out of line: a launch asking for more than 48 KiB of dynamic shared memory
+ * than the kernel was opted in to. Says which limit it hit. */
+static ks_status shared_error(ks_kernel *k, const ks_launch *l) __attribute__((noinline, cold));
+static ks_status shared_error(ks_kernel *k, const ks_launch *l)
+{
+    const char *name = kernel_name(k);
+    unsigned opted = __atomic_load_n(&k->ks__max_shared, __ATOMIC_RELAXED);
+    CUdevice dev;
+    int limit = 0;
+    if (ks__driver_load(name) == KS_OK && ks__device_current(name, &dev) == KS_OK &&
+        ks__device_shared_optin(dev, &limit) == KS_OK && limit > 0 && l->shared_bytes > (unsigned)limit)
+        return ks__error(KS_ERR_INVALID_CONFIG, name,
+                         "%u bytes of dynamic shared memory exceed the device's limit of %d bytes per block",
+                         l->shared_bytes, limit);
+    return ks__error(KS_ERR_INVALID_CONFIG, name,
+                     "%u bytes of dynamic shared memory are more than the %u the kernel may use; "
+                     "call ks_kernel_set_max_shared(kernel, %u) first",
+                     l->shared_bytes, opted > KS__DEFAULT_SHARED ? opted : KS__DEFAULT_SHARED,
+                     l->shared_bytes);
+}
+
+/* Attributes are checked here, off the plain path, before any driver call. */
+static ks_status check_attrs(const ks_kernel *k, const ks_launch *l)
+{
+    const ks_launch_attrs *a = l->attrs;
+    const char *name = kernel_name(k);
+    const ks_dim3 c = a->cluster, g = l->grid;
+    if (a->flags & ~(KS_LAUNCH_COOPERATIVE | KS_LAUNCH_PDL | KS_LAUNCH_PRIORITY))
+        return ks__error(KS_ERR_INVALID_VALUE, name, "unknown launch attribute flags 0x%x",
+                         a->flags & ~(KS_LAUNCH_COOPERATIVE | KS_LAUNCH_PDL | KS_LAUNCH_PRIORITY));
+    if (c.x == 0 && c.y == 0 && c.z == 0)
+        return KS_OK;
+    if (c.x == 0 || c.y == 0 || c.z == 0)
+        return ks__error(KS_ERR_INVALID_CONFIG, name,
+                         "cluster (%u, %u, %u) must have every dimension >= 1 (or all 0 for none)",
+                         c.x, c.y, c.z);
+    if (g.x % c.x != 0 || g.y % c.y != 0 || g.z % c.z != 0)
+        return ks__error(KS_ERR_INVALID_CONFIG, name,
+                         "grid (%u, %u, %u) is not a whole number of clusters (%u, %u, %u)",
+                         g.x, g.y, g.z, c.x, c.y, c.z);
+    return KS_OK;
+}
+
 static CUresult launch(void *handle, const ks_launch *l, void **args)
 {
     /* A CUkernel is accepted wherever cuLaunchKernel takes a CUfunction. */
     return ks__cu.LaunchKernel((CUfunction)handle, l->grid.x, l->grid.y, l->grid.z,
                                l->block.x, l->block.y, l->block.z, l->shared_bytes,
                                l->stream, args, NULL);
+}
+
+/* cuLaunchKernelEx with the attributes on the stack. */
+static CUresult launch_ex(void *handle, const ks_launch *l, void **args)
+{
+    const ks_launch_attrs *a = l->attrs;
+    CUlaunchAttribute at[4];
+    unsigned n = 0;
+    memset(at, 0, sizeof at);
+    if (a->cluster.x != 0) {
+        at[n].id = CU_LAUNCH_ATTRIBUTE_CLUSTER_DIMENSION;
+        at[n].value.clusterDim.x = a->cluster.x;
+        at[n].value.clusterDim.y = a->cluster.y;
+        at[n].value.clusterDim.z = a->cluster.z;
+        n++;
+    }
+    if (a->flags & KS_LAUNCH_COOPERATIVE) {
+        at[n].id = CU_LAUNCH_ATTRIBUTE_COOPERATIVE;
+        at[n].value.cooperative = 1;
+        n++;
+    }
+    if (a->flags & KS_LAUNCH_PDL) {
+        at[n].id = CU_LAUNCH_ATTRIBUTE_PROGRAMMATIC_STREAM_SERIALIZATION;
+        at[n].value.programmaticStreamSerializationAllowed = 1;
+        n++;
+    }
+    if (a->flags & KS_LAUNCH_PRIORITY) {
+        at[n].id = CU_LAUNCH_ATTRIBUTE_PRIORITY;
+        at[n].value.priority = a->priority;
+        n++;
+    }
+    CUlaunchConfig cfg;
+    memset(&cfg, 0, sizeof cfg);
+    cfg.gridDimX = l->grid.x, cfg.gridDimY = l->grid.y, cfg.gridDimZ = l->grid.z;
+    cfg.blockDimX = l->block.x, cfg.blockDimY = l->block.y, cfg.blockDimZ = l->block.z;
+    cfg.sharedMemBytes = l->shared_bytes;
+    cfg.hStream = l->stream;
+    cfg.attrs = at;
+    cfg.numAttrs = n;
+    return ks__cu.LaunchKernelEx(&cfg, (CUfunction)handle, args, NULL);
+}
+
+/* The fallback's per-context function: out of line, off the library path. */
+static ks_status module_function(ks_kernel *k, void **handle) __attribute__((noinline));
+static ks_status module_function(ks_kernel *k, void **handle)
+{
+    CUcontext ctx = NULL;
+    CUresult r = ks__cu.CtxGetCurrent(&ctx);
+    if (r != CUDA_SUCCESS)
+        return ks__error_cu(KS_ERR_NO_CONTEXT, kernel_name(k), "cuCtxGetCurrent", r, NULL);
+    CUfunction fn = ctx ? ks__function_find(k, ctx) : NULL;
+    if (__builtin_expect(fn == NULL, 0)) {
+        ks_status st = ctx ? KS_OK : ks__context_current(kernel_name(k), &ctx);
+        if (st == KS_OK && (fn = ks__function_find(k, ctx)) == NULL)
+            st = ks__kernel_resolve_in(k, ctx, &fn);
+        if (st != KS_OK)
+            return st;
+    }
+    *handle = (void *)fn;
+    return KS_OK;
 }
 
 KS__API ks_status ks_kernel_launch(ks_kernel *k, const ks_launch *l, void **args)
@@ -80,10 +189,14 @@ KS__API ks_status ks_kernel_launch(ks_kernel *k, const ks_launch *l, void **args
                                                               : "the argument array");
     if (!config_ok(k, l))
         return config_error(k, l);
-    if (l->attrs != NULL)
-        /* Where cuLaunchKernelEx support will go. */
-        return ks__error(KS_ERR_UNSUPPORTED, kernel_name(k),
-                         "launch attributes arrive with cuLaunchKernelEx support");
+    if (__builtin_expect(l->shared_bytes > KS__DEFAULT_SHARED, 0) &&
+        l->shared_bytes > __atomic_load_n(&k->ks__max_shared, __ATOMIC_RELAXED))
+        return shared_error(k, l);
+    if (l->attrs != NULL) {
+        ks_status st = check_attrs(k, l);
+        if (st != KS_OK)
+            return st;
+    }
 
     void *handle = __atomic_load_n(&k->ks__handle, __ATOMIC_ACQUIRE);
     if (__builtin_expect(handle == NULL, 0)) {
@@ -92,8 +205,23 @@ KS__API ks_status ks_kernel_launch(ks_kernel *k, const ks_launch *l, void **args
             return st;
         handle = __atomic_load_n(&k->ks__handle, __ATOMIC_ACQUIRE);
     }
-
-    CUresult r = launch(handle, l, args);
+    /* The driver is loaded once a handle exists, so ks__cu is readable. */
+    if (__builtin_expect(!ks__cu.use_library, 0)) {
+        ks_status st = module_function(k, &handle);
+        if (st != KS_OK)
+            return st;
+    }
+    const char *call = "cuLaunchKernel";
+    CUresult r;
+    if (l->attrs == NULL) {
+        r = launch(handle, l, args);
+    } else {
+        if (ks__cu.LaunchKernelEx == NULL)
+            return ks__error(KS_ERR_UNSUPPORTED, kernel_name(k),
+                             "launch attributes need cuLaunchKernelEx (a driver for CUDA 12.0 or newer)");
+        call = "cuLaunchKernelEx";
+        r = launch_ex(handle, l, args);
+    }
     if (__builtin_expect(r == CUDA_SUCCESS, 1))
         return KS_OK;
     if (r == CUDA_ERROR_INVALID_CONTEXT) {
@@ -103,10 +231,10 @@ KS__API ks_status ks_kernel_launch(ks_kernel *k, const ks_launch *l, void **args
         if (st == KS_ERR_NO_CONTEXT)
             return st;
         if (st == KS_OK) {
-            r = launch(handle, l, args);
+            r = l->attrs == NULL ? launch(handle, l, args) : launch_ex(handle, l, args);
             if (r == CUDA_SUCCESS)
                 return KS_OK;
         }
     }
-    return ks__error_cu(KS_ERR_LAUNCH, kernel_name(k), "cuLaunchKernel", r, NULL);
+    return ks__error_cu(KS_ERR_LAUNCH, kernel_name(k), call, r, NULL);
 }

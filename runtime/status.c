@@ -164,3 +164,31 @@ void ks__error_log(const char *log)
     append("; log: %.*s%s", (int)(first > 200 ? 200 : first), log,
            first > 200 || *rest != '\0' ? " ..." : "");
 }
+
+ks_status ks__error_nvrtc(ks_status status, const char *kernel, const char *call, int result,
+                          const char *text, const char *fmt, ...)
+{
+    ks__error_state *e = &ks__err;
+    reset(status, kernel);
+    e->pub.call = copy(e->call, sizeof e->call, call);
+    e->pub.cu_result = result;
+    /* NVRTC has no separate names: nvrtcGetErrorString gives "NVRTC_ERROR_…". */
+    char number[32];
+    if (text == NULL) {
+        snprintf(number, sizeof number, "nvrtcResult %d", result);
+        text = number;
+    }
+    e->pub.cu_name = copy(e->cu_name, sizeof e->cu_name, text);
+    e->pub.cu_string = copy(e->cu_string, sizeof e->cu_string, text);
+    if (kernel)
+        append("kernel '%s': ", kernel);
+    if (fmt) {
+        va_list ap;
+        va_start(ap, fmt);
+        append_v(fmt, ap);
+        va_end(ap);
+        append(": ");
+    }
+    append("%s failed: %s", call, e->cu_name);
+    return status;
+}

@@ -195,10 +195,13 @@ END_TEST
 
 START_TEST(missing_entry_point)
 {
+    /* Neither loader: nothing to fall back to. */
     fake.hide("cuLibraryLoadData");
+    fake.hide("cuModuleLoadDataEx");
     ks_launch l = ks_launch_1d(1, 32);
     ck_assert_status(launch_mix(&l), KS_ERR_NO_DRIVER);
     ck_assert_message_has("cuLibraryLoadData");
+    ck_assert_message_has("cuModuleLoadDataEx");
     ck_assert_int_eq(fake.calls("cuLaunchKernel"), 0);
 }
 END_TEST
@@ -526,10 +529,15 @@ END_TEST
 
 START_TEST(launch_attrs_unsupported)
 {
-    ks_launch l = ks_launch_1d(1, 32);
-    l.attrs = (const ks_launch_attrs *)(uintptr_t)0x10;
+    fake.hide("cuLaunchKernelEx");
+    ks_launch_attrs a = ks_launch_attrs_pdl(ks_launch_attrs_none());
+    ks_launch l = ks_launch_with(ks_launch_1d(1, 32), &a);
     ck_assert_status(launch_mix(&l), KS_ERR_UNSUPPORTED);
     ck_assert_message_has("cuLaunchKernelEx");
+    ck_assert_int_eq(fake.launch_count(), 0);
+    /* Without attributes the same kernel launches. */
+    l.attrs = NULL;
+    ck_assert_status(launch_mix(&l), KS_OK);
 }
 END_TEST
 

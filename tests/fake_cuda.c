@@ -8,7 +8,10 @@
  *
  * Model: any image loads (PTX containing "BAD" fails to JIT, with a log);
  * symbols exist when registered with fake_cuda_set_params; a kernel handle
- * dies with its library; one device with one primary context.
+ * dies with its library or module. Contexts: FAKE_CUDA_CONTEXTS of them,
+ * 0 the primary context of device 0 and the rest user contexts (device 0
+ * for 1, device 1 for 2 and 3); a module's functions launch only in its
+ * own context, so the runtime's per-context caching is checked.
  */
 #include <pthread.h>
 #include <stdint.h>
@@ -25,13 +28,17 @@ FAKE_API CUresult cuGetProcAddress_v2(const char *symbol, void **pfn, int versio
                                       CUdriverProcAddressQueryResult *status);
 FAKE_API CUresult cuGetProcAddress(const char *symbol, void **pfn, int version, cuuint64_t flags);
 
-#define FAKE_ENTRIES(X)                                                   \
+#define FAKE_DRIVER_ENTRIES(X)                                            \
     X(cuInit) X(cuGetErrorName) X(cuGetErrorString) X(cuDriverGetVersion) \
-    X(cuCtxGetCurrent) X(cuCtxSetCurrent) X(cuDeviceGet)                  \
+    X(cuCtxGetCurrent) X(cuCtxSetCurrent) X(cuCtxGetDevice) X(cuDeviceGet) \
+    X(cuDeviceGetAttribute) X(cuCtxPushCurrent) X(cuCtxPopCurrent)       \
     X(cuDevicePrimaryCtxRetain) X(cuLibraryLoadData) X(cuLibraryUnload)   \
     X(cuLibraryGetKernel) X(cuKernelGetParamInfo) X(cuLaunchKernel)       \
-    X(cuFuncGetAttribute) X(cuKernelGetAttribute)                         \
-    X(cuGetProcAddress_v2) X(cuGetProcAddress)
+    X(cuLaunchKernelEx) X(cuModuleLoadDataEx) X(cuModuleUnload)           \
+    X(cuModuleGetFunction) X(cuFuncGetParamInfo) X(cuKernelGetFunction)   \
+    X(cuFuncGetAttribute) X(cuKernelGetAttribute) X(cuFuncSetAttribute)   \
+    X(cuKernelSetAttribute) X(cuOccupancyMaxPotentialBlockSize)
+#define FAKE_ENTRIES(X) FAKE_DRIVER_ENTRIES(X) X(cuGetProcAddress_v2) X(cuGetProcAddress)
 
 enum {
 #define X(name) E_##name,
@@ -48,8 +55,8 @@ static const char *const entry_names[E_COUNT] = {
 
 #define MAX_SYMS 16
 #define MAX_PARAMS 32
-#define MAX_LIBS 16
-#define MAX_KERNELS 64
+#define MAX_LIBS 64
+#define MAX_KERNELS 256
 #define MAX_FAILS 16
 
 typedef struct fake_sym {
@@ -58,8 +65,9 @@ typedef struct fake_sym {
     size_t offsets[MAX_PARAMS], sizes[MAX_PARAMS];
 } fake_sym;
 
-typedef struct fake_lib { int live; } fake_lib;
-typedef struct fake_kernel { fake_lib *lib; fake_sym *sym; } fake_kernel;
+typedef struct fake_lib { int live; int ctx; } fake_lib;   /* ctx: -1 for a CUlibrary, else the module's */
+/* A CUkernel (ctx -1) or a CUfunction of one context. */
+typedef struct fake_kernel { fake_lib *lib; fake_sym *sym; int ctx; int max_dyn_shared; } fake_kernel;
 
 static pthread_mutex_t lock = PTHREAD_MUTEX_INITIALIZER;
 static struct {
@@ -82,11 +90,32 @@ static struct {
     size_t image_n;
     int proc_version;
     int need_set_current;       /* fake_cuda_no_current_context() was called */
+    int cc_major, cc_minor, optin_shared;
+    int occ_last_shared, occ_last_limit;
 } st;
 
-static int primary_ctx_obj;     /* its address is the one CUcontext */
-#define PRIMARY ((CUcontext)(void *)&primary_ctx_obj)
+static int ctx_objs[FAKE_CUDA_CONTEXTS];     /* their addresses are the CUcontexts */
+static const int ctx_device[FAKE_CUDA_CONTEXTS] = {0, 0, 1, 1};
+#define PRIMARY ((CUcontext)(void *)&ctx_objs[0])
 static _Thread_local CUcontext current;
+static _Thread_local CUcontext ctx_stack[8];
+static _Thread_local int ctx_depth;
+
+static int ctx_index(CUcontext ctx)
+{
+    for (int i = 0; i < FAKE_CUDA_CONTEXTS; i++)
+        if (ctx == (CUcontext)(void *)&ctx_objs[i])
+            return i;
+    return -1;
+}
+
+/* The calling thread's context index, or -1 for none. */
+static int current_index(void)
+{
+    if (current)
+        return ctx_index(current);
+    return st.need_set_current ? -1 : 0;
+}
 
 static int entry_index(const char *name)
 {
@@ -193,9 +222,54 @@ static CUresult fake_cuCtxGetCurrent(CUcontext *ctx)
 static CUresult fake_cuCtxSetCurrent(CUcontext ctx)
 {
     ENTER(cuCtxSetCurrent);
-    if (ctx != NULL && ctx != PRIMARY)
+    if (ctx != NULL && ctx_index(ctx) < 0)
         LEAVE(CUDA_ERROR_INVALID_CONTEXT);
     current = ctx;
+    LEAVE(CUDA_SUCCESS);
+}
+
+static CUresult fake_cuCtxGetDevice(CUdevice *dev)
+{
+    ENTER(cuCtxGetDevice);
+    int i = current_index();
+    if (i < 0)
+        LEAVE(CUDA_ERROR_INVALID_CONTEXT);
+    *dev = ctx_device[i];
+    LEAVE(CUDA_SUCCESS);
+}
+
+static CUresult fake_cuCtxPushCurrent(CUcontext ctx)
+{
+    ENTER(cuCtxPushCurrent);
+    if (ctx_index(ctx) < 0 || ctx_depth == 8)
+        LEAVE(CUDA_ERROR_INVALID_CONTEXT);
+    ctx_stack[ctx_depth++] = current;
+    current = ctx;
+    LEAVE(CUDA_SUCCESS);
+}
+
+static CUresult fake_cuCtxPopCurrent(CUcontext *ctx)
+{
+    ENTER(cuCtxPopCurrent);
+    if (ctx_depth == 0)
+        LEAVE(CUDA_ERROR_INVALID_CONTEXT);
+    if (ctx)
+        *ctx = current;
+    current = ctx_stack[--ctx_depth];
+    LEAVE(CUDA_SUCCESS);
+}
+
+static CUresult fake_cuDeviceGetAttribute(int *value, CUdevice_attribute attr, CUdevice dev)
+{
+    ENTER(cuDeviceGetAttribute);
+    if (dev < 0 || dev > 1)
+        LEAVE(CUDA_ERROR_INVALID_DEVICE);
+    switch (attr) {
+    case CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MAJOR: *value = st.cc_major; break;
+    case CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MINOR: *value = st.cc_minor; break;
+    case CU_DEVICE_ATTRIBUTE_MAX_SHARED_MEMORY_PER_BLOCK_OPTIN: *value = st.optin_shared; break;
+    default: LEAVE(CUDA_ERROR_INVALID_VALUE);
+    }
     LEAVE(CUDA_SUCCESS);
 }
 
@@ -222,14 +296,11 @@ static int has_context(void)
     return current != NULL || !st.need_set_current;
 }
 
-static CUresult fake_cuLibraryLoadData(CUlibrary *library, const void *code, CUjit_option *opts,
-                                       void **vals, unsigned nopts, CUlibraryOption *lopts,
-                                       void **lvals, unsigned nlopts)
+/* What cuLibraryLoadData and cuModuleLoadDataEx share: record the image,
+ * fail the JIT of "BAD" PTX, make a library for context \p ctx. Under lock. */
+static CUresult load_image(fake_lib **out, const void *code, CUjit_option *opts, void **vals,
+                           unsigned nopts, int ctx)
 {
-    (void)lopts, (void)lvals;
-    ENTER(cuLibraryLoadData);
-    if (library == NULL || code == NULL || nlopts != 0)
-        LEAVE(CUDA_ERROR_INVALID_VALUE);
     const unsigned char *p = code;
     int binary = memcmp(p, "\x7f" "ELF", 4) == 0 ||
                  (p[0] == 0x50 && p[1] == 0xED && p[2] == 0x55 && p[3] == 0xBA);
@@ -239,7 +310,7 @@ static CUresult fake_cuLibraryLoadData(CUlibrary *library, const void *code, CUj
     if (!binary)
         st.image_copy[st.image_n - 1] = '\0';
 
-    if (!binary && strstr(code, "BAD") != NULL) {
+    if (!binary && strstr(code, "BAD") != NULL) {  /* (code is text here) */
         /* A JIT failure: fill the caller's error log as the driver does. */
         char *buf = NULL;
         size_t cap = 0;
@@ -258,20 +329,52 @@ static CUresult fake_cuLibraryLoadData(CUlibrary *library, const void *code, CUj
             buf[n - 1] = '\0';
             vals[size_index] = (void *)(uintptr_t)n;
         }
-        LEAVE(CUDA_ERROR_INVALID_PTX);
+        return CUDA_ERROR_INVALID_PTX;
     }
     if (st.nlibs == MAX_LIBS)
-        LEAVE(CUDA_ERROR_OUT_OF_MEMORY);
+        return CUDA_ERROR_OUT_OF_MEMORY;
     fake_lib *lib = &st.libs[st.nlibs++];
     lib->live = 1;
-    *library = (CUlibrary)(void *)lib;
-    LEAVE(CUDA_SUCCESS);
+    lib->ctx = ctx;
+    *out = lib;
+    return CUDA_SUCCESS;
 }
 
-static fake_lib *find_lib(CUlibrary library)
+static CUresult fake_cuLibraryLoadData(CUlibrary *library, const void *code, CUjit_option *opts,
+                                       void **vals, unsigned nopts, CUlibraryOption *lopts,
+                                       void **lvals, unsigned nlopts)
+{
+    (void)lopts, (void)lvals;
+    ENTER(cuLibraryLoadData);
+    if (library == NULL || code == NULL || nlopts != 0)
+        LEAVE(CUDA_ERROR_INVALID_VALUE);
+    fake_lib *lib = NULL;
+    CUresult r = load_image(&lib, code, opts, vals, nopts, -1);
+    if (r == CUDA_SUCCESS)
+        *library = (CUlibrary)(void *)lib;
+    LEAVE(r);
+}
+
+static CUresult fake_cuModuleLoadDataEx(CUmodule *module, const void *code, unsigned nopts,
+                                        CUjit_option *opts, void **vals)
+{
+    ENTER(cuModuleLoadDataEx);
+    if (module == NULL || code == NULL)
+        LEAVE(CUDA_ERROR_INVALID_VALUE);
+    int ctx = current_index();
+    if (ctx < 0)
+        LEAVE(CUDA_ERROR_INVALID_CONTEXT);
+    fake_lib *lib = NULL;
+    CUresult r = load_image(&lib, code, opts, vals, nopts, ctx);
+    if (r == CUDA_SUCCESS)
+        *module = (CUmodule)(void *)lib;
+    LEAVE(r);
+}
+
+static fake_lib *find_lib(const void *library)
 {
     for (int i = 0; i < st.nlibs; i++)
-        if ((void *)&st.libs[i] == (void *)library && st.libs[i].live)
+        if ((void *)&st.libs[i] == library && st.libs[i].live)
             return &st.libs[i];
     return NULL;
 }
@@ -288,32 +391,87 @@ static CUresult fake_cuLibraryUnload(CUlibrary library)
 {
     ENTER(cuLibraryUnload);
     fake_lib *lib = find_lib(library);
-    if (lib == NULL)
+    if (lib == NULL || lib->ctx != -1)
         LEAVE(CUDA_ERROR_INVALID_HANDLE);
     lib->live = 0;
     LEAVE(CUDA_SUCCESS);
+}
+
+static CUresult fake_cuModuleUnload(CUmodule module)
+{
+    ENTER(cuModuleUnload);
+    fake_lib *lib = find_lib(module);
+    if (lib == NULL || lib->ctx == -1)
+        LEAVE(CUDA_ERROR_INVALID_HANDLE);
+    if (lib->ctx != current_index())   /* a module unloads from its own, current, context */
+        LEAVE(CUDA_ERROR_INVALID_CONTEXT);
+    lib->live = 0;
+    LEAVE(CUDA_SUCCESS);
+}
+
+/* A handle for \p sym in \p lib seen from context \p ctx (-1: a CUkernel). Under lock. */
+static CUresult new_kernel(void **out, fake_lib *lib, const char *name, int ctx)
+{
+    strncpy(st.last_symbol_buf, name, sizeof st.last_symbol_buf - 1);
+    st.last_symbol = st.last_symbol_buf;
+    for (int i = 0; i < st.nsyms; i++) {
+        if (strcmp(st.syms[i].name, name) == 0) {
+            if (st.nkernels == MAX_KERNELS)
+                return CUDA_ERROR_OUT_OF_MEMORY;
+            fake_kernel *k = &st.kernels[st.nkernels++];
+            k->lib = lib;
+            k->sym = &st.syms[i];
+            k->ctx = ctx;
+            k->max_dyn_shared = 48 * 1024;
+            *out = k;
+            return CUDA_SUCCESS;
+        }
+    }
+    return CUDA_ERROR_NOT_FOUND;
+}
+
+static CUresult fake_cuModuleGetFunction(CUfunction *fn, CUmodule module, const char *name)
+{
+    ENTER(cuModuleGetFunction);
+    fake_lib *lib = find_lib(module);
+    if (lib == NULL || lib->ctx == -1)
+        LEAVE(CUDA_ERROR_INVALID_HANDLE);
+    void *k = NULL;
+    CUresult r = new_kernel(&k, lib, name, lib->ctx);
+    if (r == CUDA_SUCCESS)
+        *fn = (CUfunction)k;
+    LEAVE(r);
 }
 
 static CUresult fake_cuLibraryGetKernel(CUkernel *kernel, CUlibrary library, const char *name)
 {
     ENTER(cuLibraryGetKernel);
     fake_lib *lib = find_lib(library);
-    if (lib == NULL)
+    if (lib == NULL || lib->ctx != -1)
         LEAVE(CUDA_ERROR_INVALID_HANDLE);
-    strncpy(st.last_symbol_buf, name, sizeof st.last_symbol_buf - 1);
-    st.last_symbol = st.last_symbol_buf;
-    for (int i = 0; i < st.nsyms; i++) {
-        if (strcmp(st.syms[i].name, name) == 0) {
-            if (st.nkernels == MAX_KERNELS)
-                LEAVE(CUDA_ERROR_OUT_OF_MEMORY);
-            fake_kernel *k = &st.kernels[st.nkernels++];
-            k->lib = lib;
-            k->sym = &st.syms[i];
-            *kernel = (CUkernel)(void *)k;
-            LEAVE(CUDA_SUCCESS);
-        }
+    void *k = NULL;
+    CUresult r = new_kernel(&k, lib, name, -1);
+    if (r == CUDA_SUCCESS)
+        *kernel = (CUkernel)k;
+    LEAVE(r);
+}
+
+static CUresult fake_cuKernelGetFunction(CUfunction *fn, CUkernel kernel)
+{
+    ENTER(cuKernelGetFunction);
+    fake_kernel *k = find_kernel(kernel);
+    int ctx = current_index();
+    if (k == NULL || k->ctx != -1)
+        LEAVE(CUDA_ERROR_INVALID_HANDLE);
+    if (ctx < 0)
+        LEAVE(CUDA_ERROR_INVALID_CONTEXT);
+    void *f = NULL;
+    CUresult r = new_kernel(&f, k->lib, k->sym->name, ctx);
+    if (r == CUDA_SUCCESS) {
+        ((fake_kernel *)f)->max_dyn_shared = k->max_dyn_shared;
+        *fn = (CUfunction)f;
     }
-    LEAVE(CUDA_ERROR_NOT_FOUND);
+    LEAVE(r);
 }
 
 static CUresult fake_cuKernelGetParamInfo(CUkernel kernel, size_t index, size_t *offset, size_t *size)
@@ -329,22 +487,40 @@ static CUresult fake_cuKernelGetParamInfo(CUkernel kernel, size_t index, size_t 
     LEAVE(CUDA_SUCCESS);
 }
 
-static CUresult fake_cuLaunchKernel(CUfunction f, unsigned gx, unsigned gy, unsigned gz,
-                                    unsigned bx, unsigned by, unsigned bz, unsigned shared,
-                                    CUstream stream, void **params, void **extra)
+static CUresult fake_cuFuncGetParamInfo(CUfunction fn, size_t index, size_t *offset, size_t *size)
 {
-    ENTER(cuLaunchKernel);
+    ENTER(cuFuncGetParamInfo);
+    fake_kernel *k = find_kernel(fn);
+    if (k == NULL || k->ctx == -1)
+        LEAVE(CUDA_ERROR_INVALID_HANDLE);
+    if (index >= k->sym->n)
+        LEAVE(CUDA_ERROR_INVALID_VALUE);
+    *offset = k->sym->offsets[index];
+    *size = k->sym->sizes[index];
+    LEAVE(CUDA_SUCCESS);
+}
+
+/* What both launch calls do once their arguments are unpacked. Under lock. */
+static CUresult record_launch(CUfunction f, unsigned gx, unsigned gy, unsigned gz,
+                              unsigned bx, unsigned by, unsigned bz, unsigned shared,
+                              CUstream stream, void **params, void **extra, fake_launch **out)
+{
+    *out = NULL;
     if (!has_context())
-        LEAVE(CUDA_ERROR_INVALID_CONTEXT);
+        return CUDA_ERROR_INVALID_CONTEXT;
     fake_kernel *k = find_kernel(f);
     if (k == NULL)
-        LEAVE(CUDA_ERROR_INVALID_HANDLE);
+        return CUDA_ERROR_INVALID_HANDLE;
+    if (k->ctx != -1 && k->ctx != current_index())
+        return CUDA_ERROR_INVALID_HANDLE;   /* a function of another context */
     if (extra != NULL || (params == NULL && k->sym->n != 0))
-        LEAVE(CUDA_ERROR_INVALID_VALUE);
+        return CUDA_ERROR_INVALID_VALUE;
     if (gx == 0 || gy == 0 || gz == 0 || bx == 0 || by == 0 || bz == 0)
-        LEAVE(CUDA_ERROR_INVALID_VALUE);
+        return CUDA_ERROR_INVALID_VALUE;
+    if ((int)shared > k->max_dyn_shared)
+        return CUDA_ERROR_INVALID_VALUE;
     if (st.nlaunches == FAKE_CUDA_MAX_LAUNCHES)
-        LEAVE(CUDA_SUCCESS);    /* stop recording, keep launching */
+        return CUDA_SUCCESS;    /* stop recording, keep launching */
     fake_launch *l = &st.launches[st.nlaunches++];
     memset(l, 0, sizeof *l);
     l->symbol = k->sym->name;
@@ -352,26 +528,131 @@ static CUresult fake_cuLaunchKernel(CUfunction f, unsigned gx, unsigned gy, unsi
     l->block[0] = bx, l->block[1] = by, l->block[2] = bz;
     l->shared = shared;
     l->stream = stream;
+    l->ctx = current_index();
     l->nparams = k->sym->n;
     for (unsigned i = 0; i < k->sym->n; i++)
         if (k->sym->offsets[i] + k->sym->sizes[i] <= sizeof l->params)
             memcpy(l->params + k->sym->offsets[i], params[i], k->sym->sizes[i]);
-    LEAVE(CUDA_SUCCESS);
+    *out = l;
+    return CUDA_SUCCESS;
+}
+
+static CUresult fake_cuLaunchKernelEx(const CUlaunchConfig *c, CUfunction f, void **params, void **extra)
+{
+    ENTER(cuLaunchKernelEx);
+    fake_launch *l;
+    CUresult r = record_launch(f, c->gridDimX, c->gridDimY, c->gridDimZ, c->blockDimX, c->blockDimY,
+                               c->blockDimZ, c->sharedMemBytes, c->hStream, params, extra, &l);
+    if (l != NULL) {
+        l->ex = 1;
+        l->nattrs = c->numAttrs;
+        for (unsigned i = 0; i < c->numAttrs; i++) {
+            const CUlaunchAttribute *a = &c->attrs[i];
+            switch (a->id) {
+            case CU_LAUNCH_ATTRIBUTE_CLUSTER_DIMENSION:
+                l->cluster[0] = a->value.clusterDim.x;
+                l->cluster[1] = a->value.clusterDim.y;
+                l->cluster[2] = a->value.clusterDim.z;
+                break;
+            case CU_LAUNCH_ATTRIBUTE_COOPERATIVE: l->cooperative = a->value.cooperative; break;
+            case CU_LAUNCH_ATTRIBUTE_PROGRAMMATIC_STREAM_SERIALIZATION:
+                l->pdl = a->value.programmaticStreamSerializationAllowed;
+                break;
+            case CU_LAUNCH_ATTRIBUTE_PRIORITY: l->priority = a->value.priority, l->has_priority = 1; break;
+            default: l->nattrs = -1; break;   /* something the runtime should not send */
+            }
+        }
+    }
+    LEAVE(r);
+}
+
+static CUresult fake_cuLaunchKernel(CUfunction f, unsigned gx, unsigned gy, unsigned gz,
+                                    unsigned bx, unsigned by, unsigned bz, unsigned shared,
+                                    CUstream stream, void **params, void **extra)
+{
+    ENTER(cuLaunchKernel);
+    fake_launch *l;
+    LEAVE(record_launch(f, gx, gy, gz, bx, by, bz, shared, stream, params, extra, &l));
+}
+
+static CUresult attribute(fake_kernel *k, CUfunction_attribute attr, int *value)
+{
+    switch (attr) {
+    case CU_FUNC_ATTRIBUTE_MAX_THREADS_PER_BLOCK: *value = 1024; break;
+    case CU_FUNC_ATTRIBUTE_NUM_REGS: *value = 32; break;
+    case CU_FUNC_ATTRIBUTE_SHARED_SIZE_BYTES: *value = FAKE_CUDA_STATIC_SHARED; break;
+    case CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES: *value = k->max_dyn_shared; break;
+    case CU_FUNC_ATTRIBUTE_PTX_VERSION:
+    case CU_FUNC_ATTRIBUTE_BINARY_VERSION: *value = 10 * st.cc_major + st.cc_minor; break;
+    default: *value = 0; break;
+    }
+    return CUDA_SUCCESS;
 }
 
 static CUresult fake_cuFuncGetAttribute(int *value, CUfunction_attribute attr, CUfunction f)
 {
-    (void)attr, (void)f;
     ENTER(cuFuncGetAttribute);
-    *value = 0;
-    LEAVE(CUDA_SUCCESS);
+    fake_kernel *k = find_kernel(f);
+    if (k == NULL || k->ctx == -1)
+        LEAVE(CUDA_ERROR_INVALID_HANDLE);
+    LEAVE(attribute(k, attr, value));
 }
 
-static CUresult fake_cuKernelGetAttribute(int *value, CUfunction_attribute attr, CUkernel k, CUdevice d)
+static CUresult fake_cuKernelGetAttribute(int *value, CUfunction_attribute attr, CUkernel kern, CUdevice d)
 {
-    (void)attr, (void)k, (void)d;
+    (void)d;
     ENTER(cuKernelGetAttribute);
-    *value = 0;
+    fake_kernel *k = find_kernel(kern);
+    if (k == NULL || k->ctx != -1)
+        LEAVE(CUDA_ERROR_INVALID_HANDLE);
+    LEAVE(attribute(k, attr, value));
+}
+
+static CUresult set_attribute(fake_kernel *k, CUfunction_attribute attr, int value)
+{
+    if (attr != CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES)
+        return CUDA_ERROR_INVALID_VALUE;
+    if (value < 0 || value + FAKE_CUDA_STATIC_SHARED > st.optin_shared)
+        return CUDA_ERROR_INVALID_VALUE;
+    k->max_dyn_shared = value;
+    return CUDA_SUCCESS;
+}
+
+static CUresult fake_cuFuncSetAttribute(CUfunction f, CUfunction_attribute attr, int value)
+{
+    ENTER(cuFuncSetAttribute);
+    fake_kernel *k = find_kernel(f);
+    if (k == NULL || k->ctx == -1)
+        LEAVE(CUDA_ERROR_INVALID_HANDLE);
+    LEAVE(set_attribute(k, attr, value));
+}
+
+static CUresult fake_cuKernelSetAttribute(CUfunction_attribute attr, int value, CUkernel kern, CUdevice d)
+{
+    (void)d;
+    ENTER(cuKernelSetAttribute);
+    fake_kernel *k = find_kernel(kern);
+    if (k == NULL || k->ctx != -1)
+        LEAVE(CUDA_ERROR_INVALID_HANDLE);
+    LEAVE(set_attribute(k, attr, value));
+}
+
+/* A made-up but deterministic rule: 768 threads, 256 with more than 64 KiB of
+ * dynamic shared memory, never above the limit. */
+static CUresult fake_cuOccupancyMaxPotentialBlockSize(int *min_grid, int *block, CUfunction f,
+                                                      CUoccupancyB2DSize fn, size_t smem, int limit)
+{
+    ENTER(cuOccupancyMaxPotentialBlockSize);
+    fake_kernel *k = find_kernel(f);
+    if (k == NULL || k->ctx == -1 || fn != NULL)
+        LEAVE(CUDA_ERROR_INVALID_HANDLE);
+    st.occ_last_shared = (int)smem;
+    st.occ_last_limit = limit;
+    int b = smem > 64 * 1024 ? 256 : 768;
+    if (limit > 0 && b > limit)
+        b = limit;
+    *block = b;
+    *min_grid = 264;
     LEAVE(CUDA_SUCCESS);
 }
 
@@ -383,11 +664,7 @@ static void *entry_pointer(int e)
     void (*fn)(void) = NULL;
     switch (e) {
 #define X(name) case E_##name: fn = (void (*)(void))fake_##name; break;
-        X(cuInit) X(cuGetErrorName) X(cuGetErrorString) X(cuDriverGetVersion)
-        X(cuCtxGetCurrent) X(cuCtxSetCurrent) X(cuDeviceGet)
-        X(cuDevicePrimaryCtxRetain) X(cuLibraryLoadData) X(cuLibraryUnload)
-        X(cuLibraryGetKernel) X(cuKernelGetParamInfo) X(cuLaunchKernel)
-        X(cuFuncGetAttribute) X(cuKernelGetAttribute)
+        FAKE_DRIVER_ENTRIES(X)
 #undef X
     default: break;
     }
@@ -432,6 +709,9 @@ FAKE_API void fake_cuda_reset(void)
     memset(&st, 0, sizeof st);
     memset(delay_us, 0, sizeof delay_us);
     current = NULL;
+    ctx_depth = 0;
+    st.cc_major = 9, st.cc_minor = 0;          /* an H100/H200 */
+    st.optin_shared = 227 * 1024;
     pthread_mutex_unlock(&lock);
 }
 
@@ -545,4 +825,34 @@ FAKE_API int fake_cuda_live_libraries(void)
         n += st.libs[i].live;
     pthread_mutex_unlock(&lock);
     return n;
+}
+
+FAKE_API void fake_cuda_set_context(int index)
+{
+    current = index >= 0 && index < FAKE_CUDA_CONTEXTS ? (CUcontext)(void *)&ctx_objs[index] : NULL;
+}
+
+FAKE_API void fake_cuda_set_device(int major, int minor, int optin_shared)
+{
+    pthread_mutex_lock(&lock);
+    st.cc_major = major, st.cc_minor = minor, st.optin_shared = optin_shared;
+    pthread_mutex_unlock(&lock);
+}
+
+FAKE_API int fake_cuda_live_modules(void)
+{
+    pthread_mutex_lock(&lock);
+    int n = 0;
+    for (int i = 0; i < st.nlibs; i++)
+        n += st.libs[i].live && st.libs[i].ctx != -1;
+    pthread_mutex_unlock(&lock);
+    return n;
+}
+
+FAKE_API void fake_cuda_occupancy_args(int *shared, int *limit)
+{
+    pthread_mutex_lock(&lock);
+    *shared = st.occ_last_shared;
+    *limit = st.occ_last_limit;
+    pthread_mutex_unlock(&lock);
 }

@@ -14,12 +14,19 @@
 
 #define FAKE_CUDA_MAX_LAUNCHES 64
 #define FAKE_CUDA_PARAM_BYTES 512
+#define FAKE_CUDA_CONTEXTS 4            /* 0: device 0's primary; 1: device 0; 2, 3: device 1 */
+#define FAKE_CUDA_STATIC_SHARED 1024    /* every kernel's static shared memory */
 
 /* One cuLaunchKernel call as the fake saw it. */
 typedef struct fake_launch {
     const char *symbol;                          /* the kernel's symbol */
     unsigned grid[3], block[3], shared;
     CUstream stream;
+    int ctx;                                     /* the context it ran in (index) */
+    int ex;                                      /* 1: through cuLaunchKernelEx */
+    int nattrs;                                  /* its attributes; -1 if one was unknown */
+    unsigned cluster[3];
+    int cooperative, pdl, priority, has_priority;
     unsigned nparams;                            /* as registered for the symbol */
     unsigned char params[FAKE_CUDA_PARAM_BYTES]; /* each argument's bytes at its registered offset */
 } fake_launch;
@@ -51,7 +58,15 @@ const char *fake_cuda_last_symbol(void);
 const void *fake_cuda_last_image(const unsigned char **copy, size_t *n);
 /* The cudaVersion argument of the last cuGetProcAddress call. */
 int fake_cuda_proc_version(void);
-/* Libraries loaded and not yet unloaded. */
+/* Libraries and modules loaded and not yet unloaded. */
 int fake_cuda_live_libraries(void);
+/* Modules (the per-context loader's) loaded and not yet unloaded. */
+int fake_cuda_live_modules(void);
+/* Make context \p index (0 .. FAKE_CUDA_CONTEXTS-1) current on this thread; -1: none. */
+void fake_cuda_set_context(int index);
+/* The device's compute capability and shared-memory opt-in limit (default 9.0, 227 KiB). */
+void fake_cuda_set_device(int major, int minor, int optin_shared);
+/* The dynamic shared memory and block limit of the last occupancy query. */
+void fake_cuda_occupancy_args(int *shared, int *limit);
 
 #endif /* FAKE_CUDA_H */

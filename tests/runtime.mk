@@ -3,22 +3,30 @@
 #
 #   make check-runtime    build and run build/tests/check_runtime
 #
-# Builds: build/tests/libcuda_fake.so (tests/fake_cuda.c), build/tests/check_runtime.
+# Builds: build/tests/libcuda_fake.so (tests/fake_cuda.c), build/tests/libnvrtc_fake.so
+# (tests/fake_nvrtc.c), build/tests/check_runtime. The compile-and-cache tests
+# use the real libnvrtc ($(RT_NVRTC)); they are skipped, saying so, without it.
 
 RT_FAKE := $(B)/tests/libcuda_fake.so
+RT_FAKE_NVRTC := $(B)/tests/libnvrtc_fake.so
 RT_CHECK := $(B)/tests/check_runtime
+RT_NVRTC ?= $(firstword $(wildcard $(CUDA_PATH)/lib64/libnvrtc.so.1[0-9]) $(CUDA_PATH)/lib64/libnvrtc.so)#  the real NVRTC for compile tests
 
 CHECK_TARGETS += check-runtime
 .PHONY: check-runtime
-check-runtime: $(RT_CHECK) $(RT_FAKE)
+check-runtime: $(RT_CHECK) $(RT_FAKE) $(RT_FAKE_NVRTC)
 	$(RT_CHECK)
+
+$(RT_FAKE_NVRTC): tests/fake_nvrtc.c | $(B)/tests
+	$(CC) $(BASE_CFLAGS) $(CUDA_INC) -shared $< -o $@ -lpthread
 
 # A plain shared object with default visibility: it stands in for libcuda.so.1.
 $(RT_FAKE): tests/fake_cuda.c tests/fake_cuda.h | $(B)/tests
 	$(CC) $(BASE_CFLAGS) $(CUDA_INC) -shared $< -o $@ -lpthread
 
 # The fake's absolute path is built in, so the test runs from any directory.
-$(RT_CHECK): tests/check_runtime.c tests/fake_cuda.h runtime/kstub.h $(B)/lib/libkstub.a | $(B)/tests $(RT_FAKE)
+$(RT_CHECK): tests/check_runtime.c tests/fake_cuda.h runtime/kstub.h runtime/sha256.h $(B)/lib/libkstub.a | $(B)/tests $(RT_FAKE) $(RT_FAKE_NVRTC)
 	$(CC) $(BASE_CFLAGS) $(CUDA_INC) -Iruntime -Itests \
-	    -DFAKE_CUDA_PATH='"$(abspath $(RT_FAKE))"' $< -o $@ \
+	    -DFAKE_CUDA_PATH='"$(abspath $(RT_FAKE))"' -DFAKE_NVRTC_PATH='"$(abspath $(RT_FAKE_NVRTC))"' \
+	    -DREAL_NVRTC_PATH='"$(RT_NVRTC)"' $< -o $@ \
 	    $(B)/lib/libkstub.a $(CHECK_LIBS) -ldl -lpthread
