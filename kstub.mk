@@ -1,0 +1,119 @@
+# kstub.mk — make rules that turn CUDA kernel files into typed C launch
+# stubs. Include it from your Makefile after setting what you need:
+#
+#     KSTUB_KERNELS := kernels/scale.cu kernels/reduce.cu
+#     include path/to/kstub.mk
+#
+#     app: main.o $(KSTUB_OBJS)
+#             $(CC) $^ -o $@ $(KSTUB_LIBS)
+#     main.o: main.c | $(KSTUB_HEADERS)
+#             $(CC) $(CFLAGS) $(KSTUB_CPPFLAGS) -MMD -c $< -o $@
+#
+# For each DIR/NAME.cu in KSTUB_KERNELS, under $(KSTUB_OUT)/DIR/:
+#
+#     NAME.fatbin                  nvcc -fatbin for $(KSTUB_ARCHS)  (+ NAME.fatbin.d)
+#     NAME.kstub.h .c .json        kstub, with the fatbin embedded   (+ NAME.kstub.d)
+#     NAME.kstub.o                 the stub source compiled with $(CC)
+#
+# Both steps write make depfiles, so editing a header that a kernel file
+# includes rebuilds the fatbin and regenerates the stubs, and deleting one
+# does not break the build. The rules are correct under make -j.
+#
+# Why a stamp: kstub rewrites an output only when its content changes, so
+# that a touched header does not recompile every file that includes the
+# stubs. The kstub rule therefore targets NAME.kstub.stamp (always touched)
+# and the outputs hang off it with an empty recipe; make re-reads their
+# modification times and rebuilds only what depends on a file that changed.
+
+# Including this file must not change the including Makefile's default goal.
+kstub__goal := $(.DEFAULT_GOAL)
+
+# ---- settings (set before including; each has a default) ---------------------------
+KSTUB ?= kstub#                        the generator (a path, or a name on PATH)
+KSTUB_DEP ?= $(wildcard $(KSTUB))#     prerequisite standing for the generator: set it
+#                                      to $(KSTUB) when your build makes kstub itself
+KSTUB_KERNELS ?=#                      the .cu files to make stubs for
+KSTUB_OUT ?= build/kstub#              where generated files go (mirrors the .cu paths)
+CUDA_PATH ?= /usr/local/cuda#          CUDA toolkit: nvcc, and cuda.h for the stubs
+NVCC ?= $(CUDA_PATH)/bin/nvcc#         device compiler
+KSTUB_ARCHS ?= 80 90#                  SASS targets in each fatbin; PTX of the last too
+KSTUB_NVCC_FLAGS ?= -O3 -std=c++17#    nvcc flags (not -I/-D: see KSTUB_CU_CPPFLAGS)
+KSTUB_CU_CPPFLAGS ?=#                  -I/-D/-U for the .cu files, given to nvcc and kstub
+KSTUB_FLAGS ?=#                        extra kstub options (-std=c++20, --arch sm_90, -T DIR)
+KSTUB_DEPFLAG ?= -MMD#                 -MMD: no toolkit headers in depfiles; -MD: all
+KSTUB_INCLUDE ?=#                      directory holding kstub.h, if not a system one
+KSTUB_LIBDIR ?=#                       directory holding libkstub, if not a system one
+KSTUB_CFLAGS ?= -O2#                   C flags for the generated .c files
+
+# ---- derived ---------------------------------------------------------------------------
+KSTUB_GENCODE := $(foreach a,$(KSTUB_ARCHS),-gencode arch=compute_$(a),code=sm_$(a)) \
+    -gencode arch=compute_$(lastword $(KSTUB_ARCHS)),code=compute_$(lastword $(KSTUB_ARCHS))
+
+# What users of the stubs need: kstub.h, cuda.h, and the generated headers.
+KSTUB_CPPFLAGS := $(if $(KSTUB_INCLUDE),-I$(KSTUB_INCLUDE)) -I$(CUDA_PATH)/include \
+    $(sort $(patsubst %/,-I%,$(dir $(KSTUB_KERNELS:%=$(KSTUB_OUT)/%))))
+KSTUB_LIBS := $(if $(KSTUB_LIBDIR),-L$(KSTUB_LIBDIR)) -lkstub -ldl -lpthread -lm
+
+KSTUB_STEMS := $(KSTUB_KERNELS:%.cu=$(KSTUB_OUT)/%)
+KSTUB_HEADERS := $(KSTUB_STEMS:=.kstub.h)
+KSTUB_SOURCES := $(KSTUB_STEMS:=.kstub.c)
+KSTUB_MANIFESTS := $(KSTUB_STEMS:=.kstub.json)
+KSTUB_OBJS := $(KSTUB_STEMS:=.kstub.o)
+KSTUB_FATBINS := $(KSTUB_STEMS:=.fatbin)
+
+# The kstub command for the stem $* (DIR/NAME); used in recipes only.
+kstub_run = $(KSTUB) $*.cu $(KSTUB_CU_CPPFLAGS) $(KSTUB_FLAGS) --embed $(KSTUB_OUT)/$*.fatbin \
+    -o $(KSTUB_OUT)/$*.kstub --manifest $(KSTUB_OUT)/$*.kstub.json \
+    $(KSTUB_DEPFLAG) -MF $(KSTUB_OUT)/$*.kstub.d -MT $(KSTUB_OUT)/$*.kstub.stamp
+
+# ---- rules -----------------------------------------------------------------------------
+$(KSTUB_OUT)/%.fatbin: %.cu
+	@mkdir -p $(@D)
+	$(NVCC) -fatbin $(KSTUB_GENCODE) $(KSTUB_NVCC_FLAGS) $(KSTUB_CU_CPPFLAGS) \
+	    $(KSTUB_DEPFLAG) -MF $@.d -MT $@ -MP -o $@ $<
+
+# One kstub run makes all three outputs; the stamp records that it ran.
+$(KSTUB_OUT)/%.kstub.stamp: %.cu $(KSTUB_OUT)/%.fatbin $(KSTUB_DEP)
+	@mkdir -p $(@D)
+	$(kstub_run)
+	@touch $@
+
+# The outputs come with the stamp. The recipe must stay empty: only then
+# does make judge the files that include them by their own timestamps.
+# One rule per file: a rule with several targets would make make treat the
+# others as brand new whenever the stamp's recipe runs.
+$(KSTUB_OUT)/%.kstub.h: $(KSTUB_OUT)/%.kstub.stamp ;
+$(KSTUB_OUT)/%.kstub.c: $(KSTUB_OUT)/%.kstub.stamp ;
+$(KSTUB_OUT)/%.kstub.json: $(KSTUB_OUT)/%.kstub.stamp ;
+
+# Should an output have been deleted since its stamp was made, run kstub
+# again (it writes only what is missing or different).
+kstub__missing := $(foreach s,$(KSTUB_STEMS),$(if $(and $(wildcard $(s).kstub.h),\
+    $(wildcard $(s).kstub.c),$(wildcard $(s).kstub.json)),,$(s).kstub.stamp))
+$(kstub__missing): kstub__force
+.PHONY: kstub__force
+kstub__force:
+
+$(KSTUB_OUT)/%.kstub.o: $(KSTUB_OUT)/%.kstub.c $(KSTUB_OUT)/%.kstub.h
+	$(CC) $(KSTUB_CFLAGS) $(KSTUB_CPPFLAGS) -c $< -o $@
+
+# Keep every generated file: they are inputs to other steps and to tools
+# (kstub check, kstub diff), not scratch.
+.SECONDARY: $(KSTUB_FATBINS) $(KSTUB_HEADERS) $(KSTUB_SOURCES) $(KSTUB_MANIFESTS) \
+    $(KSTUB_STEMS:=.kstub.stamp)
+
+-include $(KSTUB_STEMS:=.fatbin.d) $(KSTUB_STEMS:=.kstub.d)
+
+.PHONY: kstub-check kstub-clean
+# Fails when a generated file is not what kstub makes from its .cu now.
+kstub-check: $(KSTUB_FATBINS)
+	@rc=0; for cu in $(KSTUB_KERNELS); do s=$(KSTUB_OUT)/$${cu%.cu}; \
+	    $(KSTUB) check $$cu $(KSTUB_CU_CPPFLAGS) $(KSTUB_FLAGS) --embed $$s.fatbin \
+	        -o $$s.kstub --manifest $$s.kstub.json || rc=1; done; exit $$rc
+
+kstub-clean:
+	rm -f $(KSTUB_FATBINS) $(KSTUB_HEADERS) $(KSTUB_SOURCES) $(KSTUB_MANIFESTS) \
+	    $(KSTUB_OBJS) $(KSTUB_STEMS:=.kstub.stamp) $(KSTUB_STEMS:=.kstub.d) \
+	    $(KSTUB_STEMS:=.fatbin.d)
+
+.DEFAULT_GOAL := $(kstub__goal)
