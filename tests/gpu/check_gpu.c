@@ -40,6 +40,7 @@
 #include "vector_ops.kstub.h"
 #include "reduce.kstub.h"
 #include "scalars.kstub.h"
+#include "records.kstub.h"
 
 /* ---- driver functions the test calls itself ----------------------------------- */
 
@@ -637,6 +638,110 @@ static void echo_roundtrip(CUstream stream, const char *what, const struct echo_
     note("27 scalars, byte-identical");
 }
 
+/* ---- records.cu: structs, enums, vectors and halves by value ------------------------------- */
+
+#define SAME(what, a, b)                                                                   \
+    EXPECT(memcmp(&(a), &(b), sizeof(a)) == 0, "%s: %s differs from what was sent", what, #a)
+
+static void case_echo_params(CUstream stream)
+{
+    rec_Params p;
+    memset(&p, 0, sizeof p);
+    p.scale = -3.25f;
+    p.inner.tag = 'k';
+    p.inner.weight = 1.0 / 3.0;
+    for (int i = 0; i < 2; i++)
+        for (int j = 0; j < 3; j++)
+            p.grid[i][j] = (int)(rng_next() & 0x7fffffff) - 0x40000000;
+    p.mode = rec_Mode_Careful;
+    p.dir.x = 1.5f;
+    p.dir.y = -2.5f;
+    p.dir.z = 1e-30f;
+    p.bits.i = 0x5a5a1234;
+    p.enabled = true;
+    CUdeviceptr dout = dev_alloc(96, POISON);
+    REQUIRE(dout, "no device memory");
+    KS_REQUIRE(echo_params(ks_launch_on(ks_launch_1d(1, 1), (ks_stream)stream), DEV(unsigned char, dout),
+                           p, rec_Mode_Exact, rec_Axis_Z));
+    SYNC_REQUIRE(stream);
+    unsigned char got[96];
+    REQUIRE(dev_download(got, dout, sizeof got), "download");
+    check_guard(dout);
+    rec_Params q;
+    memcpy(&q, got, sizeof q);
+    SAME("Params", q.scale, p.scale);
+    SAME("Params", q.inner.tag, p.inner.tag);
+    SAME("Params", q.inner.weight, p.inner.weight);
+    SAME("Params", q.grid, p.grid);
+    SAME("Params", q.mode, p.mode);
+    SAME("Params", q.dir, p.dir);
+    SAME("Params", q.bits, p.bits);
+    SAME("Params", q.enabled, p.enabled);
+    rec_Mode m;
+    rec_Axis a;
+    memcpy(&m, got + 80, sizeof m);
+    memcpy(&a, got + 84, sizeof a);
+    EXPECT(m.value == 2 && a.value == 2, "enums arrived as %u and %d", m.value, a.value);
+    note("struct (80 B, nested, padded, array, union), 2 enums: field-identical");
+}
+
+static void case_echo_vectors(CUstream stream)
+{
+    float4 f4 = {1.0f, -2.0f, 3.5f, 1e20f};
+    double3 d3 = {1.0 / 7.0, -0.0, 6.02214076e23};
+    char3 c3 = {'a', (char)-1, 'z'};
+    int2 i2 = {INT32_MIN, INT32_MAX};
+    ushort3 us3 = {1, 65535, 4242};
+    float3 f3 = {0.1f, 0.2f, 0.3f};
+    CUdeviceptr dout = dev_alloc(72, POISON);
+    REQUIRE(dout, "no device memory");
+    KS_REQUIRE(echo_vectors(ks_launch_on(ks_launch_1d(1, 1), (ks_stream)stream), DEV(unsigned char, dout),
+                            f4, d3, c3, i2, us3, f3));
+    SYNC_REQUIRE(stream);
+    unsigned char got[72];
+    REQUIRE(dev_download(got, dout, sizeof got), "download");
+    check_guard(dout);
+    EXPECT(memcmp(got + 0, &f4, sizeof f4) == 0, "float4 differs");
+    EXPECT(memcmp(got + 16, &d3, sizeof d3) == 0, "double3 differs");
+    EXPECT(memcmp(got + 40, &c3, sizeof c3) == 0, "char3 differs");
+    EXPECT(memcmp(got + 44, &i2, sizeof i2) == 0, "int2 differs");
+    EXPECT(memcmp(got + 52, &us3, sizeof us3) == 0, "ushort3 differs");
+    EXPECT(memcmp(got + 60, &f3, sizeof f3) == 0, "float3 differs");
+    note("6 vector types (odd sizes too): byte-identical");
+}
+
+static void case_echo_halves(CUstream stream)
+{
+    const float vals[4] = {1.5f, -0.333333f, 65504.0f, 3.1415926f};
+    ks_half h = ks_half_from_float(vals[0]);
+    ks_half2 h2 = ks_half2_make(vals[1], 2.0f);
+    ks_bfloat16 b = ks_bfloat16_from_float(vals[2]);
+    ks_bfloat162 b2 = ks_bfloat162_make(vals[3], -1.0f);
+    CUdeviceptr dout = dev_alloc(36, POISON);
+    REQUIRE(dout, "no device memory");
+    KS_REQUIRE(echo_halves(ks_launch_on(ks_launch_1d(1, 1), (ks_stream)stream), DEV(unsigned char, dout),
+                           h, h2, b, b2, 42.0f));
+    SYNC_REQUIRE(stream);
+    unsigned char got[36];
+    REQUIRE(dev_download(got, dout, sizeof got), "download");
+    check_guard(dout);
+    EXPECT(memcmp(got + 0, &h, 2) == 0, "__half differs");
+    EXPECT(memcmp(got + 4, &h2, 4) == 0, "__half2 differs");
+    EXPECT(memcmp(got + 8, &b, 2) == 0, "__nv_bfloat16 differs");
+    EXPECT(memcmp(got + 12, &b2, 4) == 0, "__nv_bfloat162 differs");
+    float conv[4], check;
+    memcpy(conv, got + 16, sizeof conv);
+    memcpy(&check, got + 32, sizeof check);
+    EXPECT(conv[0] == ks_half_to_float(h) && conv[1] == ks_half_to_float(h2.x),
+           "device reads the halves as %g, %g; host helpers say %g, %g", conv[0], conv[1],
+           ks_half_to_float(h), ks_half_to_float(h2.x));
+    EXPECT(conv[2] == ks_bfloat16_to_float(b) && conv[3] == ks_bfloat16_to_float(b2.x),
+           "device reads the bfloat16s as %g, %g; host helpers say %g, %g", conv[2], conv[3],
+           ks_bfloat16_to_float(b), ks_bfloat16_to_float(b2.x));
+    EXPECT(check == 42.0f, "the float after them arrived as %g", check);
+    note("half, half2, bf16, bf162: byte-identical; host conversions match the device's");
+}
+
 static float float_bits(uint32_t bits)
 {
     float f;
@@ -1043,6 +1148,10 @@ int main(void)
     run_case("echo_scalars/maximum", NULL, case_echo_max, NULL);
     run_case("echo_scalars/special-floats", NULL, case_echo_special_floats, user);
     run_case("echo_scalars/signalling-nan", NULL, case_echo_signalling_nan, NULL);
+    run_case("records/echo_params", "legacy", case_echo_params, NULL);
+    run_case("records/echo_params", "user", case_echo_params, user);
+    run_case("records/echo_vectors", "user", case_echo_vectors, user);
+    run_case("records/echo_halves", "per-thread", case_echo_halves, (CUstream)KS_STREAM_PER_THREAD);
     run_case("image/load-all", NULL, case_load_all_images, NULL);
     run_case("image/unload-relaunch", "legacy", case_unload_relaunch, NULL);
     run_case("image/unload-relaunch", "user", case_unload_relaunch, user);
