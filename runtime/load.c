@@ -366,6 +366,10 @@ static ks_status check_abi(const ks_kernel *k, const void *handle, const char *n
     for (unsigned i = 0; i <= k->nparams; i++) {
         size_t off = 0, size = 0;
         CUresult r = param_info(handle, i, &off, &size);
+        /* The query needs a context; a thread without one gets device 0's
+         * primary context, as a launch would (seen on an H200, driver 580). */
+        if (r == CUDA_ERROR_INVALID_CONTEXT && ks__context_make_current(name) == KS_OK)
+            r = param_info(handle, i, &off, &size);
         if (r == CUDA_ERROR_INVALID_VALUE) {
             if (i == k->nparams)
                 return KS_OK;
