@@ -9,17 +9,35 @@
  * what makes the cases independent.
  */
 #include <check.h>
+#include <dirent.h>
 #include <dlfcn.h>
+#include <errno.h>
+#include <limits.h>
 #include <pthread.h>
 #include <stdint.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
 
 #include "kstub.h"
 #include "fake_cuda.h"
+#include "sha256.h"
+
+#pragma GCC diagnostic push
+#pragma GCC diagnostic ignored "-Wundef"
+#include <nvrtc.h>  /* nvrtcResult values for the fake NVRTC */
+#pragma GCC diagnostic pop
 
 #ifndef FAKE_CUDA_PATH
 #define FAKE_CUDA_PATH "build/tests/libcuda_fake.so"
+#endif
+#ifndef FAKE_NVRTC_PATH
+#define FAKE_NVRTC_PATH "build/tests/libnvrtc_fake.so"
+#endif
+#ifndef REAL_NVRTC_PATH
+#define REAL_NVRTC_PATH "/usr/local/cuda/lib64/libnvrtc.so"
 #endif
 
 /* The fake's control functions, reached through dlsym (see fake_cuda.h). */
@@ -37,7 +55,23 @@ static struct {
     __typeof__(&fake_cuda_last_image) last_image;
     __typeof__(&fake_cuda_proc_version) proc_version;
     __typeof__(&fake_cuda_live_libraries) live_libraries;
+    __typeof__(&fake_cuda_live_modules) live_modules;
+    __typeof__(&fake_cuda_set_context) set_context;
+    __typeof__(&fake_cuda_set_device) set_device;
+    __typeof__(&fake_cuda_occupancy_args) occupancy_args;
 } fake;
+
+/* The fake NVRTC's controls (tests/fake_nvrtc.c). */
+static struct {
+    void (*reset)(void);
+    void (*inject)(const char *entry, int result, int nth);
+    int (*calls)(const char *entry);
+    const char *(*option)(int i);
+    void (*delay_compile)(unsigned us);
+} fnv;
+
+/* This test's own cache directory (KSTUB_CACHE_DIR), under a fresh temporary one. */
+static char tmp_dir[64], cache_dir[128];
 
 /* ---- test kernels -------------------------------------------------------------- */
 
@@ -118,8 +152,30 @@ static void setup(void)
     CONTROL(last_image);
     CONTROL(proc_version);
     CONTROL(live_libraries);
+    CONTROL(live_modules);
+    CONTROL(set_context);
+    CONTROL(set_device);
+    CONTROL(occupancy_args);
 #undef CONTROL
     fake.reset();
+
+    setenv("KSTUB_LIBNVRTC", FAKE_NVRTC_PATH, 1);
+    void *nvrtc = dlopen(FAKE_NVRTC_PATH, RTLD_NOW | RTLD_LOCAL);
+    ck_assert_msg(nvrtc != NULL, "cannot load the fake NVRTC: %s", dlerror());
+    load_control(&fnv.reset, nvrtc, "fake_nvrtc_reset");
+    load_control(&fnv.inject, nvrtc, "fake_nvrtc_fail");
+    load_control(&fnv.calls, nvrtc, "fake_nvrtc_calls");
+    load_control(&fnv.option, nvrtc, "fake_nvrtc_option");
+    load_control(&fnv.delay_compile, nvrtc, "fake_nvrtc_delay_compile");
+    fnv.reset();
+
+    snprintf(tmp_dir, sizeof tmp_dir, "/tmp/kstub-test-XXXXXX");
+    ck_assert_ptr_nonnull(mkdtemp(tmp_dir));
+    snprintf(cache_dir, sizeof cache_dir, "%s/cache/kstub", tmp_dir);
+    setenv("KSTUB_CACHE_DIR", cache_dir, 1);
+    unsetenv("KSTUB_CACHE");
+    unsetenv("KSTUB_IMAGE_PATH");
+    unsetenv("KSTUB_LOADER");
     fake.set_params(mix.symbol, 5, mix_off, mix_size);
     fake.set_params(bounded.symbol, 0, NULL, NULL);
     fake.set_params(bad.symbol, 0, NULL, NULL);
@@ -721,13 +777,1142 @@ START_TEST(threads_race_on_first_launch)
 }
 END_TEST
 
+/* ---- helpers for files ------------------------------------------------------------------ */
+
+static void write_file(const char *path, const void *bytes, size_t n)
+{
+    FILE *f = fopen(path, "wb");
+    ck_assert_msg(f != NULL, "cannot write %s", path);
+    ck_assert_uint_eq(fwrite(bytes, 1, n, f), n);
+    ck_assert_int_eq(fclose(f), 0);
+}
+
+/* Regular files in \p dir whose names end in \p suffix; -1 if there is no such directory. */
+static int count_files(const char *dir, const char *suffix)
+{
+    DIR *d = opendir(dir);
+    if (d == NULL)
+        return -1;
+    int n = 0;
+    struct dirent *e;
+    while ((e = readdir(d)) != NULL) {
+        size_t len = strlen(e->d_name), slen = strlen(suffix);
+        if (e->d_name[0] != '.' && len >= slen && strcmp(e->d_name + len - slen, suffix) == 0)
+            n++;
+    }
+    closedir(d);
+    return n;
+}
+
+/* The path of the one cache entry (fails the test unless there is exactly one). */
+static void the_entry(char *out, size_t cap)
+{
+    DIR *d = opendir(cache_dir);
+    ck_assert_ptr_nonnull(d);
+    int n = 0;
+    struct dirent *e;
+    while ((e = readdir(d)) != NULL) {
+        if (e->d_name[0] == '.')
+            continue;
+        snprintf(out, cap, "%s/%s", cache_dir, e->d_name);
+        n++;
+    }
+    closedir(d);
+    ck_assert_int_eq(n, 1);
+}
+
+static size_t read_file(const char *path, unsigned char *buf, size_t cap)
+{
+    FILE *f = fopen(path, "rb");
+    ck_assert_ptr_nonnull(f);
+    size_t n = fread(buf, 1, cap, f);
+    fclose(f);
+    return n;
+}
+
+/* ---- SHA-256 (runtime/sha256.c) ------------------------------------------------------------ */
+
+static void hex_of(const void *data, size_t n, char hex[65])
+{
+    unsigned char d[32];
+    ks__sha256(data, n, d);
+    ks__sha256_hex(d, hex);
+}
+
+START_TEST(sha256_fips_vectors)
+{
+    /* FIPS 180-4 / NIST example messages. */
+    char hex[65];
+    hex_of("abc", 3, hex);
+    ck_assert_str_eq(hex, "ba7816bf8f01cfea414140de5dae2223b00361a396177a9cb410ff61f20015ad");
+    hex_of("", 0, hex);
+    ck_assert_str_eq(hex, "e3b0c44298fc1c149afbf4c8996fb92427ae41e4649b934ca495991b7852b855");
+    const char *m448 = "abcdbcdecdefdefgefghfghighijhijkijkljklmklmnlmnomnopnopq";
+    hex_of(m448, strlen(m448), hex);
+    ck_assert_str_eq(hex, "248d6a61d20638b8e5c026930c3e6039a33ce45964ff2167f6ecedd419db06c1");
+    const char *m896 = "abcdefghbcdefghicdefghijdefghijkefghijklfghijklmghijklmnhijklmnoijklmnopjklmnopq"
+                       "klmnopqrlmnopqrsmnopqrstnopqrstu";
+    hex_of(m896, strlen(m896), hex);
+    ck_assert_str_eq(hex, "cf5b16a778af8380036ce59e7b0492370b249b11e8f07a51afac45037afee9d1");
+    /* One million 'a', fed in uneven pieces to cross every block boundary case. */
+    static char a[1000003];
+    memset(a, 'a', sizeof a);
+    ks__sha256_ctx c;
+    ks__sha256_init(&c);
+    size_t left = 1000000, step = 1;
+    while (left > 0) {
+        size_t take = step < left ? step : left;
+        ks__sha256_update(&c, a, take);
+        left -= take;
+        step = step * 3 % 997 + 1;
+    }
+    unsigned char d[32];
+    ks__sha256_final(&c, d);
+    ks__sha256_hex(d, hex);
+    ck_assert_str_eq(hex, "cdc76e5c9914fb9281a1c7e284d73e67f1809a48a497200e046d39ccc7112cd0");
+}
+END_TEST
+
+/* ---- the module fallback (drivers without cuLibrary*) --------------------------------------- */
+
+START_TEST(module_fallback_launches)
+{
+    fake.hide("cuLibraryLoadData");
+    ks_launch l = ks_launch_1d(2, 64);
+    for (int i = 0; i < 5; i++)
+        ck_assert_status(launch_mix(&l), KS_OK);
+    ck_assert_int_eq(fake.calls("cuLibraryLoadData"), 0);
+    ck_assert_int_eq(fake.calls("cuModuleLoadDataEx"), 1);
+    ck_assert_int_eq(fake.calls("cuModuleGetFunction"), 1);
+    ck_assert_int_eq(fake.calls("cuFuncGetParamInfo"), 6);
+    ck_assert_int_eq(fake.calls("cuCtxGetCurrent"), 5 + 1);   /* one a launch, one to resolve */
+    ck_assert_int_eq(fake.launch_count(), 5);
+    ck_assert_str_eq(fake.launch(4)->symbol, "_Z3mixcsidPf");
+    ck_assert(ks_image_is_loaded(&mix_image));
+    ks_image_info info;
+    ck_assert_status(ks_image_info_get(&mix_image, &info), KS_OK);
+    ck_assert_int_eq(info.library, 0);
+    ck_assert_int_eq(info.kind, KS_IMAGE_PTX);
+    ck_assert_status(ks_image_unload(&mix_image), KS_OK);
+    ck_assert_int_eq(fake.live_modules(), 0);
+    ck_assert(!ks_image_is_loaded(&mix_image));
+    ck_assert_status(launch_mix(&l), KS_OK);
+    ck_assert_int_eq(fake.calls("cuModuleLoadDataEx"), 2);
+}
+END_TEST
+
+START_TEST(loader_env_forces_modules)
+{
+    setenv("KSTUB_LOADER", "module", 1);
+    ks_launch l = ks_launch_1d(1, 32);
+    ck_assert_status(launch_mix(&l), KS_OK);
+    ck_assert_int_eq(fake.calls("cuLibraryLoadData"), 0);
+    ck_assert_int_eq(fake.calls("cuModuleLoadDataEx"), 1);
+}
+END_TEST
+
+static void *launch_in_context(void *arg)
+{
+    fake.set_context((int)(intptr_t)arg);
+    ks_launch l = ks_launch_1d(1, 32);
+    return (void *)(uintptr_t)launch_mix(&l);
+}
+
+START_TEST(module_one_per_context)
+{
+    fake.hide("cuLibraryLoadData");
+    ks_launch l = ks_launch_1d(1, 32);
+    fake.set_context(0);
+    ck_assert_status(launch_mix(&l), KS_OK);
+    fake.set_context(2);                        /* another device's context */
+    ck_assert_status(launch_mix(&l), KS_OK);
+    ck_assert_status(launch_mix(&l), KS_OK);
+    fake.set_context(0);
+    ck_assert_status(launch_mix(&l), KS_OK);
+    ck_assert_int_eq(fake.calls("cuModuleLoadDataEx"), 2);
+    ck_assert_int_eq(fake.calls("cuModuleGetFunction"), 2);
+    ck_assert_int_eq(fake.launch(0)->ctx, 0);
+    ck_assert_int_eq(fake.launch(1)->ctx, 2);
+    ck_assert_int_eq(fake.launch(2)->ctx, 2);
+    ck_assert_int_eq(fake.launch(3)->ctx, 0);
+    /* Threads in two more contexts at once. */
+    pthread_t t[2];
+    void *ret;
+    for (int i = 0; i < 2; i++)
+        ck_assert_int_eq(pthread_create(&t[i], NULL, launch_in_context, (void *)(intptr_t)(i + 1)), 0);
+    for (int i = 0; i < 2; i++) {
+        ck_assert_int_eq(pthread_join(t[i], &ret), 0);
+        ck_assert_int_eq((int)(uintptr_t)ret, KS_OK);
+    }
+    ck_assert_int_eq(fake.live_modules(), 3);  /* contexts 0, 1, 2 (3 was never used) */
+    ck_assert_int_eq(fake.calls("cuModuleLoadDataEx"), 3);
+    /* Each module is unloaded in its own context; the caller's stays current. */
+    ck_assert_status(ks_image_unload(&mix_image), KS_OK);
+    ck_assert_int_eq(fake.live_modules(), 0);
+    ck_assert_int_eq(fake.calls("cuCtxPushCurrent"), 3);
+    ck_assert_int_eq(fake.calls("cuCtxPopCurrent"), 3);
+    ck_assert_status(launch_mix(&l), KS_OK);
+    ck_assert_int_eq(fake.launch(fake.launch_count() - 1)->ctx, 0);
+}
+END_TEST
+
+START_TEST(library_many_contexts)
+{
+    pthread_t t[3];
+    void *ret;
+    for (int i = 0; i < 3; i++)
+        ck_assert_int_eq(pthread_create(&t[i], NULL, launch_in_context, (void *)(intptr_t)i), 0);
+    for (int i = 0; i < 3; i++) {
+        ck_assert_int_eq(pthread_join(t[i], &ret), 0);
+        ck_assert_int_eq((int)(uintptr_t)ret, KS_OK);
+    }
+    /* One context-independent load serves every context. */
+    ck_assert_int_eq(fake.calls("cuLibraryLoadData"), 1);
+    ck_assert_int_eq(fake.calls("cuLibraryGetKernel"), 1);
+    ck_assert_int_eq(fake.launch_count(), 3);
+}
+END_TEST
+
+START_TEST(module_no_current_context)
+{
+    fake.hide("cuLibraryLoadData");
+    fake.no_current_context();
+    ks_launch l = ks_launch_1d(1, 32);
+    ck_assert_status(launch_mix(&l), KS_OK);
+    ck_assert_status(launch_mix(&l), KS_OK);
+    ck_assert_int_eq(fake.calls("cuDevicePrimaryCtxRetain"), 1);
+    ck_assert_int_eq(fake.calls("cuCtxSetCurrent"), 1);
+    ck_assert_int_eq(fake.launch_count(), 2);
+}
+END_TEST
+
+START_TEST(module_abi_check)
+{
+    fake.hide("cuLibraryLoadData");
+    size_t sizes[] = {1, 2, 4, 4, 8};
+    fake.set_params(mix.symbol, 5, mix_off, sizes);
+    ks_launch l = ks_launch_1d(1, 32);
+    ck_assert_status(launch_mix(&l), KS_ERR_ABI_MISMATCH);
+    ck_assert_message_has("parameter 3");
+    ck_assert_int_eq(fake.launch_count(), 0);
+    fake.hide("cuFuncGetParamInfo");           /* hidden only for later look-ups: already resolved */
+}
+END_TEST
+
+START_TEST(module_jit_log)
+{
+    fake.hide("cuLibraryLoadData");
+    ks_launch l = ks_launch_1d(1, 32);
+    ck_assert_status(ks_kernel_launch(&bad, &l, NULL), KS_ERR_LOAD);
+    ck_assert_str_eq(ks_last_error()->call, "cuModuleLoadDataEx");
+    ck_assert_ptr_nonnull(ks_last_error()->log);
+    ck_assert_ptr_nonnull(strstr(ks_last_error()->log, "Unknown symbol 'BAD'"));
+    ck_assert_message_has("CUDA_ERROR_INVALID_PTX");
+    ck_assert_int_eq(fake.live_modules(), 0);
+}
+END_TEST
+
+START_TEST(module_calls_fail_in_turn)
+{
+    fake.hide("cuLibraryLoadData");
+    static const struct { const char *entry; int nth; ks_status want; } cases[] = {
+        {"cuModuleLoadDataEx", 1, KS_ERR_LOAD},
+        {"cuModuleGetFunction", 1, KS_ERR_DRIVER},
+        {"cuFuncGetParamInfo", 3, KS_ERR_DRIVER},
+        {"cuCtxGetCurrent", 1, KS_ERR_NO_CONTEXT},
+        {"cuLaunchKernel", 1, KS_ERR_LAUNCH},
+    };
+    ks_launch l = ks_launch_1d(1, 32);
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+        ck_assert_status(ks_image_unload(&mix_image), KS_OK);
+        ck_assert_int_eq(fake.live_modules(), 0);
+        fake.inject(cases[i].entry, CUDA_ERROR_UNKNOWN, cases[i].nth);
+        ck_assert_status(launch_mix(&l), cases[i].want);
+        ck_assert_message_has(cases[i].entry);
+        ck_assert_int_le(fake.live_modules(), 1);   /* kept for unload, never lost */
+        ck_assert_status(launch_mix(&l), KS_OK);
+    }
+    ck_assert_status(ks_image_unload(&mix_image), KS_OK);
+    ck_assert_int_eq(fake.live_modules(), 0);
+    ck_assert_int_eq(fake.launch_count(), 5);
+}
+END_TEST
+
+/* ---- launch attributes (cuLaunchKernelEx) ---------------------------------------------------- */
+
+START_TEST(launch_attributes_reach_the_driver)
+{
+    ks_launch_attrs a = ks_launch_attrs_priority(
+        ks_launch_attrs_pdl(ks_launch_attrs_cooperative(ks_launch_attrs_cluster(ks_launch_attrs_none(), 2, 1, 1))),
+        -1);
+    ks_launch l = ks_launch_with(ks_launch_on(ks_launch_1d(8, 128), CU_STREAM_PER_THREAD), &a);
+    l.shared_bytes = 256;
+    ck_assert_status(launch_mix(&l), KS_OK);
+    const fake_launch *r = fake.launch(0);
+    ck_assert_int_eq(r->ex, 1);
+    ck_assert_int_eq(r->nattrs, 4);
+    ck_assert_uint_eq(r->cluster[0], 2);
+    ck_assert_uint_eq(r->cluster[1], 1);
+    ck_assert_uint_eq(r->cluster[2], 1);
+    ck_assert_int_eq(r->cooperative, 1);
+    ck_assert_int_eq(r->pdl, 1);
+    ck_assert_int_eq(r->has_priority, 1);
+    ck_assert_int_eq(r->priority, -1);
+    ck_assert_uint_eq(r->grid[0], 8);
+    ck_assert_uint_eq(r->block[0], 128);
+    ck_assert_uint_eq(r->shared, 256);
+    ck_assert_ptr_eq(r->stream, CU_STREAM_PER_THREAD);
+    ck_assert_uint_eq(r->nparams, 5);
+    ck_assert_mem_eq(r->params + 4, &(int){0x12345678}, 4);
+
+    /* Only what is asked for; and no attributes at all means plain cuLaunchKernel. */
+    static const ks_launch_attrs init = KS_LAUNCH_ATTRS_INIT;
+    ks_launch_attrs coop = ks_launch_attrs_cooperative(init);
+    l = ks_launch_with(ks_launch_1d(4, 32), &coop);
+    ck_assert_status(launch_mix(&l), KS_OK);
+    ck_assert_int_eq(fake.launch(1)->nattrs, 1);
+    ck_assert_int_eq(fake.launch(1)->cooperative, 1);
+    l = ks_launch_with(ks_launch_1d(4, 32), &init);
+    ck_assert_status(launch_mix(&l), KS_OK);
+    ck_assert_int_eq(fake.launch(2)->ex, 1);
+    ck_assert_int_eq(fake.launch(2)->nattrs, 0);
+    l.attrs = NULL;
+    ck_assert_status(launch_mix(&l), KS_OK);
+    ck_assert_int_eq(fake.launch(3)->ex, 0);
+    ck_assert_int_eq(fake.calls("cuLaunchKernelEx"), 3);
+    ck_assert_int_eq(fake.calls("cuLaunchKernel"), 1);
+}
+END_TEST
+
+START_TEST(launch_attributes_checked)
+{
+    ks_launch_attrs a = ks_launch_attrs_cluster(ks_launch_attrs_none(), 2, 0, 1);
+    ks_launch l = ks_launch_with(ks_launch_1d(8, 32), &a);
+    ck_assert_status(launch_mix(&l), KS_ERR_INVALID_CONFIG);
+    ck_assert_message_has("cluster (2, 0, 1)");
+    a = ks_launch_attrs_cluster(ks_launch_attrs_none(), 4, 1, 1);
+    l.grid.x = 6;
+    ck_assert_status(launch_mix(&l), KS_ERR_INVALID_CONFIG);
+    ck_assert_message_has("not a whole number of clusters");
+    a = ks_launch_attrs_none();
+    a.flags = 0x80;
+    ck_assert_status(launch_mix(&l), KS_ERR_INVALID_VALUE);
+    ck_assert_message_has("0x80");
+    ck_assert_int_eq(fake.calls("cuLaunchKernelEx"), 0);
+    ck_assert_int_eq(fake.calls("cuLibraryLoadData"), 0);
+}
+END_TEST
+
+START_TEST(launch_ex_fails_then_recovers)
+{
+    fake.inject("cuLaunchKernelEx", CUDA_ERROR_LAUNCH_OUT_OF_RESOURCES, 1);
+    ks_launch_attrs a = ks_launch_attrs_cooperative(ks_launch_attrs_none());
+    ks_launch l = ks_launch_with(ks_launch_1d(1, 32), &a);
+    ck_assert_status(launch_mix(&l), KS_ERR_LAUNCH);
+    ck_assert_str_eq(ks_last_error()->call, "cuLaunchKernelEx");
+    ck_assert_message_has("cuLaunchKernelEx failed: CUDA_ERROR_LAUNCH_OUT_OF_RESOURCES");
+    ck_assert_status(launch_mix(&l), KS_OK);
+    ck_assert_int_eq(fake.launch_count(), 1);
+}
+END_TEST
+
+START_TEST(launch_ex_module_fallback)
+{
+    fake.hide("cuLibraryLoadData");
+    ks_launch_attrs a = ks_launch_attrs_cluster(ks_launch_attrs_none(), 2, 2, 1);
+    ks_dim3 g = {4, 2, 1}, b = {32, 1, 1};
+    ks_launch l = ks_launch_with(ks_launch_3d(g, b), &a);
+    ck_assert_status(launch_mix(&l), KS_OK);
+    ck_assert_int_eq(fake.launch(0)->ex, 1);
+    ck_assert_uint_eq(fake.launch(0)->cluster[1], 2);
+}
+END_TEST
+
+/* ---- dynamic shared memory ---------------------------------------------------------------- */
+
+START_TEST(shared_over_48k_needs_opt_in)
+{
+    ks_launch l = ks_launch_1d(1, 32);
+    l.shared_bytes = 48 * 1024;
+    ck_assert_status(launch_mix(&l), KS_OK);            /* the default limit itself is fine */
+    l.shared_bytes = 64 * 1024;
+    ck_assert_status(launch_mix(&l), KS_ERR_INVALID_CONFIG);
+    ck_assert_message_has("65536 bytes of dynamic shared memory");
+    ck_assert_message_has("ks_kernel_set_max_shared(kernel, 65536)");
+    ck_assert_int_eq(fake.launch_count(), 1);
+    ck_assert_status(ks_kernel_set_max_shared(&mix, 100 * 1024), KS_OK);
+    ck_assert_int_eq(fake.calls("cuKernelSetAttribute"), 1);
+    ck_assert_status(launch_mix(&l), KS_OK);
+    ck_assert_uint_eq(fake.launch(1)->shared, 64 * 1024);
+    l.shared_bytes = 100 * 1024 + 1;
+    ck_assert_status(launch_mix(&l), KS_ERR_INVALID_CONFIG);
+    ck_assert_message_has("more than the 102400");
+    ks_kernel_attrs at;
+    ck_assert_status(ks_kernel_info(&mix, &at), KS_OK);
+    ck_assert_int_eq(at.max_dynamic_shared_bytes, 100 * 1024);
+}
+END_TEST
+
+START_TEST(shared_beyond_the_device)
+{
+    ks_launch l = ks_launch_1d(1, 32);
+    l.shared_bytes = 300 * 1024;
+    ck_assert_status(launch_mix(&l), KS_ERR_INVALID_CONFIG);
+    ck_assert_message_has("exceed the device's limit of 232448 bytes");
+    /* Static shared memory counts against the limit too. */
+    ck_assert_status(ks_kernel_set_max_shared(&mix, 227 * 1024), KS_ERR_INVALID_CONFIG);
+    ck_assert_message_has("the kernel's 1024 static");
+    ck_assert_status(ks_kernel_set_max_shared(&mix, 226 * 1024), KS_OK);
+    ck_assert_int_eq(fake.calls("cuKernelSetAttribute"), 1);
+    /* The device limit was read once and cached. */
+    ck_assert_int_eq(fake.calls("cuDeviceGetAttribute"), 1);
+    fake.inject("cuKernelSetAttribute", CUDA_ERROR_INVALID_VALUE, 1);
+    ck_assert_status(ks_kernel_set_max_shared(&mix, 200 * 1024), KS_ERR_DRIVER);
+    ck_assert_message_has("cuKernelSetAttribute failed");
+    l.shared_bytes = 226 * 1024;                /* the earlier opt-in still holds */
+    ck_assert_status(launch_mix(&l), KS_OK);
+}
+END_TEST
+
+START_TEST(shared_opt_in_follows_contexts)
+{
+    fake.hide("cuLibraryLoadData");
+    ck_assert_status(ks_kernel_set_max_shared(&mix, 96 * 1024), KS_OK);
+    ck_assert_int_eq(fake.calls("cuFuncSetAttribute"), 1);
+    ks_launch l = ks_launch_1d(1, 32);
+    l.shared_bytes = 96 * 1024;
+    ck_assert_status(launch_mix(&l), KS_OK);
+    fake.set_context(2);                        /* a new function there gets it too */
+    ck_assert_status(launch_mix(&l), KS_OK);
+    ck_assert_int_eq(fake.calls("cuFuncSetAttribute"), 2);
+    ck_assert_int_eq(fake.launch_count(), 2);
+}
+END_TEST
+
+/* ---- occupancy and kernel queries ------------------------------------------------------------ */
+
+START_TEST(launch_config_1d_occupancy)
+{
+    ks_launch l;
+    ck_assert_status(ks_launch_config_1d(&mix, 1000000, 0, &l), KS_OK);
+    ck_assert_uint_eq(l.block.x, 768);
+    ck_assert_uint_eq(l.grid.x, (1000000 + 767) / 768);
+    ck_assert_uint_eq(l.grid.y * l.grid.z * l.block.y * l.block.z, 1);
+    ck_assert_ptr_null(l.stream);
+    ck_assert_ptr_null(l.attrs);
+    /* Cached: the same question costs no occupancy query. */
+    ck_assert_status(ks_launch_config_1d(&mix, 10, 0, &l), KS_OK);
+    ck_assert_uint_eq(l.grid.x, 1);
+    ck_assert_int_eq(fake.calls("cuOccupancyMaxPotentialBlockSize"), 1);
+    /* Dynamic shared memory is part of the question. */
+    ck_assert_status(ks_launch_config_1d(&mix, 1000, 80 * 1024, &l), KS_OK);
+    ck_assert_uint_eq(l.block.x, 256);
+    ck_assert_uint_eq(l.shared_bytes, 80 * 1024);
+    int shared, limit;
+    fake.occupancy_args(&shared, &limit);
+    ck_assert_int_eq(shared, 80 * 1024);
+    ck_assert_int_eq(fake.calls("cuOccupancyMaxPotentialBlockSize"), 2);
+    /* __launch_bounds__ caps the block. */
+    ck_assert_status(ks_launch_config_1d(&bounded, 1000, 0, &l), KS_OK);
+    fake.occupancy_args(&shared, &limit);
+    ck_assert_int_eq(limit, 256);
+    ck_assert_uint_eq(l.block.x, 256);
+    /* Another device asks again. */
+    fake.set_context(2);
+    ck_assert_status(ks_launch_config_1d(&mix, 1000, 0, &l), KS_OK);
+    ck_assert_int_eq(fake.calls("cuOccupancyMaxPotentialBlockSize"), 4);
+    ck_assert_status(ks_launch_config_1d(&mix, 0, 0, &l), KS_ERR_INVALID_VALUE);
+    ck_assert_status(ks_launch_config_1d(&mix, (size_t)1 << 62, 0, &l), KS_ERR_INVALID_CONFIG);
+    ck_assert_message_has("grid limit");
+}
+END_TEST
+
+START_TEST(launch_n)
+{
+    char c = 'a';
+    short s = -2;
+    int i = 0x12345678;
+    double d = 3.5;
+    float *p = NULL;
+    void *args[5];
+    CUstream user = (CUstream)(uintptr_t)0xdeadbee0;
+    ck_assert_status(ks_kernel_launch_n(&mix, 0, 0, user, mix_args(&c, &s, &i, &d, &p, args)), KS_OK);
+    ck_assert_int_eq(fake.calls("cuLaunchKernel"), 0);
+    ck_assert_status(ks_kernel_launch_n(&mix, 5000, 0, user, args), KS_OK);
+    const fake_launch *r = fake.launch(0);
+    ck_assert_uint_eq(r->block[0], 768);
+    ck_assert_uint_eq(r->grid[0], 7);
+    ck_assert_ptr_eq(r->stream, user);
+    fake.inject("cuOccupancyMaxPotentialBlockSize", CUDA_ERROR_UNKNOWN, 1);
+    ck_assert_status(ks_kernel_launch_n(&bounded, 100, 0, NULL, NULL), KS_ERR_DRIVER);
+    ck_assert_message_has("cuOccupancyMaxPotentialBlockSize failed");
+    ck_assert_status(ks_kernel_launch_n(&bounded, 100, 0, NULL, NULL), KS_OK);
+    ck_assert_uint_eq(fake.launch(1)->block[0], 256);
+}
+END_TEST
+
+START_TEST(occupancy_module_fallback)
+{
+    fake.hide("cuLibraryLoadData");
+    ks_launch l;
+    ck_assert_status(ks_launch_config_1d(&mix, 4096, 0, &l), KS_OK);
+    ck_assert_uint_eq(l.block.x, 768);
+    ck_assert_int_eq(fake.calls("cuKernelGetFunction"), 0);
+    ck_assert_status(ks_kernel_launch(&mix, &l, (void *[5]){&(char){0}, &(short){0}, &(int){0},
+                                                             &(double){0}, &(float *){NULL}}), KS_OK);
+}
+END_TEST
+
+START_TEST(kernel_info_reports)
+{
+    ks_kernel_attrs a;
+    fake.set_device(8, 6, 99 * 1024);
+    ck_assert_status(ks_kernel_info(&mix, &a), KS_OK);
+    ck_assert_int_eq(a.max_threads_per_block, 1024);
+    ck_assert_int_eq(a.num_regs, 32);
+    ck_assert_int_eq(a.shared_static_bytes, 1024);
+    ck_assert_int_eq(a.max_dynamic_shared_bytes, 48 * 1024);
+    ck_assert_int_eq(a.binary_version, 86);
+    fake.inject("cuFuncGetAttribute", CUDA_ERROR_UNKNOWN, 2);
+    ck_assert_status(ks_kernel_info(&mix, &a), KS_ERR_DRIVER);
+    ck_assert_message_has("registers");
+    ck_assert_int_eq(a.num_regs, 0);
+    ck_assert_status(ks_kernel_info(&missing, &a), KS_ERR_SYMBOL_NOT_FOUND);
+    ck_assert_status(ks_kernel_info(NULL, &a), KS_ERR_INVALID_VALUE);
+}
+END_TEST
+
+START_TEST(image_queries)
+{
+    ks_image_info info;
+    ck_assert(!ks_image_is_loaded(&mix_image));
+    ck_assert_status(ks_image_info_get(&mix_image, &info), KS_OK);
+    ck_assert_int_eq(info.loaded, 0);
+    ck_assert_status(ks_image_load(&mix_image), KS_OK);
+    ck_assert(ks_image_is_loaded(&mix_image));
+    ck_assert_status(ks_image_info_get(&mix_image, &info), KS_OK);
+    ck_assert_int_eq(info.loaded, 1);
+    ck_assert_int_eq(info.origin, KS_IMAGE_PTX);
+    ck_assert_int_eq(info.kind, KS_IMAGE_PTX);
+    ck_assert_ptr_null(info.path);
+    ck_assert_int_eq(info.library, 1);
+    ck_assert_int_eq(info.arch, 0);
+    ck_assert_status(ks_image_unload(&mix_image), KS_OK);
+    ck_assert(!ks_image_is_loaded(&mix_image));
+    ck_assert_status(ks_image_info_get(NULL, &info), KS_ERR_INVALID_VALUE);
+}
+END_TEST
+
+/* ---- images from files ---------------------------------------------------------------------- */
+
+static const unsigned char elf_bytes[16] = {0x7f, 'E', 'L', 'F', 2, 1, 1, 0, 'c', 'u', 'b', 'i', 'n', 0, 0, 0};
+static const unsigned char fatbin_bytes[16] = {0x50, 0xED, 0x55, 0xBA, 1, 0, 16, 0, 'f', 'a', 't', 0, 0, 0, 0, 0};
+
+static ks_image disk_image = KS_IMAGE_INIT("kernels/disk.cu", NULL, 0, KS_IMAGE_NONE);
+static ks_kernel disk_mix = KS_KERNEL_INIT(&disk_image, "_Z3mixcsidPf", "disk_mix", 5, mix_params, 0);
+
+static ks_status launch_disk(void)
+{
+    char c = 'a';
+    short s = -2;
+    int i = 1;
+    double d = 3.5;
+    float *p = NULL;
+    void *args[5];
+    ks_launch l = ks_launch_1d(1, 32);
+    return ks_kernel_launch(&disk_mix, &l, mix_args(&c, &s, &i, &d, &p, args));
+}
+
+START_TEST(file_from_image_path)
+{
+    char dir[128], path[PATH_MAX + 32], env[2 * PATH_MAX];
+    snprintf(dir, sizeof dir, "%s/images", tmp_dir);
+    ck_assert_int_eq(mkdir(dir, 0700), 0);
+    snprintf(path, sizeof path, "%s/disk.cubin", dir);
+    write_file(path, elf_bytes, sizeof elf_bytes);
+    snprintf(path, sizeof path, "%s/disk.ptx", dir);
+    write_file(path, ".version 8.0\n", 13);
+    snprintf(env, sizeof env, "/nonexistent::%s", dir);
+    setenv("KSTUB_IMAGE_PATH", env, 1);
+    ck_assert_status(launch_disk(), KS_OK);
+    /* The cubin wins over the PTX; the bytes are the file's. */
+    const unsigned char *copy;
+    size_t n;
+    fake.last_image(&copy, &n);
+    ck_assert_mem_eq(copy, elf_bytes, 8);
+    ks_image_info info;
+    ck_assert_status(ks_image_info_get(&disk_image, &info), KS_OK);
+    snprintf(path, sizeof path, "%s/disk.cubin", dir);
+    ck_assert_str_eq(info.path, path);
+    ck_assert_int_eq(info.kind, KS_IMAGE_CUBIN);
+    ck_assert_int_eq(info.origin, KS_IMAGE_CUBIN);
+    /* A fatbin beside it is preferred after a reload. */
+    snprintf(path, sizeof path, "%s/disk.fatbin", dir);
+    write_file(path, fatbin_bytes, sizeof fatbin_bytes);
+    ck_assert_status(ks_image_unload(&disk_image), KS_OK);
+    ck_assert_status(launch_disk(), KS_OK);
+    fake.last_image(&copy, &n);
+    ck_assert_mem_eq(copy, fatbin_bytes, 8);
+    ck_assert_int_eq(fake.launch_count(), 2);
+}
+END_TEST
+
+START_TEST(file_not_found_lists_paths)
+{
+    setenv("KSTUB_IMAGE_PATH", "/nonexistent/a:/nonexistent/b", 1);
+    ck_assert_status(launch_disk(), KS_ERR_INVALID_IMAGE);
+    ck_assert_message_has("kernels/disk.cu");
+    ck_assert_message_has("/nonexistent/a/disk.fatbin");
+    ck_assert_message_has("/nonexistent/b/disk.ptx");
+    ck_assert_message_has("KSTUB_IMAGE_PATH");
+    ck_assert_int_eq(fake.calls("cuLibraryLoadData"), 0);
+}
+END_TEST
+
+START_TEST(file_beside_the_executable)
+{
+    char exe[PATH_MAX], path[PATH_MAX + 32];
+    ssize_t len = readlink("/proc/self/exe", exe, sizeof exe - 1);
+    ck_assert_int_gt(len, 0);
+    exe[len] = '\0';
+    *strrchr(exe, '/') = '\0';
+    snprintf(path, sizeof path, "%s/disk.ptx", exe);
+    static const char ptx[] = ".version 8.0\n.target sm_90\n";
+    write_file(path, ptx, sizeof ptx - 1);
+    ks_status st = launch_disk();
+    unlink(path);
+    ck_assert_status(st, KS_OK);
+    ks_image_info info;
+    ck_assert_status(ks_image_info_get(&disk_image, &info), KS_OK);
+    ck_assert_int_eq(info.kind, KS_IMAGE_PTX);
+    const unsigned char *copy;
+    size_t n;
+    fake.last_image(&copy, &n);
+    ck_assert_uint_eq(n, sizeof ptx);                 /* NUL-terminated for the driver */
+    ck_assert_str_eq((const char *)copy, ptx);
+}
+END_TEST
+
+START_TEST(file_set_explicitly)
+{
+    char path[PATH_MAX + 32];
+    snprintf(path, sizeof path, "%s/other.cubin", tmp_dir);
+    write_file(path, elf_bytes, sizeof elf_bytes);
+    /* An embedded image can be replaced by a file, and go back. */
+    ck_assert_status(ks_image_set_file(&mix_image, path), KS_OK);
+    ks_launch l = ks_launch_1d(1, 32);
+    ck_assert_status(launch_mix(&l), KS_OK);
+    const unsigned char *copy;
+    ck_assert_ptr_ne(fake.last_image(&copy, NULL), mix_ptx);
+    ck_assert_mem_eq(copy, elf_bytes, 8);
+    ck_assert_status(ks_image_set_file(&mix_image, NULL), KS_OK);
+    ck_assert_status(launch_mix(&l), KS_OK);          /* still loaded from the file */
+    ck_assert_int_eq(fake.calls("cuLibraryLoadData"), 1);
+    ck_assert_status(ks_image_unload(&mix_image), KS_OK);
+    ck_assert_status(launch_mix(&l), KS_OK);
+    ck_assert_ptr_eq(fake.last_image(NULL, NULL), mix_ptx);
+    /* A bare name is searched for. */
+    setenv("KSTUB_IMAGE_PATH", tmp_dir, 1);
+    ck_assert_status(ks_image_set_file(&disk_image, "other.cubin"), KS_OK);
+    ck_assert_status(launch_disk(), KS_OK);
+    ks_image_info info;
+    ck_assert_status(ks_image_info_get(&disk_image, &info), KS_OK);
+    ck_assert_str_eq(info.path, path);
+    /* Missing and unreadable files. */
+    ck_assert_status(ks_image_unload(&disk_image), KS_OK);
+    ck_assert_status(ks_image_set_file(&disk_image, "/nonexistent/x.cubin"), KS_OK);
+    ck_assert_status(launch_disk(), KS_ERR_IO);
+    ck_assert_message_has("/nonexistent/x.cubin");
+    ck_assert_message_has("No such file");
+    ck_assert_status(ks_image_set_file(&disk_image, tmp_dir), KS_OK);   /* a directory */
+    ck_assert_status(launch_disk(), KS_ERR_IO);
+    ck_assert_status(ks_image_set_file(&disk_image, "nothere.cubin"), KS_OK);
+    ck_assert_status(launch_disk(), KS_ERR_IO);
+    ck_assert_message_has("was not found");
+    ck_assert_status(ks_image_set_file(&disk_image, ""), KS_ERR_INVALID_VALUE);
+    ck_assert_status(ks_image_set_file(NULL, "x"), KS_ERR_INVALID_VALUE);
+    snprintf(path, sizeof path, "%s/binary.ptx", tmp_dir);
+    write_file(path, "ab\0cd", 5);
+    ck_assert_status(ks_image_set_file(&disk_image, path), KS_OK);
+    ck_assert_status(launch_disk(), KS_ERR_INVALID_IMAGE);
+    ck_assert_int_eq(fake.live_libraries(), 1);    /* mix_image's; none of disk_image's failures */
+}
+END_TEST
+
+static void *race_disk(void *arg)
+{
+    (void)arg;
+    pthread_barrier_wait(&start_line);
+    return (void *)(uintptr_t)launch_disk();
+}
+
+static void race_32(void *(*fn)(void *))
+{
+    pthread_t t[RACERS];
+    ck_assert_int_eq(pthread_barrier_init(&start_line, NULL, RACERS), 0);
+    for (int i = 0; i < RACERS; i++)
+        ck_assert_int_eq(pthread_create(&t[i], NULL, fn, NULL), 0);
+    for (int i = 0; i < RACERS; i++) {
+        void *ret;
+        ck_assert_int_eq(pthread_join(t[i], &ret), 0);
+        ck_assert_int_eq((int)(uintptr_t)ret, KS_OK);
+    }
+    pthread_barrier_destroy(&start_line);
+}
+
+START_TEST(file_threads_race)
+{
+    char path[PATH_MAX + 32];
+    snprintf(path, sizeof path, "%s/disk.fatbin", tmp_dir);
+    write_file(path, fatbin_bytes, sizeof fatbin_bytes);
+    setenv("KSTUB_IMAGE_PATH", tmp_dir, 1);
+    fake.delay("cuLibraryLoadData", 50000);
+    race_32(race_disk);
+    ck_assert_int_eq(fake.calls("cuLibraryLoadData"), 1);
+    ck_assert_int_eq(fake.launch_count(), RACERS);
+}
+END_TEST
+
+START_TEST(module_threads_race)
+{
+    fake.hide("cuLibraryLoadData");
+    fake.delay("cuModuleLoadDataEx", 50000);
+    race_32(race);
+    ck_assert_int_eq(fake.calls("cuModuleLoadDataEx"), 1);
+    ck_assert_int_eq(fake.calls("cuModuleGetFunction"), 1);
+    ck_assert_int_eq(fake.launch_count(), RACERS);
+}
+END_TEST
+
+/* ---- NVRTC (the fake: counts, failures) -------------------------------------------------------- */
+
+static const char saxpy_src[] =
+    "extern \"C\" __global__ void saxpy(float a, const float *x, float *y, int n)\n"
+    "{\n    int i = blockIdx.x * blockDim.x + threadIdx.x;\n    if (i < n) y[i] = a * x[i] + y[i];\n}\n";
+static ks_image src_image = KS_IMAGE_INIT("kernels/saxpy.cu", saxpy_src, sizeof saxpy_src, KS_IMAGE_SOURCE);
+static const ks_param_desc saxpy_params[] = {{0, 4}, {8, 8}, {16, 8}, {24, 4}};
+static const size_t saxpy_off[] = {0, 8, 16, 24}, saxpy_size[] = {4, 8, 8, 4};
+static ks_kernel saxpy = KS_KERNEL_INIT(&src_image, "saxpy", "saxpy", 4, saxpy_params, 0);
+
+static ks_status launch_saxpy(void)
+{
+    float a = 2.0f;
+    const float *x = NULL;
+    float *y = NULL;
+    int n = 10;
+    void *args[] = {&a, &x, &y, &n};
+    ks_launch l = ks_launch_1d(1, 32);
+    return ks_kernel_launch(&saxpy, &l, args);
+}
+
+static void *race_saxpy(void *arg)
+{
+    (void)arg;
+    pthread_barrier_wait(&start_line);
+    return (void *)(uintptr_t)launch_saxpy();
+}
+
+START_TEST(nvrtc_compiles_for_the_device)
+{
+    fake.set_params("saxpy", 4, saxpy_off, saxpy_size);
+    fake.set_device(8, 6, 99 * 1024);
+    const char *opts[] = {"-std=c++17", "-DSCALE=2"};
+    ck_assert_status(ks_image_set_nvrtc_options(&src_image, opts, 2), KS_OK);
+    ck_assert_status(launch_saxpy(), KS_OK);
+    ck_assert_int_eq(fnv.calls("nvrtcCompileProgram"), 1);
+    ck_assert_str_eq(fnv.option(0), "-std=c++17");
+    ck_assert_str_eq(fnv.option(1), "-DSCALE=2");
+    ck_assert_str_eq(fnv.option(2), "--gpu-architecture=sm_86");
+    ck_assert_ptr_null(fnv.option(3));
+    ck_assert_int_eq(fnv.calls("live"), 0);
+    const unsigned char *copy;
+    fake.last_image(&copy, NULL);
+    ck_assert_mem_eq(copy, "\x7f" "ELFexte", 8);    /* the fake's "cubin": magic + source */
+    ks_image_info info;
+    ck_assert_status(ks_image_info_get(&src_image, &info), KS_OK);
+    ck_assert_int_eq(info.origin, KS_IMAGE_SOURCE);
+    ck_assert_int_eq(info.kind, KS_IMAGE_CUBIN);
+    ck_assert_int_eq(info.arch, 86);
+    ck_assert_int_eq(info.from_cache, 0);
+    /* A driver-chosen architecture is refused, before NVRTC runs. */
+    const char *arch[] = {"--gpu-architecture=sm_70"};
+    ck_assert_status(ks_image_unload(&src_image), KS_OK);
+    ck_assert_status(ks_image_set_nvrtc_options(&src_image, arch, 1), KS_OK);
+    ck_assert_status(launch_saxpy(), KS_ERR_INVALID_VALUE);
+    ck_assert_message_has("leave it out");
+    ck_assert_status(ks_image_set_nvrtc_options(&src_image, NULL, 0), KS_OK);
+    ck_assert_status(launch_saxpy(), KS_OK);
+    ck_assert_status(ks_image_set_nvrtc_options(NULL, NULL, 0), KS_ERR_INVALID_VALUE);
+    ck_assert_status(ks_image_set_nvrtc_options(&src_image, (const char *[]){NULL}, 1), KS_ERR_INVALID_VALUE);
+}
+END_TEST
+
+static const char broken_src[] = "#error broken on purpose\n__global__ void k() {}\n";
+static ks_image broken_image = KS_IMAGE_INIT("broken.cu", broken_src, sizeof broken_src, KS_IMAGE_SOURCE);
+static ks_kernel broken = KS_KERNEL_INIT(&broken_image, "_Z1kv", "k", 0, NULL, 0);
+
+START_TEST(nvrtc_compile_error_log)
+{
+    ks_launch l = ks_launch_1d(1, 32);
+    for (int i = 1; i <= 2; i++) {       /* a failure is not cached: it is tried again */
+        ck_assert_status(ks_kernel_launch(&broken, &l, NULL), KS_ERR_COMPILE);
+        const ks_error *e = ks_last_error();
+        ck_assert_str_eq(e->call, "nvrtcCompileProgram");
+        ck_assert_str_eq(e->cu_name, "NVRTC_ERROR_COMPILATION");
+        ck_assert_ptr_nonnull(e->log);
+        ck_assert_ptr_nonnull(strstr(e->log, "1 error detected"));
+        ck_assert_message_has("broken.cu");
+        ck_assert_message_has("sm_90");
+        ck_assert_message_has("#error directive");
+        ck_assert_int_eq(fnv.calls("nvrtcCompileProgram"), i);
+        ck_assert_int_eq(fnv.calls("live"), 0);
+    }
+    ck_assert_int_eq(count_files(cache_dir, ".nvrtc"), 0);
+    ck_assert_int_eq(fake.calls("cuLibraryLoadData"), 0);
+}
+END_TEST
+
+START_TEST(nvrtc_calls_fail_in_turn)
+{
+    fake.set_params("saxpy", 4, saxpy_off, saxpy_size);
+    ks_cache_enable(0);
+    static const struct { const char *entry; int result; ks_status want; } cases[] = {
+        {"nvrtcCreateProgram", NVRTC_ERROR_OUT_OF_MEMORY, KS_ERR_NO_MEMORY},
+        {"nvrtcCompileProgram", NVRTC_ERROR_INVALID_OPTION, KS_ERR_COMPILE},
+        {"nvrtcGetCUBINSize", NVRTC_ERROR_INTERNAL_ERROR, KS_ERR_COMPILE},
+        {"nvrtcGetCUBIN", NVRTC_ERROR_INTERNAL_ERROR, KS_ERR_COMPILE},
+    };
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+        fnv.inject(cases[i].entry, cases[i].result, 1);
+        ck_assert_status(launch_saxpy(), cases[i].want);
+        ck_assert_str_eq(ks_last_error()->call, cases[i].entry);
+        ck_assert_int_eq(ks_last_error()->cu_result, cases[i].result);
+        ck_assert_int_eq(fnv.calls("live"), 0);
+        ck_assert(!ks_image_is_loaded(&src_image));
+        ck_assert_status(launch_saxpy(), KS_OK);
+        ck_assert_status(ks_image_unload(&src_image), KS_OK);
+    }
+    /* And the driver failing to load NVRTC's output. */
+    fake.inject("cuLibraryLoadData", CUDA_ERROR_INVALID_IMAGE, 1);
+    ck_assert_status(launch_saxpy(), KS_ERR_LOAD);
+    ck_assert_status(launch_saxpy(), KS_OK);
+    ck_assert_int_eq(fake.live_libraries(), 1);
+    ck_assert_int_eq(fake.launch_count(), 5);
+    ck_assert_int_eq(count_files(cache_dir, ".nvrtc"), -1);   /* disabled: not even created */
+}
+END_TEST
+
+START_TEST(nvrtc_missing)
+{
+    setenv("KSTUB_LIBNVRTC", "/nonexistent/libnvrtc.so", 1);
+    ck_assert_status(launch_saxpy(), KS_ERR_NO_NVRTC);
+    ck_assert_message_has("/nonexistent/libnvrtc.so");
+    ck_assert_status(launch_saxpy(), KS_ERR_NO_NVRTC);    /* replayed, not retried */
+}
+END_TEST
+
+START_TEST(nvrtc_threads_race)
+{
+    fake.set_params("saxpy", 4, saxpy_off, saxpy_size);
+    fnv.delay_compile(50000);
+    race_32(race_saxpy);
+    ck_assert_int_eq(fnv.calls("nvrtcCompileProgram"), 1);
+    ck_assert_int_eq(fake.calls("cuLibraryLoadData"), 1);
+    ck_assert_int_eq(fake.launch_count(), RACERS);
+}
+END_TEST
+
+START_TEST(nvrtc_module_fallback_compiles_once)
+{
+    fake.hide("cuLibraryLoadData");
+    fake.set_params("saxpy", 4, saxpy_off, saxpy_size);
+    ck_assert_status(launch_saxpy(), KS_OK);
+    fake.set_context(1);
+    ck_assert_status(launch_saxpy(), KS_OK);
+    ck_assert_int_eq(fnv.calls("nvrtcCompileProgram"), 1);
+    ck_assert_int_eq(fake.live_modules(), 2);
+}
+END_TEST
+
+START_TEST(nvrtc_source_file)
+{
+    char path[PATH_MAX + 32];
+    snprintf(path, sizeof path, "%s/saxpy2.cu", tmp_dir);
+    write_file(path, saxpy_src, sizeof saxpy_src - 1);
+    fake.set_params("saxpy", 4, saxpy_off, saxpy_size);
+    ck_assert_status(ks_image_set_file(&disk_image, path), KS_OK);
+    ks_kernel k = KS_KERNEL_INIT(&disk_image, "saxpy", "saxpy", 4, saxpy_params, 0);
+    ck_assert_status(ks_kernel_resolve(&k), KS_OK);
+    ck_assert_int_eq(fnv.calls("nvrtcCompileProgram"), 1);
+    ks_image_info info;
+    ck_assert_status(ks_image_info_get(&disk_image, &info), KS_OK);
+    ck_assert_int_eq(info.origin, KS_IMAGE_SOURCE);
+    ck_assert_int_eq(info.kind, KS_IMAGE_CUBIN);
+    ck_assert_str_eq(info.path, path);
+    ck_assert_status(ks_image_unload(&disk_image), KS_OK);
+}
+END_TEST
+
+/* ---- the NVRTC disk cache ------------------------------------------------------------------------ */
+
+START_TEST(cache_cold_then_warm)
+{
+    fake.set_params("saxpy", 4, saxpy_off, saxpy_size);
+    ck_assert_status(launch_saxpy(), KS_OK);
+    ck_assert_int_eq(fnv.calls("nvrtcCompileProgram"), 1);
+    struct stat sb;
+    ck_assert_int_eq(stat(cache_dir, &sb), 0);
+    ck_assert_int_eq(sb.st_mode & 0777, 0700);
+    ck_assert_int_eq(count_files(cache_dir, ".nvrtc"), 1);
+    char entry[PATH_MAX + 300];
+    the_entry(entry, sizeof entry);               /* and no temporary file left behind */
+    ck_assert_int_eq(stat(entry, &sb), 0);
+    ck_assert_int_eq(sb.st_mode & 0077, 0);
+
+    ck_assert_status(ks_image_unload(&src_image), KS_OK);
+    ck_assert_status(launch_saxpy(), KS_OK);
+    ck_assert_int_eq(fnv.calls("nvrtcCompileProgram"), 1);   /* warm: no compile */
+    ks_image_info info;
+    ck_assert_status(ks_image_info_get(&src_image, &info), KS_OK);
+    ck_assert_int_eq(info.from_cache, 1);
+    const unsigned char *copy;
+    fake.last_image(&copy, NULL);
+    ck_assert_mem_eq(copy, "\x7f" "ELFexte", 8);
+
+    /* Other options or another architecture are other entries. */
+    ck_assert_status(ks_image_unload(&src_image), KS_OK);
+    ck_assert_status(ks_image_set_nvrtc_options(&src_image, (const char *[]){"-DX=1"}, 1), KS_OK);
+    ck_assert_status(launch_saxpy(), KS_OK);
+    ck_assert_status(ks_image_unload(&src_image), KS_OK);
+    ck_assert_status(ks_image_set_nvrtc_options(&src_image, NULL, 0), KS_OK);
+    fake.set_device(8, 0, 163 * 1024);
+    ck_assert_status(launch_saxpy(), KS_OK);
+    ck_assert_int_eq(fnv.calls("nvrtcCompileProgram"), 3);
+    ck_assert_int_eq(count_files(cache_dir, ".nvrtc"), 3);
+}
+END_TEST
+
+/* Compile once (cold), damage the entry with \p damage, then check a reload
+ * ignores it, compiles again and leaves a good entry behind. */
+static void damaged_entry_is_rebuilt(void (*damage)(const char *entry))
+{
+    fake.set_params("saxpy", 4, saxpy_off, saxpy_size);
+    ck_assert_status(launch_saxpy(), KS_OK);
+    char entry[PATH_MAX + 300];
+    the_entry(entry, sizeof entry);
+    static unsigned char good[4096];
+    size_t n = read_file(entry, good, sizeof good);
+    damage(entry);
+    ck_assert_status(ks_image_unload(&src_image), KS_OK);
+    ck_assert_status(launch_saxpy(), KS_OK);
+    ck_assert_int_eq(fnv.calls("nvrtcCompileProgram"), 2);
+    ks_image_info info;
+    ck_assert_status(ks_image_info_get(&src_image, &info), KS_OK);
+    ck_assert_int_eq(info.from_cache, 0);
+    const unsigned char *copy;
+    fake.last_image(&copy, NULL);
+    ck_assert_mem_eq(copy, "\x7f" "ELFexte", 8);
+    /* Rewritten whole: the next load is a hit again. */
+    static unsigned char again[4096];
+    ck_assert_uint_eq(read_file(entry, again, sizeof again), n);
+    ck_assert_mem_eq(again, good, n);
+    ck_assert_status(ks_image_unload(&src_image), KS_OK);
+    ck_assert_status(launch_saxpy(), KS_OK);
+    ck_assert_int_eq(fnv.calls("nvrtcCompileProgram"), 2);
+}
+
+static void flip_payload_byte(const char *entry)
+{
+    unsigned char buf[4096];
+    size_t n = read_file(entry, buf, sizeof buf);
+    buf[n - 3] ^= 0x40;                 /* the content no longer matches its hash */
+    write_file(entry, buf, n);
+}
+
+static void truncate_entry(const char *entry)
+{
+    unsigned char buf[4096];
+    size_t n = read_file(entry, buf, sizeof buf);
+    write_file(entry, buf, n - 10);
+}
+
+static void header_only(const char *entry)
+{
+    unsigned char buf[4096];
+    read_file(entry, buf, sizeof buf);
+    write_file(entry, buf, 20);
+}
+
+/* A valid entry for another key, under this key's name (a copied file). */
+static void foreign_entry(const char *entry)
+{
+    unsigned char buf[4096];
+    size_t n = read_file(entry, buf, sizeof buf);
+    buf[8] ^= 1;                        /* the key field */
+    write_file(entry, buf, n);
+}
+
+START_TEST(cache_corrupt_entry_rebuilt) { damaged_entry_is_rebuilt(flip_payload_byte); }
+END_TEST
+START_TEST(cache_truncated_entry_rebuilt) { damaged_entry_is_rebuilt(truncate_entry); }
+END_TEST
+START_TEST(cache_short_entry_rebuilt) { damaged_entry_is_rebuilt(header_only); }
+END_TEST
+START_TEST(cache_foreign_entry_rebuilt) { damaged_entry_is_rebuilt(foreign_entry); }
+END_TEST
+
+START_TEST(cache_disabled_writes_nothing)
+{
+    fake.set_params("saxpy", 4, saxpy_off, saxpy_size);
+    setenv("KSTUB_CACHE", "0", 1);
+    ck_assert_status(launch_saxpy(), KS_OK);
+    ck_assert_status(ks_image_unload(&src_image), KS_OK);
+    ck_assert_status(launch_saxpy(), KS_OK);
+    ck_assert_int_eq(fnv.calls("nvrtcCompileProgram"), 2);
+    ck_assert_int_eq(count_files(cache_dir, ""), -1);
+    /* The API's switch, and its directory. */
+    unsetenv("KSTUB_CACHE");
+    ks_cache_enable(0);
+    ck_assert_status(ks_image_unload(&src_image), KS_OK);
+    ck_assert_status(launch_saxpy(), KS_OK);
+    ck_assert_int_eq(count_files(cache_dir, ""), -1);
+    ks_cache_enable(1);
+    char dir[PATH_MAX + 16];
+    snprintf(dir, sizeof dir, "%s/api", tmp_dir);
+    ck_assert_status(ks_cache_set_dir(dir), KS_OK);
+    ck_assert_status(ks_image_unload(&src_image), KS_OK);
+    ck_assert_status(launch_saxpy(), KS_OK);
+    ck_assert_int_eq(count_files(dir, ".nvrtc"), 1);
+    ck_assert_int_eq(count_files(cache_dir, ""), -1);
+    ck_assert_status(ks_cache_set_dir(""), KS_ERR_INVALID_VALUE);
+    ck_assert_status(ks_cache_set_dir(NULL), KS_OK);
+}
+END_TEST
+
+START_TEST(cache_unsafe_dir_not_used)
+{
+    fake.set_params("saxpy", 4, saxpy_off, saxpy_size);
+    ck_assert_int_eq(mkdir(cache_dir, 0700) == 0 || errno == ENOENT, 1);
+    char parent[128];
+    snprintf(parent, sizeof parent, "%s/cache", tmp_dir);
+    mkdir(parent, 0700);
+    ck_assert_int_eq(mkdir(cache_dir, 0700), 0);
+    ck_assert_int_eq(chmod(cache_dir, 0777), 0);    /* others could plant entries */
+    ck_assert_status(launch_saxpy(), KS_OK);
+    ck_assert_int_eq(count_files(cache_dir, ".nvrtc"), 0);
+}
+END_TEST
+
+/* ---- real NVRTC: compile and cache, and a real compile error ------------------------------------ */
+
+static int use_real_nvrtc(void)
+{
+    if (access(REAL_NVRTC_PATH, R_OK) != 0) {
+        fprintf(stderr, "note: %s not found; real-NVRTC test skipped\n", REAL_NVRTC_PATH);
+        return 0;
+    }
+    setenv("KSTUB_LIBNVRTC", REAL_NVRTC_PATH, 1);
+    return 1;
+}
+
+static const char scale_src[] =
+    "namespace ns {\n"
+    "template <typename T> __global__ void scale(T *x, T a, int n)\n"
+    "{\n    int i = blockIdx.x * blockDim.x + threadIdx.x;\n    if (i < n) x[i] *= a;\n}\n"
+    "template __global__ void scale<float>(float *, float, int);\n"
+    "}\n"
+    "extern \"C\" __global__ void fill(float *x, float v, int n)\n"
+    "{\n    int i = blockIdx.x * blockDim.x + threadIdx.x;\n    if (i < n) x[i] = v;\n}\n";
+
+START_TEST(real_nvrtc_compile_and_cache)
+{
+    if (!use_real_nvrtc())
+        return;
+    static ks_image img = KS_IMAGE_INIT("scale.cu", scale_src, sizeof scale_src, KS_IMAGE_SOURCE);
+    static const ks_param_desc p[] = {{0, 8}, {8, 4}, {12, 4}};
+    static ks_kernel scale = KS_KERNEL_INIT(&img, "_ZN2ns5scaleIfEEvPT_S1_i", "ns::scale<float>", 3, p, 0);
+    static const size_t off[] = {0, 8, 12}, size[] = {8, 4, 4};
+    fake.set_params(scale.symbol, 3, off, size);
+    ck_assert_status(ks_kernel_resolve(&scale), KS_OK);
+    const unsigned char *copy;
+    fake.last_image(&copy, NULL);
+    ck_assert_mem_eq(copy, "\x7f" "ELF", 4);
+    ks_image_info info;
+    ck_assert_status(ks_image_info_get(&img, &info), KS_OK);
+    ck_assert_int_eq(info.arch, 90);
+    ck_assert_int_eq(info.from_cache, 0);
+
+    /* The entry holds a real sm_90 cubin with the mangled and the C names in it. */
+    char entry[PATH_MAX + 300];
+    the_entry(entry, sizeof entry);
+    static unsigned char buf[1 << 16];
+    size_t n = read_file(entry, buf, sizeof buf);
+    ck_assert_uint_gt(n, 80);
+    ck_assert_mem_eq(buf, "KSTUBNV1", 8);
+    ck_assert_mem_eq(buf + 80, "\x7f" "ELF", 4);
+    ck_assert_ptr_nonnull(memmem(buf, n, "_ZN2ns5scaleIfEEvPT_S1_i", 24));
+    ck_assert_ptr_nonnull(memmem(buf, n, "fill", 4));
+    unsigned char digest[32];
+    ks__sha256(buf + 80, n - 80, digest);
+    ck_assert_mem_eq(buf + 48, digest, 32);
+
+    /* Warm. */
+    ck_assert_status(ks_image_unload(&img), KS_OK);
+    ck_assert_status(ks_kernel_resolve(&scale), KS_OK);
+    ck_assert_status(ks_image_info_get(&img, &info), KS_OK);
+    ck_assert_int_eq(info.from_cache, 1);
+}
+END_TEST
+
+START_TEST(real_nvrtc_compile_error)
+{
+    if (!use_real_nvrtc())
+        return;
+    static const char src[] = "__global__ void k(float *x) { x[0] = undefined_thing; }\n";
+    static ks_image img = KS_IMAGE_INIT("typo.cu", src, sizeof src, KS_IMAGE_SOURCE);
+    static ks_kernel k = KS_KERNEL_INIT(&img, "_Z1kPf", "k", 0, NULL, 0);
+    ck_assert_status(ks_kernel_resolve(&k), KS_ERR_COMPILE);
+    ck_assert_ptr_nonnull(ks_last_error()->log);
+    ck_assert_ptr_nonnull(strstr(ks_last_error()->log, "undefined_thing"));
+    ck_assert_message_has("typo.cu");
+    ck_assert_int_eq(count_files(cache_dir, ".nvrtc"), 0);
+}
+END_TEST
+
 /* ---- suite ------------------------------------------------------------------------------ */
 
 /* One named test case per area, each test in a fresh process with the fixture. */
+/* Remove the test's temporary directory (two levels are all the tests make). */
+static void remove_tree(const char *path)
+{
+    DIR *d = opendir(path);
+    if (d == NULL) {
+        unlink(path);
+        return;
+    }
+    struct dirent *e;
+    while ((e = readdir(d)) != NULL) {
+        if (strcmp(e->d_name, ".") == 0 || strcmp(e->d_name, "..") == 0)
+            continue;
+        char sub[PATH_MAX];
+        snprintf(sub, sizeof sub, "%s/%s", path, e->d_name);
+        remove_tree(sub);
+    }
+    closedir(d);
+    chmod(path, 0700);
+    rmdir(path);
+}
+
+static void teardown(void)
+{
+    if (tmp_dir[0])
+        remove_tree(tmp_dir);
+}
+
 static void add_case(Suite *s, const char *name, const TTest *const *tests)
 {
     TCase *tc = tcase_create(name);
-    tcase_add_checked_fixture(tc, setup, NULL);
+    tcase_add_checked_fixture(tc, setup, teardown);
     tcase_set_timeout(tc, 60);      /* 32 threads under valgrind are slow */
     for (; *tests; tests++)
         tcase_add_test(tc, *tests);
@@ -758,6 +1943,25 @@ static Suite *runtime_suite(void)
                                   own_context_is_not_replaced, load_without_context_retries));
     add_case(s, "caching", TESTS(no_lookup_after_first_launch, unload_then_relaunch_reloads,
                                  resolve_without_launch, threads_race_on_first_launch));
+    add_case(s, "sha256", TESTS(sha256_fips_vectors));
+    add_case(s, "modules", TESTS(module_fallback_launches, loader_env_forces_modules, module_one_per_context,
+                                 library_many_contexts, module_no_current_context, module_abi_check,
+                                 module_jit_log, module_calls_fail_in_turn, module_threads_race));
+    add_case(s, "attributes", TESTS(launch_attributes_reach_the_driver, launch_attributes_checked,
+                                    launch_ex_fails_then_recovers, launch_ex_module_fallback));
+    add_case(s, "shared", TESTS(shared_over_48k_needs_opt_in, shared_beyond_the_device,
+                                shared_opt_in_follows_contexts));
+    add_case(s, "queries", TESTS(launch_config_1d_occupancy, launch_n, occupancy_module_fallback,
+                                 kernel_info_reports, image_queries));
+    add_case(s, "files", TESTS(file_from_image_path, file_not_found_lists_paths, file_beside_the_executable,
+                               file_set_explicitly, file_threads_race));
+    add_case(s, "nvrtc", TESTS(nvrtc_compiles_for_the_device, nvrtc_compile_error_log, nvrtc_calls_fail_in_turn,
+                               nvrtc_missing, nvrtc_threads_race, nvrtc_module_fallback_compiles_once,
+                               nvrtc_source_file));
+    add_case(s, "cache", TESTS(cache_cold_then_warm, cache_corrupt_entry_rebuilt, cache_truncated_entry_rebuilt,
+                               cache_short_entry_rebuilt, cache_foreign_entry_rebuilt,
+                               cache_disabled_writes_nothing, cache_unsafe_dir_not_used,
+                               real_nvrtc_compile_and_cache, real_nvrtc_compile_error));
     return s;
 }
 
