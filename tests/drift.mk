@@ -1,0 +1,21 @@
+# tests/drift.mk — the build-and-CI suite (tests/check_drift.c): depfiles,
+# write-if-changed, deterministic output, kstub.mk on the sample project
+# tests/mkproj under make -j, compile_commands.json (-p), kstub check and
+# kstub diff. Included from tests/tests.mk; uses the top-level Makefile's
+# variables. Needs nvcc (no GPU) for the sample project's fatbin.
+#
+#   make check-drift
+
+DRIFT_CHECK := $(B)/tests/check_drift
+DRIFT_TEST_OBJ := $(filter-out $(B)/obj/generator/main.o,$(GEN_OBJ))
+
+$(DRIFT_CHECK): tests/check_drift.c $(DRIFT_TEST_OBJ) | $(B)/tests
+	$(CC) $(BASE_CFLAGS) $(LIBCLANG_CFLAGS) $< $(DRIFT_TEST_OBJ) -o $@ \
+	    $(LIBCLANG_LIBS) -ljansson $(CHECK_LIBS)
+
+.PHONY: check-drift
+check-drift: $(DRIFT_CHECK) $(KSTUB) $(B)/lib/libkstub.a kstub.mk $(wildcard tests/mkproj/*)
+	KSTUB=$(KSTUB) CUDA_PATH=$(CUDA_PATH) NVCC=$(NVCC) KSTUB_LIBDIR=$(abspath $(B)/lib) \
+	    $(DRIFT_CHECK)
+
+CHECK_TARGETS += check-drift
