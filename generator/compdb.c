@@ -187,8 +187,7 @@ int ks_compdb_translate(const char *directory, const char *const *argv, size_t a
         } else if ((v = value_of(argv, argc, &i, "-Xcompiler", 0)) ||
                    (v = value_of(argv, argc, &i, "--compiler-options", 0))) {
             unwrap_host_flags(db, directory, v);
-        } else if (strcmp(a, "-include") == 0 || strcmp(a, "--pre-include") == 0 ||
-                   strcmp(a, "-include") == 0) {
+        } else if (strcmp(a, "-include") == 0 || strcmp(a, "--pre-include") == 0) {
             /* kstub has no forced include yet: say so rather than parse differently. */
             ks_note_at(NULL, 0, 0, "compile command: '%s %s' is not passed to the parse",
                        a, i + 1 < argc ? argv[i + 1] : "");
