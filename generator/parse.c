@@ -16,12 +16,19 @@
 #include <stdlib.h>
 #include <string.h>
 
-typedef struct parse_ctx {
+typedef struct parse_ctx parse_ctx;
+static int report_diagnostics(parse_ctx *ctx);
+
+struct parse_ctx {
     const ks_options *opts;
     ks_model *model;
     CXTranslationUnit tu;
     int errors;
-} parse_ctx;
+    char **templates;            /* qualified names of template kernels */
+    size_t ntemplates;
+    const char *name_override;   /* for a template specialization: "k<float, 4>" */
+    const char *c_name_override; /* and its C name, "k_float_4" */
+};
 
 /* ---- small libclang helpers -------------------------------------------------- */
 
@@ -898,7 +905,7 @@ static void add_kernel(parse_ctx *ctx, CXCursor fn)
     ks_model *m = ctx->model;
     ks_kern k;
     memset(&k, 0, sizeof k);
-    k.name = qualified_name(fn);
+    k.name = ctx->name_override ? ks_xstrdup(ctx->name_override) : qualified_name(fn);
     location_of(fn, &k.line, &k.col);
 
     enum CXLinkageKind linkage = clang_getCursorLinkage(fn);
@@ -916,7 +923,7 @@ static void add_kernel(parse_ctx *ctx, CXCursor fn)
         return;
     }
 
-    k.c_name = c_identifier(k.name);
+    k.c_name = ctx->c_name_override ? ks_xstrdup(ctx->c_name_override) : c_identifier(k.name);
     k.symbol = take(clang_Cursor_getMangling(fn));
     k.signature = signature_text(ctx, fn);
     launch_bounds(ctx, fn, &k);
@@ -1011,10 +1018,8 @@ static enum CXChildVisitResult visit(CXCursor c, CXCursor parent, CXClientData d
         break;
     case CXCursor_FunctionTemplate:
         if (is_kernel(c)) {
-            char *q = qualified_name(c);
-            cursor_note(ctx, c, "template kernel '%s' skipped: kstub generates stubs for "
-                        "non-template kernels only", q);
-            free(q);
+            ctx->templates = ks_xrealloc(ctx->templates, (ctx->ntemplates + 1) * sizeof *ctx->templates);
+            ctx->templates[ctx->ntemplates++] = qualified_name(c);
         }
         break;
     default:
@@ -1049,15 +1054,321 @@ static void disambiguate(parse_ctx *ctx)
         k->c_name = ks_buf_take(&b);
     }
     free(dup);
+}
+
+/*
+ * User-chosen C names, from comments in the source:
+ *     // kstub:name ns::scale<float, 4> = scale4f
+ * names the kernel (by its qualified name as kstub prints it, or by its
+ * device symbol) whose C function becomes scale4f.
+ */
+static void apply_renames(parse_ctx *ctx)
+{
+    CXFile f = clang_getFile(ctx->tu, ctx->opts->input);
+    size_t size = 0;
+    const char *text = f ? clang_getFileContents(ctx->tu, f, &size) : NULL;
+    if (!text)
+        return;
+    char *copy = ks_xmalloc(size + 1);
+    memcpy(copy, text, size);
+    copy[size] = '\0';
+    unsigned line = 1;
+    for (char *p = copy; *p; line++) {
+        char *eol = strchr(p, '\n');
+        if (eol)
+            *eol = '\0';
+        char *d = strstr(p, "kstub:name");
+        /* Only as a comment's first word: "// kstub:name …" or a block comment. */
+        if (d) {
+            char *b = d;
+            while (b > p && (b[-1] == ' ' || b[-1] == '\t'))
+                b--;
+            if (b - p < 2 || !(b[-2] == '/' && (b[-1] == '/' || b[-1] == '*')))
+                d = NULL;
+        }
+        if (d) {
+            unsigned col = (unsigned)(d - p) + 1;
+            char *eq = strrchr(d, '=');
+            char *who = d + strlen("kstub:name");
+            if (!eq) {
+                ks_error_at(ctx->opts->input, line, col, "expected 'kstub:name KERNEL = C_NAME'");
+                ctx->errors++;
+            } else {
+                *eq = '\0';
+                char *to = eq + 1;
+                while (isspace((unsigned char)*who))
+                    who++;
+                for (char *e = who + strlen(who); e > who && isspace((unsigned char)e[-1]);)
+                    *--e = '\0';
+                while (isspace((unsigned char)*to))
+                    to++;
+                char *te = to;
+                while (isalnum((unsigned char)*te) || *te == '_')
+                    te++;
+                int valid = te > to && !isdigit((unsigned char)*to);
+                while (isspace((unsigned char)*te))
+                    te++;
+                if (!valid || (*te && strncmp(te, "*/", 2) != 0)) {
+                    ks_error_at(ctx->opts->input, line, col, "'%s' is not a C identifier", to);
+                    ctx->errors++;
+                } else {
+                    *(to + strspn(to, "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_")) = '\0';
+                    int hit = 0;
+                    for (size_t i = 0; i < ctx->model->nkernels; i++) {
+                        ks_kern *k = &ctx->model->kernels[i];
+                        if (strcmp(k->name, who) == 0 || strcmp(k->symbol, who) == 0) {
+                            free(k->c_name);
+                            k->c_name = ks_xstrdup(to);
+                            hit++;
+                        }
+                    }
+                    if (hit != 1) {
+                        ks_error_at(ctx->opts->input, line, col, "kstub:name '%s' %s", who,
+                                    hit ? "matches several kernels (overloads): name one by "
+                                          "its device symbol"
+                                        : "matches no kernel (give the qualified name as in the "
+                                          "manifest, e.g. 'ns::k<float, 4>', or the symbol)");
+                        ctx->errors++;
+                    }
+                }
+            }
+        }
+        if (!eol)
+            break;
+        p = eol + 1;
+    }
+    free(copy);
+}
+
+static void check_unique(parse_ctx *ctx)
+{
+    ks_model *m = ctx->model;
     for (size_t i = 0; i < m->nkernels; i++)
         for (size_t j = 0; j < i; j++)
             if (strcmp(m->kernels[i].c_name, m->kernels[j].c_name) == 0) {
                 ks_error_at(ctx->opts->input, m->kernels[i].line, m->kernels[i].col,
-                            "kernels '%s' (line %u) and '%s' both get the C name '%s'",
+                            "kernels '%s' (line %u) and '%s' both get the C name '%s'; "
+                            "name one with a '// kstub:name KERNEL = C_NAME' comment",
                             m->kernels[j].name, m->kernels[j].line, m->kernels[i].name,
                             m->kernels[i].c_name);
                 ctx->errors++;
             }
+}
+
+/* ---- template kernels ------------------------------------------------------------------ */
+/*
+ * libclang shows no cursor for an explicit instantiation
+ * ("template __global__ void k<float, 4>(float *, int);"). So the file's
+ * tokens are scanned for them, a reference to each specialization is
+ * appended to the source in memory ("typedef decltype(&::ns::k<float, 4>)
+ * i0;"), and after a reparse that reference leads to a declaration with
+ * concrete parameter types and the device compiler's mangled name.
+ */
+
+typedef struct instantiation {
+    char *qname;       /* the template, "ns::k" */
+    char *args;        /* "float, 4" */
+} instantiation;
+
+static const char *unqualified(const char *q)
+{
+    const char *p = strrchr(q, ':');
+    return p ? p + 1 : q;
+}
+
+/* "float, 4" -> "float_4"; "unsigned int *" -> "unsigned_int_p"; "-1" -> "m1". */
+static char *args_identifier(const char *args)
+{
+    ks_buf b = {0};
+    int sep = 0;
+    for (const char *p = args; *p; p++) {
+        char c = *p;
+        if (isalnum((unsigned char)c) || c == '_') {
+            if (sep && b.len)
+                ks_buf_puts(&b, "_");
+            sep = 0;
+            ks_buf_put(&b, &c, 1);
+        } else if (c == '*' || c == '-') {
+            ks_buf_puts(&b, b.len ? "_" : "");
+            ks_buf_puts(&b, c == '*' ? "p" : "m");
+            sep = 0;
+        } else {
+            sep = 1;
+        }
+    }
+    return ks_buf_take(&b);
+}
+
+/* Joins template-argument tokens the way one would write them. */
+static void append_token(ks_buf *b, const char *tok)
+{
+    int tight = strcmp(tok, ",") == 0 || strcmp(tok, "::") == 0 || strcmp(tok, "*") == 0 ||
+                strcmp(tok, ">") == 0 || strcmp(tok, "<") == 0;
+    int after_tight = b->len && (b->data[b->len - 1] == ':' || b->data[b->len - 1] == '<' ||
+                                 b->data[b->len - 1] == '-');
+    if (b->len && !after_tight && (!tight || strcmp(tok, "*") == 0))
+        ks_buf_puts(b, " ");
+    ks_buf_puts(b, tok);
+}
+
+static size_t find_instantiations(parse_ctx *ctx, instantiation **out)
+{
+    CXFile f = clang_getFile(ctx->tu, ctx->opts->input);
+    size_t size = 0;
+    const char *text = f ? clang_getFileContents(ctx->tu, f, &size) : NULL;
+    *out = NULL;
+    if (!text)
+        return 0;
+    CXSourceRange all = clang_getRange(clang_getLocationForOffset(ctx->tu, f, 0),
+                                       clang_getLocationForOffset(ctx->tu, f, (unsigned)size));
+    CXToken *toks;
+    unsigned n;
+    clang_tokenize(ctx->tu, all, &toks, &n);
+    char **sp = ks_xmalloc((n + 1) * sizeof *sp);
+    for (unsigned i = 0; i < n; i++)
+        sp[i] = take(clang_getTokenSpelling(ctx->tu, toks[i]));
+    size_t count = 0;
+    for (unsigned i = 0; i + 1 < n; i++) {
+        /* "template" not followed by "<" starts an explicit instantiation;
+         * "extern template" only declares one. */
+        if (strcmp(sp[i], "template") != 0 || strcmp(sp[i + 1], "<") == 0 ||
+            (i > 0 && strcmp(sp[i - 1], "extern") == 0))
+            continue;
+        for (unsigned j = i + 1; j + 1 < n && strcmp(sp[j], ";") != 0; j++) {
+            const char *tmpl = NULL;
+            for (size_t t = 0; t < ctx->ntemplates; t++)
+                if (strcmp(sp[j], unqualified(ctx->templates[t])) == 0)
+                    tmpl = ctx->templates[t];
+            if (!tmpl || strcmp(sp[j + 1], "<") != 0)
+                continue;
+            ks_buf args = {0};
+            int depth = 0;
+            for (unsigned k = j + 1; k < n; k++) {
+                if (strcmp(sp[k], "<") == 0 && depth++ == 0)
+                    continue;
+                if (strcmp(sp[k], ">") == 0 && --depth == 0)
+                    break;
+                append_token(&args, sp[k]);
+            }
+            *out = ks_xrealloc(*out, (count + 1) * sizeof **out);
+            (*out)[count].qname = ks_xstrdup(tmpl);
+            (*out)[count].args = ks_buf_take(&args);
+            count++;
+            break;
+        }
+    }
+    for (unsigned i = 0; i < n; i++)
+        free(sp[i]);
+    free(sp);
+    clang_disposeTokens(ctx->tu, toks, n);
+    return count;
+}
+
+static enum CXChildVisitResult find_decl_ref(CXCursor c, CXCursor parent, CXClientData data)
+{
+    (void)parent;
+    if (clang_getCursorKind(c) == CXCursor_DeclRefExpr) {
+        CXCursor r = clang_getCursorReferenced(c);
+        if (clang_getCursorKind(r) == CXCursor_FunctionDecl) {
+            *(CXCursor *)data = r;
+            return CXChildVisit_Break;
+        }
+    }
+    return CXChildVisit_Recurse;
+}
+
+typedef struct inject_visit {
+    parse_ctx *ctx;
+    instantiation *inst;
+    size_t ninst;
+} inject_visit;
+
+static enum CXChildVisitResult visit_injected(CXCursor c, CXCursor parent, CXClientData data)
+{
+    inject_visit *iv = data;
+    enum CXCursorKind kind = clang_getCursorKind(c);
+    if (kind == CXCursor_Namespace && clang_getCursorKind(parent) == CXCursor_TranslationUnit) {
+        char *n = take(clang_getCursorSpelling(c));
+        int ours = strcmp(n, "kstub_injected") == 0;
+        free(n);
+        return ours ? CXChildVisit_Recurse : CXChildVisit_Continue;
+    }
+    if (kind != CXCursor_TypedefDecl || clang_getCursorKind(parent) != CXCursor_Namespace)
+        return CXChildVisit_Continue;
+    char *alias = take(clang_getCursorSpelling(c));
+    size_t idx = (size_t)strtoul(alias + strlen("kstub_i"), NULL, 10);
+    int ok = strncmp(alias, "kstub_i", 7) == 0 && idx < iv->ninst;
+    free(alias);
+    if (!ok)
+        return CXChildVisit_Continue;
+    instantiation *in = &iv->inst[idx];
+    CXCursor fn = clang_getNullCursor();
+    clang_visitChildren(c, find_decl_ref, &fn);
+    if (clang_Cursor_isNull(fn)) {
+        ks_error_at(iv->ctx->opts->input, 0, 0, "the instantiation %s<%s> of a template kernel "
+                    "could not be resolved", in->qname, in->args);
+        iv->ctx->errors++;
+        return CXChildVisit_Continue;
+    }
+    char *name = ks_xasprintf("%s<%s>", in->qname, in->args);
+    char *base = c_identifier(in->qname), *suffix = args_identifier(in->args);
+    char *cname = ks_xasprintf("%s_%s", base, suffix);
+    iv->ctx->name_override = name;
+    iv->ctx->c_name_override = cname;
+    add_kernel(iv->ctx, fn);
+    iv->ctx->name_override = iv->ctx->c_name_override = NULL;
+    free(name);
+    free(base);
+    free(suffix);
+    free(cname);
+    return CXChildVisit_Continue;
+}
+
+static void add_template_kernels(parse_ctx *ctx)
+{
+    instantiation *inst;
+    size_t n = find_instantiations(ctx, &inst);
+    for (size_t t = 0; t < ctx->ntemplates; t++) {
+        int used = 0;
+        for (size_t i = 0; i < n; i++)
+            used |= strcmp(inst[i].qname, ctx->templates[t]) == 0;
+        if (!used)
+            ks_note_at(ctx->opts->input, 0, 0, "template kernel '%s' is never explicitly "
+                       "instantiated ('template __global__ void %s<...>(...);'); skipped",
+                       ctx->templates[t], unqualified(ctx->templates[t]));
+    }
+    if (n == 0)
+        return;
+    CXFile f = clang_getFile(ctx->tu, ctx->opts->input);
+    size_t size = 0;
+    const char *text = clang_getFileContents(ctx->tu, f, &size);
+    ks_buf src = {0};
+    ks_buf_put(&src, text, size);
+    ks_buf_puts(&src, "\nnamespace kstub_injected {\n");
+    for (size_t i = 0; i < n; i++)
+        ks_buf_printf(&src, "typedef decltype(&::%s<%s>) kstub_i%zu;\n", inst[i].qname,
+                      inst[i].args, i);
+    ks_buf_puts(&src, "}\n");
+    struct CXUnsavedFile unsaved = {ctx->opts->input, src.data, (unsigned long)src.len};
+    int rc = clang_reparseTranslationUnit(ctx->tu, 1, &unsaved, clang_defaultReparseOptions(ctx->tu));
+    if (rc != 0) {
+        ks_error_at(ctx->opts->input, 0, 0, "libclang could not reparse for the template "
+                    "instantiations (error %d)", rc);
+        ctx->errors++;
+    } else if ((rc = report_diagnostics(ctx)) != 0) {
+        ks_note_at(ctx->opts->input, 0, 0, "while resolving explicit instantiations of template "
+                   "kernels");
+        ctx->errors += rc;
+    } else {
+        inject_visit iv = {ctx, inst, n};
+        clang_visitChildren(clang_getTranslationUnitCursor(ctx->tu), visit_injected, &iv);
+    }
+    free(src.data);
+    for (size_t i = 0; i < n; i++) {
+        free(inst[i].qname);
+        free(inst[i].args);
+    }
+    free(inst);
 }
 
 /* ---- entry point ------------------------------------------------------------------------ */
@@ -1084,7 +1395,7 @@ static int report_diagnostics(parse_ctx *ctx)
 
 int ks_parse(const ks_options *opts, ks_model *model)
 {
-    parse_ctx ctx = {opts, model, NULL, 0};
+    parse_ctx ctx = {opts, model, NULL, 0, NULL, 0, NULL, NULL};
     memset(model, 0, sizeof *model);
     model->source = ks_xstrdup(opts->input);
 
@@ -1136,10 +1447,17 @@ int ks_parse(const ks_options *opts, ks_model *model)
         ctx.errors += report_diagnostics(&ctx);
         if (ctx.errors == 0) {
             clang_visitChildren(clang_getTranslationUnitCursor(ctx.tu), visit, &ctx);
+            if (ctx.ntemplates && ctx.errors == 0)
+                add_template_kernels(&ctx);
             disambiguate(&ctx);
+            apply_renames(&ctx);
+            check_unique(&ctx);
         }
         clang_disposeTranslationUnit(ctx.tu);
     }
+    for (size_t i = 0; i < ctx.ntemplates; i++)
+        free(ctx.templates[i]);
+    free(ctx.templates);
     /* The translation unit must go before the index that owns it. */
     clang_disposeIndex(index);
     for (size_t i = 0; i < nowned; i++)

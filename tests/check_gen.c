@@ -156,6 +156,46 @@ START_TEST(model_golden_input)
 }
 END_TEST
 
+START_TEST(model_template_instantiations)
+{
+    parse_file("kernels/templates.cu");
+    ck_assert_uint_eq(model.nkernels, 4);
+    const ks_kern *k = kernel_named("tmpl_axpy_float_4");
+    ck_assert_str_eq(k->name, "tmpl::axpy<float, 4>");
+    ck_assert_str_eq(k->symbol, "_ZN4tmpl4axpyIfLi4EEEvT_PKS1_PS1_l");
+    expect_param(k, 0, "a", "float", 4, 4, 0);
+    expect_param(k, 1, "x", "const float *restrict", 8, 8, 8);
+    expect_param(k, 3, "n", "int64_t", 8, 8, 24);
+    k = kernel_named("tmpl_axpy_double_2");
+    expect_param(k, 0, "a", "double", 8, 8, 0);
+    k = kernel_named("fill_int");
+    ck_assert_str_eq(k->name, "fill<int>");
+    /* named by a "kstub:name" comment */
+    k = kernel_named("fill_u16");
+    ck_assert_str_eq(k->name, "fill<unsigned short>");
+    expect_param(k, 1, "value", "unsigned short", 2, 2, 8);
+    ks_model_free(&model);
+}
+END_TEST
+
+START_TEST(template_without_instantiation_is_noted)
+{
+    make_tmpdir();
+    char path[128], *out;
+    snprintf(path, sizeof path, "%s/t.cu", tmpdir);
+    FILE *f = fopen(path, "w");
+    fputs("template <typename T> __global__ void lonely(T *x) {}\n"
+          "extern \"C\" __global__ void k(int n) {}\n", f);
+    fclose(f);
+    int rc = run(&out, "%s %s -o %s/t", kstub_bin(), path, tmpdir);
+    ck_assert_msg(rc == 0, "%s", out);
+    ck_assert_msg(strstr(out, "template kernel 'lonely' is never explicitly instantiated") != NULL,
+                  "%s", out);
+    free(out);
+    remove_tmpdir();
+}
+END_TEST
+
 /* Every scalar kind and its exact C spelling, size and alignment. */
 static const struct {
     const char *decl;       /* parameter type in the .cu */
@@ -254,6 +294,8 @@ static const struct {
     {"virtual_class.cu", "2:55", "has virtual functions"},
     {"bitfield.cu", "2:51", "has a bit-field 'a'"},
     {"copy_constructor.cu", "2:44", "not trivially copyable"},
+    {"bad_rename.cu", "2:4", "matches no kernel"},
+    {"rename_not_identifier.cu", "2:4", "is not a C identifier"},
     {"static_kernel.cu", "1:24", "internal linkage"},
     {"static_kernel.cu", "2:29", "internal linkage"},
     {"function_pointer.cu", "2:49", "pointer to function"},
@@ -425,8 +467,9 @@ START_TEST(generated_code_compiles)
     }
     /* And the stubs of the demo's kernels, when make has generated them. */
     const char *gen[] = {"build/gen/vector_ops.kstub.c", "build/gen/reduce.kstub.c",
-                         "build/gen/scalars.kstub.c", "build/gen/records.kstub.c"};
-    for (size_t f = 0; f < 4; f++) {
+                         "build/gen/scalars.kstub.c", "build/gen/records.kstub.c",
+                         "build/gen/templates.kstub.c"};
+    for (size_t f = 0; f < 5; f++) {
         if (!exists(gen[f]))
             continue;
         rc = compile(&out, _i, gen[f], "build/gen");
@@ -642,6 +685,8 @@ static Suite *gen_suite(void)
     tcase_set_timeout(tc, 60);
     tcase_add_test(tc, model_golden_input);
     tcase_add_test(tc, model_every_scalar_kind);
+    tcase_add_test(tc, model_template_instantiations);
+    tcase_add_test(tc, template_without_instantiation_is_noted);
     suite_add_tcase(s, tc);
 
     tc = tcase_create("refusals");
