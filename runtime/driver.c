@@ -43,19 +43,24 @@ static get_proc_v2_fn get_proc_v2;
 static get_proc_v1_fn get_proc_v1;
 
 /* NULL when the driver lacks \p name (or offers it only for a newer CUDA). */
-static void *resolve(const char *name)
+static void *resolve_at(const char *name, int version)
 {
     void *pfn = NULL;
     CUresult r;
     if (get_proc_v2) {
         CUdriverProcAddressQueryResult found = CU_GET_PROC_ADDRESS_SYMBOL_NOT_FOUND;
-        r = get_proc_v2(name, &pfn, CUDA_VERSION, CU_GET_PROC_ADDRESS_DEFAULT, &found);
+        r = get_proc_v2(name, &pfn, version, CU_GET_PROC_ADDRESS_DEFAULT, &found);
         if (found != CU_GET_PROC_ADDRESS_SUCCESS)
             pfn = NULL;
     } else {
-        r = get_proc_v1(name, &pfn, CUDA_VERSION, CU_GET_PROC_ADDRESS_DEFAULT);
+        r = get_proc_v1(name, &pfn, version, CU_GET_PROC_ADDRESS_DEFAULT);
     }
     return r == CUDA_SUCCESS ? pfn : NULL;
+}
+
+static void *resolve(const char *name)
+{
+    return resolve_at(name, CUDA_VERSION);
 }
 
 static void fail(ks_status status, const char *call, CUresult result, const char *fmt, ...)
@@ -112,7 +117,19 @@ static void load_driver(void)
     KS__RESOLVE(DriverGetVersion, "cuDriverGetVersion");
     KS__RESOLVE(CtxGetCurrent, "cuCtxGetCurrent");
     KS__RESOLVE(CtxSetCurrent, "cuCtxSetCurrent");
-    KS__RESOLVE(CtxGetDevice, "cuCtxGetDevice");
+#undef KS__RESOLVE
+    /* Pinned to its one-argument form: for CUDA 13.0 cuGetProcAddress returns
+     * cuCtxGetDevice_v2(CUdevice *, CUcontext) under this name (seen on an
+     * H200, driver 580: the stray second argument made it fail). */
+    {
+        void *p_ = resolve_at("cuCtxGetDevice", 12000);
+        memcpy(&ks__cu.CtxGetDevice, &p_, sizeof p_);
+    }
+#define KS__RESOLVE(field, name)                                  \
+    do {                                                          \
+        void *p_ = resolve(name);                                 \
+        memcpy(&ks__cu.field, &p_, sizeof p_);                    \
+    } while (0)
     KS__RESOLVE(DeviceGet, "cuDeviceGet");
     KS__RESOLVE(DeviceGetAttribute, "cuDeviceGetAttribute");
     KS__RESOLVE(DevicePrimaryCtxRetain, "cuDevicePrimaryCtxRetain");

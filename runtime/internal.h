@@ -145,6 +145,8 @@ typedef struct ks__image_state {
     char *path;                  /* the file read, or NULL */
     ks_image_kind origin, kind;
     int arch, from_cache;
+    char *jit_log;               /* the JIT error log buffer, alive as long as the loaded image:
+                                  * with lazy loading the driver JITs (and logs) after the load call */
     ks__module_node *modules;    /* the fallback: one module per context; read with acquire */
 } ks__image_state;
 

@@ -425,7 +425,10 @@ ks_status ks_kernel_launch_n(ks_kernel *kernel, size_t n, unsigned shared_bytes,
  * driver calls without linking libcuda, so it still starts (and can report
  * KS_ERR_NO_DRIVER) on a machine without one.
  * \param name  the driver function's name, without a _v2 suffix
- * \param fn    receives the entry point; cast it to the function's type
+ * \param fn    receives the entry point; cast it to the function's type for
+ *              that CUDA version: cudaTypedefs.h's PFN_<name>_v<version>. Mind
+ *              that for CUDA 13.0, cuCtxSynchronize and cuCtxGetDevice are
+ *              their _v2 forms, which take a CUcontext (NULL: the current one)
  * \return KS_OK, KS_ERR_NO_DRIVER, or KS_ERR_SYMBOL_NOT_FOUND
  */
 ks_status ks_driver_proc(const char *name, void **fn);

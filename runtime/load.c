@@ -160,8 +160,10 @@ static void unprepare(ks__image_state *s)
 {
     free(s->owned);
     free(s->path);
+    free(s->jit_log);
     s->owned = NULL;
     s->path = NULL;
+    s->jit_log = NULL;
     s->bytes = NULL;
     s->nbytes = 0;
     s->origin = s->kind = KS_IMAGE_NONE;
@@ -236,15 +238,46 @@ static ks_status prepare_locked(ks_image *img, ks__image_state *s, const char *k
 
 /* ---- loading: a CUlibrary, or a CUmodule per context --------------------------- */
 
-/* One buffer suffices: loads are serialised by load_lock. */
-static char jit_log[KS__JIT_LOG_BYTES];
-
-static ks_status load_failed(const ks_image *img, const char *kernel, const char *call, CUresult r)
+static ks_status load_failed(const ks_image *img, ks__image_state *s, const char *kernel, const char *call,
+                             CUresult r)
 {
-    jit_log[sizeof jit_log - 1] = '\0';
     ks__error_cu(KS_ERR_LOAD, kernel, call, r, "loading the image of '%s'", source_name(img));
-    ks__error_log(jit_log);
+    if (s->jit_log != NULL) {
+        s->jit_log[KS__JIT_LOG_BYTES - 1] = '\0';
+        ks__error_log(s->jit_log);
+    }
     return KS_ERR_LOAD;
+}
+
+/* The JIT options: the image's own log buffer (made here), and its size. */
+static unsigned jit_options(ks__image_state *s, CUjit_option opts[2], void *vals[2])
+{
+    if (s->jit_log == NULL && (s->jit_log = malloc(KS__JIT_LOG_BYTES)) == NULL)
+        return 0;               /* no log then; the load itself may still work */
+    s->jit_log[0] = '\0';
+    opts[0] = CU_JIT_ERROR_LOG_BUFFER;
+    vals[0] = s->jit_log;
+    opts[1] = CU_JIT_ERROR_LOG_BUFFER_SIZE_BYTES;
+    vals[1] = (void *)(size_t)KS__JIT_LOG_BYTES;
+    return 2;
+}
+
+/* Errors that mean the image (not the call) is bad: with lazy loading they
+ * arrive at the kernel's look-up instead of the load. */
+static int is_image_error(CUresult r)
+{
+    switch (r) {
+    case CUDA_ERROR_INVALID_PTX:
+    case CUDA_ERROR_INVALID_IMAGE:
+    case CUDA_ERROR_NO_BINARY_FOR_GPU:
+    case CUDA_ERROR_UNSUPPORTED_PTX_VERSION:
+    case CUDA_ERROR_JIT_COMPILER_NOT_FOUND:
+    case CUDA_ERROR_JIT_COMPILATION_DISABLED:
+    case CUDA_ERROR_SHARED_OBJECT_INIT_FAILED:
+        return 1;
+    default:
+        return 0;
+    }
 }
 
 /* Only under load_lock. */
@@ -259,26 +292,26 @@ static ks_status library_load_locked(ks_image *img, const char *kernel)
     if (st != KS_OK)
         return st;
 
-    jit_log[0] = '\0';
-    CUjit_option opts[] = {CU_JIT_ERROR_LOG_BUFFER, CU_JIT_ERROR_LOG_BUFFER_SIZE_BYTES};
-    void *vals[] = {jit_log, (void *)(size_t)sizeof jit_log};
+    CUjit_option opts[2];
+    void *vals[2];
+    unsigned nopts = jit_options(s, opts, vals);
 
     CUlibrary lib = NULL;
-    CUresult r = ks__cu.LibraryLoadData(&lib, s->bytes, opts, vals, 2, NULL, NULL, 0);
+    CUresult r = ks__cu.LibraryLoadData(&lib, s->bytes, opts, vals, nopts, NULL, NULL, 0);
     if (r == CUDA_ERROR_INVALID_CONTEXT) {
         st = ks__context_make_current(kernel);
         if (st == KS_ERR_NO_CONTEXT) {
             unprepare(s);
             return st;
         }
-        jit_log[0] = '\0';
-        vals[1] = (void *)(size_t)sizeof jit_log;
+        nopts = jit_options(s, opts, vals);
         if (st == KS_OK)
-            r = ks__cu.LibraryLoadData(&lib, s->bytes, opts, vals, 2, NULL, NULL, 0);
+            r = ks__cu.LibraryLoadData(&lib, s->bytes, opts, vals, nopts, NULL, NULL, 0);
     }
     if (r != CUDA_SUCCESS) {
+        load_failed(img, s, kernel, "cuLibraryLoadData", r);
         unprepare(s);
-        return load_failed(img, kernel, "cuLibraryLoadData", r);
+        return KS_ERR_LOAD;
     }
     __atomic_store_n(&img->ks__library, (void *)lib, __ATOMIC_RELEASE);
     return KS_OK;
@@ -304,16 +337,17 @@ static ks_status module_load_locked(ks_image *img, CUcontext ctx, const char *ke
         free(node);
         return st;
     }
-    jit_log[0] = '\0';
-    CUjit_option opts[] = {CU_JIT_ERROR_LOG_BUFFER, CU_JIT_ERROR_LOG_BUFFER_SIZE_BYTES};
-    void *vals[] = {jit_log, (void *)(size_t)sizeof jit_log};
+    CUjit_option opts[2];
+    void *vals[2];
+    unsigned nopts = jit_options(s, opts, vals);
     CUmodule mod = NULL;
-    CUresult r = ks__cu.ModuleLoadDataEx(&mod, s->bytes, 2, opts, vals);
+    CUresult r = ks__cu.ModuleLoadDataEx(&mod, s->bytes, nopts, opts, vals);
     if (r != CUDA_SUCCESS) {
         free(node);
+        load_failed(img, s, kernel, "cuModuleLoadDataEx", r);
         if (s->modules == NULL)
             unprepare(s);
-        return load_failed(img, kernel, "cuModuleLoadDataEx", r);
+        return KS_ERR_LOAD;
     }
     node->ctx = ctx;
     node->module = mod;
@@ -396,6 +430,13 @@ static ks_status check_abi(const ks_kernel *k, const void *handle, const char *n
 
 static ks_status lookup_failed(const ks_kernel *k, const char *name, const char *call, CUresult r)
 {
+    ks__image_state *s = k->image->ks__state;
+    if (is_image_error(r) && s != NULL) {
+        /* Lazy loading (CUDA_MODULE_LOADING=LAZY, the default since 12.2)
+         * defers the JIT to here; its log, if any, is in the image's buffer. */
+        load_failed(k->image, s, name, call, r);
+        return KS_ERR_LOAD;
+    }
     if (r == CUDA_ERROR_NOT_FOUND)
         return ks__error_cu(KS_ERR_SYMBOL_NOT_FOUND, name, call, r,
                             "symbol '%s' is not in the image of '%s'", k->symbol, source_name(k->image));

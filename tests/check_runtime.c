@@ -54,11 +54,13 @@ static struct {
     __typeof__(&fake_cuda_last_symbol) last_symbol;
     __typeof__(&fake_cuda_last_image) last_image;
     __typeof__(&fake_cuda_proc_version) proc_version;
+    __typeof__(&fake_cuda_proc_version_of) proc_version_of;
     __typeof__(&fake_cuda_live_libraries) live_libraries;
     __typeof__(&fake_cuda_live_modules) live_modules;
     __typeof__(&fake_cuda_set_context) set_context;
     __typeof__(&fake_cuda_set_device) set_device;
     __typeof__(&fake_cuda_occupancy_args) occupancy_args;
+    __typeof__(&fake_cuda_lazy_jit) lazy_jit;
 } fake;
 
 /* The fake NVRTC's controls (tests/fake_nvrtc.c). */
@@ -151,11 +153,13 @@ static void setup(void)
     CONTROL(last_symbol);
     CONTROL(last_image);
     CONTROL(proc_version);
+    CONTROL(proc_version_of);
     CONTROL(live_libraries);
     CONTROL(live_modules);
     CONTROL(set_context);
     CONTROL(set_device);
     CONTROL(occupancy_args);
+    CONTROL(lazy_jit);
 #undef CONTROL
     fake.reset();
 
@@ -269,6 +273,9 @@ START_TEST(entry_points_through_get_proc_address)
     ck_assert_int_gt(fake.calls("cuGetProcAddress_v2"), 0);
     ck_assert_int_eq(fake.calls("cuGetProcAddress"), 0);
     ck_assert_int_eq(fake.proc_version(), CUDA_VERSION);
+    ck_assert_int_eq(fake.proc_version_of("cuLaunchKernel"), CUDA_VERSION);
+    /* CUDA 13's cuCtxGetDevice takes a context too: the runtime asks for the old form. */
+    ck_assert_int_eq(fake.proc_version_of("cuCtxGetDevice"), 12000);
     ck_assert_int_eq(fake.calls("cuInit"), 1);
 }
 END_TEST
@@ -484,6 +491,39 @@ START_TEST(jit_failure_log)
     ck_assert_message_has("CUDA_ERROR_INVALID_PTX");
     ck_assert_message_has("Unknown symbol 'BAD'");
     ck_assert_ptr_null(strchr(e->message, '\n'));
+}
+END_TEST
+
+/* With lazy loading the JIT runs at the kernel's look-up: still KS_ERR_LOAD, with the log. */
+START_TEST(lazy_jit_failure_log)
+{
+    fake.lazy_jit(1);
+    ck_assert_status(ks_image_load(&bad_image), KS_OK);    /* the JIT has not run yet */
+    ks_launch l = ks_launch_1d(1, 32);
+    for (int i = 0; i < 2; i++) {                           /* not published: reported again */
+        ck_assert_status(ks_kernel_launch(&bad, &l, NULL), KS_ERR_LOAD);
+        const ks_error *e = ks_last_error();
+        ck_assert_str_eq(e->call, "cuLibraryGetKernel");
+        ck_assert_ptr_nonnull(e->log);
+        ck_assert_ptr_nonnull(strstr(e->log, "Unknown symbol 'BAD'"));
+        ck_assert_message_has("bad.cu");
+        ck_assert_message_has("CUDA_ERROR_INVALID_PTX");
+    }
+    ck_assert_int_eq(fake.launch_count(), 0);
+}
+END_TEST
+
+START_TEST(lazy_jit_failure_log_modules)
+{
+    fake.lazy_jit(1);
+    fake.hide("cuLibraryLoadData");
+    ks_launch l = ks_launch_1d(1, 32);
+    ck_assert_status(ks_kernel_launch(&bad, &l, NULL), KS_ERR_LOAD);
+    ck_assert_str_eq(ks_last_error()->call, "cuModuleGetFunction");
+    ck_assert_ptr_nonnull(ks_last_error()->log);
+    ck_assert_ptr_nonnull(strstr(ks_last_error()->log, "Ptx assembly aborted"));
+    ck_assert_status(ks_image_unload(&bad_image), KS_OK);
+    ck_assert_int_eq(fake.live_modules(), 0);
 }
 END_TEST
 
@@ -1935,7 +1975,7 @@ static Suite *runtime_suite(void)
     add_case(s, "failures", TESTS(load_fails_then_recovers, get_kernel_fails_then_recovers,
                                   symbol_not_found, param_info_fails_then_recovers,
                                   launch_fails_then_recovers, unknown_cuda_result_is_named_by_number,
-                                  jit_failure_log));
+                                  jit_failure_log, lazy_jit_failure_log, lazy_jit_failure_log_modules));
     add_case(s, "abi", TESTS(abi_size_mismatch, abi_offset_mismatch, abi_count_mismatch));
     add_case(s, "validation", TESTS(invalid_configs, invalid_values, launch_attrs_unsupported,
                                     invalid_images));

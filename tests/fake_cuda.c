@@ -65,7 +65,8 @@ typedef struct fake_sym {
     size_t offsets[MAX_PARAMS], sizes[MAX_PARAMS];
 } fake_sym;
 
-typedef struct fake_lib { int live; int ctx; } fake_lib;   /* ctx: -1 for a CUlibrary, else the module's */
+/* ctx: -1 for a CUlibrary, else the module's. bad_log: lazy mode's deferred JIT failure. */
+typedef struct fake_lib { int live; int ctx; char *bad_log; size_t bad_cap; } fake_lib;
 /* A CUkernel (ctx -1) or a CUfunction of one context. */
 typedef struct fake_kernel { fake_lib *lib; fake_sym *sym; int ctx; int max_dyn_shared; } fake_kernel;
 
@@ -73,6 +74,7 @@ static pthread_mutex_t lock = PTHREAD_MUTEX_INITIALIZER;
 static struct {
     int calls[E_COUNT];
     int hidden[E_COUNT];
+    int versions[E_COUNT];      /* the cudaVersion each entry was last asked for at */
     struct { int entry; CUresult result; int left; } fails[MAX_FAILS];
     int nfails;
     fake_sym syms[MAX_SYMS];
@@ -91,6 +93,7 @@ static struct {
     int proc_version;
     int need_set_current;       /* fake_cuda_no_current_context() was called */
     int cc_major, cc_minor, optin_shared;
+    int lazy_jit;               /* fake_cuda_lazy_jit(1): "BAD" PTX fails at the kernel look-up */
     int occ_last_shared, occ_last_limit;
 } st;
 
@@ -296,6 +299,17 @@ static int has_context(void)
     return current != NULL || !st.need_set_current;
 }
 
+static void jit_fail(char *buf, size_t cap)
+{
+    static const char log[] = "ptxas application ptx input, line 7; error   : "
+                              "Unknown symbol 'BAD'\nptxas fatal   : Ptx assembly aborted\n";
+    if (buf && cap) {
+        size_t n = sizeof log < cap ? sizeof log : cap;
+        memcpy(buf, log, n);
+        buf[n - 1] = '\0';
+    }
+}
+
 /* What cuLibraryLoadData and cuModuleLoadDataEx share: record the image,
  * fail the JIT of "BAD" PTX, make a library for context \p ctx. Under lock. */
 static CUresult load_image(fake_lib **out, const void *code, CUjit_option *opts, void **vals,
@@ -310,32 +324,28 @@ static CUresult load_image(fake_lib **out, const void *code, CUjit_option *opts,
     if (!binary)
         st.image_copy[st.image_n - 1] = '\0';
 
-    if (!binary && strstr(code, "BAD") != NULL) {  /* (code is text here) */
+    char *buf = NULL;
+    size_t cap = 0;
+    for (unsigned i = 0; i < nopts; i++) {
+        if (opts[i] == CU_JIT_ERROR_LOG_BUFFER)
+            buf = vals[i];
+        else if (opts[i] == CU_JIT_ERROR_LOG_BUFFER_SIZE_BYTES)
+            cap = (size_t)(uintptr_t)vals[i];
+    }
+    int bad = !binary && strstr(code, "BAD") != NULL;   /* (code is text here) */
+    if (bad && !st.lazy_jit) {
         /* A JIT failure: fill the caller's error log as the driver does. */
-        char *buf = NULL;
-        size_t cap = 0;
-        unsigned size_index = nopts;
-        for (unsigned i = 0; i < nopts; i++) {
-            if (opts[i] == CU_JIT_ERROR_LOG_BUFFER)
-                buf = vals[i];
-            else if (opts[i] == CU_JIT_ERROR_LOG_BUFFER_SIZE_BYTES)
-                cap = (size_t)(uintptr_t)vals[i], size_index = i;
-        }
-        static const char log[] = "ptxas application ptx input, line 7; error   : "
-                                  "Unknown symbol 'BAD'\nptxas fatal   : Ptx assembly aborted\n";
-        if (buf && cap) {
-            size_t n = sizeof log < cap ? sizeof log : cap;
-            memcpy(buf, log, n);
-            buf[n - 1] = '\0';
-            vals[size_index] = (void *)(uintptr_t)n;
-        }
+        jit_fail(buf, cap);
         return CUDA_ERROR_INVALID_PTX;
     }
     if (st.nlibs == MAX_LIBS)
         return CUDA_ERROR_OUT_OF_MEMORY;
     fake_lib *lib = &st.libs[st.nlibs++];
+    memset(lib, 0, sizeof *lib);
     lib->live = 1;
     lib->ctx = ctx;
+    if (bad)                    /* lazy: the JIT runs, and logs, at the look-up */
+        lib->bad_log = buf, lib->bad_cap = cap;
     *out = lib;
     return CUDA_SUCCESS;
 }
@@ -412,6 +422,10 @@ static CUresult fake_cuModuleUnload(CUmodule module)
 /* A handle for \p sym in \p lib seen from context \p ctx (-1: a CUkernel). Under lock. */
 static CUresult new_kernel(void **out, fake_lib *lib, const char *name, int ctx)
 {
+    if (lib->bad_log != NULL || (st.lazy_jit && lib->bad_cap)) {
+        jit_fail(lib->bad_log, lib->bad_cap);
+        return CUDA_ERROR_INVALID_PTX;
+    }
     strncpy(st.last_symbol_buf, name, sizeof st.last_symbol_buf - 1);
     st.last_symbol = st.last_symbol_buf;
     for (int i = 0; i < st.nsyms; i++) {
@@ -680,6 +694,8 @@ static CUresult get_proc(int self, const char *symbol, void **pfn, int version,
     st.calls[self]++;
     st.proc_version = version;
     int e = entry_index(symbol);
+    if (e >= 0)
+        st.versions[e] = version;
     void *p = e >= 0 && !st.hidden[e] ? entry_pointer(e) : NULL;
     pthread_mutex_unlock(&lock);
     *pfn = p;
@@ -854,5 +870,21 @@ FAKE_API void fake_cuda_occupancy_args(int *shared, int *limit)
     pthread_mutex_lock(&lock);
     *shared = st.occ_last_shared;
     *limit = st.occ_last_limit;
+    pthread_mutex_unlock(&lock);
+}
+
+FAKE_API int fake_cuda_proc_version_of(const char *entry)
+{
+    pthread_mutex_lock(&lock);
+    int e = entry_index(entry);
+    int v = e >= 0 ? st.versions[e] : -1;
+    pthread_mutex_unlock(&lock);
+    return v;
+}
+
+FAKE_API void fake_cuda_lazy_jit(int on)
+{
+    pthread_mutex_lock(&lock);
+    st.lazy_jit = on;
     pthread_mutex_unlock(&lock);
 }

@@ -58,6 +58,8 @@ const char *fake_cuda_last_symbol(void);
 const void *fake_cuda_last_image(const unsigned char **copy, size_t *n);
 /* The cudaVersion argument of the last cuGetProcAddress call. */
 int fake_cuda_proc_version(void);
+/* The cudaVersion \p entry was last looked up at (0: never). */
+int fake_cuda_proc_version_of(const char *entry);
 /* Libraries and modules loaded and not yet unloaded. */
 int fake_cuda_live_libraries(void);
 /* Modules (the per-context loader's) loaded and not yet unloaded. */
@@ -66,6 +68,9 @@ int fake_cuda_live_modules(void);
 void fake_cuda_set_context(int index);
 /* The device's compute capability and shared-memory opt-in limit (default 9.0, 227 KiB). */
 void fake_cuda_set_device(int major, int minor, int optin_shared);
+/* Lazy loading: PTX containing "BAD" loads, and fails (writing the log into
+ * the buffer given at load time) when a kernel is looked up in it. */
+void fake_cuda_lazy_jit(int on);
 /* The dynamic shared memory and block limit of the last occupancy query. */
 void fake_cuda_occupancy_args(int *shared, int *limit);
 
