@@ -350,7 +350,7 @@ int main(int argc, char **argv)
         json = cs && o->manifest ? ks_manifest_json(o, &model) : NULL;
     }
     if (want_deps && cs && (json || !o->manifest)) {
-        /* Until parse.c calls tu_hook, the includes come from a second parse. */
+        /* parse.c hands the translation unit to tu_hook; parse again only if it did not. */
         if (!deps.collected && ks_deps_collect(o, &deps) != 0)
             errors++;
         if (o->embed)

@@ -1452,6 +1452,9 @@ int ks_parse(const ks_options *opts, ks_model *model)
             disambiguate(&ctx);
             apply_renames(&ctx);
             check_unique(&ctx);
+            /* e.g. the depfile writer, which reads the inclusions */
+            if (ctx.errors == 0 && opts->tu_hook)
+                opts->tu_hook(ctx.tu, opts->tu_hook_data);
         }
         clang_disposeTranslationUnit(ctx.tu);
     }

@@ -41,6 +41,7 @@
 #include "reduce.kstub.h"
 #include "scalars.kstub.h"
 #include "records.kstub.h"
+#include "templates.kstub.h"
 
 /* ---- driver functions the test calls itself ----------------------------------- */
 
@@ -742,6 +743,60 @@ static void case_echo_halves(CUstream stream)
     note("half, half2, bf16, bf162: byte-identical; host conversions match the device's");
 }
 
+/* ---- templates.cu: one stub per explicit instantiation --------------------------------------- */
+
+static void case_template_axpy(CUstream stream)
+{
+    const int64_t n = 100003;               /* not a multiple of either UNROLL */
+    float *x = random_floats((size_t)n), *y = random_floats((size_t)n);
+    float *ref = host_alloc((size_t)n * sizeof *ref);
+    double *xd = host_alloc((size_t)n * sizeof *xd), *yd = host_alloc((size_t)n * sizeof *yd);
+    double *refd = host_alloc((size_t)n * sizeof *refd);
+    for (int64_t i = 0; i < n; i++) {
+        ref[i] = 0.5f * x[i] + y[i];
+        xd[i] = x[i];
+        yd[i] = y[i];
+        refd[i] = -3.0 * xd[i] + yd[i];
+    }
+    CUdeviceptr dx = dev_upload(x, (size_t)n * sizeof *x), dy = dev_upload(y, (size_t)n * sizeof *y);
+    CUdeviceptr dxd = dev_upload(xd, (size_t)n * sizeof *xd), dyd = dev_upload(yd, (size_t)n * sizeof *yd);
+    REQUIRE(dx && dy && dxd && dyd, "no device memory");
+    KS_REQUIRE(tmpl_axpy_float_4(ks_launch_on(ks_launch_1d(blocks_for((size_t)(n + 3) / 4, 128), 128), stream),
+                                 0.5f, DEV(const float, dx), DEV(float, dy), n));
+    KS_REQUIRE(tmpl_axpy_double_2(ks_launch_on(ks_launch_1d(blocks_for((size_t)(n + 1) / 2, 128), 128), stream),
+                                  -3.0, DEV(const double, dxd), DEV(double, dyd), n));
+    SYNC_REQUIRE(stream);
+    REQUIRE(dev_download(y, dy, (size_t)n * sizeof *y), "download");
+    REQUIRE(dev_download(yd, dyd, (size_t)n * sizeof *yd), "download");
+    check_guard(dy);
+    check_guard(dyd);
+    validate_result("axpy<float, 4>", F32, ref, y, (size_t)n, 1e-5, 1e-5);
+    validate_result("axpy<double, 2>", F64, refd, yd, (size_t)n, 1e-12, 1e-12);
+}
+
+static void case_template_fill(CUstream stream)
+{
+    const uint32_t n = 4099;
+    CUdeviceptr di = dev_alloc(n * sizeof(int), POISON), du = dev_alloc(n * sizeof(unsigned short), POISON);
+    REQUIRE(di && du, "no device memory");
+    KS_REQUIRE(fill_int(ks_launch_on(ks_launch_1d(blocks_for(n, 256), 256), stream), DEV(int, di),
+                        -123456, n));
+    KS_REQUIRE(fill_u16(ks_launch_on(ks_launch_1d(blocks_for(n, 256), 256), stream),
+                        DEV(unsigned short, du), (unsigned short)54321, n));
+    SYNC_REQUIRE(stream);
+    int *gi = host_alloc(n * sizeof *gi);
+    unsigned short *gu = host_alloc(n * sizeof *gu);
+    REQUIRE(dev_download(gi, di, n * sizeof *gi), "download");
+    REQUIRE(dev_download(gu, du, n * sizeof *gu), "download");
+    check_guard(di);
+    check_guard(du);
+    uint32_t bad = 0;
+    for (uint32_t i = 0; i < n; i++)
+        bad += gi[i] != -123456 || gu[i] != 54321;
+    EXPECT(bad == 0, "%u of %u elements not filled", bad, n);
+    note("fill<int>, fill<unsigned short> (renamed fill_u16): %u elements each", n);
+}
+
 static float float_bits(uint32_t bits)
 {
     float f;
@@ -1152,6 +1207,8 @@ int main(void)
     run_case("records/echo_params", "user", case_echo_params, user);
     run_case("records/echo_vectors", "user", case_echo_vectors, user);
     run_case("records/echo_halves", "per-thread", case_echo_halves, (CUstream)KS_STREAM_PER_THREAD);
+    run_case("templates/axpy", "user", case_template_axpy, user);
+    run_case("templates/fill", "legacy", case_template_fill, NULL);
     run_case("image/load-all", NULL, case_load_all_images, NULL);
     run_case("image/unload-relaunch", "legacy", case_unload_relaunch, NULL);
     run_case("image/unload-relaunch", "user", case_unload_relaunch, user);
