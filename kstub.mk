@@ -46,13 +46,16 @@ KSTUB_LIBDIR ?=#                       directory holding libkstub, if not a syst
 KSTUB_CFLAGS ?= -O2#                   C flags for the generated .c files
 
 # ---- derived ---------------------------------------------------------------------------
+comma := ,
 KSTUB_GENCODE := $(foreach a,$(KSTUB_ARCHS),-gencode arch=compute_$(a),code=sm_$(a)) \
     -gencode arch=compute_$(lastword $(KSTUB_ARCHS)),code=compute_$(lastword $(KSTUB_ARCHS))
 
 # What users of the stubs need: kstub.h, cuda.h, and the generated headers.
 KSTUB_CPPFLAGS := $(if $(KSTUB_INCLUDE),-I$(KSTUB_INCLUDE)) -I$(CUDA_PATH)/include \
     $(sort $(patsubst %/,-I%,$(dir $(KSTUB_KERNELS:%=$(KSTUB_OUT)/%))))
-KSTUB_LIBS := $(if $(KSTUB_LIBDIR),-L$(KSTUB_LIBDIR)) -lkstub -ldl -lpthread -lm
+# With KSTUB_LIBDIR, the program also finds libkstub.so there at run time.
+KSTUB_LIBS := $(if $(KSTUB_LIBDIR),-L$(KSTUB_LIBDIR) -Wl$(comma)-rpath$(comma)$(abspath $(KSTUB_LIBDIR))) \
+    -lkstub -ldl -lpthread -lm
 
 KSTUB_STEMS := $(KSTUB_KERNELS:%.cu=$(KSTUB_OUT)/%)
 KSTUB_HEADERS := $(KSTUB_STEMS:=.kstub.h)
