@@ -117,19 +117,13 @@ static void load_driver(void)
     KS__RESOLVE(DriverGetVersion, "cuDriverGetVersion");
     KS__RESOLVE(CtxGetCurrent, "cuCtxGetCurrent");
     KS__RESOLVE(CtxSetCurrent, "cuCtxSetCurrent");
-#undef KS__RESOLVE
-    /* Pinned to its one-argument form: for CUDA 13.0 cuGetProcAddress returns
-     * cuCtxGetDevice_v2(CUdevice *, CUcontext) under this name (seen on an
-     * H200, driver 580: the stray second argument made it fail). */
-    {
-        void *p_ = resolve_at("cuCtxGetDevice", 12000);
-        memcpy(&ks__cu.CtxGetDevice, &p_, sizeof p_);
-    }
-#define KS__RESOLVE(field, name)                                  \
-    do {                                                          \
-        void *p_ = resolve(name);                                 \
-        memcpy(&ks__cu.field, &p_, sizeof p_);                    \
-    } while (0)
+    /* Pinned to its one-argument form: for CUDA 13.0 the name means
+     * cuCtxGetDevice_v2(CUdevice *, CUcontext) (cudaTypedefs.h's
+     * PFN_cuCtxGetDevice_v13000). Its sibling cuCtxSynchronize, taken by name
+     * for 13.0 and called without the context, failed on an H200 with
+     * CUDA_ERROR_CONTEXT_IS_DESTROYED. */
+    void *get_device = resolve_at("cuCtxGetDevice", 12000);
+    memcpy(&ks__cu.CtxGetDevice, &get_device, sizeof get_device);
     KS__RESOLVE(DeviceGet, "cuDeviceGet");
     KS__RESOLVE(DeviceGetAttribute, "cuDeviceGetAttribute");
     KS__RESOLVE(DevicePrimaryCtxRetain, "cuDevicePrimaryCtxRetain");

@@ -14,8 +14,15 @@ RT_NVRTC ?= $(firstword $(wildcard $(CUDA_PATH)/lib64/libnvrtc.so.1[0-9]) $(CUDA
 
 CHECK_TARGETS += check-runtime
 .PHONY: check-runtime
-check-runtime: $(RT_CHECK) $(RT_FAKE) $(RT_FAKE_NVRTC)
+check-runtime: $(RT_CHECK) $(RT_FAKE) $(RT_FAKE_NVRTC) $(B)/tests/kstub_h.ok
 	$(RT_CHECK)
+
+# kstub.h compiles alone as C99 and C++11, pedantic, and its initialisers are complete.
+$(B)/tests/kstub_h.ok: runtime/kstub.h | $(B)/tests
+	printf '#include "kstub.h"\nstatic ks_image i_ = KS_IMAGE_INIT("a.cu", 0, 0, KS_IMAGE_NONE);\nks_kernel k_ = KS_KERNEL_INIT(&i_, "s", "n", 0, 0, 0);\nconst ks_launch_attrs a_ = KS_LAUNCH_ATTRS_INIT;\n' > $(B)/tests/kstub_h.c
+	$(CC) -std=c99 -Wall -Wextra -Wpedantic -Werror -Wmissing-field-initializers -Iruntime -fsyntax-only $(B)/tests/kstub_h.c
+	$(CXX) -std=c++11 -Wall -Wextra -Wpedantic -Werror -Wmissing-field-initializers -Iruntime -fsyntax-only -x c++ $(B)/tests/kstub_h.c
+	touch $@
 
 $(RT_FAKE_NVRTC): tests/fake_nvrtc.c | $(B)/tests
 	$(CC) $(BASE_CFLAGS) $(CUDA_INC) -shared $< -o $@ -lpthread
