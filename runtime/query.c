@@ -147,8 +147,8 @@ KS__API ks_status ks_launch_config_1d(ks_kernel *k, size_t n, unsigned shared_by
     CUdevice dev;
     unsigned long long cached = __atomic_load_n(&k->ks__occupancy, __ATOMIC_RELAXED);
     if (cached != 0) {
-        st = ks__device_current(name, &dev);
-        if (st != KS_OK)
+        /* One driver call when a context is current; the full path otherwise. */
+        if (ks__cu.CtxGetDevice(&dev) != CUDA_SUCCESS && (st = ks__device_current(name, &dev)) != KS_OK)
             return st;
         if (dev >= 0 && dev <= 0xffff && (cached & 0xffffffffull) == shared_bytes &&
             (cached >> 32 & 0xffff) == (unsigned)dev)

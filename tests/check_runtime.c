@@ -1241,9 +1241,11 @@ START_TEST(launch_config_1d_occupancy)
     ck_assert_ptr_null(l.stream);
     ck_assert_ptr_null(l.attrs);
     /* Cached: the same question costs no occupancy query. */
+    int before = fake.calls("cuCtxGetDevice") + fake.calls("cuCtxGetCurrent");
     ck_assert_status(ks_launch_config_1d(&mix, 10, 0, &l), KS_OK);
     ck_assert_uint_eq(l.grid.x, 1);
     ck_assert_int_eq(fake.calls("cuOccupancyMaxPotentialBlockSize"), 1);
+    ck_assert_int_eq(fake.calls("cuCtxGetDevice") + fake.calls("cuCtxGetCurrent"), before + 1);
     /* Dynamic shared memory is part of the question. */
     ck_assert_status(ks_launch_config_1d(&mix, 1000, 80 * 1024, &l), KS_OK);
     ck_assert_uint_eq(l.block.x, 256);
