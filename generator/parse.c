@@ -19,6 +19,14 @@
 typedef struct parse_ctx parse_ctx;
 static int report_diagnostics(parse_ctx *ctx);
 
+/* __launch_bounds__ whose arguments are constant expressions, not literals. */
+typedef struct pending_bounds {
+    char *symbol;                /* the kernel's, to find it again */
+    char *ns;                    /* its namespace, "a::b", or "" */
+    char *max_expr, *min_expr;   /* min_expr may be NULL */
+    unsigned line, col;
+} pending_bounds;
+
 struct parse_ctx {
     const ks_options *opts;
     ks_model *model;
@@ -28,6 +36,8 @@ struct parse_ctx {
     size_t ntemplates;
     const char *name_override;   /* for a template specialization: "k<float, 4>" */
     const char *c_name_override; /* and its C name, "k_float_4" */
+    pending_bounds *lbs;
+    size_t nlbs;
 };
 
 /* ---- small libclang helpers -------------------------------------------------- */
@@ -858,8 +868,8 @@ static void launch_bounds(parse_ctx *ctx, CXCursor fn, ks_kern *k)
         free(t);
         if (!hit)
             continue;
-        long vals[3];
-        int nvals = 0, ok = 1, depth = 0;
+        char *texts[3] = {NULL, NULL, NULL};
+        int nvals = 0, depth = 0;
         ks_buf arg = {0};
         for (unsigned j = i + 1; j < n; j++) {
             char *a = take(clang_getTokenSpelling(ctx->tu, toks[j]));
@@ -870,11 +880,8 @@ static void launch_bounds(parse_ctx *ctx, CXCursor fn, ks_kern *k)
                 continue;
             }
             if ((close && --depth == 0) || (comma && depth == 1)) {
-                long v;
-                if (nvals < 3 && arg.data && parse_long_literal(arg.data, &v))
-                    vals[nvals++] = v;
-                else
-                    ok = 0;
+                if (nvals < 3)
+                    texts[nvals++] = ks_buf_take(&arg);
                 free(arg.data);
                 arg.data = NULL;
                 arg.len = arg.cap = 0;
@@ -883,18 +890,47 @@ static void launch_bounds(parse_ctx *ctx, CXCursor fn, ks_kern *k)
                     break;
                 continue;
             }
+            if (arg.len)
+                ks_buf_puts(&arg, " ");
             ks_buf_puts(&arg, a);
             free(a);
         }
         free(arg.data);
-        if (ok && nvals >= 1) {
+        long vals[3];
+        int literal = nvals >= 1;
+        for (int v = 0; v < nvals && v < 2; v++)
+            literal = literal && parse_long_literal(texts[v], &vals[v]);
+        if (literal) {
             k->max_threads = vals[0];
             k->min_blocks = nvals >= 2 ? vals[1] : -1;
+        } else if (nvals >= 1 && !ctx->name_override) {
+            /* A constant expression: evaluated after a reparse (see
+             * resolve_injections), in the kernel's namespace. */
+            ctx->lbs = ks_xrealloc(ctx->lbs, (ctx->nlbs + 1) * sizeof *ctx->lbs);
+            pending_bounds *pb = &ctx->lbs[ctx->nlbs++];
+            pb->symbol = take(clang_Cursor_getMangling(fn));
+            char *q = ks_xstrdup(k->name);
+            char *last = NULL;
+            for (char *p = q; (p = strstr(p, "::")) != NULL; p += 2)
+                last = p;
+            if (last)
+                *last = '\0';
+            else
+                q[0] = '\0';
+            pb->ns = q;
+            pb->max_expr = ks_xstrdup(texts[0]);
+            pb->min_expr = nvals >= 2 ? ks_xstrdup(texts[1]) : NULL;
+            unsigned line, col;
+            location_of(fn, &line, &col);
+            pb->line = line;
+            pb->col = col;
         } else {
-            cursor_note(ctx, fn, "kernel '%s': __launch_bounds__ arguments are not integer "
-                        "literals; they are not recorded, so the runtime cannot check "
-                        "the block size against them", k->name);
+            cursor_note(ctx, fn, "kernel '%s': __launch_bounds__ of a template instantiation "
+                        "are not recorded unless they are integer literals, so the runtime "
+                        "cannot check the block size against them", k->name);
         }
+        for (int v = 0; v < nvals; v++)
+            free(texts[v]);
         break;
     }
     clang_disposeTokens(ctx->tu, toks, n);
@@ -1324,10 +1360,60 @@ static enum CXChildVisitResult visit_injected(CXCursor c, CXCursor parent, CXCli
     return CXChildVisit_Continue;
 }
 
-static void add_template_kernels(parse_ctx *ctx)
+typedef struct bounds_visit {
+    parse_ctx *ctx;
+} bounds_visit;
+
+/* Evaluates the injected "kstub_lb_<i>_<max|min>" constants. */
+static enum CXChildVisitResult visit_bounds(CXCursor c, CXCursor parent, CXClientData data)
 {
-    instantiation *inst;
-    size_t n = find_instantiations(ctx, &inst);
+    (void)parent;
+    bounds_visit *bv = data;
+    parse_ctx *ctx = bv->ctx;
+    enum CXCursorKind kind = clang_getCursorKind(c);
+    if (kind == CXCursor_Namespace)
+        return clang_Location_isFromMainFile(clang_getCursorLocation(c)) ? CXChildVisit_Recurse
+                                                                          : CXChildVisit_Continue;
+    if (kind != CXCursor_VarDecl)
+        return CXChildVisit_Continue;
+    char *name = take(clang_getCursorSpelling(c));
+    unsigned idx;
+    char which[4] = "";
+    if (sscanf(name, "kstub_lb_%u_%3s", &idx, which) == 2 && idx < ctx->nlbs) {
+        pending_bounds *pb = &ctx->lbs[idx];
+        CXEvalResult r = clang_Cursor_Evaluate(c);
+        long long v = -1;
+        if (r && clang_EvalResult_getKind(r) == CXEval_Int)
+            v = clang_EvalResult_getAsLongLong(r);
+        if (r)
+            clang_EvalResult_dispose(r);
+        for (size_t i = 0; i < ctx->model->nkernels; i++) {
+            ks_kern *k = &ctx->model->kernels[i];
+            if (strcmp(k->symbol, pb->symbol) != 0)
+                continue;
+            if (v <= 0)
+                ks_note_at(ctx->opts->input, pb->line, pb->col, "kernel '%s': __launch_bounds__ "
+                           "argument '%s' is not a positive integer constant; not recorded",
+                           k->name, strcmp(which, "max") == 0 ? pb->max_expr : pb->min_expr);
+            else if (strcmp(which, "max") == 0)
+                k->max_threads = v;
+            else
+                k->min_blocks = v;
+        }
+    }
+    free(name);
+    return CXChildVisit_Continue;
+}
+
+/*
+ * What one reparse resolves, appended to the source in memory: references
+ * to template instantiations, and __launch_bounds__ expressions as
+ * constants in their kernel's namespace.
+ */
+static void resolve_injections(parse_ctx *ctx)
+{
+    instantiation *inst = NULL;
+    size_t n = ctx->ntemplates ? find_instantiations(ctx, &inst) : 0;
     for (size_t t = 0; t < ctx->ntemplates; t++) {
         int used = 0;
         for (size_t i = 0; i < n; i++)
@@ -1337,7 +1423,7 @@ static void add_template_kernels(parse_ctx *ctx)
                        "instantiated ('template __global__ void %s<...>(...);'); skipped",
                        ctx->templates[t], unqualified(ctx->templates[t]));
     }
-    if (n == 0)
+    if (n == 0 && ctx->nlbs == 0)
         return;
     CXFile f = clang_getFile(ctx->tu, ctx->opts->input);
     size_t size = 0;
@@ -1349,19 +1435,40 @@ static void add_template_kernels(parse_ctx *ctx)
         ks_buf_printf(&src, "typedef decltype(&::%s<%s>) kstub_i%zu;\n", inst[i].qname,
                       inst[i].args, i);
     ks_buf_puts(&src, "}\n");
+    for (size_t i = 0; i < ctx->nlbs; i++) {
+        pending_bounds *pb = &ctx->lbs[i];
+        /* "a::b" opens as "namespace a { namespace b {" */
+        int depth = 0;
+        if (*pb->ns) {
+            char *ns = ks_xstrdup(pb->ns), *save = NULL;
+            for (char *part = strtok_r(ns, ":", &save); part; part = strtok_r(NULL, ":", &save)) {
+                ks_buf_printf(&src, "namespace %s { ", part);
+                depth++;
+            }
+            free(ns);
+        }
+        ks_buf_printf(&src, "constexpr long long kstub_lb_%zu_max = (%s);", i, pb->max_expr);
+        if (pb->min_expr)
+            ks_buf_printf(&src, " constexpr long long kstub_lb_%zu_min = (%s);", i, pb->min_expr);
+        for (int d = 0; d < depth; d++)
+            ks_buf_puts(&src, " }");
+        ks_buf_puts(&src, "\n");
+    }
     struct CXUnsavedFile unsaved = {ctx->opts->input, src.data, (unsigned long)src.len};
     int rc = clang_reparseTranslationUnit(ctx->tu, 1, &unsaved, clang_defaultReparseOptions(ctx->tu));
     if (rc != 0) {
-        ks_error_at(ctx->opts->input, 0, 0, "libclang could not reparse for the template "
-                    "instantiations (error %d)", rc);
+        ks_error_at(ctx->opts->input, 0, 0, "libclang could not reparse for template "
+                    "instantiations and launch bounds (error %d)", rc);
         ctx->errors++;
     } else if ((rc = report_diagnostics(ctx)) != 0) {
         ks_note_at(ctx->opts->input, 0, 0, "while resolving explicit instantiations of template "
-                   "kernels");
+                   "kernels and __launch_bounds__ expressions");
         ctx->errors += rc;
     } else {
         inject_visit iv = {ctx, inst, n};
         clang_visitChildren(clang_getTranslationUnitCursor(ctx->tu), visit_injected, &iv);
+        bounds_visit bv = {ctx};
+        clang_visitChildren(clang_getTranslationUnitCursor(ctx->tu), visit_bounds, &bv);
     }
     free(src.data);
     for (size_t i = 0; i < n; i++) {
@@ -1395,7 +1502,7 @@ static int report_diagnostics(parse_ctx *ctx)
 
 int ks_parse(const ks_options *opts, ks_model *model)
 {
-    parse_ctx ctx = {opts, model, NULL, 0, NULL, 0, NULL, NULL};
+    parse_ctx ctx = {opts, model, NULL, 0, NULL, 0, NULL, NULL, NULL, 0};
     memset(model, 0, sizeof *model);
     model->source = ks_xstrdup(opts->input);
 
@@ -1447,8 +1554,8 @@ int ks_parse(const ks_options *opts, ks_model *model)
         ctx.errors += report_diagnostics(&ctx);
         if (ctx.errors == 0) {
             clang_visitChildren(clang_getTranslationUnitCursor(ctx.tu), visit, &ctx);
-            if (ctx.ntemplates && ctx.errors == 0)
-                add_template_kernels(&ctx);
+            if ((ctx.ntemplates || ctx.nlbs) && ctx.errors == 0)
+                resolve_injections(&ctx);
             disambiguate(&ctx);
             apply_renames(&ctx);
             check_unique(&ctx);
@@ -1461,6 +1568,13 @@ int ks_parse(const ks_options *opts, ks_model *model)
     for (size_t i = 0; i < ctx.ntemplates; i++)
         free(ctx.templates[i]);
     free(ctx.templates);
+    for (size_t i = 0; i < ctx.nlbs; i++) {
+        free(ctx.lbs[i].symbol);
+        free(ctx.lbs[i].ns);
+        free(ctx.lbs[i].max_expr);
+        free(ctx.lbs[i].min_expr);
+    }
+    free(ctx.lbs);
     /* The translation unit must go before the index that owns it. */
     clang_disposeIndex(index);
     for (size_t i = 0; i < nowned; i++)

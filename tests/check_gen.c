@@ -178,6 +178,36 @@ START_TEST(model_template_instantiations)
 }
 END_TEST
 
+START_TEST(model_launch_bounds_expressions)
+{
+    make_tmpdir();
+    char path[128];
+    snprintf(path, sizeof path, "%s/lb.cu", tmpdir);
+    FILE *f = fopen(path, "w");
+    fputs("constexpr int NT = 128;\n"
+          "namespace a { namespace b { constexpr int WARPS = 8;\n"
+          "__global__ void __launch_bounds__(WARPS * 32, NT / 64) k(int n) {} } }\n"
+          "extern \"C\" __global__ void __launch_bounds__(NT) top(int n) {}\n"
+          "extern \"C\" __global__ void __launch_bounds__(0x100, 3) lit(int n) {}\n"
+          "extern \"C\" __global__ void none(int n) {}\n", f);
+    fclose(f);
+    parse_file(path);
+    const ks_kern *k = kernel_named("a_b_k");
+    ck_assert_int_eq(k->max_threads, 256);
+    ck_assert_int_eq(k->min_blocks, 2);
+    k = kernel_named("top");
+    ck_assert_int_eq(k->max_threads, 128);
+    ck_assert_int_eq(k->min_blocks, -1);
+    k = kernel_named("lit");
+    ck_assert_int_eq(k->max_threads, 256);
+    ck_assert_int_eq(k->min_blocks, 3);
+    k = kernel_named("none");
+    ck_assert_int_eq(k->max_threads, -1);
+    ks_model_free(&model);
+    remove_tmpdir();
+}
+END_TEST
+
 START_TEST(template_without_instantiation_is_noted)
 {
     make_tmpdir();
@@ -687,6 +717,7 @@ static Suite *gen_suite(void)
     tcase_add_test(tc, model_every_scalar_kind);
     tcase_add_test(tc, model_template_instantiations);
     tcase_add_test(tc, template_without_instantiation_is_noted);
+    tcase_add_test(tc, model_launch_bounds_expressions);
     suite_add_tcase(s, tc);
 
     tc = tcase_create("refusals");
