@@ -464,6 +464,19 @@ static tnode *build_values(const ks_options *o, const ks_model *m, const ks_imag
         tn_take(kn, "launch_decl", aligned_decl("ks_launch", launch, column));
         tn_set(kn, "launch", "%s", launch);
         tn_set(kn, "indent", "%*s", (int)(strlen("ks_status ") + strlen(k->c_name) + 1), "");
+        /* The occupancy-sized entry point <c_name>_n(n_items, stream, ...). */
+        const char *items = "n_items", *stream = "stream";
+        for (size_t j = 0; j < k->nparams; j++) {
+            if (strcmp(k->params[j].name, items) == 0)
+                items = "ks_n_items_";
+            if (strcmp(k->params[j].name, stream) == 0)
+                stream = "ks_stream_";
+        }
+        tn_set(kn, "n_items", "%s", items);
+        tn_set(kn, "stream", "%s", stream);
+        tn_take(kn, "n_items_decl", aligned_decl("size_t", items, column));
+        tn_take(kn, "stream_decl", aligned_decl("ks_stream", stream, column));
+        tn_set(kn, "indent_n", "%*s", (int)(strlen("ks_status ") + strlen(k->c_name) + 3), "");
         tval *params = tn_list(kn, "params");
         for (size_t j = 0; j < k->nparams; j++) {
             const ks_param *p = &k->params[j];

@@ -1179,6 +1179,20 @@ static void apply_renames(parse_ctx *ctx)
 static void check_unique(parse_ctx *ctx)
 {
     ks_model *m = ctx->model;
+    /* <c_name>_n is generated too */
+    for (size_t i = 0; i < m->nkernels; i++)
+        for (size_t j = 0; j < m->nkernels; j++) {
+            size_t li = strlen(m->kernels[i].c_name);
+            if (strncmp(m->kernels[j].c_name, m->kernels[i].c_name, li) == 0 &&
+                strcmp(m->kernels[j].c_name + li, "_n") == 0) {
+                ks_error_at(ctx->opts->input, m->kernels[j].line, m->kernels[j].col,
+                            "kernel '%s' has the C name '%s', which is also the occupancy-sized "
+                            "entry point of kernel '%s'; rename one with a "
+                            "'// kstub:name KERNEL = C_NAME' comment",
+                            m->kernels[j].name, m->kernels[j].c_name, m->kernels[i].name);
+                ctx->errors++;
+            }
+        }
     for (size_t i = 0; i < m->nkernels; i++)
         for (size_t j = 0; j < i; j++)
             if (strcmp(m->kernels[i].c_name, m->kernels[j].c_name) == 0) {

@@ -37,5 +37,15 @@ $(GEN)/%.kstub.h $(GEN)/%.kstub.c:
 	@exit 1
 endif
 
-gpu-check: $(GPU_CHECK)
+.PHONY: gpu-check gpu-check-stubs gpu-sanitize
+gpu-check: gpu-check-stubs gpu-check-runtime
+
+gpu-check-stubs: $(GPU_CHECK)
 	@./$(GPU_CHECK)
+
+gpu-sanitize: $(GPU_CHECK) gpu-sanitize-runtime
+	@if [ ! -x "$(COMPUTE_SANITIZER)" ]; then echo "gpu-sanitize: skipped"; exit 0; fi; \
+	set -e; for tool in memcheck racecheck; do \
+	    echo "== compute-sanitizer --tool $$tool $(GPU_CHECK)"; \
+	    $(COMPUTE_SANITIZER) --tool $$tool --report-api-errors no --error-exitcode 3 ./$(GPU_CHECK); \
+	done

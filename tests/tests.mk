@@ -3,7 +3,10 @@
 # fragment appends its runner to CHECK_TARGETS.
 #
 #   make check       deps, then every CPU suite (no GPU needed)
-#   make gpu-check   the GPU suite (needs a CUDA driver and device)
+#   make gpu-check   the GPU suites (needs a CUDA driver and device): the
+#                    generated stubs (gpu.mk) and the runtime's loaders and
+#                    launch forms (gpu_runtime.mk)
+#   make gpu-sanitize  both under compute-sanitizer memcheck and racecheck
 
 CHECK_TARGETS :=
 
@@ -11,6 +14,7 @@ CHECK_TARGETS :=
 -include tests/runtime.mk
 -include tests/abi.mk
 -include tests/gpu.mk
+-include tests/gpu_runtime.mk
 -include tests/drift.mk
 
 .PHONY: check check-all

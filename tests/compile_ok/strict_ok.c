@@ -9,4 +9,5 @@ void call(float *x, const float *cx, float *y, size_t n, unsigned char *out, rec
     (void)saxpy(ks_launch_1d(1, 32), 2.0f, cx, y, n);
     (void)blas_scale__floatp_float_int(ks_launch_1d(1, 32), x, 0.5f, (int)n);
     (void)echo_params(ks_launch_1d(1, 1), out, p, rec_Mode_Careful, rec_Axis_Z);
+    (void)saxpy_n(n, KS_STREAM_PER_THREAD, 2.0f, cx, y, n);
 }

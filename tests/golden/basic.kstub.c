@@ -50,6 +50,19 @@ ks_status fill(ks_launch launch,
     return ks_kernel_launch(&ks__kernel_fill, &launch, args);
 }
 
+ks_status fill_n(size_t    n_items,
+                 ks_stream stream,
+                 float    *out,
+                 float     value,
+                 size_t    n)
+{
+    void *args[3];
+    args[0] = (void *)&out;
+    args[1] = (void *)&value;
+    args[2] = (void *)&n;
+    return ks_kernel_launch_n(&ks__kernel_fill, n_items, 0, stream, args);
+}
+
 /* mixed — basic.cu:13 */
 static const ks_param_desc ks__params_mixed[8] = {
     { 0, 1 }, /* c: char */
@@ -86,6 +99,29 @@ ks_status mixed(ks_launch                     launch,
     return ks_kernel_launch(&ks__kernel_mixed, &launch, args);
 }
 
+ks_status mixed_n(size_t                        n_items,
+                  ks_stream                     stream,
+                  char                          c,
+                  double                        d,
+                  short                         s,
+                  int64_t                       i,
+                  bool                          b,
+                  const float *KS_RESTRICT      in,
+                  volatile unsigned int        *flags,
+                  const struct Particle *const *table)
+{
+    void *args[8];
+    args[0] = (void *)&c;
+    args[1] = (void *)&d;
+    args[2] = (void *)&s;
+    args[3] = (void *)&i;
+    args[4] = (void *)&b;
+    args[5] = (void *)&in;
+    args[6] = (void *)&flags;
+    args[7] = (void *)&table;
+    return ks_kernel_launch_n(&ks__kernel_mixed, n_items, 0, stream, args);
+}
+
 /* no_params — basic.cu:16 */
 static ks_kernel ks__kernel_no_params = KS_KERNEL_INIT(
     &basic_kstub_image, "no_params", "no_params", 0, NULL, 0);
@@ -93,6 +129,12 @@ static ks_kernel ks__kernel_no_params = KS_KERNEL_INIT(
 ks_status no_params(ks_launch launch)
 {
     return ks_kernel_launch(&ks__kernel_no_params, &launch, NULL);
+}
+
+ks_status no_params_n(size_t    n_items,
+                      ks_stream stream)
+{
+    return ks_kernel_launch_n(&ks__kernel_no_params, n_items, 0, stream, NULL);
 }
 
 /* physics::detail::step — basic.cu:20 */
@@ -116,6 +158,19 @@ ks_status physics_detail_step(ks_launch        launch,
     return ks_kernel_launch(&ks__kernel_physics_detail_step, &launch, args);
 }
 
+ks_status physics_detail_step_n(size_t           n_items,
+                                ks_stream        stream,
+                                struct Particle *p,
+                                float            dt,
+                                uint32_t         n)
+{
+    void *args[3];
+    args[0] = (void *)&p;
+    args[1] = (void *)&dt;
+    args[2] = (void *)&n;
+    return ks_kernel_launch_n(&ks__kernel_physics_detail_step, n_items, 0, stream, args);
+}
+
 /* physics::clamp — basic.cu:22 */
 static const ks_param_desc ks__params_physics_clamp__floatp_float_float[3] = {
     { 0, 8 }, /* x: float * */
@@ -135,6 +190,19 @@ ks_status physics_clamp__floatp_float_float(ks_launch launch,
     args[1] = (void *)&lo;
     args[2] = (void *)&hi;
     return ks_kernel_launch(&ks__kernel_physics_clamp__floatp_float_float, &launch, args);
+}
+
+ks_status physics_clamp__floatp_float_float_n(size_t    n_items,
+                                              ks_stream stream,
+                                              float    *x,
+                                              float     lo,
+                                              float     hi)
+{
+    void *args[3];
+    args[0] = (void *)&x;
+    args[1] = (void *)&lo;
+    args[2] = (void *)&hi;
+    return ks_kernel_launch_n(&ks__kernel_physics_clamp__floatp_float_float, n_items, 0, stream, args);
 }
 
 /* physics::clamp — basic.cu:23 */
@@ -158,6 +226,19 @@ ks_status physics_clamp__intp_int_int(ks_launch launch,
     return ks_kernel_launch(&ks__kernel_physics_clamp__intp_int_int, &launch, args);
 }
 
+ks_status physics_clamp__intp_int_int_n(size_t    n_items,
+                                        ks_stream stream,
+                                        int      *x,
+                                        int       lo,
+                                        int       hi)
+{
+    void *args[3];
+    args[0] = (void *)&x;
+    args[1] = (void *)&lo;
+    args[2] = (void *)&hi;
+    return ks_kernel_launch_n(&ks__kernel_physics_clamp__intp_int_int, n_items, 0, stream, args);
+}
+
 /* odd_names — basic.cu:27 */
 static const ks_param_desc ks__params_odd_names[2] = {
     { 0, 4 }, /* arg0: int */
@@ -174,4 +255,15 @@ ks_status odd_names(ks_launch ks_launch_,
     args[0] = (void *)&arg0;
     args[1] = (void *)&launch;
     return ks_kernel_launch(&ks__kernel_odd_names, &ks_launch_, args);
+}
+
+ks_status odd_names_n(size_t    n_items,
+                      ks_stream stream,
+                      int       arg0,
+                      float    *launch)
+{
+    void *args[2];
+    args[0] = (void *)&arg0;
+    args[1] = (void *)&launch;
+    return ks_kernel_launch_n(&ks__kernel_odd_names, n_items, 0, stream, args);
 }

@@ -32,6 +32,14 @@ ks_status fill(ks_launch launch,
                float     value,
                size_t    n);
 
+/* The same over n_items threads (1-D), with the block size the occupancy
+ * calculator picks for this kernel; nothing is launched when n_items is 0. */
+ks_status fill_n(size_t    n_items,
+                 ks_stream stream,
+                 float    *out,
+                 float     value,
+                 size_t    n);
+
 /* mixed — basic.cu:13
  *   __global__ void __launch_bounds__(128, 4) mixed(char c, double d, short s, index_t i, bool b, const real * __restrict__ in, volatile unsigned int * flags, const Particle * const * table)
  */
@@ -45,10 +53,28 @@ ks_status mixed(ks_launch                     launch,
                 volatile unsigned int        *flags,
                 const struct Particle *const *table);
 
+/* The same over n_items threads (1-D), with the block size the occupancy
+ * calculator picks for this kernel; nothing is launched when n_items is 0. */
+ks_status mixed_n(size_t                        n_items,
+                  ks_stream                     stream,
+                  char                          c,
+                  double                        d,
+                  short                         s,
+                  int64_t                       i,
+                  bool                          b,
+                  const float *KS_RESTRICT      in,
+                  volatile unsigned int        *flags,
+                  const struct Particle *const *table);
+
 /* no_params — basic.cu:16
  *   __global__ void no_params()
  */
 ks_status no_params(ks_launch launch);
+
+/* The same over n_items threads (1-D), with the block size the occupancy
+ * calculator picks for this kernel; nothing is launched when n_items is 0. */
+ks_status no_params_n(size_t    n_items,
+                      ks_stream stream);
 
 /* physics::detail::step — basic.cu:20
  *   __global__ void step(Particle * p, real dt, uint32_t n)
@@ -58,6 +84,14 @@ ks_status physics_detail_step(ks_launch        launch,
                               float            dt,
                               uint32_t         n);
 
+/* The same over n_items threads (1-D), with the block size the occupancy
+ * calculator picks for this kernel; nothing is launched when n_items is 0. */
+ks_status physics_detail_step_n(size_t           n_items,
+                                ks_stream        stream,
+                                struct Particle *p,
+                                float            dt,
+                                uint32_t         n);
+
 /* physics::clamp — basic.cu:22
  *   __global__ void clamp(float * x, float lo, float hi)
  */
@@ -65,6 +99,14 @@ ks_status physics_clamp__floatp_float_float(ks_launch launch,
                                             float    *x,
                                             float     lo,
                                             float     hi);
+
+/* The same over n_items threads (1-D), with the block size the occupancy
+ * calculator picks for this kernel; nothing is launched when n_items is 0. */
+ks_status physics_clamp__floatp_float_float_n(size_t    n_items,
+                                              ks_stream stream,
+                                              float    *x,
+                                              float     lo,
+                                              float     hi);
 
 /* physics::clamp — basic.cu:23
  *   __global__ void clamp(int * x, int lo, int hi)
@@ -74,6 +116,14 @@ ks_status physics_clamp__intp_int_int(ks_launch launch,
                                       int       lo,
                                       int       hi);
 
+/* The same over n_items threads (1-D), with the block size the occupancy
+ * calculator picks for this kernel; nothing is launched when n_items is 0. */
+ks_status physics_clamp__intp_int_int_n(size_t    n_items,
+                                        ks_stream stream,
+                                        int      *x,
+                                        int       lo,
+                                        int       hi);
+
 /* odd_names — basic.cu:27
  *   __global__ void odd_names(int, float * launch)
  */
@@ -81,11 +131,26 @@ ks_status odd_names(ks_launch ks_launch_,
                     int       arg0,
                     float    *launch);
 
+/* The same over n_items threads (1-D), with the block size the occupancy
+ * calculator picks for this kernel; nothing is launched when n_items is 0. */
+ks_status odd_names_n(size_t    n_items,
+                      ks_stream stream,
+                      int       arg0,
+                      float    *launch);
+
 #if defined(KSTUB_STRICT) && !defined(__cplusplus)
 /* Strict mode: an argument of any other type than its parameter's (bar an
  * added const on a pointee) is a compile error naming kernel and parameter. */
 #define fill(launch, out, value, n) \
     (fill)(launch, \
+        KS_STRICT_ARG(out, _Generic((out), float *: 1, default: 0), \
+                      "kernel fill, parameter out needs exactly float *"), \
+        KS_STRICT_ARG(value, _Generic((value), float: 1, default: 0), \
+                      "kernel fill, parameter value needs exactly float"), \
+        KS_STRICT_ARG(n, _Generic((n), size_t: 1, default: 0), \
+                      "kernel fill, parameter n needs exactly size_t"))
+#define fill_n(n_items, stream, out, value, n) \
+    (fill_n)(n_items, stream, \
         KS_STRICT_ARG(out, _Generic((out), float *: 1, default: 0), \
                       "kernel fill, parameter out needs exactly float *"), \
         KS_STRICT_ARG(value, _Generic((value), float: 1, default: 0), \
@@ -110,8 +175,34 @@ ks_status odd_names(ks_launch ks_launch_,
                       "kernel mixed, parameter flags needs exactly volatile unsigned int *"), \
         KS_STRICT_ARG(table, _Generic((table), const struct Particle *const *: 1, default: 0), \
                       "kernel mixed, parameter table needs exactly const struct Particle *const *"))
+#define mixed_n(n_items, stream, c, d, s, i, b, in, flags, table) \
+    (mixed_n)(n_items, stream, \
+        KS_STRICT_ARG(c, _Generic((c), char: 1, default: 0), \
+                      "kernel mixed, parameter c needs exactly char"), \
+        KS_STRICT_ARG(d, _Generic((d), double: 1, default: 0), \
+                      "kernel mixed, parameter d needs exactly double"), \
+        KS_STRICT_ARG(s, _Generic((s), short: 1, default: 0), \
+                      "kernel mixed, parameter s needs exactly short"), \
+        KS_STRICT_ARG(i, _Generic((i), int64_t: 1, default: 0), \
+                      "kernel mixed, parameter i needs exactly int64_t"), \
+        KS_STRICT_ARG(b, _Generic((b), bool: 1, default: 0), \
+                      "kernel mixed, parameter b needs exactly bool"), \
+        KS_STRICT_ARG(in, _Generic((in), const float *: 1, float *: 1, default: 0), \
+                      "kernel mixed, parameter in needs exactly const float *"), \
+        KS_STRICT_ARG(flags, _Generic((flags), volatile unsigned int *: 1, default: 0), \
+                      "kernel mixed, parameter flags needs exactly volatile unsigned int *"), \
+        KS_STRICT_ARG(table, _Generic((table), const struct Particle *const *: 1, default: 0), \
+                      "kernel mixed, parameter table needs exactly const struct Particle *const *"))
 #define physics_detail_step(launch, p, dt, n) \
     (physics_detail_step)(launch, \
+        KS_STRICT_ARG(p, _Generic((p), struct Particle *: 1, default: 0), \
+                      "kernel physics_detail_step, parameter p needs exactly struct Particle *"), \
+        KS_STRICT_ARG(dt, _Generic((dt), float: 1, default: 0), \
+                      "kernel physics_detail_step, parameter dt needs exactly float"), \
+        KS_STRICT_ARG(n, _Generic((n), uint32_t: 1, default: 0), \
+                      "kernel physics_detail_step, parameter n needs exactly uint32_t"))
+#define physics_detail_step_n(n_items, stream, p, dt, n) \
+    (physics_detail_step_n)(n_items, stream, \
         KS_STRICT_ARG(p, _Generic((p), struct Particle *: 1, default: 0), \
                       "kernel physics_detail_step, parameter p needs exactly struct Particle *"), \
         KS_STRICT_ARG(dt, _Generic((dt), float: 1, default: 0), \
@@ -126,6 +217,14 @@ ks_status odd_names(ks_launch ks_launch_,
                       "kernel physics_clamp__floatp_float_float, parameter lo needs exactly float"), \
         KS_STRICT_ARG(hi, _Generic((hi), float: 1, default: 0), \
                       "kernel physics_clamp__floatp_float_float, parameter hi needs exactly float"))
+#define physics_clamp__floatp_float_float_n(n_items, stream, x, lo, hi) \
+    (physics_clamp__floatp_float_float_n)(n_items, stream, \
+        KS_STRICT_ARG(x, _Generic((x), float *: 1, default: 0), \
+                      "kernel physics_clamp__floatp_float_float, parameter x needs exactly float *"), \
+        KS_STRICT_ARG(lo, _Generic((lo), float: 1, default: 0), \
+                      "kernel physics_clamp__floatp_float_float, parameter lo needs exactly float"), \
+        KS_STRICT_ARG(hi, _Generic((hi), float: 1, default: 0), \
+                      "kernel physics_clamp__floatp_float_float, parameter hi needs exactly float"))
 #define physics_clamp__intp_int_int(launch, x, lo, hi) \
     (physics_clamp__intp_int_int)(launch, \
         KS_STRICT_ARG(x, _Generic((x), int *: 1, default: 0), \
@@ -134,8 +233,22 @@ ks_status odd_names(ks_launch ks_launch_,
                       "kernel physics_clamp__intp_int_int, parameter lo needs exactly int"), \
         KS_STRICT_ARG(hi, _Generic((hi), int: 1, default: 0), \
                       "kernel physics_clamp__intp_int_int, parameter hi needs exactly int"))
+#define physics_clamp__intp_int_int_n(n_items, stream, x, lo, hi) \
+    (physics_clamp__intp_int_int_n)(n_items, stream, \
+        KS_STRICT_ARG(x, _Generic((x), int *: 1, default: 0), \
+                      "kernel physics_clamp__intp_int_int, parameter x needs exactly int *"), \
+        KS_STRICT_ARG(lo, _Generic((lo), int: 1, default: 0), \
+                      "kernel physics_clamp__intp_int_int, parameter lo needs exactly int"), \
+        KS_STRICT_ARG(hi, _Generic((hi), int: 1, default: 0), \
+                      "kernel physics_clamp__intp_int_int, parameter hi needs exactly int"))
 #define odd_names(ks_launch_, arg0, launch) \
     (odd_names)(ks_launch_, \
+        KS_STRICT_ARG(arg0, _Generic((arg0), int: 1, default: 0), \
+                      "kernel odd_names, parameter arg0 needs exactly int"), \
+        KS_STRICT_ARG(launch, _Generic((launch), float *: 1, default: 0), \
+                      "kernel odd_names, parameter launch needs exactly float *"))
+#define odd_names_n(n_items, stream, arg0, launch) \
+    (odd_names_n)(n_items, stream, \
         KS_STRICT_ARG(arg0, _Generic((arg0), int: 1, default: 0), \
                       "kernel odd_names, parameter arg0 needs exactly int"), \
         KS_STRICT_ARG(launch, _Generic((launch), float *: 1, default: 0), \

@@ -797,6 +797,44 @@ static void case_template_fill(CUstream stream)
     note("fill<int>, fill<unsigned short> (renamed fill_u16): %u elements each", n);
 }
 
+/* ---- <kernel>_n: the occupancy-sized entry points ------------------------------------------ */
+
+static void case_saxpy_n(CUstream stream)
+{
+    const size_t n = 777777;
+    const float a = 0.75f;
+    float *x = random_floats(n), *y = random_floats(n), *ref = host_alloc(n * sizeof *ref);
+    for (size_t i = 0; i < n; i++)
+        ref[i] = a * x[i] + y[i];
+    CUdeviceptr dx = dev_upload(x, n * sizeof *x), dy = dev_upload(y, n * sizeof *y);
+    REQUIRE(dx && dy, "no device memory");
+    KS_REQUIRE(saxpy_n(n, (ks_stream)stream, a, DEV(const float, dx), DEV(float, dy), n));
+    /* n_items == 0 launches nothing and succeeds */
+    KS_REQUIRE(saxpy_n(0, (ks_stream)stream, a, DEV(const float, dx), DEV(float, dy), 0));
+    SYNC_REQUIRE(stream);
+    REQUIRE(dev_download(y, dy, n * sizeof *y), "download");
+    check_guard(dy);
+    validate_result("y", F32, ref, y, n, 1e-5, 1e-5);
+}
+
+static void case_scale_n_bounded(CUstream stream)
+{
+    /* blas::scale(double) has __launch_bounds__(256): the chosen block must respect it. */
+    const int n = 300007;
+    double *x = host_alloc((size_t)n * sizeof *x), *ref = host_alloc((size_t)n * sizeof *ref);
+    for (int i = 0; i < n; i++) {
+        x[i] = rng_float();
+        ref[i] = x[i] * 1.5;
+    }
+    CUdeviceptr dx = dev_upload(x, (size_t)n * sizeof *x);
+    REQUIRE(dx, "no device memory");
+    KS_REQUIRE(blas_scale__doublep_double_int_n((size_t)n, (ks_stream)stream, DEV(double, dx), 1.5, n));
+    SYNC_REQUIRE(stream);
+    REQUIRE(dev_download(x, dx, (size_t)n * sizeof *x), "download");
+    check_guard(dx);
+    validate_result("x", F64, ref, x, (size_t)n, 0, 0);
+}
+
 static float float_bits(uint32_t bits)
 {
     float f;
@@ -1207,6 +1245,8 @@ int main(void)
     run_case("records/echo_params", "user", case_echo_params, user);
     run_case("records/echo_vectors", "user", case_echo_vectors, user);
     run_case("records/echo_halves", "per-thread", case_echo_halves, (CUstream)KS_STREAM_PER_THREAD);
+    run_case("occupancy/saxpy_n", "user", case_saxpy_n, user);
+    run_case("occupancy/scale_n-bounded", "legacy", case_scale_n_bounded, NULL);
     run_case("templates/axpy", "user", case_template_axpy, user);
     run_case("templates/fill", "legacy", case_template_fill, NULL);
     run_case("image/load-all", NULL, case_load_all_images, NULL);
