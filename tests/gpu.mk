@@ -43,9 +43,13 @@ gpu-check: gpu-check-stubs gpu-check-runtime
 gpu-check-stubs: $(GPU_CHECK)
 	@./$(GPU_CHECK)
 
+# racecheck (2025.x, on the H200) loses track of launches when 16 threads make
+# their first launch at once ("Internal Sanitizer Error: Detected a failure to
+# track a kernel launch"), so that one case runs under memcheck only.
 gpu-sanitize: $(GPU_CHECK) gpu-sanitize-runtime
 	@if [ ! -x "$(COMPUTE_SANITIZER)" ]; then echo "gpu-sanitize: skipped"; exit 0; fi; \
-	set -e; for tool in memcheck racecheck; do \
-	    echo "== compute-sanitizer --tool $$tool $(GPU_CHECK)"; \
-	    $(COMPUTE_SANITIZER) --tool $$tool --report-api-errors no --error-exitcode 3 ./$(GPU_CHECK); \
-	done
+	set -e; \
+	echo "== compute-sanitizer --tool memcheck $(GPU_CHECK)"; \
+	$(COMPUTE_SANITIZER) --tool memcheck --leak-check full --report-api-errors no --error-exitcode 3 ./$(GPU_CHECK); \
+	echo "== compute-sanitizer --tool racecheck $(GPU_CHECK) (without threads/first-launch)"; \
+	KSTUB_GPU_SKIP=threads $(COMPUTE_SANITIZER) --tool racecheck --report-api-errors no --error-exitcode 3 ./$(GPU_CHECK)
