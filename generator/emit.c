@@ -375,6 +375,8 @@ static char *options_text(const ks_options *o)
         ks_buf_printf(&b, " %s", o->defines[i]);
     if (o->embed)
         ks_buf_printf(&b, " --embed %s", ks_basename(o->embed));
+    if (o->embed_source)
+        ks_buf_puts(&b, " --embed-source");
     return ks_buf_take(&b);
 }
 
@@ -561,5 +563,25 @@ int ks_image_read(const char *path, ks_image_blob *blob)
         free(data);
         return -1;
     }
+    return 0;
+}
+
+int ks_source_read(const char *path, ks_image_blob *blob)
+{
+    size_t size;
+    char *data = ks_read_file(path, &size);
+    if (!data) {
+        ks_error_at(path, 0, 0, "cannot read: %s", strerror(errno));
+        return -1;
+    }
+    if (memchr(data, '\0', size)) {
+        ks_error_at(path, 0, 0, "contains a NUL byte; it cannot be embedded as source text");
+        free(data);
+        return -1;
+    }
+    blob->name = ks_basename(path);
+    blob->data = (unsigned char *)data;
+    blob->size = size + 1;  /* NVRTC reads the source up to its NUL */
+    blob->kind = "SOURCE";
     return 0;
 }

@@ -30,6 +30,7 @@ static void usage(FILE *f)
           "  -o OUTBASE           write OUTBASE.h and OUTBASE.c\n"
           "  --manifest FILE      also write the signature manifest (JSON)\n"
           "  --embed FILE         embed an nvcc-built image (PTX, cubin or fatbin) in OUTBASE.c\n"
+          "  --embed-source       embed INPUT.cu itself; libkstub compiles it with NVRTC at run time\n"
           "  -I DIR               add an include directory\n"
           "  -D NAME[=VALUE]      define a macro\n"
           "  -U NAME              undefine a macro\n"
@@ -181,6 +182,8 @@ static int parse_args(int argc, char **argv, int first, cli *c)
             c->build_dir = v;
         } else if ((v = option_value(argc, argv, &i, "--manifest"))) {
             o->manifest = v;
+        } else if (strcmp(a, "--embed-source") == 0) {
+            o->embed_source = 1;
         } else if ((v = option_value(argc, argv, &i, "--embed"))) {
             o->embed = v;
         } else if ((v = option_value(argc, argv, &i, "--cuda-path"))) {
@@ -321,8 +324,16 @@ int main(int argc, char **argv)
     }
 
     ks_image_blob image, *img = NULL;
+    if (o->embed && o->embed_source) {
+        ks_error_at(NULL, 0, 0, "--embed and --embed-source both give the image; choose one");
+        return 2;
+    }
     if (o->embed) {
         if (ks_image_read(o->embed, &image) != 0)
+            return 1;
+        img = &image;
+    } else if (o->embed_source) {
+        if (ks_source_read(o->input, &image) != 0)
             return 1;
         img = &image;
     }

@@ -65,6 +65,7 @@ typedef struct ks_options {
     const char *outbase;
     const char *manifest;
     const char *embed;
+    int embed_source;          /* --embed-source: the input itself, for NVRTC */
     const char *template_dir;
     const char *cuda_path;
     const char *arch;          /* e.g. "sm_90" */
@@ -97,6 +98,10 @@ typedef struct ks_image_blob {
 /* Reads an nvcc-built image and tells PTX, cubin and fatbin apart by content.
  * Returns 0, or -1 after printing an error. */
 int ks_image_read(const char *path, ks_image_blob *blob);
+
+/* The input .cu itself as a KS_IMAGE_SOURCE image, compiled by libkstub with
+ * NVRTC at run time (--embed-source). Returns 0, or -1 after an error. */
+int ks_source_read(const char *path, ks_image_blob *blob);
 
 /* Renders templates/NAME with the model; returns malloc'd text or NULL after
  * printing an error. */

@@ -636,6 +636,16 @@ START_TEST(embed_tells_image_kinds_apart)
     free(out);
     ck_assert_int_eq(run(&out, "grep -c 'KS_IMAGE_FATBIN' %s/b.c", tmpdir), 0);
     free(out);
+    /* The source itself, for NVRTC at run time. */
+    ck_assert_int_eq(run(&out, "%s kernels/vector_ops.cu --embed-source -o %s/s", kstub_bin(),
+                         tmpdir), 0);
+    free(out);
+    ck_assert_int_eq(run(&out, "grep -c 'KS_IMAGE_SOURCE' %s/s.c", tmpdir), 0);
+    free(out);
+    ck_assert_int_eq(run(&out, "%s kernels/vector_ops.cu --embed-source --embed %s -o %s/s2",
+                         kstub_bin(), path, tmpdir), 2);
+    ck_assert_ptr_nonnull(strstr(out, "choose one"));
+    free(out);
     /* Anything else is refused, and nothing is written. */
     snprintf(path, sizeof path, "%s/junk.bin", tmpdir);
     f = fopen(path, "wb");

@@ -53,3 +53,29 @@ gpu-sanitize: $(GPU_CHECK) gpu-sanitize-runtime
 	$(COMPUTE_SANITIZER) --tool memcheck --leak-check full --report-api-errors no --error-exitcode 3 ./$(GPU_CHECK); \
 	echo "== compute-sanitizer --tool racecheck $(GPU_CHECK) (without threads/first-launch)"; \
 	KSTUB_GPU_SKIP=threads $(COMPUTE_SANITIZER) --tool racecheck --report-api-errors no --error-exitcode 3 ./$(GPU_CHECK)
+
+# ---- stubs that embed their own source: NVRTC at run time, then the cache ----
+NVRTC_STUB := $(GEN)/nvrtc_kernels.kstub
+NVRTC_CHECK := $(GPU_DIR)/check_nvrtc_gpu
+GPU_LIBNVRTC ?= $(CUDA_PATH)/lib64/libnvrtc.so#   NVRTC for the run, unless KSTUB_LIBNVRTC is set
+
+ifneq ($(HAVE_LIBCLANG),)
+$(NVRTC_STUB).h $(NVRTC_STUB).c: tests/gpu/nvrtc_kernels.cu $(KSTUB) $(TEMPLATES) | $(GEN)
+	$(KSTUB) $< --embed-source -o $(NVRTC_STUB)
+endif
+gen: $(NVRTC_STUB).h $(NVRTC_STUB).c
+
+$(GPU_DIR)/check_nvrtc_gpu.o: tests/gpu/check_nvrtc_gpu.c $(NVRTC_STUB).h runtime/kstub.h | $(GPU_DIR)
+	$(CC) $(GPU_CFLAGS) -c $< -o $@
+
+$(NVRTC_CHECK): $(GPU_DIR)/check_nvrtc_gpu.o $(GPU_DIR)/nvrtc_kernels.kstub.o $(B)/lib/libkstub.a
+	$(CC) $(OPT) $^ -o $@ -ldl -lpthread -lm
+
+.PHONY: gpu-check-nvrtc
+# Cold (compiles) then warm (from the cache), in a fresh cache directory.
+gpu-check-nvrtc: $(NVRTC_CHECK)
+	@cache=$$(mktemp -d) && trap 'rm -rf "$$cache"' EXIT && \
+	export KSTUB_CACHE_DIR="$$cache/kstub" KSTUB_LIBNVRTC="$${KSTUB_LIBNVRTC:-$(GPU_LIBNVRTC)}" && \
+	./$(NVRTC_CHECK) cold && ./$(NVRTC_CHECK) warm
+
+gpu-check: gpu-check-nvrtc
