@@ -368,6 +368,25 @@ static type_result enum_c_type(parse_ctx *ctx, CXType canon)
     return r;
 }
 
+/* "float4", "ulonglong2", "double4_32a", "dim3": a type of CUDA's vector_types.h
+ * (clang's CUDA headers declare a few of them again, e.g. uint3 and dim3). */
+static int is_cuda_vector_name(const char *s)
+{
+    static const char *const elems[] = {"char", "uchar", "short", "ushort", "int", "uint", "long",
+                                        "ulong", "longlong", "ulonglong", "float", "double", NULL};
+    if (strcmp(s, "dim3") == 0)
+        return 1;
+    for (const char *const *e = elems; *e; e++) {
+        size_t n = strlen(*e);
+        if (strncmp(s, *e, n) != 0 || s[n] < '1' || s[n] > '4')
+            continue;
+        const char *rest = s + n + 1;
+        if (!*rest || strcmp(rest, "_16a") == 0 || strcmp(rest, "_32a") == 0)
+            return 1;
+    }
+    return 0;
+}
+
 /* ---- mirrored records ---- */
 
 typedef struct field_visit {
@@ -586,7 +605,8 @@ static type_result record_c_type(parse_ctx *ctx, CXType canon, int by_value, con
             free(spelled);
             return accept(ks_xstrdup(known_records[i].c_name));
         }
-    if (declared_in_file(decl, "vector_types.h")) {
+    if (declared_in_file(decl, "vector_types.h") ||
+        (is_cuda_vector_name(spelled) && clang_Location_isInSystemHeader(clang_getCursorLocation(decl)))) {
         ctx->model->needs_vector_types = 1;
         return accept(spelled);
     }

@@ -325,6 +325,7 @@ static const struct {
     {"bitfield.cu", "2:51", "has a bit-field 'a'"},
     {"copy_constructor.cu", "2:44", "not trivially copyable"},
     {"bad_rename.cu", "2:4", "matches no kernel"},
+    {"member_pointer.cu", "2:39", "is a member pointer"},
     {"rename_not_identifier.cu", "2:4", "is not a C identifier"},
     {"static_kernel.cu", "1:24", "internal linkage"},
     {"static_kernel.cu", "2:29", "internal linkage"},
@@ -493,6 +494,22 @@ START_TEST(generated_code_compiles)
         rc = compile(&out, _i, path, tmpdir);
         ck_assert_msg(rc == 0, "%s %s: %s does not compile:\n%s", compilers[_i].compiler,
                       compilers[_i].lang, files[f], out);
+        free(out);
+    }
+    /* The C mirrors of every record and vector kind: their static asserts
+     * must hold under every compiler (CUtensorMap needs cuda.h: C11 and C++). */
+    const char *corpus[] = {"abi_records", "abi_vectors", "abi_tensormap"};
+    for (size_t f = 0; f < 3; f++) {
+        if (f == 2 && strstr(compilers[_i].lang, "c99"))
+            continue;
+        rc = run(&out, "%s tests/corpus/%s.cu -o %s/%s", kstub_bin(), corpus[f], tmpdir, corpus[f]);
+        ck_assert_msg(rc == 0, "%s", out);
+        free(out);
+        char path[160];
+        snprintf(path, sizeof path, "%s/%s.c", tmpdir, corpus[f]);
+        rc = compile(&out, _i, path, tmpdir);
+        ck_assert_msg(rc == 0, "%s %s: %s does not compile:\n%s", compilers[_i].compiler,
+                      compilers[_i].lang, path, out);
         free(out);
     }
     /* And the stubs of the demo's kernels, when make has generated them. */
