@@ -11,6 +11,8 @@
  */
 #include "../generator/model.h"
 
+#include "testutil.h"
+
 #include <check.h>
 #include <jansson.h>
 #include <limits.h>
@@ -36,31 +38,6 @@ static const char *env_or(const char *name, const char *fallback)
     return v && *v ? v : fallback;
 }
 
-/* Runs a shell command; returns its exit status, output (stdout+stderr) in *out. */
-static int run(char **out, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
-static int run(char **out, const char *fmt, ...)
-{
-    char cmd[16384];
-    va_list ap;
-    va_start(ap, fmt);
-    vsnprintf(cmd, sizeof cmd, fmt, ap);
-    va_end(ap);
-    strncat(cmd, " 2>&1", sizeof cmd - strlen(cmd) - 1);
-    FILE *p = popen(cmd, "r");
-    ck_assert_msg(p != NULL, "cannot run: %s", cmd);
-    ks_buf b = {0};
-    char chunk[4096];
-    size_t n;
-    while ((n = fread(chunk, 1, sizeof chunk, p)) > 0)
-        ks_buf_put(&b, chunk, n);
-    int st = pclose(p);
-    char *text = ks_buf_take(&b);
-    if (out)
-        *out = text;
-    else
-        free(text);
-    return WIFEXITED(st) ? WEXITSTATUS(st) : 128;
-}
 
 static char tmpdir[64];
 

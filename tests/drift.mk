@@ -9,8 +9,8 @@
 DRIFT_CHECK := $(B)/tests/check_drift
 DRIFT_TEST_OBJ := $(filter-out $(B)/obj/generator/main.o,$(GEN_OBJ))
 
-$(DRIFT_CHECK): tests/check_drift.c $(DRIFT_TEST_OBJ) | $(B)/tests
-	$(CC) $(BASE_CFLAGS) $(LIBCLANG_CFLAGS) $< $(DRIFT_TEST_OBJ) -o $@ \
+$(DRIFT_CHECK): tests/check_drift.c tests/testutil.c tests/testutil.h $(DRIFT_TEST_OBJ) | $(B)/tests
+	$(CC) $(BASE_CFLAGS) $(LIBCLANG_CFLAGS) $< tests/testutil.c $(DRIFT_TEST_OBJ) -o $@ \
 	    $(LIBCLANG_LIBS) -ljansson $(CHECK_LIBS)
 
 .PHONY: check-drift

@@ -2,8 +2,8 @@
 
 GEN_TEST_OBJ := $(filter-out $(B)/obj/generator/main.o,$(GEN_OBJ))
 
-$(B)/tests/check_gen: tests/check_gen.c $(GEN_TEST_OBJ) | $(B)/tests
-	$(CC) $(BASE_CFLAGS) $(LIBCLANG_CFLAGS) $< $(GEN_TEST_OBJ) -o $@ \
+$(B)/tests/check_gen: tests/check_gen.c tests/testutil.c tests/testutil.h $(GEN_TEST_OBJ) | $(B)/tests
+	$(CC) $(BASE_CFLAGS) $(LIBCLANG_CFLAGS) $< tests/testutil.c $(GEN_TEST_OBJ) -o $@ \
 	    $(LIBCLANG_LIBS) -ljansson $(CHECK_LIBS)
 
 .PHONY: check-gen bless

@@ -1,0 +1,36 @@
+/*
+ * testutil.c — shell commands for the generator-side Check suites.
+ */
+#include "testutil.h"
+#include "../generator/model.h"
+
+#include <check.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/wait.h>
+
+int run(char **out, const char *fmt, ...)
+{
+    char cmd[16384];
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(cmd, sizeof cmd, fmt, ap);
+    va_end(ap);
+    strncat(cmd, " 2>&1", sizeof cmd - strlen(cmd) - 1);
+    FILE *p = popen(cmd, "r");
+    ck_assert_msg(p != NULL, "cannot run: %s", cmd);
+    ks_buf b = {0};
+    char chunk[4096];
+    size_t n;
+    while ((n = fread(chunk, 1, sizeof chunk, p)) > 0)
+        ks_buf_put(&b, chunk, n);
+    int st = pclose(p);
+    char *text = ks_buf_take(&b);
+    if (out)
+        *out = text;
+    else
+        free(text);
+    return WIFEXITED(st) ? WEXITSTATUS(st) : 128;
+}
