@@ -1,0 +1,106 @@
+# bench.mk — kstub's benchmarks (bench/README.md says what each measures).
+# Included by the top-level Makefile; not part of `make check`.
+#
+#   make bench            build the GPU benchmark programs under build/bench/
+#   make bench-run        bench/run.sh: build them and run them: launch cost, cold
+#                         start, graphs, Python launchers; results in $OUT
+#                         (when set) else bench/results/ (needs a GPU to
+#                         measure; without a driver each program says so)
+#   make bench-generator  question 3, the generator's speed against clang and
+#                         nvcc, on this machine (needs libclang 22 and nvcc)
+#   make bench-gen        regenerate bench/gen/ from bench/kernels/ (needs
+#                         libclang; the GPU machine uses the committed files)
+
+# Including this file must not change the including Makefile's default goal.
+bench__goal := $(.DEFAULT_GOAL)
+
+# ---- user settings -----------------------------------------------------------
+BENCH_ARCH ?= 90#             SASS (and PTX) target of the benchmark images: the H200 is sm_90
+BENCH_WERROR ?= -Werror#      warnings are errors here; bench/run.sh relaxes it on other machines
+
+# ---- derived -----------------------------------------------------------------
+bench__comma := ,
+BENCH_OUT := $(B)/bench
+BENCH_GEN := bench/gen
+BENCH_KERNEL := bench/kernels/bench_kernels.cu
+BENCH_CFLAGS := $(BASE_CFLAGS) $(BENCH_WERROR) -Iruntime -I$(BENCH_GEN) -Ibench $(CUDA_INC)
+BENCH_NVCC_FLAGS := -O2 -std=c++17 -Ibench \
+    -gencode arch=compute_$(BENCH_ARCH),code=sm_$(BENCH_ARCH) \
+    -Xcompiler -Wall,-Wextra$(if $(BENCH_WERROR),$(bench__comma)-Werror)
+BENCH_LIBS := $(B)/lib/libkstub.a -ldl -lpthread -lm
+
+BENCH_PROGS := $(addprefix $(BENCH_OUT)/,launch_bench graph_bench coldstart \
+    cold_null cold_ctx cold_raw cold_kstub cold_nvcc)
+BENCH_IMAGES := $(BENCH_OUT)/bench_kernels.cubin $(BENCH_OUT)/bench_kernels.ptx
+BENCH_STUB_O := $(BENCH_OUT)/bench_kernels.kstub.o
+BENCH_HDRS := bench/bench_util.h $(BENCH_GEN)/bench_kernels.kstub.h runtime/kstub.h
+
+.PHONY: bench bench-run bench-gen bench-generator
+bench: $(BENCH_PROGS) $(BENCH_IMAGES)
+
+# run.sh builds (warnings not errors: the GPU machine's compilers differ) and runs.
+bench-run:
+	@bash bench/run.sh
+
+bench-generator: $(KSTUB)
+	@python3 bench/generator.py
+
+# ---- the benchmark kernels' stubs (committed under bench/gen) ---------------------
+# Generated where libclang is; elsewhere the committed files are used as they are.
+# The stamp stands for the three outputs, which kstub rewrites only when changed.
+ifneq ($(HAVE_LIBCLANG),)
+$(BENCH_OUT)/gen.stamp: $(BENCH_KERNEL) $(KSTUB) $(TEMPLATES) | $(BENCH_OUT)
+	$(NVCC) -fatbin -gencode arch=compute_$(BENCH_ARCH),code=sm_$(BENCH_ARCH) \
+	    -gencode arch=compute_$(BENCH_ARCH),code=compute_$(BENCH_ARCH) \
+	    -o $(BENCH_OUT)/bench_kernels.fatbin $<
+	$(KSTUB) $< --embed $(BENCH_OUT)/bench_kernels.fatbin \
+	    --manifest $(BENCH_GEN)/bench_kernels.kstub.json -o $(BENCH_GEN)/bench_kernels.kstub
+	touch $@
+$(BENCH_GEN)/bench_kernels.kstub.h $(BENCH_GEN)/bench_kernels.kstub.c: $(BENCH_OUT)/gen.stamp ;
+bench-gen: $(BENCH_OUT)/gen.stamp
+else
+bench-gen:
+	@echo "bench-gen: no libclang here; using the committed $(BENCH_GEN)/"
+endif
+
+# ---- programs ------------------------------------------------------------------------
+$(BENCH_OUT):
+	mkdir -p $@
+
+$(BENCH_STUB_O): $(BENCH_GEN)/bench_kernels.kstub.c $(BENCH_HDRS) | $(BENCH_OUT)
+	$(CC) $(BENCH_CFLAGS) -c $< -o $@
+
+$(BENCH_OUT)/%.o: bench/%.c $(BENCH_HDRS) bench/launch_rt.h | $(BENCH_OUT)
+	$(CC) $(BENCH_CFLAGS) -c $< -o $@
+
+$(BENCH_OUT)/launch_rt.o: bench/launch_rt.cu bench/launch_rt.h $(BENCH_KERNEL) | $(BENCH_OUT)
+	$(NVCC) $(BENCH_NVCC_FLAGS) -c $< -o $@
+
+# launch_bench mixes C, libkstub and nvcc's runtime: nvcc links (cudart, libstdc++).
+$(BENCH_OUT)/launch_bench: $(BENCH_OUT)/launch.o $(BENCH_OUT)/launch_rt.o $(BENCH_STUB_O) $(B)/lib/libkstub.a
+	$(NVCC) -o $@ $(BENCH_OUT)/launch.o $(BENCH_OUT)/launch_rt.o $(BENCH_STUB_O) $(BENCH_LIBS)
+
+$(BENCH_OUT)/graph_bench: $(BENCH_OUT)/graph.o $(BENCH_STUB_O) $(B)/lib/libkstub.a
+	$(CC) $(OPT) $(BENCH_OUT)/graph.o $(BENCH_STUB_O) -o $@ $(BENCH_LIBS)
+
+$(BENCH_OUT)/cold_kstub $(BENCH_OUT)/cold_raw: $(BENCH_OUT)/%: $(BENCH_OUT)/%.o $(BENCH_STUB_O) $(B)/lib/libkstub.a
+	$(CC) $(OPT) $< $(BENCH_STUB_O) -o $@ $(BENCH_LIBS)
+
+$(BENCH_OUT)/cold_ctx: $(BENCH_OUT)/cold_ctx.o $(B)/lib/libkstub.a
+	$(CC) $(OPT) $< -o $@ -ldl
+
+$(BENCH_OUT)/cold_null $(BENCH_OUT)/coldstart: $(BENCH_OUT)/%: $(BENCH_OUT)/%.o
+	$(CC) $(OPT) $< -o $@
+
+$(BENCH_OUT)/cold_nvcc: bench/cold_nvcc.cu $(BENCH_KERNEL) | $(BENCH_OUT)
+	$(NVCC) $(BENCH_NVCC_FLAGS) $< -o $@
+
+# The same kernels as image files for the cold-start rows (the fatbin is embedded).
+$(BENCH_OUT)/bench_kernels.cubin: $(BENCH_KERNEL) | $(BENCH_OUT)
+	$(NVCC) -cubin -arch=sm_$(BENCH_ARCH) -o $@ $<
+$(BENCH_OUT)/bench_kernels.ptx: $(BENCH_KERNEL) | $(BENCH_OUT)
+	$(NVCC) -ptx -arch=compute_$(BENCH_ARCH) -o $@ $<
+
+ifneq ($(bench__goal),)
+.DEFAULT_GOAL := $(bench__goal)
+endif

@@ -1,0 +1,139 @@
+/*
+ * bench_util.h — what kstub's benchmark programs share: a monotonic clock,
+ * order statistics, driver entry points through ks_driver_proc(), and the
+ * fail-fast checks an application (not the library) may use.
+ *
+ * Header-only (static functions): each program is one C file plus this.
+ */
+#ifndef KSTUB_BENCH_UTIL_H
+#define KSTUB_BENCH_UTIL_H
+
+#include <dlfcn.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include <cuda.h>
+#include <cudaTypedefs.h>
+
+#include "kstub.h"
+
+/* Nanoseconds on CLOCK_MONOTONIC. */
+static inline uint64_t bench_now_ns(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
+}
+
+static int bench_cmp_double(const void *a, const void *b)
+{
+    double x = *(const double *)a, y = *(const double *)b;
+    return (x > y) - (x < y);
+}
+
+/* The q-quantile (0..1) of n values, by linear interpolation; v is not changed. */
+static inline double bench_quantile(const double *v, size_t n, double q)
+{
+    if (n == 0)
+        return 0.0;
+    double *s = malloc(n * sizeof *s);
+    if (s == NULL)
+        return 0.0;
+    memcpy(s, v, n * sizeof *s);
+    qsort(s, n, sizeof *s, bench_cmp_double);
+    double pos = q * (double)(n - 1);
+    size_t i = (size_t)pos;
+    double frac = pos - (double)i;
+    double r = i + 1 < n ? s[i] + frac * (s[i + 1] - s[i]) : s[i];
+    free(s);
+    return r;
+}
+
+static inline double bench_median(const double *v, size_t n)
+{
+    return bench_quantile(v, n, 0.5);
+}
+
+/* Fail fast: benchmarks are applications, so they may print and exit. */
+#define KS_CHECK(call)                                                                  \
+    do {                                                                                \
+        ks_status s_ = (call);                                                          \
+        if (s_ != KS_OK) {                                                              \
+            fprintf(stderr, "%s:%d: %s: %s\n", __FILE__, __LINE__, ks_status_name(s_),  \
+                    ks_last_error_message());                                           \
+            exit(1);                                                                    \
+        }                                                                               \
+    } while (0)
+
+#define CU_CHECK(call)                                                                  \
+    do {                                                                                \
+        CUresult r_ = (call);                                                           \
+        if (r_ != CUDA_SUCCESS) {                                                       \
+            fprintf(stderr, "%s:%d: %s failed: CUresult %d\n", __FILE__, __LINE__,      \
+                    #call, (int)r_);                                                    \
+            exit(1);                                                                    \
+        }                                                                               \
+    } while (0)
+
+/* A driver entry point, as the version of cuda.h we compiled against names it
+ * (ks_driver_proc goes through cuGetProcAddress). memcpy turns the void *
+ * into a function pointer without a -Wpedantic complaint. */
+#define BENCH_PROC(var, name)                                                           \
+    do {                                                                                \
+        void *p_ = NULL;                                                                \
+        KS_CHECK(ks_driver_proc(name, &p_));                                            \
+        memcpy(&(var), &p_, sizeof p_);                                                 \
+    } while (0)
+
+/*
+ * The first driver call tells whether there is a driver: without one, print
+ * one line naming the program and exit 0 (nothing to measure is not a failure).
+ */
+static inline void bench_require_driver(const char *prog)
+{
+    void *probe = NULL;
+    ks_status st = ks_driver_proc("cuInit", &probe);
+    if (st == KS_ERR_NO_DRIVER || st == KS_ERR_DRIVER) {
+        printf("%s: no CUDA driver (%s); skipped\n", prog, ks_last_error_message());
+        exit(0);
+    }
+    KS_CHECK(st);
+}
+
+/*
+ * For the programs that stand for hand-written code: the driver opened by
+ * hand, without libkstub (dlopen, then cuGetProcAddress for the CUDA version
+ * of our cuda.h, as a careful application does). NULL without a driver.
+ */
+typedef struct bench_raw_driver {
+    void *lib;
+    PFN_cuGetProcAddress_v12000 get_proc;
+} bench_raw_driver;
+
+static inline int bench_raw_driver_open(bench_raw_driver *d)
+{
+    d->lib = dlopen("libcuda.so.1", RTLD_NOW | RTLD_LOCAL);
+    if (d->lib == NULL)
+        return 0;
+    void *p = dlsym(d->lib, "cuGetProcAddress_v2");
+    memcpy(&d->get_proc, &p, sizeof p);
+    return d->get_proc != NULL;
+}
+
+/* Resolve \p name into \p fn (a function pointer variable); exits on failure. */
+#define BENCH_RAW_PROC(d, fn, name)                                                     \
+    do {                                                                                \
+        void *p_ = NULL;                                                                \
+        CUdriverProcAddressQueryResult q_;                                              \
+        if ((d)->get_proc(name, &p_, CUDA_VERSION, CU_GET_PROC_ADDRESS_DEFAULT, &q_) != \
+                CUDA_SUCCESS || p_ == NULL) {                                           \
+            fprintf(stderr, "cuGetProcAddress(%s) failed\n", name);                     \
+            exit(1);                                                                    \
+        }                                                                               \
+        memcpy(&(fn), &p_, sizeof p_);                                                  \
+    } while (0)
+
+#endif /* KSTUB_BENCH_UTIL_H */

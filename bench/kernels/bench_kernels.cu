@@ -1,0 +1,35 @@
+// bench_kernels.cu — the kernels kstub's benchmarks launch (bench/).
+//
+// Their bodies are tiny on purpose: a launch of one small block costs the GPU
+// a few microseconds, less than the CPU spends launching it, so the launch
+// benchmarks measure the host side. The file includes nothing, so NVRTC
+// compiles it as it is (the cold-start benchmark's run-time source).
+
+// A struct passed by value: padding after n, a pointer member.
+struct BenchParams {
+    float scale;
+    int n;
+    double bias;
+    const float *x;
+};
+
+// A few scalar and pointer arguments.
+extern "C" __global__ void bench_args(float a, const float *x, float *y, int n, long long m)
+{
+    int i = blockIdx.x * blockDim.x + threadIdx.x;
+    if (i < n)
+        y[i] = a * x[i] + (float)m;
+}
+
+// One struct argument (and a pointer).
+extern "C" __global__ void bench_struct(BenchParams p, float *y)
+{
+    int i = blockIdx.x * blockDim.x + threadIdx.x;
+    if (i < p.n)
+        y[i] = p.scale * p.x[i] + (float)p.bias;
+}
+
+// No arguments: the graph benchmark's unit of work.
+extern "C" __global__ void bench_empty()
+{
+}

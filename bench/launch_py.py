@@ -1,0 +1,207 @@
+#!/usr/bin/env python3
+"""launch_py.py — question 1's Python rows: CPU time per launch of the same
+kernels (bench/kernels/bench_kernels.cu) through CuPy's RawKernel and
+cuda.core's launch(), measured like launch.c: batches of BATCH launches on a
+user stream, the stream synchronised before each batch and only the launch
+loop timed (time.perf_counter_ns, CLOCK_MONOTONIC on Linux), variants
+interleaved, medians over ROUNDS rounds.
+
+Optional by design: a package that does not import, or a variant that fails,
+is recorded as skipped with the reason and the others go on. Always writes
+OUTDIR/launch_py_summary.csv (kernel,variant,label,median_ns,p10_ns,p90_ns,
+rounds,status) and exits 0 unless the arguments are wrong.
+
+    launch_py.py KERNEL.cu OUTDIR [ROUNDS] [BATCH]
+"""
+import csv
+import os
+import sys
+import time
+import traceback
+
+GRID, BLOCK, NELEM = 1, 32, 32
+
+
+def quantile(values, q):
+    s = sorted(values)
+    if not s:
+        return float("nan")
+    pos = q * (len(s) - 1)
+    i = int(pos)
+    return s[i] + (pos - i) * (s[i + 1] - s[i]) if i + 1 < len(s) else s[i]
+
+
+def setup_cupy(src):
+    """Variants through CuPy: RawKernel compiled by CuPy (NVRTC)."""
+    import cupy
+    import numpy as np
+
+    mod = cupy.RawModule(code=src, options=("-std=c++17",))
+    k_args = mod.get_function("bench_args")
+    k_struct = mod.get_function("bench_struct")
+    stream = cupy.cuda.Stream(non_blocking=False)
+    x = cupy.zeros(NELEM, dtype=cupy.float32)
+    y = cupy.zeros(NELEM, dtype=cupy.float32)
+    args = (np.float32(1.5), x, y, np.int32(NELEM), np.int64(1))
+    # BenchParams {float scale; int n; double bias; const float *x;} as NumPy
+    # lays out an aligned struct: 24 bytes, like the device's.
+    dt = np.dtype([("scale", np.float32), ("n", np.int32), ("bias", np.float64),
+                   ("x", np.uint64)], align=True)
+    assert dt.itemsize == 24, dt.itemsize
+    params = np.array([(2.0, NELEM, 0.5, x.data.ptr)], dtype=dt)[0]
+    sargs = (params, y)
+
+    def run_args(count):
+        for _ in range(count):
+            k_args((GRID,), (BLOCK,), args, stream=stream)
+
+    def run_struct(count):
+        for _ in range(count):
+            k_struct((GRID,), (BLOCK,), sargs, stream=stream)
+
+    return stream.synchronize, {"bench_args": run_args, "bench_struct": run_struct}, \
+        "CuPy %s" % cupy.__version__
+
+
+def setup_cuda_core(src):
+    """Variants through cuda.core: Program (NVRTC) to cubin, launch()."""
+    try:
+        import cuda.core as core
+        from cuda.core import Device, LaunchConfig, Program, launch
+    except ImportError:
+        import cuda.core.experimental as core
+        from cuda.core.experimental import Device, LaunchConfig, Program, launch
+    import numpy as np
+
+    dev = Device(0)
+    dev.set_current()
+    cc = dev.compute_capability
+    arch = "sm_%d%d" % (cc[0], cc[1])
+    ProgramOptions = getattr(core, "ProgramOptions", None)
+    if ProgramOptions is not None:
+        prog = Program(src, code_type="c++", options=ProgramOptions(std="c++17", arch=arch))
+        kernel = prog.compile("cubin").get_kernel("bench_args")
+    else:  # before ProgramOptions, options went to compile()
+        prog = Program(src, "c++")
+        kernel = prog.compile("cubin", options=("-std=c++17", "-arch=" + arch)).get_kernel("bench_args")
+    stream = dev.create_stream()
+    try:
+        x = dev.allocate(NELEM * 4, stream=stream)
+        y = dev.allocate(NELEM * 4, stream=stream)
+    except TypeError:
+        x = dev.allocate(NELEM * 4)
+        y = dev.allocate(NELEM * 4)
+    config = LaunchConfig(grid=GRID, block=BLOCK)
+    args = (np.float32(1.5), x, y, np.int32(NELEM), np.int64(1))
+
+    # launch(stream, config, kernel, *args) since cuda.core 0.3; before it the
+    # stream was part of the LaunchConfig and launch(kernel, config, *args).
+    try:
+        launch(stream, config, kernel, *args)
+        new_api = True
+    except TypeError:
+        config = LaunchConfig(grid=GRID, block=BLOCK, stream=stream)
+        launch(kernel, config, *args)
+        new_api = False
+    stream.sync()
+
+    if new_api:
+        def run_args(count):
+            for _ in range(count):
+                launch(stream, config, kernel, *args)
+    else:
+        def run_args(count):
+            for _ in range(count):
+                launch(kernel, config, *args)
+
+    version = getattr(core, "__version__", "?")
+    # Structs by value are not supported by cuda.core's launch() (open upstream issue).
+    return stream.sync, {"bench_args": run_args}, "cuda.core %s" % version
+
+
+SETUPS = [
+    ("cupy_rawkernel", "CuPy RawKernel (Python)", setup_cupy),
+    ("cuda_core_launch", "cuda.core launch() (Python)", setup_cuda_core),
+]
+
+
+def main():
+    if len(sys.argv) < 3:
+        print(__doc__.strip().splitlines()[-1], file=sys.stderr)
+        return 2
+    src_path, outdir = sys.argv[1], sys.argv[2]
+    rounds = int(sys.argv[3]) if len(sys.argv) > 3 else 50
+    batch = int(sys.argv[4]) if len(sys.argv) > 4 else 1000
+    with open(src_path) as f:
+        src = f.read()
+
+    rows = []        # summary rows
+    active = []      # (id, label, kernel, sync, fn)
+    for vid, label, setup in SETUPS:
+        try:
+            sync, fns, version = setup(src)
+            print("launch_py: %s ready (%s)" % (vid, version), flush=True)
+            for kernel, fn in fns.items():
+                active.append((vid, "%s, %s" % (label, version), kernel, sync, fn))
+            for kernel in ("bench_args", "bench_struct"):
+                if kernel not in fns:
+                    rows.append([kernel, vid, label, "", "", "", 0,
+                                 "skipped: struct arguments not supported"])
+        except Exception as e:  # optional part: record why and go on
+            why = "%s: %s" % (type(e).__name__, str(e).splitlines()[0] if str(e) else "")
+            print("launch_py: %s skipped (%s)" % (vid, why), flush=True)
+            if not isinstance(e, ImportError):
+                traceback.print_exc(limit=3)
+            for kernel in ("bench_args", "bench_struct"):
+                rows.append([kernel, vid, label, "", "", "", 0, "skipped: " + why])
+
+    times = {(a[0], a[2]): [] for a in active}
+    failed = {}
+    # Warm-up, then interleaved rounds.
+    for vid, _, kernel, sync, fn in active:
+        try:
+            for _ in range(3):
+                sync()
+                fn(batch)
+            sync()
+        except Exception as e:
+            failed[(vid, kernel)] = "%s: %s" % (type(e).__name__, e)
+    for r in range(rounds if active else 0):
+        n = len(active)
+        for i in range(n):
+            vid, _, kernel, sync, fn = active[(i + r) % n]
+            if (vid, kernel) in failed:
+                continue
+            try:
+                sync()
+                t0 = time.perf_counter_ns()
+                fn(batch)
+                t1 = time.perf_counter_ns()
+                times[(vid, kernel)].append((t1 - t0) / batch)
+            except Exception as e:
+                failed[(vid, kernel)] = "%s: %s" % (type(e).__name__, e)
+        if (r + 1) % 10 == 0:
+            print("launch_py: round %d of %d" % (r + 1, rounds), flush=True)
+    for vid, label, kernel, sync, _ in active:
+        try:
+            sync()
+        except Exception:
+            pass
+        t = times[(vid, kernel)]
+        if (vid, kernel) in failed or not t:
+            rows.append([kernel, vid, label, "", "", "", 0,
+                         "failed: " + failed.get((vid, kernel), "no rounds")])
+            continue
+        rows.append([kernel, vid, label, "%.1f" % quantile(t, 0.5), "%.1f" % quantile(t, 0.1),
+                     "%.1f" % quantile(t, 0.9), len(t), "ok"])
+        print("launch_py: %-14s %-60s %8.1f ns/launch" % (kernel, label, quantile(t, 0.5)))
+
+    with open(os.path.join(outdir, "launch_py_summary.csv"), "w", newline="") as f:
+        w = csv.writer(f)
+        w.writerow(["kernel", "variant", "label", "median_ns", "p10_ns", "p90_ns", "rounds", "status"])
+        w.writerows(rows)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

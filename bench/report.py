@@ -1,0 +1,293 @@
+#!/usr/bin/env python3
+"""report.py — turn the GPU benchmarks' raw numbers into the final report.
+
+    report.py OUTDIR [RAWDIR]
+
+reads RAWDIR (default OUTDIR/raw/): system.txt, launch_meta.txt, launch_summary.csv,
+launch_py_summary.csv, coldstart_summary.csv, graph_summary.csv, status.txt,
+any of which may be missing; and writes OUTDIR/gpu-results.md with every table, the
+goal checks, and the plots OUTDIR/launch.png and OUTDIR/coldstart.png. A
+part whose numbers are missing is reported as such; nothing here fails the run.
+"""
+import csv
+import os
+import sys
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import plot  # noqa: E402
+
+GOAL_STUB_RATIO = 1.01
+GOAL_FATBIN_MS = 1.0
+GOAL_NVRTC_WARM_MS = 2.0
+
+
+def read_kv(path):
+    out = {}
+    try:
+        with open(path) as f:
+            for line in f:
+                if "=" in line:
+                    k, v = line.rstrip("\n").split("=", 1)
+                    out[k.strip()] = v.strip()
+    except OSError:
+        pass
+    return out
+
+
+def read_csv(path):
+    try:
+        with open(path, newline="") as f:
+            return list(csv.DictReader(f))
+    except OSError:
+        return None
+
+
+def fnum(s):
+    try:
+        return float(s)
+    except (TypeError, ValueError):
+        return None
+
+
+def verdict(ok):
+    return "**met**" if ok else "**not met**"
+
+
+def launch_section(raw, md, panels):
+    meta = read_kv(os.path.join(raw, "launch_meta.txt"))
+    rows = read_csv(os.path.join(raw, "launch_summary.csv"))
+    py = read_csv(os.path.join(raw, "launch_py_summary.csv")) or []
+    md.append("## 1. CPU time per launch\n")
+    if not rows:
+        md.append("No results: launch_bench did not produce results (see *Parts* above and raw/run.log).\n")
+        return
+    md.append(
+        "One process launches the same kernel every way, interleaved: each round runs one "
+        "batch of %s launches per variant (starting variant rotated), every stream "
+        "synchronised before a batch so the queue starts empty, only the launch loop timed "
+        "with `CLOCK_MONOTONIC`; %s rounds. Grid %s block, %s threads. *ratio* is the median "
+        "over rounds of (variant / raw `cuLaunchKernel`) in the same round. Python rows run "
+        "in their own process right after, so their ratio is against the C process's median."
+        "\n" % (meta.get("batch", "?"), meta.get("rounds", "?"), meta.get("grid", "?"),
+                meta.get("block", "?")))
+    goal_rows = []
+    for kernel, desc in (("bench_args", "`bench_args(float, const float *, float *, int, long long)`"),
+                         ("bench_struct", "`bench_struct(BenchParams /* 24-byte struct */, float *)`")):
+        krows = [r for r in rows if r["kernel"] == kernel]
+        if not krows:
+            continue
+        ref = fnum(krows[0]["median_ns"])
+        md.append("### %s\n" % desc)
+        md.append("| variant | ns/launch (median) | p10 – p90 | ratio to raw cuLaunchKernel | "
+                  "ratio to its like-for-like raw call |")
+        md.append("| --- | ---: | ---: | ---: | ---: |")
+        prow = []
+        for r in krows:
+            med = fnum(r["median_ns"])
+            pair = ""
+            if r.get("pair_variant"):
+                plabel = next((x["label"] for x in krows if x["variant"] == r["pair_variant"]), r["pair_variant"])
+                pair = "%.3f (vs %s)" % (fnum(r["pair_ratio"]), plabel)
+            md.append("| %s | %.0f | %.0f – %.0f | %.3f | %s |" % (
+                r["label"], med, fnum(r["p10_ns"]), fnum(r["p90_ns"]), fnum(r["ratio"]), pair))
+            kind = "ref" if r["variant"] == "raw_cuLaunchKernel" else \
+                "kstub" if r["variant"].startswith("kstub") else "other"
+            prow.append((r["label"], med, fnum(r["p10_ns"]), fnum(r["p90_ns"]), kind))
+            if r["variant"] in ("kstub_user_stream", "kstub_default_stream", "kstub_attrs"):
+                goal_rows.append((kernel, r))
+        for r in py:
+            if r["kernel"] != kernel:
+                continue
+            med = fnum(r["median_ns"])
+            if r["status"] != "ok" or med is None:
+                md.append("| %s | — | — | %s | |" % (r["label"], r["status"]))
+                continue
+            md.append("| %s | %.0f | %.0f – %.0f | %.2f | |" % (
+                r["label"], med, fnum(r["p10_ns"]), fnum(r["p90_ns"]), med / ref))
+            prow.append((r["label"], med, fnum(r["p10_ns"]), fnum(r["p90_ns"]), "other"))
+        md.append("")
+        panels.append(("%s: CPU time per launch" % kernel, "ns per launch, median; whisker p10-p90", prow))
+
+    md.append("**Goal: stub / raw `cuLaunchKernel` ≤ %.2f in the same run** (paired per-round "
+              "ratios, medians).\n" % GOAL_STUB_RATIO)
+    md.append("| kernel | stub variant | / raw cuLaunchKernel (CUfunction, user stream) | goal | "
+              "/ like-for-like raw call | goal |")
+    md.append("| --- | --- | ---: | --- | ---: | --- |")
+    for kernel, r in goal_rows:
+        rat, prat = fnum(r["ratio"]), fnum(r.get("pair_ratio"))
+        md.append("| %s | %s | %.3f | %s | %s | %s |" % (
+            kernel, r["label"], rat, verdict(rat <= GOAL_STUB_RATIO),
+            "%.3f" % prat if prat else "—", verdict(prat <= GOAL_STUB_RATIO) if prat else ""))
+    md.append("")
+    md.append("The like-for-like raw call of each stub row: *user stream*: `cuLaunchKernel` of the "
+              "same `CUkernel` handle libkstub launches; *default stream*: raw `cuLaunchKernel` on "
+              "the default stream; *attributes*: raw `cuLaunchKernelEx` with the same single "
+              "attribute. The spread between rounds (p10 – p90) is wider than the differences "
+              "between variants; the paired ratios are what resolves them.\n")
+
+
+def coldstart_section(raw, md, panels):
+    rows = read_csv(os.path.join(raw, "coldstart_summary.csv"))
+    md.append("## 2. Cold start\n")
+    if not rows:
+        md.append("No results: coldstart did not produce results (see *Parts* above and raw/run.log).\n")
+        return
+    n = rows[0]["runs"]
+    md.append(
+        "A driver (bench/coldstart.c) fork/execs each program %s times, configurations "
+        "interleaved after one untimed warm-up run each. *exec→done*: from just before "
+        "`fork` to the first kernel completed (the program reports the instant on the same "
+        "`CLOCK_MONOTONIC`); *main→done*: the program's own time from `main()`; *exec→exit*: "
+        "until `wait4` returns (includes the driver's teardown at exit). Deltas are medians of "
+        "per-round differences of exec→done. Every program launches `bench_args` once "
+        "(n = 0) and synchronises.\n" % n)
+    md.append("| configuration | exec→done (median) | p10 – p90 | main→done | exec→exit | "
+              "context→done (in process) | its Δ vs CUDA context only | its Δ vs hand-written | "
+              "peak RSS | image check |")
+    md.append("| --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | --- |")
+    prow, crow = [], []
+    by = {}
+
+    def ms(v, sign=False):
+        return "n/a" if v is None or v < 0 and not sign else ("%+.3f ms" if sign else "%.3f ms") % v
+
+    for r in rows:
+        by[r["config"]] = r
+        cd = fnum(r.get("ctx_to_done_ms"))
+        has_ctx = cd is not None and cd >= 0
+        md.append("| %s | %.1f ms | %.1f – %.1f | %.1f ms | %.1f ms | %s | %s | %s | %.0f MiB | %s |" % (
+            r["label"], fnum(r["exec_to_done_ms"]), fnum(r["exec_to_done_p10_ms"]),
+            fnum(r["exec_to_done_p90_ms"]), fnum(r["main_to_done_ms"]), fnum(r["exec_to_exit_ms"]),
+            ms(cd) if has_ctx else "n/a",
+            ms(fnum(r["ctx_delta_vs_context_ms"]), True) if has_ctx else "n/a",
+            ms(fnum(r["ctx_delta_vs_raw_ms"]), True) if has_ctx else "n/a",
+            fnum(r["maxrss_mb"]), r["cache_check"]))
+        kind = "ref" if r["config"] in ("process", "context", "raw_fatbin") else \
+            "kstub" if r["config"].startswith("kstub") else "other"
+        prow.append((r["label"], fnum(r["exec_to_done_ms"]), fnum(r["exec_to_done_p10_ms"]),
+                     fnum(r["exec_to_done_p90_ms"]), kind))
+        if has_ctx and r["config"] != "context":
+            crow.append((r["label"], cd, fnum(r["ctx_to_done_p10_ms"]), fnum(r["ctx_to_done_p90_ms"]), kind))
+    md.append("")
+    md.append("*context→done*: measured inside the program, from its CUDA context being current to "
+              "the first kernel completed: the image load, libkstub's checks and the launch, "
+              "without the context creation's own noise (which spans tens of ms between runs). The "
+              "kstub, hand-written and context-only programs make device 0's primary context "
+              "current themselves before that point (as an application that allocates memory "
+              "does; libkstub would otherwise do the same inside the first launch); the nvcc "
+              "program is left as nvcc users write it, so it has no such point.\n")
+    md.append("*image check*: the program reported, through `ks_image_info_get`, whether the "
+              "image came from the NVRTC disk cache; `ok` means every run matched the "
+              "configuration (cold: compiled, warm: from the cache).\n")
+    panels.append(("Cold start: exec to first kernel completed", "ms, median; whisker p10-p90", prow))
+    if crow:
+        panels.append(("In process: CUDA context current to first kernel completed (image load + launch)",
+                       "ms, median; whisker p10-p90", crow))
+
+    md.append("**Goals.** \"Process start overhead\" is read as what every CUDA program pays "
+              "before its first kernel: the process plus the CUDA context (the row *CUDA "
+              "context only*); the row *process, no CUDA* shows the bare process.\n")
+    md.append("| goal | in process (context→done, Δ vs context only) | exec→done, Δ vs context only | |")
+    md.append("| --- | ---: | ---: | --- |")
+    for cfg, what, goal in (("kstub_fatbin", "embedded fatbin", GOAL_FATBIN_MS),
+                            ("kstub_nvrtc_warm", "NVRTC with a warm cache", GOAL_NVRTC_WARM_MS)):
+        if cfg not in by:
+            continue
+        d = fnum(by[cfg].get("ctx_delta_vs_context_ms"))
+        e = fnum(by[cfg]["delta_vs_context_ms"])
+        md.append("| %s ≤ %.0f ms beyond process start | %+.3f ms | %+.2f ms | %s (in process) |" % (
+            what, goal, d, e, verdict(d <= goal)))
+    if "kstub_fatbin" in by and "raw_fatbin" in by:
+        md.append("| (kstub embedded fatbin − hand-written driver program) | %+.3f ms | %+.2f ms | |" % (
+            fnum(by["kstub_fatbin"]["ctx_delta_vs_raw_ms"]), fnum(by["kstub_fatbin"]["delta_vs_raw_ms"])))
+    if "kstub_fatbin" in by and "nvcc" in by:
+        md.append("| (nvcc `<<<>>>` program − kstub embedded fatbin) | n/a | %+.2f ms | |" % (
+            fnum(by["nvcc"]["exec_to_done_ms"]) - fnum(by["kstub_fatbin"]["exec_to_done_ms"])))
+    md.append("")
+
+
+def graph_section(raw, md):
+    rows = read_csv(os.path.join(raw, "graph_summary.csv"))
+    md.append("## 4. Stub calls captured into a CUDA graph\n")
+    if not rows:
+        md.append("No results: graph_bench did not produce results (see *Parts* above and raw/run.log).\n")
+        return
+    md.append("kstub has no graph API; stub calls on a stream under the driver's stream capture "
+              "become kernel nodes. A sequence of %s launches of an empty kernel, %s rounds "
+              "interleaved; *launch*: CPU time of the launch calls (or the one `cuGraphLaunch`) per "
+              "kernel; *to done*: until the stream is synchronised, per kernel.\n" % (
+                  rows[0]["kernels"], rows[0]["rounds"]))
+    md.append("| variant | launch ns/kernel | to done ns/kernel |")
+    md.append("| --- | ---: | ---: |")
+    cap = None
+    for r in rows:
+        md.append("| %s | %.0f | %.0f |" % (r["label"], fnum(r["cpu_ns_per_kernel"]),
+                                           fnum(r["e2e_ns_per_kernel"])))
+        if r["variant"] == "graph_replay":
+            cap = fnum(r["capture_instantiate_ms"])
+    md.append("")
+    if cap is not None:
+        md.append("Capturing the %s stub calls and instantiating the graph: %.3f ms (median of 10).\n"
+                  % (rows[0]["kernels"], cap))
+
+
+def main():
+    if len(sys.argv) not in (2, 3):
+        print("usage: report.py OUTDIR [RAWDIR]", file=sys.stderr)
+        return 2
+    out = sys.argv[1]
+    raw = sys.argv[2] if len(sys.argv) == 3 else os.path.join(out, "raw")
+    sysinfo = read_kv(os.path.join(raw, "system.txt"))
+    status = []
+    try:
+        with open(os.path.join(raw, "status.txt")) as f:
+            status = [l.rstrip("\n") for l in f if l.strip()]
+    except OSError:
+        pass
+
+    md = ["# kstub benchmarks on the GPU\n"]
+    md.append("Produced by `bench/run.sh` from the raw numbers in `raw/` (CSV; on the GPU "
+              "machine's way back, `raw.tar.gz`).\n")
+    md.append("| | |")
+    md.append("| --- | --- |")
+    for key, label in (("date", "date (UTC)"), ("gpu", "GPU"), ("driver", "driver"),
+                       ("driver_cuda", "CUDA (driver API)"), ("nvcc", "CUDA toolkit (nvcc)"),
+                       ("persistence", "persistence mode"), ("cpu", "CPU"), ("os", "OS"),
+                       ("kernel", "Linux"), ("cc", "C compiler"), ("python", "Python"),
+                       ("commit", "kstub commit")):
+        if sysinfo.get(key):
+            md.append("| %s | %s |" % (label, sysinfo[key]))
+    md.append("")
+    if status:
+        md.append("Parts: " + "; ".join(status) + "\n")
+
+    launch_panels, cold_panels = [], []
+    launch_section(raw, md, launch_panels)
+    coldstart_section(raw, md, cold_panels)
+    md.append("## 3. Generator\n")
+    md.append("Measured on the CPU machine (the GPU machine has no libclang 22): see "
+              "`generator.md`.\n")
+    graph_section(raw, md)
+
+    if launch_panels or cold_panels:
+        md.append("## Plots\n")
+    title_sfx = " - %s, driver %s" % (sysinfo.get("gpu", "GPU"), sysinfo.get("driver", "?"))
+    for name, title, panels in (("launch.png", "kstub: CPU time per launch" + title_sfx, launch_panels),
+                                ("coldstart.png", "kstub: cold start" + title_sfx, cold_panels)):
+        if not panels:
+            continue
+        try:
+            how = plot.hbar_panels(os.path.join(out, name), title, panels,
+                                   note="%s; bench/run.sh" % sysinfo.get("date", ""))
+            md.append("![%s](%s)\n" % (name, name))
+            print("report: %s (%s)" % (name, how))
+        except Exception as e:  # a plot must not cost the tables
+            print("report: %s failed: %s" % (name, e), file=sys.stderr)
+    with open(os.path.join(out, "gpu-results.md"), "w") as f:
+        f.write("\n".join(md).rstrip() + "\n")
+    print("report: wrote %s" % os.path.join(out, "gpu-results.md"))
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
