@@ -7,11 +7,22 @@
  * the current device's own architecture (--gpu-architecture=sm_XY) to a
  * cubin, through the disk cache (cache.c). C++ kernels need nothing special:
  * the cubin keeps the mangled names that ks_kernel.symbol already holds.
+ *
+ * A warm cache must not pay for loading libnvrtc (a 30+ MiB library: about
+ * 5 ms on an H200 host). So the library file is first located the way the
+ * loader would look (KSTUB_LIBNVRTC as a path, LD_LIBRARY_PATH, the
+ * directories of /etc/ld.so.conf.d, the system's), and its identity (real
+ * path, size, modification time: stricter than its version) keys the cache;
+ * that exact file is what gets loaded on a miss. Only when it cannot be
+ * located is it loaded by name and its nvrtcVersion() used instead.
  */
+#include <dirent.h>
 #include <dlfcn.h>
+#include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 
 /* nvrtc.h tests macros it does not define. */
 #pragma GCC diagnostic push
@@ -44,26 +55,116 @@ static struct {
 
 static pthread_once_t nv_once = PTHREAD_ONCE_INIT;
 
+static const char *const nv_names[] = {"libnvrtc.so.13", "libnvrtc.so.12", "libnvrtc.so"};
+
+/* The libnvrtc file that will be loaded, found without loading it. */
+static struct {
+    char path[PATH_MAX];         /* "" when not found */
+    char id[PATH_MAX + 64];      /* "<real path> <size> <mtime>" */
+} where;
+static pthread_once_t where_once = PTHREAD_ONCE_INIT;
+
+static int try_file(const char *path)
+{
+    struct stat st;
+    char real[PATH_MAX];
+    if (stat(path, &st) != 0 || !S_ISREG(st.st_mode) || realpath(path, real) == NULL)
+        return 0;
+    snprintf(where.path, sizeof where.path, "%s", path);
+    snprintf(where.id, sizeof where.id, "%s %lld %lld.%09ld", real, (long long)st.st_size,
+             (long long)st.st_mtim.tv_sec, (long)st.st_mtim.tv_nsec);
+    return 1;
+}
+
+static int try_dir(const char *dir, size_t len)
+{
+    char path[PATH_MAX];
+    if (len == 0 || len >= sizeof path - 32)
+        return 0;
+    for (size_t i = 0; i < sizeof nv_names / sizeof nv_names[0]; i++) {
+        snprintf(path, sizeof path, "%.*s/%s", (int)len, dir, nv_names[i]);
+        if (try_file(path))
+            return 1;
+    }
+    return 0;
+}
+
+static int try_dir_list(const char *list)
+{
+    for (const char *p = list; p && *p;) {
+        const char *end = strchr(p, ':');
+        size_t len = end ? (size_t)(end - p) : strlen(p);
+        if (try_dir(p, len))
+            return 1;
+        p = end ? end + 1 : NULL;
+    }
+    return 0;
+}
+
+/* Each directory named in /etc/ld.so.conf.d/ *.conf, in name order. */
+static int try_ld_conf(void)
+{
+    struct dirent **ents = NULL;
+    int n = scandir("/etc/ld.so.conf.d", &ents, NULL, alphasort);
+    int found = 0;
+    for (int i = 0; i < n; i++) {
+        size_t len = strlen(ents[i]->d_name);
+        if (!found && len > 5 && strcmp(ents[i]->d_name + len - 5, ".conf") == 0) {
+            char path[PATH_MAX], line[PATH_MAX];
+            snprintf(path, sizeof path, "/etc/ld.so.conf.d/%s", ents[i]->d_name);
+            FILE *f = fopen(path, "r");
+            while (f && !found && fgets(line, sizeof line, f)) {
+                line[strcspn(line, "\r\n#")] = '\0';
+                if (line[0] == '/')
+                    found = try_dir(line, strlen(line));
+            }
+            if (f)
+                fclose(f);
+        }
+        free(ents[i]);
+    }
+    free(ents);
+    return found;
+}
+
+static void locate_nvrtc(void)
+{
+    const char *env = getenv(KS__NVRTC_ENV);
+    if (env && env[0]) {
+        if (strchr(env, '/'))
+            try_file(env);       /* a bare name is left to dlopen (and nvrtcVersion) */
+        return;
+    }
+    if (try_dir_list(getenv("LD_LIBRARY_PATH")) || try_ld_conf())
+        return;
+    try_dir_list("/lib/x86_64-linux-gnu:/usr/lib/x86_64-linux-gnu:/lib64:/usr/lib64:/lib:/usr/lib");
+}
+
 static void load_nvrtc(void)
 {
     const char *env = getenv(KS__NVRTC_ENV);
-    const char *const defaults[] = {"libnvrtc.so.13", "libnvrtc.so.12", "libnvrtc.so"};
     void *lib = NULL;
     const char *why = NULL;
-    if (env && env[0]) {
+    pthread_once(&where_once, locate_nvrtc);
+    if (where.path[0]) {
+        lib = dlopen(where.path, RTLD_NOW | RTLD_LOCAL);
+        if (lib == NULL)
+            why = dlerror();
+    } else if (env && env[0]) {
         lib = dlopen(env, RTLD_NOW | RTLD_LOCAL);
         if (lib == NULL)
             why = dlerror();
     } else {
-        for (size_t i = 0; i < sizeof defaults / sizeof defaults[0] && lib == NULL; i++)
-            lib = dlopen(defaults[i], RTLD_NOW | RTLD_LOCAL);
+        for (size_t i = 0; i < sizeof nv_names / sizeof nv_names[0] && lib == NULL; i++)
+            lib = dlopen(nv_names[i], RTLD_NOW | RTLD_LOCAL);
         if (lib == NULL)
             why = dlerror();
     }
     if (lib == NULL) {
         nv.status = KS_ERR_NO_NVRTC;
-        snprintf(nv.detail, sizeof nv.detail, "cannot load NVRTC (%s): %s",
-                 env && env[0] ? env : "libnvrtc.so.13, .so.12 or .so; set KSTUB_LIBNVRTC",
+        snprintf(nv.detail, sizeof nv.detail, "cannot load NVRTC (%.200s): %.250s",
+                 where.path[0] ? where.path
+                 : env && env[0] ? env : "libnvrtc.so.13, .so.12 or .so; set KSTUB_LIBNVRTC",
                  why ? why : "unknown dlopen error");
         return;
     }
@@ -110,18 +211,31 @@ static void cache_key(unsigned char key[32], const char *src, const char *name, 
     ks__sha256_update(&s, src, strlen(src) + 1);
     for (unsigned i = 0; i < nopts; i++)
         ks__sha256_update(&s, opts[i], strlen(opts[i]) + 1);
-    int len = snprintf(line, sizeof line, "%u options; sm_%d; nvrtc %d.%d; driver %d", nopts, arch,
+    int len;
+    if (where.id[0]) {
+        len = snprintf(line, sizeof line, "%u options; sm_%d; driver %d; nvrtc file ", nopts, arch,
+                       ks__cu.version);
+        ks__sha256_update(&s, line, (size_t)len);
+        ks__sha256_update(&s, where.id, strlen(where.id));
+    } else {
+        len = snprintf(line, sizeof line, "%u options; sm_%d; nvrtc %d.%d; driver %d", nopts, arch,
                        nv.major, nv.minor, ks__cu.version);
-    ks__sha256_update(&s, line, (size_t)len);
+        ks__sha256_update(&s, line, (size_t)len);
+    }
     ks__sha256_final(&s, key);
 }
 
 ks_status ks__nvrtc_compile(const char *src, const char *name, char *const *opts, unsigned nopts,
                             int arch, const char *kernel, void **cubin, size_t *n, int *from_cache)
 {
-    pthread_once(&nv_once, load_nvrtc);
-    if (nv.status != KS_OK)
-        return ks__error(nv.status, kernel, "compiling '%s': %s", name, nv.detail);
+    /* Located, the library keys the cache by its file; else it must be
+     * loaded to tell its version. */
+    pthread_once(&where_once, locate_nvrtc);
+    if (!where.id[0]) {
+        pthread_once(&nv_once, load_nvrtc);
+        if (nv.status != KS_OK)
+            return ks__error(nv.status, kernel, "compiling '%s': %s", name, nv.detail);
+    }
     for (unsigned i = 0; i < nopts; i++)
         if (strncmp(opts[i], "--gpu-architecture", 18) == 0 || strncmp(opts[i], "-arch", 5) == 0)
             return ks__error(KS_ERR_INVALID_VALUE, kernel,
@@ -138,6 +252,11 @@ ks_status ks__nvrtc_compile(const char *src, const char *name, char *const *opts
         return KS_OK;
     }
 
+    pthread_once(&nv_once, load_nvrtc);
+    if (nv.status != KS_OK) {
+        free(dir);
+        return ks__error(nv.status, kernel, "compiling '%s': %s", name, nv.detail);
+    }
     const char **argv = malloc((nopts + 1) * sizeof *argv);
     if (argv == NULL) {
         free(dir);

@@ -11,6 +11,7 @@
 #include <check.h>
 #include <dirent.h>
 #include <dlfcn.h>
+#include <fcntl.h>
 #include <errno.h>
 #include <limits.h>
 #include <pthread.h>
@@ -19,6 +20,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 #include "kstub.h"
@@ -813,7 +815,8 @@ START_TEST(threads_race_on_first_launch)
     ck_assert_int_eq(fake.calls("cuInit"), 1);
     ck_assert_int_eq(fake.calls("cuLibraryLoadData"), 1);
     ck_assert_int_eq(fake.calls("cuLibraryGetKernel"), 1);
-    ck_assert_int_eq(fake.launch_count(), RACERS);
+    ck_assert_msg(fake.launch_count() == RACERS, "launches %d, cuLaunchKernel calls %d, ctxset %d, primary %d",
+                  fake.launch_count(), fake.calls("cuLaunchKernel"), fake.calls("cuCtxSetCurrent"), fake.calls("cuDevicePrimaryCtxRetain"));
 }
 END_TEST
 
@@ -1660,7 +1663,8 @@ START_TEST(nvrtc_threads_race)
     race_32(race_saxpy);
     ck_assert_int_eq(fnv.calls("nvrtcCompileProgram"), 1);
     ck_assert_int_eq(fake.calls("cuLibraryLoadData"), 1);
-    ck_assert_int_eq(fake.launch_count(), RACERS);
+    ck_assert_msg(fake.launch_count() == RACERS, "launches %d, cuLaunchKernel calls %d, ctxset %d, primary %d",
+                  fake.launch_count(), fake.calls("cuLaunchKernel"), fake.calls("cuCtxSetCurrent"), fake.calls("cuDevicePrimaryCtxRetain"));
 }
 END_TEST
 
@@ -1801,6 +1805,46 @@ END_TEST
 START_TEST(cache_short_entry_rebuilt) { damaged_entry_is_rebuilt(header_only); }
 END_TEST
 START_TEST(cache_foreign_entry_rebuilt) { damaged_entry_is_rebuilt(foreign_entry); }
+END_TEST
+
+/* A warm cache must not load libnvrtc: the library is keyed by its file
+ * (located without loading it), so a hit needs nothing from it. Each step
+ * runs in a child process, so each starts with nothing loaded. */
+static int nvrtc_step(const char *lib, int want_loaded, int want_from_cache)
+{
+    pid_t pid = fork();
+    if (pid == 0) {
+        ks_image_info info;
+        int ok = launch_saxpy() == KS_OK && ks_image_info_get(&src_image, &info) == KS_OK &&
+                 info.from_cache == want_from_cache &&
+                 (dlopen(lib, RTLD_NOW | RTLD_NOLOAD) != NULL) == want_loaded;
+        _exit(ok ? 0 : 1);
+    }
+    int st = 0;
+    waitpid(pid, &st, 0);
+    return WIFEXITED(st) && WEXITSTATUS(st) == 0;
+}
+
+START_TEST(cache_hit_does_not_load_nvrtc)
+{
+    fake.set_params("saxpy", 4, saxpy_off, saxpy_size);
+    /* A private copy of the fake NVRTC: whether it is mapped tells whether it was loaded. */
+    char lib[PATH_MAX];
+    snprintf(lib, sizeof lib, "%s/libnvrtc-copy.so", tmp_dir);
+    static unsigned char buf[1 << 20];
+    size_t n = read_file(FAKE_NVRTC_PATH, buf, sizeof buf);
+    FILE *f = fopen(lib, "wb");
+    ck_assert_ptr_nonnull(f);
+    ck_assert_uint_eq(fwrite(buf, 1, n, f), n);
+    fclose(f);
+    setenv("KSTUB_LIBNVRTC", lib, 1);
+    ck_assert_msg(nvrtc_step(lib, 1, 0), "cold: compiled with the located NVRTC");
+    ck_assert_msg(nvrtc_step(lib, 0, 1), "warm: from the cache, libnvrtc never loaded");
+    /* Another NVRTC build (here: the same file changed) is another key. */
+    struct timespec later[2] = {{0, UTIME_OMIT}, {2000000000, 0}};
+    ck_assert_int_eq(utimensat(AT_FDCWD, lib, later, 0), 0);
+    ck_assert_msg(nvrtc_step(lib, 1, 0), "a changed NVRTC file misses the cache");
+}
 END_TEST
 
 START_TEST(cache_disabled_writes_nothing)
@@ -2000,7 +2044,7 @@ static Suite *runtime_suite(void)
     add_case(s, "nvrtc", TESTS(nvrtc_compiles_for_the_device, nvrtc_compile_error_log, nvrtc_calls_fail_in_turn,
                                nvrtc_missing, nvrtc_threads_race, nvrtc_module_fallback_compiles_once,
                                nvrtc_source_file));
-    add_case(s, "cache", TESTS(cache_cold_then_warm, cache_corrupt_entry_rebuilt, cache_truncated_entry_rebuilt,
+    add_case(s, "cache", TESTS(cache_cold_then_warm, cache_hit_does_not_load_nvrtc, cache_corrupt_entry_rebuilt, cache_truncated_entry_rebuilt,
                                cache_short_entry_rebuilt, cache_foreign_entry_rebuilt,
                                cache_disabled_writes_nothing, cache_unsafe_dir_not_used,
                                real_nvrtc_compile_and_cache, real_nvrtc_compile_error));
