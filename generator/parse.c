@@ -19,6 +19,12 @@
 typedef struct parse_ctx parse_ctx;
 static int report_diagnostics(parse_ctx *ctx);
 
+/* An explicit instantiation found in the source text. */
+typedef struct instantiation {
+    char *args;        /* "float, 4" */
+    char *used_by;     /* the template kernel it instantiates, once seen */
+} instantiation;
+
 /* __launch_bounds__ whose arguments are constant expressions, not literals. */
 typedef struct pending_bounds {
     char *symbol;                /* the kernel's, to find it again */
@@ -38,6 +44,8 @@ struct parse_ctx {
     const char *c_name_override; /* and its C name, "k_float_4" */
     pending_bounds *lbs;
     size_t nlbs;
+    instantiation *inst;         /* explicit instantiations, kstub_i0, kstub_i1, ... */
+    size_t ninst;
 };
 
 /* ---- small libclang helpers -------------------------------------------------- */
@@ -1056,6 +1064,8 @@ static void add_kernel(parse_ctx *ctx, CXCursor fn)
     m->kernels[m->nkernels++] = k;
 }
 
+static void handle_instantiation(parse_ctx *ctx, CXCursor typedef_cursor);
+
 static enum CXChildVisitResult visit(CXCursor c, CXCursor parent, CXClientData data)
 {
     (void)parent;
@@ -1071,6 +1081,9 @@ static enum CXChildVisitResult visit(CXCursor c, CXCursor parent, CXClientData d
         /* Only definitions: a declaration alone puts nothing in the image. */
         if (clang_isCursorDefinition(c) && is_kernel(c))
             add_kernel(ctx, c);
+        break;
+    case CXCursor_TypedefDecl:
+        handle_instantiation(ctx, c);
         break;
     case CXCursor_FunctionTemplate:
         if (is_kernel(c)) {
@@ -1235,10 +1248,6 @@ static void check_unique(parse_ctx *ctx)
  * concrete parameter types and the device compiler's mangled name.
  */
 
-typedef struct instantiation {
-    char *qname;       /* the template, "ns::k" */
-    char *args;        /* "float, 4" */
-} instantiation;
 
 static const char *unqualified(const char *q)
 {
@@ -1269,71 +1278,6 @@ static char *args_identifier(const char *args)
     return ks_buf_take(&b);
 }
 
-/* Joins template-argument tokens the way one would write them. */
-static void append_token(ks_buf *b, const char *tok)
-{
-    int tight = strcmp(tok, ",") == 0 || strcmp(tok, "::") == 0 || strcmp(tok, "*") == 0 ||
-                strcmp(tok, ">") == 0 || strcmp(tok, "<") == 0;
-    int after_tight = b->len && (b->data[b->len - 1] == ':' || b->data[b->len - 1] == '<' ||
-                                 b->data[b->len - 1] == '-');
-    if (b->len && !after_tight && (!tight || strcmp(tok, "*") == 0))
-        ks_buf_puts(b, " ");
-    ks_buf_puts(b, tok);
-}
-
-static size_t find_instantiations(parse_ctx *ctx, instantiation **out)
-{
-    CXFile f = clang_getFile(ctx->tu, ctx->opts->input);
-    size_t size = 0;
-    const char *text = f ? clang_getFileContents(ctx->tu, f, &size) : NULL;
-    *out = NULL;
-    if (!text)
-        return 0;
-    CXSourceRange all = clang_getRange(clang_getLocationForOffset(ctx->tu, f, 0),
-                                       clang_getLocationForOffset(ctx->tu, f, (unsigned)size));
-    CXToken *toks;
-    unsigned n;
-    clang_tokenize(ctx->tu, all, &toks, &n);
-    char **sp = ks_xmalloc((n + 1) * sizeof *sp);
-    for (unsigned i = 0; i < n; i++)
-        sp[i] = take(clang_getTokenSpelling(ctx->tu, toks[i]));
-    size_t count = 0;
-    for (unsigned i = 0; i + 1 < n; i++) {
-        /* "template" not followed by "<" starts an explicit instantiation;
-         * "extern template" only declares one. */
-        if (strcmp(sp[i], "template") != 0 || strcmp(sp[i + 1], "<") == 0 ||
-            (i > 0 && strcmp(sp[i - 1], "extern") == 0))
-            continue;
-        for (unsigned j = i + 1; j + 1 < n && strcmp(sp[j], ";") != 0; j++) {
-            const char *tmpl = NULL;
-            for (size_t t = 0; t < ctx->ntemplates; t++)
-                if (strcmp(sp[j], unqualified(ctx->templates[t])) == 0)
-                    tmpl = ctx->templates[t];
-            if (!tmpl || strcmp(sp[j + 1], "<") != 0)
-                continue;
-            ks_buf args = {0};
-            int depth = 0;
-            for (unsigned k = j + 1; k < n; k++) {
-                if (strcmp(sp[k], "<") == 0 && depth++ == 0)
-                    continue;
-                if (strcmp(sp[k], ">") == 0 && --depth == 0)
-                    break;
-                append_token(&args, sp[k]);
-            }
-            *out = ks_xrealloc(*out, (count + 1) * sizeof **out);
-            (*out)[count].qname = ks_xstrdup(tmpl);
-            (*out)[count].args = ks_buf_take(&args);
-            count++;
-            break;
-        }
-    }
-    for (unsigned i = 0; i < n; i++)
-        free(sp[i]);
-    free(sp);
-    clang_disposeTokens(ctx->tu, toks, n);
-    return count;
-}
-
 static enum CXChildVisitResult find_decl_ref(CXCursor c, CXCursor parent, CXClientData data)
 {
     (void)parent;
@@ -1347,51 +1291,35 @@ static enum CXChildVisitResult find_decl_ref(CXCursor c, CXCursor parent, CXClie
     return CXChildVisit_Recurse;
 }
 
-typedef struct inject_visit {
-    parse_ctx *ctx;
-    instantiation *inst;
-    size_t ninst;
-} inject_visit;
-
-static enum CXChildVisitResult visit_injected(CXCursor c, CXCursor parent, CXClientData data)
+/* A "kstub_iN" typedef injected after the Nth explicit instantiation leads to
+ * the specialization: a kernel of its own, when the template is one. */
+static void handle_instantiation(parse_ctx *ctx, CXCursor typedef_cursor)
 {
-    inject_visit *iv = data;
-    enum CXCursorKind kind = clang_getCursorKind(c);
-    if (kind == CXCursor_Namespace && clang_getCursorKind(parent) == CXCursor_TranslationUnit) {
-        char *n = take(clang_getCursorSpelling(c));
-        int ours = strcmp(n, "kstub_injected") == 0;
-        free(n);
-        return ours ? CXChildVisit_Recurse : CXChildVisit_Continue;
-    }
-    if (kind != CXCursor_TypedefDecl || clang_getCursorKind(parent) != CXCursor_Namespace)
-        return CXChildVisit_Continue;
-    char *alias = take(clang_getCursorSpelling(c));
+    char *alias = take(clang_getCursorSpelling(typedef_cursor));
     size_t idx = (size_t)strtoul(alias + strlen("kstub_i"), NULL, 10);
-    int ok = strncmp(alias, "kstub_i", 7) == 0 && idx < iv->ninst;
+    int ok = strncmp(alias, "kstub_i", 7) == 0 && idx < ctx->ninst;
     free(alias);
     if (!ok)
-        return CXChildVisit_Continue;
-    instantiation *in = &iv->inst[idx];
+        return;
+    instantiation *in = &ctx->inst[idx];
     CXCursor fn = clang_getNullCursor();
-    clang_visitChildren(c, find_decl_ref, &fn);
-    if (clang_Cursor_isNull(fn)) {
-        ks_error_at(iv->ctx->opts->input, 0, 0, "the instantiation %s<%s> of a template kernel "
-                    "could not be resolved", in->qname, in->args);
-        iv->ctx->errors++;
-        return CXChildVisit_Continue;
-    }
-    char *name = ks_xasprintf("%s<%s>", in->qname, in->args);
-    char *base = c_identifier(in->qname), *suffix = args_identifier(in->args);
+    clang_visitChildren(typedef_cursor, find_decl_ref, &fn);
+    if (clang_Cursor_isNull(fn) || !is_kernel(fn))
+        return;                      /* an instantiation of some other function template */
+    char *q = qualified_name(fn);
+    in->used_by = ks_xstrdup(q);
+    char *name = ks_xasprintf("%s<%s>", q, in->args);
+    char *base = c_identifier(q), *suffix = args_identifier(in->args);
     char *cname = ks_xasprintf("%s_%s", base, suffix);
-    iv->ctx->name_override = name;
-    iv->ctx->c_name_override = cname;
-    add_kernel(iv->ctx, fn);
-    iv->ctx->name_override = iv->ctx->c_name_override = NULL;
+    ctx->name_override = name;
+    ctx->c_name_override = cname;
+    add_kernel(ctx, fn);
+    ctx->name_override = ctx->c_name_override = NULL;
+    free(q);
     free(name);
     free(base);
     free(suffix);
     free(cname);
-    return CXChildVisit_Continue;
 }
 
 typedef struct bounds_visit {
@@ -1444,31 +1372,11 @@ static enum CXChildVisitResult visit_bounds(CXCursor c, CXCursor parent, CXClien
  * to template instantiations, and __launch_bounds__ expressions as
  * constants in their kernel's namespace.
  */
-static void resolve_injections(parse_ctx *ctx)
+static void resolve_injections(parse_ctx *ctx, const char *text, size_t size)
 {
-    instantiation *inst = NULL;
-    size_t n = ctx->ntemplates ? find_instantiations(ctx, &inst) : 0;
-    for (size_t t = 0; t < ctx->ntemplates; t++) {
-        int used = 0;
-        for (size_t i = 0; i < n; i++)
-            used |= strcmp(inst[i].qname, ctx->templates[t]) == 0;
-        if (!used)
-            ks_note_at(ctx->opts->input, 0, 0, "template kernel '%s' is never explicitly "
-                       "instantiated ('template __global__ void %s<...>(...);'); skipped",
-                       ctx->templates[t], unqualified(ctx->templates[t]));
-    }
-    if (n == 0 && ctx->nlbs == 0)
-        return;
-    CXFile f = clang_getFile(ctx->tu, ctx->opts->input);
-    size_t size = 0;
-    const char *text = clang_getFileContents(ctx->tu, f, &size);
     ks_buf src = {0};
     ks_buf_put(&src, text, size);
-    ks_buf_puts(&src, "\nnamespace kstub_injected {\n");
-    for (size_t i = 0; i < n; i++)
-        ks_buf_printf(&src, "typedef decltype(&::%s<%s>) kstub_i%zu;\n", inst[i].qname,
-                      inst[i].args, i);
-    ks_buf_puts(&src, "}\n");
+    ks_buf_puts(&src, "\n");
     for (size_t i = 0; i < ctx->nlbs; i++) {
         pending_bounds *pb = &ctx->lbs[i];
         /* "a::b" opens as "namespace a { namespace b {" */
@@ -1491,25 +1399,208 @@ static void resolve_injections(parse_ctx *ctx)
     struct CXUnsavedFile unsaved = {ctx->opts->input, src.data, (unsigned long)src.len};
     int rc = clang_reparseTranslationUnit(ctx->tu, 1, &unsaved, clang_defaultReparseOptions(ctx->tu));
     if (rc != 0) {
-        ks_error_at(ctx->opts->input, 0, 0, "libclang could not reparse for template "
-                    "instantiations and launch bounds (error %d)", rc);
+        ks_error_at(ctx->opts->input, 0, 0, "libclang could not reparse for the "
+                    "__launch_bounds__ expressions (error %d)", rc);
         ctx->errors++;
     } else if ((rc = report_diagnostics(ctx)) != 0) {
-        ks_note_at(ctx->opts->input, 0, 0, "while resolving explicit instantiations of template "
-                   "kernels and __launch_bounds__ expressions");
+        ks_note_at(ctx->opts->input, 0, 0, "while evaluating __launch_bounds__ expressions");
         ctx->errors += rc;
     } else {
-        inject_visit iv = {ctx, inst, n};
-        clang_visitChildren(clang_getTranslationUnitCursor(ctx->tu), visit_injected, &iv);
         bounds_visit bv = {ctx};
         clang_visitChildren(clang_getTranslationUnitCursor(ctx->tu), visit_bounds, &bv);
     }
     free(src.data);
-    for (size_t i = 0; i < n; i++) {
-        free(inst[i].qname);
-        free(inst[i].args);
+}
+
+/* ---- explicit instantiations, found in the text before the parse ---------------------------- */
+
+typedef struct rtok {
+    size_t start, end;
+} rtok;
+
+static int tok_is(const char *s, const rtok *t, const char *word)
+{
+    size_t n = strlen(word);
+    return t->end - t->start == n && memcmp(s + t->start, word, n) == 0;
+}
+
+/* A small C++ tokenizer: enough to find explicit instantiations, skipping
+ * comments, string and character literals and preprocessor lines. */
+static size_t raw_tokens(const char *s, size_t n, rtok **out)
+{
+    size_t cap = 256, count = 0, i = 0;
+    rtok *t = ks_xmalloc(cap * sizeof *t);
+    int line_start = 1;
+    while (i < n) {
+        char c = s[i];
+        if (c == '\n') {
+            line_start = 1;
+            i++;
+            continue;
+        }
+        if (isspace((unsigned char)c)) {
+            i++;
+            continue;
+        }
+        if (c == '#' && line_start) {
+            while (i < n && s[i] != '\n')
+                i += (s[i] == '\\' && i + 1 < n) ? 2 : 1;
+            continue;
+        }
+        line_start = 0;
+        if (c == '/' && i + 1 < n && s[i + 1] == '/') {
+            while (i < n && s[i] != '\n')
+                i++;
+            continue;
+        }
+        if (c == '/' && i + 1 < n && s[i + 1] == '*') {
+            i += 2;
+            while (i + 1 < n && !(s[i] == '*' && s[i + 1] == '/'))
+                i++;
+            i += 2;
+            continue;
+        }
+        size_t start = i;
+        if (c == '"' || c == '\'') {
+            for (i++; i < n && s[i] != c && s[i] != '\n'; i++)
+                if (s[i] == '\\')
+                    i++;
+            i++;
+        } else if (isalnum((unsigned char)c) || c == '_') {
+            while (i < n && (isalnum((unsigned char)s[i]) || s[i] == '_' ||
+                             (isdigit((unsigned char)c) && (s[i] == '.' || s[i] == '\''))))
+                i++;
+        } else if (c == ':' && i + 1 < n && s[i + 1] == ':') {
+            i += 2;
+        } else {
+            i++;
+        }
+        if (count == cap)
+            t = ks_xrealloc(t, (cap *= 2) * sizeof *t);
+        t[count].start = start;
+        t[count].end = i < n ? i : n;
+        count++;
     }
-    free(inst);
+    *out = t;
+    return count;
+}
+
+/* Index of the token closing the bracket opened at t[i] ('<' or '('), or n. */
+static size_t matching(const char *s, const rtok *t, size_t n, size_t i)
+{
+    int angle = 0, paren = 0;
+    for (size_t j = i; j < n; j++) {
+        char c = s[t[j].start];
+        size_t len = t[j].end - t[j].start;
+        if (len != 1)
+            continue;
+        if (c == '(' || c == '[')
+            paren++;
+        else if (c == ')' || c == ']')
+            paren--;
+        else if (c == '<' && paren == 0)
+            angle++;
+        else if (c == '>' && paren == 0)
+            angle--;
+        char open = s[t[i].start];
+        if ((open == '<' && angle == 0 && paren == 0) || (open == '(' && paren == 0))
+            return j;
+    }
+    return n;
+}
+
+/*
+ * Each "template [__global__] void NAME<ARGS>(PARAMS);" in the text gets
+ * " typedef decltype(static_cast<void (*)(PARAMS)>(&NAME<ARGS>)) kstub_iN;"
+ * right after its ';', in the same scope and on the same line (so no line or
+ * earlier column moves). The cast picks the right overload. Returns the
+ * text to parse (NULL if nothing was added).
+ */
+static char *inject_instantiations(parse_ctx *ctx, const char *s, size_t n)
+{
+    rtok *t;
+    size_t nt = raw_tokens(s, n, &t);
+    ks_buf out = {0};
+    size_t copied = 0;
+    for (size_t i = 0; i + 1 < nt; i++) {
+        if (!tok_is(s, &t[i], "template") || tok_is(s, &t[i + 1], "<") ||
+            (i > 0 && tok_is(s, &t[i - 1], "extern")))
+            continue;
+        size_t end = i + 1;
+        while (end < nt && !tok_is(s, &t[end], ";") && !tok_is(s, &t[end], "{"))
+            end++;
+        if (end >= nt || !tok_is(s, &t[end], ";"))
+            continue;
+        size_t k;
+        for (k = i + 1; k + 1 < end; k++)
+            if ((isalpha((unsigned char)s[t[k].start]) || s[t[k].start] == '_') &&
+                tok_is(s, &t[k + 1], "<"))
+                break;
+        if (k + 1 >= end)
+            continue;
+        size_t name_start = k;
+        while (name_start >= 2 && tok_is(s, &t[name_start - 1], "::") &&
+               (isalpha((unsigned char)s[t[name_start - 2].start]) || s[t[name_start - 2].start] == '_'))
+            name_start -= 2;
+        if (name_start >= 1 && tok_is(s, &t[name_start - 1], "::"))
+            name_start--;
+        size_t close = matching(s, t, end, k + 1);
+        if (close >= end || close + 1 >= end || !tok_is(s, &t[close + 1], "("))
+            continue;
+        size_t pclose = matching(s, t, end, close + 1);
+        if (pclose >= end)
+            continue;
+        const char *qname = s + t[name_start].start;
+        int qlen = (int)(t[k].end - t[name_start].start);
+        const char *args = s + t[k + 1].end;
+        int alen = (int)(t[close].start - t[k + 1].end);
+        const char *params = s + t[close + 1].end;
+        int plen = (int)(t[pclose].start - t[close + 1].end);
+
+        ctx->inst = ks_xrealloc(ctx->inst, (ctx->ninst + 1) * sizeof *ctx->inst);
+        instantiation *in = &ctx->inst[ctx->ninst];
+        char *a = ks_xasprintf("%.*s", alen, args);
+        char *a0 = a;                                     /* trimmed, spaces folded */
+        ks_buf folded = {0};
+        int space = 0;
+        for (; *a; a++) {
+            if (isspace((unsigned char)*a)) {
+                space = 1;
+                continue;
+            }
+            if (space && folded.len)
+                ks_buf_puts(&folded, " ");
+            space = 0;
+            ks_buf_put(&folded, a, 1);
+        }
+        free(a0);
+        in->args = ks_buf_take(&folded);
+        in->used_by = NULL;
+
+        ks_buf_put(&out, s + copied, t[end].end - copied);
+        ks_buf_printf(&out, " typedef decltype(static_cast<void (*)(%.*s)>(&%.*s<%.*s>)) kstub_i%zu;",
+                      plen, params, qlen, qname, alen, args, ctx->ninst);
+        copied = t[end].end;
+        ctx->ninst++;
+    }
+    free(t);
+    if (ctx->ninst == 0)
+        return NULL;
+    ks_buf_put(&out, s + copied, n - copied);
+    return ks_buf_take(&out);
+}
+
+static void note_uninstantiated(parse_ctx *ctx)
+{
+    for (size_t t = 0; t < ctx->ntemplates; t++) {
+        int used = 0;
+        for (size_t i = 0; i < ctx->ninst; i++)
+            used |= ctx->inst[i].used_by && strcmp(ctx->inst[i].used_by, ctx->templates[t]) == 0;
+        if (!used)
+            ks_note_at(ctx->opts->input, 0, 0, "template kernel '%s' is never explicitly "
+                       "instantiated ('template __global__ void %s<...>(...);'); skipped",
+                       ctx->templates[t], unqualified(ctx->templates[t]));
+    }
 }
 
 /* ---- entry point ------------------------------------------------------------------------ */
@@ -1536,7 +1627,7 @@ static int report_diagnostics(parse_ctx *ctx)
 
 int ks_parse(const ks_options *opts, ks_model *model)
 {
-    parse_ctx ctx = {opts, model, NULL, 0, NULL, 0, NULL, NULL, NULL, 0};
+    parse_ctx ctx = {opts, model, NULL, 0, NULL, 0, NULL, NULL, NULL, 0, NULL, 0};
     memset(model, 0, sizeof *model);
     model->source = ks_xstrdup(opts->input);
 
@@ -1577,10 +1668,20 @@ int ks_parse(const ks_options *opts, ks_model *model)
     for (size_t i = 0; i < opts->ndefines; i++)
         args[nargs++] = opts->defines[i];
 
+    /* Explicit instantiations are found in the text and referenced in place,
+     * so one parse sees them (libclang shows no cursor for them). */
+    size_t text_size = 0;
+    char *text = ks_read_file(opts->input, &text_size);
+    char *injected = text ? inject_instantiations(&ctx, text, text_size) : NULL;
+    struct CXUnsavedFile unsaved = {opts->input, injected, injected ? (unsigned long)strlen(injected) : 0};
+
+    unsigned flags = CXTranslationUnit_KeepGoing;
+    if (opts->skip_bodies)
+        flags |= CXTranslationUnit_SkipFunctionBodies;
     CXIndex index = clang_createIndex(0, 0);
     enum CXErrorCode ec = clang_parseTranslationUnit2(
-        index, opts->input, args, (int)nargs, NULL, 0,
-        CXTranslationUnit_KeepGoing, &ctx.tu);
+        index, opts->input, args, (int)nargs, injected ? &unsaved : NULL, injected ? 1 : 0,
+        flags, &ctx.tu);
     if (ec != CXError_Success || !ctx.tu) {
         ks_error_at(opts->input, 0, 0, "libclang could not parse the file (error %d)", (int)ec);
         ctx.errors++;
@@ -1588,8 +1689,11 @@ int ks_parse(const ks_options *opts, ks_model *model)
         ctx.errors += report_diagnostics(&ctx);
         if (ctx.errors == 0) {
             clang_visitChildren(clang_getTranslationUnitCursor(ctx.tu), visit, &ctx);
-            if ((ctx.ntemplates || ctx.nlbs) && ctx.errors == 0)
-                resolve_injections(&ctx);
+            note_uninstantiated(&ctx);
+            if (ctx.nlbs && ctx.errors == 0) {
+                const char *base = injected ? injected : text;
+                resolve_injections(&ctx, base, base ? strlen(base) : 0);
+            }
             disambiguate(&ctx);
             apply_renames(&ctx);
             check_unique(&ctx);
@@ -1602,6 +1706,13 @@ int ks_parse(const ks_options *opts, ks_model *model)
     for (size_t i = 0; i < ctx.ntemplates; i++)
         free(ctx.templates[i]);
     free(ctx.templates);
+    for (size_t i = 0; i < ctx.ninst; i++) {
+        free(ctx.inst[i].args);
+        free(ctx.inst[i].used_by);
+    }
+    free(ctx.inst);
+    free(injected);
+    free(text);
     for (size_t i = 0; i < ctx.nlbs; i++) {
         free(ctx.lbs[i].symbol);
         free(ctx.lbs[i].ns);

@@ -185,6 +185,34 @@ START_TEST(model_launch_bounds_expressions)
 }
 END_TEST
 
+START_TEST(template_overloads_and_skip_bodies)
+{
+    make_tmpdir();
+    char path[128], *out;
+    snprintf(path, sizeof path, "%s/o.cu", tmpdir);
+    FILE *f = fopen(path, "w");
+    fputs("namespace q {\n"
+          "template <typename T> __global__ void k(T *x) { x[0] = 1; }\n"
+          "template <typename T> __global__ void k(T *x, int n) { x[n] = 2; }\n"
+          "template __global__ void k<float>(float *, int);   // the second one\n"
+          "template __global__ void k<double>(double *x);      /* the first */\n"
+          "}\n", f);
+    fclose(f);
+    int rc = run(&out, "%s %s --skip-bodies -o %s/o --manifest %s/o.json", kstub_bin(), path,
+                 tmpdir, tmpdir);
+    ck_assert_msg(rc == 0, "%s", out);
+    free(out);
+    snprintf(path, sizeof path, "%s/o.json", tmpdir);
+    char *json = ks_read_file(path, NULL);
+    ck_assert_ptr_nonnull(json);
+    ck_assert_msg(strstr(json, "\"symbol\": \"_ZN1q1kIfEEvPT_i\"") != NULL, "%s", json);
+    ck_assert_msg(strstr(json, "\"symbol\": \"_ZN1q1kIdEEvPT_\"") != NULL, "%s", json);
+    ck_assert_msg(strstr(json, "\"c_name\": \"q_k_float\"") != NULL, "%s", json);
+    free(json);
+    remove_tmpdir();
+}
+END_TEST
+
 START_TEST(template_without_instantiation_is_noted)
 {
     make_tmpdir();
@@ -721,6 +749,7 @@ static Suite *gen_suite(void)
     tcase_add_test(tc, model_every_scalar_kind);
     tcase_add_test(tc, model_template_instantiations);
     tcase_add_test(tc, template_without_instantiation_is_noted);
+    tcase_add_test(tc, template_overloads_and_skip_bodies);
     tcase_add_test(tc, model_launch_bounds_expressions);
     suite_add_tcase(s, tc);
 
