@@ -5,6 +5,7 @@
 #   make check      every CPU test (Check suites); needs no GPU
 #   make gpu-check  the same kernels on a real GPU through the generated stubs
 #   make bless      rewrite the golden files under tests/golden/ from the current generator
+#   make bench      the benchmark programs (bench/README.md); make bench-run runs them
 
 # ---- user settings -----------------------------------------------------------
 CUDA_PATH ?= /usr/local/cuda#            CUDA toolkit (cuda.h, nvcc)
@@ -90,6 +91,7 @@ gen: $(GEN_H) $(GEN_C) $(GEN_JSON)
 
 -include tests/tests.mk
 -include examples/examples.mk
+-include bench/bench.mk
 
 clean:
 	rm -rf $(B)
