@@ -1066,6 +1066,41 @@ static void add_kernel(parse_ctx *ctx, CXCursor fn)
 
 static void handle_instantiation(parse_ctx *ctx, CXCursor typedef_cursor);
 
+/* A function with a body. With --skip-bodies libclang drops the bodies and
+ * no longer calls such a function a definition, so look at what follows the
+ * declarator in the text: '{' (a body) or ';' (a declaration). */
+static int is_definition(parse_ctx *ctx, CXCursor fn)
+{
+    if (clang_isCursorDefinition(fn))
+        return 1;
+    if (!ctx->opts->skip_bodies)
+        return 0;
+    CXFile f;
+    unsigned off;
+    clang_getExpansionLocation(clang_getRangeEnd(clang_getCursorExtent(fn)), &f, NULL, NULL, &off);
+    size_t size = 0;
+    const char *text = f ? clang_getFileContents(ctx->tu, f, &size) : NULL;
+    int depth = 0;
+    for (size_t i = off; text && i < size; i++) {
+        char c = text[i];
+        if (c == '/' && i + 1 < size && text[i + 1] == '/') {
+            while (i < size && text[i] != '\n')
+                i++;
+        } else if (c == '/' && i + 1 < size && text[i + 1] == '*') {
+            for (i += 2; i + 1 < size && !(text[i] == '*' && text[i + 1] == '/'); i++)
+                ;
+            i++;
+        } else if (c == '(') {
+            depth++;
+        } else if (c == ')') {
+            depth--;
+        } else if (depth <= 0 && (c == '{' || c == ';')) {
+            return c == '{';
+        }
+    }
+    return 0;
+}
+
 static enum CXChildVisitResult visit(CXCursor c, CXCursor parent, CXClientData data)
 {
     (void)parent;
@@ -1079,7 +1114,7 @@ static enum CXChildVisitResult visit(CXCursor c, CXCursor parent, CXClientData d
         return CXChildVisit_Recurse;
     case CXCursor_FunctionDecl:
         /* Only definitions: a declaration alone puts nothing in the image. */
-        if (clang_isCursorDefinition(c) && is_kernel(c))
+        if (is_definition(ctx, c) && is_kernel(c))
             add_kernel(ctx, c);
         break;
     case CXCursor_TypedefDecl:

@@ -196,7 +196,9 @@ START_TEST(template_overloads_and_skip_bodies)
           "template <typename T> __global__ void k(T *x, int n) { x[n] = 2; }\n"
           "template __global__ void k<float>(float *, int);   // the second one\n"
           "template __global__ void k<double>(double *x);      /* the first */\n"
-          "}\n", f);
+          "}\n"
+          "extern \"C\" __global__ void only_declared(int n);    // not in this image\n"
+          "extern \"C\" __global__ void defined(int n) /* body: */ { }\n", f);
     fclose(f);
     int rc = run(&out, "%s %s --skip-bodies -o %s/o --manifest %s/o.json", kstub_bin(), path,
                  tmpdir, tmpdir);
@@ -208,6 +210,8 @@ START_TEST(template_overloads_and_skip_bodies)
     ck_assert_msg(strstr(json, "\"symbol\": \"_ZN1q1kIfEEvPT_i\"") != NULL, "%s", json);
     ck_assert_msg(strstr(json, "\"symbol\": \"_ZN1q1kIdEEvPT_\"") != NULL, "%s", json);
     ck_assert_msg(strstr(json, "\"c_name\": \"q_k_float\"") != NULL, "%s", json);
+    ck_assert_msg(strstr(json, "only_declared") == NULL, "%s", json);
+    ck_assert_msg(strstr(json, "\"symbol\": \"defined\"") != NULL, "%s", json);
     free(json);
     remove_tmpdir();
 }
