@@ -42,6 +42,7 @@
 #include "scalars.kstub.h"
 #include "records.kstub.h"
 #include "templates.kstub.h"
+#include "handles.kstub.h"
 
 /* ---- driver functions the test calls itself ----------------------------------- */
 
@@ -858,6 +859,27 @@ static void case_scale_n_bounded(CUstream stream)
     validate_result("x", F64, ref, x, (size_t)n, 0, 0);
 }
 
+static void case_echo_handles(CUstream stream)
+{
+    CUtensorMap map;
+    unsigned char *bytes = (unsigned char *)&map;
+    for (size_t i = 0; i < sizeof map; i++)
+        bytes[i] = (unsigned char)(rng_next() >> 24);
+    unsigned long long tex = 0x0123456789abcdefULL, surf = 0xfedcba9876543210ULL;
+    CUdeviceptr dout = dev_alloc(sizeof map + 16, POISON);
+    REQUIRE(dout, "no device memory");
+    KS_REQUIRE(echo_handles(ks_launch_on(ks_launch_1d(1, 32), (ks_stream)stream), DEV(unsigned char, dout),
+                            map, tex, surf));
+    SYNC_REQUIRE(stream);
+    unsigned char got[sizeof map + 16];
+    REQUIRE(dev_download(got, dout, sizeof got), "download");
+    check_guard(dout);
+    EXPECT(memcmp(got, &map, sizeof map) == 0, "CUtensorMap (__grid_constant__) differs");
+    EXPECT(memcmp(got + sizeof map, &tex, 8) == 0, "cudaTextureObject_t differs");
+    EXPECT(memcmp(got + sizeof map + 8, &surf, 8) == 0, "cudaSurfaceObject_t differs");
+    note("CUtensorMap (128 B, __grid_constant__), texture and surface objects: byte-identical");
+}
+
 static float float_bits(uint32_t bits)
 {
     float f;
@@ -1268,6 +1290,7 @@ int main(void)
     run_case("records/echo_params", "user", case_echo_params, user);
     run_case("records/echo_vectors", "user", case_echo_vectors, user);
     run_case("records/echo_halves", "per-thread", case_echo_halves, (CUstream)KS_STREAM_PER_THREAD);
+    run_case("records/echo_handles", "user", case_echo_handles, user);
     run_case("occupancy/saxpy_n", "user", case_saxpy_n, user);
     run_case("occupancy/scale_n-bounded", "legacy", case_scale_n_bounded, NULL);
     run_case("templates/axpy", "user", case_template_axpy, user);
