@@ -5,9 +5,7 @@
  * make with "No rule to make target".
  *
  * The list comes from clang_getInclusions on the translation unit ks_parse
- * already holds (through ks_options.tu_hook). ks_deps_collect parses again
- * for a front end that does not call the hook; that costs a second parse
- * (~0.5 s with the CUDA headers), so it is only the fallback.
+ * already holds (through ks_options.tu_hook), so no second parse.
  */
 #include "model.h"
 
@@ -61,55 +59,6 @@ void ks_deps_hook(void *tu, void *data)
     visit_ctx v = {(CXTranslationUnit)tu, d};
     clang_getInclusions(v.tu, visit_inclusion, &v);
     d->collected = 1;
-}
-
-/* The same arguments ks_parse uses (parse.c), for the fallback parse. */
-int ks_deps_collect(const ks_options *o, ks_deps *d)
-{
-    size_t cap = 16 + o->ndefines + 2 * o->nincludes;
-    const char **args = ks_xmalloc(cap * sizeof *args);
-    char *owned[4];
-    size_t nargs = 0, nowned = 0;
-    args[nargs++] = "-x";
-    args[nargs++] = "cuda";
-    args[nargs++] = "--cuda-device-only";
-    args[nargs++] = "-nocudalib";
-    args[nargs++] = "-Wno-unknown-cuda-version";
-    args[nargs++] = owned[nowned++] = ks_xasprintf("--cuda-path=%s", o->cuda_path);
-    args[nargs++] = owned[nowned++] = ks_xasprintf("--cuda-gpu-arch=%s", o->arch);
-    args[nargs++] = owned[nowned++] = ks_xasprintf("-std=%s", o->std);
-    char *cccl = owned[nowned++] = ks_xasprintf("%s/include/cccl", o->cuda_path);
-    FILE *probe = fopen(cccl, "r");
-    if (probe) {
-        fclose(probe);
-        args[nargs++] = "-isystem";
-        args[nargs++] = cccl;
-    }
-    for (size_t i = 0; i < o->nincludes; i++) {
-        args[nargs++] = "-I";
-        args[nargs++] = o->includes[i];
-    }
-    for (size_t i = 0; i < o->ndefines; i++)
-        args[nargs++] = o->defines[i];
-
-    CXIndex index = clang_createIndex(0, 0);
-    CXTranslationUnit tu = NULL;
-    enum CXErrorCode ec = clang_parseTranslationUnit2(index, o->input, args, (int)nargs, NULL, 0,
-                                                      CXTranslationUnit_KeepGoing, &tu);
-    int rc = 0;
-    if (ec != CXError_Success || !tu) {
-        ks_error_at(o->input, 0, 0, "libclang could not parse the file for its depfile (error %d)",
-                    (int)ec);
-        rc = -1;
-    } else {
-        ks_deps_hook(tu, d);
-        clang_disposeTranslationUnit(tu);
-    }
-    clang_disposeIndex(index);
-    for (size_t i = 0; i < nowned; i++)
-        free(owned[i]);
-    free(args);
-    return rc;
 }
 
 void ks_deps_free(ks_deps *d)

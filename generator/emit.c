@@ -62,11 +62,7 @@ static void tn_set(tnode *n, const char *key, const char *fmt, ...)
     tval *v = tn_add(n, key);
     va_list ap;
     va_start(ap, fmt);
-    int len = vsnprintf(NULL, 0, fmt, ap);
-    va_end(ap);
-    v->str = ks_xmalloc((size_t)len + 1);
-    va_start(ap, fmt);
-    vsnprintf(v->str, (size_t)len + 1, fmt, ap);
+    v->str = ks_xvasprintf(fmt, ap);
     va_end(ap);
 }
 

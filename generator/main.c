@@ -365,9 +365,11 @@ int main(int argc, char **argv)
         json = cs && o->manifest ? ks_manifest_json(o, &model) : NULL;
     }
     if (want_deps && cs && (json || !o->manifest)) {
-        /* parse.c hands the translation unit to tu_hook; parse again only if it did not. */
-        if (!deps.collected && ks_deps_collect(o, &deps) != 0)
+        /* parse.c hands the translation unit to tu_hook whenever it parsed cleanly. */
+        if (!deps.collected) {
+            ks_error_at(o->input, 0, 0, "internal error: the includes for the depfile were not collected");
             errors++;
+        }
         if (o->embed)
             ks_deps_add(&deps, o->embed);
         if (strcmp(o->template_dir, KSTUB_TEMPLATE_DIR) != 0) {

@@ -127,6 +127,7 @@ void *ks_xmalloc(size_t n);
 void *ks_xrealloc(void *p, size_t n);
 char *ks_xstrdup(const char *s);
 char *ks_xasprintf(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+char *ks_xvasprintf(const char *fmt, va_list ap) __attribute__((format(printf, 1, 0)));
 
 /* Reads a whole file; returns malloc'd bytes (NUL-terminated) or NULL with errno. */
 char *ks_read_file(const char *path, size_t *size);
@@ -163,9 +164,7 @@ typedef struct ks_deps {
 
 /* A ks_options.tu_hook: data is a ks_deps *. */
 void ks_deps_hook(void *tu, void *data);
-/* Fills *deps by parsing opts->input again, for a front end that did not
- * call the hook. Returns 0, or -1 after printing an error. */
-int ks_deps_collect(const ks_options *opts, ks_deps *deps);
+
 void ks_deps_free(ks_deps *deps);
 /* Adds a file the generator read besides the parse (the --embed image, user
  * templates); a file already listed is not added again. */

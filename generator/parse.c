@@ -63,15 +63,20 @@ static void location_of(CXCursor c, unsigned *line, unsigned *col)
     clang_getExpansionLocation(clang_getCursorLocation(c), NULL, line, col, NULL);
 }
 
+static void cursor_diag(parse_ctx *ctx, CXCursor c, const char *severity, const char *fmt, va_list ap)
+{
+    unsigned line, col;
+    location_of(c, &line, &col);
+    ks_verror_at(ctx->opts->input, line, col, severity, fmt, ap);
+}
+
 static void cursor_error(parse_ctx *ctx, CXCursor c, const char *fmt, ...)
     __attribute__((format(printf, 3, 4)));
 static void cursor_error(parse_ctx *ctx, CXCursor c, const char *fmt, ...)
 {
-    unsigned line, col;
-    location_of(c, &line, &col);
     va_list ap;
     va_start(ap, fmt);
-    ks_verror_at(ctx->opts->input, line, col, "error", fmt, ap);
+    cursor_diag(ctx, c, "error", fmt, ap);
     va_end(ap);
     ctx->errors++;
 }
@@ -80,11 +85,9 @@ static void cursor_note(parse_ctx *ctx, CXCursor c, const char *fmt, ...)
     __attribute__((format(printf, 3, 4)));
 static void cursor_note(parse_ctx *ctx, CXCursor c, const char *fmt, ...)
 {
-    unsigned line, col;
-    location_of(c, &line, &col);
     va_list ap;
     va_start(ap, fmt);
-    ks_verror_at(ctx->opts->input, line, col, "note", fmt, ap);
+    cursor_diag(ctx, c, "note", fmt, ap);
     va_end(ap);
 }
 
@@ -221,11 +224,7 @@ static type_result refuse(const char *fmt, ...)
     type_result r = {NULL, NULL};
     va_list ap;
     va_start(ap, fmt);
-    int n = vsnprintf(NULL, 0, fmt, ap);
-    va_end(ap);
-    r.why = ks_xmalloc((size_t)n + 1);
-    va_start(ap, fmt);
-    vsnprintf(r.why, (size_t)n + 1, fmt, ap);
+    r.why = ks_xvasprintf(fmt, ap);
     va_end(ap);
     return r;
 }

@@ -38,18 +38,24 @@ char *ks_xstrdup(const char *s)
     return memcpy(ks_xmalloc(n), s, n);
 }
 
+char *ks_xvasprintf(const char *fmt, va_list ap)
+{
+    va_list copy;
+    va_copy(copy, ap);
+    int n = vsnprintf(NULL, 0, fmt, copy);
+    va_end(copy);
+    char *s = ks_xmalloc((size_t)n + 1);
+    vsnprintf(s, (size_t)n + 1, fmt, ap);
+    return s;
+}
+
 char *ks_xasprintf(const char *fmt, ...)
 {
-    ks_buf b = {0};
     va_list ap;
     va_start(ap, fmt);
-    int n = vsnprintf(NULL, 0, fmt, ap);
+    char *s = ks_xvasprintf(fmt, ap);
     va_end(ap);
-    b.data = ks_xmalloc((size_t)n + 1);
-    va_start(ap, fmt);
-    vsnprintf(b.data, (size_t)n + 1, fmt, ap);
-    va_end(ap);
-    return b.data;
+    return s;
 }
 
 static void buf_reserve(ks_buf *b, size_t extra)
