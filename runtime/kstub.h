@@ -255,6 +255,7 @@ typedef struct ks_image {
 typedef struct ks_param_desc {
     unsigned offset;             /* bytes from the start of the parameter buffer */
     unsigned size;               /* bytes */
+    unsigned align;              /* bytes; 0 when not known */
 } ks_param_desc;
 
 /* One per kernel in a generated file. */

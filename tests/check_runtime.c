@@ -573,6 +573,33 @@ START_TEST(abi_count_mismatch)
 }
 END_TEST
 
+/* The driver places the parameter buffer 16-byte aligned, so from a more
+ * strictly aligned parameter on (a CUtensorMap is 128-aligned) its offsets
+ * may run behind the PTX layout the stub records (seen on an H200: 112 for
+ * 128). Sizes must still agree exactly. */
+START_TEST(abi_overaligned_offsets)
+{
+    static const ks_param_desc p[] = {{0, 8, 8}, {128, 128, 128}, {256, 8, 8}};
+    static ks_kernel tmap = KS_KERNEL_INIT(&mix_image, "tmap", "tmap", 3, p, 0);
+    size_t offs[] = {0, 112, 240}, sizes[] = {8, 128, 8};
+    fake.set_params("tmap", 3, offs, sizes);
+    ck_assert_status(ks_kernel_resolve(&tmap), KS_OK);
+
+    static ks_kernel tmap2 = KS_KERNEL_INIT(&mix_image, "tmap2", "tmap2", 3, p, 0);
+    size_t shrunk[] = {8, 128, 4};               /* the last one shrank */
+    fake.set_params("tmap2", 3, offs, shrunk);
+    ck_assert_status(ks_kernel_resolve(&tmap2), KS_ERR_ABI_MISMATCH);
+    ck_assert_message_has("parameter 2");
+
+    /* Before any over-aligned parameter, offsets are compared as ever. */
+    static const ks_param_desc q[] = {{0, 4, 4}, {8, 8, 8}};
+    static ks_kernel plain = KS_KERNEL_INIT(&mix_image, "plain", "plain", 2, q, 0);
+    size_t qoffs[] = {0, 4}, qsizes[] = {4, 8};
+    fake.set_params("plain", 2, qoffs, qsizes);
+    ck_assert_status(ks_kernel_resolve(&plain), KS_ERR_ABI_MISMATCH);
+}
+END_TEST
+
 /* ---- validation before the driver ------------------------------------------------------ */
 
 START_TEST(invalid_configs)
@@ -2022,7 +2049,8 @@ static Suite *runtime_suite(void)
                                   symbol_not_found, param_info_fails_then_recovers,
                                   launch_fails_then_recovers, unknown_cuda_result_is_named_by_number,
                                   jit_failure_log, lazy_jit_failure_log, lazy_jit_failure_log_modules));
-    add_case(s, "abi", TESTS(abi_size_mismatch, abi_offset_mismatch, abi_count_mismatch));
+    add_case(s, "abi", TESTS(abi_size_mismatch, abi_offset_mismatch, abi_count_mismatch,
+                                 abi_overaligned_offsets));
     add_case(s, "validation", TESTS(invalid_configs, invalid_values, launch_attrs_unsupported,
                                     invalid_images));
     add_case(s, "contexts", TESTS(no_current_context_uses_primary, no_device_no_context,

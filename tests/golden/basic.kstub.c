@@ -31,9 +31,9 @@ ks_image basic_kstub_image =
 
 /* fill — basic.cu:10 */
 static const ks_param_desc ks__params_fill[3] = {
-    { 0, 8 }, /* out: float * */
-    { 8, 4 }, /* value: float */
-    { 16, 8 }, /* n: size_t */
+    { 0, 8, 8 }, /* out: float * */
+    { 8, 4, 4 }, /* value: float */
+    { 16, 8, 8 }, /* n: size_t */
 };
 static ks_kernel ks__kernel_fill = KS_KERNEL_INIT(
     &basic_kstub_image, "fill", "fill", 3, ks__params_fill, 0);
@@ -65,14 +65,14 @@ ks_status fill_n(size_t    n_items,
 
 /* mixed — basic.cu:13 */
 static const ks_param_desc ks__params_mixed[8] = {
-    { 0, 1 }, /* c: char */
-    { 8, 8 }, /* d: double */
-    { 16, 2 }, /* s: short */
-    { 24, 8 }, /* i: index_t */
-    { 32, 1 }, /* b: bool */
-    { 40, 8 }, /* in: const real *__restrict */
-    { 48, 8 }, /* flags: volatile unsigned int * */
-    { 56, 8 }, /* table: const Particle *const * */
+    { 0, 1, 1 }, /* c: char */
+    { 8, 8, 8 }, /* d: double */
+    { 16, 2, 2 }, /* s: short */
+    { 24, 8, 8 }, /* i: index_t */
+    { 32, 1, 1 }, /* b: bool */
+    { 40, 8, 8 }, /* in: const real *__restrict */
+    { 48, 8, 8 }, /* flags: volatile unsigned int * */
+    { 56, 8, 8 }, /* table: const Particle *const * */
 };
 static ks_kernel ks__kernel_mixed = KS_KERNEL_INIT(
     &basic_kstub_image, "mixed", "mixed", 8, ks__params_mixed, 128);
@@ -139,9 +139,9 @@ ks_status no_params_n(size_t    n_items,
 
 /* physics::detail::step — basic.cu:20 */
 static const ks_param_desc ks__params_physics_detail_step[3] = {
-    { 0, 8 }, /* p: Particle * */
-    { 8, 4 }, /* dt: real */
-    { 12, 4 }, /* n: uint32_t */
+    { 0, 8, 8 }, /* p: Particle * */
+    { 8, 4, 4 }, /* dt: real */
+    { 12, 4, 4 }, /* n: uint32_t */
 };
 static ks_kernel ks__kernel_physics_detail_step = KS_KERNEL_INIT(
     &basic_kstub_image, "_ZN7physics6detail4stepEP8Particlefj", "physics::detail::step", 3, ks__params_physics_detail_step, 0);
@@ -173,9 +173,9 @@ ks_status physics_detail_step_n(size_t           n_items,
 
 /* physics::clamp — basic.cu:22 */
 static const ks_param_desc ks__params_physics_clamp__floatp_float_float[3] = {
-    { 0, 8 }, /* x: float * */
-    { 8, 4 }, /* lo: float */
-    { 12, 4 }, /* hi: float */
+    { 0, 8, 8 }, /* x: float * */
+    { 8, 4, 4 }, /* lo: float */
+    { 12, 4, 4 }, /* hi: float */
 };
 static ks_kernel ks__kernel_physics_clamp__floatp_float_float = KS_KERNEL_INIT(
     &basic_kstub_image, "_ZN7physics5clampEPfff", "physics::clamp", 3, ks__params_physics_clamp__floatp_float_float, 0);
@@ -207,9 +207,9 @@ ks_status physics_clamp__floatp_float_float_n(size_t    n_items,
 
 /* physics::clamp — basic.cu:23 */
 static const ks_param_desc ks__params_physics_clamp__intp_int_int[3] = {
-    { 0, 8 }, /* x: int * */
-    { 8, 4 }, /* lo: int */
-    { 12, 4 }, /* hi: int */
+    { 0, 8, 8 }, /* x: int * */
+    { 8, 4, 4 }, /* lo: int */
+    { 12, 4, 4 }, /* hi: int */
 };
 static ks_kernel ks__kernel_physics_clamp__intp_int_int = KS_KERNEL_INIT(
     &basic_kstub_image, "_ZN7physics5clampEPiii", "physics::clamp", 3, ks__params_physics_clamp__intp_int_int, 0);
@@ -241,8 +241,8 @@ ks_status physics_clamp__intp_int_int_n(size_t    n_items,
 
 /* odd_names — basic.cu:27 */
 static const ks_param_desc ks__params_odd_names[2] = {
-    { 0, 4 }, /* arg0: int */
-    { 8, 8 }, /* launch: float * */
+    { 0, 4, 4 }, /* arg0: int */
+    { 8, 8, 8 }, /* launch: float * */
 };
 static ks_kernel ks__kernel_odd_names = KS_KERNEL_INIT(
     &basic_kstub_image, "odd_names", "odd_names", 2, ks__params_odd_names, 0);
