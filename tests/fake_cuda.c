@@ -154,10 +154,12 @@ static unsigned delay_us[E_COUNT];
         pthread_mutex_unlock(&lock);        \
         return injected_;                   \
     }
+/* The result is computed before the unlock: it may be a call that touches st. */
 #define LEAVE(result)                       \
     do {                                    \
+        CUresult leave_ = (result);         \
         pthread_mutex_unlock(&lock);        \
-        return (result);                    \
+        return leave_;                      \
     } while (0)
 
 /* ---- fake entry points ------------------------------------------------------ */
