@@ -6,6 +6,7 @@
 #   make gpu-check  the same kernels on a real GPU through the generated stubs
 #   make bless      rewrite the golden files under tests/golden/ from the current generator
 #   make bench      the benchmark programs (bench/README.md); make bench-run runs them
+#   make install    kstub, libkstub, the headers, templates and kstub.mk under $(PREFIX)
 
 # ---- user settings -----------------------------------------------------------
 CUDA_PATH ?= /usr/local/cuda#            CUDA toolkit (cuda.h, nvcc)
@@ -92,6 +93,18 @@ gen: $(GEN_H) $(GEN_C) $(GEN_JSON)
 -include tests/tests.mk
 -include examples/examples.mk
 -include bench/bench.mk
+
+# Installs under $(DESTDIR)$(PREFIX): bin/kstub, lib/libkstub.{a,so},
+# include/kstub.h and kstub_types.h, share/kstub/{templates,kstub.mk}. An
+# installed kstub finds its templates through its own path.
+install: all
+	install -d $(DESTDIR)$(PREFIX)/bin $(DESTDIR)$(PREFIX)/lib $(DESTDIR)$(PREFIX)/include \
+	    $(DESTDIR)$(PREFIX)/share/kstub/templates
+	install -m 755 $(KSTUB) $(DESTDIR)$(PREFIX)/bin/kstub
+	install -m 644 $(B)/lib/libkstub.a $(B)/lib/libkstub.so $(DESTDIR)$(PREFIX)/lib/
+	install -m 644 runtime/kstub.h runtime/kstub_types.h $(DESTDIR)$(PREFIX)/include/
+	install -m 644 $(TEMPLATES) $(DESTDIR)$(PREFIX)/share/kstub/templates/
+	install -m 644 kstub.mk $(DESTDIR)$(PREFIX)/share/kstub/
 
 clean:
 	rm -rf $(B)

@@ -8,13 +8,39 @@
  */
 #include "model.h"
 
+#include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #ifndef KSTUB_TEMPLATE_DIR
 #define KSTUB_TEMPLATE_DIR "templates"
 #endif
+
+static int templates_given;   /* -T DIR: the user's own templates */
+
+/* The built-in templates: beside an installed kstub (PREFIX/bin/kstub finds
+ * PREFIX/share/kstub/templates from its own path), else the source tree's. */
+static const char *default_template_dir(void)
+{
+    static char dir[PATH_MAX];
+    char exe[PATH_MAX];
+    ssize_t n = readlink("/proc/self/exe", exe, sizeof exe - 1);
+    if (n > 0) {
+        exe[n] = '\0';
+        char *slash = strrchr(exe, '/');
+        if (slash) {
+            *slash = '\0';
+            char probe[PATH_MAX + 64];
+            snprintf(dir, sizeof dir, "%.*s/../share/kstub/templates", PATH_MAX - 64, exe);
+            snprintf(probe, sizeof probe, "%s/header.h.in", dir);
+            if (access(probe, R_OK) == 0)
+                return dir;
+        }
+    }
+    return KSTUB_TEMPLATE_DIR;
+}
 
 static void usage(FILE *f)
 {
@@ -147,7 +173,7 @@ static int parse_args(int argc, char **argv, int first, cli *c)
     o->cuda_path = env_cuda && *env_cuda ? env_cuda : "/usr/local/cuda";
     o->arch = "sm_90";
     o->std = "c++17";
-    o->template_dir = KSTUB_TEMPLATE_DIR;
+    o->template_dir = default_template_dir();
     for (int i = first; i < argc; i++) {
         const char *a = argv[i];
         if (strcmp(a, "--help") == 0 || strcmp(a, "-h") == 0) {
@@ -208,6 +234,7 @@ static int parse_args(int argc, char **argv, int first, cli *c)
             c->std_given = 1;
         } else if ((v = option_value(argc, argv, &i, "-T"))) {
             o->template_dir = v;
+            templates_given = 1;
         } else if ((v = option_value(argc, argv, &i, "-I"))) {
             push(&o->includes, &o->nincludes, v);
         } else if ((v = option_value(argc, argv, &i, "-D"))) {
@@ -372,7 +399,7 @@ int main(int argc, char **argv)
         }
         if (o->embed)
             ks_deps_add(&deps, o->embed);
-        if (strcmp(o->template_dir, KSTUB_TEMPLATE_DIR) != 0) {
+        if (templates_given) {
             char *t1 = ks_xasprintf("%s/header.h.in", o->template_dir);
             char *t2 = ks_xasprintf("%s/source.c.in", o->template_dir);
             ks_deps_add(&deps, t1);

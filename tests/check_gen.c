@@ -742,6 +742,25 @@ START_TEST(strict_mode_accepts_exact_types)
 }
 END_TEST
 
+START_TEST(installed_kstub_uses_installed_templates)
+{
+    make_tmpdir();
+    char *out;
+    int rc = run(&out, "make --no-print-directory install DESTDIR=%s PREFIX=/opt/kstub", tmpdir);
+    ck_assert_msg(rc == 0, "%s", out);
+    free(out);
+    /* Mark the installed template: the output must come from it. */
+    rc = run(&out, "printf '/* installed */\\n' >> %s/opt/kstub/share/kstub/templates/header.h.in && "
+             "%s/opt/kstub/bin/kstub kernels/vector_ops.cu -o %s/v && grep -c 'installed' %s/v.h "
+             "&& test -f %s/opt/kstub/include/kstub.h && test -f %s/opt/kstub/lib/libkstub.a && "
+             "test -f %s/opt/kstub/share/kstub/kstub.mk",
+             tmpdir, tmpdir, tmpdir, tmpdir, tmpdir, tmpdir, tmpdir);
+    ck_assert_msg(rc == 0, "%s", out);
+    free(out);
+    remove_tmpdir();
+}
+END_TEST
+
 static Suite *gen_suite(void)
 {
     Suite *s = suite_create("generator");
@@ -783,6 +802,7 @@ static Suite *gen_suite(void)
     tcase_set_timeout(tc, 60);
     tcase_add_test(tc, cli_help_version_and_misuse);
     tcase_add_test(tc, macros_and_includes_reach_the_parse);
+    tcase_add_test(tc, installed_kstub_uses_installed_templates);
     suite_add_tcase(s, tc);
     return s;
 }
