@@ -963,6 +963,19 @@ static void launch_bounds(parse_ctx *ctx, CXCursor fn, ks_kern *k)
     clang_disposeTokens(ctx->tu, toks, n);
 }
 
+/* Words C reserves that C++ code may use as names. */
+static int is_c_only_keyword(const char *s)
+{
+    static const char *const words[] = {
+        "restrict", "_Bool", "_Complex", "_Imaginary", "_Alignas", "_Alignof", "_Atomic",
+        "_Generic", "_Noreturn", "_Static_assert", "_Thread_local", "_BitInt", NULL,
+    };
+    for (const char *const *w = words; *w; w++)
+        if (strcmp(*w, s) == 0)
+            return 1;
+    return 0;
+}
+
 static void add_kernel(parse_ctx *ctx, CXCursor fn)
 {
     ks_model *m = ctx->model;
@@ -1003,6 +1016,10 @@ static void add_kernel(parse_ctx *ctx, CXCursor fn)
         if (!*name) {
             free(name);
             name = ks_xasprintf("arg%d", i);
+        } else if (is_c_only_keyword(name)) {
+            char *renamed = ks_xasprintf("%s_", name);   /* "restrict" is a name in C++ */
+            free(name);
+            name = renamed;
         }
         type_result tr = param_c_type(ctx, t);
         if (!tr.c_type) {

@@ -129,6 +129,8 @@ START_TEST(model_golden_input)
     k = kernel_named("odd_names");
     expect_param(k, 0, "arg0", "int", 4, 4, 0);
     expect_param(k, 1, "launch", "float *", 8, 8, 8);
+    expect_param(k, 2, "args", "int", 4, 4, 16);
+    expect_param(k, 5, "restrict_", "const char *", 8, 8, 32);
     ks_model_free(&model);
 }
 END_TEST

@@ -23,5 +23,7 @@ __global__ void clamp(float *x, float lo, float hi) {}
 __global__ void clamp(int *x, int lo, int hi) {}
 } // namespace physics
 
-// Unnamed parameter, and a parameter called "launch".
-extern "C" __global__ void odd_names(int, float *launch) {}
+// Unnamed parameter, and parameters called "launch", "args", "stream",
+// "n_items" and "restrict" (a name in C++, a keyword in C).
+extern "C" __global__ void odd_names(int, float *launch, int args, int stream, long n_items,
+                                     const char *restrict) {}

@@ -43,11 +43,11 @@ ks_status fill(ks_launch launch,
                float     value,
                size_t    n)
 {
-    void *args[3];
-    args[0] = (void *)&out;
-    args[1] = (void *)&value;
-    args[2] = (void *)&n;
-    return ks_kernel_launch(&ks__kernel_fill, &launch, args);
+    void *ks__args[3];
+    ks__args[0] = (void *)&out;
+    ks__args[1] = (void *)&value;
+    ks__args[2] = (void *)&n;
+    return ks_kernel_launch(&ks__kernel_fill, &launch, ks__args);
 }
 
 ks_status fill_n(size_t    n_items,
@@ -56,11 +56,11 @@ ks_status fill_n(size_t    n_items,
                  float     value,
                  size_t    n)
 {
-    void *args[3];
-    args[0] = (void *)&out;
-    args[1] = (void *)&value;
-    args[2] = (void *)&n;
-    return ks_kernel_launch_n(&ks__kernel_fill, n_items, 0, stream, args);
+    void *ks__args[3];
+    ks__args[0] = (void *)&out;
+    ks__args[1] = (void *)&value;
+    ks__args[2] = (void *)&n;
+    return ks_kernel_launch_n(&ks__kernel_fill, n_items, 0, stream, ks__args);
 }
 
 /* mixed — basic.cu:13 */
@@ -87,16 +87,16 @@ ks_status mixed(ks_launch                     launch,
                 volatile unsigned int        *flags,
                 const struct Particle *const *table)
 {
-    void *args[8];
-    args[0] = (void *)&c;
-    args[1] = (void *)&d;
-    args[2] = (void *)&s;
-    args[3] = (void *)&i;
-    args[4] = (void *)&b;
-    args[5] = (void *)&in;
-    args[6] = (void *)&flags;
-    args[7] = (void *)&table;
-    return ks_kernel_launch(&ks__kernel_mixed, &launch, args);
+    void *ks__args[8];
+    ks__args[0] = (void *)&c;
+    ks__args[1] = (void *)&d;
+    ks__args[2] = (void *)&s;
+    ks__args[3] = (void *)&i;
+    ks__args[4] = (void *)&b;
+    ks__args[5] = (void *)&in;
+    ks__args[6] = (void *)&flags;
+    ks__args[7] = (void *)&table;
+    return ks_kernel_launch(&ks__kernel_mixed, &launch, ks__args);
 }
 
 ks_status mixed_n(size_t                        n_items,
@@ -110,16 +110,16 @@ ks_status mixed_n(size_t                        n_items,
                   volatile unsigned int        *flags,
                   const struct Particle *const *table)
 {
-    void *args[8];
-    args[0] = (void *)&c;
-    args[1] = (void *)&d;
-    args[2] = (void *)&s;
-    args[3] = (void *)&i;
-    args[4] = (void *)&b;
-    args[5] = (void *)&in;
-    args[6] = (void *)&flags;
-    args[7] = (void *)&table;
-    return ks_kernel_launch_n(&ks__kernel_mixed, n_items, 0, stream, args);
+    void *ks__args[8];
+    ks__args[0] = (void *)&c;
+    ks__args[1] = (void *)&d;
+    ks__args[2] = (void *)&s;
+    ks__args[3] = (void *)&i;
+    ks__args[4] = (void *)&b;
+    ks__args[5] = (void *)&in;
+    ks__args[6] = (void *)&flags;
+    ks__args[7] = (void *)&table;
+    return ks_kernel_launch_n(&ks__kernel_mixed, n_items, 0, stream, ks__args);
 }
 
 /* no_params — basic.cu:16 */
@@ -151,11 +151,11 @@ ks_status physics_detail_step(ks_launch        launch,
                               float            dt,
                               uint32_t         n)
 {
-    void *args[3];
-    args[0] = (void *)&p;
-    args[1] = (void *)&dt;
-    args[2] = (void *)&n;
-    return ks_kernel_launch(&ks__kernel_physics_detail_step, &launch, args);
+    void *ks__args[3];
+    ks__args[0] = (void *)&p;
+    ks__args[1] = (void *)&dt;
+    ks__args[2] = (void *)&n;
+    return ks_kernel_launch(&ks__kernel_physics_detail_step, &launch, ks__args);
 }
 
 ks_status physics_detail_step_n(size_t           n_items,
@@ -164,11 +164,11 @@ ks_status physics_detail_step_n(size_t           n_items,
                                 float            dt,
                                 uint32_t         n)
 {
-    void *args[3];
-    args[0] = (void *)&p;
-    args[1] = (void *)&dt;
-    args[2] = (void *)&n;
-    return ks_kernel_launch_n(&ks__kernel_physics_detail_step, n_items, 0, stream, args);
+    void *ks__args[3];
+    ks__args[0] = (void *)&p;
+    ks__args[1] = (void *)&dt;
+    ks__args[2] = (void *)&n;
+    return ks_kernel_launch_n(&ks__kernel_physics_detail_step, n_items, 0, stream, ks__args);
 }
 
 /* physics::clamp — basic.cu:22 */
@@ -185,11 +185,11 @@ ks_status physics_clamp__floatp_float_float(ks_launch launch,
                                             float     lo,
                                             float     hi)
 {
-    void *args[3];
-    args[0] = (void *)&x;
-    args[1] = (void *)&lo;
-    args[2] = (void *)&hi;
-    return ks_kernel_launch(&ks__kernel_physics_clamp__floatp_float_float, &launch, args);
+    void *ks__args[3];
+    ks__args[0] = (void *)&x;
+    ks__args[1] = (void *)&lo;
+    ks__args[2] = (void *)&hi;
+    return ks_kernel_launch(&ks__kernel_physics_clamp__floatp_float_float, &launch, ks__args);
 }
 
 ks_status physics_clamp__floatp_float_float_n(size_t    n_items,
@@ -198,11 +198,11 @@ ks_status physics_clamp__floatp_float_float_n(size_t    n_items,
                                               float     lo,
                                               float     hi)
 {
-    void *args[3];
-    args[0] = (void *)&x;
-    args[1] = (void *)&lo;
-    args[2] = (void *)&hi;
-    return ks_kernel_launch_n(&ks__kernel_physics_clamp__floatp_float_float, n_items, 0, stream, args);
+    void *ks__args[3];
+    ks__args[0] = (void *)&x;
+    ks__args[1] = (void *)&lo;
+    ks__args[2] = (void *)&hi;
+    return ks_kernel_launch_n(&ks__kernel_physics_clamp__floatp_float_float, n_items, 0, stream, ks__args);
 }
 
 /* physics::clamp — basic.cu:23 */
@@ -219,11 +219,11 @@ ks_status physics_clamp__intp_int_int(ks_launch launch,
                                       int       lo,
                                       int       hi)
 {
-    void *args[3];
-    args[0] = (void *)&x;
-    args[1] = (void *)&lo;
-    args[2] = (void *)&hi;
-    return ks_kernel_launch(&ks__kernel_physics_clamp__intp_int_int, &launch, args);
+    void *ks__args[3];
+    ks__args[0] = (void *)&x;
+    ks__args[1] = (void *)&lo;
+    ks__args[2] = (void *)&hi;
+    return ks_kernel_launch(&ks__kernel_physics_clamp__intp_int_int, &launch, ks__args);
 }
 
 ks_status physics_clamp__intp_int_int_n(size_t    n_items,
@@ -232,38 +232,58 @@ ks_status physics_clamp__intp_int_int_n(size_t    n_items,
                                         int       lo,
                                         int       hi)
 {
-    void *args[3];
-    args[0] = (void *)&x;
-    args[1] = (void *)&lo;
-    args[2] = (void *)&hi;
-    return ks_kernel_launch_n(&ks__kernel_physics_clamp__intp_int_int, n_items, 0, stream, args);
+    void *ks__args[3];
+    ks__args[0] = (void *)&x;
+    ks__args[1] = (void *)&lo;
+    ks__args[2] = (void *)&hi;
+    return ks_kernel_launch_n(&ks__kernel_physics_clamp__intp_int_int, n_items, 0, stream, ks__args);
 }
 
-/* odd_names — basic.cu:27 */
-static const ks_param_desc ks__params_odd_names[2] = {
+/* odd_names — basic.cu:28 */
+static const ks_param_desc ks__params_odd_names[6] = {
     { 0, 4, 4 }, /* arg0: int */
     { 8, 8, 8 }, /* launch: float * */
+    { 16, 4, 4 }, /* args: int */
+    { 20, 4, 4 }, /* stream: int */
+    { 24, 8, 8 }, /* n_items: long */
+    { 32, 8, 8 }, /* restrict_: const char * */
 };
 static ks_kernel ks__kernel_odd_names = KS_KERNEL_INIT(
-    &basic_kstub_image, "odd_names", "odd_names", 2, ks__params_odd_names, 0);
+    &basic_kstub_image, "odd_names", "odd_names", 6, ks__params_odd_names, 0);
 
-ks_status odd_names(ks_launch ks_launch_,
-                    int       arg0,
-                    float    *launch)
+ks_status odd_names(ks_launch   ks_launch_,
+                    int         arg0,
+                    float      *launch,
+                    int         args,
+                    int         stream,
+                    long        n_items,
+                    const char *restrict_)
 {
-    void *args[2];
-    args[0] = (void *)&arg0;
-    args[1] = (void *)&launch;
-    return ks_kernel_launch(&ks__kernel_odd_names, &ks_launch_, args);
+    void *ks__args[6];
+    ks__args[0] = (void *)&arg0;
+    ks__args[1] = (void *)&launch;
+    ks__args[2] = (void *)&args;
+    ks__args[3] = (void *)&stream;
+    ks__args[4] = (void *)&n_items;
+    ks__args[5] = (void *)&restrict_;
+    return ks_kernel_launch(&ks__kernel_odd_names, &ks_launch_, ks__args);
 }
 
-ks_status odd_names_n(size_t    n_items,
-                      ks_stream stream,
-                      int       arg0,
-                      float    *launch)
+ks_status odd_names_n(size_t      ks_n_items_,
+                      ks_stream   ks_stream_,
+                      int         arg0,
+                      float      *launch,
+                      int         args,
+                      int         stream,
+                      long        n_items,
+                      const char *restrict_)
 {
-    void *args[2];
-    args[0] = (void *)&arg0;
-    args[1] = (void *)&launch;
-    return ks_kernel_launch_n(&ks__kernel_odd_names, n_items, 0, stream, args);
+    void *ks__args[6];
+    ks__args[0] = (void *)&arg0;
+    ks__args[1] = (void *)&launch;
+    ks__args[2] = (void *)&args;
+    ks__args[3] = (void *)&stream;
+    ks__args[4] = (void *)&n_items;
+    ks__args[5] = (void *)&restrict_;
+    return ks_kernel_launch_n(&ks__kernel_odd_names, ks_n_items_, 0, ks_stream_, ks__args);
 }

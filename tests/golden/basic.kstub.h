@@ -124,19 +124,27 @@ ks_status physics_clamp__intp_int_int_n(size_t    n_items,
                                         int       lo,
                                         int       hi);
 
-/* odd_names — basic.cu:27
- *   __global__ void odd_names(int, float * launch)
+/* odd_names — basic.cu:28
+ *   __global__ void odd_names(int, float * launch, int args, int stream, long n_items, const char * restrict)
  */
-ks_status odd_names(ks_launch ks_launch_,
-                    int       arg0,
-                    float    *launch);
+ks_status odd_names(ks_launch   ks_launch_,
+                    int         arg0,
+                    float      *launch,
+                    int         args,
+                    int         stream,
+                    long        n_items,
+                    const char *restrict_);
 
-/* The same over n_items threads (1-D), with the block size the occupancy
- * calculator picks for this kernel; nothing is launched when n_items is 0. */
-ks_status odd_names_n(size_t    n_items,
-                      ks_stream stream,
-                      int       arg0,
-                      float    *launch);
+/* The same over ks_n_items_ threads (1-D), with the block size the occupancy
+ * calculator picks for this kernel; nothing is launched when ks_n_items_ is 0. */
+ks_status odd_names_n(size_t      ks_n_items_,
+                      ks_stream   ks_stream_,
+                      int         arg0,
+                      float      *launch,
+                      int         args,
+                      int         stream,
+                      long        n_items,
+                      const char *restrict_);
 
 #if defined(KSTUB_STRICT) && !defined(__cplusplus)
 /* Strict mode: an argument of any other type than its parameter's (bar an
@@ -241,18 +249,34 @@ ks_status odd_names_n(size_t    n_items,
                       "kernel physics_clamp__intp_int_int, parameter lo needs exactly int"), \
         KS_STRICT_ARG(hi, _Generic((hi), int: 1, default: 0), \
                       "kernel physics_clamp__intp_int_int, parameter hi needs exactly int"))
-#define odd_names(ks_launch_, arg0, launch) \
+#define odd_names(ks_launch_, arg0, launch, args, stream, n_items, restrict_) \
     (odd_names)(ks_launch_, \
         KS_STRICT_ARG(arg0, _Generic((arg0), int: 1, default: 0), \
                       "kernel odd_names, parameter arg0 needs exactly int"), \
         KS_STRICT_ARG(launch, _Generic((launch), float *: 1, default: 0), \
-                      "kernel odd_names, parameter launch needs exactly float *"))
-#define odd_names_n(n_items, stream, arg0, launch) \
-    (odd_names_n)(n_items, stream, \
+                      "kernel odd_names, parameter launch needs exactly float *"), \
+        KS_STRICT_ARG(args, _Generic((args), int: 1, default: 0), \
+                      "kernel odd_names, parameter args needs exactly int"), \
+        KS_STRICT_ARG(stream, _Generic((stream), int: 1, default: 0), \
+                      "kernel odd_names, parameter stream needs exactly int"), \
+        KS_STRICT_ARG(n_items, _Generic((n_items), long: 1, default: 0), \
+                      "kernel odd_names, parameter n_items needs exactly long"), \
+        KS_STRICT_ARG(restrict_, _Generic((restrict_), const char *: 1, char *: 1, default: 0), \
+                      "kernel odd_names, parameter restrict_ needs exactly const char *"))
+#define odd_names_n(ks_n_items_, ks_stream_, arg0, launch, args, stream, n_items, restrict_) \
+    (odd_names_n)(ks_n_items_, ks_stream_, \
         KS_STRICT_ARG(arg0, _Generic((arg0), int: 1, default: 0), \
                       "kernel odd_names, parameter arg0 needs exactly int"), \
         KS_STRICT_ARG(launch, _Generic((launch), float *: 1, default: 0), \
-                      "kernel odd_names, parameter launch needs exactly float *"))
+                      "kernel odd_names, parameter launch needs exactly float *"), \
+        KS_STRICT_ARG(args, _Generic((args), int: 1, default: 0), \
+                      "kernel odd_names, parameter args needs exactly int"), \
+        KS_STRICT_ARG(stream, _Generic((stream), int: 1, default: 0), \
+                      "kernel odd_names, parameter stream needs exactly int"), \
+        KS_STRICT_ARG(n_items, _Generic((n_items), long: 1, default: 0), \
+                      "kernel odd_names, parameter n_items needs exactly long"), \
+        KS_STRICT_ARG(restrict_, _Generic((restrict_), const char *: 1, char *: 1, default: 0), \
+                      "kernel odd_names, parameter restrict_ needs exactly const char *"))
 #endif
 
 #ifdef __cplusplus
