@@ -1000,6 +1000,11 @@ static void add_kernel(parse_ctx *ctx, CXCursor fn)
     }
 
     k.c_name = ctx->c_name_override ? ks_xstrdup(ctx->c_name_override) : c_identifier(k.name);
+    if (is_c_only_keyword(k.c_name)) {
+        char *renamed = ks_xasprintf("%s_", k.c_name);
+        free(k.c_name);
+        k.c_name = renamed;
+    }
     k.symbol = take(clang_Cursor_getMangling(fn));
     k.signature = signature_text(ctx, fn);
     launch_bounds(ctx, fn, &k);
