@@ -514,11 +514,11 @@ ks_image bench_kernels_kstub_image =
 
 /* bench_args — bench_kernels.cu:17 */
 static const ks_param_desc ks__params_bench_args[5] = {
-    { 0, 4 }, /* a: float */
-    { 8, 8 }, /* x: const float * */
-    { 16, 8 }, /* y: float * */
-    { 24, 4 }, /* n: int */
-    { 32, 8 }, /* m: long long */
+    { 0, 4, 4 }, /* a: float */
+    { 8, 8, 8 }, /* x: const float * */
+    { 16, 8, 8 }, /* y: float * */
+    { 24, 4, 4 }, /* n: int */
+    { 32, 8, 8 }, /* m: long long */
 };
 static ks_kernel ks__kernel_bench_args = KS_KERNEL_INIT(
     &bench_kernels_kstub_image, "bench_args", "bench_args", 5, ks__params_bench_args, 0);
@@ -530,13 +530,13 @@ ks_status bench_args(ks_launch    launch,
                      int          n,
                      long long    m)
 {
-    void *args[5];
-    args[0] = (void *)&a;
-    args[1] = (void *)&x;
-    args[2] = (void *)&y;
-    args[3] = (void *)&n;
-    args[4] = (void *)&m;
-    return ks_kernel_launch(&ks__kernel_bench_args, &launch, args);
+    void *ks__args[5];
+    ks__args[0] = (void *)&a;
+    ks__args[1] = (void *)&x;
+    ks__args[2] = (void *)&y;
+    ks__args[3] = (void *)&n;
+    ks__args[4] = (void *)&m;
+    return ks_kernel_launch(&ks__kernel_bench_args, &launch, ks__args);
 }
 
 ks_status bench_args_n(size_t       n_items,
@@ -547,19 +547,19 @@ ks_status bench_args_n(size_t       n_items,
                        int          n,
                        long long    m)
 {
-    void *args[5];
-    args[0] = (void *)&a;
-    args[1] = (void *)&x;
-    args[2] = (void *)&y;
-    args[3] = (void *)&n;
-    args[4] = (void *)&m;
-    return ks_kernel_launch_n(&ks__kernel_bench_args, n_items, 0, stream, args);
+    void *ks__args[5];
+    ks__args[0] = (void *)&a;
+    ks__args[1] = (void *)&x;
+    ks__args[2] = (void *)&y;
+    ks__args[3] = (void *)&n;
+    ks__args[4] = (void *)&m;
+    return ks_kernel_launch_n(&ks__kernel_bench_args, n_items, 0, stream, ks__args);
 }
 
 /* bench_struct — bench_kernels.cu:25 */
 static const ks_param_desc ks__params_bench_struct[2] = {
-    { 0, 24 }, /* p: BenchParams */
-    { 24, 8 }, /* y: float * */
+    { 0, 24, 8 }, /* p: BenchParams */
+    { 24, 8, 8 }, /* y: float * */
 };
 static ks_kernel ks__kernel_bench_struct = KS_KERNEL_INIT(
     &bench_kernels_kstub_image, "bench_struct", "bench_struct", 2, ks__params_bench_struct, 0);
@@ -568,10 +568,10 @@ ks_status bench_struct(ks_launch          launch,
                        struct BenchParams p,
                        float             *y)
 {
-    void *args[2];
-    args[0] = (void *)&p;
-    args[1] = (void *)&y;
-    return ks_kernel_launch(&ks__kernel_bench_struct, &launch, args);
+    void *ks__args[2];
+    ks__args[0] = (void *)&p;
+    ks__args[1] = (void *)&y;
+    return ks_kernel_launch(&ks__kernel_bench_struct, &launch, ks__args);
 }
 
 ks_status bench_struct_n(size_t             n_items,
@@ -579,10 +579,10 @@ ks_status bench_struct_n(size_t             n_items,
                          struct BenchParams p,
                          float             *y)
 {
-    void *args[2];
-    args[0] = (void *)&p;
-    args[1] = (void *)&y;
-    return ks_kernel_launch_n(&ks__kernel_bench_struct, n_items, 0, stream, args);
+    void *ks__args[2];
+    ks__args[0] = (void *)&p;
+    ks__args[1] = (void *)&y;
+    return ks_kernel_launch_n(&ks__kernel_bench_struct, n_items, 0, stream, ks__args);
 }
 
 /* bench_empty — bench_kernels.cu:33 */
