@@ -146,6 +146,8 @@ void ks_error_at(const char *file, unsigned line, unsigned col, const char *fmt,
     __attribute__((format(printf, 4, 5)));
 void ks_note_at(const char *file, unsigned line, unsigned col, const char *fmt, ...)
     __attribute__((format(printf, 4, 5)));
+void ks_warning_at(const char *file, unsigned line, unsigned col, const char *fmt, ...)
+    __attribute__((format(printf, 4, 5)));
 void ks_verror_at(const char *file, unsigned line, unsigned col, const char *severity,
                   const char *fmt, va_list ap);
 

@@ -11,7 +11,12 @@
 
 #include <clang-c/Index.h>
 #include <ctype.h>
+#include <dlfcn.h>
 #include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
+#include <sys/wait.h>
+#include <unistd.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -1681,6 +1686,143 @@ static int report_diagnostics(parse_ctx *ctx)
     return errors;
 }
 
+/* ---- the toolkit: what nvcc would define, and where clang's own headers are ------------------ */
+
+#define KS_TOOLKIT_MAX_FLAGS 16
+
+/* "release 13.0, V13.0.88" from "<cuda>/bin/nvcc --version": the version of
+ * the toolkit actually used, build number included. */
+static int nvcc_version(const char *cuda_path, int *major, int *minor, int *build)
+{
+    char *nvcc = ks_xasprintf("%s/bin/nvcc", cuda_path);
+    int fd[2];
+    if (access(nvcc, X_OK) != 0 || pipe(fd) != 0) {
+        free(nvcc);
+        return -1;
+    }
+    pid_t pid = fork();
+    if (pid == 0) {
+        dup2(fd[1], 1);
+        close(fd[0]);
+        close(fd[1]);
+        int devnull = open("/dev/null", O_RDWR);
+        if (devnull >= 0) {
+            dup2(devnull, 0);
+            dup2(devnull, 2);
+        }
+        execl(nvcc, nvcc, "--version", (char *)NULL);
+        _exit(127);
+    }
+    free(nvcc);
+    close(fd[1]);
+    char out[4096];
+    size_t n = 0;
+    ssize_t r;
+    while (pid > 0 && n + 1 < sizeof out && (r = read(fd[0], out + n, sizeof out - 1 - n)) > 0)
+        n += (size_t)r;
+    out[n] = '\0';
+    close(fd[0]);
+    int status = 0;
+    if (pid < 0 || waitpid(pid, &status, 0) != pid || !WIFEXITED(status) || WEXITSTATUS(status) != 0)
+        return -1;
+    const char *v = strstr(out, ", V");
+    return v && sscanf(v + 3, "%d.%d.%d", major, minor, build) == 3 ? 0 : -1;
+}
+
+/* CUDA_VERSION from <cuda>/include/cuda.h (13000 for 13.0), when nvcc
+ * cannot be run. */
+static int cuda_h_version(const char *cuda_path, int *major, int *minor)
+{
+    char *path = ks_xasprintf("%s/include/cuda.h", cuda_path);
+    char *text = ks_read_file(path, NULL);
+    free(path);
+    const char *d = text ? strstr(text, "#define CUDA_VERSION ") : NULL;
+    long v = d ? strtol(d + strlen("#define CUDA_VERSION "), NULL, 10) : 0;
+    free(text);
+    if (v <= 0)
+        return -1;
+    *major = (int)(v / 1000);
+    *minor = (int)(v % 1000 / 10);
+    return 0;
+}
+
+/* clang's resource directory (its own headers, cuda_wrappers among them)
+ * beside the libclang in use: libclang's default is relative to the working
+ * directory, so CUB's placement new and the like were not found. */
+static char *resource_dir(void)
+{
+    Dl_info info;
+    union { CXString (*fn)(void); void *p; } sym = {clang_getClangVersion};
+    if (!dladdr(sym.p, &info) || !info.dli_fname)
+        return NULL;
+    char *lib = realpath(info.dli_fname, NULL);
+    if (!lib)
+        return NULL;
+    char *slash = strrchr(lib, '/');
+    if (slash)
+        *slash = '\0';
+    char *version = take(clang_getClangVersion());
+    const char *v = strstr(version, "version ");
+    int major = v ? atoi(v + 8) : 0;
+    free(version);
+    char *dir = ks_xasprintf("%s/clang/%d", lib, major);
+    char *probe = ks_xasprintf("%s/include/__clang_cuda_runtime_wrapper.h", dir);
+    int ok = access(probe, R_OK) == 0;
+    free(probe);
+    free(lib);
+    if (!ok) {
+        free(dir);
+        return NULL;
+    }
+    return dir;
+}
+
+/*
+ * The flags that make clang see a .cu file as nvcc's device pass does:
+ * nvcc's predefined macros for the toolkit found (code tests __NVCC__ and
+ * __CUDACC_VER_MAJOR__, and a struct laid out under them must get nvcc's
+ * layout, never clang's), the toolkit's SDK version (clang 22 finds none in
+ * CUDA 13 and falls back to the pre-CUDA-9 launch API, so host code's
+ * <<<>>> failed), and the resource directory. Returns 0, or -1 after an error.
+ */
+static int toolkit_flags(const ks_options *opts, const char **args, size_t *nargs, char **owned,
+                         size_t *nowned)
+{
+    int major, minor, build;
+    if (nvcc_version(opts->cuda_path, &major, &minor, &build) != 0) {
+        if (cuda_h_version(opts->cuda_path, &major, &minor) != 0) {
+            ks_error_at(opts->input, 0, 0, "cannot tell the CUDA version of '%s' (neither "
+                        "bin/nvcc --version nor include/cuda.h); set --cuda-path or CUDA_PATH",
+                        opts->cuda_path);
+            return -1;
+        }
+        build = 0;
+        ks_warning_at(opts->input, 0, 0, "cannot run %s/bin/nvcc: __CUDACC_VER_BUILD__ is "
+                      "taken as 0 (pass -D__CUDACC_VER_BUILD__=N to set it)", opts->cuda_path);
+    }
+    int sm = atoi(opts->arch + 3);
+#define KS_ARG(...) (args[(*nargs)++] = owned[(*nowned)++] = ks_xasprintf(__VA_ARGS__))
+    KS_ARG("-D__NVCC__");
+    KS_ARG("-D__CUDACC_VER_MAJOR__=%d", major);
+    KS_ARG("-D__CUDACC_VER_MINOR__=%d", minor);
+    KS_ARG("-D__CUDACC_VER_BUILD__=%d", build);
+    KS_ARG("-D__CUDA_API_VER_MAJOR__=%d", major);
+    KS_ARG("-D__CUDA_API_VER_MINOR__=%d", minor);
+    KS_ARG("-D__CUDA_ARCH_LIST__=%d", sm * 10);
+    KS_ARG("-D__NVCC_DIAG_PRAGMA_SUPPORT__=1");
+    KS_ARG("-DCUDA_DOUBLE_MATH_FUNCTIONS");
+    KS_ARG("-D__KSTUB__=1");
+    args[(*nargs)++] = "-Xclang";
+    KS_ARG("-target-sdk-version=%d.%d", major, minor);
+    char *rd = resource_dir();
+    if (rd) {
+        args[(*nargs)++] = "-resource-dir";
+        args[(*nargs)++] = owned[(*nowned)++] = rd;
+    }
+#undef KS_ARG
+    return 0;
+}
+
 int ks_parse(const ks_options *opts, ks_model *model)
 {
     parse_ctx ctx = {opts, model, NULL, 0, NULL, 0, NULL, NULL, NULL, 0, NULL, 0};
@@ -1694,7 +1836,7 @@ int ks_parse(const ks_options *opts, ks_model *model)
     }
     fclose(probe);
 
-    size_t cap = 16 + opts->ndefines + 2 * opts->nincludes;
+    size_t cap = 16 + KS_TOOLKIT_MAX_FLAGS + opts->ndefines + 2 * opts->nincludes;
     const char **args = ks_xmalloc(cap * sizeof *args);
     char **owned = ks_xmalloc(cap * sizeof *owned);
     size_t nargs = 0, nowned = 0;
@@ -1706,6 +1848,10 @@ int ks_parse(const ks_options *opts, ks_model *model)
     args[nargs++] = owned[nowned++] = ks_xasprintf("--cuda-path=%s", opts->cuda_path);
     args[nargs++] = owned[nowned++] = ks_xasprintf("--cuda-gpu-arch=%s", opts->arch);
     args[nargs++] = owned[nowned++] = ks_xasprintf("-std=%s", opts->std);
+    if (toolkit_flags(opts, args, &nargs, owned, &nowned) != 0) {
+        ctx.errors++;
+        goto out_args;
+    }
     /* CUDA 13 keeps libcu++ (cuda/std/...) under include/cccl, which nvcc
      * adds to the search path by itself. */
     char *cccl = ks_xasprintf("%s/include/cccl", opts->cuda_path);
@@ -1778,6 +1924,7 @@ int ks_parse(const ks_options *opts, ks_model *model)
     free(ctx.lbs);
     /* The translation unit must go before the index that owns it. */
     clang_disposeIndex(index);
+out_args:
     for (size_t i = 0; i < nowned; i++)
         free(owned[i]);
     free(owned);

@@ -160,6 +160,14 @@ void ks_note_at(const char *file, unsigned line, unsigned col, const char *fmt, 
     va_end(ap);
 }
 
+void ks_warning_at(const char *file, unsigned line, unsigned col, const char *fmt, ...)
+{
+    va_list ap;
+    va_start(ap, fmt);
+    ks_verror_at(file, line, col, "warning", fmt, ap);
+    va_end(ap);
+}
+
 static mode_t umask_value(void)
 {
     mode_t m = umask(0);
