@@ -6,7 +6,8 @@
 #   make gpu-check  the same kernels on a real GPU through the generated stubs
 #   make bless      rewrite the golden files under tests/golden/ from the current generator
 #   make bench      the benchmark programs (bench/README.md); make bench-run runs them
-#   make install    kstub, libkstub, the headers, templates and kstub.mk under $(PREFIX)
+#   make install    kstub, libkstub, headers, templates, kstub.mk, pkg-config, CMake package,
+#                   man page and bash completion under $(DESTDIR)$(PREFIX); make uninstall removes them
 
 # ---- user settings -----------------------------------------------------------
 CUDA_PATH ?= /usr/local/cuda#            CUDA toolkit (cuda.h, nvcc)
@@ -68,8 +69,24 @@ $(B)/obj/runtime/%.o: runtime/%.c $(wildcard runtime/*.h) | $(B)/obj/runtime
 $(B)/lib/libkstub.a: $(RT_OBJ) | $(B)/lib
 	rm -f $@ && ar rcs $@ $^
 
-$(B)/lib/libkstub.so: $(RT_OBJ) | $(B)/lib
-	$(CC) -shared $(OPT) $^ -o $@ -ldl -lpthread
+# The shared library is versioned: the real file libkstub.so.MAJOR.MINOR.PATCH
+# with soname libkstub.so.MAJOR, and the two links to it. The numbers come
+# from runtime/kstub.h, the one place they are written.
+KS_VERSION_MAJOR := $(shell sed -n 's/^\#define KSTUB_VERSION_MAJOR \([0-9]*\).*/\1/p' runtime/kstub.h)
+KS_VERSION_MINOR := $(shell sed -n 's/^\#define KSTUB_VERSION_MINOR \([0-9]*\).*/\1/p' runtime/kstub.h)
+KS_VERSION_PATCH := $(shell sed -n 's/^\#define KSTUB_VERSION_PATCH \([0-9]*\).*/\1/p' runtime/kstub.h)
+LIBKSTUB_SONAME := libkstub.so.$(KS_VERSION_MAJOR)
+LIBKSTUB_REAL := libkstub.so.$(KS_VERSION_MAJOR).$(KS_VERSION_MINOR).$(KS_VERSION_PATCH)
+
+$(B)/lib/$(LIBKSTUB_REAL): $(RT_OBJ) | $(B)/lib
+	$(CC) -shared $(OPT) -Wl,-soname,$(LIBKSTUB_SONAME) $^ -o $@ -ldl -lpthread
+
+$(B)/lib/$(LIBKSTUB_SONAME): $(B)/lib/$(LIBKSTUB_REAL)
+	ln -sf $(LIBKSTUB_REAL) $@
+
+# What -lkstub finds at link time; programs then record the soname.
+$(B)/lib/libkstub.so: $(B)/lib/$(LIBKSTUB_SONAME)
+	ln -sf $(LIBKSTUB_SONAME) $@
 
 $(B)/obj/generator $(B)/obj/runtime $(B)/bin $(B)/lib $(GEN) $(B)/tests:
 	mkdir -p $@
@@ -94,17 +111,63 @@ gen: $(GEN_H) $(GEN_C) $(GEN_JSON)
 -include examples/examples.mk
 -include bench/bench.mk
 
-# Installs under $(DESTDIR)$(PREFIX): bin/kstub, lib/libkstub.{a,so},
-# include/kstub.h and kstub_types.h, share/kstub/{templates,kstub.mk}. An
-# installed kstub finds its templates through its own path.
+# ---- install / uninstall ------------------------------------------------------------
+# Installs under $(DESTDIR)$(PREFIX):
+#   bin/kstub                                  the generator (finds its templates from its own path)
+#   lib/libkstub.a, lib/libkstub.so*           the runtime (the real file and its symlinks)
+#   include/kstub.h, include/kstub_types.h     the runtime's public headers
+#   share/kstub/templates/, share/kstub/kstub.mk
+#   lib/pkgconfig/kstub.pc                     pkg-config --cflags --libs kstub
+#   lib/cmake/kstub/kstub{Config,ConfigVersion}.cmake   find_package(kstub CONFIG)
+#   share/man/man1/kstub.1, share/bash-completion/completions/kstub
+# `make uninstall` (same PREFIX and DESTDIR) removes exactly these files and
+# the directories only kstub uses. Everything here is a real file under
+# $(B) or the source tree; the .in files are filled in as they are installed.
+
+# The version and the shared library's file names come from the versioned
+# library rules; the fallbacks keep install working without them.
+KS__VERSION = $(if $(KS_VERSION_MAJOR),$(KS_VERSION_MAJOR).$(KS_VERSION_MINOR).$(KS_VERSION_PATCH),$(or \
+    $(shell sed -n 's/^\#define KSTUB_VERSION "\(.*\)"/\1/p' generator/model.h),0.0.0))
+KS__LIB_REAL = $(or $(LIBKSTUB_REAL),libkstub.so)
+KS__LIB_SONAME = $(or $(LIBKSTUB_SONAME),libkstub.so)
+KS__DEST = $(DESTDIR)$(PREFIX)
+
+# Every installed file, relative to $(PREFIX): what uninstall removes.
+KS__INSTALL_FILES = bin/kstub lib/libkstub.a $(sort lib/libkstub.so lib/$(KS__LIB_SONAME) lib/$(KS__LIB_REAL)) \
+    include/kstub.h include/kstub_types.h \
+    $(TEMPLATES:templates/%=share/kstub/templates/%) share/kstub/kstub.mk \
+    lib/pkgconfig/kstub.pc lib/cmake/kstub/kstubConfig.cmake lib/cmake/kstub/kstubConfigVersion.cmake \
+    share/man/man1/kstub.1 share/bash-completion/completions/kstub
+# Directories no other package shares: uninstall removes them once empty.
+KS__INSTALL_DIRS = share/kstub/templates share/kstub lib/cmake/kstub
+
+# @PREFIX@ & co. in kstub.pc.in and cmake/*.cmake.in.
+KS__SUBST = sed -e 's|@PREFIX@|$(PREFIX)|g' -e 's|@CUDA_PATH@|$(CUDA_PATH)|g' \
+    -e 's|@VERSION@|$(KS__VERSION)|g' -e 's|@LIB_REAL@|$(KS__LIB_REAL)|g' \
+    -e 's|@LIB_SONAME@|$(KS__LIB_SONAME)|g'
+
+.PHONY: uninstall
 install: all
-	install -d $(DESTDIR)$(PREFIX)/bin $(DESTDIR)$(PREFIX)/lib $(DESTDIR)$(PREFIX)/include \
-	    $(DESTDIR)$(PREFIX)/share/kstub/templates
-	install -m 755 $(KSTUB) $(DESTDIR)$(PREFIX)/bin/kstub
-	install -m 644 $(B)/lib/libkstub.a $(B)/lib/libkstub.so $(DESTDIR)$(PREFIX)/lib/
-	install -m 644 runtime/kstub.h runtime/kstub_types.h $(DESTDIR)$(PREFIX)/include/
-	install -m 644 $(TEMPLATES) $(DESTDIR)$(PREFIX)/share/kstub/templates/
-	install -m 644 kstub.mk $(DESTDIR)$(PREFIX)/share/kstub/
+	install -d $(KS__DEST)/bin $(KS__DEST)/lib $(KS__DEST)/include \
+	    $(KS__DEST)/share/kstub/templates $(KS__DEST)/lib/pkgconfig $(KS__DEST)/lib/cmake/kstub \
+	    $(KS__DEST)/share/man/man1 $(KS__DEST)/share/bash-completion/completions
+	install -m 755 $(KSTUB) $(KS__DEST)/bin/kstub
+	install -m 644 $(B)/lib/libkstub.a $(KS__DEST)/lib/
+	install -m 644 $(B)/lib/$(KS__LIB_REAL) $(KS__DEST)/lib/$(KS__LIB_REAL)
+	$(if $(filter-out $(KS__LIB_REAL),$(KS__LIB_SONAME)),ln -sf $(KS__LIB_REAL) $(KS__DEST)/lib/$(KS__LIB_SONAME))
+	$(if $(filter-out libkstub.so,$(KS__LIB_REAL)),ln -sf $(KS__LIB_SONAME) $(KS__DEST)/lib/libkstub.so)
+	install -m 644 runtime/kstub.h runtime/kstub_types.h $(KS__DEST)/include/
+	install -m 644 $(TEMPLATES) $(KS__DEST)/share/kstub/templates/
+	install -m 644 kstub.mk $(KS__DEST)/share/kstub/
+	$(KS__SUBST) kstub.pc.in > $(KS__DEST)/lib/pkgconfig/kstub.pc
+	$(KS__SUBST) cmake/kstubConfig.cmake.in > $(KS__DEST)/lib/cmake/kstub/kstubConfig.cmake
+	$(KS__SUBST) cmake/kstubConfigVersion.cmake.in > $(KS__DEST)/lib/cmake/kstub/kstubConfigVersion.cmake
+	install -m 644 man/kstub.1 $(KS__DEST)/share/man/man1/kstub.1
+	install -m 644 completion/kstub.bash $(KS__DEST)/share/bash-completion/completions/kstub
+
+uninstall:
+	rm -f $(addprefix $(KS__DEST)/,$(KS__INSTALL_FILES))
+	-rmdir $(addprefix $(KS__DEST)/,$(KS__INSTALL_DIRS)) 2>/dev/null
 
 clean:
 	rm -rf $(B)

@@ -15,6 +15,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "image_kind.h"
 #include "internal.h"
 
 #define KS__IMAGE_PATH_ENV "KSTUB_IMAGE_PATH"
@@ -64,10 +65,14 @@ static int read_all(const char *path, void **bytes, size_t *n, int *err)
 
 static ks_image_kind kind_of(const unsigned char *p, size_t n, const char *path)
 {
-    if (n >= 4 && memcmp(p, "\x7f" "ELF", 4) == 0)
+    switch (ks__image_kind(p, n)) {
+    case KS__BYTES_CUBIN:
         return KS_IMAGE_CUBIN;
-    if (n >= 4 && p[0] == 0x50 && p[1] == 0xED && p[2] == 0x55 && p[3] == 0xBA)
+    case KS__BYTES_FATBIN:
         return KS_IMAGE_FATBIN;
+    default:
+        break;
+    }
     const char *dot = strrchr(path, '.');
     if (dot && (strcmp(dot, ".cu") == 0 || strcmp(dot, ".cuh") == 0))
         return KS_IMAGE_SOURCE;
@@ -163,7 +168,8 @@ ks_status ks__file_read(const ks_image *img, const char *name, const char *kerne
 found:
     *kind = kind_of(*bytes, *n, path);
     if (*kind == KS_IMAGE_PTX || *kind == KS_IMAGE_SOURCE) {
-        if (*n == 0 || memchr(*bytes, '\0', *n) != NULL) {
+        ks__bytes_kind text = ks__image_kind(*bytes, *n);
+        if (text != KS__BYTES_PTX && text != KS__BYTES_TEXT) {
             free(*bytes);
             *bytes = NULL;
             return ks__error(KS_ERR_INVALID_IMAGE, kernel,

@@ -1,8 +1,16 @@
 /*
  * internal.h — what the runtime's files share and nothing outside sees:
  * the resolved driver entry points, the error setters, the per-image state,
- * and the entry points between load.c, file.c, nvrtc.c, cache.c, launch.c
- * and query.c.
+ * the loaders' table of operations, and the entry points between the files:
+ *
+ *   driver.c   libcuda, resolved once          status.c   statuses, this thread's error
+ *   context.c  contexts and devices            image.c    image state, the bytes to load
+ *   load.c     load, resolve, ABI check, unload (through a ks__loader:)
+ *   library.c  CUlibrary loading               module.c   CUmodule-per-context loading
+ *   file.c     image files                     nvrtc.c    run-time compilation
+ *   cache.c    NVRTC's disk cache              sha256.c   its hash
+ *   launch.c   the launch fast path            query.c    attributes, shared memory, occupancy
+ *   version.c  ks_version
  * Internal names carry the "ks__" prefix; everything here is hidden by
  * -fvisibility=hidden except what is marked KS__API.
  */
@@ -101,7 +109,18 @@ ks_status ks__error_nvrtc(ks_status status, const char *kernel, const char *call
 /* Attach a JIT/NVRTC log to the error just recorded (its first line joins the message). */
 void ks__error_log(const char *log);
 
-/* ---- load.c -------------------------------------------------------------- */
+/* ---- shared by launch.c, query.c and load.c ------------------------------ */
+
+/* Grid limit that holds on every CUDA device (compute capability 5.0 and later). */
+#define KS__MAX_GRID_X 0x7fffffffu
+
+/* A kernel's name for messages: its qualified C++ name, else its symbol. */
+static inline const char *ks__kernel_name(const ks_kernel *k)
+{
+    return k->name ? k->name : k->symbol;
+}
+
+/* ---- context.c ----------------------------------------------------------- */
 
 /*
  * Called after a driver call returned CUDA_ERROR_INVALID_CONTEXT. When this
@@ -120,13 +139,22 @@ ks_status ks__context_current(const char *kernel, CUcontext *ctx);
 /* The current context's device (a context is made current as above). */
 ks_status ks__device_current(const char *kernel, CUdevice *dev);
 
-/* The per-context module and function lists of the fallback loader. */
+/* The current device's compute capability as NVRTC spells it (90 for sm_90). */
+ks_status ks__device_arch(const char *kernel, int *arch);
+
+/* The most shared memory a block may opt in to on \p dev, cached per device. */
+ks_status ks__device_shared_optin(CUdevice dev, int *bytes);
+
+/* ---- image.c: an image's state and the bytes the driver gets --------------- */
+
+/* The per-context module list of the fallback loader. */
 typedef struct ks__module_node {
     CUcontext ctx;
     CUmodule module;
     struct ks__module_node *next;
 } ks__module_node;
 
+/* The per-context function list of a kernel, with the fallback loader. */
 typedef struct ks__function_node {
     CUcontext ctx;
     CUfunction fn;
@@ -150,6 +178,84 @@ typedef struct ks__image_state {
     ks__module_node *modules;    /* the fallback: one module per context; read with acquire */
 } ks__image_state;
 
+/* The one lock of the slow path (loading, resolving, unloading, configuring images). */
+extern pthread_mutex_t ks__load_lock;
+
+/* "(unnamed)" or the image's source, for messages. */
+static inline const char *ks__source_name(const ks_image *img)
+{
+    return img->source ? img->source : "(unnamed)";
+}
+
+/* Only under the load lock: the image's state, created on first need (NULL: out of memory, error set). */
+ks__image_state *ks__image_state_get(ks_image *img, const char *kernel);
+
+/* Only under the load lock: decide the bytes the driver gets (file, embedded, NVRTC). */
+ks_status ks__image_prepare(ks_image *img, ks__image_state *s, const char *kernel);
+
+/* Only under the load lock: forget what the last load was made from. */
+void ks__image_unprepare(ks__image_state *s);
+
+/*
+ * Only under the load lock, with nothing of \p img loaded: free its state
+ * when it holds no configuration (file, NVRTC options) either.
+ */
+void ks__image_release_idle(ks_image *img);
+
+/*
+ * KS_ERR_VERSION (error set) unless \p img and \p k (either may be NULL)
+ * were compiled against this library's descriptor layout (KS_DESC_VERSION).
+ */
+ks_status ks__check_versions(const ks_image *img, const ks_kernel *k, const char *kernel);
+
+/* ---- load.c, library.c, module.c: loading and resolving --------------------- */
+
+/*
+ * The two ways of loading an image, as one table: a context-independent
+ * CUlibrary (library.c, CUDA 12.0+) or one CUmodule per context (module.c,
+ * the fallback). ks__cu.use_library picks one, once, when the driver loads;
+ * load.c holds what is common and never asks which it has.
+ */
+typedef struct ks__loader {
+    int per_context;             /* 1: handles differ per context (modules) */
+    const char *lookup_call;     /* the driver call lookup makes, for messages */
+    const char *param_info_call; /* the driver call param_info makes, for messages */
+    /* Only under the load lock: load \p img (in \p ctx, the current one, when per_context). */
+    ks_status (*load)(ks_image *img, CUcontext ctx, const char *kernel);
+    /* Only under the load lock, \p img loaded: the handle of \p symbol (CUkernel or CUfunction). */
+    CUresult (*lookup)(ks_image *img, CUcontext ctx, const char *symbol, void **handle);
+    /* The resolved handle of \p k in \p ctx, or NULL; lock-free. */
+    void *(*find)(const ks_kernel *k, CUcontext ctx);
+    /* Only under the load lock: keep \p handle, just looked up and checked, for \p ctx. */
+    ks_status (*adopt)(ks_kernel *k, CUcontext ctx, const char *kernel, void *handle);
+    /* Whether the driver has param_info's call (CUDA 12.4+); without it the ABI check is skipped. */
+    int (*has_param_info)(void);
+    /* cu*GetParamInfo on a handle. */
+    CUresult (*param_info)(const void *handle, size_t i, size_t *offset, size_t *size);
+    /* The CUfunction of resolved \p k in \p ctx, the current context. */
+    ks_status (*function)(ks_kernel *k, CUcontext ctx, const char *kernel, CUfunction *fn);
+    /* Opt \p fn (\p k's in the current context, on \p dev) in to \p bytes of dynamic shared memory. */
+    CUresult (*set_max_shared)(ks_kernel *k, CUfunction fn, CUdevice dev, int bytes, const char **call);
+    /* Only under the load lock: unload every copy of \p img; the first failure is reported. */
+    ks_status (*unload)(ks_image *img);
+} ks__loader;
+
+extern const ks__loader ks__library_loader;
+extern const ks__loader ks__module_loader;
+
+/* The loader the driver chose (the module one before the driver is loaded). */
+static inline const ks__loader *ks__loader_get(void)
+{
+    return ks__cu.use_library ? &ks__library_loader : &ks__module_loader;
+}
+
+/* The JIT options: the image's own log buffer (made here), and its size. */
+unsigned ks__jit_options(ks__image_state *s, CUjit_option opts[2], void *vals[2]);
+
+/* Report a failed load of \p img (\p call returned \p r) with its JIT log; returns KS_ERR_LOAD. */
+ks_status ks__load_failed(const ks_image *img, ks__image_state *s, const char *kernel, const char *call,
+                          CUresult r);
+
 /*
  * The CUfunction of \p kernel in the current context (resolving it, and
  * making a context current, as needed), and that context's device.
@@ -169,11 +275,6 @@ static inline CUfunction ks__function_find(const ks_kernel *k, CUcontext ctx)
             return n->fn;
     return NULL;
 }
-
-/* ---- query.c ------------------------------------------------------------ */
-
-/* The most shared memory a block may opt in to on \p dev, cached per device. */
-ks_status ks__device_shared_optin(CUdevice dev, int *bytes);
 
 /* ---- file.c -------------------------------------------------------------- */
 

@@ -27,8 +27,37 @@
 extern "C" {
 #endif
 
-#define KS_VERSION_MAJOR 0
-#define KS_VERSION_MINOR 1
+/*
+ * The library's version: what this header belongs to. ks_version() tells the
+ * version of the libkstub actually loaded. The shared library's soname
+ * carries the major version (libkstub.so.0).
+ */
+#define KSTUB_VERSION_MAJOR 0
+#define KSTUB_VERSION_MINOR 2
+#define KSTUB_VERSION_PATCH 0
+/* The version as one comparable number: 10000 * major + 100 * minor + patch. */
+#define KSTUB_VERSION (10000 * KSTUB_VERSION_MAJOR + 100 * KSTUB_VERSION_MINOR + KSTUB_VERSION_PATCH)
+/* Kept for code written against 0.1. */
+#define KS_VERSION_MAJOR KSTUB_VERSION_MAJOR
+#define KS_VERSION_MINOR KSTUB_VERSION_MINOR
+
+/*
+ * The layout of the descriptors generated code fills in (ks_image,
+ * ks_kernel, ks_param_desc). KS_IMAGE_INIT and KS_KERNEL_INIT record it in
+ * each descriptor when the generated .c is compiled; the library refuses a
+ * descriptor of another layout with KS_ERR_VERSION when it loads the image
+ * or resolves the kernel (never on the launch fast path), instead of
+ * misreading it. Raised whenever those structs change.
+ */
+#define KS_DESC_VERSION 1
+
+/**
+ * \return the loaded library's version, "MAJOR.MINOR.PATCH" (e.g. "0.2.0"),
+ *         which may differ from this header's KSTUB_VERSION_* within a major version
+ */
+const char *ks_version(void);
+/** \return the loaded library's version as KSTUB_VERSION packs it (e.g. 200 for 0.2.0). */
+int ks_version_number(void);
 
 /* `restrict` in C99/C11, the common extension in C++. */
 #if defined(__cplusplus)
@@ -57,7 +86,8 @@ extern "C" {
     XX(ERR_COMPILE, "run-time compilation with NVRTC failed")                      \
     XX(ERR_IO, "a file could not be read or written")                              \
     XX(ERR_NO_MEMORY, "out of host memory")                                        \
-    XX(ERR_UNSUPPORTED, "the driver lacks a feature this call needs")
+    XX(ERR_UNSUPPORTED, "the driver lacks a feature this call needs")              \
+    XX(ERR_VERSION, "the generated code was built for another descriptor layout (KS_DESC_VERSION)")
 
 typedef enum ks_status {
 #define KS__STATUS_ENUM(name, text) KS_##name,
@@ -242,14 +272,18 @@ typedef struct ks_image {
     const void *data;            /* embedded image bytes, or NULL */
     size_t size;                 /* bytes in data; for PTX, including its closing NUL */
     ks_image_kind kind;          /* what data holds */
+    unsigned desc_version;       /* KS_DESC_VERSION the generated code was compiled with (set by KS_IMAGE_INIT) */
     /* runtime state, zero-initialised */
     void *ks__library;           /* CUlibrary once loaded */
     struct ks_kernel *ks__kernels; /* kernels resolved from it, for unload */
     void *ks__state;             /* file path, NVRTC options, loaded bytes, per-context modules */
 } ks_image;
 
-/* Fields after the listed ones are runtime state and start zeroed. */
-#define KS_IMAGE_INIT(source, data, size, kind) { (source), (data), (size), (kind), NULL, NULL, NULL }
+/* Fields after the listed ones are the layout version and runtime state that starts zeroed.
+ * desc_version sits where 0.1's struct had padding, so objects generated
+ * before it existed read 0 there and are refused, not misread. */
+#define KS_IMAGE_INIT(source, data, size, kind) \
+    { (source), (data), (size), (kind), KS_DESC_VERSION, NULL, NULL, NULL }
 
 /* One parameter as the stub packs it, for the load-time ABI check. */
 typedef struct ks_param_desc {
@@ -266,6 +300,7 @@ typedef struct ks_kernel {
     unsigned nparams;            /* parameters the stub packs */
     const ks_param_desc *params; /* nparams entries */
     unsigned max_threads;        /* __launch_bounds__ maximum, 0 if none */
+    unsigned desc_version;       /* KS_DESC_VERSION the generated code was compiled with (set by KS_KERNEL_INIT) */
     /* runtime state, zero-initialised */
     void *ks__handle;            /* CUkernel once resolved; read without a lock */
     struct ks_kernel *ks__next;  /* next kernel resolved from the same image */
@@ -276,7 +311,7 @@ typedef struct ks_kernel {
 
 /* Fields after the listed ones are runtime state and start zeroed. */
 #define KS_KERNEL_INIT(image, symbol, name, nparams, params, max_threads) \
-    { (image), (symbol), (name), (nparams), (params), (max_threads), NULL, NULL, NULL, 0u, 0ull }
+    { (image), (symbol), (name), (nparams), (params), (max_threads), KS_DESC_VERSION, NULL, NULL, NULL, 0u, 0ull }
 
 /**
  * Launch \p kernel with \p launch and the packed argument pointers \p args

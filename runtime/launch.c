@@ -12,26 +12,21 @@
 
 #include "internal.h"
 
-/* Limits that hold on every CUDA device (compute capability 5.0 and later). */
+/* Limits that hold on every CUDA device (compute capability 5.0 and later);
+ * the grid's x limit, KS__MAX_GRID_X, is in internal.h (query.c uses it too). */
 #define KS__MAX_BLOCK_THREADS 1024u
 #define KS__MAX_BLOCK_XY 1024u
 #define KS__MAX_BLOCK_Z 64u
-#define KS__MAX_GRID_X 0x7fffffffu
 #define KS__MAX_GRID_YZ 65535u
 /* Dynamic shared memory any kernel may use without opting in. */
 #define KS__DEFAULT_SHARED (48u * 1024u)
-
-static const char *kernel_name(const ks_kernel *k)
-{
-    return k->name ? k->name : k->symbol;
-}
 
 /* Out of line so the fast path stays small; called only when a check failed. */
 static ks_status config_error(const ks_kernel *k, const ks_launch *l)
     __attribute__((noinline, cold));
 static ks_status config_error(const ks_kernel *k, const ks_launch *l)
 {
-    const char *name = kernel_name(k);
+    const char *name = ks__kernel_name(k);
     const ks_dim3 g = l->grid, b = l->block;
     unsigned long long threads = (unsigned long long)b.x * b.y * b.z;
     if (g.x == 0 || g.y == 0 || g.z == 0 || b.x == 0 || b.y == 0 || b.z == 0)
@@ -74,7 +69,7 @@ static int config_ok(const ks_kernel *k, const ks_launch *l)
 static ks_status shared_error(ks_kernel *k, const ks_launch *l) __attribute__((noinline, cold));
 static ks_status shared_error(ks_kernel *k, const ks_launch *l)
 {
-    const char *name = kernel_name(k);
+    const char *name = ks__kernel_name(k);
     unsigned opted = __atomic_load_n(&k->ks__max_shared, __ATOMIC_RELAXED);
     CUdevice dev;
     int limit = 0;
@@ -94,7 +89,7 @@ static ks_status shared_error(ks_kernel *k, const ks_launch *l)
 static ks_status check_attrs(const ks_kernel *k, const ks_launch *l)
 {
     const ks_launch_attrs *a = l->attrs;
-    const char *name = kernel_name(k);
+    const char *name = ks__kernel_name(k);
     const ks_dim3 c = a->cluster, g = l->grid;
     if (a->flags & ~(KS_LAUNCH_COOPERATIVE | KS_LAUNCH_PDL | KS_LAUNCH_PRIORITY))
         return ks__error(KS_ERR_INVALID_VALUE, name, "unknown launch attribute flags 0x%x",
@@ -167,10 +162,10 @@ static ks_status module_function(ks_kernel *k, void **handle)
     CUcontext ctx = NULL;
     CUresult r = ks__cu.CtxGetCurrent(&ctx);
     if (r != CUDA_SUCCESS)
-        return ks__error_cu(KS_ERR_NO_CONTEXT, kernel_name(k), "cuCtxGetCurrent", r, NULL);
+        return ks__error_cu(KS_ERR_NO_CONTEXT, ks__kernel_name(k), "cuCtxGetCurrent", r, NULL);
     CUfunction fn = ctx ? ks__function_find(k, ctx) : NULL;
     if (__builtin_expect(fn == NULL, 0)) {
-        ks_status st = ctx ? KS_OK : ks__context_current(kernel_name(k), &ctx);
+        ks_status st = ctx ? KS_OK : ks__context_current(ks__kernel_name(k), &ctx);
         if (st == KS_OK && (fn = ks__function_find(k, ctx)) == NULL)
             st = ks__kernel_resolve_in(k, ctx, &fn);
         if (st != KS_OK)
@@ -183,7 +178,7 @@ static ks_status module_function(ks_kernel *k, void **handle)
 KS__API ks_status ks_kernel_launch(ks_kernel *k, const ks_launch *l, void **args)
 {
     if (k == NULL || l == NULL || (args == NULL && k->nparams != 0))
-        return ks__error(KS_ERR_INVALID_VALUE, k ? kernel_name(k) : NULL,
+        return ks__error(KS_ERR_INVALID_VALUE, k ? ks__kernel_name(k) : NULL,
                          "ks_kernel_launch: %s is NULL",
                          k == NULL ? "the kernel" : l == NULL ? "the launch configuration"
                                                               : "the argument array");
@@ -217,7 +212,7 @@ KS__API ks_status ks_kernel_launch(ks_kernel *k, const ks_launch *l, void **args
         r = launch(handle, l, args);
     } else {
         if (ks__cu.LaunchKernelEx == NULL)
-            return ks__error(KS_ERR_UNSUPPORTED, kernel_name(k),
+            return ks__error(KS_ERR_UNSUPPORTED, ks__kernel_name(k),
                              "launch attributes need cuLaunchKernelEx (a driver for CUDA 12.0 or newer)");
         call = "cuLaunchKernelEx";
         r = launch_ex(handle, l, args);
@@ -227,7 +222,7 @@ KS__API ks_status ks_kernel_launch(ks_kernel *k, const ks_launch *l, void **args
     if (r == CUDA_ERROR_INVALID_CONTEXT) {
         /* Checking the context on every launch would cost a driver call;
          * instead a thread without one learns it here, once. */
-        ks_status st = ks__context_make_current(kernel_name(k));
+        ks_status st = ks__context_make_current(ks__kernel_name(k));
         if (st == KS_ERR_NO_CONTEXT)
             return st;
         if (st == KS_OK) {
@@ -236,5 +231,5 @@ KS__API ks_status ks_kernel_launch(ks_kernel *k, const ks_launch *l, void **args
                 return KS_OK;
         }
     }
-    return ks__error_cu(KS_ERR_LAUNCH, kernel_name(k), call, r, NULL);
+    return ks__error_cu(KS_ERR_LAUNCH, ks__kernel_name(k), call, r, NULL);
 }

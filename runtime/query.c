@@ -7,46 +7,19 @@
 
 #include "internal.h"
 
-#define KS__MAX_DEVICES 64
-#define KS__MAX_GRID_X 0x7fffffffu
-
-static const char *kernel_name(const ks_kernel *k)
-{
-    return k->name ? k->name : k->symbol;
-}
-
-/* 0: not asked yet. Racing writers store the same value. */
-static int optin_cache[KS__MAX_DEVICES];
-
-ks_status ks__device_shared_optin(CUdevice dev, int *bytes)
-{
-    int cached = dev >= 0 && dev < KS__MAX_DEVICES ? __atomic_load_n(&optin_cache[dev], __ATOMIC_RELAXED) : 0;
-    if (cached > 0) {
-        *bytes = cached;
-        return KS_OK;
-    }
-    CUresult r = ks__cu.DeviceGetAttribute(bytes, CU_DEVICE_ATTRIBUTE_MAX_SHARED_MEMORY_PER_BLOCK_OPTIN, dev);
-    if (r != CUDA_SUCCESS)
-        return ks__error_cu(KS_ERR_DRIVER, NULL, "cuDeviceGetAttribute", r,
-                            "reading device %d's shared memory limit", (int)dev);
-    if (dev >= 0 && dev < KS__MAX_DEVICES)
-        __atomic_store_n(&optin_cache[dev], *bytes, __ATOMIC_RELAXED);
-    return KS_OK;
-}
-
 static ks_status func_attr(const ks_kernel *k, CUfunction fn, CUfunction_attribute attr, int *value,
                            const char *what)
 {
     CUresult r = ks__cu.FuncGetAttribute(value, attr, fn);
     if (r != CUDA_SUCCESS)
-        return ks__error_cu(KS_ERR_DRIVER, kernel_name(k), "cuFuncGetAttribute", r, "reading %s", what);
+        return ks__error_cu(KS_ERR_DRIVER, ks__kernel_name(k), "cuFuncGetAttribute", r, "reading %s", what);
     return KS_OK;
 }
 
 KS__API ks_status ks_kernel_info(ks_kernel *k, ks_kernel_attrs *out)
 {
     if (k == NULL || out == NULL)
-        return ks__error(KS_ERR_INVALID_VALUE, k ? kernel_name(k) : NULL, "ks_kernel_info: %s is NULL",
+        return ks__error(KS_ERR_INVALID_VALUE, k ? ks__kernel_name(k) : NULL, "ks_kernel_info: %s is NULL",
                          k == NULL ? "the kernel" : "the result");
     memset(out, 0, sizeof *out);
     CUfunction fn;
@@ -55,7 +28,7 @@ KS__API ks_status ks_kernel_info(ks_kernel *k, ks_kernel_attrs *out)
     if (st != KS_OK)
         return st;
     if (ks__cu.FuncGetAttribute == NULL)
-        return ks__error(KS_ERR_UNSUPPORTED, kernel_name(k), "the CUDA driver lacks cuFuncGetAttribute");
+        return ks__error(KS_ERR_UNSUPPORTED, ks__kernel_name(k), "the CUDA driver lacks cuFuncGetAttribute");
     static const struct { CUfunction_attribute attr; size_t offset; const char *what; } rows[] = {
         {CU_FUNC_ATTRIBUTE_MAX_THREADS_PER_BLOCK, offsetof(ks_kernel_attrs, max_threads_per_block), "max threads"},
         {CU_FUNC_ATTRIBUTE_NUM_REGS, offsetof(ks_kernel_attrs, num_regs), "registers"},
@@ -83,7 +56,7 @@ KS__API ks_status ks_kernel_set_max_shared(ks_kernel *k, unsigned bytes)
 {
     if (k == NULL)
         return ks__error(KS_ERR_INVALID_VALUE, NULL, "ks_kernel_set_max_shared: kernel is NULL");
-    const char *name = kernel_name(k);
+    const char *name = ks__kernel_name(k);
     CUfunction fn;
     CUdevice dev;
     ks_status st = ks__kernel_function(k, &fn, &dev);
@@ -100,18 +73,10 @@ KS__API ks_status ks_kernel_set_max_shared(ks_kernel *k, unsigned bytes)
                          "%u bytes of dynamic shared memory (and the kernel's %d static) exceed the "
                          "device's limit of %d bytes per block",
                          bytes, fixed, limit);
-    CUresult r;
-    const char *call;
-    if (ks__cu.use_library && ks__cu.KernelSetAttribute != NULL) {
-        call = "cuKernelSetAttribute";
-        r = ks__cu.KernelSetAttribute(CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES, (int)bytes,
-                                      (CUkernel)__atomic_load_n(&k->ks__handle, __ATOMIC_ACQUIRE), dev);
-    } else if (ks__cu.FuncSetAttribute != NULL) {
-        call = "cuFuncSetAttribute";
-        r = ks__cu.FuncSetAttribute(fn, CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES, (int)bytes);
-    } else {
+    if (ks__cu.FuncSetAttribute == NULL && (ks__loader_get()->per_context || ks__cu.KernelSetAttribute == NULL))
         return ks__error(KS_ERR_UNSUPPORTED, name, "the CUDA driver lacks cuFuncSetAttribute");
-    }
+    const char *call;
+    CUresult r = ks__loader_get()->set_max_shared(k, fn, dev, (int)bytes, &call);
     if (r != CUDA_SUCCESS)
         return ks__error_cu(KS_ERR_DRIVER, name, call, r,
                             "opting '%s' in to %u bytes of dynamic shared memory", k->symbol, bytes);
@@ -134,9 +99,9 @@ static unsigned long long occ_pack(unsigned block, CUdevice dev, unsigned shared
 KS__API ks_status ks_launch_config_1d(ks_kernel *k, size_t n, unsigned shared_bytes, ks_launch *out)
 {
     if (k == NULL || out == NULL)
-        return ks__error(KS_ERR_INVALID_VALUE, k ? kernel_name(k) : NULL, "ks_launch_config_1d: %s is NULL",
+        return ks__error(KS_ERR_INVALID_VALUE, k ? ks__kernel_name(k) : NULL, "ks_launch_config_1d: %s is NULL",
                          k == NULL ? "the kernel" : "the result");
-    const char *name = kernel_name(k);
+    const char *name = ks__kernel_name(k);
     if (n == 0)
         return ks__error(KS_ERR_INVALID_VALUE, name, "ks_launch_config_1d: n is 0 (nothing to launch)");
     ks_status st = ks__driver_load(name);

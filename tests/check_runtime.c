@@ -697,6 +697,57 @@ START_TEST(invalid_images)
 }
 END_TEST
 
+/* ---- versions ------------------------------------------------------------------------- */
+
+START_TEST(version_reported)
+{
+    char want[32];
+    snprintf(want, sizeof want, "%d.%d.%d", KSTUB_VERSION_MAJOR, KSTUB_VERSION_MINOR, KSTUB_VERSION_PATCH);
+    ck_assert_str_eq(ks_version(), want);
+    ck_assert_int_eq(ks_version_number(), KSTUB_VERSION);
+    ck_assert_int_eq(KSTUB_VERSION, 10000 * KSTUB_VERSION_MAJOR + 100 * KSTUB_VERSION_MINOR + KSTUB_VERSION_PATCH);
+    /* The initialisers record the layout they were compiled against. */
+    ck_assert_uint_eq(mix_image.desc_version, KS_DESC_VERSION);
+    ck_assert_uint_eq(mix.desc_version, KS_DESC_VERSION);
+}
+END_TEST
+
+/* A descriptor from another layout is refused at load/resolve, never misread. */
+START_TEST(descriptor_version_mismatch)
+{
+    static ks_image old_image = KS_IMAGE_INIT("old.cu", mix_ptx, sizeof mix_ptx, KS_IMAGE_PTX);
+    static ks_kernel old = KS_KERNEL_INIT(&old_image, "_Z3mixcsidPf", "old_mix", 5, mix_params, 0);
+    char c = 'a', text[64];
+    short sh = 1;
+    int i = 2;
+    double d = 3;
+    float *p = NULL;
+    void *args[5];
+    ks_launch l = ks_launch_1d(1, 32);
+    static const unsigned versions[] = {KS_DESC_VERSION + 1, 0};    /* newer, and from before versions */
+    for (size_t v = 0; v < 2; v++) {
+        old.desc_version = versions[v];
+        ck_assert_status(ks_kernel_launch(&old, &l, mix_args(&c, &sh, &i, &d, &p, args)), KS_ERR_VERSION);
+        ck_assert_message_has("kernel 'old_mix'");
+        snprintf(text, sizeof text, "layout version %u,", versions[v]);
+        ck_assert_message_has(text);
+        snprintf(text, sizeof text, "libkstub (%s) reads layout version %u", ks_version(), KS_DESC_VERSION);
+        ck_assert_message_has(text);
+        ck_assert_status(ks_kernel_resolve(&old), KS_ERR_VERSION);
+    }
+    old.desc_version = KS_DESC_VERSION;
+    old_image.desc_version = KS_DESC_VERSION + 5;
+    ck_assert_status(ks_kernel_launch(&old, &l, mix_args(&c, &sh, &i, &d, &p, args)), KS_ERR_VERSION);
+    ck_assert_message_has("image descriptor of 'old.cu'");
+    ck_assert_status(ks_image_load(&old_image), KS_ERR_VERSION);
+    ck_assert_int_eq(fake.calls("cuLibraryLoadData"), 0);
+    ck_assert_int_eq(fake.launch_count(), 0);
+    old_image.desc_version = KS_DESC_VERSION;
+    ck_assert_status(ks_kernel_launch(&old, &l, mix_args(&c, &sh, &i, &d, &p, args)), KS_OK);
+    ck_assert_status(ks_image_unload(&old_image), KS_OK);
+}
+END_TEST
+
 /* ---- contexts ------------------------------------------------------------------------- */
 
 static void *launch_in_thread(void *arg)
@@ -2058,6 +2109,7 @@ static Suite *runtime_suite(void)
     add_case(s, "caching", TESTS(no_lookup_after_first_launch, unload_then_relaunch_reloads,
                                  resolve_without_launch, threads_race_on_first_launch));
     add_case(s, "sha256", TESTS(sha256_fips_vectors));
+    add_case(s, "versions", TESTS(version_reported, descriptor_version_mismatch));
     add_case(s, "modules", TESTS(module_fallback_launches, loader_env_forces_modules, module_one_per_context,
                                  library_many_contexts, module_no_current_context, module_abi_check,
                                  module_jit_log, module_calls_fail_in_turn, module_threads_race));

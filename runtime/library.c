@@ -1,0 +1,127 @@
+/*
+ * library.c — the context-independent loader (CUDA 12.0+): one CUlibrary
+ * per image, one CUkernel per kernel, valid in every context. Its entries
+ * in the ks__loader table; load.c calls them under the load lock.
+ */
+#include <stdint.h>
+
+#include "internal.h"
+
+static ks_status library_load(ks_image *img, CUcontext ctx, const char *kernel)
+{
+    (void)ctx;
+    if (img->ks__library != NULL)
+        return KS_OK;
+    ks__image_state *s = ks__image_state_get(img, kernel);
+    if (s == NULL)
+        return KS_ERR_NO_MEMORY;
+    ks_status st = ks__image_prepare(img, s, kernel);
+    if (st != KS_OK)
+        return st;
+
+    CUjit_option opts[2];
+    void *vals[2];
+    unsigned nopts = ks__jit_options(s, opts, vals);
+
+    CUlibrary lib = NULL;
+    CUresult r = ks__cu.LibraryLoadData(&lib, s->bytes, opts, vals, nopts, NULL, NULL, 0);
+    if (r == CUDA_ERROR_INVALID_CONTEXT) {
+        st = ks__context_make_current(kernel);
+        if (st == KS_ERR_NO_CONTEXT) {
+            ks__image_unprepare(s);
+            return st;
+        }
+        nopts = ks__jit_options(s, opts, vals);
+        if (st == KS_OK)
+            r = ks__cu.LibraryLoadData(&lib, s->bytes, opts, vals, nopts, NULL, NULL, 0);
+    }
+    if (r != CUDA_SUCCESS) {
+        ks__load_failed(img, s, kernel, "cuLibraryLoadData", r);
+        ks__image_unprepare(s);
+        return KS_ERR_LOAD;
+    }
+    __atomic_store_n(&img->ks__library, (void *)lib, __ATOMIC_RELEASE);
+    return KS_OK;
+}
+
+static CUresult library_lookup(ks_image *img, CUcontext ctx, const char *symbol, void **handle)
+{
+    (void)ctx;
+    CUkernel kern = NULL;
+    CUresult r = ks__cu.LibraryGetKernel(&kern, (CUlibrary)img->ks__library, symbol);
+    *handle = (void *)kern;
+    return r;
+}
+
+static void *library_find(const ks_kernel *k, CUcontext ctx)
+{
+    (void)ctx;
+    return __atomic_load_n(&k->ks__handle, __ATOMIC_ACQUIRE);
+}
+
+static ks_status library_adopt(ks_kernel *k, CUcontext ctx, const char *kernel, void *handle)
+{
+    (void)k, (void)ctx, (void)kernel, (void)handle;
+    return KS_OK;               /* the one handle is published by load.c */
+}
+
+static int library_has_param_info(void)
+{
+    return ks__cu.KernelGetParamInfo != NULL;
+}
+
+static CUresult library_param_info(const void *handle, size_t i, size_t *off, size_t *size)
+{
+    return ks__cu.KernelGetParamInfo((CUkernel)(uintptr_t)handle, i, off, size);
+}
+
+static ks_status library_function(ks_kernel *k, CUcontext ctx, const char *kernel, CUfunction *fn)
+{
+    (void)ctx;
+    if (ks__cu.KernelGetFunction == NULL)
+        return ks__error(KS_ERR_UNSUPPORTED, kernel, "the CUDA driver lacks cuKernelGetFunction");
+    CUresult r = ks__cu.KernelGetFunction(fn, (CUkernel)__atomic_load_n(&k->ks__handle, __ATOMIC_ACQUIRE));
+    if (r != CUDA_SUCCESS)
+        return ks__error_cu(KS_ERR_DRIVER, kernel, "cuKernelGetFunction", r,
+                            "getting '%s' for the current context", k->symbol);
+    return KS_OK;
+}
+
+static CUresult library_set_max_shared(ks_kernel *k, CUfunction fn, CUdevice dev, int bytes, const char **call)
+{
+    if (ks__cu.KernelSetAttribute != NULL) {
+        *call = "cuKernelSetAttribute";
+        return ks__cu.KernelSetAttribute(CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES, bytes,
+                                         (CUkernel)__atomic_load_n(&k->ks__handle, __ATOMIC_ACQUIRE), dev);
+    }
+    *call = "cuFuncSetAttribute";
+    return ks__cu.FuncSetAttribute(fn, CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES, bytes);
+}
+
+static ks_status library_unload(ks_image *img)
+{
+    CUlibrary lib = (CUlibrary)img->ks__library;
+    if (lib == NULL)
+        return KS_OK;
+    __atomic_store_n(&img->ks__library, NULL, __ATOMIC_RELEASE);
+    CUresult r = ks__cu.LibraryUnload(lib);
+    if (r != CUDA_SUCCESS)
+        return ks__error_cu(KS_ERR_DRIVER, NULL, "cuLibraryUnload", r, "unloading the image of '%s'",
+                            ks__source_name(img));
+    return KS_OK;
+}
+
+const ks__loader ks__library_loader = {
+    .per_context = 0,
+    .lookup_call = "cuLibraryGetKernel",
+    .param_info_call = "cuKernelGetParamInfo",
+    .load = library_load,
+    .lookup = library_lookup,
+    .find = library_find,
+    .adopt = library_adopt,
+    .has_param_info = library_has_param_info,
+    .param_info = library_param_info,
+    .function = library_function,
+    .set_max_shared = library_set_max_shared,
+    .unload = library_unload,
+};

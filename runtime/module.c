@@ -1,0 +1,160 @@
+/*
+ * module.c — the fallback loader, for drivers without cuLibrary* (or with
+ * KSTUB_LOADER=module): one CUmodule per image and context, one CUfunction
+ * per kernel and context, kept in lists that only grow until unload and are
+ * read without a lock. Its entries in the ks__loader table; load.c calls
+ * them under the load lock.
+ */
+#include <stdint.h>
+#include <stdlib.h>
+
+#include "internal.h"
+
+/* \p img's module in \p ctx (the current context), loading it if needed. */
+static ks_status module_in(ks_image *img, CUcontext ctx, const char *kernel, CUmodule *out)
+{
+    ks__image_state *s = ks__image_state_get(img, kernel);
+    if (s == NULL)
+        return KS_ERR_NO_MEMORY;
+    for (ks__module_node *m = s->modules; m != NULL; m = m->next) {
+        if (m->ctx == ctx) {
+            *out = m->module;
+            return KS_OK;
+        }
+    }
+    ks__module_node *node = malloc(sizeof *node);
+    if (node == NULL)
+        return ks__error(KS_ERR_NO_MEMORY, kernel, "out of memory loading '%s'", ks__source_name(img));
+    ks_status st = ks__image_prepare(img, s, kernel);
+    if (st != KS_OK) {
+        free(node);
+        return st;
+    }
+    CUjit_option opts[2];
+    void *vals[2];
+    unsigned nopts = ks__jit_options(s, opts, vals);
+    CUmodule mod = NULL;
+    CUresult r = ks__cu.ModuleLoadDataEx(&mod, s->bytes, nopts, opts, vals);
+    if (r != CUDA_SUCCESS) {
+        free(node);
+        ks__load_failed(img, s, kernel, "cuModuleLoadDataEx", r);
+        if (s->modules == NULL)
+            ks__image_unprepare(s);
+        return KS_ERR_LOAD;
+    }
+    node->ctx = ctx;
+    node->module = mod;
+    node->next = s->modules;
+    __atomic_store_n(&s->modules, node, __ATOMIC_RELEASE);
+    *out = mod;
+    return KS_OK;
+}
+
+static ks_status module_load(ks_image *img, CUcontext ctx, const char *kernel)
+{
+    CUmodule mod;
+    return module_in(img, ctx, kernel, &mod);
+}
+
+static CUresult module_lookup(ks_image *img, CUcontext ctx, const char *symbol, void **handle)
+{
+    const ks__image_state *s = img->ks__state;
+    CUmodule mod = NULL;
+    for (const ks__module_node *m = s ? s->modules : NULL; m != NULL && mod == NULL; m = m->next)
+        if (m->ctx == ctx)
+            mod = m->module;
+    CUfunction fn = NULL;
+    CUresult r = ks__cu.ModuleGetFunction(&fn, mod, symbol);
+    *handle = (void *)fn;
+    return r;
+}
+
+static void *module_find(const ks_kernel *k, CUcontext ctx)
+{
+    return (void *)ks__function_find(k, ctx);
+}
+
+/* Remember the function for \p ctx; a shared-memory opt-in made in another context applies here too. */
+static ks_status module_adopt(ks_kernel *k, CUcontext ctx, const char *kernel, void *handle)
+{
+    CUfunction fn = (CUfunction)handle;
+    unsigned shared = __atomic_load_n(&k->ks__max_shared, __ATOMIC_RELAXED);
+    if (shared != 0 && ks__cu.FuncSetAttribute != NULL) {
+        CUresult r = ks__cu.FuncSetAttribute(fn, CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES, (int)shared);
+        if (r != CUDA_SUCCESS)
+            return ks__error_cu(KS_ERR_DRIVER, kernel, "cuFuncSetAttribute", r,
+                                "opting '%s' in to %u bytes of dynamic shared memory", k->symbol, shared);
+    }
+    ks__function_node *node = malloc(sizeof *node);
+    if (node == NULL)
+        return ks__error(KS_ERR_NO_MEMORY, kernel, "out of memory resolving '%s'", k->symbol);
+    node->ctx = ctx;
+    node->fn = fn;
+    node->next = k->ks__functions;
+    __atomic_store_n(&k->ks__functions, (void *)node, __ATOMIC_RELEASE);
+    return KS_OK;
+}
+
+static int module_has_param_info(void)
+{
+    return ks__cu.FuncGetParamInfo != NULL;
+}
+
+static CUresult module_param_info(const void *handle, size_t i, size_t *off, size_t *size)
+{
+    return ks__cu.FuncGetParamInfo((CUfunction)(uintptr_t)handle, i, off, size);
+}
+
+static ks_status module_function(ks_kernel *k, CUcontext ctx, const char *kernel, CUfunction *fn)
+{
+    (void)kernel;
+    *fn = ks__function_find(k, ctx);
+    return *fn != NULL ? KS_OK : ks__kernel_resolve_in(k, ctx, fn);
+}
+
+static CUresult module_set_max_shared(ks_kernel *k, CUfunction fn, CUdevice dev, int bytes, const char **call)
+{
+    (void)k, (void)dev;
+    *call = "cuFuncSetAttribute";
+    return ks__cu.FuncSetAttribute(fn, CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES, bytes);
+}
+
+static ks_status module_unload(ks_image *img)
+{
+    ks_status st = KS_OK;
+    ks__image_state *s = img->ks__state;
+    if (s == NULL)
+        return KS_OK;
+    ks__module_node *m = s->modules;
+    __atomic_store_n(&s->modules, NULL, __ATOMIC_RELEASE);
+    for (ks__module_node *next; m != NULL; m = next) {
+        next = m->next;
+        /* A module belongs to its context: unload it there. */
+        CUcontext popped;
+        CUresult r = ks__cu.CtxPushCurrent(m->ctx);
+        if (r == CUDA_SUCCESS) {
+            r = ks__cu.ModuleUnload(m->module);
+            ks__cu.CtxPopCurrent(&popped);
+        }
+        if (r != CUDA_SUCCESS && st == KS_OK)
+            st = ks__error_cu(KS_ERR_DRIVER, NULL, "cuModuleUnload", r,
+                              "unloading the image of '%s'", ks__source_name(img));
+        free(m);
+    }
+    return st;
+}
+
+const ks__loader ks__module_loader = {
+    .per_context = 1,
+    .lookup_call = "cuModuleGetFunction",
+    .param_info_call = "cuFuncGetParamInfo",
+    .load = module_load,
+    .lookup = module_lookup,
+    .find = module_find,
+    .adopt = module_adopt,
+    .has_param_info = module_has_param_info,
+    .param_info = module_param_info,
+    .function = module_function,
+    .set_max_shared = module_set_max_shared,
+    .unload = module_unload,
+};
