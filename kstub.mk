@@ -9,6 +9,10 @@
 #     main.o: main.c | $(KSTUB_HEADERS)
 #             $(CC) $(CFLAGS) $(KSTUB_CPPFLAGS) -MMD -c $< -o $@
 #
+# With kstub installed (`make install`) and its bin/ on PATH, that is all:
+# kstub.mk finds kstub.h and libkstub beside the kstub it runs. Otherwise
+# set KSTUB, KSTUB_INCLUDE and KSTUB_LIBDIR (see the settings below).
+#
 # For each DIR/NAME.cu in KSTUB_KERNELS, under $(KSTUB_OUT)/DIR/:
 #
 #     NAME.fatbin                  nvcc -fatbin for $(KSTUB_ARCHS)  (+ NAME.fatbin.d)
@@ -28,10 +32,15 @@
 # Including this file must not change the including Makefile's default goal.
 kstub__goal := $(.DEFAULT_GOAL)
 
+# Whether the includer left KSTUB_INCLUDE or KSTUB_LIBDIR unset (before the
+# defaults below give them an origin).
+kstub__find_home := $(filter undefined,$(origin KSTUB_INCLUDE) $(origin KSTUB_LIBDIR))
+
 # ---- settings (set before including; each has a default) ---------------------------
 KSTUB ?= kstub#                        the generator (a path, or a name on PATH)
-KSTUB_DEP ?= $(wildcard $(KSTUB))#     prerequisite standing for the generator: set it
-#                                      to $(KSTUB) when your build makes kstub itself
+KSTUB_DEP ?= $(or $(wildcard $(KSTUB)),$(kstub__exe))#  prerequisite standing for the
+#                                      generator (an installed one is found on PATH):
+#                                      set it to $(KSTUB) when your build makes kstub itself
 KSTUB_KERNELS ?=#                      the .cu files to make stubs for
 KSTUB_OUT ?= build/kstub#              where generated files go (mirrors the .cu paths)
 CUDA_PATH ?= /usr/local/cuda#          CUDA toolkit: nvcc, and cuda.h for the stubs
@@ -41,9 +50,28 @@ KSTUB_NVCC_FLAGS ?= -O3 -std=c++17#    nvcc flags (not -I/-D: see KSTUB_CU_CPPFL
 KSTUB_CU_CPPFLAGS ?=#                  -I/-D/-U for the .cu files, given to nvcc and kstub
 KSTUB_FLAGS ?=#                        extra kstub options (-std=c++20, --arch sm_90, -T DIR)
 KSTUB_DEPFLAG ?= -MMD#                 -MMD: no toolkit headers in depfiles; -MD: all
-KSTUB_INCLUDE ?=#                      directory holding kstub.h, if not a system one
-KSTUB_LIBDIR ?=#                       directory holding libkstub, if not a system one
+KSTUB_INCLUDE ?= $(kstub__include)#    directory holding kstub.h (default: see below)
+KSTUB_LIBDIR ?= $(kstub__libdir)#      directory holding libkstub (default: see below)
 KSTUB_CFLAGS ?= -O2#                   C flags for the generated .c files
+
+# ---- where an installed kstub keeps its headers and library -------------------------------
+# `make install` puts kstub in PREFIX/bin, kstub.h in PREFIX/include and
+# libkstub in PREFIX/lib. So with KSTUB_INCLUDE and KSTUB_LIBDIR unset, they
+# default to ../include and ../lib beside the kstub that KSTUB names (through
+# PATH, symlinks resolved) when kstub.h and libkstub are there, else to what
+# pkg-config says of an installed kstub.pc, else to nothing (system paths).
+# Looked up once per make run, here; pkg-config only when kstub's own
+# directory has not got them.
+kstub__exe := $(realpath $(shell command -v $(KSTUB) 2>/dev/null))
+ifneq ($(kstub__find_home),)
+kstub__home := $(if $(kstub__exe),$(abspath $(dir $(kstub__exe))..))
+kstub__include := $(if $(wildcard $(kstub__home)/include/kstub.h),$(kstub__home)/include)
+kstub__libdir := $(if $(wildcard $(kstub__home)/lib/libkstub.*),$(kstub__home)/lib)
+ifeq ($(kstub__include),)
+kstub__include := $(shell pkg-config --variable=includedir kstub 2>/dev/null)
+kstub__libdir := $(shell pkg-config --variable=libdir kstub 2>/dev/null)
+endif
+endif
 
 # ---- derived ---------------------------------------------------------------------------
 comma := ,

@@ -1,0 +1,182 @@
+#!/usr/bin/env bash
+# check-install.sh — `make install` into a scratch prefix, then three projects
+# built against that installed copy only, each in a scratch directory with a
+# bare environment (env -i: PATH, and PKG_CONFIG_PATH for the first):
+#
+#   1. pkgconfig/Makefile   pkg-config --cflags --libs kstub
+#   2. kstubmk/Makefile     the installed kstub.mk, only PATH set
+#   3. examples/cmake       find_package(kstub CONFIG) + kstub_add_kernels,
+#                           with the Unix Makefiles and the Ninja generators
+#
+# Each builds, links and runs (no driver: the app says so and exits 0), a
+# second build does nothing, a changed kernel signature regenerates the stubs
+# and rebuilds the app, and a build after that does nothing again. No build
+# file may name the source tree. Last, `make uninstall` leaves no file
+# behind, under PREFIX and under DESTDIR, and spares what was there before.
+#
+# Run from the repository root by `make check-install` (tests/install.mk),
+# with B (the build directory) and CUDA_PATH in the environment.
+set -u
+
+SRC=$(pwd)
+B=${B:-build}
+CUDA_PATH=${CUDA_PATH:-/usr/local/cuda}
+MAKE=${MAKE:-make}
+TMP=$(mktemp -d "${TMPDIR:-/tmp}/kstub-install.XXXXXX")
+trap 'rm -rf "$TMP"' EXIT
+PREFIX=$TMP/prefix
+LOG=$TMP/log
+
+pass=0
+fail=0
+ok() { pass=$((pass + 1)); printf '  ok    %s\n' "$1"; }
+bad() {
+    fail=$((fail + 1)); printf '  FAIL  %s\n' "$1"
+    [ -s "$LOG" ] && sed 's/^/        | /' "$LOG" | tail -n 25
+}
+# check NAME COMMAND...: one test case; COMMAND's output goes to $LOG.
+check() { local name=$1; shift; if "$@" >"$LOG" 2>&1; then ok "$name"; else bad "$name"; fi; }
+
+# The consumers' environment: nothing from this shell but PATH (and what each
+# route needs on top); HOME a scratch one, so no user package registry counts.
+mkdir -p "$TMP/home"
+USER_PATH=$PREFIX/bin:$(dirname "$(command -v cc)"):/usr/bin:/bin
+bare() {
+    local extra=()
+    [ "$CUDA_PATH" != /usr/local/cuda ] && extra+=("CUDA_PATH=$CUDA_PATH")
+    env -i HOME="$TMP/home" PATH="$USER_PATH" LANG=C "${extra[@]}" "$@"
+}
+
+no_source_tree() { ! grep -rlI --exclude=CMakeCache.txt -e "$SRC/" "$1"; }
+
+# Steps of a route, each run in the project directory $1 with the build
+# command "${@:2}".
+build() { (cd "$1" && "${@:2}"); }
+the_app() { find "$1" -type f \( -name app -o -name scale_app \) -perm -u+x | head -n1; }
+runs() { local app; app=$(the_app "$1") && [ -n "$app" ] && LD_LIBRARY_PATH="$PREFIX/lib" "$app"; }
+# Builds, and fails if any file but CMake's own bookkeeping changed.
+rebuilds_nothing() {
+    touch "$TMP/marker"
+    build "$@" || return 1
+    local f
+    f=$(find "$1" -type f -newer "$TMP/marker" ! -path '*/CMakeFiles/*' ! -name '.ninja_*' \
+        ! -name CMakeCache.txt ! -name '*.cmake' ! -name Makefile)
+    [ -z "$f" ] || { echo "rebuilt: $f"; return 1; }
+}
+# Changes scale()'s first parameter from float to double and builds: the
+# header must say double and the app must be relinked.
+regenerates() {
+    sed -i 's/float a,/double a,/' "$1/scale.cu"
+    touch "$TMP/marker"
+    build "$@" || return 1
+    local h
+    h=$(find "$1" -name scale.kstub.h) && [ -n "$h" ] && grep -q 'double  *a,' "$h" ||
+        { echo "scale.kstub.h does not take a double"; return 1; }
+    [ -n "$(find "$1" -type f \( -name app -o -name scale_app \) -newer "$TMP/marker")" ] ||
+        { echo "the app was not relinked"; return 1; }
+}
+
+# consumer NAME DIR BUILD-COMMAND...: every route's checks.
+consumer() {
+    local name=$1; shift
+    check "$name: builds and links against the install" build "$@"
+    check "$name: app runs (no driver: says so, exits 0)" runs "$1"
+    check "$name: second build does nothing" rebuilds_nothing "$@"
+    check "$name: a kernel signature change regenerates and relinks" regenerates "$@"
+    check "$name: and then a build does nothing again" rebuilds_nothing "$@"
+    check "$name: no build file names the source tree" no_source_tree "$1"
+}
+
+# A scratch project: the route's build files plus the CMake example's kernel and main.c.
+project() {
+    mkdir -p "$TMP/$1"
+    cp "$SRC/examples/cmake/scale.cu" "$SRC/examples/cmake/main.c" "$TMP/$1/"
+    [ -n "${2:-}" ] && cp "$2"/* "$TMP/$1/"
+    echo "$TMP/$1"
+}
+
+echo "check-install: make install PREFIX=$PREFIX"
+check "make install" $MAKE --no-print-directory install B="$B" PREFIX="$PREFIX" CUDA_PATH="$CUDA_PATH"
+[ "$fail" -eq 0 ] || { echo "check-install: $pass passed, $fail failed"; exit 1; }
+
+expect_files() {
+    local f
+    for f in bin/kstub include/kstub.h include/kstub_types.h lib/libkstub.a lib/libkstub.so \
+        lib/pkgconfig/kstub.pc lib/cmake/kstub/kstubConfig.cmake \
+        lib/cmake/kstub/kstubConfigVersion.cmake share/kstub/kstub.mk \
+        share/kstub/templates/header.h.in share/kstub/templates/source.c.in \
+        share/man/man1/kstub.1 share/bash-completion/completions/kstub; do
+        [ -e "$1/$f" ] || { echo "missing: $f"; return 1; }
+    done
+}
+check "every file in place" expect_files "$PREFIX"
+check "libkstub.so resolves to a real file" test -f "$PREFIX/lib/libkstub.so"
+check "pkg-config --cflags --libs kstub" bash -c '
+    out=$(PKG_CONFIG_PATH="$1/lib/pkgconfig" pkg-config --cflags --libs kstub) && echo "$out" &&
+    for w in "-I$1/include" "-I$2/include" "-L$1/lib" -lkstub -ldl -lpthread -lm; do
+        case " $out " in *" $w "*) ;; *) echo "missing $w"; exit 1 ;; esac; done' _ "$PREFIX" "$CUDA_PATH"
+check "installed kstub finds its own templates" bash -c \
+    'grep -q "{{" "$1/share/kstub/templates/header.h.in" && "$1/bin/kstub" --version' _ "$PREFIX"
+
+echo "check-install: 1. a Makefile with pkg-config"
+d=$(project pkgconfig "$SRC/tests/install/pkgconfig")
+consumer "pkg-config" "$d" env -i HOME="$TMP/home" PATH="$USER_PATH" LANG=C \
+    PKG_CONFIG_PATH="$PREFIX/lib/pkgconfig" make --no-print-directory
+
+echo "check-install: 2. a Makefile with the installed kstub.mk, only PATH set"
+d=$(project kstubmk "$SRC/tests/install/kstubmk")
+consumer "kstub.mk" "$d" bare make --no-print-directory -j2
+
+echo "check-install: 3. the CMake example (find_package(kstub CONFIG))"
+for gen in "Unix Makefiles" Ninja; do
+    tag=${gen%% *}
+    if ! command -v cmake >/dev/null; then
+        echo "  skipped: CMake example ($gen): cmake is not installed (scripts/deps.sh installs it)"
+        continue
+    fi
+    if [ "$gen" = Ninja ] && ! command -v ninja >/dev/null; then
+        echo "  skipped: CMake example (Ninja): ninja is not installed (package ninja-build)"
+        continue
+    fi
+    d=$(project "cmake-$tag" "$SRC/examples/cmake")
+    check "cmake ($gen): configures with CMAKE_PREFIX_PATH" bare cmake -S "$d" -B "$d/build" \
+        -G "$gen" -DCMAKE_PREFIX_PATH="$PREFIX" -DEXAMPLE_ARCHS=90
+    consumer "cmake ($gen)" "$d" bare cmake --build build
+done
+
+echo "check-install: make uninstall"
+uninstall_all() {
+    $MAKE --no-print-directory uninstall B="$B" PREFIX="$PREFIX" || return 1
+    local f
+    f=$(find "$PREFIX" ! -type d)
+    [ -z "$f" ] || { echo "left behind: $f"; return 1; }
+}
+check "make uninstall leaves no file" uninstall_all
+check "make uninstall removes kstub's own directories" \
+    test ! -e "$PREFIX/share/kstub" -a ! -e "$PREFIX/lib/cmake/kstub"
+
+# DESTDIR: a staged install over a tree that already holds other files.
+STAGE=$TMP/stage
+mkdir -p "$STAGE/usr/local/bin" "$STAGE/usr/local/share/man/man1"
+echo other >"$STAGE/usr/local/bin/other-tool"
+(cd "$STAGE" && find . | sort) >"$TMP/before"
+check "make install DESTDIR= PREFIX=/usr/local" $MAKE --no-print-directory install B="$B" \
+    DESTDIR="$STAGE" PREFIX=/usr/local CUDA_PATH="$CUDA_PATH"
+check "staged: every file in place" expect_files "$STAGE/usr/local"
+check "staged: kstub.pc names the final prefix" \
+    grep -qx 'prefix=/usr/local' "$STAGE/usr/local/lib/pkgconfig/kstub.pc"
+staged_uninstall() {
+    $MAKE --no-print-directory uninstall B="$B" DESTDIR="$STAGE" PREFIX=/usr/local || return 1
+    local f p
+    f=$(cd "$STAGE" && find . ! -type d | sort)
+    [ "$f" = "./usr/local/bin/other-tool" ] || { echo "files left: $f"; return 1; }
+    # What install added and uninstall left: directories only.
+    for p in $(cd "$STAGE" && find . | sort | comm -13 "$TMP/before" -); do
+        [ -d "$STAGE/$p" ] || { echo "left: $p"; return 1; }
+    done
+    [ -d "$STAGE/usr/local/share/man/man1" ] || { echo "removed a directory that was there"; return 1; }
+}
+check "staged: make uninstall leaves what was there, and no file" staged_uninstall
+
+echo "check-install: $pass passed, $fail failed"
+[ "$fail" -eq 0 ]
