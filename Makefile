@@ -124,16 +124,11 @@ gen: $(GEN_H) $(GEN_C) $(GEN_JSON)
 # the directories only kstub uses. Everything here is a real file under
 # $(B) or the source tree; the .in files are filled in as they are installed.
 
-# The version and the shared library's file names come from the versioned
-# library rules; the fallbacks keep install working without them.
-KS__VERSION = $(if $(KS_VERSION_MAJOR),$(KS_VERSION_MAJOR).$(KS_VERSION_MINOR).$(KS_VERSION_PATCH),$(or \
-    $(shell sed -n 's/^\#define KSTUB_VERSION "\(.*\)"/\1/p' generator/model.h),0.0.0))
-KS__LIB_REAL = $(or $(LIBKSTUB_REAL),libkstub.so)
-KS__LIB_SONAME = $(or $(LIBKSTUB_SONAME),libkstub.so)
+KS__VERSION = $(KS_VERSION_MAJOR).$(KS_VERSION_MINOR).$(KS_VERSION_PATCH)
 KS__DEST = $(DESTDIR)$(PREFIX)
 
 # Every installed file, relative to $(PREFIX): what uninstall removes.
-KS__INSTALL_FILES = bin/kstub lib/libkstub.a $(sort lib/libkstub.so lib/$(KS__LIB_SONAME) lib/$(KS__LIB_REAL)) \
+KS__INSTALL_FILES = bin/kstub lib/libkstub.a lib/libkstub.so lib/$(LIBKSTUB_SONAME) lib/$(LIBKSTUB_REAL) \
     include/kstub.h include/kstub_types.h \
     $(TEMPLATES:templates/%=share/kstub/templates/%) share/kstub/kstub.mk \
     lib/pkgconfig/kstub.pc lib/cmake/kstub/kstubConfig.cmake lib/cmake/kstub/kstubConfigVersion.cmake \
@@ -143,8 +138,8 @@ KS__INSTALL_DIRS = share/kstub/templates share/kstub lib/cmake/kstub
 
 # @PREFIX@ & co. in kstub.pc.in and cmake/*.cmake.in.
 KS__SUBST = sed -e 's|@PREFIX@|$(PREFIX)|g' -e 's|@CUDA_PATH@|$(CUDA_PATH)|g' \
-    -e 's|@VERSION@|$(KS__VERSION)|g' -e 's|@LIB_REAL@|$(KS__LIB_REAL)|g' \
-    -e 's|@LIB_SONAME@|$(KS__LIB_SONAME)|g'
+    -e 's|@VERSION@|$(KS__VERSION)|g' -e 's|@LIB_REAL@|$(LIBKSTUB_REAL)|g' \
+    -e 's|@LIB_SONAME@|$(LIBKSTUB_SONAME)|g'
 
 .PHONY: uninstall
 install: all
@@ -153,9 +148,9 @@ install: all
 	    $(KS__DEST)/share/man/man1 $(KS__DEST)/share/bash-completion/completions
 	install -m 755 $(KSTUB) $(KS__DEST)/bin/kstub
 	install -m 644 $(B)/lib/libkstub.a $(KS__DEST)/lib/
-	install -m 644 $(B)/lib/$(KS__LIB_REAL) $(KS__DEST)/lib/$(KS__LIB_REAL)
-	$(if $(filter-out $(KS__LIB_REAL),$(KS__LIB_SONAME)),ln -sf $(KS__LIB_REAL) $(KS__DEST)/lib/$(KS__LIB_SONAME))
-	$(if $(filter-out libkstub.so,$(KS__LIB_REAL)),ln -sf $(KS__LIB_SONAME) $(KS__DEST)/lib/libkstub.so)
+	install -m 644 $(B)/lib/$(LIBKSTUB_REAL) $(KS__DEST)/lib/
+	ln -sf $(LIBKSTUB_REAL) $(KS__DEST)/lib/$(LIBKSTUB_SONAME)
+	ln -sf $(LIBKSTUB_SONAME) $(KS__DEST)/lib/libkstub.so
 	install -m 644 runtime/kstub.h runtime/kstub_types.h $(KS__DEST)/include/
 	install -m 644 $(TEMPLATES) $(KS__DEST)/share/kstub/templates/
 	install -m 644 kstub.mk $(KS__DEST)/share/kstub/

@@ -110,7 +110,17 @@ expect_files() {
     done
 }
 check "every file in place" expect_files "$PREFIX"
-check "libkstub.so resolves to a real file" test -f "$PREFIX/lib/libkstub.so"
+# libkstub.so -> libkstub.so.MAJOR -> libkstub.so.MAJOR.MINOR.PATCH, whose
+# SONAME is the middle name.
+versioned_lib() {
+    local lib=$PREFIX/lib soname real
+    soname=$(readlink "$lib/libkstub.so") && [ -L "$lib/libkstub.so" ] || { echo "libkstub.so is no symlink"; return 1; }
+    real=$(readlink "$lib/$soname") && [ -L "$lib/$soname" ] || { echo "$soname is no symlink"; return 1; }
+    [ -f "$lib/$real" ] && [ ! -L "$lib/$real" ] || { echo "$real is not a file"; return 1; }
+    case $soname in libkstub.so.[0-9]*) ;; *) echo "odd soname $soname"; return 1 ;; esac
+    readelf -d "$lib/$real" | grep -q "Library soname: \[$soname\]" || { echo "$real: no SONAME $soname"; return 1; }
+}
+check "libkstub.so -> SONAME -> the real file" versioned_lib
 check "pkg-config --cflags --libs kstub" bash -c '
     out=$(PKG_CONFIG_PATH="$1/lib/pkgconfig" pkg-config --cflags --libs kstub) && echo "$out" &&
     for w in "-I$1/include" "-I$2/include" "-L$1/lib" -lkstub -ldl -lpthread -lm; do
