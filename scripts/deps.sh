@@ -1,9 +1,11 @@
 #!/usr/bin/env bash
 # Installs the Debian packages kstub needs to build and test, when missing.
 # Does nothing (and needs no network or root) when everything is present.
+# cmake and ninja-build: the install test builds the CMake example with both
+# of CMake's generators (Unix Makefiles, Ninja).
 set -euo pipefail
 
-pkgs=(libclang-22-dev clang-22 check libjansson-dev pkg-config)
+pkgs=(libclang-22-dev clang-22 check libjansson-dev pkg-config cmake ninja-build)
 missing=()
 for p in "${pkgs[@]}"; do
     dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q 'install ok installed' \
