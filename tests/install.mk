@@ -12,6 +12,6 @@
 check-install: $(KSTUB) $(B)/lib/libkstub.a $(B)/lib/libkstub.so
 	@KSTUB=$(KSTUB) bash tests/install/check-man.sh
 	@KSTUB=$(KSTUB) bash tests/install/check-completion.sh
-	@B=$(B) CUDA_PATH=$(CUDA_PATH) MAKE="$(MAKE)" bash tests/install/check-install.sh
+	@B=$(B) CUDA_PATH=$(CUDA_PATH) MAKE_CMD="$(MAKE_COMMAND)" bash tests/install/check-install.sh
 
 CHECK_TARGETS += check-install

@@ -15,13 +15,15 @@
 # behind, under PREFIX and under DESTDIR, and spares what was there before.
 #
 # Run from the repository root by `make check-install` (tests/install.mk),
-# with B (the build directory) and CUDA_PATH in the environment.
+# with B (the build directory), CUDA_PATH and MAKE_CMD (make) in the environment.
 set -u
 
 SRC=$(pwd)
 B=${B:-build}
 CUDA_PATH=${CUDA_PATH:-/usr/local/cuda}
-MAKE=${MAKE:-make}
+# This tree's make, run afresh: none of the calling make's flags or jobserver
+# (the test passes what install needs: B, PREFIX, DESTDIR, CUDA_PATH).
+MAKE="env -u MAKEFLAGS -u MFLAGS -u MAKELEVEL ${MAKE_CMD:-make}"
 TMP=$(mktemp -d "${TMPDIR:-/tmp}/kstub-install.XXXXXX")
 trap 'rm -rf "$TMP"' EXIT
 PREFIX=$TMP/prefix
