@@ -78,7 +78,7 @@ static void fail(ks_status status, const char *call, CUresult result, const char
 
 static void load_driver(void)
 {
-    const char *path = getenv(KS__DRIVER_ENV);
+    const char *path = ks__getenv(KS__DRIVER_ENV);
     if (path == NULL || path[0] == '\0')
         path = KS__DRIVER_DEFAULT;
 
@@ -180,7 +180,7 @@ static void load_driver(void)
     /* Context-independent loading where the driver has it (CUDA 12.0+), else
      * one module per context. KSTUB_LOADER=module forces the fallback, so it
      * can be tested on a current driver. */
-    const char *loader = getenv(KS__LOADER_ENV);
+    const char *loader = ks__getenv(KS__LOADER_ENV);
     int want_module = loader != NULL && strcmp(loader, "module") == 0;
     ks__cu.use_library = !want_module && ks__cu.LibraryLoadData && ks__cu.LibraryUnload &&
                          ks__cu.LibraryGetKernel;

@@ -9,6 +9,7 @@
  * content's magic, else by the name (".cu"/".cuh": source; other: PTX).
  */
 #include <errno.h>
+#include <fcntl.h>
 #include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -21,12 +22,20 @@
 #define KS__IMAGE_PATH_ENV "KSTUB_IMAGE_PATH"
 #define KS__MAX_IMAGE_BYTES ((size_t)1 << 31)
 
-/* Read all of \p path; ENOENT leaves the error unset so the search goes on. */
+/* Read all of \p path; ENOENT leaves the error unset so the search goes on.
+ * Only a regular file is read: a FIFO under an image's name must not block
+ * the process (and the load lock) forever (*err = KS__NOT_REGULAR). */
 static int read_all(const char *path, void **bytes, size_t *n, int *err)
 {
-    FILE *f = fopen(path, "rb");
+    int fd = ks__open_regular(AT_FDCWD, path, 0, NULL);
+    if (fd < 0) {
+        *err = fd == KS__NOT_REGULAR ? KS__NOT_REGULAR : errno;
+        return 0;
+    }
+    FILE *f = fdopen(fd, "rb");
     if (f == NULL) {
         *err = errno;
+        close(fd);
         return 0;
     }
     size_t cap = 1 << 16, len = 0;
@@ -61,6 +70,11 @@ static int read_all(const char *path, void **bytes, size_t *n, int *err)
     *bytes = buf;
     *n = len;
     return 1;
+}
+
+static const char *why(int err)
+{
+    return err == KS__NOT_REGULAR ? "not a regular file" : strerror(err);
 }
 
 static ks_image_kind kind_of(const unsigned char *p, size_t n, const char *path)
@@ -103,7 +117,7 @@ ks_status ks__file_read(const ks_image *img, const char *name, const char *kerne
     if (name != NULL && strchr(name, '/') != NULL) {
         if (!read_all(name, bytes, n, &err))
             return ks__error(KS_ERR_IO, kernel, "cannot read the image file '%s' of '%s': %s",
-                             name, src, strerror(err));
+                             name, src, why(err));
         snprintf(path, sizeof path, "%s", name);
         goto found;
     }
@@ -129,7 +143,7 @@ ks_status ks__file_read(const ks_image *img, const char *name, const char *kerne
         }
     }
 
-    const char *env = getenv(KS__IMAGE_PATH_ENV);
+    const char *env = ks__getenv(KS__IMAGE_PATH_ENV);
     char exe[PATH_MAX];
     exe_dir(exe, sizeof exe);
     /* Each directory of the search path, then the executable's. */
@@ -145,7 +159,7 @@ ks_status ks__file_read(const ks_image *img, const char *name, const char *kerne
                         goto found;
                     if (err != ENOENT)
                         return ks__error(KS_ERR_IO, kernel, "cannot read the image file '%s' of '%s': %s",
-                                         path, src, strerror(err));
+                                         path, src, why(err));
                     if (tried_len < sizeof tried)
                         tried_len += (size_t)snprintf(tried + tried_len, sizeof tried - tried_len,
                                                       "%s%s", tried_len ? ", " : "", path);

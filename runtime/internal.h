@@ -18,6 +18,8 @@
 #define KS_INTERNAL_H
 
 #include <pthread.h>
+#include <stdlib.h>
+#include <sys/stat.h>
 #include <cuda.h>
 #include "kstub.h"
 
@@ -295,13 +297,60 @@ ks_status ks__file_read(const ks_image *img, const char *name, const char *kerne
 ks_status ks__nvrtc_compile(const char *src, const char *name, char *const *opts, unsigned nopts,
                             int arch, const char *kernel, void **cubin, size_t *n, int *from_cache);
 
+/* ---- includes.c ------------------------------------------------------------ */
+
+struct ks__sha256;
+/*
+ * Feed into \p s everything \p src's #include lines can reach (with
+ * -I/--include-path from \p opts): 0, or -1 when they cannot be followed and
+ * the compile must not be cached.
+ */
+int ks__includes_hash(struct ks__sha256 *s, const char *src, char *const *opts, unsigned nopts);
+
 /* ---- cache.c ------------------------------------------------------------- */
 
-/* The cache directory to use now (malloc'd; created 0700 if need be), or NULL: no cache. */
-char *ks__cache_dir(void);
+/*
+ * Open the cache directory to use now (created 0700 if need be) into *dirfd.
+ * KS_OK, or (*dirfd = -1, \p why says why, this thread's error untouched):
+ * KS_ERR_UNSUPPORTED (turned off), KS_ERR_INVALID_VALUE (no directory to
+ * use, or a name longer than PATH_MAX), KS_ERR_UNTRUSTED (the directory or
+ * a parent lets another user change it) or KS_ERR_IO.
+ */
+ks_status ks__cache_open(int *dirfd, char *why, size_t cap);
 /* A verified entry for \p key (malloc'd into *data), or 0 when there is none usable. */
-int ks__cache_get(const char *dir, const unsigned char key[32], void **data, size_t *n);
+int ks__cache_get(int dirfd, const unsigned char key[32], void **data, size_t *n);
 /* Store an entry (best effort: a cache that cannot be written is no error). */
-void ks__cache_put(const char *dir, const unsigned char key[32], const void *data, size_t n);
+void ks__cache_put(int dirfd, const unsigned char key[32], const void *data, size_t n);
+/* The payload's length if the \p size bytes at \p buf are a whole, intact entry for \p key, else -1. */
+long long ks__cache_entry_check(const unsigned char *buf, size_t size, const unsigned char key[32]);
+/* Bytes before an entry's payload. */
+#define KS__CACHE_HEADER_BYTES (8 + 32 + 8 + 32)
+
+/* ---- safefile.c ------------------------------------------------------------ */
+
+/* What ks__open_regular returns for something that is not a regular file. */
+#define KS__NOT_REGULAR (-2)
+
+/*
+ * Open \p path (relative to \p dirfd, or AT_FDCWD) for reading, only if it is
+ * a regular file (never blocking on a FIFO); with \p nofollow a final symlink
+ * is refused. The fd; -1 (errno set); or KS__NOT_REGULAR. *st when non-NULL.
+ */
+int ks__open_regular(int dirfd, const char *path, int nofollow, struct stat *st);
+
+/*
+ * Open the directory \p path (created with mode 0700 when \p create) if only
+ * this user can change what is in it: the fd, or -1 with the reason in \p why.
+ */
+int ks__dir_open_trusted(const char *path, int create, char *why, size_t cap);
+
+/*
+ * The environment, as a set-uid or set-gid program must read it: NULL there
+ * (secure_getenv), so a caller cannot choose the libraries or paths it loads.
+ */
+static inline const char *ks__getenv(const char *name)
+{
+    return secure_getenv(name);
+}
 
 #endif /* KS_INTERNAL_H */

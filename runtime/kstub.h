@@ -87,6 +87,7 @@ int ks_version_number(void);
     XX(ERR_IO, "a file could not be read or written")                              \
     XX(ERR_NO_MEMORY, "out of host memory")                                        \
     XX(ERR_UNSUPPORTED, "the driver lacks a feature this call needs")              \
+    XX(ERR_UNTRUSTED, "a directory or file is not safe to load code from (its owner or permissions)") \
     XX(ERR_VERSION, "the generated code was built for another descriptor layout (KS_DESC_VERSION)")
 
 typedef enum ks_status {
@@ -390,18 +391,34 @@ ks_status ks_image_info_get(const ks_image *image, ks_image_info *out);
 
 /*
  * The NVRTC disk cache. Entries live in KSTUB_CACHE_DIR, else
- * $XDG_CACHE_HOME/kstub, else ~/.cache/kstub (created with mode 0700; a
- * directory that is not the user's own or that others may write is not
- * used). Each entry is keyed by the SHA-256 of the source, the options, the
- * target architecture, the NVRTC version and the driver version, and carries
- * a hash of its content that is checked before use: a corrupt, truncated or
- * foreign entry is ignored and rewritten. KSTUB_CACHE=0 disables it.
+ * $XDG_CACHE_HOME/kstub, else ~/.cache/kstub (created with mode 0700). Each
+ * entry is keyed by the SHA-256 of the source, the contents of the headers
+ * its #include lines can reach (or their absence), the options, the target
+ * architecture, the NVRTC library and the driver version, and carries a hash
+ * of its content that is checked before use: a corrupt, truncated or
+ * foreign entry is ignored and rewritten. A source whose includes cannot be
+ * followed (a macro as the header name, __has_include, -include) is compiled
+ * every time, never cached. The directory is used only when it is the
+ * user's, nobody else may write to it, and each parent is owned by root or
+ * the user and is not writable by others unless sticky; otherwise the cache
+ * is not used (loading still works) and ks_cache_check() says why. The
+ * environment variables are ignored in set-uid/set-gid programs.
+ * KSTUB_CACHE=0 disables it.
  */
 
 /** Use \p dir for the cache (copied); NULL goes back to the environment's choice. */
 ks_status ks_cache_set_dir(const char *dir);
 /** Turn the cache off (0) or back on (nonzero; the default unless KSTUB_CACHE=0). */
 void ks_cache_enable(int enabled);
+/**
+ * Check the cache directory now, as the next run-time compilation would.
+ * \return KS_OK when entries will be read and written there; otherwise why
+ *         not (in ks_last_error()): KS_ERR_UNSUPPORTED (turned off),
+ *         KS_ERR_INVALID_VALUE (no directory, or a name longer than PATH_MAX),
+ *         KS_ERR_UNTRUSTED (it or a parent may be changed by another user),
+ *         KS_ERR_IO (it cannot be created or opened)
+ */
+ks_status ks_cache_check(void);
 
 /* ---------------------------------------------------------------------- */
 /* Kernels: queries, shared memory, occupancy                              */

@@ -23,6 +23,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <unistd.h>
 
 /* nvrtc.h tests macros it does not define. */
 #pragma GCC diagnostic push
@@ -129,20 +130,20 @@ static int try_ld_conf(void)
 
 static void locate_nvrtc(void)
 {
-    const char *env = getenv(KS__NVRTC_ENV);
+    const char *env = ks__getenv(KS__NVRTC_ENV);
     if (env && env[0]) {
         if (strchr(env, '/'))
             try_file(env);       /* a bare name is left to dlopen (and nvrtcVersion) */
         return;
     }
-    if (try_dir_list(getenv("LD_LIBRARY_PATH")) || try_ld_conf())
+    if (try_dir_list(ks__getenv("LD_LIBRARY_PATH")) || try_ld_conf())
         return;
     try_dir_list("/lib/x86_64-linux-gnu:/usr/lib/x86_64-linux-gnu:/lib64:/usr/lib64:/lib:/usr/lib");
 }
 
 static void load_nvrtc(void)
 {
-    const char *env = getenv(KS__NVRTC_ENV);
+    const char *env = ks__getenv(KS__NVRTC_ENV);
     void *lib = NULL;
     const char *why = NULL;
     pthread_once(&where_once, locate_nvrtc);
@@ -199,8 +200,9 @@ static ks_status nvrtc_fail(const char *kernel, const char *call, nvrtcResult r,
                            call, (int)r, nv.GetErrorString ? nv.GetErrorString(r) : NULL, "%s", what);
 }
 
-/* The key: everything that decides what NVRTC and the driver make of it. */
-static void cache_key(unsigned char key[32], const char *src, const char *name, char *const *opts,
+/* The key: everything that decides what NVRTC and the driver make of it.
+ * 0, or -1: the source's includes cannot be followed, so it is not cached. */
+static int cache_key(unsigned char key[32], const char *src, const char *name, char *const *opts,
                       unsigned nopts, int arch)
 {
     char line[128];
@@ -211,6 +213,8 @@ static void cache_key(unsigned char key[32], const char *src, const char *name, 
     ks__sha256_update(&s, src, strlen(src) + 1);
     for (unsigned i = 0; i < nopts; i++)
         ks__sha256_update(&s, opts[i], strlen(opts[i]) + 1);
+    if (ks__includes_hash(&s, src, opts, nopts) != 0)
+        return -1;
     int len;
     if (where.id[0]) {
         len = snprintf(line, sizeof line, "%u options; sm_%d; driver %d; nvrtc file ", nopts, arch,
@@ -223,6 +227,7 @@ static void cache_key(unsigned char key[32], const char *src, const char *name, 
         ks__sha256_update(&s, line, (size_t)len);
     }
     ks__sha256_final(&s, key);
+    return 0;
 }
 
 ks_status ks__nvrtc_compile(const char *src, const char *name, char *const *opts, unsigned nopts,
@@ -243,23 +248,27 @@ ks_status ks__nvrtc_compile(const char *src, const char *name, char *const *opts
                              "architecture (sm_%d); leave it out", opts[i], name, arch);
 
     unsigned char key[32];
-    cache_key(key, src, name, opts, nopts, arch);
-    char *dir = ks__cache_dir();
+    int dir = -1;
+    char why[64];               /* the reason is for ks_cache_check(); here the cache is simply not used */
+    if (cache_key(key, src, name, opts, nopts, arch) == 0)
+        ks__cache_open(&dir, why, sizeof why);
     *from_cache = 0;
-    if (dir != NULL && ks__cache_get(dir, key, cubin, n)) {
-        free(dir);
+    if (dir >= 0 && ks__cache_get(dir, key, cubin, n)) {
+        close(dir);
         *from_cache = 1;
         return KS_OK;
     }
 
     pthread_once(&nv_once, load_nvrtc);
     if (nv.status != KS_OK) {
-        free(dir);
+        if (dir >= 0)
+            close(dir);
         return ks__error(nv.status, kernel, "compiling '%s': %s", name, nv.detail);
     }
     const char **argv = malloc((nopts + 1) * sizeof *argv);
     if (argv == NULL) {
-        free(dir);
+        if (dir >= 0)
+            close(dir);
         return ks__error(KS_ERR_NO_MEMORY, kernel, "out of memory compiling '%s'", name);
     }
     char archopt[48];
@@ -311,7 +320,7 @@ ks_status ks__nvrtc_compile(const char *src, const char *name, char *const *opts
         st = nvrtc_fail(kernel, "nvrtcGetCUBIN", r, name);
         goto out;
     }
-    if (dir != NULL)
+    if (dir >= 0)
         ks__cache_put(dir, key, bin, size);
     *cubin = bin;
     *n = size;
@@ -319,6 +328,7 @@ out:
     if (prog != NULL)
         nv.DestroyProgram(&prog);
     free(argv);
-    free(dir);
+    if (dir >= 0)
+        close(dir);
     return st;
 }
