@@ -156,6 +156,36 @@ for gen in "Unix Makefiles" Ninja; do
     consumer "cmake ($gen)" "$d" bare cmake --build build
 done
 
+# The package's version rules and targets, each in a throwaway project.
+package_project() {   # package_project DIR VERSION: a project asking for kstub VERSION
+    mkdir -p "$1"
+    cat >"$1/CMakeLists.txt" <<CMAKE
+cmake_minimum_required(VERSION 3.20)
+project(probe LANGUAGES C)
+find_package(kstub $2 CONFIG REQUIRED)
+foreach(t kstub::kstub kstub::kstub_static kstub::generator)
+    if(NOT TARGET \${t})
+        message(FATAL_ERROR "no target \${t}")
+    endif()
+endforeach()
+if(NOT COMMAND kstub_add_kernels)
+    message(FATAL_ERROR "no kstub_add_kernels")
+endif()
+CMAKE
+    bare cmake -S "$1" -B "$1/build" -DCMAKE_PREFIX_PATH="$PREFIX"
+}
+refused() { ! "$@"; }
+if command -v cmake >/dev/null; then
+    ver=$(sed -n 's/^Version: //p' "$PREFIX/lib/pkgconfig/kstub.pc")
+    major=${ver%%.*}
+    check "cmake: find_package(kstub $ver) gives the three targets and the function" \
+        package_project "$TMP/probe-same" "$ver"
+    check "cmake: find_package(kstub $major.0) is satisfied (same major, older minor)" \
+        package_project "$TMP/probe-older" "$major.0"
+    check "cmake: find_package(kstub $((major + 1)).0) is refused (another major)" \
+        refused package_project "$TMP/probe-major" "$((major + 1)).0"
+fi
+
 echo "check-install: make uninstall"
 uninstall_all() {
     $MAKE --no-print-directory uninstall B="$B" PREFIX="$PREFIX" || return 1
