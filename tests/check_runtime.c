@@ -19,6 +19,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/auxv.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -1583,6 +1584,27 @@ static void race_32(void *(*fn)(void *))
     pthread_barrier_destroy(&start_line);
 }
 
+/* A FIFO where an image file should be must not block the load (issue 10 #7). */
+START_TEST(file_fifo_is_refused)
+{
+    alarm(20);                          /* before the fix this hung for ever */
+    char dir[128], path[PATH_MAX + 32];
+    snprintf(dir, sizeof dir, "%s/images", tmp_dir);
+    ck_assert_int_eq(mkdir(dir, 0700), 0);
+    snprintf(path, sizeof path, "%s/disk.fatbin", dir);
+    ck_assert_int_eq(mkfifo(path, 0600), 0);
+    setenv("KSTUB_IMAGE_PATH", dir, 1);
+    ck_assert_status(launch_disk(), KS_ERR_IO);
+    ck_assert_message_has(path);
+    ck_assert_message_has("not a regular file");
+    ck_assert_status(ks_image_set_file(&disk_image, path), KS_OK);
+    ck_assert_status(launch_disk(), KS_ERR_IO);
+    ck_assert_message_has("not a regular file");
+    ck_assert_int_eq(fake.calls("cuLibraryLoadData"), 0);
+    alarm(0);
+}
+END_TEST
+
 START_TEST(file_threads_race)
 {
     char path[PATH_MAX + 32];
@@ -1967,6 +1989,238 @@ START_TEST(cache_unsafe_dir_not_used)
 }
 END_TEST
 
+/* A parent of the cache directory that others may write (without the sticky
+ * bit) lets them swap the directory: the cache is not used (issue 10 #4). */
+START_TEST(cache_parent_writable_not_used)
+{
+    fake.set_params("saxpy", 4, saxpy_off, saxpy_size);
+    char parent[128];
+    snprintf(parent, sizeof parent, "%s/cache", tmp_dir);
+    ck_assert_int_eq(mkdir(parent, 0700), 0);
+    ck_assert_int_eq(chmod(parent, 0777), 0);
+    ck_assert_status(launch_saxpy(), KS_OK);              /* loading works, uncached */
+    ck_assert_int_eq(count_files(cache_dir, ".nvrtc"), 0);
+    ck_assert_status(ks_cache_check(), KS_ERR_UNTRUSTED);
+    ck_assert_message_has(parent);
+    ck_assert_message_has("writable by others and not sticky");
+    /* Sticky, as /tmp is: others cannot rename what is ours in it. */
+    ck_assert_int_eq(chmod(parent, 01777), 0);
+    ck_assert_status(ks_cache_check(), KS_OK);
+    ck_assert_status(ks_image_unload(&src_image), KS_OK);
+    ck_assert_status(launch_saxpy(), KS_OK);
+    ck_assert_int_eq(count_files(cache_dir, ".nvrtc"), 1);
+    ck_assert_int_eq(fnv.calls("nvrtcCompileProgram"), 2);
+    /* A parent that belongs to someone else (only root can arrange it here). */
+    if (geteuid() == 0) {
+        ck_assert_int_eq(chmod(parent, 0755), 0);
+        ck_assert_int_eq(chown(parent, 12345, (gid_t)-1), 0);
+        ck_assert_status(ks_cache_check(), KS_ERR_UNTRUSTED);
+        ck_assert_message_has("belongs to uid 12345, neither root nor you");
+        ck_assert_status(ks_image_unload(&src_image), KS_OK);
+        ck_assert_status(launch_saxpy(), KS_OK);
+        ck_assert_int_eq(fnv.calls("nvrtcCompileProgram"), 3);   /* not read from there either */
+    }
+    /* The directory itself: someone else's, or writable by others. */
+    ck_assert_int_eq(chown(parent, geteuid(), (gid_t)-1), 0);
+    ck_assert_int_eq(chmod(cache_dir, 0770), 0);
+    ck_assert_status(ks_cache_check(), KS_ERR_UNTRUSTED);
+    ck_assert_message_has("is writable by others");
+    ck_assert_int_eq(chmod(cache_dir, 0700), 0);
+    ck_assert_status(ks_cache_check(), KS_OK);
+    /* Off is told apart. */
+    ks_cache_enable(0);
+    ck_assert_status(ks_cache_check(), KS_ERR_UNSUPPORTED);
+    ck_assert_message_has("turned off");
+}
+END_TEST
+
+/* A cache entry that is a FIFO is no entry, and loading does not hang (issue 10 #7). */
+START_TEST(cache_fifo_entry_ignored)
+{
+    alarm(20);
+    fake.set_params("saxpy", 4, saxpy_off, saxpy_size);
+    ck_assert_status(launch_saxpy(), KS_OK);
+    char entry[PATH_MAX + 300];
+    the_entry(entry, sizeof entry);
+    ck_assert_int_eq(unlink(entry), 0);
+    ck_assert_int_eq(mkfifo(entry, 0600), 0);
+    ck_assert_status(ks_image_unload(&src_image), KS_OK);
+    ck_assert_status(launch_saxpy(), KS_OK);
+    ck_assert_int_eq(fnv.calls("nvrtcCompileProgram"), 2);
+    struct stat sb;                    /* replaced by a real entry, used next time */
+    ck_assert_int_eq(lstat(entry, &sb), 0);
+    ck_assert(S_ISREG(sb.st_mode));
+    ck_assert_status(ks_image_unload(&src_image), KS_OK);
+    ck_assert_status(launch_saxpy(), KS_OK);
+    ck_assert_int_eq(fnv.calls("nvrtcCompileProgram"), 2);
+    alarm(0);
+}
+END_TEST
+
+/* A KSTUB_CACHE_DIR longer than PATH_MAX is refused, not cut short (issue 10 #17). */
+START_TEST(cache_dir_longer_than_path_max)
+{
+    fake.set_params("saxpy", 4, saxpy_off, saxpy_size);
+    /* Short components, so the first PATH_MAX - 1 bytes would be a usable path. */
+    static char longdir[PATH_MAX + 400];
+    size_t len = (size_t)snprintf(longdir, sizeof longdir, "%s/long", tmp_dir);
+    while (len < PATH_MAX + 200)
+        len += (size_t)snprintf(longdir + len, sizeof longdir - len, "/%s", "abcdefghijklmnopqrstuvwxyz0123456789");
+    setenv("KSTUB_CACHE_DIR", longdir, 1);
+    ck_assert_status(launch_saxpy(), KS_OK);
+    struct stat sb;                     /* before the fix its first PATH_MAX - 1 bytes were used */
+    char first[256];
+    snprintf(first, sizeof first, "%s/long", tmp_dir);
+    ck_assert_msg(stat(first, &sb) != 0, "a truncated cache directory was created under %s", first);
+    ck_assert_status(ks_cache_check(), KS_ERR_INVALID_VALUE);
+    ck_assert_message_has("PATH_MAX");
+    ck_assert_message_has("KSTUB_CACHE_DIR");
+    ck_assert_status(ks_cache_set_dir(longdir), KS_ERR_INVALID_VALUE);
+    ck_assert_message_has("PATH_MAX");
+}
+END_TEST
+
+/* The key covers the headers the source includes (issue 10 #5). */
+static const char inc_src[] =
+    "#include \"cfg.h\"\n"
+    "extern \"C\" __global__ void saxpy(float a, const float *x, float *y, int n)\n"
+    "{\n    int i = blockIdx.x * blockDim.x + threadIdx.x;\n    if (i < n) y[i] = SCALE * a * x[i] + y[i];\n}\n";
+static ks_image inc_image = KS_IMAGE_INIT("kernels/inc.cu", inc_src, sizeof inc_src, KS_IMAGE_SOURCE);
+static ks_kernel inc_saxpy = KS_KERNEL_INIT(&inc_image, "saxpy", "inc_saxpy", 4, saxpy_params, 0);
+
+static ks_status reload(ks_image *img, ks_kernel *k)
+{
+    ks_status st = ks_image_unload(img);
+    return st == KS_OK ? ks_kernel_resolve(k) : st;
+}
+
+START_TEST(cache_key_follows_includes)
+{
+    fake.set_params("saxpy", 4, saxpy_off, saxpy_size);
+    char inc[128], opt[160], path[PATH_MAX];
+    snprintf(inc, sizeof inc, "%s/inc", tmp_dir);
+    ck_assert_int_eq(mkdir(inc, 0700), 0);
+    snprintf(path, sizeof path, "%s/cfg.h", inc);
+    write_file(path, "#include \"more.h\"\n#define SCALE 2\n", 36);
+    snprintf(path, sizeof path, "%s/more.h", inc);
+    write_file(path, "#define MORE 1\n", 15);
+    snprintf(opt, sizeof opt, "-I%s", inc);
+    ck_assert_status(ks_image_set_nvrtc_options(&inc_image, (const char *[]){opt}, 1), KS_OK);
+    ck_assert_status(ks_kernel_resolve(&inc_saxpy), KS_OK);
+    ck_assert_status(reload(&inc_image, &inc_saxpy), KS_OK);
+    ck_assert_int_eq(fnv.calls("nvrtcCompileProgram"), 1);     /* warm */
+    /* The included header changes: SCALE 2 -> 3 is another binary. */
+    snprintf(path, sizeof path, "%s/cfg.h", inc);
+    write_file(path, "#include \"more.h\"\n#define SCALE 3\n", 36);
+    ck_assert_status(reload(&inc_image, &inc_saxpy), KS_OK);
+    ck_assert_int_eq(fnv.calls("nvrtcCompileProgram"), 2);
+    ks_image_info info;
+    ck_assert_status(ks_image_info_get(&inc_image, &info), KS_OK);
+    ck_assert_int_eq(info.from_cache, 0);
+    ck_assert_status(reload(&inc_image, &inc_saxpy), KS_OK);
+    ck_assert_int_eq(fnv.calls("nvrtcCompileProgram"), 2);
+    /* So does a header it includes in turn. */
+    snprintf(path, sizeof path, "%s/more.h", inc);
+    write_file(path, "#define MORE 2\n", 15);
+    ck_assert_status(reload(&inc_image, &inc_saxpy), KS_OK);
+    ck_assert_int_eq(fnv.calls("nvrtcCompileProgram"), 3);
+    /* A header appearing earlier in the search order (the other -I first). */
+    char inc2[128], opt2[160];
+    snprintf(inc2, sizeof inc2, "%s/inc2", tmp_dir);
+    ck_assert_int_eq(mkdir(inc2, 0700), 0);
+    snprintf(opt2, sizeof opt2, "-I%s", inc2);
+    ck_assert_status(ks_image_set_nvrtc_options(&inc_image, (const char *[]){opt2, opt}, 2), KS_OK);
+    ck_assert_status(reload(&inc_image, &inc_saxpy), KS_OK);
+    ck_assert_status(reload(&inc_image, &inc_saxpy), KS_OK);
+    ck_assert_int_eq(fnv.calls("nvrtcCompileProgram"), 4);
+    snprintf(path, sizeof path, "%s/cfg.h", inc2);
+    write_file(path, "#define SCALE 5\n", 16);
+    ck_assert_status(reload(&inc_image, &inc_saxpy), KS_OK);
+    ck_assert_int_eq(fnv.calls("nvrtcCompileProgram"), 5);
+    ck_assert_int_eq(count_files(cache_dir, ".nvrtc"), 5);
+    ck_assert_status(ks_image_unload(&inc_image), KS_OK);
+}
+END_TEST
+
+/* Includes that cannot be followed are never cached. */
+START_TEST(cache_unfollowable_includes_not_cached)
+{
+    static const char *const srcs[] = {
+        "#define H \"cfg.h\"\n#include H\nextern \"C\" __global__ void saxpy() {}\n",
+        "#if __has_include(\"cfg.h\")\n#endif\nextern \"C\" __global__ void saxpy() {}\n",
+        "#/* split\n */ include \"cfg.h\"\nextern \"C\" __global__ void saxpy() {}\n",
+        "%:include_next <x.h>\nextern \"C\" __global__ void saxpy() {}\n",
+    };
+    for (size_t i = 0; i < sizeof srcs / sizeof srcs[0]; i++) {
+        ks_image img = KS_IMAGE_INIT("kernels/u.cu", srcs[i], strlen(srcs[i]) + 1, KS_IMAGE_SOURCE);
+        ks_kernel k = KS_KERNEL_INIT(&img, "saxpy", "u", 0, NULL, 0);
+        fake.set_params("saxpy", 0, NULL, NULL);
+        ck_assert_status(ks_kernel_resolve(&k), KS_OK);
+        ck_assert_status(reload(&img, &k), KS_OK);
+        ck_assert_msg(fnv.calls("nvrtcCompileProgram") == (int)(2 * i + 2), "source %zu was cached", i);
+        ck_assert_status(ks_image_unload(&img), KS_OK);
+    }
+    ck_assert_int_le(count_files(cache_dir, ".nvrtc"), 0);
+    /* And -include names a header the text does not. */
+    ck_assert_status(ks_image_set_nvrtc_options(&src_image, (const char *[]){"-include", "cfg.h"}, 2), KS_OK);
+    fake.set_params("saxpy", 4, saxpy_off, saxpy_size);
+    ck_assert_status(launch_saxpy(), KS_OK);
+    ck_assert_int_le(count_files(cache_dir, ".nvrtc"), 0);
+}
+END_TEST
+
+/* ---- the environment of a set-uid program (issue 10 #10) --------------------------------------- */
+
+/* Run as a set-uid copy of this program (see below): with AT_SECURE set,
+ * KSTUB_LIBCUDA must be ignored, so the fake driver must not get loaded.
+ * 0: ignored; 1: it was used; 77: the kernel did not mark the process secure. */
+static int secure_env_probe(void)
+{
+    if (getauxval(AT_SECURE) == 0)
+        return 77;
+    void *fn;
+    ks_driver_proc("cuInit", &fn);      /* fails without a real driver: what matters is which was tried */
+    return dlopen(FAKE_CUDA_PATH, RTLD_NOW | RTLD_NOLOAD) != NULL;
+}
+
+START_TEST(setuid_ignores_the_environment)
+{
+    if (geteuid() != 0) {
+        fprintf(stderr, "note: not root; the set-uid environment test is skipped\n");
+        return;
+    }
+    char probe[PATH_MAX];
+    snprintf(probe, sizeof probe, "%s/probe", tmp_dir);
+    int in = open("/proc/self/exe", O_RDONLY), out = open(probe, O_WRONLY | O_CREAT | O_TRUNC, 0700);
+    ck_assert(in >= 0 && out >= 0);
+    static char buf[1 << 16];
+    for (ssize_t n; (n = read(in, buf, sizeof buf)) > 0;)
+        ck_assert_int_eq(write(out, buf, (size_t)n), n);
+    close(in);
+    close(out);
+    ck_assert_int_eq(chmod(probe, 04755), 0);
+    ck_assert_int_eq(chmod(tmp_dir, 0755), 0);
+    ck_assert_str_eq(getenv("KSTUB_LIBCUDA"), FAKE_CUDA_PATH);
+    pid_t pid = fork();
+    if (pid == 0) {
+        /* An ordinary user starts the set-uid-root program: euid 0, ruid 65534. */
+        if (setgid(65534) != 0 || setuid(65534) != 0)
+            _exit(90);
+        execl(probe, probe, "--secure-env-probe", (char *)NULL);
+        _exit(91);
+    }
+    int st = 0;
+    ck_assert_int_eq(waitpid(pid, &st, 0), pid);
+    ck_assert_msg(WIFEXITED(st), "the probe died (status 0x%x)", st);
+    if (WEXITSTATUS(st) == 77) {
+        fprintf(stderr, "note: the set-uid probe did not run with AT_SECURE (nosuid mount?); test skipped\n");
+        return;
+    }
+    ck_assert_msg(WEXITSTATUS(st) == 0, "a set-uid program loaded the driver KSTUB_LIBCUDA named (probe exit %d)",
+                  WEXITSTATUS(st));
+}
+END_TEST
+
 /* ---- real NVRTC: compile and cache, and a real compile error ------------------------------------ */
 
 static int use_real_nvrtc(void)
@@ -2109,6 +2363,7 @@ static Suite *runtime_suite(void)
     add_case(s, "caching", TESTS(no_lookup_after_first_launch, unload_then_relaunch_reloads,
                                  resolve_without_launch, threads_race_on_first_launch));
     add_case(s, "sha256", TESTS(sha256_fips_vectors));
+    add_case(s, "environment", TESTS(setuid_ignores_the_environment));
     add_case(s, "versions", TESTS(version_reported, descriptor_version_mismatch));
     add_case(s, "modules", TESTS(module_fallback_launches, loader_env_forces_modules, module_one_per_context,
                                  library_many_contexts, module_no_current_context, module_abi_check,
@@ -2120,19 +2375,24 @@ static Suite *runtime_suite(void)
     add_case(s, "queries", TESTS(launch_config_1d_occupancy, launch_n, occupancy_module_fallback,
                                  kernel_info_reports, image_queries));
     add_case(s, "files", TESTS(file_from_image_path, file_not_found_lists_paths, file_beside_the_executable,
-                               file_set_explicitly, file_threads_race));
+                               file_set_explicitly, file_threads_race, file_fifo_is_refused));
     add_case(s, "nvrtc", TESTS(nvrtc_compiles_for_the_device, nvrtc_compile_error_log, nvrtc_calls_fail_in_turn,
                                nvrtc_missing, nvrtc_threads_race, nvrtc_module_fallback_compiles_once,
                                nvrtc_source_file));
     add_case(s, "cache", TESTS(cache_cold_then_warm, cache_hit_does_not_load_nvrtc, cache_corrupt_entry_rebuilt, cache_truncated_entry_rebuilt,
                                cache_short_entry_rebuilt, cache_foreign_entry_rebuilt,
                                cache_disabled_writes_nothing, cache_unsafe_dir_not_used,
+                               cache_parent_writable_not_used, cache_fifo_entry_ignored,
+                               cache_dir_longer_than_path_max, cache_key_follows_includes,
+                               cache_unfollowable_includes_not_cached,
                                real_nvrtc_compile_and_cache, real_nvrtc_compile_error));
     return s;
 }
 
-int main(void)
+int main(int argc, char **argv)
 {
+    if (argc == 2 && strcmp(argv[1], "--secure-env-probe") == 0)
+        return secure_env_probe();
     SRunner *sr = srunner_create(runtime_suite());
     /* Not CK_FORK's default of "ask the environment": see the top of the file. */
     srunner_set_fork_status(sr, CK_FORK);
