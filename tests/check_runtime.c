@@ -909,6 +909,11 @@ static void write_file(const char *path, const void *bytes, size_t n)
     ck_assert_int_eq(fclose(f), 0);
 }
 
+static void write_text(const char *path, const char *text)
+{
+    write_file(path, text, strlen(text));
+}
+
 /* Regular files in \p dir whose names end in \p suffix; -1 if there is no such directory. */
 static int count_files(const char *dir, const char *suffix)
 {
@@ -2101,9 +2106,9 @@ START_TEST(cache_key_follows_includes)
     snprintf(inc, sizeof inc, "%s/inc", tmp_dir);
     ck_assert_int_eq(mkdir(inc, 0700), 0);
     snprintf(path, sizeof path, "%s/cfg.h", inc);
-    write_file(path, "#include \"more.h\"\n#define SCALE 2\n", 36);
+    write_text(path, "#include \"more.h\"\n#define SCALE 2\n");
     snprintf(path, sizeof path, "%s/more.h", inc);
-    write_file(path, "#define MORE 1\n", 15);
+    write_text(path, "#define MORE 1\n");
     snprintf(opt, sizeof opt, "-I%s", inc);
     ck_assert_status(ks_image_set_nvrtc_options(&inc_image, (const char *[]){opt}, 1), KS_OK);
     ck_assert_status(ks_kernel_resolve(&inc_saxpy), KS_OK);
@@ -2111,7 +2116,7 @@ START_TEST(cache_key_follows_includes)
     ck_assert_int_eq(fnv.calls("nvrtcCompileProgram"), 1);     /* warm */
     /* The included header changes: SCALE 2 -> 3 is another binary. */
     snprintf(path, sizeof path, "%s/cfg.h", inc);
-    write_file(path, "#include \"more.h\"\n#define SCALE 3\n", 36);
+    write_text(path, "#include \"more.h\"\n#define SCALE 3\n");
     ck_assert_status(reload(&inc_image, &inc_saxpy), KS_OK);
     ck_assert_int_eq(fnv.calls("nvrtcCompileProgram"), 2);
     ks_image_info info;
@@ -2121,7 +2126,7 @@ START_TEST(cache_key_follows_includes)
     ck_assert_int_eq(fnv.calls("nvrtcCompileProgram"), 2);
     /* So does a header it includes in turn. */
     snprintf(path, sizeof path, "%s/more.h", inc);
-    write_file(path, "#define MORE 2\n", 15);
+    write_text(path, "#define MORE 2\n");
     ck_assert_status(reload(&inc_image, &inc_saxpy), KS_OK);
     ck_assert_int_eq(fnv.calls("nvrtcCompileProgram"), 3);
     /* A header appearing earlier in the search order (the other -I first). */
@@ -2134,7 +2139,7 @@ START_TEST(cache_key_follows_includes)
     ck_assert_status(reload(&inc_image, &inc_saxpy), KS_OK);
     ck_assert_int_eq(fnv.calls("nvrtcCompileProgram"), 4);
     snprintf(path, sizeof path, "%s/cfg.h", inc2);
-    write_file(path, "#define SCALE 5\n", 16);
+    write_text(path, "#define SCALE 5\n");
     ck_assert_status(reload(&inc_image, &inc_saxpy), KS_OK);
     ck_assert_int_eq(fnv.calls("nvrtcCompileProgram"), 5);
     ck_assert_int_eq(count_files(cache_dir, ".nvrtc"), 5);
