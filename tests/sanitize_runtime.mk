@@ -5,7 +5,9 @@
 #   make check-runtime-asan   check-runtime built with ASan+UBSan (leaks on), in $(B)/asan
 #   make check-runtime-tsan   check-runtime built with TSan (its 32-thread races included), in $(B)/tsan
 #   make fuzz-runtime FUZZ_SECONDS=N
-#                             each libFuzzer target below for N seconds (clang's
+#                             each libFuzzer target (the cache-entry reader, the
+#                             #include scanner of the cache key, the image-kind
+#                             sniffing) for N seconds (clang's
 #                             -fsanitize=fuzzer,address,undefined), from its seed corpus
 #                             tests/fuzz/corpus/<target>/; crashes are left as
 #                             $(B)/fuzz/<target>/crash-* and fail the target
@@ -17,7 +19,7 @@ SAN_OPT_ASAN ?= -O1 -g -fno-omit-frame-pointer -fsanitize=address,undefined -fno
 SAN_OPT_TSAN ?= -O1 -g -fsanitize=thread#                 TSan build flags
 FUZZ_CC ?= /usr/lib/llvm-22/bin/clang#                    a clang with libFuzzer
 FUZZ_SECONDS ?= 60#                                       seconds per fuzz target
-FUZZ_TARGETS := fuzz_cache_entry fuzz_image_kind
+FUZZ_TARGETS := fuzz_cache_entry fuzz_cache_includes fuzz_image_kind
 
 .PHONY: check-runtime-asan check-runtime-tsan fuzz-runtime
 check-runtime-asan:
@@ -34,25 +36,25 @@ FUZZ_DIR := $(B)/fuzz
 FUZZ_FLAGS := -std=c11 -g -O1 -D_GNU_SOURCE -fsanitize=fuzzer,address,undefined -fno-sanitize-recover=all \
               -Iruntime $(CUDA_INC)
 
-$(FUZZ_DIR):
+$(FUZZ_DIR)/bin:
 	mkdir -p $@
 
-# The cache-entry reader is cache.c itself, with sha256.c and status.c for what it calls.
-$(FUZZ_DIR)/fuzz_cache_entry: tests/fuzz/fuzz_cache_entry.c runtime/cache.c runtime/sha256.c runtime/status.c \
-                              $(wildcard runtime/*.h) | $(FUZZ_DIR)
-	$(FUZZ_CC) $(FUZZ_FLAGS) tests/fuzz/fuzz_cache_entry.c runtime/cache.c runtime/sha256.c runtime/status.c \
-	    -o $@ -lpthread
+# Each target is linked with the runtime's own sources, built with the fuzzer's sanitizers.
+$(FUZZ_DIR)/bin/fuzz_%: tests/fuzz/fuzz_%.c $(RT_SRC) $(wildcard runtime/*.h) | $(FUZZ_DIR)/bin
+	$(FUZZ_CC) $(FUZZ_FLAGS) $< $(RT_SRC) -o $@ -ldl -lpthread
 
-$(FUZZ_DIR)/fuzz_image_kind: tests/fuzz/fuzz_image_kind.c runtime/image_kind.h | $(FUZZ_DIR)
-	$(FUZZ_CC) $(FUZZ_FLAGS) $< -o $@
-
-fuzz-runtime: $(FUZZ_TARGETS:%=$(FUZZ_DIR)/%)
-	@set -e; for t in $(FUZZ_TARGETS); do \
-	    mkdir -p $(FUZZ_DIR)/$$t/corpus; \
+# Paths are absolute: a target may change directory (fuzz_cache_includes does).
+FUZZ_SYMBOLIZER ?= $(wildcard $(dir $(FUZZ_CC))llvm-symbolizer)#  for readable stacks
+fuzz-runtime: $(FUZZ_TARGETS:%=$(FUZZ_DIR)/bin/%)
+	@set -e; out=$(abspath $(FUZZ_DIR)); for t in $(FUZZ_TARGETS); do \
+	    mkdir -p $$out/$$t/corpus; \
 	    echo "== $$t for $(FUZZ_SECONDS) s"; \
-	    $(FUZZ_DIR)/$$t -max_total_time=$(FUZZ_SECONDS) -print_final_stats=1 \
-	        -artifact_prefix=$(FUZZ_DIR)/$$t/ $(FUZZ_DIR)/$$t/corpus tests/fuzz/corpus/$$t \
-	        2>&1 | grep -E '^#|stat::|ERROR|SUMMARY|crash|==' | grep -vE 'pulse|REDUCE|NEW ' | tail -12; \
-	    if ls $(FUZZ_DIR)/$$t/crash-* $(FUZZ_DIR)/$$t/leak-* $(FUZZ_DIR)/$$t/timeout-* >/dev/null 2>&1; then \
-	        echo "$$t: findings in $(FUZZ_DIR)/$$t/"; exit 1; fi; \
+	    ASAN_SYMBOLIZER_PATH=$(FUZZ_SYMBOLIZER) $$out/bin/$$t -max_total_time=$(FUZZ_SECONDS) -print_final_stats=1 \
+	        -artifact_prefix=$$out/$$t/ $$out/$$t/corpus $(abspath tests/fuzz/corpus)/$$t \
+	        > $$out/$$t/log 2>&1 || true; \
+	    grep -E 'ERROR|SUMMARY|stat::number_of_executed_units|stat::new_units_added|stat::peak_rss|^Done' \
+	        $$out/$$t/log | tail -6; \
+	    if ls $$out/$$t/crash-* $$out/$$t/leak-* $$out/$$t/timeout-* $$out/$$t/oom-* >/dev/null 2>&1; then \
+	        echo "$$t: findings in $$out/$$t/ (log: $$out/$$t/log)"; exit 1; fi; \
+	    grep -q '^Done' $$out/$$t/log || { echo "$$t did not finish: $$out/$$t/log"; exit 1; }; \
 	done
