@@ -8,7 +8,8 @@
  * legacy, per-thread and user streams running concurrently, two contexts,
  * cluster, cooperative, PDL and priority launches (sm_90), the occupancy
  * helper, the load-time ABI check against a stale descriptor, and the
- * shared-memory opt-in. Results are compared with a CPU reference, the
+ * shared-memory opt-in, the descriptor-version check, the NVRTC cache
+ * keyed on an included header, and a FIFO as an image file. Results are compared with a CPU reference, the
  * output poisoned first.
  *
  * A plain C program (no Check): prints one line per test and
@@ -24,6 +25,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -707,6 +709,111 @@ static void t_kernel_info(void)
     EXPECT(a.max_threads_per_block <= 128, "iota_bounded max threads %d", a.max_threads_per_block);
 }
 
+/* ---- versions, the cache's key and trust, non-regular files ------------------------------- */
+
+static void t_versions(void)
+{
+    char want[32];
+    snprintf(want, sizeof want, "%d.%d.%d", KSTUB_VERSION_MAJOR, KSTUB_VERSION_MINOR, KSTUB_VERSION_PATCH);
+    EXPECT(strcmp(ks_version(), want) == 0, "ks_version() %s, header %s", ks_version(), want);
+    static ks_image img = KS_IMAGE_INIT("runtime_kernels.cu", rt_fatbin, 0, KS_IMAGE_FATBIN);
+    static ks_kernel k = KS_KERNEL_INIT(&img, "axpy", "axpy (other layout)", 4, axpy_p, 0);
+    img.size = fatbin_img.size;
+    k.desc_version = KS_DESC_VERSION + 1;
+    EXPECT_ST(ks_kernel_resolve(&k), KS_ERR_VERSION);
+    EXPECT(strstr(ks_last_error_message(), "axpy (other layout)") != NULL, "%s", ks_last_error_message());
+    EXPECT(!ks_image_is_loaded(&img), "an image of a refused descriptor was loaded");
+    k.desc_version = KS_DESC_VERSION;
+    EXPECT_ST(ks_kernel_resolve(&k), KS_OK);
+    EXPECT_ST(ks_image_unload(&img), KS_OK);
+}
+
+/* The NVRTC cache key covers an included header: changing it gives a new
+ * binary whose results change, on the real NVRTC and GPU (issue 10 #5). */
+static const char inc_src[] =
+    "#include \"gpu_cfg.h\"\n"
+    "extern \"C\" __global__ void scaled(float *y, int n)\n"
+    "{\n    int i = blockIdx.x * blockDim.x + threadIdx.x;\n    if (i < n) y[i] = SCALE * (float)i;\n}\n";
+static ks_image inc_img = KS_IMAGE_INIT("inc.cu", inc_src, sizeof inc_src, KS_IMAGE_SOURCE);
+static const ks_param_desc scaled_p[] = {{0, 8}, {8, 4}};
+static ks_kernel inc_k = KS_KERNEL_INIT(&inc_img, "scaled", "scaled", 2, scaled_p, 0);
+
+static void scaled_is(float scale, int from_cache)
+{
+    enum { M = 1000 };
+    static float out[M];
+    CUdeviceptr dy;
+    CU(cu.MemAlloc(&dy, sizeof out));
+    CU(cu.MemsetD32(dy, 0xffffffffu, M));
+    float *py = (float *)(uintptr_t)dy;
+    int n = M;
+    void *args[] = {&py, &n};
+    ks_launch l = ks_launch_1d((M + 127) / 128, 128);
+    EXPECT_ST(ks_kernel_launch(&inc_k, &l, args), KS_OK);
+    CU(cu.CtxSynchronize(NULL));
+    CU(cu.MemcpyDtoH(out, dy, sizeof out));
+    int bad = 0;
+    for (int i = 0; i < M; i++)
+        if (out[i] != scale * (float)i && bad++ < 3)
+            failure(__LINE__, "y[%d] = %g, want %g", i, out[i], scale * (float)i);
+    CU(cu.MemFree(dy));
+    ks_image_info info;
+    EXPECT_ST(ks_image_info_get(&inc_img, &info), KS_OK);
+    EXPECT(info.from_cache == from_cache, "from_cache %d, want %d (SCALE %g)", info.from_cache, from_cache,
+           scale);
+    EXPECT_ST(ks_image_unload(&inc_img), KS_OK);
+}
+
+static void write_header(const char *dir, const char *text)
+{
+    char path[PATH_MAX + 32];
+    snprintf(path, sizeof path, "%s/gpu_cfg.h", dir);
+    FILE *f = fopen(path, "w");
+    EXPECT(f != NULL, "cannot write %s", path);
+    if (f) {
+        fputs(text, f);
+        fclose(f);
+    }
+}
+
+static void t_nvrtc_include_changes(void)
+{
+    char dir[] = "/tmp/kstub-gpu-inc-XXXXXX", opt[64];
+    EXPECT(mkdtemp(dir) != NULL, "mkdtemp");
+    snprintf(opt, sizeof opt, "-I%s", dir);
+    const char *opts[] = {opt};
+    EXPECT_ST(ks_image_set_nvrtc_options(&inc_img, opts, 1), KS_OK);
+    write_header(dir, "#define SCALE 2.0f\n");
+    scaled_is(2.0f, 0);
+    scaled_is(2.0f, 1);
+    write_header(dir, "#define SCALE 3.0f\n");
+    scaled_is(3.0f, 0);                 /* before the fix: the SCALE 2 binary, from the cache */
+    scaled_is(3.0f, 1);
+    char cmd[PATH_MAX];
+    snprintf(cmd, sizeof cmd, "rm -rf '%s'", dir);
+    if (system(cmd) != 0)
+        fprintf(stderr, "note: could not remove %s\n", dir);
+}
+
+static void t_cache_trusted(void)
+{
+    EXPECT_ST(ks_cache_check(), KS_OK);
+}
+
+static void t_fifo_image(void)
+{
+    char path[PATH_MAX];
+    snprintf(path, sizeof path, "%s/fifo.fatbin", cache_dir);
+    EXPECT(mkfifo(path, 0600) == 0, "mkfifo %s", path);
+    static ks_image img = KS_IMAGE_INIT("fifo.cu", NULL, 0, KS_IMAGE_NONE);
+    EXPECT_ST(ks_image_set_file(&img, path), KS_OK);
+    alarm(20);                          /* it used to block for ever */
+    EXPECT_ST(ks_image_load(&img), KS_ERR_IO);
+    alarm(0);
+    EXPECT(strstr(ks_last_error_message(), "not a regular file") != NULL, "%s", ks_last_error_message());
+    unlink(path);
+}
+
 /* ------------------------------------------------------------------------------------------ */
 
 int main(void)
@@ -776,6 +883,10 @@ int main(void)
     run("occupancy", t_occupancy);
     run("shared_opt_in", t_shared_opt_in);
     run("kernel_info", t_kernel_info);
+    run("versions", t_versions);
+    run("nvrtc_include_changes", t_nvrtc_include_changes);
+    run("cache_trusted", t_cache_trusted);
+    run("fifo_image", t_fifo_image);
 
     char cmd[PATH_MAX];
     snprintf(cmd, sizeof cmd, "rm -rf '%s'", cache_dir);
