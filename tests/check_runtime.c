@@ -2287,6 +2287,55 @@ START_TEST(real_nvrtc_compile_and_cache)
 }
 END_TEST
 
+/* Real NVRTC finds the header through -I, as the cache key assumes: a changed
+ * header is a new entry holding a different cubin. */
+START_TEST(real_nvrtc_header_change)
+{
+    if (!use_real_nvrtc())
+        return;
+    static const char src[] = "#include \"rcfg.h\"\n"
+                              "extern \"C\" __global__ void put(float *y) { y[threadIdx.x] = SCALE; }\n";
+    static ks_image img = KS_IMAGE_INIT("put.cu", src, sizeof src, KS_IMAGE_SOURCE);
+    static const ks_param_desc p[] = {{0, 8}};
+    static ks_kernel k = KS_KERNEL_INIT(&img, "put", "put", 1, p, 0);
+    static const size_t off[] = {0}, size[] = {8};
+    fake.set_params("put", 1, off, size);
+    char dir[128], opt[160], path[PATH_MAX];
+    snprintf(dir, sizeof dir, "%s/rinc", tmp_dir);
+    ck_assert_int_eq(mkdir(dir, 0700), 0);
+    snprintf(path, sizeof path, "%s/rcfg.h", dir);
+    snprintf(opt, sizeof opt, "-I%s", dir);
+    ck_assert_status(ks_image_set_nvrtc_options(&img, (const char *[]){opt}, 1), KS_OK);
+    write_text(path, "#define SCALE 2.0f\n");
+    ck_assert_status(ks_kernel_resolve(&k), KS_OK);
+    char entry[PATH_MAX + 300];
+    the_entry(entry, sizeof entry);
+    static unsigned char first[1 << 16], second[1 << 16];
+    size_t n1 = read_file(entry, first, sizeof first), n2 = 0;
+    write_text(path, "#define SCALE 3.0f\n");
+    ck_assert_status(reload(&img, &k), KS_OK);
+    ks_image_info info;
+    ck_assert_status(ks_image_info_get(&img, &info), KS_OK);
+    ck_assert_int_eq(info.from_cache, 0);
+    DIR *d = opendir(cache_dir);
+    for (struct dirent *e; d != NULL && (e = readdir(d)) != NULL;) {
+        char other[PATH_MAX + 300];
+        snprintf(other, sizeof other, "%s/%s", cache_dir, e->d_name);
+        if (e->d_name[0] != '.' && strcmp(other, entry) != 0)
+            n2 = read_file(other, second, sizeof second);
+    }
+    if (d != NULL)
+        closedir(d);
+    ck_assert_uint_gt(n1, 80);
+    ck_assert_uint_gt(n2, 80);
+    ck_assert_msg(n1 != n2 || memcmp(first + 80, second + 80, n1 - 80) != 0, "the same cubin for SCALE 2 and 3");
+    ck_assert_int_eq(count_files(cache_dir, ".nvrtc"), 2);
+    ck_assert_status(reload(&img, &k), KS_OK);
+    ck_assert_status(ks_image_info_get(&img, &info), KS_OK);
+    ck_assert_int_eq(info.from_cache, 1);
+}
+END_TEST
+
 START_TEST(real_nvrtc_compile_error)
 {
     if (!use_real_nvrtc())
@@ -2390,7 +2439,8 @@ static Suite *runtime_suite(void)
                                cache_parent_writable_not_used, cache_fifo_entry_ignored,
                                cache_dir_longer_than_path_max, cache_key_follows_includes,
                                cache_unfollowable_includes_not_cached,
-                               real_nvrtc_compile_and_cache, real_nvrtc_compile_error));
+                               real_nvrtc_compile_and_cache, real_nvrtc_header_change,
+                               real_nvrtc_compile_error));
     return s;
 }
 
