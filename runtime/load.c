@@ -70,20 +70,31 @@ static ks_status load_locked(const ks__loader *L, ks_image *img, CUcontext ctx, 
     return st;
 }
 
+/* Load the driver, then pick its loader and the context it loads into (the
+ * current one, made current if need be; NULL for the library loader). */
+static ks_status loader_and_context(const char *kernel, const ks__loader **L, CUcontext *ctx)
+{
+    *L = NULL;
+    *ctx = NULL;
+    ks_status st = ks__driver_load(kernel);
+    if (st != KS_OK)
+        return st;
+    *L = ks__loader_get();
+    return (*L)->per_context ? ks__context_current(kernel, ctx) : KS_OK;
+}
+
 KS__API ks_status ks_image_load(ks_image *img)
 {
     if (img == NULL)
         return ks__error(KS_ERR_INVALID_VALUE, NULL, "ks_image_load: image is NULL");
     if (__atomic_load_n(&img->ks__library, __ATOMIC_ACQUIRE) != NULL)
         return KS_OK;
+    const ks__loader *L;
+    CUcontext ctx;
     ks_status st = ks__check_versions(img, NULL, NULL);
     if (st == KS_OK)
-        st = ks__driver_load(NULL);
+        st = loader_and_context(NULL, &L, &ctx);
     if (st != KS_OK)
-        return st;
-    const ks__loader *L = ks__loader_get();
-    CUcontext ctx = NULL;
-    if (L->per_context && (st = ks__context_current(NULL, &ctx)) != KS_OK)
         return st;
     pthread_mutex_lock(&ks__load_lock);
     st = load_locked(L, img, ctx, NULL);
@@ -216,14 +227,12 @@ KS__API ks_status ks_kernel_resolve(ks_kernel *k)
     /* A handle means the driver is loaded; with the library loader it is the answer. */
     if (handle != NULL && !ks__loader_get()->per_context)
         return KS_OK;
+    const ks__loader *L;
+    CUcontext ctx;
     ks_status st = check_kernel(k, name);
     if (st == KS_OK)
-        st = ks__driver_load(name);
+        st = loader_and_context(name, &L, &ctx);
     if (st != KS_OK)
-        return st;
-    const ks__loader *L = ks__loader_get();
-    CUcontext ctx = NULL;
-    if (L->per_context && (st = ks__context_current(name, &ctx)) != KS_OK)
         return st;
     if (L->find(k, ctx) != NULL)
         return KS_OK;
