@@ -242,6 +242,14 @@ typedef struct ks__loader {
     ks_status (*unload)(ks_image *img);
 } ks__loader;
 
+/* A loader's table, from its functions <prefix>_load, <prefix>_lookup, ... */
+#define KS__LOADER_TABLE(prefix, per_ctx, lookup_name, param_info_name)                         \
+    {                                                                                          \
+        per_ctx, lookup_name, param_info_name, prefix##_load, prefix##_lookup, prefix##_find,  \
+        prefix##_adopt, prefix##_has_param_info, prefix##_param_info, prefix##_function,       \
+        prefix##_set_max_shared, prefix##_unload                                               \
+    }
+
 extern const ks__loader ks__library_loader;
 extern const ks__loader ks__module_loader;
 

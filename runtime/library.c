@@ -111,17 +111,4 @@ static ks_status library_unload(ks_image *img)
     return KS_OK;
 }
 
-const ks__loader ks__library_loader = {
-    .per_context = 0,
-    .lookup_call = "cuLibraryGetKernel",
-    .param_info_call = "cuKernelGetParamInfo",
-    .load = library_load,
-    .lookup = library_lookup,
-    .find = library_find,
-    .adopt = library_adopt,
-    .has_param_info = library_has_param_info,
-    .param_info = library_param_info,
-    .function = library_function,
-    .set_max_shared = library_set_max_shared,
-    .unload = library_unload,
-};
+const ks__loader ks__library_loader = KS__LOADER_TABLE(library, 0, "cuLibraryGetKernel", "cuKernelGetParamInfo");

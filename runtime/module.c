@@ -144,17 +144,4 @@ static ks_status module_unload(ks_image *img)
     return st;
 }
 
-const ks__loader ks__module_loader = {
-    .per_context = 1,
-    .lookup_call = "cuModuleGetFunction",
-    .param_info_call = "cuFuncGetParamInfo",
-    .load = module_load,
-    .lookup = module_lookup,
-    .find = module_find,
-    .adopt = module_adopt,
-    .has_param_info = module_has_param_info,
-    .param_info = module_param_info,
-    .function = module_function,
-    .set_max_shared = module_set_max_shared,
-    .unload = module_unload,
-};
+const ks__loader ks__module_loader = KS__LOADER_TABLE(module, 1, "cuModuleGetFunction", "cuFuncGetParamInfo");
