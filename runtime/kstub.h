@@ -326,7 +326,10 @@ ks_status ks_image_load(ks_image *image);
 
 /**
  * Unload \p image and forget every kernel handle resolved from it; the next
- * launch loads it again. The caller must ensure no other thread is launching
+ * launch loads it again. Frees everything libkstub allocated for it except
+ * its configuration (ks_image_set_file, ks_image_set_nvrtc_options: set
+ * them back to NULL / none before unloading to free that too, e.g. for an
+ * image on the stack). The caller must ensure no other thread is launching
  * one of its kernels meanwhile.
  */
 ks_status ks_image_unload(ks_image *image);
