@@ -11,6 +11,9 @@
 #                             -fsanitize=fuzzer,address,undefined), from its seed corpus
 #                             tests/fuzz/corpus/<target>/; crashes are left as
 #                             $(B)/fuzz/<target>/crash-* and fail the target
+#   make fuzz-runtime-replay  each target once on every committed input under
+#                             tests/fuzz/corpus/<target>/ (seconds): an input that once
+#                             crashed a target is committed there and stays a regression test
 #
 # The sanitized suites rerun this Makefile with another B and OPT, so the
 # library, the fakes and the suite are all built the same way.
@@ -21,7 +24,7 @@ FUZZ_CC ?= /usr/lib/llvm-22/bin/clang#                    a clang with libFuzzer
 FUZZ_SECONDS ?= 60#                                       seconds per fuzz target
 FUZZ_TARGETS := fuzz_cache_entry fuzz_cache_includes fuzz_image_kind
 
-.PHONY: check-runtime-asan check-runtime-tsan fuzz-runtime
+.PHONY: check-runtime-asan check-runtime-tsan fuzz-runtime fuzz-runtime-replay
 check-runtime-asan:
 	ASAN_OPTIONS=detect_leaks=1:abort_on_error=0:$(ASAN_OPTIONS) UBSAN_OPTIONS=print_stacktrace=1:$(UBSAN_OPTIONS) \
 	    $(MAKE) --no-print-directory B=$(B)/asan OPT='$(SAN_OPT_ASAN)' check-runtime
@@ -57,4 +60,11 @@ fuzz-runtime: $(FUZZ_TARGETS:%=$(FUZZ_DIR)/bin/%)
 	    if ls $$out/$$t/crash-* $$out/$$t/leak-* $$out/$$t/timeout-* $$out/$$t/oom-* >/dev/null 2>&1; then \
 	        echo "$$t: findings in $$out/$$t/ (log: $$out/$$t/log)"; exit 1; fi; \
 	    grep -q '^Done' $$out/$$t/log || { echo "$$t did not finish: $$out/$$t/log"; exit 1; }; \
+	done
+
+fuzz-runtime-replay: $(FUZZ_TARGETS:%=$(FUZZ_DIR)/bin/%)
+	@set -e; for t in $(FUZZ_TARGETS); do \
+	    $(FUZZ_DIR)/bin/$$t $(CURDIR)/tests/fuzz/corpus/$$t/* > $(FUZZ_DIR)/$$t.replay.log 2>&1 \
+	        || { tail -30 $(FUZZ_DIR)/$$t.replay.log; echo "$$t: an input failed"; exit 1; }; \
+	    echo "$$t: $$(ls tests/fuzz/corpus/$$t | wc -l) inputs passed"; \
 	done
