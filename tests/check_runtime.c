@@ -710,6 +710,16 @@ START_TEST(version_reported)
     /* The initialisers record the layout they were compiled against. */
     ck_assert_uint_eq(mix_image.desc_version, KS_DESC_VERSION);
     ck_assert_uint_eq(mix.desc_version, KS_DESC_VERSION);
+    /* The field took 0.1's padding: sizes and every other offset are 0.1's, so
+     * an object generated before it reads 0 there and is refused (LP64). */
+    if (sizeof(void *) == 8) {
+        ck_assert_uint_eq(sizeof(ks_kernel), 88);
+        ck_assert_uint_eq(offsetof(ks_kernel, desc_version), offsetof(ks_kernel, max_threads) + 4);
+        ck_assert_uint_eq(offsetof(ks_kernel, ks__handle), 48);
+        ck_assert_uint_eq(sizeof(ks_image), 56);
+        ck_assert_uint_eq(offsetof(ks_image, desc_version), offsetof(ks_image, kind) + 4);
+        ck_assert_uint_eq(offsetof(ks_image, ks__library), 32);
+    }
 }
 END_TEST
 
