@@ -13,8 +13,8 @@
  * could have read, or a header appearing where none was, changes the key.
  *
  * What cannot be followed makes the source uncacheable (-1): a header name
- * made by a macro, __has_include, #include_next/#import/#embed, a -include
- * option, a "??=" trigraph, a directive split by a multi-line comment, or
+ * made by a macro, __has_include, #include_next/#import/#embed, an option
+ * such as -include, -isystem or -imacros, a "??=" trigraph, a directive split by a multi-line comment, or
  * more files, depth or bytes than the limits below. Text that merely looks
  * like a directive (in a string or a comment) is followed too: harmless.
  */
@@ -234,14 +234,17 @@ int ks__includes_hash(ks__sha256_ctx *s, const char *src, char *const *opts, uns
     int r = 0;
     for (unsigned i = 0; r == 0 && i < nopts; i++) {
         const char *o = opts[i], *d = NULL;
-        if (strncmp(o, "-include", 8) == 0 || strncmp(o, "--pre-include", 13) == 0)
-            r = -1;              /* a header the text does not name */
-        else if (strcmp(o, "-I") == 0 || strcmp(o, "--include-path") == 0)
+        if (strcmp(o, "-I") == 0 || strcmp(o, "--include-path") == 0)
             d = i + 1 < nopts ? opts[++i] : NULL;
         else if (strncmp(o, "-I", 2) == 0)
             d = o + 2;
         else if (strncmp(o, "--include-path=", 15) == 0)
             d = o + 15;
+        else if ((o[0] == '-' && o[1] == 'i') || strncmp(o, "--pre-include", 13) == 0 ||
+                 strncmp(o, "--include", 9) == 0)
+            r = -1;              /* -include, -isystem, -imacros...: headers or places not modelled here */
+        while (d != NULL && (*d == ' ' || *d == '\t' || *d == '='))
+            d++;                 /* "-I dir" in one option */
         if (d != NULL && d[0] != '\0') {
             if (w.ndirs == sizeof w.dirs / sizeof w.dirs[0])
                 r = -1;

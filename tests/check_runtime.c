@@ -2176,11 +2176,15 @@ START_TEST(cache_unfollowable_includes_not_cached)
         ck_assert_status(ks_image_unload(&img), KS_OK);
     }
     ck_assert_int_le(count_files(cache_dir, ".nvrtc"), 0);
-    /* And -include names a header the text does not. */
-    ck_assert_status(ks_image_set_nvrtc_options(&src_image, (const char *[]){"-include", "cfg.h"}, 2), KS_OK);
+    /* And options that name headers or places the text does not. */
+    static const char *const opts[][2] = {{"-include", "cfg.h"}, {"-isystem", "/tmp"}, {"-imacros", "m.h"}};
     fake.set_params("saxpy", 4, saxpy_off, saxpy_size);
-    ck_assert_status(launch_saxpy(), KS_OK);
-    ck_assert_int_le(count_files(cache_dir, ".nvrtc"), 0);
+    for (size_t i = 0; i < 3; i++) {
+        ck_assert_status(ks_image_set_nvrtc_options(&src_image, opts[i], 2), KS_OK);
+        ck_assert_status(launch_saxpy(), KS_OK);
+        ck_assert_status(ks_image_unload(&src_image), KS_OK);
+        ck_assert_int_le(count_files(cache_dir, ".nvrtc"), 0);
+    }
 }
 END_TEST
 
