@@ -39,10 +39,10 @@ typedef struct report {
 } report;
 
 static void add(report *r, severity sev, const char *kind, const char *file, unsigned line,
-                unsigned col, const ks_kern *k, const char *fmt, ...)
+                unsigned col, const ks_sig_kern *k, const char *fmt, ...)
     __attribute__((format(printf, 8, 9)));
 static void add(report *r, severity sev, const char *kind, const char *file, unsigned line,
-                unsigned col, const ks_kern *k, const char *fmt, ...)
+                unsigned col, const ks_sig_kern *k, const char *fmt, ...)
 {
     va_list ap;
     va_start(ap, fmt);
@@ -195,7 +195,10 @@ static char *str_field(json_t *o, const char *key)
     return s ? ks_xstrdup(s) : NULL;
 }
 
-int ks_manifest_read(const char *path, ks_model *m)
+/* Reads manifest JSON (root) named path in messages into *m. */
+static int manifest_from_json(json_t *root, const char *path, ks_sigs *m);
+
+int ks_manifest_read(const char *path, ks_sigs *m)
 {
     memset(m, 0, sizeof *m);
     json_error_t err;
@@ -208,6 +211,25 @@ int ks_manifest_read(const char *path, ks_model *m)
             ks_error_at(path, 0, 0, "%s", err.text);
         return -1;
     }
+    return manifest_from_json(root, path, m);
+}
+
+int ks_manifest_parse(const char *text, const char *name, ks_sigs *m)
+{
+    memset(m, 0, sizeof *m);
+    json_error_t err;
+    json_t *root = json_loads(text, 0, &err);
+    if (!root) {
+        ks_error_at(name, (unsigned)(err.line > 0 ? err.line : 0), (unsigned)(err.column > 0 ? err.column : 1),
+                    "%s", err.text);
+        return -1;
+    }
+    return manifest_from_json(root, name, m);
+}
+
+static int manifest_from_json(json_t *root, const char *path, ks_sigs *m)
+{
+
     json_t *format = json_object_get(root, "format");
     json_t *kernels = json_object_get(root, "kernels");
     if (!json_is_integer(format) || json_integer_value(format) != KSTUB_MANIFEST_FORMAT) {
@@ -229,12 +251,13 @@ int ks_manifest_read(const char *path, ks_model *m)
     int bad = 0;
     for (size_t i = 0; i < nk && !bad; i++) {
         json_t *jk = json_array_get(kernels, i);
-        ks_kern *k = &m->kernels[m->nkernels];
+        ks_sig_kern *k = &m->kernels[m->nkernels];
         memset(k, 0, sizeof *k);
         k->name = str_field(jk, "name");
         k->c_name = str_field(jk, "c_name");
         k->symbol = str_field(jk, "symbol");
         k->line = (unsigned)json_integer_value(json_object_get(jk, "line"));
+        k->col = (unsigned)json_integer_value(json_object_get(jk, "col"));   /* 0 in older manifests */
         k->max_threads = k->min_blocks = -1;
         json_t *lb = json_object_get(jk, "launch_bounds");
         if (json_is_array(lb) && json_array_size(lb) >= 1) {
@@ -247,7 +270,7 @@ int ks_manifest_read(const char *path, ks_model *m)
         k->params = ks_xmalloc((np ? np : 1) * sizeof *k->params);
         for (size_t j = 0; j < np; j++) {
             json_t *jp = json_array_get(params, j);
-            ks_param *p = &k->params[k->nparams++];
+            ks_sig_param *p = &k->params[k->nparams++];
             memset(p, 0, sizeof *p);
             p->name = str_field(jp, "name");
             p->type = str_field(jp, "type");
@@ -267,7 +290,7 @@ int ks_manifest_read(const char *path, ks_model *m)
     }
     json_decref(root);
     if (bad) {
-        ks_model_free(m);
+        ks_sigs_free(m);
         return -1;
     }
     return 0;
@@ -278,14 +301,14 @@ int ks_manifest_read(const char *path, ks_model *m)
 typedef struct diff_ctx {
     report *r;
     const char *old_file, *new_file;  /* what diagnostics name */
-    const ks_model *old, *new;
+    const ks_sigs *old, *new;
 } diff_ctx;
 
 /* "scale" or, when two kernels share the name (overloads), "scale [c_name]". */
-static char *display_name(const diff_ctx *d, const ks_kern *k)
+static char *display_name(const diff_ctx *d, const ks_sig_kern *k)
 {
     int shared = 0;
-    const ks_model *ms[2] = {d->old, d->new};
+    const ks_sigs *ms[2] = {d->old, d->new};
     for (int m = 0; m < 2; m++)
         for (size_t i = 0; i < ms[m]->nkernels; i++)
             if (strcmp(ms[m]->kernels[i].name, k->name) == 0 &&
@@ -294,7 +317,7 @@ static char *display_name(const diff_ctx *d, const ks_kern *k)
     return shared ? ks_xasprintf("%s [%s]", k->name, k->c_name) : ks_xstrdup(k->name);
 }
 
-static int names_are_permutation(const ks_kern *a, const ks_kern *b)
+static int names_are_permutation(const ks_sig_kern *a, const ks_sig_kern *b)
 {
     if (a->nparams != b->nparams)
         return 0;
@@ -315,7 +338,7 @@ static int names_are_permutation(const ks_kern *a, const ks_kern *b)
     return !same_order;
 }
 
-static char *param_list(const ks_kern *k)
+static char *param_list(const ks_sig_kern *k)
 {
     ks_buf b = {0};
     ks_buf_puts(&b, "(");
@@ -326,8 +349,8 @@ static char *param_list(const ks_kern *k)
 }
 
 /* Same parameter (by position or by name) in both versions. */
-static void diff_param(diff_ctx *d, const ks_kern *kn, const char *kname, size_t io,
-                       const ks_param *po, size_t in, const ks_param *pn)
+static void diff_param(diff_ctx *d, const ks_sig_kern *kn, const char *kname, size_t io,
+                       const ks_sig_param *po, size_t in, const ks_sig_param *pn)
 {
     const char *f = d->new_file;
     unsigned line = kn->line, col = kn->col;
@@ -351,7 +374,7 @@ static void diff_param(diff_ctx *d, const ks_kern *kn, const char *kname, size_t
     }
 }
 
-static void diff_params(diff_ctx *d, const ks_kern *ko, const ks_kern *kn, const char *kname)
+static void diff_params(diff_ctx *d, const ks_sig_kern *ko, const ks_sig_kern *kn, const char *kname)
 {
     const char *f = d->new_file;
     if (names_are_permutation(ko, kn)) {
@@ -392,7 +415,7 @@ static void diff_params(diff_ctx *d, const ks_kern *ko, const ks_kern *kn, const
     }
 }
 
-static void diff_bounds(diff_ctx *d, const ks_kern *ko, const ks_kern *kn, const char *kname)
+static void diff_bounds(diff_ctx *d, const ks_sig_kern *ko, const ks_sig_kern *kn, const char *kname)
 {
     const char *f = d->new_file;
     long o = ko->max_threads > 0 ? ko->max_threads : -1;
@@ -417,7 +440,7 @@ static void diff_bounds(diff_ctx *d, const ks_kern *ko, const ks_kern *kn, const
     }
 }
 
-static void diff_kernel(diff_ctx *d, const ks_kern *ko, const ks_kern *kn)
+static void diff_kernel(diff_ctx *d, const ks_sig_kern *ko, const ks_sig_kern *kn)
 {
     char *kname = display_name(d, kn);
     const char *f = d->new_file;
@@ -438,7 +461,7 @@ static void diff_kernel(diff_ctx *d, const ks_kern *ko, const ks_kern *kn)
  * name is left on each side, so the report says what changed inside it. */
 static void diff_models(diff_ctx *d)
 {
-    const ks_model *o = d->old, *n = d->new;
+    const ks_sigs *o = d->old, *n = d->new;
     long *match = ks_xmalloc((o->nkernels + 1) * sizeof *match);  /* old -> new */
     unsigned char *taken = ks_xmalloc(n->nkernels + 1);
     memset(taken, 0, n->nkernels + 1);
@@ -473,14 +496,14 @@ static void diff_models(diff_ctx *d)
     for (size_t i = 0; i < o->nkernels; i++) {
         if (match[i] >= 0)
             continue;
-        const ks_kern *k = &o->kernels[i];
+        const ks_sig_kern *k = &o->kernels[i];
         char *kname = display_name(d, k);
         add(d->r, SEV_ERROR, "kernel_removed", d->new_file, 0, 0, k,
             "kernel %s removed (it was at %s:%u)", kname, d->old_file, k->line);
         free(kname);
     }
     for (size_t j = 0; j < n->nkernels; j++) {
-        const ks_kern *kn = &n->kernels[j];
+        const ks_sig_kern *kn = &n->kernels[j];
         size_t i;
         for (i = 0; i < o->nkernels; i++)
             if (match[i] == (long)j)
@@ -565,11 +588,11 @@ int ks_diff_main(int argc, char **argv)
         diff_usage(stderr);
         return KS_DRIFT_USAGE;
     }
-    ks_model old, new;
+    ks_sigs old, new;
     if (ks_manifest_read(files[0], &old) != 0)
         return KS_DRIFT_ERROR;
     if (ks_manifest_read(files[1], &new) != 0) {
-        ks_model_free(&old);
+        ks_sigs_free(&old);
         return KS_DRIFT_ERROR;
     }
     report r = {0};
@@ -587,8 +610,8 @@ int ks_diff_main(int argc, char **argv)
     print_report(&r, (ks_format)fmt, "diff", sum.data, NULL, rc);
     free(sum.data);
     report_free(&r);
-    ks_model_free(&old);
-    ks_model_free(&new);
+    ks_sigs_free(&old);
+    ks_sigs_free(&new);
     return rc;
 }
 
@@ -617,7 +640,7 @@ int ks_check_run(const ks_check_input *in)
     /* The per-kernel report needs the old signatures: the on-disk
      * manifest. Without one, the report names files only. */
     int have_old = 0;
-    ks_model old;
+    ks_sigs old;
     if (stale && in->manifest) {
         FILE *probe = fopen(in->manifest, "rb");
         if (probe) {
@@ -627,9 +650,13 @@ int ks_check_run(const ks_check_input *in)
     }
     size_t before = r.n;
     if (have_old) {
-        diff_ctx d = {&r, in->source, in->source, &old, in->fresh};
-        diff_models(&d);
-        ks_model_free(&old);
+        ks_sigs fresh;
+        if (ks_manifest_parse(in->fresh_manifest, in->source, &fresh) == 0) {
+            diff_ctx d = {&r, in->source, in->source, &old, &fresh};
+            diff_models(&d);
+            ks_sigs_free(&fresh);
+        }
+        ks_sigs_free(&old);
     }
     int kernels_changed = r.n > before, kernels_breaking = r.breaking;
     for (size_t i = 0; i < in->noutputs; i++) {
@@ -657,4 +684,23 @@ int ks_check_run(const ks_check_input *in)
     free(state);
     report_free(&r);
     return rc;
+}
+
+void ks_sigs_free(ks_sigs *m)
+{
+    for (size_t i = 0; i < m->nkernels; i++) {
+        ks_sig_kern *k = &m->kernels[i];
+        for (size_t j = 0; j < k->nparams; j++) {
+            free(k->params[j].name);
+            free(k->params[j].type);
+            free(k->params[j].c_type);
+        }
+        free(k->params);
+        free(k->name);
+        free(k->c_name);
+        free(k->symbol);
+    }
+    free(m->kernels);
+    free(m->source);
+    memset(m, 0, sizeof *m);
 }

@@ -1,16 +1,11 @@
 /*
- * emit.c — fills the template files in templates/ (or the user's -T
- * directory) from the signature model.
- *
- * Templates use a small subset of mustache so they read like the output:
- *   {{name}}            a value
- *   {{#list}}…{{/list}} repeated per item (or shown once if a value is non-empty)
- *   {{^list}}…{{/list}} shown when the list or value is empty
- *   {{! comment }}      dropped
- * A section or comment tag alone on its line takes the whole line with it.
- * An unknown name is an error, so a typo in a user's template is caught.
+ * emit.c — turns the typed model into the values the templates are filled
+ * with (render.c renders them). Every line of generated C lives in
+ * templates/; this file decides only what goes into the slots: names,
+ * numbers, flags, and each type spelled from its structure (the base's name,
+ * its qualifiers, one '*' per pointer level).
  */
-#include "model.h"
+#include "render.h"
 
 #include <ctype.h>
 #include <errno.h>
@@ -18,350 +13,128 @@
 #include <stdlib.h>
 #include <string.h>
 
-/* ---- the value tree ------------------------------------------------------------------------ */
 
-typedef struct tnode tnode;
 
-typedef struct tval {
-    char *key;
-    char *str;          /* a value, or NULL for a list */
-    tnode **items;
-    size_t nitems;
-} tval;
+/* ---- spelling a type from its structure -------------------------------------------------------- */
 
-struct tnode {
-    tval *vals;
-    size_t nvals;
-    const tnode *parent;
-};
+/* A type spelled in two parts: the head ("const float", "int *const") and
+ * the trailing stars of unqualified outer pointer levels, so declarations
+ * can line names up with the stars on the name. */
+typedef struct spelled {
+    char *head;
+    size_t stars;
+} spelled;
 
-static tnode *tn_new(const tnode *parent)
+static const char *base_name(const ks_model *m, const ks_type *t)
 {
-    tnode *n = ks_xmalloc(sizeof *n);
-    n->vals = NULL;
-    n->nvals = 0;
-    n->parent = parent;
-    return n;
-}
-
-static tval *tn_add(tnode *n, const char *key)
-{
-    n->vals = ks_xrealloc(n->vals, (n->nvals + 1) * sizeof *n->vals);
-    tval *v = &n->vals[n->nvals++];
-    v->key = ks_xstrdup(key);
-    v->str = NULL;
-    v->items = NULL;
-    v->nitems = 0;
-    return v;
-}
-
-static void tn_set(tnode *n, const char *key, const char *fmt, ...)
-    __attribute__((format(printf, 3, 4)));
-static void tn_set(tnode *n, const char *key, const char *fmt, ...)
-{
-    tval *v = tn_add(n, key);
-    va_list ap;
-    va_start(ap, fmt);
-    v->str = ks_xvasprintf(fmt, ap);
-    va_end(ap);
-}
-
-static void tn_take(tnode *n, const char *key, char *owned)
-{
-    tn_add(n, key)->str = owned;
-}
-
-static tval *tn_list(tnode *n, const char *key)
-{
-    return tn_add(n, key);
-}
-
-static tnode *tn_push(tval *list, const tnode *parent)
-{
-    list->items = ks_xrealloc(list->items, (list->nitems + 1) * sizeof *list->items);
-    return list->items[list->nitems++] = tn_new(parent);
-}
-
-static void tn_free(tnode *n)
-{
-    for (size_t i = 0; i < n->nvals; i++) {
-        tval *v = &n->vals[i];
-        for (size_t j = 0; j < v->nitems; j++)
-            tn_free(v->items[j]);
-        free(v->items);
-        free(v->str);
-        free(v->key);
+    switch (t->base) {
+    case KS_BASE_VOID: return "void";
+    case KS_BASE_SCALAR: return ks_scalar_c_name(t->scalar);
+    case KS_BASE_RECORD:
+    case KS_BASE_ENUM: return m->defs[t->def].c_name;
+    case KS_BASE_VECTOR: return t->vector;
+    case KS_BASE_SPECIAL: return ks_special_c_name(t->special);
     }
-    free(n->vals);
-    free(n);
+    return "";
 }
 
-static const tval *tn_find(const tnode *n, const char *key, size_t keylen)
+static void put_quals(ks_buf *b, unsigned q, const char *restrict_word)
 {
-    for (; n; n = n->parent)
-        for (size_t i = 0; i < n->nvals; i++)
-            if (strlen(n->vals[i].key) == keylen && memcmp(n->vals[i].key, key, keylen) == 0)
-                return &n->vals[i];
-    return NULL;
+    const char *words[3] = {q & KS_QUAL_CONST ? "const" : NULL, q & KS_QUAL_VOLATILE ? "volatile" : NULL,
+                            q & KS_QUAL_RESTRICT ? restrict_word : NULL};
+    int first = 1;
+    for (int i = 0; i < 3; i++)
+        if (words[i]) {
+            ks_buf_printf(b, "%s%s", first ? "" : " ", words[i]);
+            first = 0;
+        }
 }
 
-/* ---- the renderer ---------------------------------------------------------------------------- */
-
-typedef struct tpl {
-    const char *name;   /* template file, for messages */
-    const char *text;
-    int errors;
-} tpl;
-
-typedef struct tag {
-    size_t start, end;            /* "{{" .. past "}}" */
-    size_t outer_start, outer_end;/* with the whole line when standalone */
-    char sigil;                   /* '#', '^', '/', '!' or 0 */
-    const char *key;
-    size_t keylen;
-} tag;
-
-static unsigned line_of(const tpl *t, size_t pos)
-{
-    unsigned line = 1;
-    for (size_t i = 0; i < pos; i++)
-        line += t->text[i] == '\n';
-    return line;
-}
-
-static unsigned col_of(const tpl *t, size_t pos)
-{
-    unsigned col = 1;
-    while (pos > 0 && t->text[pos - 1] != '\n') {
-        pos--;
-        col++;
-    }
-    return col;
-}
-
-/* Finds the next tag at or after pos (before end); 0 if none. */
-static int next_tag(tpl *t, size_t pos, size_t end, tag *g)
-{
-    const char *s = t->text;
-    const char *open = NULL;
-    for (size_t i = pos; i + 1 < end; i++)
-        if (s[i] == '{' && s[i + 1] == '{') {
-            open = s + i;
-            break;
-        }
-    if (!open)
-        return 0;
-    const char *close = strstr(open + 2, "}}");
-    if (!close || (size_t)(close - s) + 2 > end) {
-        ks_error_at(t->name, line_of(t, (size_t)(open - s)), 0, "unterminated '{{'");
-        t->errors++;
-        return 0;
-    }
-    g->start = (size_t)(open - s);
-    g->end = (size_t)(close - s) + 2;
-    const char *k = open + 2;
-    g->sigil = (*k == '#' || *k == '^' || *k == '/' || *k == '!') ? *k++ : 0;
-    while (k < close && isspace((unsigned char)*k))
-        k++;
-    const char *ke = close;
-    while (ke > k && isspace((unsigned char)ke[-1]))
-        ke--;
-    g->key = k;
-    g->keylen = (size_t)(ke - k);
-
-    g->outer_start = g->start;
-    g->outer_end = g->end;
-    if (g->sigil) {
-        size_t ls = g->start;
-        while (ls > 0 && (s[ls - 1] == ' ' || s[ls - 1] == '\t'))
-            ls--;
-        size_t le = g->end;
-        while (le < end && (s[le] == ' ' || s[le] == '\t'))
-            le++;
-        if ((ls == 0 || s[ls - 1] == '\n') && (le == end || s[le] == '\n')) {
-            g->outer_start = ls;
-            g->outer_end = le < end ? le + 1 : le;
-        }
-    }
-    return 1;
-}
-
-static void render(tpl *t, size_t pos, size_t end, const tnode *ctx, ks_buf *out);
-
-/* Finds the {{/key}} that closes the section opened by g. */
-static int find_close(tpl *t, const tag *g, size_t end, tag *close)
-{
-    int depth = 1;
-    size_t pos = g->outer_end;
-    tag x;
-    while (next_tag(t, pos, end, &x)) {
-        if (x.keylen == g->keylen && memcmp(x.key, g->key, g->keylen) == 0) {
-            if (x.sigil == '#' || x.sigil == '^')
-                depth++;
-            else if (x.sigil == '/' && --depth == 0) {
-                *close = x;
-                return 1;
-            }
-        }
-        pos = x.end;
-    }
-    ks_error_at(t->name, line_of(t, g->start), col_of(t, g->start), "section '%.*s' is never closed",
-                (int)g->keylen, g->key);
-    t->errors++;
-    return 0;
-}
-
-static void render(tpl *t, size_t pos, size_t end, const tnode *ctx, ks_buf *out)
-{
-    tag g;
-    while (t->errors == 0 && next_tag(t, pos, end, &g)) {
-        ks_buf_put(out, t->text + pos, g.outer_start - pos);
-        pos = g.outer_end;
-        if (g.sigil == '!')
-            continue;
-        if (g.sigil == '/') {
-            ks_error_at(t->name, line_of(t, g.start), col_of(t, g.start), "'{{/%.*s}}' closes no section",
-                        (int)g.keylen, g.key);
-            t->errors++;
-            return;
-        }
-        const tval *v = tn_find(ctx, g.key, g.keylen);
-        if (!v) {
-            ks_error_at(t->name, line_of(t, g.start), col_of(t, g.start), "unknown name '%.*s'", (int)g.keylen,
-                        g.key);
-            t->errors++;
-            return;
-        }
-        if (!g.sigil) {
-            if (!v->str) {
-                ks_error_at(t->name, line_of(t, g.start), col_of(t, g.start),
-                            "'%.*s' is a list; use it as a section", (int)g.keylen, g.key);
-                t->errors++;
-                return;
-            }
-            ks_buf_puts(out, v->str);
-            continue;
-        }
-        tag close;
-        if (!find_close(t, &g, end, &close))
-            return;
-        int empty = v->str ? v->str[0] == '\0' : v->nitems == 0;
-        if (g.sigil == '^') {
-            if (empty)
-                render(t, g.outer_end, close.outer_start, ctx, out);
-        } else if (v->str) {
-            if (!empty)
-                render(t, g.outer_end, close.outer_start, ctx, out);
-        } else {
-            for (size_t i = 0; i < v->nitems; i++)
-                render(t, g.outer_end, close.outer_start, v->items[i], out);
-        }
-        pos = close.outer_end;
-    }
-    if (t->errors == 0)
-        ks_buf_put(out, t->text + pos, end - pos);
-}
-
-/* ---- building the values from the model -------------------------------------------------- */
-
-/* "const float *restrict" -> "const float *KS_RESTRICT", for C and C++ alike. */
-static char *portable_c_type(const char *c_type)
+/* drop: qualifiers left off the outermost pointer level (strict mode's
+ * "exact" type has no top-level restrict). */
+static spelled spell(const ks_model *m, const ks_type *t, const char *restrict_word, unsigned drop)
 {
     ks_buf b = {0};
-    const char *p = c_type, *r;
-    while ((r = strstr(p, "restrict")) != NULL) {
-        ks_buf_put(&b, p, (size_t)(r - p));
-        ks_buf_puts(&b, "KS_RESTRICT");
-        p = r + 8;
+    if (t->quals & KS_QUAL_CONST)
+        ks_buf_puts(&b, "const ");
+    if (t->quals & KS_QUAL_VOLATILE)
+        ks_buf_puts(&b, "volatile ");
+    if (t->base == KS_BASE_RECORD)
+        ks_buf_puts(&b, m->defs[t->def].kind == KS_DEF_UNION ? "union " : "struct ");
+    ks_buf_puts(&b, base_name(m, t));
+    size_t trailing = 0;
+    for (size_t i = t->nptrs; i > 0; i--) {
+        unsigned q = t->ptr_quals[i - 1] & ~(i == t->nptrs ? drop : 0u);
+        if (q)
+            break;
+        trailing++;
     }
-    ks_buf_puts(&b, p);
+    for (size_t i = 0; i + trailing < t->nptrs; i++) {
+        unsigned q = t->ptr_quals[i] & ~(i + 1 == t->nptrs ? drop : 0u);
+        ks_buf_puts(&b, b.data[b.len - 1] == '*' ? "*" : " *");
+        put_quals(&b, q, restrict_word);
+    }
+    spelled s = {ks_buf_take(&b), trailing};
+    return s;
+}
+
+/* The whole type, "const float *restrict". */
+static char *spell_type(const ks_model *m, const ks_type *t, const char *restrict_word, unsigned drop)
+{
+    spelled s = spell(m, t, restrict_word, drop);
+    ks_buf b = {0};
+    ks_buf_puts(&b, s.head);
+    if (s.stars && s.head[strlen(s.head) - 1] != '*')
+        ks_buf_puts(&b, " ");
+    for (size_t i = 0; i < s.stars; i++)
+        ks_buf_puts(&b, "*");
+    free(s.head);
     return ks_buf_take(&b);
 }
 
-/* Splits "const float **" into "const float" and 2 trailing stars. */
-static size_t split_stars(const char *type, size_t *base_len)
+char *ks_spell_c_type(const ks_model *m, const ks_type *t)
 {
-    size_t n = strlen(type), stars = 0;
-    while (n && (type[n - 1] == '*' || type[n - 1] == ' ')) {
-        stars += type[n - 1] == '*';
-        n--;
-    }
-    if (!stars)
-        n = strlen(type);
-    *base_len = n;
-    return stars;
+    return spell_type(m, t, "restrict", 0);
 }
 
-/* Column where the name starts: base type, a space, then any stars. */
-static size_t decl_width(const char *type)
+/* Where names start in a list of declarations: after the widest head, a
+ * space and its stars. */
+static size_t decl_width(const spelled *s)
 {
-    size_t base;
-    size_t stars = split_stars(type, &base);
-    return base + 1 + stars;
+    return strlen(s->head) + 1 + s->stars;
 }
 
 /* "float        a", "const float *x": names in one column, stars on the name. */
-static char *aligned_decl(const char *type, const char *name, size_t column)
+static char *aligned_decl(const spelled *s, const char *name, size_t column)
 {
-    size_t base;
-    size_t stars = split_stars(type, &base);
-    return ks_xasprintf("%.*s%*s%.*s%s", (int)base, type, (int)(column - base - stars), "",
-                        (int)stars, "****************", name);
+    size_t head = strlen(s->head);
+    ks_buf b = {0};
+    ks_buf_puts(&b, s->head);
+    ks_buf_printf(&b, "%*s", (int)(column - head - s->stars), "");
+    for (size_t i = 0; i < s->stars; i++)
+        ks_buf_puts(&b, "*");
+    ks_buf_puts(&b, name);
+    return ks_buf_take(&b);
 }
 
-/* For strict mode: the _Generic test of an argument against c_type, which
- * accepts the type itself and, for a pointer to const, the same pointer
- * without that const. Top-level restrict means nothing to a caller. */
-static void strict_values(tnode *pn, const char *c_type)
+/* A field: "float x", "int m[2][3]", "struct Inner in", "float *p". */
+static char *field_decl(const ks_model *m, const ks_field *f)
 {
-    ks_buf t = {0};
-    const char *p = c_type;
-    const char *r = strstr(p, "restrict");
-    if (r) {
-        ks_buf_put(&t, p, (size_t)(r - p));
-        while (t.len && t.data[t.len - 1] == ' ')
-            t.data[--t.len] = '\0';
-        ks_buf_puts(&t, r + 8);
-    } else {
-        ks_buf_puts(&t, p);
-    }
-    char *exact = ks_buf_take(&t);
-    size_t n = strlen(exact);
-    int ptr = n && exact[n - 1] == '*';
-    if (ptr && strncmp(exact, "const ", 6) == 0 && strchr(exact, '*') == exact + n - 1)
-        tn_set(pn, "strict_test", "_Generic((%s), %s: 1, %s: 1, default: 0)",
-               tn_find(pn, "name", 4)->str, exact, exact + 6);
-    else
-        tn_set(pn, "strict_test", "_Generic((%s), %s: 1, default: 0)", tn_find(pn, "name", 4)->str,
-               exact);
-    tn_set(pn, "strict_want", "%s", exact);
-    free(exact);
+    spelled s = spell(m, &f->type, "KS_RESTRICT", 0);
+    ks_buf b = {0};
+    ks_buf_puts(&b, s.head);
+    if (!(s.stars && s.head[strlen(s.head) - 1] == '*'))
+        ks_buf_puts(&b, " ");
+    for (size_t i = 0; i < s.stars; i++)
+        ks_buf_puts(&b, "*");
+    ks_buf_puts(&b, f->c_name);
+    for (size_t i = 0; i < f->type.ndims; i++)
+        ks_buf_printf(&b, "[%lld]", f->type.dims[i]);
+    free(s.head);
+    return ks_buf_take(&b);
 }
 
-static char *upper_identifier(const char *s)
-{
-    char *r = ks_xstrdup(s);
-    for (char *p = r; *p; p++)
-        *p = isalnum((unsigned char)*p) ? (char)toupper((unsigned char)*p) : '_';
-    return r;
-}
-
-static char *identifier_stem(const char *path)
-{
-    char *stem = ks_xstrdup(ks_basename(path));
-    char *dot = strchr(stem, '.');
-    if (dot)
-        *dot = '\0';
-    for (char *p = stem; *p; p++)
-        if (!isalnum((unsigned char)*p))
-            *p = '_';
-    if (isdigit((unsigned char)stem[0])) {
-        char *r = ks_xasprintf("k_%s", stem);
-        free(stem);
-        return r;
-    }
-    return stem;
-}
+/* ---- the values --------------------------------------------------------------------------------- */
 
 static char *options_text(const ks_options *o)
 {
@@ -380,13 +153,11 @@ static char *hex_bytes(const ks_image_blob *img)
 {
     ks_buf b = {0};
     static const char hex[] = "0123456789abcdef";
-    char line[16 * 6 + 8];
+    char line[16 * 5 + 8];
     for (size_t i = 0; i < img->size; i += 16) {
         char *p = line;
-        *p++ = ' ';
-        *p++ = ' ';
-        *p++ = ' ';
-        *p++ = ' ';
+        memcpy(p, "    ", 4);
+        p += 4;
         for (size_t j = i; j < img->size && j < i + 16; j++) {
             *p++ = '0';
             *p++ = 'x';
@@ -402,108 +173,190 @@ static char *hex_bytes(const ks_image_blob *img)
     return ks_buf_take(&b);
 }
 
-static tnode *build_values(const ks_options *o, const ks_model *m, const ks_image_blob *img)
+static void enum_values(const ks_model *m, const ks_def *d, ks_tnode *tn)
 {
-    tnode *root = tn_new(NULL);
-    char *stem = identifier_stem(o->input);
-    char *header = ks_xasprintf("%s.h", ks_basename(o->outbase));
-    char *guard = upper_identifier(header);
-
-    tn_set(root, "source", "%s", ks_basename(o->input));
-    tn_set(root, "header", "%s", header);
-    tn_set(root, "guard", "KSTUB_%s", guard);
-    tn_set(root, "prefix", "%s", stem);
-    tn_take(root, "options", options_text(o));
-    tn_set(root, "vector_types", "%s", m->needs_vector_types ? "yes" : "");
-
-    tn_set(root, "cuda_h", "%s", m->needs_cuda_h ? "yes" : "");
-    tval *ctypes = tn_list(root, "types");
-    for (size_t i = 0; i < m->ntypes; i++) {
-        tnode *tn = tn_push(ctypes, root);
-        tn_set(tn, "c_name", "%s", m->types[i].c_name);
-        tn_set(tn, "definition", "%s", m->types[i].text);
-    }
-    tval *fwds = tn_list(root, "forward_decls");
-    for (size_t i = 0; i < m->nfwds; i++)
-        tn_set(tn_push(fwds, root), "name", "%s", m->fwds[i].c_name);
-
-    tval *kernels = tn_list(root, "kernels");
-    for (size_t i = 0; i < m->nkernels; i++) {
-        const ks_kern *k = &m->kernels[i];
-        tnode *kn = tn_push(kernels, root);
-        tn_set(kn, "name", "%s", k->name);
-        tn_set(kn, "c_name", "%s", k->c_name);
-        tn_set(kn, "symbol", "%s", k->symbol);
-        tn_set(kn, "line", "%u", k->line);
-        tn_set(kn, "signature", "%s", k->signature);
-        tn_set(kn, "nparams", "%zu", k->nparams);
-        tn_set(kn, "has_params", "%s", k->nparams ? "yes" : "");
-        tn_set(kn, "max_threads", "%ld", k->max_threads > 0 ? k->max_threads : 0);
-        if (k->max_threads > 0 && k->min_blocks > 0)
-            tn_set(kn, "launch_bounds", "__launch_bounds__(%ld, %ld)", k->max_threads,
-                   k->min_blocks);
-        else if (k->max_threads > 0)
-            tn_set(kn, "launch_bounds", "__launch_bounds__(%ld)", k->max_threads);
+    ks_tn_set(tn, "underlying", "%s", ks_scalar_c_name(d->underlying));
+    ks_tval *list = ks_tn_list(tn, "enumerators");
+    for (size_t i = 0; i < d->nenumerators; i++) {
+        ks_tnode *en = ks_tn_push(list, tn);
+        ks_tn_set(en, "enumerator", "%s", d->enumerators[i].name);
+        ks_tn_set(en, "macro", "%s", d->enumerators[i].c_name);
+        if (d->is_signed)
+            ks_tn_set(en, "value", "%lld", d->enumerators[i].value);
         else
-            tn_set(kn, "launch_bounds", "%s", "");
-
-        /* The launch parameter is "launch" unless the kernel uses that name. */
-        const char *launch = "launch";
-        for (size_t j = 0; j < k->nparams; j++)
-            if (strcmp(k->params[j].name, "launch") == 0)
-                launch = "ks_launch_";
-        char **types = ks_xmalloc((k->nparams + 1) * sizeof *types);
-        size_t column = decl_width("ks_launch");
-        for (size_t j = 0; j < k->nparams; j++) {
-            types[j] = portable_c_type(k->params[j].c_type);
-            if (decl_width(types[j]) > column)
-                column = decl_width(types[j]);
-        }
-        tn_take(kn, "launch_decl", aligned_decl("ks_launch", launch, column));
-        tn_set(kn, "launch", "%s", launch);
-        tn_set(kn, "indent", "%*s", (int)(strlen("ks_status ") + strlen(k->c_name) + 1), "");
-        /* The occupancy-sized entry point <c_name>_n(n_items, stream, ...). */
-        const char *items = "n_items", *stream = "stream";
-        for (size_t j = 0; j < k->nparams; j++) {
-            if (strcmp(k->params[j].name, items) == 0)
-                items = "ks_n_items_";
-            if (strcmp(k->params[j].name, stream) == 0)
-                stream = "ks_stream_";
-        }
-        tn_set(kn, "n_items", "%s", items);
-        tn_set(kn, "stream", "%s", stream);
-        tn_take(kn, "n_items_decl", aligned_decl("size_t", items, column));
-        tn_take(kn, "stream_decl", aligned_decl("ks_stream", stream, column));
-        tn_set(kn, "indent_n", "%*s", (int)(strlen("ks_status ") + strlen(k->c_name) + 3), "");
-        tval *params = tn_list(kn, "params");
-        for (size_t j = 0; j < k->nparams; j++) {
-            const ks_param *p = &k->params[j];
-            tnode *pn = tn_push(params, kn);
-            tn_set(pn, "name", "%s", p->name);
-            tn_set(pn, "type", "%s", p->type);
-            tn_set(pn, "c_type", "%s", types[j]);
-            tn_take(pn, "decl", aligned_decl(types[j], p->name, column));
-            tn_set(pn, "size", "%ld", p->size);
-            tn_set(pn, "align", "%ld", p->align);
-            tn_set(pn, "offset", "%ld", p->offset);
-            tn_set(pn, "index", "%zu", j);
-            strict_values(pn, p->c_type);
-            free(types[j]);
-        }
-        free(types);
+            ks_tn_set(en, "value", "%llu", (unsigned long long)d->enumerators[i].value);
+        ks_tn_flag(en, "unsigned", !d->is_signed);
     }
+    (void)m;
+}
 
-    tval *image = tn_list(root, "image");
+/* A member of a mirror: padding of some bytes, or a field. */
+static void push_padding(ks_tval *members, const ks_tnode *tn, const ks_def *d, const char *what,
+                         unsigned n, long bytes)
+{
+    ks_tnode *mn = ks_tn_push(members, tn);
+    ks_tn_flag(mn, "padding", 1);
+    ks_tn_flag(mn, "field", 0);
+    ks_tn_take(mn, "pad_name", ks_name_padding(d, what, n));
+    ks_tn_set(mn, "bytes", "%ld", bytes);
+}
+
+static void record_values(const ks_model *m, const ks_def *d, ks_tnode *tn)
+{
+    int is_union = d->kind == KS_DEF_UNION;
+    ks_tn_flag(tn, "union", is_union);
+    ks_tn_flag(tn, "packed", d->packed);
+    ks_tval *members = ks_tn_list(tn, "members");
+    ks_tval *fields = ks_tn_list(tn, "fields");
+    long cur = 0;
+    unsigned npad = 0;
+    for (size_t i = 0; i < d->nfields; i++) {
+        const ks_field *f = &d->fields[i];
+        if (!is_union && f->offset > cur)
+            push_padding(members, tn, d, "pad", npad++, f->offset - cur);
+        char *decl = field_decl(m, f);
+        size_t len = strlen(decl);
+        ks_tnode *mn = ks_tn_push(members, tn);
+        ks_tn_flag(mn, "padding", 0);
+        ks_tn_flag(mn, "field", 1);
+        ks_tn_set(mn, "field_name", "%s", f->c_name);
+        ks_tn_set(mn, "offset", "%ld", f->offset);
+        ks_tn_set(mn, "comment_pad", "%*s", (int)(len < 30 ? 30 - len : 1), "");
+        ks_tn_take(mn, "decl", decl);
+        ks_tnode *fn = ks_tn_push(fields, tn);
+        ks_tn_set(fn, "field_name", "%s", f->c_name);
+        ks_tn_set(fn, "offset", "%ld", f->offset);
+        /* The C99 form of the assertion declares a typedef named after this. */
+        int clash = strcmp(f->c_name, "size") == 0 || strcmp(f->c_name, "align") == 0;
+        ks_tn_set(fn, "assert_id", "%s_%s%s", d->c_name, clash ? "field_" : "", f->c_name);
+        if (f->offset + f->size > cur)
+            cur = f->offset + f->size;
+    }
+    if (cur == 0 && d->size > 0)                   /* empty: one byte in C++, none in C */
+        push_padding(members, tn, d, "empty", 0, d->size);
+    else if (!is_union && d->size > cur && (cur + d->align - 1) / d->align * d->align != d->size)
+        push_padding(members, tn, d, "pad", npad, d->size - cur);
+}
+
+static void type_values(const ks_model *m, ks_tnode *root)
+{
+    ks_tval *types = ks_tn_list(root, "types");
+    for (size_t i = 0; i < m->ndef_order; i++) {
+        const ks_def *d = &m->defs[m->def_order[i]];
+        ks_tnode *tn = ks_tn_push(types, root);
+        ks_tn_set(tn, "type_name", "%s", d->c_name);
+        /* an anonymous record is known by its C name */
+        ks_tn_set(tn, "qname", "%s", d->member ? d->c_name : d->qname);
+        ks_tn_set(tn, "size", "%ld", d->size);
+        ks_tn_set(tn, "align", "%ld", d->align);
+        ks_tn_flag(tn, "enum", d->kind == KS_DEF_ENUM);
+        ks_tn_flag(tn, "record", d->kind != KS_DEF_ENUM);
+        if (d->kind == KS_DEF_ENUM) {
+            enum_values(m, d, tn);
+        } else {
+            record_values(m, d, tn);
+        }
+    }
+    ks_tval *decls = ks_tn_list(root, "forward_decls");
+    for (size_t i = 0; i < m->ndecl_order; i++) {
+        const ks_def *d = &m->defs[m->decl_order[i]];
+        ks_tnode *dn = ks_tn_push(decls, root);
+        ks_tn_set(dn, "name", "%s", d->c_name);
+        ks_tn_flag(dn, "union", d->kind == KS_DEF_UNION);
+    }
+}
+
+/* Strict mode's test of one argument: its exact type (no top-level
+ * restrict, which means nothing to a caller) and, for a pointer to const,
+ * the same pointer without that const. */
+static void strict_values(const ks_model *m, const ks_param *p, ks_tnode *pn)
+{
+    char *exact = spell_type(m, &p->type, "KS_RESTRICT", KS_QUAL_RESTRICT);
+    ks_tn_take(pn, "strict_type", exact);
+    const ks_type *t = &p->type;
+    int alt = t->nptrs == 1 && (t->quals & KS_QUAL_CONST) &&
+              (t->ptr_quals[0] & ~(unsigned)KS_QUAL_RESTRICT) == 0;
+    ks_tn_flag(pn, "strict_alt", alt);
+    if (alt) {
+        ks_type mutable_base = *t;
+        mutable_base.quals &= ~(unsigned)KS_QUAL_CONST;
+        ks_tn_take(pn, "strict_alt_type", spell_type(m, &mutable_base, "KS_RESTRICT", KS_QUAL_RESTRICT));
+    } else {
+        ks_tn_set(pn, "strict_alt_type", "%s", "");
+    }
+}
+
+static void kernel_values(const ks_model *m, const ks_kern *k, ks_tnode *kn)
+{
+    ks_tn_set(kn, "name", "%s", k->name);
+    ks_tn_set(kn, "c_name", "%s", k->c_name);
+    ks_tn_set(kn, "symbol", "%s", k->symbol);
+    ks_tn_set(kn, "line", "%u", k->line);
+    ks_tn_set(kn, "signature", "%s", k->signature);
+    ks_tn_set(kn, "nparams", "%zu", k->nparams);
+    ks_tn_flag(kn, "has_params", k->nparams > 0);
+    ks_tn_set(kn, "max_threads", "%ld", k->max_threads > 0 ? k->max_threads : 0);
+    ks_tn_set(kn, "min_blocks", "%ld", k->min_blocks > 0 ? k->min_blocks : 0);
+    ks_tn_flag(kn, "has_launch_bounds", k->max_threads > 0);
+
+    spelled *types = ks_xmalloc((k->nparams + 1) * sizeof *types);
+    spelled launch = {"ks_launch", 0}, size = {"size_t", 0}, stream = {"ks_stream", 0};
+    size_t column = decl_width(&launch);
+    for (size_t j = 0; j < k->nparams; j++) {
+        types[j] = spell(m, &k->params[j].type, "KS_RESTRICT", 0);
+        if (decl_width(&types[j]) > column)
+            column = decl_width(&types[j]);
+    }
+    ks_tn_take(kn, "launch_decl", aligned_decl(&launch, k->launch_name, column));
+    ks_tn_set(kn, "launch", "%s", k->launch_name);
+    ks_tn_set(kn, "indent", "%*s", (int)(strlen("ks_status ") + strlen(k->c_name) + 1), "");
+    /* The occupancy-sized entry point <c_name>_n(n_items, stream, ...). */
+    ks_tn_set(kn, "n_items", "%s", k->n_items_name);
+    ks_tn_set(kn, "stream", "%s", k->stream_name);
+    ks_tn_take(kn, "n_items_decl", aligned_decl(&size, k->n_items_name, column));
+    ks_tn_take(kn, "stream_decl", aligned_decl(&stream, k->stream_name, column));
+    ks_tn_set(kn, "indent_n", "%*s", (int)(strlen("ks_status ") + strlen(k->c_name) + 3), "");
+    ks_tval *params = ks_tn_list(kn, "params");
+    for (size_t j = 0; j < k->nparams; j++) {
+        const ks_param *p = &k->params[j];
+        ks_tnode *pn = ks_tn_push(params, kn);
+        ks_tn_set(pn, "name", "%s", p->c_name);
+        ks_tn_set(pn, "type", "%s", p->spelled);
+        ks_tn_take(pn, "c_type", spell_type(m, &p->type, "KS_RESTRICT", 0));
+        ks_tn_take(pn, "decl", aligned_decl(&types[j], p->c_name, column));
+        ks_tn_set(pn, "size", "%ld", p->size);
+        ks_tn_set(pn, "align", "%ld", p->align);
+        ks_tn_set(pn, "offset", "%ld", p->offset);
+        ks_tn_set(pn, "index", "%zu", j);
+        strict_values(m, p, pn);
+        free(types[j].head);
+    }
+    free(types);
+}
+
+static ks_tnode *build_values(const ks_options *o, const ks_model *m, const ks_image_blob *img)
+{
+    ks_tnode *root = ks_tn_new(NULL);
+    ks_tn_set(root, "source", "%s", ks_basename(o->input));
+    ks_tn_set(root, "header", "%s", m->header);
+    ks_tn_set(root, "guard", "%s", m->guard);
+    ks_tn_set(root, "prefix", "%s", m->prefix);
+    ks_tn_set(root, "image_symbol", "%s", m->image);
+    ks_tn_take(root, "options", options_text(o));
+    ks_tn_flag(root, "vector_types", m->needs_vector_types);
+    ks_tn_flag(root, "cuda_h", m->needs_cuda_h);
+    type_values(m, root);
+    ks_tval *kernels = ks_tn_list(root, "kernels");
+    for (size_t i = 0; i < m->nkernels; i++)
+        kernel_values(m, &m->kernels[i], ks_tn_push(kernels, root));
+    ks_tval *image = ks_tn_list(root, "image");
     if (img) {
-        tnode *in = tn_push(image, root);
-        tn_set(in, "kind", "%s", img->kind);
-        tn_set(in, "name", "%s", img->name);
-        tn_set(in, "size", "%zu", img->size);
-        tn_take(in, "bytes", hex_bytes(img));
+        ks_tnode *in = ks_tn_push(image, root);
+        ks_tn_set(in, "kind", "%s", img->kind);
+        ks_tn_set(in, "name", "%s", img->name);
+        ks_tn_set(in, "size", "%zu", img->size);
+        ks_tn_take(in, "bytes", hex_bytes(img));
     }
-    free(stem);
-    free(header);
-    free(guard);
     return root;
 }
 
@@ -511,20 +364,20 @@ char *ks_emit(const ks_options *o, const ks_model *m, const ks_image_blob *img,
               const char *template_name)
 {
     char *path = ks_xasprintf("%s/%s", o->template_dir, template_name);
-    char *text = ks_read_file(path, NULL);
+    size_t len;
+    char *text = ks_read_file(path, &len);
     if (!text) {
         ks_error_at(path, 0, 0, "cannot read template: %s", strerror(errno));
         free(path);
         return NULL;
     }
-    tnode *root = build_values(o, m, img);
-    tpl t = {path, text, 0};
+    ks_tnode *root = build_values(o, m, img);
     ks_buf out = {0};
-    render(&t, 0, strlen(text), root, &out);
-    tn_free(root);
+    int rc = ks_render(path, text, len, root, &out);
+    ks_tn_free(root);
     free(text);
     free(path);
-    if (t.errors) {
+    if (rc != 0) {
         free(out.data);
         return NULL;
     }
@@ -532,7 +385,6 @@ char *ks_emit(const ks_options *o, const ks_model *m, const ks_image_blob *img,
 }
 
 /* ---- embedded images ------------------------------------------------------------------------ */
-
 int ks_image_read(const char *path, ks_image_blob *blob)
 {
     size_t size;

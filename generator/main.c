@@ -431,9 +431,11 @@ int main(int argc, char **argv)
     if (c.check && h && cs && (json || !o->manifest)) {
         ks_output outs[3] = {{hpath, h}, {cpath, cs}, {o->manifest, json}};
         char *fix = fix_command(argc, argv);
-        ks_check_input in = {o->input, &model, outs, o->manifest ? 3 : 2, o->manifest, fix,
-                             (ks_format)c.format};
+        char *fresh = json ? NULL : ks_manifest_json(o, &model);
+        ks_check_input in = {o->input, json ? json : fresh, outs, o->manifest ? 3 : 2, o->manifest,
+                             fix, (ks_format)c.format};
         rc = ks_check_run(&in);
+        free(fresh);
         free(fix);
     } else if (h && cs && (json || !o->manifest) && (dtext || !want_deps)) {
         ks_output outs[4];

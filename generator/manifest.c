@@ -9,31 +9,35 @@
 #include <jansson.h>
 #include <stdlib.h>
 
-static json_t *param_json(const ks_param *p)
+static json_t *param_json(const ks_model *m, const ks_param *p)
 {
-    return json_pack("{s:s, s:s, s:s, s:I, s:I, s:I}",
-                     "name", p->name,
-                     "type", p->type,
-                     "c_type", p->c_type,
+    char *c_type = ks_spell_c_type(m, &p->type);
+    json_t *j = json_pack("{s:s, s:s, s:s, s:I, s:I, s:I}",
+                     "name", p->c_name,
+                     "type", p->spelled,
+                     "c_type", c_type,
                      "size", (json_int_t)p->size,
                      "align", (json_int_t)p->align,
                      "offset", (json_int_t)p->offset);
+    free(c_type);
+    return j;
 }
 
-static json_t *kernel_json(const ks_kern *k)
+static json_t *kernel_json(const ks_model *m, const ks_kern *k)
 {
     json_t *params = json_array();
     for (size_t i = 0; i < k->nparams; i++)
-        json_array_append_new(params, param_json(&k->params[i]));
+        json_array_append_new(params, param_json(m, &k->params[i]));
     json_t *bounds = json_null();
     if (k->max_threads > 0)
         bounds = json_pack("[I, I]", (json_int_t)k->max_threads,
                            (json_int_t)(k->min_blocks > 0 ? k->min_blocks : 0));
-    return json_pack("{s:s, s:s, s:s, s:I, s:o, s:o}",
+    return json_pack("{s:s, s:s, s:s, s:I, s:I, s:o, s:o}",
                      "name", k->name,
                      "c_name", k->c_name,
                      "symbol", k->symbol,
                      "line", (json_int_t)k->line,
+                     "col", (json_int_t)k->col,
                      "launch_bounds", bounds,
                      "params", params);
 }
@@ -42,7 +46,7 @@ char *ks_manifest_json(const ks_options *opts, const ks_model *m)
 {
     json_t *kernels = json_array();
     for (size_t i = 0; i < m->nkernels; i++)
-        json_array_append_new(kernels, kernel_json(&m->kernels[i]));
+        json_array_append_new(kernels, kernel_json(m, &m->kernels[i]));
     json_t *root = json_pack("{s:i, s:s, s:o}", "format", KSTUB_MANIFEST_FORMAT,
                              "source", ks_basename(opts->input), "kernels", kernels);
     char *text = json_dumps(root, JSON_INDENT(2) | JSON_PRESERVE_ORDER | JSON_ENSURE_ASCII);

@@ -12,52 +12,180 @@
 #define KSTUB_VERSION "0.1.0"
 #define KSTUB_MANIFEST_FORMAT 1
 
+/*
+ * The typed model. The front end (walk.c, typemap.c) fills it from libclang;
+ * naming.c gives every generated identifier; emit.c and manifest.c spell it.
+ * No stage after the front end reads C text: types are structure.
+ */
+
+/* Scalar types C names exactly: builtins and the <stdint.h>/<stddef.h>
+ * typedefs (kept by name, so "int64_t n" stays int64_t rather than long). */
+#define KS_SCALAR_LIST(X) \
+    X(BOOL, "bool", "bool") X(CHAR, "char", "char") X(SCHAR, "signed char", "signedchar") \
+    X(UCHAR, "unsigned char", "uchar") X(SHORT, "short", "short") \
+    X(USHORT, "unsigned short", "ushort") X(INT, "int", "int") X(UINT, "unsigned int", "uint") \
+    X(LONG, "long", "long") X(ULONG, "unsigned long", "ulong") X(LLONG, "long long", "longlong") \
+    X(ULLONG, "unsigned long long", "ulonglong") X(FLOAT, "float", "float") \
+    X(DOUBLE, "double", "double") X(SIZE_T, "size_t", "size_t") \
+    X(PTRDIFF_T, "ptrdiff_t", "ptrdiff_t") X(INTPTR_T, "intptr_t", "intptr_t") \
+    X(UINTPTR_T, "uintptr_t", "uintptr_t") X(INTMAX_T, "intmax_t", "intmax_t") \
+    X(UINTMAX_T, "uintmax_t", "uintmax_t") X(INT8_T, "int8_t", "int8_t") \
+    X(INT16_T, "int16_t", "int16_t") X(INT32_T, "int32_t", "int32_t") \
+    X(INT64_T, "int64_t", "int64_t") X(UINT8_T, "uint8_t", "uint8_t") \
+    X(UINT16_T, "uint16_t", "uint16_t") X(UINT32_T, "uint32_t", "uint32_t") \
+    X(UINT64_T, "uint64_t", "uint64_t")
+
+typedef enum ks_scalar {
+#define KS_SCALAR_ENUM(id, c, tag) KS_SCALAR_##id,
+    KS_SCALAR_LIST(KS_SCALAR_ENUM)
+#undef KS_SCALAR_ENUM
+    KS_SCALAR_COUNT
+} ks_scalar;
+
+/* CUDA types libkstub knows under its own names. */
+typedef enum ks_special {
+    KS_SPECIAL_HALF,        /* __half          -> ks_half */
+    KS_SPECIAL_HALF2,       /* __half2         -> ks_half2 */
+    KS_SPECIAL_BFLOAT16,    /* __nv_bfloat16   -> ks_bfloat16 */
+    KS_SPECIAL_BFLOAT162,   /* __nv_bfloat162  -> ks_bfloat162 */
+    KS_SPECIAL_TENSORMAP,   /* CUtensorMap_st  -> CUtensorMap (cuda.h) */
+    KS_SPECIAL_COUNT
+} ks_special;
+
+typedef enum ks_base_kind {
+    KS_BASE_VOID,
+    KS_BASE_SCALAR,         /* .scalar */
+    KS_BASE_RECORD,         /* .def: a struct or union of model->defs */
+    KS_BASE_ENUM,           /* .def: an enum of model->defs */
+    KS_BASE_VECTOR,         /* .vector: a CUDA vector type, "float4" */
+    KS_BASE_SPECIAL         /* .special */
+} ks_base_kind;
+
+enum { KS_QUAL_CONST = 1, KS_QUAL_VOLATILE = 2, KS_QUAL_RESTRICT = 4 };
+
+/* A type as a parameter or field uses it: a base with its qualifiers, then
+ * pointer levels (ptr_quals[0] is the pointer to the base, the last one the
+ * outermost), then array dimensions (fields only). */
+typedef struct ks_type {
+    ks_base_kind base;
+    unsigned quals;            /* KS_QUAL_* on the base */
+    ks_scalar scalar;
+    ks_special special;
+    size_t def;                /* index into ks_model.defs */
+    char *vector;
+    unsigned *ptr_quals;
+    size_t nptrs;
+    long long *dims;
+    size_t ndims;
+} ks_type;
+
+typedef struct ks_field {
+    char *name;                /* the member's name; NULL for an anonymous member */
+    char *c_name;              /* naming.c's: the name, or ks__anonN */
+    ks_type type;
+    long offset, size;
+} ks_field;
+
+typedef struct ks_enumerator {
+    char *name;
+    char *c_name;              /* naming.c's: the constant's macro, "<enum>_<name>" */
+    long long value;           /* as unsigned long long when the enum is unsigned */
+} ks_enumerator;
+
+typedef enum ks_def_kind { KS_DEF_STRUCT, KS_DEF_UNION, KS_DEF_ENUM } ks_def_kind;
+
+/* A struct, union or enum a kernel names. By value it is defined (complete:
+ * layout known); through pointers only it is declared. */
+typedef struct ks_def {
+    ks_def_kind kind;
+    char *qname;               /* C++ name, "ns::Params"; for anonymous records the
+                                  name naming.c derives from (owner's C name, member) */
+    size_t owner;              /* anonymous records: the def whose member this is */
+    char *member;              /* ... and that member's C name; NULL otherwise */
+    char *c_name;              /* naming.c's */
+    int complete;
+    long size, align;
+    int packed;                /* a field is less aligned than its type */
+    ks_field *fields;
+    size_t nfields;
+    ks_scalar underlying;      /* enums */
+    int is_signed;
+    ks_enumerator *enumerators;
+    size_t nenumerators;
+} ks_def;
+
 /* One kernel parameter, as the stub declares and packs it. */
 typedef struct ks_param {
-    char *name;        /* the kernel's own name, or argN when unnamed */
-    char *type;        /* source spelling, e.g. "const float *__restrict" */
-    char *c_type;      /* C spelling, e.g. "const float *restrict" */
-    char *tag;         /* short form for overload names, e.g. "cfloatp" */
-    long size;         /* bytes */
-    long align;        /* bytes */
-    long offset;       /* bytes from the start of the parameter buffer */
+    char *name;                /* the kernel's own name, or NULL when unnamed */
+    char *c_name;              /* naming.c's: the name in the stub */
+    char *spelled;             /* libclang's spelling of the type, for comments */
+    ks_type type;
+    long size;                 /* bytes */
+    long align;                /* bytes */
+    long offset;               /* bytes from the start of the parameter buffer */
 } ks_param;
 
 typedef struct ks_kern {
-    char *name;        /* qualified C++ name, e.g. "ns::scale" */
-    char *c_name;      /* the generated C function's name */
-    char *symbol;      /* device symbol, mangled for C++ kernels */
-    char *signature;   /* the declaration as written, one line */
+    char *name;                /* qualified C++ name, e.g. "ns::scale" or "ns::k<float, 4>" */
+    char *base_name;           /* for an instantiation: the template's, "ns::k" */
+    char *template_args;       /* ... and its arguments as written, "float, 4"; else NULL */
+    char *c_name;              /* naming.c's: the generated C function */
+    char *symbol;              /* device symbol, mangled for C++ kernels */
+    char *signature;           /* the declaration as written, one line */
     unsigned line, col;
-    long max_threads;  /* __launch_bounds__ maximum threads, -1 if none */
-    long min_blocks;   /* __launch_bounds__ minimum blocks, -1 if none */
+    long max_threads;          /* __launch_bounds__ maximum threads, -1 if none */
+    long min_blocks;           /* __launch_bounds__ minimum blocks, -1 if none */
     ks_param *params;
     size_t nparams;
+    /* naming.c's names for the stubs' own parameters, stepping aside for the kernel's */
+    char *launch_name, *stream_name, *n_items_name;
 } ks_kern;
 
-/* A C type the header must declare before it can name it. */
-typedef struct ks_fwd {
-    char *c_name;      /* e.g. "ns_Particle" */
-} ks_fwd;
-
-/* A C mirror of a struct, union or enum that a kernel takes by value,
- * with its layout checks; emitted in dependency order. */
-typedef struct ks_ctype {
-    char *c_name;      /* e.g. "ns_Params" */
-    char *text;        /* the definition and its static asserts, ready to print */
-} ks_ctype;
+/* "// kstub:name KERNEL = C_NAME" as found in the source. */
+typedef struct ks_rename {
+    char *kernel, *c_name;
+    unsigned line, col;
+} ks_rename;
 
 typedef struct ks_model {
-    char *source;      /* input path as given */
+    char *source;              /* input path as given */
     ks_kern *kernels;
     size_t nkernels;
-    ks_fwd *fwds;      /* forward declarations, in first-use order */
-    size_t nfwds;
-    ks_ctype *types;   /* mirrored types, inner ones first */
-    size_t ntypes;
-    int needs_vector_types;   /* a parameter names a CUDA vector type */
-    int needs_cuda_h;         /* a parameter is a CUtensorMap */
+    ks_def *defs;
+    size_t ndefs;
+    size_t *decl_order;        /* defs to declare (used through pointers), first use first */
+    size_t ndecl_order;
+    size_t *def_order;         /* complete defs, inner ones first */
+    size_t ndef_order;
+    ks_rename *renames;
+    size_t nrenames;
+    char *prefix;              /* naming.c's: the identifier stem of the input */
+    char *header;              /* the generated header's file name */
+    char *guard;               /* its include guard */
+    char *image;               /* the image's symbol, "<prefix>_kstub_image" */
+    int needs_vector_types;    /* a parameter names a CUDA vector type */
+    int needs_cuda_h;          /* a parameter is a CUtensorMap */
 } ks_model;
+
+/* ---- model.c: builders and free ---- */
+ks_kern *ks_model_add_kernel(ks_model *m);
+ks_param *ks_kern_add_param(ks_kern *k);
+/* The def named qname of this kind, or a new incomplete one. */
+size_t ks_model_def(ks_model *m, ks_def_kind kind, const char *qname, int *is_new);
+void ks_model_declare(ks_model *m, size_t def);   /* add to decl_order once */
+void ks_model_define(ks_model *m, size_t def);    /* add to def_order once */
+ks_field *ks_def_add_field(ks_def *d);
+void ks_def_add_enumerator(ks_def *d, const char *name, long long value);
+void ks_type_add_ptr(ks_type *t, unsigned quals);
+void ks_type_add_dim(ks_type *t, long long n);
+void ks_type_copy(ks_type *dst, const ks_type *src);
+void ks_type_free(ks_type *t);
+void ks_kern_free(ks_kern *k);
+void ks_model_free(ks_model *m);
+/* Each scalar's C spelling and overload tag. */
+const char *ks_scalar_c_name(ks_scalar s);
+const char *ks_scalar_tag(ks_scalar s);
+const char *ks_special_c_name(ks_special s);
 
 /* Options that shape parsing and output. */
 typedef struct ks_options {
@@ -82,11 +210,25 @@ typedef struct ks_options {
     void *tu_hook_data;
 } ks_options;
 
-/* ---- parse.c ---- */
-/* Parses opts->input and fills *model. Prints diagnostics to stderr; returns
- * the number of errors (0 on success). */
+/* ---- walk.c: the front end ---- */
+/* Parses opts->input and fills *model (names included: see naming.c).
+ * Prints diagnostics to stderr; returns the number of errors (0 on success). */
 int ks_parse(const ks_options *opts, ks_model *model);
-void ks_model_free(ks_model *model);
+
+/* ---- naming.c ---- */
+/* Gives every kernel, parameter, type and generated identifier its C name
+ * and checks every collision. Returns the number of errors. */
+int ks_name_model(const ks_options *opts, ks_model *model);
+/* "ns::inner::name" -> "ns_inner_name". */
+char *ks_c_identifier(const char *qualified);
+/* The identifier stem of a file name: "vector_ops" from "dir/vector_ops.cu". */
+char *ks_identifier_stem(const char *path);
+/* The C name of the nth anonymous member of a record. */
+char *ks_name_anonymous_member(unsigned n);
+/* The C name of the nth padding member of def, clear of its fields' names. */
+char *ks_name_padding(const ks_def *def, const char *what, unsigned n);
+/* Overload tag of a type, "cfloatp" for const float *. */
+char *ks_type_tag(const ks_model *m, const ks_type *t);
 
 /* ---- emit.c ---- */
 typedef struct ks_image_blob {
@@ -108,6 +250,9 @@ int ks_source_read(const char *path, ks_image_blob *blob);
  * printing an error. */
 char *ks_emit(const ks_options *opts, const ks_model *model, const ks_image_blob *image,
               const char *template_name);
+
+/* The C spelling of a type ("const float *restrict"), from its structure. */
+char *ks_spell_c_type(const ks_model *m, const ks_type *t);
 
 /* ---- manifest.c ---- */
 char *ks_manifest_json(const ks_options *opts, const ks_model *model);
@@ -141,6 +286,10 @@ typedef struct ks_output {
 } ks_output;
 int ks_write_outputs(const ks_output *outs, size_t n);
 
+/* The diagnostic sink: every error printed through it (or counted with
+ * ks_count_error when printed otherwise, as libclang's) is counted. */
+int ks_error_count(void);
+void ks_count_error(void);
 /* Prints "file:line:col: error: ..." (line 0 means no location). */
 void ks_error_at(const char *file, unsigned line, unsigned col, const char *fmt, ...)
     __attribute__((format(printf, 4, 5)));
@@ -222,9 +371,32 @@ typedef enum { KS_FORMAT_TEXT, KS_FORMAT_JSON, KS_FORMAT_GITHUB } ks_format;
 /* "text", "json" or "github"; -1 if none of those. */
 int ks_format_parse(const char *s);
 
-/* Reads a manifest into a model (names, types, layout, lines, bounds).
- * Returns 0, or -1 after printing an error. */
-int ks_manifest_read(const char *path, ks_model *model);
+/* A manifest's signatures: what drift compares (strings and numbers, as
+ * written; no typed model needed). */
+typedef struct ks_sig_param {
+    char *name, *type, *c_type;
+    long size, align, offset;
+} ks_sig_param;
+
+typedef struct ks_sig_kern {
+    char *name, *c_name, *symbol;
+    unsigned line, col;
+    long max_threads, min_blocks;
+    ks_sig_param *params;
+    size_t nparams;
+} ks_sig_kern;
+
+typedef struct ks_sigs {
+    char *source;
+    ks_sig_kern *kernels;
+    size_t nkernels;
+} ks_sigs;
+
+/* Reads a manifest file, or manifest text (name for messages). Returns 0,
+ * or -1 after printing an error. */
+int ks_manifest_read(const char *path, ks_sigs *sigs);
+int ks_manifest_parse(const char *text, const char *name, ks_sigs *sigs);
+void ks_sigs_free(ks_sigs *sigs);
 
 /* kstub diff [--format=F] [--source PATH] OLD.json NEW.json */
 int ks_diff_main(int argc, char **argv);
@@ -232,7 +404,7 @@ int ks_diff_main(int argc, char **argv);
 /* What kstub check compares. */
 typedef struct ks_check_input {
     const char *source;        /* the .cu path, for diagnostics */
-    const ks_model *fresh;     /* the model just parsed */
+    const char *fresh_manifest;/* the manifest of the model just parsed */
     const ks_output *outputs;  /* what the generator would write now */
     size_t noutputs;
     const char *manifest;      /* on-disk manifest path, or NULL */

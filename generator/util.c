@@ -131,9 +131,25 @@ const char *ks_basename(const char *s)
     return slash ? slash + 1 : s;
 }
 
+/* The one diagnostic sink's error count (lemon's errorcnt): functions
+ * return 0 / -1, and main() alone turns the count into an exit status. */
+static int error_count;
+
+int ks_error_count(void)
+{
+    return error_count;
+}
+
+void ks_count_error(void)
+{
+    error_count++;
+}
+
 void ks_verror_at(const char *file, unsigned line, unsigned col, const char *severity,
                   const char *fmt, va_list ap)
 {
+    if (strcmp(severity, "error") == 0)
+        error_count++;
     if (file && line)
         fprintf(stderr, "%s:%u:%u: %s: ", file, line, col, severity);
     else if (file)

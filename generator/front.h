@@ -1,0 +1,102 @@
+/*
+ * front.h — the front end's private interfaces, one section per file:
+ * session.c (libclang), source.c (the raw .cu text), typemap.c (CXType to
+ * the typed model). walk.c ties them together into ks_parse().
+ */
+#ifndef KSTUB_FRONT_H
+#define KSTUB_FRONT_H
+
+#include "model.h"
+
+#include <clang-c/Index.h>
+
+/* ---- session.c: one libclang translation unit ---- */
+typedef struct ks_session {
+    const ks_options *opts;
+    CXIndex index;
+    CXTranslationUnit tu;
+    const char **args;
+    size_t nargs;
+    char **owned;
+    size_t nowned;
+} ks_session;
+
+/* Parses opts->input device-side, as nvcc's device pass sees it; text, when
+ * not NULL, replaces the file's contents (same line numbers). Reports every
+ * error diagnostic. Returns 0, or -1 after reporting. */
+int ks_session_open(ks_session *s, const ks_options *opts, const char *text, size_t len);
+/* Parses again with text as the input's contents; -1 after reporting errors. */
+int ks_session_reparse(ks_session *s, const char *text, size_t len);
+void ks_session_close(ks_session *s);
+
+char *ks_take(CXString s);
+void ks_cursor_location(CXCursor c, unsigned *line, unsigned *col);
+void ks_cursor_error(const ks_session *s, CXCursor c, const char *fmt, ...)
+    __attribute__((format(printf, 3, 4)));
+void ks_cursor_note(const ks_session *s, CXCursor c, const char *fmt, ...)
+    __attribute__((format(printf, 3, 4)));
+/* The cursor's tokens, its extent mapped to file positions (a kernel's
+ * extent starts inside the __global__ macro). Free with clang_disposeTokens. */
+void ks_cursor_tokens(const ks_session *s, CXCursor c, CXToken **toks, unsigned *n);
+/* "ns::inner::name" from the cursor's semantic parents. */
+char *ks_qualified_name(CXCursor c);
+int ks_cursor_is_kernel(CXCursor c);
+/* The text of the file holding the cursor and the byte offset of its
+ * extent's end; NULL when there is no file. */
+const char *ks_cursor_file_text(const ks_session *s, CXCursor c, size_t *size, unsigned *end_offset);
+
+/* ---- source.c: the one scanner of raw .cu text ---- */
+/* A token of the raw text (comments, literals and preprocessor lines skipped
+ * as tokens; comments are kept apart). */
+typedef struct ks_rtok {
+    size_t start, end;
+} ks_rtok;
+
+typedef struct ks_source {
+    const char *text;
+    size_t size;
+    ks_rtok *toks;
+    size_t ntoks;
+    ks_rtok *comments;         /* each comment, delimiters included */
+    size_t ncomments;
+} ks_source;
+
+void ks_source_scan(ks_source *src, const char *text, size_t size);
+void ks_source_free(ks_source *src);
+/* 1-based line and column of a byte offset. */
+void ks_source_position(const ks_source *src, size_t offset, unsigned *line, unsigned *col);
+
+/* "template [__global__] void NAME<ARGS>(PARAMS);" as written. */
+typedef struct ks_explicit_inst {
+    char *qname;               /* "ns::k" or "::k", as written */
+    char *args;                /* "float, 4", trimmed, spaces folded */
+    char *params;              /* "float *, int", as written */
+    size_t end;                /* offset just past its ';' */
+} ks_explicit_inst;
+
+/* Every explicit instantiation in the text, in order; returns the count. */
+size_t ks_source_instantiations(const ks_source *src, ks_explicit_inst **out);
+void ks_explicit_inst_free(ks_explicit_inst *in, size_t n);
+
+/* A "kstub:WORD REST" directive: a comment whose first word is kstub:WORD. */
+typedef struct ks_directive {
+    char *word;                /* "name", "skip", ... */
+    char *rest;                /* what follows, trimmed, comment closer removed */
+    unsigned line, col;        /* of "kstub:" */
+} ks_directive;
+
+size_t ks_source_directives(const ks_source *src, ks_directive **out);
+void ks_directive_free(ks_directive *d, size_t n);
+
+/* Whether a body ('{') rather than ';' follows offset at bracket depth 0,
+ * comments and literals skipped: with --skip-bodies libclang no longer calls
+ * a function with a body a definition. */
+int ks_source_body_follows(const char *text, size_t size, size_t offset);
+
+/* ---- typemap.c: CXType to the typed model ---- */
+/* Translates a parameter's type into *out (top-level qualifiers dropped, an
+ * array parameter a pointer). Returns NULL, or a malloc'd refusal saying why
+ * and what to do instead. */
+char *ks_typemap_param(const ks_session *s, ks_model *m, CXType t, ks_type *out);
+
+#endif /* KSTUB_FRONT_H */

@@ -1,0 +1,198 @@
+/*
+ * model.c — the typed signature model's builders and its free, and the
+ * tables that name scalar and special types. Used by the front end, the
+ * emitters and drift alike, so none of them depends on another for it.
+ */
+#include "model.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+static const struct {
+    const char *c_name, *tag;
+} scalars[KS_SCALAR_COUNT] = {
+#define KS_SCALAR_ROW(id, c, tag) {c, tag},
+    KS_SCALAR_LIST(KS_SCALAR_ROW)
+#undef KS_SCALAR_ROW
+};
+
+static const char *const specials[KS_SPECIAL_COUNT] = {
+    "ks_half", "ks_half2", "ks_bfloat16", "ks_bfloat162", "CUtensorMap",
+};
+
+const char *ks_scalar_c_name(ks_scalar s)
+{
+    return scalars[s].c_name;
+}
+
+const char *ks_scalar_tag(ks_scalar s)
+{
+    return scalars[s].tag;
+}
+
+const char *ks_special_c_name(ks_special s)
+{
+    return specials[s];
+}
+
+/* Appends one zeroed element to a growable array. */
+static void *grow(void *array, size_t *n, size_t size)
+{
+    char *a = ks_xrealloc(array, (*n + 1) * size);
+    memset(a + *n * size, 0, size);
+    (*n)++;
+    return a;
+}
+
+ks_kern *ks_model_add_kernel(ks_model *m)
+{
+    m->kernels = grow(m->kernels, &m->nkernels, sizeof *m->kernels);
+    ks_kern *k = &m->kernels[m->nkernels - 1];
+    k->max_threads = k->min_blocks = -1;
+    return k;
+}
+
+ks_param *ks_kern_add_param(ks_kern *k)
+{
+    k->params = grow(k->params, &k->nparams, sizeof *k->params);
+    return &k->params[k->nparams - 1];
+}
+
+size_t ks_model_def(ks_model *m, ks_def_kind kind, const char *qname, int *is_new)
+{
+    for (size_t i = 0; i < m->ndefs; i++)
+        if (m->defs[i].kind == kind && strcmp(m->defs[i].qname, qname) == 0) {
+            *is_new = 0;
+            return i;
+        }
+    m->defs = grow(m->defs, &m->ndefs, sizeof *m->defs);
+    ks_def *d = &m->defs[m->ndefs - 1];
+    d->kind = kind;
+    d->qname = ks_xstrdup(qname);
+    *is_new = 1;
+    return m->ndefs - 1;
+}
+
+static void add_once(size_t **order, size_t *n, size_t def)
+{
+    for (size_t i = 0; i < *n; i++)
+        if ((*order)[i] == def)
+            return;
+    *order = ks_xrealloc(*order, (*n + 1) * sizeof **order);
+    (*order)[(*n)++] = def;
+}
+
+void ks_model_declare(ks_model *m, size_t def)
+{
+    add_once(&m->decl_order, &m->ndecl_order, def);
+}
+
+void ks_model_define(ks_model *m, size_t def)
+{
+    add_once(&m->def_order, &m->ndef_order, def);
+}
+
+ks_field *ks_def_add_field(ks_def *d)
+{
+    d->fields = grow(d->fields, &d->nfields, sizeof *d->fields);
+    return &d->fields[d->nfields - 1];
+}
+
+void ks_def_add_enumerator(ks_def *d, const char *name, long long value)
+{
+    d->enumerators = grow(d->enumerators, &d->nenumerators, sizeof *d->enumerators);
+    d->enumerators[d->nenumerators - 1].name = ks_xstrdup(name);
+    d->enumerators[d->nenumerators - 1].value = value;
+}
+
+void ks_type_add_ptr(ks_type *t, unsigned quals)
+{
+    t->ptr_quals = ks_xrealloc(t->ptr_quals, (t->nptrs + 1) * sizeof *t->ptr_quals);
+    t->ptr_quals[t->nptrs++] = quals;
+}
+
+void ks_type_add_dim(ks_type *t, long long n)
+{
+    t->dims = ks_xrealloc(t->dims, (t->ndims + 1) * sizeof *t->dims);
+    t->dims[t->ndims++] = n;
+}
+
+void ks_type_copy(ks_type *dst, const ks_type *src)
+{
+    *dst = *src;
+    dst->vector = src->vector ? ks_xstrdup(src->vector) : NULL;
+    dst->ptr_quals = NULL;
+    dst->dims = NULL;
+    dst->nptrs = dst->ndims = 0;
+    for (size_t i = 0; i < src->nptrs; i++)
+        ks_type_add_ptr(dst, src->ptr_quals[i]);
+    for (size_t i = 0; i < src->ndims; i++)
+        ks_type_add_dim(dst, src->dims[i]);
+}
+
+void ks_type_free(ks_type *t)
+{
+    free(t->vector);
+    free(t->ptr_quals);
+    free(t->dims);
+    memset(t, 0, sizeof *t);
+}
+
+void ks_kern_free(ks_kern *k)
+{
+    for (size_t j = 0; j < k->nparams; j++) {
+        free(k->params[j].name);
+        free(k->params[j].c_name);
+        free(k->params[j].spelled);
+        ks_type_free(&k->params[j].type);
+    }
+    free(k->params);
+    free(k->name);
+    free(k->base_name);
+    free(k->template_args);
+    free(k->c_name);
+    free(k->symbol);
+    free(k->signature);
+    free(k->launch_name);
+    free(k->stream_name);
+    free(k->n_items_name);
+    memset(k, 0, sizeof *k);
+}
+
+void ks_model_free(ks_model *m)
+{
+    for (size_t i = 0; i < m->nkernels; i++)
+        ks_kern_free(&m->kernels[i]);
+    for (size_t i = 0; i < m->ndefs; i++) {
+        ks_def *d = &m->defs[i];
+        for (size_t j = 0; j < d->nfields; j++) {
+            free(d->fields[j].name);
+            free(d->fields[j].c_name);
+            ks_type_free(&d->fields[j].type);
+        }
+        for (size_t j = 0; j < d->nenumerators; j++) {
+            free(d->enumerators[j].name);
+            free(d->enumerators[j].c_name);
+        }
+        free(d->fields);
+        free(d->enumerators);
+        free(d->qname);
+        free(d->member);
+        free(d->c_name);
+    }
+    for (size_t i = 0; i < m->nrenames; i++) {
+        free(m->renames[i].kernel);
+        free(m->renames[i].c_name);
+    }
+    free(m->renames);
+    free(m->defs);
+    free(m->decl_order);
+    free(m->def_order);
+    free(m->kernels);
+    free(m->source);
+    free(m->prefix);
+    free(m->header);
+    free(m->guard);
+    free(m->image);
+    memset(m, 0, sizeof *m);
+}

@@ -1,0 +1,478 @@
+/*
+ * naming.c — every identifier kstub generates is decided here, and every
+ * collision checked: kernels' C names (qualified names flattened, template
+ * arguments, overload tags, "kstub:name" renames, the _n entry points),
+ * parameter names (unnamed ones, C-only keywords, names the stub itself
+ * uses), the C names of mirrored types and enum constants, padding and
+ * anonymous members, the image symbol and the include guard.
+ *
+ * The rule for a user's name that collides with a generated one, a name the
+ * runtime reserves (ks_..., KS_...: libkstub never declares a name ending
+ * in '_') or a C-only keyword: append '_' until it is free, and say so.
+ * Two kernels wanting the same C name is an error naming both, since only
+ * the user can say which should keep it.
+ */
+#include "model.h"
+
+#include <ctype.h>
+#include <jansson.h>
+#include <stdlib.h>
+#include <string.h>
+
+char *ks_c_identifier(const char *qualified)
+{
+    ks_buf b = {0};
+    for (const char *p = qualified; *p; p++) {
+        if (p[0] == ':' && p[1] == ':') {
+            ks_buf_puts(&b, "_");
+            p++;
+        } else {
+            ks_buf_put(&b, p, 1);
+        }
+    }
+    return ks_buf_take(&b);
+}
+
+char *ks_identifier_stem(const char *path)
+{
+    char *stem = ks_xstrdup(ks_basename(path));
+    char *dot = strchr(stem, '.');
+    if (dot)
+        *dot = '\0';
+    for (char *p = stem; *p; p++)
+        if (!isalnum((unsigned char)*p))
+            *p = '_';
+    if (!*stem || isdigit((unsigned char)stem[0])) {
+        char *r = ks_xasprintf("k_%s", stem);
+        free(stem);
+        return r;
+    }
+    return stem;
+}
+
+char *ks_name_anonymous_member(unsigned n)
+{
+    return ks_xasprintf("ks__anon%u", n);
+}
+
+static int member_taken(const ks_def *def, const char *name)
+{
+    for (size_t i = 0; i < def->nfields; i++)
+        if (strcmp(def->fields[i].c_name, name) == 0)
+            return 1;
+    return 0;
+}
+
+char *ks_name_padding(const ks_def *def, const char *what, unsigned n)
+{
+    /* "ks__pad0", "ks__pad1", ...; an empty record's one byte is "ks__empty" */
+    char *name = strcmp(what, "empty") == 0 ? ks_xstrdup("ks__empty") : ks_xasprintf("ks__%s%u", what, n);
+    while (member_taken(def, name)) {
+        char *longer = ks_xasprintf("%s_", name);
+        free(name);
+        name = longer;
+    }
+    return name;
+}
+
+/* "float, 4" -> "float_4"; "unsigned int *" -> "unsigned_int_p"; "-1" -> "m1". */
+static char *args_identifier(const char *args)
+{
+    ks_buf b = {0};
+    int sep = 0;
+    for (const char *p = args; *p; p++) {
+        char c = *p;
+        if (isalnum((unsigned char)c) || c == '_') {
+            if (sep && b.len)
+                ks_buf_puts(&b, "_");
+            sep = 0;
+            ks_buf_put(&b, &c, 1);
+        } else if (c == '*' || c == '-') {
+            ks_buf_puts(&b, b.len ? "_" : "");
+            ks_buf_puts(&b, c == '*' ? "p" : "m");
+            sep = 0;
+        } else {
+            sep = 1;
+        }
+    }
+    return ks_buf_take(&b);
+}
+
+static const char *base_tag_name(const ks_model *m, const ks_type *t, int *is_union)
+{
+    *is_union = 0;
+    switch (t->base) {
+    case KS_BASE_VOID: return "void";
+    case KS_BASE_SCALAR: return ks_scalar_tag(t->scalar);
+    case KS_BASE_RECORD:
+        *is_union = m->defs[t->def].kind == KS_DEF_UNION;
+        return m->defs[t->def].c_name;
+    case KS_BASE_ENUM: return m->defs[t->def].c_name;
+    case KS_BASE_VECTOR: return t->vector;
+    case KS_BASE_SPECIAL: return ks_special_c_name(t->special);
+    }
+    return "";
+}
+
+char *ks_type_tag(const ks_model *m, const ks_type *t)
+{
+    ks_buf b = {0};
+    int is_union;
+    const char *base = base_tag_name(m, t, &is_union);
+    ks_buf_printf(&b, "%s%s%s%s", t->quals & KS_QUAL_CONST ? "c" : "",
+                  t->quals & KS_QUAL_VOLATILE ? "v" : "", is_union ? "union" : "", base);
+    for (size_t i = 0; i < t->nptrs; i++)
+        ks_buf_printf(&b, "p%s%s", t->ptr_quals[i] & KS_QUAL_CONST ? "c" : "",
+                      t->ptr_quals[i] & KS_QUAL_VOLATILE ? "v" : "");
+    return ks_buf_take(&b);
+}
+
+/* ---- the set of names taken ----------------------------------------------------------------- */
+
+typedef struct namer {
+    const ks_options *opts;
+    ks_model *m;
+    json_t *taken;             /* a hash set: name -> true */
+} namer;
+
+static int is_c_only_keyword(const char *s)
+{
+    static const char *const words[] = {
+        "restrict", "_Bool", "_Complex", "_Imaginary", "_Alignas", "_Alignof", "_Atomic",
+        "_Generic", "_Noreturn", "_Static_assert", "_Thread_local", "_BitInt", "_Decimal32",
+        "_Decimal64", "_Decimal128", NULL,
+    };
+    for (const char *const *w = words; *w; w++)
+        if (strcmp(*w, s) == 0)
+            return 1;
+    return 0;
+}
+
+/* ks_..., KS_...: the runtime's names, unless they end in '_'. */
+static int runtime_reserved(const char *s)
+{
+    size_t n = strlen(s);
+    return (strncmp(s, "ks_", 3) == 0 || strncmp(s, "KS_", 3) == 0) && s[n - 1] != '_';
+}
+
+static int taken(const namer *nm, const char *s)
+{
+    return json_object_get(nm->taken, s) != NULL;
+}
+
+/* A parameter may share a name with a function (it only hides it in the
+ * stub, which does not call it), not with a type or a macro. */
+static int taken_for_param(const namer *nm, const char *s)
+{
+    return json_is_true(json_object_get(nm->taken, s));
+}
+
+static void claim(namer *nm, const char *s)
+{
+    json_object_set_new(nm->taken, s, json_true());
+}
+
+static void claim_function(namer *nm, const char *s)
+{
+    if (!taken(nm, s))
+        json_object_set_new(nm->taken, s, json_false());
+}
+
+/* A user-derived name made free: '_' appended while it is a C-only keyword,
+ * reserved by the runtime, or taken (also when with_n and name_n is taken).
+ * Takes ownership of name; returns the free one, not yet claimed. */
+static char *step_aside(const namer *nm, char *name, int with_n)
+{
+    for (;;) {
+        char *n_name = with_n ? ks_xasprintf("%s_n", name) : NULL;
+        int busy = is_c_only_keyword(name) || runtime_reserved(name) ||
+                   (with_n ? taken(nm, name) : taken_for_param(nm, name)) ||
+                   (n_name && taken(nm, n_name));
+        free(n_name);
+        if (!busy)
+            return name;
+        char *longer = ks_xasprintf("%s_", name);
+        free(name);
+        name = longer;
+    }
+}
+
+/* Names generated code uses besides kstub's own: C's and the headers'. */
+static void claim_language_names(namer *nm)
+{
+    static const char *const names[] = {
+        "bool", "true", "false", "NULL", "offsetof", "size_t", "ptrdiff_t", "intptr_t",
+        "uintptr_t", "intmax_t", "uintmax_t", "int8_t", "int16_t", "int32_t", "int64_t",
+        "uint8_t", "uint16_t", "uint32_t", "uint64_t", "CUtensorMap", "CUtensorMap_st",
+        "alignof", "static_assert", "wchar_t", "char16_t",
+        "char32_t", NULL,
+    };
+    for (const char *const *p = names; *p; p++)
+        claim(nm, *p);
+    /* Every CUDA vector type a parameter names. */
+    for (size_t i = 0; i < nm->m->nkernels; i++)
+        for (size_t j = 0; j < nm->m->kernels[i].nparams; j++)
+            if (nm->m->kernels[i].params[j].type.vector)
+                claim(nm, nm->m->kernels[i].params[j].type.vector);
+    for (size_t i = 0; i < nm->m->ndefs; i++)
+        for (size_t j = 0; j < nm->m->defs[i].nfields; j++)
+            if (nm->m->defs[i].fields[j].type.vector)
+                claim(nm, nm->m->defs[i].fields[j].type.vector);
+}
+
+/* ---- files ---------------------------------------------------------------------------------------- */
+
+static char *upper_identifier(const char *s)
+{
+    char *r = ks_xstrdup(s);
+    for (char *p = r; *p; p++)
+        *p = isalnum((unsigned char)*p) ? (char)toupper((unsigned char)*p) : '_';
+    return r;
+}
+
+static void name_files(namer *nm)
+{
+    ks_model *m = nm->m;
+    m->prefix = ks_identifier_stem(nm->opts->input);
+    m->header = ks_xasprintf("%s.h", ks_basename(nm->opts->outbase));
+    char *upper = upper_identifier(m->header);
+    m->guard = ks_xasprintf("KSTUB_%s", upper);
+    free(upper);
+    m->image = ks_xasprintf("%s_kstub_image", m->prefix);
+    claim(nm, m->guard);
+    claim(nm, m->image);
+}
+
+/* ---- types ---------------------------------------------------------------------------------------- */
+
+static void name_defs(namer *nm)
+{
+    ks_model *m = nm->m;
+    /* Defs are created owner first, so an anonymous record's owner is named. */
+    for (size_t i = 0; i < m->ndefs; i++) {
+        ks_def *d = &m->defs[i];
+        char *want = d->member ? ks_xasprintf("%s_%s", m->defs[d->owner].c_name, d->member)
+                               : ks_c_identifier(d->qname);
+        char *name = step_aside(nm, ks_xstrdup(want), 0);
+        if (strcmp(name, want) != 0)
+            ks_note_at(nm->opts->input, 0, 0, "type '%s' is '%s' in C ('%s' is taken or "
+                       "reserved)", d->qname, name, want);
+        free(want);
+        d->c_name = name;
+        claim(nm, name);
+        char *guard = ks_xasprintf("KS_TYPE_%s", name);
+        claim(nm, guard);
+        free(guard);
+        for (size_t j = 0; j < d->nfields; j++) {
+            ks_field *f = &d->fields[j];
+            if (is_c_only_keyword(f->c_name)) {
+                char *r = ks_xasprintf("%s_", f->c_name);
+                free(f->c_name);
+                f->c_name = r;
+            }
+        }
+    }
+    /* Enum constants are macros: file-scope names of their own. */
+    for (size_t i = 0; i < m->ndefs; i++) {
+        ks_def *d = &m->defs[i];
+        for (size_t j = 0; j < d->nenumerators; j++) {
+            ks_enumerator *e = &d->enumerators[j];
+            char *name = ks_xasprintf("%s_%s", d->c_name, e->name);
+            while (taken(nm, name)) {
+                char *longer = ks_xasprintf("%s_", name);
+                free(name);
+                name = longer;
+            }
+            e->c_name = name;
+            claim(nm, name);
+        }
+    }
+}
+
+/* ---- kernels -------------------------------------------------------------------------------------- */
+
+/* Overloads share a C name; give each "<name>__<tag>_<tag>..." or
+ * "<name>__void" for no parameters. */
+static void disambiguate(namer *nm)
+{
+    ks_model *m = nm->m;
+    json_t *count = json_object();
+    for (size_t i = 0; i < m->nkernels; i++) {
+        json_t *c = json_object_get(count, m->kernels[i].c_name);
+        json_object_set_new(count, m->kernels[i].c_name,
+                            json_integer(c ? json_integer_value(c) + 1 : 1));
+    }
+    for (size_t i = 0; i < m->nkernels; i++) {
+        ks_kern *k = &m->kernels[i];
+        if (json_integer_value(json_object_get(count, k->c_name)) < 2)
+            continue;
+        ks_buf b = {0};
+        ks_buf_printf(&b, "%s_", k->c_name);
+        for (size_t p = 0; p < k->nparams; p++) {
+            char *tag = ks_type_tag(m, &k->params[p].type);
+            ks_buf_printf(&b, "_%s", tag);
+            free(tag);
+        }
+        if (k->nparams == 0)
+            ks_buf_puts(&b, "_void");
+        free(k->c_name);
+        k->c_name = ks_buf_take(&b);
+    }
+    json_decref(count);
+}
+
+static int is_identifier(const char *s)
+{
+    if (!*s || isdigit((unsigned char)*s))
+        return 0;
+    for (; *s; s++)
+        if (!isalnum((unsigned char)*s) && *s != '_')
+            return 0;
+    return 1;
+}
+
+/* "// kstub:name KERNEL = C_NAME", by qualified name or device symbol. */
+static void apply_renames(namer *nm)
+{
+    ks_model *m = nm->m;
+    const char *input = nm->opts->input;
+    for (size_t r = 0; r < m->nrenames; r++) {
+        const ks_rename *rn = &m->renames[r];
+        if (!is_identifier(rn->c_name)) {
+            ks_error_at(input, rn->line, rn->col, "'%s' is not a C identifier", rn->c_name);
+            continue;
+        }
+        int hit = 0;
+        for (size_t i = 0; i < m->nkernels; i++) {
+            ks_kern *k = &m->kernels[i];
+            if (strcmp(k->name, rn->kernel) == 0 || strcmp(k->symbol, rn->kernel) == 0) {
+                free(k->c_name);
+                k->c_name = ks_xstrdup(rn->c_name);
+                hit++;
+            }
+        }
+        if (hit != 1)
+            ks_error_at(input, rn->line, rn->col, "kstub:name '%s' %s", rn->kernel,
+                        hit ? "matches several kernels (overloads): name one by its device symbol"
+                            : "matches no kernel (give the qualified name as in the manifest, "
+                              "e.g. 'ns::k<float, 4>', or the symbol)");
+    }
+}
+
+/* Two kernels may not share a C name, nor one be another's _n. */
+static int check_unique(namer *nm)
+{
+    ks_model *m = nm->m;
+    const char *input = nm->opts->input;
+    int errors = 0;
+    json_t *seen = json_object();      /* c_name -> index */
+    for (size_t i = 0; i < m->nkernels; i++) {
+        json_t *j = json_object_get(seen, m->kernels[i].c_name);
+        if (j) {
+            const ks_kern *o = &m->kernels[json_integer_value(j)], *k = &m->kernels[i];
+            ks_error_at(input, k->line, k->col, "kernels '%s' (line %u) and '%s' both get the C "
+                        "name '%s'; name one with a '// kstub:name KERNEL = C_NAME' comment",
+                        o->name, o->line, k->name, k->c_name);
+            errors++;
+        } else {
+            json_object_set_new(seen, m->kernels[i].c_name, json_integer((json_int_t)i));
+        }
+    }
+    for (size_t i = 0; i < m->nkernels; i++) {
+        char *n_name = ks_xasprintf("%s_n", m->kernels[i].c_name);
+        json_t *j = json_object_get(seen, n_name);
+        if (j) {
+            const ks_kern *k = &m->kernels[json_integer_value(j)];
+            ks_error_at(input, k->line, k->col, "kernel '%s' has the C name '%s', which is also "
+                        "the occupancy-sized entry point of kernel '%s'; rename one with a "
+                        "'// kstub:name KERNEL = C_NAME' comment", k->name, k->c_name,
+                        m->kernels[i].name);
+            errors++;
+        }
+        free(n_name);
+    }
+    json_decref(seen);
+    return errors;
+}
+
+static void name_kernel_params(namer *nm, ks_kern *k)
+{
+    json_t *local = json_object();
+    for (size_t j = 0; j < k->nparams; j++) {
+        ks_param *p = &k->params[j];
+        char *name = p->name ? ks_xstrdup(p->name) : ks_xasprintf("arg%zu", j);
+        for (;;) {
+            name = step_aside(nm, name, 0);
+            if (!json_object_get(local, name))
+                break;
+            char *longer = ks_xasprintf("%s_", name);   /* a parameter pack's repeated name */
+            free(name);
+            name = longer;
+        }
+        json_object_set_new(local, name, json_true());
+        p->c_name = name;
+    }
+    /* The stub's own parameters step aside for the kernel's. */
+    k->launch_name = ks_xstrdup(json_object_get(local, "launch") ? "ks_launch_" : "launch");
+    k->stream_name = ks_xstrdup(json_object_get(local, "stream") ? "ks_stream_" : "stream");
+    k->n_items_name = ks_xstrdup(json_object_get(local, "n_items") ? "ks_n_items_" : "n_items");
+    json_decref(local);
+}
+
+static void name_kernels(namer *nm)
+{
+    ks_model *m = nm->m;
+    for (size_t i = 0; i < m->nkernels; i++) {
+        ks_kern *k = &m->kernels[i];
+        if (k->template_args) {
+            char *base = ks_c_identifier(k->base_name), *suffix = args_identifier(k->template_args);
+            k->c_name = ks_xasprintf("%s_%s", base, suffix);
+            free(base);
+            free(suffix);
+        } else {
+            k->c_name = ks_c_identifier(k->name);
+        }
+        if (is_c_only_keyword(k->c_name)) {
+            char *r = ks_xasprintf("%s_", k->c_name);
+            free(k->c_name);
+            k->c_name = r;
+        }
+    }
+    disambiguate(nm);
+    apply_renames(nm);
+    if (check_unique(nm))
+        return;
+    for (size_t i = 0; i < m->nkernels; i++) {
+        ks_kern *k = &m->kernels[i];
+        char *want = ks_xstrdup(k->c_name);
+        k->c_name = step_aside(nm, k->c_name, 1);
+        if (strcmp(want, k->c_name) != 0)
+            ks_note_at(nm->opts->input, k->line, k->col, "kernel '%s' is '%s' in C ('%s' is "
+                       "taken or reserved)", k->name, k->c_name, want);
+        free(want);
+        char *names[4] = {ks_xstrdup(k->c_name), ks_xasprintf("%s_n", k->c_name),
+                          ks_xasprintf("ks__kernel_%s", k->c_name),
+                          ks_xasprintf("ks__params_%s", k->c_name)};
+        for (int j = 0; j < 4; j++) {
+            if (j < 2)
+                claim_function(nm, names[j]);
+            else
+                claim(nm, names[j]);
+            free(names[j]);
+        }
+    }
+    for (size_t i = 0; i < m->nkernels; i++)
+        name_kernel_params(nm, &m->kernels[i]);
+}
+
+int ks_name_model(const ks_options *opts, ks_model *m)
+{
+    int before = ks_error_count();
+    namer nm = {opts, m, json_object()};
+    claim_language_names(&nm);
+    name_files(&nm);
+    name_defs(&nm);
+    name_kernels(&nm);
+    json_decref(nm.taken);
+    return ks_error_count() - before;
+}

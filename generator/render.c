@@ -1,0 +1,347 @@
+/*
+ * render.c — fills a template (templates/, or the user's -T directory) from
+ * a tree of values. Templates use a small subset of mustache so they read
+ * like the output:
+ *   {{name}}            a value, as it is
+ *   {{name:comment}}    a value escaped for a C comment
+ *   {{name:string}}     a value escaped for a C string literal
+ *   {{#list}}…{{/list}} repeated per item (or shown once if a value is non-empty)
+ *   {{^list}}…{{/list}} shown when the list or value is empty
+ *   {{! comment }}      dropped
+ * A section or comment tag alone on its line takes the whole line with it.
+ * An unknown name is an error, so a typo in a user's template is caught.
+ */
+#include "render.h"
+
+#include <ctype.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+/* Sections nest no deeper than this (a hostile template must not exhaust the stack). */
+#define KS_RENDER_MAX_DEPTH 64
+
+struct ks_tval {
+    char *key;
+    char *str;          /* a value, or NULL for a list */
+    ks_tnode **items;
+    size_t nitems;
+};
+
+struct ks_tnode {
+    ks_tval **vals;            /* each allocated alone: a list stays put while values are added */
+    size_t nvals;
+    const ks_tnode *parent;
+};
+
+ks_tnode *ks_tn_new(const ks_tnode *parent)
+{
+    ks_tnode *n = ks_xmalloc(sizeof *n);
+    n->vals = NULL;
+    n->nvals = 0;
+    n->parent = parent;
+    return n;
+}
+
+static ks_tval *tn_add(ks_tnode *n, const char *key)
+{
+    n->vals = ks_xrealloc(n->vals, (n->nvals + 1) * sizeof *n->vals);
+    ks_tval *v = n->vals[n->nvals++] = ks_xmalloc(sizeof *v);
+    v->key = ks_xstrdup(key);
+    v->str = NULL;
+    v->items = NULL;
+    v->nitems = 0;
+    return v;
+}
+
+void ks_tn_set(ks_tnode *n, const char *key, const char *fmt, ...)
+{
+    ks_tval *v = tn_add(n, key);
+    va_list ap;
+    va_start(ap, fmt);
+    v->str = ks_xvasprintf(fmt, ap);
+    va_end(ap);
+}
+
+void ks_tn_take(ks_tnode *n, const char *key, char *owned)
+{
+    tn_add(n, key)->str = owned;
+}
+
+void ks_tn_flag(ks_tnode *n, const char *key, int on)
+{
+    tn_add(n, key)->str = ks_xstrdup(on ? "yes" : "");
+}
+
+ks_tval *ks_tn_list(ks_tnode *n, const char *key)
+{
+    return tn_add(n, key);
+}
+
+ks_tnode *ks_tn_push(ks_tval *list, const ks_tnode *parent)
+{
+    list->items = ks_xrealloc(list->items, (list->nitems + 1) * sizeof *list->items);
+    return list->items[list->nitems++] = ks_tn_new(parent);
+}
+
+void ks_tn_free(ks_tnode *n)
+{
+    for (size_t i = 0; i < n->nvals; i++) {
+        ks_tval *v = n->vals[i];
+        for (size_t j = 0; j < v->nitems; j++)
+            ks_tn_free(v->items[j]);
+        free(v->items);
+        free(v->str);
+        free(v->key);
+        free(v);
+    }
+    free(n->vals);
+    free(n);
+}
+
+static const ks_tval *tn_find(const ks_tnode *n, const char *key, size_t keylen)
+{
+    for (; n; n = n->parent)
+        for (size_t i = 0; i < n->nvals; i++)
+            if (strlen(n->vals[i]->key) == keylen && memcmp(n->vals[i]->key, key, keylen) == 0)
+                return n->vals[i];
+    return NULL;
+}
+
+/* ---- escapes ---------------------------------------------------------------------------------- */
+
+char *ks_escape_comment(const char *s)
+{
+    ks_buf b = {0};
+    for (const char *p = s; *p; p++) {
+        if (p[0] == '*' && p[1] == '/')
+            ks_buf_puts(&b, "* ");           /* never closes the comment */
+        else if (p[0] == '/' && p[1] == '*')
+            ks_buf_puts(&b, "/ ");
+        else if ((unsigned char)*p < 0x20 || *p == 0x7f)
+            ks_buf_puts(&b, " ");            /* a newline would end a // comment */
+        else
+            ks_buf_put(&b, p, 1);
+    }
+    return ks_buf_take(&b);
+}
+
+char *ks_escape_string(const char *s)
+{
+    ks_buf b = {0};
+    for (const unsigned char *p = (const unsigned char *)s; *p; p++) {
+        if (*p == '"' || *p == '\\')
+            ks_buf_printf(&b, "\\%c", *p);
+        else if (*p < 0x20 || *p == 0x7f || (*p == '?' && p[1] == '?'))   /* no trigraphs */
+            ks_buf_printf(&b, "\\%03o", *p);
+        else
+            ks_buf_put(&b, (const char *)p, 1);
+    }
+    return ks_buf_take(&b);
+}
+
+/* ---- the renderer ------------------------------------------------------------------------------ */
+
+typedef struct tpl {
+    const char *name;   /* template file, for messages */
+    const char *text;
+    size_t len;
+    int errors;
+} tpl;
+
+typedef struct tag {
+    size_t start, end;            /* "{{" .. past "}}" */
+    size_t outer_start, outer_end;/* with the whole line when standalone */
+    char sigil;                   /* '#', '^', '/', '!' or 0 */
+    const char *key;
+    size_t keylen;
+    const char *filter;           /* after ':', or NULL */
+    size_t filterlen;
+} tag;
+
+static void position(const tpl *t, size_t pos, unsigned *line, unsigned *col)
+{
+    unsigned l = 1, c = 1;
+    for (size_t i = 0; i < pos; i++) {
+        if (t->text[i] == '\n') {
+            l++;
+            c = 1;
+        } else {
+            c++;
+        }
+    }
+    *line = l;
+    *col = c;
+}
+
+static void tpl_error(tpl *t, size_t pos, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
+static void tpl_error(tpl *t, size_t pos, const char *fmt, ...)
+{
+    unsigned line, col;
+    position(t, pos, &line, &col);
+    va_list ap;
+    va_start(ap, fmt);
+    ks_verror_at(t->name, line, col, "error", fmt, ap);
+    va_end(ap);
+    t->errors++;
+}
+
+/* Finds the next tag at or after pos (before end); 0 if none. */
+static int next_tag(tpl *t, size_t pos, size_t end, tag *g)
+{
+    const char *s = t->text;
+    size_t open = end;
+    for (size_t i = pos; i + 1 < end; i++)
+        if (s[i] == '{' && s[i + 1] == '{') {
+            open = i;
+            break;
+        }
+    if (open == end)
+        return 0;
+    size_t close = end;
+    for (size_t i = open + 2; i + 1 < end; i++)
+        if (s[i] == '}' && s[i + 1] == '}') {
+            close = i;
+            break;
+        }
+    if (close == end) {
+        tpl_error(t, open, "unterminated '{{'");
+        return 0;
+    }
+    g->start = open;
+    g->end = close + 2;
+    size_t k = open + 2;
+    g->sigil = (s[k] == '#' || s[k] == '^' || s[k] == '/' || s[k] == '!') ? s[k++] : 0;
+    while (k < close && isspace((unsigned char)s[k]))
+        k++;
+    size_t ke = close;
+    while (ke > k && isspace((unsigned char)s[ke - 1]))
+        ke--;
+    g->key = s + k;
+    g->keylen = ke - k;
+    g->filter = NULL;
+    g->filterlen = 0;
+    const char *colon = g->sigil ? NULL : memchr(g->key, ':', g->keylen);
+    if (colon) {
+        g->filter = colon + 1;
+        g->filterlen = g->keylen - (size_t)(colon + 1 - g->key);
+        g->keylen = (size_t)(colon - g->key);
+    }
+
+    g->outer_start = g->start;
+    g->outer_end = g->end;
+    if (g->sigil) {
+        size_t ls = g->start;
+        while (ls > 0 && (s[ls - 1] == ' ' || s[ls - 1] == '\t'))
+            ls--;
+        size_t le = g->end;
+        while (le < end && (s[le] == ' ' || s[le] == '\t'))
+            le++;
+        if ((ls == 0 || s[ls - 1] == '\n') && (le == end || s[le] == '\n')) {
+            g->outer_start = ls;
+            g->outer_end = le < end ? le + 1 : le;
+        }
+    }
+    return 1;
+}
+
+/* Finds the {{/key}} that closes the section opened by g. */
+static int find_close(tpl *t, const tag *g, size_t end, tag *close)
+{
+    int depth = 1;
+    size_t pos = g->outer_end;
+    tag x;
+    while (next_tag(t, pos, end, &x)) {
+        if (x.keylen == g->keylen && memcmp(x.key, g->key, g->keylen) == 0) {
+            if (x.sigil == '#' || x.sigil == '^')
+                depth++;
+            else if (x.sigil == '/' && --depth == 0) {
+                *close = x;
+                return 1;
+            }
+        }
+        pos = x.end;
+    }
+    if (t->errors == 0)
+        tpl_error(t, g->start, "section '%.*s' is never closed", (int)g->keylen, g->key);
+    return 0;
+}
+
+static void put_value(tpl *t, const tag *g, const char *v, ks_buf *out)
+{
+    if (!g->filter) {
+        ks_buf_puts(out, v);
+        return;
+    }
+    char *e = NULL;
+    if (g->filterlen == 7 && memcmp(g->filter, "comment", 7) == 0)
+        e = ks_escape_comment(v);
+    else if (g->filterlen == 6 && memcmp(g->filter, "string", 6) == 0)
+        e = ks_escape_string(v);
+    else
+        tpl_error(t, g->start, "unknown filter ':%.*s' (comment, string)", (int)g->filterlen, g->filter);
+    if (e)
+        ks_buf_puts(out, e);
+    free(e);
+}
+
+static void render(tpl *t, size_t pos, size_t end, const ks_tnode *ctx, ks_buf *out, int depth)
+{
+    tag g;
+    while (t->errors == 0 && next_tag(t, pos, end, &g)) {
+        ks_buf_put(out, t->text + pos, g.outer_start - pos);
+        pos = g.outer_end;
+        if (g.sigil == '!')
+            continue;
+        if (g.sigil == '/') {
+            tpl_error(t, g.start, "'{{/%.*s}}' closes no section", (int)g.keylen, g.key);
+            return;
+        }
+        const ks_tval *v = tn_find(ctx, g.key, g.keylen);
+        if (!v) {
+            tpl_error(t, g.start, "unknown name '%.*s'", (int)g.keylen, g.key);
+            return;
+        }
+        if (!g.sigil) {
+            if (!v->str) {
+                tpl_error(t, g.start, "'%.*s' is a list; use it as a section", (int)g.keylen, g.key);
+                return;
+            }
+            put_value(t, &g, v->str, out);
+            continue;
+        }
+        if (depth >= KS_RENDER_MAX_DEPTH) {
+            tpl_error(t, g.start, "sections nest deeper than %d", KS_RENDER_MAX_DEPTH);
+            return;
+        }
+        tag close;
+        if (!find_close(t, &g, end, &close))
+            return;
+        int empty = v->str ? v->str[0] == '\0' : v->nitems == 0;
+        if (g.sigil == '^') {
+            if (empty)
+                render(t, g.outer_end, close.outer_start, ctx, out, depth + 1);
+        } else if (v->str) {
+            if (!empty)
+                render(t, g.outer_end, close.outer_start, ctx, out, depth + 1);
+        } else {
+            for (size_t i = 0; i < v->nitems && t->errors == 0; i++)
+                render(t, g.outer_end, close.outer_start, v->items[i], out, depth + 1);
+        }
+        pos = close.outer_end;
+    }
+    if (t->errors == 0)
+        ks_buf_put(out, t->text + pos, end - pos);
+}
+
+int ks_render(const char *name, const char *text, size_t len, const ks_tnode *root, ks_buf *out)
+{
+    tpl t = {name, text, len, 0};
+    const char *nul = memchr(text, '\0', len);
+    if (nul) {
+        tpl_error(&t, (size_t)(nul - text), "a NUL byte in a template");
+        return -1;
+    }
+    render(&t, 0, len, root, out, 0);
+    return t.errors ? -1 : 0;
+}

@@ -1,0 +1,30 @@
+/*
+ * render.h — the template engine (render.c): a tree of values, and a
+ * renderer for the small mustache subset templates/ uses.
+ */
+#ifndef KSTUB_RENDER_H
+#define KSTUB_RENDER_H
+
+#include "model.h"
+
+typedef struct ks_tnode ks_tnode;
+typedef struct ks_tval ks_tval;
+
+ks_tnode *ks_tn_new(const ks_tnode *parent);
+void ks_tn_set(ks_tnode *n, const char *key, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
+void ks_tn_take(ks_tnode *n, const char *key, char *owned);
+/* A flag: a value that is "yes" or empty, for {{#key}} / {{^key}}. */
+void ks_tn_flag(ks_tnode *n, const char *key, int on);
+ks_tval *ks_tn_list(ks_tnode *n, const char *key);
+ks_tnode *ks_tn_push(ks_tval *list, const ks_tnode *parent);
+void ks_tn_free(ks_tnode *n);
+
+/* Renders text (the template file name for messages) with root's values onto
+ * out. Returns 0, or -1 after printing errors located in the template. */
+int ks_render(const char *name, const char *text, size_t len, const ks_tnode *root, ks_buf *out);
+
+/* The escapes a user-derived string needs in each context of generated C. */
+char *ks_escape_comment(const char *s);    /* inside a comment: no comment closer, no newline */
+char *ks_escape_string(const char *s);     /* inside a string literal */
+
+#endif /* KSTUB_RENDER_H */

@@ -1,0 +1,360 @@
+/*
+ * session.c — one libclang translation unit of the input, parsed device-side
+ * as nvcc's device pass sees it, with its diagnostics, and the cursor helpers
+ * the rest of the front end shares.
+ *
+ * Device-side parsing (--cuda-device-only) matters: it gives the symbol names
+ * and type layouts of the device compiler, where a host-side parse would give
+ * __device_stub__ wrappers.
+ */
+#include "front.h"
+
+#include <dlfcn.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+/* ---- cursor helpers ---------------------------------------------------------------------- */
+
+char *ks_take(CXString s)
+{
+    const char *c = clang_getCString(s);
+    char *r = ks_xstrdup(c ? c : "");
+    clang_disposeString(s);
+    return r;
+}
+
+void ks_cursor_location(CXCursor c, unsigned *line, unsigned *col)
+{
+    clang_getExpansionLocation(clang_getCursorLocation(c), NULL, line, col, NULL);
+}
+
+static void cursor_diag(const ks_session *s, CXCursor c, const char *severity, const char *fmt,
+                        va_list ap)
+{
+    unsigned line, col;
+    ks_cursor_location(c, &line, &col);
+    ks_verror_at(s->opts->input, line, col, severity, fmt, ap);
+}
+
+void ks_cursor_error(const ks_session *s, CXCursor c, const char *fmt, ...)
+{
+    va_list ap;
+    va_start(ap, fmt);
+    cursor_diag(s, c, "error", fmt, ap);
+    va_end(ap);
+}
+
+void ks_cursor_note(const ks_session *s, CXCursor c, const char *fmt, ...)
+{
+    va_list ap;
+    va_start(ap, fmt);
+    cursor_diag(s, c, "note", fmt, ap);
+    va_end(ap);
+}
+
+void ks_cursor_tokens(const ks_session *s, CXCursor c, CXToken **toks, unsigned *n)
+{
+    CXSourceRange r = clang_getCursorExtent(c);
+    CXFile f1, f2;
+    unsigned l1, c1, l2, c2;
+    clang_getExpansionLocation(clang_getRangeStart(r), &f1, &l1, &c1, NULL);
+    clang_getExpansionLocation(clang_getRangeEnd(r), &f2, &l2, &c2, NULL);
+    if (f1 && f2)
+        r = clang_getRange(clang_getLocation(s->tu, f1, l1, c1), clang_getLocation(s->tu, f2, l2, c2));
+    clang_tokenize(s->tu, r, toks, n);
+}
+
+char *ks_qualified_name(CXCursor c)
+{
+    char *name = ks_take(clang_getCursorSpelling(c));
+    for (CXCursor p = clang_getCursorSemanticParent(c);
+         !clang_Cursor_isNull(p) && clang_getCursorKind(p) != CXCursor_TranslationUnit;
+         p = clang_getCursorSemanticParent(p)) {
+        if (clang_getCursorKind(p) == CXCursor_LinkageSpec)
+            continue;
+        char *part = ks_take(clang_getCursorSpelling(p));
+        char *joined = ks_xasprintf("%s::%s", *part ? part : "(anonymous)", name);
+        free(part);
+        free(name);
+        name = joined;
+    }
+    return name;
+}
+
+static enum CXChildVisitResult find_global_attr(CXCursor c, CXCursor parent, CXClientData data)
+{
+    (void)parent;
+    if (clang_getCursorKind(c) == CXCursor_CUDAGlobalAttr) {
+        *(int *)data = 1;
+        return CXChildVisit_Break;
+    }
+    return CXChildVisit_Continue;
+}
+
+int ks_cursor_is_kernel(CXCursor c)
+{
+    int found = 0;
+    clang_visitChildren(c, find_global_attr, &found);
+    return found;
+}
+
+const char *ks_cursor_file_text(const ks_session *s, CXCursor c, size_t *size, unsigned *end_offset)
+{
+    CXFile f;
+    clang_getExpansionLocation(clang_getRangeEnd(clang_getCursorExtent(c)), &f, NULL, NULL, end_offset);
+    *size = 0;
+    return f ? clang_getFileContents(s->tu, f, size) : NULL;
+}
+
+/* ---- the toolkit: what nvcc would define, and where clang's own headers are ------------------ */
+
+#define KS_TOOLKIT_MAX_FLAGS 16
+
+/* "release 13.0, V13.0.88" from "<cuda>/bin/nvcc --version": the version of
+ * the toolkit actually used, build number included. */
+static int nvcc_version(const char *cuda_path, int *major, int *minor, int *build)
+{
+    char *nvcc = ks_xasprintf("%s/bin/nvcc", cuda_path);
+    int fd[2];
+    if (access(nvcc, X_OK) != 0 || pipe(fd) != 0) {
+        free(nvcc);
+        return -1;
+    }
+    pid_t pid = fork();
+    if (pid == 0) {
+        dup2(fd[1], 1);
+        close(fd[0]);
+        close(fd[1]);
+        int devnull = open("/dev/null", O_RDWR);
+        if (devnull >= 0) {
+            dup2(devnull, 0);
+            dup2(devnull, 2);
+        }
+        execl(nvcc, nvcc, "--version", (char *)NULL);
+        _exit(127);
+    }
+    free(nvcc);
+    close(fd[1]);
+    char out[4096];
+    size_t n = 0;
+    ssize_t r;
+    while (pid > 0 && n + 1 < sizeof out && (r = read(fd[0], out + n, sizeof out - 1 - n)) > 0)
+        n += (size_t)r;
+    out[n] = '\0';
+    close(fd[0]);
+    int status = 0;
+    if (pid < 0 || waitpid(pid, &status, 0) != pid || !WIFEXITED(status) || WEXITSTATUS(status) != 0)
+        return -1;
+    const char *v = strstr(out, ", V");
+    return v && sscanf(v + 3, "%d.%d.%d", major, minor, build) == 3 ? 0 : -1;
+}
+
+/* CUDA_VERSION from <cuda>/include/cuda.h (13000 for 13.0), when nvcc
+ * cannot be run. */
+static int cuda_h_version(const char *cuda_path, int *major, int *minor)
+{
+    char *path = ks_xasprintf("%s/include/cuda.h", cuda_path);
+    char *text = ks_read_file(path, NULL);
+    free(path);
+    const char *d = text ? strstr(text, "#define CUDA_VERSION ") : NULL;
+    long v = d ? strtol(d + strlen("#define CUDA_VERSION "), NULL, 10) : 0;
+    free(text);
+    if (v <= 0)
+        return -1;
+    *major = (int)(v / 1000);
+    *minor = (int)(v % 1000 / 10);
+    return 0;
+}
+
+/* clang's resource directory (its own headers, cuda_wrappers among them)
+ * beside the libclang in use: libclang's default is relative to the working
+ * directory, so CUB's placement new and the like were not found. */
+static char *resource_dir(void)
+{
+    Dl_info info;
+    union { CXString (*fn)(void); void *p; } sym = {clang_getClangVersion};
+    if (!dladdr(sym.p, &info) || !info.dli_fname)
+        return NULL;
+    char *lib = realpath(info.dli_fname, NULL);
+    if (!lib)
+        return NULL;
+    char *slash = strrchr(lib, '/');
+    if (slash)
+        *slash = '\0';
+    char *version = ks_take(clang_getClangVersion());
+    const char *v = strstr(version, "version ");
+    int major = v ? atoi(v + 8) : 0;
+    free(version);
+    char *dir = ks_xasprintf("%s/clang/%d", lib, major);
+    char *probe = ks_xasprintf("%s/include/__clang_cuda_runtime_wrapper.h", dir);
+    int ok = access(probe, R_OK) == 0;
+    free(probe);
+    free(lib);
+    if (!ok) {
+        free(dir);
+        return NULL;
+    }
+    return dir;
+}
+
+static const char *own(ks_session *s, char *str)
+{
+    s->owned[s->nowned++] = str;
+    return str;
+}
+
+/*
+ * The flags that make clang see a .cu file as nvcc's device pass does:
+ * nvcc's predefined macros for the toolkit found (code tests __NVCC__ and
+ * __CUDACC_VER_MAJOR__, and a struct laid out under them must get nvcc's
+ * layout, never clang's), the toolkit's SDK version (clang 22 finds none in
+ * CUDA 13 and falls back to the pre-CUDA-9 launch API, so host code's
+ * <<<>>> failed), and the resource directory. Returns 0, or -1 after an error.
+ */
+static int toolkit_flags(ks_session *s)
+{
+    const ks_options *opts = s->opts;
+    int major, minor, build;
+    if (nvcc_version(opts->cuda_path, &major, &minor, &build) != 0) {
+        if (cuda_h_version(opts->cuda_path, &major, &minor) != 0) {
+            ks_error_at(opts->input, 0, 0, "cannot tell the CUDA version of '%s' (neither "
+                        "bin/nvcc --version nor include/cuda.h); set --cuda-path or CUDA_PATH",
+                        opts->cuda_path);
+            return -1;
+        }
+        build = 0;
+        ks_warning_at(opts->input, 0, 0, "cannot run %s/bin/nvcc: __CUDACC_VER_BUILD__ is "
+                      "taken as 0 (pass -D__CUDACC_VER_BUILD__=N to set it)", opts->cuda_path);
+    }
+    int sm = atoi(opts->arch + 3);
+#define KS_ARG(...) (s->args[s->nargs++] = own(s, ks_xasprintf(__VA_ARGS__)))
+    KS_ARG("-D__NVCC__");
+    KS_ARG("-D__CUDACC_VER_MAJOR__=%d", major);
+    KS_ARG("-D__CUDACC_VER_MINOR__=%d", minor);
+    KS_ARG("-D__CUDACC_VER_BUILD__=%d", build);
+    KS_ARG("-D__CUDA_API_VER_MAJOR__=%d", major);
+    KS_ARG("-D__CUDA_API_VER_MINOR__=%d", minor);
+    KS_ARG("-D__CUDA_ARCH_LIST__=%d", sm * 10);
+    KS_ARG("-D__NVCC_DIAG_PRAGMA_SUPPORT__=1");
+    KS_ARG("-DCUDA_DOUBLE_MATH_FUNCTIONS");
+    KS_ARG("-D__KSTUB__=1");
+    s->args[s->nargs++] = "-Xclang";
+    KS_ARG("-target-sdk-version=%d.%d", major, minor);
+#undef KS_ARG
+    char *rd = resource_dir();
+    if (rd) {
+        s->args[s->nargs++] = "-resource-dir";
+        s->args[s->nargs++] = own(s, rd);
+    }
+    return 0;
+}
+
+/* The command line libclang parses with. */
+static int build_args(ks_session *s)
+{
+    const ks_options *opts = s->opts;
+    size_t cap = 16 + KS_TOOLKIT_MAX_FLAGS + opts->ndefines + 2 * opts->nincludes;
+    s->args = ks_xmalloc(cap * sizeof *s->args);
+    s->owned = ks_xmalloc(cap * sizeof *s->owned);
+    s->args[s->nargs++] = "-x";
+    s->args[s->nargs++] = "cuda";
+    s->args[s->nargs++] = "--cuda-device-only";
+    s->args[s->nargs++] = "-nocudalib";
+    s->args[s->nargs++] = "-Wno-unknown-cuda-version";
+    s->args[s->nargs++] = own(s, ks_xasprintf("--cuda-path=%s", opts->cuda_path));
+    s->args[s->nargs++] = own(s, ks_xasprintf("--cuda-gpu-arch=%s", opts->arch));
+    s->args[s->nargs++] = own(s, ks_xasprintf("-std=%s", opts->std));
+    if (toolkit_flags(s) != 0)
+        return -1;
+    /* CUDA 13 keeps libcu++ (cuda/std/...) under include/cccl, which nvcc
+     * adds to the search path by itself. */
+    char *cccl = ks_xasprintf("%s/include/cccl", opts->cuda_path);
+    if (access(cccl, F_OK) == 0) {
+        s->args[s->nargs++] = "-isystem";
+        s->args[s->nargs++] = own(s, cccl);
+    } else {
+        free(cccl);
+    }
+    for (size_t i = 0; i < opts->nincludes; i++) {
+        s->args[s->nargs++] = "-I";
+        s->args[s->nargs++] = opts->includes[i];
+    }
+    for (size_t i = 0; i < opts->ndefines; i++)
+        s->args[s->nargs++] = opts->defines[i];
+    return 0;
+}
+
+/* Prints libclang's error diagnostics (the parse call returns success even
+ * when the source has errors); returns how many. */
+static int report_diagnostics(const ks_session *s)
+{
+    int errors = 0;
+    unsigned n = clang_getNumDiagnostics(s->tu);
+    for (unsigned i = 0; i < n; i++) {
+        CXDiagnostic d = clang_getDiagnostic(s->tu, i);
+        if (clang_getDiagnosticSeverity(d) >= CXDiagnostic_Error) {
+            char *msg = ks_take(clang_formatDiagnostic(d, CXDiagnostic_DisplaySourceLocation |
+                                                             CXDiagnostic_DisplayColumn |
+                                                             CXDiagnostic_DisplayOption));
+            fprintf(stderr, "%s\n", msg);
+            free(msg);
+            ks_count_error();
+            errors++;
+        }
+        clang_disposeDiagnostic(d);
+    }
+    return errors;
+}
+
+int ks_session_open(ks_session *s, const ks_options *opts, const char *text, size_t len)
+{
+    memset(s, 0, sizeof *s);
+    s->opts = opts;
+    if (build_args(s) != 0)
+        return -1;
+    struct CXUnsavedFile unsaved = {opts->input, text, (unsigned long)len};
+    unsigned flags = CXTranslationUnit_KeepGoing;
+    if (opts->skip_bodies)
+        flags |= CXTranslationUnit_SkipFunctionBodies;
+    s->index = clang_createIndex(0, 0);
+    enum CXErrorCode ec = clang_parseTranslationUnit2(s->index, opts->input, s->args, (int)s->nargs,
+                                                      text ? &unsaved : NULL, text ? 1 : 0, flags,
+                                                      &s->tu);
+    if (ec != CXError_Success || !s->tu) {
+        ks_error_at(opts->input, 0, 0, "libclang could not parse the file (error %d)", (int)ec);
+        s->tu = NULL;
+        return -1;
+    }
+    return report_diagnostics(s) ? -1 : 0;
+}
+
+int ks_session_reparse(ks_session *s, const char *text, size_t len)
+{
+    struct CXUnsavedFile unsaved = {s->opts->input, text, (unsigned long)len};
+    int rc = clang_reparseTranslationUnit(s->tu, 1, &unsaved, clang_defaultReparseOptions(s->tu));
+    if (rc != 0) {
+        ks_error_at(s->opts->input, 0, 0, "libclang could not parse the file again (error %d)", rc);
+        return -1;
+    }
+    return report_diagnostics(s) ? -1 : 0;
+}
+
+void ks_session_close(ks_session *s)
+{
+    /* The translation unit must go before the index that owns it. */
+    if (s->tu)
+        clang_disposeTranslationUnit(s->tu);
+    if (s->index)
+        clang_disposeIndex(s->index);
+    for (size_t i = 0; i < s->nowned; i++)
+        free(s->owned[i]);
+    free(s->owned);
+    free(s->args);
+    memset(s, 0, sizeof *s);
+}

@@ -1,0 +1,543 @@
+/*
+ * typemap.c — type translation: a kernel parameter's CXType becomes a typed
+ * ks_type (base, qualifiers per pointer level), and each struct, union or
+ * enum it names becomes a ks_def with its layout (fields and offsets,
+ * enumerators) as data. Every type C cannot carry exactly is refused here,
+ * with the reason and what to do instead. Nothing here knows how C is
+ * written: that is the templates' job.
+ */
+#include "front.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+typedef struct tm_ctx {
+    const ks_session *s;
+    ks_model *m;
+} tm_ctx;
+
+static const char *const std_typedefs[] = {
+    "size_t", "ptrdiff_t", "intptr_t", "uintptr_t", "intmax_t", "uintmax_t",
+    "int8_t", "int16_t", "int32_t", "int64_t",
+    "uint8_t", "uint16_t", "uint32_t", "uint64_t",
+};
+static const ks_scalar std_scalars[] = {
+    KS_SCALAR_SIZE_T, KS_SCALAR_PTRDIFF_T, KS_SCALAR_INTPTR_T, KS_SCALAR_UINTPTR_T,
+    KS_SCALAR_INTMAX_T, KS_SCALAR_UINTMAX_T,
+    KS_SCALAR_INT8_T, KS_SCALAR_INT16_T, KS_SCALAR_INT32_T, KS_SCALAR_INT64_T,
+    KS_SCALAR_UINT8_T, KS_SCALAR_UINT16_T, KS_SCALAR_UINT32_T, KS_SCALAR_UINT64_T,
+};
+
+static int std_typedef(const char *name, ks_scalar *out)
+{
+    for (size_t i = 0; i < sizeof std_typedefs / sizeof *std_typedefs; i++)
+        if (strcmp(std_typedefs[i], name) == 0) {
+            *out = std_scalars[i];
+            return 1;
+        }
+    return 0;
+}
+
+/* The first <stdint.h>/<stddef.h> typedef in t's chain of sugar:
+ * "int64_t n" stays int64_t in C rather than becoming "long". */
+static int std_typedef_of(CXType t, ks_scalar *out)
+{
+    for (;;) {
+        if (t.kind == CXType_Elaborated) {
+            t = clang_Type_getNamedType(t);
+        } else if (t.kind == CXType_Typedef) {
+            char *name = ks_take(clang_getTypedefName(t));
+            int hit = std_typedef(name, out);
+            free(name);
+            if (hit)
+                return 1;
+            t = clang_getTypedefDeclUnderlyingType(clang_getTypeDeclaration(t));
+        } else if (t.kind == CXType_Unexposed) {
+            /* "std::int64_t" (a using-declaration) shows as unexposed sugar:
+             * libclang's spelling of it names the typedef. */
+            char *sp = ks_take(clang_getTypeSpelling(t));
+            const char *name = sp;
+            while (strncmp(name, "const ", 6) == 0 || strncmp(name, "volatile ", 9) == 0)
+                name = strchr(name, ' ') + 1;
+            if (strncmp(name, "std::", 5) == 0)
+                name += 5;
+            int hit = std_typedef(name, out);
+            free(sp);
+            return hit;
+        } else {
+            return 0;
+        }
+    }
+}
+
+static int builtin_scalar(enum CXTypeKind k, ks_scalar *out)
+{
+    switch (k) {
+    case CXType_Bool: *out = KS_SCALAR_BOOL; return 1;
+    case CXType_Char_S:
+    case CXType_Char_U: *out = KS_SCALAR_CHAR; return 1;
+    case CXType_SChar: *out = KS_SCALAR_SCHAR; return 1;
+    case CXType_UChar: *out = KS_SCALAR_UCHAR; return 1;
+    case CXType_Short: *out = KS_SCALAR_SHORT; return 1;
+    case CXType_UShort: *out = KS_SCALAR_USHORT; return 1;
+    case CXType_Int: *out = KS_SCALAR_INT; return 1;
+    case CXType_UInt: *out = KS_SCALAR_UINT; return 1;
+    case CXType_Long: *out = KS_SCALAR_LONG; return 1;
+    case CXType_ULong: *out = KS_SCALAR_ULONG; return 1;
+    case CXType_LongLong: *out = KS_SCALAR_LLONG; return 1;
+    case CXType_ULongLong: *out = KS_SCALAR_ULLONG; return 1;
+    case CXType_Float: *out = KS_SCALAR_FLOAT; return 1;
+    case CXType_Double: *out = KS_SCALAR_DOUBLE; return 1;
+    default: return 0;
+    }
+}
+
+/* A scalar C names exactly (builtin or standard typedef). */
+static int scalar_of(CXType t, ks_scalar *out)
+{
+    return std_typedef_of(t, out) || builtin_scalar(clang_getCanonicalType(t).kind, out);
+}
+
+static unsigned quals_of(CXType t)
+{
+    return (clang_isConstQualifiedType(t) ? KS_QUAL_CONST : 0) |
+           (clang_isVolatileQualifiedType(t) ? KS_QUAL_VOLATILE : 0);
+}
+
+static char *refuse(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+static char *refuse(const char *fmt, ...)
+{
+    va_list ap;
+    va_start(ap, fmt);
+    char *why = ks_xvasprintf(fmt, ap);
+    va_end(ap);
+    return why;
+}
+
+static char *spelling(CXType t)
+{
+    return ks_take(clang_getTypeSpelling(t));
+}
+
+/* ---- enums ---------------------------------------------------------------------------------- */
+
+static enum CXChildVisitResult enum_constant_visitor(CXCursor c, CXCursor parent, CXClientData data)
+{
+    (void)parent;
+    ks_def *d = data;
+    if (clang_getCursorKind(c) != CXCursor_EnumConstantDecl)
+        return CXChildVisit_Continue;
+    char *name = ks_take(clang_getCursorSpelling(c));
+    long long v = d->is_signed ? clang_getEnumConstantDeclValue(c)
+                               : (long long)clang_getEnumConstantDeclUnsignedValue(c);
+    ks_def_add_enumerator(d, name, v);
+    free(name);
+    return CXChildVisit_Continue;
+}
+
+/* An enum: its underlying integer type and its enumerators. */
+static char *enum_type(tm_ctx *c, CXType canon, ks_type *out)
+{
+    CXCursor decl = clang_getTypeDeclaration(canon);
+    char *q = ks_qualified_name(decl);
+    if (!*q || strstr(q, "::::") || clang_Cursor_isAnonymous(decl)) {
+        free(q);
+        return refuse("an unnamed enum; give the enum a name");
+    }
+    int is_new;
+    size_t idx = ks_model_def(c->m, KS_DEF_ENUM, q, &is_new);
+    free(q);
+    if (is_new) {
+        ks_def *d = &c->m->defs[idx];
+        CXType under = clang_getEnumDeclIntegerType(decl);
+        if (!scalar_of(under, &d->underlying))
+            return refuse("an enum whose underlying type C cannot name");
+        enum CXTypeKind uk = clang_getCanonicalType(under).kind;
+        d->is_signed = uk == CXType_SChar || uk == CXType_Char_S || uk == CXType_Short ||
+                       uk == CXType_Int || uk == CXType_Long || uk == CXType_LongLong;
+        d->size = clang_Type_getSizeOf(canon);
+        d->align = clang_Type_getAlignOf(canon);
+        d->complete = 1;
+        clang_visitChildren(decl, enum_constant_visitor, d);
+        ks_model_define(c->m, idx);
+    }
+    out->base = KS_BASE_ENUM;
+    out->def = idx;
+    return NULL;
+}
+
+/* ---- records ---------------------------------------------------------------------------------- */
+
+/* "float4", "ulonglong2", "double4_32a", "dim3": a type of CUDA's vector_types.h
+ * (clang's CUDA headers declare a few of them again, e.g. uint3 and dim3). */
+static int is_cuda_vector_name(const char *s)
+{
+    static const char *const elems[] = {"char", "uchar", "short", "ushort", "int", "uint", "long",
+                                        "ulong", "longlong", "ulonglong", "float", "double", NULL};
+    if (strcmp(s, "dim3") == 0)
+        return 1;
+    for (const char *const *e = elems; *e; e++) {
+        size_t n = strlen(*e);
+        if (strncmp(s, *e, n) != 0 || s[n] < '1' || s[n] > '4')
+            continue;
+        const char *rest = s + n + 1;
+        if (!*rest || strcmp(rest, "_16a") == 0 || strcmp(rest, "_32a") == 0)
+            return 1;
+    }
+    return 0;
+}
+
+static int declared_in_file(CXCursor decl, const char *file_basename)
+{
+    CXFile f;
+    clang_getExpansionLocation(clang_getCursorLocation(decl), &f, NULL, NULL, NULL);
+    if (!f)
+        return 0;
+    char *path = ks_take(clang_getFileName(f));
+    int r = strcmp(ks_basename(path), file_basename) == 0;
+    free(path);
+    return r;
+}
+
+/* Records libkstub knows under another name. */
+static const struct {
+    const char *name;          /* the record's name on the device */
+    ks_special special;
+    int needs_cuda_h;
+} known_records[] = {
+    {"__half", KS_SPECIAL_HALF, 0},
+    {"__half2", KS_SPECIAL_HALF2, 0},
+    {"__nv_bfloat16", KS_SPECIAL_BFLOAT16, 0},
+    {"__nv_bfloat162", KS_SPECIAL_BFLOAT162, 0},
+    {"CUtensorMap_st", KS_SPECIAL_TENSORMAP, 1},
+};
+
+static char *record_type(tm_ctx *c, CXType canon, int by_value, size_t owner, const char *member,
+                         ks_type *out);
+static char *pointer_type(tm_ctx *c, CXType t, int top_level, ks_type *out);
+
+typedef struct class_check {
+    const char *why;
+} class_check;
+
+static enum CXChildVisitResult class_checker(CXCursor c, CXCursor parent, CXClientData data)
+{
+    (void)parent;
+    class_check *cc = data;
+    switch (clang_getCursorKind(c)) {
+    case CXCursor_CXXBaseSpecifier:
+        cc->why = "has base classes; C has no inheritance, so put the base's fields in the "
+                  "struct or pass the base as a member";
+        return CXChildVisit_Break;
+    case CXCursor_CXXMethod:
+        if (clang_CXXMethod_isVirtual(c)) {
+            cc->why = "has virtual functions, so it is not trivially copyable and its vtable "
+                      "pointer means nothing on the device";
+            return CXChildVisit_Break;
+        }
+        break;
+    case CXCursor_Destructor:
+        if (!clang_CXXMethod_isDefaulted(c)) {
+            cc->why = "has a user-provided destructor, so it is not trivially copyable";
+            return CXChildVisit_Break;
+        }
+        break;
+    case CXCursor_Constructor:
+        if ((clang_CXXConstructor_isCopyConstructor(c) || clang_CXXConstructor_isMoveConstructor(c)) &&
+            !clang_CXXMethod_isDefaulted(c)) {
+            cc->why = "has a user-provided copy or move constructor, so it is not trivially "
+                      "copyable";
+            return CXChildVisit_Break;
+        }
+        break;
+    default:
+        break;
+    }
+    return CXChildVisit_Continue;
+}
+
+typedef struct field_visit {
+    tm_ctx *c;
+    size_t def;
+    unsigned nanon;
+    char *why;                 /* first refusal */
+} field_visit;
+
+/* A field's type: scalar, pointer, enum or record, under any array dimensions. */
+static char *field_type(tm_ctx *c, CXType t, const char *name, size_t owner, const char *member,
+                        ks_type *out)
+{
+    CXType e = clang_getCanonicalType(t);
+    CXType elem = t;
+    long long dims[64];
+    size_t ndims = 0;
+    while (e.kind == CXType_ConstantArray) {
+        if (ndims < sizeof dims / sizeof *dims)
+            dims[ndims] = clang_getArraySize(e);
+        ndims++;
+        elem = clang_getArrayElementType(e);
+        e = clang_getCanonicalType(elem);
+    }
+    if (ndims > sizeof dims / sizeof *dims)
+        return refuse("field '%s' has more than %zu array dimensions", name, sizeof dims / sizeof *dims);
+    char *why = NULL;
+    if (scalar_of(elem, &out->scalar)) {
+        out->base = KS_BASE_SCALAR;
+    } else if (e.kind == CXType_Pointer) {
+        why = pointer_type(c, e, 0, out);
+    } else if (e.kind == CXType_Enum) {
+        why = enum_type(c, e, out);
+    } else if (e.kind == CXType_Record) {
+        why = record_type(c, e, 1, owner, member, out);
+    } else {
+        char *sp = spelling(t);
+        why = refuse("field '%s' has type '%s', which C cannot mirror exactly", name, sp);
+        free(sp);
+    }
+    for (size_t i = 0; !why && i < ndims; i++)
+        ks_type_add_dim(out, dims[i]);
+    return why;
+}
+
+static enum CXVisitorResult field_visitor(CXCursor f, CXClientData data)
+{
+    field_visit *v = data;
+    tm_ctx *c = v->c;
+    char *name = ks_take(clang_getCursorSpelling(f));
+    CXType t = clang_getCursorType(f);
+    CXCursor tdecl = clang_getTypeDeclaration(clang_getCanonicalType(t));
+    const char *qname = c->m->defs[v->def].qname;
+    int anonymous_member = !*name || clang_Cursor_isAnonymousRecordDecl(tdecl);
+    char *c_name = anonymous_member ? ks_name_anonymous_member(v->nanon++) : ks_xstrdup(name);
+    /* An anonymous member, or a member of an unnamed struct type
+     * ("struct { ... } pair;"), has a record named after its place. */
+    const char *member = anonymous_member || clang_Cursor_isAnonymous(tdecl) ? c_name : NULL;
+    if (clang_Cursor_isBitField(f)) {
+        v->why = refuse("%s has a bit-field '%s', whose layout C does not guarantee; use "
+                        "a plain integer and masks", qname, c_name);
+        goto out;
+    }
+    long long bits = clang_Cursor_getOffsetOfField(f);
+    long size = clang_Type_getSizeOf(t), align = clang_Type_getAlignOf(t);
+    if (bits < 0 || size < 0 || align <= 0) {
+        v->why = refuse("the layout of %s field '%s' cannot be computed", qname, c_name);
+        goto out;
+    }
+    ks_type ft = {0};
+    char *why = field_type(c, t, c_name, v->def, member, &ft);
+    if (why) {
+        v->why = refuse("%s: %s", c->m->defs[v->def].qname, why);
+        free(why);
+        ks_type_free(&ft);
+        goto out;
+    }
+    ks_def *d = &c->m->defs[v->def];         /* defs may have moved */
+    ks_field *fl = ks_def_add_field(d);
+    fl->name = anonymous_member ? NULL : ks_xstrdup(name);
+    fl->c_name = c_name;
+    c_name = NULL;
+    fl->type = ft;
+    fl->offset = (long)(bits / 8);
+    fl->size = size;
+    if (align > d->align || (fl->offset % align) != 0)
+        d->packed = 1;
+out:
+    free(c_name);
+    free(name);
+    return v->why ? CXVisit_Break : CXVisit_Continue;
+}
+
+/* A struct or union taken by value: its layout as data, checked copyable. */
+static char *define_record(tm_ctx *c, CXType canon, size_t idx)
+{
+    ks_def *d = &c->m->defs[idx];
+    char *qname = ks_xstrdup(d->qname);
+    CXCursor decl = clang_getTypeDeclaration(canon);
+    class_check cc = {NULL};
+    clang_visitChildren(decl, class_checker, &cc);
+    char *why = NULL;
+    long size = clang_Type_getSizeOf(canon), align = clang_Type_getAlignOf(canon);
+    if (cc.why) {
+        why = refuse("%s %s", qname, cc.why);
+    } else if (size < 0 || align <= 0) {
+        why = refuse("the size or alignment of %s cannot be computed (an incomplete or "
+                     "dependent type?)", qname);
+    } else {
+        d->size = size;
+        d->align = align;
+        d->complete = 1;        /* set first: a self-reference through a pointer is fine */
+        field_visit v = {c, idx, 0, NULL};
+        clang_Type_visitFields(canon, field_visitor, &v);
+        why = v.why;
+        if (!why)
+            ks_model_define(c->m, idx);
+    }
+    free(qname);
+    return why;
+}
+
+/* A struct/union/class: a known equivalent, a CUDA vector type, a declared
+ * record (pointees) or a defined one (by value). */
+static char *record_type(tm_ctx *c, CXType canon, int by_value, size_t owner, const char *member,
+                         ks_type *out)
+{
+    CXCursor decl = clang_getTypeDeclaration(canon);
+    char *spelled = ks_take(clang_getCursorSpelling(decl));
+    char *why = NULL;
+    for (size_t i = 0; i < sizeof known_records / sizeof known_records[0]; i++)
+        if (strcmp(spelled, known_records[i].name) == 0) {
+            c->m->needs_cuda_h |= known_records[i].needs_cuda_h;
+            out->base = KS_BASE_SPECIAL;
+            out->special = known_records[i].special;
+            free(spelled);
+            return NULL;
+        }
+    if (declared_in_file(decl, "vector_types.h") ||
+        (is_cuda_vector_name(spelled) && clang_Location_isInSystemHeader(clang_getCursorLocation(decl)))) {
+        c->m->needs_vector_types = 1;
+        out->base = KS_BASE_VECTOR;
+        out->vector = spelled;
+        return NULL;
+    }
+    ks_def_kind kind = clang_getCursorKind(decl) == CXCursor_UnionDecl ? KS_DEF_UNION : KS_DEF_STRUCT;
+    char *q = NULL;
+    if (member && (clang_Cursor_isAnonymous(decl) || !*spelled))
+        q = ks_xasprintf("%s::%s", c->m->defs[owner].qname, member);
+    else if (!*spelled || clang_Cursor_isAnonymous(decl))
+        why = refuse("an unnamed struct; give the struct a name");
+    else if (clang_Type_getNumTemplateArguments(canon) > 0)
+        why = refuse("a class template specialization, which C cannot name; use a plain struct");
+    else
+        q = ks_qualified_name(decl);
+    if (q) {
+        int is_new;
+        size_t idx = ks_model_def(c->m, kind, q, &is_new);
+        if (is_new && member && !(clang_Cursor_isAnonymous(decl) == 0 && *spelled)) {
+            c->m->defs[idx].owner = owner;
+            c->m->defs[idx].member = ks_xstrdup(member);
+        }
+        out->base = KS_BASE_RECORD;
+        out->def = idx;
+        if (by_value && !c->m->defs[idx].complete)
+            why = define_record(c, canon, idx);
+        else if (!by_value)
+            ks_model_declare(c->m, idx);
+    }
+    free(spelled);
+    free(q);
+    return why;
+}
+
+/* ---- pointers ----------------------------------------------------------------------------------- */
+
+/* The type a pointer points to, qualifiers included. */
+static char *pointee_type(tm_ctx *c, CXType t, ks_type *out)
+{
+    CXType canon = clang_getCanonicalType(t);
+    out->quals = quals_of(t);
+    if (scalar_of(t, &out->scalar)) {
+        out->base = KS_BASE_SCALAR;
+        return NULL;
+    }
+    switch (canon.kind) {
+    case CXType_Void:
+        out->base = KS_BASE_VOID;
+        return NULL;
+    case CXType_Pointer:
+        out->quals = 0;         /* they belong to the pointer level */
+        return pointer_type(c, canon, 0, out);
+    case CXType_Enum: {
+        char *why = enum_type(c, canon, out);
+        return why;
+    }
+    case CXType_Record:
+        return record_type(c, canon, 0, 0, NULL, out);
+    default: {
+        char *sp = spelling(t);
+        char *why;
+        if (canon.kind == CXType_FunctionProto || canon.kind == CXType_FunctionNoProto)
+            why = refuse("pointer to function '%s': device function pointers cannot be made "
+                         "on the host; pass an index or a flag instead", sp);
+        else if (canon.kind == CXType_ConstantArray || canon.kind == CXType_IncompleteArray)
+            why = refuse("pointer to array '%s'; pass a pointer to the element type", sp);
+        else
+            why = refuse("pointer to '%s', a type C has no exact equivalent for", sp);
+        free(sp);
+        return why;
+    }
+    }
+}
+
+static char *pointer_type(tm_ctx *c, CXType t, int top_level, ks_type *out)
+{
+    char *why = pointee_type(c, clang_getPointeeType(t), out);
+    if (why)
+        return why;
+    /* Top-level const/volatile on a parameter mean nothing to the caller. */
+    unsigned q = top_level ? 0 : quals_of(t);
+    if (clang_isRestrictQualifiedType(t))
+        q |= KS_QUAL_RESTRICT;
+    ks_type_add_ptr(out, q);
+    return NULL;
+}
+
+char *ks_typemap_param(const ks_session *s, ks_model *m, CXType t, ks_type *out)
+{
+    tm_ctx c = {s, m};
+    CXType canon = clang_getCanonicalType(t);
+    memset(out, 0, sizeof *out);
+    char *sp = spelling(t);
+    char *why = NULL;
+    switch (canon.kind) {
+    case CXType_Pointer:
+        why = pointer_type(&c, t.kind == CXType_Pointer ? t : canon, 1, out);
+        break;
+    case CXType_ConstantArray:
+    case CXType_IncompleteArray:
+    case CXType_VariableArray:
+    case CXType_DependentSizedArray: {
+        /* "float x[]" declares a pointer parameter, as in C. */
+        CXType elem = clang_getArrayElementType(canon);
+        why = pointee_type(&c, elem, out);
+        if (!why) {
+            /* libclang may keep the element's qualifiers on the array type. */
+            unsigned extra = quals_of(canon) & ~quals_of(elem);
+            if (out->nptrs)
+                out->ptr_quals[out->nptrs - 1] |= extra;
+            else
+                out->quals |= extra;
+            ks_type_add_ptr(out, 0);
+        }
+        break;
+    }
+    case CXType_LValueReference:
+    case CXType_RValueReference:
+        why = refuse("'%s' is a reference; a kernel's arguments are copied from the host, so "
+                     "take the value, or a device pointer", sp);
+        break;
+    case CXType_MemberPointer:
+        why = refuse("'%s' is a member pointer, which C cannot pass; pass an offset or an index", sp);
+        break;
+    case CXType_Record:
+        why = record_type(&c, canon, 1, 0, NULL, out);
+        break;
+    case CXType_Enum:
+        why = enum_type(&c, canon, out);
+        break;
+    case CXType_Dependent:
+    case CXType_Unexposed:
+        why = refuse("'%s' is a dependent type; only non-template kernels are supported", sp);
+        break;
+    default:
+        if (scalar_of(t, &out->scalar))
+            out->base = KS_BASE_SCALAR;
+        else
+            why = refuse("'%s' has no exact C equivalent; use an integer, floating-point "
+                         "or pointer type", sp);
+        break;
+    }
+    free(sp);
+    if (why)
+        ks_type_free(out);
+    return why;
+}
