@@ -56,8 +56,8 @@ deps:
 	@bash scripts/deps.sh
 
 # ---- generator -------------------------------------------------------------------
-$(B)/obj/generator/%.o: generator/%.c $(wildcard generator/*.h) | $(B)/obj/generator
-	$(CC) $(BASE_CFLAGS) $(LIBCLANG_CFLAGS) -DKSTUB_TEMPLATE_DIR='"$(abspath templates)"' -c $< -o $@
+$(B)/obj/generator/%.o: generator/%.c $(wildcard generator/*.h) runtime/image_kind.h | $(B)/obj/generator
+	$(CC) $(BASE_CFLAGS) $(LIBCLANG_CFLAGS) -Iruntime -DKSTUB_TEMPLATE_DIR='"$(abspath templates)"' -c $< -o $@
 
 $(KSTUB): $(GEN_OBJ) | $(B)/bin
 	$(CC) $(OPT) $^ -o $@ $(LIBCLANG_LIBS) -ljansson

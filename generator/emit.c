@@ -13,6 +13,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "image_kind.h"   /* the runtime's, so both tell images apart alike */
+
 
 
 /* ---- spelling a type from its structure -------------------------------------------------------- */
@@ -393,19 +395,21 @@ int ks_image_read(const char *path, ks_image_blob *blob)
         ks_error_at(path, 0, 0, "cannot read the image to embed: %s", strerror(errno));
         return -1;
     }
-    const unsigned char *u = (const unsigned char *)data;
     blob->name = ks_basename(path);
     blob->data = (unsigned char *)data;
     blob->size = size;
-    if (size >= 4 && u[0] == 0x50 && u[1] == 0xed && u[2] == 0x55 && u[3] == 0xba) {
+    switch (ks__image_kind(data, size)) {
+    case KS__BYTES_FATBIN:
         blob->kind = "FATBIN";
-    } else if (size >= 4 && memcmp(data, "\177ELF", 4) == 0) {
+        break;
+    case KS__BYTES_CUBIN:
         blob->kind = "CUBIN";
-    } else if (size > 0 && memchr(data, '\0', size) == NULL &&
-               (strstr(data, ".version") || strstr(data, ".target")) && strstr(data, ".entry")) {
+        break;
+    case KS__BYTES_PTX:
         blob->kind = "PTX";
         blob->size = size + 1;  /* the driver reads PTX up to its NUL */
-    } else {
+        break;
+    default:
         ks_error_at(path, 0, 0, "not a kernel image: expected a fatbin, an ELF cubin or PTX "
                     "text from nvcc (-fatbin, -cubin or -ptx)");
         free(data);

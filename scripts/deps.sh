@@ -5,7 +5,7 @@
 # of CMake's generators (Unix Makefiles, Ninja).
 set -euo pipefail
 
-pkgs=(libclang-22-dev clang-22 check libjansson-dev pkg-config cmake ninja-build)
+pkgs=(libclang-22-dev clang-22 libclang-rt-22-dev check libjansson-dev pkg-config cmake ninja-build)
 missing=()
 for p in "${pkgs[@]}"; do
     dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q 'install ok installed' \

@@ -16,6 +16,8 @@ CHECK_TARGETS :=
 -include tests/gpu.mk
 -include tests/gpu_runtime.mk
 -include tests/drift.mk
+-include tests/install.mk
+-include tests/sanitize_runtime.mk
 
 .PHONY: check check-all
 # Deps first, in their own make run: what is installed decides how this
