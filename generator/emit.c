@@ -330,6 +330,7 @@ static void kernel_values(const ks_model *m, const ks_kern *k, ks_tnode *kn)
         ks_tn_set(pn, "align", "%ld", p->align);
         ks_tn_set(pn, "offset", "%ld", p->offset);
         ks_tn_set(pn, "index", "%zu", j);
+        ks_tn_flag(pn, "first", j == 0);
         strict_values(m, p, pn);
         free(types[j].head);
     }

@@ -1,5 +1,5 @@
 /* expect: saxpy */
-/* only: c11 */
+/* only: c11 c++17 */
 #define KSTUB_STRICT
 #include "vector_ops.kstub.h"
 void call(float *x, float *y, long n);

@@ -1,5 +1,5 @@
 /* expect: echo_params */
-/* only: c11 */
+/* only: c11 c++17 */
 #define KSTUB_STRICT
 #include "records.kstub.h"
 typedef struct other_enum { uint8_t value; } other_enum;

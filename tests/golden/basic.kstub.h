@@ -283,4 +283,179 @@ ks_status odd_names_n(size_t      ks_n_items_,
 } /* extern "C" */
 #endif
 
+#if defined(KSTUB_STRICT) && defined(__cplusplus)
+#include <type_traits>
+/* Strict mode in C++: a template beside each stub takes the arguments as
+ * they are; a call whose types are all exact picks the stub itself, any
+ * other picks the template, whose static_assert names kernel and parameter. */
+template <typename KS_T0, typename KS_T1, typename KS_T2>
+inline ks_status fill(ks_launch launch, KS_T0 out, KS_T1 value, KS_T2 n)
+{
+    static_assert(std::is_same<KS_T0, float *>::value,
+                  "kernel fill, parameter out needs exactly float *");
+    static_assert(std::is_same<KS_T1, float>::value,
+                  "kernel fill, parameter value needs exactly float");
+    static_assert(std::is_same<KS_T2, size_t>::value,
+                  "kernel fill, parameter n needs exactly size_t");
+    return fill(launch, static_cast<float *>(out), static_cast<float>(value), static_cast<size_t>(n));
+}
+template <typename KS_T0, typename KS_T1, typename KS_T2>
+inline ks_status fill_n(size_t n_items, ks_stream stream, KS_T0 out, KS_T1 value, KS_T2 n)
+{
+    static_assert(std::is_same<KS_T0, float *>::value,
+                  "kernel fill, parameter out needs exactly float *");
+    static_assert(std::is_same<KS_T1, float>::value,
+                  "kernel fill, parameter value needs exactly float");
+    static_assert(std::is_same<KS_T2, size_t>::value,
+                  "kernel fill, parameter n needs exactly size_t");
+    return fill_n(n_items, stream, static_cast<float *>(out), static_cast<float>(value), static_cast<size_t>(n));
+}
+template <typename KS_T0, typename KS_T1, typename KS_T2, typename KS_T3, typename KS_T4, typename KS_T5, typename KS_T6, typename KS_T7>
+inline ks_status mixed(ks_launch launch, KS_T0 c, KS_T1 d, KS_T2 s, KS_T3 i, KS_T4 b, KS_T5 in, KS_T6 flags, KS_T7 table)
+{
+    static_assert(std::is_same<KS_T0, char>::value,
+                  "kernel mixed, parameter c needs exactly char");
+    static_assert(std::is_same<KS_T1, double>::value,
+                  "kernel mixed, parameter d needs exactly double");
+    static_assert(std::is_same<KS_T2, short>::value,
+                  "kernel mixed, parameter s needs exactly short");
+    static_assert(std::is_same<KS_T3, int64_t>::value,
+                  "kernel mixed, parameter i needs exactly int64_t");
+    static_assert(std::is_same<KS_T4, bool>::value,
+                  "kernel mixed, parameter b needs exactly bool");
+    static_assert(std::is_same<KS_T5, const float *>::value ||
+                  std::is_same<KS_T5, float *>::value,
+                  "kernel mixed, parameter in needs exactly const float *");
+    static_assert(std::is_same<KS_T6, volatile unsigned int *>::value,
+                  "kernel mixed, parameter flags needs exactly volatile unsigned int *");
+    static_assert(std::is_same<KS_T7, const struct Particle *const *>::value,
+                  "kernel mixed, parameter table needs exactly const struct Particle *const *");
+    return mixed(launch, static_cast<char>(c), static_cast<double>(d), static_cast<short>(s), static_cast<int64_t>(i), static_cast<bool>(b), static_cast<const float *KS_RESTRICT>(in), static_cast<volatile unsigned int *>(flags), static_cast<const struct Particle *const *>(table));
+}
+template <typename KS_T0, typename KS_T1, typename KS_T2, typename KS_T3, typename KS_T4, typename KS_T5, typename KS_T6, typename KS_T7>
+inline ks_status mixed_n(size_t n_items, ks_stream stream, KS_T0 c, KS_T1 d, KS_T2 s, KS_T3 i, KS_T4 b, KS_T5 in, KS_T6 flags, KS_T7 table)
+{
+    static_assert(std::is_same<KS_T0, char>::value,
+                  "kernel mixed, parameter c needs exactly char");
+    static_assert(std::is_same<KS_T1, double>::value,
+                  "kernel mixed, parameter d needs exactly double");
+    static_assert(std::is_same<KS_T2, short>::value,
+                  "kernel mixed, parameter s needs exactly short");
+    static_assert(std::is_same<KS_T3, int64_t>::value,
+                  "kernel mixed, parameter i needs exactly int64_t");
+    static_assert(std::is_same<KS_T4, bool>::value,
+                  "kernel mixed, parameter b needs exactly bool");
+    static_assert(std::is_same<KS_T5, const float *>::value ||
+                  std::is_same<KS_T5, float *>::value,
+                  "kernel mixed, parameter in needs exactly const float *");
+    static_assert(std::is_same<KS_T6, volatile unsigned int *>::value,
+                  "kernel mixed, parameter flags needs exactly volatile unsigned int *");
+    static_assert(std::is_same<KS_T7, const struct Particle *const *>::value,
+                  "kernel mixed, parameter table needs exactly const struct Particle *const *");
+    return mixed_n(n_items, stream, static_cast<char>(c), static_cast<double>(d), static_cast<short>(s), static_cast<int64_t>(i), static_cast<bool>(b), static_cast<const float *KS_RESTRICT>(in), static_cast<volatile unsigned int *>(flags), static_cast<const struct Particle *const *>(table));
+}
+template <typename KS_T0, typename KS_T1, typename KS_T2>
+inline ks_status physics_detail_step(ks_launch launch, KS_T0 p, KS_T1 dt, KS_T2 n)
+{
+    static_assert(std::is_same<KS_T0, struct Particle *>::value,
+                  "kernel physics_detail_step, parameter p needs exactly struct Particle *");
+    static_assert(std::is_same<KS_T1, float>::value,
+                  "kernel physics_detail_step, parameter dt needs exactly float");
+    static_assert(std::is_same<KS_T2, uint32_t>::value,
+                  "kernel physics_detail_step, parameter n needs exactly uint32_t");
+    return physics_detail_step(launch, static_cast<struct Particle *>(p), static_cast<float>(dt), static_cast<uint32_t>(n));
+}
+template <typename KS_T0, typename KS_T1, typename KS_T2>
+inline ks_status physics_detail_step_n(size_t n_items, ks_stream stream, KS_T0 p, KS_T1 dt, KS_T2 n)
+{
+    static_assert(std::is_same<KS_T0, struct Particle *>::value,
+                  "kernel physics_detail_step, parameter p needs exactly struct Particle *");
+    static_assert(std::is_same<KS_T1, float>::value,
+                  "kernel physics_detail_step, parameter dt needs exactly float");
+    static_assert(std::is_same<KS_T2, uint32_t>::value,
+                  "kernel physics_detail_step, parameter n needs exactly uint32_t");
+    return physics_detail_step_n(n_items, stream, static_cast<struct Particle *>(p), static_cast<float>(dt), static_cast<uint32_t>(n));
+}
+template <typename KS_T0, typename KS_T1, typename KS_T2>
+inline ks_status physics_clamp__floatp_float_float(ks_launch launch, KS_T0 x, KS_T1 lo, KS_T2 hi)
+{
+    static_assert(std::is_same<KS_T0, float *>::value,
+                  "kernel physics_clamp__floatp_float_float, parameter x needs exactly float *");
+    static_assert(std::is_same<KS_T1, float>::value,
+                  "kernel physics_clamp__floatp_float_float, parameter lo needs exactly float");
+    static_assert(std::is_same<KS_T2, float>::value,
+                  "kernel physics_clamp__floatp_float_float, parameter hi needs exactly float");
+    return physics_clamp__floatp_float_float(launch, static_cast<float *>(x), static_cast<float>(lo), static_cast<float>(hi));
+}
+template <typename KS_T0, typename KS_T1, typename KS_T2>
+inline ks_status physics_clamp__floatp_float_float_n(size_t n_items, ks_stream stream, KS_T0 x, KS_T1 lo, KS_T2 hi)
+{
+    static_assert(std::is_same<KS_T0, float *>::value,
+                  "kernel physics_clamp__floatp_float_float, parameter x needs exactly float *");
+    static_assert(std::is_same<KS_T1, float>::value,
+                  "kernel physics_clamp__floatp_float_float, parameter lo needs exactly float");
+    static_assert(std::is_same<KS_T2, float>::value,
+                  "kernel physics_clamp__floatp_float_float, parameter hi needs exactly float");
+    return physics_clamp__floatp_float_float_n(n_items, stream, static_cast<float *>(x), static_cast<float>(lo), static_cast<float>(hi));
+}
+template <typename KS_T0, typename KS_T1, typename KS_T2>
+inline ks_status physics_clamp__intp_int_int(ks_launch launch, KS_T0 x, KS_T1 lo, KS_T2 hi)
+{
+    static_assert(std::is_same<KS_T0, int *>::value,
+                  "kernel physics_clamp__intp_int_int, parameter x needs exactly int *");
+    static_assert(std::is_same<KS_T1, int>::value,
+                  "kernel physics_clamp__intp_int_int, parameter lo needs exactly int");
+    static_assert(std::is_same<KS_T2, int>::value,
+                  "kernel physics_clamp__intp_int_int, parameter hi needs exactly int");
+    return physics_clamp__intp_int_int(launch, static_cast<int *>(x), static_cast<int>(lo), static_cast<int>(hi));
+}
+template <typename KS_T0, typename KS_T1, typename KS_T2>
+inline ks_status physics_clamp__intp_int_int_n(size_t n_items, ks_stream stream, KS_T0 x, KS_T1 lo, KS_T2 hi)
+{
+    static_assert(std::is_same<KS_T0, int *>::value,
+                  "kernel physics_clamp__intp_int_int, parameter x needs exactly int *");
+    static_assert(std::is_same<KS_T1, int>::value,
+                  "kernel physics_clamp__intp_int_int, parameter lo needs exactly int");
+    static_assert(std::is_same<KS_T2, int>::value,
+                  "kernel physics_clamp__intp_int_int, parameter hi needs exactly int");
+    return physics_clamp__intp_int_int_n(n_items, stream, static_cast<int *>(x), static_cast<int>(lo), static_cast<int>(hi));
+}
+template <typename KS_T0, typename KS_T1, typename KS_T2, typename KS_T3, typename KS_T4, typename KS_T5>
+inline ks_status odd_names(ks_launch ks_launch_, KS_T0 arg0, KS_T1 launch, KS_T2 args, KS_T3 stream, KS_T4 n_items, KS_T5 restrict_)
+{
+    static_assert(std::is_same<KS_T0, int>::value,
+                  "kernel odd_names, parameter arg0 needs exactly int");
+    static_assert(std::is_same<KS_T1, float *>::value,
+                  "kernel odd_names, parameter launch needs exactly float *");
+    static_assert(std::is_same<KS_T2, int>::value,
+                  "kernel odd_names, parameter args needs exactly int");
+    static_assert(std::is_same<KS_T3, int>::value,
+                  "kernel odd_names, parameter stream needs exactly int");
+    static_assert(std::is_same<KS_T4, long>::value,
+                  "kernel odd_names, parameter n_items needs exactly long");
+    static_assert(std::is_same<KS_T5, const char *>::value ||
+                  std::is_same<KS_T5, char *>::value,
+                  "kernel odd_names, parameter restrict_ needs exactly const char *");
+    return odd_names(ks_launch_, static_cast<int>(arg0), static_cast<float *>(launch), static_cast<int>(args), static_cast<int>(stream), static_cast<long>(n_items), static_cast<const char *>(restrict_));
+}
+template <typename KS_T0, typename KS_T1, typename KS_T2, typename KS_T3, typename KS_T4, typename KS_T5>
+inline ks_status odd_names_n(size_t ks_n_items_, ks_stream ks_stream_, KS_T0 arg0, KS_T1 launch, KS_T2 args, KS_T3 stream, KS_T4 n_items, KS_T5 restrict_)
+{
+    static_assert(std::is_same<KS_T0, int>::value,
+                  "kernel odd_names, parameter arg0 needs exactly int");
+    static_assert(std::is_same<KS_T1, float *>::value,
+                  "kernel odd_names, parameter launch needs exactly float *");
+    static_assert(std::is_same<KS_T2, int>::value,
+                  "kernel odd_names, parameter args needs exactly int");
+    static_assert(std::is_same<KS_T3, int>::value,
+                  "kernel odd_names, parameter stream needs exactly int");
+    static_assert(std::is_same<KS_T4, long>::value,
+                  "kernel odd_names, parameter n_items needs exactly long");
+    static_assert(std::is_same<KS_T5, const char *>::value ||
+                  std::is_same<KS_T5, char *>::value,
+                  "kernel odd_names, parameter restrict_ needs exactly const char *");
+    return odd_names_n(ks_n_items_, ks_stream_, static_cast<int>(arg0), static_cast<float *>(launch), static_cast<int>(args), static_cast<int>(stream), static_cast<long>(n_items), static_cast<const char *>(restrict_));
+}
+#endif
+
 #endif /* KSTUB_BASIC_KSTUB_H */
