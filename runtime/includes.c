@@ -185,8 +185,18 @@ static int scan(walk *w, const char *text, size_t n, const char *dir, int depth)
     int r = 0;
     if (strstr(t, "__has_include") != NULL || strstr(t, "?" "?=") != NULL)
         r = -1;
+    int line_start = 1;           /* only blanks since the last newline */
     for (const char *p = t; r == 0 && *p != '\0'; p++) {
         const char *after;
+        int at_start = line_start;
+        if (*p == '\n')
+            line_start = 1;
+        else if (*p != ' ' && *p != '\t')
+            line_start = 0;
+        /* A directive starts its line: "#include" in a comment or a string
+         * is text, not a directive (it made every such source uncacheable). */
+        if (!at_start)
+            continue;
         if (*p == '#')
             after = p + 1;
         else if (p[0] == '%' && p[1] == ':')

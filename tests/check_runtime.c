@@ -2157,6 +2157,25 @@ START_TEST(cache_key_follows_includes)
 }
 END_TEST
 
+/* "#include" in a comment or a string is text, not a directive: such a
+ * source is cached (the H200 suite's own kernel file said "no #include" in
+ * a comment, and was compiled again on every load). */
+START_TEST(cache_include_word_in_comment_still_cached)
+{
+    static const char src[] = "// compiled at run time: no #include.\n"
+                              "const char *s = \"#include <nothing>\";\n"
+                              "extern \"C\" __global__ void saxpy() {}\n";
+    ks_image img = KS_IMAGE_INIT("kernels/c.cu", src, sizeof src, KS_IMAGE_SOURCE);
+    ks_kernel k = KS_KERNEL_INIT(&img, "saxpy", "c", 0, NULL, 0);
+    fake.set_params("saxpy", 0, NULL, NULL);
+    ck_assert_status(ks_kernel_resolve(&k), KS_OK);
+    ck_assert_status(reload(&img, &k), KS_OK);
+    ck_assert_int_eq(fnv.calls("nvrtcCompileProgram"), 1);     /* the second load was warm */
+    ck_assert_int_eq(count_files(cache_dir, ".nvrtc"), 1);
+    ck_assert_status(ks_image_unload(&img), KS_OK);
+}
+END_TEST
+
 /* Includes that cannot be followed are never cached. */
 START_TEST(cache_unfollowable_includes_not_cached)
 {
@@ -2453,6 +2472,7 @@ static Suite *runtime_suite(void)
                                cache_parent_writable_not_used, cache_fifo_entry_ignored,
                                cache_dir_longer_than_path_max, cache_key_follows_includes,
                                cache_unfollowable_includes_not_cached,
+                               cache_include_word_in_comment_still_cached,
                                real_nvrtc_compile_and_cache, real_nvrtc_header_change,
                                real_nvrtc_compile_error));
     return s;
