@@ -17,7 +17,7 @@ void *ks_xmalloc(size_t n)
     void *p = malloc(n ? n : 1);
     if (!p) {
         fprintf(stderr, "kstub: error: out of memory\n");
-        exit(2);
+        exit(1);   /* a failure, not a usage error (2) */
     }
     return p;
 }
@@ -27,7 +27,7 @@ void *ks_xrealloc(void *p, size_t n)
     p = realloc(p, n ? n : 1);
     if (!p) {
         fprintf(stderr, "kstub: error: out of memory\n");
-        exit(2);
+        exit(1);   /* a failure, not a usage error (2) */
     }
     return p;
 }
