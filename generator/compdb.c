@@ -189,7 +189,7 @@ int ks_compdb_translate(const char *directory, const char *const *argv, size_t a
             unwrap_host_flags(db, directory, v);
         } else if (strcmp(a, "-include") == 0 || strcmp(a, "--pre-include") == 0) {
             /* kstub has no forced include yet: say so rather than parse differently. */
-            ks_note_at(NULL, 0, 0, "compile command: '%s %s' is not passed to the parse",
+            ks_warning_at(NULL, 0, 0, "compile command: '%s %s' is not passed to the parse",
                        a, i + 1 < argc ? argv[i + 1] : "");
             i++;
             warned++;

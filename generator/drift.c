@@ -556,23 +556,24 @@ static void diff_usage(FILE *f)
 int ks_diff_main(int argc, char **argv)
 {
     const char *files[2] = {NULL, NULL};
-    const char *source = NULL;
-    int nfiles = 0, fmt = KS_FORMAT_TEXT;
+    const char *source = NULL, *v = NULL;
+    int nfiles = 0, fmt = KS_FORMAT_TEXT, m;
     for (int i = 1; i < argc; i++) {
         const char *a = argv[i];
         if (strcmp(a, "--help") == 0 || strcmp(a, "-h") == 0) {
             diff_usage(stdout);
             return 0;
-        } else if (strncmp(a, "--format=", 9) == 0 || strcmp(a, "--format") == 0) {
-            const char *v = a[8] == '=' ? a + 9 : i + 1 < argc ? argv[++i] : "";
+        } else if ((m = ks_option(argc, argv, &i, "--format", &v)) != 0) {
+            if (m < 0)
+                return KS_DRIFT_USAGE;
             if ((fmt = ks_format_parse(v)) < 0) {
                 ks_error_at(NULL, 0, 0, "--format takes text, json or github, not '%s'", v);
                 return KS_DRIFT_USAGE;
             }
-        } else if (strncmp(a, "--source=", 9) == 0) {
-            source = a + 9;
-        } else if (strcmp(a, "--source") == 0 && i + 1 < argc) {
-            source = argv[++i];
+        } else if ((m = ks_option(argc, argv, &i, "--source", &v)) != 0) {
+            if (m < 0)
+                return KS_DRIFT_USAGE;      /* "--source" without a value */
+            source = v;
         } else if (a[0] == '-' && a[1]) {
             ks_error_at(NULL, 0, 0, "kstub diff: unknown option '%s'", a);
             diff_usage(stderr);

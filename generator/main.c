@@ -110,47 +110,11 @@ typedef struct cli {
     size_t ntargets;
     const char *build_dir;    /* -p */
     int arch_given, std_given;
+    int info;                 /* 1: --help, 2: --version asked for */
     int format;
     char **owned;             /* strings to free at exit */
     size_t nowned;
 } cli;
-
-/* The value of an option given as "-X VALUE", "-XVALUE" or "--opt=VALUE". */
-static const char *option_value(int argc, char **argv, int *i, const char *opt)
-{
-    const char *a = argv[*i];
-    size_t n = strlen(opt);
-    if (strncmp(a, opt, n) != 0)
-        return NULL;
-    if (a[n] == '\0') {
-        if (*i + 1 >= argc) {
-            ks_error_at(NULL, 0, 0, "option '%s' needs a value", opt);
-            exit(2);
-        }
-        return argv[++*i];
-    }
-    if (opt[1] == '-' && a[n] == '=')
-        return a + n + 1;
-    if (opt[1] != '-' && strlen(opt) == 2)
-        return a + n;
-    return NULL;
-}
-
-/* As option_value, for a multi-letter single-dash option: "-MF FILE" or "-MFFILE". */
-static const char *joined_value(int argc, char **argv, int *i, const char *opt)
-{
-    const char *a = argv[*i];
-    size_t n = strlen(opt);
-    if (strncmp(a, opt, n) != 0)
-        return NULL;
-    if (a[n] != '\0')
-        return a + n;
-    if (*i + 1 >= argc) {
-        ks_error_at(NULL, 0, 0, "option '%s' needs a value", opt);
-        exit(2);
-    }
-    return argv[++*i];
-}
 
 static void push(const char ***list, size_t *n, const char *s)
 {
@@ -165,10 +129,15 @@ static const char *own(cli *c, char *s)
     return s;
 }
 
+/* ks_option for one option, inside parse_args's chain: a missing value
+ * leaves the loop with a usage error. */
+#define OPTION(name) ((m = ks_option(argc, argv, &i, (name), &v)) != 0)
+
 static int parse_args(int argc, char **argv, int first, cli *c)
 {
     ks_options *o = &c->o;
-    const char *v;
+    const char *v = NULL;
+    int m = 0;
     const char *env_cuda = getenv("CUDA_PATH");
     o->cuda_path = env_cuda && *env_cuda ? env_cuda : "/usr/local/cuda";
     o->arch = "sm_90";
@@ -177,25 +146,25 @@ static int parse_args(int argc, char **argv, int first, cli *c)
     for (int i = first; i < argc; i++) {
         const char *a = argv[i];
         if (strcmp(a, "--help") == 0 || strcmp(a, "-h") == 0) {
-            usage(stdout);
-            exit(0);
+            c->info = 1;
+            return 0;
         } else if (strcmp(a, "--version") == 0) {
-            printf("kstub %s (manifest format %d)\n", KSTUB_VERSION, KSTUB_MANIFEST_FORMAT);
-            exit(0);
+            c->info = 2;
+            return 0;
         } else if (strcmp(a, "-MD") == 0) {
             c->depfile = c->depfile ? c->depfile : 1;
         } else if (strcmp(a, "-MMD") == 0) {
             c->depfile = 2;
         } else if (strcmp(a, "-MP") == 0) {
             /* always on */
-        } else if ((v = joined_value(argc, argv, &i, "-MF"))) {
+        } else if (OPTION("-MF")) {
             c->depfile_path = v;
             c->depfile = c->depfile ? c->depfile : 1;
-        } else if ((v = joined_value(argc, argv, &i, "-MT"))) {
+        } else if (OPTION("-MT")) {
             push(&c->targets, &c->ntargets, v);
-        } else if ((v = joined_value(argc, argv, &i, "-MQ"))) {
+        } else if (OPTION("-MQ")) {
             push(&c->targets, &c->ntargets, own(c, ks_make_quote(v)));
-        } else if ((v = option_value(argc, argv, &i, "--format"))) {
+        } else if (OPTION("--format")) {
             if ((c->format = ks_format_parse(v)) < 0) {
                 ks_error_at(NULL, 0, 0, "--format takes text, json or github, not '%s'", v);
                 return -1;
@@ -204,21 +173,21 @@ static int parse_args(int argc, char **argv, int first, cli *c)
                 ks_error_at(NULL, 0, 0, "--format is for kstub check and kstub diff");
                 return -1;
             }
-        } else if ((v = option_value(argc, argv, &i, "-o"))) {
+        } else if (OPTION("-o")) {
             o->outbase = v;
-        } else if ((v = option_value(argc, argv, &i, "-p"))) {
+        } else if (OPTION("-p")) {
             c->build_dir = v;
-        } else if ((v = option_value(argc, argv, &i, "--manifest"))) {
+        } else if (OPTION("--manifest")) {
             o->manifest = v;
         } else if (strcmp(a, "--skip-bodies") == 0) {
             o->skip_bodies = 1;
         } else if (strcmp(a, "--embed-source") == 0) {
             o->embed_source = 1;
-        } else if ((v = option_value(argc, argv, &i, "--embed"))) {
+        } else if (OPTION("--embed")) {
             o->embed = v;
-        } else if ((v = option_value(argc, argv, &i, "--cuda-path"))) {
+        } else if (OPTION("--cuda-path")) {
             o->cuda_path = v;
-        } else if ((v = option_value(argc, argv, &i, "--arch"))) {
+        } else if (OPTION("--arch")) {
             if (strncmp(v, "sm_", 3) != 0) {
                 ks_error_at(NULL, 0, 0, "--arch takes sm_NN, not '%s'", v);
                 return -1;
@@ -232,14 +201,14 @@ static int parse_args(int argc, char **argv, int first, cli *c)
             }
             o->std = a + 5;
             c->std_given = 1;
-        } else if ((v = option_value(argc, argv, &i, "-T"))) {
+        } else if (OPTION("-T")) {
             o->template_dir = v;
             templates_given = 1;
-        } else if ((v = option_value(argc, argv, &i, "-I"))) {
+        } else if (OPTION("-I")) {
             push(&o->includes, &o->nincludes, v);
-        } else if ((v = option_value(argc, argv, &i, "-D"))) {
+        } else if (OPTION("-D")) {
             push(&o->defines, &o->ndefines, own(c, ks_xasprintf("-D%s", v)));
-        } else if ((v = option_value(argc, argv, &i, "-U"))) {
+        } else if (OPTION("-U")) {
             push(&o->defines, &o->ndefines, own(c, ks_xasprintf("-U%s", v)));
         } else if (a[0] == '-' && a[1] != '\0') {
             ks_error_at(NULL, 0, 0, "unknown option '%s' (see kstub --help)", a);
@@ -250,6 +219,8 @@ static int parse_args(int argc, char **argv, int first, cli *c)
         } else {
             o->input = a;
         }
+        if (m < 0)
+            return -1;          /* a value was missing: reported */
     }
     if (!o->input) {
         ks_error_at(NULL, 0, 0, "no input file (see kstub --help)");
@@ -257,6 +228,10 @@ static int parse_args(int argc, char **argv, int first, cli *c)
     }
     if (!o->outbase) {
         ks_error_at(NULL, 0, 0, "no output given; use -o OUTBASE");
+        return -1;
+    }
+    if (o->embed && o->embed_source) {
+        ks_error_at(NULL, 0, 0, "--embed and --embed-source both give the image; choose one");
         return -1;
     }
     return 0;
@@ -334,140 +309,185 @@ static char *fix_command(int argc, char **argv)
     return ks_buf_take(&b);
 }
 
+/* What one run generates, in memory: the same for writing and for check. */
+typedef struct generated {
+    ks_model model;
+    ks_deps deps;
+    ks_image_blob image;
+    int have_image;
+    char *h, *cs, *json, *dtext;
+    char *hpath, *cpath, *dpath;
+} generated;
+
+/* The image to embed, if any. */
+static int read_image(const ks_options *o, generated *g)
+{
+    if (o->embed || o->embed_source) {
+        int rc = o->embed ? ks_image_read(o->embed, &g->image) : ks_source_read(o->input, &g->image);
+        if (rc != 0)
+            return -1;
+        g->have_image = 1;
+    }
+    return 0;
+}
+
+/* The depfile's text, from the inclusions the parse recorded. */
+static int depfile_text(const cli *c, const ks_compdb *db, generated *g)
+{
+    const ks_options *o = &c->o;
+    if (!g->deps.collected) {
+        ks_error_at(o->input, 0, 0, "internal error: the includes for the depfile were not collected");
+        return -1;
+    }
+    if (o->embed)
+        ks_deps_add(&g->deps, o->embed);
+    if (templates_given) {
+        char *t1 = ks_xasprintf("%s/header.h.in", o->template_dir);
+        char *t2 = ks_xasprintf("%s/source.c.in", o->template_dir);
+        ks_deps_add(&g->deps, t1);
+        ks_deps_add(&g->deps, t2);
+        free(t1);
+        free(t2);
+    }
+    const char **targets = c->targets;
+    size_t ntargets = c->ntargets;
+    char *q[3] = {NULL, NULL, NULL};
+    if (ntargets == 0) {
+        q[0] = ks_make_quote(g->hpath);
+        q[1] = ks_make_quote(g->cpath);
+        q[2] = o->manifest ? ks_make_quote(o->manifest) : NULL;
+        targets = (const char **)q;
+        ntargets = o->manifest ? 3 : 2;
+    }
+    const char *sysdirs[64];
+    size_t nsys = 0;
+    sysdirs[nsys++] = o->cuda_path;
+    for (size_t i = 0; i < db->nsystem_dirs && nsys < 64; i++)
+        sysdirs[nsys++] = db->system_dirs[i];
+    g->dtext = ks_depfile_text(&g->deps, targets, ntargets, c->depfile == 2, sysdirs, nsys);
+    for (int i = 0; i < 3; i++)
+        free(q[i]);
+    return 0;
+}
+
+/* Parses the input and renders every output in memory. Returns 0, or -1
+ * after errors (counted by the diagnostic sink). */
+static int generate(cli *c, const ks_compdb *db, generated *g)
+{
+    ks_options *o = &c->o;
+    memset(g, 0, sizeof *g);
+    g->hpath = ks_xasprintf("%s.h", o->outbase);
+    g->cpath = ks_xasprintf("%s.c", o->outbase);
+    g->dpath = c->depfile_path ? ks_xstrdup(c->depfile_path) : ks_xasprintf("%s.d", o->outbase);
+    if (read_image(o, g) != 0)
+        return -1;
+    int want_deps = c->depfile && !c->check;
+    if (want_deps) {
+        o->tu_hook = ks_deps_hook;
+        o->tu_hook_data = &g->deps;
+    }
+    if (ks_parse(o, &g->model) != 0)
+        return -1;
+    if (g->model.nkernels == 0)
+        ks_note_at(o->input, 0, 0, "no __global__ kernels found; the stubs declare none");
+    const ks_image_blob *img = g->have_image ? &g->image : NULL;
+    g->h = ks_emit(o, &g->model, img, "header.h.in");
+    g->cs = g->h ? ks_emit(o, &g->model, img, "source.c.in") : NULL;
+    /* check compares kernels through manifests, so it always makes one */
+    g->json = g->cs && (o->manifest || c->check) ? ks_manifest_json(o, &g->model) : NULL;
+    if (!g->cs || ((o->manifest || c->check) && !g->json))
+        return -1;
+    return want_deps ? depfile_text(c, db, g) : 0;
+}
+
+static void generated_free(generated *g)
+{
+    free(g->h);
+    free(g->cs);
+    free(g->json);
+    free(g->dtext);
+    free(g->hpath);
+    free(g->cpath);
+    free(g->dpath);
+    ks_deps_free(&g->deps);
+    ks_model_free(&g->model);
+    if (g->have_image)
+        free(g->image.data);
+}
+
+/* kstub check: compare with the files on disk. */
+static int check(const cli *c, const generated *g, int argc, char **argv)
+{
+    const ks_options *o = &c->o;
+    ks_output outs[3] = {{g->hpath, g->h}, {g->cpath, g->cs}, {o->manifest, g->json}};
+    char *fix = fix_command(argc, argv);
+    ks_check_input in = {o->input, g->json, outs, o->manifest ? 3 : 2, o->manifest, fix,
+                         (ks_format)c->format};
+    int rc = ks_check_run(&in);
+    free(fix);
+    return rc;
+}
+
+/* Writes every output, all or nothing. */
+static int write_outputs(const cli *c, const generated *g)
+{
+    ks_output outs[4];
+    size_t n = 0;
+    outs[n].path = g->hpath, outs[n++].text = g->h;
+    outs[n].path = g->cpath, outs[n++].text = g->cs;
+    if (c->o.manifest)
+        outs[n].path = c->o.manifest, outs[n++].text = g->json;
+    if (g->dtext)
+        outs[n].path = g->dpath, outs[n++].text = g->dtext;
+    return ks_write_outputs(outs, n) == 0 ? 0 : 1;
+}
+
+static void cli_free(cli *c)
+{
+    for (size_t i = 0; i < c->nowned; i++)
+        free(c->owned[i]);
+    free(c->owned);
+    free(c->targets);
+    free(c->o.defines);
+    free(c->o.includes);
+}
+
 int main(int argc, char **argv)
 {
     if (argc > 1 && strcmp(argv[1], "diff") == 0)
         return ks_diff_main(argc - 1, argv + 1);
-
     cli c;
     memset(&c, 0, sizeof c);
     c.check = argc > 1 && strcmp(argv[1], "check") == 0;
-    if (parse_args(argc, argv, c.check ? 2 : 1, &c) != 0)
-        return 2;
-    ks_options *o = &c.o;
-
+    int rc = parse_args(argc, argv, c.check ? 2 : 1, &c) == 0 ? 0 : 2;
+    if (rc == 0 && c.info == 1)
+        usage(stdout);
+    else if (rc == 0 && c.info == 2)
+        printf("kstub %s (manifest format %d)\n", KSTUB_VERSION, KSTUB_MANIFEST_FORMAT);
+    if (rc != 0 || c.info) {
+        cli_free(&c);
+        return rc;
+    }
     ks_compdb db;
     memset(&db, 0, sizeof db);
-    if (c.build_dir) {
-        if (ks_compdb_load(c.build_dir, o->input, &db) != 0)
-            return 1;
-        apply_compdb(&c, &db);
-    }
-
-    ks_image_blob image, *img = NULL;
-    if (o->embed && o->embed_source) {
-        ks_error_at(NULL, 0, 0, "--embed and --embed-source both give the image; choose one");
-        return 2;
-    }
-    if (o->embed) {
-        if (ks_image_read(o->embed, &image) != 0)
-            return 1;
-        img = &image;
-    } else if (o->embed_source) {
-        if (ks_source_read(o->input, &image) != 0)
-            return 1;
-        img = &image;
-    }
-
-    ks_deps deps;
-    memset(&deps, 0, sizeof deps);
-    int want_deps = c.depfile && !c.check;
-    if (want_deps) {
-        o->tu_hook = ks_deps_hook;
-        o->tu_hook_data = &deps;
-    }
-
-    ks_model model;
-    int errors = ks_parse(o, &model);
-    int rc = 1;
-    char *h = NULL, *cs = NULL, *json = NULL, *dtext = NULL;
-    char *hpath = ks_xasprintf("%s.h", o->outbase);
-    char *cpath = ks_xasprintf("%s.c", o->outbase);
-    char *dpath = c.depfile_path ? ks_xstrdup(c.depfile_path) : ks_xasprintf("%s.d", o->outbase);
-    if (errors == 0 && model.nkernels == 0)
-        ks_note_at(o->input, 0, 0, "no __global__ kernels found; the stubs declare none");
-    if (errors == 0) {
-        h = ks_emit(o, &model, img, "header.h.in");
-        cs = h ? ks_emit(o, &model, img, "source.c.in") : NULL;
-        json = cs && o->manifest ? ks_manifest_json(o, &model) : NULL;
-    }
-    if (want_deps && cs && (json || !o->manifest)) {
-        /* parse.c hands the translation unit to tu_hook whenever it parsed cleanly. */
-        if (!deps.collected) {
-            ks_error_at(o->input, 0, 0, "internal error: the includes for the depfile were not collected");
-            errors++;
+    generated g;
+    memset(&g, 0, sizeof g);
+    if (c.build_dir && ks_compdb_load(c.build_dir, c.o.input, &db) != 0) {
+        rc = 1;
+    } else {
+        if (c.build_dir)
+            apply_compdb(&c, &db);
+        if (generate(&c, &db, &g) == 0) {
+            rc = c.check ? check(&c, &g, argc, argv) : write_outputs(&c, &g);
+        } else {
+            int errors = ks_error_count();
+            fprintf(stderr, "kstub: %d error%s; nothing %s\n", errors, errors == 1 ? "" : "s",
+                    c.check ? "checked" : "written");
+            rc = 1;
         }
-        if (o->embed)
-            ks_deps_add(&deps, o->embed);
-        if (templates_given) {
-            char *t1 = ks_xasprintf("%s/header.h.in", o->template_dir);
-            char *t2 = ks_xasprintf("%s/source.c.in", o->template_dir);
-            ks_deps_add(&deps, t1);
-            ks_deps_add(&deps, t2);
-            free(t1);
-            free(t2);
-        }
-        const char **targets = c.targets;
-        size_t ntargets = c.ntargets;
-        char *q[3] = {NULL, NULL, NULL};
-        if (ntargets == 0) {
-            q[0] = ks_make_quote(hpath);
-            q[1] = ks_make_quote(cpath);
-            q[2] = o->manifest ? ks_make_quote(o->manifest) : NULL;
-            targets = (const char **)q;
-            ntargets = o->manifest ? 3 : 2;
-        }
-        const char *sysdirs[64];
-        size_t nsys = 0;
-        sysdirs[nsys++] = o->cuda_path;
-        for (size_t i = 0; i < db.nsystem_dirs && nsys < 64; i++)
-            sysdirs[nsys++] = db.system_dirs[i];
-        if (!errors)
-            dtext = ks_depfile_text(&deps, targets, ntargets, c.depfile == 2, sysdirs, nsys);
-        for (int i = 0; i < 3; i++)
-            free(q[i]);
     }
-
-    if (c.check && h && cs && (json || !o->manifest)) {
-        ks_output outs[3] = {{hpath, h}, {cpath, cs}, {o->manifest, json}};
-        char *fix = fix_command(argc, argv);
-        char *fresh = json ? NULL : ks_manifest_json(o, &model);
-        ks_check_input in = {o->input, json ? json : fresh, outs, o->manifest ? 3 : 2, o->manifest,
-                             fix, (ks_format)c.format};
-        rc = ks_check_run(&in);
-        free(fresh);
-        free(fix);
-    } else if (h && cs && (json || !o->manifest) && (dtext || !want_deps)) {
-        ks_output outs[4];
-        size_t n = 0;
-        outs[n].path = hpath, outs[n++].text = h;
-        outs[n].path = cpath, outs[n++].text = cs;
-        if (o->manifest)
-            outs[n].path = o->manifest, outs[n++].text = json;
-        if (dtext)
-            outs[n].path = dpath, outs[n++].text = dtext;
-        rc = ks_write_outputs(outs, n) == 0 ? 0 : 1;
-    } else if (errors) {
-        fprintf(stderr, "kstub: %d error%s; nothing %s\n", errors, errors == 1 ? "" : "s",
-                c.check ? "checked" : "written");
-    }
-    free(h);
-    free(cs);
-    free(json);
-    free(dtext);
-    free(hpath);
-    free(cpath);
-    free(dpath);
-    ks_deps_free(&deps);
-    ks_model_free(&model);
+    generated_free(&g);
     ks_compdb_free(&db);
-    if (img)
-        free(image.data);
-    for (size_t i = 0; i < c.nowned; i++)
-        free(c.owned[i]);
-    free(c.owned);
-    free(c.targets);
-    free(o->defines);
-    free(o->includes);
+    cli_free(&c);
     return rc;
 }

@@ -9,7 +9,7 @@
 #include <stdarg.h>
 #include <stddef.h>
 
-#define KSTUB_VERSION "0.1.0"
+#define KSTUB_VERSION "0.2.0"
 #define KSTUB_MANIFEST_FORMAT 1
 
 /*
@@ -210,6 +210,12 @@ typedef struct ks_options {
     void *tu_hook_data;
 } ks_options;
 
+/* ---- options.c: the one option reader ---- */
+/* Whether argv[*i] is opt: 1 with *value set ("-X VALUE", "-XVALUE",
+ * "--opt VALUE", "--opt=VALUE"; *i moved past a separate value), 0 when it
+ * is another option, -1 after reporting a missing value (a usage error). */
+int ks_option(int argc, char **argv, int *i, const char *opt, const char **value);
+
 /* ---- walk.c: the front end ---- */
 /* Parses opts->input and fills *model (names included: see naming.c).
  * Prints diagnostics to stderr; returns the number of errors (0 on success). */
@@ -289,6 +295,7 @@ int ks_write_outputs(const ks_output *outs, size_t n);
 /* The diagnostic sink: every error printed through it (or counted with
  * ks_count_error when printed otherwise, as libclang's) is counted. */
 int ks_error_count(void);
+int ks_warning_count(void);
 void ks_count_error(void);
 /* Prints "file:line:col: error: ..." (line 0 means no location). */
 void ks_error_at(const char *file, unsigned line, unsigned col, const char *fmt, ...)

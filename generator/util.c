@@ -133,11 +133,16 @@ const char *ks_basename(const char *s)
 
 /* The one diagnostic sink's error count (lemon's errorcnt): functions
  * return 0 / -1, and main() alone turns the count into an exit status. */
-static int error_count;
+static int error_count, warning_count;
 
 int ks_error_count(void)
 {
     return error_count;
+}
+
+int ks_warning_count(void)
+{
+    return warning_count;
 }
 
 void ks_count_error(void)
@@ -150,6 +155,8 @@ void ks_verror_at(const char *file, unsigned line, unsigned col, const char *sev
 {
     if (strcmp(severity, "error") == 0)
         error_count++;
+    else if (strcmp(severity, "warning") == 0)
+        warning_count++;
     if (file && line)
         fprintf(stderr, "%s:%u:%u: %s: ", file, line, col, severity);
     else if (file)

@@ -444,6 +444,22 @@ START_TEST(templates_restyle_mirrors)
 }
 END_TEST
 
+/* One option reader for kstub, check and diff: a missing value is a usage
+ * error (2) with a message, never "unknown option" or a crash. */
+START_TEST(cli_missing_values_are_usage_errors)
+{
+    static const char *const cmds[] = {"diff --source", "diff a.json b.json --format",
+                                       "tests/golden/basic.cu -o", "check tests/golden/basic.cu -o x -MF",
+                                       "tests/golden/basic.cu -o x --embed"};
+    for (size_t i = 0; i < sizeof cmds / sizeof cmds[0]; i++) {
+        char *out;
+        int rc = run(&out, "%s %s", kstub_bin(), cmds[i]);
+        ck_assert_msg(rc == 2 && strstr(out, "needs a value"), "'%s': exit %d:\n%s", cmds[i], rc, out);
+        free(out);
+    }
+}
+END_TEST
+
 START_TEST(refusal_messages_name_kernel_and_parameter)
 {
     char *out;
@@ -858,6 +874,7 @@ static Suite *gen_suite(void)
     tcase_add_test(tc, refusal_messages_name_kernel_and_parameter);
     tcase_add_test(tc, internal_linkage_is_skipped_with_a_note);
     tcase_add_test(tc, skip_directive);
+    tcase_add_test(tc, cli_missing_values_are_usage_errors);
     tcase_add_test(tc, errors_leave_existing_outputs_alone);
     suite_add_tcase(s, tc);
 
