@@ -12,6 +12,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #ifndef KSTUB_TEMPLATE_DIR
@@ -428,6 +429,85 @@ static int check(const cli *c, const generated *g, int argc, char **argv)
     return rc;
 }
 
+/* Which file a path names, by device and inode: the file itself when it
+ * exists, else its directory and its last name (an output not written yet). */
+typedef struct file_id {
+    dev_t dev;
+    ino_t ino;
+    const char *name;   /* NULL: the file exists and dev/ino are its own */
+} file_id;
+
+static int file_id_of(const char *path, file_id *id)
+{
+    struct stat st;
+    id->name = NULL;
+    if (stat(path, &st) == 0) {
+        id->dev = st.st_dev;
+        id->ino = st.st_ino;
+        return 0;
+    }
+    const char *slash = strrchr(path, '/');
+    char *dir = slash ? ks_xasprintf("%.*s", (int)(slash - path + 1), path) : ks_xstrdup(".");
+    int rc = stat(dir, &st);
+    free(dir);
+    if (rc != 0)
+        return -1;
+    id->dev = st.st_dev;
+    id->ino = st.st_ino;
+    id->name = ks_basename(path);
+    return 0;
+}
+
+static int file_id_same(const file_id *a, const file_id *b)
+{
+    if (a->dev != b->dev || a->ino != b->ino)
+        return 0;
+    if (!a->name || !b->name)
+        return !a->name && !b->name;
+    return strcmp(a->name, b->name) == 0;
+}
+
+/* Refuses outputs that are an input (writing would destroy it) or that are
+ * each other (one would silently replace the other). Names are not enough:
+ * "x.cu" and "./x.cu", or a link, are the same file. */
+static int check_output_paths(const cli *c, const ks_output *outs, size_t n)
+{
+    const ks_options *o = &c->o;
+    const char *inputs[4];
+    char *owned[2];
+    size_t ni = 0;
+    inputs[ni++] = o->input;
+    if (o->embed)
+        inputs[ni++] = o->embed;
+    inputs[ni++] = owned[0] = ks_xasprintf("%s/header.h.in", o->template_dir);
+    inputs[ni++] = owned[1] = ks_xasprintf("%s/source.c.in", o->template_dir);
+    int rc = 0;
+    file_id ids[4];
+    int have[4];
+    for (size_t i = 0; i < n; i++) {
+        have[i] = file_id_of(outs[i].path, &ids[i]) == 0;
+        if (!have[i])
+            continue;
+        for (size_t k = 0; k < ni; k++) {
+            file_id in;
+            if (file_id_of(inputs[k], &in) == 0 && !in.name && file_id_same(&ids[i], &in)) {
+                ks_error_at(NULL, 0, 0, "output '%s' is the input '%s'; refusing to overwrite it",
+                            outs[i].path, inputs[k]);
+                rc = -1;
+            }
+        }
+        for (size_t j = 0; j < i; j++)
+            if (have[j] && file_id_same(&ids[i], &ids[j])) {
+                ks_error_at(NULL, 0, 0, "outputs '%s' and '%s' are the same file", outs[j].path,
+                            outs[i].path);
+                rc = -1;
+            }
+    }
+    free(owned[0]);
+    free(owned[1]);
+    return rc;
+}
+
 /* Writes every output, all or nothing. */
 static int write_outputs(const cli *c, const generated *g)
 {
@@ -439,6 +519,10 @@ static int write_outputs(const cli *c, const generated *g)
         outs[n].path = c->o.manifest, outs[n++].text = g->json;
     if (g->dtext)
         outs[n].path = g->dpath, outs[n++].text = g->dtext;
+    if (check_output_paths(c, outs, n) != 0) {
+        fprintf(stderr, "kstub: nothing written\n");
+        return 1;
+    }
     return ks_write_outputs(outs, n) == 0 ? 0 : 1;
 }
 

@@ -806,6 +806,44 @@ START_TEST(help_describes_build_and_ci)
 }
 END_TEST
 
+/* ---- issue 10: hostile outputs, manifests and report text ---------------------------------------- */
+
+static const char tiny_cu[] = "extern \"C\" __global__ void k(int a) {}\n";
+
+/* Issue 10 #1: an output that is an input (by inode, whatever its name) or
+ * another output is refused, and nothing is written. */
+START_TEST(outputs_that_are_inputs_are_refused)
+{
+    make_tmpdir();
+    char path[PATH_MAX], *out, *after;
+    snprintf(path, sizeof path, "%s/x.cu", tmpdir);
+    write_file(path, tiny_cu);
+    snprintf(path, sizeof path, "%s/x.h", tmpdir);
+    write_file(path, tiny_cu);
+    static const char *const cmds[] = {
+        "x.cu -o xo --manifest x.cu", "x.cu -o xo -MF ./x.cu", "x.h -o x",
+        "x.cu -o xo --manifest ln.cu", "x.cu -o y --manifest y.h", "x.cu -o xo -MF xo.c",
+    };
+    run(NULL, "ln -s x.cu '%s/ln.cu'", tmpdir);
+    for (size_t i = 0; i < sizeof cmds / sizeof cmds[0]; i++) {
+        int rc = run(&out, "cd '%s' && %s %s", tmpdir, kstub_bin(), cmds[i]);
+        ck_assert_msg(rc == 1, "kstub %s: exit %d:\n%s", cmds[i], rc, out);
+        expect_has(out, "kstub: error: ");
+        free(out);
+        after = read_tmp("x.cu");
+        ck_assert_msg(after && strcmp(after, tiny_cu) == 0, "kstub %s overwrote x.cu", cmds[i]);
+        free(after);
+        after = read_tmp("x.h");
+        ck_assert_msg(after && strcmp(after, tiny_cu) == 0, "kstub %s overwrote x.h", cmds[i]);
+        free(after);
+        after = read_tmp("xo.h");
+        ck_assert_msg(after == NULL, "kstub %s wrote xo.h", cmds[i]);
+        free(after);
+    }
+    remove_tmpdir();
+}
+END_TEST
+
 static Suite *drift_suite(void)
 {
     Suite *s = suite_create("drift");
@@ -848,6 +886,11 @@ static Suite *drift_suite(void)
     tcase_add_test(tc, check_fresh_stale_missing);
     tcase_add_test(tc, check_output_formats);
     tcase_add_test(tc, help_describes_build_and_ci);
+    suite_add_tcase(s, tc);
+
+    tc = tcase_create("hostile");
+    tcase_set_timeout(tc, 120);
+    tcase_add_test(tc, outputs_that_are_inputs_are_refused);
     suite_add_tcase(s, tc);
     return s;
 }
