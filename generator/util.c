@@ -210,13 +210,69 @@ static int same_content(const char *path, const char *text)
     return same;
 }
 
+/* A hard link to path under a fresh name beside it, so that a replaced
+ * output can be put back; NULL when path does not exist (nothing to keep). */
+static char *backup_link(const char *path, int *err)
+{
+    *err = 0;
+    struct stat st;
+    if (lstat(path, &st) != 0)
+        return NULL;
+    for (int attempt = 0; attempt < 100; attempt++) {
+        char *bak = ks_xasprintf("%s.bak.XXXXXX", path);
+        int fd = mkstemp(bak);   /* reserves a fresh name */
+        if (fd < 0) {
+            *err = errno;
+            free(bak);
+            return NULL;
+        }
+        close(fd);
+        unlink(bak);
+        if (link(path, bak) == 0)
+            return bak;
+        int e = errno;
+        free(bak);
+        if (e != EEXIST) {
+            *err = e;
+            return NULL;
+        }
+    }
+    *err = EEXIST;
+    return NULL;
+}
+
+/* Every destination must be replaceable before the first is replaced: a
+ * directory in the way, or a folder we cannot write, fails the whole set. */
+static int check_destination(const char *path)
+{
+    struct stat st;
+    if (stat(path, &st) == 0 && S_ISDIR(st.st_mode)) {
+        ks_error_at(path, 0, 0, "cannot write: is a directory");
+        return -1;
+    }
+    const char *slash = strrchr(path, '/');
+    char *dir = slash ? ks_xasprintf("%.*s", (int)(slash - path + 1), path) : ks_xstrdup(".");
+    int rc = 0;
+    if (access(dir, W_OK | X_OK) != 0) {
+        ks_error_at(path, 0, 0, "cannot write into '%s': %s", dir, strerror(errno));
+        rc = -1;
+    }
+    free(dir);
+    return rc;
+}
+
 int ks_write_outputs(const ks_output *outs, size_t n)
 {
-    char **tmps = ks_xmalloc(n * sizeof *tmps);
-    size_t i;
+    char **tmps = ks_xmalloc((n + 1) * sizeof *tmps);
+    char **baks = ks_xmalloc((n + 1) * sizeof *baks);
+    size_t i, done = 0;
     int rc = 0;
     for (i = 0; i < n; i++)
-        tmps[i] = NULL;
+        tmps[i] = baks[i] = NULL;
+
+    for (i = 0; i < n; i++)
+        if (!same_content(outs[i].path, outs[i].text) && check_destination(outs[i].path) != 0)
+            rc = -1;
 
     /* Stage every changed file first, so a failure leaves the old outputs. */
     for (i = 0; i < n && rc == 0; i++) {
@@ -242,17 +298,47 @@ int ks_write_outputs(const ks_output *outs, size_t n)
             rc = -1;
         }
     }
-    for (i = 0; i < n; i++) {
-        if (!tmps[i])
-            continue;
-        if (rc == 0 && rename(tmps[i], outs[i].path) != 0) {
-            ks_error_at(outs[i].path, 0, 0, "cannot rename into place: %s", strerror(errno));
+    /* Keep each old file under a backup link until every rename succeeded,
+     * so that a late failure can put the earlier ones back. */
+    for (i = 0; i < n && rc == 0; i++) {
+        int err;
+        if (tmps[i] && !(baks[i] = backup_link(outs[i].path, &err)) && err) {
+            ks_error_at(outs[i].path, 0, 0, "cannot keep a backup: %s", strerror(err));
             rc = -1;
         }
-        if (rc != 0)
+    }
+    for (done = 0; done < n && rc == 0; done++) {
+        if (tmps[done] && rename(tmps[done], outs[done].path) != 0) {
+            ks_error_at(outs[done].path, 0, 0, "cannot rename into place: %s", strerror(errno));
+            rc = -1;
+            break;
+        }
+    }
+    if (rc != 0) {
+        /* Put back what was replaced: the old file, or no file. */
+        for (i = 0; i < done && i < n; i++) {
+            if (!tmps[i])
+                continue;
+            if (baks[i] ? rename(baks[i], outs[i].path) != 0 : unlink(outs[i].path) != 0)
+                ks_error_at(outs[i].path, 0, 0, "cannot restore the previous version: %s%s%s",
+                            strerror(errno), baks[i] ? "; it is kept as " : "",
+                            baks[i] ? baks[i] : "");
+            /* restored (the link is gone) or kept for the user: not removed */
+            free(baks[i]);
+            baks[i] = NULL;
+            free(tmps[i]);
+            tmps[i] = NULL;   /* renamed: nothing left to remove */
+        }
+    }
+    for (i = 0; i < n; i++) {
+        if (baks[i])
+            unlink(baks[i]);
+        if (tmps[i] && rc != 0)
             unlink(tmps[i]);
         free(tmps[i]);
+        free(baks[i]);
     }
     free(tmps);
+    free(baks);
     return rc;
 }
