@@ -91,8 +91,37 @@ int ks_format_parse(const char *s)
     return -1;
 }
 
+/* Manifest strings (kernel names, paths) come from files anyone can write,
+ * and CI logs treat a line that starts with "::" as a workflow command: no
+ * control character or newline reaches the output raw. Text shows them as
+ * C escapes (\n, \t, \x1b); a backslash stays as it is. */
+static void put_control(FILE *out, unsigned char c)
+{
+    switch (c) {
+    case '\n': fputs("\\n", out); break;
+    case '\r': fputs("\\r", out); break;
+    case '\t': fputs("\\t", out); break;
+    default: fprintf(out, "\\x%02x", c); break;
+    }
+}
+
+static int is_control(unsigned char c)
+{
+    return c < 0x20 || c == 0x7f;
+}
+
+static void text_escape(FILE *out, const char *s)
+{
+    for (; *s; s++) {
+        if (is_control((unsigned char)*s))
+            put_control(out, (unsigned char)*s);
+        else
+            fputc(*s, out);
+    }
+}
+
 /* GitHub's workflow-command escaping: data escapes %, CR, LF; properties
- * also ':' and ','. */
+ * also ':' and ','. Other control characters as in text. */
 static void gh_escape(FILE *out, const char *s, int property)
 {
     for (; *s; s++) {
@@ -102,7 +131,12 @@ static void gh_escape(FILE *out, const char *s, int property)
         case '\n': fputs("%0A", out); break;
         case ':': fputs(property ? "%3A" : ":", out); break;
         case ',': fputs(property ? "%2C" : ",", out); break;
-        default: fputc(*s, out); break;
+        default:
+            if (is_control((unsigned char)*s))
+                put_control(out, (unsigned char)*s);
+            else
+                fputc(*s, out);
+            break;
         }
     }
 }
@@ -163,15 +197,19 @@ static void print_report(const report *r, ks_format fmt, const char *command,
             fprintf(out, "title=kstub %s::", command);
             gh_escape(out, f->message, 0);
             fputc('\n', out);
-        } else if (f->file && f->line && f->col) {
-            fprintf(out, "%s:%u:%u: %s: %s\n", f->file, f->line, f->col,
-                    severity_names[f->sev], f->message);
-        } else if (f->file && f->line) {
-            fprintf(out, "%s:%u: %s: %s\n", f->file, f->line, severity_names[f->sev], f->message);
-        } else if (f->file) {
-            fprintf(out, "%s: %s: %s\n", f->file, severity_names[f->sev], f->message);
         } else {
-            fprintf(out, "kstub: %s: %s\n", severity_names[f->sev], f->message);
+            if (f->file) {
+                text_escape(out, f->file);
+                if (f->line)
+                    fprintf(out, ":%u", f->line);
+                if (f->line && f->col)
+                    fprintf(out, ":%u", f->col);
+            } else {
+                fputs("kstub", out);
+            }
+            fprintf(out, ": %s: ", severity_names[f->sev]);
+            text_escape(out, f->message);
+            fputc('\n', out);
         }
     }
     if (fmt == KS_FORMAT_GITHUB) {
@@ -182,9 +220,13 @@ static void print_report(const report *r, ks_format fmt, const char *command,
         }
         return;
     }
-    fprintf(out, "%s\n", summary);
-    if (fix && status)
-        fprintf(out, "to fix, run:\n  %s\n", fix);
+    text_escape(out, summary);
+    fputc('\n', out);
+    if (fix && status) {
+        fputs("to fix, run:\n  ", out);
+        text_escape(out, fix);
+        fputc('\n', out);
+    }
 }
 
 /* ---- reading a manifest -------------------------------------------------------------------- */

@@ -884,6 +884,47 @@ START_TEST(outputs_all_or_nothing_when_one_cannot_be_replaced)
 }
 END_TEST
 
+/* Issue 10 #8: a manifest string with a newline cannot start a line of its
+ * own, so it cannot issue a workflow command (::error, ::add-mask…) in CI;
+ * control characters are escaped in text, percent-encoded in github. */
+START_TEST(diff_escapes_manifest_strings_in_every_format)
+{
+    make_tmpdir();
+    char *out;
+    write_manifest("old.json", KERNEL("evil\\n::error file=x::owned\\r\\u001b[31m", "evil",
+                                      "evil", 3, "null", ""));
+    write_manifest("new.json", "");
+    const char *fmts[] = {"text", "github"};
+    for (int i = 0; i < 2; i++) {
+        int rc = run(&out, "%s diff --format=%s --source 'a\n::warning::src' %s/old.json "
+                     "%s/new.json", kstub_bin(), fmts[i], tmpdir, tmpdir);
+        ck_assert_msg(rc == 12, "%s: exit %d:\n%s", fmts[i], rc, out);
+        ck_assert_msg(!strstr(out, "\n::error file=x") && !strstr(out, "\n::warning::src"),
+                      "%s: a manifest string started a line:\n%s", fmts[i], out);
+        ck_assert_msg(!strchr(out, '\r') && !strchr(out, '\033'),
+                      "%s: raw control character in:\n%s", fmts[i], out);
+        if (i == 0) {
+            expect_has(out, "kernel evil\\n::error file=x::owned\\r\\x1b[31m removed");
+            expect_has(out, "a\\n::warning::src: error: ");
+        } else {
+            expect_has(out, "::error file=a%0A%3A%3Awarning%3A%3Asrc,title=kstub diff::kernel "
+                       "evil%0A::error file=x::owned%0D\\x1b[31m removed");
+        }
+        free(out);
+    }
+    /* json: escaped by the encoder, and still the same string once parsed. */
+    run(&out, "%s diff --format=json %s/old.json %s/new.json", kstub_bin(), tmpdir, tmpdir);
+    json_t *root = json_loads(out, 0, NULL);
+    ck_assert_msg(root != NULL, "%s", out);
+    ck_assert_str_eq(json_string_value(json_object_get(
+                         json_array_get(json_object_get(root, "findings"), 0), "kernel")),
+                     "evil\n::error file=x::owned\r\033[31m");
+    json_decref(root);
+    free(out);
+    remove_tmpdir();
+}
+END_TEST
+
 static Suite *drift_suite(void)
 {
     Suite *s = suite_create("drift");
@@ -932,6 +973,7 @@ static Suite *drift_suite(void)
     tcase_set_timeout(tc, 120);
     tcase_add_test(tc, outputs_that_are_inputs_are_refused);
     tcase_add_test(tc, outputs_all_or_nothing_when_one_cannot_be_replaced);
+    tcase_add_test(tc, diff_escapes_manifest_strings_in_every_format);
     suite_add_tcase(s, tc);
     return s;
 }
