@@ -89,7 +89,7 @@ static const char *const dropped_with_value[] = {
     "-t", "--threads", "-maxrregcount", "--maxrregcount", "--default-stream",
     "-default-stream", "-MF", "--dependency-output", "-MT", "--dependency-target-name",
     "-MQ", "-odir", "--output-directory", "-L", "--library-path", "-l", "--library",
-    "-rdc", "--relocatable-device-code", "-cudart", "--cudart", "-optf", "--options-file",
+    "-rdc", "--relocatable-device-code", "-cudart", "--cudart",
     "--diag-suppress", "-diag-suppress", "--diag-warn", "--diag-error", "-split-compile",
     "--split-compile", "-ddp", "--dependency-drive-prefix", "-arch-ls", "--list-gpu-arch",
     "--machine", "-m", "-Xclang", "-target", "--target", "-Xarch_device", "-Xarch_host",
@@ -149,16 +149,111 @@ static void unwrap_host_flags(ks_compdb *db, const char *directory, const char *
     free(copy);
 }
 
+static int shell_split(const char *s, const char *file, char ***out, size_t *argc);
+static int translate(const char *directory, const char *const *argv, size_t argc,
+                     ks_compdb *db, int depth);
+
+/* Options files nest (an @file may name another); a cycle must end. */
+#define KS_OPTIONS_FILE_DEPTH 16
+
+/* nvcc's --options-file / -optf (a comma-separated list of files) and the
+ * @file response files of nvcc, clang and gcc: each file is read relative to
+ * the entry's directory, split as a shell would, and its words translated as
+ * if they stood in the command. CMake with Ninja puts the include paths there.
+ * Returns the number of warnings, or -1 after an error. */
+static int options_file(const char *directory, const char *path, ks_compdb *db, int depth)
+{
+    if (depth >= KS_OPTIONS_FILE_DEPTH) {
+        ks_error_at(path, 0, 0, "compile command: options files nest more than %d deep",
+                    KS_OPTIONS_FILE_DEPTH);
+        return -1;
+    }
+    char *full = path_in(directory, path);
+    size_t size = 0;
+    char *text = ks_read_file(full, &size);
+    if (!text) {
+        ks_error_at(full, 0, 0, "cannot read the compile command's options file: %s",
+                    strerror(errno));
+        free(full);
+        return -1;
+    }
+    int rc = -1;
+    if (memchr(text, '\0', size)) {
+        ks_error_at(full, 0, 0, "the compile command's options file holds a NUL byte");
+    } else {
+        size_t argc = 0;
+        char **words = NULL;
+        if (shell_split(text, full, &words, &argc) == 0) {
+            /* argv[0] is the compiler in a command: an empty one stands in. */
+            const char **argv = ks_xmalloc((argc + 1) * sizeof *argv);
+            argv[0] = "";
+            for (size_t k = 0; k < argc; k++)
+                argv[k + 1] = words[k];
+            rc = translate(directory, argv, argc + 1, db, depth + 1);
+            for (size_t k = 0; k < argc; k++)
+                free(words[k]);
+            free(words);
+            free(argv);
+        }
+    }
+    free(text);
+    free(full);
+    return rc;
+}
+
+static int options_files(const char *directory, const char *list, ks_compdb *db, int depth)
+{
+    int warned = 0;
+    char *copy = ks_xstrdup(list);
+    char *save = NULL;
+    for (char *t = strtok_r(copy, ",", &save); t; t = strtok_r(NULL, ",", &save)) {
+        int w = options_file(directory, t, db, depth);
+        if (w < 0) {
+            warned = -1;
+            break;
+        }
+        warned += w;
+    }
+    free(copy);
+    return warned;
+}
+
 int ks_compdb_translate(const char *directory, const char *const *argv, size_t argc,
                         ks_compdb *db)
+{
+    return translate(directory, argv, argc, db, 0);
+}
+
+static int translate(const char *directory, const char *const *argv, size_t argc,
+                     ks_compdb *db, int depth)
 {
     int warned = 0;
     const char *v;
     for (size_t i = 1; i < argc; i++) {
         const char *a = argv[i];
+        if (a[0] == '@' && a[1]) {
+            int w = options_file(directory, a + 1, db, depth);
+            if (w < 0)
+                return -1;
+            warned += w;
+            continue;
+        }
         if (a[0] != '-')
             continue;   /* the input, other inputs, or a value we skip */
-        if ((v = value_of(argv, argc, &i, "-isystem", 1)) ||
+        if ((v = value_of(argv, argc, &i, "-optf", 0)) ||
+            (v = value_of(argv, argc, &i, "--options-file", 0))) {
+            if (!*v) {
+                ks_error_at(NULL, 0, 0, "compile command: '%s' names no file", a);
+                return -1;
+            }
+            int w = options_files(directory, v, db, depth);
+            if (w < 0)
+                return -1;
+            warned += w;
+        } else if (strcmp(a, "-optf") == 0 || strcmp(a, "--options-file") == 0) {
+            ks_error_at(NULL, 0, 0, "compile command: '%s' without a file", a);
+            return -1;
+        } else if ((v = value_of(argv, argc, &i, "-isystem", 1)) ||
             (v = value_of(argv, argc, &i, "--system-include", 0))) {
             add_include(db, directory, v, 1);
         } else if ((v = value_of(argv, argc, &i, "-I", 1)) ||
@@ -203,34 +298,42 @@ int ks_compdb_translate(const char *directory, const char *const *argv, size_t a
     return warned;
 }
 
-/* Splits a "command" string as a POSIX shell would (quotes, backslashes). */
-static char **shell_split(const char *s, size_t *argc)
+/* Splits a "command" string as a POSIX shell would (quotes, backslashes).
+ * Returns 0, or -1 after an error (file names the text) when a quote is not
+ * closed: the shell would refuse the command too. */
+static int shell_split(const char *s, const char *file, char ***out, size_t *argc)
 {
     char **argv = NULL;
     size_t n = 0;
     const char *p = s;
     for (;;) {
-        while (*p == ' ' || *p == '\t' || *p == '\n')
+        while (*p == ' ' || *p == '\t' || *p == '\n' || *p == '\r')
             p++;
         if (!*p)
             break;
         ks_buf b = {0};
         ks_buf_put(&b, "", 0);
-        while (*p && *p != ' ' && *p != '\t' && *p != '\n') {
+        int open = 0;
+        while (*p && *p != ' ' && *p != '\t' && *p != '\n' && *p != '\r') {
             if (*p == '\'') {
                 const char *e = strchr(p + 1, '\'');
-                if (!e)
-                    e = p + strlen(p);
+                if (!e) {
+                    open = '\'';
+                    break;
+                }
                 ks_buf_put(&b, p + 1, (size_t)(e - p - 1));
-                p = *e ? e + 1 : e;
+                p = e + 1;
             } else if (*p == '"') {
                 for (p++; *p && *p != '"'; p++) {
                     if (*p == '\\' && p[1] && strchr("\"\\$`", p[1]))
                         p++;
                     ks_buf_put(&b, p, 1);
                 }
-                if (*p)
-                    p++;
+                if (!*p) {
+                    open = '"';
+                    break;
+                }
+                p++;
             } else if (*p == '\\' && p[1]) {
                 ks_buf_put(&b, p + 1, 1);
                 p += 2;
@@ -238,12 +341,21 @@ static char **shell_split(const char *s, size_t *argc)
                 ks_buf_put(&b, p++, 1);
             }
         }
-        char **grown = ks_xrealloc(argv, (n + 1) * sizeof *argv);
-        argv = grown;
+        argv = ks_xrealloc(argv, (n + 1) * sizeof *argv);
         argv[n++] = ks_buf_take(&b);
+        if (open) {
+            ks_error_at(file, 0, 0, "compile command: unterminated %c quote", open);
+            for (size_t k = 0; k < n; k++)
+                free(argv[k]);
+            free(argv);
+            *out = NULL;
+            *argc = 0;
+            return -1;
+        }
     }
+    *out = argv;
     *argc = n;
-    return argv;
+    return 0;
 }
 
 static int same_file(const char *a, const char *b)
@@ -273,15 +385,20 @@ int ks_compdb_load(const char *build_dir, const char *input, ks_compdb *db)
     size_t idx;
     json_t *entry;
     json_array_foreach(root, idx, entry) {
-        const char *dir = json_string_value(json_object_get(entry, "directory"));
+        const char *rel = json_string_value(json_object_get(entry, "directory"));
         const char *file = json_string_value(json_object_get(entry, "file"));
-        if (!dir || !file)
+        if (!rel || !file)
             continue;
+        /* A relative "directory" is taken from the database's own directory
+         * (as clang's JSONCompilationDatabase does), not from where kstub runs. */
+        char *dir = path_in(build_dir, rel);
         char *full = path_in(dir, file);
         int match = same_file(full, input);
         free(full);
-        if (!match)
+        if (!match) {
+            free(dir);
             continue;
+        }
         json_t *arguments = json_object_get(entry, "arguments");
         const char *command = json_string_value(json_object_get(entry, "command"));
         const char **argv = NULL;
@@ -295,22 +412,25 @@ int ks_compdb_load(const char *build_dir, const char *input, ks_compdb *db)
                 argv[k] = s ? s : "";
             }
         } else if (command) {
-            split = shell_split(command, &argc);
+            if (shell_split(command, path, &split, &argc) != 0) {
+                free(dir);
+                goto done;
+            }
             argv = ks_xmalloc((argc + 1) * sizeof *argv);
             for (size_t k = 0; k < argc; k++)
                 argv[k] = split[k];
         } else {
             ks_error_at(path, 0, 0, "the entry for '%s' has neither \"arguments\" nor "
                         "\"command\"", file);
+            free(dir);
             goto done;
         }
-        db->directory = ks_xstrdup(dir);
-        ks_compdb_translate(dir, argv, argc, db);
+        db->directory = dir;
+        rc = translate(dir, argv, argc, db, 0) < 0 ? -1 : 0;
         for (size_t k = 0; split && k < argc; k++)
             free(split[k]);
         free(split);
         free(argv);
-        rc = 0;
         goto done;
     }
     ks_error_at(path, 0, 0, "no compile command for '%s'; is it part of the build in '%s'?",

@@ -71,19 +71,27 @@ void ks_deps_free(ks_deps *d)
 }
 
 /* As gcc's mkdeps.c: a run of backslashes before a blank is doubled, the
- * blank escaped; '$' is make's own escape; '#' would start a comment. */
+ * blank escaped; '$' is make's own escape; '#' would start a comment. A ':'
+ * is escaped the same way as a blank (GNU make reads "a\\:b" as "a:b" in
+ * targets and prerequisites alike; unescaped, it ends the target list, or
+ * turns the rule into a static pattern rule). A newline cannot be written in
+ * a make rule at all: NULL, after an error. */
 char *ks_make_quote(const char *path)
 {
+    if (strpbrk(path, "\n\r")) {
+        ks_error_at(NULL, 0, 0, "cannot write a depfile: make cannot name a path with a "
+                    "newline ('%.*s...')", (int)strcspn(path, "\n\r"), path);
+        return NULL;
+    }
     ks_buf b = {0};
+    ks_buf_put(&b, "", 0);
     for (const char *p = path; *p; p++) {
-        if (*p == ' ' || *p == '\t') {
+        if (*p == ' ' || *p == '\t' || *p == ':' || *p == '#') {
             for (const char *q = p; q > path && q[-1] == '\\'; q--)
                 ks_buf_puts(&b, "\\");
             ks_buf_puts(&b, "\\");
         } else if (*p == '$') {
             ks_buf_puts(&b, "$");
-        } else if (*p == '#') {
-            ks_buf_puts(&b, "\\");
         }
         ks_buf_put(&b, p, 1);
     }
@@ -101,6 +109,13 @@ static int under_dir(const char *path, const char *dir)
 char *ks_depfile_text(const ks_deps *d, const char *const *targets, size_t ntargets,
                       int skip_system, const char *const *system_dirs, size_t nsystem_dirs)
 {
+    for (size_t t = 0; t < ntargets; t++)
+        if (!targets[t] || strpbrk(targets[t], "\n\r")) {
+            if (targets[t])
+                ks_error_at(NULL, 0, 0, "cannot write a depfile: make cannot name a target "
+                            "with a newline");
+            return NULL;
+        }
     ks_buf b = {0};
     unsigned char *keep = ks_xmalloc(d->nfiles + 1);
     for (size_t i = 0; i < d->nfiles; i++) {
@@ -120,6 +135,11 @@ char *ks_depfile_text(const ks_deps *d, const char *const *targets, size_t ntarg
         if (!keep[i])
             continue;
         char *q = ks_make_quote(d->files[i]);
+        if (!q) {
+            free(keep);
+            free(ks_buf_take(&b));
+            return NULL;
+        }
         ks_buf_printf(&b, " \\\n  %s", q);
         free(q);
     }
@@ -128,7 +148,7 @@ char *ks_depfile_text(const ks_deps *d, const char *const *targets, size_t ntarg
     for (size_t i = 1; i < d->nfiles; i++) {
         if (!keep[i])
             continue;
-        char *q = ks_make_quote(d->files[i]);
+        char *q = ks_make_quote(d->files[i]);   /* quoted once already above */
         ks_buf_printf(&b, "\n%s:\n", q);
         free(q);
     }
