@@ -133,6 +133,7 @@ typedef struct namer {
     const ks_options *opts;
     ks_model *m;
     json_t *taken;             /* a hash set: name -> true */
+    json_t *macros;            /* the names generated as macros */
 } namer;
 
 static int is_c_only_keyword(const char *s)
@@ -240,6 +241,7 @@ static void name_files(namer *nm)
     free(upper);
     m->image = ks_xasprintf("%s_kstub_image", m->prefix);
     claim(nm, m->guard);
+    json_object_set_new(nm->macros, m->guard, json_true());
     claim(nm, m->image);
 }
 
@@ -262,15 +264,8 @@ static void name_defs(namer *nm)
         claim(nm, name);
         char *guard = ks_xasprintf("KS_TYPE_%s", name);
         claim(nm, guard);
+        json_object_set_new(nm->macros, guard, json_true());
         free(guard);
-        for (size_t j = 0; j < d->nfields; j++) {
-            ks_field *f = &d->fields[j];
-            if (is_c_only_keyword(f->c_name)) {
-                char *r = ks_xasprintf("%s_", f->c_name);
-                free(f->c_name);
-                f->c_name = r;
-            }
-        }
     }
     /* Enum constants are macros: file-scope names of their own. */
     for (size_t i = 0; i < m->ndefs; i++) {
@@ -285,6 +280,24 @@ static void name_defs(namer *nm)
             }
             e->c_name = name;
             claim(nm, name);
+            json_object_set_new(nm->macros, name, json_true());
+        }
+    }
+    /* A member named like a macro (the runtime's KS_..., an enum constant,
+     * a guard) or a C-only keyword cannot be written in C: it steps aside
+     * too. Members named by kstub (anonymous, padding) are left alone. */
+    for (size_t i = 0; i < m->ndefs; i++) {
+        ks_def *d = &m->defs[i];
+        for (size_t j = 0; j < d->nfields; j++) {
+            ks_field *f = &d->fields[j];
+            if (!f->name)
+                continue;
+            while (is_c_only_keyword(f->c_name) || runtime_reserved(f->c_name) ||
+                   json_object_get(nm->macros, f->c_name)) {
+                char *r = ks_xasprintf("%s_", f->c_name);
+                free(f->c_name);
+                f->c_name = r;
+            }
         }
     }
 }
@@ -359,7 +372,8 @@ static void apply_renames(namer *nm)
     }
 }
 
-/* Two kernels may not share a C name, nor one be another's _n. */
+/* Two kernels may not share a C name: only the user can say which keeps
+ * it. (A kernel named like another's _n entry point steps aside below.) */
 static int check_unique(namer *nm)
 {
     ks_model *m = nm->m;
@@ -377,19 +391,6 @@ static int check_unique(namer *nm)
         } else {
             json_object_set_new(seen, m->kernels[i].c_name, json_integer((json_int_t)i));
         }
-    }
-    for (size_t i = 0; i < m->nkernels; i++) {
-        char *n_name = ks_xasprintf("%s_n", m->kernels[i].c_name);
-        json_t *j = json_object_get(seen, n_name);
-        if (j) {
-            const ks_kern *k = &m->kernels[json_integer_value(j)];
-            ks_error_at(input, k->line, k->col, "kernel '%s' has the C name '%s', which is also "
-                        "the occupancy-sized entry point of kernel '%s'; rename one with a "
-                        "'// kstub:name KERNEL = C_NAME' comment", k->name, k->c_name,
-                        m->kernels[i].name);
-            errors++;
-        }
-        free(n_name);
     }
     json_decref(seen);
     return errors;
@@ -468,11 +469,12 @@ static void name_kernels(namer *nm)
 int ks_name_model(const ks_options *opts, ks_model *m)
 {
     int before = ks_error_count();
-    namer nm = {opts, m, json_object()};
+    namer nm = {opts, m, json_object(), json_object()};
     claim_language_names(&nm);
     name_files(&nm);
     name_defs(&nm);
     name_kernels(&nm);
     json_decref(nm.taken);
+    json_decref(nm.macros);
     return ks_error_count() - before;
 }

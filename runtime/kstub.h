@@ -94,7 +94,7 @@ typedef enum ks_status {
 #define KS__STATUS_ENUM(name, text) KS_##name,
     KS_STATUS_MAP(KS__STATUS_ENUM)
 #undef KS__STATUS_ENUM
-    KS_STATUS_COUNT_
+    KS__STATUS_COUNT
 } ks_status;
 
 /** \return the constant's name, e.g. "KS_ERR_NO_DRIVER"; "KS_UNKNOWN" if out of range. */

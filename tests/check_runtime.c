@@ -197,13 +197,13 @@ START_TEST(status_names_and_strings)
         KS_STATUS_MAP(ROW)
 #undef ROW
     };
-    ck_assert_int_eq(sizeof all / sizeof all[0], KS_STATUS_COUNT_);
+    ck_assert_int_eq(sizeof all / sizeof all[0], KS__STATUS_COUNT);
     for (size_t i = 0; i < sizeof all / sizeof all[0]; i++) {
         ck_assert_int_eq(all[i].s, (int)i);
         ck_assert_str_eq(ks_status_name(all[i].s), all[i].name);
         ck_assert_str_eq(ks_status_string(all[i].s), all[i].text);
     }
-    ck_assert_str_eq(ks_status_name(KS_STATUS_COUNT_), "KS_UNKNOWN");
+    ck_assert_str_eq(ks_status_name(KS__STATUS_COUNT), "KS_UNKNOWN");
     ck_assert_str_eq(ks_status_name((ks_status)-1), "KS_UNKNOWN");
     ck_assert_str_eq(ks_status_string((ks_status)1000), "unknown status");
 }

@@ -16,6 +16,7 @@ CHECK_TARGETS :=
 -include tests/gpu.mk
 -include tests/gpu_runtime.mk
 -include tests/drift.mk
+-include tests/names.mk
 -include tests/install.mk
 -include tests/sanitize_runtime.mk
 
