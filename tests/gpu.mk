@@ -52,7 +52,11 @@ gpu-sanitize: $(GPU_CHECK) gpu-sanitize-runtime
 	echo "== compute-sanitizer --tool memcheck $(GPU_CHECK)"; \
 	$(COMPUTE_SANITIZER) --tool memcheck --leak-check full --report-api-errors no --error-exitcode 3 ./$(GPU_CHECK); \
 	echo "== compute-sanitizer --tool racecheck $(GPU_CHECK) (without threads/first-launch)"; \
-	KSTUB_GPU_SKIP=threads $(COMPUTE_SANITIZER) --tool racecheck --report-api-errors no --error-exitcode 3 ./$(GPU_CHECK)
+	KSTUB_GPU_SKIP=threads $(COMPUTE_SANITIZER) --tool racecheck --report-api-errors no --error-exitcode 3 ./$(GPU_CHECK); \
+	for tool in initcheck synccheck; do \
+	    echo "== compute-sanitizer --tool $$tool $(GPU_CHECK)"; \
+	    $(COMPUTE_SANITIZER) --tool $$tool --report-api-errors no --error-exitcode 3 ./$(GPU_CHECK); \
+	done
 
 # ---- stubs that embed their own source: NVRTC at run time, then the cache ----
 NVRTC_STUB := $(GEN)/nvrtc_kernels.kstub
