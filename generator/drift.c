@@ -12,6 +12,7 @@
 #include "model.h"
 
 #include <jansson.h>
+#include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -241,6 +242,50 @@ static char *str_field(json_t *o, const char *key)
     return s ? ks_xstrdup(s) : NULL;
 }
 
+static const char *json_type_name(const json_t *j)
+{
+    switch (json_typeof(j)) {
+    case JSON_OBJECT: return "an object";
+    case JSON_ARRAY: return "an array";
+    case JSON_STRING: return "a string";
+    case JSON_INTEGER: return "a negative integer";
+    case JSON_REAL: return "a fraction";
+    case JSON_TRUE:
+    case JSON_FALSE: return "a boolean";
+    case JSON_NULL: return "null";
+    }
+    return "something else";
+}
+
+/* A number field as a non-negative integer. A wrong type is an error
+ * naming the field (read as 0 it would report a bogus "size changed to 0");
+ * a missing field is one too unless optional (0 then: unknown). */
+static int int_value(json_t *j, const char *key, int optional, long *v, const char *path,
+                     const char *where)
+{
+    *v = 0;
+    if (!j && optional)
+        return 0;
+    if (!j) {
+        ks_error_at(path, 0, 0, "%s: \"%s\" is missing", where, key);
+        return -1;
+    }
+    if (!json_is_integer(j) || json_integer_value(j) < 0 || json_integer_value(j) > INT_MAX) {
+        ks_error_at(path, 0, 0, "%s: \"%s\" must be a non-negative integer, not %s", where,
+                    key, json_is_integer(j) && json_integer_value(j) > 0 ? "one this large"
+                                                                           : json_type_name(j));
+        return -1;
+    }
+    *v = (long)json_integer_value(j);
+    return 0;
+}
+
+static int int_field(json_t *o, const char *key, int optional, long *v, const char *path,
+                     const char *where)
+{
+    return int_value(json_object_get(o, key), key, optional, v, path, where);
+}
+
 /* Reads manifest JSON (root) named path in messages into *m. */
 static int manifest_from_json(json_t *root, const char *path, ks_sigs *m);
 
@@ -302,14 +347,26 @@ static int manifest_from_json(json_t *root, const char *path, ks_sigs *m)
         k->name = str_field(jk, "name");
         k->c_name = str_field(jk, "c_name");
         k->symbol = str_field(jk, "symbol");
-        k->line = (unsigned)json_integer_value(json_object_get(jk, "line"));
-        k->col = (unsigned)json_integer_value(json_object_get(jk, "col"));   /* 0 in older manifests */
+        char *where = ks_xasprintf("kernel #%zu", i + 1);
+        long line, col;
+        if (int_field(jk, "line", 1, &line, path, where) != 0 ||
+            int_field(jk, "col", 1, &col, path, where) != 0)   /* col: 0 in older manifests */
+            bad = 2;
+        k->line = (unsigned)line;
+        k->col = (unsigned)col;
         k->max_threads = k->min_blocks = -1;
         json_t *lb = json_object_get(jk, "launch_bounds");
-        if (json_is_array(lb) && json_array_size(lb) >= 1) {
-            k->max_threads = (long)json_integer_value(json_array_get(lb, 0));
-            long mb = (long)json_integer_value(json_array_get(lb, 1));
+        if (json_is_array(lb) && json_array_size(lb) >= 1 && json_array_size(lb) <= 2) {
+            long max, mb;
+            if (int_value(json_array_get(lb, 0), "launch_bounds[0]", 0, &max, path, where) ||
+                int_value(json_array_get(lb, 1), "launch_bounds[1]", 1, &mb, path, where))
+                bad = 2;
+            k->max_threads = max;
             k->min_blocks = mb > 0 ? mb : -1;
+        } else if (lb && !json_is_null(lb)) {
+            ks_error_at(path, 0, 0, "%s: \"launch_bounds\" must be null or [max threads, min "
+                        "blocks], not %s", where, json_type_name(lb));
+            bad = 2;
         }
         json_t *params = json_object_get(jk, "params");
         size_t np = json_array_size(params);
@@ -321,16 +378,20 @@ static int manifest_from_json(json_t *root, const char *path, ks_sigs *m)
             p->name = str_field(jp, "name");
             p->type = str_field(jp, "type");
             p->c_type = str_field(jp, "c_type");
-            p->size = (long)json_integer_value(json_object_get(jp, "size"));
-            p->align = (long)json_integer_value(json_object_get(jp, "align"));
-            p->offset = (long)json_integer_value(json_object_get(jp, "offset"));
+            char *pwhere = ks_xasprintf("%s, parameter %zu", where, j + 1);
+            if (int_field(jp, "size", 0, &p->size, path, pwhere) != 0 ||
+                int_field(jp, "align", 0, &p->align, path, pwhere) != 0 ||
+                int_field(jp, "offset", 0, &p->offset, path, pwhere) != 0)
+                bad = 2;
+            free(pwhere);
             if (!p->name || !p->c_type)
-                bad = 1;
+                bad = bad ? bad : 1;
         }
+        free(where);
         m->nkernels++;
         if (!k->name || !k->c_name || !k->symbol || !json_is_array(params))
-            bad = 1;
-        if (bad)
+            bad = bad ? bad : 1;
+        if (bad == 1)
             ks_error_at(path, 0, 0, "kernel #%zu: a name, c_name, symbol or parameter field "
                         "is missing", i + 1);
     }
@@ -744,7 +805,13 @@ int ks_check_run(const ks_check_input *in)
         FILE *probe = fopen(in->manifest, "rb");
         if (probe) {
             fclose(probe);
-            have_old = ks_manifest_read(in->manifest, &old) == 0;
+            /* A manifest that cannot be read is a tool error (1), not a
+             * change (4): the comparison cannot be made. */
+            if (ks_manifest_read(in->manifest, &old) != 0) {
+                free(state);
+                return KS_DRIFT_ERROR;
+            }
+            have_old = 1;
         }
     }
     size_t before = r.n;

@@ -380,6 +380,17 @@ static int generate(cli *c, const ks_compdb *db, generated *g)
     g->hpath = ks_xasprintf("%s.h", o->outbase);
     g->cpath = ks_xasprintf("%s.c", o->outbase);
     g->dpath = c->depfile_path ? ks_xstrdup(c->depfile_path) : ks_xasprintf("%s.d", o->outbase);
+    /* libclang would say "could not parse (error 1)" of a directory. */
+    struct stat st;
+    if (stat(o->input, &st) == 0 && S_ISDIR(st.st_mode)) {
+        ks_error_at(o->input, 0, 0, "is a directory, not a CUDA source file");
+        return -1;
+    }
+    if (templates_given && stat(o->template_dir, &st) == 0 && !S_ISDIR(st.st_mode)) {
+        ks_error_at(o->template_dir, 0, 0, "-T takes a directory of templates; this is not a "
+                    "directory");
+        return -1;
+    }
     if (read_image(o, g) != 0)
         return -1;
     int want_deps = c->depfile && !c->check;

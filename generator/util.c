@@ -108,6 +108,14 @@ char *ks_read_file(const char *path, size_t *size)
     FILE *f = fopen(path, "rb");
     if (!f)
         return NULL;
+    /* A directory opens but reads as EISDIR, which ferror would turn into
+     * "Input/output error": say what it is. */
+    struct stat st;
+    if (fstat(fileno(f), &st) == 0 && S_ISDIR(st.st_mode)) {
+        fclose(f);
+        errno = EISDIR;
+        return NULL;
+    }
     ks_buf b = {0};
     char chunk[65536];
     size_t n;

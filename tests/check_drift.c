@@ -984,6 +984,71 @@ START_TEST(diff_of_100k_kernels_is_fast)
 }
 END_TEST
 
+/* Issue 10 #17: a number of the wrong type in a manifest is an error naming
+ * the field (it was read as 0: a bogus "size changed to 0"); kstub check
+ * with a corrupt manifest on disk is a tool error (1), not a change (4); a
+ * directory as input, as a template or as -T's file gets a plain message. */
+START_TEST(wrong_typed_manifests_and_directories_are_errors)
+{
+    make_tmpdir();
+    char *out, path[PATH_MAX];
+    write_manifest("old.json", SCALE0);
+    write_manifest("size.json", SCALE("null", P_X "," P_F "," PARAM("rows", "int", "4", 4, 12)));
+    write_manifest("line.json", KERNEL("scale_rows", "scale_rows", "scale_rows", 3.5, "null",
+                                       P_X "," P_F "," P_ROWS));
+    write_manifest("bounds.json", SCALE("[\"256\", 0]", P_X "," P_F "," P_ROWS));
+    write_manifest("nosize.json", SCALE("null", P_X "," P_F ","
+                                        "{\"name\": \"rows\", \"type\": \"int\", \"c_type\": "
+                                        "\"int\", \"align\": 4, \"offset\": 12}"));
+    static const char *const cases[][2] = {
+        {"size.json", "kernel #1, parameter 3: \"size\" must be a non-negative integer, "
+                      "not a string"},
+        {"line.json", "kernel #1: \"line\" must be a non-negative integer, not a fraction"},
+        {"bounds.json", "kernel #1: \"launch_bounds[0]\" must be a non-negative integer"},
+        {"nosize.json", "kernel #1, parameter 3: \"size\" is missing"},
+    };
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+        int rc = run(&out, "%s diff %s/old.json %s/%s", kstub_bin(), tmpdir, tmpdir, cases[i][0]);
+        ck_assert_msg(rc == 1, "%s: exit %d:\n%s", cases[i][0], rc, out);
+        expect_has(out, cases[i][1]);
+        expect_lacks(out, "changed");
+        free(out);
+    }
+
+    /* kstub check: a corrupt manifest on disk. */
+    snprintf(path, sizeof path, "%s/c.cu", tmpdir);
+    write_file(path, tiny_cu);
+    int rc = run(&out, "cd '%s' && %s c.cu -o c --manifest c.json", tmpdir, kstub_bin());
+    ck_assert_msg(rc == 0, "%s", out);
+    free(out);
+    snprintf(path, sizeof path, "%s/c.json", tmpdir);
+    write_file(path, "{\"format\": 1, \"kernels\": [\n");
+    rc = run(&out, "cd '%s' && %s check c.cu -o c --manifest c.json", tmpdir, kstub_bin());
+    ck_assert_msg(rc == 1, "check with a corrupt manifest: exit %d:\n%s", rc, out);
+    expect_has(out, "c.json:");
+    free(out);
+
+    /* Directories where files belong. */
+    run(NULL, "mkdir '%s/dir.cu' '%s/tpl' '%s/tpl/header.h.in' && touch '%s/tpl/source.c.in' "
+        "'%s/plain'", tmpdir, tmpdir, tmpdir, tmpdir, tmpdir);
+    rc = run(&out, "cd '%s' && %s dir.cu -o d", tmpdir, kstub_bin());
+    ck_assert_msg(rc == 1, "exit %d:\n%s", rc, out);
+    expect_has(out, "dir.cu: error: is a directory");
+    expect_lacks(out, "could not parse");
+    free(out);
+    rc = run(&out, "cd '%s' && %s c.cu -o d -T tpl", tmpdir, kstub_bin());
+    ck_assert_msg(rc == 1, "exit %d:\n%s", rc, out);
+    expect_has(out, "tpl/header.h.in: error: cannot read template: Is a directory");
+    expect_lacks(out, "Input/output error");
+    free(out);
+    rc = run(&out, "cd '%s' && %s c.cu -o d -T plain", tmpdir, kstub_bin());
+    ck_assert_msg(rc != 0, "exit %d:\n%s", rc, out);
+    expect_has(out, "plain: error: -T takes a directory");
+    free(out);
+    remove_tmpdir();
+}
+END_TEST
+
 static Suite *drift_suite(void)
 {
     Suite *s = suite_create("drift");
@@ -1034,6 +1099,7 @@ static Suite *drift_suite(void)
     tcase_add_test(tc, outputs_all_or_nothing_when_one_cannot_be_replaced);
     tcase_add_test(tc, diff_escapes_manifest_strings_in_every_format);
     tcase_add_test(tc, diff_of_100k_kernels_is_fast);
+    tcase_add_test(tc, wrong_typed_manifests_and_directories_are_errors);
     suite_add_tcase(s, tc);
     return s;
 }
