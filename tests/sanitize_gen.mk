@@ -1,0 +1,82 @@
+# tests/sanitize_gen.mk — the generator under sanitizers, its fuzz targets and
+# valgrind. Included from tests/tests.mk after sanitize_runtime.mk (it uses
+# FUZZ_CC, FUZZ_SECONDS, FUZZ_SYMBOLIZER and SAN_OPT_ASAN from there); adds
+# nothing to CHECK_TARGETS.
+#
+#   make check-gen-asan       tests/check_gen.c run against an ASan+UBSan build of
+#                             the generator (leaks on), in $(B)/asan-gen; the kstub
+#                             binary it runs is that build's
+#   make fuzz-gen FUZZ_SECONDS=N
+#                             each libFuzzer target for N seconds: the manifest reader,
+#                             the compile_commands reader, the template engine, the
+#                             depfile quoting, the raw .cu scanner; then
+#                             tests/fuzz/gen_whole.sh, which mutates .cu seeds, runs
+#                             the whole generator and compiles what it writes, for N
+#                             seconds; findings left under $(B)/fuzz-gen/<target>/
+#   make fuzz-gen-replay      each target once on every input committed under
+#                             tests/fuzz/corpus/<target>/ (seconds; for CI): every
+#                             input that once crashed a target is committed there
+#   make valgrind-gen         valgrind on $(KSTUB) over kernels/*.cu and tests/corpus/*.cu;
+#                             libclang's own reports suppressed (tests/valgrind-libclang.supp)
+
+GEN_FUZZ_DIR := $(B)/fuzz-gen
+GEN_FUZZ_TARGETS := fuzz_gen_manifest fuzz_gen_compdb fuzz_gen_render fuzz_gen_depfile fuzz_gen_source
+GEN_FUZZ_SRC := $(filter-out generator/main.c,$(GEN_SRC))
+GEN_FUZZ_OBJ := $(GEN_FUZZ_SRC:generator/%.c=$(GEN_FUZZ_DIR)/obj/%.o)
+GEN_FUZZ_CFLAGS := -std=c11 -g -O1 -D_GNU_SOURCE -fsanitize=address,undefined -fno-sanitize-recover=all \
+                   -I$(LLVM_DIR)/include -Iruntime -Igenerator -DKSTUB_TEMPLATE_DIR='"$(abspath templates)"'
+
+.SECONDARY: $(GEN_FUZZ_OBJ)
+
+$(GEN_FUZZ_DIR)/obj $(GEN_FUZZ_DIR)/bin:
+	mkdir -p $@
+
+# The generator's own sources, built once with the fuzzer's instrumentation.
+$(GEN_FUZZ_DIR)/obj/%.o: generator/%.c $(wildcard generator/*.h) runtime/image_kind.h | $(GEN_FUZZ_DIR)/obj
+	$(FUZZ_CC) $(GEN_FUZZ_CFLAGS) -fsanitize=fuzzer-no-link -c $< -o $@
+
+$(GEN_FUZZ_DIR)/bin/fuzz_gen_%: tests/fuzz/fuzz_gen_%.c $(GEN_FUZZ_OBJ) | $(GEN_FUZZ_DIR)/bin
+	$(FUZZ_CC) $(GEN_FUZZ_CFLAGS) -fsanitize=fuzzer $< $(GEN_FUZZ_OBJ) -o $@ \
+	    $(LIBCLANG_LIBS) -ljansson
+
+.PHONY: fuzz-gen fuzz-gen-replay check-gen-asan valgrind-gen
+# stderr is closed in the targets (-close_fd_mask=2): the readers print an
+# error per refused input; sanitizer reports still reach the log.
+fuzz-gen: $(GEN_FUZZ_TARGETS:%=$(GEN_FUZZ_DIR)/bin/%) $(KSTUB)
+	@set -e; out=$(abspath $(GEN_FUZZ_DIR)); for t in $(GEN_FUZZ_TARGETS); do \
+	    mkdir -p $$out/$$t/corpus; \
+	    echo "== $$t for $(FUZZ_SECONDS) s"; \
+	    ASAN_SYMBOLIZER_PATH=$(FUZZ_SYMBOLIZER) $$out/bin/$$t -max_total_time=$(FUZZ_SECONDS) -print_final_stats=1 \
+	        -close_fd_mask=2 -max_len=8192 -timeout=10 \
+	        -artifact_prefix=$$out/$$t/ $$out/$$t/corpus $(abspath tests/fuzz/corpus)/$$t \
+	        > $$out/$$t/log 2>&1 || true; \
+	    grep -E 'ERROR|SUMMARY|stat::number_of_executed_units|stat::new_units_added|stat::peak_rss|^Done' \
+	        $$out/$$t/log | tail -6; \
+	    if ls $$out/$$t/crash-* $$out/$$t/leak-* $$out/$$t/timeout-* $$out/$$t/oom-* >/dev/null 2>&1; then \
+	        echo "$$t: findings in $$out/$$t/ (log: $$out/$$t/log)"; exit 1; fi; \
+	    grep -q '^Done' $$out/$$t/log || { echo "$$t did not finish: $$out/$$t/log"; exit 1; }; \
+	done
+	KSTUB=$(KSTUB) CUDA_PATH=$(CUDA_PATH) bash tests/fuzz/gen_whole.sh $(FUZZ_SECONDS) $(GEN_FUZZ_DIR)/gen_whole
+
+fuzz-gen-replay: $(GEN_FUZZ_TARGETS:%=$(GEN_FUZZ_DIR)/bin/%) $(KSTUB)
+	@set -e; for t in $(GEN_FUZZ_TARGETS); do \
+	    $(GEN_FUZZ_DIR)/bin/$$t $(CURDIR)/tests/fuzz/corpus/$$t/* > $(GEN_FUZZ_DIR)/$$t.replay.log 2>&1 \
+	        || { tail -30 $(GEN_FUZZ_DIR)/$$t.replay.log; echo "$$t: an input failed"; exit 1; }; \
+	    echo "$$t: $$(ls tests/fuzz/corpus/$$t | wc -l) inputs passed"; \
+	done
+	KSTUB=$(KSTUB) CUDA_PATH=$(CUDA_PATH) bash tests/fuzz/gen_whole.sh replay $(GEN_FUZZ_DIR)/gen_whole
+
+# Reruns this Makefile with its own B and OPT: the generator, check_gen and the
+# kstub binary check_gen runs (KSTUB, set by gen.mk from B) are all the ASan build.
+check-gen-asan:
+	ASAN_OPTIONS=detect_leaks=1:abort_on_error=0:$(ASAN_OPTIONS) UBSAN_OPTIONS=print_stacktrace=1:$(UBSAN_OPTIONS) \
+	    $(MAKE) --no-print-directory B=$(B)/asan-gen OPT='$(SAN_OPT_ASAN)' check-gen
+
+VALGRIND ?= valgrind#                                     valgrind, for valgrind-gen
+valgrind-gen: $(KSTUB)
+	@set -e; mkdir -p $(B)/valgrind-gen; for f in $(sort $(wildcard kernels/*.cu tests/corpus/*.cu)); do \
+	    rc=0; $(VALGRIND) -q --error-exitcode=9 --leak-check=no --suppressions=tests/valgrind-libclang.supp \
+	        $(KSTUB) $$f -o $(B)/valgrind-gen/$$(basename $$f .cu) > $(B)/valgrind-gen/log 2>&1 || rc=$$?; \
+	    if [ $$rc -eq 9 ]; then cat $(B)/valgrind-gen/log; echo "valgrind-gen: $$f: errors"; exit 1; fi; \
+	    echo "valgrind-gen: $$f: clean (kstub exit $$rc)"; \
+	done
