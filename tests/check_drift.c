@@ -946,12 +946,15 @@ static void write_big_manifest(const char *name, int is_new)
         if (is_new && i == 0)
             continue;                               /* removed */
         /* even and odd kernels pair up as overloads of one name */
+        /* a parameter on every tenth kernel: the pairing is what is timed */
         const char *type = is_new && i == 5 ? "long" : "int";
         fprintf(f, "%s{\"name\": \"ns::k%d\", \"c_name\": \"k%d\", \"symbol\": \"_Z2k%dv\", "
-                "\"line\": %d, \"col\": 1, \"launch_bounds\": null, \"params\": "
-                "[{\"name\": \"a\", \"type\": \"%s\", \"c_type\": \"%s\", \"size\": 4, "
-                "\"align\": 4, \"offset\": 0}]}\n", first ? "" : ",", i / 2, i, i, i + 1,
-                type, type);
+                "\"line\": %d, \"col\": 1, \"launch_bounds\": null, \"params\": [",
+                first ? "" : ",", i / 2, i, i, i + 1);
+        if (i % 10 == 5)
+            fprintf(f, "{\"name\": \"a\", \"type\": \"%s\", \"c_type\": \"%s\", "
+                    "\"size\": 4, \"align\": 4, \"offset\": 0}", type, type);
+        fputs("]}\n", f);
         first = 0;
     }
     if (is_new)
