@@ -292,6 +292,7 @@ static void kernel_values(const ks_model *m, const ks_kern *k, ks_tnode *kn)
 {
     ks_tn_set(kn, "name", "%s", k->name);
     ks_tn_set(kn, "c_name", "%s", k->c_name);
+    ks_tn_set(kn, "descriptor", "%s", k->descriptor);
     ks_tn_set(kn, "symbol", "%s", k->symbol);
     ks_tn_set(kn, "line", "%u", k->line);
     ks_tn_set(kn, "signature", "%s", k->signature);

@@ -151,6 +151,7 @@ void ks_kern_free(ks_kern *k)
     free(k->base_name);
     free(k->template_args);
     free(k->c_name);
+    free(k->descriptor);
     free(k->symbol);
     free(k->signature);
     free(k->launch_name);

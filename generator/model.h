@@ -130,6 +130,7 @@ typedef struct ks_kern {
     char *base_name;           /* for an instantiation: the template's, "ns::k" */
     char *template_args;       /* ... and its arguments as written, "float, 4"; else NULL */
     char *c_name;              /* naming.c's: the generated C function */
+    char *descriptor;          /* naming.c's: its exported ks_kernel, "<c_name>_kernel" */
     char *symbol;              /* device symbol, mangled for C++ kernels */
     char *signature;           /* the declaration as written, one line */
     unsigned line, col;

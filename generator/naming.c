@@ -185,11 +185,14 @@ static void claim_function(namer *nm, const char *s)
 static char *step_aside(const namer *nm, char *name, int with_n)
 {
     for (;;) {
+        /* a kernel brings name_n and its descriptor name_kernel along */
         char *n_name = with_n ? ks_xasprintf("%s_n", name) : NULL;
+        char *d_name = with_n ? ks_xasprintf("%s_kernel", name) : NULL;
         int busy = is_c_only_keyword(name) || runtime_reserved(name) ||
                    (with_n ? taken(nm, name) : taken_for_param(nm, name)) ||
-                   (n_name && taken(nm, n_name));
+                   (n_name && taken(nm, n_name)) || (d_name && taken(nm, d_name));
         free(n_name);
+        free(d_name);
         if (!busy)
             return name;
         char *longer = ks_xasprintf("%s_", name);
@@ -451,8 +454,11 @@ static void name_kernels(namer *nm)
             ks_note_at(nm->opts->input, k->line, k->col, "kernel '%s' is '%s' in C ('%s' is "
                        "taken or reserved)", k->name, k->c_name, want);
         free(want);
+        /* The descriptor is exported as <c_name>_kernel: a user's name of
+         * that spelling steps aside, not the descriptor. */
+        k->descriptor = ks_xasprintf("%s_kernel", k->c_name);
         char *names[4] = {ks_xstrdup(k->c_name), ks_xasprintf("%s_n", k->c_name),
-                          ks_xasprintf("ks__kernel_%s", k->c_name),
+                          ks_xstrdup(k->descriptor),
                           ks_xasprintf("ks__params_%s", k->c_name)};
         for (int j = 0; j < 4; j++) {
             if (j < 2)

@@ -11,3 +11,12 @@ void call(float *x, const float *cx, float *y, size_t n, unsigned char *out, rec
     (void)echo_params(ks_launch_1d(1, 1), out, p, rec_Mode_Careful, rec_Axis_Z);
     (void)saxpy_n(n, KS_STREAM_PER_THREAD, 2.0f, cx, y, n);
 }
+
+/* Each kernel's descriptor is exported for the runtime's per-kernel calls. */
+void tune(void);
+void tune(void)
+{
+    (void)ks_kernel_set_max_shared(&saxpy_kernel, 65536);
+    ks_kernel_attrs attrs;
+    (void)ks_kernel_info(&echo_params_kernel, &attrs);
+}

@@ -15,3 +15,8 @@ extern "C" __global__ void vec_ulonglong(char pad, ulonglong1 v1, ulonglong2 v2,
 extern "C" __global__ void vec_float(char pad, float1 v1, float2 v2, float3 v3, float4 v4) {}
 extern "C" __global__ void vec_double(char pad, double1 v1, double2 v2, double3 v3, double4_16a v4) {}
 extern "C" __global__ void vec_aligned32(char pad, double4_32a d, longlong4_32a l, dim3 grid) {}
+
+// Types CUDA 13 deprecates (use the _16a/_32a forms): the generated code must
+// still compile warning-free under -Werror.
+extern "C" __global__ void vec_deprecated(char pad, double4 d, long4 l, ulonglong4 u, longlong4 ll,
+                                          ulong4 ul) {}

@@ -14,6 +14,13 @@
 #include <kstub.h>
 #include <kstub_types.h>
 
+/* A kernel may take a type CUDA deprecates (double4 in CUDA 13): its
+ * mirror and stub must not warn, so -Werror builds of callers pass. */
+#if defined(__GNUC__)
+#pragma GCC diagnostic push
+#pragma GCC diagnostic ignored "-Wdeprecated-declarations"
+#endif
+
 #ifdef __cplusplus
 extern "C" {
 #endif
@@ -23,6 +30,12 @@ struct Particle;
 /* The kernel image of basic.cu: pass to ks_image_load() to load it early,
  * or ks_image_unload() to release it. */
 extern ks_image basic_kstub_image;
+
+/* fill's descriptor, for the runtime's calls on one kernel:
+ * ks_kernel_set_max_shared(&fill_kernel, bytes) before a launch with
+ * more than 48 KiB of dynamic shared memory, ks_kernel_info,
+ * ks_launch_config_1d, ks_kernel_resolve (load early). */
+extern ks_kernel fill_kernel;
 
 /* fill — basic.cu:10
  *   __global__ void fill(float * out, float value, size_t n)
@@ -39,6 +52,12 @@ ks_status fill_n(size_t    n_items,
                  float    *out,
                  float     value,
                  size_t    n);
+
+/* mixed's descriptor, for the runtime's calls on one kernel:
+ * ks_kernel_set_max_shared(&mixed_kernel, bytes) before a launch with
+ * more than 48 KiB of dynamic shared memory, ks_kernel_info,
+ * ks_launch_config_1d, ks_kernel_resolve (load early). */
+extern ks_kernel mixed_kernel;
 
 /* mixed — basic.cu:13
  *   __global__ void __launch_bounds__(128, 4) mixed(char c, double d, short s, index_t i, bool b, const real * __restrict__ in, volatile unsigned int * flags, const Particle * const * table)
@@ -66,6 +85,12 @@ ks_status mixed_n(size_t                        n_items,
                   volatile unsigned int        *flags,
                   const struct Particle *const *table);
 
+/* no_params's descriptor, for the runtime's calls on one kernel:
+ * ks_kernel_set_max_shared(&no_params_kernel, bytes) before a launch with
+ * more than 48 KiB of dynamic shared memory, ks_kernel_info,
+ * ks_launch_config_1d, ks_kernel_resolve (load early). */
+extern ks_kernel no_params_kernel;
+
 /* no_params — basic.cu:16
  *   __global__ void no_params()
  */
@@ -75,6 +100,12 @@ ks_status no_params(ks_launch launch);
  * calculator picks for this kernel; nothing is launched when n_items is 0. */
 ks_status no_params_n(size_t    n_items,
                       ks_stream stream);
+
+/* physics::detail::step's descriptor, for the runtime's calls on one kernel:
+ * ks_kernel_set_max_shared(&physics_detail_step_kernel, bytes) before a launch with
+ * more than 48 KiB of dynamic shared memory, ks_kernel_info,
+ * ks_launch_config_1d, ks_kernel_resolve (load early). */
+extern ks_kernel physics_detail_step_kernel;
 
 /* physics::detail::step — basic.cu:20
  *   __global__ void step(Particle * p, real dt, uint32_t n)
@@ -92,6 +123,12 @@ ks_status physics_detail_step_n(size_t           n_items,
                                 float            dt,
                                 uint32_t         n);
 
+/* physics::clamp's descriptor, for the runtime's calls on one kernel:
+ * ks_kernel_set_max_shared(&physics_clamp__floatp_float_float_kernel, bytes) before a launch with
+ * more than 48 KiB of dynamic shared memory, ks_kernel_info,
+ * ks_launch_config_1d, ks_kernel_resolve (load early). */
+extern ks_kernel physics_clamp__floatp_float_float_kernel;
+
 /* physics::clamp — basic.cu:22
  *   __global__ void clamp(float * x, float lo, float hi)
  */
@@ -108,6 +145,12 @@ ks_status physics_clamp__floatp_float_float_n(size_t    n_items,
                                               float     lo,
                                               float     hi);
 
+/* physics::clamp's descriptor, for the runtime's calls on one kernel:
+ * ks_kernel_set_max_shared(&physics_clamp__intp_int_int_kernel, bytes) before a launch with
+ * more than 48 KiB of dynamic shared memory, ks_kernel_info,
+ * ks_launch_config_1d, ks_kernel_resolve (load early). */
+extern ks_kernel physics_clamp__intp_int_int_kernel;
+
 /* physics::clamp — basic.cu:23
  *   __global__ void clamp(int * x, int lo, int hi)
  */
@@ -123,6 +166,12 @@ ks_status physics_clamp__intp_int_int_n(size_t    n_items,
                                         int      *x,
                                         int       lo,
                                         int       hi);
+
+/* odd_names's descriptor, for the runtime's calls on one kernel:
+ * ks_kernel_set_max_shared(&odd_names_kernel, bytes) before a launch with
+ * more than 48 KiB of dynamic shared memory, ks_kernel_info,
+ * ks_launch_config_1d, ks_kernel_resolve (load early). */
+extern ks_kernel odd_names_kernel;
 
 /* odd_names — basic.cu:28
  *   __global__ void odd_names(int, float * launch, int args, int stream, long n_items, const char * restrict)
@@ -456,6 +505,10 @@ inline ks_status odd_names_n(size_t ks_n_items_, ks_stream ks_stream_, KS_T0 arg
                   "kernel odd_names, parameter restrict_ needs exactly const char *");
     return odd_names_n(ks_n_items_, ks_stream_, static_cast<int>(arg0), static_cast<float *>(launch), static_cast<int>(args), static_cast<int>(stream), static_cast<long>(n_items), static_cast<const char *>(restrict_));
 }
+#endif
+
+#if defined(__GNUC__)
+#pragma GCC diagnostic pop
 #endif
 
 #endif /* KSTUB_BASIC_KSTUB_H */

@@ -20,7 +20,7 @@ bad() { fail=$((fail + 1)); echo "FAIL: $*"; }
 # Every ks_/KS_ identifier the runtime's public headers declare, and the
 # names kstub generates for a file called names.cu with a kernel k.
 names=$(grep -ohE '\b(ks|KS)_[A-Za-z0-9_]+\b' runtime/kstub.h runtime/kstub_types.h | sort -u)
-names="$names ks__args ks__image_data ks__kernel_k ks__params_k ks__kernel_gen_k ks__params_gen_k
+names="$names ks__args ks__image_data k_kernel ks__params_k gen_k_kernel ks__params_gen_k
 names_kstub_image KSTUB_NAMES_KSTUB_H KS_TYPE_gen_s k k_n launch stream n_items ks__pad0 ks__anon0
 ks__empty ks__static_assert_gen_s_size"
 src="$tmp/names.cu"
