@@ -259,10 +259,12 @@ END_TEST
  * and touching any one header makes the target out of date. */
 START_TEST(depfile_reads_back_through_make)
 {
-    const char *names[] = {"k.cu", "a:b.h", "c d.h", "e#f.h", "g$h.h", "i\\:j.h", "k\\ l.h"};
+    const char *names[] = {"k.cu", "a:b.h", "c d.h", "e#f.h", "g$h.h", "i\\:j.h", "k\\ l.h",
+                           "m\\#n.h"};
     ks_deps d;
     memset(&d, 0, sizeof d);
-    for (size_t i = 0; i < 7; i++) {
+    size_t nnames = sizeof names / sizeof names[0];
+    for (size_t i = 0; i < nnames; i++) {
         put(names[i], "");
         ks_deps_add(&d, names[i]);
     }
@@ -273,7 +275,7 @@ START_TEST(depfile_reads_back_through_make)
     put("k.d", text);
     put("Makefile", "out\\:k.c:\n\ttouch 'out:k.c'\ninclude k.d\n");
     put("out:k.c", "");
-    for (size_t i = 0; i < 7; i++) {
+    for (size_t i = 0; i < nnames; i++) {
         char *out = NULL;
         int rc = run(&out, "cd '%s' && touch -d @1000000000 * && touch -d @1000000100 'out:k.c' "
                      "&& make -q", tmpdir);

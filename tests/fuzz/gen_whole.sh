@@ -30,6 +30,9 @@ one() {
     local f=$1 rc
     rm -f "$work"/g.*
     timeout 30 "$KSTUB" "$f" -o "$work/g" > "$work/log" 2>&1; rc=$?
+    if [ "$rc" -eq 126 ] || [ "$rc" -eq 127 ]; then
+        echo "gen_whole: cannot run $KSTUB (exit $rc)"; exit 2
+    fi
     if grep -qE 'ERROR: (Address|Leak)Sanitizer|runtime error:' "$work/log" ||
        { [ "$rc" -ne 0 ] && [ "$rc" -ne 1 ] && [ "$rc" -ne 2 ]; }; then
         finding "$f" "kstub exit $rc: $(grep -m1 -E 'ERROR|runtime error|error' "$work/log")"
