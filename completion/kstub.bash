@@ -73,7 +73,7 @@ _kstub()
         if [[ $sub == diff ]]; then
             opts="--format= --source --help"
         else
-            opts="-o --manifest --embed --embed-source --skip-bodies -I -D -U -std= --cuda-path
+            opts="-o --manifest --embed --embed-source --skip-bodies --body-errors -I -D -U -std= --cuda-path
                   --arch -p -T -MD -MMD -MF -MT -MQ -MP --help --version"
             [[ $sub == check ]] && opts+=" --format="
         fi

@@ -59,7 +59,8 @@ static void usage(FILE *f)
           "  --embed FILE         embed an nvcc-built image (PTX, cubin or fatbin) in OUTBASE.c\n"
           "  --embed-source       embed INPUT.cu itself; libkstub compiles it with NVRTC at run time\n"
           "  --skip-bodies        parse declarations only: about twice as fast; errors inside\n"
-          "                       function bodies are then left to nvcc\n"
+          "                       function bodies are then left to nvcc\n"          "  --body-errors        an error inside a function body refuses the file (default: a\n"
+          "                       warning, since it changes no kernel's signature)\n"
           "  -I DIR               add an include directory\n"
           "  -D NAME[=VALUE]      define a macro\n"
           "  -U NAME              undefine a macro\n"
@@ -182,6 +183,8 @@ static int parse_args(int argc, char **argv, int first, cli *c)
             o->manifest = v;
         } else if (strcmp(a, "--skip-bodies") == 0) {
             o->skip_bodies = 1;
+        } else if (strcmp(a, "--body-errors") == 0) {
+            o->body_errors = 1;
         } else if (strcmp(a, "--embed-source") == 0) {
             o->embed_source = 1;
         } else if (OPTION("--embed")) {

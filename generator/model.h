@@ -196,6 +196,7 @@ typedef struct ks_options {
     const char *embed;
     int embed_source;          /* --embed-source: the input itself, for NVRTC */
     int skip_bodies;           /* --skip-bodies: parse declarations only (faster) */
+    int body_errors;           /* --body-errors: errors inside function bodies refuse the file */
     const char *template_dir;
     const char *cuda_path;
     const char *arch;          /* e.g. "sm_90" */

@@ -290,25 +290,87 @@ static int build_args(ks_session *s)
     return 0;
 }
 
+/* The byte ranges of every function body in the translation unit. */
+typedef struct body_ranges {
+    struct body { CXFile file; unsigned start, end; } *b;
+    size_t n;
+} body_ranges;
+
+static enum CXChildVisitResult collect_bodies(CXCursor c, CXCursor parent, CXClientData data)
+{
+    body_ranges *r = data;
+    enum CXCursorKind pk = clang_getCursorKind(parent);
+    if (clang_getCursorKind(c) == CXCursor_CompoundStmt &&
+        (pk == CXCursor_FunctionDecl || pk == CXCursor_CXXMethod || pk == CXCursor_FunctionTemplate ||
+         pk == CXCursor_Constructor || pk == CXCursor_Destructor || pk == CXCursor_ConversionFunction ||
+         pk == CXCursor_LambdaExpr)) {
+        CXSourceRange ext = clang_getCursorExtent(c);
+        CXFile f1, f2;
+        unsigned o1, o2;
+        clang_getSpellingLocation(clang_getRangeStart(ext), &f1, NULL, NULL, &o1);
+        clang_getSpellingLocation(clang_getRangeEnd(ext), &f2, NULL, NULL, &o2);
+        if (f1 && clang_File_isEqual(f1, f2)) {
+            if ((r->n & (r->n + 1)) == 0 || r->n == 0)
+                r->b = ks_xrealloc(r->b, (r->n * 2 + 2) * sizeof *r->b);
+            r->b[r->n].file = f1;
+            r->b[r->n].start = o1;
+            r->b[r->n++].end = o2;
+        }
+        return CXChildVisit_Continue;   /* a body in a body (a lambda's) lies inside it anyway */
+    }
+    return CXChildVisit_Recurse;
+}
+
+static int inside_body(const body_ranges *r, CXSourceLocation loc)
+{
+    CXFile f;
+    unsigned off;
+    clang_getSpellingLocation(loc, &f, NULL, NULL, &off);
+    for (size_t i = 0; f && i < r->n; i++)
+        if (clang_File_isEqual(f, r->b[i].file) && off >= r->b[i].start && off < r->b[i].end)
+            return 1;
+    return 0;
+}
+
 /* Prints libclang's error diagnostics (the parse call returns success even
- * when the source has errors); returns how many. */
+ * when the source has errors); returns how many count. nvcc is the compiler
+ * of record and kstub needs the signatures, not the bodies: an error inside
+ * a function body (clang and nvcc differ there: host math overloads,
+ * intrinsics, inline asm) changes no kernel's signature, so it is a
+ * warning, unless opts->body_errors asks for errors. */
 static int report_diagnostics(const ks_session *s)
 {
     int errors = 0;
     unsigned n = clang_getNumDiagnostics(s->tu);
+    body_ranges bodies = {NULL, 0};
+    int have_bodies = 0;
     for (unsigned i = 0; i < n; i++) {
         CXDiagnostic d = clang_getDiagnostic(s->tu, i);
         if (clang_getDiagnosticSeverity(d) >= CXDiagnostic_Error) {
+            if (!have_bodies && !s->opts->body_errors) {
+                clang_visitChildren(clang_getTranslationUnitCursor(s->tu), collect_bodies, &bodies);
+                have_bodies = 1;
+            }
             char *msg = ks_take(clang_formatDiagnostic(d, CXDiagnostic_DisplaySourceLocation |
                                                              CXDiagnostic_DisplayColumn |
                                                              CXDiagnostic_DisplayOption));
-            fprintf(stderr, "%s\n", msg);
+            if (!s->opts->body_errors && inside_body(&bodies, clang_getDiagnosticLocation(d))) {
+                char *e = strstr(msg, ": error: ");
+                if (e)
+                    fprintf(stderr, "%.*s: warning: %s [in a function body: nvcc compiles it; "
+                            "--body-errors makes this an error]\n", (int)(e - msg), msg, e + 9);
+                else
+                    fprintf(stderr, "%s\n", msg);
+            } else {
+                fprintf(stderr, "%s\n", msg);
+                ks_count_error();
+                errors++;
+            }
             free(msg);
-            ks_count_error();
-            errors++;
         }
         clang_disposeDiagnostic(d);
     }
+    free(bodies.b);
     return errors;
 }
 

@@ -343,7 +343,7 @@ static const struct {
     {"member_pointer.cu", "2:39", "is a member pointer"},
     {"rename_not_identifier.cu", "2:4", "is not a C identifier"},
     {"function_pointer.cu", "2:49", "pointer to function"},
-    {"syntax_error.cu", "2:12", "use of undeclared identifier 'undeclared_name'"},
+    {"syntax_error.cu", "2:36", "unknown type name 'undeclared_type'"},
     {"int128.cu", "1:52", "no exact C equivalent"},
 };
 #define NREFUSALS (sizeof refusals / sizeof refusals[0])
@@ -439,6 +439,25 @@ START_TEST(templates_restyle_mirrors)
     free(h);
     rc = compile(&out, 0, p, tmpdir);
     ck_assert_msg(rc == 0, "%s", out);
+    free(out);
+    remove_tmpdir();
+}
+END_TEST
+
+/* nvcc is the compiler of record: an error inside a function body changes
+ * no signature, so it is a warning (and the stubs are written), unless
+ * --body-errors asks for errors. */
+START_TEST(body_errors_are_warnings)
+{
+    make_tmpdir();
+    char *out;
+    int rc = run(&out, "%s tests/refuse/body_error.cu -o %s/b", kstub_bin(), tmpdir);
+    ck_assert_msg(rc == 0 && strstr(out, "body_error.cu:2:12: warning: use of undeclared identifier") &&
+                  strstr(out, "in a function body"), "exit %d:\n%s", rc, out);
+    free(out);
+    rc = run(&out, "%s tests/refuse/body_error.cu --body-errors -o %s/c", kstub_bin(), tmpdir);
+    ck_assert_msg(rc == 1 && strstr(out, "body_error.cu:2:12: error: use of undeclared identifier"),
+                  "exit %d:\n%s", rc, out);
     free(out);
     remove_tmpdir();
 }
@@ -875,6 +894,7 @@ static Suite *gen_suite(void)
     tcase_add_test(tc, internal_linkage_is_skipped_with_a_note);
     tcase_add_test(tc, skip_directive);
     tcase_add_test(tc, cli_missing_values_are_usage_errors);
+    tcase_add_test(tc, body_errors_are_warnings);
     tcase_add_test(tc, errors_leave_existing_outputs_alone);
     suite_add_tcase(s, tc);
 

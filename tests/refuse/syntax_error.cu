@@ -1,3 +1,2 @@
-extern "C" __global__ void broken(float *x, int n) {
-    x[0] = undeclared_name;
-}
+extern "C" __global__ void broken(float *x, int n) {}
+extern "C" __global__ void broken2(undeclared_type x) {}
