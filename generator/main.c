@@ -165,7 +165,10 @@ static int parse_args(int argc, char **argv, int first, cli *c)
         } else if (OPTION("-MT")) {
             push(&c->targets, &c->ntargets, v);
         } else if (OPTION("-MQ")) {
-            push(&c->targets, &c->ntargets, own(c, ks_make_quote(v)));
+            char *q = ks_make_quote(v);
+            if (!q)
+                return -1;
+            push(&c->targets, &c->ntargets, own(c, q));
         } else if (OPTION("--format")) {
             if ((c->format = ks_format_parse(v)) < 0) {
                 ks_error_at(NULL, 0, 0, "--format takes text, json or github, not '%s'", v);
@@ -371,7 +374,7 @@ static int depfile_text(const cli *c, const ks_compdb *db, generated *g)
     g->dtext = ks_depfile_text(&g->deps, targets, ntargets, c->depfile == 2, sysdirs, nsys);
     for (int i = 0; i < 3; i++)
         free(q[i]);
-    return 0;
+    return g->dtext ? 0 : -1;
 }
 
 /* Parses the input and renders every output in memory. Returns 0, or -1

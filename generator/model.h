@@ -330,14 +330,16 @@ void ks_deps_free(ks_deps *deps);
  * templates); a file already listed is not added again. */
 void ks_deps_add(ks_deps *deps, const char *path);
 
-/* Make's spelling of a path in a rule: spaces and tabs escaped with '\',
- * '$' doubled, '#' escaped (as gcc's -MQ and depfile prerequisites). */
+/* Make's spelling of a path in a rule: spaces, tabs, ':' and '#' escaped
+ * with '\', '$' doubled (as gcc's -MQ and depfile prerequisites). A path
+ * with a newline cannot be named in a rule: NULL, after an error. */
 char *ks_make_quote(const char *path);
 
 /* The depfile text: "TARGETS: input headers...", then an empty rule per
  * header (gcc's -MP) so a deleted header does not break make. targets are
  * written as given (already quoted). With skip_system, leaves out system
- * headers and files under any of system_dirs (gcc's -MMD). */
+ * headers and files under any of system_dirs (gcc's -MMD). NULL, after an
+ * error, when a target or a file cannot be written in make's syntax. */
 char *ks_depfile_text(const ks_deps *deps, const char *const *targets, size_t ntargets,
                       int skip_system, const char *const *system_dirs, size_t nsystem_dirs);
 
@@ -358,7 +360,8 @@ typedef struct ks_compdb {
 /* Translates one nvcc (or clang) command line, argv[0] being the compiler,
  * into *db; flags that only shape code generation are dropped. Relative
  * paths are taken from directory. Returns the number of arguments dropped
- * with a warning (0 when nothing surprising was seen). */
+ * with a warning (0 when nothing surprising was seen), or -1 after an error
+ * (an option without its value, an unterminated quote). */
 int ks_compdb_translate(const char *directory, const char *const *argv, size_t argc,
                         ks_compdb *db);
 /* Reads BUILD_DIR/compile_commands.json and translates the entry for input.

@@ -16,9 +16,11 @@ CHECK_TARGETS :=
 -include tests/gpu.mk
 -include tests/gpu_runtime.mk
 -include tests/drift.mk
+-include tests/compdb.mk
 -include tests/names.mk
 -include tests/install.mk
 -include tests/sanitize_runtime.mk
+-include tests/sanitize_gen.mk
 
 .PHONY: check check-all
 # Deps first, in their own make run: what is installed decides how this
