@@ -55,7 +55,7 @@ _kstub()
     esac
 
     case $prev in
-        -T | -p | -I | --cuda-path)
+        -T | -p | -I | --cuda-path | --cache-dir)
             local IFS=$'\n'
             compopt -o filenames 2>/dev/null
             COMPREPLY=($(compgen -d -- "$cur"))
@@ -73,7 +73,7 @@ _kstub()
         if [[ $sub == diff ]]; then
             opts="--format= --source --help"
         else
-            opts="-o --manifest --embed --embed-source --skip-bodies --body-errors -I -D -U -std= --cuda-path
+            opts="-o --manifest --embed --embed-source --skip-bodies --body-errors --cache-dir --no-cache --rdc -I -D -U -std= --cuda-path
                   --arch -p -T -MD -MMD -MF -MT -MQ -MP --help --version"
             [[ $sub == check ]] && opts+=" --format="
         fi

@@ -282,6 +282,14 @@ static int translate(const char *directory, const char *const *argv, size_t argc
         } else if ((v = value_of(argv, argc, &i, "-Xcompiler", 0)) ||
                    (v = value_of(argv, argc, &i, "--compiler-options", 0))) {
             unwrap_host_flags(db, directory, v);
+        } else if ((v = value_of(argv, argc, &i, "-rdc", 0)) ||
+                   (v = value_of(argv, argc, &i, "--relocatable-device-code", 0))) {
+            db->rdc = strcmp(v, "true") == 0 || strcmp(v, "1") == 0;
+        } else if (strcmp(a, "-dc") == 0 || strcmp(a, "--device-c") == 0 ||
+                   strcmp(a, "-fgpu-rdc") == 0) {
+            db->rdc = 1;   /* nvcc's -dc is -c -rdc=true */
+        } else if (strcmp(a, "-fno-gpu-rdc") == 0) {
+            db->rdc = 0;
         } else if (strcmp(a, "-include") == 0 || strcmp(a, "--pre-include") == 0) {
             /* kstub has no forced include yet: say so rather than parse differently. */
             ks_warning_at(NULL, 0, 0, "compile command: '%s %s' is not passed to the parse",
@@ -292,7 +300,7 @@ static int translate(const char *directory, const char *const *argv, size_t argc
             i++;
         }
         /* Everything else is a flag without a value that kstub drops:
-         * -c, -G, -g, -lineinfo, -O3, -rdc=true, -Xcompiler=…, -w, -W…,
+         * -c, -G, -g, -lineinfo, -O3, -Xcompiler=…, -w, -W…,
          * --expt-relaxed-constexpr, --extended-lambda, -use_fast_math, … */
     }
     return warned;

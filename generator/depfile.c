@@ -7,9 +7,8 @@
  * The list comes from clang_getInclusions on the translation unit ks_parse
  * already holds (through ks_options.tu_hook), so no second parse.
  */
-#include "model.h"
+#include "front.h"
 
-#include <clang-c/Index.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -44,8 +43,8 @@ static void visit_inclusion(CXFile file, CXSourceLocation *stack, unsigned depth
     CXString name = clang_getFileName(file);
     const char *path = clang_getCString(name);
     /* The main file comes first with depth 0; clang's own preamble
-     * buffers have no real path. */
-    if (path && *path && path[0] != '<') {
+     * buffers have no real path, nor has kstub's in-memory header. */
+    if (path && *path && path[0] != '<' && strcmp(path, KS_COMPAT_PATH) != 0) {
         int sys = depth > 0 &&
                   clang_Location_isInSystemHeader(clang_getLocationForOffset(v->tu, file, 0));
         add_file(v->deps, path, sys);

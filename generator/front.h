@@ -45,6 +45,16 @@ int ks_cursor_is_kernel(CXCursor c);
  * extent's end; NULL when there is no file. */
 const char *ks_cursor_file_text(const ks_session *s, CXCursor c, size_t *size, unsigned *end_offset);
 
+/* ---- compat.c: what nvcc provides and clang's CUDA mode lacks ---- */
+/* The in-memory header included before the input (-include), its path a
+ * name no file has; the depfile leaves it out. */
+#define KS_COMPAT_PATH "/__kstub__/nvcc_compat.h"
+#define KS_COMPAT_MAX_ARGS 16
+const char *ks_compat_header(size_t *len);
+/* Extra parse flags for opts (at most max, at most KS_COMPAT_MAX_ARGS, strings
+ * static or living as long as the process); returns how many were stored. */
+size_t ks_compat_args(const ks_options *opts, const char **args, size_t max);
+
 /* ---- source.c: the one scanner of raw .cu text ---- */
 /* A token of the raw text (comments, literals and preprocessor lines skipped
  * as tokens; comments are kept apart). */

@@ -59,8 +59,14 @@ static void usage(FILE *f)
           "  --embed FILE         embed an nvcc-built image (PTX, cubin or fatbin) in OUTBASE.c\n"
           "  --embed-source       embed INPUT.cu itself; libkstub compiles it with NVRTC at run time\n"
           "  --skip-bodies        parse declarations only: about twice as fast; errors inside\n"
-          "                       function bodies are then left to nvcc\n"          "  --body-errors        an error inside a function body refuses the file (default: a\n"
+          "                       function bodies are then left to nvcc\n"
+          "  --body-errors        an error inside a function body refuses the file (default: a\n"
           "                       warning, since it changes no kernel's signature)\n"
+          "  --cache-dir DIR      where the precompiled CUDA prelude is kept (default\n"
+          "                       $KSTUB_CACHE_DIR, else $XDG_CACHE_HOME/kstub or ~/.cache/kstub)\n"
+          "  --no-cache           parse without the precompiled prelude (also KSTUB_CACHE=0)\n"
+          "  --rdc                relocatable device code (nvcc -rdc=true), for kernels that\n"
+          "                       launch kernels; -p takes it from the compile command\n"
           "  -I DIR               add an include directory\n"
           "  -D NAME[=VALUE]      define a macro\n"
           "  -U NAME              undefine a macro\n"
@@ -186,6 +192,13 @@ static int parse_args(int argc, char **argv, int first, cli *c)
             o->manifest = v;
         } else if (strcmp(a, "--skip-bodies") == 0) {
             o->skip_bodies = 1;
+        } else if (OPTION("--cache-dir")) {
+            o->cache_dir = v;
+        } else if (strcmp(a, "--no-cache") == 0) {
+            o->no_cache = 1;
+        } else if (strcmp(a, "--rdc") == 0 || strcmp(a, "-rdc=true") == 0 ||
+                   strcmp(a, "-fgpu-rdc") == 0 || strcmp(a, "--relocatable-device-code=true") == 0) {
+            o->rdc = 1;
         } else if (strcmp(a, "--body-errors") == 0) {
             o->body_errors = 1;
         } else if (strcmp(a, "--embed-source") == 0) {
@@ -274,6 +287,8 @@ static void apply_compdb(cli *c, ks_compdb *db)
         o->std = db->std;
     if (db->arch && !c->arch_given)
         o->arch = db->arch;
+    if (db->rdc)
+        o->rdc = 1;
 }
 
 /* Shell-quotes s onto b when it needs it. */

@@ -197,6 +197,9 @@ typedef struct ks_options {
     int embed_source;          /* --embed-source: the input itself, for NVRTC */
     int skip_bodies;           /* --skip-bodies: parse declarations only (faster) */
     int body_errors;           /* --body-errors: errors inside function bodies refuse the file */
+    const char *cache_dir;     /* --cache-dir: the prelude cache; NULL: KSTUB_CACHE_DIR, XDG */
+    int no_cache;              /* --no-cache (or KSTUB_CACHE=0): no precompiled prelude */
+    int rdc;                   /* --rdc (nvcc -rdc=true): relocatable device code, -fgpu-rdc */
     const char *template_dir;
     const char *cuda_path;
     const char *arch;          /* e.g. "sm_90" */
@@ -354,6 +357,7 @@ typedef struct ks_compdb {
     size_t ndefines;
     char *std;                 /* e.g. "c++17", or NULL */
     char *arch;                /* e.g. "sm_80", or NULL */
+    int rdc;                   /* -rdc=true, -dc or -fgpu-rdc seen */
     char *directory;           /* the entry's "directory" */
 } ks_compdb;
 

@@ -259,7 +259,7 @@ static int toolkit_flags(ks_session *s)
 static int build_args(ks_session *s)
 {
     const ks_options *opts = s->opts;
-    size_t cap = 16 + KS_TOOLKIT_MAX_FLAGS + opts->ndefines + 2 * opts->nincludes;
+    size_t cap = 20 + KS_TOOLKIT_MAX_FLAGS + KS_COMPAT_MAX_ARGS + opts->ndefines + 2 * opts->nincludes;
     s->args = ks_xmalloc(cap * sizeof *s->args);
     s->owned = ks_xmalloc(cap * sizeof *s->owned);
     s->args[s->nargs++] = "-x";
@@ -270,8 +270,13 @@ static int build_args(ks_session *s)
     s->args[s->nargs++] = own(s, ks_xasprintf("--cuda-path=%s", opts->cuda_path));
     s->args[s->nargs++] = own(s, ks_xasprintf("--cuda-gpu-arch=%s", opts->arch));
     s->args[s->nargs++] = own(s, ks_xasprintf("-std=%s", opts->std));
+    if (opts->rdc)
+        s->args[s->nargs++] = "-fgpu-rdc";
     if (toolkit_flags(s) != 0)
         return -1;
+    s->nargs += ks_compat_args(opts, s->args + s->nargs, KS_COMPAT_MAX_ARGS);
+    s->args[s->nargs++] = "-include";
+    s->args[s->nargs++] = KS_COMPAT_PATH;
     /* CUDA 13 keeps libcu++ (cuda/std/...) under include/cccl, which nvcc
      * adds to the search path by itself. */
     char *cccl = ks_xasprintf("%s/include/cccl", opts->cuda_path);
@@ -380,13 +385,16 @@ int ks_session_open(ks_session *s, const ks_options *opts, const char *text, siz
     s->opts = opts;
     if (build_args(s) != 0)
         return -1;
-    struct CXUnsavedFile unsaved = {opts->input, text, (unsigned long)len};
+    size_t clen;
+    const char *compat = ks_compat_header(&clen);
+    struct CXUnsavedFile unsaved[2] = {{KS_COMPAT_PATH, compat, (unsigned long)clen},
+                                       {opts->input, text, (unsigned long)len}};
     unsigned flags = CXTranslationUnit_KeepGoing;
     if (opts->skip_bodies)
         flags |= CXTranslationUnit_SkipFunctionBodies;
     s->index = clang_createIndex(0, 0);
     enum CXErrorCode ec = clang_parseTranslationUnit2(s->index, opts->input, s->args, (int)s->nargs,
-                                                      text ? &unsaved : NULL, text ? 1 : 0, flags,
+                                                      unsaved, text ? 2 : 1, flags,
                                                       &s->tu);
     if (ec != CXError_Success || !s->tu) {
         ks_error_at(opts->input, 0, 0, "libclang could not parse the file (error %d)", (int)ec);
@@ -398,8 +406,11 @@ int ks_session_open(ks_session *s, const ks_options *opts, const char *text, siz
 
 int ks_session_reparse(ks_session *s, const char *text, size_t len)
 {
-    struct CXUnsavedFile unsaved = {s->opts->input, text, (unsigned long)len};
-    int rc = clang_reparseTranslationUnit(s->tu, 1, &unsaved, clang_defaultReparseOptions(s->tu));
+    size_t clen;
+    const char *compat = ks_compat_header(&clen);
+    struct CXUnsavedFile unsaved[2] = {{KS_COMPAT_PATH, compat, (unsigned long)clen},
+                                       {s->opts->input, text, (unsigned long)len}};
+    int rc = clang_reparseTranslationUnit(s->tu, 2, unsaved, clang_defaultReparseOptions(s->tu));
     if (rc != 0) {
         ks_error_at(s->opts->input, 0, 0, "libclang could not parse the file again (error %d)", rc);
         return -1;

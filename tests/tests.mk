@@ -18,6 +18,12 @@ CHECK_TARGETS :=
 -include tests/drift.mk
 -include tests/compdb.mk
 -include tests/names.mk
+-include tests/pch.mk
+-include tests/real.mk
+-include tests/cli.mk
+-include tests/hostile.mk
+-include tests/graph.mk
+-include tests/gpu_real.mk
 -include tests/install.mk
 -include tests/sanitize_runtime.mk
 -include tests/sanitize_gen.mk
