@@ -65,6 +65,7 @@ _kstub()
         --source)        _kstub__files '*.@(cu|cuh)'; return 0 ;;
         -o | -MF)        _kstub__files '*'; return 0 ;;
         --arch)          COMPREPLY=($(compgen -W "sm_70 sm_75 sm_80 sm_86 sm_89 sm_90 sm_100 sm_120" -- "$cur")); return 0 ;;
+        --kernels-in)    COMPREPLY=($(compgen -W "project input" -- "$cur")); _kstub__files '*.@(cuh|h|hpp|hh|hxx)'; return 0 ;;
         -D | -U | -MT | -MQ) return 0 ;;
     esac
 
@@ -73,7 +74,7 @@ _kstub()
         if [[ $sub == diff ]]; then
             opts="--format= --source --help"
         else
-            opts="-o --manifest --embed --embed-source --skip-bodies --body-errors --cache-dir --no-cache --rdc -I -D -U -std= --cuda-path
+            opts="-o --manifest --embed --embed-source --skip-bodies --body-errors --cache-dir --no-cache --kernels-in --rdc -I -D -U -std= --cuda-path
                   --arch -p -T -MD -MMD -MF -MT -MQ -MP --help --version"
             [[ $sub == check ]] && opts+=" --format="
         fi

@@ -65,6 +65,9 @@ static void usage(FILE *f)
           "  --cache-dir DIR      where the precompiled CUDA prelude is kept (default\n"
           "                       $KSTUB_CACHE_DIR, else $XDG_CACHE_HOME/kstub or ~/.cache/kstub)\n"
           "  --no-cache           parse without the precompiled prelude (also KSTUB_CACHE=0)\n"
+          "  --kernels-in WHERE   whose kernels get stubs: 'project' (default: the input and\n"
+          "                       every non-system header it includes), 'input' (the input\n"
+          "                       only), or a header's path (repeatable: the input and those)\n"
           "  --rdc                relocatable device code (nvcc -rdc=true), for kernels that\n"
           "                       launch kernels; -p takes it from the compile command\n"
           "  -I DIR               add an include directory\n"
@@ -192,6 +195,18 @@ static int parse_args(int argc, char **argv, int first, cli *c)
             o->manifest = v;
         } else if (strcmp(a, "--skip-bodies") == 0) {
             o->skip_bodies = 1;
+        } else if (OPTION("--kernels-in")) {
+            if (strcmp(v, "project") == 0) {
+                o->kernels_in = KS_KERNELS_PROJECT;
+            } else if (strcmp(v, "input") == 0) {
+                o->kernels_in = KS_KERNELS_INPUT;
+            } else if (*v) {
+                o->kernels_in = KS_KERNELS_NAMED;
+                push(&o->kernel_headers, &o->nkernel_headers, v);
+            } else {
+                ks_error_at(NULL, 0, 0, "--kernels-in takes 'project', 'input' or a header's path");
+                return -1;
+            }
         } else if (OPTION("--cache-dir")) {
             o->cache_dir = v;
         } else if (strcmp(a, "--no-cache") == 0) {

@@ -189,6 +189,8 @@ const char *ks_scalar_tag(ks_scalar s);
 const char *ks_special_c_name(ks_special s);
 
 /* Options that shape parsing and output. */
+enum { KS_KERNELS_PROJECT, KS_KERNELS_INPUT, KS_KERNELS_NAMED };
+
 typedef struct ks_options {
     const char *input;
     const char *outbase;
@@ -199,6 +201,13 @@ typedef struct ks_options {
     int body_errors;           /* --body-errors: errors inside function bodies refuse the file */
     const char *cache_dir;     /* --cache-dir: the prelude cache; NULL: KSTUB_CACHE_DIR, XDG */
     int no_cache;              /* --no-cache (or KSTUB_CACHE=0): no precompiled prelude */
+    /* --kernels-in: which files' kernels get stubs. KS_KERNELS_PROJECT
+     * (default): the input and every header it includes that is not a
+     * system or toolkit header; KS_KERNELS_INPUT: the input only;
+     * KS_KERNELS_NAMED: the input and kernel_headers (as given). */
+    int kernels_in;
+    const char **kernel_headers;
+    size_t nkernel_headers;
     int rdc;                   /* --rdc (nvcc -rdc=true): relocatable device code, -fgpu-rdc */
     const char *template_dir;
     const char *cuda_path;
