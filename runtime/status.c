@@ -116,6 +116,18 @@ ks_status ks__error(ks_status status, const char *kernel, const char *fmt, ...)
     return status;
 }
 
+/* "kernel 'k': what was being done: " before a failed call's name; fmt may
+ * be NULL. */
+static void append_context(const char *kernel, const char *fmt, va_list ap)
+{
+    if (kernel)
+        append("kernel '%s': ", kernel);
+    if (fmt) {
+        append_v(fmt, ap);
+        append(": ");
+    }
+}
+
 ks_status ks__error_cu(ks_status status, const char *kernel, const char *call, CUresult result,
                        const char *fmt, ...)
 {
@@ -139,15 +151,10 @@ ks_status ks__error_cu(ks_status status, const char *kernel, const char *call, C
     e->pub.cu_name = copy(e->cu_name, sizeof e->cu_name, name);
     e->pub.cu_string = copy(e->cu_string, sizeof e->cu_string, text ? text : "unknown error");
 
-    if (kernel)
-        append("kernel '%s': ", kernel);
-    if (fmt) {
-        va_list ap;
-        va_start(ap, fmt);
-        append_v(fmt, ap);
-        va_end(ap);
-        append(": ");
-    }
+    va_list ap;
+    va_start(ap, fmt);
+    append_context(kernel, fmt, ap);
+    va_end(ap);
     append("%s failed: %s (%s)", call, e->cu_name, e->cu_string);
     return status;
 }
@@ -180,15 +187,10 @@ ks_status ks__error_nvrtc(ks_status status, const char *kernel, const char *call
     }
     e->pub.cu_name = copy(e->cu_name, sizeof e->cu_name, text);
     e->pub.cu_string = copy(e->cu_string, sizeof e->cu_string, text);
-    if (kernel)
-        append("kernel '%s': ", kernel);
-    if (fmt) {
-        va_list ap;
-        va_start(ap, fmt);
-        append_v(fmt, ap);
-        va_end(ap);
-        append(": ");
-    }
+    va_list ap;
+    va_start(ap, fmt);
+    append_context(kernel, fmt, ap);
+    va_end(ap);
     append("%s failed: %s", call, e->cu_name);
     return status;
 }
