@@ -109,13 +109,22 @@ $(KSTUB_OUT)/%.kstub.stamp: %.cu $(KSTUB_OUT)/%.fatbin $(KSTUB_DEP)
 	$(kstub_run)
 	@touch $@
 
-# The outputs come with the stamp. The recipe must stay empty: only then
-# does make judge the files that include them by their own timestamps.
-# One rule per file: a rule with several targets would make make treat the
-# others as brand new whenever the stamp's recipe runs.
-$(KSTUB_OUT)/%.kstub.h: $(KSTUB_OUT)/%.kstub.stamp ;
-$(KSTUB_OUT)/%.kstub.c: $(KSTUB_OUT)/%.kstub.stamp ;
-$(KSTUB_OUT)/%.kstub.json: $(KSTUB_OUT)/%.kstub.stamp ;
+# The outputs come with the stamp. Their recipe does nothing, so make reads
+# their modification times again after it and judges the files that include
+# them by those (unchanged stubs recompile nothing). It is one '+' line that
+# expands to nothing rather than an empty recipe: make -n and make -q run a
+# '+' line and then read the file's time, where for an empty recipe they
+# assume the file changed, so after a complete build they would report work
+# that a real make does not do. One rule per file: a rule with several
+# targets would make make treat the others as brand new whenever the
+# stamp's recipe runs.
+kstub__nothing :=
+$(KSTUB_OUT)/%.kstub.h: $(KSTUB_OUT)/%.kstub.stamp
+	+$(kstub__nothing)
+$(KSTUB_OUT)/%.kstub.c: $(KSTUB_OUT)/%.kstub.stamp
+	+$(kstub__nothing)
+$(KSTUB_OUT)/%.kstub.json: $(KSTUB_OUT)/%.kstub.stamp
+	+$(kstub__nothing)
 
 # Should an output have been deleted since its stamp was made, run kstub
 # again (it writes only what is missing or different).
