@@ -319,6 +319,22 @@ static void kernel_values(const ks_model *m, const ks_kern *k, ks_tnode *kn)
     ks_tn_take(kn, "n_items_decl", aligned_decl(&size, k->n_items_name, column));
     ks_tn_take(kn, "stream_decl", aligned_decl(&stream, k->stream_name, column));
     ks_tn_set(kn, "indent_n", "%*s", (int)(strlen("ks_status ") + strlen(k->c_name) + 3), "");
+    /* The graph entry points <c_name>_node(graph, deps, ndeps, node, launch, ...) and
+     * <c_name>_node_set(exec, node, launch, ...). Their leading parameters carry the
+     * runtime's "ks__" prefix, which naming.c keeps free of kernel parameters; their
+     * names line up in a column of their own, wide enough for "const ks_graph_node *". */
+    spelled graph = {"ks_graph", 0}, deps = {"const ks_graph_node", 1}, node_out = {"ks_graph_node", 1},
+            exec = {"ks_graph_exec", 0}, node = {"ks_graph_node", 0};
+    size_t node_column = column > decl_width(&deps) ? column : decl_width(&deps);
+    ks_tn_take(kn, "graph_decl", aligned_decl(&graph, "ks__graph", node_column));
+    ks_tn_take(kn, "deps_decl", aligned_decl(&deps, "ks__deps", node_column));
+    ks_tn_take(kn, "ndeps_decl", aligned_decl(&size, "ks__ndeps", node_column));
+    ks_tn_take(kn, "node_out_decl", aligned_decl(&node_out, "ks__node", node_column));
+    ks_tn_take(kn, "exec_decl", aligned_decl(&exec, "ks__exec", node_column));
+    ks_tn_take(kn, "node_decl", aligned_decl(&node, "ks__node", node_column));
+    ks_tn_take(kn, "launch_decl_node", aligned_decl(&launch, k->launch_name, node_column));
+    ks_tn_set(kn, "indent_node", "%*s", (int)(strlen("ks_status ") + strlen(k->c_name) + 6), "");
+    ks_tn_set(kn, "indent_node_set", "%*s", (int)(strlen("ks_status ") + strlen(k->c_name) + 10), "");
     ks_tval *params = ks_tn_list(kn, "params");
     for (size_t j = 0; j < k->nparams; j++) {
         const ks_param *p = &k->params[j];
@@ -327,6 +343,7 @@ static void kernel_values(const ks_model *m, const ks_kern *k, ks_tnode *kn)
         ks_tn_set(pn, "type", "%s", p->spelled);
         ks_tn_take(pn, "c_type", spell_type(m, &p->type, "KS_RESTRICT", 0));
         ks_tn_take(pn, "decl", aligned_decl(&types[j], p->c_name, column));
+        ks_tn_take(pn, "decl_node", aligned_decl(&types[j], p->c_name, node_column));
         ks_tn_set(pn, "size", "%ld", p->size);
         ks_tn_set(pn, "align", "%ld", p->align);
         ks_tn_set(pn, "offset", "%ld", p->offset);

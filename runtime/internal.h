@@ -10,7 +10,7 @@
  *   file.c     image files                     nvrtc.c    run-time compilation
  *   cache.c    NVRTC's disk cache              sha256.c   its hash
  *   launch.c   the launch fast path            query.c    attributes, shared memory, occupancy
- *   version.c  ks_version
+ *   graph.c    graphs and typed kernel nodes   version.c  ks_version
  * Internal names carry the "ks__" prefix; everything here is hidden by
  * -fvisibility=hidden except what is marked KS__API.
  */
@@ -121,6 +121,15 @@ static inline const char *ks__kernel_name(const ks_kernel *k)
 {
     return k->name ? k->name : k->symbol;
 }
+
+/* ---- launch.c ------------------------------------------------------------ */
+
+/*
+ * The checks a launch makes before any driver call (dimensions, the
+ * kernel's __launch_bounds__, dynamic shared memory against its opt-in), for
+ * the graph calls: KS_OK or KS_ERR_INVALID_CONFIG with the numbers.
+ */
+ks_status ks__launch_check(ks_kernel *k, const ks_launch *l);
 
 /* ---- context.c ----------------------------------------------------------- */
 

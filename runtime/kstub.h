@@ -88,7 +88,8 @@ int ks_version_number(void);
     XX(ERR_NO_MEMORY, "out of host memory")                                        \
     XX(ERR_UNSUPPORTED, "the driver lacks a feature this call needs")              \
     XX(ERR_UNTRUSTED, "a directory or file is not safe to load code from (its owner or permissions)") \
-    XX(ERR_VERSION, "the generated code was built for another descriptor layout (KS_DESC_VERSION)")
+    XX(ERR_VERSION, "the generated code was built for another descriptor layout (KS_DESC_VERSION)") \
+    XX(ERR_GRAPH_MISMATCH, "a graph update does not match the graph (another kernel, or a changed topology)")
 
 typedef enum ks_status {
 #define KS__STATUS_ENUM(name, text) KS_##name,
@@ -470,6 +471,85 @@ ks_status ks_launch_config_1d(ks_kernel *kernel, size_t n, unsigned shared_bytes
  */
 ks_status ks_kernel_launch_n(ks_kernel *kernel, size_t n, unsigned shared_bytes, ks_stream stream,
                              void **args);
+
+/* ---------------------------------------------------------------------- */
+/* CUDA graphs                                                             */
+
+/*
+ * A graph is built once and launched many times for a fraction of a
+ * launch's CPU cost. Each generated stub has two graph entry points beside
+ * it, with the same typed parameters (and the same strict mode):
+ *
+ *     <kernel>_node(graph, deps, ndeps, &node, launch, args...)   add a kernel node
+ *     <kernel>_node_set(exec, node, launch, args...)              update it in an instance
+ *
+ * Both pack the arguments exactly as the stub does, and the node launches the
+ * same kernel handle the stub launches. The types are cuda.h's (CUgraph,
+ * CUgraphNode, CUgraphExec), so the driver's own node calls (memset, memcpy,
+ * host, child graphs) mix freely with kstub's nodes.
+ *
+ * Life cycle: ks_graph_create, nodes, ks_graph_instantiate, ks_graph_launch
+ * (any number of times), <kernel>_node_set or ks_graph_exec_update between
+ * launches, then ks_graph_exec_destroy and ks_graph_destroy in either order.
+ * Keep the graph while you update its instances' nodes (the driver reads the
+ * node), and do not unload an image while a graph holds one of its kernels.
+ */
+typedef struct CUgraph_st *ks_graph;           /* cuda.h's CUgraph */
+typedef struct CUgraphNode_st *ks_graph_node;  /* cuda.h's CUgraphNode */
+typedef struct CUgraphExec_st *ks_graph_exec;  /* cuda.h's CUgraphExec */
+
+/** A new, empty graph in \p *graph (cuGraphCreate). \return KS_OK or an error */
+ks_status ks_graph_create(ks_graph *graph);
+
+/** Destroy \p graph and its nodes; instances made from it stay valid. NULL is ignored. */
+ks_status ks_graph_destroy(ks_graph graph);
+
+/**
+ * Instantiate \p graph into \p *exec (cuGraphInstantiateWithFlags, no flags).
+ * On failure the driver's CUresult is in ks_last_error() (e.g. a kernel
+ * node whose configuration the device cannot run).
+ */
+ks_status ks_graph_instantiate(ks_graph graph, ks_graph_exec *exec);
+
+/** Destroy an instance. NULL is ignored. */
+ks_status ks_graph_exec_destroy(ks_graph_exec exec);
+
+/**
+ * Launch \p exec on \p stream: NULL the legacy default stream,
+ * KS_STREAM_PER_THREAD the per-thread one, or a CUstream you created.
+ * An instance runs one launch at a time: a launch waits for its previous one.
+ */
+ks_status ks_graph_launch(ks_graph_exec exec, ks_stream stream);
+
+/**
+ * Give \p exec the node parameters of \p graph, a graph of the same
+ * topology (cuGraphExecUpdate): for a graph rebuilt with other arguments.
+ * \return KS_OK; KS_ERR_GRAPH_MISMATCH when the driver refuses the update
+ *         (another topology, node type or kernel context), naming its reason
+ *         and leaving \p exec as it was
+ */
+ks_status ks_graph_exec_update(ks_graph_exec exec, ks_graph graph);
+
+/**
+ * Add a node launching \p kernel with \p launch and the packed \p args to
+ * \p graph, after the \p ndeps nodes at \p deps; \p *node receives it.
+ * The configuration is checked as a launch's is; launch->attrs must be NULL
+ * and launch->stream is not used. The argument values are copied. What
+ * the generated <kernel>_node entry points call.
+ */
+ks_status ks_kernel_node_add(ks_kernel *kernel, ks_graph graph, const ks_graph_node *deps, size_t ndeps,
+                             const ks_launch *launch, void **args, ks_graph_node *node);
+
+/**
+ * Set the configuration and arguments of \p node, a node of \p kernel, in
+ * the instance \p exec (cuGraphExecKernelNodeSetParams). What the generated
+ * <kernel>_node_set entry points call.
+ * \return KS_OK; KS_ERR_GRAPH_MISMATCH when \p node is not a node of
+ *         \p kernel (nothing is changed); KS_ERR_DRIVER when the driver
+ *         refuses (e.g. a node not in \p exec)
+ */
+ks_status ks_kernel_node_set(ks_kernel *kernel, ks_graph_exec exec, ks_graph_node node,
+                             const ks_launch *launch, void **args);
 
 /* ---------------------------------------------------------------------- */
 /* The driver, for the application's own calls                             */

@@ -107,6 +107,16 @@ static ks_status check_attrs(const ks_kernel *k, const ks_launch *l)
     return KS_OK;
 }
 
+ks_status ks__launch_check(ks_kernel *k, const ks_launch *l)
+{
+    if (!config_ok(k, l))
+        return config_error(k, l);
+    if (l->shared_bytes > KS__DEFAULT_SHARED &&
+        l->shared_bytes > __atomic_load_n(&k->ks__max_shared, __ATOMIC_RELAXED))
+        return shared_error(k, l);
+    return KS_OK;
+}
+
 static CUresult launch(void *handle, const ks_launch *l, void **args)
 {
     /* A CUkernel is accepted wherever cuLaunchKernel takes a CUfunction. */

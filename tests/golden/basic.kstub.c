@@ -45,15 +45,18 @@ static const ks_param_desc ks__params_fill[3] = {
 ks_kernel fill_kernel = KS_KERNEL_INIT(
     &basic_kstub_image, "fill", "fill", 3, ks__params_fill, 0);
 
+/* The one packing of fill's arguments, which every entry point below
+ * hands to the runtime: each parameter's address, in the kernel's order
+ * (the layout ks__params_fill describes, checked at load time). */
+#define ks__pack_fill(ks__args) \
+    void *ks__args[3] = { (void *)&out, (void *)&value, (void *)&n }
+
 ks_status fill(ks_launch launch,
                float    *out,
                float     value,
                size_t    n)
 {
-    void *ks__args[3];
-    ks__args[0] = (void *)&out;
-    ks__args[1] = (void *)&value;
-    ks__args[2] = (void *)&n;
+    ks__pack_fill(ks__args);
     return ks_kernel_launch(&fill_kernel, &launch, ks__args);
 }
 
@@ -63,11 +66,32 @@ ks_status fill_n(size_t    n_items,
                  float     value,
                  size_t    n)
 {
-    void *ks__args[3];
-    ks__args[0] = (void *)&out;
-    ks__args[1] = (void *)&value;
-    ks__args[2] = (void *)&n;
+    ks__pack_fill(ks__args);
     return ks_kernel_launch_n(&fill_kernel, n_items, 0, stream, ks__args);
+}
+
+ks_status fill_node(ks_graph             ks__graph,
+                    const ks_graph_node *ks__deps,
+                    size_t               ks__ndeps,
+                    ks_graph_node       *ks__node,
+                    ks_launch            launch,
+                    float               *out,
+                    float                value,
+                    size_t               n)
+{
+    ks__pack_fill(ks__args);
+    return ks_kernel_node_add(&fill_kernel, ks__graph, ks__deps, ks__ndeps, &launch, ks__args, ks__node);
+}
+
+ks_status fill_node_set(ks_graph_exec        ks__exec,
+                        ks_graph_node        ks__node,
+                        ks_launch            launch,
+                        float               *out,
+                        float                value,
+                        size_t               n)
+{
+    ks__pack_fill(ks__args);
+    return ks_kernel_node_set(&fill_kernel, ks__exec, ks__node, &launch, ks__args);
 }
 
 /* mixed — basic.cu:13 */
@@ -84,6 +108,12 @@ static const ks_param_desc ks__params_mixed[8] = {
 ks_kernel mixed_kernel = KS_KERNEL_INIT(
     &basic_kstub_image, "mixed", "mixed", 8, ks__params_mixed, 128);
 
+/* The one packing of mixed's arguments, which every entry point below
+ * hands to the runtime: each parameter's address, in the kernel's order
+ * (the layout ks__params_mixed describes, checked at load time). */
+#define ks__pack_mixed(ks__args) \
+    void *ks__args[8] = { (void *)&c, (void *)&d, (void *)&s, (void *)&i, (void *)&b, (void *)&in, (void *)&flags, (void *)&table }
+
 ks_status mixed(ks_launch                     launch,
                 char                          c,
                 double                        d,
@@ -94,15 +124,7 @@ ks_status mixed(ks_launch                     launch,
                 volatile unsigned int        *flags,
                 const struct Particle *const *table)
 {
-    void *ks__args[8];
-    ks__args[0] = (void *)&c;
-    ks__args[1] = (void *)&d;
-    ks__args[2] = (void *)&s;
-    ks__args[3] = (void *)&i;
-    ks__args[4] = (void *)&b;
-    ks__args[5] = (void *)&in;
-    ks__args[6] = (void *)&flags;
-    ks__args[7] = (void *)&table;
+    ks__pack_mixed(ks__args);
     return ks_kernel_launch(&mixed_kernel, &launch, ks__args);
 }
 
@@ -117,16 +139,42 @@ ks_status mixed_n(size_t                        n_items,
                   volatile unsigned int        *flags,
                   const struct Particle *const *table)
 {
-    void *ks__args[8];
-    ks__args[0] = (void *)&c;
-    ks__args[1] = (void *)&d;
-    ks__args[2] = (void *)&s;
-    ks__args[3] = (void *)&i;
-    ks__args[4] = (void *)&b;
-    ks__args[5] = (void *)&in;
-    ks__args[6] = (void *)&flags;
-    ks__args[7] = (void *)&table;
+    ks__pack_mixed(ks__args);
     return ks_kernel_launch_n(&mixed_kernel, n_items, 0, stream, ks__args);
+}
+
+ks_status mixed_node(ks_graph                      ks__graph,
+                     const ks_graph_node          *ks__deps,
+                     size_t                        ks__ndeps,
+                     ks_graph_node                *ks__node,
+                     ks_launch                     launch,
+                     char                          c,
+                     double                        d,
+                     short                         s,
+                     int64_t                       i,
+                     bool                          b,
+                     const float *KS_RESTRICT      in,
+                     volatile unsigned int        *flags,
+                     const struct Particle *const *table)
+{
+    ks__pack_mixed(ks__args);
+    return ks_kernel_node_add(&mixed_kernel, ks__graph, ks__deps, ks__ndeps, &launch, ks__args, ks__node);
+}
+
+ks_status mixed_node_set(ks_graph_exec                 ks__exec,
+                         ks_graph_node                 ks__node,
+                         ks_launch                     launch,
+                         char                          c,
+                         double                        d,
+                         short                         s,
+                         int64_t                       i,
+                         bool                          b,
+                         const float *KS_RESTRICT      in,
+                         volatile unsigned int        *flags,
+                         const struct Particle *const *table)
+{
+    ks__pack_mixed(ks__args);
+    return ks_kernel_node_set(&mixed_kernel, ks__exec, ks__node, &launch, ks__args);
 }
 
 /* no_params — basic.cu:16 */
@@ -144,6 +192,22 @@ ks_status no_params_n(size_t    n_items,
     return ks_kernel_launch_n(&no_params_kernel, n_items, 0, stream, NULL);
 }
 
+ks_status no_params_node(ks_graph             ks__graph,
+                         const ks_graph_node *ks__deps,
+                         size_t               ks__ndeps,
+                         ks_graph_node       *ks__node,
+                         ks_launch            launch)
+{
+    return ks_kernel_node_add(&no_params_kernel, ks__graph, ks__deps, ks__ndeps, &launch, NULL, ks__node);
+}
+
+ks_status no_params_node_set(ks_graph_exec        ks__exec,
+                             ks_graph_node        ks__node,
+                             ks_launch            launch)
+{
+    return ks_kernel_node_set(&no_params_kernel, ks__exec, ks__node, &launch, NULL);
+}
+
 /* physics::detail::step — basic.cu:20 */
 static const ks_param_desc ks__params_physics_detail_step[3] = {
     { 0, 8, 8 }, /* p: Particle * */
@@ -153,15 +217,18 @@ static const ks_param_desc ks__params_physics_detail_step[3] = {
 ks_kernel physics_detail_step_kernel = KS_KERNEL_INIT(
     &basic_kstub_image, "_ZN7physics6detail4stepEP8Particlefj", "physics::detail::step", 3, ks__params_physics_detail_step, 0);
 
+/* The one packing of physics_detail_step's arguments, which every entry point below
+ * hands to the runtime: each parameter's address, in the kernel's order
+ * (the layout ks__params_physics_detail_step describes, checked at load time). */
+#define ks__pack_physics_detail_step(ks__args) \
+    void *ks__args[3] = { (void *)&p, (void *)&dt, (void *)&n }
+
 ks_status physics_detail_step(ks_launch        launch,
                               struct Particle *p,
                               float            dt,
                               uint32_t         n)
 {
-    void *ks__args[3];
-    ks__args[0] = (void *)&p;
-    ks__args[1] = (void *)&dt;
-    ks__args[2] = (void *)&n;
+    ks__pack_physics_detail_step(ks__args);
     return ks_kernel_launch(&physics_detail_step_kernel, &launch, ks__args);
 }
 
@@ -171,11 +238,32 @@ ks_status physics_detail_step_n(size_t           n_items,
                                 float            dt,
                                 uint32_t         n)
 {
-    void *ks__args[3];
-    ks__args[0] = (void *)&p;
-    ks__args[1] = (void *)&dt;
-    ks__args[2] = (void *)&n;
+    ks__pack_physics_detail_step(ks__args);
     return ks_kernel_launch_n(&physics_detail_step_kernel, n_items, 0, stream, ks__args);
+}
+
+ks_status physics_detail_step_node(ks_graph             ks__graph,
+                                   const ks_graph_node *ks__deps,
+                                   size_t               ks__ndeps,
+                                   ks_graph_node       *ks__node,
+                                   ks_launch            launch,
+                                   struct Particle     *p,
+                                   float                dt,
+                                   uint32_t             n)
+{
+    ks__pack_physics_detail_step(ks__args);
+    return ks_kernel_node_add(&physics_detail_step_kernel, ks__graph, ks__deps, ks__ndeps, &launch, ks__args, ks__node);
+}
+
+ks_status physics_detail_step_node_set(ks_graph_exec        ks__exec,
+                                       ks_graph_node        ks__node,
+                                       ks_launch            launch,
+                                       struct Particle     *p,
+                                       float                dt,
+                                       uint32_t             n)
+{
+    ks__pack_physics_detail_step(ks__args);
+    return ks_kernel_node_set(&physics_detail_step_kernel, ks__exec, ks__node, &launch, ks__args);
 }
 
 /* physics::clamp — basic.cu:22 */
@@ -187,15 +275,18 @@ static const ks_param_desc ks__params_physics_clamp__floatp_float_float[3] = {
 ks_kernel physics_clamp__floatp_float_float_kernel = KS_KERNEL_INIT(
     &basic_kstub_image, "_ZN7physics5clampEPfff", "physics::clamp", 3, ks__params_physics_clamp__floatp_float_float, 0);
 
+/* The one packing of physics_clamp__floatp_float_float's arguments, which every entry point below
+ * hands to the runtime: each parameter's address, in the kernel's order
+ * (the layout ks__params_physics_clamp__floatp_float_float describes, checked at load time). */
+#define ks__pack_physics_clamp__floatp_float_float(ks__args) \
+    void *ks__args[3] = { (void *)&x, (void *)&lo, (void *)&hi }
+
 ks_status physics_clamp__floatp_float_float(ks_launch launch,
                                             float    *x,
                                             float     lo,
                                             float     hi)
 {
-    void *ks__args[3];
-    ks__args[0] = (void *)&x;
-    ks__args[1] = (void *)&lo;
-    ks__args[2] = (void *)&hi;
+    ks__pack_physics_clamp__floatp_float_float(ks__args);
     return ks_kernel_launch(&physics_clamp__floatp_float_float_kernel, &launch, ks__args);
 }
 
@@ -205,11 +296,32 @@ ks_status physics_clamp__floatp_float_float_n(size_t    n_items,
                                               float     lo,
                                               float     hi)
 {
-    void *ks__args[3];
-    ks__args[0] = (void *)&x;
-    ks__args[1] = (void *)&lo;
-    ks__args[2] = (void *)&hi;
+    ks__pack_physics_clamp__floatp_float_float(ks__args);
     return ks_kernel_launch_n(&physics_clamp__floatp_float_float_kernel, n_items, 0, stream, ks__args);
+}
+
+ks_status physics_clamp__floatp_float_float_node(ks_graph             ks__graph,
+                                                 const ks_graph_node *ks__deps,
+                                                 size_t               ks__ndeps,
+                                                 ks_graph_node       *ks__node,
+                                                 ks_launch            launch,
+                                                 float               *x,
+                                                 float                lo,
+                                                 float                hi)
+{
+    ks__pack_physics_clamp__floatp_float_float(ks__args);
+    return ks_kernel_node_add(&physics_clamp__floatp_float_float_kernel, ks__graph, ks__deps, ks__ndeps, &launch, ks__args, ks__node);
+}
+
+ks_status physics_clamp__floatp_float_float_node_set(ks_graph_exec        ks__exec,
+                                                     ks_graph_node        ks__node,
+                                                     ks_launch            launch,
+                                                     float               *x,
+                                                     float                lo,
+                                                     float                hi)
+{
+    ks__pack_physics_clamp__floatp_float_float(ks__args);
+    return ks_kernel_node_set(&physics_clamp__floatp_float_float_kernel, ks__exec, ks__node, &launch, ks__args);
 }
 
 /* physics::clamp — basic.cu:23 */
@@ -221,15 +333,18 @@ static const ks_param_desc ks__params_physics_clamp__intp_int_int[3] = {
 ks_kernel physics_clamp__intp_int_int_kernel = KS_KERNEL_INIT(
     &basic_kstub_image, "_ZN7physics5clampEPiii", "physics::clamp", 3, ks__params_physics_clamp__intp_int_int, 0);
 
+/* The one packing of physics_clamp__intp_int_int's arguments, which every entry point below
+ * hands to the runtime: each parameter's address, in the kernel's order
+ * (the layout ks__params_physics_clamp__intp_int_int describes, checked at load time). */
+#define ks__pack_physics_clamp__intp_int_int(ks__args) \
+    void *ks__args[3] = { (void *)&x, (void *)&lo, (void *)&hi }
+
 ks_status physics_clamp__intp_int_int(ks_launch launch,
                                       int      *x,
                                       int       lo,
                                       int       hi)
 {
-    void *ks__args[3];
-    ks__args[0] = (void *)&x;
-    ks__args[1] = (void *)&lo;
-    ks__args[2] = (void *)&hi;
+    ks__pack_physics_clamp__intp_int_int(ks__args);
     return ks_kernel_launch(&physics_clamp__intp_int_int_kernel, &launch, ks__args);
 }
 
@@ -239,11 +354,32 @@ ks_status physics_clamp__intp_int_int_n(size_t    n_items,
                                         int       lo,
                                         int       hi)
 {
-    void *ks__args[3];
-    ks__args[0] = (void *)&x;
-    ks__args[1] = (void *)&lo;
-    ks__args[2] = (void *)&hi;
+    ks__pack_physics_clamp__intp_int_int(ks__args);
     return ks_kernel_launch_n(&physics_clamp__intp_int_int_kernel, n_items, 0, stream, ks__args);
+}
+
+ks_status physics_clamp__intp_int_int_node(ks_graph             ks__graph,
+                                           const ks_graph_node *ks__deps,
+                                           size_t               ks__ndeps,
+                                           ks_graph_node       *ks__node,
+                                           ks_launch            launch,
+                                           int                 *x,
+                                           int                  lo,
+                                           int                  hi)
+{
+    ks__pack_physics_clamp__intp_int_int(ks__args);
+    return ks_kernel_node_add(&physics_clamp__intp_int_int_kernel, ks__graph, ks__deps, ks__ndeps, &launch, ks__args, ks__node);
+}
+
+ks_status physics_clamp__intp_int_int_node_set(ks_graph_exec        ks__exec,
+                                               ks_graph_node        ks__node,
+                                               ks_launch            launch,
+                                               int                 *x,
+                                               int                  lo,
+                                               int                  hi)
+{
+    ks__pack_physics_clamp__intp_int_int(ks__args);
+    return ks_kernel_node_set(&physics_clamp__intp_int_int_kernel, ks__exec, ks__node, &launch, ks__args);
 }
 
 /* odd_names — basic.cu:28 */
@@ -258,6 +394,12 @@ static const ks_param_desc ks__params_odd_names[6] = {
 ks_kernel odd_names_kernel = KS_KERNEL_INIT(
     &basic_kstub_image, "odd_names", "odd_names", 6, ks__params_odd_names, 0);
 
+/* The one packing of odd_names's arguments, which every entry point below
+ * hands to the runtime: each parameter's address, in the kernel's order
+ * (the layout ks__params_odd_names describes, checked at load time). */
+#define ks__pack_odd_names(ks__args) \
+    void *ks__args[6] = { (void *)&arg0, (void *)&launch, (void *)&args, (void *)&stream, (void *)&n_items, (void *)&restrict_ }
+
 ks_status odd_names(ks_launch   ks_launch_,
                     int         arg0,
                     float      *launch,
@@ -266,13 +408,7 @@ ks_status odd_names(ks_launch   ks_launch_,
                     long        n_items,
                     const char *restrict_)
 {
-    void *ks__args[6];
-    ks__args[0] = (void *)&arg0;
-    ks__args[1] = (void *)&launch;
-    ks__args[2] = (void *)&args;
-    ks__args[3] = (void *)&stream;
-    ks__args[4] = (void *)&n_items;
-    ks__args[5] = (void *)&restrict_;
+    ks__pack_odd_names(ks__args);
     return ks_kernel_launch(&odd_names_kernel, &ks_launch_, ks__args);
 }
 
@@ -285,12 +421,36 @@ ks_status odd_names_n(size_t      ks_n_items_,
                       long        n_items,
                       const char *restrict_)
 {
-    void *ks__args[6];
-    ks__args[0] = (void *)&arg0;
-    ks__args[1] = (void *)&launch;
-    ks__args[2] = (void *)&args;
-    ks__args[3] = (void *)&stream;
-    ks__args[4] = (void *)&n_items;
-    ks__args[5] = (void *)&restrict_;
+    ks__pack_odd_names(ks__args);
     return ks_kernel_launch_n(&odd_names_kernel, ks_n_items_, 0, ks_stream_, ks__args);
+}
+
+ks_status odd_names_node(ks_graph             ks__graph,
+                         const ks_graph_node *ks__deps,
+                         size_t               ks__ndeps,
+                         ks_graph_node       *ks__node,
+                         ks_launch            ks_launch_,
+                         int                  arg0,
+                         float               *launch,
+                         int                  args,
+                         int                  stream,
+                         long                 n_items,
+                         const char          *restrict_)
+{
+    ks__pack_odd_names(ks__args);
+    return ks_kernel_node_add(&odd_names_kernel, ks__graph, ks__deps, ks__ndeps, &ks_launch_, ks__args, ks__node);
+}
+
+ks_status odd_names_node_set(ks_graph_exec        ks__exec,
+                             ks_graph_node        ks__node,
+                             ks_launch            ks_launch_,
+                             int                  arg0,
+                             float               *launch,
+                             int                  args,
+                             int                  stream,
+                             long                 n_items,
+                             const char          *restrict_)
+{
+    ks__pack_odd_names(ks__args);
+    return ks_kernel_node_set(&odd_names_kernel, ks__exec, ks__node, &ks_launch_, ks__args);
 }

@@ -53,6 +53,29 @@ ks_status fill_n(size_t    n_items,
                  float     value,
                  size_t    n);
 
+/* The same launch as a kernel node of a CUDA graph: added to ks__graph after
+ * the ks__ndeps nodes at ks__deps (NULL, 0: a root), *ks__node receives it.
+ * The arguments are copied into the node; launch.stream is not used (the
+ * graph runs on the stream it is launched on); launch.attrs must be NULL. */
+ks_status fill_node(ks_graph             ks__graph,
+                    const ks_graph_node *ks__deps,
+                    size_t               ks__ndeps,
+                    ks_graph_node       *ks__node,
+                    ks_launch            launch,
+                    float               *out,
+                    float                value,
+                    size_t               n);
+
+/* New configuration and arguments for that node in ks__exec, an instance of
+ * its graph, from its next launch on. A node of another kernel, or one not in
+ * ks__exec, is refused and nothing changes; the graph must still exist. */
+ks_status fill_node_set(ks_graph_exec        ks__exec,
+                        ks_graph_node        ks__node,
+                        ks_launch            launch,
+                        float               *out,
+                        float                value,
+                        size_t               n);
+
 /* mixed's descriptor, for the runtime's calls on one kernel:
  * ks_kernel_set_max_shared(&mixed_kernel, bytes) before a launch with
  * more than 48 KiB of dynamic shared memory, ks_kernel_info,
@@ -85,6 +108,39 @@ ks_status mixed_n(size_t                        n_items,
                   volatile unsigned int        *flags,
                   const struct Particle *const *table);
 
+/* The same launch as a kernel node of a CUDA graph: added to ks__graph after
+ * the ks__ndeps nodes at ks__deps (NULL, 0: a root), *ks__node receives it.
+ * The arguments are copied into the node; launch.stream is not used (the
+ * graph runs on the stream it is launched on); launch.attrs must be NULL. */
+ks_status mixed_node(ks_graph                      ks__graph,
+                     const ks_graph_node          *ks__deps,
+                     size_t                        ks__ndeps,
+                     ks_graph_node                *ks__node,
+                     ks_launch                     launch,
+                     char                          c,
+                     double                        d,
+                     short                         s,
+                     int64_t                       i,
+                     bool                          b,
+                     const float *KS_RESTRICT      in,
+                     volatile unsigned int        *flags,
+                     const struct Particle *const *table);
+
+/* New configuration and arguments for that node in ks__exec, an instance of
+ * its graph, from its next launch on. A node of another kernel, or one not in
+ * ks__exec, is refused and nothing changes; the graph must still exist. */
+ks_status mixed_node_set(ks_graph_exec                 ks__exec,
+                         ks_graph_node                 ks__node,
+                         ks_launch                     launch,
+                         char                          c,
+                         double                        d,
+                         short                         s,
+                         int64_t                       i,
+                         bool                          b,
+                         const float *KS_RESTRICT      in,
+                         volatile unsigned int        *flags,
+                         const struct Particle *const *table);
+
 /* no_params's descriptor, for the runtime's calls on one kernel:
  * ks_kernel_set_max_shared(&no_params_kernel, bytes) before a launch with
  * more than 48 KiB of dynamic shared memory, ks_kernel_info,
@@ -100,6 +156,23 @@ ks_status no_params(ks_launch launch);
  * calculator picks for this kernel; nothing is launched when n_items is 0. */
 ks_status no_params_n(size_t    n_items,
                       ks_stream stream);
+
+/* The same launch as a kernel node of a CUDA graph: added to ks__graph after
+ * the ks__ndeps nodes at ks__deps (NULL, 0: a root), *ks__node receives it.
+ * The arguments are copied into the node; launch.stream is not used (the
+ * graph runs on the stream it is launched on); launch.attrs must be NULL. */
+ks_status no_params_node(ks_graph             ks__graph,
+                         const ks_graph_node *ks__deps,
+                         size_t               ks__ndeps,
+                         ks_graph_node       *ks__node,
+                         ks_launch            launch);
+
+/* New configuration and arguments for that node in ks__exec, an instance of
+ * its graph, from its next launch on. A node of another kernel, or one not in
+ * ks__exec, is refused and nothing changes; the graph must still exist. */
+ks_status no_params_node_set(ks_graph_exec        ks__exec,
+                             ks_graph_node        ks__node,
+                             ks_launch            launch);
 
 /* physics::detail::step's descriptor, for the runtime's calls on one kernel:
  * ks_kernel_set_max_shared(&physics_detail_step_kernel, bytes) before a launch with
@@ -123,6 +196,29 @@ ks_status physics_detail_step_n(size_t           n_items,
                                 float            dt,
                                 uint32_t         n);
 
+/* The same launch as a kernel node of a CUDA graph: added to ks__graph after
+ * the ks__ndeps nodes at ks__deps (NULL, 0: a root), *ks__node receives it.
+ * The arguments are copied into the node; launch.stream is not used (the
+ * graph runs on the stream it is launched on); launch.attrs must be NULL. */
+ks_status physics_detail_step_node(ks_graph             ks__graph,
+                                   const ks_graph_node *ks__deps,
+                                   size_t               ks__ndeps,
+                                   ks_graph_node       *ks__node,
+                                   ks_launch            launch,
+                                   struct Particle     *p,
+                                   float                dt,
+                                   uint32_t             n);
+
+/* New configuration and arguments for that node in ks__exec, an instance of
+ * its graph, from its next launch on. A node of another kernel, or one not in
+ * ks__exec, is refused and nothing changes; the graph must still exist. */
+ks_status physics_detail_step_node_set(ks_graph_exec        ks__exec,
+                                       ks_graph_node        ks__node,
+                                       ks_launch            launch,
+                                       struct Particle     *p,
+                                       float                dt,
+                                       uint32_t             n);
+
 /* physics::clamp's descriptor, for the runtime's calls on one kernel:
  * ks_kernel_set_max_shared(&physics_clamp__floatp_float_float_kernel, bytes) before a launch with
  * more than 48 KiB of dynamic shared memory, ks_kernel_info,
@@ -145,6 +241,29 @@ ks_status physics_clamp__floatp_float_float_n(size_t    n_items,
                                               float     lo,
                                               float     hi);
 
+/* The same launch as a kernel node of a CUDA graph: added to ks__graph after
+ * the ks__ndeps nodes at ks__deps (NULL, 0: a root), *ks__node receives it.
+ * The arguments are copied into the node; launch.stream is not used (the
+ * graph runs on the stream it is launched on); launch.attrs must be NULL. */
+ks_status physics_clamp__floatp_float_float_node(ks_graph             ks__graph,
+                                                 const ks_graph_node *ks__deps,
+                                                 size_t               ks__ndeps,
+                                                 ks_graph_node       *ks__node,
+                                                 ks_launch            launch,
+                                                 float               *x,
+                                                 float                lo,
+                                                 float                hi);
+
+/* New configuration and arguments for that node in ks__exec, an instance of
+ * its graph, from its next launch on. A node of another kernel, or one not in
+ * ks__exec, is refused and nothing changes; the graph must still exist. */
+ks_status physics_clamp__floatp_float_float_node_set(ks_graph_exec        ks__exec,
+                                                     ks_graph_node        ks__node,
+                                                     ks_launch            launch,
+                                                     float               *x,
+                                                     float                lo,
+                                                     float                hi);
+
 /* physics::clamp's descriptor, for the runtime's calls on one kernel:
  * ks_kernel_set_max_shared(&physics_clamp__intp_int_int_kernel, bytes) before a launch with
  * more than 48 KiB of dynamic shared memory, ks_kernel_info,
@@ -166,6 +285,29 @@ ks_status physics_clamp__intp_int_int_n(size_t    n_items,
                                         int      *x,
                                         int       lo,
                                         int       hi);
+
+/* The same launch as a kernel node of a CUDA graph: added to ks__graph after
+ * the ks__ndeps nodes at ks__deps (NULL, 0: a root), *ks__node receives it.
+ * The arguments are copied into the node; launch.stream is not used (the
+ * graph runs on the stream it is launched on); launch.attrs must be NULL. */
+ks_status physics_clamp__intp_int_int_node(ks_graph             ks__graph,
+                                           const ks_graph_node *ks__deps,
+                                           size_t               ks__ndeps,
+                                           ks_graph_node       *ks__node,
+                                           ks_launch            launch,
+                                           int                 *x,
+                                           int                  lo,
+                                           int                  hi);
+
+/* New configuration and arguments for that node in ks__exec, an instance of
+ * its graph, from its next launch on. A node of another kernel, or one not in
+ * ks__exec, is refused and nothing changes; the graph must still exist. */
+ks_status physics_clamp__intp_int_int_node_set(ks_graph_exec        ks__exec,
+                                               ks_graph_node        ks__node,
+                                               ks_launch            launch,
+                                               int                 *x,
+                                               int                  lo,
+                                               int                  hi);
 
 /* odd_names's descriptor, for the runtime's calls on one kernel:
  * ks_kernel_set_max_shared(&odd_names_kernel, bytes) before a launch with
@@ -195,6 +337,35 @@ ks_status odd_names_n(size_t      ks_n_items_,
                       long        n_items,
                       const char *restrict_);
 
+/* The same launch as a kernel node of a CUDA graph: added to ks__graph after
+ * the ks__ndeps nodes at ks__deps (NULL, 0: a root), *ks__node receives it.
+ * The arguments are copied into the node; launch.stream is not used (the
+ * graph runs on the stream it is launched on); launch.attrs must be NULL. */
+ks_status odd_names_node(ks_graph             ks__graph,
+                         const ks_graph_node *ks__deps,
+                         size_t               ks__ndeps,
+                         ks_graph_node       *ks__node,
+                         ks_launch            ks_launch_,
+                         int                  arg0,
+                         float               *launch,
+                         int                  args,
+                         int                  stream,
+                         long                 n_items,
+                         const char          *restrict_);
+
+/* New configuration and arguments for that node in ks__exec, an instance of
+ * its graph, from its next launch on. A node of another kernel, or one not in
+ * ks__exec, is refused and nothing changes; the graph must still exist. */
+ks_status odd_names_node_set(ks_graph_exec        ks__exec,
+                             ks_graph_node        ks__node,
+                             ks_launch            ks_launch_,
+                             int                  arg0,
+                             float               *launch,
+                             int                  args,
+                             int                  stream,
+                             long                 n_items,
+                             const char          *restrict_);
+
 #if defined(KSTUB_STRICT) && !defined(__cplusplus)
 /* Strict mode: an argument of any other type than its parameter's (bar an
  * added const on a pointee) is a compile error naming kernel and parameter. */
@@ -208,6 +379,22 @@ ks_status odd_names_n(size_t      ks_n_items_,
                       "kernel fill, parameter n needs exactly size_t"))
 #define fill_n(n_items, stream, out, value, n) \
     (fill_n)(n_items, stream, \
+        KS_STRICT_ARG(out, _Generic((out), float *: 1, default: 0), \
+                      "kernel fill, parameter out needs exactly float *"), \
+        KS_STRICT_ARG(value, _Generic((value), float: 1, default: 0), \
+                      "kernel fill, parameter value needs exactly float"), \
+        KS_STRICT_ARG(n, _Generic((n), size_t: 1, default: 0), \
+                      "kernel fill, parameter n needs exactly size_t"))
+#define fill_node(ks__graph, ks__deps, ks__ndeps, ks__node, launch, out, value, n) \
+    (fill_node)(ks__graph, ks__deps, ks__ndeps, ks__node, launch, \
+        KS_STRICT_ARG(out, _Generic((out), float *: 1, default: 0), \
+                      "kernel fill, parameter out needs exactly float *"), \
+        KS_STRICT_ARG(value, _Generic((value), float: 1, default: 0), \
+                      "kernel fill, parameter value needs exactly float"), \
+        KS_STRICT_ARG(n, _Generic((n), size_t: 1, default: 0), \
+                      "kernel fill, parameter n needs exactly size_t"))
+#define fill_node_set(ks__exec, ks__node, launch, out, value, n) \
+    (fill_node_set)(ks__exec, ks__node, launch, \
         KS_STRICT_ARG(out, _Generic((out), float *: 1, default: 0), \
                       "kernel fill, parameter out needs exactly float *"), \
         KS_STRICT_ARG(value, _Generic((value), float: 1, default: 0), \
@@ -250,6 +437,42 @@ ks_status odd_names_n(size_t      ks_n_items_,
                       "kernel mixed, parameter flags needs exactly volatile unsigned int *"), \
         KS_STRICT_ARG(table, _Generic((table), const struct Particle *const *: 1, default: 0), \
                       "kernel mixed, parameter table needs exactly const struct Particle *const *"))
+#define mixed_node(ks__graph, ks__deps, ks__ndeps, ks__node, launch, c, d, s, i, b, in, flags, table) \
+    (mixed_node)(ks__graph, ks__deps, ks__ndeps, ks__node, launch, \
+        KS_STRICT_ARG(c, _Generic((c), char: 1, default: 0), \
+                      "kernel mixed, parameter c needs exactly char"), \
+        KS_STRICT_ARG(d, _Generic((d), double: 1, default: 0), \
+                      "kernel mixed, parameter d needs exactly double"), \
+        KS_STRICT_ARG(s, _Generic((s), short: 1, default: 0), \
+                      "kernel mixed, parameter s needs exactly short"), \
+        KS_STRICT_ARG(i, _Generic((i), int64_t: 1, default: 0), \
+                      "kernel mixed, parameter i needs exactly int64_t"), \
+        KS_STRICT_ARG(b, _Generic((b), bool: 1, default: 0), \
+                      "kernel mixed, parameter b needs exactly bool"), \
+        KS_STRICT_ARG(in, _Generic((in), const float *: 1, float *: 1, default: 0), \
+                      "kernel mixed, parameter in needs exactly const float *"), \
+        KS_STRICT_ARG(flags, _Generic((flags), volatile unsigned int *: 1, default: 0), \
+                      "kernel mixed, parameter flags needs exactly volatile unsigned int *"), \
+        KS_STRICT_ARG(table, _Generic((table), const struct Particle *const *: 1, default: 0), \
+                      "kernel mixed, parameter table needs exactly const struct Particle *const *"))
+#define mixed_node_set(ks__exec, ks__node, launch, c, d, s, i, b, in, flags, table) \
+    (mixed_node_set)(ks__exec, ks__node, launch, \
+        KS_STRICT_ARG(c, _Generic((c), char: 1, default: 0), \
+                      "kernel mixed, parameter c needs exactly char"), \
+        KS_STRICT_ARG(d, _Generic((d), double: 1, default: 0), \
+                      "kernel mixed, parameter d needs exactly double"), \
+        KS_STRICT_ARG(s, _Generic((s), short: 1, default: 0), \
+                      "kernel mixed, parameter s needs exactly short"), \
+        KS_STRICT_ARG(i, _Generic((i), int64_t: 1, default: 0), \
+                      "kernel mixed, parameter i needs exactly int64_t"), \
+        KS_STRICT_ARG(b, _Generic((b), bool: 1, default: 0), \
+                      "kernel mixed, parameter b needs exactly bool"), \
+        KS_STRICT_ARG(in, _Generic((in), const float *: 1, float *: 1, default: 0), \
+                      "kernel mixed, parameter in needs exactly const float *"), \
+        KS_STRICT_ARG(flags, _Generic((flags), volatile unsigned int *: 1, default: 0), \
+                      "kernel mixed, parameter flags needs exactly volatile unsigned int *"), \
+        KS_STRICT_ARG(table, _Generic((table), const struct Particle *const *: 1, default: 0), \
+                      "kernel mixed, parameter table needs exactly const struct Particle *const *"))
 #define physics_detail_step(launch, p, dt, n) \
     (physics_detail_step)(launch, \
         KS_STRICT_ARG(p, _Generic((p), struct Particle *: 1, default: 0), \
@@ -260,6 +483,22 @@ ks_status odd_names_n(size_t      ks_n_items_,
                       "kernel physics_detail_step, parameter n needs exactly uint32_t"))
 #define physics_detail_step_n(n_items, stream, p, dt, n) \
     (physics_detail_step_n)(n_items, stream, \
+        KS_STRICT_ARG(p, _Generic((p), struct Particle *: 1, default: 0), \
+                      "kernel physics_detail_step, parameter p needs exactly struct Particle *"), \
+        KS_STRICT_ARG(dt, _Generic((dt), float: 1, default: 0), \
+                      "kernel physics_detail_step, parameter dt needs exactly float"), \
+        KS_STRICT_ARG(n, _Generic((n), uint32_t: 1, default: 0), \
+                      "kernel physics_detail_step, parameter n needs exactly uint32_t"))
+#define physics_detail_step_node(ks__graph, ks__deps, ks__ndeps, ks__node, launch, p, dt, n) \
+    (physics_detail_step_node)(ks__graph, ks__deps, ks__ndeps, ks__node, launch, \
+        KS_STRICT_ARG(p, _Generic((p), struct Particle *: 1, default: 0), \
+                      "kernel physics_detail_step, parameter p needs exactly struct Particle *"), \
+        KS_STRICT_ARG(dt, _Generic((dt), float: 1, default: 0), \
+                      "kernel physics_detail_step, parameter dt needs exactly float"), \
+        KS_STRICT_ARG(n, _Generic((n), uint32_t: 1, default: 0), \
+                      "kernel physics_detail_step, parameter n needs exactly uint32_t"))
+#define physics_detail_step_node_set(ks__exec, ks__node, launch, p, dt, n) \
+    (physics_detail_step_node_set)(ks__exec, ks__node, launch, \
         KS_STRICT_ARG(p, _Generic((p), struct Particle *: 1, default: 0), \
                       "kernel physics_detail_step, parameter p needs exactly struct Particle *"), \
         KS_STRICT_ARG(dt, _Generic((dt), float: 1, default: 0), \
@@ -282,6 +521,22 @@ ks_status odd_names_n(size_t      ks_n_items_,
                       "kernel physics_clamp__floatp_float_float, parameter lo needs exactly float"), \
         KS_STRICT_ARG(hi, _Generic((hi), float: 1, default: 0), \
                       "kernel physics_clamp__floatp_float_float, parameter hi needs exactly float"))
+#define physics_clamp__floatp_float_float_node(ks__graph, ks__deps, ks__ndeps, ks__node, launch, x, lo, hi) \
+    (physics_clamp__floatp_float_float_node)(ks__graph, ks__deps, ks__ndeps, ks__node, launch, \
+        KS_STRICT_ARG(x, _Generic((x), float *: 1, default: 0), \
+                      "kernel physics_clamp__floatp_float_float, parameter x needs exactly float *"), \
+        KS_STRICT_ARG(lo, _Generic((lo), float: 1, default: 0), \
+                      "kernel physics_clamp__floatp_float_float, parameter lo needs exactly float"), \
+        KS_STRICT_ARG(hi, _Generic((hi), float: 1, default: 0), \
+                      "kernel physics_clamp__floatp_float_float, parameter hi needs exactly float"))
+#define physics_clamp__floatp_float_float_node_set(ks__exec, ks__node, launch, x, lo, hi) \
+    (physics_clamp__floatp_float_float_node_set)(ks__exec, ks__node, launch, \
+        KS_STRICT_ARG(x, _Generic((x), float *: 1, default: 0), \
+                      "kernel physics_clamp__floatp_float_float, parameter x needs exactly float *"), \
+        KS_STRICT_ARG(lo, _Generic((lo), float: 1, default: 0), \
+                      "kernel physics_clamp__floatp_float_float, parameter lo needs exactly float"), \
+        KS_STRICT_ARG(hi, _Generic((hi), float: 1, default: 0), \
+                      "kernel physics_clamp__floatp_float_float, parameter hi needs exactly float"))
 #define physics_clamp__intp_int_int(launch, x, lo, hi) \
     (physics_clamp__intp_int_int)(launch, \
         KS_STRICT_ARG(x, _Generic((x), int *: 1, default: 0), \
@@ -292,6 +547,22 @@ ks_status odd_names_n(size_t      ks_n_items_,
                       "kernel physics_clamp__intp_int_int, parameter hi needs exactly int"))
 #define physics_clamp__intp_int_int_n(n_items, stream, x, lo, hi) \
     (physics_clamp__intp_int_int_n)(n_items, stream, \
+        KS_STRICT_ARG(x, _Generic((x), int *: 1, default: 0), \
+                      "kernel physics_clamp__intp_int_int, parameter x needs exactly int *"), \
+        KS_STRICT_ARG(lo, _Generic((lo), int: 1, default: 0), \
+                      "kernel physics_clamp__intp_int_int, parameter lo needs exactly int"), \
+        KS_STRICT_ARG(hi, _Generic((hi), int: 1, default: 0), \
+                      "kernel physics_clamp__intp_int_int, parameter hi needs exactly int"))
+#define physics_clamp__intp_int_int_node(ks__graph, ks__deps, ks__ndeps, ks__node, launch, x, lo, hi) \
+    (physics_clamp__intp_int_int_node)(ks__graph, ks__deps, ks__ndeps, ks__node, launch, \
+        KS_STRICT_ARG(x, _Generic((x), int *: 1, default: 0), \
+                      "kernel physics_clamp__intp_int_int, parameter x needs exactly int *"), \
+        KS_STRICT_ARG(lo, _Generic((lo), int: 1, default: 0), \
+                      "kernel physics_clamp__intp_int_int, parameter lo needs exactly int"), \
+        KS_STRICT_ARG(hi, _Generic((hi), int: 1, default: 0), \
+                      "kernel physics_clamp__intp_int_int, parameter hi needs exactly int"))
+#define physics_clamp__intp_int_int_node_set(ks__exec, ks__node, launch, x, lo, hi) \
+    (physics_clamp__intp_int_int_node_set)(ks__exec, ks__node, launch, \
         KS_STRICT_ARG(x, _Generic((x), int *: 1, default: 0), \
                       "kernel physics_clamp__intp_int_int, parameter x needs exactly int *"), \
         KS_STRICT_ARG(lo, _Generic((lo), int: 1, default: 0), \
@@ -314,6 +585,34 @@ ks_status odd_names_n(size_t      ks_n_items_,
                       "kernel odd_names, parameter restrict_ needs exactly const char *"))
 #define odd_names_n(ks_n_items_, ks_stream_, arg0, launch, args, stream, n_items, restrict_) \
     (odd_names_n)(ks_n_items_, ks_stream_, \
+        KS_STRICT_ARG(arg0, _Generic((arg0), int: 1, default: 0), \
+                      "kernel odd_names, parameter arg0 needs exactly int"), \
+        KS_STRICT_ARG(launch, _Generic((launch), float *: 1, default: 0), \
+                      "kernel odd_names, parameter launch needs exactly float *"), \
+        KS_STRICT_ARG(args, _Generic((args), int: 1, default: 0), \
+                      "kernel odd_names, parameter args needs exactly int"), \
+        KS_STRICT_ARG(stream, _Generic((stream), int: 1, default: 0), \
+                      "kernel odd_names, parameter stream needs exactly int"), \
+        KS_STRICT_ARG(n_items, _Generic((n_items), long: 1, default: 0), \
+                      "kernel odd_names, parameter n_items needs exactly long"), \
+        KS_STRICT_ARG(restrict_, _Generic((restrict_), const char *: 1, char *: 1, default: 0), \
+                      "kernel odd_names, parameter restrict_ needs exactly const char *"))
+#define odd_names_node(ks__graph, ks__deps, ks__ndeps, ks__node, ks_launch_, arg0, launch, args, stream, n_items, restrict_) \
+    (odd_names_node)(ks__graph, ks__deps, ks__ndeps, ks__node, ks_launch_, \
+        KS_STRICT_ARG(arg0, _Generic((arg0), int: 1, default: 0), \
+                      "kernel odd_names, parameter arg0 needs exactly int"), \
+        KS_STRICT_ARG(launch, _Generic((launch), float *: 1, default: 0), \
+                      "kernel odd_names, parameter launch needs exactly float *"), \
+        KS_STRICT_ARG(args, _Generic((args), int: 1, default: 0), \
+                      "kernel odd_names, parameter args needs exactly int"), \
+        KS_STRICT_ARG(stream, _Generic((stream), int: 1, default: 0), \
+                      "kernel odd_names, parameter stream needs exactly int"), \
+        KS_STRICT_ARG(n_items, _Generic((n_items), long: 1, default: 0), \
+                      "kernel odd_names, parameter n_items needs exactly long"), \
+        KS_STRICT_ARG(restrict_, _Generic((restrict_), const char *: 1, char *: 1, default: 0), \
+                      "kernel odd_names, parameter restrict_ needs exactly const char *"))
+#define odd_names_node_set(ks__exec, ks__node, ks_launch_, arg0, launch, args, stream, n_items, restrict_) \
+    (odd_names_node_set)(ks__exec, ks__node, ks_launch_, \
         KS_STRICT_ARG(arg0, _Generic((arg0), int: 1, default: 0), \
                       "kernel odd_names, parameter arg0 needs exactly int"), \
         KS_STRICT_ARG(launch, _Generic((launch), float *: 1, default: 0), \
@@ -359,6 +658,29 @@ inline ks_status fill_n(size_t n_items, ks_stream stream, KS_T0 out, KS_T1 value
                   "kernel fill, parameter n needs exactly size_t");
     return fill_n(n_items, stream, static_cast<float *>(out), static_cast<float>(value), static_cast<size_t>(n));
 }
+template <typename KS_T0, typename KS_T1, typename KS_T2>
+inline ks_status fill_node(ks_graph ks__graph, const ks_graph_node *ks__deps, size_t ks__ndeps,
+                                 ks_graph_node *ks__node, ks_launch launch, KS_T0 out, KS_T1 value, KS_T2 n)
+{
+    static_assert(std::is_same<KS_T0, float *>::value,
+                  "kernel fill, parameter out needs exactly float *");
+    static_assert(std::is_same<KS_T1, float>::value,
+                  "kernel fill, parameter value needs exactly float");
+    static_assert(std::is_same<KS_T2, size_t>::value,
+                  "kernel fill, parameter n needs exactly size_t");
+    return fill_node(ks__graph, ks__deps, ks__ndeps, ks__node, launch, static_cast<float *>(out), static_cast<float>(value), static_cast<size_t>(n));
+}
+template <typename KS_T0, typename KS_T1, typename KS_T2>
+inline ks_status fill_node_set(ks_graph_exec ks__exec, ks_graph_node ks__node, ks_launch launch, KS_T0 out, KS_T1 value, KS_T2 n)
+{
+    static_assert(std::is_same<KS_T0, float *>::value,
+                  "kernel fill, parameter out needs exactly float *");
+    static_assert(std::is_same<KS_T1, float>::value,
+                  "kernel fill, parameter value needs exactly float");
+    static_assert(std::is_same<KS_T2, size_t>::value,
+                  "kernel fill, parameter n needs exactly size_t");
+    return fill_node_set(ks__exec, ks__node, launch, static_cast<float *>(out), static_cast<float>(value), static_cast<size_t>(n));
+}
 template <typename KS_T0, typename KS_T1, typename KS_T2, typename KS_T3, typename KS_T4, typename KS_T5, typename KS_T6, typename KS_T7>
 inline ks_status mixed(ks_launch launch, KS_T0 c, KS_T1 d, KS_T2 s, KS_T3 i, KS_T4 b, KS_T5 in, KS_T6 flags, KS_T7 table)
 {
@@ -403,6 +725,51 @@ inline ks_status mixed_n(size_t n_items, ks_stream stream, KS_T0 c, KS_T1 d, KS_
                   "kernel mixed, parameter table needs exactly const struct Particle *const *");
     return mixed_n(n_items, stream, static_cast<char>(c), static_cast<double>(d), static_cast<short>(s), static_cast<int64_t>(i), static_cast<bool>(b), static_cast<const float *KS_RESTRICT>(in), static_cast<volatile unsigned int *>(flags), static_cast<const struct Particle *const *>(table));
 }
+template <typename KS_T0, typename KS_T1, typename KS_T2, typename KS_T3, typename KS_T4, typename KS_T5, typename KS_T6, typename KS_T7>
+inline ks_status mixed_node(ks_graph ks__graph, const ks_graph_node *ks__deps, size_t ks__ndeps,
+                                 ks_graph_node *ks__node, ks_launch launch, KS_T0 c, KS_T1 d, KS_T2 s, KS_T3 i, KS_T4 b, KS_T5 in, KS_T6 flags, KS_T7 table)
+{
+    static_assert(std::is_same<KS_T0, char>::value,
+                  "kernel mixed, parameter c needs exactly char");
+    static_assert(std::is_same<KS_T1, double>::value,
+                  "kernel mixed, parameter d needs exactly double");
+    static_assert(std::is_same<KS_T2, short>::value,
+                  "kernel mixed, parameter s needs exactly short");
+    static_assert(std::is_same<KS_T3, int64_t>::value,
+                  "kernel mixed, parameter i needs exactly int64_t");
+    static_assert(std::is_same<KS_T4, bool>::value,
+                  "kernel mixed, parameter b needs exactly bool");
+    static_assert(std::is_same<KS_T5, const float *>::value ||
+                  std::is_same<KS_T5, float *>::value,
+                  "kernel mixed, parameter in needs exactly const float *");
+    static_assert(std::is_same<KS_T6, volatile unsigned int *>::value,
+                  "kernel mixed, parameter flags needs exactly volatile unsigned int *");
+    static_assert(std::is_same<KS_T7, const struct Particle *const *>::value,
+                  "kernel mixed, parameter table needs exactly const struct Particle *const *");
+    return mixed_node(ks__graph, ks__deps, ks__ndeps, ks__node, launch, static_cast<char>(c), static_cast<double>(d), static_cast<short>(s), static_cast<int64_t>(i), static_cast<bool>(b), static_cast<const float *KS_RESTRICT>(in), static_cast<volatile unsigned int *>(flags), static_cast<const struct Particle *const *>(table));
+}
+template <typename KS_T0, typename KS_T1, typename KS_T2, typename KS_T3, typename KS_T4, typename KS_T5, typename KS_T6, typename KS_T7>
+inline ks_status mixed_node_set(ks_graph_exec ks__exec, ks_graph_node ks__node, ks_launch launch, KS_T0 c, KS_T1 d, KS_T2 s, KS_T3 i, KS_T4 b, KS_T5 in, KS_T6 flags, KS_T7 table)
+{
+    static_assert(std::is_same<KS_T0, char>::value,
+                  "kernel mixed, parameter c needs exactly char");
+    static_assert(std::is_same<KS_T1, double>::value,
+                  "kernel mixed, parameter d needs exactly double");
+    static_assert(std::is_same<KS_T2, short>::value,
+                  "kernel mixed, parameter s needs exactly short");
+    static_assert(std::is_same<KS_T3, int64_t>::value,
+                  "kernel mixed, parameter i needs exactly int64_t");
+    static_assert(std::is_same<KS_T4, bool>::value,
+                  "kernel mixed, parameter b needs exactly bool");
+    static_assert(std::is_same<KS_T5, const float *>::value ||
+                  std::is_same<KS_T5, float *>::value,
+                  "kernel mixed, parameter in needs exactly const float *");
+    static_assert(std::is_same<KS_T6, volatile unsigned int *>::value,
+                  "kernel mixed, parameter flags needs exactly volatile unsigned int *");
+    static_assert(std::is_same<KS_T7, const struct Particle *const *>::value,
+                  "kernel mixed, parameter table needs exactly const struct Particle *const *");
+    return mixed_node_set(ks__exec, ks__node, launch, static_cast<char>(c), static_cast<double>(d), static_cast<short>(s), static_cast<int64_t>(i), static_cast<bool>(b), static_cast<const float *KS_RESTRICT>(in), static_cast<volatile unsigned int *>(flags), static_cast<const struct Particle *const *>(table));
+}
 template <typename KS_T0, typename KS_T1, typename KS_T2>
 inline ks_status physics_detail_step(ks_launch launch, KS_T0 p, KS_T1 dt, KS_T2 n)
 {
@@ -424,6 +791,29 @@ inline ks_status physics_detail_step_n(size_t n_items, ks_stream stream, KS_T0 p
     static_assert(std::is_same<KS_T2, uint32_t>::value,
                   "kernel physics_detail_step, parameter n needs exactly uint32_t");
     return physics_detail_step_n(n_items, stream, static_cast<struct Particle *>(p), static_cast<float>(dt), static_cast<uint32_t>(n));
+}
+template <typename KS_T0, typename KS_T1, typename KS_T2>
+inline ks_status physics_detail_step_node(ks_graph ks__graph, const ks_graph_node *ks__deps, size_t ks__ndeps,
+                                 ks_graph_node *ks__node, ks_launch launch, KS_T0 p, KS_T1 dt, KS_T2 n)
+{
+    static_assert(std::is_same<KS_T0, struct Particle *>::value,
+                  "kernel physics_detail_step, parameter p needs exactly struct Particle *");
+    static_assert(std::is_same<KS_T1, float>::value,
+                  "kernel physics_detail_step, parameter dt needs exactly float");
+    static_assert(std::is_same<KS_T2, uint32_t>::value,
+                  "kernel physics_detail_step, parameter n needs exactly uint32_t");
+    return physics_detail_step_node(ks__graph, ks__deps, ks__ndeps, ks__node, launch, static_cast<struct Particle *>(p), static_cast<float>(dt), static_cast<uint32_t>(n));
+}
+template <typename KS_T0, typename KS_T1, typename KS_T2>
+inline ks_status physics_detail_step_node_set(ks_graph_exec ks__exec, ks_graph_node ks__node, ks_launch launch, KS_T0 p, KS_T1 dt, KS_T2 n)
+{
+    static_assert(std::is_same<KS_T0, struct Particle *>::value,
+                  "kernel physics_detail_step, parameter p needs exactly struct Particle *");
+    static_assert(std::is_same<KS_T1, float>::value,
+                  "kernel physics_detail_step, parameter dt needs exactly float");
+    static_assert(std::is_same<KS_T2, uint32_t>::value,
+                  "kernel physics_detail_step, parameter n needs exactly uint32_t");
+    return physics_detail_step_node_set(ks__exec, ks__node, launch, static_cast<struct Particle *>(p), static_cast<float>(dt), static_cast<uint32_t>(n));
 }
 template <typename KS_T0, typename KS_T1, typename KS_T2>
 inline ks_status physics_clamp__floatp_float_float(ks_launch launch, KS_T0 x, KS_T1 lo, KS_T2 hi)
@@ -448,6 +838,29 @@ inline ks_status physics_clamp__floatp_float_float_n(size_t n_items, ks_stream s
     return physics_clamp__floatp_float_float_n(n_items, stream, static_cast<float *>(x), static_cast<float>(lo), static_cast<float>(hi));
 }
 template <typename KS_T0, typename KS_T1, typename KS_T2>
+inline ks_status physics_clamp__floatp_float_float_node(ks_graph ks__graph, const ks_graph_node *ks__deps, size_t ks__ndeps,
+                                 ks_graph_node *ks__node, ks_launch launch, KS_T0 x, KS_T1 lo, KS_T2 hi)
+{
+    static_assert(std::is_same<KS_T0, float *>::value,
+                  "kernel physics_clamp__floatp_float_float, parameter x needs exactly float *");
+    static_assert(std::is_same<KS_T1, float>::value,
+                  "kernel physics_clamp__floatp_float_float, parameter lo needs exactly float");
+    static_assert(std::is_same<KS_T2, float>::value,
+                  "kernel physics_clamp__floatp_float_float, parameter hi needs exactly float");
+    return physics_clamp__floatp_float_float_node(ks__graph, ks__deps, ks__ndeps, ks__node, launch, static_cast<float *>(x), static_cast<float>(lo), static_cast<float>(hi));
+}
+template <typename KS_T0, typename KS_T1, typename KS_T2>
+inline ks_status physics_clamp__floatp_float_float_node_set(ks_graph_exec ks__exec, ks_graph_node ks__node, ks_launch launch, KS_T0 x, KS_T1 lo, KS_T2 hi)
+{
+    static_assert(std::is_same<KS_T0, float *>::value,
+                  "kernel physics_clamp__floatp_float_float, parameter x needs exactly float *");
+    static_assert(std::is_same<KS_T1, float>::value,
+                  "kernel physics_clamp__floatp_float_float, parameter lo needs exactly float");
+    static_assert(std::is_same<KS_T2, float>::value,
+                  "kernel physics_clamp__floatp_float_float, parameter hi needs exactly float");
+    return physics_clamp__floatp_float_float_node_set(ks__exec, ks__node, launch, static_cast<float *>(x), static_cast<float>(lo), static_cast<float>(hi));
+}
+template <typename KS_T0, typename KS_T1, typename KS_T2>
 inline ks_status physics_clamp__intp_int_int(ks_launch launch, KS_T0 x, KS_T1 lo, KS_T2 hi)
 {
     static_assert(std::is_same<KS_T0, int *>::value,
@@ -468,6 +881,29 @@ inline ks_status physics_clamp__intp_int_int_n(size_t n_items, ks_stream stream,
     static_assert(std::is_same<KS_T2, int>::value,
                   "kernel physics_clamp__intp_int_int, parameter hi needs exactly int");
     return physics_clamp__intp_int_int_n(n_items, stream, static_cast<int *>(x), static_cast<int>(lo), static_cast<int>(hi));
+}
+template <typename KS_T0, typename KS_T1, typename KS_T2>
+inline ks_status physics_clamp__intp_int_int_node(ks_graph ks__graph, const ks_graph_node *ks__deps, size_t ks__ndeps,
+                                 ks_graph_node *ks__node, ks_launch launch, KS_T0 x, KS_T1 lo, KS_T2 hi)
+{
+    static_assert(std::is_same<KS_T0, int *>::value,
+                  "kernel physics_clamp__intp_int_int, parameter x needs exactly int *");
+    static_assert(std::is_same<KS_T1, int>::value,
+                  "kernel physics_clamp__intp_int_int, parameter lo needs exactly int");
+    static_assert(std::is_same<KS_T2, int>::value,
+                  "kernel physics_clamp__intp_int_int, parameter hi needs exactly int");
+    return physics_clamp__intp_int_int_node(ks__graph, ks__deps, ks__ndeps, ks__node, launch, static_cast<int *>(x), static_cast<int>(lo), static_cast<int>(hi));
+}
+template <typename KS_T0, typename KS_T1, typename KS_T2>
+inline ks_status physics_clamp__intp_int_int_node_set(ks_graph_exec ks__exec, ks_graph_node ks__node, ks_launch launch, KS_T0 x, KS_T1 lo, KS_T2 hi)
+{
+    static_assert(std::is_same<KS_T0, int *>::value,
+                  "kernel physics_clamp__intp_int_int, parameter x needs exactly int *");
+    static_assert(std::is_same<KS_T1, int>::value,
+                  "kernel physics_clamp__intp_int_int, parameter lo needs exactly int");
+    static_assert(std::is_same<KS_T2, int>::value,
+                  "kernel physics_clamp__intp_int_int, parameter hi needs exactly int");
+    return physics_clamp__intp_int_int_node_set(ks__exec, ks__node, launch, static_cast<int *>(x), static_cast<int>(lo), static_cast<int>(hi));
 }
 template <typename KS_T0, typename KS_T1, typename KS_T2, typename KS_T3, typename KS_T4, typename KS_T5>
 inline ks_status odd_names(ks_launch ks_launch_, KS_T0 arg0, KS_T1 launch, KS_T2 args, KS_T3 stream, KS_T4 n_items, KS_T5 restrict_)
@@ -504,6 +940,43 @@ inline ks_status odd_names_n(size_t ks_n_items_, ks_stream ks_stream_, KS_T0 arg
                   std::is_same<KS_T5, char *>::value,
                   "kernel odd_names, parameter restrict_ needs exactly const char *");
     return odd_names_n(ks_n_items_, ks_stream_, static_cast<int>(arg0), static_cast<float *>(launch), static_cast<int>(args), static_cast<int>(stream), static_cast<long>(n_items), static_cast<const char *>(restrict_));
+}
+template <typename KS_T0, typename KS_T1, typename KS_T2, typename KS_T3, typename KS_T4, typename KS_T5>
+inline ks_status odd_names_node(ks_graph ks__graph, const ks_graph_node *ks__deps, size_t ks__ndeps,
+                                 ks_graph_node *ks__node, ks_launch ks_launch_, KS_T0 arg0, KS_T1 launch, KS_T2 args, KS_T3 stream, KS_T4 n_items, KS_T5 restrict_)
+{
+    static_assert(std::is_same<KS_T0, int>::value,
+                  "kernel odd_names, parameter arg0 needs exactly int");
+    static_assert(std::is_same<KS_T1, float *>::value,
+                  "kernel odd_names, parameter launch needs exactly float *");
+    static_assert(std::is_same<KS_T2, int>::value,
+                  "kernel odd_names, parameter args needs exactly int");
+    static_assert(std::is_same<KS_T3, int>::value,
+                  "kernel odd_names, parameter stream needs exactly int");
+    static_assert(std::is_same<KS_T4, long>::value,
+                  "kernel odd_names, parameter n_items needs exactly long");
+    static_assert(std::is_same<KS_T5, const char *>::value ||
+                  std::is_same<KS_T5, char *>::value,
+                  "kernel odd_names, parameter restrict_ needs exactly const char *");
+    return odd_names_node(ks__graph, ks__deps, ks__ndeps, ks__node, ks_launch_, static_cast<int>(arg0), static_cast<float *>(launch), static_cast<int>(args), static_cast<int>(stream), static_cast<long>(n_items), static_cast<const char *>(restrict_));
+}
+template <typename KS_T0, typename KS_T1, typename KS_T2, typename KS_T3, typename KS_T4, typename KS_T5>
+inline ks_status odd_names_node_set(ks_graph_exec ks__exec, ks_graph_node ks__node, ks_launch ks_launch_, KS_T0 arg0, KS_T1 launch, KS_T2 args, KS_T3 stream, KS_T4 n_items, KS_T5 restrict_)
+{
+    static_assert(std::is_same<KS_T0, int>::value,
+                  "kernel odd_names, parameter arg0 needs exactly int");
+    static_assert(std::is_same<KS_T1, float *>::value,
+                  "kernel odd_names, parameter launch needs exactly float *");
+    static_assert(std::is_same<KS_T2, int>::value,
+                  "kernel odd_names, parameter args needs exactly int");
+    static_assert(std::is_same<KS_T3, int>::value,
+                  "kernel odd_names, parameter stream needs exactly int");
+    static_assert(std::is_same<KS_T4, long>::value,
+                  "kernel odd_names, parameter n_items needs exactly long");
+    static_assert(std::is_same<KS_T5, const char *>::value ||
+                  std::is_same<KS_T5, char *>::value,
+                  "kernel odd_names, parameter restrict_ needs exactly const char *");
+    return odd_names_node_set(ks__exec, ks__node, ks_launch_, static_cast<int>(arg0), static_cast<float *>(launch), static_cast<int>(args), static_cast<int>(stream), static_cast<long>(n_items), static_cast<const char *>(restrict_));
 }
 #endif
 
