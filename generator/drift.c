@@ -14,6 +14,7 @@
 #include <errno.h>
 #include <jansson.h>
 #include <limits.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -235,182 +236,671 @@ static void print_report(const report *r, ks_format fmt, const char *command,
     }
 }
 
-/* ---- reading a manifest -------------------------------------------------------------------- */
+/* ---- reading a manifest: the JSON ------------------------------------------------------------ */
 
-static char *str_field(json_t *o, const char *key)
+/* Manifests are read by a small JSON reader of drift's own. jansson built a
+ * hash table per object and a string per key, most of a second per file for
+ * a manifest of 100,000 kernels; this one checks the text against RFC 8259
+ * (UTF-8 included, as jansson does) and lays every value out in one array,
+ * in document order, each node followed by its children. Strings are
+ * decoded in place in the text, which the caller owns. Fields are looked up
+ * as in jansson's objects: by key, the last of duplicate keys winning. */
+
+typedef enum { J_NULL, J_FALSE, J_TRUE, J_INT, J_REAL, J_STRING, J_ARRAY, J_OBJECT } jtype;
+
+typedef struct jnode {
+    uint32_t span;           /* nodes in this subtree, itself included */
+    uint32_t count;          /* array: elements; object: key/value pairs */
+    union {
+        long long i;         /* J_INT */
+        const char *s;       /* J_STRING and keys: decoded, NUL-terminated */
+    } v;
+    unsigned char type;      /* jtype */
+} jnode;
+
+typedef struct jparser {
+    char *p, *end;           /* cursor; end of the text */
+    const char *line_start;  /* for the column of an error */
+    unsigned line;
+    int depth;
+    jnode *nodes;
+    size_t n, cap;
+    const char *err;         /* first error, and where */
+    unsigned err_line, err_col;
+} jparser;
+
+/* Nesting deeper than this is refused (the reader recurses once a level). */
+#define JSON_MAX_DEPTH 512
+
+static int jfail(jparser *P, const char *at, const char *msg)
 {
-    const char *s = json_string_value(json_object_get(o, key));
-    return s ? ks_xstrdup(s) : NULL;
+    if (!P->err) {
+        P->err = msg;
+        P->err_line = P->line;
+        P->err_col = (unsigned)(at - P->line_start) + 1;
+    }
+    return -1;
 }
 
-static const char *json_type_name(const json_t *j)
+static void jskip_space(jparser *P)
 {
-    switch (json_typeof(j)) {
-    case JSON_OBJECT: return "an object";
-    case JSON_ARRAY: return "an array";
-    case JSON_STRING: return "a string";
-    case JSON_INTEGER: return "a negative integer";
-    case JSON_REAL: return "a fraction";
-    case JSON_TRUE:
-    case JSON_FALSE: return "a boolean";
-    case JSON_NULL: return "null";
+    while (P->p < P->end) {
+        char c = *P->p;
+        if (c == '\n') {
+            P->line++;
+            P->line_start = P->p + 1;
+        } else if (c != ' ' && c != '\t' && c != '\r') {
+            return;
+        }
+        P->p++;
+    }
+}
+
+/* A fresh node's index (indices, not pointers: the array moves). */
+static size_t jnew(jparser *P, jtype type)
+{
+    if (P->n == P->cap) {
+        P->cap = P->cap ? 2 * P->cap : 64;
+        P->nodes = ks_xrealloc(P->nodes, P->cap * sizeof *P->nodes);
+    }
+    jnode *j = &P->nodes[P->n];
+    memset(j, 0, sizeof *j);
+    j->type = (unsigned char)type;
+    j->span = 1;
+    return P->n++;
+}
+
+static int hex4(const char *s, unsigned *v)
+{
+    *v = 0;
+    for (int i = 0; i < 4; i++) {
+        char c = s[i];
+        unsigned d = c >= '0' && c <= '9' ? (unsigned)(c - '0')
+                     : c >= 'a' && c <= 'f' ? (unsigned)(c - 'a' + 10)
+                     : c >= 'A' && c <= 'F' ? (unsigned)(c - 'A' + 10) : 16u;
+        if (d == 16)
+            return -1;
+        *v = *v << 4 | d;
+    }
+    return 0;
+}
+
+/* Bytes of the well-formed UTF-8 sequence at s (no overlong forms, no
+ * surrogates, nothing past U+10FFFF), or 0. */
+static int utf8_length(const unsigned char *s, const unsigned char *end)
+{
+    unsigned char c = s[0];
+    int len;
+    unsigned char lo = 0x80, hi = 0xBF;   /* the second byte's range */
+    if (c >= 0xC2 && c <= 0xDF)
+        len = 2;
+    else if (c >= 0xE0 && c <= 0xEF) {
+        len = 3;
+        if (c == 0xE0)
+            lo = 0xA0;
+        else if (c == 0xED)
+            hi = 0x9F;
+    } else if (c >= 0xF0 && c <= 0xF4) {
+        len = 4;
+        if (c == 0xF0)
+            lo = 0x90;
+        else if (c == 0xF4)
+            hi = 0x8F;
+    } else {
+        return 0;
+    }
+    if (end - s < len || s[1] < lo || s[1] > hi)
+        return 0;
+    for (int i = 2; i < len; i++)
+        if (s[i] < 0x80 || s[i] > 0xBF)
+            return 0;
+    return len;
+}
+
+/* The string at P->p (its opening quote), decoded in place. */
+static int jstring(jparser *P)
+{
+    char *start = P->p++;
+    char *w = P->p;
+    size_t node = jnew(P, J_STRING);
+    P->nodes[node].v.s = w;
+    for (;;) {
+        if (P->p == P->end)
+            return jfail(P, start, "string not terminated");
+        unsigned char c = (unsigned char)*P->p;
+        if (c == '"') {
+            *w = '\0';          /* w <= P->p: only bytes already read are overwritten */
+            P->p++;
+            return 0;
+        }
+        if (c < 0x20)
+            return jfail(P, P->p, "control character in a string");
+        if (c < 0x80) {
+            if (c != '\\') {
+                *w++ = *P->p++;
+                continue;
+            }
+            if (P->end - P->p < 2)
+                return jfail(P, start, "string not terminated");
+            char e = P->p[1];
+            const char *simple = strchr("\"\\/bfnrt", e);
+            if (e && simple) {
+                *w++ = "\"\\/\b\f\n\r\t"[simple - "\"\\/bfnrt"];
+                P->p += 2;
+                continue;
+            }
+            unsigned cp, lo;
+            if (e != 'u')
+                return jfail(P, P->p, "invalid escape in a string");
+            if (P->end - P->p < 6 || hex4(P->p + 2, &cp) != 0)
+                return jfail(P, P->p, "invalid \\u escape in a string");
+            P->p += 6;
+            if (cp >= 0xDC00 && cp <= 0xDFFF)
+                return jfail(P, P->p - 6, "lone low surrogate in a \\u escape");
+            if (cp >= 0xD800 && cp <= 0xDBFF) {
+                if (P->end - P->p < 6 || P->p[0] != '\\' || P->p[1] != 'u' ||
+                    hex4(P->p + 2, &lo) != 0 || lo < 0xDC00 || lo > 0xDFFF)
+                    return jfail(P, P->p - 6, "high surrogate without its low half in a \\u "
+                                              "escape");
+                cp = 0x10000 + ((cp - 0xD800) << 10) + (lo - 0xDC00);
+                P->p += 6;
+            }
+            if (cp == 0)
+                return jfail(P, P->p - 6, "\\u0000 is not allowed in a string");
+            /* UTF-8 is never longer than the escape it came from */
+            if (cp < 0x80) {
+                *w++ = (char)cp;
+            } else if (cp < 0x800) {
+                *w++ = (char)(0xC0 | cp >> 6);
+                *w++ = (char)(0x80 | (cp & 0x3F));
+            } else if (cp < 0x10000) {
+                *w++ = (char)(0xE0 | cp >> 12);
+                *w++ = (char)(0x80 | (cp >> 6 & 0x3F));
+                *w++ = (char)(0x80 | (cp & 0x3F));
+            } else {
+                *w++ = (char)(0xF0 | cp >> 18);
+                *w++ = (char)(0x80 | (cp >> 12 & 0x3F));
+                *w++ = (char)(0x80 | (cp >> 6 & 0x3F));
+                *w++ = (char)(0x80 | (cp & 0x3F));
+            }
+            continue;
+        }
+        int len = utf8_length((const unsigned char *)P->p, (const unsigned char *)P->end);
+        if (len == 0)
+            return jfail(P, P->p, "invalid UTF-8 in a string");
+        memmove(w, P->p, (size_t)len);
+        w += len;
+        P->p += len;
+    }
+}
+
+static int is_digit(char c)
+{
+    return c >= '0' && c <= '9';
+}
+
+static int jnumber(jparser *P)
+{
+    const char *start = P->p;
+    int neg = *P->p == '-';
+    if (neg)
+        P->p++;
+    unsigned long long u = 0;
+    unsigned long long limit = neg ? (unsigned long long)LLONG_MAX + 1 : (unsigned long long)LLONG_MAX;
+    int overflow = 0;
+    if (P->p < P->end && *P->p == '0') {
+        P->p++;
+    } else if (P->p < P->end && is_digit(*P->p)) {
+        for (; P->p < P->end && is_digit(*P->p); P->p++) {
+            unsigned d = (unsigned)(*P->p - '0');
+            if (u > (limit - d) / 10)
+                overflow = 1;
+            else
+                u = u * 10 + d;
+        }
+    } else {
+        return jfail(P, start, "invalid number");
+    }
+    int real = 0;
+    if (P->p < P->end && *P->p == '.') {
+        real = 1;
+        P->p++;
+        if (P->p == P->end || !is_digit(*P->p))
+            return jfail(P, start, "invalid number");
+        while (P->p < P->end && is_digit(*P->p))
+            P->p++;
+    }
+    if (P->p < P->end && (*P->p == 'e' || *P->p == 'E')) {
+        real = 1;
+        P->p++;
+        if (P->p < P->end && (*P->p == '+' || *P->p == '-'))
+            P->p++;
+        if (P->p == P->end || !is_digit(*P->p))
+            return jfail(P, start, "invalid number");
+        while (P->p < P->end && is_digit(*P->p))
+            P->p++;
+    }
+    if (!real && overflow)
+        return jfail(P, start, "integer too large");
+    size_t node = jnew(P, real ? J_REAL : J_INT);
+    if (!real)
+        P->nodes[node].v.i = !neg ? (long long)u
+                             : u == (unsigned long long)LLONG_MAX + 1 ? LLONG_MIN
+                                                                     : -(long long)u;
+    return 0;
+}
+
+static int jvalue(jparser *P);
+
+/* An array or an object (P->p at its bracket). */
+static int jcontainer(jparser *P)
+{
+    const char *start = P->p;
+    int object = *P->p == '{';
+    char close = object ? '}' : ']';
+    if (++P->depth > JSON_MAX_DEPTH)
+        return jfail(P, start, "nested too deeply");
+    size_t node = jnew(P, object ? J_OBJECT : J_ARRAY);
+    P->p++;
+    jskip_space(P);
+    uint32_t count = 0;
+    if (P->p < P->end && *P->p == close) {
+        P->p++;
+    } else {
+        for (;;) {
+            if (object) {
+                jskip_space(P);
+                if (P->p == P->end || *P->p != '"')
+                    return jfail(P, P->p, "a string (an object's key) expected");
+                if (jstring(P) != 0)
+                    return -1;
+                jskip_space(P);
+                if (P->p == P->end || *P->p != ':')
+                    return jfail(P, P->p, "':' expected");
+                P->p++;
+            }
+            if (jvalue(P) != 0)
+                return -1;
+            count++;
+            jskip_space(P);
+            if (P->p < P->end && *P->p == ',') {
+                P->p++;
+                continue;
+            }
+            if (P->p < P->end && *P->p == close) {
+                P->p++;
+                break;
+            }
+            return jfail(P, P->p, object ? "',' or '}' expected" : "',' or ']' expected");
+        }
+    }
+    P->depth--;
+    if (P->n - node > UINT32_MAX)
+        return jfail(P, start, "too many values");
+    P->nodes[node].span = (uint32_t)(P->n - node);
+    P->nodes[node].count = count;
+    return 0;
+}
+
+static int jvalue(jparser *P)
+{
+    jskip_space(P);
+    if (P->p == P->end)
+        return jfail(P, P->p, "unexpected end of input");
+    static const struct { const char *word; jtype type; } literals[] = {
+        {"true", J_TRUE}, {"false", J_FALSE}, {"null", J_NULL}};
+    switch (*P->p) {
+    case '{':
+    case '[':
+        return jcontainer(P);
+    case '"':
+        return jstring(P);
+    case 't':
+    case 'f':
+    case 'n':
+        for (size_t i = 0; i < sizeof literals / sizeof literals[0]; i++) {
+            size_t len = strlen(literals[i].word);
+            if ((size_t)(P->end - P->p) >= len && memcmp(P->p, literals[i].word, len) == 0) {
+                jnew(P, literals[i].type);
+                P->p += len;
+                return 0;
+            }
+        }
+        return jfail(P, P->p, "invalid literal");
+    default:
+        if (*P->p == '-' || is_digit(*P->p))
+            return jnumber(P);
+        return jfail(P, P->p, "unexpected character");
+    }
+}
+
+/* Parses text[0..size) (modified: strings are decoded in place). Returns
+ * the nodes (the root first), or NULL after an error naming name. */
+static jnode *json_parse(char *text, size_t size, const char *name)
+{
+    jparser P = {0};
+    P.p = text;
+    P.end = text + size;
+    P.line_start = text;
+    P.line = 1;
+    P.cap = size / 8 + 64;    /* a manifest has about one node per 8 to 16 bytes */
+    P.nodes = ks_xmalloc(P.cap * sizeof *P.nodes);
+    if (jvalue(&P) == 0) {
+        jskip_space(&P);
+        if (P.p != P.end)
+            jfail(&P, P.p, "end of input expected after the value");
+    }
+    if (P.err) {
+        ks_error_at(name, P.err_line, P.err_col, "%s", P.err);
+        free(P.nodes);
+        return NULL;
+    }
+    return P.nodes;
+}
+
+/* The value of key in object o (the last one of that key), or NULL. */
+static const jnode *jfield(const jnode *o, const char *key)
+{
+    if (!o || o->type != J_OBJECT)
+        return NULL;
+    const jnode *found = NULL, *k = o + 1;
+    for (uint32_t i = 0; i < o->count; i++) {
+        const jnode *v = k + 1;
+        if (strcmp(k->v.s, key) == 0)
+            found = v;
+        k = v + v->span;
+    }
+    return found;
+}
+
+/* The values of several keys of object o at once, in one pass over its
+ * pairs (a kernel's seven fields would take 49 string compares one by one):
+ * out[i] is keys[i]'s value (the last one of that key), or NULL. */
+static void jfields(const jnode *o, const char *const *keys, size_t n, const jnode **out)
+{
+    for (size_t i = 0; i < n; i++)
+        out[i] = NULL;
+    if (!o || o->type != J_OBJECT)
+        return;
+    const jnode *k = o + 1;
+    for (uint32_t p = 0; p < o->count; p++) {
+        const jnode *v = k + 1;
+        for (size_t i = 0; i < n; i++)
+            if (k->v.s[0] == keys[i][0] && strcmp(k->v.s, keys[i]) == 0) {
+                out[i] = v;
+                break;
+            }
+        k = v + v->span;
+    }
+}
+
+/* The first element of array a, or NULL; jnext gives the next one. */
+static const jnode *jfirst(const jnode *a)
+{
+    return a && a->type == J_ARRAY && a->count > 0 ? a + 1 : NULL;
+}
+
+static const jnode *jnext(const jnode *e)
+{
+    return e + e->span;
+}
+
+static size_t jsize(const jnode *a)
+{
+    return a && a->type == J_ARRAY ? a->count : 0;
+}
+
+/* ---- reading a manifest: the fields ------------------------------------------------------------ */
+
+static char *str_value(const jnode *j)
+{
+    return j && j->type == J_STRING ? ks_xstrdup(j->v.s) : NULL;
+}
+
+static const char *json_type_name(const jnode *j)
+{
+    switch ((jtype)j->type) {
+    case J_OBJECT: return "an object";
+    case J_ARRAY: return "an array";
+    case J_STRING: return "a string";
+    case J_INT: return "a negative integer";
+    case J_REAL: return "a fraction";
+    case J_TRUE:
+    case J_FALSE: return "a boolean";
+    case J_NULL: return "null";
     }
     return "something else";
+}
+
+/* Where a field is, for messages: "kernel #3" or "kernel #3, parameter 2"
+ * (param 0: the kernel's own field). Built only when a message needs it. */
+typedef struct where {
+    size_t kernel, param;
+} where;
+
+static const char *where_text(where w, char *buf, size_t size)
+{
+    if (w.param)
+        snprintf(buf, size, "kernel #%zu, parameter %zu", w.kernel, w.param);
+    else
+        snprintf(buf, size, "kernel #%zu", w.kernel);
+    return buf;
 }
 
 /* A number field as a non-negative integer. A wrong type is an error
  * naming the field (read as 0 it would report a bogus "size changed to 0");
  * a missing field is one too unless optional (0 then: unknown). */
-static int int_value(json_t *j, const char *key, int optional, long *v, const char *path,
-                     const char *where)
+static int int_value(const jnode *j, const char *key, int optional, long *v, const char *path,
+                     where w)
 {
+    char buf[64];
     *v = 0;
     if (!j && optional)
         return 0;
     if (!j) {
-        ks_error_at(path, 0, 0, "%s: \"%s\" is missing", where, key);
+        ks_error_at(path, 0, 0, "%s: \"%s\" is missing", where_text(w, buf, sizeof buf), key);
         return -1;
     }
-    if (!json_is_integer(j) || json_integer_value(j) < 0 || json_integer_value(j) > INT_MAX) {
-        ks_error_at(path, 0, 0, "%s: \"%s\" must be a non-negative integer, not %s", where,
-                    key, json_is_integer(j) && json_integer_value(j) > 0 ? "one this large"
-                                                                           : json_type_name(j));
+    if (j->type != J_INT || j->v.i < 0 || j->v.i > INT_MAX) {
+        ks_error_at(path, 0, 0, "%s: \"%s\" must be a non-negative integer, not %s",
+                    where_text(w, buf, sizeof buf), key,
+                    j->type == J_INT && j->v.i > 0 ? "one this large" : json_type_name(j));
         return -1;
     }
-    *v = (long)json_integer_value(j);
+    *v = (long)j->v.i;
     return 0;
 }
 
-static int int_field(json_t *o, const char *key, int optional, long *v, const char *path,
-                     const char *where)
-{
-    return int_value(json_object_get(o, key), key, optional, v, path, where);
-}
+static const char *const kernel_keys[] = {"name", "c_name", "symbol", "line", "col",
+                                           "launch_bounds", "params"};
+enum { K_NAME, K_C_NAME, K_SYMBOL, K_LINE, K_COL, K_BOUNDS, K_PARAMS, K_KEYS };
+static const char *const param_keys[] = {"name", "type", "c_type", "size", "align", "offset"};
+enum { P_NAME, P_TYPE, P_C_TYPE, P_SIZE, P_ALIGN, P_OFFSET, P_KEYS };
 
-/* Reads manifest JSON (root) named path in messages into *m. */
-static int manifest_from_json(json_t *root, const char *path, ks_sigs *m);
+/* Reads manifest text (modified in place) named path in messages into *m. */
+static int manifest_from_text(char *text, size_t size, const char *path, ks_sigs *m)
+{
+    jnode *nodes = json_parse(text, size, path);
+    if (!nodes)
+        return -1;
+    const jnode *root = nodes;
+    const jnode *format = jfield(root, "format");
+    const jnode *kernels = jfield(root, "kernels");
+    if (!format || format->type != J_INT || format->v.i != KSTUB_MANIFEST_FORMAT) {
+        ks_error_at(path, 0, 0, "not a kstub manifest of format %d (\"format\" is %s)",
+                    KSTUB_MANIFEST_FORMAT, format ? "different" : "missing");
+        free(nodes);
+        return -1;
+    }
+    if (!kernels || kernels->type != J_ARRAY) {
+        ks_error_at(path, 0, 0, "\"kernels\" is missing or not an array");
+        free(nodes);
+        return -1;
+    }
+    m->source = str_value(jfield(root, "source"));
+    if (!m->source)
+        m->source = ks_xstrdup(ks_basename(path));
+    size_t nk = jsize(kernels);
+    m->kernels = ks_xmalloc((nk ? nk : 1) * sizeof *m->kernels);
+    int bad = 0;
+    const jnode *jk = jfirst(kernels);
+    for (size_t i = 0; i < nk && !bad; i++, jk = jnext(jk)) {
+        ks_sig_kern *k = &m->kernels[m->nkernels];
+        where w = {i + 1, 0};
+        const jnode *f[K_KEYS];
+        jfields(jk, kernel_keys, K_KEYS, f);
+        memset(k, 0, sizeof *k);
+        k->name = str_value(f[K_NAME]);
+        k->c_name = str_value(f[K_C_NAME]);
+        k->symbol = str_value(f[K_SYMBOL]);
+        long line, col;
+        if (int_value(f[K_LINE], "line", 1, &line, path, w) != 0 ||
+            int_value(f[K_COL], "col", 1, &col, path, w) != 0)   /* col: 0 in older manifests */
+            bad = 2;
+        k->line = (unsigned)line;
+        k->col = (unsigned)col;
+        k->max_threads = k->min_blocks = -1;
+        const jnode *lb = f[K_BOUNDS];
+        if (jsize(lb) >= 1 && jsize(lb) <= 2) {
+            long max, mb;
+            const jnode *first = jfirst(lb);
+            if (int_value(first, "launch_bounds[0]", 0, &max, path, w) ||
+                int_value(jsize(lb) == 2 ? jnext(first) : NULL, "launch_bounds[1]", 1, &mb,
+                          path, w))
+                bad = 2;
+            k->max_threads = max;
+            k->min_blocks = mb > 0 ? mb : -1;
+        } else if (lb && lb->type != J_NULL) {
+            char buf[64];
+            ks_error_at(path, 0, 0, "%s: \"launch_bounds\" must be null or [max threads, min "
+                        "blocks], not %s", where_text(w, buf, sizeof buf), json_type_name(lb));
+            bad = 2;
+        }
+        const jnode *params = f[K_PARAMS];
+        size_t np = jsize(params);
+        k->params = ks_xmalloc((np ? np : 1) * sizeof *k->params);
+        const jnode *jp = jfirst(params);
+        for (size_t j = 0; j < np; j++, jp = jnext(jp)) {
+            ks_sig_param *p = &k->params[k->nparams++];
+            where pw = {i + 1, j + 1};
+            const jnode *g[P_KEYS];
+            jfields(jp, param_keys, P_KEYS, g);
+            memset(p, 0, sizeof *p);
+            p->name = str_value(g[P_NAME]);
+            p->type = str_value(g[P_TYPE]);
+            p->c_type = str_value(g[P_C_TYPE]);
+            if (int_value(g[P_SIZE], "size", 0, &p->size, path, pw) != 0 ||
+                int_value(g[P_ALIGN], "align", 0, &p->align, path, pw) != 0 ||
+                int_value(g[P_OFFSET], "offset", 0, &p->offset, path, pw) != 0)
+                bad = 2;
+            if (!p->name || !p->c_type)
+                bad = bad ? bad : 1;
+        }
+        m->nkernels++;
+        if (!k->name || !k->c_name || !k->symbol || !params || params->type != J_ARRAY)
+            bad = bad ? bad : 1;
+        if (bad == 1)
+            ks_error_at(path, 0, 0, "kernel #%zu: a name, c_name, symbol or parameter field "
+                        "is missing", i + 1);
+    }
+    free(nodes);
+    if (bad) {
+        ks_sigs_free(m);
+        return -1;
+    }
+    return 0;
+}
 
 int ks_manifest_read(const char *path, ks_sigs *m)
 {
     memset(m, 0, sizeof *m);
-    json_error_t err;
-    /* One read, then parse from memory: json_load_file reads a character
-     * at a time, a fifth of the time on a 20 MB manifest. */
     size_t size;
     char *text = ks_read_file(path, &size);
     if (!text) {
         ks_error_at(path, 0, 0, "cannot read: %s", strerror(errno));
         return -1;
     }
-    json_t *root = json_loadb(text, size, 0, &err);
+    int rc = manifest_from_text(text, size, path, m);
     free(text);
-    if (!root) {
-        if (err.line > 0)
-            ks_error_at(path, (unsigned)err.line, (unsigned)(err.column > 0 ? err.column : 1),
-                        "%s", err.text);
-        else
-            ks_error_at(path, 0, 0, "%s", err.text);
-        return -1;
-    }
-    return manifest_from_json(root, path, m);
+    return rc;
 }
 
 int ks_manifest_parse(const char *text, const char *name, ks_sigs *m)
 {
     memset(m, 0, sizeof *m);
-    json_error_t err;
-    json_t *root = json_loads(text, 0, &err);
-    if (!root) {
-        ks_error_at(name, (unsigned)(err.line > 0 ? err.line : 0), (unsigned)(err.column > 0 ? err.column : 1),
-                    "%s", err.text);
-        return -1;
-    }
-    return manifest_from_json(root, name, m);
+    size_t size = strlen(text);
+    char *copy = ks_xmalloc(size + 1);
+    memcpy(copy, text, size + 1);
+    int rc = manifest_from_text(copy, size, name, m);
+    free(copy);
+    return rc;
 }
 
-static int manifest_from_json(json_t *root, const char *path, ks_sigs *m)
-{
+/* ---- pairing kernels: hash tables ------------------------------------------------------------- */
 
-    json_t *format = json_object_get(root, "format");
-    json_t *kernels = json_object_get(root, "kernels");
-    if (!json_is_integer(format) || json_integer_value(format) != KSTUB_MANIFEST_FORMAT) {
-        ks_error_at(path, 0, 0, "not a kstub manifest of format %d (\"format\" is %s)",
-                    KSTUB_MANIFEST_FORMAT, format ? "different" : "missing");
-        json_decref(root);
-        return -1;
+/* An open-addressing table keyed by a kernel's name, or by its name and
+ * symbol: a slot points at the kernel that first gave the key (nothing is
+ * copied) and holds the few counters the pairing needs. */
+typedef struct kslot {
+    const ks_sig_kern *k;    /* the key's kernel; NULL: empty */
+    uint32_t hash;           /* of the key, compared before the strings */
+    int32_t shared;          /* name table: kernels of the name have different symbols */
+    int32_t n_old, n_new;    /* name table: unmatched kernels of the name on each side */
+    long idx;                /* pair table: the first unpaired new kernel of the pair;
+                              * name table: the last unmatched new kernel of the name */
+} kslot;
+
+typedef struct ktable {
+    kslot *v;
+    size_t mask;             /* slots - 1 (a power of two minus one) */
+    int by_pair;             /* the key includes the symbol */
+} ktable;
+
+static void ktable_init(ktable *t, size_t entries, int by_pair)
+{
+    size_t n = 16;
+    while (n < 2 * entries)
+        n *= 2;
+    t->v = ks_xmalloc(n * sizeof *t->v);
+    memset(t->v, 0, n * sizeof *t->v);
+    t->mask = n - 1;
+    t->by_pair = by_pair;
+}
+
+/* FNV-1a over the name, then (pair tables) a 0xff byte, which UTF-8 never
+ * holds, and the symbol. */
+static uint32_t kstring_hash(const char *name, const char *symbol)
+{
+    uint64_t h = 0xcbf29ce484222325u;
+    for (const unsigned char *s = (const unsigned char *)name; *s; s++)
+        h = (h ^ *s) * 0x100000001b3u;
+    if (symbol) {
+        h = (h ^ 0xff) * 0x100000001b3u;
+        for (const unsigned char *s = (const unsigned char *)symbol; *s; s++)
+            h = (h ^ *s) * 0x100000001b3u;
     }
-    if (!json_is_array(kernels)) {
-        ks_error_at(path, 0, 0, "\"kernels\" is missing or not an array");
-        json_decref(root);
-        return -1;
-    }
-    m->source = str_field(root, "source");
-    if (!m->source)
-        m->source = ks_xstrdup(ks_basename(path));
-    size_t nk = json_array_size(kernels);
-    m->kernels = ks_xmalloc((nk ? nk : 1) * sizeof *m->kernels);
-    int bad = 0;
-    for (size_t i = 0; i < nk && !bad; i++) {
-        json_t *jk = json_array_get(kernels, i);
-        ks_sig_kern *k = &m->kernels[m->nkernels];
-        memset(k, 0, sizeof *k);
-        k->name = str_field(jk, "name");
-        k->c_name = str_field(jk, "c_name");
-        k->symbol = str_field(jk, "symbol");
-        char *where = ks_xasprintf("kernel #%zu", i + 1);
-        long line, col;
-        if (int_field(jk, "line", 1, &line, path, where) != 0 ||
-            int_field(jk, "col", 1, &col, path, where) != 0)   /* col: 0 in older manifests */
-            bad = 2;
-        k->line = (unsigned)line;
-        k->col = (unsigned)col;
-        k->max_threads = k->min_blocks = -1;
-        json_t *lb = json_object_get(jk, "launch_bounds");
-        if (json_is_array(lb) && json_array_size(lb) >= 1 && json_array_size(lb) <= 2) {
-            long max, mb;
-            if (int_value(json_array_get(lb, 0), "launch_bounds[0]", 0, &max, path, where) ||
-                int_value(json_array_get(lb, 1), "launch_bounds[1]", 1, &mb, path, where))
-                bad = 2;
-            k->max_threads = max;
-            k->min_blocks = mb > 0 ? mb : -1;
-        } else if (lb && !json_is_null(lb)) {
-            ks_error_at(path, 0, 0, "%s: \"launch_bounds\" must be null or [max threads, min "
-                        "blocks], not %s", where, json_type_name(lb));
-            bad = 2;
+    return (uint32_t)(h ^ h >> 32);
+}
+
+/* The slot of k's key: the existing one, a fresh one (insert), or NULL. */
+static kslot *ktable_slot(const ktable *t, const ks_sig_kern *k, int insert)
+{
+    const char *symbol = t->by_pair ? k->symbol : NULL;
+    uint32_t h = kstring_hash(k->name, symbol);
+    for (size_t i = h & t->mask;; i = (i + 1) & t->mask) {
+        kslot *s = &t->v[i];
+        if (!s->k) {
+            if (!insert)
+                return NULL;
+            s->k = k;
+            s->hash = h;
+            s->idx = -1;
+            return s;
         }
-        json_t *params = json_object_get(jk, "params");
-        size_t np = json_array_size(params);
-        k->params = ks_xmalloc((np ? np : 1) * sizeof *k->params);
-        for (size_t j = 0; j < np; j++) {
-            json_t *jp = json_array_get(params, j);
-            ks_sig_param *p = &k->params[k->nparams++];
-            memset(p, 0, sizeof *p);
-            p->name = str_field(jp, "name");
-            p->type = str_field(jp, "type");
-            p->c_type = str_field(jp, "c_type");
-            char *pwhere = ks_xasprintf("%s, parameter %zu", where, j + 1);
-            if (int_field(jp, "size", 0, &p->size, path, pwhere) != 0 ||
-                int_field(jp, "align", 0, &p->align, path, pwhere) != 0 ||
-                int_field(jp, "offset", 0, &p->offset, path, pwhere) != 0)
-                bad = 2;
-            free(pwhere);
-            if (!p->name || !p->c_type)
-                bad = bad ? bad : 1;
-        }
-        free(where);
-        m->nkernels++;
-        if (!k->name || !k->c_name || !k->symbol || !json_is_array(params))
-            bad = bad ? bad : 1;
-        if (bad == 1)
-            ks_error_at(path, 0, 0, "kernel #%zu: a name, c_name, symbol or parameter field "
-                        "is missing", i + 1);
+        if (s->hash == h && strcmp(s->k->name, k->name) == 0 &&
+            (!symbol || strcmp(s->k->symbol, symbol) == 0))
+            return s;
     }
-    json_decref(root);
-    if (bad) {
-        ks_sigs_free(m);
-        return -1;
-    }
-    return 0;
 }
 
 /* ---- comparing two models -------------------------------------------------------------------- */
@@ -419,13 +909,14 @@ typedef struct diff_ctx {
     report *r;
     const char *old_file, *new_file;  /* what diagnostics name */
     const ks_sigs *old, *new;
-    json_t *symbols;   /* name -> its one symbol, or true when two differ; diff_models's */
+    ktable names;      /* every kernel name: its symbols, counts (diff_models's) */
 } diff_ctx;
 
 /* "scale" or, when two kernels share the name (overloads), "scale [c_name]". */
 static char *display_name(const diff_ctx *d, const ks_sig_kern *k)
 {
-    int shared = json_is_true(json_object_get(d->symbols, k->name));
+    const kslot *s = ktable_slot(&d->names, k, 0);
+    int shared = s && s->shared;
     return shared ? ks_xasprintf("%s [%s]", k->name, k->c_name) : ks_xstrdup(k->name);
 }
 
@@ -552,8 +1043,27 @@ static void diff_bounds(diff_ctx *d, const ks_sig_kern *ko, const ks_sig_kern *k
     }
 }
 
+/* Nothing the comparisons below look at differs (most pairs, most of the
+ * time): no finding, and no display name to build. */
+static int same_signature(const ks_sig_kern *ko, const ks_sig_kern *kn)
+{
+    if (ko->nparams != kn->nparams || ko->max_threads != kn->max_threads ||
+        ko->min_blocks != kn->min_blocks || strcmp(ko->symbol, kn->symbol) != 0 ||
+        strcmp(ko->c_name, kn->c_name) != 0)
+        return 0;
+    for (size_t i = 0; i < ko->nparams; i++) {
+        const ks_sig_param *po = &ko->params[i], *pn = &kn->params[i];
+        if (po->size != pn->size || po->align != pn->align || strcmp(po->name, pn->name) != 0 ||
+            strcmp(po->c_type, pn->c_type) != 0)
+            return 0;
+    }
+    return 1;
+}
+
 static void diff_kernel(diff_ctx *d, const ks_sig_kern *ko, const ks_sig_kern *kn)
 {
+    if (same_signature(ko, kn))
+        return;
     char *kname = display_name(d, kn);
     const char *f = d->new_file;
     if (strcmp(ko->symbol, kn->symbol) != 0)
@@ -567,96 +1077,70 @@ static void diff_kernel(diff_ctx *d, const ks_sig_kern *ko, const ks_sig_kern *k
     free(kname);
 }
 
-/* The hash key for a kernel's name and symbol: the name's length first, so
- * that no two pairs give the same key whatever characters they hold. */
-static char *pair_key(const ks_sig_kern *k)
-{
-    return ks_xasprintf("%zu:%s%s", strlen(k->name), k->name, k->symbol);
-}
-
 /* Kernels pair up by qualified name and symbol (overloads share a name).
  * A kernel whose symbol changed (a C++ kernel's parameter type is part of
  * its mangled name) still pairs by name when exactly one kernel of that
  * name is left on each side, so the report says what changed inside it.
- * Lookups go through hash tables (jansson's objects), so a diff takes time
- * linear in the kernels: 100,000 kernels in a fraction of a second. */
+ * Lookups go through hash tables, so a diff takes time linear in the
+ * kernels. */
 static void diff_models(diff_ctx *d)
 {
     const ks_sigs *o = d->old, *n = d->new;
     long *match = ks_xmalloc((o->nkernels + 1) * sizeof *match);  /* old -> new */
     long *owner = ks_xmalloc((n->nkernels + 1) * sizeof *owner);  /* new -> old */
+    long *next = ks_xmalloc((n->nkernels + 1) * sizeof *next);    /* new -> the next new of its pair */
     unsigned char *taken = ks_xmalloc(n->nkernels + 1);
     memset(taken, 0, n->nkernels + 1);
 
-    /* name -> symbol, or true for a name with two symbols (display_name) */
-    d->symbols = json_object();
+    /* Every name with its symbol, and whether two differ (display_name). */
+    ktable_init(&d->names, o->nkernels + n->nkernels, 0);
     const ks_sigs *ms[2] = {o, n};
     for (int m = 0; m < 2; m++)
         for (size_t i = 0; i < ms[m]->nkernels; i++) {
             const ks_sig_kern *k = &ms[m]->kernels[i];
-            json_t *seen = json_object_get(d->symbols, k->name);
-            if (!seen)
-                json_object_set_new_nocheck(d->symbols, k->name, json_string_nocheck(k->symbol));
-            else if (json_is_string(seen) && strcmp(json_string_value(seen), k->symbol) != 0)
-                json_object_set_new_nocheck(d->symbols, k->name, json_true());
+            kslot *s = ktable_slot(&d->names, k, 1);
+            if (strcmp(s->k->symbol, k->symbol) != 0)
+                s->shared = 1;
         }
 
     /* First, same name and symbol: the new kernels of each pair, in order. */
-    json_t *by_pair = json_object();
-    for (size_t j = 0; j < n->nkernels; j++) {
-        char *key = pair_key(&n->kernels[j]);
-        json_t *list = json_object_get(by_pair, key);
-        if (!list) {
-            list = json_array();
-            json_object_set_new_nocheck(by_pair, key, list);
-        }
-        json_array_append_new(list, json_integer((json_int_t)j));
-        free(key);
+    ktable pairs;
+    ktable_init(&pairs, n->nkernels, 1);
+    for (size_t j = n->nkernels; j-- > 0;) {
+        kslot *s = ktable_slot(&pairs, &n->kernels[j], 1);
+        next[j] = s->idx;
+        s->idx = (long)j;
     }
     for (size_t i = 0; i < o->nkernels; i++) {
-        char *key = pair_key(&o->kernels[i]);
-        json_t *list = json_object_get(by_pair, key);
+        kslot *s = ktable_slot(&pairs, &o->kernels[i], 0);
         match[i] = -1;
-        if (json_array_size(list) > 0) {
-            match[i] = (long)json_integer_value(json_array_get(list, 0));
+        if (s && s->idx >= 0) {
+            match[i] = s->idx;
             taken[match[i]] = 1;
-            json_array_remove(list, 0);
+            s->idx = next[s->idx];
         }
-        free(key);
     }
-    json_decref(by_pair);
+    free(pairs.v);
 
-    /* Then, by name alone where one kernel of the name is left on each side:
-     * [unmatched old, unmatched new, the last unmatched new's index]. */
-    json_t *by_name = json_object();
-    for (int m = 0; m < 2; m++) {
-        size_t count = m == 0 ? o->nkernels : n->nkernels;
-        for (size_t i = 0; i < count; i++) {
-            if (m == 0 ? match[i] >= 0 : taken[i])
-                continue;
-            const char *name = ms[m]->kernels[i].name;
-            json_t *c = json_object_get(by_name, name);
-            if (!c) {
-                c = json_pack("[i, i, I]", 0, 0, (json_int_t)-1);
-                json_object_set_new_nocheck(by_name, name, c);
-            }
-            json_array_set_new(c, (size_t)m, json_integer(json_integer_value(
-                                                  json_array_get(c, (size_t)m)) + 1));
-            if (m == 1)
-                json_array_set_new(c, 2, json_integer((json_int_t)i));
+    /* Then, by name alone where one kernel of the name is left on each side. */
+    for (size_t j = 0; j < n->nkernels; j++)
+        if (!taken[j]) {
+            kslot *s = ktable_slot(&d->names, &n->kernels[j], 0);
+            s->n_new++;
+            s->idx = (long)j;
         }
-    }
+    for (size_t i = 0; i < o->nkernels; i++)
+        if (match[i] < 0)
+            ktable_slot(&d->names, &o->kernels[i], 0)->n_old++;
     for (size_t i = 0; i < o->nkernels; i++) {
         if (match[i] >= 0)
             continue;
-        json_t *c = json_object_get(by_name, o->kernels[i].name);
-        if (json_integer_value(json_array_get(c, 0)) == 1 &&
-            json_integer_value(json_array_get(c, 1)) == 1) {
-            match[i] = (long)json_integer_value(json_array_get(c, 2));
+        kslot *s = ktable_slot(&d->names, &o->kernels[i], 0);
+        if (s->n_old == 1 && s->n_new == 1) {
+            match[i] = s->idx;
             taken[match[i]] = 1;
         }
     }
-    json_decref(by_name);
     for (size_t j = 0; j < n->nkernels; j++)
         owner[j] = -1;
     for (size_t i = 0; i < o->nkernels; i++)
@@ -685,9 +1169,10 @@ static void diff_models(diff_ctx *d)
     }
     free(match);
     free(owner);
+    free(next);
     free(taken);
-    json_decref(d->symbols);
-    d->symbols = NULL;
+    free(d->names.v);
+    d->names.v = NULL;
 }
 
 static void count_summary(const report *r, ks_buf *b)
@@ -768,7 +1253,7 @@ int ks_diff_main(int argc, char **argv)
     report r = {0};
     const char *new_file = source ? source : new.source;
     const char *old_file = source ? source : old.source;
-    diff_ctx d = {&r, old_file, new_file, &old, &new, NULL};
+    diff_ctx d = {&r, old_file, new_file, &old, &new, {0}};
     diff_models(&d);
     ks_buf sum = {0};
     ks_buf_printf(&sum, "kstub diff: ");
@@ -828,7 +1313,7 @@ int ks_check_run(const ks_check_input *in)
     if (have_old) {
         ks_sigs fresh;
         if (ks_manifest_parse(in->fresh_manifest, in->source, &fresh) == 0) {
-            diff_ctx d = {&r, in->source, in->source, &old, &fresh, NULL};
+            diff_ctx d = {&r, in->source, in->source, &old, &fresh, {0}};
             diff_models(&d);
             ks_sigs_free(&fresh);
         }

@@ -926,11 +926,14 @@ START_TEST(diff_escapes_manifest_strings_in_every_format)
 }
 END_TEST
 
-/* Issue 10 #9: kstub diff was quadratic (20,000 kernels took 65 s). Two
- * manifests of 100,000 kernels, the new one in reverse order with one
- * kernel removed, one added and one parameter type changed, half of them
- * overloads sharing a name, must diff in well under 5 s (under a second on
- * a developer machine; the bound is generous for loaded CI hosts). */
+/* Issue 10 #9: kstub diff was quadratic (20,000 kernels took 65 s), then
+ * linear but 1.2-1.5 s, most of it in jansson building a hash table per
+ * object. Two manifests of 100,000 kernels (13.7 MB each), the new one in
+ * reverse order with one kernel removed, one added and one parameter type
+ * changed, half of them overloads sharing a name, must diff in under a
+ * second: the best of three runs, so that a moment of load on a shared CI
+ * host does not fail it (0.35-0.45 s each on the project's loaded 2-core
+ * machine). */
 #define BIG_KERNELS 100000
 
 static void write_big_manifest(const char *name, int is_new)
@@ -969,20 +972,105 @@ START_TEST(diff_of_100k_kernels_is_fast)
     make_tmpdir();
     write_big_manifest("old.json", 0);
     write_big_manifest("new.json", 1);
+    double best = 1e9;
+    for (int attempt = 0; attempt < 3 && best >= 1.0; attempt++) {
+        char *out;
+        struct timespec t0, t1;
+        clock_gettime(CLOCK_MONOTONIC, &t0);
+        int rc = run(&out, "%s diff %s/old.json %s/new.json", kstub_bin(), tmpdir, tmpdir);
+        clock_gettime(CLOCK_MONOTONIC, &t1);
+        double secs = (double)(t1.tv_sec - t0.tv_sec) + (double)(t1.tv_nsec - t0.tv_nsec) / 1e9;
+        fprintf(stderr, "kstub diff of %d kernels: %.3f s\n", BIG_KERNELS, secs);
+        ck_assert_msg(rc == 12, "exit %d:\n%.2000s", rc, out);
+        expect_has(out, "kernel ns::k0 [k0] removed");
+        expect_has(out, "kernel ns::k2 [k5], parameter 1 'a': type changed from 'int' to 'long'");
+        expect_has(out, "kernel fresh added");
+        expect_has(out, "kstub diff: 2 breaking changes, 1 compatible change");
+        free(out);
+        best = secs < best ? secs : best;
+    }
+    ck_assert_msg(best < 1.0, "kstub diff of %d kernels took %.2f s (best of 3)", BIG_KERNELS,
+                  best);
+    remove_tmpdir();
+}
+END_TEST
+
+/* The manifest reader (drift.c's own since #9): strict RFC 8259, with the
+ * error's line and column; escapes, surrogate pairs and UTF-8 decoded;
+ * unknown keys skipped whatever they hold; the last of duplicate keys wins,
+ * as it did with jansson. */
+static void write_bytes(const char *name, const char *bytes, size_t len)
+{
+    char path[PATH_MAX];
+    snprintf(path, sizeof path, "%s/%s", tmpdir, name);
+    FILE *f = fopen(path, "wb");
+    ck_assert_ptr_nonnull(f);
+    ck_assert_uint_eq(fwrite(bytes, 1, len, f), len);
+    fclose(f);
+}
+
+#define JSON_HEAD "{\"format\": 1, \"kernels\": ["
+
+START_TEST(manifest_reader_is_strict_json)
+{
+    make_tmpdir();
     char *out;
-    struct timespec t0, t1;
-    clock_gettime(CLOCK_MONOTONIC, &t0);
-    int rc = run(&out, "%s diff %s/old.json %s/new.json", kstub_bin(), tmpdir, tmpdir);
-    clock_gettime(CLOCK_MONOTONIC, &t1);
-    double secs = (double)(t1.tv_sec - t0.tv_sec) + (double)(t1.tv_nsec - t0.tv_nsec) / 1e9;
-    fprintf(stderr, "kstub diff of %d kernels: %.3f s\n", BIG_KERNELS, secs);
-    ck_assert_msg(rc == 12, "exit %d:\n%.2000s", rc, out);
-    expect_has(out, "kernel ns::k0 [k0] removed");
-    expect_has(out, "kernel ns::k2 [k5], parameter 1 'a': type changed from 'int' to 'long'");
-    expect_has(out, "kernel fresh added");
-    expect_has(out, "kstub diff: 2 breaking changes, 1 compatible change");
+    write_manifest("empty.json", "");
+    /* Accepted: the name decoded, the duplicate "name" the last one, the
+     * unknown key with nested values skipped. */
+    write_manifest("ok.json", "{\"name\": \"first\", \"extra\": {\"a\": [1, -2.5e3, {\"b\": "
+                   "[true, false, null]}]}, \"c_name\": \"k\", \"symbol\": \"k\", "
+                   "\"line\": 2, \"launch_bounds\": null, \"params\": [], \"name\": "
+                   "\"k\\u00e9\\ud83d\\ude00\\t\\\"q\\/\"}");
+    int rc = run(&out, "%s diff %s/ok.json %s/empty.json", kstub_bin(), tmpdir, tmpdir);
+    ck_assert_msg(rc == 12, "exit %d:\n%s", rc, out);
+    expect_has(out, "kernel k\xc3\xa9\xf0\x9f\x98\x80\\t\"q/ removed");
+    expect_lacks(out, "first");
     free(out);
-    ck_assert_msg(secs < 5.0, "kstub diff of %d kernels took %.2f s", BIG_KERNELS, secs);
+
+    static const struct {
+        const char *name, *text;
+        size_t len;           /* 0: strlen */
+        const char *message;  /* with the position */
+    } bad[] = {
+        {"comma.json", JSON_HEAD "1,]}", 0, "comma.json:1:29: error: unexpected character"},
+        {"zero.json", JSON_HEAD "\n 01]}", 0, "zero.json:2:3: error: ',' or ']' expected"},
+        {"utf8.json", JSON_HEAD "\"\xc0\x80\"]}", 0, "utf8.json:1:28: error: invalid UTF-8"},
+        {"surrogate.json", JSON_HEAD "\"\\ud800x\"]}", 0, "surrogate.json:1:28: error: high "
+         "surrogate without its low half"},
+        {"low.json", JSON_HEAD "\"\\udc00\"]}", 0, "low.json:1:28: error: lone low surrogate"},
+        {"nul.json", JSON_HEAD "\"a\\u0000\"]}", 0, "nul.json:1:29: error: \\u0000 is not allowed"},
+        {"tab.json", JSON_HEAD "\"a\tb\"]}", 0, "tab.json:1:29: error: control character"},
+        {"escape.json", JSON_HEAD "\"\\x41\"]}", 0, "escape.json:1:28: error: invalid escape"},
+        {"open.json", JSON_HEAD "\"abc", 0, "open.json:1:27: error: string not terminated"},
+        {"after.json", "{\"format\": 1, \"kernels\": []}\n]", 0,
+         "after.json:2:1: error: end of input expected"},
+        {"big.json", "{\"format\": 9223372036854775808, \"kernels\": []}", 0,
+         "big.json:1:12: error: integer too large"},
+        {"byte.json", JSON_HEAD "]}\0", 29, "byte.json:1:29: error: end of input expected"},
+        {"literal.json", JSON_HEAD "nul]}", 0, "literal.json:1:27: error: invalid literal"},
+        {"key.json", "{\"format\": 1, kernels: []}", 0, "key.json:1:15: error: a string"},
+        {"empty-file.json", "", 0, "empty-file.json:1:1: error: unexpected end of input"},
+    };
+    for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
+        write_bytes(bad[i].name, bad[i].text, bad[i].len ? bad[i].len : strlen(bad[i].text));
+        rc = run(&out, "cd '%s' && %s diff empty.json %s", tmpdir, kstub_bin(), bad[i].name);
+        ck_assert_msg(rc == 1, "%s: exit %d:\n%s", bad[i].name, rc, out);
+        expect_has(out, bad[i].message);
+        free(out);
+    }
+    /* Nesting is bounded (the reader recurses once a level): 100,000 open
+     * brackets are an error, not a stack overflow. */
+    size_t depth = 100000;
+    char *deep = malloc(depth);
+    ck_assert_ptr_nonnull(deep);
+    memset(deep, '[', depth);
+    write_bytes("deep.json", deep, depth);
+    free(deep);
+    rc = run(&out, "cd '%s' && %s diff empty.json deep.json", tmpdir, kstub_bin());
+    ck_assert_msg(rc == 1, "exit %d:\n%s", rc, out);
+    expect_has(out, "deep.json:1:513: error: nested too deeply");
+    free(out);
     remove_tmpdir();
 }
 END_TEST
@@ -1103,6 +1191,7 @@ static Suite *drift_suite(void)
     tcase_add_test(tc, diff_escapes_manifest_strings_in_every_format);
     tcase_add_test(tc, diff_of_100k_kernels_is_fast);
     tcase_add_test(tc, wrong_typed_manifests_and_directories_are_errors);
+    tcase_add_test(tc, manifest_reader_is_strict_json);
     suite_add_tcase(s, tc);
     return s;
 }
