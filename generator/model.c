@@ -154,6 +154,7 @@ void ks_kern_free(ks_kern *k)
     free(k->descriptor);
     free(k->symbol);
     free(k->signature);
+    free(k->file);
     free(k->launch_name);
     free(k->stream_name);
     free(k->n_items_name);

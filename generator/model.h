@@ -133,7 +133,12 @@ typedef struct ks_kern {
     char *descriptor;          /* naming.c's: its exported ks_kernel, "<c_name>_kernel" */
     char *symbol;              /* device symbol, mangled for C++ kernels */
     char *signature;           /* the declaration as written, one line */
-    unsigned line, col;
+    unsigned line, col;        /* in file */
+    char *file;                /* a project header defining it, as the parse names it
+                                  (relative to the working directory when below it);
+                                  NULL: the input */
+    int tu_prefixed;           /* a header's kernel under --kernels-in=project: its C
+                                  name starts with the input's stem (naming.c says why) */
     long max_threads;          /* __launch_bounds__ maximum threads, -1 if none */
     long min_blocks;           /* __launch_bounds__ minimum blocks, -1 if none */
     ks_param *params;

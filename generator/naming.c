@@ -18,6 +18,7 @@
 #include <jansson.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 char *ks_c_identifier(const char *qualified)
 {
@@ -234,14 +235,102 @@ static char *upper_identifier(const char *s)
     return r;
 }
 
+/* path as an absolute, normalised list of folders: cwd prepended to a
+ * relative path, "." and empty parts dropped, ".." taking one back. Purely
+ * lexical (no symbolic link resolved), so the answer does not depend on
+ * which files exist yet. The last part (the file) is left out. */
+static size_t folders_of(const char *path, char ***out)
+{
+    char cwd[4096];
+    char *full = path[0] == '/' || !getcwd(cwd, sizeof cwd) ? ks_xstrdup(path)
+                                                          : ks_xasprintf("%s/%s", cwd, path);
+    char **parts = NULL;
+    size_t n = 0;
+    char *save = NULL;
+    for (char *p = strtok_r(full, "/", &save); p; p = strtok_r(NULL, "/", &save)) {
+        if (strcmp(p, ".") == 0)
+            continue;
+        if (strcmp(p, "..") == 0) {
+            if (n)
+                free(parts[--n]);
+            continue;
+        }
+        parts = ks_xrealloc(parts, (n + 1) * sizeof *parts);
+        parts[n++] = ks_xstrdup(p);
+    }
+    free(full);
+    if (n)
+        free(parts[--n]);          /* the file itself */
+    *out = parts;
+    return n;
+}
+
+/*
+ * The folders an output mirrors from its input: below their common
+ * ancestor, the trailing folders the two paths share. kstub.mk writes
+ * DIR/NAME.cu's stubs to $(KSTUB_OUT)/DIR/NAME.kstub, so "a/util.cu" and
+ * "b/util.cu" give "a" and "b"; an output beside its input, or in a folder
+ * that does not repeat the input's (build/gen/ for kernels/), gives "".
+ * Returned as an identifier fragment ("src_a"), or NULL for none.
+ */
+static char *mirrored_folders(const char *input, const char *outbase)
+{
+    char **in, **out;
+    size_t nin = folders_of(input, &in), nout = folders_of(outbase, &out);
+    size_t common = 0;
+    while (common < nin && common < nout && strcmp(in[common], out[common]) == 0)
+        common++;
+    size_t tail = 0;
+    while (tail < nin - common && tail < nout - common &&
+           strcmp(in[nin - 1 - tail], out[nout - 1 - tail]) == 0)
+        tail++;
+    char *r = NULL;
+    if (tail) {
+        ks_buf b = {0};
+        for (size_t i = nin - tail; i < nin; i++) {
+            if (b.len)
+                ks_buf_puts(&b, "_");
+            for (const char *c = in[i]; *c; c++)
+                ks_buf_put(&b, isalnum((unsigned char)*c) ? c : "_", 1);
+        }
+        r = ks_buf_take(&b);
+    }
+    for (size_t i = 0; i < nin; i++)
+        free(in[i]);
+    for (size_t i = 0; i < nout; i++)
+        free(out[i]);
+    free(in);
+    free(out);
+    return r;
+}
+
+/*
+ * The file-level names: the prefix (the output's stem, after the folders it
+ * mirrors from the input), the image symbol "<prefix>_kstub_image" and the
+ * include guard "KSTUB_<MIRRORED_FOLDERS>_<HEADER>". Two .cu files of one
+ * name in two folders (a/util.cu, b/util.cu) cannot be written to one
+ * output; kstub.mk's layout (or any that mirrors the folders) gives them
+ * a_util_kstub_image and b_util_kstub_image, and distinct output names give
+ * distinct prefixes.
+ */
 static void name_files(namer *nm)
 {
     ks_model *m = nm->m;
-    m->prefix = ks_identifier_stem(nm->opts->input);
+    char *stem = ks_identifier_stem(nm->opts->outbase);
+    char *mirror = mirrored_folders(nm->opts->input, nm->opts->outbase);
+    if (mirror) {
+        m->prefix = ks_xasprintf("%s_%s", mirror, stem);
+        free(stem);
+    } else {
+        m->prefix = stem;
+    }
     m->header = ks_xasprintf("%s.h", ks_basename(nm->opts->outbase));
-    char *upper = upper_identifier(m->header);
+    char *guarded = mirror ? ks_xasprintf("%s_%s", mirror, m->header) : ks_xstrdup(m->header);
+    char *upper = upper_identifier(guarded);
     m->guard = ks_xasprintf("KSTUB_%s", upper);
     free(upper);
+    free(guarded);
+    free(mirror);
     m->image = ks_xasprintf("%s_kstub_image", m->prefix);
     claim(nm, m->guard);
     json_object_set_new(nm->macros, m->guard, json_true());
@@ -387,9 +476,10 @@ static int check_unique(namer *nm)
         json_t *j = json_object_get(seen, m->kernels[i].c_name);
         if (j) {
             const ks_kern *o = &m->kernels[json_integer_value(j)], *k = &m->kernels[i];
-            ks_error_at(input, k->line, k->col, "kernels '%s' (line %u) and '%s' both get the C "
-                        "name '%s'; name one with a '// kstub:name KERNEL = C_NAME' comment",
-                        o->name, o->line, k->name, k->c_name);
+            ks_error_at(k->file ? k->file : input, k->line, k->col, "kernels '%s' (%s:%u) and "
+                        "'%s' both get the C name '%s'; name one with a '// kstub:name KERNEL = "
+                        "C_NAME' comment", o->name, o->file ? o->file : input, o->line, k->name,
+                        k->c_name);
             errors++;
         } else {
             json_object_set_new(seen, m->kernels[i].c_name, json_integer((json_int_t)i));
@@ -436,6 +526,17 @@ static void name_kernels(namer *nm)
         } else {
             k->c_name = ks_c_identifier(k->name);
         }
+        if (k->tu_prefixed) {
+            /* A project header's kernel: every .cu including the header
+             * gets a stub for it, each linked into the same program, so
+             * the C name carries this file's prefix ("train_gpt2_" +
+             * "layernorm_forward"). Name the header with --kernels-in
+             * (this file then owns its kernels under their own names) or
+             * rename with kstub:name. */
+            char *r = ks_xasprintf("%s_%s", m->prefix, k->c_name);
+            free(k->c_name);
+            k->c_name = r;
+        }
         if (is_c_only_keyword(k->c_name)) {
             char *r = ks_xasprintf("%s_", k->c_name);
             free(k->c_name);
@@ -451,7 +552,7 @@ static void name_kernels(namer *nm)
         char *want = ks_xstrdup(k->c_name);
         k->c_name = step_aside(nm, k->c_name, 1);
         if (strcmp(want, k->c_name) != 0)
-            ks_note_at(nm->opts->input, k->line, k->col, "kernel '%s' is '%s' in C ('%s' is "
+            ks_note_at(k->file ? k->file : nm->opts->input, k->line, k->col, "kernel '%s' is '%s' in C ('%s' is "
                        "taken or reserved)", k->name, k->c_name, want);
         free(want);
         /* The descriptor is exported as <c_name>_kernel: a user's name of

@@ -10,6 +10,19 @@
  * source in memory ("typedef decltype(&::ns::k<float, 4>) kstub_iN;"), and
  * that reference leads to a declaration with concrete parameter types and
  * the device compiler's mangled name, in the same parse.
+ *
+ * A template kernel launched from host code (k<float, 4><<<g, b>>>(...), or
+ * its address taken) is instantiated there, and nvcc emits it: every
+ * reference to a kernel template's specialization in the project's files is
+ * such a declaration too, and host function templates' instantiations are
+ * followed into their bodies. Each gets a stub named as an explicit
+ * instantiation of the same arguments would be.
+ *
+ * Which files' kernels get stubs is --kernels-in's: the input; the
+ * project's own headers (not system or toolkit headers: the default); or
+ * headers named on the command line. A kernel from a header included by
+ * several .cu files would otherwise give each of their stubs the same C
+ * functions: see naming.c for how header kernels are named.
  */
 #include "front.h"
 
@@ -35,13 +48,101 @@ typedef struct walk_ctx {
     ks_explicit_inst *inst;      /* explicit instantiations, kstub_i0, kstub_i1, ... */
     char **inst_used_by;         /* per instantiation: the template kernel, once seen */
     size_t ninst;
-    const ks_explicit_inst *current;   /* the instantiation being added, or NULL */
     pending_bounds *lbs;
     size_t nlbs;
     ks_directive *skips;         /* "kstub:skip" directives, and how often each matched */
     unsigned *skip_hits;
     size_t nskips;
+    const char *current_args;    /* template arguments of the instantiation being added */
+    struct file_class *files;    /* per file: is it the project's, do its kernels count */
+    size_t nfiles;
+    char **seen;                 /* symbols of specializations already handled */
+    size_t nseen;
+    char **host_used;            /* template kernels instantiated from host code */
+    size_t nhost_used;
+    char **named;                /* --kernels-in headers, resolved */
+    size_t nnamed;
+    char *cuda_real;             /* the toolkit's folder, resolved */
 } walk_ctx;
+
+/* ---- whose kernels ------------------------------------------------------------------------------ */
+
+typedef struct file_class {
+    CXFile file;
+    int project;                 /* neither a system header nor the toolkit's */
+    int kernels;                 /* its kernels get stubs (--kernels-in) */
+    char *name;                  /* as the parse names it, "./" dropped */
+} file_class;
+
+static int has_prefix_dir(const char *path, const char *dir)
+{
+    size_t n = strlen(dir);
+    return dir[0] && strncmp(path, dir, n) == 0 && (path[n] == '/' || path[n] == '\0');
+}
+
+/* The class of the file a location lies in; NULL for no file (builtins). */
+static const file_class *classify(walk_ctx *w, CXSourceLocation loc)
+{
+    CXFile f;
+    clang_getExpansionLocation(loc, &f, NULL, NULL, NULL);
+    if (!f)
+        return NULL;
+    for (size_t i = 0; i < w->nfiles; i++)
+        if (clang_File_isEqual(f, w->files[i].file))
+            return &w->files[i];
+    w->files = ks_xrealloc(w->files, (w->nfiles + 1) * sizeof *w->files);
+    file_class *fc = &w->files[w->nfiles++];
+    memset(fc, 0, sizeof *fc);
+    fc->file = f;
+    char *name = ks_take(clang_getFileName(f));
+    char *real = realpath(name, NULL);
+    int main_file = clang_Location_isFromMainFile(loc);
+    fc->project = main_file || (!clang_Location_isInSystemHeader(loc) &&
+                                strcmp(name, KS_COMPAT_PATH) != 0 &&
+                                !(real && w->cuda_real && has_prefix_dir(real, w->cuda_real)));
+    int kernels_in = w->s.opts->kernels_in;
+    if (main_file)
+        fc->kernels = 1;
+    else if (kernels_in == KS_KERNELS_PROJECT)
+        fc->kernels = fc->project;
+    else if (kernels_in == KS_KERNELS_NAMED)
+        for (size_t i = 0; real && i < w->nnamed; i++)
+            fc->kernels |= strcmp(real, w->named[i]) == 0;
+    fc->name = ks_xstrdup(strncmp(name, "./", 2) == 0 ? name + 2 : name);
+    free(real);
+    free(name);
+    return fc;
+}
+
+static int is_main(CXCursor c)
+{
+    return clang_Location_isFromMainFile(clang_getCursorLocation(c));
+}
+
+/* A note, warning or error at a cursor, in the file it lies in (the input
+ * or a header). */
+static void walk_diag(walk_ctx *w, CXCursor c, const char *severity, const char *fmt, ...)
+    __attribute__((format(printf, 4, 5)));
+static void walk_diag(walk_ctx *w, CXCursor c, const char *severity, const char *fmt, ...)
+{
+    unsigned line, col;
+    ks_cursor_location(c, &line, &col);
+    const file_class *fc = is_main(c) ? NULL : classify(w, clang_getCursorLocation(c));
+    va_list ap;
+    va_start(ap, fmt);
+    ks_verror_at(fc ? fc->name : w->s.opts->input, line, col, severity, fmt, ap);
+    va_end(ap);
+}
+
+static int seen_symbol(walk_ctx *w, const char *symbol)
+{
+    for (size_t i = 0; i < w->nseen; i++)
+        if (strcmp(w->seen[i], symbol) == 0)
+            return 1;
+    w->seen = ks_xrealloc(w->seen, (w->nseen + 1) * sizeof *w->seen);
+    w->seen[w->nseen++] = ks_xstrdup(symbol);
+    return 0;
+}
 
 /* A kernel a "kstub:skip" names (qualified name or symbol) is left out
  * before its parameters are looked at: a kernel kstub cannot type can be
@@ -51,7 +152,7 @@ static int skipped(walk_ctx *w, const char *name, const char *symbol, CXCursor f
     for (size_t i = 0; i < w->nskips; i++)
         if (strcmp(w->skips[i].rest, name) == 0 || strcmp(w->skips[i].rest, symbol) == 0) {
             w->skip_hits[i]++;
-            ks_cursor_note(&w->s, fn, "kernel '%s' left out (kstub:skip)", name);
+            walk_diag(w, fn, "note", "kernel '%s' left out (kstub:skip)", name);
             return 1;
         }
     return 0;
@@ -174,7 +275,7 @@ static void launch_bounds(walk_ctx *w, CXCursor fn, ks_kern *k)
         if (literal) {
             k->max_threads = vals[0];
             k->min_blocks = nvals >= 2 ? vals[1] : -1;
-        } else if (nvals >= 1 && !w->current) {
+        } else if (nvals >= 1 && !w->current_args) {
             /* A constant expression: evaluated after a reparse (see
              * resolve_bounds), in the kernel's namespace. */
             w->lbs = ks_xrealloc(w->lbs, (w->nlbs + 1) * sizeof *w->lbs);
@@ -185,7 +286,7 @@ static void launch_bounds(walk_ctx *w, CXCursor fn, ks_kern *k)
             pb->min_expr = nvals >= 2 ? ks_xstrdup(texts[1]) : NULL;
             ks_cursor_location(fn, &pb->line, &pb->col);
         } else if (nvals >= 1) {
-            ks_cursor_note(&w->s, fn, "kernel '%s': __launch_bounds__ of a template instantiation "
+            walk_diag(w, fn, "note", "kernel '%s': __launch_bounds__ of a template instantiation "
                            "are not recorded unless they are integer literals, so the runtime "
                            "cannot check the block size against them", k->name);
         }
@@ -198,21 +299,22 @@ static void launch_bounds(walk_ctx *w, CXCursor fn, ks_kern *k)
 
 static void add_kernel(walk_ctx *w, CXCursor fn)
 {
-    char *name = w->current ? NULL : ks_qualified_name(fn);
-    char *base = w->current ? ks_qualified_name(fn) : NULL;
-    char *display = name ? ks_xstrdup(name) : ks_xasprintf("%s<%s>", base, w->current->args);
+    const char *targs = w->current_args;
+    char *name = targs ? NULL : ks_qualified_name(fn);
+    char *base = targs ? ks_qualified_name(fn) : NULL;
+    char *display = name ? ks_xstrdup(name) : ks_xasprintf("%s<%s>", base, targs);
     unsigned line, col;
     ks_cursor_location(fn, &line, &col);
 
     enum CXLinkageKind linkage = clang_getCursorLinkage(fn);
     if (linkage == CXLinkage_Internal || linkage == CXLinkage_UniqueExternal) {
-        ks_cursor_note(&w->s, fn, "kernel '%s' has internal linkage (static or in an anonymous "
+        walk_diag(w, fn, "note", "kernel '%s' has internal linkage (static or in an anonymous "
                        "namespace): nvcc gives it a per-file symbol and no other file can launch "
                        "it; skipped", display);
         goto out;
     }
     if (clang_Cursor_isVariadic(fn)) {
-        ks_cursor_error(&w->s, fn, "kernel '%s' is variadic, which CUDA does not allow", display);
+        walk_diag(w, fn, "error", "kernel '%s' is variadic, which CUDA does not allow", display);
         goto out;
     }
     char *symbol = ks_take(clang_Cursor_getMangling(fn));
@@ -227,7 +329,12 @@ static void add_kernel(walk_ctx *w, CXCursor fn)
     display = NULL;
     k.base_name = base;
     base = NULL;
-    k.template_args = w->current ? ks_xstrdup(w->current->args) : NULL;
+    k.template_args = targs ? ks_xstrdup(targs) : NULL;
+    if (!is_main(fn)) {
+        const file_class *fc = classify(w, clang_getCursorLocation(fn));
+        k.file = fc ? ks_xstrdup(fc->name) : NULL;
+        k.tu_prefixed = w->s.opts->kernels_in == KS_KERNELS_PROJECT;
+    }
     k.line = line;
     k.col = col;
     k.symbol = ks_take(clang_Cursor_getMangling(fn));
@@ -244,7 +351,7 @@ static void add_kernel(walk_ctx *w, CXCursor fn)
         ks_type type;
         char *why = ks_typemap_param(&w->s, w->model, t, &type);
         if (why) {
-            ks_cursor_error(&w->s, *pname ? arg : fn, "kernel '%s', parameter %d '%s': %s "
+            walk_diag(w, *pname ? arg : fn, "error", "kernel '%s', parameter %d '%s': %s "
                             "(leave the kernel out with '// kstub:skip %s')", k.name, i + 1,
                             *pname ? pname : "(unnamed)", why, k.name);
             free(why);
@@ -257,7 +364,7 @@ static void add_kernel(walk_ctx *w, CXCursor fn)
             size = align = 8;  /* an array parameter is a (64-bit) device pointer */
         if (size < 0 || align <= 0) {
             char *sp = ks_take(clang_getTypeSpelling(t));
-            ks_cursor_error(&w->s, arg, "kernel '%s', parameter %d '%s': the size or alignment of "
+            walk_diag(w, arg, "error", "kernel '%s', parameter %d '%s': the size or alignment of "
                             "'%s' cannot be computed (libclang layout error %ld)", k.name, i + 1,
                             pname, sp, size < 0 ? size : align);
             free(sp);
@@ -325,9 +432,14 @@ static void handle_instantiation(walk_ctx *w, CXCursor typedef_cursor)
         return;                      /* an instantiation of some other function template */
     free(w->inst_used_by[idx]);
     w->inst_used_by[idx] = ks_qualified_name(fn);
-    w->current = &w->inst[idx];
+    char *symbol = ks_take(clang_Cursor_getMangling(fn));
+    int again = seen_symbol(w, symbol);
+    free(symbol);
+    if (again)
+        return;
+    w->current_args = w->inst[idx].args;
     add_kernel(w, fn);
-    w->current = NULL;
+    w->current_args = NULL;
 }
 
 /* A function with a body. With --skip-bodies libclang drops the bodies and
@@ -349,22 +461,28 @@ static enum CXChildVisitResult visit(CXCursor c, CXCursor parent, CXClientData d
 {
     (void)parent;
     walk_ctx *w = data;
-    if (!clang_Location_isFromMainFile(clang_getCursorLocation(c)))
+    CXSourceLocation loc = clang_getCursorLocation(c);
+    if (clang_Location_isInSystemHeader(loc))
         return CXChildVisit_Continue;
+    const file_class *fc = classify(w, loc);
+    if (!fc || !fc->project)
+        return CXChildVisit_Continue;
+    int main_file = clang_Location_isFromMainFile(loc);
     switch (clang_getCursorKind(c)) {
     case CXCursor_Namespace:
     case CXCursor_LinkageSpec:
         return CXChildVisit_Recurse;
     case CXCursor_FunctionDecl:
         /* Only definitions: a declaration alone puts nothing in the image. */
-        if (is_definition(w, c) && ks_cursor_is_kernel(c))
+        if (fc->kernels && is_definition(w, c) && ks_cursor_is_kernel(c))
             add_kernel(w, c);
         break;
     case CXCursor_TypedefDecl:
-        handle_instantiation(w, c);
+        if (main_file)
+            handle_instantiation(w, c);
         break;
     case CXCursor_FunctionTemplate:
-        if (ks_cursor_is_kernel(c)) {
+        if (fc->kernels && ks_cursor_is_kernel(c)) {
             w->templates = ks_xrealloc(w->templates, (w->ntemplates + 1) * sizeof *w->templates);
             w->templates[w->ntemplates++] = ks_qualified_name(c);
         }
@@ -375,17 +493,190 @@ static enum CXChildVisitResult visit(CXCursor c, CXCursor parent, CXClientData d
     return CXChildVisit_Continue;
 }
 
+/* ---- template kernels instantiated by host code -------------------------------------------- */
+
+static int is_bool_type(CXType t)
+{
+    return clang_getCanonicalType(t).kind == CXType_Bool;
+}
+
+/* The i-th template parameter of a function template, or a null cursor. */
+typedef struct nth_param {
+    unsigned want, at;
+    CXCursor found;
+} nth_param;
+
+static enum CXChildVisitResult find_nth_param(CXCursor c, CXCursor parent, CXClientData data)
+{
+    (void)parent;
+    nth_param *np = data;
+    enum CXCursorKind k = clang_getCursorKind(c);
+    if (k == CXCursor_TemplateTypeParameter || k == CXCursor_NonTypeTemplateParameter ||
+        k == CXCursor_TemplateTemplateParameter) {
+        if (np->at++ == np->want) {
+            np->found = c;
+            return CXChildVisit_Break;
+        }
+    }
+    return CXChildVisit_Continue;
+}
+
+/* The enumerator of enum type t whose value is v, qualified; NULL if none. */
+typedef struct enum_find {
+    long long value;
+    CXCursor found;
+} enum_find;
+
+static enum CXChildVisitResult find_enumerator(CXCursor c, CXCursor parent, CXClientData data)
+{
+    (void)parent;
+    enum_find *ef = data;
+    if (clang_getCursorKind(c) == CXCursor_EnumConstantDecl &&
+        clang_getEnumConstantDeclValue(c) == ef->value) {
+        ef->found = c;
+        return CXChildVisit_Break;
+    }
+    return CXChildVisit_Continue;
+}
+
+/* A specialization's template arguments as an explicit instantiation would
+ * write them: "float, 4", "true", "Op::Add". NULL when an argument is of a
+ * kind kstub cannot spell (a pack, a template, a pointer). */
+static char *template_args_text(CXCursor spec)
+{
+    int n = clang_Cursor_getNumTemplateArguments(spec);
+    CXCursor tmpl = clang_getSpecializedCursorTemplate(spec);
+    if (n < 0 || clang_Cursor_isNull(tmpl))
+        return NULL;
+    ks_buf b = {0};
+    for (int i = 0; i < n; i++) {
+        if (i)
+            ks_buf_puts(&b, ", ");
+        enum CXTemplateArgumentKind kind = clang_Cursor_getTemplateArgumentKind(spec, (unsigned)i);
+        if (kind == CXTemplateArgumentKind_Type) {
+            char *t = ks_take(clang_getTypeSpelling(clang_Cursor_getTemplateArgumentType(spec, (unsigned)i)));
+            ks_buf_puts(&b, t);
+            free(t);
+            continue;
+        }
+        if (kind != CXTemplateArgumentKind_Integral) {
+            free(b.data);
+            return NULL;
+        }
+        nth_param np = {(unsigned)i, 0, clang_getNullCursor()};
+        clang_visitChildren(tmpl, find_nth_param, &np);
+        CXType pt = clang_getCursorType(np.found);   /* invalid for a null cursor */
+        CXType canon = clang_getCanonicalType(pt);
+        long long v = clang_Cursor_getTemplateArgumentValue(spec, (unsigned)i);
+        if (!clang_Cursor_isNull(np.found) && is_bool_type(pt)) {
+            ks_buf_puts(&b, v ? "true" : "false");
+        } else if (!clang_Cursor_isNull(np.found) && canon.kind == CXType_Enum) {
+            enum_find ef = {v, clang_getNullCursor()};
+            clang_visitChildren(clang_getTypeDeclaration(canon), find_enumerator, &ef);
+            if (clang_Cursor_isNull(ef.found)) {
+                ks_buf_printf(&b, "%lld", v);
+            } else {
+                char *q = ks_qualified_name(ef.found);
+                ks_buf_puts(&b, q);
+                free(q);
+            }
+        } else if (canon.kind == CXType_UInt || canon.kind == CXType_ULong ||
+                   canon.kind == CXType_ULongLong || canon.kind == CXType_UShort ||
+                   canon.kind == CXType_UChar) {
+            ks_buf_printf(&b, "%llu", clang_Cursor_getTemplateArgumentUnsignedValue(spec, (unsigned)i));
+        } else {
+            ks_buf_printf(&b, "%lld", v);
+        }
+    }
+    return ks_buf_take(&b);
+}
+
+static void note_host_used(walk_ctx *w, CXCursor tmpl)
+{
+    w->host_used = ks_xrealloc(w->host_used, (w->nhost_used + 1) * sizeof *w->host_used);
+    w->host_used[w->nhost_used++] = ks_qualified_name(tmpl);
+}
+
+static enum CXChildVisitResult find_launches(CXCursor c, CXCursor parent, CXClientData data);
+
+/* A reference to a function: a kernel template's specialization becomes a
+ * kernel; a host function template's specialization is followed into its
+ * instantiated body, where its own launches are. */
+static void handle_reference(walk_ctx *w, CXCursor ref)
+{
+    enum CXCursorKind rk = clang_getCursorKind(ref);
+    if (rk != CXCursor_FunctionDecl && rk != CXCursor_CXXMethod)
+        return;
+    CXCursor tmpl = clang_getSpecializedCursorTemplate(ref);
+    if (clang_Cursor_isNull(tmpl))
+        return;
+    char *symbol = ks_take(clang_Cursor_getMangling(ref));
+    int again = !*symbol || seen_symbol(w, symbol);
+    free(symbol);
+    if (again)
+        return;
+    if (!ks_cursor_is_kernel(ref)) {
+        const file_class *fc = classify(w, clang_getCursorLocation(tmpl));
+        if (fc && fc->project)
+            clang_visitChildren(ref, find_launches, w);
+        return;
+    }
+    const file_class *fc = classify(w, clang_getCursorLocation(tmpl));
+    if (!fc || !fc->kernels)
+        return;
+    note_host_used(w, tmpl);
+    char *args = template_args_text(ref);
+    if (!args) {
+        char *q = ks_qualified_name(ref);
+        walk_diag(w, ref, "error", "template kernel '%s' is instantiated by host code with "
+                  "template arguments kstub cannot spell (a pack, a template or a pointer); "
+                  "instantiate it explicitly ('template __global__ void %s<...>(...);') and name "
+                  "it with '// kstub:name', or leave it out with '// kstub:skip SYMBOL'", q, q);
+        free(q);
+        return;
+    }
+    w->current_args = args;
+    add_kernel(w, ref);
+    w->current_args = NULL;
+    free(args);
+}
+
+static enum CXChildVisitResult find_launches(CXCursor c, CXCursor parent, CXClientData data)
+{
+    (void)parent;
+    walk_ctx *w = data;
+    CXSourceLocation loc = clang_getCursorLocation(c);
+    if (clang_Location_isInSystemHeader(loc))
+        return CXChildVisit_Continue;
+    const file_class *fc = classify(w, loc);
+    if (fc && !fc->project)
+        return CXChildVisit_Continue;
+    enum CXCursorKind k = clang_getCursorKind(c);
+    if (k == CXCursor_DeclRefExpr || k == CXCursor_MemberRefExpr)
+        handle_reference(w, clang_getCursorReferenced(c));
+    return CXChildVisit_Recurse;
+}
+
+static int host_used(const walk_ctx *w, const char *qname)
+{
+    for (size_t i = 0; i < w->nhost_used; i++)
+        if (strcmp(w->host_used[i], qname) == 0)
+            return 1;
+    return 0;
+}
+
 static void note_uninstantiated(walk_ctx *w)
 {
     for (size_t t = 0; t < w->ntemplates; t++) {
-        int used = 0;
+        int used = host_used(w, w->templates[t]);
         for (size_t i = 0; i < w->ninst; i++)
             used |= w->inst_used_by[i] && strcmp(w->inst_used_by[i], w->templates[t]) == 0;
         if (!used) {
             const char *colon = strrchr(w->templates[t], ':');
             ks_note_at(w->s.opts->input, 0, 0, "template kernel '%s' is never explicitly "
-                       "instantiated ('template __global__ void %s<...>(...);'); skipped",
-                       w->templates[t], colon ? colon + 1 : w->templates[t]);
+                       "instantiated ('template __global__ void %s<...>(...);') nor launched "
+                       "from host code kstub sees; skipped", w->templates[t],
+                       colon ? colon + 1 : w->templates[t]);
         }
     }
 }
@@ -519,6 +810,25 @@ static void check_skips(walk_ctx *w)
                         "symbol)", w->skips[i].rest);
 }
 
+/* A header named with --kernels-in that the input never includes is a
+ * mistake worth an error: its kernels would silently get no stubs. */
+static void check_headers_used(walk_ctx *w)
+{
+    for (size_t i = 0; i < w->nnamed; i++) {
+        int found = 0;
+        for (size_t f = 0; f < w->nfiles && !found; f++) {
+            char *name = ks_take(clang_getFileName(w->files[f].file));
+            char *real = realpath(name, NULL);
+            found = real && strcmp(real, w->named[i]) == 0;
+            free(real);
+            free(name);
+        }
+        if (!found)
+            ks_error_at(w->s.opts->input, 0, 0, "--kernels-in '%s': the input does not include "
+                        "it (or declares nothing in it)", w->named[i]);
+    }
+}
+
 /* ---- entry point ------------------------------------------------------------------------------------ */
 
 /* Each explicit instantiation gets " typedef decltype(static_cast<void
@@ -563,8 +873,24 @@ int ks_parse(const ks_options *opts, ks_model *model)
 
     w.s.opts = opts;
     read_directives(&w, &src);
-    if (ks_session_open(&w.s, opts, injected, injected ? strlen(injected) : 0) == 0) {
-        clang_visitChildren(clang_getTranslationUnitCursor(w.s.tu), visit, &w);
+    w.cuda_real = opts->cuda_path ? realpath(opts->cuda_path, NULL) : NULL;
+    if (opts->kernels_in == KS_KERNELS_NAMED) {
+        w.named = ks_xmalloc((opts->nkernel_headers + 1) * sizeof *w.named);
+        for (size_t i = 0; i < opts->nkernel_headers; i++) {
+            char *real = realpath(opts->kernel_headers[i], NULL);
+            if (!real)
+                ks_error_at(opts->kernel_headers[i], 0, 0, "--kernels-in: cannot open: %s",
+                            strerror(errno));
+            else
+                w.named[w.nnamed++] = real;
+        }
+    }
+    if (ks_error_count() == errors_before &&
+        ks_session_open(&w.s, opts, injected, injected ? strlen(injected) : 0) == 0) {
+        CXCursor root = clang_getTranslationUnitCursor(w.s.tu);
+        clang_visitChildren(root, visit, &w);
+        clang_visitChildren(root, find_launches, &w);
+        check_headers_used(&w);
         note_uninstantiated(&w);
         if (w.nlbs && ks_error_count() == errors_before) {
             const char *base = injected ? injected : text;
@@ -578,6 +904,19 @@ int ks_parse(const ks_options *opts, ks_model *model)
             opts->tu_hook(w.s.tu, opts->tu_hook_data);
     }
     ks_session_close(&w.s);
+    for (size_t i = 0; i < w.nfiles; i++)
+        free(w.files[i].name);
+    free(w.files);
+    for (size_t i = 0; i < w.nseen; i++)
+        free(w.seen[i]);
+    free(w.seen);
+    for (size_t i = 0; i < w.nhost_used; i++)
+        free(w.host_used[i]);
+    free(w.host_used);
+    for (size_t i = 0; i < w.nnamed; i++)
+        free(w.named[i]);
+    free(w.named);
+    free(w.cuda_real);
     for (size_t i = 0; i < w.ntemplates; i++)
         free(w.templates[i]);
     free(w.templates);

@@ -2,13 +2,14 @@
 # parameters exactly as nvcc's PTX declares them. Included from tests/tests.mk;
 # uses the top-level Makefile's variables. Needs nvcc (no GPU) and kstub.
 #
-#   make check-abi    build build/tests/check_abi and run it on kernels/*.cu
-#                     and tests/corpus/*.cu
+#   make check-abi    build build/tests/check_abi and run it on kernels/*.cu,
+#                     tests/corpus/*.cu and tests/corpus/real/*.cu (a file's
+#                     "// abi-nvcc: ..." and "// abi-kstub: ..." lines add flags)
 #
 # Inputs are passed on the command line, so a new corpus file needs no edit here.
 
 ABI_CHECK := $(B)/tests/check_abi
-ABI_CORPUS := $(sort $(wildcard tests/corpus/*.cu))
+ABI_CORPUS := $(sort $(wildcard tests/corpus/*.cu)) $(sort $(wildcard tests/corpus/real/*.cu))
 
 CHECK_TARGETS += check-abi
 .PHONY: check-abi

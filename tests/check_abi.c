@@ -65,6 +65,7 @@ typedef struct ptx_param {
 
 typedef struct ptx_entry {
     char *symbol;
+    bool external;     /* .visible or .weak: a kernel other files can launch */
     ptx_param *params;
     size_t nparams;
 } ptx_entry;
@@ -250,9 +251,12 @@ static bool ptx_parse(const char *text, ptx_module *m, char *err, size_t errlen)
     bool ok = true;
     m->entries = NULL;
     m->nentries = 0;
+    bool external = false;    /* the directive before .entry */
     while (ok && ptx_next(&lx)) {
-        if (strcmp(lx.tok, ".entry"))
+        if (strcmp(lx.tok, ".entry")) {
+            external = !strcmp(lx.tok, ".visible") || !strcmp(lx.tok, ".weak");
             continue;
+        }
         if (!ptx_next(&lx) || !ptx_ident_char(lx.tok[0])) {
             ok = PTX_FAIL("line %u: .entry without a name", lx.line);
             break;
@@ -260,6 +264,8 @@ static bool ptx_parse(const char *text, ptx_module *m, char *err, size_t errlen)
         m->entries = realloc(m->entries, (m->nentries + 1) * sizeof *m->entries);
         ptx_entry *e = &m->entries[m->nentries++];
         e->symbol = strdup(lx.tok);
+        e->external = external;
+        external = false;
         e->params = NULL;
         e->nparams = 0;
         const char *after_name = lx.p;
@@ -361,6 +367,8 @@ static int abi_compare(const char *file, const ptx_module *ptx, const json_t *ke
         }
     }
     for (size_t i = 0; i < ptx->nentries; i++) {
+        if (!ptx->entries[i].external)
+            continue;     /* internal linkage: kstub names it in a note (check_real.c) */
         size_t k = 0;
         while (k < nk && strcmp(json_str(json_array_get(kernels, k), "symbol"), ptx->entries[i].symbol))
             k++;
@@ -435,6 +443,32 @@ static int rm_entry(const char *path, const struct stat *sb, int flag, struct FT
 
 /* ---- per-file oracle test ---------------------------------------------------------------- */
 
+/* Extra arguments a corpus file asks for in a comment line of its own,
+ * "// abi-nvcc: -rdc=true" and "// abi-kstub: --rdc" (space-separated),
+ * appended to argv (at most max in all). */
+static void file_flags(const char *cu, const char *which, char **argv, size_t *argc, size_t max)
+{
+    char *text = read_file(cu);
+    if (!text)
+        return;
+    char key[32];
+    snprintf(key, sizeof key, "// abi-%s:", which);
+    for (char *line = text; line && *line;) {
+        char *next = strchr(line, '\n');
+        if (next)
+            *next++ = '\0';
+        if (!strncmp(line, key, strlen(key))) {
+            char *save = NULL;
+            for (char *w = strtok_r(line + strlen(key), " \t", &save); w && *argc + 1 < max;
+                 w = strtok_r(NULL, " \t", &save))
+                argv[(*argc)++] = strdup(w);
+        }
+        line = next;
+    }
+    argv[*argc] = NULL;
+    free(text);
+}
+
 START_TEST(abi_matches_nvcc)
 {
     const char *cu = g_files[_i];
@@ -444,11 +478,14 @@ START_TEST(abi_matches_nvcc)
     snprintf(json_path, sizeof json_path, "%s/%d.json", g_tmp, _i);
     snprintf(log, sizeof log, "%s/%d.log", g_tmp, _i);
 
-    char *nvcc_argv[] = {(char *)g_nvcc, "-ptx", "-arch=" ABI_ARCH, (char *)cu, "-o", ptx_path, NULL};
+    char *nvcc_argv[16] = {(char *)g_nvcc, "-ptx", "-arch=" ABI_ARCH, (char *)cu, "-o", ptx_path, NULL};
+    size_t nn = 6, nk = 6;
+    file_flags(cu, "nvcc", nvcc_argv, &nn, 16);
     int rc = run_tool(nvcc_argv, log);
     ck_assert_msg(rc == 0, "%s: %s -ptx -arch=" ABI_ARCH " failed (status %d):\n%s", cu, g_nvcc, rc,
                   log_text(log));
-    char *kstub_argv[] = {(char *)g_kstub, (char *)cu, "-o", base, "--manifest", json_path, NULL};
+    char *kstub_argv[16] = {(char *)g_kstub, (char *)cu, "-o", base, "--manifest", json_path, NULL};
+    file_flags(cu, "kstub", kstub_argv, &nk, 16);
     rc = run_tool(kstub_argv, log);
     ck_assert_msg(rc == 0, "%s: kstub rejected it (status %d):\n%s", cu, rc, log_text(log));
 
@@ -471,9 +508,18 @@ START_TEST(abi_matches_nvcc)
     ck_assert_msg(bad == 0, "%d ABI mismatch(es) against nvcc -ptx -arch=" ABI_ARCH ":\n%s", bad,
                   msg.data);
     size_t nparams = 0;
+    size_t nexternal = 0;
     for (size_t i = 0; i < ptx.nentries; i++)
-        nparams += ptx.entries[i].nparams;
-    printf("abi: %s: %zu kernels, %zu parameters match nvcc\n", cu, ptx.nentries, nparams);
+        if (ptx.entries[i].external) {
+            nexternal++;
+            nparams += ptx.entries[i].nparams;
+        }
+    printf("abi: %s: %zu kernels, %zu parameters match nvcc (%zu internal-linkage entries left "
+           "out)\n", cu, nexternal, nparams, ptx.nentries - nexternal);
+    for (size_t i = 6; i < nn; i++)
+        free(nvcc_argv[i]);
+    for (size_t i = 6; i < nk; i++)
+        free(kstub_argv[i]);
     json_decref(root);
     ptx_free(&ptx);
 }
@@ -570,6 +616,10 @@ START_TEST(entries_without_parameters)
     ck_assert_str_eq(m.entries[0].symbol, "empty");
     ck_assert_str_eq(m.entries[1].symbol, "bare");
     ck_assert_str_eq(m.entries[2].symbol, "_Z1kIfEvv");
+    /* Linkage: .visible and .weak entries are external, a bare one internal. */
+    ck_assert(m.entries[0].external);
+    ck_assert(!m.entries[1].external);
+    ck_assert(m.entries[2].external);
     for (size_t i = 0; i < 3; i++)
         ck_assert_msg(m.entries[i].nparams == 0, "%s: %zu params", m.entries[i].symbol,
                       m.entries[i].nparams);
@@ -595,6 +645,25 @@ START_TEST(only_real_entries_count)
     check_param(&m.entries[0], 1, "one_param_1", 8, 8, 8);
     ck_assert_str_eq(m.entries[1].symbol, "two");
     check_param(&m.entries[1], 0, "a", 8, 8, 0);
+    ptx_free(&m);
+}
+END_TEST
+
+/* An internal-linkage entry (static kernel, nvcc's __nv_static_ name) needs
+ * no kernel in the manifest; an external one still does. */
+START_TEST(oracle_leaves_out_internal_entries)
+{
+    ptx_module m = parse_ok(".entry __nv_static_26__c40a598f_5_st_cu__Z6helperPf(.param .u64 a)\n{}\n"
+                            ".visible .entry _Z3pubPf(.param .u64 a)\n{}\n");
+    json_error_t jerr;
+    json_t *none = json_loads("[]", 0, &jerr);
+    msgbuf msg = {0};
+    ck_assert_int_eq(abi_compare("x.cu", &m, none, &msg), 1);
+    ck_assert_msg(strstr(msg.data, ".entry _Z3pubPf (1 parameters) in nvcc's PTX has no kernel"),
+                  "%s", msg.data);
+    ck_assert_msg(!strstr(msg.data, "helper"), "%s", msg.data);
+    free(msg.data);
+    json_decref(none);
     ptx_free(&m);
 }
 END_TEST
@@ -709,6 +778,7 @@ static Suite *abi_suite(int nfiles)
     tcase_add_test(tc, entries_without_parameters);
     tcase_add_test(tc, only_real_entries_count);
     tcase_add_test(tc, malformed_entries_are_errors);
+    tcase_add_test(tc, oracle_leaves_out_internal_entries);
     suite_add_tcase(s, tc);
 
     tc = tcase_create("oracle");
