@@ -526,17 +526,6 @@ static void name_kernels(namer *nm)
         } else {
             k->c_name = ks_c_identifier(k->name);
         }
-        if (k->tu_prefixed) {
-            /* A project header's kernel: every .cu including the header
-             * gets a stub for it, each linked into the same program, so
-             * the C name carries this file's prefix ("train_gpt2_" +
-             * "layernorm_forward"). Name the header with --kernels-in
-             * (this file then owns its kernels under their own names) or
-             * rename with kstub:name. */
-            char *r = ks_xasprintf("%s_%s", m->prefix, k->c_name);
-            free(k->c_name);
-            k->c_name = r;
-        }
         if (is_c_only_keyword(k->c_name)) {
             char *r = ks_xasprintf("%s_", k->c_name);
             free(k->c_name);
@@ -544,6 +533,21 @@ static void name_kernels(namer *nm)
         }
     }
     disambiguate(nm);
+    /* A project header's kernel: every .cu including the header gets a stub
+     * for it, each linked into the same program, so its C name carries
+     * this file's prefix ("train_gpt2_" + "layernorm_forward"). Name the
+     * header with --kernels-in (this file then owns its kernels under their
+     * own names) or rename with kstub:name. After disambiguate: overloads
+     * are told apart first, and a prefixed name that meets another kernel's
+     * is the error below, naming both. */
+    for (size_t i = 0; i < m->nkernels; i++) {
+        ks_kern *k = &m->kernels[i];
+        if (k->tu_prefixed) {
+            char *r = ks_xasprintf("%s_%s", m->prefix, k->c_name);
+            free(k->c_name);
+            k->c_name = r;
+        }
+    }
     apply_renames(nm);
     if (check_unique(nm))
         return;

@@ -457,6 +457,8 @@ static int is_definition(walk_ctx *w, CXCursor fn)
     return text && ks_source_body_follows(text, size, off);
 }
 
+static void handle_reference(walk_ctx *w, CXCursor ref);
+
 static enum CXChildVisitResult visit(CXCursor c, CXCursor parent, CXClientData data)
 {
     (void)parent;
@@ -473,8 +475,13 @@ static enum CXChildVisitResult visit(CXCursor c, CXCursor parent, CXClientData d
     case CXCursor_LinkageSpec:
         return CXChildVisit_Recurse;
     case CXCursor_FunctionDecl:
+        /* A template's specialization (shown here by some parses, e.g. with
+         * a precompiled prelude) is named from its template arguments, once,
+         * as the launches' are. */
+        if (!clang_Cursor_isNull(clang_getSpecializedCursorTemplate(c)))
+            handle_reference(w, c);
         /* Only definitions: a declaration alone puts nothing in the image. */
-        if (fc->kernels && is_definition(w, c) && ks_cursor_is_kernel(c))
+        else if (fc->kernels && is_definition(w, c) && ks_cursor_is_kernel(c))
             add_kernel(w, c);
         break;
     case CXCursor_TypedefDecl:

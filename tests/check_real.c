@@ -1,0 +1,408 @@
+/*
+ * check_real.c — kstub on .cu files as real projects write them (issue 14):
+ * host code beside the kernels, template kernels instantiated only by host
+ * code, kernels in project headers (--kernels-in), what clang's CUDA mode
+ * lacks and nvcc has (generator/compat.c), internal-linkage kernels named in
+ * notes, and two files of one name in two folders linked into one program
+ * with kstub.mk. The ABI of every stub against nvcc's PTX is check-abi's
+ * job (tests/check_abi.c runs over the same files).
+ *
+ *   KSTUB=build/bin/kstub NVCC=nvcc KSTUB_LIBDIR=build/lib build/tests/check_real
+ *
+ * Run from the repository root (make check-real does).
+ */
+#include "testutil.h"
+
+#include <check.h>
+#include <jansson.h>
+#include <limits.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+static const char *kstub_bin(void)
+{
+    static char abs[PATH_MAX];
+    const char *k = getenv("KSTUB") ? getenv("KSTUB") : "build/bin/kstub";
+    return realpath(k, abs) ? abs : k;
+}
+
+static const char *nvcc_bin(void)
+{
+    return getenv("NVCC") ? getenv("NVCC") : "/usr/local/cuda/bin/nvcc";
+}
+
+static char tmpdir[PATH_MAX];
+
+static void make_tmpdir(void)
+{
+    const char *t = getenv("TMPDIR") ? getenv("TMPDIR") : "/tmp";
+    snprintf(tmpdir, sizeof tmpdir, "%s/kstub-real-XXXXXX", t);
+    ck_assert_ptr_nonnull(mkdtemp(tmpdir));
+}
+
+static void remove_tmpdir(void)
+{
+    char *out;
+    run(&out, "rm -rf '%s'", tmpdir);
+    free(out);
+}
+
+/* kstub's manifest for a file (extra options allowed); fails the test when
+ * kstub does. *log gets kstub's messages. */
+static json_t *manifest_of(const char *cu, const char *opts, char **log)
+{
+    char json[PATH_MAX + 16];
+    snprintf(json, sizeof json, "%s/m.json", tmpdir);
+    int rc = run(log, "%s %s %s -o %s/out.kstub --manifest %s", kstub_bin(), cu, opts, tmpdir, json);
+    ck_assert_msg(rc == 0, "kstub %s %s failed (%d):\n%s", cu, opts, rc, *log);
+    json_error_t err;
+    json_t *m = json_load_file(json, 0, &err);
+    ck_assert_msg(m != NULL, "%s: %s", json, err.text);
+    return m;
+}
+
+/* The kernel of the manifest whose c_name is c_name, or NULL. */
+static json_t *kernel_named(json_t *m, const char *c_name)
+{
+    json_t *ks = json_object_get(m, "kernels");
+    for (size_t i = 0; i < json_array_size(ks); i++) {
+        json_t *k = json_array_get(ks, i);
+        if (strcmp(json_string_value(json_object_get(k, "c_name")), c_name) == 0)
+            return k;
+    }
+    return NULL;
+}
+
+static void expect_kernel(json_t *m, const char *c_name, const char *name, const char *symbol)
+{
+    json_t *k = kernel_named(m, c_name);
+    ck_assert_msg(k != NULL, "no kernel with C name '%s'", c_name);
+    ck_assert_str_eq(json_string_value(json_object_get(k, "name")), name);
+    if (symbol)
+        ck_assert_str_eq(json_string_value(json_object_get(k, "symbol")), symbol);
+}
+
+/* ---- every file of the corpus parses as nvcc parses it ------------------------------------ */
+
+static const char *const corpus[] = {
+    "tests/corpus/real/train_step.cu", "tests/corpus/real/coop_reduce.cu",
+    "tests/corpus/real/mixed_precision.cu", "tests/corpus/real/dynamic_launch.cu --rdc",
+    "tests/corpus/real/nvcc_layout.cu", "tests/corpus/real/big_smem.cu",
+    "tests/corpus/host_templates.cu", "tests/corpus/compat_cache_hints.cu",
+    "tests/corpus/compat_host_math.cu", "tests/corpus/compat_openmp.cu",
+    "tests/corpus/abi_host_code.cu",
+};
+
+/* With --body-errors every clang diagnostic counts: these files must give
+ * none (each once failed in a body: host max, __stcs, omp.h, <<<>>>...). */
+START_TEST(bodies_parse_as_nvcc_parses_them)
+{
+    make_tmpdir();
+    char *out;
+    int rc = run(&out, "%s --body-errors %s -o %s/x", kstub_bin(), corpus[_i], tmpdir);
+    ck_assert_msg(rc == 0, "%s: kstub --body-errors failed (%d):\n%s", corpus[_i], rc, out);
+    ck_assert_msg(strstr(out, "warning:") == NULL, "%s: warnings:\n%s", corpus[_i], out);
+    free(out);
+    remove_tmpdir();
+}
+END_TEST
+
+/* Each kernel nvcc emits with internal linkage (a bare .entry: static, or
+ * in an anonymous namespace) is named in a note; nvcc's symbol holds the
+ * kernel's name in its mangled form ("5reset"). */
+START_TEST(internal_kernels_are_named_in_notes)
+{
+    make_tmpdir();
+    char cu[256], flags[64] = "", kflags[64] = "";
+    snprintf(cu, sizeof cu, "%s", corpus[_i]);
+    char *space = strchr(cu, ' ');
+    if (space) {
+        *space = '\0';
+        snprintf(flags, sizeof flags, "-rdc=true");
+        snprintf(kflags, sizeof kflags, "%s", space + 1);
+    }
+    char *out;
+    int rc = run(&out, "%s -ptx -arch=sm_90 %s %s -o %s/x.ptx && grep -h '^\\.entry' %s/x.ptx | "
+                 "sed 's/^\\.entry //; s/($//'", nvcc_bin(), flags, cu, tmpdir, tmpdir);
+    ck_assert_msg(rc == 0, "nvcc failed on %s:\n%s", cu, out);
+    char *log;
+    rc = run(&log, "%s %s %s -o %s/x", kstub_bin(), kflags, cu, tmpdir);
+    ck_assert_msg(rc == 0, "%s:\n%s", cu, log);
+    int internal = 0;
+    char *save = NULL;
+    for (char *sym = strtok_r(out, "\n", &save); sym; sym = strtok_r(NULL, "\n", &save)) {
+        internal++;
+        /* a note "kernel 'ns::NAME' has internal linkage" whose NAME appears
+         * in the symbol as <length><NAME> */
+        int named = 0;
+        for (const char *p = log; (p = strstr(p, "note: kernel '")) != NULL; p++) {
+            const char *q = p + strlen("note: kernel '"), *end = strchr(q, '\'');
+            if (!end || strncmp(end, "' has internal linkage", 22) != 0)
+                continue;
+            const char *base = q;
+            for (const char *c = q; c < end; c++)
+                if (c[0] == ':' && c[1] == ':')
+                    base = c + 2;
+            char mangled[256];
+            snprintf(mangled, sizeof mangled, "%d%.*s", (int)(end - base), (int)(end - base), base);
+            named |= strstr(sym, mangled) != NULL;
+        }
+        ck_assert_msg(named, "%s: nvcc's internal .entry %s is named in no note:\n%s", cu, sym, log);
+    }
+    printf("real: %s: %d internal-linkage kernel(s), each named in a note\n", cu, internal);
+    free(out);
+    free(log);
+    remove_tmpdir();
+}
+END_TEST
+
+/* ---- template kernels instantiated by host code -------------------------------------------- */
+
+START_TEST(host_instantiations_get_stubs)
+{
+    make_tmpdir();
+    char *log;
+    json_t *m = manifest_of("tests/corpus/host_templates.cu", "", &log);
+    expect_kernel(m, "nn_softmax_float_4", "nn::softmax<float, 4>", "_ZN2nn7softmaxIfLi4EEEvPKT_PS1_i");
+    expect_kernel(m, "nn_softmax_double_1", "nn::softmax<double, 1>", NULL);
+    /* bool and enum arguments spelled as an explicit instantiation writes them */
+    expect_kernel(m, "nn_activate_nn_Act_Gelu_true", "nn::activate<nn::Act::Gelu, true>",
+                  "_ZN2nn8activateILNS_3ActE2ELb1EEEvPfPKfi");
+    /* deduced, through a host function template's instantiations */
+    expect_kernel(m, "fill_float", "fill<float>", "_Z4fillIfEvPT_S0_j");
+    expect_kernel(m, "fill_double", "fill<double>", "_Z4fillIdEvPT_S0_j");
+    /* its address taken, and an unsigned long argument */
+    expect_kernel(m, "fill_int", "fill<int>", "_Z4fillIiEvPT_S0_j");
+    expect_kernel(m, "fixed_short_8", "fixed<short, 8>", "_Z5fixedIsLm8EEvPT_i");
+    ck_assert_uint_eq(json_array_size(json_object_get(m, "kernels")), 7);
+    ck_assert_msg(strstr(log, "template kernel 'unused' is never explicitly instantiated"), "%s", log);
+    json_decref(m);
+    free(log);
+    remove_tmpdir();
+}
+END_TEST
+
+/* An explicit instantiation and a launch of the same specialization give
+ * one stub; kstub:skip leaves a host-instantiated one out by name. */
+START_TEST(host_and_explicit_instantiations_meet_once)
+{
+    make_tmpdir();
+    char *out;
+    run(&out, "cat > %s/t.cu <<'EOF'\n"
+              "template <typename T> __global__ void k(T *p) { *p = T(); }\n"
+              "template __global__ void k<float>(float *);\n"
+              "// kstub:skip k<char>\n"
+              "void host(float *f, int *i, char *c) { k<<<1, 1>>>(f); k<<<1, 1>>>(i); "
+              "k<<<1, 1>>>(c); k<float><<<1, 1>>>(f); }\n"
+              "EOF\n", tmpdir);
+    free(out);
+    char cu[PATH_MAX + 8];
+    snprintf(cu, sizeof cu, "%s/t.cu", tmpdir);
+    char *log;
+    json_t *m = manifest_of(cu, "", &log);
+    expect_kernel(m, "k_float", "k<float>", "_Z1kIfEvPT_");
+    expect_kernel(m, "k_int", "k<int>", "_Z1kIiEvPT_");
+    ck_assert_uint_eq(json_array_size(json_object_get(m, "kernels")), 2);
+    ck_assert_msg(strstr(log, "kernel 'k<char>' left out (kstub:skip)"), "%s", log);
+    json_decref(m);
+    free(log);
+    remove_tmpdir();
+}
+END_TEST
+
+/* ---- kernels in project headers ------------------------------------------------------------- */
+
+START_TEST(header_kernels_follow_kernels_in)
+{
+    make_tmpdir();
+    const char *cu = "tests/corpus/real/train_step.cu";
+    char *log;
+    /* project (default): the header's kernels, C names prefixed by the
+     * output's ("out"), notes located in the header */
+    json_t *m = manifest_of(cu, "", &log);
+    expect_kernel(m, "out_bias_act_forward", "bias_act_forward", "_Z16bias_act_forwardPfPKf10LayerShape");
+    expect_kernel(m, "out_row_sum_256", "row_sum<256>", "_Z7row_sumILi256EEvPKfPf10LayerShape");
+    expect_kernel(m, "cross_entropy", "cross_entropy", NULL);
+    ck_assert_msg(strstr(log, "tests/corpus/real/include/layers.cuh:45:24: note: kernel 'zero_rows' has "
+                              "internal linkage"), "%s", log);
+    ck_assert_uint_eq(json_array_size(json_object_get(m, "kernels")), 9);
+    json_decref(m);
+    free(log);
+
+    /* input only */
+    m = manifest_of(cu, "--kernels-in input", &log);
+    ck_assert_ptr_null(kernel_named(m, "out_bias_act_forward"));
+    ck_assert_ptr_null(kernel_named(m, "bias_act_forward"));
+    ck_assert_ptr_null(kernel_named(m, "out_row_sum_256"));
+    ck_assert_uint_eq(json_array_size(json_object_get(m, "kernels")), 7);
+    ck_assert_msg(strstr(log, "zero_rows") == NULL, "%s", log);
+    json_decref(m);
+    free(log);
+
+    /* a named header: this file owns its kernels, under their own names */
+    m = manifest_of(cu, "--kernels-in tests/corpus/real/include/layers.cuh", &log);
+    expect_kernel(m, "bias_act_forward", "bias_act_forward", NULL);
+    expect_kernel(m, "row_sum_256", "row_sum<256>", NULL);
+    ck_assert_uint_eq(json_array_size(json_object_get(m, "kernels")), 9);
+    json_decref(m);
+    free(log);
+
+    /* a header it does not include, or none at all, is an error */
+    int rc = run(&log, "%s %s --kernels-in tests/corpus/real/big_smem.cu -o %s/x", kstub_bin(), cu, tmpdir);
+    ck_assert_int_ne(rc, 0);
+    ck_assert_msg(strstr(log, "does not include it"), "%s", log);
+    free(log);
+    rc = run(&log, "%s %s --kernels-in tests/corpus/real/include/nope.cuh -o %s/x", kstub_bin(), cu, tmpdir);
+    ck_assert_int_ne(rc, 0);
+    ck_assert_msg(strstr(log, "nope.cuh: error: --kernels-in: cannot open"), "%s", log);
+    free(log);
+    remove_tmpdir();
+}
+END_TEST
+
+/* A header found through -I, even with <>, is the project's. (Toolkit and
+ * -isystem headers are not: the corpus's cooperative_groups, cuda_fp16 and
+ * cuda_bf16 bring no kernel into any manifest, which check-abi proves.) */
+START_TEST(headers_through_I_are_the_project)
+{
+    make_tmpdir();
+    char *out;
+    run(&out, "mkdir -p %s/sys && cat > %s/sys/lib.cuh <<'EOF'\n"
+              "__global__ void from_system(int *p) { *p = 0; }\n"
+              "EOF\n"
+              "cat > %s/t.cu <<'EOF'\n#include <lib.cuh>\n__global__ void mine(int *p) { *p = 1; }\nEOF\n",
+        tmpdir, tmpdir, tmpdir);
+    free(out);
+    char cu[PATH_MAX + 8];
+    snprintf(cu, sizeof cu, "%s/t.cu", tmpdir);
+    char opts[PATH_MAX + 32];
+    snprintf(opts, sizeof opts, "-I %s/sys", tmpdir);
+    char *log;
+    json_t *m = manifest_of(cu, opts, &log);
+    ck_assert_ptr_nonnull(kernel_named(m, "out_from_system"));   /* -I: the project's */
+    ck_assert_ptr_nonnull(kernel_named(m, "mine"));
+    json_decref(m);
+    free(log);
+    remove_tmpdir();
+}
+END_TEST
+
+/* A header kernel's prefixed name meeting one of the input's is an error
+ * naming both places. */
+START_TEST(prefixed_names_are_checked)
+{
+    make_tmpdir();
+    char *out;
+    run(&out, "cat > %s/h.cuh <<'EOF'\n__global__ void scale(float *p) { *p = 0; }\nEOF\n"
+              "cat > %s/t.cu <<'EOF'\n#include \"h.cuh\"\n__global__ void out_scale(float *p) { *p = 1; }\nEOF\n",
+        tmpdir, tmpdir);
+    free(out);
+    char *log;
+    int rc = run(&log, "%s %s/t.cu -o %s/out", kstub_bin(), tmpdir, tmpdir);
+    ck_assert_int_ne(rc, 0);
+    ck_assert_msg(strstr(log, "both get the C name 'out_scale'") && strstr(log, "h.cuh:1"), "%s", log);
+    free(log);
+    remove_tmpdir();
+}
+END_TEST
+
+/* ---- same file name in two folders ------------------------------------------------------------ */
+
+/* a/util.cu and b/util.cu include one header of kernels; kstub.mk builds
+ * both into one program, which links (image symbols, guards and the
+ * header's stubs differ) and names each through its own header. */
+START_TEST(same_file_name_in_two_folders_links)
+{
+    make_tmpdir();
+    char cwd[PATH_MAX];
+    ck_assert_ptr_nonnull(getcwd(cwd, sizeof cwd));
+    char *out;
+    int rc = run(&out,
+        "cd %s && mkdir -p a b include && "
+        "printf '#pragma once\\n__global__ void axpy(float a, const float *x, float *y, int n)\\n"
+        "{ int i = threadIdx.x; if (i < n) y[i] += a * x[i]; }\\n' > include/ops.cuh && "
+        "printf '#include \"../include/ops.cuh\"\\n__global__ void only_a(int *p) { *p = 1; }\\n' > a/util.cu && "
+        "printf '#include \"../include/ops.cuh\"\\n__global__ void only_b(int *p) { *p = 2; }\\n' > b/util.cu && "
+        "printf '#include \"a/util.kstub.h\"\\n#include \"b/util.kstub.h\"\\n#include <stdio.h>\\n"
+        "int main(void) {\\n"
+        "    ks_image *images[] = {&a_util_kstub_image, &b_util_kstub_image};\\n"
+        "    ks_kernel *k[] = {&a_util_axpy_kernel, &b_util_axpy_kernel, &only_a_kernel, &only_b_kernel};\\n"
+        "    printf(\"%%%%d %%%%d\\\\n\", images[0] != images[1], k[0] != k[1] && k[2] != k[3]);\\n"
+        "    return 0;\\n}\\n' > main.c && "
+        "printf 'KSTUB_KERNELS := a/util.cu b/util.cu\\nKSTUB_OUT := out\\nKSTUB_ARCHS := 90\\n"
+        "include $(KSTUB_MK)\\napp: main.o $(KSTUB_OBJS)\\n\\t$(CC) $^ -o $@ $(KSTUB_LIBS)\\n"
+        "main.o: main.c | $(KSTUB_HEADERS)\\n\\t$(CC) -std=c11 -Wall -Wextra -Werror -Iout "
+        "$(KSTUB_CPPFLAGS) -c $< -o $@\\n' > Makefile && "
+        "env -u MAKEFLAGS -u MFLAGS -u MAKELEVEL make -j2 app KSTUB_MK=%s/kstub.mk KSTUB=%s "
+        "KSTUB_INCLUDE=%s/runtime KSTUB_LIBDIR=%s CUDA_PATH=%s NVCC=%s && ./app",
+        tmpdir, cwd, kstub_bin(), cwd, getenv("KSTUB_LIBDIR") ? getenv("KSTUB_LIBDIR") : "build/lib",
+        getenv("CUDA_PATH") ? getenv("CUDA_PATH") : "/usr/local/cuda", nvcc_bin());
+    ck_assert_msg(rc == 0, "build failed:\n%s", out);
+    ck_assert_msg(strstr(out, "1 1\n"), "%s", out);
+    free(out);
+    rc = run(&out, "cd %s && grep -h '^#define KSTUB_' out/a/util.kstub.h out/b/util.kstub.h", tmpdir);
+    ck_assert_msg(strstr(out, "KSTUB_A_UTIL_KSTUB_H") && strstr(out, "KSTUB_B_UTIL_KSTUB_H"), "%s", out);
+    free(out);
+    remove_tmpdir();
+}
+END_TEST
+
+/* The rule, case by case: an output beside its input or in a folder that
+ * does not mirror the input's keeps the plain stem. */
+START_TEST(image_symbol_rule)
+{
+    make_tmpdir();
+    char *out;
+    int rc = run(&out, "cd %s && mkdir -p src/x gen out/src/x && "
+                 "echo '__global__ void k(int *p) { *p = 0; }' > src/x/util.cu && "
+                 "%s src/x/util.cu -o src/x/util.kstub && %s src/x/util.cu -o gen/util.kstub && "
+                 "%s src/x/util.cu -o out/src/x/util.kstub && %s src/x/util.cu -o gen/other.kstub && "
+                 "grep -h 'kstub_image;' src/x/util.kstub.h gen/util.kstub.h out/src/x/util.kstub.h "
+                 "gen/other.kstub.h", tmpdir, kstub_bin(), kstub_bin(), kstub_bin(), kstub_bin());
+    ck_assert_msg(rc == 0, "%s", out);
+    const char *want = "extern ks_image util_kstub_image;\nextern ks_image util_kstub_image;\n"
+                       "extern ks_image src_x_util_kstub_image;\nextern ks_image other_kstub_image;\n";
+    ck_assert_msg(strcmp(out, want) == 0, "%s", out);
+    free(out);
+    remove_tmpdir();
+}
+END_TEST
+
+static Suite *real_suite(void)
+{
+    Suite *s = suite_create("real");
+    TCase *tc = tcase_create("corpus");
+    tcase_set_timeout(tc, 300);
+    int n = (int)(sizeof corpus / sizeof *corpus);
+    tcase_add_loop_test(tc, bodies_parse_as_nvcc_parses_them, 0, n);
+    tcase_add_loop_test(tc, internal_kernels_are_named_in_notes, 0, 6);
+    suite_add_tcase(s, tc);
+    tc = tcase_create("instantiations");
+    tcase_set_timeout(tc, 120);
+    tcase_add_test(tc, host_instantiations_get_stubs);
+    tcase_add_test(tc, host_and_explicit_instantiations_meet_once);
+    suite_add_tcase(s, tc);
+    tc = tcase_create("headers");
+    tcase_set_timeout(tc, 300);
+    tcase_add_test(tc, header_kernels_follow_kernels_in);
+    tcase_add_test(tc, headers_through_I_are_the_project);
+    tcase_add_test(tc, prefixed_names_are_checked);
+    suite_add_tcase(s, tc);
+    tc = tcase_create("names");
+    tcase_set_timeout(tc, 300);
+    tcase_add_test(tc, same_file_name_in_two_folders_links);
+    tcase_add_test(tc, image_symbol_rule);
+    suite_add_tcase(s, tc);
+    return s;
+}
+
+int main(void)
+{
+    SRunner *sr = srunner_create(real_suite());
+    srunner_run_all(sr, CK_NORMAL);
+    int failed = srunner_ntests_failed(sr);
+    srunner_free(sr);
+    return failed ? EXIT_FAILURE : EXIT_SUCCESS;
+}

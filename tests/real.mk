@@ -1,0 +1,22 @@
+# tests/real.mk — kstub on .cu files as real projects write them (issue 14):
+# tests/check_real.c. Host code, template kernels instantiated by host code,
+# kernels in project headers and --kernels-in, the nvcc compatibility header
+# (generator/compat.c), internal-linkage kernels named in notes, and a/util.cu
+# beside b/util.cu linked into one program with kstub.mk. Included from
+# tests/tests.mk; uses the top-level Makefile's variables. Needs nvcc (no GPU).
+#
+#   make check-real
+#
+# The ABI of the same files against nvcc's PTX is check-abi's (tests/abi.mk
+# runs it over tests/corpus/real/ too).
+
+REAL_CHECK := $(B)/tests/check_real
+
+$(REAL_CHECK): tests/check_real.c tests/testutil.c tests/testutil.h $(B)/obj/generator/util.o | $(B)/tests
+	$(CC) $(BASE_CFLAGS) $< tests/testutil.c $(B)/obj/generator/util.o -o $@ -ljansson $(CHECK_LIBS)
+
+.PHONY: check-real
+check-real: $(REAL_CHECK) $(KSTUB) $(B)/lib/libkstub.a $(B)/lib/libkstub.so
+	KSTUB=$(KSTUB) NVCC=$(NVCC) CUDA_PATH=$(CUDA_PATH) KSTUB_LIBDIR=$(abspath $(B)/lib) $(REAL_CHECK)
+
+CHECK_TARGETS += check-real
