@@ -11,6 +11,23 @@
 #include <clang-c/Index.h>
 
 /* ---- session.c: one libclang translation unit ---- */
+/* The precompiled prelude (pch.c): what every file's parse starts with, the
+ * CUDA device prelude clang includes implicitly, kstub's compat header and
+ * the input's own leading toolkit includes, precompiled once per
+ * configuration and kept in the cache directory. */
+typedef struct ks_prelude {
+    int fd;                    /* the verified PCH, open while the TU lives; -1: none */
+    char *pch_arg;             /* "/proc/self/fd/N": clang reads exactly what was verified */
+    char **files;              /* the files it was built from, in inclusion order */
+    unsigned char *is_system;  /* per file: a system header */
+    size_t nfiles;
+    char **leading;            /* the input's leading includes it holds ("cuda_fp16.h") */
+    size_t nleading;
+    int dirfd;                 /* the cache directory, or -1 */
+    unsigned char key[32];     /* SHA-256 of everything that shapes the prelude */
+    int built;                 /* built by this process (a cold run) */
+} ks_prelude;
+
 typedef struct ks_session {
     const ks_options *opts;
     CXIndex index;
@@ -19,6 +36,7 @@ typedef struct ks_session {
     size_t nargs;
     char **owned;
     size_t nowned;
+    ks_prelude prelude;        /* used by this parse when prelude.fd >= 0 */
 } ks_session;
 
 /* Parses opts->input device-side, as nvcc's device pass sees it; text, when
@@ -28,6 +46,45 @@ int ks_session_open(ks_session *s, const ks_options *opts, const char *text, siz
 /* Parses again with text as the input's contents; -1 after reporting errors. */
 int ks_session_reparse(ks_session *s, const char *text, size_t len);
 void ks_session_close(ks_session *s);
+/* The files inside the precompiled prelude the parse of tu used, in the
+ * order a parse without it lists them (right after the input):
+ * clang_getInclusions does not look inside a PCH. Calls fn for each and
+ * returns how many; 0 when tu used no prelude. */
+size_t ks_session_prelude_files(CXTranslationUnit tu,
+                                void (*fn)(const char *path, int is_system, void *data), void *data);
+
+/* ---- pch.c: the prelude cache (the session's private helper) ---- */
+#define KS_PRELUDE_PATH "/__kstub__/prelude.cu"
+/* The input's leading "#include <name>" lines (only blank lines and comments
+ * before and between them) whose headers may be precompiled with the
+ * prelude: guarded toolkit and standard headers. Returns how many; *names
+ * malloc'd (free with ks_prelude_names_free). */
+size_t ks_prelude_leading(const char *text, size_t len, char ***names);
+void ks_prelude_names_free(char **names, size_t n);
+/* Finds, verifies and opens the prelude for this configuration (args: the
+ * parse's arguments, the compat -include among them), building it when it
+ * is missing, stale or unusable. 0 with p->fd open, or -1: parse without it
+ * (why under KSTUB_DEBUG_PCH=1). */
+int ks_prelude_open(ks_prelude *p, const ks_options *opts, const char *const *args, size_t nargs,
+                    char **leading, size_t nleading);
+/* The entry p used turned out unusable (libclang refused it): removes it
+ * and builds it again for the next run. */
+void ks_prelude_rebuild(ks_prelude *p, const ks_options *opts, const char *const *args, size_t nargs);
+void ks_prelude_close(ks_prelude *p);
+/* The 64-bit checksum of a PCH file's bytes kept in its cache entry. */
+unsigned long long ks_prelude_checksum(const void *data, size_t n);
+/* The cache directory for opts, opened and checked (runtime/safefile.c);
+ * -1 with the reason in why when it is off or unsafe. */
+int ks_prelude_cache_dir(const ks_options *opts, char *why, size_t cap);
+
+/* A line on stderr under KSTUB_DEBUG_PCH=1: what the cache did and why. */
+void ks_prelude_debug(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+
+/* runtime/safefile.c, compiled in through rtshared.c */
+#define KS__NOT_REGULAR (-2)
+struct stat;
+int ks__open_regular(int dirfd, const char *path, int nofollow, struct stat *st);
+int ks__dir_open_trusted(const char *path, int create, char *why, size_t cap);
 
 char *ks_take(CXString s);
 void ks_cursor_location(CXCursor c, unsigned *line, unsigned *col);

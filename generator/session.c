@@ -299,12 +299,41 @@ static int build_args(ks_session *s)
 typedef struct body_ranges {
     struct body { CXFile file; unsigned start, end; } *b;
     size_t n;
+    const ks_prelude *prelude; /* the PCH the parse used, or NULL */
+    struct seen_file { CXFile file; int in_prelude; } *seen;
+    size_t nseen;
 } body_ranges;
+
+/* Whether a top-level declaration starts in a file of the precompiled
+ * prelude: then all of it is in the PCH, which was built without errors,
+ * so no diagnostic lies in its bodies, and its thousands of declarations
+ * need not be read back from the PCH to find them. */
+static int in_prelude(body_ranges *r, CXCursor c)
+{
+    CXFile f;
+    clang_getExpansionLocation(clang_getCursorLocation(c), &f, NULL, NULL, NULL);
+    if (!f)
+        return 0;
+    for (size_t i = 0; i < r->nseen; i++)
+        if (r->seen[i].file == f)
+            return r->seen[i].in_prelude;
+    char *name = ks_take(clang_getFileName(f));
+    int found = 0;
+    for (size_t i = 0; !found && i < r->prelude->nfiles; i++)
+        found = strcmp(name, r->prelude->files[i]) == 0;
+    free(name);
+    r->seen = ks_xrealloc(r->seen, (r->nseen + 1) * sizeof *r->seen);
+    r->seen[r->nseen].file = f;
+    r->seen[r->nseen++].in_prelude = found;
+    return found;
+}
 
 static enum CXChildVisitResult collect_bodies(CXCursor c, CXCursor parent, CXClientData data)
 {
     body_ranges *r = data;
     enum CXCursorKind pk = clang_getCursorKind(parent);
+    if (pk == CXCursor_TranslationUnit && r->prelude && in_prelude(r, c))
+        return CXChildVisit_Continue;
     if (clang_getCursorKind(c) == CXCursor_CompoundStmt &&
         (pk == CXCursor_FunctionDecl || pk == CXCursor_CXXMethod || pk == CXCursor_FunctionTemplate ||
          pk == CXCursor_Constructor || pk == CXCursor_Destructor || pk == CXCursor_ConversionFunction ||
@@ -343,11 +372,11 @@ static int inside_body(const body_ranges *r, CXSourceLocation loc)
  * a function body (clang and nvcc differ there: host math overloads,
  * intrinsics, inline asm) changes no kernel's signature, so it is a
  * warning, unless opts->body_errors asks for errors. */
-static int report_diagnostics(const ks_session *s)
+static int report_diagnostics(const ks_session *s, int print)
 {
     int errors = 0;
     unsigned n = clang_getNumDiagnostics(s->tu);
-    body_ranges bodies = {NULL, 0};
+    body_ranges bodies = {NULL, 0, s->prelude.fd >= 0 ? &s->prelude : NULL, NULL, 0};
     int have_bodies = 0;
     for (unsigned i = 0; i < n; i++) {
         CXDiagnostic d = clang_getDiagnostic(s->tu, i);
@@ -361,14 +390,18 @@ static int report_diagnostics(const ks_session *s)
                                                              CXDiagnostic_DisplayOption));
             if (!s->opts->body_errors && inside_body(&bodies, clang_getDiagnosticLocation(d))) {
                 char *e = strstr(msg, ": error: ");
-                if (e)
+                if (!print)
+                    ;
+                else if (e)
                     fprintf(stderr, "%.*s: warning: %s [in a function body: nvcc compiles it; "
                             "--body-errors makes this an error]\n", (int)(e - msg), msg, e + 9);
                 else
                     fprintf(stderr, "%s\n", msg);
             } else {
-                fprintf(stderr, "%s\n", msg);
-                ks_count_error();
+                if (print) {
+                    fprintf(stderr, "%s\n", msg);
+                    ks_count_error();
+                }
                 errors++;
             }
             free(msg);
@@ -376,13 +409,115 @@ static int report_diagnostics(const ks_session *s)
         clang_disposeDiagnostic(d);
     }
     free(bodies.b);
+    free(bodies.seen);
     return errors;
+}
+
+/* The session whose translation unit used the prelude, for ks_session_prelude_files. */
+static const ks_session *prelude_session;
+
+size_t ks_session_prelude_files(CXTranslationUnit tu,
+                                void (*fn)(const char *path, int is_system, void *data), void *data)
+{
+    const ks_session *s = prelude_session;
+    if (!s || !tu || s->tu != tu)
+        return 0;
+    for (size_t i = 0; i < s->prelude.nfiles; i++)
+        fn(s->prelude.files[i], s->prelude.is_system[i], data);
+    return s->prelude.nfiles;
+}
+
+typedef struct reentry_ctx {
+    const ks_prelude *p;
+    int found;
+} reentry_ctx;
+
+/* A header the input includes directly that is one of the prelude's
+ * leading includes and was entered again: it has no working guard, and the
+ * parse with the prelude is not the parse without it. */
+static void find_reentry(CXFile file, CXSourceLocation *stack, unsigned depth, CXClientData data)
+{
+    (void)stack;
+    reentry_ctx *r = data;
+    if (depth != 1 || r->found)
+        return;
+    char *path = ks_take(clang_getFileName(file));
+    const char *base = ks_basename(path);
+    for (size_t i = 0; i < r->p->nleading; i++)
+        if (strcmp(base, ks_basename(r->p->leading[i])) == 0)
+            for (size_t j = 0; j < r->p->nfiles && !r->found; j++)
+                if (strcmp(path, r->p->files[j]) == 0) {
+                    ks_prelude_debug("'%s' was entered again", path);
+                    r->found = 1;
+                }
+    free(path);
+}
+
+enum { PRELUDE_USED, PRELUDE_NONE, PRELUDE_REFUSED };
+
+/*
+ * Parses with the precompiled prelude: the arguments less the compat
+ * -include (the PCH holds it), plus -include-pch of the verified PCH. The
+ * index leaves the PCH's declarations out of the cursor walk (none of them
+ * is the input's). PRELUDE_USED with s->tu set and nothing printed;
+ * PRELUDE_NONE when there is no prelude to use; PRELUDE_REFUSED when
+ * libclang refused it or the parse had errors: the caller parses without it
+ * (which reports the file's own errors as always) and decides whether the
+ * entry was at fault.
+ */
+static int parse_with_prelude(ks_session *s, const char *text, size_t len, struct CXUnsavedFile *unsaved,
+                              unsigned nunsaved, unsigned flags)
+{
+    const ks_options *opts = s->opts;
+    char *own_text = NULL;
+    if (!text) {
+        own_text = ks_read_file(opts->input, &len);
+        text = own_text;
+    }
+    char **leading = NULL;
+    size_t nleading = text ? ks_prelude_leading(text, len, &leading) : 0;
+    free(own_text);
+    if (ks_prelude_open(&s->prelude, opts, s->args, s->nargs, leading, nleading) != 0)
+        return PRELUDE_NONE;
+    const char **args = ks_xmalloc((s->nargs + 2) * sizeof *args);
+    size_t n = 0;
+    for (size_t i = 0; i < s->nargs; i++) {
+        if (strcmp(s->args[i], "-include") == 0 && i + 1 < s->nargs && strcmp(s->args[i + 1], KS_COMPAT_PATH) == 0) {
+            i++;
+            continue;
+        }
+        args[n++] = s->args[i];
+    }
+    args[n++] = "-include-pch";
+    args[n++] = s->prelude.pch_arg;
+    s->index = clang_createIndex(0, 0);
+    enum CXErrorCode ec = clang_parseTranslationUnit2(s->index, opts->input, args, (int)n, unsaved, nunsaved,
+                                                      flags, &s->tu);
+    free(args);
+    reentry_ctx r = {&s->prelude, 0};
+    if (ec == CXError_Success && s->tu) {
+        clang_getInclusions(s->tu, find_reentry, &r);
+        if (!r.found && report_diagnostics(s, 0) == 0) {
+            prelude_session = s;
+            return PRELUDE_USED;
+        }
+    }
+    if (s->tu)
+        clang_disposeTranslationUnit(s->tu);
+    clang_disposeIndex(s->index);
+    s->tu = NULL;
+    s->index = NULL;
+    /* A header without a guard is no fault of the entry: keep it. */
+    ks_prelude_debug("%s: parsing without it", r.found ? "a leading include was entered again"
+                     : ec != CXError_Success ? "libclang refused the parse" : "the parse with it has errors");
+    return r.found ? PRELUDE_NONE : PRELUDE_REFUSED;
 }
 
 int ks_session_open(ks_session *s, const ks_options *opts, const char *text, size_t len)
 {
     memset(s, 0, sizeof *s);
     s->opts = opts;
+    s->prelude.fd = s->prelude.dirfd = -1;
     if (build_args(s) != 0)
         return -1;
     size_t clen;
@@ -392,6 +527,9 @@ int ks_session_open(ks_session *s, const ks_options *opts, const char *text, siz
     unsigned flags = CXTranslationUnit_KeepGoing;
     if (opts->skip_bodies)
         flags |= CXTranslationUnit_SkipFunctionBodies;
+    int pre = parse_with_prelude(s, text, len, unsaved, text ? 2 : 1, flags);
+    if (pre == PRELUDE_USED)
+        return report_diagnostics(s, 1) ? -1 : 0;
     s->index = clang_createIndex(0, 0);
     enum CXErrorCode ec = clang_parseTranslationUnit2(s->index, opts->input, s->args, (int)s->nargs,
                                                       unsaved, text ? 2 : 1, flags,
@@ -399,9 +537,16 @@ int ks_session_open(ks_session *s, const ks_options *opts, const char *text, siz
     if (ec != CXError_Success || !s->tu) {
         ks_error_at(opts->input, 0, 0, "libclang could not parse the file (error %d)", (int)ec);
         s->tu = NULL;
+        ks_prelude_close(&s->prelude);
         return -1;
     }
-    return report_diagnostics(s) ? -1 : 0;
+    int errors = report_diagnostics(s, 1);
+    /* The prelude failed where a parse without it succeeds: the entry was
+     * at fault (another libclang's, stale headers, damage libclang found). */
+    if (pre == PRELUDE_REFUSED && errors == 0)
+        ks_prelude_rebuild(&s->prelude, opts, s->args, s->nargs);
+    ks_prelude_close(&s->prelude);
+    return errors ? -1 : 0;
 }
 
 int ks_session_reparse(ks_session *s, const char *text, size_t len)
@@ -415,7 +560,7 @@ int ks_session_reparse(ks_session *s, const char *text, size_t len)
         ks_error_at(s->opts->input, 0, 0, "libclang could not parse the file again (error %d)", rc);
         return -1;
     }
-    return report_diagnostics(s) ? -1 : 0;
+    return report_diagnostics(s, 1) ? -1 : 0;
 }
 
 void ks_session_close(ks_session *s)
@@ -425,6 +570,9 @@ void ks_session_close(ks_session *s)
         clang_disposeTranslationUnit(s->tu);
     if (s->index)
         clang_disposeIndex(s->index);
+    if (prelude_session == s)
+        prelude_session = NULL;
+    ks_prelude_close(&s->prelude);
     for (size_t i = 0; i < s->nowned; i++)
         free(s->owned[i]);
     free(s->owned);

@@ -1,0 +1,794 @@
+/*
+ * pch.c — the precompiled prelude cache. Parsing a .cu file device-side
+ * spends most of its time in the same place for every file: the CUDA
+ * prelude clang includes implicitly (__clang_cuda_runtime_wrapper.h and what
+ * it pulls in), kstub's compat header, and the toolkit headers files start
+ * with (cuda_fp16.h, cooperative_groups.h). kstub precompiles that prelude
+ * once per configuration with libclang (an empty main file parsed with the
+ * same arguments as an incomplete translation unit, then
+ * clang_saveTranslationUnit) and parses each file with -include-pch.
+ *
+ * The cache follows the runtime's NVRTC cache (runtime/cache.c) and shares
+ * its code (rtshared.c): a directory only the user can change, opened once
+ * and checked by descriptor, entries opened relative to it with O_NOFOLLOW,
+ * written to a temporary file and renamed. One configuration is two files:
+ *
+ *     KEY.prelude        "KSTUBPC1" key[32] length[8] SHA-256(payload)[32] payload
+ *     KEY.SUM.pch        the PCH itself, as libclang wrote it
+ *
+ * KEY is the hex SHA-256 of everything that shapes the prelude (the
+ * libclang version and library file, every parse argument: the toolkit
+ * path and version, the architecture, -std, each -D/-U/-I/-isystem, -fgpu-rdc,
+ * the compat flags; the compat header's bytes; the leading includes). The
+ * payload names the PCH, its size and its 64-bit checksum, and lists the
+ * files the prelude was built from (for depfiles: clang_getInclusions does
+ * not look inside a PCH). Before use the entry is checked (magic, key,
+ * length, SHA-256), then the PCH (a regular file of this user, writable by
+ * nobody else, the recorded size, the recorded checksum over every byte) by
+ * descriptor; libclang then reads that same descriptor through
+ * /proc/self/fd, so what it loads is what was checked. libclang checks the
+ * rest itself: its own version and the AST format, the target and language
+ * options, the macros, and the size and time of every header inside; a PCH
+ * it refuses makes the session parse without it and rebuild the entry
+ * (ks_prelude_rebuild). Concurrent builders (make -j on a cold cache) take
+ * an flock on KEY.lock: one builds, the others wait and use its entry.
+ *
+ * The cache is an optimisation: any failure to read, check, build or write
+ * it means a parse without it, never an error. KSTUB_DEBUG_PCH=1 says what
+ * happened on stderr.
+ */
+#include "front.h"
+
+#include <dlfcn.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
+#include <stdarg.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/file.h>
+#include <sys/mman.h>
+#include <sys/stat.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "sha256.h"
+
+#define KS__PRELUDE_FORMAT "kstub prelude 1"
+#define KS__PRELUDE_MAGIC "KSTUBPC1"
+#define KS__PRELUDE_HEADER (8 + 32 + 8 + 32)
+#define KS__PRELUDE_MAX_META ((size_t)4 << 20)
+#define KS__LOCK_WAIT_S 300          /* a cold PCH build takes 1-3 s, more under make -j */
+
+/* ---- diagnostics for KSTUB_DEBUG_PCH -------------------------------------------------------- */
+
+void ks_prelude_debug(const char *fmt, ...)
+{
+    const char *d = getenv("KSTUB_DEBUG_PCH");
+    if (!d || strcmp(d, "1") != 0)
+        return;
+    va_list ap;
+    va_start(ap, fmt);
+    fputs("kstub: prelude cache: ", stderr);
+    vfprintf(stderr, fmt, ap);
+    fputc('\n', stderr);
+    va_end(ap);
+}
+
+/* ---- the input's leading includes ----------------------------------------------------------- */
+
+/*
+ * Headers a file's leading includes may bring into the prelude: toolkit and
+ * standard headers with include guards. Precompiling them is equivalent to
+ * the file's own include when nothing comes before it but the implicit
+ * prelude (blank lines and comments only): the preprocessor and the parser
+ * see the same tokens in the same state, and the file's own #include lines
+ * then find the guard macros defined and enter nothing (session.c checks
+ * that they entered nothing; a header that was entered again makes it parse
+ * without the prelude). Quoted includes never qualify (they search the
+ * input's directory first), nor project headers (they change as the
+ * project is edited).
+ */
+static const char *const leading_ok[] = {
+    "cuda_fp16.h", "cuda_bf16.h", "cuda_fp8.h", "cuda_fp6.h", "cuda_fp4.h",
+    "cooperative_groups.h", "cuda.h", "cuda_runtime.h", "cuda_runtime_api.h",
+    "vector_types.h", "vector_functions.h", "mma.h", "cuda_pipeline.h", "cuda_awbarrier.h",
+    "cstdint", "cstddef",
+    /* Not <cstdio>, <cstdlib>, <cstring>, <climits>, <cfloat>: libstdc++
+     * opens them with #pragma and #include before the guard, so they have
+     * no controlling macro and are entered again. */
+};
+
+static int leading_allowed(const char *name, size_t n)
+{
+    for (size_t i = 0; i < sizeof leading_ok / sizeof *leading_ok; i++)
+        if (strlen(leading_ok[i]) == n && memcmp(leading_ok[i], name, n) == 0)
+            return 1;
+    return 0;
+}
+
+/* Past blanks and comments from i; a line comment continued by a backslash,
+ * or one never closed, stops the scan (returns len). */
+static size_t skip_blank(const char *t, size_t len, size_t i, int newlines)
+{
+    while (i < len) {
+        char c = t[i];
+        if (c == ' ' || c == '\t' || c == '\f' || c == '\v' || c == '\r' || (newlines && c == '\n')) {
+            i++;
+        } else if (c == '/' && i + 1 < len && t[i + 1] == '*') {
+            const char *e = NULL;
+            for (size_t j = i + 2; j + 1 < len; j++)
+                if (t[j] == '*' && t[j + 1] == '/') {
+                    e = t + j;
+                    break;
+                }
+            if (!e)
+                return len;
+            i = (size_t)(e - t) + 2;
+        } else if (c == '/' && i + 1 < len && t[i + 1] == '/') {
+            size_t j = i;
+            while (j < len && t[j] != '\n')
+                j++;
+            if (j > i && (t[j - 1] == '\\' || (t[j - 1] == '\r' && j > i + 1 && t[j - 2] == '\\')))
+                return len;
+            i = j;
+        } else {
+            break;
+        }
+    }
+    return i;
+}
+
+size_t ks_prelude_leading(const char *t, size_t len, char ***names)
+{
+    size_t n = 0;
+    *names = NULL;
+    size_t i = 0;
+    for (;;) {
+        i = skip_blank(t, len, i, 1);
+        if (i >= len || t[i] != '#')
+            break;
+        i = skip_blank(t, len, i + 1, 0);
+        if (len - i < 7 || memcmp(t + i, "include", 7) != 0)
+            break;
+        i = skip_blank(t, len, i + 7, 0);
+        if (i >= len || t[i] != '<')
+            break;
+        size_t start = ++i;
+        while (i < len && t[i] != '>' && t[i] != '\n')
+            i++;
+        if (i >= len || t[i] != '>' || !leading_allowed(t + start, i - start))
+            break;
+        size_t name_len = i - start;
+        i = skip_blank(t, len, i + 1, 0);
+        if (i < len && t[i] != '\n')
+            break;                       /* more on the line, or a backslash: stop */
+        *names = ks_xrealloc(*names, (n + 1) * sizeof **names);
+        (*names)[n] = ks_xasprintf("%.*s", (int)name_len, t + start);
+        n++;
+    }
+    return n;
+}
+
+void ks_prelude_names_free(char **names, size_t n)
+{
+    for (size_t i = 0; i < n; i++)
+        free(names[i]);
+    free(names);
+}
+
+/* ---- the checksum of a PCH's bytes ------------------------------------------------------------ */
+
+/*
+ * Four lanes of 64 bits, each word folded in with a multiply, a rotate and
+ * a multiply, every step a bijection of the lane: a change to any one word
+ * always changes the result. It guards against corruption (a crash, a full
+ * disk, bit rot, a copied or truncated file), as the runtime's SHA-256 of
+ * its entries does; what keeps others out is the directory. It runs at
+ * memory speed (a 10 MiB PCH in a few ms), where SHA-256 took 0.1 s, as
+ * long as the whole parse it saves time for.
+ */
+static uint64_t fold(uint64_t h, uint64_t w)
+{
+    h ^= w * 0x9e3779b97f4a7c15ull;
+    h = (h << 29) | (h >> 35);
+    return h * 0xbf58476d1ce4e5b9ull;
+}
+
+static uint64_t load64(const unsigned char *p)
+{
+    uint64_t v = 0;
+    for (int i = 7; i >= 0; i--)
+        v = (v << 8) | p[i];
+    return v;
+}
+
+unsigned long long ks_prelude_checksum(const void *data, size_t n)
+{
+    const unsigned char *p = data;
+    uint64_t lane[4] = {0x243f6a8885a308d3ull, 0x13198a2e03707344ull, 0xa4093822299f31d0ull,
+                        0x082efa98ec4e6c89ull};
+    size_t i = 0;
+    for (; i + 32 <= n; i += 32)
+        for (int l = 0; l < 4; l++)
+            lane[l] = fold(lane[l], load64(p + i + 8 * l));
+    unsigned char tail[32] = {0};
+    memcpy(tail, p + i, n - i);
+    for (int l = 0; l < 4; l++)
+        lane[l] = fold(lane[l], load64(tail + 8 * l));
+    uint64_t h = (uint64_t)n;
+    for (int l = 0; l < 4; l++)
+        h = fold(h, lane[l]);
+    h ^= h >> 31;
+    h *= 0x94d049bb133111ebull;
+    h ^= h >> 29;
+    return h;
+}
+
+/* ---- the cache directory ------------------------------------------------------------------------ */
+
+int ks_prelude_cache_dir(const ks_options *opts, char *why, size_t cap)
+{
+    const char *off = getenv("KSTUB_CACHE");
+    if (opts->no_cache || (off && strcmp(off, "0") == 0)) {
+        snprintf(why, cap, "turned off (%s)", opts->no_cache ? "--no-cache" : "KSTUB_CACHE=0");
+        return -1;
+    }
+    char path[PATH_MAX + 16];
+    const char *env = getenv("KSTUB_CACHE_DIR"), *xdg = getenv("XDG_CACHE_HOME"),
+               *home = getenv("HOME");
+    int len;
+    if (opts->cache_dir && opts->cache_dir[0])
+        len = snprintf(path, sizeof path, "%s", opts->cache_dir);
+    else if (env && env[0])
+        len = snprintf(path, sizeof path, "%s", env);
+    else if (xdg && xdg[0] == '/')          /* the XDG spec: relative values are ignored */
+        len = snprintf(path, sizeof path, "%s/kstub", xdg);
+    else if (home && home[0])
+        len = snprintf(path, sizeof path, "%s/.cache/kstub", home);
+    else {
+        snprintf(why, cap, "no directory: none of --cache-dir, KSTUB_CACHE_DIR, XDG_CACHE_HOME "
+                           "(absolute) or HOME is set");
+        return -1;
+    }
+    if (len < 0 || (size_t)len >= PATH_MAX) {
+        snprintf(why, cap, "the directory name is longer than PATH_MAX");
+        return -1;
+    }
+    char detail[PATH_MAX + 256];
+    int fd = ks__dir_open_trusted(path, 1, detail, sizeof detail);
+    if (fd < 0)
+        snprintf(why, cap, "'%.*s' is not used: %.*s", PATH_MAX, path, PATH_MAX, detail);
+    return fd;
+}
+
+/* ---- the key ------------------------------------------------------------------------------------- */
+
+static void put_str(ks__sha256_ctx *c, const char *tag, const void *data, size_t n)
+{
+    unsigned char len[8];
+    for (int i = 0; i < 8; i++)
+        len[i] = (unsigned char)((uint64_t)n >> (8 * i));
+    ks__sha256_update(c, tag, strlen(tag) + 1);
+    ks__sha256_update(c, len, sizeof len);
+    ks__sha256_update(c, data, n);
+}
+
+/* The library file libclang was loaded from, with its size, time and
+ * inode: a rebuilt libclang with the same version string is another key. */
+static char *libclang_identity(void)
+{
+    Dl_info info;
+    union { CXString (*fn)(void); void *p; } sym = {clang_getClangVersion};
+    if (!dladdr(sym.p, &info) || !info.dli_fname)
+        return ks_xstrdup("?");
+    char *real = realpath(info.dli_fname, NULL);
+    struct stat sb;
+    char *id = real && stat(real, &sb) == 0
+        ? ks_xasprintf("%s %lld %lld.%09ld %llu", real, (long long)sb.st_size, (long long)sb.st_mtim.tv_sec,
+                       sb.st_mtim.tv_nsec, (unsigned long long)sb.st_ino)
+        : ks_xstrdup(info.dli_fname);
+    free(real);
+    return id;
+}
+
+static char *prelude_text(char **leading, size_t n)
+{
+    ks_buf b = {0};
+    ks_buf_puts(&b, "");
+    for (size_t i = 0; i < n; i++)
+        ks_buf_printf(&b, "#include <%s>\n", leading[i]);
+    return ks_buf_take(&b);
+}
+
+static void compute_key(ks_prelude *p, const char *const *args, size_t nargs, const char *text)
+{
+    ks__sha256_ctx c;
+    ks__sha256_init(&c);
+    put_str(&c, "format", KS__PRELUDE_FORMAT, strlen(KS__PRELUDE_FORMAT));
+    char *version = ks_take(clang_getClangVersion());
+    put_str(&c, "libclang", version, strlen(version));
+    free(version);
+    char *lib = libclang_identity();
+    put_str(&c, "library", lib, strlen(lib));
+    free(lib);
+    for (size_t i = 0; i < nargs; i++)
+        put_str(&c, "arg", args[i], strlen(args[i]));
+    size_t clen;
+    const char *compat = ks_compat_header(&clen);
+    put_str(&c, "compat", compat, clen);
+    put_str(&c, "prelude", text, strlen(text));
+    ks__sha256_final(&c, p->key);
+}
+
+/* ---- entries ------------------------------------------------------------------------------------- */
+
+static void entry_name(const ks_prelude *p, char *out, size_t cap, const char *suffix)
+{
+    char hex[65];
+    ks__sha256_hex(p->key, hex);
+    snprintf(out, cap, "%s%s", hex, suffix);
+}
+
+static void free_files(ks_prelude *p)
+{
+    for (size_t i = 0; i < p->nfiles; i++)
+        free(p->files[i]);
+    free(p->files);
+    free(p->is_system);
+    p->files = NULL;
+    p->is_system = NULL;
+    p->nfiles = 0;
+}
+
+static void add_file(ks_prelude *p, const char *path, int sys)
+{
+    p->files = ks_xrealloc(p->files, (p->nfiles + 1) * sizeof *p->files);
+    p->is_system = ks_xrealloc(p->is_system, p->nfiles + 1);
+    p->files[p->nfiles] = ks_xstrdup(path);
+    p->is_system[p->nfiles++] = (unsigned char)sys;
+}
+
+static void put_u64(unsigned char *b, uint64_t v)
+{
+    for (int i = 0; i < 8; i++)
+        b[i] = (unsigned char)(v >> (8 * i));
+}
+
+static int write_all(int fd, const void *data, size_t n)
+{
+    const char *c = data;
+    while (n > 0) {
+        ssize_t w = write(fd, c, n);
+        if (w < 0 && errno == EINTR)
+            continue;
+        if (w <= 0)
+            return -1;
+        c += w;
+        n -= (size_t)w;
+    }
+    return 0;
+}
+
+static char *read_fd(int fd, size_t size)
+{
+    char *buf = ks_xmalloc(size + 1);
+    size_t got = 0;
+    while (got < size) {
+        ssize_t r = read(fd, buf + got, size - got);
+        if (r < 0 && errno == EINTR)
+            continue;
+        if (r <= 0)
+            break;
+        got += (size_t)r;
+    }
+    if (got != size) {
+        free(buf);
+        return NULL;
+    }
+    buf[size] = '\0';
+    return buf;
+}
+
+/* The open PCH fd checked against its recorded size and checksum: 0, or -1. */
+static int check_pch(int fd, const struct stat *sb, unsigned long long size, unsigned long long sum,
+                     const char **why)
+{
+    if (sb->st_uid != geteuid() || (sb->st_mode & (S_IWGRP | S_IWOTH)) != 0) {
+        *why = "the PCH is not this user's alone";
+        return -1;
+    }
+    if ((unsigned long long)sb->st_size != size || size < 4) {
+        *why = "the PCH has the wrong size";
+        return -1;
+    }
+    void *m = mmap(NULL, (size_t)size, PROT_READ, MAP_PRIVATE, fd, 0);
+    if (m == MAP_FAILED) {
+        *why = "the PCH cannot be read";
+        return -1;
+    }
+    int ok = memcmp(m, "CPCH", 4) == 0 && ks_prelude_checksum(m, (size_t)size) == sum;
+    munmap(m, (size_t)size);
+    if (!ok)
+        *why = "the PCH's bytes do not match their checksum";
+    return ok ? 0 : -1;
+}
+
+/* The PCH name an entry's payload gives, or NULL. */
+static char *payload_pch_name(const ks_prelude *p, const char *payload)
+{
+    char hex[65], name[256];
+    ks__sha256_hex(p->key, hex);
+    if (sscanf(payload, "pch %255s\n", name) != 1 || strncmp(name, hex, 64) != 0 ||
+        name[64] != '.' || strchr(name, '/') || strlen(name) != 64 + 1 + 16 + 4 ||
+        strcmp(name + 81, ".pch") != 0)
+        return NULL;
+    return ks_xstrdup(name);
+}
+
+/* The verified entry's payload (NUL-terminated), or NULL with *why. */
+static char *read_meta(const ks_prelude *p, const char **why)
+{
+    char name[96];
+    entry_name(p, name, sizeof name, ".prelude");
+    struct stat sb;
+    int fd = ks__open_regular(p->dirfd, name, 1, &sb);
+    if (fd < 0) {
+        *why = fd == KS__NOT_REGULAR ? "the entry is not a regular file" : "no entry";
+        return NULL;
+    }
+    char *buf = NULL;
+    if (sb.st_uid == geteuid() && (sb.st_mode & (S_IWGRP | S_IWOTH)) == 0 &&
+        (size_t)sb.st_size >= KS__PRELUDE_HEADER && (size_t)sb.st_size <= KS__PRELUDE_MAX_META)
+        buf = read_fd(fd, (size_t)sb.st_size);
+    close(fd);
+    if (!buf) {
+        *why = "the entry is not this user's, or has an impossible size";
+        return NULL;
+    }
+    size_t size = (size_t)sb.st_size;
+    uint64_t len = load64((const unsigned char *)buf + 40);
+    unsigned char digest[32];
+    int ok = memcmp(buf, KS__PRELUDE_MAGIC, 8) == 0 && memcmp(buf + 8, p->key, 32) == 0 &&
+             len == size - KS__PRELUDE_HEADER;
+    if (ok) {
+        ks__sha256(buf + KS__PRELUDE_HEADER, (size_t)len, digest);
+        ok = memcmp(digest, buf + 48, 32) == 0;
+    }
+    if (!ok) {
+        free(buf);
+        *why = "the entry is corrupt or foreign (magic, key, length or SHA-256)";
+        return NULL;
+    }
+    memmove(buf, buf + KS__PRELUDE_HEADER, (size_t)len + 1);
+    return buf;
+}
+
+/* A hit: the entry and its PCH verified, the PCH open in p->fd. */
+static int lookup(ks_prelude *p, const char **why)
+{
+    char *payload = read_meta(p, why);
+    if (!payload)
+        return -1;
+    char *name = payload_pch_name(p, payload);
+    unsigned long long size = 0, sum = 0;
+    const char *s = strstr(payload, "\nsize ");
+    const char *c = strstr(payload, "\nsum ");
+    if (!name || !s || !c || sscanf(s, "\nsize %llu", &size) != 1 || sscanf(c, "\nsum %16llx", &sum) != 1) {
+        *why = "the entry's payload is malformed";
+        free(name);
+        free(payload);
+        return -1;
+    }
+    struct stat sb;
+    int fd = ks__open_regular(p->dirfd, name, 1, &sb);
+    free(name);
+    if (fd < 0 || check_pch(fd, &sb, size, sum, why) != 0) {
+        if (fd < 0)
+            *why = "the entry's PCH is missing or not a regular file";
+        else
+            close(fd);
+        free(payload);
+        return -1;
+    }
+    free_files(p);
+    for (char *line = strchr(payload, '\n'); line; line = strchr(line + 1, '\n'))
+        if (line[1] == 'f' && line[2] == ' ' && (line[3] == '0' || line[3] == '1') && line[4] == ' ') {
+            char *end = strchr(line + 5, '\n');
+            if (end)
+                *end = '\0';
+            add_file(p, line + 5, line[3] == '1');
+            if (!end)
+                break;
+            *end = '\n';
+        }
+    free(payload);
+    p->fd = fd;
+    return 0;
+}
+
+/* ---- building ------------------------------------------------------------------------------------ */
+
+typedef struct inclusion_ctx {
+    ks_prelude *p;
+    CXTranslationUnit tu;
+    int bad;                   /* a path a depfile cannot hold */
+} inclusion_ctx;
+
+/* As depfile.c lists inclusions: the main file (here the prelude's own),
+ * clang's buffers and the compat header left out. */
+static void collect_inclusion(CXFile file, CXSourceLocation *stack, unsigned depth, CXClientData data)
+{
+    (void)stack;
+    inclusion_ctx *ic = data;
+    char *path = ks_take(clang_getFileName(file));
+    if (depth > 0 && path[0] && path[0] != '<' && strcmp(path, KS_COMPAT_PATH) != 0) {
+        if (strchr(path, '\n'))
+            ic->bad = 1;
+        int sys = clang_Location_isInSystemHeader(clang_getLocationForOffset(ic->tu, file, 0));
+        add_file(ic->p, path, sys);
+    }
+    free(path);
+}
+
+static void unique_tmp(const ks_prelude *p, char *out, size_t cap, const char *suffix)
+{
+    static unsigned counter;
+    char hex[65];
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    ks__sha256_hex(p->key, hex);
+    snprintf(out, cap, ".%.16s.%ld.%u.%lx%s", hex, (long)getpid(), ++counter, (unsigned long)ts.tv_nsec,
+             suffix);
+}
+
+/* The payload's PCH name of the entry now in place, or NULL. */
+static char *current_pch_name(const ks_prelude *p)
+{
+    const char *why;
+    char *payload = read_meta(p, &why);
+    char *name = payload ? payload_pch_name(p, payload) : NULL;
+    free(payload);
+    return name;
+}
+
+static int write_meta(ks_prelude *p, const char *pch_name, unsigned long long size, unsigned long long sum)
+{
+    ks_buf b = {0};
+    ks_buf_printf(&b, "pch %s\nsize %llu\nsum %016llx\n", pch_name, size, sum);
+    for (size_t i = 0; i < p->nfiles; i++)
+        ks_buf_printf(&b, "f %d %s\n", p->is_system[i], p->files[i]);
+    size_t len = b.len;
+    char *payload = ks_buf_take(&b);
+    unsigned char header[KS__PRELUDE_HEADER];
+    memcpy(header, KS__PRELUDE_MAGIC, 8);
+    memcpy(header + 8, p->key, 32);
+    put_u64(header + 40, len);
+    ks__sha256(payload, len, header + 48);
+    char tmp[128], name[96];
+    unique_tmp(p, tmp, sizeof tmp, ".prelude.tmp");
+    entry_name(p, name, sizeof name, ".prelude");
+    int fd = openat(p->dirfd, tmp, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0600);
+    int ok = fd >= 0 && write_all(fd, header, sizeof header) == 0 && write_all(fd, payload, len) == 0;
+    ok = fd >= 0 && close(fd) == 0 && ok;
+    free(payload);
+    char *old = ok ? current_pch_name(p) : NULL;
+    if (!ok || renameat(p->dirfd, tmp, p->dirfd, name) != 0) {
+        unlinkat(p->dirfd, tmp, 0);
+        free(old);
+        return -1;
+    }
+    /* The PCH the replaced entry named, unless it is this one: a process
+     * still reading it keeps it open. */
+    if (old && strcmp(old, pch_name) != 0)
+        unlinkat(p->dirfd, old, 0);
+    free(old);
+    return 0;
+}
+
+/* Parses the prelude and writes the entry; p->fd the new PCH. 0, or -1. */
+static int build(ks_prelude *p, const char *const *args, size_t nargs, const char *text, const char **why)
+{
+    size_t clen;
+    const char *compat = ks_compat_header(&clen);
+    struct CXUnsavedFile unsaved[2] = {{KS_COMPAT_PATH, compat, (unsigned long)clen},
+                                       {KS_PRELUDE_PATH, text, (unsigned long)strlen(text)}};
+    CXIndex index = clang_createIndex(0, 0);
+    CXTranslationUnit tu = NULL;
+    enum CXErrorCode ec = clang_parseTranslationUnit2(index, KS_PRELUDE_PATH, args, (int)nargs, unsaved, 2,
+                                                      CXTranslationUnit_Incomplete |
+                                                          CXTranslationUnit_ForSerialization,
+                                                      &tu);
+    int rc = -1;
+    char tmp[128] = "", path[PATH_MAX];
+    if (ec != CXError_Success || !tu) {
+        *why = "libclang could not parse the prelude";
+        goto out;
+    }
+    for (unsigned i = 0, n = clang_getNumDiagnostics(tu); i < n; i++) {
+        CXDiagnostic d = clang_getDiagnostic(tu, i);
+        int err = clang_getDiagnosticSeverity(d) >= CXDiagnostic_Error;
+        clang_disposeDiagnostic(d);
+        if (err) {
+            *why = "the prelude has errors (the file's own parse reports them)";
+            goto out;
+        }
+    }
+    free_files(p);
+    inclusion_ctx ic = {p, tu, 0};
+    clang_getInclusions(tu, collect_inclusion, &ic);
+    if (ic.bad) {
+        *why = "a header's path holds a newline";
+        goto out;
+    }
+    /* Saved through the directory's descriptor, never its path again. */
+    unique_tmp(p, tmp, sizeof tmp, ".pch.tmp");
+    snprintf(path, sizeof path, "/proc/self/fd/%d/%s", p->dirfd, tmp);
+    if (clang_saveTranslationUnit(tu, path, clang_defaultSaveOptions(tu)) != CXSaveError_None) {
+        *why = "libclang could not save the PCH";
+        goto out;
+    }
+    struct stat sb;
+    int fd = ks__open_regular(p->dirfd, tmp, 1, &sb);
+    if (fd < 0) {
+        *why = "the saved PCH cannot be opened";
+        goto out;
+    }
+    void *m = sb.st_size >= 4 ? mmap(NULL, (size_t)sb.st_size, PROT_READ, MAP_PRIVATE, fd, 0) : MAP_FAILED;
+    if (m == MAP_FAILED || memcmp(m, "CPCH", 4) != 0) {
+        if (m != MAP_FAILED)
+            munmap(m, (size_t)sb.st_size);
+        close(fd);
+        *why = "the saved PCH is not a PCH";
+        goto out;
+    }
+    unsigned long long size = (unsigned long long)sb.st_size, sum = ks_prelude_checksum(m, (size_t)size);
+    munmap(m, (size_t)size);
+    fchmod(fd, 0600);
+    char final[128], hex[65];
+    ks__sha256_hex(p->key, hex);
+    snprintf(final, sizeof final, "%s.%016llx.pch", hex, sum);
+    if (renameat(p->dirfd, tmp, p->dirfd, final) != 0) {
+        close(fd);
+        *why = "the PCH cannot be renamed into place";
+        goto out;
+    }
+    tmp[0] = '\0';
+    if (write_meta(p, final, size, sum) != 0) {
+        unlinkat(p->dirfd, final, 0);
+        close(fd);
+        *why = "the entry cannot be written";
+        goto out;
+    }
+    p->fd = fd;
+    p->built = 1;
+    rc = 0;
+out:
+    if (tmp[0])
+        unlinkat(p->dirfd, tmp, 0);
+    if (tu)
+        clang_disposeTranslationUnit(tu);
+    clang_disposeIndex(index);
+    if (rc != 0)
+        free_files(p);
+    return rc;
+}
+
+/* An exclusive flock on KEY.lock, waited for; the fd or -1. */
+static int lock_key(const ks_prelude *p)
+{
+    char name[96];
+    entry_name(p, name, sizeof name, ".lock");
+    int fd = openat(p->dirfd, name, O_RDWR | O_CREAT | O_NOFOLLOW | O_CLOEXEC, 0600);
+    if (fd < 0)
+        return -1;
+    struct stat sb;
+    if (fstat(fd, &sb) != 0 || !S_ISREG(sb.st_mode) || sb.st_uid != geteuid()) {
+        close(fd);
+        return -1;
+    }
+    for (int waited_ms = 0; flock(fd, LOCK_EX | LOCK_NB) != 0; waited_ms += 20) {
+        if ((errno != EWOULDBLOCK && errno != EINTR) || waited_ms >= KS__LOCK_WAIT_S * 1000) {
+            close(fd);
+            return -1;
+        }
+        struct timespec ts = {0, 20 * 1000 * 1000};
+        nanosleep(&ts, NULL);
+    }
+    return fd;
+}
+
+static int finish_open(ks_prelude *p)
+{
+    p->pch_arg = ks_xasprintf("/proc/self/fd/%d", p->fd);
+    return 0;
+}
+
+int ks_prelude_open(ks_prelude *p, const ks_options *opts, const char *const *args, size_t nargs,
+                    char **leading, size_t nleading)
+{
+    memset(p, 0, sizeof *p);
+    p->fd = p->dirfd = -1;
+    p->leading = leading;
+    p->nleading = nleading;
+    char why_dir[2 * PATH_MAX + 512];
+    p->dirfd = ks_prelude_cache_dir(opts, why_dir, sizeof why_dir);
+    if (p->dirfd < 0) {
+        ks_prelude_debug("not used: %s", why_dir);
+        return -1;
+    }
+    char *text = prelude_text(leading, nleading);
+    compute_key(p, args, nargs, text);
+    char hex[65];
+    ks__sha256_hex(p->key, hex);
+    const char *why = NULL;
+    if (lookup(p, &why) == 0) {
+        ks_prelude_debug("hit %.16s (%zu leading include%s)", hex, nleading, nleading == 1 ? "" : "s");
+        free(text);
+        return finish_open(p);
+    }
+    ks_prelude_debug("miss %.16s: %s", hex, why);
+    int lock = lock_key(p);
+    /* Another builder may have finished while this one waited. */
+    if (lock >= 0 && lookup(p, &why) == 0) {
+        ks_prelude_debug("hit %.16s after waiting for its builder", hex);
+        close(lock);
+        free(text);
+        return finish_open(p);
+    }
+    int rc = build(p, args, nargs, text, &why);
+    if (lock >= 0)
+        close(lock);
+    free(text);
+    if (rc != 0) {
+        ks_prelude_debug("not built: %s", why);
+        return -1;
+    }
+    ks_prelude_debug("built %.16s", hex);
+    return finish_open(p);
+}
+
+void ks_prelude_rebuild(ks_prelude *p, const ks_options *opts, const char *const *args, size_t nargs)
+{
+    (void)opts;
+    if (p->dirfd < 0)
+        return;
+    if (p->fd >= 0)
+        close(p->fd);
+    p->fd = -1;
+    free(p->pch_arg);
+    p->pch_arg = NULL;
+    int lock = lock_key(p);
+    char name[96];
+    char *pch = current_pch_name(p);
+    entry_name(p, name, sizeof name, ".prelude");
+    unlinkat(p->dirfd, name, 0);
+    if (pch)
+        unlinkat(p->dirfd, pch, 0);
+    free(pch);
+    char *text = prelude_text(p->leading, p->nleading);
+    const char *why = NULL;
+    int rc = build(p, args, nargs, text, &why);
+    free(text);
+    if (lock >= 0)
+        close(lock);
+    if (rc == 0)
+        ks_prelude_debug("rebuilt an entry libclang refused");
+    else
+        ks_prelude_debug("removed an entry libclang refused; not rebuilt: %s", why);
+}
+
+void ks_prelude_close(ks_prelude *p)
+{
+    if (p->fd >= 0)
+        close(p->fd);
+    if (p->dirfd >= 0)
+        close(p->dirfd);
+    free(p->pch_arg);
+    free_files(p);
+    ks_prelude_names_free(p->leading, p->nleading);
+    memset(p, 0, sizeof *p);
+    p->fd = p->dirfd = -1;
+}
