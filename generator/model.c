@@ -179,6 +179,7 @@ void ks_model_free(ks_model *m)
         free(d->fields);
         free(d->enumerators);
         free(d->qname);
+        free(d->file);
         free(d->member);
         free(d->c_name);
     }

@@ -112,6 +112,14 @@ typedef struct ks_def {
     int is_signed;
     ks_enumerator *enumerators;
     size_t nenumerators;
+    /* Where a complete def comes from, for using the application's own type
+     * instead of a mirror (typemap.c decides; no template uses it yet): */
+    char *file;                /* the project header defining it, as the parse names it;
+                                  NULL: the input itself, or a system/toolkit header */
+    int c_header;              /* file can be included from C: a .h whose text has no
+                                  C++-only token, and the type has no qualified name */
+    int c_typedef;             /* file also declares a typedef of the same name for it,
+                                  so C can write the bare name (else "struct X"/"enum X") */
 } ks_def;
 
 /* One kernel parameter, as the stub declares and packs it. */

@@ -136,6 +136,83 @@ static enum CXChildVisitResult enum_constant_visitor(CXCursor c, CXCursor parent
 }
 
 /* An enum: its underlying integer type and its enumerators. */
+/* ---- where a type comes from ----------------------------------------------------------------- */
+
+/* Whether a header's text can be read by a C compiler, as far as its own
+ * tokens tell: a .h file with none of C++'s own keywords or '::'. (Its
+ * #includes are not followed.) */
+static int text_is_c(const char *path, const char *text, size_t size)
+{
+    size_t n = strlen(path);
+    if (n < 2 || strcmp(path + n - 2, ".h") != 0)
+        return 0;
+    static const char *const cxx_only[] = {
+        "::", "namespace", "class", "template", "typename", "public", "private", "protected",
+        "virtual", "operator", "using", "constexpr", "nullptr", "new", "delete", "this",
+        "friend", "explicit", "mutable", "decltype", "noexcept", "static_assert", "__global__",
+        "__device__", "__host__", "__shared__", "__constant__", NULL,
+    };
+    ks_source src;
+    ks_source_scan(&src, text, size);
+    int ok = 1;
+    for (size_t i = 0; ok && i < src.ntoks; i++) {
+        size_t len = src.toks[i].end - src.toks[i].start;
+        for (const char *const *w = cxx_only; ok && *w; w++)
+            ok = !(strlen(*w) == len && memcmp(text + src.toks[i].start, *w, len) == 0);
+    }
+    ks_source_free(&src);
+    return ok;
+}
+
+typedef struct typedef_find {
+    CXFile file;
+    const char *name;
+    CXType type;
+    int found;
+} typedef_find;
+
+static enum CXChildVisitResult find_same_name_typedef(CXCursor c, CXCursor parent, CXClientData data)
+{
+    (void)parent;
+    typedef_find *tf = data;
+    if (clang_getCursorKind(c) != CXCursor_TypedefDecl)
+        return CXChildVisit_Continue;
+    CXFile f;
+    clang_getExpansionLocation(clang_getCursorLocation(c), &f, NULL, NULL, NULL);
+    if (!f || !clang_File_isEqual(f, tf->file))
+        return CXChildVisit_Continue;
+    char *name = ks_take(clang_getCursorSpelling(c));
+    if (strcmp(name, tf->name) == 0 &&
+        clang_equalTypes(clang_getCanonicalType(clang_getTypedefDeclUnderlyingType(c)), tf->type)) {
+        tf->found = 1;
+        free(name);
+        return CXChildVisit_Break;
+    }
+    free(name);
+    return CXChildVisit_Continue;
+}
+
+/* Records where a complete def is defined: a project header (its name,
+ * whether C can include it, whether it typedefs the type's own name), or
+ * the input / a system header (file NULL). */
+static void note_origin(tm_ctx *c, CXCursor decl, CXType canon, ks_def *d)
+{
+    CXSourceLocation loc = clang_getCursorLocation(decl);
+    CXFile f;
+    clang_getExpansionLocation(loc, &f, NULL, NULL, NULL);
+    if (!f || clang_Location_isFromMainFile(loc) || clang_Location_isInSystemHeader(loc))
+        return;
+    char *name = ks_take(clang_getFileName(f));
+    d->file = ks_xstrdup(strncmp(name, "./", 2) == 0 ? name + 2 : name);
+    free(name);
+    size_t size = 0;
+    const char *text = clang_getFileContents(c->s->tu, f, &size);
+    d->c_header = text && !strstr(d->qname, "::") && text_is_c(d->file, text, size);
+    typedef_find tf = {f, d->qname, clang_getCanonicalType(canon), 0};
+    clang_visitChildren(clang_getTranslationUnitCursor(c->s->tu), find_same_name_typedef, &tf);
+    d->c_typedef = tf.found;
+}
+
 static char *enum_type(tm_ctx *c, CXType canon, ks_type *out)
 {
     CXCursor decl = clang_getTypeDeclaration(canon);
@@ -158,6 +235,7 @@ static char *enum_type(tm_ctx *c, CXType canon, ks_type *out)
         d->size = clang_Type_getSizeOf(canon);
         d->align = clang_Type_getAlignOf(canon);
         d->complete = 1;
+        note_origin(c, decl, canon, d);
         clang_visitChildren(decl, enum_constant_visitor, d);
         ks_model_define(c->m, idx);
     }
@@ -366,6 +444,8 @@ static char *define_record(tm_ctx *c, CXType canon, size_t idx)
         d->size = size;
         d->align = align;
         d->complete = 1;        /* set first: a self-reference through a pointer is fine */
+        if (!d->member)
+            note_origin(c, decl, canon, d);
         field_visit v = {c, idx, 0, NULL};
         clang_Type_visitFields(canon, field_visitor, &v);
         why = v.why;

@@ -11,6 +11,7 @@
  *
  * Run from the repository root (make check-real does).
  */
+#include "../generator/model.h"
 #include "testutil.h"
 
 #include <check.h>
@@ -370,6 +371,80 @@ START_TEST(image_symbol_rule)
 }
 END_TEST
 
+/* ---- types the application already has ----------------------------------------------------- */
+
+static const ks_def *def_named(const ks_model *m, const char *qname)
+{
+    for (size_t i = 0; i < m->ndefs; i++)
+        if (strcmp(m->defs[i].qname, qname) == 0)
+            return &m->defs[i];
+    return NULL;
+}
+
+static void parse_into(const char *cu, ks_model *m)
+{
+    ks_options o;
+    memset(&o, 0, sizeof o);
+    o.input = cu;
+    o.outbase = "unused";
+    o.cuda_path = getenv("CUDA_PATH") ? getenv("CUDA_PATH") : "/usr/local/cuda";
+    o.arch = "sm_90";
+    o.std = "c++17";
+    ck_assert_int_eq(ks_parse(&o, m), 0);
+}
+
+/* Each by-value record and enum knows its header, whether C can include it
+ * and whether C can write its bare name. */
+START_TEST(types_record_their_header)
+{
+    ks_model m;
+    parse_into("tests/corpus/real/train_step.cu", &m);
+    const ks_def *shape = def_named(&m, "LayerShape"), *act = def_named(&m, "Activation");
+    ck_assert_ptr_nonnull(shape);
+    ck_assert_ptr_nonnull(act);
+    ck_assert_str_eq(shape->file, "tests/corpus/real/include/model_params.h");
+    ck_assert_int_eq(shape->c_header, 1);
+    ck_assert_int_eq(shape->c_typedef, 1);
+    ck_assert_str_eq(act->file, "tests/corpus/real/include/model_params.h");
+    ck_assert_int_eq(act->c_header, 1);
+    ck_assert_int_eq(act->c_typedef, 1);
+    ks_model_free(&m);
+
+    parse_into("tests/corpus/real/mixed_precision.cu", &m);
+    const ks_def *ms = def_named(&m, "MixedScale");
+    ck_assert_ptr_nonnull(ms);
+    ck_assert_ptr_null(ms->file);          /* defined in the input: a mirror */
+    ck_assert_int_eq(ms->c_header, 0);
+    ks_model_free(&m);
+
+    make_tmpdir();
+    char *out;
+    run(&out, "cd %s && printf 'namespace geo { struct Box { float lo, hi; }; }\n"
+              "struct Plain { int a; };\n' > shapes.hpp && "
+              "printf 'struct Tagged { int a; double b; };\n' > tagged.h && "
+              "printf '#include \"shapes.hpp\"\n#include \"tagged.h\"\n"
+              "__global__ void k(geo::Box b, Plain p, Tagged t, float *o) { *o = b.lo + p.a + t.b; }\n' > t.cu",
+        tmpdir);
+    free(out);
+    char cu[PATH_MAX + 8];
+    snprintf(cu, sizeof cu, "%s/t.cu", tmpdir);
+    parse_into(cu, &m);
+    const ks_def *box = def_named(&m, "geo::Box"), *plain = def_named(&m, "Plain"),
+                 *tagged = def_named(&m, "Tagged");
+    ck_assert_ptr_nonnull(box);
+    ck_assert_ptr_nonnull(plain);
+    ck_assert_ptr_nonnull(tagged);
+    ck_assert_ptr_nonnull(strstr(box->file, "shapes.hpp"));
+    ck_assert_int_eq(box->c_header, 0);    /* a C++ header */
+    ck_assert_int_eq(plain->c_header, 0);  /* ... the whole file decides */
+    ck_assert_ptr_nonnull(strstr(tagged->file, "tagged.h"));
+    ck_assert_int_eq(tagged->c_header, 1);
+    ck_assert_int_eq(tagged->c_typedef, 0);   /* C must write "struct Tagged" */
+    ks_model_free(&m);
+    remove_tmpdir();
+}
+END_TEST
+
 static Suite *real_suite(void)
 {
     Suite *s = suite_create("real");
@@ -389,6 +464,7 @@ static Suite *real_suite(void)
     tcase_add_test(tc, header_kernels_follow_kernels_in);
     tcase_add_test(tc, headers_through_I_are_the_project);
     tcase_add_test(tc, prefixed_names_are_checked);
+    tcase_add_test(tc, types_record_their_header);
     suite_add_tcase(s, tc);
     tc = tcase_create("names");
     tcase_set_timeout(tc, 300);

@@ -12,8 +12,11 @@
 
 REAL_CHECK := $(B)/tests/check_real
 
-$(REAL_CHECK): tests/check_real.c tests/testutil.c tests/testutil.h $(B)/obj/generator/util.o | $(B)/tests
-	$(CC) $(BASE_CFLAGS) $< tests/testutil.c $(B)/obj/generator/util.o -o $@ -ljansson $(CHECK_LIBS)
+REAL_TEST_OBJ := $(filter-out $(B)/obj/generator/main.o,$(GEN_OBJ))
+
+$(REAL_CHECK): tests/check_real.c tests/testutil.c tests/testutil.h $(REAL_TEST_OBJ) | $(B)/tests
+	$(CC) $(BASE_CFLAGS) $(LIBCLANG_CFLAGS) $< tests/testutil.c $(REAL_TEST_OBJ) -o $@ \
+	    $(LIBCLANG_LIBS) -ljansson $(CHECK_LIBS)
 
 .PHONY: check-real
 check-real: $(REAL_CHECK) $(KSTUB) $(B)/lib/libkstub.a $(B)/lib/libkstub.so
