@@ -80,6 +80,31 @@ static int has_prefix_dir(const char *path, const char *dir)
     return dir[0] && strncmp(path, dir, n) == 0 && (path[n] == '/' || path[n] == '\0');
 }
 
+/* path with "." parts and "dir/.." pairs taken out, lexically:
+ * "a/../include/x.cuh" is "include/x.cuh". */
+static char *tidy_path(const char *path)
+{
+    char *copy = ks_xstrdup(path), *save = NULL;
+    char **parts = ks_xmalloc((strlen(path) / 2 + 2) * sizeof *parts);
+    size_t n = 0;
+    for (char *p = strtok_r(copy, "/", &save); p; p = strtok_r(NULL, "/", &save)) {
+        if (strcmp(p, ".") == 0)
+            continue;
+        if (strcmp(p, "..") == 0 && n && strcmp(parts[n - 1], "..") != 0)
+            n--;
+        else
+            parts[n++] = p;
+    }
+    ks_buf b = {0};
+    if (path[0] == '/')
+        ks_buf_puts(&b, "/");
+    for (size_t i = 0; i < n; i++)
+        ks_buf_printf(&b, "%s%s", i ? "/" : "", parts[i]);
+    free(parts);
+    free(copy);
+    return b.len ? ks_buf_take(&b) : ks_xstrdup(path);
+}
+
 /* The class of the file a location lies in; NULL for no file (builtins). */
 static const file_class *classify(walk_ctx *w, CXSourceLocation loc)
 {
@@ -108,7 +133,7 @@ static const file_class *classify(walk_ctx *w, CXSourceLocation loc)
     else if (kernels_in == KS_KERNELS_NAMED)
         for (size_t i = 0; real && i < w->nnamed; i++)
             fc->kernels |= strcmp(real, w->named[i]) == 0;
-    fc->name = ks_xstrdup(strncmp(name, "./", 2) == 0 ? name + 2 : name);
+    fc->name = tidy_path(name);
     free(real);
     free(name);
     return fc;
