@@ -110,6 +110,27 @@ START_TEST(bodies_parse_as_nvcc_parses_them)
 }
 END_TEST
 
+/* The stubs of each file compile as C99 and C11 (gcc, clang) and as C++17
+ * (g++) under -Wall -Wextra -Wpedantic -Werror: header kernels' prefixed
+ * names, host instantiations' names, half and bfloat16 parameters. */
+START_TEST(stubs_compile_as_c_and_cxx)
+{
+    make_tmpdir();
+    char *out, cwd[PATH_MAX];
+    ck_assert_ptr_nonnull(getcwd(cwd, sizeof cwd));
+    const char *cuda = getenv("CUDA_PATH") ? getenv("CUDA_PATH") : "/usr/local/cuda";
+    int rc = run(&out, "%s %s -o %s/x.kstub && cd %s && "
+                 "W='-Wall -Wextra -Wpedantic -Werror -I%s/runtime -I%s/include' && "
+                 "gcc -std=c99 $W -c x.kstub.c -o c99.o && gcc -std=c11 $W -c x.kstub.c -o c11.o && "
+                 "{ ! command -v clang >/dev/null || clang -std=c11 $W -c x.kstub.c -o clang.o; } && "
+                 "echo '#include \"x.kstub.h\"' > x.cpp && g++ -std=c++17 $W -c x.cpp -o cxx.o",
+                 kstub_bin(), corpus[_i], tmpdir, tmpdir, cwd, cuda);
+    ck_assert_msg(rc == 0, "%s:\n%s", corpus[_i], out);
+    free(out);
+    remove_tmpdir();
+}
+END_TEST
+
 /* Each kernel nvcc emits with internal linkage (a bare .entry: static, or
  * in an anonymous namespace) is named in a note; nvcc's symbol holds the
  * kernel's name in its mangled form ("5reset"). */
@@ -453,6 +474,7 @@ static Suite *real_suite(void)
     int n = (int)(sizeof corpus / sizeof *corpus);
     tcase_add_loop_test(tc, bodies_parse_as_nvcc_parses_them, 0, n);
     tcase_add_loop_test(tc, internal_kernels_are_named_in_notes, 0, 6);
+    tcase_add_loop_test(tc, stubs_compile_as_c_and_cxx, 0, n);
     suite_add_tcase(s, tc);
     tc = tcase_create("instantiations");
     tcase_set_timeout(tc, 120);
