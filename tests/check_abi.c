@@ -300,8 +300,27 @@ static bool ptx_parse(const char *text, ptx_module *m, char *err, size_t errlen)
         }
     }
     free(clean);
-    if (!ok)
+    if (!ok) {
         ptx_free(m);
+        return ok;
+    }
+    /* A kernel launched from the device is declared before its definition
+     * (".weak .entry k (...)" then ".weak .entry k(...) {"): one kernel. */
+    size_t kept = 0;
+    for (size_t i = 0; i < m->nentries; i++) {
+        size_t j = 0;
+        while (j < kept && strcmp(m->entries[j].symbol, m->entries[i].symbol))
+            j++;
+        if (j < kept) {
+            free(m->entries[i].symbol);
+            for (size_t p = 0; p < m->entries[i].nparams; p++)
+                free(m->entries[i].params[p].name);
+            free(m->entries[i].params);
+        } else {
+            m->entries[kept++] = m->entries[i];
+        }
+    }
+    m->nentries = kept;
     return ok;
 }
 
@@ -649,6 +668,20 @@ START_TEST(only_real_entries_count)
 }
 END_TEST
 
+/* A kernel launched from the device is declared, then defined: one entry. */
+START_TEST(declared_then_defined_is_one_entry)
+{
+    ptx_module m = parse_ok(".weak .entry _Z1kIyEvPT_\n(\n\t.param .u64 _Z1kIyEvPT__param_0\n)\n;\n"
+                            ".visible .entry p(.param .u32 a)\n{}\n"
+                            ".weak .entry _Z1kIyEvPT_(\n\t.param .u64 _Z1kIyEvPT__param_0\n)\n{\n ret;\n}\n");
+    ck_assert_uint_eq(m.nentries, 2);
+    ck_assert_str_eq(m.entries[0].symbol, "_Z1kIyEvPT_");
+    check_param(&m.entries[0], 0, "_Z1kIyEvPT__param_0", 8, 8, 0);
+    ck_assert_str_eq(m.entries[1].symbol, "p");
+    ptx_free(&m);
+}
+END_TEST
+
 /* An internal-linkage entry (static kernel, nvcc's __nv_static_ name) needs
  * no kernel in the manifest; an external one still does. */
 START_TEST(oracle_leaves_out_internal_entries)
@@ -779,6 +812,7 @@ static Suite *abi_suite(int nfiles)
     tcase_add_test(tc, only_real_entries_count);
     tcase_add_test(tc, malformed_entries_are_errors);
     tcase_add_test(tc, oracle_leaves_out_internal_entries);
+    tcase_add_test(tc, declared_then_defined_is_one_entry);
     suite_add_tcase(s, tc);
 
     tc = tcase_create("oracle");

@@ -16,7 +16,15 @@ __global__ void fill_segment(float *data, Segment seg, float value)
         data[i] = value;
 }
 
-__global__ void fill_all(float *data, const Segment *segs, int nsegs)
+// Instantiated only by the device-side launch below.
+template <typename T>
+__global__ void count_segment(T *counts, Segment seg)
+{
+    if (threadIdx.x == 0)
+        counts[0] += (T)(seg.end - seg.begin);
+}
+
+__global__ void fill_all(float *data, const Segment *segs, int nsegs, unsigned long long *counts)
 {
     int s = blockIdx.x * blockDim.x + threadIdx.x;
     if (s < nsegs) {
@@ -24,10 +32,11 @@ __global__ void fill_all(float *data, const Segment *segs, int nsegs)
         int len = seg.end - seg.begin;
         if (len > 0)
             fill_segment<<<(len + 127) / 128, 128>>>(data, seg, (float)s);
+        count_segment<<<1, 32>>>(counts, seg);
     }
 }
 
-void run(float *data, const Segment *segs, int nsegs)
+void run(float *data, const Segment *segs, int nsegs, unsigned long long *counts)
 {
-    fill_all<<<(nsegs + 31) / 32, 32>>>(data, segs, nsegs);
+    fill_all<<<(nsegs + 31) / 32, 32>>>(data, segs, nsegs, counts);
 }
