@@ -1,0 +1,489 @@
+/*
+ * check_pch.c — Check suite for the precompiled prelude cache
+ * (generator/pch.c, its use in generator/session.c): the leading-include
+ * scanner and the PCH checksum called directly; then the kstub binary
+ * ($KSTUB) with and without the cache over every file of kernels/ and
+ * tests/corpus/ (byte-identical outputs, depfiles and messages, with and
+ * without --skip-bodies), and the cache's refusals: a damaged PCH or entry,
+ * a PCH written by another libclang (clang 14), a header changed after the
+ * PCH was built, racing builders, a directory others can write, the cache
+ * turned off. Run from the repository root (make check-pch does).
+ *
+ * What happened is read from KSTUB_DEBUG_PCH=1's lines ("hit", "built",
+ * "miss ... why", "rebuilt ...") and from the cache directory itself.
+ */
+#include "../generator/front.h"
+
+#include "testutil.h"
+
+#include <check.h>
+#include <fcntl.h>
+#include <limits.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "sha256.h"
+
+static char tmpdir[64];
+static const char *kstub;
+
+static void make_tmpdir(void)
+{
+    strcpy(tmpdir, "/tmp/kstub-pch-XXXXXX");
+    ck_assert_ptr_nonnull(mkdtemp(tmpdir));
+    ck_assert_int_eq(run(NULL, "mkdir -m 700 '%s/cache'", tmpdir), 0);
+}
+
+static void remove_tmpdir(void)
+{
+    run(NULL, "rm -rf '%s'", tmpdir);
+}
+
+static void put(const char *rel, const char *text)
+{
+    char path[PATH_MAX];
+    snprintf(path, sizeof path, "%s/%s", tmpdir, rel);
+    FILE *f = fopen(path, "w");
+    ck_assert_ptr_nonnull(f);
+    fputs(text, f);
+    fclose(f);
+}
+
+/* kstub on input with the test's cache and KSTUB_DEBUG_PCH=1; out holds
+ * stderr. Outputs go to tmpdir/DIR/out.{h,c,json,d} (the same names
+ * everywhere, as they appear in the outputs). */
+static int gen(char **out, const char *input, const char *dir, const char *extra)
+{
+    return run(out, "cd '%s' && mkdir -p %s && cd %s && KSTUB_CACHE_DIR='%s/cache' KSTUB_DEBUG_PCH=1 "
+               "'%s' '%s' %s -o out --manifest out.json -MD", tmpdir, dir, dir, tmpdir, kstub, input, extra);
+}
+
+static int count(const char *hay, const char *needle)
+{
+    int n = 0;
+    for (const char *p = hay; (p = strstr(p, needle)) != NULL; p++)
+        n++;
+    return n;
+}
+
+/* Files in the cache directory whose name ends with suffix. */
+static int cache_files(const char *suffix)
+{
+    char *out;
+    run(&out, "ls -A '%s/cache' | grep -c -- '%s$'", tmpdir, suffix);
+    int n = atoi(out);
+    free(out);
+    return n;
+}
+
+/* ---- the scanner and the checksum ------------------------------------------------------------------ */
+
+static size_t leading(const char *text, char ***names)
+{
+    return ks_prelude_leading(text, strlen(text), names);
+}
+
+START_TEST(leading_includes_are_the_guarded_toolkit_prefix)
+{
+    char **n;
+    ck_assert_uint_eq(leading("// c\n/* block\n */\n#include <cuda_fp16.h>\n  #  include  <cstdint> // t\n"
+                              "#include <cuda_bf16.h>\n__global__ void k();\n", &n), 3);
+    ck_assert_str_eq(n[0], "cuda_fp16.h");
+    ck_assert_str_eq(n[1], "cstdint");
+    ck_assert_str_eq(n[2], "cuda_bf16.h");
+    ks_prelude_names_free(n, 3);
+    /* Each of these ends the prefix: a quoted include, a header not on the
+     * list, a macro first, a continued comment, more on the line, an
+     * unterminated comment, code. */
+    const char *stops[] = {
+        "#include \"cuda_fp16.h\"\n#include <cuda_bf16.h>\n",
+        "#include <myproject.h>\n#include <cuda_fp16.h>\n",
+        "#define CUDA_NO_HALF 1\n#include <cuda_fp16.h>\n",
+        "// a comment \\\n#include <cuda_fp16.h>\n",
+        "#include <cuda_fp16.h> int x;\n",
+        "/* never closed #include <cuda_fp16.h>\n",
+        "int x;\n#include <cuda_fp16.h>\n",
+        "#include <cstdio>\n#include <cuda_fp16.h>\n",
+        "#include <cuda_fp16.h\n",
+        "#include <cuda_fp16.h> \\\n",
+    };
+    for (size_t i = 0; i < sizeof stops / sizeof *stops; i++) {
+        ck_assert_msg(leading(stops[i], &n) == 0, "case %zu took %s", i, n ? n[0] : "?");
+        free(n);
+    }
+    ck_assert_uint_eq(leading("#include <cooperative_groups.h>\n#include \"mine.h\"\n#include <cuda.h>\n", &n), 1);
+    ck_assert_str_eq(n[0], "cooperative_groups.h");
+    ks_prelude_names_free(n, 1);
+}
+END_TEST
+
+START_TEST(checksum_sees_every_byte)
+{
+    enum { N = 4099 };
+    static unsigned char buf[N];
+    unsigned seed = 12345;
+    for (size_t i = 0; i < N; i++)
+        buf[i] = (unsigned char)((seed = seed * 1103515245u + 12345u) >> 16);
+    unsigned long long base = ks_prelude_checksum(buf, N);
+    for (size_t i = 0; i < N; i++)
+        for (int bit = 0; bit < 8; bit += 7) {
+            buf[i] ^= (unsigned char)(1u << bit);
+            ck_assert_msg(ks_prelude_checksum(buf, N) != base, "byte %zu bit %d unseen", i, bit);
+            buf[i] ^= (unsigned char)(1u << bit);
+        }
+    ck_assert(ks_prelude_checksum(buf, N - 1) != base);
+    ck_assert(ks_prelude_checksum(buf, N) == base);
+    unsigned char zeros[40] = {0};
+    ck_assert(ks_prelude_checksum(zeros, 39) != ks_prelude_checksum(zeros, 40));
+}
+END_TEST
+
+/* ---- with and without: the same bytes ----------------------------------------------------------- */
+
+/* Every .cu of kernels/ and tests/corpus/ into tmpdir/{none,cold,warm}:
+ * without the cache, with it cold (built), with it warm (hits); every output,
+ * depfile and message identical. */
+static void generate_all_three_ways(const char *extra)
+{
+    char *out;
+    int rc = run(&out,
+                 "set -e; cd '%s'; mkdir none cold warm; root=$OLDPWD;"
+                 "for f in $root/kernels/*.cu $root/tests/corpus/*.cu; do n=$(basename $f .cu);"
+                 "  for m in none cold warm; do o=; [ $m = none ] && o=--no-cache;"
+                 "    (cd $m && KSTUB_CACHE_DIR=../cache '%s' $f %s $o -o $n --manifest $n.json -MD"
+                 "       > $n.err 2>&1; echo $? > $n.rc); done;"
+                 "done; diff -r none cold && diff -r none warm && ls none/*.h | wc -l",
+                 tmpdir, kstub, extra);
+    ck_assert_msg(rc == 0, "outputs differ with and without the prelude cache:\n%s", out);
+    ck_assert_int_ge(atoi(out), 15);
+    free(out);
+    /* Every depfile lists the headers inside the PCH: the toolkit's among them. */
+    run(&out, "grep -L '__clang_cuda_runtime_wrapper.h' '%s'/warm/*.d", tmpdir);
+    ck_assert_msg(out[0] == '\0', "depfiles without the prelude's headers:\n%s", out);
+    free(out);
+    ck_assert_int_ge(cache_files(".pch"), 3);
+}
+
+START_TEST(output_identical_with_and_without_cache)
+{
+    generate_all_three_ways("");
+}
+END_TEST
+
+START_TEST(skip_bodies_identical_with_and_without_cache)
+{
+    generate_all_three_ways("--skip-bodies");
+}
+END_TEST
+
+/* ---- refusals ------------------------------------------------------------------------------------- */
+
+static char sample[PATH_MAX];             /* kernels/vector_ops.cu, absolute */
+
+/* The path of the one .pch (or .prelude) in the cache. */
+static char *entry_path(const char *suffix)
+{
+    char *out;
+    ck_assert_int_eq(run(&out, "ls '%s'/cache/*%s", tmpdir, suffix), 0);
+    char *nl = strchr(out, '\n');
+    if (nl)
+        *nl = '\0';
+    return out;
+}
+
+/* One run that must find the entry unusable and build it, then one that hits. */
+static void expect_rebuilt(const char *why)
+{
+    char *out;
+    ck_assert_int_eq(gen(&out, sample, "again", ""), 0);
+    ck_assert_msg(strstr(out, why) && strstr(out, "built"), "expected '%s' and a build:\n%s", why, out);
+    free(out);
+    ck_assert_int_eq(run(&out, "cd '%s' && diff -r first again",
+                         tmpdir), 0);
+    free(out);
+    ck_assert_int_eq(gen(&out, sample, "again", ""), 0);
+    ck_assert_msg(strstr(out, "hit") && !strstr(out, "built"), "not a hit after the rebuild:\n%s", out);
+    free(out);
+    ck_assert_int_eq(cache_files(".pch"), 1);
+}
+
+static void first_run(void)
+{
+    char *out;
+    ck_assert_int_eq(gen(&out, sample, "first", ""), 0);
+    ck_assert_msg(strstr(out, "built"), "%s", out);
+    free(out);
+    ck_assert_int_eq(cache_files(".pch"), 1);
+    ck_assert_int_eq(cache_files(".prelude"), 1);
+    ck_assert_int_eq(cache_files(".tmp"), 0);
+}
+
+START_TEST(flipped_byte_in_pch_is_rebuilt)
+{
+    first_run();
+    char *pch = entry_path(".pch");
+    ck_assert_int_eq(run(NULL, "printf '\\377' | dd of='%s' bs=1 seek=4000000 conv=notrunc", pch), 0);
+    free(pch);
+    expect_rebuilt("do not match their checksum");
+}
+END_TEST
+
+START_TEST(truncated_pch_is_rebuilt)
+{
+    first_run();
+    char *pch = entry_path(".pch");
+    ck_assert_int_eq(run(NULL, "truncate -s 100000 '%s'", pch), 0);
+    free(pch);
+    expect_rebuilt("wrong size");
+}
+END_TEST
+
+START_TEST(damaged_entry_is_rebuilt)
+{
+    first_run();
+    char *meta = entry_path(".prelude");
+    ck_assert_int_eq(run(NULL, "printf 'x' | dd of='%s' bs=1 seek=200 conv=notrunc", meta), 0);
+    free(meta);
+    expect_rebuilt("corrupt or foreign");
+}
+END_TEST
+
+START_TEST(symlinked_pch_is_refused)
+{
+    first_run();
+    char *pch = entry_path(".pch");
+    ck_assert_int_eq(run(NULL, "mv '%s' '%s/elsewhere.pch' && ln -s '%s/elsewhere.pch' '%s'", pch, tmpdir,
+                         tmpdir, pch),
+                     0);
+    free(pch);
+    expect_rebuilt("missing or not a regular file");
+}
+END_TEST
+
+/* Rewrites the entry so that it names data as its PCH, with the right size,
+ * checksum and SHA-256: everything kstub checks passes, and only libclang
+ * can tell. */
+static void forge_entry(const char *data_path)
+{
+    char *meta = entry_path(".prelude"), *pch = entry_path(".pch");
+    size_t msize, dsize;
+    char *m = ks_read_file(meta, &msize), *d = ks_read_file(data_path, &dsize);
+    ck_assert_ptr_nonnull(m);
+    ck_assert_ptr_nonnull(d);
+    char *files = strstr(m + 80, "\nf ");
+    ck_assert_ptr_nonnull(files);
+    const char *name = strrchr(pch, '/') + 1;
+    char *payload = ks_xasprintf("pch %s\nsize %zu\nsum %016llx%s", name, dsize,
+                                 ks_prelude_checksum(d, dsize), files);
+    size_t plen = strlen(payload);
+    unsigned char header[80];
+    memcpy(header, m, 40);                    /* magic and key */
+    for (int i = 0; i < 8; i++)
+        header[40 + i] = (unsigned char)((unsigned long long)plen >> (8 * i));
+    ks__sha256(payload, plen, header + 48);
+    FILE *f = fopen(meta, "wb");
+    ck_assert_ptr_nonnull(f);
+    fwrite(header, 1, sizeof header, f);
+    fwrite(payload, 1, plen, f);
+    fclose(f);
+    ck_assert_int_eq(run(NULL, "cp '%s' '%s' && chmod 600 '%s'", data_path, pch, pch), 0);
+    free(payload);
+    free(m);
+    free(d);
+    free(meta);
+    free(pch);
+}
+
+START_TEST(pch_of_another_libclang_is_refused_and_rebuilt)
+{
+    ck_assert_msg(access("/usr/bin/clang-14", X_OK) == 0, "needs clang 14 (a libclang other than kstub's)");
+    first_run();
+    char *out;
+    ck_assert_int_eq(run(&out, "cd '%s' && echo 'struct from_clang14 { int x; };' > old.h && "
+                               "/usr/bin/clang-14 -x c++-header old.h -o old.pch && head -c 4 old.pch",
+                         tmpdir), 0);
+    ck_assert_str_eq(out, "CPCH");
+    free(out);
+    char path[PATH_MAX];
+    snprintf(path, sizeof path, "%s/old.pch", tmpdir);
+    forge_entry(path);
+    ck_assert_int_eq(gen(&out, sample, "again", ""), 0);
+    ck_assert_msg(strstr(out, "hit") && strstr(out, "parsing without it") &&
+                  strstr(out, "rebuilt an entry libclang refused"), "%s", out);
+    /* libclang's own refusal is not the user's business: no error printed. */
+    ck_assert_msg(!strstr(out, "error"), "%s", out);
+    free(out);
+    ck_assert_int_eq(run(&out, "cd '%s' && diff -r first again",
+                         tmpdir), 0);
+    free(out);
+    ck_assert_int_eq(gen(&out, sample, "again", ""), 0);
+    ck_assert_msg(strstr(out, "hit") && !strstr(out, "without it"), "%s", out);
+    free(out);
+}
+END_TEST
+
+START_TEST(garbage_with_pch_magic_is_refused_and_rebuilt)
+{
+    first_run();
+    char path[PATH_MAX];
+    snprintf(path, sizeof path, "%s/garbage.pch", tmpdir);
+    FILE *f = fopen(path, "wb");
+    ck_assert_ptr_nonnull(f);
+    fputs("CPCH", f);
+    for (int i = 0; i < 100000; i++)
+        fputc((i * 7919) & 0xff, f);
+    fclose(f);
+    forge_entry(path);
+    char *out;
+    ck_assert_int_eq(gen(&out, sample, "again", ""), 0);
+    ck_assert_msg(strstr(out, "parsing without it") && strstr(out, "rebuilt"), "%s", out);
+    free(out);
+    ck_assert_int_eq(run(&out, "cd '%s' && diff -r first again", tmpdir), 0);
+    free(out);
+}
+END_TEST
+
+/* A header inside the PCH changes after it was built (a toolkit update, a
+ * header of the -I path): libclang sees the new size or time, the file is
+ * parsed without the PCH (so the new header counts) and the entry rebuilt. */
+START_TEST(changed_header_inside_pch_is_rebuilt)
+{
+    ck_assert_int_eq(run(NULL, "mkdir '%s/inc'", tmpdir), 0);
+    put("inc/cuda_fp16.h", "#ifndef SHADOW_H\n#define SHADOW_H\ntypedef int shadow_t;\n#endif\n");
+    put("k.cu", "#include <cuda_fp16.h>\n__global__ void k(shadow_t v) { (void)v; }\n");
+    char input[PATH_MAX], extra[PATH_MAX + 8];
+    snprintf(input, sizeof input, "%s/k.cu", tmpdir);
+    snprintf(extra, sizeof extra, "-I '%s/inc'", tmpdir);
+    char *out;
+    ck_assert_int_eq(gen(&out, input, "k1", extra), 0);
+    ck_assert_msg(strstr(out, "built"), "%s", out);
+    free(out);
+    ck_assert_int_eq(gen(&out, input, "k1", extra), 0);
+    ck_assert_msg(strstr(out, "hit") && strstr(out, "(1 leading include)"), "%s", out);
+    free(out);
+    ck_assert_int_eq(run(&out, "grep -c '\"size\": 4' '%s/k1/out.json'", tmpdir), 0);
+    free(out);
+    /* Same length, new type and time. */
+    put("inc/cuda_fp16.h", "#ifndef SHADOW_H\n#define SHADOW_H\ntypedef long shadow_t;\n#endif\n");
+    ck_assert_int_eq(run(NULL, "touch -d '+1 min' '%s/inc/cuda_fp16.h'", tmpdir), 0);
+    ck_assert_int_eq(gen(&out, input, "k2", extra), 0);
+    ck_assert_msg(strstr(out, "parsing without it") && strstr(out, "rebuilt"), "%s", out);
+    free(out);
+    ck_assert_int_eq(run(&out, "cd '%s' && grep -c '\"size\": 8' k2/out.json && mkdir k3 && cd k3 && "
+                               "'%s' '%s' %s --no-cache -o out --manifest out.json -MD && cd .. && "
+                               "diff -r k2 k3", tmpdir, kstub, input, extra), 0);
+    free(out);
+    ck_assert_int_eq(gen(&out, input, "k2", extra), 0);
+    ck_assert_msg(strstr(out, "hit") && !strstr(out, "without it"), "%s", out);
+    free(out);
+}
+END_TEST
+
+START_TEST(racing_builders_build_once)
+{
+    char *out;
+    int rc = run(&out, "cd '%s' && for i in 1 2 3 4 5 6; do mkdir r$i; (cd r$i && KSTUB_CACHE_DIR=../cache "
+                       "KSTUB_DEBUG_PCH=1 '%s' %s -o r -MD > ../r$i.log 2>&1; echo $? > ../r$i.rc) & done; wait; "
+                       "cat r*.rc | sort -u; for i in 2 3 4 5 6; do cmp r1/r.h r$i/r.h && cmp r1/r.c r$i/r.c && "
+                       "cmp r1/r.d r$i/r.d || echo DIFFER; done; cat r*.log",
+                 tmpdir, kstub, sample);
+    ck_assert_int_eq(rc, 0);
+    ck_assert_msg(strncmp(out, "0\n", 2) == 0 && !strstr(out, "DIFFER"), "%s", out);
+    ck_assert_msg(count(out, "prelude cache: built") == 1, "not one builder:\n%s", out);
+    ck_assert_int_eq(count(out, "hit"), 5);
+    free(out);
+    ck_assert_int_eq(cache_files(".pch"), 1);
+    ck_assert_int_eq(cache_files(".tmp"), 0);
+    ck_assert_int_eq(run(&out, "cd '%s' && mkdir nc && cd nc && '%s' %s --no-cache -o r -MD && cmp r.h ../r1/r.h "
+                               "&& cmp r.c ../r1/r.c && cmp r.d ../r1/r.d", tmpdir, kstub, sample), 0);
+    free(out);
+}
+END_TEST
+
+START_TEST(cache_turned_off)
+{
+    char *out;
+    ck_assert_int_eq(gen(&out, sample, "a", "--no-cache"), 0);
+    ck_assert_msg(strstr(out, "turned off (--no-cache)"), "%s", out);
+    free(out);
+    ck_assert_int_eq(run(&out, "cd '%s' && KSTUB_CACHE=0 KSTUB_CACHE_DIR=cache KSTUB_DEBUG_PCH=1 '%s' %s "
+                               "-o b", tmpdir, kstub, sample), 0);
+    ck_assert_msg(strstr(out, "turned off (KSTUB_CACHE=0)"), "%s", out);
+    free(out);
+    ck_assert_int_eq(cache_files(""), 0);
+    /* --cache-dir wins over KSTUB_CACHE_DIR. */
+    ck_assert_int_eq(run(&out, "cd '%s' && KSTUB_CACHE_DIR=cache '%s' %s --cache-dir other -o c && "
+                               "ls other | grep -c 'pch$'", tmpdir, kstub, sample), 0);
+    ck_assert_str_eq(out, "1\n");
+    free(out);
+    ck_assert_int_eq(cache_files(""), 0);
+}
+END_TEST
+
+START_TEST(directory_others_can_write_is_not_used)
+{
+    char *out;
+    ck_assert_int_eq(run(NULL, "chmod 777 '%s/cache'", tmpdir), 0);
+    ck_assert_int_eq(gen(&out, sample, "a", ""), 0);
+    ck_assert_msg(strstr(out, "not used") && strstr(out, "writable by others"), "%s", out);
+    free(out);
+    ck_assert_int_eq(cache_files(""), 0);
+    ck_assert_int_eq(run(NULL, "test -s '%s/a/out.h'", tmpdir), 0);
+}
+END_TEST
+
+static Suite *pch_suite(void)
+{
+    Suite *s = suite_create("pch");
+    TCase *tc = tcase_create("scanner");
+    tcase_add_test(tc, leading_includes_are_the_guarded_toolkit_prefix);
+    tcase_add_test(tc, checksum_sees_every_byte);
+    suite_add_tcase(s, tc);
+
+    tc = tcase_create("identical");
+    tcase_add_checked_fixture(tc, make_tmpdir, remove_tmpdir);
+    tcase_set_timeout(tc, 600);
+    tcase_add_test(tc, output_identical_with_and_without_cache);
+    tcase_add_test(tc, skip_bodies_identical_with_and_without_cache);
+    suite_add_tcase(s, tc);
+
+    tc = tcase_create("refusals");
+    tcase_add_checked_fixture(tc, make_tmpdir, remove_tmpdir);
+    tcase_set_timeout(tc, 300);
+    tcase_add_test(tc, flipped_byte_in_pch_is_rebuilt);
+    tcase_add_test(tc, truncated_pch_is_rebuilt);
+    tcase_add_test(tc, damaged_entry_is_rebuilt);
+    tcase_add_test(tc, symlinked_pch_is_refused);
+    tcase_add_test(tc, pch_of_another_libclang_is_refused_and_rebuilt);
+    tcase_add_test(tc, garbage_with_pch_magic_is_refused_and_rebuilt);
+    tcase_add_test(tc, changed_header_inside_pch_is_rebuilt);
+    tcase_add_test(tc, racing_builders_build_once);
+    tcase_add_test(tc, cache_turned_off);
+    tcase_add_test(tc, directory_others_can_write_is_not_used);
+    suite_add_tcase(s, tc);
+    return s;
+}
+
+int main(void)
+{
+    kstub = getenv("KSTUB");
+    if (!kstub) {
+        fprintf(stderr, "check_pch: set KSTUB to the kstub binary (make check-pch does)\n");
+        return 2;
+    }
+    static char abs[PATH_MAX];
+    if (kstub[0] != '/' && realpath(kstub, abs))
+        kstub = abs;
+    if (!realpath("kernels/vector_ops.cu", sample)) {
+        fprintf(stderr, "check_pch: run from the repository root\n");
+        return 2;
+    }
+    SRunner *sr = srunner_create(pch_suite());
+    srunner_run_all(sr, CK_NORMAL);
+    int failed = srunner_ntests_failed(sr);
+    srunner_free(sr);
+    return failed ? 1 : 0;
+}

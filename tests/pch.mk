@@ -1,0 +1,20 @@
+# tests/pch.mk — the precompiled prelude cache (tests/check_pch.c): outputs,
+# depfiles and messages byte-identical with and without it over kernels/ and
+# tests/corpus/, and every entry it must refuse or rebuild. Included from
+# tests/tests.mk; uses the top-level Makefile's variables. Needs clang-14
+# for the foreign-PCH case (a libclang other than kstub's).
+#
+#   make check-pch
+
+PCH_CHECK := $(B)/tests/check_pch
+PCH_TEST_OBJ := $(filter-out $(B)/obj/generator/main.o,$(GEN_OBJ))
+
+$(PCH_CHECK): tests/check_pch.c tests/testutil.c tests/testutil.h $(PCH_TEST_OBJ) | $(B)/tests
+	$(CC) $(BASE_CFLAGS) $(LIBCLANG_CFLAGS) -Iruntime $< tests/testutil.c $(PCH_TEST_OBJ) -o $@ \
+	    $(LIBCLANG_LIBS) -ljansson $(CHECK_LIBS)
+
+.PHONY: check-pch
+check-pch: $(PCH_CHECK) $(KSTUB)
+	KSTUB=$(KSTUB) CUDA_PATH=$(CUDA_PATH) $(PCH_CHECK)
+
+CHECK_TARGETS += check-pch
