@@ -842,6 +842,121 @@ static void check_skips(walk_ctx *w)
                         "symbol)", w->skips[i].rest);
 }
 
+/* ---- explicit instantiations in headers ------------------------------------------------------ */
+
+/* The namespaces around a header's explicit instantiation, outermost first,
+ * as "namespace a { namespace b { " and its closing " } }"; -1 when it does
+ * not lie at namespace scope. */
+static int namespaces_at(walk_ctx *w, CXFile file, size_t offset, ks_buf *open, ks_buf *close)
+{
+    CXCursor at = clang_getCursor(w->s.tu, clang_getLocationForOffset(w->s.tu, file, (unsigned)offset));
+    char *names[64];
+    int n = 0, ok = 1;
+    for (CXCursor c = at; !clang_Cursor_isNull(c) && clang_getCursorKind(c) != CXCursor_TranslationUnit;
+         c = clang_getCursorSemanticParent(c)) {
+        enum CXCursorKind k = clang_getCursorKind(c);
+        if (k == CXCursor_LinkageSpec)
+            continue;
+        if (k == CXCursor_StructDecl || k == CXCursor_ClassDecl || k == CXCursor_UnionDecl ||
+            k == CXCursor_ClassTemplate || k == CXCursor_ClassTemplatePartialSpecialization ||
+            k == CXCursor_CompoundStmt || n == 64) {
+            ok = 0;
+            break;
+        }
+        if (k != CXCursor_Namespace)
+            continue;        /* the instantiation's own declaration or a name in it */
+        names[n++] = ks_take(clang_getCursorSpelling(c));
+    }
+    for (int i = n - 1; i >= 0; i--) {
+        if (ok) {
+            ks_buf_printf(open, "namespace %s { ", names[i]);
+            ks_buf_puts(close, " }");
+        }
+        free(names[i]);
+    }
+    return ok ? 0 : -1;
+}
+
+static enum CXChildVisitResult visit_injected(CXCursor c, CXCursor parent, CXClientData data)
+{
+    (void)parent;
+    if (!is_main(c))
+        return CXChildVisit_Continue;
+    enum CXCursorKind k = clang_getCursorKind(c);
+    if (k == CXCursor_Namespace || k == CXCursor_LinkageSpec)
+        return CXChildVisit_Recurse;
+    if (k == CXCursor_TypedefDecl)
+        handle_instantiation(data, c);
+    return CXChildVisit_Continue;
+}
+
+/* Explicit instantiations written in the headers whose kernels count: the
+ * input's are referenced in place (inject_instantiations), a header's from
+ * the end of the input, in the namespaces it was written in, read after one
+ * reparse. Returns 0, or -1 after the reparse reported errors. */
+static int header_instantiations(walk_ctx *w, const char *base, size_t base_len)
+{
+    ks_buf add = {0};
+    size_t before = w->ninst, nfiles = w->nfiles;
+    for (size_t f = 0; f < nfiles; f++) {
+        file_class fc = w->files[f];
+        CXSourceLocation start = clang_getLocationForOffset(w->s.tu, fc.file, 0);
+        if (!fc.kernels || clang_Location_isFromMainFile(start))
+            continue;
+        size_t size = 0;
+        const char *t = clang_getFileContents(w->s.tu, fc.file, &size);
+        if (!t)
+            continue;
+        ks_source hs;
+        ks_source_scan(&hs, t, size);
+        ks_explicit_inst *hi;
+        size_t n = ks_source_instantiations(&hs, &hi);
+        for (size_t j = 0; j < n; j++) {
+            ks_buf open = {0}, close = {0};
+            if (namespaces_at(w, fc.file, hi[j].end - 1, &open, &close) != 0) {
+                unsigned line, col;
+                ks_source_position(&hs, hi[j].end - 1, &line, &col);
+                ks_note_at(fc.name, line, col, "explicit instantiation of '%s<%s>' is not at namespace "
+                           "scope; kstub does not follow it", hi[j].qname, hi[j].args);
+            } else {
+                ks_buf_printf(&add, "%stypedef decltype(static_cast<void (*)(%s)>(&%s<%s>)) "
+                              "kstub_i%zu;%s\n", open.data ? open.data : "", hi[j].params,
+                              hi[j].qname, hi[j].args, w->ninst, close.data ? close.data : "");
+                w->inst = ks_xrealloc(w->inst, (w->ninst + 1) * sizeof *w->inst);
+                w->inst_used_by = ks_xrealloc(w->inst_used_by, (w->ninst + 1) * sizeof *w->inst_used_by);
+                w->inst[w->ninst] = hi[j];
+                memset(&hi[j], 0, sizeof hi[j]);
+                w->inst_used_by[w->ninst++] = NULL;
+            }
+            free(open.data);
+            free(close.data);
+        }
+        ks_explicit_inst_free(hi, n);
+        ks_source_free(&hs);
+    }
+    if (w->ninst == before) {
+        free(add.data);
+        return 0;
+    }
+    ks_buf src = {0};
+    ks_buf_put(&src, base, base_len);
+    ks_buf_puts(&src, "\n");
+    ks_buf_put(&src, add.data, add.len);
+    free(add.data);
+    /* CXFile handles do not outlive a reparse. */
+    for (size_t i = 0; i < w->nfiles; i++)
+        free(w->files[i].name);
+    w->nfiles = 0;
+    int rc = ks_session_reparse(&w->s, src.data, src.len);
+    free(src.data);
+    if (rc != 0) {
+        ks_note_at(w->s.opts->input, 0, 0, "while reading the explicit instantiations of its headers");
+        return -1;
+    }
+    clang_visitChildren(clang_getTranslationUnitCursor(w->s.tu), visit_injected, w);
+    return 0;
+}
+
 /* A header named with --kernels-in that the input never includes is a
  * mistake worth an error: its kernels would silently get no stubs. */
 static void check_headers_used(walk_ctx *w)
@@ -923,6 +1038,10 @@ int ks_parse(const ks_options *opts, ks_model *model)
         clang_visitChildren(root, visit, &w);
         clang_visitChildren(root, find_launches, &w);
         check_headers_used(&w);
+        if (ks_error_count() == errors_before) {
+            const char *base = injected ? injected : text;
+            header_instantiations(&w, base, strlen(base));
+        }
         note_uninstantiated(&w);
         if (w.nlbs && ks_error_count() == errors_before) {
             const char *base = injected ? injected : text;

@@ -91,6 +91,7 @@ static const char *const corpus[] = {
     "tests/corpus/real/train_step.cu", "tests/corpus/real/coop_reduce.cu",
     "tests/corpus/real/mixed_precision.cu", "tests/corpus/real/dynamic_launch.cu --rdc",
     "tests/corpus/real/nvcc_layout.cu", "tests/corpus/real/big_smem.cu",
+    "tests/corpus/real/header_instances.cu",
     "tests/corpus/host_templates.cu", "tests/corpus/compat_cache_hints.cu",
     "tests/corpus/compat_host_math.cu", "tests/corpus/compat_openmp.cu",
     "tests/corpus/abi_host_code.cu",
@@ -164,9 +165,12 @@ START_TEST(internal_kernels_are_named_in_notes)
             if (!end || strncmp(end, "' has internal linkage", 22) != 0)
                 continue;
             const char *base = q;
-            for (const char *c = q; c < end; c++)
+            for (const char *c = q; c < end && *c != '<'; c++)
                 if (c[0] == ':' && c[1] == ':')
                     base = c + 2;
+            const char *angle = memchr(base, '<', (size_t)(end - base));
+            if (angle)
+                end = angle;          /* a template's name, without its arguments */
             char mangled[256];
             snprintf(mangled, sizeof mangled, "%d%.*s", (int)(end - base), (int)(end - base), base);
             named |= strstr(sym, mangled) != NULL;
@@ -279,6 +283,31 @@ START_TEST(header_kernels_follow_kernels_in)
     rc = run(&log, "%s %s --kernels-in tests/corpus/real/include/nope.cuh -o %s/x", kstub_bin(), cu, tmpdir);
     ck_assert_int_ne(rc, 0);
     ck_assert_msg(strstr(log, "nope.cuh: error: --kernels-in: cannot open"), "%s", log);
+    free(log);
+    remove_tmpdir();
+}
+END_TEST
+
+/* Explicit instantiations written in a header, at global scope and in
+ * namespaces, get stubs as the input's do; one in an anonymous namespace a
+ * note. */
+START_TEST(header_explicit_instantiations)
+{
+    make_tmpdir();
+    char *log;
+    json_t *m = manifest_of("tests/corpus/real/header_instances.cu", "", &log);
+    expect_kernel(m, "out_inclusive_scan_int", "inclusive_scan<int>", "_Z14inclusive_scanIiEvPKT_PS0_i");
+    expect_kernel(m, "out_inclusive_scan_double", "inclusive_scan<double>", "_Z14inclusive_scanIdEvPKT_PS0_i");
+    expect_kernel(m, "out_scan_detail_strided_copy_2", "scan::detail::strided_copy<2>",
+                  "_ZN4scan6detail12strided_copyILi2EEEvPKfPfi");
+    ck_assert_uint_eq(json_array_size(json_object_get(m, "kernels")), 3);
+    ck_assert_msg(strstr(log, "include/scan.cuh:30:17: note: kernel 'scan::(anonymous)::local_fill<char>' "
+                              "has internal linkage"), "%s", log);
+    json_decref(m);
+    free(log);
+    m = manifest_of("tests/corpus/real/header_instances.cu", "--kernels-in input", &log);
+    ck_assert_uint_eq(json_array_size(json_object_get(m, "kernels")), 0);
+    json_decref(m);
     free(log);
     remove_tmpdir();
 }
@@ -473,7 +502,7 @@ static Suite *real_suite(void)
     tcase_set_timeout(tc, 300);
     int n = (int)(sizeof corpus / sizeof *corpus);
     tcase_add_loop_test(tc, bodies_parse_as_nvcc_parses_them, 0, n);
-    tcase_add_loop_test(tc, internal_kernels_are_named_in_notes, 0, 6);
+    tcase_add_loop_test(tc, internal_kernels_are_named_in_notes, 0, 7);
     tcase_add_loop_test(tc, stubs_compile_as_c_and_cxx, 0, n);
     suite_add_tcase(s, tc);
     tc = tcase_create("instantiations");
@@ -486,6 +515,7 @@ static Suite *real_suite(void)
     tcase_add_test(tc, header_kernels_follow_kernels_in);
     tcase_add_test(tc, headers_through_I_are_the_project);
     tcase_add_test(tc, prefixed_names_are_checked);
+    tcase_add_test(tc, header_explicit_instantiations);
     tcase_add_test(tc, types_record_their_header);
     suite_add_tcase(s, tc);
     tc = tcase_create("names");
