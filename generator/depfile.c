@@ -35,6 +35,11 @@ typedef struct visit_ctx {
     ks_deps *deps;
 } visit_ctx;
 
+static void add_prelude_file(const char *path, int is_system, void *data)
+{
+    add_file(data, path, is_system);
+}
+
 static void visit_inclusion(CXFile file, CXSourceLocation *stack, unsigned depth,
                             CXClientData data)
 {
@@ -48,6 +53,11 @@ static void visit_inclusion(CXFile file, CXSourceLocation *stack, unsigned depth
         int sys = depth > 0 &&
                   clang_Location_isInSystemHeader(clang_getLocationForOffset(v->tu, file, 0));
         add_file(v->deps, path, sys);
+        /* The headers inside a precompiled prelude are not inclusions of
+         * this translation unit; they come right after the main file, where
+         * a parse without the PCH lists them, so the depfile is the same. */
+        if (depth == 0)
+            ks_session_prelude_files(v->tu, add_prelude_file, v->deps);
     }
     clang_disposeString(name);
 }
