@@ -74,9 +74,9 @@ _kstub()
         if [[ $sub == diff ]]; then
             opts="--format= --source --help"
         else
-            opts="-o --manifest --embed --embed-source --skip-bodies --body-errors --cache-dir --no-cache --kernels-in --rdc -I -D -U -std= --cuda-path
+            opts="-o --list --manifest --embed --embed-source --skip-bodies --body-errors --cache-dir --no-cache --kernels-in --rdc -I -D -U -std= --cuda-path
                   --arch -p -T -MD -MMD -MF -MT -MQ -MP --help --version"
-            [[ $sub == check ]] && opts+=" --format="
+            [[ $sub == check || " ${COMP_WORDS[*]} " == *" --list "* ]] && opts+=" --format="
         fi
         COMPREPLY=($(compgen -W "$opts" -- "$cur"))
         # No space after an option that takes its value after '='.

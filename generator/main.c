@@ -3,10 +3,11 @@
  * writes OUTBASE.h, OUTBASE.c, the manifest and the depfile all or nothing.
  *
  *   kstub [options] INPUT.cu -o OUTBASE          generate
+ *   kstub --list [options] INPUT.cu              print each kernel's stub prototype
  *   kstub check [options] INPUT.cu -o OUTBASE    compare with what is on disk
  *   kstub diff OLD.json NEW.json                 classify manifest changes
  */
-#include "model.h"
+#include "cli.h"
 
 #include <limits.h>
 #include <stdio.h>
@@ -46,6 +47,7 @@ static const char *default_template_dir(void)
 static void usage(FILE *f)
 {
     fputs("usage: kstub [options] INPUT.cu -o OUTBASE\n"
+          "       kstub --list [--format=F] [options] INPUT.cu\n"
           "       kstub check [options] INPUT.cu -o OUTBASE\n"
           "       kstub diff [--format=F] [--source PATH] OLD.json NEW.json\n"
           "\n"
@@ -54,9 +56,13 @@ static void usage(FILE *f)
           "Output is deterministic and each file is written only when its content changed.\n"
           "\n"
           "options:\n"
-          "  -o OUTBASE           write OUTBASE.h and OUTBASE.c\n"
+          "  -o OUTBASE           write OUTBASE.h and OUTBASE.c (-o x.h or -o x.c: x.h and x.c);\n"
+          "                       missing directories are created, for every output\n"
+          "  --list               print each kernel's stub prototype (text, or --format=json)\n"
+          "                       and write nothing; -o is not needed\n"
           "  --manifest FILE      also write the signature manifest (JSON)\n"
-          "  --embed FILE         embed an nvcc-built image (PTX, cubin or fatbin) in OUTBASE.c\n"
+          "  --embed FILE         embed an nvcc-built image (PTX, cubin or fatbin) in OUTBASE.c;\n"
+          "                       refused when it does not define every kernel of INPUT.cu\n"
           "  --embed-source       embed INPUT.cu itself; libkstub compiles it with NVRTC at run time\n"
           "  --skip-bodies        parse declarations only: about twice as fast; errors inside\n"
           "                       function bodies are then left to nvcc\n"
@@ -104,7 +110,7 @@ static void usage(FILE *f)
           "  compatible (warning); see kstub diff --help.\n"
           "\n"
           "  --format=F           report as text (file:line:col: error: ..., the default),\n"
-          "                       json, or github (workflow annotations)\n"
+          "                       json, or github (workflow annotations); --list: text or json\n"
           "\n"
           "exit status: 0 success / up to date / no change; 1 error; 2 usage error;\n"
           "check and diff: 4 out of date or compatible changes only, 12 breaking changes\n",
@@ -122,7 +128,9 @@ typedef struct cli {
     const char *build_dir;    /* -p */
     int arch_given, std_given;
     int info;                 /* 1: --help, 2: --version asked for */
+    int list;                 /* --list: print the kernels, write nothing */
     int format;
+    int format_given;
     char **owned;             /* strings to free at exit */
     size_t nowned;
 } cli;
@@ -138,6 +146,26 @@ static const char *own(cli *c, char *s)
     c->owned = ks_xrealloc(c->owned, (c->nowned + 1) * sizeof *c->owned);
     c->owned[c->nowned++] = s;
     return s;
+}
+
+/* -o names the outputs' common stem; "-o out.h" or "-o out.c" means the
+ * same as "-o out" (out.h and out.c, not out.h.h). A directory is not a
+ * stem. */
+static int out_base(cli *c)
+{
+    const char *b = c->o.outbase;
+    size_t n = strlen(b);
+    if (n == 0 || b[n - 1] == '/' || strcmp(ks_basename(b), ".") == 0 ||
+        strcmp(ks_basename(b), "..") == 0) {
+        ks_error_at(NULL, 0, 0, "-o takes the outputs' base name (OUTBASE.h and OUTBASE.c are "
+                    "written), not a directory: '%s'", b);
+        return -1;
+    }
+    const char *base = ks_basename(b);
+    size_t nb = strlen(base);
+    if (nb > 2 && base[nb - 2] == '.' && (base[nb - 1] == 'h' || base[nb - 1] == 'c'))
+        c->o.outbase = own(c, ks_xasprintf("%.*s", (int)(n - 2), b));
+    return 0;
 }
 
 /* ks_option for one option, inside parse_args's chain: a missing value
@@ -183,10 +211,9 @@ static int parse_args(int argc, char **argv, int first, cli *c)
                 ks_error_at(NULL, 0, 0, "--format takes text, json or github, not '%s'", v);
                 return -1;
             }
-            if (!c->check) {
-                ks_error_at(NULL, 0, 0, "--format is for kstub check and kstub diff");
-                return -1;
-            }
+            c->format_given = 1;
+        } else if (strcmp(a, "--list") == 0) {
+            c->list = 1;
         } else if (OPTION("-o")) {
             o->outbase = v;
         } else if (OPTION("-p")) {
@@ -257,14 +284,30 @@ static int parse_args(int argc, char **argv, int first, cli *c)
         if (m < 0)
             return -1;          /* a value was missing: reported */
     }
+    if (c->list && c->check) {
+        ks_error_at(NULL, 0, 0, "--list is not for kstub check; run kstub --list INPUT.cu");
+        return -1;
+    }
+    if (c->format_given && !c->check && !c->list) {
+        ks_error_at(NULL, 0, 0, "--format is for --list, kstub check and kstub diff");
+        return -1;
+    }
+    if (c->list && c->format == KS_FORMAT_GITHUB) {
+        ks_error_at(NULL, 0, 0, "--list prints text or json, not github annotations");
+        return -1;
+    }
     if (!o->input) {
         ks_error_at(NULL, 0, 0, "no input file (see kstub --help)");
         return -1;
     }
+    if (c->list && !o->outbase)
+        o->outbase = o->input;   /* names the header's guard, which --list does not print */
     if (!o->outbase) {
         ks_error_at(NULL, 0, 0, "no output given; use -o OUTBASE");
         return -1;
     }
+    if (out_base(c) != 0)
+        return -1;
     if (o->embed && o->embed_source) {
         ks_error_at(NULL, 0, 0, "--embed and --embed-source both give the image; choose one");
         return -1;
@@ -438,6 +481,8 @@ static int generate(cli *c, const ks_compdb *db, generated *g)
         return -1;
     if (g->model.nkernels == 0)
         ks_note_at(o->input, 0, 0, "no __global__ kernels found; the stubs declare none");
+    if (o->embed && ks_image_check_kernels(o->embed, &g->image, o, &g->model) != 0)
+        return -1;
     const ks_image_blob *img = g->have_image ? &g->image : NULL;
     g->h = ks_emit(o, &g->model, img, "header.h.in");
     g->cs = g->h ? ks_emit(o, &g->model, img, "source.c.in") : NULL;
@@ -477,12 +522,36 @@ static int check(const cli *c, const generated *g, int argc, char **argv)
 }
 
 /* Which file a path names, by device and inode: the file itself when it
- * exists, else its directory and its last name (an output not written yet). */
+ * exists, else the nearest directory above it that exists and the rest of
+ * the path below that, made canonical ("new/./x.h" and "new//x.h" are
+ * "new/x.h"): an output not written yet, perhaps in folders to be created. */
 typedef struct file_id {
     dev_t dev;
     ino_t ino;
-    const char *name;   /* NULL: the file exists and dev/ino are its own */
+    char *name;   /* NULL: the file exists and dev/ino are its own */
 } file_id;
+
+/* The components of rest joined by '/', without "" and "."; ".." drops the
+ * one before it (those folders do not exist yet, so none is a link). */
+static char *canonical_rest(const char *rest)
+{
+    ks_buf b = {0};
+    ks_buf_put(&b, "", 0);
+    while (*rest) {
+        size_t n = strcspn(rest, "/");
+        if (n == 2 && strncmp(rest, "..", 2) == 0) {
+            char *slash = strrchr(b.data, '/');
+            b.len = slash ? (size_t)(slash - b.data) : 0;
+            b.data[b.len] = '\0';
+        } else if (n > 0 && !(n == 1 && rest[0] == '.')) {
+            ks_buf_printf(&b, "%s%.*s", b.len ? "/" : "", (int)n, rest);
+        }
+        rest += n;
+        while (*rest == '/')
+            rest++;
+    }
+    return ks_buf_take(&b);
+}
 
 static int file_id_of(const char *path, file_id *id)
 {
@@ -493,15 +562,34 @@ static int file_id_of(const char *path, file_id *id)
         id->ino = st.st_ino;
         return 0;
     }
-    const char *slash = strrchr(path, '/');
-    char *dir = slash ? ks_xasprintf("%.*s", (int)(slash - path + 1), path) : ks_xstrdup(".");
-    int rc = stat(dir, &st);
+    /* Walk up until a directory exists: the path's own folder, its parent... */
+    char *dir = ks_xstrdup(path);
+    const char *rest = path;
+    int rc = -1;
+    for (;;) {
+        char *slash = strrchr(dir, '/');
+        if (!slash) {
+            rc = stat(".", &st);
+            rest = path;
+            break;
+        }
+        rest = path + (slash - dir) + 1;
+        if (slash == dir) {
+            rc = stat("/", &st);
+            break;
+        }
+        *slash = '\0';
+        if (stat(dir, &st) == 0) {
+            rc = S_ISDIR(st.st_mode) ? 0 : -1;
+            break;
+        }
+    }
     free(dir);
     if (rc != 0)
         return -1;
     id->dev = st.st_dev;
     id->ino = st.st_ino;
-    id->name = ks_basename(path);
+    id->name = canonical_rest(rest);
     return 0;
 }
 
@@ -542,6 +630,7 @@ static int check_output_paths(const cli *c, const ks_output *outs, size_t n)
                             outs[i].path, inputs[k]);
                 rc = -1;
             }
+            free(in.name);
         }
         for (size_t j = 0; j < i; j++)
             if (have[j] && file_id_same(&ids[i], &ids[j])) {
@@ -550,6 +639,9 @@ static int check_output_paths(const cli *c, const ks_output *outs, size_t n)
                 rc = -1;
             }
     }
+    for (size_t i = 0; i < n; i++)
+        if (have[i])
+            free(ids[i].name);
     free(owned[0]);
     free(owned[1]);
     return rc;

@@ -2,12 +2,14 @@
  * manifest.c — the signature manifest (--manifest FILE.json): every kernel
  * and parameter with its C type, size, alignment and offset, in source
  * order. The drift check and other tools read it; its field names are stable
- * and "format" changes when they do.
+ * and "format" changes when they do. kstub --list --format=json prints the
+ * same document with each stub's C prototype added.
  */
-#include "model.h"
+#include "cli.h"
 
 #include <jansson.h>
 #include <stdlib.h>
+#include <string.h>
 
 static json_t *param_json(const ks_model *m, const ks_param *p)
 {
@@ -23,7 +25,7 @@ static json_t *param_json(const ks_model *m, const ks_param *p)
     return j;
 }
 
-static json_t *kernel_json(const ks_model *m, const ks_kern *k)
+static json_t *kernel_json(const ks_model *m, const ks_kern *k, int with_prototype)
 {
     json_t *params = json_array();
     for (size_t i = 0; i < k->nparams; i++)
@@ -32,21 +34,48 @@ static json_t *kernel_json(const ks_model *m, const ks_kern *k)
     if (k->max_threads > 0)
         bounds = json_pack("[I, I]", (json_int_t)k->max_threads,
                            (json_int_t)(k->min_blocks > 0 ? k->min_blocks : 0));
-    return json_pack("{s:s, s:s, s:s, s:I, s:I, s:o, s:o}",
-                     "name", k->name,
-                     "c_name", k->c_name,
-                     "symbol", k->symbol,
-                     "line", (json_int_t)k->line,
-                     "col", (json_int_t)k->col,
-                     "launch_bounds", bounds,
-                     "params", params);
+    json_t *j = json_pack("{s:s, s:s, s:s, s:I, s:I, s:o, s:o}",
+                          "name", k->name,
+                          "c_name", k->c_name,
+                          "symbol", k->symbol,
+                          "line", (json_int_t)k->line,
+                          "col", (json_int_t)k->col,
+                          "launch_bounds", bounds,
+                          "params", params);
+    if (with_prototype) {
+        char *proto = ks_kern_c_prototype(m, k);
+        json_object_set_new(j, "prototype", json_string(proto));
+        free(proto);
+    }
+    return j;
 }
 
-char *ks_manifest_json(const ks_options *opts, const ks_model *m)
+/* "const float *restrict" and "x" as a declaration: "const float *restrict x". */
+static void put_decl(ks_buf *b, const ks_model *m, const ks_type *t, const char *name)
+{
+    char *type = ks_spell_c_type(m, t);
+    size_t n = strlen(type);
+    ks_buf_printf(b, "%s%s%s", type, n && type[n - 1] == '*' ? "" : " ", name);
+    free(type);
+}
+
+char *ks_kern_c_prototype(const ks_model *m, const ks_kern *k)
+{
+    ks_buf b = {0};
+    ks_buf_printf(&b, "ks_status %s(ks_launch %s", k->c_name, k->launch_name);
+    for (size_t i = 0; i < k->nparams; i++) {
+        ks_buf_puts(&b, ", ");
+        put_decl(&b, m, &k->params[i].type, k->params[i].c_name);
+    }
+    ks_buf_puts(&b, ")");
+    return ks_buf_take(&b);
+}
+
+static char *document(const ks_options *opts, const ks_model *m, int with_prototype)
 {
     json_t *kernels = json_array();
     for (size_t i = 0; i < m->nkernels; i++)
-        json_array_append_new(kernels, kernel_json(m, &m->kernels[i]));
+        json_array_append_new(kernels, kernel_json(m, &m->kernels[i], with_prototype));
     json_t *root = json_pack("{s:i, s:s, s:o}", "format", KSTUB_MANIFEST_FORMAT,
                              "source", ks_basename(opts->input), "kernels", kernels);
     char *text = json_dumps(root, JSON_INDENT(2) | JSON_PRESERVE_ORDER | JSON_ENSURE_ASCII);
@@ -56,4 +85,14 @@ char *ks_manifest_json(const ks_options *opts, const ks_model *m)
     char *r = ks_xasprintf("%s\n", text);
     free(text);
     return r;
+}
+
+char *ks_manifest_json(const ks_options *opts, const ks_model *m)
+{
+    return document(opts, m, 0);
+}
+
+char *ks_list_json(const ks_options *opts, const ks_model *m)
+{
+    return document(opts, m, 1);
 }

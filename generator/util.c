@@ -249,15 +249,78 @@ static char *backup_link(const char *path, int *err)
     return NULL;
 }
 
+/* The directories to create before path can be written (mkdir -p of its
+ * folder), outermost first, pushed onto *dirs; checks that the nearest one
+ * that exists is a directory we can write into. Returns 0 or -1 after an
+ * error. */
+static int missing_dirs(const char *path, char ***dirs, size_t *ndirs)
+{
+    const char *slash = strrchr(path, '/');
+    if (!slash || slash == path)
+        return 0;   /* the working directory or the root: they exist */
+    char *dir = ks_xasprintf("%.*s", (int)(slash - path), path);
+    struct stat st;
+    int rc = 0;
+    if (stat(dir, &st) == 0) {
+        free(dir);
+        return 0;   /* exists; check_destination looks at it */
+    }
+    /* Walk down from the top: each prefix that exists must be a directory;
+     * from the first missing one on, every prefix is created. */
+    size_t first = *ndirs;
+    const char *exists = path[0] == '/' ? "/" : ".";
+    char *parent = NULL;
+    for (char *p = dir + 1; rc == 0; p++) {
+        if (*p != '/' && *p != '\0')
+            continue;
+        if (p[-1] == '/') {   /* "a//b": the same prefix again */
+            if (!*p)
+                break;
+            continue;
+        }
+        char save = *p;
+        *p = '\0';
+        if (*ndirs > first || stat(dir, &st) != 0) {
+            if (*ndirs == first && errno != ENOENT) {
+                ks_error_at(path, 0, 0, "cannot create the directory '%s': %s", dir, strerror(errno));
+                rc = -1;
+            } else {
+                *dirs = ks_xrealloc(*dirs, (*ndirs + 1) * sizeof **dirs);
+                (*dirs)[(*ndirs)++] = ks_xstrdup(dir);
+            }
+        } else if (!S_ISDIR(st.st_mode)) {
+            ks_error_at(path, 0, 0, "cannot create a directory below '%s': not a directory", dir);
+            rc = -1;
+        } else {
+            free(parent);
+            parent = ks_xstrdup(dir);
+        }
+        *p = save;
+        if (!save)
+            break;
+    }
+    if (rc == 0 && *ndirs > first && access(parent ? parent : exists, W_OK | X_OK) != 0) {
+        ks_error_at(path, 0, 0, "cannot create the directory '%s': %s", (*dirs)[first],
+                    strerror(errno));
+        rc = -1;
+    }
+    free(parent);
+    free(dir);
+    return rc;
+}
+
 /* Every destination must be replaceable before the first is replaced: a
- * directory in the way, or a folder we cannot write, fails the whole set. */
-static int check_destination(const char *path)
+ * directory in the way, or a folder we cannot write, fails the whole set.
+ * A folder still to be created (in_new_dir) was checked by missing_dirs. */
+static int check_destination(const char *path, int in_new_dir)
 {
     struct stat st;
     if (stat(path, &st) == 0 && S_ISDIR(st.st_mode)) {
         ks_error_at(path, 0, 0, "cannot write: is a directory");
         return -1;
     }
+    if (in_new_dir)
+        return 0;
     const char *slash = strrchr(path, '/');
     char *dir = slash ? ks_xasprintf("%.*s", (int)(slash - path + 1), path) : ks_xstrdup(".");
     int rc = 0;
@@ -273,14 +336,33 @@ int ks_write_outputs(const ks_output *outs, size_t n)
 {
     char **tmps = ks_xmalloc((n + 1) * sizeof *tmps);
     char **baks = ks_xmalloc((n + 1) * sizeof *baks);
+    char **dirs = NULL;      /* to create, outermost first (mkdir -p) */
+    size_t ndirs = 0, made = 0;
     size_t i, done = 0;
     int rc = 0;
     for (i = 0; i < n; i++)
         tmps[i] = baks[i] = NULL;
 
-    for (i = 0; i < n; i++)
-        if (!same_content(outs[i].path, outs[i].text) && check_destination(outs[i].path) != 0)
+    for (i = 0; i < n; i++) {
+        size_t before = ndirs;
+        if (missing_dirs(outs[i].path, &dirs, &ndirs) != 0)
             rc = -1;
+        else if (!same_content(outs[i].path, outs[i].text) &&
+                 check_destination(outs[i].path, ndirs > before) != 0)
+            rc = -1;
+    }
+    /* Missing folders are made only once every output is known to be
+     * writable, and removed again below if the set fails after all. */
+    for (i = 0; i < ndirs && rc == 0; i++) {
+        if (mkdir(dirs[i], 0777) == 0) {
+            char *t = dirs[made];   /* keep the ones made first, in order */
+            dirs[made++] = dirs[i];
+            dirs[i] = t;
+        } else if (errno != EEXIST) {   /* EEXIST: a duplicate of one made already */
+            ks_error_at(dirs[i], 0, 0, "cannot create the directory: %s", strerror(errno));
+            rc = -1;
+        }
+    }
 
     /* Stage every changed file first, so a failure leaves the old outputs. */
     for (i = 0; i < n && rc == 0; i++) {
@@ -348,5 +430,11 @@ int ks_write_outputs(const ks_output *outs, size_t n)
     }
     free(tmps);
     free(baks);
+    /* A failed set leaves no folder it created (innermost first). */
+    for (i = made; rc != 0 && i > 0; i--)
+        rmdir(dirs[i - 1]);
+    for (i = 0; i < ndirs; i++)
+        free(dirs[i]);
+    free(dirs);
     return rc;
 }

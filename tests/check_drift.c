@@ -128,12 +128,9 @@ START_TEST(depfile_mmd_mf_mt_mq)
     make_tmpdir();
     make_spaced_project();
     char *out;
+    /* -MF into a missing folder creates it, as every output's folder. */
     int rc = run(&out, "cd '%s' && %s 'my src/k.cu' -I 'my inc$1' -o o -MMD -MF deps/o.dep "
                  "-MT 'stamp file' -MQ 'q $x'", tmpdir, kstub_bin());
-    ck_assert_msg(rc != 0, "-MF into a missing folder must fail:\n%s", out);
-    free(out);
-    rc = run(&out, "cd '%s' && mkdir deps && %s 'my src/k.cu' -I 'my inc$1' -o o -MMD "
-             "-MF deps/o.dep -MT 'stamp file' -MQ 'q $x'", tmpdir, kstub_bin());
     ck_assert_msg(rc == 0, "%s", out);
     free(out);
     char *d = read_tmp("deps/o.dep");
@@ -220,12 +217,12 @@ START_TEST(output_is_identical_from_any_directory)
     ck_assert_ptr_nonnull(getcwd(cwd, sizeof cwd));
     char *out;
     int rc = run(&out, "mkdir %s/one %s/two && %s tests/golden/basic.cu --embed "
-                 "tests/golden/tiny.ptx -o %s/one/x --manifest %s/one/x.json", tmpdir, tmpdir,
+                 "tests/golden/basic.ptx -o %s/one/x --manifest %s/one/x.json", tmpdir, tmpdir,
                  kstub_bin(), tmpdir, tmpdir);
     ck_assert_msg(rc == 0, "%s", out);
     free(out);
     rc = run(&out, "cd %s/two && TZ=Asia/Kolkata LC_ALL=C.UTF-8 SOURCE_DATE_EPOCH=1 %s "
-             "%s/tests/golden/basic.cu --embed %s/tests/golden/tiny.ptx -o x --manifest x.json",
+             "%s/tests/golden/basic.cu --embed %s/tests/golden/basic.ptx -o x --manifest x.json",
              tmpdir, kstub_bin(), cwd, cwd);
     ck_assert_msg(rc == 0, "%s", out);
     free(out);
@@ -788,7 +785,7 @@ START_TEST(check_output_formats)
     ck_assert_int_eq(run(&out, "%s check %s --format=yaml", kstub_bin(), args), 2);
     free(out);
     ck_assert_int_eq(run(&out, "%s %s --format=json", kstub_bin(), args), 2);
-    expect_has(out, "--format is for kstub check");
+    expect_has(out, "--format is for --list, kstub check and kstub diff");
     free(out);
     remove_tmpdir();
 }

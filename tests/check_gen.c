@@ -534,7 +534,7 @@ START_TEST(golden_output)
 {
     make_tmpdir();
     char *out;
-    int rc = run(&out, "%s tests/golden/basic.cu --embed tests/golden/tiny.ptx -o %s/basic.kstub "
+    int rc = run(&out, "%s tests/golden/basic.cu --embed tests/golden/basic.ptx -o %s/basic.kstub "
                  "--manifest %s/basic.kstub.json", kstub_bin(), tmpdir, tmpdir);
     ck_assert_msg(rc == 0, "kstub failed:\n%s", out);
     free(out);
@@ -599,7 +599,7 @@ START_TEST(generated_code_compiles)
 {
     make_tmpdir();
     char *out;
-    int rc = run(&out, "%s tests/golden/basic.cu --embed tests/golden/tiny.ptx -o %s/basic.kstub",
+    int rc = run(&out, "%s tests/golden/basic.cu --embed tests/golden/basic.ptx -o %s/basic.kstub",
                  kstub_bin(), tmpdir);
     ck_assert_msg(rc == 0, "%s", out);
     free(out);

@@ -12,7 +12,7 @@ check-gen: $(B)/tests/check_gen $(KSTUB) $(GEN_H) $(GEN_C)
 
 # Rewrites the golden files from the current generator; review the diff.
 bless: $(KSTUB)
-	$(KSTUB) tests/golden/basic.cu --embed tests/golden/tiny.ptx \
+	$(KSTUB) tests/golden/basic.cu --embed tests/golden/basic.ptx \
 	    -o tests/golden/basic.kstub --manifest tests/golden/basic.kstub.json
 	@git --no-pager diff --stat -- tests/golden || true
 

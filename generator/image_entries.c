@@ -1,0 +1,439 @@
+/*
+ * image_entries.c — which kernels an nvcc image defines, and whether they
+ * are the input's. `--embed IMAGE` puts the image's bytes in the stubs; an
+ * image built from another file (or an old build of this one) would only
+ * fail at run time, at the first launch, with "named symbol not found". So
+ * before writing anything, each kernel's device symbol is looked up among
+ * the image's entries:
+ *
+ *   PTX     the names after each ".entry" directive
+ *   cubin   ELF64 function symbols that the CUDA ELF marks as entries
+ *           (st_other bit 0x10; device functions lack it)
+ *   fatbin  its PTX and cubin members, each as above
+ *
+ * The fatbin container, as nvcc 13 writes it (read from files it made, see
+ * tests/check_cli.c): a 16-byte header (magic 0xBA55ED50, u16 version, u16
+ * header size, u64 size of what follows), then members, each a header (u16
+ * kind: 1 PTX, 2 ELF; u16 version; u32 header size; u64 payload size; at
+ * 16 u32 compressed size; at 28 u32 architecture; at 40 u32 flags; at 56
+ * u64 uncompressed size) and its payload. Flag 0x2000 marks an LZ4 block
+ * (nvcc -compress-mode=speed), 0x8000 a zstd frame (the default for PTX,
+ * and for everything with -compress-mode=size). LZ4 blocks are decoded
+ * here; zstd through libzstd when the system has it (dlopen). A member
+ * that cannot be read is reported as such: nothing is claimed about it.
+ */
+#include "cli.h"
+
+#include <dlfcn.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+
+#define FATBIN_MAGIC 0xBA55ED50u
+#define FATBIN_KIND_PTX 1
+#define FATBIN_KIND_ELF 2
+#define FATBIN_LZ4 0x2000u
+#define FATBIN_ZSTD 0x8000u
+#define STO_CUDA_ENTRY 0x10    /* st_other of a kernel's symbol in a cubin */
+
+static uint16_t rd16(const unsigned char *p)
+{
+    return (uint16_t)(p[0] | p[1] << 8);
+}
+
+static uint32_t rd32(const unsigned char *p)
+{
+    return (uint32_t)p[0] | (uint32_t)p[1] << 8 | (uint32_t)p[2] << 16 | (uint32_t)p[3] << 24;
+}
+
+static uint64_t rd64(const unsigned char *p)
+{
+    return (uint64_t)rd32(p) | (uint64_t)rd32(p + 4) << 32;
+}
+
+static ks_image_member *add_member(ks_image_entries *e, char *what)
+{
+    e->members = ks_xrealloc(e->members, (e->nmembers + 1) * sizeof *e->members);
+    ks_image_member *m = &e->members[e->nmembers++];
+    memset(m, 0, sizeof *m);
+    m->what = what;
+    m->readable = 1;
+    return m;
+}
+
+static void unreadable(ks_image_member *m, char *why)
+{
+    m->readable = 0;
+    m->why = why;
+}
+
+static void add_entry(ks_image_member *m, const char *name, size_t len)
+{
+    m->entries = ks_xrealloc(m->entries, (m->nentries + 1) * sizeof *m->entries);
+    char *s = ks_xmalloc(len + 1);
+    memcpy(s, name, len);
+    s[len] = '\0';
+    m->entries[m->nentries++] = s;
+}
+
+/* ---- PTX ------------------------------------------------------------------------------------------ */
+
+static int ptx_ident_char(unsigned char c)
+{
+    return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') ||
+           c == '_' || c == '$' || c == '%';
+}
+
+/* Every ".entry NAME" outside comments; text need not end with a NUL. */
+static void ptx_entries(const unsigned char *p, size_t n, ks_image_member *m)
+{
+    size_t i = 0;
+    while (i < n && p[i] != '\0') {
+        if (p[i] == '/' && i + 1 < n && p[i + 1] == '/') {
+            while (i < n && p[i] != '\n')
+                i++;
+        } else if (p[i] == '/' && i + 1 < n && p[i + 1] == '*') {
+            i += 2;
+            while (i + 1 < n && !(p[i] == '*' && p[i + 1] == '/'))
+                i++;
+            i += 2;
+        } else if (p[i] == '"') {
+            for (i++; i < n && p[i] != '"' && p[i] != '\n'; i++)
+                ;
+            i++;
+        } else if (p[i] == '.' && n - i > 6 && memcmp(p + i, ".entry", 6) == 0 &&
+                   (i == 0 || !ptx_ident_char(p[i - 1])) &&
+                   (p[i + 6] == ' ' || p[i + 6] == '\t' || p[i + 6] == '\n' || p[i + 6] == '\r')) {
+            i += 6;
+            while (i < n && (p[i] == ' ' || p[i] == '\t' || p[i] == '\n' || p[i] == '\r'))
+                i++;
+            size_t start = i;
+            while (i < n && ptx_ident_char(p[i]))
+                i++;
+            if (i > start)
+                add_entry(m, (const char *)p + start, i - start);
+        } else {
+            i++;
+        }
+    }
+}
+
+/* ---- cubin (ELF64, little-endian) ------------------------------------------------------------------ */
+
+/* Returns NULL, or why the entries could not be read (malloc'd). */
+static char *elf_entries(const unsigned char *p, size_t n, ks_image_member *m)
+{
+    if (n < 64 || memcmp(p, "\177ELF", 4) != 0)
+        return ks_xstrdup("not an ELF file");
+    if (p[4] != 2 || p[5] != 1)
+        return ks_xstrdup("not a 64-bit little-endian ELF file");
+    uint64_t shoff = rd64(p + 0x28);
+    uint16_t shentsize = rd16(p + 0x3A), shnum = rd16(p + 0x3C);
+    if (shentsize < 64 || shoff > n || (uint64_t)shnum * shentsize > n - shoff)
+        return ks_xstrdup("its section headers lie beyond its end (truncated?)");
+    for (uint16_t s = 0; s < shnum; s++) {
+        const unsigned char *sh = p + shoff + (uint64_t)s * shentsize;
+        if (rd32(sh + 4) != 2)   /* SHT_SYMTAB */
+            continue;
+        uint64_t off = rd64(sh + 0x18), size = rd64(sh + 0x20), entsize = rd64(sh + 0x38);
+        uint32_t link = rd32(sh + 0x28);
+        if (entsize < 24 || off > n || size > n - off || link >= shnum)
+            return ks_xstrdup("its symbol table lies beyond its end (truncated?)");
+        const unsigned char *st = p + shoff + (uint64_t)link * shentsize;
+        uint64_t stroff = rd64(st + 0x18), strsize = rd64(st + 0x20);
+        if (stroff > n || strsize > n - stroff)
+            return ks_xstrdup("its string table lies beyond its end (truncated?)");
+        const char *strtab = (const char *)p + stroff;
+        for (uint64_t k = 0; k + entsize <= size; k += entsize) {
+            const unsigned char *sym = p + off + k;
+            uint32_t name = rd32(sym);
+            unsigned char info = sym[4], other = sym[5];
+            if ((info & 0xF) != 2 || !(other & STO_CUDA_ENTRY) || name >= strsize)
+                continue;   /* not STT_FUNC, or not a kernel */
+            size_t len = strnlen(strtab + name, (size_t)(strsize - name));
+            if (len > 0 && len < strsize - name)
+                add_entry(m, strtab + name, len);
+        }
+    }
+    return NULL;
+}
+
+/* ---- decompression -------------------------------------------------------------------------------- */
+
+/* An LZ4 block (no frame) into exactly out_size bytes; -1 if malformed. */
+static int lz4_block(const unsigned char *in, size_t n, unsigned char *out, size_t out_size)
+{
+    size_t i = 0, o = 0;
+    while (i < n) {
+        unsigned token = in[i++];
+        size_t lit = token >> 4;
+        if (lit == 15) {
+            unsigned char b;
+            do {
+                if (i >= n)
+                    return -1;
+                b = in[i++];
+                lit += b;
+            } while (b == 255);
+        }
+        if (lit > n - i || lit > out_size - o)
+            return -1;
+        memcpy(out + o, in + i, lit);
+        i += lit;
+        o += lit;
+        if (i == n)
+            break;   /* the last sequence has literals only */
+        if (n - i < 2)
+            return -1;
+        size_t dist = (size_t)in[i] | (size_t)in[i + 1] << 8;
+        i += 2;
+        size_t len = token & 15;
+        if (len == 15) {
+            unsigned char b;
+            do {
+                if (i >= n)
+                    return -1;
+                b = in[i++];
+                len += b;
+            } while (b == 255);
+        }
+        len += 4;
+        if (dist == 0 || dist > o || len > out_size - o)
+            return -1;
+        for (size_t k = 0; k < len; k++, o++)   /* overlapping copies repeat bytes */
+            out[o] = out[o - dist];
+    }
+    return o == out_size ? 0 : -1;
+}
+
+typedef size_t (*zstd_decompress_fn)(void *, size_t, const void *, size_t);
+typedef unsigned (*zstd_is_error_fn)(size_t);
+
+/* zstd from the system's libzstd, loaded once when a member needs it;
+ * returns NULL, or why not (malloc'd). */
+static char *zstd_frame(const unsigned char *in, size_t n, unsigned char *out, size_t out_size)
+{
+    static void *lib;
+    static zstd_decompress_fn decompress;
+    static zstd_is_error_fn is_error;
+    if (!lib) {
+        lib = dlopen("libzstd.so.1", RTLD_NOW | RTLD_LOCAL);
+        if (!lib)
+            return ks_xstrdup("it is compressed with zstd and libzstd.so.1 cannot be loaded");
+        void *d = dlsym(lib, "ZSTD_decompress"), *e = dlsym(lib, "ZSTD_isError");
+        memcpy(&decompress, &d, sizeof d);   /* object to function pointer, -Wpedantic-clean */
+        memcpy(&is_error, &e, sizeof e);
+    }
+    if (!decompress || !is_error)
+        return ks_xstrdup("it is compressed with zstd and libzstd.so.1 lacks ZSTD_decompress");
+    size_t got = decompress(out, out_size, in, n);
+    if (is_error(got) || got != out_size)
+        return ks_xstrdup("its zstd data does not decompress to the size its header gives");
+    return NULL;
+}
+
+/* ---- fatbin --------------------------------------------------------------------------------------- */
+
+static void fatbin_member(const unsigned char *h, uint32_t hsize, const unsigned char *payload,
+                          uint64_t psize, unsigned index, ks_image_entries *e)
+{
+    uint16_t kind = rd16(h);
+    if (kind != FATBIN_KIND_PTX && kind != FATBIN_KIND_ELF)
+        return;   /* another kind of code (LTO IR, ...): no entries to read */
+    uint32_t arch = hsize >= 32 ? rd32(h + 28) : 0;
+    uint32_t flags = hsize >= 44 ? rd32(h + 40) : 0;
+    ks_image_member *m = add_member(
+        e, ks_xasprintf("member %u (%s_%u %s)", index, kind == FATBIN_KIND_PTX ? "compute" : "sm",
+                        (unsigned)arch, kind == FATBIN_KIND_PTX ? "PTX" : "cubin"));
+    const unsigned char *code = payload;
+    size_t code_size = (size_t)psize;
+    unsigned char *inflated = NULL;
+    if (flags & (FATBIN_LZ4 | FATBIN_ZSTD)) {
+        uint32_t csize = rd32(h + 16);
+        uint64_t usize = hsize >= 64 ? rd64(h + 56) : 0;
+        if (hsize < 64 || csize == 0 || csize > psize || usize == 0 || usize > (64u << 20)) {
+            unreadable(m, ks_xstrdup("it is compressed and its header does not give the sizes"));
+            return;
+        }
+        inflated = ks_xmalloc((size_t)usize);
+        char *why = NULL;
+        if (flags & FATBIN_ZSTD)
+            why = zstd_frame(payload, csize, inflated, (size_t)usize);
+        else if (lz4_block(payload, csize, inflated, (size_t)usize) != 0)
+            why = ks_xstrdup("its LZ4 data is malformed");
+        if (why) {
+            unreadable(m, why);
+            free(inflated);
+            return;
+        }
+        code = inflated;
+        code_size = (size_t)usize;
+    }
+    if (kind == FATBIN_KIND_PTX) {
+        ptx_entries(code, code_size, m);
+    } else {
+        char *why = elf_entries(code, code_size, m);
+        if (why)
+            unreadable(m, why);
+    }
+    free(inflated);
+}
+
+/* Every fatbin in the bytes (nvlink can put several back to back). */
+static void fatbin_entries(const unsigned char *p, size_t n, ks_image_entries *e)
+{
+    size_t off = 0;
+    unsigned index = 0;
+    while (n - off >= 16 && rd32(p + off) == FATBIN_MAGIC) {
+        uint16_t hsize = rd16(p + off + 6);
+        uint64_t body = rd64(p + off + 8);
+        if (hsize < 16 || hsize > n - off || body > n - off - hsize) {
+            ks_image_member *m = add_member(e, ks_xasprintf("fatbin at byte %zu", off));
+            unreadable(m, ks_xstrdup("its header gives a size beyond the end of the file"));
+            return;
+        }
+        size_t q = off + hsize, end = off + hsize + (size_t)body;
+        while (end - q >= 16) {
+            uint32_t mh = rd32(p + q + 4);
+            uint64_t psize = rd64(p + q + 8);
+            if (mh < 16 || mh > end - q || psize > end - q - mh) {
+                ks_image_member *m = add_member(e, ks_xasprintf("member %u", index + 1));
+                unreadable(m, ks_xstrdup("its header gives a size beyond the end of the fatbin"));
+                return;
+            }
+            fatbin_member(p + q, mh, p + q + mh, psize, ++index, e);
+            q += mh + (size_t)psize;
+        }
+        off = end;
+        /* fatbins are 8-byte aligned when concatenated */
+        while (off < n && off % 8 != 0 && p[off] == 0)
+            off++;
+    }
+}
+
+void ks_image_entries_read(const unsigned char *data, size_t size, ks_image_entries *out)
+{
+    memset(out, 0, sizeof *out);
+    if (size >= 4 && rd32(data) == FATBIN_MAGIC) {
+        fatbin_entries(data, size, out);
+    } else if (size >= 4 && memcmp(data, "\177ELF", 4) == 0) {
+        ks_image_member *m = add_member(out, ks_xstrdup("cubin"));
+        char *why = elf_entries(data, size, m);
+        if (why)
+            unreadable(m, why);
+    } else {
+        ptx_entries(data, size, add_member(out, ks_xstrdup("PTX")));
+    }
+}
+
+void ks_image_entries_free(ks_image_entries *e)
+{
+    for (size_t i = 0; i < e->nmembers; i++) {
+        ks_image_member *m = &e->members[i];
+        for (size_t k = 0; k < m->nentries; k++)
+            free(m->entries[k]);
+        free(m->entries);
+        free(m->what);
+        free(m->why);
+    }
+    free(e->members);
+    memset(e, 0, sizeof *e);
+}
+
+/* ---- the check --------------------------------------------------------------------------------------- */
+
+static int member_has(const ks_image_member *m, const char *symbol)
+{
+    for (size_t k = 0; k < m->nentries; k++)
+        if (strcmp(m->entries[k], symbol) == 0)
+            return 1;
+    return 0;
+}
+
+/* "a, b, c" (each name once, at most 8, then "and N more"). */
+static char *entry_list(const ks_image_entries *e)
+{
+    ks_buf b = {0};
+    size_t shown = 0, total = 0;
+    for (size_t i = 0; i < e->nmembers; i++)
+        for (size_t k = 0; k < e->members[i].nentries; k++) {
+            const char *name = e->members[i].entries[k];
+            int seen = 0;
+            for (size_t j = 0; j <= i && !seen; j++)
+                for (size_t l = 0; l < (j == i ? k : e->members[j].nentries) && !seen; l++)
+                    seen = strcmp(e->members[j].entries[l], name) == 0;
+            if (seen)
+                continue;
+            total++;
+            if (shown < 8) {
+                ks_buf_printf(&b, "%s'%s'", shown ? ", " : "", name);
+                shown++;
+            }
+        }
+    if (total == 0)
+        ks_buf_puts(&b, "no kernels");
+    else if (total > shown)
+        ks_buf_printf(&b, " and %zu more", total - shown);
+    return ks_buf_take(&b);
+}
+
+int ks_image_check_kernels(const char *image_path, const ks_image_blob *image,
+                           const ks_options *opts, const ks_model *m)
+{
+    ks_image_entries e;
+    size_t size = image->size;
+    if (strcmp(image->kind, "PTX") == 0 && size > 0)
+        size--;   /* the NUL ks_image_read added */
+    ks_image_entries_read(image->data, size, &e);
+    size_t readable = 0, unread = 0;
+    for (size_t i = 0; i < e.nmembers; i++) {
+        if (e.members[i].readable) {
+            readable++;
+        } else {
+            unread++;
+            ks_warning_at(image_path, 0, 0, "cannot read the kernel names in %s: %s; the input's "
+                          "kernels are not checked against it", e.members[i].what, e.members[i].why);
+        }
+    }
+    if (readable == 0) {
+        if (unread == 0)
+            ks_warning_at(image_path, 0, 0, "holds no PTX or cubin whose kernel names kstub can "
+                          "read; the input's kernels are not checked against it");
+        ks_image_entries_free(&e);
+        return 0;
+    }
+    int rc = 0;
+    char *list = NULL;
+    for (size_t i = 0; i < m->nkernels; i++) {
+        const ks_kern *k = &m->kernels[i];
+        ks_buf missing = {0};
+        size_t found = 0;
+        for (size_t j = 0; j < e.nmembers; j++) {
+            if (!e.members[j].readable)
+                continue;
+            if (member_has(&e.members[j], k->symbol))
+                found++;
+            else
+                ks_buf_printf(&missing, "%s%s", missing.len ? ", " : "", e.members[j].what);
+        }
+        if (found == 0 && unread > 0) {
+            ks_warning_at(opts->input, k->line, k->col, "kernel '%s' (symbol '%s') is in none of "
+                          "the members of '%s' that kstub can read", k->name, k->symbol, image_path);
+        } else if (found == 0) {
+            if (!list)
+                list = entry_list(&e);
+            ks_error_at(opts->input, k->line, k->col, "kernel '%s' (symbol '%s') is not in the "
+                        "image '%s', which defines %s; was the image built from another file, "
+                        "or before the kernel changed?", k->name, k->symbol, image_path, list);
+            rc = -1;
+        } else if (missing.len) {
+            ks_warning_at(opts->input, k->line, k->col, "kernel '%s' (symbol '%s') is not in "
+                          "%s of '%s': launching it where the driver picks that code fails",
+                          k->name, k->symbol, missing.data, image_path);
+        }
+        free(ks_buf_take(&missing));
+    }
+    free(list);
+    ks_image_entries_free(&e);
+    return rc;
+}
