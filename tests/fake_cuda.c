@@ -37,7 +37,11 @@ FAKE_API CUresult cuGetProcAddress(const char *symbol, void **pfn, int version, 
     X(cuLaunchKernelEx) X(cuModuleLoadDataEx) X(cuModuleUnload)           \
     X(cuModuleGetFunction) X(cuFuncGetParamInfo) X(cuKernelGetFunction)   \
     X(cuFuncGetAttribute) X(cuKernelGetAttribute) X(cuFuncSetAttribute)   \
-    X(cuKernelSetAttribute) X(cuOccupancyMaxPotentialBlockSize)
+    X(cuKernelSetAttribute) X(cuOccupancyMaxPotentialBlockSize)           \
+    X(cuGraphCreate) X(cuGraphDestroy) X(cuGraphAddKernelNode)            \
+    X(cuGraphAddEmptyNode) X(cuGraphKernelNodeGetParams)                  \
+    X(cuGraphInstantiateWithFlags) X(cuGraphExecDestroy) X(cuGraphLaunch) \
+    X(cuGraphExecKernelNodeSetParams) X(cuGraphExecUpdate)
 #define FAKE_ENTRIES(X) FAKE_DRIVER_ENTRIES(X) X(cuGetProcAddress_v2) X(cuGetProcAddress)
 
 enum {
@@ -177,6 +181,9 @@ static const struct { CUresult code; const char *name, *text; } errors[] = {
     {CUDA_ERROR_NOT_FOUND, "CUDA_ERROR_NOT_FOUND", "named symbol not found"},
     {CUDA_ERROR_LAUNCH_OUT_OF_RESOURCES, "CUDA_ERROR_LAUNCH_OUT_OF_RESOURCES",
      "too many resources requested for launch"},
+    {CUDA_ERROR_GRAPH_EXEC_UPDATE_FAILURE, "CUDA_ERROR_GRAPH_EXEC_UPDATE_FAILURE",
+     "the graph update was not performed because it included changes which violated constraints "
+     "specific to instantiated graph update"},
     {CUDA_ERROR_UNKNOWN, "CUDA_ERROR_UNKNOWN", "unknown error"},
 };
 
@@ -672,6 +679,298 @@ static CUresult fake_cuOccupancyMaxPotentialBlockSize(int *min_grid, int *block,
     LEAVE(CUDA_SUCCESS);
 }
 
+/* ---- graphs ------------------------------------------------------------------
+ * A graph holds up to FAKE_CUDA_GRAPH_NODES nodes, added in an order that is
+ * already topological (a node's dependencies exist before it); a node's
+ * handle is its address in the graph. An instance copies the graph's nodes,
+ * and a launch of it records one fake_launch per kernel node, in that order.
+ */
+typedef struct fake_node {
+    int kernel;                                  /* 1: a kernel node; 0: an empty node */
+    fake_kernel *k;
+    unsigned grid[3], block[3], shared;
+    int ctx;                                     /* the context it was added in */
+    int ndeps, deps[FAKE_CUDA_GRAPH_NODES];      /* indices of its dependencies */
+    unsigned char params[FAKE_CUDA_PARAM_BYTES]; /* the argument bytes at their offsets */
+    void *ptrs[MAX_PARAMS];                      /* what GetParams hands out: into params */
+} fake_node;
+
+typedef struct fake_graph { int live; int nnodes; fake_node nodes[FAKE_CUDA_GRAPH_NODES]; } fake_graph;
+typedef struct fake_exec { int live; fake_graph *from; int nnodes; fake_node nodes[FAKE_CUDA_GRAPH_NODES]; } fake_exec;
+
+#define MAX_GRAPHS 8
+static fake_graph graphs[MAX_GRAPHS];
+static fake_exec execs[MAX_GRAPHS];
+
+static fake_graph *find_graph(CUgraph g)
+{
+    for (int i = 0; i < MAX_GRAPHS; i++)
+        if ((void *)&graphs[i] == (void *)g && graphs[i].live)
+            return &graphs[i];
+    return NULL;
+}
+
+static fake_exec *find_exec(CUgraphExec e)
+{
+    for (int i = 0; i < MAX_GRAPHS; i++)
+        if ((void *)&execs[i] == (void *)e && execs[i].live)
+            return &execs[i];
+    return NULL;
+}
+
+/* The live graph holding \p node, and its index there; NULL if none. */
+static fake_graph *node_graph(CUgraphNode node, int *index)
+{
+    for (int i = 0; i < MAX_GRAPHS; i++) {
+        fake_graph *g = &graphs[i];
+        const char *p = (const char *)(void *)node, *base = (const char *)g->nodes;
+        if (g->live && p >= base && p < base + (size_t)g->nnodes * sizeof g->nodes[0] &&
+            (size_t)(p - base) % sizeof g->nodes[0] == 0) {
+            *index = (int)((size_t)(p - base) / sizeof g->nodes[0]);
+            return g;
+        }
+    }
+    return NULL;
+}
+
+/* Fill a kernel node from \p p as the driver reads it: func, else kern in ctx (NULL: current). */
+static CUresult kernel_node_fill(fake_node *n, const CUDA_KERNEL_NODE_PARAMS *p)
+{
+    fake_kernel *k;
+    int ctx = current_index();
+    if (p->func != NULL) {
+        k = find_kernel(p->func);
+        if (k == NULL || k->ctx == -1)
+            return CUDA_ERROR_INVALID_HANDLE;
+        ctx = k->ctx;
+    } else {
+        k = find_kernel(p->kern);
+        if (k == NULL || k->ctx != -1)
+            return CUDA_ERROR_INVALID_HANDLE;
+        if (p->ctx != NULL)
+            ctx = ctx_index(p->ctx);
+        if (ctx < 0)
+            return CUDA_ERROR_INVALID_CONTEXT;
+    }
+    if (p->extra != NULL || (p->kernelParams == NULL && k->sym->n != 0))
+        return CUDA_ERROR_INVALID_VALUE;
+    if (p->gridDimX == 0 || p->gridDimY == 0 || p->gridDimZ == 0 || p->blockDimX == 0 ||
+        p->blockDimY == 0 || p->blockDimZ == 0 || (int)p->sharedMemBytes > k->max_dyn_shared)
+        return CUDA_ERROR_INVALID_VALUE;
+    n->kernel = 1;
+    n->k = k;
+    n->ctx = ctx;
+    n->grid[0] = p->gridDimX, n->grid[1] = p->gridDimY, n->grid[2] = p->gridDimZ;
+    n->block[0] = p->blockDimX, n->block[1] = p->blockDimY, n->block[2] = p->blockDimZ;
+    n->shared = p->sharedMemBytes;
+    memset(n->params, 0, sizeof n->params);
+    for (unsigned i = 0; i < k->sym->n; i++) {
+        if (k->sym->offsets[i] + k->sym->sizes[i] <= sizeof n->params)
+            memcpy(n->params + k->sym->offsets[i], p->kernelParams[i], k->sym->sizes[i]);
+        n->ptrs[i] = n->params + k->sym->offsets[i];
+    }
+    return CUDA_SUCCESS;
+}
+
+static CUresult fake_cuGraphCreate(CUgraph *graph, unsigned flags)
+{
+    ENTER(cuGraphCreate);
+    if (graph == NULL || flags != 0)
+        LEAVE(CUDA_ERROR_INVALID_VALUE);
+    for (int i = 0; i < MAX_GRAPHS; i++) {
+        if (!graphs[i].live) {
+            memset(&graphs[i], 0, sizeof graphs[i]);
+            graphs[i].live = 1;
+            *graph = (CUgraph)(void *)&graphs[i];
+            LEAVE(CUDA_SUCCESS);
+        }
+    }
+    LEAVE(CUDA_ERROR_OUT_OF_MEMORY);
+}
+
+static CUresult fake_cuGraphDestroy(CUgraph graph)
+{
+    ENTER(cuGraphDestroy);
+    fake_graph *g = find_graph(graph);
+    if (g == NULL)
+        LEAVE(CUDA_ERROR_INVALID_VALUE);
+    g->live = 0;
+    LEAVE(CUDA_SUCCESS);
+}
+
+/* A new node of \p g after \p deps (which must be nodes of g). Under lock. */
+static CUresult add_node(fake_graph *g, const CUgraphNode *deps, size_t ndeps, fake_node **out)
+{
+    if (g == NULL || (deps == NULL && ndeps != 0))
+        return CUDA_ERROR_INVALID_VALUE;
+    if (g->nnodes == FAKE_CUDA_GRAPH_NODES)
+        return CUDA_ERROR_OUT_OF_MEMORY;
+    fake_node *n = &g->nodes[g->nnodes];
+    memset(n, 0, sizeof *n);
+    for (size_t i = 0; i < ndeps; i++) {
+        int at;
+        if (node_graph(deps[i], &at) != g)
+            return CUDA_ERROR_INVALID_VALUE;
+        n->deps[n->ndeps++] = at;
+    }
+    *out = n;
+    return CUDA_SUCCESS;
+}
+
+static CUresult fake_cuGraphAddKernelNode(CUgraphNode *node, CUgraph graph, const CUgraphNode *deps,
+                                          size_t ndeps, const CUDA_KERNEL_NODE_PARAMS *p)
+{
+    ENTER(cuGraphAddKernelNode);
+    fake_graph *g = find_graph(graph);
+    fake_node *n = NULL;
+    CUresult r = node == NULL || p == NULL ? CUDA_ERROR_INVALID_VALUE : add_node(g, deps, ndeps, &n);
+    if (r == CUDA_SUCCESS)
+        r = kernel_node_fill(n, p);
+    if (r == CUDA_SUCCESS) {
+        g->nnodes++;
+        *node = (CUgraphNode)(void *)n;
+    }
+    LEAVE(r);
+}
+
+static CUresult fake_cuGraphAddEmptyNode(CUgraphNode *node, CUgraph graph, const CUgraphNode *deps,
+                                         size_t ndeps)
+{
+    ENTER(cuGraphAddEmptyNode);
+    fake_graph *g = find_graph(graph);
+    fake_node *n = NULL;
+    CUresult r = node == NULL ? CUDA_ERROR_INVALID_VALUE : add_node(g, deps, ndeps, &n);
+    if (r == CUDA_SUCCESS) {
+        g->nnodes++;
+        *node = (CUgraphNode)(void *)n;
+    }
+    LEAVE(r);
+}
+
+static CUresult fake_cuGraphKernelNodeGetParams(CUgraphNode node, CUDA_KERNEL_NODE_PARAMS *p)
+{
+    ENTER(cuGraphKernelNodeGetParams);
+    int at;
+    fake_graph *g = node_graph(node, &at);
+    if (g == NULL || p == NULL || !g->nodes[at].kernel)
+        LEAVE(CUDA_ERROR_INVALID_VALUE);
+    const fake_node *n = &g->nodes[at];
+    memset(p, 0, sizeof *p);
+    /* A node of a CUkernel reports it in kern; one of a function, in func. */
+    if (n->k->ctx == -1)
+        p->kern = (CUkernel)(void *)n->k;
+    else
+        p->func = (CUfunction)(void *)n->k;
+    p->ctx = (CUcontext)(void *)&ctx_objs[n->ctx];
+    p->gridDimX = n->grid[0], p->gridDimY = n->grid[1], p->gridDimZ = n->grid[2];
+    p->blockDimX = n->block[0], p->blockDimY = n->block[1], p->blockDimZ = n->block[2];
+    p->sharedMemBytes = n->shared;
+    p->kernelParams = (void **)g->nodes[at].ptrs;
+    LEAVE(CUDA_SUCCESS);
+}
+
+static CUresult fake_cuGraphInstantiateWithFlags(CUgraphExec *exec, CUgraph graph, unsigned long long flags)
+{
+    ENTER(cuGraphInstantiateWithFlags);
+    fake_graph *g = find_graph(graph);
+    if (exec == NULL || g == NULL || flags != 0)
+        LEAVE(CUDA_ERROR_INVALID_VALUE);
+    for (int i = 0; i < MAX_GRAPHS; i++) {
+        if (!execs[i].live) {
+            execs[i].live = 1;
+            execs[i].from = g;
+            execs[i].nnodes = g->nnodes;
+            memcpy(execs[i].nodes, g->nodes, sizeof g->nodes);
+            *exec = (CUgraphExec)(void *)&execs[i];
+            LEAVE(CUDA_SUCCESS);
+        }
+    }
+    LEAVE(CUDA_ERROR_OUT_OF_MEMORY);
+}
+
+static CUresult fake_cuGraphExecDestroy(CUgraphExec exec)
+{
+    ENTER(cuGraphExecDestroy);
+    fake_exec *e = find_exec(exec);
+    if (e == NULL)
+        LEAVE(CUDA_ERROR_INVALID_VALUE);
+    e->live = 0;
+    LEAVE(CUDA_SUCCESS);
+}
+
+static CUresult fake_cuGraphLaunch(CUgraphExec exec, CUstream stream)
+{
+    ENTER(cuGraphLaunch);
+    fake_exec *e = find_exec(exec);
+    if (e == NULL)
+        LEAVE(CUDA_ERROR_INVALID_VALUE);
+    if (!has_context())
+        LEAVE(CUDA_ERROR_INVALID_CONTEXT);
+    for (int i = 0; i < e->nnodes; i++) {
+        const fake_node *n = &e->nodes[i];
+        if (!n->kernel || st.nlaunches == FAKE_CUDA_MAX_LAUNCHES)
+            continue;
+        fake_launch *l = &st.launches[st.nlaunches++];
+        memset(l, 0, sizeof *l);
+        l->symbol = n->k->sym->name;
+        memcpy(l->grid, n->grid, sizeof l->grid);
+        memcpy(l->block, n->block, sizeof l->block);
+        l->shared = n->shared;
+        l->stream = stream;
+        l->ctx = n->ctx;
+        l->graph = 1;
+        l->nparams = n->k->sym->n;
+        memcpy(l->params, n->params, sizeof l->params);
+    }
+    LEAVE(CUDA_SUCCESS);
+}
+
+static CUresult fake_cuGraphExecKernelNodeSetParams(CUgraphExec exec, CUgraphNode node,
+                                                    const CUDA_KERNEL_NODE_PARAMS *p)
+{
+    ENTER(cuGraphExecKernelNodeSetParams);
+    fake_exec *e = find_exec(exec);
+    int at;
+    fake_graph *g = node_graph(node, &at);
+    if (e == NULL || p == NULL || g == NULL || e->from != g || at >= e->nnodes || !e->nodes[at].kernel)
+        LEAVE(CUDA_ERROR_INVALID_VALUE);
+    /* Like the driver, the fake lets the kernel change: the runtime must refuse that itself. */
+    fake_node n = e->nodes[at];
+    CUresult r = kernel_node_fill(&n, p);
+    if (r == CUDA_SUCCESS)
+        e->nodes[at] = n;
+    LEAVE(r);
+}
+
+static CUresult fake_cuGraphExecUpdate(CUgraphExec exec, CUgraph graph, CUgraphExecUpdateResultInfo *info)
+{
+    ENTER(cuGraphExecUpdate);
+    fake_exec *e = find_exec(exec);
+    fake_graph *g = find_graph(graph);
+    if (e == NULL || g == NULL || info == NULL)
+        LEAVE(CUDA_ERROR_INVALID_VALUE);
+    memset(info, 0, sizeof *info);
+    CUgraphExecUpdateResult why = CU_GRAPH_EXEC_UPDATE_SUCCESS;
+    if (g->nnodes != e->nnodes)
+        why = CU_GRAPH_EXEC_UPDATE_ERROR_TOPOLOGY_CHANGED;
+    for (int i = 0; i < g->nnodes && why == CU_GRAPH_EXEC_UPDATE_SUCCESS; i++) {
+        const fake_node *a = &g->nodes[i], *b = &e->nodes[i];
+        if (a->ndeps != b->ndeps || memcmp(a->deps, b->deps, (size_t)a->ndeps * sizeof a->deps[0]) != 0)
+            why = CU_GRAPH_EXEC_UPDATE_ERROR_TOPOLOGY_CHANGED;
+        else if (a->kernel != b->kernel)
+            why = CU_GRAPH_EXEC_UPDATE_ERROR_NODE_TYPE_CHANGED;
+        else if (a->kernel && a->k->sym != b->k->sym)
+            why = CU_GRAPH_EXEC_UPDATE_ERROR_UNSUPPORTED_FUNCTION_CHANGE;
+        if (why != CU_GRAPH_EXEC_UPDATE_SUCCESS)
+            info->errorNode = (CUgraphNode)(void *)&g->nodes[i];
+    }
+    info->result = why;
+    if (why != CU_GRAPH_EXEC_UPDATE_SUCCESS)
+        LEAVE(CUDA_ERROR_GRAPH_EXEC_UPDATE_FAILURE);
+    memcpy(e->nodes, g->nodes, sizeof g->nodes);
+    LEAVE(CUDA_SUCCESS);
+}
+
 /* ---- the way in ---------------------------------------------------------------- */
 
 static void *entry_pointer(int e)
@@ -726,6 +1025,8 @@ FAKE_API void fake_cuda_reset(void)
     pthread_mutex_lock(&lock);
     memset(&st, 0, sizeof st);
     memset(delay_us, 0, sizeof delay_us);
+    memset(graphs, 0, sizeof graphs);
+    memset(execs, 0, sizeof execs);
     current = NULL;
     ctx_depth = 0;
     st.cc_major = 9, st.cc_minor = 0;          /* an H100/H200 */
@@ -855,6 +1156,18 @@ FAKE_API void fake_cuda_set_device(int major, int minor, int optin_shared)
     pthread_mutex_lock(&lock);
     st.cc_major = major, st.cc_minor = minor, st.optin_shared = optin_shared;
     pthread_mutex_unlock(&lock);
+}
+
+FAKE_API int fake_cuda_live_graphs(int *execs_live)
+{
+    pthread_mutex_lock(&lock);
+    int n = 0, e = 0;
+    for (int i = 0; i < MAX_GRAPHS; i++)
+        n += graphs[i].live, e += execs[i].live;
+    pthread_mutex_unlock(&lock);
+    if (execs_live)
+        *execs_live = e;
+    return n;
 }
 
 FAKE_API int fake_cuda_live_modules(void)

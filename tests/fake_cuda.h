@@ -16,6 +16,7 @@
 #define FAKE_CUDA_PARAM_BYTES 512
 #define FAKE_CUDA_CONTEXTS 4            /* 0: device 0's primary; 1: device 0; 2, 3: device 1 */
 #define FAKE_CUDA_STATIC_SHARED 1024    /* every kernel's static shared memory */
+#define FAKE_CUDA_GRAPH_NODES 16        /* nodes per graph */
 
 /* One cuLaunchKernel call as the fake saw it. */
 typedef struct fake_launch {
@@ -24,6 +25,7 @@ typedef struct fake_launch {
     CUstream stream;
     int ctx;                                     /* the context it ran in (index) */
     int ex;                                      /* 1: through cuLaunchKernelEx */
+    int graph;                                   /* 1: a kernel node of a cuGraphLaunch */
     int nattrs;                                  /* its attributes; -1 if one was unknown */
     unsigned cluster[3];
     int cooperative, pdl, priority, has_priority;
@@ -64,6 +66,8 @@ int fake_cuda_proc_version_of(const char *entry);
 int fake_cuda_live_libraries(void);
 /* Modules (the per-context loader's) loaded and not yet unloaded. */
 int fake_cuda_live_modules(void);
+/* Graphs not yet destroyed; *execs (if not NULL) receives the instances not yet destroyed. */
+int fake_cuda_live_graphs(int *execs);
 /* Make context \p index (0 .. FAKE_CUDA_CONTEXTS-1) current on this thread; -1: none. */
 void fake_cuda_set_context(int index);
 /* The device's compute capability and shared-memory opt-in limit (default 9.0, 227 KiB). */
