@@ -671,7 +671,10 @@ START_TEST(wrong_calls_do_not_compile)
     char *text = ks_read_file(src, NULL);
     ck_assert_ptr_nonnull(text);
     char expect[64] = "", only[64] = "";
-    sscanf(text, "/* expect: %63s", expect);
+    /* The text up to the comment's end: strict cases name kernel and parameter. */
+    sscanf(text, "/* expect: %63[^*]", expect);
+    for (size_t e = strlen(expect); e > 0 && expect[e - 1] == ' '; e--)
+        expect[e - 1] = '\0';
     const char *o = strstr(text, "/* only: ");
     if (o)
         sscanf(o, "/* only: %63[^*]", only);   /* e.g. "c11 c++17": strict mode needs C11 or C++ */

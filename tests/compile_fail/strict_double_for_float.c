@@ -1,4 +1,4 @@
-/* expect: saxpy */
+/* expect: kernel saxpy, parameter a needs exactly float */
 /* only: c11 c++17 */
 #define KSTUB_STRICT
 #include "vector_ops.kstub.h"

@@ -1,4 +1,4 @@
-/* expect: saxpy */
+/* expect: kernel saxpy, parameter n needs exactly size_t */
 /* only: c11 c++17 */
 #define KSTUB_STRICT
 #include "vector_ops.kstub.h"

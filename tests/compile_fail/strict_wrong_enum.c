@@ -1,4 +1,4 @@
-/* expect: echo_params */
+/* expect: kernel echo_params, parameter m needs exactly rec_Mode */
 /* only: c11 c++17 */
 #define KSTUB_STRICT
 #include "records.kstub.h"
