@@ -88,8 +88,10 @@ static void usage(FILE *f)
           "  -T DIR               use the templates in DIR instead of the built-in ones\n"
           "  --help               show this help\n"
           "  --version            show the version\n"
-          "\n"
-          "depfiles (as gcc):\n"
+          "\n",
+          f);
+    /* Two strings: C99 promises no more than 4095 characters in one. */
+    fputs("depfiles (as gcc):\n"
           "  -MD                  write a make depfile, OUTBASE.d unless -MF names it: the\n"
           "                       input and every header it includes, each header also as an\n"
           "                       empty rule (-MP) so a deleted header does not break make\n"
@@ -508,6 +510,48 @@ static void generated_free(generated *g)
         free(g->image.data);
 }
 
+/* kstub --list: parses the input and prints each kernel's stub prototype,
+ * one a line (or the --list document as JSON); writes no file, so neither
+ * -o, --embed nor the depfile options have any effect. */
+static int list(cli *c)
+{
+    ks_options *o = &c->o;
+    struct stat st;
+    if (stat(o->input, &st) == 0 && S_ISDIR(st.st_mode)) {
+        ks_error_at(o->input, 0, 0, "is a directory, not a CUDA source file");
+        return -1;
+    }
+    ks_model m;
+    memset(&m, 0, sizeof m);
+    if (ks_parse(o, &m) != 0) {
+        ks_model_free(&m);
+        return -1;
+    }
+    if (m.nkernels == 0)
+        ks_note_at(o->input, 0, 0, "no __global__ kernels found");
+    int rc = 0;
+    if (c->format == KS_FORMAT_JSON) {
+        char *text = ks_list_json(o, &m);
+        if (text)
+            fputs(text, stdout);
+        else
+            rc = -1;
+        free(text);
+    } else {
+        for (size_t i = 0; i < m.nkernels; i++) {
+            char *proto = ks_kern_c_prototype(&m, &m.kernels[i]);
+            printf("%s;\n", proto);
+            free(proto);
+        }
+    }
+    ks_model_free(&m);
+    if (rc == 0 && (fflush(stdout) != 0 || ferror(stdout))) {
+        ks_error_at(NULL, 0, 0, "cannot write the list to standard output");
+        rc = -1;
+    }
+    return rc;
+}
+
 /* kstub check: compare with the files on disk. */
 static int check(const cli *c, const generated *g, int argc, char **argv)
 {
@@ -700,7 +744,14 @@ int main(int argc, char **argv)
     } else {
         if (c.build_dir)
             apply_compdb(&c, &db);
-        if (generate(&c, &db, &g) == 0) {
+        if (c.list) {
+            if (list(&c) != 0) {
+                int errors = ks_error_count();
+                fprintf(stderr, "kstub: %d error%s; nothing listed\n", errors,
+                        errors == 1 ? "" : "s");
+                rc = 1;
+            }
+        } else if (generate(&c, &db, &g) == 0) {
             rc = c.check ? check(&c, &g, argc, argv) : write_outputs(&c, &g);
         } else {
             int errors = ks_error_count();
