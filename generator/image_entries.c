@@ -23,13 +23,13 @@
  * that cannot be read is reported as such: nothing is claimed about it.
  */
 #include "cli.h"
+#include "image_kind.h"   /* the runtime's sniffing of image bytes */
 
 #include <dlfcn.h>
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 
-#define FATBIN_MAGIC 0xBA55ED50u
 #define FATBIN_KIND_PTX 1
 #define FATBIN_KIND_ELF 2
 #define FATBIN_LZ4 0x2000u
@@ -123,7 +123,7 @@ static void ptx_entries(const unsigned char *p, size_t n, ks_image_member *m)
 /* Returns NULL, or why the entries could not be read (malloc'd). */
 static char *elf_entries(const unsigned char *p, size_t n, ks_image_member *m)
 {
-    if (n < 64 || memcmp(p, "\177ELF", 4) != 0)
+    if (n < 64 || ks__image_kind(p, n) != KS__BYTES_CUBIN)
         return ks_xstrdup("not an ELF file");
     if (p[4] != 2 || p[5] != 1)
         return ks_xstrdup("not a 64-bit little-endian ELF file");
@@ -284,7 +284,7 @@ static void fatbin_entries(const unsigned char *p, size_t n, ks_image_entries *e
 {
     size_t off = 0;
     unsigned index = 0;
-    while (n - off >= 16 && rd32(p + off) == FATBIN_MAGIC) {
+    while (n - off >= 16 && ks__image_kind(p + off, n - off) == KS__BYTES_FATBIN) {
         uint16_t hsize = rd16(p + off + 6);
         uint64_t body = rd64(p + off + 8);
         if (hsize < 16 || hsize > n - off || body > n - off - hsize) {
@@ -314,9 +314,11 @@ static void fatbin_entries(const unsigned char *p, size_t n, ks_image_entries *e
 void ks_image_entries_read(const unsigned char *data, size_t size, ks_image_entries *out)
 {
     memset(out, 0, sizeof *out);
-    if (size >= 4 && rd32(data) == FATBIN_MAGIC) {
+    /* The runtime's sniffing (image_kind.h), so both tell images apart alike. */
+    ks__bytes_kind kind = ks__image_kind(data, size);
+    if (kind == KS__BYTES_FATBIN) {
         fatbin_entries(data, size, out);
-    } else if (size >= 4 && memcmp(data, "\177ELF", 4) == 0) {
+    } else if (kind == KS__BYTES_CUBIN) {
         ks_image_member *m = add_member(out, ks_xstrdup("cubin"));
         char *why = elf_entries(data, size, m);
         if (why)
