@@ -1,5 +1,5 @@
 /*
- * model.h — the generator's signature model: what the front end (parse.c)
+ * model.h — the generator's signature model: what the front end (session.c, walk.c, typemap.c)
  * learns about each kernel, and what the emitters (emit.c, manifest.c) write.
  * Also the small utilities every generator file shares (util.c).
  */
