@@ -37,6 +37,9 @@ static struct graph_entries {
     CUresult (*KernelNodeGetParams)(CUgraphNode node, CUDA_KERNEL_NODE_PARAMS *params);
     CUresult (*ExecKernelNodeSetParams)(CUgraphExec exec, CUgraphNode node,
                                         const CUDA_KERNEL_NODE_PARAMS *params);
+    /* Optional (CUDA 12.3+), only for messages: NULL when the driver lacks them. */
+    CUresult (*KernelGetName)(const char **name, CUkernel kernel);
+    CUresult (*FuncGetName)(const char **name, CUfunction fn);
 } gr;
 
 static pthread_once_t gr_once = PTHREAD_ONCE_INIT;
@@ -68,6 +71,12 @@ static void graph_resolve(void)
         /* Object to function pointer, as dlsym's results are: memcpy says so without a warning. */
         memcpy((char *)&gr + entries[i].offset, &fn, sizeof fn);
     }
+    void *fn = NULL;
+    if (ks_driver_proc("cuKernelGetName", &fn) == KS_OK)
+        memcpy(&gr.KernelGetName, &fn, sizeof fn);
+    fn = NULL;
+    if (ks_driver_proc("cuFuncGetName", &fn) == KS_OK)
+        memcpy(&gr.FuncGetName, &fn, sizeof fn);
     __atomic_store_n(&gr_ready, 1, __ATOMIC_RELEASE);
 }
 
@@ -197,6 +206,22 @@ static const char *update_result_name(CUgraphExecUpdateResult result)
     return "an unknown reason";
 }
 
+/* The symbol of the kernel kernel node \p node launches, for a message; NULL
+ * when it is not a kernel node or the driver cannot name it. */
+static const char *node_symbol(CUgraphNode node)
+{
+    CUDA_KERNEL_NODE_PARAMS q;
+    memset(&q, 0, sizeof q);
+    const char *name = NULL;
+    if (node == NULL || gr.KernelNodeGetParams(node, &q) != CUDA_SUCCESS)
+        return NULL;
+    if (q.kern != NULL && gr.KernelGetName != NULL && gr.KernelGetName(&name, q.kern) == CUDA_SUCCESS)
+        return name;
+    if (q.func != NULL && gr.FuncGetName != NULL && gr.FuncGetName(&name, q.func) == CUDA_SUCCESS)
+        return name;
+    return NULL;
+}
+
 KS__API ks_status ks_graph_exec_update(ks_graph_exec exec, ks_graph graph)
 {
     if (exec == NULL || graph == NULL)
@@ -211,11 +236,15 @@ KS__API ks_status ks_graph_exec_update(ks_graph_exec exec, ks_graph graph)
     GRAPH_CALL(r, NULL, gr.ExecUpdate(exec, graph, &info));
     if (r == CUDA_SUCCESS)
         return KS_OK;
-    if (r == CUDA_ERROR_GRAPH_EXEC_UPDATE_FAILURE)
+    if (r == CUDA_ERROR_GRAPH_EXEC_UPDATE_FAILURE) {
+        /* The kernel at the node that differs, when it is a kernel node the driver can name. */
+        const char *sym = node_symbol(info.errorNode);
         return ks__error_cu(KS_ERR_GRAPH_MISMATCH, NULL, "cuGraphExecUpdate", r,
-                            "the graph does not match the instance: %s (result %d, node %p); the "
-                            "instance is unchanged",
-                            update_result_name(info.result), (int)info.result, (void *)info.errorNode);
+                            "the graph does not match the instance: %s (result %d, node %p%s%s%s); "
+                            "the instance is unchanged",
+                            update_result_name(info.result), (int)info.result, (void *)info.errorNode,
+                            sym ? ", a node of kernel '" : "", sym ? sym : "", sym ? "'" : "");
+    }
     return ks__error_cu(KS_ERR_DRIVER, NULL, "cuGraphExecUpdate", r, NULL);
 }
 
@@ -316,10 +345,13 @@ KS__API ks_status ks_kernel_node_set(ks_kernel *k, ks_graph_exec exec, ks_graph_
     if (r != CUDA_SUCCESS)
         return ks__error_cu(KS_ERR_GRAPH_MISMATCH, name, "cuGraphKernelNodeGetParams", r,
                             "node %p is not a kernel node; nothing was updated", (void *)node);
-    if (!node_is_kernel(k, &q))
+    if (!node_is_kernel(k, &q)) {
+        const char *other = node_symbol(node);
         return ks__error(KS_ERR_GRAPH_MISMATCH, name,
-                         "node %p launches another kernel than '%s'; nothing was updated",
-                         (void *)node, k->symbol);
+                         "node %p launches another kernel than '%s' (cuGraphKernelNodeGetParams: "
+                         "'%s'); nothing was updated",
+                         (void *)node, k->symbol, other ? other : "unnamed");
+    }
     CUDA_KERNEL_NODE_PARAMS p;
     node_params(&p, l, args);
     /* The node keeps its own kernel handle and context. */

@@ -238,6 +238,7 @@ START_TEST(node_set_refuses_another_kernels_node)
                      KS_ERR_GRAPH_MISMATCH);
     ck_assert_message_has("physics::clamp");
     ck_assert_message_has("launches another kernel");
+    ck_assert_message_has("cuGraphKernelNodeGetParams: 'fill'");   /* and names the kernel it has */
     ck_assert_int_eq(fake.calls("cuGraphExecKernelNodeSetParams"), 0);
     /* An empty node the application added with the driver: not a kernel node. */
     void *fn = NULL;
@@ -298,6 +299,8 @@ START_TEST(exec_update_checks_topology_and_kernels)
     ck_assert_status(no_params_node(swapped, &s2, 1, &s4, ks_launch_1d(1, 32)), KS_OK);
     ck_assert_status(ks_graph_exec_update(b.exec, swapped), KS_ERR_GRAPH_MISMATCH);
     ck_assert_message_has("function changed");
+    ck_assert_message_has("cuGraphExecUpdate");
+    ck_assert_message_has("a node of kernel '_ZN7physics5clampEPfff'");   /* the node that differs */
     int before = fake.launch_count();
     ck_assert_status(ks_graph_launch(b.exec, NULL), KS_OK);
     same_launch(0, before);
@@ -352,7 +355,7 @@ END_TEST
 static const struct { const char *entry; ks_status want; } failing[] = {
     {"cuGraphCreate", KS_ERR_DRIVER},
     {"cuLibraryLoadData", KS_ERR_LOAD},
-    {"cuLibraryGetKernel", KS_ERR_SYMBOL_NOT_FOUND},
+    {"cuLibraryGetKernel", KS_ERR_DRIVER},        /* INVALID_VALUE: a driver error, not a missing symbol */
     {"cuGraphAddKernelNode", KS_ERR_DRIVER},
     {"cuGraphInstantiateWithFlags", KS_ERR_DRIVER},
     {"cuGraphLaunch", KS_ERR_LAUNCH},
@@ -484,6 +487,140 @@ START_TEST(thousand_updates_and_replays)
 }
 END_TEST
 
+START_TEST(a_missing_symbol_refuses_the_node)
+{
+    /* The symbol is not in the image: the node is refused as the stub would be. */
+    fake.inject("cuLibraryGetKernel", CUDA_ERROR_NOT_FOUND, 1);
+    ks_graph g;
+    ks_graph_node n = (ks_graph_node)(uintptr_t)1;
+    ck_assert_status(ks_graph_create(&g), KS_OK);
+    ck_assert_status(fill_node(g, NULL, 0, &n, ks_launch_1d(1, 32), OUT, 1.0f, (size_t)1), KS_ERR_SYMBOL_NOT_FOUND);
+    ck_assert_ptr_null(n);
+    ck_assert_message_has("kernel 'fill'");
+    ck_assert_message_has("cuLibraryGetKernel");
+    ck_assert_int_eq(fake.calls("cuGraphAddKernelNode"), 0);
+    ck_assert_status(ks_graph_destroy(g), KS_OK);
+}
+END_TEST
+
+START_TEST(a_node_is_refused_by_the_abi_check)
+{
+    /* The loaded mixed has a float where the stub packs the double d: the
+     * load-time check refuses the node before the driver sees it. */
+    size_t off[8], size[8];
+    for (unsigned i = 0; i < mixed_kernel.nparams; i++)
+        off[i] = mixed_kernel.params[i].offset, size[i] = mixed_kernel.params[i].size;
+    size[1] = 4;
+    fake.set_params(mixed_kernel.symbol, mixed_kernel.nparams, off, size);
+    ks_graph g;
+    ks_graph_node root, n = (ks_graph_node)(uintptr_t)1;
+    ck_assert_status(ks_graph_create(&g), KS_OK);
+    ck_assert_status(fill_node(g, NULL, 0, &root, ks_launch_1d(1, 32), OUT, 1.0f, (size_t)1), KS_OK);
+    ck_assert_status(mixed_node(g, &root, 1, &n, ks_launch_1d(1, 32), 'a', 0.0, (short)0, (int64_t)0, false, IN,
+                                FLAGS, NULL),
+                     KS_ERR_ABI_MISMATCH);
+    ck_assert_ptr_null(n);
+    ck_assert_message_has("kernel 'mixed'");
+    ck_assert_message_has("parameter 1");
+    ck_assert_message_has("offset 8 size 4");
+    ck_assert_int_eq(fake.calls("cuGraphAddKernelNode"), 1);   /* fill's only */
+    /* Not published: refused again, and the stub is refused the same way. */
+    ck_assert_status(mixed_node(g, &root, 1, &n, ks_launch_1d(1, 32), 'a', 0.0, (short)0, (int64_t)0, false, IN,
+                                FLAGS, NULL),
+                     KS_ERR_ABI_MISMATCH);
+    ck_assert_status(mixed(ks_launch_1d(1, 32), 'a', 0.0, (short)0, (int64_t)0, false, IN, FLAGS, NULL),
+                     KS_ERR_ABI_MISMATCH);
+    ck_assert_int_eq(fake.launch_count(), 0);
+    ck_assert_status(ks_graph_destroy(g), KS_OK);
+}
+END_TEST
+
+/* cuGraphAddEmptyNode, as the application resolves it through libkstub. */
+static CUgraphNode add_empty(ks_graph g, const CUgraphNode *deps, size_t ndeps)
+{
+    void *fn = NULL;
+    ck_assert_status(ks_driver_proc("cuGraphAddEmptyNode", &fn), KS_OK);
+    CUresult (*add)(CUgraphNode *, CUgraph, const CUgraphNode *, size_t);
+    memcpy(&add, &fn, sizeof fn);
+    CUgraphNode n = NULL;
+    ck_assert_int_eq(add(&n, g, deps, ndeps), CUDA_SUCCESS);
+    return n;
+}
+
+START_TEST(kstub_nodes_mixed_with_the_applications_nodes)
+{
+    /* empty -> fill -> empty -> {clamp, no_params}: driver nodes as roots and
+     * as joins, kstub nodes depending on them and they on kstub nodes. */
+    ks_graph g;
+    ck_assert_status(ks_graph_create(&g), KS_OK);
+    CUgraphNode start = add_empty(g, NULL, 0);
+    ks_graph_node f, c, none;
+    ck_assert_status(fill_node(g, &start, 1, &f, ks_launch_1d(2, 64), OUT, 3.0f, (size_t)128), KS_OK);
+    CUgraphNode join = add_empty(g, &f, 1);
+    ck_assert_status(physics_clamp__floatp_float_float_node(g, &join, 1, &c, ks_launch_1d(1, 64), X, -2.0f, 2.0f),
+                     KS_OK);
+    ks_graph_node both[2] = {join, c};
+    ck_assert_status(no_params_node(g, both, 2, &none, ks_launch_1d(1, 32)), KS_OK);
+    ks_graph_exec e;
+    ck_assert_status(ks_graph_instantiate(g, &e), KS_OK);
+    ck_assert_status(ks_graph_launch(e, KS_STREAM_PER_THREAD), KS_OK);
+    ck_assert_int_eq(fake.launch_count(), 3);   /* the kernel nodes; the empty ones run nothing */
+    ck_assert_status(fill(ks_launch_1d(2, 64), OUT, 3.0f, (size_t)128), KS_OK);
+    ck_assert_status(physics_clamp__floatp_float_float(ks_launch_1d(1, 64), X, -2.0f, 2.0f), KS_OK);
+    ck_assert_status(no_params(ks_launch_1d(1, 32)), KS_OK);
+    for (int i = 0; i < 3; i++) {
+        same_launch(i, 3 + i);
+        ck_assert_ptr_eq(fake.launch(i)->stream, KS_STREAM_PER_THREAD);
+    }
+    /* A kstub node among driver nodes is updated in place; a driver node is refused. */
+    ck_assert_status(fill_node_set(e, f, ks_launch_1d(1, 32), X, 4.0f, (size_t)7), KS_OK);
+    ck_assert_status(fill_node_set(e, join, ks_launch_1d(1, 32), X, 4.0f, (size_t)7), KS_ERR_GRAPH_MISMATCH);
+    ck_assert_message_has("kernel 'fill'");
+    ck_assert_message_has("is not a kernel node");
+    ck_assert_status(ks_graph_launch(e, NULL), KS_OK);
+    ck_assert_status(fill(ks_launch_1d(1, 32), X, 4.0f, (size_t)7), KS_OK);
+    same_launch(6, 9);
+    same_launch(4, 7);
+    /* The same mixed shape built again: a whole-graph update takes it. */
+    ks_graph g2;
+    ck_assert_status(ks_graph_create(&g2), KS_OK);
+    CUgraphNode start2 = add_empty(g2, NULL, 0);
+    ks_graph_node f2, c2, none2;
+    ck_assert_status(fill_node(g2, &start2, 1, &f2, ks_launch_1d(2, 64), OUT, 8.0f, (size_t)128), KS_OK);
+    CUgraphNode join2 = add_empty(g2, &f2, 1);
+    ck_assert_status(physics_clamp__floatp_float_float_node(g2, &join2, 1, &c2, ks_launch_1d(1, 64), X, 0.0f, 1.0f),
+                     KS_OK);
+    ks_graph_node both2[2] = {join2, c2};
+    ck_assert_status(no_params_node(g2, both2, 2, &none2, ks_launch_1d(1, 32)), KS_OK);
+    ck_assert_status(ks_graph_exec_update(e, g2), KS_OK);
+    int before = fake.launch_count();
+    ck_assert_status(ks_graph_launch(e, NULL), KS_OK);
+    ck_assert_status(fill(ks_launch_1d(2, 64), OUT, 8.0f, (size_t)128), KS_OK);
+    same_launch(before, before + 3);
+    /* A driver node where the instance has a kernel node: refused, named. */
+    ks_graph g3;
+    ck_assert_status(ks_graph_create(&g3), KS_OK);
+    CUgraphNode start3 = add_empty(g3, NULL, 0);
+    CUgraphNode f3 = add_empty(g3, &start3, 1);
+    CUgraphNode join3 = add_empty(g3, &f3, 1);
+    ks_graph_node c3, none3;
+    ck_assert_status(physics_clamp__floatp_float_float_node(g3, &join3, 1, &c3, ks_launch_1d(1, 64), X, 0.0f, 1.0f),
+                     KS_OK);
+    ks_graph_node both3[2] = {join3, c3};
+    ck_assert_status(no_params_node(g3, both3, 2, &none3, ks_launch_1d(1, 32)), KS_OK);
+    ck_assert_status(ks_graph_exec_update(e, g3), KS_ERR_GRAPH_MISMATCH);
+    ck_assert_message_has("a node's type changed");
+    ck_assert_message_has("cuGraphExecUpdate");
+    ck_assert_status(ks_graph_exec_destroy(e), KS_OK);
+    ck_assert_status(ks_graph_destroy(g), KS_OK);
+    ck_assert_status(ks_graph_destroy(g2), KS_OK);
+    ck_assert_status(ks_graph_destroy(g3), KS_OK);
+    int execs = -1;
+    ck_assert_int_eq(fake.live_graphs(&execs), 0);
+    ck_assert_int_eq(execs, 0);
+}
+END_TEST
+
 static Suite *graph_suite(void)
 {
     Suite *s = suite_create("graph");
@@ -501,6 +638,9 @@ static Suite *graph_suite(void)
     tcase_add_test(tc, a_thread_without_a_context);
     tcase_add_test(tc, module_fallback_nodes_use_the_contexts_function);
     tcase_add_test(tc, thousand_updates_and_replays);
+    tcase_add_test(tc, a_missing_symbol_refuses_the_node);
+    tcase_add_test(tc, a_node_is_refused_by_the_abi_check);
+    tcase_add_test(tc, kstub_nodes_mixed_with_the_applications_nodes);
     suite_add_tcase(s, tc);
     return s;
 }

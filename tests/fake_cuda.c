@@ -41,7 +41,8 @@ FAKE_API CUresult cuGetProcAddress(const char *symbol, void **pfn, int version, 
     X(cuGraphCreate) X(cuGraphDestroy) X(cuGraphAddKernelNode)            \
     X(cuGraphAddEmptyNode) X(cuGraphKernelNodeGetParams)                  \
     X(cuGraphInstantiateWithFlags) X(cuGraphExecDestroy) X(cuGraphLaunch) \
-    X(cuGraphExecKernelNodeSetParams) X(cuGraphExecUpdate)
+    X(cuGraphExecKernelNodeSetParams) X(cuGraphExecUpdate)               \
+    X(cuKernelGetName) X(cuFuncGetName)
 #define FAKE_ENTRIES(X) FAKE_DRIVER_ENTRIES(X) X(cuGetProcAddress_v2) X(cuGetProcAddress)
 
 enum {
@@ -507,6 +508,27 @@ static CUresult fake_cuKernelGetParamInfo(CUkernel kernel, size_t index, size_t 
         LEAVE(CUDA_ERROR_INVALID_VALUE);   /* past the last parameter, as the driver says */
     *offset = k->sym->offsets[index];
     *size = k->sym->sizes[index];
+    LEAVE(CUDA_SUCCESS);
+}
+
+/* The symbol a kernel or function was looked up by, as the driver reports it (12.3+). */
+static CUresult fake_cuKernelGetName(const char **name, CUkernel kernel)
+{
+    ENTER(cuKernelGetName);
+    fake_kernel *k = find_kernel(kernel);
+    if (name == NULL || k == NULL || k->ctx != -1)
+        LEAVE(CUDA_ERROR_INVALID_HANDLE);
+    *name = k->sym->name;
+    LEAVE(CUDA_SUCCESS);
+}
+
+static CUresult fake_cuFuncGetName(const char **name, CUfunction fn)
+{
+    ENTER(cuFuncGetName);
+    fake_kernel *k = find_kernel(fn);
+    if (name == NULL || k == NULL || k->ctx == -1)
+        LEAVE(CUDA_ERROR_INVALID_HANDLE);
+    *name = k->sym->name;
     LEAVE(CUDA_SUCCESS);
 }
 
