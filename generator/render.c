@@ -5,6 +5,8 @@
  *   {{name}}            a value, as it is
  *   {{name:comment}}    a value escaped for a C comment
  *   {{name:string}}     a value escaped for a C string literal
+ *   {{name:include}}    a value as it is, inside #include "…": refused when it
+ *                       holds what that line cannot spell (C has no escapes there)
  *   {{#list}}…{{/list}} repeated per item (or shown once if a value is non-empty)
  *   {{^list}}…{{/list}} shown when the list or value is empty
  *   {{! comment }}      dropped
@@ -138,6 +140,28 @@ char *ks_escape_string(const char *s)
             ks_buf_put(&b, (const char *)p, 1);
     }
     return ks_buf_take(&b);
+}
+
+/* What a value holds that #include "…" cannot spell, or NULL. A q-char
+ * sequence has no escapes: a '"' or a newline ends it, and C11 6.4.7 leaves
+ * a backslash, two slashes and a slash-star undefined there (gcc reads a
+ * backslash as itself, MSVC as a folder separator). A ' is undefined there
+ * too, but gcc, clang and MSVC all read it as itself, so it is let through. */
+const char *ks_include_unspellable(const char *s)
+{
+    for (const unsigned char *p = (const unsigned char *)s; *p; p++) {
+        if (*p == '"')
+            return "a '\"'";
+        if (*p == '\\')
+            return "a backslash";
+        if (*p == '\n')
+            return "a newline";
+        if (*p < 0x20 || *p == 0x7f)
+            return "a control character";
+        if (*p == '/' && (p[1] == '/' || p[1] == '*'))
+            return p[1] == '/' ? "'//'" : "'/*'";
+    }
+    return NULL;
 }
 
 /* ---- the renderer ------------------------------------------------------------------------------ */
@@ -278,8 +302,20 @@ static void put_value(tpl *t, const tag *g, const char *v, ks_buf *out)
         e = ks_escape_comment(v);
     else if (g->filterlen == 6 && memcmp(g->filter, "string", 6) == 0)
         e = ks_escape_string(v);
-    else
-        tpl_error(t, g->start, "unknown filter ':%.*s' (comment, string)", (int)g->filterlen, g->filter);
+    else if (g->filterlen == 7 && memcmp(g->filter, "include", 7) == 0) {
+        const char *why = ks_include_unspellable(v);
+        if (why) {
+            char *shown = ks_escape_string(v);
+            tpl_error(t, g->start, "'%.*s' is \"%s\", which holds %s: an #include \"...\" line cannot "
+                      "name that file (C has no escapes there); choose another output name (-o)",
+                      (int)g->keylen, g->key, shown, why);
+            free(shown);
+        } else {
+            e = ks_xstrdup(v);
+        }
+    } else
+        tpl_error(t, g->start, "unknown filter ':%.*s' (comment, string, include)", (int)g->filterlen,
+                  g->filter);
     if (e)
         ks_buf_puts(out, e);
     free(e);

@@ -26,5 +26,8 @@ int ks_render(const char *name, const char *text, size_t len, const ks_tnode *ro
 /* The escapes a user-derived string needs in each context of generated C. */
 char *ks_escape_comment(const char *s);    /* inside a comment: no comment closer, no newline */
 char *ks_escape_string(const char *s);     /* inside a string literal */
+/* An #include "…" line has no escapes: what s holds that it cannot spell
+ * ("a newline", …), or NULL when s can stand there as it is. */
+const char *ks_include_unspellable(const char *s);
 
 #endif /* KSTUB_RENDER_H */

@@ -411,27 +411,52 @@ START_TEST(comments_quotes_and_paths_reach_generated_c_escaped)
 }
 END_TEST
 
-/* Pending (issue 10 #11, not fixed in this session): an OUTBASE whose file
- * name holds '"', '\' or a newline reaches the #include line of OUTBASE.c
- * through the C-string escape ("o\"ut.h"), which no compiler reads as that
- * file: kstub exits 0 and the source does not compile. The fix belongs to
- * the template engine and the -o check (an #include context that refuses
- * what cannot be spelled there). Runs only with KSTUB_PENDING=1, so that
- * make check stays green until then. */
+/* #11, the #include line: an OUTBASE whose file name holds '"', '\' or a
+ * newline once reached the #include line of OUTBASE.c through the C-string
+ * escape ("o\"ut.h"), which no compiler reads as that file, and kstub exited
+ * 0. An #include "..." line has no escapes, so such a name is refused with
+ * exit 1, a message that says why, and nothing written; a name that line
+ * can spell (a quote ', spaces, a '$') is written and compiles. */
 START_TEST(outbase_names_reach_the_include_line_intact)
 {
-    static const char *const bases[] = {"o\"ut", "o\\ut", "o\nut"};
-    for (size_t i = 0; i < sizeof bases / sizeof bases[0]; i++) {
+    static const struct {
+        const char *base, *why;
+    } refused[] = {
+        {"o\"ut", "holds a '\"'"},
+        {"o\\ut", "holds a backslash"},
+        {"o\nut", "holds a newline"},
+        {"o\tut", "holds a control character"},
+    };
+    for (size_t i = 0; i < sizeof refused / sizeof refused[0]; i++) {
         write_at("x.cu", "extern \"C\" __global__ void k(int a) {}\n");
         char *out;
-        int rc = run(&out, "cd '%s' && rm -f o* && %s x.cu -o '%s'", tmpdir, kstub_path,
-                     bases[i]);
+        int rc = run(&out, "cd '%s' && rm -rf o* && %s x.cu -o '%s' --manifest o.json -MF o.d",
+                     tmpdir, kstub_path, refused[i].base);
+        ck_assert_msg(rc == 1, "-o '%s': exit %d:\n%s", refused[i].base, rc, out);
+        expect_has(out, "source.c.in:13:");
+        expect_has(out, refused[i].why);
+        expect_has(out, "an #include \"...\" line cannot name that file");
         free(out);
-        if (rc != 0)
-            continue;   /* refused: fine, nothing to compile */
-        char *c = ks_xasprintf("%s.c", bases[i]);
-        compiles_everywhere(c);
-        free(c);
+        rc = run(&out, "cd '%s' && ls | grep '^o'", tmpdir);
+        ck_assert_msg(rc != 0, "-o '%s' left files behind:\n%s", refused[i].base, out);
+        free(out);
+    }
+    /* each as the shell reads it inside '...' */
+    static const struct {
+        const char *base, *quoted;
+    } spelled[] = {{"o'ut", "o'\\''ut"}, {"o ut", "o ut"}, {"o$ut", "o$ut"}};
+    for (size_t i = 0; i < sizeof spelled / sizeof spelled[0]; i++) {
+        char *out;
+        int rc = run(&out, "cd '%s' && rm -rf o* && %s x.cu -o '%s' && cp '%s.c' spelled.c",
+                     tmpdir, kstub_path, spelled[i].quoted, spelled[i].quoted);
+        ck_assert_msg(rc == 0, "-o '%s': exit %d:\n%s", spelled[i].base, rc, out);
+        free(out);
+        char *text = read_at("spelled.c");
+        char *line = ks_xasprintf("#include \"%s.h\"\n", spelled[i].base);
+        expect_has(text, line);
+        free(line);
+        free(text);
+        compiles_everywhere("spelled.c");   /* finds the header beside it */
     }
 }
 END_TEST
@@ -489,8 +514,7 @@ static Suite *hostile_suite(void)
     tcase_add_test(tc, pointer_depth_is_not_capped);
     tcase_add_test(tc, comments_quotes_and_paths_reach_generated_c_escaped);
     tcase_add_test(tc, launch_bounds_text_in_a_body_is_not_the_kernels);
-    if (getenv("KSTUB_PENDING"))
-        tcase_add_test(tc, outbase_names_reach_the_include_line_intact);
+    tcase_add_test(tc, outbase_names_reach_the_include_line_intact);
     suite_add_tcase(s, tc);
     return s;
 }

@@ -8,7 +8,6 @@
 # Needs nvcc (no GPU), gcc and clang; valgrind when installed.
 #
 #   make check-hostile
-#   KSTUB_PENDING=1 make check-hostile    also the cases of defects still open
 
 HOSTILE_CHECK := $(B)/tests/check_hostile
 HOSTILE_FAULT := $(B)/tests/hostile_fault.so
