@@ -159,6 +159,12 @@ void ks_directive_free(ks_directive *d, size_t n);
  * comments and literals skipped: with --skip-bodies libclang no longer calls
  * a function with a body a definition. */
 int ks_source_body_follows(const char *text, size_t size, size_t offset);
+/* The leading "#include <name>" lines of text (only blank lines and comments
+ * before and between them, each alone on its line), as long as allowed()
+ * accepts each name; stops at the first other line. Returns how many;
+ * *names malloc'd (each and the array). */
+size_t ks_source_leading_includes(const char *text, size_t len,
+                                  int (*allowed)(const char *name, size_t n), char ***names);
 
 /* ---- typemap.c: CXType to the typed model ---- */
 /* Translates a parameter's type into *out (top-level qualifiers dropped, an

@@ -109,67 +109,9 @@ static int leading_allowed(const char *name, size_t n)
     return 0;
 }
 
-/* Past blanks and comments from i; a line comment continued by a backslash,
- * or one never closed, stops the scan (returns len). */
-static size_t skip_blank(const char *t, size_t len, size_t i, int newlines)
-{
-    while (i < len) {
-        char c = t[i];
-        if (c == ' ' || c == '\t' || c == '\f' || c == '\v' || c == '\r' || (newlines && c == '\n')) {
-            i++;
-        } else if (c == '/' && i + 1 < len && t[i + 1] == '*') {
-            const char *e = NULL;
-            for (size_t j = i + 2; j + 1 < len; j++)
-                if (t[j] == '*' && t[j + 1] == '/') {
-                    e = t + j;
-                    break;
-                }
-            if (!e)
-                return len;
-            i = (size_t)(e - t) + 2;
-        } else if (c == '/' && i + 1 < len && t[i + 1] == '/') {
-            size_t j = i;
-            while (j < len && t[j] != '\n')
-                j++;
-            if (j > i && (t[j - 1] == '\\' || (t[j - 1] == '\r' && j > i + 1 && t[j - 2] == '\\')))
-                return len;
-            i = j;
-        } else {
-            break;
-        }
-    }
-    return i;
-}
-
 size_t ks_prelude_leading(const char *t, size_t len, char ***names)
 {
-    size_t n = 0;
-    *names = NULL;
-    size_t i = 0;
-    for (;;) {
-        i = skip_blank(t, len, i, 1);
-        if (i >= len || t[i] != '#')
-            break;
-        i = skip_blank(t, len, i + 1, 0);
-        if (len - i < 7 || memcmp(t + i, "include", 7) != 0)
-            break;
-        i = skip_blank(t, len, i + 7, 0);
-        if (i >= len || t[i] != '<')
-            break;
-        size_t start = ++i;
-        while (i < len && t[i] != '>' && t[i] != '\n')
-            i++;
-        if (i >= len || t[i] != '>' || !leading_allowed(t + start, i - start))
-            break;
-        size_t name_len = i - start;
-        i = skip_blank(t, len, i + 1, 0);
-        if (i < len && t[i] != '\n')
-            break;                       /* more on the line, or a backslash: stop */
-        *names = ks_xrealloc(*names, (n + 1) * sizeof **names);
-        (*names)[n] = ks_xasprintf("%.*s", (int)name_len, t + start);
-        n++;
-    }
-    return n;
+    return ks_source_leading_includes(t, len, leading_allowed, names);
 }
 
 void ks_prelude_names_free(char **names, size_t n)

@@ -1,7 +1,8 @@
 /*
  * source.c — the one scanner of the raw .cu text, for what libclang does not
  * show: explicit instantiations (no cursor), "kstub:" directives in comments,
- * and whether a body follows a declaration under --skip-bodies. Comments,
+ * whether a body follows a declaration under --skip-bodies, and the leading
+ * #include lines the prelude cache may precompile (pch.c). Comments,
  * string and character literals and preprocessor lines are skipped the same
  * way for all three.
  */
@@ -291,4 +292,70 @@ int ks_source_body_follows(const char *s, size_t n, size_t i)
         i++;
     }
     return 0;
+}
+
+/* ---- the leading #include lines (for the prelude cache) ---- */
+
+/* Past blanks and comments from i; a line comment continued by a backslash,
+ * or one never closed, stops the scan (returns len). */
+static size_t skip_blank_lines(const char *t, size_t len, size_t i, int newlines)
+{
+    while (i < len) {
+        char c = t[i];
+        if (c == ' ' || c == '\t' || c == '\f' || c == '\v' || c == '\r' || (newlines && c == '\n')) {
+            i++;
+        } else if (c == '/' && i + 1 < len && t[i + 1] == '*') {
+            const char *e = NULL;
+            for (size_t j = i + 2; j + 1 < len; j++)
+                if (t[j] == '*' && t[j + 1] == '/') {
+                    e = t + j;
+                    break;
+                }
+            if (!e)
+                return len;
+            i = (size_t)(e - t) + 2;
+        } else if (c == '/' && i + 1 < len && t[i + 1] == '/') {
+            size_t j = i;
+            while (j < len && t[j] != '\n')
+                j++;
+            if (j > i && (t[j - 1] == '\\' || (t[j - 1] == '\r' && j > i + 1 && t[j - 2] == '\\')))
+                return len;
+            i = j;
+        } else {
+            break;
+        }
+    }
+    return i;
+}
+
+size_t ks_source_leading_includes(const char *t, size_t len,
+                                  int (*allowed)(const char *name, size_t n), char ***names)
+{
+    size_t n = 0;
+    *names = NULL;
+    size_t i = 0;
+    for (;;) {
+        i = skip_blank_lines(t, len, i, 1);
+        if (i >= len || t[i] != '#')
+            break;
+        i = skip_blank_lines(t, len, i + 1, 0);
+        if (len - i < 7 || memcmp(t + i, "include", 7) != 0)
+            break;
+        i = skip_blank_lines(t, len, i + 7, 0);
+        if (i >= len || t[i] != '<')
+            break;
+        size_t start = ++i;
+        while (i < len && t[i] != '>' && t[i] != '\n')
+            i++;
+        if (i >= len || t[i] != '>' || !allowed(t + start, i - start))
+            break;
+        size_t name_len = i - start;
+        i = skip_blank_lines(t, len, i + 1, 0);
+        if (i < len && t[i] != '\n')
+            break;                       /* more on the line, or a backslash: stop */
+        *names = ks_xrealloc(*names, (n + 1) * sizeof **names);
+        (*names)[n] = ks_xasprintf("%.*s", (int)name_len, t + start);
+        n++;
+    }
+    return n;
 }
