@@ -836,6 +836,55 @@ START_TEST(user_templates)
 }
 END_TEST
 
+/* Issue 10 #17: a template that would break the engine is refused with its
+ * real line and column and nothing is written: a NUL byte (once truncated
+ * the output), an unterminated '{{' (once reported at column 0), and 30,000
+ * nested sections (once a stack overflow). */
+START_TEST(hostile_templates_are_refused_at_their_position)
+{
+    static const struct {
+        const char *head;   /* the header template's text before the hostile part */
+        const char *says;
+    } cases[] = {
+        {"line one\nab", "header.h.in:2:3: error: a NUL byte in a template"},
+        {"line one\n  xx {{ prefix\n", "header.h.in:2:6: error: unterminated '{{'"},
+        {"line one\n", "header.h.in:2:705: error: sections nest deeper than 64"},
+    };
+    make_tmpdir();
+    char path[128];
+    snprintf(path, sizeof path, "%s/tpl", tmpdir);
+    mkdir(path, 0700);
+    snprintf(path, sizeof path, "%s/tpl/source.c.in", tmpdir);
+    FILE *f = fopen(path, "w");
+    fputs("{{prefix}}\n", f);
+    fclose(f);
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+        snprintf(path, sizeof path, "%s/tpl/header.h.in", tmpdir);
+        f = fopen(path, "w");
+        fputs(cases[i].head, f);
+        if (i == 0)
+            fwrite("\0cd {{prefix}}\n", 1, 15, f);
+        if (i == 2) {
+            for (int d = 0; d < 30000; d++)
+                fputs("{{#prefix}}", f);
+            for (int d = 0; d < 30000; d++)
+                fputs("{{/prefix}}", f);
+            fputs("\n", f);
+        }
+        fclose(f);
+        char *out;
+        int rc = run(&out, "%s kernels/vector_ops.cu -T %s/tpl -o %s/t%zu", kstub_bin(), tmpdir, tmpdir, i);
+        ck_assert_msg(rc == 1, "case %zu: exit %d:\n%s", i, rc, out);
+        ck_assert_msg(strstr(out, cases[i].says) != NULL, "no '%s' in:\n%s", cases[i].says, out);
+        ck_assert_msg(strstr(out, "nothing written") != NULL, "%s", out);
+        free(out);
+        snprintf(path, sizeof path, "%s/t%zu.h", tmpdir, i);
+        ck_assert_msg(access(path, F_OK) != 0, "%s written", path);
+    }
+    remove_tmpdir();
+}
+END_TEST
+
 START_TEST(strict_mode_accepts_exact_types)
 {
     make_tmpdir();
@@ -906,6 +955,7 @@ static Suite *gen_suite(void)
     tcase_add_test(tc, golden_output);
     tcase_add_test(tc, unchanged_output_keeps_mtime);
     tcase_add_test(tc, user_templates);
+    tcase_add_test(tc, hostile_templates_are_refused_at_their_position);
     tcase_add_test(tc, templates_restyle_mirrors);
     tcase_add_test(tc, embed_tells_image_kinds_apart);
     suite_add_tcase(s, tc);
