@@ -1,7 +1,8 @@
 /*
  * naming.c — every identifier kstub generates is decided here, and every
  * collision checked: kernels' C names (qualified names flattened, template
- * arguments, overload tags, "kstub:name" renames, the _n entry points),
+ * arguments, overload tags, "kstub:name" renames, the names each kernel
+ * brings along: _n, _node, _node_set, _kernel, ks__params_, ks__pack_),
  * parameter names (unnamed ones, C-only keywords, names the stub itself
  * uses), the C names of mirrored types and enum constants, padding and
  * anonymous members, the image symbol and the include guard.
@@ -180,20 +181,48 @@ static void claim_function(namer *nm, const char *s)
         json_object_set_new(nm->taken, s, json_false());
 }
 
+/*
+ * The file-scope names one kernel brings into the generated C, each from
+ * its C name: the one table both the check that a kernel's name is free
+ * and the claim of its names read. The templates spell the same names
+ * ({{c_name}}_node, ks__pack_{{c_name}}, ...); one added there is added here.
+ */
+typedef enum { KERNEL_FUNCTION, KERNEL_OBJECT, KERNEL_MACRO } kernel_name_kind;
+
+static const struct kernel_name {
+    const char *prefix, *suffix;
+    kernel_name_kind kind;
+} kernel_names[] = {
+    {"", "", KERNEL_FUNCTION},              /* the stub */
+    {"", "_n", KERNEL_FUNCTION},            /* the 1-D launch over n items */
+    {"", "_node", KERNEL_FUNCTION},         /* the graph node */
+    {"", "_node_set", KERNEL_FUNCTION},     /* its update in an instance */
+    {"", "_kernel", KERNEL_OBJECT},         /* the exported ks_kernel descriptor */
+    {"ks__params_", "", KERNEL_OBJECT},     /* the descriptor's parameter table */
+    {"ks__pack_", "", KERNEL_MACRO},        /* the packing every entry point uses */
+};
+
+#define NKERNEL_NAMES (sizeof kernel_names / sizeof kernel_names[0])
+
+static char *kernel_name(size_t i, const char *c_name)
+{
+    return ks_xasprintf("%s%s%s", kernel_names[i].prefix, c_name, kernel_names[i].suffix);
+}
+
 /* A user-derived name made free: '_' appended while it is a C-only keyword,
- * reserved by the runtime, or taken (also when with_n and name_n is taken).
- * Takes ownership of name; returns the free one, not yet claimed. */
-static char *step_aside(const namer *nm, char *name, int with_n)
+ * reserved by the runtime, or taken (for a kernel, also while any name of
+ * kernel_names made from it is taken). Takes ownership of name; returns
+ * the free one, not yet claimed. */
+static char *step_aside(const namer *nm, char *name, int is_kernel)
 {
     for (;;) {
-        /* a kernel brings name_n and its descriptor name_kernel along */
-        char *n_name = with_n ? ks_xasprintf("%s_n", name) : NULL;
-        char *d_name = with_n ? ks_xasprintf("%s_kernel", name) : NULL;
         int busy = is_c_only_keyword(name) || runtime_reserved(name) ||
-                   (with_n ? taken(nm, name) : taken_for_param(nm, name)) ||
-                   (n_name && taken(nm, n_name)) || (d_name && taken(nm, d_name));
-        free(n_name);
-        free(d_name);
+                   (!is_kernel && taken_for_param(nm, name));
+        for (size_t i = 0; is_kernel && !busy && i < NKERNEL_NAMES; i++) {
+            char *n = kernel_name(i, name);
+            busy = taken(nm, n);
+            free(n);
+        }
         if (!busy)
             return name;
         char *longer = ks_xasprintf("%s_", name);
@@ -465,7 +494,7 @@ static void apply_renames(namer *nm)
 }
 
 /* Two kernels may not share a C name: only the user can say which keeps
- * it. (A kernel named like another's _n entry point steps aside below.) */
+ * it. (A kernel named like another's _n, _node, ... steps aside below.) */
 static int check_unique(namer *nm)
 {
     ks_model *m = nm->m;
@@ -562,15 +591,16 @@ static void name_kernels(namer *nm)
         /* The descriptor is exported as <c_name>_kernel: a user's name of
          * that spelling steps aside, not the descriptor. */
         k->descriptor = ks_xasprintf("%s_kernel", k->c_name);
-        char *names[4] = {ks_xstrdup(k->c_name), ks_xasprintf("%s_n", k->c_name),
-                          ks_xstrdup(k->descriptor),
-                          ks_xasprintf("ks__params_%s", k->c_name)};
-        for (int j = 0; j < 4; j++) {
-            if (j < 2)
-                claim_function(nm, names[j]);
-            else
-                claim(nm, names[j]);
-            free(names[j]);
+        for (size_t j = 0; j < NKERNEL_NAMES; j++) {
+            char *n = kernel_name(j, k->c_name);
+            if (kernel_names[j].kind == KERNEL_FUNCTION) {
+                claim_function(nm, n);
+            } else {
+                claim(nm, n);
+                if (kernel_names[j].kind == KERNEL_MACRO)
+                    json_object_set_new(nm->macros, n, json_true());
+            }
+            free(n);
         }
     }
     for (size_t i = 0; i < m->nkernels; i++)
