@@ -10,7 +10,8 @@
  * `ctx`; cuGraphExecUpdate is _v2, with a result record). A program that
  * never builds a graph never looks them up.
  *
- * A node launches the handle the stub launches: with the context-independent
+ * A node launches the handle the stub launches, as the loader in use says
+ * (ks__loader's node_target and node_is): with the context-independent
  * loader the CUkernel (the node parameters' `kern`, `ctx` NULL: the current
  * context), with the module fallback the current context's CUfunction. The
  * arguments come packed by the generated code, exactly as for the stub.
@@ -289,14 +290,8 @@ KS__API ks_status ks_kernel_node_add(ks_kernel *k, ks_graph graph, const ks_grap
     node_params(&p, l, args);
     if (__atomic_load_n(&k->ks__handle, __ATOMIC_ACQUIRE) == NULL && (st = ks_kernel_resolve(k)) != KS_OK)
         return st;
-    if (ks__cu.use_library) {
-        p.kern = (CUkernel)__atomic_load_n(&k->ks__handle, __ATOMIC_ACQUIRE);
-    } else {
-        /* The module fallback: this context's function (a context is made current if need be). */
-        CUdevice dev;
-        if ((st = ks__kernel_function(k, &p.func, &dev)) != KS_OK)
-            return st;
-    }
+    if ((st = ks__loader_get()->node_target(k, &p, name)) != KS_OK)
+        return st;
     if ((st = graph_driver(name)) != KS_OK)
         return st;
     CUgraphNode n = NULL;
@@ -308,21 +303,6 @@ KS__API ks_status ks_kernel_node_add(ks_kernel *k, ks_graph graph, const ks_grap
                             l->grid.x, l->grid.y, l->grid.z, l->block.x, l->block.y, l->block.z, ndeps);
     *node = n;
     return KS_OK;
-}
-
-/* Whether the node's parameters \p q launch \p k: its CUkernel, or with the
- * module fallback one of its per-context functions. */
-static int node_is_kernel(const ks_kernel *k, const CUDA_KERNEL_NODE_PARAMS *q)
-{
-    void *handle = __atomic_load_n(&k->ks__handle, __ATOMIC_ACQUIRE);
-    if (ks__cu.use_library)
-        return handle != NULL && (void *)q->kern == handle;
-    for (const ks__function_node *f = __atomic_load_n((ks__function_node *const *)&k->ks__functions,
-                                                      __ATOMIC_ACQUIRE);
-         f != NULL; f = f->next)
-        if (q->func != NULL && f->fn == q->func)
-            return 1;
-    return 0;
 }
 
 KS__API ks_status ks_kernel_node_set(ks_kernel *k, ks_graph_exec exec, ks_graph_node node,
@@ -345,7 +325,7 @@ KS__API ks_status ks_kernel_node_set(ks_kernel *k, ks_graph_exec exec, ks_graph_
     if (r != CUDA_SUCCESS)
         return ks__error_cu(KS_ERR_GRAPH_MISMATCH, name, "cuGraphKernelNodeGetParams", r,
                             "node %p is not a kernel node; nothing was updated", (void *)node);
-    if (!node_is_kernel(k, &q)) {
+    if (!ks__loader_get()->node_is(k, &q)) {
         const char *other = node_symbol(node);
         return ks__error(KS_ERR_GRAPH_MISMATCH, name,
                          "node %p launches another kernel than '%s' (cuGraphKernelNodeGetParams: "
@@ -354,11 +334,9 @@ KS__API ks_status ks_kernel_node_set(ks_kernel *k, ks_graph_exec exec, ks_graph_
     }
     CUDA_KERNEL_NODE_PARAMS p;
     node_params(&p, l, args);
-    /* The node keeps its own kernel handle and context. */
-    if (ks__cu.use_library)
-        p.kern = q.kern, p.ctx = q.ctx;
-    else
-        p.func = q.func;
+    /* The node keeps its own kernel handle and context, whichever the loader set
+     * (the driver ignores ctx when func is set). */
+    p.kern = q.kern, p.func = q.func, p.ctx = q.ctx;
     r = gr.ExecKernelNodeSetParams(exec, node, &p);
     if (__builtin_expect(r == CUDA_SUCCESS, 1))
         return KS_OK;

@@ -249,6 +249,11 @@ typedef struct ks__loader {
     CUresult (*set_max_shared)(ks_kernel *k, CUfunction fn, CUdevice dev, int bytes, const char **call);
     /* Only under the load lock: unload every copy of \p img; the first failure is reported. */
     ks_status (*unload)(ks_image *img);
+    /* Graphs: point kernel node parameters \p p at resolved \p k (its CUkernel, or the current
+     * context's CUfunction, making a context current if need be). */
+    ks_status (*node_target)(ks_kernel *k, CUDA_KERNEL_NODE_PARAMS *p, const char *kernel);
+    /* Graphs: whether node parameters \p q, as the driver reports them, launch \p k. */
+    int (*node_is)(const ks_kernel *k, const CUDA_KERNEL_NODE_PARAMS *q);
 } ks__loader;
 
 /* A loader's table, from its functions <prefix>_load, <prefix>_lookup, ... */
@@ -256,7 +261,7 @@ typedef struct ks__loader {
     {                                                                                          \
         per_ctx, lookup_name, param_info_name, prefix##_load, prefix##_lookup, prefix##_find,  \
         prefix##_adopt, prefix##_has_param_info, prefix##_param_info, prefix##_function,       \
-        prefix##_set_max_shared, prefix##_unload                                               \
+        prefix##_set_max_shared, prefix##_unload, prefix##_node_target, prefix##_node_is       \
     }
 
 extern const ks__loader ks__library_loader;

@@ -111,4 +111,18 @@ static ks_status library_unload(ks_image *img)
     return KS_OK;
 }
 
+/* A node launches the one CUkernel; ctx NULL: the context current at launch. */
+static ks_status library_node_target(ks_kernel *k, CUDA_KERNEL_NODE_PARAMS *p, const char *kernel)
+{
+    (void)kernel;
+    p->kern = (CUkernel)__atomic_load_n(&k->ks__handle, __ATOMIC_ACQUIRE);
+    return KS_OK;
+}
+
+static int library_node_is(const ks_kernel *k, const CUDA_KERNEL_NODE_PARAMS *q)
+{
+    void *handle = __atomic_load_n(&k->ks__handle, __ATOMIC_ACQUIRE);
+    return handle != NULL && (void *)q->kern == handle;
+}
+
 const ks__loader ks__library_loader = KS__LOADER_TABLE(library, 0, "cuLibraryGetKernel", "cuKernelGetParamInfo");

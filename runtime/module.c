@@ -144,4 +144,23 @@ static ks_status module_unload(ks_image *img)
     return st;
 }
 
+/* A node launches this context's CUfunction (the graph is bound to it). */
+static ks_status module_node_target(ks_kernel *k, CUDA_KERNEL_NODE_PARAMS *p, const char *kernel)
+{
+    (void)kernel;
+    CUdevice dev;
+    return ks__kernel_function(k, &p->func, &dev);
+}
+
+/* One of the kernel's per-context functions. */
+static int module_node_is(const ks_kernel *k, const CUDA_KERNEL_NODE_PARAMS *q)
+{
+    for (const ks__function_node *f = __atomic_load_n((ks__function_node *const *)&k->ks__functions,
+                                                      __ATOMIC_ACQUIRE);
+         f != NULL; f = f->next)
+        if (q->func != NULL && f->fn == q->func)
+            return 1;
+    return 0;
+}
+
 const ks__loader ks__module_loader = KS__LOADER_TABLE(module, 1, "cuModuleGetFunction", "cuFuncGetParamInfo");
