@@ -22,6 +22,7 @@
 #include <sys/auxv.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "kstub.h"
@@ -2049,6 +2050,116 @@ START_TEST(cache_parent_writable_not_used)
 }
 END_TEST
 
+/* The race of issue 10 #4, reproduced: a thread swaps a parent of the cache
+ * directory with a symlink to an attacker's directory (renameat2
+ * RENAME_EXCHANGE, so the parent always exists) as fast as it can, while
+ * this thread loads the image up to 2,000 times. The attacker's directory
+ * holds a valid entry for the same key whose payload differs in one byte;
+ * it is writable by others (this test runs as one user: that stands for
+ * "someone else's"), so the runtime must never take an entry from it.
+ * Before the fix (lstat on the path, then open by path) 6 of 2,000 loads
+ * took it; now the resolved path is walked component by component with
+ * O_NOFOLLOW from "/", each checked by descriptor, so a load finds the real
+ * directory or no cache, never the attacker's entry. Bounded to about 5 s. */
+static volatile int swap_stop;
+static int swap_errno;                        /* renameat2's errno in the swapping thread */
+
+static void *swap_parent(void *arg)
+{
+    const char *const *paths = arg;           /* the parent, the symlink beside it */
+    uintptr_t swaps = 0;
+    while (!__atomic_load_n(&swap_stop, __ATOMIC_RELAXED)) {
+        if (renameat2(AT_FDCWD, paths[0], AT_FDCWD, paths[1], RENAME_EXCHANGE) != 0) {
+            swap_errno = errno;
+            return (void *)(uintptr_t)-1;
+        }
+        swaps++;
+    }
+    if (swaps % 2 && renameat2(AT_FDCWD, paths[0], AT_FDCWD, paths[1], RENAME_EXCHANGE) != 0) {
+        swap_errno = errno;                   /* (putting the real parent back) */
+        return (void *)(uintptr_t)-1;
+    }
+    return (void *)swaps;
+}
+
+START_TEST(cache_parent_swap_race_never_loads_the_attackers_entry)
+{
+    alarm(50);
+    fake.set_params("saxpy", 4, saxpy_off, saxpy_size);
+    ck_assert_status(launch_saxpy(), KS_OK);          /* the genuine entry */
+    char entry[PATH_MAX + 300];
+    the_entry(entry, sizeof entry);
+    static unsigned char buf[1 << 16];
+    size_t n = read_file(entry, buf, sizeof buf);
+    ck_assert_uint_gt(n, 80 + 8);
+    const unsigned char genuine4 = buf[80 + 4];
+
+    /* The attacker's copy: <tmp>/evil/kstub/<entry>, payload byte 4 changed, hash made right. */
+    char parent[128], evil[128], link[128], evil_entry[PATH_MAX + 400];
+    snprintf(parent, sizeof parent, "%s/cache", tmp_dir);
+    snprintf(evil, sizeof evil, "%s/evil", tmp_dir);
+    snprintf(link, sizeof link, "%s/swap", tmp_dir);
+    ck_assert_int_eq(mkdir(evil, 0700), 0);
+    snprintf(evil_entry, sizeof evil_entry, "%s/kstub", evil);
+    ck_assert_int_eq(mkdir(evil_entry, 0700), 0);
+    ck_assert_int_eq(chmod(evil, 0777), 0);
+    ck_assert_int_eq(chmod(evil_entry, 0777), 0);
+    snprintf(evil_entry, sizeof evil_entry, "%s/kstub%s", evil, strrchr(entry, '/'));
+    buf[80 + 4] ^= 0x20;
+    ks__sha256(buf + 80, n - 80, buf + 48);
+    write_file(evil_entry, buf, n);
+    ck_assert_int_eq(symlink(evil, link), 0);
+
+    /* The attack is real: by path, through the swapped parent, the attacker's entry is read. */
+    ck_assert_int_eq(renameat2(AT_FDCWD, parent, AT_FDCWD, link, RENAME_EXCHANGE), 0);
+    unsigned char seen[128];
+    ck_assert_uint_eq(read_file(entry, seen, sizeof seen), sizeof seen);
+    ck_assert_int_eq(seen[80 + 4], genuine4 ^ 0x20);
+    ck_assert_status(ks_cache_check(), KS_ERR_UNTRUSTED);   /* the runtime does not use it */
+    ck_assert_message_has("writable by others");
+    ck_assert_int_eq(renameat2(AT_FDCWD, parent, AT_FDCWD, link, RENAME_EXCHANGE), 0);
+    ck_assert_status(ks_cache_check(), KS_OK);
+
+    const char *paths[2] = {parent, link};
+    swap_stop = 0;
+    pthread_t t;
+    ck_assert_int_eq(pthread_create(&t, NULL, swap_parent, paths), 0);
+    int loads = 0, hits = 0, misses = 0, attacker = 0;
+    struct timespec t0, now;
+    clock_gettime(CLOCK_MONOTONIC, &t0);
+    for (; loads < 2000; loads++) {
+        clock_gettime(CLOCK_MONOTONIC, &now);
+        if (now.tv_sec - t0.tv_sec >= 5)
+            break;
+        ck_assert_status(ks_image_unload(&src_image), KS_OK);
+        fake.reset();                                  /* its library table holds 64 */
+        fake.set_params("saxpy", 4, saxpy_off, saxpy_size);
+        ck_assert_status(launch_saxpy(), KS_OK);
+        ks_image_info info;
+        ck_assert_status(ks_image_info_get(&src_image, &info), KS_OK);
+        const unsigned char *copy;
+        fake.last_image(&copy, NULL);
+        if (copy[4] != genuine4)
+            attacker++;
+        else if (info.from_cache)
+            hits++;
+        else
+            misses++;
+    }
+    __atomic_store_n(&swap_stop, 1, __ATOMIC_RELAXED);
+    void *swaps;
+    ck_assert_int_eq(pthread_join(t, &swaps), 0);
+    ck_assert_msg((uintptr_t)swaps != (uintptr_t)-1, "renameat2: %s", strerror(swap_errno));
+    printf("check_runtime: parent swap race: %d loads (%d from the cache, %d refused it), %lu swaps, "
+           "%d of the attacker's entry\n", loads, hits, misses, (unsigned long)(uintptr_t)swaps, attacker);
+    ck_assert_int_eq(attacker, 0);
+    ck_assert_int_ge(loads, 200);
+    ck_assert_msg(misses > 0 && (uintptr_t)swaps > 100,
+                  "the race was not exercised: %d loads refused the cache, %lu swaps", misses,
+                  (unsigned long)(uintptr_t)swaps);
+}
+END_TEST
+
 /* A cache entry that is a FIFO is no entry, and loading does not hang (issue 10 #7). */
 START_TEST(cache_fifo_entry_ignored)
 {
@@ -2469,7 +2580,8 @@ static Suite *runtime_suite(void)
     add_case(s, "cache", TESTS(cache_cold_then_warm, cache_hit_does_not_load_nvrtc, cache_corrupt_entry_rebuilt, cache_truncated_entry_rebuilt,
                                cache_short_entry_rebuilt, cache_foreign_entry_rebuilt,
                                cache_disabled_writes_nothing, cache_unsafe_dir_not_used,
-                               cache_parent_writable_not_used, cache_fifo_entry_ignored,
+                               cache_parent_writable_not_used,
+                               cache_parent_swap_race_never_loads_the_attackers_entry, cache_fifo_entry_ignored,
                                cache_dir_longer_than_path_max, cache_key_follows_includes,
                                cache_unfollowable_includes_not_cached,
                                cache_include_word_in_comment_still_cached,
