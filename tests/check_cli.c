@@ -1,0 +1,378 @@
+/*
+ * check_cli.c — the kstub command line's edges (issue 14): --list (text and
+ * json, parse only, nothing written), what -o names (x.h, x.c, a folder
+ * refused), missing output folders created for -o, --manifest and -MF and
+ * none left behind by a failed run, --embed of an nvcc image that lacks one
+ * of the input's kernels refused with the kernel named, make -q and make -n
+ * with kstub.mk after a complete build, <kernel>_n left out for kernels that
+ * use dynamic shared memory, and the README's shell commands (Quick start,
+ * Your first project) and its copy of kstub --help.
+ *
+ *   KSTUB=build/bin/kstub NVCC=nvcc KSTUB_LIBDIR=build/lib KSTUB_BUILD=build build/tests/check_cli
+ *
+ * Run from the repository root (make check-cli does).
+ */
+#include "testutil.h"
+
+#include <check.h>
+#include <jansson.h>
+#include <limits.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+static const char *kstub_bin(void)
+{
+    static char abs[PATH_MAX];
+    const char *k = getenv("KSTUB") ? getenv("KSTUB") : "build/bin/kstub";
+    return realpath(k, abs) ? abs : k;
+}
+
+static const char *nvcc_bin(void)
+{
+    return getenv("NVCC") ? getenv("NVCC") : "/usr/local/cuda/bin/nvcc";
+}
+
+static const char *cuda_path(void)
+{
+    return getenv("CUDA_PATH") ? getenv("CUDA_PATH") : "/usr/local/cuda";
+}
+
+static char tmpdir[PATH_MAX];
+static char cwd[PATH_MAX];
+
+static void make_tmpdir(void)
+{
+    const char *t = getenv("TMPDIR") ? getenv("TMPDIR") : "/tmp";
+    snprintf(tmpdir, sizeof tmpdir, "%s/kstub-cli-XXXXXX", t);
+    ck_assert_ptr_nonnull(mkdtemp(tmpdir));
+    ck_assert_ptr_nonnull(getcwd(cwd, sizeof cwd));
+}
+
+static void remove_tmpdir(void)
+{
+    char *out;
+    run(&out, "rm -rf '%s'", tmpdir);
+    free(out);
+}
+
+/* Two kernels, one C++ (mangled) and one extern "C", with a restrict
+ * pointer and an unsigned: their stubs' prototypes are known exactly. */
+static const char two_cu[] =
+    "__global__ void fill(int *p, int v, unsigned n) { unsigned i = threadIdx.x; if (i < n) p[i] = v; }\n"
+    "extern \"C\" __global__ void scale(const float *__restrict__ x, float *y, float s)\n"
+    "{ y[threadIdx.x] = s * x[threadIdx.x]; }\n";
+/* The first of them alone: an image of it lacks 'scale'. */
+static const char one_cu[] =
+    "__global__ void fill(int *p, int v, unsigned n) { unsigned i = threadIdx.x; if (i < n) p[i] = v; }\n";
+
+static const char *const two_protos[] = {
+    "ks_status fill(ks_launch launch, int *p, int v, unsigned int n)",
+    "ks_status scale(ks_launch launch, const float *restrict x, float *y, float s)",
+};
+
+static void write_file(const char *name, const char *text)
+{
+    char path[PATH_MAX + 64];
+    snprintf(path, sizeof path, "%s/%s", tmpdir, name);
+    FILE *f = fopen(path, "w");
+    ck_assert_ptr_nonnull(f);
+    fputs(text, f);
+    ck_assert_int_eq(fclose(f), 0);
+}
+
+/* The names in tmpdir, sorted, one a line (find's view of the tree). */
+static char *tree(void)
+{
+    char *out;
+    int rc = run(&out, "cd '%s' && find . -mindepth 1 | LC_ALL=C sort", tmpdir);
+    ck_assert_int_eq(rc, 0);
+    return out;
+}
+
+/* ---- --list ------------------------------------------------------------------------------------ */
+
+START_TEST(list_text_prints_prototypes_and_writes_nothing)
+{
+    make_tmpdir();
+    write_file("two.cu", two_cu);
+    char *before = tree(), *out;
+    int rc = run(&out, "cd '%s' && %s --list two.cu 2>/dev/null", tmpdir, kstub_bin());
+    ck_assert_msg(rc == 0, "kstub --list failed (%d):\n%s", rc, out);
+    char want[512];
+    snprintf(want, sizeof want, "%s;\n%s;\n", two_protos[0], two_protos[1]);
+    ck_assert_str_eq(out, want);
+    char *after = tree();
+    ck_assert_str_eq(after, before);
+    free(out);
+    /* -o and --manifest change nothing: --list still writes no file. */
+    rc = run(&out, "cd '%s' && %s --list two.cu -o x --manifest m.json -MD", tmpdir, kstub_bin());
+    ck_assert_msg(rc == 0, "%s", out);
+    free(after);
+    after = tree();
+    ck_assert_str_eq(after, before);
+    free(out);
+    free(after);
+    free(before);
+    remove_tmpdir();
+}
+END_TEST
+
+START_TEST(list_json_carries_prototypes)
+{
+    make_tmpdir();
+    write_file("two.cu", two_cu);
+    char *before = tree(), *out;
+    int rc = run(&out, "cd '%s' && %s --list --format=json two.cu 2>/dev/null", tmpdir, kstub_bin());
+    ck_assert_msg(rc == 0, "kstub --list --format=json failed (%d):\n%s", rc, out);
+    json_error_t err;
+    json_t *doc = json_loads(out, 0, &err);
+    ck_assert_msg(doc != NULL, "not JSON (%s):\n%s", err.text, out);
+    ck_assert_str_eq(json_string_value(json_object_get(doc, "source")), "two.cu");
+    json_t *ks = json_object_get(doc, "kernels");
+    ck_assert_uint_eq(json_array_size(ks), 2);
+    const char *symbols[] = {"_Z4fillPiij", "scale"};
+    for (size_t i = 0; i < 2; i++) {
+        json_t *k = json_array_get(ks, i);
+        ck_assert_str_eq(json_string_value(json_object_get(k, "prototype")), two_protos[i]);
+        ck_assert_str_eq(json_string_value(json_object_get(k, "symbol")), symbols[i]);
+        ck_assert_uint_eq(json_array_size(json_object_get(k, "params")), 3);
+    }
+    json_decref(doc);
+    char *after = tree();
+    ck_assert_str_eq(after, before);
+    free(after);
+    free(before);
+    free(out);
+    remove_tmpdir();
+}
+END_TEST
+
+/* A file that does not parse: file:line:col errors, exit 1, nothing on stdout. */
+START_TEST(list_errors_as_usual)
+{
+    make_tmpdir();
+    write_file("bad.cu", "__global__ void k(int *p) { *p = 0; }\nint broken(;\n");
+    char *out;
+    int rc = run(&out, "cd '%s' && %s --list bad.cu 2>&1 >stdout.txt; cat stdout.txt | wc -c", tmpdir,
+                 kstub_bin());
+    ck_assert_int_eq(rc, 0);
+    ck_assert_msg(strstr(out, "bad.cu:2:") && strstr(out, ": error: "), "%s", out);
+    ck_assert_msg(strstr(out, "nothing listed") && strstr(out, "\n0\n"), "%s", out);
+    free(out);
+    rc = run(&out, "cd '%s' && %s --list bad.cu", tmpdir, kstub_bin());
+    ck_assert_int_eq(rc, 1);
+    free(out);
+    rc = run(&out, "cd '%s' && %s --list --format=github bad.cu", tmpdir, kstub_bin());
+    ck_assert_int_eq(rc, 2);
+    free(out);
+    remove_tmpdir();
+}
+END_TEST
+
+/* ---- -o and the output folders ------------------------------------------------------------------ */
+
+START_TEST(o_with_an_extension_names_the_stem)
+{
+    make_tmpdir();
+    write_file("two.cu", two_cu);
+    char *out;
+    int rc = run(&out, "cd '%s' && %s two.cu -o x.h && %s two.cu -o y.c && ls", tmpdir, kstub_bin(),
+                 kstub_bin());
+    ck_assert_msg(rc == 0, "%s", out);
+    ck_assert_str_eq(out, "two.cu\nx.c\nx.h\ny.c\ny.h\n");
+    free(out);
+    rc = run(&out, "cd '%s' && grep -c 'ks_status fill(' x.h y.h && grep -l '#include \"x.h\"' x.c",
+             tmpdir);
+    ck_assert_msg(rc == 0, "%s", out);
+    free(out);
+    remove_tmpdir();
+}
+END_TEST
+
+START_TEST(o_naming_a_folder_is_refused)
+{
+    make_tmpdir();
+    write_file("two.cu", two_cu);
+    char *before = tree();
+    const char *const bad[] = {"out/", "sub/.", "..", "."};
+    for (size_t i = 0; i < sizeof bad / sizeof *bad; i++) {
+        char *out;
+        int rc = run(&out, "cd '%s' && %s two.cu -o '%s'", tmpdir, kstub_bin(), bad[i]);
+        ck_assert_msg(rc == 2, "-o %s: exit %d\n%s", bad[i], rc, out);
+        ck_assert_msg(strstr(out, "not a directory") != NULL, "-o %s:\n%s", bad[i], out);
+        free(out);
+        char *after = tree();
+        ck_assert_str_eq(after, before);
+        free(after);
+    }
+    free(before);
+    remove_tmpdir();
+}
+END_TEST
+
+START_TEST(missing_output_folders_are_created)
+{
+    make_tmpdir();
+    write_file("two.cu", two_cu);
+    char *out;
+    int rc = run(&out, "cd '%s' && %s two.cu -o gen/a/x --manifest meta/b/x.json -MF deps/c/x.d && "
+                 "find gen meta deps -type f | LC_ALL=C sort", tmpdir, kstub_bin());
+    ck_assert_msg(rc == 0, "%s", out);
+    ck_assert_str_eq(out, "deps/c/x.d\ngen/a/x.c\ngen/a/x.h\nmeta/b/x.json\n");
+    free(out);
+    rc = run(&out, "cd '%s' && head -1 deps/c/x.d", tmpdir);
+    ck_assert_msg(strstr(out, "gen/a/x.h gen/a/x.c meta/b/x.json:") == out, "%s", out);
+    free(out);
+    remove_tmpdir();
+}
+END_TEST
+
+/* A run that fails creates no folder and leaves no file, whatever failed:
+ * the parse, or the --embed check after it. */
+START_TEST(failed_runs_create_nothing)
+{
+    make_tmpdir();
+    write_file("bad.cu", "__global__ void k(int *p) { *p = 0; }\nint broken(;\n");
+    write_file("two.cu", two_cu);
+    write_file("other.ptx", "not an image\n");
+    char *before = tree(), *out;
+    int rc = run(&out, "cd '%s' && %s bad.cu -o gen/a/x --manifest meta/b/x.json -MF deps/c/x.d",
+                 tmpdir, kstub_bin());
+    ck_assert_msg(rc == 1, "exit %d\n%s", rc, out);
+    ck_assert_msg(strstr(out, "nothing written"), "%s", out);
+    free(out);
+    char *after = tree();
+    ck_assert_str_eq(after, before);
+    free(after);
+    rc = run(&out, "cd '%s' && %s two.cu --embed other.ptx -o gen/a/x --manifest meta/b/x.json -MD",
+             tmpdir, kstub_bin());
+    ck_assert_msg(rc == 1, "exit %d\n%s", rc, out);
+    free(out);
+    after = tree();
+    ck_assert_str_eq(after, before);
+    free(after);
+    free(before);
+    remove_tmpdir();
+}
+END_TEST
+
+/* ---- --embed checks the image's kernels ------------------------------------------------------ */
+
+static const char *const image_kinds[] = {"-ptx", "-cubin", "-fatbin"};
+
+START_TEST(embed_of_an_image_lacking_a_kernel_is_refused)
+{
+    make_tmpdir();
+    write_file("two.cu", two_cu);
+    write_file("one.cu", one_cu);
+    const char *kind = image_kinds[_i];
+    char *out;
+    int rc = run(&out, "cd '%s' && %s %s -arch=sm_90 one.cu -o one.img && %s %s -arch=sm_90 two.cu "
+                 "-o two.img", tmpdir, nvcc_bin(), kind, nvcc_bin(), kind);
+    ck_assert_msg(rc == 0, "nvcc %s failed:\n%s", kind, out);
+    free(out);
+    char *before = tree();
+    rc = run(&out, "cd '%s' && %s two.cu --embed one.img -o stubs", tmpdir, kstub_bin());
+    ck_assert_msg(rc == 1, "%s: exit %d\n%s", kind, rc, out);
+    ck_assert_msg(strstr(out, "two.cu:2:") && strstr(out, "error: kernel 'scale'") &&
+                  strstr(out, "not in the image 'one.img'"), "%s:\n%s", kind, out);
+    free(out);
+    char *after = tree();
+    ck_assert_str_eq(after, before);
+    free(after);
+    free(before);
+    /* The image of the input itself is accepted and embedded. */
+    rc = run(&out, "cd '%s' && %s two.cu --embed two.img -o stubs && ls stubs.c stubs.h", tmpdir,
+             kstub_bin());
+    ck_assert_msg(rc == 0, "%s: exit %d\n%s", kind, rc, out);
+    ck_assert_msg(strstr(out, "error") == NULL && strstr(out, "warning") == NULL, "%s", out);
+    free(out);
+    /* So is an image with more kernels than the input has. */
+    rc = run(&out, "cd '%s' && %s one.cu --embed two.img -o more", tmpdir, kstub_bin());
+    ck_assert_msg(rc == 0, "%s: exit %d\n%s", kind, rc, out);
+    free(out);
+    remove_tmpdir();
+}
+END_TEST
+
+/* ---- make -q and make -n with kstub.mk ----------------------------------------------------- */
+
+START_TEST(make_q_and_n_after_a_complete_build)
+{
+    make_tmpdir();
+    char *out;
+    int rc = run(&out, "cd '%s' && mkdir k && cat > k/two.cu <<'EOF'\n%sEOF\n"
+        "printf '#include \"two.kstub.h\"\\nint main(void) {\\n    ks_status (*f)(ks_launch, int *, int, unsigned) = fill;\\n    (void)f;\\n    return 0;\\n}\\n' > main.c && "
+        "printf 'KSTUB_KERNELS := k/two.cu\\nKSTUB_OUT := out\\nKSTUB_ARCHS := 90\\n"
+        "include $(KSTUB_MK)\\napp: main.o $(KSTUB_OBJS)\\n\\t$(CC) $^ -o $@ $(KSTUB_LIBS)\\n"
+        "main.o: main.c | $(KSTUB_HEADERS)\\n\\t$(CC) -std=c11 -Wall -Werror $(KSTUB_CPPFLAGS) "
+        "-MMD -MP -c $< -o $@\\n-include main.d\\n' > Makefile",
+        tmpdir, two_cu);
+    ck_assert_msg(rc == 0, "%s", out);
+    free(out);
+    char mk[4 * PATH_MAX];
+    snprintf(mk, sizeof mk, "env -u MAKEFLAGS -u MFLAGS -u MAKELEVEL make KSTUB_MK=%s/kstub.mk "
+             "KSTUB=%s KSTUB_INCLUDE=%s/runtime KSTUB_LIBDIR=%s CUDA_PATH=%s NVCC=%s", cwd,
+             kstub_bin(), cwd, getenv("KSTUB_LIBDIR") ? getenv("KSTUB_LIBDIR") : "build/lib",
+             cuda_path(), nvcc_bin());
+    rc = run(&out, "cd '%s' && %s app && ./app", tmpdir, mk);
+    ck_assert_msg(rc == 0, "build failed:\n%s", out);
+    free(out);
+    rc = run(&out, "cd '%s' && %s -q app", tmpdir, mk);
+    ck_assert_msg(rc == 0, "make -q after a complete build: exit %d\n%s", rc, out);
+    ck_assert_str_eq(out, "");
+    free(out);
+    rc = run(&out, "cd '%s' && %s -n app", tmpdir, mk);
+    ck_assert_msg(rc == 0, "%s", out);
+    ck_assert_str_eq(out, "make: 'app' is up to date.\n");
+    free(out);
+    /* And both still see real work: a touched kernel file. */
+    rc = run(&out, "cd '%s' && sleep 1 && touch k/two.cu && %s -q app", tmpdir, mk);
+    ck_assert_msg(rc == 1, "make -q after touching k/two.cu: exit %d\n%s", rc, out);
+    free(out);
+    rc = run(&out, "cd '%s' && %s -n app", tmpdir, mk);
+    ck_assert_msg(rc == 0 && strstr(out, "-fatbin") && strstr(out, "--embed out/k/two.fatbin"),
+                  "%s", out);
+    free(out);
+    remove_tmpdir();
+}
+END_TEST
+
+static Suite *cli_suite(void)
+{
+    Suite *s = suite_create("cli");
+    TCase *tc = tcase_create("list");
+    tcase_set_timeout(tc, 120);
+    tcase_add_test(tc, list_text_prints_prototypes_and_writes_nothing);
+    tcase_add_test(tc, list_json_carries_prototypes);
+    tcase_add_test(tc, list_errors_as_usual);
+    suite_add_tcase(s, tc);
+    tc = tcase_create("outputs");
+    tcase_set_timeout(tc, 120);
+    tcase_add_test(tc, o_with_an_extension_names_the_stem);
+    tcase_add_test(tc, o_naming_a_folder_is_refused);
+    tcase_add_test(tc, missing_output_folders_are_created);
+    tcase_add_test(tc, failed_runs_create_nothing);
+    suite_add_tcase(s, tc);
+    tc = tcase_create("embed");
+    tcase_set_timeout(tc, 180);
+    tcase_add_loop_test(tc, embed_of_an_image_lacking_a_kernel_is_refused, 0,
+                        (int)(sizeof image_kinds / sizeof *image_kinds));
+    suite_add_tcase(s, tc);
+    tc = tcase_create("make");
+    tcase_set_timeout(tc, 300);
+    tcase_add_test(tc, make_q_and_n_after_a_complete_build);
+    suite_add_tcase(s, tc);
+    return s;
+}
+
+int main(void)
+{
+    SRunner *sr = srunner_create(cli_suite());
+    srunner_run_all(sr, CK_NORMAL);
+    int failed = srunner_ntests_failed(sr);
+    srunner_free(sr);
+    return failed ? EXIT_FAILURE : EXIT_SUCCESS;
+}

@@ -1,0 +1,24 @@
+# tests/cli.mk — the kstub command line's edges (issue 14): tests/check_cli.c.
+# --list, what -o names, output folders created (and none left by a failed
+# run), --embed of an nvcc PTX/cubin/fatbin checked against the input's
+# kernels, make -q / make -n with kstub.mk after a complete build, and the
+# README's Quick start and first-project commands and --help copy. Included
+# from tests/tests.mk; uses the top-level Makefile's variables. Needs nvcc
+# (no GPU).
+#
+#   make check-cli
+
+CLI_CHECK := $(B)/tests/check_cli
+# testutil.c's run() uses the generator's buffers (util.c).
+CLI_TEST_OBJ := $(filter-out $(B)/obj/generator/main.o,$(GEN_OBJ))
+
+$(CLI_CHECK): tests/check_cli.c tests/testutil.c tests/testutil.h $(CLI_TEST_OBJ) | $(B)/tests
+	$(CC) $(BASE_CFLAGS) $< tests/testutil.c $(CLI_TEST_OBJ) -o $@ $(LIBCLANG_LIBS) -ljansson \
+	    $(CHECK_LIBS)
+
+.PHONY: check-cli
+check-cli: $(CLI_CHECK) $(KSTUB) $(B)/lib/libkstub.a $(B)/lib/libkstub.so
+	KSTUB=$(KSTUB) NVCC=$(NVCC) CUDA_PATH=$(CUDA_PATH) KSTUB_LIBDIR=$(abspath $(B)/lib) \
+	    KSTUB_BUILD=$(B) $(CLI_CHECK)
+
+CHECK_TARGETS += check-cli
