@@ -14,7 +14,22 @@
  * K completed (launch + synchronise). Capture and instantiation are timed
  * separately (median of a few repetitions).
  *
+ * Then kstub's typed graph nodes (issue 12), for graphs of 10, 100 and 1000
+ * kernels of bench_args (five typed arguments, a chain), the variants again
+ * interleaved round by round, CPU ns per kernel of:
+ *
+ *   stub             K bench_args stub calls
+ *   captured         one ks_graph_launch of the K stub calls, stream-captured
+ *   nodes            one ks_graph_launch of K bench_args_node nodes
+ *   set all+replay   K bench_args_node_set (new a, m) and the launch
+ *   set one+replay   one bench_args_node_set and the launch
+ *
+ * and, once per size, build (create + K nodes) + instantiate, and capture +
+ * instantiate, in ms (medians). The goal check (replay <= 0.02x a stub
+ * launch per kernel, update + replay <= 0.1x) is printed with the table.
+ *
  *   graph_bench [-r ROUNDS] [-k KERNELS] [-o OUTDIR]   writes OUTDIR/graph_summary.csv
+ *                                                      and OUTDIR/graph_nodes.csv
  */
 #include <stdint.h>
 #include <stdio.h>
@@ -44,6 +59,8 @@ static struct {
 
 static CUstream stream;
 static CUfunction raw_fn;
+static PFN_cuMemAlloc_v3020 MemAlloc;
+static PFN_cuMemsetD8_v3020 MemsetD8;
 
 enum { V_STUB, V_RAW, V_GRAPH, NV };
 static const char *const ids[NV] = {"stub_one_by_one", "raw_one_by_one", "graph_replay"};
@@ -72,6 +89,135 @@ static CUgraphExec capture(unsigned k, CUgraph *graph)
     CU_CHECK(cu.StreamEndCapture(stream, graph));
     CU_CHECK(cu.GraphInstantiate(&exec, *graph, 0));
     return exec;
+}
+
+/* ---- typed nodes ------------------------------------------------------------------ */
+
+enum { T_STUB, T_CAPTURED, T_NODES, T_SET_ALL, T_SET_ONE, NT };
+static const char *const t_ids[NT] = {"stub", "captured_replay", "nodes_replay", "set_all_replay",
+                                      "set_one_replay"};
+static const char *const t_labels[NT] = {"stub calls, one by one", "stream-captured stubs, replayed",
+                                         "typed nodes, replayed", "node_set of every node + replay",
+                                         "node_set of one node + replay"};
+
+enum { ARGS_N = 256 };
+static const float *args_x;
+static float *args_y;
+
+static void args_stubs(unsigned k, float a)
+{
+    ks_launch l = ks_launch_on(ks_launch_1d(1, ARGS_N), stream);
+    for (unsigned i = 0; i < k; i++)
+        KS_CHECK(bench_args(l, a, args_x, args_y, ARGS_N, (long long)i));
+}
+
+/* A chain of k bench_args nodes in a new graph, instantiated. */
+static void args_nodes(unsigned k, ks_graph *g, ks_graph_node *nodes, ks_graph_exec *e)
+{
+    KS_CHECK(ks_graph_create(g));
+    for (unsigned i = 0; i < k; i++)
+        KS_CHECK(bench_args_node(*g, i ? &nodes[i - 1] : NULL, i ? 1 : 0, &nodes[i], ks_launch_1d(1, ARGS_N), 1.0f,
+                                 args_x, args_y, ARGS_N, (long long)i));
+    KS_CHECK(ks_graph_instantiate(*g, e));
+}
+
+static void typed_nodes(int rounds, FILE *csv)
+{
+    static const unsigned sizes[] = {10, 100, 1000};
+    CUdeviceptr d;
+    CU_CHECK(MemAlloc(&d, 2 * ARGS_N * sizeof(float)));
+    CU_CHECK(MemsetD8(d, 0, 2 * ARGS_N * sizeof(float)));
+    args_x = (const float *)(uintptr_t)d;
+    args_y = (float *)(uintptr_t)d + ARGS_N;
+    double *t[NT];
+    for (int v = 0; v < NT; v++)
+        if ((t[v] = calloc((size_t)rounds, sizeof(double))) == NULL)
+            exit(1);
+    printf("\n## Typed graph nodes: CPU ns per kernel (bench_args, median of %d rounds)\n\n", rounds);
+    printf("| kernels | stub | captured, replayed | nodes, replayed | set all + replay | set one + replay |"
+           " build + instantiate ms | capture + instantiate ms | replay / stub | set all + replay / stub |"
+           " goals (<= 0.02x, <= 0.1x) |\n");
+    printf("| ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | --- |\n");
+    for (size_t si = 0; si < sizeof sizes / sizeof sizes[0]; si++) {
+        unsigned k = sizes[si];
+        ks_graph_node *nodes = calloc(k, sizeof *nodes);
+        if (nodes == NULL)
+            exit(1);
+        /* One-time costs, a few times each; the last graphs are the ones replayed. */
+        enum { NBUILD = 7 };
+        double build_ms[NBUILD], cap_ms[NBUILD];
+        ks_graph g = NULL, cg = NULL;
+        ks_graph_exec e = NULL, ce = NULL;
+        for (int i = 0; i < NBUILD; i++) {
+            if (e) {
+                KS_CHECK(ks_graph_exec_destroy(e));
+                KS_CHECK(ks_graph_destroy(g));
+                KS_CHECK(ks_graph_exec_destroy(ce));
+                KS_CHECK(ks_graph_destroy(cg));
+            }
+            uint64_t t0 = bench_now_ns();
+            args_nodes(k, &g, nodes, &e);
+            uint64_t t1 = bench_now_ns();
+            CU_CHECK(cu.StreamBeginCapture(stream, CU_STREAM_CAPTURE_MODE_THREAD_LOCAL));
+            args_stubs(k, 1.0f);
+            CU_CHECK(cu.StreamEndCapture(stream, &cg));
+            CU_CHECK(cu.GraphInstantiate(&ce, cg, 0));
+            uint64_t t2 = bench_now_ns();
+            build_ms[i] = (double)(t1 - t0) / 1e6;
+            cap_ms[i] = (double)(t2 - t1) / 1e6;
+        }
+        for (int w = 0; w < 3; w++) {   /* warm-up */
+            args_stubs(k, 1.0f);
+            KS_CHECK(ks_graph_launch(ce, stream));
+            KS_CHECK(ks_graph_launch(e, stream));
+            CU_CHECK(cu.StreamSynchronize(stream));
+        }
+        for (int r = 0; r < rounds; r++) {
+            for (int i = 0; i < NT; i++) {
+                int v = (i + r) % NT;
+                float a = (float)(r % 7) + 0.5f;
+                CU_CHECK(cu.StreamSynchronize(stream));
+                uint64_t t0 = bench_now_ns();
+                switch (v) {
+                case T_STUB: args_stubs(k, a); break;
+                case T_CAPTURED: KS_CHECK(ks_graph_launch(ce, stream)); break;
+                case T_NODES: KS_CHECK(ks_graph_launch(e, stream)); break;
+                case T_SET_ALL:
+                    for (unsigned n = 0; n < k; n++)
+                        KS_CHECK(bench_args_node_set(e, nodes[n], ks_launch_1d(1, ARGS_N), a, args_x, args_y, ARGS_N,
+                                                     (long long)(n + (unsigned)r)));
+                    KS_CHECK(ks_graph_launch(e, stream));
+                    break;
+                default:
+                    KS_CHECK(bench_args_node_set(e, nodes[(unsigned)r % k], ks_launch_1d(1, ARGS_N), a, args_x, args_y,
+                                                 ARGS_N, (long long)r));
+                    KS_CHECK(ks_graph_launch(e, stream));
+                    break;
+                }
+                t[v][r] = (double)(bench_now_ns() - t0) / k;
+            }
+        }
+        CU_CHECK(cu.StreamSynchronize(stream));
+        double m[NT];
+        for (int v = 0; v < NT; v++)
+            m[v] = bench_median(t[v], (size_t)rounds);
+        double b = bench_median(build_ms, NBUILD), c = bench_median(cap_ms, NBUILD);
+        double rr = m[T_NODES] / m[T_STUB], ur = m[T_SET_ALL] / m[T_STUB];
+        printf("| %u | %.1f | %.1f | %.1f | %.1f | %.1f | %.3f | %.3f | %.4fx | %.3fx | replay %s, update %s |\n", k,
+               m[T_STUB], m[T_CAPTURED], m[T_NODES], m[T_SET_ALL], m[T_SET_ONE], b, c, rr, ur,
+               rr <= 0.02 ? "met" : "MISSED", ur <= 0.1 ? "met" : "MISSED");
+        for (int v = 0; v < NT; v++)
+            fprintf(csv, "%u,%s,\"%s\",%d,%.1f,%.3f,%.3f\n", k, t_ids[v], t_labels[v], rounds, m[v], b, c);
+        KS_CHECK(ks_graph_exec_destroy(e));
+        KS_CHECK(ks_graph_destroy(g));
+        KS_CHECK(ks_graph_exec_destroy(ce));
+        KS_CHECK(ks_graph_destroy(cg));
+        free(nodes);
+    }
+    printf("\nGoal: typed nodes replayed <= 0.02x a stub launch per kernel; node_set of every node + replay"
+           " <= 0.1x (issue 12). \"set one + replay\" is per kernel of the graph, as the others.\n");
+    for (int v = 0; v < NT; v++)
+        free(t[v]);
 }
 
 int main(int argc, char **argv)
@@ -109,6 +255,8 @@ int main(int argc, char **argv)
     BENCH_PROC(cu.ModuleLoadData, "cuModuleLoadData");
     BENCH_PROC(cu.ModuleGetFunction, "cuModuleGetFunction");
     BENCH_PROC(cu.LaunchKernel, "cuLaunchKernel");
+    BENCH_PROC(MemAlloc, "cuMemAlloc");
+    BENCH_PROC(MemsetD8, "cuMemsetD8");
 
     CUdevice dev;
     CUcontext ctx;
@@ -194,5 +342,15 @@ int main(int argc, char **argv)
     fclose(sum);
     CU_CHECK(cu.GraphExecDestroy(exec));
     CU_CHECK(cu.GraphDestroy(graph));
+
+    snprintf(path, sizeof path, "%s/graph_nodes.csv", outdir);
+    FILE *csv = fopen(path, "w");
+    if (csv == NULL) {
+        perror(path);
+        return 1;
+    }
+    fprintf(csv, "kernels,variant,label,rounds,cpu_ns_per_kernel,build_instantiate_ms,capture_instantiate_ms\n");
+    typed_nodes(rounds, csv);
+    fclose(csv);
     return 0;
 }

@@ -229,6 +229,35 @@ def graph_section(raw, md):
     if cap is not None:
         md.append("Capturing the %s stub calls and instantiating the graph: %.3f ms (median of 10).\n"
                   % (rows[0]["kernels"], cap))
+    nodes_section(raw, md)
+
+
+def nodes_section(raw, md):
+    """Typed graph nodes (graph_nodes.csv): CPU ns per kernel and the goal check."""
+    rows = read_csv(os.path.join(raw, "graph_nodes.csv"))
+    if not rows:
+        return
+    md.append("### Typed graph nodes (`<kernel>_node`, `<kernel>_node_set`)\n")
+    md.append("Chains of bench_args kernels (five typed arguments), %s rounds interleaved; CPU ns per "
+              "kernel of the graph. Goal: nodes replayed <= 0.02x a stub launch, node_set of every "
+              "node + replay <= 0.1x.\n" % rows[0]["rounds"])
+    md.append("| kernels | stub | captured, replayed | nodes, replayed | set all + replay | set one + replay "
+              "| build + instantiate ms | capture + instantiate ms | replay / stub | set all / stub | goals |")
+    md.append("| ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | --- |")
+    by = {}
+    for r in rows:
+        by.setdefault(r["kernels"], {})[r["variant"]] = r
+    for k in sorted(by, key=int):
+        v = by[k]
+        if not all(x in v for x in ("stub", "captured_replay", "nodes_replay", "set_all_replay", "set_one_replay")):
+            continue
+        ns = {x: fnum(v[x]["cpu_ns_per_kernel"]) for x in v}
+        rr, ur = ns["nodes_replay"] / ns["stub"], ns["set_all_replay"] / ns["stub"]
+        md.append("| %s | %.1f | %.1f | %.1f | %.1f | %.1f | %.3f | %.3f | %.4fx | %.3fx | replay %s, update %s |" % (
+            k, ns["stub"], ns["captured_replay"], ns["nodes_replay"], ns["set_all_replay"], ns["set_one_replay"],
+            fnum(v["stub"]["build_instantiate_ms"]), fnum(v["stub"]["capture_instantiate_ms"]), rr, ur,
+            "met" if rr <= 0.02 else "MISSED", "met" if ur <= 0.1 else "MISSED"))
+    md.append("")
 
 
 def main():

@@ -14,6 +14,13 @@
 #include <kstub.h>
 #include <kstub_types.h>
 
+/* A kernel may take a type CUDA deprecates (double4 in CUDA 13): its
+ * mirror and stub must not warn, so -Werror builds of callers pass. */
+#if defined(__GNUC__)
+#pragma GCC diagnostic push
+#pragma GCC diagnostic ignored "-Wdeprecated-declarations"
+#endif
+
 #ifdef __cplusplus
 extern "C" {
 #endif
@@ -45,6 +52,12 @@ KS_STATIC_ASSERT(offsetof(BenchParams, x) == 16,
  * or ks_image_unload() to release it. */
 extern ks_image bench_kernels_kstub_image;
 
+/* bench_args's descriptor, for the runtime's calls on one kernel:
+ * ks_kernel_set_max_shared(&bench_args_kernel, bytes) before a launch with
+ * more than 48 KiB of dynamic shared memory, ks_kernel_info,
+ * ks_launch_config_1d, ks_kernel_resolve (load early). */
+extern ks_kernel bench_args_kernel;
+
 /* bench_args — bench_kernels.cu:17
  *   __global__ void bench_args(float a, const float * x, float * y, int n, long long m)
  */
@@ -65,6 +78,39 @@ ks_status bench_args_n(size_t       n_items,
                        int          n,
                        long long    m);
 
+/* The same launch as a kernel node of a CUDA graph: added to ks__graph after
+ * the ks__ndeps nodes at ks__deps (NULL, 0: a root), *ks__node receives it.
+ * The arguments are copied into the node; launch.stream is not used (the
+ * graph runs on the stream it is launched on); launch.attrs must be NULL. */
+ks_status bench_args_node(ks_graph             ks__graph,
+                          const ks_graph_node *ks__deps,
+                          size_t               ks__ndeps,
+                          ks_graph_node       *ks__node,
+                          ks_launch            launch,
+                          float                a,
+                          const float         *x,
+                          float               *y,
+                          int                  n,
+                          long long            m);
+
+/* New configuration and arguments for that node in ks__exec, an instance of
+ * its graph, from its next launch on. A node of another kernel, or one not in
+ * ks__exec, is refused and nothing changes; the graph must still exist. */
+ks_status bench_args_node_set(ks_graph_exec        ks__exec,
+                              ks_graph_node        ks__node,
+                              ks_launch            launch,
+                              float                a,
+                              const float         *x,
+                              float               *y,
+                              int                  n,
+                              long long            m);
+
+/* bench_struct's descriptor, for the runtime's calls on one kernel:
+ * ks_kernel_set_max_shared(&bench_struct_kernel, bytes) before a launch with
+ * more than 48 KiB of dynamic shared memory, ks_kernel_info,
+ * ks_launch_config_1d, ks_kernel_resolve (load early). */
+extern ks_kernel bench_struct_kernel;
+
 /* bench_struct — bench_kernels.cu:25
  *   __global__ void bench_struct(BenchParams p, float * y)
  */
@@ -79,6 +125,33 @@ ks_status bench_struct_n(size_t             n_items,
                          struct BenchParams p,
                          float             *y);
 
+/* The same launch as a kernel node of a CUDA graph: added to ks__graph after
+ * the ks__ndeps nodes at ks__deps (NULL, 0: a root), *ks__node receives it.
+ * The arguments are copied into the node; launch.stream is not used (the
+ * graph runs on the stream it is launched on); launch.attrs must be NULL. */
+ks_status bench_struct_node(ks_graph             ks__graph,
+                            const ks_graph_node *ks__deps,
+                            size_t               ks__ndeps,
+                            ks_graph_node       *ks__node,
+                            ks_launch            launch,
+                            struct BenchParams   p,
+                            float               *y);
+
+/* New configuration and arguments for that node in ks__exec, an instance of
+ * its graph, from its next launch on. A node of another kernel, or one not in
+ * ks__exec, is refused and nothing changes; the graph must still exist. */
+ks_status bench_struct_node_set(ks_graph_exec        ks__exec,
+                                ks_graph_node        ks__node,
+                                ks_launch            launch,
+                                struct BenchParams   p,
+                                float               *y);
+
+/* bench_empty's descriptor, for the runtime's calls on one kernel:
+ * ks_kernel_set_max_shared(&bench_empty_kernel, bytes) before a launch with
+ * more than 48 KiB of dynamic shared memory, ks_kernel_info,
+ * ks_launch_config_1d, ks_kernel_resolve (load early). */
+extern ks_kernel bench_empty_kernel;
+
 /* bench_empty — bench_kernels.cu:33
  *   __global__ void bench_empty()
  */
@@ -88,6 +161,23 @@ ks_status bench_empty(ks_launch launch);
  * calculator picks for this kernel; nothing is launched when n_items is 0. */
 ks_status bench_empty_n(size_t    n_items,
                         ks_stream stream);
+
+/* The same launch as a kernel node of a CUDA graph: added to ks__graph after
+ * the ks__ndeps nodes at ks__deps (NULL, 0: a root), *ks__node receives it.
+ * The arguments are copied into the node; launch.stream is not used (the
+ * graph runs on the stream it is launched on); launch.attrs must be NULL. */
+ks_status bench_empty_node(ks_graph             ks__graph,
+                           const ks_graph_node *ks__deps,
+                           size_t               ks__ndeps,
+                           ks_graph_node       *ks__node,
+                           ks_launch            launch);
+
+/* New configuration and arguments for that node in ks__exec, an instance of
+ * its graph, from its next launch on. A node of another kernel, or one not in
+ * ks__exec, is refused and nothing changes; the graph must still exist. */
+ks_status bench_empty_node_set(ks_graph_exec        ks__exec,
+                               ks_graph_node        ks__node,
+                               ks_launch            launch);
 
 #if defined(KSTUB_STRICT) && !defined(__cplusplus)
 /* Strict mode: an argument of any other type than its parameter's (bar an
@@ -116,6 +206,30 @@ ks_status bench_empty_n(size_t    n_items,
                       "kernel bench_args, parameter n needs exactly int"), \
         KS_STRICT_ARG(m, _Generic((m), long long: 1, default: 0), \
                       "kernel bench_args, parameter m needs exactly long long"))
+#define bench_args_node(ks__graph, ks__deps, ks__ndeps, ks__node, launch, a, x, y, n, m) \
+    (bench_args_node)(ks__graph, ks__deps, ks__ndeps, ks__node, launch, \
+        KS_STRICT_ARG(a, _Generic((a), float: 1, default: 0), \
+                      "kernel bench_args, parameter a needs exactly float"), \
+        KS_STRICT_ARG(x, _Generic((x), const float *: 1, float *: 1, default: 0), \
+                      "kernel bench_args, parameter x needs exactly const float *"), \
+        KS_STRICT_ARG(y, _Generic((y), float *: 1, default: 0), \
+                      "kernel bench_args, parameter y needs exactly float *"), \
+        KS_STRICT_ARG(n, _Generic((n), int: 1, default: 0), \
+                      "kernel bench_args, parameter n needs exactly int"), \
+        KS_STRICT_ARG(m, _Generic((m), long long: 1, default: 0), \
+                      "kernel bench_args, parameter m needs exactly long long"))
+#define bench_args_node_set(ks__exec, ks__node, launch, a, x, y, n, m) \
+    (bench_args_node_set)(ks__exec, ks__node, launch, \
+        KS_STRICT_ARG(a, _Generic((a), float: 1, default: 0), \
+                      "kernel bench_args, parameter a needs exactly float"), \
+        KS_STRICT_ARG(x, _Generic((x), const float *: 1, float *: 1, default: 0), \
+                      "kernel bench_args, parameter x needs exactly const float *"), \
+        KS_STRICT_ARG(y, _Generic((y), float *: 1, default: 0), \
+                      "kernel bench_args, parameter y needs exactly float *"), \
+        KS_STRICT_ARG(n, _Generic((n), int: 1, default: 0), \
+                      "kernel bench_args, parameter n needs exactly int"), \
+        KS_STRICT_ARG(m, _Generic((m), long long: 1, default: 0), \
+                      "kernel bench_args, parameter m needs exactly long long"))
 #define bench_struct(launch, p, y) \
     (bench_struct)(launch, \
         KS_STRICT_ARG(p, _Generic((p), struct BenchParams: 1, default: 0), \
@@ -128,10 +242,135 @@ ks_status bench_empty_n(size_t    n_items,
                       "kernel bench_struct, parameter p needs exactly struct BenchParams"), \
         KS_STRICT_ARG(y, _Generic((y), float *: 1, default: 0), \
                       "kernel bench_struct, parameter y needs exactly float *"))
+#define bench_struct_node(ks__graph, ks__deps, ks__ndeps, ks__node, launch, p, y) \
+    (bench_struct_node)(ks__graph, ks__deps, ks__ndeps, ks__node, launch, \
+        KS_STRICT_ARG(p, _Generic((p), struct BenchParams: 1, default: 0), \
+                      "kernel bench_struct, parameter p needs exactly struct BenchParams"), \
+        KS_STRICT_ARG(y, _Generic((y), float *: 1, default: 0), \
+                      "kernel bench_struct, parameter y needs exactly float *"))
+#define bench_struct_node_set(ks__exec, ks__node, launch, p, y) \
+    (bench_struct_node_set)(ks__exec, ks__node, launch, \
+        KS_STRICT_ARG(p, _Generic((p), struct BenchParams: 1, default: 0), \
+                      "kernel bench_struct, parameter p needs exactly struct BenchParams"), \
+        KS_STRICT_ARG(y, _Generic((y), float *: 1, default: 0), \
+                      "kernel bench_struct, parameter y needs exactly float *"))
 #endif
 
 #ifdef __cplusplus
 } /* extern "C" */
+#endif
+
+#if defined(KSTUB_STRICT) && defined(__cplusplus)
+#include <type_traits>
+/* Strict mode in C++: a template beside each stub takes the arguments as
+ * they are; a call whose types are all exact picks the stub itself, any
+ * other picks the template, whose static_assert names kernel and parameter. */
+template <typename KS_T0, typename KS_T1, typename KS_T2, typename KS_T3, typename KS_T4>
+inline ks_status bench_args(ks_launch launch, KS_T0 a, KS_T1 x, KS_T2 y, KS_T3 n, KS_T4 m)
+{
+    static_assert(std::is_same<KS_T0, float>::value,
+                  "kernel bench_args, parameter a needs exactly float");
+    static_assert(std::is_same<KS_T1, const float *>::value ||
+                  std::is_same<KS_T1, float *>::value,
+                  "kernel bench_args, parameter x needs exactly const float *");
+    static_assert(std::is_same<KS_T2, float *>::value,
+                  "kernel bench_args, parameter y needs exactly float *");
+    static_assert(std::is_same<KS_T3, int>::value,
+                  "kernel bench_args, parameter n needs exactly int");
+    static_assert(std::is_same<KS_T4, long long>::value,
+                  "kernel bench_args, parameter m needs exactly long long");
+    return bench_args(launch, static_cast<float>(a), static_cast<const float *>(x), static_cast<float *>(y), static_cast<int>(n), static_cast<long long>(m));
+}
+template <typename KS_T0, typename KS_T1, typename KS_T2, typename KS_T3, typename KS_T4>
+inline ks_status bench_args_n(size_t n_items, ks_stream stream, KS_T0 a, KS_T1 x, KS_T2 y, KS_T3 n, KS_T4 m)
+{
+    static_assert(std::is_same<KS_T0, float>::value,
+                  "kernel bench_args, parameter a needs exactly float");
+    static_assert(std::is_same<KS_T1, const float *>::value ||
+                  std::is_same<KS_T1, float *>::value,
+                  "kernel bench_args, parameter x needs exactly const float *");
+    static_assert(std::is_same<KS_T2, float *>::value,
+                  "kernel bench_args, parameter y needs exactly float *");
+    static_assert(std::is_same<KS_T3, int>::value,
+                  "kernel bench_args, parameter n needs exactly int");
+    static_assert(std::is_same<KS_T4, long long>::value,
+                  "kernel bench_args, parameter m needs exactly long long");
+    return bench_args_n(n_items, stream, static_cast<float>(a), static_cast<const float *>(x), static_cast<float *>(y), static_cast<int>(n), static_cast<long long>(m));
+}
+template <typename KS_T0, typename KS_T1, typename KS_T2, typename KS_T3, typename KS_T4>
+inline ks_status bench_args_node(ks_graph ks__graph, const ks_graph_node *ks__deps, size_t ks__ndeps,
+                                 ks_graph_node *ks__node, ks_launch launch, KS_T0 a, KS_T1 x, KS_T2 y, KS_T3 n, KS_T4 m)
+{
+    static_assert(std::is_same<KS_T0, float>::value,
+                  "kernel bench_args, parameter a needs exactly float");
+    static_assert(std::is_same<KS_T1, const float *>::value ||
+                  std::is_same<KS_T1, float *>::value,
+                  "kernel bench_args, parameter x needs exactly const float *");
+    static_assert(std::is_same<KS_T2, float *>::value,
+                  "kernel bench_args, parameter y needs exactly float *");
+    static_assert(std::is_same<KS_T3, int>::value,
+                  "kernel bench_args, parameter n needs exactly int");
+    static_assert(std::is_same<KS_T4, long long>::value,
+                  "kernel bench_args, parameter m needs exactly long long");
+    return bench_args_node(ks__graph, ks__deps, ks__ndeps, ks__node, launch, static_cast<float>(a), static_cast<const float *>(x), static_cast<float *>(y), static_cast<int>(n), static_cast<long long>(m));
+}
+template <typename KS_T0, typename KS_T1, typename KS_T2, typename KS_T3, typename KS_T4>
+inline ks_status bench_args_node_set(ks_graph_exec ks__exec, ks_graph_node ks__node, ks_launch launch, KS_T0 a, KS_T1 x, KS_T2 y, KS_T3 n, KS_T4 m)
+{
+    static_assert(std::is_same<KS_T0, float>::value,
+                  "kernel bench_args, parameter a needs exactly float");
+    static_assert(std::is_same<KS_T1, const float *>::value ||
+                  std::is_same<KS_T1, float *>::value,
+                  "kernel bench_args, parameter x needs exactly const float *");
+    static_assert(std::is_same<KS_T2, float *>::value,
+                  "kernel bench_args, parameter y needs exactly float *");
+    static_assert(std::is_same<KS_T3, int>::value,
+                  "kernel bench_args, parameter n needs exactly int");
+    static_assert(std::is_same<KS_T4, long long>::value,
+                  "kernel bench_args, parameter m needs exactly long long");
+    return bench_args_node_set(ks__exec, ks__node, launch, static_cast<float>(a), static_cast<const float *>(x), static_cast<float *>(y), static_cast<int>(n), static_cast<long long>(m));
+}
+template <typename KS_T0, typename KS_T1>
+inline ks_status bench_struct(ks_launch launch, KS_T0 p, KS_T1 y)
+{
+    static_assert(std::is_same<KS_T0, struct BenchParams>::value,
+                  "kernel bench_struct, parameter p needs exactly struct BenchParams");
+    static_assert(std::is_same<KS_T1, float *>::value,
+                  "kernel bench_struct, parameter y needs exactly float *");
+    return bench_struct(launch, static_cast<struct BenchParams>(p), static_cast<float *>(y));
+}
+template <typename KS_T0, typename KS_T1>
+inline ks_status bench_struct_n(size_t n_items, ks_stream stream, KS_T0 p, KS_T1 y)
+{
+    static_assert(std::is_same<KS_T0, struct BenchParams>::value,
+                  "kernel bench_struct, parameter p needs exactly struct BenchParams");
+    static_assert(std::is_same<KS_T1, float *>::value,
+                  "kernel bench_struct, parameter y needs exactly float *");
+    return bench_struct_n(n_items, stream, static_cast<struct BenchParams>(p), static_cast<float *>(y));
+}
+template <typename KS_T0, typename KS_T1>
+inline ks_status bench_struct_node(ks_graph ks__graph, const ks_graph_node *ks__deps, size_t ks__ndeps,
+                                 ks_graph_node *ks__node, ks_launch launch, KS_T0 p, KS_T1 y)
+{
+    static_assert(std::is_same<KS_T0, struct BenchParams>::value,
+                  "kernel bench_struct, parameter p needs exactly struct BenchParams");
+    static_assert(std::is_same<KS_T1, float *>::value,
+                  "kernel bench_struct, parameter y needs exactly float *");
+    return bench_struct_node(ks__graph, ks__deps, ks__ndeps, ks__node, launch, static_cast<struct BenchParams>(p), static_cast<float *>(y));
+}
+template <typename KS_T0, typename KS_T1>
+inline ks_status bench_struct_node_set(ks_graph_exec ks__exec, ks_graph_node ks__node, ks_launch launch, KS_T0 p, KS_T1 y)
+{
+    static_assert(std::is_same<KS_T0, struct BenchParams>::value,
+                  "kernel bench_struct, parameter p needs exactly struct BenchParams");
+    static_assert(std::is_same<KS_T1, float *>::value,
+                  "kernel bench_struct, parameter y needs exactly float *");
+    return bench_struct_node_set(ks__exec, ks__node, launch, static_cast<struct BenchParams>(p), static_cast<float *>(y));
+}
+#endif
+
+#if defined(__GNUC__)
+#pragma GCC diagnostic pop
 #endif
 
 #endif /* KSTUB_BENCH_KERNELS_KSTUB_H */
