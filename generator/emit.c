@@ -298,6 +298,8 @@ static void kernel_values(const ks_model *m, const ks_kern *k, ks_tnode *kn)
     ks_tn_set(kn, "signature", "%s", k->signature);
     ks_tn_set(kn, "nparams", "%zu", k->nparams);
     ks_tn_flag(kn, "has_params", k->nparams > 0);
+    /* <c_name>_n launches with no dynamic shared memory: not for a kernel that needs some. */
+    ks_tn_flag(kn, "has_n", !k->dynamic_shared);
     ks_tn_set(kn, "max_threads", "%ld", k->max_threads > 0 ? k->max_threads : 0);
     ks_tn_set(kn, "min_blocks", "%ld", k->min_blocks > 0 ? k->min_blocks : 0);
     ks_tn_flag(kn, "has_launch_bounds", k->max_threads > 0);

@@ -149,6 +149,9 @@ typedef struct ks_kern {
                                   name starts with the input's stem (naming.c says why) */
     long max_threads;          /* __launch_bounds__ maximum threads, -1 if none */
     long min_blocks;           /* __launch_bounds__ minimum blocks, -1 if none */
+    int dynamic_shared;        /* its body, or a function it calls, uses an extern
+                                  __shared__ array: no <c_name>_n (launched with 0 bytes
+                                  of dynamic shared memory, it would run with none) */
     ks_param *params;
     size_t nparams;
     /* naming.c's names for the stubs' own parameters, stepping aside for the kernel's */

@@ -322,6 +322,92 @@ static void launch_bounds(walk_ctx *w, CXCursor fn, ks_kern *k)
     clang_disposeTokens(w->s.tu, toks, n);
 }
 
+/* ---- dynamic shared memory ------------------------------------------------------------------ */
+
+/* Whether a kernel uses dynamic shared memory: an extern __shared__ array
+ * declared or referred to in its body or in the body of a function it calls
+ * (followed through the calls to functions defined in the translation unit,
+ * outside system headers). A template's instance is judged by the
+ * template's body. Without bodies (--skip-bodies) nothing is found. */
+typedef struct shared_scan {
+    CXCursor seen[64];         /* function bodies scanned (or being scanned) */
+    size_t nseen;
+    int found;
+} shared_scan;
+
+static enum CXChildVisitResult find_shared_attr(CXCursor c, CXCursor parent, CXClientData data)
+{
+    (void)parent;
+    if (clang_getCursorKind(c) == CXCursor_CUDASharedAttr) {
+        *(int *)data = 1;
+        return CXChildVisit_Break;
+    }
+    return CXChildVisit_Continue;
+}
+
+static int is_extern_shared(CXCursor var)
+{
+    if (clang_getCursorKind(var) != CXCursor_VarDecl ||
+        clang_Cursor_getStorageClass(var) != CX_SC_Extern)
+        return 0;
+    int shared = 0;
+    clang_visitChildren(var, find_shared_attr, &shared);
+    return shared;
+}
+
+static void scan_function(shared_scan *sc, CXCursor fn);
+
+static enum CXChildVisitResult scan_body(CXCursor c, CXCursor parent, CXClientData data)
+{
+    (void)parent;
+    shared_scan *sc = data;
+    enum CXCursorKind kind = clang_getCursorKind(c);
+    if (kind == CXCursor_VarDecl && is_extern_shared(c)) {
+        sc->found = 1;
+        return CXChildVisit_Break;
+    }
+    if (kind == CXCursor_DeclRefExpr || kind == CXCursor_MemberRefExpr) {
+        CXCursor r = clang_getCursorReferenced(c);
+        if (is_extern_shared(r)) {
+            sc->found = 1;
+            return CXChildVisit_Break;
+        }
+        enum CXCursorKind rk = clang_getCursorKind(r);
+        if (rk == CXCursor_FunctionDecl || rk == CXCursor_FunctionTemplate ||
+            rk == CXCursor_CXXMethod) {
+            scan_function(sc, r);
+            if (sc->found)
+                return CXChildVisit_Break;
+        }
+    }
+    return CXChildVisit_Recurse;
+}
+
+static void scan_function(shared_scan *sc, CXCursor fn)
+{
+    CXCursor tmpl = clang_getSpecializedCursorTemplate(fn);
+    if (!clang_Cursor_isNull(tmpl))
+        fn = tmpl;
+    CXCursor def = clang_getCursorDefinition(fn);
+    if (clang_Cursor_isNull(def) || clang_Location_isInSystemHeader(clang_getCursorLocation(def)))
+        return;
+    for (size_t i = 0; i < sc->nseen; i++)
+        if (clang_equalCursors(sc->seen[i], def))
+            return;
+    if (sc->nseen == sizeof sc->seen / sizeof *sc->seen)
+        return;                  /* deeper than any call chain worth following */
+    sc->seen[sc->nseen++] = def;
+    clang_visitChildren(def, scan_body, sc);
+}
+
+static int uses_dynamic_shared(CXCursor kernel)
+{
+    shared_scan sc;
+    memset(&sc, 0, sizeof sc);
+    scan_function(&sc, kernel);
+    return sc.found;
+}
+
 static void add_kernel(walk_ctx *w, CXCursor fn)
 {
     const char *targs = w->current_args;
@@ -365,6 +451,7 @@ static void add_kernel(walk_ctx *w, CXCursor fn)
     k.symbol = ks_take(clang_Cursor_getMangling(fn));
     k.signature = signature_text(w, fn);
     launch_bounds(w, fn, &k);
+    k.dynamic_shared = uses_dynamic_shared(fn);
 
     int nargs = clang_Cursor_getNumArguments(fn);
     long end = 0;

@@ -340,6 +340,66 @@ START_TEST(make_q_and_n_after_a_complete_build)
 }
 END_TEST
 
+/* ---- <kernel>_n and dynamic shared memory --------------------------------------------------- */
+
+/* _n launches with 0 bytes of dynamic shared memory, so kernels that use an
+ * extern __shared__ array (in their body, through a __device__ function
+ * they call, at file scope, or in a template's body) get none; the others
+ * keep theirs, a kernel with a static __shared__ array included. */
+static const char shared_cu[] =
+    "extern __shared__ float file_scope[];\n"
+    "__device__ float stage(const float *x) { extern __shared__ float buf[]; buf[threadIdx.x] = x[threadIdx.x];\n"
+    "  __syncthreads(); return buf[0]; }\n"
+    "__device__ float twice(const float *x) { return 2 * stage(x); }\n"
+    "__global__ void in_body(const float *x, float *y) { extern __shared__ float s[]; s[threadIdx.x] = x[0];\n"
+    "  y[0] = s[0]; }\n"
+    "__global__ void through_calls(const float *x, float *y) { y[0] = twice(x); }\n"
+    "__global__ void at_file_scope(float *y) { file_scope[threadIdx.x] = 1; y[0] = file_scope[0]; }\n"
+    "template <typename T> __global__ void templ(T *y) { extern __shared__ unsigned char raw[];\n"
+    "  T *s = reinterpret_cast<T *>(raw); s[threadIdx.x] = y[0]; y[0] = s[0]; }\n"
+    "template __global__ void templ<double>(double *);\n"
+    "__global__ void static_only(float *y) { __shared__ float s[32]; s[threadIdx.x] = 1; y[0] = s[0]; }\n"
+    "__global__ void plain(float *y, int n) { if ((int)threadIdx.x < n) y[threadIdx.x] = 0; }\n";
+
+START_TEST(n_is_left_out_for_dynamic_shared_memory)
+{
+    make_tmpdir();
+    write_file("shared.cu", shared_cu);
+    char *out;
+    int rc = run(&out, "cd '%s' && %s shared.cu -o shared.kstub", tmpdir, kstub_bin());
+    ck_assert_msg(rc == 0, "%s", out);
+    free(out);
+    const char *const without[] = {"in_body", "through_calls", "at_file_scope", "templ_double"};
+    const char *const with[] = {"static_only", "plain"};
+    for (size_t i = 0; i < 4; i++) {
+        rc = run(&out, "cd '%s' && grep -c '%s_n\\b' shared.kstub.c; grep -c 'ks_status %s_n(' "
+                 "shared.kstub.h; grep -c '^/\\* No %s_n: the kernel uses an extern __shared__' "
+                 "shared.kstub.h", tmpdir, without[i], without[i], without[i]);
+        ck_assert_msg(strcmp(out, "0\n0\n1\n") == 0, "%s: %s", without[i], out);
+        free(out);
+        rc = run(&out, "cd '%s' && grep -c '^ks_status %s(' shared.kstub.h shared.kstub.c", tmpdir,
+                 without[i]);
+        ck_assert_msg(strcmp(out, "shared.kstub.h:1\nshared.kstub.c:1\n") == 0, "%s: %s", without[i], out);
+        free(out);
+    }
+    for (size_t i = 0; i < 2; i++) {
+        rc = run(&out, "cd '%s' && grep -c '^ks_status %s_n(' shared.kstub.h shared.kstub.c", tmpdir,
+                 with[i]);
+        ck_assert_msg(strcmp(out, "shared.kstub.h:1\nshared.kstub.c:1\n") == 0, "%s: %s", with[i], out);
+        free(out);
+    }
+    /* The header and source still compile, strict mode and C++ included. */
+    rc = run(&out, "cd '%s' && for s in '' -DKSTUB_STRICT; do "
+             "gcc -std=c11 -Wall -Wextra -Wpedantic -Werror $s -I%s/runtime -c shared.kstub.c -o c.o && "
+             "printf '#include \"shared.kstub.h\"\\n' > u.cc && "
+             "g++ -std=c++17 -Wall -Wextra -Wpedantic -Werror $s -I%s/runtime -c u.cc -o u.o || exit 1; done",
+             tmpdir, cwd, cwd);
+    ck_assert_msg(rc == 0, "%s", out);
+    free(out);
+    remove_tmpdir();
+}
+END_TEST
+
 static Suite *cli_suite(void)
 {
     Suite *s = suite_create("cli");
@@ -360,6 +420,10 @@ static Suite *cli_suite(void)
     tcase_set_timeout(tc, 180);
     tcase_add_loop_test(tc, embed_of_an_image_lacking_a_kernel_is_refused, 0,
                         (int)(sizeof image_kinds / sizeof *image_kinds));
+    suite_add_tcase(s, tc);
+    tc = tcase_create("n");
+    tcase_set_timeout(tc, 120);
+    tcase_add_test(tc, n_is_left_out_for_dynamic_shared_memory);
     suite_add_tcase(s, tc);
     tc = tcase_create("make");
     tcase_set_timeout(tc, 300);
