@@ -29,6 +29,11 @@
  *    (nvcc: __host__ __device__; clang: device-only templates). Host
  *    templates here: a non-template (a using-declaration of std's, from
  *    <math.h>) still wins wherever one is visible, and nothing conflicts.
+ *  - <new>: nvcc's crt/common_functions.h, which every .cu gets through
+ *    cuda_runtime.h, includes it, so placement new is declared in every
+ *    file (Thrust's uninitialized_fill.h uses it in device code without
+ *    including <new>); clang's wrapper does not. Included here, it brings
+ *    clang's cuda_wrappers/<new> with the device-side placement forms.
  *  - <omp.h>: nvcc's host compiler (gcc) finds it in its own include
  *    folder, clang does not; that folder is searched last (-idirafter), so
  *    clang's own headers keep precedence.
@@ -45,6 +50,8 @@ static const char compat_header[] =
     "/* kstub's nvcc compatibility header (generator/compat.c) */\n"
     "#pragma clang system_header\n"
     "#if defined(__cplusplus) && defined(__CUDA__)\n"
+    /* ---- <new>, as nvcc's crt/common_functions.h includes it ---- */
+    "#include <new>\n"
     /* ---- cache-hint loads and stores: sm_32_intrinsics.h's missing overloads ---- */
     "#define __SM_32_INTRINSICS_H__\n"
     "#define __SM_32_INTRINSICS_HPP__\n"

@@ -172,33 +172,45 @@ static int cuda_h_version(const char *cuda_path, int *major, int *minor)
     return 0;
 }
 
+/* <folder>/clang/<major> if it holds clang's CUDA wrapper headers. */
+static char *resource_dir_in(const char *lib_path, int major)
+{
+    const char *slash = strrchr(lib_path, '/');
+    if (!slash)
+        return NULL;
+    char *dir = ks_xasprintf("%.*s/clang/%d", (int)(slash - lib_path), lib_path, major);
+    char *probe = ks_xasprintf("%s/include/cuda_wrappers/new", dir);
+    int ok = access(probe, R_OK) == 0;
+    free(probe);
+    if (!ok) {
+        free(dir);
+        return NULL;
+    }
+    return dir;
+}
+
 /* clang's resource directory (its own headers, cuda_wrappers among them)
  * beside the libclang in use: libclang's default is relative to the working
- * directory, so CUB's placement new and the like were not found. */
+ * directory, so CUB's and Thrust's placement new and the like were not
+ * found. The folder the library was loaded from comes first (Debian's
+ * /usr/lib/llvm-22/lib/clang/22), then the one its links resolve to
+ * (libclang-22.so.22 itself lives in /usr/lib/<triplet>, which has no
+ * clang/ folder). */
 static char *resource_dir(void)
 {
     Dl_info info;
     union { CXString (*fn)(void); void *p; } sym = {clang_getClangVersion};
     if (!dladdr(sym.p, &info) || !info.dli_fname)
         return NULL;
-    char *lib = realpath(info.dli_fname, NULL);
-    if (!lib)
-        return NULL;
-    char *slash = strrchr(lib, '/');
-    if (slash)
-        *slash = '\0';
     char *version = ks_take(clang_getClangVersion());
     const char *v = strstr(version, "version ");
     int major = v ? atoi(v + 8) : 0;
     free(version);
-    char *dir = ks_xasprintf("%s/clang/%d", lib, major);
-    char *probe = ks_xasprintf("%s/include/__clang_cuda_runtime_wrapper.h", dir);
-    int ok = access(probe, R_OK) == 0;
-    free(probe);
-    free(lib);
-    if (!ok) {
-        free(dir);
-        return NULL;
+    char *dir = resource_dir_in(info.dli_fname, major);
+    if (!dir) {
+        char *lib = realpath(info.dli_fname, NULL);
+        dir = lib ? resource_dir_in(lib, major) : NULL;
+        free(lib);
     }
     return dir;
 }

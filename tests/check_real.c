@@ -94,7 +94,8 @@ static const char *const corpus[] = {
     "tests/corpus/real/header_instances.cu",
     "tests/corpus/host_templates.cu", "tests/corpus/compat_cache_hints.cu",
     "tests/corpus/compat_host_math.cu", "tests/corpus/compat_openmp.cu",
-    "tests/corpus/abi_host_code.cu",
+    "tests/corpus/abi_host_code.cu", "tests/corpus/compat_cub.cu",
+    "tests/corpus/compat_placement_new.cu",
 };
 
 /* With --body-errors every clang diagnostic counts: these files must give
