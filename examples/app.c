@@ -539,14 +539,14 @@ typedef struct {
     { #fn, (void (*)(void))fn, &image, check, user_stream }
 
 static const demo_kernel demo_kernels[] = {
-    DEMO(vector_ops_kstub_image, saxpy, check_saxpy, 0),
-    DEMO(vector_ops_kstub_image, blas_scale__doublep_double_int, check_scale_f64, 1),
-    DEMO(vector_ops_kstub_image, blas_scale__floatp_float_int, check_scale_f32, 0),
-    DEMO(reduce_kstub_image, block_sum, check_block_sum, 1),
-    DEMO(reduce_kstub_image, histogram, check_histogram, 0),
-    DEMO(scalars_kstub_image, echo_scalars, check_echo_scalars, 1),
-    DEMO(scalars_kstub_image, haxpy, check_haxpy, 0),
-    DEMO(scalars_kstub_image, gather_rows, check_gather_rows, 1),
+    DEMO(kernels_vector_ops_kstub_image, saxpy, check_saxpy, 0),
+    DEMO(kernels_vector_ops_kstub_image, blas_scale__doublep_double_int, check_scale_f64, 1),
+    DEMO(kernels_vector_ops_kstub_image, blas_scale__floatp_float_int, check_scale_f32, 0),
+    DEMO(kernels_reduce_kstub_image, block_sum, check_block_sum, 1),
+    DEMO(kernels_reduce_kstub_image, histogram, check_histogram, 0),
+    DEMO(kernels_scalars_kstub_image, echo_scalars, check_echo_scalars, 1),
+    DEMO(kernels_scalars_kstub_image, haxpy, check_haxpy, 0),
+    DEMO(kernels_scalars_kstub_image, gather_rows, check_gather_rows, 1),
 };
 enum { NKERNELS = sizeof demo_kernels / sizeof demo_kernels[0] };
 
