@@ -12,6 +12,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "image_kind.h"   /* the runtime's, so both tell images apart alike */
 
@@ -27,16 +28,87 @@ typedef struct spelled {
     size_t stars;
 } spelled;
 
-static const char *base_name(const ks_model *m, const ks_type *t)
+/* ---- the application's own types ----------------------------------------------------------- */
+
+static int fields_use_headers(const ks_model *m, size_t def, unsigned depth);
+
+static int def_uses_header(const ks_model *m, size_t def, unsigned depth)
+{
+    const ks_def *d = &m->defs[def];
+    if (depth > 64)
+        return 0;
+    if (d->member)
+        return def_uses_header(m, d->owner, depth + 1);
+    return d->complete && d->file && d->c_header && !d->mirror && strcmp(d->c_name, d->qname) == 0 &&
+           fields_use_headers(m, def, depth);
+}
+
+/* Every member a record holds by value is the application's type too: a
+ * header C can include has C types only (its own includes are not read). */
+static int fields_use_headers(const ks_model *m, size_t def, unsigned depth)
+{
+    const ks_def *d = &m->defs[def];
+    for (size_t i = 0; i < d->nfields; i++) {
+        const ks_type *t = &d->fields[i].type;
+        if (t->nptrs || (t->base != KS_BASE_RECORD && t->base != KS_BASE_ENUM))
+            continue;
+        const ks_def *fd = &m->defs[t->def];
+        int ok = fd->member && fd->owner == def ? fields_use_headers(m, t->def, depth + 1)
+                                                : def_uses_header(m, t->def, depth + 1);
+        if (!ok)
+            return 0;
+    }
+    return 1;
+}
+
+int ks_def_uses_header(const ks_model *m, size_t def)
+{
+    return def_uses_header(m, def, 0);
+}
+
+/* ---- spelling a type from its structure -------------------------------------------------------- */
+
+/* A mirrored enum class C++ callers may name (declared again opaquely):
+ * not one whose mirror has its very name ("enum class Top" at global scope
+ * against "struct Top"). */
+static int cxx_enum(const ks_model *m, const ks_type *t)
+{
+    const ks_def *d = t->base == KS_BASE_ENUM ? &m->defs[t->def] : NULL;
+    return d && d->scoped && strcmp(d->c_name, d->qname) != 0 && !ks_def_uses_header(m, t->def);
+}
+
+/* cuda: the C++ overloads' names: CUDA's for the half types, the C++ name
+ * of a mirrored enum class. */
+static const char *base_name(const ks_model *m, const ks_type *t, int cuda)
 {
     switch (t->base) {
     case KS_BASE_VOID: return "void";
     case KS_BASE_SCALAR: return ks_scalar_c_name(t->scalar);
-    case KS_BASE_RECORD:
-    case KS_BASE_ENUM: return m->defs[t->def].c_name;
+    case KS_BASE_RECORD: return m->defs[t->def].c_name;
+    case KS_BASE_ENUM: return cuda && cxx_enum(m, t) ? m->defs[t->def].qname : m->defs[t->def].c_name;
     case KS_BASE_VECTOR: return t->vector;
-    case KS_BASE_SPECIAL: return ks_special_c_name(t->special);
+    case KS_BASE_SPECIAL:
+        return cuda && ks_special_cuda_name(t->special) ? ks_special_cuda_name(t->special)
+                                                          : ks_special_c_name(t->special);
     }
+    return "";
+}
+
+/* The tag a record or enum is spelled with: mirrors are typedefs of their
+ * own name, but records keep "struct"/"union"; the application's types
+ * need the tag unless its header typedefs the name. */
+static const char *tag_word(const ks_model *m, const ks_type *t)
+{
+    if (t->base != KS_BASE_RECORD && t->base != KS_BASE_ENUM)
+        return "";
+    const ks_def *d = &m->defs[t->def];
+    if (ks_def_uses_header(m, t->def)) {
+        if (d->c_typedef)
+            return "";
+        return d->kind == KS_DEF_UNION ? "union " : d->kind == KS_DEF_ENUM ? "enum " : "struct ";
+    }
+    if (t->base == KS_BASE_RECORD)
+        return d->kind == KS_DEF_UNION ? "union " : "struct ";
     return "";
 }
 
@@ -54,16 +126,16 @@ static void put_quals(ks_buf *b, unsigned q, const char *restrict_word)
 
 /* drop: qualifiers left off the outermost pointer level (strict mode's
  * "exact" type has no top-level restrict). */
-static spelled spell(const ks_model *m, const ks_type *t, const char *restrict_word, unsigned drop)
+static spelled spell_as(const ks_model *m, const ks_type *t, const char *restrict_word, unsigned drop,
+                        int cuda)
 {
     ks_buf b = {0};
     if (t->quals & KS_QUAL_CONST)
         ks_buf_puts(&b, "const ");
     if (t->quals & KS_QUAL_VOLATILE)
         ks_buf_puts(&b, "volatile ");
-    if (t->base == KS_BASE_RECORD)
-        ks_buf_puts(&b, m->defs[t->def].kind == KS_DEF_UNION ? "union " : "struct ");
-    ks_buf_puts(&b, base_name(m, t));
+    ks_buf_puts(&b, tag_word(m, t));
+    ks_buf_puts(&b, base_name(m, t, cuda));
     size_t trailing = 0;
     for (size_t i = t->nptrs; i > 0; i--) {
         unsigned q = t->ptr_quals[i - 1] & ~(i == t->nptrs ? drop : 0u);
@@ -80,10 +152,16 @@ static spelled spell(const ks_model *m, const ks_type *t, const char *restrict_w
     return s;
 }
 
-/* The whole type, "const float *restrict". */
-static char *spell_type(const ks_model *m, const ks_type *t, const char *restrict_word, unsigned drop)
+static spelled spell(const ks_model *m, const ks_type *t, const char *restrict_word, unsigned drop)
 {
-    spelled s = spell(m, t, restrict_word, drop);
+    return spell_as(m, t, restrict_word, drop, 0);
+}
+
+/* The whole type, "const float *restrict". */
+static char *spell_type_as(const ks_model *m, const ks_type *t, const char *restrict_word, unsigned drop,
+                           int cuda)
+{
+    spelled s = spell_as(m, t, restrict_word, drop, cuda);
     ks_buf b = {0};
     ks_buf_puts(&b, s.head);
     if (s.stars && s.head[strlen(s.head) - 1] != '*')
@@ -92,6 +170,11 @@ static char *spell_type(const ks_model *m, const ks_type *t, const char *restric
         ks_buf_puts(&b, "*");
     free(s.head);
     return ks_buf_take(&b);
+}
+
+static char *spell_type(const ks_model *m, const ks_type *t, const char *restrict_word, unsigned drop)
+{
+    return spell_type_as(m, t, restrict_word, drop, 0);
 }
 
 char *ks_spell_c_type(const ks_model *m, const ks_type *t)
@@ -240,12 +323,101 @@ static void record_values(const ks_model *m, const ks_def *d, ks_tnode *tn)
         push_padding(members, tn, d, "pad", npad, d->size - cur);
 }
 
-static void type_values(const ks_model *m, ks_tnode *root)
+/* The application's own type: its layout checked, not mirrored. Named
+ * fields only (offsetof cannot name an anonymous member). */
+static void header_type_values(const ks_model *m, const ks_def *d, ks_tnode *tn)
 {
+    ks_tn_flag(tn, "union", d->kind == KS_DEF_UNION);
+    ks_tn_flag(tn, "tagged", !d->c_typedef);
+    ks_tval *fields = ks_tn_list(tn, "fields");
+    for (size_t i = 0; i < d->nfields; i++) {
+        const ks_field *f = &d->fields[i];
+        if (!f->name)
+            continue;
+        ks_tnode *fn = ks_tn_push(fields, tn);
+        ks_tn_set(fn, "field_name", "%s", f->name);
+        ks_tn_set(fn, "offset", "%ld", f->offset);
+        ks_tn_set(fn, "assert_id", "%s_field_%s", d->c_name, f->name);
+    }
+    (void)m;
+}
+
+/* Splits a path made absolute against cwd into its components, "." and
+ * ".." taken lexically; returns the count. */
+static size_t path_parts(const char *path, const char *cwd, char ***out)
+{
+    char *full = path[0] == '/' ? ks_xstrdup(path) : ks_xasprintf("%s/%s", cwd, path);
+    char **parts = ks_xmalloc((strlen(full) / 2 + 2) * sizeof *parts);
+    size_t n = 0;
+    for (char *save = NULL, *p = strtok_r(full, "/", &save); p; p = strtok_r(NULL, "/", &save)) {
+        if (strcmp(p, ".") == 0)
+            continue;
+        if (strcmp(p, "..") == 0) {
+            if (n)
+                free(parts[--n]);
+            continue;
+        }
+        parts[n++] = ks_xstrdup(p);
+    }
+    free(full);
+    *out = parts;
+    return n;
+}
+
+/* The application's header as the generated header includes it: relative
+ * to the folder the generated header is written to, so that #include "…"
+ * finds it from there whatever the consumer's -I. */
+static char *include_path(const ks_options *o, const char *file)
+{
+    char cwd[4096];
+    if (!getcwd(cwd, sizeof cwd))
+        return ks_xstrdup(file);
+    char **from, **to;
+    size_t nfrom = path_parts(o->outbase ? o->outbase : o->input, cwd, &from);
+    size_t nto = path_parts(file, cwd, &to);
+    if (nfrom)
+        free(from[--nfrom]);                   /* the outputs' stem: its folder remains */
+    size_t same = 0;
+    while (same < nfrom && same + 1 < nto && strcmp(from[same], to[same]) == 0)
+        same++;
+    ks_buf b = {0};
+    for (size_t i = same; i < nfrom; i++)
+        ks_buf_puts(&b, "../");
+    for (size_t i = same; i < nto; i++)
+        ks_buf_printf(&b, "%s%s", to[i], i + 1 < nto ? "/" : "");
+    for (size_t i = 0; i < nfrom; i++)
+        free(from[i]);
+    for (size_t i = 0; i < nto; i++)
+        free(to[i]);
+    free(from);
+    free(to);
+    return ks_buf_take(&b);
+}
+
+static void type_values(const ks_options *o, const ks_model *m, ks_tnode *root)
+{
+    ks_tval *headers = ks_tn_list(root, "app_headers");
+    for (size_t i = 0; i < m->ndef_order; i++) {
+        const ks_def *d = &m->defs[m->def_order[i]];
+        if (d->member || !ks_def_uses_header(m, m->def_order[i]))
+            continue;
+        int seen = 0;
+        for (size_t j = 0; j < i && !seen; j++)
+            seen = !m->defs[m->def_order[j]].member && ks_def_uses_header(m, m->def_order[j]) &&
+                   strcmp(m->defs[m->def_order[j]].file, d->file) == 0;
+        if (seen)
+            continue;
+        ks_tnode *hn = ks_tn_push(headers, root);
+        ks_tn_take(hn, "path", include_path(o, d->file));
+    }
     ks_tval *types = ks_tn_list(root, "types");
     for (size_t i = 0; i < m->ndef_order; i++) {
         const ks_def *d = &m->defs[m->def_order[i]];
+        int from_header = ks_def_uses_header(m, m->def_order[i]);
+        if (from_header && d->member)
+            continue;                          /* inside its owner's header */
         ks_tnode *tn = ks_tn_push(types, root);
+        ks_tn_flag(tn, "from_header", from_header);
         ks_tn_set(tn, "type_name", "%s", d->c_name);
         /* an anonymous record is known by its C name */
         ks_tn_set(tn, "qname", "%s", d->member ? d->c_name : d->qname);
@@ -253,7 +425,10 @@ static void type_values(const ks_model *m, ks_tnode *root)
         ks_tn_set(tn, "align", "%ld", d->align);
         ks_tn_flag(tn, "enum", d->kind == KS_DEF_ENUM);
         ks_tn_flag(tn, "record", d->kind != KS_DEF_ENUM);
-        if (d->kind == KS_DEF_ENUM) {
+        if (from_header) {
+            ks_tn_set(tn, "file", "%s", d->file);
+            header_type_values(m, d, tn);
+        } else if (d->kind == KS_DEF_ENUM) {
             enum_values(m, d, tn);
         } else {
             record_values(m, d, tn);
@@ -286,6 +461,41 @@ static void strict_values(const ks_model *m, const ks_param *p, ks_tnode *pn)
     } else {
         ks_tn_set(pn, "strict_alt_type", "%s", "");
     }
+}
+
+/* A C++ caller that includes cuda_fp16.h / cuda_bf16.h may pass CUDA's own
+ * half types where the stub takes libkstub's layout-equal ones: which
+ * headers a kernel's overload needs, and each parameter's CUDA spelling. */
+static int cuda_values(const ks_model *m, const ks_kern *k, ks_tnode *kn)
+{
+    int fp16 = 0, bf16 = 0, enums = 0;
+    for (size_t j = 0; j < k->nparams; j++) {
+        const ks_type *t = &k->params[j].type;
+        enums |= cxx_enum(m, t);
+        if (t->base != KS_BASE_SPECIAL || !ks_special_cuda_name(t->special))
+            continue;
+        if (t->special == KS_SPECIAL_HALF || t->special == KS_SPECIAL_HALF2)
+            fp16 = 1;
+        else
+            bf16 = 1;
+    }
+    ks_tn_flag(kn, "cuda_overload", fp16 || bf16 || enums);
+    ks_tn_flag(kn, "cuda_fp16", fp16);
+    ks_tn_flag(kn, "cuda_bf16", bf16);
+    ks_tn_flag(kn, "cuda_fp16_and_bf16", fp16 && bf16);
+    ks_tn_flag(kn, "cuda_none", !fp16 && !bf16);
+    return fp16 || bf16 || enums;
+}
+
+static void cuda_param_values(const ks_model *m, const ks_param *p, ks_tnode *pn)
+{
+    const ks_type *t = &p->type;
+    int cuda = (t->base == KS_BASE_SPECIAL && ks_special_cuda_name(t->special)) || cxx_enum(m, t);
+    ks_tn_flag(pn, "cuda", cuda);
+    if (cuda)
+        ks_tn_take(pn, "cuda_type", spell_type_as(m, t, "KS_RESTRICT", KS_QUAL_RESTRICT, 1));
+    else
+        ks_tn_set(pn, "cuda_type", "%s", "");
 }
 
 static void kernel_values(const ks_model *m, const ks_kern *k, ks_tnode *kn)
@@ -352,6 +562,7 @@ static void kernel_values(const ks_model *m, const ks_kern *k, ks_tnode *kn)
         ks_tn_set(pn, "index", "%zu", j);
         ks_tn_flag(pn, "first", j == 0);
         strict_values(m, p, pn);
+        cuda_param_values(m, p, pn);
         free(types[j].head);
     }
     free(types);
@@ -368,10 +579,33 @@ static ks_tnode *build_values(const ks_options *o, const ks_model *m, const ks_i
     ks_tn_take(root, "options", options_text(o));
     ks_tn_flag(root, "vector_types", m->needs_vector_types);
     ks_tn_flag(root, "cuda_h", m->needs_cuda_h);
-    type_values(m, root);
+    type_values(o, m, root);
     ks_tval *kernels = ks_tn_list(root, "kernels");
-    for (size_t i = 0; i < m->nkernels; i++)
-        kernel_values(m, &m->kernels[i], ks_tn_push(kernels, root));
+    int cuda = 0;
+    for (size_t i = 0; i < m->nkernels; i++) {
+        ks_tnode *kn = ks_tn_push(kernels, root);
+        kernel_values(m, &m->kernels[i], kn);
+        cuda |= cuda_values(m, &m->kernels[i], kn);
+    }
+    ks_tn_flag(root, "cuda_overloads", cuda);
+    ks_tval *enums = ks_tn_list(root, "cxx_enums");
+    for (size_t i = 0; i < m->ndef_order; i++) {
+        const ks_def *d = &m->defs[m->def_order[i]];
+        ks_type t = {.base = KS_BASE_ENUM, .def = m->def_order[i]};
+        if (!cxx_enum(m, &t))
+            continue;
+        ks_tnode *en = ks_tn_push(enums, root);
+        ks_tn_set(en, "type_name", "%s", d->c_name);
+        ks_tn_set(en, "qname", "%s", d->qname);
+        ks_tn_set(en, "leaf", "%s", d->leaf);
+        ks_tn_set(en, "underlying", "%s", ks_scalar_c_name(d->underlying));
+        ks_tval *scopes = ks_tn_list(en, "scopes");
+        for (size_t j = 0; j < d->nscopes; j++) {
+            ks_tnode *sn = ks_tn_push(scopes, en);
+            ks_tn_set(sn, "scope", "%s", d->scopes[j]);
+            ks_tn_flag(sn, "inline", d->scope_inline[j]);
+        }
+    }
     ks_tval *image = ks_tn_list(root, "image");
     if (img) {
         ks_tnode *in = ks_tn_push(image, root);

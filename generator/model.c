@@ -35,6 +35,14 @@ const char *ks_special_c_name(ks_special s)
     return specials[s];
 }
 
+const char *ks_special_cuda_name(ks_special s)
+{
+    static const char *const cuda[KS_SPECIAL_COUNT] = {
+        "__half", "__half2", "__nv_bfloat16", "__nv_bfloat162", NULL,
+    };
+    return cuda[s];
+}
+
 /* Appends one zeroed element to a growable array. */
 static void *grow(void *array, size_t *n, size_t size)
 {
@@ -180,6 +188,11 @@ void ks_model_free(ks_model *m)
         free(d->enumerators);
         free(d->qname);
         free(d->file);
+        free(d->leaf);
+        for (size_t j = 0; j < d->nscopes; j++)
+            free(d->scopes[j]);
+        free(d->scopes);
+        free(d->scope_inline);
         free(d->member);
         free(d->c_name);
     }

@@ -120,6 +120,14 @@ typedef struct ks_def {
                                   C++-only token, and the type has no qualified name */
     int c_typedef;             /* file also declares a typedef of the same name for it,
                                   so C can write the bare name (else "struct X"/"enum X") */
+    int mirror;                /* "// kstub:mirror NAME": mirrored even so */
+    /* A scoped enum (enum class) declared at namespace scope: C++ may declare
+     * it again opaquely, so C++ callers can pass its values to the mirror. */
+    int scoped;                /* enum class, every enclosing scope a named namespace */
+    char *leaf;                /* its own name, "Act" of "nn::Act" */
+    char **scopes;             /* enclosing namespaces, outermost first */
+    unsigned char *scope_inline; /* ... each an inline namespace or not */
+    size_t nscopes;
 } ks_def;
 
 /* One kernel parameter, as the stub declares and packs it. */
@@ -203,6 +211,9 @@ void ks_model_free(ks_model *m);
 const char *ks_scalar_c_name(ks_scalar s);
 const char *ks_scalar_tag(ks_scalar s);
 const char *ks_special_c_name(ks_special s);
+/* CUDA's own name of a special type ("__half"); NULL for CUtensorMap, which
+ * C names as cuda.h does. */
+const char *ks_special_cuda_name(ks_special s);
 
 /* Options that shape parsing and output. */
 enum { KS_KERNELS_PROJECT, KS_KERNELS_INPUT, KS_KERNELS_NAMED };
@@ -286,6 +297,12 @@ int ks_source_read(const char *path, ks_image_blob *blob);
  * printing an error. */
 char *ks_emit(const ks_options *opts, const ks_model *model, const ks_image_blob *image,
               const char *template_name);
+
+/* Whether the generated header includes the application's header for def
+ * instead of mirroring it: a complete type from a project header C can
+ * include, under its own name, not named by "kstub:mirror", and whose by-value
+ * members are such types too (an anonymous member follows its owner). */
+int ks_def_uses_header(const ks_model *m, size_t def);
 
 /* The C spelling of a type ("const float *restrict"), from its structure. */
 char *ks_spell_c_type(const ks_model *m, const ks_type *t);

@@ -213,6 +213,35 @@ static void note_origin(tm_ctx *c, CXCursor decl, CXType canon, ks_def *d)
     d->c_typedef = tf.found;
 }
 
+/* An enum class whose every enclosing scope is a named namespace: its
+ * name and namespaces, for an opaque redeclaration in C++. */
+static void note_scoped(CXCursor decl, ks_def *d)
+{
+    if (!clang_EnumDecl_isScoped(decl))
+        return;
+    size_t n = 0;
+    for (CXCursor p = clang_getCursorSemanticParent(decl);
+         !clang_Cursor_isNull(p) && clang_getCursorKind(p) != CXCursor_TranslationUnit;
+         p = clang_getCursorSemanticParent(p)) {
+        if (clang_getCursorKind(p) != CXCursor_Namespace || clang_Cursor_isAnonymous(p))
+            return;
+        n++;
+    }
+    d->scopes = ks_xmalloc((n + 1) * sizeof *d->scopes);
+    d->scope_inline = ks_xmalloc(n + 1);
+    d->nscopes = n;
+    size_t i = n;
+    for (CXCursor p = clang_getCursorSemanticParent(decl);
+         !clang_Cursor_isNull(p) && clang_getCursorKind(p) != CXCursor_TranslationUnit;
+         p = clang_getCursorSemanticParent(p)) {
+        i--;
+        d->scopes[i] = ks_take(clang_getCursorSpelling(p));
+        d->scope_inline[i] = (unsigned char)clang_Cursor_isInlineNamespace(p);
+    }
+    d->leaf = ks_take(clang_getCursorSpelling(decl));
+    d->scoped = 1;
+}
+
 static char *enum_type(tm_ctx *c, CXType canon, ks_type *out)
 {
     CXCursor decl = clang_getTypeDeclaration(canon);
@@ -236,6 +265,7 @@ static char *enum_type(tm_ctx *c, CXType canon, ks_type *out)
         d->align = clang_Type_getAlignOf(canon);
         d->complete = 1;
         note_origin(c, decl, canon, d);
+        note_scoped(decl, d);
         clang_visitChildren(decl, enum_constant_visitor, d);
         ks_model_define(c->m, idx);
     }

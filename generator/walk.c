@@ -53,6 +53,8 @@ typedef struct walk_ctx {
     ks_directive *skips;         /* "kstub:skip" directives, and how often each matched */
     unsigned *skip_hits;
     size_t nskips;
+    ks_directive *mirrors;       /* "kstub:mirror" directives */
+    size_t nmirrors;
     const char *current_args;    /* template arguments of the instantiation being added */
     struct file_class *files;    /* per file: is it the project's, do its kernels count */
     size_t nfiles;
@@ -889,6 +891,7 @@ static void read_directives(walk_ctx *w, const ks_source *src)
     ks_model *m = w->model;
     w->skips = ks_xmalloc((n + 1) * sizeof *w->skips);
     w->skip_hits = ks_xmalloc((n + 1) * sizeof *w->skip_hits);
+    w->mirrors = ks_xmalloc((n + 1) * sizeof *w->mirrors);
     for (size_t i = 0; i < n; i++) {
         if (strcmp(d[i].word, "name") == 0) {
             char *eq = strrchr(d[i].rest, '=');
@@ -912,12 +915,32 @@ static void read_directives(walk_ctx *w, const ks_source *src)
             w->skips[w->nskips] = d[i];
             w->skip_hits[w->nskips++] = 0;
             d[i].word = d[i].rest = NULL;          /* moved */
+        } else if (strcmp(d[i].word, "mirror") == 0) {
+            w->mirrors[w->nmirrors++] = d[i];
+            d[i].word = d[i].rest = NULL;          /* moved */
         } else {
             ks_error_at(input, d[i].line, d[i].col, "unknown directive 'kstub:%s' (kstub:name, "
-                        "kstub:skip)", d[i].word);
+                        "kstub:skip, kstub:mirror)", d[i].word);
         }
     }
     ks_directive_free(d, n);
+}
+
+/* "kstub:mirror TYPE": the generated header mirrors TYPE (its qualified
+ * name) even when it could include the application's header for it. */
+static void apply_mirrors(walk_ctx *w)
+{
+    ks_model *m = w->model;
+    for (size_t i = 0; i < w->nmirrors; i++) {
+        int hit = 0;
+        for (size_t j = 0; j < m->ndefs; j++)
+            if (!m->defs[j].member && strcmp(m->defs[j].qname, w->mirrors[i].rest) == 0)
+                hit = m->defs[j].mirror = 1;
+        if (!hit)
+            ks_error_at(w->s.opts->input, w->mirrors[i].line, w->mirrors[i].col, "kstub:mirror '%s' "
+                        "names no type a kernel takes (give the qualified name, as 'ns::Params')",
+                        w->mirrors[i].rest);
+    }
 }
 
 static void check_skips(walk_ctx *w)
@@ -1135,6 +1158,7 @@ int ks_parse(const ks_options *opts, ks_model *model)
             resolve_bounds(&w, base, strlen(base));
         }
         check_skips(&w);
+        apply_mirrors(&w);
         if (ks_error_count() == errors_before)
             ks_name_model(opts, model);
         /* e.g. the depfile writer, which reads the inclusions */
@@ -1170,6 +1194,7 @@ int ks_parse(const ks_options *opts, ks_model *model)
     }
     free(w.lbs);
     ks_directive_free(w.skips, w.nskips);
+    ks_directive_free(w.mirrors, w.nmirrors);
     free(w.skip_hits);
     ks_source_free(&src);
     free(injected);
