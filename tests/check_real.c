@@ -95,7 +95,7 @@ static const char *const corpus[] = {
     "tests/corpus/host_templates.cu", "tests/corpus/compat_cache_hints.cu",
     "tests/corpus/compat_host_math.cu", "tests/corpus/compat_openmp.cu",
     "tests/corpus/abi_host_code.cu", "tests/corpus/compat_cub.cu",
-    "tests/corpus/compat_placement_new.cu",
+    "tests/corpus/compat_placement_new.cu", "tests/corpus/real/app_types.cu",
 };
 
 /* With --body-errors every clang diagnostic counts: these files must give
@@ -496,6 +496,101 @@ START_TEST(types_record_their_header)
 }
 END_TEST
 
+/* The generated header includes the application's header for its C types
+ * (no mirror, no redefinition beside it) and asserts their layout; C callers
+ * pass model_params.h's struct and enum, C++ callers CUDA's half types and
+ * the application's enum class values (tests/consumers/). */
+START_TEST(application_types_in_consumers)
+{
+    make_tmpdir();
+    char *out, cwd[PATH_MAX];
+    ck_assert_ptr_nonnull(getcwd(cwd, sizeof cwd));
+    const char *cuda = getenv("CUDA_PATH") ? getenv("CUDA_PATH") : "/usr/local/cuda";
+    int rc = run(&out, "mkdir -p %s/gen && %s tests/corpus/real/app_types.cu -o %s/gen/app_types.kstub && "
+                 "grep -c -e '^#include \"\\.\\./.*tests/corpus/real/include/model_params.h\"' "
+                 "-e 'typedef struct KS_ALIGNED(8) LayerShape' -e 'typedef struct Activation' "
+                 "-e 'mirrored' -e '^namespace nn { enum class Act : int; }' "
+                 "-e 'offsetof(LayerShape, act) == 16' %s/gen/app_types.kstub.h",
+                 tmpdir, kstub_bin(), tmpdir, tmpdir);
+    /* the include, the enum class redeclared, the offset asserted, and one
+     * mirror: LocalScale (nn::Act and nn::Round are "kept a distinct type") */
+    ck_assert_msg(rc == 0 && strcmp(out, "4\n") == 0, "%s", out);
+    free(out);
+    rc = run(&out, "cd %s/gen && I='-I. -I%s/tests/consumers -I%s/tests/corpus/real/include -I%s/runtime "
+             "-isystem %s/include' && W='-Wall -Wextra -Wpedantic -Werror' && "
+             "for cc in gcc clang; do command -v $cc >/dev/null || continue; "
+             "for std in '-std=c99' '-std=c11' '-std=c11 -DKSTUB_STRICT'; do "
+             "$cc $std $W $I -c %s/tests/consumers/app_types.c -o c.o || exit 1; echo \"$cc $std\"; done; "
+             "$cc -std=c99 $W $I -c app_types.kstub.c -o s.o || exit 1; done; "
+             "for cxx in g++ clang++; do command -v $cxx >/dev/null || continue; "
+             "for d in '' -DKSTUB_STRICT; do "
+             "$cxx -std=c++17 $d $W $I -c %s/tests/consumers/cxx_types.cpp -o x.o || exit 1; "
+             "echo \"$cxx $d\"; done; done",
+             tmpdir, cwd, cwd, cwd, cuda, cwd, cwd);
+    ck_assert_msg(rc == 0, "%s", out);
+    ck_assert_msg(strstr(out, "gcc -std=c11 -DKSTUB_STRICT\n") && strstr(out, "g++ -DKSTUB_STRICT\n"), "%s", out);
+    free(out);
+    /* A C++ caller passing CUDA's types must have included their headers first. */
+    rc = run(&out, "cd %s/gen && printf '#include \"app_types.kstub.h\"\\n"
+             "int f(__half *y);\\nint f(__half *y) { ks_launch l = ks_launch(); "
+             "return act_half(l, y, y, ks_half(), nn_Act(), nn_v1_Round(), 1); }\\n' > no_fp16.cpp && "
+             "g++ -std=c++17 -I%s/runtime -c no_fp16.cpp -o n.o", tmpdir, cwd);
+    ck_assert_msg(rc != 0 && strstr(out, "__half"), "%s", out);
+    free(out);
+    remove_tmpdir();
+}
+END_TEST
+
+/* The asserts are real: a struct whose layout differs between the device
+ * parse and a C compiler (a field only nvcc sees) stops the C build with
+ * kstub's message. */
+START_TEST(application_type_layout_is_asserted)
+{
+    make_tmpdir();
+    char *out, cwd[PATH_MAX];
+    ck_assert_ptr_nonnull(getcwd(cwd, sizeof cwd));
+    int rc = run(&out, "cd %s && printf '#include <stdint.h>\\ntypedef struct Cfg {\\n    int32_t n;\\n"
+                 "#ifdef __CUDACC__\\n    double device_only;\\n#endif\\n} Cfg;\\n' > cfg.h && "
+                 "printf '#include \"cfg.h\"\\n__global__ void k(float *o, Cfg c) { *o = c.n; }\\n' > k.cu && "
+                 "%s k.cu -o k.kstub && grep -c '^#include \"cfg.h\"' k.kstub.h && "
+                 "gcc -std=c11 -I%s/runtime -c k.kstub.c -o k.o", tmpdir, kstub_bin(), cwd);
+    ck_assert_msg(rc != 0 && strstr(out, "1\n") && strstr(out, "kstub: Cfg is 16 bytes on the device"),
+                  "%s", out);
+    free(out);
+    remove_tmpdir();
+}
+END_TEST
+
+/* "// kstub:mirror TYPE" keeps the mirror for a type whose header C could
+ * include; a name that matches no type is an error. */
+START_TEST(mirror_directive_keeps_the_mirror)
+{
+    make_tmpdir();
+    char *out, cwd[PATH_MAX];
+    ck_assert_ptr_nonnull(getcwd(cwd, sizeof cwd));
+    int rc = run(&out, "cd %s && printf 'struct Tagged { int a; double b; };\\n' > tagged.h && "
+                 "printf '#include \"tagged.h\"\\n// kstub:mirror Tagged\\n"
+                 "__global__ void k(float *o, Tagged t) { *o = t.a + t.b; }\\n' > k.cu && "
+                 "%s k.cu -o k.kstub && grep -c -e 'tagged.h\"' -e '^typedef struct KS_ALIGNED(8) Tagged {' k.kstub.h; "
+                 "gcc -std=c11 -Wall -Wextra -Werror -I%s/runtime -c k.kstub.c -o k.o && echo built",
+                 tmpdir, kstub_bin(), cwd);
+    ck_assert_msg(rc == 0 && strcmp(out, "1\nbuilt\n") == 0, "%s", out);
+    free(out);
+    /* without the directive: the header, "struct Tagged" (no typedef in tagged.h) */
+    rc = run(&out, "cd %s && sed -i '/kstub:mirror/d' k.cu && %s k.cu -o k.kstub && "
+             "grep -c -e '^#include \"tagged.h\"' -e 'sizeof(struct Tagged) == 16' k.kstub.h && "
+             "gcc -std=c99 -Wall -Wextra -Wpedantic -Werror -I%s/runtime -c k.kstub.c -o k.o && echo built",
+             tmpdir, kstub_bin(), cwd);
+    ck_assert_msg(rc == 0 && strcmp(out, "2\nbuilt\n") == 0, "%s", out);
+    free(out);
+    rc = run(&out, "cd %s && printf '// kstub:mirror Nope\\n__global__ void k(int *p) { *p = 0; }\\n' > n.cu && "
+             "%s n.cu -o n.kstub", tmpdir, kstub_bin());
+    ck_assert_msg(rc != 0 && strstr(out, "n.cu:1:4: error: kstub:mirror 'Nope' names no type"), "%s", out);
+    free(out);
+    remove_tmpdir();
+}
+END_TEST
+
 static Suite *real_suite(void)
 {
     Suite *s = suite_create("real");
@@ -518,6 +613,9 @@ static Suite *real_suite(void)
     tcase_add_test(tc, prefixed_names_are_checked);
     tcase_add_test(tc, header_explicit_instantiations);
     tcase_add_test(tc, types_record_their_header);
+    tcase_add_test(tc, application_types_in_consumers);
+    tcase_add_test(tc, application_type_layout_is_asserted);
+    tcase_add_test(tc, mirror_directive_keeps_the_mirror);
     suite_add_tcase(s, tc);
     tc = tcase_create("names");
     tcase_set_timeout(tc, 300);
