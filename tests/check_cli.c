@@ -400,6 +400,198 @@ START_TEST(n_is_left_out_for_dynamic_shared_memory)
 }
 END_TEST
 
+/* ---- the README -------------------------------------------------------------------------------- */
+
+static char *readme(void)
+{
+    FILE *f = fopen("README.md", "r");
+    ck_assert_msg(f != NULL, "README.md: run from the repository root");
+    char *text = NULL;
+    size_t cap = 0, len = 0, n;
+    char chunk[8192];
+    while ((n = fread(chunk, 1, sizeof chunk, f)) > 0) {
+        if (len + n + 1 > cap) {
+            cap = (len + n + 1) * 2;
+            text = realloc(text, cap);
+            ck_assert_ptr_nonnull(text);
+        }
+        memcpy(text + len, chunk, n);
+        len += n;
+    }
+    fclose(f);
+    ck_assert_ptr_nonnull(text);
+    text[len] = '\0';
+    return text;
+}
+
+/* The text of a section: from its heading line to the next heading of the
+ * same or a higher level. */
+static char *section(const char *text, const char *heading)
+{
+    char want[256];
+    snprintf(want, sizeof want, "\n%s\n", heading);
+    const char *start = strstr(text, want);
+    ck_assert_msg(start != NULL, "README.md has no '%s'", heading);
+    start += strlen(want);
+    size_t level = strspn(heading, "#");
+    const char *end = start;
+    for (;;) {
+        end = strstr(end, "\n#");
+        if (!end || strspn(end + 1, "#") <= level)
+            break;
+        end++;
+    }
+    size_t n = end ? (size_t)(end - start) : strlen(start);
+    char *r = malloc(n + 1);
+    memcpy(r, start, n);
+    r[n] = '\0';
+    return r;
+}
+
+/* The bodies of the fenced blocks opened with "```lang" in text, joined. */
+static char *blocks(const char *text, const char *lang)
+{
+    char open[32];
+    snprintf(open, sizeof open, "```%s\n", lang);
+    size_t cap = strlen(text) + 1, len = 0;
+    char *r = malloc(cap);
+    r[0] = '\0';
+    for (const char *p = text; (p = strstr(p, open)) != NULL;) {
+        if (p != text && p[-1] != '\n') {
+            p++;
+            continue;
+        }
+        p += strlen(open);
+        const char *e = strstr(p, "\n```");
+        ck_assert_msg(e != NULL, "an unclosed ```%s block", lang);
+        memcpy(r + len, p, (size_t)(e - p) + 1);
+        len += (size_t)(e - p) + 1;
+        r[len] = '\0';
+        p = e + 4;
+    }
+    return r;
+}
+
+/* The README's copy of kstub --help is the output of kstub --help. */
+START_TEST(readme_help_is_kstub_help)
+{
+    char *text = readme();
+    char *sec = section(text, "### kstub --help");
+    char *copy = blocks(sec, "");
+    char *out;
+    int rc = run(&out, "%s --help", kstub_bin());
+    ck_assert_int_eq(rc, 0);
+    ck_assert_msg(strcmp(copy, out) == 0, "README.md's \"### kstub --help\" differs from kstub --help:\n"
+                  "--- README\n%s--- kstub --help\n%s", copy, out);
+    free(out);
+    free(copy);
+    free(sec);
+    free(text);
+}
+END_TEST
+
+/* The first project's files shown in the README are the files in the tree
+ * (the Makefile and saxpy.cu below their opening comment). */
+static void expect_shown(const char *shown, const char *path)
+{
+    char *out;
+    int rc = run(&out, "sed -n '/^[^#/]/,$p' %s", path);
+    ck_assert_int_eq(rc, 0);
+    ck_assert_msg(strstr(shown, out) != NULL, "README.md does not show %s as it is:\n%s", path, out);
+    free(out);
+}
+
+START_TEST(readme_first_project_is_the_tree)
+{
+    char *text = readme();
+    char *sec = section(text, "## Your first project");
+    char *mk = blocks(sec, "make"), *cu = blocks(sec, "cuda");
+    expect_shown(mk, "examples/first/Makefile");
+    expect_shown(cu, "examples/first/saxpy.cu");
+    free(mk);
+    free(cu);
+    free(sec);
+    free(text);
+}
+END_TEST
+
+/* Every command of the sh blocks of "Quick start" and "Your first project",
+ * run as written, in order, in one shell, in a copy of the tree (the
+ * sources' times kept, so that the build directory of this test run is up
+ * to date for it: make gets B through MAKEFLAGS), with HOME in the scratch
+ * folder (make install PREFIX=$HOME/.local). The one exception is
+ * 'make check', which this test is part of: it runs as 'make -n check'. */
+START_TEST(readme_commands_run)
+{
+    make_tmpdir();
+    char *text = readme();
+    char *quick = section(text, "## Quick start"), *first = section(text, "## Your first project");
+    char *q = blocks(quick, "sh"), *f = blocks(first, "sh");
+    ck_assert_msg(strstr(q, "make demo") != NULL, "%s", q);
+    ck_assert_msg(strstr(f, "cd examples/first") != NULL, "%s", f);
+    char script[PATH_MAX + 64];
+    snprintf(script, sizeof script, "%s/readme.sh", tmpdir);
+    FILE *sh = fopen(script, "w");
+    ck_assert_ptr_nonnull(sh);
+    fputs("set -e\n", sh);
+    int ncommands = 0;
+    for (int k = 0; k < 2; k++) {
+        for (char *line = strtok(k == 0 ? q : f, "\n"); line; line = strtok(NULL, "\n")) {
+            char *hash = strstr(line, " #");
+            if (line[0] == '#')
+                continue;
+            if (hash)
+                *hash = '\0';
+            size_t n = strlen(line);
+            while (n && line[n - 1] == ' ')
+                line[--n] = '\0';
+            if (n == 0)
+                continue;
+            if (strcmp(line, "make check") == 0)
+                fprintf(sh, "echo '$ make -n check'\nmake -n check >/dev/null\n");
+            else
+                fprintf(sh, "echo '$ %s'\n%s\n", line, line);
+            ncommands++;
+        }
+    }
+    ck_assert_int_eq(fclose(sh), 0);
+    ck_assert_int_ge(ncommands, 8);
+    const char *b = getenv("KSTUB_BUILD") ? getenv("KSTUB_BUILD") : "build";
+    char babs[PATH_MAX];
+    ck_assert_msg(realpath(b, babs) != NULL, "%s: no build directory", b);
+    char *out;
+    int rc = run(&out, "mkdir -p '%s/tree' '%s/home' && git ls-files -co --exclude-standard -z | "
+                 "grep -zv '^examples/first/\\(build/\\|first$\\|first_driver$\\)' | "
+                 "tar --null -T - -cf - | tar -C '%s/tree' -xf -", tmpdir, tmpdir, tmpdir);
+    ck_assert_msg(rc == 0, "copying the tree: %s", out);
+    free(out);
+    rc = run(&out, "cd '%s/tree' && env -u MFLAGS -u MAKELEVEL -u KSTUB -u KSTUB_LIBDIR -u KSTUB_INCLUDE MAKEFLAGS='B=%s' HOME='%s/home' "
+             "bash '%s' 2>&1", tmpdir, babs, tmpdir, script);
+    /* Check's messages are short: the end of the output says what failed. */
+    const char *tail = strlen(out) > 3000 ? out + strlen(out) - 3000 : out;
+    ck_assert_msg(rc == 0, "a README command failed (%d):\n...%s", rc, tail);
+    /* make demo and both programs: what they say without a driver, or with one. */
+    ck_assert_msg(strstr(out, "demo: no CUDA driver on this machine") ||
+                  strstr(out, "kernels passed"), "...%s", tail);
+    ck_assert_msg(strstr(out, "\nfirst: no CUDA driver on this machine (") ||
+                  strstr(out, "\nfirst: saxpy over 1048576 elements: PASS"), "...%s", tail);
+    ck_assert_msg(strstr(out, "\nfirst_driver: no CUDA driver on this machine (") ||
+                  strstr(out, "\nfirst_driver: saxpy over 1048576 elements: PASS"), "...%s", tail);
+    free(out);
+    /* A second make in the first project has nothing to do. */
+    rc = run(&out, "cd '%s/tree/examples/first' && env -u MAKEFLAGS -u MFLAGS -u MAKELEVEL -u KSTUB -u KSTUB_LIBDIR -u KSTUB_INCLUDE "
+             "PATH='%s/home/.local/bin':\"$PATH\" make -q", tmpdir, tmpdir);
+    ck_assert_msg(rc == 0, "make -q in examples/first after make: %d\n%s", rc, out);
+    free(out);
+    free(q);
+    free(f);
+    free(quick);
+    free(first);
+    free(text);
+    remove_tmpdir();
+}
+END_TEST
+
 static Suite *cli_suite(void)
 {
     Suite *s = suite_create("cli");
@@ -424,6 +616,12 @@ static Suite *cli_suite(void)
     tc = tcase_create("n");
     tcase_set_timeout(tc, 120);
     tcase_add_test(tc, n_is_left_out_for_dynamic_shared_memory);
+    suite_add_tcase(s, tc);
+    tc = tcase_create("readme");
+    tcase_set_timeout(tc, 600);
+    tcase_add_test(tc, readme_help_is_kstub_help);
+    tcase_add_test(tc, readme_first_project_is_the_tree);
+    tcase_add_test(tc, readme_commands_run);
     suite_add_tcase(s, tc);
     tc = tcase_create("make");
     tcase_set_timeout(tc, 300);
