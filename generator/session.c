@@ -16,6 +16,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -481,14 +482,8 @@ static int parse_with_prelude(ks_session *s, const char *text, size_t len, struc
                               unsigned nunsaved, unsigned flags)
 {
     const ks_options *opts = s->opts;
-    char *own_text = NULL;
-    if (!text) {
-        own_text = ks_read_file(opts->input, &len);
-        text = own_text;
-    }
     char **leading = NULL;
     size_t nleading = text ? ks_prelude_leading(text, len, &leading) : 0;
-    free(own_text);
     if (ks_prelude_open(&s->prelude, opts, s->args, s->nargs, leading, nleading) != 0)
         return PRELUDE_NONE;
     const char **args = ks_xmalloc((s->nargs + 2) * sizeof *args);
@@ -525,27 +520,34 @@ static int parse_with_prelude(ks_session *s, const char *text, size_t len, struc
     return r.found ? PRELUDE_NONE : PRELUDE_REFUSED;
 }
 
-int ks_session_open(ks_session *s, const ks_options *opts, const char *text, size_t len)
+/* The translation unit and its index gone, and the prelude it used closed. */
+static void drop_parse(ks_session *s)
 {
-    memset(s, 0, sizeof *s);
-    s->opts = opts;
-    s->prelude.fd = s->prelude.dirfd = -1;
-    if (build_args(s) != 0)
-        return -1;
-    size_t clen;
-    const char *compat = ks_compat_header(&clen);
-    struct CXUnsavedFile unsaved[2] = {{KS_COMPAT_PATH, compat, (unsigned long)clen},
-                                       {opts->input, text, (unsigned long)len}};
-    unsigned flags = CXTranslationUnit_KeepGoing;
-    if (opts->skip_bodies)
-        flags |= CXTranslationUnit_SkipFunctionBodies;
-    int pre = parse_with_prelude(s, text, len, unsaved, text ? 2 : 1, flags);
+    /* The translation unit must go before the index that owns it. */
+    if (s->tu)
+        clang_disposeTranslationUnit(s->tu);
+    if (s->index)
+        clang_disposeIndex(s->index);
+    s->tu = NULL;
+    s->index = NULL;
+    if (prelude_session == s)
+        prelude_session = NULL;
+    ks_prelude_close(&s->prelude);
+}
+
+/* One parse of the input with these flags: with the prelude when it can be
+ * used, else without it. scan is the input's text (for its leading
+ * includes). 0, or -1 after reporting errors. */
+static int parse(ks_session *s, const char *scan, size_t scan_len, struct CXUnsavedFile *unsaved,
+                 unsigned nunsaved, unsigned flags)
+{
+    const ks_options *opts = s->opts;
+    int pre = parse_with_prelude(s, scan, scan_len, unsaved, nunsaved, flags);
     if (pre == PRELUDE_USED)
         return report_diagnostics(s, 1) ? -1 : 0;
     s->index = clang_createIndex(0, 0);
     enum CXErrorCode ec = clang_parseTranslationUnit2(s->index, opts->input, s->args, (int)s->nargs,
-                                                      unsaved, text ? 2 : 1, flags,
-                                                      &s->tu);
+                                                      unsaved, nunsaved, flags, &s->tu);
     if (ec != CXError_Success || !s->tu) {
         ks_error_at(opts->input, 0, 0, "libclang could not parse the file (error %d)", (int)ec);
         s->tu = NULL;
@@ -559,6 +561,144 @@ int ks_session_open(ks_session *s, const ks_options *opts, const char *text, siz
         ks_prelude_rebuild(&s->prelude, opts, s->args, s->nargs);
     ks_prelude_close(&s->prelude);
     return errors ? -1 : 0;
+}
+
+/* ---- --skip-bodies: only where no body can change the output ------------------------------ */
+
+/*
+ * A parse without function bodies finds every kernel definition, explicit
+ * instantiation and parameter, but two things kstub reads from bodies:
+ *
+ *  - template kernels instantiated by a launch or an address use
+ *    (k<float><<<g, b>>>(...), &k<int>), in host and device bodies and the
+ *    bodies of the function templates those call (walk.c's find_launches);
+ *  - whether a kernel, or a function it calls, uses an extern __shared__
+ *    array (walk.c's uses_dynamic_shared: no <name>_n then).
+ *
+ * So bodies are skipped only where neither can occur: the input's text has
+ * no template kernel ("template" and "__global__" among its tokens) and no
+ * "shared" in any spelling (case aside: __shared__, __attribute__((shared)),
+ * a macro named so), else it is parsed with bodies at once; and the parse
+ * without bodies shows no template kernel outside system headers, and no
+ * "shared" in a project header's text or a -D (else it is parsed again with
+ * bodies). Under --kernels-in naming headers a system header may count, so
+ * there system headers are looked at for template kernels too. Anything new
+ * that reads a body must add its test here.
+ */
+static int has_shared(const char *text, size_t len)
+{
+    for (size_t i = 0; i + 6 <= len; i++)
+        if ((text[i] | 0x20) == 's' && strncasecmp(text + i, "shared", 6) == 0)
+            return 1;
+    return 0;
+}
+
+static int text_needs_bodies(const char *text, size_t len)
+{
+    if (has_shared(text, len))
+        return 1;
+    ks_source src;
+    ks_source_scan(&src, text, len);
+    int tmpl = 0, global = 0;
+    for (size_t i = 0; i < src.ntoks && !(tmpl && global); i++) {
+        const ks_rtok *t = &src.toks[i];
+        size_t n = t->end - t->start;
+        tmpl |= n == 8 && memcmp(text + t->start, "template", 8) == 0;
+        global |= n == 10 && memcmp(text + t->start, "__global__", 10) == 0;
+    }
+    ks_source_free(&src);
+    return tmpl && global;
+}
+
+static enum CXChildVisitResult find_template_kernel(CXCursor c, CXCursor parent, CXClientData data)
+{
+    (void)parent;
+    int *found = data;   /* in: 1 when system headers count; out: 2 when one was found */
+    if (*found == 0 && clang_Location_isInSystemHeader(clang_getCursorLocation(c)))
+        return CXChildVisit_Continue;
+    switch (clang_getCursorKind(c)) {
+    case CXCursor_Namespace:
+    case CXCursor_LinkageSpec:
+    case CXCursor_ClassDecl:
+    case CXCursor_StructDecl:
+    case CXCursor_UnionDecl:
+    case CXCursor_ClassTemplate:
+    case CXCursor_FriendDecl:
+        return CXChildVisit_Recurse;
+    case CXCursor_FunctionTemplate:
+        if (ks_cursor_is_kernel(c)) {
+            *found = 2;
+            return CXChildVisit_Break;
+        }
+        return CXChildVisit_Continue;
+    default:
+        return CXChildVisit_Continue;
+    }
+}
+
+typedef struct shared_ctx {
+    CXTranslationUnit tu;
+    int found;
+} shared_ctx;
+
+/* A header (not a system one, not the compat header) whose text says "shared". */
+static void find_shared_header(CXFile file, CXSourceLocation *stack, unsigned depth, CXClientData data)
+{
+    (void)stack;
+    shared_ctx *sc = data;
+    if (depth == 0 || sc->found || clang_Location_isInSystemHeader(clang_getLocation(sc->tu, file, 1, 1)))
+        return;
+    char *name = ks_take(clang_getFileName(file));
+    int compat = strcmp(name, KS_COMPAT_PATH) == 0;
+    free(name);
+    size_t size = 0;
+    const char *text = compat ? NULL : clang_getFileContents(sc->tu, file, &size);
+    sc->found = text && has_shared(text, size);
+}
+
+/* After a parse without bodies: whether one with them could differ. */
+static int tu_needs_bodies(const ks_session *s)
+{
+    for (size_t i = 0; i < s->opts->ndefines; i++)
+        if (has_shared(s->opts->defines[i], strlen(s->opts->defines[i])))
+            return 1;
+    int found = s->opts->kernels_in == KS_KERNELS_NAMED;
+    clang_visitChildren(clang_getTranslationUnitCursor(s->tu), find_template_kernel, &found);
+    if (found == 2)
+        return 1;
+    shared_ctx sc = {s->tu, 0};
+    clang_getInclusions(s->tu, find_shared_header, &sc);
+    return sc.found;
+}
+
+int ks_session_open(ks_session *s, const ks_options *opts, const char *text, size_t len)
+{
+    memset(s, 0, sizeof *s);
+    s->opts = opts;
+    s->prelude.fd = s->prelude.dirfd = -1;
+    if (build_args(s) != 0)
+        return -1;
+    size_t clen;
+    const char *compat = ks_compat_header(&clen);
+    struct CXUnsavedFile unsaved[2] = {{KS_COMPAT_PATH, compat, (unsigned long)clen},
+                                       {opts->input, text, (unsigned long)len}};
+    unsigned nunsaved = text ? 2 : 1;
+    const char *scan = text;
+    size_t scan_len = len;
+    char *own_text = NULL;
+    if (!scan)
+        scan = own_text = ks_read_file(opts->input, &scan_len);
+    unsigned flags = CXTranslationUnit_KeepGoing;
+    int skip = opts->skip_bodies && scan && !text_needs_bodies(scan, scan_len);
+    int rc = parse(s, scan, scan_len, unsaved, nunsaved,
+                   flags | (skip ? CXTranslationUnit_SkipFunctionBodies : 0));
+    if (rc == 0 && skip && tu_needs_bodies(s)) {
+        ks_prelude_debug("a header's template kernel or shared memory: parsing again with function bodies");
+        drop_parse(s);
+        rc = parse(s, scan, scan_len, unsaved, nunsaved, flags);
+    }
+    free(own_text);
+    return rc;
 }
 
 int ks_session_reparse(ks_session *s, const char *text, size_t len)
@@ -577,14 +717,7 @@ int ks_session_reparse(ks_session *s, const char *text, size_t len)
 
 void ks_session_close(ks_session *s)
 {
-    /* The translation unit must go before the index that owns it. */
-    if (s->tu)
-        clang_disposeTranslationUnit(s->tu);
-    if (s->index)
-        clang_disposeIndex(s->index);
-    if (prelude_session == s)
-        prelude_session = NULL;
-    ks_prelude_close(&s->prelude);
+    drop_parse(s);
     for (size_t i = 0; i < s->nowned; i++)
         free(s->owned[i]);
     free(s->owned);

@@ -187,24 +187,32 @@ static int skipped(walk_ctx *w, const char *name, const char *symbol, CXCursor f
 
 /* ---- one kernel ------------------------------------------------------------------------------ */
 
-/* The declaration as written, up to its body, on one line. */
+/* The declaration as written, up to its body, on one line. Comments after
+ * the last token before the body are left out: a parse without bodies
+ * (--skip-bodies) ends the extent before them. */
 static char *signature_text(walk_ctx *w, CXCursor fn)
 {
     CXToken *toks;
     unsigned n;
     ks_cursor_tokens(&w->s, fn, &toks, &n);
-    ks_buf b = {0};
+    unsigned end = 0;            /* past the last token that is not a comment */
     int depth = 0;
     for (unsigned i = 0; i < n; i++) {
         char *t = ks_take(clang_getTokenSpelling(w->s.tu, toks[i]));
-        if (depth == 0 && (strcmp(t, "{") == 0 || strcmp(t, ";") == 0)) {
-            free(t);
-            break;
-        }
+        int stop = depth == 0 && (strcmp(t, "{") == 0 || strcmp(t, ";") == 0);
         if (strcmp(t, "(") == 0)
             depth++;
         else if (strcmp(t, ")") == 0)
             depth--;
+        free(t);
+        if (stop)
+            break;
+        if (clang_getTokenKind(toks[i]) != CXToken_Comment)
+            end = i + 1;
+    }
+    ks_buf b = {0};
+    for (unsigned i = 0; i < end; i++) {
+        char *t = ks_take(clang_getTokenSpelling(w->s.tu, toks[i]));
         int tight = strcmp(t, ",") == 0 || strcmp(t, ")") == 0 || strcmp(t, "(") == 0 ||
                     strcmp(t, "::") == 0 ||
                     (b.len && (b.data[b.len - 1] == '(' || (b.len > 1 && b.data[b.len - 1] == ':' &&

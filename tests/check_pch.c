@@ -2,9 +2,10 @@
  * check_pch.c — Check suite for the precompiled prelude cache
  * (generator/pch.c, its use in generator/session.c): the leading-include
  * scanner and the PCH checksum called directly; then the kstub binary
- * ($KSTUB) with and without the cache over every file of kernels/ and
- * tests/corpus/ (byte-identical outputs, depfiles and messages, with and
- * without --skip-bodies), and the cache's refusals: a damaged PCH or entry,
+ * ($KSTUB) with and without the cache over every file of kernels/,
+ * tests/corpus/ and tests/corpus/real/ (byte-identical outputs, depfiles and
+ * messages, with and without --skip-bodies; --skip-bodies's outputs those of
+ * a parse with bodies), and the cache's refusals: a damaged PCH or entry,
  * a PCH written by another libclang (clang 14), a header changed after the
  * PCH was built, racing builders, a directory others can write, the cache
  * turned off. Run from the repository root (make check-pch does).
@@ -143,39 +144,100 @@ END_TEST
 
 /* ---- with and without: the same bytes ----------------------------------------------------------- */
 
-/* Every .cu of kernels/ and tests/corpus/ into tmpdir/{none,cold,warm}:
- * without the cache, with it cold (built), with it warm (hits); every output,
- * depfile and message identical. */
-static void generate_all_three_ways(const char *extra)
+/* Every .cu of kernels/, tests/corpus/ and tests/corpus/real/ (each with the
+ * flags of its "// abi-kstub:" lines, as check-abi runs it) into
+ * tmpdir/PREFIX{none,cold,warm}: without the cache, with it cold (built),
+ * with it warm (hits); every output, depfile and message identical. */
+static void generate_all_three_ways(const char *extra, const char *prefix)
 {
     char *out;
     int rc = run(&out,
-                 "set -e; cd '%s'; mkdir none cold warm; root=$OLDPWD;"
-                 "for f in $root/kernels/*.cu $root/tests/corpus/*.cu; do n=$(basename $f .cu);"
+                 "set -e; cd '%s'; p=%s; mkdir ${p}none ${p}cold ${p}warm; root=$OLDPWD;"
+                 "for f in $root/kernels/*.cu $root/tests/corpus/*.cu $root/tests/corpus/real/*.cu;"
+                 "do n=$(basename $f .cu); fl=$(sed -n 's,^// abi-kstub:,,p' $f);"
                  "  for m in none cold warm; do o=; [ $m = none ] && o=--no-cache;"
-                 "    (cd $m && KSTUB_CACHE_DIR=../cache '%s' $f %s $o -o $n --manifest $n.json -MD"
+                 "    (cd $p$m && KSTUB_CACHE_DIR=../cache '%s' $f $fl %s $o -o $n --manifest $n.json -MD"
                  "       > $n.err 2>&1; echo $? > $n.rc); done;"
-                 "done; diff -r none cold && diff -r none warm && ls none/*.h | wc -l",
-                 tmpdir, kstub, extra);
+                 "done; diff -r ${p}none ${p}cold && diff -r ${p}none ${p}warm && ls ${p}none/*.h | wc -l",
+                 tmpdir, prefix, kstub, extra);
     ck_assert_msg(rc == 0, "outputs differ with and without the prelude cache:\n%s", out);
-    ck_assert_int_ge(atoi(out), 15);
+    ck_assert_int_ge(atoi(out), 25);
     free(out);
-    /* Every depfile lists the headers inside the PCH: the toolkit's among them. */
-    run(&out, "grep -L '__clang_cuda_runtime_wrapper.h' '%s'/warm/*.d", tmpdir);
-    ck_assert_msg(out[0] == '\0', "depfiles without the prelude's headers:\n%s", out);
+    /* Every file is accepted, and every depfile lists the headers inside the
+     * PCH: the toolkit's among them. */
+    run(&out, "cd '%s/%snone' && grep -L '^0$' *.rc; grep -L '__clang_cuda_runtime_wrapper.h' ../%swarm/*.d",
+        tmpdir, prefix, prefix);
+    ck_assert_msg(out[0] == '\0', "files refused or depfiles without the prelude's headers:\n%s", out);
     free(out);
     ck_assert_int_ge(cache_files(".pch"), 3);
 }
 
 START_TEST(output_identical_with_and_without_cache)
 {
-    generate_all_three_ways("");
+    generate_all_three_ways("", "");
 }
 END_TEST
 
-START_TEST(skip_bodies_identical_with_and_without_cache)
+/* --skip-bodies gives the stubs, manifests and depfiles of a parse with
+ * bodies, for every file (template kernels instantiated by host code and
+ * device-side launches among them: host_templates.cu, train_step.cu,
+ * dynamic_launch.cu); only messages from inside bodies may differ. */
+START_TEST(skip_bodies_identical_with_and_without_cache_and_to_bodies)
 {
-    generate_all_three_ways("--skip-bodies");
+    generate_all_three_ways("--skip-bodies", "skip-");
+    generate_all_three_ways("", "");
+    char *out;
+    int rc = run(&out, "cd '%s' && diff -r -x '*.err' none skip-none && grep -c '\"symbol\"' "
+                 "skip-none/host_templates.json skip-none/train_step.json skip-none/dynamic_launch.json",
+                 tmpdir);
+    ck_assert_msg(rc == 0, "--skip-bodies changes the outputs:\n%s", out);
+    /* 7, 9 and 3 kernels, most of them instantiated by launches alone. */
+    ck_assert_msg(strstr(out, "host_templates.json:7\n") && strstr(out, "train_step.json:9\n") &&
+                  strstr(out, "dynamic_launch.json:3\n"), "%s", out);
+    free(out);
+}
+END_TEST
+
+/* A template kernel in a project header, launched from a host function of
+ * an input without a template of its own: the parse without bodies finds
+ * the template and parses again with them, so the launch's stub is there.
+ * The same for shared memory used in a header's function. */
+START_TEST(skip_bodies_parses_again_for_a_header_template_kernel)
+{
+    ck_assert_int_eq(run(NULL, "mkdir '%s/inc'", tmpdir), 0);
+    put("inc/tk.cuh", "#pragma once\ntemplate <typename T, int N> __global__ void tk(T *p) { p[N] = T(); }\n");
+    put("h.cu", "#include \"inc/tk.cuh\"\n__global__ void plain(int *p) { *p = 1; }\n"
+                "void run(float *p) { tk<float, 4><<<1, 1>>>(p); }\n");
+    char input[PATH_MAX];
+    snprintf(input, sizeof input, "%s/h.cu", tmpdir);
+    char *out;
+    ck_assert_int_eq(gen(&out, input, "skip", "--skip-bodies"), 0);
+    ck_assert_msg(strstr(out, "parsing again with function bodies"), "%s", out);
+    free(out);
+    ck_assert_int_eq(gen(&out, input, "bodies", ""), 0);
+    ck_assert_msg(!strstr(out, "parsing again"), "%s", out);
+    free(out);
+    ck_assert_int_eq(run(&out, "cd '%s' && diff -r skip bodies && grep -c '\"symbol\"' skip/out.json", tmpdir), 0);
+    ck_assert_str_eq(out, "2\n");
+    free(out);
+    /* Dynamic shared memory used in a header's device function that a kernel
+     * calls: only a body shows it, so the file is parsed again too. */
+    put("inc/smem.cuh", "#pragma once\n__device__ inline float *scratch() { extern __shared__ float s[]; return s; }\n");
+    put("s.cu", "#include \"inc/smem.cuh\"\n__global__ void uses(float *p) { *p = *scratch(); }\n");
+    snprintf(input, sizeof input, "%s/s.cu", tmpdir);
+    ck_assert_int_eq(gen(&out, input, "sskip", "--skip-bodies"), 0);
+    ck_assert_msg(strstr(out, "parsing again with function bodies"), "%s", out);
+    free(out);
+    ck_assert_int_eq(gen(&out, input, "sbodies", ""), 0);
+    free(out);
+    ck_assert_int_eq(run(&out, "cd '%s' && diff -r sskip sbodies", tmpdir), 0);
+    free(out);
+    /* A file without template kernels anywhere is parsed once, without bodies. */
+    put("p.cu", "__global__ void plain(int *p) { *p = 1; }\nvoid run(int *p) { plain<<<1, 1>>>(p); }\n");
+    snprintf(input, sizeof input, "%s/p.cu", tmpdir);
+    ck_assert_int_eq(gen(&out, input, "plain", "--skip-bodies"), 0);
+    ck_assert_msg(!strstr(out, "parsing again"), "%s", out);
+    free(out);
 }
 END_TEST
 
@@ -447,7 +509,8 @@ static Suite *pch_suite(void)
     tcase_add_checked_fixture(tc, make_tmpdir, remove_tmpdir);
     tcase_set_timeout(tc, 600);
     tcase_add_test(tc, output_identical_with_and_without_cache);
-    tcase_add_test(tc, skip_bodies_identical_with_and_without_cache);
+    tcase_add_test(tc, skip_bodies_identical_with_and_without_cache_and_to_bodies);
+    tcase_add_test(tc, skip_bodies_parses_again_for_a_header_template_kernel);
     suite_add_tcase(s, tc);
 
     tc = tcase_create("refusals");
