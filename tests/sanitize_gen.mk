@@ -16,6 +16,10 @@
 #   make fuzz-gen-replay      each target once on every input committed under
 #                             tests/fuzz/corpus/<target>/ (seconds; for CI): every
 #                             input that once crashed a target is committed there
+#   make check-asan           the whole CPU suite (check-all's CHECK_TARGETS, less any
+#                             in ASAN_SKIP) built with ASan+UBSan, leaks on, in
+#                             $(B)/asan-all: the generator, the runtime, the fakes and
+#                             every suite, and the kstub each suite runs
 #   make valgrind-gen         valgrind on $(KSTUB) over kernels/*.cu and tests/corpus/*.cu;
 #                             libclang's own reports suppressed (tests/valgrind-libclang.supp)
 
@@ -39,7 +43,7 @@ $(GEN_FUZZ_DIR)/bin/fuzz_gen_%: tests/fuzz/fuzz_gen_%.c $(GEN_FUZZ_OBJ) | $(GEN_
 	$(FUZZ_CC) $(GEN_FUZZ_CFLAGS) -fsanitize=fuzzer $< $(GEN_FUZZ_OBJ) -o $@ \
 	    $(LIBCLANG_LIBS) -ljansson
 
-.PHONY: fuzz-gen fuzz-gen-replay check-gen-asan valgrind-gen
+.PHONY: fuzz-gen fuzz-gen-replay check-gen-asan check-asan valgrind-gen
 # stderr is closed in the targets (-close_fd_mask=2): the readers print an
 # error per refused input; sanitizer reports still reach the log.
 fuzz-gen: $(GEN_FUZZ_TARGETS:%=$(GEN_FUZZ_DIR)/bin/%) $(KSTUB)
@@ -71,6 +75,18 @@ fuzz-gen-replay: $(GEN_FUZZ_TARGETS:%=$(GEN_FUZZ_DIR)/bin/%) $(KSTUB)
 check-gen-asan:
 	ASAN_OPTIONS=detect_leaks=1:abort_on_error=0:$(ASAN_OPTIONS) UBSAN_OPTIONS=print_stacktrace=1:$(UBSAN_OPTIONS) \
 	    $(MAKE) --no-print-directory B=$(B)/asan-gen OPT='$(SAN_OPT_ASAN)' check-gen
+
+# Every CPU suite in one sanitized build, check-install too. Programs a suite
+# links against the sanitized libkstub.so (check-real's kstub.mk project,
+# check-install's pkg-config, kstub.mk and CMake builds) or that dlopen a
+# sanitized fake load libasan after they start: verify_asan_link_order=0
+# lets them run. ASAN_SKIP=check-x leaves suites out.
+ASAN_SKIP ?=#                                              suites check-asan leaves out
+check-asan:
+	ASAN_OPTIONS=detect_leaks=1:abort_on_error=0:verify_asan_link_order=0:$(ASAN_OPTIONS) \
+	UBSAN_OPTIONS=print_stacktrace=1:$(UBSAN_OPTIONS) \
+	    $(MAKE) --no-print-directory B=$(B)/asan-all OPT='$(SAN_OPT_ASAN)' \
+	        CHECK_TARGETS='$(filter-out $(ASAN_SKIP),$(CHECK_TARGETS))' check-all
 
 VALGRIND ?= valgrind#                                     valgrind, for valgrind-gen
 VALGRIND_GEN_INPUTS ?= $(sort $(wildcard kernels/*.cu tests/corpus/*.cu))#  a few minutes each under valgrind
