@@ -11,7 +11,8 @@
 #                             the compile_commands reader, the template engine, the
 #                             depfile quoting, the raw .cu scanner; then
 #                             tests/fuzz/gen_whole.sh, which mutates .cu seeds, runs
-#                             the whole generator and compiles what it writes, for N
+#                             the whole generator (the ASan+UBSan kstub of $(B)/asan-all,
+#                             leaks on) and compiles what it writes as C11 and C++17, for N
 #                             seconds; findings left under $(B)/fuzz-gen/<target>/
 #   make fuzz-gen-replay      each target once on every input committed under
 #                             tests/fuzz/corpus/<target>/ (seconds; for CI): every
@@ -43,10 +44,18 @@ $(GEN_FUZZ_DIR)/bin/fuzz_gen_%: tests/fuzz/fuzz_gen_%.c $(GEN_FUZZ_OBJ) | $(GEN_
 	$(FUZZ_CC) $(GEN_FUZZ_CFLAGS) -fsanitize=fuzzer $< $(GEN_FUZZ_OBJ) -o $@ \
 	    $(LIBCLANG_LIBS) -ljansson
 
-.PHONY: fuzz-gen fuzz-gen-replay check-gen-asan check-asan valgrind-gen
+.PHONY: fuzz-gen fuzz-gen-replay check-gen-asan check-asan valgrind-gen gen-whole-kstub
+# gen_whole.sh runs the ASan+UBSan kstub that check-asan builds (the same
+# objects, so CI builds it once), with leak detection on: a sanitizer report
+# in its output is a finding.
+GEN_WHOLE_KSTUB := $(B)/asan-all/bin/kstub
+GEN_WHOLE_ENV = KSTUB=$(GEN_WHOLE_KSTUB) CUDA_PATH=$(CUDA_PATH) $(if $(FUZZ_SYMBOLIZER),ASAN_SYMBOLIZER_PATH=$(FUZZ_SYMBOLIZER)) \
+    ASAN_OPTIONS=detect_leaks=1:abort_on_error=0:$(ASAN_OPTIONS) UBSAN_OPTIONS=print_stacktrace=1:$(UBSAN_OPTIONS)
+gen-whole-kstub:
+	@$(MAKE) --no-print-directory B=$(B)/asan-all OPT='$(SAN_OPT_ASAN)' $(GEN_WHOLE_KSTUB)
 # stderr is closed in the targets (-close_fd_mask=2): the readers print an
 # error per refused input; sanitizer reports still reach the log.
-fuzz-gen: $(GEN_FUZZ_TARGETS:%=$(GEN_FUZZ_DIR)/bin/%) $(KSTUB)
+fuzz-gen: $(GEN_FUZZ_TARGETS:%=$(GEN_FUZZ_DIR)/bin/%) gen-whole-kstub
 	@set -e; out=$(abspath $(GEN_FUZZ_DIR)); for t in $(GEN_FUZZ_TARGETS); do \
 	    mkdir -p $$out/$$t/corpus; \
 	    echo "== $$t for $(FUZZ_SECONDS) s"; \
@@ -60,15 +69,15 @@ fuzz-gen: $(GEN_FUZZ_TARGETS:%=$(GEN_FUZZ_DIR)/bin/%) $(KSTUB)
 	        echo "$$t: findings in $$out/$$t/ (log: $$out/$$t/log)"; exit 1; fi; \
 	    grep -q '^Done' $$out/$$t/log || { echo "$$t did not finish: $$out/$$t/log"; exit 1; }; \
 	done
-	KSTUB=$(KSTUB) CUDA_PATH=$(CUDA_PATH) bash tests/fuzz/gen_whole.sh $(FUZZ_SECONDS) $(GEN_FUZZ_DIR)/gen_whole
+	$(GEN_WHOLE_ENV) bash tests/fuzz/gen_whole.sh $(FUZZ_SECONDS) $(GEN_FUZZ_DIR)/gen_whole
 
-fuzz-gen-replay: $(GEN_FUZZ_TARGETS:%=$(GEN_FUZZ_DIR)/bin/%) $(KSTUB)
+fuzz-gen-replay: $(GEN_FUZZ_TARGETS:%=$(GEN_FUZZ_DIR)/bin/%) gen-whole-kstub
 	@set -e; for t in $(GEN_FUZZ_TARGETS); do \
 	    $(GEN_FUZZ_DIR)/bin/$$t $(CURDIR)/tests/fuzz/corpus/$$t/* > $(GEN_FUZZ_DIR)/$$t.replay.log 2>&1 \
 	        || { tail -30 $(GEN_FUZZ_DIR)/$$t.replay.log; echo "$$t: an input failed"; exit 1; }; \
 	    echo "$$t: $$(ls tests/fuzz/corpus/$$t | wc -l) inputs passed"; \
 	done
-	KSTUB=$(KSTUB) CUDA_PATH=$(CUDA_PATH) bash tests/fuzz/gen_whole.sh replay $(GEN_FUZZ_DIR)/gen_whole
+	$(GEN_WHOLE_ENV) bash tests/fuzz/gen_whole.sh replay $(GEN_FUZZ_DIR)/gen_whole
 
 # Reruns this Makefile with its own B and OPT: the generator, check_gen and the
 # kstub binary check_gen runs (KSTUB, set by gen.mk from B) are all the ASan build.

@@ -3,7 +3,9 @@
 # dropped, doubled or spliced from another seed, tokens replaced from a
 # dictionary of what kstub has trouble with) is run through $KSTUB; a signal,
 # a sanitizer report or an exit status other than 0/1/2 is a finding, and
-# when kstub exits 0 the generated .c must compile (cc -std=c11 -Werror).
+# when kstub exits 0 the generated .c must compile as C11 ($CC) and as C++17
+# ($CXX), -Wall -Wextra -Wpedantic -Werror. make fuzz-gen runs it with an
+# ASan+UBSan build of kstub (leaks on), so a sanitizer report counts.
 # Findings are kept under OUTDIR/findings/ with the reason; commit them under
 # tests/fuzz/corpus/gen_whole/ once fixed, and `replay` runs them again.
 #
@@ -15,6 +17,8 @@ out=${2:?OUTDIR}
 KSTUB=${KSTUB:-build/bin/kstub}
 CUDA_PATH=${CUDA_PATH:-/usr/local/cuda}
 CC=${CC:-cc}
+CXX=${CXX:-c++}
+WERROR="-Wall -Wextra -Wpedantic -Werror"
 mkdir -p "$out/work" "$out/findings"
 work=$out/work
 
@@ -28,7 +32,7 @@ finding() {     # FILE REASON
 # Runs one input; returns 1 on a finding.
 one() {
     local f=$1 rc
-    rm -f "$work"/g.*
+    rm -f "$work"/g.* "$work"/g++.o
     timeout 30 "$KSTUB" "$f" -o "$work/g" > "$work/log" 2>&1; rc=$?
     if [ "$rc" -eq 126 ] || [ "$rc" -eq 127 ]; then
         echo "gen_whole: cannot run $KSTUB (exit $rc)"; exit 2
@@ -39,9 +43,17 @@ one() {
         return 1
     fi
     if [ "$rc" -eq 0 ]; then
-        if ! "$CC" -std=c11 -Werror -Wall -Iruntime -I"$CUDA_PATH/include" -I"$work" \
+        # shellcheck disable=SC2086
+        if ! "$CC" -std=c11 $WERROR -Iruntime -I"$CUDA_PATH/include" -I"$work" \
                 -c "$work/g.c" -o "$work/g.o" > "$work/cc.log" 2>&1; then
-            finding "$f" "generated C does not compile: $(grep -m1 error "$work/cc.log")"
+            finding "$f" "generated C does not compile as C11: $(grep -m1 error "$work/cc.log")"
+            return 1
+        fi
+        # shellcheck disable=SC2086
+        if ! "$CXX" -std=c++17 -x c++ $WERROR -Iruntime -I"$CUDA_PATH/include" -I"$work" \
+                -c "$work/g.c" -o "$work/g++.o" > "$work/cc.log" 2>&1; then
+            rm -f "$work/g.o"
+            finding "$f" "generated C does not compile as C++17: $(grep -m1 error "$work/cc.log")"
             return 1
         fi
     fi
@@ -97,5 +109,5 @@ PY
     [ -f "$work/g.o" ] && compiled=$((compiled + 1))
     runs=$((runs + 1))
 done
-echo "gen_whole: $runs runs, $compiled generated and compiled, $found findings (in $out/findings)"
+echo "gen_whole: $runs runs, $compiled generated and compiled as C11 and C++17, $found findings (in $out/findings)"
 [ "$found" -eq 0 ]
