@@ -42,8 +42,9 @@ bench: $(BENCH_PROGS) $(BENCH_IMAGES)
 bench-run:
 	@bash bench/run.sh
 
+# BENCH_GENERATOR_FLAGS: e.g. --reps 1 --files 3 --limit 2 --make-reps 1 for a smoke run.
 bench-generator: $(KSTUB)
-	@python3 bench/generator.py
+	@python3 bench/generator.py --kstub $(KSTUB) $(BENCH_GENERATOR_FLAGS)
 
 # ---- the benchmark kernels' stubs (committed under bench/gen) ---------------------
 # Generated where libclang is; elsewhere the committed files are used as they are.

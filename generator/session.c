@@ -671,6 +671,29 @@ static int tu_needs_bodies(const ks_session *s)
     return sc.found;
 }
 
+/* KSTUB_DEBUG_ARGS=DIR: the parse's arguments written to DIR/args, one a
+ * line, and the compat header to DIR/compat.h, which the -include among
+ * them then names: clang -fsyntax-only with them parses the file as kstub
+ * does without the prelude (bench/generator.py's parse floor). */
+static void debug_args(const ks_session *s)
+{
+    const char *dir = getenv("KSTUB_DEBUG_ARGS");
+    if (!dir || !dir[0])
+        return;
+    char *hpath = ks_xasprintf("%s/compat.h", dir), *apath = ks_xasprintf("%s/args", dir);
+    size_t clen;
+    const char *compat = ks_compat_header(&clen);
+    FILE *h = fopen(hpath, "w"), *a = fopen(apath, "w");
+    if (h)
+        fwrite(compat, 1, clen, h);
+    for (size_t i = 0; a && i < s->nargs; i++)
+        fprintf(a, "%s\n", strcmp(s->args[i], KS_COMPAT_PATH) == 0 ? hpath : s->args[i]);
+    if ((h && fclose(h) != 0) | (a && fclose(a) != 0) || !h || !a)
+        fprintf(stderr, "kstub: KSTUB_DEBUG_ARGS: cannot write %s or %s\n", apath, hpath);
+    free(hpath);
+    free(apath);
+}
+
 int ks_session_open(ks_session *s, const ks_options *opts, const char *text, size_t len)
 {
     memset(s, 0, sizeof *s);
@@ -678,6 +701,7 @@ int ks_session_open(ks_session *s, const ks_options *opts, const char *text, siz
     s->prelude.fd = s->prelude.dirfd = -1;
     if (build_args(s) != 0)
         return -1;
+    debug_args(s);
     size_t clen;
     const char *compat = ks_compat_header(&clen);
     struct CXUnsavedFile unsaved[2] = {{KS_COMPAT_PATH, compat, (unsigned long)clen},
