@@ -234,28 +234,25 @@ static char *options_text(const ks_options *o)
     return ks_buf_take(&b);
 }
 
-static char *hex_bytes(const ks_image_blob *img)
+/* The image as rows of 16 bytes, each byte's two hex digits: the template
+ * writes the C around them. The 256 byte values are nodes of their own
+ * ("byte_values"), which the rows refer to. */
+static void image_rows(const ks_image_blob *img, ks_tnode *in)
 {
-    ks_buf b = {0};
     static const char hex[] = "0123456789abcdef";
-    char line[16 * 5 + 8];
-    for (size_t i = 0; i < img->size; i += 16) {
-        char *p = line;
-        memcpy(p, "    ", 4);
-        p += 4;
-        for (size_t j = i; j < img->size && j < i + 16; j++) {
-            *p++ = '0';
-            *p++ = 'x';
-            *p++ = hex[img->data[j] >> 4];
-            *p++ = hex[img->data[j] & 15];
-            *p++ = ',';
-        }
-        *p++ = '\n';
-        ks_buf_put(&b, line, (size_t)(p - line));
+    ks_tval *values = ks_tn_list(in, "byte_values");
+    ks_tnode *byte[256];
+    for (int b = 0; b < 256; b++) {
+        byte[b] = ks_tn_push(values, in);
+        ks_tn_set(byte[b], "hex", "%c%c", hex[b >> 4], hex[b & 15]);
     }
-    if (b.len)
-        b.data[--b.len] = '\0';  /* the template ends the last line */
-    return ks_buf_take(&b);
+    ks_tval *rows = ks_tn_list(in, "rows");
+    for (size_t i = 0; i < img->size; i += 16) {
+        ks_tnode *rn = ks_tn_push(rows, in);
+        ks_tval *bytes = ks_tn_list(rn, "bytes");
+        for (size_t j = i; j < img->size && j < i + 16; j++)
+            ks_tn_push_ref(bytes, byte[img->data[j]]);
+    }
 }
 
 static void enum_values(const ks_model *m, const ks_def *d, ks_tnode *tn)
@@ -612,7 +609,7 @@ static ks_tnode *build_values(const ks_options *o, const ks_model *m, const ks_i
         ks_tn_set(in, "kind", "%s", img->kind);
         ks_tn_set(in, "name", "%s", img->name);
         ks_tn_set(in, "size", "%zu", img->size);
-        ks_tn_take(in, "bytes", hex_bytes(img));
+        image_rows(img, in);
     }
     return root;
 }

@@ -28,6 +28,7 @@ struct ks_tval {
     char *str;          /* a value, or NULL for a list */
     ks_tnode **items;
     size_t nitems;
+    int borrowed;       /* items pushed with ks_tn_push_ref: owned elsewhere */
 };
 
 struct ks_tnode {
@@ -53,6 +54,7 @@ static ks_tval *tn_add(ks_tnode *n, const char *key)
     v->str = NULL;
     v->items = NULL;
     v->nitems = 0;
+    v->borrowed = 0;
     return v;
 }
 
@@ -86,11 +88,18 @@ ks_tnode *ks_tn_push(ks_tval *list, const ks_tnode *parent)
     return list->items[list->nitems++] = ks_tn_new(parent);
 }
 
+void ks_tn_push_ref(ks_tval *list, ks_tnode *item)
+{
+    list->items = ks_xrealloc(list->items, (list->nitems + 1) * sizeof *list->items);
+    list->items[list->nitems++] = item;
+    list->borrowed = 1;
+}
+
 void ks_tn_free(ks_tnode *n)
 {
     for (size_t i = 0; i < n->nvals; i++) {
         ks_tval *v = n->vals[i];
-        for (size_t j = 0; j < v->nitems; j++)
+        for (size_t j = 0; j < v->nitems && !v->borrowed; j++)
             ks_tn_free(v->items[j]);
         free(v->items);
         free(v->str);

@@ -17,6 +17,9 @@ void ks_tn_take(ks_tnode *n, const char *key, char *owned);
 void ks_tn_flag(ks_tnode *n, const char *key, int on);
 ks_tval *ks_tn_list(ks_tnode *n, const char *key);
 ks_tnode *ks_tn_push(ks_tval *list, const ks_tnode *parent);
+/* Adds an item owned by another list (the same node may stand many times,
+ * as one of an image's 256 byte values); a list holds only such items. */
+void ks_tn_push_ref(ks_tval *list, ks_tnode *item);
 void ks_tn_free(ks_tnode *n);
 
 /* Renders text (the template file name for messages) with root's values onto
