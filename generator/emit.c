@@ -182,26 +182,6 @@ char *ks_spell_c_type(const ks_model *m, const ks_type *t)
     return spell_type(m, t, "restrict", 0);
 }
 
-/* Where names start in a list of declarations: after the widest head, a
- * space and its stars. */
-static size_t decl_width(const spelled *s)
-{
-    return strlen(s->head) + 1 + s->stars;
-}
-
-/* "float        a", "const float *x": names in one column, stars on the name. */
-static char *aligned_decl(const spelled *s, const char *name, size_t column)
-{
-    size_t head = strlen(s->head);
-    ks_buf b = {0};
-    ks_buf_puts(&b, s->head);
-    ks_buf_printf(&b, "%*s", (int)(column - head - s->stars), "");
-    for (size_t i = 0; i < s->stars; i++)
-        ks_buf_puts(&b, "*");
-    ks_buf_puts(&b, name);
-    return ks_buf_take(&b);
-}
-
 /* A field: "float x", "int m[2][3]", "struct Inner in", "float *p". */
 static char *field_decl(const ks_model *m, const ks_field *f)
 {
@@ -511,39 +491,11 @@ static void kernel_values(const ks_model *m, const ks_kern *k, ks_tnode *kn)
     ks_tn_set(kn, "min_blocks", "%ld", k->min_blocks > 0 ? k->min_blocks : 0);
     ks_tn_flag(kn, "has_launch_bounds", k->max_threads > 0);
 
-    spelled *types = ks_xmalloc((k->nparams + 1) * sizeof *types);
-    spelled launch = {"ks_launch", 0}, size = {"size_t", 0}, stream = {"ks_stream", 0};
-    size_t column = decl_width(&launch);
-    for (size_t j = 0; j < k->nparams; j++) {
-        types[j] = spell(m, &k->params[j].type, "KS_RESTRICT", 0);
-        if (decl_width(&types[j]) > column)
-            column = decl_width(&types[j]);
-    }
-    ks_tn_take(kn, "launch_decl", aligned_decl(&launch, k->launch_name, column));
+    /* The stubs' own parameters: the kernel's names stepping aside (naming.c);
+     * the templates declare them and line the names up ({{>}}…{{<}}). */
     ks_tn_set(kn, "launch", "%s", k->launch_name);
-    ks_tn_set(kn, "indent", "%*s", (int)(strlen("ks_status ") + strlen(k->c_name) + 1), "");
-    /* The occupancy-sized entry point <c_name>_n(n_items, stream, ...). */
     ks_tn_set(kn, "n_items", "%s", k->n_items_name);
     ks_tn_set(kn, "stream", "%s", k->stream_name);
-    ks_tn_take(kn, "n_items_decl", aligned_decl(&size, k->n_items_name, column));
-    ks_tn_take(kn, "stream_decl", aligned_decl(&stream, k->stream_name, column));
-    ks_tn_set(kn, "indent_n", "%*s", (int)(strlen("ks_status ") + strlen(k->c_name) + 3), "");
-    /* The graph entry points <c_name>_node(graph, deps, ndeps, node, launch, ...) and
-     * <c_name>_node_set(exec, node, launch, ...). Their leading parameters carry the
-     * runtime's "ks__" prefix, which naming.c keeps free of kernel parameters; their
-     * names line up in a column of their own, wide enough for "const ks_graph_node *". */
-    spelled graph = {"ks_graph", 0}, deps = {"const ks_graph_node", 1}, node_out = {"ks_graph_node", 1},
-            exec = {"ks_graph_exec", 0}, node = {"ks_graph_node", 0};
-    size_t node_column = column > decl_width(&deps) ? column : decl_width(&deps);
-    ks_tn_take(kn, "graph_decl", aligned_decl(&graph, "ks__graph", node_column));
-    ks_tn_take(kn, "deps_decl", aligned_decl(&deps, "ks__deps", node_column));
-    ks_tn_take(kn, "ndeps_decl", aligned_decl(&size, "ks__ndeps", node_column));
-    ks_tn_take(kn, "node_out_decl", aligned_decl(&node_out, "ks__node", node_column));
-    ks_tn_take(kn, "exec_decl", aligned_decl(&exec, "ks__exec", node_column));
-    ks_tn_take(kn, "node_decl", aligned_decl(&node, "ks__node", node_column));
-    ks_tn_take(kn, "launch_decl_node", aligned_decl(&launch, k->launch_name, node_column));
-    ks_tn_set(kn, "indent_node", "%*s", (int)(strlen("ks_status ") + strlen(k->c_name) + 6), "");
-    ks_tn_set(kn, "indent_node_set", "%*s", (int)(strlen("ks_status ") + strlen(k->c_name) + 10), "");
     ks_tval *params = ks_tn_list(kn, "params");
     for (size_t j = 0; j < k->nparams; j++) {
         const ks_param *p = &k->params[j];
@@ -551,8 +503,12 @@ static void kernel_values(const ks_model *m, const ks_kern *k, ks_tnode *kn)
         ks_tn_set(pn, "name", "%s", p->c_name);
         ks_tn_set(pn, "type", "%s", p->spelled);
         ks_tn_take(pn, "c_type", spell_type(m, &p->type, "KS_RESTRICT", 0));
-        ks_tn_take(pn, "decl", aligned_decl(&types[j], p->c_name, column));
-        ks_tn_take(pn, "decl_node", aligned_decl(&types[j], p->c_name, node_column));
+        /* declared as head, then the stars of unqualified outer pointers on the name */
+        spelled sp = spell(m, &p->type, "KS_RESTRICT", 0);
+        ks_tn_take(pn, "head", sp.head);
+        ks_tval *stars = ks_tn_list(pn, "stars");
+        for (size_t st = 0; st < sp.stars; st++)
+            ks_tn_push(stars, pn);
         ks_tn_set(pn, "size", "%ld", p->size);
         ks_tn_set(pn, "align", "%ld", p->align);
         ks_tn_set(pn, "offset", "%ld", p->offset);
@@ -560,9 +516,7 @@ static void kernel_values(const ks_model *m, const ks_kern *k, ks_tnode *kn)
         ks_tn_flag(pn, "first", j == 0);
         strict_values(m, p, pn);
         cuda_param_values(m, p, pn);
-        free(types[j].head);
     }
-    free(types);
 }
 
 static ks_tnode *build_values(const ks_options *o, const ks_model *m, const ks_image_blob *img)

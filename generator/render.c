@@ -10,7 +10,15 @@
  *   {{#list}}…{{/list}} repeated per item (or shown once if a value is non-empty)
  *   {{^list}}…{{/list}} shown when the list or value is empty
  *   {{! comment }}      dropped
- * A section or comment tag alone on its line takes the whole line with it.
+ * and, for declarations laid out in columns (resolved after rendering):
+ *   {{=}}               remember this column (the hang of a parameter list)
+ *   {{+}}               indent to the column {{=}} remembered last
+ *   {{>}} … {{<}}       pad at {{>}} so that, on every line of the group, {{<}}
+ *                       falls in one column: the widest line's, with one space
+ *                       before what lies between (stars before a name);
+ *                       widths count from the line's {{=}} / {{+}}, or its start
+ *   {{[}} … {{]}}       a group of such lines; outside one, a line is its own
+ * A section, comment or group tag alone on its line takes the whole line with it.
  * An unknown name is an error, so a typo in a user's template is caught.
  */
 #include "render.h"
@@ -175,11 +183,20 @@ const char *ks_include_unspellable(const char *s)
 
 /* ---- the renderer ------------------------------------------------------------------------------ */
 
+/* A layout tag's place in the output, resolved after rendering. */
+typedef struct mark {
+    size_t pos;         /* in the output */
+    size_t tpl_pos;     /* in the template, for messages */
+    char kind;          /* '=', '+', '>', '<', '[', ']' */
+} mark;
+
 typedef struct tpl {
     const char *name;   /* template file, for messages */
     const char *text;
     size_t len;
     int errors;
+    mark *marks;
+    size_t nmarks;
 } tpl;
 
 typedef struct tag {
@@ -244,7 +261,7 @@ static int next_tag(tpl *t, size_t pos, size_t end, tag *g)
     g->start = open;
     g->end = close + 2;
     size_t k = open + 2;
-    g->sigil = (s[k] == '#' || s[k] == '^' || s[k] == '/' || s[k] == '!') ? s[k++] : 0;
+    g->sigil = strchr("#^/!=+><[]", s[k]) && s[k] ? s[k++] : 0;
     while (k < close && isspace((unsigned char)s[k]))
         k++;
     size_t ke = close;
@@ -263,7 +280,7 @@ static int next_tag(tpl *t, size_t pos, size_t end, tag *g)
 
     g->outer_start = g->start;
     g->outer_end = g->end;
-    if (g->sigil) {
+    if (g->sigil && !strchr("=+><", g->sigil)) {
         size_t ls = g->start;
         while (ls > 0 && (s[ls - 1] == ' ' || s[ls - 1] == '\t'))
             ls--;
@@ -338,6 +355,15 @@ static void render(tpl *t, size_t pos, size_t end, const ks_tnode *ctx, ks_buf *
         pos = g.outer_end;
         if (g.sigil == '!')
             continue;
+        if (g.sigil && strchr("=+><[]", g.sigil)) {
+            if (g.keylen) {
+                tpl_error(t, g.start, "'{{%c' takes no name", g.sigil);
+                return;
+            }
+            t->marks = ks_xrealloc(t->marks, (t->nmarks + 1) * sizeof *t->marks);
+            t->marks[t->nmarks++] = (mark){out->len, g.start, g.sigil};
+            continue;
+        }
         if (g.sigil == '/') {
             tpl_error(t, g.start, "'{{/%.*s}}' closes no section", (int)g.keylen, g.key);
             return;
@@ -379,14 +405,97 @@ static void render(tpl *t, size_t pos, size_t end, const ks_tnode *ctx, ks_buf *
         ks_buf_put(out, t->text + pos, end - pos);
 }
 
+/* ---- columns ---------------------------------------------------------------------------------- */
+
+static size_t line_start(const char *s, size_t pos)
+{
+    while (pos > 0 && s[pos - 1] != '\n')
+        pos--;
+    return pos;
+}
+
+/* Pads the output at its {{>}} marks and indents it at its {{+}} marks. */
+static void lay_out(tpl *t, ks_buf *out)
+{
+    const char *s = out->data;
+    size_t n = t->nmarks;
+    /* Pass 1: each {{>}}'s width (origin to {{<}}) and each group's column. */
+    size_t *used = ks_xmalloc((n + 1) * sizeof *used), *group = ks_xmalloc((n + 1) * sizeof *group);
+    size_t *cols = ks_xmalloc((n + 1) * sizeof *cols), ngroups = 0;
+    size_t cur = (size_t)-1, origin = 0;
+    for (size_t i = 0; i < n && t->errors == 0; i++) {
+        mark *mk = &t->marks[i];
+        if (mk->kind == '[') {
+            if (cur != (size_t)-1)
+                tpl_error(t, mk->tpl_pos, "'{{[}}' inside a group");
+            cur = ngroups;
+            cols[ngroups++] = 0;
+        } else if (mk->kind == ']') {
+            if (cur == (size_t)-1)
+                tpl_error(t, mk->tpl_pos, "'{{]}}' closes no group");
+            cur = (size_t)-1;
+        } else if (mk->kind == '=' || mk->kind == '+') {
+            origin = mk->pos;
+        } else if (mk->kind == '>') {
+            size_t ls = line_start(s, mk->pos);
+            size_t from = origin >= ls ? origin : ls;
+            if (i + 1 >= n || t->marks[i + 1].kind != '<' ||
+                memchr(s + mk->pos, '\n', t->marks[i + 1].pos - mk->pos)) {
+                tpl_error(t, mk->tpl_pos, "'{{>}}' needs a '{{<}}' after it on its line");
+                break;
+            }
+            size_t width = t->marks[i + 1].pos - from + 1;
+            if (cur == (size_t)-1) {
+                group[i] = ngroups;
+                cols[ngroups++] = width;
+            } else {
+                group[i] = cur;
+                if (width > cols[cur])
+                    cols[cur] = width;
+            }
+            used[i] = t->marks[i + 1].pos - from;   /* the line's width without its pad */
+        }
+    }
+    if (cur != (size_t)-1 && t->errors == 0)
+        tpl_error(t, t->marks[n - 1].tpl_pos, "a '{{[}}' group is never closed");
+    /* Pass 2: the output again, with the pads and indents. */
+    ks_buf b = {0};
+    size_t pos = 0, hang = 0;
+    for (size_t i = 0; i < n && t->errors == 0; i++) {
+        mark *mk = &t->marks[i];
+        ks_buf_put(&b, s + pos, mk->pos - pos);
+        pos = mk->pos;
+        size_t col = b.len - line_start(b.data ? b.data : "", b.len);
+        if (mk->kind == '=')
+            hang = col;
+        else if (mk->kind == '+')
+            ks_buf_printf(&b, "%*s", (int)(hang > col ? hang - col : 0), "");
+        else if (mk->kind == '>')
+            ks_buf_printf(&b, "%*s", (int)(cols[group[i]] - used[i]), "");
+    }
+    if (t->errors == 0) {
+        ks_buf_put(&b, s + pos, out->len - pos);
+        free(out->data);
+        *out = b;
+    } else {
+        free(b.data);
+    }
+    free(used);
+    free(group);
+    free(cols);
+}
+
 int ks_render(const char *name, const char *text, size_t len, const ks_tnode *root, ks_buf *out)
 {
-    tpl t = {name, text, len, 0};
+    tpl t = {name, text, len, 0, NULL, 0};
     const char *nul = memchr(text, '\0', len);
     if (nul) {
         tpl_error(&t, (size_t)(nul - text), "a NUL byte in a template");
         return -1;
     }
     render(&t, 0, len, root, out, 0);
+    if (t.errors == 0 && t.nmarks)
+        lay_out(&t, out);
+    free(t.marks);
     return t.errors ? -1 : 0;
 }
