@@ -2,8 +2,10 @@
  * emit.c — turns the typed model into the values the templates are filled
  * with (render.c renders them). Every line of generated C lives in
  * templates/; this file decides only what goes into the slots: names,
- * numbers, flags, and each type spelled from its structure (the base's name,
- * its qualifiers, one '*' per pointer level).
+ * numbers, flags, and each type's parts (push_type: the base's name and tag,
+ * qualifiers per pointer level, the stars on the name, array sizes), which
+ * the templates spell. ks_spell_c_type spells a type for the manifest's
+ * "c_type" (JSON, not generated C).
  */
 #include "render.h"
 
@@ -152,11 +154,6 @@ static spelled spell_as(const ks_model *m, const ks_type *t, const char *restric
     return s;
 }
 
-static spelled spell(const ks_model *m, const ks_type *t, const char *restrict_word, unsigned drop)
-{
-    return spell_as(m, t, restrict_word, drop, 0);
-}
-
 /* The whole type, "const float *restrict". */
 static char *spell_type_as(const ks_model *m, const ks_type *t, const char *restrict_word, unsigned drop,
                            int cuda)
@@ -182,21 +179,46 @@ char *ks_spell_c_type(const ks_model *m, const ks_type *t)
     return spell_type(m, t, "restrict", 0);
 }
 
-/* A field: "float x", "int m[2][3]", "struct Inner in", "float *p". */
-static char *field_decl(const ks_model *m, const ks_field *f)
+/* A type as the templates spell it ({{*spelled}} in header.h.in): its
+ * parts, as a list of one item under key. drop: qualifiers left off the
+ * outermost pointer level; base_quals: the base's qualifiers used; cuda:
+ * the C++ overloads' names. */
+static void push_type(ks_tnode *n, const char *key, const ks_model *m, const ks_type *t, unsigned drop,
+                      unsigned base_quals, int cuda)
 {
-    spelled s = spell(m, &f->type, "KS_RESTRICT", 0);
-    ks_buf b = {0};
-    ks_buf_puts(&b, s.head);
-    if (!(s.stars && s.head[strlen(s.head) - 1] == '*'))
-        ks_buf_puts(&b, " ");
-    for (size_t i = 0; i < s.stars; i++)
-        ks_buf_puts(&b, "*");
-    ks_buf_puts(&b, f->c_name);
-    for (size_t i = 0; i < f->type.ndims; i++)
-        ks_buf_printf(&b, "[%lld]", f->type.dims[i]);
-    free(s.head);
-    return ks_buf_take(&b);
+    ks_tnode *tn = ks_tn_push(ks_tn_list(n, key), n);
+    const char *tag = tag_word(m, t);
+    ks_tn_flag(tn, "const", base_quals & KS_QUAL_CONST);
+    ks_tn_flag(tn, "volatile", base_quals & KS_QUAL_VOLATILE);
+    ks_tn_flag(tn, "tag_struct", tag[0] == 's');
+    ks_tn_flag(tn, "tag_union", tag[0] == 'u');
+    ks_tn_flag(tn, "tag_enum", tag[0] == 'e');
+    ks_tn_set(tn, "base", "%s", base_name(m, t, cuda));
+    size_t trailing = 0;
+    for (size_t i = t->nptrs; i > 0; i--) {
+        if (t->ptr_quals[i - 1] & ~(i == t->nptrs ? drop : 0u))
+            break;
+        trailing++;
+    }
+    ks_tval *levels = ks_tn_list(tn, "levels");
+    unsigned prev = 1;                         /* the base: a space before its first '*' */
+    for (size_t i = 0; i + trailing < t->nptrs; i++) {
+        unsigned q = t->ptr_quals[i] & ~(i + 1 == t->nptrs ? drop : 0u);
+        ks_tnode *ln = ks_tn_push(levels, tn);
+        ks_tn_flag(ln, "space", prev != 0);
+        ks_tn_flag(ln, "const", q & KS_QUAL_CONST);
+        ks_tn_flag(ln, "volatile", q & KS_QUAL_VOLATILE);
+        ks_tn_flag(ln, "restrict", q & KS_QUAL_RESTRICT);
+        ks_tn_flag(ln, "cv", (q & KS_QUAL_CONST) && (q & (KS_QUAL_VOLATILE | KS_QUAL_RESTRICT)));
+        ks_tn_flag(ln, "vr", (q & KS_QUAL_VOLATILE) && (q & KS_QUAL_RESTRICT));
+        prev = q;
+    }
+    ks_tval *stars = ks_tn_list(tn, "stars");
+    for (size_t i = 0; i < trailing; i++)
+        ks_tn_flag(ks_tn_push(stars, tn), "first", i == 0);
+    ks_tval *dims = ks_tn_list(tn, "dims");
+    for (size_t i = 0; i < t->ndims; i++)
+        ks_tn_set(ks_tn_push(dims, tn), "n", "%lld", t->dims[i]);
 }
 
 /* ---- the values --------------------------------------------------------------------------------- */
@@ -276,15 +298,12 @@ static void record_values(const ks_model *m, const ks_def *d, ks_tnode *tn)
         const ks_field *f = &d->fields[i];
         if (!is_union && f->offset > cur)
             push_padding(members, tn, d, "pad", npad++, f->offset - cur);
-        char *decl = field_decl(m, f);
-        size_t len = strlen(decl);
         ks_tnode *mn = ks_tn_push(members, tn);
         ks_tn_flag(mn, "padding", 0);
         ks_tn_flag(mn, "field", 1);
         ks_tn_set(mn, "field_name", "%s", f->c_name);
         ks_tn_set(mn, "offset", "%ld", f->offset);
-        ks_tn_set(mn, "comment_pad", "%*s", (int)(len < 30 ? 30 - len : 1), "");
-        ks_tn_take(mn, "decl", decl);
+        push_type(mn, "field_type", m, &f->type, 0, f->type.quals, 0);
         ks_tnode *fn = ks_tn_push(fields, tn);
         ks_tn_set(fn, "field_name", "%s", f->c_name);
         ks_tn_set(fn, "offset", "%ld", f->offset);
@@ -425,19 +444,15 @@ static void type_values(const ks_options *o, const ks_model *m, ks_tnode *root)
  * the same pointer without that const. */
 static void strict_values(const ks_model *m, const ks_param *p, ks_tnode *pn)
 {
-    char *exact = spell_type(m, &p->type, "KS_RESTRICT", KS_QUAL_RESTRICT);
-    ks_tn_take(pn, "strict_type", exact);
     const ks_type *t = &p->type;
+    push_type(pn, "strict", m, t, KS_QUAL_RESTRICT, t->quals, 0);
     int alt = t->nptrs == 1 && (t->quals & KS_QUAL_CONST) &&
               (t->ptr_quals[0] & ~(unsigned)KS_QUAL_RESTRICT) == 0;
     ks_tn_flag(pn, "strict_alt", alt);
-    if (alt) {
-        ks_type mutable_base = *t;
-        mutable_base.quals &= ~(unsigned)KS_QUAL_CONST;
-        ks_tn_take(pn, "strict_alt_type", spell_type(m, &mutable_base, "KS_RESTRICT", KS_QUAL_RESTRICT));
-    } else {
-        ks_tn_set(pn, "strict_alt_type", "%s", "");
-    }
+    if (alt)
+        push_type(pn, "alt", m, t, KS_QUAL_RESTRICT, t->quals & ~(unsigned)KS_QUAL_CONST, 0);
+    else
+        ks_tn_list(pn, "alt");
 }
 
 /* A C++ caller that includes cuda_fp16.h / cuda_bf16.h may pass CUDA's own
@@ -470,9 +485,9 @@ static void cuda_param_values(const ks_model *m, const ks_param *p, ks_tnode *pn
     int cuda = (t->base == KS_BASE_SPECIAL && ks_special_cuda_name(t->special)) || cxx_enum(m, t);
     ks_tn_flag(pn, "cuda", cuda);
     if (cuda)
-        ks_tn_take(pn, "cuda_type", spell_type_as(m, t, "KS_RESTRICT", KS_QUAL_RESTRICT, 1));
+        push_type(pn, "cxx", m, t, KS_QUAL_RESTRICT, t->quals, 1);
     else
-        ks_tn_set(pn, "cuda_type", "%s", "");
+        ks_tn_list(pn, "cxx");
 }
 
 static void kernel_values(const ks_model *m, const ks_kern *k, ks_tnode *kn)
@@ -502,13 +517,7 @@ static void kernel_values(const ks_model *m, const ks_kern *k, ks_tnode *kn)
         ks_tnode *pn = ks_tn_push(params, kn);
         ks_tn_set(pn, "name", "%s", p->c_name);
         ks_tn_set(pn, "type", "%s", p->spelled);
-        ks_tn_take(pn, "c_type", spell_type(m, &p->type, "KS_RESTRICT", 0));
-        /* declared as head, then the stars of unqualified outer pointers on the name */
-        spelled sp = spell(m, &p->type, "KS_RESTRICT", 0);
-        ks_tn_take(pn, "head", sp.head);
-        ks_tval *stars = ks_tn_list(pn, "stars");
-        for (size_t st = 0; st < sp.stars; st++)
-            ks_tn_push(stars, pn);
+        push_type(pn, "param_type", m, &p->type, 0, p->type.quals, 0);
         ks_tn_set(pn, "size", "%ld", p->size);
         ks_tn_set(pn, "align", "%ld", p->align);
         ks_tn_set(pn, "offset", "%ld", p->offset);

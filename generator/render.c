@@ -18,6 +18,12 @@
  *                       before what lies between (stars before a name);
  *                       widths count from the line's {{=}} / {{+}}, or its start
  *   {{[}} … {{]}}       a group of such lines; outside one, a line is its own
+ *   {{|N}}              pad to column N (from the line's start), one space at least
+ * and named pieces of template (how a type is spelled, say):
+ *   {{*name}}…{{/name}} defines a piece (no output; on a line of its own, the
+ *                       line goes with it)
+ *   {{name}}            where no value has that name: the piece, filled from
+ *                       the values in scope there
  * A section, comment or group tag alone on its line takes the whole line with it.
  * An unknown name is an error, so a typo in a user's template is caught.
  */
@@ -33,6 +39,7 @@
 
 struct ks_tval {
     char *key;
+    size_t keylen;
     char *str;          /* a value, or NULL for a list */
     ks_tnode **items;
     size_t nitems;
@@ -59,6 +66,7 @@ static ks_tval *tn_add(ks_tnode *n, const char *key)
     n->vals = ks_xrealloc(n->vals, (n->nvals + 1) * sizeof *n->vals);
     ks_tval *v = n->vals[n->nvals++] = ks_xmalloc(sizeof *v);
     v->key = ks_xstrdup(key);
+    v->keylen = strlen(key);
     v->str = NULL;
     v->items = NULL;
     v->nitems = 0;
@@ -122,7 +130,7 @@ static const ks_tval *tn_find(const ks_tnode *n, const char *key, size_t keylen)
 {
     for (; n; n = n->parent)
         for (size_t i = 0; i < n->nvals; i++)
-            if (strlen(n->vals[i]->key) == keylen && memcmp(n->vals[i]->key, key, keylen) == 0)
+            if (n->vals[i]->keylen == keylen && memcmp(n->vals[i]->key, key, keylen) == 0)
                 return n->vals[i];
     return NULL;
 }
@@ -183,12 +191,21 @@ const char *ks_include_unspellable(const char *s)
 
 /* ---- the renderer ------------------------------------------------------------------------------ */
 
+typedef struct tag tag;
+
 /* A layout tag's place in the output, resolved after rendering. */
 typedef struct mark {
     size_t pos;         /* in the output */
     size_t tpl_pos;     /* in the template, for messages */
-    char kind;          /* '=', '+', '>', '<', '[', ']' */
+    char kind;          /* '=', '+', '>', '<', '[', ']', '|' */
+    size_t column;      /* '|': the column */
 } mark;
+
+/* A {{*name}} piece: its body in the template. */
+typedef struct piece {
+    const char *key;
+    size_t keylen, start, end;
+} piece;
 
 typedef struct tpl {
     const char *name;   /* template file, for messages */
@@ -197,9 +214,13 @@ typedef struct tpl {
     int errors;
     mark *marks;
     size_t nmarks;
+    piece *pieces;
+    size_t npieces;
+    tag *closes;        /* per template position: the section opened there's close, */
+    unsigned char *closed; /* ... once found (sections are rendered once per item) */
 } tpl;
 
-typedef struct tag {
+struct tag {
     size_t start, end;            /* "{{" .. past "}}" */
     size_t outer_start, outer_end;/* with the whole line when standalone */
     char sigil;                   /* '#', '^', '/', '!' or 0 */
@@ -207,7 +228,7 @@ typedef struct tag {
     size_t keylen;
     const char *filter;           /* after ':', or NULL */
     size_t filterlen;
-} tag;
+};
 
 static void position(const tpl *t, size_t pos, unsigned *line, unsigned *col)
 {
@@ -236,6 +257,28 @@ static void tpl_error(tpl *t, size_t pos, const char *fmt, ...)
     t->errors++;
 }
 
+/* Tag sigils: sections, comments, layout, pieces. */
+static int is_sigil(char c)
+{
+    switch (c) {
+    case '#': case '^': case '/': case '!': case '=': case '+': case '>': case '<':
+    case '[': case ']': case '|': case '*':
+        return 1;
+    }
+    return 0;
+}
+
+/* Layout tags, resolved after rendering; inline ones are never standalone. */
+static int is_layout(char c)
+{
+    return c == '=' || c == '+' || c == '>' || c == '<' || c == '[' || c == ']' || c == '|';
+}
+
+static int is_inline_layout(char c)
+{
+    return is_layout(c) && c != '[' && c != ']';
+}
+
 /* Finds the next tag at or after pos (before end); 0 if none. */
 static int next_tag(tpl *t, size_t pos, size_t end, tag *g)
 {
@@ -261,7 +304,7 @@ static int next_tag(tpl *t, size_t pos, size_t end, tag *g)
     g->start = open;
     g->end = close + 2;
     size_t k = open + 2;
-    g->sigil = strchr("#^/!=+><[]", s[k]) && s[k] ? s[k++] : 0;
+    g->sigil = is_sigil(s[k]) ? s[k++] : 0;
     while (k < close && isspace((unsigned char)s[k]))
         k++;
     size_t ke = close;
@@ -280,7 +323,7 @@ static int next_tag(tpl *t, size_t pos, size_t end, tag *g)
 
     g->outer_start = g->start;
     g->outer_end = g->end;
-    if (g->sigil && !strchr("=+><", g->sigil)) {
+    if (g->sigil && !is_inline_layout(g->sigil)) {
         size_t ls = g->start;
         while (ls > 0 && (s[ls - 1] == ' ' || s[ls - 1] == '\t'))
             ls--;
@@ -298,6 +341,10 @@ static int next_tag(tpl *t, size_t pos, size_t end, tag *g)
 /* Finds the {{/key}} that closes the section opened by g. */
 static int find_close(tpl *t, const tag *g, size_t end, tag *close)
 {
+    if (t->closed[g->start] && t->closes[g->start].outer_end <= end) {
+        *close = t->closes[g->start];
+        return 1;
+    }
     int depth = 1;
     size_t pos = g->outer_end;
     tag x;
@@ -307,6 +354,8 @@ static int find_close(tpl *t, const tag *g, size_t end, tag *close)
                 depth++;
             else if (x.sigil == '/' && --depth == 0) {
                 *close = x;
+                t->closes[g->start] = x;
+                t->closed[g->start] = 1;
                 return 1;
             }
         }
@@ -355,13 +404,30 @@ static void render(tpl *t, size_t pos, size_t end, const ks_tnode *ctx, ks_buf *
         pos = g.outer_end;
         if (g.sigil == '!')
             continue;
-        if (g.sigil && strchr("=+><[]", g.sigil)) {
-            if (g.keylen) {
+        if (g.sigil == '*') {               /* a piece's definition: skipped here */
+            tag close;
+            if (!find_close(t, &g, end, &close))
+                return;
+            pos = close.outer_end;
+            if ((g.start == 0 || t->text[g.start - 1] == '\n') && pos < end && t->text[pos] == '\n')
+                pos++;
+            continue;
+        }
+        if (is_layout(g.sigil)) {
+            size_t column = 0;
+            if (g.sigil == '|') {
+                for (size_t i = 0; i < g.keylen && isdigit((unsigned char)g.key[i]); i++)
+                    column = column * 10 + (size_t)(g.key[i] - '0');
+                if (!g.keylen || g.keylen > 4 || !isdigit((unsigned char)g.key[g.keylen - 1])) {
+                    tpl_error(t, g.start, "'{{|N}}' takes a column number");
+                    return;
+                }
+            } else if (g.keylen) {
                 tpl_error(t, g.start, "'{{%c' takes no name", g.sigil);
                 return;
             }
             t->marks = ks_xrealloc(t->marks, (t->nmarks + 1) * sizeof *t->marks);
-            t->marks[t->nmarks++] = (mark){out->len, g.start, g.sigil};
+            t->marks[t->nmarks++] = (mark){out->len, g.start, g.sigil, column};
             continue;
         }
         if (g.sigil == '/') {
@@ -369,6 +435,24 @@ static void render(tpl *t, size_t pos, size_t end, const ks_tnode *ctx, ks_buf *
             return;
         }
         const ks_tval *v = tn_find(ctx, g.key, g.keylen);
+        if (!v && !g.sigil) {
+            const piece *pc = NULL;
+            for (size_t i = 0; i < t->npieces && !pc; i++)
+                if (t->pieces[i].keylen == g.keylen && memcmp(t->pieces[i].key, g.key, g.keylen) == 0)
+                    pc = &t->pieces[i];
+            if (pc) {
+                if (g.filter) {
+                    tpl_error(t, g.start, "'%.*s' is a piece of template: no filter", (int)g.keylen, g.key);
+                    return;
+                }
+                if (depth >= KS_RENDER_MAX_DEPTH) {
+                    tpl_error(t, g.start, "sections nest deeper than %d", KS_RENDER_MAX_DEPTH);
+                    return;
+                }
+                render(t, pc->start, pc->end, ctx, out, depth + 1);
+                continue;
+            }
+        }
         if (!v) {
             tpl_error(t, g.start, "unknown name '%.*s'", (int)g.keylen, g.key);
             return;
@@ -472,6 +556,8 @@ static void lay_out(tpl *t, ks_buf *out)
             ks_buf_printf(&b, "%*s", (int)(hang > col ? hang - col : 0), "");
         else if (mk->kind == '>')
             ks_buf_printf(&b, "%*s", (int)(cols[group[i]] - used[i]), "");
+        else if (mk->kind == '|')
+            ks_buf_printf(&b, "%*s", (int)(mk->column > col ? mk->column - col : 1), "");
     }
     if (t->errors == 0) {
         ks_buf_put(&b, s + pos, out->len - pos);
@@ -487,15 +573,34 @@ static void lay_out(tpl *t, ks_buf *out)
 
 int ks_render(const char *name, const char *text, size_t len, const ks_tnode *root, ks_buf *out)
 {
-    tpl t = {name, text, len, 0, NULL, 0};
+    tpl t = {name, text, len, 0, NULL, 0, NULL, 0, ks_xmalloc((len + 1) * sizeof(tag)), NULL};
+    t.closed = ks_xmalloc(len + 1);
+    memset(t.closed, 0, len + 1);
     const char *nul = memchr(text, '\0', len);
     if (nul) {
         tpl_error(&t, (size_t)(nul - text), "a NUL byte in a template");
         return -1;
     }
-    render(&t, 0, len, root, out, 0);
+    /* The pieces, wherever they are defined. */
+    tag g;
+    for (size_t pos = 0; t.errors == 0 && next_tag(&t, pos, len, &g);) {
+        pos = g.end;
+        if (g.sigil != '*')
+            continue;
+        tag close;
+        if (!find_close(&t, &g, len, &close))
+            break;
+        t.pieces = ks_xrealloc(t.pieces, (t.npieces + 1) * sizeof *t.pieces);
+        t.pieces[t.npieces++] = (piece){g.key, g.keylen, g.end, close.start};
+        pos = close.end;
+    }
+    if (t.errors == 0)
+        render(&t, 0, len, root, out, 0);
     if (t.errors == 0 && t.nmarks)
         lay_out(&t, out);
     free(t.marks);
+    free(t.pieces);
+    free(t.closes);
+    free(t.closed);
     return t.errors ? -1 : 0;
 }
