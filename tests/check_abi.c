@@ -266,6 +266,7 @@ static bool ptx_parse(const char *text, ptx_module *m, char *err, size_t errlen)
         ptx_entry *e = &m->entries[m->nentries++];
         e->symbol = strdup(lx.tok);
         e->external = external;
+        e->toolkit = false;
         external = false;
         e->params = NULL;
         e->nparams = 0;
