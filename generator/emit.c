@@ -338,39 +338,14 @@ static void header_type_values(const ks_model *m, const ks_def *d, ks_tnode *tn)
     (void)m;
 }
 
-/* Splits a path made absolute against cwd into its components, "." and
- * ".." taken lexically; returns the count. */
-static size_t path_parts(const char *path, const char *cwd, char ***out)
-{
-    char *full = path[0] == '/' ? ks_xstrdup(path) : ks_xasprintf("%s/%s", cwd, path);
-    char **parts = ks_xmalloc((strlen(full) / 2 + 2) * sizeof *parts);
-    size_t n = 0;
-    for (char *save = NULL, *p = strtok_r(full, "/", &save); p; p = strtok_r(NULL, "/", &save)) {
-        if (strcmp(p, ".") == 0)
-            continue;
-        if (strcmp(p, "..") == 0) {
-            if (n)
-                free(parts[--n]);
-            continue;
-        }
-        parts[n++] = ks_xstrdup(p);
-    }
-    free(full);
-    *out = parts;
-    return n;
-}
-
 /* The application's header as the generated header includes it: relative
  * to the folder the generated header is written to, so that #include "…"
  * finds it from there whatever the consumer's -I. */
 static char *include_path(const ks_options *o, const char *file)
 {
-    char cwd[4096];
-    if (!getcwd(cwd, sizeof cwd))
-        return ks_xstrdup(file);
     char **from, **to;
-    size_t nfrom = path_parts(o->outbase ? o->outbase : o->input, cwd, &from);
-    size_t nto = path_parts(file, cwd, &to);
+    size_t nfrom = ks_path_parts(o->outbase ? o->outbase : o->input, &from);
+    size_t nto = ks_path_parts(file, &to);
     if (nfrom)
         free(from[--nfrom]);                   /* the outputs' stem: its folder remains */
     size_t same = 0;
@@ -381,12 +356,8 @@ static char *include_path(const ks_options *o, const char *file)
         ks_buf_puts(&b, "../");
     for (size_t i = same; i < nto; i++)
         ks_buf_printf(&b, "%s%s", to[i], i + 1 < nto ? "/" : "");
-    for (size_t i = 0; i < nfrom; i++)
-        free(from[i]);
-    for (size_t i = 0; i < nto; i++)
-        free(to[i]);
-    free(from);
-    free(to);
+    ks_path_parts_free(from, nfrom);
+    ks_path_parts_free(to, nto);
     return ks_buf_take(&b);
 }
 

@@ -356,6 +356,11 @@ void ks_verror_at(const char *file, unsigned line, unsigned col, const char *sev
 
 /* basename without directories; points into s. */
 const char *ks_basename(const char *s);
+/* The components of path made absolute against the working directory, "."
+ * and ".." taken lexically (no file need exist); returns the count, *parts
+ * malloc'd (free with ks_path_parts_free). */
+size_t ks_path_parts(const char *path, char ***parts);
+void ks_path_parts_free(char **parts, size_t n);
 
 /* ---- depfile.c: make depfiles (-MD, -MMD, -MF, -MT, -MQ) ---- */
 /* The files a parse read: the input first, then every included file once,

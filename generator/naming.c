@@ -264,33 +264,13 @@ static char *upper_identifier(const char *s)
     return r;
 }
 
-/* path as an absolute, normalised list of folders: cwd prepended to a
- * relative path, "." and empty parts dropped, ".." taking one back. Purely
- * lexical (no symbolic link resolved), so the answer does not depend on
- * which files exist yet. The last part (the file) is left out. */
+/* The folders of path (absolute, "." and ".." taken lexically), the file
+ * itself left out. */
 static size_t folders_of(const char *path, char ***out)
 {
-    char cwd[4096];
-    char *full = path[0] == '/' || !getcwd(cwd, sizeof cwd) ? ks_xstrdup(path)
-                                                          : ks_xasprintf("%s/%s", cwd, path);
-    char **parts = NULL;
-    size_t n = 0;
-    char *save = NULL;
-    for (char *p = strtok_r(full, "/", &save); p; p = strtok_r(NULL, "/", &save)) {
-        if (strcmp(p, ".") == 0)
-            continue;
-        if (strcmp(p, "..") == 0) {
-            if (n)
-                free(parts[--n]);
-            continue;
-        }
-        parts = ks_xrealloc(parts, (n + 1) * sizeof *parts);
-        parts[n++] = ks_xstrdup(p);
-    }
-    free(full);
+    size_t n = ks_path_parts(path, out);
     if (n)
-        free(parts[--n]);          /* the file itself */
-    *out = parts;
+        free((*out)[--n]);         /* the file itself */
     return n;
 }
 
@@ -324,12 +304,8 @@ static char *mirrored_folders(const char *input, const char *outbase)
         }
         r = ks_buf_take(&b);
     }
-    for (size_t i = 0; i < nin; i++)
-        free(in[i]);
-    for (size_t i = 0; i < nout; i++)
-        free(out[i]);
-    free(in);
-    free(out);
+    ks_path_parts_free(in, nin);
+    ks_path_parts_free(out, nout);
     return r;
 }
 

@@ -139,6 +139,35 @@ const char *ks_basename(const char *s)
     return slash ? slash + 1 : s;
 }
 
+size_t ks_path_parts(const char *path, char ***out)
+{
+    char cwd[4096];
+    char *full = path[0] == '/' || !getcwd(cwd, sizeof cwd) ? ks_xstrdup(path)
+                                                          : ks_xasprintf("%s/%s", cwd, path);
+    char **parts = ks_xmalloc((strlen(full) / 2 + 2) * sizeof *parts);
+    size_t n = 0;
+    for (char *save = NULL, *p = strtok_r(full, "/", &save); p; p = strtok_r(NULL, "/", &save)) {
+        if (strcmp(p, ".") == 0)
+            continue;
+        if (strcmp(p, "..") == 0) {
+            if (n)
+                free(parts[--n]);
+            continue;
+        }
+        parts[n++] = ks_xstrdup(p);
+    }
+    free(full);
+    *out = parts;
+    return n;
+}
+
+void ks_path_parts_free(char **parts, size_t n)
+{
+    for (size_t i = 0; i < n; i++)
+        free(parts[i]);
+    free(parts);
+}
+
 /* The one diagnostic sink's error count (lemon's errorcnt): functions
  * return 0 / -1, and main() alone turns the count into an exit status. */
 static int error_count, warning_count;
