@@ -100,6 +100,7 @@ check-asan:
 VALGRIND ?= valgrind#                                     valgrind, for valgrind-gen
 VALGRIND_GEN_INPUTS ?= $(sort $(wildcard kernels/*.cu tests/corpus/*.cu))#  a few minutes each under valgrind
 valgrind-gen: $(KSTUB)
+	@command -v $(VALGRIND) >/dev/null || { echo "valgrind-gen: no $(VALGRIND) (apt-get install valgrind)"; exit 1; }
 	@set -e; mkdir -p $(B)/valgrind-gen; for f in $(VALGRIND_GEN_INPUTS); do \
 	    rc=0; $(VALGRIND) -q --error-exitcode=9 --leak-check=no --suppressions=tests/valgrind-libclang.supp \
 	        $(KSTUB) $$f -o $(B)/valgrind-gen/$$(basename $$f .cu) > $(B)/valgrind-gen/log 2>&1 || rc=$$?; \
