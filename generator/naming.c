@@ -333,6 +333,13 @@ static void name_files(namer *nm)
     char *guarded = mirror ? ks_xasprintf("%s_%s", mirror, m->header) : ks_xstrdup(m->header);
     char *upper = upper_identifier(guarded);
     m->guard = ks_xasprintf("KSTUB_%s", upper);
+    /* The runtime's own headers guard themselves as KSTUB_H and
+     * KSTUB_TYPES_H: "-o types" must not take kstub_types.h's guard. */
+    while (strcmp(m->guard, "KSTUB_H") == 0 || strcmp(m->guard, "KSTUB_TYPES_H") == 0) {
+        char *longer = ks_xasprintf("%s_", m->guard);
+        free(m->guard);
+        m->guard = longer;
+    }
     free(upper);
     free(guarded);
     free(mirror);

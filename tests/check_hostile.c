@@ -467,6 +467,23 @@ START_TEST(outbase_names_reach_the_include_line_intact)
 }
 END_TEST
 
+/* The include guard of "-o types" is not kstub_types.h's (KSTUB_TYPES_H):
+ * the generated header compiles beside the runtime's headers. */
+START_TEST(include_guard_is_not_the_runtimes)
+{
+    write_at("types.cu", "struct P { int a; float b; };\n"
+                         "extern \"C\" __global__ void k(P p, int *out) {}\n");
+    char *out;
+    int rc = run(&out, "cd '%s' && %s types.cu -o types", tmpdir, kstub_path);
+    ck_assert_msg(rc == 0, "exit %d:\n%s", rc, out);
+    free(out);
+    char *h = read_at("types.h");
+    expect_has(h, "#ifndef KSTUB_TYPES_H_\n");
+    free(h);
+    compiles_everywhere("types.c");
+}
+END_TEST
+
 /* ---- #16: __launch_bounds__ text in a body ------------------------------------------------------ */
 
 START_TEST(launch_bounds_text_in_a_body_is_not_the_kernels)
@@ -521,6 +538,7 @@ static Suite *hostile_suite(void)
     tcase_add_test(tc, comments_quotes_and_paths_reach_generated_c_escaped);
     tcase_add_test(tc, launch_bounds_text_in_a_body_is_not_the_kernels);
     tcase_add_test(tc, outbase_names_reach_the_include_line_intact);
+    tcase_add_test(tc, include_guard_is_not_the_runtimes);
     suite_add_tcase(s, tc);
     return s;
 }
