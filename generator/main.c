@@ -717,6 +717,7 @@ static void cli_free(cli *c)
     free(c->targets);
     free(c->o.defines);
     free(c->o.includes);
+    free(c->o.kernel_headers);
 }
 
 int main(int argc, char **argv)
