@@ -76,6 +76,84 @@ static json_t *kernel_named(json_t *m, const char *c_name)
     return NULL;
 }
 
+static void write_tmp(const char *name, const char *text)
+{
+    char path[PATH_MAX + 64];
+    snprintf(path, sizeof path, "%s/%s", tmpdir, name);
+    FILE *f = fopen(path, "w");
+    ck_assert_msg(f != NULL, "cannot write %s", path);
+    fputs(text, f);
+    fclose(f);
+}
+
+/* __KSTUB__ hides code from kstub (nvcc never defines it), "// kstub:skip
+ * NAME" leaves a kernel out, and the error for a kernel kstub cannot type
+ * says how to skip it. */
+START_TEST(kstub_macro_and_skip_directive)
+{
+    make_tmpdir();
+    write_tmp("k.cu", "#ifndef __KSTUB__\n"
+                      "__global__ void nvcc_only(int &r) {}\n"
+                      "#endif\n"
+                      "#ifdef __KSTUB__\n"
+                      "extern \"C\" __global__ void kstub_only(float *p) {}\n"
+                      "#endif\n"
+                      "extern \"C\" __global__ void seen(int *p) {}\n"
+                      "// kstub:skip byref\n"
+                      "__global__ void byref(int &x) {}\n");
+    char cu[PATH_MAX + 16], *log;
+    snprintf(cu, sizeof cu, "%s/k.cu", tmpdir);
+    json_t *m = manifest_of(cu, "", &log);
+    ck_assert_int_eq(json_array_size(json_object_get(m, "kernels")), 2);
+    ck_assert_ptr_nonnull(kernel_named(m, "seen"));
+    ck_assert_ptr_nonnull(kernel_named(m, "kstub_only"));
+    ck_assert_ptr_null(kernel_named(m, "nvcc_only"));
+    ck_assert_ptr_null(kernel_named(m, "byref"));
+    json_decref(m);
+    free(log);
+    /* Without the directive: an error at the parameter, naming the way out. */
+    write_tmp("r.cu", "__global__ void byref(int &x) {}\n");
+    snprintf(cu, sizeof cu, "%s/r.cu", tmpdir);
+    int rc = run(&log, "%s %s -o %s/r", kstub_bin(), cu, tmpdir);
+    ck_assert_int_eq(rc, 1);
+    ck_assert_msg(strstr(log, "r.cu:1:") && strstr(log, "error:") &&
+                      strstr(log, "leave the kernel out with '// kstub:skip byref'"),
+                  "%s", log);
+    free(log);
+    remove_tmpdir();
+}
+END_TEST
+
+/* -p: relocatable device code comes from the compile command (-rdc=true),
+ * so a template kernel instantiated only by a device-side launch gets its
+ * stub; the same file compiled without it gets none, and a warning. */
+START_TEST(rdc_from_compile_commands)
+{
+    make_tmpdir();
+    char cwd[PATH_MAX], db[2 * PATH_MAX + 256], *log;
+    ck_assert_ptr_nonnull(getcwd(cwd, sizeof cwd));
+    const char *cu = "tests/corpus/real/dynamic_launch.cu";
+    for (int rdc = 1; rdc >= 0; rdc--) {
+        snprintf(db, sizeof db, "[{\"directory\": \"%s\", \"file\": \"%s\", \"command\": "
+                 "\"nvcc %s-std=c++17 -c %s -o dl.o\"}]\n", cwd, cu, rdc ? "-rdc=true " : "", cu);
+        write_tmp("compile_commands.json", db);
+        char opts[PATH_MAX + 8];
+        snprintf(opts, sizeof opts, "-p %s", tmpdir);
+        json_t *m = manifest_of(cu, opts, &log);
+        int found = 0;
+        json_t *ks = json_object_get(m, "kernels");
+        for (size_t i = 0; i < json_array_size(ks); i++)
+            found |= strstr(json_string_value(json_object_get(json_array_get(ks, i), "name")),
+                            "count_segment") != NULL;
+        ck_assert_msg(found == rdc, "rdc %d: count_segment %s:\n%s", rdc, found ? "found" : "missing", log);
+        ck_assert_msg((strstr(log, "requires relocatable device code") != NULL) == !rdc, "rdc %d:\n%s", rdc, log);
+        json_decref(m);
+        free(log);
+    }
+    remove_tmpdir();
+}
+END_TEST
+
 static void expect_kernel(json_t *m, const char *c_name, const char *name, const char *symbol)
 {
     json_t *k = kernel_named(m, c_name);
@@ -616,6 +694,8 @@ static Suite *real_suite(void)
     tcase_add_test(tc, application_types_in_consumers);
     tcase_add_test(tc, application_type_layout_is_asserted);
     tcase_add_test(tc, mirror_directive_keeps_the_mirror);
+    tcase_add_test(tc, kstub_macro_and_skip_directive);
+    tcase_add_test(tc, rdc_from_compile_commands);
     suite_add_tcase(s, tc);
     tc = tcase_create("names");
     tcase_set_timeout(tc, 300);
