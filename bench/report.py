@@ -206,7 +206,7 @@ def coldstart_section(raw, md, panels):
     md.append("")
 
 
-def graph_section(raw, md):
+def graph_section(raw, md, panels):
     rows = read_csv(os.path.join(raw, "graph_summary.csv"))
     md.append("## 4. Stub calls captured into a CUDA graph\n")
     if not rows:
@@ -229,11 +229,11 @@ def graph_section(raw, md):
     if cap is not None:
         md.append("Capturing the %s stub calls and instantiating the graph: %.3f ms (median of 10).\n"
                   % (rows[0]["kernels"], cap))
-    nodes_section(raw, md)
+    nodes_section(raw, md, panels)
 
 
-def nodes_section(raw, md):
-    """Typed graph nodes (graph_nodes.csv): CPU ns per kernel and the goal check."""
+def nodes_section(raw, md, panels):
+    """Typed graph nodes (graph_nodes.csv): CPU ns per kernel, the goal check, one plot panel per size."""
     rows = read_csv(os.path.join(raw, "graph_nodes.csv"))
     if not rows:
         return
@@ -261,6 +261,15 @@ def nodes_section(raw, md):
             fnum(v["stub"]["build_instantiate_ms"]), fnum(v["stub"]["capture_instantiate_ms"]), rr, ur,
             "%.3fx" % (raw_set / ns["stub"]) if raw_set else "—",
             "met" if rr <= 0.02 else "MISSED", "met" if ur <= 0.1 else "MISSED"))
+        prow = [("stub calls, one by one", ns["stub"], None, None, "ref"),
+                ("stream-captured stubs, replayed", ns["captured_replay"], None, None, "other"),
+                ("typed nodes, replayed", ns["nodes_replay"], None, None, "kstub"),
+                ("node_set of every node + replay", ns["set_all_replay"], None, None, "kstub"),
+                ("node_set of one node + replay", ns["set_one_replay"], None, None, "kstub")]
+        if raw_set:
+            prow.append(("driver floor: cuGraphExecKernelNodeSetParams of every node + replay", raw_set,
+                         None, None, "ref"))
+        panels.append(("graph of %s kernels" % k, "CPU ns per kernel, median", prow))
     md.append("")
     md.append("*raw driver set all*: the driver's own floor for the same update, "
               "`cuGraphExecKernelNodeSetParams` of every node with parameters prepared beforehand (no packing, "
@@ -303,13 +312,15 @@ def main():
     md.append("## 3. Generator\n")
     md.append("Measured on the CPU machine (the GPU machine has no libclang 22): see "
               "`generator.md`.\n")
-    graph_section(raw, md)
+    graph_panels = []
+    graph_section(raw, md, graph_panels)
 
-    if launch_panels or cold_panels:
+    if launch_panels or cold_panels or graph_panels:
         md.append("## Plots\n")
     title_sfx = " - %s, driver %s" % (sysinfo.get("gpu", "GPU"), sysinfo.get("driver", "?"))
     for name, title, panels in (("launch.png", "kstub: CPU time per launch" + title_sfx, launch_panels),
-                                ("coldstart.png", "kstub: cold start" + title_sfx, cold_panels)):
+                                ("coldstart.png", "kstub: cold start" + title_sfx, cold_panels),
+                                ("graph.png", "kstub: typed graph nodes" + title_sfx, graph_panels)):
         if not panels:
             continue
         try:

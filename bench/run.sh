@@ -5,7 +5,7 @@
 #
 # Results go to $OUT when it is set, else bench/results/:
 #   gpu-results.md            every table, the goal checks, machine and versions
-#   launch.png, coldstart.png the plots
+#   launch.png, coldstart.png, graph.png  the plots
 #   raw/                      the raw and summary CSVs, system.txt, run.log, status.txt
 #                             (under $OUT: raw.tar.gz holding raw/, and run.log)
 #
@@ -31,7 +31,7 @@ BUDGET=${BENCH_BUDGET_S:-450}
 START=$(date +%s)
 mkdir -p "$RAW"
 # Nothing stale may pass for this run's numbers.
-rm -f "$RAW"/*.csv "$RAW"/*.txt "$OUTDIR/gpu-results.md" "$OUTDIR/launch.png" "$OUTDIR/coldstart.png" \
+rm -f "$RAW"/*.csv "$RAW"/*.txt "$OUTDIR/gpu-results.md" "$OUTDIR/launch.png" "$OUTDIR/coldstart.png" "$OUTDIR/graph.png" \
     "$OUTDIR/raw.tar.gz" "$OUTDIR/run.log"
 : > "$RAW/status.txt"
 exec > >(tee "$RAW/run.log") 2>&1
