@@ -653,6 +653,7 @@ static const char *const compile_fail_cases[] = {
     "missing_launch.c", "double_pointer_for_float.c", "const_dropped.c",
     "wrong_struct_type.c", "wrong_vector_type.c", "enum_for_int.c", "half_for_float.c",
     "strict_wrong_enum.c", "strict_scalar_mismatch.c", "strict_double_for_float.c",
+    "node_wrong_pointer_type.c", "strict_node_double_for_float.c",
 };
 #define NFAILS (sizeof compile_fail_cases / sizeof compile_fail_cases[0])
 

@@ -20,3 +20,14 @@ void tune(void)
     ks_kernel_attrs attrs;
     (void)ks_kernel_info(&echo_params_kernel, &attrs);
 }
+
+/* Graph nodes take the stubs' exact types too (strict mode included). */
+void graph(ks_graph g, ks_graph_exec e, const ks_graph_node *deps, float *x, const float *cx, float *y,
+           size_t n);
+void graph(ks_graph g, ks_graph_exec e, const ks_graph_node *deps, float *x, const float *cx, float *y,
+           size_t n)
+{
+    ks_graph_node node;
+    (void)saxpy_node(g, deps, 1, &node, ks_launch_1d(1, 32), 2.0f, x, y, n);
+    (void)saxpy_node_set(e, node, ks_launch_1d(1, 32), 3.0f, cx, y, n);
+}
