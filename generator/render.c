@@ -579,6 +579,8 @@ int ks_render(const char *name, const char *text, size_t len, const ks_tnode *ro
     const char *nul = memchr(text, '\0', len);
     if (nul) {
         tpl_error(&t, (size_t)(nul - text), "a NUL byte in a template");
+        free(t.closes);
+        free(t.closed);
         return -1;
     }
     /* The pieces, wherever they are defined. */
