@@ -19,7 +19,7 @@ GPU_OBJ := $(GPU_DIR)/check_gpu.o $(KNAMES:%=$(GPU_DIR)/%.kstub.o)
 $(GPU_DIR)/%.kstub.o: $(GEN)/%.kstub.c $(GEN)/%.kstub.h runtime/kstub.h | $(GPU_DIR)
 	$(CC) $(GPU_CFLAGS) -c $< -o $@
 
-$(GPU_DIR)/check_gpu.o: tests/gpu/check_gpu.c $(GEN_H) runtime/kstub.h | $(GPU_DIR)
+$(GPU_DIR)/check_gpu.o: tests/gpu/check_gpu.c tests/gpu/gpu_check.h $(GEN_H) runtime/kstub.h | $(GPU_DIR)
 	$(CC) $(GPU_CFLAGS) -c $< -o $@
 
 $(GPU_CHECK): $(GPU_OBJ) $(B)/lib/libkstub.a

@@ -127,33 +127,7 @@ static void note(const char *fmt, ...)
     va_end(ap);
 }
 
-/* EXPECT records a failure and goes on; the REQUIREs end the case. */
-#define EXPECT(cond, ...)                                               \
-    do {                                                                \
-        if (!(cond))                                                    \
-            fail_at(__LINE__, __VA_ARGS__);                             \
-    } while (0)
-
-#define REQUIRE(cond, ...)                                              \
-    do {                                                                \
-        if (!(cond)) {                                                  \
-            fail_at(__LINE__, __VA_ARGS__);                             \
-            return;                                                     \
-        }                                                               \
-    } while (0)
-
-#define CU_REQUIRE(call)                                                \
-    do {                                                                \
-        CUresult r_ = (call);                                           \
-        REQUIRE(r_ == CUDA_SUCCESS, "%s failed: %s", #call, cu_name(r_)); \
-    } while (0)
-
-#define KS_REQUIRE(call)                                                \
-    do {                                                                \
-        ks_status s_ = (call);                                          \
-        REQUIRE(s_ == KS_OK, "%s returned %s: %s", #call, ks_status_name(s_), \
-                ks_last_error_message());                               \
-    } while (0)
+#include "gpu_check.h"   /* EXPECT, REQUIRE, CU_REQUIRE, KS_REQUIRE */
 
 /* The status a call must return, with this thread's error naming it. */
 #define EXPECT_STATUS(call, want)                                       \

@@ -106,32 +106,7 @@ static void fail_at(int line, const char *fmt, ...)
     case_failed = 1;
 }
 
-#define EXPECT(cond, ...)                                               \
-    do {                                                                \
-        if (!(cond))                                                    \
-            fail_at(__LINE__, __VA_ARGS__);                             \
-    } while (0)
-
-#define REQUIRE(cond, ...)                                              \
-    do {                                                                \
-        if (!(cond)) {                                                  \
-            fail_at(__LINE__, __VA_ARGS__);                             \
-            return;                                                     \
-        }                                                               \
-    } while (0)
-
-#define CU_REQUIRE(call)                                                \
-    do {                                                                \
-        CUresult r_ = (call);                                           \
-        REQUIRE(r_ == CUDA_SUCCESS, "%s failed: %s", #call, cu_name(r_)); \
-    } while (0)
-
-#define KS_REQUIRE(call)                                                \
-    do {                                                                \
-        ks_status s_ = (call);                                          \
-        REQUIRE(s_ == KS_OK, "%s returned %s: %s", #call, ks_status_name(s_), \
-                ks_last_error_message());                               \
-    } while (0)
+#include "gpu_check.h"   /* EXPECT, REQUIRE, CU_REQUIRE, KS_REQUIRE */
 
 #define EXPECT_STATUS(call, want, text)                                 \
     do {                                                                \
