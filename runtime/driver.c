@@ -78,6 +78,8 @@ static void fail(ks_status status, const char *call, CUresult result, const char
 
 static void load_driver(void)
 {
+    /* Before any launch can reach its check branch (launches need the driver). */
+    ks__checks_from_env();
     const char *path = ks__getenv(KS__DRIVER_ENV);
     if (path == NULL || path[0] == '\0')
         path = KS__DRIVER_DEFAULT;
@@ -145,6 +147,9 @@ static void load_driver(void)
     KS__RESOLVE(FuncSetAttribute, "cuFuncSetAttribute");
     KS__RESOLVE(KernelSetAttribute, "cuKernelSetAttribute");
     KS__RESOLVE(OccupancyMaxPotentialBlockSize, "cuOccupancyMaxPotentialBlockSize");
+    KS__RESOLVE(StreamSynchronize, "cuStreamSynchronize");
+    KS__RESOLVE(PointerGetAttributes, "cuPointerGetAttributes");
+    KS__RESOLVE(DeviceCanAccessPeer, "cuDeviceCanAccessPeer");
 #undef KS__RESOLVE
 
     if (ks__cu.DriverGetVersion && ks__cu.DriverGetVersion(&ks__cu.version) != CUDA_SUCCESS)

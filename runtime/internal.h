@@ -11,6 +11,8 @@
  *   cache.c    NVRTC's disk cache              sha256.c   its hash
  *   launch.c   the launch fast path            query.c    attributes, shared memory, occupancy
  *   graph.c    graphs and typed kernel nodes   version.c  ks_version
+ *   check.c    checked launches: the choice, the table, sync   pointers.c  pointers, extents
+ *   nvtx.c     NVTX ranges                     trace.c    the launch trace
  * Internal names carry the "ks__" prefix; everything here is hidden by
  * -fvisibility=hidden except what is marked KS__API.
  */
@@ -74,6 +76,10 @@ typedef struct ks__driver {
     CUresult (*KernelSetAttribute)(CUfunction_attribute attr, int value, CUkernel kernel, CUdevice dev);
     CUresult (*OccupancyMaxPotentialBlockSize)(int *min_grid, int *block, CUfunction f,
                                                CUoccupancyB2DSize smem_fn, size_t smem, int limit);
+    /* optional: the run-time checks (check.c, pointers.c) */
+    CUresult (*StreamSynchronize)(CUstream stream);
+    CUresult (*PointerGetAttributes)(unsigned n, CUpointer_attribute *attrs, void **data, CUdeviceptr ptr);
+    CUresult (*DeviceCanAccessPeer)(int *can, CUdevice dev, CUdevice peer);
     int version;                    /* cuDriverGetVersion, e.g. 13000 */
     int use_library;                /* 1: cuLibrary*; 0: per-context cuModule* (the fallback) */
 } ks__driver;
@@ -111,6 +117,9 @@ ks_status ks__error_nvrtc(ks_status status, const char *kernel, const char *call
 /* Attach a JIT/NVRTC log to the error just recorded (its first line joins the message). */
 void ks__error_log(const char *log);
 
+/* Name the call site (NULL: none) of the launch whose error was just recorded. */
+void ks__error_site(const char *file, int line);
+
 /* ---- shared by launch.c, query.c and load.c ------------------------------ */
 
 /* Grid limit that holds on every CUDA device (compute capability 5.0 and later). */
@@ -130,6 +139,52 @@ static inline const char *ks__kernel_name(const ks_kernel *k)
  * the graph calls: KS_OK or KS_ERR_INVALID_CONFIG with the numbers.
  */
 ks_status ks__launch_check(ks_kernel *k, const ks_launch *l);
+
+/* The launch itself, \p handle resolved and the configuration checked: what
+ * the checked path calls between its checks. */
+ks_status ks__launch_handle(ks_kernel *k, const ks_launch *l, void **args, void *handle);
+
+/* ---- check.c, pointers.c, nvtx.c, trace.c: checked launches ---------------- */
+
+/* KS_CHECK_* bits in force (or KS__CHECK_BAD_ENV); read relaxed on every launch. */
+extern unsigned ks__checks;
+/* KSTUB_CHECK could not be parsed: every launch fails, saying why. */
+#define KS__CHECK_BAD_ENV 0x80000000u
+
+/* Read KSTUB_CHECK and KSTUB_TRACE, unless ks_checks_set came first; once, at driver load. */
+void ks__checks_from_env(void);
+
+/* One launch going through the checks. */
+typedef struct ks__checked {
+    ks_kernel *k;
+    const ks_launch *l;
+    void **args;
+    void *handle;
+    const char *file;            /* call site, or NULL */
+    int line;
+    unsigned checks;             /* the bits in force for this launch */
+} ks__checked;
+
+/*
+ * The checks as one table, each filling a ks__check (the ks__loader seam):
+ * before() runs in table order and may refuse the launch (error set);
+ * after() runs, for every check whose before() ran, in reverse order, with
+ * the status so far, and returns the status to report.
+ */
+typedef struct ks__check {
+    unsigned bits;               /* KS_CHECK_* bits that turn it on */
+    ks_status (*before)(const ks__checked *c);
+    ks_status (*after)(const ks__checked *c, ks_status st);
+} ks__check;
+
+extern const ks__check ks__check_nvtx;      /* nvtx.c */
+extern const ks__check ks__check_trace;     /* trace.c */
+extern const ks__check ks__check_pointers;  /* pointers.c */
+extern const ks__check ks__check_sync;      /* check.c */
+
+/* The checked launch: launch.c's slow branch when any check is on. */
+ks_status ks__launch_checked(ks_kernel *k, const ks_launch *l, void **args, void *handle,
+                             const char *file, int line) __attribute__((noinline, cold));
 
 /* ---- context.c ----------------------------------------------------------- */
 

@@ -49,7 +49,7 @@ extern "C" {
  * or resolves the kernel (never on the launch fast path), instead of
  * misreading it. Raised whenever those structs change.
  */
-#define KS_DESC_VERSION 1
+#define KS_DESC_VERSION 2
 
 /**
  * \return the loaded library's version, "MAJOR.MINOR.PATCH" (e.g. "0.2.0"),
@@ -89,7 +89,10 @@ int ks_version_number(void);
     XX(ERR_UNSUPPORTED, "the driver lacks a feature this call needs")              \
     XX(ERR_UNTRUSTED, "a directory or file is not safe to load code from (its owner or permissions)") \
     XX(ERR_VERSION, "the generated code was built for another descriptor layout (KS_DESC_VERSION)") \
-    XX(ERR_GRAPH_MISMATCH, "a graph update does not match the graph (another kernel, or a changed topology)")
+    XX(ERR_GRAPH_MISMATCH, "a graph update does not match the graph (another kernel, or a changed topology)") \
+    XX(ERR_POINTER, "a pointer argument is not memory the kernel can use (the pointers check)") \
+    XX(ERR_EXTENT, "a buffer is smaller than the kernel's extent hint says it must be (the extents check)") \
+    XX(ERR_FAULT, "the kernel faulted while it ran (the sync check)")
 
 typedef enum ks_status {
 #define KS__STATUS_ENUM(name, text) KS_##name,
@@ -119,6 +122,8 @@ typedef struct ks_error {
     const char *cu_string;   /* the driver's description */
     const char *log;         /* JIT or NVRTC log, or NULL */
     const char *message;     /* one line combining all of the above; never NULL */
+    const char *file;        /* a checked launch's call site (the stub's macro form), or NULL */
+    int line;                /* ... and its line, 0 if none */
 } ks_error;
 
 /** \return this thread's last failure; status KS_OK and an empty message if none. */
@@ -287,11 +292,41 @@ typedef struct ks_image {
 #define KS_IMAGE_INIT(source, data, size, kind) \
     { (source), (data), (size), (kind), KS_DESC_VERSION, NULL, NULL, NULL }
 
-/* One parameter as the stub packs it, for the load-time ABI check. */
+/* What a parameter is, for the run-time checks and the trace. */
+typedef enum ks_param_kind {
+    KS_PARAM_BYTES = 0,          /* a struct, union or anything else: traced as its bytes */
+    KS_PARAM_POINTER = 1,        /* a pointer: checked by KS_CHECK_POINTERS */
+    KS_PARAM_SIGNED = 2,         /* a signed integer (enums included) */
+    KS_PARAM_UNSIGNED = 3,       /* an unsigned integer or bool */
+    KS_PARAM_FLOAT = 4           /* float or double */
+} ks_param_kind;
+
+/* One step of an extent hint's expression, in postfix order. */
+typedef enum ks_extent_opcode {
+    KS_EXTENT_CONST = 0,         /* push value */
+    KS_EXTENT_PARAM = 1,         /* push the integer parameter number value */
+    KS_EXTENT_ADD = 2, KS_EXTENT_SUB = 3, KS_EXTENT_MUL = 4, KS_EXTENT_DIV = 5
+} ks_extent_opcode;
+
+typedef struct ks_extent_op {
+    ks_extent_opcode op;
+    long long value;
+} ks_extent_op;
+
+/* One parameter as the stub packs it: the layout for the load-time ABI
+ * check, and what the run-time checks and the trace need to know of it. */
 typedef struct ks_param_desc {
     unsigned offset;             /* bytes from the start of the parameter buffer */
     unsigned size;               /* bytes */
     unsigned align;              /* bytes; 0 when not known */
+    ks_param_kind kind;          /* what it is */
+    const char *name;            /* the kernel's name for it, or NULL */
+    const char *type;            /* its C type, for messages, or NULL */
+    unsigned pointee_size;       /* pointers: bytes of one element; 0: not known (void, incomplete) */
+    unsigned pointee_align;      /* pointers: the element's alignment on the device; 0: not known */
+    const char *extent;          /* pointers: the "kstub:extent" expression as written, or NULL */
+    unsigned nextent;            /* ... and its steps */
+    const ks_extent_op *extent_ops;
 } ks_param_desc;
 
 /* One per kernel in a generated file. */
@@ -321,6 +356,13 @@ typedef struct ks_kernel {
  * on first use. This is what every generated stub calls.
  */
 ks_status ks_kernel_launch(ks_kernel *kernel, const ks_launch *launch, void **args);
+
+/**
+ * ks_kernel_launch, saying where it was called from (\p file, \p line) for
+ * the checks' messages: what a stub's macro form calls in C.
+ */
+ks_status ks_kernel_launch_at(ks_kernel *kernel, const ks_launch *launch, void **args,
+                              const char *file, int line);
 
 /** Load \p image now (instead of on first launch). Safe to call repeatedly. */
 ks_status ks_image_load(ks_image *image);
@@ -471,6 +513,67 @@ ks_status ks_launch_config_1d(ks_kernel *kernel, size_t n, unsigned shared_bytes
  */
 ks_status ks_kernel_launch_n(ks_kernel *kernel, size_t n, unsigned shared_bytes, ks_stream stream,
                              void **args);
+
+/** ks_kernel_launch_n with its call site, as ks_kernel_launch_at. */
+ks_status ks_kernel_launch_n_at(ks_kernel *kernel, size_t n, unsigned shared_bytes, ks_stream stream,
+                                void **args, const char *file, int line);
+
+/* ---------------------------------------------------------------------- */
+/* Checked launches                                                        */
+
+/*
+ * Run-time checks, off by default: with none on, a launch costs what it
+ * always did (one more load of a cached word). Chosen by the environment,
+ * read once when the driver loads,
+ *
+ *     KSTUB_CHECK=sync,pointers,extents,nvtx,trace   (or "all"; "" or "0": none)
+ *     KSTUB_TRACE=path                                (the trace's file; turns trace on)
+ *
+ * or by the program with ks_checks_set(), which overrides the environment.
+ * An unknown word in KSTUB_CHECK makes every launch fail with
+ * KS_ERR_INVALID_VALUE, saying so, rather than check nothing silently.
+ *
+ *  sync      wait for each launch; a fault while it ran is its KS_ERR_FAULT
+ *            (kernel, grid, block, shared bytes, stream, call site; whether
+ *            the context is now unusable). A fault left by earlier work is
+ *            reported before the launch, as not this kernel's.
+ *  pointers  before the launch, every pointer argument: memory the launch's
+ *            device can reach (device, managed, or mapped host memory), not
+ *            pageable host memory, not freed, aligned for its element type,
+ *            and holding one element. NULL passes. KS_ERR_POINTER.
+ *  extents   a pointer with a "kstub:extent(p, expr)" hint must hold expr
+ *            elements (implies the pointer rules for it). KS_ERR_EXTENT.
+ *  nvtx      an NVTX range named after the kernel around each launch (NVTX 3;
+ *            a tool such as Nsight Systems must be attached to see it).
+ *  trace     one JSON line per launch appended to the trace file: time,
+ *            kernel, symbol, grid, block, shared bytes, stream, call site,
+ *            status, and each argument (bytes as packed; value or address).
+ *
+ * Graph nodes are not checked. Messages name kernel, parameter and rule.
+ */
+#define KS_CHECK_SYNC 0x01u
+#define KS_CHECK_POINTERS 0x02u
+#define KS_CHECK_EXTENTS 0x04u
+#define KS_CHECK_NVTX 0x08u
+#define KS_CHECK_TRACE 0x10u
+#define KS_CHECK_ALL 0x1fu
+
+/** Turn on exactly \p checks (KS_CHECK_* bits; 0: none). \return KS_OK or KS_ERR_INVALID_VALUE */
+ks_status ks_checks_set(unsigned checks);
+/** \return the KS_CHECK_* bits in force (the environment's, until ks_checks_set). */
+unsigned ks_checks_get(void);
+/**
+ * Parse \p spec as KSTUB_CHECK is ("sync,pointers", "all", "", "0") into \p *checks.
+ * \return KS_OK or KS_ERR_INVALID_VALUE naming the unknown word
+ */
+ks_status ks_checks_parse(const char *spec, unsigned *checks);
+/**
+ * Append the trace to \p path from the next traced launch on (the file is
+ * opened then, created 0644, never truncated); NULL goes back to
+ * KSTUB_TRACE, else kstub-trace-<pid>.jsonl in the working directory. The
+ * string is copied. \return KS_OK, KS_ERR_NO_MEMORY
+ */
+ks_status ks_trace_set_file(const char *path);
 
 /* ---------------------------------------------------------------------- */
 /* CUDA graphs                                                             */

@@ -185,7 +185,38 @@ static ks_status module_function(ks_kernel *k, void **handle)
     return KS_OK;
 }
 
-KS__API ks_status ks_kernel_launch(ks_kernel *k, const ks_launch *l, void **args)
+/* The launch itself, once the configuration is checked and the handle known. */
+ks_status ks__launch_handle(ks_kernel *k, const ks_launch *l, void **args, void *handle)
+{
+    const char *call = "cuLaunchKernel";
+    CUresult r;
+    if (l->attrs == NULL) {
+        r = launch(handle, l, args);
+    } else {
+        if (ks__cu.LaunchKernelEx == NULL)
+            return ks__error(KS_ERR_UNSUPPORTED, ks__kernel_name(k),
+                             "launch attributes need cuLaunchKernelEx (a driver for CUDA 12.0 or newer)");
+        call = "cuLaunchKernelEx";
+        r = launch_ex(handle, l, args);
+    }
+    if (__builtin_expect(r == CUDA_SUCCESS, 1))
+        return KS_OK;
+    if (r == CUDA_ERROR_INVALID_CONTEXT) {
+        /* Checking the context on every launch would cost a driver call;
+         * instead a thread without one learns it here, once. */
+        ks_status st = ks__context_make_current(ks__kernel_name(k));
+        if (st == KS_ERR_NO_CONTEXT)
+            return st;
+        if (st == KS_OK) {
+            r = l->attrs == NULL ? launch(handle, l, args) : launch_ex(handle, l, args);
+            if (r == CUDA_SUCCESS)
+                return KS_OK;
+        }
+    }
+    return ks__error_cu(KS_ERR_LAUNCH, ks__kernel_name(k), call, r, NULL);
+}
+
+static inline ks_status launch_at(ks_kernel *k, const ks_launch *l, void **args, const char *file, int line)
 {
     if (k == NULL || l == NULL || (args == NULL && k->nparams != 0))
         return ks__error(KS_ERR_INVALID_VALUE, k ? ks__kernel_name(k) : NULL,
@@ -216,30 +247,19 @@ KS__API ks_status ks_kernel_launch(ks_kernel *k, const ks_launch *l, void **args
         if (st != KS_OK)
             return st;
     }
-    const char *call = "cuLaunchKernel";
-    CUresult r;
-    if (l->attrs == NULL) {
-        r = launch(handle, l, args);
-    } else {
-        if (ks__cu.LaunchKernelEx == NULL)
-            return ks__error(KS_ERR_UNSUPPORTED, ks__kernel_name(k),
-                             "launch attributes need cuLaunchKernelEx (a driver for CUDA 12.0 or newer)");
-        call = "cuLaunchKernelEx";
-        r = launch_ex(handle, l, args);
-    }
-    if (__builtin_expect(r == CUDA_SUCCESS, 1))
-        return KS_OK;
-    if (r == CUDA_ERROR_INVALID_CONTEXT) {
-        /* Checking the context on every launch would cost a driver call;
-         * instead a thread without one learns it here, once. */
-        ks_status st = ks__context_make_current(ks__kernel_name(k));
-        if (st == KS_ERR_NO_CONTEXT)
-            return st;
-        if (st == KS_OK) {
-            r = l->attrs == NULL ? launch(handle, l, args) : launch_ex(handle, l, args);
-            if (r == CUDA_SUCCESS)
-                return KS_OK;
-        }
-    }
-    return ks__error_cu(KS_ERR_LAUNCH, ks__kernel_name(k), call, r, NULL);
+    /* The one branch the run-time checks cost when they are off (check.c). */
+    if (__builtin_expect(__atomic_load_n(&ks__checks, __ATOMIC_RELAXED) != 0, 0))
+        return ks__launch_checked(k, l, args, handle, file, line);
+    return ks__launch_handle(k, l, args, handle);
+}
+
+KS__API ks_status ks_kernel_launch(ks_kernel *k, const ks_launch *l, void **args)
+{
+    return launch_at(k, l, args, NULL, 0);
+}
+
+KS__API ks_status ks_kernel_launch_at(ks_kernel *k, const ks_launch *l, void **args, const char *file,
+                                      int line)
+{
+    return launch_at(k, l, args, file, line);
 }

@@ -156,6 +156,12 @@ KS__API ks_status ks_launch_config_1d(ks_kernel *k, size_t n, unsigned shared_by
 KS__API ks_status ks_kernel_launch_n(ks_kernel *k, size_t n, unsigned shared_bytes, ks_stream stream,
                                      void **args)
 {
+    return ks_kernel_launch_n_at(k, n, shared_bytes, stream, args, NULL, 0);
+}
+
+KS__API ks_status ks_kernel_launch_n_at(ks_kernel *k, size_t n, unsigned shared_bytes, ks_stream stream,
+                                        void **args, const char *file, int line)
+{
     if (k == NULL)
         return ks__error(KS_ERR_INVALID_VALUE, NULL, "ks_kernel_launch_n: kernel is NULL");
     if (n == 0)
@@ -165,5 +171,5 @@ KS__API ks_status ks_kernel_launch_n(ks_kernel *k, size_t n, unsigned shared_byt
     if (st != KS_OK)
         return st;
     l.stream = stream;
-    return ks_kernel_launch(k, &l, args);
+    return ks_kernel_launch_at(k, &l, args, file, line);
 }

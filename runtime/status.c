@@ -44,6 +44,7 @@ typedef struct ks__error_state {
     char cu_string[256];
     char message[1024];
     char log[16384];            /* JIT/NVRTC log */
+    char file[256];             /* a checked launch's call site */
 } ks__error_state;
 
 static _Thread_local ks__error_state ks__err;
@@ -193,4 +194,14 @@ ks_status ks__error_nvrtc(ks_status status, const char *kernel, const char *call
     va_end(ap);
     append("%s failed: %s", call, e->cu_name);
     return status;
+}
+
+void ks__error_site(const char *file, int line)
+{
+    ks__error_state *e = &ks__err;
+    if (file == NULL)
+        return;
+    e->pub.file = copy(e->file, sizeof e->file, file);
+    e->pub.line = line;
+    append(" (launched at %s:%d)", file, line);
 }

@@ -1,0 +1,270 @@
+/*
+ * pointers.c — the pointers and extents checks: before a launch, every
+ * pointer argument (every one with an extent hint, for extents alone) is
+ * asked of the driver (cuPointerGetAttributes) and must be memory the
+ * launch's device can reach, aligned for its element type, and hold one
+ * element (or the hint's count of them) before the end of its allocation.
+ *
+ * A pointer the driver does not know is described from /proc/self/maps
+ * (stack, heap, a file's pages, or nothing mapped: freed or never
+ * allocated), since that is what the programmer needs to find the bug.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <inttypes.h>
+#include <stdio.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "internal.h"
+
+/* ---- what an address the driver does not know is --------------------------------- */
+
+/* From the line of /proc/self/maps that holds p: "host stack memory" and the like. */
+static const char *host_kind(uintptr_t p, char *buf, size_t cap)
+{
+    int fd = open("/proc/self/maps", O_RDONLY | O_CLOEXEC);
+    if (fd < 0)
+        return "host memory or freed device memory (not an allocation CUDA knows)";
+    /* Read line by line through a small window: the file may be long. */
+    char win[4096];
+    size_t have = 0;
+    const char *found = NULL;
+    for (;;) {
+        ssize_t n = read(fd, win + have, sizeof win - 1 - have);
+        if (n <= 0)
+            break;
+        have += (size_t)n;
+        win[have] = '\0';
+        char *line = win, *nl;
+        while ((nl = strchr(line, '\n')) != NULL) {
+            *nl = '\0';
+            unsigned long long lo, hi;
+            char perms[8] = "";
+            int off = 0;
+            if (sscanf(line, "%llx-%llx %7s %*s %*s %*s%n", &lo, &hi, perms, &off) >= 3 && p >= lo &&
+                p < hi) {
+                const char *path = line + off;
+                while (*path == ' ')
+                    path++;
+                if (strncmp(perms, "---", 3) == 0 || strstr(path, "/dev/nvidia") != NULL)
+                    found = "not a live CUDA allocation: freed device memory, or an address never allocated";
+                else if (strcmp(path, "[stack]") == 0)
+                    found = "host stack memory, not device memory";
+                else if (strcmp(path, "[heap]") == 0)
+                    found = "pageable host memory (the heap: malloc), not device memory";
+                else if (path[0] == '/') {
+                    snprintf(buf, cap, "host memory of %s (a global or static?), not device memory", path);
+                    found = buf;
+                } else
+                    found = "pageable host memory (malloc, mmap or a thread's stack), not device memory";
+                break;
+            }
+            line = nl + 1;
+        }
+        if (found)
+            break;
+        have = strlen(line);
+        memmove(win, line, have);
+        if (have == sizeof win - 1)
+            have = 0;            /* a line longer than the window: skip it */
+    }
+    close(fd);
+    return found ? found : "not a live CUDA allocation: freed device memory, or an address never allocated";
+}
+
+/* ---- the extent hint's count ------------------------------------------------------- */
+
+/* The integer parameter \p i's value; 0 when it is not one (the generator refuses that). */
+static int int_param(const ks__checked *c, long long idx, long long *v)
+{
+    if (idx < 0 || (unsigned long long)idx >= c->k->nparams)
+        return -1;
+    const ks_param_desc *d = &c->k->params[idx];
+    const void *a = c->args[idx];
+    switch (d->size) {
+    case 1: { unsigned char u; memcpy(&u, a, 1); *v = d->kind == KS_PARAM_SIGNED ? (signed char)u : u; return 0; }
+    case 2: { uint16_t u; memcpy(&u, a, 2); *v = d->kind == KS_PARAM_SIGNED ? (int16_t)u : u; return 0; }
+    case 4: { uint32_t u; memcpy(&u, a, 4); *v = d->kind == KS_PARAM_SIGNED ? (long long)(int32_t)u : u; return 0; }
+    case 8: {
+        uint64_t u;
+        memcpy(&u, a, 8);
+        if (d->kind != KS_PARAM_SIGNED && u > (uint64_t)INT64_MAX)
+            return -1;
+        *v = (long long)u;
+        return 0;
+    }
+    default: return -1;
+    }
+}
+
+/* Evaluate \p d's hint: 0 with *count, or an error (set) naming the hint. */
+static ks_status extent_count(const ks__checked *c, const ks_param_desc *d, long long *count)
+{
+    long long stack[16];
+    unsigned sp = 0;
+    const char *name = ks__kernel_name(c->k);
+    for (unsigned i = 0; i < d->nextent; i++) {
+        const ks_extent_op *op = &d->extent_ops[i];
+        long long v = 0;
+        if (op->op == KS_EXTENT_CONST || op->op == KS_EXTENT_PARAM) {
+            if (op->op == KS_EXTENT_CONST)
+                v = op->value;
+            else if (int_param(c, op->value, &v) != 0)
+                return ks__error(KS_ERR_EXTENT, name, "parameter %s: its extent %s cannot be evaluated "
+                                 "(parameter %lld is not an integer that fits)", d->name, d->extent, op->value);
+            if (sp == sizeof stack / sizeof stack[0])
+                return ks__error(KS_ERR_EXTENT, name, "parameter %s: its extent %s is too deep",
+                                 d->name, d->extent);
+            stack[sp++] = v;
+            continue;
+        }
+        if (sp < 2)
+            return ks__error(KS_ERR_EXTENT, name, "parameter %s: its extent %s is malformed",
+                             d->name, d->extent);
+        long long b = stack[--sp], a = stack[sp - 1], r = 0;
+        int over = 0;
+        switch (op->op) {
+        case KS_EXTENT_ADD: over = __builtin_add_overflow(a, b, &r); break;
+        case KS_EXTENT_SUB: over = __builtin_sub_overflow(a, b, &r); break;
+        case KS_EXTENT_MUL: over = __builtin_mul_overflow(a, b, &r); break;
+        case KS_EXTENT_DIV:
+            if (b == 0)
+                return ks__error(KS_ERR_EXTENT, name, "parameter %s: its extent %s divides by zero",
+                                 d->name, d->extent);
+            r = a / b;
+            break;
+        default:
+            return ks__error(KS_ERR_EXTENT, name, "parameter %s: its extent %s is malformed",
+                             d->name, d->extent);
+        }
+        if (over)
+            return ks__error(KS_ERR_EXTENT, name, "parameter %s: its extent %s overflows", d->name, d->extent);
+        stack[sp - 1] = r;
+    }
+    if (sp != 1)
+        return ks__error(KS_ERR_EXTENT, name, "parameter %s: its extent %s is malformed", d->name, d->extent);
+    if (stack[0] < 0)
+        return ks__error(KS_ERR_EXTENT, name, "parameter %s: its extent %s = %lld is negative",
+                         d->name, d->extent, stack[0]);
+    *count = stack[0];
+    return KS_OK;
+}
+
+/* ---- one pointer ----------------------------------------------------------------- */
+
+static const char *type_of(const ks_param_desc *d)
+{
+    return d->type ? d->type : "a pointer";
+}
+
+static ks_status check_one(const ks__checked *c, unsigned i, CUdevice dev)
+{
+    const ks_param_desc *d = &c->k->params[i];
+    const char *name = ks__kernel_name(c->k);
+    const char *pname = d->name ? d->name : "(unnamed)";
+    CUdeviceptr p;
+    memcpy(&p, c->args[i], sizeof p);
+    if (p == 0)
+        return KS_OK;
+
+    /* Each value in a zeroed 8-byte slot: the driver writes 1, 4 or 8 bytes. */
+    unsigned long long type = 0, managed = 0, ordinal = 0, start = 0, size = 0, devptr = 0;
+    CUpointer_attribute attrs[] = {
+        CU_POINTER_ATTRIBUTE_MEMORY_TYPE,     CU_POINTER_ATTRIBUTE_IS_MANAGED,
+        CU_POINTER_ATTRIBUTE_DEVICE_ORDINAL,  CU_POINTER_ATTRIBUTE_RANGE_START_ADDR,
+        CU_POINTER_ATTRIBUTE_RANGE_SIZE,      CU_POINTER_ATTRIBUTE_DEVICE_POINTER,
+    };
+    void *data[] = {&type, &managed, &ordinal, &start, &size, &devptr};
+    CUresult r = ks__cu.PointerGetAttributes(6, attrs, data, p);
+    if (r != CUDA_SUCCESS)
+        return ks__error_cu(KS_ERR_POINTER, name, "cuPointerGetAttributes", r,
+                            "parameter %s (%s): asking about 0x%llx", pname, type_of(d),
+                            (unsigned long long)p);
+    unsigned memtype = (unsigned)type;
+    char buf[512];
+    if (memtype == 0 && !managed)
+        return ks__error(KS_ERR_POINTER, name, "parameter %s (%s): 0x%llx is %s", pname, type_of(d),
+                         (unsigned long long)p, host_kind((uintptr_t)p, buf, sizeof buf));
+    if (memtype == CU_MEMORYTYPE_HOST && !managed && devptr == 0)
+        return ks__error(KS_ERR_POINTER, name,
+                         "parameter %s (%s): 0x%llx is page-locked host memory not mapped for the device",
+                         pname, type_of(d), (unsigned long long)p);
+    if (memtype == CU_MEMORYTYPE_DEVICE && !managed && (int)ordinal != (int)dev) {
+        int can = 0;
+        if (ks__cu.DeviceCanAccessPeer == NULL ||
+            ks__cu.DeviceCanAccessPeer(&can, dev, (CUdevice)(int)ordinal) != CUDA_SUCCESS || !can)
+            return ks__error(KS_ERR_POINTER, name,
+                             "parameter %s (%s): 0x%llx is memory of device %d, which device %d "
+                             "(the launch's) cannot reach",
+                             pname, type_of(d), (unsigned long long)p, (int)ordinal, (int)dev);
+    }
+    if (d->pointee_align > 1 && p % d->pointee_align != 0)
+        return ks__error(KS_ERR_POINTER, name,
+                         "parameter %s (%s): 0x%llx is not %u-byte aligned, as its element type must be "
+                         "on the device (it is %llu bytes past a boundary)",
+                         pname, type_of(d), (unsigned long long)p, d->pointee_align,
+                         (unsigned long long)(p % d->pointee_align));
+
+    int use_extent = d->nextent > 0 && (c->checks & KS_CHECK_EXTENTS);
+    long long count = 1;
+    if (use_extent) {
+        ks_status st = extent_count(c, d, &count);
+        if (st != KS_OK)
+            return st;
+    }
+    if (d->pointee_size == 0 || size == 0 || count == 0)
+        return KS_OK;
+    unsigned long long need;
+    if (__builtin_mul_overflow((unsigned long long)count, (unsigned long long)d->pointee_size, &need))
+        need = ~0ull;
+    unsigned long long have = p >= start && p - start < size ? start + size - p : 0;
+    if (have >= need)
+        return KS_OK;
+    if (use_extent)
+        return ks__error(KS_ERR_EXTENT, name,
+                         "parameter %s (%s): 0x%llx must hold %s = %lld elements (%llu bytes), but its "
+                         "allocation (0x%llx, %llu bytes) ends %llu bytes after it (%llu elements)",
+                         pname, type_of(d), (unsigned long long)p, d->extent, count, need, start, size, have,
+                         have / d->pointee_size);
+    return ks__error(KS_ERR_POINTER, name,
+                     "parameter %s (%s): 0x%llx has %llu bytes to the end of its allocation (0x%llx, "
+                     "%llu bytes); one element needs %u",
+                     pname, type_of(d), (unsigned long long)p, have, start, size, d->pointee_size);
+}
+
+static ks_status pointers_before(const ks__checked *c)
+{
+    const ks_kernel *k = c->k;
+    const char *name = ks__kernel_name(k);
+    if (ks__cu.PointerGetAttributes == NULL)
+        return ks__error(KS_ERR_UNSUPPORTED, name,
+                         "the pointers check needs cuPointerGetAttributes, which the driver lacks");
+    CUdevice dev = 0;
+    int have_dev = 0;
+    for (unsigned i = 0; i < k->nparams; i++) {
+        const ks_param_desc *d = &k->params[i];
+        if (d->kind != KS_PARAM_POINTER)
+            continue;
+        if (!(c->checks & KS_CHECK_POINTERS) && d->nextent == 0)
+            continue;
+        if (!have_dev) {
+            ks_status st = ks__device_current(name, &dev);
+            if (st != KS_OK)
+                return st;
+            have_dev = 1;
+        }
+        ks_status st = check_one(c, i, dev);
+        if (st != KS_OK)
+            return st;
+    }
+    return KS_OK;
+}
+
+static ks_status pointers_after(const ks__checked *c, ks_status st)
+{
+    (void)c;
+    return st;
+}
+
+const ks__check ks__check_pointers = {KS_CHECK_POINTERS | KS_CHECK_EXTENTS, pointers_before, pointers_after};

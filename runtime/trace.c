@@ -1,0 +1,218 @@
+/*
+ * trace.c — the trace check: one JSON line per launch, appended to a file,
+ * written after the launch (and after the sync check's wait) so it carries
+ * the launch's status; a refused launch is traced too. Each line is one
+ * write() on an O_APPEND descriptor, so threads' and processes' lines never
+ * interleave. Every argument's packed bytes are in it ("bytes", hex), so a
+ * failing launch's argument buffer can be rebuilt from its line.
+ *
+ *   {"seq":1,"time_ns":…,"kernel":"saxpy","symbol":"saxpy","grid":[4,1,1],
+ *    "block":[256,1,1],"shared":0,"stream":"0x0","site":"app.c:42",
+ *    "status":"KS_OK","args":[{"name":"a","type":"float","offset":0,"size":4,
+ *    "bytes":"0000803f","value":1}, {"name":"x",…,"pointer":"0x7f…"}, …]}
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <inttypes.h>
+#include <math.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "internal.h"
+
+static pthread_mutex_t trace_lock = PTHREAD_MUTEX_INITIALIZER;
+static int trace_fd = -1;
+static char *trace_path;              /* ks_trace_set_file's, or NULL */
+static unsigned long long trace_seq;
+
+KS__API ks_status ks_trace_set_file(const char *path)
+{
+    char *copy = NULL;
+    if (path != NULL && (copy = strdup(path)) == NULL)
+        return ks__error(KS_ERR_NO_MEMORY, NULL, "ks_trace_set_file: out of memory");
+    pthread_mutex_lock(&trace_lock);
+    free(trace_path);
+    trace_path = copy;
+    if (trace_fd >= 0)
+        close(trace_fd);
+    trace_fd = -1;
+    pthread_mutex_unlock(&trace_lock);
+    return KS_OK;
+}
+
+/* Under trace_lock: the open trace file, or -1 (error set). */
+static int trace_open(const char *kernel)
+{
+    if (trace_fd >= 0)
+        return trace_fd;
+    char fallback[64];
+    const char *path = trace_path ? trace_path : ks__getenv("KSTUB_TRACE");
+    if (path == NULL || path[0] == '\0') {
+        snprintf(fallback, sizeof fallback, "kstub-trace-%ld.jsonl", (long)getpid());
+        path = fallback;
+    }
+    trace_fd = open(path, O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC, 0644);
+    if (trace_fd < 0)
+        ks__error(KS_ERR_IO, kernel, "not launched: the trace file '%s' cannot be opened: %s", path,
+                  strerror(errno));
+    return trace_fd;
+}
+
+/* A growing line; on allocation failure it stops growing (and is not written). */
+typedef struct line {
+    char *s;
+    size_t n, cap;
+    int failed;
+} line;
+
+static void put(line *b, const char *fmt, ...) KS__PRINTF(2, 3);
+static void put(line *b, const char *fmt, ...)
+{
+    for (;;) {
+        if (b->failed)
+            return;
+        va_list ap;
+        va_start(ap, fmt);
+        int n = vsnprintf(b->s ? b->s + b->n : NULL, b->s ? b->cap - b->n : 0, fmt, ap);
+        va_end(ap);
+        if (n < 0) {
+            b->failed = 1;
+            return;
+        }
+        if (b->s && b->n + (size_t)n < b->cap) {
+            b->n += (size_t)n;
+            return;
+        }
+        size_t cap = (b->cap ? b->cap * 2 : 1024) + (size_t)n;
+        char *s = realloc(b->s, cap);
+        if (s == NULL) {
+            b->failed = 1;
+            return;
+        }
+        b->s = s, b->cap = cap;
+    }
+}
+
+/* A JSON string (quotes included); NULL is null. */
+static void put_string(line *b, const char *s)
+{
+    if (s == NULL) {
+        put(b, "null");
+        return;
+    }
+    put(b, "\"");
+    for (; *s; s++) {
+        unsigned char ch = (unsigned char)*s;
+        if (ch == '"' || ch == '\\')
+            put(b, "\\%c", ch);
+        else if (ch < 0x20)
+            put(b, "\\u%04x", ch);
+        else
+            put(b, "%c", ch);
+    }
+    put(b, "\"");
+}
+
+static void put_arg(line *b, const ks_param_desc *d, const void *arg)
+{
+    const unsigned char *p = arg;
+    put(b, "{\"name\":");
+    put_string(b, d->name);
+    put(b, ",\"type\":");
+    put_string(b, d->type);
+    put(b, ",\"offset\":%u,\"size\":%u,\"bytes\":\"", d->offset, d->size);
+    for (unsigned i = 0; i < d->size; i++)
+        put(b, "%02x", p[i]);
+    put(b, "\"");
+    if (d->kind == KS_PARAM_POINTER && d->size == sizeof(void *)) {
+        uintptr_t v;
+        memcpy(&v, p, sizeof v);
+        put(b, ",\"pointer\":\"0x%" PRIxPTR "\"", v);
+    } else if ((d->kind == KS_PARAM_SIGNED || d->kind == KS_PARAM_UNSIGNED) && d->size <= 8 &&
+               (d->size & (d->size - 1)) == 0) {
+        unsigned long long u = 0;
+        memcpy(&u, p, d->size);          /* little-endian, as the device's parameters are */
+        if (d->kind == KS_PARAM_SIGNED) {
+            unsigned shift = 64 - 8 * d->size;
+            long long s = shift ? (long long)(u << shift) >> shift : (long long)u;
+            put(b, ",\"value\":%lld", s);
+        } else {
+            put(b, ",\"value\":%llu", u);
+        }
+    } else if (d->kind == KS_PARAM_FLOAT && (d->size == 4 || d->size == 8)) {
+        double v;
+        if (d->size == 4) {
+            float f;
+            memcpy(&f, p, 4);
+            v = f;
+        } else {
+            memcpy(&v, p, 8);
+        }
+        if (isfinite(v))
+            put(b, d->size == 4 ? ",\"value\":%.9g" : ",\"value\":%.17g", v);
+        else
+            put(b, ",\"value\":\"%s\"", isnan(v) ? "nan" : v > 0 ? "inf" : "-inf");
+    }
+    put(b, "}");
+}
+
+static ks_status trace_before(const ks__checked *c)
+{
+    pthread_mutex_lock(&trace_lock);
+    int fd = trace_open(ks__kernel_name(c->k));
+    pthread_mutex_unlock(&trace_lock);
+    return fd < 0 ? KS_ERR_IO : KS_OK;
+}
+
+static ks_status trace_after(const ks__checked *c, ks_status st)
+{
+    const ks_kernel *k = c->k;
+    const ks_launch *l = c->l;
+    struct timespec ts;
+    clock_gettime(CLOCK_REALTIME, &ts);
+    line b = {0};
+    unsigned long long seq = __atomic_add_fetch(&trace_seq, 1, __ATOMIC_RELAXED);
+    put(&b, "{\"seq\":%llu,\"time_ns\":%lld,\"kernel\":", seq,
+        (long long)ts.tv_sec * 1000000000LL + ts.tv_nsec);
+    put_string(&b, ks__kernel_name(k));
+    put(&b, ",\"symbol\":");
+    put_string(&b, k->symbol);
+    put(&b, ",\"grid\":[%u,%u,%u],\"block\":[%u,%u,%u],\"shared\":%u,\"stream\":\"0x%" PRIxPTR "\",\"site\":",
+        l->grid.x, l->grid.y, l->grid.z, l->block.x, l->block.y, l->block.z, l->shared_bytes,
+        (uintptr_t)l->stream);
+    if (c->file) {
+        char site[320];
+        snprintf(site, sizeof site, "%s:%d", c->file, c->line);
+        put_string(&b, site);
+    } else {
+        put(&b, "null");
+    }
+    put(&b, ",\"status\":\"%s\"", ks_status_name(st));
+    if (st != KS_OK) {
+        put(&b, ",\"error\":");
+        put_string(&b, ks_last_error()->message);
+    }
+    put(&b, ",\"args\":[");
+    for (unsigned i = 0; i < k->nparams; i++) {
+        if (i)
+            put(&b, ",");
+        put_arg(&b, &k->params[i], c->args[i]);
+    }
+    put(&b, "]}\n");
+    if (!b.failed) {
+        pthread_mutex_lock(&trace_lock);
+        if (trace_fd >= 0) {
+            /* One write per line; a short write (a full disk) loses the rest of it. */
+            ssize_t w = write(trace_fd, b.s, b.n);
+            (void)w;
+        }
+        pthread_mutex_unlock(&trace_lock);
+    }
+    free(b.s);
+    return st;
+}
+
+const ks__check ks__check_trace = {KS_CHECK_TRACE, trace_before, trace_after};
