@@ -461,6 +461,69 @@ static void cuda_param_values(const ks_model *m, const ks_param *p, ks_tnode *pn
         ks_tn_list(pn, "cxx");
 }
 
+/* Signed integer scalars (char included: it is signed on the device and on
+ * the hosts nvcc supports). */
+static int scalar_signed(ks_scalar s)
+{
+    switch (s) {
+    case KS_SCALAR_CHAR: case KS_SCALAR_SCHAR: case KS_SCALAR_SHORT: case KS_SCALAR_INT:
+    case KS_SCALAR_LONG: case KS_SCALAR_LLONG: case KS_SCALAR_PTRDIFF_T: case KS_SCALAR_INTPTR_T:
+    case KS_SCALAR_INTMAX_T: case KS_SCALAR_INT8_T: case KS_SCALAR_INT16_T: case KS_SCALAR_INT32_T:
+    case KS_SCALAR_INT64_T:
+        return 1;
+    default:
+        return 0;
+    }
+}
+
+/* What the runtime's checks and trace need of a parameter (ks_param_desc):
+ * its kind (KS_PARAM_<kind>), for a pointer the element type (sizeof and
+ * alignment are taken of it in C, where the header asserts the device's
+ * layout) unless that is void or an incomplete type, and its extent hint. */
+static void check_values(const ks_model *m, const ks_param *p, ks_tnode *pn)
+{
+    static const char *const xops[] = {"CONST", "PARAM", "ADD", "SUB", "MUL", "DIV"};
+    const ks_type *t = &p->type;
+    const char *kind = "BYTES";
+    if (t->nptrs)
+        kind = "POINTER";
+    else if (t->base == KS_BASE_SCALAR)
+        kind = t->scalar == KS_SCALAR_FLOAT || t->scalar == KS_SCALAR_DOUBLE ? "FLOAT"
+               : scalar_signed(t->scalar)                              ? "SIGNED"
+                                                                              : "UNSIGNED";
+    else if (t->base == KS_BASE_ENUM)
+        kind = m->defs[t->def].is_signed ? "SIGNED" : "UNSIGNED";
+    ks_tn_set(pn, "kind", "%s", kind);
+    ks_type elem = *t;
+    int known = 0;
+    if (t->nptrs) {
+        elem.nptrs--;
+        known = elem.nptrs > 0 || (t->base != KS_BASE_VOID &&
+                                   !((t->base == KS_BASE_RECORD || t->base == KS_BASE_ENUM) &&
+                                     !m->defs[t->def].complete));
+    }
+    ks_tn_flag(pn, "pointee_known", known);
+    /* The macro form's default test: void * (and const void * for a pointer
+     * to const) pass where they are not the parameter's own type already. */
+    int void_elem = t->nptrs == 1 && t->base == KS_BASE_VOID;
+    ks_tn_flag(pn, "is_pointer", t->nptrs > 0);
+    ks_tn_flag(pn, "void_ok", t->nptrs > 0 && !void_elem);
+    ks_tn_flag(pn, "const_void_ok", t->nptrs == 1 && !void_elem && (t->quals & KS_QUAL_CONST));
+    if (known)
+        push_type(pn, "pointee", m, &elem, 0, t->quals, 0);
+    else
+        ks_tn_list(pn, "pointee");
+    ks_tn_flag(pn, "has_extent", p->extent != NULL);
+    ks_tn_set(pn, "extent", "%s", p->extent ? p->extent : "");
+    ks_tn_set(pn, "nextent", "%zu", p->nextent_ops);
+    ks_tval *ops = ks_tn_list(pn, "extent_ops");
+    for (size_t i = 0; i < p->nextent_ops; i++) {
+        ks_tnode *on = ks_tn_push(ops, pn);
+        ks_tn_set(on, "op", "%s", xops[p->extent_ops[i].op]);
+        ks_tn_set(on, "value", "%lld", p->extent_ops[i].value);
+    }
+}
+
 static void kernel_values(const ks_model *m, const ks_kern *k, ks_tnode *kn)
 {
     ks_tn_set(kn, "name", "%s", k->name);
@@ -496,6 +559,7 @@ static void kernel_values(const ks_model *m, const ks_kern *k, ks_tnode *kn)
         ks_tn_flag(pn, "first", j == 0);
         strict_values(m, p, pn);
         cuda_param_values(m, p, pn);
+        check_values(m, p, pn);
     }
 }
 

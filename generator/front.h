@@ -166,6 +166,12 @@ int ks_source_body_follows(const char *text, size_t size, size_t offset);
 size_t ks_source_leading_includes(const char *text, size_t len,
                                   int (*allowed)(const char *name, size_t n), char ***names);
 
+/* ---- extent.c: "kstub:extent(PTR, EXPR)" hints ---- */
+/* Attach each hint of src to the next kernel of the input at or after it
+ * (ks_param.extent, .extent_ops), checking names and types; returns the
+ * number of errors reported. */
+int ks_extents_apply(const char *input, const ks_source *src, ks_model *m);
+
 /* ---- typemap.c: CXType to the typed model ---- */
 /* Translates a parameter's type into *out (top-level qualifiers dropped, an
  * array parameter a pointer). Returns NULL, or a malloc'd refusal saying why

@@ -21,6 +21,8 @@ static json_t *param_json(const ks_model *m, const ks_param *p)
                      "size", (json_int_t)p->size,
                      "align", (json_int_t)p->align,
                      "offset", (json_int_t)p->offset);
+    if (p->extent)
+        json_object_set_new(j, "extent", json_string(p->extent));
     free(c_type);
     return j;
 }

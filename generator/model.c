@@ -152,6 +152,8 @@ void ks_kern_free(ks_kern *k)
         free(k->params[j].name);
         free(k->params[j].c_name);
         free(k->params[j].spelled);
+        free(k->params[j].extent);
+        free(k->params[j].extent_ops);
         ks_type_free(&k->params[j].type);
     }
     free(k->params);

@@ -130,6 +130,13 @@ typedef struct ks_def {
     size_t nscopes;
 } ks_def;
 
+/* One step of an extent hint, in postfix order (the runtime's ks_extent_op). */
+typedef enum ks_xop_kind { KS_XOP_CONST, KS_XOP_PARAM, KS_XOP_ADD, KS_XOP_SUB, KS_XOP_MUL, KS_XOP_DIV } ks_xop_kind;
+typedef struct ks_xop {
+    ks_xop_kind op;
+    long long value;           /* CONST: the number; PARAM: the parameter's index */
+} ks_xop;
+
 /* One kernel parameter, as the stub declares and packs it. */
 typedef struct ks_param {
     char *name;                /* the kernel's own name, or NULL when unnamed */
@@ -139,6 +146,10 @@ typedef struct ks_param {
     long size;                 /* bytes */
     long align;                /* bytes */
     long offset;               /* bytes from the start of the parameter buffer */
+    /* "// kstub:extent(NAME, EXPR)" (extent.c): how many elements it must hold */
+    char *extent;              /* EXPR as written (spaces dropped), or NULL */
+    ks_xop *extent_ops;        /* ... compiled, in postfix order */
+    size_t nextent_ops;
 } ks_param;
 
 typedef struct ks_kern {

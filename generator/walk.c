@@ -926,9 +926,11 @@ static void read_directives(walk_ctx *w, const ks_source *src)
         } else if (strcmp(d[i].word, "mirror") == 0) {
             w->mirrors[w->nmirrors++] = d[i];
             d[i].word = d[i].rest = NULL;          /* moved */
+        } else if (strcmp(d[i].word, "extent") == 0) {
+            /* extent.c reads these once the kernels are known */
         } else {
             ks_error_at(input, d[i].line, d[i].col, "unknown directive 'kstub:%s' (kstub:name, "
-                        "kstub:skip, kstub:mirror)", d[i].word);
+                        "kstub:skip, kstub:mirror, kstub:extent)", d[i].word);
         }
     }
     ks_directive_free(d, n);
@@ -1167,6 +1169,7 @@ int ks_parse(const ks_options *opts, ks_model *model)
         }
         check_skips(&w);
         apply_mirrors(&w);
+        ks_extents_apply(opts->input, &src, model);
         if (ks_error_count() == errors_before)
             ks_name_model(opts, model);
         /* e.g. the depfile writer, which reads the inclusions */

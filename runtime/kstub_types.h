@@ -51,6 +51,31 @@ extern "C" {
     ((void)sizeof(struct { _Static_assert(ok, msg); int ks__unused; }), (arg))
 #endif
 
+/*
+ * The stubs' macro form (C) checks each argument where it is written.
+ * KS_ARG_POINTER(arg, exact, ok, exact_msg, msg): a pointer argument; strict
+ * mode tests `exact`, the default mode `ok` (the pointer types C converts
+ * without a diagnostic). KS_ARG_VALUE(arg, exact, msg): any other argument,
+ * tested in strict mode only (C's conversions apply otherwise). Both are
+ * _Generic tests made by the generator; before C11 nothing is tested.
+ */
+#if !defined(__cplusplus)
+#if defined(__STDC_VERSION__) && __STDC_VERSION__ >= 201112L
+#define KS__ARG_CHECK(arg, ok, msg) \
+    ((void)sizeof(struct { _Static_assert(ok, msg); int ks__unused; }), (arg))
+#if defined(KSTUB_STRICT)
+#define KS_ARG_POINTER(arg, exact, ok, exact_msg, msg) KS__ARG_CHECK(arg, exact, exact_msg)
+#define KS_ARG_VALUE(arg, exact, msg) KS__ARG_CHECK(arg, exact, msg)
+#else
+#define KS_ARG_POINTER(arg, exact, ok, exact_msg, msg) KS__ARG_CHECK(arg, ok, msg)
+#define KS_ARG_VALUE(arg, exact, msg) (arg)
+#endif
+#else
+#define KS_ARG_POINTER(arg, exact, ok, exact_msg, msg) (arg)
+#define KS_ARG_VALUE(arg, exact, msg) (arg)
+#endif
+#endif
+
 /* ---- half precision --------------------------------------------------------------------- */
 
 /* The bits of a CUDA __half (IEEE binary16): 2 bytes, 2-byte aligned. */

@@ -7,8 +7,9 @@
 #if defined(__GNUC__)
 #pragma GCC diagnostic ignored "-Wdeprecated-declarations"
 #endif
-/* These are the functions strict mode's macros wrap: never strict here. */
+/* These are the functions the header's macros wrap: never strict, no macros here. */
 #undef KSTUB_STRICT
+#define KSTUB_PLAIN_CALLS
 #include "basic.kstub.h"
 
 /* PTX image embedded from basic.ptx (1708 bytes). The union keeps it
@@ -131,9 +132,12 @@ ks_image basic_kstub_image =
 
 /* fill — basic.cu:10 */
 static const ks_param_desc ks__params_fill[3] = {
-    { 0, 8, 8 }, /* out: float * */
-    { 8, 4, 4 }, /* value: float */
-    { 16, 8, 8 }, /* n: size_t */
+    { 0, 8, 8, KS_PARAM_POINTER, "out", "float *",
+      sizeof(float), KS_ALIGNOF(float), NULL, 0, NULL }, /* out: float * */
+    { 8, 4, 4, KS_PARAM_FLOAT, "value", "float",
+      0, 0, NULL, 0, NULL }, /* value: float */
+    { 16, 8, 8, KS_PARAM_UNSIGNED, "n", "size_t",
+      0, 0, NULL, 0, NULL }, /* n: size_t */
 };
 ks_kernel fill_kernel = KS_KERNEL_INIT(
     &basic_kstub_image, "fill", "fill", 3, ks__params_fill, 0);
@@ -144,23 +148,46 @@ ks_kernel fill_kernel = KS_KERNEL_INIT(
 #define ks__pack_fill(ks__args) \
     void *ks__args[3] = { (void *)&out, (void *)&value, (void *)&n }
 
-ks_status fill(ks_launch launch,
-               float    *out,
-               float     value,
-               size_t    n)
+ks_status fill(ks_launch   launch,
+               float      *out,
+               float       value,
+               size_t      n)
 {
     ks__pack_fill(ks__args);
     return ks_kernel_launch(&fill_kernel, &launch, ks__args);
 }
 
-ks_status fill_n(size_t    n_items,
-                 ks_stream stream,
-                 float    *out,
-                 float     value,
-                 size_t    n)
+ks_status ks__fill_at(const char *ks__file,
+                      int         ks__line,
+                      ks_launch   launch,
+                      float      *out,
+                      float       value,
+                      size_t      n)
+{
+    ks__pack_fill(ks__args);
+    return ks_kernel_launch_at(&fill_kernel, &launch, ks__args, ks__file, ks__line);
+}
+
+ks_status fill_n(size_t      n_items,
+                 ks_stream   stream,
+                 float      *out,
+                 float       value,
+                 size_t      n)
 {
     ks__pack_fill(ks__args);
     return ks_kernel_launch_n(&fill_kernel, n_items, 0, stream, ks__args);
+}
+
+ks_status ks__fill_n_at(const char *ks__file,
+                        int         ks__line,
+                        size_t      n_items,
+                        ks_stream   stream,
+                        float      *out,
+                        float       value,
+                        size_t      n)
+{
+    ks__pack_fill(ks__args);
+    return ks_kernel_launch_n_at(&fill_kernel, n_items, 0, stream, ks__args, ks__file, ks__line);
 }
 
 ks_status fill_node(ks_graph             ks__graph,
@@ -189,14 +216,22 @@ ks_status fill_node_set(ks_graph_exec        ks__exec,
 
 /* mixed — basic.cu:13 */
 static const ks_param_desc ks__params_mixed[8] = {
-    { 0, 1, 1 }, /* c: char */
-    { 8, 8, 8 }, /* d: double */
-    { 16, 2, 2 }, /* s: short */
-    { 24, 8, 8 }, /* i: index_t */
-    { 32, 1, 1 }, /* b: bool */
-    { 40, 8, 8 }, /* in: const real *__restrict */
-    { 48, 8, 8 }, /* flags: volatile unsigned int * */
-    { 56, 8, 8 }, /* table: const Particle *const * */
+    { 0, 1, 1, KS_PARAM_SIGNED, "c", "char",
+      0, 0, NULL, 0, NULL }, /* c: char */
+    { 8, 8, 8, KS_PARAM_FLOAT, "d", "double",
+      0, 0, NULL, 0, NULL }, /* d: double */
+    { 16, 2, 2, KS_PARAM_SIGNED, "s", "short",
+      0, 0, NULL, 0, NULL }, /* s: short */
+    { 24, 8, 8, KS_PARAM_SIGNED, "i", "index_t",
+      0, 0, NULL, 0, NULL }, /* i: index_t */
+    { 32, 1, 1, KS_PARAM_UNSIGNED, "b", "bool",
+      0, 0, NULL, 0, NULL }, /* b: bool */
+    { 40, 8, 8, KS_PARAM_POINTER, "in", "const real *__restrict",
+      sizeof(const float), KS_ALIGNOF(const float), NULL, 0, NULL }, /* in: const real *__restrict */
+    { 48, 8, 8, KS_PARAM_POINTER, "flags", "volatile unsigned int *",
+      sizeof(volatile unsigned int), KS_ALIGNOF(volatile unsigned int), NULL, 0, NULL }, /* flags: volatile unsigned int * */
+    { 56, 8, 8, KS_PARAM_POINTER, "table", "const Particle *const *",
+      sizeof(const struct Particle *const), KS_ALIGNOF(const struct Particle *const), NULL, 0, NULL }, /* table: const Particle *const * */
 };
 ks_kernel mixed_kernel = KS_KERNEL_INIT(
     &basic_kstub_image, "mixed", "mixed", 8, ks__params_mixed, 128);
@@ -221,6 +256,22 @@ ks_status mixed(ks_launch                     launch,
     return ks_kernel_launch(&mixed_kernel, &launch, ks__args);
 }
 
+ks_status ks__mixed_at(const char                   *ks__file,
+                       int                           ks__line,
+                       ks_launch                     launch,
+                       char                          c,
+                       double                        d,
+                       short                         s,
+                       int64_t                       i,
+                       bool                          b,
+                       const float *KS_RESTRICT      in,
+                       volatile unsigned int        *flags,
+                       const struct Particle *const *table)
+{
+    ks__pack_mixed(ks__args);
+    return ks_kernel_launch_at(&mixed_kernel, &launch, ks__args, ks__file, ks__line);
+}
+
 ks_status mixed_n(size_t                        n_items,
                   ks_stream                     stream,
                   char                          c,
@@ -234,6 +285,23 @@ ks_status mixed_n(size_t                        n_items,
 {
     ks__pack_mixed(ks__args);
     return ks_kernel_launch_n(&mixed_kernel, n_items, 0, stream, ks__args);
+}
+
+ks_status ks__mixed_n_at(const char                   *ks__file,
+                         int                           ks__line,
+                         size_t                        n_items,
+                         ks_stream                     stream,
+                         char                          c,
+                         double                        d,
+                         short                         s,
+                         int64_t                       i,
+                         bool                          b,
+                         const float *KS_RESTRICT      in,
+                         volatile unsigned int        *flags,
+                         const struct Particle *const *table)
+{
+    ks__pack_mixed(ks__args);
+    return ks_kernel_launch_n_at(&mixed_kernel, n_items, 0, stream, ks__args, ks__file, ks__line);
 }
 
 ks_status mixed_node(ks_graph                      ks__graph,
@@ -274,15 +342,30 @@ ks_status mixed_node_set(ks_graph_exec                 ks__exec,
 ks_kernel no_params_kernel = KS_KERNEL_INIT(
     &basic_kstub_image, "no_params", "no_params", 0, NULL, 0);
 
-ks_status no_params(ks_launch launch)
+ks_status no_params(ks_launch   launch)
 {
     return ks_kernel_launch(&no_params_kernel, &launch, NULL);
 }
 
-ks_status no_params_n(size_t    n_items,
-                      ks_stream stream)
+ks_status ks__no_params_at(const char *ks__file,
+                           int         ks__line,
+                           ks_launch   launch)
+{
+    return ks_kernel_launch_at(&no_params_kernel, &launch, NULL, ks__file, ks__line);
+}
+
+ks_status no_params_n(size_t      n_items,
+                      ks_stream   stream)
 {
     return ks_kernel_launch_n(&no_params_kernel, n_items, 0, stream, NULL);
+}
+
+ks_status ks__no_params_n_at(const char *ks__file,
+                             int         ks__line,
+                             size_t      n_items,
+                             ks_stream   stream)
+{
+    return ks_kernel_launch_n_at(&no_params_kernel, n_items, 0, stream, NULL, ks__file, ks__line);
 }
 
 ks_status no_params_node(ks_graph             ks__graph,
@@ -303,9 +386,12 @@ ks_status no_params_node_set(ks_graph_exec        ks__exec,
 
 /* physics::detail::step — basic.cu:20 */
 static const ks_param_desc ks__params_physics_detail_step[3] = {
-    { 0, 8, 8 }, /* p: Particle * */
-    { 8, 4, 4 }, /* dt: real */
-    { 12, 4, 4 }, /* n: uint32_t */
+    { 0, 8, 8, KS_PARAM_POINTER, "p", "Particle *",
+      0, 0, NULL, 0, NULL }, /* p: Particle * */
+    { 8, 4, 4, KS_PARAM_FLOAT, "dt", "real",
+      0, 0, NULL, 0, NULL }, /* dt: real */
+    { 12, 4, 4, KS_PARAM_UNSIGNED, "n", "uint32_t",
+      0, 0, NULL, 0, NULL }, /* n: uint32_t */
 };
 ks_kernel physics_detail_step_kernel = KS_KERNEL_INIT(
     &basic_kstub_image, "_ZN7physics6detail4stepEP8Particlefj", "physics::detail::step", 3, ks__params_physics_detail_step, 0);
@@ -325,6 +411,17 @@ ks_status physics_detail_step(ks_launch        launch,
     return ks_kernel_launch(&physics_detail_step_kernel, &launch, ks__args);
 }
 
+ks_status ks__physics_detail_step_at(const char      *ks__file,
+                                     int              ks__line,
+                                     ks_launch        launch,
+                                     struct Particle *p,
+                                     float            dt,
+                                     uint32_t         n)
+{
+    ks__pack_physics_detail_step(ks__args);
+    return ks_kernel_launch_at(&physics_detail_step_kernel, &launch, ks__args, ks__file, ks__line);
+}
+
 ks_status physics_detail_step_n(size_t           n_items,
                                 ks_stream        stream,
                                 struct Particle *p,
@@ -333,6 +430,18 @@ ks_status physics_detail_step_n(size_t           n_items,
 {
     ks__pack_physics_detail_step(ks__args);
     return ks_kernel_launch_n(&physics_detail_step_kernel, n_items, 0, stream, ks__args);
+}
+
+ks_status ks__physics_detail_step_n_at(const char      *ks__file,
+                                       int              ks__line,
+                                       size_t           n_items,
+                                       ks_stream        stream,
+                                       struct Particle *p,
+                                       float            dt,
+                                       uint32_t         n)
+{
+    ks__pack_physics_detail_step(ks__args);
+    return ks_kernel_launch_n_at(&physics_detail_step_kernel, n_items, 0, stream, ks__args, ks__file, ks__line);
 }
 
 ks_status physics_detail_step_node(ks_graph             ks__graph,
@@ -361,9 +470,12 @@ ks_status physics_detail_step_node_set(ks_graph_exec        ks__exec,
 
 /* physics::clamp — basic.cu:22 */
 static const ks_param_desc ks__params_physics_clamp__floatp_float_float[3] = {
-    { 0, 8, 8 }, /* x: float * */
-    { 8, 4, 4 }, /* lo: float */
-    { 12, 4, 4 }, /* hi: float */
+    { 0, 8, 8, KS_PARAM_POINTER, "x", "float *",
+      sizeof(float), KS_ALIGNOF(float), NULL, 0, NULL }, /* x: float * */
+    { 8, 4, 4, KS_PARAM_FLOAT, "lo", "float",
+      0, 0, NULL, 0, NULL }, /* lo: float */
+    { 12, 4, 4, KS_PARAM_FLOAT, "hi", "float",
+      0, 0, NULL, 0, NULL }, /* hi: float */
 };
 ks_kernel physics_clamp__floatp_float_float_kernel = KS_KERNEL_INIT(
     &basic_kstub_image, "_ZN7physics5clampEPfff", "physics::clamp", 3, ks__params_physics_clamp__floatp_float_float, 0);
@@ -374,23 +486,46 @@ ks_kernel physics_clamp__floatp_float_float_kernel = KS_KERNEL_INIT(
 #define ks__pack_physics_clamp__floatp_float_float(ks__args) \
     void *ks__args[3] = { (void *)&x, (void *)&lo, (void *)&hi }
 
-ks_status physics_clamp__floatp_float_float(ks_launch launch,
-                                            float    *x,
-                                            float     lo,
-                                            float     hi)
+ks_status physics_clamp__floatp_float_float(ks_launch   launch,
+                                            float      *x,
+                                            float       lo,
+                                            float       hi)
 {
     ks__pack_physics_clamp__floatp_float_float(ks__args);
     return ks_kernel_launch(&physics_clamp__floatp_float_float_kernel, &launch, ks__args);
 }
 
-ks_status physics_clamp__floatp_float_float_n(size_t    n_items,
-                                              ks_stream stream,
-                                              float    *x,
-                                              float     lo,
-                                              float     hi)
+ks_status ks__physics_clamp__floatp_float_float_at(const char *ks__file,
+                                                   int         ks__line,
+                                                   ks_launch   launch,
+                                                   float      *x,
+                                                   float       lo,
+                                                   float       hi)
+{
+    ks__pack_physics_clamp__floatp_float_float(ks__args);
+    return ks_kernel_launch_at(&physics_clamp__floatp_float_float_kernel, &launch, ks__args, ks__file, ks__line);
+}
+
+ks_status physics_clamp__floatp_float_float_n(size_t      n_items,
+                                              ks_stream   stream,
+                                              float      *x,
+                                              float       lo,
+                                              float       hi)
 {
     ks__pack_physics_clamp__floatp_float_float(ks__args);
     return ks_kernel_launch_n(&physics_clamp__floatp_float_float_kernel, n_items, 0, stream, ks__args);
+}
+
+ks_status ks__physics_clamp__floatp_float_float_n_at(const char *ks__file,
+                                                     int         ks__line,
+                                                     size_t      n_items,
+                                                     ks_stream   stream,
+                                                     float      *x,
+                                                     float       lo,
+                                                     float       hi)
+{
+    ks__pack_physics_clamp__floatp_float_float(ks__args);
+    return ks_kernel_launch_n_at(&physics_clamp__floatp_float_float_kernel, n_items, 0, stream, ks__args, ks__file, ks__line);
 }
 
 ks_status physics_clamp__floatp_float_float_node(ks_graph             ks__graph,
@@ -419,9 +554,12 @@ ks_status physics_clamp__floatp_float_float_node_set(ks_graph_exec        ks__ex
 
 /* physics::clamp — basic.cu:23 */
 static const ks_param_desc ks__params_physics_clamp__intp_int_int[3] = {
-    { 0, 8, 8 }, /* x: int * */
-    { 8, 4, 4 }, /* lo: int */
-    { 12, 4, 4 }, /* hi: int */
+    { 0, 8, 8, KS_PARAM_POINTER, "x", "int *",
+      sizeof(int), KS_ALIGNOF(int), NULL, 0, NULL }, /* x: int * */
+    { 8, 4, 4, KS_PARAM_SIGNED, "lo", "int",
+      0, 0, NULL, 0, NULL }, /* lo: int */
+    { 12, 4, 4, KS_PARAM_SIGNED, "hi", "int",
+      0, 0, NULL, 0, NULL }, /* hi: int */
 };
 ks_kernel physics_clamp__intp_int_int_kernel = KS_KERNEL_INIT(
     &basic_kstub_image, "_ZN7physics5clampEPiii", "physics::clamp", 3, ks__params_physics_clamp__intp_int_int, 0);
@@ -432,23 +570,46 @@ ks_kernel physics_clamp__intp_int_int_kernel = KS_KERNEL_INIT(
 #define ks__pack_physics_clamp__intp_int_int(ks__args) \
     void *ks__args[3] = { (void *)&x, (void *)&lo, (void *)&hi }
 
-ks_status physics_clamp__intp_int_int(ks_launch launch,
-                                      int      *x,
-                                      int       lo,
-                                      int       hi)
+ks_status physics_clamp__intp_int_int(ks_launch   launch,
+                                      int        *x,
+                                      int         lo,
+                                      int         hi)
 {
     ks__pack_physics_clamp__intp_int_int(ks__args);
     return ks_kernel_launch(&physics_clamp__intp_int_int_kernel, &launch, ks__args);
 }
 
-ks_status physics_clamp__intp_int_int_n(size_t    n_items,
-                                        ks_stream stream,
-                                        int      *x,
-                                        int       lo,
-                                        int       hi)
+ks_status ks__physics_clamp__intp_int_int_at(const char *ks__file,
+                                             int         ks__line,
+                                             ks_launch   launch,
+                                             int        *x,
+                                             int         lo,
+                                             int         hi)
+{
+    ks__pack_physics_clamp__intp_int_int(ks__args);
+    return ks_kernel_launch_at(&physics_clamp__intp_int_int_kernel, &launch, ks__args, ks__file, ks__line);
+}
+
+ks_status physics_clamp__intp_int_int_n(size_t      n_items,
+                                        ks_stream   stream,
+                                        int        *x,
+                                        int         lo,
+                                        int         hi)
 {
     ks__pack_physics_clamp__intp_int_int(ks__args);
     return ks_kernel_launch_n(&physics_clamp__intp_int_int_kernel, n_items, 0, stream, ks__args);
+}
+
+ks_status ks__physics_clamp__intp_int_int_n_at(const char *ks__file,
+                                               int         ks__line,
+                                               size_t      n_items,
+                                               ks_stream   stream,
+                                               int        *x,
+                                               int         lo,
+                                               int         hi)
+{
+    ks__pack_physics_clamp__intp_int_int(ks__args);
+    return ks_kernel_launch_n_at(&physics_clamp__intp_int_int_kernel, n_items, 0, stream, ks__args, ks__file, ks__line);
 }
 
 ks_status physics_clamp__intp_int_int_node(ks_graph             ks__graph,
@@ -477,12 +638,18 @@ ks_status physics_clamp__intp_int_int_node_set(ks_graph_exec        ks__exec,
 
 /* odd_names — basic.cu:28 */
 static const ks_param_desc ks__params_odd_names[6] = {
-    { 0, 4, 4 }, /* arg0: int */
-    { 8, 8, 8 }, /* launch: float * */
-    { 16, 4, 4 }, /* args: int */
-    { 20, 4, 4 }, /* stream: int */
-    { 24, 8, 8 }, /* n_items: long */
-    { 32, 8, 8 }, /* restrict_: const char * */
+    { 0, 4, 4, KS_PARAM_SIGNED, "arg0", "int",
+      0, 0, NULL, 0, NULL }, /* arg0: int */
+    { 8, 8, 8, KS_PARAM_POINTER, "launch", "float *",
+      sizeof(float), KS_ALIGNOF(float), NULL, 0, NULL }, /* launch: float * */
+    { 16, 4, 4, KS_PARAM_SIGNED, "args", "int",
+      0, 0, NULL, 0, NULL }, /* args: int */
+    { 20, 4, 4, KS_PARAM_SIGNED, "stream", "int",
+      0, 0, NULL, 0, NULL }, /* stream: int */
+    { 24, 8, 8, KS_PARAM_SIGNED, "n_items", "long",
+      0, 0, NULL, 0, NULL }, /* n_items: long */
+    { 32, 8, 8, KS_PARAM_POINTER, "restrict_", "const char *",
+      sizeof(const char), KS_ALIGNOF(const char), NULL, 0, NULL }, /* restrict_: const char * */
 };
 ks_kernel odd_names_kernel = KS_KERNEL_INIT(
     &basic_kstub_image, "odd_names", "odd_names", 6, ks__params_odd_names, 0);
@@ -505,6 +672,20 @@ ks_status odd_names(ks_launch   ks_launch_,
     return ks_kernel_launch(&odd_names_kernel, &ks_launch_, ks__args);
 }
 
+ks_status ks__odd_names_at(const char *ks__file,
+                           int         ks__line,
+                           ks_launch   ks_launch_,
+                           int         arg0,
+                           float      *launch,
+                           int         args,
+                           int         stream,
+                           long        n_items,
+                           const char *restrict_)
+{
+    ks__pack_odd_names(ks__args);
+    return ks_kernel_launch_at(&odd_names_kernel, &ks_launch_, ks__args, ks__file, ks__line);
+}
+
 ks_status odd_names_n(size_t      ks_n_items_,
                       ks_stream   ks_stream_,
                       int         arg0,
@@ -516,6 +697,21 @@ ks_status odd_names_n(size_t      ks_n_items_,
 {
     ks__pack_odd_names(ks__args);
     return ks_kernel_launch_n(&odd_names_kernel, ks_n_items_, 0, ks_stream_, ks__args);
+}
+
+ks_status ks__odd_names_n_at(const char *ks__file,
+                             int         ks__line,
+                             size_t      ks_n_items_,
+                             ks_stream   ks_stream_,
+                             int         arg0,
+                             float      *launch,
+                             int         args,
+                             int         stream,
+                             long        n_items,
+                             const char *restrict_)
+{
+    ks__pack_odd_names(ks__args);
+    return ks_kernel_launch_n_at(&odd_names_kernel, ks_n_items_, 0, ks_stream_, ks__args, ks__file, ks__line);
 }
 
 ks_status odd_names_node(ks_graph             ks__graph,

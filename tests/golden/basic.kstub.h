@@ -40,18 +40,33 @@ extern ks_kernel fill_kernel;
 /* fill — basic.cu:10
  *   __global__ void fill(float * out, float value, size_t n)
  */
-ks_status fill(ks_launch launch,
-               float    *out,
-               float     value,
-               size_t    n);
+ks_status fill(ks_launch   launch,
+               float      *out,
+               float       value,
+               size_t      n);
 
 /* The same over n_items threads (1-D), with the block size the occupancy
  * calculator picks for this kernel; nothing is launched when n_items is 0. */
-ks_status fill_n(size_t    n_items,
-                 ks_stream stream,
-                 float    *out,
-                 float     value,
-                 size_t    n);
+ks_status fill_n(size_t      n_items,
+                 ks_stream   stream,
+                 float      *out,
+                 float       value,
+                 size_t      n);
+
+/* What the macro form (below) calls: the same, with the caller's file and line. */
+ks_status ks__fill_at(const char *ks__file,
+                      int         ks__line,
+                      ks_launch   launch,
+                      float      *out,
+                      float       value,
+                      size_t      n);
+ks_status ks__fill_n_at(const char *ks__file,
+                        int         ks__line,
+                        size_t      n_items,
+                        ks_stream   stream,
+                        float      *out,
+                        float       value,
+                        size_t      n);
 
 /* The same launch as a kernel node of a CUDA graph: added to ks__graph after
  * the ks__ndeps nodes at ks__deps (NULL, 0: a root), *ks__node receives it.
@@ -108,6 +123,31 @@ ks_status mixed_n(size_t                        n_items,
                   volatile unsigned int        *flags,
                   const struct Particle *const *table);
 
+/* What the macro form (below) calls: the same, with the caller's file and line. */
+ks_status ks__mixed_at(const char                   *ks__file,
+                       int                           ks__line,
+                       ks_launch                     launch,
+                       char                          c,
+                       double                        d,
+                       short                         s,
+                       int64_t                       i,
+                       bool                          b,
+                       const float *KS_RESTRICT      in,
+                       volatile unsigned int        *flags,
+                       const struct Particle *const *table);
+ks_status ks__mixed_n_at(const char                   *ks__file,
+                         int                           ks__line,
+                         size_t                        n_items,
+                         ks_stream                     stream,
+                         char                          c,
+                         double                        d,
+                         short                         s,
+                         int64_t                       i,
+                         bool                          b,
+                         const float *KS_RESTRICT      in,
+                         volatile unsigned int        *flags,
+                         const struct Particle *const *table);
+
 /* The same launch as a kernel node of a CUDA graph: added to ks__graph after
  * the ks__ndeps nodes at ks__deps (NULL, 0: a root), *ks__node receives it.
  * The arguments are copied into the node; launch.stream is not used (the
@@ -150,12 +190,21 @@ extern ks_kernel no_params_kernel;
 /* no_params — basic.cu:16
  *   __global__ void no_params()
  */
-ks_status no_params(ks_launch launch);
+ks_status no_params(ks_launch   launch);
 
 /* The same over n_items threads (1-D), with the block size the occupancy
  * calculator picks for this kernel; nothing is launched when n_items is 0. */
-ks_status no_params_n(size_t    n_items,
-                      ks_stream stream);
+ks_status no_params_n(size_t      n_items,
+                      ks_stream   stream);
+
+/* What the macro form (below) calls: the same, with the caller's file and line. */
+ks_status ks__no_params_at(const char *ks__file,
+                           int         ks__line,
+                           ks_launch   launch);
+ks_status ks__no_params_n_at(const char *ks__file,
+                             int         ks__line,
+                             size_t      n_items,
+                             ks_stream   stream);
 
 /* The same launch as a kernel node of a CUDA graph: added to ks__graph after
  * the ks__ndeps nodes at ks__deps (NULL, 0: a root), *ks__node receives it.
@@ -196,6 +245,21 @@ ks_status physics_detail_step_n(size_t           n_items,
                                 float            dt,
                                 uint32_t         n);
 
+/* What the macro form (below) calls: the same, with the caller's file and line. */
+ks_status ks__physics_detail_step_at(const char      *ks__file,
+                                     int              ks__line,
+                                     ks_launch        launch,
+                                     struct Particle *p,
+                                     float            dt,
+                                     uint32_t         n);
+ks_status ks__physics_detail_step_n_at(const char      *ks__file,
+                                       int              ks__line,
+                                       size_t           n_items,
+                                       ks_stream        stream,
+                                       struct Particle *p,
+                                       float            dt,
+                                       uint32_t         n);
+
 /* The same launch as a kernel node of a CUDA graph: added to ks__graph after
  * the ks__ndeps nodes at ks__deps (NULL, 0: a root), *ks__node receives it.
  * The arguments are copied into the node; launch.stream is not used (the
@@ -228,18 +292,33 @@ extern ks_kernel physics_clamp__floatp_float_float_kernel;
 /* physics::clamp — basic.cu:22
  *   __global__ void clamp(float * x, float lo, float hi)
  */
-ks_status physics_clamp__floatp_float_float(ks_launch launch,
-                                            float    *x,
-                                            float     lo,
-                                            float     hi);
+ks_status physics_clamp__floatp_float_float(ks_launch   launch,
+                                            float      *x,
+                                            float       lo,
+                                            float       hi);
 
 /* The same over n_items threads (1-D), with the block size the occupancy
  * calculator picks for this kernel; nothing is launched when n_items is 0. */
-ks_status physics_clamp__floatp_float_float_n(size_t    n_items,
-                                              ks_stream stream,
-                                              float    *x,
-                                              float     lo,
-                                              float     hi);
+ks_status physics_clamp__floatp_float_float_n(size_t      n_items,
+                                              ks_stream   stream,
+                                              float      *x,
+                                              float       lo,
+                                              float       hi);
+
+/* What the macro form (below) calls: the same, with the caller's file and line. */
+ks_status ks__physics_clamp__floatp_float_float_at(const char *ks__file,
+                                                   int         ks__line,
+                                                   ks_launch   launch,
+                                                   float      *x,
+                                                   float       lo,
+                                                   float       hi);
+ks_status ks__physics_clamp__floatp_float_float_n_at(const char *ks__file,
+                                                     int         ks__line,
+                                                     size_t      n_items,
+                                                     ks_stream   stream,
+                                                     float      *x,
+                                                     float       lo,
+                                                     float       hi);
 
 /* The same launch as a kernel node of a CUDA graph: added to ks__graph after
  * the ks__ndeps nodes at ks__deps (NULL, 0: a root), *ks__node receives it.
@@ -273,18 +352,33 @@ extern ks_kernel physics_clamp__intp_int_int_kernel;
 /* physics::clamp — basic.cu:23
  *   __global__ void clamp(int * x, int lo, int hi)
  */
-ks_status physics_clamp__intp_int_int(ks_launch launch,
-                                      int      *x,
-                                      int       lo,
-                                      int       hi);
+ks_status physics_clamp__intp_int_int(ks_launch   launch,
+                                      int        *x,
+                                      int         lo,
+                                      int         hi);
 
 /* The same over n_items threads (1-D), with the block size the occupancy
  * calculator picks for this kernel; nothing is launched when n_items is 0. */
-ks_status physics_clamp__intp_int_int_n(size_t    n_items,
-                                        ks_stream stream,
-                                        int      *x,
-                                        int       lo,
-                                        int       hi);
+ks_status physics_clamp__intp_int_int_n(size_t      n_items,
+                                        ks_stream   stream,
+                                        int        *x,
+                                        int         lo,
+                                        int         hi);
+
+/* What the macro form (below) calls: the same, with the caller's file and line. */
+ks_status ks__physics_clamp__intp_int_int_at(const char *ks__file,
+                                             int         ks__line,
+                                             ks_launch   launch,
+                                             int        *x,
+                                             int         lo,
+                                             int         hi);
+ks_status ks__physics_clamp__intp_int_int_n_at(const char *ks__file,
+                                               int         ks__line,
+                                               size_t      n_items,
+                                               ks_stream   stream,
+                                               int        *x,
+                                               int         lo,
+                                               int         hi);
 
 /* The same launch as a kernel node of a CUDA graph: added to ks__graph after
  * the ks__ndeps nodes at ks__deps (NULL, 0: a root), *ks__node receives it.
@@ -337,6 +431,27 @@ ks_status odd_names_n(size_t      ks_n_items_,
                       long        n_items,
                       const char *restrict_);
 
+/* What the macro form (below) calls: the same, with the caller's file and line. */
+ks_status ks__odd_names_at(const char *ks__file,
+                           int         ks__line,
+                           ks_launch   ks_launch_,
+                           int         arg0,
+                           float      *launch,
+                           int         args,
+                           int         stream,
+                           long        n_items,
+                           const char *restrict_);
+ks_status ks__odd_names_n_at(const char *ks__file,
+                             int         ks__line,
+                             size_t      ks_n_items_,
+                             ks_stream   ks_stream_,
+                             int         arg0,
+                             float      *launch,
+                             int         args,
+                             int         stream,
+                             long        n_items,
+                             const char *restrict_);
+
 /* The same launch as a kernel node of a CUDA graph: added to ks__graph after
  * the ks__ndeps nodes at ks__deps (NULL, 0: a root), *ks__node receives it.
  * The arguments are copied into the node; launch.stream is not used (the
@@ -366,265 +481,248 @@ ks_status odd_names_node_set(ks_graph_exec        ks__exec,
                              long                 n_items,
                              const char          *restrict_);
 
-#if defined(KSTUB_STRICT) && !defined(__cplusplus)
-/* Strict mode: an argument of any other type than its parameter's (bar an
- * added const on a pointee) is a compile error naming kernel and parameter. */
+#if !defined(__cplusplus) && !defined(KSTUB_PLAIN_CALLS)
+/* The macro form of each stub, in C. It hands the caller's file and line to
+ * the run-time checks' messages (ks_checks_set, KSTUB_CHECK) and checks each
+ * argument where it is written (C11): a pointer of another type than its
+ * parameter's is a compile error naming kernel and parameter (the same type
+ * with const added, void * and NULL pass, as C allows); in strict mode
+ * (KSTUB_STRICT) every argument must have exactly its parameter's type, bar
+ * an added const on a pointee. (name)(...) calls the function unchecked;
+ * KSTUB_PLAIN_CALLS leaves the macros out. Wrap a compound literal argument
+ * in parentheses: its commas would split it. */
 #define fill(launch, out, value, n) \
-    (fill)(launch, \
-        KS_STRICT_ARG(out, _Generic((out), float *: 1, default: 0), \
-                      "kernel fill, parameter out needs exactly float *"), \
-        KS_STRICT_ARG(value, _Generic((value), float: 1, default: 0), \
-                      "kernel fill, parameter value needs exactly float"), \
-        KS_STRICT_ARG(n, _Generic((n), size_t: 1, default: 0), \
-                      "kernel fill, parameter n needs exactly size_t"))
+    ks__fill_at(__FILE__, __LINE__, launch, \
+        KS_ARG_POINTER(out, _Generic((out), float *: 1, default: 0), \
+            _Generic((out), float *: 1, void *: 1, default: 0), \
+            "kernel fill, parameter out needs exactly float *", "kernel fill, parameter out needs float *, not another pointer type"), \
+        KS_ARG_VALUE(value, _Generic((value), float: 1, default: 0), "kernel fill, parameter value needs exactly float"), \
+        KS_ARG_VALUE(n, _Generic((n), size_t: 1, default: 0), "kernel fill, parameter n needs exactly size_t"))
 #define fill_n(n_items, stream, out, value, n) \
-    (fill_n)(n_items, stream, \
-        KS_STRICT_ARG(out, _Generic((out), float *: 1, default: 0), \
-                      "kernel fill, parameter out needs exactly float *"), \
-        KS_STRICT_ARG(value, _Generic((value), float: 1, default: 0), \
-                      "kernel fill, parameter value needs exactly float"), \
-        KS_STRICT_ARG(n, _Generic((n), size_t: 1, default: 0), \
-                      "kernel fill, parameter n needs exactly size_t"))
+    ks__fill_n_at(__FILE__, __LINE__, n_items, stream, \
+        KS_ARG_POINTER(out, _Generic((out), float *: 1, default: 0), \
+            _Generic((out), float *: 1, void *: 1, default: 0), \
+            "kernel fill, parameter out needs exactly float *", "kernel fill, parameter out needs float *, not another pointer type"), \
+        KS_ARG_VALUE(value, _Generic((value), float: 1, default: 0), "kernel fill, parameter value needs exactly float"), \
+        KS_ARG_VALUE(n, _Generic((n), size_t: 1, default: 0), "kernel fill, parameter n needs exactly size_t"))
 #define fill_node(ks__graph, ks__deps, ks__ndeps, ks__node, launch, out, value, n) \
     (fill_node)(ks__graph, ks__deps, ks__ndeps, ks__node, launch, \
-        KS_STRICT_ARG(out, _Generic((out), float *: 1, default: 0), \
-                      "kernel fill, parameter out needs exactly float *"), \
-        KS_STRICT_ARG(value, _Generic((value), float: 1, default: 0), \
-                      "kernel fill, parameter value needs exactly float"), \
-        KS_STRICT_ARG(n, _Generic((n), size_t: 1, default: 0), \
-                      "kernel fill, parameter n needs exactly size_t"))
+        KS_ARG_POINTER(out, _Generic((out), float *: 1, default: 0), \
+            _Generic((out), float *: 1, void *: 1, default: 0), \
+            "kernel fill, parameter out needs exactly float *", "kernel fill, parameter out needs float *, not another pointer type"), \
+        KS_ARG_VALUE(value, _Generic((value), float: 1, default: 0), "kernel fill, parameter value needs exactly float"), \
+        KS_ARG_VALUE(n, _Generic((n), size_t: 1, default: 0), "kernel fill, parameter n needs exactly size_t"))
 #define fill_node_set(ks__exec, ks__node, launch, out, value, n) \
     (fill_node_set)(ks__exec, ks__node, launch, \
-        KS_STRICT_ARG(out, _Generic((out), float *: 1, default: 0), \
-                      "kernel fill, parameter out needs exactly float *"), \
-        KS_STRICT_ARG(value, _Generic((value), float: 1, default: 0), \
-                      "kernel fill, parameter value needs exactly float"), \
-        KS_STRICT_ARG(n, _Generic((n), size_t: 1, default: 0), \
-                      "kernel fill, parameter n needs exactly size_t"))
+        KS_ARG_POINTER(out, _Generic((out), float *: 1, default: 0), \
+            _Generic((out), float *: 1, void *: 1, default: 0), \
+            "kernel fill, parameter out needs exactly float *", "kernel fill, parameter out needs float *, not another pointer type"), \
+        KS_ARG_VALUE(value, _Generic((value), float: 1, default: 0), "kernel fill, parameter value needs exactly float"), \
+        KS_ARG_VALUE(n, _Generic((n), size_t: 1, default: 0), "kernel fill, parameter n needs exactly size_t"))
 #define mixed(launch, c, d, s, i, b, in, flags, table) \
-    (mixed)(launch, \
-        KS_STRICT_ARG(c, _Generic((c), char: 1, default: 0), \
-                      "kernel mixed, parameter c needs exactly char"), \
-        KS_STRICT_ARG(d, _Generic((d), double: 1, default: 0), \
-                      "kernel mixed, parameter d needs exactly double"), \
-        KS_STRICT_ARG(s, _Generic((s), short: 1, default: 0), \
-                      "kernel mixed, parameter s needs exactly short"), \
-        KS_STRICT_ARG(i, _Generic((i), int64_t: 1, default: 0), \
-                      "kernel mixed, parameter i needs exactly int64_t"), \
-        KS_STRICT_ARG(b, _Generic((b), bool: 1, default: 0), \
-                      "kernel mixed, parameter b needs exactly bool"), \
-        KS_STRICT_ARG(in, _Generic((in), const float *: 1, float *: 1, default: 0), \
-                      "kernel mixed, parameter in needs exactly const float *"), \
-        KS_STRICT_ARG(flags, _Generic((flags), volatile unsigned int *: 1, default: 0), \
-                      "kernel mixed, parameter flags needs exactly volatile unsigned int *"), \
-        KS_STRICT_ARG(table, _Generic((table), const struct Particle *const *: 1, default: 0), \
-                      "kernel mixed, parameter table needs exactly const struct Particle *const *"))
+    ks__mixed_at(__FILE__, __LINE__, launch, \
+        KS_ARG_VALUE(c, _Generic((c), char: 1, default: 0), "kernel mixed, parameter c needs exactly char"), \
+        KS_ARG_VALUE(d, _Generic((d), double: 1, default: 0), "kernel mixed, parameter d needs exactly double"), \
+        KS_ARG_VALUE(s, _Generic((s), short: 1, default: 0), "kernel mixed, parameter s needs exactly short"), \
+        KS_ARG_VALUE(i, _Generic((i), int64_t: 1, default: 0), "kernel mixed, parameter i needs exactly int64_t"), \
+        KS_ARG_VALUE(b, _Generic((b), bool: 1, default: 0), "kernel mixed, parameter b needs exactly bool"), \
+        KS_ARG_POINTER(in, _Generic((in), const float *: 1, float *: 1, default: 0), \
+            _Generic((in), const float *: 1, float *: 1, void *: 1, const void *: 1, default: 0), \
+            "kernel mixed, parameter in needs exactly const float *", "kernel mixed, parameter in needs const float *, not another pointer type"), \
+        KS_ARG_POINTER(flags, _Generic((flags), volatile unsigned int *: 1, default: 0), \
+            _Generic((flags), volatile unsigned int *: 1, void *: 1, default: 0), \
+            "kernel mixed, parameter flags needs exactly volatile unsigned int *", "kernel mixed, parameter flags needs volatile unsigned int *, not another pointer type"), \
+        KS_ARG_POINTER(table, _Generic((table), const struct Particle *const *: 1, default: 0), \
+            _Generic((table), const struct Particle *const *: 1, void *: 1, default: 0), \
+            "kernel mixed, parameter table needs exactly const struct Particle *const *", "kernel mixed, parameter table needs const struct Particle *const *, not another pointer type"))
 #define mixed_n(n_items, stream, c, d, s, i, b, in, flags, table) \
-    (mixed_n)(n_items, stream, \
-        KS_STRICT_ARG(c, _Generic((c), char: 1, default: 0), \
-                      "kernel mixed, parameter c needs exactly char"), \
-        KS_STRICT_ARG(d, _Generic((d), double: 1, default: 0), \
-                      "kernel mixed, parameter d needs exactly double"), \
-        KS_STRICT_ARG(s, _Generic((s), short: 1, default: 0), \
-                      "kernel mixed, parameter s needs exactly short"), \
-        KS_STRICT_ARG(i, _Generic((i), int64_t: 1, default: 0), \
-                      "kernel mixed, parameter i needs exactly int64_t"), \
-        KS_STRICT_ARG(b, _Generic((b), bool: 1, default: 0), \
-                      "kernel mixed, parameter b needs exactly bool"), \
-        KS_STRICT_ARG(in, _Generic((in), const float *: 1, float *: 1, default: 0), \
-                      "kernel mixed, parameter in needs exactly const float *"), \
-        KS_STRICT_ARG(flags, _Generic((flags), volatile unsigned int *: 1, default: 0), \
-                      "kernel mixed, parameter flags needs exactly volatile unsigned int *"), \
-        KS_STRICT_ARG(table, _Generic((table), const struct Particle *const *: 1, default: 0), \
-                      "kernel mixed, parameter table needs exactly const struct Particle *const *"))
+    ks__mixed_n_at(__FILE__, __LINE__, n_items, stream, \
+        KS_ARG_VALUE(c, _Generic((c), char: 1, default: 0), "kernel mixed, parameter c needs exactly char"), \
+        KS_ARG_VALUE(d, _Generic((d), double: 1, default: 0), "kernel mixed, parameter d needs exactly double"), \
+        KS_ARG_VALUE(s, _Generic((s), short: 1, default: 0), "kernel mixed, parameter s needs exactly short"), \
+        KS_ARG_VALUE(i, _Generic((i), int64_t: 1, default: 0), "kernel mixed, parameter i needs exactly int64_t"), \
+        KS_ARG_VALUE(b, _Generic((b), bool: 1, default: 0), "kernel mixed, parameter b needs exactly bool"), \
+        KS_ARG_POINTER(in, _Generic((in), const float *: 1, float *: 1, default: 0), \
+            _Generic((in), const float *: 1, float *: 1, void *: 1, const void *: 1, default: 0), \
+            "kernel mixed, parameter in needs exactly const float *", "kernel mixed, parameter in needs const float *, not another pointer type"), \
+        KS_ARG_POINTER(flags, _Generic((flags), volatile unsigned int *: 1, default: 0), \
+            _Generic((flags), volatile unsigned int *: 1, void *: 1, default: 0), \
+            "kernel mixed, parameter flags needs exactly volatile unsigned int *", "kernel mixed, parameter flags needs volatile unsigned int *, not another pointer type"), \
+        KS_ARG_POINTER(table, _Generic((table), const struct Particle *const *: 1, default: 0), \
+            _Generic((table), const struct Particle *const *: 1, void *: 1, default: 0), \
+            "kernel mixed, parameter table needs exactly const struct Particle *const *", "kernel mixed, parameter table needs const struct Particle *const *, not another pointer type"))
 #define mixed_node(ks__graph, ks__deps, ks__ndeps, ks__node, launch, c, d, s, i, b, in, flags, table) \
     (mixed_node)(ks__graph, ks__deps, ks__ndeps, ks__node, launch, \
-        KS_STRICT_ARG(c, _Generic((c), char: 1, default: 0), \
-                      "kernel mixed, parameter c needs exactly char"), \
-        KS_STRICT_ARG(d, _Generic((d), double: 1, default: 0), \
-                      "kernel mixed, parameter d needs exactly double"), \
-        KS_STRICT_ARG(s, _Generic((s), short: 1, default: 0), \
-                      "kernel mixed, parameter s needs exactly short"), \
-        KS_STRICT_ARG(i, _Generic((i), int64_t: 1, default: 0), \
-                      "kernel mixed, parameter i needs exactly int64_t"), \
-        KS_STRICT_ARG(b, _Generic((b), bool: 1, default: 0), \
-                      "kernel mixed, parameter b needs exactly bool"), \
-        KS_STRICT_ARG(in, _Generic((in), const float *: 1, float *: 1, default: 0), \
-                      "kernel mixed, parameter in needs exactly const float *"), \
-        KS_STRICT_ARG(flags, _Generic((flags), volatile unsigned int *: 1, default: 0), \
-                      "kernel mixed, parameter flags needs exactly volatile unsigned int *"), \
-        KS_STRICT_ARG(table, _Generic((table), const struct Particle *const *: 1, default: 0), \
-                      "kernel mixed, parameter table needs exactly const struct Particle *const *"))
+        KS_ARG_VALUE(c, _Generic((c), char: 1, default: 0), "kernel mixed, parameter c needs exactly char"), \
+        KS_ARG_VALUE(d, _Generic((d), double: 1, default: 0), "kernel mixed, parameter d needs exactly double"), \
+        KS_ARG_VALUE(s, _Generic((s), short: 1, default: 0), "kernel mixed, parameter s needs exactly short"), \
+        KS_ARG_VALUE(i, _Generic((i), int64_t: 1, default: 0), "kernel mixed, parameter i needs exactly int64_t"), \
+        KS_ARG_VALUE(b, _Generic((b), bool: 1, default: 0), "kernel mixed, parameter b needs exactly bool"), \
+        KS_ARG_POINTER(in, _Generic((in), const float *: 1, float *: 1, default: 0), \
+            _Generic((in), const float *: 1, float *: 1, void *: 1, const void *: 1, default: 0), \
+            "kernel mixed, parameter in needs exactly const float *", "kernel mixed, parameter in needs const float *, not another pointer type"), \
+        KS_ARG_POINTER(flags, _Generic((flags), volatile unsigned int *: 1, default: 0), \
+            _Generic((flags), volatile unsigned int *: 1, void *: 1, default: 0), \
+            "kernel mixed, parameter flags needs exactly volatile unsigned int *", "kernel mixed, parameter flags needs volatile unsigned int *, not another pointer type"), \
+        KS_ARG_POINTER(table, _Generic((table), const struct Particle *const *: 1, default: 0), \
+            _Generic((table), const struct Particle *const *: 1, void *: 1, default: 0), \
+            "kernel mixed, parameter table needs exactly const struct Particle *const *", "kernel mixed, parameter table needs const struct Particle *const *, not another pointer type"))
 #define mixed_node_set(ks__exec, ks__node, launch, c, d, s, i, b, in, flags, table) \
     (mixed_node_set)(ks__exec, ks__node, launch, \
-        KS_STRICT_ARG(c, _Generic((c), char: 1, default: 0), \
-                      "kernel mixed, parameter c needs exactly char"), \
-        KS_STRICT_ARG(d, _Generic((d), double: 1, default: 0), \
-                      "kernel mixed, parameter d needs exactly double"), \
-        KS_STRICT_ARG(s, _Generic((s), short: 1, default: 0), \
-                      "kernel mixed, parameter s needs exactly short"), \
-        KS_STRICT_ARG(i, _Generic((i), int64_t: 1, default: 0), \
-                      "kernel mixed, parameter i needs exactly int64_t"), \
-        KS_STRICT_ARG(b, _Generic((b), bool: 1, default: 0), \
-                      "kernel mixed, parameter b needs exactly bool"), \
-        KS_STRICT_ARG(in, _Generic((in), const float *: 1, float *: 1, default: 0), \
-                      "kernel mixed, parameter in needs exactly const float *"), \
-        KS_STRICT_ARG(flags, _Generic((flags), volatile unsigned int *: 1, default: 0), \
-                      "kernel mixed, parameter flags needs exactly volatile unsigned int *"), \
-        KS_STRICT_ARG(table, _Generic((table), const struct Particle *const *: 1, default: 0), \
-                      "kernel mixed, parameter table needs exactly const struct Particle *const *"))
+        KS_ARG_VALUE(c, _Generic((c), char: 1, default: 0), "kernel mixed, parameter c needs exactly char"), \
+        KS_ARG_VALUE(d, _Generic((d), double: 1, default: 0), "kernel mixed, parameter d needs exactly double"), \
+        KS_ARG_VALUE(s, _Generic((s), short: 1, default: 0), "kernel mixed, parameter s needs exactly short"), \
+        KS_ARG_VALUE(i, _Generic((i), int64_t: 1, default: 0), "kernel mixed, parameter i needs exactly int64_t"), \
+        KS_ARG_VALUE(b, _Generic((b), bool: 1, default: 0), "kernel mixed, parameter b needs exactly bool"), \
+        KS_ARG_POINTER(in, _Generic((in), const float *: 1, float *: 1, default: 0), \
+            _Generic((in), const float *: 1, float *: 1, void *: 1, const void *: 1, default: 0), \
+            "kernel mixed, parameter in needs exactly const float *", "kernel mixed, parameter in needs const float *, not another pointer type"), \
+        KS_ARG_POINTER(flags, _Generic((flags), volatile unsigned int *: 1, default: 0), \
+            _Generic((flags), volatile unsigned int *: 1, void *: 1, default: 0), \
+            "kernel mixed, parameter flags needs exactly volatile unsigned int *", "kernel mixed, parameter flags needs volatile unsigned int *, not another pointer type"), \
+        KS_ARG_POINTER(table, _Generic((table), const struct Particle *const *: 1, default: 0), \
+            _Generic((table), const struct Particle *const *: 1, void *: 1, default: 0), \
+            "kernel mixed, parameter table needs exactly const struct Particle *const *", "kernel mixed, parameter table needs const struct Particle *const *, not another pointer type"))
+#define no_params(launch) \
+    ks__no_params_at(__FILE__, __LINE__, launch)
+#define no_params_n(n_items, stream) \
+    ks__no_params_n_at(__FILE__, __LINE__, n_items, stream)
+#define no_params_node(ks__graph, ks__deps, ks__ndeps, ks__node, launch) \
+    (no_params_node)(ks__graph, ks__deps, ks__ndeps, ks__node, launch)
+#define no_params_node_set(ks__exec, ks__node, launch) \
+    (no_params_node_set)(ks__exec, ks__node, launch)
 #define physics_detail_step(launch, p, dt, n) \
-    (physics_detail_step)(launch, \
-        KS_STRICT_ARG(p, _Generic((p), struct Particle *: 1, default: 0), \
-                      "kernel physics_detail_step, parameter p needs exactly struct Particle *"), \
-        KS_STRICT_ARG(dt, _Generic((dt), float: 1, default: 0), \
-                      "kernel physics_detail_step, parameter dt needs exactly float"), \
-        KS_STRICT_ARG(n, _Generic((n), uint32_t: 1, default: 0), \
-                      "kernel physics_detail_step, parameter n needs exactly uint32_t"))
+    ks__physics_detail_step_at(__FILE__, __LINE__, launch, \
+        KS_ARG_POINTER(p, _Generic((p), struct Particle *: 1, default: 0), \
+            _Generic((p), struct Particle *: 1, void *: 1, default: 0), \
+            "kernel physics_detail_step, parameter p needs exactly struct Particle *", "kernel physics_detail_step, parameter p needs struct Particle *, not another pointer type"), \
+        KS_ARG_VALUE(dt, _Generic((dt), float: 1, default: 0), "kernel physics_detail_step, parameter dt needs exactly float"), \
+        KS_ARG_VALUE(n, _Generic((n), uint32_t: 1, default: 0), "kernel physics_detail_step, parameter n needs exactly uint32_t"))
 #define physics_detail_step_n(n_items, stream, p, dt, n) \
-    (physics_detail_step_n)(n_items, stream, \
-        KS_STRICT_ARG(p, _Generic((p), struct Particle *: 1, default: 0), \
-                      "kernel physics_detail_step, parameter p needs exactly struct Particle *"), \
-        KS_STRICT_ARG(dt, _Generic((dt), float: 1, default: 0), \
-                      "kernel physics_detail_step, parameter dt needs exactly float"), \
-        KS_STRICT_ARG(n, _Generic((n), uint32_t: 1, default: 0), \
-                      "kernel physics_detail_step, parameter n needs exactly uint32_t"))
+    ks__physics_detail_step_n_at(__FILE__, __LINE__, n_items, stream, \
+        KS_ARG_POINTER(p, _Generic((p), struct Particle *: 1, default: 0), \
+            _Generic((p), struct Particle *: 1, void *: 1, default: 0), \
+            "kernel physics_detail_step, parameter p needs exactly struct Particle *", "kernel physics_detail_step, parameter p needs struct Particle *, not another pointer type"), \
+        KS_ARG_VALUE(dt, _Generic((dt), float: 1, default: 0), "kernel physics_detail_step, parameter dt needs exactly float"), \
+        KS_ARG_VALUE(n, _Generic((n), uint32_t: 1, default: 0), "kernel physics_detail_step, parameter n needs exactly uint32_t"))
 #define physics_detail_step_node(ks__graph, ks__deps, ks__ndeps, ks__node, launch, p, dt, n) \
     (physics_detail_step_node)(ks__graph, ks__deps, ks__ndeps, ks__node, launch, \
-        KS_STRICT_ARG(p, _Generic((p), struct Particle *: 1, default: 0), \
-                      "kernel physics_detail_step, parameter p needs exactly struct Particle *"), \
-        KS_STRICT_ARG(dt, _Generic((dt), float: 1, default: 0), \
-                      "kernel physics_detail_step, parameter dt needs exactly float"), \
-        KS_STRICT_ARG(n, _Generic((n), uint32_t: 1, default: 0), \
-                      "kernel physics_detail_step, parameter n needs exactly uint32_t"))
+        KS_ARG_POINTER(p, _Generic((p), struct Particle *: 1, default: 0), \
+            _Generic((p), struct Particle *: 1, void *: 1, default: 0), \
+            "kernel physics_detail_step, parameter p needs exactly struct Particle *", "kernel physics_detail_step, parameter p needs struct Particle *, not another pointer type"), \
+        KS_ARG_VALUE(dt, _Generic((dt), float: 1, default: 0), "kernel physics_detail_step, parameter dt needs exactly float"), \
+        KS_ARG_VALUE(n, _Generic((n), uint32_t: 1, default: 0), "kernel physics_detail_step, parameter n needs exactly uint32_t"))
 #define physics_detail_step_node_set(ks__exec, ks__node, launch, p, dt, n) \
     (physics_detail_step_node_set)(ks__exec, ks__node, launch, \
-        KS_STRICT_ARG(p, _Generic((p), struct Particle *: 1, default: 0), \
-                      "kernel physics_detail_step, parameter p needs exactly struct Particle *"), \
-        KS_STRICT_ARG(dt, _Generic((dt), float: 1, default: 0), \
-                      "kernel physics_detail_step, parameter dt needs exactly float"), \
-        KS_STRICT_ARG(n, _Generic((n), uint32_t: 1, default: 0), \
-                      "kernel physics_detail_step, parameter n needs exactly uint32_t"))
+        KS_ARG_POINTER(p, _Generic((p), struct Particle *: 1, default: 0), \
+            _Generic((p), struct Particle *: 1, void *: 1, default: 0), \
+            "kernel physics_detail_step, parameter p needs exactly struct Particle *", "kernel physics_detail_step, parameter p needs struct Particle *, not another pointer type"), \
+        KS_ARG_VALUE(dt, _Generic((dt), float: 1, default: 0), "kernel physics_detail_step, parameter dt needs exactly float"), \
+        KS_ARG_VALUE(n, _Generic((n), uint32_t: 1, default: 0), "kernel physics_detail_step, parameter n needs exactly uint32_t"))
 #define physics_clamp__floatp_float_float(launch, x, lo, hi) \
-    (physics_clamp__floatp_float_float)(launch, \
-        KS_STRICT_ARG(x, _Generic((x), float *: 1, default: 0), \
-                      "kernel physics_clamp__floatp_float_float, parameter x needs exactly float *"), \
-        KS_STRICT_ARG(lo, _Generic((lo), float: 1, default: 0), \
-                      "kernel physics_clamp__floatp_float_float, parameter lo needs exactly float"), \
-        KS_STRICT_ARG(hi, _Generic((hi), float: 1, default: 0), \
-                      "kernel physics_clamp__floatp_float_float, parameter hi needs exactly float"))
+    ks__physics_clamp__floatp_float_float_at(__FILE__, __LINE__, launch, \
+        KS_ARG_POINTER(x, _Generic((x), float *: 1, default: 0), \
+            _Generic((x), float *: 1, void *: 1, default: 0), \
+            "kernel physics_clamp__floatp_float_float, parameter x needs exactly float *", "kernel physics_clamp__floatp_float_float, parameter x needs float *, not another pointer type"), \
+        KS_ARG_VALUE(lo, _Generic((lo), float: 1, default: 0), "kernel physics_clamp__floatp_float_float, parameter lo needs exactly float"), \
+        KS_ARG_VALUE(hi, _Generic((hi), float: 1, default: 0), "kernel physics_clamp__floatp_float_float, parameter hi needs exactly float"))
 #define physics_clamp__floatp_float_float_n(n_items, stream, x, lo, hi) \
-    (physics_clamp__floatp_float_float_n)(n_items, stream, \
-        KS_STRICT_ARG(x, _Generic((x), float *: 1, default: 0), \
-                      "kernel physics_clamp__floatp_float_float, parameter x needs exactly float *"), \
-        KS_STRICT_ARG(lo, _Generic((lo), float: 1, default: 0), \
-                      "kernel physics_clamp__floatp_float_float, parameter lo needs exactly float"), \
-        KS_STRICT_ARG(hi, _Generic((hi), float: 1, default: 0), \
-                      "kernel physics_clamp__floatp_float_float, parameter hi needs exactly float"))
+    ks__physics_clamp__floatp_float_float_n_at(__FILE__, __LINE__, n_items, stream, \
+        KS_ARG_POINTER(x, _Generic((x), float *: 1, default: 0), \
+            _Generic((x), float *: 1, void *: 1, default: 0), \
+            "kernel physics_clamp__floatp_float_float, parameter x needs exactly float *", "kernel physics_clamp__floatp_float_float, parameter x needs float *, not another pointer type"), \
+        KS_ARG_VALUE(lo, _Generic((lo), float: 1, default: 0), "kernel physics_clamp__floatp_float_float, parameter lo needs exactly float"), \
+        KS_ARG_VALUE(hi, _Generic((hi), float: 1, default: 0), "kernel physics_clamp__floatp_float_float, parameter hi needs exactly float"))
 #define physics_clamp__floatp_float_float_node(ks__graph, ks__deps, ks__ndeps, ks__node, launch, x, lo, hi) \
     (physics_clamp__floatp_float_float_node)(ks__graph, ks__deps, ks__ndeps, ks__node, launch, \
-        KS_STRICT_ARG(x, _Generic((x), float *: 1, default: 0), \
-                      "kernel physics_clamp__floatp_float_float, parameter x needs exactly float *"), \
-        KS_STRICT_ARG(lo, _Generic((lo), float: 1, default: 0), \
-                      "kernel physics_clamp__floatp_float_float, parameter lo needs exactly float"), \
-        KS_STRICT_ARG(hi, _Generic((hi), float: 1, default: 0), \
-                      "kernel physics_clamp__floatp_float_float, parameter hi needs exactly float"))
+        KS_ARG_POINTER(x, _Generic((x), float *: 1, default: 0), \
+            _Generic((x), float *: 1, void *: 1, default: 0), \
+            "kernel physics_clamp__floatp_float_float, parameter x needs exactly float *", "kernel physics_clamp__floatp_float_float, parameter x needs float *, not another pointer type"), \
+        KS_ARG_VALUE(lo, _Generic((lo), float: 1, default: 0), "kernel physics_clamp__floatp_float_float, parameter lo needs exactly float"), \
+        KS_ARG_VALUE(hi, _Generic((hi), float: 1, default: 0), "kernel physics_clamp__floatp_float_float, parameter hi needs exactly float"))
 #define physics_clamp__floatp_float_float_node_set(ks__exec, ks__node, launch, x, lo, hi) \
     (physics_clamp__floatp_float_float_node_set)(ks__exec, ks__node, launch, \
-        KS_STRICT_ARG(x, _Generic((x), float *: 1, default: 0), \
-                      "kernel physics_clamp__floatp_float_float, parameter x needs exactly float *"), \
-        KS_STRICT_ARG(lo, _Generic((lo), float: 1, default: 0), \
-                      "kernel physics_clamp__floatp_float_float, parameter lo needs exactly float"), \
-        KS_STRICT_ARG(hi, _Generic((hi), float: 1, default: 0), \
-                      "kernel physics_clamp__floatp_float_float, parameter hi needs exactly float"))
+        KS_ARG_POINTER(x, _Generic((x), float *: 1, default: 0), \
+            _Generic((x), float *: 1, void *: 1, default: 0), \
+            "kernel physics_clamp__floatp_float_float, parameter x needs exactly float *", "kernel physics_clamp__floatp_float_float, parameter x needs float *, not another pointer type"), \
+        KS_ARG_VALUE(lo, _Generic((lo), float: 1, default: 0), "kernel physics_clamp__floatp_float_float, parameter lo needs exactly float"), \
+        KS_ARG_VALUE(hi, _Generic((hi), float: 1, default: 0), "kernel physics_clamp__floatp_float_float, parameter hi needs exactly float"))
 #define physics_clamp__intp_int_int(launch, x, lo, hi) \
-    (physics_clamp__intp_int_int)(launch, \
-        KS_STRICT_ARG(x, _Generic((x), int *: 1, default: 0), \
-                      "kernel physics_clamp__intp_int_int, parameter x needs exactly int *"), \
-        KS_STRICT_ARG(lo, _Generic((lo), int: 1, default: 0), \
-                      "kernel physics_clamp__intp_int_int, parameter lo needs exactly int"), \
-        KS_STRICT_ARG(hi, _Generic((hi), int: 1, default: 0), \
-                      "kernel physics_clamp__intp_int_int, parameter hi needs exactly int"))
+    ks__physics_clamp__intp_int_int_at(__FILE__, __LINE__, launch, \
+        KS_ARG_POINTER(x, _Generic((x), int *: 1, default: 0), \
+            _Generic((x), int *: 1, void *: 1, default: 0), \
+            "kernel physics_clamp__intp_int_int, parameter x needs exactly int *", "kernel physics_clamp__intp_int_int, parameter x needs int *, not another pointer type"), \
+        KS_ARG_VALUE(lo, _Generic((lo), int: 1, default: 0), "kernel physics_clamp__intp_int_int, parameter lo needs exactly int"), \
+        KS_ARG_VALUE(hi, _Generic((hi), int: 1, default: 0), "kernel physics_clamp__intp_int_int, parameter hi needs exactly int"))
 #define physics_clamp__intp_int_int_n(n_items, stream, x, lo, hi) \
-    (physics_clamp__intp_int_int_n)(n_items, stream, \
-        KS_STRICT_ARG(x, _Generic((x), int *: 1, default: 0), \
-                      "kernel physics_clamp__intp_int_int, parameter x needs exactly int *"), \
-        KS_STRICT_ARG(lo, _Generic((lo), int: 1, default: 0), \
-                      "kernel physics_clamp__intp_int_int, parameter lo needs exactly int"), \
-        KS_STRICT_ARG(hi, _Generic((hi), int: 1, default: 0), \
-                      "kernel physics_clamp__intp_int_int, parameter hi needs exactly int"))
+    ks__physics_clamp__intp_int_int_n_at(__FILE__, __LINE__, n_items, stream, \
+        KS_ARG_POINTER(x, _Generic((x), int *: 1, default: 0), \
+            _Generic((x), int *: 1, void *: 1, default: 0), \
+            "kernel physics_clamp__intp_int_int, parameter x needs exactly int *", "kernel physics_clamp__intp_int_int, parameter x needs int *, not another pointer type"), \
+        KS_ARG_VALUE(lo, _Generic((lo), int: 1, default: 0), "kernel physics_clamp__intp_int_int, parameter lo needs exactly int"), \
+        KS_ARG_VALUE(hi, _Generic((hi), int: 1, default: 0), "kernel physics_clamp__intp_int_int, parameter hi needs exactly int"))
 #define physics_clamp__intp_int_int_node(ks__graph, ks__deps, ks__ndeps, ks__node, launch, x, lo, hi) \
     (physics_clamp__intp_int_int_node)(ks__graph, ks__deps, ks__ndeps, ks__node, launch, \
-        KS_STRICT_ARG(x, _Generic((x), int *: 1, default: 0), \
-                      "kernel physics_clamp__intp_int_int, parameter x needs exactly int *"), \
-        KS_STRICT_ARG(lo, _Generic((lo), int: 1, default: 0), \
-                      "kernel physics_clamp__intp_int_int, parameter lo needs exactly int"), \
-        KS_STRICT_ARG(hi, _Generic((hi), int: 1, default: 0), \
-                      "kernel physics_clamp__intp_int_int, parameter hi needs exactly int"))
+        KS_ARG_POINTER(x, _Generic((x), int *: 1, default: 0), \
+            _Generic((x), int *: 1, void *: 1, default: 0), \
+            "kernel physics_clamp__intp_int_int, parameter x needs exactly int *", "kernel physics_clamp__intp_int_int, parameter x needs int *, not another pointer type"), \
+        KS_ARG_VALUE(lo, _Generic((lo), int: 1, default: 0), "kernel physics_clamp__intp_int_int, parameter lo needs exactly int"), \
+        KS_ARG_VALUE(hi, _Generic((hi), int: 1, default: 0), "kernel physics_clamp__intp_int_int, parameter hi needs exactly int"))
 #define physics_clamp__intp_int_int_node_set(ks__exec, ks__node, launch, x, lo, hi) \
     (physics_clamp__intp_int_int_node_set)(ks__exec, ks__node, launch, \
-        KS_STRICT_ARG(x, _Generic((x), int *: 1, default: 0), \
-                      "kernel physics_clamp__intp_int_int, parameter x needs exactly int *"), \
-        KS_STRICT_ARG(lo, _Generic((lo), int: 1, default: 0), \
-                      "kernel physics_clamp__intp_int_int, parameter lo needs exactly int"), \
-        KS_STRICT_ARG(hi, _Generic((hi), int: 1, default: 0), \
-                      "kernel physics_clamp__intp_int_int, parameter hi needs exactly int"))
+        KS_ARG_POINTER(x, _Generic((x), int *: 1, default: 0), \
+            _Generic((x), int *: 1, void *: 1, default: 0), \
+            "kernel physics_clamp__intp_int_int, parameter x needs exactly int *", "kernel physics_clamp__intp_int_int, parameter x needs int *, not another pointer type"), \
+        KS_ARG_VALUE(lo, _Generic((lo), int: 1, default: 0), "kernel physics_clamp__intp_int_int, parameter lo needs exactly int"), \
+        KS_ARG_VALUE(hi, _Generic((hi), int: 1, default: 0), "kernel physics_clamp__intp_int_int, parameter hi needs exactly int"))
 #define odd_names(ks_launch_, arg0, launch, args, stream, n_items, restrict_) \
-    (odd_names)(ks_launch_, \
-        KS_STRICT_ARG(arg0, _Generic((arg0), int: 1, default: 0), \
-                      "kernel odd_names, parameter arg0 needs exactly int"), \
-        KS_STRICT_ARG(launch, _Generic((launch), float *: 1, default: 0), \
-                      "kernel odd_names, parameter launch needs exactly float *"), \
-        KS_STRICT_ARG(args, _Generic((args), int: 1, default: 0), \
-                      "kernel odd_names, parameter args needs exactly int"), \
-        KS_STRICT_ARG(stream, _Generic((stream), int: 1, default: 0), \
-                      "kernel odd_names, parameter stream needs exactly int"), \
-        KS_STRICT_ARG(n_items, _Generic((n_items), long: 1, default: 0), \
-                      "kernel odd_names, parameter n_items needs exactly long"), \
-        KS_STRICT_ARG(restrict_, _Generic((restrict_), const char *: 1, char *: 1, default: 0), \
-                      "kernel odd_names, parameter restrict_ needs exactly const char *"))
+    ks__odd_names_at(__FILE__, __LINE__, ks_launch_, \
+        KS_ARG_VALUE(arg0, _Generic((arg0), int: 1, default: 0), "kernel odd_names, parameter arg0 needs exactly int"), \
+        KS_ARG_POINTER(launch, _Generic((launch), float *: 1, default: 0), \
+            _Generic((launch), float *: 1, void *: 1, default: 0), \
+            "kernel odd_names, parameter launch needs exactly float *", "kernel odd_names, parameter launch needs float *, not another pointer type"), \
+        KS_ARG_VALUE(args, _Generic((args), int: 1, default: 0), "kernel odd_names, parameter args needs exactly int"), \
+        KS_ARG_VALUE(stream, _Generic((stream), int: 1, default: 0), "kernel odd_names, parameter stream needs exactly int"), \
+        KS_ARG_VALUE(n_items, _Generic((n_items), long: 1, default: 0), "kernel odd_names, parameter n_items needs exactly long"), \
+        KS_ARG_POINTER(restrict_, _Generic((restrict_), const char *: 1, char *: 1, default: 0), \
+            _Generic((restrict_), const char *: 1, char *: 1, void *: 1, const void *: 1, default: 0), \
+            "kernel odd_names, parameter restrict_ needs exactly const char *", "kernel odd_names, parameter restrict_ needs const char *, not another pointer type"))
 #define odd_names_n(ks_n_items_, ks_stream_, arg0, launch, args, stream, n_items, restrict_) \
-    (odd_names_n)(ks_n_items_, ks_stream_, \
-        KS_STRICT_ARG(arg0, _Generic((arg0), int: 1, default: 0), \
-                      "kernel odd_names, parameter arg0 needs exactly int"), \
-        KS_STRICT_ARG(launch, _Generic((launch), float *: 1, default: 0), \
-                      "kernel odd_names, parameter launch needs exactly float *"), \
-        KS_STRICT_ARG(args, _Generic((args), int: 1, default: 0), \
-                      "kernel odd_names, parameter args needs exactly int"), \
-        KS_STRICT_ARG(stream, _Generic((stream), int: 1, default: 0), \
-                      "kernel odd_names, parameter stream needs exactly int"), \
-        KS_STRICT_ARG(n_items, _Generic((n_items), long: 1, default: 0), \
-                      "kernel odd_names, parameter n_items needs exactly long"), \
-        KS_STRICT_ARG(restrict_, _Generic((restrict_), const char *: 1, char *: 1, default: 0), \
-                      "kernel odd_names, parameter restrict_ needs exactly const char *"))
+    ks__odd_names_n_at(__FILE__, __LINE__, ks_n_items_, ks_stream_, \
+        KS_ARG_VALUE(arg0, _Generic((arg0), int: 1, default: 0), "kernel odd_names, parameter arg0 needs exactly int"), \
+        KS_ARG_POINTER(launch, _Generic((launch), float *: 1, default: 0), \
+            _Generic((launch), float *: 1, void *: 1, default: 0), \
+            "kernel odd_names, parameter launch needs exactly float *", "kernel odd_names, parameter launch needs float *, not another pointer type"), \
+        KS_ARG_VALUE(args, _Generic((args), int: 1, default: 0), "kernel odd_names, parameter args needs exactly int"), \
+        KS_ARG_VALUE(stream, _Generic((stream), int: 1, default: 0), "kernel odd_names, parameter stream needs exactly int"), \
+        KS_ARG_VALUE(n_items, _Generic((n_items), long: 1, default: 0), "kernel odd_names, parameter n_items needs exactly long"), \
+        KS_ARG_POINTER(restrict_, _Generic((restrict_), const char *: 1, char *: 1, default: 0), \
+            _Generic((restrict_), const char *: 1, char *: 1, void *: 1, const void *: 1, default: 0), \
+            "kernel odd_names, parameter restrict_ needs exactly const char *", "kernel odd_names, parameter restrict_ needs const char *, not another pointer type"))
 #define odd_names_node(ks__graph, ks__deps, ks__ndeps, ks__node, ks_launch_, arg0, launch, args, stream, n_items, restrict_) \
     (odd_names_node)(ks__graph, ks__deps, ks__ndeps, ks__node, ks_launch_, \
-        KS_STRICT_ARG(arg0, _Generic((arg0), int: 1, default: 0), \
-                      "kernel odd_names, parameter arg0 needs exactly int"), \
-        KS_STRICT_ARG(launch, _Generic((launch), float *: 1, default: 0), \
-                      "kernel odd_names, parameter launch needs exactly float *"), \
-        KS_STRICT_ARG(args, _Generic((args), int: 1, default: 0), \
-                      "kernel odd_names, parameter args needs exactly int"), \
-        KS_STRICT_ARG(stream, _Generic((stream), int: 1, default: 0), \
-                      "kernel odd_names, parameter stream needs exactly int"), \
-        KS_STRICT_ARG(n_items, _Generic((n_items), long: 1, default: 0), \
-                      "kernel odd_names, parameter n_items needs exactly long"), \
-        KS_STRICT_ARG(restrict_, _Generic((restrict_), const char *: 1, char *: 1, default: 0), \
-                      "kernel odd_names, parameter restrict_ needs exactly const char *"))
+        KS_ARG_VALUE(arg0, _Generic((arg0), int: 1, default: 0), "kernel odd_names, parameter arg0 needs exactly int"), \
+        KS_ARG_POINTER(launch, _Generic((launch), float *: 1, default: 0), \
+            _Generic((launch), float *: 1, void *: 1, default: 0), \
+            "kernel odd_names, parameter launch needs exactly float *", "kernel odd_names, parameter launch needs float *, not another pointer type"), \
+        KS_ARG_VALUE(args, _Generic((args), int: 1, default: 0), "kernel odd_names, parameter args needs exactly int"), \
+        KS_ARG_VALUE(stream, _Generic((stream), int: 1, default: 0), "kernel odd_names, parameter stream needs exactly int"), \
+        KS_ARG_VALUE(n_items, _Generic((n_items), long: 1, default: 0), "kernel odd_names, parameter n_items needs exactly long"), \
+        KS_ARG_POINTER(restrict_, _Generic((restrict_), const char *: 1, char *: 1, default: 0), \
+            _Generic((restrict_), const char *: 1, char *: 1, void *: 1, const void *: 1, default: 0), \
+            "kernel odd_names, parameter restrict_ needs exactly const char *", "kernel odd_names, parameter restrict_ needs const char *, not another pointer type"))
 #define odd_names_node_set(ks__exec, ks__node, ks_launch_, arg0, launch, args, stream, n_items, restrict_) \
     (odd_names_node_set)(ks__exec, ks__node, ks_launch_, \
-        KS_STRICT_ARG(arg0, _Generic((arg0), int: 1, default: 0), \
-                      "kernel odd_names, parameter arg0 needs exactly int"), \
-        KS_STRICT_ARG(launch, _Generic((launch), float *: 1, default: 0), \
-                      "kernel odd_names, parameter launch needs exactly float *"), \
-        KS_STRICT_ARG(args, _Generic((args), int: 1, default: 0), \
-                      "kernel odd_names, parameter args needs exactly int"), \
-        KS_STRICT_ARG(stream, _Generic((stream), int: 1, default: 0), \
-                      "kernel odd_names, parameter stream needs exactly int"), \
-        KS_STRICT_ARG(n_items, _Generic((n_items), long: 1, default: 0), \
-                      "kernel odd_names, parameter n_items needs exactly long"), \
-        KS_STRICT_ARG(restrict_, _Generic((restrict_), const char *: 1, char *: 1, default: 0), \
-                      "kernel odd_names, parameter restrict_ needs exactly const char *"))
+        KS_ARG_VALUE(arg0, _Generic((arg0), int: 1, default: 0), "kernel odd_names, parameter arg0 needs exactly int"), \
+        KS_ARG_POINTER(launch, _Generic((launch), float *: 1, default: 0), \
+            _Generic((launch), float *: 1, void *: 1, default: 0), \
+            "kernel odd_names, parameter launch needs exactly float *", "kernel odd_names, parameter launch needs float *, not another pointer type"), \
+        KS_ARG_VALUE(args, _Generic((args), int: 1, default: 0), "kernel odd_names, parameter args needs exactly int"), \
+        KS_ARG_VALUE(stream, _Generic((stream), int: 1, default: 0), "kernel odd_names, parameter stream needs exactly int"), \
+        KS_ARG_VALUE(n_items, _Generic((n_items), long: 1, default: 0), "kernel odd_names, parameter n_items needs exactly long"), \
+        KS_ARG_POINTER(restrict_, _Generic((restrict_), const char *: 1, char *: 1, default: 0), \
+            _Generic((restrict_), const char *: 1, char *: 1, void *: 1, const void *: 1, default: 0), \
+            "kernel odd_names, parameter restrict_ needs exactly const char *", "kernel odd_names, parameter restrict_ needs const char *, not another pointer type"))
 #endif
 
 #ifdef __cplusplus
