@@ -42,7 +42,8 @@ FAKE_API CUresult cuGetProcAddress(const char *symbol, void **pfn, int version, 
     X(cuGraphAddEmptyNode) X(cuGraphKernelNodeGetParams)                  \
     X(cuGraphInstantiateWithFlags) X(cuGraphExecDestroy) X(cuGraphLaunch) \
     X(cuGraphExecKernelNodeSetParams) X(cuGraphExecUpdate)               \
-    X(cuKernelGetName) X(cuFuncGetName)
+    X(cuKernelGetName) X(cuFuncGetName) X(cuStreamSynchronize)          \
+    X(cuPointerGetAttributes) X(cuDeviceCanAccessPeer)
 #define FAKE_ENTRIES(X) FAKE_DRIVER_ENTRIES(X) X(cuGetProcAddress_v2) X(cuGetProcAddress)
 
 enum {
@@ -100,6 +101,9 @@ static struct {
     int cc_major, cc_minor, optin_shared;
     int lazy_jit;               /* fake_cuda_lazy_jit(1): "BAD" PTX fails at the kernel look-up */
     int occ_last_shared, occ_last_limit;
+    struct { CUdeviceptr base; size_t size; int type, device, live; } allocs[FAKE_CUDA_ALLOCS];
+    int nallocs;
+    int peer_access;            /* fake_cuda_peer_access */
 } st;
 
 static int ctx_objs[FAKE_CUDA_CONTEXTS];     /* their addresses are the CUcontexts */
@@ -185,6 +189,8 @@ static const struct { CUresult code; const char *name, *text; } errors[] = {
     {CUDA_ERROR_GRAPH_EXEC_UPDATE_FAILURE, "CUDA_ERROR_GRAPH_EXEC_UPDATE_FAILURE",
      "the graph update was not performed because it included changes which violated constraints "
      "specific to instantiated graph update"},
+    {CUDA_ERROR_ILLEGAL_ADDRESS, "CUDA_ERROR_ILLEGAL_ADDRESS",
+     "an illegal memory access was encountered"},
     {CUDA_ERROR_UNKNOWN, "CUDA_ERROR_UNKNOWN", "unknown error"},
 };
 
@@ -618,6 +624,49 @@ static CUresult fake_cuLaunchKernel(CUfunction f, unsigned gx, unsigned gy, unsi
     ENTER(cuLaunchKernel);
     fake_launch *l;
     LEAVE(record_launch(f, gx, gy, gz, bx, by, bz, shared, stream, params, extra, &l));
+}
+
+static CUresult fake_cuStreamSynchronize(CUstream stream)
+{
+    (void)stream;
+    ENTER(cuStreamSynchronize);    /* faults are injected with fake_cuda_fail */
+    LEAVE(CUDA_SUCCESS);
+}
+
+/* As the driver does: attributes of an address it does not know are zero, and success. */
+static CUresult fake_cuPointerGetAttributes(unsigned n, CUpointer_attribute *attrs, void **data,
+                                            CUdeviceptr ptr)
+{
+    ENTER(cuPointerGetAttributes);
+    int a = -1;
+    for (int i = 0; i < st.nallocs; i++)
+        if (st.allocs[i].live && ptr >= st.allocs[i].base && ptr - st.allocs[i].base < st.allocs[i].size)
+            a = i;
+    for (unsigned i = 0; i < n; i++) {
+        unsigned long long v = 0;
+        size_t bytes = 8;
+        switch (attrs[i]) {
+        case CU_POINTER_ATTRIBUTE_MEMORY_TYPE:
+            v = a < 0 ? 0 : st.allocs[a].type == CU_MEMORYTYPE_UNIFIED ? CU_MEMORYTYPE_DEVICE : (unsigned)st.allocs[a].type;
+            bytes = sizeof(unsigned);
+            break;
+        case CU_POINTER_ATTRIBUTE_IS_MANAGED: v = a >= 0 && st.allocs[a].type == CU_MEMORYTYPE_UNIFIED; bytes = 1; break;
+        case CU_POINTER_ATTRIBUTE_DEVICE_ORDINAL: v = a < 0 ? 0 : (unsigned)st.allocs[a].device; bytes = 4; break;
+        case CU_POINTER_ATTRIBUTE_RANGE_START_ADDR: v = a < 0 ? 0 : st.allocs[a].base; break;
+        case CU_POINTER_ATTRIBUTE_RANGE_SIZE: v = a < 0 ? 0 : st.allocs[a].size; break;
+        case CU_POINTER_ATTRIBUTE_DEVICE_POINTER: v = a < 0 ? 0 : ptr; break;
+        default: LEAVE(CUDA_ERROR_INVALID_VALUE);
+        }
+        memcpy(data[i], &v, bytes);
+    }
+    LEAVE(CUDA_SUCCESS);
+}
+
+static CUresult fake_cuDeviceCanAccessPeer(int *can, CUdevice dev, CUdevice peer)
+{
+    ENTER(cuDeviceCanAccessPeer);
+    *can = dev != peer && st.peer_access;
+    LEAVE(CUDA_SUCCESS);
 }
 
 static CUresult attribute(fake_kernel *k, CUfunction_attribute attr, int *value)
@@ -1223,5 +1272,38 @@ FAKE_API void fake_cuda_lazy_jit(int on)
 {
     pthread_mutex_lock(&lock);
     st.lazy_jit = on;
+    pthread_mutex_unlock(&lock);
+}
+
+FAKE_API unsigned long long fake_cuda_alloc(size_t size, int type, int device)
+{
+    pthread_mutex_lock(&lock);
+    unsigned long long base = 0;
+    if (st.nallocs < FAKE_CUDA_ALLOCS) {
+        /* Addresses nothing in the process maps: the runtime must never touch them. */
+        base = FAKE_CUDA_VA_BASE + (unsigned long long)st.nallocs * 0x1000000ull;
+        st.allocs[st.nallocs].base = base;
+        st.allocs[st.nallocs].size = size;
+        st.allocs[st.nallocs].type = type;
+        st.allocs[st.nallocs].device = device;
+        st.allocs[st.nallocs++].live = 1;
+    }
+    pthread_mutex_unlock(&lock);
+    return base;
+}
+
+FAKE_API void fake_cuda_free(unsigned long long ptr)
+{
+    pthread_mutex_lock(&lock);
+    for (int i = 0; i < st.nallocs; i++)
+        if (st.allocs[i].base == ptr)
+            st.allocs[i].live = 0;
+    pthread_mutex_unlock(&lock);
+}
+
+FAKE_API void fake_cuda_peer_access(int on)
+{
+    pthread_mutex_lock(&lock);
+    st.peer_access = on;
     pthread_mutex_unlock(&lock);
 }

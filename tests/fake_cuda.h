@@ -17,6 +17,8 @@
 #define FAKE_CUDA_CONTEXTS 4            /* 0: device 0's primary; 1: device 0; 2, 3: device 1 */
 #define FAKE_CUDA_STATIC_SHARED 1024    /* every kernel's static shared memory */
 #define FAKE_CUDA_GRAPH_NODES 16        /* nodes per graph */
+#define FAKE_CUDA_ALLOCS 32             /* fake_cuda_alloc's allocations */
+#define FAKE_CUDA_VA_BASE 0x100000000000ull /* where they start (16 TiB: mapped by nothing) */
 
 /* One cuLaunchKernel call as the fake saw it. */
 typedef struct fake_launch {
@@ -77,5 +79,13 @@ void fake_cuda_set_device(int major, int minor, int optin_shared);
 void fake_cuda_lazy_jit(int on);
 /* The dynamic shared memory and block limit of the last occupancy query. */
 void fake_cuda_occupancy_args(int *shared, int *limit);
+/* An allocation cuPointerGetAttributes reports: type CU_MEMORYTYPE_DEVICE, CU_MEMORYTYPE_UNIFIED
+ * (managed: reported as device memory with IS_MANAGED), CU_MEMORYTYPE_HOST (1: mapped
+ * host memory) on \p device; its fake address (never mapped in the process). */
+unsigned long long fake_cuda_alloc(size_t size, int type, int device);
+/* Forget the allocation at \p ptr (cuPointerGetAttributes no longer knows it). */
+void fake_cuda_free(unsigned long long ptr);
+/* cuDeviceCanAccessPeer's answer between different devices (default 0). */
+void fake_cuda_peer_access(int on);
 
 #endif /* FAKE_CUDA_H */

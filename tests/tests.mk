@@ -12,6 +12,7 @@ CHECK_TARGETS :=
 
 -include tests/gen.mk
 -include tests/runtime.mk
+-include tests/checks.mk
 -include tests/abi.mk
 -include tests/gpu.mk
 -include tests/gpu_runtime.mk

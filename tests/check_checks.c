@@ -1,0 +1,471 @@
+/*
+ * check_checks.c — the run-time checks (runtime/check.c, pointers.c,
+ * nvtx.c, trace.c) against the fake driver: every refusal path of the
+ * pointers and extents checks, the sync check's attribution of a fault, the
+ * choice of checks (environment, API, a bad word), the NVTX ranges (through
+ * an injection library) and the trace's round trip. One forked process per
+ * case: libkstub reads KSTUB_CHECK once per process.
+ */
+#include <check.h>
+#include <dlfcn.h>
+#include <jansson.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "kstub.h"
+#include "fake_cuda.h"
+
+#ifndef FAKE_CUDA_PATH
+#define FAKE_CUDA_PATH "build/tests/libcuda_fake.so"
+#endif
+#ifndef NVTX_INJECT_PATH
+#define NVTX_INJECT_PATH "build/tests/libnvtx_inject.so"
+#endif
+
+static struct {
+    void (*reset)(void);
+    void (*inject)(const char *entry, CUresult result, int nth);
+    void (*set_params)(const char *symbol, unsigned n, const size_t *offsets, const size_t *sizes);
+    int (*calls)(const char *entry);
+    int (*launch_count)(void);
+    unsigned long long (*alloc)(size_t size, int type, int device);
+    void (*free)(unsigned long long ptr);
+    void (*peer_access)(int on);
+    void (*set_context)(int index);
+} fake;
+
+/* axpy4(float *y, const float4 *v, int n, double a, struct { char c[3]; } s):
+ * y must hold n elements (the extent hint), v is 16-byte aligned. */
+static const char ptx[] = ".version 8.0\n.target sm_80\n.address_size 64\n.visible .entry axpy4()\n{\n ret;\n}\n";
+static ks_image image = KS_IMAGE_INIT("axpy4.cu", ptx, sizeof ptx, KS_IMAGE_PTX);
+static const ks_extent_op y_extent[] = {{KS_EXTENT_PARAM, 2}};
+static const ks_param_desc params[] = {
+    {0, 8, 8, KS_PARAM_POINTER, "y", "float *", 4, 4, "n", 1, y_extent},
+    {8, 8, 8, KS_PARAM_POINTER, "v", "const float4 *", 16, 16, NULL, 0, NULL},
+    {16, 4, 4, KS_PARAM_SIGNED, "n", "int", 0, 0, NULL, 0, NULL},
+    {24, 8, 8, KS_PARAM_FLOAT, "a", "double", 0, 0, NULL, 0, NULL},
+    {32, 3, 1, KS_PARAM_BYTES, "s", "struct S", 0, 0, NULL, 0, NULL},
+};
+static ks_kernel axpy4 = KS_KERNEL_INIT(&image, "axpy4", "axpy4", 5, params, 0);
+static const size_t offs[] = {0, 8, 16, 24, 32}, sizes[] = {8, 8, 4, 8, 3};
+
+typedef struct { char c[3]; } three;
+
+static ks_status launch_at(unsigned long long y, unsigned long long v, int n, const char *file, int line)
+{
+    double a = 2.5;
+    three s = {{1, 2, 3}};
+    void *args[5] = {&y, &v, &n, &a, &s};
+    ks_launch l = ks_launch_1d(4, 64);
+    return ks_kernel_launch_at(&axpy4, &l, args, file, line);
+}
+
+static ks_status launch(unsigned long long y, unsigned long long v, int n)
+{
+    return launch_at(y, v, n, NULL, 0);
+}
+
+#define ck_assert_status(expr, want)                                                              \
+    do {                                                                                          \
+        ks_status got_ = (expr);                                                                  \
+        ck_assert_msg(got_ == (want), "%s: got %s, want %s; message: %s", #expr,                  \
+                      ks_status_name(got_), ks_status_name(want), ks_last_error_message());       \
+    } while (0)
+#define ck_assert_message_has(text)                                                               \
+    ck_assert_msg(strstr(ks_last_error_message(), (text)) != NULL, "message lacks \"%s\": %s",    \
+                  (text), ks_last_error_message())
+
+static void control(void *slot, void *lib, const char *name)
+{
+    void *p = dlsym(lib, name);
+    ck_assert_msg(p != NULL, "the fake lacks %s", name);
+    memcpy(slot, &p, sizeof p);
+}
+
+static void setup(void)
+{
+    setenv("KSTUB_LIBCUDA", FAKE_CUDA_PATH, 1);
+    unsetenv("KSTUB_CHECK");
+    unsetenv("KSTUB_TRACE");
+    void *lib = dlopen(FAKE_CUDA_PATH, RTLD_NOW | RTLD_LOCAL);
+    ck_assert_msg(lib != NULL, "cannot load the fake driver: %s", dlerror());
+    control(&fake.reset, lib, "fake_cuda_reset");
+    control(&fake.inject, lib, "fake_cuda_fail");
+    control(&fake.set_params, lib, "fake_cuda_set_params");
+    control(&fake.calls, lib, "fake_cuda_calls");
+    control(&fake.launch_count, lib, "fake_cuda_launch_count");
+    control(&fake.alloc, lib, "fake_cuda_alloc");
+    control(&fake.free, lib, "fake_cuda_free");
+    control(&fake.peer_access, lib, "fake_cuda_peer_access");
+    control(&fake.set_context, lib, "fake_cuda_set_context");
+    fake.reset();
+    fake.set_params("axpy4", 5, offs, sizes);
+}
+
+/* ---- choosing checks ----------------------------------------------------------------------- */
+
+START_TEST(off_by_default_costs_no_driver_call)
+{
+    float host[4];
+    ck_assert_uint_eq(ks_checks_get(), 0);
+    ck_assert_status(launch((uintptr_t)host, 0, 4), KS_OK);
+    ck_assert_int_eq(fake.calls("cuPointerGetAttributes"), 0);
+    ck_assert_int_eq(fake.calls("cuStreamSynchronize"), 0);
+    ck_assert_int_eq(fake.launch_count(), 1);
+}
+END_TEST
+
+START_TEST(environment_chooses_checks)
+{
+    setenv("KSTUB_CHECK", "sync, pointers", 1);
+    ck_assert_status(ks_image_load(&image), KS_OK);
+    ck_assert_uint_eq(ks_checks_get(), KS_CHECK_SYNC | KS_CHECK_POINTERS);
+    unsigned long long y = fake.alloc(64, CU_MEMORYTYPE_DEVICE, 0);
+    ck_assert_status(launch(y, 0, 4), KS_OK);
+    ck_assert_int_eq(fake.calls("cuPointerGetAttributes"), 1);    /* y; v is NULL */
+    ck_assert_int_eq(fake.calls("cuStreamSynchronize"), 2);       /* before and after */
+}
+END_TEST
+
+START_TEST(environment_trace_path_turns_trace_on)
+{
+    char path[] = "/tmp/kstub-trace-XXXXXX";
+    int fd = mkstemp(path);
+    ck_assert_int_ge(fd, 0);
+    close(fd);
+    setenv("KSTUB_TRACE", path, 1);
+    ck_assert_status(ks_image_load(&image), KS_OK);
+    ck_assert_uint_eq(ks_checks_get(), KS_CHECK_TRACE);
+    unlink(path);
+}
+END_TEST
+
+START_TEST(unknown_word_fails_every_launch)
+{
+    setenv("KSTUB_CHECK", "sync,pointer", 1);
+    ck_assert_status(launch(0, 0, 4), KS_ERR_INVALID_VALUE);
+    ck_assert_message_has("KSTUB_CHECK names an unknown check 'pointer'");
+    ck_assert_int_eq(fake.launch_count(), 0);
+}
+END_TEST
+
+START_TEST(api_overrides_environment)
+{
+    unsigned bits = 99;
+    setenv("KSTUB_CHECK", "all", 1);
+    ck_assert_status(ks_checks_set(KS_CHECK_POINTERS), KS_OK);
+    ck_assert_status(ks_image_load(&image), KS_OK);
+    ck_assert_uint_eq(ks_checks_get(), KS_CHECK_POINTERS);
+    ck_assert_status(ks_checks_set(0x100), KS_ERR_INVALID_VALUE);
+    ck_assert_status(ks_checks_parse("nvtx,trace", &bits), KS_OK);
+    ck_assert_uint_eq(bits, KS_CHECK_NVTX | KS_CHECK_TRACE);
+    ck_assert_status(ks_checks_parse("all", &bits), KS_OK);
+    ck_assert_uint_eq(bits, KS_CHECK_ALL);
+    ck_assert_status(ks_checks_parse("", &bits), KS_OK);
+    ck_assert_uint_eq(bits, 0);
+    ck_assert_status(ks_checks_parse("sync,frob", &bits), KS_ERR_INVALID_VALUE);
+    ck_assert_message_has("'frob'");
+}
+END_TEST
+
+/* ---- pointers -------------------------------------------------------------------------------- */
+
+START_TEST(host_stack_pointer_refused)
+{
+    float stack_buffer[8];
+    ck_assert_status(ks_checks_set(KS_CHECK_POINTERS), KS_OK);
+    ck_assert_status(launch_at((uintptr_t)stack_buffer, 0, 8, "app.c", 42), KS_ERR_POINTER);
+    ck_assert_message_has("kernel 'axpy4': parameter y (float *): 0x");
+    ck_assert_message_has("is host stack memory, not device memory");
+    ck_assert_message_has("(launched at app.c:42)");
+    ck_assert_str_eq(ks_last_error()->file, "app.c");
+    ck_assert_int_eq(ks_last_error()->line, 42);
+    ck_assert_int_eq(fake.launch_count(), 0);
+}
+END_TEST
+
+START_TEST(host_heap_pointer_refused)
+{
+    float *heap = malloc(64);
+    ck_assert_status(ks_checks_set(KS_CHECK_POINTERS), KS_OK);
+    ck_assert_status(launch((uintptr_t)heap, 0, 8), KS_ERR_POINTER);
+    ck_assert_message_has("parameter y (float *)");
+    ck_assert_message_has("pageable host memory");
+    ck_assert_int_eq(fake.launch_count(), 0);
+    free(heap);
+}
+END_TEST
+
+START_TEST(freed_pointer_refused)
+{
+    ck_assert_status(ks_checks_set(KS_CHECK_POINTERS), KS_OK);
+    unsigned long long y = fake.alloc(64, CU_MEMORYTYPE_DEVICE, 0);
+    ck_assert_status(launch(y, 0, 8), KS_OK);
+    fake.free(y);
+    ck_assert_status(launch(y, 0, 8), KS_ERR_POINTER);
+    ck_assert_message_has("not a live CUDA allocation: freed device memory");
+    ck_assert_int_eq(fake.launch_count(), 1);
+}
+END_TEST
+
+START_TEST(misaligned_float4_refused)
+{
+    ck_assert_status(ks_checks_set(KS_CHECK_POINTERS), KS_OK);
+    unsigned long long v = fake.alloc(256, CU_MEMORYTYPE_DEVICE, 0);
+    ck_assert_status(launch(0, v + 16, 8), KS_OK);
+    ck_assert_status(launch(0, v + 4, 8), KS_ERR_POINTER);
+    ck_assert_message_has("parameter v (const float4 *)");
+    ck_assert_message_has("is not 16-byte aligned");
+    ck_assert_message_has("4 bytes past a boundary");
+}
+END_TEST
+
+START_TEST(less_than_one_element_refused)
+{
+    ck_assert_status(ks_checks_set(KS_CHECK_POINTERS), KS_OK);
+    unsigned long long y = fake.alloc(6, CU_MEMORYTYPE_DEVICE, 0);
+    ck_assert_status(launch(y, 0, 8), KS_OK);
+    ck_assert_status(launch(y + 4, 0, 8), KS_ERR_POINTER);   /* 2 bytes left, a float needs 4 */
+    ck_assert_message_has("parameter y (float *)");
+    ck_assert_message_has("has 2 bytes to the end of its allocation");
+    ck_assert_message_has("one element needs 4");
+}
+END_TEST
+
+START_TEST(other_device_memory_refused_unless_peer)
+{
+    ck_assert_status(ks_checks_set(KS_CHECK_POINTERS), KS_OK);
+    unsigned long long y = fake.alloc(64, CU_MEMORYTYPE_DEVICE, 1);
+    ck_assert_status(launch(y, 0, 8), KS_ERR_POINTER);
+    ck_assert_message_has("memory of device 1, which device 0");
+    fake.peer_access(1);
+    ck_assert_status(launch(y, 0, 8), KS_OK);
+}
+END_TEST
+
+START_TEST(managed_mapped_and_null_pass)
+{
+    ck_assert_status(ks_checks_set(KS_CHECK_POINTERS | KS_CHECK_EXTENTS), KS_OK);
+    unsigned long long m = fake.alloc(64, CU_MEMORYTYPE_UNIFIED, 0);
+    unsigned long long h = fake.alloc(64, CU_MEMORYTYPE_HOST, 0);
+    ck_assert_status(launch(m, 0, 16), KS_OK);
+    ck_assert_status(launch(h, 0, 16), KS_OK);
+    ck_assert_status(launch(0, 0, 16), KS_OK);
+    ck_assert_int_eq(fake.launch_count(), 3);
+}
+END_TEST
+
+/* ---- extents --------------------------------------------------------------------------------- */
+
+START_TEST(extent_one_element_short_refused)
+{
+    ck_assert_status(ks_checks_set(KS_CHECK_EXTENTS), KS_OK);
+    unsigned long long y = fake.alloc(999 * sizeof(float), CU_MEMORYTYPE_DEVICE, 0);
+    ck_assert_status(launch(y, 0, 999), KS_OK);
+    ck_assert_status(launch(y, 0, 1000), KS_ERR_EXTENT);
+    ck_assert_message_has("parameter y (float *)");
+    ck_assert_message_has("must hold n = 1000 elements (4000 bytes)");
+    ck_assert_message_has("(999 elements)");
+    ck_assert_status(launch(y, 0, -1), KS_ERR_EXTENT);
+    ck_assert_message_has("n = -1 is negative");
+    /* extents alone asks only about hinted pointers: v is not looked at */
+    unsigned long long v = fake.alloc(64, CU_MEMORYTYPE_DEVICE, 0);
+    ck_assert_status(launch(y, v + 4, 10), KS_OK);
+    ck_assert_int_eq(fake.launch_count(), 2);
+}
+END_TEST
+
+START_TEST(pointers_without_extents_ignore_hint)
+{
+    ck_assert_status(ks_checks_set(KS_CHECK_POINTERS), KS_OK);
+    unsigned long long y = fake.alloc(4 * sizeof(float), CU_MEMORYTYPE_DEVICE, 0);
+    ck_assert_status(launch(y, 0, 1000), KS_OK);
+}
+END_TEST
+
+/* ---- sync ------------------------------------------------------------------------------------ */
+
+START_TEST(sync_attributes_fault_to_its_launch)
+{
+    ck_assert_status(ks_checks_set(KS_CHECK_SYNC), KS_OK);
+    ck_assert_status(launch(0, 0, 8), KS_OK);
+    /* The next launch's wait after it (its second cuStreamSynchronize) reports the fault. */
+    fake.inject("cuStreamSynchronize", CUDA_ERROR_ILLEGAL_ADDRESS, 2);
+    ck_assert_status(launch_at(0, 0, 8, "main.c", 17), KS_ERR_FAULT);
+    ck_assert_message_has("kernel 'axpy4': faulted while running (grid (4, 1, 1), block (64, 1, 1), "
+                          "0 shared bytes, stream");
+    ck_assert_message_has("CUDA_ERROR_ILLEGAL_ADDRESS");
+    ck_assert_message_has("the CUDA context is now unusable");
+    ck_assert_message_has("(launched at main.c:17)");
+    ck_assert_str_eq(ks_last_error()->call, "cuStreamSynchronize");
+    ck_assert_int_eq(fake.launch_count(), 2);
+}
+END_TEST
+
+START_TEST(sync_blames_earlier_work_before_launching)
+{
+    ck_assert_status(ks_checks_set(KS_CHECK_SYNC), KS_OK);
+    fake.inject("cuStreamSynchronize", CUDA_ERROR_ILLEGAL_ADDRESS, 1);
+    ck_assert_status(launch(0, 0, 8), KS_ERR_FAULT);
+    ck_assert_message_has("not launched: earlier work on stream");
+    ck_assert_message_has("(not this kernel)");
+    ck_assert_int_eq(fake.launch_count(), 0);
+}
+END_TEST
+
+/* ---- nvtx ------------------------------------------------------------------------------------ */
+
+START_TEST(nvtx_range_named_after_kernel)
+{
+    setenv("NVTX_INJECTION64_PATH", NVTX_INJECT_PATH, 1);
+    void *inj = dlopen(NVTX_INJECT_PATH, RTLD_NOW | RTLD_GLOBAL);
+    ck_assert_msg(inj != NULL, "%s", dlerror());
+    int (*pushes)(void), (*pops)(void);
+    const char *(*name)(int);
+    control(&pushes, inj, "nvtx_inject_pushes");
+    control(&pops, inj, "nvtx_inject_pops");
+    control(&name, inj, "nvtx_inject_name");
+    ck_assert_status(launch(0, 0, 8), KS_OK);
+    ck_assert_int_eq(pushes(), 0);                  /* off: NVTX never called */
+    ck_assert_status(ks_checks_set(KS_CHECK_NVTX | KS_CHECK_POINTERS), KS_OK);
+    ck_assert_status(launch(0, 0, 8), KS_OK);
+    ck_assert_status(launch(12345, 0, 8), KS_ERR_POINTER);   /* a refusal closes its range too */
+    ck_assert_int_eq(pushes(), 2);
+    ck_assert_int_eq(pops(), 2);
+    ck_assert_str_eq(name(0), "axpy4");
+}
+END_TEST
+
+/* ---- trace ----------------------------------------------------------------------------------- */
+
+static void hex_bytes(const char *hex, unsigned char *out, size_t n)
+{
+    ck_assert_uint_eq(strlen(hex), 2 * n);
+    for (size_t i = 0; i < n; i++) {
+        unsigned b;
+        ck_assert_int_eq(sscanf(hex + 2 * i, "%2x", &b), 1);
+        out[i] = (unsigned char)b;
+    }
+}
+
+START_TEST(trace_of_three_launches_round_trips)
+{
+    char path[] = "/tmp/kstub-trace-XXXXXX";
+    int fd = mkstemp(path);
+    ck_assert_int_ge(fd, 0);
+    close(fd);
+    ck_assert_status(ks_trace_set_file(path), KS_OK);
+    ck_assert_status(ks_checks_set(KS_CHECK_TRACE | KS_CHECK_POINTERS), KS_OK);
+    unsigned long long y = fake.alloc(4096, CU_MEMORYTYPE_DEVICE, 0);
+    ck_assert_status(launch_at(y, 0, 7, "t.c", 1), KS_OK);
+    ck_assert_status(launch_at(y + 8, 0, -3, "t.c", 2), KS_OK);
+    ck_assert_status(launch_at(12345, 0, 9, "t.c", 3), KS_ERR_POINTER);
+    FILE *f = fopen(path, "r");
+    ck_assert_ptr_nonnull(f);
+    char line[8192];
+    int n = 0;
+    while (fgets(line, sizeof line, f)) {
+        json_error_t err;
+        json_t *j = json_loads(line, 0, &err);
+        ck_assert_msg(j != NULL, "line %d is not JSON (%s): %s", n + 1, err.text, line);
+        ck_assert_int_eq(json_integer_value(json_object_get(j, "seq")), n + 1);
+        ck_assert_str_eq(json_string_value(json_object_get(j, "kernel")), "axpy4");
+        ck_assert_str_eq(json_string_value(json_object_get(j, "symbol")), "axpy4");
+        ck_assert_int_eq(json_integer_value(json_array_get(json_object_get(j, "grid"), 0)), 4);
+        ck_assert_int_eq(json_integer_value(json_array_get(json_object_get(j, "block"), 0)), 64);
+        char site[16];
+        snprintf(site, sizeof site, "t.c:%d", n + 1);
+        ck_assert_str_eq(json_string_value(json_object_get(j, "site")), site);
+        ck_assert_str_eq(json_string_value(json_object_get(j, "status")),
+                         n == 2 ? "KS_ERR_POINTER" : "KS_OK");
+        /* Rebuild the argument buffer from the bytes and compare with what was passed. */
+        json_t *args = json_object_get(j, "args");
+        ck_assert_uint_eq(json_array_size(args), 5);
+        unsigned char buf[64] = {0};
+        for (size_t i = 0; i < 5; i++) {
+            json_t *a = json_array_get(args, i);
+            size_t off = (size_t)json_integer_value(json_object_get(a, "offset"));
+            size_t sz = (size_t)json_integer_value(json_object_get(a, "size"));
+            ck_assert_uint_eq(off, offs[i]);
+            hex_bytes(json_string_value(json_object_get(a, "bytes")), buf + off, sz);
+        }
+        unsigned long long want_y = n == 0 ? y : n == 1 ? y + 8 : 12345, got_y;
+        int want_n = n == 0 ? 7 : n == 1 ? -3 : 9, got_n;
+        double got_a;
+        memcpy(&got_y, buf, 8);
+        memcpy(&got_n, buf + 16, 4);
+        memcpy(&got_a, buf + 24, 8);
+        ck_assert_uint_eq(got_y, want_y);
+        ck_assert_int_eq(got_n, want_n);
+        ck_assert(got_a == 2.5);
+        ck_assert_int_eq(buf[32] + buf[33] + buf[34], 6);
+        ck_assert_int_eq(json_integer_value(json_object_get(json_array_get(args, 2), "value")), want_n);
+        ck_assert(json_real_value(json_object_get(json_array_get(args, 3), "value")) == 2.5);
+        char ptr[32];
+        snprintf(ptr, sizeof ptr, "0x%llx", want_y);
+        ck_assert_str_eq(json_string_value(json_object_get(json_array_get(args, 0), "pointer")), ptr);
+        json_decref(j);
+        n++;
+    }
+    fclose(f);
+    unlink(path);
+    ck_assert_int_eq(n, 3);
+}
+END_TEST
+
+START_TEST(trace_file_unopenable_refuses_launch)
+{
+    ck_assert_status(ks_trace_set_file("/nonexistent-dir/trace.jsonl"), KS_OK);
+    ck_assert_status(ks_checks_set(KS_CHECK_TRACE), KS_OK);
+    ck_assert_status(launch(0, 0, 1), KS_ERR_IO);
+    ck_assert_message_has("the trace file '/nonexistent-dir/trace.jsonl' cannot be opened");
+    ck_assert_int_eq(fake.launch_count(), 0);
+}
+END_TEST
+
+static Suite *checks_suite(void)
+{
+    Suite *s = suite_create("checks");
+    TCase *c = tcase_create("choice");
+    tcase_add_checked_fixture(c, setup, NULL);
+    tcase_add_test(c, off_by_default_costs_no_driver_call);
+    tcase_add_test(c, environment_chooses_checks);
+    tcase_add_test(c, environment_trace_path_turns_trace_on);
+    tcase_add_test(c, unknown_word_fails_every_launch);
+    tcase_add_test(c, api_overrides_environment);
+    suite_add_tcase(s, c);
+    c = tcase_create("pointers");
+    tcase_add_checked_fixture(c, setup, NULL);
+    tcase_add_test(c, host_stack_pointer_refused);
+    tcase_add_test(c, host_heap_pointer_refused);
+    tcase_add_test(c, freed_pointer_refused);
+    tcase_add_test(c, misaligned_float4_refused);
+    tcase_add_test(c, less_than_one_element_refused);
+    tcase_add_test(c, other_device_memory_refused_unless_peer);
+    tcase_add_test(c, managed_mapped_and_null_pass);
+    tcase_add_test(c, extent_one_element_short_refused);
+    tcase_add_test(c, pointers_without_extents_ignore_hint);
+    suite_add_tcase(s, c);
+    c = tcase_create("sync, nvtx, trace");
+    tcase_add_checked_fixture(c, setup, NULL);
+    tcase_add_test(c, sync_attributes_fault_to_its_launch);
+    tcase_add_test(c, sync_blames_earlier_work_before_launching);
+    tcase_add_test(c, nvtx_range_named_after_kernel);
+    tcase_add_test(c, trace_of_three_launches_round_trips);
+    tcase_add_test(c, trace_file_unopenable_refuses_launch);
+    suite_add_tcase(s, c);
+    return s;
+}
+
+int main(void)
+{
+    SRunner *sr = srunner_create(checks_suite());
+    srunner_set_fork_status(sr, CK_FORK);
+    srunner_run_all(sr, CK_NORMAL);
+    int failed = srunner_ntests_failed(sr);
+    srunner_free(sr);
+    return failed == 0 ? EXIT_SUCCESS : EXIT_FAILURE;
+}

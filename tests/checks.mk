@@ -1,0 +1,22 @@
+# tests/checks.mk — the run-time checks (issue 22) on the CPU: libkstub's
+# checked launches against the fake driver, NVTX through a small injection
+# library. Included from tests/tests.mk.
+#
+#   make check-checks    build and run build/tests/check_checks
+
+CK_CHECKS := $(B)/tests/check_checks
+CK_NVTX_INJECT := $(B)/tests/libnvtx_inject.so
+
+CHECK_TARGETS += check-checks
+.PHONY: check-checks
+check-checks: $(CK_CHECKS) $(RT_FAKE) $(CK_NVTX_INJECT)
+	$(CK_CHECKS)
+
+# An NVTX tool as Nsight would be: records the ranges it is told about.
+$(CK_NVTX_INJECT): tests/checks/nvtx_inject.c | $(B)/tests
+	$(CC) $(BASE_CFLAGS) -Werror $(CUDA_INC) -shared $< -o $@
+
+$(CK_CHECKS): tests/check_checks.c tests/fake_cuda.h runtime/kstub.h $(B)/lib/libkstub.a | $(B)/tests $(RT_FAKE)
+	$(CC) $(BASE_CFLAGS) -Werror $(CUDA_INC) -Iruntime -Itests \
+	    -DFAKE_CUDA_PATH='"$(abspath $(RT_FAKE))"' -DNVTX_INJECT_PATH='"$(abspath $(CK_NVTX_INJECT))"' \
+	    $< -o $@ $(B)/lib/libkstub.a $(CHECK_LIBS) -ljansson -ldl -lpthread
