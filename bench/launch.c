@@ -175,6 +175,21 @@ static int stub_attrs(int kernel, unsigned count)
     return stub_launch_with(kernel, count, l);
 }
 
+/* The stub with one run-time check on (issue 22): what each check costs per launch. */
+static int stub_checked(int kernel, unsigned count, unsigned check)
+{
+    if (ks_checks_set(check) != KS_OK)
+        return 1;
+    int rc = stub_user(kernel, count);
+    ks_checks_set(0);
+    return rc;
+}
+static int stub_check_sync(int kernel, unsigned count) { return stub_checked(kernel, count, KS_CHECK_SYNC); }
+static int stub_check_pointers(int kernel, unsigned count) { return stub_checked(kernel, count, KS_CHECK_POINTERS); }
+static int stub_check_extents(int kernel, unsigned count) { return stub_checked(kernel, count, KS_CHECK_EXTENTS); }
+static int stub_check_nvtx(int kernel, unsigned count) { return stub_checked(kernel, count, KS_CHECK_NVTX); }
+static int stub_check_trace(int kernel, unsigned count) { return stub_checked(kernel, count, KS_CHECK_TRACE); }
+
 static int rt_launch(int kernel, unsigned count)
 {
     if (kernel == K_ARGS)
@@ -201,6 +216,12 @@ static const variant variants[] = {
     {"kstub_default_stream", "kstub stub, default stream", stub_default, 0, 2},
     {"kstub_attrs", "kstub stub + ks_launch_attrs (priority, cuLaunchKernelEx)", stub_attrs, 0, 3},
     {"nvcc_triple_chevron", "nvcc <<<>>> (runtime API, user stream)", rt_launch, 1, -1},
+    /* Each run-time check on its own (KSTUB_CHECK); the trace goes to /dev/null (formatting and write). */
+    {"kstub_check_sync", "kstub stub, check sync (waits for each kernel)", stub_check_sync, 0, 1},
+    {"kstub_check_pointers", "kstub stub, check pointers", stub_check_pointers, 0, 1},
+    {"kstub_check_extents", "kstub stub, check extents (bench_args: y holds n)", stub_check_extents, 0, 1},
+    {"kstub_check_nvtx", "kstub stub, check nvtx (no tool attached)", stub_check_nvtx, 0, 1},
+    {"kstub_check_trace", "kstub stub, check trace (to /dev/null)", stub_check_trace, 0, 1},
 };
 enum { NVARIANTS = sizeof variants / sizeof variants[0] };
 
@@ -256,6 +277,7 @@ static void setup(FILE *meta)
         CU_CHECK(cu.LibraryGetKernel(&g.kn[k], lib, kernel_names[k]));
     }
     KS_CHECK(ks_image_load(&bench_kernels_kstub_image));
+    KS_CHECK(ks_trace_set_file("/dev/null"));
 
     CUdeviceptr dx, dy;
     CU_CHECK(cu.MemAlloc(&dx, NELEM * sizeof(float)));

@@ -417,6 +417,58 @@ START_TEST(skip_directive)
 }
 END_TEST
 
+/* kstub:extent hints: checked at generation time, recorded in the manifest
+ * and compiled into the descriptor. */
+START_TEST(extent_directive)
+{
+    make_tmpdir();
+    char path[128], *out;
+    snprintf(path, sizeof path, "%s/e.cu", tmpdir);
+    FILE *f = fopen(path, "w");
+    fputs("// kstub:extent(y, 2 * (n + 1) - m / 2)\n"
+          "__global__ void k(float *y, const float4 *v, int n, unsigned m, float a) {}\n", f);
+    fclose(f);
+    int rc = run(&out, "%s %s -o %s/e --manifest %s/e.json", kstub_bin(), path, tmpdir, tmpdir);
+    ck_assert_msg(rc == 0, "exit %d:\n%s", rc, out);
+    free(out);
+    char jpath[160], cpath[160];
+    snprintf(jpath, sizeof jpath, "%s/e.json", tmpdir);
+    snprintf(cpath, sizeof cpath, "%s/e.c", tmpdir);
+    char *json = ks_read_file(jpath, NULL), *c = ks_read_file(cpath, NULL);
+    ck_assert_msg(strstr(json, "\"extent\": \"2*(n+1)-m/2\"") != NULL, "%s", json);
+    ck_assert_msg(strstr(c, "{ KS_EXTENT_CONST, 2 },\n    { KS_EXTENT_PARAM, 2 },\n    { KS_EXTENT_CONST, 1 },\n"
+                            "    { KS_EXTENT_ADD, 0 },\n    { KS_EXTENT_MUL, 0 },\n    { KS_EXTENT_PARAM, 3 },\n"
+                            "    { KS_EXTENT_CONST, 2 },\n    { KS_EXTENT_DIV, 0 },\n    { KS_EXTENT_SUB, 0 },") != NULL,
+                  "%s", c);
+    ck_assert_msg(strstr(c, "KS_PARAM_POINTER, \"v\", \"const float4 *\",\n      sizeof(const float4), "
+                            "KS_ALIGNOF(const float4)") != NULL, "%s", c);
+    free(json);
+    free(c);
+    static const struct { const char *hint, *error; } bad[] = {
+        {"(q, n)", "kstub:extent: 'q' is not a parameter of kernel k"},
+        {"(n, m)", "kstub:extent: 'n' of kernel k is a int, not a pointer"},
+        {"(y, a)", "'a' is a float, not an integer parameter"},
+        {"(y, n +)", "expected an integer parameter, a number or '('"},
+        {"(y, zz)", "'zz' is not a parameter of k"},
+        {"y, n", "expected 'kstub:extent(POINTER, COUNT)'"},
+        {"(p, n)", "its element size is not known"},
+    };
+    for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
+        f = fopen(path, "w");
+        fprintf(f, "// kstub:extent%s\n__global__ void k(float *y, void *p, int n, unsigned m, float a) {}\n",
+                bad[i].hint);
+        fclose(f);
+        rc = run(&out, "%s %s -o %s/bad --manifest %s/bad.json", kstub_bin(), path, tmpdir, tmpdir);
+        ck_assert_msg(rc == 1 && strstr(out, ":1:4: error: ") && strstr(out, bad[i].error),
+                      "%s: exit %d:\n%s", bad[i].hint, rc, out);
+        free(out);
+        snprintf(jpath, sizeof jpath, "%s/bad.json", tmpdir);
+        ck_assert_msg(access(jpath, F_OK) != 0, "%s: a manifest was written", bad[i].hint);
+    }
+    remove_tmpdir();
+}
+END_TEST
+
 static int compile(char **out, int i, const char *file, const char *incdir);
 
 /* A template directory can restyle the mirrors: here a comment per field. */
@@ -595,6 +647,13 @@ static int compile(char **out, int i, const char *file, const char *incdir)
                "-o /dev/null", compilers[i].compiler, compilers[i].lang, cuda_path(), incdir, file);
 }
 
+/* As a user's default build: warnings stay warnings. */
+static int compile_lenient(char **out, int i, const char *file, const char *incdir)
+{
+    return run(out, "%s %s -Wall -Iruntime -I%s/include -I%s -c %s -o /dev/null", compilers[i].compiler,
+               compilers[i].lang, cuda_path(), incdir, file);
+}
+
 START_TEST(generated_code_compiles)
 {
     make_tmpdir();
@@ -654,6 +713,7 @@ static const char *const compile_fail_cases[] = {
     "wrong_struct_type.c", "wrong_vector_type.c", "enum_for_int.c", "half_for_float.c",
     "strict_wrong_enum.c", "strict_scalar_mismatch.c", "strict_double_for_float.c",
     "node_wrong_pointer_type.c", "strict_node_double_for_float.c",
+    "default_wrong_pointer_type.c", "default_node_int_pointer.c",
 };
 #define NFAILS (sizeof compile_fail_cases / sizeof compile_fail_cases[0])
 
@@ -671,11 +731,18 @@ START_TEST(wrong_calls_do_not_compile)
     snprintf(src, sizeof src, "tests/compile_fail/%s", compile_fail_cases[_i]);
     char *text = ks_read_file(src, NULL);
     ck_assert_ptr_nonnull(text);
-    char expect[64] = "", only[64] = "";
+    char expect[64] = "", only[64] = "", c_expect[128] = "";
     /* The text up to the comment's end: strict cases name kernel and parameter. */
     sscanf(text, "/* expect: %63[^*]", expect);
     for (size_t e = strlen(expect); e > 0 && expect[e - 1] == ' '; e--)
         expect[e - 1] = '\0';
+    const char *ce = strstr(text, "/* c-expect: ");
+    if (ce)
+        sscanf(ce, "/* c-expect: %127[^*]", c_expect);   /* what the C compilers' message says */
+    for (size_t e = strlen(c_expect); e > 0 && c_expect[e - 1] == ' '; e--)
+        c_expect[e - 1] = '\0';
+    /* no-werror: the error must come without -Werror (the default mode's pointer check) */
+    int no_werror = strstr(text, "/* no-werror") != NULL;
     const char *o = strstr(text, "/* only: ");
     if (o)
         sscanf(o, "/* only: %63[^*]", only);   /* e.g. "c11 c++17": strict mode needs C11 or C++ */
@@ -683,9 +750,12 @@ START_TEST(wrong_calls_do_not_compile)
     for (size_t c = 0; c < NCOMPILERS; c++) {
         if (*only && !strstr(only, strstr(compilers[c].lang, "-std=") + 5))
             continue;
-        rc = compile(&out, (int)c, src, tmpdir);
+        rc = no_werror ? compile_lenient(&out, (int)c, src, tmpdir) : compile(&out, (int)c, src, tmpdir);
         ck_assert_msg(rc != 0, "%s compiled with %s %s, but must not", src, compilers[c].compiler,
                       compilers[c].lang);
+        ck_assert_msg(!*c_expect || strstr(compilers[c].lang, "c++") || strstr(out, c_expect) != NULL,
+                      "%s with %s: the diagnostic does not say '%s':\n%s", src, compilers[c].compiler,
+                      c_expect, out);
         ck_assert_msg(strstr(out, expect) != NULL, "%s with %s: the diagnostic does not name "
                       "'%s':\n%s", src, compilers[c].compiler, expect, out);
         free(out);
@@ -902,6 +972,13 @@ START_TEST(strict_mode_accepts_exact_types)
                       compilers[c].compiler, out);
         free(out);
     }
+    /* The default mode's macro form accepts what C accepts, in every language. */
+    for (size_t c = 0; c < NCOMPILERS; c++) {
+        rc = compile(&out, (int)c, "tests/compile_ok/default_ok.c", tmpdir);
+        ck_assert_msg(rc == 0, "%s %s: the default mode rejects a call C accepts:\n%s",
+                      compilers[c].compiler, compilers[c].lang, out);
+        free(out);
+    }
     remove_tmpdir();
 }
 END_TEST
@@ -946,6 +1023,7 @@ static Suite *gen_suite(void)
     tcase_add_test(tc, refusal_messages_name_kernel_and_parameter);
     tcase_add_test(tc, internal_linkage_is_skipped_with_a_note);
     tcase_add_test(tc, skip_directive);
+    tcase_add_test(tc, extent_directive);
     tcase_add_test(tc, cli_missing_values_are_usage_errors);
     tcase_add_test(tc, body_errors_are_warnings);
     tcase_add_test(tc, errors_leave_existing_outputs_alone);

@@ -7,8 +7,9 @@
 #if defined(__GNUC__)
 #pragma GCC diagnostic ignored "-Wdeprecated-declarations"
 #endif
-/* These are the functions strict mode's macros wrap: never strict here. */
+/* These are the functions the header's macros wrap: never strict, no macros here. */
 #undef KSTUB_STRICT
+#define KSTUB_PLAIN_CALLS
 #include "bench_kernels.kstub.h"
 
 /* FATBIN image embedded from bench_kernels.fatbin (7944 bytes). The union keeps it
@@ -519,13 +520,22 @@ static const union {
 ks_image bench_kernels_kstub_image =
     KS_IMAGE_INIT("bench_kernels.cu", ks__image_data.bytes, 7944, KS_IMAGE_FATBIN);
 
-/* bench_args — bench_kernels.cu:17 */
+/* bench_args — bench_kernels.cu:18 */
+/* kstub:extent(y, n), in postfix order. */
+static const ks_extent_op ks__extent_bench_args_2[1] = {
+    { KS_EXTENT_PARAM, 3 },
+};
 static const ks_param_desc ks__params_bench_args[5] = {
-    { 0, 4, 4 }, /* a: float */
-    { 8, 8, 8 }, /* x: const float * */
-    { 16, 8, 8 }, /* y: float * */
-    { 24, 4, 4 }, /* n: int */
-    { 32, 8, 8 }, /* m: long long */
+    { 0, 4, 4, KS_PARAM_FLOAT, "a", "float",
+      0, 0, NULL, 0, NULL }, /* a: float */
+    { 8, 8, 8, KS_PARAM_POINTER, "x", "const float *",
+      sizeof(const float), KS_ALIGNOF(const float), NULL, 0, NULL }, /* x: const float * */
+    { 16, 8, 8, KS_PARAM_POINTER, "y", "float *",
+      sizeof(float), KS_ALIGNOF(float), "n", 1, ks__extent_bench_args_2 }, /* y: float * */
+    { 24, 4, 4, KS_PARAM_SIGNED, "n", "int",
+      0, 0, NULL, 0, NULL }, /* n: int */
+    { 32, 8, 8, KS_PARAM_SIGNED, "m", "long long",
+      0, 0, NULL, 0, NULL }, /* m: long long */
 };
 ks_kernel bench_args_kernel = KS_KERNEL_INIT(
     &bench_kernels_kstub_image, "bench_args", "bench_args", 5, ks__params_bench_args, 0);
@@ -547,6 +557,19 @@ ks_status bench_args(ks_launch    launch,
     return ks_kernel_launch(&bench_args_kernel, &launch, ks__args);
 }
 
+ks_status ks__bench_args_at(const char  *ks__file,
+                            int          ks__line,
+                            ks_launch    launch,
+                            float        a,
+                            const float *x,
+                            float       *y,
+                            int          n,
+                            long long    m)
+{
+    ks__pack_bench_args(ks__args);
+    return ks_kernel_launch_at(&bench_args_kernel, &launch, ks__args, ks__file, ks__line);
+}
+
 ks_status bench_args_n(size_t       n_items,
                        ks_stream    stream,
                        float        a,
@@ -557,6 +580,20 @@ ks_status bench_args_n(size_t       n_items,
 {
     ks__pack_bench_args(ks__args);
     return ks_kernel_launch_n(&bench_args_kernel, n_items, 0, stream, ks__args);
+}
+
+ks_status ks__bench_args_n_at(const char  *ks__file,
+                              int          ks__line,
+                              size_t       n_items,
+                              ks_stream    stream,
+                              float        a,
+                              const float *x,
+                              float       *y,
+                              int          n,
+                              long long    m)
+{
+    ks__pack_bench_args(ks__args);
+    return ks_kernel_launch_n_at(&bench_args_kernel, n_items, 0, stream, ks__args, ks__file, ks__line);
 }
 
 ks_status bench_args_node(ks_graph             ks__graph,
@@ -587,10 +624,12 @@ ks_status bench_args_node_set(ks_graph_exec        ks__exec,
     return ks_kernel_node_set(&bench_args_kernel, ks__exec, ks__node, &launch, ks__args);
 }
 
-/* bench_struct — bench_kernels.cu:25 */
+/* bench_struct — bench_kernels.cu:26 */
 static const ks_param_desc ks__params_bench_struct[2] = {
-    { 0, 24, 8 }, /* p: BenchParams */
-    { 24, 8, 8 }, /* y: float * */
+    { 0, 24, 8, KS_PARAM_BYTES, "p", "BenchParams",
+      0, 0, NULL, 0, NULL }, /* p: BenchParams */
+    { 24, 8, 8, KS_PARAM_POINTER, "y", "float *",
+      sizeof(float), KS_ALIGNOF(float), NULL, 0, NULL }, /* y: float * */
 };
 ks_kernel bench_struct_kernel = KS_KERNEL_INIT(
     &bench_kernels_kstub_image, "bench_struct", "bench_struct", 2, ks__params_bench_struct, 0);
@@ -609,6 +648,16 @@ ks_status bench_struct(ks_launch          launch,
     return ks_kernel_launch(&bench_struct_kernel, &launch, ks__args);
 }
 
+ks_status ks__bench_struct_at(const char        *ks__file,
+                              int                ks__line,
+                              ks_launch          launch,
+                              struct BenchParams p,
+                              float             *y)
+{
+    ks__pack_bench_struct(ks__args);
+    return ks_kernel_launch_at(&bench_struct_kernel, &launch, ks__args, ks__file, ks__line);
+}
+
 ks_status bench_struct_n(size_t             n_items,
                          ks_stream          stream,
                          struct BenchParams p,
@@ -616,6 +665,17 @@ ks_status bench_struct_n(size_t             n_items,
 {
     ks__pack_bench_struct(ks__args);
     return ks_kernel_launch_n(&bench_struct_kernel, n_items, 0, stream, ks__args);
+}
+
+ks_status ks__bench_struct_n_at(const char        *ks__file,
+                                int                ks__line,
+                                size_t             n_items,
+                                ks_stream          stream,
+                                struct BenchParams p,
+                                float             *y)
+{
+    ks__pack_bench_struct(ks__args);
+    return ks_kernel_launch_n_at(&bench_struct_kernel, n_items, 0, stream, ks__args, ks__file, ks__line);
 }
 
 ks_status bench_struct_node(ks_graph             ks__graph,
@@ -640,19 +700,34 @@ ks_status bench_struct_node_set(ks_graph_exec        ks__exec,
     return ks_kernel_node_set(&bench_struct_kernel, ks__exec, ks__node, &launch, ks__args);
 }
 
-/* bench_empty — bench_kernels.cu:33 */
+/* bench_empty — bench_kernels.cu:34 */
 ks_kernel bench_empty_kernel = KS_KERNEL_INIT(
     &bench_kernels_kstub_image, "bench_empty", "bench_empty", 0, NULL, 0);
 
-ks_status bench_empty(ks_launch launch)
+ks_status bench_empty(ks_launch   launch)
 {
     return ks_kernel_launch(&bench_empty_kernel, &launch, NULL);
 }
 
-ks_status bench_empty_n(size_t    n_items,
-                        ks_stream stream)
+ks_status ks__bench_empty_at(const char *ks__file,
+                             int         ks__line,
+                             ks_launch   launch)
+{
+    return ks_kernel_launch_at(&bench_empty_kernel, &launch, NULL, ks__file, ks__line);
+}
+
+ks_status bench_empty_n(size_t      n_items,
+                        ks_stream   stream)
 {
     return ks_kernel_launch_n(&bench_empty_kernel, n_items, 0, stream, NULL);
+}
+
+ks_status ks__bench_empty_n_at(const char *ks__file,
+                               int         ks__line,
+                               size_t      n_items,
+                               ks_stream   stream)
+{
+    return ks_kernel_launch_n_at(&bench_empty_kernel, n_items, 0, stream, NULL, ks__file, ks__line);
 }
 
 ks_status bench_empty_node(ks_graph             ks__graph,

@@ -58,7 +58,7 @@ extern ks_image bench_kernels_kstub_image;
  * ks_launch_config_1d, ks_kernel_resolve (load early). */
 extern ks_kernel bench_args_kernel;
 
-/* bench_args — bench_kernels.cu:17
+/* bench_args — bench_kernels.cu:18
  *   __global__ void bench_args(float a, const float * x, float * y, int n, long long m)
  */
 ks_status bench_args(ks_launch    launch,
@@ -77,6 +77,25 @@ ks_status bench_args_n(size_t       n_items,
                        float       *y,
                        int          n,
                        long long    m);
+
+/* What the macro form (below) calls: the same, with the caller's file and line. */
+ks_status ks__bench_args_at(const char  *ks__file,
+                            int          ks__line,
+                            ks_launch    launch,
+                            float        a,
+                            const float *x,
+                            float       *y,
+                            int          n,
+                            long long    m);
+ks_status ks__bench_args_n_at(const char  *ks__file,
+                              int          ks__line,
+                              size_t       n_items,
+                              ks_stream    stream,
+                              float        a,
+                              const float *x,
+                              float       *y,
+                              int          n,
+                              long long    m);
 
 /* The same launch as a kernel node of a CUDA graph: added to ks__graph after
  * the ks__ndeps nodes at ks__deps (NULL, 0: a root), *ks__node receives it.
@@ -111,7 +130,7 @@ ks_status bench_args_node_set(ks_graph_exec        ks__exec,
  * ks_launch_config_1d, ks_kernel_resolve (load early). */
 extern ks_kernel bench_struct_kernel;
 
-/* bench_struct — bench_kernels.cu:25
+/* bench_struct — bench_kernels.cu:26
  *   __global__ void bench_struct(BenchParams p, float * y)
  */
 ks_status bench_struct(ks_launch          launch,
@@ -124,6 +143,19 @@ ks_status bench_struct_n(size_t             n_items,
                          ks_stream          stream,
                          struct BenchParams p,
                          float             *y);
+
+/* What the macro form (below) calls: the same, with the caller's file and line. */
+ks_status ks__bench_struct_at(const char        *ks__file,
+                              int                ks__line,
+                              ks_launch          launch,
+                              struct BenchParams p,
+                              float             *y);
+ks_status ks__bench_struct_n_at(const char        *ks__file,
+                                int                ks__line,
+                                size_t             n_items,
+                                ks_stream          stream,
+                                struct BenchParams p,
+                                float             *y);
 
 /* The same launch as a kernel node of a CUDA graph: added to ks__graph after
  * the ks__ndeps nodes at ks__deps (NULL, 0: a root), *ks__node receives it.
@@ -152,15 +184,24 @@ ks_status bench_struct_node_set(ks_graph_exec        ks__exec,
  * ks_launch_config_1d, ks_kernel_resolve (load early). */
 extern ks_kernel bench_empty_kernel;
 
-/* bench_empty — bench_kernels.cu:33
+/* bench_empty — bench_kernels.cu:34
  *   __global__ void bench_empty()
  */
-ks_status bench_empty(ks_launch launch);
+ks_status bench_empty(ks_launch   launch);
 
 /* The same over n_items threads (1-D), with the block size the occupancy
  * calculator picks for this kernel; nothing is launched when n_items is 0. */
-ks_status bench_empty_n(size_t    n_items,
-                        ks_stream stream);
+ks_status bench_empty_n(size_t      n_items,
+                        ks_stream   stream);
+
+/* What the macro form (below) calls: the same, with the caller's file and line. */
+ks_status ks__bench_empty_at(const char *ks__file,
+                             int         ks__line,
+                             ks_launch   launch);
+ks_status ks__bench_empty_n_at(const char *ks__file,
+                               int         ks__line,
+                               size_t      n_items,
+                               ks_stream   stream);
 
 /* The same launch as a kernel node of a CUDA graph: added to ks__graph after
  * the ks__ndeps nodes at ks__deps (NULL, 0: a root), *ks__node receives it.
@@ -179,81 +220,92 @@ ks_status bench_empty_node_set(ks_graph_exec        ks__exec,
                                ks_graph_node        ks__node,
                                ks_launch            launch);
 
-#if defined(KSTUB_STRICT) && !defined(__cplusplus)
-/* Strict mode: an argument of any other type than its parameter's (bar an
- * added const on a pointee) is a compile error naming kernel and parameter. */
+#if !defined(__cplusplus) && !defined(KSTUB_PLAIN_CALLS)
+/* The macro form of each stub, in C. It hands the caller's file and line to
+ * the run-time checks' messages (ks_checks_set, KSTUB_CHECK) and checks each
+ * argument where it is written (C11): a pointer of another type than its
+ * parameter's is a compile error naming kernel and parameter (the same type
+ * with const added, void * and NULL pass, as C allows); in strict mode
+ * (KSTUB_STRICT) every argument must have exactly its parameter's type, bar
+ * an added const on a pointee. (name)(...) calls the function unchecked;
+ * KSTUB_PLAIN_CALLS leaves the macros out. Wrap a compound literal argument
+ * in parentheses: its commas would split it. */
 #define bench_args(launch, a, x, y, n, m) \
-    (bench_args)(launch, \
-        KS_STRICT_ARG(a, _Generic((a), float: 1, default: 0), \
-                      "kernel bench_args, parameter a needs exactly float"), \
-        KS_STRICT_ARG(x, _Generic((x), const float *: 1, float *: 1, default: 0), \
-                      "kernel bench_args, parameter x needs exactly const float *"), \
-        KS_STRICT_ARG(y, _Generic((y), float *: 1, default: 0), \
-                      "kernel bench_args, parameter y needs exactly float *"), \
-        KS_STRICT_ARG(n, _Generic((n), int: 1, default: 0), \
-                      "kernel bench_args, parameter n needs exactly int"), \
-        KS_STRICT_ARG(m, _Generic((m), long long: 1, default: 0), \
-                      "kernel bench_args, parameter m needs exactly long long"))
+    ks__bench_args_at(__FILE__, __LINE__, launch, \
+        KS_ARG_VALUE(a, _Generic((a), float: 1, default: 0), "kernel bench_args, parameter a needs exactly float"), \
+        KS_ARG_POINTER(x, _Generic((x), const float *: 1, float *: 1, default: 0), \
+            _Generic((x), const float *: 1, float *: 1, void *: 1, const void *: 1, default: 0), \
+            "kernel bench_args, parameter x needs exactly const float *", "kernel bench_args, parameter x needs const float *, not another pointer type"), \
+        KS_ARG_POINTER(y, _Generic((y), float *: 1, default: 0), \
+            _Generic((y), float *: 1, void *: 1, default: 0), \
+            "kernel bench_args, parameter y needs exactly float *", "kernel bench_args, parameter y needs float *, not another pointer type"), \
+        KS_ARG_VALUE(n, _Generic((n), int: 1, default: 0), "kernel bench_args, parameter n needs exactly int"), \
+        KS_ARG_VALUE(m, _Generic((m), long long: 1, default: 0), "kernel bench_args, parameter m needs exactly long long"))
 #define bench_args_n(n_items, stream, a, x, y, n, m) \
-    (bench_args_n)(n_items, stream, \
-        KS_STRICT_ARG(a, _Generic((a), float: 1, default: 0), \
-                      "kernel bench_args, parameter a needs exactly float"), \
-        KS_STRICT_ARG(x, _Generic((x), const float *: 1, float *: 1, default: 0), \
-                      "kernel bench_args, parameter x needs exactly const float *"), \
-        KS_STRICT_ARG(y, _Generic((y), float *: 1, default: 0), \
-                      "kernel bench_args, parameter y needs exactly float *"), \
-        KS_STRICT_ARG(n, _Generic((n), int: 1, default: 0), \
-                      "kernel bench_args, parameter n needs exactly int"), \
-        KS_STRICT_ARG(m, _Generic((m), long long: 1, default: 0), \
-                      "kernel bench_args, parameter m needs exactly long long"))
+    ks__bench_args_n_at(__FILE__, __LINE__, n_items, stream, \
+        KS_ARG_VALUE(a, _Generic((a), float: 1, default: 0), "kernel bench_args, parameter a needs exactly float"), \
+        KS_ARG_POINTER(x, _Generic((x), const float *: 1, float *: 1, default: 0), \
+            _Generic((x), const float *: 1, float *: 1, void *: 1, const void *: 1, default: 0), \
+            "kernel bench_args, parameter x needs exactly const float *", "kernel bench_args, parameter x needs const float *, not another pointer type"), \
+        KS_ARG_POINTER(y, _Generic((y), float *: 1, default: 0), \
+            _Generic((y), float *: 1, void *: 1, default: 0), \
+            "kernel bench_args, parameter y needs exactly float *", "kernel bench_args, parameter y needs float *, not another pointer type"), \
+        KS_ARG_VALUE(n, _Generic((n), int: 1, default: 0), "kernel bench_args, parameter n needs exactly int"), \
+        KS_ARG_VALUE(m, _Generic((m), long long: 1, default: 0), "kernel bench_args, parameter m needs exactly long long"))
 #define bench_args_node(ks__graph, ks__deps, ks__ndeps, ks__node, launch, a, x, y, n, m) \
     (bench_args_node)(ks__graph, ks__deps, ks__ndeps, ks__node, launch, \
-        KS_STRICT_ARG(a, _Generic((a), float: 1, default: 0), \
-                      "kernel bench_args, parameter a needs exactly float"), \
-        KS_STRICT_ARG(x, _Generic((x), const float *: 1, float *: 1, default: 0), \
-                      "kernel bench_args, parameter x needs exactly const float *"), \
-        KS_STRICT_ARG(y, _Generic((y), float *: 1, default: 0), \
-                      "kernel bench_args, parameter y needs exactly float *"), \
-        KS_STRICT_ARG(n, _Generic((n), int: 1, default: 0), \
-                      "kernel bench_args, parameter n needs exactly int"), \
-        KS_STRICT_ARG(m, _Generic((m), long long: 1, default: 0), \
-                      "kernel bench_args, parameter m needs exactly long long"))
+        KS_ARG_VALUE(a, _Generic((a), float: 1, default: 0), "kernel bench_args, parameter a needs exactly float"), \
+        KS_ARG_POINTER(x, _Generic((x), const float *: 1, float *: 1, default: 0), \
+            _Generic((x), const float *: 1, float *: 1, void *: 1, const void *: 1, default: 0), \
+            "kernel bench_args, parameter x needs exactly const float *", "kernel bench_args, parameter x needs const float *, not another pointer type"), \
+        KS_ARG_POINTER(y, _Generic((y), float *: 1, default: 0), \
+            _Generic((y), float *: 1, void *: 1, default: 0), \
+            "kernel bench_args, parameter y needs exactly float *", "kernel bench_args, parameter y needs float *, not another pointer type"), \
+        KS_ARG_VALUE(n, _Generic((n), int: 1, default: 0), "kernel bench_args, parameter n needs exactly int"), \
+        KS_ARG_VALUE(m, _Generic((m), long long: 1, default: 0), "kernel bench_args, parameter m needs exactly long long"))
 #define bench_args_node_set(ks__exec, ks__node, launch, a, x, y, n, m) \
     (bench_args_node_set)(ks__exec, ks__node, launch, \
-        KS_STRICT_ARG(a, _Generic((a), float: 1, default: 0), \
-                      "kernel bench_args, parameter a needs exactly float"), \
-        KS_STRICT_ARG(x, _Generic((x), const float *: 1, float *: 1, default: 0), \
-                      "kernel bench_args, parameter x needs exactly const float *"), \
-        KS_STRICT_ARG(y, _Generic((y), float *: 1, default: 0), \
-                      "kernel bench_args, parameter y needs exactly float *"), \
-        KS_STRICT_ARG(n, _Generic((n), int: 1, default: 0), \
-                      "kernel bench_args, parameter n needs exactly int"), \
-        KS_STRICT_ARG(m, _Generic((m), long long: 1, default: 0), \
-                      "kernel bench_args, parameter m needs exactly long long"))
+        KS_ARG_VALUE(a, _Generic((a), float: 1, default: 0), "kernel bench_args, parameter a needs exactly float"), \
+        KS_ARG_POINTER(x, _Generic((x), const float *: 1, float *: 1, default: 0), \
+            _Generic((x), const float *: 1, float *: 1, void *: 1, const void *: 1, default: 0), \
+            "kernel bench_args, parameter x needs exactly const float *", "kernel bench_args, parameter x needs const float *, not another pointer type"), \
+        KS_ARG_POINTER(y, _Generic((y), float *: 1, default: 0), \
+            _Generic((y), float *: 1, void *: 1, default: 0), \
+            "kernel bench_args, parameter y needs exactly float *", "kernel bench_args, parameter y needs float *, not another pointer type"), \
+        KS_ARG_VALUE(n, _Generic((n), int: 1, default: 0), "kernel bench_args, parameter n needs exactly int"), \
+        KS_ARG_VALUE(m, _Generic((m), long long: 1, default: 0), "kernel bench_args, parameter m needs exactly long long"))
 #define bench_struct(launch, p, y) \
-    (bench_struct)(launch, \
-        KS_STRICT_ARG(p, _Generic((p), struct BenchParams: 1, default: 0), \
-                      "kernel bench_struct, parameter p needs exactly struct BenchParams"), \
-        KS_STRICT_ARG(y, _Generic((y), float *: 1, default: 0), \
-                      "kernel bench_struct, parameter y needs exactly float *"))
+    ks__bench_struct_at(__FILE__, __LINE__, launch, \
+        KS_ARG_VALUE(p, _Generic((p), struct BenchParams: 1, default: 0), "kernel bench_struct, parameter p needs exactly struct BenchParams"), \
+        KS_ARG_POINTER(y, _Generic((y), float *: 1, default: 0), \
+            _Generic((y), float *: 1, void *: 1, default: 0), \
+            "kernel bench_struct, parameter y needs exactly float *", "kernel bench_struct, parameter y needs float *, not another pointer type"))
 #define bench_struct_n(n_items, stream, p, y) \
-    (bench_struct_n)(n_items, stream, \
-        KS_STRICT_ARG(p, _Generic((p), struct BenchParams: 1, default: 0), \
-                      "kernel bench_struct, parameter p needs exactly struct BenchParams"), \
-        KS_STRICT_ARG(y, _Generic((y), float *: 1, default: 0), \
-                      "kernel bench_struct, parameter y needs exactly float *"))
+    ks__bench_struct_n_at(__FILE__, __LINE__, n_items, stream, \
+        KS_ARG_VALUE(p, _Generic((p), struct BenchParams: 1, default: 0), "kernel bench_struct, parameter p needs exactly struct BenchParams"), \
+        KS_ARG_POINTER(y, _Generic((y), float *: 1, default: 0), \
+            _Generic((y), float *: 1, void *: 1, default: 0), \
+            "kernel bench_struct, parameter y needs exactly float *", "kernel bench_struct, parameter y needs float *, not another pointer type"))
 #define bench_struct_node(ks__graph, ks__deps, ks__ndeps, ks__node, launch, p, y) \
     (bench_struct_node)(ks__graph, ks__deps, ks__ndeps, ks__node, launch, \
-        KS_STRICT_ARG(p, _Generic((p), struct BenchParams: 1, default: 0), \
-                      "kernel bench_struct, parameter p needs exactly struct BenchParams"), \
-        KS_STRICT_ARG(y, _Generic((y), float *: 1, default: 0), \
-                      "kernel bench_struct, parameter y needs exactly float *"))
+        KS_ARG_VALUE(p, _Generic((p), struct BenchParams: 1, default: 0), "kernel bench_struct, parameter p needs exactly struct BenchParams"), \
+        KS_ARG_POINTER(y, _Generic((y), float *: 1, default: 0), \
+            _Generic((y), float *: 1, void *: 1, default: 0), \
+            "kernel bench_struct, parameter y needs exactly float *", "kernel bench_struct, parameter y needs float *, not another pointer type"))
 #define bench_struct_node_set(ks__exec, ks__node, launch, p, y) \
     (bench_struct_node_set)(ks__exec, ks__node, launch, \
-        KS_STRICT_ARG(p, _Generic((p), struct BenchParams: 1, default: 0), \
-                      "kernel bench_struct, parameter p needs exactly struct BenchParams"), \
-        KS_STRICT_ARG(y, _Generic((y), float *: 1, default: 0), \
-                      "kernel bench_struct, parameter y needs exactly float *"))
+        KS_ARG_VALUE(p, _Generic((p), struct BenchParams: 1, default: 0), "kernel bench_struct, parameter p needs exactly struct BenchParams"), \
+        KS_ARG_POINTER(y, _Generic((y), float *: 1, default: 0), \
+            _Generic((y), float *: 1, void *: 1, default: 0), \
+            "kernel bench_struct, parameter y needs exactly float *", "kernel bench_struct, parameter y needs float *, not another pointer type"))
+#define bench_empty(launch) \
+    ks__bench_empty_at(__FILE__, __LINE__, launch)
+#define bench_empty_n(n_items, stream) \
+    ks__bench_empty_n_at(__FILE__, __LINE__, n_items, stream)
+#define bench_empty_node(ks__graph, ks__deps, ks__ndeps, ks__node, launch) \
+    (bench_empty_node)(ks__graph, ks__deps, ks__ndeps, ks__node, launch)
+#define bench_empty_node_set(ks__exec, ks__node, launch) \
+    (bench_empty_node_set)(ks__exec, ks__node, launch)
 #endif
 
 #ifdef __cplusplus

@@ -14,6 +14,7 @@ struct BenchParams {
 };
 
 // A few scalar and pointer arguments.
+// kstub:extent(y, n)
 extern "C" __global__ void bench_args(float a, const float *x, float *y, int n, long long m)
 {
     int i = blockIdx.x * blockDim.x + threadIdx.x;

@@ -1,0 +1,11 @@
+/* expect: saxpy_node */
+/* c-expect: kernel saxpy, parameter y needs float *, not another pointer type */
+/* only: c11 c++17 */
+/* no-werror: the default mode's error, without -Werror and without KSTUB_STRICT */
+#include "vector_ops.kstub.h"
+void call(ks_graph g, const float *x, int *y, size_t n);
+void call(ks_graph g, const float *x, int *y, size_t n)
+{
+    ks_graph_node node;
+    (void)saxpy_node(g, NULL, 0, &node, ks_launch_1d(1, 32), 2.0f, x, y, n); /* int * for float * */
+}

@@ -1,0 +1,22 @@
+/* Outside strict mode the macro form accepts what C converts without a
+ * diagnostic: the exact pointer type, const added, void *, NULL, arrays; and
+ * scalars convert as C converts them. Compiled with -Werror as C99, C11 and C++17. */
+#include <stdlib.h>
+#include "vector_ops.kstub.h"
+void call(float *x, const float *cx, float *y, void *v, const void *cv, int n);
+void call(float *x, const float *cx, float *y, void *v, const void *cv, int n)
+{
+    float arr[32];
+    (void)saxpy(ks_launch_1d(1, 32), 2, x, y, (size_t)n);
+    (void)saxpy(ks_launch_1d(1, 32), 2.0f, cx, y, 32u);
+    (void)saxpy(ks_launch_1d(1, 32), 2.0f, arr, arr, 32);
+    (void)saxpy(ks_launch_1d(1, 32), 2.0f, NULL, y, 32);
+    (void)saxpy_n(32, NULL, 2.0f, x, y, 32);
+#ifndef __cplusplus
+    (void)saxpy(ks_launch_1d(1, 32), 2.0f, cv, v, 32);
+    (void)saxpy(ks_launch_1d(1, 32), 2.0f, v, malloc(128), 32);
+    (void)(saxpy)(ks_launch_1d(1, 32), 2.0f, x, y, 32);       /* the function itself */
+#else
+    (void)cv, (void)v;
+#endif
+}
