@@ -450,7 +450,7 @@ START_TEST(extent_directive)
         {"(y, a)", "'a' is a float, not an integer parameter"},
         {"(y, n +)", "expected an integer parameter, a number or '('"},
         {"(y, zz)", "'zz' is not a parameter of k"},
-        {"y, n", "expected 'kstub:extent(POINTER, COUNT)'"},
+        {" y, n", "expected 'kstub:extent(POINTER, COUNT)'"},
         {"(p, n)", "its element size is not known"},
     };
     for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {

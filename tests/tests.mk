@@ -16,6 +16,7 @@ CHECK_TARGETS :=
 -include tests/abi.mk
 -include tests/gpu.mk
 -include tests/gpu_runtime.mk
+-include tests/gpu_check.mk
 -include tests/drift.mk
 -include tests/compdb.mk
 -include tests/names.mk

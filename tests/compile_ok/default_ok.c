@@ -6,10 +6,10 @@
 void call(float *x, const float *cx, float *y, void *v, const void *cv, int n);
 void call(float *x, const float *cx, float *y, void *v, const void *cv, int n)
 {
-    float arr[32];
+    float arr[32], out[32];
     (void)saxpy(ks_launch_1d(1, 32), 2, x, y, (size_t)n);
     (void)saxpy(ks_launch_1d(1, 32), 2.0f, cx, y, 32u);
-    (void)saxpy(ks_launch_1d(1, 32), 2.0f, arr, arr, 32);
+    (void)saxpy(ks_launch_1d(1, 32), 2.0f, arr, out, 32);
     (void)saxpy(ks_launch_1d(1, 32), 2.0f, NULL, y, 32);
     (void)saxpy_n(32, NULL, 2.0f, x, y, 32);
 #ifndef __cplusplus

@@ -1,0 +1,238 @@
+/*
+ * check_checks_gpu.c — the run-time checks (issue 22) on a real GPU: a
+ * kernel writing out of bounds is named by the sync check as the one that
+ * faulted; a host pointer, a freed pointer, a misaligned float4 * and a
+ * buffer one element short under extents are each refused before the
+ * launch; an NVTX range named after the kernel reaches an NVTX tool (the
+ * injection library of the CPU suite); the trace of three launches reads
+ * back. Each case runs in a child process (a sticky fault ends a context;
+ * the checks are chosen once per process). Hand-written descriptors: no
+ * generator needed on the GPU machine. Without a driver it says so and passes.
+ */
+#include <dlfcn.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/wait.h>
+#include <unistd.h>
+#include <cuda.h>
+
+#include "kstub.h"
+
+#ifndef CK_FATBIN
+#define CK_FATBIN "build/tests/gpu_checks/check_kernels.fatbin"
+#endif
+#ifndef NVTX_INJECT_PATH
+#define NVTX_INJECT_PATH "build/tests/libnvtx_inject.so"
+#endif
+
+static ks_image image = KS_IMAGE_INIT("check_kernels.cu", NULL, 0, KS_IMAGE_NONE);
+static const ks_extent_op n_extent[] = {{KS_EXTENT_PARAM, 1}};
+static const ks_param_desc oob_p[] = {
+    {0, 8, 8, KS_PARAM_POINTER, "y", "float *", 4, 4, NULL, 0, NULL},
+    {8, 4, 4, KS_PARAM_SIGNED, "n", "int", 0, 0, NULL, 0, NULL},
+};
+static const ks_param_desc scale_p[] = {
+    {0, 8, 8, KS_PARAM_POINTER, "y", "float *", 4, 4, "n", 1, n_extent},
+    {8, 4, 4, KS_PARAM_SIGNED, "n", "int", 0, 0, NULL, 0, NULL},
+};
+static const ks_param_desc fill4_p[] = {
+    {0, 8, 8, KS_PARAM_POINTER, "v", "float4 *", 16, 16, NULL, 0, NULL},
+    {8, 4, 4, KS_PARAM_SIGNED, "n", "int", 0, 0, NULL, 0, NULL},
+};
+static ks_kernel oob_write = KS_KERNEL_INIT(&image, "oob_write", "oob_write", 2, oob_p, 0);
+static ks_kernel scale = KS_KERNEL_INIT(&image, "scale", "scale", 2, scale_p, 0);
+static ks_kernel fill4 = KS_KERNEL_INIT(&image, "fill4", "fill4", 2, fill4_p, 0);
+
+static CUresult (*mem_alloc)(CUdeviceptr *, size_t);
+static CUresult (*mem_free)(CUdeviceptr);
+
+static int failures;
+#define EXPECT(cond, ...)                                                     \
+    do {                                                                      \
+        if (!(cond)) {                                                        \
+            fprintf(stderr, "  FAIL line %d: ", __LINE__);                    \
+            fprintf(stderr, __VA_ARGS__);                                     \
+            fprintf(stderr, "\n");                                            \
+            failures++;                                                       \
+        }                                                                     \
+    } while (0)
+#define EXPECT_STATUS(call, want)                                             \
+    do {                                                                      \
+        ks_status s_ = (call);                                                \
+        EXPECT(s_ == (want), "%s: got %s, want %s: %s", #call, ks_status_name(s_), \
+               ks_status_name(want), ks_last_error_message());                \
+        printf("  %s -> %s: %s\n", #call, ks_status_name(s_), s_ ? ks_last_error_message() : "ok"); \
+    } while (0)
+#define HAS(text) EXPECT(strstr(ks_last_error_message(), (text)) != NULL, "message lacks \"%s\"", (text))
+
+static ks_status run(ks_kernel *k, unsigned long long ptr, int n, int line)
+{
+    void *args[2] = {&ptr, &n};
+    ks_launch l = ks_launch_1d(1, 32);
+    return ks_kernel_launch_at(k, &l, args, "check_checks_gpu.c", line);
+}
+
+static unsigned long long alloc(size_t bytes)
+{
+    CUdeviceptr p = 0;
+    if (mem_alloc(&p, bytes) != CUDA_SUCCESS)
+        return 0;
+    return (unsigned long long)p;
+}
+
+static void sync_names_the_faulting_kernel(void)
+{
+    ks_checks_set(KS_CHECK_SYNC);
+    unsigned long long y = alloc(4096);
+    EXPECT_STATUS(run(&scale, y, 32, __LINE__), KS_OK);
+    EXPECT_STATUS(run(&oob_write, y, 32, 77), KS_ERR_FAULT);
+    HAS("kernel 'oob_write': faulted while running (grid (1, 1, 1), block (32, 1, 1)");
+    HAS("CUDA_ERROR_ILLEGAL_ADDRESS");
+    HAS("the CUDA context is now unusable");
+    HAS("(launched at check_checks_gpu.c:77)");
+}
+
+static void host_pointer_refused(void)
+{
+    float stack[64];
+    ks_checks_set(KS_CHECK_POINTERS);
+    EXPECT_STATUS(run(&scale, (uintptr_t)stack, 64, __LINE__), KS_ERR_POINTER);
+    HAS("parameter y (float *): 0x");
+    HAS("host stack memory, not device memory");
+    float *heap = malloc(256);
+    EXPECT_STATUS(run(&scale, (uintptr_t)heap, 64, __LINE__), KS_ERR_POINTER);
+    HAS("pageable host memory");
+    free(heap);
+}
+
+static void freed_pointer_refused(void)
+{
+    ks_checks_set(KS_CHECK_POINTERS);
+    unsigned long long y = alloc(4096);
+    EXPECT_STATUS(run(&scale, y, 64, __LINE__), KS_OK);
+    mem_free((CUdeviceptr)y);
+    EXPECT_STATUS(run(&scale, y, 64, __LINE__), KS_ERR_POINTER);
+    HAS("parameter y (float *)");
+    HAS("not a live CUDA allocation");
+}
+
+static void misaligned_float4_refused(void)
+{
+    ks_checks_set(KS_CHECK_POINTERS);
+    unsigned long long v = alloc(4096);
+    EXPECT_STATUS(run(&fill4, v + 16, 8, __LINE__), KS_OK);
+    EXPECT_STATUS(run(&fill4, v + 4, 8, __LINE__), KS_ERR_POINTER);
+    HAS("parameter v (float4 *)");
+    HAS("is not 16-byte aligned");
+}
+
+static void one_element_short_refused(void)
+{
+    ks_checks_set(KS_CHECK_EXTENTS);
+    unsigned long long y = alloc(999 * sizeof(float));
+    EXPECT_STATUS(run(&scale, y, 999, __LINE__), KS_OK);
+    EXPECT_STATUS(run(&scale, y, 1000, __LINE__), KS_ERR_EXTENT);
+    HAS("must hold n = 1000 elements (4000 bytes)");
+}
+
+static void nvtx_range_reaches_the_tool(void)
+{
+    setenv("NVTX_INJECTION64_PATH", NVTX_INJECT_PATH, 1);
+    void *inj = dlopen(NVTX_INJECT_PATH, RTLD_NOW | RTLD_GLOBAL);
+    EXPECT(inj != NULL, "%s", dlerror());
+    if (!inj)
+        return;
+    int (*pushes)(void) = (int (*)(void))(uintptr_t)dlsym(inj, "nvtx_inject_pushes");
+    const char *(*name)(int) = (const char *(*)(int))(uintptr_t)dlsym(inj, "nvtx_inject_name");
+    ks_checks_set(KS_CHECK_NVTX);
+    unsigned long long y = alloc(4096);
+    EXPECT_STATUS(run(&scale, y, 32, __LINE__), KS_OK);
+    EXPECT(pushes() == 1, "%d NVTX ranges, want 1", pushes());
+    EXPECT(name(0) && strcmp(name(0), "scale") == 0, "range named '%s'", name(0) ? name(0) : "(none)");
+}
+
+static void trace_of_three_launches_reads_back(void)
+{
+    char path[] = "/tmp/kstub-gpu-trace-XXXXXX";
+    int fd = mkstemp(path);
+    close(fd);
+    ks_trace_set_file(path);
+    ks_checks_set(KS_CHECK_TRACE | KS_CHECK_SYNC);
+    unsigned long long y = alloc(4096);
+    for (int i = 0; i < 3; i++)
+        EXPECT_STATUS(run(&scale, y + 16 * (unsigned)i, 100 + i, 200 + i), KS_OK);
+    FILE *f = fopen(path, "r");
+    char line[4096];
+    int n = 0;
+    while (f && fgets(line, sizeof line, f)) {
+        char want[160];
+        snprintf(want, sizeof want, "\"site\":\"check_checks_gpu.c:%d\",\"status\":\"KS_OK\"", 200 + n);
+        EXPECT(strstr(line, "\"kernel\":\"scale\",\"symbol\":\"scale\",\"grid\":[1,1,1],\"block\":[32,1,1]"),
+               "line %d: %s", n + 1, line);
+        EXPECT(strstr(line, want), "line %d lacks %s: %s", n + 1, want, line);
+        /* The arguments' bytes rebuild the buffer: y then n, little-endian. */
+        const char *b = strstr(line, "\"bytes\":\"");
+        unsigned long long got_y = 0;
+        for (int i = 0; b && i < 8; i++) {
+            unsigned v;
+            sscanf(b + 9 + 2 * i, "%2x", &v);
+            got_y |= (unsigned long long)v << (8 * i);
+        }
+        EXPECT(got_y == y + 16 * (unsigned)n, "line %d: y 0x%llx", n + 1, got_y);
+        snprintf(want, sizeof want, "\"value\":%d", 100 + n);
+        EXPECT(strstr(line, want), "line %d lacks %s", n + 1, want);
+        n++;
+    }
+    if (f)
+        fclose(f);
+    EXPECT(n == 3, "%d trace lines, want 3", n);
+    unlink(path);
+}
+
+static const struct { const char *name; void (*fn)(void); } cases[] = {
+    {"sync_names_the_faulting_kernel", sync_names_the_faulting_kernel},
+    {"host_pointer_refused", host_pointer_refused},
+    {"freed_pointer_refused", freed_pointer_refused},
+    {"misaligned_float4_refused", misaligned_float4_refused},
+    {"one_element_short_refused", one_element_short_refused},
+    {"nvtx_range_reaches_the_tool", nvtx_range_reaches_the_tool},
+    {"trace_of_three_launches_reads_back", trace_of_three_launches_reads_back},
+};
+
+int main(void)
+{
+    void *fn;
+    if (ks_driver_proc("cuMemAlloc", &fn) != KS_OK) {
+        printf("gpu-check-checks: skipped (%s)\n", ks_last_error_message());
+        return 0;
+    }
+    int bad = 0;
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+        fflush(stdout);
+        pid_t pid = fork();
+        if (pid == 0) {
+            void *p;
+            ks_driver_proc("cuMemAlloc", &p);
+            memcpy(&mem_alloc, &p, sizeof p);
+            ks_driver_proc("cuMemFree", &p);
+            memcpy(&mem_free, &p, sizeof p);
+            if (ks_image_set_file(&image, CK_FATBIN) != KS_OK || ks_image_load(&image) != KS_OK) {
+                fprintf(stderr, "  cannot load %s: %s\n", CK_FATBIN, ks_last_error_message());
+                _exit(1);
+            }
+            printf("%s\n", cases[i].name);
+            cases[i].fn();
+            fflush(stdout);
+            _exit(failures ? 1 : 0);
+        }
+        int status = 0;
+        waitpid(pid, &status, 0);
+        int ok = WIFEXITED(status) && WEXITSTATUS(status) == 0;
+        printf("%s: %s\n", ok ? "PASS" : "FAIL", cases[i].name);
+        bad += !ok;
+    }
+    printf("gpu-check-checks: %d of %zu cases failed\n", bad, sizeof cases / sizeof cases[0]);
+    return bad ? 1 : 0;
+}
