@@ -404,6 +404,11 @@ static void type_values(const ks_options *o, const ks_model *m, ks_tnode *root)
     ks_tval *decls = ks_tn_list(root, "forward_decls");
     for (size_t i = 0; i < m->ndecl_order; i++) {
         const ks_def *d = &m->defs[m->decl_order[i]];
+        /* The application's header declares it, and under a typedef name
+         * ("typedef struct { ... } Dimensions;") a tag declaration would
+         * name another type in C and clash with the typedef in C++. */
+        if (d->c_typedef && ks_def_uses_header(m, m->decl_order[i]))
+            continue;
         ks_tnode *dn = ks_tn_push(decls, root);
         ks_tn_set(dn, "name", "%s", d->c_name);
         ks_tn_flag(dn, "union", d->kind == KS_DEF_UNION);

@@ -195,7 +195,7 @@ static enum CXChildVisitResult find_same_name_typedef(CXCursor c, CXCursor paren
 /* Records where a complete def is defined: a project header (its name,
  * whether C can include it, whether it typedefs the type's own name), or
  * the input / a system header (file NULL). */
-static void note_origin(tm_ctx *c, CXCursor decl, CXType canon, ks_def *d)
+static void note_origin(tm_ctx *c, CXCursor decl, ks_def *d)
 {
     CXSourceLocation loc = clang_getCursorLocation(decl);
     CXFile f;
@@ -208,7 +208,10 @@ static void note_origin(tm_ctx *c, CXCursor decl, CXType canon, ks_def *d)
     size_t size = 0;
     const char *text = clang_getFileContents(c->s->tu, f, &size);
     d->c_header = text && !strstr(d->qname, "::") && text_is_c(d->file, text, size);
-    typedef_find tf = {f, d->qname, clang_getCanonicalType(canon), 0};
+    /* The declaration's own type, not canon: a parameter's canonical type
+     * keeps its qualifiers ("const Dimensions d"), and a typedef's
+     * underlying type has none, so they would never compare equal. */
+    typedef_find tf = {f, d->qname, clang_getCanonicalType(clang_getCursorType(decl)), 0};
     clang_visitChildren(clang_getTranslationUnitCursor(c->s->tu), find_same_name_typedef, &tf);
     d->c_typedef = tf.found;
 }
@@ -264,7 +267,7 @@ static char *enum_type(tm_ctx *c, CXType canon, ks_type *out)
         d->size = clang_Type_getSizeOf(canon);
         d->align = clang_Type_getAlignOf(canon);
         d->complete = 1;
-        note_origin(c, decl, canon, d);
+        note_origin(c, decl, d);
         note_scoped(decl, d);
         clang_visitChildren(decl, enum_constant_visitor, d);
         ks_model_define(c->m, idx);
@@ -475,7 +478,7 @@ static char *define_record(tm_ctx *c, CXType canon, size_t idx)
         d->align = align;
         d->complete = 1;        /* set first: a self-reference through a pointer is fine */
         if (!d->member)
-            note_origin(c, decl, canon, d);
+            note_origin(c, decl, d);
         field_visit v = {c, idx, 0, NULL};
         clang_Type_visitFields(canon, field_visitor, &v);
         why = v.why;
