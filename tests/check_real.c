@@ -175,6 +175,7 @@ static const char *const corpus[] = {
     "tests/corpus/abi_host_code.cu", "tests/corpus/compat_cub.cu",
     "tests/corpus/compat_placement_new.cu", "tests/corpus/real/app_types.cu",
     "tests/corpus/real/const_c_typedef.cu", "tests/corpus/host_template_returns.cu",
+    "tests/corpus/compat_implicit_includes.cu",
 };
 
 /* With --body-errors every clang diagnostic counts: these files must give
