@@ -77,6 +77,10 @@ typedef struct ks_type {
     size_t nptrs;
     long long *dims;
     size_t ndims;
+    int tag;                   /* an empty class by value (std::integral_constant<int, 4>,
+                                  std::true_type, struct Tag {}): one byte nvcc passes and
+                                  the stub packs itself (base is unsigned char); the caller
+                                  passes nothing, its value being fixed by the type */
 } ks_type;
 
 typedef struct ks_field {
@@ -103,6 +107,9 @@ typedef struct ks_def {
     size_t owner;              /* anonymous records: the def whose member this is */
     char *member;              /* ... and that member's C name; NULL otherwise */
     char *c_name;              /* naming.c's */
+    char *template_args;       /* a class template specialization ("ns::Params<float, 4>"):
+                                  its arguments as clang prints them, "float, 4"; NULL else */
+    char *template_name;       /* ... and the template's qualified name, "ns::Params" */
     int complete;
     long size, align;
     int packed;                /* a field is less aligned than its type */
@@ -170,6 +177,7 @@ typedef struct ks_kern {
 typedef struct ks_rename {
     char *kernel, *c_name;
     unsigned line, col;
+    int type;                  /* naming.c: it named a class template specialization's mirror */
 } ks_rename;
 
 typedef struct ks_model {

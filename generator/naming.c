@@ -351,6 +351,27 @@ static void name_files(namer *nm)
 
 /* ---- types ---------------------------------------------------------------------------------------- */
 
+/* A class template specialization's mirror: "// kstub:name ns::Params<float, 4>
+ * = ParamsF" when the source names it so (marked used, for apply_renames),
+ * else the template's name and its arguments as one identifier, as a
+ * template kernel's stub is named: "ns_Params_float_4". */
+static char *specialization_c_name(namer *nm, const ks_def *d)
+{
+    ks_model *m = nm->m;
+    for (size_t r = 0; r < m->nrenames; r++) {
+        ks_rename *rn = &m->renames[r];
+        if (strcmp(rn->kernel, d->qname) == 0) {
+            rn->type = 1;
+            return ks_xstrdup(rn->c_name);
+        }
+    }
+    char *base = ks_c_identifier(d->template_name), *suffix = args_identifier(d->template_args);
+    char *name = *suffix ? ks_xasprintf("%s_%s", base, suffix) : ks_xstrdup(base);
+    free(base);
+    free(suffix);
+    return name;
+}
+
 static void name_defs(namer *nm)
 {
     ks_model *m = nm->m;
@@ -358,7 +379,8 @@ static void name_defs(namer *nm)
     for (size_t i = 0; i < m->ndefs; i++) {
         ks_def *d = &m->defs[i];
         char *want = d->member ? ks_xasprintf("%s_%s", m->defs[d->owner].c_name, d->member)
-                               : ks_c_identifier(d->qname);
+                     : d->template_name ? specialization_c_name(nm, d)
+                                        : ks_c_identifier(d->qname);
         char *name = step_aside(nm, ks_xstrdup(want), 0);
         if (strcmp(name, want) != 0)
             ks_note_at(nm->opts->input, 0, 0, "type '%s' is '%s' in C ('%s' is taken or "
@@ -459,6 +481,8 @@ static void apply_renames(namer *nm)
             ks_error_at(input, rn->line, rn->col, "'%s' is not a C identifier", rn->c_name);
             continue;
         }
+        if (rn->type)
+            continue;          /* named a class template specialization's mirror */
         int hit = 0;
         for (size_t i = 0; i < m->nkernels; i++) {
             ks_kern *k = &m->kernels[i];
@@ -472,7 +496,9 @@ static void apply_renames(namer *nm)
             ks_error_at(input, rn->line, rn->col, "kstub:name '%s' %s", rn->kernel,
                         hit ? "matches several kernels (overloads): name one by its device symbol"
                             : "matches no kernel (give the qualified name as in the manifest, "
-                              "e.g. 'ns::k<float, 4>', or the symbol)");
+                              "e.g. 'ns::k<float, 4>', or the symbol) and no class template "
+                              "specialization a kernel takes (as the header's comment on its "
+                              "mirror spells it, e.g. 'Params<float>')");
     }
 }
 

@@ -489,6 +489,74 @@ static char *define_record(tm_ctx *c, CXType canon, size_t idx)
     return why;
 }
 
+/* A class template specialization's C++ name as clang prints the type
+ * ("ns::Params<float, 4>", qualifiers dropped), with its arguments
+ * ("float, 4") and the template's qualified name ("ns::Params") apart:
+ * naming.c makes the mirror's C name of them. */
+static char *specialization_name(CXCursor decl, CXType canon, char **args, char **tname)
+{
+    char *printed = ks_take(clang_getTypeSpelling(clang_getUnqualifiedType(canon)));
+    char *open = strchr(printed, '<');
+    size_t n = strlen(printed);
+    *tname = ks_qualified_name(decl);
+    /* The template's own name, without the arguments a cursor may spell. */
+    char *lt = strchr(*tname, '<');
+    if (lt)
+        *lt = '\0';
+    if (open && n && printed[n - 1] == '>') {
+        *args = ks_xasprintf("%.*s", (int)(printed + n - 1 - open - 1), open + 1);
+    } else {
+        *args = ks_xstrdup("");
+    }
+    char *q = ks_xasprintf("%s<%s>", *tname, *args);
+    free(printed);
+    return q;
+}
+
+typedef struct empty_check {
+    unsigned depth;
+    int empty;
+} empty_check;
+
+static int is_empty_class(CXType canon, unsigned depth);
+
+static enum CXVisitorResult count_field(CXCursor f, CXClientData data)
+{
+    (void)f;
+    ((empty_check *)data)->empty = 0;
+    return CXVisit_Break;
+}
+
+static enum CXChildVisitResult check_bases(CXCursor c, CXCursor parent, CXClientData data)
+{
+    (void)parent;
+    empty_check *e = data;
+    if (clang_getCursorKind(c) == CXCursor_CXXBaseSpecifier &&
+        !is_empty_class(clang_getCanonicalType(clang_getCursorType(c)), e->depth + 1)) {
+        e->empty = 0;
+        return CXChildVisit_Break;
+    }
+    return CXChildVisit_Continue;
+}
+
+/* An empty class: no data member in it or its bases, so C++ gives it one
+ * byte and nvcc passes that byte (".param .align 1 .b8 t[1]"). Its value
+ * is its type (std::integral_constant<int, 4>, std::true_type, a tag):
+ * nothing for a caller to choose, and C has no empty struct to mirror it. */
+static int is_empty_class(CXType canon, unsigned depth)
+{
+    if (canon.kind != CXType_Record || depth > 32 || clang_Type_getSizeOf(canon) != 1)
+        return 0;
+    CXCursor decl = clang_getTypeDeclaration(canon);
+    if (clang_getCursorKind(decl) == CXCursor_UnionDecl)
+        return 0;
+    empty_check e = {depth, 1};
+    clang_Type_visitFields(canon, count_field, &e);
+    if (e.empty)
+        clang_visitChildren(decl, check_bases, &e);
+    return e.empty;
+}
+
 /* A struct/union/class: a known equivalent, a CUDA vector type, a declared
  * record (pointees) or a defined one (by value). */
 static char *record_type(tm_ctx *c, CXType canon, int by_value, size_t owner, const char *member,
@@ -513,13 +581,13 @@ static char *record_type(tm_ctx *c, CXType canon, int by_value, size_t owner, co
         return NULL;
     }
     ks_def_kind kind = clang_getCursorKind(decl) == CXCursor_UnionDecl ? KS_DEF_UNION : KS_DEF_STRUCT;
-    char *q = NULL;
+    char *q = NULL, *targs = NULL, *tname = NULL;
     if (member && (clang_Cursor_isAnonymous(decl) || !*spelled))
         q = ks_xasprintf("%s::%s", c->m->defs[owner].qname, member);
     else if (!*spelled || clang_Cursor_isAnonymous(decl))
         why = refuse("an unnamed struct; give the struct a name");
     else if (clang_Type_getNumTemplateArguments(canon) > 0)
-        why = refuse("a class template specialization, which C cannot name; use a plain struct");
+        q = specialization_name(decl, canon, &targs, &tname);
     else
         q = ks_qualified_name(decl);
     if (q) {
@@ -528,6 +596,11 @@ static char *record_type(tm_ctx *c, CXType canon, int by_value, size_t owner, co
         if (is_new && member && !(clang_Cursor_isAnonymous(decl) == 0 && *spelled)) {
             c->m->defs[idx].owner = owner;
             c->m->defs[idx].member = ks_xstrdup(member);
+        }
+        if (is_new && targs) {
+            c->m->defs[idx].template_args = targs;
+            c->m->defs[idx].template_name = tname;
+            targs = tname = NULL;
         }
         out->base = KS_BASE_RECORD;
         out->def = idx;
@@ -538,6 +611,8 @@ static char *record_type(tm_ctx *c, CXType canon, int by_value, size_t owner, co
     }
     free(spelled);
     free(q);
+    free(targs);
+    free(tname);
     return why;
 }
 
@@ -632,7 +707,13 @@ char *ks_typemap_param(const ks_session *s, ks_model *m, CXType t, ks_type *out)
         why = refuse("'%s' is a member pointer, which C cannot pass; pass an offset or an index", sp);
         break;
     case CXType_Record:
-        why = record_type(&c, canon, 1, 0, NULL, out);
+        if (is_empty_class(canon, 0)) {
+            out->base = KS_BASE_SCALAR;
+            out->scalar = KS_SCALAR_UCHAR;
+            out->tag = 1;
+        } else {
+            why = record_type(&c, canon, 1, 0, NULL, out);
+        }
         break;
     case CXType_Enum:
         why = enum_type(&c, canon, out);
