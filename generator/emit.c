@@ -104,6 +104,8 @@ static const char *tag_word(const ks_model *m, const ks_type *t)
     if (t->base != KS_BASE_RECORD && t->base != KS_BASE_ENUM)
         return "";
     const ks_def *d = &m->defs[t->def];
+    if (d->kind == KS_DEF_ARRAY)
+        return "";                             /* a typedef */
     if (ks_def_uses_header(m, t->def)) {
         if (d->c_typedef)
             return "";
@@ -391,7 +393,12 @@ static void type_values(const ks_options *o, const ks_model *m, ks_tnode *root)
         ks_tn_set(tn, "size", "%ld", d->size);
         ks_tn_set(tn, "align", "%ld", d->align);
         ks_tn_flag(tn, "enum", d->kind == KS_DEF_ENUM);
-        ks_tn_flag(tn, "record", d->kind != KS_DEF_ENUM);
+        ks_tn_flag(tn, "record", d->kind != KS_DEF_ENUM && d->kind != KS_DEF_ARRAY);
+        ks_tn_flag(tn, "array", d->kind == KS_DEF_ARRAY);
+        if (d->kind == KS_DEF_ARRAY) {
+            push_type(tn, "elem", m, &d->fields[0].type, 0, 0, 0);
+            continue;
+        }
         if (from_header) {
             ks_tn_set(tn, "file", "%s", d->file);
             header_type_values(m, d, tn);

@@ -96,7 +96,10 @@ typedef struct ks_enumerator {
     long long value;           /* as unsigned long long when the enum is unsigned */
 } ks_enumerator;
 
-typedef enum ks_def_kind { KS_DEF_STRUCT, KS_DEF_UNION, KS_DEF_ENUM } ks_def_kind;
+/* KS_DEF_ARRAY: the array a parameter points to ("float (*x)[28]"), a C
+ * typedef of its element type (fields[0].type, with the dimensions) so the
+ * parameter is a plain pointer to it: "float_arr28 *x". */
+typedef enum ks_def_kind { KS_DEF_STRUCT, KS_DEF_UNION, KS_DEF_ENUM, KS_DEF_ARRAY } ks_def_kind;
 
 /* A struct, union or enum a kernel names. By value it is defined (complete:
  * layout known); through pointers only it is declared. */

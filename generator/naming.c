@@ -372,6 +372,24 @@ static char *specialization_c_name(namer *nm, const ks_def *d)
     return name;
 }
 
+/* The typedef of an array a parameter points to: its element's C name,
+ * "_arr" and the dimensions, "float_arr28", "float_arr5_5", "Params_float_arr4". */
+static char *array_c_name(const ks_model *m, const ks_def *d)
+{
+    const ks_type *t = &d->fields[0].type;
+    int is_union;
+    ks_buf b = {0};
+    char *elem = ks_c_identifier(base_tag_name(m, t, &is_union));
+    for (char *p = elem; *p; p++)
+        if (!isalnum((unsigned char)*p) && *p != '_')
+            *p = '_';
+    ks_buf_printf(&b, "%s_arr", elem);
+    free(elem);
+    for (size_t i = 0; i < t->ndims; i++)
+        ks_buf_printf(&b, "%s%lld", i ? "_" : "", t->dims[i]);
+    return ks_buf_take(&b);
+}
+
 static void name_defs(namer *nm)
 {
     ks_model *m = nm->m;
@@ -379,6 +397,7 @@ static void name_defs(namer *nm)
     for (size_t i = 0; i < m->ndefs; i++) {
         ks_def *d = &m->defs[i];
         char *want = d->member ? ks_xasprintf("%s_%s", m->defs[d->owner].c_name, d->member)
+                     : d->kind == KS_DEF_ARRAY ? array_c_name(m, d)
                      : d->template_name ? specialization_c_name(nm, d)
                                         : ks_c_identifier(d->qname);
         char *name = step_aside(nm, ks_xstrdup(want), 0);

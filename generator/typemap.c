@@ -326,6 +326,7 @@ static const struct {
 static char *record_type(tm_ctx *c, CXType canon, int by_value, size_t owner, const char *member,
                          ks_type *out);
 static char *pointer_type(tm_ctx *c, CXType t, int top_level, ks_type *out);
+static char *pointee_type(tm_ctx *c, CXType t, ks_type *out);
 
 typedef struct class_check {
     const char *why;
@@ -618,6 +619,70 @@ static char *record_type(tm_ctx *c, CXType canon, int by_value, size_t owner, co
 
 /* ---- pointers ----------------------------------------------------------------------------------- */
 
+/* An array a pointer points to ("float (*x)[28]", "const float (*w)[5][5]"):
+ * a KS_DEF_ARRAY def, typedef'd in C as "float_arr28" / "float_arr5_5", its
+ * element a scalar, record, enum or CUDA type; the element's qualifiers stay
+ * on out (const applied to an array typedef applies to its elements). */
+static char *array_type(tm_ctx *c, CXType t, ks_type *out)
+{
+    CXType e = clang_getCanonicalType(t), elem = t;
+    long long dims[8];
+    size_t ndims = 0;
+    while (e.kind == CXType_ConstantArray && ndims < 8) {
+        dims[ndims++] = clang_getArraySize(e);
+        elem = clang_getArrayElementType(e);
+        e = clang_getCanonicalType(elem);
+    }
+    ks_type et = {0};
+    char *why = NULL;
+    if (e.kind == CXType_ConstantArray || e.kind == CXType_Pointer)
+        why = refuse("pointer to an array of more than 8 dimensions or of pointers; pass a "
+                     "pointer to the element type");
+    else
+        why = pointee_type(c, elem, &et);
+    if (!why && (et.nptrs || et.tag))
+        why = refuse("pointer to an array of pointers; pass a pointer to the element type");
+    if (!why && et.base == KS_BASE_RECORD && !c->m->defs[et.def].complete)
+        why = define_record(c, clang_getCanonicalType(elem), et.def);
+    if (why) {
+        ks_type_free(&et);
+        return why;
+    }
+    /* libclang may keep the element's qualifiers on the array type. */
+    unsigned quals = et.quals | quals_of(t) | quals_of(clang_getCanonicalType(t));
+    et.quals = 0;
+    char *elem_name = ks_take(clang_getTypeSpelling(clang_getUnqualifiedType(e)));
+    ks_buf q = {0};
+    ks_buf_puts(&q, elem_name);
+    for (size_t i = 0; i < ndims; i++)
+        ks_buf_printf(&q, "[%lld]", dims[i]);
+    free(elem_name);
+    int is_new;
+    size_t idx = ks_model_def(c->m, KS_DEF_ARRAY, q.data, &is_new);
+    free(q.data);
+    if (is_new) {
+        ks_def *d = &c->m->defs[idx];
+        ks_field *f = ks_def_add_field(d);
+        f->name = ks_xstrdup("elem");
+        f->c_name = ks_xstrdup("elem");
+        for (size_t i = 0; i < ndims; i++)
+            ks_type_add_dim(&et, dims[i]);
+        f->type = et;
+        d->size = clang_Type_getSizeOf(clang_getCanonicalType(t));
+        d->align = clang_Type_getAlignOf(clang_getCanonicalType(t));
+        f->size = d->size;
+        d->complete = 1;
+        ks_model_define(c->m, idx);
+    } else {
+        ks_type_free(&et);
+    }
+    memset(out, 0, sizeof *out);
+    out->base = KS_BASE_RECORD;
+    out->def = idx;
+    out->quals = quals;
+    return NULL;
+}
+
 /* The type a pointer points to, qualifiers included. */
 static char *pointee_type(tm_ctx *c, CXType t, ks_type *out)
 {
@@ -646,8 +711,11 @@ static char *pointee_type(tm_ctx *c, CXType t, ks_type *out)
         if (canon.kind == CXType_FunctionProto || canon.kind == CXType_FunctionNoProto)
             why = refuse("pointer to function '%s': device function pointers cannot be made "
                          "on the host; pass an index or a flag instead", sp);
-        else if (canon.kind == CXType_ConstantArray || canon.kind == CXType_IncompleteArray)
-            why = refuse("pointer to array '%s'; pass a pointer to the element type", sp);
+        else if (canon.kind == CXType_ConstantArray)
+            why = array_type(c, t, out);
+        else if (canon.kind == CXType_IncompleteArray)
+            why = refuse("pointer to array of unknown size '%s'; pass a pointer to the element "
+                         "type", sp);
         else
             why = refuse("pointer to '%s', a type C has no exact equivalent for", sp);
         free(sp);

@@ -176,6 +176,7 @@ static const char *const corpus[] = {
     "tests/corpus/compat_placement_new.cu", "tests/corpus/real/app_types.cu",
     "tests/corpus/real/const_c_typedef.cu", "tests/corpus/host_template_returns.cu",
     "tests/corpus/compat_implicit_includes.cu", "tests/corpus/abi_class_templates.cu",
+    "tests/corpus/abi_array_pointers.cu",
 };
 
 /* With --body-errors every clang diagnostic counts: these files must give
@@ -716,6 +717,32 @@ START_TEST(class_template_specializations_are_mirrored)
 }
 END_TEST
 
+/* Pointers to arrays (issue 18, item 6): the stub takes "float_arr28 *",
+ * and a C or C++ caller passes its own float (*)[28] without a cast, under
+ * -Werror; strict mode takes it too. */
+START_TEST(pointers_to_arrays_take_callers_arrays)
+{
+    make_tmpdir();
+    char *out, cwd[PATH_MAX];
+    ck_assert_ptr_nonnull(getcwd(cwd, sizeof cwd));
+    int rc = run(&out, "cd %s && %s %s/tests/corpus/abi_array_pointers.cu -o k.kstub && "
+                 "printf '#include \"k.kstub.h\"\n"
+                 "ks_status f(ks_launch l, float (*in)[28], const float (*w)[5][5], float *o,\n"
+                 "            struct Cell (*g)[4], unsigned (*c)[3], double (*a)[2], int (*m)[7]);\n"
+                 "ks_status f(ks_launch l, float (*in)[28], const float (*w)[5][5], float *o,\n"
+                 "            struct Cell (*g)[4], unsigned (*c)[3], double (*a)[2], int (*m)[7])\n"
+                 "{ ks_status s = conv(l, in, w, o, 3); if (s) return s; s = cells(l, g, c, a);\n"
+                 "  if (s) return s; s = rows_float_28(l, in, 1); return s ? s : rows_int_7(l, m, 2); }\n'"
+                 " > use.c && W='-Wall -Wextra -Wpedantic -Werror -I%s/runtime' && "
+                 "gcc -std=c11 $W -c use.c -o c.o && gcc -std=c11 -DKSTUB_STRICT $W -c use.c -o s.o && "
+                 "cp use.c use.cpp && sed -i 's/struct Cell/Cell/g' use.cpp && g++ -std=c++17 $W -c use.cpp -o x.o && echo built",
+                 tmpdir, kstub_bin(), cwd, cwd);
+    ck_assert_msg(rc == 0 && strstr(out, "built"), "%s", out);
+    free(out);
+    remove_tmpdir();
+}
+END_TEST
+
 static Suite *real_suite(void)
 {
     Suite *s = suite_create("real");
@@ -744,6 +771,7 @@ static Suite *real_suite(void)
     tcase_add_test(tc, kstub_macro_and_skip_directive);
     tcase_add_test(tc, rdc_from_compile_commands);
     tcase_add_test(tc, class_template_specializations_are_mirrored);
+    tcase_add_test(tc, pointers_to_arrays_take_callers_arrays);
     suite_add_tcase(s, tc);
     tc = tcase_create("names");
     tcase_set_timeout(tc, 300);
