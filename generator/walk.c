@@ -915,6 +915,7 @@ static void read_directives(walk_ctx *w, const ks_source *src)
                 to++;
             m->renames = ks_xrealloc(m->renames, (m->nrenames + 1) * sizeof *m->renames);
             ks_rename *r = &m->renames[m->nrenames++];
+            memset(r, 0, sizeof *r);
             r->kernel = ks_xstrdup(who);
             r->c_name = ks_xstrdup(to);
             r->line = d[i].line;
