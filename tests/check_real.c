@@ -731,8 +731,9 @@ START_TEST(pointers_to_arrays_take_callers_arrays)
                  "            struct Cell (*g)[4], unsigned (*c)[3], double (*a)[2], int (*m)[7]);\n"
                  "ks_status f(ks_launch l, float (*in)[28], const float (*w)[5][5], float *o,\n"
                  "            struct Cell (*g)[4], unsigned (*c)[3], double (*a)[2], int (*m)[7])\n"
-                 "{ ks_status s = conv(l, in, w, o, 3); if (s) return s; s = cells(l, g, c, a);\n"
-                 "  if (s) return s; s = rows_float_28(l, in, 1); return s ? s : rows_int_7(l, m, 2); }\n'"
+                 "{\n    ks_status s = conv(l, in, w, o, 3);\n    if (s)\n        return s;\n"
+                 "    s = cells(l, g, c, a);\n    if (s)\n        return s;\n"
+                 "    s = rows_float_28(l, in, 1);\n    return s ? s : rows_int_7(l, m, 2);\n}\n'"
                  " > use.c && W='-Wall -Wextra -Wpedantic -Werror -I%s/runtime' && "
                  "gcc -std=c11 $W -c use.c -o c.o && gcc -std=c11 -DKSTUB_STRICT $W -c use.c -o s.o && "
                  "cp use.c use.cpp && sed -i 's/struct Cell/Cell/g' use.cpp && g++ -std=c++17 $W -c use.cpp -o x.o && echo built",
