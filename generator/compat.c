@@ -34,6 +34,12 @@
  *    file (Thrust's uninitialized_fill.h uses it in device code without
  *    including <new>); clang's wrapper does not. Included here, it brings
  *    clang's cuda_wrappers/<new> with the device-side placement forms.
+ *  - <stdio.h>, <stdlib.h>, <string.h>, <time.h>, <assert.h> and <utility>:
+ *    crt/common_functions.h includes the first five (outside NVRTC) and
+ *    cuda_runtime.h the last (C++11 and later), so an application header
+ *    that uses FILE, clock_t, CLOCKS_PER_SEC, time, assert or std::swap
+ *    without including them compiles under nvcc; clang's wrapper brings
+ *    only some of them (no FILE, no CLOCKS_PER_SEC, no assert).
  *  - <omp.h>: nvcc's host compiler (gcc) finds it in its own include
  *    folder, clang does not; that folder is searched last (-idirafter), so
  *    clang's own headers keep precedence.
@@ -50,8 +56,15 @@ static const char compat_header[] =
     "/* kstub's nvcc compatibility header (generator/compat.c) */\n"
     "#pragma clang system_header\n"
     "#if defined(__cplusplus) && defined(__CUDA__)\n"
-    /* ---- <new>, as nvcc's crt/common_functions.h includes it ---- */
+    /* ---- the C library headers and <new>, as nvcc's cuda_runtime.h and
+     *      crt/common_functions.h include them in every .cu ---- */
+    "#include <string.h>\n"
+    "#include <time.h>\n"
     "#include <new>\n"
+    "#include <stdio.h>\n"
+    "#include <stdlib.h>\n"
+    "#include <assert.h>\n"
+    "#include <utility>\n"
     /* ---- cache-hint loads and stores: sm_32_intrinsics.h's missing overloads ---- */
     "#define __SM_32_INTRINSICS_H__\n"
     "#define __SM_32_INTRINSICS_HPP__\n"

@@ -104,6 +104,8 @@ static const char *tag_word(const ks_model *m, const ks_type *t)
     if (t->base != KS_BASE_RECORD && t->base != KS_BASE_ENUM)
         return "";
     const ks_def *d = &m->defs[t->def];
+    if (d->kind == KS_DEF_ARRAY)
+        return "";                             /* a typedef */
     if (ks_def_uses_header(m, t->def)) {
         if (d->c_typedef)
             return "";
@@ -391,7 +393,12 @@ static void type_values(const ks_options *o, const ks_model *m, ks_tnode *root)
         ks_tn_set(tn, "size", "%ld", d->size);
         ks_tn_set(tn, "align", "%ld", d->align);
         ks_tn_flag(tn, "enum", d->kind == KS_DEF_ENUM);
-        ks_tn_flag(tn, "record", d->kind != KS_DEF_ENUM);
+        ks_tn_flag(tn, "record", d->kind != KS_DEF_ENUM && d->kind != KS_DEF_ARRAY);
+        ks_tn_flag(tn, "array", d->kind == KS_DEF_ARRAY);
+        if (d->kind == KS_DEF_ARRAY) {
+            push_type(tn, "elem", m, &d->fields[0].type, 0, 0, 0);
+            continue;
+        }
         if (from_header) {
             ks_tn_set(tn, "file", "%s", d->file);
             header_type_values(m, d, tn);
@@ -404,6 +411,11 @@ static void type_values(const ks_options *o, const ks_model *m, ks_tnode *root)
     ks_tval *decls = ks_tn_list(root, "forward_decls");
     for (size_t i = 0; i < m->ndecl_order; i++) {
         const ks_def *d = &m->defs[m->decl_order[i]];
+        /* The application's header declares it, and under a typedef name
+         * ("typedef struct { ... } Dimensions;") a tag declaration would
+         * name another type in C and clash with the typedef in C++. */
+        if (d->c_typedef && ks_def_uses_header(m, m->decl_order[i]))
+            continue;
         ks_tnode *dn = ks_tn_push(decls, root);
         ks_tn_set(dn, "name", "%s", d->c_name);
         ks_tn_flag(dn, "union", d->kind == KS_DEF_UNION);
@@ -532,8 +544,15 @@ static void kernel_values(const ks_model *m, const ks_kern *k, ks_tnode *kn)
     ks_tn_set(kn, "symbol", "%s", k->symbol);
     ks_tn_set(kn, "line", "%u", k->line);
     ks_tn_set(kn, "signature", "%s", k->signature);
+    /* "packed": every parameter, as the kernel takes them (descriptor,
+     * packing); "params": those the caller passes, an empty class's byte
+     * (type.tag) being packed by the stub itself (ks__tag_byte). */
+    size_t nargs = 0;
+    for (size_t j = 0; j < k->nparams; j++)
+        nargs += !k->params[j].type.tag;
     ks_tn_set(kn, "nparams", "%zu", k->nparams);
-    ks_tn_flag(kn, "has_params", k->nparams > 0);
+    ks_tn_flag(kn, "has_packed", k->nparams > 0);
+    ks_tn_flag(kn, "has_params", nargs > 0);
     /* <c_name>_n launches with no dynamic shared memory: not for a kernel that needs some. */
     ks_tn_flag(kn, "has_n", !k->dynamic_shared);
     ks_tn_set(kn, "max_threads", "%ld", k->max_threads > 0 ? k->max_threads : 0);
@@ -546,8 +565,22 @@ static void kernel_values(const ks_model *m, const ks_kern *k, ks_tnode *kn)
     ks_tn_set(kn, "n_items", "%s", k->n_items_name);
     ks_tn_set(kn, "stream", "%s", k->stream_name);
     ks_tval *params = ks_tn_list(kn, "params");
+    ks_tval *packed = ks_tn_list(kn, "packed");
+    size_t arg = 0;
     for (size_t j = 0; j < k->nparams; j++) {
         const ks_param *p = &k->params[j];
+        ks_tnode *qn = ks_tn_push(packed, kn);
+        ks_tn_set(qn, "name", "%s", p->c_name);
+        ks_tn_set(qn, "type", "%s", p->spelled);
+        ks_tn_set(qn, "size", "%ld", p->size);
+        ks_tn_set(qn, "align", "%ld", p->align);
+        ks_tn_set(qn, "offset", "%ld", p->offset);
+        ks_tn_flag(qn, "first", j == 0);
+        ks_tn_flag(qn, "tag", p->type.tag);
+        ks_tn_set(qn, "index", "%zu", j);
+        check_values(m, p, qn);
+        if (p->type.tag)
+            continue;
         ks_tnode *pn = ks_tn_push(params, kn);
         ks_tn_set(pn, "name", "%s", p->c_name);
         ks_tn_set(pn, "type", "%s", p->spelled);
@@ -555,8 +588,8 @@ static void kernel_values(const ks_model *m, const ks_kern *k, ks_tnode *kn)
         ks_tn_set(pn, "size", "%ld", p->size);
         ks_tn_set(pn, "align", "%ld", p->align);
         ks_tn_set(pn, "offset", "%ld", p->offset);
-        ks_tn_set(pn, "index", "%zu", j);
-        ks_tn_flag(pn, "first", j == 0);
+        ks_tn_set(pn, "index", "%zu", arg);
+        ks_tn_flag(pn, "first", arg++ == 0);
         strict_values(m, p, pn);
         cuda_param_values(m, p, pn);
         check_values(m, p, pn);
@@ -575,6 +608,11 @@ static ks_tnode *build_values(const ks_options *o, const ks_model *m, const ks_i
     ks_tn_flag(root, "vector_types", m->needs_vector_types);
     ks_tn_flag(root, "cuda_h", m->needs_cuda_h);
     type_values(o, m, root);
+    int tags = 0;
+    for (size_t i = 0; i < m->nkernels; i++)
+        for (size_t j = 0; j < m->kernels[i].nparams; j++)
+            tags |= m->kernels[i].params[j].type.tag;
+    ks_tn_flag(root, "has_tags", tags);
     ks_tval *kernels = ks_tn_list(root, "kernels");
     int cuda = 0;
     for (size_t i = 0; i < m->nkernels; i++) {

@@ -138,6 +138,9 @@ typedef struct ks_explicit_inst {
     char *qname;               /* "ns::k" or "::k", as written */
     char *args;                /* "float, 4", trimmed, spaces folded */
     char *params;              /* "float *, int", as written */
+    char *ret;                 /* "void", "int", "float *": the return type as written
+                                  (__global__, __host__, inline... left out; a trailing
+                                  "auto ... -> T" gives T) */
     size_t end;                /* offset just past its ';' */
 } ks_explicit_inst;
 

@@ -23,6 +23,10 @@ static json_t *param_json(const ks_model *m, const ks_param *p)
                      "offset", (json_int_t)p->offset);
     if (p->extent)
         json_object_set_new(j, "extent", json_string(p->extent));
+    /* An empty class (std::true_type, std::integral_constant<int, 4>): the
+     * stub packs its byte, the caller passes nothing. */
+    if (p->type.tag)
+        json_object_set_new(j, "fixed", json_true());
     free(c_type);
     return j;
 }
@@ -66,6 +70,8 @@ char *ks_kern_c_prototype(const ks_model *m, const ks_kern *k)
     ks_buf b = {0};
     ks_buf_printf(&b, "ks_status %s(ks_launch %s", k->c_name, k->launch_name);
     for (size_t i = 0; i < k->nparams; i++) {
+        if (k->params[i].type.tag)
+            continue;
         ks_buf_puts(&b, ", ");
         put_decl(&b, m, &k->params[i].type, k->params[i].c_name);
     }

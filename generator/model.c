@@ -189,6 +189,8 @@ void ks_model_free(ks_model *m)
         free(d->fields);
         free(d->enumerators);
         free(d->qname);
+        free(d->template_args);
+        free(d->template_name);
         free(d->file);
         free(d->leaf);
         for (size_t j = 0; j < d->nscopes; j++)

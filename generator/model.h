@@ -77,6 +77,10 @@ typedef struct ks_type {
     size_t nptrs;
     long long *dims;
     size_t ndims;
+    int tag;                   /* an empty class by value (std::integral_constant<int, 4>,
+                                  std::true_type, struct Tag {}): one byte nvcc passes and
+                                  the stub packs itself (base is unsigned char); the caller
+                                  passes nothing, its value being fixed by the type */
 } ks_type;
 
 typedef struct ks_field {
@@ -92,7 +96,10 @@ typedef struct ks_enumerator {
     long long value;           /* as unsigned long long when the enum is unsigned */
 } ks_enumerator;
 
-typedef enum ks_def_kind { KS_DEF_STRUCT, KS_DEF_UNION, KS_DEF_ENUM } ks_def_kind;
+/* KS_DEF_ARRAY: the array a parameter points to ("float (*x)[28]"), a C
+ * typedef of its element type (fields[0].type, with the dimensions) so the
+ * parameter is a plain pointer to it: "float_arr28 *x". */
+typedef enum ks_def_kind { KS_DEF_STRUCT, KS_DEF_UNION, KS_DEF_ENUM, KS_DEF_ARRAY } ks_def_kind;
 
 /* A struct, union or enum a kernel names. By value it is defined (complete:
  * layout known); through pointers only it is declared. */
@@ -103,6 +110,9 @@ typedef struct ks_def {
     size_t owner;              /* anonymous records: the def whose member this is */
     char *member;              /* ... and that member's C name; NULL otherwise */
     char *c_name;              /* naming.c's */
+    char *template_args;       /* a class template specialization ("ns::Params<float, 4>"):
+                                  its arguments as clang prints them, "float, 4"; NULL else */
+    char *template_name;       /* ... and the template's qualified name, "ns::Params" */
     int complete;
     long size, align;
     int packed;                /* a field is less aligned than its type */
@@ -181,6 +191,7 @@ typedef struct ks_kern {
 typedef struct ks_rename {
     char *kernel, *c_name;
     unsigned line, col;
+    int type;                  /* naming.c: it named a class template specialization's mirror */
 } ks_rename;
 
 typedef struct ks_model {

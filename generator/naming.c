@@ -351,6 +351,45 @@ static void name_files(namer *nm)
 
 /* ---- types ---------------------------------------------------------------------------------------- */
 
+/* A class template specialization's mirror: "// kstub:name ns::Params<float, 4>
+ * = ParamsF" when the source names it so (marked used, for apply_renames),
+ * else the template's name and its arguments as one identifier, as a
+ * template kernel's stub is named: "ns_Params_float_4". */
+static char *specialization_c_name(namer *nm, const ks_def *d)
+{
+    ks_model *m = nm->m;
+    for (size_t r = 0; r < m->nrenames; r++) {
+        ks_rename *rn = &m->renames[r];
+        if (strcmp(rn->kernel, d->qname) == 0) {
+            rn->type = 1;
+            return ks_xstrdup(rn->c_name);
+        }
+    }
+    char *base = ks_c_identifier(d->template_name), *suffix = args_identifier(d->template_args);
+    char *name = *suffix ? ks_xasprintf("%s_%s", base, suffix) : ks_xstrdup(base);
+    free(base);
+    free(suffix);
+    return name;
+}
+
+/* The typedef of an array a parameter points to: its element's C name,
+ * "_arr" and the dimensions, "float_arr28", "float_arr5_5", "Params_float_arr4". */
+static char *array_c_name(const ks_model *m, const ks_def *d)
+{
+    const ks_type *t = &d->fields[0].type;
+    int is_union;
+    ks_buf b = {0};
+    char *elem = ks_c_identifier(base_tag_name(m, t, &is_union));
+    for (char *p = elem; *p; p++)
+        if (!isalnum((unsigned char)*p) && *p != '_')
+            *p = '_';
+    ks_buf_printf(&b, "%s_arr", elem);
+    free(elem);
+    for (size_t i = 0; i < t->ndims; i++)
+        ks_buf_printf(&b, "%s%lld", i ? "_" : "", t->dims[i]);
+    return ks_buf_take(&b);
+}
+
 static void name_defs(namer *nm)
 {
     ks_model *m = nm->m;
@@ -358,7 +397,9 @@ static void name_defs(namer *nm)
     for (size_t i = 0; i < m->ndefs; i++) {
         ks_def *d = &m->defs[i];
         char *want = d->member ? ks_xasprintf("%s_%s", m->defs[d->owner].c_name, d->member)
-                               : ks_c_identifier(d->qname);
+                     : d->kind == KS_DEF_ARRAY ? array_c_name(m, d)
+                     : d->template_name ? specialization_c_name(nm, d)
+                                        : ks_c_identifier(d->qname);
         char *name = step_aside(nm, ks_xstrdup(want), 0);
         if (strcmp(name, want) != 0)
             ks_note_at(nm->opts->input, 0, 0, "type '%s' is '%s' in C ('%s' is taken or "
@@ -459,6 +500,8 @@ static void apply_renames(namer *nm)
             ks_error_at(input, rn->line, rn->col, "'%s' is not a C identifier", rn->c_name);
             continue;
         }
+        if (rn->type)
+            continue;          /* named a class template specialization's mirror */
         int hit = 0;
         for (size_t i = 0; i < m->nkernels; i++) {
             ks_kern *k = &m->kernels[i];
@@ -472,7 +515,9 @@ static void apply_renames(namer *nm)
             ks_error_at(input, rn->line, rn->col, "kstub:name '%s' %s", rn->kernel,
                         hit ? "matches several kernels (overloads): name one by its device symbol"
                             : "matches no kernel (give the qualified name as in the manifest, "
-                              "e.g. 'ns::k<float, 4>', or the symbol)");
+                              "e.g. 'ns::k<float, 4>', or the symbol) and no class template "
+                              "specialization a kernel takes (as the header's comment on its "
+                              "mirror spells it, e.g. 'Params<float>')");
     }
 }
 

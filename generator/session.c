@@ -285,6 +285,12 @@ static int build_args(ks_session *s)
     s->args[s->nargs++] = own(s, ks_xasprintf("-std=%s", opts->std));
     if (opts->rdc)
         s->args[s->nargs++] = "-fgpu-rdc";
+    /* nvcc mangles a template parameter object (an enable_if<..., int>::type
+     * = 0 non-type parameter) the way clang did up to 17 ("Li0E"); clang 18
+     * and later write "TnN...E" there, a symbol nvcc never emits, so the
+     * stub's lookup would fail. Layout is not touched: check-abi compares
+     * every kernel's symbol and layout with nvcc's PTX. */
+    s->args[s->nargs++] = "-fclang-abi-compat=17";
     if (toolkit_flags(s) != 0)
         return -1;
     s->nargs += ks_compat_args(opts, s->args + s->nargs, KS_COMPAT_MAX_ARGS);

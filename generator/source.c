@@ -170,6 +170,42 @@ static char *tokens_text(const ks_source *src, size_t from, size_t to)
     return ks_buf_take(&b);
 }
 
+/* The return type of an explicit instantiation: tokens [from, to) before
+ * its name without the specifiers that are no part of a type, or what
+ * follows "->" in [after, end) when it is written "auto NAME<...>(...) -> T".
+ * "void" when nothing is left. */
+static char *return_text(const ks_source *src, size_t from, size_t to, size_t after, size_t end)
+{
+    static const char *const specifiers[] = {"__global__", "__host__", "__device__", "__forceinline__",
+                                             "__noinline__", "__inline__", "inline", "static",
+                                             "extern", "constexpr", NULL};
+    ks_buf b = {0};
+    for (size_t i = from; i < to; i++) {
+        int skip = 0;
+        for (const char *const *w = specifiers; *w && !skip; w++)
+            skip = tok_is(src, i, *w);
+        if (skip)
+            continue;
+        if (b.len && src->toks[i].start > src->toks[i - 1].end)
+            ks_buf_puts(&b, " ");
+        ks_buf_put(&b, src->text + src->toks[i].start, src->toks[i].end - src->toks[i].start);
+    }
+    char *ret = ks_buf_take(&b);
+    if (ret && strcmp(ret, "auto") == 0)
+        for (size_t i = after; i + 1 < end; i++)
+            if (tok_is(src, i, "-") && tok_is(src, i + 1, ">") &&
+                src->toks[i + 1].start == src->toks[i].end) {
+                free(ret);
+                ret = tokens_text(src, i + 2, end);
+                break;
+            }
+    if (!ret || !*ret) {
+        free(ret);
+        ret = ks_xstrdup("void");
+    }
+    return ret;
+}
+
 size_t ks_source_instantiations(const ks_source *src, ks_explicit_inst **out)
 {
     const char *s = src->text;
@@ -208,6 +244,7 @@ size_t ks_source_instantiations(const ks_source *src, ks_explicit_inst **out)
         in->args = tokens_text(src, k + 2, close);
         in->params = ks_xasprintf("%.*s", (int)(src->toks[pclose].start - src->toks[close + 1].end),
                                   s + src->toks[close + 1].end);
+        in->ret = return_text(src, i + 1, name_start, pclose + 1, end);
         in->end = src->toks[end].end;
     }
     return count;
@@ -219,6 +256,7 @@ void ks_explicit_inst_free(ks_explicit_inst *in, size_t n)
         free(in[i].qname);
         free(in[i].args);
         free(in[i].params);
+        free(in[i].ret);
     }
     free(in);
 }

@@ -195,7 +195,7 @@ static enum CXChildVisitResult find_same_name_typedef(CXCursor c, CXCursor paren
 /* Records where a complete def is defined: a project header (its name,
  * whether C can include it, whether it typedefs the type's own name), or
  * the input / a system header (file NULL). */
-static void note_origin(tm_ctx *c, CXCursor decl, CXType canon, ks_def *d)
+static void note_origin(tm_ctx *c, CXCursor decl, ks_def *d)
 {
     CXSourceLocation loc = clang_getCursorLocation(decl);
     CXFile f;
@@ -208,7 +208,10 @@ static void note_origin(tm_ctx *c, CXCursor decl, CXType canon, ks_def *d)
     size_t size = 0;
     const char *text = clang_getFileContents(c->s->tu, f, &size);
     d->c_header = text && !strstr(d->qname, "::") && text_is_c(d->file, text, size);
-    typedef_find tf = {f, d->qname, clang_getCanonicalType(canon), 0};
+    /* The declaration's own type, not canon: a parameter's canonical type
+     * keeps its qualifiers ("const Dimensions d"), and a typedef's
+     * underlying type has none, so they would never compare equal. */
+    typedef_find tf = {f, d->qname, clang_getCanonicalType(clang_getCursorType(decl)), 0};
     clang_visitChildren(clang_getTranslationUnitCursor(c->s->tu), find_same_name_typedef, &tf);
     d->c_typedef = tf.found;
 }
@@ -264,7 +267,7 @@ static char *enum_type(tm_ctx *c, CXType canon, ks_type *out)
         d->size = clang_Type_getSizeOf(canon);
         d->align = clang_Type_getAlignOf(canon);
         d->complete = 1;
-        note_origin(c, decl, canon, d);
+        note_origin(c, decl, d);
         note_scoped(decl, d);
         clang_visitChildren(decl, enum_constant_visitor, d);
         ks_model_define(c->m, idx);
@@ -323,6 +326,7 @@ static const struct {
 static char *record_type(tm_ctx *c, CXType canon, int by_value, size_t owner, const char *member,
                          ks_type *out);
 static char *pointer_type(tm_ctx *c, CXType t, int top_level, ks_type *out);
+static char *pointee_type(tm_ctx *c, CXType t, ks_type *out);
 
 typedef struct class_check {
     const char *why;
@@ -475,7 +479,7 @@ static char *define_record(tm_ctx *c, CXType canon, size_t idx)
         d->align = align;
         d->complete = 1;        /* set first: a self-reference through a pointer is fine */
         if (!d->member)
-            note_origin(c, decl, canon, d);
+            note_origin(c, decl, d);
         field_visit v = {c, idx, 0, NULL};
         clang_Type_visitFields(canon, field_visitor, &v);
         why = v.why;
@@ -484,6 +488,74 @@ static char *define_record(tm_ctx *c, CXType canon, size_t idx)
     }
     free(qname);
     return why;
+}
+
+/* A class template specialization's C++ name as clang prints the type
+ * ("ns::Params<float, 4>", qualifiers dropped), with its arguments
+ * ("float, 4") and the template's qualified name ("ns::Params") apart:
+ * naming.c makes the mirror's C name of them. */
+static char *specialization_name(CXCursor decl, CXType canon, char **args, char **tname)
+{
+    char *printed = ks_take(clang_getTypeSpelling(clang_getUnqualifiedType(canon)));
+    char *open = strchr(printed, '<');
+    size_t n = strlen(printed);
+    *tname = ks_qualified_name(decl);
+    /* The template's own name, without the arguments a cursor may spell. */
+    char *lt = strchr(*tname, '<');
+    if (lt)
+        *lt = '\0';
+    if (open && n && printed[n - 1] == '>') {
+        *args = ks_xasprintf("%.*s", (int)(printed + n - 1 - open - 1), open + 1);
+    } else {
+        *args = ks_xstrdup("");
+    }
+    char *q = ks_xasprintf("%s<%s>", *tname, *args);
+    free(printed);
+    return q;
+}
+
+typedef struct empty_check {
+    unsigned depth;
+    int empty;
+} empty_check;
+
+static int is_empty_class(CXType canon, unsigned depth);
+
+static enum CXVisitorResult count_field(CXCursor f, CXClientData data)
+{
+    (void)f;
+    ((empty_check *)data)->empty = 0;
+    return CXVisit_Break;
+}
+
+static enum CXChildVisitResult check_bases(CXCursor c, CXCursor parent, CXClientData data)
+{
+    (void)parent;
+    empty_check *e = data;
+    if (clang_getCursorKind(c) == CXCursor_CXXBaseSpecifier &&
+        !is_empty_class(clang_getCanonicalType(clang_getCursorType(c)), e->depth + 1)) {
+        e->empty = 0;
+        return CXChildVisit_Break;
+    }
+    return CXChildVisit_Continue;
+}
+
+/* An empty class: no data member in it or its bases, so C++ gives it one
+ * byte and nvcc passes that byte (".param .align 1 .b8 t[1]"). Its value
+ * is its type (std::integral_constant<int, 4>, std::true_type, a tag):
+ * nothing for a caller to choose, and C has no empty struct to mirror it. */
+static int is_empty_class(CXType canon, unsigned depth)
+{
+    if (canon.kind != CXType_Record || depth > 32 || clang_Type_getSizeOf(canon) != 1)
+        return 0;
+    CXCursor decl = clang_getTypeDeclaration(canon);
+    if (clang_getCursorKind(decl) == CXCursor_UnionDecl)
+        return 0;
+    empty_check e = {depth, 1};
+    clang_Type_visitFields(canon, count_field, &e);
+    if (e.empty)
+        clang_visitChildren(decl, check_bases, &e);
+    return e.empty;
 }
 
 /* A struct/union/class: a known equivalent, a CUDA vector type, a declared
@@ -510,13 +582,13 @@ static char *record_type(tm_ctx *c, CXType canon, int by_value, size_t owner, co
         return NULL;
     }
     ks_def_kind kind = clang_getCursorKind(decl) == CXCursor_UnionDecl ? KS_DEF_UNION : KS_DEF_STRUCT;
-    char *q = NULL;
+    char *q = NULL, *targs = NULL, *tname = NULL;
     if (member && (clang_Cursor_isAnonymous(decl) || !*spelled))
         q = ks_xasprintf("%s::%s", c->m->defs[owner].qname, member);
     else if (!*spelled || clang_Cursor_isAnonymous(decl))
         why = refuse("an unnamed struct; give the struct a name");
     else if (clang_Type_getNumTemplateArguments(canon) > 0)
-        why = refuse("a class template specialization, which C cannot name; use a plain struct");
+        q = specialization_name(decl, canon, &targs, &tname);
     else
         q = ks_qualified_name(decl);
     if (q) {
@@ -525,6 +597,11 @@ static char *record_type(tm_ctx *c, CXType canon, int by_value, size_t owner, co
         if (is_new && member && !(clang_Cursor_isAnonymous(decl) == 0 && *spelled)) {
             c->m->defs[idx].owner = owner;
             c->m->defs[idx].member = ks_xstrdup(member);
+        }
+        if (is_new && targs) {
+            c->m->defs[idx].template_args = targs;
+            c->m->defs[idx].template_name = tname;
+            targs = tname = NULL;
         }
         out->base = KS_BASE_RECORD;
         out->def = idx;
@@ -535,10 +612,76 @@ static char *record_type(tm_ctx *c, CXType canon, int by_value, size_t owner, co
     }
     free(spelled);
     free(q);
+    free(targs);
+    free(tname);
     return why;
 }
 
 /* ---- pointers ----------------------------------------------------------------------------------- */
+
+/* An array a pointer points to ("float (*x)[28]", "const float (*w)[5][5]"):
+ * a KS_DEF_ARRAY def, typedef'd in C as "float_arr28" / "float_arr5_5", its
+ * element a scalar, record, enum or CUDA type; the element's qualifiers stay
+ * on out (const applied to an array typedef applies to its elements). */
+static char *array_type(tm_ctx *c, CXType t, ks_type *out)
+{
+    CXType e = clang_getCanonicalType(t), elem = t;
+    long long dims[8];
+    size_t ndims = 0;
+    while (e.kind == CXType_ConstantArray && ndims < 8) {
+        dims[ndims++] = clang_getArraySize(e);
+        elem = clang_getArrayElementType(e);
+        e = clang_getCanonicalType(elem);
+    }
+    ks_type et = {0};
+    char *why = NULL;
+    if (e.kind == CXType_ConstantArray || e.kind == CXType_Pointer)
+        why = refuse("pointer to an array of more than 8 dimensions or of pointers; pass a "
+                     "pointer to the element type");
+    else
+        why = pointee_type(c, elem, &et);
+    if (!why && (et.nptrs || et.tag))
+        why = refuse("pointer to an array of pointers; pass a pointer to the element type");
+    if (!why && et.base == KS_BASE_RECORD && !c->m->defs[et.def].complete)
+        why = define_record(c, clang_getCanonicalType(elem), et.def);
+    if (why) {
+        ks_type_free(&et);
+        return why;
+    }
+    /* libclang may keep the element's qualifiers on the array type. */
+    unsigned quals = et.quals | quals_of(t) | quals_of(clang_getCanonicalType(t));
+    et.quals = 0;
+    char *elem_name = ks_take(clang_getTypeSpelling(clang_getUnqualifiedType(e)));
+    ks_buf q = {0};
+    ks_buf_puts(&q, elem_name);
+    for (size_t i = 0; i < ndims; i++)
+        ks_buf_printf(&q, "[%lld]", dims[i]);
+    free(elem_name);
+    int is_new;
+    size_t idx = ks_model_def(c->m, KS_DEF_ARRAY, q.data, &is_new);
+    free(q.data);
+    if (is_new) {
+        ks_def *d = &c->m->defs[idx];
+        ks_field *f = ks_def_add_field(d);
+        f->name = ks_xstrdup("elem");
+        f->c_name = ks_xstrdup("elem");
+        for (size_t i = 0; i < ndims; i++)
+            ks_type_add_dim(&et, dims[i]);
+        f->type = et;
+        d->size = clang_Type_getSizeOf(clang_getCanonicalType(t));
+        d->align = clang_Type_getAlignOf(clang_getCanonicalType(t));
+        f->size = d->size;
+        d->complete = 1;
+        ks_model_define(c->m, idx);
+    } else {
+        ks_type_free(&et);
+    }
+    memset(out, 0, sizeof *out);
+    out->base = KS_BASE_RECORD;
+    out->def = idx;
+    out->quals = quals;
+    return NULL;
+}
 
 /* The type a pointer points to, qualifiers included. */
 static char *pointee_type(tm_ctx *c, CXType t, ks_type *out)
@@ -568,8 +711,11 @@ static char *pointee_type(tm_ctx *c, CXType t, ks_type *out)
         if (canon.kind == CXType_FunctionProto || canon.kind == CXType_FunctionNoProto)
             why = refuse("pointer to function '%s': device function pointers cannot be made "
                          "on the host; pass an index or a flag instead", sp);
-        else if (canon.kind == CXType_ConstantArray || canon.kind == CXType_IncompleteArray)
-            why = refuse("pointer to array '%s'; pass a pointer to the element type", sp);
+        else if (canon.kind == CXType_ConstantArray)
+            why = array_type(c, t, out);
+        else if (canon.kind == CXType_IncompleteArray)
+            why = refuse("pointer to array of unknown size '%s'; pass a pointer to the element "
+                         "type", sp);
         else
             why = refuse("pointer to '%s', a type C has no exact equivalent for", sp);
         free(sp);
@@ -629,7 +775,13 @@ char *ks_typemap_param(const ks_session *s, ks_model *m, CXType t, ks_type *out)
         why = refuse("'%s' is a member pointer, which C cannot pass; pass an offset or an index", sp);
         break;
     case CXType_Record:
-        why = record_type(&c, canon, 1, 0, NULL, out);
+        if (is_empty_class(canon, 0)) {
+            out->base = KS_BASE_SCALAR;
+            out->scalar = KS_SCALAR_UCHAR;
+            out->tag = 1;
+        } else {
+            why = record_type(&c, canon, 1, 0, NULL, out);
+        }
         break;
     case CXType_Enum:
         why = enum_type(&c, canon, out);

@@ -915,6 +915,7 @@ static void read_directives(walk_ctx *w, const ks_source *src)
                 to++;
             m->renames = ks_xrealloc(m->renames, (m->nrenames + 1) * sizeof *m->renames);
             ks_rename *r = &m->renames[m->nrenames++];
+            memset(r, 0, sizeof *r);
             r->kernel = ks_xstrdup(who);
             r->c_name = ks_xstrdup(to);
             r->line = d[i].line;
@@ -1039,8 +1040,8 @@ static int header_instantiations(walk_ctx *w, const char *base, size_t base_len)
                 ks_note_at(fc.name, line, col, "explicit instantiation of '%s<%s>' is not at namespace "
                            "scope; kstub does not follow it", hi[j].qname, hi[j].args);
             } else {
-                ks_buf_printf(&add, "%stypedef decltype(static_cast<void (*)(%s)>(&%s<%s>)) "
-                              "kstub_i%zu;%s\n", open.data ? open.data : "", hi[j].params,
+                ks_buf_printf(&add, "%stypedef decltype(static_cast<%s (*)(%s)>(&%s<%s>)) "
+                              "kstub_i%zu;%s\n", open.data ? open.data : "", hi[j].ret, hi[j].params,
                               hi[j].qname, hi[j].args, w->ninst, close.data ? close.data : "");
                 w->inst = ks_xrealloc(w->inst, (w->ninst + 1) * sizeof *w->inst);
                 w->inst_used_by = ks_xrealloc(w->inst_used_by, (w->ninst + 1) * sizeof *w->inst_used_by);
@@ -1098,18 +1099,19 @@ static void check_headers_used(walk_ctx *w)
 
 /* ---- entry point ------------------------------------------------------------------------------------ */
 
-/* Each explicit instantiation gets " typedef decltype(static_cast<void
+/* Each explicit instantiation gets " typedef decltype(static_cast<RET
  * (*)(PARAMS)>(&NAME<ARGS>)) kstub_iN;" right after its ';', in the same
  * scope and on the same line (so no line or earlier column moves). The cast
- * picks the right overload. */
+ * picks the right overload; RET is the return type as written (a host
+ * function template returning int is instantiated the same way). */
 static char *inject_instantiations(const ks_source *src, const ks_explicit_inst *in, size_t n)
 {
     ks_buf out = {0};
     size_t copied = 0;
     for (size_t i = 0; i < n; i++) {
         ks_buf_put(&out, src->text + copied, in[i].end - copied);
-        ks_buf_printf(&out, " typedef decltype(static_cast<void (*)(%s)>(&%s<%s>)) kstub_i%zu;",
-                      in[i].params, in[i].qname, in[i].args, i);
+        ks_buf_printf(&out, " typedef decltype(static_cast<%s (*)(%s)>(&%s<%s>)) kstub_i%zu;",
+                      in[i].ret, in[i].params, in[i].qname, in[i].args, i);
         copied = in[i].end;
     }
     ks_buf_put(&out, src->text + copied, src->size - copied);

@@ -174,6 +174,9 @@ static const char *const corpus[] = {
     "tests/corpus/compat_host_math.cu", "tests/corpus/compat_openmp.cu",
     "tests/corpus/abi_host_code.cu", "tests/corpus/compat_cub.cu",
     "tests/corpus/compat_placement_new.cu", "tests/corpus/real/app_types.cu",
+    "tests/corpus/real/const_c_typedef.cu", "tests/corpus/host_template_returns.cu",
+    "tests/corpus/compat_implicit_includes.cu", "tests/corpus/abi_class_templates.cu",
+    "tests/corpus/abi_array_pointers.cu",
 };
 
 /* With --body-errors every clang diagnostic counts: these files must give
@@ -669,6 +672,78 @@ START_TEST(mirror_directive_keeps_the_mirror)
 }
 END_TEST
 
+/* Class template specializations by value (issue 18, item 5) are mirrored
+ * under "<template>_<arguments>" or the kstub:name the source gives; an
+ * empty class (std::bool_constant, std::integral_constant, a tag) takes
+ * no argument: the stub packs its byte. check-abi checks the layouts. */
+START_TEST(class_template_specializations_are_mirrored)
+{
+    make_tmpdir();
+    char *out;
+    int rc = run(&out, "%s tests/corpus/abi_class_templates.cu --list", kstub_bin());
+    ck_assert_msg(rc == 0, "%s", out);
+    static const char *const want[] = {
+        "ks_status constants(ks_launch launch, float *x, char c, double after);\n",
+        "ks_status apply_float(ks_launch launch, struct Params_float p);\n",
+        "ks_status apply_int(ks_launch launch, struct ParamsI p);\n",
+        "ks_status apply_twice_float(ks_launch launch, struct Params_float a, struct Params_float b, "
+        "const struct Params_float *more);\n",
+        "ks_status mha___half_8(ks_launch launch, struct attn_Mha_params___half_8 p, int n);\n",
+        "ks_status tagged_true(ks_launch launch, float *x, int n);\n",
+        "ks_status tagged_false(ks_launch launch, float *x, int n);\n",
+    };
+    for (size_t i = 0; i < sizeof want / sizeof *want; i++)
+        ck_assert_msg(strstr(out, want[i]), "no '%s' in:\n%s", want[i], out);
+    free(out);
+    char *log;
+    json_t *m = manifest_of("tests/corpus/abi_class_templates.cu", "", &log);
+    json_t *ps = json_object_get(kernel_named(m, "constants"), "params");
+    ck_assert_uint_eq(json_array_size(ps), 7);
+    static const int fixed[] = {0, 1, 1, 0, 1, 1, 0};
+    for (size_t i = 0; i < 7; i++)
+        ck_assert_msg(json_is_true(json_object_get(json_array_get(ps, i), "fixed")) == fixed[i],
+                      "parameter %zu", i);
+    json_decref(m);
+    free(log);
+    char cwd[PATH_MAX];
+    ck_assert_ptr_nonnull(getcwd(cwd, sizeof cwd));
+    rc = run(&out, "cd %s && %s %s/tests/corpus/abi_class_templates.cu -o k.kstub && "
+             "grep -c 'KS_STATIC_ASSERT(offsetof(attn_Mha_params___half_8, inner) == 48' k.kstub.h && "
+             "grep -c 'is an empty class: its value is its type, and the stub packs its byte' k.kstub.h",
+             tmpdir, kstub_bin(), cwd);
+    ck_assert_msg(rc == 0 && strcmp(out, "1\n6\n") == 0, "%s", out);
+    free(out);
+    remove_tmpdir();
+}
+END_TEST
+
+/* Pointers to arrays (issue 18, item 6): the stub takes "float_arr28 *",
+ * and a C or C++ caller passes its own float (*)[28] without a cast, under
+ * -Werror; strict mode takes it too. */
+START_TEST(pointers_to_arrays_take_callers_arrays)
+{
+    make_tmpdir();
+    char *out, cwd[PATH_MAX];
+    ck_assert_ptr_nonnull(getcwd(cwd, sizeof cwd));
+    int rc = run(&out, "cd %s && %s %s/tests/corpus/abi_array_pointers.cu -o k.kstub && "
+                 "printf '#include \"k.kstub.h\"\n"
+                 "ks_status f(ks_launch l, float (*in)[28], const float (*w)[5][5], float *o,\n"
+                 "            struct Cell (*g)[4], unsigned (*c)[3], double (*a)[2], int (*m)[7]);\n"
+                 "ks_status f(ks_launch l, float (*in)[28], const float (*w)[5][5], float *o,\n"
+                 "            struct Cell (*g)[4], unsigned (*c)[3], double (*a)[2], int (*m)[7])\n"
+                 "{\n    ks_status s = conv(l, in, w, o, 3);\n    if (s)\n        return s;\n"
+                 "    s = cells(l, g, c, a);\n    if (s)\n        return s;\n"
+                 "    s = rows_float_28(l, in, 1);\n    return s ? s : rows_int_7(l, m, 2);\n}\n'"
+                 " > use.c && W='-Wall -Wextra -Wpedantic -Werror -I%s/runtime' && "
+                 "gcc -std=c11 $W -c use.c -o c.o && gcc -std=c11 -DKSTUB_STRICT $W -c use.c -o s.o && "
+                 "cp use.c use.cpp && sed -i 's/struct Cell/Cell/g' use.cpp && g++ -std=c++17 $W -c use.cpp -o x.o && echo built",
+                 tmpdir, kstub_bin(), cwd, cwd);
+    ck_assert_msg(rc == 0 && strstr(out, "built"), "%s", out);
+    free(out);
+    remove_tmpdir();
+}
+END_TEST
+
 static Suite *real_suite(void)
 {
     Suite *s = suite_create("real");
@@ -696,6 +771,8 @@ static Suite *real_suite(void)
     tcase_add_test(tc, mirror_directive_keeps_the_mirror);
     tcase_add_test(tc, kstub_macro_and_skip_directive);
     tcase_add_test(tc, rdc_from_compile_commands);
+    tcase_add_test(tc, class_template_specializations_are_mirrored);
+    tcase_add_test(tc, pointers_to_arrays_take_callers_arrays);
     suite_add_tcase(s, tc);
     tc = tcase_create("names");
     tcase_set_timeout(tc, 300);
