@@ -36,7 +36,10 @@ KSTUB := $(B)/bin/kstub
 GEN := $(B)/gen
 
 GEN_SRC := $(sort $(wildcard generator/*.c))
-GEN_OBJ := $(GEN_SRC:%.c=$(B)/obj/%.o)
+# The macro names libkstub's headers define, as a table the generator
+# reserves (scripts/runtime_macros.sh; built from the headers, never by hand).
+GEN_MACROS_C := $(B)/obj/gensrc/runtime_macros.c
+GEN_OBJ := $(GEN_SRC:%.c=$(B)/obj/%.o) $(B)/obj/gensrc/runtime_macros.o
 RT_SRC := $(sort $(wildcard runtime/*.c))
 RT_OBJ := $(RT_SRC:%.c=$(B)/obj/%.o)
 TEMPLATES := $(wildcard templates/*.in)
@@ -58,6 +61,12 @@ deps:
 # ---- generator -------------------------------------------------------------------
 $(B)/obj/generator/%.o: generator/%.c $(wildcard generator/*.h) runtime/image_kind.h | $(B)/obj/generator
 	$(CC) $(BASE_CFLAGS) $(LIBCLANG_CFLAGS) -Iruntime -DKSTUB_TEMPLATE_DIR='"$(abspath templates)"' -c $< -o $@
+
+$(GEN_MACROS_C): runtime/kstub.h runtime/kstub_types.h scripts/runtime_macros.sh | $(B)/obj/gensrc
+	sh scripts/runtime_macros.sh runtime/kstub.h runtime/kstub_types.h > $@.tmp && mv $@.tmp $@
+
+$(B)/obj/gensrc/runtime_macros.o: $(GEN_MACROS_C) generator/model.h
+	$(CC) $(BASE_CFLAGS) $(LIBCLANG_CFLAGS) -Igenerator -Iruntime -c $< -o $@
 
 $(KSTUB): $(GEN_OBJ) | $(B)/bin
 	$(CC) $(OPT) $^ -o $@ $(LIBCLANG_LIBS) -ljansson
@@ -88,7 +97,7 @@ $(B)/lib/$(LIBKSTUB_SONAME): $(B)/lib/$(LIBKSTUB_REAL)
 $(B)/lib/libkstub.so: $(B)/lib/$(LIBKSTUB_SONAME)
 	ln -sf $(LIBKSTUB_SONAME) $@
 
-$(B)/obj/generator $(B)/obj/runtime $(B)/bin $(B)/lib $(GEN) $(B)/tests:
+$(B)/obj/generator $(B)/obj/gensrc $(B)/obj/runtime $(B)/bin $(B)/lib $(GEN) $(B)/tests:
 	mkdir -p $@
 
 # ---- generated stubs for kernels/ --------------------------------------------------

@@ -27,7 +27,7 @@
 GEN_FUZZ_DIR := $(B)/fuzz-gen
 GEN_FUZZ_TARGETS := fuzz_gen_manifest fuzz_gen_compdb fuzz_gen_render fuzz_gen_depfile fuzz_gen_source
 GEN_FUZZ_SRC := $(filter-out generator/main.c,$(GEN_SRC))
-GEN_FUZZ_OBJ := $(GEN_FUZZ_SRC:generator/%.c=$(GEN_FUZZ_DIR)/obj/%.o)
+GEN_FUZZ_OBJ := $(GEN_FUZZ_SRC:generator/%.c=$(GEN_FUZZ_DIR)/obj/%.o) $(GEN_FUZZ_DIR)/obj/runtime_macros.o
 GEN_FUZZ_CFLAGS := -std=c11 -g -O1 -D_GNU_SOURCE -fsanitize=address,undefined -fno-sanitize-recover=all \
                    -I$(LLVM_DIR)/include -Iruntime -Igenerator -DKSTUB_TEMPLATE_DIR='"$(abspath templates)"'
 
@@ -38,6 +38,9 @@ $(GEN_FUZZ_DIR)/obj $(GEN_FUZZ_DIR)/bin:
 
 # The generator's own sources, built once with the fuzzer's instrumentation.
 $(GEN_FUZZ_DIR)/obj/%.o: generator/%.c $(wildcard generator/*.h) runtime/image_kind.h | $(GEN_FUZZ_DIR)/obj
+	$(FUZZ_CC) $(GEN_FUZZ_CFLAGS) -fsanitize=fuzzer-no-link -c $< -o $@
+
+$(GEN_FUZZ_DIR)/obj/runtime_macros.o: $(GEN_MACROS_C) generator/model.h | $(GEN_FUZZ_DIR)/obj
 	$(FUZZ_CC) $(GEN_FUZZ_CFLAGS) -fsanitize=fuzzer-no-link -c $< -o $@
 
 $(GEN_FUZZ_DIR)/bin/fuzz_gen_%: tests/fuzz/fuzz_gen_%.c $(GEN_FUZZ_OBJ) | $(GEN_FUZZ_DIR)/bin
