@@ -317,6 +317,11 @@ static void fatbin_entries(const unsigned char *p, size_t n, ks_image_entries *e
 {
     size_t off = 0;
     unsigned index = 0;
+    if (n < 16) {
+        ks_image_member *m = add_member(e, ks_xstrdup("the fatbin"));
+        corrupt(m, ks_xasprintf("it has %zu bytes, fewer than its 16-byte header", n));
+        return;
+    }
     while (n - off >= 16 && ks__image_kind(p + off, n - off) == KS__BYTES_FATBIN) {
         uint16_t hsize = rd16(p + off + 6);
         uint64_t body = rd64(p + off + 8);

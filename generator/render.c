@@ -37,6 +37,16 @@
 /* Sections nest no deeper than this (a hostile template must not exhaust the stack). */
 #define KS_RENDER_MAX_DEPTH 64
 
+/* The work one render may do (bytes written plus tags rendered): a fixed
+ * floor, plus this many times the template's and the values' own size. A
+ * template renders each list item through the sections that iterate it,
+ * which stays within a small multiple of those sizes (the default templates
+ * with a 64 MiB image: about 7x); a section that iterates a list inside its
+ * own iteration multiplies instead (40 nested {{#kernels}} over two kernels:
+ * 2^40 renders), and is stopped at the first tag past the budget. */
+#define KS_RENDER_WORK_FLOOR ((size_t)16 << 20)
+#define KS_RENDER_WORK_FACTOR 64
+
 struct ks_tval {
     char *key;
     size_t keylen;
@@ -218,6 +228,10 @@ typedef struct tpl {
     size_t npieces;
     tag *closes;        /* per template position: the section opened there's close, */
     unsigned char *closed; /* ... once found (sections are rendered once per item) */
+    size_t work, budget;   /* tags rendered so far (bytes written are out->len), the limit */
+    size_t out_start;      /* out->len when the render began */
+    const tag *open[KS_RENDER_MAX_DEPTH + 1]; /* the sections (and pieces) being rendered */
+    size_t nopen;
 } tpl;
 
 struct tag {
@@ -396,12 +410,49 @@ static void put_value(tpl *t, const tag *g, const char *v, ks_buf *out)
     free(e);
 }
 
+/* Stops the render once its work passes the budget, at the innermost
+ * section being rendered (or the tag itself), naming an enclosing section of
+ * the same name when there is one: the repetition that multiplies. */
+static int over_budget(tpl *t, const tag *g, const ks_buf *out)
+{
+    size_t done = ++t->work + (out->len - t->out_start);
+    if (done <= t->budget)
+        return 0;
+    const tag *in = t->nopen ? t->open[t->nopen - 1] : g, *outer = NULL;
+    for (size_t i = 0; i + 1 < t->nopen && !outer; i++)
+        if (t->open[i]->keylen == in->keylen && memcmp(t->open[i]->key, in->key, in->keylen) == 0)
+            outer = t->open[i];
+    if (outer) {
+        unsigned line, col;
+        position(t, outer->start, &line, &col);
+        tpl_error(t, in->start, "rendering stopped after %zu bytes of work (the template and its "
+                  "values allow %zu): section '%.*s' repeats inside itself (opened at line %u), "
+                  "%zu sections deep", done, t->budget, (int)in->keylen, in->key, line, t->nopen);
+    } else {
+        tpl_error(t, in->start, "rendering stopped after %zu bytes of work (the template and its "
+                  "values allow %zu), %zu sections deep", done, t->budget, t->nopen);
+    }
+    return 1;
+}
+
+/* Renders a section's body (or a piece) once, with its tag on the open stack. */
+static void render(tpl *t, size_t pos, size_t end, const ks_tnode *ctx, ks_buf *out, int depth);
+static void render_body(tpl *t, const tag *at, size_t pos, size_t end, const ks_tnode *ctx,
+                        ks_buf *out, int depth)
+{
+    t->open[t->nopen++] = at;
+    render(t, pos, end, ctx, out, depth);
+    t->nopen--;
+}
+
 static void render(tpl *t, size_t pos, size_t end, const ks_tnode *ctx, ks_buf *out, int depth)
 {
     tag g;
     while (t->errors == 0 && next_tag(t, pos, end, &g)) {
         ks_buf_put(out, t->text + pos, g.outer_start - pos);
         pos = g.outer_end;
+        if (over_budget(t, &g, out))
+            return;
         if (g.sigil == '!')
             continue;
         if (g.sigil == '*') {               /* a piece's definition: skipped here */
@@ -449,7 +500,7 @@ static void render(tpl *t, size_t pos, size_t end, const ks_tnode *ctx, ks_buf *
                     tpl_error(t, g.start, "sections nest deeper than %d", KS_RENDER_MAX_DEPTH);
                     return;
                 }
-                render(t, pc->start, pc->end, ctx, out, depth + 1);
+                render_body(t, &g, pc->start, pc->end, ctx, out, depth + 1);
                 continue;
             }
         }
@@ -475,13 +526,13 @@ static void render(tpl *t, size_t pos, size_t end, const ks_tnode *ctx, ks_buf *
         int empty = v->str ? v->str[0] == '\0' : v->nitems == 0;
         if (g.sigil == '^') {
             if (empty)
-                render(t, g.outer_end, close.outer_start, ctx, out, depth + 1);
+                render_body(t, &g, g.outer_end, close.outer_start, ctx, out, depth + 1);
         } else if (v->str) {
             if (!empty)
-                render(t, g.outer_end, close.outer_start, ctx, out, depth + 1);
+                render_body(t, &g, g.outer_end, close.outer_start, ctx, out, depth + 1);
         } else {
             for (size_t i = 0; i < v->nitems && t->errors == 0; i++)
-                render(t, g.outer_end, close.outer_start, v->items[i], out, depth + 1);
+                render_body(t, &g, g.outer_end, close.outer_start, v->items[i], out, depth + 1);
         }
         pos = close.outer_end;
     }
@@ -571,9 +622,28 @@ static void lay_out(tpl *t, ks_buf *out)
     free(cols);
 }
 
+/* The size of the values under n: their strings' bytes and one per list
+ * item; an item borrowed from another list counts its own strings only. */
+static size_t values_size(const ks_tnode *n, int shallow)
+{
+    size_t size = 0;
+    for (size_t i = 0; i < n->nvals; i++) {
+        const ks_tval *v = n->vals[i];
+        size += v->keylen + (v->str ? strlen(v->str) : 0);
+        for (size_t j = 0; !shallow && j < v->nitems; j++)
+            size += 1 + values_size(v->items[j], v->borrowed);
+    }
+    return size;
+}
+
 int ks_render(const char *name, const char *text, size_t len, const ks_tnode *root, ks_buf *out)
 {
-    tpl t = {name, text, len, 0, NULL, 0, NULL, 0, ks_xmalloc((len + 1) * sizeof(tag)), NULL};
+    tpl t = {name, text, len, 0, NULL, 0, NULL, 0, ks_xmalloc((len + 1) * sizeof(tag)), NULL,
+             0, 0, out->len, {NULL}, 0};
+    size_t scale = len + values_size(root, 0);
+    t.budget = KS_RENDER_WORK_FLOOR + (scale > ((size_t)-1 - KS_RENDER_WORK_FLOOR) / KS_RENDER_WORK_FACTOR
+                                       ? (size_t)-1 - KS_RENDER_WORK_FLOOR
+                                       : scale * KS_RENDER_WORK_FACTOR);
     t.closed = ks_xmalloc(len + 1);
     memset(t.closed, 0, len + 1);
     const char *nul = memchr(text, '\0', len);
