@@ -228,13 +228,15 @@ SPACED="$TMP/pre fix'q"
 spaced_round_trip() {   # spaced_round_trip ROOT MAKE-VARIABLES...: install, files, uninstall
     local root=$1; shift
     (cd "$TMP" && find . -maxdepth 1 | sort) >"$TMP/spaced-before"
+    (cd "$SRC" && find . -maxdepth 1 | sort) >"$TMP/src-before"
     $MAKE --no-print-directory -C "$SRC" install B="$B" CUDA_PATH="$CUDA_PATH" "$@" || return 1
     expect_files "$root" || return 1
     local stray
     stray=$(cd "$TMP" && find . -maxdepth 1 | sort | comm -13 "$TMP/spaced-before" - |
             grep -vxF "./$(basename "$SPACED")" | grep -vx './st age')
     [ -z "$stray" ] || { echo "created beside the prefix: $stray"; return 1; }
-    [ ! -e "$SRC/fix" ] && [ ! -e "$SRC/fix'q" ] || { echo "created in the source tree"; return 1; }
+    stray=$(cd "$SRC" && find . -maxdepth 1 | sort | comm -13 "$TMP/src-before" -)
+    [ -z "$stray" ] || { echo "created in the source tree: $stray"; return 1; }
     $MAKE --no-print-directory -C "$SRC" uninstall B="$B" "$@" || return 1
     stray=$(find "$root" ! -type d)
     [ -z "$stray" ] || { echo "left behind: $stray"; return 1; }
