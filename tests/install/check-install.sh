@@ -227,8 +227,8 @@ check "staged: make uninstall leaves what was there, and no file" staged_uninsta
 SPACED="$TMP/pre fix'q"
 spaced_round_trip() {   # spaced_round_trip ROOT MAKE-VARIABLES...: install, files, uninstall
     local root=$1; shift
-    (cd "$TMP" && find . -maxdepth 1 | sort) >"$TMP/spaced-before"
     (cd "$SRC" && find . -maxdepth 1 | sort) >"$TMP/src-before"
+    (cd "$TMP" && find . -maxdepth 1 | sort) >"$TMP/spaced-before"
     $MAKE --no-print-directory -C "$SRC" install B="$B" CUDA_PATH="$CUDA_PATH" "$@" || return 1
     expect_files "$root" || return 1
     local stray
