@@ -37,14 +37,15 @@
 /* Sections nest no deeper than this (a hostile template must not exhaust the stack). */
 #define KS_RENDER_MAX_DEPTH 64
 
-/* The work one render may do (bytes written plus tags rendered): a fixed
- * floor, plus this many times the template's and the values' own size. A
- * template renders each list item through the sections that iterate it,
- * which stays within a small multiple of those sizes (the default templates
- * with a 64 MiB image: about 7x); a section that iterates a list inside its
- * own iteration multiplies instead (40 nested {{#kernels}} over two kernels:
- * 2^40 renders), and is stopped at the first tag past the budget. */
-#define KS_RENDER_WORK_FLOOR ((size_t)16 << 20)
+/* The work one render may do (bytes written plus tags rendered): 1 Mi,
+ * plus 64 times the template's and the values' own size. A template renders
+ * each list item through the sections that iterate it, which stays within a
+ * small multiple of those sizes (the default templates: 1-6 times, a 20 MB
+ * embedded image included); a section that iterates a list inside its own
+ * iteration multiplies instead (40 nested {{#kernels}} over two kernels:
+ * 2^40 renders) and is stopped at the first tag past the budget, within a
+ * second even under ASan. */
+#define KS_RENDER_WORK_FLOOR ((size_t)1 << 20)
 #define KS_RENDER_WORK_FACTOR 64
 
 struct ks_tval {
@@ -223,7 +224,7 @@ typedef struct tpl {
     size_t len;
     int errors;
     mark *marks;
-    size_t nmarks;
+    size_t nmarks, marks_cap;   /* grown by doubling: a render may leave millions */
     piece *pieces;
     size_t npieces;
     tag *closes;        /* per template position: the section opened there's close, */
@@ -477,7 +478,10 @@ static void render(tpl *t, size_t pos, size_t end, const ks_tnode *ctx, ks_buf *
                 tpl_error(t, g.start, "'{{%c' takes no name", g.sigil);
                 return;
             }
-            t->marks = ks_xrealloc(t->marks, (t->nmarks + 1) * sizeof *t->marks);
+            if (t->nmarks == t->marks_cap) {
+                t->marks_cap = t->marks_cap ? 2 * t->marks_cap : 64;
+                t->marks = ks_xrealloc(t->marks, t->marks_cap * sizeof *t->marks);
+            }
             t->marks[t->nmarks++] = (mark){out->len, g.start, g.sigil, column};
             continue;
         }
@@ -542,11 +546,16 @@ static void render(tpl *t, size_t pos, size_t end, const ks_tnode *ctx, ks_buf *
 
 /* ---- columns ---------------------------------------------------------------------------------- */
 
-static size_t line_start(const char *s, size_t pos)
+/* The start of the line holding position to, given ls, the start of the
+ * line holding from (from <= to): only the text between is searched, so a
+ * pass over the marks in order reads the output once, however long its
+ * lines (a line of millions of marks was quadratic). */
+static size_t line_start_after(const char *s, size_t from, size_t to, size_t ls)
 {
-    while (pos > 0 && s[pos - 1] != '\n')
-        pos--;
-    return pos;
+    for (size_t i = to; i > from; i--)
+        if (s[i - 1] == '\n')
+            return i;
+    return ls;
 }
 
 /* Pads the output at its {{>}} marks and indents it at its {{+}} marks. */
@@ -557,9 +566,11 @@ static void lay_out(tpl *t, ks_buf *out)
     /* Pass 1: each {{>}}'s width (origin to {{<}}) and each group's column. */
     size_t *used = ks_xmalloc((n + 1) * sizeof *used), *group = ks_xmalloc((n + 1) * sizeof *group);
     size_t *cols = ks_xmalloc((n + 1) * sizeof *cols), ngroups = 0;
-    size_t cur = (size_t)-1, origin = 0;
+    size_t cur = (size_t)-1, origin = 0, seen = 0, ls = 0;
     for (size_t i = 0; i < n && t->errors == 0; i++) {
         mark *mk = &t->marks[i];
+        ls = line_start_after(s, seen, mk->pos, ls);
+        seen = mk->pos;
         if (mk->kind == '[') {
             if (cur != (size_t)-1)
                 tpl_error(t, mk->tpl_pos, "'{{[}}' inside a group");
@@ -572,7 +583,6 @@ static void lay_out(tpl *t, ks_buf *out)
         } else if (mk->kind == '=' || mk->kind == '+') {
             origin = mk->pos;
         } else if (mk->kind == '>') {
-            size_t ls = line_start(s, mk->pos);
             size_t from = origin >= ls ? origin : ls;
             if (i + 1 >= n || t->marks[i + 1].kind != '<' ||
                 memchr(s + mk->pos, '\n', t->marks[i + 1].pos - mk->pos)) {
@@ -595,12 +605,14 @@ static void lay_out(tpl *t, ks_buf *out)
         tpl_error(t, t->marks[n - 1].tpl_pos, "a '{{[}}' group is never closed");
     /* Pass 2: the output again, with the pads and indents. */
     ks_buf b = {0};
-    size_t pos = 0, hang = 0;
+    size_t pos = 0, hang = 0, bls = 0;
     for (size_t i = 0; i < n && t->errors == 0; i++) {
         mark *mk = &t->marks[i];
+        size_t before = b.len;
         ks_buf_put(&b, s + pos, mk->pos - pos);
         pos = mk->pos;
-        size_t col = b.len - line_start(b.data ? b.data : "", b.len);
+        bls = line_start_after(b.data ? b.data : "", before, b.len, bls);
+        size_t col = b.len - bls;
         if (mk->kind == '=')
             hang = col;
         else if (mk->kind == '+')
@@ -638,7 +650,7 @@ static size_t values_size(const ks_tnode *n, int shallow)
 
 int ks_render(const char *name, const char *text, size_t len, const ks_tnode *root, ks_buf *out)
 {
-    tpl t = {name, text, len, 0, NULL, 0, NULL, 0, ks_xmalloc((len + 1) * sizeof(tag)), NULL,
+    tpl t = {name, text, len, 0, NULL, 0, 0, NULL, 0, ks_xmalloc((len + 1) * sizeof(tag)), NULL,
              0, 0, out->len, {NULL}, 0};
     size_t scale = len + values_size(root, 0);
     t.budget = KS_RENDER_WORK_FLOOR + (scale > ((size_t)-1 - KS_RENDER_WORK_FLOOR) / KS_RENDER_WORK_FACTOR

@@ -97,7 +97,14 @@ words = ['__global__', 'template', 'typename', 'struct', 'union', 'enum', 'const
          '__launch_bounds__(256)', 'extern "C"', 'namespace n {', '}', 'ks__args', 'ks_status',
          'ks_kernel_launch', 'KS_RESTRICT', 'args', 'x', 'S', 'T', '0', '-1', '4294967296',
          'alignas(16)', '[[maybe_unused]]', 'typedef', 'using', '= 0', 'static', 'inline',
-         '#define', '#if 0', '#endif', 'constexpr', 'decltype(x)', 'sizeof(int)']
+         '#define', '#if 0', '#endif', 'constexpr', 'decltype(x)', 'sizeof(int)',
+         # issue 19: the stub's own parameter names and their fallbacks, the
+         # runtime headers' macros, directives where a scanner may not look
+         'launch', 'ks_launch_', 'ks_launch__', 'stream', 'ks_stream_', 'n_items',
+         'ks_n_items_', 'KSTUB_H', 'KSTUB_TYPES_H', 'KSTUB_VERSION', 'KSTUB_VERSION_MAJOR',
+         'KSTUB_VERSION_MINOR', 'KSTUB_VERSION_PATCH', 'KS_VERSION_MAJOR', 'KS_ALIGNED',
+         '/* c */ #include <cstdint>', '\f#include <cstdint>', '\v#include <cstdint>',
+         '// kstub:name k = KSTUB_VERSION', '// kstub:skip']
 for _ in range(rnd.randint(1, 4)):
     op = rnd.randrange(5)
     i = rnd.randrange(len(lines))
