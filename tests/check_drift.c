@@ -257,12 +257,16 @@ START_TEST(kstub_mk_sample_project_under_make_j)
     free(out);
     const char *libdir_env = env_or("KSTUB_LIBDIR", NULL);
     char *libdir = libdir_env ? ks_xstrdup(libdir_env) : ks_xasprintf("%s/build/lib", cwd);
-    /* The parent make's flags and variables must not leak into this build. */
+    /* The parent make's flags and variables must not leak into this build.
+     * Under check-asan the libkstub it links is sanitized: the app links
+     * with the same -fsanitize flags (SAN_FLAGS, from drift.mk). */
+    const char *san = env_or("SAN_FLAGS", "");
     char *make = ks_xasprintf(
         "cd %s/proj && env -u MAKEFLAGS -u MFLAGS -u MAKELEVEL make -j4 "
         "KSTUB_MK=%s/kstub.mk KSTUB=%s KSTUB_INCLUDE=%s/runtime KSTUB_LIBDIR=%s "
-        "CUDA_PATH=%s NVCC=%s", tmpdir, cwd, kstub_bin(), cwd, libdir,
-        env_or("CUDA_PATH", "/usr/local/cuda"), env_or("NVCC", "/usr/local/cuda/bin/nvcc"));
+        "CUDA_PATH=%s NVCC=%s%s%s%s", tmpdir, cwd, kstub_bin(), cwd, libdir,
+        env_or("CUDA_PATH", "/usr/local/cuda"), env_or("NVCC", "/usr/local/cuda/bin/nvcc"),
+        *san ? " CC='cc " : "", san, *san ? "'" : "");
     free(libdir);
 
     int rc = run(&out, "%s", make);
