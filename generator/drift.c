@@ -755,7 +755,7 @@ static int manifest_from_text(char *text, size_t size, const char *path, ks_sigs
         k->name = str_value(f[K_NAME]);
         k->c_name = str_value(f[K_C_NAME]);
         k->symbol = str_value(f[K_SYMBOL]);
-        long line, col;
+        long line = 0, col = 0;
         if (int_value(f[K_LINE], "line", 1, &line, path, w) != 0 ||
             int_value(f[K_COL], "col", 1, &col, path, w) != 0)   /* col: 0 in older manifests */
             bad = 2;
@@ -764,7 +764,7 @@ static int manifest_from_text(char *text, size_t size, const char *path, ks_sigs
         k->max_threads = k->min_blocks = -1;
         const jnode *lb = f[K_BOUNDS];
         if (jsize(lb) >= 1 && jsize(lb) <= 2) {
-            long max, mb;
+            long max = 0, mb = 0;
             const jnode *first = jfirst(lb);
             if (int_value(first, "launch_bounds[0]", 0, &max, path, w) ||
                 int_value(jsize(lb) == 2 ? jnext(first) : NULL, "launch_bounds[1]", 1, &mb,
