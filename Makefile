@@ -36,7 +36,10 @@ KSTUB := $(B)/bin/kstub
 GEN := $(B)/gen
 
 GEN_SRC := $(sort $(wildcard generator/*.c))
-GEN_OBJ := $(GEN_SRC:%.c=$(B)/obj/%.o)
+# The macro names libkstub's headers define, as a table the generator
+# reserves (scripts/runtime_macros.sh; built from the headers, never by hand).
+GEN_MACROS_C := $(B)/obj/gensrc/runtime_macros.c
+GEN_OBJ := $(GEN_SRC:%.c=$(B)/obj/%.o) $(B)/obj/gensrc/runtime_macros.o
 RT_SRC := $(sort $(wildcard runtime/*.c))
 RT_OBJ := $(RT_SRC:%.c=$(B)/obj/%.o)
 TEMPLATES := $(wildcard templates/*.in)
@@ -58,6 +61,12 @@ deps:
 # ---- generator -------------------------------------------------------------------
 $(B)/obj/generator/%.o: generator/%.c $(wildcard generator/*.h) runtime/image_kind.h | $(B)/obj/generator
 	$(CC) $(BASE_CFLAGS) $(LIBCLANG_CFLAGS) -Iruntime -DKSTUB_TEMPLATE_DIR='"$(abspath templates)"' -c $< -o $@
+
+$(GEN_MACROS_C): runtime/kstub.h runtime/kstub_types.h scripts/runtime_macros.sh | $(B)/obj/gensrc
+	sh scripts/runtime_macros.sh runtime/kstub.h runtime/kstub_types.h > $@.tmp && mv $@.tmp $@
+
+$(B)/obj/gensrc/runtime_macros.o: $(GEN_MACROS_C) generator/model.h
+	$(CC) $(BASE_CFLAGS) $(LIBCLANG_CFLAGS) -Igenerator -Iruntime -c $< -o $@
 
 $(KSTUB): $(GEN_OBJ) | $(B)/bin
 	$(CC) $(OPT) $^ -o $@ $(LIBCLANG_LIBS) -ljansson
@@ -88,7 +97,7 @@ $(B)/lib/$(LIBKSTUB_SONAME): $(B)/lib/$(LIBKSTUB_REAL)
 $(B)/lib/libkstub.so: $(B)/lib/$(LIBKSTUB_SONAME)
 	ln -sf $(LIBKSTUB_SONAME) $@
 
-$(B)/obj/generator $(B)/obj/runtime $(B)/bin $(B)/lib $(GEN) $(B)/tests:
+$(B)/obj/generator $(B)/obj/gensrc $(B)/obj/runtime $(B)/bin $(B)/lib $(GEN) $(B)/tests:
 	mkdir -p $@
 
 # ---- generated stubs for kernels/ --------------------------------------------------
@@ -136,33 +145,39 @@ KS__INSTALL_FILES = bin/kstub lib/libkstub.a lib/libkstub.so lib/$(LIBKSTUB_SONA
 # Directories no other package shares: uninstall removes them once empty.
 KS__INSTALL_DIRS = share/kstub/templates share/kstub lib/cmake/kstub
 
+# A destination as one shell word, whatever PREFIX or DESTDIR hold (a
+# space, a quote): single-quoted, each ' written as '\''.
+ks__q = '$(subst ','\'',$(1))'
+
 # @PREFIX@ & co. in kstub.pc.in and cmake/*.cmake.in.
-KS__SUBST = sed -e 's|@PREFIX@|$(PREFIX)|g' -e 's|@CUDA_PATH@|$(CUDA_PATH)|g' \
+KS__SUBST = sed -e $(call ks__q,s|@PREFIX@|$(PREFIX)|g) -e $(call ks__q,s|@CUDA_PATH@|$(CUDA_PATH)|g) \
     -e 's|@VERSION@|$(KS__VERSION)|g' -e 's|@LIB_REAL@|$(LIBKSTUB_REAL)|g' \
     -e 's|@LIB_SONAME@|$(LIBKSTUB_SONAME)|g'
 
+KS__D = $(call ks__q,$(KS__DEST)/$(1))
+
 .PHONY: uninstall
 install: all
-	install -d $(KS__DEST)/bin $(KS__DEST)/lib $(KS__DEST)/include \
-	    $(KS__DEST)/share/kstub/templates $(KS__DEST)/lib/pkgconfig $(KS__DEST)/lib/cmake/kstub \
-	    $(KS__DEST)/share/man/man1 $(KS__DEST)/share/bash-completion/completions
-	install -m 755 $(KSTUB) $(KS__DEST)/bin/kstub
-	install -m 644 $(B)/lib/libkstub.a $(KS__DEST)/lib/
-	install -m 644 $(B)/lib/$(LIBKSTUB_REAL) $(KS__DEST)/lib/
-	ln -sf $(LIBKSTUB_REAL) $(KS__DEST)/lib/$(LIBKSTUB_SONAME)
-	ln -sf $(LIBKSTUB_SONAME) $(KS__DEST)/lib/libkstub.so
-	install -m 644 runtime/kstub.h runtime/kstub_types.h $(KS__DEST)/include/
-	install -m 644 $(TEMPLATES) $(KS__DEST)/share/kstub/templates/
-	install -m 644 kstub.mk $(KS__DEST)/share/kstub/
-	$(KS__SUBST) kstub.pc.in > $(KS__DEST)/lib/pkgconfig/kstub.pc
-	$(KS__SUBST) cmake/kstubConfig.cmake.in > $(KS__DEST)/lib/cmake/kstub/kstubConfig.cmake
-	$(KS__SUBST) cmake/kstubConfigVersion.cmake.in > $(KS__DEST)/lib/cmake/kstub/kstubConfigVersion.cmake
-	install -m 644 man/kstub.1 $(KS__DEST)/share/man/man1/kstub.1
-	install -m 644 completion/kstub.bash $(KS__DEST)/share/bash-completion/completions/kstub
+	install -d $(call KS__D,bin) $(call KS__D,lib) $(call KS__D,include) \
+	    $(call KS__D,share/kstub/templates) $(call KS__D,lib/pkgconfig) $(call KS__D,lib/cmake/kstub) \
+	    $(call KS__D,share/man/man1) $(call KS__D,share/bash-completion/completions)
+	install -m 755 $(KSTUB) $(call KS__D,bin/kstub)
+	install -m 644 $(B)/lib/libkstub.a $(call KS__D,lib/)
+	install -m 644 $(B)/lib/$(LIBKSTUB_REAL) $(call KS__D,lib/)
+	ln -sf $(LIBKSTUB_REAL) $(call KS__D,lib/$(LIBKSTUB_SONAME))
+	ln -sf $(LIBKSTUB_SONAME) $(call KS__D,lib/libkstub.so)
+	install -m 644 runtime/kstub.h runtime/kstub_types.h $(call KS__D,include/)
+	install -m 644 $(TEMPLATES) $(call KS__D,share/kstub/templates/)
+	install -m 644 kstub.mk $(call KS__D,share/kstub/)
+	$(KS__SUBST) kstub.pc.in > $(call KS__D,lib/pkgconfig/kstub.pc)
+	$(KS__SUBST) cmake/kstubConfig.cmake.in > $(call KS__D,lib/cmake/kstub/kstubConfig.cmake)
+	$(KS__SUBST) cmake/kstubConfigVersion.cmake.in > $(call KS__D,lib/cmake/kstub/kstubConfigVersion.cmake)
+	install -m 644 man/kstub.1 $(call KS__D,share/man/man1/kstub.1)
+	install -m 644 completion/kstub.bash $(call KS__D,share/bash-completion/completions/kstub)
 
 uninstall:
-	rm -f $(addprefix $(KS__DEST)/,$(KS__INSTALL_FILES))
-	-rmdir $(addprefix $(KS__DEST)/,$(KS__INSTALL_DIRS)) 2>/dev/null
+	rm -f $(foreach f,$(KS__INSTALL_FILES),$(call KS__D,$(f)))
+	-rmdir $(foreach d,$(KS__INSTALL_DIRS),$(call KS__D,$(d))) 2>/dev/null
 
 clean:
 	rm -rf $(B)

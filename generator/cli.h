@@ -24,7 +24,10 @@ char *ks_list_json(const ks_options *opts, const ks_model *m);
 typedef struct ks_image_member {
     char *what;                /* "sm_90 cubin", "compute_90 PTX", "PTX" ... */
     int readable;              /* 0: its entry names could not be read */
-    char *why;                 /* ... and why (for a warning) */
+    int corrupt;               /* ... because its bytes contradict themselves (sizes or
+                                * offsets beyond the end, bad compressed data): the
+                                * image is refused, not embedded */
+    char *why;                 /* ... and why (for the warning or the error) */
     char **entries;            /* kernel entry names (device symbols), in file order */
     size_t nentries;
 } ks_image_member;
@@ -42,11 +45,14 @@ typedef struct ks_image_entries {
 void ks_image_entries_read(const unsigned char *data, size_t size, ks_image_entries *out);
 void ks_image_entries_free(ks_image_entries *e);
 
-/* Refuses an image that does not define the input's kernels: an error at a
- * kernel that no readable member defines (naming what the image defines), a
- * warning for one missing from some members only, and a warning for each
- * member that could not be read (nothing is claimed about it). Returns 0,
- * or -1 after errors. */
+/* Refuses an image that is corrupt (a fatbin or cubin whose sizes or
+ * offsets point past its end, compressed data that does not decompress):
+ * an error naming the image and what is wrong; or that does not define the
+ * input's kernels: an error at a kernel that no readable member defines
+ * (naming what the image defines), a warning for one missing from some
+ * members only, and a warning for each member that could not be read for
+ * want of a decompressor (nothing is claimed about it). Returns 0, or -1
+ * after errors. */
 int ks_image_check_kernels(const char *image_path, const ks_image_blob *image,
                            const ks_options *opts, const ks_model *m);
 

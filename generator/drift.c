@@ -717,6 +717,8 @@ enum { K_NAME, K_C_NAME, K_SYMBOL, K_LINE, K_COL, K_BOUNDS, K_PARAMS, K_KEYS };
 static const char *const param_keys[] = {"name", "type", "c_type", "size", "align", "offset"};
 enum { P_NAME, P_TYPE, P_C_TYPE, P_SIZE, P_ALIGN, P_OFFSET, P_KEYS };
 
+static int find_duplicate_kernels(const ks_sigs *m, const char *path);
+
 /* Reads manifest text (modified in place) named path in messages into *m. */
 static int manifest_from_text(char *text, size_t size, const char *path, ks_sigs *m)
 {
@@ -753,7 +755,7 @@ static int manifest_from_text(char *text, size_t size, const char *path, ks_sigs
         k->name = str_value(f[K_NAME]);
         k->c_name = str_value(f[K_C_NAME]);
         k->symbol = str_value(f[K_SYMBOL]);
-        long line, col;
+        long line = 0, col = 0;
         if (int_value(f[K_LINE], "line", 1, &line, path, w) != 0 ||
             int_value(f[K_COL], "col", 1, &col, path, w) != 0)   /* col: 0 in older manifests */
             bad = 2;
@@ -762,7 +764,7 @@ static int manifest_from_text(char *text, size_t size, const char *path, ks_sigs
         k->max_threads = k->min_blocks = -1;
         const jnode *lb = f[K_BOUNDS];
         if (jsize(lb) >= 1 && jsize(lb) <= 2) {
-            long max, mb;
+            long max = 0, mb = 0;
             const jnode *first = jfirst(lb);
             if (int_value(first, "launch_bounds[0]", 0, &max, path, w) ||
                 int_value(jsize(lb) == 2 ? jnext(first) : NULL, "launch_bounds[1]", 1, &mb,
@@ -804,7 +806,7 @@ static int manifest_from_text(char *text, size_t size, const char *path, ks_sigs
                         "is missing", i + 1);
     }
     free(nodes);
-    if (bad) {
+    if (bad || find_duplicate_kernels(m, path)) {
         ks_sigs_free(m);
         return -1;
     }
@@ -901,6 +903,29 @@ static kslot *ktable_slot(const ktable *t, const ks_sig_kern *k, int insert)
             (!symbol || strcmp(s->k->symbol, symbol) == 0))
             return s;
     }
+}
+
+/* A kernel is its name and device symbol (what diff pairs on): a manifest
+ * that lists one twice is malformed, not a kernel added. Reports each
+ * repeat with the entry it repeats; returns their count. */
+static int find_duplicate_kernels(const ks_sigs *m, const char *path)
+{
+    ktable t;
+    ktable_init(&t, m->nkernels, 1);
+    int dups = 0;
+    for (size_t i = 0; i < m->nkernels; i++) {
+        kslot *s = ktable_slot(&t, &m->kernels[i], 1);
+        if (s->k == &m->kernels[i]) {
+            s->idx = (long)i;
+            continue;
+        }
+        ks_error_at(path, 0, 0, "kernel #%zu repeats kernel #%ld ('%s', symbol '%s'): a "
+                    "manifest lists each kernel once", i + 1, s->idx + 1, m->kernels[i].name,
+                    m->kernels[i].symbol);
+        dups++;
+    }
+    free(t.v);
+    return dups;
 }
 
 /* ---- comparing two models -------------------------------------------------------------------- */

@@ -67,6 +67,14 @@ static void unreadable(ks_image_member *m, char *why)
     m->why = why;
 }
 
+/* Unreadable because the bytes are wrong, not because kstub lacks a way to
+ * read them: the driver would fail on them too, at run time. */
+static void corrupt(ks_image_member *m, char *why)
+{
+    unreadable(m, why);
+    m->corrupt = 1;
+}
+
 static void add_entry(ks_image_member *m, const char *name, size_t len)
 {
     m->entries = ks_xrealloc(m->entries, (m->nentries + 1) * sizeof *m->entries);
@@ -120,8 +128,22 @@ static void ptx_entries(const unsigned char *p, size_t n, ks_image_member *m)
 
 /* ---- cubin (ELF64, little-endian) ------------------------------------------------------------------ */
 
+static char *elf_read(const unsigned char *p, size_t n, ks_image_member *m);
+
+/* Reads the entries into m, or marks m unreadable (a 32-bit or big-endian
+ * ELF, which nvcc does not make) or corrupt (not an ELF file, or a table
+ * that lies beyond the end). */
+static void elf_entries(const unsigned char *p, size_t n, ks_image_member *m)
+{
+    char *why = elf_read(p, n, m);
+    if (why && (n < 64 || ks__image_kind(p, n) != KS__BYTES_CUBIN || (p[4] == 2 && p[5] == 1)))
+        corrupt(m, why);
+    else if (why)
+        unreadable(m, why);
+}
+
 /* Returns NULL, or why the entries could not be read (malloc'd). */
-static char *elf_entries(const unsigned char *p, size_t n, ks_image_member *m)
+static char *elf_read(const unsigned char *p, size_t n, ks_image_member *m)
 {
     if (n < 64 || ks__image_kind(p, n) != KS__BYTES_CUBIN)
         return ks_xstrdup("not an ELF file");
@@ -210,9 +232,12 @@ typedef size_t (*zstd_decompress_fn)(void *, size_t, const void *, size_t);
 typedef unsigned (*zstd_is_error_fn)(size_t);
 
 /* zstd from the system's libzstd, loaded once when a member needs it;
- * returns NULL, or why not (malloc'd). */
-static char *zstd_frame(const unsigned char *in, size_t n, unsigned char *out, size_t out_size)
+ * returns NULL, or why not (malloc'd), with *bad_data 0 when the reason is
+ * kstub's (no libzstd), 1 when it is the data's. */
+static char *zstd_frame(const unsigned char *in, size_t n, unsigned char *out, size_t out_size,
+                        int *bad_data)
 {
+    *bad_data = 0;
     static void *lib;
     static zstd_decompress_fn decompress;
     static zstd_is_error_fn is_error;
@@ -227,6 +252,7 @@ static char *zstd_frame(const unsigned char *in, size_t n, unsigned char *out, s
     if (!decompress || !is_error)
         return ks_xstrdup("it is compressed with zstd and libzstd.so.1 lacks ZSTD_decompress");
     size_t got = decompress(out, out_size, in, n);
+    *bad_data = 1;
     if (is_error(got) || got != out_size)
         return ks_xstrdup("its zstd data does not decompress to the size its header gives");
     return NULL;
@@ -251,31 +277,38 @@ static void fatbin_member(const unsigned char *h, uint32_t hsize, const unsigned
     if (flags & (FATBIN_LZ4 | FATBIN_ZSTD)) {
         uint32_t csize = rd32(h + 16);
         uint64_t usize = hsize >= 64 ? rd64(h + 56) : 0;
-        if (hsize < 64 || csize == 0 || csize > psize || usize == 0 || usize > (64u << 20)) {
+        if (hsize >= 64 && (csize == 0 || csize > psize || usize == 0)) {
+            corrupt(m, ks_xasprintf("its header gives a compressed size of %u bytes in a "
+                                    "payload of %llu, and %llu bytes uncompressed", (unsigned)csize,
+                                    (unsigned long long)psize, (unsigned long long)usize));
+            return;
+        }
+        if (hsize < 64 || usize > (64u << 20)) {
             unreadable(m, ks_xstrdup("it is compressed and its header does not give the sizes"));
             return;
         }
         inflated = ks_xmalloc((size_t)usize);
         char *why = NULL;
+        int bad_data = 1;
         if (flags & FATBIN_ZSTD)
-            why = zstd_frame(payload, csize, inflated, (size_t)usize);
+            why = zstd_frame(payload, csize, inflated, (size_t)usize, &bad_data);
         else if (lz4_block(payload, csize, inflated, (size_t)usize) != 0)
             why = ks_xstrdup("its LZ4 data is malformed");
         if (why) {
-            unreadable(m, why);
+            if (bad_data)
+                corrupt(m, why);
+            else
+                unreadable(m, why);
             free(inflated);
             return;
         }
         code = inflated;
         code_size = (size_t)usize;
     }
-    if (kind == FATBIN_KIND_PTX) {
+    if (kind == FATBIN_KIND_PTX)
         ptx_entries(code, code_size, m);
-    } else {
-        char *why = elf_entries(code, code_size, m);
-        if (why)
-            unreadable(m, why);
-    }
+    else
+        elf_entries(code, code_size, m);
     free(inflated);
 }
 
@@ -284,12 +317,19 @@ static void fatbin_entries(const unsigned char *p, size_t n, ks_image_entries *e
 {
     size_t off = 0;
     unsigned index = 0;
+    if (n < 16) {
+        ks_image_member *m = add_member(e, ks_xstrdup("the fatbin"));
+        corrupt(m, ks_xasprintf("it has %zu bytes, fewer than its 16-byte header", n));
+        return;
+    }
     while (n - off >= 16 && ks__image_kind(p + off, n - off) == KS__BYTES_FATBIN) {
         uint16_t hsize = rd16(p + off + 6);
         uint64_t body = rd64(p + off + 8);
         if (hsize < 16 || hsize > n - off || body > n - off - hsize) {
-            ks_image_member *m = add_member(e, ks_xasprintf("fatbin at byte %zu", off));
-            unreadable(m, ks_xstrdup("its header gives a size beyond the end of the file"));
+            ks_image_member *m = add_member(e, ks_xasprintf("the fatbin at byte %zu", off));
+            corrupt(m, ks_xasprintf("its header gives %llu bytes after a %u-byte header, and the "
+                                    "file has %zu (cut short, or not a fatbin?)",
+                                    (unsigned long long)body, (unsigned)hsize, n - off));
             return;
         }
         size_t q = off + hsize, end = off + hsize + (size_t)body;
@@ -298,11 +338,17 @@ static void fatbin_entries(const unsigned char *p, size_t n, ks_image_entries *e
             uint64_t psize = rd64(p + q + 8);
             if (mh < 16 || mh > end - q || psize > end - q - mh) {
                 ks_image_member *m = add_member(e, ks_xasprintf("member %u", index + 1));
-                unreadable(m, ks_xstrdup("its header gives a size beyond the end of the fatbin"));
+                corrupt(m, ks_xasprintf("its header gives a size beyond the end of the fatbin "
+                                        "(member at byte %zu)", q));
                 return;
             }
             fatbin_member(p + q, mh, p + q + mh, psize, ++index, e);
             q += mh + (size_t)psize;
+        }
+        if (q != end) {
+            ks_image_member *m = add_member(e, ks_xasprintf("the fatbin at byte %zu", off));
+            corrupt(m, ks_xasprintf("%zu bytes at its end are no member", end - q));
+            return;
         }
         off = end;
         /* fatbins are 8-byte aligned when concatenated */
@@ -319,10 +365,7 @@ void ks_image_entries_read(const unsigned char *data, size_t size, ks_image_entr
     if (kind == KS__BYTES_FATBIN) {
         fatbin_entries(data, size, out);
     } else if (kind == KS__BYTES_CUBIN) {
-        ks_image_member *m = add_member(out, ks_xstrdup("cubin"));
-        char *why = elf_entries(data, size, m);
-        if (why)
-            unreadable(m, why);
+        elf_entries(data, size, add_member(out, ks_xstrdup("cubin")));
     } else {
         ptx_entries(data, size, add_member(out, ks_xstrdup("PTX")));
     }
@@ -387,7 +430,17 @@ int ks_image_check_kernels(const char *image_path, const ks_image_blob *image,
     if (strcmp(image->kind, "PTX") == 0 && size > 0)
         size--;   /* the NUL ks_image_read added */
     ks_image_entries_read(image->data, size, &e);
-    size_t readable = 0, unread = 0;
+    size_t readable = 0, unread = 0, broken = 0;
+    for (size_t i = 0; i < e.nmembers; i++)
+        if (e.members[i].corrupt) {
+            ks_error_at(image_path, 0, 0, "corrupt image: %s: %s; not embedded",
+                        e.members[i].what, e.members[i].why);
+            broken++;
+        }
+    if (broken) {
+        ks_image_entries_free(&e);
+        return -1;
+    }
     for (size_t i = 0; i < e.nmembers; i++) {
         if (e.members[i].readable) {
             readable++;

@@ -288,6 +288,10 @@ int ks_parse(const ks_options *opts, ks_model *model);
 /* Gives every kernel, parameter, type and generated identifier its C name
  * and checks every collision. Returns the number of errors. */
 int ks_name_model(const ks_options *opts, ks_model *model);
+/* Every macro name libkstub's headers #define, NULL-terminated: generated
+ * at build time from runtime/kstub.h and runtime/kstub_types.h
+ * (scripts/runtime_macros.sh), so the reserved set is the headers' own. */
+extern const char *const ks_runtime_macros[];
 /* "ns::inner::name" -> "ns_inner_name". */
 char *ks_c_identifier(const char *qualified);
 /* The identifier stem of a file name: "vector_ops" from "dir/vector_ops.cu". */

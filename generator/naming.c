@@ -158,6 +158,14 @@ static int runtime_reserved(const char *s)
     return (strncmp(s, "ks_", 3) == 0 || strncmp(s, "KS_", 3) == 0) && s[n - 1] != '_';
 }
 
+static int runtime_macro(const char *s)
+{
+    for (const char *const *p = ks_runtime_macros; *p; p++)
+        if (strcmp(*p, s) == 0)
+            return 1;
+    return 0;
+}
+
 static int taken(const namer *nm, const char *s)
 {
     return json_object_get(nm->taken, s) != NULL;
@@ -243,6 +251,12 @@ static void claim_language_names(namer *nm)
     };
     for (const char *const *p = names; *p; p++)
         claim(nm, *p);
+    /* The runtime headers' macros (KSTUB_H, KSTUB_VERSION, KS_RESTRICT...):
+     * a parameter, type or member of such a name steps aside. */
+    for (const char *const *p = ks_runtime_macros; *p; p++) {
+        claim(nm, *p);
+        json_object_set_new(nm->macros, *p, json_true());
+    }
     /* Every CUDA vector type a parameter names. */
     for (size_t i = 0; i < nm->m->nkernels; i++)
         for (size_t j = 0; j < nm->m->kernels[i].nparams; j++)
@@ -334,8 +348,9 @@ static void name_files(namer *nm)
     char *upper = upper_identifier(guarded);
     m->guard = ks_xasprintf("KSTUB_%s", upper);
     /* The runtime's own headers guard themselves as KSTUB_H and
-     * KSTUB_TYPES_H: "-o types" must not take kstub_types.h's guard. */
-    while (strcmp(m->guard, "KSTUB_H") == 0 || strcmp(m->guard, "KSTUB_TYPES_H") == 0) {
+     * KSTUB_TYPES_H: "-o types" must not take kstub_types.h's guard, nor
+     * "-o version" the name of KSTUB_VERSION. */
+    while (runtime_macro(m->guard)) {
         char *longer = ks_xasprintf("%s_", m->guard);
         free(m->guard);
         m->guard = longer;
@@ -546,6 +561,44 @@ static int check_unique(namer *nm)
     return errors;
 }
 
+/* A name for one of the stub's own parameters: want, or "ks_<want>_"
+ * with '_' appended, until neither this kernel's parameters (local) nor a
+ * file-scope type or macro has it. Claimed in local. */
+static char *stub_param_name(const namer *nm, json_t *local, const char *want)
+{
+    char *name = ks_xstrdup(want);
+    while (json_object_get(local, name) || taken_for_param(nm, name)) {
+        char *next = strcmp(name, want) == 0 ? ks_xasprintf("ks_%s_", want)
+                                             : ks_xasprintf("%s_", name);
+        free(name);
+        name = next;
+    }
+    json_object_set_new(local, name, json_true());
+    return name;
+}
+
+/* A kernel whose C name the runtime headers #define (KSTUB_VERSION, ...)
+ * cannot be called from C under that name: the macro would replace it at
+ * every call. Names under ks_/KS_ are documented as the runtime's and step
+ * aside with a note like any reserved name; a macro outside that prefix
+ * (KSTUB_H, KSTUB_VERSION_MAJOR) is a name the user could not know was
+ * taken, and a silent rename would break their call, so it is an error
+ * that says how to name the kernel. */
+static int check_runtime_macros(namer *nm)
+{
+    int errors = 0;
+    for (size_t i = 0; i < nm->m->nkernels; i++) {
+        const ks_kern *k = &nm->m->kernels[i];
+        if (!runtime_macro(k->c_name) || runtime_reserved(k->c_name))
+            continue;
+        ks_error_at(k->file ? k->file : nm->opts->input, k->line, k->col, "kernel '%s' would be "
+                    "the C function '%s', a macro the runtime's headers define; name it with a "
+                    "'// kstub:name %s = C_NAME' comment", k->name, k->c_name, k->name);
+        errors++;
+    }
+    return errors;
+}
+
 static void name_kernel_params(namer *nm, ks_kern *k)
 {
     json_t *local = json_object();
@@ -563,10 +616,12 @@ static void name_kernel_params(namer *nm, ks_kern *k)
         json_object_set_new(local, name, json_true());
         p->c_name = name;
     }
-    /* The stub's own parameters step aside for the kernel's. */
-    k->launch_name = ks_xstrdup(json_object_get(local, "launch") ? "ks_launch_" : "launch");
-    k->stream_name = ks_xstrdup(json_object_get(local, "stream") ? "ks_stream_" : "stream");
-    k->n_items_name = ks_xstrdup(json_object_get(local, "n_items") ? "ks_n_items_" : "n_items");
+    /* The stub's own parameters step aside for the kernel's (and for any
+     * name a parameter may not take): "launch", else "ks_launch_",
+     * "ks_launch__", ... until no parameter of this kernel has it. */
+    k->launch_name = stub_param_name(nm, local, "launch");
+    k->stream_name = stub_param_name(nm, local, "stream");
+    k->n_items_name = stub_param_name(nm, local, "n_items");
     json_decref(local);
 }
 
@@ -606,7 +661,7 @@ static void name_kernels(namer *nm)
         }
     }
     apply_renames(nm);
-    if (check_unique(nm))
+    if (check_unique(nm) + check_runtime_macros(nm))
         return;
     for (size_t i = 0; i < m->nkernels; i++) {
         ks_kern *k = &m->kernels[i];

@@ -37,6 +37,17 @@
 /* Sections nest no deeper than this (a hostile template must not exhaust the stack). */
 #define KS_RENDER_MAX_DEPTH 64
 
+/* The work one render may do (bytes written plus tags rendered): 1 Mi,
+ * plus 64 times the template's and the values' own size. A template renders
+ * each list item through the sections that iterate it, which stays within a
+ * small multiple of those sizes (the default templates: 1-6 times, a 20 MB
+ * embedded image included); a section that iterates a list inside its own
+ * iteration multiplies instead (40 nested {{#kernels}} over two kernels:
+ * 2^40 renders) and is stopped at the first tag past the budget, within a
+ * second even under ASan. */
+#define KS_RENDER_WORK_FLOOR ((size_t)1 << 20)
+#define KS_RENDER_WORK_FACTOR 64
+
 struct ks_tval {
     char *key;
     size_t keylen;
@@ -213,11 +224,15 @@ typedef struct tpl {
     size_t len;
     int errors;
     mark *marks;
-    size_t nmarks;
+    size_t nmarks, marks_cap;   /* grown by doubling: a render may leave millions */
     piece *pieces;
     size_t npieces;
     tag *closes;        /* per template position: the section opened there's close, */
     unsigned char *closed; /* ... once found (sections are rendered once per item) */
+    size_t work, budget;   /* tags rendered so far (bytes written are out->len), the limit */
+    size_t out_start;      /* out->len when the render began */
+    const tag *open[KS_RENDER_MAX_DEPTH + 1]; /* the sections (and pieces) being rendered */
+    size_t nopen;
 } tpl;
 
 struct tag {
@@ -396,12 +411,49 @@ static void put_value(tpl *t, const tag *g, const char *v, ks_buf *out)
     free(e);
 }
 
+/* Stops the render once its work passes the budget, at the innermost
+ * section being rendered (or the tag itself), naming an enclosing section of
+ * the same name when there is one: the repetition that multiplies. */
+static int over_budget(tpl *t, const tag *g, const ks_buf *out)
+{
+    size_t done = ++t->work + (out->len - t->out_start);
+    if (done <= t->budget)
+        return 0;
+    const tag *in = t->nopen ? t->open[t->nopen - 1] : g, *outer = NULL;
+    for (size_t i = 0; i + 1 < t->nopen && !outer; i++)
+        if (t->open[i]->keylen == in->keylen && memcmp(t->open[i]->key, in->key, in->keylen) == 0)
+            outer = t->open[i];
+    if (outer) {
+        unsigned line, col;
+        position(t, outer->start, &line, &col);
+        tpl_error(t, in->start, "rendering stopped after %zu bytes of work (the template and its "
+                  "values allow %zu): section '%.*s' repeats inside itself (opened at line %u), "
+                  "%zu sections deep", done, t->budget, (int)in->keylen, in->key, line, t->nopen);
+    } else {
+        tpl_error(t, in->start, "rendering stopped after %zu bytes of work (the template and its "
+                  "values allow %zu), %zu sections deep", done, t->budget, t->nopen);
+    }
+    return 1;
+}
+
+/* Renders a section's body (or a piece) once, with its tag on the open stack. */
+static void render(tpl *t, size_t pos, size_t end, const ks_tnode *ctx, ks_buf *out, int depth);
+static void render_body(tpl *t, const tag *at, size_t pos, size_t end, const ks_tnode *ctx,
+                        ks_buf *out, int depth)
+{
+    t->open[t->nopen++] = at;
+    render(t, pos, end, ctx, out, depth);
+    t->nopen--;
+}
+
 static void render(tpl *t, size_t pos, size_t end, const ks_tnode *ctx, ks_buf *out, int depth)
 {
     tag g;
     while (t->errors == 0 && next_tag(t, pos, end, &g)) {
         ks_buf_put(out, t->text + pos, g.outer_start - pos);
         pos = g.outer_end;
+        if (over_budget(t, &g, out))
+            return;
         if (g.sigil == '!')
             continue;
         if (g.sigil == '*') {               /* a piece's definition: skipped here */
@@ -426,7 +478,10 @@ static void render(tpl *t, size_t pos, size_t end, const ks_tnode *ctx, ks_buf *
                 tpl_error(t, g.start, "'{{%c' takes no name", g.sigil);
                 return;
             }
-            t->marks = ks_xrealloc(t->marks, (t->nmarks + 1) * sizeof *t->marks);
+            if (t->nmarks == t->marks_cap) {
+                t->marks_cap = t->marks_cap ? 2 * t->marks_cap : 64;
+                t->marks = ks_xrealloc(t->marks, t->marks_cap * sizeof *t->marks);
+            }
             t->marks[t->nmarks++] = (mark){out->len, g.start, g.sigil, column};
             continue;
         }
@@ -449,7 +504,7 @@ static void render(tpl *t, size_t pos, size_t end, const ks_tnode *ctx, ks_buf *
                     tpl_error(t, g.start, "sections nest deeper than %d", KS_RENDER_MAX_DEPTH);
                     return;
                 }
-                render(t, pc->start, pc->end, ctx, out, depth + 1);
+                render_body(t, &g, pc->start, pc->end, ctx, out, depth + 1);
                 continue;
             }
         }
@@ -475,13 +530,13 @@ static void render(tpl *t, size_t pos, size_t end, const ks_tnode *ctx, ks_buf *
         int empty = v->str ? v->str[0] == '\0' : v->nitems == 0;
         if (g.sigil == '^') {
             if (empty)
-                render(t, g.outer_end, close.outer_start, ctx, out, depth + 1);
+                render_body(t, &g, g.outer_end, close.outer_start, ctx, out, depth + 1);
         } else if (v->str) {
             if (!empty)
-                render(t, g.outer_end, close.outer_start, ctx, out, depth + 1);
+                render_body(t, &g, g.outer_end, close.outer_start, ctx, out, depth + 1);
         } else {
             for (size_t i = 0; i < v->nitems && t->errors == 0; i++)
-                render(t, g.outer_end, close.outer_start, v->items[i], out, depth + 1);
+                render_body(t, &g, g.outer_end, close.outer_start, v->items[i], out, depth + 1);
         }
         pos = close.outer_end;
     }
@@ -491,11 +546,16 @@ static void render(tpl *t, size_t pos, size_t end, const ks_tnode *ctx, ks_buf *
 
 /* ---- columns ---------------------------------------------------------------------------------- */
 
-static size_t line_start(const char *s, size_t pos)
+/* The start of the line holding position to, given ls, the start of the
+ * line holding from (from <= to): only the text between is searched, so a
+ * pass over the marks in order reads the output once, however long its
+ * lines (a line of millions of marks was quadratic). */
+static size_t line_start_after(const char *s, size_t from, size_t to, size_t ls)
 {
-    while (pos > 0 && s[pos - 1] != '\n')
-        pos--;
-    return pos;
+    for (size_t i = to; i > from; i--)
+        if (s[i - 1] == '\n')
+            return i;
+    return ls;
 }
 
 /* Pads the output at its {{>}} marks and indents it at its {{+}} marks. */
@@ -506,9 +566,11 @@ static void lay_out(tpl *t, ks_buf *out)
     /* Pass 1: each {{>}}'s width (origin to {{<}}) and each group's column. */
     size_t *used = ks_xmalloc((n + 1) * sizeof *used), *group = ks_xmalloc((n + 1) * sizeof *group);
     size_t *cols = ks_xmalloc((n + 1) * sizeof *cols), ngroups = 0;
-    size_t cur = (size_t)-1, origin = 0;
+    size_t cur = (size_t)-1, origin = 0, seen = 0, ls = 0;
     for (size_t i = 0; i < n && t->errors == 0; i++) {
         mark *mk = &t->marks[i];
+        ls = line_start_after(s, seen, mk->pos, ls);
+        seen = mk->pos;
         if (mk->kind == '[') {
             if (cur != (size_t)-1)
                 tpl_error(t, mk->tpl_pos, "'{{[}}' inside a group");
@@ -521,7 +583,6 @@ static void lay_out(tpl *t, ks_buf *out)
         } else if (mk->kind == '=' || mk->kind == '+') {
             origin = mk->pos;
         } else if (mk->kind == '>') {
-            size_t ls = line_start(s, mk->pos);
             size_t from = origin >= ls ? origin : ls;
             if (i + 1 >= n || t->marks[i + 1].kind != '<' ||
                 memchr(s + mk->pos, '\n', t->marks[i + 1].pos - mk->pos)) {
@@ -544,12 +605,14 @@ static void lay_out(tpl *t, ks_buf *out)
         tpl_error(t, t->marks[n - 1].tpl_pos, "a '{{[}}' group is never closed");
     /* Pass 2: the output again, with the pads and indents. */
     ks_buf b = {0};
-    size_t pos = 0, hang = 0;
+    size_t pos = 0, hang = 0, bls = 0;
     for (size_t i = 0; i < n && t->errors == 0; i++) {
         mark *mk = &t->marks[i];
+        size_t before = b.len;
         ks_buf_put(&b, s + pos, mk->pos - pos);
         pos = mk->pos;
-        size_t col = b.len - line_start(b.data ? b.data : "", b.len);
+        bls = line_start_after(b.data ? b.data : "", before, b.len, bls);
+        size_t col = b.len - bls;
         if (mk->kind == '=')
             hang = col;
         else if (mk->kind == '+')
@@ -571,9 +634,28 @@ static void lay_out(tpl *t, ks_buf *out)
     free(cols);
 }
 
+/* The size of the values under n: their strings' bytes and one per list
+ * item; an item borrowed from another list counts its own strings only. */
+static size_t values_size(const ks_tnode *n, int shallow)
+{
+    size_t size = 0;
+    for (size_t i = 0; i < n->nvals; i++) {
+        const ks_tval *v = n->vals[i];
+        size += v->keylen + (v->str ? strlen(v->str) : 0);
+        for (size_t j = 0; !shallow && j < v->nitems; j++)
+            size += 1 + values_size(v->items[j], v->borrowed);
+    }
+    return size;
+}
+
 int ks_render(const char *name, const char *text, size_t len, const ks_tnode *root, ks_buf *out)
 {
-    tpl t = {name, text, len, 0, NULL, 0, NULL, 0, ks_xmalloc((len + 1) * sizeof(tag)), NULL};
+    tpl t = {name, text, len, 0, NULL, 0, 0, NULL, 0, ks_xmalloc((len + 1) * sizeof(tag)), NULL,
+             0, 0, out->len, {NULL}, 0};
+    size_t scale = len + values_size(root, 0);
+    t.budget = KS_RENDER_WORK_FLOOR + (scale > ((size_t)-1 - KS_RENDER_WORK_FLOOR) / KS_RENDER_WORK_FACTOR
+                                       ? (size_t)-1 - KS_RENDER_WORK_FLOOR
+                                       : scale * KS_RENDER_WORK_FACTOR);
     t.closed = ks_xmalloc(len + 1);
     memset(t.closed, 0, len + 1);
     const char *nul = memchr(text, '\0', len);

@@ -17,6 +17,7 @@
 #include <check.h>
 #include <jansson.h>
 #include <limits.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -293,6 +294,83 @@ START_TEST(embed_of_an_image_lacking_a_kernel_is_refused)
     rc = run(&out, "cd '%s' && %s one.cu --embed two.img -o more", tmpdir, kstub_bin());
     ck_assert_msg(rc == 0, "%s: exit %d\n%s", kind, rc, out);
     free(out);
+    remove_tmpdir();
+}
+END_TEST
+
+/* Issue 19 #11: an image whose bytes contradict themselves is refused (exit
+ * 1, the image named with what is wrong, nothing written); it was embedded
+ * with a warning, to fail at the first launch. Each case is nvcc's own
+ * image, cut or overwritten. */
+static unsigned char *slurp(const char *name, size_t *size)
+{
+    char path[PATH_MAX + 64];
+    snprintf(path, sizeof path, "%s/%s", tmpdir, name);
+    FILE *f = fopen(path, "rb");
+    ck_assert_msg(f != NULL, "cannot read %s", path);
+    static unsigned char buf[1 << 20];
+    *size = fread(buf, 1, sizeof buf, f);
+    fclose(f);
+    return buf;
+}
+
+static void spill(const char *name, const unsigned char *bytes, size_t size)
+{
+    char path[PATH_MAX + 64];
+    snprintf(path, sizeof path, "%s/%s", tmpdir, name);
+    FILE *f = fopen(path, "wb");
+    ck_assert_msg(f != NULL, "cannot write %s", path);
+    ck_assert_uint_eq(fwrite(bytes, 1, size, f), size);
+    fclose(f);
+}
+
+START_TEST(embed_of_a_corrupt_image_is_refused)
+{
+    make_tmpdir();
+    write_file("two.cu", two_cu);
+    char *out;
+    int rc = run(&out, "cd '%s' && %s -fatbin -arch=sm_90 two.cu -o two.fatbin && "
+                 "%s -cubin -arch=sm_90 two.cu -o two.cubin", tmpdir, nvcc_bin(), nvcc_bin());
+    ck_assert_msg(rc == 0, "nvcc failed:\n%s", out);
+    free(out);
+    size_t n;
+    unsigned char *b = slurp("two.fatbin", &n);
+    ck_assert_uint_gt(n, 64);
+    spill("cut16.fatbin", b, 16);                       /* the header alone */
+    memset(b + 4, 0xab, n - 4);                         /* garbage after the magic */
+    spill("garbage.fatbin", b, n);
+    b = slurp("two.fatbin", &n);
+    memset(b + 16, 0xab, n - 16);                       /* garbage after the header */
+    spill("members.fatbin", b, n);
+    b = slurp("two.cubin", &n);
+    ck_assert_uint_gt(n, 0x40);
+    uint64_t past = (uint64_t)n + 4096;                 /* e_shoff past the end */
+    for (int i = 0; i < 8; i++)
+        b[0x28 + i] = (unsigned char)(past >> (8 * i));
+    spill("shoff.cubin", b, n);
+    static const char *const cases[][2] = {
+        {"cut16.fatbin", "cut16.fatbin: error: corrupt image: the fatbin at byte 0: its header "
+                         "gives"},
+        {"garbage.fatbin", "garbage.fatbin: error: corrupt image: the fatbin at byte 0"},
+        {"members.fatbin", "members.fatbin: error: corrupt image: member 1: its header gives a "
+                           "size beyond the end of the fatbin"},
+        {"shoff.cubin", "shoff.cubin: error: corrupt image: cubin: its section headers lie "
+                        "beyond its end"},
+    };
+    char *before = tree();
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+        rc = run(&out, "cd '%s' && %s two.cu --embed %s -o stubs", tmpdir, kstub_bin(),
+                 cases[i][0]);
+        ck_assert_msg(rc == 1, "%s: exit %d\n%s", cases[i][0], rc, out);
+        ck_assert_msg(strstr(out, cases[i][1]) != NULL, "%s: wanted \"%s\" in:\n%s", cases[i][0],
+                      cases[i][1], out);
+        ck_assert_msg(strstr(out, "warning") == NULL, "%s", out);
+        free(out);
+        char *after = tree();
+        ck_assert_str_eq(after, before);
+        free(after);
+    }
+    free(before);
     remove_tmpdir();
 }
 END_TEST
@@ -620,6 +698,7 @@ static Suite *cli_suite(void)
     tcase_set_timeout(tc, 180);
     tcase_add_loop_test(tc, embed_of_an_image_lacking_a_kernel_is_refused, 0,
                         (int)(sizeof image_kinds / sizeof *image_kinds));
+    tcase_add_test(tc, embed_of_a_corrupt_image_is_refused);
     suite_add_tcase(s, tc);
     tc = tcase_create("n");
     tcase_set_timeout(tc, 120);

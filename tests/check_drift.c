@@ -21,7 +21,6 @@
 #include <string.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
-#include <time.h>
 #include <unistd.h>
 
 static const char *kstub_bin(void)
@@ -258,12 +257,16 @@ START_TEST(kstub_mk_sample_project_under_make_j)
     free(out);
     const char *libdir_env = env_or("KSTUB_LIBDIR", NULL);
     char *libdir = libdir_env ? ks_xstrdup(libdir_env) : ks_xasprintf("%s/build/lib", cwd);
-    /* The parent make's flags and variables must not leak into this build. */
+    /* The parent make's flags and variables must not leak into this build.
+     * Under check-asan the libkstub it links is sanitized: the app links
+     * with the same -fsanitize flags (SAN_FLAGS, from drift.mk). */
+    const char *san = env_or("SAN_FLAGS", "");
     char *make = ks_xasprintf(
         "cd %s/proj && env -u MAKEFLAGS -u MFLAGS -u MAKELEVEL make -j4 "
         "KSTUB_MK=%s/kstub.mk KSTUB=%s KSTUB_INCLUDE=%s/runtime KSTUB_LIBDIR=%s "
-        "CUDA_PATH=%s NVCC=%s", tmpdir, cwd, kstub_bin(), cwd, libdir,
-        env_or("CUDA_PATH", "/usr/local/cuda"), env_or("NVCC", "/usr/local/cuda/bin/nvcc"));
+        "CUDA_PATH=%s NVCC=%s%s%s%s", tmpdir, cwd, kstub_bin(), cwd, libdir,
+        env_or("CUDA_PATH", "/usr/local/cuda"), env_or("NVCC", "/usr/local/cuda/bin/nvcc"),
+        *san ? " CC='cc " : "", san, *san ? "'" : "");
     free(libdir);
 
     int rc = run(&out, "%s", make);
@@ -923,14 +926,12 @@ START_TEST(diff_escapes_manifest_strings_in_every_format)
 }
 END_TEST
 
-/* Issue 10 #9: kstub diff was quadratic (20,000 kernels took 65 s), then
- * linear but 1.2-1.5 s, most of it in jansson building a hash table per
- * object. Two manifests of 100,000 kernels (13.7 MB each), the new one in
- * reverse order with one kernel removed, one added and one parameter type
- * changed, half of them overloads sharing a name, must diff in under a
- * second: the best of three runs, so that a moment of load on a shared CI
- * host does not fail it (0.35-0.45 s each on the project's loaded 2-core
- * machine). */
+/* Issue 10 #9: kstub diff was quadratic (20,000 kernels took 65 s). Two
+ * manifests of 100,000 kernels (13.7 MB each), the new one in reverse order
+ * with one kernel removed, one added and one parameter type changed, half
+ * of them overloads sharing a name: every change found, nothing else. How
+ * long it takes is bench/drift_bench.sh's question (goal: under 1 s), not
+ * this suite's (issue 19: a loaded or sanitized run must not fail it). */
 #define BIG_KERNELS 100000
 
 static void write_big_manifest(const char *name, int is_new)
@@ -946,7 +947,7 @@ static void write_big_manifest(const char *name, int is_new)
         if (is_new && i == 0)
             continue;                               /* removed */
         /* even and odd kernels pair up as overloads of one name */
-        /* a parameter on every tenth kernel: the pairing is what is timed */
+        /* a parameter on every tenth kernel: the pairing is what is tested */
         const char *type = is_new && i == 5 ? "long" : "int";
         fprintf(f, "%s{\"name\": \"ns::k%d\", \"c_name\": \"k%d\", \"symbol\": \"_Z2k%dv\", "
                 "\"line\": %d, \"col\": 1, \"launch_bounds\": null, \"params\": [",
@@ -964,30 +965,65 @@ static void write_big_manifest(const char *name, int is_new)
     fclose(f);
 }
 
-START_TEST(diff_of_100k_kernels_is_fast)
+START_TEST(diff_of_100k_kernels_pairs_every_kernel)
 {
+    /* What is found, not how fast: bench/drift_bench.sh times the same
+     * manifests against the 1 s goal and reports a miss. */
     make_tmpdir();
     write_big_manifest("old.json", 0);
     write_big_manifest("new.json", 1);
-    double best = 1e9;
-    for (int attempt = 0; attempt < 3 && best >= 1.0; attempt++) {
-        char *out;
-        struct timespec t0, t1;
-        clock_gettime(CLOCK_MONOTONIC, &t0);
-        int rc = run(&out, "%s diff %s/old.json %s/new.json", kstub_bin(), tmpdir, tmpdir);
-        clock_gettime(CLOCK_MONOTONIC, &t1);
-        double secs = (double)(t1.tv_sec - t0.tv_sec) + (double)(t1.tv_nsec - t0.tv_nsec) / 1e9;
-        fprintf(stderr, "kstub diff of %d kernels: %.3f s\n", BIG_KERNELS, secs);
-        ck_assert_msg(rc == 12, "exit %d:\n%.2000s", rc, out);
-        expect_has(out, "kernel ns::k0 [k0] removed");
-        expect_has(out, "kernel ns::k2 [k5], parameter 1 'a': type changed from 'int' to 'long'");
-        expect_has(out, "kernel fresh added");
-        expect_has(out, "kstub diff: 2 breaking changes, 1 compatible change");
+    char *out;
+    int rc = run(&out, "%s diff %s/old.json %s/new.json", kstub_bin(), tmpdir, tmpdir);
+    ck_assert_msg(rc == 12, "exit %d:\n%.2000s", rc, out);
+    expect_has(out, "kernel ns::k0 [k0] removed");
+    expect_has(out, "kernel ns::k2 [k5], parameter 1 'a': type changed from 'int' to 'long'");
+    expect_has(out, "kernel fresh added");
+    expect_has(out, "kstub diff: 2 breaking changes, 1 compatible change");
+    free(out);
+    remove_tmpdir();
+}
+END_TEST
+
+/* Issue 19 #13: a manifest that lists one kernel (name and symbol) twice is
+ * malformed, an error naming the repeat (exit 1), on either side; it was
+ * read, and diff reported "kernel added" (exit 4). Overloads (one name, two
+ * symbols) are not repeats. */
+START_TEST(manifest_listing_a_kernel_twice_is_malformed)
+{
+    make_tmpdir();
+    char *out;
+    write_manifest("base.json", BASE);
+    write_manifest("twice.json", BASE "," OTHER);
+    write_manifest("twice_overload.json", SCALE0 "," CLAMP_F "," CLAMP_I "," CLAMP_F "," OTHER);
+    static const char *const cases[][3] = {
+        {"base.json", "twice.json", "twice.json: error: kernel #5 repeats kernel #4 ('other', "
+                                    "symbol 'other')"},
+        {"twice.json", "base.json", "twice.json: error: kernel #5 repeats kernel #4"},
+        {"base.json", "twice_overload.json", "twice_overload.json: error: kernel #4 repeats "
+         "kernel #2 ('ns::clamp', symbol '_ZN2ns5clampEPff')"},
+    };
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+        int rc = run(&out, "cd '%s' && %s diff %s %s", tmpdir, kstub_bin(), cases[i][0],
+                     cases[i][1]);
+        ck_assert_msg(rc == 1, "diff %s %s: exit %d:\n%s", cases[i][0], cases[i][1], rc, out);
+        expect_has(out, cases[i][2]);
+        expect_lacks(out, "added");
         free(out);
-        best = secs < best ? secs : best;
     }
-    ck_assert_msg(best < 1.0, "kstub diff of %d kernels took %.2f s (best of 3)", BIG_KERNELS,
-                  best);
+    /* kstub check reads the same way: a manifest on disk with a repeat. */
+    char path[PATH_MAX];
+    snprintf(path, sizeof path, "%s/c.cu", tmpdir);
+    write_file(path, tiny_cu);
+    int rc = run(&out, "cd '%s' && %s c.cu -o c --manifest c.json", tmpdir, kstub_bin());
+    ck_assert_msg(rc == 0, "%s", out);
+    free(out);
+    rc = run(&out, "cd '%s' && python3 -c 'import json; m = json.load(open(\"c.json\")); "
+             "m[\"kernels\"] += m[\"kernels\"][:1]; json.dump(m, open(\"c.json\", \"w\"))' && "
+             "%s check c.cu -o c --manifest c.json", tmpdir, kstub_bin());
+    ck_assert_msg(rc == 1, "check with a repeated kernel: exit %d:\n%s", rc, out);
+    expect_has(out, "c.json: error: kernel #");
+    expect_has(out, "repeats kernel #1");
+    free(out);
     remove_tmpdir();
 }
 END_TEST
@@ -1186,7 +1222,8 @@ static Suite *drift_suite(void)
     tcase_add_test(tc, outputs_that_are_inputs_are_refused);
     tcase_add_test(tc, outputs_all_or_nothing_when_one_cannot_be_replaced);
     tcase_add_test(tc, diff_escapes_manifest_strings_in_every_format);
-    tcase_add_test(tc, diff_of_100k_kernels_is_fast);
+    tcase_add_test(tc, diff_of_100k_kernels_pairs_every_kernel);
+    tcase_add_test(tc, manifest_listing_a_kernel_twice_is_malformed);
     tcase_add_test(tc, wrong_typed_manifests_and_directories_are_errors);
     tcase_add_test(tc, manifest_reader_is_strict_json);
     suite_add_tcase(s, tc);

@@ -828,24 +828,42 @@ START_TEST(embed_tells_image_kinds_apart)
     make_tmpdir();
     char *out;
     char path[128];
-    /* A cubin is an ELF file; a fatbin starts with its magic number. */
-    snprintf(path, sizeof path, "%s/fake.cubin", tmpdir);
-    FILE *f = fopen(path, "wb");
-    fwrite("\177ELF\2\1\1", 1, 7, f);
-    fclose(f);
-    ck_assert_int_eq(run(&out, "%s tests/golden/basic.cu --embed %s -o %s/a", kstub_bin(), path,
-                         tmpdir), 0);
+    FILE *f;
+    /* A cubin is an ELF file; a fatbin starts with its magic number: nvcc's
+     * own, embedded as what they are. */
+    const char *cuda = getenv("CUDA_PATH") ? getenv("CUDA_PATH") : "/usr/local/cuda";
+    ck_assert_msg(run(&out, "%s/bin/nvcc -cubin -arch=sm_90 tests/golden/basic.cu -o %s/real.cubin "
+                      "&& %s/bin/nvcc -fatbin -arch=sm_90 tests/golden/basic.cu -o %s/real.fatbin",
+                      cuda, tmpdir, cuda, tmpdir) == 0, "nvcc: %s", out);
+    free(out);
+    ck_assert_int_eq(run(&out, "%s tests/golden/basic.cu --embed %s/real.cubin -o %s/a",
+                         kstub_bin(), tmpdir, tmpdir), 0);
     free(out);
     ck_assert_int_eq(run(&out, "grep -c 'KS_IMAGE_CUBIN' %s/a.c", tmpdir), 0);
+    free(out);
+    ck_assert_int_eq(run(&out, "%s tests/golden/basic.cu --embed %s/real.fatbin -o %s/b",
+                         kstub_bin(), tmpdir, tmpdir), 0);
+    free(out);
+    ck_assert_int_eq(run(&out, "grep -c 'KS_IMAGE_FATBIN' %s/b.c", tmpdir), 0);
+    free(out);
+    /* Their first bytes alone are told apart too, and refused as cut short
+     * (issue 19 #11: they were embedded). */
+    snprintf(path, sizeof path, "%s/fake.cubin", tmpdir);
+    f = fopen(path, "wb");
+    fwrite("\177ELF\2\1\1", 1, 7, f);
+    fclose(f);
+    ck_assert_int_eq(run(&out, "%s tests/golden/basic.cu --embed %s -o %s/fa", kstub_bin(), path,
+                         tmpdir), 1);
+    ck_assert_msg(strstr(out, "fake.cubin: error: corrupt image: cubin:") != NULL, "%s", out);
     free(out);
     snprintf(path, sizeof path, "%s/fake.fatbin", tmpdir);
     f = fopen(path, "wb");
     fwrite("\x50\xed\x55\xba\1\0\x10\0", 1, 8, f);
     fclose(f);
-    ck_assert_int_eq(run(&out, "%s tests/golden/basic.cu --embed %s -o %s/b", kstub_bin(), path,
-                         tmpdir), 0);
-    free(out);
-    ck_assert_int_eq(run(&out, "grep -c 'KS_IMAGE_FATBIN' %s/b.c", tmpdir), 0);
+    ck_assert_int_eq(run(&out, "%s tests/golden/basic.cu --embed %s -o %s/fb", kstub_bin(), path,
+                         tmpdir), 1);
+    ck_assert_msg(strstr(out, "fake.fatbin: error: corrupt image: the fatbin: it has 8 bytes") != NULL,
+                  "%s", out);
     free(out);
     /* The source itself, for NVRTC at run time. */
     ck_assert_int_eq(run(&out, "%s kernels/vector_ops.cu --embed-source -o %s/s", kstub_bin(),
@@ -910,7 +928,9 @@ END_TEST
 /* Issue 10 #17: a template that would break the engine is refused with its
  * real line and column and nothing is written: a NUL byte (once truncated
  * the output), an unterminated '{{' (once reported at column 0), and 30,000
- * nested sections (once a stack overflow). */
+ * nested sections (once a stack overflow). Issue 19 #7: 40 nested
+ * {{#kernels}} (2^40 renders and more: it ran for ever) stop once the work
+ * passes its bound, at the innermost section, naming the outer one. */
 START_TEST(hostile_templates_are_refused_at_their_position)
 {
     static const struct {
@@ -920,6 +940,7 @@ START_TEST(hostile_templates_are_refused_at_their_position)
         {"line one\nab", "header.h.in:2:3: error: a NUL byte in a template"},
         {"line one\n  xx {{ prefix\n", "header.h.in:2:6: error: unterminated '{{'"},
         {"line one\n", "header.h.in:2:705: error: sections nest deeper than 64"},
+        {"line one\n", "header.h.in:"},   /* the line where the budget ran out: see below */
     };
     make_tmpdir();
     char path[128];
@@ -942,12 +963,22 @@ START_TEST(hostile_templates_are_refused_at_their_position)
                 fputs("{{/prefix}}", f);
             fputs("\n", f);
         }
+        if (i == 3) {
+            for (int d = 0; d < 40; d++)
+                fputs("{{#kernels}}\n", f);
+            fputs("{{c_name}}\n", f);
+            for (int d = 0; d < 40; d++)
+                fputs("{{/kernels}}\n", f);
+        }
         fclose(f);
         char *out;
         int rc = run(&out, "%s kernels/vector_ops.cu -T %s/tpl -o %s/t%zu", kstub_bin(), tmpdir, tmpdir, i);
         ck_assert_msg(rc == 1, "case %zu: exit %d:\n%s", i, rc, out);
         ck_assert_msg(strstr(out, cases[i].says) != NULL, "no '%s' in:\n%s", cases[i].says, out);
         ck_assert_msg(strstr(out, "nothing written") != NULL, "%s", out);
+        ck_assert_msg(i != 3 || (strstr(out, ":1: error: rendering stopped after") &&
+                                 strstr(out, "section 'kernels' repeats inside itself (opened at "
+                                             "line 2)")), "%s", out);
         free(out);
         snprintf(path, sizeof path, "%s/t%zu.h", tmpdir, i);
         ck_assert_msg(access(path, F_OK) != 0, "%s written", path);

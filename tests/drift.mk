@@ -16,6 +16,6 @@ $(DRIFT_CHECK): tests/check_drift.c tests/testutil.c tests/testutil.h $(DRIFT_TE
 .PHONY: check-drift
 check-drift: $(DRIFT_CHECK) $(KSTUB) $(B)/lib/libkstub.a kstub.mk $(wildcard tests/mkproj/*)
 	KSTUB=$(KSTUB) CUDA_PATH=$(CUDA_PATH) NVCC=$(NVCC) KSTUB_LIBDIR=$(abspath $(B)/lib) \
-	    $(DRIFT_CHECK)
+	    SAN_FLAGS='$(filter -fsanitize=%,$(OPT))' $(DRIFT_CHECK)
 
 CHECK_TARGETS += check-drift

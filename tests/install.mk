@@ -2,7 +2,8 @@
 # (tests/install/): `make install` into a scratch prefix, then a Makefile
 # with pkg-config, a Makefile with the installed kstub.mk (only PATH set) and
 # the CMake example (Unix Makefiles and Ninja) built against it, rebuilds and
-# regeneration, `make uninstall`; the man page against --help; the bash
+# regeneration, `make uninstall` (also into a PREFIX and a DESTDIR with a space
+# and a quote); the man page against --help; the bash
 # completion. Included from tests/tests.mk. Needs nvcc (no GPU); the CMake
 # cases say "skipped" where cmake or ninja is missing.
 #

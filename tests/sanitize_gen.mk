@@ -9,7 +9,8 @@
 #   make fuzz-gen FUZZ_SECONDS=N
 #                             each libFuzzer target for N seconds: the manifest reader,
 #                             the compile_commands reader, the template engine, the
-#                             depfile quoting, the raw .cu scanner; then
+#                             depfile quoting, the raw .cu scanner, the --embed image
+#                             reader (each with its tests/fuzz/dict/ dictionary); then
 #                             tests/fuzz/gen_whole.sh, which mutates .cu seeds, runs
 #                             the whole generator (the ASan+UBSan kstub of $(B)/asan-all,
 #                             leaks on) and compiles what it writes as C11 and C++17, for N
@@ -25,9 +26,10 @@
 #                             libclang's own reports suppressed (tests/valgrind-libclang.supp)
 
 GEN_FUZZ_DIR := $(B)/fuzz-gen
-GEN_FUZZ_TARGETS := fuzz_gen_manifest fuzz_gen_compdb fuzz_gen_render fuzz_gen_depfile fuzz_gen_source
+GEN_FUZZ_TARGETS := fuzz_gen_manifest fuzz_gen_compdb fuzz_gen_render fuzz_gen_depfile fuzz_gen_source \
+                    fuzz_gen_image
 GEN_FUZZ_SRC := $(filter-out generator/main.c,$(GEN_SRC))
-GEN_FUZZ_OBJ := $(GEN_FUZZ_SRC:generator/%.c=$(GEN_FUZZ_DIR)/obj/%.o)
+GEN_FUZZ_OBJ := $(GEN_FUZZ_SRC:generator/%.c=$(GEN_FUZZ_DIR)/obj/%.o) $(GEN_FUZZ_DIR)/obj/runtime_macros.o
 GEN_FUZZ_CFLAGS := -std=c11 -g -O1 -D_GNU_SOURCE -fsanitize=address,undefined -fno-sanitize-recover=all \
                    -I$(LLVM_DIR)/include -Iruntime -Igenerator -DKSTUB_TEMPLATE_DIR='"$(abspath templates)"'
 
@@ -38,6 +40,9 @@ $(GEN_FUZZ_DIR)/obj $(GEN_FUZZ_DIR)/bin:
 
 # The generator's own sources, built once with the fuzzer's instrumentation.
 $(GEN_FUZZ_DIR)/obj/%.o: generator/%.c $(wildcard generator/*.h) runtime/image_kind.h | $(GEN_FUZZ_DIR)/obj
+	$(FUZZ_CC) $(GEN_FUZZ_CFLAGS) -fsanitize=fuzzer-no-link -c $< -o $@
+
+$(GEN_FUZZ_DIR)/obj/runtime_macros.o: $(GEN_MACROS_C) generator/model.h | $(GEN_FUZZ_DIR)/obj
 	$(FUZZ_CC) $(GEN_FUZZ_CFLAGS) -fsanitize=fuzzer-no-link -c $< -o $@
 
 $(GEN_FUZZ_DIR)/bin/fuzz_gen_%: tests/fuzz/fuzz_gen_%.c $(GEN_FUZZ_OBJ) | $(GEN_FUZZ_DIR)/bin
@@ -57,10 +62,10 @@ gen-whole-kstub:
 # error per refused input; sanitizer reports still reach the log.
 fuzz-gen: $(GEN_FUZZ_TARGETS:%=$(GEN_FUZZ_DIR)/bin/%) gen-whole-kstub
 	@set -e; out=$(abspath $(GEN_FUZZ_DIR)); for t in $(GEN_FUZZ_TARGETS); do \
-	    mkdir -p $$out/$$t/corpus; \
+	    mkdir -p $$out/$$t/corpus; $(FUZZ_DICT); \
 	    echo "== $$t for $(FUZZ_SECONDS) s"; \
 	    ASAN_SYMBOLIZER_PATH=$(FUZZ_SYMBOLIZER) $$out/bin/$$t -max_total_time=$(FUZZ_SECONDS) -print_final_stats=1 \
-	        -close_fd_mask=2 -max_len=8192 -timeout=10 \
+	        $$dict -close_fd_mask=2 -max_len=32768 -timeout=10 \
 	        -artifact_prefix=$$out/$$t/ $$out/$$t/corpus $(abspath tests/fuzz/corpus)/$$t \
 	        > $$out/$$t/log 2>&1 || true; \
 	    grep -E 'ERROR|SUMMARY|stat::number_of_executed_units|stat::new_units_added|stat::peak_rss|^Done' \

@@ -14,6 +14,13 @@
 #   make fuzz-runtime-replay  each target once on every committed input under
 #                             tests/fuzz/corpus/<target>/ (seconds): an input that once
 #                             crashed a target is committed there and stays a regression test
+#   make fuzz FUZZ_SECONDS=N  every fuzz target, the runtime's and the generator's
+#                             (sanitize_gen.mk), N seconds each: the time budget per target
+#   make fuzz-replay          both replays (what CI runs)
+#
+# The seeds under tests/fuzz/corpus/ named seed-* come from tests/fuzz/seed.sh
+# (tests/corpus/, kernels/, templates, manifests, nvcc's images and the issue 19
+# regressions); each target's dictionary is tests/fuzz/dict/*.dict (FUZZ_DICT).
 #
 # The sanitized suites rerun this Makefile with another B and OPT, so the
 # library, the fakes and the suite are all built the same way.
@@ -24,7 +31,7 @@ FUZZ_CC ?= /usr/lib/llvm-22/bin/clang#                    a clang with libFuzzer
 FUZZ_SECONDS ?= 60#                                       seconds per fuzz target
 FUZZ_TARGETS := fuzz_cache_entry fuzz_cache_includes fuzz_image_kind
 
-.PHONY: check-runtime-asan check-runtime-tsan fuzz-runtime fuzz-runtime-replay
+.PHONY: check-runtime-asan check-runtime-tsan fuzz-runtime fuzz-runtime-replay fuzz fuzz-replay
 check-runtime-asan:
 	ASAN_OPTIONS=detect_leaks=1:abort_on_error=0:$(ASAN_OPTIONS) UBSAN_OPTIONS=print_stacktrace=1:$(UBSAN_OPTIONS) \
 	    $(MAKE) --no-print-directory B=$(B)/asan OPT='$(SAN_OPT_ASAN)' check-runtime
@@ -46,14 +53,23 @@ $(FUZZ_DIR)/bin:
 $(FUZZ_DIR)/bin/fuzz_%: tests/fuzz/fuzz_%.c $(RT_SRC) $(wildcard runtime/*.h) | $(FUZZ_DIR)/bin
 	$(FUZZ_CC) $(FUZZ_FLAGS) $< $(RT_SRC) -o $@ -ldl -lpthread
 
+# The dictionary of target $$t, as libFuzzer's -dict= option (empty: none).
+FUZZ_DICT = case $$t in \
+    fuzz_gen_source|fuzz_cache_includes) d=cu ;; fuzz_gen_render) d=render ;; \
+    fuzz_gen_manifest) d=manifest ;; fuzz_gen_image|fuzz_image_kind) d=image ;; *) d= ;; esac; \
+    dict=$${d:+-dict=$(abspath tests/fuzz/dict)/$$d.dict}
+
+fuzz: fuzz-runtime fuzz-gen
+fuzz-replay: fuzz-runtime-replay fuzz-gen-replay
+
 # Paths are absolute: a target may change directory (fuzz_cache_includes does).
 FUZZ_SYMBOLIZER ?= $(wildcard $(dir $(FUZZ_CC))llvm-symbolizer)#  for readable stacks
 fuzz-runtime: $(FUZZ_TARGETS:%=$(FUZZ_DIR)/bin/%)
 	@set -e; out=$(abspath $(FUZZ_DIR)); for t in $(FUZZ_TARGETS); do \
-	    mkdir -p $$out/$$t/corpus; \
+	    mkdir -p $$out/$$t/corpus; $(FUZZ_DICT); \
 	    echo "== $$t for $(FUZZ_SECONDS) s"; \
 	    ASAN_SYMBOLIZER_PATH=$(FUZZ_SYMBOLIZER) $$out/bin/$$t -max_total_time=$(FUZZ_SECONDS) -print_final_stats=1 \
-	        -artifact_prefix=$$out/$$t/ $$out/$$t/corpus $(abspath tests/fuzz/corpus)/$$t \
+	        $$dict -artifact_prefix=$$out/$$t/ $$out/$$t/corpus $(abspath tests/fuzz/corpus)/$$t \
 	        > $$out/$$t/log 2>&1 || true; \
 	    grep -E 'ERROR|SUMMARY|stat::number_of_executed_units|stat::new_units_added|stat::peak_rss|^Done' \
 	        $$out/$$t/log | tail -6; \

@@ -220,5 +220,31 @@ staged_uninstall() {
 }
 check "staged: make uninstall leaves what was there, and no file" staged_uninstall
 
+# A prefix and a DESTDIR with a space and a quote in them (issue 19 #12:
+# install stopped halfway, after creating "$TMP/pre" and "./fix/..."): every
+# file lands under the real prefix, nothing beside it, and uninstall takes
+# every file away again.
+SPACED="$TMP/pre fix'q"
+spaced_round_trip() {   # spaced_round_trip ROOT MAKE-VARIABLES...: install, files, uninstall
+    local root=$1; shift
+    (cd "$SRC" && find . -maxdepth 1 | sort) >"$TMP/src-before"
+    (cd "$TMP" && find . -maxdepth 1 | sort) >"$TMP/spaced-before"
+    $MAKE --no-print-directory -C "$SRC" install B="$B" CUDA_PATH="$CUDA_PATH" "$@" || return 1
+    expect_files "$root" || return 1
+    local stray
+    stray=$(cd "$TMP" && find . -maxdepth 1 | sort | comm -13 "$TMP/spaced-before" - |
+            grep -vxF "./$(basename "$SPACED")" | grep -vx './st age')
+    [ -z "$stray" ] || { echo "created beside the prefix: $stray"; return 1; }
+    stray=$(cd "$SRC" && find . -maxdepth 1 | sort | comm -13 "$TMP/src-before" -)
+    [ -z "$stray" ] || { echo "created in the source tree: $stray"; return 1; }
+    $MAKE --no-print-directory -C "$SRC" uninstall B="$B" "$@" || return 1
+    stray=$(find "$root" ! -type d)
+    [ -z "$stray" ] || { echo "left behind: $stray"; return 1; }
+}
+check "make install/uninstall PREFIX with a space and a quote" \
+    spaced_round_trip "$SPACED" PREFIX="$SPACED"
+check "make install/uninstall DESTDIR with a space, PREFIX with a quote" \
+    spaced_round_trip "$TMP/st age/opt/it's" DESTDIR="$TMP/st age" PREFIX="/opt/it's"
+
 echo "check-install: $pass passed, $fail failed"
 [ "$fail" -eq 0 ]
