@@ -22,6 +22,7 @@ CHECK_TARGETS :=
 -include tests/real.mk
 -include tests/cli.mk
 -include tests/hostile.mk
+-include tests/inputs.mk
 -include tests/graph.mk
 -include tests/gpu_real.mk
 -include tests/install.mk
