@@ -71,7 +71,9 @@ typedef struct scan_file {
 
 typedef struct prescan {
     const char **dirs;         /* the search path for <...>, after the includer's own for "..." */
+    unsigned char *toolkit;    /* per dir: inside the CUDA toolkit (looked up, not followed) */
     size_t ndirs;
+    char *cuda_real;           /* the toolkit's real path, or NULL */
     char **owned;              /* the CPATH pieces */
     size_t nowned;
     scan_file *files;          /* every file reached, scanned in order */
@@ -79,9 +81,25 @@ typedef struct prescan {
     int errors;
 } prescan;
 
+/* Whether dir is the toolkit's or below it: its headers are the toolkit's
+ * own (a -I or -isystem of CUDA's include folder is common in compile
+ * commands), so the scan does not read through them. */
+static int in_toolkit(const prescan *p, const char *dir)
+{
+    if (!p->cuda_real)
+        return 0;
+    char *real = realpath(dir, NULL);
+    size_t n = strlen(p->cuda_real);
+    int in = real && strncmp(real, p->cuda_real, n) == 0 && (real[n] == '/' || real[n] == '\0');
+    free(real);
+    return in;
+}
+
 static void add_dir(prescan *p, const char *dir, int own)
 {
     p->dirs = ks_xrealloc(p->dirs, (p->ndirs + 1) * sizeof *p->dirs);
+    p->toolkit = ks_xrealloc(p->toolkit, p->ndirs + 1);
+    p->toolkit[p->ndirs] = (unsigned char)in_toolkit(p, dir);
     p->dirs[p->ndirs++] = dir;
     if (own) {
         p->owned = ks_xrealloc(p->owned, (p->nowned + 1) * sizeof *p->owned);
@@ -152,7 +170,8 @@ static void resolve(prescan *p, const char *includer, unsigned line, unsigned co
         struct stat st;
         int found = stat(cand, &st) == 0 && !S_ISDIR(st.st_mode);
         if (found && S_ISREG(st.st_mode)) {
-            add_file(p, cand, &st);
+            if (i == 0 || !p->toolkit[i - 1])
+                add_file(p, cand, &st);
         } else if (found) {
             ks_error_at(includer, line, col, "#include %c%s%c is '%s', %s: refusing to parse "
                         "(reading it would wait for a writer, or never end)", quoted ? '"' : '<',
@@ -235,6 +254,7 @@ int ks_inputs_prescan(const ks_options *opts)
         ks_error_at(opts->input, 0, 0, "cannot open: %s", ks_file_error());
         return -1;
     }
+    p.cuda_real = opts->cuda_path ? realpath(opts->cuda_path, NULL) : NULL;
     for (size_t i = 0; i < opts->nincludes; i++)
         add_dir(&p, opts->includes[i], 0);
     add_env_dirs(&p, "CPATH");
@@ -254,5 +274,7 @@ int ks_inputs_prescan(const ks_options *opts)
     free(p.files);
     free(p.owned);
     free(p.dirs);
+    free(p.toolkit);
+    free(p.cuda_real);
     return p.errors ? -1 : 0;
 }
