@@ -173,7 +173,7 @@ static int options_file(const char *directory, const char *path, ks_compdb *db, 
     char *text = ks_read_file(full, &size);
     if (!text) {
         ks_error_at(full, 0, 0, "cannot read the compile command's options file: %s",
-                    strerror(errno));
+                    ks_file_error());
         free(full);
         return -1;
     }
@@ -377,8 +377,18 @@ static int same_file(const char *a, const char *b)
 int ks_compdb_load(const char *build_dir, const char *input, ks_compdb *db)
 {
     char *path = ks_xasprintf("%s/compile_commands.json", build_dir);
+    /* Read as every input is (a FIFO refused, never waited on; remembered
+     * so that no output replaces it), then parsed from memory. */
+    size_t size = 0;
+    char *text = ks_read_file(path, &size);
+    if (!text) {
+        ks_error_at(path, 0, 0, "cannot read the compilation database: %s", ks_file_error());
+        free(path);
+        return -1;
+    }
     json_error_t err;
-    json_t *root = json_load_file(path, 0, &err);
+    json_t *root = json_loadb(text, size, 0, &err);
+    free(text);
     int rc = -1;
     if (!root) {
         ks_error_at(path, (unsigned)(err.line > 0 ? err.line : 0),

@@ -5,9 +5,12 @@
  * make with "No rule to make target".
  *
  * The list comes from clang_getInclusions on the translation unit ks_parse
- * already holds (through ks_options.tu_hook), so no second parse.
+ * already holds (through ks_options.tu_hook), so no second parse. The same
+ * walk remembers each file as an input of the run (inputs.h), depfile or
+ * not, so that no output can replace a header the parse read.
  */
 #include "front.h"
+#include "inputs.h"
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -38,6 +41,7 @@ typedef struct visit_ctx {
 static void add_prelude_file(const char *path, int is_system, void *data)
 {
     add_file(data, path, is_system);
+    ks_inputs_note_path(path);
 }
 
 static void visit_inclusion(CXFile file, CXSourceLocation *stack, unsigned depth,
@@ -53,6 +57,13 @@ static void visit_inclusion(CXFile file, CXSourceLocation *stack, unsigned depth
         int sys = depth > 0 &&
                   clang_Location_isInSystemHeader(clang_getLocationForOffset(v->tu, file, 0));
         add_file(v->deps, path, sys);
+        /* Remembered by the identity libclang read, whatever name an
+         * output goes by (inputs.h): no output may replace it. */
+        CXFileUniqueID id;
+        if (clang_getFileUniqueID(file, &id) == 0 && (id.data[0] || id.data[1]))
+            ks_inputs_note(path, (dev_t)id.data[0], (ino_t)id.data[1]);
+        else
+            ks_inputs_note_path(path);
         /* The headers inside a precompiled prelude are not inclusions of
          * this translation unit; they come right after the main file, where
          * a parse without the PCH lists them, so the depfile is the same. */

@@ -18,6 +18,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 /* ---- findings ----------------------------------------------------------------------- */
 
@@ -819,7 +820,7 @@ int ks_manifest_read(const char *path, ks_sigs *m)
     size_t size;
     char *text = ks_read_file(path, &size);
     if (!text) {
-        ks_error_at(path, 0, 0, "cannot read: %s", strerror(errno));
+        ks_error_at(path, 0, 0, "cannot read: %s", ks_file_error());
         return -1;
     }
     int rc = manifest_from_text(text, size, path, m);
@@ -1305,7 +1306,7 @@ int ks_check_run(const ks_check_input *in)
     enum { UP_TO_DATE, MISSING, DIFFERS };
     for (size_t i = 0; i < in->noutputs; i++) {
         size_t size;
-        char *disk = ks_read_file(in->outputs[i].path, &size);
+        char *disk = ks_peek_file(in->outputs[i].path, &size);
         if (!disk)
             state[i] = MISSING;
         else if (size != strlen(in->outputs[i].text) || memcmp(disk, in->outputs[i].text, size))
@@ -1322,9 +1323,9 @@ int ks_check_run(const ks_check_input *in)
     int have_old = 0;
     ks_sigs old;
     if (stale && in->manifest) {
-        FILE *probe = fopen(in->manifest, "rb");
-        if (probe) {
-            fclose(probe);
+        /* access, not open: a FIFO there must not stop the check (the
+         * read below refuses it without waiting). */
+        if (access(in->manifest, F_OK) == 0) {
             /* A manifest that cannot be read is a tool error (1), not a
              * change (4): the comparison cannot be made. */
             if (ks_manifest_read(in->manifest, &old) != 0) {

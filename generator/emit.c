@@ -657,7 +657,7 @@ char *ks_emit(const ks_options *o, const ks_model *m, const ks_image_blob *img,
     size_t len;
     char *text = ks_read_file(path, &len);
     if (!text) {
-        ks_error_at(path, 0, 0, "cannot read template: %s", strerror(errno));
+        ks_error_at(path, 0, 0, "cannot read template: %s", ks_file_error());
         free(path);
         return NULL;
     }
@@ -680,7 +680,7 @@ int ks_image_read(const char *path, ks_image_blob *blob)
     size_t size;
     char *data = ks_read_file(path, &size);
     if (!data) {
-        ks_error_at(path, 0, 0, "cannot read the image to embed: %s", strerror(errno));
+        ks_error_at(path, 0, 0, "cannot read the image to embed: %s", ks_file_error());
         return -1;
     }
     blob->name = ks_basename(path);
@@ -711,7 +711,7 @@ int ks_source_read(const char *path, ks_image_blob *blob)
     size_t size;
     char *data = ks_read_file(path, &size);
     if (!data) {
-        ks_error_at(path, 0, 0, "cannot read: %s", strerror(errno));
+        ks_error_at(path, 0, 0, "cannot read: %s", ks_file_error());
         return -1;
     }
     if (memchr(data, '\0', size)) {

@@ -8,6 +8,7 @@
  *   kstub diff OLD.json NEW.json                 classify manifest changes
  */
 #include "cli.h"
+#include "inputs.h"
 
 #include <limits.h>
 #include <stdio.h>
@@ -452,6 +453,40 @@ static int depfile_text(const cli *c, const ks_compdb *db, generated *g)
     return g->dtext ? 0 : -1;
 }
 
+/* Refuses an OUTBASE.h named as a header the generated header includes
+ * with <...>, as -o kstub would write kstub.h: wherever the folder holding
+ * it is on the include path (the usual -I for generated code), it would
+ * stand in for the runtime's <kstub.h> (or <kstub_types.h>, <stdint.h>,
+ * <cuda.h> ...), and the stubs would not compile or, worse, would. The
+ * names come from the header's own text, so a -T template's includes count
+ * too. Returns 0, or -1 after an error. */
+static int shadows_an_include(const char *hpath, const char *text)
+{
+    const char *name = ks_basename(hpath);
+    size_t n = strlen(name);
+    for (const char *s = text; s && *s; s = strchr(s, '\n'), s = s ? s + 1 : NULL) {
+        while (*s == ' ' || *s == '\t')
+            s++;
+        if (*s != '#')
+            continue;
+        s++;
+        while (*s == ' ' || *s == '\t')
+            s++;
+        if (strncmp(s, "include", 7) != 0)
+            continue;
+        s += 7;
+        while (*s == ' ' || *s == '\t')
+            s++;
+        if (*s == '<' && strncmp(s + 1, name, n) == 0 && s[1 + n] == '>') {
+            ks_error_at(NULL, 0, 0, "-o: the header '%s' would shadow <%s>, which it includes "
+                        "(wherever its folder is on the include path); choose another name "
+                        "for -o", hpath, name);
+            return -1;
+        }
+    }
+    return 0;
+}
+
 /* Parses the input and renders every output in memory. Returns 0, or -1
  * after errors (counted by the diagnostic sink). */
 static int generate(cli *c, const ks_compdb *db, generated *g)
@@ -472,13 +507,13 @@ static int generate(cli *c, const ks_compdb *db, generated *g)
                     "directory");
         return -1;
     }
-    if (read_image(o, g) != 0)
+    if (ks_inputs_prescan(o) != 0 || read_image(o, g) != 0)
         return -1;
+    /* The included files are collected depfile or not: each is an input
+     * that no output may replace (check_output_paths). */
     int want_deps = c->depfile && !c->check;
-    if (want_deps) {
-        o->tu_hook = ks_deps_hook;
-        o->tu_hook_data = &g->deps;
-    }
+    o->tu_hook = ks_deps_hook;
+    o->tu_hook_data = &g->deps;
     if (ks_parse(o, &g->model) != 0)
         return -1;
     if (g->model.nkernels == 0)
@@ -487,6 +522,8 @@ static int generate(cli *c, const ks_compdb *db, generated *g)
         return -1;
     const ks_image_blob *img = g->have_image ? &g->image : NULL;
     g->h = ks_emit(o, &g->model, img, "header.h.in");
+    if (g->h && shadows_an_include(g->hpath, g->h) != 0)
+        return -1;
     g->cs = g->h ? ks_emit(o, &g->model, img, "source.c.in") : NULL;
     /* check compares kernels through manifests, so it always makes one */
     g->json = g->cs && (o->manifest || c->check) ? ks_manifest_json(o, &g->model) : NULL;
@@ -521,6 +558,8 @@ static int list(cli *c)
         ks_error_at(o->input, 0, 0, "is a directory, not a CUDA source file");
         return -1;
     }
+    if (ks_inputs_prescan(o) != 0)
+        return -1;
     ks_model m;
     memset(&m, 0, sizeof m);
     if (ks_parse(o, &m) != 0) {
@@ -648,18 +687,12 @@ static int file_id_same(const file_id *a, const file_id *b)
 
 /* Refuses outputs that are an input (writing would destroy it) or that are
  * each other (one would silently replace the other). Names are not enough:
- * "x.cu" and "./x.cu", or a link, are the same file. */
-static int check_output_paths(const cli *c, const ks_output *outs, size_t n)
+ * "x.cu" and "./x.cu", or a link, are the same file; so an output is
+ * compared by device and inode with every file the run read (inputs.h):
+ * the .cu, each header libclang opened, the compile database and its
+ * options files, the templates, the image. */
+static int check_output_paths(const ks_output *outs, size_t n)
 {
-    const ks_options *o = &c->o;
-    const char *inputs[4];
-    char *owned[2];
-    size_t ni = 0;
-    inputs[ni++] = o->input;
-    if (o->embed)
-        inputs[ni++] = o->embed;
-    inputs[ni++] = owned[0] = ks_xasprintf("%s/header.h.in", o->template_dir);
-    inputs[ni++] = owned[1] = ks_xasprintf("%s/source.c.in", o->template_dir);
     int rc = 0;
     file_id ids[4];
     int have[4];
@@ -667,14 +700,11 @@ static int check_output_paths(const cli *c, const ks_output *outs, size_t n)
         have[i] = file_id_of(outs[i].path, &ids[i]) == 0;
         if (!have[i])
             continue;
-        for (size_t k = 0; k < ni; k++) {
-            file_id in;
-            if (file_id_of(inputs[k], &in) == 0 && !in.name && file_id_same(&ids[i], &in)) {
-                ks_error_at(NULL, 0, 0, "output '%s' is the input '%s'; refusing to overwrite it",
-                            outs[i].path, inputs[k]);
-                rc = -1;
-            }
-            free(in.name);
+        const char *in = ids[i].name ? NULL : ks_inputs_find(ids[i].dev, ids[i].ino);
+        if (in) {
+            ks_error_at(NULL, 0, 0, "output '%s' is the input '%s', which this run read; "
+                        "refusing to overwrite it", outs[i].path, in);
+            rc = -1;
         }
         for (size_t j = 0; j < i; j++)
             if (have[j] && file_id_same(&ids[i], &ids[j])) {
@@ -686,8 +716,6 @@ static int check_output_paths(const cli *c, const ks_output *outs, size_t n)
     for (size_t i = 0; i < n; i++)
         if (have[i])
             free(ids[i].name);
-    free(owned[0]);
-    free(owned[1]);
     return rc;
 }
 
@@ -702,7 +730,7 @@ static int write_outputs(const cli *c, const generated *g)
         outs[n].path = c->o.manifest, outs[n++].text = g->json;
     if (g->dtext)
         outs[n].path = g->dpath, outs[n++].text = g->dtext;
-    if (check_output_paths(c, outs, n) != 0) {
+    if (check_output_paths(outs, n) != 0) {
         fprintf(stderr, "kstub: nothing written\n");
         return 1;
     }
@@ -764,5 +792,6 @@ int main(int argc, char **argv)
     generated_free(&g);
     ks_compdb_free(&db);
     cli_free(&c);
+    ks_inputs_forget();
     return rc;
 }

@@ -353,8 +353,17 @@ char *ks_xstrdup(const char *s);
 char *ks_xasprintf(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 char *ks_xvasprintf(const char *fmt, va_list ap) __attribute__((format(printf, 1, 0)));
 
-/* Reads a whole file; returns malloc'd bytes (NUL-terminated) or NULL with errno. */
+/* Reads a whole regular file, never blocking (a FIFO, a device or a
+ * directory is refused without waiting for a writer); returns malloc'd
+ * bytes (NUL-terminated), or NULL with the reason in ks_file_error().
+ * ks_read_file reads an input of the run and remembers it (inputs.h), so
+ * that no output may replace it; ks_peek_file only looks (an output already
+ * on disk, a header the include pre-scan follows). */
 char *ks_read_file(const char *path, size_t *size);
+char *ks_peek_file(const char *path, size_t *size);
+/* Why the last ks_read_file or ks_peek_file returned NULL: strerror's text,
+ * or "not a regular file (a FIFO)" and the like. */
+const char *ks_file_error(void);
 
 /* Writes each file through a temporary file and rename, only where the
  * content differs from what is on disk. All or nothing: on failure no output
@@ -370,7 +379,12 @@ int ks_write_outputs(const ks_output *outs, size_t n);
 int ks_error_count(void);
 int ks_warning_count(void);
 void ks_count_error(void);
-/* Prints "file:line:col: error: ..." (line 0 means no location). */
+/* s with each control character (newline, tab, escape...) written as a C
+ * escape (\n, \t, \x1b), so that a file name cannot start a line of its
+ * own in a log or a CI annotation; malloc'd. */
+char *ks_escape_controls(const char *s);
+/* Prints "file:line:col: error: ..." (line 0 means no location); control
+ * characters in the file name and the message are escaped (ks_escape_controls). */
 void ks_error_at(const char *file, unsigned line, unsigned col, const char *fmt, ...)
     __attribute__((format(printf, 4, 5)));
 void ks_note_at(const char *file, unsigned line, unsigned col, const char *fmt, ...)

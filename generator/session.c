@@ -404,9 +404,12 @@ static int report_diagnostics(const ks_session *s, int print)
                 clang_visitChildren(clang_getTranslationUnitCursor(s->tu), collect_bodies, &bodies);
                 have_bodies = 1;
             }
-            char *msg = ks_take(clang_formatDiagnostic(d, CXDiagnostic_DisplaySourceLocation |
+            /* escaped: a file name in it may hold a newline ("x\n::error::") */
+            char *raw = ks_take(clang_formatDiagnostic(d, CXDiagnostic_DisplaySourceLocation |
                                                              CXDiagnostic_DisplayColumn |
                                                              CXDiagnostic_DisplayOption));
+            char *msg = ks_escape_controls(raw);
+            free(raw);
             if (!s->opts->body_errors && inside_body(&bodies, clang_getDiagnosticLocation(d))) {
                 char *e = strstr(msg, ": error: ");
                 if (!print)

@@ -4,8 +4,10 @@
  * generator uses for every output file.
  */
 #include "model.h"
+#include "inputs.h"
 
 #include <errno.h>
+#include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -103,34 +105,83 @@ char *ks_buf_take(ks_buf *b)
     return s;
 }
 
-char *ks_read_file(const char *path, size_t *size)
+/* Why the last read failed, for ks_file_error(). */
+static char read_error[96];
+
+static void read_failed(const char *path, int err)
 {
-    FILE *f = fopen(path, "rb");
-    if (!f)
-        return NULL;
-    /* A directory opens but reads as EISDIR, which ferror would turn into
-     * "Input/output error": say what it is. */
     struct stat st;
-    if (fstat(fileno(f), &st) == 0 && S_ISDIR(st.st_mode)) {
-        fclose(f);
-        errno = EISDIR;
+    const char *what = NULL;
+    if (err == KS__NOT_REGULAR && stat(path, &st) == 0) {
+        if (S_ISDIR(st.st_mode))
+            what = NULL, err = EISDIR;
+        else if (S_ISFIFO(st.st_mode))
+            what = "a FIFO";
+        else if (S_ISCHR(st.st_mode))
+            what = "a character device";
+        else if (S_ISBLK(st.st_mode))
+            what = "a block device";
+        else if (S_ISSOCK(st.st_mode))
+            what = "a socket";
+        else
+            what = "not a file";
+    }
+    if (err == KS__NOT_REGULAR || what)
+        snprintf(read_error, sizeof read_error, "not a regular file (%s)", what ? what : "gone");
+    else
+        snprintf(read_error, sizeof read_error, "%s", strerror(err));
+    errno = err == KS__NOT_REGULAR ? EINVAL : err;
+}
+
+const char *ks_file_error(void)
+{
+    return read_error;
+}
+
+/* The one reader of whole files: regular files only, opened without
+ * blocking (runtime/safefile.c), so a FIFO named as any input fails at
+ * once instead of stopping the run until someone writes to it. */
+static char *read_regular(const char *path, size_t *size, int note)
+{
+    struct stat st;
+    int fd = ks__open_regular(AT_FDCWD, path, 0, &st);
+    if (fd < 0) {
+        read_failed(path, fd == KS__NOT_REGULAR ? KS__NOT_REGULAR : errno);
         return NULL;
     }
     ks_buf b = {0};
     char chunk[65536];
-    size_t n;
-    while ((n = fread(chunk, 1, sizeof chunk, f)) > 0)
-        ks_buf_put(&b, chunk, n);
-    int err = ferror(f);
-    fclose(f);
-    if (err) {
-        free(b.data);
-        errno = EIO;
-        return NULL;
+    for (;;) {
+        ssize_t n = read(fd, chunk, sizeof chunk);
+        if (n < 0 && errno == EINTR)
+            continue;
+        if (n < 0) {
+            int e = errno;
+            close(fd);
+            free(b.data);
+            read_failed(path, e);
+            return NULL;
+        }
+        if (n == 0)
+            break;
+        ks_buf_put(&b, chunk, (size_t)n);
     }
+    close(fd);
+    if (note)
+        ks_inputs_note(path, st.st_dev, st.st_ino);
     if (size)
         *size = b.len;
     return ks_buf_take(&b);
+}
+
+char *ks_read_file(const char *path, size_t *size)
+{
+    return read_regular(path, size, 1);
+}
+
+char *ks_peek_file(const char *path, size_t *size)
+{
+    return read_regular(path, size, 0);
 }
 
 const char *ks_basename(const char *s)
@@ -187,6 +238,29 @@ void ks_count_error(void)
     error_count++;
 }
 
+char *ks_escape_controls(const char *s)
+{
+    ks_buf b = {0};
+    ks_buf_put(&b, "", 0);
+    for (; *s; s++) {
+        unsigned char c = (unsigned char)*s;
+        if (c == '\n')
+            ks_buf_puts(&b, "\\n");
+        else if (c == '\r')
+            ks_buf_puts(&b, "\\r");
+        else if (c == '\t')
+            ks_buf_puts(&b, "\\t");
+        else if (c < 0x20 || c == 0x7f)
+            ks_buf_printf(&b, "\\x%02x", c);
+        else
+            ks_buf_put(&b, s, 1);
+    }
+    return ks_buf_take(&b);
+}
+
+/* One diagnostic, one line: file names and messages carry paths anyone
+ * can choose ("x\n::error::..." as a directory), so control characters are
+ * escaped before the line is printed. */
 void ks_verror_at(const char *file, unsigned line, unsigned col, const char *severity,
                   const char *fmt, va_list ap)
 {
@@ -194,14 +268,18 @@ void ks_verror_at(const char *file, unsigned line, unsigned col, const char *sev
         error_count++;
     else if (strcmp(severity, "warning") == 0)
         warning_count++;
-    if (file && line)
-        fprintf(stderr, "%s:%u:%u: %s: ", file, line, col, severity);
-    else if (file)
-        fprintf(stderr, "%s: %s: ", file, severity);
+    char *raw = ks_xvasprintf(fmt, ap);
+    char *msg = ks_escape_controls(raw);
+    char *where = file ? ks_escape_controls(file) : NULL;
+    if (where && line)
+        fprintf(stderr, "%s:%u:%u: %s: %s\n", where, line, col, severity, msg);
+    else if (where)
+        fprintf(stderr, "%s: %s: %s\n", where, severity, msg);
     else
-        fprintf(stderr, "kstub: %s: ", severity);
-    vfprintf(stderr, fmt, ap);
-    fputc('\n', stderr);
+        fprintf(stderr, "kstub: %s: %s\n", severity, msg);
+    free(where);
+    free(msg);
+    free(raw);
 }
 
 void ks_error_at(const char *file, unsigned line, unsigned col, const char *fmt, ...)
@@ -239,7 +317,7 @@ static mode_t umask_value(void)
 static int same_content(const char *path, const char *text)
 {
     size_t size;
-    char *old = ks_read_file(path, &size);
+    char *old = ks_peek_file(path, &size);
     if (!old)
         return 0;
     int same = size == strlen(text) && memcmp(old, text, size) == 0;
@@ -346,6 +424,14 @@ static int check_destination(const char *path, int in_new_dir)
     struct stat st;
     if (stat(path, &st) == 0 && S_ISDIR(st.st_mode)) {
         ks_error_at(path, 0, 0, "cannot write: is a directory");
+        return -1;
+    }
+    /* An output is replaced by rename: a FIFO or a device under its name
+     * (-MF /dev/null) would be replaced, not written to. */
+    if (stat(path, &st) == 0 && !S_ISREG(st.st_mode)) {
+        read_failed(path, KS__NOT_REGULAR);
+        ks_error_at(path, 0, 0, "cannot write: %s; kstub replaces only regular files",
+                    ks_file_error());
         return -1;
     }
     if (in_new_dir)

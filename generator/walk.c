@@ -1130,7 +1130,7 @@ int ks_parse(const ks_options *opts, ks_model *model)
     size_t text_size = 0;
     char *text = ks_read_file(opts->input, &text_size);
     if (!text) {
-        ks_error_at(opts->input, 0, 0, "cannot open: %s", strerror(errno));
+        ks_error_at(opts->input, 0, 0, "cannot open: %s", ks_file_error());
         return ks_error_count() - errors_before;
     }
     ks_source src;

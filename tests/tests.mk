@@ -24,6 +24,7 @@ CHECK_TARGETS :=
 -include tests/real.mk
 -include tests/cli.mk
 -include tests/hostile.mk
+-include tests/inputs.mk
 -include tests/graph.mk
 -include tests/gpu_real.mk
 -include tests/gpu_spec.mk
