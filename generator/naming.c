@@ -2,7 +2,8 @@
  * naming.c — every identifier kstub generates is decided here, and every
  * collision checked: kernels' C names (qualified names flattened, template
  * arguments, overload tags, "kstub:name" renames, the names each kernel
- * brings along: _n, _node, _node_set, _kernel, ks__params_, ks__pack_),
+ * brings along: _n, _node, _node_set, _nodes_set, _node_t, _args, _kernel,
+ * ks__params_, ks__pack_),
  * parameter names (unnamed ones, C-only keywords, names the stub itself
  * uses), the C names of mirrored types and enum constants, padding and
  * anonymous members, the image symbol and the include guard.
@@ -197,6 +198,9 @@ static const struct kernel_name {
     {"", "_n", KERNEL_FUNCTION},            /* the 1-D launch over n items */
     {"", "_node", KERNEL_FUNCTION},         /* the graph node */
     {"", "_node_set", KERNEL_FUNCTION},     /* its update in an instance */
+    {"", "_nodes_set", KERNEL_FUNCTION},    /* many nodes' update at once */
+    {"", "_node_t", KERNEL_OBJECT},         /* the typed node handle (a type) */
+    {"", "_args", KERNEL_OBJECT},           /* one node's arguments for _nodes_set (a type) */
     {"", "_kernel", KERNEL_OBJECT},         /* the exported ks_kernel descriptor */
     {"ks__params_", "", KERNEL_OBJECT},     /* the descriptor's parameter table */
     {"ks__pack_", "", KERNEL_MACRO},        /* the packing every entry point uses */

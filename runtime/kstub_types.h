@@ -70,9 +70,13 @@ extern "C" {
 #define KS_ARG_POINTER(arg, exact, ok, exact_msg, msg) KS__ARG_CHECK(arg, ok, msg)
 #define KS_ARG_VALUE(arg, exact, msg) (arg)
 #endif
+/* A typed graph node (or an array of them, or of a kernel's _args): only
+ * that kernel's, in every mode. */
+#define KS_ARG_NODES(arg, ok, msg) KS__ARG_CHECK(arg, ok, msg)
 #else
 #define KS_ARG_POINTER(arg, exact, ok, exact_msg, msg) (arg)
 #define KS_ARG_VALUE(arg, exact, msg) (arg)
+#define KS_ARG_NODES(arg, ok, msg) (arg)
 #endif
 #endif
 

@@ -714,6 +714,7 @@ static const char *const compile_fail_cases[] = {
     "strict_wrong_enum.c", "strict_scalar_mismatch.c", "strict_double_for_float.c",
     "node_wrong_pointer_type.c", "strict_node_double_for_float.c",
     "default_wrong_pointer_type.c", "default_node_int_pointer.c",
+    "node_set_another_kernels_node.c", "nodes_set_another_kernels_nodes.c",
 };
 #define NFAILS (sizeof compile_fail_cases / sizeof compile_fail_cases[0])
 
