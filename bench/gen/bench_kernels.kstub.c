@@ -596,32 +596,52 @@ ks_status ks__bench_args_n_at(const char  *ks__file,
     return ks_kernel_launch_n_at(&bench_args_kernel, n_items, 0, stream, ks__args, ks__file, ks__line);
 }
 
-ks_status bench_args_node(ks_graph             ks__graph,
-                          const ks_graph_node *ks__deps,
-                          size_t               ks__ndeps,
-                          ks_graph_node       *ks__node,
-                          ks_launch            launch,
-                          float                a,
-                          const float         *x,
-                          float               *y,
-                          int                  n,
-                          long long            m)
+ks_status bench_args_node(ks_graph                 ks__graph,
+                          const ks_graph_node     *ks__deps,
+                          size_t                   ks__ndeps,
+                          bench_args_node_t       *ks__node,
+                          ks_launch                launch,
+                          float                    a,
+                          const float             *x,
+                          float                   *y,
+                          int                      n,
+                          long long                m)
 {
     ks__pack_bench_args(ks__args);
-    return ks_kernel_node_add(&bench_args_kernel, ks__graph, ks__deps, ks__ndeps, &launch, ks__args, ks__node);
+    return ks_typed_node_add(&bench_args_kernel, ks__graph, ks__deps, ks__ndeps, &launch, ks__args,
+                             ks__node ? &ks__node->node : NULL, ks__node ? &ks__node->ks__target : NULL);
 }
 
-ks_status bench_args_node_set(ks_graph_exec        ks__exec,
-                              ks_graph_node        ks__node,
-                              ks_launch            launch,
-                              float                a,
-                              const float         *x,
-                              float               *y,
-                              int                  n,
-                              long long            m)
+ks_status bench_args_node_set(ks_graph_exec            ks__exec,
+                              bench_args_node_t        ks__node,
+                              ks_launch                launch,
+                              float                    a,
+                              const float             *x,
+                              float                   *y,
+                              int                      n,
+                              long long                m)
 {
     ks__pack_bench_args(ks__args);
-    return ks_kernel_node_set(&bench_args_kernel, ks__exec, ks__node, &launch, ks__args);
+    return ks_typed_node_set(&bench_args_kernel, ks__exec, ks__node.node, &ks__node.ks__target, &launch,
+                             ks__args);
+}
+
+ks_status bench_args_nodes_set(ks_graph_exec            ks__exec,
+                               size_t                   ks__count,
+                               const bench_args_node_t *ks__nodes,
+                               const ks_launch         *ks__launches,
+                               const bench_args_args   *ks__values)
+{
+    if (ks__count != 0 && (ks__nodes == NULL || ks__values == NULL))
+        return ks_typed_node_set(&bench_args_kernel, ks__exec, NULL, NULL, NULL, NULL);   /* names what is NULL */
+    for (size_t ks__i = 0; ks__i < ks__count; ks__i++) {
+        void *ks__args[5] = { (void *)&ks__values[ks__i].a, (void *)&ks__values[ks__i].x, (void *)&ks__values[ks__i].y, (void *)&ks__values[ks__i].n, (void *)&ks__values[ks__i].m };
+        ks_status ks__st = ks_typed_node_set(&bench_args_kernel, ks__exec, ks__nodes[ks__i].node, &ks__nodes[ks__i].ks__target,
+                                             ks__launches ? &ks__launches[ks__i] : NULL, ks__args);
+        if (ks__st != KS_OK)
+            return ks__st;
+    }
+    return KS_OK;
 }
 
 /* bench_struct — bench_kernels.cu:26 */
@@ -678,26 +698,46 @@ ks_status ks__bench_struct_n_at(const char        *ks__file,
     return ks_kernel_launch_n_at(&bench_struct_kernel, n_items, 0, stream, ks__args, ks__file, ks__line);
 }
 
-ks_status bench_struct_node(ks_graph             ks__graph,
-                            const ks_graph_node *ks__deps,
-                            size_t               ks__ndeps,
-                            ks_graph_node       *ks__node,
-                            ks_launch            launch,
-                            struct BenchParams   p,
-                            float               *y)
+ks_status bench_struct_node(ks_graph                   ks__graph,
+                            const ks_graph_node       *ks__deps,
+                            size_t                     ks__ndeps,
+                            bench_struct_node_t       *ks__node,
+                            ks_launch                  launch,
+                            struct BenchParams         p,
+                            float                     *y)
 {
     ks__pack_bench_struct(ks__args);
-    return ks_kernel_node_add(&bench_struct_kernel, ks__graph, ks__deps, ks__ndeps, &launch, ks__args, ks__node);
+    return ks_typed_node_add(&bench_struct_kernel, ks__graph, ks__deps, ks__ndeps, &launch, ks__args,
+                             ks__node ? &ks__node->node : NULL, ks__node ? &ks__node->ks__target : NULL);
 }
 
-ks_status bench_struct_node_set(ks_graph_exec        ks__exec,
-                                ks_graph_node        ks__node,
-                                ks_launch            launch,
-                                struct BenchParams   p,
-                                float               *y)
+ks_status bench_struct_node_set(ks_graph_exec              ks__exec,
+                                bench_struct_node_t        ks__node,
+                                ks_launch                  launch,
+                                struct BenchParams         p,
+                                float                     *y)
 {
     ks__pack_bench_struct(ks__args);
-    return ks_kernel_node_set(&bench_struct_kernel, ks__exec, ks__node, &launch, ks__args);
+    return ks_typed_node_set(&bench_struct_kernel, ks__exec, ks__node.node, &ks__node.ks__target, &launch,
+                             ks__args);
+}
+
+ks_status bench_struct_nodes_set(ks_graph_exec              ks__exec,
+                                 size_t                     ks__count,
+                                 const bench_struct_node_t *ks__nodes,
+                                 const ks_launch           *ks__launches,
+                                 const bench_struct_args   *ks__values)
+{
+    if (ks__count != 0 && (ks__nodes == NULL || ks__values == NULL))
+        return ks_typed_node_set(&bench_struct_kernel, ks__exec, NULL, NULL, NULL, NULL);   /* names what is NULL */
+    for (size_t ks__i = 0; ks__i < ks__count; ks__i++) {
+        void *ks__args[2] = { (void *)&ks__values[ks__i].p, (void *)&ks__values[ks__i].y };
+        ks_status ks__st = ks_typed_node_set(&bench_struct_kernel, ks__exec, ks__nodes[ks__i].node, &ks__nodes[ks__i].ks__target,
+                                             ks__launches ? &ks__launches[ks__i] : NULL, ks__args);
+        if (ks__st != KS_OK)
+            return ks__st;
+    }
+    return KS_OK;
 }
 
 /* bench_empty — bench_kernels.cu:34 */
@@ -730,18 +770,36 @@ ks_status ks__bench_empty_n_at(const char *ks__file,
     return ks_kernel_launch_n_at(&bench_empty_kernel, n_items, 0, stream, NULL, ks__file, ks__line);
 }
 
-ks_status bench_empty_node(ks_graph             ks__graph,
-                           const ks_graph_node *ks__deps,
-                           size_t               ks__ndeps,
-                           ks_graph_node       *ks__node,
-                           ks_launch            launch)
+ks_status bench_empty_node(ks_graph                  ks__graph,
+                           const ks_graph_node      *ks__deps,
+                           size_t                    ks__ndeps,
+                           bench_empty_node_t       *ks__node,
+                           ks_launch                 launch)
 {
-    return ks_kernel_node_add(&bench_empty_kernel, ks__graph, ks__deps, ks__ndeps, &launch, NULL, ks__node);
+    return ks_typed_node_add(&bench_empty_kernel, ks__graph, ks__deps, ks__ndeps, &launch, NULL,
+                             ks__node ? &ks__node->node : NULL, ks__node ? &ks__node->ks__target : NULL);
 }
 
-ks_status bench_empty_node_set(ks_graph_exec        ks__exec,
-                               ks_graph_node        ks__node,
-                               ks_launch            launch)
+ks_status bench_empty_node_set(ks_graph_exec             ks__exec,
+                               bench_empty_node_t        ks__node,
+                               ks_launch                 launch)
 {
-    return ks_kernel_node_set(&bench_empty_kernel, ks__exec, ks__node, &launch, NULL);
+    return ks_typed_node_set(&bench_empty_kernel, ks__exec, ks__node.node, &ks__node.ks__target, &launch,
+                             NULL);
+}
+
+ks_status bench_empty_nodes_set(ks_graph_exec             ks__exec,
+                                size_t                    ks__count,
+                                const bench_empty_node_t *ks__nodes,
+                                const ks_launch          *ks__launches)
+{
+    if (ks__count != 0 && (ks__nodes == NULL))
+        return ks_typed_node_set(&bench_empty_kernel, ks__exec, NULL, NULL, NULL, NULL);   /* names what is NULL */
+    for (size_t ks__i = 0; ks__i < ks__count; ks__i++) {
+        ks_status ks__st = ks_typed_node_set(&bench_empty_kernel, ks__exec, ks__nodes[ks__i].node, &ks__nodes[ks__i].ks__target,
+                                             ks__launches ? &ks__launches[ks__i] : NULL, NULL);
+        if (ks__st != KS_OK)
+            return ks__st;
+    }
+    return KS_OK;
 }
