@@ -606,3 +606,34 @@ int ks_name_model(const ks_options *opts, ks_model *m)
     json_decref(nm.macros);
     return ks_error_count() - before;
 }
+
+/*
+ * Whether name is free for one more file-scope name in the generated C: no
+ * C-only keyword, no runtime name, none of the language's or the headers'
+ * names, and none kstub gives a kernel (kernel_names), a type, an enum
+ * constant, the image or the guard. For what emit.c adds after naming, as a
+ * template's one C name over its instances.
+ */
+int ks_name_is_free(const ks_model *m, const char *name)
+{
+    if (is_c_only_keyword(name) || runtime_reserved(name) || strcmp(name, m->image) == 0 ||
+        strcmp(name, m->guard) == 0)
+        return 0;
+    namer nm = {NULL, (ks_model *)m, json_object(), json_object()};
+    claim_language_names(&nm);
+    int busy = taken(&nm, name);
+    json_decref(nm.taken);
+    json_decref(nm.macros);
+    for (size_t i = 0; !busy && i < m->nkernels; i++)
+        for (size_t j = 0; !busy && j < NKERNEL_NAMES; j++) {
+            char *n = kernel_name(j, m->kernels[i].c_name);
+            busy = strcmp(n, name) == 0;
+            free(n);
+        }
+    for (size_t i = 0; !busy && i < m->ndefs; i++) {
+        busy = strcmp(m->defs[i].c_name, name) == 0;
+        for (size_t j = 0; !busy && j < m->defs[i].nenumerators; j++)
+            busy = strcmp(m->defs[i].enumerators[j].c_name, name) == 0;
+    }
+    return !busy;
+}
