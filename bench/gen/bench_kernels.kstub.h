@@ -291,6 +291,178 @@ ks_status bench_empty_nodes_set(ks_graph_exec             ks__exec,
                                 const bench_empty_node_t *ks__nodes,
                                 const ks_launch          *ks__launches);
 
+/* bench_fill<float>'s descriptor, for the runtime's calls on one kernel:
+ * ks_kernel_set_max_shared(&bench_fill_float_kernel, bytes) before a launch with
+ * more than 48 KiB of dynamic shared memory, ks_kernel_info,
+ * ks_launch_config_1d, ks_kernel_resolve (load early). */
+extern ks_kernel bench_fill_float_kernel;
+
+/* bench_fill<float> — bench_kernels.cu:40
+ *   __global__ void bench_fill(T * y, T v, int n)
+ */
+ks_status bench_fill_float(ks_launch   launch,
+                           float      *y,
+                           float       v,
+                           int         n);
+
+/* The same over n_items threads (1-D), with the block size the occupancy
+ * calculator picks for this kernel; nothing is launched when n_items is 0. */
+ks_status bench_fill_float_n(size_t      n_items,
+                             ks_stream   stream,
+                             float      *y,
+                             float       v,
+                             int         n);
+
+/* What the macro form (below) calls: the same, with the caller's file and line. */
+ks_status ks__bench_fill_float_at(const char *ks__file,
+                                  int         ks__line,
+                                  ks_launch   launch,
+                                  float      *y,
+                                  float       v,
+                                  int         n);
+ks_status ks__bench_fill_float_n_at(const char *ks__file,
+                                    int         ks__line,
+                                    size_t      n_items,
+                                    ks_stream   stream,
+                                    float      *y,
+                                    float       v,
+                                    int         n);
+
+/* A node of bench_fill_float in a CUDA graph: the kernel is in the type, so
+ * bench_fill_float_node_set takes no other kernel's node. .node is the graph's node
+ * (for dependencies and the driver's own calls); the rest is libkstub's. */
+typedef struct bench_fill_float_node_t {
+    ks_graph_node node;
+    ks_node_target ks__target;
+} bench_fill_float_node_t;
+
+/* One node's arguments for bench_fill_float_nodes_set: a member per parameter. */
+typedef struct bench_fill_float_args {
+    float *y;
+    float  v;
+    int    n;
+} bench_fill_float_args;
+
+/* The same launch as a kernel node of a CUDA graph: added to ks__graph after
+ * the ks__ndeps nodes at ks__deps (NULL, 0: a root), *ks__node receives it.
+ * The arguments are copied into the node; launch.stream is not used (the
+ * graph runs on the stream it is launched on); launch.attrs must be NULL. */
+ks_status bench_fill_float_node(ks_graph                       ks__graph,
+                                const ks_graph_node           *ks__deps,
+                                size_t                         ks__ndeps,
+                                bench_fill_float_node_t       *ks__node,
+                                ks_launch                      launch,
+                                float                         *y,
+                                float                          v,
+                                int                            n);
+
+/* New configuration and arguments for that node in ks__exec, an instance of
+ * its graph, from its next launch on: one cuGraphExecKernelNodeSetParams. A
+ * node not in ks__exec is refused and nothing changes; the graph must still
+ * exist. */
+ks_status bench_fill_float_node_set(ks_graph_exec                  ks__exec,
+                                    bench_fill_float_node_t        ks__node,
+                                    ks_launch                      launch,
+                                    float                         *y,
+                                    float                          v,
+                                    int                            n);
+
+/* The same for ks__count nodes at once: node i gets ks__launches[i] (NULL:
+ * the configuration it was added with) and the arguments ks__values[i].
+ * Stops at the first node refused (ks_last_error() names it); the nodes
+ * before it are updated. */
+ks_status bench_fill_float_nodes_set(ks_graph_exec                  ks__exec,
+                                     size_t                         ks__count,
+                                     const bench_fill_float_node_t *ks__nodes,
+                                     const ks_launch               *ks__launches,
+                                     const bench_fill_float_args   *ks__values);
+
+/* bench_fill<int>'s descriptor, for the runtime's calls on one kernel:
+ * ks_kernel_set_max_shared(&bench_fill_int_kernel, bytes) before a launch with
+ * more than 48 KiB of dynamic shared memory, ks_kernel_info,
+ * ks_launch_config_1d, ks_kernel_resolve (load early). */
+extern ks_kernel bench_fill_int_kernel;
+
+/* bench_fill<int> — bench_kernels.cu:40
+ *   __global__ void bench_fill(T * y, T v, int n)
+ */
+ks_status bench_fill_int(ks_launch   launch,
+                         int        *y,
+                         int         v,
+                         int         n);
+
+/* The same over n_items threads (1-D), with the block size the occupancy
+ * calculator picks for this kernel; nothing is launched when n_items is 0. */
+ks_status bench_fill_int_n(size_t      n_items,
+                           ks_stream   stream,
+                           int        *y,
+                           int         v,
+                           int         n);
+
+/* What the macro form (below) calls: the same, with the caller's file and line. */
+ks_status ks__bench_fill_int_at(const char *ks__file,
+                                int         ks__line,
+                                ks_launch   launch,
+                                int        *y,
+                                int         v,
+                                int         n);
+ks_status ks__bench_fill_int_n_at(const char *ks__file,
+                                  int         ks__line,
+                                  size_t      n_items,
+                                  ks_stream   stream,
+                                  int        *y,
+                                  int         v,
+                                  int         n);
+
+/* A node of bench_fill_int in a CUDA graph: the kernel is in the type, so
+ * bench_fill_int_node_set takes no other kernel's node. .node is the graph's node
+ * (for dependencies and the driver's own calls); the rest is libkstub's. */
+typedef struct bench_fill_int_node_t {
+    ks_graph_node node;
+    ks_node_target ks__target;
+} bench_fill_int_node_t;
+
+/* One node's arguments for bench_fill_int_nodes_set: a member per parameter. */
+typedef struct bench_fill_int_args {
+    int *y;
+    int  v;
+    int  n;
+} bench_fill_int_args;
+
+/* The same launch as a kernel node of a CUDA graph: added to ks__graph after
+ * the ks__ndeps nodes at ks__deps (NULL, 0: a root), *ks__node receives it.
+ * The arguments are copied into the node; launch.stream is not used (the
+ * graph runs on the stream it is launched on); launch.attrs must be NULL. */
+ks_status bench_fill_int_node(ks_graph                     ks__graph,
+                              const ks_graph_node         *ks__deps,
+                              size_t                       ks__ndeps,
+                              bench_fill_int_node_t       *ks__node,
+                              ks_launch                    launch,
+                              int                         *y,
+                              int                          v,
+                              int                          n);
+
+/* New configuration and arguments for that node in ks__exec, an instance of
+ * its graph, from its next launch on: one cuGraphExecKernelNodeSetParams. A
+ * node not in ks__exec is refused and nothing changes; the graph must still
+ * exist. */
+ks_status bench_fill_int_node_set(ks_graph_exec                ks__exec,
+                                  bench_fill_int_node_t        ks__node,
+                                  ks_launch                    launch,
+                                  int                         *y,
+                                  int                          v,
+                                  int                          n);
+
+/* The same for ks__count nodes at once: node i gets ks__launches[i] (NULL:
+ * the configuration it was added with) and the arguments ks__values[i].
+ * Stops at the first node refused (ks_last_error() names it); the nodes
+ * before it are updated. */
+ks_status bench_fill_int_nodes_set(ks_graph_exec                ks__exec,
+                                   size_t                       ks__count,
+                                   const bench_fill_int_node_t *ks__nodes,
+                                   const ks_launch             *ks__launches,
+                                   const bench_fill_int_args   *ks__values);
+
 #if !defined(__cplusplus) && !defined(KSTUB_PLAIN_CALLS)
 /* The macro form of each stub, in C. It hands the caller's file and line to
  * the run-time checks' messages (ks_checks_set, KSTUB_CHECK) and checks each
@@ -399,10 +571,109 @@ ks_status bench_empty_nodes_set(ks_graph_exec             ks__exec,
     (bench_empty_nodes_set)(ks__exec, ks__count, \
         KS_ARG_NODES(ks__nodes, _Generic((ks__nodes), const bench_empty_node_t *: 1, bench_empty_node_t *: 1, void *: 1, default: 0), \
             "kernel bench_empty: the nodes must be bench_empty_node_t"), ks__launches)
+#define bench_fill_float(launch, y, v, n) \
+    ks__bench_fill_float_at(__FILE__, __LINE__, launch, \
+        KS_ARG_POINTER(y, _Generic((y), float *: 1, default: 0), \
+            _Generic((y), float *: 1, void *: 1, default: 0), \
+            "kernel bench_fill_float, parameter y needs exactly float *", "kernel bench_fill_float, parameter y needs float *, not another pointer type"), \
+        KS_ARG_VALUE(v, _Generic((v), float: 1, default: 0), "kernel bench_fill_float, parameter v needs exactly float"), \
+        KS_ARG_VALUE(n, _Generic((n), int: 1, default: 0), "kernel bench_fill_float, parameter n needs exactly int"))
+#define bench_fill_float_n(n_items, stream, y, v, n) \
+    ks__bench_fill_float_n_at(__FILE__, __LINE__, n_items, stream, \
+        KS_ARG_POINTER(y, _Generic((y), float *: 1, default: 0), \
+            _Generic((y), float *: 1, void *: 1, default: 0), \
+            "kernel bench_fill_float, parameter y needs exactly float *", "kernel bench_fill_float, parameter y needs float *, not another pointer type"), \
+        KS_ARG_VALUE(v, _Generic((v), float: 1, default: 0), "kernel bench_fill_float, parameter v needs exactly float"), \
+        KS_ARG_VALUE(n, _Generic((n), int: 1, default: 0), "kernel bench_fill_float, parameter n needs exactly int"))
+#define bench_fill_float_node(ks__graph, ks__deps, ks__ndeps, ks__node, launch, y, v, n) \
+    (bench_fill_float_node)(ks__graph, ks__deps, ks__ndeps, \
+        KS_ARG_NODES(ks__node, _Generic((ks__node), bench_fill_float_node_t *: 1, void *: 1, default: 0), \
+            "kernel bench_fill_float: the node must be a bench_fill_float_node_t *"), launch, \
+        KS_ARG_POINTER(y, _Generic((y), float *: 1, default: 0), \
+            _Generic((y), float *: 1, void *: 1, default: 0), \
+            "kernel bench_fill_float, parameter y needs exactly float *", "kernel bench_fill_float, parameter y needs float *, not another pointer type"), \
+        KS_ARG_VALUE(v, _Generic((v), float: 1, default: 0), "kernel bench_fill_float, parameter v needs exactly float"), \
+        KS_ARG_VALUE(n, _Generic((n), int: 1, default: 0), "kernel bench_fill_float, parameter n needs exactly int"))
+#define bench_fill_float_node_set(ks__exec, ks__node, launch, y, v, n) \
+    (bench_fill_float_node_set)(ks__exec, ks__node, launch, \
+        KS_ARG_POINTER(y, _Generic((y), float *: 1, default: 0), \
+            _Generic((y), float *: 1, void *: 1, default: 0), \
+            "kernel bench_fill_float, parameter y needs exactly float *", "kernel bench_fill_float, parameter y needs float *, not another pointer type"), \
+        KS_ARG_VALUE(v, _Generic((v), float: 1, default: 0), "kernel bench_fill_float, parameter v needs exactly float"), \
+        KS_ARG_VALUE(n, _Generic((n), int: 1, default: 0), "kernel bench_fill_float, parameter n needs exactly int"))
+#define bench_fill_float_nodes_set(ks__exec, ks__count, ks__nodes, ks__launches, ks__values) \
+    (bench_fill_float_nodes_set)(ks__exec, ks__count, \
+        KS_ARG_NODES(ks__nodes, _Generic((ks__nodes), const bench_fill_float_node_t *: 1, bench_fill_float_node_t *: 1, void *: 1, default: 0), \
+            "kernel bench_fill_float: the nodes must be bench_fill_float_node_t"), ks__launches, \
+        KS_ARG_NODES(ks__values, _Generic((ks__values), const bench_fill_float_args *: 1, bench_fill_float_args *: 1, void *: 1, default: 0), \
+            "kernel bench_fill_float: the arguments must be bench_fill_float_args"))
+#define bench_fill_int(launch, y, v, n) \
+    ks__bench_fill_int_at(__FILE__, __LINE__, launch, \
+        KS_ARG_POINTER(y, _Generic((y), int *: 1, default: 0), \
+            _Generic((y), int *: 1, void *: 1, default: 0), \
+            "kernel bench_fill_int, parameter y needs exactly int *", "kernel bench_fill_int, parameter y needs int *, not another pointer type"), \
+        KS_ARG_VALUE(v, _Generic((v), int: 1, default: 0), "kernel bench_fill_int, parameter v needs exactly int"), \
+        KS_ARG_VALUE(n, _Generic((n), int: 1, default: 0), "kernel bench_fill_int, parameter n needs exactly int"))
+#define bench_fill_int_n(n_items, stream, y, v, n) \
+    ks__bench_fill_int_n_at(__FILE__, __LINE__, n_items, stream, \
+        KS_ARG_POINTER(y, _Generic((y), int *: 1, default: 0), \
+            _Generic((y), int *: 1, void *: 1, default: 0), \
+            "kernel bench_fill_int, parameter y needs exactly int *", "kernel bench_fill_int, parameter y needs int *, not another pointer type"), \
+        KS_ARG_VALUE(v, _Generic((v), int: 1, default: 0), "kernel bench_fill_int, parameter v needs exactly int"), \
+        KS_ARG_VALUE(n, _Generic((n), int: 1, default: 0), "kernel bench_fill_int, parameter n needs exactly int"))
+#define bench_fill_int_node(ks__graph, ks__deps, ks__ndeps, ks__node, launch, y, v, n) \
+    (bench_fill_int_node)(ks__graph, ks__deps, ks__ndeps, \
+        KS_ARG_NODES(ks__node, _Generic((ks__node), bench_fill_int_node_t *: 1, void *: 1, default: 0), \
+            "kernel bench_fill_int: the node must be a bench_fill_int_node_t *"), launch, \
+        KS_ARG_POINTER(y, _Generic((y), int *: 1, default: 0), \
+            _Generic((y), int *: 1, void *: 1, default: 0), \
+            "kernel bench_fill_int, parameter y needs exactly int *", "kernel bench_fill_int, parameter y needs int *, not another pointer type"), \
+        KS_ARG_VALUE(v, _Generic((v), int: 1, default: 0), "kernel bench_fill_int, parameter v needs exactly int"), \
+        KS_ARG_VALUE(n, _Generic((n), int: 1, default: 0), "kernel bench_fill_int, parameter n needs exactly int"))
+#define bench_fill_int_node_set(ks__exec, ks__node, launch, y, v, n) \
+    (bench_fill_int_node_set)(ks__exec, ks__node, launch, \
+        KS_ARG_POINTER(y, _Generic((y), int *: 1, default: 0), \
+            _Generic((y), int *: 1, void *: 1, default: 0), \
+            "kernel bench_fill_int, parameter y needs exactly int *", "kernel bench_fill_int, parameter y needs int *, not another pointer type"), \
+        KS_ARG_VALUE(v, _Generic((v), int: 1, default: 0), "kernel bench_fill_int, parameter v needs exactly int"), \
+        KS_ARG_VALUE(n, _Generic((n), int: 1, default: 0), "kernel bench_fill_int, parameter n needs exactly int"))
+#define bench_fill_int_nodes_set(ks__exec, ks__count, ks__nodes, ks__launches, ks__values) \
+    (bench_fill_int_nodes_set)(ks__exec, ks__count, \
+        KS_ARG_NODES(ks__nodes, _Generic((ks__nodes), const bench_fill_int_node_t *: 1, bench_fill_int_node_t *: 1, void *: 1, default: 0), \
+            "kernel bench_fill_int: the nodes must be bench_fill_int_node_t"), ks__launches, \
+        KS_ARG_NODES(ks__values, _Generic((ks__values), const bench_fill_int_args *: 1, bench_fill_int_args *: 1, void *: 1, default: 0), \
+            "kernel bench_fill_int: the arguments must be bench_fill_int_args"))
+#endif
+
+/* bench_fill(launch, y, v, n): one name over the instances of
+ * bench_fill (bench_fill_float, bench_fill_int); the arguments' types pick
+ * the instance, which must match exactly where the instances differ. In C11
+ * a macro (no instance fits: a compile error naming them), in C++ overloads. */
+
+#if !defined(__cplusplus) && !defined(KSTUB_PLAIN_CALLS) && defined(__STDC_VERSION__) && __STDC_VERSION__ >= 201112L
+#define bench_fill(launch, y, v, n) \
+    _Generic((y), float *: ks__bench_fill_float_at, int *: ks__bench_fill_int_at, default: 0)(__FILE__, __LINE__, \
+        KS_ARG_INSTANCE(launch, _Generic((y), float *: 1, int *: 1, default: 0), \
+            "no instance of bench_fill takes these argument types; its instances: bench_fill_float; bench_fill_int"), \
+        (y), \
+        (v), \
+        KS_ARG_VALUE(n, _Generic((n), int: 1, default: 0), "kernel bench_fill, parameter n needs exactly int"))
 #endif
 
 #ifdef __cplusplus
 } /* extern "C" */
+#endif
+
+#ifdef __cplusplus
+/* The C++ form of each template's one name: an overload per instance. */
+inline ks_status bench_fill(ks_launch launch, float * y, float v, int n)
+{
+    return bench_fill_float(launch, y, v, n);
+}
+inline ks_status bench_fill(ks_launch launch, int * y, int v, int n)
+{
+    return bench_fill_int(launch, y, v, n);
+}
 #endif
 
 #if defined(KSTUB_STRICT) && defined(__cplusplus)
@@ -511,6 +782,96 @@ inline ks_status bench_struct_node_set(ks_graph_exec ks__exec, bench_struct_node
     static_assert(std::is_same<KS_T1, float *>::value,
                   "kernel bench_struct, parameter y needs exactly float *");
     return bench_struct_node_set(ks__exec, ks__node, launch, static_cast<struct BenchParams>(p), static_cast<float *>(y));
+}
+template <typename KS_T0, typename KS_T1, typename KS_T2>
+inline ks_status bench_fill_float(ks_launch launch, KS_T0 y, KS_T1 v, KS_T2 n)
+{
+    static_assert(std::is_same<KS_T0, float *>::value,
+                  "kernel bench_fill_float, parameter y needs exactly float *");
+    static_assert(std::is_same<KS_T1, float>::value,
+                  "kernel bench_fill_float, parameter v needs exactly float");
+    static_assert(std::is_same<KS_T2, int>::value,
+                  "kernel bench_fill_float, parameter n needs exactly int");
+    return bench_fill_float(launch, static_cast<float *>(y), static_cast<float>(v), static_cast<int>(n));
+}
+template <typename KS_T0, typename KS_T1, typename KS_T2>
+inline ks_status bench_fill_float_n(size_t n_items, ks_stream stream, KS_T0 y, KS_T1 v, KS_T2 n)
+{
+    static_assert(std::is_same<KS_T0, float *>::value,
+                  "kernel bench_fill_float, parameter y needs exactly float *");
+    static_assert(std::is_same<KS_T1, float>::value,
+                  "kernel bench_fill_float, parameter v needs exactly float");
+    static_assert(std::is_same<KS_T2, int>::value,
+                  "kernel bench_fill_float, parameter n needs exactly int");
+    return bench_fill_float_n(n_items, stream, static_cast<float *>(y), static_cast<float>(v), static_cast<int>(n));
+}
+template <typename KS_T0, typename KS_T1, typename KS_T2>
+inline ks_status bench_fill_float_node(ks_graph ks__graph, const ks_graph_node *ks__deps, size_t ks__ndeps,
+                                 bench_fill_float_node_t *ks__node, ks_launch launch, KS_T0 y, KS_T1 v, KS_T2 n)
+{
+    static_assert(std::is_same<KS_T0, float *>::value,
+                  "kernel bench_fill_float, parameter y needs exactly float *");
+    static_assert(std::is_same<KS_T1, float>::value,
+                  "kernel bench_fill_float, parameter v needs exactly float");
+    static_assert(std::is_same<KS_T2, int>::value,
+                  "kernel bench_fill_float, parameter n needs exactly int");
+    return bench_fill_float_node(ks__graph, ks__deps, ks__ndeps, ks__node, launch, static_cast<float *>(y), static_cast<float>(v), static_cast<int>(n));
+}
+template <typename KS_T0, typename KS_T1, typename KS_T2>
+inline ks_status bench_fill_float_node_set(ks_graph_exec ks__exec, bench_fill_float_node_t ks__node, ks_launch launch, KS_T0 y, KS_T1 v, KS_T2 n)
+{
+    static_assert(std::is_same<KS_T0, float *>::value,
+                  "kernel bench_fill_float, parameter y needs exactly float *");
+    static_assert(std::is_same<KS_T1, float>::value,
+                  "kernel bench_fill_float, parameter v needs exactly float");
+    static_assert(std::is_same<KS_T2, int>::value,
+                  "kernel bench_fill_float, parameter n needs exactly int");
+    return bench_fill_float_node_set(ks__exec, ks__node, launch, static_cast<float *>(y), static_cast<float>(v), static_cast<int>(n));
+}
+template <typename KS_T0, typename KS_T1, typename KS_T2>
+inline ks_status bench_fill_int(ks_launch launch, KS_T0 y, KS_T1 v, KS_T2 n)
+{
+    static_assert(std::is_same<KS_T0, int *>::value,
+                  "kernel bench_fill_int, parameter y needs exactly int *");
+    static_assert(std::is_same<KS_T1, int>::value,
+                  "kernel bench_fill_int, parameter v needs exactly int");
+    static_assert(std::is_same<KS_T2, int>::value,
+                  "kernel bench_fill_int, parameter n needs exactly int");
+    return bench_fill_int(launch, static_cast<int *>(y), static_cast<int>(v), static_cast<int>(n));
+}
+template <typename KS_T0, typename KS_T1, typename KS_T2>
+inline ks_status bench_fill_int_n(size_t n_items, ks_stream stream, KS_T0 y, KS_T1 v, KS_T2 n)
+{
+    static_assert(std::is_same<KS_T0, int *>::value,
+                  "kernel bench_fill_int, parameter y needs exactly int *");
+    static_assert(std::is_same<KS_T1, int>::value,
+                  "kernel bench_fill_int, parameter v needs exactly int");
+    static_assert(std::is_same<KS_T2, int>::value,
+                  "kernel bench_fill_int, parameter n needs exactly int");
+    return bench_fill_int_n(n_items, stream, static_cast<int *>(y), static_cast<int>(v), static_cast<int>(n));
+}
+template <typename KS_T0, typename KS_T1, typename KS_T2>
+inline ks_status bench_fill_int_node(ks_graph ks__graph, const ks_graph_node *ks__deps, size_t ks__ndeps,
+                                 bench_fill_int_node_t *ks__node, ks_launch launch, KS_T0 y, KS_T1 v, KS_T2 n)
+{
+    static_assert(std::is_same<KS_T0, int *>::value,
+                  "kernel bench_fill_int, parameter y needs exactly int *");
+    static_assert(std::is_same<KS_T1, int>::value,
+                  "kernel bench_fill_int, parameter v needs exactly int");
+    static_assert(std::is_same<KS_T2, int>::value,
+                  "kernel bench_fill_int, parameter n needs exactly int");
+    return bench_fill_int_node(ks__graph, ks__deps, ks__ndeps, ks__node, launch, static_cast<int *>(y), static_cast<int>(v), static_cast<int>(n));
+}
+template <typename KS_T0, typename KS_T1, typename KS_T2>
+inline ks_status bench_fill_int_node_set(ks_graph_exec ks__exec, bench_fill_int_node_t ks__node, ks_launch launch, KS_T0 y, KS_T1 v, KS_T2 n)
+{
+    static_assert(std::is_same<KS_T0, int *>::value,
+                  "kernel bench_fill_int, parameter y needs exactly int *");
+    static_assert(std::is_same<KS_T1, int>::value,
+                  "kernel bench_fill_int, parameter v needs exactly int");
+    static_assert(std::is_same<KS_T2, int>::value,
+                  "kernel bench_fill_int, parameter n needs exactly int");
+    return bench_fill_int_node_set(ks__exec, ks__node, launch, static_cast<int *>(y), static_cast<int>(v), static_cast<int>(n));
 }
 #endif
 
