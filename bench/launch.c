@@ -58,6 +58,9 @@ static struct {
     PFN_cuLibraryGetKernel_v12000 LibraryGetKernel;
     PFN_cuLaunchKernel_v4000 LaunchKernel;
     PFN_cuLaunchKernelEx_v11060 LaunchKernelEx;
+    PFN_cuCtxGetCurrent_v4000 CtxGetCurrent;
+    PFN_cuCtxGetId_v12000 CtxGetId;
+    PFN_cuKernelGetFunction_v12000 KernelGetFunction;
 } cu;
 
 /* What every variant launches with. */
@@ -105,6 +108,64 @@ static int raw_launch_kernel_handle(int kernel, unsigned count)
 {
     return raw_launch_on((CUfunction)g.kn[kernel], kernel, count, g.stream);
 }
+
+/*
+ * Issue 23's question, asked of the driver alone: would libkstub save the
+ * CUkernel premium by launching the current context's CUfunction
+ * (cuKernelGetFunction), cached per context? What such a fast path must do
+ * per launch: cuCtxGetCurrent, and, to be sound when a context is destroyed
+ * and another made at the same address (or the primary context reset),
+ * cuCtxGetId; a compare against the cached key; then the CUfunction launch.
+ * Measured with the key by handle only (unsound, the lower bound) and by
+ * context ID (what libkstub would need).
+ */
+static struct {
+    CUcontext ctx;
+    unsigned long long id;
+    CUfunction fn[NKERNELS];
+} cache;
+
+static CUfunction cached_function(int kernel, int by_id)
+{
+    CUcontext ctx = NULL;
+    if (cu.CtxGetCurrent(&ctx) != CUDA_SUCCESS)
+        return NULL;
+    if (by_id) {
+        unsigned long long id = 0;
+        if (cu.CtxGetId(ctx, &id) != CUDA_SUCCESS)
+            return NULL;
+        if (__builtin_expect(id == cache.id && cache.fn[kernel] != NULL, 1))
+            return cache.fn[kernel];
+        cache.id = id;
+    } else if (__builtin_expect(ctx == cache.ctx && cache.fn[kernel] != NULL, 1)) {
+        return cache.fn[kernel];
+    }
+    cache.ctx = ctx;
+    return cu.KernelGetFunction(&cache.fn[kernel], g.kn[kernel]) == CUDA_SUCCESS ? cache.fn[kernel] : NULL;
+}
+
+static int cached_launch(int kernel, unsigned count, int by_id)
+{
+    if (kernel == K_ARGS) {
+        for (unsigned i = 0; i < count; i++) {
+            void *args[5] = {&g.a, &g.x, &g.y, &g.n, &g.m};
+            CUfunction f = cached_function(kernel, by_id);
+            if (f == NULL || cu.LaunchKernel(f, GRID, 1, 1, BLOCK, 1, 1, 0, g.stream, args, NULL) != CUDA_SUCCESS)
+                return 1;
+        }
+    } else {
+        for (unsigned i = 0; i < count; i++) {
+            void *args[2] = {&g.params, &g.y};
+            CUfunction f = cached_function(kernel, by_id);
+            if (f == NULL || cu.LaunchKernel(f, GRID, 1, 1, BLOCK, 1, 1, 0, g.stream, args, NULL) != CUDA_SUCCESS)
+                return 1;
+        }
+    }
+    return 0;
+}
+
+static int raw_cached_by_handle(int kernel, unsigned count) { return cached_launch(kernel, count, 0); }
+static int raw_cached_by_id(int kernel, unsigned count) { return cached_launch(kernel, count, 1); }
 
 static int raw_launch_default(int kernel, unsigned count)
 {
@@ -190,6 +251,27 @@ static int stub_check_extents(int kernel, unsigned count) { return stub_checked(
 static int stub_check_nvtx(int kernel, unsigned count) { return stub_checked(kernel, count, KS_CHECK_NVTX); }
 static int stub_check_trace(int kernel, unsigned count) { return stub_checked(kernel, count, KS_CHECK_TRACE); }
 
+/* A template's one C name (issue 23): bench_fill's _Generic over its two
+ * instances, against the instance's own stub, both the C macro form. The
+ * kernel argument only says which instance: bench_args -> float, bench_struct -> int. */
+static int fill_direct(int kernel, unsigned count)
+{
+    ks_launch l = ks_launch_on(ks_launch_1d(GRID, BLOCK), g.stream);
+    for (unsigned i = 0; i < count; i++)
+        if ((kernel == K_ARGS ? bench_fill_float(l, g.y, g.a, g.n) : bench_fill_int(l, (int *)g.y, g.n, g.n)) != KS_OK)
+            return 1;
+    return 0;
+}
+
+static int fill_generic(int kernel, unsigned count)
+{
+    ks_launch l = ks_launch_on(ks_launch_1d(GRID, BLOCK), g.stream);
+    for (unsigned i = 0; i < count; i++)
+        if ((kernel == K_ARGS ? bench_fill(l, g.y, g.a, g.n) : bench_fill(l, (int *)g.y, g.n, g.n)) != KS_OK)
+            return 1;
+    return 0;
+}
+
 static int rt_launch(int kernel, unsigned count)
 {
     if (kernel == K_ARGS)
@@ -222,6 +304,16 @@ static const variant variants[] = {
     {"kstub_check_extents", "kstub stub, check extents (bench_args: y holds n)", stub_check_extents, 0, 1},
     {"kstub_check_nvtx", "kstub stub, check nvtx (no tool attached)", stub_check_nvtx, 0, 1},
     {"kstub_check_trace", "kstub stub, check trace (to /dev/null)", stub_check_trace, 0, 1},
+    /* Issue 23: the CUfunction of the current context, cached, by the driver alone (ratio: against raw
+     * CUfunction; paired: against raw CUkernel, what it would replace). */
+    {"raw_cached_function_by_handle", "cuCtxGetCurrent + cached CUfunction (key: handle; unsound)",
+     raw_cached_by_handle, 0, 1},
+    {"raw_cached_function_by_id", "cuCtxGetCurrent + cuCtxGetId + cached CUfunction (sound key)",
+     raw_cached_by_id, 0, 1},
+    /* Issue 23: a template's one C name against the instance's stub (bench_fill<float> for bench_args,
+     * <int> for bench_struct; the pair is the direct stub, not raw). */
+    {"kstub_fill_direct", "kstub stub bench_fill_float / _int (the instance, macro form)", fill_direct, 0, 1},
+    {"kstub_fill_generic", "bench_fill (_Generic over the instances)", fill_generic, 0, 15 /* kstub_fill_direct */},
 };
 enum { NVARIANTS = sizeof variants / sizeof variants[0] };
 
@@ -244,6 +336,9 @@ static void load_driver(void)
     BENCH_PROC(cu.LibraryGetKernel, "cuLibraryGetKernel");
     BENCH_PROC(cu.LaunchKernel, "cuLaunchKernel");
     BENCH_PROC(cu.LaunchKernelEx, "cuLaunchKernelEx");
+    BENCH_PROC(cu.CtxGetCurrent, "cuCtxGetCurrent");
+    BENCH_PROC(cu.CtxGetId, "cuCtxGetId");
+    BENCH_PROC(cu.KernelGetFunction, "cuKernelGetFunction");
 }
 
 static void sync_all(void)

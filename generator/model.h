@@ -302,6 +302,9 @@ char *ks_name_anonymous_member(unsigned n);
 char *ks_name_padding(const ks_def *def, const char *what, unsigned n);
 /* Overload tag of a type, "cfloatp" for const float *. */
 char *ks_type_tag(const ks_model *m, const ks_type *t);
+/* Whether a name emit.c adds after naming (a template's one C name over its
+ * instances) is free of every generated and reserved name. */
+int ks_name_is_free(const ks_model *m, const char *name);
 
 /* ---- emit.c ---- */
 typedef struct ks_image_blob {

@@ -2,7 +2,8 @@
  * naming.c — every identifier kstub generates is decided here, and every
  * collision checked: kernels' C names (qualified names flattened, template
  * arguments, overload tags, "kstub:name" renames, the names each kernel
- * brings along: _n, _node, _node_set, _kernel, ks__params_, ks__pack_),
+ * brings along: _n, _node, _node_set, _nodes_set, _node_t, _args, _kernel,
+ * ks__params_, ks__pack_),
  * parameter names (unnamed ones, C-only keywords, names the stub itself
  * uses), the C names of mirrored types and enum constants, padding and
  * anonymous members, the image symbol and the include guard.
@@ -205,6 +206,9 @@ static const struct kernel_name {
     {"", "_n", KERNEL_FUNCTION},            /* the 1-D launch over n items */
     {"", "_node", KERNEL_FUNCTION},         /* the graph node */
     {"", "_node_set", KERNEL_FUNCTION},     /* its update in an instance */
+    {"", "_nodes_set", KERNEL_FUNCTION},    /* many nodes' update at once */
+    {"", "_node_t", KERNEL_OBJECT},         /* the typed node handle (a type) */
+    {"", "_args", KERNEL_OBJECT},           /* one node's arguments for _nodes_set (a type) */
     {"", "_kernel", KERNEL_OBJECT},         /* the exported ks_kernel descriptor */
     {"ks__params_", "", KERNEL_OBJECT},     /* the descriptor's parameter table */
     {"ks__pack_", "", KERNEL_MACRO},        /* the packing every entry point uses */
@@ -701,4 +705,35 @@ int ks_name_model(const ks_options *opts, ks_model *m)
     json_decref(nm.taken);
     json_decref(nm.macros);
     return ks_error_count() - before;
+}
+
+/*
+ * Whether name is free for one more file-scope name in the generated C: no
+ * C-only keyword, no runtime name, none of the language's or the headers'
+ * names, and none kstub gives a kernel (kernel_names), a type, an enum
+ * constant, the image or the guard. For what emit.c adds after naming, as a
+ * template's one C name over its instances.
+ */
+int ks_name_is_free(const ks_model *m, const char *name)
+{
+    if (is_c_only_keyword(name) || runtime_reserved(name) || strcmp(name, m->image) == 0 ||
+        strcmp(name, m->guard) == 0)
+        return 0;
+    namer nm = {NULL, (ks_model *)m, json_object(), json_object()};
+    claim_language_names(&nm);
+    int busy = taken(&nm, name);
+    json_decref(nm.taken);
+    json_decref(nm.macros);
+    for (size_t i = 0; !busy && i < m->nkernels; i++)
+        for (size_t j = 0; !busy && j < NKERNEL_NAMES; j++) {
+            char *n = kernel_name(j, m->kernels[i].c_name);
+            busy = strcmp(n, name) == 0;
+            free(n);
+        }
+    for (size_t i = 0; !busy && i < m->ndefs; i++) {
+        busy = strcmp(m->defs[i].c_name, name) == 0;
+        for (size_t j = 0; !busy && j < m->defs[i].nenumerators; j++)
+            busy = strcmp(m->defs[i].enumerators[j].c_name, name) == 0;
+    }
+    return !busy;
 }

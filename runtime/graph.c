@@ -16,10 +16,14 @@
  * context), with the module fallback the current context's CUfunction. The
  * arguments come packed by the generated code, exactly as for the stub.
  *
- * Updating a node in an instance is on the replay path: one
- * cuGraphKernelNodeGetParams, to be sure the node launches this kernel (the
- * driver would swap the kernel of a node silently), and one
- * cuGraphExecKernelNodeSetParams. No lock, no allocation.
+ * Updating a node in an instance is on the replay path. A typed node
+ * (<kernel>_node_t, ks_typed_node_add) carries the handle and context the
+ * driver launches it with, read back once when it was added, and its type
+ * says whose node it is: an update is the configuration check and one
+ * cuGraphExecKernelNodeSetParams. An untyped node (ks_kernel_node_set) costs
+ * one cuGraphKernelNodeGetParams more, to be sure the node launches this
+ * kernel (the driver would swap the kernel of a node silently). No lock, no
+ * allocation.
  */
 #include <string.h>
 
@@ -341,6 +345,66 @@ KS__API ks_status ks_kernel_node_set(ks_kernel *k, ks_graph_exec exec, ks_graph_
     if (__builtin_expect(r == CUDA_SUCCESS, 1))
         return KS_OK;
     return ks__error_cu(KS_ERR_DRIVER, name, "cuGraphExecKernelNodeSetParams", r,
+                        "updating node %p (a node not in this instance, or a change the driver cannot "
+                        "make in place)",
+                        (void *)node);
+}
+
+KS__API ks_status ks_typed_node_add(ks_kernel *k, ks_graph graph, const ks_graph_node *deps, size_t ndeps,
+                                    const ks_launch *l, void **args, ks_graph_node *node,
+                                    ks_node_target *target)
+{
+    if (target == NULL)
+        return ks__error(KS_ERR_INVALID_VALUE, k ? ks__kernel_name(k) : NULL,
+                         "ks_typed_node_add: the node handle is NULL");
+    memset(target, 0, sizeof *target);
+    ks_status st = ks_kernel_node_add(k, graph, deps, ndeps, l, args, node);
+    if (st != KS_OK)
+        return st;
+    /* What the driver made of the node (the context NULL stood for, the
+     * module fallback's function): updates hand back exactly this. */
+    CUDA_KERNEL_NODE_PARAMS q;
+    memset(&q, 0, sizeof q);
+    CUresult r = gr.KernelNodeGetParams(*node, &q);
+    if (r != CUDA_SUCCESS || (q.kern == NULL && q.func == NULL))
+        return ks__error_cu(KS_ERR_DRIVER, ks__kernel_name(k), "cuGraphKernelNodeGetParams", r,
+                            "reading back the node just added (%p); it is in the graph, but its "
+                            "handle cannot be updated", (void *)*node);
+    target->ks__kern = (void *)q.kern;
+    target->ks__func = (void *)q.func;
+    target->ks__ctx = (void *)q.ctx;
+    target->ks__grid = l->grid;
+    target->ks__block = l->block;
+    target->ks__shared = l->shared_bytes;
+    return KS_OK;
+}
+
+KS__API ks_status ks_typed_node_set(ks_kernel *k, ks_graph_exec exec, ks_graph_node node,
+                                    const ks_node_target *t, const ks_launch *l, void **args)
+{
+    ks_launch added;
+    if (__builtin_expect(l == NULL, 0) && t != NULL) {
+        memset(&added, 0, sizeof added);
+        added.grid = t->ks__grid, added.block = t->ks__block, added.shared_bytes = t->ks__shared;
+        l = &added;
+    }
+    ks_status st = node_check(k, node, l, args, "ks_typed_node_set");
+    if (__builtin_expect(st != KS_OK, 0))
+        return st;
+    if (__builtin_expect(exec == NULL || t == NULL || (t->ks__kern == NULL && t->ks__func == NULL), 0))
+        return ks__error(KS_ERR_INVALID_VALUE, ks__kernel_name(k), "ks_typed_node_set: %s",
+                         exec == NULL ? "the graph instance is NULL"
+                         : t == NULL  ? "the node handle is NULL"
+                                      : "the node handle was never filled by its _node call");
+    if ((st = graph_driver(ks__kernel_name(k))) != KS_OK)
+        return st;
+    CUDA_KERNEL_NODE_PARAMS p;
+    node_params(&p, l, args);
+    p.kern = (CUkernel)t->ks__kern, p.func = (CUfunction)t->ks__func, p.ctx = (CUcontext)t->ks__ctx;
+    CUresult r = gr.ExecKernelNodeSetParams(exec, node, &p);
+    if (__builtin_expect(r == CUDA_SUCCESS, 1))
+        return KS_OK;
+    return ks__error_cu(KS_ERR_DRIVER, ks__kernel_name(k), "cuGraphExecKernelNodeSetParams", r,
                         "updating node %p (a node not in this instance, or a change the driver cannot "
                         "make in place)",
                         (void *)node);

@@ -580,16 +580,23 @@ ks_status ks_trace_set_file(const char *path);
 
 /*
  * A graph is built once and launched many times for a fraction of a
- * launch's CPU cost. Each generated stub has two graph entry points beside
- * it, with the same typed parameters (and the same strict mode):
+ * launch's CPU cost. Each generated stub has graph entry points beside it,
+ * with the same typed parameters (and the same strict mode):
  *
  *     <kernel>_node(graph, deps, ndeps, &node, launch, args...)   add a kernel node
  *     <kernel>_node_set(exec, node, launch, args...)              update it in an instance
+ *     <kernel>_nodes_set(exec, count, nodes, launches, args)      update many at once
  *
- * Both pack the arguments exactly as the stub does, and the node launches the
- * same kernel handle the stub launches. The types are cuda.h's (CUgraph,
- * CUgraphNode, CUgraphExec), so the driver's own node calls (memset, memcpy,
- * host, child graphs) mix freely with kstub's nodes.
+ * The node is a <kernel>_node_t: the kernel's identity is in its type, so a
+ * node of another kernel does not compile, and an update is one
+ * cuGraphExecKernelNodeSetParams. Its member `node` is the graph's node
+ * (for dependencies and the driver's own calls). All pack the arguments
+ * exactly as the stub does, and the node launches the same kernel handle the
+ * stub launches. The types are cuda.h's (CUgraph, CUgraphNode, CUgraphExec),
+ * so the driver's own node calls (memset, memcpy, host, child graphs) mix
+ * freely with kstub's nodes. A node known only as a ks_graph_node (from
+ * ks_kernel_node_add) is updated with ks_kernel_node_set, which asks the
+ * driver which kernel the node launches first.
  *
  * Life cycle: ks_graph_create, nodes, ks_graph_instantiate, ks_graph_launch
  * (any number of times), <kernel>_node_set or ks_graph_exec_update between
@@ -653,6 +660,42 @@ ks_status ks_kernel_node_add(ks_kernel *kernel, ks_graph graph, const ks_graph_n
  */
 ks_status ks_kernel_node_set(ks_kernel *kernel, ks_graph_exec exec, ks_graph_node node,
                              const ks_launch *launch, void **args);
+
+/*
+ * What a typed node handle (<kernel>_node_t) holds beside its node: what
+ * the driver launches it with, read back once when it was added, and the
+ * configuration it was added with. Filled and read by libkstub only.
+ */
+typedef struct ks_node_target {
+    void *ks__kern;                /* the node's CUkernel, or NULL */
+    void *ks__func;                /* its CUfunction, or NULL */
+    void *ks__ctx;                 /* its CUcontext */
+    ks_dim3 ks__grid, ks__block;   /* the configuration it was added with */
+    unsigned ks__shared;
+} ks_node_target;
+
+/**
+ * ks_kernel_node_add that also fills \p *target from the node the driver
+ * made (cuGraphKernelNodeGetParams, once): what the generated <kernel>_node
+ * entry points call. On any failure \p *target is zeroed; \p *node is NULL
+ * unless the node was added (only the read-back failed).
+ */
+ks_status ks_typed_node_add(ks_kernel *kernel, ks_graph graph, const ks_graph_node *deps, size_t ndeps,
+                            const ks_launch *launch, void **args, ks_graph_node *node,
+                            ks_node_target *target);
+
+/**
+ * Set the configuration and arguments of \p node, added by
+ * ks_typed_node_add for \p kernel with \p target, in the instance \p exec:
+ * the configuration is checked as a launch's, then one
+ * cuGraphExecKernelNodeSetParams (no read-back: the caller's type says
+ * whose node it is). \p launch NULL: the configuration the node was added
+ * with. What the generated <kernel>_node_set and <kernel>_nodes_set call.
+ * \return KS_OK; KS_ERR_INVALID_VALUE for a target never filled;
+ *         KS_ERR_DRIVER when the driver refuses (e.g. a node not in \p exec)
+ */
+ks_status ks_typed_node_set(ks_kernel *kernel, ks_graph_exec exec, ks_graph_node node,
+                            const ks_node_target *target, const ks_launch *launch, void **args);
 
 /* ---------------------------------------------------------------------- */
 /* The driver, for the application's own calls                             */

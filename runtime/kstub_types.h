@@ -70,9 +70,15 @@ extern "C" {
 #define KS_ARG_POINTER(arg, exact, ok, exact_msg, msg) KS__ARG_CHECK(arg, ok, msg)
 #define KS_ARG_VALUE(arg, exact, msg) (arg)
 #endif
+/* A typed graph node (or an array of them, or of a kernel's _args): only
+ * that kernel's, in every mode. */
+#define KS_ARG_NODES(arg, ok, msg) KS__ARG_CHECK(arg, ok, msg)
+/* A template's one C name (C11 only): whether an instance takes the arguments. */
+#define KS_ARG_INSTANCE(arg, ok, msg) KS__ARG_CHECK(arg, ok, msg)
 #else
 #define KS_ARG_POINTER(arg, exact, ok, exact_msg, msg) (arg)
 #define KS_ARG_VALUE(arg, exact, msg) (arg)
+#define KS_ARG_NODES(arg, ok, msg) (arg)
 #endif
 #endif
 

@@ -707,6 +707,67 @@ START_TEST(generated_code_compiles)
 }
 END_TEST
 
+/* Issue 23: a template's one C name over its instances, or the header's
+ * reason for none: one instance; instances that differ only in template
+ * arguments; the name taken (here by another kernel's _args struct). */
+START_TEST(template_generic_name_or_the_reason)
+{
+    make_tmpdir();
+    char *out, path[128];
+    snprintf(path, sizeof path, "%s/g.cu", tmpdir);
+    FILE *f = fopen(path, "w");
+    fputs("#include <cstdint>\n"
+          "template <typename T> __global__ void pick(T *out, T v, int n) {}\n"
+          "template __global__ void pick<float>(float *, float, int);\n"
+          "template __global__ void pick<int>(int *, int, int);\n"
+          "template __global__ void pick<double>(double *, double, int);\n"
+          "template <typename T> __global__ void alone(T *out) {}\n"
+          "template __global__ void alone<float>(float *);\n"
+          "template <int N> __global__ void unrolled(float *out) {}\n"
+          "template __global__ void unrolled<2>(float *);\n"
+          "template __global__ void unrolled<4>(float *);\n"
+          "extern \"C\" __global__ void bar(int x) {}\n"
+          "template <typename T> __global__ void bar_args(T *out) {}\n"
+          "template __global__ void bar_args<float>(float *);\n"
+          "template __global__ void bar_args<int>(int *);\n", f);
+    fclose(f);
+    int rc = run(&out, "%s %s -o %s/g", kstub_bin(), path, tmpdir);
+    ck_assert_msg(rc == 0, "%s", out);
+    free(out);
+    snprintf(path, sizeof path, "%s/g.h", tmpdir);
+    char *h = ks_read_file(path, NULL);
+    ck_assert_ptr_nonnull(h);
+    ck_assert_msg(strstr(h, "#define pick(launch, out, v, n)") != NULL, "%s", h);
+    ck_assert_msg(strstr(h, "inline ks_status pick(ks_launch launch, double * out, double v, int n)") != NULL, "%s", h);
+    ck_assert_msg(strstr(h, "No alone() over the instances of alone (alone_float):\n * one instance") != NULL, "%s", h);
+    ck_assert_msg(strstr(h, "No unrolled() over the instances of unrolled (unrolled_2, unrolled_4):\n * two "
+                            "instances take the same parameter types") != NULL, "%s", h);
+    ck_assert_msg(strstr(h, "No bar_args() over the instances of bar_args (bar_args_float, bar_args_int):\n"
+                            " * the name is taken") != NULL, "%s", h);   /* bar's _args struct */
+    free(h);
+    /* Every language compiles it, and pick() picks. */
+    snprintf(path, sizeof path, "%s/use.c", tmpdir);
+    f = fopen(path, "w");
+    fputs("#include \"g.h\"\nvoid call(float *f, int *i, double *d);\nvoid call(float *f, int *i, double *d)\n"
+          "{\n    (void)pick(ks_launch_1d(1, 1), f, 1.0f, 1);\n    (void)pick(ks_launch_1d(1, 1), i, 1, 1);\n"
+          "    (void)pick(ks_launch_1d(1, 1), d, 1.0, 1);\n}\n", f);
+    fclose(f);
+    for (size_t c = 0; c < NCOMPILERS; c++) {
+        if (!strstr(compilers[c].lang, "c11") && !strstr(compilers[c].lang, "c++17"))
+            continue;
+        rc = compile(&out, (int)c, path, tmpdir);
+        ck_assert_msg(rc == 0, "%s %s:\n%s", compilers[c].compiler, compilers[c].lang, out);
+        free(out);
+        snprintf(path, sizeof path, "%s/g.c", tmpdir);
+        rc = compile(&out, (int)c, path, tmpdir);
+        ck_assert_msg(rc == 0, "%s %s:\n%s", compilers[c].compiler, compilers[c].lang, out);
+        free(out);
+        snprintf(path, sizeof path, "%s/use.c", tmpdir);
+    }
+    remove_tmpdir();
+}
+END_TEST
+
 static const char *const compile_fail_cases[] = {
     "wrong_pointer_type.c", "too_few_arguments.c", "too_many_arguments.c",
     "missing_launch.c", "double_pointer_for_float.c", "const_dropped.c",
@@ -714,6 +775,8 @@ static const char *const compile_fail_cases[] = {
     "strict_wrong_enum.c", "strict_scalar_mismatch.c", "strict_double_for_float.c",
     "node_wrong_pointer_type.c", "strict_node_double_for_float.c",
     "default_wrong_pointer_type.c", "default_node_int_pointer.c",
+    "node_set_another_kernels_node.c", "nodes_set_another_kernels_nodes.c",
+    "generic_no_instance.c", "generic_second_pointer.c",
 };
 #define NFAILS (sizeof compile_fail_cases / sizeof compile_fail_cases[0])
 
@@ -731,6 +794,11 @@ START_TEST(wrong_calls_do_not_compile)
     snprintf(src, sizeof src, "tests/compile_fail/%s", compile_fail_cases[_i]);
     char *text = ks_read_file(src, NULL);
     ck_assert_ptr_nonnull(text);
+    if (strstr(text, "templates.kstub.h")) {   /* a template's one C name */
+        rc = run(&out, "%s kernels/templates.cu -o %s/templates.kstub", kstub_bin(), tmpdir);
+        ck_assert_msg(rc == 0, "%s", out);
+        free(out);
+    }
     char expect[64] = "", only[64] = "", c_expect[128] = "";
     /* The text up to the comment's end: strict cases name kernel and parameter. */
     sscanf(text, "/* expect: %63[^*]", expect);
@@ -1003,6 +1071,18 @@ START_TEST(strict_mode_accepts_exact_types)
                       compilers[c].compiler, out);
         free(out);
     }
+    /* A template's one C name, in C11 and C++17. */
+    rc = run(&out, "%s kernels/templates.cu -o %s/templates.kstub", kstub_bin(), tmpdir);
+    ck_assert_msg(rc == 0, "%s", out);
+    free(out);
+    for (size_t c = 0; c < NCOMPILERS; c++) {
+        if (!strstr(compilers[c].lang, "c11") && !strstr(compilers[c].lang, "c++17"))
+            continue;
+        rc = compile(&out, (int)c, "tests/compile_ok/generic_ok.c", tmpdir);
+        ck_assert_msg(rc == 0, "%s %s: a template's one C name rejects a correct call:\n%s",
+                      compilers[c].compiler, compilers[c].lang, out);
+        free(out);
+    }
     /* The default mode's macro form accepts what C accepts, in every language. */
     for (size_t c = 0; c < NCOMPILERS; c++) {
         rc = compile(&out, (int)c, "tests/compile_ok/default_ok.c", tmpdir);
@@ -1075,6 +1155,7 @@ static Suite *gen_suite(void)
     tcase_add_loop_test(tc, generated_code_compiles, 0, NCOMPILERS);
     tcase_add_loop_test(tc, wrong_calls_do_not_compile, 0, NFAILS);
     tcase_add_test(tc, strict_mode_accepts_exact_types);
+    tcase_add_test(tc, template_generic_name_or_the_reason);
     suite_add_tcase(s, tc);
 
     tc = tcase_create("cli");

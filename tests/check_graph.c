@@ -100,7 +100,10 @@ static const float *const IN = (const float *)(uintptr_t)0x7f0000004000;
 
 typedef struct built {
     ks_graph graph;
-    ks_graph_node fill, mixed, none, clamp;
+    fill_node_t fill;
+    mixed_node_t mixed;
+    no_params_node_t none;
+    physics_clamp__floatp_float_float_node_t clamp;
     ks_graph_exec exec;
 } built;
 
@@ -111,11 +114,11 @@ static void build(built *b, float value)
     ck_assert_ptr_nonnull(b->graph);
     ck_assert_status(fill_node(b->graph, NULL, 0, &b->fill, ks_launch_1d(4, 256), OUT, value, (size_t)1024),
                      KS_OK);
-    ck_assert_status(mixed_node(b->graph, &b->fill, 1, &b->mixed, ks_launch_1d(2, 128), 'q', -2.5, (short)-7,
+    ck_assert_status(mixed_node(b->graph, &b->fill.node, 1, &b->mixed, ks_launch_1d(2, 128), 'q', -2.5, (short)-7,
                                 (int64_t)1 << 40, true, IN, FLAGS, NULL),
                      KS_OK);
-    ck_assert_status(no_params_node(b->graph, &b->mixed, 1, &b->none, ks_launch_1d(1, 32)), KS_OK);
-    ck_assert_status(physics_clamp__floatp_float_float_node(b->graph, &b->mixed, 1, &b->clamp,
+    ck_assert_status(no_params_node(b->graph, &b->mixed.node, 1, &b->none, ks_launch_1d(1, 32)), KS_OK);
+    ck_assert_status(physics_clamp__floatp_float_float_node(b->graph, &b->mixed.node, 1, &b->clamp,
                                                             ks_launch_1d(8, 64), X, -1.0f, 1.0f),
                      KS_OK);
     ck_assert_status(ks_graph_instantiate(b->graph, &b->exec), KS_OK);
@@ -232,9 +235,15 @@ START_TEST(node_set_refuses_another_kernels_node)
 {
     built b;
     build(&b, 1.0f);
-    /* clamp's node_set on fill's node: the driver would switch the kernel; kstub refuses. */
-    ck_assert_status(physics_clamp__floatp_float_float_node_set(b.exec, b.fill, ks_launch_1d(1, 32), X, 0.0f,
-                                                                 1.0f),
+    /* clamp's update on fill's node, known only as a ks_graph_node (the typed
+     * node_set does not compile with it): the driver would switch the
+     * kernel; the checked path refuses. */
+    float lo = 0.0f, hi = 1.0f;
+    float *x = X;
+    void *clamp_args[3] = {&x, &lo, &hi};
+    ks_launch one = ks_launch_1d(1, 32);
+    ck_assert_status(ks_kernel_node_set(&physics_clamp__floatp_float_float_kernel, b.exec, b.fill.node, &one,
+                                        clamp_args),
                      KS_ERR_GRAPH_MISMATCH);
     ck_assert_message_has("physics::clamp");
     ck_assert_message_has("launches another kernel");
@@ -246,13 +255,16 @@ START_TEST(node_set_refuses_another_kernels_node)
     CUresult (*add_empty)(CUgraphNode *, CUgraph, const CUgraphNode *, size_t);
     memcpy(&add_empty, &fn, sizeof fn);
     CUgraphNode empty;
-    ck_assert_int_eq(add_empty(&empty, b.graph, &b.none, 1), CUDA_SUCCESS);
-    ck_assert_status(fill_node_set(b.exec, empty, ks_launch_1d(1, 32), X, 0.0f, (size_t)1), KS_ERR_GRAPH_MISMATCH);
+    ck_assert_int_eq(add_empty(&empty, b.graph, &b.none.node, 1), CUDA_SUCCESS);
+    float zero = 0.0f;
+    size_t count = 1;
+    void *packed[3] = {&x, &zero, &count};
+    ck_assert_status(ks_kernel_node_set(&fill_kernel, b.exec, empty, &one, packed), KS_ERR_GRAPH_MISMATCH);
     ck_assert_message_has("is not a kernel node");
     ck_assert_message_has("cuGraphKernelNodeGetParams");
     /* A node of fill in another graph: not in this instance, the driver says so. */
     ks_graph other;
-    ks_graph_node stray;
+    fill_node_t stray;
     ck_assert_status(ks_graph_create(&other), KS_OK);
     ck_assert_status(fill_node(other, NULL, 0, &stray, ks_launch_1d(1, 32), X, 0.0f, (size_t)1), KS_OK);
     ck_assert_status(fill_node_set(b.exec, stray, ks_launch_1d(1, 32), X, 0.0f, (size_t)1), KS_ERR_DRIVER);
@@ -280,7 +292,7 @@ START_TEST(exec_update_checks_topology_and_kernels)
     same_launch(0, 4);
     /* One node fewer: refused, the instance unchanged. */
     ks_graph small;
-    ks_graph_node n;
+    fill_node_t n;
     ck_assert_status(ks_graph_create(&small), KS_OK);
     ck_assert_status(fill_node(small, NULL, 0, &n, ks_launch_1d(4, 256), OUT, 3.0f, (size_t)1024), KS_OK);
     ck_assert_status(ks_graph_exec_update(b.exec, small), KS_ERR_GRAPH_MISMATCH);
@@ -288,15 +300,17 @@ START_TEST(exec_update_checks_topology_and_kernels)
     ck_assert_message_has("cuGraphExecUpdate");
     /* Same shape, another kernel at the root. */
     ks_graph swapped;
-    ks_graph_node s1, s2, s3, s4;
+    physics_clamp__floatp_float_float_node_t s1;
+    mixed_node_t s2;
+    no_params_node_t s3, s4;
     ck_assert_status(ks_graph_create(&swapped), KS_OK);
     ck_assert_status(physics_clamp__floatp_float_float_node(swapped, NULL, 0, &s1, ks_launch_1d(1, 32), X, 0.0f, 1.0f),
                      KS_OK);
-    ck_assert_status(mixed_node(swapped, &s1, 1, &s2, ks_launch_1d(2, 128), 'q', -2.5, (short)-7, (int64_t)1, true,
+    ck_assert_status(mixed_node(swapped, &s1.node, 1, &s2, ks_launch_1d(2, 128), 'q', -2.5, (short)-7, (int64_t)1, true,
                                 IN, FLAGS, NULL),
                      KS_OK);
-    ck_assert_status(no_params_node(swapped, &s2, 1, &s3, ks_launch_1d(1, 32)), KS_OK);
-    ck_assert_status(no_params_node(swapped, &s2, 1, &s4, ks_launch_1d(1, 32)), KS_OK);
+    ck_assert_status(no_params_node(swapped, &s2.node, 1, &s3, ks_launch_1d(1, 32)), KS_OK);
+    ck_assert_status(no_params_node(swapped, &s2.node, 1, &s4, ks_launch_1d(1, 32)), KS_OK);
     ck_assert_status(ks_graph_exec_update(b.exec, swapped), KS_ERR_GRAPH_MISMATCH);
     ck_assert_message_has("function changed");
     ck_assert_message_has("cuGraphExecUpdate");
@@ -314,13 +328,18 @@ END_TEST
 START_TEST(configuration_checked_before_the_driver)
 {
     ks_graph g;
-    ks_graph_node n = (ks_graph_node)(uintptr_t)1;
+    fill_node_t n;
+    mixed_node_t m;
+    ks_graph_node raw = (ks_graph_node)(uintptr_t)1;
+    n.node = (ks_graph_node)(uintptr_t)1;
+    n.ks__target.ks__kern = (void *)1;
     ck_assert_status(ks_graph_create(&g), KS_OK);
     ck_assert_status(fill_node(g, NULL, 0, &n, ks_launch_1d(0, 32), OUT, 1.0f, (size_t)1), KS_ERR_INVALID_CONFIG);
-    ck_assert_ptr_null(n);
+    ck_assert_ptr_null(n.node);
+    ck_assert_ptr_null(n.ks__target.ks__kern);   /* the handle is zeroed: an update of it is refused */
     ck_assert_message_has("must have every dimension >= 1");
     /* mixed has __launch_bounds__(128). */
-    ck_assert_status(mixed_node(g, NULL, 0, &n, ks_launch_1d(1, 256), 'a', 0.0, (short)0, (int64_t)0, false, IN,
+    ck_assert_status(mixed_node(g, NULL, 0, &m, ks_launch_1d(1, 256), 'a', 0.0, (short)0, (int64_t)0, false, IN,
                                 FLAGS, NULL),
                      KS_ERR_INVALID_CONFIG);
     ck_assert_message_has("__launch_bounds__ allows 128");
@@ -335,7 +354,8 @@ START_TEST(configuration_checked_before_the_driver)
     ck_assert_status(fill_node(g, NULL, 1, &n, ks_launch_1d(1, 32), OUT, 1.0f, (size_t)1), KS_ERR_INVALID_VALUE);
     ck_assert_status(fill_node(g, NULL, 0, NULL, ks_launch_1d(1, 32), OUT, 1.0f, (size_t)1), KS_ERR_INVALID_VALUE);
     ck_assert_status(fill_node(NULL, NULL, 0, &n, ks_launch_1d(1, 32), OUT, 1.0f, (size_t)1), KS_ERR_INVALID_VALUE);
-    ck_assert_status(ks_kernel_node_add(&fill_kernel, g, NULL, 0, &big, NULL, &n), KS_ERR_INVALID_VALUE);
+    ck_assert_status(ks_kernel_node_add(&fill_kernel, g, NULL, 0, &big, NULL, &raw), KS_ERR_INVALID_VALUE);
+    ck_assert_status(ks_typed_node_add(&fill_kernel, g, NULL, 0, &big, NULL, &raw, NULL), KS_ERR_INVALID_VALUE);
     ck_assert_status(ks_graph_create(NULL), KS_ERR_INVALID_VALUE);
     ck_assert_status(ks_graph_instantiate(g, NULL), KS_ERR_INVALID_VALUE);
     ck_assert_status(ks_graph_launch(NULL, NULL), KS_ERR_INVALID_VALUE);
@@ -359,7 +379,7 @@ static const struct { const char *entry; ks_status want; } failing[] = {
     {"cuGraphAddKernelNode", KS_ERR_DRIVER},
     {"cuGraphInstantiateWithFlags", KS_ERR_DRIVER},
     {"cuGraphLaunch", KS_ERR_LAUNCH},
-    {"cuGraphKernelNodeGetParams", KS_ERR_GRAPH_MISMATCH},
+    {"cuGraphKernelNodeGetParams", KS_ERR_DRIVER},   /* once, when the typed node is added */
     {"cuGraphExecKernelNodeSetParams", KS_ERR_DRIVER},
     {"cuGraphExecUpdate", KS_ERR_DRIVER},
     {"cuGraphExecDestroy", KS_ERR_DRIVER},
@@ -371,15 +391,16 @@ static ks_status life_cycle(void)
 {
     ks_graph g = NULL;
     ks_graph_exec e = NULL;
-    ks_graph_node n = NULL;
+    fill_node_t n;
+    memset(&n, 0, sizeof n);
     ks_status st = ks_graph_create(&g);
     if (st != KS_OK) {
         ck_assert_ptr_null(g);
         return st;
     }
     st = fill_node(g, NULL, 0, &n, ks_launch_1d(1, 32), OUT, 1.0f, (size_t)1);
-    if (st != KS_OK)
-        ck_assert_ptr_null(n);
+    if (st != KS_OK)   /* the node is in the graph when only its read-back failed */
+        ck_assert(n.node == NULL || fake.calls("cuGraphKernelNodeGetParams") == 1);
     if (st == KS_OK && (st = ks_graph_instantiate(g, &e)) != KS_OK)
         ck_assert_ptr_null(e);
     if (st == KS_OK)
@@ -453,8 +474,12 @@ START_TEST(module_fallback_nodes_use_the_contexts_function)
     ck_assert_int_eq(fake.live_modules(), 1);
     ck_assert_int_eq(fake.calls("cuLibraryLoadData"), 0);
     ck_assert_status(fill_node_set(b.exec, b.fill, ks_launch_1d(5, 32), X, 5.0f, (size_t)5), KS_OK);
-    ck_assert_status(physics_clamp__floatp_float_float_node_set(b.exec, b.fill, ks_launch_1d(1, 32), X, 0.0f,
-                                                                 1.0f),
+    float *x = X;
+    float lo = 0.0f, hi = 1.0f;
+    void *clamp_args[3] = {&x, &lo, &hi};
+    ks_launch one = ks_launch_1d(1, 32);
+    ck_assert_status(ks_kernel_node_set(&physics_clamp__floatp_float_float_kernel, b.exec, b.fill.node, &one,
+                                        clamp_args),
                      KS_ERR_GRAPH_MISMATCH);
     ck_assert_status(ks_graph_launch(b.exec, NULL), KS_OK);
     ck_assert_status(fill(ks_launch_1d(5, 32), X, 5.0f, (size_t)5), KS_OK);
@@ -492,10 +517,11 @@ START_TEST(a_missing_symbol_refuses_the_node)
     /* The symbol is not in the image: the node is refused as the stub would be. */
     fake.inject("cuLibraryGetKernel", CUDA_ERROR_NOT_FOUND, 1);
     ks_graph g;
-    ks_graph_node n = (ks_graph_node)(uintptr_t)1;
+    fill_node_t n;
+    n.node = (ks_graph_node)(uintptr_t)1;
     ck_assert_status(ks_graph_create(&g), KS_OK);
     ck_assert_status(fill_node(g, NULL, 0, &n, ks_launch_1d(1, 32), OUT, 1.0f, (size_t)1), KS_ERR_SYMBOL_NOT_FOUND);
-    ck_assert_ptr_null(n);
+    ck_assert_ptr_null(n.node);
     ck_assert_message_has("kernel 'fill'");
     ck_assert_message_has("cuLibraryGetKernel");
     ck_assert_int_eq(fake.calls("cuGraphAddKernelNode"), 0);
@@ -513,24 +539,153 @@ START_TEST(a_node_is_refused_by_the_abi_check)
     size[1] = 4;
     fake.set_params(mixed_kernel.symbol, mixed_kernel.nparams, off, size);
     ks_graph g;
-    ks_graph_node root, n = (ks_graph_node)(uintptr_t)1;
+    fill_node_t root;
+    mixed_node_t n;
+    n.node = (ks_graph_node)(uintptr_t)1;
     ck_assert_status(ks_graph_create(&g), KS_OK);
     ck_assert_status(fill_node(g, NULL, 0, &root, ks_launch_1d(1, 32), OUT, 1.0f, (size_t)1), KS_OK);
-    ck_assert_status(mixed_node(g, &root, 1, &n, ks_launch_1d(1, 32), 'a', 0.0, (short)0, (int64_t)0, false, IN,
+    ck_assert_status(mixed_node(g, &root.node, 1, &n, ks_launch_1d(1, 32), 'a', 0.0, (short)0, (int64_t)0, false, IN,
                                 FLAGS, NULL),
                      KS_ERR_ABI_MISMATCH);
-    ck_assert_ptr_null(n);
+    ck_assert_ptr_null(n.node);
     ck_assert_message_has("kernel 'mixed'");
     ck_assert_message_has("parameter 1");
     ck_assert_message_has("offset 8 size 4");
     ck_assert_int_eq(fake.calls("cuGraphAddKernelNode"), 1);   /* fill's only */
     /* Not published: refused again, and the stub is refused the same way. */
-    ck_assert_status(mixed_node(g, &root, 1, &n, ks_launch_1d(1, 32), 'a', 0.0, (short)0, (int64_t)0, false, IN,
+    ck_assert_status(mixed_node(g, &root.node, 1, &n, ks_launch_1d(1, 32), 'a', 0.0, (short)0, (int64_t)0, false, IN,
                                 FLAGS, NULL),
                      KS_ERR_ABI_MISMATCH);
     ck_assert_status(mixed(ks_launch_1d(1, 32), 'a', 0.0, (short)0, (int64_t)0, false, IN, FLAGS, NULL),
                      KS_ERR_ABI_MISMATCH);
     ck_assert_int_eq(fake.launch_count(), 0);
+    ck_assert_status(ks_graph_destroy(g), KS_OK);
+}
+END_TEST
+
+/* Issue 23: a typed node's update is one cuGraphExecKernelNodeSetParams; the
+ * driver is asked which kernel the node launches only once, when it is added. */
+START_TEST(typed_node_set_reads_nothing_back)
+{
+    built b;
+    build(&b, 1.0f);
+    ck_assert_int_eq(fake.calls("cuGraphKernelNodeGetParams"), 4);   /* one per node added */
+    for (int r = 0; r < 10; r++)
+        ck_assert_status(fill_node_set(b.exec, b.fill, ks_launch_1d(2, 32), X, (float)r, (size_t)r), KS_OK);
+    ck_assert_status(no_params_node_set(b.exec, b.none, ks_launch_1d(3, 32)), KS_OK);
+    ck_assert_int_eq(fake.calls("cuGraphKernelNodeGetParams"), 4);
+    ck_assert_int_eq(fake.calls("cuGraphExecKernelNodeSetParams"), 11);
+    ck_assert_status(ks_graph_launch(b.exec, NULL), KS_OK);
+    ck_assert_status(fill(ks_launch_1d(2, 32), X, 9.0f, (size_t)9), KS_OK);
+    ck_assert_status(no_params(ks_launch_1d(3, 32)), KS_OK);
+    same_launch(0, 4);
+    same_launch(2, 5);
+    /* The configuration is still checked first, and a handle never filled is refused. */
+    ck_assert_status(fill_node_set(b.exec, b.fill, ks_launch_1d(1, 2048), X, 0.0f, (size_t)0), KS_ERR_INVALID_CONFIG);
+    fill_node_t blank;
+    memset(&blank, 0, sizeof blank);
+    blank.node = b.fill.node;
+    ck_assert_status(fill_node_set(b.exec, blank, ks_launch_1d(1, 32), X, 0.0f, (size_t)0), KS_ERR_INVALID_VALUE);
+    ck_assert_message_has("never filled");
+    ck_assert_status(fill_node_set(NULL, b.fill, ks_launch_1d(1, 32), X, 0.0f, (size_t)0), KS_ERR_INVALID_VALUE);
+    ck_assert_int_eq(fake.calls("cuGraphExecKernelNodeSetParams"), 11);
+    destroy(&b);
+}
+END_TEST
+
+/* A graph of n fill nodes in a chain. */
+static ks_graph_exec fill_chain(ks_graph *g, fill_node_t *nodes, int n)
+{
+    ck_assert_status(ks_graph_create(g), KS_OK);
+    for (int i = 0; i < n; i++)
+        ck_assert_status(fill_node(*g, i ? &nodes[i - 1].node : NULL, i ? 1 : 0, &nodes[i],
+                                   ks_launch_1d((unsigned)i + 1, 32), OUT, -1.0f, (size_t)i),
+                         KS_OK);
+    ks_graph_exec e;
+    ck_assert_status(ks_graph_instantiate(*g, &e), KS_OK);
+    return e;
+}
+
+START_TEST(nodes_set_updates_every_node_at_once)
+{
+    enum { N = 12 };
+    ks_graph g;
+    fill_node_t nodes[N];
+    ks_graph_exec e = fill_chain(&g, nodes, N);
+    fill_args values[N];
+    ks_launch launches[N];
+    for (int i = 0; i < N; i++) {
+        values[i] = (fill_args){X + i, (float)i * 0.5f, (size_t)(100 + i)};
+        launches[i] = ks_launch_1d(2, (unsigned)(32 * (i % 4 + 1)));
+    }
+    int gets = fake.calls("cuGraphKernelNodeGetParams");
+    ck_assert_status(fill_nodes_set(e, N, nodes, launches, values), KS_OK);
+    ck_assert_int_eq(fake.calls("cuGraphKernelNodeGetParams"), gets);
+    ck_assert_int_eq(fake.calls("cuGraphExecKernelNodeSetParams"), N);
+    ck_assert_status(ks_graph_launch(e, NULL), KS_OK);
+    for (int i = 0; i < N; i++)
+        ck_assert_status(fill(launches[i], X + i, (float)i * 0.5f, (size_t)(100 + i)), KS_OK);
+    for (int i = 0; i < N; i++)
+        same_launch(i, N + i);
+    /* NULL launches: each node keeps the configuration it was added with. */
+    ck_assert_status(fill_nodes_set(e, N, nodes, NULL, values), KS_OK);
+    int before = fake.launch_count();
+    ck_assert_status(ks_graph_launch(e, NULL), KS_OK);
+    for (int i = 0; i < N; i++)
+        ck_assert_status(fill(ks_launch_1d((unsigned)i + 1, 32), X + i, (float)i * 0.5f, (size_t)(100 + i)), KS_OK);
+    for (int i = 0; i < N; i++)
+        same_launch(before + i, before + N + i);
+    /* Nothing to do, and NULL arrays refused. */
+    ck_assert_status(fill_nodes_set(e, 0, NULL, NULL, NULL), KS_OK);
+    ck_assert_status(fill_nodes_set(e, 1, NULL, NULL, values), KS_ERR_INVALID_VALUE);
+    ck_assert_status(fill_nodes_set(e, 1, nodes, NULL, NULL), KS_ERR_INVALID_VALUE);
+    ck_assert_status(ks_graph_exec_destroy(e), KS_OK);
+    ck_assert_status(ks_graph_destroy(g), KS_OK);
+}
+END_TEST
+
+START_TEST(nodes_set_stops_at_the_first_refused_node)
+{
+    enum { N = 6 };
+    ks_graph g;
+    fill_node_t nodes[N];
+    ks_graph_exec e = fill_chain(&g, nodes, N);
+    fill_args values[N];
+    ks_launch launches[N];
+    for (int i = 0; i < N; i++) {
+        values[i] = (fill_args){OUT, 7.0f, (size_t)7};
+        launches[i] = ks_launch_1d(1, 64);
+    }
+    launches[3] = ks_launch_1d(1, 4096);   /* more threads than a block has */
+    ck_assert_status(fill_nodes_set(e, N, nodes, launches, values), KS_ERR_INVALID_CONFIG);
+    ck_assert_int_eq(fake.calls("cuGraphExecKernelNodeSetParams"), 3);   /* the nodes before it */
+    ck_assert_status(ks_graph_launch(e, NULL), KS_OK);
+    ck_assert_status(fill(ks_launch_1d(1, 64), OUT, 7.0f, (size_t)7), KS_OK);
+    ck_assert_status(fill(ks_launch_1d(4, 32), OUT, -1.0f, (size_t)3), KS_OK);
+    same_launch(2, N);
+    same_launch(3, N + 1);
+    ck_assert_status(ks_graph_exec_destroy(e), KS_OK);
+    ck_assert_status(ks_graph_destroy(g), KS_OK);
+}
+END_TEST
+
+START_TEST(module_fallback_typed_nodes_keep_their_function)
+{
+    setenv("KSTUB_LOADER", "module", 1);
+    enum { N = 3 };
+    ks_graph g;
+    fill_node_t nodes[N];
+    ks_graph_exec e = fill_chain(&g, nodes, N);
+    ck_assert_ptr_null(nodes[0].ks__target.ks__kern);
+    ck_assert_ptr_nonnull(nodes[0].ks__target.ks__func);
+    fill_args values[N] = {{X, 1.0f, 1}, {X, 2.0f, 2}, {X, 3.0f, 3}};
+    ck_assert_status(fill_nodes_set(e, N, nodes, NULL, values), KS_OK);
+    ck_assert_status(ks_graph_launch(e, NULL), KS_OK);
+    for (int i = 0; i < N; i++)
+        ck_assert_status(fill(ks_launch_1d((unsigned)i + 1, 32), X, (float)(i + 1), (size_t)(i + 1)), KS_OK);
+    for (int i = 0; i < N; i++)
+        same_launch(i, N + i);
+    ck_assert_status(ks_graph_exec_destroy(e), KS_OK);
     ck_assert_status(ks_graph_destroy(g), KS_OK);
 }
 END_TEST
@@ -554,12 +709,14 @@ START_TEST(kstub_nodes_mixed_with_the_applications_nodes)
     ks_graph g;
     ck_assert_status(ks_graph_create(&g), KS_OK);
     CUgraphNode start = add_empty(g, NULL, 0);
-    ks_graph_node f, c, none;
+    fill_node_t f;
+    physics_clamp__floatp_float_float_node_t c;
+    no_params_node_t none;
     ck_assert_status(fill_node(g, &start, 1, &f, ks_launch_1d(2, 64), OUT, 3.0f, (size_t)128), KS_OK);
-    CUgraphNode join = add_empty(g, &f, 1);
+    CUgraphNode join = add_empty(g, &f.node, 1);
     ck_assert_status(physics_clamp__floatp_float_float_node(g, &join, 1, &c, ks_launch_1d(1, 64), X, -2.0f, 2.0f),
                      KS_OK);
-    ks_graph_node both[2] = {join, c};
+    ks_graph_node both[2] = {join, c.node};
     ck_assert_status(no_params_node(g, both, 2, &none, ks_launch_1d(1, 32)), KS_OK);
     ks_graph_exec e;
     ck_assert_status(ks_graph_instantiate(g, &e), KS_OK);
@@ -574,7 +731,12 @@ START_TEST(kstub_nodes_mixed_with_the_applications_nodes)
     }
     /* A kstub node among driver nodes is updated in place; a driver node is refused. */
     ck_assert_status(fill_node_set(e, f, ks_launch_1d(1, 32), X, 4.0f, (size_t)7), KS_OK);
-    ck_assert_status(fill_node_set(e, join, ks_launch_1d(1, 32), X, 4.0f, (size_t)7), KS_ERR_GRAPH_MISMATCH);
+    float *x = X;
+    float four = 4.0f;
+    size_t seven = 7;
+    void *packed[3] = {&x, &four, &seven};
+    ks_launch one = ks_launch_1d(1, 32);
+    ck_assert_status(ks_kernel_node_set(&fill_kernel, e, join, &one, packed), KS_ERR_GRAPH_MISMATCH);
     ck_assert_message_has("kernel 'fill'");
     ck_assert_message_has("is not a kernel node");
     ck_assert_status(ks_graph_launch(e, NULL), KS_OK);
@@ -585,12 +747,14 @@ START_TEST(kstub_nodes_mixed_with_the_applications_nodes)
     ks_graph g2;
     ck_assert_status(ks_graph_create(&g2), KS_OK);
     CUgraphNode start2 = add_empty(g2, NULL, 0);
-    ks_graph_node f2, c2, none2;
+    fill_node_t f2;
+    physics_clamp__floatp_float_float_node_t c2;
+    no_params_node_t none2;
     ck_assert_status(fill_node(g2, &start2, 1, &f2, ks_launch_1d(2, 64), OUT, 8.0f, (size_t)128), KS_OK);
-    CUgraphNode join2 = add_empty(g2, &f2, 1);
+    CUgraphNode join2 = add_empty(g2, &f2.node, 1);
     ck_assert_status(physics_clamp__floatp_float_float_node(g2, &join2, 1, &c2, ks_launch_1d(1, 64), X, 0.0f, 1.0f),
                      KS_OK);
-    ks_graph_node both2[2] = {join2, c2};
+    ks_graph_node both2[2] = {join2, c2.node};
     ck_assert_status(no_params_node(g2, both2, 2, &none2, ks_launch_1d(1, 32)), KS_OK);
     ck_assert_status(ks_graph_exec_update(e, g2), KS_OK);
     int before = fake.launch_count();
@@ -603,10 +767,11 @@ START_TEST(kstub_nodes_mixed_with_the_applications_nodes)
     CUgraphNode start3 = add_empty(g3, NULL, 0);
     CUgraphNode f3 = add_empty(g3, &start3, 1);
     CUgraphNode join3 = add_empty(g3, &f3, 1);
-    ks_graph_node c3, none3;
+    physics_clamp__floatp_float_float_node_t c3;
+    no_params_node_t none3;
     ck_assert_status(physics_clamp__floatp_float_float_node(g3, &join3, 1, &c3, ks_launch_1d(1, 64), X, 0.0f, 1.0f),
                      KS_OK);
-    ks_graph_node both3[2] = {join3, c3};
+    ks_graph_node both3[2] = {join3, c3.node};
     ck_assert_status(no_params_node(g3, both3, 2, &none3, ks_launch_1d(1, 32)), KS_OK);
     ck_assert_status(ks_graph_exec_update(e, g3), KS_ERR_GRAPH_MISMATCH);
     ck_assert_message_has("a node's type changed");
@@ -641,6 +806,10 @@ static Suite *graph_suite(void)
     tcase_add_test(tc, a_missing_symbol_refuses_the_node);
     tcase_add_test(tc, a_node_is_refused_by_the_abi_check);
     tcase_add_test(tc, kstub_nodes_mixed_with_the_applications_nodes);
+    tcase_add_test(tc, typed_node_set_reads_nothing_back);
+    tcase_add_test(tc, nodes_set_updates_every_node_at_once);
+    tcase_add_test(tc, nodes_set_stops_at_the_first_refused_node);
+    tcase_add_test(tc, module_fallback_typed_nodes_keep_their_function);
     suite_add_tcase(s, tc);
     return s;
 }

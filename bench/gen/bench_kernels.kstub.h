@@ -97,32 +97,60 @@ ks_status ks__bench_args_n_at(const char  *ks__file,
                               int          n,
                               long long    m);
 
+/* A node of bench_args in a CUDA graph: the kernel is in the type, so
+ * bench_args_node_set takes no other kernel's node. .node is the graph's node
+ * (for dependencies and the driver's own calls); the rest is libkstub's. */
+typedef struct bench_args_node_t {
+    ks_graph_node node;
+    ks_node_target ks__target;
+} bench_args_node_t;
+
+/* One node's arguments for bench_args_nodes_set: a member per parameter. */
+typedef struct bench_args_args {
+    float        a;
+    const float *x;
+    float       *y;
+    int          n;
+    long long    m;
+} bench_args_args;
+
 /* The same launch as a kernel node of a CUDA graph: added to ks__graph after
  * the ks__ndeps nodes at ks__deps (NULL, 0: a root), *ks__node receives it.
  * The arguments are copied into the node; launch.stream is not used (the
  * graph runs on the stream it is launched on); launch.attrs must be NULL. */
-ks_status bench_args_node(ks_graph             ks__graph,
-                          const ks_graph_node *ks__deps,
-                          size_t               ks__ndeps,
-                          ks_graph_node       *ks__node,
-                          ks_launch            launch,
-                          float                a,
-                          const float         *x,
-                          float               *y,
-                          int                  n,
-                          long long            m);
+ks_status bench_args_node(ks_graph                 ks__graph,
+                          const ks_graph_node     *ks__deps,
+                          size_t                   ks__ndeps,
+                          bench_args_node_t       *ks__node,
+                          ks_launch                launch,
+                          float                    a,
+                          const float             *x,
+                          float                   *y,
+                          int                      n,
+                          long long                m);
 
 /* New configuration and arguments for that node in ks__exec, an instance of
- * its graph, from its next launch on. A node of another kernel, or one not in
- * ks__exec, is refused and nothing changes; the graph must still exist. */
-ks_status bench_args_node_set(ks_graph_exec        ks__exec,
-                              ks_graph_node        ks__node,
-                              ks_launch            launch,
-                              float                a,
-                              const float         *x,
-                              float               *y,
-                              int                  n,
-                              long long            m);
+ * its graph, from its next launch on: one cuGraphExecKernelNodeSetParams. A
+ * node not in ks__exec is refused and nothing changes; the graph must still
+ * exist. */
+ks_status bench_args_node_set(ks_graph_exec            ks__exec,
+                              bench_args_node_t        ks__node,
+                              ks_launch                launch,
+                              float                    a,
+                              const float             *x,
+                              float                   *y,
+                              int                      n,
+                              long long                m);
+
+/* The same for ks__count nodes at once: node i gets ks__launches[i] (NULL:
+ * the configuration it was added with) and the arguments ks__values[i].
+ * Stops at the first node refused (ks_last_error() names it); the nodes
+ * before it are updated. */
+ks_status bench_args_nodes_set(ks_graph_exec            ks__exec,
+                               size_t                   ks__count,
+                               const bench_args_node_t *ks__nodes,
+                               const ks_launch         *ks__launches,
+                               const bench_args_args   *ks__values);
 
 /* bench_struct's descriptor, for the runtime's calls on one kernel:
  * ks_kernel_set_max_shared(&bench_struct_kernel, bytes) before a launch with
@@ -157,26 +185,51 @@ ks_status ks__bench_struct_n_at(const char        *ks__file,
                                 struct BenchParams p,
                                 float             *y);
 
+/* A node of bench_struct in a CUDA graph: the kernel is in the type, so
+ * bench_struct_node_set takes no other kernel's node. .node is the graph's node
+ * (for dependencies and the driver's own calls); the rest is libkstub's. */
+typedef struct bench_struct_node_t {
+    ks_graph_node node;
+    ks_node_target ks__target;
+} bench_struct_node_t;
+
+/* One node's arguments for bench_struct_nodes_set: a member per parameter. */
+typedef struct bench_struct_args {
+    struct BenchParams p;
+    float             *y;
+} bench_struct_args;
+
 /* The same launch as a kernel node of a CUDA graph: added to ks__graph after
  * the ks__ndeps nodes at ks__deps (NULL, 0: a root), *ks__node receives it.
  * The arguments are copied into the node; launch.stream is not used (the
  * graph runs on the stream it is launched on); launch.attrs must be NULL. */
-ks_status bench_struct_node(ks_graph             ks__graph,
-                            const ks_graph_node *ks__deps,
-                            size_t               ks__ndeps,
-                            ks_graph_node       *ks__node,
-                            ks_launch            launch,
-                            struct BenchParams   p,
-                            float               *y);
+ks_status bench_struct_node(ks_graph                   ks__graph,
+                            const ks_graph_node       *ks__deps,
+                            size_t                     ks__ndeps,
+                            bench_struct_node_t       *ks__node,
+                            ks_launch                  launch,
+                            struct BenchParams         p,
+                            float                     *y);
 
 /* New configuration and arguments for that node in ks__exec, an instance of
- * its graph, from its next launch on. A node of another kernel, or one not in
- * ks__exec, is refused and nothing changes; the graph must still exist. */
-ks_status bench_struct_node_set(ks_graph_exec        ks__exec,
-                                ks_graph_node        ks__node,
-                                ks_launch            launch,
-                                struct BenchParams   p,
-                                float               *y);
+ * its graph, from its next launch on: one cuGraphExecKernelNodeSetParams. A
+ * node not in ks__exec is refused and nothing changes; the graph must still
+ * exist. */
+ks_status bench_struct_node_set(ks_graph_exec              ks__exec,
+                                bench_struct_node_t        ks__node,
+                                ks_launch                  launch,
+                                struct BenchParams         p,
+                                float                     *y);
+
+/* The same for ks__count nodes at once: node i gets ks__launches[i] (NULL:
+ * the configuration it was added with) and the arguments ks__values[i].
+ * Stops at the first node refused (ks_last_error() names it); the nodes
+ * before it are updated. */
+ks_status bench_struct_nodes_set(ks_graph_exec              ks__exec,
+                                 size_t                     ks__count,
+                                 const bench_struct_node_t *ks__nodes,
+                                 const ks_launch           *ks__launches,
+                                 const bench_struct_args   *ks__values);
 
 /* bench_empty's descriptor, for the runtime's calls on one kernel:
  * ks_kernel_set_max_shared(&bench_empty_kernel, bytes) before a launch with
@@ -203,22 +256,212 @@ ks_status ks__bench_empty_n_at(const char *ks__file,
                                size_t      n_items,
                                ks_stream   stream);
 
+/* A node of bench_empty in a CUDA graph: the kernel is in the type, so
+ * bench_empty_node_set takes no other kernel's node. .node is the graph's node
+ * (for dependencies and the driver's own calls); the rest is libkstub's. */
+typedef struct bench_empty_node_t {
+    ks_graph_node node;
+    ks_node_target ks__target;
+} bench_empty_node_t;
+
 /* The same launch as a kernel node of a CUDA graph: added to ks__graph after
  * the ks__ndeps nodes at ks__deps (NULL, 0: a root), *ks__node receives it.
  * The arguments are copied into the node; launch.stream is not used (the
  * graph runs on the stream it is launched on); launch.attrs must be NULL. */
-ks_status bench_empty_node(ks_graph             ks__graph,
-                           const ks_graph_node *ks__deps,
-                           size_t               ks__ndeps,
-                           ks_graph_node       *ks__node,
-                           ks_launch            launch);
+ks_status bench_empty_node(ks_graph                  ks__graph,
+                           const ks_graph_node      *ks__deps,
+                           size_t                    ks__ndeps,
+                           bench_empty_node_t       *ks__node,
+                           ks_launch                 launch);
 
 /* New configuration and arguments for that node in ks__exec, an instance of
- * its graph, from its next launch on. A node of another kernel, or one not in
- * ks__exec, is refused and nothing changes; the graph must still exist. */
-ks_status bench_empty_node_set(ks_graph_exec        ks__exec,
-                               ks_graph_node        ks__node,
-                               ks_launch            launch);
+ * its graph, from its next launch on: one cuGraphExecKernelNodeSetParams. A
+ * node not in ks__exec is refused and nothing changes; the graph must still
+ * exist. */
+ks_status bench_empty_node_set(ks_graph_exec             ks__exec,
+                               bench_empty_node_t        ks__node,
+                               ks_launch                 launch);
+
+/* The same for ks__count nodes at once: node i gets ks__launches[i] (NULL:
+ * the configuration it was added with).
+ * Stops at the first node refused (ks_last_error() names it); the nodes
+ * before it are updated. */
+ks_status bench_empty_nodes_set(ks_graph_exec             ks__exec,
+                                size_t                    ks__count,
+                                const bench_empty_node_t *ks__nodes,
+                                const ks_launch          *ks__launches);
+
+/* bench_fill<float>'s descriptor, for the runtime's calls on one kernel:
+ * ks_kernel_set_max_shared(&bench_fill_float_kernel, bytes) before a launch with
+ * more than 48 KiB of dynamic shared memory, ks_kernel_info,
+ * ks_launch_config_1d, ks_kernel_resolve (load early). */
+extern ks_kernel bench_fill_float_kernel;
+
+/* bench_fill<float> — bench_kernels.cu:40
+ *   __global__ void bench_fill(T * y, T v, int n)
+ */
+ks_status bench_fill_float(ks_launch   launch,
+                           float      *y,
+                           float       v,
+                           int         n);
+
+/* The same over n_items threads (1-D), with the block size the occupancy
+ * calculator picks for this kernel; nothing is launched when n_items is 0. */
+ks_status bench_fill_float_n(size_t      n_items,
+                             ks_stream   stream,
+                             float      *y,
+                             float       v,
+                             int         n);
+
+/* What the macro form (below) calls: the same, with the caller's file and line. */
+ks_status ks__bench_fill_float_at(const char *ks__file,
+                                  int         ks__line,
+                                  ks_launch   launch,
+                                  float      *y,
+                                  float       v,
+                                  int         n);
+ks_status ks__bench_fill_float_n_at(const char *ks__file,
+                                    int         ks__line,
+                                    size_t      n_items,
+                                    ks_stream   stream,
+                                    float      *y,
+                                    float       v,
+                                    int         n);
+
+/* A node of bench_fill_float in a CUDA graph: the kernel is in the type, so
+ * bench_fill_float_node_set takes no other kernel's node. .node is the graph's node
+ * (for dependencies and the driver's own calls); the rest is libkstub's. */
+typedef struct bench_fill_float_node_t {
+    ks_graph_node node;
+    ks_node_target ks__target;
+} bench_fill_float_node_t;
+
+/* One node's arguments for bench_fill_float_nodes_set: a member per parameter. */
+typedef struct bench_fill_float_args {
+    float *y;
+    float  v;
+    int    n;
+} bench_fill_float_args;
+
+/* The same launch as a kernel node of a CUDA graph: added to ks__graph after
+ * the ks__ndeps nodes at ks__deps (NULL, 0: a root), *ks__node receives it.
+ * The arguments are copied into the node; launch.stream is not used (the
+ * graph runs on the stream it is launched on); launch.attrs must be NULL. */
+ks_status bench_fill_float_node(ks_graph                       ks__graph,
+                                const ks_graph_node           *ks__deps,
+                                size_t                         ks__ndeps,
+                                bench_fill_float_node_t       *ks__node,
+                                ks_launch                      launch,
+                                float                         *y,
+                                float                          v,
+                                int                            n);
+
+/* New configuration and arguments for that node in ks__exec, an instance of
+ * its graph, from its next launch on: one cuGraphExecKernelNodeSetParams. A
+ * node not in ks__exec is refused and nothing changes; the graph must still
+ * exist. */
+ks_status bench_fill_float_node_set(ks_graph_exec                  ks__exec,
+                                    bench_fill_float_node_t        ks__node,
+                                    ks_launch                      launch,
+                                    float                         *y,
+                                    float                          v,
+                                    int                            n);
+
+/* The same for ks__count nodes at once: node i gets ks__launches[i] (NULL:
+ * the configuration it was added with) and the arguments ks__values[i].
+ * Stops at the first node refused (ks_last_error() names it); the nodes
+ * before it are updated. */
+ks_status bench_fill_float_nodes_set(ks_graph_exec                  ks__exec,
+                                     size_t                         ks__count,
+                                     const bench_fill_float_node_t *ks__nodes,
+                                     const ks_launch               *ks__launches,
+                                     const bench_fill_float_args   *ks__values);
+
+/* bench_fill<int>'s descriptor, for the runtime's calls on one kernel:
+ * ks_kernel_set_max_shared(&bench_fill_int_kernel, bytes) before a launch with
+ * more than 48 KiB of dynamic shared memory, ks_kernel_info,
+ * ks_launch_config_1d, ks_kernel_resolve (load early). */
+extern ks_kernel bench_fill_int_kernel;
+
+/* bench_fill<int> — bench_kernels.cu:40
+ *   __global__ void bench_fill(T * y, T v, int n)
+ */
+ks_status bench_fill_int(ks_launch   launch,
+                         int        *y,
+                         int         v,
+                         int         n);
+
+/* The same over n_items threads (1-D), with the block size the occupancy
+ * calculator picks for this kernel; nothing is launched when n_items is 0. */
+ks_status bench_fill_int_n(size_t      n_items,
+                           ks_stream   stream,
+                           int        *y,
+                           int         v,
+                           int         n);
+
+/* What the macro form (below) calls: the same, with the caller's file and line. */
+ks_status ks__bench_fill_int_at(const char *ks__file,
+                                int         ks__line,
+                                ks_launch   launch,
+                                int        *y,
+                                int         v,
+                                int         n);
+ks_status ks__bench_fill_int_n_at(const char *ks__file,
+                                  int         ks__line,
+                                  size_t      n_items,
+                                  ks_stream   stream,
+                                  int        *y,
+                                  int         v,
+                                  int         n);
+
+/* A node of bench_fill_int in a CUDA graph: the kernel is in the type, so
+ * bench_fill_int_node_set takes no other kernel's node. .node is the graph's node
+ * (for dependencies and the driver's own calls); the rest is libkstub's. */
+typedef struct bench_fill_int_node_t {
+    ks_graph_node node;
+    ks_node_target ks__target;
+} bench_fill_int_node_t;
+
+/* One node's arguments for bench_fill_int_nodes_set: a member per parameter. */
+typedef struct bench_fill_int_args {
+    int *y;
+    int  v;
+    int  n;
+} bench_fill_int_args;
+
+/* The same launch as a kernel node of a CUDA graph: added to ks__graph after
+ * the ks__ndeps nodes at ks__deps (NULL, 0: a root), *ks__node receives it.
+ * The arguments are copied into the node; launch.stream is not used (the
+ * graph runs on the stream it is launched on); launch.attrs must be NULL. */
+ks_status bench_fill_int_node(ks_graph                     ks__graph,
+                              const ks_graph_node         *ks__deps,
+                              size_t                       ks__ndeps,
+                              bench_fill_int_node_t       *ks__node,
+                              ks_launch                    launch,
+                              int                         *y,
+                              int                          v,
+                              int                          n);
+
+/* New configuration and arguments for that node in ks__exec, an instance of
+ * its graph, from its next launch on: one cuGraphExecKernelNodeSetParams. A
+ * node not in ks__exec is refused and nothing changes; the graph must still
+ * exist. */
+ks_status bench_fill_int_node_set(ks_graph_exec                ks__exec,
+                                  bench_fill_int_node_t        ks__node,
+                                  ks_launch                    launch,
+                                  int                         *y,
+                                  int                          v,
+                                  int                          n);
+
+/* The same for ks__count nodes at once: node i gets ks__launches[i] (NULL:
+ * the configuration it was added with) and the arguments ks__values[i].
+ * Stops at the first node refused (ks_last_error() names it); the nodes
+ * before it are updated. */
+ks_status bench_fill_int_nodes_set(ks_graph_exec                ks__exec,
+                                   size_t                       ks__count,
+                                   const bench_fill_int_node_t *ks__nodes,
+                                   const ks_launch             *ks__launches,
+                                   const bench_fill_int_args   *ks__values);
 
 #if !defined(__cplusplus) && !defined(KSTUB_PLAIN_CALLS)
 /* The macro form of each stub, in C. It hands the caller's file and line to
@@ -253,7 +496,9 @@ ks_status bench_empty_node_set(ks_graph_exec        ks__exec,
         KS_ARG_VALUE(n, _Generic((n), int: 1, default: 0), "kernel bench_args, parameter n needs exactly int"), \
         KS_ARG_VALUE(m, _Generic((m), long long: 1, default: 0), "kernel bench_args, parameter m needs exactly long long"))
 #define bench_args_node(ks__graph, ks__deps, ks__ndeps, ks__node, launch, a, x, y, n, m) \
-    (bench_args_node)(ks__graph, ks__deps, ks__ndeps, ks__node, launch, \
+    (bench_args_node)(ks__graph, ks__deps, ks__ndeps, \
+        KS_ARG_NODES(ks__node, _Generic((ks__node), bench_args_node_t *: 1, void *: 1, default: 0), \
+            "kernel bench_args: the node must be a bench_args_node_t *"), launch, \
         KS_ARG_VALUE(a, _Generic((a), float: 1, default: 0), "kernel bench_args, parameter a needs exactly float"), \
         KS_ARG_POINTER(x, _Generic((x), const float *: 1, float *: 1, default: 0), \
             _Generic((x), const float *: 1, float *: 1, void *: 1, const void *: 1, default: 0), \
@@ -274,6 +519,12 @@ ks_status bench_empty_node_set(ks_graph_exec        ks__exec,
             "kernel bench_args, parameter y needs exactly float *", "kernel bench_args, parameter y needs float *, not another pointer type"), \
         KS_ARG_VALUE(n, _Generic((n), int: 1, default: 0), "kernel bench_args, parameter n needs exactly int"), \
         KS_ARG_VALUE(m, _Generic((m), long long: 1, default: 0), "kernel bench_args, parameter m needs exactly long long"))
+#define bench_args_nodes_set(ks__exec, ks__count, ks__nodes, ks__launches, ks__values) \
+    (bench_args_nodes_set)(ks__exec, ks__count, \
+        KS_ARG_NODES(ks__nodes, _Generic((ks__nodes), const bench_args_node_t *: 1, bench_args_node_t *: 1, void *: 1, default: 0), \
+            "kernel bench_args: the nodes must be bench_args_node_t"), ks__launches, \
+        KS_ARG_NODES(ks__values, _Generic((ks__values), const bench_args_args *: 1, bench_args_args *: 1, void *: 1, default: 0), \
+            "kernel bench_args: the arguments must be bench_args_args"))
 #define bench_struct(launch, p, y) \
     ks__bench_struct_at(__FILE__, __LINE__, launch, \
         KS_ARG_VALUE(p, _Generic((p), struct BenchParams: 1, default: 0), "kernel bench_struct, parameter p needs exactly struct BenchParams"), \
@@ -287,7 +538,9 @@ ks_status bench_empty_node_set(ks_graph_exec        ks__exec,
             _Generic((y), float *: 1, void *: 1, default: 0), \
             "kernel bench_struct, parameter y needs exactly float *", "kernel bench_struct, parameter y needs float *, not another pointer type"))
 #define bench_struct_node(ks__graph, ks__deps, ks__ndeps, ks__node, launch, p, y) \
-    (bench_struct_node)(ks__graph, ks__deps, ks__ndeps, ks__node, launch, \
+    (bench_struct_node)(ks__graph, ks__deps, ks__ndeps, \
+        KS_ARG_NODES(ks__node, _Generic((ks__node), bench_struct_node_t *: 1, void *: 1, default: 0), \
+            "kernel bench_struct: the node must be a bench_struct_node_t *"), launch, \
         KS_ARG_VALUE(p, _Generic((p), struct BenchParams: 1, default: 0), "kernel bench_struct, parameter p needs exactly struct BenchParams"), \
         KS_ARG_POINTER(y, _Generic((y), float *: 1, default: 0), \
             _Generic((y), float *: 1, void *: 1, default: 0), \
@@ -298,18 +551,129 @@ ks_status bench_empty_node_set(ks_graph_exec        ks__exec,
         KS_ARG_POINTER(y, _Generic((y), float *: 1, default: 0), \
             _Generic((y), float *: 1, void *: 1, default: 0), \
             "kernel bench_struct, parameter y needs exactly float *", "kernel bench_struct, parameter y needs float *, not another pointer type"))
+#define bench_struct_nodes_set(ks__exec, ks__count, ks__nodes, ks__launches, ks__values) \
+    (bench_struct_nodes_set)(ks__exec, ks__count, \
+        KS_ARG_NODES(ks__nodes, _Generic((ks__nodes), const bench_struct_node_t *: 1, bench_struct_node_t *: 1, void *: 1, default: 0), \
+            "kernel bench_struct: the nodes must be bench_struct_node_t"), ks__launches, \
+        KS_ARG_NODES(ks__values, _Generic((ks__values), const bench_struct_args *: 1, bench_struct_args *: 1, void *: 1, default: 0), \
+            "kernel bench_struct: the arguments must be bench_struct_args"))
 #define bench_empty(launch) \
     ks__bench_empty_at(__FILE__, __LINE__, launch)
 #define bench_empty_n(n_items, stream) \
     ks__bench_empty_n_at(__FILE__, __LINE__, n_items, stream)
 #define bench_empty_node(ks__graph, ks__deps, ks__ndeps, ks__node, launch) \
-    (bench_empty_node)(ks__graph, ks__deps, ks__ndeps, ks__node, launch)
+    (bench_empty_node)(ks__graph, ks__deps, ks__ndeps, \
+        KS_ARG_NODES(ks__node, _Generic((ks__node), bench_empty_node_t *: 1, void *: 1, default: 0), \
+            "kernel bench_empty: the node must be a bench_empty_node_t *"), launch)
 #define bench_empty_node_set(ks__exec, ks__node, launch) \
     (bench_empty_node_set)(ks__exec, ks__node, launch)
+#define bench_empty_nodes_set(ks__exec, ks__count, ks__nodes, ks__launches) \
+    (bench_empty_nodes_set)(ks__exec, ks__count, \
+        KS_ARG_NODES(ks__nodes, _Generic((ks__nodes), const bench_empty_node_t *: 1, bench_empty_node_t *: 1, void *: 1, default: 0), \
+            "kernel bench_empty: the nodes must be bench_empty_node_t"), ks__launches)
+#define bench_fill_float(launch, y, v, n) \
+    ks__bench_fill_float_at(__FILE__, __LINE__, launch, \
+        KS_ARG_POINTER(y, _Generic((y), float *: 1, default: 0), \
+            _Generic((y), float *: 1, void *: 1, default: 0), \
+            "kernel bench_fill_float, parameter y needs exactly float *", "kernel bench_fill_float, parameter y needs float *, not another pointer type"), \
+        KS_ARG_VALUE(v, _Generic((v), float: 1, default: 0), "kernel bench_fill_float, parameter v needs exactly float"), \
+        KS_ARG_VALUE(n, _Generic((n), int: 1, default: 0), "kernel bench_fill_float, parameter n needs exactly int"))
+#define bench_fill_float_n(n_items, stream, y, v, n) \
+    ks__bench_fill_float_n_at(__FILE__, __LINE__, n_items, stream, \
+        KS_ARG_POINTER(y, _Generic((y), float *: 1, default: 0), \
+            _Generic((y), float *: 1, void *: 1, default: 0), \
+            "kernel bench_fill_float, parameter y needs exactly float *", "kernel bench_fill_float, parameter y needs float *, not another pointer type"), \
+        KS_ARG_VALUE(v, _Generic((v), float: 1, default: 0), "kernel bench_fill_float, parameter v needs exactly float"), \
+        KS_ARG_VALUE(n, _Generic((n), int: 1, default: 0), "kernel bench_fill_float, parameter n needs exactly int"))
+#define bench_fill_float_node(ks__graph, ks__deps, ks__ndeps, ks__node, launch, y, v, n) \
+    (bench_fill_float_node)(ks__graph, ks__deps, ks__ndeps, \
+        KS_ARG_NODES(ks__node, _Generic((ks__node), bench_fill_float_node_t *: 1, void *: 1, default: 0), \
+            "kernel bench_fill_float: the node must be a bench_fill_float_node_t *"), launch, \
+        KS_ARG_POINTER(y, _Generic((y), float *: 1, default: 0), \
+            _Generic((y), float *: 1, void *: 1, default: 0), \
+            "kernel bench_fill_float, parameter y needs exactly float *", "kernel bench_fill_float, parameter y needs float *, not another pointer type"), \
+        KS_ARG_VALUE(v, _Generic((v), float: 1, default: 0), "kernel bench_fill_float, parameter v needs exactly float"), \
+        KS_ARG_VALUE(n, _Generic((n), int: 1, default: 0), "kernel bench_fill_float, parameter n needs exactly int"))
+#define bench_fill_float_node_set(ks__exec, ks__node, launch, y, v, n) \
+    (bench_fill_float_node_set)(ks__exec, ks__node, launch, \
+        KS_ARG_POINTER(y, _Generic((y), float *: 1, default: 0), \
+            _Generic((y), float *: 1, void *: 1, default: 0), \
+            "kernel bench_fill_float, parameter y needs exactly float *", "kernel bench_fill_float, parameter y needs float *, not another pointer type"), \
+        KS_ARG_VALUE(v, _Generic((v), float: 1, default: 0), "kernel bench_fill_float, parameter v needs exactly float"), \
+        KS_ARG_VALUE(n, _Generic((n), int: 1, default: 0), "kernel bench_fill_float, parameter n needs exactly int"))
+#define bench_fill_float_nodes_set(ks__exec, ks__count, ks__nodes, ks__launches, ks__values) \
+    (bench_fill_float_nodes_set)(ks__exec, ks__count, \
+        KS_ARG_NODES(ks__nodes, _Generic((ks__nodes), const bench_fill_float_node_t *: 1, bench_fill_float_node_t *: 1, void *: 1, default: 0), \
+            "kernel bench_fill_float: the nodes must be bench_fill_float_node_t"), ks__launches, \
+        KS_ARG_NODES(ks__values, _Generic((ks__values), const bench_fill_float_args *: 1, bench_fill_float_args *: 1, void *: 1, default: 0), \
+            "kernel bench_fill_float: the arguments must be bench_fill_float_args"))
+#define bench_fill_int(launch, y, v, n) \
+    ks__bench_fill_int_at(__FILE__, __LINE__, launch, \
+        KS_ARG_POINTER(y, _Generic((y), int *: 1, default: 0), \
+            _Generic((y), int *: 1, void *: 1, default: 0), \
+            "kernel bench_fill_int, parameter y needs exactly int *", "kernel bench_fill_int, parameter y needs int *, not another pointer type"), \
+        KS_ARG_VALUE(v, _Generic((v), int: 1, default: 0), "kernel bench_fill_int, parameter v needs exactly int"), \
+        KS_ARG_VALUE(n, _Generic((n), int: 1, default: 0), "kernel bench_fill_int, parameter n needs exactly int"))
+#define bench_fill_int_n(n_items, stream, y, v, n) \
+    ks__bench_fill_int_n_at(__FILE__, __LINE__, n_items, stream, \
+        KS_ARG_POINTER(y, _Generic((y), int *: 1, default: 0), \
+            _Generic((y), int *: 1, void *: 1, default: 0), \
+            "kernel bench_fill_int, parameter y needs exactly int *", "kernel bench_fill_int, parameter y needs int *, not another pointer type"), \
+        KS_ARG_VALUE(v, _Generic((v), int: 1, default: 0), "kernel bench_fill_int, parameter v needs exactly int"), \
+        KS_ARG_VALUE(n, _Generic((n), int: 1, default: 0), "kernel bench_fill_int, parameter n needs exactly int"))
+#define bench_fill_int_node(ks__graph, ks__deps, ks__ndeps, ks__node, launch, y, v, n) \
+    (bench_fill_int_node)(ks__graph, ks__deps, ks__ndeps, \
+        KS_ARG_NODES(ks__node, _Generic((ks__node), bench_fill_int_node_t *: 1, void *: 1, default: 0), \
+            "kernel bench_fill_int: the node must be a bench_fill_int_node_t *"), launch, \
+        KS_ARG_POINTER(y, _Generic((y), int *: 1, default: 0), \
+            _Generic((y), int *: 1, void *: 1, default: 0), \
+            "kernel bench_fill_int, parameter y needs exactly int *", "kernel bench_fill_int, parameter y needs int *, not another pointer type"), \
+        KS_ARG_VALUE(v, _Generic((v), int: 1, default: 0), "kernel bench_fill_int, parameter v needs exactly int"), \
+        KS_ARG_VALUE(n, _Generic((n), int: 1, default: 0), "kernel bench_fill_int, parameter n needs exactly int"))
+#define bench_fill_int_node_set(ks__exec, ks__node, launch, y, v, n) \
+    (bench_fill_int_node_set)(ks__exec, ks__node, launch, \
+        KS_ARG_POINTER(y, _Generic((y), int *: 1, default: 0), \
+            _Generic((y), int *: 1, void *: 1, default: 0), \
+            "kernel bench_fill_int, parameter y needs exactly int *", "kernel bench_fill_int, parameter y needs int *, not another pointer type"), \
+        KS_ARG_VALUE(v, _Generic((v), int: 1, default: 0), "kernel bench_fill_int, parameter v needs exactly int"), \
+        KS_ARG_VALUE(n, _Generic((n), int: 1, default: 0), "kernel bench_fill_int, parameter n needs exactly int"))
+#define bench_fill_int_nodes_set(ks__exec, ks__count, ks__nodes, ks__launches, ks__values) \
+    (bench_fill_int_nodes_set)(ks__exec, ks__count, \
+        KS_ARG_NODES(ks__nodes, _Generic((ks__nodes), const bench_fill_int_node_t *: 1, bench_fill_int_node_t *: 1, void *: 1, default: 0), \
+            "kernel bench_fill_int: the nodes must be bench_fill_int_node_t"), ks__launches, \
+        KS_ARG_NODES(ks__values, _Generic((ks__values), const bench_fill_int_args *: 1, bench_fill_int_args *: 1, void *: 1, default: 0), \
+            "kernel bench_fill_int: the arguments must be bench_fill_int_args"))
+#endif
+
+/* bench_fill(launch, y, v, n): one name over the instances of
+ * bench_fill (bench_fill_float, bench_fill_int); the arguments' types pick
+ * the instance, which must match exactly where the instances differ. In C11
+ * a macro (no instance fits: a compile error naming them), in C++ overloads. */
+
+#if !defined(__cplusplus) && !defined(KSTUB_PLAIN_CALLS) && defined(__STDC_VERSION__) && __STDC_VERSION__ >= 201112L
+#define bench_fill(launch, y, v, n) \
+    _Generic((y), float *: ks__bench_fill_float_at, int *: ks__bench_fill_int_at, default: 0)(__FILE__, __LINE__, \
+        KS_ARG_INSTANCE(launch, _Generic((y), float *: 1, int *: 1, default: 0), \
+            "no instance of bench_fill takes these argument types; its instances: bench_fill_float; bench_fill_int"), \
+        (y), \
+        (v), \
+        KS_ARG_VALUE(n, _Generic((n), int: 1, default: 0), "kernel bench_fill, parameter n needs exactly int"))
 #endif
 
 #ifdef __cplusplus
 } /* extern "C" */
+#endif
+
+#ifdef __cplusplus
+/* The C++ form of each template's one name: an overload per instance. */
+inline ks_status bench_fill(ks_launch launch, float * y, float v, int n)
+{
+    return bench_fill_float(launch, y, v, n);
+}
+inline ks_status bench_fill(ks_launch launch, int * y, int v, int n)
+{
+    return bench_fill_int(launch, y, v, n);
+}
 #endif
 
 #if defined(KSTUB_STRICT) && defined(__cplusplus)
@@ -351,7 +715,7 @@ inline ks_status bench_args_n(size_t n_items, ks_stream stream, KS_T0 a, KS_T1 x
 }
 template <typename KS_T0, typename KS_T1, typename KS_T2, typename KS_T3, typename KS_T4>
 inline ks_status bench_args_node(ks_graph ks__graph, const ks_graph_node *ks__deps, size_t ks__ndeps,
-                                 ks_graph_node *ks__node, ks_launch launch, KS_T0 a, KS_T1 x, KS_T2 y, KS_T3 n, KS_T4 m)
+                                 bench_args_node_t *ks__node, ks_launch launch, KS_T0 a, KS_T1 x, KS_T2 y, KS_T3 n, KS_T4 m)
 {
     static_assert(std::is_same<KS_T0, float>::value,
                   "kernel bench_args, parameter a needs exactly float");
@@ -367,7 +731,7 @@ inline ks_status bench_args_node(ks_graph ks__graph, const ks_graph_node *ks__de
     return bench_args_node(ks__graph, ks__deps, ks__ndeps, ks__node, launch, static_cast<float>(a), static_cast<const float *>(x), static_cast<float *>(y), static_cast<int>(n), static_cast<long long>(m));
 }
 template <typename KS_T0, typename KS_T1, typename KS_T2, typename KS_T3, typename KS_T4>
-inline ks_status bench_args_node_set(ks_graph_exec ks__exec, ks_graph_node ks__node, ks_launch launch, KS_T0 a, KS_T1 x, KS_T2 y, KS_T3 n, KS_T4 m)
+inline ks_status bench_args_node_set(ks_graph_exec ks__exec, bench_args_node_t ks__node, ks_launch launch, KS_T0 a, KS_T1 x, KS_T2 y, KS_T3 n, KS_T4 m)
 {
     static_assert(std::is_same<KS_T0, float>::value,
                   "kernel bench_args, parameter a needs exactly float");
@@ -402,7 +766,7 @@ inline ks_status bench_struct_n(size_t n_items, ks_stream stream, KS_T0 p, KS_T1
 }
 template <typename KS_T0, typename KS_T1>
 inline ks_status bench_struct_node(ks_graph ks__graph, const ks_graph_node *ks__deps, size_t ks__ndeps,
-                                 ks_graph_node *ks__node, ks_launch launch, KS_T0 p, KS_T1 y)
+                                 bench_struct_node_t *ks__node, ks_launch launch, KS_T0 p, KS_T1 y)
 {
     static_assert(std::is_same<KS_T0, struct BenchParams>::value,
                   "kernel bench_struct, parameter p needs exactly struct BenchParams");
@@ -411,13 +775,103 @@ inline ks_status bench_struct_node(ks_graph ks__graph, const ks_graph_node *ks__
     return bench_struct_node(ks__graph, ks__deps, ks__ndeps, ks__node, launch, static_cast<struct BenchParams>(p), static_cast<float *>(y));
 }
 template <typename KS_T0, typename KS_T1>
-inline ks_status bench_struct_node_set(ks_graph_exec ks__exec, ks_graph_node ks__node, ks_launch launch, KS_T0 p, KS_T1 y)
+inline ks_status bench_struct_node_set(ks_graph_exec ks__exec, bench_struct_node_t ks__node, ks_launch launch, KS_T0 p, KS_T1 y)
 {
     static_assert(std::is_same<KS_T0, struct BenchParams>::value,
                   "kernel bench_struct, parameter p needs exactly struct BenchParams");
     static_assert(std::is_same<KS_T1, float *>::value,
                   "kernel bench_struct, parameter y needs exactly float *");
     return bench_struct_node_set(ks__exec, ks__node, launch, static_cast<struct BenchParams>(p), static_cast<float *>(y));
+}
+template <typename KS_T0, typename KS_T1, typename KS_T2>
+inline ks_status bench_fill_float(ks_launch launch, KS_T0 y, KS_T1 v, KS_T2 n)
+{
+    static_assert(std::is_same<KS_T0, float *>::value,
+                  "kernel bench_fill_float, parameter y needs exactly float *");
+    static_assert(std::is_same<KS_T1, float>::value,
+                  "kernel bench_fill_float, parameter v needs exactly float");
+    static_assert(std::is_same<KS_T2, int>::value,
+                  "kernel bench_fill_float, parameter n needs exactly int");
+    return bench_fill_float(launch, static_cast<float *>(y), static_cast<float>(v), static_cast<int>(n));
+}
+template <typename KS_T0, typename KS_T1, typename KS_T2>
+inline ks_status bench_fill_float_n(size_t n_items, ks_stream stream, KS_T0 y, KS_T1 v, KS_T2 n)
+{
+    static_assert(std::is_same<KS_T0, float *>::value,
+                  "kernel bench_fill_float, parameter y needs exactly float *");
+    static_assert(std::is_same<KS_T1, float>::value,
+                  "kernel bench_fill_float, parameter v needs exactly float");
+    static_assert(std::is_same<KS_T2, int>::value,
+                  "kernel bench_fill_float, parameter n needs exactly int");
+    return bench_fill_float_n(n_items, stream, static_cast<float *>(y), static_cast<float>(v), static_cast<int>(n));
+}
+template <typename KS_T0, typename KS_T1, typename KS_T2>
+inline ks_status bench_fill_float_node(ks_graph ks__graph, const ks_graph_node *ks__deps, size_t ks__ndeps,
+                                 bench_fill_float_node_t *ks__node, ks_launch launch, KS_T0 y, KS_T1 v, KS_T2 n)
+{
+    static_assert(std::is_same<KS_T0, float *>::value,
+                  "kernel bench_fill_float, parameter y needs exactly float *");
+    static_assert(std::is_same<KS_T1, float>::value,
+                  "kernel bench_fill_float, parameter v needs exactly float");
+    static_assert(std::is_same<KS_T2, int>::value,
+                  "kernel bench_fill_float, parameter n needs exactly int");
+    return bench_fill_float_node(ks__graph, ks__deps, ks__ndeps, ks__node, launch, static_cast<float *>(y), static_cast<float>(v), static_cast<int>(n));
+}
+template <typename KS_T0, typename KS_T1, typename KS_T2>
+inline ks_status bench_fill_float_node_set(ks_graph_exec ks__exec, bench_fill_float_node_t ks__node, ks_launch launch, KS_T0 y, KS_T1 v, KS_T2 n)
+{
+    static_assert(std::is_same<KS_T0, float *>::value,
+                  "kernel bench_fill_float, parameter y needs exactly float *");
+    static_assert(std::is_same<KS_T1, float>::value,
+                  "kernel bench_fill_float, parameter v needs exactly float");
+    static_assert(std::is_same<KS_T2, int>::value,
+                  "kernel bench_fill_float, parameter n needs exactly int");
+    return bench_fill_float_node_set(ks__exec, ks__node, launch, static_cast<float *>(y), static_cast<float>(v), static_cast<int>(n));
+}
+template <typename KS_T0, typename KS_T1, typename KS_T2>
+inline ks_status bench_fill_int(ks_launch launch, KS_T0 y, KS_T1 v, KS_T2 n)
+{
+    static_assert(std::is_same<KS_T0, int *>::value,
+                  "kernel bench_fill_int, parameter y needs exactly int *");
+    static_assert(std::is_same<KS_T1, int>::value,
+                  "kernel bench_fill_int, parameter v needs exactly int");
+    static_assert(std::is_same<KS_T2, int>::value,
+                  "kernel bench_fill_int, parameter n needs exactly int");
+    return bench_fill_int(launch, static_cast<int *>(y), static_cast<int>(v), static_cast<int>(n));
+}
+template <typename KS_T0, typename KS_T1, typename KS_T2>
+inline ks_status bench_fill_int_n(size_t n_items, ks_stream stream, KS_T0 y, KS_T1 v, KS_T2 n)
+{
+    static_assert(std::is_same<KS_T0, int *>::value,
+                  "kernel bench_fill_int, parameter y needs exactly int *");
+    static_assert(std::is_same<KS_T1, int>::value,
+                  "kernel bench_fill_int, parameter v needs exactly int");
+    static_assert(std::is_same<KS_T2, int>::value,
+                  "kernel bench_fill_int, parameter n needs exactly int");
+    return bench_fill_int_n(n_items, stream, static_cast<int *>(y), static_cast<int>(v), static_cast<int>(n));
+}
+template <typename KS_T0, typename KS_T1, typename KS_T2>
+inline ks_status bench_fill_int_node(ks_graph ks__graph, const ks_graph_node *ks__deps, size_t ks__ndeps,
+                                 bench_fill_int_node_t *ks__node, ks_launch launch, KS_T0 y, KS_T1 v, KS_T2 n)
+{
+    static_assert(std::is_same<KS_T0, int *>::value,
+                  "kernel bench_fill_int, parameter y needs exactly int *");
+    static_assert(std::is_same<KS_T1, int>::value,
+                  "kernel bench_fill_int, parameter v needs exactly int");
+    static_assert(std::is_same<KS_T2, int>::value,
+                  "kernel bench_fill_int, parameter n needs exactly int");
+    return bench_fill_int_node(ks__graph, ks__deps, ks__ndeps, ks__node, launch, static_cast<int *>(y), static_cast<int>(v), static_cast<int>(n));
+}
+template <typename KS_T0, typename KS_T1, typename KS_T2>
+inline ks_status bench_fill_int_node_set(ks_graph_exec ks__exec, bench_fill_int_node_t ks__node, ks_launch launch, KS_T0 y, KS_T1 v, KS_T2 n)
+{
+    static_assert(std::is_same<KS_T0, int *>::value,
+                  "kernel bench_fill_int, parameter y needs exactly int *");
+    static_assert(std::is_same<KS_T1, int>::value,
+                  "kernel bench_fill_int, parameter v needs exactly int");
+    static_assert(std::is_same<KS_T2, int>::value,
+                  "kernel bench_fill_int, parameter n needs exactly int");
+    return bench_fill_int_node_set(ks__exec, ks__node, launch, static_cast<int *>(y), static_cast<int>(v), static_cast<int>(n));
 }
 #endif
 

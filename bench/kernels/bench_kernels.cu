@@ -34,3 +34,14 @@ extern "C" __global__ void bench_struct(BenchParams p, float *y)
 extern "C" __global__ void bench_empty()
 {
 }
+
+// A function template with two instances: the one C name over them
+// (bench_fill, _Generic in C) against the instance's own stub.
+template <typename T> __global__ void bench_fill(T *y, T v, int n)
+{
+    int i = blockIdx.x * blockDim.x + threadIdx.x;
+    if (i < n)
+        y[i] = v;
+}
+template __global__ void bench_fill<float>(float *, float, int);
+template __global__ void bench_fill<int>(int *, int, int);

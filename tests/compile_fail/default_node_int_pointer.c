@@ -6,6 +6,6 @@
 void call(ks_graph g, const float *x, int *y, size_t n);
 void call(ks_graph g, const float *x, int *y, size_t n)
 {
-    ks_graph_node node;
+    saxpy_node_t node;
     (void)saxpy_node(g, NULL, 0, &node, ks_launch_1d(1, 32), 2.0f, x, y, n); /* int * for float * */
 }

@@ -27,7 +27,14 @@ void graph(ks_graph g, ks_graph_exec e, const ks_graph_node *deps, float *x, con
 void graph(ks_graph g, ks_graph_exec e, const ks_graph_node *deps, float *x, const float *cx, float *y,
            size_t n)
 {
-    ks_graph_node node;
+    saxpy_node_t node, nodes[2];
     (void)saxpy_node(g, deps, 1, &node, ks_launch_1d(1, 32), 2.0f, x, y, n);
+    (void)saxpy_node(g, &node.node, 1, &nodes[0], ks_launch_1d(1, 32), 2.0f, x, y, n);
+    nodes[1] = node;
     (void)saxpy_node_set(e, node, ks_launch_1d(1, 32), 3.0f, cx, y, n);
+    /* Many at once: the arguments as a struct per node. */
+    saxpy_args args[2] = {{2.0f, cx, y, n}, {3.0f, x, y, n}};
+    ks_launch launches[2] = {ks_launch_1d(1, 32), ks_launch_1d(2, 32)};
+    (void)saxpy_nodes_set(e, 2, nodes, launches, args);
+    (void)saxpy_nodes_set(e, 2, nodes, NULL, args);
 }

@@ -193,25 +193,45 @@ ks_status ks__fill_n_at(const char *ks__file,
 ks_status fill_node(ks_graph             ks__graph,
                     const ks_graph_node *ks__deps,
                     size_t               ks__ndeps,
-                    ks_graph_node       *ks__node,
+                    fill_node_t         *ks__node,
                     ks_launch            launch,
                     float               *out,
                     float                value,
                     size_t               n)
 {
     ks__pack_fill(ks__args);
-    return ks_kernel_node_add(&fill_kernel, ks__graph, ks__deps, ks__ndeps, &launch, ks__args, ks__node);
+    return ks_typed_node_add(&fill_kernel, ks__graph, ks__deps, ks__ndeps, &launch, ks__args,
+                             ks__node ? &ks__node->node : NULL, ks__node ? &ks__node->ks__target : NULL);
 }
 
 ks_status fill_node_set(ks_graph_exec        ks__exec,
-                        ks_graph_node        ks__node,
+                        fill_node_t          ks__node,
                         ks_launch            launch,
                         float               *out,
                         float                value,
                         size_t               n)
 {
     ks__pack_fill(ks__args);
-    return ks_kernel_node_set(&fill_kernel, ks__exec, ks__node, &launch, ks__args);
+    return ks_typed_node_set(&fill_kernel, ks__exec, ks__node.node, &ks__node.ks__target, &launch,
+                             ks__args);
+}
+
+ks_status fill_nodes_set(ks_graph_exec        ks__exec,
+                         size_t               ks__count,
+                         const fill_node_t   *ks__nodes,
+                         const ks_launch     *ks__launches,
+                         const fill_args     *ks__values)
+{
+    if (ks__count != 0 && (ks__nodes == NULL || ks__values == NULL))
+        return ks_typed_node_set(&fill_kernel, ks__exec, NULL, NULL, NULL, NULL);   /* names what is NULL */
+    for (size_t ks__i = 0; ks__i < ks__count; ks__i++) {
+        void *ks__args[3] = { (void *)&ks__values[ks__i].out, (void *)&ks__values[ks__i].value, (void *)&ks__values[ks__i].n };
+        ks_status ks__st = ks_typed_node_set(&fill_kernel, ks__exec, ks__nodes[ks__i].node, &ks__nodes[ks__i].ks__target,
+                                             ks__launches ? &ks__launches[ks__i] : NULL, ks__args);
+        if (ks__st != KS_OK)
+            return ks__st;
+    }
+    return KS_OK;
 }
 
 /* mixed — basic.cu:13 */
@@ -307,7 +327,7 @@ ks_status ks__mixed_n_at(const char                   *ks__file,
 ks_status mixed_node(ks_graph                      ks__graph,
                      const ks_graph_node          *ks__deps,
                      size_t                        ks__ndeps,
-                     ks_graph_node                *ks__node,
+                     mixed_node_t                 *ks__node,
                      ks_launch                     launch,
                      char                          c,
                      double                        d,
@@ -319,11 +339,12 @@ ks_status mixed_node(ks_graph                      ks__graph,
                      const struct Particle *const *table)
 {
     ks__pack_mixed(ks__args);
-    return ks_kernel_node_add(&mixed_kernel, ks__graph, ks__deps, ks__ndeps, &launch, ks__args, ks__node);
+    return ks_typed_node_add(&mixed_kernel, ks__graph, ks__deps, ks__ndeps, &launch, ks__args,
+                             ks__node ? &ks__node->node : NULL, ks__node ? &ks__node->ks__target : NULL);
 }
 
 ks_status mixed_node_set(ks_graph_exec                 ks__exec,
-                         ks_graph_node                 ks__node,
+                         mixed_node_t                  ks__node,
                          ks_launch                     launch,
                          char                          c,
                          double                        d,
@@ -335,7 +356,26 @@ ks_status mixed_node_set(ks_graph_exec                 ks__exec,
                          const struct Particle *const *table)
 {
     ks__pack_mixed(ks__args);
-    return ks_kernel_node_set(&mixed_kernel, ks__exec, ks__node, &launch, ks__args);
+    return ks_typed_node_set(&mixed_kernel, ks__exec, ks__node.node, &ks__node.ks__target, &launch,
+                             ks__args);
+}
+
+ks_status mixed_nodes_set(ks_graph_exec                 ks__exec,
+                          size_t                        ks__count,
+                          const mixed_node_t           *ks__nodes,
+                          const ks_launch              *ks__launches,
+                          const mixed_args             *ks__values)
+{
+    if (ks__count != 0 && (ks__nodes == NULL || ks__values == NULL))
+        return ks_typed_node_set(&mixed_kernel, ks__exec, NULL, NULL, NULL, NULL);   /* names what is NULL */
+    for (size_t ks__i = 0; ks__i < ks__count; ks__i++) {
+        void *ks__args[8] = { (void *)&ks__values[ks__i].c, (void *)&ks__values[ks__i].d, (void *)&ks__values[ks__i].s, (void *)&ks__values[ks__i].i, (void *)&ks__values[ks__i].b, (void *)&ks__values[ks__i].in, (void *)&ks__values[ks__i].flags, (void *)&ks__values[ks__i].table };
+        ks_status ks__st = ks_typed_node_set(&mixed_kernel, ks__exec, ks__nodes[ks__i].node, &ks__nodes[ks__i].ks__target,
+                                             ks__launches ? &ks__launches[ks__i] : NULL, ks__args);
+        if (ks__st != KS_OK)
+            return ks__st;
+    }
+    return KS_OK;
 }
 
 /* no_params — basic.cu:16 */
@@ -368,20 +408,38 @@ ks_status ks__no_params_n_at(const char *ks__file,
     return ks_kernel_launch_n_at(&no_params_kernel, n_items, 0, stream, NULL, ks__file, ks__line);
 }
 
-ks_status no_params_node(ks_graph             ks__graph,
-                         const ks_graph_node *ks__deps,
-                         size_t               ks__ndeps,
-                         ks_graph_node       *ks__node,
-                         ks_launch            launch)
+ks_status no_params_node(ks_graph                ks__graph,
+                         const ks_graph_node    *ks__deps,
+                         size_t                  ks__ndeps,
+                         no_params_node_t       *ks__node,
+                         ks_launch               launch)
 {
-    return ks_kernel_node_add(&no_params_kernel, ks__graph, ks__deps, ks__ndeps, &launch, NULL, ks__node);
+    return ks_typed_node_add(&no_params_kernel, ks__graph, ks__deps, ks__ndeps, &launch, NULL,
+                             ks__node ? &ks__node->node : NULL, ks__node ? &ks__node->ks__target : NULL);
 }
 
-ks_status no_params_node_set(ks_graph_exec        ks__exec,
-                             ks_graph_node        ks__node,
-                             ks_launch            launch)
+ks_status no_params_node_set(ks_graph_exec           ks__exec,
+                             no_params_node_t        ks__node,
+                             ks_launch               launch)
 {
-    return ks_kernel_node_set(&no_params_kernel, ks__exec, ks__node, &launch, NULL);
+    return ks_typed_node_set(&no_params_kernel, ks__exec, ks__node.node, &ks__node.ks__target, &launch,
+                             NULL);
+}
+
+ks_status no_params_nodes_set(ks_graph_exec           ks__exec,
+                              size_t                  ks__count,
+                              const no_params_node_t *ks__nodes,
+                              const ks_launch        *ks__launches)
+{
+    if (ks__count != 0 && (ks__nodes == NULL))
+        return ks_typed_node_set(&no_params_kernel, ks__exec, NULL, NULL, NULL, NULL);   /* names what is NULL */
+    for (size_t ks__i = 0; ks__i < ks__count; ks__i++) {
+        ks_status ks__st = ks_typed_node_set(&no_params_kernel, ks__exec, ks__nodes[ks__i].node, &ks__nodes[ks__i].ks__target,
+                                             ks__launches ? &ks__launches[ks__i] : NULL, NULL);
+        if (ks__st != KS_OK)
+            return ks__st;
+    }
+    return KS_OK;
 }
 
 /* physics::detail::step — basic.cu:20 */
@@ -444,28 +502,48 @@ ks_status ks__physics_detail_step_n_at(const char      *ks__file,
     return ks_kernel_launch_n_at(&physics_detail_step_kernel, n_items, 0, stream, ks__args, ks__file, ks__line);
 }
 
-ks_status physics_detail_step_node(ks_graph             ks__graph,
-                                   const ks_graph_node *ks__deps,
-                                   size_t               ks__ndeps,
-                                   ks_graph_node       *ks__node,
-                                   ks_launch            launch,
-                                   struct Particle     *p,
-                                   float                dt,
-                                   uint32_t             n)
+ks_status physics_detail_step_node(ks_graph                          ks__graph,
+                                   const ks_graph_node              *ks__deps,
+                                   size_t                            ks__ndeps,
+                                   physics_detail_step_node_t       *ks__node,
+                                   ks_launch                         launch,
+                                   struct Particle                  *p,
+                                   float                             dt,
+                                   uint32_t                          n)
 {
     ks__pack_physics_detail_step(ks__args);
-    return ks_kernel_node_add(&physics_detail_step_kernel, ks__graph, ks__deps, ks__ndeps, &launch, ks__args, ks__node);
+    return ks_typed_node_add(&physics_detail_step_kernel, ks__graph, ks__deps, ks__ndeps, &launch, ks__args,
+                             ks__node ? &ks__node->node : NULL, ks__node ? &ks__node->ks__target : NULL);
 }
 
-ks_status physics_detail_step_node_set(ks_graph_exec        ks__exec,
-                                       ks_graph_node        ks__node,
-                                       ks_launch            launch,
-                                       struct Particle     *p,
-                                       float                dt,
-                                       uint32_t             n)
+ks_status physics_detail_step_node_set(ks_graph_exec                     ks__exec,
+                                       physics_detail_step_node_t        ks__node,
+                                       ks_launch                         launch,
+                                       struct Particle                  *p,
+                                       float                             dt,
+                                       uint32_t                          n)
 {
     ks__pack_physics_detail_step(ks__args);
-    return ks_kernel_node_set(&physics_detail_step_kernel, ks__exec, ks__node, &launch, ks__args);
+    return ks_typed_node_set(&physics_detail_step_kernel, ks__exec, ks__node.node, &ks__node.ks__target, &launch,
+                             ks__args);
+}
+
+ks_status physics_detail_step_nodes_set(ks_graph_exec                     ks__exec,
+                                        size_t                            ks__count,
+                                        const physics_detail_step_node_t *ks__nodes,
+                                        const ks_launch                  *ks__launches,
+                                        const physics_detail_step_args   *ks__values)
+{
+    if (ks__count != 0 && (ks__nodes == NULL || ks__values == NULL))
+        return ks_typed_node_set(&physics_detail_step_kernel, ks__exec, NULL, NULL, NULL, NULL);   /* names what is NULL */
+    for (size_t ks__i = 0; ks__i < ks__count; ks__i++) {
+        void *ks__args[3] = { (void *)&ks__values[ks__i].p, (void *)&ks__values[ks__i].dt, (void *)&ks__values[ks__i].n };
+        ks_status ks__st = ks_typed_node_set(&physics_detail_step_kernel, ks__exec, ks__nodes[ks__i].node, &ks__nodes[ks__i].ks__target,
+                                             ks__launches ? &ks__launches[ks__i] : NULL, ks__args);
+        if (ks__st != KS_OK)
+            return ks__st;
+    }
+    return KS_OK;
 }
 
 /* physics::clamp — basic.cu:22 */
@@ -528,28 +606,48 @@ ks_status ks__physics_clamp__floatp_float_float_n_at(const char *ks__file,
     return ks_kernel_launch_n_at(&physics_clamp__floatp_float_float_kernel, n_items, 0, stream, ks__args, ks__file, ks__line);
 }
 
-ks_status physics_clamp__floatp_float_float_node(ks_graph             ks__graph,
-                                                 const ks_graph_node *ks__deps,
-                                                 size_t               ks__ndeps,
-                                                 ks_graph_node       *ks__node,
-                                                 ks_launch            launch,
-                                                 float               *x,
-                                                 float                lo,
-                                                 float                hi)
+ks_status physics_clamp__floatp_float_float_node(ks_graph                                        ks__graph,
+                                                 const ks_graph_node                            *ks__deps,
+                                                 size_t                                          ks__ndeps,
+                                                 physics_clamp__floatp_float_float_node_t       *ks__node,
+                                                 ks_launch                                       launch,
+                                                 float                                          *x,
+                                                 float                                           lo,
+                                                 float                                           hi)
 {
     ks__pack_physics_clamp__floatp_float_float(ks__args);
-    return ks_kernel_node_add(&physics_clamp__floatp_float_float_kernel, ks__graph, ks__deps, ks__ndeps, &launch, ks__args, ks__node);
+    return ks_typed_node_add(&physics_clamp__floatp_float_float_kernel, ks__graph, ks__deps, ks__ndeps, &launch, ks__args,
+                             ks__node ? &ks__node->node : NULL, ks__node ? &ks__node->ks__target : NULL);
 }
 
-ks_status physics_clamp__floatp_float_float_node_set(ks_graph_exec        ks__exec,
-                                                     ks_graph_node        ks__node,
-                                                     ks_launch            launch,
-                                                     float               *x,
-                                                     float                lo,
-                                                     float                hi)
+ks_status physics_clamp__floatp_float_float_node_set(ks_graph_exec                                   ks__exec,
+                                                     physics_clamp__floatp_float_float_node_t        ks__node,
+                                                     ks_launch                                       launch,
+                                                     float                                          *x,
+                                                     float                                           lo,
+                                                     float                                           hi)
 {
     ks__pack_physics_clamp__floatp_float_float(ks__args);
-    return ks_kernel_node_set(&physics_clamp__floatp_float_float_kernel, ks__exec, ks__node, &launch, ks__args);
+    return ks_typed_node_set(&physics_clamp__floatp_float_float_kernel, ks__exec, ks__node.node, &ks__node.ks__target, &launch,
+                             ks__args);
+}
+
+ks_status physics_clamp__floatp_float_float_nodes_set(ks_graph_exec                                   ks__exec,
+                                                      size_t                                          ks__count,
+                                                      const physics_clamp__floatp_float_float_node_t *ks__nodes,
+                                                      const ks_launch                                *ks__launches,
+                                                      const physics_clamp__floatp_float_float_args   *ks__values)
+{
+    if (ks__count != 0 && (ks__nodes == NULL || ks__values == NULL))
+        return ks_typed_node_set(&physics_clamp__floatp_float_float_kernel, ks__exec, NULL, NULL, NULL, NULL);   /* names what is NULL */
+    for (size_t ks__i = 0; ks__i < ks__count; ks__i++) {
+        void *ks__args[3] = { (void *)&ks__values[ks__i].x, (void *)&ks__values[ks__i].lo, (void *)&ks__values[ks__i].hi };
+        ks_status ks__st = ks_typed_node_set(&physics_clamp__floatp_float_float_kernel, ks__exec, ks__nodes[ks__i].node, &ks__nodes[ks__i].ks__target,
+                                             ks__launches ? &ks__launches[ks__i] : NULL, ks__args);
+        if (ks__st != KS_OK)
+            return ks__st;
+    }
+    return KS_OK;
 }
 
 /* physics::clamp — basic.cu:23 */
@@ -612,28 +710,48 @@ ks_status ks__physics_clamp__intp_int_int_n_at(const char *ks__file,
     return ks_kernel_launch_n_at(&physics_clamp__intp_int_int_kernel, n_items, 0, stream, ks__args, ks__file, ks__line);
 }
 
-ks_status physics_clamp__intp_int_int_node(ks_graph             ks__graph,
-                                           const ks_graph_node *ks__deps,
-                                           size_t               ks__ndeps,
-                                           ks_graph_node       *ks__node,
-                                           ks_launch            launch,
-                                           int                 *x,
-                                           int                  lo,
-                                           int                  hi)
+ks_status physics_clamp__intp_int_int_node(ks_graph                                  ks__graph,
+                                           const ks_graph_node                      *ks__deps,
+                                           size_t                                    ks__ndeps,
+                                           physics_clamp__intp_int_int_node_t       *ks__node,
+                                           ks_launch                                 launch,
+                                           int                                      *x,
+                                           int                                       lo,
+                                           int                                       hi)
 {
     ks__pack_physics_clamp__intp_int_int(ks__args);
-    return ks_kernel_node_add(&physics_clamp__intp_int_int_kernel, ks__graph, ks__deps, ks__ndeps, &launch, ks__args, ks__node);
+    return ks_typed_node_add(&physics_clamp__intp_int_int_kernel, ks__graph, ks__deps, ks__ndeps, &launch, ks__args,
+                             ks__node ? &ks__node->node : NULL, ks__node ? &ks__node->ks__target : NULL);
 }
 
-ks_status physics_clamp__intp_int_int_node_set(ks_graph_exec        ks__exec,
-                                               ks_graph_node        ks__node,
-                                               ks_launch            launch,
-                                               int                 *x,
-                                               int                  lo,
-                                               int                  hi)
+ks_status physics_clamp__intp_int_int_node_set(ks_graph_exec                             ks__exec,
+                                               physics_clamp__intp_int_int_node_t        ks__node,
+                                               ks_launch                                 launch,
+                                               int                                      *x,
+                                               int                                       lo,
+                                               int                                       hi)
 {
     ks__pack_physics_clamp__intp_int_int(ks__args);
-    return ks_kernel_node_set(&physics_clamp__intp_int_int_kernel, ks__exec, ks__node, &launch, ks__args);
+    return ks_typed_node_set(&physics_clamp__intp_int_int_kernel, ks__exec, ks__node.node, &ks__node.ks__target, &launch,
+                             ks__args);
+}
+
+ks_status physics_clamp__intp_int_int_nodes_set(ks_graph_exec                             ks__exec,
+                                                size_t                                    ks__count,
+                                                const physics_clamp__intp_int_int_node_t *ks__nodes,
+                                                const ks_launch                          *ks__launches,
+                                                const physics_clamp__intp_int_int_args   *ks__values)
+{
+    if (ks__count != 0 && (ks__nodes == NULL || ks__values == NULL))
+        return ks_typed_node_set(&physics_clamp__intp_int_int_kernel, ks__exec, NULL, NULL, NULL, NULL);   /* names what is NULL */
+    for (size_t ks__i = 0; ks__i < ks__count; ks__i++) {
+        void *ks__args[3] = { (void *)&ks__values[ks__i].x, (void *)&ks__values[ks__i].lo, (void *)&ks__values[ks__i].hi };
+        ks_status ks__st = ks_typed_node_set(&physics_clamp__intp_int_int_kernel, ks__exec, ks__nodes[ks__i].node, &ks__nodes[ks__i].ks__target,
+                                             ks__launches ? &ks__launches[ks__i] : NULL, ks__args);
+        if (ks__st != KS_OK)
+            return ks__st;
+    }
+    return KS_OK;
 }
 
 /* odd_names — basic.cu:28 */
@@ -714,32 +832,52 @@ ks_status ks__odd_names_n_at(const char *ks__file,
     return ks_kernel_launch_n_at(&odd_names_kernel, ks_n_items_, 0, ks_stream_, ks__args, ks__file, ks__line);
 }
 
-ks_status odd_names_node(ks_graph             ks__graph,
-                         const ks_graph_node *ks__deps,
-                         size_t               ks__ndeps,
-                         ks_graph_node       *ks__node,
-                         ks_launch            ks_launch_,
-                         int                  arg0,
-                         float               *launch,
-                         int                  args,
-                         int                  stream,
-                         long                 n_items,
-                         const char          *restrict_)
+ks_status odd_names_node(ks_graph                ks__graph,
+                         const ks_graph_node    *ks__deps,
+                         size_t                  ks__ndeps,
+                         odd_names_node_t       *ks__node,
+                         ks_launch               ks_launch_,
+                         int                     arg0,
+                         float                  *launch,
+                         int                     args,
+                         int                     stream,
+                         long                    n_items,
+                         const char             *restrict_)
 {
     ks__pack_odd_names(ks__args);
-    return ks_kernel_node_add(&odd_names_kernel, ks__graph, ks__deps, ks__ndeps, &ks_launch_, ks__args, ks__node);
+    return ks_typed_node_add(&odd_names_kernel, ks__graph, ks__deps, ks__ndeps, &ks_launch_, ks__args,
+                             ks__node ? &ks__node->node : NULL, ks__node ? &ks__node->ks__target : NULL);
 }
 
-ks_status odd_names_node_set(ks_graph_exec        ks__exec,
-                             ks_graph_node        ks__node,
-                             ks_launch            ks_launch_,
-                             int                  arg0,
-                             float               *launch,
-                             int                  args,
-                             int                  stream,
-                             long                 n_items,
-                             const char          *restrict_)
+ks_status odd_names_node_set(ks_graph_exec           ks__exec,
+                             odd_names_node_t        ks__node,
+                             ks_launch               ks_launch_,
+                             int                     arg0,
+                             float                  *launch,
+                             int                     args,
+                             int                     stream,
+                             long                    n_items,
+                             const char             *restrict_)
 {
     ks__pack_odd_names(ks__args);
-    return ks_kernel_node_set(&odd_names_kernel, ks__exec, ks__node, &ks_launch_, ks__args);
+    return ks_typed_node_set(&odd_names_kernel, ks__exec, ks__node.node, &ks__node.ks__target, &ks_launch_,
+                             ks__args);
+}
+
+ks_status odd_names_nodes_set(ks_graph_exec           ks__exec,
+                              size_t                  ks__count,
+                              const odd_names_node_t *ks__nodes,
+                              const ks_launch        *ks__launches,
+                              const odd_names_args   *ks__values)
+{
+    if (ks__count != 0 && (ks__nodes == NULL || ks__values == NULL))
+        return ks_typed_node_set(&odd_names_kernel, ks__exec, NULL, NULL, NULL, NULL);   /* names what is NULL */
+    for (size_t ks__i = 0; ks__i < ks__count; ks__i++) {
+        void *ks__args[6] = { (void *)&ks__values[ks__i].arg0, (void *)&ks__values[ks__i].launch, (void *)&ks__values[ks__i].args, (void *)&ks__values[ks__i].stream, (void *)&ks__values[ks__i].n_items, (void *)&ks__values[ks__i].restrict_ };
+        ks_status ks__st = ks_typed_node_set(&odd_names_kernel, ks__exec, ks__nodes[ks__i].node, &ks__nodes[ks__i].ks__target,
+                                             ks__launches ? &ks__launches[ks__i] : NULL, ks__args);
+        if (ks__st != KS_OK)
+            return ks__st;
+    }
+    return KS_OK;
 }

@@ -68,6 +68,21 @@ ks_status ks__fill_n_at(const char *ks__file,
                         float       value,
                         size_t      n);
 
+/* A node of fill in a CUDA graph: the kernel is in the type, so
+ * fill_node_set takes no other kernel's node. .node is the graph's node
+ * (for dependencies and the driver's own calls); the rest is libkstub's. */
+typedef struct fill_node_t {
+    ks_graph_node node;
+    ks_node_target ks__target;
+} fill_node_t;
+
+/* One node's arguments for fill_nodes_set: a member per parameter. */
+typedef struct fill_args {
+    float *out;
+    float  value;
+    size_t n;
+} fill_args;
+
 /* The same launch as a kernel node of a CUDA graph: added to ks__graph after
  * the ks__ndeps nodes at ks__deps (NULL, 0: a root), *ks__node receives it.
  * The arguments are copied into the node; launch.stream is not used (the
@@ -75,21 +90,32 @@ ks_status ks__fill_n_at(const char *ks__file,
 ks_status fill_node(ks_graph             ks__graph,
                     const ks_graph_node *ks__deps,
                     size_t               ks__ndeps,
-                    ks_graph_node       *ks__node,
+                    fill_node_t         *ks__node,
                     ks_launch            launch,
                     float               *out,
                     float                value,
                     size_t               n);
 
 /* New configuration and arguments for that node in ks__exec, an instance of
- * its graph, from its next launch on. A node of another kernel, or one not in
- * ks__exec, is refused and nothing changes; the graph must still exist. */
+ * its graph, from its next launch on: one cuGraphExecKernelNodeSetParams. A
+ * node not in ks__exec is refused and nothing changes; the graph must still
+ * exist. */
 ks_status fill_node_set(ks_graph_exec        ks__exec,
-                        ks_graph_node        ks__node,
+                        fill_node_t          ks__node,
                         ks_launch            launch,
                         float               *out,
                         float                value,
                         size_t               n);
+
+/* The same for ks__count nodes at once: node i gets ks__launches[i] (NULL:
+ * the configuration it was added with) and the arguments ks__values[i].
+ * Stops at the first node refused (ks_last_error() names it); the nodes
+ * before it are updated. */
+ks_status fill_nodes_set(ks_graph_exec        ks__exec,
+                         size_t               ks__count,
+                         const fill_node_t   *ks__nodes,
+                         const ks_launch     *ks__launches,
+                         const fill_args     *ks__values);
 
 /* mixed's descriptor, for the runtime's calls on one kernel:
  * ks_kernel_set_max_shared(&mixed_kernel, bytes) before a launch with
@@ -148,6 +174,26 @@ ks_status ks__mixed_n_at(const char                   *ks__file,
                          volatile unsigned int        *flags,
                          const struct Particle *const *table);
 
+/* A node of mixed in a CUDA graph: the kernel is in the type, so
+ * mixed_node_set takes no other kernel's node. .node is the graph's node
+ * (for dependencies and the driver's own calls); the rest is libkstub's. */
+typedef struct mixed_node_t {
+    ks_graph_node node;
+    ks_node_target ks__target;
+} mixed_node_t;
+
+/* One node's arguments for mixed_nodes_set: a member per parameter. */
+typedef struct mixed_args {
+    char                          c;
+    double                        d;
+    short                         s;
+    int64_t                       i;
+    bool                          b;
+    const float *KS_RESTRICT      in;
+    volatile unsigned int        *flags;
+    const struct Particle *const *table;
+} mixed_args;
+
 /* The same launch as a kernel node of a CUDA graph: added to ks__graph after
  * the ks__ndeps nodes at ks__deps (NULL, 0: a root), *ks__node receives it.
  * The arguments are copied into the node; launch.stream is not used (the
@@ -155,7 +201,7 @@ ks_status ks__mixed_n_at(const char                   *ks__file,
 ks_status mixed_node(ks_graph                      ks__graph,
                      const ks_graph_node          *ks__deps,
                      size_t                        ks__ndeps,
-                     ks_graph_node                *ks__node,
+                     mixed_node_t                 *ks__node,
                      ks_launch                     launch,
                      char                          c,
                      double                        d,
@@ -167,10 +213,11 @@ ks_status mixed_node(ks_graph                      ks__graph,
                      const struct Particle *const *table);
 
 /* New configuration and arguments for that node in ks__exec, an instance of
- * its graph, from its next launch on. A node of another kernel, or one not in
- * ks__exec, is refused and nothing changes; the graph must still exist. */
+ * its graph, from its next launch on: one cuGraphExecKernelNodeSetParams. A
+ * node not in ks__exec is refused and nothing changes; the graph must still
+ * exist. */
 ks_status mixed_node_set(ks_graph_exec                 ks__exec,
-                         ks_graph_node                 ks__node,
+                         mixed_node_t                  ks__node,
                          ks_launch                     launch,
                          char                          c,
                          double                        d,
@@ -180,6 +227,16 @@ ks_status mixed_node_set(ks_graph_exec                 ks__exec,
                          const float *KS_RESTRICT      in,
                          volatile unsigned int        *flags,
                          const struct Particle *const *table);
+
+/* The same for ks__count nodes at once: node i gets ks__launches[i] (NULL:
+ * the configuration it was added with) and the arguments ks__values[i].
+ * Stops at the first node refused (ks_last_error() names it); the nodes
+ * before it are updated. */
+ks_status mixed_nodes_set(ks_graph_exec                 ks__exec,
+                          size_t                        ks__count,
+                          const mixed_node_t           *ks__nodes,
+                          const ks_launch              *ks__launches,
+                          const mixed_args             *ks__values);
 
 /* no_params's descriptor, for the runtime's calls on one kernel:
  * ks_kernel_set_max_shared(&no_params_kernel, bytes) before a launch with
@@ -206,22 +263,40 @@ ks_status ks__no_params_n_at(const char *ks__file,
                              size_t      n_items,
                              ks_stream   stream);
 
+/* A node of no_params in a CUDA graph: the kernel is in the type, so
+ * no_params_node_set takes no other kernel's node. .node is the graph's node
+ * (for dependencies and the driver's own calls); the rest is libkstub's. */
+typedef struct no_params_node_t {
+    ks_graph_node node;
+    ks_node_target ks__target;
+} no_params_node_t;
+
 /* The same launch as a kernel node of a CUDA graph: added to ks__graph after
  * the ks__ndeps nodes at ks__deps (NULL, 0: a root), *ks__node receives it.
  * The arguments are copied into the node; launch.stream is not used (the
  * graph runs on the stream it is launched on); launch.attrs must be NULL. */
-ks_status no_params_node(ks_graph             ks__graph,
-                         const ks_graph_node *ks__deps,
-                         size_t               ks__ndeps,
-                         ks_graph_node       *ks__node,
-                         ks_launch            launch);
+ks_status no_params_node(ks_graph                ks__graph,
+                         const ks_graph_node    *ks__deps,
+                         size_t                  ks__ndeps,
+                         no_params_node_t       *ks__node,
+                         ks_launch               launch);
 
 /* New configuration and arguments for that node in ks__exec, an instance of
- * its graph, from its next launch on. A node of another kernel, or one not in
- * ks__exec, is refused and nothing changes; the graph must still exist. */
-ks_status no_params_node_set(ks_graph_exec        ks__exec,
-                             ks_graph_node        ks__node,
-                             ks_launch            launch);
+ * its graph, from its next launch on: one cuGraphExecKernelNodeSetParams. A
+ * node not in ks__exec is refused and nothing changes; the graph must still
+ * exist. */
+ks_status no_params_node_set(ks_graph_exec           ks__exec,
+                             no_params_node_t        ks__node,
+                             ks_launch               launch);
+
+/* The same for ks__count nodes at once: node i gets ks__launches[i] (NULL:
+ * the configuration it was added with).
+ * Stops at the first node refused (ks_last_error() names it); the nodes
+ * before it are updated. */
+ks_status no_params_nodes_set(ks_graph_exec           ks__exec,
+                              size_t                  ks__count,
+                              const no_params_node_t *ks__nodes,
+                              const ks_launch        *ks__launches);
 
 /* physics::detail::step's descriptor, for the runtime's calls on one kernel:
  * ks_kernel_set_max_shared(&physics_detail_step_kernel, bytes) before a launch with
@@ -260,28 +335,54 @@ ks_status ks__physics_detail_step_n_at(const char      *ks__file,
                                        float            dt,
                                        uint32_t         n);
 
+/* A node of physics_detail_step in a CUDA graph: the kernel is in the type, so
+ * physics_detail_step_node_set takes no other kernel's node. .node is the graph's node
+ * (for dependencies and the driver's own calls); the rest is libkstub's. */
+typedef struct physics_detail_step_node_t {
+    ks_graph_node node;
+    ks_node_target ks__target;
+} physics_detail_step_node_t;
+
+/* One node's arguments for physics_detail_step_nodes_set: a member per parameter. */
+typedef struct physics_detail_step_args {
+    struct Particle *p;
+    float            dt;
+    uint32_t         n;
+} physics_detail_step_args;
+
 /* The same launch as a kernel node of a CUDA graph: added to ks__graph after
  * the ks__ndeps nodes at ks__deps (NULL, 0: a root), *ks__node receives it.
  * The arguments are copied into the node; launch.stream is not used (the
  * graph runs on the stream it is launched on); launch.attrs must be NULL. */
-ks_status physics_detail_step_node(ks_graph             ks__graph,
-                                   const ks_graph_node *ks__deps,
-                                   size_t               ks__ndeps,
-                                   ks_graph_node       *ks__node,
-                                   ks_launch            launch,
-                                   struct Particle     *p,
-                                   float                dt,
-                                   uint32_t             n);
+ks_status physics_detail_step_node(ks_graph                          ks__graph,
+                                   const ks_graph_node              *ks__deps,
+                                   size_t                            ks__ndeps,
+                                   physics_detail_step_node_t       *ks__node,
+                                   ks_launch                         launch,
+                                   struct Particle                  *p,
+                                   float                             dt,
+                                   uint32_t                          n);
 
 /* New configuration and arguments for that node in ks__exec, an instance of
- * its graph, from its next launch on. A node of another kernel, or one not in
- * ks__exec, is refused and nothing changes; the graph must still exist. */
-ks_status physics_detail_step_node_set(ks_graph_exec        ks__exec,
-                                       ks_graph_node        ks__node,
-                                       ks_launch            launch,
-                                       struct Particle     *p,
-                                       float                dt,
-                                       uint32_t             n);
+ * its graph, from its next launch on: one cuGraphExecKernelNodeSetParams. A
+ * node not in ks__exec is refused and nothing changes; the graph must still
+ * exist. */
+ks_status physics_detail_step_node_set(ks_graph_exec                     ks__exec,
+                                       physics_detail_step_node_t        ks__node,
+                                       ks_launch                         launch,
+                                       struct Particle                  *p,
+                                       float                             dt,
+                                       uint32_t                          n);
+
+/* The same for ks__count nodes at once: node i gets ks__launches[i] (NULL:
+ * the configuration it was added with) and the arguments ks__values[i].
+ * Stops at the first node refused (ks_last_error() names it); the nodes
+ * before it are updated. */
+ks_status physics_detail_step_nodes_set(ks_graph_exec                     ks__exec,
+                                        size_t                            ks__count,
+                                        const physics_detail_step_node_t *ks__nodes,
+                                        const ks_launch                  *ks__launches,
+                                        const physics_detail_step_args   *ks__values);
 
 /* physics::clamp's descriptor, for the runtime's calls on one kernel:
  * ks_kernel_set_max_shared(&physics_clamp__floatp_float_float_kernel, bytes) before a launch with
@@ -320,28 +421,54 @@ ks_status ks__physics_clamp__floatp_float_float_n_at(const char *ks__file,
                                                      float       lo,
                                                      float       hi);
 
+/* A node of physics_clamp__floatp_float_float in a CUDA graph: the kernel is in the type, so
+ * physics_clamp__floatp_float_float_node_set takes no other kernel's node. .node is the graph's node
+ * (for dependencies and the driver's own calls); the rest is libkstub's. */
+typedef struct physics_clamp__floatp_float_float_node_t {
+    ks_graph_node node;
+    ks_node_target ks__target;
+} physics_clamp__floatp_float_float_node_t;
+
+/* One node's arguments for physics_clamp__floatp_float_float_nodes_set: a member per parameter. */
+typedef struct physics_clamp__floatp_float_float_args {
+    float *x;
+    float  lo;
+    float  hi;
+} physics_clamp__floatp_float_float_args;
+
 /* The same launch as a kernel node of a CUDA graph: added to ks__graph after
  * the ks__ndeps nodes at ks__deps (NULL, 0: a root), *ks__node receives it.
  * The arguments are copied into the node; launch.stream is not used (the
  * graph runs on the stream it is launched on); launch.attrs must be NULL. */
-ks_status physics_clamp__floatp_float_float_node(ks_graph             ks__graph,
-                                                 const ks_graph_node *ks__deps,
-                                                 size_t               ks__ndeps,
-                                                 ks_graph_node       *ks__node,
-                                                 ks_launch            launch,
-                                                 float               *x,
-                                                 float                lo,
-                                                 float                hi);
+ks_status physics_clamp__floatp_float_float_node(ks_graph                                        ks__graph,
+                                                 const ks_graph_node                            *ks__deps,
+                                                 size_t                                          ks__ndeps,
+                                                 physics_clamp__floatp_float_float_node_t       *ks__node,
+                                                 ks_launch                                       launch,
+                                                 float                                          *x,
+                                                 float                                           lo,
+                                                 float                                           hi);
 
 /* New configuration and arguments for that node in ks__exec, an instance of
- * its graph, from its next launch on. A node of another kernel, or one not in
- * ks__exec, is refused and nothing changes; the graph must still exist. */
-ks_status physics_clamp__floatp_float_float_node_set(ks_graph_exec        ks__exec,
-                                                     ks_graph_node        ks__node,
-                                                     ks_launch            launch,
-                                                     float               *x,
-                                                     float                lo,
-                                                     float                hi);
+ * its graph, from its next launch on: one cuGraphExecKernelNodeSetParams. A
+ * node not in ks__exec is refused and nothing changes; the graph must still
+ * exist. */
+ks_status physics_clamp__floatp_float_float_node_set(ks_graph_exec                                   ks__exec,
+                                                     physics_clamp__floatp_float_float_node_t        ks__node,
+                                                     ks_launch                                       launch,
+                                                     float                                          *x,
+                                                     float                                           lo,
+                                                     float                                           hi);
+
+/* The same for ks__count nodes at once: node i gets ks__launches[i] (NULL:
+ * the configuration it was added with) and the arguments ks__values[i].
+ * Stops at the first node refused (ks_last_error() names it); the nodes
+ * before it are updated. */
+ks_status physics_clamp__floatp_float_float_nodes_set(ks_graph_exec                                   ks__exec,
+                                                      size_t                                          ks__count,
+                                                      const physics_clamp__floatp_float_float_node_t *ks__nodes,
+                                                      const ks_launch                                *ks__launches,
+                                                      const physics_clamp__floatp_float_float_args   *ks__values);
 
 /* physics::clamp's descriptor, for the runtime's calls on one kernel:
  * ks_kernel_set_max_shared(&physics_clamp__intp_int_int_kernel, bytes) before a launch with
@@ -380,28 +507,54 @@ ks_status ks__physics_clamp__intp_int_int_n_at(const char *ks__file,
                                                int         lo,
                                                int         hi);
 
+/* A node of physics_clamp__intp_int_int in a CUDA graph: the kernel is in the type, so
+ * physics_clamp__intp_int_int_node_set takes no other kernel's node. .node is the graph's node
+ * (for dependencies and the driver's own calls); the rest is libkstub's. */
+typedef struct physics_clamp__intp_int_int_node_t {
+    ks_graph_node node;
+    ks_node_target ks__target;
+} physics_clamp__intp_int_int_node_t;
+
+/* One node's arguments for physics_clamp__intp_int_int_nodes_set: a member per parameter. */
+typedef struct physics_clamp__intp_int_int_args {
+    int *x;
+    int  lo;
+    int  hi;
+} physics_clamp__intp_int_int_args;
+
 /* The same launch as a kernel node of a CUDA graph: added to ks__graph after
  * the ks__ndeps nodes at ks__deps (NULL, 0: a root), *ks__node receives it.
  * The arguments are copied into the node; launch.stream is not used (the
  * graph runs on the stream it is launched on); launch.attrs must be NULL. */
-ks_status physics_clamp__intp_int_int_node(ks_graph             ks__graph,
-                                           const ks_graph_node *ks__deps,
-                                           size_t               ks__ndeps,
-                                           ks_graph_node       *ks__node,
-                                           ks_launch            launch,
-                                           int                 *x,
-                                           int                  lo,
-                                           int                  hi);
+ks_status physics_clamp__intp_int_int_node(ks_graph                                  ks__graph,
+                                           const ks_graph_node                      *ks__deps,
+                                           size_t                                    ks__ndeps,
+                                           physics_clamp__intp_int_int_node_t       *ks__node,
+                                           ks_launch                                 launch,
+                                           int                                      *x,
+                                           int                                       lo,
+                                           int                                       hi);
 
 /* New configuration and arguments for that node in ks__exec, an instance of
- * its graph, from its next launch on. A node of another kernel, or one not in
- * ks__exec, is refused and nothing changes; the graph must still exist. */
-ks_status physics_clamp__intp_int_int_node_set(ks_graph_exec        ks__exec,
-                                               ks_graph_node        ks__node,
-                                               ks_launch            launch,
-                                               int                 *x,
-                                               int                  lo,
-                                               int                  hi);
+ * its graph, from its next launch on: one cuGraphExecKernelNodeSetParams. A
+ * node not in ks__exec is refused and nothing changes; the graph must still
+ * exist. */
+ks_status physics_clamp__intp_int_int_node_set(ks_graph_exec                             ks__exec,
+                                               physics_clamp__intp_int_int_node_t        ks__node,
+                                               ks_launch                                 launch,
+                                               int                                      *x,
+                                               int                                       lo,
+                                               int                                       hi);
+
+/* The same for ks__count nodes at once: node i gets ks__launches[i] (NULL:
+ * the configuration it was added with) and the arguments ks__values[i].
+ * Stops at the first node refused (ks_last_error() names it); the nodes
+ * before it are updated. */
+ks_status physics_clamp__intp_int_int_nodes_set(ks_graph_exec                             ks__exec,
+                                                size_t                                    ks__count,
+                                                const physics_clamp__intp_int_int_node_t *ks__nodes,
+                                                const ks_launch                          *ks__launches,
+                                                const physics_clamp__intp_int_int_args   *ks__values);
 
 /* odd_names's descriptor, for the runtime's calls on one kernel:
  * ks_kernel_set_max_shared(&odd_names_kernel, bytes) before a launch with
@@ -452,34 +605,63 @@ ks_status ks__odd_names_n_at(const char *ks__file,
                              long        n_items,
                              const char *restrict_);
 
+/* A node of odd_names in a CUDA graph: the kernel is in the type, so
+ * odd_names_node_set takes no other kernel's node. .node is the graph's node
+ * (for dependencies and the driver's own calls); the rest is libkstub's. */
+typedef struct odd_names_node_t {
+    ks_graph_node node;
+    ks_node_target ks__target;
+} odd_names_node_t;
+
+/* One node's arguments for odd_names_nodes_set: a member per parameter. */
+typedef struct odd_names_args {
+    int         arg0;
+    float      *launch;
+    int         args;
+    int         stream;
+    long        n_items;
+    const char *restrict_;
+} odd_names_args;
+
 /* The same launch as a kernel node of a CUDA graph: added to ks__graph after
  * the ks__ndeps nodes at ks__deps (NULL, 0: a root), *ks__node receives it.
  * The arguments are copied into the node; launch.stream is not used (the
  * graph runs on the stream it is launched on); launch.attrs must be NULL. */
-ks_status odd_names_node(ks_graph             ks__graph,
-                         const ks_graph_node *ks__deps,
-                         size_t               ks__ndeps,
-                         ks_graph_node       *ks__node,
-                         ks_launch            ks_launch_,
-                         int                  arg0,
-                         float               *launch,
-                         int                  args,
-                         int                  stream,
-                         long                 n_items,
-                         const char          *restrict_);
+ks_status odd_names_node(ks_graph                ks__graph,
+                         const ks_graph_node    *ks__deps,
+                         size_t                  ks__ndeps,
+                         odd_names_node_t       *ks__node,
+                         ks_launch               ks_launch_,
+                         int                     arg0,
+                         float                  *launch,
+                         int                     args,
+                         int                     stream,
+                         long                    n_items,
+                         const char             *restrict_);
 
 /* New configuration and arguments for that node in ks__exec, an instance of
- * its graph, from its next launch on. A node of another kernel, or one not in
- * ks__exec, is refused and nothing changes; the graph must still exist. */
-ks_status odd_names_node_set(ks_graph_exec        ks__exec,
-                             ks_graph_node        ks__node,
-                             ks_launch            ks_launch_,
-                             int                  arg0,
-                             float               *launch,
-                             int                  args,
-                             int                  stream,
-                             long                 n_items,
-                             const char          *restrict_);
+ * its graph, from its next launch on: one cuGraphExecKernelNodeSetParams. A
+ * node not in ks__exec is refused and nothing changes; the graph must still
+ * exist. */
+ks_status odd_names_node_set(ks_graph_exec           ks__exec,
+                             odd_names_node_t        ks__node,
+                             ks_launch               ks_launch_,
+                             int                     arg0,
+                             float                  *launch,
+                             int                     args,
+                             int                     stream,
+                             long                    n_items,
+                             const char             *restrict_);
+
+/* The same for ks__count nodes at once: node i gets ks__launches[i] (NULL:
+ * the configuration it was added with) and the arguments ks__values[i].
+ * Stops at the first node refused (ks_last_error() names it); the nodes
+ * before it are updated. */
+ks_status odd_names_nodes_set(ks_graph_exec           ks__exec,
+                              size_t                  ks__count,
+                              const odd_names_node_t *ks__nodes,
+                              const ks_launch        *ks__launches,
+                              const odd_names_args   *ks__values);
 
 #if !defined(__cplusplus) && !defined(KSTUB_PLAIN_CALLS)
 /* The macro form of each stub, in C. It hands the caller's file and line to
@@ -506,7 +688,9 @@ ks_status odd_names_node_set(ks_graph_exec        ks__exec,
         KS_ARG_VALUE(value, _Generic((value), float: 1, default: 0), "kernel fill, parameter value needs exactly float"), \
         KS_ARG_VALUE(n, _Generic((n), size_t: 1, default: 0), "kernel fill, parameter n needs exactly size_t"))
 #define fill_node(ks__graph, ks__deps, ks__ndeps, ks__node, launch, out, value, n) \
-    (fill_node)(ks__graph, ks__deps, ks__ndeps, ks__node, launch, \
+    (fill_node)(ks__graph, ks__deps, ks__ndeps, \
+        KS_ARG_NODES(ks__node, _Generic((ks__node), fill_node_t *: 1, void *: 1, default: 0), \
+            "kernel fill: the node must be a fill_node_t *"), launch, \
         KS_ARG_POINTER(out, _Generic((out), float *: 1, default: 0), \
             _Generic((out), float *: 1, void *: 1, default: 0), \
             "kernel fill, parameter out needs exactly float *", "kernel fill, parameter out needs float *, not another pointer type"), \
@@ -519,6 +703,12 @@ ks_status odd_names_node_set(ks_graph_exec        ks__exec,
             "kernel fill, parameter out needs exactly float *", "kernel fill, parameter out needs float *, not another pointer type"), \
         KS_ARG_VALUE(value, _Generic((value), float: 1, default: 0), "kernel fill, parameter value needs exactly float"), \
         KS_ARG_VALUE(n, _Generic((n), size_t: 1, default: 0), "kernel fill, parameter n needs exactly size_t"))
+#define fill_nodes_set(ks__exec, ks__count, ks__nodes, ks__launches, ks__values) \
+    (fill_nodes_set)(ks__exec, ks__count, \
+        KS_ARG_NODES(ks__nodes, _Generic((ks__nodes), const fill_node_t *: 1, fill_node_t *: 1, void *: 1, default: 0), \
+            "kernel fill: the nodes must be fill_node_t"), ks__launches, \
+        KS_ARG_NODES(ks__values, _Generic((ks__values), const fill_args *: 1, fill_args *: 1, void *: 1, default: 0), \
+            "kernel fill: the arguments must be fill_args"))
 #define mixed(launch, c, d, s, i, b, in, flags, table) \
     ks__mixed_at(__FILE__, __LINE__, launch, \
         KS_ARG_VALUE(c, _Generic((c), char: 1, default: 0), "kernel mixed, parameter c needs exactly char"), \
@@ -552,7 +742,9 @@ ks_status odd_names_node_set(ks_graph_exec        ks__exec,
             _Generic((table), const struct Particle *const *: 1, void *: 1, default: 0), \
             "kernel mixed, parameter table needs exactly const struct Particle *const *", "kernel mixed, parameter table needs const struct Particle *const *, not another pointer type"))
 #define mixed_node(ks__graph, ks__deps, ks__ndeps, ks__node, launch, c, d, s, i, b, in, flags, table) \
-    (mixed_node)(ks__graph, ks__deps, ks__ndeps, ks__node, launch, \
+    (mixed_node)(ks__graph, ks__deps, ks__ndeps, \
+        KS_ARG_NODES(ks__node, _Generic((ks__node), mixed_node_t *: 1, void *: 1, default: 0), \
+            "kernel mixed: the node must be a mixed_node_t *"), launch, \
         KS_ARG_VALUE(c, _Generic((c), char: 1, default: 0), "kernel mixed, parameter c needs exactly char"), \
         KS_ARG_VALUE(d, _Generic((d), double: 1, default: 0), "kernel mixed, parameter d needs exactly double"), \
         KS_ARG_VALUE(s, _Generic((s), short: 1, default: 0), "kernel mixed, parameter s needs exactly short"), \
@@ -583,14 +775,26 @@ ks_status odd_names_node_set(ks_graph_exec        ks__exec,
         KS_ARG_POINTER(table, _Generic((table), const struct Particle *const *: 1, default: 0), \
             _Generic((table), const struct Particle *const *: 1, void *: 1, default: 0), \
             "kernel mixed, parameter table needs exactly const struct Particle *const *", "kernel mixed, parameter table needs const struct Particle *const *, not another pointer type"))
+#define mixed_nodes_set(ks__exec, ks__count, ks__nodes, ks__launches, ks__values) \
+    (mixed_nodes_set)(ks__exec, ks__count, \
+        KS_ARG_NODES(ks__nodes, _Generic((ks__nodes), const mixed_node_t *: 1, mixed_node_t *: 1, void *: 1, default: 0), \
+            "kernel mixed: the nodes must be mixed_node_t"), ks__launches, \
+        KS_ARG_NODES(ks__values, _Generic((ks__values), const mixed_args *: 1, mixed_args *: 1, void *: 1, default: 0), \
+            "kernel mixed: the arguments must be mixed_args"))
 #define no_params(launch) \
     ks__no_params_at(__FILE__, __LINE__, launch)
 #define no_params_n(n_items, stream) \
     ks__no_params_n_at(__FILE__, __LINE__, n_items, stream)
 #define no_params_node(ks__graph, ks__deps, ks__ndeps, ks__node, launch) \
-    (no_params_node)(ks__graph, ks__deps, ks__ndeps, ks__node, launch)
+    (no_params_node)(ks__graph, ks__deps, ks__ndeps, \
+        KS_ARG_NODES(ks__node, _Generic((ks__node), no_params_node_t *: 1, void *: 1, default: 0), \
+            "kernel no_params: the node must be a no_params_node_t *"), launch)
 #define no_params_node_set(ks__exec, ks__node, launch) \
     (no_params_node_set)(ks__exec, ks__node, launch)
+#define no_params_nodes_set(ks__exec, ks__count, ks__nodes, ks__launches) \
+    (no_params_nodes_set)(ks__exec, ks__count, \
+        KS_ARG_NODES(ks__nodes, _Generic((ks__nodes), const no_params_node_t *: 1, no_params_node_t *: 1, void *: 1, default: 0), \
+            "kernel no_params: the nodes must be no_params_node_t"), ks__launches)
 #define physics_detail_step(launch, p, dt, n) \
     ks__physics_detail_step_at(__FILE__, __LINE__, launch, \
         KS_ARG_POINTER(p, _Generic((p), struct Particle *: 1, default: 0), \
@@ -606,7 +810,9 @@ ks_status odd_names_node_set(ks_graph_exec        ks__exec,
         KS_ARG_VALUE(dt, _Generic((dt), float: 1, default: 0), "kernel physics_detail_step, parameter dt needs exactly float"), \
         KS_ARG_VALUE(n, _Generic((n), uint32_t: 1, default: 0), "kernel physics_detail_step, parameter n needs exactly uint32_t"))
 #define physics_detail_step_node(ks__graph, ks__deps, ks__ndeps, ks__node, launch, p, dt, n) \
-    (physics_detail_step_node)(ks__graph, ks__deps, ks__ndeps, ks__node, launch, \
+    (physics_detail_step_node)(ks__graph, ks__deps, ks__ndeps, \
+        KS_ARG_NODES(ks__node, _Generic((ks__node), physics_detail_step_node_t *: 1, void *: 1, default: 0), \
+            "kernel physics_detail_step: the node must be a physics_detail_step_node_t *"), launch, \
         KS_ARG_POINTER(p, _Generic((p), struct Particle *: 1, default: 0), \
             _Generic((p), struct Particle *: 1, void *: 1, default: 0), \
             "kernel physics_detail_step, parameter p needs exactly struct Particle *", "kernel physics_detail_step, parameter p needs struct Particle *, not another pointer type"), \
@@ -619,6 +825,12 @@ ks_status odd_names_node_set(ks_graph_exec        ks__exec,
             "kernel physics_detail_step, parameter p needs exactly struct Particle *", "kernel physics_detail_step, parameter p needs struct Particle *, not another pointer type"), \
         KS_ARG_VALUE(dt, _Generic((dt), float: 1, default: 0), "kernel physics_detail_step, parameter dt needs exactly float"), \
         KS_ARG_VALUE(n, _Generic((n), uint32_t: 1, default: 0), "kernel physics_detail_step, parameter n needs exactly uint32_t"))
+#define physics_detail_step_nodes_set(ks__exec, ks__count, ks__nodes, ks__launches, ks__values) \
+    (physics_detail_step_nodes_set)(ks__exec, ks__count, \
+        KS_ARG_NODES(ks__nodes, _Generic((ks__nodes), const physics_detail_step_node_t *: 1, physics_detail_step_node_t *: 1, void *: 1, default: 0), \
+            "kernel physics_detail_step: the nodes must be physics_detail_step_node_t"), ks__launches, \
+        KS_ARG_NODES(ks__values, _Generic((ks__values), const physics_detail_step_args *: 1, physics_detail_step_args *: 1, void *: 1, default: 0), \
+            "kernel physics_detail_step: the arguments must be physics_detail_step_args"))
 #define physics_clamp__floatp_float_float(launch, x, lo, hi) \
     ks__physics_clamp__floatp_float_float_at(__FILE__, __LINE__, launch, \
         KS_ARG_POINTER(x, _Generic((x), float *: 1, default: 0), \
@@ -634,7 +846,9 @@ ks_status odd_names_node_set(ks_graph_exec        ks__exec,
         KS_ARG_VALUE(lo, _Generic((lo), float: 1, default: 0), "kernel physics_clamp__floatp_float_float, parameter lo needs exactly float"), \
         KS_ARG_VALUE(hi, _Generic((hi), float: 1, default: 0), "kernel physics_clamp__floatp_float_float, parameter hi needs exactly float"))
 #define physics_clamp__floatp_float_float_node(ks__graph, ks__deps, ks__ndeps, ks__node, launch, x, lo, hi) \
-    (physics_clamp__floatp_float_float_node)(ks__graph, ks__deps, ks__ndeps, ks__node, launch, \
+    (physics_clamp__floatp_float_float_node)(ks__graph, ks__deps, ks__ndeps, \
+        KS_ARG_NODES(ks__node, _Generic((ks__node), physics_clamp__floatp_float_float_node_t *: 1, void *: 1, default: 0), \
+            "kernel physics_clamp__floatp_float_float: the node must be a physics_clamp__floatp_float_float_node_t *"), launch, \
         KS_ARG_POINTER(x, _Generic((x), float *: 1, default: 0), \
             _Generic((x), float *: 1, void *: 1, default: 0), \
             "kernel physics_clamp__floatp_float_float, parameter x needs exactly float *", "kernel physics_clamp__floatp_float_float, parameter x needs float *, not another pointer type"), \
@@ -647,6 +861,12 @@ ks_status odd_names_node_set(ks_graph_exec        ks__exec,
             "kernel physics_clamp__floatp_float_float, parameter x needs exactly float *", "kernel physics_clamp__floatp_float_float, parameter x needs float *, not another pointer type"), \
         KS_ARG_VALUE(lo, _Generic((lo), float: 1, default: 0), "kernel physics_clamp__floatp_float_float, parameter lo needs exactly float"), \
         KS_ARG_VALUE(hi, _Generic((hi), float: 1, default: 0), "kernel physics_clamp__floatp_float_float, parameter hi needs exactly float"))
+#define physics_clamp__floatp_float_float_nodes_set(ks__exec, ks__count, ks__nodes, ks__launches, ks__values) \
+    (physics_clamp__floatp_float_float_nodes_set)(ks__exec, ks__count, \
+        KS_ARG_NODES(ks__nodes, _Generic((ks__nodes), const physics_clamp__floatp_float_float_node_t *: 1, physics_clamp__floatp_float_float_node_t *: 1, void *: 1, default: 0), \
+            "kernel physics_clamp__floatp_float_float: the nodes must be physics_clamp__floatp_float_float_node_t"), ks__launches, \
+        KS_ARG_NODES(ks__values, _Generic((ks__values), const physics_clamp__floatp_float_float_args *: 1, physics_clamp__floatp_float_float_args *: 1, void *: 1, default: 0), \
+            "kernel physics_clamp__floatp_float_float: the arguments must be physics_clamp__floatp_float_float_args"))
 #define physics_clamp__intp_int_int(launch, x, lo, hi) \
     ks__physics_clamp__intp_int_int_at(__FILE__, __LINE__, launch, \
         KS_ARG_POINTER(x, _Generic((x), int *: 1, default: 0), \
@@ -662,7 +882,9 @@ ks_status odd_names_node_set(ks_graph_exec        ks__exec,
         KS_ARG_VALUE(lo, _Generic((lo), int: 1, default: 0), "kernel physics_clamp__intp_int_int, parameter lo needs exactly int"), \
         KS_ARG_VALUE(hi, _Generic((hi), int: 1, default: 0), "kernel physics_clamp__intp_int_int, parameter hi needs exactly int"))
 #define physics_clamp__intp_int_int_node(ks__graph, ks__deps, ks__ndeps, ks__node, launch, x, lo, hi) \
-    (physics_clamp__intp_int_int_node)(ks__graph, ks__deps, ks__ndeps, ks__node, launch, \
+    (physics_clamp__intp_int_int_node)(ks__graph, ks__deps, ks__ndeps, \
+        KS_ARG_NODES(ks__node, _Generic((ks__node), physics_clamp__intp_int_int_node_t *: 1, void *: 1, default: 0), \
+            "kernel physics_clamp__intp_int_int: the node must be a physics_clamp__intp_int_int_node_t *"), launch, \
         KS_ARG_POINTER(x, _Generic((x), int *: 1, default: 0), \
             _Generic((x), int *: 1, void *: 1, default: 0), \
             "kernel physics_clamp__intp_int_int, parameter x needs exactly int *", "kernel physics_clamp__intp_int_int, parameter x needs int *, not another pointer type"), \
@@ -675,6 +897,12 @@ ks_status odd_names_node_set(ks_graph_exec        ks__exec,
             "kernel physics_clamp__intp_int_int, parameter x needs exactly int *", "kernel physics_clamp__intp_int_int, parameter x needs int *, not another pointer type"), \
         KS_ARG_VALUE(lo, _Generic((lo), int: 1, default: 0), "kernel physics_clamp__intp_int_int, parameter lo needs exactly int"), \
         KS_ARG_VALUE(hi, _Generic((hi), int: 1, default: 0), "kernel physics_clamp__intp_int_int, parameter hi needs exactly int"))
+#define physics_clamp__intp_int_int_nodes_set(ks__exec, ks__count, ks__nodes, ks__launches, ks__values) \
+    (physics_clamp__intp_int_int_nodes_set)(ks__exec, ks__count, \
+        KS_ARG_NODES(ks__nodes, _Generic((ks__nodes), const physics_clamp__intp_int_int_node_t *: 1, physics_clamp__intp_int_int_node_t *: 1, void *: 1, default: 0), \
+            "kernel physics_clamp__intp_int_int: the nodes must be physics_clamp__intp_int_int_node_t"), ks__launches, \
+        KS_ARG_NODES(ks__values, _Generic((ks__values), const physics_clamp__intp_int_int_args *: 1, physics_clamp__intp_int_int_args *: 1, void *: 1, default: 0), \
+            "kernel physics_clamp__intp_int_int: the arguments must be physics_clamp__intp_int_int_args"))
 #define odd_names(ks_launch_, arg0, launch, args, stream, n_items, restrict_) \
     ks__odd_names_at(__FILE__, __LINE__, ks_launch_, \
         KS_ARG_VALUE(arg0, _Generic((arg0), int: 1, default: 0), "kernel odd_names, parameter arg0 needs exactly int"), \
@@ -700,7 +928,9 @@ ks_status odd_names_node_set(ks_graph_exec        ks__exec,
             _Generic((restrict_), const char *: 1, char *: 1, void *: 1, const void *: 1, default: 0), \
             "kernel odd_names, parameter restrict_ needs exactly const char *", "kernel odd_names, parameter restrict_ needs const char *, not another pointer type"))
 #define odd_names_node(ks__graph, ks__deps, ks__ndeps, ks__node, ks_launch_, arg0, launch, args, stream, n_items, restrict_) \
-    (odd_names_node)(ks__graph, ks__deps, ks__ndeps, ks__node, ks_launch_, \
+    (odd_names_node)(ks__graph, ks__deps, ks__ndeps, \
+        KS_ARG_NODES(ks__node, _Generic((ks__node), odd_names_node_t *: 1, void *: 1, default: 0), \
+            "kernel odd_names: the node must be a odd_names_node_t *"), ks_launch_, \
         KS_ARG_VALUE(arg0, _Generic((arg0), int: 1, default: 0), "kernel odd_names, parameter arg0 needs exactly int"), \
         KS_ARG_POINTER(launch, _Generic((launch), float *: 1, default: 0), \
             _Generic((launch), float *: 1, void *: 1, default: 0), \
@@ -723,6 +953,12 @@ ks_status odd_names_node_set(ks_graph_exec        ks__exec,
         KS_ARG_POINTER(restrict_, _Generic((restrict_), const char *: 1, char *: 1, default: 0), \
             _Generic((restrict_), const char *: 1, char *: 1, void *: 1, const void *: 1, default: 0), \
             "kernel odd_names, parameter restrict_ needs exactly const char *", "kernel odd_names, parameter restrict_ needs const char *, not another pointer type"))
+#define odd_names_nodes_set(ks__exec, ks__count, ks__nodes, ks__launches, ks__values) \
+    (odd_names_nodes_set)(ks__exec, ks__count, \
+        KS_ARG_NODES(ks__nodes, _Generic((ks__nodes), const odd_names_node_t *: 1, odd_names_node_t *: 1, void *: 1, default: 0), \
+            "kernel odd_names: the nodes must be odd_names_node_t"), ks__launches, \
+        KS_ARG_NODES(ks__values, _Generic((ks__values), const odd_names_args *: 1, odd_names_args *: 1, void *: 1, default: 0), \
+            "kernel odd_names: the arguments must be odd_names_args"))
 #endif
 
 #ifdef __cplusplus
@@ -758,7 +994,7 @@ inline ks_status fill_n(size_t n_items, ks_stream stream, KS_T0 out, KS_T1 value
 }
 template <typename KS_T0, typename KS_T1, typename KS_T2>
 inline ks_status fill_node(ks_graph ks__graph, const ks_graph_node *ks__deps, size_t ks__ndeps,
-                                 ks_graph_node *ks__node, ks_launch launch, KS_T0 out, KS_T1 value, KS_T2 n)
+                                 fill_node_t *ks__node, ks_launch launch, KS_T0 out, KS_T1 value, KS_T2 n)
 {
     static_assert(std::is_same<KS_T0, float *>::value,
                   "kernel fill, parameter out needs exactly float *");
@@ -769,7 +1005,7 @@ inline ks_status fill_node(ks_graph ks__graph, const ks_graph_node *ks__deps, si
     return fill_node(ks__graph, ks__deps, ks__ndeps, ks__node, launch, static_cast<float *>(out), static_cast<float>(value), static_cast<size_t>(n));
 }
 template <typename KS_T0, typename KS_T1, typename KS_T2>
-inline ks_status fill_node_set(ks_graph_exec ks__exec, ks_graph_node ks__node, ks_launch launch, KS_T0 out, KS_T1 value, KS_T2 n)
+inline ks_status fill_node_set(ks_graph_exec ks__exec, fill_node_t ks__node, ks_launch launch, KS_T0 out, KS_T1 value, KS_T2 n)
 {
     static_assert(std::is_same<KS_T0, float *>::value,
                   "kernel fill, parameter out needs exactly float *");
@@ -825,7 +1061,7 @@ inline ks_status mixed_n(size_t n_items, ks_stream stream, KS_T0 c, KS_T1 d, KS_
 }
 template <typename KS_T0, typename KS_T1, typename KS_T2, typename KS_T3, typename KS_T4, typename KS_T5, typename KS_T6, typename KS_T7>
 inline ks_status mixed_node(ks_graph ks__graph, const ks_graph_node *ks__deps, size_t ks__ndeps,
-                                 ks_graph_node *ks__node, ks_launch launch, KS_T0 c, KS_T1 d, KS_T2 s, KS_T3 i, KS_T4 b, KS_T5 in, KS_T6 flags, KS_T7 table)
+                                 mixed_node_t *ks__node, ks_launch launch, KS_T0 c, KS_T1 d, KS_T2 s, KS_T3 i, KS_T4 b, KS_T5 in, KS_T6 flags, KS_T7 table)
 {
     static_assert(std::is_same<KS_T0, char>::value,
                   "kernel mixed, parameter c needs exactly char");
@@ -847,7 +1083,7 @@ inline ks_status mixed_node(ks_graph ks__graph, const ks_graph_node *ks__deps, s
     return mixed_node(ks__graph, ks__deps, ks__ndeps, ks__node, launch, static_cast<char>(c), static_cast<double>(d), static_cast<short>(s), static_cast<int64_t>(i), static_cast<bool>(b), static_cast<const float *KS_RESTRICT>(in), static_cast<volatile unsigned int *>(flags), static_cast<const struct Particle *const *>(table));
 }
 template <typename KS_T0, typename KS_T1, typename KS_T2, typename KS_T3, typename KS_T4, typename KS_T5, typename KS_T6, typename KS_T7>
-inline ks_status mixed_node_set(ks_graph_exec ks__exec, ks_graph_node ks__node, ks_launch launch, KS_T0 c, KS_T1 d, KS_T2 s, KS_T3 i, KS_T4 b, KS_T5 in, KS_T6 flags, KS_T7 table)
+inline ks_status mixed_node_set(ks_graph_exec ks__exec, mixed_node_t ks__node, ks_launch launch, KS_T0 c, KS_T1 d, KS_T2 s, KS_T3 i, KS_T4 b, KS_T5 in, KS_T6 flags, KS_T7 table)
 {
     static_assert(std::is_same<KS_T0, char>::value,
                   "kernel mixed, parameter c needs exactly char");
@@ -892,7 +1128,7 @@ inline ks_status physics_detail_step_n(size_t n_items, ks_stream stream, KS_T0 p
 }
 template <typename KS_T0, typename KS_T1, typename KS_T2>
 inline ks_status physics_detail_step_node(ks_graph ks__graph, const ks_graph_node *ks__deps, size_t ks__ndeps,
-                                 ks_graph_node *ks__node, ks_launch launch, KS_T0 p, KS_T1 dt, KS_T2 n)
+                                 physics_detail_step_node_t *ks__node, ks_launch launch, KS_T0 p, KS_T1 dt, KS_T2 n)
 {
     static_assert(std::is_same<KS_T0, struct Particle *>::value,
                   "kernel physics_detail_step, parameter p needs exactly struct Particle *");
@@ -903,7 +1139,7 @@ inline ks_status physics_detail_step_node(ks_graph ks__graph, const ks_graph_nod
     return physics_detail_step_node(ks__graph, ks__deps, ks__ndeps, ks__node, launch, static_cast<struct Particle *>(p), static_cast<float>(dt), static_cast<uint32_t>(n));
 }
 template <typename KS_T0, typename KS_T1, typename KS_T2>
-inline ks_status physics_detail_step_node_set(ks_graph_exec ks__exec, ks_graph_node ks__node, ks_launch launch, KS_T0 p, KS_T1 dt, KS_T2 n)
+inline ks_status physics_detail_step_node_set(ks_graph_exec ks__exec, physics_detail_step_node_t ks__node, ks_launch launch, KS_T0 p, KS_T1 dt, KS_T2 n)
 {
     static_assert(std::is_same<KS_T0, struct Particle *>::value,
                   "kernel physics_detail_step, parameter p needs exactly struct Particle *");
@@ -937,7 +1173,7 @@ inline ks_status physics_clamp__floatp_float_float_n(size_t n_items, ks_stream s
 }
 template <typename KS_T0, typename KS_T1, typename KS_T2>
 inline ks_status physics_clamp__floatp_float_float_node(ks_graph ks__graph, const ks_graph_node *ks__deps, size_t ks__ndeps,
-                                 ks_graph_node *ks__node, ks_launch launch, KS_T0 x, KS_T1 lo, KS_T2 hi)
+                                 physics_clamp__floatp_float_float_node_t *ks__node, ks_launch launch, KS_T0 x, KS_T1 lo, KS_T2 hi)
 {
     static_assert(std::is_same<KS_T0, float *>::value,
                   "kernel physics_clamp__floatp_float_float, parameter x needs exactly float *");
@@ -948,7 +1184,7 @@ inline ks_status physics_clamp__floatp_float_float_node(ks_graph ks__graph, cons
     return physics_clamp__floatp_float_float_node(ks__graph, ks__deps, ks__ndeps, ks__node, launch, static_cast<float *>(x), static_cast<float>(lo), static_cast<float>(hi));
 }
 template <typename KS_T0, typename KS_T1, typename KS_T2>
-inline ks_status physics_clamp__floatp_float_float_node_set(ks_graph_exec ks__exec, ks_graph_node ks__node, ks_launch launch, KS_T0 x, KS_T1 lo, KS_T2 hi)
+inline ks_status physics_clamp__floatp_float_float_node_set(ks_graph_exec ks__exec, physics_clamp__floatp_float_float_node_t ks__node, ks_launch launch, KS_T0 x, KS_T1 lo, KS_T2 hi)
 {
     static_assert(std::is_same<KS_T0, float *>::value,
                   "kernel physics_clamp__floatp_float_float, parameter x needs exactly float *");
@@ -982,7 +1218,7 @@ inline ks_status physics_clamp__intp_int_int_n(size_t n_items, ks_stream stream,
 }
 template <typename KS_T0, typename KS_T1, typename KS_T2>
 inline ks_status physics_clamp__intp_int_int_node(ks_graph ks__graph, const ks_graph_node *ks__deps, size_t ks__ndeps,
-                                 ks_graph_node *ks__node, ks_launch launch, KS_T0 x, KS_T1 lo, KS_T2 hi)
+                                 physics_clamp__intp_int_int_node_t *ks__node, ks_launch launch, KS_T0 x, KS_T1 lo, KS_T2 hi)
 {
     static_assert(std::is_same<KS_T0, int *>::value,
                   "kernel physics_clamp__intp_int_int, parameter x needs exactly int *");
@@ -993,7 +1229,7 @@ inline ks_status physics_clamp__intp_int_int_node(ks_graph ks__graph, const ks_g
     return physics_clamp__intp_int_int_node(ks__graph, ks__deps, ks__ndeps, ks__node, launch, static_cast<int *>(x), static_cast<int>(lo), static_cast<int>(hi));
 }
 template <typename KS_T0, typename KS_T1, typename KS_T2>
-inline ks_status physics_clamp__intp_int_int_node_set(ks_graph_exec ks__exec, ks_graph_node ks__node, ks_launch launch, KS_T0 x, KS_T1 lo, KS_T2 hi)
+inline ks_status physics_clamp__intp_int_int_node_set(ks_graph_exec ks__exec, physics_clamp__intp_int_int_node_t ks__node, ks_launch launch, KS_T0 x, KS_T1 lo, KS_T2 hi)
 {
     static_assert(std::is_same<KS_T0, int *>::value,
                   "kernel physics_clamp__intp_int_int, parameter x needs exactly int *");
@@ -1041,7 +1277,7 @@ inline ks_status odd_names_n(size_t ks_n_items_, ks_stream ks_stream_, KS_T0 arg
 }
 template <typename KS_T0, typename KS_T1, typename KS_T2, typename KS_T3, typename KS_T4, typename KS_T5>
 inline ks_status odd_names_node(ks_graph ks__graph, const ks_graph_node *ks__deps, size_t ks__ndeps,
-                                 ks_graph_node *ks__node, ks_launch ks_launch_, KS_T0 arg0, KS_T1 launch, KS_T2 args, KS_T3 stream, KS_T4 n_items, KS_T5 restrict_)
+                                 odd_names_node_t *ks__node, ks_launch ks_launch_, KS_T0 arg0, KS_T1 launch, KS_T2 args, KS_T3 stream, KS_T4 n_items, KS_T5 restrict_)
 {
     static_assert(std::is_same<KS_T0, int>::value,
                   "kernel odd_names, parameter arg0 needs exactly int");
@@ -1059,7 +1295,7 @@ inline ks_status odd_names_node(ks_graph ks__graph, const ks_graph_node *ks__dep
     return odd_names_node(ks__graph, ks__deps, ks__ndeps, ks__node, ks_launch_, static_cast<int>(arg0), static_cast<float *>(launch), static_cast<int>(args), static_cast<int>(stream), static_cast<long>(n_items), static_cast<const char *>(restrict_));
 }
 template <typename KS_T0, typename KS_T1, typename KS_T2, typename KS_T3, typename KS_T4, typename KS_T5>
-inline ks_status odd_names_node_set(ks_graph_exec ks__exec, ks_graph_node ks__node, ks_launch ks_launch_, KS_T0 arg0, KS_T1 launch, KS_T2 args, KS_T3 stream, KS_T4 n_items, KS_T5 restrict_)
+inline ks_status odd_names_node_set(ks_graph_exec ks__exec, odd_names_node_t ks__node, ks_launch ks_launch_, KS_T0 arg0, KS_T1 launch, KS_T2 args, KS_T3 stream, KS_T4 n_items, KS_T5 restrict_)
 {
     static_assert(std::is_same<KS_T0, int>::value,
                   "kernel odd_names, parameter arg0 needs exactly int");

@@ -601,8 +601,10 @@ _Static_assert(offsetof(struct echo_fields, flags) == 128, "offsetof(struct echo
 #define ECHO_ARG(field) , v->field
 static ks_status launch_echo(CUstream stream, CUdeviceptr out, const struct echo_fields *v)
 {
-    return echo_scalars(ks_launch_on(ks_launch_1d(1, 1), stream),
-                        DEV(struct Echo, out) ECHO_FIELDS(ECHO_ARG));
+    /* The function itself: the C macro form counts its arguments before
+     * ECHO_FIELDS expands. */
+    return (echo_scalars)(ks_launch_on(ks_launch_1d(1, 1), stream),
+                          DEV(struct Echo, out) ECHO_FIELDS(ECHO_ARG));
 }
 #undef ECHO_ARG
 

@@ -211,7 +211,14 @@ static unsigned blocks(size_t items, size_t per_block)
 
 /* The nodes of one graph, in the order the stubs make the same calls. */
 typedef struct nodes {
-    ks_graph_node words, fill, axpy, saxpy, haxpy, echo, params, halves;
+    ks_graph_node words;             /* the application's memset */
+    fill_int_node_t fill;
+    tmpl_axpy_float_4_node_t axpy;
+    saxpy_node_t saxpy;
+    haxpy_node_t haxpy;
+    echo_scalars_node_t echo;
+    echo_params_node_t params;
+    echo_halves_node_t halves;
 } nodes;
 
 #define TRY(call)                                                       \
@@ -238,16 +245,18 @@ static ks_status build(ks_graph g, const bufs *d, const args *a, nodes *n)
                       a->fill_value, a->fill_n));
     TRY(tmpl_axpy_float_4_node(g, NULL, 0, &n->axpy, ks_launch_1d(blocks(N, 4 * BLOCK), BLOCK), a->axpy_a,
                                DEV(const float, d->fx), DEV(float, d->fy), (int64_t)N));
-    TRY(saxpy_node(g, &n->axpy, 1, &n->saxpy, ks_launch_1d(blocks(N, BLOCK), BLOCK), a->saxpy_a,
+    TRY(saxpy_node(g, &n->axpy.node, 1, &n->saxpy, ks_launch_1d(blocks(N, BLOCK), BLOCK), a->saxpy_a,
                    DEV(const float, d->fy), DEV(float, d->fz), (size_t)N));
     TRY(haxpy_node(g, NULL, 0, &n->haxpy, ks_launch_1d(blocks(N, BLOCK), BLOCK), N, a->haxpy_a,
                    DEV(const ks_half, d->hx), DEV(ks_half, d->hy)));
-    TRY(echo_scalars_node(g, &n->words, 1, &n->echo, ks_launch_1d(1, 1), DEV(struct Echo, d->echo)
+    /* (f)(...): the plain function where ECHO_FIELDS writes the arguments (the
+     * C macro form counts them before it expands). */
+    TRY((echo_scalars_node)(g, &n->words, 1, &n->echo, ks_launch_1d(1, 1), DEV(struct Echo, d->echo)
                           ECHO_FIELDS(ECHO_ARG)));
-    ks_graph_node two[2] = {n->fill, n->echo};
+    ks_graph_node two[2] = {n->fill.node, n->echo.node};
     TRY(echo_params_node(g, two, 2, &n->params, ks_launch_1d(1, 1), DEV(unsigned char, d->params), a->p, a->mode,
                          a->axis));
-    TRY(echo_halves_node(g, &n->haxpy, 1, &n->halves, ks_launch_1d(1, 1), DEV(unsigned char, d->halves), a->h,
+    TRY(echo_halves_node(g, &n->haxpy.node, 1, &n->halves, ks_launch_1d(1, 1), DEV(unsigned char, d->halves), a->h,
                          a->h2, a->bf, a->bf2, a->check));
     return KS_OK;
 }
@@ -263,7 +272,7 @@ static ks_status set_all(ks_graph_exec e, const nodes *n, const bufs *d, const a
                        DEV(float, d->fz), (size_t)N));
     TRY(haxpy_node_set(e, n->haxpy, ks_launch_1d(blocks(N, BLOCK), BLOCK), N, a->haxpy_a,
                        DEV(const ks_half, d->hx), DEV(ks_half, d->hy)));
-    TRY(echo_scalars_node_set(e, n->echo, ks_launch_1d(1, 1), DEV(struct Echo, d->echo) ECHO_FIELDS(ECHO_ARG)));
+    TRY((echo_scalars_node_set)(e, n->echo, ks_launch_1d(1, 1), DEV(struct Echo, d->echo) ECHO_FIELDS(ECHO_ARG)));
     TRY(echo_params_node_set(e, n->params, ks_launch_1d(1, 1), DEV(unsigned char, d->params), a->p, a->mode,
                              a->axis));
     TRY(echo_halves_node_set(e, n->halves, ks_launch_1d(1, 1), DEV(unsigned char, d->halves), a->h, a->h2, a->bf,
@@ -286,7 +295,7 @@ static ks_status stubs(CUstream s, const bufs *d, const args *a)
               DEV(float, d->fz), (size_t)N));
     TRY(haxpy(ks_launch_on(ks_launch_1d(blocks(N, BLOCK), BLOCK), s), N, a->haxpy_a, DEV(const ks_half, d->hx),
               DEV(ks_half, d->hy)));
-    TRY(echo_scalars(ks_launch_on(ks_launch_1d(1, 1), s), DEV(struct Echo, d->echo) ECHO_FIELDS(ECHO_ARG)));
+    TRY((echo_scalars)(ks_launch_on(ks_launch_1d(1, 1), s), DEV(struct Echo, d->echo) ECHO_FIELDS(ECHO_ARG)));
     TRY(echo_params(ks_launch_on(ks_launch_1d(1, 1), s), DEV(unsigned char, d->params), a->p, a->mode, a->axis));
     TRY(echo_halves(ks_launch_on(ks_launch_1d(1, 1), s), DEV(unsigned char, d->halves), a->h, a->h2, a->bf, a->bf2,
                     a->check));
@@ -484,11 +493,18 @@ static void case_build_and_update(CUstream s)
      * with KSTUB_LOADER=module). */
     CUDA_KERNEL_NODE_PARAMS q;
     memset(&q, 0, sizeof q);
-    CUresult r = cu.GraphKernelNodeGetParams(n.saxpy, &q);
+    CUresult r = cu.GraphKernelNodeGetParams(n.saxpy.node, &q);
     EXPECT(r == CUDA_SUCCESS, "cuGraphKernelNodeGetParams: %s", cu_name(r));
     if (r == CUDA_SUCCESS && q.func == NULL)
         EXPECT((void *)q.kern == saxpy_kernel.ks__handle, "the saxpy node's CUkernel %p is not the stub's %p",
                (void *)q.kern, saxpy_kernel.ks__handle);
+    /* The typed handle holds what the driver reports, read back once at add. */
+    if (r == CUDA_SUCCESS)
+        EXPECT((void *)q.kern == n.saxpy.ks__target.ks__kern && (void *)q.func == n.saxpy.ks__target.ks__func &&
+                   (void *)q.ctx == n.saxpy.ks__target.ks__ctx,
+               "saxpy_node_t holds kern %p func %p ctx %p, the driver %p %p %p", n.saxpy.ks__target.ks__kern,
+               n.saxpy.ks__target.ks__func, n.saxpy.ks__target.ks__ctx, (void *)q.kern, (void *)q.func,
+               (void *)q.ctx);
     /* New arguments and fill's new size in every kstub node; the
      * application's memset node keeps its word. */
     args a1 = make_args(1);
@@ -558,14 +574,111 @@ static void case_exec_update_and_mismatches(CUstream s)
         EXPECT_STATUS(ks_graph_exec_update(e, small), KS_ERR_GRAPH_MISMATCH, "cuGraphExecUpdate");
         ks_graph_destroy(small);
     }
-    EXPECT_STATUS(saxpy_node_set(e, n.fill, ks_launch_1d(1, 32), 1.0f, DEV(const float, G.fy), DEV(float, G.fz),
-                                 (size_t)1),
+    /* A node known only as a ks_graph_node takes the checked path: saxpy's
+     * update on fill_int's node (the typed saxpy_node_set does not compile
+     * with it) and fill_int's on the memset node are refused. */
+    float one_f = 1.0f;
+    const float *sx = DEV(const float, G.fy);
+    float *sy = DEV(float, G.fz);
+    size_t one_n = 1;
+    void *saxpy_args_[4] = {&one_f, &sx, &sy, &one_n};
+    ks_launch small_launch = ks_launch_1d(1, 32);
+    EXPECT_STATUS(ks_kernel_node_set(&saxpy_kernel, e, n.fill.node, &small_launch, saxpy_args_),
                   KS_ERR_GRAPH_MISMATCH, "launches another kernel");
     EXPECT(strstr(ks_last_error_message(), "saxpy") != NULL, "the message lacks the kernel: %s",
            ks_last_error_message());
-    EXPECT_STATUS(fill_int_node_set(e, n.words, ks_launch_1d(1, 32), DEV(int, G.ints), 1, 1u), KS_ERR_GRAPH_MISMATCH,
+    int *fi = DEV(int, G.ints);
+    int one_i = 1;
+    uint32_t one_u = 1u;
+    void *fill_args_[3] = {&fi, &one_i, &one_u};
+    EXPECT_STATUS(ks_kernel_node_set(&fill_int_kernel, e, n.words, &small_launch, fill_args_), KS_ERR_GRAPH_MISMATCH,
                   "is not a kernel node");
     replay_and_compare("after the refusals", e, s, &a2);
+    ks_graph_exec_destroy(e);
+    ks_graph_destroy(g);
+}
+
+/* Issue 23: a training step's update of every node at once. A graph of K
+ * saxpy nodes, each on its slice; before each of 200 replays every node
+ * gets new buffers (x from fx or fy, y from fz or the stubs' fz) and a new a
+ * through saxpy_nodes_set, every other step with new configurations too; y
+ * is checked against the CPU each time. Then one node through the typed
+ * saxpy_node_set, the others kept. */
+enum { K = 64, SLICE = N / K };
+
+static void saxpy_model(float *y, const float *x, float a)
+{
+    for (int i = 0; i < SLICE; i++)
+        y[i] = a * x[i] + y[i];
+}
+
+static void case_bulk_update(CUstream s)
+{
+    static float want[2][N], got[N];
+    ks_graph g;
+    ks_graph_exec e = NULL;
+    saxpy_node_t sx_nodes[K];
+    saxpy_args values[K];
+    ks_launch launches[K];
+    REQUIRE(reset_set(&G) && reset_set(&S), "resetting the buffers");
+    KS_REQUIRE(ks_graph_create(&g));
+    for (int k = 0; k < K; k++) {
+        ks_status st = saxpy_node(g, NULL, 0, &sx_nodes[k], ks_launch_1d(blocks(SLICE, BLOCK), BLOCK), 1.0f,
+                                  DEV(const float, G.fx) + k * SLICE, DEV(float, G.fz) + k * SLICE, (size_t)SLICE);
+        REQUIRE(st == KS_OK, "saxpy_node %d: %s", k, ks_last_error_message());
+    }
+    KS_REQUIRE(ks_graph_instantiate(g, &e));
+    CUdeviceptr ys[2] = {G.fz, S.fz};
+    for (int r = 0; r < 200; r++) {
+        /* Both y buffers start from host_fz each step; the model follows. */
+        for (int b = 0; b < 2; b++) {
+            CU_REQUIRE(cu.MemcpyHtoD(ys[b], host_fz, sizeof host_fz));
+            memcpy(want[b], host_fz, sizeof host_fz);
+        }
+        for (int k = 0; k < K; k++) {
+            int xb = (r + k) % 2, yb = (r / 2 + k) % 3 == 0;
+            float a = 0.25f * (float)((r * 7 + k) % 13) - 1.5f;
+            values[k] = (saxpy_args){a, DEV(const float, xb ? G.fy : G.fx) + k * SLICE,
+                                     DEV(float, ys[yb]) + k * SLICE, (size_t)SLICE};
+            unsigned block = 32u << ((r + k) % 4);
+            launches[k] = ks_launch_1d(blocks(SLICE, block), block);
+            saxpy_model(want[yb] + k * SLICE, (xb ? host_fy : host_fx) + k * SLICE, a);
+        }
+        ks_status st = saxpy_nodes_set(e, K, sx_nodes, r % 2 ? launches : NULL, values);
+        REQUIRE(st == KS_OK, "replay %d: saxpy_nodes_set: %s", r, ks_last_error_message());
+        REQUIRE(ks_graph_launch(e, s) == KS_OK, "replay %d: %s", r, ks_last_error_message());
+        REQUIRE(sync_stream(s) == KS_OK, "replay %d", r);
+        for (int b = 0; b < 2; b++) {
+            CU_REQUIRE(cu.MemcpyDtoH(got, ys[b], sizeof got));
+            for (int i = 0; i < K * SLICE; i++)
+                REQUIRE(fabsf(got[i] - want[b][i]) <= 1e-5f * (1.0f + fabsf(want[b][i])),
+                        "replay %d: y%d[%d] = %g, want %g", r, b, i, (double)got[i], (double)want[b][i]);
+        }
+    }
+    /* One node alone, typed: the rest keep their last arguments. */
+    CU_REQUIRE(cu.MemcpyHtoD(G.fz, host_fz, sizeof host_fz));
+    CU_REQUIRE(cu.MemcpyHtoD(S.fz, host_fz, sizeof host_fz));
+    memcpy(want[0], host_fz, sizeof host_fz);
+    memcpy(want[1], host_fz, sizeof host_fz);
+    for (int k = 0; k < K; k++) {
+        int yb = values[k].y == DEV(float, S.fz) + k * SLICE;
+        const float *hx = values[k].x == DEV(const float, G.fy) + k * SLICE ? host_fy : host_fx;
+        float a = values[k].a;
+        if (k == 5) {
+            KS_REQUIRE(saxpy_node_set(e, sx_nodes[5], ks_launch_1d(blocks(SLICE, 64), 64), 3.0f,
+                                      DEV(const float, G.fx) + 5 * SLICE, DEV(float, G.fz) + 5 * SLICE, (size_t)SLICE));
+            yb = 0, hx = host_fx, a = 3.0f;
+        }
+        saxpy_model(want[yb] + k * SLICE, hx + k * SLICE, a);
+    }
+    KS_REQUIRE(ks_graph_launch(e, s));
+    REQUIRE(sync_stream(s) == KS_OK, "after saxpy_node_set");
+    for (int b = 0; b < 2; b++) {
+        CU_REQUIRE(cu.MemcpyDtoH(got, ys[b], sizeof got));
+        for (int i = 0; i < K * SLICE; i++)
+            EXPECT(fabsf(got[i] - want[b][i]) <= 1e-5f * (1.0f + fabsf(want[b][i])),
+                   "after saxpy_node_set: y%d[%d] = %g, want %g", b, i, (double)got[i], (double)want[b][i]);
+    }
     ks_graph_exec_destroy(e);
     ks_graph_destroy(g);
 }
@@ -624,6 +737,7 @@ int main(void)
         run_case("graph/build-replay-node_set", streams[i].name, case_build_and_update, streams[i].s);
     run_case("graph/1000-replays", "legacy, per-thread, user", case_thousand_replays, NULL);
     run_case("graph/exec-update-and-mismatches", "user", case_exec_update_and_mismatches, user_stream);
+    run_case("graph/nodes_set-200-steps", "per-thread", case_bulk_update, KS_STREAM_PER_THREAD);
     free_set(&G);
     free_set(&S);
     cu.StreamDestroy(user_stream);
