@@ -3,6 +3,8 @@
  * scalars convert as C converts them. Compiled with -Werror as C99, C11 and C++17. */
 #include <stdlib.h>
 #include "vector_ops.kstub.h"
+/* Arguments another macro writes: the stub's macro counts them after expansion. */
+#define SAXPY_ARGS(x, y) 2.0f, x, y, 32
 void call(float *x, const float *cx, float *y, void *v, const void *cv, int n);
 void call(float *x, const float *cx, float *y, void *v, const void *cv, int n)
 {
@@ -12,6 +14,8 @@ void call(float *x, const float *cx, float *y, void *v, const void *cv, int n)
     (void)saxpy(ks_launch_1d(1, 32), 2.0f, arr, out, 32);
     (void)saxpy(ks_launch_1d(1, 32), 2.0f, NULL, y, 32);
     (void)saxpy_n(32, NULL, 2.0f, x, y, 32);
+    (void)saxpy(ks_launch_1d(1, 32), SAXPY_ARGS(x, y));
+    (void)saxpy_n(32, NULL, SAXPY_ARGS(cx, y));
 #ifndef __cplusplus
     (void)saxpy(ks_launch_1d(1, 32), 2.0f, cv, v, 32);
     (void)saxpy(ks_launch_1d(1, 32), 2.0f, v, malloc(128), 32);

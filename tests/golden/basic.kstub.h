@@ -671,23 +671,28 @@ ks_status odd_names_nodes_set(ks_graph_exec           ks__exec,
  * with const added, void * and NULL pass, as C allows); in strict mode
  * (KSTUB_STRICT) every argument must have exactly its parameter's type, bar
  * an added const on a pointee. (name)(...) calls the function unchecked;
- * KSTUB_PLAIN_CALLS leaves the macros out. Wrap a compound literal argument
- * in parentheses: its commas would split it. */
-#define fill(launch, out, value, n) \
+ * KSTUB_PLAIN_CALLS leaves the macros out. Each macro takes its arguments as
+ * __VA_ARGS__ and hands them on, so arguments that another macro writes
+ * (ARGS(x) expanding to "a, b, c") are counted after that expansion. Wrap a
+ * compound literal argument in parentheses: its commas would split it. */
+#define fill(...) ks__fill_call(__VA_ARGS__)
+#define ks__fill_call(launch, out, value, n) \
     ks__fill_at(__FILE__, __LINE__, launch, \
         KS_ARG_POINTER(out, _Generic((out), float *: 1, default: 0), \
             _Generic((out), float *: 1, void *: 1, default: 0), \
             "kernel fill, parameter out needs exactly float *", "kernel fill, parameter out needs float *, not another pointer type"), \
         KS_ARG_VALUE(value, _Generic((value), float: 1, default: 0), "kernel fill, parameter value needs exactly float"), \
         KS_ARG_VALUE(n, _Generic((n), size_t: 1, default: 0), "kernel fill, parameter n needs exactly size_t"))
-#define fill_n(n_items, stream, out, value, n) \
+#define fill_n(...) ks__fill_n_call(__VA_ARGS__)
+#define ks__fill_n_call(n_items, stream, out, value, n) \
     ks__fill_n_at(__FILE__, __LINE__, n_items, stream, \
         KS_ARG_POINTER(out, _Generic((out), float *: 1, default: 0), \
             _Generic((out), float *: 1, void *: 1, default: 0), \
             "kernel fill, parameter out needs exactly float *", "kernel fill, parameter out needs float *, not another pointer type"), \
         KS_ARG_VALUE(value, _Generic((value), float: 1, default: 0), "kernel fill, parameter value needs exactly float"), \
         KS_ARG_VALUE(n, _Generic((n), size_t: 1, default: 0), "kernel fill, parameter n needs exactly size_t"))
-#define fill_node(ks__graph, ks__deps, ks__ndeps, ks__node, launch, out, value, n) \
+#define fill_node(...) ks__fill_node_call(__VA_ARGS__)
+#define ks__fill_node_call(ks__graph, ks__deps, ks__ndeps, ks__node, launch, out, value, n) \
     (fill_node)(ks__graph, ks__deps, ks__ndeps, \
         KS_ARG_NODES(ks__node, _Generic((ks__node), fill_node_t *: 1, void *: 1, default: 0), \
             "kernel fill: the node must be a fill_node_t *"), launch, \
@@ -696,20 +701,23 @@ ks_status odd_names_nodes_set(ks_graph_exec           ks__exec,
             "kernel fill, parameter out needs exactly float *", "kernel fill, parameter out needs float *, not another pointer type"), \
         KS_ARG_VALUE(value, _Generic((value), float: 1, default: 0), "kernel fill, parameter value needs exactly float"), \
         KS_ARG_VALUE(n, _Generic((n), size_t: 1, default: 0), "kernel fill, parameter n needs exactly size_t"))
-#define fill_node_set(ks__exec, ks__node, launch, out, value, n) \
+#define fill_node_set(...) ks__fill_node_set_call(__VA_ARGS__)
+#define ks__fill_node_set_call(ks__exec, ks__node, launch, out, value, n) \
     (fill_node_set)(ks__exec, ks__node, launch, \
         KS_ARG_POINTER(out, _Generic((out), float *: 1, default: 0), \
             _Generic((out), float *: 1, void *: 1, default: 0), \
             "kernel fill, parameter out needs exactly float *", "kernel fill, parameter out needs float *, not another pointer type"), \
         KS_ARG_VALUE(value, _Generic((value), float: 1, default: 0), "kernel fill, parameter value needs exactly float"), \
         KS_ARG_VALUE(n, _Generic((n), size_t: 1, default: 0), "kernel fill, parameter n needs exactly size_t"))
-#define fill_nodes_set(ks__exec, ks__count, ks__nodes, ks__launches, ks__values) \
+#define fill_nodes_set(...) ks__fill_nodes_set_call(__VA_ARGS__)
+#define ks__fill_nodes_set_call(ks__exec, ks__count, ks__nodes, ks__launches, ks__values) \
     (fill_nodes_set)(ks__exec, ks__count, \
         KS_ARG_NODES(ks__nodes, _Generic((ks__nodes), const fill_node_t *: 1, fill_node_t *: 1, void *: 1, default: 0), \
             "kernel fill: the nodes must be fill_node_t"), ks__launches, \
         KS_ARG_NODES(ks__values, _Generic((ks__values), const fill_args *: 1, fill_args *: 1, void *: 1, default: 0), \
             "kernel fill: the arguments must be fill_args"))
-#define mixed(launch, c, d, s, i, b, in, flags, table) \
+#define mixed(...) ks__mixed_call(__VA_ARGS__)
+#define ks__mixed_call(launch, c, d, s, i, b, in, flags, table) \
     ks__mixed_at(__FILE__, __LINE__, launch, \
         KS_ARG_VALUE(c, _Generic((c), char: 1, default: 0), "kernel mixed, parameter c needs exactly char"), \
         KS_ARG_VALUE(d, _Generic((d), double: 1, default: 0), "kernel mixed, parameter d needs exactly double"), \
@@ -725,7 +733,8 @@ ks_status odd_names_nodes_set(ks_graph_exec           ks__exec,
         KS_ARG_POINTER(table, _Generic((table), const struct Particle *const *: 1, default: 0), \
             _Generic((table), const struct Particle *const *: 1, void *: 1, default: 0), \
             "kernel mixed, parameter table needs exactly const struct Particle *const *", "kernel mixed, parameter table needs const struct Particle *const *, not another pointer type"))
-#define mixed_n(n_items, stream, c, d, s, i, b, in, flags, table) \
+#define mixed_n(...) ks__mixed_n_call(__VA_ARGS__)
+#define ks__mixed_n_call(n_items, stream, c, d, s, i, b, in, flags, table) \
     ks__mixed_n_at(__FILE__, __LINE__, n_items, stream, \
         KS_ARG_VALUE(c, _Generic((c), char: 1, default: 0), "kernel mixed, parameter c needs exactly char"), \
         KS_ARG_VALUE(d, _Generic((d), double: 1, default: 0), "kernel mixed, parameter d needs exactly double"), \
@@ -741,7 +750,8 @@ ks_status odd_names_nodes_set(ks_graph_exec           ks__exec,
         KS_ARG_POINTER(table, _Generic((table), const struct Particle *const *: 1, default: 0), \
             _Generic((table), const struct Particle *const *: 1, void *: 1, default: 0), \
             "kernel mixed, parameter table needs exactly const struct Particle *const *", "kernel mixed, parameter table needs const struct Particle *const *, not another pointer type"))
-#define mixed_node(ks__graph, ks__deps, ks__ndeps, ks__node, launch, c, d, s, i, b, in, flags, table) \
+#define mixed_node(...) ks__mixed_node_call(__VA_ARGS__)
+#define ks__mixed_node_call(ks__graph, ks__deps, ks__ndeps, ks__node, launch, c, d, s, i, b, in, flags, table) \
     (mixed_node)(ks__graph, ks__deps, ks__ndeps, \
         KS_ARG_NODES(ks__node, _Generic((ks__node), mixed_node_t *: 1, void *: 1, default: 0), \
             "kernel mixed: the node must be a mixed_node_t *"), launch, \
@@ -759,7 +769,8 @@ ks_status odd_names_nodes_set(ks_graph_exec           ks__exec,
         KS_ARG_POINTER(table, _Generic((table), const struct Particle *const *: 1, default: 0), \
             _Generic((table), const struct Particle *const *: 1, void *: 1, default: 0), \
             "kernel mixed, parameter table needs exactly const struct Particle *const *", "kernel mixed, parameter table needs const struct Particle *const *, not another pointer type"))
-#define mixed_node_set(ks__exec, ks__node, launch, c, d, s, i, b, in, flags, table) \
+#define mixed_node_set(...) ks__mixed_node_set_call(__VA_ARGS__)
+#define ks__mixed_node_set_call(ks__exec, ks__node, launch, c, d, s, i, b, in, flags, table) \
     (mixed_node_set)(ks__exec, ks__node, launch, \
         KS_ARG_VALUE(c, _Generic((c), char: 1, default: 0), "kernel mixed, parameter c needs exactly char"), \
         KS_ARG_VALUE(d, _Generic((d), double: 1, default: 0), "kernel mixed, parameter d needs exactly double"), \
@@ -775,41 +786,50 @@ ks_status odd_names_nodes_set(ks_graph_exec           ks__exec,
         KS_ARG_POINTER(table, _Generic((table), const struct Particle *const *: 1, default: 0), \
             _Generic((table), const struct Particle *const *: 1, void *: 1, default: 0), \
             "kernel mixed, parameter table needs exactly const struct Particle *const *", "kernel mixed, parameter table needs const struct Particle *const *, not another pointer type"))
-#define mixed_nodes_set(ks__exec, ks__count, ks__nodes, ks__launches, ks__values) \
+#define mixed_nodes_set(...) ks__mixed_nodes_set_call(__VA_ARGS__)
+#define ks__mixed_nodes_set_call(ks__exec, ks__count, ks__nodes, ks__launches, ks__values) \
     (mixed_nodes_set)(ks__exec, ks__count, \
         KS_ARG_NODES(ks__nodes, _Generic((ks__nodes), const mixed_node_t *: 1, mixed_node_t *: 1, void *: 1, default: 0), \
             "kernel mixed: the nodes must be mixed_node_t"), ks__launches, \
         KS_ARG_NODES(ks__values, _Generic((ks__values), const mixed_args *: 1, mixed_args *: 1, void *: 1, default: 0), \
             "kernel mixed: the arguments must be mixed_args"))
-#define no_params(launch) \
+#define no_params(...) ks__no_params_call(__VA_ARGS__)
+#define ks__no_params_call(launch) \
     ks__no_params_at(__FILE__, __LINE__, launch)
-#define no_params_n(n_items, stream) \
+#define no_params_n(...) ks__no_params_n_call(__VA_ARGS__)
+#define ks__no_params_n_call(n_items, stream) \
     ks__no_params_n_at(__FILE__, __LINE__, n_items, stream)
-#define no_params_node(ks__graph, ks__deps, ks__ndeps, ks__node, launch) \
+#define no_params_node(...) ks__no_params_node_call(__VA_ARGS__)
+#define ks__no_params_node_call(ks__graph, ks__deps, ks__ndeps, ks__node, launch) \
     (no_params_node)(ks__graph, ks__deps, ks__ndeps, \
         KS_ARG_NODES(ks__node, _Generic((ks__node), no_params_node_t *: 1, void *: 1, default: 0), \
             "kernel no_params: the node must be a no_params_node_t *"), launch)
-#define no_params_node_set(ks__exec, ks__node, launch) \
+#define no_params_node_set(...) ks__no_params_node_set_call(__VA_ARGS__)
+#define ks__no_params_node_set_call(ks__exec, ks__node, launch) \
     (no_params_node_set)(ks__exec, ks__node, launch)
-#define no_params_nodes_set(ks__exec, ks__count, ks__nodes, ks__launches) \
+#define no_params_nodes_set(...) ks__no_params_nodes_set_call(__VA_ARGS__)
+#define ks__no_params_nodes_set_call(ks__exec, ks__count, ks__nodes, ks__launches) \
     (no_params_nodes_set)(ks__exec, ks__count, \
         KS_ARG_NODES(ks__nodes, _Generic((ks__nodes), const no_params_node_t *: 1, no_params_node_t *: 1, void *: 1, default: 0), \
             "kernel no_params: the nodes must be no_params_node_t"), ks__launches)
-#define physics_detail_step(launch, p, dt, n) \
+#define physics_detail_step(...) ks__physics_detail_step_call(__VA_ARGS__)
+#define ks__physics_detail_step_call(launch, p, dt, n) \
     ks__physics_detail_step_at(__FILE__, __LINE__, launch, \
         KS_ARG_POINTER(p, _Generic((p), struct Particle *: 1, default: 0), \
             _Generic((p), struct Particle *: 1, void *: 1, default: 0), \
             "kernel physics_detail_step, parameter p needs exactly struct Particle *", "kernel physics_detail_step, parameter p needs struct Particle *, not another pointer type"), \
         KS_ARG_VALUE(dt, _Generic((dt), float: 1, default: 0), "kernel physics_detail_step, parameter dt needs exactly float"), \
         KS_ARG_VALUE(n, _Generic((n), uint32_t: 1, default: 0), "kernel physics_detail_step, parameter n needs exactly uint32_t"))
-#define physics_detail_step_n(n_items, stream, p, dt, n) \
+#define physics_detail_step_n(...) ks__physics_detail_step_n_call(__VA_ARGS__)
+#define ks__physics_detail_step_n_call(n_items, stream, p, dt, n) \
     ks__physics_detail_step_n_at(__FILE__, __LINE__, n_items, stream, \
         KS_ARG_POINTER(p, _Generic((p), struct Particle *: 1, default: 0), \
             _Generic((p), struct Particle *: 1, void *: 1, default: 0), \
             "kernel physics_detail_step, parameter p needs exactly struct Particle *", "kernel physics_detail_step, parameter p needs struct Particle *, not another pointer type"), \
         KS_ARG_VALUE(dt, _Generic((dt), float: 1, default: 0), "kernel physics_detail_step, parameter dt needs exactly float"), \
         KS_ARG_VALUE(n, _Generic((n), uint32_t: 1, default: 0), "kernel physics_detail_step, parameter n needs exactly uint32_t"))
-#define physics_detail_step_node(ks__graph, ks__deps, ks__ndeps, ks__node, launch, p, dt, n) \
+#define physics_detail_step_node(...) ks__physics_detail_step_node_call(__VA_ARGS__)
+#define ks__physics_detail_step_node_call(ks__graph, ks__deps, ks__ndeps, ks__node, launch, p, dt, n) \
     (physics_detail_step_node)(ks__graph, ks__deps, ks__ndeps, \
         KS_ARG_NODES(ks__node, _Generic((ks__node), physics_detail_step_node_t *: 1, void *: 1, default: 0), \
             "kernel physics_detail_step: the node must be a physics_detail_step_node_t *"), launch, \
@@ -818,34 +838,39 @@ ks_status odd_names_nodes_set(ks_graph_exec           ks__exec,
             "kernel physics_detail_step, parameter p needs exactly struct Particle *", "kernel physics_detail_step, parameter p needs struct Particle *, not another pointer type"), \
         KS_ARG_VALUE(dt, _Generic((dt), float: 1, default: 0), "kernel physics_detail_step, parameter dt needs exactly float"), \
         KS_ARG_VALUE(n, _Generic((n), uint32_t: 1, default: 0), "kernel physics_detail_step, parameter n needs exactly uint32_t"))
-#define physics_detail_step_node_set(ks__exec, ks__node, launch, p, dt, n) \
+#define physics_detail_step_node_set(...) ks__physics_detail_step_node_set_call(__VA_ARGS__)
+#define ks__physics_detail_step_node_set_call(ks__exec, ks__node, launch, p, dt, n) \
     (physics_detail_step_node_set)(ks__exec, ks__node, launch, \
         KS_ARG_POINTER(p, _Generic((p), struct Particle *: 1, default: 0), \
             _Generic((p), struct Particle *: 1, void *: 1, default: 0), \
             "kernel physics_detail_step, parameter p needs exactly struct Particle *", "kernel physics_detail_step, parameter p needs struct Particle *, not another pointer type"), \
         KS_ARG_VALUE(dt, _Generic((dt), float: 1, default: 0), "kernel physics_detail_step, parameter dt needs exactly float"), \
         KS_ARG_VALUE(n, _Generic((n), uint32_t: 1, default: 0), "kernel physics_detail_step, parameter n needs exactly uint32_t"))
-#define physics_detail_step_nodes_set(ks__exec, ks__count, ks__nodes, ks__launches, ks__values) \
+#define physics_detail_step_nodes_set(...) ks__physics_detail_step_nodes_set_call(__VA_ARGS__)
+#define ks__physics_detail_step_nodes_set_call(ks__exec, ks__count, ks__nodes, ks__launches, ks__values) \
     (physics_detail_step_nodes_set)(ks__exec, ks__count, \
         KS_ARG_NODES(ks__nodes, _Generic((ks__nodes), const physics_detail_step_node_t *: 1, physics_detail_step_node_t *: 1, void *: 1, default: 0), \
             "kernel physics_detail_step: the nodes must be physics_detail_step_node_t"), ks__launches, \
         KS_ARG_NODES(ks__values, _Generic((ks__values), const physics_detail_step_args *: 1, physics_detail_step_args *: 1, void *: 1, default: 0), \
             "kernel physics_detail_step: the arguments must be physics_detail_step_args"))
-#define physics_clamp__floatp_float_float(launch, x, lo, hi) \
+#define physics_clamp__floatp_float_float(...) ks__physics_clamp__floatp_float_float_call(__VA_ARGS__)
+#define ks__physics_clamp__floatp_float_float_call(launch, x, lo, hi) \
     ks__physics_clamp__floatp_float_float_at(__FILE__, __LINE__, launch, \
         KS_ARG_POINTER(x, _Generic((x), float *: 1, default: 0), \
             _Generic((x), float *: 1, void *: 1, default: 0), \
             "kernel physics_clamp__floatp_float_float, parameter x needs exactly float *", "kernel physics_clamp__floatp_float_float, parameter x needs float *, not another pointer type"), \
         KS_ARG_VALUE(lo, _Generic((lo), float: 1, default: 0), "kernel physics_clamp__floatp_float_float, parameter lo needs exactly float"), \
         KS_ARG_VALUE(hi, _Generic((hi), float: 1, default: 0), "kernel physics_clamp__floatp_float_float, parameter hi needs exactly float"))
-#define physics_clamp__floatp_float_float_n(n_items, stream, x, lo, hi) \
+#define physics_clamp__floatp_float_float_n(...) ks__physics_clamp__floatp_float_float_n_call(__VA_ARGS__)
+#define ks__physics_clamp__floatp_float_float_n_call(n_items, stream, x, lo, hi) \
     ks__physics_clamp__floatp_float_float_n_at(__FILE__, __LINE__, n_items, stream, \
         KS_ARG_POINTER(x, _Generic((x), float *: 1, default: 0), \
             _Generic((x), float *: 1, void *: 1, default: 0), \
             "kernel physics_clamp__floatp_float_float, parameter x needs exactly float *", "kernel physics_clamp__floatp_float_float, parameter x needs float *, not another pointer type"), \
         KS_ARG_VALUE(lo, _Generic((lo), float: 1, default: 0), "kernel physics_clamp__floatp_float_float, parameter lo needs exactly float"), \
         KS_ARG_VALUE(hi, _Generic((hi), float: 1, default: 0), "kernel physics_clamp__floatp_float_float, parameter hi needs exactly float"))
-#define physics_clamp__floatp_float_float_node(ks__graph, ks__deps, ks__ndeps, ks__node, launch, x, lo, hi) \
+#define physics_clamp__floatp_float_float_node(...) ks__physics_clamp__floatp_float_float_node_call(__VA_ARGS__)
+#define ks__physics_clamp__floatp_float_float_node_call(ks__graph, ks__deps, ks__ndeps, ks__node, launch, x, lo, hi) \
     (physics_clamp__floatp_float_float_node)(ks__graph, ks__deps, ks__ndeps, \
         KS_ARG_NODES(ks__node, _Generic((ks__node), physics_clamp__floatp_float_float_node_t *: 1, void *: 1, default: 0), \
             "kernel physics_clamp__floatp_float_float: the node must be a physics_clamp__floatp_float_float_node_t *"), launch, \
@@ -854,34 +879,39 @@ ks_status odd_names_nodes_set(ks_graph_exec           ks__exec,
             "kernel physics_clamp__floatp_float_float, parameter x needs exactly float *", "kernel physics_clamp__floatp_float_float, parameter x needs float *, not another pointer type"), \
         KS_ARG_VALUE(lo, _Generic((lo), float: 1, default: 0), "kernel physics_clamp__floatp_float_float, parameter lo needs exactly float"), \
         KS_ARG_VALUE(hi, _Generic((hi), float: 1, default: 0), "kernel physics_clamp__floatp_float_float, parameter hi needs exactly float"))
-#define physics_clamp__floatp_float_float_node_set(ks__exec, ks__node, launch, x, lo, hi) \
+#define physics_clamp__floatp_float_float_node_set(...) ks__physics_clamp__floatp_float_float_node_set_call(__VA_ARGS__)
+#define ks__physics_clamp__floatp_float_float_node_set_call(ks__exec, ks__node, launch, x, lo, hi) \
     (physics_clamp__floatp_float_float_node_set)(ks__exec, ks__node, launch, \
         KS_ARG_POINTER(x, _Generic((x), float *: 1, default: 0), \
             _Generic((x), float *: 1, void *: 1, default: 0), \
             "kernel physics_clamp__floatp_float_float, parameter x needs exactly float *", "kernel physics_clamp__floatp_float_float, parameter x needs float *, not another pointer type"), \
         KS_ARG_VALUE(lo, _Generic((lo), float: 1, default: 0), "kernel physics_clamp__floatp_float_float, parameter lo needs exactly float"), \
         KS_ARG_VALUE(hi, _Generic((hi), float: 1, default: 0), "kernel physics_clamp__floatp_float_float, parameter hi needs exactly float"))
-#define physics_clamp__floatp_float_float_nodes_set(ks__exec, ks__count, ks__nodes, ks__launches, ks__values) \
+#define physics_clamp__floatp_float_float_nodes_set(...) ks__physics_clamp__floatp_float_float_nodes_set_call(__VA_ARGS__)
+#define ks__physics_clamp__floatp_float_float_nodes_set_call(ks__exec, ks__count, ks__nodes, ks__launches, ks__values) \
     (physics_clamp__floatp_float_float_nodes_set)(ks__exec, ks__count, \
         KS_ARG_NODES(ks__nodes, _Generic((ks__nodes), const physics_clamp__floatp_float_float_node_t *: 1, physics_clamp__floatp_float_float_node_t *: 1, void *: 1, default: 0), \
             "kernel physics_clamp__floatp_float_float: the nodes must be physics_clamp__floatp_float_float_node_t"), ks__launches, \
         KS_ARG_NODES(ks__values, _Generic((ks__values), const physics_clamp__floatp_float_float_args *: 1, physics_clamp__floatp_float_float_args *: 1, void *: 1, default: 0), \
             "kernel physics_clamp__floatp_float_float: the arguments must be physics_clamp__floatp_float_float_args"))
-#define physics_clamp__intp_int_int(launch, x, lo, hi) \
+#define physics_clamp__intp_int_int(...) ks__physics_clamp__intp_int_int_call(__VA_ARGS__)
+#define ks__physics_clamp__intp_int_int_call(launch, x, lo, hi) \
     ks__physics_clamp__intp_int_int_at(__FILE__, __LINE__, launch, \
         KS_ARG_POINTER(x, _Generic((x), int *: 1, default: 0), \
             _Generic((x), int *: 1, void *: 1, default: 0), \
             "kernel physics_clamp__intp_int_int, parameter x needs exactly int *", "kernel physics_clamp__intp_int_int, parameter x needs int *, not another pointer type"), \
         KS_ARG_VALUE(lo, _Generic((lo), int: 1, default: 0), "kernel physics_clamp__intp_int_int, parameter lo needs exactly int"), \
         KS_ARG_VALUE(hi, _Generic((hi), int: 1, default: 0), "kernel physics_clamp__intp_int_int, parameter hi needs exactly int"))
-#define physics_clamp__intp_int_int_n(n_items, stream, x, lo, hi) \
+#define physics_clamp__intp_int_int_n(...) ks__physics_clamp__intp_int_int_n_call(__VA_ARGS__)
+#define ks__physics_clamp__intp_int_int_n_call(n_items, stream, x, lo, hi) \
     ks__physics_clamp__intp_int_int_n_at(__FILE__, __LINE__, n_items, stream, \
         KS_ARG_POINTER(x, _Generic((x), int *: 1, default: 0), \
             _Generic((x), int *: 1, void *: 1, default: 0), \
             "kernel physics_clamp__intp_int_int, parameter x needs exactly int *", "kernel physics_clamp__intp_int_int, parameter x needs int *, not another pointer type"), \
         KS_ARG_VALUE(lo, _Generic((lo), int: 1, default: 0), "kernel physics_clamp__intp_int_int, parameter lo needs exactly int"), \
         KS_ARG_VALUE(hi, _Generic((hi), int: 1, default: 0), "kernel physics_clamp__intp_int_int, parameter hi needs exactly int"))
-#define physics_clamp__intp_int_int_node(ks__graph, ks__deps, ks__ndeps, ks__node, launch, x, lo, hi) \
+#define physics_clamp__intp_int_int_node(...) ks__physics_clamp__intp_int_int_node_call(__VA_ARGS__)
+#define ks__physics_clamp__intp_int_int_node_call(ks__graph, ks__deps, ks__ndeps, ks__node, launch, x, lo, hi) \
     (physics_clamp__intp_int_int_node)(ks__graph, ks__deps, ks__ndeps, \
         KS_ARG_NODES(ks__node, _Generic((ks__node), physics_clamp__intp_int_int_node_t *: 1, void *: 1, default: 0), \
             "kernel physics_clamp__intp_int_int: the node must be a physics_clamp__intp_int_int_node_t *"), launch, \
@@ -890,20 +920,23 @@ ks_status odd_names_nodes_set(ks_graph_exec           ks__exec,
             "kernel physics_clamp__intp_int_int, parameter x needs exactly int *", "kernel physics_clamp__intp_int_int, parameter x needs int *, not another pointer type"), \
         KS_ARG_VALUE(lo, _Generic((lo), int: 1, default: 0), "kernel physics_clamp__intp_int_int, parameter lo needs exactly int"), \
         KS_ARG_VALUE(hi, _Generic((hi), int: 1, default: 0), "kernel physics_clamp__intp_int_int, parameter hi needs exactly int"))
-#define physics_clamp__intp_int_int_node_set(ks__exec, ks__node, launch, x, lo, hi) \
+#define physics_clamp__intp_int_int_node_set(...) ks__physics_clamp__intp_int_int_node_set_call(__VA_ARGS__)
+#define ks__physics_clamp__intp_int_int_node_set_call(ks__exec, ks__node, launch, x, lo, hi) \
     (physics_clamp__intp_int_int_node_set)(ks__exec, ks__node, launch, \
         KS_ARG_POINTER(x, _Generic((x), int *: 1, default: 0), \
             _Generic((x), int *: 1, void *: 1, default: 0), \
             "kernel physics_clamp__intp_int_int, parameter x needs exactly int *", "kernel physics_clamp__intp_int_int, parameter x needs int *, not another pointer type"), \
         KS_ARG_VALUE(lo, _Generic((lo), int: 1, default: 0), "kernel physics_clamp__intp_int_int, parameter lo needs exactly int"), \
         KS_ARG_VALUE(hi, _Generic((hi), int: 1, default: 0), "kernel physics_clamp__intp_int_int, parameter hi needs exactly int"))
-#define physics_clamp__intp_int_int_nodes_set(ks__exec, ks__count, ks__nodes, ks__launches, ks__values) \
+#define physics_clamp__intp_int_int_nodes_set(...) ks__physics_clamp__intp_int_int_nodes_set_call(__VA_ARGS__)
+#define ks__physics_clamp__intp_int_int_nodes_set_call(ks__exec, ks__count, ks__nodes, ks__launches, ks__values) \
     (physics_clamp__intp_int_int_nodes_set)(ks__exec, ks__count, \
         KS_ARG_NODES(ks__nodes, _Generic((ks__nodes), const physics_clamp__intp_int_int_node_t *: 1, physics_clamp__intp_int_int_node_t *: 1, void *: 1, default: 0), \
             "kernel physics_clamp__intp_int_int: the nodes must be physics_clamp__intp_int_int_node_t"), ks__launches, \
         KS_ARG_NODES(ks__values, _Generic((ks__values), const physics_clamp__intp_int_int_args *: 1, physics_clamp__intp_int_int_args *: 1, void *: 1, default: 0), \
             "kernel physics_clamp__intp_int_int: the arguments must be physics_clamp__intp_int_int_args"))
-#define odd_names(ks_launch_, arg0, launch, args, stream, n_items, restrict_) \
+#define odd_names(...) ks__odd_names_call(__VA_ARGS__)
+#define ks__odd_names_call(ks_launch_, arg0, launch, args, stream, n_items, restrict_) \
     ks__odd_names_at(__FILE__, __LINE__, ks_launch_, \
         KS_ARG_VALUE(arg0, _Generic((arg0), int: 1, default: 0), "kernel odd_names, parameter arg0 needs exactly int"), \
         KS_ARG_POINTER(launch, _Generic((launch), float *: 1, default: 0), \
@@ -915,7 +948,8 @@ ks_status odd_names_nodes_set(ks_graph_exec           ks__exec,
         KS_ARG_POINTER(restrict_, _Generic((restrict_), const char *: 1, char *: 1, default: 0), \
             _Generic((restrict_), const char *: 1, char *: 1, void *: 1, const void *: 1, default: 0), \
             "kernel odd_names, parameter restrict_ needs exactly const char *", "kernel odd_names, parameter restrict_ needs const char *, not another pointer type"))
-#define odd_names_n(ks_n_items_, ks_stream_, arg0, launch, args, stream, n_items, restrict_) \
+#define odd_names_n(...) ks__odd_names_n_call(__VA_ARGS__)
+#define ks__odd_names_n_call(ks_n_items_, ks_stream_, arg0, launch, args, stream, n_items, restrict_) \
     ks__odd_names_n_at(__FILE__, __LINE__, ks_n_items_, ks_stream_, \
         KS_ARG_VALUE(arg0, _Generic((arg0), int: 1, default: 0), "kernel odd_names, parameter arg0 needs exactly int"), \
         KS_ARG_POINTER(launch, _Generic((launch), float *: 1, default: 0), \
@@ -927,7 +961,8 @@ ks_status odd_names_nodes_set(ks_graph_exec           ks__exec,
         KS_ARG_POINTER(restrict_, _Generic((restrict_), const char *: 1, char *: 1, default: 0), \
             _Generic((restrict_), const char *: 1, char *: 1, void *: 1, const void *: 1, default: 0), \
             "kernel odd_names, parameter restrict_ needs exactly const char *", "kernel odd_names, parameter restrict_ needs const char *, not another pointer type"))
-#define odd_names_node(ks__graph, ks__deps, ks__ndeps, ks__node, ks_launch_, arg0, launch, args, stream, n_items, restrict_) \
+#define odd_names_node(...) ks__odd_names_node_call(__VA_ARGS__)
+#define ks__odd_names_node_call(ks__graph, ks__deps, ks__ndeps, ks__node, ks_launch_, arg0, launch, args, stream, n_items, restrict_) \
     (odd_names_node)(ks__graph, ks__deps, ks__ndeps, \
         KS_ARG_NODES(ks__node, _Generic((ks__node), odd_names_node_t *: 1, void *: 1, default: 0), \
             "kernel odd_names: the node must be a odd_names_node_t *"), ks_launch_, \
@@ -941,7 +976,8 @@ ks_status odd_names_nodes_set(ks_graph_exec           ks__exec,
         KS_ARG_POINTER(restrict_, _Generic((restrict_), const char *: 1, char *: 1, default: 0), \
             _Generic((restrict_), const char *: 1, char *: 1, void *: 1, const void *: 1, default: 0), \
             "kernel odd_names, parameter restrict_ needs exactly const char *", "kernel odd_names, parameter restrict_ needs const char *, not another pointer type"))
-#define odd_names_node_set(ks__exec, ks__node, ks_launch_, arg0, launch, args, stream, n_items, restrict_) \
+#define odd_names_node_set(...) ks__odd_names_node_set_call(__VA_ARGS__)
+#define ks__odd_names_node_set_call(ks__exec, ks__node, ks_launch_, arg0, launch, args, stream, n_items, restrict_) \
     (odd_names_node_set)(ks__exec, ks__node, ks_launch_, \
         KS_ARG_VALUE(arg0, _Generic((arg0), int: 1, default: 0), "kernel odd_names, parameter arg0 needs exactly int"), \
         KS_ARG_POINTER(launch, _Generic((launch), float *: 1, default: 0), \
@@ -953,7 +989,8 @@ ks_status odd_names_nodes_set(ks_graph_exec           ks__exec,
         KS_ARG_POINTER(restrict_, _Generic((restrict_), const char *: 1, char *: 1, default: 0), \
             _Generic((restrict_), const char *: 1, char *: 1, void *: 1, const void *: 1, default: 0), \
             "kernel odd_names, parameter restrict_ needs exactly const char *", "kernel odd_names, parameter restrict_ needs const char *, not another pointer type"))
-#define odd_names_nodes_set(ks__exec, ks__count, ks__nodes, ks__launches, ks__values) \
+#define odd_names_nodes_set(...) ks__odd_names_nodes_set_call(__VA_ARGS__)
+#define ks__odd_names_nodes_set_call(ks__exec, ks__count, ks__nodes, ks__launches, ks__values) \
     (odd_names_nodes_set)(ks__exec, ks__count, \
         KS_ARG_NODES(ks__nodes, _Generic((ks__nodes), const odd_names_node_t *: 1, odd_names_node_t *: 1, void *: 1, default: 0), \
             "kernel odd_names: the nodes must be odd_names_node_t"), ks__launches, \

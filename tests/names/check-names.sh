@@ -24,7 +24,9 @@ names="$names ks__args ks__image_data k_kernel ks__params_k gen_k_kernel ks__par
 names_kstub_image KSTUB_NAMES_KSTUB_H KS_TYPE_gen_s k k_n launch stream n_items ks__pad0 ks__anon0
 ks__empty ks__static_assert_gen_s_size k_node k_node_set ks__pack_k gen_k_node gen_k_node_set
 ks__pack_gen_k ks__graph ks__deps ks__ndeps ks__node ks__exec k_node_t k_args k_nodes_set
-gen_k_node_t gen_k_args gen_k_nodes_set ks__count ks__nodes ks__launches ks__values ks__i ks__st"
+gen_k_node_t gen_k_args gen_k_nodes_set ks__count ks__nodes ks__launches ks__values ks__i ks__st
+ks__k_call ks__k_n_call ks__k_node_call ks__k_node_set_call ks__k_nodes_set_call ks__gen_k_call
+ks__gen_k_n_call ks__gen_k_node_call ks__gen_k_node_set_call ks__gen_k_nodes_set_call"
 # Every macro the runtime's headers #define outside the ks_/KS_ prefix
 # (KSTUB_H, KSTUB_VERSION...; issue 19 #5): parameters, types and members
 # of these names step aside; a kernel of such a name is refused (below).
