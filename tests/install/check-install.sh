@@ -113,7 +113,7 @@ check "make install" $MAKE --no-print-directory install B="$B" PREFIX="$PREFIX" 
 expect_files() {
     local f
     for f in bin/kstub include/kstub.h include/kstub_types.h lib/libkstub.a lib/libkstub.so \
-        lib/pkgconfig/kstub.pc lib/cmake/kstub/kstubConfig.cmake \
+        lib/pkgconfig/kstub.pc lib/pkgconfig/kstub-static.pc lib/cmake/kstub/kstubConfig.cmake \
         lib/cmake/kstub/kstubConfigVersion.cmake share/kstub/kstub.mk \
         share/kstub/templates/header.h.in share/kstub/templates/source.c.in \
         share/man/man1/kstub.1 share/bash-completion/completions/kstub; do
@@ -143,6 +143,17 @@ echo "check-install: 1. a Makefile with pkg-config"
 d=$(project pkgconfig "$SRC/tests/install/pkgconfig")
 consumer "pkg-config" "$d" env -i HOME="$TMP/home" PATH="$USER_PATH" LANG=C \
     PKG_CONFIG_PATH="$PREFIX/lib/pkgconfig" make --no-print-directory
+
+# From a fresh shell: no LD_LIBRARY_PATH, the program finds libkstub itself
+# (kstub.pc's rpath), or needs none (kstub-static.pc).
+runs_bare() { local app; app=$(the_app "$1") && [ -n "$app" ] && bare "$app"; }
+check "pkg-config: app runs with no LD_LIBRARY_PATH (kstub.pc's rpath)" runs_bare "$d"
+d=$(project pkgconfig-static "$SRC/tests/install/pkgconfig")
+check "pkg-config kstub-static: builds" build "$d" env -i HOME="$TMP/home" PATH="$USER_PATH" LANG=C \
+    PKG_CONFIG_PATH="$PREFIX/lib/pkgconfig" make --no-print-directory PC=kstub-static
+check "pkg-config kstub-static: app runs with no LD_LIBRARY_PATH" runs_bare "$d"
+static_app() { ! readelf -d "$(the_app "$1")" | grep -q 'NEEDED.*libkstub'; }
+check "pkg-config kstub-static: app needs no libkstub.so" static_app "$d"
 
 echo "check-install: 2. a Makefile with the installed kstub.mk, only PATH set"
 d=$(project kstubmk "$SRC/tests/install/kstubmk")
