@@ -13,6 +13,8 @@
 #                           two targets (one rule per file), make -j4
 #   5. cmake-cuda/          enable_language(CUDA): architectures, nvcc, the
 #                           target's include directories and definitions
+#   6. examples/meson       dependency('kstub') + custom_target with @DEPFILE@,
+#                           meson setup + ninja
 #
 # Each builds, links and runs (no driver: the app says so and exits 0), a
 # second build does nothing, a changed kernel signature regenerates the stubs
@@ -102,7 +104,7 @@ consumer() {
 project() {
     mkdir -p "$TMP/$1"
     cp "$SRC/examples/cmake/scale.cu" "$SRC/examples/cmake/main.c" "$TMP/$1/"
-    [ -n "${2:-}" ] && cp -r "$2"/* "$TMP/$1/"
+    [ -n "${2:-}" ] && cp -rL "$2"/* "$TMP/$1/"
     echo "$TMP/$1"
 }
 
@@ -228,6 +230,16 @@ for gen in "Unix Makefiles" Ninja; do
     consumer "cmake cuda ($gen)" "$d" bare cmake --build build
     check "cmake cuda ($gen): nvcc gets CMAKE_CUDA_ARCHITECTURES, nothing else" archs_from_cmake "$d"
 done
+
+echo "check-install: 6. the Meson example (dependency('kstub'), custom_target with @DEPFILE@)"
+if ! command -v meson >/dev/null || ! command -v ninja >/dev/null; then
+    echo "  skipped: Meson example: meson or ninja is not installed (scripts/deps.sh installs them)"
+else
+    d=$(project meson "$SRC/examples/meson")
+    check "meson: setup with PKG_CONFIG_PATH" bare env PKG_CONFIG_PATH="$PREFIX/lib/pkgconfig" \
+        meson setup "$d/build" "$d" -Dgpu_archs=90
+    consumer "meson" "$d" bare ninja -C build
+fi
 
 # The package's version rules and targets, each in a throwaway project.
 package_project() {   # package_project DIR VERSION: a project asking for kstub VERSION
