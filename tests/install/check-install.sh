@@ -152,7 +152,7 @@ runs_bare() { local app; app=$(the_app "$1") && [ -n "$app" ] && bare "$app"; }
 check "pkg-config: app runs with no LD_LIBRARY_PATH (kstub.pc's rpath)" runs_bare "$d"
 d=$(project pkgconfig-static "$SRC/tests/install/pkgconfig")
 check "pkg-config kstub-static: builds" build "$d" env -i HOME="$TMP/home" PATH="$USER_PATH" LANG=C \
-    PKG_CONFIG_PATH="$PREFIX/lib/pkgconfig" make --no-print-directory PC=kstub-static
+    PKG_CONFIG_PATH="$PREFIX/lib/pkgconfig" make --no-print-directory KSTUB_PC=kstub-static
 check "pkg-config kstub-static: app runs with no LD_LIBRARY_PATH" runs_bare "$d"
 static_app() { ! readelf -d "$(the_app "$1")" | grep -q 'NEEDED.*libkstub'; }
 check "pkg-config kstub-static: app needs no libkstub.so" static_app "$d"
