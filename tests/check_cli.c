@@ -400,6 +400,56 @@ START_TEST(n_is_left_out_for_dynamic_shared_memory)
 }
 END_TEST
 
+/* ---- KS_CHECK (kstub.h) ------------------------------------------------------------------------ */
+
+/* KS_CHECK passes KS_OK through, and on a failure prints file:line, the
+ * call, the status name and ks_last_error_message() and exits 1; it compiles
+ * warning-free as C11 and C++17 (gcc, g++), and a program's own KS_CHECK
+ * defined before kstub.h wins. */
+START_TEST(ks_check_prints_the_call_and_exits)
+{
+    make_tmpdir();
+    write_file("t.c", "#include \"kstub.h\"\n"
+                      "int main(void)\n"
+                      "{\n"
+                      "    KS_CHECK(KS_OK);\n"
+                      "    fputs(\"after ok\\n\", stderr);\n"
+                      "    KS_CHECK(ks_image_set_file(NULL, \"x.cubin\"));\n"
+                      "    fputs(\"not reached\\n\", stderr);\n"
+                      "    return 0;\n"
+                      "}\n");
+    write_file("own.c", "#define KS_CHECK(x) ((void)(x))\n"
+                        "#include \"kstub.h\"\n"
+                        "int main(void) { KS_CHECK(ks_image_set_file(NULL, \"x\")); return 0; }\n");
+    const char *libdir = getenv("KSTUB_LIBDIR") ? getenv("KSTUB_LIBDIR") : "build/lib";
+    const char *cuda = getenv("CUDA_PATH") ? getenv("CUDA_PATH") : "/usr/local/cuda";
+    char *out;
+    int rc = run(&out, "cd '%s' && cp t.c t.cc && "
+                 "gcc -std=c11 -Wall -Wextra -Wpedantic -Werror -I'%s/runtime' -I'%s/include' t.c -o t_c "
+                 "'%s/libkstub.a' -ldl -lpthread -lm && "
+                 "g++ -std=c++17 -Wall -Wextra -Wpedantic -Werror -I'%s/runtime' -I'%s/include' t.cc -o t_cc "
+                 "'%s/libkstub.a' -ldl -lpthread -lm && "
+                 "gcc -std=c11 -Wall -Wextra -Wpedantic -Werror -I'%s/runtime' -I'%s/include' own.c -o own "
+                 "'%s/libkstub.a' -ldl -lpthread -lm",
+                 tmpdir, cwd, cuda, libdir, cwd, cuda, libdir, cwd, cuda, libdir);
+    ck_assert_msg(rc == 0, "%s", out);
+    free(out);
+    const char *const progs[] = {"t_c", "t_cc"};
+    for (size_t i = 0; i < 2; i++) {
+        rc = run(&out, "cd '%s' && ./%s", tmpdir, progs[i]);
+        ck_assert_msg(rc == 1, "%s: exit %d\n%s", progs[i], rc, out);
+        ck_assert_msg(strstr(out, "after ok\n") && !strstr(out, "not reached"), "%s", out);
+        ck_assert_msg(strstr(out, ":6: ks_image_set_file(NULL, \"x.cubin\"): KS_ERR_INVALID_VALUE: "),
+                      "%s: %s", progs[i], out);
+        free(out);
+    }
+    rc = run(&out, "cd '%s' && ./own", tmpdir);
+    ck_assert_msg(rc == 0 && out[0] == '\0', "the program's own KS_CHECK: %d %s", rc, out);
+    free(out);
+    remove_tmpdir();
+}
+END_TEST
+
 /* ---- the README -------------------------------------------------------------------------------- */
 
 static char *readme(void)
@@ -624,6 +674,10 @@ static Suite *cli_suite(void)
     tc = tcase_create("n");
     tcase_set_timeout(tc, 120);
     tcase_add_test(tc, n_is_left_out_for_dynamic_shared_memory);
+    suite_add_tcase(s, tc);
+    tc = tcase_create("ks_check");
+    tcase_set_timeout(tc, 120);
+    tcase_add_test(tc, ks_check_prints_the_call_and_exits);
     suite_add_tcase(s, tc);
     tc = tcase_create("readme");
     tcase_set_timeout(tc, 600);
