@@ -340,6 +340,43 @@ START_TEST(make_q_and_n_after_a_complete_build)
 }
 END_TEST
 
+/* make kstub-check (kstub.mk) builds nothing (NVCC=false: a fatbin rebuilt
+ * would fail) and keeps kstub's verdict: up to date after a touch, "Error 4"
+ * for an added kernel (compatible), "Error 12" for a changed parameter type
+ * (breaking). Before, it rebuilt the fatbins and folded 4 and 12 into 1. */
+START_TEST(make_kstub_check_builds_nothing_and_keeps_4_and_12)
+{
+    make_tmpdir();
+    char *out;
+    int rc = run(&out, "cd '%s' && mkdir k && cat > k/two.cu <<'EOF'\n%sEOF\n"
+        "printf 'KSTUB_KERNELS := k/two.cu\\nKSTUB_OUT := out\\nKSTUB_ARCHS := 90\\n"
+        "include $(KSTUB_MK)\\nall: $(KSTUB_HEADERS) $(KSTUB_SOURCES)\\n' > Makefile",
+        tmpdir, two_cu);
+    ck_assert_msg(rc == 0, "%s", out);
+    free(out);
+    char mk[4 * PATH_MAX];
+    snprintf(mk, sizeof mk, "env -u MAKEFLAGS -u MFLAGS -u MAKELEVEL make KSTUB_MK=%s/kstub.mk "
+             "KSTUB=%s KSTUB_INCLUDE=%s/runtime CUDA_PATH=%s", cwd, kstub_bin(), cwd, cuda_path());
+    rc = run(&out, "cd '%s' && %s NVCC=%s all", tmpdir, mk, nvcc_bin());
+    ck_assert_msg(rc == 0, "build failed:\n%s", out);
+    free(out);
+    rc = run(&out, "cd '%s' && sleep 1 && touch k/two.cu && %s NVCC=false kstub-check", tmpdir, mk);
+    ck_assert_msg(rc == 0 && !strstr(out, "false"), "kstub-check after a touch: exit %d\n%s", rc, out);
+    free(out);
+    rc = run(&out, "cd '%s' && echo '__global__ void more(int *p) { *p = 1; }' >> k/two.cu && "
+             "%s NVCC=false kstub-check", tmpdir, mk);
+    ck_assert_msg(rc == 2 && strstr(out, "] Error 4\n") && strstr(out, "compatible (4)") &&
+                  !strstr(out, "Error 1\n"), "an added kernel: exit %d\n%s", rc, out);
+    free(out);
+    rc = run(&out, "cd '%s' && sed -i 's/float s)/double s)/' k/two.cu && %s NVCC=false kstub-check",
+             tmpdir, mk);
+    ck_assert_msg(rc == 2 && strstr(out, "] Error 12\n") && strstr(out, "BREAKING"),
+                  "a changed parameter: exit %d\n%s", rc, out);
+    free(out);
+    remove_tmpdir();
+}
+END_TEST
+
 /* ---- <kernel>_n and dynamic shared memory --------------------------------------------------- */
 
 /* _n launches with 0 bytes of dynamic shared memory, so kernels that use an
@@ -688,6 +725,7 @@ static Suite *cli_suite(void)
     tc = tcase_create("make");
     tcase_set_timeout(tc, 300);
     tcase_add_test(tc, make_q_and_n_after_a_complete_build);
+    tcase_add_test(tc, make_kstub_check_builds_nothing_and_keeps_4_and_12);
     suite_add_tcase(s, tc);
     return s;
 }
