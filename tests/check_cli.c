@@ -686,6 +686,15 @@ START_TEST(readme_commands_run)
             p = e + 4;
         }
         free(text);
+        /* After the README's blocks, a second make in the first project has
+         * nothing to do (docs/ installs kstub again: a newer kstub, which
+         * rightly regenerates). */
+        if (strcmp(file, "README.md") == 0) {
+            rc = run(&out, "cd '%s/tree/examples/first' && env -u MAKEFLAGS -u MFLAGS -u MAKELEVEL -u KSTUB "
+                     "-u KSTUB_LIBDIR -u KSTUB_INCLUDE PATH='%s/home/.local/bin':\"$PATH\" make -q", tmpdir, tmpdir);
+            ck_assert_msg(rc == 0, "make -q in examples/first after make: %d\n%s", rc, out);
+            free(out);
+        }
     }
     free(list);
     ck_assert_int_ge(nblocks, 5);
@@ -702,11 +711,6 @@ START_TEST(readme_commands_run)
     ck_assert_msg(strstr(o, "$ build/cmake-example/scale_app\nscale_app: ") &&
                   strstr(o, "$ build/meson-example/scale_app\nscale_app: "), "%s", o);
     free(o);
-    /* A second make in the first project has nothing to do. */
-    rc = run(&out, "cd '%s/tree/examples/first' && env -u MAKEFLAGS -u MFLAGS -u MAKELEVEL -u KSTUB -u KSTUB_LIBDIR -u KSTUB_INCLUDE "
-             "PATH='%s/home/.local/bin':\"$PATH\" make -q", tmpdir, tmpdir);
-    ck_assert_msg(rc == 0, "make -q in examples/first after make: %d\n%s", rc, out);
-    free(out);
     remove_tmpdir();
 }
 END_TEST
