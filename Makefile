@@ -127,6 +127,7 @@ gen: $(GEN_H) $(GEN_C) $(GEN_JSON)
 #   include/kstub.h, include/kstub_types.h     the runtime's public headers
 #   share/kstub/templates/, share/kstub/kstub.mk
 #   lib/pkgconfig/kstub.pc                     pkg-config --cflags --libs kstub
+#   lib/pkgconfig/kstub-static.pc              the same with libkstub.a (no run-time dependency)
 #   lib/cmake/kstub/kstub{Config,ConfigVersion}.cmake   find_package(kstub CONFIG)
 #   share/man/man1/kstub.1, share/bash-completion/completions/kstub
 # `make uninstall` (same PREFIX and DESTDIR) removes exactly these files and
@@ -140,7 +141,7 @@ KS__DEST = $(DESTDIR)$(PREFIX)
 KS__INSTALL_FILES = bin/kstub lib/libkstub.a lib/libkstub.so lib/$(LIBKSTUB_SONAME) lib/$(LIBKSTUB_REAL) \
     include/kstub.h include/kstub_types.h \
     $(TEMPLATES:templates/%=share/kstub/templates/%) share/kstub/kstub.mk \
-    lib/pkgconfig/kstub.pc lib/cmake/kstub/kstubConfig.cmake lib/cmake/kstub/kstubConfigVersion.cmake \
+    lib/pkgconfig/kstub.pc lib/pkgconfig/kstub-static.pc lib/cmake/kstub/kstubConfig.cmake lib/cmake/kstub/kstubConfigVersion.cmake \
     share/man/man1/kstub.1 share/bash-completion/completions/kstub
 # Directories no other package shares: uninstall removes them once empty.
 KS__INSTALL_DIRS = share/kstub/templates share/kstub lib/cmake/kstub
@@ -170,6 +171,7 @@ install: all
 	install -m 644 $(TEMPLATES) $(call KS__D,share/kstub/templates/)
 	install -m 644 kstub.mk $(call KS__D,share/kstub/)
 	$(KS__SUBST) kstub.pc.in > $(call KS__D,lib/pkgconfig/kstub.pc)
+	$(KS__SUBST) kstub-static.pc.in > $(call KS__D,lib/pkgconfig/kstub-static.pc)
 	$(KS__SUBST) cmake/kstubConfig.cmake.in > $(call KS__D,lib/cmake/kstub/kstubConfig.cmake)
 	$(KS__SUBST) cmake/kstubConfigVersion.cmake.in > $(call KS__D,lib/cmake/kstub/kstubConfigVersion.cmake)
 	install -m 644 man/kstub.1 $(call KS__D,share/man/man1/kstub.1)

@@ -57,16 +57,7 @@ static inline double bench_median(const double *v, size_t n)
     return bench_quantile(v, n, 0.5);
 }
 
-/* Fail fast: benchmarks are applications, so they may print and exit. */
-#define KS_CHECK(call)                                                                  \
-    do {                                                                                \
-        ks_status s_ = (call);                                                          \
-        if (s_ != KS_OK) {                                                              \
-            fprintf(stderr, "%s:%d: %s: %s\n", __FILE__, __LINE__, ks_status_name(s_),  \
-                    ks_last_error_message());                                           \
-            exit(1);                                                                    \
-        }                                                                               \
-    } while (0)
+/* KS_CHECK (fail fast: benchmarks are applications) comes from kstub.h. */
 
 #define CU_CHECK(call)                                                                  \
     do {                                                                                \

@@ -1,4 +1,4 @@
-# kstub.bash - bash completion for kstub: the subcommands (check, diff),
+# kstub.bash - bash completion for kstub: the subcommands (check, diff, cache),
 # every option, .cu files for inputs, directories for -T, -p, -I and
 # --cuda-path, image files for --embed, manifests for diff. Installed as
 # PREFIX/share/bash-completion/completions/kstub (loaded on demand by
@@ -28,7 +28,7 @@ _kstub()
     prev=${COMP_WORDS[COMP_CWORD-1]}
     for ((i = 1; i < COMP_CWORD; i++)); do
         case ${COMP_WORDS[i]} in
-            check | diff) sub=${COMP_WORDS[i]}; break ;;
+            check | diff | cache) sub=${COMP_WORDS[i]}; break ;;
             -*) ;;
             *) break ;;
         esac
@@ -73,6 +73,8 @@ _kstub()
         local opts
         if [[ $sub == diff ]]; then
             opts="--format= --source --help"
+        elif [[ $sub == cache ]]; then
+            opts="--stats --prune --clear --max-size --cache-dir --help"
         else
             opts="-o --list --manifest --embed --embed-source --skip-bodies --body-errors --cache-dir --no-cache --kernels-in --rdc -I -D -U -std= --cuda-path
                   --arch -p -T -MD -MMD -MF -MT -MQ -MP --help --version"
@@ -85,9 +87,11 @@ _kstub()
     fi
 
     if [[ -z $sub && COMP_CWORD -eq 1 ]]; then
-        COMPREPLY=($(compgen -W "check diff" -- "$cur"))
+        COMPREPLY=($(compgen -W "check diff cache" -- "$cur"))
     fi
-    if [[ $sub == diff ]]; then
+    if [[ $sub == cache ]]; then
+        return 0
+    elif [[ $sub == diff ]]; then
         _kstub__files '*.json'
     else
         _kstub__files '*.@(cu|cuh)'

@@ -36,16 +36,6 @@
             cu_fail(#call, r_, __FILE__, __LINE__);                                     \
     } while (0)
 
-#define KS_CHECK(call)                                                                  \
-    do {                                                                                \
-        ks_status s_ = (call);                                                          \
-        if (s_ != KS_OK) {                                                              \
-            fprintf(stderr, "%s:%d: %s: %s\n", __FILE__, __LINE__, ks_status_name(s_),  \
-                    ks_last_error_message());                                           \
-            exit(1);                                                                    \
-        }                                                                               \
-    } while (0)
-
 /* ---- the driver functions this app calls itself ------------------------------- */
 
 /* Types from cudaTypedefs.h, in the version ks_driver_proc() resolves: the one

@@ -8,6 +8,7 @@
  *   kstub diff OLD.json NEW.json                 classify manifest changes
  */
 #include "cli.h"
+#include "cachecmd.h"
 #include "inputs.h"
 
 #include <limits.h>
@@ -51,6 +52,7 @@ static void usage(FILE *f)
           "       kstub --list [--format=F] [options] INPUT.cu\n"
           "       kstub check [options] INPUT.cu -o OUTBASE\n"
           "       kstub diff [--format=F] [--source PATH] OLD.json NEW.json\n"
+          "       kstub cache [--stats | --prune | --clear] [--max-size SIZE]\n"
           "\n"
           "Generates typed C launch stubs for every __global__ kernel in INPUT.cu:\n"
           "OUTBASE.h (declarations) and OUTBASE.c (definitions, linked with libkstub).\n"
@@ -107,6 +109,11 @@ static void usage(FILE *f)
           "  Regenerates in memory with the same options and compares with the files on\n"
           "  disk; writes nothing. With --manifest, reports changes kernel by kernel against\n"
           "  the manifest on disk, and prints the command that brings the files up to date.\n"
+          "\n"
+          "kstub cache [--stats | --prune | --clear] [--max-size SIZE] [--cache-dir DIR]\n"
+          "  Reports the prelude and NVRTC cache, or removes least recently used entries\n"
+          "  until it is under its cap ($KSTUB_CACHE_SIZE, default 256M; generating keeps\n"
+          "  it there too), or everything; see kstub cache --help.\n"
           "\n"
           "kstub diff OLD.json NEW.json\n"
           "  Classifies each change between two manifests as breaking (error) or\n"
@@ -752,6 +759,8 @@ int main(int argc, char **argv)
 {
     if (argc > 1 && strcmp(argv[1], "diff") == 0)
         return ks_diff_main(argc - 1, argv + 1);
+    if (argc > 1 && strcmp(argv[1], "cache") == 0)
+        return ks_cache_main(argc - 1, argv + 1);
     cli c;
     memset(&c, 0, sizeof c);
     c.check = argc > 1 && strcmp(argv[1], "check") == 0;

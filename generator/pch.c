@@ -54,6 +54,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "cachecmd.h"
 #include "sha256.h"
 
 #define KS__PRELUDE_FORMAT "kstub prelude 1"
@@ -669,6 +670,9 @@ int ks_prelude_open(ks_prelude *p, const ks_options *opts, const char *const *ar
     if (lookup(p, &why) == 0) {
         ks_prelude_debug("hit %.16s (%zu leading include%s)", hex, nleading, nleading == 1 ? "" : "s");
         free(text);
+        char used[96];                              /* LRU: this entry was used now */
+        entry_name(p, used, sizeof used, ".prelude");
+        ks_cache_touch(p->dirfd, used);
         return finish_open(p);
     }
     ks_prelude_debug("miss %.16s: %s", hex, why);
@@ -689,6 +693,7 @@ int ks_prelude_open(ks_prelude *p, const ks_options *opts, const char *const *ar
         return -1;
     }
     ks_prelude_debug("built %.16s", hex);
+    ks_cache_trim(p->dirfd, hex);                   /* stay under the cap */
     return finish_open(p);
 }
 

@@ -719,4 +719,35 @@ ks_status ks_driver_proc(const char *name, void **fn);
 }
 #endif
 
+/* ---------------------------------------------------------------------- */
+/* KS_CHECK: fail fast, in the caller                                      */
+
+/*
+ * KS_CHECK(expr) evaluates expr, a call that returns ks_status, once. On
+ * anything but KS_OK it prints one line on stderr and exits with status 1:
+ *
+ *     app.c:42: saxpy(cfg, 2.0f, x, y, n): KS_ERR_LAUNCH: <ks_last_error_message()>
+ *
+ * where the message names the kernel, the failing driver or NVRTC call and
+ * its CUresult. It is the caller's macro, expanded in the caller's code:
+ * libkstub itself never prints and never exits (it reports, the program
+ * decides), and nothing in the library uses it. Right for examples, tests
+ * and programs that cannot go on; a library or a server should test the
+ * status and read ks_last_error() instead. To act differently, define
+ * KS_CHECK before including this header; it is then left alone.
+ */
+#ifndef KS_CHECK
+#include <stdio.h>
+#include <stdlib.h>
+#define KS_CHECK(expr)                                                                   \
+    do {                                                                                 \
+        ks_status ks__check_status = (expr);                                             \
+        if (ks__check_status != KS_OK) {                                                 \
+            fprintf(stderr, "%s:%d: %s: %s: %s\n", __FILE__, __LINE__, #expr,            \
+                    ks_status_name(ks__check_status), ks_last_error_message());          \
+            exit(EXIT_FAILURE);                                                          \
+        }                                                                                \
+    } while (0)
+#endif
+
 #endif /* KSTUB_H */

@@ -1,22 +1,49 @@
 #!/usr/bin/env bash
 # Installs the Debian packages kstub needs to build and test, when missing.
-# Does nothing (and needs no network or root) when everything is present.
-# cmake and ninja-build: the install test builds the CMake example with both
-# of CMake's generators (Unix Makefiles, Ninja). valgrind: make valgrind-gen
-# and check-hostile's short-typedef case.
+# Does nothing (and needs no network or root) when everything is present;
+# otherwise says which packages it is about to install and why, then
+# installs them with apt-get (through sudo when not root).
+#
+#   bash scripts/deps.sh           install what is missing (make deps, demo, check)
+#   bash scripts/deps.sh --list    print every package and what it is for; install nothing
 set -euo pipefail
 
-pkgs=(libclang-22-dev clang-22 libclang-rt-22-dev check libjansson-dev pkg-config cmake ninja-build valgrind)
+# package|why: one line each, the reason as the message prints it.
+pkgs=(
+    "libclang-22-dev|the generator parses .cu files with libclang 22"
+    "clang-22|compile tests of the generated code, sanitizer builds"
+    "libclang-rt-22-dev|clang's sanitizer runtimes (make check-asan)"
+    "check|the unit test suites (Check)"
+    "libjansson-dev|manifests and --format=json"
+    "pkg-config|finding check, and the installed kstub.pc in check-install"
+    "cmake|check-install builds the CMake examples"
+    "ninja-build|CMake's Ninja generator and Meson in check-install"
+    "meson|check-install builds the Meson example"
+    "valgrind|make valgrind-gen and check-hostile's short-typedef case"
+)
+
+if [ "${1:-}" = --list ]; then
+    for e in "${pkgs[@]}"; do printf '  %-20s %s\n' "${e%%|*}" "${e#*|}"; done
+    exit 0
+fi
+
 missing=()
-for p in "${pkgs[@]}"; do
-    dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q 'install ok installed' \
-        || missing+=("$p")
+why=()
+for e in "${pkgs[@]}"; do
+    p=${e%%|*}
+    dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q 'install ok installed' && continue
+    missing+=("$p")
+    why+=("$(printf '  %-20s %s' "$p" "${e#*|}")")
 done
 [ ${#missing[@]} -eq 0 ] && exit 0
 
-echo "deps: installing ${missing[*]}" >&2
+{
+    echo "deps: about to install ${#missing[@]} Debian package(s) with apt-get:"
+    printf '%s\n' "${why[@]}"
+} >&2
 sudo=""
 [ "$(id -u)" -eq 0 ] || sudo="sudo"
 export DEBIAN_FRONTEND=noninteractive
 $sudo apt-get update -qq
 $sudo apt-get install -y -qq --no-install-recommends "${missing[@]}" >/dev/null
+echo "deps: installed ${missing[*]}" >&2

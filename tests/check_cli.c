@@ -418,6 +418,43 @@ START_TEST(make_q_and_n_after_a_complete_build)
 }
 END_TEST
 
+/* make kstub-check (kstub.mk) builds nothing (NVCC=false: a fatbin rebuilt
+ * would fail) and keeps kstub's verdict: up to date after a touch, "Error 4"
+ * for an added kernel (compatible), "Error 12" for a changed parameter type
+ * (breaking). Before, it rebuilt the fatbins and folded 4 and 12 into 1. */
+START_TEST(make_kstub_check_builds_nothing_and_keeps_4_and_12)
+{
+    make_tmpdir();
+    char *out;
+    int rc = run(&out, "cd '%s' && mkdir k && cat > k/two.cu <<'EOF'\n%sEOF\n"
+        "printf 'KSTUB_KERNELS := k/two.cu\\nKSTUB_OUT := out\\nKSTUB_ARCHS := 90\\n"
+        "include $(KSTUB_MK)\\nall: $(KSTUB_HEADERS) $(KSTUB_SOURCES)\\n' > Makefile",
+        tmpdir, two_cu);
+    ck_assert_msg(rc == 0, "%s", out);
+    free(out);
+    char mk[4 * PATH_MAX];
+    snprintf(mk, sizeof mk, "env -u MAKEFLAGS -u MFLAGS -u MAKELEVEL make KSTUB_MK=%s/kstub.mk "
+             "KSTUB=%s KSTUB_INCLUDE=%s/runtime CUDA_PATH=%s", cwd, kstub_bin(), cwd, cuda_path());
+    rc = run(&out, "cd '%s' && %s NVCC=%s all", tmpdir, mk, nvcc_bin());
+    ck_assert_msg(rc == 0, "build failed:\n%s", out);
+    free(out);
+    rc = run(&out, "cd '%s' && sleep 1 && touch k/two.cu && %s NVCC=false kstub-check", tmpdir, mk);
+    ck_assert_msg(rc == 0 && !strstr(out, "false"), "kstub-check after a touch: exit %d\n%s", rc, out);
+    free(out);
+    rc = run(&out, "cd '%s' && echo '__global__ void more(int *p) { *p = 1; }' >> k/two.cu && "
+             "%s NVCC=false kstub-check", tmpdir, mk);
+    ck_assert_msg(rc == 2 && strstr(out, "] Error 4\n") && strstr(out, "compatible (4)") &&
+                  !strstr(out, "Error 1\n"), "an added kernel: exit %d\n%s", rc, out);
+    free(out);
+    rc = run(&out, "cd '%s' && sed -i 's/float s)/double s)/' k/two.cu && %s NVCC=false kstub-check",
+             tmpdir, mk);
+    ck_assert_msg(rc == 2 && strstr(out, "] Error 12\n") && strstr(out, "BREAKING"),
+                  "a changed parameter: exit %d\n%s", rc, out);
+    free(out);
+    remove_tmpdir();
+}
+END_TEST
+
 /* ---- <kernel>_n and dynamic shared memory --------------------------------------------------- */
 
 /* _n launches with 0 bytes of dynamic shared memory, so kernels that use an
@@ -478,12 +515,62 @@ START_TEST(n_is_left_out_for_dynamic_shared_memory)
 }
 END_TEST
 
+/* ---- KS_CHECK (kstub.h) ------------------------------------------------------------------------ */
+
+/* KS_CHECK passes KS_OK through, and on a failure prints file:line, the
+ * call, the status name and ks_last_error_message() and exits 1; it compiles
+ * warning-free as C11 and C++17 (gcc, g++), and a program's own KS_CHECK
+ * defined before kstub.h wins. */
+START_TEST(ks_check_prints_the_call_and_exits)
+{
+    make_tmpdir();
+    write_file("t.c", "#include \"kstub.h\"\n"
+                      "int main(void)\n"
+                      "{\n"
+                      "    KS_CHECK(KS_OK);\n"
+                      "    fputs(\"after ok\\n\", stderr);\n"
+                      "    KS_CHECK(ks_image_set_file(NULL, \"x.cubin\"));\n"
+                      "    fputs(\"not reached\\n\", stderr);\n"
+                      "    return 0;\n"
+                      "}\n");
+    write_file("own.c", "#define KS_CHECK(x) ((void)(x))\n"
+                        "#include \"kstub.h\"\n"
+                        "int main(void) { KS_CHECK(ks_image_set_file(NULL, \"x\")); return 0; }\n");
+    const char *libdir = getenv("KSTUB_LIBDIR") ? getenv("KSTUB_LIBDIR") : "build/lib";
+    const char *cuda = getenv("CUDA_PATH") ? getenv("CUDA_PATH") : "/usr/local/cuda";
+    char *out;
+    int rc = run(&out, "cd '%s' && cp t.c t.cc && "
+                 "gcc -std=c11 -Wall -Wextra -Wpedantic -Werror -I'%s/runtime' -I'%s/include' t.c -o t_c "
+                 "'%s/libkstub.a' -ldl -lpthread -lm && "
+                 "g++ -std=c++17 -Wall -Wextra -Wpedantic -Werror -I'%s/runtime' -I'%s/include' t.cc -o t_cc "
+                 "'%s/libkstub.a' -ldl -lpthread -lm && "
+                 "gcc -std=c11 -Wall -Wextra -Wpedantic -Werror -I'%s/runtime' -I'%s/include' own.c -o own "
+                 "'%s/libkstub.a' -ldl -lpthread -lm",
+                 tmpdir, cwd, cuda, libdir, cwd, cuda, libdir, cwd, cuda, libdir);
+    ck_assert_msg(rc == 0, "%s", out);
+    free(out);
+    const char *const progs[] = {"t_c", "t_cc"};
+    for (size_t i = 0; i < 2; i++) {
+        rc = run(&out, "cd '%s' && ./%s", tmpdir, progs[i]);
+        ck_assert_msg(rc == 1, "%s: exit %d\n%s", progs[i], rc, out);
+        ck_assert_msg(strstr(out, "after ok\n") && !strstr(out, "not reached"), "%s", out);
+        ck_assert_msg(strstr(out, ":6: ks_image_set_file(NULL, \"x.cubin\"): KS_ERR_INVALID_VALUE: "),
+                      "%s: %s", progs[i], out);
+        free(out);
+    }
+    rc = run(&out, "cd '%s' && ./own", tmpdir);
+    ck_assert_msg(rc == 0 && out[0] == '\0', "the program's own KS_CHECK: %d %s", rc, out);
+    free(out);
+    remove_tmpdir();
+}
+END_TEST
+
 /* ---- the README -------------------------------------------------------------------------------- */
 
-static char *readme(void)
+static char *doc(const char *path)
 {
-    FILE *f = fopen("README.md", "r");
-    ck_assert_msg(f != NULL, "README.md: run from the repository root");
+    FILE *f = fopen(path, "r");
+    ck_assert_msg(f != NULL, "%s: run from the repository root", path);
     char *text = NULL;
     size_t cap = 0, len = 0, n;
     char chunk[8192];
@@ -500,6 +587,11 @@ static char *readme(void)
     ck_assert_ptr_nonnull(text);
     text[len] = '\0';
     return text;
+}
+
+static char *readme(void)
+{
+    return doc("README.md");
 }
 
 /* The text of a section: from its heading line to the next heading of the
@@ -550,24 +642,6 @@ static char *blocks(const char *text, const char *lang)
     return r;
 }
 
-/* The README's copy of kstub --help is the output of kstub --help. */
-START_TEST(readme_help_is_kstub_help)
-{
-    char *text = readme();
-    char *sec = section(text, "### kstub --help");
-    char *copy = blocks(sec, "");
-    char *out;
-    int rc = run(&out, "%s --help", kstub_bin());
-    ck_assert_int_eq(rc, 0);
-    ck_assert_msg(strcmp(copy, out) == 0, "README.md's \"### kstub --help\" differs from kstub --help:\n"
-                  "--- README\n%s--- kstub --help\n%s", copy, out);
-    free(out);
-    free(copy);
-    free(sec);
-    free(text);
-}
-END_TEST
-
 /* The first project's files shown in the README are the files in the tree
  * (the Makefile and saxpy.cu below their opening comment). */
 static void expect_shown(const char *shown, const char *path)
@@ -593,47 +667,49 @@ START_TEST(readme_first_project_is_the_tree)
 }
 END_TEST
 
-/* Every command of the sh blocks of "Quick start" and "Your first project",
- * run as written, in order, in one shell, in a copy of the tree (the
- * sources' times kept, so that the build directory of this test run is up
- * to date for it: make gets B through MAKEFLAGS), with HOME in the scratch
- * folder (make install PREFIX=$HOME/.local). The one exception is
- * 'make check', which this test is part of: it runs as 'make -n check'. */
-START_TEST(readme_commands_run)
+/* Every ```sh block of README.md, then of docs/ (each .md, in name order), run as
+ * written, each in a fresh shell: env -i with only HOME (a scratch folder,
+ * so make install PREFIX=$HOME/.local lands there), a system PATH and
+ * LANG, started at the root of a copy of the tree (the sources' times kept,
+ * so that the build directory of this test run is up to date for it: make
+ * gets B through MAKEFLAGS). A block sets up what it needs, as a reader
+ * would; the pkg-config block's program runs with no LD_LIBRARY_PATH. The
+ * one exception is 'make check', which this test is part of: it runs as
+ * 'make -n check'. */
+static int write_block_script(const char *path, char *block)
 {
-    make_tmpdir();
-    char *text = readme();
-    char *quick = section(text, "## Quick start"), *first = section(text, "## Your first project");
-    char *q = blocks(quick, "sh"), *f = blocks(first, "sh");
-    ck_assert_msg(strstr(q, "make demo") != NULL, "%s", q);
-    ck_assert_msg(strstr(f, "cd examples/first") != NULL, "%s", f);
-    char script[PATH_MAX + 64];
-    snprintf(script, sizeof script, "%s/readme.sh", tmpdir);
-    FILE *sh = fopen(script, "w");
+    FILE *sh = fopen(path, "w");
     ck_assert_ptr_nonnull(sh);
     fputs("set -e\n", sh);
     int ncommands = 0;
-    for (int k = 0; k < 2; k++) {
-        for (char *line = strtok(k == 0 ? q : f, "\n"); line; line = strtok(NULL, "\n")) {
-            char *hash = strstr(line, " #");
-            if (line[0] == '#')
-                continue;
-            if (hash)
-                *hash = '\0';
-            size_t n = strlen(line);
-            while (n && line[n - 1] == ' ')
-                line[--n] = '\0';
-            if (n == 0)
-                continue;
-            if (strcmp(line, "make check") == 0)
-                fprintf(sh, "echo '$ make -n check'\nmake -n check >/dev/null\n");
-            else
-                fprintf(sh, "echo '$ %s'\n%s\n", line, line);
-            ncommands++;
-        }
+    char *save = NULL;
+    for (char *line = strtok_r(block, "\n", &save); line; line = strtok_r(NULL, "\n", &save)) {
+        char *hash = strstr(line, " #");
+        if (line[0] == '#')
+            continue;
+        if (hash)
+            *hash = '\0';
+        size_t n = strlen(line);
+        while (n && line[n - 1] == ' ')
+            line[--n] = '\0';
+        if (n == 0)
+            continue;
+        if (strcmp(line, "make check") == 0)
+            fprintf(sh, "echo '$ make -n check'\nmake -n check >/dev/null\n");
+        else
+            fprintf(sh, "echo '$ %s'\n%s\n", line, line);
+        ncommands++;
     }
     ck_assert_int_eq(fclose(sh), 0);
-    ck_assert_int_ge(ncommands, 8);
+    return ncommands;
+}
+
+START_TEST(readme_commands_run)
+{
+    make_tmpdir();
+    /* The files, README first. */
+    char *list;
+    ck_assert_int_eq(run(&list, "echo README.md; ls docs/*.md | LC_ALL=C sort"), 0);
     const char *b = getenv("KSTUB_BUILD") ? getenv("KSTUB_BUILD") : "build";
     char babs[PATH_MAX];
     ck_assert_msg(realpath(b, babs) != NULL, "%s: no build directory", b);
@@ -644,36 +720,75 @@ START_TEST(readme_commands_run)
     ck_assert_msg(rc == 0, "copying the tree: %s", out);
     free(out);
     /* Under make check-asan the installed libkstub is the sanitized build:
-     * the first project's programs link it with the same -fsanitize flags
-     * (ASan's runtime must come first), and are not leak-checked (they are
-     * the user's, with cudart_static inside). */
+     * programs link it with the same -fsanitize flags (ASan's runtime must
+     * come first), and are not leak-checked (they are the user's, with
+     * cudart_static inside). A CUDA_PATH other than the default is passed
+     * on, as a reader's shell would have it. */
     const char *san = getenv("SAN_FLAGS") ? getenv("SAN_FLAGS") : "";
-    char san_env[512] = "";
+    const char *asan = getenv("ASAN_OPTIONS") ? getenv("ASAN_OPTIONS") : "";
+    const char *cuda = getenv("CUDA_PATH");
+    char env[2 * PATH_MAX + 1024];
+    snprintf(env, sizeof env, "env -i HOME='%s/home' PATH=/usr/local/bin:/usr/bin:/bin LANG=C MAKEFLAGS='B=%s'"
+             "%s%s%s%s%s%s%s", tmpdir, babs,
+             cuda && strcmp(cuda, "/usr/local/cuda") != 0 ? " CUDA_PATH='" : "",
+             cuda && strcmp(cuda, "/usr/local/cuda") != 0 ? cuda : "",
+             cuda && strcmp(cuda, "/usr/local/cuda") != 0 ? "'" : "",
+             *san ? " CC='cc " : "", san, *san ? "' ASAN_OPTIONS='" : "",
+             *san ? asan : "");
     if (*san)
-        snprintf(san_env, sizeof san_env, "CC='cc %s' ASAN_OPTIONS=\"$ASAN_OPTIONS:detect_leaks=0\"", san);
-    rc = run(&out, "cd '%s/tree' && env -u MFLAGS -u MAKELEVEL -u KSTUB -u KSTUB_LIBDIR -u KSTUB_INCLUDE MAKEFLAGS='B=%s' HOME='%s/home' "
-             "%s bash '%s' 2>&1", tmpdir, babs, tmpdir, san_env, script);
-    /* Check's messages are short: the end of the output says what failed. */
-    const char *tail = strlen(out) > 3000 ? out + strlen(out) - 3000 : out;
-    ck_assert_msg(rc == 0, "a README command failed (%d):\n...%s", rc, tail);
-    /* make demo and both programs: what they say without a driver, or with one. */
-    ck_assert_msg(strstr(out, "demo: no CUDA driver on this machine") ||
-                  strstr(out, "kernels passed"), "...%s", tail);
-    ck_assert_msg(strstr(out, "\nfirst: no CUDA driver on this machine (") ||
-                  strstr(out, "\nfirst: saxpy over 1048576 elements: PASS"), "...%s", tail);
-    ck_assert_msg(strstr(out, "\nfirst_driver: no CUDA driver on this machine (") ||
-                  strstr(out, "\nfirst_driver: saxpy over 1048576 elements: PASS"), "...%s", tail);
-    free(out);
-    /* A second make in the first project has nothing to do. */
-    rc = run(&out, "cd '%s/tree/examples/first' && env -u MAKEFLAGS -u MFLAGS -u MAKELEVEL -u KSTUB -u KSTUB_LIBDIR -u KSTUB_INCLUDE "
-             "PATH='%s/home/.local/bin':\"$PATH\" make -q", tmpdir, tmpdir);
-    ck_assert_msg(rc == 0, "make -q in examples/first after make: %d\n%s", rc, out);
-    free(out);
-    free(q);
-    free(f);
-    free(quick);
-    free(first);
-    free(text);
+        strncat(env, ":detect_leaks=0'", sizeof env - strlen(env) - 1);
+    char *all = strdup("");
+    int nblocks = 0, ncommands = 0;
+    char *fsave = NULL;
+    for (char *file = strtok_r(list, "\n", &fsave); file; file = strtok_r(NULL, "\n", &fsave)) {
+        char *text = doc(file);
+        /* Each block, in order: blocks() joins them, so find them one by one. */
+        for (const char *p = text; (p = strstr(p, "\n```sh\n")) != NULL;) {
+            p += 7;
+            const char *e = strstr(p, "\n```");
+            ck_assert_msg(e != NULL, "%s: an unclosed ```sh block", file);
+            char *block = strndup(p, (size_t)(e - p) + 1);
+            char script[PATH_MAX + 64];
+            snprintf(script, sizeof script, "%s/block%d.sh", tmpdir, nblocks);
+            ncommands += write_block_script(script, block);
+            free(block);
+            rc = run(&out, "cd '%s/tree' && %s bash '%s' 2>&1", tmpdir, env, script);
+            all = realloc(all, strlen(all) + strlen(out) + 1);
+            ck_assert_ptr_nonnull(all);
+            strcat(all, out);
+            const char *tail = strlen(out) > 3000 ? out + strlen(out) - 3000 : out;
+            ck_assert_msg(rc == 0, "%s: the %s command block (#%d) failed (%d):\n...%s", file,
+                          nblocks == 0 ? "first" : "next", nblocks, rc, tail);
+            free(out);
+            nblocks++;
+            p = e + 4;
+        }
+        free(text);
+        /* After the README's blocks, a second make in the first project has
+         * nothing to do (docs/ installs kstub again: a newer kstub, which
+         * rightly regenerates). */
+        if (strcmp(file, "README.md") == 0) {
+            rc = run(&out, "cd '%s/tree/examples/first' && env -u MAKEFLAGS -u MFLAGS -u MAKELEVEL -u KSTUB "
+                     "-u KSTUB_LIBDIR -u KSTUB_INCLUDE PATH='%s/home/.local/bin':\"$PATH\" make -q", tmpdir, tmpdir);
+            ck_assert_msg(rc == 0, "make -q in examples/first after make: %d\n%s", rc, out);
+            free(out);
+        }
+    }
+    free(list);
+    ck_assert_int_ge(nblocks, 5);
+    ck_assert_int_ge(ncommands, 16);
+    char *o = all;
+    /* make demo and the programs: what they say without a driver, or with one. */
+    ck_assert_msg(strstr(o, "demo: no CUDA driver on this machine") || strstr(o, "kernels passed"), "%s", o);
+    ck_assert_msg(strstr(o, "\nfirst: no CUDA driver on this machine (") ||
+                  strstr(o, "\nfirst: saxpy over 1048576 elements: PASS"), "%s", o);
+    ck_assert_msg(strstr(o, "\nfirst_driver: no CUDA driver on this machine (") ||
+                  strstr(o, "\nfirst_driver: saxpy over 1048576 elements: PASS"), "%s", o);
+    /* The pkg-config route's program ran from a fresh shell. */
+    ck_assert_msg(strstr(o, "$ ./build/pc/first_driver\nfirst_driver: "), "%s", o);
+    ck_assert_msg(strstr(o, "$ build/cmake-example/scale_app\nscale_app: ") &&
+                  strstr(o, "$ build/meson-example/scale_app\nscale_app: "), "%s", o);
+    free(o);
     remove_tmpdir();
 }
 END_TEST
@@ -704,15 +819,19 @@ static Suite *cli_suite(void)
     tcase_set_timeout(tc, 120);
     tcase_add_test(tc, n_is_left_out_for_dynamic_shared_memory);
     suite_add_tcase(s, tc);
+    tc = tcase_create("ks_check");
+    tcase_set_timeout(tc, 120);
+    tcase_add_test(tc, ks_check_prints_the_call_and_exits);
+    suite_add_tcase(s, tc);
     tc = tcase_create("readme");
     tcase_set_timeout(tc, 600);
-    tcase_add_test(tc, readme_help_is_kstub_help);
     tcase_add_test(tc, readme_first_project_is_the_tree);
     tcase_add_test(tc, readme_commands_run);
     suite_add_tcase(s, tc);
     tc = tcase_create("make");
     tcase_set_timeout(tc, 300);
     tcase_add_test(tc, make_q_and_n_after_a_complete_build);
+    tcase_add_test(tc, make_kstub_check_builds_nothing_and_keeps_4_and_12);
     suite_add_tcase(s, tc);
     return s;
 }

@@ -2,7 +2,9 @@
 # --list, what -o names, output folders created (and none left by a failed
 # run), --embed of an nvcc PTX/cubin/fatbin checked against the input's
 # kernels, make -q / make -n with kstub.mk after a complete build, and the
-# README's Quick start and first-project commands and --help copy. Included
+# kstub-check, KS_CHECK, and every ```sh block of README.md and docs/*.md
+# run as written, each in a fresh shell at the root of a copy of the tree
+# (the README's first project shown as it is in the tree). Included
 # from tests/tests.mk; uses the top-level Makefile's variables. Needs nvcc
 # (no GPU).
 #

@@ -1,11 +1,13 @@
 # tests/install.mk — installing kstub and using the installed copy
 # (tests/install/): `make install` into a scratch prefix, then a Makefile
 # with pkg-config, a Makefile with the installed kstub.mk (only PATH set) and
-# the CMake example (Unix Makefiles and Ninja) built against it, rebuilds and
-# regeneration, `make uninstall` (also into a PREFIX and a DESTDIR with a space
-# and a quote); the man page against --help; the bash
-# completion. Included from tests/tests.mk. Needs nvcc (no GPU); the CMake
-# cases say "skipped" where cmake or ninja is missing.
+# the CMake example, a library project and an enable_language(CUDA) project
+# (Unix Makefiles and Ninja) and the Meson example built against it, rebuilds
+# and regeneration, `make uninstall` (also into a PREFIX and a DESTDIR with a
+# space and a quote); the man page against --help; the bash completion;
+# scripts/deps.sh's message before it installs. Included from tests/tests.mk.
+# Needs nvcc (no GPU); the CMake and Meson cases say "skipped" where cmake,
+# meson or ninja is missing.
 #
 #   make check-install
 
@@ -13,6 +15,7 @@
 check-install: $(KSTUB) $(B)/lib/libkstub.a $(B)/lib/libkstub.so
 	@KSTUB=$(KSTUB) bash tests/install/check-man.sh
 	@KSTUB=$(KSTUB) bash tests/install/check-completion.sh
+	@bash tests/install/check-deps.sh
 	@B=$(B) CUDA_PATH=$(CUDA_PATH) MAKE_CMD="$(MAKE_COMMAND)" bash tests/install/check-install.sh
 
 CHECK_TARGETS += check-install

@@ -21,6 +21,7 @@ CHECK_TARGETS :=
 -include tests/compdb.mk
 -include tests/names.mk
 -include tests/pch.mk
+-include tests/cache.mk
 -include tests/real.mk
 -include tests/cli.mk
 -include tests/hostile.mk

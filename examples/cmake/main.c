@@ -19,16 +19,8 @@
 
 #define N 4096
 
-/* Fail fast: right for an example, wrong for a library. */
-#define KS_CHECK(call)                                                                  \
-    do {                                                                                \
-        ks_status s_ = (call);                                                          \
-        if (s_ != KS_OK) {                                                              \
-            fprintf(stderr, "%s:%d: %s: %s\n", __FILE__, __LINE__, ks_status_name(s_),  \
-                    ks_last_error_message());                                           \
-            exit(1);                                                                    \
-        }                                                                               \
-    } while (0)
+/* KS_CHECK (fail fast: print the call, the status and
+ * ks_last_error_message(), exit) comes from kstub.h. */
 #define CU_CHECK(call)                                                                  \
     do {                                                                                \
         CUresult r_ = (call);                                                           \

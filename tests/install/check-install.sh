@@ -6,7 +6,15 @@
 #   1. pkgconfig/Makefile   pkg-config --cflags --libs kstub
 #   2. kstubmk/Makefile     the installed kstub.mk, only PATH set
 #   3. examples/cmake       find_package(kstub CONFIG) + kstub_add_kernels,
-#                           with the Unix Makefiles and the Ninja generators
+#                           with the Unix Makefiles and the Ninja generators,
+#                           in a directory whose path holds a space
+#   4. cmake-lib/           a STATIC library owning the kernels, two programs
+#                           linking it (usage requirements PUBLIC), one .cu in
+#                           two targets (one rule per file), make -j4
+#   5. cmake-cuda/          enable_language(CUDA): architectures, nvcc, the
+#                           target's include directories and definitions
+#   6. examples/meson       dependency('kstub') + custom_target with @DEPFILE@,
+#                           meson setup + ninja
 #
 # Each builds, links and runs (no driver: the app says so and exits 0), a
 # second build does nothing, a changed kernel signature regenerates the stubs
@@ -71,9 +79,12 @@ regenerates() {
     sed -i 's/float a,/double a,/' "$1/scale.cu"
     touch "$TMP/marker"
     build "$@" || return 1
-    local h
-    h=$(find "$1" -name scale.kstub.h) && [ -n "$h" ] && grep -q 'double  *a,' "$h" ||
-        { echo "scale.kstub.h does not take a double"; return 1; }
+    local h n=0
+    while IFS= read -r h; do
+        n=$((n + 1))
+        grep -q 'double  *a,' "$h" || { echo "$h does not take a double"; return 1; }
+    done < <(find "$1" -name scale.kstub.h)
+    [ "$n" -gt 0 ] || { echo "no scale.kstub.h"; return 1; }
     [ -n "$(find "$1" -type f \( -name app -o -name scale_app \) -newer "$TMP/marker")" ] ||
         { echo "the app was not relinked"; return 1; }
 }
@@ -93,7 +104,7 @@ consumer() {
 project() {
     mkdir -p "$TMP/$1"
     cp "$SRC/examples/cmake/scale.cu" "$SRC/examples/cmake/main.c" "$TMP/$1/"
-    [ -n "${2:-}" ] && cp "$2"/* "$TMP/$1/"
+    [ -n "${2:-}" ] && cp -rL "$2"/* "$TMP/$1/"
     echo "$TMP/$1"
 }
 
@@ -104,7 +115,7 @@ check "make install" $MAKE --no-print-directory install B="$B" PREFIX="$PREFIX" 
 expect_files() {
     local f
     for f in bin/kstub include/kstub.h include/kstub_types.h lib/libkstub.a lib/libkstub.so \
-        lib/pkgconfig/kstub.pc lib/cmake/kstub/kstubConfig.cmake \
+        lib/pkgconfig/kstub.pc lib/pkgconfig/kstub-static.pc lib/cmake/kstub/kstubConfig.cmake \
         lib/cmake/kstub/kstubConfigVersion.cmake share/kstub/kstub.mk \
         share/kstub/templates/header.h.in share/kstub/templates/source.c.in \
         share/man/man1/kstub.1 share/bash-completion/completions/kstub; do
@@ -135,26 +146,100 @@ d=$(project pkgconfig "$SRC/tests/install/pkgconfig")
 consumer "pkg-config" "$d" env -i HOME="$TMP/home" PATH="$USER_PATH" LANG=C \
     PKG_CONFIG_PATH="$PREFIX/lib/pkgconfig" make --no-print-directory
 
+# From a fresh shell: no LD_LIBRARY_PATH, the program finds libkstub itself
+# (kstub.pc's rpath), or needs none (kstub-static.pc).
+runs_bare() { local app; app=$(the_app "$1") && [ -n "$app" ] && bare "$app"; }
+check "pkg-config: app runs with no LD_LIBRARY_PATH (kstub.pc's rpath)" runs_bare "$d"
+d=$(project pkgconfig-static "$SRC/tests/install/pkgconfig")
+check "pkg-config kstub-static: builds" build "$d" env -i HOME="$TMP/home" PATH="$USER_PATH" LANG=C \
+    PKG_CONFIG_PATH="$PREFIX/lib/pkgconfig" make --no-print-directory KSTUB_PC=kstub-static
+check "pkg-config kstub-static: app runs with no LD_LIBRARY_PATH" runs_bare "$d"
+static_app() { ! readelf -d "$(the_app "$1")" | grep -q 'NEEDED.*libkstub'; }
+check "pkg-config kstub-static: app needs no libkstub.so" static_app "$d"
+
 echo "check-install: 2. a Makefile with the installed kstub.mk, only PATH set"
 d=$(project kstubmk "$SRC/tests/install/kstubmk")
 consumer "kstub.mk" "$d" bare make --no-print-directory -j2
 
-echo "check-install: 3. the CMake example (find_package(kstub CONFIG))"
+have_cmake() {   # have_cmake GENERATOR WHAT: whether the tools are here (else says skipped)
+    if ! command -v cmake >/dev/null; then
+        echo "  skipped: $2 ($1): cmake is not installed (scripts/deps.sh installs it)"
+        return 1
+    fi
+    if [ "$1" = Ninja ] && ! command -v ninja >/dev/null; then
+        echo "  skipped: $2 (Ninja): ninja is not installed (package ninja-build)"
+        return 1
+    fi
+}
+# Every program of a project runs.
+all_run() {
+    local p
+    for p in "${@:2}"; do
+        LD_LIBRARY_PATH="$PREFIX/lib" "$1/build/$p" || { echo "$p failed"; return 1; }
+    done
+}
+# Under the Makefile generators, each generated file has one rule (two would
+# run at once under -j): FILE: appears in one target's build.make only.
+one_rule_each() {
+    local f n
+    for f in "${@:2}"; do
+        n=$(grep -lF "$f:" "$1"/build/CMakeFiles/*/build.make | wc -l)
+        [ "$n" -eq 1 ] || { echo "$f: $n rules"; return 1; }
+    done
+}
+# The build files pass nvcc exactly the architectures CMake was given.
+archs_from_cmake() {
+    local files
+    files=$(find "$1/build" -name build.make -o -name build.ninja)
+    grep -q 'arch=compute_90,code=sm_90' $files && grep -q 'arch=compute_90,code=compute_90' $files ||
+        { echo "no sm_90 + compute_90"; return 1; }
+    ! grep -q 'compute_80' $files || { echo "compute_80 from kstub's own default"; return 1; }
+}
+
+echo "check-install: 3. the CMake example (find_package(kstub CONFIG)), in a path with a space"
 for gen in "Unix Makefiles" Ninja; do
     tag=${gen%% *}
-    if ! command -v cmake >/dev/null; then
-        echo "  skipped: CMake example ($gen): cmake is not installed (scripts/deps.sh installs it)"
-        continue
-    fi
-    if [ "$gen" = Ninja ] && ! command -v ninja >/dev/null; then
-        echo "  skipped: CMake example (Ninja): ninja is not installed (package ninja-build)"
-        continue
-    fi
-    d=$(project "cmake-$tag" "$SRC/examples/cmake")
+    have_cmake "$gen" "CMake example" || continue
+    d=$(project "cmake example-$tag" "$SRC/examples/cmake")
     check "cmake ($gen): configures with CMAKE_PREFIX_PATH" bare cmake -S "$d" -B "$d/build" \
         -G "$gen" -DCMAKE_PREFIX_PATH="$PREFIX" -DEXAMPLE_ARCHS=90
     consumer "cmake ($gen)" "$d" bare cmake --build build
 done
+
+echo "check-install: 4. kernels in a STATIC library, two programs; one .cu in two targets"
+for gen in "Unix Makefiles" Ninja; do
+    tag=${gen%% *}
+    have_cmake "$gen" "CMake library project" || continue
+    d=$(project "cmake lib-$tag" "$SRC/tests/install/cmake-lib")
+    check "cmake lib ($gen): configures" bare cmake -S "$d" -B "$d/build" \
+        -G "$gen" -DCMAKE_PREFIX_PATH="$PREFIX" -DCMAKE_CUDA_ARCHITECTURES=90-real
+    consumer "cmake lib ($gen)" "$d" bare cmake --build build -j4
+    check "cmake lib ($gen): every program runs" all_run "$d" app app2 twice_a twice_b
+    [ "$gen" = Ninja ] ||
+        check "cmake lib ($gen): one rule per generated file" one_rule_each "$d" \
+            kstub/scale.fatbin kstub/scale.kstub.stamp shared/scale.fatbin shared/scale.kstub.stamp
+done
+
+echo "check-install: 5. a project with enable_language(CUDA) adds kstub with one call"
+for gen in "Unix Makefiles" Ninja; do
+    tag=${gen%% *}
+    have_cmake "$gen" "CMake CUDA project" || continue
+    d=$(project "cmake-cuda-$tag" "$SRC/tests/install/cmake-cuda")
+    check "cmake cuda ($gen): configures" bare cmake -S "$d" -B "$d/build" \
+        -G "$gen" -DCMAKE_PREFIX_PATH="$PREFIX" -DCMAKE_CUDA_COMPILER="$CUDA_PATH/bin/nvcc"
+    consumer "cmake cuda ($gen)" "$d" bare cmake --build build
+    check "cmake cuda ($gen): nvcc gets CMAKE_CUDA_ARCHITECTURES, nothing else" archs_from_cmake "$d"
+done
+
+echo "check-install: 6. the Meson example (dependency('kstub'), custom_target with @DEPFILE@)"
+if ! command -v meson >/dev/null || ! command -v ninja >/dev/null; then
+    echo "  skipped: Meson example: meson or ninja is not installed (scripts/deps.sh installs them)"
+else
+    d=$(project meson "$SRC/examples/meson")
+    check "meson: setup with PKG_CONFIG_PATH" bare env PKG_CONFIG_PATH="$PREFIX/lib/pkgconfig" \
+        meson setup "$d/build" "$d" -Dgpu_archs=90
+    consumer "meson" "$d" bare ninja -C build
+fi
 
 # The package's version rules and targets, each in a throwaway project.
 package_project() {   # package_project DIR VERSION: a project asking for kstub VERSION

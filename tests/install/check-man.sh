@@ -34,6 +34,16 @@ for s in $(grep -oE '^ *(usage: )?kstub [a-z]+' <<<"$help" | awk '{print $NF}' |
     has "$s" subcommand
 done
 
+# SYNOPSIS lists every form of the usage lines: "kstub WORD" for each
+# (kstub --list, kstub check, kstub diff, kstub cache), in the SYNOPSIS
+# section's formatted text.
+synopsis=$(sed -n '/^\.SH SYNOPSIS/,/^\.SH DESCRIPTION/p' "$MAN" | sed -e 's/\\-/-/g' -e 's/\\c$//' |
+           grep -v '^\.\(SH\|br\)' | sed -E 's/^\.[A-Z]+ //' | tr -d '"' | tr '\n' ' ')
+for f in $(grep -oE '^ *(usage: )?kstub [a-z-]+' <<<"$help" | awk '{print $NF}' | sort -u); do
+    if grep -qE -- "kstub $f( |$)" <<<"$synopsis"; then pass=$((pass + 1)); else
+        fail=$((fail + 1)); echo "  FAIL  SYNOPSIS has no 'kstub $f' (kstub --help shows it)"; fi
+done
+
 # Environment variables read by the generator or libkstub.
 envs=$(grep -rhoE 'getenv\("[A-Z_]+"\)|#define KS__[A-Z_]*_ENV "[A-Z_]+"' generator runtime |
        grep -oE '"(KSTUB_[A-Z_]+|CUDA_PATH)"' | tr -d '"' | sort -u)
