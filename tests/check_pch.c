@@ -409,8 +409,8 @@ START_TEST(garbage_with_pch_magic_is_refused_and_rebuilt)
 END_TEST
 
 /* A header inside the PCH changes after it was built (a toolkit update, a
- * header of the -I path): libclang sees the new size or time, the file is
- * parsed without the PCH (so the new header counts) and the entry rebuilt. */
+ * header of the -I path): the entry's stamps of its headers see the new
+ * size or time, and the entry is built again before the parse. */
 START_TEST(changed_header_inside_pch_is_rebuilt)
 {
     ck_assert_int_eq(run(NULL, "mkdir '%s/inc'", tmpdir), 0);
@@ -432,7 +432,9 @@ START_TEST(changed_header_inside_pch_is_rebuilt)
     put("inc/cuda_fp16.h", "#ifndef SHADOW_H\n#define SHADOW_H\ntypedef long shadow_t;\n#endif\n");
     ck_assert_int_eq(run(NULL, "touch -d '+1 min' '%s/inc/cuda_fp16.h'", tmpdir), 0);
     ck_assert_int_eq(gen(&out, input, "k2", extra), 0);
-    ck_assert_msg(strstr(out, "parsing without it") && strstr(out, "rebuilt"), "%s", out);
+    /* The entry's stamps see it before libclang does: a miss, built again. */
+    ck_assert_msg(strstr(out, "changed since the prelude was built") && strstr(out, "built ") &&
+                  !strstr(out, "parsing without it"), "%s", out);
     free(out);
     ck_assert_int_eq(run(&out, "cd '%s' && grep -c '\"size\": 8' k2/out.json && mkdir k3 && cd k3 && "
                                "'%s' '%s' %s --no-cache -o out --manifest out.json -MD && cd .. && "
@@ -440,6 +442,96 @@ START_TEST(changed_header_inside_pch_is_rebuilt)
     free(out);
     ck_assert_int_eq(gen(&out, input, "k2", extra), 0);
     ck_assert_msg(strstr(out, "hit") && !strstr(out, "without it"), "%s", out);
+    free(out);
+}
+END_TEST
+
+/* ---- what shapes the prelude beyond the arguments (issue 19 #3) ----------------------------------- */
+
+/* In tmpdir/CWD, under ENV (on top of an environment without the include
+ * path variables): kstub INPUT EXTRA with the cache, then with --no-cache;
+ * outputs, messages and exit statuses byte for byte the same, the status
+ * want_rc. */
+static void same_with_and_without_cache(const char *env, const char *cwd, const char *input, const char *extra,
+                                        int want_rc)
+{
+    char *out;
+    int rc = run(&out,
+                 "cd '%s/%s' && rm -rf cached nocache && for m in cached nocache; do o=; [ $m = nocache ] && "
+                 "o=--no-cache; env -u CPATH -u C_INCLUDE_PATH -u CPLUS_INCLUDE_PATH %s KSTUB_CACHE_DIR='%s/cache' "
+                 "'%s' '%s' %s $o -o out --manifest out.json -MD > err 2>&1; echo $? > rc; mkdir $m; "
+                 "mv -f out.* err rc $m/ 2>/dev/null; done; diff -r cached nocache && cat nocache/rc",
+                 tmpdir, cwd, env, tmpdir, kstub, input, extra);
+    ck_assert_msg(rc == 0, "%s in %s: the cached run differs from --no-cache:\n%s", env, cwd, out);
+    ck_assert_msg(atoi(out) == want_rc, "%s in %s: exit %s, want %d", env, cwd, out, want_rc);
+    free(out);
+}
+
+/* A prelude built with CPATH (or CPLUS_INCLUDE_PATH) naming a directory
+ * whose cuda_fp16.h shadows the toolkit's is not the prelude of a run
+ * without it: before, the later run took the shadow's typedef from the
+ * cache (exit 0, a double parameter) where --no-cache refuses the file. */
+START_TEST(include_path_environment_is_in_the_key)
+{
+    ck_assert_int_eq(run(NULL, "mkdir '%s/shadow' '%s/w'", tmpdir, tmpdir), 0);
+    put("shadow/cuda_fp16.h", "#ifndef SHADOW_H\n#define SHADOW_H\ntypedef double shadow_t;\n#endif\n");
+    put("k.cu", "#include <cuda_fp16.h>\n__global__ void k(shadow_t v) { (void)v; }\n");
+    char input[PATH_MAX], env[PATH_MAX + 64];
+    snprintf(input, sizeof input, "%s/k.cu", tmpdir);
+    static const char *const vars[] = {"CPATH", "CPLUS_INCLUDE_PATH", "C_INCLUDE_PATH"};
+    for (size_t i = 0; i < sizeof vars / sizeof *vars; i++) {
+        snprintf(env, sizeof env, "%s='%s/shadow'", vars[i], tmpdir);
+        /* C_INCLUDE_PATH is C's alone: a CUDA parse does not read it. */
+        same_with_and_without_cache(env, "w", input, "", i < 2 ? 0 : 1);
+        if (i < 2)            /* the shadow's double */
+            ck_assert_int_eq(run(NULL, "grep -q '\"size\": 8' '%s/w/cached/out.json'", tmpdir), 0);
+        same_with_and_without_cache("", "w", input, "", 1);
+        ck_assert_int_eq(run(NULL, "test ! -e '%s/w/cached/out.json'", tmpdir), 0);   /* refused, nothing written */
+    }
+}
+END_TEST
+
+/* A relative -Iinc from two directories is two preludes: each directory's
+ * inc/cuda.h, which clang's CUDA wrapper includes ("cuda.h": its own
+ * directory, then -I), same size and time, another typedef. Before, the
+ * second directory's cached run had the first one's float (libclang found
+ * "inc/cuda.h" of the same size and time, and the file has no include of
+ * its own for the re-entry check to see). */
+START_TEST(relative_include_from_two_directories)
+{
+    ck_assert_int_eq(run(NULL, "mkdir -p '%s/a/inc' '%s/b/inc'", tmpdir, tmpdir), 0);
+    put("a/inc/cuda.h", "#include_next <cuda.h>\ntypedef float shadow_t;\n");
+    put("b/inc/cuda.h", "#include_next <cuda.h>\ntypedef short shadow_t;\n");
+    ck_assert_int_eq(run(NULL, "touch -r '%s/a/inc/cuda.h' '%s/b/inc/cuda.h'", tmpdir, tmpdir), 0);
+    put("k.cu", "__global__ void k(shadow_t v) { (void)v; }\n");
+    char input[PATH_MAX];
+    snprintf(input, sizeof input, "%s/k.cu", tmpdir);
+    same_with_and_without_cache("", "a", input, "-Iinc", 0);
+    same_with_and_without_cache("", "b", input, "-Iinc", 0);
+    same_with_and_without_cache("", "a", input, "-I inc", 0);
+    char *out;
+    ck_assert_int_eq(run(&out, "grep -c '\"size\": 4' '%s/a/cached/out.json' && "
+                               "grep -c '\"size\": 2' '%s/b/cached/out.json'", tmpdir, tmpdir), 0);
+    free(out);
+}
+END_TEST
+
+/* A system header inside the PCH edited with its size and time kept:
+ * libclang does not check system headers, the entry's stamps (ctime) do. */
+START_TEST(system_header_edited_in_place_is_seen)
+{
+    ck_assert_int_eq(run(NULL, "mkdir '%s/sys' '%s/w'", tmpdir, tmpdir), 0);
+    put("sys/cuda_fp16.h", "#ifndef SHADOW_H\n#define SHADOW_H\ntypedef float shadow_t;\n#endif\n");
+    put("k.cu", "#include <cuda_fp16.h>\n__global__ void k(shadow_t v) { (void)v; }\n");
+    char input[PATH_MAX], env[PATH_MAX + 64];
+    snprintf(input, sizeof input, "%s/k.cu", tmpdir);
+    snprintf(env, sizeof env, "CPLUS_INCLUDE_PATH='%s/sys'", tmpdir);
+    same_with_and_without_cache(env, "w", input, "", 0);
+    ck_assert_int_eq(run(NULL, "cd '%s/sys' && cp -p cuda_fp16.h old && sed -i 's/float/short/' cuda_fp16.h && "
+                               "touch -r old cuda_fp16.h", tmpdir), 0);
+    same_with_and_without_cache(env, "w", input, "", 0);
+    char *out;
+    ck_assert_int_eq(run(&out, "grep -c '\"size\": 2' '%s/w/cached/out.json'", tmpdir), 0);
     free(out);
 }
 END_TEST
@@ -526,6 +618,14 @@ static Suite *pch_suite(void)
     tcase_add_test(tc, racing_builders_build_once);
     tcase_add_test(tc, cache_turned_off);
     tcase_add_test(tc, directory_others_can_write_is_not_used);
+    suite_add_tcase(s, tc);
+
+    tc = tcase_create("key");
+    tcase_add_checked_fixture(tc, make_tmpdir, remove_tmpdir);
+    tcase_set_timeout(tc, 300);
+    tcase_add_test(tc, include_path_environment_is_in_the_key);
+    tcase_add_test(tc, relative_include_from_two_directories);
+    tcase_add_test(tc, system_header_edited_in_place_is_seen);
     suite_add_tcase(s, tc);
     return s;
 }
