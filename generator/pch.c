@@ -757,6 +757,47 @@ static int lock_key(const ks_prelude *p)
     return fd;
 }
 
+/* Whether an entry can be written here: a file created, 64 KiB written and
+ * removed. A directory of mode 0500, a read-only file system or a full disk
+ * fails it; then the 1-3 s build would be thrown away (issue 19 #9). 0, or
+ * the errno. A disk with room for the probe and not for the PCH is the
+ * case it cannot see: the build's write then fails as before. */
+static int write_probe(const ks_prelude *p)
+{
+    char tmp[128];
+    unique_tmp(p, tmp, sizeof tmp, ".probe.tmp");
+    int fd = openat(p->dirfd, tmp, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0600);
+    if (fd < 0)
+        return errno ? errno : EACCES;
+    static const char block[64 * 1024];
+    int err = write_all(fd, block, sizeof block) == 0 ? 0 : errno ? errno : ENOSPC;
+    if (close(fd) != 0 && err == 0)
+        err = errno;
+    unlinkat(p->dirfd, tmp, 0);
+    return err;
+}
+
+/* write_probe, with a warning the first time it fails in a run (one kstub
+ * may parse more than once): 1 when an entry can be built. */
+static int writable(const ks_prelude *p)
+{
+    int err = write_probe(p);
+    if (err == 0)
+        return 1;
+    static int warned;
+    if (!warned++) {
+        char link[64], dir[PATH_MAX];
+        snprintf(link, sizeof link, "/proc/self/fd/%d", p->dirfd);
+        ssize_t n = readlink(link, dir, sizeof dir - 1);
+        dir[n > 0 ? (size_t)n : 0] = '\0';
+        ks_warning_at(NULL, 0, 0, "the prelude cache directory '%s' cannot be written (%s): parsing without "
+                      "the precompiled prelude, which is slower (--cache-dir names another directory, "
+                      "--no-cache stops trying)", n > 0 ? dir : "?", strerror(err));
+    }
+    ks_prelude_debug("not built: the directory cannot be written: %s", strerror(err));
+    return 0;
+}
+
 static int finish_open(ks_prelude *p)
 {
     p->pch_arg = ks_xasprintf("/proc/self/fd/%d", p->fd);
@@ -787,6 +828,10 @@ int ks_prelude_open(ks_prelude *p, const ks_options *opts, const char *const *ar
         return finish_open(p);
     }
     ks_prelude_debug("miss %.16s: %s", hex, why);
+    if (!writable(p)) {
+        free(text);
+        return -1;
+    }
     int lock = lock_key(p);
     /* Another builder may have finished while this one waited. */
     if (lock >= 0 && lookup(p, &why) == 0) {
@@ -817,6 +862,8 @@ void ks_prelude_rebuild(ks_prelude *p, const ks_options *opts, const char *const
     p->fd = -1;
     free(p->pch_arg);
     p->pch_arg = NULL;
+    if (!writable(p))
+        return;
     int lock = lock_key(p);
     char name[96];
     char *pch = current_pch_name(p);

@@ -589,6 +589,46 @@ START_TEST(directory_others_can_write_is_not_used)
 }
 END_TEST
 
+/* A cache directory that cannot take an entry (issue 19 #9): before, every
+ * run built the prelude (1-3 s) and threw it away, silently. Now a probe
+ * write fails first: one warning, no build, the parse without a prelude.
+ * The tests run as root, whom mode 0500 does not stop, so a full disk is
+ * made with a file size limit of 0 (ulimit -f 0, SIGXFSZ ignored: writes
+ * fail with EFBIG); --list writes nothing but stdout. As another user,
+ * mode 0500 is tried as well. */
+START_TEST(unwritable_directory_warns_and_builds_nothing)
+{
+    char *out;
+    int rc = run(&out, "cd '%s' && (trap '' XFSZ; ulimit -f 0; KSTUB_CACHE_DIR=cache KSTUB_DEBUG_PCH=1 "
+                       "'%s' %s --list --skip-bodies)", tmpdir, kstub, sample);
+    ck_assert_msg(rc == 0, "%s", out);
+    ck_assert_msg(count(out, "warning: the prelude cache directory") == 1 && strstr(out, "cannot be written") &&
+                  strstr(out, "--no-cache"), "%s", out);
+    ck_assert_msg(!strstr(out, "built ") && !strstr(out, "could not save"), "a prelude was built:\n%s", out);
+    free(out);
+    ck_assert_int_eq(cache_files(""), 0);          /* nothing left behind, no probe either */
+    /* The same stubs as --no-cache. */
+    ck_assert_int_eq(run(&out, "cd '%s' && (trap '' XFSZ; ulimit -f 0; KSTUB_CACHE_DIR=cache '%s' %s --list "
+                               "2>/dev/null) | cat > full.txt; '%s' %s --list --no-cache > none.txt && "
+                               "test -s none.txt && cmp none.txt full.txt", tmpdir, kstub, sample, kstub, sample), 0);
+    free(out);
+    /* A cache directory under a regular file cannot even be made: no build. */
+    ck_assert_int_eq(run(&out, "cd '%s' && : > afile && KSTUB_CACHE_DIR=afile/cache KSTUB_DEBUG_PCH=1 '%s' %s --list",
+                         tmpdir, kstub, sample), 0);
+    ck_assert_msg(strstr(out, "not used") && !strstr(out, "built "), "%s", out);
+    free(out);
+    if (geteuid() == 0) {
+        fprintf(stderr, "note: running as root: the mode 0500 case is skipped (the size limit stands in)\n");
+        return;
+    }
+    ck_assert_int_eq(run(NULL, "chmod 500 '%s/cache'", tmpdir), 0);
+    rc = run(&out, "cd '%s' && KSTUB_CACHE_DIR=cache KSTUB_DEBUG_PCH=1 '%s' %s --list", tmpdir, kstub, sample);
+    run(NULL, "chmod 700 '%s/cache'", tmpdir);
+    ck_assert_msg(rc == 0 && strstr(out, "cannot be written") && !strstr(out, "built "), "%s", out);
+    free(out);
+}
+END_TEST
+
 static Suite *pch_suite(void)
 {
     Suite *s = suite_create("pch");
@@ -626,6 +666,7 @@ static Suite *pch_suite(void)
     tcase_add_test(tc, include_path_environment_is_in_the_key);
     tcase_add_test(tc, relative_include_from_two_directories);
     tcase_add_test(tc, system_header_edited_in_place_is_seen);
+    tcase_add_test(tc, unwritable_directory_warns_and_builds_nothing);
     suite_add_tcase(s, tc);
     return s;
 }
