@@ -406,8 +406,9 @@ static int report_diagnostics(const ks_session *s, int print)
                 if (!print)
                     ;
                 else if (e)
-                    fprintf(stderr, "%.*s: warning: %s [in a function body: nvcc compiles it; "
-                            "--body-errors makes this an error]\n", (int)(e - msg), msg, e + 9);
+                    fprintf(stderr, "%.*s: warning: %s [in a function body: kstub reads signatures, "
+                            "bodies are nvcc's to check; --body-errors makes this an error]\n",
+                            (int)(e - msg), msg, e + 9);
                 else
                     fprintf(stderr, "%s\n", msg);
             } else {
