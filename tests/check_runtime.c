@@ -2332,28 +2332,31 @@ static void hidden_include_misses(const char *what, const char *src, size_t srcl
 }
 
 #define KERNEL_TEXT "\nextern \"C\" __global__ void saxpy() {}\n"
+/* Each form opens cfg.h in libnvrtc (real_nvrtc_reads_hidden_headers). */
+static const struct { const char *what, *src; } hidden_forms[] = {
+    {"comment before #", "/* c */ #include \"cfg.h\"" KERNEL_TEXT},
+    {"form feed before #", "\f#include \"cfg.h\"" KERNEL_TEXT},
+    {"vertical tab before #", "\v#include \"cfg.h\"" KERNEL_TEXT},
+    {"splice after #", "#\\\ninclude \"cfg.h\"" KERNEL_TEXT},
+    {"splice inside include", "#inc\\\nlude \"cfg.h\"" KERNEL_TEXT},
+    {"CRLF splice inside include", "#inc\\\r\nlude \"cfg.h\"" KERNEL_TEXT},
+    {"space after #", "# include \"cfg.h\"" KERNEL_TEXT},
+    {"digraph", "%: include \"cfg.h\"" KERNEL_TEXT},
+    {"comment spanning lines", "int x; /* a\n b */ #include \"cfg.h\"" KERNEL_TEXT},
+    {"comment spanning lines at the start", "/* a\n b */ #include \"cfg.h\"" KERNEL_TEXT},
+    {"digit separator then a comment", "int y = 1'000; /* x\n*/ #include \"cfg.h\"" KERNEL_TEXT},
+    {"\"/*\" in a string", "const char *s = \"/*\";\n#include \"cfg.h\"" KERNEL_TEXT},
+    {"backslash and space: no splice", "// x \\ \n#include \"cfg.h\"" KERNEL_TEXT},
+    {"carriage return after #", "#\rinclude \"cfg.h\"" KERNEL_TEXT},
+    {"form feed after include", "#include\f\"cfg.h\"" KERNEL_TEXT},
+    {"CRLF lines", "int z;\r\n#include \"cfg.h\"\r\n" KERNEL_TEXT},
+};
+
 START_TEST(cache_hidden_includes_miss_on_change)
 {
-    static const struct { const char *what, *src; } forms[] = {
-        {"comment before #", "/* c */ #include \"cfg.h\"" KERNEL_TEXT},
-        {"form feed before #", "\f#include \"cfg.h\"" KERNEL_TEXT},
-        {"vertical tab before #", "\v#include \"cfg.h\"" KERNEL_TEXT},
-        {"splice after #", "#\\\ninclude \"cfg.h\"" KERNEL_TEXT},
-        {"splice inside include", "#inc\\\nlude \"cfg.h\"" KERNEL_TEXT},
-        {"CRLF splice inside include", "#inc\\\r\nlude \"cfg.h\"" KERNEL_TEXT},
-        {"space after #", "# include \"cfg.h\"" KERNEL_TEXT},
-        {"digraph", "%: include \"cfg.h\"" KERNEL_TEXT},
-        {"comment spanning lines", "int x; /* a\n b */ #include \"cfg.h\"" KERNEL_TEXT},
-        {"comment spanning lines at the start", "/* a\n b */ #include \"cfg.h\"" KERNEL_TEXT},
-        {"digit separator then a comment", "int y = 1'000; /* x\n*/ #include \"cfg.h\"" KERNEL_TEXT},
-        {"\"/*\" in a string", "const char *s = \"/*\";\n#include \"cfg.h\"" KERNEL_TEXT},
-        {"backslash and space: no splice", "// x \\ \n#include \"cfg.h\"" KERNEL_TEXT},
-        {"carriage return after #", "#\rinclude \"cfg.h\"" KERNEL_TEXT},
-        {"form feed after include", "#include\f\"cfg.h\"" KERNEL_TEXT},
-        {"CRLF lines", "int z;\r\n#include \"cfg.h\"\r\n" KERNEL_TEXT},
-    };
-    for (size_t i = 0; i < sizeof forms / sizeof forms[0]; i++)
-        hidden_include_misses(forms[i].what, forms[i].src, strlen(forms[i].src) + 1, NULL, 0, 0);
+    for (size_t i = 0; i < sizeof hidden_forms / sizeof hidden_forms[0]; i++)
+        hidden_include_misses(hidden_forms[i].what, hidden_forms[i].src, strlen(hidden_forms[i].src) + 1, NULL, 0,
+                              0);
     /* In a header: after a NUL byte (NVRTC reads on), and after a comment. */
     static const char plain[] = "#include \"cfg.h\"" KERNEL_TEXT;
     static const char nul_hdr[] = "#define A 1\n\0\n#include \"deep.h\"\n";
@@ -2599,6 +2602,32 @@ START_TEST(real_nvrtc_compile_error)
 }
 END_TEST
 
+/* The oracle of cache_hidden_includes_miss_on_change: the real NVRTC opens
+ * cfg.h in every one of those forms (its #error is in the log). */
+START_TEST(real_nvrtc_reads_hidden_headers)
+{
+    if (!use_real_nvrtc())
+        return;
+    char dir[128], opt[160], path[PATH_MAX];
+    snprintf(dir, sizeof dir, "%s/hinc", tmp_dir);
+    ck_assert_int_eq(mkdir(dir, 0700), 0);
+    snprintf(path, sizeof path, "%s/cfg.h", dir);
+    write_text(path, "#error KSTUB_HIDDEN_HEADER_READ\n");
+    snprintf(opt, sizeof opt, "-I%s", dir);
+    for (size_t i = 0; i < sizeof hidden_forms / sizeof hidden_forms[0]; i++) {
+        ks_image img = KS_IMAGE_INIT("h.cu", hidden_forms[i].src, strlen(hidden_forms[i].src) + 1,
+                                     KS_IMAGE_SOURCE);
+        ks_kernel k = KS_KERNEL_INIT(&img, "saxpy", "h", 0, NULL, 0);
+        ck_assert_status(ks_image_set_nvrtc_options(&img, (const char *[]){opt}, 1), KS_OK);
+        ck_assert_status(ks_kernel_resolve(&k), KS_ERR_COMPILE);
+        const char *log = ks_last_error()->log;
+        ck_assert_msg(log && strstr(log, "KSTUB_HIDDEN_HEADER_READ"), "%s: NVRTC did not read cfg.h:\n%s",
+                      hidden_forms[i].what, log ? log : "(no log)");
+        ks_image_unload(&img);
+    }
+}
+END_TEST
+
 /* ---- suite ------------------------------------------------------------------------------ */
 
 /* One named test case per area, each test in a fresh process with the fixture. */
@@ -2691,7 +2720,7 @@ static Suite *runtime_suite(void)
                                cache_include_word_in_comment_still_cached,
                                cache_hidden_includes_miss_on_change, cache_other_file_directives_not_cached,
                                real_nvrtc_compile_and_cache, real_nvrtc_header_change,
-                               real_nvrtc_compile_error));
+                               real_nvrtc_compile_error, real_nvrtc_reads_hidden_headers));
     return s;
 }
 
