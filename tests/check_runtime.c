@@ -2297,7 +2297,8 @@ static void hidden_include_misses(const char *what, const char *src, size_t srcl
 {
     char inc[128], opt[160], path[PATH_MAX], sub[64];
     static int n;
-    snprintf(sub, sizeof sub, "hid%d", n++);
+    int me = n++;
+    snprintf(sub, sizeof sub, "hid%d", me);
     snprintf(inc, sizeof inc, "%s/%s", tmp_dir, sub);
     ck_assert_int_eq(mkdir(inc, 0700), 0);
     snprintf(opt, sizeof opt, "-I%s", inc);
@@ -2314,21 +2315,25 @@ static void hidden_include_misses(const char *what, const char *src, size_t srcl
         ck_assert_int_eq(chdir(tmp_dir), 0);
         write_text("cfg.h", "#define SCALE 7\n");
     }
-    ks_image img = KS_IMAGE_INIT("kernels/h.cu", src, srclen, KS_IMAGE_SOURCE);
-    ks_kernel k = KS_KERNEL_INIT(&img, "saxpy", "h", 0, NULL, 0);
+    /* Static: an image's state lives as long as the image (as a generated one does). */
+    static ks_image imgs[32];
+    ck_assert_int_lt(me, 32);
+    imgs[me] = (ks_image)KS_IMAGE_INIT("kernels/h.cu", src, srclen, KS_IMAGE_SOURCE);
+    ks_image *img = &imgs[me];
+    ks_kernel k = KS_KERNEL_INIT(img, "saxpy", "h", 0, NULL, 0);
     fake.set_params("saxpy", 0, NULL, NULL);
     fnv.reset();
-    ck_assert_status(ks_image_set_nvrtc_options(&img, (const char *[]){opt}, 1), KS_OK);
+    ck_assert_status(ks_image_set_nvrtc_options(img, (const char *[]){opt}, 1), KS_OK);
     ck_assert_status(ks_kernel_resolve(&k), KS_OK);
-    ck_assert_status(reload(&img, &k), KS_OK);
+    ck_assert_status(reload(img, &k), KS_OK);
     ck_assert_msg(fnv.calls("nvrtcCompileProgram") == 1, "%s: not cached at all", what);
     write_text(path, "#define SCALE 3\n");
-    ck_assert_status(reload(&img, &k), KS_OK);
+    ck_assert_status(reload(img, &k), KS_OK);
     ks_image_info info;
-    ck_assert_status(ks_image_info_get(&img, &info), KS_OK);
+    ck_assert_status(ks_image_info_get(img, &info), KS_OK);
     ck_assert_msg(info.from_cache == 0 && fnv.calls("nvrtcCompileProgram") == 2,
                   "%s: the binary built before %s changed came from the cache", what, changed);
-    ck_assert_status(ks_image_unload(&img), KS_OK);
+    ck_assert_status(ks_image_unload(img), KS_OK);
 }
 
 #define KERNEL_TEXT "\nextern \"C\" __global__ void saxpy() {}\n"
@@ -2614,16 +2619,17 @@ START_TEST(real_nvrtc_reads_hidden_headers)
     snprintf(path, sizeof path, "%s/cfg.h", dir);
     write_text(path, "#error KSTUB_HIDDEN_HEADER_READ\n");
     snprintf(opt, sizeof opt, "-I%s", dir);
+    static ks_image imgs[sizeof hidden_forms / sizeof hidden_forms[0]];   /* static: see hidden_include_misses */
     for (size_t i = 0; i < sizeof hidden_forms / sizeof hidden_forms[0]; i++) {
-        ks_image img = KS_IMAGE_INIT("h.cu", hidden_forms[i].src, strlen(hidden_forms[i].src) + 1,
-                                     KS_IMAGE_SOURCE);
-        ks_kernel k = KS_KERNEL_INIT(&img, "saxpy", "h", 0, NULL, 0);
-        ck_assert_status(ks_image_set_nvrtc_options(&img, (const char *[]){opt}, 1), KS_OK);
+        imgs[i] = (ks_image)KS_IMAGE_INIT("h.cu", hidden_forms[i].src, strlen(hidden_forms[i].src) + 1,
+                                          KS_IMAGE_SOURCE);
+        ks_kernel k = KS_KERNEL_INIT(&imgs[i], "saxpy", "h", 0, NULL, 0);
+        ck_assert_status(ks_image_set_nvrtc_options(&imgs[i], (const char *[]){opt}, 1), KS_OK);
         ck_assert_status(ks_kernel_resolve(&k), KS_ERR_COMPILE);
         const char *log = ks_last_error()->log;
         ck_assert_msg(log && strstr(log, "KSTUB_HIDDEN_HEADER_READ"), "%s: NVRTC did not read cfg.h:\n%s",
                       hidden_forms[i].what, log ? log : "(no log)");
-        ks_image_unload(&img);
+        ks_image_unload(&imgs[i]);
     }
 }
 END_TEST
