@@ -70,7 +70,7 @@ static void usage(FILE *f)
           "  --skip-bodies        skip function bodies where they cannot change the output\n"
           "                       (the same stubs; about 2% faster with the prelude cache)\n"
           "  --body-errors        an error inside a function body refuses the file (default: a\n"
-          "                       warning, since it changes no kernel's signature)\n"
+          "                       warning: bodies are nvcc's to check, not kstub's)\n"
           "  --cache-dir DIR      where the precompiled CUDA prelude is kept (default\n"
           "                       $KSTUB_CACHE_DIR, else $XDG_CACHE_HOME/kstub or ~/.cache/kstub)\n"
           "  --no-cache           parse without the precompiled prelude (also KSTUB_CACHE=0)\n"

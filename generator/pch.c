@@ -57,7 +57,7 @@
 #include "cachecmd.h"
 #include "sha256.h"
 
-#define KS__PRELUDE_FORMAT "kstub prelude 1"
+#define KS__PRELUDE_FORMAT "kstub prelude 2"   /* 2: the environment, directory and header times */
 #define KS__PRELUDE_MAGIC "KSTUBPC1"
 #define KS__PRELUDE_HEADER (8 + 32 + 8 + 32)
 #define KS__PRELUDE_MAX_META ((size_t)4 << 20)
@@ -246,6 +246,48 @@ static char *prelude_text(char **leading, size_t n)
     return ks_buf_take(&b);
 }
 
+/* The environment variables that add include directories to clang's
+ * search (its driver reads them, as gcc's does): a prelude built with
+ * CPATH=shadow finds shadow/cuda_fp16.h, one without finds the toolkit's. */
+static const char *const path_env[] = {"CPATH", "C_INCLUDE_PATH", "CPLUS_INCLUDE_PATH", "OBJC_INCLUDE_PATH",
+                                       "OBJCPLUS_INCLUDE_PATH"};
+
+/* Options whose value is a path, joined ("-Iinc", "--cuda-path=x") or the
+ * next argument ("-I inc"); longest first where one is a prefix of another. */
+static const char *const path_opts[] = {
+    "-iwithprefixbefore", "-iframeworkwithsysroot", "-isystem-after", "-iwithprefix", "-iframework",
+    "-ivfsoverlay", "-idirafter", "-isysroot", "-isystem", "-iprefix", "-include-pch", "-include", "-imacros",
+    "-iquote", "-cxx-isystem", "-resource-dir", "--include-directory", "--cuda-path", "--sysroot",
+    "--gcc-toolchain", "--gcc-install-dir", "--ptxas-path", "-I", "-B", "-F",
+};
+
+/* Whether some path in the arguments or the environment is relative, so
+ * resolves against the working directory (an empty element of CPATH is the
+ * working directory too): then the directory is part of the key, and
+ * "-Iinc" run from two directories is two preludes. */
+static int resolves_against_cwd(const char *const *args, size_t nargs)
+{
+    for (size_t i = 0; i < nargs; i++) {
+        const char *a = args[i];
+        for (size_t j = 0; j < sizeof path_opts / sizeof *path_opts; j++) {
+            size_t n = strlen(path_opts[j]);
+            if (strncmp(a, path_opts[j], n) != 0)
+                continue;
+            const char *v = a[n] == '=' ? a + n + 1 : a[n] ? a + n : i + 1 < nargs ? args[i + 1] : "/";
+            if (v[0] != '/')
+                return 1;
+            break;
+        }
+    }
+    for (size_t i = 0; i < sizeof path_env / sizeof *path_env; i++) {
+        const char *v = getenv(path_env[i]);
+        for (const char *e = v; e != NULL; e = strchr(e, ':') ? strchr(e, ':') + 1 : NULL)
+            if (e[0] != '/')
+                return 1;
+    }
+    return 0;
+}
+
 static void compute_key(ks_prelude *p, const char *const *args, size_t nargs, const char *text)
 {
     ks__sha256_ctx c;
@@ -263,6 +305,17 @@ static void compute_key(ks_prelude *p, const char *const *args, size_t nargs, co
     const char *compat = ks_compat_header(&clen);
     put_str(&c, "compat", compat, clen);
     put_str(&c, "prelude", text, strlen(text));
+    for (size_t i = 0; i < sizeof path_env / sizeof *path_env; i++) {
+        const char *v = getenv(path_env[i]);
+        put_str(&c, path_env[i], v ? "set" : "unset", v ? 3 : 5);
+        if (v)
+            put_str(&c, "value", v, strlen(v));
+    }
+    if (resolves_against_cwd(args, nargs)) {
+        char *cwd = getcwd(NULL, 0);
+        put_str(&c, "cwd", cwd ? cwd : "?", cwd ? strlen(cwd) : 1);
+        free(cwd);
+    }
     ks__sha256_final(&c, p->key);
 }
 
@@ -409,6 +462,54 @@ static char *read_meta(const ks_prelude *p, const char **why)
     return buf;
 }
 
+/* What the entry records of a header the prelude read, and checks before
+ * use: size, modification and change times, inode. libclang checks the
+ * size and time of the headers inside a PCH, but not of system headers (the
+ * toolkit's, by default), and a header edited with its old time kept is
+ * still a change of ctime. Stamped right after the parse; an edit in
+ * between the parse and the stamp is the one it cannot see. */
+static int file_stamp(const char *path, char *out, size_t cap)
+{
+    struct stat sb;
+    if (stat(path, &sb) != 0)
+        return -1;
+    snprintf(out, cap, "%lld %lld.%09ld %lld.%09ld %llu", (long long)sb.st_size, (long long)sb.st_mtim.tv_sec,
+             sb.st_mtim.tv_nsec, (long long)sb.st_ctim.tv_sec, sb.st_ctim.tv_nsec, (unsigned long long)sb.st_ino);
+    return 0;
+}
+
+/* Every header the entry lists is as it was stamped: 0, or -1 with *why. */
+static int check_stamps(const ks_prelude *p, const char *payload, const char **why)
+{
+    size_t checked = 0;
+    for (const char *line = strchr(payload, '\n'); line; line = strchr(line + 1, '\n')) {
+        if (line[1] != 's' || line[2] != ' ')
+            continue;
+        char *end;
+        unsigned long long idx = strtoull(line + 3, &end, 10);
+        const char *nl = strchr(end, '\n');
+        char want[160], now[160];
+        size_t n = nl ? (size_t)(nl - end) : strlen(end);
+        if (idx != checked || end[0] != ' ' || n - 1 >= sizeof want) {
+            *why = "the entry's header stamps are malformed";
+            return -1;
+        }
+        memcpy(want, end + 1, n - 1);
+        want[n - 1] = '\0';
+        if (file_stamp(p->files[idx], now, sizeof now) != 0 || strcmp(want, now) != 0) {
+            ks_prelude_debug("'%s' changed since the prelude was built", p->files[idx]);
+            *why = "a header the prelude read has changed (size, time or inode)";
+            return -1;
+        }
+        checked++;
+    }
+    if (checked != p->nfiles) {
+        *why = "the entry's header stamps are malformed";
+        return -1;
+    }
+    return 0;
+}
+
 /* A hit: the entry and its PCH verified, the PCH open in p->fd. */
 static int lookup(ks_prelude *p, const char **why)
 {
@@ -447,6 +548,12 @@ static int lookup(ks_prelude *p, const char **why)
                 break;
             *end = '\n';
         }
+    if (check_stamps(p, payload, why) != 0) {
+        free_files(p);
+        close(fd);
+        free(payload);
+        return -1;
+    }
     free(payload);
     p->fd = fd;
     return 0;
@@ -503,6 +610,14 @@ static int write_meta(ks_prelude *p, const char *pch_name, unsigned long long si
     ks_buf_printf(&b, "pch %s\nsize %llu\nsum %016llx\n", pch_name, size, sum);
     for (size_t i = 0; i < p->nfiles; i++)
         ks_buf_printf(&b, "f %d %s\n", p->is_system[i], p->files[i]);
+    for (size_t i = 0; i < p->nfiles; i++) {
+        char st[160];
+        if (file_stamp(p->files[i], st, sizeof st) != 0) {
+            free(ks_buf_take(&b));
+            return -1;           /* a header gone since the parse: no entry */
+        }
+        ks_buf_printf(&b, "s %zu %s\n", i, st);
+    }
     size_t len = b.len;
     char *payload = ks_buf_take(&b);
     unsigned char header[KS__PRELUDE_HEADER];
@@ -643,6 +758,47 @@ static int lock_key(const ks_prelude *p)
     return fd;
 }
 
+/* Whether an entry can be written here: a file created, 64 KiB written and
+ * removed. A directory of mode 0500, a read-only file system or a full disk
+ * fails it; then the 1-3 s build would be thrown away (issue 19 #9). 0, or
+ * the errno. A disk with room for the probe and not for the PCH is the
+ * case it cannot see: the build's write then fails as before. */
+static int write_probe(const ks_prelude *p)
+{
+    char tmp[128];
+    unique_tmp(p, tmp, sizeof tmp, ".probe.tmp");
+    int fd = openat(p->dirfd, tmp, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0600);
+    if (fd < 0)
+        return errno ? errno : EACCES;
+    static const char block[64 * 1024];
+    int err = write_all(fd, block, sizeof block) == 0 ? 0 : errno ? errno : ENOSPC;
+    if (close(fd) != 0 && err == 0)
+        err = errno;
+    unlinkat(p->dirfd, tmp, 0);
+    return err;
+}
+
+/* write_probe, with a warning the first time it fails in a run (one kstub
+ * may parse more than once): 1 when an entry can be built. */
+static int writable(const ks_prelude *p)
+{
+    int err = write_probe(p);
+    if (err == 0)
+        return 1;
+    static int warned;
+    if (!warned++) {
+        char link[64], dir[PATH_MAX];
+        snprintf(link, sizeof link, "/proc/self/fd/%d", p->dirfd);
+        ssize_t n = readlink(link, dir, sizeof dir - 1);
+        dir[n > 0 ? (size_t)n : 0] = '\0';
+        ks_warning_at(NULL, 0, 0, "the prelude cache directory '%s' cannot be written (%s): parsing without "
+                      "the precompiled prelude, which is slower (--cache-dir names another directory, "
+                      "--no-cache stops trying)", n > 0 ? dir : "?", strerror(err));
+    }
+    ks_prelude_debug("not built: the directory cannot be written: %s", strerror(err));
+    return 0;
+}
+
 static int finish_open(ks_prelude *p)
 {
     p->pch_arg = ks_xasprintf("/proc/self/fd/%d", p->fd);
@@ -676,6 +832,10 @@ int ks_prelude_open(ks_prelude *p, const ks_options *opts, const char *const *ar
         return finish_open(p);
     }
     ks_prelude_debug("miss %.16s: %s", hex, why);
+    if (!writable(p)) {
+        free(text);
+        return -1;
+    }
     int lock = lock_key(p);
     /* Another builder may have finished while this one waited. */
     if (lock >= 0 && lookup(p, &why) == 0) {
@@ -707,6 +867,8 @@ void ks_prelude_rebuild(ks_prelude *p, const ks_options *opts, const char *const
     p->fd = -1;
     free(p->pch_arg);
     p->pch_arg = NULL;
+    if (!writable(p))
+        return;
     int lock = lock_key(p);
     char name[96];
     char *pch = current_pch_name(p);

@@ -415,8 +415,9 @@ static int report_diagnostics(const ks_session *s, int print)
                 if (!print)
                     ;
                 else if (e)
-                    fprintf(stderr, "%.*s: warning: %s [in a function body: nvcc compiles it; "
-                            "--body-errors makes this an error]\n", (int)(e - msg), msg, e + 9);
+                    fprintf(stderr, "%.*s: warning: %s [in a function body: kstub reads signatures, "
+                            "bodies are nvcc's to check; --body-errors makes this an error]\n",
+                            (int)(e - msg), msg, e + 9);
                 else
                     fprintf(stderr, "%s\n", msg);
             } else {
@@ -437,6 +438,44 @@ static int report_diagnostics(const ks_session *s, int print)
 
 /* The session whose translation unit used the prelude, for ks_session_prelude_files. */
 static const ks_session *prelude_session;
+
+/* KSTUB_DEBUG_PCH=1 says "parse N" for each parse of the input (a test
+ * counts them: a file with errors of its own is parsed once). */
+static void count_parse(const char *how)
+{
+    static unsigned parses;
+    ks_prelude_debug("parse %u of the input, %s", ++parses, how);
+}
+
+/* Whether an error of the parse with the prelude could be the prelude's
+ * doing, so that a parse without it could differ: an error with no place
+ * (libclang's own refusals of a PCH), one inside the prelude's files or
+ * the compat header, or one that speaks of the PCH. An error in the
+ * input or a header of its own is the file's: the parse without the
+ * prelude would say the same, and only cost the time of a second parse
+ * (issue 19 #10). */
+static int errors_could_be_the_preludes(const ks_session *s)
+{
+    int could = 0;
+    for (unsigned i = 0, n = clang_getNumDiagnostics(s->tu); i < n && !could; i++) {
+        CXDiagnostic d = clang_getDiagnostic(s->tu, i);
+        if (clang_getDiagnosticSeverity(d) >= CXDiagnostic_Error) {
+            CXFile f = NULL;
+            clang_getExpansionLocation(clang_getDiagnosticLocation(d), &f, NULL, NULL, NULL);
+            char *name = f ? ks_take(clang_getFileName(f)) : NULL;
+            could = !name || !name[0] || strcmp(name, KS_COMPAT_PATH) == 0 || strcmp(name, KS_PRELUDE_PATH) == 0;
+            for (size_t j = 0; !could && j < s->prelude.nfiles; j++)
+                could = strcmp(name, s->prelude.files[j]) == 0;
+            free(name);
+            char *msg = ks_take(clang_getDiagnosticSpelling(d));
+            could = could || strstr(msg, "PCH") || strstr(msg, "precompiled") || strstr(msg, "AST file") ||
+                    strstr(msg, "module file");
+            free(msg);
+        }
+        clang_disposeDiagnostic(d);
+    }
+    return could;
+}
 
 size_t ks_session_prelude_files(CXTranslationUnit tu,
                                 void (*fn)(const char *path, int is_system, void *data), void *data)
@@ -481,9 +520,10 @@ enum { PRELUDE_USED, PRELUDE_NONE, PRELUDE_REFUSED };
  * Parses with the precompiled prelude: the arguments less the compat
  * -include (the PCH holds it), plus -include-pch of the verified PCH. The
  * index leaves the PCH's declarations out of the cursor walk (none of them
- * is the input's). PRELUDE_USED with s->tu set and nothing printed;
- * PRELUDE_NONE when there is no prelude to use; PRELUDE_REFUSED when
- * libclang refused it or the parse had errors: the caller parses without it
+ * is the input's). PRELUDE_USED with s->tu set and nothing printed (its
+ * errors, when it has some, are the file's own); PRELUDE_NONE when there
+ * is no prelude to use; PRELUDE_REFUSED when libclang refused it or the
+ * parse had errors the prelude may have caused: the caller parses without it
  * (which reports the file's own errors as always) and decides whether the
  * entry was at fault.
  */
@@ -507,13 +547,14 @@ static int parse_with_prelude(ks_session *s, const char *text, size_t len, struc
     args[n++] = "-include-pch";
     args[n++] = s->prelude.pch_arg;
     s->index = clang_createIndex(0, 0);
+    count_parse("with the prelude");
     enum CXErrorCode ec = clang_parseTranslationUnit2(s->index, opts->input, args, (int)n, unsaved, nunsaved,
                                                       flags, &s->tu);
     free(args);
     reentry_ctx r = {&s->prelude, 0};
     if (ec == CXError_Success && s->tu) {
         clang_getInclusions(s->tu, find_reentry, &r);
-        if (!r.found && report_diagnostics(s, 0) == 0) {
+        if (!r.found && (report_diagnostics(s, 0) == 0 || !errors_could_be_the_preludes(s))) {
             prelude_session = s;
             return PRELUDE_USED;
         }
@@ -555,6 +596,7 @@ static int parse(ks_session *s, const char *scan, size_t scan_len, struct CXUnsa
     if (pre == PRELUDE_USED)
         return report_diagnostics(s, 1) ? -1 : 0;
     s->index = clang_createIndex(0, 0);
+    count_parse("without the prelude");
     enum CXErrorCode ec = clang_parseTranslationUnit2(s->index, opts->input, s->args, (int)s->nargs,
                                                       unsaved, nunsaved, flags, &s->tu);
     if (ec != CXError_Success || !s->tu) {

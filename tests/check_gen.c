@@ -504,8 +504,11 @@ START_TEST(body_errors_are_warnings)
     make_tmpdir();
     char *out;
     int rc = run(&out, "%s tests/refuse/body_error.cu -o %s/b", kstub_bin(), tmpdir);
+    /* The warning says what is true: nvcc would refuse this body too (issue 19 #16). */
     ck_assert_msg(rc == 0 && strstr(out, "body_error.cu:2:12: warning: use of undeclared identifier") &&
-                  strstr(out, "in a function body"), "exit %d:\n%s", rc, out);
+                  strstr(out, "[in a function body: kstub reads signatures, bodies are nvcc's to check; "
+                              "--body-errors makes this an error]") &&
+                  !strstr(out, "nvcc compiles it"), "exit %d:\n%s", rc, out);
     free(out);
     rc = run(&out, "%s tests/refuse/body_error.cu --body-errors -o %s/c", kstub_bin(), tmpdir);
     ck_assert_msg(rc == 1 && strstr(out, "body_error.cu:2:12: error: use of undeclared identifier"),

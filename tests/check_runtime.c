@@ -2289,6 +2289,118 @@ START_TEST(cache_include_word_in_comment_still_cached)
 }
 END_TEST
 
+/* Issue 19 #2: every place a directive may start, as NVRTC reads it (each
+ * form was checked against libnvrtc 13: it opens cfg.h in all of them). A
+ * changed cfg.h must miss the cache in every form, never serve the binary
+ * built from the old one. \p hdr is cfg.h's first line (NULL: none), then
+ * a header "deep.h" that cfg.h may include. */
+static void hidden_include_misses(const char *what, const char *src, size_t srclen, const char *hdr,
+                                  size_t hdrlen, int angled_cwd)
+{
+    char inc[128], opt[160], path[PATH_MAX], sub[64];
+    static int n;
+    int me = n++;
+    snprintf(sub, sizeof sub, "hid%d", me);
+    snprintf(inc, sizeof inc, "%s/%s", tmp_dir, sub);
+    ck_assert_int_eq(mkdir(inc, 0700), 0);
+    snprintf(opt, sizeof opt, "-I%s", inc);
+    snprintf(path, sizeof path, "%s/cfg.h", inc);
+    const char *changed = "deep.h";
+    if (hdr != NULL) {
+        write_file(path, hdr, hdrlen);           /* cfg.h hides "deep.h" */
+        snprintf(path, sizeof path, "%s/deep.h", inc);
+    } else {
+        changed = "cfg.h";
+    }
+    write_text(path, "#define SCALE 2\n");
+    if (angled_cwd) {                            /* ./cfg.h, which <cfg.h> does not read */
+        ck_assert_int_eq(chdir(tmp_dir), 0);
+        write_text("cfg.h", "#define SCALE 7\n");
+    }
+    /* Static: an image's state lives as long as the image (as a generated one does). */
+    static ks_image imgs[32];
+    ck_assert_int_lt(me, 32);
+    imgs[me] = (ks_image)KS_IMAGE_INIT("kernels/h.cu", src, srclen, KS_IMAGE_SOURCE);
+    ks_image *img = &imgs[me];
+    ks_kernel k = KS_KERNEL_INIT(img, "saxpy", "h", 0, NULL, 0);
+    fake.set_params("saxpy", 0, NULL, NULL);
+    fnv.reset();
+    ck_assert_status(ks_image_set_nvrtc_options(img, (const char *[]){opt}, 1), KS_OK);
+    ck_assert_status(ks_kernel_resolve(&k), KS_OK);
+    ck_assert_status(reload(img, &k), KS_OK);
+    ck_assert_msg(fnv.calls("nvrtcCompileProgram") == 1, "%s: not cached at all", what);
+    write_text(path, "#define SCALE 3\n");
+    ck_assert_status(reload(img, &k), KS_OK);
+    ks_image_info info;
+    ck_assert_status(ks_image_info_get(img, &info), KS_OK);
+    ck_assert_msg(info.from_cache == 0 && fnv.calls("nvrtcCompileProgram") == 2,
+                  "%s: the binary built before %s changed came from the cache", what, changed);
+    ck_assert_status(ks_image_unload(img), KS_OK);
+}
+
+#define KERNEL_TEXT "\nextern \"C\" __global__ void saxpy() {}\n"
+/* Each form opens cfg.h in libnvrtc (real_nvrtc_reads_hidden_headers). */
+static const struct { const char *what, *src; } hidden_forms[] = {
+    {"comment before #", "/* c */ #include \"cfg.h\"" KERNEL_TEXT},
+    {"form feed before #", "\f#include \"cfg.h\"" KERNEL_TEXT},
+    {"vertical tab before #", "\v#include \"cfg.h\"" KERNEL_TEXT},
+    {"splice after #", "#\\\ninclude \"cfg.h\"" KERNEL_TEXT},
+    {"splice inside include", "#inc\\\nlude \"cfg.h\"" KERNEL_TEXT},
+    {"CRLF splice inside include", "#inc\\\r\nlude \"cfg.h\"" KERNEL_TEXT},
+    {"space after #", "# include \"cfg.h\"" KERNEL_TEXT},
+    {"digraph", "%: include \"cfg.h\"" KERNEL_TEXT},
+    {"comment spanning lines", "int x; /* a\n b */ #include \"cfg.h\"" KERNEL_TEXT},
+    {"comment spanning lines at the start", "/* a\n b */ #include \"cfg.h\"" KERNEL_TEXT},
+    {"digit separator then a comment", "int y = 1'000; /* x\n*/ #include \"cfg.h\"" KERNEL_TEXT},
+    {"\"/*\" in a string", "const char *s = \"/*\";\n#include \"cfg.h\"" KERNEL_TEXT},
+    {"backslash and space: no splice", "// x \\ \n#include \"cfg.h\"" KERNEL_TEXT},
+    {"carriage return after #", "#\rinclude \"cfg.h\"" KERNEL_TEXT},
+    {"form feed after include", "#include\f\"cfg.h\"" KERNEL_TEXT},
+    {"CRLF lines", "int z;\r\n#include \"cfg.h\"\r\n" KERNEL_TEXT},
+};
+
+START_TEST(cache_hidden_includes_miss_on_change)
+{
+    for (size_t i = 0; i < sizeof hidden_forms / sizeof hidden_forms[0]; i++)
+        hidden_include_misses(hidden_forms[i].what, hidden_forms[i].src, strlen(hidden_forms[i].src) + 1, NULL, 0,
+                              0);
+    /* In a header: after a NUL byte (NVRTC reads on), and after a comment. */
+    static const char plain[] = "#include \"cfg.h\"" KERNEL_TEXT;
+    static const char nul_hdr[] = "#define A 1\n\0\n#include \"deep.h\"\n";
+    hidden_include_misses("header: after a NUL byte", plain, sizeof plain, nul_hdr, sizeof nul_hdr - 1, 0);
+    static const char bom_hdr[] = "\xef\xbb\xbf#include \"deep.h\"\n";
+    hidden_include_misses("header: after a byte order mark", plain, sizeof plain, bom_hdr, sizeof bom_hdr - 1, 0);
+    static const char cmt_hdr[] = "/* c */ #include \"deep.h\"\n";
+    hidden_include_misses("header: comment before #", plain, sizeof plain, cmt_hdr, sizeof cmt_hdr - 1, 0);
+    /* <cfg.h> is the -I one even with a cfg.h in the working directory. */
+    static const char angled[] = "#include <cfg.h>" KERNEL_TEXT;
+    hidden_include_misses("angled name, cfg.h in the working directory", angled, sizeof angled, NULL, 0, 1);
+}
+END_TEST
+
+/* Directive names that read files but are not modelled are never cached. */
+START_TEST(cache_other_file_directives_not_cached)
+{
+    static const char *const srcs[] = {
+        "/* c */ #include_next <x.h>" KERNEL_TEXT,
+        "#__include_macros \"cfg.h\"" KERNEL_TEXT,
+        "\f#import \"cfg.h\"" KERNEL_TEXT,
+        "#if __has_embed(\"cfg.h\")\n#endif" KERNEL_TEXT,
+        "#inc?" "?/\nlude \"cfg.h\"" KERNEL_TEXT,
+    };
+    for (size_t i = 0; i < sizeof srcs / sizeof srcs[0]; i++) {
+        ks_image img = KS_IMAGE_INIT("kernels/u.cu", srcs[i], strlen(srcs[i]) + 1, KS_IMAGE_SOURCE);
+        ks_kernel k = KS_KERNEL_INIT(&img, "saxpy", "u", 0, NULL, 0);
+        fake.set_params("saxpy", 0, NULL, NULL);
+        ck_assert_status(ks_kernel_resolve(&k), KS_OK);
+        ck_assert_status(reload(&img, &k), KS_OK);
+        ck_assert_msg(fnv.calls("nvrtcCompileProgram") == (int)(2 * i + 2), "source %zu was cached", i);
+        ck_assert_status(ks_image_unload(&img), KS_OK);
+    }
+    ck_assert_int_le(count_files(cache_dir, ".nvrtc"), 0);
+}
+END_TEST
+
 /* Includes that cannot be followed are never cached. */
 START_TEST(cache_unfollowable_includes_not_cached)
 {
@@ -2497,6 +2609,33 @@ START_TEST(real_nvrtc_compile_error)
 }
 END_TEST
 
+/* The oracle of cache_hidden_includes_miss_on_change: the real NVRTC opens
+ * cfg.h in every one of those forms (its #error is in the log). */
+START_TEST(real_nvrtc_reads_hidden_headers)
+{
+    if (!use_real_nvrtc())
+        return;
+    char dir[128], opt[160], path[PATH_MAX];
+    snprintf(dir, sizeof dir, "%s/hinc", tmp_dir);
+    ck_assert_int_eq(mkdir(dir, 0700), 0);
+    snprintf(path, sizeof path, "%s/cfg.h", dir);
+    write_text(path, "#error KSTUB_HIDDEN_HEADER_READ\n");
+    snprintf(opt, sizeof opt, "-I%s", dir);
+    static ks_image imgs[sizeof hidden_forms / sizeof hidden_forms[0]];   /* static: see hidden_include_misses */
+    for (size_t i = 0; i < sizeof hidden_forms / sizeof hidden_forms[0]; i++) {
+        imgs[i] = (ks_image)KS_IMAGE_INIT("h.cu", hidden_forms[i].src, strlen(hidden_forms[i].src) + 1,
+                                          KS_IMAGE_SOURCE);
+        ks_kernel k = KS_KERNEL_INIT(&imgs[i], "saxpy", "h", 0, NULL, 0);
+        ck_assert_status(ks_image_set_nvrtc_options(&imgs[i], (const char *[]){opt}, 1), KS_OK);
+        ck_assert_status(ks_kernel_resolve(&k), KS_ERR_COMPILE);
+        const char *log = ks_last_error()->log;
+        ck_assert_msg(log && strstr(log, "KSTUB_HIDDEN_HEADER_READ"), "%s: NVRTC did not read cfg.h:\n%s",
+                      hidden_forms[i].what, log ? log : "(no log)");
+        ks_image_unload(&imgs[i]);
+    }
+}
+END_TEST
+
 /* ---- suite ------------------------------------------------------------------------------ */
 
 /* One named test case per area, each test in a fresh process with the fixture. */
@@ -2587,8 +2726,9 @@ static Suite *runtime_suite(void)
                                cache_dir_longer_than_path_max, cache_key_follows_includes,
                                cache_unfollowable_includes_not_cached,
                                cache_include_word_in_comment_still_cached,
+                               cache_hidden_includes_miss_on_change, cache_other_file_directives_not_cached,
                                real_nvrtc_compile_and_cache, real_nvrtc_header_change,
-                               real_nvrtc_compile_error));
+                               real_nvrtc_compile_error, real_nvrtc_reads_hidden_headers));
     return s;
 }
 

@@ -738,7 +738,17 @@ static ks_image inc_img = KS_IMAGE_INIT("inc.cu", inc_src, sizeof inc_src, KS_IM
 static const ks_param_desc scaled_p[] = {{0, 8}, {8, 4}};
 static ks_kernel inc_k = KS_KERNEL_INIT(&inc_img, "scaled", "scaled", 2, scaled_p, 0);
 
-static void scaled_is(float scale, int from_cache)
+/* The same behind a comment and a form feed (issue 19 #2): the key missed
+ * these headers, and a changed one was served from the cache. */
+static const char hidden_src[] =
+    "/* cfg */ #include \"gpu_cfg.h\"\n"
+    "\f#include \"gpu_cfg2.h\"\n"
+    "extern \"C\" __global__ void scaled(float *y, int n)\n"
+    "{\n    int i = blockIdx.x * blockDim.x + threadIdx.x;\n    if (i < n) y[i] = SCALE * OFFSET * (float)i;\n}\n";
+static ks_image hidden_img = KS_IMAGE_INIT("hidden.cu", hidden_src, sizeof hidden_src, KS_IMAGE_SOURCE);
+static ks_kernel hidden_k = KS_KERNEL_INIT(&hidden_img, "scaled", "scaled", 2, scaled_p, 0);
+
+static void scaled_of_is(ks_image *img, ks_kernel *k, float scale, int from_cache)
 {
     enum { M = 1000 };
     static float out[M];
@@ -749,7 +759,7 @@ static void scaled_is(float scale, int from_cache)
     int n = M;
     void *args[] = {&py, &n};
     ks_launch l = ks_launch_1d((M + 127) / 128, 128);
-    EXPECT_ST(ks_kernel_launch(&inc_k, &l, args), KS_OK);
+    EXPECT_ST(ks_kernel_launch(k, &l, args), KS_OK);
     CU(cu.CtxSynchronize(NULL));
     CU(cu.MemcpyDtoH(out, dy, sizeof out));
     int bad = 0;
@@ -758,22 +768,32 @@ static void scaled_is(float scale, int from_cache)
             failure(__LINE__, "y[%d] = %g, want %g", i, out[i], scale * (float)i);
     CU(cu.MemFree(dy));
     ks_image_info info;
-    EXPECT_ST(ks_image_info_get(&inc_img, &info), KS_OK);
+    EXPECT_ST(ks_image_info_get(img, &info), KS_OK);
     EXPECT(info.from_cache == from_cache, "from_cache %d, want %d (SCALE %g)", info.from_cache, from_cache,
            scale);
-    EXPECT_ST(ks_image_unload(&inc_img), KS_OK);
+    EXPECT_ST(ks_image_unload(img), KS_OK);
 }
 
-static void write_header(const char *dir, const char *text)
+static void scaled_is(float scale, int from_cache)
+{
+    scaled_of_is(&inc_img, &inc_k, scale, from_cache);
+}
+
+static void write_named_header(const char *dir, const char *name, const char *text)
 {
     char path[PATH_MAX + 32];
-    snprintf(path, sizeof path, "%s/gpu_cfg.h", dir);
+    snprintf(path, sizeof path, "%s/%s", dir, name);
     FILE *f = fopen(path, "w");
     EXPECT(f != NULL, "cannot write %s", path);
     if (f) {
         fputs(text, f);
         fclose(f);
     }
+}
+
+static void write_header(const char *dir, const char *text)
+{
+    write_named_header(dir, "gpu_cfg.h", text);
 }
 
 static void t_nvrtc_include_changes(void)
@@ -789,6 +809,28 @@ static void t_nvrtc_include_changes(void)
     write_header(dir, "#define SCALE 3.0f\n");
     scaled_is(3.0f, 0);                 /* before the fix: the SCALE 2 binary, from the cache */
     scaled_is(3.0f, 1);
+    char cmd[PATH_MAX];
+    snprintf(cmd, sizeof cmd, "rm -rf '%s'", dir);
+    if (system(cmd) != 0)
+        fprintf(stderr, "note: could not remove %s\n", dir);
+}
+
+static void t_nvrtc_hidden_include_changes(void)
+{
+    char dir[] = "/tmp/kstub-gpu-hid-XXXXXX", opt[64];
+    EXPECT(mkdtemp(dir) != NULL, "mkdtemp");
+    snprintf(opt, sizeof opt, "-I%s", dir);
+    const char *opts[] = {opt};
+    EXPECT_ST(ks_image_set_nvrtc_options(&hidden_img, opts, 1), KS_OK);
+    write_header(dir, "#define SCALE 2.0f\n");
+    write_named_header(dir, "gpu_cfg2.h", "#define OFFSET 1.0f\n");
+    scaled_of_is(&hidden_img, &hidden_k, 2.0f, 0);
+    scaled_of_is(&hidden_img, &hidden_k, 2.0f, 1);
+    write_header(dir, "#define SCALE 3.0f\n");          /* behind the comment */
+    scaled_of_is(&hidden_img, &hidden_k, 3.0f, 0);      /* before the fix: the SCALE 2 binary, from the cache */
+    scaled_of_is(&hidden_img, &hidden_k, 3.0f, 1);
+    write_named_header(dir, "gpu_cfg2.h", "#define OFFSET 2.0f\n");   /* behind the form feed */
+    scaled_of_is(&hidden_img, &hidden_k, 6.0f, 0);
     char cmd[PATH_MAX];
     snprintf(cmd, sizeof cmd, "rm -rf '%s'", dir);
     if (system(cmd) != 0)
@@ -885,6 +927,7 @@ int main(void)
     run("kernel_info", t_kernel_info);
     run("versions", t_versions);
     run("nvrtc_include_changes", t_nvrtc_include_changes);
+    run("nvrtc_hidden_include_changes", t_nvrtc_hidden_include_changes);
     run("cache_trusted", t_cache_trusted);
     run("fifo_image", t_fifo_image);
 
