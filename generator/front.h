@@ -148,6 +148,18 @@ typedef struct ks_explicit_inst {
 size_t ks_source_instantiations(const ks_source *src, ks_explicit_inst **out);
 void ks_explicit_inst_free(ks_explicit_inst *in, size_t n);
 
+/* "template class NAME<ARGS>;" (or struct) as written: an explicit
+ * instantiation of a class template, every member instantiated with it. */
+typedef struct ks_class_inst {
+    char *qname;               /* "ns::Runner", as written */
+    char *args;                /* "float, 4" */
+    size_t start;              /* offset of its "template" */
+    size_t end;                /* offset just past its ';' */
+} ks_class_inst;
+
+size_t ks_source_class_instantiations(const ks_source *src, ks_class_inst **out);
+void ks_class_inst_free(ks_class_inst *in, size_t n);
+
 /* A "kstub:WORD REST" directive: a comment whose first word is kstub:WORD. */
 typedef struct ks_directive {
     char *word;                /* "name", "skip", ... */
@@ -168,6 +180,25 @@ int ks_source_body_follows(const char *text, size_t size, size_t offset);
  * *names malloc'd (each and the array). */
 size_t ks_source_leading_includes(const char *text, size_t len,
                                   int (*allowed)(const char *name, size_t n), char ***names);
+
+/* ---- classinst.c: members of explicitly instantiated class templates ---- */
+#define KS_CLASSINST_ALIAS "kstub_c"     /* "typedef Runner<float> kstub_c0;" */
+#define KS_CLASSINST_MEMBER "kstub_m"    /* "typedef decltype(&::kstub_c0::run) kstub_m0_3;" */
+/* The typedef injected right after the idx-th class instantiation's ';'
+ * (same line, same scope). */
+char *ks_classinst_inject(const ks_class_inst *in, size_t idx);
+/* What to append to the input so that a reparse shows each instantiated
+ * member function of each class instantiation (through the injected
+ * typedefs of s's parse): one "kstub_m" typedef per member a reference can
+ * name; a note at the instantiation for each member left out that launches
+ * a kernel template. NULL when there is nothing to append. */
+char *ks_classinst_references(const ks_session *s, const ks_source *src, const ks_class_inst *cls,
+                              size_t n);
+/* The instantiated member function an appended "kstub_m" typedef refers
+ * to, or a null cursor when alias is no such typedef. */
+CXCursor ks_classinst_member(CXCursor alias, size_t ncls);
+/* Whether alias is PREFIX<idx> or PREFIX<idx>_<more>, idx < n. */
+int ks_classinst_alias_index(const char *alias, const char *prefix, size_t n, size_t *idx);
 
 /* ---- typemap.c: CXType to the typed model ---- */
 /* Translates a parameter's type into *out (top-level qualifiers dropped, an

@@ -261,6 +261,48 @@ void ks_explicit_inst_free(ks_explicit_inst *in, size_t n)
     free(in);
 }
 
+size_t ks_source_class_instantiations(const ks_source *src, ks_class_inst **out)
+{
+    const char *s = src->text;
+    size_t nt = src->ntoks, count = 0;
+    *out = NULL;
+    for (size_t i = 0; i + 3 < nt; i++) {
+        if (!tok_is(src, i, "template") || (i > 0 && tok_is(src, i - 1, "extern")) ||
+            !(tok_is(src, i + 1, "class") || tok_is(src, i + 1, "struct")))
+            continue;
+        size_t k = i + 2, name_start = k;
+        if (tok_is(src, k, "::"))
+            k++;
+        while (k + 2 < nt && tok_is_word(src, k) && tok_is(src, k + 1, "::"))
+            k += 2;
+        if (k + 1 >= nt || !tok_is_word(src, k) || !tok_is(src, k + 1, "<"))
+            continue;
+        size_t end = k + 1;
+        while (end < nt && !tok_is(src, end, ";") && !tok_is(src, end, "{"))
+            end++;
+        size_t close = end < nt ? matching(src, k + 1, end) : end;
+        if (end >= nt || !tok_is(src, end, ";") || close + 1 != end)
+            continue;
+        *out = ks_xrealloc(*out, (count + 1) * sizeof **out);
+        ks_class_inst *in = &(*out)[count++];
+        in->qname = ks_xasprintf("%.*s", (int)(src->toks[k].end - src->toks[name_start].start),
+                                 s + src->toks[name_start].start);
+        in->args = tokens_text(src, k + 2, close);
+        in->start = src->toks[i].start;
+        in->end = src->toks[end].end;
+    }
+    return count;
+}
+
+void ks_class_inst_free(ks_class_inst *in, size_t n)
+{
+    for (size_t i = 0; i < n; i++) {
+        free(in[i].qname);
+        free(in[i].args);
+    }
+    free(in);
+}
+
 /* ---- directives in comments ------------------------------------------------------------------ */
 
 size_t ks_source_directives(const ks_source *src, ks_directive **out)

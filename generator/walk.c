@@ -16,7 +16,9 @@
  * reference to a kernel template's specialization in the project's files is
  * such a declaration too, and host function templates' instantiations are
  * followed into their bodies. Each gets a stub named as an explicit
- * instantiation of the same arguments would be.
+ * instantiation of the same arguments would be. The members of a class
+ * template instantiated explicitly ("template class Runner<float>;") are
+ * followed the same way, through references classinst.c writes.
  *
  * Which files' kernels get stubs is --kernels-in's: the input; the
  * project's own headers (not system or toolkit headers: the default); or
@@ -48,6 +50,8 @@ typedef struct walk_ctx {
     ks_explicit_inst *inst;      /* explicit instantiations, kstub_i0, kstub_i1, ... */
     char **inst_used_by;         /* per instantiation: the template kernel, once seen */
     size_t ninst;
+    ks_class_inst *cls;          /* "template class X<...>;", kstub_c0, kstub_c1, ... (classinst.c) */
+    size_t ncls;
     pending_bounds *lbs;
     size_t nlbs;
     ks_directive *skips;         /* "kstub:skip" directives, and how often each matched */
@@ -1004,18 +1008,28 @@ static enum CXChildVisitResult visit_injected(CXCursor c, CXCursor parent, CXCli
     enum CXCursorKind k = clang_getCursorKind(c);
     if (k == CXCursor_Namespace || k == CXCursor_LinkageSpec)
         return CXChildVisit_Recurse;
-    if (k == CXCursor_TypedefDecl)
-        handle_instantiation(data, c);
+    if (k == CXCursor_TypedefDecl) {
+        walk_ctx *w = data;
+        CXCursor member = ks_classinst_member(c, w->ncls);
+        if (clang_Cursor_isNull(member))
+            handle_instantiation(w, c);
+        else
+            handle_reference(w, member);
+    }
     return CXChildVisit_Continue;
 }
 
 /* Explicit instantiations written in the headers whose kernels count: the
  * input's are referenced in place (inject_instantiations), a header's from
  * the end of the input, in the namespaces it was written in, read after one
- * reparse. Returns 0, or -1 after the reparse reported errors. */
-static int header_instantiations(walk_ctx *w, const char *base, size_t base_len)
+ * reparse, with members (classinst.c's references to the members of the
+ * input's class instantiations, or NULL). Returns 0, or -1 after the reparse
+ * reported errors. */
+static int header_instantiations(walk_ctx *w, const char *base, size_t base_len, const char *members)
 {
     ks_buf add = {0};
+    if (members)
+        ks_buf_puts(&add, members);
     size_t before = w->ninst, nfiles = w->nfiles;
     for (size_t f = 0; f < nfiles; f++) {
         file_class fc = w->files[f];
@@ -1053,7 +1067,7 @@ static int header_instantiations(walk_ctx *w, const char *base, size_t base_len)
         ks_explicit_inst_free(hi, n);
         ks_source_free(&hs);
     }
-    if (w->ninst == before) {
+    if (w->ninst == before && !members) {
         free(add.data);
         return 0;
     }
@@ -1069,7 +1083,8 @@ static int header_instantiations(walk_ctx *w, const char *base, size_t base_len)
     int rc = ks_session_reparse(&w->s, src.data, src.len);
     free(src.data);
     if (rc != 0) {
-        ks_note_at(w->s.opts->input, 0, 0, "while reading the explicit instantiations of its headers");
+        ks_note_at(w->s.opts->input, 0, 0, "while reading the explicit instantiations of its headers "
+                   "and class templates");
         return -1;
     }
     clang_visitChildren(clang_getTranslationUnitCursor(w->s.tu), visit_injected, w);
@@ -1102,15 +1117,24 @@ static void check_headers_used(walk_ctx *w)
  * scope and on the same line (so no line or earlier column moves). The cast
  * picks the right overload; RET is the return type as written (a host
  * function template returning int is instantiated the same way). */
-static char *inject_instantiations(const ks_source *src, const ks_explicit_inst *in, size_t n)
+static char *inject_instantiations(const ks_source *src, const ks_explicit_inst *in, size_t n,
+                                   const ks_class_inst *cls, size_t ncls)
 {
     ks_buf out = {0};
     size_t copied = 0;
-    for (size_t i = 0; i < n; i++) {
+    for (size_t i = 0, c = 0; i < n || c < ncls;) {
+        if (c < ncls && (i == n || cls[c].end < in[i].end)) {
+            ks_buf_put(&out, src->text + copied, cls[c].end - copied);
+            char *alias = ks_classinst_inject(&cls[c], c);
+            ks_buf_puts(&out, alias);
+            free(alias);
+            copied = cls[c++].end;
+            continue;
+        }
         ks_buf_put(&out, src->text + copied, in[i].end - copied);
         ks_buf_printf(&out, " typedef decltype(static_cast<%s (*)(%s)>(&%s<%s>)) kstub_i%zu;",
                       in[i].ret, in[i].params, in[i].qname, in[i].args, i);
-        copied = in[i].end;
+        copied = in[i++].end;
     }
     ks_buf_put(&out, src->text + copied, src->size - copied);
     return ks_buf_take(&out);
@@ -1136,7 +1160,8 @@ int ks_parse(const ks_options *opts, ks_model *model)
     w.ninst = ks_source_instantiations(&src, &w.inst);
     w.inst_used_by = ks_xmalloc((w.ninst + 1) * sizeof *w.inst_used_by);
     memset(w.inst_used_by, 0, (w.ninst + 1) * sizeof *w.inst_used_by);
-    char *injected = w.ninst ? inject_instantiations(&src, w.inst, w.ninst) : NULL;
+    w.ncls = ks_source_class_instantiations(&src, &w.cls);
+    char *injected = w.ninst || w.ncls ? inject_instantiations(&src, w.inst, w.ninst, w.cls, w.ncls) : NULL;
 
     w.s.opts = opts;
     read_directives(&w, &src);
@@ -1160,7 +1185,9 @@ int ks_parse(const ks_options *opts, ks_model *model)
         check_headers_used(&w);
         if (ks_error_count() == errors_before) {
             const char *base = injected ? injected : text;
-            header_instantiations(&w, base, strlen(base));
+            char *members = ks_classinst_references(&w.s, &src, w.cls, w.ncls);
+            header_instantiations(&w, base, strlen(base), members);
+            free(members);
         }
         note_uninstantiated(&w);
         if (w.nlbs && ks_error_count() == errors_before) {
@@ -1196,6 +1223,7 @@ int ks_parse(const ks_options *opts, ks_model *model)
         free(w.inst_used_by[i]);
     free(w.inst_used_by);
     ks_explicit_inst_free(w.inst, w.ninst);
+    ks_class_inst_free(w.cls, w.ncls);
     for (size_t i = 0; i < w.nlbs; i++) {
         free(w.lbs[i].symbol);
         free(w.lbs[i].ns);

@@ -176,7 +176,7 @@ static const char *const corpus[] = {
     "tests/corpus/compat_placement_new.cu", "tests/corpus/real/app_types.cu",
     "tests/corpus/real/const_c_typedef.cu", "tests/corpus/host_template_returns.cu",
     "tests/corpus/compat_implicit_includes.cu", "tests/corpus/abi_class_templates.cu",
-    "tests/corpus/abi_array_pointers.cu",
+    "tests/corpus/abi_array_pointers.cu", "tests/corpus/class_template_launches.cu",
 };
 
 /* With --body-errors every clang diagnostic counts: these files must give
@@ -744,6 +744,46 @@ START_TEST(pointers_to_arrays_take_callers_arrays)
 }
 END_TEST
 
+/* Launches in the members of an explicitly instantiated class template
+ * (issue 18, item 7) are followed from "template class X<...>;"; a member
+ * kstub cannot refer to (overloaded, a constructor) that launches a kernel
+ * template is named in a note, and a private one is reached through the
+ * public member that calls it. Namespaces, unnamed ones included. */
+START_TEST(class_template_members_are_followed)
+{
+    make_tmpdir();
+    write_tmp("k.cu", "template <typename T> __global__ void a(T *x) {}\n"
+                      "template <typename T> __global__ void b(T *x, int n) {}\n"
+                      "template <typename T> __global__ void c(T *x, T v) {}\n"
+                      "template <typename T> __global__ void d(T *x, char n) {}\n"
+                      "namespace outer { namespace {\n"
+                      "template <typename T> class R {\n"
+                      "public:\n"
+                      "    R() { d<<<1, 1>>>((T *)0, 'a'); }\n"
+                      "    void one(T *x) { a<<<1, 1>>>(x); }\n"
+                      "    void one(T *x, int n) { b<<<1, 1>>>(x, n); }\n"
+                      "    void pub(T *x) { priv(x); }\n"
+                      "private:\n"
+                      "    void priv(T *x) { c<<<1, 1>>>(x, T(1)); }\n"
+                      "};\n"
+                      "template class R<float>;\n"
+                      "} }\n");
+    char cu[PATH_MAX + 16], *log;
+    snprintf(cu, sizeof cu, "%s/k.cu", tmpdir);
+    json_t *m = manifest_of(cu, "", &log);
+    ck_assert_int_eq(json_array_size(json_object_get(m, "kernels")), 1);
+    ck_assert_ptr_nonnull(kernel_named(m, "c_float"));
+    ck_assert_msg(strstr(log, "k.cu:15:1: note: 'R<float>::one' launches a kernel template, but "
+                              "kstub cannot follow it (it is overloaded, and a reference cannot say "
+                              "which one)"), "%s", log);
+    ck_assert_msg(strstr(log, "'R<float>::R' launches a kernel template, but kstub cannot follow it "
+                              "(a constructor or destructor has no address to refer to)"), "%s", log);
+    json_decref(m);
+    free(log);
+    remove_tmpdir();
+}
+END_TEST
+
 static Suite *real_suite(void)
 {
     Suite *s = suite_create("real");
@@ -773,6 +813,7 @@ static Suite *real_suite(void)
     tcase_add_test(tc, rdc_from_compile_commands);
     tcase_add_test(tc, class_template_specializations_are_mirrored);
     tcase_add_test(tc, pointers_to_arrays_take_callers_arrays);
+    tcase_add_test(tc, class_template_members_are_followed);
     suite_add_tcase(s, tc);
     tc = tcase_create("names");
     tcase_set_timeout(tc, 300);
