@@ -126,6 +126,8 @@ typedef struct ks_source {
     size_t ntoks;
     ks_rtok *comments;         /* each comment, delimiters included */
     size_t ncomments;
+    ks_rtok *directives;       /* each preprocessor line, continuations included */
+    size_t ndirectives;
 } ks_source;
 
 void ks_source_scan(ks_source *src, const char *text, size_t size);
@@ -141,10 +143,19 @@ typedef struct ks_explicit_inst {
     char *ret;                 /* "void", "int", "float *": the return type as written
                                   (__global__, __host__, inline... left out; a trailing
                                   "auto ... -> T" gives T) */
-    size_t end;                /* offset just past its ';' */
+    size_t start;              /* offset of its "template" (of the macro's name when a
+                                  macro wrote it) */
+    size_t end;                /* offset just past its ';' (past the macro invocation,
+                                  or the ';' after it, when a macro wrote it) */
 } ks_explicit_inst;
 
-/* Every explicit instantiation in the text, in order; returns the count. */
+/* Every explicit instantiation in the text, in order of end; returns the
+ * count. Those that a function-like macro defined in the text writes
+ * ("#define EXPORT(n) template void f<n>(int *);" ... "EXPORT(1) EXPORT(2)")
+ * are found by expanding each invocation at namespace scope: parameters
+ * substituted (# and ## included), macros of the text invoked by the
+ * expansion expanded in turn; other macros are left to clang, which sees
+ * the same text. */
 size_t ks_source_instantiations(const ks_source *src, ks_explicit_inst **out);
 void ks_explicit_inst_free(ks_explicit_inst *in, size_t n);
 

@@ -177,6 +177,7 @@ static const char *const corpus[] = {
     "tests/corpus/real/const_c_typedef.cu", "tests/corpus/host_template_returns.cu",
     "tests/corpus/compat_implicit_includes.cu", "tests/corpus/abi_class_templates.cu",
     "tests/corpus/abi_array_pointers.cu", "tests/corpus/class_template_launches.cu",
+    "tests/corpus/macro_instantiations.cu",
 };
 
 /* With --body-errors every clang diagnostic counts: these files must give
