@@ -211,6 +211,14 @@ CXCursor ks_classinst_member(CXCursor alias, size_t ncls);
 /* Whether alias is PREFIX<idx> or PREFIX<idx>_<more>, idx < n. */
 int ks_classinst_alias_index(const char *alias, const char *prefix, size_t n, size_t *idx);
 
+/* ---- targs.c: template arguments ---- */
+/* The i-th template parameter of a template, or a null cursor. */
+CXCursor ks_template_param(CXCursor tmpl, unsigned i);
+/* Why the i-th template argument of specialization spec cannot be spelled
+ * in a stub's name ("its template argument 2 ('op' float (*)(float)) is the
+ * address of ..."); i < 0: the arguments cannot be read. malloc'd. */
+char *ks_unspellable_argument(CXCursor spec, int i);
+
 /* ---- typemap.c: CXType to the typed model ---- */
 /* Translates a parameter's type into *out (top-level qualifiers dropped, an
  * array parameter a pointer). Returns NULL, or a malloc'd refusal saying why

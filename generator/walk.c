@@ -633,27 +633,6 @@ static int is_bool_type(CXType t)
     return clang_getCanonicalType(t).kind == CXType_Bool;
 }
 
-/* The i-th template parameter of a function template, or a null cursor. */
-typedef struct nth_param {
-    unsigned want, at;
-    CXCursor found;
-} nth_param;
-
-static enum CXChildVisitResult find_nth_param(CXCursor c, CXCursor parent, CXClientData data)
-{
-    (void)parent;
-    nth_param *np = data;
-    enum CXCursorKind k = clang_getCursorKind(c);
-    if (k == CXCursor_TemplateTypeParameter || k == CXCursor_NonTypeTemplateParameter ||
-        k == CXCursor_TemplateTemplateParameter) {
-        if (np->at++ == np->want) {
-            np->found = c;
-            return CXChildVisit_Break;
-        }
-    }
-    return CXChildVisit_Continue;
-}
-
 /* The enumerator of enum type t whose value is v, qualified; NULL if none. */
 typedef struct enum_find {
     long long value;
@@ -675,10 +654,11 @@ static enum CXChildVisitResult find_enumerator(CXCursor c, CXCursor parent, CXCl
 /* A specialization's template arguments as an explicit instantiation would
  * write them: "float, 4", "true", "Op::Add". NULL when an argument is of a
  * kind kstub cannot spell (a pack, a template, a pointer). */
-static char *template_args_text(CXCursor spec)
+static char *template_args_text(CXCursor spec, int *bad)
 {
     int n = clang_Cursor_getNumTemplateArguments(spec);
     CXCursor tmpl = clang_getSpecializedCursorTemplate(spec);
+    *bad = -1;
     if (n < 0 || clang_Cursor_isNull(tmpl))
         return NULL;
     ks_buf b = {0};
@@ -694,16 +674,16 @@ static char *template_args_text(CXCursor spec)
         }
         if (kind != CXTemplateArgumentKind_Integral) {
             free(b.data);
+            *bad = i;
             return NULL;
         }
-        nth_param np = {(unsigned)i, 0, clang_getNullCursor()};
-        clang_visitChildren(tmpl, find_nth_param, &np);
-        CXType pt = clang_getCursorType(np.found);   /* invalid for a null cursor */
+        CXCursor param = ks_template_param(tmpl, (unsigned)i);
+        CXType pt = clang_getCursorType(param);   /* invalid for a null cursor */
         CXType canon = clang_getCanonicalType(pt);
         long long v = clang_Cursor_getTemplateArgumentValue(spec, (unsigned)i);
-        if (!clang_Cursor_isNull(np.found) && is_bool_type(pt)) {
+        if (!clang_Cursor_isNull(param) && is_bool_type(pt)) {
             ks_buf_puts(&b, v ? "true" : "false");
-        } else if (!clang_Cursor_isNull(np.found) && canon.kind == CXType_Enum) {
+        } else if (!clang_Cursor_isNull(param) && canon.kind == CXType_Enum) {
             enum_find ef = {v, clang_getNullCursor()};
             clang_visitChildren(clang_getTypeDeclaration(canon), find_enumerator, &ef);
             if (clang_Cursor_isNull(ef.found)) {
@@ -758,13 +738,19 @@ static void handle_reference(walk_ctx *w, CXCursor ref)
     if (!fc || !fc->kernels)
         return;
     note_host_used(w, tmpl);
-    char *args = template_args_text(ref);
+    int bad;
+    char *args = template_args_text(ref, &bad);
     if (!args) {
         char *q = ks_qualified_name(ref);
-        walk_diag(w, ref, "error", "template kernel '%s' is instantiated by host code with "
-                  "template arguments kstub cannot spell (a pack, a template or a pointer); "
-                  "instantiate it explicitly ('template __global__ void %s<...>(...);') and name "
-                  "it with '// kstub:name', or leave it out with '// kstub:skip SYMBOL'", q, q);
+        char *sym = ks_take(clang_Cursor_getMangling(ref));
+        char *why = ks_unspellable_argument(ref, bad);
+        walk_diag(w, ref, "error", "template kernel '%s' is instantiated by host code, but %s; "
+                  "kstub names a stub after its template arguments and cannot name this one. "
+                  "Launch an instance whose arguments are types, integers, bools or enumerators "
+                  "(e.g. a tag type or an int in place of the function), or leave it out with "
+                  "'// kstub:skip %s'", q, why, sym);
+        free(why);
+        free(sym);
         free(q);
         return;
     }

@@ -785,6 +785,34 @@ START_TEST(class_template_members_are_followed)
 }
 END_TEST
 
+/* A kernel launched by host code with a template argument kstub cannot
+ * spell in a stub's name (issue 18, item 9): the error names the argument,
+ * its parameter and kind, what to launch instead and the kstub:skip line
+ * with nvcc's symbol; a function-pointer parameter is refused saying what
+ * its value would be and what to pass instead. */
+START_TEST(unspellable_template_arguments_are_explained)
+{
+    make_tmpdir();
+    write_tmp("k.cu", "__device__ float sq(float x) { return x * x; }\n"
+                      "template <float (*op)(float)>\n"
+                      "__global__ void apply(float *x, int n) { x[0] = op(x[0]); }\n"
+                      "void run(float *x, int n) { apply<sq><<<1, 1>>>(x, n); }\n"
+                      "extern \"C\" __global__ void map(float *y, float (*f)(float)) {}\n");
+    char *out;
+    int rc = run(&out, "%s %s/k.cu -o %s/k", kstub_bin(), tmpdir, tmpdir);
+    ck_assert_msg(rc != 0, "%s", out);
+    ck_assert_msg(strstr(out, "k.cu:3:17: error: template kernel 'apply' is instantiated by host code, "
+                              "but its template argument 1 (parameter 'op', of type 'float (*)(float)') "
+                              "is the address of a function or variable"), "%s", out);
+    ck_assert_msg(strstr(out, "'// kstub:skip _Z5applyIXadL_Z2sqfEEEvPfi'"), "%s", out);
+    ck_assert_msg(strstr(out, "k.cu:5:50: error: kernel 'map', parameter 2 'f': pointer to function "
+                              "'float (float)': kstub gives no stub a function-pointer parameter yet"),
+                  "%s", out);
+    free(out);
+    remove_tmpdir();
+}
+END_TEST
+
 static Suite *real_suite(void)
 {
     Suite *s = suite_create("real");
@@ -815,6 +843,7 @@ static Suite *real_suite(void)
     tcase_add_test(tc, class_template_specializations_are_mirrored);
     tcase_add_test(tc, pointers_to_arrays_take_callers_arrays);
     tcase_add_test(tc, class_template_members_are_followed);
+    tcase_add_test(tc, unspellable_template_arguments_are_explained);
     suite_add_tcase(s, tc);
     tc = tcase_create("names");
     tcase_set_timeout(tc, 300);
