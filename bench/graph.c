@@ -101,15 +101,19 @@ static CUgraphExec capture(unsigned k, CUgraph *graph)
 
 /* ---- typed nodes ------------------------------------------------------------------ */
 
-enum { T_STUB, T_CAPTURED, T_NODES, T_RAW_REPLAY, T_SET_ALL, T_BULK, T_SET_ONE, T_RAW_SET, NT };
+enum { T_STUB, T_CAPTURED, T_NODES, T_RAW_REPLAY, T_SET_ALL, T_BULK, T_SET_ONE, T_RAW_SET, T_BULK1_CFG,
+       T_BULK1_OWN, NT };
 static const char *const t_ids[NT] = {"stub", "captured_replay", "nodes_replay", "raw_replay", "set_all_replay",
-                                      "nodes_set_replay", "set_one_replay", "raw_set_all_replay"};
+                                      "nodes_set_replay", "set_one_replay", "raw_set_all_replay",
+                                      "nodes_set1_cfg_replay", "nodes_set1_own_replay"};
 static const char *const t_labels[NT] = {"stub calls, one by one", "stream-captured stubs, replayed",
                                          "typed nodes, replayed", "raw cuGraphLaunch of the same instance",
                                          "node_set of every node + replay",
                                          "nodes_set of every node (args array filled) + replay",
                                          "node_set of one node + replay",
-                                         "raw cuGraphExecKernelNodeSetParams of every node + replay"};
+                                         "raw cuGraphExecKernelNodeSetParams of every node + replay",
+                                         "nodes_set of one node at a time, a configuration given + replay",
+                                         "nodes_set of one node at a time, its own configuration + replay"};
 
 enum { ARGS_N = 256 };
 static const float *args_x;
@@ -202,8 +206,10 @@ static void typed_nodes(int rounds, FILE *csv)
             CU_CHECK(cu.StreamSynchronize(stream));
         }
         for (int r = 0; r < rounds; r++) {
+            int order[NT];
+            bench_order(order, NT, r);
             for (int i = 0; i < NT; i++) {
-                int v = (i + r) % NT;
+                int v = order[i];
                 float a = (float)(r % 7) + 0.5f;
                 CU_CHECK(cu.StreamSynchronize(stream));
                 uint64_t t0 = bench_now_ns();
@@ -219,6 +225,18 @@ static void typed_nodes(int rounds, FILE *csv)
                     KS_CHECK(bench_args_nodes_set(e, k, nodes, NULL, values));
                     KS_CHECK(ks_graph_launch(e, stream));
                     break;
+                case T_BULK1_CFG:
+                case T_BULK1_OWN: {
+                    /* Which part of node_set costs what: the bulk entry one node
+                     * at a time, with a configuration given or the node's own. */
+                    ks_launch cfg = ks_launch_1d(1, ARGS_N);
+                    for (unsigned n = 0; n < k; n++) {
+                        values[n] = (bench_args_args){a, args_x, args_y, ARGS_N, (long long)(n + (unsigned)r)};
+                        KS_CHECK(bench_args_nodes_set(e, 1, &nodes[n], v == T_BULK1_CFG ? &cfg : NULL, &values[n]));
+                    }
+                    KS_CHECK(ks_graph_launch(e, stream));
+                    break;
+                }
                 case T_SET_ALL:
                     for (unsigned n = 0; n < k; n++)
                         KS_CHECK(bench_args_node_set(e, nodes[n], ks_launch_1d(1, ARGS_N), a, args_x, args_y, ARGS_N,

@@ -9,7 +9,7 @@
  * (a struct by value).
  *
  * Method: a round runs one batch of BATCH launches per variant, the variants
- * interleaved (the starting variant rotates each round). Before each batch
+ * interleaved (in a new shuffled order each round, bench_order). Before each batch
  * every stream is synchronised, so the launch queue starts empty and cannot
  * fill; only the launch loop is timed (CLOCK_MONOTONIC). Reported per variant:
  * the median, 10th and 90th percentile of ns/launch over the rounds, and the
@@ -474,8 +474,10 @@ int main(int argc, char **argv)
     fprintf(raw, "kernel,variant,round,ns_per_launch\n");
     for (int r = 0; r < rounds; r++) {
         for (int k = 0; k < NKERNELS; k++) {
+            int order[NVARIANTS];
+            bench_order(order, NVARIANTS, r * NKERNELS + k);
             for (int i = 0; i < NVARIANTS; i++) {
-                int v = (i + r) % NVARIANTS;
+                int v = order[i];
                 if (variants[v].needs_rt && !g.have_rt)
                     continue;
                 sync_all();

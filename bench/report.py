@@ -63,7 +63,7 @@ def launch_section(raw, md, panels):
         return
     md.append(
         "One process launches the same kernel every way, interleaved: each round runs one "
-        "batch of %s launches per variant (starting variant rotated), every stream "
+        "batch of %s launches per variant (in a new shuffled order each round), every stream "
         "synchronised before a batch so the queue starts empty, only the launch loop timed "
         "with `CLOCK_MONOTONIC`; %s rounds. Grid %s block, %s threads. *ratio* is the median "
         "over rounds of (variant / raw `cuLaunchKernel`) in the same round. Python rows run "

@@ -471,9 +471,12 @@ ks_status bench_fill_int_nodes_set(ks_graph_exec                ks__exec,
  * with const added, void * and NULL pass, as C allows); in strict mode
  * (KSTUB_STRICT) every argument must have exactly its parameter's type, bar
  * an added const on a pointee. (name)(...) calls the function unchecked;
- * KSTUB_PLAIN_CALLS leaves the macros out. Wrap a compound literal argument
- * in parentheses: its commas would split it. */
-#define bench_args(launch, a, x, y, n, m) \
+ * KSTUB_PLAIN_CALLS leaves the macros out. Each macro takes its arguments as
+ * __VA_ARGS__ and hands them on, so arguments that another macro writes
+ * (ARGS(x) expanding to "a, b, c") are counted after that expansion. Wrap a
+ * compound literal argument in parentheses: its commas would split it. */
+#define bench_args(...) ks__bench_args_call(__VA_ARGS__)
+#define ks__bench_args_call(launch, a, x, y, n, m) \
     ks__bench_args_at(__FILE__, __LINE__, launch, \
         KS_ARG_VALUE(a, _Generic((a), float: 1, default: 0), "kernel bench_args, parameter a needs exactly float"), \
         KS_ARG_POINTER(x, _Generic((x), const float *: 1, float *: 1, default: 0), \
@@ -484,7 +487,8 @@ ks_status bench_fill_int_nodes_set(ks_graph_exec                ks__exec,
             "kernel bench_args, parameter y needs exactly float *", "kernel bench_args, parameter y needs float *, not another pointer type"), \
         KS_ARG_VALUE(n, _Generic((n), int: 1, default: 0), "kernel bench_args, parameter n needs exactly int"), \
         KS_ARG_VALUE(m, _Generic((m), long long: 1, default: 0), "kernel bench_args, parameter m needs exactly long long"))
-#define bench_args_n(n_items, stream, a, x, y, n, m) \
+#define bench_args_n(...) ks__bench_args_n_call(__VA_ARGS__)
+#define ks__bench_args_n_call(n_items, stream, a, x, y, n, m) \
     ks__bench_args_n_at(__FILE__, __LINE__, n_items, stream, \
         KS_ARG_VALUE(a, _Generic((a), float: 1, default: 0), "kernel bench_args, parameter a needs exactly float"), \
         KS_ARG_POINTER(x, _Generic((x), const float *: 1, float *: 1, default: 0), \
@@ -495,7 +499,8 @@ ks_status bench_fill_int_nodes_set(ks_graph_exec                ks__exec,
             "kernel bench_args, parameter y needs exactly float *", "kernel bench_args, parameter y needs float *, not another pointer type"), \
         KS_ARG_VALUE(n, _Generic((n), int: 1, default: 0), "kernel bench_args, parameter n needs exactly int"), \
         KS_ARG_VALUE(m, _Generic((m), long long: 1, default: 0), "kernel bench_args, parameter m needs exactly long long"))
-#define bench_args_node(ks__graph, ks__deps, ks__ndeps, ks__node, launch, a, x, y, n, m) \
+#define bench_args_node(...) ks__bench_args_node_call(__VA_ARGS__)
+#define ks__bench_args_node_call(ks__graph, ks__deps, ks__ndeps, ks__node, launch, a, x, y, n, m) \
     (bench_args_node)(ks__graph, ks__deps, ks__ndeps, \
         KS_ARG_NODES(ks__node, _Generic((ks__node), bench_args_node_t *: 1, void *: 1, default: 0), \
             "kernel bench_args: the node must be a bench_args_node_t *"), launch, \
@@ -508,7 +513,8 @@ ks_status bench_fill_int_nodes_set(ks_graph_exec                ks__exec,
             "kernel bench_args, parameter y needs exactly float *", "kernel bench_args, parameter y needs float *, not another pointer type"), \
         KS_ARG_VALUE(n, _Generic((n), int: 1, default: 0), "kernel bench_args, parameter n needs exactly int"), \
         KS_ARG_VALUE(m, _Generic((m), long long: 1, default: 0), "kernel bench_args, parameter m needs exactly long long"))
-#define bench_args_node_set(ks__exec, ks__node, launch, a, x, y, n, m) \
+#define bench_args_node_set(...) ks__bench_args_node_set_call(__VA_ARGS__)
+#define ks__bench_args_node_set_call(ks__exec, ks__node, launch, a, x, y, n, m) \
     (bench_args_node_set)(ks__exec, ks__node, launch, \
         KS_ARG_VALUE(a, _Generic((a), float: 1, default: 0), "kernel bench_args, parameter a needs exactly float"), \
         KS_ARG_POINTER(x, _Generic((x), const float *: 1, float *: 1, default: 0), \
@@ -519,25 +525,29 @@ ks_status bench_fill_int_nodes_set(ks_graph_exec                ks__exec,
             "kernel bench_args, parameter y needs exactly float *", "kernel bench_args, parameter y needs float *, not another pointer type"), \
         KS_ARG_VALUE(n, _Generic((n), int: 1, default: 0), "kernel bench_args, parameter n needs exactly int"), \
         KS_ARG_VALUE(m, _Generic((m), long long: 1, default: 0), "kernel bench_args, parameter m needs exactly long long"))
-#define bench_args_nodes_set(ks__exec, ks__count, ks__nodes, ks__launches, ks__values) \
+#define bench_args_nodes_set(...) ks__bench_args_nodes_set_call(__VA_ARGS__)
+#define ks__bench_args_nodes_set_call(ks__exec, ks__count, ks__nodes, ks__launches, ks__values) \
     (bench_args_nodes_set)(ks__exec, ks__count, \
         KS_ARG_NODES(ks__nodes, _Generic((ks__nodes), const bench_args_node_t *: 1, bench_args_node_t *: 1, void *: 1, default: 0), \
             "kernel bench_args: the nodes must be bench_args_node_t"), ks__launches, \
         KS_ARG_NODES(ks__values, _Generic((ks__values), const bench_args_args *: 1, bench_args_args *: 1, void *: 1, default: 0), \
             "kernel bench_args: the arguments must be bench_args_args"))
-#define bench_struct(launch, p, y) \
+#define bench_struct(...) ks__bench_struct_call(__VA_ARGS__)
+#define ks__bench_struct_call(launch, p, y) \
     ks__bench_struct_at(__FILE__, __LINE__, launch, \
         KS_ARG_VALUE(p, _Generic((p), struct BenchParams: 1, default: 0), "kernel bench_struct, parameter p needs exactly struct BenchParams"), \
         KS_ARG_POINTER(y, _Generic((y), float *: 1, default: 0), \
             _Generic((y), float *: 1, void *: 1, default: 0), \
             "kernel bench_struct, parameter y needs exactly float *", "kernel bench_struct, parameter y needs float *, not another pointer type"))
-#define bench_struct_n(n_items, stream, p, y) \
+#define bench_struct_n(...) ks__bench_struct_n_call(__VA_ARGS__)
+#define ks__bench_struct_n_call(n_items, stream, p, y) \
     ks__bench_struct_n_at(__FILE__, __LINE__, n_items, stream, \
         KS_ARG_VALUE(p, _Generic((p), struct BenchParams: 1, default: 0), "kernel bench_struct, parameter p needs exactly struct BenchParams"), \
         KS_ARG_POINTER(y, _Generic((y), float *: 1, default: 0), \
             _Generic((y), float *: 1, void *: 1, default: 0), \
             "kernel bench_struct, parameter y needs exactly float *", "kernel bench_struct, parameter y needs float *, not another pointer type"))
-#define bench_struct_node(ks__graph, ks__deps, ks__ndeps, ks__node, launch, p, y) \
+#define bench_struct_node(...) ks__bench_struct_node_call(__VA_ARGS__)
+#define ks__bench_struct_node_call(ks__graph, ks__deps, ks__ndeps, ks__node, launch, p, y) \
     (bench_struct_node)(ks__graph, ks__deps, ks__ndeps, \
         KS_ARG_NODES(ks__node, _Generic((ks__node), bench_struct_node_t *: 1, void *: 1, default: 0), \
             "kernel bench_struct: the node must be a bench_struct_node_t *"), launch, \
@@ -545,47 +555,57 @@ ks_status bench_fill_int_nodes_set(ks_graph_exec                ks__exec,
         KS_ARG_POINTER(y, _Generic((y), float *: 1, default: 0), \
             _Generic((y), float *: 1, void *: 1, default: 0), \
             "kernel bench_struct, parameter y needs exactly float *", "kernel bench_struct, parameter y needs float *, not another pointer type"))
-#define bench_struct_node_set(ks__exec, ks__node, launch, p, y) \
+#define bench_struct_node_set(...) ks__bench_struct_node_set_call(__VA_ARGS__)
+#define ks__bench_struct_node_set_call(ks__exec, ks__node, launch, p, y) \
     (bench_struct_node_set)(ks__exec, ks__node, launch, \
         KS_ARG_VALUE(p, _Generic((p), struct BenchParams: 1, default: 0), "kernel bench_struct, parameter p needs exactly struct BenchParams"), \
         KS_ARG_POINTER(y, _Generic((y), float *: 1, default: 0), \
             _Generic((y), float *: 1, void *: 1, default: 0), \
             "kernel bench_struct, parameter y needs exactly float *", "kernel bench_struct, parameter y needs float *, not another pointer type"))
-#define bench_struct_nodes_set(ks__exec, ks__count, ks__nodes, ks__launches, ks__values) \
+#define bench_struct_nodes_set(...) ks__bench_struct_nodes_set_call(__VA_ARGS__)
+#define ks__bench_struct_nodes_set_call(ks__exec, ks__count, ks__nodes, ks__launches, ks__values) \
     (bench_struct_nodes_set)(ks__exec, ks__count, \
         KS_ARG_NODES(ks__nodes, _Generic((ks__nodes), const bench_struct_node_t *: 1, bench_struct_node_t *: 1, void *: 1, default: 0), \
             "kernel bench_struct: the nodes must be bench_struct_node_t"), ks__launches, \
         KS_ARG_NODES(ks__values, _Generic((ks__values), const bench_struct_args *: 1, bench_struct_args *: 1, void *: 1, default: 0), \
             "kernel bench_struct: the arguments must be bench_struct_args"))
-#define bench_empty(launch) \
+#define bench_empty(...) ks__bench_empty_call(__VA_ARGS__)
+#define ks__bench_empty_call(launch) \
     ks__bench_empty_at(__FILE__, __LINE__, launch)
-#define bench_empty_n(n_items, stream) \
+#define bench_empty_n(...) ks__bench_empty_n_call(__VA_ARGS__)
+#define ks__bench_empty_n_call(n_items, stream) \
     ks__bench_empty_n_at(__FILE__, __LINE__, n_items, stream)
-#define bench_empty_node(ks__graph, ks__deps, ks__ndeps, ks__node, launch) \
+#define bench_empty_node(...) ks__bench_empty_node_call(__VA_ARGS__)
+#define ks__bench_empty_node_call(ks__graph, ks__deps, ks__ndeps, ks__node, launch) \
     (bench_empty_node)(ks__graph, ks__deps, ks__ndeps, \
         KS_ARG_NODES(ks__node, _Generic((ks__node), bench_empty_node_t *: 1, void *: 1, default: 0), \
             "kernel bench_empty: the node must be a bench_empty_node_t *"), launch)
-#define bench_empty_node_set(ks__exec, ks__node, launch) \
+#define bench_empty_node_set(...) ks__bench_empty_node_set_call(__VA_ARGS__)
+#define ks__bench_empty_node_set_call(ks__exec, ks__node, launch) \
     (bench_empty_node_set)(ks__exec, ks__node, launch)
-#define bench_empty_nodes_set(ks__exec, ks__count, ks__nodes, ks__launches) \
+#define bench_empty_nodes_set(...) ks__bench_empty_nodes_set_call(__VA_ARGS__)
+#define ks__bench_empty_nodes_set_call(ks__exec, ks__count, ks__nodes, ks__launches) \
     (bench_empty_nodes_set)(ks__exec, ks__count, \
         KS_ARG_NODES(ks__nodes, _Generic((ks__nodes), const bench_empty_node_t *: 1, bench_empty_node_t *: 1, void *: 1, default: 0), \
             "kernel bench_empty: the nodes must be bench_empty_node_t"), ks__launches)
-#define bench_fill_float(launch, y, v, n) \
+#define bench_fill_float(...) ks__bench_fill_float_call(__VA_ARGS__)
+#define ks__bench_fill_float_call(launch, y, v, n) \
     ks__bench_fill_float_at(__FILE__, __LINE__, launch, \
         KS_ARG_POINTER(y, _Generic((y), float *: 1, default: 0), \
             _Generic((y), float *: 1, void *: 1, default: 0), \
             "kernel bench_fill_float, parameter y needs exactly float *", "kernel bench_fill_float, parameter y needs float *, not another pointer type"), \
         KS_ARG_VALUE(v, _Generic((v), float: 1, default: 0), "kernel bench_fill_float, parameter v needs exactly float"), \
         KS_ARG_VALUE(n, _Generic((n), int: 1, default: 0), "kernel bench_fill_float, parameter n needs exactly int"))
-#define bench_fill_float_n(n_items, stream, y, v, n) \
+#define bench_fill_float_n(...) ks__bench_fill_float_n_call(__VA_ARGS__)
+#define ks__bench_fill_float_n_call(n_items, stream, y, v, n) \
     ks__bench_fill_float_n_at(__FILE__, __LINE__, n_items, stream, \
         KS_ARG_POINTER(y, _Generic((y), float *: 1, default: 0), \
             _Generic((y), float *: 1, void *: 1, default: 0), \
             "kernel bench_fill_float, parameter y needs exactly float *", "kernel bench_fill_float, parameter y needs float *, not another pointer type"), \
         KS_ARG_VALUE(v, _Generic((v), float: 1, default: 0), "kernel bench_fill_float, parameter v needs exactly float"), \
         KS_ARG_VALUE(n, _Generic((n), int: 1, default: 0), "kernel bench_fill_float, parameter n needs exactly int"))
-#define bench_fill_float_node(ks__graph, ks__deps, ks__ndeps, ks__node, launch, y, v, n) \
+#define bench_fill_float_node(...) ks__bench_fill_float_node_call(__VA_ARGS__)
+#define ks__bench_fill_float_node_call(ks__graph, ks__deps, ks__ndeps, ks__node, launch, y, v, n) \
     (bench_fill_float_node)(ks__graph, ks__deps, ks__ndeps, \
         KS_ARG_NODES(ks__node, _Generic((ks__node), bench_fill_float_node_t *: 1, void *: 1, default: 0), \
             "kernel bench_fill_float: the node must be a bench_fill_float_node_t *"), launch, \
@@ -594,34 +614,39 @@ ks_status bench_fill_int_nodes_set(ks_graph_exec                ks__exec,
             "kernel bench_fill_float, parameter y needs exactly float *", "kernel bench_fill_float, parameter y needs float *, not another pointer type"), \
         KS_ARG_VALUE(v, _Generic((v), float: 1, default: 0), "kernel bench_fill_float, parameter v needs exactly float"), \
         KS_ARG_VALUE(n, _Generic((n), int: 1, default: 0), "kernel bench_fill_float, parameter n needs exactly int"))
-#define bench_fill_float_node_set(ks__exec, ks__node, launch, y, v, n) \
+#define bench_fill_float_node_set(...) ks__bench_fill_float_node_set_call(__VA_ARGS__)
+#define ks__bench_fill_float_node_set_call(ks__exec, ks__node, launch, y, v, n) \
     (bench_fill_float_node_set)(ks__exec, ks__node, launch, \
         KS_ARG_POINTER(y, _Generic((y), float *: 1, default: 0), \
             _Generic((y), float *: 1, void *: 1, default: 0), \
             "kernel bench_fill_float, parameter y needs exactly float *", "kernel bench_fill_float, parameter y needs float *, not another pointer type"), \
         KS_ARG_VALUE(v, _Generic((v), float: 1, default: 0), "kernel bench_fill_float, parameter v needs exactly float"), \
         KS_ARG_VALUE(n, _Generic((n), int: 1, default: 0), "kernel bench_fill_float, parameter n needs exactly int"))
-#define bench_fill_float_nodes_set(ks__exec, ks__count, ks__nodes, ks__launches, ks__values) \
+#define bench_fill_float_nodes_set(...) ks__bench_fill_float_nodes_set_call(__VA_ARGS__)
+#define ks__bench_fill_float_nodes_set_call(ks__exec, ks__count, ks__nodes, ks__launches, ks__values) \
     (bench_fill_float_nodes_set)(ks__exec, ks__count, \
         KS_ARG_NODES(ks__nodes, _Generic((ks__nodes), const bench_fill_float_node_t *: 1, bench_fill_float_node_t *: 1, void *: 1, default: 0), \
             "kernel bench_fill_float: the nodes must be bench_fill_float_node_t"), ks__launches, \
         KS_ARG_NODES(ks__values, _Generic((ks__values), const bench_fill_float_args *: 1, bench_fill_float_args *: 1, void *: 1, default: 0), \
             "kernel bench_fill_float: the arguments must be bench_fill_float_args"))
-#define bench_fill_int(launch, y, v, n) \
+#define bench_fill_int(...) ks__bench_fill_int_call(__VA_ARGS__)
+#define ks__bench_fill_int_call(launch, y, v, n) \
     ks__bench_fill_int_at(__FILE__, __LINE__, launch, \
         KS_ARG_POINTER(y, _Generic((y), int *: 1, default: 0), \
             _Generic((y), int *: 1, void *: 1, default: 0), \
             "kernel bench_fill_int, parameter y needs exactly int *", "kernel bench_fill_int, parameter y needs int *, not another pointer type"), \
         KS_ARG_VALUE(v, _Generic((v), int: 1, default: 0), "kernel bench_fill_int, parameter v needs exactly int"), \
         KS_ARG_VALUE(n, _Generic((n), int: 1, default: 0), "kernel bench_fill_int, parameter n needs exactly int"))
-#define bench_fill_int_n(n_items, stream, y, v, n) \
+#define bench_fill_int_n(...) ks__bench_fill_int_n_call(__VA_ARGS__)
+#define ks__bench_fill_int_n_call(n_items, stream, y, v, n) \
     ks__bench_fill_int_n_at(__FILE__, __LINE__, n_items, stream, \
         KS_ARG_POINTER(y, _Generic((y), int *: 1, default: 0), \
             _Generic((y), int *: 1, void *: 1, default: 0), \
             "kernel bench_fill_int, parameter y needs exactly int *", "kernel bench_fill_int, parameter y needs int *, not another pointer type"), \
         KS_ARG_VALUE(v, _Generic((v), int: 1, default: 0), "kernel bench_fill_int, parameter v needs exactly int"), \
         KS_ARG_VALUE(n, _Generic((n), int: 1, default: 0), "kernel bench_fill_int, parameter n needs exactly int"))
-#define bench_fill_int_node(ks__graph, ks__deps, ks__ndeps, ks__node, launch, y, v, n) \
+#define bench_fill_int_node(...) ks__bench_fill_int_node_call(__VA_ARGS__)
+#define ks__bench_fill_int_node_call(ks__graph, ks__deps, ks__ndeps, ks__node, launch, y, v, n) \
     (bench_fill_int_node)(ks__graph, ks__deps, ks__ndeps, \
         KS_ARG_NODES(ks__node, _Generic((ks__node), bench_fill_int_node_t *: 1, void *: 1, default: 0), \
             "kernel bench_fill_int: the node must be a bench_fill_int_node_t *"), launch, \
@@ -630,14 +655,16 @@ ks_status bench_fill_int_nodes_set(ks_graph_exec                ks__exec,
             "kernel bench_fill_int, parameter y needs exactly int *", "kernel bench_fill_int, parameter y needs int *, not another pointer type"), \
         KS_ARG_VALUE(v, _Generic((v), int: 1, default: 0), "kernel bench_fill_int, parameter v needs exactly int"), \
         KS_ARG_VALUE(n, _Generic((n), int: 1, default: 0), "kernel bench_fill_int, parameter n needs exactly int"))
-#define bench_fill_int_node_set(ks__exec, ks__node, launch, y, v, n) \
+#define bench_fill_int_node_set(...) ks__bench_fill_int_node_set_call(__VA_ARGS__)
+#define ks__bench_fill_int_node_set_call(ks__exec, ks__node, launch, y, v, n) \
     (bench_fill_int_node_set)(ks__exec, ks__node, launch, \
         KS_ARG_POINTER(y, _Generic((y), int *: 1, default: 0), \
             _Generic((y), int *: 1, void *: 1, default: 0), \
             "kernel bench_fill_int, parameter y needs exactly int *", "kernel bench_fill_int, parameter y needs int *, not another pointer type"), \
         KS_ARG_VALUE(v, _Generic((v), int: 1, default: 0), "kernel bench_fill_int, parameter v needs exactly int"), \
         KS_ARG_VALUE(n, _Generic((n), int: 1, default: 0), "kernel bench_fill_int, parameter n needs exactly int"))
-#define bench_fill_int_nodes_set(ks__exec, ks__count, ks__nodes, ks__launches, ks__values) \
+#define bench_fill_int_nodes_set(...) ks__bench_fill_int_nodes_set_call(__VA_ARGS__)
+#define ks__bench_fill_int_nodes_set_call(ks__exec, ks__count, ks__nodes, ks__launches, ks__values) \
     (bench_fill_int_nodes_set)(ks__exec, ks__count, \
         KS_ARG_NODES(ks__nodes, _Generic((ks__nodes), const bench_fill_int_node_t *: 1, bench_fill_int_node_t *: 1, void *: 1, default: 0), \
             "kernel bench_fill_int: the nodes must be bench_fill_int_node_t"), ks__launches, \
@@ -651,7 +678,8 @@ ks_status bench_fill_int_nodes_set(ks_graph_exec                ks__exec,
  * a macro (no instance fits: a compile error naming them), in C++ overloads. */
 
 #if !defined(__cplusplus) && !defined(KSTUB_PLAIN_CALLS) && defined(__STDC_VERSION__) && __STDC_VERSION__ >= 201112L
-#define bench_fill(launch, y, v, n) \
+#define bench_fill(...) ks__bench_fill_call(__VA_ARGS__)
+#define ks__bench_fill_call(launch, y, v, n) \
     _Generic((y), float *: ks__bench_fill_float_at, int *: ks__bench_fill_int_at, default: 0)(__FILE__, __LINE__, \
         KS_ARG_INSTANCE(launch, _Generic((y), float *: 1, int *: 1, default: 0), \
             "no instance of bench_fill takes these argument types; its instances: bench_fill_float; bench_fill_int"), \
