@@ -23,6 +23,10 @@ PREFIX ?= /usr/local#                     where `make install` puts things
 WARN := -Wall -Wextra -Wpedantic -Wshadow -Wundef -Wstrict-prototypes \
         -Wmissing-prototypes -Wno-missing-field-initializers
 BASE_CFLAGS := -std=c11 $(WARN) $(OPT) -D_GNU_SOURCE -fPIC
+# Each object's compiler-written list of the headers (and included .c files)
+# it reads, beside it as .d: an object is rebuilt when one of those changes,
+# and a header that is gone is no error (-MP).
+DEPFLAGS := -MMD -MP
 CUDA_INC := -I$(CUDA_PATH)/include
 HAVE_LIBCLANG := $(wildcard $(LLVM_DIR)/include/clang-c/Index.h)
 LIBCLANG_CFLAGS := -I$(LLVM_DIR)/include
@@ -59,21 +63,21 @@ deps:
 	@bash scripts/deps.sh
 
 # ---- generator -------------------------------------------------------------------
-$(B)/obj/generator/%.o: generator/%.c $(wildcard generator/*.h) runtime/image_kind.h | $(B)/obj/generator
-	$(CC) $(BASE_CFLAGS) $(LIBCLANG_CFLAGS) -Iruntime -DKSTUB_TEMPLATE_DIR='"$(abspath templates)"' -c $< -o $@
+$(B)/obj/generator/%.o: generator/%.c | $(B)/obj/generator
+	$(CC) $(BASE_CFLAGS) $(DEPFLAGS) $(LIBCLANG_CFLAGS) -Iruntime -DKSTUB_TEMPLATE_DIR='"$(abspath templates)"' -c $< -o $@
 
 $(GEN_MACROS_C): runtime/kstub.h runtime/kstub_types.h scripts/runtime_macros.sh | $(B)/obj/gensrc
 	sh scripts/runtime_macros.sh runtime/kstub.h runtime/kstub_types.h > $@.tmp && mv $@.tmp $@
 
-$(B)/obj/gensrc/runtime_macros.o: $(GEN_MACROS_C) generator/model.h
-	$(CC) $(BASE_CFLAGS) $(LIBCLANG_CFLAGS) -Igenerator -Iruntime -c $< -o $@
+$(B)/obj/gensrc/runtime_macros.o: $(GEN_MACROS_C)
+	$(CC) $(BASE_CFLAGS) $(DEPFLAGS) $(LIBCLANG_CFLAGS) -Igenerator -Iruntime -c $< -o $@
 
 $(KSTUB): $(GEN_OBJ) | $(B)/bin
 	$(CC) $(OPT) $^ -o $@ $(LIBCLANG_LIBS) -ljansson
 
 # ---- runtime ---------------------------------------------------------------------
-$(B)/obj/runtime/%.o: runtime/%.c $(wildcard runtime/*.h) | $(B)/obj/runtime
-	$(CC) $(BASE_CFLAGS) -fvisibility=hidden $(CUDA_INC) -c $< -o $@
+$(B)/obj/runtime/%.o: runtime/%.c | $(B)/obj/runtime
+	$(CC) $(BASE_CFLAGS) $(DEPFLAGS) -fvisibility=hidden $(CUDA_INC) -c $< -o $@
 
 $(B)/lib/libkstub.a: $(RT_OBJ) | $(B)/lib
 	rm -f $@ && ar rcs $@ $^
@@ -99,6 +103,11 @@ $(B)/lib/libkstub.so: $(B)/lib/$(LIBKSTUB_SONAME)
 
 $(B)/obj/generator $(B)/obj/gensrc $(B)/obj/runtime $(B)/bin $(B)/lib $(GEN) $(B)/tests:
 	mkdir -p $@
+
+# The depfiles of the objects above (absent before their first build, when
+# every object is built anyway). The runtime-macros table is generated
+# source, named as a prerequisite of its object, never #included.
+-include $(GEN_OBJ:.o=.d) $(RT_OBJ:.o=.d)
 
 # ---- generated stubs for kernels/ --------------------------------------------------
 # On a machine without libclang (the GPU machine) the stubs generated elsewhere

@@ -11,9 +11,15 @@ check-gen: $(B)/tests/check_gen $(KSTUB) $(GEN_H) $(GEN_C)
 	KSTUB=$(KSTUB) CUDA_PATH=$(CUDA_PATH) $(B)/tests/check_gen
 
 # Rewrites the golden files from the current generator; review the diff.
+# basic.cu embeds basic.ptx; the other inputs (GOLDEN_PLAIN) embed no image.
+GOLDEN_PLAIN := records templates
 bless: $(KSTUB)
 	$(KSTUB) tests/golden/basic.cu --embed tests/golden/basic.ptx \
 	    -o tests/golden/basic.kstub --manifest tests/golden/basic.kstub.json
+	@set -e; for g in $(GOLDEN_PLAIN); do \
+	    echo "$(KSTUB) tests/golden/$$g.cu -o tests/golden/$$g.kstub --manifest tests/golden/$$g.kstub.json"; \
+	    $(KSTUB) tests/golden/$$g.cu -o tests/golden/$$g.kstub --manifest tests/golden/$$g.kstub.json; \
+	done
 	@git --no-pager diff --stat -- tests/golden || true
 
 CHECK_TARGETS += check-gen

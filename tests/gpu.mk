@@ -14,12 +14,17 @@
 GPU_DIR := $(B)/tests/gpu
 GPU_CHECK := $(GPU_DIR)/check_gpu
 GPU_CFLAGS := $(BASE_CFLAGS) -Iruntime -I$(GEN) $(CUDA_INC)
-GPU_OBJ := $(GPU_DIR)/check_gpu.o $(KNAMES:%=$(GPU_DIR)/%.kstub.o)
+# The GPU suites' shared setup (tests/gpu/gpu_check.h), linked into each.
+GPU_COMMON_OBJ := $(GPU_DIR)/gpu_check.o
+GPU_OBJ := $(GPU_DIR)/check_gpu.o $(GPU_COMMON_OBJ) $(KNAMES:%=$(GPU_DIR)/%.kstub.o)
 
 $(GPU_DIR)/%.kstub.o: $(GEN)/%.kstub.c $(GEN)/%.kstub.h runtime/kstub.h | $(GPU_DIR)
 	$(CC) $(GPU_CFLAGS) -c $< -o $@
 
 $(GPU_DIR)/check_gpu.o: tests/gpu/check_gpu.c tests/gpu/gpu_check.h $(GEN_H) runtime/kstub.h | $(GPU_DIR)
+	$(CC) $(GPU_CFLAGS) -c $< -o $@
+
+$(GPU_COMMON_OBJ): tests/gpu/gpu_check.c tests/gpu/gpu_check.h runtime/kstub.h | $(GPU_DIR)
 	$(CC) $(GPU_CFLAGS) -c $< -o $@
 
 $(GPU_CHECK): $(GPU_OBJ) $(B)/lib/libkstub.a

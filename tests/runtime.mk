@@ -1,7 +1,7 @@
 # tests/runtime.mk — the runtime's CPU tests: libkstub against a fake libcuda.
 # Included from tests/tests.mk; uses the top-level Makefile's variables.
 #
-#   make check-runtime    build and run build/tests/check_runtime
+#   make check-runtime    build and run build/tests/check_runtime (tests/check_runtime*.c)
 #
 # Builds: build/tests/libcuda_fake.so (tests/fake_cuda.c), build/tests/libnvrtc_fake.so
 # (tests/fake_nvrtc.c), build/tests/check_runtime. The compile-and-cache tests
@@ -31,9 +31,22 @@ $(RT_FAKE_NVRTC): tests/fake_nvrtc.c | $(B)/tests
 $(RT_FAKE): tests/fake_cuda.c tests/fake_cuda.h | $(B)/tests
 	$(CC) $(BASE_CFLAGS) $(CUDA_INC) -shared $< -o $@ -lpthread
 
-# The fake's absolute path is built in, so the test runs from any directory.
-$(RT_CHECK): tests/check_runtime.c tests/fake_cuda.h runtime/kstub.h runtime/sha256.h $(B)/lib/libkstub.a | $(B)/tests $(RT_FAKE) $(RT_FAKE_NVRTC)
-	$(CC) $(BASE_CFLAGS) $(CUDA_INC) -Iruntime -Itests \
+# The suite: check_runtime.c (main) and its cases, check_runtime_*.c, on the
+# shared fixture runtime_fixture.c (tests/runtime_fixture.h lists the files).
+# Objects with depfiles, as the library's; the fakes' absolute paths are built
+# in, so the test runs from any directory.
+RT_CHECK_SRC := tests/check_runtime.c $(sort $(wildcard tests/check_runtime_*.c)) tests/runtime_fixture.c
+RT_CHECK_OBJ := $(RT_CHECK_SRC:tests/%.c=$(B)/tests/obj/%.o)
+
+$(B)/tests/obj:
+	mkdir -p $@
+
+$(RT_CHECK_OBJ): $(B)/tests/obj/%.o: tests/%.c | $(B)/tests/obj
+	$(CC) $(BASE_CFLAGS) $(DEPFLAGS) $(CUDA_INC) -Iruntime -Itests \
 	    -DFAKE_CUDA_PATH='"$(abspath $(RT_FAKE))"' -DFAKE_NVRTC_PATH='"$(abspath $(RT_FAKE_NVRTC))"' \
-	    -DREAL_NVRTC_PATH='"$(RT_NVRTC)"' $< -o $@ \
-	    $(B)/lib/libkstub.a $(CHECK_LIBS) -ldl -lpthread
+	    -DREAL_NVRTC_PATH='"$(RT_NVRTC)"' -c $< -o $@
+
+-include $(RT_CHECK_OBJ:.o=.d)
+
+$(RT_CHECK): $(RT_CHECK_OBJ) $(B)/lib/libkstub.a | $(B)/tests $(RT_FAKE) $(RT_FAKE_NVRTC)
+	$(CC) $(OPT) $(RT_CHECK_OBJ) -o $@ $(B)/lib/libkstub.a $(CHECK_LIBS) -ldl -lpthread

@@ -1,6 +1,6 @@
 # tests/sanitize_gen.mk — the generator under sanitizers, its fuzz targets and
 # valgrind. Included from tests/tests.mk after sanitize_runtime.mk (it uses
-# FUZZ_CC, FUZZ_SECONDS, FUZZ_SYMBOLIZER and SAN_OPT_ASAN from there); adds
+# FUZZ_CC, FUZZ_SECONDS, FUZZ_SYMBOLIZER, SANITIZE_SH and SAN_OPT_ASAN from there); adds
 # nothing to CHECK_TARGETS.
 #
 #   make check-gen-asan       tests/check_gen.c run against an ASan+UBSan build of
@@ -38,12 +38,15 @@ GEN_FUZZ_CFLAGS := -std=c11 -g -O1 -D_GNU_SOURCE -fsanitize=address,undefined -f
 $(GEN_FUZZ_DIR)/obj $(GEN_FUZZ_DIR)/bin:
 	mkdir -p $@
 
-# The generator's own sources, built once with the fuzzer's instrumentation.
-$(GEN_FUZZ_DIR)/obj/%.o: generator/%.c $(wildcard generator/*.h) runtime/image_kind.h | $(GEN_FUZZ_DIR)/obj
-	$(FUZZ_CC) $(GEN_FUZZ_CFLAGS) -fsanitize=fuzzer-no-link -c $< -o $@
+# The generator's own sources, built once with the fuzzer's instrumentation;
+# their depfiles as the top-level Makefile's.
+$(GEN_FUZZ_DIR)/obj/%.o: generator/%.c | $(GEN_FUZZ_DIR)/obj
+	$(FUZZ_CC) $(GEN_FUZZ_CFLAGS) $(DEPFLAGS) -fsanitize=fuzzer-no-link -c $< -o $@
 
-$(GEN_FUZZ_DIR)/obj/runtime_macros.o: $(GEN_MACROS_C) generator/model.h | $(GEN_FUZZ_DIR)/obj
-	$(FUZZ_CC) $(GEN_FUZZ_CFLAGS) -fsanitize=fuzzer-no-link -c $< -o $@
+$(GEN_FUZZ_DIR)/obj/runtime_macros.o: $(GEN_MACROS_C) | $(GEN_FUZZ_DIR)/obj
+	$(FUZZ_CC) $(GEN_FUZZ_CFLAGS) $(DEPFLAGS) -fsanitize=fuzzer-no-link -c $< -o $@
+
+-include $(GEN_FUZZ_OBJ:.o=.d)
 
 $(GEN_FUZZ_DIR)/bin/fuzz_gen_%: tests/fuzz/fuzz_gen_%.c $(GEN_FUZZ_OBJ) | $(GEN_FUZZ_DIR)/bin
 	$(FUZZ_CC) $(GEN_FUZZ_CFLAGS) -fsanitize=fuzzer $< $(GEN_FUZZ_OBJ) -o $@ \
@@ -61,27 +64,11 @@ gen-whole-kstub:
 # stderr is closed in the targets (-close_fd_mask=2): the readers print an
 # error per refused input; sanitizer reports still reach the log.
 fuzz-gen: $(GEN_FUZZ_TARGETS:%=$(GEN_FUZZ_DIR)/bin/%) gen-whole-kstub
-	@set -e; out=$(abspath $(GEN_FUZZ_DIR)); for t in $(GEN_FUZZ_TARGETS); do \
-	    mkdir -p $$out/$$t/corpus; $(FUZZ_DICT); \
-	    echo "== $$t for $(FUZZ_SECONDS) s"; \
-	    ASAN_SYMBOLIZER_PATH=$(FUZZ_SYMBOLIZER) $$out/bin/$$t -max_total_time=$(FUZZ_SECONDS) -print_final_stats=1 \
-	        $$dict -close_fd_mask=2 -max_len=32768 -timeout=10 \
-	        -artifact_prefix=$$out/$$t/ $$out/$$t/corpus $(abspath tests/fuzz/corpus)/$$t \
-	        > $$out/$$t/log 2>&1 || true; \
-	    grep -E 'ERROR|SUMMARY|stat::number_of_executed_units|stat::new_units_added|stat::peak_rss|^Done' \
-	        $$out/$$t/log | tail -6; \
-	    if ls $$out/$$t/crash-* $$out/$$t/leak-* $$out/$$t/timeout-* $$out/$$t/oom-* >/dev/null 2>&1; then \
-	        echo "$$t: findings in $$out/$$t/ (log: $$out/$$t/log)"; exit 1; fi; \
-	    grep -q '^Done' $$out/$$t/log || { echo "$$t did not finish: $$out/$$t/log"; exit 1; }; \
-	done
+	@FUZZ_ARGS='-close_fd_mask=2 -max_len=32768 -timeout=10' $(SANITIZE_SH) fuzz $(FUZZ_SECONDS) $(GEN_FUZZ_DIR) $(GEN_FUZZ_TARGETS)
 	$(GEN_WHOLE_ENV) bash tests/fuzz/gen_whole.sh $(FUZZ_SECONDS) $(GEN_FUZZ_DIR)/gen_whole
 
 fuzz-gen-replay: $(GEN_FUZZ_TARGETS:%=$(GEN_FUZZ_DIR)/bin/%) gen-whole-kstub
-	@set -e; for t in $(GEN_FUZZ_TARGETS); do \
-	    $(GEN_FUZZ_DIR)/bin/$$t $(CURDIR)/tests/fuzz/corpus/$$t/* > $(GEN_FUZZ_DIR)/$$t.replay.log 2>&1 \
-	        || { tail -30 $(GEN_FUZZ_DIR)/$$t.replay.log; echo "$$t: an input failed"; exit 1; }; \
-	    echo "$$t: $$(ls tests/fuzz/corpus/$$t | wc -l) inputs passed"; \
-	done
+	@$(SANITIZE_SH) replay $(GEN_FUZZ_DIR) $(GEN_FUZZ_TARGETS)
 	$(GEN_WHOLE_ENV) bash tests/fuzz/gen_whole.sh replay $(GEN_FUZZ_DIR)/gen_whole
 
 # Reruns this Makefile with its own B and OPT: the generator, check_gen and the
@@ -105,10 +92,4 @@ check-asan:
 VALGRIND ?= valgrind#                                     valgrind, for valgrind-gen
 VALGRIND_GEN_INPUTS ?= $(sort $(wildcard kernels/*.cu tests/corpus/*.cu))#  a few minutes each under valgrind
 valgrind-gen: $(KSTUB)
-	@command -v $(VALGRIND) >/dev/null || { echo "valgrind-gen: no $(VALGRIND) (apt-get install valgrind)"; exit 1; }
-	@set -e; mkdir -p $(B)/valgrind-gen; for f in $(VALGRIND_GEN_INPUTS); do \
-	    rc=0; $(VALGRIND) -q --error-exitcode=9 --leak-check=no --suppressions=tests/valgrind-libclang.supp \
-	        $(KSTUB) $$f -o $(B)/valgrind-gen/$$(basename $$f .cu) > $(B)/valgrind-gen/log 2>&1 || rc=$$?; \
-	    if [ $$rc -eq 9 ]; then cat $(B)/valgrind-gen/log; echo "valgrind-gen: $$f: errors"; exit 1; fi; \
-	    echo "valgrind-gen: $$f: clean (kstub exit $$rc)"; \
-	done
+	@VALGRIND=$(VALGRIND) bash scripts/sanitize.sh valgrind $(KSTUB) $(B)/valgrind-gen $(VALGRIND_GEN_INPUTS)

@@ -20,7 +20,8 @@
 #
 # The seeds under tests/fuzz/corpus/ named seed-* come from tests/fuzz/seed.sh
 # (tests/corpus/, kernels/, templates, manifests, nvcc's images and the issue 19
-# regressions); each target's dictionary is tests/fuzz/dict/*.dict (FUZZ_DICT).
+# regressions); each target's dictionary is tests/fuzz/dict/*.dict (scripts/sanitize.sh
+# picks it). The fuzz and replay loops of both files are scripts/sanitize.sh.
 #
 # The sanitized suites rerun this Makefile with another B and OPT, so the
 # library, the fakes and the suite are all built the same way.
@@ -53,34 +54,14 @@ $(FUZZ_DIR)/bin:
 $(FUZZ_DIR)/bin/fuzz_%: tests/fuzz/fuzz_%.c $(RT_SRC) $(wildcard runtime/*.h) | $(FUZZ_DIR)/bin
 	$(FUZZ_CC) $(FUZZ_FLAGS) $< $(RT_SRC) -o $@ -ldl -lpthread
 
-# The dictionary of target $$t, as libFuzzer's -dict= option (empty: none).
-FUZZ_DICT = case $$t in \
-    fuzz_gen_source|fuzz_cache_includes) d=cu ;; fuzz_gen_render) d=render ;; \
-    fuzz_gen_manifest) d=manifest ;; fuzz_gen_image|fuzz_image_kind) d=image ;; *) d= ;; esac; \
-    dict=$${d:+-dict=$(abspath tests/fuzz/dict)/$$d.dict}
-
 fuzz: fuzz-runtime fuzz-gen
 fuzz-replay: fuzz-runtime-replay fuzz-gen-replay
 
-# Paths are absolute: a target may change directory (fuzz_cache_includes does).
 FUZZ_SYMBOLIZER ?= $(wildcard $(dir $(FUZZ_CC))llvm-symbolizer)#  for readable stacks
+# The loops are scripts/sanitize.sh's, shared with sanitize_gen.mk.
+SANITIZE_SH = FUZZ_SYMBOLIZER=$(FUZZ_SYMBOLIZER) bash scripts/sanitize.sh
 fuzz-runtime: $(FUZZ_TARGETS:%=$(FUZZ_DIR)/bin/%)
-	@set -e; out=$(abspath $(FUZZ_DIR)); for t in $(FUZZ_TARGETS); do \
-	    mkdir -p $$out/$$t/corpus; $(FUZZ_DICT); \
-	    echo "== $$t for $(FUZZ_SECONDS) s"; \
-	    ASAN_SYMBOLIZER_PATH=$(FUZZ_SYMBOLIZER) $$out/bin/$$t -max_total_time=$(FUZZ_SECONDS) -print_final_stats=1 \
-	        $$dict -artifact_prefix=$$out/$$t/ $$out/$$t/corpus $(abspath tests/fuzz/corpus)/$$t \
-	        > $$out/$$t/log 2>&1 || true; \
-	    grep -E 'ERROR|SUMMARY|stat::number_of_executed_units|stat::new_units_added|stat::peak_rss|^Done' \
-	        $$out/$$t/log | tail -6; \
-	    if ls $$out/$$t/crash-* $$out/$$t/leak-* $$out/$$t/timeout-* $$out/$$t/oom-* >/dev/null 2>&1; then \
-	        echo "$$t: findings in $$out/$$t/ (log: $$out/$$t/log)"; exit 1; fi; \
-	    grep -q '^Done' $$out/$$t/log || { echo "$$t did not finish: $$out/$$t/log"; exit 1; }; \
-	done
+	@$(SANITIZE_SH) fuzz $(FUZZ_SECONDS) $(FUZZ_DIR) $(FUZZ_TARGETS)
 
 fuzz-runtime-replay: $(FUZZ_TARGETS:%=$(FUZZ_DIR)/bin/%)
-	@set -e; for t in $(FUZZ_TARGETS); do \
-	    $(FUZZ_DIR)/bin/$$t $(CURDIR)/tests/fuzz/corpus/$$t/* > $(FUZZ_DIR)/$$t.replay.log 2>&1 \
-	        || { tail -30 $(FUZZ_DIR)/$$t.replay.log; echo "$$t: an input failed"; exit 1; }; \
-	    echo "$$t: $$(ls tests/fuzz/corpus/$$t | wc -l) inputs passed"; \
-	done
+	@$(SANITIZE_SH) replay $(FUZZ_DIR) $(FUZZ_TARGETS)

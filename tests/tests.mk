@@ -11,6 +11,7 @@
 CHECK_TARGETS :=
 
 -include tests/gen.mk
+-include tests/units.mk
 -include tests/runtime.mk
 -include tests/checks.mk
 -include tests/abi.mk

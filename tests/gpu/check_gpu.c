@@ -34,9 +34,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include <cudaTypedefs.h>
-
-#include "kstub.h"
+#include "gpu_check.h"   /* the driver, device 0, EXPECT/REQUIRE, guarded device memory */
 #include "vector_ops.kstub.h"
 #include "reduce.kstub.h"
 #include "scalars.kstub.h"
@@ -44,79 +42,10 @@
 #include "templates.kstub.h"
 #include "handles.kstub.h"
 
-/* ---- driver functions the test calls itself ----------------------------------- */
-
-/* Types from cudaTypedefs.h in the version cuGetProcAddress returns for this
- * cuda.h (cuMemAlloc is cuMemAlloc_v2, of type _v3020). cuCtxSynchronize is
- * avoided on purpose: for CUDA 13 the name resolves to the variant that takes
- * a context argument. */
-#define DRIVER_FUNCTIONS(X)                                             \
-    X(GetErrorName, "cuGetErrorName", PFN_cuGetErrorName_v6000)         \
-    X(DeviceGet, "cuDeviceGet", PFN_cuDeviceGet_v2000)                  \
-    X(DeviceGetName, "cuDeviceGetName", PFN_cuDeviceGetName_v2000)      \
-    X(DevicePrimaryCtxRetain, "cuDevicePrimaryCtxRetain", PFN_cuDevicePrimaryCtxRetain_v7000) \
-    X(CtxSetCurrent, "cuCtxSetCurrent", PFN_cuCtxSetCurrent_v4000)      \
-    X(MemAlloc, "cuMemAlloc", PFN_cuMemAlloc_v3020)                     \
-    X(MemFree, "cuMemFree", PFN_cuMemFree_v3020)                        \
-    X(MemcpyHtoD, "cuMemcpyHtoD", PFN_cuMemcpyHtoD_v3020)               \
-    X(MemcpyDtoH, "cuMemcpyDtoH", PFN_cuMemcpyDtoH_v3020)               \
-    X(MemsetD8, "cuMemsetD8", PFN_cuMemsetD8_v3020)                     \
-    X(StreamCreate, "cuStreamCreate", PFN_cuStreamCreate_v2000)         \
-    X(StreamSynchronize, "cuStreamSynchronize", PFN_cuStreamSynchronize_v2000) \
-    X(StreamDestroy, "cuStreamDestroy", PFN_cuStreamDestroy_v4000)      \
-    X(StreamBeginCapture, "cuStreamBeginCapture", PFN_cuStreamBeginCapture_v10010) \
-    X(StreamEndCapture, "cuStreamEndCapture", PFN_cuStreamEndCapture_v10000) \
-    X(GraphGetNodes, "cuGraphGetNodes", PFN_cuGraphGetNodes_v10000)     \
-    X(GraphInstantiateWithFlags, "cuGraphInstantiateWithFlags", PFN_cuGraphInstantiateWithFlags_v11040) \
-    X(GraphLaunch, "cuGraphLaunch", PFN_cuGraphLaunch_v10000)           \
-    X(GraphExecDestroy, "cuGraphExecDestroy", PFN_cuGraphExecDestroy_v10000) \
-    X(GraphDestroy, "cuGraphDestroy", PFN_cuGraphDestroy_v10000)
-
-static struct {
-#define FIELD(field, name, type) type field;
-    DRIVER_FUNCTIONS(FIELD)
-#undef FIELD
-} cu;
-
-/* KS_OK, or the status of the first entry point that could not be found. */
-static ks_status load_driver_functions(void)
-{
-    void *p;
-    ks_status st;
-#define LOAD(field, name, type)                                         \
-    if ((st = ks_driver_proc(name, &p)) != KS_OK)                       \
-        return st;                                                      \
-    memcpy(&cu.field, &p, sizeof p);
-    DRIVER_FUNCTIONS(LOAD)
-#undef LOAD
-    return KS_OK;
-}
-
-static const char *cu_name(CUresult r)
-{
-    const char *name = NULL;
-    if (cu.GetErrorName == NULL || cu.GetErrorName(r, &name) != CUDA_SUCCESS || name == NULL)
-        return "unknown CUresult";
-    return name;
-}
-
 /* ---- a small harness ------------------------------------------------------------ */
 
 static int n_passed, n_failed;
-static int case_failed;          /* set by the checks below during a case */
 static char case_note[160];      /* what a passing case reports, e.g. its max error */
-
-static void fail_at(int line, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
-static void fail_at(int line, const char *fmt, ...)
-{
-    va_list ap;
-    va_start(ap, fmt);
-    printf("    check_gpu.c:%d: ", line);
-    vprintf(fmt, ap);
-    printf("\n");
-    va_end(ap);
-    case_failed = 1;
-}
 
 static void note(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 static void note(const char *fmt, ...)
@@ -126,8 +55,6 @@ static void note(const char *fmt, ...)
     vsnprintf(case_note, sizeof case_note, fmt, ap);
     va_end(ap);
 }
-
-#include "gpu_check.h"   /* EXPECT, REQUIRE, CU_REQUIRE, KS_REQUIRE */
 
 /* The status a call must return, with this thread's error naming it. */
 #define EXPECT_STATUS(call, want)                                       \
@@ -140,22 +67,6 @@ static void note(const char *fmt, ...)
                    "%s: ks_last_error()->status is %s", #call,          \
                    ks_status_name(ks_last_error()->status));            \
     } while (0)
-
-/* Device and host memory taken during a case, released after it, so a case
- * that stops early leaks nothing into the next. */
-#define MAX_ALLOCS 64
-static struct { CUdeviceptr d; size_t bytes; } dev_allocs[MAX_ALLOCS];
-static void *host_allocs[MAX_ALLOCS];
-static int n_dev_allocs, n_host_allocs;
-
-static void release_case_memory(void)
-{
-    for (int i = 0; i < n_dev_allocs; i++)
-        cu.MemFree(dev_allocs[i].d);
-    for (int i = 0; i < n_host_allocs; i++)
-        free(host_allocs[i]);
-    n_dev_allocs = n_host_allocs = 0;
-}
 
 typedef void (*case_fn)(CUstream stream);
 
@@ -186,106 +97,19 @@ static void run_case(const char *name, const char *stream_name, case_fn fn, CUst
         printf("skip %-28s (KSTUB_GPU_SKIP)\n", full);
         return;
     }
-    case_failed = 0;
+    gpu_case_failed = 0;
     case_note[0] = '\0';
     fn(stream);
-    release_case_memory();
-    if (case_failed)
+    gpu_release_case_memory();
+    if (gpu_case_failed)
         n_failed++;
     else
         n_passed++;
-    printf("%s %-28s %s\n", case_failed ? "FAIL" : "ok  ", full, case_failed ? "" : case_note);
+    printf("%s %-28s %s\n", gpu_case_failed ? "FAIL" : "ok  ", full, gpu_case_failed ? "" : case_note);
     fflush(stdout);
 }
 
 /* ---- memory helpers ---------------------------------------------------------------- */
-
-/* Bytes after every device buffer that no kernel may touch. */
-#define GUARD_BYTES 256
-#define POISON 0xAB
-
-/* A device address as the pointer type a stub takes. */
-#define DEV(type, d) ((type *)(uintptr_t)(d))
-
-static void *host_alloc(size_t bytes)
-{
-    void *p = malloc(bytes ? bytes : 1);
-    if (p == NULL || n_host_allocs == MAX_ALLOCS) {
-        fprintf(stderr, "check_gpu: out of host memory or allocation slots\n");
-        exit(2);
-    }
-    host_allocs[n_host_allocs++] = p;
-    return p;
-}
-
-/* \p bytes of device memory filled with \p fill, followed by a poisoned
- * guard; 0 (with the failure recorded) when the driver refuses. */
-static CUdeviceptr dev_alloc(size_t bytes, unsigned char fill)
-{
-    CUdeviceptr d;
-    CUresult r;
-    if (n_dev_allocs == MAX_ALLOCS) {
-        fail_at(__LINE__, "too many device allocations in one case");
-        return 0;
-    }
-    if ((r = cu.MemAlloc(&d, bytes + GUARD_BYTES)) != CUDA_SUCCESS) {
-        fail_at(__LINE__, "cuMemAlloc(%zu) failed: %s", bytes + GUARD_BYTES, cu_name(r));
-        return 0;
-    }
-    dev_allocs[n_dev_allocs].d = d;
-    dev_allocs[n_dev_allocs++].bytes = bytes;
-    if ((r = cu.MemsetD8(d, fill, bytes)) != CUDA_SUCCESS ||
-        (r = cu.MemsetD8(d + bytes, POISON, GUARD_BYTES)) != CUDA_SUCCESS) {
-        fail_at(__LINE__, "cuMemsetD8 failed: %s", cu_name(r));
-        return 0;
-    }
-    return d;
-}
-
-/* A device copy of \p host; complete (even for a launch on a non-blocking
- * stream) when this returns. */
-static CUdeviceptr dev_upload(const void *host, size_t bytes)
-{
-    CUdeviceptr d = dev_alloc(bytes, POISON);
-    CUresult r;
-    if (d == 0)
-        return 0;
-    if ((r = cu.MemcpyHtoD(d, host, bytes)) != CUDA_SUCCESS ||
-        (r = cu.StreamSynchronize(NULL)) != CUDA_SUCCESS) {
-        fail_at(__LINE__, "upload of %zu bytes failed: %s", bytes, cu_name(r));
-        return 0;
-    }
-    return d;
-}
-
-static int dev_download(void *host, CUdeviceptr d, size_t bytes)
-{
-    CUresult r = cu.MemcpyDtoH(host, d, bytes);
-    if (r != CUDA_SUCCESS)
-        fail_at(__LINE__, "cuMemcpyDtoH(%zu) failed: %s", bytes, cu_name(r));
-    return r == CUDA_SUCCESS;
-}
-
-/* Records a failure unless the guard after \p d (from dev_alloc) still holds
- * the poison: a kernel wrote past the end of its buffer. */
-static void check_guard(CUdeviceptr d)
-{
-    for (int i = 0; i < n_dev_allocs; i++) {
-        if (dev_allocs[i].d != d)
-            continue;
-        unsigned char g[GUARD_BYTES];
-        if (!dev_download(g, d + dev_allocs[i].bytes, sizeof g))
-            return;
-        for (size_t j = 0; j < sizeof g; j++)
-            if (g[j] != POISON) {
-                fail_at(__LINE__, "byte %zu past the end of a %zu-byte buffer was overwritten",
-                        j, dev_allocs[i].bytes);
-                return;
-            }
-        return;
-    }
-    fail_at(__LINE__, "check_guard: 0x%llx was not allocated by dev_alloc", (unsigned long long)d);
-}
 
 /* Launch done: wait for it, so execution errors surface here. */
 #define SYNC_REQUIRE(stream) CU_REQUIRE(cu.StreamSynchronize(stream))
@@ -311,7 +135,7 @@ static float rng_float(void)
 
 static float *random_floats(size_t n)
 {
-    float *a = host_alloc(n * sizeof *a);
+    float *a = gpu_host_alloc(n * sizeof *a);
     for (size_t i = 0; i < n; i++)
         a[i] = rng_float();
     return a;
@@ -382,14 +206,14 @@ static void validate_result(const char *what, elem_type t, const void *ref, cons
         double r = elem(ref, t, i), g = elem(got, t, i), err = fabs(g - r);
         if (!(err <= atol + rtol * fabs(r))) {
             if (faults < 5)
-                fail_at(__LINE__, "%s[%zu]: CPU %.9g vs GPU %.9g", what, i, r, g);
+                gpu_fail_at(__FILE__, __LINE__, "%s[%zu]: CPU %.9g vs GPU %.9g", what, i, r, g);
             faults++;
         }
         if (!(err <= max_err))
             max_err = err;
     }
     if (faults > 5)
-        fail_at(__LINE__, "%s: %zu of %zu elements differ", what, faults, n);
+        gpu_fail_at(__FILE__, __LINE__, "%s: %zu of %zu elements differ", what, faults, n);
     note("%zu elements, max err %.3g", n, max_err);
 }
 
@@ -404,18 +228,18 @@ static void case_saxpy(CUstream stream)
 {
     const size_t n = 1000003;
     const float a = -2.25f;
-    float *x = random_floats(n), *y = random_floats(n), *ref = host_alloc(n * sizeof *ref);
+    float *x = random_floats(n), *y = random_floats(n), *ref = gpu_host_alloc(n * sizeof *ref);
     for (size_t i = 0; i < n; i++)
         ref[i] = a * x[i] + y[i];
-    CUdeviceptr dx = dev_upload(x, n * sizeof *x), dy = dev_upload(y, n * sizeof *y);
+    CUdeviceptr dx = gpu_dev_upload(x, n * sizeof *x), dy = gpu_dev_upload(y, n * sizeof *y);
     REQUIRE(dx && dy, "no device memory");
 
     ks_launch l = ks_launch_on(ks_launch_1d(blocks_for(n, 256), 256), stream);
     KS_REQUIRE(saxpy(l, a, DEV(const float, dx), DEV(float, dy), n));
     SYNC_REQUIRE(stream);
-    REQUIRE(dev_download(y, dy, n * sizeof *y), "download");
-    check_guard(dx);
-    check_guard(dy);
+    REQUIRE(gpu_dev_download(y, dy, n * sizeof *y), "download");
+    gpu_check_guard(dx);
+    gpu_check_guard(dy);
     validate_result("y", F32, ref, y, n, 1e-5, 1e-5);
 }
 
@@ -423,20 +247,20 @@ static void case_scale_f64(CUstream stream)
 {
     const int n = 300007;
     const double s = -1.0 / 3.0;
-    double *x = host_alloc((size_t)n * sizeof *x), *ref = host_alloc((size_t)n * sizeof *ref);
+    double *x = gpu_host_alloc((size_t)n * sizeof *x), *ref = gpu_host_alloc((size_t)n * sizeof *ref);
     for (int i = 0; i < n; i++) {
         x[i] = (double)rng_float() * 1e3;
         ref[i] = x[i] * s;
     }
-    CUdeviceptr dx = dev_upload(x, (size_t)n * sizeof *x);
+    CUdeviceptr dx = gpu_dev_upload(x, (size_t)n * sizeof *x);
     REQUIRE(dx, "no device memory");
 
     /* 256 threads per block: exactly the kernel's __launch_bounds__. */
     ks_launch l = ks_launch_on(ks_launch_1d(blocks_for((size_t)n, 256), 256), stream);
     KS_REQUIRE(blas_scale__doublep_double_int(l, DEV(double, dx), s, n));
     SYNC_REQUIRE(stream);
-    REQUIRE(dev_download(x, dx, (size_t)n * sizeof *x), "download");
-    check_guard(dx);
+    REQUIRE(gpu_dev_download(x, dx, (size_t)n * sizeof *x), "download");
+    gpu_check_guard(dx);
     validate_result("x", F64, ref, x, (size_t)n, 0, 0); /* one IEEE multiply: exact */
 }
 
@@ -444,18 +268,18 @@ static void case_scale_f32(CUstream stream)
 {
     const int n = 300007;
     const float s = 1.75f;
-    float *x = random_floats((size_t)n), *ref = host_alloc((size_t)n * sizeof *ref);
+    float *x = random_floats((size_t)n), *ref = gpu_host_alloc((size_t)n * sizeof *ref);
     for (int i = 0; i < n; i++)
         ref[i] = x[i] * s;
-    CUdeviceptr dx = dev_upload(x, (size_t)n * sizeof *x);
+    CUdeviceptr dx = gpu_dev_upload(x, (size_t)n * sizeof *x);
     REQUIRE(dx, "no device memory");
 
     /* No __launch_bounds__: the hardware's 1024 is the limit. */
     ks_launch l = ks_launch_on(ks_launch_1d(blocks_for((size_t)n, 1024), 1024), stream);
     KS_REQUIRE(blas_scale__floatp_float_int(l, DEV(float, dx), s, n));
     SYNC_REQUIRE(stream);
-    REQUIRE(dev_download(x, dx, (size_t)n * sizeof *x), "download");
-    check_guard(dx);
+    REQUIRE(gpu_dev_download(x, dx, (size_t)n * sizeof *x), "download");
+    gpu_check_guard(dx);
     validate_result("x", F32, ref, x, (size_t)n, 0, 0);
 }
 
@@ -469,8 +293,8 @@ static void case_block_sum(CUstream stream)
         sum += x[i];
         sum_abs += fabs(x[i]);
     }
-    CUdeviceptr dx = dev_upload(x, n * sizeof *x);
-    CUdeviceptr dout = dev_alloc(sizeof(float), 0); /* it accumulates into *out */
+    CUdeviceptr dx = gpu_dev_upload(x, n * sizeof *x);
+    CUdeviceptr dout = gpu_dev_alloc(sizeof(float), 0); /* it accumulates into *out */
     REQUIRE(dx && dout, "no device memory");
 
     ks_launch l = ks_launch_on(ks_launch_1d(blocks_for(n, block), block), stream);
@@ -478,8 +302,8 @@ static void case_block_sum(CUstream stream)
     KS_REQUIRE(block_sum(l, DEV(const float, dx), n, DEV(float, dout)));
     SYNC_REQUIRE(stream);
     float got;
-    REQUIRE(dev_download(&got, dout, sizeof got), "download");
-    check_guard(dout);
+    REQUIRE(gpu_dev_download(&got, dout, sizeof got), "download");
+    gpu_check_guard(dout);
     /* Float partial sums added by atomics in any order. */
     double got_d = got;
     validate_result("sum", F64, &sum, &got_d, 1, 1e-6 * sum_abs, 0);
@@ -491,8 +315,8 @@ static void case_histogram(CUstream stream)
     const int32_t lo = -1000;
     const uint32_t width = 7;
     const uint16_t nbins = 300;
-    int32_t *values = host_alloc((size_t)n * sizeof *values);
-    unsigned *ref = host_alloc(nbins * sizeof *ref), *got = host_alloc(nbins * sizeof *got);
+    int32_t *values = gpu_host_alloc((size_t)n * sizeof *values);
+    unsigned *ref = gpu_host_alloc(nbins * sizeof *ref), *got = gpu_host_alloc(nbins * sizeof *got);
     memset(ref, 0, nbins * sizeof *ref);
     const int64_t span = (int64_t)width * nbins + 100; /* some values fall outside every bin */
     for (int64_t i = 0; i < n; i++) {
@@ -503,19 +327,19 @@ static void case_histogram(CUstream stream)
         if (b >= 0 && b < nbins)
             ref[b]++;
     }
-    CUdeviceptr dv = dev_upload(values, (size_t)n * sizeof *values);
-    CUdeviceptr dbins = dev_alloc(nbins * sizeof *got, 0); /* counts start at 0 */
+    CUdeviceptr dv = gpu_dev_upload(values, (size_t)n * sizeof *values);
+    CUdeviceptr dbins = gpu_dev_alloc(nbins * sizeof *got, 0); /* counts start at 0 */
     REQUIRE(dv && dbins, "no device memory");
 
     ks_launch l = ks_launch_on(ks_launch_1d(blocks_for((size_t)n, 128), 128), stream);
     KS_REQUIRE(histogram(l, DEV(const int32_t, dv), n, lo, width, DEV(unsigned, dbins), nbins));
     SYNC_REQUIRE(stream);
-    REQUIRE(dev_download(got, dbins, nbins * sizeof *got), "download");
-    check_guard(dbins);
+    REQUIRE(gpu_dev_download(got, dbins, nbins * sizeof *got), "download");
+    gpu_check_guard(dbins);
     unsigned wrong = 0;
     for (unsigned b = 0; b < nbins; b++)
         if (got[b] != ref[b] && wrong++ < 5)
-            fail_at(__LINE__, "bin %u: CPU %u vs GPU %u", b, ref[b], got[b]);
+            gpu_fail_at(__FILE__, __LINE__, "bin %u: CPU %u vs GPU %u", b, ref[b], got[b]);
     EXPECT(wrong == 0, "%u of %u bins differ", wrong, (unsigned)nbins);
     note("%u bins exact", (unsigned)nbins);
 }
@@ -524,22 +348,22 @@ static void case_haxpy(CUstream stream)
 {
     const int n = 70001;
     const float a = 1.5f;
-    uint16_t *x = host_alloc((size_t)n * 2), *y = host_alloc((size_t)n * 2), *ref = host_alloc((size_t)n * 2);
+    uint16_t *x = gpu_host_alloc((size_t)n * 2), *y = gpu_host_alloc((size_t)n * 2), *ref = gpu_host_alloc((size_t)n * 2);
     for (int i = 0; i < n; i++) {
         x[i] = half_from_float(rng_float());
         y[i] = half_from_float(rng_float());
         ref[i] = half_from_float(a * half_to_float(x[i]) + half_to_float(y[i]));
     }
-    CUdeviceptr dx = dev_upload(x, (size_t)n * 2), dy = dev_upload(y, (size_t)n * 2);
+    CUdeviceptr dx = gpu_dev_upload(x, (size_t)n * 2), dy = gpu_dev_upload(y, (size_t)n * 2);
     REQUIRE(dx && dy, "no device memory");
 
     /* __half is ks_half in C (kstub_types.h): same size, alignment and bits. */
     ks_launch l = ks_launch_on(ks_launch_1d(blocks_for((size_t)n, 256), 256), stream);
     KS_REQUIRE(haxpy(l, n, a, DEV(const ks_half, dx), DEV(ks_half, dy)));
     SYNC_REQUIRE(stream);
-    REQUIRE(dev_download(y, dy, (size_t)n * 2), "download");
-    check_guard(dx);
-    check_guard(dy);
+    REQUIRE(gpu_dev_download(y, dy, (size_t)n * 2), "download");
+    gpu_check_guard(dx);
+    gpu_check_guard(dy);
     /* One half ulp: the device may fuse the multiply-add before rounding. */
     validate_result("y", F16, ref, y, (size_t)n, 1e-7, 0x1.0p-10);
 }
@@ -548,9 +372,9 @@ static void case_gather_rows(CUstream stream)
 {
     enum { NSRC = 64, NROWS = 37, NCOLS = 1000, BLOCK = 128 };
     float *src = random_floats((size_t)NSRC * NCOLS);
-    float *ref = host_alloc((size_t)NROWS * NCOLS * sizeof *ref);
-    float *got = host_alloc((size_t)NROWS * NCOLS * sizeof *got);
-    CUdeviceptr dsrc = dev_upload(src, (size_t)NSRC * NCOLS * sizeof *src);
+    float *ref = gpu_host_alloc((size_t)NROWS * NCOLS * sizeof *ref);
+    float *got = gpu_host_alloc((size_t)NROWS * NCOLS * sizeof *got);
+    CUdeviceptr dsrc = gpu_dev_upload(src, (size_t)NSRC * NCOLS * sizeof *src);
     REQUIRE(dsrc, "no device memory");
 
     /* The row table holds device addresses, as the kernel reads it. */
@@ -560,16 +384,16 @@ static void case_gather_rows(CUstream stream)
         rows[r] = dsrc + pick * NCOLS * sizeof(float);
         memcpy(ref + (size_t)r * NCOLS, src + pick * NCOLS, NCOLS * sizeof *ref);
     }
-    CUdeviceptr drows = dev_upload(rows, sizeof rows);
-    CUdeviceptr dout = dev_alloc((size_t)NROWS * NCOLS * sizeof *got, 0xFF); /* NaN */
+    CUdeviceptr drows = gpu_dev_upload(rows, sizeof rows);
+    CUdeviceptr dout = gpu_dev_alloc((size_t)NROWS * NCOLS * sizeof *got, 0xFF); /* NaN */
     REQUIRE(drows && dout, "no device memory");
 
     ks_dim3 grid = {blocks_for(NCOLS, BLOCK), NROWS, 1}, block = {BLOCK, 1, 1};
     KS_REQUIRE(gather_rows(ks_launch_on(ks_launch_3d(grid, block), stream),
                            DEV(const float *const, drows), NROWS, NCOLS, DEV(volatile float, dout)));
     SYNC_REQUIRE(stream);
-    REQUIRE(dev_download(got, dout, (size_t)NROWS * NCOLS * sizeof *got), "download");
-    check_guard(dout);
+    REQUIRE(gpu_dev_download(got, dout, (size_t)NROWS * NCOLS * sizeof *got), "download");
+    gpu_check_guard(dout);
     validate_result("out", F32, ref, got, (size_t)NROWS * NCOLS, 0, 0);
 }
 
@@ -617,7 +441,7 @@ static int echo_matches(const char *what, const struct echo_fields *got, const s
         unsigned long long g_ = 0, s_ = 0;                                              \
         memcpy(&g_, &got->field, sizeof got->field);                                    \
         memcpy(&s_, &sent->field, sizeof sent->field);                                  \
-        fail_at(__LINE__, "%s: field '%s' sent as 0x%llx came back as 0x%llx",          \
+        gpu_fail_at(__FILE__, __LINE__, "%s: field '%s' sent as 0x%llx came back as 0x%llx",          \
                 what, #field, s_, g_);                                                  \
         ok = 0;                                                                         \
     }
@@ -628,13 +452,13 @@ static int echo_matches(const char *what, const struct echo_fields *got, const s
 
 static void echo_roundtrip(CUstream stream, const char *what, const struct echo_fields *sent)
 {
-    CUdeviceptr dout = dev_alloc(sizeof(struct echo_fields), POISON);
+    CUdeviceptr dout = gpu_dev_alloc(sizeof(struct echo_fields), POISON);
     REQUIRE(dout, "no device memory");
     KS_REQUIRE(launch_echo(stream, dout, sent));
     SYNC_REQUIRE(stream);
     struct echo_fields got;
-    REQUIRE(dev_download(&got, dout, sizeof got), "download");
-    check_guard(dout);
+    REQUIRE(gpu_dev_download(&got, dout, sizeof got), "download");
+    gpu_check_guard(dout);
     echo_matches(what, &got, sent);
     note("27 scalars, byte-identical");
 }
@@ -660,14 +484,14 @@ static void case_echo_params(CUstream stream)
     p.dir.z = 1e-30f;
     p.bits.i = 0x5a5a1234;
     p.enabled = true;
-    CUdeviceptr dout = dev_alloc(96, POISON);
+    CUdeviceptr dout = gpu_dev_alloc(96, POISON);
     REQUIRE(dout, "no device memory");
     KS_REQUIRE(echo_params(ks_launch_on(ks_launch_1d(1, 1), (ks_stream)stream), DEV(unsigned char, dout),
                            p, rec_Mode_Exact, rec_Axis_Z));
     SYNC_REQUIRE(stream);
     unsigned char got[96];
-    REQUIRE(dev_download(got, dout, sizeof got), "download");
-    check_guard(dout);
+    REQUIRE(gpu_dev_download(got, dout, sizeof got), "download");
+    gpu_check_guard(dout);
     rec_Params q;
     memcpy(&q, got, sizeof q);
     SAME("Params", q.scale, p.scale);
@@ -694,14 +518,14 @@ static void case_echo_vectors(CUstream stream)
     int2 i2 = {INT32_MIN, INT32_MAX};
     ushort3 us3 = {1, 65535, 4242};
     float3 f3 = {0.1f, 0.2f, 0.3f};
-    CUdeviceptr dout = dev_alloc(72, POISON);
+    CUdeviceptr dout = gpu_dev_alloc(72, POISON);
     REQUIRE(dout, "no device memory");
     KS_REQUIRE(echo_vectors(ks_launch_on(ks_launch_1d(1, 1), (ks_stream)stream), DEV(unsigned char, dout),
                             f4, d3, c3, i2, us3, f3));
     SYNC_REQUIRE(stream);
     unsigned char got[72];
-    REQUIRE(dev_download(got, dout, sizeof got), "download");
-    check_guard(dout);
+    REQUIRE(gpu_dev_download(got, dout, sizeof got), "download");
+    gpu_check_guard(dout);
     EXPECT(memcmp(got + 0, &f4, sizeof f4) == 0, "float4 differs");
     EXPECT(memcmp(got + 16, &d3, sizeof d3) == 0, "double3 differs");
     EXPECT(memcmp(got + 40, &c3, sizeof c3) == 0, "char3 differs");
@@ -718,14 +542,14 @@ static void case_echo_halves(CUstream stream)
     ks_half2 h2 = ks_half2_make(vals[1], 2.0f);
     ks_bfloat16 b = ks_bfloat16_from_float(vals[2]);
     ks_bfloat162 b2 = ks_bfloat162_make(vals[3], -1.0f);
-    CUdeviceptr dout = dev_alloc(36, POISON);
+    CUdeviceptr dout = gpu_dev_alloc(36, POISON);
     REQUIRE(dout, "no device memory");
     KS_REQUIRE(echo_halves(ks_launch_on(ks_launch_1d(1, 1), (ks_stream)stream), DEV(unsigned char, dout),
                            h, h2, b, b2, 42.0f));
     SYNC_REQUIRE(stream);
     unsigned char got[36];
-    REQUIRE(dev_download(got, dout, sizeof got), "download");
-    check_guard(dout);
+    REQUIRE(gpu_dev_download(got, dout, sizeof got), "download");
+    gpu_check_guard(dout);
     EXPECT(memcmp(got + 0, &h, 2) == 0, "__half differs");
     EXPECT(memcmp(got + 4, &h2, 4) == 0, "__half2 differs");
     EXPECT(memcmp(got + 8, &b, 2) == 0, "__nv_bfloat16 differs");
@@ -749,27 +573,27 @@ static void case_template_axpy(CUstream stream)
 {
     const int64_t n = 100003;               /* not a multiple of either UNROLL */
     float *x = random_floats((size_t)n), *y = random_floats((size_t)n);
-    float *ref = host_alloc((size_t)n * sizeof *ref);
-    double *xd = host_alloc((size_t)n * sizeof *xd), *yd = host_alloc((size_t)n * sizeof *yd);
-    double *refd = host_alloc((size_t)n * sizeof *refd);
+    float *ref = gpu_host_alloc((size_t)n * sizeof *ref);
+    double *xd = gpu_host_alloc((size_t)n * sizeof *xd), *yd = gpu_host_alloc((size_t)n * sizeof *yd);
+    double *refd = gpu_host_alloc((size_t)n * sizeof *refd);
     for (int64_t i = 0; i < n; i++) {
         ref[i] = 0.5f * x[i] + y[i];
         xd[i] = x[i];
         yd[i] = y[i];
         refd[i] = -3.0 * xd[i] + yd[i];
     }
-    CUdeviceptr dx = dev_upload(x, (size_t)n * sizeof *x), dy = dev_upload(y, (size_t)n * sizeof *y);
-    CUdeviceptr dxd = dev_upload(xd, (size_t)n * sizeof *xd), dyd = dev_upload(yd, (size_t)n * sizeof *yd);
+    CUdeviceptr dx = gpu_dev_upload(x, (size_t)n * sizeof *x), dy = gpu_dev_upload(y, (size_t)n * sizeof *y);
+    CUdeviceptr dxd = gpu_dev_upload(xd, (size_t)n * sizeof *xd), dyd = gpu_dev_upload(yd, (size_t)n * sizeof *yd);
     REQUIRE(dx && dy && dxd && dyd, "no device memory");
     KS_REQUIRE(tmpl_axpy_float_4(ks_launch_on(ks_launch_1d(blocks_for((size_t)(n + 3) / 4, 128), 128), stream),
                                  0.5f, DEV(const float, dx), DEV(float, dy), n));
     KS_REQUIRE(tmpl_axpy_double_2(ks_launch_on(ks_launch_1d(blocks_for((size_t)(n + 1) / 2, 128), 128), stream),
                                   -3.0, DEV(const double, dxd), DEV(double, dyd), n));
     SYNC_REQUIRE(stream);
-    REQUIRE(dev_download(y, dy, (size_t)n * sizeof *y), "download");
-    REQUIRE(dev_download(yd, dyd, (size_t)n * sizeof *yd), "download");
-    check_guard(dy);
-    check_guard(dyd);
+    REQUIRE(gpu_dev_download(y, dy, (size_t)n * sizeof *y), "download");
+    REQUIRE(gpu_dev_download(yd, dyd, (size_t)n * sizeof *yd), "download");
+    gpu_check_guard(dy);
+    gpu_check_guard(dyd);
     validate_result("axpy<float, 4>", F32, ref, y, (size_t)n, 1e-5, 1e-5);
     validate_result("axpy<double, 2>", F64, refd, yd, (size_t)n, 1e-12, 1e-12);
 }
@@ -777,19 +601,19 @@ static void case_template_axpy(CUstream stream)
 static void case_template_fill(CUstream stream)
 {
     const uint32_t n = 4099;
-    CUdeviceptr di = dev_alloc(n * sizeof(int), POISON), du = dev_alloc(n * sizeof(unsigned short), POISON);
+    CUdeviceptr di = gpu_dev_alloc(n * sizeof(int), POISON), du = gpu_dev_alloc(n * sizeof(unsigned short), POISON);
     REQUIRE(di && du, "no device memory");
     KS_REQUIRE(fill_int(ks_launch_on(ks_launch_1d(blocks_for(n, 256), 256), stream), DEV(int, di),
                         -123456, n));
     KS_REQUIRE(fill_u16(ks_launch_on(ks_launch_1d(blocks_for(n, 256), 256), stream),
                         DEV(unsigned short, du), (unsigned short)54321, n));
     SYNC_REQUIRE(stream);
-    int *gi = host_alloc(n * sizeof *gi);
-    unsigned short *gu = host_alloc(n * sizeof *gu);
-    REQUIRE(dev_download(gi, di, n * sizeof *gi), "download");
-    REQUIRE(dev_download(gu, du, n * sizeof *gu), "download");
-    check_guard(di);
-    check_guard(du);
+    int *gi = gpu_host_alloc(n * sizeof *gi);
+    unsigned short *gu = gpu_host_alloc(n * sizeof *gu);
+    REQUIRE(gpu_dev_download(gi, di, n * sizeof *gi), "download");
+    REQUIRE(gpu_dev_download(gu, du, n * sizeof *gu), "download");
+    gpu_check_guard(di);
+    gpu_check_guard(du);
     uint32_t bad = 0;
     for (uint32_t i = 0; i < n; i++)
         bad += gi[i] != -123456 || gu[i] != 54321;
@@ -803,17 +627,17 @@ static void case_saxpy_n(CUstream stream)
 {
     const size_t n = 777777;
     const float a = 0.75f;
-    float *x = random_floats(n), *y = random_floats(n), *ref = host_alloc(n * sizeof *ref);
+    float *x = random_floats(n), *y = random_floats(n), *ref = gpu_host_alloc(n * sizeof *ref);
     for (size_t i = 0; i < n; i++)
         ref[i] = a * x[i] + y[i];
-    CUdeviceptr dx = dev_upload(x, n * sizeof *x), dy = dev_upload(y, n * sizeof *y);
+    CUdeviceptr dx = gpu_dev_upload(x, n * sizeof *x), dy = gpu_dev_upload(y, n * sizeof *y);
     REQUIRE(dx && dy, "no device memory");
     KS_REQUIRE(saxpy_n(n, (ks_stream)stream, a, DEV(const float, dx), DEV(float, dy), n));
     /* n_items == 0 launches nothing and succeeds */
     KS_REQUIRE(saxpy_n(0, (ks_stream)stream, a, DEV(const float, dx), DEV(float, dy), 0));
     SYNC_REQUIRE(stream);
-    REQUIRE(dev_download(y, dy, n * sizeof *y), "download");
-    check_guard(dy);
+    REQUIRE(gpu_dev_download(y, dy, n * sizeof *y), "download");
+    gpu_check_guard(dy);
     validate_result("y", F32, ref, y, n, 1e-5, 1e-5);
 }
 
@@ -821,17 +645,17 @@ static void case_scale_n_bounded(CUstream stream)
 {
     /* blas::scale(double) has __launch_bounds__(256): the chosen block must respect it. */
     const int n = 300007;
-    double *x = host_alloc((size_t)n * sizeof *x), *ref = host_alloc((size_t)n * sizeof *ref);
+    double *x = gpu_host_alloc((size_t)n * sizeof *x), *ref = gpu_host_alloc((size_t)n * sizeof *ref);
     for (int i = 0; i < n; i++) {
         x[i] = rng_float();
         ref[i] = x[i] * 1.5;
     }
-    CUdeviceptr dx = dev_upload(x, (size_t)n * sizeof *x);
+    CUdeviceptr dx = gpu_dev_upload(x, (size_t)n * sizeof *x);
     REQUIRE(dx, "no device memory");
     KS_REQUIRE(blas_scale__doublep_double_int_n((size_t)n, (ks_stream)stream, DEV(double, dx), 1.5, n));
     SYNC_REQUIRE(stream);
-    REQUIRE(dev_download(x, dx, (size_t)n * sizeof *x), "download");
-    check_guard(dx);
+    REQUIRE(gpu_dev_download(x, dx, (size_t)n * sizeof *x), "download");
+    gpu_check_guard(dx);
     validate_result("x", F64, ref, x, (size_t)n, 0, 0);
 }
 
@@ -842,14 +666,14 @@ static void case_echo_handles(CUstream stream)
     for (size_t i = 0; i < sizeof map; i++)
         bytes[i] = (unsigned char)(rng_next() >> 24);
     unsigned long long tex = 0x0123456789abcdefULL, surf = 0xfedcba9876543210ULL;
-    CUdeviceptr dout = dev_alloc(sizeof map + 16, POISON);
+    CUdeviceptr dout = gpu_dev_alloc(sizeof map + 16, POISON);
     REQUIRE(dout, "no device memory");
     KS_REQUIRE(echo_handles(ks_launch_on(ks_launch_1d(1, 32), (ks_stream)stream), DEV(unsigned char, dout),
                             map, tex, surf));
     SYNC_REQUIRE(stream);
     unsigned char got[sizeof map + 16];
-    REQUIRE(dev_download(got, dout, sizeof got), "download");
-    check_guard(dout);
+    REQUIRE(gpu_dev_download(got, dout, sizeof got), "download");
+    gpu_check_guard(dout);
     EXPECT(memcmp(got, &map, sizeof map) == 0, "CUtensorMap (__grid_constant__) differs");
     EXPECT(memcmp(got + sizeof map, &tex, 8) == 0, "cudaTextureObject_t differs");
     EXPECT(memcmp(got + sizeof map + 8, &surf, 8) == 0, "cudaSurfaceObject_t differs");
@@ -890,7 +714,7 @@ static void echo_random(struct echo_fields *v)
 
 static void case_echo_random(CUstream stream)
 {
-    for (int k = 0; k < 8 && !case_failed; k++) {
+    for (int k = 0; k < 8 && !gpu_case_failed; k++) {
         struct echo_fields v;
         echo_random(&v);
         echo_roundtrip(stream, "random", &v);
@@ -936,7 +760,7 @@ static void case_echo_special_floats(CUstream stream)
         {0x00800000u, 0x0010000000000000ull, "smallest normal"},
         {0x3eaaaaabu, 0x3fd5555555555555ull, "1/3"},
     };
-    for (size_t k = 0; k < sizeof cases / sizeof cases[0] && !case_failed; k++) {
+    for (size_t k = 0; k < sizeof cases / sizeof cases[0] && !gpu_case_failed; k++) {
         struct echo_fields v;
         echo_random(&v);
         v.f = float_bits(cases[k].f);
@@ -1019,10 +843,10 @@ static void case_config_errors(CUstream stream)
 static void case_unload_relaunch(CUstream stream)
 {
     const size_t n = 4099;
-    float *x = random_floats(n), *y = random_floats(n), *ref = host_alloc(n * sizeof *ref);
+    float *x = random_floats(n), *y = random_floats(n), *ref = gpu_host_alloc(n * sizeof *ref);
     for (size_t i = 0; i < n; i++)
         ref[i] = (2.0f * x[i] + y[i]) * 3.0f + x[i];
-    CUdeviceptr dx = dev_upload(x, n * sizeof *x), dy = dev_upload(y, n * sizeof *y);
+    CUdeviceptr dx = gpu_dev_upload(x, n * sizeof *x), dy = gpu_dev_upload(y, n * sizeof *y);
     REQUIRE(dx && dy, "no device memory");
     ks_launch l = ks_launch_on(ks_launch_1d(blocks_for(n, 128), 128), stream);
 
@@ -1036,7 +860,7 @@ static void case_unload_relaunch(CUstream stream)
     KS_REQUIRE(blas_scale__floatp_float_int(l, DEV(float, dy), 3.0f, (int)n));
     KS_REQUIRE(saxpy(l, 1.0f, DEV(const float, dx), DEV(float, dy), n));
     SYNC_REQUIRE(stream);
-    REQUIRE(dev_download(y, dy, n * sizeof *y), "download");
+    REQUIRE(gpu_dev_download(y, dy, n * sizeof *y), "download");
     validate_result("y", F32, ref, y, n, 1e-5, 1e-5);
 }
 
@@ -1058,13 +882,13 @@ static void case_graph_capture(CUstream stream)
     const size_t n = 10007;
     const float a = 0.5f;
     const int replays = 3;
-    float *x = random_floats(n), *y = random_floats(n), *ref = host_alloc(n * sizeof *ref);
+    float *x = random_floats(n), *y = random_floats(n), *ref = gpu_host_alloc(n * sizeof *ref);
     for (size_t i = 0; i < n; i++) {
         ref[i] = y[i];
         for (int k = 0; k < replays; k++)
             ref[i] = a * x[i] + ref[i];
     }
-    CUdeviceptr dx = dev_upload(x, n * sizeof *x), dy = dev_upload(y, n * sizeof *y);
+    CUdeviceptr dx = gpu_dev_upload(x, n * sizeof *x), dy = gpu_dev_upload(y, n * sizeof *y);
     REQUIRE(dx && dy, "no device memory");
     ks_launch l = ks_launch_on(ks_launch_1d(blocks_for(n, 256), 256), stream);
     /* Resolve the kernel first (a = 0 leaves y as it is): what is captured is
@@ -1078,7 +902,7 @@ static void case_graph_capture(CUstream stream)
     ks_status st = saxpy(l, a, DEV(const float, dx), DEV(float, dy), n);
     CUresult r = cu.StreamEndCapture(stream, &graph);
     REQUIRE(st == KS_OK, "saxpy during capture: %s", ks_last_error_message());
-    REQUIRE(r == CUDA_SUCCESS, "cuStreamEndCapture: %s", cu_name(r));
+    REQUIRE(r == CUDA_SUCCESS, "cuStreamEndCapture: %s", gpu_cu_name(r));
     size_t nodes = 0;
     r = cu.GraphGetNodes(graph, NULL, &nodes);
     if (r == CUDA_SUCCESS)
@@ -1090,9 +914,9 @@ static void case_graph_capture(CUstream stream)
     if (exec)
         cu.GraphExecDestroy(exec);
     cu.GraphDestroy(graph);
-    REQUIRE(r == CUDA_SUCCESS, "graph: %s", cu_name(r));
+    REQUIRE(r == CUDA_SUCCESS, "graph: %s", gpu_cu_name(r));
     EXPECT(nodes == 1, "the captured graph has %zu nodes, expected 1", nodes);
-    REQUIRE(dev_download(y, dy, n * sizeof *y), "download");
+    REQUIRE(gpu_dev_download(y, dy, n * sizeof *y), "download");
     validate_result("y", F32, ref, y, n, 1e-5, 1e-5);
 }
 
@@ -1139,15 +963,15 @@ static void case_threads_first_launch(CUstream stream)
     (void)stream;
     const size_t n = (size_t)NTHREADS * SLICE;
     float *x = random_floats(n), *y = random_floats(n), *z = random_floats(n);
-    float *ref_y = host_alloc(n * sizeof *ref_y), *ref_z = host_alloc(n * sizeof *ref_z);
+    float *ref_y = gpu_host_alloc(n * sizeof *ref_y), *ref_z = gpu_host_alloc(n * sizeof *ref_z);
     for (size_t i = 0; i < n; i++) {
         int even = (i / SLICE) % 2 == 0;
         ref_y[i] = even ? 2.0f * x[i] + y[i] : y[i];
         ref_z[i] = even ? z[i] : z[i] * 3.0f;
     }
-    CUdeviceptr dx = dev_upload(x, n * sizeof *x), dy = dev_upload(y, n * sizeof *y);
-    CUdeviceptr dz = dev_upload(z, n * sizeof *z);
-    CUdeviceptr decho = dev_alloc(NTHREADS * sizeof(struct echo_fields), POISON);
+    CUdeviceptr dx = gpu_dev_upload(x, n * sizeof *x), dy = gpu_dev_upload(y, n * sizeof *y);
+    CUdeviceptr dz = gpu_dev_upload(z, n * sizeof *z);
+    CUdeviceptr decho = gpu_dev_alloc(NTHREADS * sizeof(struct echo_fields), POISON);
     REQUIRE(dx && dy && dz && decho, "no device memory");
 
     /* Every kernel unresolved, so all threads race into the first load. */
@@ -1178,19 +1002,19 @@ static void case_threads_first_launch(CUstream stream)
     int bad = 0;
     for (int t = 0; t < NTHREADS; t++) {
         if (jobs[t].st_kernel != KS_OK || jobs[t].st_echo != KS_OK) {
-            fail_at(__LINE__, "thread %d: %s / %s: %s", t, ks_status_name(jobs[t].st_kernel),
+            gpu_fail_at(__FILE__, __LINE__, "thread %d: %s / %s: %s", t, ks_status_name(jobs[t].st_kernel),
                     ks_status_name(jobs[t].st_echo), jobs[t].message);
             bad++;
         } else if (jobs[t].sync != CUDA_SUCCESS) {
-            fail_at(__LINE__, "thread %d: cuStreamSynchronize: %s", t, cu_name(jobs[t].sync));
+            gpu_fail_at(__FILE__, __LINE__, "thread %d: cuStreamSynchronize: %s", t, gpu_cu_name(jobs[t].sync));
             bad++;
         }
     }
     REQUIRE(bad == 0, "%d of %d threads failed", bad, NTHREADS);
     CU_REQUIRE(cu.StreamSynchronize(NULL));
     struct echo_fields got[NTHREADS];
-    REQUIRE(dev_download(y, dy, n * sizeof *y) && dev_download(z, dz, n * sizeof *z) &&
-            dev_download(got, decho, sizeof got), "download");
+    REQUIRE(gpu_dev_download(y, dy, n * sizeof *y) && gpu_dev_download(z, dz, n * sizeof *z) &&
+            gpu_dev_download(got, decho, sizeof got), "download");
     for (int t = 0; t < NTHREADS; t++) {
         char what[32];
         snprintf(what, sizeof what, "thread %d echo", t);
@@ -1212,27 +1036,16 @@ int main(void)
     pre_driver_status = saxpy(ks_launch_1d(1, 2048), 1.0f, NULL, NULL, 0);
     snprintf(pre_driver_message, sizeof pre_driver_message, "%s", ks_last_error_message());
 
-    ks_status st = load_driver_functions();
-    if (st == KS_ERR_NO_DRIVER) {
-        printf("gpu-check: no CUDA driver (%s); skipped\n", ks_last_error_message());
-        return 0;
-    }
-    if (st != KS_OK) {
-        printf("gpu-check: driver setup failed: %s: %s\n", ks_status_name(st), ks_last_error_message());
-        return 1;
-    }
-
     CUdevice dev;
     CUcontext ctx;
     CUstream user;
     char devname[256] = "?";
+    int start = gpu_start("gpu-check", &dev, &ctx, devname, sizeof devname);
+    if (start != GPU_READY)
+        return start == GPU_SKIP ? 0 : 1;
     CUresult r;
-    if ((r = cu.DeviceGet(&dev, 0)) != CUDA_SUCCESS ||
-        (r = cu.DeviceGetName(devname, sizeof devname, dev)) != CUDA_SUCCESS ||
-        (r = cu.DevicePrimaryCtxRetain(&ctx, dev)) != CUDA_SUCCESS ||
-        (r = cu.CtxSetCurrent(ctx)) != CUDA_SUCCESS ||
-        (r = cu.StreamCreate(&user, CU_STREAM_NON_BLOCKING)) != CUDA_SUCCESS) {
-        printf("gpu-check: no usable device 0: %s\n", cu_name(r));
+    if ((r = cu.StreamCreate(&user, CU_STREAM_NON_BLOCKING)) != CUDA_SUCCESS) {
+        printf("gpu-check: no stream on device 0: %s\n", gpu_cu_name(r));
         return 1;
     }
     printf("gpu-check: device 0: %s\n", devname);

@@ -33,9 +33,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include <cudaTypedefs.h>
-
-#include "kstub.h"
+#include "gpu_check.h"   /* the driver, device 0, EXPECT/REQUIRE, DEV, POISON */
 #include "records.kstub.h"
 #include "scalars.kstub.h"
 #include "templates.kstub.h"
@@ -43,70 +41,11 @@
 
 /* ---- driver functions the test calls itself ----------------------------------- */
 
-#define DRIVER_FUNCTIONS(X)                                             \
-    X(GetErrorName, "cuGetErrorName", PFN_cuGetErrorName_v6000)         \
-    X(DeviceGet, "cuDeviceGet", PFN_cuDeviceGet_v2000)                  \
-    X(DeviceGetName, "cuDeviceGetName", PFN_cuDeviceGetName_v2000)      \
-    X(DevicePrimaryCtxRetain, "cuDevicePrimaryCtxRetain", PFN_cuDevicePrimaryCtxRetain_v7000) \
-    X(CtxSetCurrent, "cuCtxSetCurrent", PFN_cuCtxSetCurrent_v4000)      \
-    X(MemAlloc, "cuMemAlloc", PFN_cuMemAlloc_v3020)                     \
-    X(MemFree, "cuMemFree", PFN_cuMemFree_v3020)                        \
-    X(MemcpyHtoD, "cuMemcpyHtoD", PFN_cuMemcpyHtoD_v3020)               \
-    X(MemcpyDtoH, "cuMemcpyDtoH", PFN_cuMemcpyDtoH_v3020)               \
-    X(MemsetD8, "cuMemsetD8", PFN_cuMemsetD8_v3020)                     \
-    X(MemsetD32, "cuMemsetD32", PFN_cuMemsetD32_v3020)                  \
-    X(StreamCreate, "cuStreamCreate", PFN_cuStreamCreate_v2000)         \
-    X(StreamSynchronize, "cuStreamSynchronize", PFN_cuStreamSynchronize_v2000) \
-    X(StreamDestroy, "cuStreamDestroy", PFN_cuStreamDestroy_v4000)      \
-    X(GraphAddMemsetNode, "cuGraphAddMemsetNode", PFN_cuGraphAddMemsetNode_v10000) \
-    X(GraphKernelNodeGetParams, "cuGraphKernelNodeGetParams", PFN_cuGraphKernelNodeGetParams_v12000)
-
-static struct {
-#define FIELD(field, name, type) type field;
-    DRIVER_FUNCTIONS(FIELD)
-#undef FIELD
-} cu;
-
 static CUcontext the_ctx;
-
-static ks_status load_driver_functions(void)
-{
-    void *p;
-    ks_status st;
-#define LOAD(field, name, type)                                         \
-    if ((st = ks_driver_proc(name, &p)) != KS_OK)                       \
-        return st;                                                      \
-    memcpy(&cu.field, &p, sizeof p);
-    DRIVER_FUNCTIONS(LOAD)
-#undef LOAD
-    return KS_OK;
-}
-
-static const char *cu_name(CUresult r)
-{
-    const char *name = NULL;
-    if (cu.GetErrorName == NULL || cu.GetErrorName(r, &name) != CUDA_SUCCESS || name == NULL)
-        return "unknown CUresult";
-    return name;
-}
 
 /* ---- a small harness, as check_gpu.c's ----------------------------------------- */
 
-static int n_passed, n_failed, case_failed;
-
-static void fail_at(int line, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
-static void fail_at(int line, const char *fmt, ...)
-{
-    va_list ap;
-    va_start(ap, fmt);
-    printf("    check_graph_gpu.c:%d: ", line);
-    vprintf(fmt, ap);
-    printf("\n");
-    va_end(ap);
-    case_failed = 1;
-}
-
-#include "gpu_check.h"   /* EXPECT, REQUIRE, CU_REQUIRE, KS_REQUIRE */
+static int n_passed, n_failed;
 
 #define EXPECT_STATUS(call, want, text)                                 \
     do {                                                                \
@@ -116,9 +55,6 @@ static void fail_at(int line, const char *fmt, ...)
         EXPECT(strstr(ks_last_error_message(), (text)) != NULL,         \
                "%s: the message lacks \"%s\": %s", #call, (text), ks_last_error_message()); \
     } while (0)
-
-#define DEV(type, d) ((type *)(uintptr_t)(d))
-#define POISON 0xAB
 
 /* ---- the work: buffers, arguments ------------------------------------------------ */
 
@@ -238,7 +174,7 @@ static ks_status build(ks_graph g, const bufs *d, const args *a, nodes *n)
     m.dst = d->words, m.value = a->word, m.elementSize = 4, m.width = N, m.height = 1, m.pitch = 0;
     CUresult r = cu.GraphAddMemsetNode(&n->words, g, NULL, 0, &m, the_ctx);
     if (r != CUDA_SUCCESS) {
-        fail_at(__LINE__, "cuGraphAddMemsetNode failed: %s", cu_name(r));
+        gpu_fail_at(__FILE__, __LINE__, "cuGraphAddMemsetNode failed: %s", gpu_cu_name(r));
         return KS_ERR_DRIVER;
     }
     TRY(fill_int_node(g, NULL, 0, &n->fill, ks_launch_1d(blocks(a->fill_n, BLOCK), BLOCK), DEV(int, d->ints),
@@ -284,7 +220,7 @@ static ks_status set_all(ks_graph_exec e, const nodes *n, const bufs *d, const a
 static ks_status stubs(CUstream s, const bufs *d, const args *a)
 {
     if (cu.MemsetD32(d->words, a->word, N) != CUDA_SUCCESS || cu.StreamSynchronize(NULL) != CUDA_SUCCESS) {
-        fail_at(__LINE__, "cuMemsetD32 failed");
+        gpu_fail_at(__FILE__, __LINE__, "cuMemsetD32 failed");
         return KS_ERR_DRIVER;
     }
     TRY(fill_int(ks_launch_on(ks_launch_1d(blocks(a->fill_n, BLOCK), BLOCK), s), DEV(int, d->ints), a->fill_value,
@@ -318,7 +254,7 @@ static int alloc_set(bufs *d)
     for (size_t i = 0; i < sizeof all / sizeof all[0]; i++) {
         CUresult r = cu.MemAlloc(all[i].slot, all[i].bytes);
         if (r != CUDA_SUCCESS) {
-            fail_at(__LINE__, "cuMemAlloc(%zu) failed: %s", all[i].bytes, cu_name(r));
+            gpu_fail_at(__FILE__, __LINE__, "cuMemAlloc(%zu) failed: %s", all[i].bytes, gpu_cu_name(r));
             return 0;
         }
     }
@@ -349,7 +285,7 @@ static int reset_set(const bufs *d)
         (r = cu.MemsetD8(d->params, POISON, OUT_BYTES)) != CUDA_SUCCESS ||
         (r = cu.MemsetD8(d->halves, POISON, OUT_BYTES)) != CUDA_SUCCESS ||
         (r = cu.StreamSynchronize(NULL)) != CUDA_SUCCESS) {
-        fail_at(__LINE__, "resetting the buffers failed: %s", cu_name(r));
+        gpu_fail_at(__FILE__, __LINE__, "resetting the buffers failed: %s", gpu_cu_name(r));
         return 0;
     }
     return 1;
@@ -369,12 +305,12 @@ static void same_results(const char *what, const bufs *a, const bufs *b)
     for (size_t i = 0; i < sizeof all / sizeof all[0]; i++) {
         CUresult r1 = cu.MemcpyDtoH(ha, all[i].x, all[i].bytes), r2 = cu.MemcpyDtoH(hb, all[i].y, all[i].bytes);
         if (r1 != CUDA_SUCCESS || r2 != CUDA_SUCCESS) {
-            fail_at(__LINE__, "%s: download failed: %s", what, cu_name(r1 != CUDA_SUCCESS ? r1 : r2));
+            gpu_fail_at(__FILE__, __LINE__, "%s: download failed: %s", what, gpu_cu_name(r1 != CUDA_SUCCESS ? r1 : r2));
             return;
         }
         for (size_t j = 0; j < all[i].bytes; j++)
             if (ha[j] != hb[j]) {
-                fail_at(__LINE__, "%s: %s differs at byte %zu: graph 0x%02x, stubs 0x%02x", what, all[i].name, j,
+                gpu_fail_at(__FILE__, __LINE__, "%s: %s differs at byte %zu: graph 0x%02x, stubs 0x%02x", what, all[i].name, j,
                         ha[j], hb[j]);
                 break;
             }
@@ -395,17 +331,17 @@ static void expected_results(const char *what, const bufs *d, const args *a, con
         cu.MemcpyDtoH(&echo, d->echo, sizeof echo) != CUDA_SUCCESS ||
         cu.MemcpyDtoH(params, d->params, sizeof params) != CUDA_SUCCESS ||
         cu.MemcpyDtoH(halves, d->halves, sizeof halves) != CUDA_SUCCESS) {
-        fail_at(__LINE__, "%s: download failed", what);
+        gpu_fail_at(__FILE__, __LINE__, "%s: download failed", what);
         return;
     }
     for (int i = 0; i < N; i++) {
         int want = model ? model[i] : (uint32_t)i < a->fill_n ? a->fill_value : ints[i];
         if (ints[i] != want) {
-            fail_at(__LINE__, "%s: ints[%d] is %d, not %d (fill_n %u)", what, i, ints[i], want, a->fill_n);
+            gpu_fail_at(__FILE__, __LINE__, "%s: ints[%d] is %d, not %d (fill_n %u)", what, i, ints[i], want, a->fill_n);
             break;
         }
         if (words[i] != a->word) {
-            fail_at(__LINE__, "%s: the memset's word %d is 0x%x, not 0x%x", what, i, words[i], a->word);
+            gpu_fail_at(__FILE__, __LINE__, "%s: the memset's word %d is 0x%x, not 0x%x", what, i, words[i], a->word);
             break;
         }
     }
@@ -438,7 +374,7 @@ static ks_status sync_stream(CUstream s)
 {
     CUresult r = cu.StreamSynchronize(s);
     if (r != CUDA_SUCCESS) {
-        fail_at(__LINE__, "cuStreamSynchronize failed: %s", cu_name(r));
+        gpu_fail_at(__FILE__, __LINE__, "cuStreamSynchronize failed: %s", gpu_cu_name(r));
         return KS_ERR_DRIVER;
     }
     return KS_OK;
@@ -456,7 +392,7 @@ static int make_graph(ks_graph *g, ks_graph_exec *e, nodes *n, const args *a)
     if (st == KS_OK && e != NULL)
         st = ks_graph_instantiate(*g, e);
     if (st != KS_OK) {
-        fail_at(__LINE__, "building the graph: %s: %s", ks_status_name(st), ks_last_error_message());
+        gpu_fail_at(__FILE__, __LINE__, "building the graph: %s: %s", ks_status_name(st), ks_last_error_message());
         ks_graph_destroy(*g);
         *g = NULL;
         return 0;
@@ -494,7 +430,7 @@ static void case_build_and_update(CUstream s)
     CUDA_KERNEL_NODE_PARAMS q;
     memset(&q, 0, sizeof q);
     CUresult r = cu.GraphKernelNodeGetParams(n.saxpy.node, &q);
-    EXPECT(r == CUDA_SUCCESS, "cuGraphKernelNodeGetParams: %s", cu_name(r));
+    EXPECT(r == CUDA_SUCCESS, "cuGraphKernelNodeGetParams: %s", gpu_cu_name(r));
     if (r == CUDA_SUCCESS && q.func == NULL)
         EXPECT((void *)q.kern == saxpy_kernel.ks__handle, "the saxpy node's CUkernel %p is not the stub's %p",
                (void *)q.kern, saxpy_kernel.ks__handle);
@@ -532,7 +468,7 @@ static void case_thousand_replays(CUstream unused)
         return;
     REQUIRE(reset_set(&G), "reset");
     unsigned word = a.word;
-    for (int r = 0; r < 1000 && !case_failed; r++) {
+    for (int r = 0; r < 1000 && !gpu_case_failed; r++) {
         a = make_args(r);
         a.word = word;
         ks_status st = set_all(e, &n, &G, &a);
@@ -685,10 +621,10 @@ static void case_bulk_update(CUstream s)
 
 static void run_case(const char *name, const char *stream_name, void (*fn)(CUstream), CUstream s)
 {
-    case_failed = 0;
+    gpu_case_failed = 0;
     fn(s);
-    printf("%s %s%s%s\n", case_failed ? "FAIL" : "ok  ", name, stream_name ? " / " : "", stream_name ? stream_name : "");
-    if (case_failed)
+    printf("%s %s%s%s\n", gpu_case_failed ? "FAIL" : "ok  ", name, stream_name ? " / " : "", stream_name ? stream_name : "");
+    if (gpu_case_failed)
         n_failed++;
     else
         n_passed++;
@@ -697,22 +633,14 @@ static void run_case(const char *name, const char *stream_name, void (*fn)(CUstr
 int main(void)
 {
     setvbuf(stdout, NULL, _IOLBF, 0);
-    ks_status st = load_driver_functions();
-    if (st == KS_ERR_NO_DRIVER) {
-        printf("gpu-check-graph: no CUDA driver (%s); skipped\n", ks_last_error_message());
-        return 0;
-    }
-    if (st != KS_OK) {
-        printf("gpu-check-graph: driver setup failed: %s: %s\n", ks_status_name(st), ks_last_error_message());
-        return 1;
-    }
     CUdevice dev;
     char devname[256] = "?";
+    int start = gpu_start("gpu-check-graph", &dev, &the_ctx, devname, sizeof devname);
+    if (start != GPU_READY)
+        return start == GPU_SKIP ? 0 : 1;
     CUresult r;
-    if ((r = cu.DeviceGet(&dev, 0)) != CUDA_SUCCESS || (r = cu.DeviceGetName(devname, sizeof devname, dev)) != CUDA_SUCCESS ||
-        (r = cu.DevicePrimaryCtxRetain(&the_ctx, dev)) != CUDA_SUCCESS || (r = cu.CtxSetCurrent(the_ctx)) != CUDA_SUCCESS ||
-        (r = cu.StreamCreate(&user_stream, CU_STREAM_NON_BLOCKING)) != CUDA_SUCCESS) {
-        printf("gpu-check-graph: no usable device 0: %s\n", cu_name(r));
+    if ((r = cu.StreamCreate(&user_stream, CU_STREAM_NON_BLOCKING)) != CUDA_SUCCESS) {
+        printf("gpu-check-graph: no stream on device 0: %s\n", gpu_cu_name(r));
         return 1;
     }
     printf("gpu-check-graph: device 0: %s\n", devname);

@@ -7,43 +7,13 @@
  */
 #include "real_kernels.kstub.h"
 
-#include <cuda.h>
-#include <cudaTypedefs.h>
+#define GPU_CHECK_OWN_EXPECT   /* the cases return 1 at their first failure */
+#include "gpu_check.h"      /* the driver, device 0 */
+
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-
-#define DRIVER_FUNCTIONS(X)                                                 \
-    X(GetErrorName, "cuGetErrorName", PFN_cuGetErrorName_v6000)             \
-    X(DeviceGet, "cuDeviceGet", PFN_cuDeviceGet_v2000)                      \
-    X(DevicePrimaryCtxRetain, "cuDevicePrimaryCtxRetain", PFN_cuDevicePrimaryCtxRetain_v7000) \
-    X(CtxSetCurrent, "cuCtxSetCurrent", PFN_cuCtxSetCurrent_v4000)          \
-    X(MemAlloc, "cuMemAlloc", PFN_cuMemAlloc_v3020)                         \
-    X(MemFree, "cuMemFree", PFN_cuMemFree_v3020)                            \
-    X(MemcpyHtoD, "cuMemcpyHtoD", PFN_cuMemcpyHtoD_v3020)                   \
-    X(MemcpyDtoH, "cuMemcpyDtoH", PFN_cuMemcpyDtoH_v3020)                   \
-    X(MemsetD8, "cuMemsetD8", PFN_cuMemsetD8_v3020)                         \
-    X(StreamSynchronize, "cuStreamSynchronize", PFN_cuStreamSynchronize_v2000)
-
-static struct {
-#define FIELD(field, name, type) type field;
-    DRIVER_FUNCTIONS(FIELD)
-#undef FIELD
-} cu;
-
-static ks_status load_driver_functions(void)
-{
-    void *p;
-    ks_status st;
-#define LOAD(field, name, type)                                             \
-    if ((st = ks_driver_proc(name, &p)) != KS_OK)                           \
-        return st;                                                          \
-    memcpy(&cu.field, &p, sizeof p);
-    DRIVER_FUNCTIONS(LOAD)
-#undef LOAD
-    return KS_OK;
-}
 
 static int n_passed, n_failed;
 
@@ -165,22 +135,11 @@ static void run_case(const char *name, int (*fn)(void))
 int main(void)
 {
     setvbuf(stdout, NULL, _IOLBF, 0);
-    ks_status st = load_driver_functions();
-    if (st == KS_ERR_NO_DRIVER) {
-        printf("gpu-real: no CUDA driver (%s); skipped\n", ks_last_error_message());
-        return 0;
-    }
-    if (st != KS_OK) {
-        printf("gpu-real: driver setup failed: %s: %s\n", ks_status_name(st), ks_last_error_message());
-        return 1;
-    }
     CUdevice dev;
     CUcontext ctx;
-    if (cu.DeviceGet(&dev, 0) != CUDA_SUCCESS || cu.DevicePrimaryCtxRetain(&ctx, dev) != CUDA_SUCCESS ||
-        cu.CtxSetCurrent(ctx) != CUDA_SUCCESS) {
-        printf("gpu-real: no usable device 0\n");
-        return 1;
-    }
+    int start = gpu_start("gpu-real", &dev, &ctx, NULL, 0);
+    if (start != GPU_READY)
+        return start == GPU_SKIP ? 0 : 1;
     run_case("host-instantiated template kernels", host_instantiated_templates);
     run_case("100 KiB of dynamic shared memory", shared_100k);
     printf("gpu-real: %d passed, %d failed\n", n_passed, n_failed);

@@ -1,0 +1,95 @@
+#!/usr/bin/env bash
+# sanitize.sh — the loops behind the fuzz and valgrind targets of
+# tests/sanitize_runtime.mk and tests/sanitize_gen.mk, written once: the
+# Makefile builds the programs, this script runs them and says what it found.
+#
+#   sanitize.sh fuzz SECONDS OUTDIR TARGET...
+#       each libFuzzer target OUTDIR/bin/TARGET for SECONDS, from its working
+#       corpus OUTDIR/TARGET/corpus and its committed seeds
+#       tests/fuzz/corpus/TARGET (with its tests/fuzz/dict/ dictionary); the
+#       log is OUTDIR/TARGET/log. A crash, leak, timeout or oom artifact left
+#       in OUTDIR/TARGET/, or a run that did not finish, fails.
+#   sanitize.sh replay OUTDIR TARGET...
+#       each target once on every input committed under tests/fuzz/corpus/TARGET/;
+#       the log is OUTDIR/TARGET.replay.log. An input that fails, fails.
+#   sanitize.sh valgrind KSTUB OUTDIR INPUT...
+#       $VALGRIND (default valgrind) on KSTUB over each .cu; libclang's own
+#       reports suppressed (tests/valgrind-libclang.supp). A valgrind error
+#       fails; kstub's own exit status is reported, not judged.
+#
+# Environment: FUZZ_ARGS, more libFuzzer options for `fuzz` (the generator's
+# targets pass -close_fd_mask=2 -max_len=32768 -timeout=10); FUZZ_SYMBOLIZER,
+# an llvm-symbolizer for readable stacks.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+root=$PWD
+
+usage() { sed -n '4,18p' "$0" >&2; exit 2; }
+
+# The -dict= option of target $1 (nothing when it has no dictionary).
+dict_of() {
+    local d=
+    case $1 in
+        fuzz_gen_source|fuzz_cache_includes) d=cu ;;
+        fuzz_gen_render) d=render ;;
+        fuzz_gen_manifest) d=manifest ;;
+        fuzz_gen_image|fuzz_image_kind) d=image ;;
+    esac
+    [ -z "$d" ] || echo "-dict=$root/tests/fuzz/dict/$d.dict"
+}
+
+# Paths are absolute: a target may change directory (fuzz_cache_includes does).
+abs() { case $1 in /*) echo "$1" ;; *) echo "$root/$1" ;; esac; }
+
+fuzz() {
+    local seconds=$1 out t dict
+    out=$(abs "$2"); shift 2
+    for t in "$@"; do
+        mkdir -p "$out/$t/corpus"
+        dict=$(dict_of "$t")
+        echo "== $t for $seconds s"
+        # shellcheck disable=SC2086  # FUZZ_ARGS and dict are lists of options
+        ASAN_SYMBOLIZER_PATH=${FUZZ_SYMBOLIZER:-} "$out/bin/$t" -max_total_time="$seconds" -print_final_stats=1 \
+            $dict ${FUZZ_ARGS:-} -artifact_prefix="$out/$t/" "$out/$t/corpus" "$root/tests/fuzz/corpus/$t" \
+            > "$out/$t/log" 2>&1 || true
+        grep -E 'ERROR|SUMMARY|stat::number_of_executed_units|stat::new_units_added|stat::peak_rss|^Done' \
+            "$out/$t/log" | tail -6 || true
+        if ls "$out/$t"/crash-* "$out/$t"/leak-* "$out/$t"/timeout-* "$out/$t"/oom-* >/dev/null 2>&1; then
+            echo "$t: findings in $out/$t/ (log: $out/$t/log)"; exit 1
+        fi
+        grep -q '^Done' "$out/$t/log" || { echo "$t did not finish: $out/$t/log"; exit 1; }
+    done
+}
+
+replay() {
+    local out t
+    out=$(abs "$1"); shift
+    for t in "$@"; do
+        "$out/bin/$t" "$root/tests/fuzz/corpus/$t"/* > "$out/$t.replay.log" 2>&1 \
+            || { tail -30 "$out/$t.replay.log"; echo "$t: an input failed"; exit 1; }
+        echo "$t: $(ls "tests/fuzz/corpus/$t" | wc -l) inputs passed"
+    done
+}
+
+valgrind_gen() {
+    local kstub=$1 out=$2 f rc vg=${VALGRIND:-valgrind}
+    shift 2
+    command -v "$vg" >/dev/null || { echo "valgrind-gen: no $vg (apt-get install valgrind)"; exit 1; }
+    mkdir -p "$out"
+    for f in "$@"; do
+        rc=0
+        "$vg" -q --error-exitcode=9 --leak-check=no --suppressions=tests/valgrind-libclang.supp \
+            "$kstub" "$f" -o "$out/$(basename "$f" .cu)" > "$out/log" 2>&1 || rc=$?
+        if [ $rc -eq 9 ]; then cat "$out/log"; echo "valgrind-gen: $f: errors"; exit 1; fi
+        echo "valgrind-gen: $f: clean (kstub exit $rc)"
+    done
+}
+
+[ $# -ge 1 ] || usage
+mode=$1; shift
+case $mode in
+    fuzz) [ $# -ge 3 ] || usage; fuzz "$@" ;;
+    replay) [ $# -ge 2 ] || usage; replay "$@" ;;
+    valgrind) [ $# -ge 3 ] || usage; valgrind_gen "$@" ;;
+    *) usage ;;
+esac
