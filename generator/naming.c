@@ -409,6 +409,43 @@ static char *array_c_name(const ks_model *m, const ks_def *d)
     return ks_buf_take(&b);
 }
 
+/* Only letters, digits and '_': "Ops<float>::f" -> "Ops_float___f". */
+static void identifier_chars(char *s)
+{
+    for (char *p = s; *p; p++)
+        if (!isalnum((unsigned char)*p) && *p != '_')
+            *p = '_';
+}
+
+/* The typedef of a function type a parameter points to. Spelled through a
+ * typedef (of the pointer, "typedef float (*unary_t)(float)", or of the
+ * function): that name and "_fn", "unary_t_fn" (never the user's own name,
+ * which a C header of theirs may define: C99 forbids a second typedef).
+ * Else its return type's overload tag, "_fn", and each parameter's:
+ * "float_fn_float", "void_fn_cfloatp_int", "int_fn_void" (no parameters). */
+static char *function_c_name(const ks_model *m, const ks_def *d)
+{
+    if (d->fn_typedef) {
+        char *id = ks_c_identifier(d->fn_typedef);
+        identifier_chars(id);
+        char *name = ks_xasprintf("%s_fn", id);
+        free(id);
+        return name;
+    }
+    ks_buf b = {0};
+    for (size_t i = 0; i < d->nfields; i++) {
+        char *tag = ks_type_tag(m, &d->fields[i].type);
+        identifier_chars(tag);
+        ks_buf_printf(&b, "%s%s", tag, i == 0 ? "_fn" : "");
+        if (i + 1 < d->nfields)
+            ks_buf_puts(&b, "_");
+        free(tag);
+    }
+    if (d->nfields < 2)
+        ks_buf_puts(&b, "_void");
+    return ks_buf_take(&b);
+}
+
 static void name_defs(namer *nm)
 {
     ks_model *m = nm->m;
@@ -417,6 +454,7 @@ static void name_defs(namer *nm)
         ks_def *d = &m->defs[i];
         char *want = d->member ? ks_xasprintf("%s_%s", m->defs[d->owner].c_name, d->member)
                      : d->kind == KS_DEF_ARRAY ? array_c_name(m, d)
+                     : d->kind == KS_DEF_FUNCTION ? function_c_name(m, d)
                      : d->template_name ? specialization_c_name(nm, d)
                                         : ks_c_identifier(d->qname);
         char *name = step_aside(nm, ks_xstrdup(want), 0);
