@@ -854,6 +854,13 @@ START_TEST(function_pointers_are_typed)
              tmpdir, kstub_bin(), cwd);
     ck_assert_msg(rc == 0 && strcmp(out, "1\n1\n1\n1\n1\n") == 0, "%s", out);
     free(out);
+    /* kstub:name names the typedef, by the header comment's spelling. */
+    write_tmp("r.cu", "// kstub:name float (float) = unary\n// kstub:name bin_t = binary\n"
+                      "typedef float (*bin_t)(float, float);\n"
+                      "extern \"C\" __global__ void k(float (*f)(float), bin_t g) {}\n");
+    rc = run(&out, "%s %s/r.cu --list", kstub_bin(), tmpdir);
+    ck_assert_msg(rc == 0 && strstr(out, "ks_status k(ks_launch launch, unary *f, binary *g);"), "%s", out);
+    free(out);
     remove_tmpdir();
 }
 END_TEST
