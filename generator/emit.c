@@ -104,7 +104,7 @@ static const char *tag_word(const ks_model *m, const ks_type *t)
     if (t->base != KS_BASE_RECORD && t->base != KS_BASE_ENUM)
         return "";
     const ks_def *d = &m->defs[t->def];
-    if (d->kind == KS_DEF_ARRAY)
+    if (d->kind == KS_DEF_ARRAY || d->kind == KS_DEF_FUNCTION)
         return "";                             /* a typedef */
     if (ks_def_uses_header(m, t->def)) {
         if (d->c_typedef)
@@ -363,6 +363,31 @@ static char *include_path(const ks_options *o, const char *file)
     return ks_buf_take(&b);
 }
 
+/* A function type a parameter points to: its return type ("result") and
+ * its parameters' types ("fn_params", each with "first"), which the
+ * template spells as a typedef of the function type. */
+static void function_values(const ks_model *m, const ks_def *d, ks_tnode *tn)
+{
+    push_type(tn, "result", m, &d->fields[0].type, 0, d->fields[0].type.quals, 0);
+    ks_tval *ps = ks_tn_list(tn, "fn_params");
+    for (size_t i = 1; i < d->nfields; i++) {
+        ks_tnode *pn = ks_tn_push(ps, tn);
+        ks_tn_flag(pn, "first", i == 1);
+        push_type(pn, "fn_param", m, &d->fields[i].type, 0, d->fields[i].type.quals, 0);
+    }
+    if (d->fn_typedef)
+        ks_tn_set(tn, "fn_typedef", "%s", d->fn_typedef);
+    else
+        ks_tn_list(tn, "fn_typedef");
+}
+
+/* A pointer to a function (one level): a device function's address, no
+ * memory the run-time checks could look at. */
+static int function_pointer(const ks_model *m, const ks_type *t)
+{
+    return t->nptrs == 1 && t->base == KS_BASE_RECORD && m->defs[t->def].kind == KS_DEF_FUNCTION;
+}
+
 static void type_values(const ks_options *o, const ks_model *m, ks_tnode *root)
 {
     ks_tval *headers = ks_tn_list(root, "app_headers");
@@ -393,10 +418,15 @@ static void type_values(const ks_options *o, const ks_model *m, ks_tnode *root)
         ks_tn_set(tn, "size", "%ld", d->size);
         ks_tn_set(tn, "align", "%ld", d->align);
         ks_tn_flag(tn, "enum", d->kind == KS_DEF_ENUM);
-        ks_tn_flag(tn, "record", d->kind != KS_DEF_ENUM && d->kind != KS_DEF_ARRAY);
+        ks_tn_flag(tn, "record", d->kind == KS_DEF_STRUCT || d->kind == KS_DEF_UNION);
         ks_tn_flag(tn, "array", d->kind == KS_DEF_ARRAY);
+        ks_tn_flag(tn, "function", d->kind == KS_DEF_FUNCTION);
         if (d->kind == KS_DEF_ARRAY) {
             push_type(tn, "elem", m, &d->fields[0].type, 0, 0, 0);
+            continue;
+        }
+        if (d->kind == KS_DEF_FUNCTION) {
+            function_values(m, d, tn);
             continue;
         }
         if (from_header) {
@@ -497,7 +527,10 @@ static void check_values(const ks_model *m, const ks_param *p, ks_tnode *pn)
     static const char *const xops[] = {"CONST", "PARAM", "ADD", "SUB", "MUL", "DIV"};
     const ks_type *t = &p->type;
     const char *kind = "BYTES";
-    if (t->nptrs)
+    int fn = function_pointer(m, t);
+    if (fn)
+        kind = "UNSIGNED";                     /* an address in code, traced as its value */
+    else if (t->nptrs)
         kind = "POINTER";
     else if (t->base == KS_BASE_SCALAR)
         kind = t->scalar == KS_SCALAR_FLOAT || t->scalar == KS_SCALAR_DOUBLE ? "FLOAT"
@@ -508,7 +541,7 @@ static void check_values(const ks_model *m, const ks_param *p, ks_tnode *pn)
     ks_tn_set(pn, "kind", "%s", kind);
     ks_type elem = *t;
     int known = 0;
-    if (t->nptrs) {
+    if (t->nptrs && !fn) {
         elem.nptrs--;
         known = elem.nptrs > 0 || (t->base != KS_BASE_VOID &&
                                    !((t->base == KS_BASE_RECORD || t->base == KS_BASE_ENUM) &&
@@ -518,7 +551,10 @@ static void check_values(const ks_model *m, const ks_param *p, ks_tnode *pn)
     /* The macro form's default test: void * (and const void * for a pointer
      * to const) pass where they are not the parameter's own type already. */
     int void_elem = t->nptrs == 1 && t->base == KS_BASE_VOID;
-    ks_tn_flag(pn, "is_pointer", t->nptrs > 0);
+    /* A function pointer: its own test, whose value keeps NULL convertible
+     * (header.h.in); void * passes it as C allows (with -Wpedantic's warning). */
+    ks_tn_flag(pn, "is_function", fn);
+    ks_tn_flag(pn, "is_pointer", t->nptrs > 0 && !fn);
     ks_tn_flag(pn, "void_ok", t->nptrs > 0 && !void_elem);
     ks_tn_flag(pn, "const_void_ok", t->nptrs == 1 && !void_elem && (t->quals & KS_QUAL_CONST));
     if (known)

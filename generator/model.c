@@ -191,6 +191,7 @@ void ks_model_free(ks_model *m)
         free(d->qname);
         free(d->template_args);
         free(d->template_name);
+        free(d->fn_typedef);
         free(d->file);
         free(d->leaf);
         for (size_t j = 0; j < d->nscopes; j++)

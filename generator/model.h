@@ -98,8 +98,15 @@ typedef struct ks_enumerator {
 
 /* KS_DEF_ARRAY: the array a parameter points to ("float (*x)[28]"), a C
  * typedef of its element type (fields[0].type, with the dimensions) so the
- * parameter is a plain pointer to it: "float_arr28 *x". */
-typedef enum ks_def_kind { KS_DEF_STRUCT, KS_DEF_UNION, KS_DEF_ENUM, KS_DEF_ARRAY } ks_def_kind;
+ * parameter is a plain pointer to it: "float_arr28 *x".
+ * KS_DEF_FUNCTION: the function type a parameter points to ("float (*op)(float)",
+ * a device function's address), a C typedef of the function type
+ * (fields[0].type the return type, fields[1..] the parameters' types, each
+ * field unnamed) so the parameter is a plain pointer to it: "float_fn_float *op".
+ * size and align are the pointer's. */
+typedef enum ks_def_kind {
+    KS_DEF_STRUCT, KS_DEF_UNION, KS_DEF_ENUM, KS_DEF_ARRAY, KS_DEF_FUNCTION
+} ks_def_kind;
 
 /* A struct, union or enum a kernel names. By value it is defined (complete:
  * layout known); through pointers only it is declared. */
@@ -113,6 +120,9 @@ typedef struct ks_def {
     char *template_args;       /* a class template specialization ("ns::Params<float, 4>"):
                                   its arguments as clang prints them, "float, 4"; NULL else */
     char *template_name;       /* ... and the template's qualified name, "ns::Params" */
+    char *fn_typedef;          /* KS_DEF_FUNCTION spelled through a typedef of the pointer or
+                                  of the function ("unary_t op"): its qualified name, which
+                                  naming.c names the type after; NULL: named from its types */
     int complete;
     long size, align;
     int packed;                /* a field is less aligned than its type */

@@ -374,7 +374,10 @@ static void name_files(namer *nm)
  * = ParamsF" when the source names it so (marked used, for apply_renames),
  * else the template's name and its arguments as one identifier, as a
  * template kernel's stub is named: "ns_Params_float_4". */
-static char *specialization_c_name(namer *nm, const ks_def *d)
+/* "// kstub:name TYPE = C_NAME" naming def (by its C++ name, as the
+ * header's comment on it spells it): that name (the rename marked used,
+ * for apply_renames), or NULL. */
+static char *type_renamed(namer *nm, const ks_def *d)
 {
     ks_model *m = nm->m;
     for (size_t r = 0; r < m->nrenames; r++) {
@@ -384,6 +387,14 @@ static char *specialization_c_name(namer *nm, const ks_def *d)
             return ks_xstrdup(rn->c_name);
         }
     }
+    return NULL;
+}
+
+static char *specialization_c_name(namer *nm, const ks_def *d)
+{
+    char *renamed = type_renamed(nm, d);
+    if (renamed)
+        return renamed;
     char *base = ks_c_identifier(d->template_name), *suffix = args_identifier(d->template_args);
     char *name = *suffix ? ks_xasprintf("%s_%s", base, suffix) : ks_xstrdup(base);
     free(base);
@@ -409,6 +420,48 @@ static char *array_c_name(const ks_model *m, const ks_def *d)
     return ks_buf_take(&b);
 }
 
+/* Only letters, digits and '_': "Ops<float>::f" -> "Ops_float___f". */
+static void identifier_chars(char *s)
+{
+    for (char *p = s; *p; p++)
+        if (!isalnum((unsigned char)*p) && *p != '_')
+            *p = '_';
+}
+
+/* The typedef of a function type a parameter points to. Spelled through a
+ * typedef (of the pointer, "typedef float (*unary_t)(float)", or of the
+ * function): that name and "_fn", "unary_t_fn" (never the user's own name,
+ * which a C header of theirs may define: C99 forbids a second typedef).
+ * Else its return type's overload tag, "_fn", and each parameter's:
+ * "float_fn_float", "void_fn_cfloatp_int", "int_fn_void" (no parameters).
+ * "// kstub:name float (float) = unary" (or "unary_t = unary") names it. */
+static char *function_c_name(namer *nm, const ks_def *d)
+{
+    const ks_model *m = nm->m;
+    char *renamed = type_renamed(nm, d);
+    if (renamed)
+        return renamed;
+    if (d->fn_typedef) {
+        char *id = ks_c_identifier(d->fn_typedef);
+        identifier_chars(id);
+        char *name = ks_xasprintf("%s_fn", id);
+        free(id);
+        return name;
+    }
+    ks_buf b = {0};
+    for (size_t i = 0; i < d->nfields; i++) {
+        char *tag = ks_type_tag(m, &d->fields[i].type);
+        identifier_chars(tag);
+        ks_buf_printf(&b, "%s%s", tag, i == 0 ? "_fn" : "");
+        if (i + 1 < d->nfields)
+            ks_buf_puts(&b, "_");
+        free(tag);
+    }
+    if (d->nfields < 2)
+        ks_buf_puts(&b, "_void");
+    return ks_buf_take(&b);
+}
+
 static void name_defs(namer *nm)
 {
     ks_model *m = nm->m;
@@ -417,6 +470,7 @@ static void name_defs(namer *nm)
         ks_def *d = &m->defs[i];
         char *want = d->member ? ks_xasprintf("%s_%s", m->defs[d->owner].c_name, d->member)
                      : d->kind == KS_DEF_ARRAY ? array_c_name(m, d)
+                     : d->kind == KS_DEF_FUNCTION ? function_c_name(nm, d)
                      : d->template_name ? specialization_c_name(nm, d)
                                         : ks_c_identifier(d->qname);
         char *name = step_aside(nm, ks_xstrdup(want), 0);
@@ -535,8 +589,9 @@ static void apply_renames(namer *nm)
                         hit ? "matches several kernels (overloads): name one by its device symbol"
                             : "matches no kernel (give the qualified name as in the manifest, "
                               "e.g. 'ns::k<float, 4>', or the symbol) and no class template "
-                              "specialization a kernel takes (as the header's comment on its "
-                              "mirror spells it, e.g. 'Params<float>')");
+                              "specialization or function type a kernel takes (as the header's "
+                              "comment on its mirror or typedef spells it, e.g. 'Params<float>', "
+                              "'float (float)')");
     }
 }
 

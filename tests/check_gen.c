@@ -342,7 +342,8 @@ static const struct {
     {"bad_rename.cu", "2:4", "matches no kernel"},
     {"member_pointer.cu", "2:39", "is a member pointer"},
     {"rename_not_identifier.cu", "2:4", "is not a C identifier"},
-    {"function_pointer.cu", "2:49", "pointer to function"},
+    {"function_pointer.cu", "2:50", "pointer to function 'int (const char *, ...)', which is variadic"},
+    {"function_pointer_reference.cu", "2:52", "its parameter 1 is a reference"},
     {"syntax_error.cu", "2:36", "unknown type name 'undeclared_type'"},
     {"int128.cu", "1:52", "no exact C equivalent"},
 };
@@ -803,6 +804,8 @@ static const char *const compile_fail_cases[] = {
     "default_wrong_pointer_type.c", "default_node_int_pointer.c",
     "node_set_another_kernels_node.c", "nodes_set_another_kernels_nodes.c",
     "generic_no_instance.c", "generic_second_pointer.c",
+    "function_pointer_wrong_type.c", "function_pointer_from_void_pointer.c",
+    "strict_function_pointer_null.c",
 };
 #define NFAILS (sizeof compile_fail_cases / sizeof compile_fail_cases[0])
 
@@ -822,6 +825,12 @@ START_TEST(wrong_calls_do_not_compile)
     ck_assert_ptr_nonnull(text);
     if (strstr(text, "templates.kstub.h")) {   /* a template's one C name */
         rc = run(&out, "%s kernels/templates.cu -o %s/templates.kstub", kstub_bin(), tmpdir);
+        ck_assert_msg(rc == 0, "%s", out);
+        free(out);
+    }
+    if (strstr(text, "abi_function_pointers.kstub.h")) {   /* device function pointers */
+        rc = run(&out, "%s tests/corpus/abi_function_pointers.cu -o %s/abi_function_pointers.kstub",
+                 kstub_bin(), tmpdir);
         ck_assert_msg(rc == 0, "%s", out);
         free(out);
     }
@@ -1120,6 +1129,36 @@ START_TEST(strict_mode_accepts_exact_types)
 }
 END_TEST
 
+/* Issue 18, item 9: a device function pointer's parameter takes the
+ * caller's function pointer of that type, the generated typedef's pointer
+ * and NULL (C99, C11, C++17, gcc and clang, -Wpedantic -Werror); strict
+ * mode the exact type (NULL written as a typed null pointer). */
+START_TEST(function_pointer_arguments_compile)
+{
+    make_tmpdir();
+    char *out;
+    int rc = run(&out, "%s tests/corpus/abi_function_pointers.cu -o %s/abi_function_pointers.kstub",
+                 kstub_bin(), tmpdir);
+    ck_assert_msg(rc == 0, "%s", out);
+    free(out);
+    for (size_t c = 0; c < NCOMPILERS; c++) {
+        rc = compile(&out, (int)c, "tests/compile_ok/function_pointers_ok.c", tmpdir);
+        ck_assert_msg(rc == 0, "%s %s: a function pointer argument is refused:\n%s",
+                      compilers[c].compiler, compilers[c].lang, out);
+        free(out);
+        if (!strstr(compilers[c].lang, "c11") && !strstr(compilers[c].lang, "c++17"))
+            continue;
+        rc = run(&out, "%s %s -DFP_STRICT -Wall -Wextra -Wpedantic -Werror -Iruntime -I%s -c "
+                 "tests/compile_ok/function_pointers_ok.c -o /dev/null", compilers[c].compiler,
+                 compilers[c].lang, tmpdir);
+        ck_assert_msg(rc == 0, "%s %s: strict mode refuses an exact function pointer:\n%s",
+                      compilers[c].compiler, compilers[c].lang, out);
+        free(out);
+    }
+    remove_tmpdir();
+}
+END_TEST
+
 START_TEST(installed_kstub_uses_installed_templates)
 {
     make_tmpdir();
@@ -1181,6 +1220,7 @@ static Suite *gen_suite(void)
     tcase_add_loop_test(tc, generated_code_compiles, 0, NCOMPILERS);
     tcase_add_loop_test(tc, wrong_calls_do_not_compile, 0, NFAILS);
     tcase_add_test(tc, strict_mode_accepts_exact_types);
+    tcase_add_test(tc, function_pointer_arguments_compile);
     tcase_add_test(tc, template_generic_name_or_the_reason);
     suite_add_tcase(s, tc);
 

@@ -1,8 +1,9 @@
 # tests/gpu_spec.mk — issue 18 on the GPU (tests/gpu/spec_gpu.c): a class
-# template specialization by value, std::bool_constant tags and pointers to
-# arrays, launched through their stubs and checked against the CPU. Included
-# by tests/tests.mk; `make gpu-check` runs it (gpu-check-spec). Without a
-# CUDA driver it prints a "skipped" line and passes.
+# template specialization by value, std::bool_constant tags, pointers to
+# arrays and device function pointers, launched through their stubs and
+# checked against the CPU. Included by tests/tests.mk; `make gpu-check` runs
+# it (gpu-check-spec). Without a CUDA driver it prints a "skipped" line and
+# passes.
 #
 # As for gpu.mk, the stubs are generated where libclang is (`make gen`) and
 # $(GEN) is carried to the GPU machine, which only compiles and runs.

@@ -2,7 +2,8 @@
  * spec_gpu.c — issue 18 on a GPU: kernels taking a class template
  * specialization by value (Params<float>, mirrored as Params_float), a
  * std::bool_constant tag (the stub packs its byte) and pointers to arrays
- * (float (*)[28], float (*)[5][5]), each launched through its generated stub
+ * (float (*)[28], float (*)[5][5]) and device function pointers (read
+ * from the image by a kernel, passed as unary_t_fn *), each launched through its generated stub
  * (tests/gpu/spec_kernels.cu) on random inputs, the output poisoned first,
  * and checked against the CPU. Without a CUDA driver it prints
  * "gpu-spec: no CUDA driver (...); skipped" and exits 0.
@@ -13,6 +14,7 @@
 #include "gpu_check.h"      /* the driver, device 0 */
 
 #include <math.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -141,6 +143,45 @@ static int pointers_to_arrays(void)
     return 0;
 }
 
+/* Device function pointers: spec_ops writes two __device__ functions'
+ * addresses into a table (unary_t_fn **), the host reads them back, and
+ * spec_map applies each through its unary_t_fn * parameter. */
+static int device_function_pointers(void)
+{
+    const int n = 5003;
+    float *x = malloc(n * sizeof *x), *y = malloc(n * sizeof *y);
+    for (int i = 0; i < n; i++)
+        x[i] = frand();
+    CUdeviceptr dtable, dx, dy;
+    CU(cu.MemAlloc(&dtable, 2 * sizeof(unary_t_fn *)));
+    CU(cu.MemAlloc(&dx, n * sizeof *x));
+    CU(cu.MemAlloc(&dy, n * sizeof *y));
+    CU(cu.MemcpyHtoD(dx, x, n * sizeof *x));
+    KS(spec_ops(ks_launch_1d(1, 1), (unary_t_fn **)dtable));
+    CU(cu.StreamSynchronize(NULL));
+    unary_t_fn *table[2];
+    CU(cu.MemcpyDtoH(table, dtable, sizeof table));
+    EXPECT(table[0] != NULL && table[1] != NULL && table[0] != table[1], "spec_ops: table %p %p",
+           (void *)(uintptr_t)table[0], (void *)(uintptr_t)table[1]);
+    for (int f = 0; f < 2; f++) {
+        CU(cu.MemsetD8(dy, 0xff, n * sizeof *y));           /* poison: NaN */
+        KS(spec_map(ks_launch_1d((n + 127) / 128, 128), (float *)dy, (const float *)dx, table[f], n));
+        CU(cu.StreamSynchronize(NULL));
+        CU(cu.MemcpyDtoH(y, dy, n * sizeof *y));
+        for (int i = 0; i < n; i++) {
+            float want = f == 0 ? x[i] * x[i] : -x[i];
+            EXPECT(y[i] == want, "spec_map(%s): element %d is %g, wanted %g", f ? "negate" : "square", i,
+                   y[i], want);
+        }
+    }
+    printf("  spec_map(unary_t_fn *) with spec_square and spec_negate over %d elements\n", n);
+    cu.MemFree(dtable);
+    cu.MemFree(dx);
+    cu.MemFree(dy);
+    free(x), free(y);
+    return 0;
+}
+
 static void run_case(const char *name, int (*fn)(void))
 {
     printf("%s\n", name);
@@ -161,6 +202,7 @@ int main(void)
     run_case("class template specialization by value (Params_float)", specialization_by_value);
     run_case("std::bool_constant tags packed by the stub", bool_constant_tags);
     run_case("pointers to arrays", pointers_to_arrays);
+    run_case("device function pointers (unary_t_fn *)", device_function_pointers);
     printf("gpu-spec: %d passed, %d failed\n", n_passed, n_failed);
     return n_failed ? 1 : 0;
 }

@@ -45,3 +45,28 @@ __global__ void row_sums(const float (*rows)[28], const float (*w)[5][5], float 
 template __global__ void spec_apply<float>(Params<float>);
 template __global__ void spec_sign<true>(float *, std::bool_constant<true>, int);
 template __global__ void spec_sign<false>(float *, std::bool_constant<false>, int);
+
+// Device function pointers (issue 18, item 9): spec_ops writes the
+// addresses of two __device__ functions (read from __device__ pointer
+// variables, as cudaMemcpyFromSymbol would) into a table; the C caller
+// copies one back and passes it to spec_map, whose stub takes it as
+// unary_t_fn * (the typedef unary_t's function type). Read from the same
+// image as the kernel, so the address is this module's code.
+typedef float (*unary_t)(float);
+__device__ float spec_square(float x) { return x * x; }
+__device__ float spec_negate(float x) { return -x; }
+__device__ unary_t d_square = spec_square;
+__device__ unary_t d_negate = spec_negate;
+
+__global__ void spec_ops(unary_t *table)
+{
+    table[0] = d_square;
+    table[1] = d_negate;
+}
+
+__global__ void spec_map(float *y, const float *x, unary_t op, int n)
+{
+    int i = blockIdx.x * blockDim.x + threadIdx.x;
+    if (i < n)
+        y[i] = op(x[i]);
+}

@@ -1,0 +1,10 @@
+/* expect: map */
+/* c-expect: kernel map, parameter op needs float_fn_float * or NULL, not another pointer type */
+/* only: c11 c++17 */
+/* no-werror: the default mode's error, without -Werror and without KSTUB_STRICT */
+#include "abi_function_pointers.kstub.h"
+ks_status call(float *y, const float *x, double (*h_op)(double));
+ks_status call(float *y, const float *x, double (*h_op)(double))
+{
+    return map(ks_launch_1d(1, 32), y, x, h_op, 32); /* double (*)(double) for float (*)(float) */
+}

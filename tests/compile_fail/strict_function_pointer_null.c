@@ -1,0 +1,10 @@
+/* expect: map */
+/* c-expect: kernel map, parameter op needs exactly float_fn_float * */
+/* only: c11 */
+#define KSTUB_STRICT
+#include "abi_function_pointers.kstub.h"
+ks_status call(float *y, const float *x);
+ks_status call(float *y, const float *x)
+{
+    return map(ks_launch_1d(1, 32), y, x, NULL, 32); /* strict: (float_fn_float *)0 */
+}
