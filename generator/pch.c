@@ -293,9 +293,10 @@ static void compute_key(ks_prelude *p, const char *const *args, size_t nargs, co
     ks__sha256_ctx c;
     ks__sha256_init(&c);
     put_str(&c, "format", KS__PRELUDE_FORMAT, strlen(KS__PRELUDE_FORMAT));
-    char *version = ks_take(clang_getClangVersion());
-    put_str(&c, "libclang", version, strlen(version));
-    free(version);
+    CXString version = clang_getClangVersion();
+    const char *vs = clang_getCString(version);
+    put_str(&c, "libclang", vs ? vs : "", vs ? strlen(vs) : 0);
+    clang_disposeString(version);
     char *lib = libclang_identity();
     put_str(&c, "library", lib, strlen(lib));
     free(lib);
@@ -573,14 +574,15 @@ static void collect_inclusion(CXFile file, CXSourceLocation *stack, unsigned dep
 {
     (void)stack;
     inclusion_ctx *ic = data;
-    char *path = ks_take(clang_getFileName(file));
-    if (depth > 0 && path[0] && path[0] != '<' && strcmp(path, KS_COMPAT_PATH) != 0) {
+    CXString name = clang_getFileName(file);
+    const char *path = clang_getCString(name);
+    if (depth > 0 && path && path[0] && path[0] != '<' && strcmp(path, KS_COMPAT_PATH) != 0) {
         if (strchr(path, '\n'))
             ic->bad = 1;
         int sys = clang_Location_isInSystemHeader(clang_getLocationForOffset(ic->tu, file, 0));
         add_file(ic->p, path, sys);
     }
-    free(path);
+    clang_disposeString(name);
 }
 
 static void unique_tmp(const ks_prelude *p, char *out, size_t cap, const char *suffix)

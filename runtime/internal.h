@@ -244,7 +244,8 @@ typedef struct ks__image_state {
     ks__module_node *modules;    /* the fallback: one module per context; read with acquire */
 } ks__image_state;
 
-/* The one lock of the slow path (loading, resolving, unloading, configuring images). */
+/* The one lock of the slow path (loading, resolving, unloading, configuring images);
+ * image.c defines it, since what it guards is image state. */
 extern pthread_mutex_t ks__load_lock;
 
 /* "(unnamed)" or the image's source, for messages. */
