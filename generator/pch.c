@@ -172,33 +172,6 @@ unsigned long long ks_prelude_checksum(const void *data, size_t n)
     return h;
 }
 
-/* ---- the cache directory ------------------------------------------------------------------------ */
-
-int ks_prelude_cache_dir(const ks_options *opts, char *why, size_t cap)
-{
-    if (opts->no_cache || ks__cache_env_off()) {
-        snprintf(why, cap, "turned off (%s)", opts->no_cache ? "--no-cache" : "KSTUB_CACHE=0");
-        return -1;
-    }
-    char path[PATH_MAX + 16];
-    const char *origin;
-    int len = ks__cache_dir_path(opts->cache_dir, "--cache-dir", path, sizeof path, &origin);
-    if (len < 0) {
-        snprintf(why, cap, "no directory: none of --cache-dir, KSTUB_CACHE_DIR, XDG_CACHE_HOME "
-                           "(absolute) or HOME is set");
-        return -1;
-    }
-    if ((size_t)len >= PATH_MAX) {
-        snprintf(why, cap, "the directory name is longer than PATH_MAX");
-        return -1;
-    }
-    char detail[PATH_MAX + 256];
-    int fd = ks__dir_open_trusted(path, 1, detail, sizeof detail);
-    if (fd < 0)
-        snprintf(why, cap, "'%.*s' is not used: %.*s", PATH_MAX, path, PATH_MAX, detail);
-    return fd;
-}
-
 /* ---- the key ------------------------------------------------------------------------------------- */
 
 static void put_str(ks__sha256_ctx *c, const char *tag, const void *data, size_t n)
@@ -725,7 +698,7 @@ int ks_prelude_open(ks_prelude *p, const ks_options *opts, const char *const *ar
     p->leading = leading;
     p->nleading = nleading;
     char why_dir[2 * PATH_MAX + 512];
-    p->dirfd = ks_prelude_cache_dir(opts, why_dir, sizeof why_dir);
+    p->dirfd = ks_cache_dir_open(opts->cache_dir, opts->no_cache, why_dir, sizeof why_dir);
     if (p->dirfd < 0) {
         ks_prelude_debug("not used: %s", why_dir);
         return -1;
@@ -765,7 +738,11 @@ int ks_prelude_open(ks_prelude *p, const ks_options *opts, const char *const *ar
         return -1;
     }
     ks_prelude_debug("built %.16s", hex);
-    ks_cache_trim(p->dirfd, hex);                   /* stay under the cap */
+    unsigned long long freed, cap;                  /* stay under the cap */
+    size_t evicted = ks_cache_trim(p->dirfd, hex, &freed, &cap);
+    if (evicted)
+        ks_prelude_debug("evicted %zu least recently used entr%s (%llu bytes) to stay under %llu",
+                         evicted, evicted == 1 ? "y" : "ies", freed, cap);
     return finish_open(p);
 }
 
