@@ -1097,6 +1097,10 @@ START_TEST(manifest_reader_is_strict_json)
          "string or '}' expected near 'kernels'"},
         {"empty-file.json", "", 0, "empty-file.json:1:1: error: invalid JSON: '[' or '{' "
          "expected near end of file"},
+        /* jansson quotes the text near the error: a control character in it is
+         * escaped by the diagnostics sink like any other (no raw ESC or newline). */
+        {"ctl.json", JSON_HEAD "\x1b[31mtrue]}", 0, "ctl.json:1:27: error: invalid JSON: invalid "
+         "token near '\\x1b'\n"},
     };
     for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
         write_bytes(bad[i].name, bad[i].text, bad[i].len ? bad[i].len : strlen(bad[i].text));
