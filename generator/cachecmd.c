@@ -2,7 +2,8 @@
  * cachecmd.c — the cache's size: a cap with least-recently-used eviction,
  * and the `kstub cache` command that reports, prunes and clears.
  *
- * The cache directory (pch.c; ~/.cache/kstub by default) holds entries named
+ * The cache directory (ks_cache_dir_open; ~/.cache/kstub by default, by
+ * the rule both caches share, runtime/cache_entry.c) holds entries named
  * by a 64-hex-digit key: the generator's prelude (KEY.prelude, its PCH
  * KEY.SUM.pch, KEY.lock for concurrent builders) and libkstub's NVRTC images
  * (KEY.nvrtc). One entry is every file of one key; its size the sum of its
@@ -36,6 +37,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "cache_entry.h"
 #include "front.h"
 
 #define KS__CACHE_DEFAULT_CAP (256ULL << 20)
@@ -86,6 +88,33 @@ unsigned long long ks_cache_cap(const char **origin)
     if (origin)
         *origin = "default";
     return KS__CACHE_DEFAULT_CAP;
+}
+
+/* ---- the directory ---------------------------------------------------------------------------- */
+
+int ks_cache_dir_open(const char *dir, int no_cache, char *why, size_t cap)
+{
+    if (no_cache || ks__cache_env_off()) {
+        snprintf(why, cap, "turned off (%s)", no_cache ? "--no-cache" : "KSTUB_CACHE=0");
+        return -1;
+    }
+    char path[PATH_MAX + 16];
+    const char *origin;
+    int len = ks__cache_dir_path(dir, "--cache-dir", path, sizeof path, &origin);
+    if (len < 0) {
+        snprintf(why, cap, "no directory: none of --cache-dir, KSTUB_CACHE_DIR, XDG_CACHE_HOME "
+                           "(absolute) or HOME is set");
+        return -1;
+    }
+    if ((size_t)len >= PATH_MAX) {
+        snprintf(why, cap, "the directory name is longer than PATH_MAX");
+        return -1;
+    }
+    char detail[PATH_MAX + 256];
+    int fd = ks__dir_open_trusted(path, 1, detail, sizeof detail);
+    if (fd < 0)
+        snprintf(why, cap, "'%.*s' is not used: %.*s", PATH_MAX, path, PATH_MAX, detail);
+    return fd;
 }
 
 /* ---- the entries -------------------------------------------------------------------------------- */
@@ -245,20 +274,17 @@ void ks_cache_touch(int dirfd, const char *name)
     (void)utimensat(dirfd, name, NULL, AT_SYMLINK_NOFOLLOW);
 }
 
-void ks_cache_trim(int dirfd, const char *keep_hex)
+size_t ks_cache_trim(int dirfd, const char *keep_hex, unsigned long long *freed,
+                     unsigned long long *cap)
 {
-    unsigned long long cap = ks_cache_cap(NULL), freed;
-    if (cap == 0)
-        return;
+    *freed = 0;
+    *cap = ks_cache_cap(NULL);
     listing l;
-    if (list_entries(dirfd, &l) != 0)
-        return;
-    if (l.total > cap) {
-        size_t n = evict(dirfd, &l, cap, keep_hex, &freed);
-        ks_prelude_debug("evicted %zu least recently used entr%s (%llu bytes) to stay under %llu",
-                         n, n == 1 ? "y" : "ies", freed, cap);
-    }
+    if (*cap == 0 || list_entries(dirfd, &l) != 0)
+        return 0;
+    size_t n = l.total > *cap ? evict(dirfd, &l, *cap, keep_hex, freed) : 0;
     free(l.e);
+    return n;
 }
 
 /* ---- kstub cache ------------------------------------------------------------------------------------ */
@@ -278,21 +304,6 @@ static void cache_usage(FILE *f)
           "                       $XDG_CACHE_HOME/kstub or ~/.cache/kstub)\n"
           "exit status: 0 done; 1 the cache directory cannot be used; 2 usage error\n",
           f);
-}
-
-/* The directory's name as pch.c chooses it, for --stats. */
-static void dir_name(char *out, size_t cap, const char *dir)
-{
-    const char *env = getenv("KSTUB_CACHE_DIR"), *xdg = getenv("XDG_CACHE_HOME"),
-               *home = getenv("HOME");
-    if (dir && *dir)
-        snprintf(out, cap, "%s", dir);
-    else if (env && *env)
-        snprintf(out, cap, "%s", env);
-    else if (xdg && xdg[0] == '/')
-        snprintf(out, cap, "%s/kstub", xdg);
-    else
-        snprintf(out, cap, "%s/.cache/kstub", home ? home : "");
 }
 
 static void human(char *out, size_t cap, unsigned long long b)
@@ -348,11 +359,8 @@ int ks_cache_main(int argc, char **argv)
         }
         origin = "--max-size";
     }
-    ks_options o;
-    memset(&o, 0, sizeof o);
-    o.cache_dir = dir;
     char why[2 * PATH_MAX + 512];
-    int dirfd = ks_prelude_cache_dir(&o, why, sizeof why);
+    int dirfd = ks_cache_dir_open(dir, 0, why, sizeof why);
     if (dirfd < 0) {
         fprintf(stderr, "kstub cache: the cache is %s\n", why);
         return 1;
@@ -380,8 +388,9 @@ int ks_cache_main(int argc, char **argv)
             human(h2, sizeof h2, cap);
         else
             snprintf(h2, sizeof h2, "none");
-        char path[PATH_MAX + 16];
-        dir_name(path, sizeof path, dir);
+        char path[PATH_MAX + 16] = "";
+        const char *from;
+        ks__cache_dir_path(dir, "--cache-dir", path, sizeof path, &from);
         printf("cache directory   %s\n", path);
         printf("preludes          %zu (%llu bytes)\n", np, pb);
         printf("NVRTC images      %zu (%llu bytes)\n", nn, nb);

@@ -1,6 +1,8 @@
 /*
- * cachecmd.h — the cache's size cap with least-recently-used eviction, and
- * the `kstub cache` command (cachecmd.c). pch.c calls the two hooks.
+ * cachecmd.h — the cache directory (where it is, opened and checked), its
+ * size cap with least-recently-used eviction, and the `kstub cache` command
+ * (cachecmd.c). pch.c opens the directory here and calls the two hooks;
+ * nothing here calls pch.c.
  */
 #ifndef KSTUB_CACHECMD_H
 #define KSTUB_CACHECMD_H
@@ -14,11 +16,21 @@ int ks_cache_parse_size(const char *s, unsigned long long *out);
 /* KSTUB_CACHE_SIZE, else the default; *origin says which (may be NULL). */
 unsigned long long ks_cache_cap(const char **origin);
 
+#include <stddef.h>
+
+/* The cache directory (dir when set and not empty, else the rule of
+ * runtime/cache_entry.c), opened and checked (runtime/safefile.c): the fd,
+ * or -1 with the reason in why when it is off (no_cache, KSTUB_CACHE=0),
+ * unset or unsafe. */
+int ks_cache_dir_open(const char *dir, int no_cache, char *why, size_t cap);
+
 /* Marks the entry file NAME (relative to dirfd) used now. */
 void ks_cache_touch(int dirfd, const char *name);
 
 /* Removes least recently used entries, never the one of keep_hex (64 hex
- * digits), until the cache is under its cap. */
-void ks_cache_trim(int dirfd, const char *keep_hex);
+ * digits), until the cache is under its cap. Returns how many it removed,
+ * with *freed their bytes and *cap the cap. */
+size_t ks_cache_trim(int dirfd, const char *keep_hex, unsigned long long *freed,
+                     unsigned long long *cap);
 
 #endif

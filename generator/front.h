@@ -73,9 +73,6 @@ void ks_prelude_rebuild(ks_prelude *p, const ks_options *opts, const char *const
 void ks_prelude_close(ks_prelude *p);
 /* The 64-bit checksum of a PCH file's bytes kept in its cache entry. */
 unsigned long long ks_prelude_checksum(const void *data, size_t n);
-/* The cache directory for opts, opened and checked (runtime/safefile.c);
- * -1 with the reason in why when it is off or unsafe. */
-int ks_prelude_cache_dir(const ks_options *opts, char *why, size_t cap);
 
 /* A line on stderr under KSTUB_DEBUG_PCH=1: what the cache did and why. */
 void ks_prelude_debug(const char *fmt, ...) __attribute__((format(printf, 1, 2)));

@@ -9,7 +9,9 @@
  */
 #include "cli.h"
 #include "cachecmd.h"
+#include "drift.h"
 #include "inputs.h"
+#include "manifest.h"
 
 #include <limits.h>
 #include <stdio.h>

@@ -1,32 +1,63 @@
 /*
- * manifest.c — the signature manifest (--manifest FILE.json): every kernel
- * and parameter with its C type, size, alignment and offset, in source
- * order. The drift check and other tools read it; its field names are stable
- * and "format" changes when they do. kstub --list --format=json prints the
- * same document with each stub's C prototype added.
+ * manifest.c — the signature manifest (--manifest FILE.json), written and
+ * read: every kernel and parameter with its C type, size, alignment and
+ * offset, in source order. kstub check and kstub diff (drift.c) read it back
+ * as signatures; kstub --list --format=json prints the same document with
+ * each stub's C prototype added. Its field names are written here only
+ * (F_* below), are stable, and "format" changes when they do. Both
+ * directions go through jansson.
  */
 #include "cli.h"
+#include "manifest.h"
+#include "sigtable.h"
 
 #include <jansson.h>
+#include <limits.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+
+/* ---- the format's field names ------------------------------------------------------------------ */
+
+#define F_FORMAT "format"
+#define F_SOURCE "source"
+#define F_KERNELS "kernels"
+/* a kernel */
+#define F_NAME "name"
+#define F_C_NAME "c_name"
+#define F_SYMBOL "symbol"
+#define F_LINE "line"
+#define F_COL "col"
+#define F_BOUNDS "launch_bounds"
+#define F_PARAMS "params"
+#define F_PROTOTYPE "prototype"   /* --list only */
+/* a parameter (and F_NAME) */
+#define F_TYPE "type"
+#define F_C_TYPE "c_type"
+#define F_SIZE "size"
+#define F_ALIGN "align"
+#define F_OFFSET "offset"
+#define F_EXTENT "extent"
+#define F_FIXED "fixed"
+
+/* ---- writing ----------------------------------------------------------------------------------- */
 
 static json_t *param_json(const ks_model *m, const ks_param *p)
 {
     char *c_type = ks_spell_c_type(m, &p->type);
     json_t *j = json_pack("{s:s, s:s, s:s, s:I, s:I, s:I}",
-                     "name", p->c_name,
-                     "type", p->spelled,
-                     "c_type", c_type,
-                     "size", (json_int_t)p->size,
-                     "align", (json_int_t)p->align,
-                     "offset", (json_int_t)p->offset);
+                     F_NAME, p->c_name,
+                     F_TYPE, p->spelled,
+                     F_C_TYPE, c_type,
+                     F_SIZE, (json_int_t)p->size,
+                     F_ALIGN, (json_int_t)p->align,
+                     F_OFFSET, (json_int_t)p->offset);
     if (p->extent)
-        json_object_set_new(j, "extent", json_string(p->extent));
+        json_object_set_new(j, F_EXTENT, json_string(p->extent));
     /* An empty class (std::true_type, std::integral_constant<int, 4>): the
      * stub packs its byte, the caller passes nothing. */
     if (p->type.tag)
-        json_object_set_new(j, "fixed", json_true());
+        json_object_set_new(j, F_FIXED, json_true());
     free(c_type);
     return j;
 }
@@ -41,16 +72,16 @@ static json_t *kernel_json(const ks_model *m, const ks_kern *k, int with_prototy
         bounds = json_pack("[I, I]", (json_int_t)k->max_threads,
                            (json_int_t)(k->min_blocks > 0 ? k->min_blocks : 0));
     json_t *j = json_pack("{s:s, s:s, s:s, s:I, s:I, s:o, s:o}",
-                          "name", k->name,
-                          "c_name", k->c_name,
-                          "symbol", k->symbol,
-                          "line", (json_int_t)k->line,
-                          "col", (json_int_t)k->col,
-                          "launch_bounds", bounds,
-                          "params", params);
+                          F_NAME, k->name,
+                          F_C_NAME, k->c_name,
+                          F_SYMBOL, k->symbol,
+                          F_LINE, (json_int_t)k->line,
+                          F_COL, (json_int_t)k->col,
+                          F_BOUNDS, bounds,
+                          F_PARAMS, params);
     if (with_prototype) {
         char *proto = ks_kern_c_prototype(m, k);
-        json_object_set_new(j, "prototype", json_string(proto));
+        json_object_set_new(j, F_PROTOTYPE, json_string(proto));
         free(proto);
     }
     return j;
@@ -84,8 +115,8 @@ static char *document(const ks_options *opts, const ks_model *m, int with_protot
     json_t *kernels = json_array();
     for (size_t i = 0; i < m->nkernels; i++)
         json_array_append_new(kernels, kernel_json(m, &m->kernels[i], with_prototype));
-    json_t *root = json_pack("{s:i, s:s, s:o}", "format", KSTUB_MANIFEST_FORMAT,
-                             "source", ks_basename(opts->input), "kernels", kernels);
+    json_t *root = json_pack("{s:i, s:s, s:o}", F_FORMAT, KSTUB_MANIFEST_FORMAT,
+                             F_SOURCE, ks_basename(opts->input), F_KERNELS, kernels);
     char *text = json_dumps(root, JSON_INDENT(2) | JSON_PRESERVE_ORDER | JSON_ENSURE_ASCII);
     json_decref(root);
     if (!text)
@@ -103,4 +134,243 @@ char *ks_manifest_json(const ks_options *opts, const ks_model *m)
 char *ks_list_json(const ks_options *opts, const ks_model *m)
 {
     return document(opts, m, 1);
+}
+
+/* ---- reading ----------------------------------------------------------------------------------- */
+
+/* A string field's value (a copy), or NULL when missing or not a string. */
+static char *str_value(const json_t *j)
+{
+    return json_is_string(j) ? ks_xstrdup(json_string_value(j)) : NULL;
+}
+
+static const char *json_type_name(const json_t *j)
+{
+    switch (json_typeof(j)) {
+    case JSON_OBJECT: return "an object";
+    case JSON_ARRAY: return "an array";
+    case JSON_STRING: return "a string";
+    case JSON_INTEGER: return "a negative integer";
+    case JSON_REAL: return "a fraction";
+    case JSON_TRUE:
+    case JSON_FALSE: return "a boolean";
+    case JSON_NULL: return "null";
+    }
+    return "something else";
+}
+
+/* Where a field is, for messages: "kernel #3" or "kernel #3, parameter 2"
+ * (param 0: the kernel's own field). Built only when a message needs it. */
+typedef struct where {
+    size_t kernel, param;
+} where;
+
+static const char *where_text(where w, char *buf, size_t size)
+{
+    if (w.param)
+        snprintf(buf, size, "kernel #%zu, parameter %zu", w.kernel, w.param);
+    else
+        snprintf(buf, size, "kernel #%zu", w.kernel);
+    return buf;
+}
+
+/* A number field as a non-negative integer. A wrong type is an error
+ * naming the field (read as 0 it would report a bogus "size changed to 0");
+ * a missing field is one too unless optional (0 then: unknown). */
+static int int_value(const json_t *j, const char *key, int optional, long *v, const char *path,
+                     where w)
+{
+    char buf[64];
+    *v = 0;
+    if (!j && optional)
+        return 0;
+    if (!j) {
+        ks_error_at(path, 0, 0, "%s: \"%s\" is missing", where_text(w, buf, sizeof buf), key);
+        return -1;
+    }
+    json_int_t i = json_is_integer(j) ? json_integer_value(j) : -1;
+    if (i < 0 || i > INT_MAX) {
+        ks_error_at(path, 0, 0, "%s: \"%s\" must be a non-negative integer, not %s",
+                    where_text(w, buf, sizeof buf), key,
+                    json_is_integer(j) && i > 0 ? "one this large" : json_type_name(j));
+        return -1;
+    }
+    *v = (long)i;
+    return 0;
+}
+
+/* "launch_bounds": null, or [max threads] or [max threads, min blocks]. */
+static int bounds_value(const json_t *lb, ks_sig_kern *k, const char *path, where w)
+{
+    k->max_threads = k->min_blocks = -1;
+    size_t n = json_is_array(lb) ? json_array_size(lb) : 0;
+    if (n >= 1 && n <= 2) {
+        long max = 0, mb = 0;
+        int rc = int_value(json_array_get(lb, 0), F_BOUNDS "[0]", 0, &max, path, w) ||
+                 int_value(json_array_get(lb, 1), F_BOUNDS "[1]", 1, &mb, path, w);
+        k->max_threads = max;
+        k->min_blocks = mb > 0 ? mb : -1;
+        return rc ? -1 : 0;
+    }
+    if (lb && !json_is_null(lb)) {
+        char buf[64];
+        ks_error_at(path, 0, 0, "%s: \"" F_BOUNDS "\" must be null or [max threads, min "
+                    "blocks], not %s", where_text(w, buf, sizeof buf), json_type_name(lb));
+        return -1;
+    }
+    return 0;
+}
+
+/* One parameter. Returns 0, 1 (a name or type missing), 2 (error printed). */
+static int param_value(const json_t *jp, ks_sig_param *p, const char *path, where w)
+{
+    memset(p, 0, sizeof *p);
+    p->name = str_value(json_object_get(jp, F_NAME));
+    p->type = str_value(json_object_get(jp, F_TYPE));
+    p->c_type = str_value(json_object_get(jp, F_C_TYPE));
+    if (int_value(json_object_get(jp, F_SIZE), F_SIZE, 0, &p->size, path, w) != 0 ||
+        int_value(json_object_get(jp, F_ALIGN), F_ALIGN, 0, &p->align, path, w) != 0 ||
+        int_value(json_object_get(jp, F_OFFSET), F_OFFSET, 0, &p->offset, path, w) != 0)
+        return 2;
+    return !p->name || !p->c_type;
+}
+
+/* One kernel (index i, from 0). Returns 0, 1 (a field missing), 2 (error printed). */
+static int kernel_value(const json_t *jk, size_t i, ks_sig_kern *k, const char *path)
+{
+    where w = {i + 1, 0};
+    int bad = 0;
+    memset(k, 0, sizeof *k);
+    k->name = str_value(json_object_get(jk, F_NAME));
+    k->c_name = str_value(json_object_get(jk, F_C_NAME));
+    k->symbol = str_value(json_object_get(jk, F_SYMBOL));
+    long line = 0, col = 0;
+    if (int_value(json_object_get(jk, F_LINE), F_LINE, 1, &line, path, w) != 0 ||
+        int_value(json_object_get(jk, F_COL), F_COL, 1, &col, path, w) != 0)  /* col: 0 in older manifests */
+        bad = 2;
+    k->line = (unsigned)line;
+    k->col = (unsigned)col;
+    if (bounds_value(json_object_get(jk, F_BOUNDS), k, path, w) != 0)
+        bad = 2;
+    const json_t *params = json_object_get(jk, F_PARAMS);
+    size_t np = json_is_array(params) ? json_array_size(params) : 0;
+    k->params = ks_xmalloc((np ? np : 1) * sizeof *k->params);
+    for (size_t j = 0; j < np; j++) {
+        int r = param_value(json_array_get(params, j), &k->params[k->nparams++], path,
+                            (where){i + 1, j + 1});
+        bad = bad > r ? bad : r;
+    }
+    if (!k->name || !k->c_name || !k->symbol || !json_is_array(params))
+        bad = bad ? bad : 1;
+    if (bad == 1)
+        ks_error_at(path, 0, 0, "kernel #%zu: a " F_NAME ", " F_C_NAME ", " F_SYMBOL
+                    " or parameter field is missing", i + 1);
+    return bad;
+}
+
+/* A kernel is its name and device symbol (what diff pairs on): a manifest
+ * that lists one twice is malformed, not a kernel added. Reports each
+ * repeat with the entry it repeats; returns their count. */
+static int find_duplicate_kernels(const ks_sigs *m, const char *path)
+{
+    ks_sigtable t;
+    ks_sigtable_init(&t, m->nkernels, 1);
+    int dups = 0;
+    for (size_t i = 0; i < m->nkernels; i++) {
+        ks_sigslot *s = ks_sigtable_slot(&t, &m->kernels[i], 1);
+        if (s->k == &m->kernels[i]) {
+            s->idx = (long)i;
+            continue;
+        }
+        ks_error_at(path, 0, 0, "kernel #%zu repeats kernel #%ld ('%s', symbol '%s'): a "
+                    "manifest lists each kernel once", i + 1, s->idx + 1, m->kernels[i].name,
+                    m->kernels[i].symbol);
+        dups++;
+    }
+    ks_sigtable_free(&t);
+    return dups;
+}
+
+static int manifest_from_json(const json_t *root, const char *path, ks_sigs *m)
+{
+    const json_t *format = json_object_get(root, F_FORMAT);
+    const json_t *kernels = json_object_get(root, F_KERNELS);
+    if (!json_is_integer(format) || json_integer_value(format) != KSTUB_MANIFEST_FORMAT) {
+        ks_error_at(path, 0, 0, "not a kstub manifest of format %d (\"" F_FORMAT "\" is %s)",
+                    KSTUB_MANIFEST_FORMAT, format ? "different" : "missing");
+        return -1;
+    }
+    if (!json_is_array(kernels)) {
+        ks_error_at(path, 0, 0, "\"" F_KERNELS "\" is missing or not an array");
+        return -1;
+    }
+    m->source = str_value(json_object_get(root, F_SOURCE));
+    if (!m->source)
+        m->source = ks_xstrdup(ks_basename(path));
+    size_t nk = json_array_size(kernels);
+    m->kernels = ks_xmalloc((nk ? nk : 1) * sizeof *m->kernels);
+    int bad = 0;
+    for (size_t i = 0; i < nk && !bad; i++)
+        bad = kernel_value(json_array_get(kernels, i), i, &m->kernels[m->nkernels++], path);
+    if (bad || find_duplicate_kernels(m, path)) {
+        ks_sigs_free(m);
+        return -1;
+    }
+    return 0;
+}
+
+/* Parses text[0..size) named path in messages into *m. jansson checks the
+ * text against RFC 8259 (UTF-8, escapes, surrogate pairs, no \u0000, a
+ * bounded depth); of duplicate keys the last one wins. */
+static int manifest_from_text(const char *text, size_t size, const char *path, ks_sigs *m)
+{
+    json_error_t err;
+    json_t *root = json_loadb(text, size, 0, &err);
+    if (!root) {
+        ks_error_at(path, err.line > 0 ? (unsigned)err.line : 1,
+                    err.column > 0 ? (unsigned)err.column : 1, "invalid JSON: %s", err.text);
+        return -1;
+    }
+    int rc = manifest_from_json(root, path, m);
+    json_decref(root);
+    return rc;
+}
+
+int ks_manifest_read(const char *path, ks_sigs *m)
+{
+    memset(m, 0, sizeof *m);
+    size_t size;
+    char *text = ks_read_file(path, &size);
+    if (!text) {
+        ks_error_at(path, 0, 0, "cannot read: %s", ks_file_error());
+        return -1;
+    }
+    int rc = manifest_from_text(text, size, path, m);
+    free(text);
+    return rc;
+}
+
+int ks_manifest_parse(const char *text, const char *name, ks_sigs *m)
+{
+    memset(m, 0, sizeof *m);
+    return manifest_from_text(text, strlen(text), name, m);
+}
+
+void ks_sigs_free(ks_sigs *m)
+{
+    for (size_t i = 0; i < m->nkernels; i++) {
+        ks_sig_kern *k = &m->kernels[i];
+        for (size_t j = 0; j < k->nparams; j++) {
+            free(k->params[j].name);
+            free(k->params[j].type);
+            free(k->params[j].c_type);
+        }
+        free(k->params);
+        free(k->name);
+        free(k->c_name);
+        free(k->symbol);
+    }
+    free(m->kernels);
+    free(m->source);
+    memset(m, 0, sizeof *m);
 }

@@ -10,7 +10,6 @@
 #include <stddef.h>
 
 #define KSTUB_VERSION "0.2.0"
-#define KSTUB_MANIFEST_FORMAT 1
 
 /*
  * The typed model. The front end (walk.c, typemap.c) fills it from libclang;
@@ -346,9 +345,6 @@ int ks_def_uses_header(const ks_model *m, size_t def);
 /* The C spelling of a type ("const float *restrict"), from its structure. */
 char *ks_spell_c_type(const ks_model *m, const ks_type *t);
 
-/* ---- manifest.c ---- */
-char *ks_manifest_json(const ks_options *opts, const ks_model *model);
-
 /* ---- util.c ---- */
 typedef struct ks_buf {
     char *data;
@@ -472,63 +468,5 @@ int ks_compdb_translate(const char *directory, const char *const *argv, size_t a
  * Returns 0, or -1 after printing an error. */
 int ks_compdb_load(const char *build_dir, const char *input, ks_compdb *db);
 void ks_compdb_free(ks_compdb *db);
-
-/* ---- drift.c: kstub check and kstub diff ---- */
-/* Exit statuses of check and diff, a bit field as abidiff's: */
-enum {
-    KS_DRIFT_NONE = 0,         /* up to date / no change */
-    KS_DRIFT_ERROR = 1,        /* the tool failed (unreadable or bad input) */
-    KS_DRIFT_USAGE = 2,        /* bad command line */
-    KS_DRIFT_CHANGED = 4,      /* something changed (out of date) */
-    KS_DRIFT_BREAKING = 8      /* ... and it breaks existing callers; with CHANGED */
-};
-
-typedef enum { KS_FORMAT_TEXT, KS_FORMAT_JSON, KS_FORMAT_GITHUB } ks_format;
-/* "text", "json" or "github"; -1 if none of those. */
-int ks_format_parse(const char *s);
-
-/* A manifest's signatures: what drift compares (strings and numbers, as
- * written; no typed model needed). */
-typedef struct ks_sig_param {
-    char *name, *type, *c_type;
-    long size, align, offset;
-} ks_sig_param;
-
-typedef struct ks_sig_kern {
-    char *name, *c_name, *symbol;
-    unsigned line, col;
-    long max_threads, min_blocks;
-    ks_sig_param *params;
-    size_t nparams;
-} ks_sig_kern;
-
-typedef struct ks_sigs {
-    char *source;
-    ks_sig_kern *kernels;
-    size_t nkernels;
-} ks_sigs;
-
-/* Reads a manifest file, or manifest text (name for messages). Returns 0,
- * or -1 after printing an error. */
-int ks_manifest_read(const char *path, ks_sigs *sigs);
-int ks_manifest_parse(const char *text, const char *name, ks_sigs *sigs);
-void ks_sigs_free(ks_sigs *sigs);
-
-/* kstub diff [--format=F] [--source PATH] OLD.json NEW.json */
-int ks_diff_main(int argc, char **argv);
-
-/* What kstub check compares. */
-typedef struct ks_check_input {
-    const char *source;        /* the .cu path, for diagnostics */
-    const char *fresh_manifest;/* the manifest of the model just parsed */
-    const ks_output *outputs;  /* what the generator would write now */
-    size_t noutputs;
-    const char *manifest;      /* on-disk manifest path, or NULL */
-    const char *fix_command;   /* the command line that regenerates */
-    ks_format format;
-} ks_check_input;
-
-/* Compares with the files on disk, prints the report; returns the exit status. */
-int ks_check_run(const ks_check_input *in);
 
 #endif /* KSTUB_MODEL_H */

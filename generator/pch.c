@@ -9,9 +9,11 @@
  * clang_saveTranslationUnit) and parses each file with -include-pch.
  *
  * The cache follows the runtime's NVRTC cache (runtime/cache.c) and shares
- * its code (rtshared.c): a directory only the user can change, opened once
- * and checked by descriptor, entries opened relative to it with O_NOFOLLOW,
- * written to a temporary file and renamed. One configuration is two files:
+ * its code (runtime/cache_entry.c, through rtshared.c): the same directory
+ * rule, a directory only the user can change, opened once and checked by
+ * descriptor, entries of the same layout opened relative to it with
+ * O_NOFOLLOW, written to a temporary file and renamed. One configuration is
+ * two files:
  *
  *     KEY.prelude        "KSTUBPC1" key[32] length[8] SHA-256(payload)[32] payload
  *     KEY.SUM.pch        the PCH itself, as libclang wrote it
@@ -54,12 +56,12 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "cache_entry.h"
 #include "cachecmd.h"
 #include "sha256.h"
 
 #define KS__PRELUDE_FORMAT "kstub prelude 2"   /* 2: the environment, directory and header times */
 #define KS__PRELUDE_MAGIC "KSTUBPC1"
-#define KS__PRELUDE_HEADER (8 + 32 + 8 + 32)
 #define KS__PRELUDE_MAX_META ((size_t)4 << 20)
 #define KS__LOCK_WAIT_S 300          /* a cold PCH build takes 1-3 s, more under make -j */
 
@@ -170,43 +172,6 @@ unsigned long long ks_prelude_checksum(const void *data, size_t n)
     return h;
 }
 
-/* ---- the cache directory ------------------------------------------------------------------------ */
-
-int ks_prelude_cache_dir(const ks_options *opts, char *why, size_t cap)
-{
-    const char *off = getenv("KSTUB_CACHE");
-    if (opts->no_cache || (off && strcmp(off, "0") == 0)) {
-        snprintf(why, cap, "turned off (%s)", opts->no_cache ? "--no-cache" : "KSTUB_CACHE=0");
-        return -1;
-    }
-    char path[PATH_MAX + 16];
-    const char *env = getenv("KSTUB_CACHE_DIR"), *xdg = getenv("XDG_CACHE_HOME"),
-               *home = getenv("HOME");
-    int len;
-    if (opts->cache_dir && opts->cache_dir[0])
-        len = snprintf(path, sizeof path, "%s", opts->cache_dir);
-    else if (env && env[0])
-        len = snprintf(path, sizeof path, "%s", env);
-    else if (xdg && xdg[0] == '/')          /* the XDG spec: relative values are ignored */
-        len = snprintf(path, sizeof path, "%s/kstub", xdg);
-    else if (home && home[0])
-        len = snprintf(path, sizeof path, "%s/.cache/kstub", home);
-    else {
-        snprintf(why, cap, "no directory: none of --cache-dir, KSTUB_CACHE_DIR, XDG_CACHE_HOME "
-                           "(absolute) or HOME is set");
-        return -1;
-    }
-    if (len < 0 || (size_t)len >= PATH_MAX) {
-        snprintf(why, cap, "the directory name is longer than PATH_MAX");
-        return -1;
-    }
-    char detail[PATH_MAX + 256];
-    int fd = ks__dir_open_trusted(path, 1, detail, sizeof detail);
-    if (fd < 0)
-        snprintf(why, cap, "'%.*s' is not used: %.*s", PATH_MAX, path, PATH_MAX, detail);
-    return fd;
-}
-
 /* ---- the key ------------------------------------------------------------------------------------- */
 
 static void put_str(ks__sha256_ctx *c, const char *tag, const void *data, size_t n)
@@ -293,9 +258,10 @@ static void compute_key(ks_prelude *p, const char *const *args, size_t nargs, co
     ks__sha256_ctx c;
     ks__sha256_init(&c);
     put_str(&c, "format", KS__PRELUDE_FORMAT, strlen(KS__PRELUDE_FORMAT));
-    char *version = ks_take(clang_getClangVersion());
-    put_str(&c, "libclang", version, strlen(version));
-    free(version);
+    CXString version = clang_getClangVersion();
+    const char *vs = clang_getCString(version);
+    put_str(&c, "libclang", vs ? vs : "", vs ? strlen(vs) : 0);
+    clang_disposeString(version);
     char *lib = libclang_identity();
     put_str(&c, "library", lib, strlen(lib));
     free(lib);
@@ -347,47 +313,6 @@ static void add_file(ks_prelude *p, const char *path, int sys)
     p->is_system[p->nfiles++] = (unsigned char)sys;
 }
 
-static void put_u64(unsigned char *b, uint64_t v)
-{
-    for (int i = 0; i < 8; i++)
-        b[i] = (unsigned char)(v >> (8 * i));
-}
-
-static int write_all(int fd, const void *data, size_t n)
-{
-    const char *c = data;
-    while (n > 0) {
-        ssize_t w = write(fd, c, n);
-        if (w < 0 && errno == EINTR)
-            continue;
-        if (w <= 0)
-            return -1;
-        c += w;
-        n -= (size_t)w;
-    }
-    return 0;
-}
-
-static char *read_fd(int fd, size_t size)
-{
-    char *buf = ks_xmalloc(size + 1);
-    size_t got = 0;
-    while (got < size) {
-        ssize_t r = read(fd, buf + got, size - got);
-        if (r < 0 && errno == EINTR)
-            continue;
-        if (r <= 0)
-            break;
-        got += (size_t)r;
-    }
-    if (got != size) {
-        free(buf);
-        return NULL;
-    }
-    buf[size] = '\0';
-    return buf;
-}
-
 /* The open PCH fd checked against its recorded size and checksum: 0, or -1. */
 static int check_pch(int fd, const struct stat *sb, unsigned long long size, unsigned long long sum,
                      const char **why)
@@ -428,38 +353,9 @@ static char *payload_pch_name(const ks_prelude *p, const char *payload)
 static char *read_meta(const ks_prelude *p, const char **why)
 {
     char name[96];
+    size_t n;
     entry_name(p, name, sizeof name, ".prelude");
-    struct stat sb;
-    int fd = ks__open_regular(p->dirfd, name, 1, &sb);
-    if (fd < 0) {
-        *why = fd == KS__NOT_REGULAR ? "the entry is not a regular file" : "no entry";
-        return NULL;
-    }
-    char *buf = NULL;
-    if (sb.st_uid == geteuid() && (sb.st_mode & (S_IWGRP | S_IWOTH)) == 0 &&
-        (size_t)sb.st_size >= KS__PRELUDE_HEADER && (size_t)sb.st_size <= KS__PRELUDE_MAX_META)
-        buf = read_fd(fd, (size_t)sb.st_size);
-    close(fd);
-    if (!buf) {
-        *why = "the entry is not this user's, or has an impossible size";
-        return NULL;
-    }
-    size_t size = (size_t)sb.st_size;
-    uint64_t len = load64((const unsigned char *)buf + 40);
-    unsigned char digest[32];
-    int ok = memcmp(buf, KS__PRELUDE_MAGIC, 8) == 0 && memcmp(buf + 8, p->key, 32) == 0 &&
-             len == size - KS__PRELUDE_HEADER;
-    if (ok) {
-        ks__sha256(buf + KS__PRELUDE_HEADER, (size_t)len, digest);
-        ok = memcmp(digest, buf + 48, 32) == 0;
-    }
-    if (!ok) {
-        free(buf);
-        *why = "the entry is corrupt or foreign (magic, key, length or SHA-256)";
-        return NULL;
-    }
-    memmove(buf, buf + KS__PRELUDE_HEADER, (size_t)len + 1);
-    return buf;
+    return ks__entry_read(p->dirfd, name, KS__PRELUDE_MAGIC, p->key, KS__PRELUDE_MAX_META, &n, why);
 }
 
 /* What the entry records of a header the prelude read, and checks before
@@ -573,25 +469,23 @@ static void collect_inclusion(CXFile file, CXSourceLocation *stack, unsigned dep
 {
     (void)stack;
     inclusion_ctx *ic = data;
-    char *path = ks_take(clang_getFileName(file));
-    if (depth > 0 && path[0] && path[0] != '<' && strcmp(path, KS_COMPAT_PATH) != 0) {
+    CXString name = clang_getFileName(file);
+    const char *path = clang_getCString(name);
+    if (depth > 0 && path && path[0] && path[0] != '<' && strcmp(path, KS_COMPAT_PATH) != 0) {
         if (strchr(path, '\n'))
             ic->bad = 1;
         int sys = clang_Location_isInSystemHeader(clang_getLocationForOffset(ic->tu, file, 0));
         add_file(ic->p, path, sys);
     }
-    free(path);
+    clang_disposeString(name);
 }
 
+/* A temporary name beside the key's entry (cache_entry.c's form). */
 static void unique_tmp(const ks_prelude *p, char *out, size_t cap, const char *suffix)
 {
-    static unsigned counter;
     char hex[65];
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
     ks__sha256_hex(p->key, hex);
-    snprintf(out, cap, ".%.16s.%ld.%u.%lx%s", hex, (long)getpid(), ++counter, (unsigned long)ts.tv_nsec,
-             suffix);
+    ks__entry_tmp_name(hex, suffix, out, cap);
 }
 
 /* The payload's PCH name of the entry now in place, or NULL. */
@@ -620,21 +514,12 @@ static int write_meta(ks_prelude *p, const char *pch_name, unsigned long long si
     }
     size_t len = b.len;
     char *payload = ks_buf_take(&b);
-    unsigned char header[KS__PRELUDE_HEADER];
-    memcpy(header, KS__PRELUDE_MAGIC, 8);
-    memcpy(header + 8, p->key, 32);
-    put_u64(header + 40, len);
-    ks__sha256(payload, len, header + 48);
-    char tmp[128], name[96];
-    unique_tmp(p, tmp, sizeof tmp, ".prelude.tmp");
+    char name[96];
     entry_name(p, name, sizeof name, ".prelude");
-    int fd = openat(p->dirfd, tmp, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0600);
-    int ok = fd >= 0 && write_all(fd, header, sizeof header) == 0 && write_all(fd, payload, len) == 0;
-    ok = fd >= 0 && close(fd) == 0 && ok;
+    char *old = current_pch_name(p);
+    int rc = ks__entry_write(p->dirfd, name, KS__PRELUDE_MAGIC, p->key, payload, len);
     free(payload);
-    char *old = ok ? current_pch_name(p) : NULL;
-    if (!ok || renameat(p->dirfd, tmp, p->dirfd, name) != 0) {
-        unlinkat(p->dirfd, tmp, 0);
+    if (rc != 0) {
         free(old);
         return -1;
     }
@@ -765,13 +650,13 @@ static int lock_key(const ks_prelude *p)
  * case it cannot see: the build's write then fails as before. */
 static int write_probe(const ks_prelude *p)
 {
-    char tmp[128];
-    unique_tmp(p, tmp, sizeof tmp, ".probe.tmp");
-    int fd = openat(p->dirfd, tmp, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0600);
+    char tmp[128], hex[65];
+    ks__sha256_hex(p->key, hex);
+    int fd = ks__entry_tmp_open(p->dirfd, hex, ".probe.tmp", tmp, sizeof tmp);
     if (fd < 0)
         return errno ? errno : EACCES;
     static const char block[64 * 1024];
-    int err = write_all(fd, block, sizeof block) == 0 ? 0 : errno ? errno : ENOSPC;
+    int err = ks__write_all(fd, block, sizeof block) == 0 ? 0 : errno ? errno : ENOSPC;
     if (close(fd) != 0 && err == 0)
         err = errno;
     unlinkat(p->dirfd, tmp, 0);
@@ -813,7 +698,7 @@ int ks_prelude_open(ks_prelude *p, const ks_options *opts, const char *const *ar
     p->leading = leading;
     p->nleading = nleading;
     char why_dir[2 * PATH_MAX + 512];
-    p->dirfd = ks_prelude_cache_dir(opts, why_dir, sizeof why_dir);
+    p->dirfd = ks_cache_dir_open(opts->cache_dir, opts->no_cache, why_dir, sizeof why_dir);
     if (p->dirfd < 0) {
         ks_prelude_debug("not used: %s", why_dir);
         return -1;
@@ -853,7 +738,11 @@ int ks_prelude_open(ks_prelude *p, const ks_options *opts, const char *const *ar
         return -1;
     }
     ks_prelude_debug("built %.16s", hex);
-    ks_cache_trim(p->dirfd, hex);                   /* stay under the cap */
+    unsigned long long freed, cap;                  /* stay under the cap */
+    size_t evicted = ks_cache_trim(p->dirfd, hex, &freed, &cap);
+    if (evicted)
+        ks_prelude_debug("evicted %zu least recently used entr%s (%llu bytes) to stay under %llu",
+                         evicted, evicted == 1 ? "y" : "ies", freed, cap);
     return finish_open(p);
 }
 

@@ -6,14 +6,18 @@
  * descriptor-layout version check.
  *
  * Everything that touches an image's state runs under the load lock
- * (ks__load_lock); the state pointer itself is published with a release
- * store for ks_image_is_loaded, which reads it without the lock.
+ * (ks__load_lock, defined here because image state is what it guards; load.c
+ * holds it while it loads, resolves and unloads); the state pointer itself
+ * is published with a release store for ks_image_is_loaded, which reads it
+ * without the lock.
  */
 #include <stdlib.h>
 #include <string.h>
 
 #include "image_kind.h"
 #include "internal.h"
+
+pthread_mutex_t ks__load_lock = PTHREAD_MUTEX_INITIALIZER;
 
 /* Cheap sanity checks so a wrong pointer gives a clear error, not a driver crash. */
 static ks_status check_image(const ks_image *img, const char *kernel)
@@ -215,6 +219,25 @@ KS__API ks_status ks_image_set_nvrtc_options(ks_image *img, const char *const *o
     if (s == NULL)
         return ks__error(KS_ERR_NO_MEMORY, NULL, "ks_image_set_nvrtc_options: out of memory");
     return KS_OK;
+}
+
+KS__API int ks_image_is_loaded(const ks_image *img)
+{
+    if (img == NULL)
+        return 0;
+    if (__atomic_load_n(&img->ks__library, __ATOMIC_ACQUIRE) != NULL)
+        return 1;
+    /* The state may be freed by a failed load or an unload: read it under the lock. */
+    int loaded = 0;
+    pthread_mutex_lock(&ks__load_lock);
+    const ks__image_state *s = img->ks__state;
+    const ks__module_node *m = s ? s->modules : NULL;
+    CUcontext ctx = NULL;
+    if (m != NULL && ks__cu.CtxGetCurrent != NULL && ks__cu.CtxGetCurrent(&ctx) == CUDA_SUCCESS)
+        for (; m != NULL && !loaded; m = m->next)
+            loaded = m->ctx == ctx;
+    pthread_mutex_unlock(&ks__load_lock);
+    return loaded;
 }
 
 KS__API ks_status ks_image_info_get(const ks_image *img, ks_image_info *out)

@@ -244,7 +244,8 @@ typedef struct ks__image_state {
     ks__module_node *modules;    /* the fallback: one module per context; read with acquire */
 } ks__image_state;
 
-/* The one lock of the slow path (loading, resolving, unloading, configuring images). */
+/* The one lock of the slow path (loading, resolving, unloading, configuring images);
+ * image.c defines it, since what it guards is image state. */
 extern pthread_mutex_t ks__load_lock;
 
 /* "(unnamed)" or the image's source, for messages. */
@@ -400,7 +401,7 @@ int ks__cache_get(int dirfd, const unsigned char key[32], void **data, size_t *n
 void ks__cache_put(int dirfd, const unsigned char key[32], const void *data, size_t n);
 /* The payload's length if the \p size bytes at \p buf are a whole, intact entry for \p key, else -1. */
 long long ks__cache_entry_check(const unsigned char *buf, size_t size, const unsigned char key[32]);
-/* Bytes before an entry's payload. */
+/* Bytes before an entry's payload (cache_entry.h's KS__ENTRY_HEADER_BYTES). */
 #define KS__CACHE_HEADER_BYTES (8 + 32 + 8 + 32)
 
 /* ---- safefile.c ------------------------------------------------------------ */

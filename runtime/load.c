@@ -5,8 +5,9 @@
  * context-independent CUlibrary; module.c: one CUmodule per context); the
  * bytes it loads come from image.c, contexts from context.c.
  *
- * Everything here runs under one process-wide mutex; the launch fast path
- * never takes it. Results are published with release stores and read by the
+ * Everything here runs under one process-wide mutex, the load lock (image.c
+ * owns it: what it guards is image state); the launch fast path never
+ * takes it. Results are published with release stores and read by the
  * fast path with acquire loads, so a thread that sees a handle also sees
  * everything written before it. Per-context lists only grow until unload,
  * which the caller must not run concurrently with launches (kstub.h).
@@ -15,8 +16,6 @@
 #include <string.h>
 
 #include "internal.h"
-
-pthread_mutex_t ks__load_lock = PTHREAD_MUTEX_INITIALIZER;
 
 #define KS__JIT_LOG_BYTES 16384
 
@@ -255,7 +254,7 @@ ks_status ks__kernel_function(ks_kernel *k, CUfunction *fn, CUdevice *dev)
     return ks__loader_get()->function(k, ctx, name, fn);
 }
 
-/* ---- unloading, queries --------------------------------------------------------- */
+/* ---- unloading --------------------------------------------------------- */
 
 KS__API ks_status ks_image_unload(ks_image *img)
 {
@@ -285,23 +284,4 @@ KS__API ks_status ks_image_unload(ks_image *img)
     ks__image_release_idle(img);
     pthread_mutex_unlock(&ks__load_lock);
     return st;
-}
-
-KS__API int ks_image_is_loaded(const ks_image *img)
-{
-    if (img == NULL)
-        return 0;
-    if (__atomic_load_n(&img->ks__library, __ATOMIC_ACQUIRE) != NULL)
-        return 1;
-    /* The state may be freed by a failed load or an unload: read it under the lock. */
-    int loaded = 0;
-    pthread_mutex_lock(&ks__load_lock);
-    const ks__image_state *s = img->ks__state;
-    const ks__module_node *m = s ? s->modules : NULL;
-    CUcontext ctx = NULL;
-    if (m != NULL && ks__cu.CtxGetCurrent != NULL && ks__cu.CtxGetCurrent(&ctx) == CUDA_SUCCESS)
-        for (; m != NULL && !loaded; m = m->next)
-            loaded = m->ctx == ctx;
-    pthread_mutex_unlock(&ks__load_lock);
-    return loaded;
 }

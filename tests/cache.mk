@@ -18,3 +18,18 @@ check-cache: $(CACHE_CHECK) $(KSTUB)
 	KSTUB=$(abspath $(KSTUB)) CUDA_PATH=$(CUDA_PATH) $(CACHE_CHECK)
 
 CHECK_TARGETS += check-cache
+
+# The cache entry both caches write (runtime/cache_entry.c), on its own:
+#   make check-cache-entry
+CACHE_ENTRY_CHECK := $(B)/tests/check_cache_entry
+
+$(CACHE_ENTRY_CHECK): tests/check_cache_entry.c runtime/cache_entry.c runtime/cache_entry.h \
+    runtime/safefile.c runtime/sha256.c runtime/sha256.h runtime/internal.h | $(B)/tests
+	$(CC) $(BASE_CFLAGS) -Iruntime $(CUDA_INC) $< runtime/cache_entry.c runtime/safefile.c \
+	    runtime/sha256.c -o $@ $(CHECK_LIBS)
+
+.PHONY: check-cache-entry
+check-cache-entry: $(CACHE_ENTRY_CHECK)
+	$(CACHE_ENTRY_CHECK)
+
+CHECK_TARGETS += check-cache-entry

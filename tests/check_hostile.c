@@ -11,6 +11,7 @@
  * (libkstub.a), FAKE_CUDA (tests/fake_cuda.c built), FAULT_LIB
  * (tests/hostile_fault.c built), NVCC and CUDA_PATH set.
  */
+#include "../generator/manifest.h"
 #include "../generator/model.h"
 
 #include "testutil.h"

@@ -1,13 +1,13 @@
 /*
  * fuzz_gen_manifest.c — libFuzzer target for the manifest reader
- * (ks_manifest_parse in generator/drift.c): any text must either parse or be
+ * (ks_manifest_parse in generator/manifest.c, through jansson): any text must either parse or be
  * refused with an error, never crash or leak; what parsed is freed again.
  */
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 
-#include "model.h"
+#include "manifest.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 
