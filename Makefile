@@ -65,7 +65,7 @@ $(B)/obj/generator/%.o: generator/%.c $(wildcard generator/*.h) runtime/image_ki
 $(GEN_MACROS_C): runtime/kstub.h runtime/kstub_types.h scripts/runtime_macros.sh | $(B)/obj/gensrc
 	sh scripts/runtime_macros.sh runtime/kstub.h runtime/kstub_types.h > $@.tmp && mv $@.tmp $@
 
-$(B)/obj/gensrc/runtime_macros.o: $(GEN_MACROS_C) generator/model.h
+$(B)/obj/gensrc/runtime_macros.o: $(GEN_MACROS_C) generator/naming.h
 	$(CC) $(BASE_CFLAGS) $(LIBCLANG_CFLAGS) -Igenerator -Iruntime -c $< -o $@
 
 $(KSTUB): $(GEN_OBJ) | $(B)/bin

@@ -4,31 +4,19 @@
  * templates/; this file decides only what goes into the slots: names,
  * numbers, flags, and each type's parts (push_type: the base's name and tag,
  * qualifiers per pointer level, the stars on the name, array sizes), which
- * the templates spell. ks_spell_c_type spells a type for the manifest's
- * "c_type" (JSON, not generated C).
+ * the templates spell. The manifest's "c_type" and the --list prototype
+ * are the header template's named pieces too (ks_emit_spellings), so that
+ * no C spelling lives here.
  */
+#include "emit.h"
+#include "naming.h"
 #include "render.h"
+#include "util.h"
 
 #include <ctype.h>
-#include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <unistd.h>
-
-#include "image_kind.h"   /* the runtime's, so both tell images apart alike */
-
-
-
-/* ---- spelling a type from its structure -------------------------------------------------------- */
-
-/* A type spelled in two parts: the head ("const float", "int *const") and
- * the trailing stars of unqualified outer pointer levels, so declarations
- * can line names up with the stars on the name. */
-typedef struct spelled {
-    char *head;
-    size_t stars;
-} spelled;
 
 /* ---- the application's own types ----------------------------------------------------------- */
 
@@ -39,7 +27,7 @@ static int def_uses_header(const ks_model *m, size_t def, unsigned depth)
     const ks_def *d = &m->defs[def];
     if (depth > 64)
         return 0;
-    if (d->member)
+    if (d->in_member)
         return def_uses_header(m, d->owner, depth + 1);
     return d->complete && d->file && d->c_header && !d->mirror && strcmp(d->c_name, d->qname) == 0 &&
            fields_use_headers(m, def, depth);
@@ -55,7 +43,7 @@ static int fields_use_headers(const ks_model *m, size_t def, unsigned depth)
         if (t->nptrs || (t->base != KS_BASE_RECORD && t->base != KS_BASE_ENUM))
             continue;
         const ks_def *fd = &m->defs[t->def];
-        int ok = fd->member && fd->owner == def ? fields_use_headers(m, t->def, depth + 1)
+        int ok = fd->in_member && fd->owner == def ? fields_use_headers(m, t->def, depth + 1)
                                                 : def_uses_header(m, t->def, depth + 1);
         if (!ok)
             return 0;
@@ -114,71 +102,6 @@ static const char *tag_word(const ks_model *m, const ks_type *t)
     if (t->base == KS_BASE_RECORD)
         return d->kind == KS_DEF_UNION ? "union " : "struct ";
     return "";
-}
-
-static void put_quals(ks_buf *b, unsigned q, const char *restrict_word)
-{
-    const char *words[3] = {q & KS_QUAL_CONST ? "const" : NULL, q & KS_QUAL_VOLATILE ? "volatile" : NULL,
-                            q & KS_QUAL_RESTRICT ? restrict_word : NULL};
-    int first = 1;
-    for (int i = 0; i < 3; i++)
-        if (words[i]) {
-            ks_buf_printf(b, "%s%s", first ? "" : " ", words[i]);
-            first = 0;
-        }
-}
-
-/* drop: qualifiers left off the outermost pointer level (strict mode's
- * "exact" type has no top-level restrict). */
-static spelled spell_as(const ks_model *m, const ks_type *t, const char *restrict_word, unsigned drop,
-                        int cuda)
-{
-    ks_buf b = {0};
-    if (t->quals & KS_QUAL_CONST)
-        ks_buf_puts(&b, "const ");
-    if (t->quals & KS_QUAL_VOLATILE)
-        ks_buf_puts(&b, "volatile ");
-    ks_buf_puts(&b, tag_word(m, t));
-    ks_buf_puts(&b, base_name(m, t, cuda));
-    size_t trailing = 0;
-    for (size_t i = t->nptrs; i > 0; i--) {
-        unsigned q = t->ptr_quals[i - 1] & ~(i == t->nptrs ? drop : 0u);
-        if (q)
-            break;
-        trailing++;
-    }
-    for (size_t i = 0; i + trailing < t->nptrs; i++) {
-        unsigned q = t->ptr_quals[i] & ~(i + 1 == t->nptrs ? drop : 0u);
-        ks_buf_puts(&b, b.data[b.len - 1] == '*' ? "*" : " *");
-        put_quals(&b, q, restrict_word);
-    }
-    spelled s = {ks_buf_take(&b), trailing};
-    return s;
-}
-
-/* The whole type, "const float *restrict". */
-static char *spell_type_as(const ks_model *m, const ks_type *t, const char *restrict_word, unsigned drop,
-                           int cuda)
-{
-    spelled s = spell_as(m, t, restrict_word, drop, cuda);
-    ks_buf b = {0};
-    ks_buf_puts(&b, s.head);
-    if (s.stars && s.head[strlen(s.head) - 1] != '*')
-        ks_buf_puts(&b, " ");
-    for (size_t i = 0; i < s.stars; i++)
-        ks_buf_puts(&b, "*");
-    free(s.head);
-    return ks_buf_take(&b);
-}
-
-static char *spell_type(const ks_model *m, const ks_type *t, const char *restrict_word, unsigned drop)
-{
-    return spell_type_as(m, t, restrict_word, drop, 0);
-}
-
-char *ks_spell_c_type(const ks_model *m, const ks_type *t)
-{
-    return spell_type(m, t, "restrict", 0);
 }
 
 /* A type as the templates spell it ({{*spelled}} in header.h.in): its
@@ -368,11 +291,11 @@ static void type_values(const ks_options *o, const ks_model *m, ks_tnode *root)
     ks_tval *headers = ks_tn_list(root, "app_headers");
     for (size_t i = 0; i < m->ndef_order; i++) {
         const ks_def *d = &m->defs[m->def_order[i]];
-        if (d->member || !ks_def_uses_header(m, m->def_order[i]))
+        if (d->in_member || !ks_def_uses_header(m, m->def_order[i]))
             continue;
         int seen = 0;
         for (size_t j = 0; j < i && !seen; j++)
-            seen = !m->defs[m->def_order[j]].member && ks_def_uses_header(m, m->def_order[j]) &&
+            seen = !m->defs[m->def_order[j]].in_member && ks_def_uses_header(m, m->def_order[j]) &&
                    strcmp(m->defs[m->def_order[j]].file, d->file) == 0;
         if (seen)
             continue;
@@ -383,13 +306,13 @@ static void type_values(const ks_options *o, const ks_model *m, ks_tnode *root)
     for (size_t i = 0; i < m->ndef_order; i++) {
         const ks_def *d = &m->defs[m->def_order[i]];
         int from_header = ks_def_uses_header(m, m->def_order[i]);
-        if (from_header && d->member)
+        if (from_header && d->in_member)
             continue;                          /* inside its owner's header */
         ks_tnode *tn = ks_tn_push(types, root);
         ks_tn_flag(tn, "from_header", from_header);
         ks_tn_set(tn, "type_name", "%s", d->c_name);
         /* an anonymous record is known by its C name */
-        ks_tn_set(tn, "qname", "%s", d->member ? d->c_name : d->qname);
+        ks_tn_set(tn, "qname", "%s", d->in_member ? d->c_name : d->qname);
         ks_tn_set(tn, "size", "%ld", d->size);
         ks_tn_set(tn, "align", "%ld", d->align);
         ks_tn_flag(tn, "enum", d->kind == KS_DEF_ENUM);
@@ -578,6 +501,7 @@ static void kernel_values(const ks_model *m, const ks_kern *k, ks_tnode *kn)
         ks_tn_flag(qn, "first", j == 0);
         ks_tn_flag(qn, "tag", p->type.tag);
         ks_tn_set(qn, "index", "%zu", j);
+        push_type(qn, "param_type", m, &p->type, 0, p->type.quals, 0);
         check_values(m, p, qn);
         if (p->type.tag)
             continue;
@@ -613,10 +537,21 @@ static void kernel_values(const ks_model *m, const ks_kern *k, ks_tnode *kn)
  * drops a const on the pointee (a pointer to const takes a pointer too). */
 static char *generic_key(const ks_model *m, const ks_type *t, int alt)
 {
-    ks_type u = *t;
-    if (alt)
-        u.quals &= ~(unsigned)KS_QUAL_CONST;
-    return spell_type(m, &u, "restrict", KS_QUAL_RESTRICT);
+    (void)m;
+    ks_buf b = {0};
+    unsigned quals = t->quals & ~(alt ? (unsigned)KS_QUAL_CONST : 0u);
+    ks_buf_printf(&b, "%d/%u/", (int)t->base, quals);
+    switch (t->base) {
+    case KS_BASE_SCALAR: ks_buf_printf(&b, "%d", (int)t->scalar); break;
+    case KS_BASE_RECORD:
+    case KS_BASE_ENUM: ks_buf_printf(&b, "%zu", t->def); break;
+    case KS_BASE_VECTOR: ks_buf_puts(&b, t->vector); break;
+    case KS_BASE_SPECIAL: ks_buf_printf(&b, "%d", (int)t->special); break;
+    case KS_BASE_VOID: break;
+    }
+    for (size_t i = 0; i < t->nptrs; i++)
+        ks_buf_printf(&b, "*%u", t->ptr_quals[i] & ~(i + 1 == t->nptrs ? (unsigned)KS_QUAL_RESTRICT : 0u));
+    return ks_buf_take(&b);
 }
 
 static int strict_alt_of(const ks_type *t)
@@ -902,17 +837,29 @@ static ks_tnode *build_values(const ks_options *o, const ks_model *m, const ks_i
     return root;
 }
 
-char *ks_emit(const ks_options *o, const ks_model *m, const ks_image_blob *img,
-              const char *template_name)
+/* The template of the target's output i: its text, and its path for
+ * messages (both malloc'd). 0, or -1 after an error. */
+static int read_template(const ks_target *target, size_t i, char **path, char **text, size_t *len)
 {
-    char *path = ks_xasprintf("%s/%s", o->template_dir, template_name);
-    size_t len;
-    char *text = ks_read_file(path, &len);
-    if (!text) {
-        ks_error_at(path, 0, 0, "cannot read template: %s", ks_file_error());
-        free(path);
-        return NULL;
+    *path = ks_target_template_path(target, i);
+    *text = ks_read_file(*path, len);
+    if (!*text) {
+        ks_error_at(*path, 0, 0, "cannot read template: %s", ks_file_error());
+        free(*path);
+        *path = NULL;
+        return -1;
     }
+    return 0;
+}
+
+int ks_emit(const ks_target *target, size_t output, const ks_options *o, const ks_model *m,
+            const ks_image_blob *img, char **result)
+{
+    char *path, *text;
+    size_t len;
+    *result = NULL;
+    if (read_template(target, output, &path, &text, &len) != 0)
+        return -1;
     ks_tnode *root = build_values(o, m, img);
     ks_buf out = {0};
     int rc = ks_render(path, text, len, root, &out);
@@ -921,59 +868,85 @@ char *ks_emit(const ks_options *o, const ks_model *m, const ks_image_blob *img,
     free(path);
     if (rc != 0) {
         free(out.data);
+        return -1;
+    }
+    *result = ks_buf_take(&out);
+    return 0;
+}
+
+/* ---- spellings for the manifest and --list -------------------------------------------------- */
+
+/* Each kernel's prototype, then each of its parameters' c_type, a line
+ * each; the header's pieces do the spelling. A spelling holds no newline
+ * (the pieces are one line; names and types are identifiers and words). */
+static const char spellings_driver[] =
+    "{{#kernels}}{{prototype}}\n{{#packed}}{{manifest_c_type}}\n{{/packed}}{{/kernels}}";
+
+static char *next_line(char **at)
+{
+    char *line = *at, *nl = strchr(line, '\n');
+    if (!nl)
         return NULL;
-    }
-    return ks_buf_take(&out);
+    *nl = '\0';
+    *at = nl + 1;
+    return ks_xstrdup(line);
 }
 
-/* ---- embedded images ------------------------------------------------------------------------ */
-int ks_image_read(const char *path, ks_image_blob *blob)
+int ks_emit_spellings(const ks_target *target, const ks_options *o, const ks_model *m,
+                      ks_spellings *sp)
 {
-    size_t size;
-    char *data = ks_read_file(path, &size);
-    if (!data) {
-        ks_error_at(path, 0, 0, "cannot read the image to embed: %s", ks_file_error());
+    memset(sp, 0, sizeof *sp);
+    char *path, *text;
+    size_t len;
+    if (read_template(target, 0, &path, &text, &len) != 0)
         return -1;
+    ks_tnode *root = build_values(o, m, NULL);
+    ks_buf out = {0};
+    int rc = ks_render_with(path, text, len, spellings_driver, root, &out);
+    ks_tn_free(root);
+    free(text);
+    if (rc == 0) {
+        ks_buf_put(&out, "", 0);
+        sp->nkernels = m->nkernels;
+        sp->prototypes = ks_xmalloc((m->nkernels + 1) * sizeof *sp->prototypes);
+        sp->c_types = ks_xmalloc((m->nkernels + 1) * sizeof *sp->c_types);
+        memset(sp->prototypes, 0, (m->nkernels + 1) * sizeof *sp->prototypes);
+        memset(sp->c_types, 0, (m->nkernels + 1) * sizeof *sp->c_types);
+        char *at = out.data;
+        for (size_t i = 0; rc == 0 && i < m->nkernels; i++) {
+            const ks_kern *k = &m->kernels[i];
+            sp->c_types[i] = ks_xmalloc((k->nparams + 1) * sizeof *sp->c_types[i]);
+            memset(sp->c_types[i], 0, (k->nparams + 1) * sizeof *sp->c_types[i]);
+            sp->prototypes[i] = next_line(&at);
+            for (size_t j = 0; sp->prototypes[i] && j < k->nparams; j++)
+                if (!(sp->c_types[i][j] = next_line(&at)))
+                    break;
+            if (!sp->prototypes[i] || (k->nparams && !sp->c_types[i][k->nparams - 1]))
+                rc = -1;
+        }
+        if (rc != 0 || *at)
+            ks_error_at(path, 0, 0, "the pieces 'prototype' and 'manifest_c_type' must each "
+                        "spell one line");
+        rc = rc != 0 || *at ? -1 : 0;
     }
-    blob->name = ks_basename(path);
-    blob->data = (unsigned char *)data;
-    blob->size = size;
-    switch (ks__image_kind(data, size)) {
-    case KS__BYTES_FATBIN:
-        blob->kind = "FATBIN";
-        break;
-    case KS__BYTES_CUBIN:
-        blob->kind = "CUBIN";
-        break;
-    case KS__BYTES_PTX:
-        blob->kind = "PTX";
-        blob->size = size + 1;  /* the driver reads PTX up to its NUL */
-        break;
-    default:
-        ks_error_at(path, 0, 0, "not a kernel image: expected a fatbin, an ELF cubin or PTX "
-                    "text from nvcc (-fatbin, -cubin or -ptx)");
-        free(data);
-        return -1;
-    }
-    return 0;
+    free(out.data);
+    free(path);
+    if (rc != 0)
+        ks_spellings_free(sp);
+    return rc;
 }
 
-int ks_source_read(const char *path, ks_image_blob *blob)
+void ks_spellings_free(ks_spellings *sp)
 {
-    size_t size;
-    char *data = ks_read_file(path, &size);
-    if (!data) {
-        ks_error_at(path, 0, 0, "cannot read: %s", ks_file_error());
-        return -1;
+    for (size_t i = 0; i < sp->nkernels; i++) {
+        for (size_t j = 0; sp->c_types && sp->c_types[i] && sp->c_types[i][j]; j++)
+            free(sp->c_types[i][j]);
+        if (sp->c_types)
+            free(sp->c_types[i]);
+        if (sp->prototypes)
+            free(sp->prototypes[i]);
     }
-    if (memchr(data, '\0', size)) {
-        ks_error_at(path, 0, 0, "contains a NUL byte; it cannot be embedded as source text");
-        free(data);
-        return -1;
-    }
-    blob->name = ks_basename(path);
-    blob->data = (unsigned char *)data;
-    blob->size = size + 1;  /* NVRTC reads the source up to its NUL */
-    blob->kind = "SOURCE";
-    return 0;
+    free(sp->c_types);
+    free(sp->prototypes);
+    memset(sp, 0, sizeof *sp);
 }

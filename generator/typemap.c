@@ -420,7 +420,9 @@ static enum CXVisitorResult field_visitor(CXCursor f, CXClientData data)
     CXCursor tdecl = clang_getTypeDeclaration(clang_getCanonicalType(t));
     const char *qname = c->m->defs[v->def].qname;
     int anonymous_member = !*name || clang_Cursor_isAnonymousRecordDecl(tdecl);
-    char *c_name = anonymous_member ? ks_name_anonymous_member(v->nanon++) : ks_xstrdup(name);
+    /* How messages and the front end's key for an unnamed record call the
+     * member; the generated name is the naming stage's. */
+    char *c_name = anonymous_member ? ks_xasprintf("(anonymous %u)", v->nanon++) : ks_xstrdup(name);
     /* An anonymous member, or a member of an unnamed struct type
      * ("struct { ... } pair;"), has a record named after its place. */
     const char *member = anonymous_member || clang_Cursor_isAnonymous(tdecl) ? c_name : NULL;
@@ -446,8 +448,6 @@ static enum CXVisitorResult field_visitor(CXCursor f, CXClientData data)
     ks_def *d = &c->m->defs[v->def];         /* defs may have moved */
     ks_field *fl = ks_def_add_field(d);
     fl->name = anonymous_member ? NULL : ks_xstrdup(name);
-    fl->c_name = c_name;
-    c_name = NULL;
     fl->type = ft;
     fl->offset = (long)(bits / 8);
     fl->size = size;
@@ -478,7 +478,7 @@ static char *define_record(tm_ctx *c, CXType canon, size_t idx)
         d->size = size;
         d->align = align;
         d->complete = 1;        /* set first: a self-reference through a pointer is fine */
-        if (!d->member)
+        if (!d->in_member)
             note_origin(c, decl, d);
         field_visit v = {c, idx, 0, NULL};
         clang_Type_visitFields(canon, field_visitor, &v);
@@ -595,8 +595,9 @@ static char *record_type(tm_ctx *c, CXType canon, int by_value, size_t owner, co
         int is_new;
         size_t idx = ks_model_def(c->m, kind, q, &is_new);
         if (is_new && member && !(clang_Cursor_isAnonymous(decl) == 0 && *spelled)) {
+            c->m->defs[idx].in_member = 1;
             c->m->defs[idx].owner = owner;
-            c->m->defs[idx].member = ks_xstrdup(member);
+            c->m->defs[idx].member_field = c->m->defs[owner].nfields;  /* the field being added */
         }
         if (is_new && targs) {
             c->m->defs[idx].template_args = targs;
@@ -664,7 +665,6 @@ static char *array_type(tm_ctx *c, CXType t, ks_type *out)
         ks_def *d = &c->m->defs[idx];
         ks_field *f = ks_def_add_field(d);
         f->name = ks_xstrdup("elem");
-        f->c_name = ks_xstrdup("elem");
         for (size_t i = 0; i < ndims; i++)
             ks_type_add_dim(&et, dims[i]);
         f->type = et;
@@ -737,7 +737,7 @@ static char *pointer_type(tm_ctx *c, CXType t, int top_level, ks_type *out)
     return NULL;
 }
 
-char *ks_typemap_param(const ks_session *s, ks_model *m, CXType t, ks_type *out)
+int ks_typemap_param(const ks_session *s, ks_model *m, CXType t, ks_type *out, char **refusal)
 {
     tm_ctx c = {s, m};
     CXType canon = clang_getCanonicalType(t);
@@ -799,7 +799,8 @@ char *ks_typemap_param(const ks_session *s, ks_model *m, CXType t, ks_type *out)
         break;
     }
     free(sp);
+    *refusal = why;
     if (why)
         ks_type_free(out);
-    return why;
+    return why ? -1 : 0;
 }

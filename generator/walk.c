@@ -2,7 +2,7 @@
  * walk.c — the front end's walk: finds every kernel of the input (plain
  * definitions, and explicit instantiations of template kernels), reads each
  * one's parameters through typemap.c and its __launch_bounds__, and fills the
- * model. ks_parse() runs the whole front end, naming included.
+ * model. ks_parse() runs the whole front end; naming.c names the model after it.
  *
  * libclang shows no cursor for an explicit instantiation
  * ("template __global__ void k<float, 4>(float *, int);"). So source.c finds
@@ -471,8 +471,8 @@ static void add_kernel(walk_ctx *w, CXCursor fn)
         CXType t = clang_getCursorType(arg);
         char *pname = ks_take(clang_getCursorSpelling(arg));
         ks_type type;
-        char *why = ks_typemap_param(&w->s, w->model, t, &type);
-        if (why) {
+        char *why = NULL;
+        if (ks_typemap_param(&w->s, w->model, t, &type, &why) != 0) {
             walk_diag(w, *pname ? arg : fn, "error", "kernel '%s', parameter %d '%s': %s "
                             "(leave the kernel out with '// kstub:skip %s')", k.name, i + 1,
                             *pname ? pname : "(unnamed)", why, k.name);
@@ -1118,6 +1118,73 @@ static char *inject_instantiations(const ks_source *src, const ks_explicit_inst 
     return ks_buf_take(&out);
 }
 
+/* Everything the walk holds besides the model, freed once. */
+static void walk_ctx_free(walk_ctx *w)
+{
+    ks_session_close(&w->s);
+    for (size_t i = 0; i < w->nfiles; i++)
+        free(w->files[i].name);
+    free(w->files);
+    for (size_t i = 0; i < w->nseen; i++)
+        free(w->seen[i]);
+    free(w->seen);
+    for (size_t i = 0; i < w->nhost_used; i++)
+        free(w->host_used[i]);
+    free(w->host_used);
+    for (size_t i = 0; i < w->nnamed; i++)
+        free(w->named[i]);
+    free(w->named);
+    free(w->cuda_real);
+    for (size_t i = 0; i < w->ntemplates; i++)
+        free(w->templates[i]);
+    free(w->templates);
+    for (size_t i = 0; i < w->ninst; i++)
+        free(w->inst_used_by[i]);
+    free(w->inst_used_by);
+    ks_explicit_inst_free(w->inst, w->ninst);
+    for (size_t i = 0; i < w->nlbs; i++) {
+        free(w->lbs[i].symbol);
+        free(w->lbs[i].ns);
+        free(w->lbs[i].max_expr);
+        free(w->lbs[i].min_expr);
+    }
+    free(w->lbs);
+    ks_directive_free(w->skips, w->nskips);
+    ks_directive_free(w->mirrors, w->nmirrors);
+    free(w->skip_hits);
+}
+
+/* The --kernels-in headers, resolved. */
+static void resolve_named(walk_ctx *w, const ks_options *opts)
+{
+    w->named = ks_xmalloc((opts->nkernel_headers + 1) * sizeof *w->named);
+    for (size_t i = 0; i < opts->nkernel_headers; i++) {
+        char *real = realpath(opts->kernel_headers[i], NULL);
+        if (!real)
+            ks_error_at(opts->kernel_headers[i], 0, 0, "--kernels-in: cannot open: %s",
+                        strerror(errno));
+        else
+            w->named[w->nnamed++] = real;
+    }
+}
+
+/* The walk over a clean parse: kernels, instantiations, bounds, directives. */
+static void walk_unit(walk_ctx *w, const ks_source *src, const char *base, int errors_before)
+{
+    CXCursor root = clang_getTranslationUnitCursor(w->s.tu);
+    clang_visitChildren(root, visit, w);
+    clang_visitChildren(root, find_launches, w);
+    check_headers_used(w);
+    if (ks_error_count() == errors_before)
+        header_instantiations(w, base, strlen(base));
+    note_uninstantiated(w);
+    if (w->nlbs && ks_error_count() == errors_before)
+        resolve_bounds(w, base, strlen(base));
+    check_skips(w);
+    apply_mirrors(w);
+    ks_extents_apply(w->s.opts->input, src, w->model);
+}
+
 int ks_parse(const ks_options *opts, ks_model *model)
 {
     int errors_before = ks_error_count();
@@ -1131,7 +1198,7 @@ int ks_parse(const ks_options *opts, ks_model *model)
     char *text = ks_read_file(opts->input, &text_size);
     if (!text) {
         ks_error_at(opts->input, 0, 0, "cannot open: %s", ks_file_error());
-        return ks_error_count() - errors_before;
+        return -1;
     }
     ks_source src;
     ks_source_scan(&src, text, text_size);
@@ -1143,74 +1210,18 @@ int ks_parse(const ks_options *opts, ks_model *model)
     w.s.opts = opts;
     read_directives(&w, &src);
     w.cuda_real = opts->cuda_path ? realpath(opts->cuda_path, NULL) : NULL;
-    if (opts->kernels_in == KS_KERNELS_NAMED) {
-        w.named = ks_xmalloc((opts->nkernel_headers + 1) * sizeof *w.named);
-        for (size_t i = 0; i < opts->nkernel_headers; i++) {
-            char *real = realpath(opts->kernel_headers[i], NULL);
-            if (!real)
-                ks_error_at(opts->kernel_headers[i], 0, 0, "--kernels-in: cannot open: %s",
-                            strerror(errno));
-            else
-                w.named[w.nnamed++] = real;
-        }
-    }
+    if (opts->kernels_in == KS_KERNELS_NAMED)
+        resolve_named(&w, opts);
     if (ks_error_count() == errors_before &&
         ks_session_open(&w.s, opts, injected, injected ? strlen(injected) : 0) == 0) {
-        CXCursor root = clang_getTranslationUnitCursor(w.s.tu);
-        clang_visitChildren(root, visit, &w);
-        clang_visitChildren(root, find_launches, &w);
-        check_headers_used(&w);
-        if (ks_error_count() == errors_before) {
-            const char *base = injected ? injected : text;
-            header_instantiations(&w, base, strlen(base));
-        }
-        note_uninstantiated(&w);
-        if (w.nlbs && ks_error_count() == errors_before) {
-            const char *base = injected ? injected : text;
-            resolve_bounds(&w, base, strlen(base));
-        }
-        check_skips(&w);
-        apply_mirrors(&w);
-        ks_extents_apply(opts->input, &src, model);
-        if (ks_error_count() == errors_before)
-            ks_name_model(opts, model);
+        walk_unit(&w, &src, injected ? injected : text, errors_before);
         /* e.g. the depfile writer, which reads the inclusions */
         if (ks_error_count() == errors_before && opts->tu_hook)
             opts->tu_hook(w.s.tu, opts->tu_hook_data);
     }
-    ks_session_close(&w.s);
-    for (size_t i = 0; i < w.nfiles; i++)
-        free(w.files[i].name);
-    free(w.files);
-    for (size_t i = 0; i < w.nseen; i++)
-        free(w.seen[i]);
-    free(w.seen);
-    for (size_t i = 0; i < w.nhost_used; i++)
-        free(w.host_used[i]);
-    free(w.host_used);
-    for (size_t i = 0; i < w.nnamed; i++)
-        free(w.named[i]);
-    free(w.named);
-    free(w.cuda_real);
-    for (size_t i = 0; i < w.ntemplates; i++)
-        free(w.templates[i]);
-    free(w.templates);
-    for (size_t i = 0; i < w.ninst; i++)
-        free(w.inst_used_by[i]);
-    free(w.inst_used_by);
-    ks_explicit_inst_free(w.inst, w.ninst);
-    for (size_t i = 0; i < w.nlbs; i++) {
-        free(w.lbs[i].symbol);
-        free(w.lbs[i].ns);
-        free(w.lbs[i].max_expr);
-        free(w.lbs[i].min_expr);
-    }
-    free(w.lbs);
-    ks_directive_free(w.skips, w.nskips);
-    ks_directive_free(w.mirrors, w.nmirrors);
-    free(w.skip_hits);
+    walk_ctx_free(&w);
     ks_source_free(&src);
     free(injected);
     free(text);
-    return ks_error_count() - errors_before;
+    return ks_error_count() == errors_before ? 0 : -1;
 }

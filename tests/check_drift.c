@@ -10,6 +10,8 @@
  * user would. The sample project needs nvcc (no GPU).
  */
 #include "../generator/model.h"
+#include "../generator/util.h"
+#include "../generator/compdb.h"
 
 #include "testutil.h"
 

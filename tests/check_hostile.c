@@ -12,6 +12,7 @@
  * (tests/hostile_fault.c built), NVCC and CUDA_PATH set.
  */
 #include "../generator/model.h"
+#include "../generator/util.h"
 
 #include "testutil.h"
 

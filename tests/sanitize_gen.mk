@@ -42,7 +42,7 @@ $(GEN_FUZZ_DIR)/obj $(GEN_FUZZ_DIR)/bin:
 $(GEN_FUZZ_DIR)/obj/%.o: generator/%.c $(wildcard generator/*.h) runtime/image_kind.h | $(GEN_FUZZ_DIR)/obj
 	$(FUZZ_CC) $(GEN_FUZZ_CFLAGS) -fsanitize=fuzzer-no-link -c $< -o $@
 
-$(GEN_FUZZ_DIR)/obj/runtime_macros.o: $(GEN_MACROS_C) generator/model.h | $(GEN_FUZZ_DIR)/obj
+$(GEN_FUZZ_DIR)/obj/runtime_macros.o: $(GEN_MACROS_C) generator/naming.h | $(GEN_FUZZ_DIR)/obj
 	$(FUZZ_CC) $(GEN_FUZZ_CFLAGS) -fsanitize=fuzzer-no-link -c $< -o $@
 
 $(GEN_FUZZ_DIR)/bin/fuzz_gen_%: tests/fuzz/fuzz_gen_%.c $(GEN_FUZZ_OBJ) | $(GEN_FUZZ_DIR)/bin

@@ -8,6 +8,7 @@
 #include <string.h>
 
 #include "model.h"
+#include "util.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 
