@@ -11,7 +11,9 @@
  */
 #include "../generator/model.h"
 #include "../generator/util.h"
+#include "../generator/cli.h"
 #include "../generator/compdb.h"
+#include "../generator/depfile.h"
 
 #include "testutil.h"
 

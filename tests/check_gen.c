@@ -9,6 +9,7 @@
  */
 #include "../generator/model.h"
 #include "../generator/util.h"
+#include "../generator/cli.h"
 #include "../generator/emit.h"
 #include "../generator/naming.h"
 #include "../generator/walk.h"
