@@ -3,8 +3,23 @@
  * learns about each kernel, as data, and its builders and free (model.c).
  * The names a target gives (c_name, descriptor, guard, ...) are slots the
  * naming stage (naming.h) fills after the parse; the front end leaves them
- * NULL. Each component has its own header; see docs/design.md for the map
- * and the return convention every generator function follows.
+ * NULL.
+ *
+ * The generator, one header per component (docs/design.md draws the map):
+ *   walk.h (front.h inside)  parse: .cu -> this model
+ *   target.h                 an output target: templates, suffixes, naming table
+ *   naming.h                 name(target): every generated identifier
+ *   emit.h, render.h         emit(target): values, templates, named pieces
+ *   image.h, depfile.h, compdb.h, inputs.h, options.h, cachecmd.h, cli.h
+ *   util.h                   buffers, files, paths, the diagnostic sink
+ *
+ * The return convention, everywhere in generator/: a function that can
+ * fail returns 0, or -1 after reporting every problem through the
+ * diagnostic sink (util.h), which counts them; results come back through
+ * out-parameters. One that cannot place its own diagnostic returns -1 with
+ * the reason through an out-parameter, and its caller reports it.
+ * Predicates return 1/0 and never fail. Only main() turns results into
+ * exit statuses.
  */
 #ifndef KSTUB_MODEL_H
 #define KSTUB_MODEL_H
