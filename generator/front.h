@@ -129,6 +129,8 @@ typedef struct ks_source {
     size_t ntoks;
     ks_rtok *comments;         /* each comment, delimiters included */
     size_t ncomments;
+    ks_rtok *directives;       /* each preprocessor line, continuations included */
+    size_t ndirectives;
 } ks_source;
 
 void ks_source_scan(ks_source *src, const char *text, size_t size);
@@ -144,12 +146,33 @@ typedef struct ks_explicit_inst {
     char *ret;                 /* "void", "int", "float *": the return type as written
                                   (__global__, __host__, inline... left out; a trailing
                                   "auto ... -> T" gives T) */
-    size_t end;                /* offset just past its ';' */
+    size_t start;              /* offset of its "template" (of the macro's name when a
+                                  macro wrote it) */
+    size_t end;                /* offset just past its ';' (past the macro invocation,
+                                  or the ';' after it, when a macro wrote it) */
 } ks_explicit_inst;
 
-/* Every explicit instantiation in the text, in order; returns the count. */
+/* Every explicit instantiation in the text, in order of end; returns the
+ * count. Those that a function-like macro defined in the text writes
+ * ("#define EXPORT(n) template void f<n>(int *);" ... "EXPORT(1) EXPORT(2)")
+ * are found by expanding each invocation at namespace scope: parameters
+ * substituted (# and ## included), macros of the text invoked by the
+ * expansion expanded in turn; other macros are left to clang, which sees
+ * the same text. */
 size_t ks_source_instantiations(const ks_source *src, ks_explicit_inst **out);
 void ks_explicit_inst_free(ks_explicit_inst *in, size_t n);
+
+/* "template class NAME<ARGS>;" (or struct) as written: an explicit
+ * instantiation of a class template, every member instantiated with it. */
+typedef struct ks_class_inst {
+    char *qname;               /* "ns::Runner", as written */
+    char *args;                /* "float, 4" */
+    size_t start;              /* offset of its "template" */
+    size_t end;                /* offset just past its ';' */
+} ks_class_inst;
+
+size_t ks_source_class_instantiations(const ks_source *src, ks_class_inst **out);
+void ks_class_inst_free(ks_class_inst *in, size_t n);
 
 /* A "kstub:WORD REST" directive: a comment whose first word is kstub:WORD. */
 typedef struct ks_directive {
@@ -177,6 +200,33 @@ size_t ks_source_leading_includes(const char *text, size_t len,
  * (ks_param.extent, .extent_ops), checking names and types. Returns 0, or
  * -1 after errors. */
 int ks_extents_apply(const char *input, const ks_source *src, ks_model *m);
+
+/* ---- classinst.c: members of explicitly instantiated class templates ---- */
+#define KS_CLASSINST_ALIAS "kstub_c"     /* "typedef Runner<float> kstub_c0;" */
+#define KS_CLASSINST_MEMBER "kstub_m"    /* "typedef decltype(&::kstub_c0::run) kstub_m0_3;" */
+/* The typedef injected right after the idx-th class instantiation's ';'
+ * (same line, same scope). */
+char *ks_classinst_inject(const ks_class_inst *in, size_t idx);
+/* What to append to the input so that a reparse shows each instantiated
+ * member function of each class instantiation (through the injected
+ * typedefs of s's parse): one "kstub_m" typedef per member a reference can
+ * name; a note at the instantiation for each member left out that launches
+ * a kernel template. NULL when there is nothing to append. */
+char *ks_classinst_references(const ks_session *s, const ks_source *src, const ks_class_inst *cls,
+                              size_t n);
+/* The instantiated member function an appended "kstub_m" typedef refers
+ * to, or a null cursor when alias is no such typedef. */
+CXCursor ks_classinst_member(CXCursor alias, size_t ncls);
+/* Whether alias is PREFIX<idx> or PREFIX<idx>_<more>, idx < n. */
+int ks_classinst_alias_index(const char *alias, const char *prefix, size_t n, size_t *idx);
+
+/* ---- targs.c: template arguments ---- */
+/* The i-th template parameter of a template, or a null cursor. */
+CXCursor ks_template_param(CXCursor tmpl, unsigned i);
+/* Why the i-th template argument of specialization spec cannot be spelled
+ * in a stub's name ("its template argument 2 ('op' float (*)(float)) is the
+ * address of ..."); i < 0: the arguments cannot be read. malloc'd. */
+char *ks_unspellable_argument(CXCursor spec, int i);
 
 /* ---- typemap.c: CXType to the typed model ---- */
 /* Translates a parameter's type into *out (top-level qualifiers dropped, an

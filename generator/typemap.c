@@ -709,8 +709,10 @@ static char *pointee_type(tm_ctx *c, CXType t, ks_type *out)
         char *sp = spelling(t);
         char *why;
         if (canon.kind == CXType_FunctionProto || canon.kind == CXType_FunctionNoProto)
-            why = refuse("pointer to function '%s': device function pointers cannot be made "
-                         "on the host; pass an index or a flag instead", sp);
+            why = refuse("pointer to function '%s': kstub gives no stub a function-pointer "
+                         "parameter yet (its value would be a device address the caller reads "
+                         "with cudaMemcpyFromSymbol, which C can hold but kstub cannot type); "
+                         "pass an index or a flag and select the function on the device", sp);
         else if (canon.kind == CXType_ConstantArray)
             why = array_type(c, t, out);
         else if (canon.kind == CXType_IncompleteArray)

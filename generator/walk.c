@@ -16,7 +16,9 @@
  * reference to a kernel template's specialization in the project's files is
  * such a declaration too, and host function templates' instantiations are
  * followed into their bodies. Each gets a stub named as an explicit
- * instantiation of the same arguments would be.
+ * instantiation of the same arguments would be. The members of a class
+ * template instantiated explicitly ("template class Runner<float>;") are
+ * followed the same way, through references classinst.c writes.
  *
  * Which files' kernels get stubs is --kernels-in's: the input; the
  * project's own headers (not system or toolkit headers: the default); or
@@ -48,6 +50,8 @@ typedef struct walk_ctx {
     ks_explicit_inst *inst;      /* explicit instantiations, kstub_i0, kstub_i1, ... */
     char **inst_used_by;         /* per instantiation: the template kernel, once seen */
     size_t ninst;
+    ks_class_inst *cls;          /* "template class X<...>;", kstub_c0, kstub_c1, ... (classinst.c) */
+    size_t ncls;
     pending_bounds *lbs;
     size_t nlbs;
     ks_directive *skips;         /* "kstub:skip" directives, and how often each matched */
@@ -629,27 +633,6 @@ static int is_bool_type(CXType t)
     return clang_getCanonicalType(t).kind == CXType_Bool;
 }
 
-/* The i-th template parameter of a function template, or a null cursor. */
-typedef struct nth_param {
-    unsigned want, at;
-    CXCursor found;
-} nth_param;
-
-static enum CXChildVisitResult find_nth_param(CXCursor c, CXCursor parent, CXClientData data)
-{
-    (void)parent;
-    nth_param *np = data;
-    enum CXCursorKind k = clang_getCursorKind(c);
-    if (k == CXCursor_TemplateTypeParameter || k == CXCursor_NonTypeTemplateParameter ||
-        k == CXCursor_TemplateTemplateParameter) {
-        if (np->at++ == np->want) {
-            np->found = c;
-            return CXChildVisit_Break;
-        }
-    }
-    return CXChildVisit_Continue;
-}
-
 /* The enumerator of enum type t whose value is v, qualified; NULL if none. */
 typedef struct enum_find {
     long long value;
@@ -671,10 +654,11 @@ static enum CXChildVisitResult find_enumerator(CXCursor c, CXCursor parent, CXCl
 /* A specialization's template arguments as an explicit instantiation would
  * write them: "float, 4", "true", "Op::Add". NULL when an argument is of a
  * kind kstub cannot spell (a pack, a template, a pointer). */
-static char *template_args_text(CXCursor spec)
+static char *template_args_text(CXCursor spec, int *bad)
 {
     int n = clang_Cursor_getNumTemplateArguments(spec);
     CXCursor tmpl = clang_getSpecializedCursorTemplate(spec);
+    *bad = -1;
     if (n < 0 || clang_Cursor_isNull(tmpl))
         return NULL;
     ks_buf b = {0};
@@ -690,16 +674,16 @@ static char *template_args_text(CXCursor spec)
         }
         if (kind != CXTemplateArgumentKind_Integral) {
             free(b.data);
+            *bad = i;
             return NULL;
         }
-        nth_param np = {(unsigned)i, 0, clang_getNullCursor()};
-        clang_visitChildren(tmpl, find_nth_param, &np);
-        CXType pt = clang_getCursorType(np.found);   /* invalid for a null cursor */
+        CXCursor param = ks_template_param(tmpl, (unsigned)i);
+        CXType pt = clang_getCursorType(param);   /* invalid for a null cursor */
         CXType canon = clang_getCanonicalType(pt);
         long long v = clang_Cursor_getTemplateArgumentValue(spec, (unsigned)i);
-        if (!clang_Cursor_isNull(np.found) && is_bool_type(pt)) {
+        if (!clang_Cursor_isNull(param) && is_bool_type(pt)) {
             ks_buf_puts(&b, v ? "true" : "false");
-        } else if (!clang_Cursor_isNull(np.found) && canon.kind == CXType_Enum) {
+        } else if (!clang_Cursor_isNull(param) && canon.kind == CXType_Enum) {
             enum_find ef = {v, clang_getNullCursor()};
             clang_visitChildren(clang_getTypeDeclaration(canon), find_enumerator, &ef);
             if (clang_Cursor_isNull(ef.found)) {
@@ -754,13 +738,19 @@ static void handle_reference(walk_ctx *w, CXCursor ref)
     if (!fc || !fc->kernels)
         return;
     note_host_used(w, tmpl);
-    char *args = template_args_text(ref);
+    int bad;
+    char *args = template_args_text(ref, &bad);
     if (!args) {
         char *q = ks_qualified_name(ref);
-        walk_diag(w, ref, "error", "template kernel '%s' is instantiated by host code with "
-                  "template arguments kstub cannot spell (a pack, a template or a pointer); "
-                  "instantiate it explicitly ('template __global__ void %s<...>(...);') and name "
-                  "it with '// kstub:name', or leave it out with '// kstub:skip SYMBOL'", q, q);
+        char *sym = ks_take(clang_Cursor_getMangling(ref));
+        char *why = ks_unspellable_argument(ref, bad);
+        walk_diag(w, ref, "error", "template kernel '%s' is instantiated by host code, but %s; "
+                  "kstub names a stub after its template arguments and cannot name this one. "
+                  "Launch an instance whose arguments are types, integers, bools or enumerators "
+                  "(e.g. a tag type or an int in place of the function), or leave it out with "
+                  "'// kstub:skip %s'", q, why, sym);
+        free(why);
+        free(sym);
         free(q);
         return;
     }
@@ -1006,18 +996,28 @@ static enum CXChildVisitResult visit_injected(CXCursor c, CXCursor parent, CXCli
     enum CXCursorKind k = clang_getCursorKind(c);
     if (k == CXCursor_Namespace || k == CXCursor_LinkageSpec)
         return CXChildVisit_Recurse;
-    if (k == CXCursor_TypedefDecl)
-        handle_instantiation(data, c);
+    if (k == CXCursor_TypedefDecl) {
+        walk_ctx *w = data;
+        CXCursor member = ks_classinst_member(c, w->ncls);
+        if (clang_Cursor_isNull(member))
+            handle_instantiation(w, c);
+        else
+            handle_reference(w, member);
+    }
     return CXChildVisit_Continue;
 }
 
 /* Explicit instantiations written in the headers whose kernels count: the
  * input's are referenced in place (inject_instantiations), a header's from
  * the end of the input, in the namespaces it was written in, read after one
- * reparse. Returns 0, or -1 after the reparse reported errors. */
-static int header_instantiations(walk_ctx *w, const char *base, size_t base_len)
+ * reparse, with members (classinst.c's references to the members of the
+ * input's class instantiations, or NULL). Returns 0, or -1 after the reparse
+ * reported errors. */
+static int header_instantiations(walk_ctx *w, const char *base, size_t base_len, const char *members)
 {
     ks_buf add = {0};
+    if (members)
+        ks_buf_puts(&add, members);
     size_t before = w->ninst, nfiles = w->nfiles;
     for (size_t f = 0; f < nfiles; f++) {
         file_class fc = w->files[f];
@@ -1055,7 +1055,7 @@ static int header_instantiations(walk_ctx *w, const char *base, size_t base_len)
         ks_explicit_inst_free(hi, n);
         ks_source_free(&hs);
     }
-    if (w->ninst == before) {
+    if (w->ninst == before && !members) {
         free(add.data);
         return 0;
     }
@@ -1071,7 +1071,8 @@ static int header_instantiations(walk_ctx *w, const char *base, size_t base_len)
     int rc = ks_session_reparse(&w->s, src.data, src.len);
     free(src.data);
     if (rc != 0) {
-        ks_note_at(w->s.opts->input, 0, 0, "while reading the explicit instantiations of its headers");
+        ks_note_at(w->s.opts->input, 0, 0, "while reading the explicit instantiations of its headers "
+                   "and class templates");
         return -1;
     }
     clang_visitChildren(clang_getTranslationUnitCursor(w->s.tu), visit_injected, w);
@@ -1104,15 +1105,24 @@ static void check_headers_used(walk_ctx *w)
  * scope and on the same line (so no line or earlier column moves). The cast
  * picks the right overload; RET is the return type as written (a host
  * function template returning int is instantiated the same way). */
-static char *inject_instantiations(const ks_source *src, const ks_explicit_inst *in, size_t n)
+static char *inject_instantiations(const ks_source *src, const ks_explicit_inst *in, size_t n,
+                                   const ks_class_inst *cls, size_t ncls)
 {
     ks_buf out = {0};
     size_t copied = 0;
-    for (size_t i = 0; i < n; i++) {
+    for (size_t i = 0, c = 0; i < n || c < ncls;) {
+        if (c < ncls && (i == n || cls[c].end < in[i].end)) {
+            ks_buf_put(&out, src->text + copied, cls[c].end - copied);
+            char *alias = ks_classinst_inject(&cls[c], c);
+            ks_buf_puts(&out, alias);
+            free(alias);
+            copied = cls[c++].end;
+            continue;
+        }
         ks_buf_put(&out, src->text + copied, in[i].end - copied);
         ks_buf_printf(&out, " typedef decltype(static_cast<%s (*)(%s)>(&%s<%s>)) kstub_i%zu;",
                       in[i].ret, in[i].params, in[i].qname, in[i].args, i);
-        copied = in[i].end;
+        copied = in[i++].end;
     }
     ks_buf_put(&out, src->text + copied, src->size - copied);
     return ks_buf_take(&out);
@@ -1142,6 +1152,7 @@ static void walk_ctx_free(walk_ctx *w)
         free(w->inst_used_by[i]);
     free(w->inst_used_by);
     ks_explicit_inst_free(w->inst, w->ninst);
+    ks_class_inst_free(w->cls, w->ncls);
     for (size_t i = 0; i < w->nlbs; i++) {
         free(w->lbs[i].symbol);
         free(w->lbs[i].ns);
@@ -1175,8 +1186,11 @@ static void walk_unit(walk_ctx *w, const ks_source *src, const char *base, int e
     clang_visitChildren(root, visit, w);
     clang_visitChildren(root, find_launches, w);
     check_headers_used(w);
-    if (ks_error_count() == errors_before)
-        header_instantiations(w, base, strlen(base));
+    if (ks_error_count() == errors_before) {
+        char *members = ks_classinst_references(&w->s, src, w->cls, w->ncls);
+        header_instantiations(w, base, strlen(base), members);
+        free(members);
+    }
     note_uninstantiated(w);
     if (w->nlbs && ks_error_count() == errors_before)
         resolve_bounds(w, base, strlen(base));
@@ -1205,7 +1219,8 @@ int ks_parse(const ks_options *opts, ks_model *model)
     w.ninst = ks_source_instantiations(&src, &w.inst);
     w.inst_used_by = ks_xmalloc((w.ninst + 1) * sizeof *w.inst_used_by);
     memset(w.inst_used_by, 0, (w.ninst + 1) * sizeof *w.inst_used_by);
-    char *injected = w.ninst ? inject_instantiations(&src, w.inst, w.ninst) : NULL;
+    w.ncls = ks_source_class_instantiations(&src, &w.cls);
+    char *injected = w.ninst || w.ncls ? inject_instantiations(&src, w.inst, w.ninst, w.cls, w.ncls) : NULL;
 
     w.s.opts = opts;
     read_directives(&w, &src);

@@ -514,6 +514,34 @@ START_TEST(launch_bounds_text_in_a_body_is_not_the_kernels)
 }
 END_TEST
 
+/* ---- issue 18: macros that write explicit instantiations ----------------------------------- */
+
+/* source.c expands function-like macros to find the explicit
+ * instantiations they write. Macros that call each other, that square
+ * their text at every level, or an invocation never closed (kept out of
+ * clang's sight by #if 0; the scanner reads every line) end the scan and
+ * leave the file's own kernel and macro instance alone. */
+START_TEST(macro_expansion_is_bounded)
+{
+    write_at("mx.cu",
+             "template <int N> __global__ void k(int *x) {}\n"
+             "#define D1(x) x x\n#define D2(x) D1(D1(x))\n#define D3(x) D2(D2(x))\n"
+             "#define D4(x) D3(D3(x))\n#define D5(x) D4(D4(x))\n#define D6(x) D5(D5(x))\n"
+             "#define D7(x) D6(D6(x))\n#define D8(x) D7(D7(x))\n"
+             "#define A(x) B(x) template __global__ void k<x>(int *);\n"
+             "#define B(x) A(x) #x a##x\n"
+             "#define I(n) template __global__ void k<n>(int *);\n"
+             "#if 0\nD8(template __global__ void k<1>(int *);) A(2)\n#endif\n"
+             "I(3)\n"
+             "#if 0\nI(4\n#endif\n");
+    char *out;
+    int rc = run(&out, "cd '%s' && %s mx.cu -o mx --list", tmpdir, kstub_path);
+    ck_assert_msg(rc == 0, "%s", out);
+    ck_assert_msg(strcmp(out, "ks_status k_3(ks_launch launch, int *x);\n") == 0, "%s", out);
+    free(out);
+}
+END_TEST
+
 static Suite *hostile_suite(void)
 {
     Suite *s = suite_create("hostile");
@@ -538,6 +566,7 @@ static Suite *hostile_suite(void)
     tcase_add_test(tc, pointer_depth_is_not_capped);
     tcase_add_test(tc, comments_quotes_and_paths_reach_generated_c_escaped);
     tcase_add_test(tc, launch_bounds_text_in_a_body_is_not_the_kernels);
+    tcase_add_test(tc, macro_expansion_is_bounded);
     tcase_add_test(tc, outbase_names_reach_the_include_line_intact);
     tcase_add_test(tc, include_guard_is_not_the_runtimes);
     suite_add_tcase(s, tc);

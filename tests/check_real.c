@@ -180,7 +180,8 @@ static const char *const corpus[] = {
     "tests/corpus/compat_placement_new.cu", "tests/corpus/real/app_types.cu",
     "tests/corpus/real/const_c_typedef.cu", "tests/corpus/host_template_returns.cu",
     "tests/corpus/compat_implicit_includes.cu", "tests/corpus/abi_class_templates.cu",
-    "tests/corpus/abi_array_pointers.cu",
+    "tests/corpus/abi_array_pointers.cu", "tests/corpus/class_template_launches.cu",
+    "tests/corpus/macro_instantiations.cu",
 };
 
 /* With --body-errors every clang diagnostic counts: these files must give
@@ -753,6 +754,74 @@ START_TEST(pointers_to_arrays_take_callers_arrays)
 }
 END_TEST
 
+/* Launches in the members of an explicitly instantiated class template
+ * (issue 18, item 7) are followed from "template class X<...>;"; a member
+ * kstub cannot refer to (overloaded, a constructor) that launches a kernel
+ * template is named in a note, and a private one is reached through the
+ * public member that calls it. Namespaces, unnamed ones included. */
+START_TEST(class_template_members_are_followed)
+{
+    make_tmpdir();
+    write_tmp("k.cu", "template <typename T> __global__ void a(T *x) {}\n"
+                      "template <typename T> __global__ void b(T *x, int n) {}\n"
+                      "template <typename T> __global__ void c(T *x, T v) {}\n"
+                      "template <typename T> __global__ void d(T *x, char n) {}\n"
+                      "namespace outer { namespace {\n"
+                      "template <typename T> class R {\n"
+                      "public:\n"
+                      "    R() { d<<<1, 1>>>((T *)0, 'a'); }\n"
+                      "    void one(T *x) { a<<<1, 1>>>(x); }\n"
+                      "    void one(T *x, int n) { b<<<1, 1>>>(x, n); }\n"
+                      "    void pub(T *x) { priv(x); }\n"
+                      "private:\n"
+                      "    void priv(T *x) { c<<<1, 1>>>(x, T(1)); }\n"
+                      "};\n"
+                      "template class R<float>;\n"
+                      "} }\n");
+    char cu[PATH_MAX + 16], *log;
+    snprintf(cu, sizeof cu, "%s/k.cu", tmpdir);
+    json_t *m = manifest_of(cu, "", &log);
+    ck_assert_int_eq(json_array_size(json_object_get(m, "kernels")), 1);
+    ck_assert_ptr_nonnull(kernel_named(m, "c_float"));
+    ck_assert_msg(strstr(log, "k.cu:15:1: note: 'R<float>::one' launches a kernel template, but "
+                              "kstub cannot follow it (it is overloaded, and a reference cannot say "
+                              "which one)"), "%s", log);
+    ck_assert_msg(strstr(log, "'R<float>::R' launches a kernel template, but kstub cannot follow it "
+                              "(a constructor or destructor has no address to refer to)"), "%s", log);
+    json_decref(m);
+    free(log);
+    remove_tmpdir();
+}
+END_TEST
+
+/* A kernel launched by host code with a template argument kstub cannot
+ * spell in a stub's name (issue 18, item 9): the error names the argument,
+ * its parameter and kind, what to launch instead and the kstub:skip line
+ * with nvcc's symbol; a function-pointer parameter is refused saying what
+ * its value would be and what to pass instead. */
+START_TEST(unspellable_template_arguments_are_explained)
+{
+    make_tmpdir();
+    write_tmp("k.cu", "__device__ float sq(float x) { return x * x; }\n"
+                      "template <float (*op)(float)>\n"
+                      "__global__ void apply(float *x, int n) { x[0] = op(x[0]); }\n"
+                      "void run(float *x, int n) { apply<sq><<<1, 1>>>(x, n); }\n"
+                      "extern \"C\" __global__ void map(float *y, float (*f)(float)) {}\n");
+    char *out;
+    int rc = run(&out, "%s %s/k.cu -o %s/k", kstub_bin(), tmpdir, tmpdir);
+    ck_assert_msg(rc != 0, "%s", out);
+    ck_assert_msg(strstr(out, "k.cu:3:17: error: template kernel 'apply' is instantiated by host code, "
+                              "but its template argument 1 (parameter 'op', of type 'float (*)(float)') "
+                              "is the address of a function or variable"), "%s", out);
+    ck_assert_msg(strstr(out, "'// kstub:skip _Z5applyIXadL_Z2sqfEEEvPfi'"), "%s", out);
+    ck_assert_msg(strstr(out, "k.cu:5:50: error: kernel 'map', parameter 2 'f': pointer to function "
+                              "'float (float)': kstub gives no stub a function-pointer parameter yet"),
+                  "%s", out);
+    free(out);
+    remove_tmpdir();
+}
+END_TEST
+
 static Suite *real_suite(void)
 {
     Suite *s = suite_create("real");
@@ -782,6 +851,8 @@ static Suite *real_suite(void)
     tcase_add_test(tc, rdc_from_compile_commands);
     tcase_add_test(tc, class_template_specializations_are_mirrored);
     tcase_add_test(tc, pointers_to_arrays_take_callers_arrays);
+    tcase_add_test(tc, class_template_members_are_followed);
+    tcase_add_test(tc, unspellable_template_arguments_are_explained);
     suite_add_tcase(s, tc);
     tc = tcase_create("names");
     tcase_set_timeout(tc, 300);

@@ -1,7 +1,7 @@
 # gpu_check.mk — the run-time checks (issue 22) on a GPU:
 # tests/gpu/check_checks_gpu.c with hand-written descriptors (no generator),
 # its kernels built here with nvcc, NVTX seen through tests/checks/nvtx_inject.c.
-# Adds nothing to CHECK_TARGETS.
+# Adds nothing to CHECK_TARGETS; part of make gpu-check.
 #
 #   make gpu-check-checks    build and run it; without a driver it prints
 #                            "gpu-check-checks: skipped (...)" and passes
@@ -25,5 +25,6 @@ $(GCK_BIN): tests/gpu/check_checks_gpu.c runtime/kstub.h $(B)/lib/libkstub.a | $
 	    $< -o $@ $(B)/lib/libkstub.a -ldl -lpthread -lm
 
 .PHONY: gpu-check-checks
+gpu-check: gpu-check-checks
 gpu-check-checks: $(GCK_BIN) $(GCK_FATBIN) $(B)/tests/libnvtx_inject.so
 	./$(GCK_BIN)

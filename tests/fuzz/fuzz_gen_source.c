@@ -41,6 +41,12 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     ks_explicit_inst *in = NULL;
     size_t n = ks_source_instantiations(&src, &in);
     ks_explicit_inst_free(in, n);
+    ks_class_inst *ci = NULL;
+    n = ks_source_class_instantiations(&src, &ci);
+    for (size_t i = 0; i < n; i++)
+        if (ci[i].start > ci[i].end || ci[i].end > size)
+            abort();
+    ks_class_inst_free(ci, n);
     ks_directive *d = NULL;
     n = ks_source_directives(&src, &d);
     ks_directive_free(d, n);

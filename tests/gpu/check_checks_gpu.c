@@ -201,23 +201,59 @@ static const struct { const char *name; void (*fn)(void); } cases[] = {
     {"trace_of_three_launches_reads_back", trace_of_three_launches_reads_back},
 };
 
+/* The device's primary context, current on this thread (cuMemAlloc needs one). */
+static int make_context_current(void)
+{
+    CUresult (*device_get)(CUdevice *, int);
+    CUresult (*retain)(CUcontext *, CUdevice);
+    CUresult (*set_current)(CUcontext);
+    void *p;
+    if (ks_driver_proc("cuDeviceGet", &p) != KS_OK)
+        return -1;
+    memcpy(&device_get, &p, sizeof p);
+    if (ks_driver_proc("cuDevicePrimaryCtxRetain", &p) != KS_OK)
+        return -1;
+    memcpy(&retain, &p, sizeof p);
+    if (ks_driver_proc("cuCtxSetCurrent", &p) != KS_OK)
+        return -1;
+    memcpy(&set_current, &p, sizeof p);
+    CUdevice dev;
+    CUcontext ctx;
+    if (device_get(&dev, 0) != CUDA_SUCCESS || retain(&ctx, dev) != CUDA_SUCCESS ||
+        set_current(ctx) != CUDA_SUCCESS) {
+        fprintf(stderr, "  cannot make device 0's primary context current\n");
+        return -1;
+    }
+    return 0;
+}
+
 int main(void)
 {
-    void *fn;
-    if (ks_driver_proc("cuMemAlloc", &fn) != KS_OK) {
-        printf("gpu-check-checks: skipped (%s)\n", ks_last_error_message());
+    /* The parent only looks for the driver: CUDA initialised before fork()
+     * cannot be used in the child (CUDA_ERROR_NOT_INITIALIZED), so each
+     * child initialises it itself. */
+    void *lib = dlopen(getenv("KSTUB_LIBCUDA") ? getenv("KSTUB_LIBCUDA") : "libcuda.so.1",
+                       RTLD_LAZY | RTLD_LOCAL);
+    if (!lib) {
+        printf("gpu-check-checks: skipped (no CUDA driver: %s)\n", dlerror());
         return 0;
     }
+    dlclose(lib);
     int bad = 0;
     for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
         fflush(stdout);
         pid_t pid = fork();
         if (pid == 0) {
             void *p;
-            ks_driver_proc("cuMemAlloc", &p);
+            if (ks_driver_proc("cuMemAlloc", &p) != KS_OK) {
+                fprintf(stderr, "  no driver: %s\n", ks_last_error_message());
+                _exit(1);
+            }
             memcpy(&mem_alloc, &p, sizeof p);
             ks_driver_proc("cuMemFree", &p);
             memcpy(&mem_free, &p, sizeof p);
+            if (make_context_current() != 0)
+                _exit(1);
             if (ks_image_set_file(&image, CK_FATBIN) != KS_OK || ks_image_load(&image) != KS_OK) {
                 fprintf(stderr, "  cannot load %s: %s\n", CK_FATBIN, ks_last_error_message());
                 _exit(1);
