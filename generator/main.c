@@ -97,7 +97,8 @@ static void usage(FILE *f)
           "  -p BUILD_DIR         take -I, -isystem, -D, -U, -std and the architecture from\n"
           "                       the input's entry in BUILD_DIR/compile_commands.json;\n"
           "                       options given here come after (and win)\n"
-          "  -T DIR               use the templates in DIR instead of the built-in ones\n"
+          "  -T DIR               use the templates in DIR instead of the built-in ones; a DIR\n"
+          "                       with a target.json is an output target of its own (kstub(1))\n"
           "  --help               show this help\n"
           "  --version            show the version\n"
           "\n",
