@@ -451,6 +451,8 @@ static int depfile_text(const cli *c, const ks_compdb *db, generated *g)
             ks_deps_add(&g->deps, t);
             free(t);
         }
+        if (c->target.file)
+            ks_deps_add(&g->deps, c->target.file);
     }
     const char **targets = c->targets;
     size_t ntargets = c->ntargets;

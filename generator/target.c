@@ -116,6 +116,7 @@ int ks_target_load(const char *dir, int user, ks_target *t)
     char *path = ks_xasprintf("%s/%s", dir, TARGET_FILE);
     int rc = 0;
     if (user && access(path, F_OK) == 0) {
+        t->file = ks_xstrdup(path);
         rc = read_target_file(path, t);
     } else {
         for (size_t i = 0; i < sizeof c_outputs / sizeof *c_outputs; i++) {
@@ -138,5 +139,6 @@ void ks_target_free(ks_target *t)
     free(t->names.image);
     free(t->names.descriptor);
     free(t->dir);
+    free(t->file);
     memset(t, 0, sizeof *t);
 }

@@ -40,6 +40,7 @@ typedef struct ks_naming_table {
 
 typedef struct ks_target {
     char *dir;                 /* the templates' folder */
+    char *file;                /* its target.json as read; NULL: the built-in C target */
     int user;                  /* -T: the templates are inputs of the run (depfile) */
     ks_target_output outputs[KS_TARGET_MAX_OUTPUTS];
     size_t noutputs;           /* outputs[0] is the header */

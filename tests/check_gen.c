@@ -110,6 +110,59 @@ static void expect_param(const ks_kern *k, size_t i, const char *name, const cha
                   p->size, p->align, p->offset, size, align, offset);
 }
 
+/* The front end names nothing for an output language (issue 20 #3): after
+ * ks_parse every generated name is NULL, an anonymous member's record is
+ * keyed by its place; the naming stage, run for a target, gives them all. */
+START_TEST(parse_names_nothing_naming_names_all)
+{
+    ks_options o;
+    memset(&o, 0, sizeof o);
+    o.input = "tests/corpus/abi_records.cu";
+    o.outbase = "records";
+    o.cuda_path = cuda_path();
+    o.arch = "sm_90";
+    o.std = "c++17";
+    o.template_dir = "templates";
+    ks_model m;
+    ck_assert_int_eq(ks_parse(&o, &m), 0);
+    ck_assert_ptr_null(m.prefix);
+    ck_assert_ptr_null(m.header);
+    ck_assert_ptr_null(m.guard);
+    ck_assert_ptr_null(m.image);
+    for (size_t i = 0; i < m.nkernels; i++) {
+        const ks_kern *k = &m.kernels[i];
+        ck_assert_ptr_null(k->c_name);
+        ck_assert_ptr_null(k->descriptor);
+        ck_assert_ptr_null(k->launch_name);
+        for (size_t j = 0; j < k->nparams; j++)
+            ck_assert_ptr_null(k->params[j].c_name);
+    }
+    size_t anon = m.ndefs;
+    for (size_t i = 0; i < m.ndefs; i++) {
+        ck_assert_ptr_null(m.defs[i].c_name);
+        ck_assert_ptr_null(m.defs[i].member);
+        for (size_t j = 0; j < m.defs[i].nfields; j++)
+            ck_assert_ptr_null(m.defs[i].fields[j].c_name);
+        if (strcmp(m.defs[i].qname, "shapes::Anonymous::(anonymous 0)") == 0)
+            anon = i;
+    }
+    ck_assert_msg(anon < m.ndefs, "no record keyed 'shapes::Anonymous::(anonymous 0)'");
+    ks_target target;
+    ck_assert_int_eq(ks_target_load(o.template_dir, 0, &target), 0);
+    ck_assert_int_eq(ks_name_model(&target, &o, &m), 0);
+    ck_assert_str_eq(m.guard, "KSTUB_RECORDS_H");
+    ck_assert_str_eq(m.image, "records_kstub_image");
+    ck_assert_str_eq(m.defs[anon].member, "ks__anon0");
+    ck_assert_str_eq(m.defs[anon].c_name, "shapes_Anonymous_ks__anon0");
+    for (size_t i = 0; i < m.nkernels; i++) {
+        ck_assert_ptr_nonnull(m.kernels[i].c_name);
+        ck_assert_ptr_nonnull(m.kernels[i].descriptor);
+    }
+    ks_target_free(&target);
+    ks_model_free(&m);
+}
+END_TEST
+
 START_TEST(model_golden_input)
 {
     parse_file("tests/golden/basic.cu");
@@ -1141,6 +1194,7 @@ static Suite *gen_suite(void)
 
     tc = tcase_create("model");
     tcase_set_timeout(tc, 60);
+    tcase_add_test(tc, parse_names_nothing_naming_names_all);
     tcase_add_test(tc, model_golden_input);
     tcase_add_test(tc, model_every_scalar_kind);
     tcase_add_test(tc, model_template_instantiations);

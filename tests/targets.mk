@@ -16,8 +16,10 @@ CHECK_TARGETS += check-targets
 check-targets: $(KSTUB) $(B)/lib/libkstub.a tests/targets/cxx/target.json tests/targets/cxx/header.hpp.in tests/targets/cxx/use.cpp
 	rm -rf $(TARGETS_DIR) && mkdir -p $(TARGETS_DIR)/bad
 	$(KSTUB) kernels/vector_ops.cu -o $(TARGETS_DIR)/vector_ops
-	$(KSTUB) -T tests/targets/cxx kernels/vector_ops.cu -o $(TARGETS_DIR)/vector_ops
+	$(KSTUB) -T tests/targets/cxx kernels/vector_ops.cu -o $(TARGETS_DIR)/vector_ops -MD
 	test ! -e $(TARGETS_DIR)/vector_ops.cpp
+	grep -q '^ *tests/targets/cxx/header.hpp.in \\$$' $(TARGETS_DIR)/vector_ops.d
+	grep -q '^ *tests/targets/cxx/target.json$$' $(TARGETS_DIR)/vector_ops.d
 	grep -q '^#ifndef VECTOR_OPS_HPP_INCLUDED$$' $(TARGETS_DIR)/vector_ops.hpp
 	grep -q '^namespace vector_ops {$$' $(TARGETS_DIR)/vector_ops.hpp
 	$(KSTUB) --list -T tests/targets/cxx kernels/vector_ops.cu | grep -q '^ks_status vector_ops::saxpy(ks_launch launch, float a, const float \*KS_RESTRICT x'
