@@ -12,7 +12,8 @@
  * (interpolating from a neighbour), which silently parses with the wrong
  * flags; here a missing entry is an error.
  */
-#include "model.h"
+#include "compdb.h"
+#include "util.h"
 
 #include <errno.h>
 #include <jansson.h>
@@ -221,7 +222,7 @@ static int options_files(const char *directory, const char *list, ks_compdb *db,
 int ks_compdb_translate(const char *directory, const char *const *argv, size_t argc,
                         ks_compdb *db)
 {
-    return translate(directory, argv, argc, db, 0);
+    return translate(directory, argv, argc, db, 0) < 0 ? -1 : 0;
 }
 
 static int translate(const char *directory, const char *const *argv, size_t argc,

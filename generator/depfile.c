@@ -9,6 +9,7 @@
  * walk remembers each file as an input of the run (inputs.h), depfile or
  * not, so that no output can replace a header the parse read.
  */
+#include "depfile.h"
 #include "front.h"
 #include "inputs.h"
 

@@ -18,7 +18,8 @@
 #include <unistd.h>
 
 #include "manifest.h"
-#include "model.h"
+#include "options.h"
+#include "util.h"
 #include "report.h"
 #include "sigtable.h"
 

@@ -4,31 +4,20 @@
  * templates/; this file decides only what goes into the slots: names,
  * numbers, flags, and each type's parts (push_type: the base's name and tag,
  * qualifiers per pointer level, the stars on the name, array sizes), which
- * the templates spell. ks_spell_c_type spells a type for the manifest's
- * "c_type" (JSON, not generated C).
+ * the templates spell. The manifest's "c_type" and the --list prototype
+ * are the header template's named pieces too (ks_emit_spellings), so that
+ * no C spelling lives here.
  */
+#include "emit.h"
+#include "emit_values.h"
+#include "naming.h"
 #include "render.h"
+#include "util.h"
 
 #include <ctype.h>
-#include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <unistd.h>
-
-#include "image_kind.h"   /* the runtime's, so both tell images apart alike */
-
-
-
-/* ---- spelling a type from its structure -------------------------------------------------------- */
-
-/* A type spelled in two parts: the head ("const float", "int *const") and
- * the trailing stars of unqualified outer pointer levels, so declarations
- * can line names up with the stars on the name. */
-typedef struct spelled {
-    char *head;
-    size_t stars;
-} spelled;
 
 /* ---- the application's own types ----------------------------------------------------------- */
 
@@ -39,7 +28,7 @@ static int def_uses_header(const ks_model *m, size_t def, unsigned depth)
     const ks_def *d = &m->defs[def];
     if (depth > 64)
         return 0;
-    if (d->member)
+    if (d->in_member)
         return def_uses_header(m, d->owner, depth + 1);
     return d->complete && d->file && d->c_header && !d->mirror && strcmp(d->c_name, d->qname) == 0 &&
            fields_use_headers(m, def, depth);
@@ -55,7 +44,7 @@ static int fields_use_headers(const ks_model *m, size_t def, unsigned depth)
         if (t->nptrs || (t->base != KS_BASE_RECORD && t->base != KS_BASE_ENUM))
             continue;
         const ks_def *fd = &m->defs[t->def];
-        int ok = fd->member && fd->owner == def ? fields_use_headers(m, t->def, depth + 1)
+        int ok = fd->in_member && fd->owner == def ? fields_use_headers(m, t->def, depth + 1)
                                                 : def_uses_header(m, t->def, depth + 1);
         if (!ok)
             return 0;
@@ -116,76 +105,11 @@ static const char *tag_word(const ks_model *m, const ks_type *t)
     return "";
 }
 
-static void put_quals(ks_buf *b, unsigned q, const char *restrict_word)
-{
-    const char *words[3] = {q & KS_QUAL_CONST ? "const" : NULL, q & KS_QUAL_VOLATILE ? "volatile" : NULL,
-                            q & KS_QUAL_RESTRICT ? restrict_word : NULL};
-    int first = 1;
-    for (int i = 0; i < 3; i++)
-        if (words[i]) {
-            ks_buf_printf(b, "%s%s", first ? "" : " ", words[i]);
-            first = 0;
-        }
-}
-
-/* drop: qualifiers left off the outermost pointer level (strict mode's
- * "exact" type has no top-level restrict). */
-static spelled spell_as(const ks_model *m, const ks_type *t, const char *restrict_word, unsigned drop,
-                        int cuda)
-{
-    ks_buf b = {0};
-    if (t->quals & KS_QUAL_CONST)
-        ks_buf_puts(&b, "const ");
-    if (t->quals & KS_QUAL_VOLATILE)
-        ks_buf_puts(&b, "volatile ");
-    ks_buf_puts(&b, tag_word(m, t));
-    ks_buf_puts(&b, base_name(m, t, cuda));
-    size_t trailing = 0;
-    for (size_t i = t->nptrs; i > 0; i--) {
-        unsigned q = t->ptr_quals[i - 1] & ~(i == t->nptrs ? drop : 0u);
-        if (q)
-            break;
-        trailing++;
-    }
-    for (size_t i = 0; i + trailing < t->nptrs; i++) {
-        unsigned q = t->ptr_quals[i] & ~(i + 1 == t->nptrs ? drop : 0u);
-        ks_buf_puts(&b, b.data[b.len - 1] == '*' ? "*" : " *");
-        put_quals(&b, q, restrict_word);
-    }
-    spelled s = {ks_buf_take(&b), trailing};
-    return s;
-}
-
-/* The whole type, "const float *restrict". */
-static char *spell_type_as(const ks_model *m, const ks_type *t, const char *restrict_word, unsigned drop,
-                           int cuda)
-{
-    spelled s = spell_as(m, t, restrict_word, drop, cuda);
-    ks_buf b = {0};
-    ks_buf_puts(&b, s.head);
-    if (s.stars && s.head[strlen(s.head) - 1] != '*')
-        ks_buf_puts(&b, " ");
-    for (size_t i = 0; i < s.stars; i++)
-        ks_buf_puts(&b, "*");
-    free(s.head);
-    return ks_buf_take(&b);
-}
-
-static char *spell_type(const ks_model *m, const ks_type *t, const char *restrict_word, unsigned drop)
-{
-    return spell_type_as(m, t, restrict_word, drop, 0);
-}
-
-char *ks_spell_c_type(const ks_model *m, const ks_type *t)
-{
-    return spell_type(m, t, "restrict", 0);
-}
-
 /* A type as the templates spell it ({{*spelled}} in header.h.in): its
  * parts, as a list of one item under key. drop: qualifiers left off the
  * outermost pointer level; base_quals: the base's qualifiers used; cuda:
  * the C++ overloads' names. */
-static void push_type(ks_tnode *n, const char *key, const ks_model *m, const ks_type *t, unsigned drop,
+void ks__push_type(ks_tnode *n, const char *key, const ks_model *m, const ks_type *t, unsigned drop,
                       unsigned base_quals, int cuda)
 {
     ks_tnode *tn = ks_tn_push(ks_tn_list(n, key), n);
@@ -305,7 +229,7 @@ static void record_values(const ks_model *m, const ks_def *d, ks_tnode *tn)
         ks_tn_flag(mn, "field", 1);
         ks_tn_set(mn, "field_name", "%s", f->c_name);
         ks_tn_set(mn, "offset", "%ld", f->offset);
-        push_type(mn, "field_type", m, &f->type, 0, f->type.quals, 0);
+        ks__push_type(mn, "field_type", m, &f->type, 0, f->type.quals, 0);
         ks_tnode *fn = ks_tn_push(fields, tn);
         ks_tn_set(fn, "field_name", "%s", f->c_name);
         ks_tn_set(fn, "offset", "%ld", f->offset);
@@ -368,12 +292,12 @@ static char *include_path(const ks_options *o, const char *file)
  * template spells as a typedef of the function type. */
 static void function_values(const ks_model *m, const ks_def *d, ks_tnode *tn)
 {
-    push_type(tn, "result", m, &d->fields[0].type, 0, d->fields[0].type.quals, 0);
+    ks__push_type(tn, "result", m, &d->fields[0].type, 0, d->fields[0].type.quals, 0);
     ks_tval *ps = ks_tn_list(tn, "fn_params");
     for (size_t i = 1; i < d->nfields; i++) {
         ks_tnode *pn = ks_tn_push(ps, tn);
         ks_tn_flag(pn, "first", i == 1);
-        push_type(pn, "fn_param", m, &d->fields[i].type, 0, d->fields[i].type.quals, 0);
+        ks__push_type(pn, "fn_param", m, &d->fields[i].type, 0, d->fields[i].type.quals, 0);
     }
     if (d->fn_typedef)
         ks_tn_set(tn, "fn_typedef", "%s", d->fn_typedef);
@@ -393,11 +317,11 @@ static void type_values(const ks_options *o, const ks_model *m, ks_tnode *root)
     ks_tval *headers = ks_tn_list(root, "app_headers");
     for (size_t i = 0; i < m->ndef_order; i++) {
         const ks_def *d = &m->defs[m->def_order[i]];
-        if (d->member || !ks_def_uses_header(m, m->def_order[i]))
+        if (d->in_member || !ks_def_uses_header(m, m->def_order[i]))
             continue;
         int seen = 0;
         for (size_t j = 0; j < i && !seen; j++)
-            seen = !m->defs[m->def_order[j]].member && ks_def_uses_header(m, m->def_order[j]) &&
+            seen = !m->defs[m->def_order[j]].in_member && ks_def_uses_header(m, m->def_order[j]) &&
                    strcmp(m->defs[m->def_order[j]].file, d->file) == 0;
         if (seen)
             continue;
@@ -408,13 +332,13 @@ static void type_values(const ks_options *o, const ks_model *m, ks_tnode *root)
     for (size_t i = 0; i < m->ndef_order; i++) {
         const ks_def *d = &m->defs[m->def_order[i]];
         int from_header = ks_def_uses_header(m, m->def_order[i]);
-        if (from_header && d->member)
+        if (from_header && d->in_member)
             continue;                          /* inside its owner's header */
         ks_tnode *tn = ks_tn_push(types, root);
         ks_tn_flag(tn, "from_header", from_header);
         ks_tn_set(tn, "type_name", "%s", d->c_name);
         /* an anonymous record is known by its C name */
-        ks_tn_set(tn, "qname", "%s", d->member ? d->c_name : d->qname);
+        ks_tn_set(tn, "qname", "%s", d->in_member ? d->c_name : d->qname);
         ks_tn_set(tn, "size", "%ld", d->size);
         ks_tn_set(tn, "align", "%ld", d->align);
         ks_tn_flag(tn, "enum", d->kind == KS_DEF_ENUM);
@@ -422,7 +346,7 @@ static void type_values(const ks_options *o, const ks_model *m, ks_tnode *root)
         ks_tn_flag(tn, "array", d->kind == KS_DEF_ARRAY);
         ks_tn_flag(tn, "function", d->kind == KS_DEF_FUNCTION);
         if (d->kind == KS_DEF_ARRAY) {
-            push_type(tn, "elem", m, &d->fields[0].type, 0, 0, 0);
+            ks__push_type(tn, "elem", m, &d->fields[0].type, 0, 0, 0);
             continue;
         }
         if (d->kind == KS_DEF_FUNCTION) {
@@ -455,15 +379,15 @@ static void type_values(const ks_options *o, const ks_model *m, ks_tnode *root)
 /* Strict mode's test of one argument: its exact type (no top-level
  * restrict, which means nothing to a caller) and, for a pointer to const,
  * the same pointer without that const. */
-static void strict_values(const ks_model *m, const ks_param *p, ks_tnode *pn)
+void ks__strict_values(const ks_model *m, const ks_param *p, ks_tnode *pn)
 {
     const ks_type *t = &p->type;
-    push_type(pn, "strict", m, t, KS_QUAL_RESTRICT, t->quals, 0);
+    ks__push_type(pn, "strict", m, t, KS_QUAL_RESTRICT, t->quals, 0);
     int alt = t->nptrs == 1 && (t->quals & KS_QUAL_CONST) &&
               (t->ptr_quals[0] & ~(unsigned)KS_QUAL_RESTRICT) == 0;
     ks_tn_flag(pn, "strict_alt", alt);
     if (alt)
-        push_type(pn, "alt", m, t, KS_QUAL_RESTRICT, t->quals & ~(unsigned)KS_QUAL_CONST, 0);
+        ks__push_type(pn, "alt", m, t, KS_QUAL_RESTRICT, t->quals & ~(unsigned)KS_QUAL_CONST, 0);
     else
         ks_tn_list(pn, "alt");
 }
@@ -498,7 +422,7 @@ static void cuda_param_values(const ks_model *m, const ks_param *p, ks_tnode *pn
     int cuda = (t->base == KS_BASE_SPECIAL && ks_special_cuda_name(t->special)) || cxx_enum(m, t);
     ks_tn_flag(pn, "cuda", cuda);
     if (cuda)
-        push_type(pn, "cxx", m, t, KS_QUAL_RESTRICT, t->quals, 1);
+        ks__push_type(pn, "cxx", m, t, KS_QUAL_RESTRICT, t->quals, 1);
     else
         ks_tn_list(pn, "cxx");
 }
@@ -522,7 +446,7 @@ static int scalar_signed(ks_scalar s)
  * its kind (KS_PARAM_<kind>), for a pointer the element type (sizeof and
  * alignment are taken of it in C, where the header asserts the device's
  * layout) unless that is void or an incomplete type, and its extent hint. */
-static void check_values(const ks_model *m, const ks_param *p, ks_tnode *pn)
+void ks__check_values(const ks_model *m, const ks_param *p, ks_tnode *pn)
 {
     static const char *const xops[] = {"CONST", "PARAM", "ADD", "SUB", "MUL", "DIV"};
     const ks_type *t = &p->type;
@@ -558,7 +482,7 @@ static void check_values(const ks_model *m, const ks_param *p, ks_tnode *pn)
     ks_tn_flag(pn, "void_ok", t->nptrs > 0 && !void_elem);
     ks_tn_flag(pn, "const_void_ok", t->nptrs == 1 && !void_elem && (t->quals & KS_QUAL_CONST));
     if (known)
-        push_type(pn, "pointee", m, &elem, 0, t->quals, 0);
+        ks__push_type(pn, "pointee", m, &elem, 0, t->quals, 0);
     else
         ks_tn_list(pn, "pointee");
     ks_tn_flag(pn, "has_extent", p->extent != NULL);
@@ -614,273 +538,23 @@ static void kernel_values(const ks_model *m, const ks_kern *k, ks_tnode *kn)
         ks_tn_flag(qn, "first", j == 0);
         ks_tn_flag(qn, "tag", p->type.tag);
         ks_tn_set(qn, "index", "%zu", j);
-        check_values(m, p, qn);
+        ks__push_type(qn, "param_type", m, &p->type, 0, p->type.quals, 0);
+        ks__check_values(m, p, qn);
         if (p->type.tag)
             continue;
         ks_tnode *pn = ks_tn_push(params, kn);
         ks_tn_set(pn, "name", "%s", p->c_name);
         ks_tn_set(pn, "type", "%s", p->spelled);
-        push_type(pn, "param_type", m, &p->type, 0, p->type.quals, 0);
+        ks__push_type(pn, "param_type", m, &p->type, 0, p->type.quals, 0);
         ks_tn_set(pn, "size", "%ld", p->size);
         ks_tn_set(pn, "align", "%ld", p->align);
         ks_tn_set(pn, "offset", "%ld", p->offset);
         ks_tn_set(pn, "index", "%zu", arg);
         ks_tn_flag(pn, "first", arg++ == 0);
-        strict_values(m, p, pn);
+        ks__strict_values(m, p, pn);
         cuda_param_values(m, p, pn);
-        check_values(m, p, pn);
+        ks__check_values(m, p, pn);
     }
-}
-
-/* ---- one C name over a template's instances ------------------------------------------------- */
-
-/*
- * A function template with several explicit instances (fill_int, fill_u16
- * of fill<T>) gets one more C name, the template's own (fill): in C11 a
- * macro whose _Generic picks the instance from the argument types, in C++
- * an overload per instance. Which argument decides is a decision tree: at
- * each step the first parameter (a pointer first) whose type differs among
- * the instances still in question, a branch per type. Only where every
- * instance is told apart that way, the instances take as many parameters,
- * and the name is free; otherwise the header says why there is none.
- */
-
-/* A parameter's type as _Generic compares it: no top-level restrict; alt
- * drops a const on the pointee (a pointer to const takes a pointer too). */
-static char *generic_key(const ks_model *m, const ks_type *t, int alt)
-{
-    ks_type u = *t;
-    if (alt)
-        u.quals &= ~(unsigned)KS_QUAL_CONST;
-    return spell_type(m, &u, "restrict", KS_QUAL_RESTRICT);
-}
-
-static int strict_alt_of(const ks_type *t)
-{
-    return t->nptrs == 1 && (t->quals & KS_QUAL_CONST) && (t->ptr_quals[0] & ~(unsigned)KS_QUAL_RESTRICT) == 0;
-}
-
-/* One token of a decision tree, every key set (a token reads only its own). */
-static ks_tnode *generic_token(ks_tval *list, ks_tnode *owner, const char *kind)
-{
-    static const char *const kinds[] = {"open", "case", "leaf", "next", "close"};
-    ks_tnode *tn = ks_tn_push(list, owner);
-    for (size_t i = 0; i < sizeof kinds / sizeof kinds[0]; i++)
-        ks_tn_flag(tn, kinds[i], strcmp(kinds[i], kind) == 0);
-    if (strcmp(kind, "open") != 0)
-        ks_tn_set(tn, "arg", "%s", "");
-    if (strcmp(kind, "leaf") != 0)
-        ks_tn_set(tn, "c_name", "%s", "");
-    if (strcmp(kind, "case") != 0)
-        ks_tn_list(tn, "case_type");
-    return tn;
-}
-
-/* Appends the tree that tells the instances at idx[0..n) apart to list as
- * tokens (open, case, leaf, close); 0, or -1 when two cannot be told apart. */
-static int generic_tree(const ks_model *m, const ks_kern *const *inst, const size_t *idx, size_t n,
-                        const int *differs, int *decided, ks_tnode *owner, ks_tval *list, unsigned depth)
-{
-    const ks_kern *k0 = inst[idx[0]];
-    if (n == 1) {
-        /* One instance left: the other pointers the instances type apart
-         * must have its types too (nested, one test each), as its macro
-         * form would insist; scalars convert as in a call of the instance. */
-        size_t p = 0;
-        while (p < k0->nparams && !(differs[p] && !decided[p] && k0->params[p].type.nptrs > 0))
-            p++;
-        if (p == k0->nparams) {
-            ks_tnode *tn = generic_token(list, owner, "leaf");
-            ks_tn_set(tn, "c_name", "%s", k0->c_name);
-            return 0;
-        }
-        const ks_type *t = &k0->params[p].type;
-        ks_tn_set(generic_token(list, owner, "open"), "arg", "%s", k0->params[p].c_name);
-        decided[p] = 1;
-        int rc = 0;
-        for (int v = 0; v <= strict_alt_of(t) && rc == 0; v++) {
-            push_type(generic_token(list, owner, "case"), "case_type", m, t, KS_QUAL_RESTRICT,
-                      v ? t->quals & ~(unsigned)KS_QUAL_CONST : t->quals, 0);
-            rc = generic_tree(m, inst, idx, n, differs, decided, owner, list, depth + 1);
-            generic_token(list, owner, "next");
-        }
-        decided[p] = 0;
-        generic_token(list, owner, "close");
-        return rc;
-    }
-    if (depth > 64)
-        return -1;
-    /* The parameter that decides: the first that differs, a pointer first. */
-    size_t at = k0->nparams;
-    for (int want_ptr = 1; want_ptr >= 0 && at == k0->nparams; want_ptr--)
-        for (size_t j = 0; j < k0->nparams && at == k0->nparams; j++) {
-            if ((k0->params[j].type.nptrs > 0) != want_ptr)
-                continue;
-            char *a = generic_key(m, &k0->params[j].type, 0);
-            for (size_t i = 1; i < n && at == k0->nparams; i++) {
-                char *b = generic_key(m, &inst[idx[i]]->params[j].type, 0);
-                if (strcmp(a, b) != 0)
-                    at = j;
-                free(b);
-            }
-            free(a);
-        }
-    if (at == k0->nparams)
-        return -1;
-    ks_tnode *open = generic_token(list, owner, "open");
-    ks_tn_set(open, "arg", "%s", k0->params[at].c_name);
-    /* Branches in the instances' order; a pointer to const also takes the
-     * pointer without it, unless another branch has that type. */
-    char **keys = ks_xmalloc(n * sizeof *keys);
-    for (size_t i = 0; i < n; i++)
-        keys[i] = generic_key(m, &inst[idx[i]]->params[at].type, 0);
-    size_t *sub = ks_xmalloc(n * sizeof *sub);
-    int rc = 0;
-    for (size_t i = 0; i < n && rc == 0; i++) {
-        int seen = 0;
-        for (size_t j = 0; j < i && !seen; j++)
-            seen = strcmp(keys[i], keys[j]) == 0;
-        if (seen)
-            continue;
-        size_t ns = 0;
-        for (size_t j = i; j < n; j++)
-            if (strcmp(keys[i], keys[j]) == 0)
-                sub[ns++] = idx[j];
-        const ks_type *t = &inst[idx[i]]->params[at].type;
-        int alt = strict_alt_of(t);
-        if (alt) {
-            char *ak = generic_key(m, t, 1);
-            for (size_t j = 0; j < n && alt; j++)
-                alt = strcmp(ak, keys[j]) != 0;
-            for (size_t j = 0; j < i && alt; j++)   /* an earlier branch's alternative */
-                if (strict_alt_of(&inst[idx[j]]->params[at].type)) {
-                    char *bk = generic_key(m, &inst[idx[j]]->params[at].type, 1);
-                    alt = strcmp(ak, bk) != 0;
-                    free(bk);
-                }
-            free(ak);
-        }
-        /* The branch, and again for the pointer without const (the same subtree). */
-        for (int v = 0; v <= alt && rc == 0; v++) {
-            ks_tnode *cn = generic_token(list, owner, "case");
-            push_type(cn, "case_type", m, t, KS_QUAL_RESTRICT, v ? t->quals & ~(unsigned)KS_QUAL_CONST : t->quals,
-                      0);
-            decided[at] = 1;
-            rc = generic_tree(m, inst, sub, ns, differs, decided, owner, list, depth + 1);
-            decided[at] = 0;
-            generic_token(list, owner, "next");
-        }
-    }
-    generic_token(list, owner, "close");
-    for (size_t i = 0; i < n; i++)
-        free(keys[i]);
-    free(keys);
-    free(sub);
-    return rc;
-}
-
-/* Whether all n instances give parameter p the same type. */
-static int generic_shared(const ks_model *m, const ks_kern *const *inst, size_t n, size_t p)
-{
-    int shared = 1;
-    char *a = generic_key(m, &inst[0]->params[p].type, 0);
-    for (size_t j = 1; j < n && shared; j++) {
-        char *b = generic_key(m, &inst[j]->params[p].type, 0);
-        shared = strcmp(a, b) == 0;
-        free(b);
-    }
-    free(a);
-    return shared;
-}
-
-/* Why a template gets no C name of its own, or NULL when it gets one. */
-static const char *generic_refusal(const ks_model *m, const ks_kern *const *inst, size_t n,
-                                   const char *name)
-{
-    if (n < 2)
-        return "one instance, nothing to choose";
-    for (size_t i = 1; i < n; i++)
-        if (inst[i]->nparams != inst[0]->nparams)
-            return "the instances take different numbers of parameters";
-    if (!ks_name_is_free(m, name))
-        return "the name is taken by another generated or reserved name";
-    return NULL;
-}
-
-static void generic_values(const ks_model *m, ks_tnode *root)
-{
-    ks_tval *generics = ks_tn_list(root, "generics");
-    int any = 0;
-    for (size_t i = 0; i < m->nkernels; i++) {
-        const ks_kern *k = &m->kernels[i];
-        int first = k->base_name != NULL;
-        for (size_t j = 0; j < i && first; j++)
-            first = !(m->kernels[j].base_name && strcmp(m->kernels[j].base_name, k->base_name) == 0 &&
-                      m->kernels[j].tu_prefixed == k->tu_prefixed);
-        if (!first)
-            continue;
-        const ks_kern **inst = ks_xmalloc(m->nkernels * sizeof *inst);
-        size_t n = 0;
-        for (size_t j = i; j < m->nkernels; j++)
-            if (m->kernels[j].base_name && strcmp(m->kernels[j].base_name, k->base_name) == 0 &&
-                m->kernels[j].tu_prefixed == k->tu_prefixed)
-                inst[n++] = &m->kernels[j];
-        char *stem = ks_c_identifier(k->base_name);
-        char *name = k->tu_prefixed ? ks_xasprintf("%s_%s", m->prefix, stem) : ks_xstrdup(stem);
-        free(stem);
-        ks_tnode *gn = ks_tn_push(generics, root);
-        ks_tn_set(gn, "generic", "%s", name);
-        ks_tn_set(gn, "template", "%s", k->base_name);
-        ks_tn_set(gn, "launch", "%s", k->launch_name);
-        ks_tval *instances = ks_tn_list(gn, "instances");
-        for (size_t j = 0; j < n; j++) {
-            ks_tnode *in = ks_tn_push(instances, gn);
-            ks_tn_set(in, "c_name", "%s", inst[j]->c_name);
-            ks_tn_set(in, "signature", "%s", inst[j]->signature);
-            ks_tn_set(in, "launch", "%s", inst[j]->launch_name);
-            ks_tn_flag(in, "first", j == 0);
-            ks_tval *ps = ks_tn_list(in, "params");
-            for (size_t p = 0; p < inst[j]->nparams; p++) {
-                ks_tnode *pn = ks_tn_push(ps, in);
-                ks_tn_set(pn, "name", "%s", inst[j]->params[p].c_name);
-                push_type(pn, "param_type", m, &inst[j]->params[p].type, 0, inst[j]->params[p].type.quals, 0);
-            }
-        }
-        const char *why = generic_refusal(m, inst, n, name);
-        ks_tval *pick = ks_tn_list(gn, "pick");
-        if (why == NULL) {
-            size_t *idx = ks_xmalloc(n * sizeof *idx);
-            int *differs = ks_xmalloc((k->nparams + 1) * sizeof *differs);
-            int *decided = ks_xmalloc((k->nparams + 1) * sizeof *decided);
-            for (size_t j = 0; j < n; j++)
-                idx[j] = j;
-            for (size_t p = 0; p < k->nparams; p++)
-                differs[p] = !generic_shared(m, inst, n, p), decided[p] = 0;
-            if (generic_tree(m, inst, idx, n, differs, decided, gn, pick, 0) != 0)
-                why = "two instances take the same parameter types (they differ in template arguments only)";
-            free(idx);
-            free(differs);
-            free(decided);
-        }
-        /* The macro's arguments, the first instance's names: a parameter all
-         * instances type alike is checked as that instance's stub checks it. */
-        ks_tval *args = ks_tn_list(gn, "args");
-        for (size_t p = 0; why == NULL && p < k->nparams; p++) {
-            const ks_param *kp = &inst[0]->params[p];
-            ks_tnode *an = ks_tn_push(args, gn);
-            ks_tn_set(an, "name", "%s", kp->c_name);
-            ks_tn_set(an, "c_name", "%s", name);
-            ks_tn_flag(an, "shared", generic_shared(m, inst, n, p));
-            strict_values(m, kp, an);
-            check_values(m, kp, an);
-        }
-        ks_tn_flag(gn, "ok", why == NULL);
-        ks_tn_set(gn, "why", "%s", why ? why : "");
-        any |= why == NULL;
-        free(name);
-        free(inst);
-    }
-    ks_tn_flag(root, "has_generics", any);
 }
 
 static ks_tnode *build_values(const ks_options *o, const ks_model *m, const ks_image_blob *img)
@@ -908,7 +582,7 @@ static ks_tnode *build_values(const ks_options *o, const ks_model *m, const ks_i
         cuda |= cuda_values(m, &m->kernels[i], kn);
     }
     ks_tn_flag(root, "cuda_overloads", cuda);
-    generic_values(m, root);
+    ks__generic_values(m, root);
     ks_tval *enums = ks_tn_list(root, "cxx_enums");
     for (size_t i = 0; i < m->ndef_order; i++) {
         const ks_def *d = &m->defs[m->def_order[i]];
@@ -938,17 +612,29 @@ static ks_tnode *build_values(const ks_options *o, const ks_model *m, const ks_i
     return root;
 }
 
-char *ks_emit(const ks_options *o, const ks_model *m, const ks_image_blob *img,
-              const char *template_name)
+/* The template of the target's output i: its text, and its path for
+ * messages (both malloc'd). 0, or -1 after an error. */
+static int read_template(const ks_target *target, size_t i, char **path, char **text, size_t *len)
 {
-    char *path = ks_xasprintf("%s/%s", o->template_dir, template_name);
-    size_t len;
-    char *text = ks_read_file(path, &len);
-    if (!text) {
-        ks_error_at(path, 0, 0, "cannot read template: %s", ks_file_error());
-        free(path);
-        return NULL;
+    *path = ks_target_template_path(target, i);
+    *text = ks_read_file(*path, len);
+    if (!*text) {
+        ks_error_at(*path, 0, 0, "cannot read template: %s", ks_file_error());
+        free(*path);
+        *path = NULL;
+        return -1;
     }
+    return 0;
+}
+
+int ks_emit(const ks_target *target, size_t output, const ks_options *o, const ks_model *m,
+            const ks_image_blob *img, char **result)
+{
+    char *path, *text;
+    size_t len;
+    *result = NULL;
+    if (read_template(target, output, &path, &text, &len) != 0)
+        return -1;
     ks_tnode *root = build_values(o, m, img);
     ks_buf out = {0};
     int rc = ks_render(path, text, len, root, &out);
@@ -957,59 +643,85 @@ char *ks_emit(const ks_options *o, const ks_model *m, const ks_image_blob *img,
     free(path);
     if (rc != 0) {
         free(out.data);
+        return -1;
+    }
+    *result = ks_buf_take(&out);
+    return 0;
+}
+
+/* ---- spellings for the manifest and --list -------------------------------------------------- */
+
+/* Each kernel's prototype, then each of its parameters' c_type, a line
+ * each; the header's pieces do the spelling. A spelling holds no newline
+ * (the pieces are one line; names and types are identifiers and words). */
+static const char spellings_driver[] =
+    "{{#kernels}}{{prototype}}\n{{#packed}}{{manifest_c_type}}\n{{/packed}}{{/kernels}}";
+
+static char *next_line(char **at)
+{
+    char *line = *at, *nl = strchr(line, '\n');
+    if (!nl)
         return NULL;
-    }
-    return ks_buf_take(&out);
+    *nl = '\0';
+    *at = nl + 1;
+    return ks_xstrdup(line);
 }
 
-/* ---- embedded images ------------------------------------------------------------------------ */
-int ks_image_read(const char *path, ks_image_blob *blob)
+int ks_emit_spellings(const ks_target *target, const ks_options *o, const ks_model *m,
+                      ks_spellings *sp)
 {
-    size_t size;
-    char *data = ks_read_file(path, &size);
-    if (!data) {
-        ks_error_at(path, 0, 0, "cannot read the image to embed: %s", ks_file_error());
+    memset(sp, 0, sizeof *sp);
+    char *path, *text;
+    size_t len;
+    if (read_template(target, 0, &path, &text, &len) != 0)
         return -1;
+    ks_tnode *root = build_values(o, m, NULL);
+    ks_buf out = {0};
+    int rc = ks_render_with(path, text, len, spellings_driver, root, &out);
+    ks_tn_free(root);
+    free(text);
+    if (rc == 0) {
+        ks_buf_put(&out, "", 0);
+        sp->nkernels = m->nkernels;
+        sp->prototypes = ks_xmalloc((m->nkernels + 1) * sizeof *sp->prototypes);
+        sp->c_types = ks_xmalloc((m->nkernels + 1) * sizeof *sp->c_types);
+        memset(sp->prototypes, 0, (m->nkernels + 1) * sizeof *sp->prototypes);
+        memset(sp->c_types, 0, (m->nkernels + 1) * sizeof *sp->c_types);
+        char *at = out.data;
+        for (size_t i = 0; rc == 0 && i < m->nkernels; i++) {
+            const ks_kern *k = &m->kernels[i];
+            sp->c_types[i] = ks_xmalloc((k->nparams + 1) * sizeof *sp->c_types[i]);
+            memset(sp->c_types[i], 0, (k->nparams + 1) * sizeof *sp->c_types[i]);
+            sp->prototypes[i] = next_line(&at);
+            for (size_t j = 0; sp->prototypes[i] && j < k->nparams; j++)
+                if (!(sp->c_types[i][j] = next_line(&at)))
+                    break;
+            if (!sp->prototypes[i] || (k->nparams && !sp->c_types[i][k->nparams - 1]))
+                rc = -1;
+        }
+        if (rc != 0 || *at)
+            ks_error_at(path, 0, 0, "the pieces 'prototype' and 'manifest_c_type' must each "
+                        "spell one line");
+        rc = rc != 0 || *at ? -1 : 0;
     }
-    blob->name = ks_basename(path);
-    blob->data = (unsigned char *)data;
-    blob->size = size;
-    switch (ks__image_kind(data, size)) {
-    case KS__BYTES_FATBIN:
-        blob->kind = "FATBIN";
-        break;
-    case KS__BYTES_CUBIN:
-        blob->kind = "CUBIN";
-        break;
-    case KS__BYTES_PTX:
-        blob->kind = "PTX";
-        blob->size = size + 1;  /* the driver reads PTX up to its NUL */
-        break;
-    default:
-        ks_error_at(path, 0, 0, "not a kernel image: expected a fatbin, an ELF cubin or PTX "
-                    "text from nvcc (-fatbin, -cubin or -ptx)");
-        free(data);
-        return -1;
-    }
-    return 0;
+    free(out.data);
+    free(path);
+    if (rc != 0)
+        ks_spellings_free(sp);
+    return rc;
 }
 
-int ks_source_read(const char *path, ks_image_blob *blob)
+void ks_spellings_free(ks_spellings *sp)
 {
-    size_t size;
-    char *data = ks_read_file(path, &size);
-    if (!data) {
-        ks_error_at(path, 0, 0, "cannot read: %s", ks_file_error());
-        return -1;
+    for (size_t i = 0; i < sp->nkernels; i++) {
+        for (size_t j = 0; sp->c_types && sp->c_types[i] && sp->c_types[i][j]; j++)
+            free(sp->c_types[i][j]);
+        if (sp->c_types)
+            free(sp->c_types[i]);
+        if (sp->prototypes)
+            free(sp->prototypes[i]);
     }
-    if (memchr(data, '\0', size)) {
-        ks_error_at(path, 0, 0, "contains a NUL byte; it cannot be embedded as source text");
-        free(data);
-        return -1;
-    }
-    blob->name = ks_basename(path);
-    blob->data = (unsigned char *)data;
-    blob->size = size + 1;  /* NVRTC reads the source up to its NUL */
-    blob->kind = "SOURCE";
-    return 0;
+    free(sp->c_types);
+    free(sp->prototypes);
+    memset(sp, 0, sizeof *sp);
 }

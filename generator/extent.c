@@ -219,5 +219,5 @@ int ks_extents_apply(const char *input, const ks_source *src, ks_model *m)
                 errors++;
     }
     ks_directive_free(d, n);
-    return errors;
+    return errors ? -1 : 0;
 }

@@ -7,6 +7,9 @@
 #define KSTUB_FRONT_H
 
 #include "model.h"
+#include "options.h"
+#include "util.h"
+#include "walk.h"
 
 #include <clang-c/Index.h>
 
@@ -191,8 +194,8 @@ size_t ks_source_leading_includes(const char *text, size_t len,
 
 /* ---- extent.c: "kstub:extent(PTR, EXPR)" hints ---- */
 /* Attach each hint of src to the next kernel of the input at or after it
- * (ks_param.extent, .extent_ops), checking names and types; returns the
- * number of errors reported. */
+ * (ks_param.extent, .extent_ops), checking names and types. Returns 0, or
+ * -1 after errors. */
 int ks_extents_apply(const char *input, const ks_source *src, ks_model *m);
 
 /* ---- classinst.c: members of explicitly instantiated class templates ---- */
@@ -224,8 +227,9 @@ char *ks_unspellable_argument(CXCursor spec, int i);
 
 /* ---- typemap.c: CXType to the typed model ---- */
 /* Translates a parameter's type into *out (top-level qualifiers dropped, an
- * array parameter a pointer). Returns NULL, or a malloc'd refusal saying why
- * and what to do instead. */
-char *ks_typemap_param(const ks_session *s, ks_model *m, CXType t, ks_type *out);
+ * array parameter a pointer). Returns 0, or -1 with *why a malloc'd refusal
+ * saying why and what to do instead: the caller, who knows the kernel and
+ * the parameter, reports it. */
+int ks_typemap_param(const ks_session *s, ks_model *m, CXType t, ks_type *out, char **why);
 
 #endif /* KSTUB_FRONT_H */

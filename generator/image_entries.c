@@ -22,7 +22,8 @@
  * here; zstd through libzstd when the system has it (dlopen). A member
  * that cannot be read is reported as such: nothing is claimed about it.
  */
-#include "cli.h"
+#include "image.h"
+#include "util.h"
 #include "image_kind.h"   /* the runtime's sniffing of image bytes */
 
 #include <dlfcn.h>

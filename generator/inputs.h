@@ -13,7 +13,8 @@
 #ifndef KSTUB_INPUTS_H
 #define KSTUB_INPUTS_H
 
-#include "model.h"
+#include "options.h"
+#include "util.h"
 
 #include <sys/types.h>
 

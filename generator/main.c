@@ -1,17 +1,28 @@
 /*
- * main.c — the kstub command line: reads options, runs the front end, and
- * writes OUTBASE.h, OUTBASE.c, the manifest and the depfile all or nothing.
+ * main.c — the kstub command line: reads options, runs the pipeline
+ * parse (walk.h) -> name(target) (naming.h) -> emit(target) (emit.h), and
+ * writes the target's outputs (OUTBASE.h, OUTBASE.c for the C target), the
+ * manifest and the depfile all or nothing. The only place results become
+ * exit statuses.
  *
  *   kstub [options] INPUT.cu -o OUTBASE          generate
  *   kstub --list [options] INPUT.cu              print each kernel's stub prototype
  *   kstub check [options] INPUT.cu -o OUTBASE    compare with what is on disk
  *   kstub diff OLD.json NEW.json                 classify manifest changes
  */
-#include "cli.h"
 #include "cachecmd.h"
+#include "cli.h"
+#include "compdb.h"
+#include "depfile.h"
 #include "drift.h"
+#include "emit.h"
+#include "image.h"
 #include "inputs.h"
 #include "manifest.h"
+#include "naming.h"
+#include "target.h"
+#include "util.h"
+#include "walk.h"
 
 #include <limits.h>
 #include <stdio.h>
@@ -23,8 +34,6 @@
 #ifndef KSTUB_TEMPLATE_DIR
 #define KSTUB_TEMPLATE_DIR "templates"
 #endif
-
-static int templates_given;   /* -T DIR: the user's own templates */
 
 /* The built-in templates: beside an installed kstub (PREFIX/bin/kstub finds
  * PREFIX/share/kstub/templates from its own path), else the source tree's. */
@@ -90,7 +99,8 @@ static void usage(FILE *f)
           "  -p BUILD_DIR         take -I, -isystem, -D, -U, -std and the architecture from\n"
           "                       the input's entry in BUILD_DIR/compile_commands.json;\n"
           "                       options given here come after (and win)\n"
-          "  -T DIR               use the templates in DIR instead of the built-in ones\n"
+          "  -T DIR               use the templates in DIR instead of the built-in ones; a DIR\n"
+          "                       with a target.json is an output target of its own (kstub(1))\n"
           "  --help               show this help\n"
           "  --version            show the version\n"
           "\n",
@@ -143,6 +153,8 @@ typedef struct cli {
     int list;                 /* --list: print the kernels, write nothing */
     int format;
     int format_given;
+    int templates_given;      /* -T DIR: the user's own templates */
+    ks_target target;         /* what the run generates: templates, suffixes, naming table */
     char **owned;             /* strings to free at exit */
     size_t nowned;
 } cli;
@@ -277,7 +289,7 @@ static int parse_args(int argc, char **argv, int first, cli *c)
             c->std_given = 1;
         } else if (OPTION("-T")) {
             o->template_dir = v;
-            templates_given = 1;
+            c->templates_given = 1;
         } else if (OPTION("-I")) {
             push(&o->includes, &o->nincludes, v);
         } else if (OPTION("-D")) {
@@ -407,8 +419,10 @@ typedef struct generated {
     ks_deps deps;
     ks_image_blob image;
     int have_image;
-    char *h, *cs, *json, *dtext;
-    char *hpath, *cpath, *dpath;
+    char *text[KS_TARGET_MAX_OUTPUTS];  /* per target output; text[0] is the header */
+    char *path[KS_TARGET_MAX_OUTPUTS];
+    size_t noutputs;
+    char *json, *dtext, *dpath;
 } generated;
 
 /* The image to embed, if any. */
@@ -433,23 +447,24 @@ static int depfile_text(const cli *c, const ks_compdb *db, generated *g)
     }
     if (o->embed)
         ks_deps_add(&g->deps, o->embed);
-    if (templates_given) {
-        char *t1 = ks_xasprintf("%s/header.h.in", o->template_dir);
-        char *t2 = ks_xasprintf("%s/source.c.in", o->template_dir);
-        ks_deps_add(&g->deps, t1);
-        ks_deps_add(&g->deps, t2);
-        free(t1);
-        free(t2);
+    if (c->target.user) {
+        for (size_t i = 0; i < c->target.noutputs; i++) {
+            char *t = ks_target_template_path(&c->target, i);
+            ks_deps_add(&g->deps, t);
+            free(t);
+        }
+        if (c->target.file)
+            ks_deps_add(&g->deps, c->target.file);
     }
     const char **targets = c->targets;
     size_t ntargets = c->ntargets;
-    char *q[3] = {NULL, NULL, NULL};
+    char *q[KS_TARGET_MAX_OUTPUTS + 1] = {NULL};
     if (ntargets == 0) {
-        q[0] = ks_make_quote(g->hpath);
-        q[1] = ks_make_quote(g->cpath);
-        q[2] = o->manifest ? ks_make_quote(o->manifest) : NULL;
+        for (size_t i = 0; i < g->noutputs; i++)
+            q[ntargets++] = ks_make_quote(g->path[i]);
+        if (o->manifest)
+            q[ntargets++] = ks_make_quote(o->manifest);
         targets = (const char **)q;
-        ntargets = o->manifest ? 3 : 2;
     }
     const char *sysdirs[64];
     size_t nsys = 0;
@@ -457,7 +472,7 @@ static int depfile_text(const cli *c, const ks_compdb *db, generated *g)
     for (size_t i = 0; i < db->nsystem_dirs && nsys < 64; i++)
         sysdirs[nsys++] = db->system_dirs[i];
     g->dtext = ks_depfile_text(&g->deps, targets, ntargets, c->depfile == 2, sysdirs, nsys);
-    for (int i = 0; i < 3; i++)
+    for (size_t i = 0; i < KS_TARGET_MAX_OUTPUTS + 1; i++)
         free(q[i]);
     return g->dtext ? 0 : -1;
 }
@@ -501,9 +516,11 @@ static int shadows_an_include(const char *hpath, const char *text)
 static int generate(cli *c, const ks_compdb *db, generated *g)
 {
     ks_options *o = &c->o;
+    const ks_target *target = &c->target;
     memset(g, 0, sizeof *g);
-    g->hpath = ks_xasprintf("%s.h", o->outbase);
-    g->cpath = ks_xasprintf("%s.c", o->outbase);
+    g->noutputs = target->noutputs;
+    for (size_t i = 0; i < g->noutputs; i++)
+        g->path[i] = ks_xasprintf("%s%s", o->outbase, target->outputs[i].suffix);
     g->dpath = c->depfile_path ? ks_xstrdup(c->depfile_path) : ks_xasprintf("%s.d", o->outbase);
     /* libclang would say "could not parse (error 1)" of a directory. */
     struct stat st;
@@ -511,7 +528,7 @@ static int generate(cli *c, const ks_compdb *db, generated *g)
         ks_error_at(o->input, 0, 0, "is a directory, not a CUDA source file");
         return -1;
     }
-    if (templates_given && stat(o->template_dir, &st) == 0 && !S_ISDIR(st.st_mode)) {
+    if (c->templates_given && stat(o->template_dir, &st) == 0 && !S_ISDIR(st.st_mode)) {
         ks_error_at(o->template_dir, 0, 0, "-T takes a directory of templates; this is not a "
                     "directory");
         return -1;
@@ -523,32 +540,40 @@ static int generate(cli *c, const ks_compdb *db, generated *g)
     int want_deps = c->depfile && !c->check;
     o->tu_hook = ks_deps_hook;
     o->tu_hook_data = &g->deps;
-    if (ks_parse(o, &g->model) != 0)
+    if (ks_parse(o, &g->model) != 0 || ks_name_model(target, o, &g->model) != 0)
         return -1;
     if (g->model.nkernels == 0)
         ks_note_at(o->input, 0, 0, "no __global__ kernels found; the stubs declare none");
     if (o->embed && ks_image_check_kernels(o->embed, &g->image, o, &g->model) != 0)
         return -1;
     const ks_image_blob *img = g->have_image ? &g->image : NULL;
-    g->h = ks_emit(o, &g->model, img, "header.h.in");
-    if (g->h && shadows_an_include(g->hpath, g->h) != 0)
-        return -1;
-    g->cs = g->h ? ks_emit(o, &g->model, img, "source.c.in") : NULL;
+    for (size_t i = 0; i < g->noutputs; i++) {
+        if (ks_emit(target, i, o, &g->model, img, &g->text[i]) != 0)
+            return -1;
+        if (i == 0 && shadows_an_include(g->path[0], g->text[0]) != 0)
+            return -1;
+    }
     /* check compares kernels through manifests, so it always makes one */
-    g->json = g->cs && (o->manifest || c->check) ? ks_manifest_json(o, &g->model) : NULL;
-    if (!g->cs || ((o->manifest || c->check) && !g->json))
-        return -1;
+    if (o->manifest || c->check) {
+        ks_spellings sp;
+        if (ks_emit_spellings(target, o, &g->model, &sp) != 0)
+            return -1;
+        g->json = ks_manifest_json(o, &g->model, &sp);
+        ks_spellings_free(&sp);
+        if (!g->json)
+            return -1;
+    }
     return want_deps ? depfile_text(c, db, g) : 0;
 }
 
 static void generated_free(generated *g)
 {
-    free(g->h);
-    free(g->cs);
+    for (size_t i = 0; i < KS_TARGET_MAX_OUTPUTS; i++) {
+        free(g->text[i]);
+        free(g->path[i]);
+    }
     free(g->json);
     free(g->dtext);
-    free(g->hpath);
-    free(g->cpath);
     free(g->dpath);
     ks_deps_free(&g->deps);
     ks_model_free(&g->model);
@@ -571,27 +596,27 @@ static int list(cli *c)
         return -1;
     ks_model m;
     memset(&m, 0, sizeof m);
-    if (ks_parse(o, &m) != 0) {
+    if (ks_parse(o, &m) != 0 || ks_name_model(&c->target, o, &m) != 0) {
         ks_model_free(&m);
         return -1;
     }
     if (m.nkernels == 0)
         ks_note_at(o->input, 0, 0, "no __global__ kernels found");
-    int rc = 0;
-    if (c->format == KS_FORMAT_JSON) {
-        char *text = ks_list_json(o, &m);
+    ks_spellings sp;
+    int rc = ks_emit_spellings(&c->target, o, &m, &sp);
+    if (rc == 0 && c->format == KS_FORMAT_JSON) {
+        char *text = ks_list_json(o, &m, &sp);
         if (text)
             fputs(text, stdout);
         else
             rc = -1;
         free(text);
-    } else {
-        for (size_t i = 0; i < m.nkernels; i++) {
-            char *proto = ks_kern_c_prototype(&m, &m.kernels[i]);
-            printf("%s;\n", proto);
-            free(proto);
-        }
+    } else if (rc == 0) {
+        for (size_t i = 0; i < m.nkernels; i++)
+            printf("%s;\n", sp.prototypes[i]);
     }
+    if (rc == 0)
+        ks_spellings_free(&sp);
     ks_model_free(&m);
     if (rc == 0 && (fflush(stdout) != 0 || ferror(stdout))) {
         ks_error_at(NULL, 0, 0, "cannot write the list to standard output");
@@ -604,10 +629,14 @@ static int list(cli *c)
 static int check(const cli *c, const generated *g, int argc, char **argv)
 {
     const ks_options *o = &c->o;
-    ks_output outs[3] = {{g->hpath, g->h}, {g->cpath, g->cs}, {o->manifest, g->json}};
+    ks_output outs[KS_TARGET_MAX_OUTPUTS + 1];
+    size_t n = 0;
+    for (size_t i = 0; i < g->noutputs; i++)
+        outs[n].path = g->path[i], outs[n++].text = g->text[i];
+    if (o->manifest)
+        outs[n].path = o->manifest, outs[n++].text = g->json;
     char *fix = fix_command(argc, argv);
-    ks_check_input in = {o->input, g->json, outs, o->manifest ? 3 : 2, o->manifest, fix,
-                         (ks_format)c->format};
+    ks_check_input in = {o->input, g->json, outs, n, o->manifest, fix, (ks_format)c->format};
     int rc = ks_check_run(&in);
     free(fix);
     return rc;
@@ -703,8 +732,8 @@ static int file_id_same(const file_id *a, const file_id *b)
 static int check_output_paths(const ks_output *outs, size_t n)
 {
     int rc = 0;
-    file_id ids[4];
-    int have[4];
+    file_id ids[KS_TARGET_MAX_OUTPUTS + 2];
+    int have[KS_TARGET_MAX_OUTPUTS + 2];
     for (size_t i = 0; i < n; i++) {
         have[i] = file_id_of(outs[i].path, &ids[i]) == 0;
         if (!have[i])
@@ -731,10 +760,10 @@ static int check_output_paths(const ks_output *outs, size_t n)
 /* Writes every output, all or nothing. */
 static int write_outputs(const cli *c, const generated *g)
 {
-    ks_output outs[4];
+    ks_output outs[KS_TARGET_MAX_OUTPUTS + 2];
     size_t n = 0;
-    outs[n].path = g->hpath, outs[n++].text = g->h;
-    outs[n].path = g->cpath, outs[n++].text = g->cs;
+    for (size_t i = 0; i < g->noutputs; i++)
+        outs[n].path = g->path[i], outs[n++].text = g->text[i];
     if (c->o.manifest)
         outs[n].path = c->o.manifest, outs[n++].text = g->json;
     if (g->dtext)
@@ -755,6 +784,7 @@ static void cli_free(cli *c)
     free(c->o.defines);
     free(c->o.includes);
     free(c->o.kernel_headers);
+    ks_target_free(&c->target);
 }
 
 int main(int argc, char **argv)
@@ -779,7 +809,8 @@ int main(int argc, char **argv)
     memset(&db, 0, sizeof db);
     generated g;
     memset(&g, 0, sizeof g);
-    if (c.build_dir && ks_compdb_load(c.build_dir, c.o.input, &db) != 0) {
+    if ((c.build_dir && ks_compdb_load(c.build_dir, c.o.input, &db) != 0) ||
+        ks_target_load(c.o.template_dir, c.templates_given, &c.target) != 0) {
         rc = 1;
     } else {
         if (c.build_dir)

@@ -8,8 +8,10 @@
  * directions go through jansson.
  */
 #include "cli.h"
+#include "emit.h"
 #include "manifest.h"
 #include "sigtable.h"
+#include "util.h"
 
 #include <jansson.h>
 #include <limits.h>
@@ -42,9 +44,9 @@
 
 /* ---- writing ----------------------------------------------------------------------------------- */
 
-static json_t *param_json(const ks_model *m, const ks_param *p)
+/* c_type: the header's spelling of the parameter's type (emit.h). */
+static json_t *param_json(const ks_param *p, const char *c_type)
 {
-    char *c_type = ks_spell_c_type(m, &p->type);
     json_t *j = json_pack("{s:s, s:s, s:s, s:I, s:I, s:I}",
                      F_NAME, p->c_name,
                      F_TYPE, p->spelled,
@@ -58,15 +60,14 @@ static json_t *param_json(const ks_model *m, const ks_param *p)
      * stub packs its byte, the caller passes nothing. */
     if (p->type.tag)
         json_object_set_new(j, F_FIXED, json_true());
-    free(c_type);
     return j;
 }
 
-static json_t *kernel_json(const ks_model *m, const ks_kern *k, int with_prototype)
+static json_t *kernel_json(const ks_kern *k, const ks_spellings *sp, size_t index, int with_prototype)
 {
     json_t *params = json_array();
     for (size_t i = 0; i < k->nparams; i++)
-        json_array_append_new(params, param_json(m, &k->params[i]));
+        json_array_append_new(params, param_json(&k->params[i], sp->c_types[index][i]));
     json_t *bounds = json_null();
     if (k->max_threads > 0)
         bounds = json_pack("[I, I]", (json_int_t)k->max_threads,
@@ -79,42 +80,17 @@ static json_t *kernel_json(const ks_model *m, const ks_kern *k, int with_prototy
                           F_COL, (json_int_t)k->col,
                           F_BOUNDS, bounds,
                           F_PARAMS, params);
-    if (with_prototype) {
-        char *proto = ks_kern_c_prototype(m, k);
-        json_object_set_new(j, F_PROTOTYPE, json_string(proto));
-        free(proto);
-    }
+    if (with_prototype)
+        json_object_set_new(j, F_PROTOTYPE, json_string(sp->prototypes[index]));
     return j;
 }
 
-/* "const float *restrict" and "x" as a declaration: "const float *restrict x". */
-static void put_decl(ks_buf *b, const ks_model *m, const ks_type *t, const char *name)
-{
-    char *type = ks_spell_c_type(m, t);
-    size_t n = strlen(type);
-    ks_buf_printf(b, "%s%s%s", type, n && type[n - 1] == '*' ? "" : " ", name);
-    free(type);
-}
-
-char *ks_kern_c_prototype(const ks_model *m, const ks_kern *k)
-{
-    ks_buf b = {0};
-    ks_buf_printf(&b, "ks_status %s(ks_launch %s", k->c_name, k->launch_name);
-    for (size_t i = 0; i < k->nparams; i++) {
-        if (k->params[i].type.tag)
-            continue;
-        ks_buf_puts(&b, ", ");
-        put_decl(&b, m, &k->params[i].type, k->params[i].c_name);
-    }
-    ks_buf_puts(&b, ")");
-    return ks_buf_take(&b);
-}
-
-static char *document(const ks_options *opts, const ks_model *m, int with_prototype)
+static char *document(const ks_options *opts, const ks_model *m, const ks_spellings *sp,
+                      int with_prototype)
 {
     json_t *kernels = json_array();
     for (size_t i = 0; i < m->nkernels; i++)
-        json_array_append_new(kernels, kernel_json(m, &m->kernels[i], with_prototype));
+        json_array_append_new(kernels, kernel_json(&m->kernels[i], sp, i, with_prototype));
     json_t *root = json_pack("{s:i, s:s, s:o}", F_FORMAT, KSTUB_MANIFEST_FORMAT,
                              F_SOURCE, ks_basename(opts->input), F_KERNELS, kernels);
     char *text = json_dumps(root, JSON_INDENT(2) | JSON_PRESERVE_ORDER | JSON_ENSURE_ASCII);
@@ -126,14 +102,14 @@ static char *document(const ks_options *opts, const ks_model *m, int with_protot
     return r;
 }
 
-char *ks_manifest_json(const ks_options *opts, const ks_model *m)
+char *ks_manifest_json(const ks_options *opts, const ks_model *m, const ks_spellings *sp)
 {
-    return document(opts, m, 0);
+    return document(opts, m, sp, 0);
 }
 
-char *ks_list_json(const ks_options *opts, const ks_model *m)
+char *ks_list_json(const ks_options *opts, const ks_model *m, const ks_spellings *sp)
 {
-    return document(opts, m, 1);
+    return document(opts, m, sp, 1);
 }
 
 /* ---- reading ----------------------------------------------------------------------------------- */

@@ -15,9 +15,12 @@
 
 struct ks_options;
 struct ks_model;
+struct ks_spellings;
 
-/* The manifest of a model as text (JSON, ending in a newline), or NULL. */
-char *ks_manifest_json(const struct ks_options *opts, const struct ks_model *model);
+/* The manifest of a model as text (JSON, ending in a newline), or NULL; sp:
+ * each parameter's c_type as the header template's pieces spell it (emit.h). */
+char *ks_manifest_json(const struct ks_options *opts, const struct ks_model *model,
+                       const struct ks_spellings *sp);
 
 /* A manifest's signatures. */
 typedef struct ks_sig_param {

@@ -4,6 +4,7 @@
  * emitters and drift alike, so none of them depends on another for it.
  */
 #include "model.h"
+#include "util.h"
 
 #include <stdlib.h>
 #include <string.h>

@@ -1,15 +1,31 @@
 /*
- * model.h — the generator's signature model: what the front end (session.c, walk.c, typemap.c)
- * learns about each kernel, and what the emitters (emit.c, manifest.c) write.
- * Also the small utilities every generator file shares (util.c).
+ * model.h — the generator's signature model: what the front end (walk.h)
+ * learns about each kernel, as data, and its builders and free (model.c).
+ * The names a target gives (c_name, descriptor, guard, ...) are slots the
+ * naming stage (naming.h) fills after the parse; the front end leaves them
+ * NULL.
+ *
+ * The generator, one header per component (docs/design.md draws the map):
+ *   walk.h (front.h inside)  parse: .cu -> this model
+ *   target.h                 an output target: templates, suffixes, naming table
+ *   naming.h                 name(target): every generated identifier
+ *   emit.h, render.h         emit(target): values, templates, named pieces
+ *   image.h, depfile.h, compdb.h, inputs.h, options.h, cachecmd.h, cli.h
+ *   util.h                   buffers, files, paths, the diagnostic sink
+ *
+ * The return convention, everywhere in generator/: a function that can
+ * fail returns 0, or -1 after reporting every problem through the
+ * diagnostic sink (util.h), which counts them; results come back through
+ * out-parameters. One that cannot place its own diagnostic returns -1 with
+ * the reason through an out-parameter, and its caller reports it.
+ * Predicates return 1/0 and never fail. Only main() turns results into
+ * exit statuses.
  */
 #ifndef KSTUB_MODEL_H
 #define KSTUB_MODEL_H
 
-#include <stdarg.h>
 #include <stddef.h>
 
-#define KSTUB_VERSION "0.2.0"
 
 /*
  * The typed model. The front end (walk.c, typemap.c) fills it from libclang;
@@ -100,8 +116,8 @@ typedef struct ks_enumerator {
  * parameter is a plain pointer to it: "float_arr28 *x".
  * KS_DEF_FUNCTION: the function type a parameter points to ("float (*op)(float)",
  * a device function's address), a C typedef of the function type
- * (fields[0].type the return type, fields[1..] the parameters' types, each
- * field unnamed) so the parameter is a plain pointer to it: "float_fn_float *op".
+ * (fields[0].type the return type, fields[1..] the parameters' types; naming.c
+ * names the fields) so the parameter is a plain pointer to it: "float_fn_float *op".
  * size and align are the pointer's. */
 typedef enum ks_def_kind {
     KS_DEF_STRUCT, KS_DEF_UNION, KS_DEF_ENUM, KS_DEF_ARRAY, KS_DEF_FUNCTION
@@ -111,10 +127,13 @@ typedef enum ks_def_kind {
  * layout known); through pointers only it is declared. */
 typedef struct ks_def {
     ks_def_kind kind;
-    char *qname;               /* C++ name, "ns::Params"; for anonymous records the
-                                  name naming.c derives from (owner's C name, member) */
-    size_t owner;              /* anonymous records: the def whose member this is */
-    char *member;              /* ... and that member's C name; NULL otherwise */
+    char *qname;               /* C++ name, "ns::Params"; for a member's unnamed record
+                                  "Outer::pair", or "Outer::(anonymous N)" for an
+                                  anonymous member (the front end's key, never output) */
+    int in_member;             /* an unnamed record: the type of one member of owner */
+    size_t owner;              /* ... the def whose member it is */
+    size_t member_field;       /* ... and that member's index in owner's fields */
+    char *member;              /* naming.c's: that member's C name; NULL otherwise */
     char *c_name;              /* naming.c's */
     char *template_args;       /* a class template specialization ("ns::Params<float, 4>"):
                                   its arguments as clang prints them, "float, 4"; NULL else */
@@ -245,228 +264,5 @@ const char *ks_special_c_name(ks_special s);
 /* CUDA's own name of a special type ("__half"); NULL for CUtensorMap, which
  * C names as cuda.h does. */
 const char *ks_special_cuda_name(ks_special s);
-
-/* Options that shape parsing and output. */
-enum { KS_KERNELS_PROJECT, KS_KERNELS_INPUT, KS_KERNELS_NAMED };
-
-typedef struct ks_options {
-    const char *input;
-    const char *outbase;
-    const char *manifest;
-    const char *embed;
-    int embed_source;          /* --embed-source: the input itself, for NVRTC */
-    int skip_bodies;           /* --skip-bodies: parse declarations only (faster) */
-    int body_errors;           /* --body-errors: errors inside function bodies refuse the file */
-    const char *cache_dir;     /* --cache-dir: the prelude cache; NULL: KSTUB_CACHE_DIR, XDG */
-    int no_cache;              /* --no-cache (or KSTUB_CACHE=0): no precompiled prelude */
-    /* --kernels-in: which files' kernels get stubs. KS_KERNELS_PROJECT
-     * (default): the input and every header it includes that is not a
-     * system or toolkit header; KS_KERNELS_INPUT: the input only;
-     * KS_KERNELS_NAMED: the input and kernel_headers (as given). */
-    int kernels_in;
-    const char **kernel_headers;
-    size_t nkernel_headers;
-    int rdc;                   /* --rdc (nvcc -rdc=true): relocatable device code, -fgpu-rdc */
-    const char *template_dir;
-    const char *cuda_path;
-    const char *arch;          /* e.g. "sm_90" */
-    const char *std;           /* e.g. "c++17" */
-    const char **defines;      /* "-DX=1" / "-UX" in command-line order */
-    size_t ndefines;
-    const char **includes;     /* include directories */
-    size_t nincludes;
-    /* Called by ks_parse with the CXTranslationUnit (as void *) after a
-     * clean parse, before the unit is disposed: depfile.c collects the
-     * included files there, sparing a second parse. NULL: not called. */
-    void (*tu_hook)(void *tu, void *data);
-    void *tu_hook_data;
-} ks_options;
-
-/* ---- options.c: the one option reader ---- */
-/* Whether argv[*i] is opt: 1 with *value set ("-X VALUE", "-XVALUE",
- * "--opt VALUE", "--opt=VALUE"; *i moved past a separate value), 0 when it
- * is another option, -1 after reporting a missing value (a usage error). */
-int ks_option(int argc, char **argv, int *i, const char *opt, const char **value);
-
-/* ---- walk.c: the front end ---- */
-/* Parses opts->input and fills *model (names included: see naming.c).
- * Prints diagnostics to stderr; returns the number of errors (0 on success). */
-int ks_parse(const ks_options *opts, ks_model *model);
-
-/* ---- naming.c ---- */
-/* Gives every kernel, parameter, type and generated identifier its C name
- * and checks every collision. Returns the number of errors. */
-int ks_name_model(const ks_options *opts, ks_model *model);
-/* Every macro name libkstub's headers #define, NULL-terminated: generated
- * at build time from runtime/kstub.h and runtime/kstub_types.h
- * (scripts/runtime_macros.sh), so the reserved set is the headers' own. */
-extern const char *const ks_runtime_macros[];
-/* "ns::inner::name" -> "ns_inner_name". */
-char *ks_c_identifier(const char *qualified);
-/* The identifier stem of a file name: "vector_ops" from "dir/vector_ops.cu". */
-char *ks_identifier_stem(const char *path);
-/* The C name of the nth anonymous member of a record. */
-char *ks_name_anonymous_member(unsigned n);
-/* The C name of the nth padding member of def, clear of its fields' names. */
-char *ks_name_padding(const ks_def *def, const char *what, unsigned n);
-/* Overload tag of a type, "cfloatp" for const float *. */
-char *ks_type_tag(const ks_model *m, const ks_type *t);
-/* Whether a name emit.c adds after naming (a template's one C name over its
- * instances) is free of every generated and reserved name. */
-int ks_name_is_free(const ks_model *m, const char *name);
-
-/* ---- emit.c ---- */
-typedef struct ks_image_blob {
-    unsigned char *data;
-    size_t size;               /* bytes including a trailing NUL for PTX */
-    const char *kind;          /* "PTX", "CUBIN" or "FATBIN" */
-    const char *name;          /* basename of the embedded file */
-} ks_image_blob;
-
-/* Reads an nvcc-built image and tells PTX, cubin and fatbin apart by content.
- * Returns 0, or -1 after printing an error. */
-int ks_image_read(const char *path, ks_image_blob *blob);
-
-/* The input .cu itself as a KS_IMAGE_SOURCE image, compiled by libkstub with
- * NVRTC at run time (--embed-source). Returns 0, or -1 after an error. */
-int ks_source_read(const char *path, ks_image_blob *blob);
-
-/* Renders templates/NAME with the model; returns malloc'd text or NULL after
- * printing an error. */
-char *ks_emit(const ks_options *opts, const ks_model *model, const ks_image_blob *image,
-              const char *template_name);
-
-/* Whether the generated header includes the application's header for def
- * instead of mirroring it: a complete type from a project header C can
- * include, under its own name, not named by "kstub:mirror", and whose by-value
- * members are such types too (an anonymous member follows its owner). */
-int ks_def_uses_header(const ks_model *m, size_t def);
-
-/* The C spelling of a type ("const float *restrict"), from its structure. */
-char *ks_spell_c_type(const ks_model *m, const ks_type *t);
-
-/* ---- util.c ---- */
-typedef struct ks_buf {
-    char *data;
-    size_t len, cap;
-} ks_buf;
-
-void ks_buf_put(ks_buf *b, const char *s, size_t n);
-void ks_buf_puts(ks_buf *b, const char *s);
-void ks_buf_printf(ks_buf *b, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
-char *ks_buf_take(ks_buf *b);     /* NUL-terminated; b is left empty */
-
-void *ks_xmalloc(size_t n);
-void *ks_xrealloc(void *p, size_t n);
-char *ks_xstrdup(const char *s);
-char *ks_xasprintf(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
-char *ks_xvasprintf(const char *fmt, va_list ap) __attribute__((format(printf, 1, 0)));
-
-/* Reads a whole regular file, never blocking (a FIFO, a device or a
- * directory is refused without waiting for a writer); returns malloc'd
- * bytes (NUL-terminated), or NULL with the reason in ks_file_error().
- * ks_read_file reads an input of the run and remembers it (inputs.h), so
- * that no output may replace it; ks_peek_file only looks (an output already
- * on disk, a header the include pre-scan follows). */
-char *ks_read_file(const char *path, size_t *size);
-char *ks_peek_file(const char *path, size_t *size);
-/* Why the last ks_read_file or ks_peek_file returned NULL: strerror's text,
- * or "not a regular file (a FIFO)" and the like. */
-const char *ks_file_error(void);
-
-/* Writes each file through a temporary file and rename, only where the
- * content differs from what is on disk. All or nothing: on failure no output
- * is left half-written. Returns 0 or -1 after printing an error. */
-typedef struct ks_output {
-    const char *path;
-    const char *text;
-} ks_output;
-int ks_write_outputs(const ks_output *outs, size_t n);
-
-/* The diagnostic sink: every error printed through it (or counted with
- * ks_count_error when printed otherwise, as libclang's) is counted. */
-int ks_error_count(void);
-int ks_warning_count(void);
-void ks_count_error(void);
-/* s with each control character (newline, tab, escape...) written as a C
- * escape (\n, \t, \x1b), so that a file name cannot start a line of its
- * own in a log or a CI annotation; malloc'd. */
-char *ks_escape_controls(const char *s);
-/* Prints "file:line:col: error: ..." (line 0 means no location); control
- * characters in the file name and the message are escaped (ks_escape_controls). */
-void ks_error_at(const char *file, unsigned line, unsigned col, const char *fmt, ...)
-    __attribute__((format(printf, 4, 5)));
-void ks_note_at(const char *file, unsigned line, unsigned col, const char *fmt, ...)
-    __attribute__((format(printf, 4, 5)));
-void ks_warning_at(const char *file, unsigned line, unsigned col, const char *fmt, ...)
-    __attribute__((format(printf, 4, 5)));
-void ks_verror_at(const char *file, unsigned line, unsigned col, const char *severity,
-                  const char *fmt, va_list ap);
-
-/* basename without directories; points into s. */
-const char *ks_basename(const char *s);
-/* The components of path made absolute against the working directory, "."
- * and ".." taken lexically (no file need exist); returns the count, *parts
- * malloc'd (free with ks_path_parts_free). */
-size_t ks_path_parts(const char *path, char ***parts);
-void ks_path_parts_free(char **parts, size_t n);
-
-/* ---- depfile.c: make depfiles (-MD, -MMD, -MF, -MT, -MQ) ---- */
-/* The files a parse read: the input first, then every included file once,
- * in first-inclusion order. */
-typedef struct ks_deps {
-    char **files;
-    unsigned char *is_system;  /* per file: a system header (clang's view) */
-    size_t nfiles;
-    int collected;             /* set by ks_deps_hook */
-} ks_deps;
-
-/* A ks_options.tu_hook: data is a ks_deps *. */
-void ks_deps_hook(void *tu, void *data);
-
-void ks_deps_free(ks_deps *deps);
-/* Adds a file the generator read besides the parse (the --embed image, user
- * templates); a file already listed is not added again. */
-void ks_deps_add(ks_deps *deps, const char *path);
-
-/* Make's spelling of a path in a rule: spaces, tabs, ':' and '#' escaped
- * with '\', '$' doubled (as gcc's -MQ and depfile prerequisites). A path
- * with a newline cannot be named in a rule: NULL, after an error. */
-char *ks_make_quote(const char *path);
-
-/* The depfile text: "TARGETS: input headers...", then an empty rule per
- * header (gcc's -MP) so a deleted header does not break make. targets are
- * written as given (already quoted). With skip_system, leaves out system
- * headers and files under any of system_dirs (gcc's -MMD). NULL, after an
- * error, when a target or a file cannot be written in make's syntax. */
-char *ks_depfile_text(const ks_deps *deps, const char *const *targets, size_t ntargets,
-                      int skip_system, const char *const *system_dirs, size_t nsystem_dirs);
-
-/* ---- compdb.c: options from compile_commands.json (-p BUILD_DIR) ---- */
-/* What a compile command contributes; strings are owned here. */
-typedef struct ks_compdb {
-    char **includes;           /* -I and -isystem directories, made absolute */
-    size_t nincludes;
-    char **system_dirs;        /* the -isystem ones again, for -MMD */
-    size_t nsystem_dirs;
-    char **defines;            /* "-DX=1" / "-UX", in order */
-    size_t ndefines;
-    char *std;                 /* e.g. "c++17", or NULL */
-    char *arch;                /* e.g. "sm_80", or NULL */
-    int rdc;                   /* -rdc=true, -dc or -fgpu-rdc seen */
-    char *directory;           /* the entry's "directory" */
-} ks_compdb;
-
-/* Translates one nvcc (or clang) command line, argv[0] being the compiler,
- * into *db; flags that only shape code generation are dropped. Relative
- * paths are taken from directory. Returns the number of arguments dropped
- * with a warning (0 when nothing surprising was seen), or -1 after an error
- * (an option without its value, an unterminated quote). */
-int ks_compdb_translate(const char *directory, const char *const *argv, size_t argc,
-                        ks_compdb *db);
-/* Reads BUILD_DIR/compile_commands.json and translates the entry for input.
- * Returns 0, or -1 after printing an error. */
-int ks_compdb_load(const char *build_dir, const char *input, ks_compdb *db);
-void ks_compdb_free(ks_compdb *db);
 
 #endif /* KSTUB_MODEL_H */

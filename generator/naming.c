@@ -14,7 +14,8 @@
  * Two kernels wanting the same C name is an error naming both, since only
  * the user can say which should keep it.
  */
-#include "model.h"
+#include "naming.h"
+#include "util.h"
 
 #include <ctype.h>
 #include <jansson.h>
@@ -53,7 +54,8 @@ char *ks_identifier_stem(const char *path)
     return stem;
 }
 
-char *ks_name_anonymous_member(unsigned n)
+/* The nth anonymous member of a record (the front end leaves it unnamed). */
+static char *anonymous_member_name(unsigned n)
 {
     return ks_xasprintf("ks__anon%u", n);
 }
@@ -134,6 +136,7 @@ char *ks_type_tag(const ks_model *m, const ks_type *t)
 
 typedef struct namer {
     const ks_options *opts;
+    const ks_target *target;
     ks_model *m;
     json_t *taken;             /* a hash set: name -> true */
     json_t *macros;            /* the names generated as macros */
@@ -347,10 +350,10 @@ static void name_files(namer *nm)
     } else {
         m->prefix = stem;
     }
-    m->header = ks_xasprintf("%s.h", ks_basename(nm->opts->outbase));
+    m->header = ks_xasprintf("%s%s", ks_basename(nm->opts->outbase), nm->target->outputs[0].suffix);
     char *guarded = mirror ? ks_xasprintf("%s_%s", mirror, m->header) : ks_xstrdup(m->header);
     char *upper = upper_identifier(guarded);
-    m->guard = ks_xasprintf("KSTUB_%s", upper);
+    m->guard = ks_target_fill(nm->target->names.guard, "HEADER", upper);
     /* The runtime's own headers guard themselves as KSTUB_H and
      * KSTUB_TYPES_H: "-o types" must not take kstub_types.h's guard, nor
      * "-o version" the name of KSTUB_VERSION. */
@@ -362,7 +365,7 @@ static void name_files(namer *nm)
     free(upper);
     free(guarded);
     free(mirror);
-    m->image = ks_xasprintf("%s_kstub_image", m->prefix);
+    m->image = ks_target_fill(nm->target->names.image, "prefix", m->prefix);
     claim(nm, m->guard);
     json_object_set_new(nm->macros, m->guard, json_true());
     claim(nm, m->image);
@@ -462,9 +465,30 @@ static char *function_c_name(namer *nm, const ks_def *d)
     return ks_buf_take(&b);
 }
 
+/* Members: their own names, an anonymous one ks__anonN (N counting the
+ * record's anonymous members); a member's unnamed record learns the
+ * member's name, from which its own derives. */
+static void name_members(namer *nm)
+{
+    ks_model *m = nm->m;
+    for (size_t i = 0; i < m->ndefs; i++) {
+        ks_def *d = &m->defs[i];
+        unsigned nanon = 0;
+        for (size_t j = 0; j < d->nfields; j++)
+            d->fields[j].c_name = d->fields[j].name ? ks_xstrdup(d->fields[j].name)
+                                                    : anonymous_member_name(nanon++);
+    }
+    for (size_t i = 0; i < m->ndefs; i++) {
+        ks_def *d = &m->defs[i];
+        if (d->in_member && d->member_field < m->defs[d->owner].nfields)
+            d->member = ks_xstrdup(m->defs[d->owner].fields[d->member_field].c_name);
+    }
+}
+
 static void name_defs(namer *nm)
 {
     ks_model *m = nm->m;
+    name_members(nm);
     /* Defs are created owner first, so an anonymous record's owner is named. */
     for (size_t i = 0; i < m->ndefs; i++) {
         ks_def *d = &m->defs[i];
@@ -732,7 +756,7 @@ static void name_kernels(namer *nm)
         free(want);
         /* The descriptor is exported as <c_name>_kernel: a user's name of
          * that spelling steps aside, not the descriptor. */
-        k->descriptor = ks_xasprintf("%s_kernel", k->c_name);
+        k->descriptor = ks_target_fill(nm->target->names.descriptor, "c_name", k->c_name);
         for (size_t j = 0; j < NKERNEL_NAMES; j++) {
             char *n = kernel_name(j, k->c_name);
             if (kernel_names[j].kind == KERNEL_FUNCTION) {
@@ -749,17 +773,17 @@ static void name_kernels(namer *nm)
         name_kernel_params(nm, &m->kernels[i]);
 }
 
-int ks_name_model(const ks_options *opts, ks_model *m)
+int ks_name_model(const ks_target *target, const ks_options *opts, ks_model *m)
 {
     int before = ks_error_count();
-    namer nm = {opts, m, json_object(), json_object()};
+    namer nm = {opts, target, m, json_object(), json_object()};
     claim_language_names(&nm);
     name_files(&nm);
     name_defs(&nm);
     name_kernels(&nm);
     json_decref(nm.taken);
     json_decref(nm.macros);
-    return ks_error_count() - before;
+    return ks_error_count() == before ? 0 : -1;
 }
 
 /*
@@ -774,7 +798,7 @@ int ks_name_is_free(const ks_model *m, const char *name)
     if (is_c_only_keyword(name) || runtime_reserved(name) || strcmp(name, m->image) == 0 ||
         strcmp(name, m->guard) == 0)
         return 0;
-    namer nm = {NULL, (ks_model *)m, json_object(), json_object()};
+    namer nm = {NULL, NULL, (ks_model *)m, json_object(), json_object()};
     claim_language_names(&nm);
     int busy = taken(&nm, name);
     json_decref(nm.taken);

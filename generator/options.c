@@ -4,7 +4,8 @@
  * "--opt=VALUE". A missing value is reported here and is a usage error for
  * the caller to return; nothing exits.
  */
-#include "model.h"
+#include "options.h"
+#include "util.h"
 
 #include <string.h>
 

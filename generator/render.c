@@ -648,7 +648,9 @@ static size_t values_size(const ks_tnode *n, int shallow)
     return size;
 }
 
-int ks_render(const char *name, const char *text, size_t len, const ks_tnode *root, ks_buf *out)
+/* Renders text[from, len) with the pieces defined anywhere in text. */
+static int render_range(const char *name, const char *text, size_t len, size_t from,
+                        const ks_tnode *root, ks_buf *out)
 {
     tpl t = {name, text, len, 0, NULL, 0, 0, NULL, 0, ks_xmalloc((len + 1) * sizeof(tag)), NULL,
              0, 0, out->len, {NULL}, 0};
@@ -679,7 +681,7 @@ int ks_render(const char *name, const char *text, size_t len, const ks_tnode *ro
         pos = close.end;
     }
     if (t.errors == 0)
-        render(&t, 0, len, root, out, 0);
+        render(&t, from, len, root, out, 0);
     if (t.errors == 0 && t.nmarks)
         lay_out(&t, out);
     free(t.marks);
@@ -687,4 +689,22 @@ int ks_render(const char *name, const char *text, size_t len, const ks_tnode *ro
     free(t.closes);
     free(t.closed);
     return t.errors ? -1 : 0;
+}
+
+int ks_render(const char *name, const char *text, size_t len, const ks_tnode *root, ks_buf *out)
+{
+    return render_range(name, text, len, 0, root, out);
+}
+
+int ks_render_with(const char *name, const char *text, size_t len, const char *driver,
+                   const ks_tnode *root, ks_buf *out)
+{
+    ks_buf all = {0};
+    ks_buf_put(&all, text, len);
+    ks_buf_puts(&all, "\n");
+    size_t from = all.len;
+    ks_buf_puts(&all, driver);
+    int rc = render_range(name, all.data, all.len, from, root, out);
+    free(all.data);
+    return rc;
 }

@@ -5,7 +5,7 @@
 #ifndef KSTUB_RENDER_H
 #define KSTUB_RENDER_H
 
-#include "model.h"
+#include "util.h"
 
 typedef struct ks_tnode ks_tnode;
 typedef struct ks_tval ks_tval;
@@ -25,6 +25,13 @@ void ks_tn_free(ks_tnode *n);
 /* Renders text (the template file name for messages) with root's values onto
  * out. Returns 0, or -1 after printing errors located in the template. */
 int ks_render(const char *name, const char *text, size_t len, const ks_tnode *root, ks_buf *out);
+
+/* Renders driver (a template of kernel's own, "{{#kernels}}{{prototype}}
+ * {{/kernels}}") with the named pieces of text (the template file name for
+ * messages): how the header spells a thing, reused elsewhere. Returns 0,
+ * or -1 after printing errors. */
+int ks_render_with(const char *name, const char *text, size_t len, const char *driver,
+                   const ks_tnode *root, ks_buf *out);
 
 /* The escapes a user-derived string needs in each context of generated C. */
 char *ks_escape_comment(const char *s);    /* inside a comment: no comment closer, no newline */

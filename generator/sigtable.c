@@ -8,7 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "model.h"
+#include "util.h"
 
 void ks_sigtable_init(ks_sigtable *t, size_t entries, int by_pair)
 {

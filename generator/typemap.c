@@ -423,7 +423,9 @@ static enum CXVisitorResult field_visitor(CXCursor f, CXClientData data)
     CXCursor tdecl = clang_getTypeDeclaration(clang_getCanonicalType(t));
     const char *qname = c->m->defs[v->def].qname;
     int anonymous_member = !*name || clang_Cursor_isAnonymousRecordDecl(tdecl);
-    char *c_name = anonymous_member ? ks_name_anonymous_member(v->nanon++) : ks_xstrdup(name);
+    /* How messages and the front end's key for an unnamed record call the
+     * member; the generated name is the naming stage's. */
+    char *c_name = anonymous_member ? ks_xasprintf("(anonymous %u)", v->nanon++) : ks_xstrdup(name);
     /* An anonymous member, or a member of an unnamed struct type
      * ("struct { ... } pair;"), has a record named after its place. */
     const char *member = anonymous_member || clang_Cursor_isAnonymous(tdecl) ? c_name : NULL;
@@ -449,8 +451,6 @@ static enum CXVisitorResult field_visitor(CXCursor f, CXClientData data)
     ks_def *d = &c->m->defs[v->def];         /* defs may have moved */
     ks_field *fl = ks_def_add_field(d);
     fl->name = anonymous_member ? NULL : ks_xstrdup(name);
-    fl->c_name = c_name;
-    c_name = NULL;
     fl->type = ft;
     fl->offset = (long)(bits / 8);
     fl->size = size;
@@ -481,7 +481,7 @@ static char *define_record(tm_ctx *c, CXType canon, size_t idx)
         d->size = size;
         d->align = align;
         d->complete = 1;        /* set first: a self-reference through a pointer is fine */
-        if (!d->member)
+        if (!d->in_member)
             note_origin(c, decl, d);
         field_visit v = {c, idx, 0, NULL};
         clang_Type_visitFields(canon, field_visitor, &v);
@@ -598,8 +598,9 @@ static char *record_type(tm_ctx *c, CXType canon, int by_value, size_t owner, co
         int is_new;
         size_t idx = ks_model_def(c->m, kind, q, &is_new);
         if (is_new && member && !(clang_Cursor_isAnonymous(decl) == 0 && *spelled)) {
+            c->m->defs[idx].in_member = 1;
             c->m->defs[idx].owner = owner;
-            c->m->defs[idx].member = ks_xstrdup(member);
+            c->m->defs[idx].member_field = c->m->defs[owner].nfields;  /* the field being added */
         }
         if (is_new && targs) {
             c->m->defs[idx].template_args = targs;
@@ -667,7 +668,6 @@ static char *array_type(tm_ctx *c, CXType t, ks_type *out)
         ks_def *d = &c->m->defs[idx];
         ks_field *f = ks_def_add_field(d);
         f->name = ks_xstrdup("elem");
-        f->c_name = ks_xstrdup("elem");
         for (size_t i = 0; i < ndims; i++)
             ks_type_add_dim(&et, dims[i]);
         f->type = et;
@@ -863,7 +863,7 @@ static char *function_type(tm_ctx *c, CXType t, const char *alias, long long ptr
         d->fn_typedef = alias ? ks_xstrdup(alias) : NULL;
         for (size_t i = 0; i < nparts; i++) {
             ks_field *f = ks_def_add_field(d);
-            f->c_name = i ? ks_xasprintf("arg%zu", i) : ks_xstrdup("result");
+            f->name = i ? ks_xasprintf("arg%zu", i) : ks_xstrdup("result");   /* naming.c makes c_name */
             f->type = parts[i];
         }
         d->size = (long)ptr_size;
@@ -951,7 +951,7 @@ static char *pointer_type(tm_ctx *c, CXType t, const char *alias, int top_level,
     return NULL;
 }
 
-char *ks_typemap_param(const ks_session *s, ks_model *m, CXType t, ks_type *out)
+int ks_typemap_param(const ks_session *s, ks_model *m, CXType t, ks_type *out, char **refusal)
 {
     tm_ctx c = {s, m};
     CXType canon = clang_getCanonicalType(t);
@@ -1016,7 +1016,8 @@ char *ks_typemap_param(const ks_session *s, ks_model *m, CXType t, ks_type *out)
         break;
     }
     free(sp);
+    *refusal = why;
     if (why)
         ks_type_free(out);
-    return why;
+    return why ? -1 : 0;
 }

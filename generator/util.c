@@ -3,7 +3,7 @@
  * reads, compiler-style diagnostics, and the all-or-nothing writer that the
  * generator uses for every output file.
  */
-#include "model.h"
+#include "util.h"
 #include "inputs.h"
 
 #include <errno.h>

@@ -59,7 +59,8 @@ static void remove_tmpdir(void)
 }
 
 /* Two kernels, one C++ (mangled) and one extern "C", with a restrict
- * pointer and an unsigned: their stubs' prototypes are known exactly. */
+ * pointer and an unsigned: their stubs' prototypes are known exactly,
+ * spelled as the header declares them (KS_RESTRICT, not restrict: issue 20). */
 static const char two_cu[] =
     "__global__ void fill(int *p, int v, unsigned n) { unsigned i = threadIdx.x; if (i < n) p[i] = v; }\n"
     "extern \"C\" __global__ void scale(const float *__restrict__ x, float *y, float s)\n"
@@ -70,7 +71,7 @@ static const char one_cu[] =
 
 static const char *const two_protos[] = {
     "ks_status fill(ks_launch launch, int *p, int v, unsigned int n)",
-    "ks_status scale(ks_launch launch, const float *restrict x, float *y, float s)",
+    "ks_status scale(ks_launch launch, const float *KS_RESTRICT x, float *y, float s)",
 };
 
 static void write_file(const char *name, const char *text)
@@ -116,6 +117,30 @@ START_TEST(list_text_prints_prototypes_and_writes_nothing)
     free(out);
     free(after);
     free(before);
+    remove_tmpdir();
+}
+END_TEST
+
+/* The prototype --list prints and the manifest's c_type are the header
+ * template's pieces ({{*prototype}}, {{*manifest_c_type}}): a -T copy of the
+ * templates that restyles them restyles both (they were built in C). */
+START_TEST(list_and_c_type_follow_the_templates)
+{
+    make_tmpdir();
+    write_file("two.cu", two_cu);
+    char *out, tdir[PATH_MAX];
+    ck_assert_ptr_nonnull(realpath("templates", tdir));
+    int rc = run(&out, "cd '%s' && mkdir tpl && cp '%s'/*.in tpl/ && "
+                 "sed -i 's/{{\\*prototype}}ks_status /{{*prototype}}KS_API ks_status /; "
+                 "s/{{#restrict}}restrict{{\\/restrict}}/{{#restrict}}__restrict{{\\/restrict}}/' "
+                 "tpl/header.h.in && %s --list -T tpl two.cu && %s -T tpl two.cu -o x --manifest x.json "
+                 "&& grep -c '\"c_type\": \"const float \\*__restrict\"' x.json",
+                 tmpdir, tdir, kstub_bin(), kstub_bin());
+    ck_assert_msg(rc == 0, "kstub -T failed (%d):\n%s", rc, out);
+    char want[512];
+    snprintf(want, sizeof want, "KS_API %s;\nKS_API %s;\n1\n", two_protos[0], two_protos[1]);
+    ck_assert_str_eq(out, want);
+    free(out);
     remove_tmpdir();
 }
 END_TEST
@@ -800,6 +825,7 @@ static Suite *cli_suite(void)
     tcase_set_timeout(tc, 120);
     tcase_add_test(tc, list_text_prints_prototypes_and_writes_nothing);
     tcase_add_test(tc, list_json_carries_prototypes);
+    tcase_add_test(tc, list_and_c_type_follow_the_templates);
     tcase_add_test(tc, list_errors_as_usual);
     suite_add_tcase(s, tc);
     tc = tcase_create("outputs");

@@ -9,6 +9,9 @@
  * round trip.
  */
 #include "../generator/model.h"
+#include "../generator/util.h"
+#include "../generator/compdb.h"
+#include "../generator/depfile.h"
 
 #include "testutil.h"
 

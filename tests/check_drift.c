@@ -10,6 +10,10 @@
  * user would. The sample project needs nvcc (no GPU).
  */
 #include "../generator/model.h"
+#include "../generator/util.h"
+#include "../generator/cli.h"
+#include "../generator/compdb.h"
+#include "../generator/depfile.h"
 
 #include "testutil.h"
 

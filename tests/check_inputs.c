@@ -17,6 +17,7 @@
  * Run from the repository root (make check-inputs does) with KSTUB set.
  */
 #include "../generator/model.h"
+#include "../generator/util.h"
 
 #include "testutil.h"
 

@@ -12,6 +12,10 @@
  * Run from the repository root (make check-real does).
  */
 #include "../generator/model.h"
+#include "../generator/util.h"
+#include "../generator/emit.h"
+#include "../generator/naming.h"
+#include "../generator/walk.h"
 #include "testutil.h"
 
 #include <check.h>
@@ -523,7 +527,12 @@ static void parse_into(const char *cu, ks_model *m)
     o.cuda_path = getenv("CUDA_PATH") ? getenv("CUDA_PATH") : "/usr/local/cuda";
     o.arch = "sm_90";
     o.std = "c++17";
+    o.template_dir = "templates";
     ck_assert_int_eq(ks_parse(&o, m), 0);
+    ks_target target;
+    ck_assert_int_eq(ks_target_load(o.template_dir, 0, &target), 0);
+    ck_assert_int_eq(ks_name_model(&target, &o, m), 0);
+    ks_target_free(&target);
 }
 
 /* Each by-value record and enum knows its header, whether C can include it

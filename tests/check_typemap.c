@@ -13,6 +13,9 @@
 #include <unistd.h>
 
 #include "model.h"
+#include "options.h"
+#include "util.h"
+#include "walk.h"
 #include "testutil.h"
 
 static char tmpdir[64];
@@ -303,7 +306,22 @@ END_TEST
 
 START_TEST(function_pointer_refused)
 {
-    REFUSES("__global__ void f(int (*fn)(int)) {}\n", "pointer to function");
+    /* A pointer to a function is typed (issue 18 #9): a KS_DEF_FUNCTION
+     * def, its return type then its parameters' as fields; a variadic one
+     * cannot be called from C's side of the ABI and is refused. */
+    PARSES("__global__ void f(int (*fn)(int, float *)) {}\n");
+    const ks_type *t = &model.kernels[0].params[0].type;
+    ck_assert_int_eq(t->nptrs, 1);
+    ck_assert_int_eq(t->base, KS_BASE_RECORD);
+    const ks_def *d = &model.defs[t->def];
+    ck_assert_int_eq(d->kind, KS_DEF_FUNCTION);
+    ck_assert_uint_eq(d->nfields, 3);
+    ck_assert_int_eq(d->fields[0].type.scalar, KS_SCALAR_INT);
+    ck_assert_int_eq(d->fields[2].type.nptrs, 1);
+    ck_assert_int_eq(d->size, 8);
+    teardown();
+    setup();
+    REFUSES("__global__ void v(int (*fn)(int, ...)) {}\n", "variadic");
 }
 END_TEST
 

@@ -27,6 +27,7 @@ CHECK_TARGETS :=
 -include tests/cli.mk
 -include tests/hostile.mk
 -include tests/inputs.mk
+-include tests/targets.mk
 -include tests/graph.mk
 -include tests/gpu_real.mk
 -include tests/gpu_spec.mk

@@ -3,6 +3,7 @@
  */
 #include "testutil.h"
 #include "../generator/model.h"
+#include "../generator/util.h"
 
 #include <check.h>
 #include <stdarg.h>

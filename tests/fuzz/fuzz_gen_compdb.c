@@ -13,7 +13,8 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "model.h"
+#include "compdb.h"
+#include "util.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 

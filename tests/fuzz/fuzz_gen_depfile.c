@@ -9,7 +9,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "model.h"
+#include "depfile.h"
+#include "util.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 

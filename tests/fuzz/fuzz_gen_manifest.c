@@ -8,6 +8,7 @@
 #include <string.h>
 
 #include "manifest.h"
+#include "util.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 

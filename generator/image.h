@@ -1,0 +1,68 @@
+/*
+ * image.h — kernel images the generator embeds: reading one (image.c: an
+ * nvcc-built PTX, cubin or fatbin, told apart by content, or the input
+ * itself for NVRTC), and the kernel entry names it defines, checked
+ * against the input's kernels before --embed puts it in the stubs
+ * (image_entries.c).
+ */
+#ifndef KSTUB_IMAGE_H
+#define KSTUB_IMAGE_H
+
+#include "model.h"
+#include "options.h"
+
+typedef struct ks_image_blob {
+    unsigned char *data;
+    size_t size;               /* bytes including a trailing NUL for PTX */
+    const char *kind;          /* "PTX", "CUBIN" or "FATBIN" */
+    const char *name;          /* basename of the embedded file */
+} ks_image_blob;
+
+/* ---- image.c ---- */
+/* Reads an nvcc-built image and tells PTX, cubin and fatbin apart by content.
+ * Returns 0, or -1 after printing an error. */
+int ks_image_read(const char *path, ks_image_blob *blob);
+
+/* The input .cu itself as a KS_IMAGE_SOURCE image, compiled by libkstub with
+ * NVRTC at run time (--embed-source). Returns 0, or -1 after an error. */
+int ks_source_read(const char *path, ks_image_blob *blob);
+
+/* ---- image_entries.c ---- */
+/* One piece of code in an image: PTX text or a cubin, alone or as a member
+ * of a fatbin. */
+typedef struct ks_image_member {
+    char *what;                /* "sm_90 cubin", "compute_90 PTX", "PTX" ... */
+    int readable;              /* 0: its entry names could not be read */
+    int corrupt;               /* ... because its bytes contradict themselves (sizes or
+                                * offsets beyond the end, bad compressed data): the
+                                * image is refused, not embedded */
+    char *why;                 /* ... and why (for the warning or the error) */
+    char **entries;            /* kernel entry names (device symbols), in file order */
+    size_t nentries;
+} ks_image_member;
+
+typedef struct ks_image_entries {
+    ks_image_member *members;
+    size_t nmembers;
+} ks_image_entries;
+
+/* Lists the kernel entries of the image bytes: a PTX text's .entry
+ * directives, a cubin's ELF function symbols marked as entries, and those of
+ * every PTX and cubin member of a fatbin (compressed members are
+ * decompressed: LZ4 by kstub itself, zstd through libzstd when it can be
+ * loaded; otherwise the member is marked unreadable, never guessed). */
+void ks_image_entries_read(const unsigned char *data, size_t size, ks_image_entries *out);
+void ks_image_entries_free(ks_image_entries *e);
+
+/* Refuses an image that is corrupt (a fatbin or cubin whose sizes or
+ * offsets point past its end, compressed data that does not decompress):
+ * an error naming the image and what is wrong; or that does not define the
+ * input's kernels: an error at a kernel that no readable member defines
+ * (naming what the image defines), a warning for one missing from some
+ * members only, and a warning for each member that could not be read for
+ * want of a decompressor (nothing is claimed about it). Returns 0, or -1
+ * after errors. */
+int ks_image_check_kernels(const char *image_path, const ks_image_blob *image,
+                           const ks_options *opts, const ks_model *m);
+
+#endif /* KSTUB_IMAGE_H */

@@ -1,0 +1,331 @@
+/*
+ * instances.c — template kernels that nvcc instantiates without an explicit
+ * instantiation in the input: launched (or their address taken) from host
+ * code, including host function templates' and class templates' members,
+ * and explicitly instantiated in the project's headers.
+ */
+#include "walkctx.h"
+
+#include <ctype.h>
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+/* ---- template kernels instantiated by host code -------------------------------------------- */
+
+static int is_bool_type(CXType t)
+{
+    return clang_getCanonicalType(t).kind == CXType_Bool;
+}
+
+/* The enumerator of enum type t whose value is v, qualified; NULL if none. */
+typedef struct enum_find {
+    long long value;
+    CXCursor found;
+} enum_find;
+
+static enum CXChildVisitResult find_enumerator(CXCursor c, CXCursor parent, CXClientData data)
+{
+    (void)parent;
+    enum_find *ef = data;
+    if (clang_getCursorKind(c) == CXCursor_EnumConstantDecl &&
+        clang_getEnumConstantDeclValue(c) == ef->value) {
+        ef->found = c;
+        return CXChildVisit_Break;
+    }
+    return CXChildVisit_Continue;
+}
+
+/* A specialization's template arguments as an explicit instantiation would
+ * write them: "float, 4", "true", "Op::Add". NULL when an argument is of a
+ * kind kstub cannot spell (a pack, a template, a pointer). */
+static char *template_args_text(CXCursor spec, int *bad)
+{
+    int n = clang_Cursor_getNumTemplateArguments(spec);
+    CXCursor tmpl = clang_getSpecializedCursorTemplate(spec);
+    *bad = -1;
+    if (n < 0 || clang_Cursor_isNull(tmpl))
+        return NULL;
+    ks_buf b = {0};
+    for (int i = 0; i < n; i++) {
+        if (i)
+            ks_buf_puts(&b, ", ");
+        enum CXTemplateArgumentKind kind = clang_Cursor_getTemplateArgumentKind(spec, (unsigned)i);
+        if (kind == CXTemplateArgumentKind_Type) {
+            char *t = ks_take(clang_getTypeSpelling(clang_Cursor_getTemplateArgumentType(spec, (unsigned)i)));
+            ks_buf_puts(&b, t);
+            free(t);
+            continue;
+        }
+        if (kind != CXTemplateArgumentKind_Integral) {
+            free(b.data);
+            *bad = i;
+            return NULL;
+        }
+        CXCursor param = ks_template_param(tmpl, (unsigned)i);
+        CXType pt = clang_getCursorType(param);   /* invalid for a null cursor */
+        CXType canon = clang_getCanonicalType(pt);
+        long long v = clang_Cursor_getTemplateArgumentValue(spec, (unsigned)i);
+        if (!clang_Cursor_isNull(param) && is_bool_type(pt)) {
+            ks_buf_puts(&b, v ? "true" : "false");
+        } else if (!clang_Cursor_isNull(param) && canon.kind == CXType_Enum) {
+            enum_find ef = {v, clang_getNullCursor()};
+            clang_visitChildren(clang_getTypeDeclaration(canon), find_enumerator, &ef);
+            if (clang_Cursor_isNull(ef.found)) {
+                ks_buf_printf(&b, "%lld", v);
+            } else {
+                char *q = ks_qualified_name(ef.found);
+                ks_buf_puts(&b, q);
+                free(q);
+            }
+        } else if (canon.kind == CXType_UInt || canon.kind == CXType_ULong ||
+                   canon.kind == CXType_ULongLong || canon.kind == CXType_UShort ||
+                   canon.kind == CXType_UChar) {
+            ks_buf_printf(&b, "%llu", clang_Cursor_getTemplateArgumentUnsignedValue(spec, (unsigned)i));
+        } else {
+            ks_buf_printf(&b, "%lld", v);
+        }
+    }
+    return ks_buf_take(&b);
+}
+
+static void note_host_used(walk_ctx *w, CXCursor tmpl)
+{
+    w->host_used = ks_xrealloc(w->host_used, (w->nhost_used + 1) * sizeof *w->host_used);
+    w->host_used[w->nhost_used++] = ks_qualified_name(tmpl);
+}
+
+
+/* A reference to a function: a kernel template's specialization becomes a
+ * kernel; a host function template's specialization is followed into its
+ * instantiated body, where its own launches are. */
+void ks__handle_reference(walk_ctx *w, CXCursor ref)
+{
+    enum CXCursorKind rk = clang_getCursorKind(ref);
+    if (rk != CXCursor_FunctionDecl && rk != CXCursor_CXXMethod)
+        return;
+    CXCursor tmpl = clang_getSpecializedCursorTemplate(ref);
+    if (clang_Cursor_isNull(tmpl))
+        return;
+    char *symbol = ks_take(clang_Cursor_getMangling(ref));
+    int again = !*symbol || ks__seen_symbol(w, symbol);
+    free(symbol);
+    if (again)
+        return;
+    if (!ks_cursor_is_kernel(ref)) {
+        const file_class *fc = ks__classify(w, clang_getCursorLocation(tmpl));
+        if (fc && fc->project)
+            clang_visitChildren(ref, ks__find_launches, w);
+        return;
+    }
+    const file_class *fc = ks__classify(w, clang_getCursorLocation(tmpl));
+    if (!fc || !fc->kernels)
+        return;
+    note_host_used(w, tmpl);
+    int bad;
+    char *args = template_args_text(ref, &bad);
+    if (!args) {
+        char *q = ks_qualified_name(ref);
+        char *sym = ks_take(clang_Cursor_getMangling(ref));
+        char *why = ks_unspellable_argument(ref, bad);
+        ks__walk_diag(w, ref, "error", "template kernel '%s' is instantiated by host code, but %s; "
+                  "kstub names a stub after its template arguments and cannot name this one. "
+                  "Launch an instance whose arguments are types, integers, bools or enumerators "
+                  "(e.g. a tag type or an int in place of the function), or leave it out with "
+                  "'// kstub:skip %s'", q, why, sym);
+        free(why);
+        free(sym);
+        free(q);
+        return;
+    }
+    w->current_args = args;
+    ks__add_kernel(w, ref);
+    w->current_args = NULL;
+    free(args);
+}
+
+enum CXChildVisitResult ks__find_launches(CXCursor c, CXCursor parent, CXClientData data)
+{
+    (void)parent;
+    walk_ctx *w = data;
+    CXSourceLocation loc = clang_getCursorLocation(c);
+    if (clang_Location_isInSystemHeader(loc))
+        return CXChildVisit_Continue;
+    const file_class *fc = ks__classify(w, loc);
+    if (fc && !fc->project)
+        return CXChildVisit_Continue;
+    enum CXCursorKind k = clang_getCursorKind(c);
+    if (k == CXCursor_DeclRefExpr || k == CXCursor_MemberRefExpr)
+        ks__handle_reference(w, clang_getCursorReferenced(c));
+    return CXChildVisit_Recurse;
+}
+
+static int host_used(const walk_ctx *w, const char *qname)
+{
+    for (size_t i = 0; i < w->nhost_used; i++)
+        if (strcmp(w->host_used[i], qname) == 0)
+            return 1;
+    return 0;
+}
+
+void ks__note_uninstantiated(walk_ctx *w)
+{
+    for (size_t t = 0; t < w->ntemplates; t++) {
+        int used = host_used(w, w->templates[t]);
+        for (size_t i = 0; i < w->ninst; i++)
+            used |= w->inst_used_by[i] && strcmp(w->inst_used_by[i], w->templates[t]) == 0;
+        if (!used) {
+            const char *colon = strrchr(w->templates[t], ':');
+            ks_note_at(w->s.opts->input, 0, 0, "template kernel '%s' is never explicitly "
+                       "instantiated ('template __global__ void %s<...>(...);') nor launched "
+                       "from host code kstub sees; skipped", w->templates[t],
+                       colon ? colon + 1 : w->templates[t]);
+        }
+    }
+}
+
+/* ---- explicit instantiations in headers ------------------------------------------------------ */
+
+/* The namespaces around a header's explicit instantiation, outermost first,
+ * as "namespace a { namespace b { " and its closing " } }"; -1 when it does
+ * not lie at namespace scope. */
+static int namespaces_at(walk_ctx *w, CXFile file, size_t offset, ks_buf *open, ks_buf *close)
+{
+    CXCursor at = clang_getCursor(w->s.tu, clang_getLocationForOffset(w->s.tu, file, (unsigned)offset));
+    char *names[64];
+    int n = 0, ok = 1;
+    for (CXCursor c = at; !clang_Cursor_isNull(c) && clang_getCursorKind(c) != CXCursor_TranslationUnit;
+         c = clang_getCursorSemanticParent(c)) {
+        enum CXCursorKind k = clang_getCursorKind(c);
+        if (k == CXCursor_LinkageSpec)
+            continue;
+        if (k == CXCursor_StructDecl || k == CXCursor_ClassDecl || k == CXCursor_UnionDecl ||
+            k == CXCursor_ClassTemplate || k == CXCursor_ClassTemplatePartialSpecialization ||
+            k == CXCursor_CompoundStmt || n == 64) {
+            ok = 0;
+            break;
+        }
+        if (k != CXCursor_Namespace)
+            continue;        /* the instantiation's own declaration or a name in it */
+        names[n++] = ks_take(clang_getCursorSpelling(c));
+    }
+    for (int i = n - 1; i >= 0; i--) {
+        if (ok) {
+            ks_buf_printf(open, "namespace %s { ", names[i]);
+            ks_buf_puts(close, " }");
+        }
+        free(names[i]);
+    }
+    return ok ? 0 : -1;
+}
+
+static enum CXChildVisitResult visit_injected(CXCursor c, CXCursor parent, CXClientData data)
+{
+    (void)parent;
+    if (!ks__is_main(c))
+        return CXChildVisit_Continue;
+    enum CXCursorKind k = clang_getCursorKind(c);
+    if (k == CXCursor_Namespace || k == CXCursor_LinkageSpec)
+        return CXChildVisit_Recurse;
+    if (k == CXCursor_TypedefDecl) {
+        walk_ctx *w = data;
+        CXCursor member = ks_classinst_member(c, w->ncls);
+        if (clang_Cursor_isNull(member))
+            ks__handle_instantiation(w, c);
+        else
+            ks__handle_reference(w, member);
+    }
+    return CXChildVisit_Continue;
+}
+
+/* Explicit instantiations written in the headers whose kernels count: the
+ * input's are referenced in place (inject_instantiations), a header's from
+ * the end of the input, in the namespaces it was written in, read after one
+ * reparse, with members (classinst.c's references to the members of the
+ * input's class instantiations, or NULL). Returns 0, or -1 after the reparse
+ * reported errors. */
+int ks__header_instantiations(walk_ctx *w, const char *base, size_t base_len, const char *members)
+{
+    ks_buf add = {0};
+    if (members)
+        ks_buf_puts(&add, members);
+    size_t before = w->ninst, nfiles = w->nfiles;
+    for (size_t f = 0; f < nfiles; f++) {
+        file_class fc = w->files[f];
+        CXSourceLocation start = clang_getLocationForOffset(w->s.tu, fc.file, 0);
+        if (!fc.kernels || clang_Location_isFromMainFile(start))
+            continue;
+        size_t size = 0;
+        const char *t = clang_getFileContents(w->s.tu, fc.file, &size);
+        if (!t)
+            continue;
+        ks_source hs;
+        ks_source_scan(&hs, t, size);
+        ks_explicit_inst *hi;
+        size_t n = ks_source_instantiations(&hs, &hi);
+        for (size_t j = 0; j < n; j++) {
+            ks_buf open = {0}, close = {0};
+            if (namespaces_at(w, fc.file, hi[j].end - 1, &open, &close) != 0) {
+                unsigned line, col;
+                ks_source_position(&hs, hi[j].end - 1, &line, &col);
+                ks_note_at(fc.name, line, col, "explicit instantiation of '%s<%s>' is not at namespace "
+                           "scope; kstub does not follow it", hi[j].qname, hi[j].args);
+            } else {
+                ks_buf_printf(&add, "%stypedef decltype(static_cast<%s (*)(%s)>(&%s<%s>)) "
+                              "kstub_i%zu;%s\n", open.data ? open.data : "", hi[j].ret, hi[j].params,
+                              hi[j].qname, hi[j].args, w->ninst, close.data ? close.data : "");
+                w->inst = ks_xrealloc(w->inst, (w->ninst + 1) * sizeof *w->inst);
+                w->inst_used_by = ks_xrealloc(w->inst_used_by, (w->ninst + 1) * sizeof *w->inst_used_by);
+                w->inst[w->ninst] = hi[j];
+                memset(&hi[j], 0, sizeof hi[j]);
+                w->inst_used_by[w->ninst++] = NULL;
+            }
+            free(open.data);
+            free(close.data);
+        }
+        ks_explicit_inst_free(hi, n);
+        ks_source_free(&hs);
+    }
+    if (w->ninst == before && !members) {
+        free(add.data);
+        return 0;
+    }
+    ks_buf src = {0};
+    ks_buf_put(&src, base, base_len);
+    ks_buf_puts(&src, "\n");
+    ks_buf_put(&src, add.data, add.len);
+    free(add.data);
+    /* CXFile handles do not outlive a reparse. */
+    for (size_t i = 0; i < w->nfiles; i++)
+        free(w->files[i].name);
+    w->nfiles = 0;
+    int rc = ks_session_reparse(&w->s, src.data, src.len);
+    free(src.data);
+    if (rc != 0) {
+        ks_note_at(w->s.opts->input, 0, 0, "while reading the explicit instantiations of its headers "
+                   "and class templates");
+        return -1;
+    }
+    clang_visitChildren(clang_getTranslationUnitCursor(w->s.tu), visit_injected, w);
+    return 0;
+}
+
+/* A header named with --kernels-in that the input never includes is a
+ * mistake worth an error: its kernels would silently get no stubs. */
+void ks__check_headers_used(walk_ctx *w)
+{
+    for (size_t i = 0; i < w->nnamed; i++) {
+        int found = 0;
+        for (size_t f = 0; f < w->nfiles && !found; f++) {
+            char *name = ks_take(clang_getFileName(w->files[f].file));
+            char *real = realpath(name, NULL);
+            found = real && strcmp(real, w->named[i]) == 0;
+            free(real);
+            free(name);
+        }
+        if (!found)
+            ks_error_at(w->s.opts->input, 0, 0, "--kernels-in '%s': the input does not include "
+                        "it (or declares nothing in it)", w->named[i]);
+    }
+}

@@ -1,0 +1,422 @@
+/*
+ * kernel.c — one kernel into the model (walk.c finds it): its signature as
+ * written, its parameters through typemap.c, __launch_bounds__ (literal, or
+ * constant expressions evaluated after the walk), and whether it uses
+ * dynamic shared memory.
+ */
+#include "walkctx.h"
+
+#include <ctype.h>
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+/* ---- one kernel ------------------------------------------------------------------------------ */
+
+/* The declaration as written, up to its body, on one line. Comments after
+ * the last token before the body are left out: a parse without bodies
+ * (--skip-bodies) ends the extent before them. */
+static char *signature_text(walk_ctx *w, CXCursor fn)
+{
+    CXToken *toks;
+    unsigned n;
+    ks_cursor_tokens(&w->s, fn, &toks, &n);
+    unsigned end = 0;            /* past the last token that is not a comment */
+    int depth = 0;
+    for (unsigned i = 0; i < n; i++) {
+        char *t = ks_take(clang_getTokenSpelling(w->s.tu, toks[i]));
+        int stop = depth == 0 && (strcmp(t, "{") == 0 || strcmp(t, ";") == 0);
+        if (strcmp(t, "(") == 0)
+            depth++;
+        else if (strcmp(t, ")") == 0)
+            depth--;
+        free(t);
+        if (stop)
+            break;
+        if (clang_getTokenKind(toks[i]) != CXToken_Comment)
+            end = i + 1;
+    }
+    ks_buf b = {0};
+    for (unsigned i = 0; i < end; i++) {
+        char *t = ks_take(clang_getTokenSpelling(w->s.tu, toks[i]));
+        int tight = strcmp(t, ",") == 0 || strcmp(t, ")") == 0 || strcmp(t, "(") == 0 ||
+                    strcmp(t, "::") == 0 ||
+                    (b.len && (b.data[b.len - 1] == '(' || (b.len > 1 && b.data[b.len - 1] == ':' &&
+                                                              b.data[b.len - 2] == ':')));
+        if (b.len && !tight)
+            ks_buf_puts(&b, " ");
+        ks_buf_puts(&b, t);
+        free(t);
+    }
+    clang_disposeTokens(w->s.tu, toks, n);
+    return ks_buf_take(&b);
+}
+
+static int parse_long_literal(const char *s, long *out)
+{
+    char *end;
+    errno = 0;
+    long v = strtol(s, &end, 0);
+    while (*end == 'u' || *end == 'U' || *end == 'l' || *end == 'L')
+        end++;
+    if (end == s || *end || errno)
+        return 0;
+    *out = v;
+    return 1;
+}
+
+/* The namespace part of "a::b::k": "a::b", or "". */
+static char *namespace_of(const char *qualified)
+{
+    char *q = ks_xstrdup(qualified);
+    char *last = NULL;
+    for (char *p = q; (p = strstr(p, "::")) != NULL; p += 2)
+        last = p;
+    if (last)
+        *last = '\0';
+    else
+        q[0] = '\0';
+    return q;
+}
+
+/* __launch_bounds__(max_threads[, min_blocks]): read from the tokens of the
+ * declaration (never the body), since libclang exposes the attribute
+ * without its arguments. */
+static void launch_bounds(walk_ctx *w, CXCursor fn, ks_kern *k)
+{
+    CXToken *toks;
+    unsigned n;
+    ks_cursor_tokens(&w->s, fn, &toks, &n);
+    int outer = 0;
+    for (unsigned i = 0; i + 1 < n; i++) {
+        char *t = ks_take(clang_getTokenSpelling(w->s.tu, toks[i]));
+        if (strcmp(t, "(") == 0)
+            outer++;
+        else if (strcmp(t, ")") == 0)
+            outer--;
+        int body = outer == 0 && (strcmp(t, "{") == 0 || strcmp(t, ";") == 0);
+        int hit = strcmp(t, "__launch_bounds__") == 0 || strcmp(t, "launch_bounds") == 0;
+        free(t);
+        if (body)
+            break;
+        if (!hit)
+            continue;
+        char *texts[3] = {NULL, NULL, NULL};
+        int nvals = 0, depth = 0;
+        ks_buf arg = {0};
+        for (unsigned j = i + 1; j < n; j++) {
+            char *a = ks_take(clang_getTokenSpelling(w->s.tu, toks[j]));
+            int open = strcmp(a, "(") == 0, close = strcmp(a, ")") == 0;
+            int comma = strcmp(a, ",") == 0;
+            if (open && depth++ == 0) {
+                free(a);
+                continue;
+            }
+            if ((close && --depth == 0) || (comma && depth == 1)) {
+                if (nvals < 3)
+                    texts[nvals++] = ks_buf_take(&arg);
+                free(arg.data);
+                arg.data = NULL;
+                arg.len = arg.cap = 0;
+                free(a);
+                if (close)
+                    break;
+                continue;
+            }
+            if (arg.len)
+                ks_buf_puts(&arg, " ");
+            ks_buf_puts(&arg, a);
+            free(a);
+        }
+        free(arg.data);
+        long vals[3];
+        int literal = nvals >= 1;
+        for (int v = 0; v < nvals && v < 2; v++)
+            literal = literal && parse_long_literal(texts[v], &vals[v]);
+        if (literal) {
+            k->max_threads = vals[0];
+            k->min_blocks = nvals >= 2 ? vals[1] : -1;
+        } else if (nvals >= 1 && !w->current_args) {
+            /* A constant expression: evaluated after a reparse (see
+             * ks__resolve_bounds), in the kernel's namespace. */
+            w->lbs = ks_xrealloc(w->lbs, (w->nlbs + 1) * sizeof *w->lbs);
+            pending_bounds *pb = &w->lbs[w->nlbs++];
+            pb->symbol = ks_xstrdup(k->symbol);
+            pb->ns = namespace_of(k->name);
+            pb->max_expr = ks_xstrdup(texts[0]);
+            pb->min_expr = nvals >= 2 ? ks_xstrdup(texts[1]) : NULL;
+            ks_cursor_location(fn, &pb->line, &pb->col);
+        } else if (nvals >= 1) {
+            ks__walk_diag(w, fn, "note", "kernel '%s': __launch_bounds__ of a template instantiation "
+                           "are not recorded unless they are integer literals, so the runtime "
+                           "cannot check the block size against them", k->name);
+        }
+        for (int v = 0; v < nvals; v++)
+            free(texts[v]);
+        break;
+    }
+    clang_disposeTokens(w->s.tu, toks, n);
+}
+
+/* ---- dynamic shared memory ------------------------------------------------------------------ */
+
+/* Whether a kernel uses dynamic shared memory: an extern __shared__ array
+ * declared or referred to in its body or in the body of a function it calls
+ * (followed through the calls to functions defined in the translation unit,
+ * outside system headers). A template's instance is judged by the
+ * template's body. Without bodies (--skip-bodies) nothing is found. */
+typedef struct shared_scan {
+    CXCursor seen[64];         /* function bodies scanned (or being scanned) */
+    size_t nseen;
+    int found;
+} shared_scan;
+
+static enum CXChildVisitResult find_shared_attr(CXCursor c, CXCursor parent, CXClientData data)
+{
+    (void)parent;
+    if (clang_getCursorKind(c) == CXCursor_CUDASharedAttr) {
+        *(int *)data = 1;
+        return CXChildVisit_Break;
+    }
+    return CXChildVisit_Continue;
+}
+
+static int is_extern_shared(CXCursor var)
+{
+    if (clang_getCursorKind(var) != CXCursor_VarDecl ||
+        clang_Cursor_getStorageClass(var) != CX_SC_Extern)
+        return 0;
+    int shared = 0;
+    clang_visitChildren(var, find_shared_attr, &shared);
+    return shared;
+}
+
+static void scan_function(shared_scan *sc, CXCursor fn);
+
+static enum CXChildVisitResult scan_body(CXCursor c, CXCursor parent, CXClientData data)
+{
+    (void)parent;
+    shared_scan *sc = data;
+    enum CXCursorKind kind = clang_getCursorKind(c);
+    if (kind == CXCursor_VarDecl && is_extern_shared(c)) {
+        sc->found = 1;
+        return CXChildVisit_Break;
+    }
+    if (kind == CXCursor_DeclRefExpr || kind == CXCursor_MemberRefExpr) {
+        CXCursor r = clang_getCursorReferenced(c);
+        if (is_extern_shared(r)) {
+            sc->found = 1;
+            return CXChildVisit_Break;
+        }
+        enum CXCursorKind rk = clang_getCursorKind(r);
+        if (rk == CXCursor_FunctionDecl || rk == CXCursor_FunctionTemplate ||
+            rk == CXCursor_CXXMethod) {
+            scan_function(sc, r);
+            if (sc->found)
+                return CXChildVisit_Break;
+        }
+    }
+    return CXChildVisit_Recurse;
+}
+
+static void scan_function(shared_scan *sc, CXCursor fn)
+{
+    CXCursor tmpl = clang_getSpecializedCursorTemplate(fn);
+    if (!clang_Cursor_isNull(tmpl))
+        fn = tmpl;
+    CXCursor def = clang_getCursorDefinition(fn);
+    if (clang_Cursor_isNull(def) || clang_Location_isInSystemHeader(clang_getCursorLocation(def)))
+        return;
+    for (size_t i = 0; i < sc->nseen; i++)
+        if (clang_equalCursors(sc->seen[i], def))
+            return;
+    if (sc->nseen == sizeof sc->seen / sizeof *sc->seen)
+        return;                  /* deeper than any call chain worth following */
+    sc->seen[sc->nseen++] = def;
+    clang_visitChildren(def, scan_body, sc);
+}
+
+static int uses_dynamic_shared(CXCursor kernel)
+{
+    shared_scan sc;
+    memset(&sc, 0, sizeof sc);
+    scan_function(&sc, kernel);
+    return sc.found;
+}
+
+void ks__add_kernel(walk_ctx *w, CXCursor fn)
+{
+    const char *targs = w->current_args;
+    char *name = targs ? NULL : ks_qualified_name(fn);
+    char *base = targs ? ks_qualified_name(fn) : NULL;
+    char *display = name ? ks_xstrdup(name) : ks_xasprintf("%s<%s>", base, targs);
+    unsigned line, col;
+    ks_cursor_location(fn, &line, &col);
+
+    enum CXLinkageKind linkage = clang_getCursorLinkage(fn);
+    if (linkage == CXLinkage_Internal || linkage == CXLinkage_UniqueExternal) {
+        ks__walk_diag(w, fn, "note", "kernel '%s' has internal linkage (static or in an anonymous "
+                       "namespace): nvcc gives it a per-file symbol and no other file can launch "
+                       "it; skipped", display);
+        goto out;
+    }
+    if (clang_Cursor_isVariadic(fn)) {
+        ks__walk_diag(w, fn, "error", "kernel '%s' is variadic, which CUDA does not allow", display);
+        goto out;
+    }
+    char *symbol = ks_take(clang_Cursor_getMangling(fn));
+    int skip = ks__skipped(w, display, symbol, fn);
+    free(symbol);
+    if (skip)
+        goto out;
+    ks_kern k;
+    memset(&k, 0, sizeof k);
+    k.max_threads = k.min_blocks = -1;
+    k.name = display;
+    display = NULL;
+    k.base_name = base;
+    base = NULL;
+    k.template_args = targs ? ks_xstrdup(targs) : NULL;
+    if (!ks__is_main(fn)) {
+        const file_class *fc = ks__classify(w, clang_getCursorLocation(fn));
+        k.file = fc ? ks_xstrdup(fc->name) : NULL;
+        k.tu_prefixed = w->s.opts->kernels_in == KS_KERNELS_PROJECT;
+    }
+    k.line = line;
+    k.col = col;
+    k.symbol = ks_take(clang_Cursor_getMangling(fn));
+    k.signature = signature_text(w, fn);
+    launch_bounds(w, fn, &k);
+    k.dynamic_shared = uses_dynamic_shared(fn);
+
+    int nargs = clang_Cursor_getNumArguments(fn);
+    long end = 0;
+    int bad = 0;
+    for (int i = 0; i < nargs; i++) {
+        CXCursor arg = clang_Cursor_getArgument(fn, (unsigned)i);
+        CXType t = clang_getCursorType(arg);
+        char *pname = ks_take(clang_getCursorSpelling(arg));
+        ks_type type;
+        char *why = NULL;
+        if (ks_typemap_param(&w->s, w->model, t, &type, &why) != 0) {
+            ks__walk_diag(w, *pname ? arg : fn, "error", "kernel '%s', parameter %d '%s': %s "
+                            "(leave the kernel out with '// kstub:skip %s')", k.name, i + 1,
+                            *pname ? pname : "(unnamed)", why, k.name);
+            free(why);
+            free(pname);
+            bad = 1;
+            continue;
+        }
+        long size = clang_Type_getSizeOf(t), align = clang_Type_getAlignOf(t);
+        if (type.nptrs && clang_getCanonicalType(t).kind != CXType_Pointer)
+            size = align = 8;  /* an array parameter is a (64-bit) device pointer */
+        if (size < 0 || align <= 0) {
+            char *sp = ks_take(clang_getTypeSpelling(t));
+            ks__walk_diag(w, arg, "error", "kernel '%s', parameter %d '%s': the size or alignment of "
+                            "'%s' cannot be computed (libclang layout error %ld)", k.name, i + 1,
+                            pname, sp, size < 0 ? size : align);
+            free(sp);
+            free(pname);
+            ks_type_free(&type);
+            bad = 1;
+            continue;
+        }
+        ks_param *p = ks_kern_add_param(&k);
+        p->name = *pname ? pname : NULL;
+        if (!*pname)
+            free(pname);
+        p->spelled = ks_take(clang_getTypeSpelling(t));
+        p->type = type;
+        p->size = size;
+        p->align = align;
+        p->offset = (end + align - 1) / align * align;
+        end = p->offset + size;
+    }
+    if (bad) {
+        ks_kern_free(&k);
+        goto out;
+    }
+    *ks_model_add_kernel(w->model) = k;
+out:
+    free(name);
+    free(base);
+    free(display);
+}
+
+/* ---- __launch_bounds__ expressions ------------------------------------------------------------- */
+
+/* Evaluates the injected "kstub_lb_<i>_<max|min>" constants. */
+static enum CXChildVisitResult visit_bounds(CXCursor c, CXCursor parent, CXClientData data)
+{
+    (void)parent;
+    walk_ctx *w = data;
+    enum CXCursorKind kind = clang_getCursorKind(c);
+    if (kind == CXCursor_Namespace)
+        return clang_Location_isFromMainFile(clang_getCursorLocation(c)) ? CXChildVisit_Recurse
+                                                                          : CXChildVisit_Continue;
+    if (kind != CXCursor_VarDecl)
+        return CXChildVisit_Continue;
+    char *name = ks_take(clang_getCursorSpelling(c));
+    unsigned idx;
+    char which[4] = "";
+    if (sscanf(name, "kstub_lb_%u_%3s", &idx, which) == 2 && idx < w->nlbs) {
+        pending_bounds *pb = &w->lbs[idx];
+        CXEvalResult r = clang_Cursor_Evaluate(c);
+        long long v = -1;
+        if (r && clang_EvalResult_getKind(r) == CXEval_Int)
+            v = clang_EvalResult_getAsLongLong(r);
+        if (r)
+            clang_EvalResult_dispose(r);
+        for (size_t i = 0; i < w->model->nkernels; i++) {
+            ks_kern *k = &w->model->kernels[i];
+            if (strcmp(k->symbol, pb->symbol) != 0)
+                continue;
+            if (v <= 0)
+                ks_note_at(w->s.opts->input, pb->line, pb->col, "kernel '%s': __launch_bounds__ "
+                           "argument '%s' is not a positive integer constant; not recorded",
+                           k->name, strcmp(which, "max") == 0 ? pb->max_expr : pb->min_expr);
+            else if (strcmp(which, "max") == 0)
+                k->max_threads = v;
+            else
+                k->min_blocks = v;
+        }
+    }
+    free(name);
+    return CXChildVisit_Continue;
+}
+
+/* The __launch_bounds__ expressions, appended as constants in their
+ * kernel's namespace, evaluated after one reparse. */
+int ks__resolve_bounds(walk_ctx *w, const char *text, size_t size)
+{
+    ks_buf src = {0};
+    ks_buf_put(&src, text, size);
+    ks_buf_puts(&src, "\n");
+    for (size_t i = 0; i < w->nlbs; i++) {
+        pending_bounds *pb = &w->lbs[i];
+        /* "a::b" opens as "namespace a { namespace b {" */
+        int depth = 0;
+        if (*pb->ns) {
+            char *ns = ks_xstrdup(pb->ns), *save = NULL;
+            for (char *part = strtok_r(ns, ":", &save); part; part = strtok_r(NULL, ":", &save)) {
+                ks_buf_printf(&src, "namespace %s { ", part);
+                depth++;
+            }
+            free(ns);
+        }
+        ks_buf_printf(&src, "constexpr long long kstub_lb_%zu_max = (%s);", i, pb->max_expr);
+        if (pb->min_expr)
+            ks_buf_printf(&src, " constexpr long long kstub_lb_%zu_min = (%s);", i, pb->min_expr);
+        for (int d = 0; d < depth; d++)
+            ks_buf_puts(&src, " }");
+        ks_buf_puts(&src, "\n");
+    }
+    int rc = ks_session_reparse(&w->s, src.data, src.len);
+    if (rc != 0)
+        ks_note_at(w->s.opts->input, 0, 0, "while evaluating __launch_bounds__ expressions");
+    else
+        clang_visitChildren(clang_getTranslationUnitCursor(w->s.tu), visit_bounds, w);
+    free(src.data);
+    return rc;
+}

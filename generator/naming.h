@@ -1,0 +1,33 @@
+/*
+ * naming.h — the naming stage (naming.c): every identifier one output
+ * target generates, and every collision check, decided after the parse and
+ * before emitting, from the target's naming table (target.h).
+ */
+#ifndef KSTUB_NAMING_H
+#define KSTUB_NAMING_H
+
+#include "model.h"
+#include "options.h"
+#include "target.h"
+
+/* Gives every kernel, parameter, type, member and generated identifier its
+ * name in target's output and checks every collision. Returns 0, or -1
+ * after errors. */
+int ks_name_model(const ks_target *target, const ks_options *opts, ks_model *model);
+/* Every macro name libkstub's headers #define, NULL-terminated: generated
+ * at build time from runtime/kstub.h and runtime/kstub_types.h
+ * (scripts/runtime_macros.sh), so the reserved set is the headers' own. */
+extern const char *const ks_runtime_macros[];
+/* "ns::inner::name" -> "ns_inner_name". */
+char *ks_c_identifier(const char *qualified);
+/* The identifier stem of a file name: "vector_ops" from "dir/vector_ops.cu". */
+char *ks_identifier_stem(const char *path);
+/* The C name of the nth padding member of def, clear of its fields' names. */
+char *ks_name_padding(const ks_def *def, const char *what, unsigned n);
+/* Overload tag of a type, "cfloatp" for const float *. */
+char *ks_type_tag(const ks_model *m, const ks_type *t);
+/* Whether a name emit.c adds after naming (a template's one C name over its
+ * instances) is free of every generated and reserved name. */
+int ks_name_is_free(const ks_model *m, const char *name);
+
+#endif /* KSTUB_NAMING_H */

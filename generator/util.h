@@ -1,0 +1,78 @@
+/*
+ * util.h — the generator's ground floor (util.c): growable buffers,
+ * allocation that cannot fail, whole-file reads that never block, all-or-
+ * nothing output, the diagnostic sink, paths. Depends on nothing else of
+ * the generator.
+ */
+#ifndef KSTUB_UTIL_H
+#define KSTUB_UTIL_H
+
+#include <stdarg.h>
+#include <stddef.h>
+
+typedef struct ks_buf {
+    char *data;
+    size_t len, cap;
+} ks_buf;
+
+void ks_buf_put(ks_buf *b, const char *s, size_t n);
+void ks_buf_puts(ks_buf *b, const char *s);
+void ks_buf_printf(ks_buf *b, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+char *ks_buf_take(ks_buf *b);     /* NUL-terminated; b is left empty */
+
+void *ks_xmalloc(size_t n);
+void *ks_xrealloc(void *p, size_t n);
+char *ks_xstrdup(const char *s);
+char *ks_xasprintf(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+char *ks_xvasprintf(const char *fmt, va_list ap) __attribute__((format(printf, 1, 0)));
+
+/* Reads a whole regular file, never blocking (a FIFO, a device or a
+ * directory is refused without waiting for a writer); returns malloc'd
+ * bytes (NUL-terminated), or NULL with the reason in ks_file_error().
+ * ks_read_file reads an input of the run and remembers it (inputs.h), so
+ * that no output may replace it; ks_peek_file only looks (an output already
+ * on disk, a header the include pre-scan follows). */
+char *ks_read_file(const char *path, size_t *size);
+char *ks_peek_file(const char *path, size_t *size);
+/* Why the last ks_read_file or ks_peek_file returned NULL: strerror's text,
+ * or "not a regular file (a FIFO)" and the like. */
+const char *ks_file_error(void);
+
+/* Writes each file through a temporary file and rename, only where the
+ * content differs from what is on disk. All or nothing: on failure no output
+ * is left half-written. Returns 0 or -1 after printing an error. */
+typedef struct ks_output {
+    const char *path;
+    const char *text;
+} ks_output;
+int ks_write_outputs(const ks_output *outs, size_t n);
+
+/* The diagnostic sink: every error printed through it (or counted with
+ * ks_count_error when printed otherwise, as libclang's) is counted. */
+int ks_error_count(void);
+int ks_warning_count(void);
+void ks_count_error(void);
+/* s with each control character (newline, tab, escape...) written as a C
+ * escape (\n, \t, \x1b), so that a file name cannot start a line of its
+ * own in a log or a CI annotation; malloc'd. */
+char *ks_escape_controls(const char *s);
+/* Prints "file:line:col: error: ..." (line 0 means no location); control
+ * characters in the file name and the message are escaped (ks_escape_controls). */
+void ks_error_at(const char *file, unsigned line, unsigned col, const char *fmt, ...)
+    __attribute__((format(printf, 4, 5)));
+void ks_note_at(const char *file, unsigned line, unsigned col, const char *fmt, ...)
+    __attribute__((format(printf, 4, 5)));
+void ks_warning_at(const char *file, unsigned line, unsigned col, const char *fmt, ...)
+    __attribute__((format(printf, 4, 5)));
+void ks_verror_at(const char *file, unsigned line, unsigned col, const char *severity,
+                  const char *fmt, va_list ap);
+
+/* basename without directories; points into s. */
+const char *ks_basename(const char *s);
+/* The components of path made absolute against the working directory, "."
+ * and ".." taken lexically (no file need exist); returns the count, *parts
+ * malloc'd (free with ks_path_parts_free). */
+size_t ks_path_parts(const char *path, char ***parts);
+void ks_path_parts_free(char **parts, size_t n);
+
+#endif /* KSTUB_UTIL_H */

@@ -1,0 +1,82 @@
+/*
+ * walkctx.h — what the walk's three files share (walk.c: the context, whose
+ * kernels, the walk, directives, ks_parse; kernel.c: one kernel into the
+ * model, its launch bounds and dynamic shared memory; instances.c: template
+ * kernels instantiated by host code and by headers). Private to them.
+ */
+#ifndef KSTUB_WALKCTX_H
+#define KSTUB_WALKCTX_H
+
+#include "front.h"
+
+/* __launch_bounds__ whose arguments are constant expressions, not literals. */
+typedef struct pending_bounds {
+    char *symbol;                /* the kernel's, to find it again */
+    char *ns;                    /* its namespace, "a::b", or "" */
+    char *max_expr, *min_expr;   /* min_expr may be NULL */
+    unsigned line, col;
+} pending_bounds;
+
+typedef struct walk_ctx {
+    ks_session s;
+    ks_model *model;
+    char **templates;            /* qualified names of template kernels */
+    size_t ntemplates;
+    ks_explicit_inst *inst;      /* explicit instantiations, kstub_i0, kstub_i1, ... */
+    char **inst_used_by;         /* per instantiation: the template kernel, once seen */
+    size_t ninst;
+    ks_class_inst *cls;          /* "template class X<...>;", kstub_c0, kstub_c1, ... (classinst.c) */
+    size_t ncls;
+    pending_bounds *lbs;
+    size_t nlbs;
+    ks_directive *skips;         /* "kstub:skip" directives, and how often each matched */
+    unsigned *skip_hits;
+    size_t nskips;
+    ks_directive *mirrors;       /* "kstub:mirror" directives */
+    size_t nmirrors;
+    const char *current_args;    /* template arguments of the instantiation being added */
+    struct file_class *files;    /* per file: is it the project's, do its kernels count */
+    size_t nfiles;
+    char **seen;                 /* symbols of specializations already handled */
+    size_t nseen;
+    char **host_used;            /* template kernels instantiated from host code */
+    size_t nhost_used;
+    char **named;                /* --kernels-in headers, resolved */
+    size_t nnamed;
+    char *cuda_real;             /* the toolkit's folder, resolved */
+} walk_ctx;
+
+typedef struct file_class {
+    CXFile file;
+    int project;                 /* neither a system header nor the toolkit's */
+    int kernels;                 /* its kernels get stubs (--kernels-in) */
+    char *name;                  /* as the parse names it, "./" dropped */
+} file_class;
+
+/* ---- walk.c ---- */
+const file_class *ks__classify(walk_ctx *w, CXSourceLocation loc);
+int ks__is_main(CXCursor c);
+/* A note, warning or error at a cursor, in the file it lies in (the input
+ * or a header). */
+void ks__walk_diag(walk_ctx *w, CXCursor c, const char *severity, const char *fmt, ...)
+    __attribute__((format(printf, 4, 5)));
+/* Whether the specialization with this symbol was handled already (and
+ * remembers it). */
+int ks__seen_symbol(walk_ctx *w, const char *symbol);
+/* Whether a "kstub:skip" names the kernel (a note says so). */
+int ks__skipped(walk_ctx *w, const char *name, const char *symbol, CXCursor fn);
+void ks__handle_instantiation(walk_ctx *w, CXCursor typedef_cursor);
+
+/* ---- kernel.c ---- */
+void ks__add_kernel(walk_ctx *w, CXCursor fn);
+/* Evaluates the pending __launch_bounds__ expressions; 0, or -1 after errors. */
+int ks__resolve_bounds(walk_ctx *w, const char *text, size_t size);
+
+/* ---- instances.c ---- */
+void ks__handle_reference(walk_ctx *w, CXCursor ref);
+enum CXChildVisitResult ks__find_launches(CXCursor c, CXCursor parent, CXClientData data);
+void ks__note_uninstantiated(walk_ctx *w);
+int ks__header_instantiations(walk_ctx *w, const char *base, size_t base_len, const char *members);
+void ks__check_headers_used(walk_ctx *w);
+
+#endif /* KSTUB_WALKCTX_H */
