@@ -323,14 +323,14 @@ int ks_diff_main(int argc, char **argv)
         if (strcmp(a, "--help") == 0 || strcmp(a, "-h") == 0) {
             diff_usage(stdout);
             return 0;
-        } else if ((m = ks_option(argc, argv, &i, "--format", &v)) != 0) {
+        } else if ((m = ks_option(argc, argv, &i, "--format", &v)) != 0 || v) {
             if (m < 0)
                 return KS_DRIFT_USAGE;
             if ((fmt = ks_format_parse(v)) < 0) {
                 ks_error_at(NULL, 0, 0, "--format takes text, json or github, not '%s'", v);
                 return KS_DRIFT_USAGE;
             }
-        } else if ((m = ks_option(argc, argv, &i, "--source", &v)) != 0) {
+        } else if ((m = ks_option(argc, argv, &i, "--source", &v)) != 0 || v) {
             if (m < 0)
                 return KS_DRIFT_USAGE;      /* "--source" without a value */
             source = v;
@@ -378,8 +378,9 @@ int ks_diff_main(int argc, char **argv)
 
 /* ---- kstub check ------------------------------------------------------------------------------ */
 
-int ks_check_run(const ks_check_input *in)
+int ks_check_run(const ks_check_input *in, int *status)
 {
+    *status = KS_DRIFT_ERROR;
     ks_report r = {0};
     int stale = 0;
     size_t *state = ks_xmalloc((in->noutputs + 1) * sizeof *state);
@@ -410,7 +411,7 @@ int ks_check_run(const ks_check_input *in)
              * change (4): the comparison cannot be made. */
             if (ks_manifest_read(in->manifest, &old) != 0) {
                 free(state);
-                return KS_DRIFT_ERROR;
+                return -1;
             }
             have_old = 1;
         }
@@ -450,5 +451,6 @@ int ks_check_run(const ks_check_input *in)
     free(sum.data);
     free(state);
     ks_report_free(&r);
-    return rc;
+    *status = rc;
+    return 0;
 }

@@ -22,7 +22,8 @@ typedef enum { KS_FORMAT_TEXT, KS_FORMAT_JSON, KS_FORMAT_GITHUB } ks_format;
 /* "text", "json" or "github"; -1 if none of those. */
 int ks_format_parse(const char *s);
 
-/* kstub diff [--format=F] [--source PATH] OLD.json NEW.json */
+/* kstub diff [--format=F] [--source PATH] OLD.json NEW.json: the diff
+ * subcommand's main(), so it returns diff's exit status (a KS_DRIFT_* set). */
 int ks_diff_main(int argc, char **argv);
 
 struct ks_output;
@@ -38,7 +39,10 @@ typedef struct ks_check_input {
     ks_format format;
 } ks_check_input;
 
-/* Compares with the files on disk, prints the report; returns the exit status. */
-int ks_check_run(const ks_check_input *in);
+/* Compares with the files on disk and prints the report. Returns 0 with
+ * *status what was found (KS_DRIFT_NONE, or KS_DRIFT_CHANGED with
+ * KS_DRIFT_BREAKING when a kernel's change breaks callers), or -1 after an
+ * error (the on-disk manifest cannot be read). */
+int ks_check_run(const ks_check_input *in, int *status);
 
 #endif /* KSTUB_DRIFT_H */

@@ -194,7 +194,7 @@ static int out_base(cli *c)
 
 /* ks_option for one option, inside parse_args's chain: a missing value
  * leaves the loop with a usage error. */
-#define OPTION(name) ((m = ks_option(argc, argv, &i, (name), &v)) != 0)
+#define OPTION(name) ((m = ks_option(argc, argv, &i, (name), &v)) != 0 || v != NULL)
 
 static int parse_args(int argc, char **argv, int first, cli *c)
 {
@@ -637,9 +637,10 @@ static int check(const cli *c, const generated *g, int argc, char **argv)
         outs[n].path = o->manifest, outs[n++].text = g->json;
     char *fix = fix_command(argc, argv);
     ks_check_input in = {o->input, g->json, outs, n, o->manifest, fix, (ks_format)c->format};
-    int rc = ks_check_run(&in);
+    int status;
+    int rc = ks_check_run(&in, &status);
     free(fix);
-    return rc;
+    return rc == 0 ? status : KS_DRIFT_ERROR;
 }
 
 /* Which file a path names, by device and inode: the file itself when it

@@ -18,8 +18,8 @@
  * diagnostic sink (util.h), which counts them; results come back through
  * out-parameters. One that cannot place its own diagnostic returns -1 with
  * the reason through an out-parameter, and its caller reports it.
- * Predicates return 1/0 and never fail. Only main() turns results into
- * exit statuses.
+ * Predicates return 1/0 and never fail. Only main() (and the diff and cache
+ * subcommands' own mains it hands argv to) turns results into exit statuses.
  */
 #ifndef KSTUB_MODEL_H
 #define KSTUB_MODEL_H

@@ -13,6 +13,7 @@ int ks_option(int argc, char **argv, int *i, const char *opt, const char **value
 {
     const char *a = argv[*i];
     size_t n = strlen(opt);
+    *value = NULL;
     if (strncmp(a, opt, n) != 0)
         return 0;
     if (a[n] == '\0') {
@@ -22,17 +23,15 @@ int ks_option(int argc, char **argv, int *i, const char *opt, const char **value
             return -1;
         }
         *value = argv[++*i];
-        return 1;
+        return 0;
     }
     int long_opt = opt[0] == '-' && opt[1] == '-';
     if (long_opt && a[n] == '=') {
         *value = a + n + 1;
-        return 1;
+        return 0;
     }
     /* Single-dash options take their value joined: -Ipath, -MFfile. */
-    if (!long_opt) {
+    if (!long_opt)
         *value = a + n;
-        return 1;
-    }
     return 0;
 }

@@ -44,9 +44,10 @@ typedef struct ks_options {
 } ks_options;
 
 /* ---- options.c: the one option reader ---- */
-/* Whether argv[*i] is opt: 1 with *value set ("-X VALUE", "-XVALUE",
- * "--opt VALUE", "--opt=VALUE"; *i moved past a separate value), 0 when it
- * is another option, -1 after reporting a missing value (a usage error). */
+/* Reads argv[*i] as opt: returns 0 with *value its value when it is opt
+ * ("-X VALUE", "-XVALUE", "--opt VALUE", "--opt=VALUE"; *i moved past a
+ * separate value) and NULL when it is another option; -1 after reporting a
+ * missing value (a usage error; *value is then ""). */
 int ks_option(int argc, char **argv, int *i, const char *opt, const char **value);
 
 #endif /* KSTUB_OPTIONS_H */
