@@ -13,6 +13,7 @@
  * flags; here a missing entry is an error.
  */
 #include "compdb.h"
+#include "inputs.h"
 #include "util.h"
 
 #include <errno.h>

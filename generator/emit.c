@@ -12,6 +12,7 @@
 #include "emit_values.h"
 #include "naming.h"
 #include "render.h"
+#include "inputs.h"
 #include "util.h"
 
 #include <ctype.h>

@@ -80,10 +80,7 @@ unsigned long long ks_prelude_checksum(const void *data, size_t n);
 /* A line on stderr under KSTUB_DEBUG_PCH=1: what the cache did and why. */
 void ks_prelude_debug(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 
-/* runtime/safefile.c, compiled in through rtshared.c */
-#define KS__NOT_REGULAR (-2)
-struct stat;
-int ks__open_regular(int dirfd, const char *path, int nofollow, struct stat *st);
+/* runtime/safefile.c, compiled in through rtshared.c (its open is in util.h) */
 int ks__dir_open_trusted(const char *path, int create, char *why, size_t cap);
 
 char *ks_take(CXString s);

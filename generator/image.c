@@ -3,6 +3,7 @@
  * and told apart by content (the runtime's own sniffing, image_kind.h).
  */
 #include "image.h"
+#include "inputs.h"
 #include "util.h"
 
 #include <stdlib.h>

@@ -278,3 +278,13 @@ int ks_inputs_prescan(const ks_options *opts)
     free(p.cuda_real);
     return p.errors ? -1 : 0;
 }
+
+char *ks_read_file(const char *path, size_t *size)
+{
+    dev_t dev;
+    ino_t ino;
+    char *text = ks_peek_file_id(path, size, &dev, &ino);
+    if (text)
+        ks_inputs_note(path, dev, ino);
+    return text;
+}

@@ -38,10 +38,9 @@ void ks_inputs_forget(void);
  * until someone writes to it. Returns 0, or -1 after errors. */
 int ks_inputs_prescan(const ks_options *opts);
 
-/* runtime/safefile.c's open, compiled in through rtshared.c (front.h
- * declares it too, for pch.c): a regular file only, never blocking. */
-#define KS__NOT_REGULAR (-2)
-struct stat;
-int ks__open_regular(int dirfd, const char *path, int nofollow, struct stat *st);
+/* Reads a whole regular file as util.h's ks_peek_file does (never
+ * blocking; NULL with the reason in ks_file_error()) and remembers it as
+ * an input of the run (ks_inputs_note), so that no output may replace it. */
+char *ks_read_file(const char *path, size_t *size);
 
 #endif /* KSTUB_INPUTS_H */

@@ -11,6 +11,7 @@
 #include "emit.h"
 #include "manifest.h"
 #include "sigtable.h"
+#include "inputs.h"
 #include "util.h"
 
 #include <jansson.h>

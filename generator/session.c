@@ -8,6 +8,7 @@
  * __device_stub__ wrappers.
  */
 #include "front.h"
+#include "inputs.h"
 
 #include <dlfcn.h>
 #include <errno.h>

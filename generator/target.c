@@ -4,6 +4,7 @@
  * names and the per-target naming patterns are written.
  */
 #include "target.h"
+#include "inputs.h"
 #include "util.h"
 
 #include <jansson.h>

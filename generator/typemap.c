@@ -6,15 +6,11 @@
  * with the reason and what to do instead. Nothing here knows how C is
  * written: that is the templates' job.
  */
-#include "front.h"
+#include "typemap.h"
 
 #include <stdlib.h>
 #include <string.h>
 
-typedef struct tm_ctx {
-    const ks_session *s;
-    ks_model *m;
-} tm_ctx;
 
 static const char *const std_typedefs[] = {
     "size_t", "ptrdiff_t", "intptr_t", "uintptr_t", "intmax_t", "uintmax_t",
@@ -93,7 +89,7 @@ static int builtin_scalar(enum CXTypeKind k, ks_scalar *out)
 }
 
 /* A scalar C names exactly (builtin or standard typedef). */
-static int scalar_of(CXType t, ks_scalar *out)
+int ks__tm_scalar_of(CXType t, ks_scalar *out)
 {
     return std_typedef_of(t, out) || builtin_scalar(clang_getCanonicalType(t).kind, out);
 }
@@ -104,8 +100,7 @@ static unsigned quals_of(CXType t)
            (clang_isVolatileQualifiedType(t) ? KS_QUAL_VOLATILE : 0);
 }
 
-static char *refuse(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
-static char *refuse(const char *fmt, ...)
+char *ks__tm_refuse(const char *fmt, ...)
 {
     va_list ap;
     va_start(ap, fmt);
@@ -114,7 +109,7 @@ static char *refuse(const char *fmt, ...)
     return why;
 }
 
-static char *spelling(CXType t)
+char *ks__tm_spelling(CXType t)
 {
     return ks_take(clang_getTypeSpelling(t));
 }
@@ -245,13 +240,13 @@ static void note_scoped(CXCursor decl, ks_def *d)
     d->scoped = 1;
 }
 
-static char *enum_type(tm_ctx *c, CXType canon, ks_type *out)
+char *ks__tm_enum_type(tm_ctx *c, CXType canon, ks_type *out)
 {
     CXCursor decl = clang_getTypeDeclaration(canon);
     char *q = ks_qualified_name(decl);
     if (!*q || strstr(q, "::::") || clang_Cursor_isAnonymous(decl)) {
         free(q);
-        return refuse("an unnamed enum; give the enum a name");
+        return ks__tm_refuse("an unnamed enum; give the enum a name");
     }
     int is_new;
     size_t idx = ks_model_def(c->m, KS_DEF_ENUM, q, &is_new);
@@ -259,8 +254,8 @@ static char *enum_type(tm_ctx *c, CXType canon, ks_type *out)
     if (is_new) {
         ks_def *d = &c->m->defs[idx];
         CXType under = clang_getEnumDeclIntegerType(decl);
-        if (!scalar_of(under, &d->underlying))
-            return refuse("an enum whose underlying type C cannot name");
+        if (!ks__tm_scalar_of(under, &d->underlying))
+            return ks__tm_refuse("an enum whose underlying type C cannot name");
         enum CXTypeKind uk = clang_getCanonicalType(under).kind;
         d->is_signed = uk == CXType_SChar || uk == CXType_Char_S || uk == CXType_Short ||
                        uk == CXType_Int || uk == CXType_Long || uk == CXType_LongLong;
@@ -323,13 +318,7 @@ static const struct {
     {"CUtensorMap_st", KS_SPECIAL_TENSORMAP, 1},
 };
 
-static char *record_type(tm_ctx *c, CXType canon, int by_value, size_t owner, const char *member,
-                         ks_type *out);
-static char *pointer_type(tm_ctx *c, CXType t, const char *alias, int top_level, ks_type *out);
 static char *pointee_type(tm_ctx *c, CXType t, ks_type *out);
-static char *typedef_name_of(CXType t);
-static char *function_type(tm_ctx *c, CXType t, const char *alias, long long ptr_size,
-                           long long ptr_align, ks_type *out);
 
 typedef struct class_check {
     const char *why;
@@ -394,19 +383,19 @@ static char *field_type(tm_ctx *c, CXType t, const char *name, size_t owner, con
         e = clang_getCanonicalType(elem);
     }
     if (ndims > sizeof dims / sizeof *dims)
-        return refuse("field '%s' has more than %zu array dimensions", name, sizeof dims / sizeof *dims);
+        return ks__tm_refuse("field '%s' has more than %zu array dimensions", name, sizeof dims / sizeof *dims);
     char *why = NULL;
-    if (scalar_of(elem, &out->scalar)) {
+    if (ks__tm_scalar_of(elem, &out->scalar)) {
         out->base = KS_BASE_SCALAR;
     } else if (e.kind == CXType_Pointer) {
-        why = pointer_type(c, e, NULL, 0, out);
+        why = ks__tm_pointer_type(c, e, NULL, 0, out);
     } else if (e.kind == CXType_Enum) {
-        why = enum_type(c, e, out);
+        why = ks__tm_enum_type(c, e, out);
     } else if (e.kind == CXType_Record) {
-        why = record_type(c, e, 1, owner, member, out);
+        why = ks__tm_record_type(c, e, 1, owner, member, out);
     } else {
-        char *sp = spelling(t);
-        why = refuse("field '%s' has type '%s', which C cannot mirror exactly", name, sp);
+        char *sp = ks__tm_spelling(t);
+        why = ks__tm_refuse("field '%s' has type '%s', which C cannot mirror exactly", name, sp);
         free(sp);
     }
     for (size_t i = 0; !why && i < ndims; i++)
@@ -430,20 +419,20 @@ static enum CXVisitorResult field_visitor(CXCursor f, CXClientData data)
      * ("struct { ... } pair;"), has a record named after its place. */
     const char *member = anonymous_member || clang_Cursor_isAnonymous(tdecl) ? c_name : NULL;
     if (clang_Cursor_isBitField(f)) {
-        v->why = refuse("%s has a bit-field '%s', whose layout C does not guarantee; use "
+        v->why = ks__tm_refuse("%s has a bit-field '%s', whose layout C does not guarantee; use "
                         "a plain integer and masks", qname, c_name);
         goto out;
     }
     long long bits = clang_Cursor_getOffsetOfField(f);
     long size = clang_Type_getSizeOf(t), align = clang_Type_getAlignOf(t);
     if (bits < 0 || size < 0 || align <= 0) {
-        v->why = refuse("the layout of %s field '%s' cannot be computed", qname, c_name);
+        v->why = ks__tm_refuse("the layout of %s field '%s' cannot be computed", qname, c_name);
         goto out;
     }
     ks_type ft = {0};
     char *why = field_type(c, t, c_name, v->def, member, &ft);
     if (why) {
-        v->why = refuse("%s: %s", c->m->defs[v->def].qname, why);
+        v->why = ks__tm_refuse("%s: %s", c->m->defs[v->def].qname, why);
         free(why);
         ks_type_free(&ft);
         goto out;
@@ -473,9 +462,9 @@ static char *define_record(tm_ctx *c, CXType canon, size_t idx)
     char *why = NULL;
     long size = clang_Type_getSizeOf(canon), align = clang_Type_getAlignOf(canon);
     if (cc.why) {
-        why = refuse("%s %s", qname, cc.why);
+        why = ks__tm_refuse("%s %s", qname, cc.why);
     } else if (size < 0 || align <= 0) {
-        why = refuse("the size or alignment of %s cannot be computed (an incomplete or "
+        why = ks__tm_refuse("the size or alignment of %s cannot be computed (an incomplete or "
                      "dependent type?)", qname);
     } else {
         d->size = size;
@@ -522,7 +511,6 @@ typedef struct empty_check {
     int empty;
 } empty_check;
 
-static int is_empty_class(CXType canon, unsigned depth);
 
 static enum CXVisitorResult count_field(CXCursor f, CXClientData data)
 {
@@ -536,7 +524,7 @@ static enum CXChildVisitResult check_bases(CXCursor c, CXCursor parent, CXClient
     (void)parent;
     empty_check *e = data;
     if (clang_getCursorKind(c) == CXCursor_CXXBaseSpecifier &&
-        !is_empty_class(clang_getCanonicalType(clang_getCursorType(c)), e->depth + 1)) {
+        !ks__tm_is_empty_class(clang_getCanonicalType(clang_getCursorType(c)), e->depth + 1)) {
         e->empty = 0;
         return CXChildVisit_Break;
     }
@@ -547,7 +535,7 @@ static enum CXChildVisitResult check_bases(CXCursor c, CXCursor parent, CXClient
  * byte and nvcc passes that byte (".param .align 1 .b8 t[1]"). Its value
  * is its type (std::integral_constant<int, 4>, std::true_type, a tag):
  * nothing for a caller to choose, and C has no empty struct to mirror it. */
-static int is_empty_class(CXType canon, unsigned depth)
+int ks__tm_is_empty_class(CXType canon, unsigned depth)
 {
     if (canon.kind != CXType_Record || depth > 32 || clang_Type_getSizeOf(canon) != 1)
         return 0;
@@ -563,7 +551,7 @@ static int is_empty_class(CXType canon, unsigned depth)
 
 /* A struct/union/class: a known equivalent, a CUDA vector type, a declared
  * record (pointees) or a defined one (by value). */
-static char *record_type(tm_ctx *c, CXType canon, int by_value, size_t owner, const char *member,
+char *ks__tm_record_type(tm_ctx *c, CXType canon, int by_value, size_t owner, const char *member,
                          ks_type *out)
 {
     CXCursor decl = clang_getTypeDeclaration(canon);
@@ -589,7 +577,7 @@ static char *record_type(tm_ctx *c, CXType canon, int by_value, size_t owner, co
     if (member && (clang_Cursor_isAnonymous(decl) || !*spelled))
         q = ks_xasprintf("%s::%s", c->m->defs[owner].qname, member);
     else if (!*spelled || clang_Cursor_isAnonymous(decl))
-        why = refuse("an unnamed struct; give the struct a name");
+        why = ks__tm_refuse("an unnamed struct; give the struct a name");
     else if (clang_Type_getNumTemplateArguments(canon) > 0)
         q = specialization_name(decl, canon, &targs, &tname);
     else
@@ -640,12 +628,12 @@ static char *array_type(tm_ctx *c, CXType t, ks_type *out)
     ks_type et = {0};
     char *why = NULL;
     if (e.kind == CXType_ConstantArray || e.kind == CXType_Pointer)
-        why = refuse("pointer to an array of more than 8 dimensions or of pointers; pass a "
+        why = ks__tm_refuse("pointer to an array of more than 8 dimensions or of pointers; pass a "
                      "pointer to the element type");
     else
         why = pointee_type(c, elem, &et);
     if (!why && (et.nptrs || et.tag))
-        why = refuse("pointer to an array of pointers; pass a pointer to the element type");
+        why = ks__tm_refuse("pointer to an array of pointers; pass a pointer to the element type");
     if (!why && et.base == KS_BASE_RECORD && !c->m->defs[et.def].complete)
         why = define_record(c, clang_getCanonicalType(elem), et.def);
     if (why) {
@@ -686,208 +674,12 @@ static char *array_type(tm_ctx *c, CXType t, ks_type *out)
     return NULL;
 }
 
-/* ---- pointers to functions ------------------------------------------------------------------- */
-
-/* The typedef a type is spelled through, the first in its sugar: "unary_t"
- * of "unary_t op" (qualified: "ops::unary_t"); NULL when none. */
-static char *typedef_name_of(CXType t)
-{
-    for (unsigned depth = 0; depth < 64; depth++) {
-        if (t.kind == CXType_Elaborated)
-            t = clang_Type_getNamedType(t);
-        else if (t.kind == CXType_Typedef)
-            return ks_qualified_name(clang_getTypeDeclaration(t));
-        else
-            return NULL;
-    }
-    return NULL;
-}
-
-/* The pointer type as written under t's typedefs when it points to a
- * function, so that the function type keeps its own sugar ("int64_t"
- * stays int64_t in its parameters); other pointers as before: other, the
- * type each caller has always passed. */
-static CXType written_pointer(CXType t, CXType other)
-{
-    CXType canon = clang_getCanonicalType(t);
-    enum CXTypeKind pk = clang_getCanonicalType(clang_getPointeeType(canon)).kind;
-    if (pk != CXType_FunctionProto && pk != CXType_FunctionNoProto)
-        return other;
-    for (unsigned depth = 0; depth < 64; depth++) {
-        if (t.kind == CXType_Pointer)
-            return t;
-        if (t.kind == CXType_Elaborated)
-            t = clang_Type_getNamedType(t);
-        else if (t.kind == CXType_Typedef)
-            t = clang_getTypedefDeclUnderlyingType(clang_getTypeDeclaration(t));
-        else
-            break;
-    }
-    return canon;
-}
-
-/* The function type under t's sugar (typedefs), where its parameter types
- * keep theirs ("int64_t" stays int64_t); the canonical type otherwise. */
-static CXType function_proto_of(CXType t)
-{
-    for (unsigned depth = 0; depth < 64; depth++) {
-        if (t.kind == CXType_FunctionProto)
-            return t;
-        if (t.kind == CXType_Elaborated)
-            t = clang_Type_getNamedType(t);
-        else if (t.kind == CXType_Typedef)
-            t = clang_getTypedefDeclUnderlyingType(clang_getTypeDeclaration(t));
-        else
-            break;
-    }
-    return clang_getCanonicalType(t);
-}
-
-/* One type of a function type a pointer points to: its return type (i < 0)
- * or parameter i's, as C would declare them. Qualifiers on them mean
- * nothing to the type (C++ drops a parameter's, C warns of a return
- * type's), so none are kept at the top. */
-static char *function_part(tm_ctx *c, CXType t, int i, ks_type *out)
-{
-    CXType canon = clang_getCanonicalType(t);
-    char *what = i < 0 ? ks_xstrdup("its return type") : ks_xasprintf("its parameter %d", i + 1);
-    char *why = NULL;
-    memset(out, 0, sizeof *out);
-    switch (canon.kind) {
-    case CXType_Void:
-        out->base = KS_BASE_VOID;
-        break;
-    case CXType_Pointer: {
-        char *alias = typedef_name_of(t);
-        why = pointer_type(c, written_pointer(t, t.kind == CXType_Pointer ? t : canon), alias, 1, out);
-        free(alias);
-        break;
-    }
-    case CXType_LValueReference:
-    case CXType_RValueReference:
-        why = refuse("%s is a reference, which C cannot spell", what);
-        break;
-    case CXType_MemberPointer:
-        why = refuse("%s is a member pointer, which C cannot spell", what);
-        break;
-    case CXType_Record:
-        if (is_empty_class(canon, 0)) {
-            why = refuse("%s is an empty class, which C has no type for", what);
-        } else {
-            why = record_type(c, canon, 1, 0, NULL, out);
-            /* Declared too: a function type may be written before the
-             * record it takes is defined (a struct holding a pointer to a
-             * function that takes the struct), and C gives a struct first
-             * named in a parameter list that list's scope only. */
-            if (!why && out->base == KS_BASE_RECORD)
-                ks_model_declare(c->m, out->def);
-        }
-        break;
-    case CXType_Enum:
-        why = enum_type(c, canon, out);
-        break;
-    default:
-        if (scalar_of(t, &out->scalar)) {
-            out->base = KS_BASE_SCALAR;
-        } else {
-            char *sp = spelling(t);
-            why = refuse("%s is '%s', a type C has no exact equivalent for", what, sp);
-            free(sp);
-        }
-        break;
-    }
-    free(what);
-    return why;
-}
-
-/* The C++ spelling of a function type without "noexcept", which C has no
- * word for and which does not change what the pointer holds. */
-static char *function_key(CXType canon)
-{
-    char *sp = spelling(canon);
-    char *ne = strstr(sp, " noexcept");
-    if (ne)
-        *ne = '\0';
-    return sp;
-}
-
-/* A function a pointer points to ("float (*op)(float)": a device
- * function's address, which the caller read with cudaMemcpyFromSymbol): a
- * KS_DEF_FUNCTION def, typedef'd in C as the function type ("float_fn_float",
- * or "unary_t_fn" when spelled through the typedef unary_t), so the
- * parameter is a pointer to it. Its return and parameter types are
- * translated as C declares them; a variadic function, references and types
- * C cannot spell are refused. ptr_size, ptr_align: the pointer's. */
-static char *function_type(tm_ctx *c, CXType t, const char *alias, long long ptr_size,
-                           long long ptr_align, ks_type *out)
-{
-    CXType canon = clang_getCanonicalType(t);
-    CXType proto = function_proto_of(t);
-    char *sp = spelling(canon);
-    int n = clang_getNumArgTypes(canon);
-    char *why = NULL;
-    if (canon.kind != CXType_FunctionProto || n < 0)
-        why = refuse("pointer to function '%s' without a prototype; declare its parameters", sp);
-    else if (clang_isFunctionTypeVariadic(canon))
-        why = refuse("pointer to function '%s', which is variadic: kstub types function pointers "
-                     "with a fixed parameter list only; pass a pointer to a function with fixed "
-                     "parameters", sp);
-    else if (ptr_size <= 0 || ptr_align <= 0)
-        why = refuse("pointer to function '%s', whose size is unknown", sp);
-    size_t nparts = (size_t)(n < 0 ? 0 : n) + 1;      /* the return type, then each parameter */
-    ks_type *parts = ks_xmalloc(nparts * sizeof *parts);
-    memset(parts, 0, nparts * sizeof *parts);
-    for (int i = -1; !why && i < n; i++) {
-        CXType pt = proto.kind == CXType_FunctionProto
-                        ? (i < 0 ? clang_getResultType(proto) : clang_getArgType(proto, (unsigned)i))
-                        : (i < 0 ? clang_getResultType(canon) : clang_getArgType(canon, (unsigned)i));
-        char *part_why = function_part(c, pt, i, &parts[i + 1]);
-        if (part_why) {
-            why = refuse("pointer to function '%s': %s", sp, part_why);
-            free(part_why);
-        }
-    }
-    if (why) {
-        for (size_t i = 0; i < nparts; i++)
-            ks_type_free(&parts[i]);
-        free(parts);
-        free(sp);
-        return why;
-    }
-    char *key = alias ? ks_xstrdup(alias) : function_key(canon);
-    int is_new;
-    size_t idx = ks_model_def(c->m, KS_DEF_FUNCTION, key, &is_new);
-    free(key);
-    if (is_new) {
-        ks_def *d = &c->m->defs[idx];
-        d->fn_typedef = alias ? ks_xstrdup(alias) : NULL;
-        for (size_t i = 0; i < nparts; i++) {
-            ks_field *f = ks_def_add_field(d);
-            f->name = i ? ks_xasprintf("arg%zu", i) : ks_xstrdup("result");   /* naming.c makes c_name */
-            f->type = parts[i];
-        }
-        d->size = (long)ptr_size;
-        d->align = (long)ptr_align;
-        d->complete = 1;
-        ks_model_define(c->m, idx);
-    } else {
-        for (size_t i = 0; i < nparts; i++)
-            ks_type_free(&parts[i]);
-    }
-    free(parts);
-    free(sp);
-    memset(out, 0, sizeof *out);
-    out->base = KS_BASE_RECORD;
-    out->def = idx;
-    return NULL;
-}
-
 /* The type a pointer points to, qualifiers included. */
 static char *pointee_type(tm_ctx *c, CXType t, ks_type *out)
 {
     CXType canon = clang_getCanonicalType(t);
     out->quals = quals_of(t);
-    if (scalar_of(t, &out->scalar)) {
+    if (ks__tm_scalar_of(t, &out->scalar)) {
         out->base = KS_BASE_SCALAR;
         return NULL;
     }
@@ -897,29 +689,29 @@ static char *pointee_type(tm_ctx *c, CXType t, ks_type *out)
         return NULL;
     case CXType_Pointer: {
         out->quals = 0;         /* they belong to the pointer level */
-        char *alias = typedef_name_of(t);
-        char *why = pointer_type(c, written_pointer(t, canon), alias, 0, out);
+        char *alias = ks__tm_typedef_name_of(t);
+        char *why = ks__tm_pointer_type(c, ks__tm_written_pointer(t, canon), alias, 0, out);
         free(alias);
         return why;
     }
     case CXType_Enum: {
-        char *why = enum_type(c, canon, out);
+        char *why = ks__tm_enum_type(c, canon, out);
         return why;
     }
     case CXType_Record:
-        return record_type(c, canon, 0, 0, NULL, out);
+        return ks__tm_record_type(c, canon, 0, 0, NULL, out);
     default: {
-        char *sp = spelling(t);
+        char *sp = ks__tm_spelling(t);
         char *why;
         if (canon.kind == CXType_FunctionProto || canon.kind == CXType_FunctionNoProto)
-            why = refuse("function type '%s' where a pointer to it was expected", sp);
+            why = ks__tm_refuse("function type '%s' where a pointer to it was expected", sp);
         else if (canon.kind == CXType_ConstantArray)
             why = array_type(c, t, out);
         else if (canon.kind == CXType_IncompleteArray)
-            why = refuse("pointer to array of unknown size '%s'; pass a pointer to the element "
+            why = ks__tm_refuse("pointer to array of unknown size '%s'; pass a pointer to the element "
                          "type", sp);
         else
-            why = refuse("pointer to '%s', a type C has no exact equivalent for", sp);
+            why = ks__tm_refuse("pointer to '%s', a type C has no exact equivalent for", sp);
         free(sp);
         return why;
     }
@@ -928,14 +720,14 @@ static char *pointee_type(tm_ctx *c, CXType t, ks_type *out)
 
 /* A pointer; alias: the typedef it was spelled through, if any (it names
  * a function type the pointer points to). */
-static char *pointer_type(tm_ctx *c, CXType t, const char *alias, int top_level, ks_type *out)
+char *ks__tm_pointer_type(tm_ctx *c, CXType t, const char *alias, int top_level, ks_type *out)
 {
     CXType pointee = clang_getPointeeType(t);
     enum CXTypeKind pk = clang_getCanonicalType(pointee).kind;
     char *why;
     if (pk == CXType_FunctionProto || pk == CXType_FunctionNoProto) {
-        char *own = alias ? NULL : typedef_name_of(pointee);
-        why = function_type(c, pointee, alias ? alias : own, clang_Type_getSizeOf(t),
+        char *own = alias ? NULL : ks__tm_typedef_name_of(pointee);
+        why = ks__tm_function_type(c, pointee, alias ? alias : own, clang_Type_getSizeOf(t),
                             clang_Type_getAlignOf(t), out);
         free(own);
     } else {
@@ -956,12 +748,12 @@ int ks_typemap_param(const ks_session *s, ks_model *m, CXType t, ks_type *out, c
     tm_ctx c = {s, m};
     CXType canon = clang_getCanonicalType(t);
     memset(out, 0, sizeof *out);
-    char *sp = spelling(t);
+    char *sp = ks__tm_spelling(t);
     char *why = NULL;
     switch (canon.kind) {
     case CXType_Pointer: {
-        char *alias = typedef_name_of(t);
-        why = pointer_type(&c, written_pointer(t, t.kind == CXType_Pointer ? t : canon), alias, 1, out);
+        char *alias = ks__tm_typedef_name_of(t);
+        why = ks__tm_pointer_type(&c, ks__tm_written_pointer(t, t.kind == CXType_Pointer ? t : canon), alias, 1, out);
         free(alias);
         break;
     }
@@ -985,33 +777,33 @@ int ks_typemap_param(const ks_session *s, ks_model *m, CXType t, ks_type *out, c
     }
     case CXType_LValueReference:
     case CXType_RValueReference:
-        why = refuse("'%s' is a reference; a kernel's arguments are copied from the host, so "
+        why = ks__tm_refuse("'%s' is a reference; a kernel's arguments are copied from the host, so "
                      "take the value, or a device pointer", sp);
         break;
     case CXType_MemberPointer:
-        why = refuse("'%s' is a member pointer, which C cannot pass; pass an offset or an index", sp);
+        why = ks__tm_refuse("'%s' is a member pointer, which C cannot pass; pass an offset or an index", sp);
         break;
     case CXType_Record:
-        if (is_empty_class(canon, 0)) {
+        if (ks__tm_is_empty_class(canon, 0)) {
             out->base = KS_BASE_SCALAR;
             out->scalar = KS_SCALAR_UCHAR;
             out->tag = 1;
         } else {
-            why = record_type(&c, canon, 1, 0, NULL, out);
+            why = ks__tm_record_type(&c, canon, 1, 0, NULL, out);
         }
         break;
     case CXType_Enum:
-        why = enum_type(&c, canon, out);
+        why = ks__tm_enum_type(&c, canon, out);
         break;
     case CXType_Dependent:
     case CXType_Unexposed:
-        why = refuse("'%s' is a dependent type; only non-template kernels are supported", sp);
+        why = ks__tm_refuse("'%s' is a dependent type; only non-template kernels are supported", sp);
         break;
     default:
-        if (scalar_of(t, &out->scalar))
+        if (ks__tm_scalar_of(t, &out->scalar))
             out->base = KS_BASE_SCALAR;
         else
-            why = refuse("'%s' has no exact C equivalent; use an integer, floating-point "
+            why = ks__tm_refuse("'%s' has no exact C equivalent; use an integer, floating-point "
                          "or pointer type", sp);
         break;
     }

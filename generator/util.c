@@ -4,7 +4,6 @@
  * generator uses for every output file.
  */
 #include "util.h"
-#include "inputs.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -141,7 +140,7 @@ const char *ks_file_error(void)
 /* The one reader of whole files: regular files only, opened without
  * blocking (runtime/safefile.c), so a FIFO named as any input fails at
  * once instead of stopping the run until someone writes to it. */
-static char *read_regular(const char *path, size_t *size, int note)
+char *ks_peek_file_id(const char *path, size_t *size, dev_t *dev, ino_t *ino)
 {
     struct stat st;
     int fd = ks__open_regular(AT_FDCWD, path, 0, &st);
@@ -167,21 +166,18 @@ static char *read_regular(const char *path, size_t *size, int note)
         ks_buf_put(&b, chunk, (size_t)n);
     }
     close(fd);
-    if (note)
-        ks_inputs_note(path, st.st_dev, st.st_ino);
+    if (dev)
+        *dev = st.st_dev;
+    if (ino)
+        *ino = st.st_ino;
     if (size)
         *size = b.len;
     return ks_buf_take(&b);
 }
 
-char *ks_read_file(const char *path, size_t *size)
-{
-    return read_regular(path, size, 1);
-}
-
 char *ks_peek_file(const char *path, size_t *size)
 {
-    return read_regular(path, size, 0);
+    return ks_peek_file_id(path, size, NULL, NULL);
 }
 
 const char *ks_basename(const char *s)

@@ -9,6 +9,7 @@
 
 #include <stdarg.h>
 #include <stddef.h>
+#include <sys/types.h>
 
 typedef struct ks_buf {
     char *data;
@@ -26,14 +27,21 @@ char *ks_xstrdup(const char *s);
 char *ks_xasprintf(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 char *ks_xvasprintf(const char *fmt, va_list ap) __attribute__((format(printf, 1, 0)));
 
+/* runtime/safefile.c's open, compiled in through rtshared.c: a regular
+ * file only, never blocking; the fd, -1 (errno set) or KS__NOT_REGULAR. */
+#define KS__NOT_REGULAR (-2)
+struct stat;
+int ks__open_regular(int dirfd, const char *path, int nofollow, struct stat *st);
+
 /* Reads a whole regular file, never blocking (a FIFO, a device or a
  * directory is refused without waiting for a writer); returns malloc'd
  * bytes (NUL-terminated), or NULL with the reason in ks_file_error().
- * ks_read_file reads an input of the run and remembers it (inputs.h), so
- * that no output may replace it; ks_peek_file only looks (an output already
- * on disk, a header the include pre-scan follows). */
-char *ks_read_file(const char *path, size_t *size);
+ * This only looks (an output already on disk, a header the include pre-scan
+ * follows); ks_read_file (inputs.h) reads an input of the run and remembers
+ * it, so that no output may replace it. */
 char *ks_peek_file(const char *path, size_t *size);
+/* ks_peek_file that also gives the file's device and inode (either may be NULL). */
+char *ks_peek_file_id(const char *path, size_t *size, dev_t *dev, ino_t *ino);
 /* Why the last ks_read_file or ks_peek_file returned NULL: strerror's text,
  * or "not a regular file (a FIFO)" and the like. */
 const char *ks_file_error(void);

@@ -29,6 +29,7 @@
  * several .cu files would otherwise give each of their stubs the same C
  * functions: see naming.c for how header kernels are named.
  */
+#include "inputs.h"
 #include "walkctx.h"
 
 #include <ctype.h>

@@ -10,6 +10,7 @@
  * user would. The sample project needs nvcc (no GPU).
  */
 #include "../generator/model.h"
+#include "../generator/inputs.h"
 #include "../generator/util.h"
 #include "../generator/cli.h"
 #include "../generator/compdb.h"

@@ -8,6 +8,7 @@
  * To re-bless the golden files after an intended change: make bless
  */
 #include "../generator/model.h"
+#include "../generator/inputs.h"
 #include "../generator/util.h"
 #include "../generator/cli.h"
 #include "../generator/emit.h"

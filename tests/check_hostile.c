@@ -13,6 +13,7 @@
  */
 #include "../generator/manifest.h"
 #include "../generator/model.h"
+#include "../generator/inputs.h"
 #include "../generator/util.h"
 
 #include "testutil.h"

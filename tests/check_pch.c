@@ -14,6 +14,7 @@
  * "miss ... why", "rebuilt ...") and from the cache directory itself.
  */
 #include "../generator/front.h"
+#include "../generator/inputs.h"
 
 #include "testutil.h"
 
