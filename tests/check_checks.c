@@ -9,6 +9,7 @@
 #include <jansson.h>
 
 #include "runtime_fixture.h"    /* the fake driver's controls (fake), ck_assert_status */
+#include "testutil.h"           /* run_suite */
 
 #ifndef NVTX_INJECT_PATH
 #define NVTX_INJECT_PATH "build/tests/libnvtx_inject.so"
@@ -410,10 +411,5 @@ static Suite *checks_suite(void)
 
 int main(void)
 {
-    SRunner *sr = srunner_create(checks_suite());
-    srunner_set_fork_status(sr, CK_FORK);
-    srunner_run_all(sr, CK_NORMAL);
-    int failed = srunner_ntests_failed(sr);
-    srunner_free(sr);
-    return failed == 0 ? EXIT_SUCCESS : EXIT_FAILURE;
+    return run_suite(checks_suite(), CK_FORK);
 }

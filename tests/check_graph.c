@@ -10,6 +10,7 @@
  * Each case runs in its own process (libkstub resolves its driver once).
  */
 #include "runtime_fixture.h"    /* the fake driver's controls (fake), ck_assert_status */
+#include "testutil.h"           /* run_suite */
 #include "basic.kstub.h"
 
 /* Register a generated kernel's layout with the fake, from its own descriptor. */
@@ -756,10 +757,5 @@ static Suite *graph_suite(void)
 
 int main(void)
 {
-    SRunner *sr = srunner_create(graph_suite());
-    srunner_set_fork_status(sr, CK_FORK);
-    srunner_run_all(sr, CK_NORMAL);
-    int failed = srunner_ntests_failed(sr);
-    srunner_free(sr);
-    return failed == 0 ? EXIT_SUCCESS : EXIT_FAILURE;
+    return run_suite(graph_suite(), CK_FORK);
 }

@@ -17,7 +17,7 @@ check-graph: $(GRAPH_CHECK) $(RT_FAKE)
 # generator is held to; the fake's absolute path is built in, as for check_runtime.
 # The fake driver's controls come from the runtime suite's fixture (tests/runtime_fixture.h).
 $(GRAPH_CHECK): tests/check_graph.c tests/golden/basic.kstub.c tests/golden/basic.kstub.h tests/fake_cuda.h \
-                tests/runtime_fixture.h $(B)/tests/obj/runtime_fixture.o runtime/kstub.h $(B)/lib/libkstub.a \
+                tests/runtime_fixture.h tests/testutil.h $(B)/tests/obj/runtime_fixture.o runtime/kstub.h $(B)/lib/libkstub.a \
                 | $(B)/tests $(RT_FAKE)
 	$(CC) $(BASE_CFLAGS) $(CUDA_INC) -Iruntime -Itests -Itests/golden \
 	    -DFAKE_CUDA_PATH='"$(abspath $(RT_FAKE))"' $< tests/golden/basic.kstub.c $(B)/tests/obj/runtime_fixture.o \
