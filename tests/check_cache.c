@@ -240,9 +240,5 @@ static Suite *cache_suite(void)
 
 int main(void)
 {
-    SRunner *sr = srunner_create(cache_suite());
-    srunner_run_all(sr, CK_NORMAL);
-    int failed = srunner_ntests_failed(sr);
-    srunner_free(sr);
-    return failed ? EXIT_FAILURE : EXIT_SUCCESS;
+    return run_suite(cache_suite(), CK_FORK_GETENV);
 }

@@ -6,36 +6,14 @@
  * an injection library) and the trace's round trip. One forked process per
  * case: libkstub reads KSTUB_CHECK once per process.
  */
-#include <check.h>
-#include <dlfcn.h>
 #include <jansson.h>
-#include <stdint.h>
-#include <stdio.h>
-#include <stdlib.h>
-#include <string.h>
-#include <unistd.h>
 
-#include "kstub.h"
-#include "fake_cuda.h"
+#include "runtime_fixture.h"    /* the fake driver's controls (fake), ck_assert_status */
+#include "testutil.h"           /* run_suite */
 
-#ifndef FAKE_CUDA_PATH
-#define FAKE_CUDA_PATH "build/tests/libcuda_fake.so"
-#endif
 #ifndef NVTX_INJECT_PATH
 #define NVTX_INJECT_PATH "build/tests/libnvtx_inject.so"
 #endif
-
-static struct {
-    void (*reset)(void);
-    void (*inject)(const char *entry, CUresult result, int nth);
-    void (*set_params)(const char *symbol, unsigned n, const size_t *offsets, const size_t *sizes);
-    int (*calls)(const char *entry);
-    int (*launch_count)(void);
-    unsigned long long (*alloc)(size_t size, int type, int device);
-    void (*free)(unsigned long long ptr);
-    void (*peer_access)(int on);
-    void (*set_context)(int index);
-} fake;
 
 /* axpy4(float *y, const float4 *v, int n, double a, struct { char c[3]; } s):
  * y must hold n elements (the extent hint), v is 16-byte aligned. */
@@ -68,40 +46,11 @@ static ks_status launch(unsigned long long y, unsigned long long v, int n)
     return launch_at(y, v, n, NULL, 0);
 }
 
-#define ck_assert_status(expr, want)                                                              \
-    do {                                                                                          \
-        ks_status got_ = (expr);                                                                  \
-        ck_assert_msg(got_ == (want), "%s: got %s, want %s; message: %s", #expr,                  \
-                      ks_status_name(got_), ks_status_name(want), ks_last_error_message());       \
-    } while (0)
-#define ck_assert_message_has(text)                                                               \
-    ck_assert_msg(strstr(ks_last_error_message(), (text)) != NULL, "message lacks \"%s\": %s",    \
-                  (text), ks_last_error_message())
-
-static void control(void *slot, void *lib, const char *name)
-{
-    void *p = dlsym(lib, name);
-    ck_assert_msg(p != NULL, "the fake lacks %s", name);
-    memcpy(slot, &p, sizeof p);
-}
-
 static void setup(void)
 {
-    setenv("KSTUB_LIBCUDA", FAKE_CUDA_PATH, 1);
     unsetenv("KSTUB_CHECK");
     unsetenv("KSTUB_TRACE");
-    void *lib = dlopen(FAKE_CUDA_PATH, RTLD_NOW | RTLD_LOCAL);
-    ck_assert_msg(lib != NULL, "cannot load the fake driver: %s", dlerror());
-    control(&fake.reset, lib, "fake_cuda_reset");
-    control(&fake.inject, lib, "fake_cuda_fail");
-    control(&fake.set_params, lib, "fake_cuda_set_params");
-    control(&fake.calls, lib, "fake_cuda_calls");
-    control(&fake.launch_count, lib, "fake_cuda_launch_count");
-    control(&fake.alloc, lib, "fake_cuda_alloc");
-    control(&fake.free, lib, "fake_cuda_free");
-    control(&fake.peer_access, lib, "fake_cuda_peer_access");
-    control(&fake.set_context, lib, "fake_cuda_set_context");
-    fake.reset();
+    fake_cuda_open();
     fake.set_params("axpy4", 5, offs, sizes);
 }
 
@@ -325,9 +274,9 @@ START_TEST(nvtx_range_named_after_kernel)
     ck_assert_msg(inj != NULL, "%s", dlerror());
     int (*pushes)(void), (*pops)(void);
     const char *(*name)(int);
-    control(&pushes, inj, "nvtx_inject_pushes");
-    control(&pops, inj, "nvtx_inject_pops");
-    control(&name, inj, "nvtx_inject_name");
+    load_control(&pushes, inj, "nvtx_inject_pushes");
+    load_control(&pops, inj, "nvtx_inject_pops");
+    load_control(&name, inj, "nvtx_inject_name");
     ck_assert_status(launch(0, 0, 8), KS_OK);
     ck_assert_int_eq(pushes(), 0);                  /* off: NVTX never called */
     ck_assert_status(ks_checks_set(KS_CHECK_NVTX | KS_CHECK_POINTERS), KS_OK);
@@ -462,10 +411,5 @@ static Suite *checks_suite(void)
 
 int main(void)
 {
-    SRunner *sr = srunner_create(checks_suite());
-    srunner_set_fork_status(sr, CK_FORK);
-    srunner_run_all(sr, CK_NORMAL);
-    int failed = srunner_ntests_failed(sr);
-    srunner_free(sr);
-    return failed == 0 ? EXIT_SUCCESS : EXIT_FAILURE;
+    return run_suite(checks_suite(), CK_FORK);
 }

@@ -324,9 +324,5 @@ static Suite *compdb_suite(void)
 
 int main(void)
 {
-    SRunner *sr = srunner_create(compdb_suite());
-    srunner_run_all(sr, CK_NORMAL);
-    int failed = srunner_ntests_failed(sr);
-    srunner_free(sr);
-    return failed ? EXIT_FAILURE : EXIT_SUCCESS;
+    return run_suite(compdb_suite(), CK_FORK_GETENV);
 }

@@ -9,45 +9,9 @@
  * and a stub call with the same arguments can be compared byte for byte.
  * Each case runs in its own process (libkstub resolves its driver once).
  */
-#include <check.h>
-#include <dlfcn.h>
-#include <stdint.h>
-#include <stdio.h>
-#include <stdlib.h>
-#include <string.h>
-
-#include "kstub.h"
-#include "fake_cuda.h"
+#include "runtime_fixture.h"    /* the fake driver's controls (fake), ck_assert_status */
+#include "testutil.h"           /* run_suite */
 #include "basic.kstub.h"
-
-#ifndef FAKE_CUDA_PATH
-#define FAKE_CUDA_PATH "build/tests/libcuda_fake.so"
-#endif
-
-static struct {
-    __typeof__(&fake_cuda_reset) reset;
-    __typeof__(&fake_cuda_fail) inject;
-    __typeof__(&fake_cuda_set_params) set_params;
-    __typeof__(&fake_cuda_hide) hide;
-    __typeof__(&fake_cuda_no_current_context) no_current_context;
-    __typeof__(&fake_cuda_calls) calls;
-    __typeof__(&fake_cuda_launch_count) launch_count;
-    __typeof__(&fake_cuda_launch) launch;
-    __typeof__(&fake_cuda_proc_version_of) proc_version_of;
-    __typeof__(&fake_cuda_live_graphs) live_graphs;
-    __typeof__(&fake_cuda_live_modules) live_modules;
-} fake;
-
-#define ck_assert_status(expr, want)                                                     \
-    do {                                                                                 \
-        ks_status got_ = (expr);                                                         \
-        ck_assert_msg(got_ == (want), "%s: got %s, want %s; message: %s", #expr,         \
-                      ks_status_name(got_), ks_status_name(want), ks_last_error_message()); \
-    } while (0)
-
-#define ck_assert_message_has(text)                                                      \
-    ck_assert_msg(strstr(ks_last_error_message(), (text)) != NULL,                       \
-                  "message lacks \"%s\": %s", (text), ks_last_error_message())
 
 /* Register a generated kernel's layout with the fake, from its own descriptor. */
 static void register_kernel(const ks_kernel *k)
@@ -58,32 +22,9 @@ static void register_kernel(const ks_kernel *k)
     fake.set_params(k->symbol, k->nparams, off, size);
 }
 
-static void load_control(void *slot, void *lib, const char *name)
-{
-    void *p = dlsym(lib, name);
-    ck_assert_msg(p != NULL, "the fake lacks %s", name);
-    memcpy(slot, &p, sizeof p);
-}
-
 static void setup(void)
 {
-    setenv("KSTUB_LIBCUDA", FAKE_CUDA_PATH, 1);
-    void *lib = dlopen(FAKE_CUDA_PATH, RTLD_NOW | RTLD_LOCAL);
-    ck_assert_msg(lib != NULL, "cannot load the fake driver: %s", dlerror());
-#define CONTROL(field) load_control(&fake.field, lib, "fake_cuda_" #field)
-    CONTROL(reset);
-    load_control(&fake.inject, lib, "fake_cuda_fail");
-    CONTROL(set_params);
-    CONTROL(hide);
-    CONTROL(no_current_context);
-    CONTROL(calls);
-    CONTROL(launch_count);
-    CONTROL(launch);
-    CONTROL(proc_version_of);
-    CONTROL(live_graphs);
-    CONTROL(live_modules);
-#undef CONTROL
-    fake.reset();
+    fake_cuda_open();
     unsetenv("KSTUB_LOADER");
     register_kernel(&fill_kernel);
     register_kernel(&mixed_kernel);
@@ -816,10 +757,5 @@ static Suite *graph_suite(void)
 
 int main(void)
 {
-    SRunner *sr = srunner_create(graph_suite());
-    srunner_set_fork_status(sr, CK_FORK);
-    srunner_run_all(sr, CK_NORMAL);
-    int failed = srunner_ntests_failed(sr);
-    srunner_free(sr);
-    return failed == 0 ? EXIT_SUCCESS : EXIT_FAILURE;
+    return run_suite(graph_suite(), CK_FORK);
 }

@@ -63,12 +63,7 @@ static void teardown(void)
 
 static void write_at(const char *name, const char *text)
 {
-    char path[PATH_MAX];
-    snprintf(path, sizeof path, "%s/%s", tmpdir, name);
-    FILE *f = fopen(path, "w");
-    ck_assert_msg(f != NULL, "cannot write %s", path);
-    fputs(text, f);
-    fclose(f);
+    write_text_in(tmpdir, name, text);
 }
 
 static char *read_at(const char *name)
@@ -76,18 +71,6 @@ static char *read_at(const char *name)
     char path[PATH_MAX];
     snprintf(path, sizeof path, "%s/%s", tmpdir, name);
     return ks_read_file(path, NULL);
-}
-
-static void expect_has(const char *text, const char *needle)
-{
-    ck_assert_msg(text && strstr(text, needle), "expected \"%s\" in:\n%s", needle,
-                  text ? text : "(null)");
-}
-
-static void expect_lacks(const char *text, const char *needle)
-{
-    ck_assert_msg(text && !strstr(text, needle), "did not expect \"%s\" in:\n%s", needle,
-                  text ? text : "(null)");
 }
 
 static const char *const compilers[] = {
@@ -577,9 +560,5 @@ static Suite *hostile_suite(void)
 
 int main(void)
 {
-    SRunner *sr = srunner_create(hostile_suite());
-    srunner_run_all(sr, CK_NORMAL);
-    int failed = srunner_ntests_failed(sr);
-    srunner_free(sr);
-    return failed == 0 ? 0 : 1;
+    return run_suite(hostile_suite(), CK_FORK_GETENV);
 }

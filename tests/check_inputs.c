@@ -58,11 +58,7 @@ static void write_at(const char *name, const char *text)
     char *slash = strrchr(path, '/');
     *slash = '\0';
     run(NULL, "mkdir -p '%s'", path);
-    *slash = '/';
-    FILE *f = fopen(path, "w");
-    ck_assert_msg(f != NULL, "cannot write %s", path);
-    fputs(text, f);
-    fclose(f);
+    write_text_in(tmpdir, name, text);
 }
 
 static char *read_at(const char *name)
@@ -85,12 +81,6 @@ static void fifo_at(const char *name)
     char path[PATH_MAX];
     snprintf(path, sizeof path, "%s/%s", tmpdir, name);
     ck_assert_msg(mkfifo(path, 0600) == 0, "mkfifo %s", path);
-}
-
-static void expect_has(const char *text, const char *needle)
-{
-    ck_assert_msg(text && strstr(text, needle), "expected \"%s\" in:\n%s", needle,
-                  text ? text : "(null)");
 }
 
 /* The file still holds what the test wrote. */
@@ -434,9 +424,5 @@ static Suite *inputs_suite(void)
 
 int main(void)
 {
-    SRunner *sr = srunner_create(inputs_suite());
-    srunner_run_all(sr, CK_NORMAL);
-    int failed = srunner_ntests_failed(sr);
-    srunner_free(sr);
-    return failed ? EXIT_FAILURE : EXIT_SUCCESS;
+    return run_suite(inputs_suite(), CK_FORK_GETENV);
 }

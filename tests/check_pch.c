@@ -720,9 +720,5 @@ int main(void)
         fprintf(stderr, "check_pch: run from the repository root\n");
         return 2;
     }
-    SRunner *sr = srunner_create(pch_suite());
-    srunner_run_all(sr, CK_NORMAL);
-    int failed = srunner_ntests_failed(sr);
-    srunner_free(sr);
-    return failed ? 1 : 0;
+    return run_suite(pch_suite(), CK_FORK_GETENV);
 }

@@ -917,9 +917,5 @@ static Suite *real_suite(void)
 
 int main(void)
 {
-    SRunner *sr = srunner_create(real_suite());
-    srunner_run_all(sr, CK_NORMAL);
-    int failed = srunner_ntests_failed(sr);
-    srunner_free(sr);
-    return failed ? EXIT_FAILURE : EXIT_SUCCESS;
+    return run_suite(real_suite(), CK_FORK_GETENV);
 }

@@ -11,6 +11,7 @@
  * makes the cases independent.
  */
 #include "runtime_fixture.h"
+#include "testutil.h"     /* run_suite */
 
 static Suite *runtime_suite(void)
 {
@@ -27,11 +28,6 @@ int main(int argc, char **argv)
 {
     if (argc == 2 && strcmp(argv[1], "--secure-env-probe") == 0)
         return secure_env_probe();
-    SRunner *sr = srunner_create(runtime_suite());
     /* Not CK_FORK's default of "ask the environment": see the top of the file. */
-    srunner_set_fork_status(sr, CK_FORK);
-    srunner_run_all(sr, CK_NORMAL);
-    int failed = srunner_ntests_failed(sr);
-    srunner_free(sr);
-    return failed == 0 ? EXIT_SUCCESS : EXIT_FAILURE;
+    return run_suite(runtime_suite(), CK_FORK);
 }

@@ -15,11 +15,13 @@ check-graph: $(GRAPH_CHECK) $(RT_FAKE)
 
 # The golden stubs are compiled as they are, so what is tested is what the
 # generator is held to; the fake's absolute path is built in, as for check_runtime.
+# The fake driver's controls come from the runtime suite's fixture (tests/runtime_fixture.h).
 $(GRAPH_CHECK): tests/check_graph.c tests/golden/basic.kstub.c tests/golden/basic.kstub.h tests/fake_cuda.h \
-                runtime/kstub.h $(B)/lib/libkstub.a | $(B)/tests $(RT_FAKE)
+                tests/runtime_fixture.h tests/testutil.h $(B)/tests/obj/runtime_fixture.o runtime/kstub.h $(B)/lib/libkstub.a \
+                | $(B)/tests $(RT_FAKE)
 	$(CC) $(BASE_CFLAGS) $(CUDA_INC) -Iruntime -Itests -Itests/golden \
-	    -DFAKE_CUDA_PATH='"$(abspath $(RT_FAKE))"' $< tests/golden/basic.kstub.c -o $@ \
-	    $(B)/lib/libkstub.a $(CHECK_LIBS) -ldl -lpthread
+	    -DFAKE_CUDA_PATH='"$(abspath $(RT_FAKE))"' $< tests/golden/basic.kstub.c $(B)/tests/obj/runtime_fixture.o \
+	    -o $@ $(B)/lib/libkstub.a $(CHECK_LIBS) -ldl -lpthread
 
 # ---- on the GPU: tests/gpu/check_graph_gpu.c -----------------------------------
 # A graph of typed nodes of several kernels/ kernels and an application memset

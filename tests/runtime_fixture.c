@@ -48,14 +48,14 @@ ks_status launch_mix(const ks_launch *l)
 
 /* ---- fixture ------------------------------------------------------------------- */
 
-static void load_control(void *slot, void *lib, const char *name)
+void load_control(void *slot, void *lib, const char *name)
 {
     void *p = dlsym(lib, name);
     ck_assert_msg(p != NULL, "the fake lacks %s", name);
     memcpy(slot, &p, sizeof p);
 }
 
-static void setup(void)
+void fake_cuda_open(void)
 {
     /* Before libkstub's first use, which reads it once. */
     setenv("KSTUB_LIBCUDA", FAKE_CUDA_PATH, 1);
@@ -81,8 +81,17 @@ static void setup(void)
     CONTROL(set_device);
     CONTROL(occupancy_args);
     CONTROL(lazy_jit);
+    CONTROL(live_graphs);
+    CONTROL(alloc);
+    CONTROL(free);
+    CONTROL(peer_access);
 #undef CONTROL
     fake.reset();
+}
+
+static void setup(void)
+{
+    fake_cuda_open();
 
     setenv("KSTUB_LIBNVRTC", FAKE_NVRTC_PATH, 1);
     void *nvrtc = dlopen(FAKE_NVRTC_PATH, RTLD_NOW | RTLD_LOCAL);

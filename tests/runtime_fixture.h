@@ -4,6 +4,8 @@
  * on-disk and NVRTC-source images), the per-test temporary and cache
  * directories, file helpers, the 32-thread race, and the fixture that
  * tcases get (runtime_add_case). tests/runtime_fixture.c defines them.
+ * check_graph.c and check_checks.c use the fake driver's controls
+ * (fake_cuda_open) and the status assertions from here too.
  *
  * The suite is one binary, build/tests/check_runtime, made of
  *   check_runtime.c         main: the suite, one Check case per area, from
@@ -81,8 +83,22 @@ struct fake_cuda_controls {
     __typeof__(&fake_cuda_set_device) set_device;
     __typeof__(&fake_cuda_occupancy_args) occupancy_args;
     __typeof__(&fake_cuda_lazy_jit) lazy_jit;
+    __typeof__(&fake_cuda_live_graphs) live_graphs;
+    __typeof__(&fake_cuda_alloc) alloc;
+    __typeof__(&fake_cuda_free) free;
+    __typeof__(&fake_cuda_peer_access) peer_access;
 };
 extern struct fake_cuda_controls fake;
+
+/* Points libkstub at the fake driver (KSTUB_LIBCUDA, before libkstub's first
+ * use, which reads it once), loads it, fills in fake and resets the fake.
+ * Fails the test if the fake or one of its controls is missing. The fixture
+ * of the runtime suite starts with it; so do check_graph.c's and
+ * check_checks.c's, which link runtime_fixture.c for it. */
+void fake_cuda_open(void);
+/* Stores dlsym(lib, name), a function, in the function pointer at slot; fails
+ * the test if lib lacks it ("the fake lacks NAME"). */
+void load_control(void *slot, void *lib, const char *name);
 
 /* The fake NVRTC's controls (tests/fake_nvrtc.c). */
 struct fake_nvrtc_controls {

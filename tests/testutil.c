@@ -1,11 +1,13 @@
 /*
- * testutil.c — shell commands for the generator-side Check suites.
+ * testutil.c — shell commands, files and expectations on output for the
+ * generator-side Check suites.
  */
 #include "testutil.h"
 #include "../generator/model.h"
 #include "../generator/util.h"
 
 #include <check.h>
+#include <limits.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -34,4 +36,26 @@ int run(char **out, const char *fmt, ...)
     else
         free(text);
     return WIFEXITED(st) ? WEXITSTATUS(st) : 128;
+}
+
+void write_text_in(const char *dir, const char *name, const char *text)
+{
+    char path[PATH_MAX];
+    snprintf(path, sizeof path, "%s/%s", dir, name);
+    FILE *f = fopen(path, "w");
+    ck_assert_msg(f != NULL, "cannot write %s", path);
+    fputs(text, f);
+    fclose(f);
+}
+
+void expect_has(const char *text, const char *needle)
+{
+    ck_assert_msg(text && strstr(text, needle), "expected \"%s\" in:\n%s", needle,
+                  text ? text : "(null)");
+}
+
+void expect_lacks(const char *text, const char *needle)
+{
+    ck_assert_msg(text && !strstr(text, needle), "did not expect \"%s\" in:\n%s", needle,
+                  text ? text : "(null)");
 }

@@ -67,6 +67,12 @@ void gpu_fail_at(const char *file, int line, const char *fmt, ...)
     gpu_case_failed = 1;
 }
 
+float gpu_frand(unsigned *state)
+{
+    *state = *state * 1664525u + 1013904223u;
+    return (float)(*state >> 8) / (float)(1u << 24) * 2.0f - 1.0f;
+}
+
 /* ---- memory ------------------------------------------------------------------------- */
 
 #define MAX_ALLOCS 64

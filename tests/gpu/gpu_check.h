@@ -7,9 +7,10 @@
  * harness's assertion macros; and device memory with a poisoned guard after
  * every buffer, released after each case.
  *
- * A suite whose cases return an int status and define their own EXPECT
- * (real_gpu.c, spec_gpu.c) defines GPU_CHECK_OWN_EXPECT before including
- * this; the others get EXPECT (records a failure and goes on) and the
+ * A suite whose cases return an int status, 1 at their first failure
+ * (real_gpu.c, spec_gpu.c), defines GPU_CHECK_RETURN_STATUS before including
+ * this and gets EXPECT (prints "  FAIL FILE:LINE: ..." and returns 1), CU
+ * and KS; the others get EXPECT (records a failure and goes on) and the
  * REQUIREs (end the case: they return from the function they stand in).
  */
 #ifndef KSTUB_GPU_CHECK_H
@@ -81,7 +82,24 @@ extern int gpu_case_failed;
 /* Prints "    FILE:LINE: message" and marks the case failed. */
 void gpu_fail_at(const char *file, int line, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
 
-#ifndef GPU_CHECK_OWN_EXPECT
+#ifdef GPU_CHECK_RETURN_STATUS
+#define EXPECT(cond, ...)                                                   \
+    do {                                                                    \
+        if (!(cond)) {                                                      \
+            printf("  FAIL %s:%d: ", __FILE__, __LINE__);                   \
+            printf(__VA_ARGS__);                                            \
+            printf("\n");                                                   \
+            return 1;                                                       \
+        }                                                                   \
+    } while (0)
+
+#define CU(call) EXPECT((call) == CUDA_SUCCESS, "%s failed", #call)
+#define KS(call)                                                            \
+    do {                                                                    \
+        ks_status st_ = (call);                                             \
+        EXPECT(st_ == KS_OK, "%s: %s: %s", #call, ks_status_name(st_), ks_last_error_message()); \
+    } while (0)
+#else
 #define EXPECT(cond, ...)                                               \
     do {                                                                \
         if (!(cond))                                                    \
@@ -109,6 +127,11 @@ void gpu_fail_at(const char *file, int line, const char *fmt, ...) __attribute__
                 ks_last_error_message());                               \
     } while (0)
 #endif
+
+/* ---- inputs ------------------------------------------------------------------------- */
+
+/* The next of a linear congruential sequence in *state, as a float in [-1, 1). */
+float gpu_frand(unsigned *state);
 
 /* ---- memory ------------------------------------------------------------------------- */
 

@@ -10,7 +10,7 @@
  */
 #include "spec_kernels.kstub.h"
 
-#define GPU_CHECK_OWN_EXPECT   /* the cases return 1 at their first failure */
+#define GPU_CHECK_RETURN_STATUS   /* the cases return 1 at their first failure */
 #include "gpu_check.h"      /* the driver, device 0 */
 
 #include <math.h>
@@ -21,28 +21,10 @@
 
 static int n_passed, n_failed;
 
-#define EXPECT(cond, ...)                                                   \
-    do {                                                                    \
-        if (!(cond)) {                                                      \
-            printf("  FAIL %s:%d: ", __FILE__, __LINE__);                   \
-            printf(__VA_ARGS__);                                            \
-            printf("\n");                                                   \
-            return 1;                                                       \
-        }                                                                   \
-    } while (0)
-
-#define CU(call) EXPECT((call) == CUDA_SUCCESS, "%s failed", #call)
-#define KS(call)                                                            \
-    do {                                                                    \
-        ks_status st_ = (call);                                             \
-        EXPECT(st_ == KS_OK, "%s: %s: %s", #call, ks_status_name(st_), ks_last_error_message()); \
-    } while (0)
-
 static unsigned rng = 4242u;
 static float frand(void)
 {
-    rng = rng * 1664525u + 1013904223u;
-    return (float)(rng >> 8) / (float)(1u << 24) * 2.0f - 1.0f;
+    return gpu_frand(&rng);
 }
 
 /* Params<float> by value through its mirror: every field reaches the kernel
