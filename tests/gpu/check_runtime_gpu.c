@@ -183,8 +183,35 @@ static void failure(int line, const char *fmt, ...)
             failure(__LINE__, "%s: CUresult %d", #expr, (int)r_);                          \
     } while (0)
 
+static int skipped_cases;
+
+/* KSTUB_GPU_SKIP=name1,name2 skips the cases whose names start with one of
+ * them, as check_gpu.c does: racecheck loses track of launches that several
+ * threads make at once ("Internal Sanitizer Error: Detected a failure to track
+ * a kernel launch", then a hazard it cannot place; seen on the H200 on
+ * 2026-12-02 in threads_per_thread_streams, one run in two), so that case
+ * runs under memcheck, initcheck and synccheck only. */
+static int skip_case(const char *name)
+{
+    const char *list = getenv("KSTUB_GPU_SKIP");
+    if (!list || !*list)
+        return 0;
+    char buf[256];
+    snprintf(buf, sizeof buf, "%s", list);
+    char *save = NULL;
+    for (char *w = strtok_r(buf, ",", &save); w; w = strtok_r(NULL, ",", &save))
+        if (strncmp(name, w, strlen(w)) == 0)
+            return 1;
+    return 0;
+}
+
 static void run(const char *name, void (*fn)(void))
 {
+    if (skip_case(name)) {
+        skipped_cases++;
+        printf("skip %s (KSTUB_GPU_SKIP)\n", name);
+        return;
+    }
     current_test = name;
     test_failed = 0;
     fn();
@@ -935,6 +962,9 @@ int main(void)
     snprintf(cmd, sizeof cmd, "rm -rf '%s'", cache_dir);
     if (system(cmd) != 0)
         fprintf(stderr, "note: could not remove %s\n", cache_dir);
-    printf("gpu-runtime: %d passed, %d failed\n", passed, failed);
+    if (skipped_cases)
+        printf("gpu-runtime: %d passed, %d failed, %d skipped\n", passed, failed, skipped_cases);
+    else
+        printf("gpu-runtime: %d passed, %d failed\n", passed, failed);
     return failed == 0 ? 0 : 1;
 }
