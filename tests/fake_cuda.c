@@ -16,6 +16,7 @@
 #include <pthread.h>
 #include <stdint.h>
 #include <string.h>
+#include <sys/mman.h>
 #include <unistd.h>
 
 #include "fake_cuda.h"
@@ -1275,13 +1276,30 @@ FAKE_API void fake_cuda_lazy_jit(int on)
     pthread_mutex_unlock(&lock);
 }
 
+/* Where the fake's allocations live: a range reserved PROT_NONE, as the real
+ * driver reserves device address space in the process ("---p" in
+ * /proc/self/maps), so nothing else is ever mapped there and the runtime's
+ * pointer check sees what it sees on a GPU. A fixed address was not enough:
+ * under ASan 16 TiB lies in the sanitizer's shadow, mapped memory the check
+ * took for pageable host memory. */
+static unsigned long long va_base(void)
+{
+    static unsigned long long base;
+    if (base == 0) {
+        size_t bytes = (size_t)FAKE_CUDA_ALLOCS * FAKE_CUDA_VA_STRIDE;
+        void *p = mmap(NULL, bytes, PROT_NONE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
+        base = p == MAP_FAILED ? FAKE_CUDA_VA_BASE : (unsigned long long)(uintptr_t)p;
+    }
+    return base;
+}
+
 FAKE_API unsigned long long fake_cuda_alloc(size_t size, int type, int device)
 {
     pthread_mutex_lock(&lock);
     unsigned long long base = 0;
     if (st.nallocs < FAKE_CUDA_ALLOCS) {
-        /* Addresses nothing in the process maps: the runtime must never touch them. */
-        base = FAKE_CUDA_VA_BASE + (unsigned long long)st.nallocs * 0x1000000ull;
+        /* Addresses nothing readable in the process: the runtime must never touch them. */
+        base = va_base() + (unsigned long long)st.nallocs * FAKE_CUDA_VA_STRIDE;
         st.allocs[st.nallocs].base = base;
         st.allocs[st.nallocs].size = size;
         st.allocs[st.nallocs].type = type;

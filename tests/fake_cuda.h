@@ -18,7 +18,8 @@
 #define FAKE_CUDA_STATIC_SHARED 1024    /* every kernel's static shared memory */
 #define FAKE_CUDA_GRAPH_NODES 16        /* nodes per graph */
 #define FAKE_CUDA_ALLOCS 32             /* fake_cuda_alloc's allocations */
-#define FAKE_CUDA_VA_BASE 0x100000000000ull /* where they start (16 TiB: mapped by nothing) */
+#define FAKE_CUDA_VA_STRIDE 0x1000000ull  /* 16 MiB of address space per allocation */
+#define FAKE_CUDA_VA_BASE 0x100000000000ull /* where they start if no range can be reserved */
 
 /* One cuLaunchKernel call as the fake saw it. */
 typedef struct fake_launch {
