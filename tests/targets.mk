@@ -25,7 +25,7 @@ check-targets: $(KSTUB) $(B)/lib/libkstub.a tests/targets/cxx/target.json tests/
 	$(KSTUB) --list -T tests/targets/cxx kernels/vector_ops.cu | grep -q '^ks_status vector_ops::saxpy(ks_launch launch, float a, const float \*KS_RESTRICT x'
 	$(CC) -std=c11 -Wall -Wextra -Werror -Iruntime -c $(TARGETS_DIR)/vector_ops.c -o $(TARGETS_DIR)/vector_ops.o
 	$(CXX) -std=c++17 -Wall -Wextra -Werror -Iruntime -I$(TARGETS_DIR) -c tests/targets/cxx/use.cpp -o $(TARGETS_DIR)/use.o
-	$(CXX) $(TARGETS_DIR)/use.o $(TARGETS_DIR)/vector_ops.o $(B)/lib/libkstub.a -ldl -lpthread -o $(TARGETS_DIR)/use
+	$(CXX) $(filter -fsanitize=%,$(OPT)) $(TARGETS_DIR)/use.o $(TARGETS_DIR)/vector_ops.o $(B)/lib/libkstub.a -ldl -lpthread -o $(TARGETS_DIR)/use
 	printf '{"outputs": [{"template": "../x.in", "suffix": ".hpp"}]}\n' > $(TARGETS_DIR)/bad/target.json
 	! $(KSTUB) -T $(TARGETS_DIR)/bad kernels/vector_ops.cu -o $(TARGETS_DIR)/bad/out 2> $(TARGETS_DIR)/bad/err
 	grep -q 'target.json: error: output 1: "template" and "suffix" must be file names' $(TARGETS_DIR)/bad/err
