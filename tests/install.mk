@@ -12,10 +12,16 @@
 #   make check-install
 
 .PHONY: check-install
+# What check-install installs and builds its projects against: this build,
+# or under a sanitizer (make check-asan) an ordinary one beside it, since
+# the projects link and run the installed libkstub from a bare environment
+# as users do (the sanitized binaries are what every other suite tests).
+KS__INSTALL_B = $(if $(findstring -fsanitize,$(OPT)),$(B)/plain,$(B))
+
 check-install: $(KSTUB) $(B)/lib/libkstub.a $(B)/lib/libkstub.so
 	@KSTUB=$(KSTUB) bash tests/install/check-man.sh
 	@KSTUB=$(KSTUB) bash tests/install/check-completion.sh
 	@bash tests/install/check-deps.sh
-	@B=$(B) CUDA_PATH=$(CUDA_PATH) MAKE_CMD="$(MAKE_COMMAND)" bash tests/install/check-install.sh
+	@B=$(KS__INSTALL_B) CUDA_PATH=$(CUDA_PATH) MAKE_CMD="$(MAKE_COMMAND)" bash tests/install/check-install.sh
 
 CHECK_TARGETS += check-install

@@ -30,8 +30,9 @@ SRC=$(pwd)
 B=${B:-build}
 CUDA_PATH=${CUDA_PATH:-/usr/local/cuda}
 # This tree's make, run afresh: none of the calling make's flags or jobserver
-# (the test passes what install needs: B, PREFIX, DESTDIR, CUDA_PATH).
-MAKE="env -u MAKEFLAGS -u MFLAGS -u MAKELEVEL ${MAKE_CMD:-make}"
+# (the test passes what install needs: B, PREFIX, DESTDIR, CUDA_PATH), nor
+# its OPT, which make exports (under check-asan: the sanitizer flags).
+MAKE="env -u MAKEFLAGS -u MFLAGS -u MAKELEVEL -u OPT ${MAKE_CMD:-make}"
 TMP=$(mktemp -d "${TMPDIR:-/tmp}/kstub-install.XXXXXX")
 trap 'rm -rf "$TMP"' EXIT
 PREFIX=$TMP/prefix
