@@ -11,11 +11,11 @@
  *
  * Run from the repository root (make check-real does).
  */
-#include "../generator/model.h"
-#include "../generator/util.h"
-#include "../generator/emit.h"
-#include "../generator/naming.h"
-#include "../generator/walk.h"
+#include "model.h"
+#include "util.h"
+#include "emit.h"
+#include "naming.h"
+#include "walk.h"
 #include "testutil.h"
 
 #include <check.h>

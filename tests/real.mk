@@ -12,10 +12,10 @@
 
 REAL_CHECK := $(B)/tests/check_real
 
-REAL_TEST_OBJ := $(filter-out $(B)/obj/generator/main.o,$(GEN_OBJ))
+REAL_TEST_OBJ := $(filter-out $(B)/obj/generator/cli/main.o,$(GEN_OBJ))
 
 $(REAL_CHECK): tests/check_real.c tests/testutil.c tests/testutil.h $(REAL_TEST_OBJ) | $(B)/tests
-	$(CC) $(BASE_CFLAGS) $(LIBCLANG_CFLAGS) $< tests/testutil.c $(REAL_TEST_OBJ) -o $@ \
+	$(CC) $(BASE_CFLAGS) $(LIBCLANG_CFLAGS) $(GEN_INC) $< tests/testutil.c $(REAL_TEST_OBJ) -o $@ \
 	    $(LIBCLANG_LIBS) -ljansson $(CHECK_LIBS)
 
 .PHONY: check-real

@@ -3,8 +3,8 @@
  * generator-side Check suites.
  */
 #include "testutil.h"
-#include "../generator/model.h"
-#include "../generator/util.h"
+#include "model.h"
+#include "util.h"
 
 #include <check.h>
 #include <limits.h>
