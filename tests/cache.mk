@@ -8,7 +8,7 @@
 CACHE_CHECK := $(B)/tests/check_cache
 CACHE_TEST_OBJ := $(filter-out $(B)/obj/generator/cli/main.o,$(GEN_OBJ))
 
-$(CACHE_CHECK): tests/check_cache.c tests/testutil.c tests/testutil.h generator/cachecmd.h \
+$(CACHE_CHECK): tests/check_cache.c tests/testutil.c tests/testutil.h generator/front/cachecmd.h \
     $(CACHE_TEST_OBJ) | $(B)/tests
 	$(CC) $(BASE_CFLAGS) $(GEN_INC) $< tests/testutil.c $(CACHE_TEST_OBJ) -o $@ $(LIBCLANG_LIBS) -ljansson \
 	    $(CHECK_LIBS)

@@ -1,7 +1,7 @@
 # tests/real.mk — kstub on .cu files as real projects write them (issue 14):
 # tests/check_real.c. Host code, template kernels instantiated by host code,
 # kernels in project headers and --kernels-in, the nvcc compatibility header
-# (generator/compat.c), internal-linkage kernels named in notes, and a/util.cu
+# (generator/front/compat.c), internal-linkage kernels named in notes, and a/util.cu
 # beside b/util.cu linked into one program with kstub.mk. Included from
 # tests/tests.mk; uses the top-level Makefile's variables. Needs nvcc (no GPU).
 #
