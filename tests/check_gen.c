@@ -444,28 +444,6 @@ START_TEST(refusal_reports_location)
 }
 END_TEST
 
-/* Kernels with internal linkage get stubs, without a note; their symbols
- * are patterns for the per-compilation part of nvcc's names. */
-START_TEST(internal_linkage_gets_stubs)
-{
-    make_tmpdir();
-    char *out;
-    int rc = run(&out, "%s tests/golden/internal.cu -o %s/out", kstub_bin(), tmpdir);
-    ck_assert_msg(rc == 0, "exit %d:\n%s", rc, out);
-    ck_assert_msg(!strstr(out, "note:"), "%s", out);
-    char p[128];
-    snprintf(p, sizeof p, "%s/out.c", tmpdir);
-    char *c = ks_read_file(p, NULL);
-    ck_assert_ptr_nonnull(c);
-    ck_assert_msg(strstr(c, "\"{static:11_internal_cu}_Z6hiddenPf\"") &&
-                  strstr(c, "\"{static:11_internal_cu}_ZN{anon:11_internal_cu}4anonEPf\"") &&
-                  strstr(c, "\"_Z7visiblePf\""), "%s", c);
-    free(c);
-    free(out);
-    remove_tmpdir();
-}
-END_TEST
-
 /* "// kstub:skip NAME" leaves a kernel out; naming none is an error. */
 START_TEST(skip_directive)
 {
@@ -743,6 +721,38 @@ static int compile_lenient(char **out, int i, const char *file, const char *incd
     return run(out, "%s %s -Wall -Iruntime -I%s/include -I%s -c %s -o /dev/null", compilers[i].compiler,
                compilers[i].lang, cuda_path(), incdir, file);
 }
+
+/* Kernels with internal linkage get stubs, without a note; their symbols
+ * are patterns for the per-compilation part of nvcc's names. */
+START_TEST(internal_linkage_gets_stubs)
+{
+    make_tmpdir();
+    char *out;
+    int rc = run(&out, "%s tests/golden/internal.cu -o %s/out", kstub_bin(), tmpdir);
+    ck_assert_msg(rc == 0, "exit %d:\n%s", rc, out);
+    ck_assert_msg(!strstr(out, "note:"), "%s", out);
+    char p[128];
+    snprintf(p, sizeof p, "%s/out.c", tmpdir);
+    char *c = ks_read_file(p, NULL);
+    ck_assert_ptr_nonnull(c);
+    ck_assert_msg(strstr(c, "\"{static:11_internal_cu}_Z6hiddenPf\"") &&
+                  strstr(c, "\"{static:11_internal_cu}_ZN{anon:11_internal_cu}4anonEPf\"") &&
+                  strstr(c, "\"_Z7visiblePf\""), "%s", c);
+    free(c);
+    free(out);
+    /* The stubs compile as every language a user builds them as. */
+    static const char *const extra[][2] = {{"gcc", "-x c -std=gnu17"}, {"clang", "-x c -std=gnu17"}};
+    for (size_t i = 0; i < NCOMPILERS + 2; i++) {
+        const char *cc = i < NCOMPILERS ? compilers[i].compiler : extra[i - NCOMPILERS][0];
+        const char *lang = i < NCOMPILERS ? compilers[i].lang : extra[i - NCOMPILERS][1];
+        rc = run(&out, "%s %s -Wall -Wextra -Wpedantic -Werror -Iruntime -I%s/include -I%s -c %s/out.c "
+                 "-o /dev/null", cc, lang, cuda_path(), tmpdir, tmpdir);
+        ck_assert_msg(rc == 0, "%s %s:\n%s", cc, lang, out);
+        free(out);
+    }
+    remove_tmpdir();
+}
+END_TEST
 
 START_TEST(generated_code_compiles)
 {
