@@ -14,6 +14,9 @@
  * or regenerated (a gate running diff fails); a malformed manifest (it
  * fails); the old manifest unreadable (a gate running diff fails).
  *
+ * The kstub.mk include line: each documented one stops with "kstub is not
+ * on PATH" when it is not, and includes kstub.mk from beside kstub when it is.
+ *
  *   KSTUB=build/bin/kstub build/tests/check_docs
  *
  * Run from the repository root (make check-docs does).
@@ -428,12 +431,78 @@ START_TEST(every_documented_gate_fails_a_failure)
 }
 END_TEST
 
+/* ---- the kstub.mk include line ------------------------------------------------------------ */
+
+/* Issue 30 #10: every documented line that finds kstub.mk through the kstub
+ * on PATH (in a make block of the docs, or an example's Makefile) says so
+ * when kstub is not on PATH (it said "../share/kstub/kstub.mk: No such file
+ * or directory"), and includes kstub.mk from beside the kstub that is. */
+START_TEST(include_line_says_kstub_is_not_on_path)
+{
+    blocks b;
+    all_blocks(&b);
+    char *lines = NULL;
+    size_t len = 0;
+    for (size_t i = 0; i < b.n; i++) {
+        if (strcmp(b.v[i].lang, "make") != 0)
+            continue;
+        char *copy = strdup(b.v[i].text), *save = NULL;
+        for (char *l = strtok_r(copy, "\n", &save); l; l = strtok_r(NULL, "\n", &save))
+            if (strncmp(l, "include ", 8) == 0 && strstr(l, "kstub.mk") && strstr(l, "command -v kstub"))
+                append(&lines, &len, l, strlen(l));
+        free(copy);
+    }
+    blocks_free(&b);
+    char *ex;
+    ck_assert_int_eq(run(&ex, "grep -h '^include .*command -v kstub.*kstub.mk' examples/*/Makefile"), 0);
+    append(&lines, &len, ex, strlen(ex));
+    free(ex);
+    char root[PATH_MAX];
+    ck_assert_ptr_nonnull(getcwd(root, sizeof root));
+    make_tmpdir();
+    char *out;
+    int rc = run(&out, "cd '%s' && mkdir -p p/bin p/share/kstub && ln -s '%s' p/bin/kstub && "
+                 "cp '%s/kstub.mk' p/share/kstub/", tmpdir, kstub_bin(), root);
+    ck_assert_msg(rc == 0, "%s", out);
+    free(out);
+    int n = 0;
+    char *save = NULL;
+    for (char *l = strtok_r(lines, "\n", &save); l; l = strtok_r(NULL, "\n", &save)) {
+        if (!*l)
+            continue;
+        char mk[PATH_MAX + 32];
+        snprintf(mk, sizeof mk, "%s/Makefile", tmpdir);
+        FILE *f = fopen(mk, "w");
+        ck_assert_ptr_nonnull(f);
+        fprintf(f, "%s\nshow:\n\t@echo included $(KSTUB)\n", l);
+        fclose(f);
+        rc = run(&out, "cd '%s' && env -i PATH=/usr/bin:/bin make -s show", tmpdir);
+        ck_assert_msg(rc == 2 && strstr(out, "kstub is not on PATH"), "'%s' without kstub on PATH: "
+                      "exit %d\n%s", l, rc, out);
+        free(out);
+        rc = run(&out, "cd '%s' && env -i PATH=\"$PWD/p/bin:/usr/bin:/bin\" make -s show", tmpdir);
+        ck_assert_msg(rc == 0 && strcmp(out, "included kstub\n") == 0, "'%s' with kstub on PATH: "
+                      "exit %d\n%s", l, rc, out);
+        free(out);
+        n++;
+    }
+    /* README.md, docs/build-systems.md, examples/first/Makefile */
+    ck_assert_int_ge(n, 3);
+    free(lines);
+    remove_tmpdir();
+}
+END_TEST
+
 static Suite *docs_suite(void)
 {
     Suite *s = suite_create("docs");
     TCase *tc = tcase_create("gates");
     tcase_set_timeout(tc, 600);
     tcase_add_test(tc, every_documented_gate_fails_a_failure);
+    suite_add_tcase(s, tc);
+    tc = tcase_create("kstub.mk");
+    tcase_set_timeout(tc, 120);
+    tcase_add_test(tc, include_line_says_kstub_is_not_on_path);
     suite_add_tcase(s, tc);
     return s;
 }
