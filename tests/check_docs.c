@@ -14,6 +14,8 @@
  * or regenerated (a gate running diff fails); a malformed manifest (it
  * fails); the old manifest unreadable (a gate running diff fails).
  *
+ * Markdown tables: no row outside a table (a blank line inside one ends it).
+ *
  * The kstub.mk include line: each documented one stops with "kstub is not
  * on PATH" when it is not, and includes kstub.mk from beside kstub when it is.
  *
@@ -493,6 +495,66 @@ START_TEST(include_line_says_kstub_is_not_on_path)
 }
 END_TEST
 
+/* ---- markdown tables --------------------------------------------------------------------- */
+
+/* Issue 30 #11: a table row (a line starting with '|', outside code blocks)
+ * continues a table or starts one: after a blank line or text it must be a
+ * header, followed by its delimiter row (| --- |). A blank line inside a
+ * table ends it, and the rows after it print as text. */
+static int table_errors(const char *file, const char *text, char **report, size_t *rlen)
+{
+    int errors = 0, lineno = 0, in_code = 0;
+    const char *prev = "";
+    size_t prevn = 0;
+    for (const char *p = text; *p;) {
+        const char *e = strchr(p, '\n');
+        size_t n = e ? (size_t)(e - p) : strlen(p);
+        lineno++;
+        if (strncmp(p, "```", 3) == 0)
+            in_code = !in_code;
+        else if (!in_code && n > 0 && p[0] == '|' && !(prevn > 0 && prev[0] == '|')) {
+            const char *next = e ? e + 1 : "";
+            int delim = next[0] == '|' && strspn(next, "|-: ") >= strcspn(next, "\n") &&
+                        strchr(next, '-') && strchr(next, '-') < next + strcspn(next, "\n");
+            if (!delim) {
+                char msg[PATH_MAX + 200];
+                snprintf(msg, sizeof msg, "%s:%d: a table row outside a table (a blank line or text "
+                         "above it ended the table): %.60s", file, lineno, p);
+                append(report, rlen, msg, strlen(msg));
+                errors++;
+            }
+        }
+        prev = p, prevn = n;
+        p = e ? e + 1 : p + n;
+    }
+    return errors;
+}
+
+START_TEST(markdown_tables_are_whole)
+{
+    char *list, *save = NULL, *report = NULL;
+    size_t rlen = 0;
+    int errors = 0, files = 0;
+    ck_assert_int_eq(run(&list, "echo README.md; ls docs/*.md examples/*/README.md 2>/dev/null | "
+                         "LC_ALL=C sort"), 0);
+    for (char *f = strtok_r(list, "\n", &save); f; f = strtok_r(NULL, "\n", &save)) {
+        char *text = slurp(f);
+        errors += table_errors(f, text, &report, &rlen);
+        free(text);
+        files++;
+    }
+    ck_assert_msg(errors == 0, "%s", report);
+    ck_assert_int_ge(files, 9);
+    /* The lint itself: a table cut by a blank line is caught. */
+    report = NULL, rlen = 0;
+    ck_assert_int_eq(table_errors("t.md", "| a | b |\n| --- | --- |\n| 1 | 2 |\n\n| 3 | 4 |\n",
+                                  &report, &rlen), 1);
+    ck_assert_msg(strstr(report, "t.md:5: a table row outside a table"), "%s", report);
+    free(report);
+    free(list);
+}
+END_TEST
+
 static Suite *docs_suite(void)
 {
     Suite *s = suite_create("docs");
@@ -503,6 +565,9 @@ static Suite *docs_suite(void)
     tc = tcase_create("kstub.mk");
     tcase_set_timeout(tc, 120);
     tcase_add_test(tc, include_line_says_kstub_is_not_on_path);
+    suite_add_tcase(s, tc);
+    tc = tcase_create("markdown");
+    tcase_add_test(tc, markdown_tables_are_whole);
     suite_add_tcase(s, tc);
     return s;
 }
