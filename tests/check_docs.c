@@ -14,6 +14,9 @@
  * or regenerated (a gate running diff fails); a malformed manifest (it
  * fails); the old manifest unreadable (a gate running diff fails).
  *
+ * Claims: each sentence about internal-linkage kernels matches what kstub
+ * does with them.
+ *
  * Markdown tables: no row outside a table (a blank line inside one ends it).
  *
  * The kstub.mk include line: each documented one stops with "kstub is not
@@ -555,6 +558,81 @@ START_TEST(markdown_tables_are_whole)
 }
 END_TEST
 
+/* ---- what the docs say of internal-linkage kernels ------------------------------------------- */
+
+/* Issue 30 #13: every sentence of README.md, docs/ and kstub(1) about
+ * kernels with internal linkage says what kstub does with them now: the
+ * man page said they were refused, while kstub skipped them with a note.
+ * A sentence (to its '.' or ';') that says "refused" claims an error, one
+ * that says "skipped" or "no stub" a note and no stub, one that says
+ * "stub" otherwise a stub; kstub --list on a static and an anonymous-
+ * namespace kernel is the judge. */
+enum linkage_claim { CLAIM_NONE, CLAIM_REFUSED, CLAIM_SKIPPED, CLAIM_STUB };
+
+static enum linkage_claim classify(const char *s)
+{
+    if (strstr(s, "refused"))
+        return CLAIM_REFUSED;
+    if (strstr(s, "skipped") || strstr(s, "no stub"))
+        return CLAIM_SKIPPED;
+    if (strstr(s, "stub"))
+        return CLAIM_STUB;
+    return CLAIM_NONE;
+}
+
+START_TEST(internal_linkage_claims_are_true)
+{
+    make_tmpdir();
+    write_text_in(tmpdir, "st.cu", "static __global__ void k_static(float *p) { p[0] = 1; }\n"
+                                    "namespace { __global__ void k_anon(float *p) { p[0] = 2; } }\n"
+                                    "__global__ void k_plain(float *p) { p[0] = 3; }\n");
+    char *out;
+    int rc = run(&out, "cd '%s' && %s --list st.cu 2>&1", tmpdir, kstub_bin());
+    enum linkage_claim does = rc != 0 ? CLAIM_REFUSED
+                            : strstr(out, "k_static(") && strstr(out, "k_anon(") ? CLAIM_STUB
+                            : !strstr(out, "k_static(") && !strstr(out, "k_anon(") &&
+                              strstr(out, "note: kernel 'k_static'") && strstr(out, "note: kernel '")
+                            ? CLAIM_SKIPPED : CLAIM_NONE;
+    ck_assert_msg(does != CLAIM_NONE, "kstub --list does something the test cannot name:\n%s", out);
+    ck_assert_msg(strstr(out, "k_plain(") || does == CLAIM_REFUSED, "%s", out);
+    static const char *const names[] = {"nothing", "refuses them", "skips them with a note",
+                                        "makes stubs for them"};
+    char *list = doc_list(), *save = NULL;
+    int claims = 0;
+    for (char *f = strtok_r(list, "\n", &save); f; f = strtok_r(NULL, "\n", &save)) {
+        char *text = slurp(f);
+        /* The text as one line (a sentence spans lines), the man page unescaped. */
+        size_t n = strlen(text);
+        char *flat = malloc(n + 1);
+        n = strstr(f, ".md") ? (memcpy(flat, text, n), n) : man_unescape(text, n, flat);
+        flat[n] = '\0';
+        for (char *c = flat; *c; c++)
+            if (*c == '\n')
+                *c = ' ';
+        for (const char *p = flat; (p = strstr(p, "nternal linkage")) != NULL; p++) {
+            const char *e = p;
+            while (*e && *e != ';' && !(*e == '.' && (e[1] == ' ' || e[1] == '\0')))
+                e++;
+            char *sentence = strndup(p - 1, (size_t)(e - p) + 1);
+            enum linkage_claim says = classify(sentence);
+            if (says != CLAIM_NONE) {
+                ck_assert_msg(says == does, "%s says kernels with internal linkage: '%s', but kstub %s:\n%s",
+                              f, sentence, names[does], out);
+                claims++;
+            }
+            free(sentence);
+        }
+        free(flat);
+        free(text);
+    }
+    /* kstub(1)'s DESCRIPTION and two in docs/usage.md */
+    ck_assert_int_ge(claims, 3);
+    free(list);
+    free(out);
+    remove_tmpdir();
+}
+END_TEST
+
 static Suite *docs_suite(void)
 {
     Suite *s = suite_create("docs");
@@ -568,6 +646,10 @@ static Suite *docs_suite(void)
     suite_add_tcase(s, tc);
     tc = tcase_create("markdown");
     tcase_add_test(tc, markdown_tables_are_whole);
+    suite_add_tcase(s, tc);
+    tc = tcase_create("claims");
+    tcase_set_timeout(tc, 120);
+    tcase_add_test(tc, internal_linkage_claims_are_true);
     suite_add_tcase(s, tc);
     return s;
 }
