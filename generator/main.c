@@ -60,7 +60,7 @@ static const char *default_template_dir(void)
 static void usage(FILE *f)
 {
     fputs("usage: kstub [options] INPUT.cu -o OUTBASE\n"
-          "       kstub --list [--format=F] [options] INPUT.cu\n"
+          "       kstub --list [--all] [--format=F] [options] INPUT.cu\n"
           "       kstub check [options] INPUT.cu -o OUTBASE\n"
           "       kstub diff [--format=F] [--source PATH] OLD.json NEW.json\n"
           "       kstub cache [--stats | --prune | --clear] [--max-size SIZE]\n"
@@ -74,6 +74,8 @@ static void usage(FILE *f)
           "                       missing directories are created, for every output\n"
           "  --list               print each kernel's stub prototype (text, or --format=json)\n"
           "                       and write nothing; -o is not needed\n"
+          "  --all                with --list: also each stub's _n and graph entry points and\n"
+          "                       the one C name over a template's instances\n"
           "  --manifest FILE      also write the signature manifest (JSON)\n"
           "  --embed FILE         embed an nvcc-built image (PTX, cubin or fatbin) in OUTBASE.c;\n"
           "                       refused when it does not define every kernel of INPUT.cu\n"
@@ -151,6 +153,7 @@ typedef struct cli {
     int arch_given, std_given;
     int info;                 /* 1: --help, 2: --version asked for */
     int list;                 /* --list: print the kernels, write nothing */
+    int list_all;             /* --all: --list prints every entry point and template name */
     int format;
     int format_given;
     int templates_given;      /* -T DIR: the user's own templates */
@@ -238,6 +241,8 @@ static int parse_args(int argc, char **argv, int first, cli *c)
             c->format_given = 1;
         } else if (strcmp(a, "--list") == 0) {
             c->list = 1;
+        } else if (strcmp(a, "--all") == 0) {
+            c->list_all = 1;
         } else if (OPTION("-o")) {
             o->outbase = v;
         } else if (OPTION("-p")) {
@@ -307,6 +312,10 @@ static int parse_args(int argc, char **argv, int first, cli *c)
         }
         if (m < 0)
             return -1;          /* a value was missing: reported */
+    }
+    if (c->list_all && !c->list) {
+        ks_error_at(NULL, 0, 0, "--all is for --list");
+        return -1;
     }
     if (c->list && c->check) {
         ks_error_at(NULL, 0, 0, "--list is not for kstub check; run kstub --list INPUT.cu");
@@ -609,6 +618,10 @@ static int list(cli *c)
         ks_note_at(o->input, 0, 0, "no __global__ kernels found");
     ks_spellings sp;
     int rc = ks_emit_spellings(&c->target, o, &m, &sp);
+    if (rc == 0 && c->list_all && ks_emit_entry_points(&c->target, o, &m, &sp) != 0) {
+        ks_spellings_free(&sp);
+        rc = -1;
+    }
     if (rc == 0 && c->format == KS_FORMAT_JSON) {
         char *text = ks_list_json(o, &m, &sp);
         if (text)
@@ -617,8 +630,13 @@ static int list(cli *c)
             rc = -1;
         free(text);
     } else if (rc == 0) {
-        for (size_t i = 0; i < m.nkernels; i++)
+        for (size_t i = 0; i < m.nkernels; i++) {
             printf("%s;\n", sp.prototypes[i]);
+            for (size_t j = 0; sp.entry_points && sp.entry_points[i][j]; j++)
+                printf("    %s;\n", sp.entry_points[i][j]);
+        }
+        for (size_t j = 0; sp.generics && sp.generics[j]; j++)
+            printf("/* %s */\n", sp.generics[j]);
     }
     if (rc == 0)
         ks_spellings_free(&sp);

@@ -175,6 +175,49 @@ START_TEST(list_json_carries_prototypes)
 }
 END_TEST
 
+/* Issue 30 #16: --list --all also prints each stub's other entry points
+ * (_n when the kernel has one, _node, _node_set, _nodes_set) and the one
+ * C name over a template's instances. Each printed prototype redeclares
+ * the header's declaration exactly (a C11 compile of the header and the
+ * lines together), every public declaration of the header is printed, and
+ * each one name is a macro the header defines. JSON carries the same. */
+START_TEST(list_all_shows_every_entry_point)
+{
+    make_tmpdir();
+    char *out;
+    int rc = run(&out, "cp kernels/templates.cu '%s/t.cu' && printf '%%s\\n' "
+                 "'__global__ void dyn(float *y) { extern __shared__ float s[]; s[0] = 1; y[0] = s[0]; }' "
+                 ">> '%s/t.cu'", tmpdir, tmpdir);
+    ck_assert_msg(rc == 0, "%s", out);
+    free(out);
+    rc = run(&out, "cd '%s' && %s --list --all t.cu 2>/dev/null > all.txt && %s t.cu -o t 2>/dev/null && "
+             "{ echo '#include \"t.h\"'; grep '^ *ks_status' all.txt; } > redecl.c && "
+             "{ echo '#include \"t.h\"'; grep '^/\\* [a-z_]*(' all.txt | "
+             "sed 's|^/\\* \\([a-z_]*\\)(.*|#ifndef \\1\\n#error \\1\\n#endif|'; } > generic.c && "
+             "gcc -std=c11 -Wall -Wextra -Wpedantic -Werror -DKSTUB_PLAIN_CALLS -I%s/runtime -fsyntax-only redecl.c && "
+             "gcc -std=c11 -Wall -Wextra -Wpedantic -Werror -I%s/runtime -fsyntax-only generic.c && "
+             "grep -o '^ks_status [a-z][a-z0-9_]*(' t.h | grep -v ' ks__' | sort > declared && "
+             "grep -o '^ *ks_status [a-z][a-z0-9_]*(' all.txt | sed 's/^ *//' | sort > listed && "
+             "diff declared listed && wc -l < listed && grep -c '^/\\* ' all.txt && "
+             "grep -c '_n(' all.txt && grep -c '^ks_status dyn_n(' t.h",
+             tmpdir, kstub_bin(), kstub_bin(), cwd, cwd);
+    /* templates.cu: 4 kernels, dyn without _n; fill and tmpl_axpy */
+    ck_assert_msg(rc == 1, "exit %d\n%s", rc, out);
+    ck_assert_msg(strcmp(out, "24\n2\n4\n0\n") == 0, "%s", out);
+    free(out);
+    rc = run(&out, "cd '%s' && grep -c 'fill(launch, out, value, n): one name over fill_int, fill_u16' all.txt && "
+             "%s --list --all --format=json t.cu 2>/dev/null | grep -c '\"entry_points\"\\|\"generics\"' && "
+             "%s --list --format=json t.cu 2>/dev/null | grep -c '\"entry_points\"\\|\"generics\"'",
+             tmpdir, kstub_bin(), kstub_bin());
+    ck_assert_msg(strcmp(out, "1\n6\n0\n") == 0, "%s", out);
+    free(out);
+    rc = run(&out, "cd '%s' && %s --all t.cu -o t", tmpdir, kstub_bin());
+    ck_assert_msg(rc == 2 && strstr(out, "--all is for --list"), "exit %d\n%s", rc, out);
+    free(out);
+    remove_tmpdir();
+}
+END_TEST
+
 /* A file that does not parse: file:line:col errors, exit 1, nothing on stdout. */
 START_TEST(list_errors_as_usual)
 {
@@ -643,6 +686,37 @@ START_TEST(ks_check_prints_the_call_and_exits)
 }
 END_TEST
 
+/* ---- the prelude cache's one line ----------------------------------------------------------- */
+
+/* Issue 30 #17: a run that builds the precompiled prelude (seconds) says so
+ * in one line on a terminal; a run that finds it in the cache, a run with
+ * --no-cache, and a run whose stderr is not a terminal (a log, a test that
+ * compares messages) say nothing. script(1) gives the run a terminal. */
+START_TEST(building_the_prelude_says_so_once_on_a_terminal)
+{
+    make_tmpdir();
+    write_file("two.cu", two_cu);
+    const char *line = "kstub: precompiling the CUDA headers for these options, once; later runs with "
+                       "them reuse it from the cache";
+    char *out;
+    int rc = run(&out, "cd '%s' && for c in c1 c1 c2; do "
+                 "script -qec \"KSTUB_CACHE_DIR=$c '%s' --list two.cu >/dev/null\" /dev/null | "
+                 "grep -c 'precompiling the CUDA headers'; done; "
+                 "script -qec \"KSTUB_CACHE_DIR=c3 '%s' --no-cache --list two.cu >/dev/null\" /dev/null | "
+                 "grep -c 'precompiling'; "
+                 "KSTUB_CACHE_DIR=c4 '%s' two.cu -o a 2>a.err; '%s' two.cu -o b --no-cache 2>b.err; "
+                 "cmp a.err b.err && wc -c < a.err", tmpdir, kstub_bin(), kstub_bin(), kstub_bin(),
+                 kstub_bin());
+    ck_assert_msg(strcmp(out, "1\n0\n1\n0\n0\n") == 0, "exit %d\n%s", rc, out);
+    free(out);
+    rc = run(&out, "cd '%s' && script -qec \"KSTUB_CACHE_DIR=c5 '%s' --list two.cu >/dev/null\" /dev/null",
+             tmpdir, kstub_bin());
+    ck_assert_msg(strstr(out, line) == out, "%s", out);
+    free(out);
+    remove_tmpdir();
+}
+END_TEST
+
 /* ---- the README -------------------------------------------------------------------------------- */
 
 static char *doc(const char *path)
@@ -880,6 +954,7 @@ static Suite *cli_suite(void)
     tcase_add_test(tc, list_json_carries_prototypes);
     tcase_add_test(tc, list_and_c_type_follow_the_templates);
     tcase_add_test(tc, list_errors_as_usual);
+    tcase_add_test(tc, list_all_shows_every_entry_point);
     suite_add_tcase(s, tc);
     tc = tcase_create("outputs");
     tcase_set_timeout(tc, 120);
@@ -898,6 +973,10 @@ static Suite *cli_suite(void)
     tc = tcase_create("n");
     tcase_set_timeout(tc, 120);
     tcase_add_test(tc, n_is_left_out_for_dynamic_shared_memory);
+    suite_add_tcase(s, tc);
+    tc = tcase_create("prelude");
+    tcase_set_timeout(tc, 300);
+    tcase_add_test(tc, building_the_prelude_says_so_once_on_a_terminal);
     suite_add_tcase(s, tc);
     tc = tcase_create("ks_check");
     tcase_set_timeout(tc, 120);
