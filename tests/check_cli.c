@@ -936,6 +936,41 @@ START_TEST(readme_commands_run)
                   strstr(o, "\nfirst: saxpy over 1048576 elements: PASS"), "%s", o);
     ck_assert_msg(strstr(o, "\nfirst_driver: no CUDA driver on this machine (") ||
                   strstr(o, "\nfirst_driver: saxpy over 1048576 elements: PASS"), "%s", o);
+    /* Issue 30 #15: make demo lists every kernel it generated a stub for
+     * (as many as kstub --list prints over kernels/), in a file table whose
+     * byte column lines up, and the build is quiet (no -Wpsabi note for
+     * the CUtensorMap stub). */
+    char *listed;
+    ck_assert_int_eq(run(&listed, "for f in kernels/*.cu; do %s --list $f 2>/dev/null | "
+                         "sed 's/^ks_status \\([a-z0-9_]*\\)(.*/'\"$f\"' \\1/'; done", kstub_bin()), 0);
+    int nkernels = 0;
+    for (const char *l = listed; *l; l = strchr(l, '\n') + 1) {
+        char file[256], name[256], want[600];
+        ck_assert_int_eq(sscanf(l, "%255s %255s", file, name), 2);
+        snprintf(want, sizeof want, "\n  %s ", file);
+        const char *row = o;
+        while ((row = strstr(row, want)) != NULL) {
+            row += strlen(want);
+            row += strspn(row, " ");
+            if (strncmp(row, name, strlen(name)) == 0 && row[strlen(name)] == '\n')
+                break;
+        }
+        ck_assert_msg(row != NULL, "make demo does not list %s's kernel %s:\n%s", file, name, o);
+        nkernels++;
+    }
+    free(listed);
+    char head[128];
+    snprintf(head, sizeof head, "demo: kstub generated stubs for %d kernels from ", nkernels);
+    ck_assert_msg(nkernels >= 16 && strstr(o, head), "%s\n%s", head, o);
+    long column = -1;
+    for (const char *r = o; (r = strstr(r, "\n  build/examples/gen/")) != NULL; r++) {
+        const char *e = strchr(r + 1, '\n'), *bytes = strstr(r + 1, " bytes\n");
+        ck_assert_msg(bytes && e && bytes < e, "%.*s", (int)(e ? e - r : 80), r);
+        ck_assert_msg(column < 0 || bytes - r == column, "make demo's byte column is misaligned:\n%s", o);
+        column = bytes - r;
+    }
+    ck_assert_msg(column > 0, "make demo lists no generated file:\n%s", o);
+    ck_assert_msg(!strstr(o, "the ABI for passing parameters"), "make demo's build is not quiet:\n%s", o);
     /* The pkg-config route's program ran from a fresh shell. */
     ck_assert_msg(strstr(o, "$ ./build/pc/first_driver\nfirst_driver: "), "%s", o);
     ck_assert_msg(strstr(o, "$ build/cmake-example/scale_app\nscale_app: ") &&
