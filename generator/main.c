@@ -123,6 +123,7 @@ static void usage(FILE *f)
           "  Regenerates in memory with the same options and compares with the files on\n"
           "  disk; writes nothing. With --manifest, reports changes kernel by kernel against\n"
           "  the manifest on disk, and prints the command that brings the files up to date.\n"
+          "  --fix-command CMD    the command to print instead (kstub.mk's kstub-check: make)\n"
           "\n"
           "kstub cache [--stats | --prune | --clear] [--max-size SIZE] [--cache-dir DIR]\n"
           "  Reports the prelude and NVRTC cache, or removes least recently used entries\n"
@@ -150,6 +151,7 @@ typedef struct cli {
     const char **targets;     /* -MT / -MQ, ready to write */
     size_t ntargets;
     const char *build_dir;    /* -p */
+    const char *fix;          /* check --fix-command: the fix to print, or NULL: this command */
     int arch_given, std_given;
     int info;                 /* 1: --help, 2: --version asked for */
     int list;                 /* --list: print the kernels, write nothing */
@@ -263,6 +265,8 @@ static int parse_args(int argc, char **argv, int first, cli *c)
                 ks_error_at(NULL, 0, 0, "--kernels-in takes 'project', 'input' or a header's path");
                 return -1;
             }
+        } else if (OPTION("--fix-command")) {
+            c->fix = v;
         } else if (OPTION("--cache-dir")) {
             o->cache_dir = v;
         } else if (strcmp(a, "--no-cache") == 0) {
@@ -315,6 +319,10 @@ static int parse_args(int argc, char **argv, int first, cli *c)
     }
     if (c->list_all && !c->list) {
         ks_error_at(NULL, 0, 0, "--all is for --list");
+        return -1;
+    }
+    if (c->fix && !c->check) {
+        ks_error_at(NULL, 0, 0, "--fix-command is for kstub check");
         return -1;
     }
     if (c->list && c->check) {
@@ -658,7 +666,7 @@ static int check(const cli *c, const generated *g, int argc, char **argv)
         outs[n].path = g->path[i], outs[n++].text = g->text[i];
     if (o->manifest)
         outs[n].path = o->manifest, outs[n++].text = g->json;
-    char *fix = fix_command(argc, argv);
+    char *fix = c->fix ? ks_xstrdup(c->fix) : fix_command(argc, argv);
     ks_check_input in = {o->input, g->json, outs, n, o->manifest, fix, (ks_format)c->format,
                          o->embed, g->image_stale};
     int status;

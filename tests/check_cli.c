@@ -573,6 +573,62 @@ START_TEST(make_kstub_check_builds_nothing_and_keeps_4_and_12)
 }
 END_TEST
 
+/* Issue 30 #12: in a kstub.mk project the fix kstub-check prints is make
+ * (kstub.mk passes --fix-command), not a raw kstub command line; applied as
+ * printed, it brings everything up to date. Two ways to be stale: the
+ * kernel's line moved (no signature changed: kstub check's own report) and a
+ * kernel added (kstub diff's, summed up by kstub-check). */
+static char *hint(const char *out, const char *before)
+{
+    const char *h = strstr(out, before);
+    ck_assert_msg(h != NULL, "no '%s' in:\n%s", before, out);
+    h += strlen(before);
+    return strndup(h, strcspn(h, "\n"));
+}
+
+START_TEST(kstub_check_hint_in_a_kstub_mk_project_is_make)
+{
+    make_tmpdir();
+    char *out;
+    int rc = run(&out, "cd '%s' && mkdir k && cat > k/two.cu <<'EOF'\n%sEOF\n"
+        "printf 'KSTUB_KERNELS := k/two.cu\\nKSTUB_OUT := out\\nKSTUB_ARCHS := 90\\n"
+        "KSTUB_MK := %s/kstub.mk\\nKSTUB := %s\\nKSTUB_INCLUDE := %s/runtime\\nCUDA_PATH := %s\\n"
+        "NVCC := %s\\ninclude $(KSTUB_MK)\\nall: $(KSTUB_HEADERS) $(KSTUB_SOURCES)\\n' > Makefile",
+        tmpdir, two_cu, cwd, kstub_bin(), cwd, cuda_path(), nvcc_bin());
+    ck_assert_msg(rc == 0, "%s", out);
+    free(out);
+    const char *mk = "env -u MAKEFLAGS -u MFLAGS -u MAKELEVEL make";
+    rc = run(&out, "cd '%s' && %s && %s kstub-check", tmpdir, mk, mk);
+    ck_assert_msg(rc == 0, "build failed:\n%s", out);
+    free(out);
+    rc = run(&out, "cd '%s' && sleep 1 && sed -i '1i // a comment: the kernels move down a line' k/two.cu && "
+             "%s kstub-check", tmpdir, mk);
+    ck_assert_msg(rc == 2 && strstr(out, "] Error 4\n"), "exit %d\n%s", rc, out);
+    char *fix = hint(out, "to fix, run:\n  ");
+    ck_assert_str_eq(fix, "make");
+    free(out);
+    rc = run(&out, "cd '%s' && env -u MAKEFLAGS -u MFLAGS -u MAKELEVEL %s && %s kstub-check", tmpdir, fix, mk);
+    ck_assert_msg(rc == 0, "after '%s': exit %d\n%s", fix, rc, out);
+    free(out);
+    free(fix);
+    rc = run(&out, "cd '%s' && sleep 1 && echo '__global__ void more(int *p) { *p = 1; }' >> k/two.cu && "
+             "%s kstub-check", tmpdir, mk);
+    ck_assert_msg(rc == 2 && strstr(out, "] Error 4\n"), "exit %d\n%s", rc, out);
+    fix = hint(out, "compatible (4); to fix, run: ");
+    ck_assert_str_eq(fix, "make");
+    free(out);
+    rc = run(&out, "cd '%s' && env -u MAKEFLAGS -u MFLAGS -u MAKELEVEL %s && %s kstub-check", tmpdir, fix, mk);
+    ck_assert_msg(rc == 0, "after '%s': exit %d\n%s", fix, rc, out);
+    free(out);
+    free(fix);
+    /* --fix-command is check's alone. */
+    rc = run(&out, "cd '%s' && %s k/two.cu --fix-command x -o y", tmpdir, kstub_bin());
+    ck_assert_msg(rc == 2 && strstr(out, "--fix-command is for kstub check"), "exit %d\n%s", rc, out);
+    free(out);
+    remove_tmpdir();
+}
+END_TEST
+
 /* ---- <kernel>_n and dynamic shared memory --------------------------------------------------- */
 
 /* _n launches with 0 bytes of dynamic shared memory, so kernels that use an
@@ -942,7 +998,7 @@ START_TEST(readme_commands_run)
      * the CUtensorMap stub). */
     char *listed;
     ck_assert_int_eq(run(&listed, "for f in kernels/*.cu; do %s --list $f 2>/dev/null | "
-                         "sed 's/^ks_status \\([a-z0-9_]*\\)(.*/'\"$f\"' \\1/'; done", kstub_bin()), 0);
+                         "sed 's|^ks_status \\([a-z0-9_]*\\)(.*|'\"$f\"' \\1|'; done", kstub_bin()), 0);
     int nkernels = 0;
     for (const char *l = listed; *l; l = strchr(l, '\n') + 1) {
         char file[256], name[256], want[600];
@@ -1026,6 +1082,7 @@ static Suite *cli_suite(void)
     tcase_set_timeout(tc, 300);
     tcase_add_test(tc, make_q_and_n_after_a_complete_build);
     tcase_add_test(tc, make_kstub_check_builds_nothing_and_keeps_4_and_12);
+    tcase_add_test(tc, kstub_check_hint_in_a_kstub_mk_project_is_make);
     suite_add_tcase(s, tc);
     return s;
 }

@@ -14,6 +14,10 @@
  * or regenerated (a gate running diff fails); a malformed manifest (it
  * fails); the old manifest unreadable (a gate running diff fails).
  *
+ * Output: a block marked <!-- output: SCRIPT --> is SCRIPT's output (the
+ * scripts are in tests/docs/), and a block that looks like kstub's output
+ * must be marked.
+ *
  * Claims: each sentence about internal-linkage kernels matches what kstub
  * does with them.
  *
@@ -96,6 +100,7 @@ typedef struct block {
     char where[PATH_MAX + 32];  /* file:line of its first line */
     char lang[32];              /* the fence's language; "man" for .nf/.fi */
     char *text;                 /* its lines, each ending in '\n' */
+    char output[256];           /* "<!-- output: SCRIPT -->" on the line above: SCRIPT, else "" */
 } block;
 
 typedef struct blocks {
@@ -103,7 +108,8 @@ typedef struct blocks {
     size_t n, cap;
 } blocks;
 
-static void blocks_add(blocks *b, const char *file, int line, const char *lang, char *text)
+static void blocks_add(blocks *b, const char *file, int line, const char *lang, char *text,
+                       const char *output)
 {
     if (b->n == b->cap) {
         b->cap = b->cap ? 2 * b->cap : 32;
@@ -114,6 +120,7 @@ static void blocks_add(blocks *b, const char *file, int line, const char *lang, 
     snprintf(k->where, sizeof k->where, "%s:%d", file, line);
     snprintf(k->lang, sizeof k->lang, "%s", lang);
     k->text = text;
+    snprintf(k->output, sizeof k->output, "%s", output);
 }
 
 static void blocks_free(blocks *b)
@@ -164,7 +171,7 @@ static void read_blocks(const char *file, blocks *b)
     char *text = slurp(file);
     int man = strstr(file, ".md") == NULL;
     int lineno = 0, start = 0, in = 0;
-    char lang[32] = "";
+    char lang[32] = "", output[256] = "", prev_output[256] = "";
     char *body = NULL;
     size_t len = 0;
     for (char *p = text; *p;) {
@@ -177,15 +184,16 @@ static void read_blocks(const char *file, blocks *b)
                 memcpy(lang, p + 3, l);
                 lang[l] = '\0';
                 in = 1, start = lineno + 1, body = NULL, len = 0;
+                snprintf(output, sizeof output, "%s", prev_output);
             } else {
-                blocks_add(b, file, start, lang, body ? body : calloc(1, 1));
+                blocks_add(b, file, start, lang, body ? body : calloc(1, 1), output);
                 in = 0;
             }
         } else if (man && (strncmp(p, ".nf", 3) == 0 || strncmp(p, ".fi", 3) == 0)) {
             if (p[1] == 'n')
                 in = 1, start = lineno + 1, body = NULL, len = 0;
             else if (in) {
-                blocks_add(b, file, start, "man", body ? body : calloc(1, 1));
+                blocks_add(b, file, start, "man", body ? body : calloc(1, 1), "");
                 in = 0;
             }
         } else if (in && !(man && (p[0] == '.' || p[0] == '\''))) {
@@ -193,6 +201,15 @@ static void read_blocks(const char *file, blocks *b)
             size_t m = man ? man_unescape(p, n, line) : (memcpy(line, p, n), n);
             append(&body, &len, line, m);
             free(line);
+        }
+        if (!in) {
+            /* The marker of an output block, on the line just above it. */
+            prev_output[0] = '\0';
+            static const char mark[] = "<!-- output: ";
+            if (strncmp(p, mark, sizeof mark - 1) == 0 && n > sizeof mark + 3 &&
+                strncmp(p + n - 4, " -->", 4) == 0)
+                snprintf(prev_output, sizeof prev_output, "%.*s", (int)(n - 4 - (sizeof mark - 1)),
+                         p + sizeof mark - 1);
         }
         p = e ? e + 1 : p + n;
     }
@@ -633,6 +650,69 @@ START_TEST(internal_linkage_claims_are_true)
 }
 END_TEST
 
+/* ---- output shown in the docs ------------------------------------------------------------- */
+
+/* Issue 30 #12: output a page shows is what the tool prints. A block with
+ * "<!-- output: SCRIPT -->" on the line above is SCRIPT's output (run from
+ * the repository root, kstub from KSTUB), byte for byte; and a block that
+ * looks like kstub's output (a file:line: error|warning|note line, a
+ * "kstub check:" summary, a "to fix, run:" hint, a JSON report) must have
+ * such a marker, so shown output cannot go stale unnoticed. */
+static int looks_like_output(const char *text)
+{
+    char *copy = strdup(text), *save = NULL;
+    int hit = 0;
+    for (char *l = strtok_r(copy, "\n", &save); l && !hit; l = strtok_r(NULL, "\n", &save)) {
+        size_t w = strcspn(l, " :");
+        const char *p = l + w;
+        if (w > 0 && *p == ':' && isdigit((unsigned char)p[1])) {
+            p++;
+            p += strspn(p, "0123456789");
+            if (*p == ':' && isdigit((unsigned char)p[1])) {
+                p++;
+                p += strspn(p, "0123456789");
+            }
+            hit = strncmp(p, ": error: ", 9) == 0 || strncmp(p, ": warning: ", 11) == 0 ||
+                  strncmp(p, ": note: ", 8) == 0;
+        }
+        hit |= strncmp(l, "kstub check: ", 13) == 0 || strncmp(l, "kstub diff: ", 12) == 0 ||
+               strncmp(l, "to fix, run:", 12) == 0 || strstr(l, "\"exit_status\": ") != NULL;
+    }
+    free(copy);
+    return hit;
+}
+
+START_TEST(output_shown_is_what_kstub_prints)
+{
+    blocks b;
+    all_blocks(&b);
+    int verified = 0;
+    for (size_t i = 0; i < b.n; i++) {
+        const block *k = &b.v[i];
+        if (!k->output[0]) {
+            ck_assert_msg(!looks_like_output(k->text), "%s: this block shows kstub's output: put "
+                          "<!-- output: SCRIPT --> above it, SCRIPT making that output (tests/docs/):\n%s",
+                          k->where, k->text);
+            continue;
+        }
+        char *out;
+        int rc = run(&out, "KSTUB='%s' sh '%s' 2>&1", kstub_bin(), k->output);
+        ck_assert_msg(rc == 0, "%s: %s failed (%d):\n%s", k->where, k->output, rc, out);
+        ck_assert_msg(strcmp(out, k->text) == 0, "%s: the block is not what %s prints; it prints:\n%s",
+                      k->where, k->output, out);
+        free(out);
+        verified++;
+    }
+    blocks_free(&b);
+    /* docs/ci.md: kstub check's report, kstub diff's JSON */
+    ck_assert_int_ge(verified, 2);
+    /* The lint itself. */
+    ck_assert(looks_like_output("a.cu:5:28: error: kernel k removed\n"));
+    ck_assert(looks_like_output("x.json:3: warning: kernel k added\n"));
+    ck_assert(!looks_like_output("kstub check [options] INPUT.cu -o OUTBASE\n"));
+}
+END_TEST
+
 static Suite *docs_suite(void)
 {
     Suite *s = suite_create("docs");
@@ -646,6 +726,10 @@ static Suite *docs_suite(void)
     suite_add_tcase(s, tc);
     tc = tcase_create("markdown");
     tcase_add_test(tc, markdown_tables_are_whole);
+    suite_add_tcase(s, tc);
+    tc = tcase_create("output");
+    tcase_set_timeout(tc, 120);
+    tcase_add_test(tc, output_shown_is_what_kstub_prints);
     suite_add_tcase(s, tc);
     tc = tcase_create("claims");
     tcase_set_timeout(tc, 120);
