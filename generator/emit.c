@@ -668,19 +668,32 @@ static char *next_line(char **at)
     return ks_xstrdup(line);
 }
 
+/* Renders driver with the header template's pieces over the model's
+ * values; *path is the template's (malloc'd, for messages). 0, or -1 after
+ * errors (*path NULL when the template could not be read). */
+static int render_pieces(const ks_target *target, const ks_options *o, const ks_model *m,
+                         const char *driver, char **path, ks_buf *out)
+{
+    char *text;
+    size_t len;
+    if (read_template(target, 0, path, &text, &len) != 0)
+        return -1;
+    ks_tnode *root = build_values(o, m, NULL);
+    int rc = ks_render_with(*path, text, len, driver, root, out);
+    ks_tn_free(root);
+    free(text);
+    return rc;
+}
+
 int ks_emit_spellings(const ks_target *target, const ks_options *o, const ks_model *m,
                       ks_spellings *sp)
 {
     memset(sp, 0, sizeof *sp);
-    char *path, *text;
-    size_t len;
-    if (read_template(target, 0, &path, &text, &len) != 0)
-        return -1;
-    ks_tnode *root = build_values(o, m, NULL);
+    char *path;
     ks_buf out = {0};
-    int rc = ks_render_with(path, text, len, spellings_driver, root, &out);
-    ks_tn_free(root);
-    free(text);
+    int rc = render_pieces(target, o, m, spellings_driver, &path, &out);
+    if (!path)
+        return -1;
     if (rc == 0) {
         ks_buf_put(&out, "", 0);
         sp->nkernels = m->nkernels;
@@ -763,15 +776,9 @@ static char **lines_until_ff(char **at)
 int ks_emit_entry_points(const ks_target *target, const ks_options *o, const ks_model *m,
                          ks_spellings *sp)
 {
-    char *path, *text;
-    size_t len;
-    if (read_template(target, 0, &path, &text, &len) != 0)
-        return -1;
-    ks_tnode *root = build_values(o, m, NULL);
+    char *path;
     ks_buf out = {0};
-    int rc = ks_render_with(path, text, len, entry_points_driver, root, &out);
-    ks_tn_free(root);
-    free(text);
+    int rc = render_pieces(target, o, m, entry_points_driver, &path, &out);
     free(path);
     if (rc == 0) {
         ks_buf_put(&out, "", 0);
