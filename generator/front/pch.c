@@ -12,7 +12,7 @@
  * files of a project whose directories each have their own share one.
  *
  * The cache follows the runtime's NVRTC cache (runtime/cache.c) and shares
- * its code (runtime/cache_entry.c, through rtshared.c): the same directory
+ * its code (common/cache_entry.c, linked from common/): the same directory
  * rule, a directory only the user can change, opened once and checked by
  * descriptor, entries of the same layout opened relative to it with
  * O_NOFOLLOW, written to a temporary file and renamed. One configuration is
