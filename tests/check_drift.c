@@ -1021,6 +1021,42 @@ START_TEST(manifest_listing_a_kernel_twice_is_malformed)
 }
 END_TEST
 
+/* Issue 26 #12: two kernels of different symbols (and names) with one C name
+ * are a manifest the generator never writes: malformed (exit 1) on either
+ * side of diff, naming both, where diff said "kernel added" (exit 4). An
+ * overload pair keeps its own C names and is read. */
+START_TEST(manifest_sharing_a_c_name_is_malformed)
+{
+    make_tmpdir();
+    char *out;
+    write_manifest("base.json", BASE);
+    write_manifest("shared.json", BASE "," KERNEL("ns::other", "other", "_ZN2ns5otherEv", 14, "null", ""));
+    write_manifest("shared_overload.json", SCALE0 "," CLAMP_F "," OTHER ","
+                   KERNEL("ns::clamp", "ns_clamp__floatp_float", "_ZN2ns5clampEPdd", 9, "null",
+                          PARAM("x", "double *", 8, 8, 0) "," PARAM("lo", "double", 8, 8, 8)));
+    static const char *const cases[][3] = {
+        {"base.json", "shared.json", "shared.json: error: kernel #5 ('ns::other', symbol "
+         "'_ZN2ns5otherEv') has the C name 'other' of kernel #4 ('other', symbol 'other')"},
+        {"shared.json", "base.json", "shared.json: error: kernel #5 ('ns::other'"},
+        {"base.json", "shared_overload.json", "shared_overload.json: error: kernel #4 ('ns::clamp', "
+         "symbol '_ZN2ns5clampEPdd') has the C name 'ns_clamp__floatp_float' of kernel #2"},
+    };
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+        int rc = run(&out, "cd '%s' && %s diff %s %s", tmpdir, kstub_bin(), cases[i][0],
+                     cases[i][1]);
+        ck_assert_msg(rc == 1, "diff %s %s: exit %d:\n%s", cases[i][0], cases[i][1], rc, out);
+        expect_has(out, cases[i][2]);
+        expect_lacks(out, "added");
+        free(out);
+    }
+    /* Overloads with their own C names are read (diff of a file with itself: no change). */
+    int rc = run(&out, "cd '%s' && %s diff base.json base.json", tmpdir, kstub_bin());
+    ck_assert_msg(rc == 0, "exit %d:\n%s", rc, out);
+    free(out);
+    remove_tmpdir();
+}
+END_TEST
+
 /* The manifest reader (manifest.c, through jansson since issue 20 #2; a
  * reader of drift.c's own from issue 10 #9 to then): strict RFC 8259, each
  * error with the file, line and column; escapes, surrogate pairs and UTF-8
@@ -1234,6 +1270,7 @@ static Suite *drift_suite(void)
     tcase_add_test(tc, diff_escapes_manifest_strings_in_every_format);
     tcase_add_test(tc, diff_of_100k_kernels_pairs_every_kernel);
     tcase_add_test(tc, manifest_listing_a_kernel_twice_is_malformed);
+    tcase_add_test(tc, manifest_sharing_a_c_name_is_malformed);
     tcase_add_test(tc, wrong_typed_manifests_and_directories_are_errors);
     tcase_add_test(tc, manifest_reader_is_strict_json);
     suite_add_tcase(s, tc);
