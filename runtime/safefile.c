@@ -52,6 +52,28 @@ int ks__open_regular(int dirfd, const char *path, int nofollow, struct stat *st)
     return fd;
 }
 
+int ks__open_append(const char *path)
+{
+    int fd = open(path, O_WRONLY | O_CREAT | O_APPEND | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC, 0644);
+    if (fd < 0)   /* ENXIO: a FIFO no one reads (or a device without one): no regular file */
+        return errno == ENXIO ? KS__NOT_REGULAR : -1;
+    struct stat sb;
+    if (fstat(fd, &sb) != 0) {
+        int e = errno;
+        close(fd);
+        errno = e;
+        return -1;
+    }
+    if (!S_ISREG(sb.st_mode)) {
+        close(fd);
+        return KS__NOT_REGULAR;
+    }
+    int flags = fcntl(fd, F_GETFL);
+    if (flags >= 0)
+        fcntl(fd, F_SETFL, flags & ~O_NONBLOCK);
+    return fd;
+}
+
 static int refuse(char *why, size_t cap, int fd, const char *fmt, ...) KS__PRINTF(4, 5);
 static int refuse(char *why, size_t cap, int fd, const char *fmt, ...)
 {
