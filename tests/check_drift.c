@@ -977,6 +977,21 @@ START_TEST(diff_of_100k_kernels_pairs_every_kernel)
 }
 END_TEST
 
+/* Each {old, new, message}: kstub diff old new refuses a malformed manifest
+ * (exit 1) saying message, and calls nothing "added". */
+static void diffs_refuse_malformed(const char *const cases[][3], size_t n)
+{
+    for (size_t i = 0; i < n; i++) {
+        char *out;
+        int rc = run(&out, "cd '%s' && %s diff %s %s", tmpdir, kstub_bin(), cases[i][0],
+                     cases[i][1]);
+        ck_assert_msg(rc == 1, "diff %s %s: exit %d:\n%s", cases[i][0], cases[i][1], rc, out);
+        expect_has(out, cases[i][2]);
+        expect_lacks(out, "added");
+        free(out);
+    }
+}
+
 /* Issue 19 #13: a manifest that lists one kernel (name and symbol) twice is
  * malformed, an error naming the repeat (exit 1), on either side; it was
  * read, and diff reported "kernel added" (exit 4). Overloads (one name, two
@@ -995,14 +1010,7 @@ START_TEST(manifest_listing_a_kernel_twice_is_malformed)
         {"base.json", "twice_overload.json", "twice_overload.json: error: kernel #4 repeats "
          "kernel #2 ('ns::clamp', symbol '_ZN2ns5clampEPff')"},
     };
-    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
-        int rc = run(&out, "cd '%s' && %s diff %s %s", tmpdir, kstub_bin(), cases[i][0],
-                     cases[i][1]);
-        ck_assert_msg(rc == 1, "diff %s %s: exit %d:\n%s", cases[i][0], cases[i][1], rc, out);
-        expect_has(out, cases[i][2]);
-        expect_lacks(out, "added");
-        free(out);
-    }
+    diffs_refuse_malformed(cases, sizeof cases / sizeof cases[0]);
     /* kstub check reads the same way: a manifest on disk with a repeat. */
     char path[PATH_MAX];
     snprintf(path, sizeof path, "%s/c.cu", tmpdir);
@@ -1041,14 +1049,7 @@ START_TEST(manifest_sharing_a_c_name_is_malformed)
         {"base.json", "shared_overload.json", "shared_overload.json: error: kernel #4 ('ns::clamp', "
          "symbol '_ZN2ns5clampEPdd') has the C name 'ns_clamp__floatp_float' of kernel #2"},
     };
-    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
-        int rc = run(&out, "cd '%s' && %s diff %s %s", tmpdir, kstub_bin(), cases[i][0],
-                     cases[i][1]);
-        ck_assert_msg(rc == 1, "diff %s %s: exit %d:\n%s", cases[i][0], cases[i][1], rc, out);
-        expect_has(out, cases[i][2]);
-        expect_lacks(out, "added");
-        free(out);
-    }
+    diffs_refuse_malformed(cases, sizeof cases / sizeof cases[0]);
     /* Overloads with their own C names are read (diff of a file with itself: no change). */
     int rc = run(&out, "cd '%s' && %s diff base.json base.json", tmpdir, kstub_bin());
     ck_assert_msg(rc == 0, "exit %d:\n%s", rc, out);
