@@ -726,8 +726,18 @@ static const struct {
     {"clang", "-x c -std=c11"},
     {"g++", "-x c++ -std=c++17"},
     {"clang++", "-x c++ -std=c++17"},
+    /* GNU modes, the compilers' default: they predefine unix and linux
+     * (issue 26 #11), which the generated code must not use as names. */
+    {"gcc", "-x c -std=gnu17"},
+    {"g++", "-x c++ -std=gnu++17"},
 };
 #define NCOMPILERS (sizeof compilers / sizeof compilers[0])
+
+/* C11 or later, or C++17 (strict mode needs one of them). */
+static int modern(const char *lang)
+{
+    return strstr(lang, "c11") || strstr(lang, "c++17") || strstr(lang, "gnu17") || strstr(lang, "gnu++17");
+}
 
 static int compile(char **out, int i, const char *file, const char *incdir)
 {
@@ -741,6 +751,44 @@ static int compile_lenient(char **out, int i, const char *file, const char *incd
     return run(out, "%s %s -Wall -Iruntime -I%s/include -I%s -c %s -o /dev/null", compilers[i].compiler,
                compilers[i].lang, cuda_path(), incdir, file);
 }
+
+/* Issue 26 #11: kernel parameters, a struct member and a kernel named like
+ * the macros GNU C predefines (unix, linux; i386 on 32-bit x86) compiled as
+ * C11 but not under -std=gnu17, where each is 1. kstub's names step aside
+ * (unix_, ...) as for the runtime's macros; every language compiles the
+ * output, the GNU modes included, and the ABI is unchanged. */
+START_TEST(gnu_predefined_macro_names_step_aside)
+{
+    make_tmpdir();
+    write_text_in(tmpdir, "gnu.cu",
+                  "struct Os { int linux; float unix; };\n"
+                  "__global__ void sys(int unix, float *linux, struct Os i386) { }\n"
+                  "__global__ void linux(int *p) { }\n");
+    char *out;
+    int rc = run(&out, "cd %s && %s gnu.cu -o gnu.kstub --manifest gnu.json", tmpdir, kstub_bin());
+    ck_assert_msg(rc == 0, "%s", out);
+    free(out);
+    char path[128];
+    snprintf(path, sizeof path, "%s/gnu.kstub.h", tmpdir);
+    char *h = ks_read_file(path, NULL);
+    ck_assert_msg(strstr(h, " unix_,") && strstr(h, "*linux_,") && strstr(h, " i386_)") &&
+                  strstr(h, "int linux_;") && strstr(h, "linux__kernel"), "names not stepped aside in %s", path);
+    free(h);
+    snprintf(path, sizeof path, "%s/use.c", tmpdir);
+    write_text_in(tmpdir, "use.c", "#include \"gnu.kstub.h\"\nint use(void);\nint use(void) { return 0; }\n");
+    for (size_t c = 0; c < NCOMPILERS; c++) {
+        const char *files[] = {"use.c", "gnu.kstub.c"};
+        for (size_t f = 0; f < 2; f++) {
+            snprintf(path, sizeof path, "%s/%s", tmpdir, files[f]);
+            rc = compile(&out, (int)c, path, tmpdir);
+            ck_assert_msg(rc == 0, "%s %s: %s does not compile:\n%s", compilers[c].compiler,
+                          compilers[c].lang, files[f], out);
+            free(out);
+        }
+    }
+    remove_tmpdir();
+}
+END_TEST
 
 START_TEST(generated_code_compiles)
 {
@@ -851,7 +899,7 @@ START_TEST(template_generic_name_or_the_reason)
           "    (void)pick(ks_launch_1d(1, 1), d, 1.0, 1);\n}\n", f);
     fclose(f);
     for (size_t c = 0; c < NCOMPILERS; c++) {
-        if (!strstr(compilers[c].lang, "c11") && !strstr(compilers[c].lang, "c++17"))
+        if (!modern(compilers[c].lang))
             continue;
         rc = compile(&out, (int)c, path, tmpdir);
         ck_assert_msg(rc == 0, "%s %s:\n%s", compilers[c].compiler, compilers[c].lang, out);
@@ -1170,7 +1218,7 @@ START_TEST(strict_mode_accepts_exact_types)
     ck_assert_msg(rc == 0, "%s", out);
     free(out);
     for (size_t c = 0; c < NCOMPILERS; c++) {
-        if (!strstr(compilers[c].lang, "c11") && !strstr(compilers[c].lang, "c++17"))
+        if (!modern(compilers[c].lang))
             continue;
         rc = compile(&out, (int)c, "tests/compile_ok/strict_ok.c", tmpdir);
         ck_assert_msg(rc == 0, "%s: strict mode rejects a correct call:\n%s",
@@ -1182,7 +1230,7 @@ START_TEST(strict_mode_accepts_exact_types)
     ck_assert_msg(rc == 0, "%s", out);
     free(out);
     for (size_t c = 0; c < NCOMPILERS; c++) {
-        if (!strstr(compilers[c].lang, "c11") && !strstr(compilers[c].lang, "c++17"))
+        if (!modern(compilers[c].lang))
             continue;
         rc = compile(&out, (int)c, "tests/compile_ok/generic_ok.c", tmpdir);
         ck_assert_msg(rc == 0, "%s %s: a template's one C name rejects a correct call:\n%s",
@@ -1217,7 +1265,7 @@ START_TEST(function_pointer_arguments_compile)
         ck_assert_msg(rc == 0, "%s %s: a function pointer argument is refused:\n%s",
                       compilers[c].compiler, compilers[c].lang, out);
         free(out);
-        if (!strstr(compilers[c].lang, "c11") && !strstr(compilers[c].lang, "c++17"))
+        if (!modern(compilers[c].lang))
             continue;
         rc = run(&out, "%s %s -DFP_STRICT -Wall -Wextra -Wpedantic -Werror -Iruntime -I%s -c "
                  "tests/compile_ok/function_pointers_ok.c -o /dev/null", compilers[c].compiler,
@@ -1290,6 +1338,7 @@ static Suite *gen_suite(void)
     tc = tcase_create("compile");
     tcase_set_timeout(tc, 120);
     tcase_add_loop_test(tc, generated_code_compiles, 0, NCOMPILERS);
+    tcase_add_test(tc, gnu_predefined_macro_names_step_aside);
     tcase_add_loop_test(tc, wrong_calls_do_not_compile, 0, NFAILS);
     tcase_add_test(tc, strict_mode_accepts_exact_types);
     tcase_add_test(tc, function_pointer_arguments_compile);
