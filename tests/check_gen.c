@@ -765,7 +765,8 @@ START_TEST(gnu_predefined_macro_names_step_aside)
                   "__global__ void sys(int unix, float *linux, struct Os i386) { }\n"
                   "__global__ void linux(int *p) { }\n");
     char *out;
-    int rc = run(&out, "cd %s && %s gnu.cu -o gnu.kstub --manifest gnu.json", tmpdir, kstub_bin());
+    int rc = run(&out, "%s %s/gnu.cu -o %s/gnu.kstub --manifest %s/gnu.json", kstub_bin(), tmpdir, tmpdir,
+                 tmpdir);
     ck_assert_msg(rc == 0, "%s", out);
     free(out);
     char path[128];
