@@ -186,7 +186,7 @@ int ks__entry_write(int dirfd, const char *name, const char *magic, const unsign
 
 /* ---- the directory: entries, leftovers, the cap, least-recently-used trimming ---- */
 
-static int is_hex(char c)
+static int is_lower_hex(char c)
 {
     return (c >= '0' && c <= '9') || (c >= 'a' && c <= 'f');
 }
@@ -195,7 +195,7 @@ static int is_hex(char c)
 static int is_key_name(const char *name)
 {
     size_t i = 0;
-    while (i < 64 && is_hex(name[i]))
+    while (i < 64 && is_lower_hex(name[i]))
         i++;
     return i == 64 && name[64] == '.';
 }
@@ -207,7 +207,7 @@ static long tmp_name_pid(const char *name)
     if (name[0] != '.')
         return 0;
     size_t i = 1;
-    while (i < 17 && is_hex(name[i]))
+    while (i < 17 && is_lower_hex(name[i]))
         i++;
     if (i != 17 || name[17] != '.' || name[18] < '1' || name[18] > '9')
         return 0;
