@@ -3,7 +3,7 @@
 
 Every cache operation (--stats, --prune, --clear, and the trim after a write
 that kstub and libkstub run) reads the directory once and sorts
-(runtime/cache_entry.c), so its time should grow with the number of entries
+(common/cache_entry.c), so its time should grow with the number of entries
 as --stats does: about linearly. Issue 26 #6 measured the quadratic code
 before: --clear of 2,000 / 4,000 / 8,000 entries 2.6 / 11.0 / 50.3 s,
 --prune --max-size 1K of 20,000 entries 641 s.

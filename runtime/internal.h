@@ -158,8 +158,13 @@ extern unsigned ks__checks;
 /* KSTUB_CHECK could not be parsed: every launch fails, saying why. */
 #define KS__CHECK_BAD_ENV 0x80000000u
 
-/* Read KSTUB_CHECK and KSTUB_TRACE, unless ks_checks_set came first; once, at driver load. */
+/* Read KSTUB_CHECK and KSTUB_TRACE, unless ks_checks_set came first; once per process
+ * (at driver load, or at a first launch before it). */
 void ks__checks_from_env(void);
+/* KS_ERR_INVALID_VALUE (with the message and call site) when KSTUB_CHECK
+ * holds an unknown word, else KS_OK; reads the environment first if no one
+ * has (before the driver loads, so nothing can mask the typo). */
+ks_status ks__checks_refuse(ks_kernel *k, const char *file, int line);
 
 /* One launch going through the checks. */
 typedef struct ks__checked {
@@ -418,39 +423,7 @@ long long ks__cache_entry_check(const unsigned char *buf, size_t size, const uns
 /* Bytes before an entry's payload (cache_entry.h's KS__ENTRY_HEADER_BYTES). */
 #define KS__CACHE_HEADER_BYTES (8 + 32 + 8 + 32)
 
-/* ---- safefile.c ------------------------------------------------------------ */
-
-/* What ks__open_regular returns for something that is not a regular file. */
-#define KS__NOT_REGULAR (-2)
-
-/*
- * Open \p path (relative to \p dirfd, or AT_FDCWD) for reading, only if it is
- * a regular file (never blocking on a FIFO); with \p nofollow a final symlink
- * is refused. The fd; -1 (errno set); or KS__NOT_REGULAR. *st when non-NULL.
- */
-int ks__open_regular(int dirfd, const char *path, int nofollow, struct stat *st);
-
-/*
- * Open \p path to append to, created (mode 0644) when missing, as every
- * output of libkstub is opened: no final symlink followed, regular files
- * only (a FIFO or a device is refused without blocking), O_CLOEXEC. The fd;
- * -1 (errno set: ELOOP for a symlink); or KS__NOT_REGULAR.
- */
-int ks__open_append(const char *path);
-
-/*
- * Open the directory \p path (created with mode 0700 when \p create) if only
- * this user can change what is in it: the fd, or -1 with the reason in \p why.
- */
-int ks__dir_open_trusted(const char *path, int create, char *why, size_t cap);
-
-/*
- * The environment, as a set-uid or set-gid program must read it: NULL there
- * (secure_getenv), so a caller cannot choose the libraries or paths it loads.
- */
-static inline const char *ks__getenv(const char *name)
-{
-    return secure_getenv(name);
-}
+/* safefile.c (common/): ks__open_regular, ks__dir_open_trusted, ks__getenv */
+#include "safefile.h"
 
 #endif /* KS_INTERNAL_H */

@@ -3,7 +3,7 @@
  * and the `kstub cache` command that reports, prunes and clears.
  *
  * The cache directory (ks_cache_dir_open; ~/.cache/kstub by default, by
- * the rule both caches share, runtime/cache_entry.c) holds entries named
+ * the rule both caches share, common/cache_entry.c) holds entries named
  * by a 64-hex-digit key: the generator's prelude (KEY.prelude, its PCH
  * KEY.SUM.pch, KEY.lock for concurrent builders) and libkstub's NVRTC images
  * (KEY.nvrtc). One entry is every file of one key; its size the sum of its
@@ -26,7 +26,7 @@
  * kill or a crash), once ten minutes old and its writer's pid gone. Every
  * operation (--stats, --prune, --clear, the trim after a write) removes
  * them; none removes anything younger, so a live writer's temporary stays.
- * The listing and the rule are runtime/cache_entry.c's, which libkstub's
+ * The listing and the rule are common/cache_entry.c's, which libkstub's
  * NVRTC cache trims by too; each operation reads the directory once and
  * sorts, whatever the number of entries.
  */

@@ -25,7 +25,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "internal.h"
+#include "safefile.h"
 
 /* The fd opened O_NONBLOCK, kept only if it is a regular file (and then
  * blocking again: I/O on a regular file never blocks anyway); else closed.
@@ -67,7 +67,7 @@ int ks__open_append(const char *path)
     return keep_regular(fd, NULL);
 }
 
-static int refuse(char *why, size_t cap, int fd, const char *fmt, ...) KS__PRINTF(4, 5);
+static int refuse(char *why, size_t cap, int fd, const char *fmt, ...) __attribute__((format(printf, 4, 5)));
 static int refuse(char *why, size_t cap, int fd, const char *fmt, ...)
 {
     va_list ap;
