@@ -31,8 +31,10 @@ static int def_uses_header(const ks_model *m, size_t def, unsigned depth)
         return 0;
     if (d->in_member)
         return def_uses_header(m, d->owner, depth + 1);
-    return d->complete && d->file && d->c_header && !d->mirror && strcmp(d->c_name, d->qname) == 0 &&
-           fields_use_headers(m, def, depth);
+    /* A record only pointed to (no layout) is named from its header where
+     * only the header's typedef can name it. */
+    return (d->complete || d->c_typedef) && d->file && d->c_header && !d->mirror &&
+           strcmp(d->c_name, d->qname) == 0 && fields_use_headers(m, def, depth);
 }
 
 /* Every member a record holds by value is the application's type too: a
@@ -315,20 +317,26 @@ static int function_pointer(const ks_model *m, const ks_type *t)
 
 static void type_values(const ks_options *o, const ks_model *m, ks_tnode *root)
 {
+    /* Each header once, in the order the types were met: the defined ones,
+     * then those only pointed to. */
     ks_tval *headers = ks_tn_list(root, "app_headers");
-    for (size_t i = 0; i < m->ndef_order; i++) {
-        const ks_def *d = &m->defs[m->def_order[i]];
-        if (d->in_member || !ks_def_uses_header(m, m->def_order[i]))
+    size_t nall = m->ndef_order + m->ndecl_order, nfiles = 0;
+    const char **files = ks_xmalloc((nall + 1) * sizeof *files);
+    for (size_t i = 0; i < nall; i++) {
+        size_t di = i < m->ndef_order ? m->def_order[i] : m->decl_order[i - m->ndef_order];
+        const ks_def *d = &m->defs[di];
+        if (d->in_member || !ks_def_uses_header(m, di))
             continue;
         int seen = 0;
-        for (size_t j = 0; j < i && !seen; j++)
-            seen = !m->defs[m->def_order[j]].in_member && ks_def_uses_header(m, m->def_order[j]) &&
-                   strcmp(m->defs[m->def_order[j]].file, d->file) == 0;
+        for (size_t j = 0; j < nfiles && !seen; j++)
+            seen = strcmp(files[j], d->file) == 0;
         if (seen)
             continue;
+        files[nfiles++] = d->file;
         ks_tnode *hn = ks_tn_push(headers, root);
         ks_tn_take(hn, "path", include_path(o, d->file));
     }
+    free(files);
     ks_tval *types = ks_tn_list(root, "types");
     for (size_t i = 0; i < m->ndef_order; i++) {
         const ks_def *d = &m->defs[m->def_order[i]];
@@ -512,6 +520,9 @@ static void kernel_values(const ks_model *m, const ks_kern *k, ks_tnode *kn)
     for (size_t j = 0; j < k->nparams; j++)
         nargs += !k->params[j].type.tag;
     ks_tn_set(kn, "nparams", "%zu", k->nparams);
+    /* How many arguments the macro forms take (launch or n_items and stream first). */
+    ks_tn_set(kn, "argc", "%zu", nargs + 1);
+    ks_tn_set(kn, "argc_n", "%zu", nargs + 2);
     ks_tn_flag(kn, "has_packed", k->nparams > 0);
     ks_tn_flag(kn, "has_params", nargs > 0);
     /* <c_name>_n launches with no dynamic shared memory: not for a kernel that needs some. */

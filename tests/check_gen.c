@@ -866,6 +866,48 @@ START_TEST(template_generic_name_or_the_reason)
 }
 END_TEST
 
+/* Issue 31 #6: instances that differ in an empty tag (std::bool_constant)
+ * as well: the instance stubs pack the tag, so the one name takes no
+ * argument for it, in C11 (the macro) and C++17 (the overloads); instances
+ * that differ in the tag alone get the header's reason for no one name. */
+START_TEST(template_generic_name_over_tag_instances)
+{
+    make_tmpdir();
+    char *out, path[160];
+    int rc = run(&out, "%s tests/corpus/abi_tag_instances.cu -o %s/t", kstub_bin(), tmpdir);
+    ck_assert_msg(rc == 0, "%s", out);
+    free(out);
+    snprintf(path, sizeof path, "%s/t.h", tmpdir);
+    char *h = ks_read_file(path, NULL);
+    ck_assert_ptr_nonnull(h);
+    ck_assert_msg(strstr(h, "#define ks__matmul_backward_bias_kernel9_call(launch, dbias, dout, B, T, OC) \\")
+                  != NULL, "%s", h);
+    ck_assert_msg(strstr(h, "inline ks_status matmul_backward_bias_kernel9(ks_launch launch, double * dbias, "
+                            "const float * dout, int B, int T, int OC)\n{\n    return "
+                            "matmul_backward_bias_kernel9_double_false(launch, dbias, dout, B, T, OC);") != NULL,
+                  "%s", h);
+    ck_assert_msg(strstr(h, "No scale_into() over the instances of scale_into (scale_into_true, "
+                            "scale_into_false):\n * two instances take the same parameter types") != NULL, "%s", h);
+    free(h);
+    snprintf(path, sizeof path, "%s/use.c", tmpdir);
+    FILE *f = fopen(path, "w");
+    fputs("#include \"t.h\"\nvoid call(float *f, double *d, const float *in);\n"
+          "void call(float *f, double *d, const float *in)\n{\n"
+          "    (void)matmul_backward_bias_kernel9(ks_launch_1d(1, 1), f, in, 1, 2, 3);\n"
+          "    (void)matmul_backward_bias_kernel9(ks_launch_1d(1, 1), d, in, 1, 2, 3);\n"
+          "    (void)scale_into_true(ks_launch_1d(1, 1), f, in, 2.0f);\n}\n", f);
+    fclose(f);
+    for (size_t c = 0; c < NCOMPILERS; c++) {
+        if (!strstr(compilers[c].lang, "c11") && !strstr(compilers[c].lang, "c++17"))
+            continue;
+        rc = compile(&out, (int)c, path, tmpdir);
+        ck_assert_msg(rc == 0, "%s %s:\n%s", compilers[c].compiler, compilers[c].lang, out);
+        free(out);
+    }
+    remove_tmpdir();
+}
+END_TEST
+
 static const char *const compile_fail_cases[] = {
     "wrong_pointer_type.c", "too_few_arguments.c", "too_many_arguments.c",
     "missing_launch.c", "double_pointer_for_float.c", "const_dropped.c",
@@ -879,6 +921,48 @@ static const char *const compile_fail_cases[] = {
     "strict_function_pointer_null.c",
 };
 #define NFAILS (sizeof compile_fail_cases / sizeof compile_fail_cases[0])
+
+/* The first line of a compiler's report that is a diagnostic (file:line:col:
+ * error/warning/note): gcc's "In file included from" and "In function"
+ * lines before it say where, not what. */
+static const char *first_diagnostic(const char *out)
+{
+    for (const char *l = out; l && *l; l = strchr(l, '\n') ? strchr(l, '\n') + 1 : NULL) {
+        const char *e = strchr(l, '\n');
+        size_t len = e ? (size_t)(e - l) : strlen(l);
+        char line[512];
+        snprintf(line, sizeof line, "%.*s", (int)(len < sizeof line - 1 ? len : sizeof line - 1), l);
+        if (strstr(line, ": error: ") || strstr(line, ": warning: ") || strstr(line, ": note: "))
+            return l;
+    }
+    return NULL;
+}
+
+static int count_lines(const char *out)
+{
+    int n = 0;
+    for (const char *c = out; *c; c++)
+        n += *c == '\n';
+    return n + (*out && out[strlen(out) - 1] != '\n');
+}
+
+/* A directive of a compile-fail case: the text after "/" "* key: " up to
+ * the comment's end, trailing blanks dropped; "" when there is none. */
+static void directive(const char *text, const char *key, char *val, size_t size)
+{
+    char pat[64];
+    snprintf(pat, sizeof pat, "/* %s: ", key);
+    const char *d = strstr(text, pat);
+    *val = '\0';
+    if (!d)
+        return;
+    d += strlen(pat);
+    const char *end = strstr(d, "*/");
+    size_t n = end ? (size_t)(end - d) : strlen(d);
+    snprintf(val, size, "%.*s", (int)(n < size - 1 ? n : size - 1), d);
+    for (size_t e = strlen(val); e > 0 && val[e - 1] == ' '; e--)
+        val[e - 1] = '\0';
+}
 
 START_TEST(wrong_calls_do_not_compile)
 {
@@ -920,6 +1004,13 @@ START_TEST(wrong_calls_do_not_compile)
     const char *o = strstr(text, "/* only: ");
     if (o)
         sscanf(o, "/* only: %63[^*]", only);   /* e.g. "c11 c++17": strict mode needs C11 or C++ */
+    /* Issue 30 #3-#5: where the report starts (the caller's line), how long
+     * it is, the type the C compilers name as given, text it must not have. */
+    char at_line[16], max_lines[16], c_given[64], lacks[96];
+    directive(text, "at-line", at_line, sizeof at_line);
+    directive(text, "max-lines", max_lines, sizeof max_lines);
+    directive(text, "c-given", c_given, sizeof c_given);
+    directive(text, "lacks", lacks, sizeof lacks);
     free(text);
     for (size_t c = 0; c < NCOMPILERS; c++) {
         if (*only && !strstr(only, strstr(compilers[c].lang, "-std=") + 5))
@@ -932,6 +1023,26 @@ START_TEST(wrong_calls_do_not_compile)
                       c_expect, out);
         ck_assert_msg(strstr(out, expect) != NULL, "%s with %s: the diagnostic does not name "
                       "'%s':\n%s", src, compilers[c].compiler, expect, out);
+        int is_c = strstr(compilers[c].lang, "c++") == NULL;
+        if (*at_line) {
+            char want[160];
+            snprintf(want, sizeof want, "%s:%s:", src, at_line);
+            const char *first = first_diagnostic(out);
+            const char *eol = first ? strchr(first, '\n') : NULL;
+            ck_assert_msg(first && strncmp(first, want, strlen(want)) == 0 &&
+                          strstr(first, ": error: ") && (!eol || strstr(first, ": error: ") < eol),
+                          "%s with %s %s: the first diagnostic is not an error at %s:\n%s", src,
+                          compilers[c].compiler, compilers[c].lang, want, out);
+        }
+        if (*max_lines)
+            ck_assert_msg(count_lines(out) <= atoi(max_lines), "%s with %s %s: %d lines, more than %s:\n%s",
+                          src, compilers[c].compiler, compilers[c].lang, count_lines(out), max_lines, out);
+        if (*c_given && is_c)
+            ck_assert_msg(strstr(out, c_given) != NULL, "%s with %s %s: the given type '%s' is not named:\n%s",
+                          src, compilers[c].compiler, compilers[c].lang, c_given, out);
+        if (*lacks)
+            ck_assert_msg(strstr(out, lacks) == NULL, "%s with %s %s: the report says '%s':\n%s", src,
+                          compilers[c].compiler, compilers[c].lang, lacks, out);
         free(out);
     }
     remove_tmpdir();
@@ -1294,6 +1405,12 @@ static Suite *gen_suite(void)
     tcase_add_test(tc, strict_mode_accepts_exact_types);
     tcase_add_test(tc, function_pointer_arguments_compile);
     tcase_add_test(tc, template_generic_name_or_the_reason);
+    suite_add_tcase(s, tc);
+
+    /* How C and C++ callers meet the generated header (issues 30, 31). */
+    tc = tcase_create("callers");
+    tcase_set_timeout(tc, 120);
+    tcase_add_test(tc, template_generic_name_over_tag_instances);
     suite_add_tcase(s, tc);
 
     tc = tcase_create("cli");
