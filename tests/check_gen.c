@@ -804,6 +804,19 @@ START_TEST(generated_code_compiles)
 }
 END_TEST
 
+/* A file of tmpdir compiles as C11 and as C++17 under gcc and clang. */
+static void compiles_as_c11_and_cxx17(const char *path)
+{
+    for (size_t c = 0; c < NCOMPILERS; c++) {
+        if (!strstr(compilers[c].lang, "c11") && !strstr(compilers[c].lang, "c++17"))
+            continue;
+        char *out;
+        int rc = compile(&out, (int)c, path, tmpdir);
+        ck_assert_msg(rc == 0, "%s %s: %s:\n%s", compilers[c].compiler, compilers[c].lang, path, out);
+        free(out);
+    }
+}
+
 /* Issue 23: a template's one C name over its instances, or the header's
  * reason for none: one instance; instances that differ only in template
  * arguments; the name taken (here by another kernel's _args struct). */
@@ -850,18 +863,9 @@ START_TEST(template_generic_name_or_the_reason)
           "{\n    (void)pick(ks_launch_1d(1, 1), f, 1.0f, 1);\n    (void)pick(ks_launch_1d(1, 1), i, 1, 1);\n"
           "    (void)pick(ks_launch_1d(1, 1), d, 1.0, 1);\n}\n", f);
     fclose(f);
-    for (size_t c = 0; c < NCOMPILERS; c++) {
-        if (!strstr(compilers[c].lang, "c11") && !strstr(compilers[c].lang, "c++17"))
-            continue;
-        rc = compile(&out, (int)c, path, tmpdir);
-        ck_assert_msg(rc == 0, "%s %s:\n%s", compilers[c].compiler, compilers[c].lang, out);
-        free(out);
-        snprintf(path, sizeof path, "%s/g.c", tmpdir);
-        rc = compile(&out, (int)c, path, tmpdir);
-        ck_assert_msg(rc == 0, "%s %s:\n%s", compilers[c].compiler, compilers[c].lang, out);
-        free(out);
-        snprintf(path, sizeof path, "%s/use.c", tmpdir);
-    }
+    compiles_as_c11_and_cxx17(path);
+    snprintf(path, sizeof path, "%s/g.c", tmpdir);
+    compiles_as_c11_and_cxx17(path);
     remove_tmpdir();
 }
 END_TEST
@@ -897,13 +901,7 @@ START_TEST(template_generic_name_over_tag_instances)
           "    (void)matmul_backward_bias_kernel9(ks_launch_1d(1, 1), d, in, 1, 2, 3);\n"
           "    (void)scale_into_true(ks_launch_1d(1, 1), f, in, 2.0f);\n}\n", f);
     fclose(f);
-    for (size_t c = 0; c < NCOMPILERS; c++) {
-        if (!strstr(compilers[c].lang, "c11") && !strstr(compilers[c].lang, "c++17"))
-            continue;
-        rc = compile(&out, (int)c, path, tmpdir);
-        ck_assert_msg(rc == 0, "%s %s:\n%s", compilers[c].compiler, compilers[c].lang, out);
-        free(out);
-    }
+    compiles_as_c11_and_cxx17(path);
     remove_tmpdir();
 }
 END_TEST
