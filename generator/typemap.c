@@ -133,6 +133,32 @@ static enum CXChildVisitResult enum_constant_visitor(CXCursor c, CXCursor parent
 /* An enum: its underlying integer type and its enumerators. */
 /* ---- where a type comes from ----------------------------------------------------------------- */
 
+/* Whether a header's text can be read by a host C++ compiler, as far as
+ * its own tokens tell: a .h or .hpp file with no CUDA-only keyword or
+ * built-in. (Its #includes are not followed.) */
+static int text_is_host_cxx(const char *path, const char *text, size_t size)
+{
+    const char *dot = strrchr(path, '.');
+    if (!dot || (strcmp(dot, ".h") != 0 && strcmp(dot, ".hpp") != 0 && strcmp(dot, ".hh") != 0 &&
+                 strcmp(dot, ".hxx") != 0))
+        return 0;
+    static const char *const cuda_only[] = {
+        "__global__", "__device__", "__host__", "__shared__", "__constant__", "__managed__",
+        "__forceinline__", "__noinline__", "__launch_bounds__", "__grid_constant__", "threadIdx",
+        "blockIdx", "blockDim", "gridDim", "warpSize", "__syncthreads", NULL,
+    };
+    ks_source src;
+    ks_source_scan(&src, text, size);
+    int ok = 1;
+    for (size_t i = 0; ok && i < src.ntoks; i++) {
+        size_t len = src.toks[i].end - src.toks[i].start;
+        for (const char *const *w = cuda_only; ok && *w; w++)
+            ok = !(strlen(*w) == len && memcmp(text + src.toks[i].start, *w, len) == 0);
+    }
+    ks_source_free(&src);
+    return ok;
+}
+
 /* Whether a header's text can be read by a C compiler, as far as its own
  * tokens tell: a .h file with none of C++'s own keywords or '::'. (Its
  * #includes are not followed.) */
@@ -205,6 +231,7 @@ static void note_origin(tm_ctx *c, CXCursor decl, ks_def *d)
     size_t size = 0;
     const char *text = clang_getFileContents(c->s->tu, f, &size);
     d->c_header = text && !strstr(d->qname, "::") && text_is_c(d->file, text, size);
+    d->cxx_header = text && text_is_host_cxx(d->file, text, size);
     /* The declaration's own type, not canon: a parameter's canonical type
      * keeps its qualifiers ("const Dimensions d"), and a typedef's
      * underlying type has none, so they would never compare equal. */

@@ -906,6 +906,78 @@ START_TEST(template_generic_name_over_tag_instances)
 }
 END_TEST
 
+/* Issue 30 #6: a C++ caller passes the application's own records (a class
+ * template's specializations, a plain struct, a struct in a namespace) from
+ * a header host C++ can include, with that header included beside the
+ * generated one: no conversion to the mirror, no redefinition of struct Cfg.
+ * A C caller passes the mirrors; the generated .c compiles either way. */
+static const char own_hpp[] =
+    "#pragma once\n"
+    "template <typename T> struct Params { T *out; const T *in; T scale; int n; };\n"
+    "struct Cfg { int rows, cols; float eps; };\n"
+    "namespace geo { struct Box { float lo[3], hi[3]; }; }\n";
+static const char own_cu[] =
+    "#include \"params.hpp\"\n"
+    "template <typename T> __global__ void apply(Params<T> p) {}\n"
+    "template __global__ void apply<float>(Params<float>);\n"
+    "template __global__ void apply<double>(Params<double>);\n"
+    "__global__ void with_cfg(Cfg c, float *x) {}\n"
+    "__global__ void in_box(geo::Box b, const Cfg *cfgs, int n) {}\n";
+static const char own_cpp[] =
+    "#include \"params.hpp\"\n#include \"own.h\"\n"
+    "int use(float *f, double *d, Cfg *cfgs);\n"
+    "int use(float *f, double *d, Cfg *cfgs)\n{\n"
+    "    Params<float> pf = {f, f, 2.0f, 4};\n    Params<double> pd = {d, d, 2.0, 4};\n"
+    "    Cfg c = {1, 2, 0.5f};\n    geo::Box b = {{0, 0, 0}, {1, 1, 1}};\n"
+    "    ks_launch l = ks_launch_1d(1, 32);\n"
+    "    int rc = apply_float(l, pf) | apply_double(l, pd) | apply(l, pf) | apply(l, pd);\n"
+    "    return rc | with_cfg(l, c, f) | in_box(l, b, cfgs, 1);\n}\n";
+static const char own_c[] =
+    "#include \"own.h\"\nint use(float *f, double *d);\nint use(float *f, double *d)\n{\n"
+    "    Params_float pf = {f, f, 2.0f, 4};\n    Params_double pd = {d, d, 2.0, 4};\n"
+    "    Cfg c = {1, 2, 0.5f};\n    ks_launch l = ks_launch_1d(1, 32);\n"
+    "    return apply_float(l, pf) | apply_double(l, pd) | with_cfg(l, c, f);\n}\n";
+
+START_TEST(cxx_callers_pass_their_own_records)
+{
+    make_tmpdir();
+    const char *files[][2] = {{"params.hpp", own_hpp}, {"own.cu", own_cu}, {"use.cpp", own_cpp},
+                              {"use.c", own_c}};
+    char path[160], *out;
+    for (size_t i = 0; i < 4; i++) {
+        snprintf(path, sizeof path, "%s/%s", tmpdir, files[i][0]);
+        FILE *f = fopen(path, "w");
+        ck_assert_ptr_nonnull(f);
+        fputs(files[i][1], f);
+        fclose(f);
+    }
+    int rc = run(&out, "%s %s/own.cu -o %s/own", kstub_bin(), tmpdir, tmpdir);
+    ck_assert_msg(rc == 0, "%s", out);
+    free(out);
+    snprintf(path, sizeof path, "%s/own.h", tmpdir);
+    char *h = ks_read_file(path, NULL);
+    ck_assert_ptr_nonnull(h);
+    ck_assert_msg(strstr(h, "#ifdef __cplusplus\n#include \"params.hpp\"") != NULL, "%s", h);
+    ck_assert_msg(strstr(h, "typedef ::Params<float> Params_float;\nKS_STATIC_ASSERT(sizeof(Params_float) == 24,")
+                  != NULL, "%s", h);
+    ck_assert_msg(strstr(h, "typedef ::geo::Box geo_Box;") != NULL, "%s", h);
+    ck_assert_msg(strstr(h, "typedef ::Cfg Cfg;") != NULL, "%s", h);
+    free(h);
+    for (size_t c = 0; c < NCOMPILERS; c++) {
+        int cxx = strstr(compilers[c].lang, "c++") != NULL;
+        snprintf(path, sizeof path, "%s/%s", tmpdir, cxx ? "use.cpp" : "use.c");
+        rc = compile(&out, (int)c, path, tmpdir);
+        ck_assert_msg(rc == 0, "%s %s: %s:\n%s", compilers[c].compiler, compilers[c].lang, path, out);
+        free(out);
+        snprintf(path, sizeof path, "%s/own.c", tmpdir);
+        rc = compile(&out, (int)c, path, tmpdir);
+        ck_assert_msg(rc == 0, "%s %s: %s:\n%s", compilers[c].compiler, compilers[c].lang, path, out);
+        free(out);
+    }
+    remove_tmpdir();
+}
+END_TEST
+
 static const char *const compile_fail_cases[] = {
     "wrong_pointer_type.c", "too_few_arguments.c", "too_many_arguments.c",
     "missing_launch.c", "double_pointer_for_float.c", "const_dropped.c",
@@ -1412,6 +1484,7 @@ static Suite *gen_suite(void)
     tc = tcase_create("callers");
     tcase_set_timeout(tc, 120);
     tcase_add_test(tc, template_generic_name_over_tag_instances);
+    tcase_add_test(tc, cxx_callers_pass_their_own_records);
     suite_add_tcase(s, tc);
 
     tc = tcase_create("cli");
