@@ -133,6 +133,21 @@ static enum CXChildVisitResult enum_constant_visitor(CXCursor c, CXCursor parent
 /* An enum: its underlying integer type and its enumerators. */
 /* ---- where a type comes from ----------------------------------------------------------------- */
 
+/* Whether one of a header's tokens is one of words (NULL-terminated). */
+static int text_has_token(const char *text, size_t size, const char *const *words)
+{
+    ks_source src;
+    ks_source_scan(&src, text, size);
+    int found = 0;
+    for (size_t i = 0; !found && i < src.ntoks; i++) {
+        size_t len = src.toks[i].end - src.toks[i].start;
+        for (const char *const *w = words; !found && *w; w++)
+            found = strlen(*w) == len && memcmp(text + src.toks[i].start, *w, len) == 0;
+    }
+    ks_source_free(&src);
+    return found;
+}
+
 /* Whether a header's text can be read by a host C++ compiler, as far as
  * its own tokens tell: a .h or .hpp file with no CUDA-only keyword or
  * built-in. (Its #includes are not followed.) */
@@ -147,16 +162,7 @@ static int text_is_host_cxx(const char *path, const char *text, size_t size)
         "__forceinline__", "__noinline__", "__launch_bounds__", "__grid_constant__", "threadIdx",
         "blockIdx", "blockDim", "gridDim", "warpSize", "__syncthreads", NULL,
     };
-    ks_source src;
-    ks_source_scan(&src, text, size);
-    int ok = 1;
-    for (size_t i = 0; ok && i < src.ntoks; i++) {
-        size_t len = src.toks[i].end - src.toks[i].start;
-        for (const char *const *w = cuda_only; ok && *w; w++)
-            ok = !(strlen(*w) == len && memcmp(text + src.toks[i].start, *w, len) == 0);
-    }
-    ks_source_free(&src);
-    return ok;
+    return !text_has_token(text, size, cuda_only);
 }
 
 /* Whether a header's text can be read by a C compiler, as far as its own
@@ -173,16 +179,7 @@ static int text_is_c(const char *path, const char *text, size_t size)
         "friend", "explicit", "mutable", "decltype", "noexcept", "static_assert", "__global__",
         "__device__", "__host__", "__shared__", "__constant__", NULL,
     };
-    ks_source src;
-    ks_source_scan(&src, text, size);
-    int ok = 1;
-    for (size_t i = 0; ok && i < src.ntoks; i++) {
-        size_t len = src.toks[i].end - src.toks[i].start;
-        for (const char *const *w = cxx_only; ok && *w; w++)
-            ok = !(strlen(*w) == len && memcmp(text + src.toks[i].start, *w, len) == 0);
-    }
-    ks_source_free(&src);
-    return ok;
+    return !text_has_token(text, size, cxx_only);
 }
 
 typedef struct typedef_find {
