@@ -268,10 +268,13 @@ static char *nvcc_file_tag(const char *input)
  * an anonymous namespace as "12_GLOBAL__N_1", which nvcc writes
  * "<n>_GLOBAL__N__<hash>_<file>_<hash>"; a static function named in a
  * template argument "_ZL3sfnff", which nvcc writes
- * "_ZN<n>_INTERNAL_<hash>_<file>_<hash>3sfnEff". A kernel with any of those
- * is internal to its file, and -rdc=true prefixes it "__nv_static_…".
+ * "_ZN<n>_INTERNAL_<hash>_<file>_<hash>3sfnEff" (one more substitution
+ * candidate, which the runtime's matching allows for). clang 22 writes the
+ * address of an array "adsoiL_Z1aEE", nvcc "adL_Z1aE". A kernel with any
+ * per-compilation part is internal to its file, and -rdc=true prefixes it
+ * "__nv_static_…".
  */
-static char *device_symbol(walk_ctx *w, CXCursor fn, const char *mangled)
+char *ks__device_symbol(walk_ctx *w, CXCursor fn, const char *mangled)
 {
     enum CXLinkageKind linkage = clang_getCursorLinkage(fn);
     int internal = linkage == CXLinkage_Internal || linkage == CXLinkage_UniqueExternal;
@@ -289,6 +292,22 @@ static char *device_symbol(walk_ctx *w, CXCursor fn, const char *mangled)
             ks_buf_printf(&b, "{anon:%s}", tag);
             internal = 1;
             p += 14;
+        } else if (p - mangled >= 2 && strncmp(p - 2, "ad", 2) == 0 && strncmp(p, "so", 2) == 0 &&
+                   islower((unsigned char)p[2]) && strncmp(p + 3, "L_Z", 3) == 0 &&
+                   isdigit((unsigned char)p[6])) {
+            /* "&array" as clang 22 writes it, "adso<type>L_Z<n>arrayEE" (a
+             * subobject); nvcc (and clang 17's ABI) "adL_Z<n>arrayE" */
+            char *end;
+            unsigned long n = strtoul(p + 6, &end, 10);
+            if (strlen(end) < n + 2 || end[n] != 'E' || end[n + 1] != 'E') {
+                ks_buf_put(&b, p, 1);
+                p++;
+                continue;
+            }
+            ks_buf_puts(&b, "L_Z");
+            ks_buf_put(&b, p + 6, (size_t)(end - (p + 6)) + n);
+            ks_buf_puts(&b, "E");
+            p = end + n + 2;
         } else if (strncmp(p, "_ZL", 3) == 0 && p > mangled && isdigit((unsigned char)p[3])) {
             /* "_ZL<n><name>" (a static function in a template argument) */
             char *end;
@@ -327,10 +346,7 @@ void ks__add_kernel(walk_ctx *w, CXCursor fn)
         ks__walk_diag(w, fn, "error", "kernel '%s' is variadic, which CUDA does not allow", display);
         goto out;
     }
-    char *symbol = ks_take(clang_Cursor_getMangling(fn));
-    int skip = ks__skipped(w, display, symbol, fn);
-    free(symbol);
-    if (skip)
+    if (ks__skipped(w, display, base, fn))
         goto out;
     ks_kern k;
     memset(&k, 0, sizeof k);
@@ -348,7 +364,7 @@ void ks__add_kernel(walk_ctx *w, CXCursor fn)
     k.line = line;
     k.col = col;
     char *mangled = ks_take(clang_Cursor_getMangling(fn));
-    k.symbol = device_symbol(w, fn, mangled);
+    k.symbol = ks__device_symbol(w, fn, mangled);
     free(mangled);
     k.signature = signature_text(w, fn);
     launch_bounds(w, fn, &k);

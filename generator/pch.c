@@ -1012,6 +1012,19 @@ static int writable(const ks_prelude *p)
     return 0;
 }
 
+/* One line when a prelude is about to be built (seconds, once per set of
+ * options; a run that finds it in the cache says nothing), and only to a
+ * terminal, as git shows progress: a log or a test compares a run's
+ * messages byte for byte with those of --no-cache. */
+static void say_building(void)
+{
+    static int said;
+    if (said++ || !isatty(STDERR_FILENO))
+        return;
+    fputs("kstub: precompiling the CUDA headers for these options, once; later runs with them "
+          "reuse it from the cache\n", stderr);
+}
+
 static int finish_open(ks_prelude *p)
 {
     p->pch_arg = ks_xasprintf("/proc/self/fd/%d", p->fd);
@@ -1044,6 +1057,7 @@ static int acquire(ks_prelude *p, const char *const *args, size_t nargs, const c
         ks_cache_count(p->dirfd, 1);
         return 0;
     }
+    say_building();
     int rc = build(p, args, nargs, text, &why);
     if (lock >= 0)
         close(lock);
@@ -1132,6 +1146,7 @@ void ks_prelude_rebuild(ks_prelude *p, const ks_options *opts)
     free(pch);
     char *text = prelude_text(p->leading, p->nleading);
     const char *why = NULL;
+    say_building();
     int rc = build(p, p->bargs, p->nbargs, text, &why);
     free(text);
     if (lock >= 0)

@@ -158,8 +158,13 @@ extern unsigned ks__checks;
 /* KSTUB_CHECK could not be parsed: every launch fails, saying why. */
 #define KS__CHECK_BAD_ENV 0x80000000u
 
-/* Read KSTUB_CHECK and KSTUB_TRACE, unless ks_checks_set came first; once, at driver load. */
+/* Read KSTUB_CHECK and KSTUB_TRACE, unless ks_checks_set came first; once per process
+ * (at driver load, or at a first launch before it). */
 void ks__checks_from_env(void);
+/* KS_ERR_INVALID_VALUE (with the message and call site) when KSTUB_CHECK
+ * holds an unknown word, else KS_OK; reads the environment first if no one
+ * has (before the driver loads, so nothing can mask the typo). */
+ks_status ks__checks_refuse(ks_kernel *k, const char *file, int line);
 
 /* One launch going through the checks. */
 typedef struct ks__checked {

@@ -89,10 +89,40 @@ static const char *mark_at(const char *p, const char *mark, const char **file, s
     return end + 1;
 }
 
-/* The pattern's body (after any "{static:…}") against \p name. */
+/* A substitution "S_" (0), "S<base 36>_" (1 + the number) at *p: its index,
+ * *p advanced past it; -1 (and *p unmoved) if there is none. */
+static long substitution_at(const char **p)
+{
+    const char *q = *p;
+    if (*q++ != 'S')
+        return -1;
+    long n = 0;
+    int digits = 0;
+    for (; (*q >= '0' && *q <= '9') || (*q >= 'A' && *q <= 'Z'); q++, digits++)
+        n = n * 36 + (*q <= '9' ? *q - '0' : *q - 'A' + 10);
+    if (*q != '_' || digits > 4)
+        return -1;
+    *p = q + 1;
+    return digits ? n + 1 : 0;
+}
+
+/* The pattern's body (after any "{static:…}") against \p name. Past the
+ * nth "{internal:…}" (a namespace clang's mangling lacks, and so one more
+ * substitution candidate in nvcc's), a back-reference "S<i>_" of the
+ * pattern matches nvcc's "S<i>_" to "S<i+n>_". */
 static int body_matches(const char *p, const char *name, int any_file)
 {
+    long internals = 0;
     while (*p) {
+        if (internals > 0 && *p == 'S') {
+            const char *pp = p, *nn = name;
+            long want = substitution_at(&pp), got = substitution_at(&nn);
+            if (want >= 0 && got >= want && got <= want + internals) {
+                p = pp;
+                name = nn;
+                continue;
+            }
+        }
         const char *file;
         size_t flen;
         const char *after = mark_at(p, ANON_MARK, &file, &flen);
@@ -108,6 +138,7 @@ static int body_matches(const char *p, const char *name, int any_file)
                 return 0;
             name += n;
             p = after;
+            internals += lead[1] == 'I';
             continue;
         }
         if (*p == '{' || *p != *name)

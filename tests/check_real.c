@@ -783,28 +783,116 @@ START_TEST(class_template_members_are_followed)
 }
 END_TEST
 
+/* Every "// kstub:skip ..." line kstub printed for k.cu, applied: each is
+ * appended to the file, and kstub must then succeed, with no directive that
+ * matches no kernel. Returns how many hints were applied. */
+static int apply_skip_hints(void)
+{
+    char cu[PATH_MAX + 16], *out;
+    snprintf(cu, sizeof cu, "%s/k.cu", tmpdir);
+    int rc = run(&out, "%s %s -o %s/k", kstub_bin(), cu, tmpdir);
+    ck_assert_msg(rc != 0, "no error to take a hint from:\n%s", out);
+    FILE *f = fopen(cu, "a");
+    ck_assert_ptr_nonnull(f);
+    int n = 0;
+    for (const char *p = out; (p = strstr(p, "'// kstub:skip ")) != NULL; n++) {
+        p++;
+        const char *end = strchr(p, '\'');
+        ck_assert_ptr_nonnull(end);
+        fprintf(f, "%.*s\n", (int)(end - p), p);
+        p = end;
+    }
+    fclose(f);
+    ck_assert_msg(n > 0, "no hint printed:\n%s", out);
+    free(out);
+    rc = run(&out, "%s %s -o %s/k", kstub_bin(), cu, tmpdir);
+    ck_assert_msg(rc == 0 && !strstr(out, "matches no kernel"), "after the hints (%d):\n%s", rc, out);
+    free(out);
+    return n;
+}
+
 /* A kernel launched by host code with a template argument kstub cannot
  * spell in a stub's name (issue 18, item 9): the error names the argument,
  * its parameter and kind, what to launch instead and the kstub:skip line
- * with nvcc's symbol; a function-pointer parameter beside it is no error. */
+ * with nvcc's symbol (a pattern for a static kernel template), and each
+ * printed line, applied, works (issue 31 #5). */
 START_TEST(unspellable_template_arguments_are_explained)
 {
     make_tmpdir();
-    write_tmp("k.cu", "__device__ float sq(float x) { return x * x; }\n"
-                      "template <float (*op)(float)>\n"
-                      "__global__ void apply(float *x, int n) { x[0] = op(x[0]); }\n"
-                      "void run(float *x, int n) { apply<sq><<<1, 1>>>(x, n); }\n"
-                      "extern \"C\" __global__ void map(float *y, float (*f)(float)) {}\n");
+    write_tmp("k.cu", "template <typename T> struct Box { T v; };\n"
+                      "template <template <typename> class B>\n"
+                      "__global__ void boxed(float *x, int n) { x[0] = sizeof(B<float>); }\n"
+                      "template <template <typename> class B>\n"
+                      "static __global__ void boxed_static(float *x, int n) { x[0] = 1; }\n"
+                      "template <float *p>\n"
+                      "__global__ void at(float *x) { x[0] = p ? *p : 0; }\n"
+                      "void run(float *x, int n) { boxed<Box><<<1, 1>>>(x, n); boxed_static<Box><<<1, 1>>>(x, n);\n"
+                      "    at<nullptr><<<1, 1>>>(x); }\n"
+                      "__global__ void kept(float *y) {}\n");
     char *out;
     int rc = run(&out, "%s %s/k.cu -o %s/k", kstub_bin(), tmpdir, tmpdir);
     ck_assert_msg(rc != 0, "%s", out);
-    ck_assert_msg(strstr(out, "k.cu:3:17: error: template kernel 'apply' is instantiated by host code, "
-                              "but its template argument 1 (parameter 'op', of type 'float (*)(float)') "
-                              "is the address of a function or variable"), "%s", out);
-    ck_assert_msg(strstr(out, "'// kstub:skip _Z5applyIXadL_Z2sqfEEEvPfi'"), "%s", out);
-    /* A function-pointer parameter is typed now (item 9's second half). */
-    ck_assert_msg(!strstr(out, "'map'"), "%s", out);
+    ck_assert_msg(strstr(out, "k.cu:3:17: error: template kernel 'boxed' is instantiated by host code, "
+                              "but its template argument 1 (parameter 'B', of type '') is a template"), "%s", out);
+    ck_assert_msg(strstr(out, "'// kstub:skip _Z5boxedI3BoxEvPfi'"), "%s", out);
+    ck_assert_msg(strstr(out, "'// kstub:skip {static:4_k_cu}_Z12boxed_staticI3BoxEvPfi'"), "%s", out);
+    ck_assert_msg(!strstr(out, "_ZL"), "%s", out);     /* clang's mark, never nvcc's */
     free(out);
+    ck_assert_int_eq(apply_skip_hints(), 3);
+    remove_tmpdir();
+}
+END_TEST
+
+/* The error for a kernel kstub cannot type names it in its hint; the hint,
+ * applied, works, for a static kernel and a template's instance too. */
+START_TEST(parameter_hints_work)
+{
+    make_tmpdir();
+    write_tmp("k.cu", "struct S { int a; };\n"
+                      "__global__ void by_ref(S &s) {}\n"
+                      "static __global__ void by_ref_static(S &s) {}\n"
+                      "template <typename T> static __global__ void by_ref_t(T &t) {}\n"
+                      "void run(S &s, float &f) { by_ref_static<<<1, 1>>>(s); by_ref_t<<<1, 1>>>(f); }\n"
+                      "__global__ void kept(float *y) {}\n");
+    ck_assert_int_eq(apply_skip_hints(), 3);
+    remove_tmpdir();
+}
+END_TEST
+
+/* A kernel template on a device function (issue 31 #3): a stub per
+ * function, named after it; "kstub:skip" takes the template's name, an
+ * instance's name with or without '&', or the symbol. */
+START_TEST(function_template_arguments_get_stubs)
+{
+    make_tmpdir();
+    static const char src[] =
+        "__device__ float sq(float x) { return x * x; }\n"
+        "static __device__ float neg(float x) { return -x; }\n"
+        "template <float (*op)(float)>\n"
+        "__global__ void apply(float *x, int n) { x[0] = op(x[0]); }\n"
+        "void run(float *x, int n) { apply<sq><<<1, 1>>>(x, n); apply<neg><<<1, 1>>>(x, n); }\n";
+    write_tmp("k.cu", src);
+    char cu[PATH_MAX + 16], *log;
+    snprintf(cu, sizeof cu, "%s/k.cu", tmpdir);
+    json_t *m = manifest_of(cu, "", &log);
+    expect_kernel(m, "apply_sq", "apply<sq>", "_Z5applyIXadL_Z2sqfEEEvPfi");
+    expect_kernel(m, "apply_neg", "apply<neg>", "{static:4_k_cu}_Z5applyIXadL_ZN{internal:4_k_cu}3negEfEEEvPfi");
+    json_decref(m);
+    free(log);
+    static const char *const skips[][2] = {
+        {"apply", "0"}, {"apply<sq>", "1"}, {"apply<&sq>", "1"}, {"_Z5applyIXadL_Z2sqfEEEvPfi", "1"},
+        {"{static:4_k_cu}_Z5applyIXadL_ZN{internal:4_k_cu}3negEfEEEvPfi", "1"},
+    };
+    for (size_t i = 0; i < sizeof skips / sizeof *skips; i++) {
+        char text[sizeof src + 128];
+        snprintf(text, sizeof text, "%s// kstub:skip %s\n", src, skips[i][0]);
+        write_tmp("k.cu", text);
+        m = manifest_of(cu, "", &log);
+        ck_assert_msg(json_array_size(json_object_get(m, "kernels")) == (size_t)atoi(skips[i][1]),
+                      "kstub:skip %s: %zu kernels left", skips[i][0], json_array_size(json_object_get(m, "kernels")));
+        json_decref(m);
+        free(log);
+    }
     remove_tmpdir();
 }
 END_TEST
@@ -894,6 +982,8 @@ static Suite *real_suite(void)
     tcase_add_test(tc, pointers_to_arrays_take_callers_arrays);
     tcase_add_test(tc, class_template_members_are_followed);
     tcase_add_test(tc, unspellable_template_arguments_are_explained);
+    tcase_add_test(tc, parameter_hints_work);
+    tcase_add_test(tc, function_template_arguments_get_stubs);
     tcase_add_test(tc, function_pointers_are_typed);
     suite_add_tcase(s, tc);
     tc = tcase_create("names");

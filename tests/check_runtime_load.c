@@ -532,6 +532,22 @@ START_TEST(internal_module_loader)
 }
 END_TEST
 
+/* A static device function as a template argument: nvcc's per-compilation
+ * namespace is one more substitution candidate, so its later back-references
+ * count one more than clang's (S2_ for S1_ ...). */
+START_TEST(internal_function_argument)
+{
+    static ks_kernel tri = KS_KERNEL_INIT(&mix_image, "{static:5_t4_cu}_Z13trimul_globalIXadL_ZN{internal:5_t4_cu}"
+                                          "12matmul_tri_sEPfiPKfiS2_iiifEEEvS0_S2_iii", "trimul_global<matmul_tri_s>",
+                                          1, one_ptr, 0);
+    static const char nvcc[] = "_Z13trimul_globalIXadL_ZN35_INTERNAL_3284fdda_5_t4_cu_edd23f7e12matmul_tri_sEPfiPKfi"
+                               "S3_iiifEEEvS1_S3_iii";
+    image_has("_Z13trimul_globalIXadL_Z16matmul_tri_naivePfiPKfiS2_iiifEEEvS0_S2_iii");
+    image_has(nvcc);
+    ck_assert_status(launch_one(&tri, nvcc), KS_OK);
+}
+END_TEST
+
 START_TEST(internal_driver_without_the_list)
 {
     fake.hide("cuLibraryEnumerateKernels");
@@ -572,6 +588,6 @@ void runtime_cases_load(Suite *s)
                                           internal_anonymous_namespace, internal_anonymous_namespace_rdc,
                                           internal_two_files_each_their_own, internal_ambiguous_is_refused,
                                           internal_not_found, internal_module_loader,
-                                          internal_driver_without_the_list,
+                                          internal_driver_without_the_list, internal_function_argument,
                                           internal_list_calls_fail_in_turn));
 }

@@ -6,7 +6,8 @@
  * kernel template and an anonymous-namespace kernel; from one -rdc image
  * linked from tests/gpu/internal_rdc_a.cu and internal_rdc_b.cu, which
  * define a static and an anonymous-namespace kernel of the same names, each
- * file's own. Without a CUDA driver it prints "gpu-internal: no CUDA
+ * file's own; and a kernel template's instances on an ordinary and a static
+ * device function (issue 31 #3). Without a CUDA driver it prints "gpu-internal: no CUDA
  * driver (...); skipped" and exits 0.
  */
 #include "internal_kernels.kstub.h"
@@ -88,6 +89,41 @@ static int whole_program(void)
     return 0;
 }
 
+/* map_op<cube>, map_op<twice_plus_one>: a kernel template on a device function
+ * (the second static: nvcc names it inside a per-compilation namespace). */
+static int function_template_arguments(void)
+{
+    float *x = malloc(N * sizeof *x), *r = malloc(N * sizeof *r);
+    for (int i = 0; i < N; i++)
+        x[i] = gpu_frand(&rng);
+    CUdeviceptr dx, dy;
+    CU(cu.MemAlloc(&dx, N * sizeof *x));
+    CU(cu.MemAlloc(&dy, N * sizeof *r));
+    CU(cu.MemcpyHtoD(dx, x, N * sizeof *x));
+    ks_launch l = ks_launch_1d((N + 255) / 256, 256);
+    double err[2] = {0, 0};
+    for (int f = 0; f < 2; f++) {
+        CU(cu.MemsetD8(dy, POISON, N * sizeof *r));
+        if (f == 0)
+            KS(map_op_cube(l, (const float *)dx, (float *)dy, N));
+        else
+            KS(map_op_twice_plus_one(l, (const float *)dx, (float *)dy, N));
+        CU(cu.StreamSynchronize(NULL));
+        CU(cu.MemcpyDtoH(r, dy, N * sizeof *r));
+        for (int i = 0; i < N; i++) {
+            double want = f == 0 ? (double)(x[i] * x[i] * x[i]) : (double)(2.0f * x[i] + 1.0f);
+            err[f] = fmax(err[f], fabs((double)r[i] - want));
+        }
+    }
+    EXPECT(err[0] <= 1e-6, "map_op<cube>: max error %g", err[0]);
+    EXPECT(err[1] <= 1e-6, "map_op<twice_plus_one>: max error %g", err[1]);
+    printf("  map_op<cube> max error %.2g, map_op<twice_plus_one> (static) %.2g over %d elements\n",
+           err[0], err[1], N);
+    cu.MemFree(dx), cu.MemFree(dy);
+    free(x), free(r);
+    return 0;
+}
+
 /* One -rdc image holding both files' set_static and add_anon: each stub runs its own. */
 static int rdc_two_files(void)
 {
@@ -140,6 +176,7 @@ int main(void)
         return start == GPU_SKIP ? 0 : 1;
     run_case("internal linkage, whole-program image", whole_program);
     run_case("internal linkage, one -rdc image of two files", rdc_two_files);
+    run_case("device functions as template arguments", function_template_arguments);
     printf("gpu-internal: %d passed, %d failed\n", n_passed, n_failed);
     return n_failed ? 1 : 0;
 }
