@@ -859,6 +859,38 @@ START_TEST(parameter_hints_work)
 }
 END_TEST
 
+/* Variadic kernel templates (issue 31 #4): the C name and the parameters
+ * come from the expanded pack, each element named after the pack; the
+ * stubs compile (check-abi checks the layouts against nvcc). */
+START_TEST(variadic_kernel_templates_get_stubs)
+{
+    char *out;
+    int rc = run(&out, "%s tests/corpus/abi_variadic.cu --list", kstub_bin());
+    ck_assert_msg(rc == 0, "%s", out);
+    static const char *const want[] = {
+        "ks_status multi_tensor_apply_kernel_TensorList_ScaleFunctor_float_int(ks_launch launch, int64_t "
+        "chunk_size, volatile int *noop_flag, struct TensorList tl, struct ScaleFunctor callable, float args_0, "
+        "int args_1);\n",
+        "ks_status multi_tensor_apply_kernel_TensorList_ScaleFunctor(ks_launch launch, int64_t chunk_size, "
+        "volatile int *noop_flag, struct TensorList tl, struct ScaleFunctor callable);\n",
+        "ks_status sum_all_int_double_char_float(ks_launch launch, float *out, int vals_0, double vals_1, "
+        "char vals_2, float vals_3);\n",
+    };
+    for (size_t i = 0; i < sizeof want / sizeof *want; i++)
+        ck_assert_msg(strstr(out, want[i]), "lacks %s in:\n%s", want[i], out);
+    free(out);
+    make_tmpdir();
+    const char *cuda = getenv("CUDA_PATH") ? getenv("CUDA_PATH") : "/usr/local/cuda";
+    rc = run(&out, "%s tests/corpus/abi_variadic.cu -o %s/v && gcc -std=c11 -Wall -Wextra -Wpedantic -Werror "
+             "-Iruntime -I%s/include -c %s/v.c -o %s/v.o && g++ -std=c++17 -Wall -Wextra -Werror -Iruntime "
+             "-I%s/include -x c++ -c %s/v.c -o %s/v.o", kstub_bin(), tmpdir, cuda, tmpdir, tmpdir,
+             cuda, tmpdir, tmpdir);
+    ck_assert_msg(rc == 0, "%s", out);
+    free(out);
+    remove_tmpdir();
+}
+END_TEST
+
 /* A kernel template on a device function (issue 31 #3): a stub per
  * function, named after it; "kstub:skip" takes the template's name, an
  * instance's name with or without '&', or the symbol. */
@@ -984,6 +1016,7 @@ static Suite *real_suite(void)
     tcase_add_test(tc, unspellable_template_arguments_are_explained);
     tcase_add_test(tc, parameter_hints_work);
     tcase_add_test(tc, function_template_arguments_get_stubs);
+    tcase_add_test(tc, variadic_kernel_templates_get_stubs);
     tcase_add_test(tc, function_pointers_are_typed);
     suite_add_tcase(s, tc);
     tc = tcase_create("names");
