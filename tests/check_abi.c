@@ -329,7 +329,7 @@ static bool ptx_parse(const char *text, ptx_module *m, char *err, size_t errlen)
 }
 
 /* The entry \p symbol names: itself, or for a pattern (internal linkage,
- * runtime/symbol.h) the one entry it matches; *nmatch says how many did. */
+ * common/symbol.h) the one entry it matches; *nmatch says how many did. */
 static const ptx_entry *ptx_find(const ptx_module *m, const char *symbol, size_t *nmatch)
 {
     const ptx_entry *found = NULL;

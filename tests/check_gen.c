@@ -7,13 +7,13 @@
  * the generator's objects; the rest run build/bin/kstub as a user would.
  * To re-bless the golden files after an intended change: make bless
  */
-#include "../generator/model.h"
-#include "../generator/inputs.h"
-#include "../generator/util.h"
-#include "../generator/cli.h"
-#include "../generator/emit.h"
-#include "../generator/naming.h"
-#include "../generator/walk.h"
+#include "model.h"
+#include "inputs.h"
+#include "util.h"
+#include "cli.h"
+#include "emit.h"
+#include "naming.h"
+#include "walk.h"
 
 #include "testutil.h"
 

@@ -11,12 +11,12 @@
  *
  * Run from the repository root (make check-real does).
  */
-#include "../generator/model.h"
-#include "../generator/util.h"
-#include "../generator/emit.h"
-#include "../generator/naming.h"
-#include "../generator/walk.h"
-#include "../runtime/symbol.h"
+#include "model.h"
+#include "util.h"
+#include "emit.h"
+#include "naming.h"
+#include "walk.h"
+#include "symbol.h"
 #include "testutil.h"
 
 #include <check.h>
@@ -222,7 +222,7 @@ END_TEST
 
 /* Each kernel nvcc emits with internal linkage (a bare .entry: static, or
  * in an anonymous namespace) gets a stub whose symbol pattern matches it
- * (runtime/symbol.h), with and without -rdc=true. */
+ * (common/symbol.h), with and without -rdc=true. */
 START_TEST(internal_kernels_get_stubs)
 {
     make_tmpdir();
