@@ -22,8 +22,10 @@ static int def_uses_header(const ks_model *m, size_t def, unsigned depth)
         return 0;
     if (d->in_member)
         return def_uses_header(m, d->owner, depth + 1);
-    return d->complete && d->file && d->c_header && !d->mirror && strcmp(d->c_name, d->qname) == 0 &&
-           fields_use_headers(m, def, depth);
+    /* A record only pointed to (no layout) is named from its header where
+     * only the header's typedef can name it. */
+    return (d->complete || d->c_typedef) && d->file && d->c_header && !d->mirror &&
+           strcmp(d->c_name, d->qname) == 0 && fields_use_headers(m, def, depth);
 }
 
 /* Every member a record holds by value is the application's type too: a
@@ -47,6 +49,16 @@ static int fields_use_headers(const ks_model *m, size_t def, unsigned depth)
 int ks_def_uses_header(const ks_model *m, size_t def)
 {
     return def_uses_header(m, def, 0);
+}
+
+/* A record C mirrors but C++ can take as the application's own (issue 30
+ * #6): defined in a header host C++ can include, not one C includes
+ * already, not kept a mirror by "// kstub:mirror". */
+int ks__cxx_own(const ks_model *m, size_t def)
+{
+    const ks_def *d = &m->defs[def];
+    return (d->kind == KS_DEF_STRUCT || d->kind == KS_DEF_UNION) && d->complete && d->file &&
+           d->cxx_header && !d->mirror && !d->in_member && !ks_def_uses_header(m, def);
 }
 
 /* ---- spelling a type from its structure -------------------------------------------------------- */
@@ -87,6 +99,8 @@ static const char *tag_word(const ks_model *m, const ks_type *t)
     const ks_def *d = &m->defs[t->def];
     if (d->kind == KS_DEF_ARRAY || d->kind == KS_DEF_FUNCTION)
         return "";                             /* a typedef */
+    if (ks__cxx_own(m, t->def))
+        return "";                             /* a typedef in C++ too: spelled by its name */
     if (ks_def_uses_header(m, t->def)) {
         if (d->c_typedef)
             return "";

@@ -338,8 +338,15 @@ char *ks__tm_record_type(tm_ctx *c, CXType canon, int by_value, size_t owner, co
         out->def = idx;
         if (by_value && !c->m->defs[idx].complete)
             why = define_record(c, canon, idx);
-        else if (!by_value)
+        else if (!by_value) {
+            /* Only pointed to: no layout, but where it is declared, so that a
+             * typedef'd anonymous struct ("typedef struct { ... } X;") is
+             * spelled X from its header, never "struct X" (issue 31 #7). */
+            CXCursor def = clang_getCursorDefinition(decl);
+            if (!member && !c->m->defs[idx].complete && !clang_Cursor_isNull(def))
+                ks__tm_note_origin(c, def, &c->m->defs[idx]);
             ks_model_declare(c->m, idx);
+        }
     }
     free(spelled);
     free(q);
