@@ -6,7 +6,9 @@
  * ks__params_, ks__pack_),
  * parameter names (unnamed ones, C-only keywords, names the stub itself
  * uses), the C names of mirrored types and enum constants, padding and
- * anonymous members, the image symbol and the include guard.
+ * anonymous members, the image symbol and the include guard; device
+ * variables' C names (the same rules as kernels', and the names each brings
+ * along: _write, _read, _set, _get, _address, _node, _global).
  *
  * The rule for a user's name that collides with a generated one, a name the
  * runtime reserves (ks_..., KS_...: libkstub never declares a name ending
@@ -235,6 +237,44 @@ static char *step_aside(const namer *nm, char *name, int is_kernel)
                    (!is_kernel && taken_for_param(nm, name));
         for (size_t i = 0; is_kernel && !busy && i < NKERNEL_NAMES; i++) {
             char *n = kernel_name(i, name);
+            busy = taken(nm, n);
+            free(n);
+        }
+        if (!busy)
+            return name;
+        char *longer = ks_xasprintf("%s_", name);
+        free(name);
+        name = longer;
+    }
+}
+
+/* The file-scope names one device variable brings into the generated C (the
+ * templates spell the same names). */
+static const struct kernel_name var_names[] = {
+    {"", "_write", KERNEL_FUNCTION},        /* elements from the host */
+    {"", "_read", KERNEL_FUNCTION},         /* elements to the host */
+    {"", "_set", KERNEL_FUNCTION},          /* the whole variable from the host */
+    {"", "_get", KERNEL_FUNCTION},          /* the whole variable to the host */
+    {"", "_address", KERNEL_FUNCTION},      /* its typed device address */
+    {"", "_node", KERNEL_FUNCTION},         /* a graph node writing it */
+    {"", "_global", KERNEL_OBJECT},         /* the exported ks_global descriptor */
+};
+
+#define NVAR_NAMES (sizeof var_names / sizeof var_names[0])
+
+static char *var_name(size_t i, const char *c_name)
+{
+    return ks_xasprintf("%s%s%s", var_names[i].prefix, c_name, var_names[i].suffix);
+}
+
+/* step_aside for a variable: '_' appended while any name var_names makes
+ * from it is taken, reserved or a keyword. */
+static char *var_step_aside(const namer *nm, char *name)
+{
+    for (;;) {
+        int busy = is_c_only_keyword(name) || runtime_reserved(name) || taken(nm, name);
+        for (size_t i = 0; !busy && i < NVAR_NAMES; i++) {
+            char *n = var_name(i, name);
             busy = taken(nm, n);
             free(n);
         }
@@ -608,11 +648,19 @@ static void apply_renames(namer *nm)
                 hit++;
             }
         }
+        for (size_t i = 0; i < m->nvars; i++) {
+            ks_var *v = &m->vars[i];
+            if (strcmp(v->name, rn->kernel) == 0 || strcmp(v->symbol, rn->kernel) == 0) {
+                free(v->c_name);
+                v->c_name = ks_xstrdup(rn->c_name);
+                hit++;
+            }
+        }
         if (hit != 1)
             ks_error_at(input, rn->line, rn->col, "kstub:name '%s' %s", rn->kernel,
                         hit ? "matches several kernels (overloads): name one by its device symbol"
-                            : "matches no kernel (give the qualified name as in the manifest, "
-                              "e.g. 'ns::k<float, 4>', or the symbol) and no class template "
+                            : "matches no kernel or device variable (give the qualified name as "
+                              "in the manifest, e.g. 'ns::k<float, 4>', or the symbol) and no class template "
                               "specialization or function type a kernel takes (as the header's "
                               "comment on its mirror or typedef spells it, e.g. 'Params<float>', "
                               "'float (float)')");
@@ -640,6 +688,27 @@ static int check_unique(namer *nm)
             json_object_set_new(seen, m->kernels[i].c_name, json_integer((json_int_t)i));
         }
     }
+    /* A variable's C name is one more such name: against kernels' and each other's. */
+    json_t *vseen = json_object();
+    for (size_t i = 0; i < m->nvars; i++) {
+        const ks_var *v = &m->vars[i];
+        json_t *j = json_object_get(seen, v->c_name);
+        json_t *jv = json_object_get(vseen, v->c_name);
+        if (j || jv) {
+            const char *what = j ? "kernel" : "variable";
+            const char *oname = j ? m->kernels[json_integer_value(j)].name : m->vars[json_integer_value(jv)].name;
+            const char *ofile = j ? m->kernels[json_integer_value(j)].file : m->vars[json_integer_value(jv)].file;
+            unsigned oline = j ? m->kernels[json_integer_value(j)].line : m->vars[json_integer_value(jv)].line;
+            ks_error_at(v->file ? v->file : input, v->line, v->col, "%s '%s' (%s:%u) and variable "
+                        "'%s' both get the C name '%s'; name one with a '// kstub:name NAME = "
+                        "C_NAME' comment", what, oname, ofile ? ofile : input, oline, v->name,
+                        v->c_name);
+            errors++;
+        } else {
+            json_object_set_new(vseen, v->c_name, json_integer((json_int_t)i));
+        }
+    }
+    json_decref(vseen);
     json_decref(seen);
     return errors;
 }
@@ -743,6 +812,12 @@ static void name_kernels(namer *nm)
             k->c_name = r;
         }
     }
+    for (size_t i = 0; i < m->nvars; i++) {
+        ks_var *v = &m->vars[i];
+        char *c = ks_c_identifier(v->name);
+        v->c_name = v->tu_prefixed ? ks_xasprintf("%s_%s", m->prefix, c) : ks_xstrdup(c);
+        free(c);
+    }
     apply_renames(nm);
     if (check_unique(nm) + check_runtime_macros(nm))
         return;
@@ -771,6 +846,24 @@ static void name_kernels(namer *nm)
     }
     for (size_t i = 0; i < m->nkernels; i++)
         name_kernel_params(nm, &m->kernels[i]);
+    for (size_t i = 0; i < m->nvars; i++) {
+        ks_var *v = &m->vars[i];
+        char *want = ks_xstrdup(v->c_name);
+        v->c_name = var_step_aside(nm, v->c_name);
+        if (strcmp(want, v->c_name) != 0)
+            ks_note_at(v->file ? v->file : nm->opts->input, v->line, v->col, "variable '%s' is "
+                       "'%s' in C ('%s' is taken or reserved)", v->name, v->c_name, want);
+        free(want);
+        v->descriptor = var_name(NVAR_NAMES - 1, v->c_name);
+        for (size_t j = 0; j < NVAR_NAMES; j++) {
+            char *n = var_name(j, v->c_name);
+            if (var_names[j].kind == KERNEL_FUNCTION)
+                claim_function(nm, n);
+            else
+                claim(nm, n);
+            free(n);
+        }
+    }
 }
 
 int ks_name_model(const ks_target *target, const ks_options *opts, ks_model *m)
@@ -806,6 +899,12 @@ int ks_name_is_free(const ks_model *m, const char *name)
     for (size_t i = 0; !busy && i < m->nkernels; i++)
         for (size_t j = 0; !busy && j < NKERNEL_NAMES; j++) {
             char *n = kernel_name(j, m->kernels[i].c_name);
+            busy = strcmp(n, name) == 0;
+            free(n);
+        }
+    for (size_t i = 0; !busy && i < m->nvars; i++)
+        for (size_t j = 0; !busy && j < NVAR_NAMES; j++) {
+            char *n = var_name(j, m->vars[i].c_name);
             busy = strcmp(n, name) == 0;
             free(n);
         }

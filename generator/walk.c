@@ -138,15 +138,20 @@ int ks__seen_symbol(walk_ctx *w, const char *symbol)
 /* A kernel a "kstub:skip" names (qualified name or symbol) is left out
  * before its parameters are looked at: a kernel kstub cannot type can be
  * skipped. */
-int ks__skipped(walk_ctx *w, const char *name, const char *symbol, CXCursor fn)
+int ks__skipped_what(walk_ctx *w, const char *what, const char *name, const char *symbol, CXCursor c)
 {
     for (size_t i = 0; i < w->nskips; i++)
         if (strcmp(w->skips[i].rest, name) == 0 || strcmp(w->skips[i].rest, symbol) == 0) {
             w->skip_hits[i]++;
-            ks__walk_diag(w, fn, "note", "kernel '%s' left out (kstub:skip)", name);
+            ks__walk_diag(w, c, "note", "%s '%s' left out (kstub:skip)", what, name);
             return 1;
         }
     return 0;
+}
+
+int ks__skipped(walk_ctx *w, const char *name, const char *symbol, CXCursor fn)
+{
+    return ks__skipped_what(w, "kernel", name, symbol, fn);
 }
 
 /* ---- the walk --------------------------------------------------------------------------------- */
@@ -237,6 +242,10 @@ static enum CXChildVisitResult visit(CXCursor c, CXCursor parent, CXClientData d
         else if (fc->kernels && is_definition(w, c) && ks_cursor_is_kernel(c))
             ks__add_kernel(w, c);
         break;
+    case CXCursor_VarDecl:
+        if (fc->kernels)
+            ks__add_variable(w, c);
+        break;
     case CXCursor_TypedefDecl:
         if (main_file)
             ks__handle_instantiation(w, c);
@@ -325,8 +334,8 @@ static void check_skips(walk_ctx *w)
     for (size_t i = 0; i < w->nskips; i++)
         if (!w->skip_hits[i])
             ks_error_at(w->s.opts->input, w->skips[i].line, w->skips[i].col, "kstub:skip '%s' "
-                        "matches no kernel (give the qualified name as in the manifest, or the "
-                        "symbol)", w->skips[i].rest);
+                        "matches no kernel or device variable (give the qualified name as in the "
+                        "manifest, or the symbol)", w->skips[i].rest);
 }
 
 /* ---- entry point ------------------------------------------------------------------------------------ */

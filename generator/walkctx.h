@@ -65,12 +65,18 @@ void ks__walk_diag(walk_ctx *w, CXCursor c, const char *severity, const char *fm
 int ks__seen_symbol(walk_ctx *w, const char *symbol);
 /* Whether a "kstub:skip" names the kernel (a note says so). */
 int ks__skipped(walk_ctx *w, const char *name, const char *symbol, CXCursor fn);
+/* The same for a kernel or a variable (what: "kernel", "variable"). */
+int ks__skipped_what(walk_ctx *w, const char *what, const char *name, const char *symbol, CXCursor c);
 void ks__handle_instantiation(walk_ctx *w, CXCursor typedef_cursor);
 
 /* ---- kernel.c ---- */
 void ks__add_kernel(walk_ctx *w, CXCursor fn);
 /* Evaluates the pending __launch_bounds__ expressions; 0, or -1 after errors. */
 int ks__resolve_bounds(walk_ctx *w, const char *text, size_t size);
+
+/* ---- variable.c ---- */
+/* A namespace-scope VarDecl: a device variable into the model, or a note. */
+void ks__add_variable(walk_ctx *w, CXCursor var);
 
 /* ---- instances.c ---- */
 void ks__handle_reference(walk_ctx *w, CXCursor ref);
