@@ -53,6 +53,14 @@ static CUresult library_lookup(ks_image *img, CUcontext ctx, const char *symbol,
     return r;
 }
 
+/* A variable's address in the current context: cuLibraryGetGlobal. */
+static CUresult library_global(ks_image *img, CUcontext ctx, const char *symbol, CUdeviceptr *ptr,
+                               size_t *bytes)
+{
+    (void)ctx;
+    return ks__cu.LibraryGetGlobal(ptr, bytes, (CUlibrary)img->ks__library, symbol);
+}
+
 static void *library_find(const ks_kernel *k, CUcontext ctx)
 {
     (void)ctx;
@@ -125,4 +133,4 @@ static int library_node_is(const ks_kernel *k, const CUDA_KERNEL_NODE_PARAMS *q)
     return handle != NULL && (void *)q->kern == handle;
 }
 
-const ks__loader ks__library_loader = KS__LOADER_TABLE(library, 0, "cuLibraryGetKernel", "cuKernelGetParamInfo");
+const ks__loader ks__library_loader = KS__LOADER_TABLE(library, 0, "cuLibraryGetKernel", "cuKernelGetParamInfo", "cuLibraryGetGlobal");

@@ -69,6 +69,18 @@ static CUresult module_lookup(ks_image *img, CUcontext ctx, const char *symbol, 
     return r;
 }
 
+/* A variable's address in \p ctx's module: cuModuleGetGlobal. */
+static CUresult module_global(ks_image *img, CUcontext ctx, const char *symbol, CUdeviceptr *ptr,
+                              size_t *bytes)
+{
+    const ks__image_state *s = img->ks__state;
+    CUmodule mod = NULL;
+    for (const ks__module_node *m = s ? s->modules : NULL; m != NULL && mod == NULL; m = m->next)
+        if (m->ctx == ctx)
+            mod = m->module;
+    return ks__cu.ModuleGetGlobal(ptr, bytes, mod, symbol);
+}
+
 static void *module_find(const ks_kernel *k, CUcontext ctx)
 {
     return (void *)ks__function_find(k, ctx);
@@ -163,4 +175,4 @@ static int module_node_is(const ks_kernel *k, const CUDA_KERNEL_NODE_PARAMS *q)
     return 0;
 }
 
-const ks__loader ks__module_loader = KS__LOADER_TABLE(module, 1, "cuModuleGetFunction", "cuFuncGetParamInfo");
+const ks__loader ks__module_loader = KS__LOADER_TABLE(module, 1, "cuModuleGetFunction", "cuFuncGetParamInfo", "cuModuleGetGlobal");

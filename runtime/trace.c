@@ -10,6 +10,12 @@
  *    "block":[256,1,1],"shared":0,"stream":"0x0","site":"app.c:42",
  *    "status":"KS_OK","args":[{"name":"a","type":"float","offset":0,"size":4,
  *    "bytes":"0000803f","value":1}, {"name":"x",…,"pointer":"0x7f…"}, …]}
+ *
+ * A device variable's accessor (global.c) is traced too, one line before
+ * its copy:
+ *
+ *   {"seq":2,"time_ns":…,"variable":"c_w","symbol":"c_w","op":"write",
+ *    "first":0,"count":16,"bytes":64,"stream":"0x0","site":"app.c:40"}
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -216,3 +222,36 @@ static ks_status trace_after(const ks__checked *c, ks_status st)
 }
 
 const ks__check ks__check_trace = {KS_CHECK_TRACE, trace_before, trace_after};
+
+void ks__global_trace(const ks_global *g, const char *op, size_t first, size_t count, ks_stream stream,
+                      const char *file, int line_no)
+{
+    if (!(__atomic_load_n(&ks__checks, __ATOMIC_RELAXED) & KS_CHECK_TRACE))
+        return;
+    struct timespec ts;
+    clock_gettime(CLOCK_REALTIME, &ts);
+    line b = {0};
+    unsigned long long seq = __atomic_add_fetch(&trace_seq, 1, __ATOMIC_RELAXED);
+    put(&b, "{\"seq\":%llu,\"time_ns\":%lld,\"variable\":", seq,
+        (long long)ts.tv_sec * 1000000000LL + ts.tv_nsec);
+    put_string(&b, g->name ? g->name : g->symbol);
+    put(&b, ",\"symbol\":");
+    put_string(&b, g->symbol);
+    put(&b, ",\"op\":\"%s\",\"first\":%zu,\"count\":%zu,\"bytes\":%zu,\"stream\":\"0x%" PRIxPTR "\",\"site\":",
+        op, first, count, count * g->elem_size, (uintptr_t)stream);
+    if (file) {
+        char site[320];
+        snprintf(site, sizeof site, "%s:%d", file, line_no);
+        put_string(&b, site);
+    } else {
+        put(&b, "null");
+    }
+    put(&b, "}\n");
+    pthread_mutex_lock(&trace_lock);
+    if (!b.failed && trace_open(g->name) >= 0) {
+        ssize_t w = write(trace_fd, b.s, b.n);
+        (void)w;
+    }
+    pthread_mutex_unlock(&trace_lock);
+    free(b.s);
+}

@@ -665,6 +665,7 @@ static const struct {
     {"basic", "tests/golden/basic.ptx"},     /* the shapes of signature */
     {"records", NULL},                       /* records, enums, halves, by value and through pointers */
     {"templates", NULL},                     /* template instances, specializations, tags, arrays */
+    {"globals", NULL},                       /* device variables' accessors (issue 29) */
 };
 
 START_TEST(golden_output)
@@ -774,8 +775,8 @@ START_TEST(generated_code_compiles)
     }
     /* The C mirrors of every record and vector kind: their static asserts
      * must hold under every compiler (CUtensorMap needs cuda.h: C11 and C++). */
-    const char *corpus[] = {"abi_records", "abi_vectors", "abi_names", "abi_tensormap"};
-    for (size_t f = 0; f < 4; f++) {
+    const char *corpus[] = {"abi_records", "abi_vectors", "abi_names", "abi_tensormap", "abi_globals"};
+    for (size_t f = 0; f < 5; f++) {
         if (f == 3 && strstr(compilers[_i].lang, "c99"))
             continue;
         rc = run(&out, "%s tests/corpus/%s.cu -o %s/%s", kstub_bin(), corpus[f], tmpdir, corpus[f]);
