@@ -267,15 +267,17 @@ static char *var_name(size_t i, const char *c_name)
     return ks_xasprintf("%s%s%s", var_names[i].prefix, c_name, var_names[i].suffix);
 }
 
-/* step_aside for a variable: '_' appended while any name var_names makes
- * from it is taken, reserved or a keyword. */
+/* step_aside for a variable: '_' appended while it or any name var_names
+ * makes from it is taken, reserved, a macro of the runtime's headers or a
+ * keyword. (A kernel so named is an error instead, since its C function is
+ * the name itself; a variable's accessors all carry a suffix.) */
 static char *var_step_aside(const namer *nm, char *name)
 {
     for (;;) {
         int busy = is_c_only_keyword(name) || runtime_reserved(name) || taken(nm, name);
         for (size_t i = 0; !busy && i < NVAR_NAMES; i++) {
             char *n = var_name(i, name);
-            busy = taken(nm, n);
+            busy = taken(nm, n) || runtime_macro(n) || runtime_reserved(n);
             free(n);
         }
         if (!busy)

@@ -443,6 +443,30 @@ inline ks_status apply_node_set(ks_graph_exec ks__exec, apply_node_t ks__node, k
                   "kernel apply, parameter n needs exactly int");
     return apply_node_set(ks__exec, ks__node, launch, static_cast<float *>(out), static_cast<int>(n));
 }
+template <typename KS_T>
+inline ks_status c_params_set(KS_T ks__value, ks_stream ks__stream)
+{
+    static_assert(std::is_same<KS_T, struct Params>::value, "variable c_params needs exactly struct Params");
+    return c_params_set(static_cast<struct Params>(ks__value), ks__stream);
+}
+template <typename KS_T>
+inline ks_status g_count_set(KS_T ks__value, ks_stream ks__stream)
+{
+    static_assert(std::is_same<KS_T, unsigned int>::value, "variable g_count needs exactly unsigned int");
+    return g_count_set(static_cast<unsigned int>(ks__value), ks__stream);
+}
+template <typename KS_T>
+inline ks_status m_ready_set(KS_T ks__value, ks_stream ks__stream)
+{
+    static_assert(std::is_same<KS_T, int>::value, "variable m_ready needs exactly int");
+    return m_ready_set(static_cast<int>(ks__value), ks__stream);
+}
+template <typename KS_T>
+inline ks_status g_short_set(KS_T ks__value, ks_stream ks__stream)
+{
+    static_assert(std::is_same<KS_T, int>::value, "variable g_short needs exactly int");
+    return g_short_set(static_cast<int>(ks__value), ks__stream);
+}
 #endif
 
 #if defined(__GNUC__)
