@@ -277,7 +277,7 @@ static char *var_step_aside(const namer *nm, char *name)
         int busy = is_c_only_keyword(name) || runtime_reserved(name) || taken(nm, name);
         for (size_t i = 0; !busy && i < NVAR_NAMES; i++) {
             char *n = var_name(i, name);
-            busy = taken(nm, n) || runtime_macro(n) || runtime_reserved(n);
+            busy = taken(nm, n) || runtime_macro(n);
             free(n);
         }
         if (!busy)

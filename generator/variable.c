@@ -16,8 +16,9 @@
  * s"), so it gets accessors; under -rdc nvcc prefixes it (__nv_static_...)
  * and the load says the symbol is missing. A const one may be folded away
  * when no kernel uses it; the load says so when its symbol is missing.
- * Variable templates have no cursor of their own (libclang shows them as
- * unexposed declarations) and are noted by walk.c.
+ * A variable template has no cursor kind of its own (libclang shows an
+ * unexposed declaration): ks__note_variable_template says it gets none,
+ * each instantiation being a variable whose symbol kstub cannot know.
  */
 #include "walkctx.h"
 
@@ -96,6 +97,20 @@ static char *var_symbol(CXCursor c, int internal)
         return ks_take(clang_getCursorSpelling(c));
     }
     return m;
+}
+
+/* libclang shows a variable template as an unexposed declaration whose
+ * children are the pattern's attributes: a device one gets a note. */
+void ks__note_variable_template(walk_ctx *w, CXCursor decl)
+{
+    var_attrs a = {0, 0, 0, 0};
+    clang_visitChildren(decl, find_attrs, &a);
+    if (!a.constant && !a.device && !a.shared)
+        return;
+    char *name = ks_qualified_name(decl);
+    ks__walk_diag(w, decl, "note", "'%s' is a device variable template: each instantiation is a "
+                  "variable of its own, whose symbol kstub cannot know; no accessors", name);
+    free(name);
 }
 
 void ks__add_variable(walk_ctx *w, CXCursor c)

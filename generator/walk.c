@@ -246,6 +246,10 @@ static enum CXChildVisitResult visit(CXCursor c, CXCursor parent, CXClientData d
         if (fc->kernels)
             ks__add_variable(w, c);
         break;
+    case CXCursor_UnexposedDecl:
+        if (fc->kernels)
+            ks__note_variable_template(w, c);
+        break;
     case CXCursor_TypedefDecl:
         if (main_file)
             ks__handle_instantiation(w, c);

@@ -77,6 +77,8 @@ int ks__resolve_bounds(walk_ctx *w, const char *text, size_t size);
 /* ---- variable.c ---- */
 /* A namespace-scope VarDecl: a device variable into the model, or a note. */
 void ks__add_variable(walk_ctx *w, CXCursor var);
+/* An unexposed declaration: a note when it is a device variable template. */
+void ks__note_variable_template(walk_ctx *w, CXCursor decl);
 
 /* ---- instances.c ---- */
 void ks__handle_reference(walk_ctx *w, CXCursor ref);

@@ -190,8 +190,12 @@ KS__API ks_status ks_global_write_at(ks_global *g, size_t first, const void *src
         st = addr(g, &base);
     if (st != KS_OK || count == 0)
         return site(st, file, line);
-    if (__builtin_expect(__atomic_load_n(&ks__checks, __ATOMIC_RELAXED) != 0, 0))
+    if (__builtin_expect(__atomic_load_n(&ks__checks, __ATOMIC_RELAXED) != 0, 0)) {
+        st = ks__global_check_host(g, "write", src, count * g->elem_size);
+        if (st != KS_OK)
+            return site(st, file, line);
         ks__global_trace(g, "write", first, count, stream, file, line);
+    }
     CUresult r = ks__cu.MemcpyHtoDAsync(base + first * g->elem_size, src, count * g->elem_size,
                                         (CUstream)stream);
     if (__builtin_expect(r != CUDA_SUCCESS, 0))
@@ -215,8 +219,12 @@ KS__API ks_status ks_global_read_at(ks_global *g, size_t first, void *dst, size_
         st = addr(g, &base);
     if (st != KS_OK || count == 0)
         return site(st, file, line);
-    if (__builtin_expect(__atomic_load_n(&ks__checks, __ATOMIC_RELAXED) != 0, 0))
+    if (__builtin_expect(__atomic_load_n(&ks__checks, __ATOMIC_RELAXED) != 0, 0)) {
+        st = ks__global_check_host(g, "read", dst, count * g->elem_size);
+        if (st != KS_OK)
+            return site(st, file, line);
         ks__global_trace(g, "read", first, count, stream, file, line);
+    }
     CUresult r = ks__cu.MemcpyDtoHAsync(dst, base + first * g->elem_size, count * g->elem_size,
                                         (CUstream)stream);
     const char *call = "cuMemcpyDtoHAsync";
@@ -256,6 +264,8 @@ ks_status ks__global_range(ks_global *g, size_t first, const void *src, size_t c
     CUdeviceptr base = 0;
     if (st == KS_OK)
         st = addr(g, &base);
+    if (st == KS_OK && __builtin_expect(__atomic_load_n(&ks__checks, __ATOMIC_RELAXED) != 0, 0))
+        st = ks__global_check_host(g, "node", src, count * g->elem_size);
     if (st == KS_OK)
         *dst = base + first * g->elem_size;
     return st;

@@ -191,6 +191,11 @@ extern const ks__check ks__check_sync;      /* check.c */
 void ks__global_trace(const ks_global *g, const char *op, size_t first, size_t count, ks_stream stream,
                       const char *file, int line) __attribute__((cold));
 
+/* The pointers check of an accessor's host pointer \p p (pointers.c), when it is on:
+ * device memory, or a page-locked allocation shorter than \p bytes, is refused. */
+ks_status ks__global_check_host(const ks_global *g, const char *op, const void *p, size_t bytes)
+    __attribute__((cold));
+
 /* global.c, for the graph node: the address of elements [first, first + count) of \p g
  * in the current context, checked as a write's. */
 ks_status ks__global_range(ks_global *g, size_t first, const void *src, size_t count, CUdeviceptr *dst);

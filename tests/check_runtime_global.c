@@ -226,6 +226,28 @@ START_TEST(trace_records_accessor_calls)
 }
 END_TEST
 
+START_TEST(pointers_check_refuses_device_memory_as_host)
+{
+    declare();
+    ck_assert_status(ks_checks_set(KS_CHECK_POINTERS), KS_OK);
+    unsigned long long dev = fake.alloc(256, CU_MEMORYTYPE_DEVICE, 0);
+    const void *dp = (const void *)(uintptr_t)dev;
+    ck_assert_status(ks_global_write_at(&c_w, 0, dp, 16, NULL, "app.c", 7), KS_ERR_POINTER);
+    ck_assert_message_has("variable 'c_w': write: 0x");
+    ck_assert_message_has("is device memory");
+    ck_assert_str_eq(ks_last_error()->file, "app.c");
+    /* page-locked host memory shorter than the copy */
+    unsigned long long pinned = fake.alloc(32, CU_MEMORYTYPE_HOST, 0);
+    ck_assert_status(ks_global_read(&c_w, 0, (void *)(uintptr_t)pinned, 16, NULL), KS_ERR_POINTER);
+    ck_assert_message_has("has 32 bytes to the end of its allocation");
+    ck_assert_message_has("the copy needs 64");
+    ck_assert_int_eq(fake.calls("cuMemcpyHtoDAsync") + fake.calls("cuMemcpyDtoHAsync"), 0);
+    /* pageable memory the driver does not know passes */
+    float w[16] = {0};
+    ck_assert_status(ks_global_write(&c_w, 0, w, 16, NULL), KS_OK);
+}
+END_TEST
+
 void runtime_cases_global(Suite *s)
 {
     runtime_add_case(s, "global", TESTS(write_then_read_back, streams_reach_the_copy,
@@ -233,5 +255,6 @@ void runtime_cases_global(Suite *s)
                                         module_loader_proves_the_size_too, missing_symbols_say_why,
                                         module_loader_one_address_per_context, unload_forgets_addresses,
                                         a_stale_descriptor_is_refused, graph_node_writes_when_the_graph_runs,
-                                        trace_records_accessor_calls));
+                                        trace_records_accessor_calls,
+                                        pointers_check_refuses_device_memory_as_host));
 }

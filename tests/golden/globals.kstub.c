@@ -116,13 +116,13 @@ ks_global c_w_global = KS_GLOBAL_INIT(
     &globals_kstub_image, "c_w", "c_w", "float[16]", 64u, 4u, KS_GLOBAL_CONSTANT, 0u);
 
 ks_status ks__c_w_write_at(const char *ks__file, int ks__line, size_t ks__first, const float *ks__src,
-                                  size_t ks__count, ks_stream ks__stream)
+                           size_t ks__count, ks_stream ks__stream)
 {
     return ks_global_write_at(&c_w_global, ks__first, ks__src, ks__count, ks__stream, ks__file, ks__line);
 }
 
 ks_status ks__c_w_read_at(const char *ks__file, int ks__line, size_t ks__first, float *ks__dst,
-                                 size_t ks__count, ks_stream ks__stream)
+                          size_t ks__count, ks_stream ks__stream)
 {
     return ks_global_read_at(&c_w_global, ks__first, ks__dst, ks__count, ks__stream, ks__file, ks__line);
 }
@@ -157,7 +157,7 @@ ks_status c_w_address(float **ks__address)
 }
 
 ks_status c_w_node(ks_graph ks__graph, const ks_graph_node *ks__deps, size_t ks__ndeps, size_t ks__first,
-                          const float *ks__src, size_t ks__count, ks_graph_node *ks__node)
+                   const float *ks__src, size_t ks__count, ks_graph_node *ks__node)
 {
     return ks_global_node_add(&c_w_global, ks__graph, ks__deps, ks__ndeps, ks__first, ks__src, ks__count, ks__node);
 }
@@ -167,13 +167,13 @@ ks_global c_params_global = KS_GLOBAL_INIT(
     &globals_kstub_image, "c_params", "c_params", "Params", 16u, 16u, KS_GLOBAL_CONSTANT, 0u);
 
 ks_status ks__c_params_write_at(const char *ks__file, int ks__line, size_t ks__first, const struct Params *ks__src,
-                                  size_t ks__count, ks_stream ks__stream)
+                                size_t ks__count, ks_stream ks__stream)
 {
     return ks_global_write_at(&c_params_global, ks__first, ks__src, ks__count, ks__stream, ks__file, ks__line);
 }
 
 ks_status ks__c_params_read_at(const char *ks__file, int ks__line, size_t ks__first, struct Params *ks__dst,
-                                 size_t ks__count, ks_stream ks__stream)
+                               size_t ks__count, ks_stream ks__stream)
 {
     return ks_global_read_at(&c_params_global, ks__first, ks__dst, ks__count, ks__stream, ks__file, ks__line);
 }
@@ -204,7 +204,7 @@ ks_status c_params_address(struct Params **ks__address)
 }
 
 ks_status c_params_node(ks_graph ks__graph, const ks_graph_node *ks__deps, size_t ks__ndeps, size_t ks__first,
-                          const struct Params *ks__src, size_t ks__count, ks_graph_node *ks__node)
+                        const struct Params *ks__src, size_t ks__count, ks_graph_node *ks__node)
 {
     return ks_global_node_add(&c_params_global, ks__graph, ks__deps, ks__ndeps, ks__first, ks__src, ks__count, ks__node);
 }
@@ -214,13 +214,13 @@ ks_global g_count_global = KS_GLOBAL_INIT(
     &globals_kstub_image, "g_count", "g_count", "unsigned int", 4u, 4u, KS_GLOBAL_DEVICE, 0u);
 
 ks_status ks__g_count_write_at(const char *ks__file, int ks__line, size_t ks__first, const unsigned int *ks__src,
-                                  size_t ks__count, ks_stream ks__stream)
+                               size_t ks__count, ks_stream ks__stream)
 {
     return ks_global_write_at(&g_count_global, ks__first, ks__src, ks__count, ks__stream, ks__file, ks__line);
 }
 
 ks_status ks__g_count_read_at(const char *ks__file, int ks__line, size_t ks__first, unsigned int *ks__dst,
-                                 size_t ks__count, ks_stream ks__stream)
+                              size_t ks__count, ks_stream ks__stream)
 {
     return ks_global_read_at(&g_count_global, ks__first, ks__dst, ks__count, ks__stream, ks__file, ks__line);
 }
@@ -251,7 +251,7 @@ ks_status g_count_address(unsigned int **ks__address)
 }
 
 ks_status g_count_node(ks_graph ks__graph, const ks_graph_node *ks__deps, size_t ks__ndeps, size_t ks__first,
-                          const unsigned int *ks__src, size_t ks__count, ks_graph_node *ks__node)
+                       const unsigned int *ks__src, size_t ks__count, ks_graph_node *ks__node)
 {
     return ks_global_node_add(&g_count_global, ks__graph, ks__deps, ks__ndeps, ks__first, ks__src, ks__count, ks__node);
 }
@@ -261,13 +261,13 @@ ks_global g_grid_global = KS_GLOBAL_INIT(
     &globals_kstub_image, "g_grid", "g_grid", "float[4][3]", 48u, 4u, KS_GLOBAL_DEVICE, 0u);
 
 ks_status ks__g_grid_write_at(const char *ks__file, int ks__line, size_t ks__first, const float *ks__src,
-                                  size_t ks__count, ks_stream ks__stream)
+                              size_t ks__count, ks_stream ks__stream)
 {
     return ks_global_write_at(&g_grid_global, ks__first, ks__src, ks__count, ks__stream, ks__file, ks__line);
 }
 
 ks_status ks__g_grid_read_at(const char *ks__file, int ks__line, size_t ks__first, float *ks__dst,
-                                 size_t ks__count, ks_stream ks__stream)
+                             size_t ks__count, ks_stream ks__stream)
 {
     return ks_global_read_at(&g_grid_global, ks__first, ks__dst, ks__count, ks__stream, ks__file, ks__line);
 }
@@ -302,7 +302,7 @@ ks_status g_grid_address(float **ks__address)
 }
 
 ks_status g_grid_node(ks_graph ks__graph, const ks_graph_node *ks__deps, size_t ks__ndeps, size_t ks__first,
-                          const float *ks__src, size_t ks__count, ks_graph_node *ks__node)
+                      const float *ks__src, size_t ks__count, ks_graph_node *ks__node)
 {
     return ks_global_node_add(&g_grid_global, ks__graph, ks__deps, ks__ndeps, ks__first, ks__src, ks__count, ks__node);
 }
@@ -312,13 +312,13 @@ ks_global m_ready_global = KS_GLOBAL_INIT(
     &globals_kstub_image, "m_ready", "m_ready", "int", 4u, 4u, KS_GLOBAL_MANAGED, 0u);
 
 ks_status ks__m_ready_write_at(const char *ks__file, int ks__line, size_t ks__first, const int *ks__src,
-                                  size_t ks__count, ks_stream ks__stream)
+                               size_t ks__count, ks_stream ks__stream)
 {
     return ks_global_write_at(&m_ready_global, ks__first, ks__src, ks__count, ks__stream, ks__file, ks__line);
 }
 
 ks_status ks__m_ready_read_at(const char *ks__file, int ks__line, size_t ks__first, int *ks__dst,
-                                 size_t ks__count, ks_stream ks__stream)
+                              size_t ks__count, ks_stream ks__stream)
 {
     return ks_global_read_at(&m_ready_global, ks__first, ks__dst, ks__count, ks__stream, ks__file, ks__line);
 }
@@ -349,7 +349,7 @@ ks_status m_ready_address(int **ks__address)
 }
 
 ks_status m_ready_node(ks_graph ks__graph, const ks_graph_node *ks__deps, size_t ks__ndeps, size_t ks__first,
-                          const int *ks__src, size_t ks__count, ks_graph_node *ks__node)
+                       const int *ks__src, size_t ks__count, ks_graph_node *ks__node)
 {
     return ks_global_node_add(&m_ready_global, ks__graph, ks__deps, ks__ndeps, ks__first, ks__src, ks__count, ks__node);
 }
@@ -359,13 +359,13 @@ ks_global g_short_global = KS_GLOBAL_INIT(
     &globals_kstub_image, "g_long_internal_name", "g_long_internal_name", "int", 4u, 4u, KS_GLOBAL_DEVICE, 0u);
 
 ks_status ks__g_short_write_at(const char *ks__file, int ks__line, size_t ks__first, const int *ks__src,
-                                  size_t ks__count, ks_stream ks__stream)
+                               size_t ks__count, ks_stream ks__stream)
 {
     return ks_global_write_at(&g_short_global, ks__first, ks__src, ks__count, ks__stream, ks__file, ks__line);
 }
 
 ks_status ks__g_short_read_at(const char *ks__file, int ks__line, size_t ks__first, int *ks__dst,
-                                 size_t ks__count, ks_stream ks__stream)
+                              size_t ks__count, ks_stream ks__stream)
 {
     return ks_global_read_at(&g_short_global, ks__first, ks__dst, ks__count, ks__stream, ks__file, ks__line);
 }
@@ -396,7 +396,7 @@ ks_status g_short_address(int **ks__address)
 }
 
 ks_status g_short_node(ks_graph ks__graph, const ks_graph_node *ks__deps, size_t ks__ndeps, size_t ks__first,
-                          const int *ks__src, size_t ks__count, ks_graph_node *ks__node)
+                       const int *ks__src, size_t ks__count, ks_graph_node *ks__node)
 {
     return ks_global_node_add(&g_short_global, ks__graph, ks__deps, ks__ndeps, ks__first, ks__src, ks__count, ks__node);
 }

@@ -146,12 +146,12 @@ ks_status c_w_address(float **ks__address);
 /* A node of ks__graph (after the ks__ndeps nodes at ks__deps) that copies
  * ks__count elements from ks__src, read when the graph runs, from element ks__first on. */
 ks_status c_w_node(ks_graph ks__graph, const ks_graph_node *ks__deps, size_t ks__ndeps, size_t ks__first,
-                          const float *ks__src, size_t ks__count, ks_graph_node *ks__node);
+                   const float *ks__src, size_t ks__count, ks_graph_node *ks__node);
 /* What the macro forms call: the same, with the caller's file and line. */
 ks_status ks__c_w_write_at(const char *ks__file, int ks__line, size_t ks__first, const float *ks__src,
-                                  size_t ks__count, ks_stream ks__stream);
+                           size_t ks__count, ks_stream ks__stream);
 ks_status ks__c_w_read_at(const char *ks__file, int ks__line, size_t ks__first, float *ks__dst,
-                                 size_t ks__count, ks_stream ks__stream);
+                          size_t ks__count, ks_stream ks__stream);
 
 /* c_params — globals.cu:7: __constant__ Params, 16 bytes. Its accessors copy on ks__stream (NULL: the legacy
  * default stream, KS_STREAM_PER_THREAD, or a CUstream); a read returns once the
@@ -166,12 +166,12 @@ ks_status c_params_address(struct Params **ks__address);
 /* A node of ks__graph (after the ks__ndeps nodes at ks__deps) that copies
  * ks__count elements from ks__src, read when the graph runs, from element ks__first on. */
 ks_status c_params_node(ks_graph ks__graph, const ks_graph_node *ks__deps, size_t ks__ndeps, size_t ks__first,
-                          const struct Params *ks__src, size_t ks__count, ks_graph_node *ks__node);
+                        const struct Params *ks__src, size_t ks__count, ks_graph_node *ks__node);
 /* What the macro forms call: the same, with the caller's file and line. */
 ks_status ks__c_params_write_at(const char *ks__file, int ks__line, size_t ks__first, const struct Params *ks__src,
-                                  size_t ks__count, ks_stream ks__stream);
+                                size_t ks__count, ks_stream ks__stream);
 ks_status ks__c_params_read_at(const char *ks__file, int ks__line, size_t ks__first, struct Params *ks__dst,
-                                 size_t ks__count, ks_stream ks__stream);
+                               size_t ks__count, ks_stream ks__stream);
 ks_status ks__c_params_set_at(const char *ks__file, int ks__line, struct Params ks__value, ks_stream ks__stream);
 
 /* g_count — globals.cu:8: __device__ unsigned int, 4 bytes. Its accessors copy on ks__stream (NULL: the legacy
@@ -187,12 +187,12 @@ ks_status g_count_address(unsigned int **ks__address);
 /* A node of ks__graph (after the ks__ndeps nodes at ks__deps) that copies
  * ks__count elements from ks__src, read when the graph runs, from element ks__first on. */
 ks_status g_count_node(ks_graph ks__graph, const ks_graph_node *ks__deps, size_t ks__ndeps, size_t ks__first,
-                          const unsigned int *ks__src, size_t ks__count, ks_graph_node *ks__node);
+                       const unsigned int *ks__src, size_t ks__count, ks_graph_node *ks__node);
 /* What the macro forms call: the same, with the caller's file and line. */
 ks_status ks__g_count_write_at(const char *ks__file, int ks__line, size_t ks__first, const unsigned int *ks__src,
-                                  size_t ks__count, ks_stream ks__stream);
+                               size_t ks__count, ks_stream ks__stream);
 ks_status ks__g_count_read_at(const char *ks__file, int ks__line, size_t ks__first, unsigned int *ks__dst,
-                                 size_t ks__count, ks_stream ks__stream);
+                              size_t ks__count, ks_stream ks__stream);
 ks_status ks__g_count_set_at(const char *ks__file, int ks__line, unsigned int ks__value, ks_stream ks__stream);
 
 /* g_grid — globals.cu:9: __device__ float[4][3], 48 bytes,
@@ -213,12 +213,12 @@ ks_status g_grid_address(float **ks__address);
 /* A node of ks__graph (after the ks__ndeps nodes at ks__deps) that copies
  * ks__count elements from ks__src, read when the graph runs, from element ks__first on. */
 ks_status g_grid_node(ks_graph ks__graph, const ks_graph_node *ks__deps, size_t ks__ndeps, size_t ks__first,
-                          const float *ks__src, size_t ks__count, ks_graph_node *ks__node);
+                      const float *ks__src, size_t ks__count, ks_graph_node *ks__node);
 /* What the macro forms call: the same, with the caller's file and line. */
 ks_status ks__g_grid_write_at(const char *ks__file, int ks__line, size_t ks__first, const float *ks__src,
-                                  size_t ks__count, ks_stream ks__stream);
+                              size_t ks__count, ks_stream ks__stream);
 ks_status ks__g_grid_read_at(const char *ks__file, int ks__line, size_t ks__first, float *ks__dst,
-                                 size_t ks__count, ks_stream ks__stream);
+                             size_t ks__count, ks_stream ks__stream);
 
 /* m_ready — globals.cu:10: __managed__ int, 4 bytes. Its accessors copy on ks__stream (NULL: the legacy
  * default stream, KS_STREAM_PER_THREAD, or a CUstream); a read returns once the
@@ -233,12 +233,12 @@ ks_status m_ready_address(int **ks__address);
 /* A node of ks__graph (after the ks__ndeps nodes at ks__deps) that copies
  * ks__count elements from ks__src, read when the graph runs, from element ks__first on. */
 ks_status m_ready_node(ks_graph ks__graph, const ks_graph_node *ks__deps, size_t ks__ndeps, size_t ks__first,
-                          const int *ks__src, size_t ks__count, ks_graph_node *ks__node);
+                       const int *ks__src, size_t ks__count, ks_graph_node *ks__node);
 /* What the macro forms call: the same, with the caller's file and line. */
 ks_status ks__m_ready_write_at(const char *ks__file, int ks__line, size_t ks__first, const int *ks__src,
-                                  size_t ks__count, ks_stream ks__stream);
+                               size_t ks__count, ks_stream ks__stream);
 ks_status ks__m_ready_read_at(const char *ks__file, int ks__line, size_t ks__first, int *ks__dst,
-                                 size_t ks__count, ks_stream ks__stream);
+                              size_t ks__count, ks_stream ks__stream);
 ks_status ks__m_ready_set_at(const char *ks__file, int ks__line, int ks__value, ks_stream ks__stream);
 
 /* g_long_internal_name — globals.cu:12: __device__ int, 4 bytes. Its accessors copy on ks__stream (NULL: the legacy
@@ -254,12 +254,12 @@ ks_status g_short_address(int **ks__address);
 /* A node of ks__graph (after the ks__ndeps nodes at ks__deps) that copies
  * ks__count elements from ks__src, read when the graph runs, from element ks__first on. */
 ks_status g_short_node(ks_graph ks__graph, const ks_graph_node *ks__deps, size_t ks__ndeps, size_t ks__first,
-                          const int *ks__src, size_t ks__count, ks_graph_node *ks__node);
+                       const int *ks__src, size_t ks__count, ks_graph_node *ks__node);
 /* What the macro forms call: the same, with the caller's file and line. */
 ks_status ks__g_short_write_at(const char *ks__file, int ks__line, size_t ks__first, const int *ks__src,
-                                  size_t ks__count, ks_stream ks__stream);
+                               size_t ks__count, ks_stream ks__stream);
 ks_status ks__g_short_read_at(const char *ks__file, int ks__line, size_t ks__first, int *ks__dst,
-                                 size_t ks__count, ks_stream ks__stream);
+                              size_t ks__count, ks_stream ks__stream);
 ks_status ks__g_short_set_at(const char *ks__file, int ks__line, int ks__value, ks_stream ks__stream);
 
 #if !defined(__cplusplus) && !defined(KSTUB_PLAIN_CALLS)
