@@ -221,36 +221,11 @@ static const struct kernel_name {
 
 #define NKERNEL_NAMES (sizeof kernel_names / sizeof kernel_names[0])
 
-static char *kernel_name(size_t i, const char *c_name)
-{
-    return ks_xasprintf("%s%s%s", kernel_names[i].prefix, c_name, kernel_names[i].suffix);
-}
-
-/* A user-derived name made free: '_' appended while it is a C-only keyword,
- * reserved by the runtime, or taken (for a kernel, also while any name of
- * kernel_names made from it is taken). Takes ownership of name; returns
- * the free one, not yet claimed. */
-static char *step_aside(const namer *nm, char *name, int is_kernel)
-{
-    for (;;) {
-        int busy = is_c_only_keyword(name) || runtime_reserved(name) ||
-                   (!is_kernel && taken_for_param(nm, name));
-        for (size_t i = 0; is_kernel && !busy && i < NKERNEL_NAMES; i++) {
-            char *n = kernel_name(i, name);
-            busy = taken(nm, n);
-            free(n);
-        }
-        if (!busy)
-            return name;
-        char *longer = ks_xasprintf("%s_", name);
-        free(name);
-        name = longer;
-    }
-}
-
 /* The file-scope names one device variable brings into the generated C (the
- * templates spell the same names). */
+ * templates spell the same names); its stem is claimed too, so a kernel
+ * never gets a variable's C name. */
 static const struct kernel_name var_names[] = {
+    {"", "", KERNEL_FUNCTION},              /* the stem (a parameter may share it) */
     {"", "_write", KERNEL_FUNCTION},        /* elements from the host */
     {"", "_read", KERNEL_FUNCTION},         /* elements to the host */
     {"", "_set", KERNEL_FUNCTION},          /* the whole variable from the host */
@@ -262,22 +237,24 @@ static const struct kernel_name var_names[] = {
 
 #define NVAR_NAMES (sizeof var_names / sizeof var_names[0])
 
-static char *var_name(size_t i, const char *c_name)
+static char *made_name(const struct kernel_name *made, const char *c_name)
 {
-    return ks_xasprintf("%s%s%s", var_names[i].prefix, c_name, var_names[i].suffix);
+    return ks_xasprintf("%s%s%s", made->prefix, c_name, made->suffix);
 }
 
-/* step_aside for a variable: '_' appended while it or any name var_names
- * makes from it is taken, reserved, a macro of the runtime's headers or a
- * keyword. (A kernel so named is an error instead, since its C function is
- * the name itself; a variable's accessors all carry a suffix.) */
-static char *var_step_aside(const namer *nm, char *name)
+/* A user-derived name made free: '_' appended while it is a C-only keyword,
+ * reserved by the runtime, or taken; for a kernel or a variable (made: the
+ * names it brings, kernel_names or var_names), also while any name made
+ * from it is taken or a macro of the runtime's headers. Takes ownership of
+ * name; returns the free one, not yet claimed. */
+static char *step_aside(const namer *nm, char *name, const struct kernel_name *made, size_t nmade)
 {
     for (;;) {
-        int busy = is_c_only_keyword(name) || runtime_reserved(name) || taken(nm, name);
-        for (size_t i = 0; !busy && i < NVAR_NAMES; i++) {
-            char *n = var_name(i, name);
-            busy = taken(nm, n) || runtime_macro(n);
+        int busy = is_c_only_keyword(name) || runtime_reserved(name) ||
+                   (!made && taken_for_param(nm, name));
+        for (size_t i = 0; !busy && i < nmade; i++) {
+            char *n = made_name(&made[i], name);
+            busy = taken(nm, n) || (i > 0 && runtime_macro(n));
             free(n);
         }
         if (!busy)
@@ -285,6 +262,23 @@ static char *var_step_aside(const namer *nm, char *name)
         char *longer = ks_xasprintf("%s_", name);
         free(name);
         name = longer;
+    }
+}
+
+/* The names a kernel or a variable brings, claimed: functions (which a
+ * parameter may share), objects and macros. */
+static void claim_made(namer *nm, const char *c_name, const struct kernel_name *made, size_t nmade)
+{
+    for (size_t j = 0; j < nmade; j++) {
+        char *n = made_name(&made[j], c_name);
+        if (made[j].kind == KERNEL_FUNCTION) {
+            claim_function(nm, n);
+        } else {
+            claim(nm, n);
+            if (made[j].kind == KERNEL_MACRO)
+                json_object_set_new(nm->macros, n, json_true());
+        }
+        free(n);
     }
 }
 
@@ -539,7 +533,7 @@ static void name_defs(namer *nm)
                      : d->kind == KS_DEF_FUNCTION ? function_c_name(nm, d)
                      : d->template_name ? specialization_c_name(nm, d)
                                         : ks_c_identifier(d->qname);
-        char *name = step_aside(nm, ks_xstrdup(want), 0);
+        char *name = step_aside(nm, ks_xstrdup(want), NULL, 0);
         if (strcmp(name, want) != 0)
             ks_note_at(nm->opts->input, 0, 0, "type '%s' is '%s' in C ('%s' is taken or "
                        "reserved)", d->qname, name, want);
@@ -760,7 +754,7 @@ static void name_kernel_params(namer *nm, ks_kern *k)
         ks_param *p = &k->params[j];
         char *name = p->name ? ks_xstrdup(p->name) : ks_xasprintf("arg%zu", j);
         for (;;) {
-            name = step_aside(nm, name, 0);
+            name = step_aside(nm, name, NULL, 0);
             if (!json_object_get(local, name))
                 break;
             char *longer = ks_xasprintf("%s_", name);   /* a parameter pack's repeated name */
@@ -826,7 +820,7 @@ static void name_kernels(namer *nm)
     for (size_t i = 0; i < m->nkernels; i++) {
         ks_kern *k = &m->kernels[i];
         char *want = ks_xstrdup(k->c_name);
-        k->c_name = step_aside(nm, k->c_name, 1);
+        k->c_name = step_aside(nm, k->c_name, kernel_names, NKERNEL_NAMES);
         if (strcmp(want, k->c_name) != 0)
             ks_note_at(k->file ? k->file : nm->opts->input, k->line, k->col, "kernel '%s' is '%s' in C ('%s' is "
                        "taken or reserved)", k->name, k->c_name, want);
@@ -834,37 +828,20 @@ static void name_kernels(namer *nm)
         /* The descriptor is exported as <c_name>_kernel: a user's name of
          * that spelling steps aside, not the descriptor. */
         k->descriptor = ks_target_fill(nm->target->names.descriptor, "c_name", k->c_name);
-        for (size_t j = 0; j < NKERNEL_NAMES; j++) {
-            char *n = kernel_name(j, k->c_name);
-            if (kernel_names[j].kind == KERNEL_FUNCTION) {
-                claim_function(nm, n);
-            } else {
-                claim(nm, n);
-                if (kernel_names[j].kind == KERNEL_MACRO)
-                    json_object_set_new(nm->macros, n, json_true());
-            }
-            free(n);
-        }
+        claim_made(nm, k->c_name, kernel_names, NKERNEL_NAMES);
     }
     for (size_t i = 0; i < m->nkernels; i++)
         name_kernel_params(nm, &m->kernels[i]);
     for (size_t i = 0; i < m->nvars; i++) {
         ks_var *v = &m->vars[i];
         char *want = ks_xstrdup(v->c_name);
-        v->c_name = var_step_aside(nm, v->c_name);
+        v->c_name = step_aside(nm, v->c_name, var_names, NVAR_NAMES);
         if (strcmp(want, v->c_name) != 0)
             ks_note_at(v->file ? v->file : nm->opts->input, v->line, v->col, "variable '%s' is "
                        "'%s' in C ('%s' is taken or reserved)", v->name, v->c_name, want);
         free(want);
-        v->descriptor = var_name(NVAR_NAMES - 1, v->c_name);
-        for (size_t j = 0; j < NVAR_NAMES; j++) {
-            char *n = var_name(j, v->c_name);
-            if (var_names[j].kind == KERNEL_FUNCTION)
-                claim_function(nm, n);
-            else
-                claim(nm, n);
-            free(n);
-        }
+        v->descriptor = made_name(&var_names[NVAR_NAMES - 1], v->c_name);
+        claim_made(nm, v->c_name, var_names, NVAR_NAMES);
     }
 }
 
@@ -900,13 +877,13 @@ int ks_name_is_free(const ks_model *m, const char *name)
     json_decref(nm.macros);
     for (size_t i = 0; !busy && i < m->nkernels; i++)
         for (size_t j = 0; !busy && j < NKERNEL_NAMES; j++) {
-            char *n = kernel_name(j, m->kernels[i].c_name);
+            char *n = made_name(&kernel_names[j], m->kernels[i].c_name);
             busy = strcmp(n, name) == 0;
             free(n);
         }
     for (size_t i = 0; !busy && i < m->nvars; i++)
         for (size_t j = 0; !busy && j < NVAR_NAMES; j++) {
-            char *n = var_name(j, m->vars[i].c_name);
+            char *n = made_name(&var_names[j], m->vars[i].c_name);
             busy = strcmp(n, name) == 0;
             free(n);
         }

@@ -181,27 +181,50 @@ static ks_status site(ks_status st, const char *file, int line)
     return st;
 }
 
-KS__API ks_status ks_global_write_at(ks_global *g, size_t first, const void *src, size_t count,
-                                     ks_stream stream, const char *file, int line)
+/* What a copy does before its driver call: the range, the address (resolving
+ * on first use) and, when checks are on, the host pointer and the trace.
+ * KS_OK with *dst the address of element \p first; else the status to
+ * return (KS_OK with *dst 0: nothing to copy). */
+static inline ks_status copy_prepare(ks_global *g, const char *op, size_t first, const void *p, size_t count,
+                                     ks_stream stream, const char *file, int line, CUdeviceptr *dst)
 {
-    ks_status st = check_range(g, "write", first, src, count);
+    *dst = 0;
+    ks_status st = check_range(g, op, first, p, count);
     CUdeviceptr base = 0;
     if (st == KS_OK)
         st = addr(g, &base);
     if (st != KS_OK || count == 0)
         return site(st, file, line);
     if (__builtin_expect(__atomic_load_n(&ks__checks, __ATOMIC_RELAXED) != 0, 0)) {
-        st = ks__global_check_host(g, "write", src, count * g->elem_size);
+        st = ks__global_check_host(g, op, p, count * g->elem_size);
         if (st != KS_OK)
             return site(st, file, line);
-        ks__global_trace(g, "write", first, count, stream, file, line);
+        ks__global_trace(g, op, first, count, stream, file, line);
     }
-    CUresult r = ks__cu.MemcpyHtoDAsync(base + first * g->elem_size, src, count * g->elem_size,
-                                        (CUstream)stream);
+    *dst = base + first * g->elem_size;
+    return KS_OK;
+}
+
+static ks_status copy_failed(const ks_global *g, const char *call, CUresult r, const char *what, size_t count,
+                             const char *file, int line) __attribute__((noinline, cold));
+static ks_status copy_failed(const ks_global *g, const char *call, CUresult r, const char *what, size_t count,
+                             const char *file, int line)
+{
+    return site(ks__error_cu(KS_ERR_DRIVER, NULL, call, r, "variable '%s': %s %zu elements", global_name(g),
+                             what, count),
+                file, line);
+}
+
+KS__API ks_status ks_global_write_at(ks_global *g, size_t first, const void *src, size_t count,
+                                     ks_stream stream, const char *file, int line)
+{
+    CUdeviceptr dst;
+    ks_status st = copy_prepare(g, "write", first, src, count, stream, file, line, &dst);
+    if (st != KS_OK || dst == 0)
+        return st;
+    CUresult r = ks__cu.MemcpyHtoDAsync(dst, src, count * g->elem_size, (CUstream)stream);
     if (__builtin_expect(r != CUDA_SUCCESS, 0))
-        return site(ks__error_cu(KS_ERR_DRIVER, NULL, "cuMemcpyHtoDAsync", r,
-                                 "variable '%s': writing %zu elements", global_name(g), count),
-                    file, line);
+        return copy_failed(g, "cuMemcpyHtoDAsync", r, "writing", count, file, line);
     return KS_OK;
 }
 
@@ -213,29 +236,15 @@ KS__API ks_status ks_global_write(ks_global *g, size_t first, const void *src, s
 KS__API ks_status ks_global_read_at(ks_global *g, size_t first, void *dst, size_t count,
                                     ks_stream stream, const char *file, int line)
 {
-    ks_status st = check_range(g, "read", first, dst, count);
-    CUdeviceptr base = 0;
-    if (st == KS_OK)
-        st = addr(g, &base);
-    if (st != KS_OK || count == 0)
-        return site(st, file, line);
-    if (__builtin_expect(__atomic_load_n(&ks__checks, __ATOMIC_RELAXED) != 0, 0)) {
-        st = ks__global_check_host(g, "read", dst, count * g->elem_size);
-        if (st != KS_OK)
-            return site(st, file, line);
-        ks__global_trace(g, "read", first, count, stream, file, line);
-    }
-    CUresult r = ks__cu.MemcpyDtoHAsync(dst, base + first * g->elem_size, count * g->elem_size,
-                                        (CUstream)stream);
-    const char *call = "cuMemcpyDtoHAsync";
-    if (r == CUDA_SUCCESS && ks__cu.StreamSynchronize != NULL) {
-        r = ks__cu.StreamSynchronize((CUstream)stream);
-        call = "cuStreamSynchronize";
-    }
-    if (r != CUDA_SUCCESS)
-        return site(ks__error_cu(KS_ERR_DRIVER, NULL, call, r, "variable '%s': reading %zu elements",
-                                 global_name(g), count),
-                    file, line);
+    CUdeviceptr src;
+    ks_status st = copy_prepare(g, "read", first, dst, count, stream, file, line, &src);
+    if (st != KS_OK || src == 0)
+        return st;
+    CUresult r = ks__cu.MemcpyDtoHAsync(dst, src, count * g->elem_size, (CUstream)stream);
+    if (__builtin_expect(r != CUDA_SUCCESS, 0))
+        return copy_failed(g, "cuMemcpyDtoHAsync", r, "reading", count, file, line);
+    if (ks__cu.StreamSynchronize != NULL && (r = ks__cu.StreamSynchronize((CUstream)stream)) != CUDA_SUCCESS)
+        return copy_failed(g, "cuStreamSynchronize", r, "reading", count, file, line);
     return KS_OK;
 }
 

@@ -165,6 +165,18 @@ static void put_arg(line *b, const ks_param_desc *d, const void *arg)
     put(b, "}");
 }
 
+/* "file:line" as a JSON string, or null. */
+static void put_site(line *b, const char *file, int line_no)
+{
+    if (file) {
+        char site[320];
+        snprintf(site, sizeof site, "%s:%d", file, line_no);
+        put_string(b, site);
+    } else {
+        put(b, "null");
+    }
+}
+
 static ks_status trace_before(const ks__checked *c)
 {
     pthread_mutex_lock(&trace_lock);
@@ -189,13 +201,7 @@ static ks_status trace_after(const ks__checked *c, ks_status st)
     put(&b, ",\"grid\":[%u,%u,%u],\"block\":[%u,%u,%u],\"shared\":%u,\"stream\":\"0x%" PRIxPTR "\",\"site\":",
         l->grid.x, l->grid.y, l->grid.z, l->block.x, l->block.y, l->block.z, l->shared_bytes,
         (uintptr_t)l->stream);
-    if (c->file) {
-        char site[320];
-        snprintf(site, sizeof site, "%s:%d", c->file, c->line);
-        put_string(&b, site);
-    } else {
-        put(&b, "null");
-    }
+    put_site(&b, c->file, c->line);
     put(&b, ",\"status\":\"%s\"", ks_status_name(st));
     if (st != KS_OK) {
         put(&b, ",\"error\":");
@@ -239,13 +245,7 @@ void ks__global_trace(const ks_global *g, const char *op, size_t first, size_t c
     put_string(&b, g->symbol);
     put(&b, ",\"op\":\"%s\",\"first\":%zu,\"count\":%zu,\"bytes\":%zu,\"stream\":\"0x%" PRIxPTR "\",\"site\":",
         op, first, count, count * g->elem_size, (uintptr_t)stream);
-    if (file) {
-        char site[320];
-        snprintf(site, sizeof site, "%s:%d", file, line_no);
-        put_string(&b, site);
-    } else {
-        put(&b, "null");
-    }
+    put_site(&b, file, line_no);
     put(&b, "}\n");
     pthread_mutex_lock(&trace_lock);
     if (!b.failed && trace_open(g->name) >= 0) {

@@ -229,11 +229,7 @@ static int graph_memcpy_node(void)
 
 static void run_case(const char *name, int (*fn)(void))
 {
-    printf("%s\n", name);
-    if (fn() == 0)
-        n_passed++;
-    else
-        n_failed++;
+    gpu_run_status_case(name, fn, &n_passed, &n_failed);
 }
 
 int main(void)

@@ -162,3 +162,12 @@ void gpu_check_guard(CUdeviceptr d)
     gpu_fail_at(__FILE__, __LINE__, "gpu_check_guard: 0x%llx was not allocated by gpu_dev_alloc",
                 (unsigned long long)d);
 }
+
+void gpu_run_status_case(const char *name, int (*fn)(void), int *passed, int *failed)
+{
+    printf("%s\n", name);
+    if (fn() == 0)
+        ++*passed;
+    else
+        ++*failed;
+}

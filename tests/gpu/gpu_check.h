@@ -128,6 +128,10 @@ void gpu_fail_at(const char *file, int line, const char *fmt, ...) __attribute__
     } while (0)
 #endif
 
+/* A case of a suite whose cases return 0, or 1 at their first failure
+ * (GPU_CHECK_RETURN_STATUS): prints its name, runs it, counts it. */
+void gpu_run_status_case(const char *name, int (*fn)(void), int *passed, int *failed);
+
 /* ---- inputs ------------------------------------------------------------------------- */
 
 /* The next of a linear congruential sequence in *state, as a float in [-1, 1). */
