@@ -25,6 +25,7 @@
 #include "image.h"
 #include "util.h"
 #include "image_kind.h"   /* the runtime's sniffing of image bytes */
+#include "symbol.h"       /* the runtime's matching of internal-linkage symbols */
 
 #include <dlfcn.h>
 #include <stdint.h>
@@ -388,12 +389,19 @@ void ks_image_entries_free(ks_image_entries *e)
 
 /* ---- the check --------------------------------------------------------------------------------------- */
 
-static int member_has(const ks_image_member *m, const char *symbol)
+/* How many of \p m's entries \p symbol names (a pattern for a kernel with
+ * internal linkage may match more than one: runtime/symbol.h); the first in *first. */
+static size_t member_has(const ks_image_member *m, const char *symbol, const char **first)
 {
+    size_t n = 0;
     for (size_t k = 0; k < m->nentries; k++)
-        if (strcmp(m->entries[k], symbol) == 0)
-            return 1;
-    return 0;
+        if (ks__symbol_match(symbol, m->entries[k], 0)) {
+            if (n++ == 0)
+                *first = m->entries[k];
+            else
+                first[1] = m->entries[k];
+        }
+    return n;
 }
 
 /* "a, b, c" (each name once, at most 8, then "and N more"). */
@@ -424,8 +432,10 @@ static char *entry_list(const ks_image_entries *e)
 }
 
 int ks_image_check_kernels(const char *image_path, const ks_image_blob *image,
-                           const ks_options *opts, const ks_model *m)
+                           const ks_options *opts, const ks_model *m, char **stale)
 {
+    ks_buf absent = {0};
+    size_t nabsent = 0;
     ks_image_entries e;
     size_t size = image->size;
     if (strcmp(image->kind, "PTX") == 0 && size > 0)
@@ -467,7 +477,16 @@ int ks_image_check_kernels(const char *image_path, const ks_image_blob *image,
         for (size_t j = 0; j < e.nmembers; j++) {
             if (!e.members[j].readable)
                 continue;
-            if (member_has(&e.members[j], k->symbol))
+            const char *hits[2] = {NULL, NULL};
+            size_t n = member_has(&e.members[j], k->symbol, hits);
+            if (n > 1) {
+                ks_error_at(opts->input, k->line, k->col, "kernel '%s' (symbol '%s') matches both '%s' "
+                            "and '%s' in %s of '%s' (internal linkage, matched without the part that "
+                            "differs per compilation): build the image from files of different names",
+                            k->name, k->symbol, hits[0], hits[1], e.members[j].what, image_path);
+                rc = -1;
+            }
+            if (n > 0)
                 found++;
             else
                 ks_buf_printf(&missing, "%s%s", missing.len ? ", " : "", e.members[j].what);
@@ -475,6 +494,8 @@ int ks_image_check_kernels(const char *image_path, const ks_image_blob *image,
         if (found == 0 && unread > 0) {
             ks_warning_at(opts->input, k->line, k->col, "kernel '%s' (symbol '%s') is in none of "
                           "the members of '%s' that kstub can read", k->name, k->symbol, image_path);
+        } else if (found == 0 && stale) {
+            ks_buf_printf(&absent, "%s'%s' (symbol '%s')", nabsent++ ? ", " : "", k->name, k->symbol);
         } else if (found == 0) {
             if (!list)
                 list = entry_list(&e);
@@ -491,5 +512,11 @@ int ks_image_check_kernels(const char *image_path, const ks_image_blob *image,
     }
     free(list);
     ks_image_entries_free(&e);
+    if (nabsent)
+        *stale = ks_xasprintf("the image does not define kernel%s %s: it was built before the "
+                              "kernel%s changed (or from another file); rebuild it before "
+                              "regenerating", nabsent == 1 ? "" : "s", absent.data,
+                              nabsent == 1 ? "" : "s");
+    free(ks_buf_take(&absent));
     return rc;
 }

@@ -147,7 +147,7 @@ void ks__add_variable(walk_ctx *w, CXCursor c)
         goto out;
     }
     symbol = var_symbol(c, internal);
-    if (ks__skipped_what(w, "variable", name, symbol, c))
+    if (ks__skipped_variable(w, name, symbol, c))
         goto out;
     CXType t = clang_getCursorType(c);
     ks_var v;

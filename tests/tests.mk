@@ -25,11 +25,13 @@ CHECK_TARGETS :=
 -include tests/cache.mk
 -include tests/real.mk
 -include tests/cli.mk
+-include tests/docs.mk
 -include tests/hostile.mk
 -include tests/inputs.mk
 -include tests/targets.mk
 -include tests/graph.mk
 -include tests/gpu_real.mk
+-include tests/gpu_internal.mk
 -include tests/gpu_spec.mk
 -include tests/gpu_globals.mk
 -include tests/install.mk
