@@ -575,6 +575,8 @@ static CUresult fake_cuMemcpyDtoHAsync(void *dst, CUdeviceptr src, size_t n, CUs
     memcpy(dst, (const void *)(uintptr_t)src, n);
     last_copy.stream = stream, last_copy.bytes = n, last_copy.dir = -1;
     LEAVE(CUDA_SUCCESS);
+}
+
 /* Every registered symbol is in every image: the list is theirs, in order. Under lock. */
 static CUresult list_kernels(void **out, unsigned n, fake_lib *lib, int ctx)
 {
