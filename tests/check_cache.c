@@ -14,7 +14,7 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "../generator/cachecmd.h"
+#include "cachecmd.h"
 #include "testutil.h"
 
 static char tmpdir[PATH_MAX];

@@ -9,12 +9,12 @@
  * tests link the generator's objects; the rest run build/bin/kstub as a
  * user would. The sample project needs nvcc (no GPU).
  */
-#include "../generator/model.h"
-#include "../generator/inputs.h"
-#include "../generator/util.h"
-#include "../generator/cli.h"
-#include "../generator/compdb.h"
-#include "../generator/depfile.h"
+#include "model.h"
+#include "inputs.h"
+#include "util.h"
+#include "cli.h"
+#include "compdb.h"
+#include "depfile.h"
 
 #include "testutil.h"
 

@@ -1,10 +1,10 @@
 /*
- * check_runtime_cache.c — the runtime suite (tests/runtime_fixture.h): SHA-256 (runtime/sha256.c), the NVRTC disk cache and its key, and the
+ * check_runtime_cache.c — the runtime suite (tests/runtime_fixture.h): SHA-256 (common/sha256.c), the NVRTC disk cache and its key, and the
  * real NVRTC compiling and caching (skipped, saying so, without it).
  */
 #include "runtime_fixture.h"
 
-/* ---- SHA-256 (runtime/sha256.c) ------------------------------------------------------------ */
+/* ---- SHA-256 (common/sha256.c) ------------------------------------------------------------ */
 
 static void hex_of(const void *data, size_t n, char hex[65])
 {

@@ -263,30 +263,46 @@ ks_status ks__g_short_read_at(const char *ks__file, int ks__line, size_t ks__fir
 ks_status ks__g_short_set_at(const char *ks__file, int ks__line, int ks__value, ks_stream ks__stream);
 
 #if !defined(__cplusplus) && !defined(KSTUB_PLAIN_CALLS)
+#if defined(__GNUC__) && defined(__INCLUDE_LEVEL__)
+#if __INCLUDE_LEVEL__ > 0
+/* gcc: an error in a macro below is reported at the caller's line. */
+#pragma GCC system_header
+#endif
+#endif
 /* The macro form of each stub, in C. It hands the caller's file and line to
  * the run-time checks' messages (ks_checks_set, KSTUB_CHECK) and checks each
  * argument where it is written (C11): a pointer of another type than its
- * parameter's is a compile error naming kernel and parameter (the same type
- * with const added, void * and NULL pass, as C allows); in strict mode
+ * parameter's is a compile error at the caller's line naming kernel,
+ * parameter and both types (the same type with const added, void * and NULL
+ * pass, as C allows; an integer, a literal 0 included, asks for NULL); a
+ * call with another number of arguments names the kernel's; in strict mode
  * (KSTUB_STRICT) every argument must have exactly its parameter's type, bar
  * an added const on a pointee. (name)(...) calls the function unchecked;
  * KSTUB_PLAIN_CALLS leaves the macros out. Each macro takes its arguments as
  * __VA_ARGS__ and hands them on, so arguments that another macro writes
  * (ARGS(x) expanding to "a, b, c") are counted after that expansion. Wrap a
  * compound literal argument in parentheses: its commas would split it. */
-#define apply(...) ks__apply_call(__VA_ARGS__)
+#define apply(...) KS__PICK_COUNT(3, ks__apply_call, ks__apply_wrong, __VA_ARGS__)(__VA_ARGS__)
+#define ks__apply_wrong(...) \
+    KS__WRONG_COUNT("kernel apply takes 3 arguments (launch, out, n), not ", \
+                    kernel_apply_takes_3_arguments, __VA_ARGS__)
 #define ks__apply_call(launch, out, n) \
     ks__apply_at(__FILE__, __LINE__, launch, \
         KS_ARG_POINTER(out, _Generic((out), float *: 1, default: 0), \
             _Generic((out), float *: 1, void *: 1, default: 0), \
-            "kernel apply, parameter out needs exactly float *", "kernel apply, parameter out needs float *, not another pointer type"), \
+            "kernel apply, parameter out", "float *", "float *", _Generic(out, float *: (out)), \
+            _Generic(out, float *: (out), void *: (out))), \
         KS_ARG_VALUE(n, _Generic((n), int: 1, default: 0), "kernel apply, parameter n needs exactly int"))
-#define apply_n(...) ks__apply_n_call(__VA_ARGS__)
+#define apply_n(...) KS__PICK_COUNT(4, ks__apply_n_call, ks__apply_n_wrong, __VA_ARGS__)(__VA_ARGS__)
+#define ks__apply_n_wrong(...) \
+    KS__WRONG_COUNT("apply_n takes 4 arguments (n_items, stream, out, n), not ", \
+                    apply_n_takes_4_arguments, __VA_ARGS__)
 #define ks__apply_n_call(n_items, stream, out, n) \
     ks__apply_n_at(__FILE__, __LINE__, n_items, stream, \
         KS_ARG_POINTER(out, _Generic((out), float *: 1, default: 0), \
             _Generic((out), float *: 1, void *: 1, default: 0), \
-            "kernel apply, parameter out needs exactly float *", "kernel apply, parameter out needs float *, not another pointer type"), \
+            "kernel apply, parameter out", "float *", "float *", _Generic(out, float *: (out)), \
+            _Generic(out, float *: (out), void *: (out))), \
         KS_ARG_VALUE(n, _Generic((n), int: 1, default: 0), "kernel apply, parameter n needs exactly int"))
 #define apply_node(...) ks__apply_node_call(__VA_ARGS__)
 #define ks__apply_node_call(ks__graph, ks__deps, ks__ndeps, ks__node, launch, out, n) \
@@ -295,14 +311,16 @@ ks_status ks__g_short_set_at(const char *ks__file, int ks__line, int ks__value, 
             "kernel apply: the node must be a apply_node_t *"), launch, \
         KS_ARG_POINTER(out, _Generic((out), float *: 1, default: 0), \
             _Generic((out), float *: 1, void *: 1, default: 0), \
-            "kernel apply, parameter out needs exactly float *", "kernel apply, parameter out needs float *, not another pointer type"), \
+            "kernel apply, parameter out", "float *", "float *", _Generic(out, float *: (out)), \
+            _Generic(out, float *: (out), void *: (out))), \
         KS_ARG_VALUE(n, _Generic((n), int: 1, default: 0), "kernel apply, parameter n needs exactly int"))
 #define apply_node_set(...) ks__apply_node_set_call(__VA_ARGS__)
 #define ks__apply_node_set_call(ks__exec, ks__node, launch, out, n) \
     (apply_node_set)(ks__exec, ks__node, launch, \
         KS_ARG_POINTER(out, _Generic((out), float *: 1, default: 0), \
             _Generic((out), float *: 1, void *: 1, default: 0), \
-            "kernel apply, parameter out needs exactly float *", "kernel apply, parameter out needs float *, not another pointer type"), \
+            "kernel apply, parameter out", "float *", "float *", _Generic(out, float *: (out)), \
+            _Generic(out, float *: (out), void *: (out))), \
         KS_ARG_VALUE(n, _Generic((n), int: 1, default: 0), "kernel apply, parameter n needs exactly int"))
 #define apply_nodes_set(...) ks__apply_nodes_set_call(__VA_ARGS__)
 #define ks__apply_nodes_set_call(ks__exec, ks__count, ks__nodes, ks__launches, ks__values) \
@@ -314,87 +332,105 @@ ks_status ks__g_short_set_at(const char *ks__file, int ks__line, int ks__value, 
 #define c_w_write(ks__first, ks__src, ks__count, ks__stream) \
     ks__c_w_write_at(__FILE__, __LINE__, ks__first, KS_ARG_POINTER(ks__src, _Generic((ks__src), const float *: 1, float *: 1, default: 0), \
         _Generic((ks__src), const float *: 1, float *: 1, void *: 1, const void *: 1, default: 0), \
-        "variable c_w needs exactly const float *", "variable c_w needs const float *, not another pointer type"), ks__count, ks__stream)
+        "variable c_w", "const float *", "const float *", _Generic(ks__src, const float *: (ks__src), float *: (ks__src)), \
+        _Generic(ks__src, const float *: (ks__src), float *: (ks__src), void *: (ks__src), const void *: (ks__src))), ks__count, ks__stream)
 #define c_w_read(ks__first, ks__dst, ks__count, ks__stream) \
     ks__c_w_read_at(__FILE__, __LINE__, ks__first, KS_ARG_POINTER(ks__dst, _Generic((ks__dst), float *: 1, default: 0), \
         _Generic((ks__dst), float *: 1, void *: 1, default: 0), \
-        "variable c_w needs exactly float *", "variable c_w needs float *, not another pointer type"), ks__count, ks__stream)
+        "variable c_w", "float *", "float *", _Generic(ks__dst, float *: (ks__dst)), \
+        _Generic(ks__dst, float *: (ks__dst), void *: (ks__dst))), ks__count, ks__stream)
 #define c_w_set(ks__src, ks__stream) \
     ks__c_w_write_at(__FILE__, __LINE__, 0, KS_ARG_POINTER(ks__src, _Generic((ks__src), const float *: 1, float *: 1, default: 0), \
         _Generic((ks__src), const float *: 1, float *: 1, void *: 1, const void *: 1, default: 0), \
-        "variable c_w needs exactly const float *", "variable c_w needs const float *, not another pointer type"), 16, ks__stream)
+        "variable c_w", "const float *", "const float *", _Generic(ks__src, const float *: (ks__src), float *: (ks__src)), \
+        _Generic(ks__src, const float *: (ks__src), float *: (ks__src), void *: (ks__src), const void *: (ks__src))), 16, ks__stream)
 #define c_w_get(ks__dst, ks__stream) \
     ks__c_w_read_at(__FILE__, __LINE__, 0, KS_ARG_POINTER(ks__dst, _Generic((ks__dst), float *: 1, default: 0), \
         _Generic((ks__dst), float *: 1, void *: 1, default: 0), \
-        "variable c_w needs exactly float *", "variable c_w needs float *, not another pointer type"), 16, ks__stream)
+        "variable c_w", "float *", "float *", _Generic(ks__dst, float *: (ks__dst)), \
+        _Generic(ks__dst, float *: (ks__dst), void *: (ks__dst))), 16, ks__stream)
 #define c_w_node(ks__graph, ks__deps, ks__ndeps, ks__first, ks__src, ks__count, ks__node) \
     (c_w_node)(ks__graph, ks__deps, ks__ndeps, ks__first, KS_ARG_POINTER(ks__src, _Generic((ks__src), const float *: 1, float *: 1, default: 0), \
         _Generic((ks__src), const float *: 1, float *: 1, void *: 1, const void *: 1, default: 0), \
-        "variable c_w needs exactly const float *", "variable c_w needs const float *, not another pointer type"), ks__count, ks__node)
+        "variable c_w", "const float *", "const float *", _Generic(ks__src, const float *: (ks__src), float *: (ks__src)), \
+        _Generic(ks__src, const float *: (ks__src), float *: (ks__src), void *: (ks__src), const void *: (ks__src))), ks__count, ks__node)
 #define c_params_set(ks__value, ks__stream) \
     ks__c_params_set_at(__FILE__, __LINE__, KS_ARG_VALUE(ks__value, _Generic((ks__value), struct Params: 1, default: 0), \
         "variable c_params needs exactly struct Params"), ks__stream)
 #define c_params_get(ks__dst, ks__stream) \
     ks__c_params_read_at(__FILE__, __LINE__, 0, KS_ARG_POINTER(ks__dst, _Generic((ks__dst), struct Params *: 1, default: 0), \
         _Generic((ks__dst), struct Params *: 1, void *: 1, default: 0), \
-        "variable c_params needs exactly struct Params *", "variable c_params needs struct Params *, not another pointer type"), 1, ks__stream)
+        "variable c_params", "struct Params *", "struct Params *", _Generic(ks__dst, struct Params *: (ks__dst)), \
+        _Generic(ks__dst, struct Params *: (ks__dst), void *: (ks__dst))), 1, ks__stream)
 #define c_params_node(ks__graph, ks__deps, ks__ndeps, ks__first, ks__src, ks__count, ks__node) \
     (c_params_node)(ks__graph, ks__deps, ks__ndeps, ks__first, KS_ARG_POINTER(ks__src, _Generic((ks__src), const struct Params *: 1, struct Params *: 1, default: 0), \
         _Generic((ks__src), const struct Params *: 1, struct Params *: 1, void *: 1, const void *: 1, default: 0), \
-        "variable c_params needs exactly const struct Params *", "variable c_params needs const struct Params *, not another pointer type"), ks__count, ks__node)
+        "variable c_params", "const struct Params *", "const struct Params *", _Generic(ks__src, const struct Params *: (ks__src), struct Params *: (ks__src)), \
+        _Generic(ks__src, const struct Params *: (ks__src), struct Params *: (ks__src), void *: (ks__src), const void *: (ks__src))), ks__count, ks__node)
 #define g_count_set(ks__value, ks__stream) \
     ks__g_count_set_at(__FILE__, __LINE__, KS_ARG_VALUE(ks__value, _Generic((ks__value), unsigned int: 1, default: 0), \
         "variable g_count needs exactly unsigned int"), ks__stream)
 #define g_count_get(ks__dst, ks__stream) \
     ks__g_count_read_at(__FILE__, __LINE__, 0, KS_ARG_POINTER(ks__dst, _Generic((ks__dst), unsigned int *: 1, default: 0), \
         _Generic((ks__dst), unsigned int *: 1, void *: 1, default: 0), \
-        "variable g_count needs exactly unsigned int *", "variable g_count needs unsigned int *, not another pointer type"), 1, ks__stream)
+        "variable g_count", "unsigned int *", "unsigned int *", _Generic(ks__dst, unsigned int *: (ks__dst)), \
+        _Generic(ks__dst, unsigned int *: (ks__dst), void *: (ks__dst))), 1, ks__stream)
 #define g_count_node(ks__graph, ks__deps, ks__ndeps, ks__first, ks__src, ks__count, ks__node) \
     (g_count_node)(ks__graph, ks__deps, ks__ndeps, ks__first, KS_ARG_POINTER(ks__src, _Generic((ks__src), const unsigned int *: 1, unsigned int *: 1, default: 0), \
         _Generic((ks__src), const unsigned int *: 1, unsigned int *: 1, void *: 1, const void *: 1, default: 0), \
-        "variable g_count needs exactly const unsigned int *", "variable g_count needs const unsigned int *, not another pointer type"), ks__count, ks__node)
+        "variable g_count", "const unsigned int *", "const unsigned int *", _Generic(ks__src, const unsigned int *: (ks__src), unsigned int *: (ks__src)), \
+        _Generic(ks__src, const unsigned int *: (ks__src), unsigned int *: (ks__src), void *: (ks__src), const void *: (ks__src))), ks__count, ks__node)
 #define g_grid_write(ks__first, ks__src, ks__count, ks__stream) \
     ks__g_grid_write_at(__FILE__, __LINE__, ks__first, KS_ARG_POINTER(ks__src, _Generic((ks__src), const float *: 1, float *: 1, default: 0), \
         _Generic((ks__src), const float *: 1, float *: 1, void *: 1, const void *: 1, default: 0), \
-        "variable g_grid needs exactly const float *", "variable g_grid needs const float *, not another pointer type"), ks__count, ks__stream)
+        "variable g_grid", "const float *", "const float *", _Generic(ks__src, const float *: (ks__src), float *: (ks__src)), \
+        _Generic(ks__src, const float *: (ks__src), float *: (ks__src), void *: (ks__src), const void *: (ks__src))), ks__count, ks__stream)
 #define g_grid_read(ks__first, ks__dst, ks__count, ks__stream) \
     ks__g_grid_read_at(__FILE__, __LINE__, ks__first, KS_ARG_POINTER(ks__dst, _Generic((ks__dst), float *: 1, default: 0), \
         _Generic((ks__dst), float *: 1, void *: 1, default: 0), \
-        "variable g_grid needs exactly float *", "variable g_grid needs float *, not another pointer type"), ks__count, ks__stream)
+        "variable g_grid", "float *", "float *", _Generic(ks__dst, float *: (ks__dst)), \
+        _Generic(ks__dst, float *: (ks__dst), void *: (ks__dst))), ks__count, ks__stream)
 #define g_grid_set(ks__src, ks__stream) \
     ks__g_grid_write_at(__FILE__, __LINE__, 0, KS_ARG_POINTER(ks__src, _Generic((ks__src), const float *: 1, float *: 1, default: 0), \
         _Generic((ks__src), const float *: 1, float *: 1, void *: 1, const void *: 1, default: 0), \
-        "variable g_grid needs exactly const float *", "variable g_grid needs const float *, not another pointer type"), 12, ks__stream)
+        "variable g_grid", "const float *", "const float *", _Generic(ks__src, const float *: (ks__src), float *: (ks__src)), \
+        _Generic(ks__src, const float *: (ks__src), float *: (ks__src), void *: (ks__src), const void *: (ks__src))), 12, ks__stream)
 #define g_grid_get(ks__dst, ks__stream) \
     ks__g_grid_read_at(__FILE__, __LINE__, 0, KS_ARG_POINTER(ks__dst, _Generic((ks__dst), float *: 1, default: 0), \
         _Generic((ks__dst), float *: 1, void *: 1, default: 0), \
-        "variable g_grid needs exactly float *", "variable g_grid needs float *, not another pointer type"), 12, ks__stream)
+        "variable g_grid", "float *", "float *", _Generic(ks__dst, float *: (ks__dst)), \
+        _Generic(ks__dst, float *: (ks__dst), void *: (ks__dst))), 12, ks__stream)
 #define g_grid_node(ks__graph, ks__deps, ks__ndeps, ks__first, ks__src, ks__count, ks__node) \
     (g_grid_node)(ks__graph, ks__deps, ks__ndeps, ks__first, KS_ARG_POINTER(ks__src, _Generic((ks__src), const float *: 1, float *: 1, default: 0), \
         _Generic((ks__src), const float *: 1, float *: 1, void *: 1, const void *: 1, default: 0), \
-        "variable g_grid needs exactly const float *", "variable g_grid needs const float *, not another pointer type"), ks__count, ks__node)
+        "variable g_grid", "const float *", "const float *", _Generic(ks__src, const float *: (ks__src), float *: (ks__src)), \
+        _Generic(ks__src, const float *: (ks__src), float *: (ks__src), void *: (ks__src), const void *: (ks__src))), ks__count, ks__node)
 #define m_ready_set(ks__value, ks__stream) \
     ks__m_ready_set_at(__FILE__, __LINE__, KS_ARG_VALUE(ks__value, _Generic((ks__value), int: 1, default: 0), \
         "variable m_ready needs exactly int"), ks__stream)
 #define m_ready_get(ks__dst, ks__stream) \
     ks__m_ready_read_at(__FILE__, __LINE__, 0, KS_ARG_POINTER(ks__dst, _Generic((ks__dst), int *: 1, default: 0), \
         _Generic((ks__dst), int *: 1, void *: 1, default: 0), \
-        "variable m_ready needs exactly int *", "variable m_ready needs int *, not another pointer type"), 1, ks__stream)
+        "variable m_ready", "int *", "int *", _Generic(ks__dst, int *: (ks__dst)), \
+        _Generic(ks__dst, int *: (ks__dst), void *: (ks__dst))), 1, ks__stream)
 #define m_ready_node(ks__graph, ks__deps, ks__ndeps, ks__first, ks__src, ks__count, ks__node) \
     (m_ready_node)(ks__graph, ks__deps, ks__ndeps, ks__first, KS_ARG_POINTER(ks__src, _Generic((ks__src), const int *: 1, int *: 1, default: 0), \
         _Generic((ks__src), const int *: 1, int *: 1, void *: 1, const void *: 1, default: 0), \
-        "variable m_ready needs exactly const int *", "variable m_ready needs const int *, not another pointer type"), ks__count, ks__node)
+        "variable m_ready", "const int *", "const int *", _Generic(ks__src, const int *: (ks__src), int *: (ks__src)), \
+        _Generic(ks__src, const int *: (ks__src), int *: (ks__src), void *: (ks__src), const void *: (ks__src))), ks__count, ks__node)
 #define g_short_set(ks__value, ks__stream) \
     ks__g_short_set_at(__FILE__, __LINE__, KS_ARG_VALUE(ks__value, _Generic((ks__value), int: 1, default: 0), \
         "variable g_short needs exactly int"), ks__stream)
 #define g_short_get(ks__dst, ks__stream) \
     ks__g_short_read_at(__FILE__, __LINE__, 0, KS_ARG_POINTER(ks__dst, _Generic((ks__dst), int *: 1, default: 0), \
         _Generic((ks__dst), int *: 1, void *: 1, default: 0), \
-        "variable g_short needs exactly int *", "variable g_short needs int *, not another pointer type"), 1, ks__stream)
+        "variable g_short", "int *", "int *", _Generic(ks__dst, int *: (ks__dst)), \
+        _Generic(ks__dst, int *: (ks__dst), void *: (ks__dst))), 1, ks__stream)
 #define g_short_node(ks__graph, ks__deps, ks__ndeps, ks__first, ks__src, ks__count, ks__node) \
     (g_short_node)(ks__graph, ks__deps, ks__ndeps, ks__first, KS_ARG_POINTER(ks__src, _Generic((ks__src), const int *: 1, int *: 1, default: 0), \
         _Generic((ks__src), const int *: 1, int *: 1, void *: 1, const void *: 1, default: 0), \
-        "variable g_short needs exactly const int *", "variable g_short needs const int *, not another pointer type"), ks__count, ks__node)
+        "variable g_short", "const int *", "const int *", _Generic(ks__src, const int *: (ks__src), int *: (ks__src)), \
+        _Generic(ks__src, const int *: (ks__src), int *: (ks__src), void *: (ks__src), const void *: (ks__src))), ks__count, ks__node)
 #endif
 
 #ifdef __cplusplus

@@ -23,7 +23,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-static int n_passed, n_failed;
 static unsigned rng = 2929u;
 
 /* fir's reference: gain * sum_k taps[k] * in[i + k] + bias */
@@ -227,11 +226,6 @@ static int graph_memcpy_node(void)
     return 0;
 }
 
-static void run_case(const char *name, int (*fn)(void))
-{
-    gpu_run_status_case(name, fn, &n_passed, &n_failed);
-}
-
 int main(void)
 {
     setvbuf(stdout, NULL, _IOLBF, 0);
@@ -246,11 +240,10 @@ int main(void)
 #else
     printf("gpu-globals: embedded fatbin, %s loader\n", loader ? loader : "library");
 #endif
-    run_case("a __constant__ table and a __device__ struct read by a kernel", constant_table_and_struct);
-    run_case("a __device__ counter after atomics, on a stream of our own", counter_after_atomics);
-    run_case("parts of the table on the per-thread stream, an overrun refused", per_thread_stream_and_parts);
-    run_case("a __managed__ total read from the host", managed_total);
-    run_case("a graph memcpy node writing the table", graph_memcpy_node);
-    printf("gpu-globals: %d passed, %d failed\n", n_passed, n_failed);
-    return n_failed ? 1 : 0;
+    gpu_run_case("a __constant__ table and a __device__ struct read by a kernel", constant_table_and_struct);
+    gpu_run_case("a __device__ counter after atomics, on a stream of our own", counter_after_atomics);
+    gpu_run_case("parts of the table on the per-thread stream, an overrun refused", per_thread_stream_and_parts);
+    gpu_run_case("a __managed__ total read from the host", managed_total);
+    gpu_run_case("a graph memcpy node writing the table", graph_memcpy_node);
+    return gpu_report("gpu-globals");
 }

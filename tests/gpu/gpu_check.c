@@ -163,11 +163,23 @@ void gpu_check_guard(CUdeviceptr d)
                 (unsigned long long)d);
 }
 
-void gpu_run_status_case(const char *name, int (*fn)(void), int *passed, int *failed)
+/* ---- the return-status suites' runner ----------------------------------------------- */
+
+static int run_passed, run_failed;
+
+void gpu_run_case(const char *name, int (*fn)(void))
 {
     printf("%s\n", name);
-    if (fn() == 0)
-        ++*passed;
-    else
-        ++*failed;
+    if (fn() == 0) {
+        run_passed++;
+        printf("  ok\n");
+    } else {
+        run_failed++;
+    }
+}
+
+int gpu_report(const char *who)
+{
+    printf("%s: %d passed, %d failed\n", who, run_passed, run_failed);
+    return run_failed ? 1 : 0;
 }

@@ -1,8 +1,8 @@
 /*
  * cache_entry.c — an entry file of a kstub cache, read, checked and written
  * (cache_entry.h), and the rule that picks the cache directory. libkstub's
- * NVRTC cache (cache.c) and the generator's prelude cache (generator/pch.c,
- * through generator/rtshared.c) both use it, so the two caches in one
+ * NVRTC cache (runtime/cache.c) and the generator's prelude cache
+ * (generator/front/pch.c) both link it from common/, so the two caches in one
  * directory follow one set of rules from one copy of the code.
  *
  * Nothing here reports an error or allocates with anything but malloc: a
@@ -19,7 +19,7 @@
 #include <unistd.h>
 
 #include "cache_entry.h"
-#include "internal.h"
+#include "safefile.h"
 #include "sha256.h"
 
 int ks__cache_dir_path(const char *explicit_dir, const char *explicit_origin, char *path, size_t cap,

@@ -2,7 +2,7 @@
  * cache_entry.h — one entry of a kstub cache directory, for both caches:
  * libkstub's NVRTC images (cache.c, KEY.nvrtc) and the generator's
  * precompiled prelude (generator/pch.c, KEY.prelude; compiled into kstub
- * through generator/rtshared.c). An entry file is a header and a payload:
+ * linked from common/). An entry file is a header and a payload:
  *
  *     magic[8]  key[32]  payload length[8, little-endian]  SHA-256(payload)[32]  payload
  *

@@ -25,7 +25,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "internal.h"
+#include "safefile.h"
 
 int ks__open_regular(int dirfd, const char *path, int nofollow, struct stat *st)
 {
@@ -52,7 +52,7 @@ int ks__open_regular(int dirfd, const char *path, int nofollow, struct stat *st)
     return fd;
 }
 
-static int refuse(char *why, size_t cap, int fd, const char *fmt, ...) KS__PRINTF(4, 5);
+static int refuse(char *why, size_t cap, int fd, const char *fmt, ...) __attribute__((format(printf, 4, 5)));
 static int refuse(char *why, size_t cap, int fd, const char *fmt, ...)
 {
     va_list ap;
