@@ -8,8 +8,10 @@
  * Nothing here reports an error or allocates with anything but malloc: a
  * cache is an optimisation, and each caller decides what a miss means.
  */
+#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <signal.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -180,4 +182,260 @@ int ks__entry_write(int dirfd, const char *name, const char *magic, const unsign
         return -1;
     }
     return 0;
+}
+
+/* ---- the directory: entries, leftovers, the cap, least-recently-used trimming ---- */
+
+static int is_lower_hex(char c)
+{
+    return (c >= '0' && c <= '9') || (c >= 'a' && c <= 'f');
+}
+
+/* KEY.anything: 64 lower-case hex digits and a dot. */
+static int is_key_name(const char *name)
+{
+    size_t i = 0;
+    while (i < 64 && is_lower_hex(name[i]))
+        i++;
+    return i == 64 && name[64] == '.';
+}
+
+/* ks__entry_tmp_name's ".<16 hex>.<pid>.<n>.<ns><suffix>" with a suffix
+ * ending in ".tmp": the writer's pid, else 0. */
+static long tmp_name_pid(const char *name)
+{
+    if (name[0] != '.')
+        return 0;
+    size_t i = 1;
+    while (i < 17 && is_lower_hex(name[i]))
+        i++;
+    if (i != 17 || name[17] != '.' || name[18] < '1' || name[18] > '9')
+        return 0;
+    char *end;
+    long pid = strtol(name + 18, &end, 10);
+    size_t n = strlen(name);
+    if (*end != '.' || pid <= 0 || n < 22 || strcmp(name + n - 4, ".tmp") != 0)
+        return 0;
+    return pid;
+}
+
+static int ends_with(const char *s, const char *suffix)
+{
+    size_t n = strlen(s), m = strlen(suffix);
+    return n >= m && strcmp(s + n - m, suffix) == 0;
+}
+
+static int later(const struct timespec *a, const struct timespec *b)
+{
+    return a->tv_sec != b->tv_sec ? a->tv_sec > b->tv_sec : a->tv_nsec > b->tv_nsec;
+}
+
+static int by_name(const void *a, const void *b)
+{
+    return strcmp(((const ks__cache_file *)a)->name, ((const ks__cache_file *)b)->name);
+}
+
+void ks__cache_listing_free(ks__cache_listing *l)
+{
+    for (size_t i = 0; i < l->nfiles; i++)
+        free(l->files[i].name);
+    free(l->files);
+    free(l->units);
+    memset(l, 0, sizeof *l);
+}
+
+static int is_index(const char *name)
+{
+    return ends_with(name, ".prelude") || ends_with(name, ".nvrtc");
+}
+
+/* Whether a process with this pid runs here (one of another user's too). */
+static int pid_alive(long pid)
+{
+    return kill((pid_t)pid, 0) == 0 || errno == EPERM;
+}
+
+int ks__cache_list(int dirfd, ks__cache_listing *l)
+{
+    memset(l, 0, sizeof *l);
+    int fd = dup(dirfd);
+    DIR *d = fd >= 0 ? fdopendir(fd) : NULL;
+    if (!d) {
+        if (fd >= 0)
+            close(fd);
+        return -1;
+    }
+    rewinddir(d);
+    size_t cap = 0;
+    struct dirent *de;
+    while ((de = readdir(d)) != NULL) {
+        if (!is_key_name(de->d_name) && tmp_name_pid(de->d_name) == 0)
+            continue;
+        struct stat sb;
+        if (fstatat(dirfd, de->d_name, &sb, AT_SYMLINK_NOFOLLOW) != 0 || !S_ISREG(sb.st_mode))
+            continue;
+        if (l->nfiles == cap) {
+            size_t ncap = cap ? 2 * cap : 64;
+            ks__cache_file *f = realloc(l->files, ncap * sizeof *f);
+            if (!f)
+                goto fail;
+            l->files = f, cap = ncap;
+        }
+        ks__cache_file *f = &l->files[l->nfiles];
+        if ((f->name = strdup(de->d_name)) == NULL)
+            goto fail;
+        f->bytes = (unsigned long long)sb.st_size;
+        f->mtime = sb.st_mtim;
+        l->nfiles++;
+    }
+    closedir(d);
+    d = NULL;
+
+    /* Sorted by name, an entry's files lie together (KEY. begins each). */
+    qsort(l->files, l->nfiles, sizeof *l->files, by_name);
+    l->units = malloc((l->nfiles ? l->nfiles : 1) * sizeof *l->units);
+    if (!l->units)
+        goto fail;
+    time_t now = time(NULL);
+    for (size_t i = 0; i < l->nfiles;) {
+        ks__cache_unit *u = &l->units[l->n++];
+        memset(u, 0, sizeof *u);
+        u->first = i;
+        const char *name = u->name = l->files[i].name;
+        if (!is_key_name(name)) {
+            /* A temporary: a unit of its own. */
+            u->tmp = 1;
+            u->nfiles = 1;
+            u->bytes = l->files[i].bytes;
+            u->used = l->files[i].mtime;
+            u->leftover = now - u->used.tv_sec >= KS__TMP_AGE_S && !pid_alive(tmp_name_pid(name));
+            l->total += u->bytes;
+            i++;
+            continue;
+        }
+        int has_index = 0, young = 0;
+        for (; i < l->nfiles && is_key_name(l->files[i].name) &&
+               memcmp(l->files[i].name, name, 64) == 0; i++) {
+            const ks__cache_file *f = &l->files[i];
+            u->nfiles++;
+            u->bytes += f->bytes;
+            if (is_index(f->name)) {
+                u->nprelude += ends_with(f->name, ".prelude");
+                u->nnvrtc += ends_with(f->name, ".nvrtc");
+                if (!has_index || later(&f->mtime, &u->used))
+                    u->used = f->mtime;
+                has_index = 1;
+            } else {
+                if (!has_index && later(&f->mtime, &u->used))
+                    u->used = f->mtime;
+                if (now - f->mtime.tv_sec < KS__ORPHAN_AGE_S)
+                    young = 1;
+            }
+        }
+        u->leftover = !has_index && !young;
+        l->total += u->bytes;
+    }
+    return 0;
+fail:
+    if (d)
+        closedir(d);
+    ks__cache_listing_free(l);
+    errno = ENOMEM;
+    return -1;
+}
+
+void ks__cache_unit_remove(int dirfd, ks__cache_listing *l, ks__cache_unit *u)
+{
+    if (u->nfiles == 0)
+        return;
+    for (int pass = 0; pass < 2; pass++)
+        for (size_t i = u->first; i < u->first + u->nfiles; i++)
+            if (is_index(l->files[i].name) == (pass == 0))
+                unlinkat(dirfd, l->files[i].name, 0);
+    l->total -= u->bytes;
+    u->bytes = 0;
+    u->nfiles = 0;
+}
+
+/* Oldest first; the same time by name, so the order is the same every run. */
+static int by_use(const void *a, const void *b)
+{
+    const ks__cache_unit *x = a, *y = b;
+    if (later(&x->used, &y->used) || later(&y->used, &x->used))
+        return later(&x->used, &y->used) ? 1 : -1;
+    return strcmp(x->name, y->name);
+}
+
+size_t ks__cache_evict(int dirfd, ks__cache_listing *l, unsigned long long cap, const char *keep_hex,
+                       unsigned long long *freed)
+{
+    size_t removed = 0;
+    unsigned long long before = l->total;
+    for (size_t i = 0; i < l->n; i++)
+        if (l->units[i].leftover && l->units[i].nfiles) {
+            ks__cache_unit_remove(dirfd, l, &l->units[i]);
+            removed++;
+        }
+    if (cap != 0 && l->total > cap) {
+        qsort(l->units, l->n, sizeof *l->units, by_use);
+        for (size_t i = 0; i < l->n && l->total > cap; i++) {
+            ks__cache_unit *u = &l->units[i];
+            if (u->nfiles == 0 || u->tmp ||
+                (keep_hex && memcmp(u->name, keep_hex, 64) == 0))
+                continue;
+            ks__cache_unit_remove(dirfd, l, u);
+            removed++;
+        }
+    }
+    *freed = before - l->total;
+    return removed;
+}
+
+size_t ks__cache_trim(int dirfd, unsigned long long cap, const char *keep_hex, unsigned long long *freed)
+{
+    *freed = 0;
+    ks__cache_listing l;
+    if (cap == 0 || ks__cache_list(dirfd, &l) != 0)
+        return 0;
+    size_t n = l.total > cap ? ks__cache_evict(dirfd, &l, cap, keep_hex, freed) : 0;
+    ks__cache_listing_free(&l);
+    return n;
+}
+
+int ks__cache_parse_size(const char *s, unsigned long long *out)
+{
+    if (!s || !(*s >= '0' && *s <= '9'))
+        return -1;
+    unsigned long long v = 0;
+    for (; *s >= '0' && *s <= '9'; s++) {
+        unsigned d = (unsigned)(*s - '0');
+        if (v > (~0ULL - d) / 10)
+            return -1;
+        v = v * 10 + d;
+    }
+    unsigned shift = 0;
+    switch (*s) {
+    case '\0': break;
+    case 'K': shift = 10, s++; break;
+    case 'M': shift = 20, s++; break;
+    case 'G': shift = 30, s++; break;
+    default: return -1;
+    }
+    if (*s != '\0' || (shift && v > (~0ULL >> shift)))
+        return -1;
+    *out = v << shift;
+    return 0;
+}
+
+unsigned long long ks__cache_cap_env(const char **bad)
+{
+    const char *env = ks__getenv("KSTUB_CACHE_SIZE");
+    unsigned long long v;
+    *bad = NULL;
+    if (env && *env) {
+        if (ks__cache_parse_size(env, &v) == 0)
+            return v;
+        *bad = env;
+    }
+    return KS__CACHE_DEFAULT_CAP;
 }

@@ -1,8 +1,8 @@
 /*
  * cache_entry.h — one entry of a kstub cache directory, for both caches:
  * libkstub's NVRTC images (cache.c, KEY.nvrtc) and the generator's
- * precompiled prelude (generator/pch.c, KEY.prelude; compiled into kstub
- * linked from common/). An entry file is a header and a payload:
+ * precompiled prelude (generator/front/pch.c, KEY.prelude); both link it
+ * from common/. An entry file is a header and a payload:
  *
  *     magic[8]  key[32]  payload length[8, little-endian]  SHA-256(payload)[32]  payload
  *
@@ -66,5 +66,84 @@ int ks__entry_tmp_open(int dirfd, const char *name, const char *suffix, char *tm
 
 /* write(2) until all \p n bytes are written: 0, or -1 with errno. */
 int ks__write_all(int fd, const void *data, size_t n);
+
+/*
+ * ---- the directory: entries, leftovers, the cap, least-recently-used trimming ----
+ *
+ * Both caches share one directory and one rule for its size. A unit is one
+ * entry (every file named KEY.*: KEY.prelude, KEY.SUM.pch, KEY.lock,
+ * KEY.nvrtc; its last use the mtime of its KEY.prelude or KEY.nvrtc, which
+ * readers touch on every hit) or one temporary (ks__entry_tmp_name's
+ * ".<16 hex>.<pid>.<n>.<ns>…tmp"). Nothing else in the directory is counted,
+ * touched or removed. Every operation reads the directory once, sorts, and
+ * removes by the names it read: one pass plus a sort, whatever the count.
+ *
+ * Leftovers: an entry with no KEY.prelude or KEY.nvrtc whose files are all
+ * KS__ORPHAN_AGE_S old (a builder writes the PCH a moment before its
+ * entry), and a temporary last written KS__TMP_AGE_S ago whose writer's pid
+ * is no running process here. Nothing younger is ever removed, so a live
+ * writer's temporary survives every operation.
+ */
+#define KS__ORPHAN_AGE_S 60
+#define KS__TMP_AGE_S 600
+
+typedef struct ks__cache_file {
+    char *name;                  /* malloc'd */
+    unsigned long long bytes;
+    struct timespec mtime;
+} ks__cache_file;
+
+typedef struct ks__cache_unit {
+    const char *name;            /* its first file's name: KEY.… (the key is its first 64
+                                    characters) or the temporary's */
+    size_t first, nfiles;        /* its files: files[first .. first + nfiles), sorted by name */
+    unsigned long long bytes;    /* 0 (and nfiles 0) once removed */
+    struct timespec used;        /* the index's mtime, else the newest file's */
+    unsigned nprelude, nnvrtc;   /* index files: KEY.prelude, KEY.nvrtc */
+    int tmp;                     /* a temporary, not an entry */
+    int leftover;                /* a leftover old enough to remove (above) */
+} ks__cache_unit;
+
+typedef struct ks__cache_listing {
+    ks__cache_file *files;
+    size_t nfiles;
+    ks__cache_unit *units;
+    size_t n;
+    unsigned long long total;    /* bytes of every unit still there */
+} ks__cache_listing;
+
+/* Reads the directory once: 0, or -1 (errno) with nothing to free. */
+int ks__cache_list(int dirfd, ks__cache_listing *l);
+void ks__cache_listing_free(ks__cache_listing *l);
+
+/* Removes every file of the unit, its index first (a concurrent reader then
+ * misses; one that holds the PCH open keeps reading it). */
+void ks__cache_unit_remove(int dirfd, ks__cache_listing *l, ks__cache_unit *u);
+
+/* Removes leftovers, then least recently used entries until total <= cap,
+ * never the entry \p keep_hex (64 hex digits, or NULL) nor a temporary that is
+ * no leftover. Sorts the units by use. How many units were removed; *freed
+ * their bytes. */
+size_t ks__cache_evict(int dirfd, ks__cache_listing *l, unsigned long long cap, const char *keep_hex,
+                       unsigned long long *freed);
+
+/* ks__cache_evict over a fresh listing when the total is over \p cap (0: no cap). */
+size_t ks__cache_trim(int dirfd, unsigned long long cap, const char *keep_hex, unsigned long long *freed);
+
+/*
+ * A size: digits, then K, M or G (powers of 1024) or nothing; anything else
+ * (a sign, a space, another suffix, a value past 2^64 - 1) is -1.
+ */
+int ks__cache_parse_size(const char *s, unsigned long long *out);
+
+/* The default cap when KSTUB_CACHE_SIZE is unset or not a size. */
+#define KS__CACHE_DEFAULT_CAP (256ULL << 20)
+
+/*
+ * The cap: KSTUB_CACHE_SIZE (0 means none), else the default. *bad is set to
+ * the variable's value when it is set but not a size (the caller reports it;
+ * libkstub does not print), else to NULL.
+ */
+unsigned long long ks__cache_cap_env(const char **bad);
 
 #endif /* KS_CACHE_ENTRY_H */

@@ -22,6 +22,14 @@ struct stat;
 int ks__open_regular(int dirfd, const char *path, int nofollow, struct stat *st);
 
 /*
+ * Open \p path to append to, created (mode 0644) when missing, as every
+ * output of libkstub is opened: no final symlink followed, regular files
+ * only (a FIFO or a device is refused without blocking), O_CLOEXEC. The fd;
+ * -1 (errno set: ELOOP for a symlink); or KS__NOT_REGULAR.
+ */
+int ks__open_append(const char *path);
+
+/*
  * Open the directory \p path (created with mode 0700 when \p create) if only
  * this user can change what is in it: the fd, or -1 with the reason in \p why.
  */

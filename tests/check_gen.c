@@ -707,8 +707,18 @@ static const struct {
     {"clang", "-x c -std=c11"},
     {"g++", "-x c++ -std=c++17"},
     {"clang++", "-x c++ -std=c++17"},
+    /* GNU modes, the compilers' default: they predefine unix and linux
+     * (issue 26 #11), which the generated code must not use as names. */
+    {"gcc", "-x c -std=gnu17"},
+    {"g++", "-x c++ -std=gnu++17"},
 };
 #define NCOMPILERS (sizeof compilers / sizeof compilers[0])
+
+/* C11 or later, or C++17 (strict mode needs one of them). */
+static int modern(const char *lang)
+{
+    return strstr(lang, "c11") || strstr(lang, "c++17") || strstr(lang, "gnu17") || strstr(lang, "gnu++17");
+}
 
 static int compile(char **out, int i, const char *file, const char *incdir)
 {
@@ -722,6 +732,45 @@ static int compile_lenient(char **out, int i, const char *file, const char *incd
     return run(out, "%s %s -Wall -Iruntime -I%s/include -I%s -c %s -o /dev/null", compilers[i].compiler,
                compilers[i].lang, cuda_path(), incdir, file);
 }
+
+/* Issue 26 #11: kernel parameters, a struct member and a kernel named like
+ * the macros GNU C predefines (unix, linux; i386 on 32-bit x86) compiled as
+ * C11 but not under -std=gnu17, where each is 1. kstub's names step aside
+ * (unix_, ...) as for the runtime's macros; every language compiles the
+ * output, the GNU modes included, and the ABI is unchanged. */
+START_TEST(gnu_predefined_macro_names_step_aside)
+{
+    make_tmpdir();
+    write_text_in(tmpdir, "gnu.cu",
+                  "struct Os { int linux; float unix; };\n"
+                  "__global__ void sys(int unix, float *linux, struct Os i386) { }\n"
+                  "__global__ void linux(int *p) { }\n");
+    char *out;
+    int rc = run(&out, "%s %s/gnu.cu -o %s/gnu.kstub --manifest %s/gnu.json", kstub_bin(), tmpdir, tmpdir,
+                 tmpdir);
+    ck_assert_msg(rc == 0, "%s", out);
+    free(out);
+    char path[128];
+    snprintf(path, sizeof path, "%s/gnu.kstub.h", tmpdir);
+    char *h = ks_read_file(path, NULL);
+    ck_assert_msg(strstr(h, " unix_,") && strstr(h, "*linux_,") && strstr(h, " i386_)") &&
+                  strstr(h, "int linux_;") && strstr(h, "linux__kernel"), "names not stepped aside in %s", path);
+    free(h);
+    snprintf(path, sizeof path, "%s/use.c", tmpdir);
+    write_text_in(tmpdir, "use.c", "#include \"gnu.kstub.h\"\nint use(void);\nint use(void) { return 0; }\n");
+    for (size_t c = 0; c < NCOMPILERS; c++) {
+        const char *files[] = {"use.c", "gnu.kstub.c"};
+        for (size_t f = 0; f < 2; f++) {
+            snprintf(path, sizeof path, "%s/%s", tmpdir, files[f]);
+            rc = compile(&out, (int)c, path, tmpdir);
+            ck_assert_msg(rc == 0, "%s %s: %s does not compile:\n%s", compilers[c].compiler,
+                          compilers[c].lang, files[f], out);
+            free(out);
+        }
+    }
+    remove_tmpdir();
+}
+END_TEST
 
 /* Kernels with internal linkage get stubs, without a note; their symbols
  * are patterns for the per-compilation part of nvcc's names. */
@@ -742,8 +791,8 @@ START_TEST(internal_linkage_gets_stubs)
     free(c);
     free(out);
     /* The stubs compile as every language a user builds them as. */
-    static const char *const extra[][2] = {{"gcc", "-x c -std=gnu17"}, {"clang", "-x c -std=gnu17"}};
-    for (size_t i = 0; i < NCOMPILERS + 2; i++) {
+    static const char *const extra[][2] = {{"clang", "-x c -std=gnu17"}};   /* gcc's gnu17 is in compilers[] */
+    for (size_t i = 0; i < NCOMPILERS + 1; i++) {
         const char *cc = i < NCOMPILERS ? compilers[i].compiler : extra[i - NCOMPILERS][0];
         const char *lang = i < NCOMPILERS ? compilers[i].lang : extra[i - NCOMPILERS][1];
         rc = run(&out, "%s %s -Wall -Wextra -Wpedantic -Werror -Iruntime -I%s/include -I%s -c %s/out.c "
@@ -821,7 +870,7 @@ END_TEST
 static void compiles_as_c11_and_cxx17(const char *path)
 {
     for (size_t c = 0; c < NCOMPILERS; c++) {
-        if (!strstr(compilers[c].lang, "c11") && !strstr(compilers[c].lang, "c++17"))
+        if (!modern(compilers[c].lang))
             continue;
         char *out;
         int rc = compile(&out, (int)c, path, tmpdir);
@@ -1150,7 +1199,7 @@ START_TEST(cli_help_version_and_misuse)
     ck_assert_ptr_nonnull(strstr(out, "usage: kstub"));
     free(out);
     ck_assert_int_eq(run(&out, "%s --version", kstub_bin()), 0);
-    ck_assert_ptr_nonnull(strstr(out, "kstub " KSTUB_VERSION));
+    ck_assert_ptr_nonnull(strstr(out, "kstub " KSTUB_VERSION_TEXT));
     free(out);
     ck_assert_int_eq(run(&out, "%s --frobnicate x.cu -o y", kstub_bin()), 2);
     ck_assert_ptr_nonnull(strstr(out, "unknown option '--frobnicate'"));
@@ -1405,7 +1454,7 @@ START_TEST(strict_mode_accepts_exact_types)
     ck_assert_msg(rc == 0, "%s", out);
     free(out);
     for (size_t c = 0; c < NCOMPILERS; c++) {
-        if (!strstr(compilers[c].lang, "c11") && !strstr(compilers[c].lang, "c++17"))
+        if (!modern(compilers[c].lang))
             continue;
         rc = compile(&out, (int)c, "tests/compile_ok/strict_ok.c", tmpdir);
         ck_assert_msg(rc == 0, "%s: strict mode rejects a correct call:\n%s",
@@ -1417,7 +1466,7 @@ START_TEST(strict_mode_accepts_exact_types)
     ck_assert_msg(rc == 0, "%s", out);
     free(out);
     for (size_t c = 0; c < NCOMPILERS; c++) {
-        if (!strstr(compilers[c].lang, "c11") && !strstr(compilers[c].lang, "c++17"))
+        if (!modern(compilers[c].lang))
             continue;
         rc = compile(&out, (int)c, "tests/compile_ok/generic_ok.c", tmpdir);
         ck_assert_msg(rc == 0, "%s %s: a template's one C name rejects a correct call:\n%s",
@@ -1479,7 +1528,7 @@ START_TEST(function_pointer_arguments_compile)
         ck_assert_msg(rc == 0, "%s %s: a function pointer argument is refused:\n%s",
                       compilers[c].compiler, compilers[c].lang, out);
         free(out);
-        if (!strstr(compilers[c].lang, "c11") && !strstr(compilers[c].lang, "c++17"))
+        if (!modern(compilers[c].lang))
             continue;
         rc = run(&out, "%s %s -DFP_STRICT -Wall -Wextra -Wpedantic -Werror -Iruntime -I%s -c "
                  "tests/compile_ok/function_pointers_ok.c -o /dev/null", compilers[c].compiler,
@@ -1553,6 +1602,7 @@ static Suite *gen_suite(void)
     tc = tcase_create("compile");
     tcase_set_timeout(tc, 120);
     tcase_add_loop_test(tc, generated_code_compiles, 0, NCOMPILERS);
+    tcase_add_test(tc, gnu_predefined_macro_names_step_aside);
     tcase_add_loop_test(tc, wrong_calls_do_not_compile, 0, NFAILS);
     tcase_add_test(tc, strict_mode_accepts_exact_types);
     tcase_add_test(tc, function_pointer_arguments_compile);
