@@ -249,5 +249,9 @@ char *ks_unspellable_argument(CXCursor spec, int i);
  * saying why and what to do instead: the caller, who knows the kernel and
  * the parameter, reports it. */
 int ks_typemap_param(const ks_session *s, ks_model *m, CXType t, ks_type *out, char **why);
+/* A device variable's type: its element type with the array dimensions in
+ * out->dims (name: the variable's, for refusals). 0, or -1 with *why. */
+int ks_typemap_variable(const ks_session *s, ks_model *m, CXType t, const char *name, ks_type *out,
+                        char **why);
 
 #endif /* KSTUB_FRONT_H */
