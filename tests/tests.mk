@@ -35,6 +35,7 @@ CHECK_TARGETS :=
 -include tests/gpu_spec.mk
 -include tests/gpu_globals.mk
 -include tests/install.mk
+-include tests/layers.mk
 -include tests/sanitize_runtime.mk
 -include tests/sanitize_gen.mk
 
