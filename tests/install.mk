@@ -4,7 +4,9 @@
 # the CMake example, a library project and an enable_language(CUDA) project
 # (Unix Makefiles and Ninja) and the Meson example built against it, rebuilds
 # and regeneration, `make uninstall` (also into a PREFIX and a DESTDIR with a
-# space and a quote); the man page against --help; the bash completion;
+# space and a quote); the man page against --help; a man 3 page for every
+# public function and macro of libkstub (check-man3.sh); CHANGELOG.md's
+# newest version is the build's; the bash completion;
 # scripts/deps.sh's message before it installs. Included from tests/tests.mk.
 # Needs nvcc (no GPU); the CMake and Meson cases say "skipped" where cmake,
 # meson or ninja is missing.
@@ -20,6 +22,8 @@ KS__INSTALL_B = $(if $(findstring -fsanitize,$(OPT)),$(B)/plain,$(B))
 
 check-install: $(KSTUB) $(B)/lib/libkstub.a $(B)/lib/libkstub.so
 	@KSTUB=$(KSTUB) bash tests/install/check-man.sh
+	@LIB=$(B)/lib/libkstub.so bash tests/install/check-man3.sh
+	@VERSION=$(KS__VERSION) bash tests/install/check-changelog.sh
 	@KSTUB=$(KSTUB) bash tests/install/check-completion.sh
 	@bash tests/install/check-deps.sh
 	@B=$(KS__INSTALL_B) CUDA_PATH=$(CUDA_PATH) MAKE_CMD="$(MAKE_COMMAND)" bash tests/install/check-install.sh
