@@ -21,11 +21,12 @@
 KS__INSTALL_B = $(if $(findstring -fsanitize,$(OPT)),$(B)/plain,$(B))
 
 check-install: $(KSTUB) $(B)/lib/libkstub.a $(B)/lib/libkstub.so
-	@KSTUB=$(KSTUB) bash tests/install/check-man.sh
-	@LIB=$(B)/lib/libkstub.so bash tests/install/check-man3.sh
-	@VERSION=$(KS__VERSION) bash tests/install/check-changelog.sh
-	@KSTUB=$(KSTUB) bash tests/install/check-completion.sh
-	@bash tests/install/check-deps.sh
-	@B=$(KS__INSTALL_B) CUDA_PATH=$(CUDA_PATH) MAKE_CMD="$(MAKE_COMMAND)" bash tests/install/check-install.sh
+	$(KS_SUITE) 'rc=0; KSTUB=$(KSTUB) bash tests/install/check-man.sh || rc=1; \
+	    LIB=$(B)/lib/libkstub.so bash tests/install/check-man3.sh || rc=1; \
+	    VERSION=$(KS__VERSION) bash tests/install/check-changelog.sh || rc=1; \
+	    KSTUB=$(KSTUB) bash tests/install/check-completion.sh || rc=1; \
+	    bash tests/install/check-deps.sh || rc=1; \
+	    B=$(KS__INSTALL_B) CUDA_PATH=$(CUDA_PATH) MAKE_CMD="$(MAKE_COMMAND)" bash tests/install/check-install.sh || rc=1; \
+	    exit $$rc'
 
 CHECK_TARGETS += check-install

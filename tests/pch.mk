@@ -15,6 +15,6 @@ $(PCH_CHECK): tests/check_pch.c tests/testutil.c tests/testutil.h $(PCH_TEST_OBJ
 
 .PHONY: check-pch
 check-pch: $(PCH_CHECK) $(KSTUB)
-	KSTUB=$(KSTUB) CUDA_PATH=$(CUDA_PATH) $(PCH_CHECK)
+	$(KS_SUITE) "KSTUB=$(KSTUB) CUDA_PATH=$(CUDA_PATH) $(PCH_CHECK)"
 
 CHECK_TARGETS += check-pch

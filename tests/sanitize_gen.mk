@@ -84,6 +84,7 @@ check-gen-asan:
 # lets them run. ASAN_SKIP=check-x leaves suites out.
 ASAN_SKIP ?=#                                              suites check-asan leaves out
 check-asan:
+	@rm -f $(B)/asan-all/tests/logs/results
 	ASAN_OPTIONS=detect_leaks=1:abort_on_error=0:verify_asan_link_order=0:$(ASAN_OPTIONS) \
 	UBSAN_OPTIONS=print_stacktrace=1:$(UBSAN_OPTIONS) \
 	    $(MAKE) --no-print-directory B=$(B)/asan-all OPT='$(SAN_OPT_ASAN)' \

@@ -73,6 +73,11 @@ for f in "$DIR"/*.3; do
     fi
 done
 
+# ks_status_name(3) lists every status of KS_STATUS_MAP.
+for st in $(sed -nE 's/^ *XX\(([A-Z_]+),.*/\1/p' "$HDR"); do
+    grep -q "KS_$st\b" "$DIR/ks_status_name.3" && ok || bad "ks_status_name.3 does not list KS_$st"
+done
+
 # The check itself: a copy without one page (ks_graph_launch's link) must
 # come out missing exactly that name.
 tmp=$(mktemp -d) && cp -r "$DIR/." "$tmp/" && rm "$tmp/ks_graph_launch.3"
