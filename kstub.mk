@@ -32,6 +32,8 @@
 # Including this file must not change the including Makefile's default goal.
 kstub__goal := $(.DEFAULT_GOAL)
 
+kstub__space := $(subst x,,x x)
+
 # Whether the includer left KSTUB_INCLUDE or KSTUB_LIBDIR unset (before the
 # defaults below give them an origin).
 kstub__find_home := $(filter undefined,$(origin KSTUB_INCLUDE) $(origin KSTUB_LIBDIR))
@@ -53,6 +55,7 @@ KSTUB_DEPFLAG ?= -MMD#                 -MMD: no toolkit headers in depfiles; -MD
 KSTUB_INCLUDE ?= $(kstub__include)#    directory holding kstub.h (default: see below)
 KSTUB_LIBDIR ?= $(kstub__libdir)#      directory holding libkstub (default: see below)
 KSTUB_CFLAGS ?= -O2#                   C flags for the generated .c files
+KSTUB_FIX ?= $(notdir $(MAKE))$(if $(filter-out Makefile makefile GNUmakefile,$(firstword $(MAKEFILE_LIST))), -f $(firstword $(MAKEFILE_LIST)))#  what kstub-check says fixes stale files
 
 # ---- where an installed kstub keeps its headers and library -------------------------------
 # `make install` puts kstub in PREFIX/bin, kstub.h in PREFIX/include and
@@ -61,12 +64,19 @@ KSTUB_CFLAGS ?= -O2#                   C flags for the generated .c files
 # PATH, symlinks resolved) when kstub.h and libkstub are there, else to what
 # pkg-config says of an installed kstub.pc, else to nothing (system paths).
 # Looked up once per make run, here; pkg-config only when kstub's own
-# directory has not got them.
-kstub__exe := $(realpath $(shell command -v $(KSTUB) 2>/dev/null))
+# directory has not got them. The install's folder may hold any character
+# (a space, '&', '#', quotes, '\'): kstub__exe is written as a make
+# prerequisite reads it (a space escaped) and the two directories as one
+# shell word each ('…' quoted), since they are used in recipes only;
+# pkg-config's answers come escaped for the shell already.
+kstub__path := $(shell p=$$(command -v $(KSTUB) 2>/dev/null) && realpath -- "$$p" 2>/dev/null)
+kstub__exe := $(subst $(kstub__space),\ ,$(kstub__path))
 ifneq ($(kstub__find_home),)
-kstub__home := $(if $(kstub__exe),$(abspath $(dir $(kstub__exe))..))
-kstub__include := $(if $(wildcard $(kstub__home)/include/kstub.h),$(kstub__home)/include)
-kstub__libdir := $(if $(wildcard $(kstub__home)/lib/libkstub.*),$(kstub__home)/lib)
+kstub__home := $(if $(kstub__path),$(shell h='$(subst ','\'',$(kstub__path))' && h=$${h%/*} && h=$${h%/*} && \
+    [ -f "$$h/include/kstub.h" ] && ls "$$h/lib"/libkstub.* >/dev/null 2>&1 && \
+    printf '%s' "$$h" | sed "s/'/'\\\\''/g; s/^/'/; s/$$/'/"))
+kstub__include := $(if $(kstub__home),$(kstub__home)/include)
+kstub__libdir := $(if $(kstub__home),$(kstub__home)/lib)
 ifeq ($(kstub__include),)
 kstub__include := $(shell pkg-config --variable=includedir kstub 2>/dev/null)
 kstub__libdir := $(shell pkg-config --variable=libdir kstub 2>/dev/null)
@@ -82,7 +92,10 @@ KSTUB_GENCODE := $(foreach a,$(KSTUB_ARCHS),-gencode arch=compute_$(a),code=sm_$
 KSTUB_CPPFLAGS := $(if $(KSTUB_INCLUDE),-I$(KSTUB_INCLUDE)) -I$(CUDA_PATH)/include \
     $(sort $(patsubst %/,-I%,$(dir $(KSTUB_KERNELS:%=$(KSTUB_OUT)/%))))
 # With KSTUB_LIBDIR, the program also finds libkstub.so there at run time.
-KSTUB_LIBS := $(if $(KSTUB_LIBDIR),-L$(KSTUB_LIBDIR) -Wl$(comma)-rpath$(comma)$(abspath $(KSTUB_LIBDIR))) \
+# (A relative KSTUB_LIBDIR is made absolute for the rpath; one found above
+# is absolute already, and quoted.)
+kstub__abs_libdir = $(if $(filter /% '%,$(firstword $(KSTUB_LIBDIR))),$(KSTUB_LIBDIR),$(abspath $(KSTUB_LIBDIR)))
+KSTUB_LIBS := $(if $(KSTUB_LIBDIR),-L$(KSTUB_LIBDIR) -Wl$(comma)-rpath$(comma)$(kstub__abs_libdir)) \
     -lkstub -ldl -lpthread -lm
 
 KSTUB_STEMS := $(KSTUB_KERNELS:%.cu=$(KSTUB_OUT)/%)
@@ -134,8 +147,12 @@ $(kstub__missing): kstub__force
 .PHONY: kstub__force
 kstub__force:
 
+# -Wno-psabi: a stub that takes a type aligned to more than 16 bytes by value
+# (CUtensorMap: 128) makes GCC note that GCC before 4.6 passed such a
+# parameter otherwise; stub and caller are built by today's compiler, so the
+# note cannot apply, and GCC ignores a #pragma for it. Only the stubs get it.
 $(KSTUB_OUT)/%.kstub.o: $(KSTUB_OUT)/%.kstub.c $(KSTUB_OUT)/%.kstub.h
-	$(CC) $(KSTUB_CFLAGS) $(KSTUB_CPPFLAGS) -c $< -o $@
+	$(CC) $(KSTUB_CFLAGS) -Wno-psabi $(KSTUB_CPPFLAGS) -c $< -o $@
 
 # Keep every generated file: they are inputs to other steps and to tools
 # (kstub check, kstub diff), not scratch.
@@ -164,15 +181,15 @@ kstub-check:
 	        --manifest $$tmp/$${n%.cu}.json || { rc=1; continue; }; \
 	    $(KSTUB) diff --source $$cu $$s.kstub.json $$tmp/$${n%.cu}.json; r=$$?; \
 	    if [ $$r -eq 0 ]; then \
-	        $(KSTUB) check $$cu $(KSTUB_CU_CPPFLAGS) $(KSTUB_FLAGS) \
+	        $(KSTUB) check $$cu $(KSTUB_CU_CPPFLAGS) $(KSTUB_FLAGS) --fix-command '$(KSTUB_FIX)' \
 	            $$([ -f $$s.fatbin ] && echo --embed $$s.fatbin) \
 	            -o $$s.kstub --manifest $$s.kstub.json; r=$$?; \
 	    fi; \
 	    case $$r in 0) ;; 4|12) [ $$rc -eq 1 ] || [ $$rc -eq 12 ] || rc=$$r ;; *) rc=1 ;; esac; \
 	done; rm -rf $$tmp; \
 	case $$rc in \
-	    4) echo "kstub-check: out of date; the kernels' changes are compatible (4)" >&2 ;; \
-	    12) echo "kstub-check: BREAKING changes for existing callers (12)" >&2 ;; \
+	    4) echo "kstub-check: out of date; the kernels' changes are compatible (4); to fix, run: $(KSTUB_FIX)" >&2 ;; \
+	    12) echo "kstub-check: BREAKING changes for existing callers (12); to regenerate, run: $(KSTUB_FIX)" >&2 ;; \
 	    1) echo "kstub-check: kstub failed (1)" >&2 ;; \
 	esac; exit $$rc
 

@@ -37,9 +37,114 @@ static enum CXChildVisitResult find_enumerator(CXCursor c, CXCursor parent, CXCl
     return CXChildVisit_Continue;
 }
 
+/*
+ * The functions and variables whose addresses a specialization's template
+ * arguments are, in order, read from its mangled name (libclang does not
+ * name them): each expr-primary "L_Z<name>…E" ("XadL_Z…EE" for "&f"), the
+ * name "<n>id", "L<n>id" (static) or "N<n>id…E" (qualified). A function's
+ * is written "f", a variable's "&v", as C++ takes them. Returns how many were
+ * found (at most max); texts are malloc'd.
+ */
+static int address_args(const char *mangled, char **texts, int max)
+{
+    int n = 0;
+    for (const char *p = strstr(mangled, "L_Z"); p && n < max; p = strstr(p, "L_Z")) {
+        p += 3;
+        int nested = *p == 'N';
+        if (nested)
+            p++;
+        ks_buf b = {0};
+        while (*p) {
+            if (*p == 'L')
+                p++;    /* clang's mark for internal linkage */
+            if (!isdigit((unsigned char)*p))
+                break;
+            char *end;
+            unsigned long len = strtoul(p, &end, 10);
+            if (strlen(end) < len)
+                break;
+            if (b.len)
+                ks_buf_puts(&b, "::");
+            ks_buf_put(&b, end, len);
+            p = end + len;
+            if (!nested)
+                break;
+        }
+        if (nested && *p == 'E')
+            p++;
+        char *name = ks_buf_take(&b);
+        if (!*name) {
+            free(name);
+            continue;
+        }
+        texts[n++] = *p == 'E' ? ks_xasprintf("&%s", name) : ks_xstrdup(name);
+        free(name);
+    }
+    return n;
+}
+
+/* The ParmDecl children of function template \p tmpl, in order. */
+typedef struct parm_list {
+    CXCursor v[64];
+    int n;
+} parm_list;
+
+static enum CXChildVisitResult collect_parms(CXCursor c, CXCursor parent, CXClientData data)
+{
+    (void)parent;
+    parm_list *pl = data;
+    if (clang_getCursorKind(c) == CXCursor_ParmDecl && pl->n < 64)
+        pl->v[pl->n++] = c;
+    return CXChildVisit_Continue;
+}
+
+/*
+ * The types template parameter pack \p i of \p spec expanded to, "float, int"
+ * ("" for an empty pack), read from the specialization's parameters (libclang
+ * does not list a pack's elements): the template's function parameter of
+ * type "<Pack>..." stands for as many of the specialization's parameters, from
+ * its place on, as the specialization has more than the template. NULL when
+ * the pack is not expanded so (used in another type, or twice).
+ */
+static char *pack_text(CXCursor spec, CXCursor tmpl, int i)
+{
+    CXCursor param = ks_template_param(tmpl, (unsigned)i);
+    if (clang_Cursor_isNull(param))
+        return NULL;
+    char *pack = ks_take(clang_getCursorSpelling(param));
+    char *want = ks_xasprintf("%s...", pack);
+    free(pack);
+    parm_list pl;
+    pl.n = 0;
+    clang_visitChildren(tmpl, collect_parms, &pl);
+    int at = -1, uses = 0;
+    for (int j = 0; j < pl.n; j++) {
+        char *t = ks_take(clang_getTypeSpelling(clang_getCursorType(pl.v[j])));
+        if (strcmp(t, want) == 0) {
+            at = j;
+            uses++;
+        }
+        free(t);
+    }
+    free(want);
+    int nspec = clang_Cursor_getNumArguments(spec);
+    int len = nspec - (pl.n - 1);
+    if (uses != 1 || pl.n == 64 || len < 0)
+        return NULL;
+    ks_buf b = {0};
+    ks_buf_puts(&b, "");
+    for (int k = 0; k < len; k++) {
+        CXType t = clang_getCursorType(clang_Cursor_getArgument(spec, (unsigned)(at + k)));
+        char *sp = ks_take(clang_getTypeSpelling(t));
+        ks_buf_printf(&b, "%s%s", k ? ", " : "", sp);
+        free(sp);
+    }
+    return ks_buf_take(&b);
+}
+
 /* A specialization's template arguments as an explicit instantiation would
- * write them: "float, 4", "true", "Op::Add". NULL when an argument is of a
- * kind kstub cannot spell (a pack, a template, a pointer). */
+ * write them: "float, 4", "true", "Op::Add", "matmul_naive", "&table". NULL
+ * when an argument is of a kind kstub cannot spell (a pack, a template). */
 static char *template_args_text(CXCursor spec, int *bad)
 {
     int n = clang_Cursor_getNumTemplateArguments(spec);
@@ -47,11 +152,32 @@ static char *template_args_text(CXCursor spec, int *bad)
     *bad = -1;
     if (n < 0 || clang_Cursor_isNull(tmpl))
         return NULL;
+    char *addr[16];
+    int naddr = 0, used = 0;
+    {
+        char *mangled = ks_take(clang_Cursor_getMangling(spec));
+        naddr = address_args(mangled, addr, 16);
+        free(mangled);
+    }
     ks_buf b = {0};
     for (int i = 0; i < n; i++) {
         if (i)
             ks_buf_puts(&b, ", ");
         enum CXTemplateArgumentKind kind = clang_Cursor_getTemplateArgumentKind(spec, (unsigned)i);
+        if (kind == CXTemplateArgumentKind_Declaration && used < naddr) {
+            ks_buf_puts(&b, addr[used++]);
+            continue;
+        }
+        char *elems = kind == CXTemplateArgumentKind_Pack ? pack_text(spec, tmpl, i) : NULL;
+        if (elems) {
+            if (!*elems && b.len >= 2) {
+                b.len -= 2;     /* an empty pack: no ", " before it */
+                b.data[b.len] = '\0';
+            }
+            ks_buf_puts(&b, elems);
+            free(elems);
+            continue;
+        }
         if (kind == CXTemplateArgumentKind_Type) {
             char *t = ks_take(clang_getTypeSpelling(clang_Cursor_getTemplateArgumentType(spec, (unsigned)i)));
             ks_buf_puts(&b, t);
@@ -60,6 +186,8 @@ static char *template_args_text(CXCursor spec, int *bad)
         }
         if (kind != CXTemplateArgumentKind_Integral) {
             free(b.data);
+            for (int a = 0; a < naddr; a++)
+                free(addr[a]);
             *bad = i;
             return NULL;
         }
@@ -87,6 +215,8 @@ static char *template_args_text(CXCursor spec, int *bad)
             ks_buf_printf(&b, "%lld", v);
         }
     }
+    for (int a = 0; a < naddr; a++)
+        free(addr[a]);
     return ks_buf_take(&b);
 }
 
@@ -127,7 +257,13 @@ void ks__handle_reference(walk_ctx *w, CXCursor ref)
     char *args = template_args_text(ref, &bad);
     if (!args) {
         char *q = ks_qualified_name(ref);
-        char *sym = ks_take(clang_Cursor_getMangling(ref));
+        if (ks__skipped(w, q, NULL, ref)) {
+            free(q);
+            return;
+        }
+        char *mangled = ks_take(clang_Cursor_getMangling(ref));
+        char *sym = ks__device_symbol(w, ref, mangled);
+        free(mangled);
         char *why = ks_unspellable_argument(ref, bad);
         ks__walk_diag(w, ref, "error", "template kernel '%s' is instantiated by host code, but %s; "
                   "kstub names a stub after its template arguments and cannot name this one. "

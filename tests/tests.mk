@@ -41,6 +41,7 @@ CHECK_JOBS ?= $(shell nproc 2>/dev/null || echo 2)
 -include tests/targets.mk
 -include tests/graph.mk
 -include tests/gpu_real.mk
+-include tests/gpu_internal.mk
 -include tests/gpu_spec.mk
 -include tests/install.mk
 -include tests/sanitize_runtime.mk
