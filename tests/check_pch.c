@@ -13,8 +13,8 @@
  * What happened is read from KSTUB_DEBUG_PCH=1's lines ("hit", "built",
  * "miss ... why", "rebuilt ...") and from the cache directory itself.
  */
-#include "../generator/front.h"
-#include "../generator/inputs.h"
+#include "front.h"
+#include "inputs.h"
 
 #include "testutil.h"
 

@@ -262,7 +262,7 @@ static char *nvcc_file_tag(const char *input)
 }
 
 /*
- * The symbol as nvcc emits it, or its pattern (runtime/symbol.h) where nvcc's
+ * The symbol as nvcc emits it, or its pattern (common/symbol.h) where nvcc's
  * has a part that differs per compilation. clang mangles a name with internal
  * linkage with an 'L' before it ("_ZL8k_staticPfi") that nvcc never writes;
  * an anonymous namespace as "12_GLOBAL__N_1", which nvcc writes
