@@ -109,6 +109,12 @@ ks_status ks__driver_load(const char *kernel);
  */
 ks_status ks__error(ks_status status, const char *kernel, const char *fmt, ...) KS__PRINTF(3, 4);
 
+/* Names a CUresult: its name and text, each NULL when unknown; 0. */
+typedef int (*ks__cu_namer)(int result, const char **name, const char **text);
+/* Registers who names CUresults for ks__error_cu (driver.c does, when it
+ * resolves the driver); until then a result is named by its number. */
+void ks__status_cu_namer(ks__cu_namer namer);
+
 /*
  * Record a failed driver call: message =
  * "kernel '<kernel>': [<detail>: ]<call> failed: <CUDA_ERROR_…> (<driver text>)".
@@ -194,9 +200,13 @@ extern const ks__check ks__check_trace;     /* trace.c */
 extern const ks__check ks__check_pointers;  /* pointers.c */
 extern const ks__check ks__check_sync;      /* check.c */
 
-/* The checked launch: launch.c's slow branch when any check is on. */
-ks_status ks__launch_checked(ks_kernel *k, const ks_launch *l, void **args, void *handle,
-                             const char *file, int line) __attribute__((noinline, cold));
+/* The checked launch, launch.c's slow branch when any check is on, runs
+ * ks__checks_before (c's kernel, launch, arguments, handle and site filled
+ * in; it sets c->checks and *ran), launches only if it returned KS_OK, then
+ * returns ks__checks_after with the launch's status. check.c never calls
+ * back into launch.c. */
+ks_status ks__checks_before(ks__checked *c, size_t *ran);
+ks_status ks__checks_after(const ks__checked *c, size_t ran, ks_status st);
 
 /* ---- context.c ----------------------------------------------------------- */
 

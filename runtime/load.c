@@ -76,6 +76,9 @@ static ks_status loader_and_context(const char *kernel, const ks__loader **L, CU
 {
     *L = NULL;
     *ctx = NULL;
+    /* KSTUB_CHECK is read here, where every kernel's driver is resolved:
+     * before any launch can reach its check branch (check.c). */
+    ks__checks_from_env();
     ks_status st = ks__driver_load(kernel);
     if (st != KS_OK)
         return st;

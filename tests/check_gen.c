@@ -1192,7 +1192,7 @@ START_TEST(cli_help_version_and_misuse)
     ck_assert_ptr_nonnull(strstr(out, "usage: kstub"));
     free(out);
     ck_assert_int_eq(run(&out, "%s --version", kstub_bin()), 0);
-    ck_assert_ptr_nonnull(strstr(out, "kstub " KSTUB_VERSION));
+    ck_assert_ptr_nonnull(strstr(out, "kstub " KSTUB_VERSION_TEXT));
     free(out);
     ck_assert_int_eq(run(&out, "%s --frobnicate x.cu -o y", kstub_bin()), 2);
     ck_assert_ptr_nonnull(strstr(out, "unknown option '--frobnicate'"));

@@ -7,7 +7,6 @@
  * (F_* below), are stable, and "format" changes when they do. Both
  * directions go through jansson.
  */
-#include "cli.h"
 #include "emit.h"
 #include "manifest.h"
 #include "sigtable.h"

@@ -21,6 +21,9 @@ struct ks_spellings;
  * each parameter's c_type as the header template's pieces spell it (emit.h). */
 char *ks_manifest_json(const struct ks_options *opts, const struct ks_model *model,
                        const struct ks_spellings *sp);
+/* kstub --list --format=json: the manifest's document, each kernel also
+ * carrying its stub's "prototype" (sp: the header's spellings). */
+char *ks_list_json(const struct ks_options *opts, const struct ks_model *m, const struct ks_spellings *sp);
 
 /* A manifest's signatures. */
 typedef struct ks_sig_param {
