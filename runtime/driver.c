@@ -157,6 +157,10 @@ static void load_driver(void)
     KS__RESOLVE(FuncGetName, "cuFuncGetName");
     KS__RESOLVE(CtxPushCurrent, "cuCtxPushCurrent");
     KS__RESOLVE(CtxPopCurrent, "cuCtxPopCurrent");
+    KS__RESOLVE(LibraryGetGlobal, "cuLibraryGetGlobal");
+    KS__RESOLVE(ModuleGetGlobal, "cuModuleGetGlobal");
+    KS__RESOLVE(MemcpyHtoDAsync, "cuMemcpyHtoDAsync");
+    KS__RESOLVE(MemcpyDtoHAsync, "cuMemcpyDtoHAsync");
     KS__RESOLVE(KernelGetParamInfo, "cuKernelGetParamInfo");
     KS__RESOLVE(FuncGetParamInfo, "cuFuncGetParamInfo");
     KS__RESOLVE(LaunchKernelEx, "cuLaunchKernelEx");

@@ -192,8 +192,7 @@ START_TEST(output_identical_with_and_without_cache_and_skip_bodies)
                  "skip-none/host_templates.json skip-none/train_step.json skip-none/dynamic_launch.json",
                  tmpdir);
     ck_assert_msg(rc == 0, "--skip-bodies changes the outputs:\n%s", out);
-    /* 7, 11 and 3 kernels, most of them instantiated by launches alone (two of
-     * train_step.cu's have internal linkage). */
+    /* 7, 11 (two of them static) and 3 kernels, most of them instantiated by launches alone. */
     ck_assert_msg(strstr(out, "host_templates.json:7\n") && strstr(out, "train_step.json:11\n") &&
                   strstr(out, "dynamic_launch.json:3\n"), "%s", out);
     free(out);

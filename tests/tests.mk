@@ -43,6 +43,7 @@ CHECK_JOBS ?= $(shell nproc 2>/dev/null || echo 2)
 -include tests/gpu_real.mk
 -include tests/gpu_internal.mk
 -include tests/gpu_spec.mk
+-include tests/gpu_globals.mk
 -include tests/install.mk
 -include tests/sanitize_runtime.mk
 -include tests/sanitize_gen.mk

@@ -39,10 +39,21 @@ typedef struct ks_sig_kern {
     size_t nparams;
 } ks_sig_kern;
 
+/* A device variable as the manifest lists it ("variables", optional). */
+typedef struct ks_sig_var {
+    char *name, *c_name, *symbol, *type;
+    char *space;               /* "constant", "device", "managed" */
+    char *dims;                /* "[16][4]", "" for none */
+    unsigned line, col;
+    long size, align, elem_size;
+} ks_sig_var;
+
 typedef struct ks_sigs {
     char *source;
     ks_sig_kern *kernels;
     size_t nkernels;
+    ks_sig_var *vars;
+    size_t nvars;
 } ks_sigs;
 
 /* Reads a manifest file, or manifest text (name for messages). A manifest

@@ -369,6 +369,47 @@ static void kernel_values(const ks_model *m, const ks_kern *k, ks_tnode *kn)
     }
 }
 
+/* A device variable's values: its element type as the accessors take it
+ * (elem; src: a pointer to const elements; dst: a pointer to elements;
+ * addr: a pointer to that), and what its descriptor records. */
+static void var_values(const ks_model *m, const ks_var *v, ks_tnode *vn)
+{
+    static const char *const spaces[] = {"CONSTANT", "DEVICE", "MANAGED"};
+    ks_tn_set(vn, "name", "%s", v->name);
+    ks_tn_set(vn, "c_name", "%s", v->c_name);
+    ks_tn_set(vn, "descriptor", "%s", v->descriptor);
+    ks_tn_set(vn, "symbol", "%s", v->symbol);
+    ks_tn_set(vn, "type", "%s", v->spelled);
+    ks_tn_set(vn, "space", "%s", spaces[v->space]);
+    ks_tn_set(vn, "space_word", "%s", ks_space_name(v->space));
+    ks_tn_set(vn, "size", "%ld", v->size);
+    ks_tn_set(vn, "elem_size", "%ld", v->elem_size);
+    ks_tn_set(vn, "count", "%lld", v->count);
+    ks_tn_set(vn, "line", "%u", v->line);
+    ks_tn_flag(vn, "is_array", v->type.ndims > 0);
+    ks_tn_flag(vn, "is_const", v->is_const);
+    ks_type elem = v->type;
+    elem.ndims = 0;
+    elem.dims = NULL;
+    ks__push_type(vn, "elem", m, &elem, 0, elem.quals, 0);
+    /* The same with one more pointer level: the const goes on what it points to. */
+    ks_type ptr;
+    ks_type_copy(&ptr, &elem);
+    ks_type_add_ptr(&ptr, 0);
+    ks__push_type(vn, "dst", m, &ptr, 0, ptr.quals, 0);
+    unsigned base_quals = ptr.quals;
+    if (ptr.nptrs > 1)
+        ptr.ptr_quals[ptr.nptrs - 2] |= KS_QUAL_CONST;
+    else
+        base_quals |= KS_QUAL_CONST;
+    ks__push_type(vn, "src", m, &ptr, 0, base_quals, 0);
+    if (ptr.nptrs > 1)
+        ptr.ptr_quals[ptr.nptrs - 2] &= ~(unsigned)KS_QUAL_CONST;
+    ks_type_add_ptr(&ptr, 0);
+    ks__push_type(vn, "addr", m, &ptr, 0, ptr.quals, 0);
+    ks_type_free(&ptr);
+}
+
 static ks_tnode *build_values(const ks_options *o, const ks_model *m, const ks_image_blob *img)
 {
     ks_tnode *root = ks_tn_new(NULL);
@@ -394,6 +435,10 @@ static ks_tnode *build_values(const ks_options *o, const ks_model *m, const ks_i
         cuda |= cuda_values(m, &m->kernels[i], kn);
     }
     ks_tn_flag(root, "cuda_overloads", cuda);
+    ks_tval *vars = ks_tn_list(root, "variables");
+    for (size_t i = 0; i < m->nvars; i++)
+        var_values(m, &m->vars[i], ks_tn_push(vars, root));
+    ks_tn_flag(root, "has_variables", m->nvars > 0);
     ks__generic_values(m, root);
     ks_tval *enums = ks_tn_list(root, "cxx_enums");
     for (size_t i = 0; i < m->ndef_order; i++) {

@@ -573,3 +573,16 @@ int ks__skipped(walk_ctx *w, const char *name, const char *base, CXCursor fn)
     free(device);
     return hit;
 }
+
+/* Whether a "kstub:skip" names the device variable \p var (its qualified
+ * name or its symbol); a note says so. */
+int ks__skipped_variable(walk_ctx *w, const char *name, const char *symbol, CXCursor var)
+{
+    for (size_t i = 0; i < w->nskips; i++)
+        if (same_name(w->skips[i].rest, name) || strcmp(w->skips[i].rest, symbol) == 0) {
+            w->skip_hits[i]++;
+            ks__walk_diag(w, var, "note", "variable '%s' left out (kstub:skip)", name);
+            return 1;
+        }
+    return 0;
+}

@@ -560,6 +560,34 @@ int ks_typemap_param(const ks_session *s, ks_model *m, CXType t, ks_type *out, c
     return why ? -1 : 0;
 }
 
+int ks_typemap_variable(const ks_session *s, ks_model *m, CXType t, const char *name, ks_type *out,
+                        char **refusal)
+{
+    tm_ctx c = {s, m};
+    memset(out, 0, sizeof *out);
+    CXType canon = clang_getCanonicalType(t);
+    char *why = NULL;
+    /* An unnamed struct type ("__constant__ struct { int a; } p;") has no
+     * name a C mirror could take, and nothing else names it. */
+    CXType e = canon;
+    while (e.kind == CXType_ConstantArray)
+        e = clang_getCanonicalType(clang_getArrayElementType(e));
+    if (e.kind == CXType_IncompleteArray)
+        why = ks__tm_refuse("'%s' is an array of unknown bound: its size is the definition's, "
+                            "which kstub cannot see", name);
+    else if (e.kind == CXType_Record && clang_Cursor_isAnonymous(clang_getTypeDeclaration(e)))
+        why = ks__tm_refuse("'%s' has an unnamed struct or union type, which C cannot name; give "
+                            "the type a name", name);
+    else if (e.kind == CXType_Record && ks__tm_is_empty_class(e, 0))
+        why = ks__tm_refuse("'%s' has an empty class type: nothing to read or write", name);
+    else
+        why = field_type(&c, t, name, 0, NULL, out);
+    *refusal = why;
+    if (why)
+        ks_type_free(out);
+    return why ? -1 : 0;
+}
+
 /* ---- pointers to functions ------------------------------------------------------------------ */
 
 /* The function type under t's sugar (typedefs), where its parameter types

@@ -81,6 +81,14 @@ static enum CXChildVisitResult visit(CXCursor c, CXCursor parent, CXClientData d
         else if (fc->kernels && is_definition(w, c) && ks_cursor_is_kernel(c))
             ks__add_kernel(w, c);
         break;
+    case CXCursor_VarDecl:
+        if (fc->kernels)
+            ks__add_variable(w, c);
+        break;
+    case CXCursor_UnexposedDecl:
+        if (fc->kernels)
+            ks__note_variable_template(w, c);
+        break;
     case CXCursor_TypedefDecl:
         if (main_file)
             ks__handle_instantiation(w, c);
@@ -169,8 +177,8 @@ static void check_skips(walk_ctx *w)
     for (size_t i = 0; i < w->nskips; i++)
         if (!w->skip_hits[i])
             ks_error_at(w->s.opts->input, w->skips[i].line, w->skips[i].col, "kstub:skip '%s' "
-                        "matches no kernel (give the qualified name as in the manifest, or the "
-                        "symbol)", w->skips[i].rest);
+                        "matches no kernel or device variable (give the qualified name as in the "
+                        "manifest, or the symbol)", w->skips[i].rest);
 }
 
 /* ---- entry point ------------------------------------------------------------------------------------ */

@@ -76,6 +76,14 @@ int ks__resolve_bounds(walk_ctx *w, const char *text, size_t size);
 /* Whether a "kstub:skip" names the kernel \p fn, called \p name (an instance
  * of template \p base, or NULL); a note says so. */
 int ks__skipped(walk_ctx *w, const char *name, const char *base, CXCursor fn);
+/* The same for a device variable, by qualified name or symbol (kernel.c). */
+int ks__skipped_variable(walk_ctx *w, const char *name, const char *symbol, CXCursor var);
+
+/* ---- variable.c ---- */
+/* A namespace-scope VarDecl: a device variable into the model, or a note. */
+void ks__add_variable(walk_ctx *w, CXCursor var);
+/* An unexposed declaration: a note when it is a device variable template. */
+void ks__note_variable_template(walk_ctx *w, CXCursor decl);
 
 /* ---- instances.c ---- */
 /* A "kstub_iN" typedef leads to the Nth explicit instantiation. */
