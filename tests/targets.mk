@@ -7,7 +7,9 @@
 #                        the cxx one, compile both (C11, C++17) and link a
 #                        C++ caller of the wrappers against libkstub (no GPU:
 #                        the program is linked, not run); and refuse a
-#                        broken target.json with an error at it.
+#                        broken target.json with an error at it. The template
+#                        includes the built-in spelling.in ({{> spelling.in}}),
+#                        which the depfile lists.
 
 TARGETS_DIR := $(B)/targets
 

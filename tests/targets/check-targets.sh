@@ -15,6 +15,7 @@ check "the cxx target generates" "$KSTUB" -T tests/targets/cxx kernels/vector_op
 check "the cxx target writes no .cpp" test ! -e "$DIR/vector_ops.cpp"
 check "the depfile lists the target's template" grep -q '^ *tests/targets/cxx/header.hpp.in \\$' "$DIR/vector_ops.d"
 check "the depfile lists target.json" grep -q '^ *tests/targets/cxx/target.json$' "$DIR/vector_ops.d"
+check "the depfile lists the C target's spelling template" grep -q '^ *[^ ]*/templates/spelling.in \\$' "$DIR/vector_ops.d"
 check "the header's guard" grep -q '^#ifndef VECTOR_OPS_HPP_INCLUDED$' "$DIR/vector_ops.hpp"
 check "the namespace" grep -q '^namespace vector_ops {$' "$DIR/vector_ops.hpp"
 check "--list -T spells the target's names" bash -c "'$KSTUB' --list -T tests/targets/cxx kernels/vector_ops.cu |
