@@ -134,9 +134,9 @@ static enum CXChildVisitResult enum_constant_visitor(CXCursor c, CXCursor parent
 /* ---- where a type comes from ----------------------------------------------------------------- */
 
 /* Whether a header's text can be read by a C compiler, as far as its own
- * tokens tell: a .h file with none of C++'s own keywords or '::'. (Its
- * #includes are not followed.) */
-static int text_is_c(const char *path, const char *text, size_t size)
+ * tokens tell (clang's, comments and literals aside): a .h file with none
+ * of C++'s own keywords or '::'. (Its #includes are not followed.) */
+static int text_is_c(CXTranslationUnit tu, CXFile f, const char *path, size_t size)
 {
     size_t n = strlen(path);
     if (n < 2 || strcmp(path + n - 2, ".h") != 0)
@@ -147,15 +147,21 @@ static int text_is_c(const char *path, const char *text, size_t size)
         "friend", "explicit", "mutable", "decltype", "noexcept", "static_assert", "__global__",
         "__device__", "__host__", "__shared__", "__constant__", NULL,
     };
-    ks_source src;
-    ks_source_scan(&src, text, size);
+    CXToken *toks;
+    unsigned nt;
+    clang_tokenize(tu, clang_getRange(clang_getLocationForOffset(tu, f, 0),
+                                      clang_getLocationForOffset(tu, f, (unsigned)size)), &toks, &nt);
     int ok = 1;
-    for (size_t i = 0; ok && i < src.ntoks; i++) {
-        size_t len = src.toks[i].end - src.toks[i].start;
-        for (const char *const *w = cxx_only; ok && *w; w++)
-            ok = !(strlen(*w) == len && memcmp(text + src.toks[i].start, *w, len) == 0);
+    for (unsigned i = 0; ok && i < nt; i++) {
+        CXTokenKind k = clang_getTokenKind(toks[i]);
+        if (k == CXToken_Comment || k == CXToken_Literal)
+            continue;
+        char *w = ks_take(clang_getTokenSpelling(tu, toks[i]));
+        for (const char *const *c = cxx_only; ok && *c; c++)
+            ok = strcmp(w, *c) != 0;
+        free(w);
     }
-    ks_source_free(&src);
+    clang_disposeTokens(tu, toks, nt);
     return ok;
 }
 
@@ -202,7 +208,7 @@ static void note_origin(tm_ctx *c, CXCursor decl, ks_def *d)
     free(name);
     size_t size = 0;
     const char *text = clang_getFileContents(c->s->tu, f, &size);
-    d->c_header = text && !strstr(d->qname, "::") && text_is_c(d->file, text, size);
+    d->c_header = text && !strstr(d->qname, "::") && text_is_c(c->s->tu, f, d->file, size);
     /* The declaration's own type, not canon: a parameter's canonical type
      * keeps its qualifiers ("const Dimensions d"), and a typedef's
      * underlying type has none, so they would never compare equal. */
