@@ -159,10 +159,55 @@ KS__INSTALL_DIRS = share/kstub/templates share/kstub lib/cmake/kstub
 # space, a quote): single-quoted, each ' written as '\''.
 ks__q = '$(subst ','\'',$(1))'
 
-# @PREFIX@ & co. in kstub.pc.in and cmake/*.cmake.in.
-KS__SUBST = sed -e $(call ks__q,s|@PREFIX@|$(PREFIX)|g) -e $(call ks__q,s|@CUDA_PATH@|$(CUDA_PATH)|g) \
-    -e 's|@VERSION@|$(KS__VERSION)|g' -e 's|@LIB_REAL@|$(LIBKSTUB_REAL)|g' \
-    -e 's|@LIB_SONAME@|$(LIBKSTUB_SONAME)|g'
+# @PREFIX@ & co. in kstub.pc.in and cmake/*.cmake.in: scripts/subst.awk takes
+# each value literally from the environment and escapes it for the file's
+# syntax (pkg-config's or CMake's), so '&', '|', '#', quotes and '\' in
+# PREFIX or CUDA_PATH land in the files as they are.
+KS__SUBST = KS_SUBST_PREFIX=$(call ks__q,$(PREFIX)) KS_SUBST_CUDA_PATH=$(call ks__q,$(CUDA_PATH)) \
+    KS_SUBST_VERSION='$(KS__VERSION)' KS_SUBST_LIB_REAL='$(LIBKSTUB_REAL)' \
+    KS_SUBST_LIB_SONAME='$(LIBKSTUB_SONAME)' awk -v syntax=$(1) -f scripts/subst.awk
+
+# What install refuses in PREFIX and CUDA_PATH, before it builds or writes
+# anything: the characters with which the installed files could not work
+# (tests/install/check-prefix.sh installs with each of the others, a space,
+# '&', '#' and a single quote among them, and builds a pkg-config, a CMake
+# and a kstub.mk project against the install). A '$' make itself would read
+# as a variable ('$b', not '$(b)') is refused too, rather than installed
+# under the shortened path.
+define ks__newline
+
+
+endef
+ks__chars := dollar lp rp newline bar backslash quote
+ks__c_dollar := $$
+ks__c_lp := (
+ks__c_rp := )
+ks__c_newline := $(ks__newline)
+ks__c_bar := |
+ks__c_backslash := $(subst x,,x\x)
+ks__c_quote := "
+ks__say_dollar := a '$$'
+ks__say_lp := a '('
+ks__say_rp := a ')'
+ks__say_newline := a newline
+ks__say_bar := a '|'
+ks__say_backslash := a '\'
+ks__say_quote := a '"'
+ks__why_pc := pkg-config cannot carry it into kstub.pc (pkgconf prints it unescaped in --cflags and --libs)
+ks__why_dollar := $(ks__why_pc)
+ks__why_lp := $(ks__why_pc)
+ks__why_rp := $(ks__why_pc)
+ks__why_newline := a .pc file is read by lines
+ks__why_bar := make takes it for the order-only separator in a list of prerequisites (kstub.mk's rules and CMake's Makefile generator name kstub as one)
+ks__why_backslash := CMake reads it as a path separator (find_package(kstub) would not find the package)
+ks__why_quote := nvcc refuses it in an -I path (kstub_add_kernels hands nvcc the target's include directories, kstub's among them)
+# The first such character in the value of the variable named $(1).
+ks__unsafe = $(firstword $(foreach c,$(ks__chars),$(if $(findstring $(ks__c_$(c)),$($(1))),$(c))) \
+    $(if $(findstring $$,$(subst $$$$,,$(subst $$$(ks__c_lp),,$(subst $${,,$(value $(1)))))),dollar))
+ifneq ($(filter install,$(MAKECMDGOALS)),)
+$(foreach v,PREFIX CUDA_PATH,$(foreach c,$(call ks__unsafe,$(v)),$(error $(v) holds $(ks__say_$(c)): \
+    $(ks__why_$(c)); nothing was installed, choose a $(v) without it)))
+endif
 
 KS__D = $(call ks__q,$(KS__DEST)/$(1))
 
@@ -179,10 +224,10 @@ install: all
 	install -m 644 runtime/kstub.h runtime/kstub_types.h $(call KS__D,include/)
 	install -m 644 $(TEMPLATES) $(call KS__D,share/kstub/templates/)
 	install -m 644 kstub.mk $(call KS__D,share/kstub/)
-	$(KS__SUBST) kstub.pc.in > $(call KS__D,lib/pkgconfig/kstub.pc)
-	$(KS__SUBST) kstub-static.pc.in > $(call KS__D,lib/pkgconfig/kstub-static.pc)
-	$(KS__SUBST) cmake/kstubConfig.cmake.in > $(call KS__D,lib/cmake/kstub/kstubConfig.cmake)
-	$(KS__SUBST) cmake/kstubConfigVersion.cmake.in > $(call KS__D,lib/cmake/kstub/kstubConfigVersion.cmake)
+	$(call KS__SUBST,pc) kstub.pc.in > $(call KS__D,lib/pkgconfig/kstub.pc)
+	$(call KS__SUBST,pc) kstub-static.pc.in > $(call KS__D,lib/pkgconfig/kstub-static.pc)
+	$(call KS__SUBST,cmake) cmake/kstubConfig.cmake.in > $(call KS__D,lib/cmake/kstub/kstubConfig.cmake)
+	$(call KS__SUBST,cmake) cmake/kstubConfigVersion.cmake.in > $(call KS__D,lib/cmake/kstub/kstubConfigVersion.cmake)
 	install -m 644 man/kstub.1 $(call KS__D,share/man/man1/kstub.1)
 	install -m 644 completion/kstub.bash $(call KS__D,share/bash-completion/completions/kstub)
 

@@ -32,6 +32,8 @@
 # Including this file must not change the including Makefile's default goal.
 kstub__goal := $(.DEFAULT_GOAL)
 
+kstub__space := $(subst x,,x x)
+
 # Whether the includer left KSTUB_INCLUDE or KSTUB_LIBDIR unset (before the
 # defaults below give them an origin).
 kstub__find_home := $(filter undefined,$(origin KSTUB_INCLUDE) $(origin KSTUB_LIBDIR))
@@ -61,12 +63,19 @@ KSTUB_CFLAGS ?= -O2#                   C flags for the generated .c files
 # PATH, symlinks resolved) when kstub.h and libkstub are there, else to what
 # pkg-config says of an installed kstub.pc, else to nothing (system paths).
 # Looked up once per make run, here; pkg-config only when kstub's own
-# directory has not got them.
-kstub__exe := $(realpath $(shell command -v $(KSTUB) 2>/dev/null))
+# directory has not got them. The install's folder may hold any character
+# (a space, '&', '#', quotes, '\'): kstub__exe is written as a make
+# prerequisite reads it (a space escaped) and the two directories as one
+# shell word each ('…' quoted), since they are used in recipes only;
+# pkg-config's answers come escaped for the shell already.
+kstub__path := $(shell p=$$(command -v $(KSTUB) 2>/dev/null) && realpath -- "$$p" 2>/dev/null)
+kstub__exe := $(subst $(kstub__space),\ ,$(kstub__path))
 ifneq ($(kstub__find_home),)
-kstub__home := $(if $(kstub__exe),$(abspath $(dir $(kstub__exe))..))
-kstub__include := $(if $(wildcard $(kstub__home)/include/kstub.h),$(kstub__home)/include)
-kstub__libdir := $(if $(wildcard $(kstub__home)/lib/libkstub.*),$(kstub__home)/lib)
+kstub__home := $(if $(kstub__path),$(shell h='$(subst ','\'',$(kstub__path))' && h=$${h%/*} && h=$${h%/*} && \
+    [ -f "$$h/include/kstub.h" ] && ls "$$h/lib"/libkstub.* >/dev/null 2>&1 && \
+    printf '%s' "$$h" | sed "s/'/'\\\\''/g; s/^/'/; s/$$/'/"))
+kstub__include := $(if $(kstub__home),$(kstub__home)/include)
+kstub__libdir := $(if $(kstub__home),$(kstub__home)/lib)
 ifeq ($(kstub__include),)
 kstub__include := $(shell pkg-config --variable=includedir kstub 2>/dev/null)
 kstub__libdir := $(shell pkg-config --variable=libdir kstub 2>/dev/null)
@@ -82,7 +91,10 @@ KSTUB_GENCODE := $(foreach a,$(KSTUB_ARCHS),-gencode arch=compute_$(a),code=sm_$
 KSTUB_CPPFLAGS := $(if $(KSTUB_INCLUDE),-I$(KSTUB_INCLUDE)) -I$(CUDA_PATH)/include \
     $(sort $(patsubst %/,-I%,$(dir $(KSTUB_KERNELS:%=$(KSTUB_OUT)/%))))
 # With KSTUB_LIBDIR, the program also finds libkstub.so there at run time.
-KSTUB_LIBS := $(if $(KSTUB_LIBDIR),-L$(KSTUB_LIBDIR) -Wl$(comma)-rpath$(comma)$(abspath $(KSTUB_LIBDIR))) \
+# (A relative KSTUB_LIBDIR is made absolute for the rpath; one found above
+# is absolute already, and quoted.)
+kstub__abs_libdir = $(if $(filter /% '%,$(firstword $(KSTUB_LIBDIR))),$(KSTUB_LIBDIR),$(abspath $(KSTUB_LIBDIR)))
+KSTUB_LIBS := $(if $(KSTUB_LIBDIR),-L$(KSTUB_LIBDIR) -Wl$(comma)-rpath$(comma)$(kstub__abs_libdir)) \
     -lkstub -ldl -lpthread -lm
 
 KSTUB_STEMS := $(KSTUB_KERNELS:%.cu=$(KSTUB_OUT)/%)

@@ -439,6 +439,9 @@ int ks_check_run(const ks_check_input *in, int *status)
                              "the kstub version differ)"
                            : "");
     }
+    if (in->image_stale)
+        ks_report_add(&r, KS_SEV_NOTE, "image_stale", in->image, 0, 0, NULL, "%s",
+                      in->image_stale);
     ks_buf sum = {0};
     if (stale)
         ks_buf_printf(&sum, "kstub check: generated files for %s are out of date", in->source);

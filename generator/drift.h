@@ -37,12 +37,15 @@ typedef struct ks_check_input {
     const char *manifest;      /* on-disk manifest path, or NULL */
     const char *fix_command;   /* the command line that regenerates */
     ks_format format;
+    const char *image;         /* the --embed image, or NULL */
+    const char *image_stale;   /* why the image is older than the input, or NULL */
 } ks_check_input;
 
 /* Compares with the files on disk and prints the report. Returns 0 with
  * *status what was found (KS_DRIFT_NONE, or KS_DRIFT_CHANGED with
  * KS_DRIFT_BREAKING when a kernel's change breaks callers), or -1 after an
- * error (the on-disk manifest cannot be read). */
+ * error (the on-disk manifest cannot be read). A stale image is reported
+ * after the drift, as a note: the drift is the answer. */
 int ks_check_run(const ks_check_input *in, int *status);
 
 #endif /* KSTUB_DRIFT_H */

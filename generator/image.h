@@ -60,9 +60,11 @@ void ks_image_entries_free(ks_image_entries *e);
  * input's kernels: an error at a kernel that no readable member defines
  * (naming what the image defines), a warning for one missing from some
  * members only, and a warning for each member that could not be read for
- * want of a decompressor (nothing is claimed about it). Returns 0, or -1
- * after errors. */
+ * want of a decompressor (nothing is claimed about it). With stale not
+ * NULL (kstub check), kernels that no readable member defines are not
+ * errors: *stale gets one message naming them (the image is older than the
+ * source), or stays NULL. Returns 0, or -1 after errors. */
 int ks_image_check_kernels(const char *image_path, const ks_image_blob *image,
-                           const ks_options *opts, const ks_model *m);
+                           const ks_options *opts, const ks_model *m, char **stale);
 
 #endif /* KSTUB_IMAGE_H */

@@ -424,8 +424,10 @@ static char *entry_list(const ks_image_entries *e)
 }
 
 int ks_image_check_kernels(const char *image_path, const ks_image_blob *image,
-                           const ks_options *opts, const ks_model *m)
+                           const ks_options *opts, const ks_model *m, char **stale)
 {
+    ks_buf absent = {0};
+    size_t nabsent = 0;
     ks_image_entries e;
     size_t size = image->size;
     if (strcmp(image->kind, "PTX") == 0 && size > 0)
@@ -475,6 +477,8 @@ int ks_image_check_kernels(const char *image_path, const ks_image_blob *image,
         if (found == 0 && unread > 0) {
             ks_warning_at(opts->input, k->line, k->col, "kernel '%s' (symbol '%s') is in none of "
                           "the members of '%s' that kstub can read", k->name, k->symbol, image_path);
+        } else if (found == 0 && stale) {
+            ks_buf_printf(&absent, "%s'%s' (symbol '%s')", nabsent++ ? ", " : "", k->name, k->symbol);
         } else if (found == 0) {
             if (!list)
                 list = entry_list(&e);
@@ -491,5 +495,11 @@ int ks_image_check_kernels(const char *image_path, const ks_image_blob *image,
     }
     free(list);
     ks_image_entries_free(&e);
+    if (nabsent)
+        *stale = ks_xasprintf("the image does not define kernel%s %s: it was built before the "
+                              "kernel%s changed (or from another file); rebuild it before "
+                              "regenerating", nabsent == 1 ? "" : "s", absent.data,
+                              nabsent == 1 ? "" : "s");
+    free(ks_buf_take(&absent));
     return rc;
 }

@@ -423,6 +423,7 @@ typedef struct generated {
     char *path[KS_TARGET_MAX_OUTPUTS];
     size_t noutputs;
     char *json, *dtext, *dpath;
+    char *image_stale;  /* check: the --embed image lacks kernels of the input (a message) */
 } generated;
 
 /* The image to embed, if any. */
@@ -544,7 +545,10 @@ static int generate(cli *c, const ks_compdb *db, generated *g)
         return -1;
     if (g->model.nkernels == 0)
         ks_note_at(o->input, 0, 0, "no __global__ kernels found; the stubs declare none");
-    if (o->embed && ks_image_check_kernels(o->embed, &g->image, o, &g->model) != 0)
+    /* check reports drift first: a kernel whose signature changed is not
+     * in an image built before the change, and that is what check is for. */
+    if (o->embed && ks_image_check_kernels(o->embed, &g->image, o, &g->model,
+                                           c->check ? &g->image_stale : NULL) != 0)
         return -1;
     const ks_image_blob *img = g->have_image ? &g->image : NULL;
     for (size_t i = 0; i < g->noutputs; i++) {
@@ -575,6 +579,7 @@ static void generated_free(generated *g)
     free(g->json);
     free(g->dtext);
     free(g->dpath);
+    free(g->image_stale);
     ks_deps_free(&g->deps);
     ks_model_free(&g->model);
     if (g->have_image)
@@ -636,7 +641,8 @@ static int check(const cli *c, const generated *g, int argc, char **argv)
     if (o->manifest)
         outs[n].path = o->manifest, outs[n++].text = g->json;
     char *fix = fix_command(argc, argv);
-    ks_check_input in = {o->input, g->json, outs, n, o->manifest, fix, (ks_format)c->format};
+    ks_check_input in = {o->input, g->json, outs, n, o->manifest, fix, (ks_format)c->format,
+                         o->embed, g->image_stale};
     int status;
     int rc = ks_check_run(&in, &status);
     free(fix);

@@ -400,6 +400,56 @@ START_TEST(embed_of_a_corrupt_image_is_refused)
 }
 END_TEST
 
+/* Issue 30 #2: kstub check --embed, as the build passes it, after a
+ * kernel's signature changed: the image built before the change lacks the
+ * new symbol. check reports the drift (exit 12, as without --embed), then
+ * a note naming the stale image; rebuilding the image and running the
+ * printed fix brings everything up to date. */
+START_TEST(check_embed_reports_drift_before_a_stale_image)
+{
+    make_tmpdir();
+    write_file("k.cu", "#include <stddef.h>\n"
+                       "__global__ void saxpy(float a, const float *x, float *y, size_t n)\n"
+                       "{ size_t i = threadIdx.x; if (i < n) y[i] += a * x[i]; }\n");
+    char *out;
+    int rc = run(&out, "cd '%s' && %s -fatbin -arch=sm_90 k.cu -o k.fatbin && "
+                 "%s k.cu --embed k.fatbin -o gen/k.kstub --manifest gen/k.kstub.json && "
+                 "cp k.fatbin old.fatbin && sed -i 's/size_t n/int n/' k.cu", tmpdir, nvcc_bin(),
+                 kstub_bin());
+    ck_assert_msg(rc == 0, "%s", out);
+    free(out);
+    const char *args = "k.cu --embed k.fatbin -o gen/k.kstub --manifest gen/k.kstub.json";
+    rc = run(&out, "cd '%s' && %s check %s 2>&1", tmpdir, kstub_bin(), args);
+    ck_assert_msg(rc == 12, "exit %d\n%s", rc, out);
+    const char *drift = strstr(out, "parameter 4 'n': type changed from 'size_t' to 'int'");
+    const char *note = strstr(out, "k.fatbin: note: the image does not define kernel 'saxpy' "
+                                   "(symbol '_Z5saxpyfPKfPfi')");
+    ck_assert_msg(drift && note && drift < note, "%s", out);
+    ck_assert_msg(!strstr(out, "nothing checked"), "%s", out);
+    free(out);
+    /* Both formats that CI reads carry the note. */
+    rc = run(&out, "cd '%s' && %s check --format=json %s", tmpdir, kstub_bin(), args);
+    ck_assert_msg(rc == 12 && strstr(out, "\"kind\": \"image_stale\""), "exit %d\n%s", rc, out);
+    free(out);
+    rc = run(&out, "cd '%s' && %s check --format=github %s", tmpdir, kstub_bin(), args);
+    ck_assert_msg(rc == 12 && strstr(out, "::notice file=k.fatbin,title=kstub check::the image"),
+                  "exit %d\n%s", rc, out);
+    free(out);
+    /* The fix: rebuild the image, then the printed command. */
+    rc = run(&out, "cd '%s' && %s -fatbin -arch=sm_90 k.cu -o k.fatbin && %s %s && %s check %s",
+             tmpdir, nvcc_bin(), kstub_bin(), args, kstub_bin(), args);
+    ck_assert_msg(rc == 0, "exit %d\n%s", rc, out);
+    free(out);
+    /* The old image put back: the .c embeds other bytes (4, no kernel
+     * changed), and the note says why. */
+    rc = run(&out, "cd '%s' && cp old.fatbin k.fatbin && %s check %s 2>&1", tmpdir, kstub_bin(), args);
+    ck_assert_msg(rc == 4 && strstr(out, "k.fatbin: note: the image does not define kernel 'saxpy'"),
+                  "exit %d\n%s", rc, out);
+    free(out);
+    remove_tmpdir();
+}
+END_TEST
+
 /* ---- make -q and make -n with kstub.mk ----------------------------------------------------- */
 
 START_TEST(make_q_and_n_after_a_complete_build)
@@ -843,6 +893,7 @@ static Suite *cli_suite(void)
     tcase_add_loop_test(tc, embed_of_an_image_lacking_a_kernel_is_refused, 0,
                         (int)(sizeof image_kinds / sizeof *image_kinds));
     tcase_add_test(tc, embed_of_a_corrupt_image_is_refused);
+    tcase_add_test(tc, check_embed_reports_drift_before_a_stale_image);
     suite_add_tcase(s, tc);
     tc = tcase_create("n");
     tcase_set_timeout(tc, 120);

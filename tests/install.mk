@@ -4,14 +4,17 @@
 # the CMake example, a library project and an enable_language(CUDA) project
 # (Unix Makefiles and Ninja) and the Meson example built against it, rebuilds
 # and regeneration, `make uninstall` (also into a PREFIX and a DESTDIR with a
-# space and a quote); the man page against --help; the bash completion;
+# space and a quote); tests/install/check-prefix.sh: a prefix with a space,
+# '&', '#' or a quote installed and used by a pkg-config, a CMake and a
+# kstub.mk project, '$', '(', ')', a newline, '|', '\' and '"' refused before
+# anything is written; the man page against --help; the bash completion;
 # scripts/deps.sh's message before it installs. Included from tests/tests.mk.
 # Needs nvcc (no GPU); the CMake and Meson cases say "skipped" where cmake,
 # meson or ninja is missing.
 #
 #   make check-install
 
-.PHONY: check-install
+.PHONY: check-install check-install-prefix
 # What check-install installs and builds its projects against: this build,
 # or under a sanitizer (make check-asan) an ordinary one beside it, since
 # the projects link and run the installed libkstub from a bare environment
@@ -23,5 +26,12 @@ check-install: $(KSTUB) $(B)/lib/libkstub.a $(B)/lib/libkstub.so
 	@KSTUB=$(KSTUB) bash tests/install/check-completion.sh
 	@bash tests/install/check-deps.sh
 	@B=$(KS__INSTALL_B) CUDA_PATH=$(CUDA_PATH) MAKE_CMD="$(MAKE_COMMAND)" bash tests/install/check-install.sh
+	@B=$(KS__INSTALL_B) CUDA_PATH=$(CUDA_PATH) MAKE_CMD="$(MAKE_COMMAND)" bash tests/install/check-prefix.sh
+
+# Only the unusual prefixes (issue 26 #4): one install per character, a
+# pkg-config, a CMake and a kstub.mk project built against each; the
+# characters the installed files cannot carry refused before anything is written.
+check-install-prefix: $(KSTUB) $(B)/lib/libkstub.a $(B)/lib/libkstub.so
+	@B=$(KS__INSTALL_B) CUDA_PATH=$(CUDA_PATH) MAKE_CMD="$(MAKE_COMMAND)" bash tests/install/check-prefix.sh
 
 CHECK_TARGETS += check-install

@@ -25,6 +25,7 @@ CHECK_TARGETS :=
 -include tests/cache.mk
 -include tests/real.mk
 -include tests/cli.mk
+-include tests/docs.mk
 -include tests/hostile.mk
 -include tests/inputs.mk
 -include tests/targets.mk

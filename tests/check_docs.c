@@ -1,0 +1,444 @@
+/*
+ * check_docs.c — what README.md, docs/ (each .md) and man/kstub.1 show, checked
+ * against the tool (issue 30).
+ *
+ * CI gates: every code block of the three (a fenced block; each `run:` step
+ * of a yaml block; a man page .nf/.fi block) that runs `kstub check` or
+ * `kstub diff` is a gate, found by that pattern alone, so a gate added to
+ * the docs is run without anyone listing it. Each gate runs, as written,
+ * under `bash -e -o pipefail` (as a CI step runs it) and under plain `sh`,
+ * in a git repository laid out as the docs assume (scale.cu, its stubs and
+ * manifest in gen/, the previous manifest in old/ and on origin/main, kstub
+ * on PATH and as build/bin/kstub), against: no change and a compatible
+ * change (it passes); a breaking change, stale (a gate running check fails)
+ * or regenerated (a gate running diff fails); a malformed manifest (it
+ * fails); the old manifest unreadable (a gate running diff fails).
+ *
+ *   KSTUB=build/bin/kstub build/tests/check_docs
+ *
+ * Run from the repository root (make check-docs does).
+ */
+#include "testutil.h"
+
+#include <check.h>
+#include <ctype.h>
+#include <limits.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+static const char *kstub_bin(void)
+{
+    static char abs[PATH_MAX];
+    const char *k = getenv("KSTUB") ? getenv("KSTUB") : "build/bin/kstub";
+    return realpath(k, abs) ? abs : k;
+}
+
+static char tmpdir[PATH_MAX];
+
+static void make_tmpdir(void)
+{
+    const char *t = getenv("TMPDIR") ? getenv("TMPDIR") : "/tmp";
+    snprintf(tmpdir, sizeof tmpdir, "%s/kstub-docs-XXXXXX", t);
+    ck_assert_ptr_nonnull(mkdtemp(tmpdir));
+}
+
+static void remove_tmpdir(void)
+{
+    char *out;
+    run(&out, "rm -rf '%s'", tmpdir);
+    free(out);
+}
+
+static char *slurp(const char *path)
+{
+    FILE *f = fopen(path, "r");
+    ck_assert_msg(f != NULL, "%s: run from the repository root", path);
+    char *text = NULL;
+    size_t cap = 0, len = 0, n;
+    char chunk[8192];
+    while ((n = fread(chunk, 1, sizeof chunk, f)) > 0) {
+        if (len + n + 1 > cap) {
+            cap = (len + n + 1) * 2;
+            text = realloc(text, cap);
+            ck_assert_ptr_nonnull(text);
+        }
+        memcpy(text + len, chunk, n);
+        len += n;
+    }
+    fclose(f);
+    if (!text)
+        text = calloc(1, 1);
+    text[len] = '\0';
+    return text;
+}
+
+/* The documents: README.md, docs/ (each .md, in name order), man/kstub.1. */
+static char *doc_list(void)
+{
+    char *list;
+    ck_assert_int_eq(run(&list, "echo README.md; ls docs/*.md | LC_ALL=C sort; echo man/kstub.1"), 0);
+    return list;
+}
+
+/* ---- code blocks -------------------------------------------------------------------------------- */
+
+typedef struct block {
+    char where[PATH_MAX + 32];  /* file:line of its first line */
+    char lang[32];              /* the fence's language; "man" for .nf/.fi */
+    char *text;                 /* its lines, each ending in '\n' */
+} block;
+
+typedef struct blocks {
+    block *v;
+    size_t n, cap;
+} blocks;
+
+static void blocks_add(blocks *b, const char *file, int line, const char *lang, char *text)
+{
+    if (b->n == b->cap) {
+        b->cap = b->cap ? 2 * b->cap : 32;
+        b->v = realloc(b->v, b->cap * sizeof *b->v);
+        ck_assert_ptr_nonnull(b->v);
+    }
+    block *k = &b->v[b->n++];
+    snprintf(k->where, sizeof k->where, "%s:%d", file, line);
+    snprintf(k->lang, sizeof k->lang, "%s", lang);
+    k->text = text;
+}
+
+static void blocks_free(blocks *b)
+{
+    for (size_t i = 0; i < b->n; i++)
+        free(b->v[i].text);
+    free(b->v);
+}
+
+static void append(char **s, size_t *len, const char *p, size_t n)
+{
+    *s = realloc(*s, *len + n + 2);
+    ck_assert_ptr_nonnull(*s);
+    memcpy(*s + *len, p, n);
+    *len += n;
+    (*s)[(*len)++] = '\n';
+    (*s)[*len] = '\0';
+}
+
+/* A man page line as it reads: \- is -, \e is \, fonts and \& dropped. */
+static size_t man_unescape(const char *p, size_t n, char *out)
+{
+    size_t o = 0;
+    for (size_t i = 0; i < n; i++) {
+        if (p[i] != '\\' || i + 1 == n) {
+            out[o++] = p[i];
+            continue;
+        }
+        char c = p[++i];
+        if (c == '-')
+            out[o++] = '-';
+        else if (c == 'e')
+            out[o++] = '\\';
+        else if (c == 'f' && i + 1 < n)
+            i++;
+        else if (c == '(' && i + 2 < n) {
+            out[o++] = strncmp(p + i + 1, "aq", 2) == 0 ? '\'' : '?';
+            i += 2;
+        } else if (c != '&')
+            out[o++] = c;
+    }
+    return o;
+}
+
+/* Every fenced block of a markdown file, every .nf/.fi block of a man page. */
+static void read_blocks(const char *file, blocks *b)
+{
+    char *text = slurp(file);
+    int man = strstr(file, ".md") == NULL;
+    int lineno = 0, start = 0, in = 0;
+    char lang[32] = "";
+    char *body = NULL;
+    size_t len = 0;
+    for (char *p = text; *p;) {
+        char *e = strchr(p, '\n');
+        size_t n = e ? (size_t)(e - p) : strlen(p);
+        lineno++;
+        if (!man && strncmp(p, "```", 3) == 0) {
+            if (!in) {
+                size_t l = n - 3 < sizeof lang - 1 ? n - 3 : sizeof lang - 1;
+                memcpy(lang, p + 3, l);
+                lang[l] = '\0';
+                in = 1, start = lineno + 1, body = NULL, len = 0;
+            } else {
+                blocks_add(b, file, start, lang, body ? body : calloc(1, 1));
+                in = 0;
+            }
+        } else if (man && (strncmp(p, ".nf", 3) == 0 || strncmp(p, ".fi", 3) == 0)) {
+            if (p[1] == 'n')
+                in = 1, start = lineno + 1, body = NULL, len = 0;
+            else if (in) {
+                blocks_add(b, file, start, "man", body ? body : calloc(1, 1));
+                in = 0;
+            }
+        } else if (in && !(man && (p[0] == '.' || p[0] == '\''))) {
+            char *line = malloc(n + 1);
+            size_t m = man ? man_unescape(p, n, line) : (memcpy(line, p, n), n);
+            append(&body, &len, line, m);
+            free(line);
+        }
+        p = e ? e + 1 : p + n;
+    }
+    ck_assert_msg(!in, "%s: a code block opened at line %d is not closed", file, start);
+    free(text);
+}
+
+static void all_blocks(blocks *b)
+{
+    memset(b, 0, sizeof *b);
+    char *list = doc_list(), *save = NULL;
+    for (char *f = strtok_r(list, "\n", &save); f; f = strtok_r(NULL, "\n", &save))
+        read_blocks(f, b);
+    free(list);
+}
+
+/* ---- gates -------------------------------------------------------------------------------------- */
+
+/* Does this line run `kstub check` or `kstub diff` (as a command, not a
+ * synopsis with [options], not output such as "kstub check: …", not a
+ * comment)? Sets *check or *diff. */
+static int runs_kstub(const char *line, int *check, int *diff)
+{
+    char buf[4096];
+    snprintf(buf, sizeof buf, "%s", line);
+    for (char *h = buf; (h = strchr(h, '#')) != NULL; h++)
+        if (h == buf || isspace((unsigned char)h[-1])) {
+            *h = '\0';
+            break;
+        }
+    int found = 0;
+    static const char *const verbs[] = {"kstub check", "kstub diff"};
+    for (int v = 0; v < 2; v++) {
+        size_t vn = strlen(verbs[v]);
+        for (const char *p = buf; (p = strstr(p, verbs[v])) != NULL; p += vn) {
+            if (p != buf && !strchr(" \t/;(|&`", p[-1]))
+                continue;
+            const char *q = p + vn;
+            if (*q != '\0' && *q != ' ')
+                continue;
+            while (*q == ' ')
+                q++;
+            if (*q == '[')
+                continue;
+            *(v == 0 ? check : diff) = 1;
+            found = 1;
+        }
+    }
+    return found;
+}
+
+typedef struct gate {
+    char where[PATH_MAX + 48];
+    char *script;
+    int check, diff;   /* it runs kstub check, kstub diff */
+} gate;
+
+/* The gate in text (a whole block, or a yaml step's body), if it is one. */
+static int as_gate(const char *where, const char *text, gate *g)
+{
+    memset(g, 0, sizeof *g);
+    int found = 0;
+    char *copy = strdup(text), *save = NULL;
+    for (char *l = strtok_r(copy, "\n", &save); l; l = strtok_r(NULL, "\n", &save))
+        found |= runs_kstub(l, &g->check, &g->diff);
+    free(copy);
+    if (!found)
+        return 0;
+    snprintf(g->where, sizeof g->where, "%s", where);
+    g->script = strdup(text);
+    return 1;
+}
+
+static size_t indent_of(const char *l)
+{
+    return strspn(l, " ");
+}
+
+/* A yaml block's `run:` steps, each as a script (dedented). */
+static size_t yaml_gates(const block *k, gate *out, size_t max)
+{
+    size_t n = 0;
+    const char *p = k->text;
+    int lineno = 0;
+    while (*p) {
+        const char *e = strchr(p, '\n');
+        size_t len = (size_t)(e - p);
+        lineno++;
+        const char *key = p + indent_of(p);
+        if (strncmp(key, "- ", 2) == 0)
+            key += 2;
+        if (strncmp(key, "run:", 4) != 0) {
+            p = e + 1;
+            continue;
+        }
+        size_t keycol = (size_t)(key - p);
+        const char *v = key + 4;
+        while (*v == ' ')
+            v++;
+        char *script = NULL;
+        size_t slen = 0;
+        int first = lineno;
+        if (*v == '|' || *v == '>') {
+            size_t body = 0;
+            for (p = e + 1; *p; p = e + 1) {
+                e = strchr(p, '\n');
+                if ((size_t)(e - p) > indent_of(p) && indent_of(p) <= keycol)
+                    break;   /* the next key: the body ended */
+                if ((size_t)(e - p) == indent_of(p)) {   /* blank */
+                    append(&script, &slen, "", 0);
+                } else {
+                    if (!body)
+                        body = indent_of(p);
+                    if (indent_of(p) < body)
+                        break;
+                    append(&script, &slen, p + body, (size_t)(e - p) - body);
+                }
+                lineno++;
+            }
+        } else {
+            append(&script, &slen, v, len - (size_t)(v - p));
+            p = e + 1;
+        }
+        char where[PATH_MAX + 48];
+        snprintf(where, sizeof where, "%s (a yaml run: step, block line %d)", k->where, first);
+        if (script && n < max && as_gate(where, script, &out[n]))
+            n++;
+        free(script);
+    }
+    return n;
+}
+
+static size_t find_gates(gate *out, size_t max)
+{
+    blocks b;
+    all_blocks(&b);
+    size_t n = 0;
+    for (size_t i = 0; i < b.n && n < max; i++) {
+        const block *k = &b.v[i];
+        if (strcmp(k->lang, "yaml") == 0 || strcmp(k->lang, "yml") == 0)
+            n += yaml_gates(k, out + n, max - n);
+        else if (as_gate(k->where, k->text, &out[n]))
+            n++;
+    }
+    blocks_free(&b);
+    return n;
+}
+
+/* The project every gate runs in: a git repository whose main holds
+ * scale.cu and its generated files (gen/), origin/main the previous
+ * version, old/ the previous manifest; kstub on PATH and as build/bin/kstub. */
+static const char scale_cu[] =
+    "__global__ void scale(float *y, const float *x, float s, int n)\n"
+    "{ int i = threadIdx.x; if (i < n) y[i] = s * x[i]; }\n";
+static const char scale_breaking_cu[] =
+    "__global__ void scale(float *y, const float *x, float s, long n)\n"
+    "{ long i = threadIdx.x; if (i < n) y[i] = s * x[i]; }\n";
+static const char scale_added_cu[] =
+    "__global__ void scale(float *y, const float *x, float s, int n)\n"
+    "{ int i = threadIdx.x; if (i < n) y[i] = s * x[i]; }\n"
+    "__global__ void twice(float *y, int n) { int i = threadIdx.x; if (i < n) y[i] *= 2; }\n";
+
+enum expect { PASS, FAIL, ANY };
+
+typedef struct gate_case {
+    const char *name;
+    const char *change;   /* shell run after the first commit */
+    enum expect if_check, if_diff;  /* for a gate running check, diff (both: FAIL wins) */
+} gate_case;
+
+#define GEN "kstub scale.cu -o gen/scale.kstub --manifest gen/scale.kstub.json"
+#define COMMIT "git add -A . && git -c user.name=t -c user.email=t@t commit -qm change"
+
+static const gate_case gate_cases[] = {
+    {"no change", "true", PASS, PASS},
+    {"a compatible change (a kernel added, regenerated)",
+     "cp scale_added.cu scale.cu && " GEN " && " COMMIT, PASS, PASS},
+    {"a breaking change, stubs not regenerated", "cp scale_breaking.cu scale.cu && " COMMIT, FAIL, ANY},
+    {"a breaking change, regenerated", "cp scale_breaking.cu scale.cu && " GEN " && " COMMIT, ANY, FAIL},
+    {"the new manifest malformed", "printf '{\"format\": 1, \"kernels\": [' > gen/scale.kstub.json && "
+     COMMIT, FAIL, FAIL},
+    {"the old manifest unreadable", "rm old/scale.kstub.json && printf '{\"format\": 1, \"kernels\": ['"
+     " > gen/scale.kstub.json && " COMMIT " && git update-ref refs/remotes/origin/main HEAD && "
+     "git reset -q --hard HEAD~1", ANY, FAIL},
+};
+
+static void setup_project(const char *dir, const gate_case *c)
+{
+    char *out;
+    int rc = run(&out, "mkdir -p '%s' && cd '%s' && mkdir -p bin build/bin gen old && "
+                 "ln -s '%s' bin/kstub && ln -s '%s' build/bin/kstub && export PATH=\"$PWD/bin:$PATH\" && "
+                 "printf '%%s' '%s' > scale.cu && printf '%%s' '%s' > scale_breaking.cu && "
+                 "printf '%%s' '%s' > scale_added.cu && " GEN " && cp gen/scale.kstub.json old/ && "
+                 "git init -q -b main && printf 'scale_*.cu\\nbin\\nbuild\\nold\\n' > .gitignore && "
+                 COMMIT " && git update-ref refs/remotes/origin/main HEAD && %s",
+                 dir, dir, kstub_bin(), kstub_bin(), scale_cu, scale_breaking_cu, scale_added_cu,
+                 c->change);
+    ck_assert_msg(rc == 0, "setting up '%s': %s", c->name, out);
+    free(out);
+}
+
+START_TEST(every_documented_gate_fails_a_failure)
+{
+    gate gates[64];
+    size_t n = find_gates(gates, 64);
+    /* ci.md's drift and compatibility steps and the man page's example. */
+    ck_assert_msg(n >= 3, "found %zu gates in README.md, docs/ and man/kstub.1", n);
+    make_tmpdir();
+    static const char *const shells[] = {"bash -e -o pipefail", "sh"};
+    for (size_t c = 0; c < sizeof gate_cases / sizeof *gate_cases; c++) {
+        const gate_case *gc = &gate_cases[c];
+        for (size_t i = 0; i < n; i++) {
+            enum expect want = gates[i].check && gc->if_check == FAIL ? FAIL
+                             : gates[i].diff && gc->if_diff == FAIL ? FAIL
+                             : (gates[i].check ? gc->if_check : gc->if_diff);
+            if (want == ANY)
+                continue;
+            for (size_t s = 0; s < 2; s++) {
+                char dir[PATH_MAX + 64], script[PATH_MAX + 64];
+                snprintf(dir, sizeof dir, "%s/c%zu-g%zu-s%zu", tmpdir, c, i, s);
+                snprintf(script, sizeof script, "%s/gate%zu.sh", tmpdir, i);
+                setup_project(dir, gc);
+                FILE *f = fopen(script, "w");
+                ck_assert_ptr_nonnull(f);
+                fputs(gates[i].script, f);
+                fclose(f);
+                char *out;
+                int rc = run(&out, "cd '%s' && PATH=\"$PWD/bin:$PATH\" %s '%s' 2>&1", dir, shells[s],
+                             script);
+                ck_assert_msg(want == PASS ? rc == 0 : rc != 0,
+                              "the gate at %s, run by %s, %s with %s (exit %d):\n%s\n--- output:\n%s",
+                              gates[i].where, shells[s], want == PASS ? "fails" : "passes", gc->name,
+                              rc, gates[i].script, out);
+                free(out);
+            }
+        }
+    }
+    for (size_t i = 0; i < n; i++)
+        free(gates[i].script);
+    remove_tmpdir();
+}
+END_TEST
+
+static Suite *docs_suite(void)
+{
+    Suite *s = suite_create("docs");
+    TCase *tc = tcase_create("gates");
+    tcase_set_timeout(tc, 600);
+    tcase_add_test(tc, every_documented_gate_fails_a_failure);
+    suite_add_tcase(s, tc);
+    return s;
+}
+
+int main(void)
+{
+    return run_suite(docs_suite(), CK_FORK_GETENV);
+}
