@@ -786,7 +786,8 @@ int ks_source_load(ks_source *src, CXTranslationUnit tu, CXFile file)
     }
     free(ann);
     clang_disposeTokens(tu, toks, n);
-    qsort(spans, nspans, sizeof *spans, span_cmp);
+    if (nspans)
+        qsort(spans, nspans, sizeof *spans, span_cmp);
     /* merge: a directive inside a skipped range */
     size_t m = 0;
     for (size_t i = 0; i < nspans; i++) {
