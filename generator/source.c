@@ -167,7 +167,8 @@ static int at_declaration(const ks_rtok *t, size_t i)
 }
 
 /* "template [specifiers] RET NAME<ARGS>(PARAMS);" in t[0, n); skip[i] set
- * for tokens another reading owns (a macro's invocation). Each found gets
+ * for tokens inside a macro's invocation (a "template" there is the
+ * expansion's to find). Each found gets
  * start and end from its first and last token; with decl_only, only those
  * that begin a declaration. */
 static void find_instantiations(const ks_rtok *t, size_t n, const unsigned char *skip, int decl_only,
@@ -177,10 +178,12 @@ static void find_instantiations(const ks_rtok *t, size_t n, const unsigned char 
         if ((skip && skip[i]) || !spelled(&t[i], "template") || punct(&t[i + 1]) == '<' ||
             (i > 0 && spelled(&t[i - 1], "extern")) || (decl_only && !at_declaration(t, i)))
             continue;
+        /* its other tokens may be macro invocations clang expands in the
+         * reference too (__global__, an attribute macro); not its ';' */
         size_t end = i + 1;
-        while (end < n && !(skip && skip[end]) && punct(&t[end]) != ';' && punct(&t[end]) != '{')
+        while (end < n && punct(&t[end]) != ';' && punct(&t[end]) != '{')
             end++;
-        if (end >= n || punct(&t[end]) != ';')
+        if (end >= n || punct(&t[end]) != ';' || (skip && skip[end]))
             continue;
         size_t k;
         for (k = i + 1; k + 1 < end; k++)
