@@ -99,9 +99,6 @@ void ks_cursor_tokens(const ks_session *s, CXCursor c, CXToken **toks, unsigned 
 /* "ns::inner::name" from the cursor's semantic parents. */
 char *ks_qualified_name(CXCursor c);
 int ks_cursor_is_kernel(CXCursor c);
-/* The text of the file holding the cursor and the byte offset of its
- * extent's end; NULL when there is no file. */
-const char *ks_cursor_file_text(const ks_session *s, CXCursor c, size_t *size, unsigned *end_offset);
 
 /* ---- compat.c: what nvcc provides and clang's CUDA mode lacks ---- */
 /* The in-memory header included before the input (-include), its path a

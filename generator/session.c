@@ -106,14 +106,6 @@ int ks_cursor_is_kernel(CXCursor c)
     return found;
 }
 
-const char *ks_cursor_file_text(const ks_session *s, CXCursor c, size_t *size, unsigned *end_offset)
-{
-    CXFile f;
-    clang_getExpansionLocation(clang_getRangeEnd(clang_getCursorExtent(c)), &f, NULL, NULL, end_offset);
-    *size = 0;
-    return f ? clang_getFileContents(s->tu, f, size) : NULL;
-}
-
 /* ---- the toolkit: what nvcc would define, and where clang's own headers are ------------------ */
 
 #define KS_TOOLKIT_MAX_FLAGS 16

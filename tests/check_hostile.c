@@ -501,11 +501,11 @@ END_TEST
 
 /* ---- issue 18: macros that write explicit instantiations ----------------------------------- */
 
-/* source.c expands function-like macros to find the explicit
+/* source.c expands the macros clang expanded to find the explicit
  * instantiations they write. Macros that call each other, that square
- * their text at every level, or an invocation never closed (kept out of
- * clang's sight by #if 0; the scanner reads every line) end the scan and
- * leave the file's own kernel and macro instance alone. */
+ * their text at every level, or an invocation never closed, in #if 0 (a
+ * skipped range: clang expands nothing there, nor does kstub), leave the
+ * file's own kernel and macro instance alone. */
 START_TEST(macro_expansion_is_bounded)
 {
     write_at("mx.cu",
