@@ -8,6 +8,8 @@
 #                         measure; without a driver each program says so)
 #   make bench-generator  question 3, the generator's speed against clang and
 #                         nvcc, on this machine (needs libclang 22 and nvcc)
+#   make bench-project    a 12-directory project's first build, cold and warm,
+#                         against nvcc -ptx (bench/project.py; CPU machine)
 #   make bench-drift      `kstub diff` of two 100,000-kernel manifests against its
 #                         goal (under 1 s); a miss is reported, not failed
 #   make bench-gen        regenerate bench/gen/ from bench/kernels/ (needs
@@ -37,7 +39,7 @@ BENCH_IMAGES := $(BENCH_OUT)/bench_kernels.cubin $(BENCH_OUT)/bench_kernels.ptx
 BENCH_STUB_O := $(BENCH_OUT)/bench_kernels.kstub.o
 BENCH_HDRS := bench/bench_util.h $(BENCH_GEN)/bench_kernels.kstub.h runtime/kstub.h
 
-.PHONY: bench bench-run bench-gen bench-generator bench-drift
+.PHONY: bench bench-run bench-gen bench-generator bench-drift bench-project
 bench: $(BENCH_PROGS) $(BENCH_IMAGES)
 
 # run.sh builds (warnings not errors: the GPU machine's compilers differ) and runs.
@@ -47,6 +49,10 @@ bench-run:
 # BENCH_GENERATOR_FLAGS: e.g. --reps 1 --files 3 --limit 2 --make-reps 1 for a smoke run.
 bench-generator: $(KSTUB)
 	@python3 bench/generator.py --kstub $(KSTUB) $(BENCH_GENERATOR_FLAGS)
+
+# BENCH_PROJECT_FLAGS: e.g. --reps 1 --dirs 4 for a smoke run; --baseline OTHER_KSTUB.
+bench-project: $(KSTUB)
+	@python3 bench/project.py --kstub $(KSTUB) $(BENCH_PROJECT_FLAGS)
 
 bench-drift: $(KSTUB)
 	@python3 bench/drift.py --kstub $(KSTUB) $(BENCH_DRIFT_FLAGS)

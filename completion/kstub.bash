@@ -76,9 +76,10 @@ _kstub()
         elif [[ $sub == cache ]]; then
             opts="--stats --prune --clear --max-size --cache-dir --help"
         else
-            opts="-o --list --manifest --embed --embed-source --skip-bodies --body-errors --cache-dir --no-cache --kernels-in --rdc -I -D -U -std= --cuda-path
+            opts="-o --list --all --manifest --embed --embed-source --skip-bodies --body-errors --cache-dir --no-cache --kernels-in --rdc -I -D -U -std= --cuda-path
                   --arch -p -T -MD -MMD -MF -MT -MQ -MP --help --version"
             [[ $sub == check || " ${COMP_WORDS[*]} " == *" --list "* ]] && opts+=" --format="
+            [[ $sub == check ]] && opts+=" --fix-command"
         fi
         COMPREPLY=($(compgen -W "$opts" -- "$cur"))
         # No space after an option that takes its value after '='.

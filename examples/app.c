@@ -542,8 +542,8 @@ enum { NKERNELS = sizeof demo_kernels / sizeof demo_kernels[0] };
 
 static void print_without_driver(void)
 {
-    printf("demo: no CUDA driver on this machine (%s); generated stubs for %d kernels:\n",
-           ks_last_error_message(), NKERNELS);
+    printf("demo: no CUDA driver on this machine (%s); with one it runs these %d kernels "
+           "against the CPU:\n", ks_last_error_message(), NKERNELS);
     for (int k = 0; k < NKERNELS; k++)
         printf("  %-16s %s\n", demo_kernels[k].image->source, demo_kernels[k].name);
 }

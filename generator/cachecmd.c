@@ -33,6 +33,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/file.h>
 #include <sys/stat.h>
 #include <time.h>
 #include <unistd.h>
@@ -42,6 +43,7 @@
 
 #define KS__CACHE_DEFAULT_CAP (256ULL << 20)
 #define KS__ORPHAN_AGE_S 60
+#define KS__COUNTS_NAME "prelude-counts"
 
 /* ---- the cap ------------------------------------------------------------------------------------ */
 
@@ -395,12 +397,16 @@ int ks_cache_main(int argc, char **argv)
         printf("preludes          %zu (%llu bytes)\n", np, pb);
         printf("NVRTC images      %zu (%llu bytes)\n", nn, nb);
         printf("leftovers         %zu (%llu bytes)\n", no, ob);
+        unsigned long long hits = 0, misses = 0;
+        ks_cache_counts(dirfd, &hits, &misses);
+        printf("prelude hits      %llu, misses %llu (since the last --clear)\n", hits, misses);
         printf("total             %llu bytes (%s)\n", l.total, h1);
         printf("cap               %llu bytes (%s, %s)\n", cap, h2, origin);
     } else if (what == CLEAR) {
         unsigned long long freed = l.total;
         for (size_t i = 0; i < l.n; i++)
             remove_entry(dirfd, &l.e[i]);
+        unlinkat(dirfd, KS__COUNTS_NAME, 0);
         human(h1, sizeof h1, freed);
         printf("kstub cache: removed %zu entr%s (%s)\n", l.n, l.n == 1 ? "y" : "ies", h1);
     } else {
@@ -424,4 +430,60 @@ int ks_cache_main(int argc, char **argv)
     free(l.e);
     close(dirfd);
     return 0;
+}
+
+/* ---- hits and misses ------------------------------------------------------------------------- */
+
+/*
+ * KS__COUNTS_NAME holds two decimal counters, "hits H\nmisses M\n",
+ * changed under an flock of the file, so concurrent runs (make -j) lose no
+ * count. Not an entry (its name is not a key's), so eviction leaves it;
+ * --clear removes it. Counting is best effort: a failure loses one count.
+ */
+static int counts_open(int dirfd)
+{
+    int fd = openat(dirfd, KS__COUNTS_NAME, O_RDWR | O_CREAT | O_NOFOLLOW | O_CLOEXEC, 0600);
+    if (fd < 0)
+        return -1;
+    struct stat sb;
+    if (fstat(fd, &sb) != 0 || !S_ISREG(sb.st_mode) || sb.st_uid != geteuid() || flock(fd, LOCK_EX) != 0) {
+        close(fd);
+        return -1;
+    }
+    return fd;
+}
+
+static void counts_read(int fd, unsigned long long *hits, unsigned long long *misses)
+{
+    char b[128];
+    ssize_t n = pread(fd, b, sizeof b - 1, 0);
+    b[n > 0 ? (size_t)n : 0] = '\0';
+    if (sscanf(b, "hits %llu\nmisses %llu\n", hits, misses) != 2)
+        *hits = *misses = 0;
+}
+
+void ks_cache_count(int dirfd, int hit)
+{
+    int fd = counts_open(dirfd);
+    if (fd < 0)
+        return;
+    unsigned long long h, m;
+    counts_read(fd, &h, &m);
+    h += hit != 0;
+    m += hit == 0;
+    char b[128];
+    int n = snprintf(b, sizeof b, "hits %llu\nmisses %llu\n", h, m);
+    if (pwrite(fd, b, (size_t)n, 0) == n)
+        (void)ftruncate(fd, n);
+    close(fd);
+}
+
+void ks_cache_counts(int dirfd, unsigned long long *hits, unsigned long long *misses)
+{
+    *hits = *misses = 0;
+    int fd = counts_open(dirfd);
+    if (fd < 0)
+        return;
+    counts_read(fd, hits, misses);
+    close(fd);
 }

@@ -33,4 +33,9 @@ void ks_cache_touch(int dirfd, const char *name);
 size_t ks_cache_trim(int dirfd, const char *keep_hex, unsigned long long *freed,
                      unsigned long long *cap);
 
+/* Counts one prelude lookup (hit: found; else built) in the directory's
+ * counters, which `kstub cache --stats` shows and --clear resets. */
+void ks_cache_count(int dirfd, int hit);
+void ks_cache_counts(int dirfd, unsigned long long *hits, unsigned long long *misses);
+
 #endif

@@ -186,13 +186,19 @@ static void diff_kernel(diff_ctx *d, const ks_sig_kern *ko, const ks_sig_kern *k
         return;
     char *kname = display_name(d, kn);
     const char *f = d->new_file;
-    if (strcmp(ko->symbol, kn->symbol) != 0)
-        ks_report_add(d->r, KS_SEV_ERROR, "symbol_changed", f, kn->line, kn->col, kn,
-            "kernel %s: device symbol changed from '%s' to '%s'", kname, ko->symbol, kn->symbol);
     if (strcmp(ko->c_name, kn->c_name) != 0)
         ks_report_add(d->r, KS_SEV_ERROR, "c_name_changed", f, kn->line, kn->col, kn,
             "kernel %s: C function renamed from '%s' to '%s'", kname, ko->c_name, kn->c_name);
+    size_t before = d->r->n;
     diff_params(d, ko, kn, kname);
+    /* A C++ kernel's parameter types are part of its mangled symbol: a
+     * parameter change already says why it changed (one change, one error). */
+    int params_changed = 0;
+    for (size_t i = before; i < d->r->n; i++)
+        params_changed |= d->r->v[i].sev == KS_SEV_ERROR;
+    if (strcmp(ko->symbol, kn->symbol) != 0 && !params_changed)
+        ks_report_add(d->r, KS_SEV_ERROR, "symbol_changed", f, kn->line, kn->col, kn,
+            "kernel %s: device symbol changed from '%s' to '%s'", kname, ko->symbol, kn->symbol);
     diff_bounds(d, ko, kn, kname);
     free(kname);
 }
@@ -212,16 +218,22 @@ static void diff_models(diff_ctx *d)
     unsigned char *taken = ks_xmalloc(n->nkernels + 1);
     memset(taken, 0, n->nkernels + 1);
 
-    /* Every name with its symbol, and whether two differ (display_name). */
+    /* Every name, and whether two kernels of one side have it (overloads:
+     * display_name). A C++ kernel whose symbol changed between the sides
+     * is one kernel, not two. */
     ks_sigtable_init(&d->names, o->nkernels + n->nkernels, 0);
     const ks_sigs *ms[2] = {o, n};
-    for (int m = 0; m < 2; m++)
+    for (int m = 0; m < 2; m++) {
+        ks_sigtable side;
+        ks_sigtable_init(&side, ms[m]->nkernels, 0);
         for (size_t i = 0; i < ms[m]->nkernels; i++) {
             const ks_sig_kern *k = &ms[m]->kernels[i];
-            ks_sigslot *s = ks_sigtable_slot(&d->names, k, 1);
-            if (strcmp(s->k->symbol, k->symbol) != 0)
-                s->shared = 1;
+            ks_sigslot *all = ks_sigtable_slot(&d->names, k, 1);
+            if (strcmp(ks_sigtable_slot(&side, k, 1)->k->symbol, k->symbol) != 0)
+                all->shared = 1;
         }
+        ks_sigtable_free(&side);
+    }
 
     /* First, same name and symbol: the new kernels of each pair, in order. */
     ks_sigtable pairs;

@@ -668,19 +668,32 @@ static char *next_line(char **at)
     return ks_xstrdup(line);
 }
 
+/* Renders driver with the header template's pieces over the model's
+ * values; *path is the template's (malloc'd, for messages). 0, or -1 after
+ * errors (*path NULL when the template could not be read). */
+static int render_pieces(const ks_target *target, const ks_options *o, const ks_model *m,
+                         const char *driver, char **path, ks_buf *out)
+{
+    char *text;
+    size_t len;
+    if (read_template(target, 0, path, &text, &len) != 0)
+        return -1;
+    ks_tnode *root = build_values(o, m, NULL);
+    int rc = ks_render_with(*path, text, len, driver, root, out);
+    ks_tn_free(root);
+    free(text);
+    return rc;
+}
+
 int ks_emit_spellings(const ks_target *target, const ks_options *o, const ks_model *m,
                       ks_spellings *sp)
 {
     memset(sp, 0, sizeof *sp);
-    char *path, *text;
-    size_t len;
-    if (read_template(target, 0, &path, &text, &len) != 0)
-        return -1;
-    ks_tnode *root = build_values(o, m, NULL);
+    char *path;
     ks_buf out = {0};
-    int rc = ks_render_with(path, text, len, spellings_driver, root, &out);
-    ks_tn_free(root);
-    free(text);
+    int rc = render_pieces(target, o, m, spellings_driver, &path, &out);
+    if (!path)
+        return -1;
     if (rc == 0) {
         ks_buf_put(&out, "", 0);
         sp->nkernels = m->nkernels;
@@ -721,8 +734,61 @@ void ks_spellings_free(ks_spellings *sp)
             free(sp->c_types[i]);
         if (sp->prototypes)
             free(sp->prototypes[i]);
+        for (size_t j = 0; sp->entry_points && sp->entry_points[i] && sp->entry_points[i][j]; j++)
+            free(sp->entry_points[i][j]);
+        if (sp->entry_points)
+            free(sp->entry_points[i]);
     }
+    for (size_t j = 0; sp->generics && sp->generics[j]; j++)
+        free(sp->generics[j]);
+    free(sp->generics);
+    free(sp->entry_points);
     free(sp->c_types);
     free(sp->prototypes);
     memset(sp, 0, sizeof *sp);
+}
+
+/* Each kernel's other entry points, a line each, then a line holding a
+ * form feed; then a line per template's one name. */
+static const char entry_points_driver[] =
+    "{{#kernels}}{{#has_n}}{{n_prototype}}\n{{/has_n}}{{node_prototype}}\n{{node_set_prototype}}\n"
+    "{{nodes_set_prototype}}\n\f\n{{/kernels}}{{#generics}}{{generic_line}}\n{{/generics}}";
+
+/* The lines up to one holding only a form feed (or the end), NULL-ended. */
+static char **lines_until_ff(char **at)
+{
+    size_t n = 0, cap = 8;
+    char **v = ks_xmalloc(cap * sizeof *v);
+    char *line;
+    while (**at && (line = next_line(at)) != NULL) {
+        if (strcmp(line, "\f") == 0) {
+            free(line);
+            break;
+        }
+        if (n + 2 > cap)
+            v = ks_xrealloc(v, (cap *= 2) * sizeof *v);
+        v[n++] = line;
+    }
+    v[n] = NULL;
+    return v;
+}
+
+int ks_emit_entry_points(const ks_target *target, const ks_options *o, const ks_model *m,
+                         ks_spellings *sp)
+{
+    char *path;
+    ks_buf out = {0};
+    int rc = render_pieces(target, o, m, entry_points_driver, &path, &out);
+    free(path);
+    if (rc == 0) {
+        ks_buf_put(&out, "", 0);
+        char *at = out.data;
+        sp->entry_points = ks_xmalloc((sp->nkernels + 1) * sizeof *sp->entry_points);
+        for (size_t i = 0; i < sp->nkernels; i++)
+            sp->entry_points[i] = lines_until_ff(&at);
+        sp->entry_points[sp->nkernels] = NULL;
+        sp->generics = lines_until_ff(&at);
+    }
+    free(out.data);
+    return rc;
 }

@@ -25,6 +25,8 @@ typedef struct ks_spellings {
     char **prototypes;         /* per kernel */
     char ***c_types;           /* per kernel, per parameter */
     size_t nkernels;
+    char ***entry_points;      /* --list --all: per kernel, its other prototypes (_n, graph), NULL-ended */
+    char **generics;           /* --list --all: a line per template's one C name, NULL-ended */
 } ks_spellings;
 
 /* Fills *sp from the target's header template. Returns 0, or -1 after
@@ -32,6 +34,13 @@ typedef struct ks_spellings {
 int ks_emit_spellings(const ks_target *target, const ks_options *opts, const ks_model *model,
                       ks_spellings *sp);
 void ks_spellings_free(ks_spellings *sp);
+
+/* Adds to *sp (filled by ks_emit_spellings) each kernel's other entry
+ * points and the templates' one C names, from the header template's pieces
+ * (n_prototype, node_prototype, node_set_prototype, nodes_set_prototype,
+ * generic_line). Returns 0, or -1 after errors. */
+int ks_emit_entry_points(const ks_target *target, const ks_options *opts, const ks_model *model,
+                         ks_spellings *sp);
 
 /* Whether the generated header includes the application's header for def
  * instead of mirroring it: a complete type from a project header C can

@@ -29,6 +29,9 @@ typedef struct ks_prelude {
     int dirfd;                 /* the cache directory, or -1 */
     unsigned char key[32];     /* SHA-256 of everything that shapes the prelude */
     int built;                 /* built by this process (a cold run) */
+    const char **bargs;        /* the arguments it was built with: the parse's less the input's own
+                                * -I/-D/-U that cannot change it (pch.c) */
+    size_t nbargs;
 } ks_prelude;
 
 typedef struct ks_session {
@@ -39,6 +42,7 @@ typedef struct ks_session {
     size_t nargs;
     char **owned;
     size_t nowned;
+    size_t nuser;              /* the last nuser args: the input's own -I DIR, -D, -U */
     ks_prelude prelude;        /* used by this parse when prelude.fd >= 0 */
 } ks_session;
 
@@ -69,14 +73,16 @@ size_t ks_session_prelude_files(CXTranslationUnit tu,
 size_t ks_prelude_leading(const char *text, size_t len, char ***names);
 void ks_prelude_names_free(char **names, size_t n);
 /* Finds, verifies and opens the prelude for this configuration (args: the
- * parse's arguments, the compat -include among them), building it when it
- * is missing, stale or unusable. 0 with p->fd open, or -1: parse without it
- * (why under KSTUB_DEBUG_PCH=1). */
+ * parse's arguments, the compat -include among them; the last nuser of them
+ * the input's own -I DIR pairs, -D and -U, of which only those that can
+ * change the prelude shape it), building it when it is missing, stale or
+ * unusable. 0 with p->fd open, or -1: parse without it (why under
+ * KSTUB_DEBUG_PCH=1). */
 int ks_prelude_open(ks_prelude *p, const ks_options *opts, const char *const *args, size_t nargs,
-                    char **leading, size_t nleading);
+                    size_t nuser, char **leading, size_t nleading);
 /* The entry p used turned out unusable (libclang refused it): removes it
- * and builds it again for the next run. */
-void ks_prelude_rebuild(ks_prelude *p, const ks_options *opts, const char *const *args, size_t nargs);
+ * and builds it again, with the arguments it was built with, for the next run. */
+void ks_prelude_rebuild(ks_prelude *p, const ks_options *opts);
 void ks_prelude_close(ks_prelude *p);
 /* The 64-bit checksum of a PCH file's bytes kept in its cache entry. */
 unsigned long long ks_prelude_checksum(const void *data, size_t n);

@@ -25,6 +25,7 @@
 #include "image.h"
 #include "util.h"
 #include "image_kind.h"   /* the runtime's sniffing of image bytes */
+#include "symbol.h"       /* the runtime's matching of internal-linkage symbols */
 
 #include <dlfcn.h>
 #include <stdint.h>
@@ -388,12 +389,19 @@ void ks_image_entries_free(ks_image_entries *e)
 
 /* ---- the check --------------------------------------------------------------------------------------- */
 
-static int member_has(const ks_image_member *m, const char *symbol)
+/* How many of \p m's entries \p symbol names (a pattern for a kernel with
+ * internal linkage may match more than one: runtime/symbol.h); the first in *first. */
+static size_t member_has(const ks_image_member *m, const char *symbol, const char **first)
 {
+    size_t n = 0;
     for (size_t k = 0; k < m->nentries; k++)
-        if (strcmp(m->entries[k], symbol) == 0)
-            return 1;
-    return 0;
+        if (ks__symbol_match(symbol, m->entries[k], 0)) {
+            if (n++ == 0)
+                *first = m->entries[k];
+            else
+                first[1] = m->entries[k];
+        }
+    return n;
 }
 
 /* "a, b, c" (each name once, at most 8, then "and N more"). */
@@ -469,7 +477,16 @@ int ks_image_check_kernels(const char *image_path, const ks_image_blob *image,
         for (size_t j = 0; j < e.nmembers; j++) {
             if (!e.members[j].readable)
                 continue;
-            if (member_has(&e.members[j], k->symbol))
+            const char *hits[2] = {NULL, NULL};
+            size_t n = member_has(&e.members[j], k->symbol, hits);
+            if (n > 1) {
+                ks_error_at(opts->input, k->line, k->col, "kernel '%s' (symbol '%s') matches both '%s' "
+                            "and '%s' in %s of '%s' (internal linkage, matched without the part that "
+                            "differs per compilation): build the image from files of different names",
+                            k->name, k->symbol, hits[0], hits[1], e.members[j].what, image_path);
+                rc = -1;
+            }
+            if (n > 0)
                 found++;
             else
                 ks_buf_printf(&missing, "%s%s", missing.len ? ", " : "", e.members[j].what);

@@ -37,9 +37,55 @@ static enum CXChildVisitResult find_enumerator(CXCursor c, CXCursor parent, CXCl
     return CXChildVisit_Continue;
 }
 
+/*
+ * The functions and variables whose addresses a specialization's template
+ * arguments are, in order, read from its mangled name (libclang does not
+ * name them): each expr-primary "L_Z<name>…E" ("XadL_Z…EE" for "&f"), the
+ * name "<n>id", "L<n>id" (static) or "N<n>id…E" (qualified). A function's
+ * is written "f", a variable's "&v", as C++ takes them. Returns how many were
+ * found (at most max); texts are malloc'd.
+ */
+static int address_args(const char *mangled, char **texts, int max)
+{
+    int n = 0;
+    for (const char *p = strstr(mangled, "L_Z"); p && n < max; p = strstr(p, "L_Z")) {
+        p += 3;
+        int nested = *p == 'N';
+        if (nested)
+            p++;
+        ks_buf b = {0};
+        while (*p) {
+            if (*p == 'L')
+                p++;    /* clang's mark for internal linkage */
+            if (!isdigit((unsigned char)*p))
+                break;
+            char *end;
+            unsigned long len = strtoul(p, &end, 10);
+            if (strlen(end) < len)
+                break;
+            if (b.len)
+                ks_buf_puts(&b, "::");
+            ks_buf_put(&b, end, len);
+            p = end + len;
+            if (!nested)
+                break;
+        }
+        if (nested && *p == 'E')
+            p++;
+        char *name = ks_buf_take(&b);
+        if (!*name) {
+            free(name);
+            continue;
+        }
+        texts[n++] = *p == 'E' ? ks_xasprintf("&%s", name) : ks_xstrdup(name);
+        free(name);
+    }
+    return n;
+}
+
 /* A specialization's template arguments as an explicit instantiation would
- * write them: "float, 4", "true", "Op::Add". NULL when an argument is of a
- * kind kstub cannot spell (a pack, a template, a pointer). */
+ * write them: "float, 4", "true", "Op::Add", "matmul_naive", "&table". NULL
+ * when an argument is of a kind kstub cannot spell (a pack, a template). */
 static char *template_args_text(CXCursor spec, int *bad)
 {
     int n = clang_Cursor_getNumTemplateArguments(spec);
@@ -47,11 +93,22 @@ static char *template_args_text(CXCursor spec, int *bad)
     *bad = -1;
     if (n < 0 || clang_Cursor_isNull(tmpl))
         return NULL;
+    char *addr[16];
+    int naddr = 0, used = 0;
+    {
+        char *mangled = ks_take(clang_Cursor_getMangling(spec));
+        naddr = address_args(mangled, addr, 16);
+        free(mangled);
+    }
     ks_buf b = {0};
     for (int i = 0; i < n; i++) {
         if (i)
             ks_buf_puts(&b, ", ");
         enum CXTemplateArgumentKind kind = clang_Cursor_getTemplateArgumentKind(spec, (unsigned)i);
+        if (kind == CXTemplateArgumentKind_Declaration && used < naddr) {
+            ks_buf_puts(&b, addr[used++]);
+            continue;
+        }
         if (kind == CXTemplateArgumentKind_Type) {
             char *t = ks_take(clang_getTypeSpelling(clang_Cursor_getTemplateArgumentType(spec, (unsigned)i)));
             ks_buf_puts(&b, t);
@@ -60,6 +117,8 @@ static char *template_args_text(CXCursor spec, int *bad)
         }
         if (kind != CXTemplateArgumentKind_Integral) {
             free(b.data);
+            for (int a = 0; a < naddr; a++)
+                free(addr[a]);
             *bad = i;
             return NULL;
         }
@@ -87,6 +146,8 @@ static char *template_args_text(CXCursor spec, int *bad)
             ks_buf_printf(&b, "%lld", v);
         }
     }
+    for (int a = 0; a < naddr; a++)
+        free(addr[a]);
     return ks_buf_take(&b);
 }
 
@@ -127,7 +188,13 @@ void ks__handle_reference(walk_ctx *w, CXCursor ref)
     char *args = template_args_text(ref, &bad);
     if (!args) {
         char *q = ks_qualified_name(ref);
-        char *sym = ks_take(clang_Cursor_getMangling(ref));
+        if (ks__skipped(w, q, NULL, ref)) {
+            free(q);
+            return;
+        }
+        char *mangled = ks_take(clang_Cursor_getMangling(ref));
+        char *sym = ks__device_symbol(w, ref, mangled);
+        free(mangled);
         char *why = ks_unspellable_argument(ref, bad);
         ks__walk_diag(w, ref, "error", "template kernel '%s' is instantiated by host code, but %s; "
                   "kstub names a stub after its template arguments and cannot name this one. "

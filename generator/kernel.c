@@ -245,6 +245,94 @@ static int uses_dynamic_shared(CXCursor kernel)
     return sc.found;
 }
 
+/* ---- internal linkage -------------------------------------------------------------------- */
+
+/* The input's name as nvcc writes it into per-compilation names: its length,
+ * '_', and the base name with each byte that is not a letter or digit as '_'
+ * ("st.cu": "5_st_cu"). */
+static char *nvcc_file_tag(const char *input)
+{
+    const char *base = strrchr(input, '/');
+    base = base ? base + 1 : input;
+    char *tag = ks_xasprintf("%zu_%s", strlen(base), base);
+    for (char *p = strchr(tag, '_') + 1; *p; p++)
+        if (!isalnum((unsigned char)*p))
+            *p = '_';
+    return tag;
+}
+
+/*
+ * The symbol as nvcc emits it, or its pattern (runtime/symbol.h) where nvcc's
+ * has a part that differs per compilation. clang mangles a name with internal
+ * linkage with an 'L' before it ("_ZL8k_staticPfi") that nvcc never writes;
+ * an anonymous namespace as "12_GLOBAL__N_1", which nvcc writes
+ * "<n>_GLOBAL__N__<hash>_<file>_<hash>"; a static function named in a
+ * template argument "_ZL3sfnff", which nvcc writes
+ * "_ZN<n>_INTERNAL_<hash>_<file>_<hash>3sfnEff" (one more substitution
+ * candidate, which the runtime's matching allows for). clang 22 writes the
+ * address of an array "adsoiL_Z1aEE", nvcc "adL_Z1aE". A kernel with any
+ * per-compilation part is internal to its file, and -rdc=true prefixes it
+ * "__nv_static_…".
+ */
+char *ks__device_symbol(walk_ctx *w, CXCursor fn, const char *mangled)
+{
+    enum CXLinkageKind linkage = clang_getCursorLinkage(fn);
+    int internal = linkage == CXLinkage_Internal || linkage == CXLinkage_UniqueExternal;
+    char *name = ks_take(clang_getCursorSpelling(fn));
+    char *own = ks_xasprintf("L%zu%s", strlen(name), name);
+    char *tag = nvcc_file_tag(w->s.opts->input);
+    ks_buf b = {0};
+    int own_done = !internal;
+    for (const char *p = mangled; *p;) {
+        int after_digit = p > mangled && isdigit((unsigned char)p[-1]);
+        if (!own_done && p > mangled + 1 && strncmp(p, own, strlen(own)) == 0) {
+            own_done = 1;       /* the kernel's own name: nvcc writes no 'L' */
+            p++;
+        } else if (!after_digit && strncmp(p, "12_GLOBAL__N_1", 14) == 0) {
+            ks_buf_printf(&b, "{anon:%s}", tag);
+            internal = 1;
+            p += 14;
+        } else if (p - mangled >= 2 && strncmp(p - 2, "ad", 2) == 0 && strncmp(p, "so", 2) == 0 &&
+                   islower((unsigned char)p[2]) && strncmp(p + 3, "L_Z", 3) == 0 &&
+                   isdigit((unsigned char)p[6])) {
+            /* "&array" as clang 22 writes it, "adso<type>L_Z<n>arrayEE" (a
+             * subobject); nvcc (and clang 17's ABI) "adL_Z<n>arrayE" */
+            char *end;
+            unsigned long n = strtoul(p + 6, &end, 10);
+            if (strlen(end) < n + 2 || end[n] != 'E' || end[n + 1] != 'E') {
+                ks_buf_put(&b, p, 1);
+                p++;
+                continue;
+            }
+            ks_buf_puts(&b, "L_Z");
+            ks_buf_put(&b, p + 6, (size_t)(end - (p + 6)) + n);
+            ks_buf_puts(&b, "E");
+            p = end + n + 2;
+        } else if (strncmp(p, "_ZL", 3) == 0 && p > mangled && isdigit((unsigned char)p[3])) {
+            /* "_ZL<n><name>" (a static function in a template argument) */
+            char *end;
+            unsigned long n = strtoul(p + 3, &end, 10);
+            if (strlen(end) < n)
+                break;
+            ks_buf_printf(&b, "_ZN{internal:%s}", tag);
+            ks_buf_put(&b, p + 3, (size_t)(end - (p + 3)) + n);
+            ks_buf_puts(&b, "E");
+            internal = 1;
+            p = end + n;
+        } else {
+            ks_buf_put(&b, p, 1);
+            p++;
+        }
+    }
+    char *body = ks_buf_take(&b);
+    char *out = internal ? ks_xasprintf("{static:%s}%s", tag, body) : ks_xstrdup(body);
+    free(body);
+    free(tag);
+    free(own);
+    free(name);
+    return out;
+}
+
 void ks__add_kernel(walk_ctx *w, CXCursor fn)
 {
     const char *targs = w->current_args;
@@ -254,21 +342,11 @@ void ks__add_kernel(walk_ctx *w, CXCursor fn)
     unsigned line, col;
     ks_cursor_location(fn, &line, &col);
 
-    enum CXLinkageKind linkage = clang_getCursorLinkage(fn);
-    if (linkage == CXLinkage_Internal || linkage == CXLinkage_UniqueExternal) {
-        ks__walk_diag(w, fn, "note", "kernel '%s' has internal linkage (static or in an anonymous "
-                       "namespace): nvcc gives it a per-file symbol and no other file can launch "
-                       "it; skipped", display);
-        goto out;
-    }
     if (clang_Cursor_isVariadic(fn)) {
         ks__walk_diag(w, fn, "error", "kernel '%s' is variadic, which CUDA does not allow", display);
         goto out;
     }
-    char *symbol = ks_take(clang_Cursor_getMangling(fn));
-    int skip = ks__skipped(w, display, symbol, fn);
-    free(symbol);
-    if (skip)
+    if (ks__skipped(w, display, base, fn))
         goto out;
     ks_kern k;
     memset(&k, 0, sizeof k);
@@ -285,7 +363,9 @@ void ks__add_kernel(walk_ctx *w, CXCursor fn)
     }
     k.line = line;
     k.col = col;
-    k.symbol = ks_take(clang_Cursor_getMangling(fn));
+    char *mangled = ks_take(clang_Cursor_getMangling(fn));
+    k.symbol = ks__device_symbol(w, fn, mangled);
+    free(mangled);
     k.signature = signature_text(w, fn);
     launch_bounds(w, fn, &k);
     k.dynamic_shared = uses_dynamic_shared(fn);

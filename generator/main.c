@@ -60,7 +60,7 @@ static const char *default_template_dir(void)
 static void usage(FILE *f)
 {
     fputs("usage: kstub [options] INPUT.cu -o OUTBASE\n"
-          "       kstub --list [--format=F] [options] INPUT.cu\n"
+          "       kstub --list [--all] [--format=F] [options] INPUT.cu\n"
           "       kstub check [options] INPUT.cu -o OUTBASE\n"
           "       kstub diff [--format=F] [--source PATH] OLD.json NEW.json\n"
           "       kstub cache [--stats | --prune | --clear] [--max-size SIZE]\n"
@@ -74,6 +74,8 @@ static void usage(FILE *f)
           "                       missing directories are created, for every output\n"
           "  --list               print each kernel's stub prototype (text, or --format=json)\n"
           "                       and write nothing; -o is not needed\n"
+          "  --all                with --list: also each stub's _n and graph entry points and\n"
+          "                       the one C name over a template's instances\n"
           "  --manifest FILE      also write the signature manifest (JSON)\n"
           "  --embed FILE         embed an nvcc-built image (PTX, cubin or fatbin) in OUTBASE.c;\n"
           "                       refused when it does not define every kernel of INPUT.cu\n"
@@ -121,6 +123,7 @@ static void usage(FILE *f)
           "  Regenerates in memory with the same options and compares with the files on\n"
           "  disk; writes nothing. With --manifest, reports changes kernel by kernel against\n"
           "  the manifest on disk, and prints the command that brings the files up to date.\n"
+          "  --fix-command CMD    the command to print instead (kstub.mk's kstub-check: make)\n"
           "\n"
           "kstub cache [--stats | --prune | --clear] [--max-size SIZE] [--cache-dir DIR]\n"
           "  Reports the prelude and NVRTC cache, or removes least recently used entries\n"
@@ -148,9 +151,11 @@ typedef struct cli {
     const char **targets;     /* -MT / -MQ, ready to write */
     size_t ntargets;
     const char *build_dir;    /* -p */
+    const char *fix;          /* check --fix-command: the fix to print, or NULL: this command */
     int arch_given, std_given;
     int info;                 /* 1: --help, 2: --version asked for */
     int list;                 /* --list: print the kernels, write nothing */
+    int list_all;             /* --all: --list prints every entry point and template name */
     int format;
     int format_given;
     int templates_given;      /* -T DIR: the user's own templates */
@@ -238,6 +243,8 @@ static int parse_args(int argc, char **argv, int first, cli *c)
             c->format_given = 1;
         } else if (strcmp(a, "--list") == 0) {
             c->list = 1;
+        } else if (strcmp(a, "--all") == 0) {
+            c->list_all = 1;
         } else if (OPTION("-o")) {
             o->outbase = v;
         } else if (OPTION("-p")) {
@@ -258,6 +265,8 @@ static int parse_args(int argc, char **argv, int first, cli *c)
                 ks_error_at(NULL, 0, 0, "--kernels-in takes 'project', 'input' or a header's path");
                 return -1;
             }
+        } else if (OPTION("--fix-command")) {
+            c->fix = v;
         } else if (OPTION("--cache-dir")) {
             o->cache_dir = v;
         } else if (strcmp(a, "--no-cache") == 0) {
@@ -307,6 +316,14 @@ static int parse_args(int argc, char **argv, int first, cli *c)
         }
         if (m < 0)
             return -1;          /* a value was missing: reported */
+    }
+    if (c->list_all && !c->list) {
+        ks_error_at(NULL, 0, 0, "--all is for --list");
+        return -1;
+    }
+    if (c->fix && !c->check) {
+        ks_error_at(NULL, 0, 0, "--fix-command is for kstub check");
+        return -1;
     }
     if (c->list && c->check) {
         ks_error_at(NULL, 0, 0, "--list is not for kstub check; run kstub --list INPUT.cu");
@@ -609,6 +626,10 @@ static int list(cli *c)
         ks_note_at(o->input, 0, 0, "no __global__ kernels found");
     ks_spellings sp;
     int rc = ks_emit_spellings(&c->target, o, &m, &sp);
+    if (rc == 0 && c->list_all && ks_emit_entry_points(&c->target, o, &m, &sp) != 0) {
+        ks_spellings_free(&sp);
+        rc = -1;
+    }
     if (rc == 0 && c->format == KS_FORMAT_JSON) {
         char *text = ks_list_json(o, &m, &sp);
         if (text)
@@ -617,8 +638,13 @@ static int list(cli *c)
             rc = -1;
         free(text);
     } else if (rc == 0) {
-        for (size_t i = 0; i < m.nkernels; i++)
+        for (size_t i = 0; i < m.nkernels; i++) {
             printf("%s;\n", sp.prototypes[i]);
+            for (size_t j = 0; sp.entry_points && sp.entry_points[i][j]; j++)
+                printf("    %s;\n", sp.entry_points[i][j]);
+        }
+        for (size_t j = 0; sp.generics && sp.generics[j]; j++)
+            printf("/* %s */\n", sp.generics[j]);
     }
     if (rc == 0)
         ks_spellings_free(&sp);
@@ -640,7 +666,7 @@ static int check(const cli *c, const generated *g, int argc, char **argv)
         outs[n].path = g->path[i], outs[n++].text = g->text[i];
     if (o->manifest)
         outs[n].path = o->manifest, outs[n++].text = g->json;
-    char *fix = fix_command(argc, argv);
+    char *fix = c->fix ? ks_xstrdup(c->fix) : fix_command(argc, argv);
     ks_check_input in = {o->input, g->json, outs, n, o->manifest, fix, (ks_format)c->format,
                          o->embed, g->image_stale};
     int status;

@@ -34,6 +34,8 @@
 #define F_BOUNDS "launch_bounds"
 #define F_PARAMS "params"
 #define F_PROTOTYPE "prototype"   /* --list only */
+#define F_ENTRY_POINTS "entry_points" /* --list --all only: the _n and graph prototypes */
+#define F_GENERICS "generics"     /* --list --all only: the templates' one C names */
 /* a parameter (and F_NAME) */
 #define F_TYPE "type"
 #define F_C_TYPE "c_type"
@@ -83,6 +85,12 @@ static json_t *kernel_json(const ks_kern *k, const ks_spellings *sp, size_t inde
                           F_PARAMS, params);
     if (with_prototype)
         json_object_set_new(j, F_PROTOTYPE, json_string(sp->prototypes[index]));
+    if (with_prototype && sp->entry_points) {
+        json_t *more = json_array();
+        for (size_t i = 0; sp->entry_points[index][i]; i++)
+            json_array_append_new(more, json_string(sp->entry_points[index][i]));
+        json_object_set_new(j, F_ENTRY_POINTS, more);
+    }
     return j;
 }
 
@@ -94,6 +102,12 @@ static char *document(const ks_options *opts, const ks_model *m, const ks_spelli
         json_array_append_new(kernels, kernel_json(&m->kernels[i], sp, i, with_prototype));
     json_t *root = json_pack("{s:i, s:s, s:o}", F_FORMAT, KSTUB_MANIFEST_FORMAT,
                              F_SOURCE, ks_basename(opts->input), F_KERNELS, kernels);
+    if (with_prototype && sp->generics) {
+        json_t *g = json_array();
+        for (size_t i = 0; sp->generics[i]; i++)
+            json_array_append_new(g, json_string(sp->generics[i]));
+        json_object_set_new(root, F_GENERICS, g);
+    }
     char *text = json_dumps(root, JSON_INDENT(2) | JSON_PRESERVE_ORDER | JSON_ENSURE_ASCII);
     json_decref(root);
     if (!text)

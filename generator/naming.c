@@ -23,11 +23,16 @@
 #include <string.h>
 #include <unistd.h>
 
+/* "ns::(anonymous)::k" -> "ns_k": an anonymous namespace adds nothing to a C name. */
 char *ks_c_identifier(const char *qualified)
 {
+    static const char anon[] = "(anonymous)::";
     ks_buf b = {0};
     for (const char *p = qualified; *p; p++) {
-        if (p[0] == ':' && p[1] == ':') {
+        int starts = p == qualified || (p >= qualified + 2 && p[-1] == ':' && p[-2] == ':');
+        if (starts && strncmp(p, anon, sizeof anon - 1) == 0) {
+            p += sizeof anon - 2;
+        } else if (p[0] == ':' && p[1] == ':') {
             ks_buf_puts(&b, "_");
             p++;
         } else {

@@ -3,7 +3,9 @@
  * directory opening (runtime/safefile.c) and its cache entries and cache
  * directory rule (runtime/cache_entry.c), compiled into the generator for
  * the prelude cache (pch.c), so both caches follow one set of rules from
- * one copy of the code.
+ * one copy of the code; and its matching of internal-linkage symbol
+ * patterns (runtime/symbol.c), for the embedded image's entry check
+ * (image_entries.c).
  *
  * They are included rather than linked: every build of the generator (the
  * normal one, the sanitizer and fuzzer builds in tests/sanitize_gen.mk)
@@ -32,3 +34,4 @@ static inline const char *ks__getenv(const char *name)
 #include "../runtime/safefile.c"
 #include "../runtime/sha256.c"
 #include "../runtime/cache_entry.c"
+#include "../runtime/symbol.c"

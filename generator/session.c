@@ -298,12 +298,14 @@ static int build_args(ks_session *s)
     } else {
         free(cccl);
     }
+    size_t user = s->nargs;   /* the input's own: last, for the prelude to tell apart */
     for (size_t i = 0; i < opts->nincludes; i++) {
         s->args[s->nargs++] = "-I";
         s->args[s->nargs++] = opts->includes[i];
     }
     for (size_t i = 0; i < opts->ndefines; i++)
         s->args[s->nargs++] = opts->defines[i];
+    s->nuser = s->nargs - user;
     return 0;
 }
 
@@ -526,7 +528,7 @@ static int parse_with_prelude(ks_session *s, const char *text, size_t len, struc
     const ks_options *opts = s->opts;
     char **leading = NULL;
     size_t nleading = text ? ks_prelude_leading(text, len, &leading) : 0;
-    if (ks_prelude_open(&s->prelude, opts, s->args, s->nargs, leading, nleading) != 0)
+    if (ks_prelude_open(&s->prelude, opts, s->args, s->nargs, s->nuser, leading, nleading) != 0)
         return PRELUDE_NONE;
     const char **args = ks_xmalloc((s->nargs + 2) * sizeof *args);
     size_t n = 0;
@@ -602,7 +604,7 @@ static int parse(ks_session *s, const char *scan, size_t scan_len, struct CXUnsa
     /* The prelude failed where a parse without it succeeds: the entry was
      * at fault (another libclang's, stale headers, damage libclang found). */
     if (pre == PRELUDE_REFUSED && errors == 0)
-        ks_prelude_rebuild(&s->prelude, opts, s->args, s->nargs);
+        ks_prelude_rebuild(&s->prelude, opts);
     ks_prelude_close(&s->prelude);
     return errors ? -1 : 0;
 }

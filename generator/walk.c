@@ -137,18 +137,50 @@ int ks__seen_symbol(walk_ctx *w, const char *symbol)
     return 0;
 }
 
-/* A kernel a "kstub:skip" names (qualified name or symbol) is left out
- * before its parameters are looked at: a kernel kstub cannot type can be
- * skipped. */
-int ks__skipped(walk_ctx *w, const char *name, const char *symbol, CXCursor fn)
+/* Whether two names are the same but for spaces and '&' ("k<&f>" is "k<f>"). */
+static int same_name(const char *a, const char *b)
 {
-    for (size_t i = 0; i < w->nskips; i++)
-        if (strcmp(w->skips[i].rest, name) == 0 || strcmp(w->skips[i].rest, symbol) == 0) {
+    for (;;) {
+        while (*a == ' ' || *a == '&')
+            a++;
+        while (*b == ' ' || *b == '&')
+            b++;
+        if (*a != *b)
+            return 0;
+        if (!*a)
+            return 1;
+        a++, b++;
+    }
+}
+
+/* A kernel a "kstub:skip" names is left out before its parameters are looked
+ * at: a kernel kstub cannot type can be skipped. It names it by its qualified
+ * name ("k", "k<float>", "k<f>" or "k<&f>"), a template's instances by the
+ * template's name (\p base), or by its symbol: nvcc's (the manifest's, a
+ * pattern for internal linkage) or clang's mangling. */
+int ks__skipped(walk_ctx *w, const char *name, const char *base, CXCursor fn)
+{
+    char *mangled = NULL, *device = NULL;
+    int hit = 0;
+    for (size_t i = 0; i < w->nskips && !hit; i++) {
+        const char *want = w->skips[i].rest;
+        if (same_name(want, name) || (base && same_name(want, base))) {
+            hit = 1;
+        } else {
+            if (!mangled) {
+                mangled = ks_take(clang_Cursor_getMangling(fn));
+                device = ks__device_symbol(w, fn, mangled);
+            }
+            hit = strcmp(want, mangled) == 0 || strcmp(want, device) == 0;
+        }
+        if (hit) {
             w->skip_hits[i]++;
             ks__walk_diag(w, fn, "note", "kernel '%s' left out (kstub:skip)", name);
-            return 1;
         }
-    return 0;
+    }
+    free(mangled);
+    free(device);
+    return hit;
 }
 
 /* ---- the walk --------------------------------------------------------------------------------- */

@@ -63,12 +63,16 @@ void ks__walk_diag(walk_ctx *w, CXCursor c, const char *severity, const char *fm
 /* Whether the specialization with this symbol was handled already (and
  * remembers it). */
 int ks__seen_symbol(walk_ctx *w, const char *symbol);
-/* Whether a "kstub:skip" names the kernel (a note says so). */
-int ks__skipped(walk_ctx *w, const char *name, const char *symbol, CXCursor fn);
+/* Whether a "kstub:skip" names the kernel \p fn, called \p name (an instance
+ * of template \p base, or NULL); a note says so. */
+int ks__skipped(walk_ctx *w, const char *name, const char *base, CXCursor fn);
 void ks__handle_instantiation(walk_ctx *w, CXCursor typedef_cursor);
 
 /* ---- kernel.c ---- */
 void ks__add_kernel(walk_ctx *w, CXCursor fn);
+/* Kernel \p fn's symbol as nvcc emits it (clang's is \p mangled), or its
+ * pattern where nvcc's has a per-compilation part (runtime/symbol.h). */
+char *ks__device_symbol(walk_ctx *w, CXCursor fn, const char *mangled);
 /* Evaluates the pending __launch_bounds__ expressions; 0, or -1 after errors. */
 int ks__resolve_bounds(walk_ctx *w, const char *text, size_t size);
 

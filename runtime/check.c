@@ -8,6 +8,7 @@
  * check fills a ks__check (before, after) in its own file, as the loaders
  * fill a ks__loader: this file knows their order, not their insides.
  */
+#include <pthread.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -79,7 +80,9 @@ KS__API unsigned ks_checks_get(void)
     return __atomic_load_n(&ks__checks, __ATOMIC_RELAXED) & KS_CHECK_ALL;
 }
 
-void ks__checks_from_env(void)
+static pthread_once_t env_once = PTHREAD_ONCE_INIT;
+
+static void from_env(void)
 {
     if (__atomic_load_n(&chosen_by_api, __ATOMIC_RELAXED))
         return;
@@ -91,6 +94,30 @@ void ks__checks_from_env(void)
     if (trace != NULL && trace[0] != '\0' && bits != KS__CHECK_BAD_ENV)
         bits |= KS_CHECK_TRACE;
     __atomic_store_n(&ks__checks, bits, __ATOMIC_RELAXED);
+}
+
+void ks__checks_from_env(void)
+{
+    pthread_once(&env_once, from_env);
+}
+
+/* The refusal of every launch while KSTUB_CHECK holds an unknown word. */
+static ks_status bad_env_error(ks_kernel *k, const char *file, int line) __attribute__((noinline, cold));
+static ks_status bad_env_error(ks_kernel *k, const char *file, int line)
+{
+    ks__error(KS_ERR_INVALID_VALUE, ks__kernel_name(k),
+              "not launched: KSTUB_CHECK names an unknown check '%s' "
+              "(known: sync, pointers, extents, nvtx, trace, all)", bad_env);
+    ks__error_site(file, line);
+    return KS_ERR_INVALID_VALUE;
+}
+
+ks_status ks__checks_refuse(ks_kernel *k, const char *file, int line)
+{
+    ks__checks_from_env();
+    if (__atomic_load_n(&ks__checks, __ATOMIC_RELAXED) == KS__CHECK_BAD_ENV)
+        return bad_env_error(k, file, line);
+    return KS_OK;
 }
 
 /* ---- the sync check ------------------------------------------------------------ */
@@ -173,13 +200,8 @@ ks_status ks__launch_checked(ks_kernel *k, const ks_launch *l, void **args, void
                              const char *file, int line)
 {
     ks__checked c = {k, l, args, handle, file, line, __atomic_load_n(&ks__checks, __ATOMIC_RELAXED)};
-    if (c.checks == KS__CHECK_BAD_ENV) {
-        ks__error(KS_ERR_INVALID_VALUE, ks__kernel_name(k),
-                  "not launched: KSTUB_CHECK names an unknown check '%s' "
-                  "(known: sync, pointers, extents, nvtx, trace, all)", bad_env);
-        ks__error_site(file, line);
-        return KS_ERR_INVALID_VALUE;
-    }
+    if (c.checks == KS__CHECK_BAD_ENV)
+        return bad_env_error(k, file, line);
     ks_status st = KS_OK;
     size_t ran = 0;
     for (; ran < NCHECKS && st == KS_OK; ran++)

@@ -136,6 +136,12 @@ static void load_driver(void)
     KS__RESOLVE(ModuleLoadDataEx, "cuModuleLoadDataEx");
     KS__RESOLVE(ModuleUnload, "cuModuleUnload");
     KS__RESOLVE(ModuleGetFunction, "cuModuleGetFunction");
+    KS__RESOLVE(LibraryGetKernelCount, "cuLibraryGetKernelCount");
+    KS__RESOLVE(LibraryEnumerateKernels, "cuLibraryEnumerateKernels");
+    KS__RESOLVE(KernelGetName, "cuKernelGetName");
+    KS__RESOLVE(ModuleGetFunctionCount, "cuModuleGetFunctionCount");
+    KS__RESOLVE(ModuleEnumerateFunctions, "cuModuleEnumerateFunctions");
+    KS__RESOLVE(FuncGetName, "cuFuncGetName");
     KS__RESOLVE(CtxPushCurrent, "cuCtxPushCurrent");
     KS__RESOLVE(CtxPopCurrent, "cuCtxPopCurrent");
     KS__RESOLVE(KernelGetParamInfo, "cuKernelGetParamInfo");

@@ -64,6 +64,13 @@ typedef struct ks__driver {
     CUresult (*ModuleGetFunction)(CUfunction *fn, CUmodule module, const char *name);
     CUresult (*CtxPushCurrent)(CUcontext ctx);
     CUresult (*CtxPopCurrent)(CUcontext *ctx);
+    /* optional: an image's kernel list (CUDA 12.4+), for internal-linkage kernels (symbol.h) */
+    CUresult (*LibraryGetKernelCount)(unsigned int *count, CUlibrary lib);
+    CUresult (*LibraryEnumerateKernels)(CUkernel *kernels, unsigned int n, CUlibrary lib);
+    CUresult (*KernelGetName)(const char **name, CUkernel kernel);
+    CUresult (*ModuleGetFunctionCount)(unsigned int *count, CUmodule mod);
+    CUresult (*ModuleEnumerateFunctions)(CUfunction *functions, unsigned int n, CUmodule mod);
+    CUresult (*FuncGetName)(const char **name, CUfunction fn);
     /* optional: CUDA 12.4+ (the load-time ABI check is skipped without them) */
     CUresult (*KernelGetParamInfo)(CUkernel kernel, size_t index, size_t *offset, size_t *size);
     CUresult (*FuncGetParamInfo)(CUfunction fn, size_t index, size_t *offset, size_t *size);
@@ -151,8 +158,13 @@ extern unsigned ks__checks;
 /* KSTUB_CHECK could not be parsed: every launch fails, saying why. */
 #define KS__CHECK_BAD_ENV 0x80000000u
 
-/* Read KSTUB_CHECK and KSTUB_TRACE, unless ks_checks_set came first; once, at driver load. */
+/* Read KSTUB_CHECK and KSTUB_TRACE, unless ks_checks_set came first; once per process
+ * (at driver load, or at a first launch before it). */
 void ks__checks_from_env(void);
+/* KS_ERR_INVALID_VALUE (with the message and call site) when KSTUB_CHECK
+ * holds an unknown word, else KS_OK; reads the environment first if no one
+ * has (before the driver loads, so nothing can mask the typo). */
+ks_status ks__checks_refuse(ks_kernel *k, const char *file, int line);
 
 /* One launch going through the checks. */
 typedef struct ks__checked {
@@ -291,6 +303,12 @@ typedef struct ks__loader {
     ks_status (*load)(ks_image *img, CUcontext ctx, const char *kernel);
     /* Only under the load lock, \p img loaded: the handle of \p symbol (CUkernel or CUfunction). */
     CUresult (*lookup)(ks_image *img, CUcontext ctx, const char *symbol, void **handle);
+    /* Only under the load lock, \p img loaded: every kernel in it, as a malloc'd array of
+     * handles (*n of them); *call names the driver call that failed, or that is missing
+     * (CUDA_ERROR_NOT_SUPPORTED). */
+    CUresult (*list)(ks_image *img, CUcontext ctx, void ***handles, unsigned *n, const char **call);
+    /* The device symbol of a handle list gave; *call as list's. */
+    CUresult (*name)(const void *handle, const char **name, const char **call);
     /* The resolved handle of \p k in \p ctx, or NULL; lock-free. */
     void *(*find)(const ks_kernel *k, CUcontext ctx);
     /* Only under the load lock: keep \p handle, just looked up and checked, for \p ctx. */
@@ -315,7 +333,8 @@ typedef struct ks__loader {
 /* A loader's table, from its functions <prefix>_load, <prefix>_lookup, ... */
 #define KS__LOADER_TABLE(prefix, per_ctx, lookup_name, param_info_name)                         \
     {                                                                                          \
-        per_ctx, lookup_name, param_info_name, prefix##_load, prefix##_lookup, prefix##_find,  \
+        per_ctx, lookup_name, param_info_name, prefix##_load, prefix##_lookup, prefix##_list,  \
+        prefix##_name, prefix##_find,                                                          \
         prefix##_adopt, prefix##_has_param_info, prefix##_param_info, prefix##_function,       \
         prefix##_set_max_shared, prefix##_unload, prefix##_node_target, prefix##_node_is       \
     }

@@ -92,7 +92,8 @@ int ks_version_number(void);
     XX(ERR_GRAPH_MISMATCH, "a graph update does not match the graph (another kernel, or a changed topology)") \
     XX(ERR_POINTER, "a pointer argument is not memory the kernel can use (the pointers check)") \
     XX(ERR_EXTENT, "a buffer is smaller than the kernel's extent hint says it must be (the extents check)") \
-    XX(ERR_FAULT, "the kernel faulted while it ran (the sync check)")
+    XX(ERR_FAULT, "the kernel faulted while it ran (the sync check)")                 \
+    XX(ERR_SYMBOL_AMBIGUOUS, "several kernels in the loaded image match the stub's internal-linkage symbol")
 
 typedef enum ks_status {
 #define KS__STATUS_ENUM(name, text) KS_##name,

@@ -236,7 +236,12 @@ static inline ks_status launch_at(ks_kernel *k, const ks_launch *l, void **args,
 
     void *handle = __atomic_load_n(&k->ks__handle, __ATOMIC_ACQUIRE);
     if (__builtin_expect(handle == NULL, 0)) {
-        ks_status st = ks_kernel_resolve(k);
+        /* A misspelled KSTUB_CHECK is reported before the driver is
+         * needed: no driver, no image, must not hide it. */
+        ks_status st = ks__checks_refuse(k, file, line);
+        if (st != KS_OK)
+            return st;
+        st = ks_kernel_resolve(k);
         if (st != KS_OK)
             return st;
         handle = __atomic_load_n(&k->ks__handle, __ATOMIC_ACQUIRE);

@@ -4,6 +4,7 @@
  * in the ks__loader table; load.c calls them under the load lock.
  */
 #include <stdint.h>
+#include <stdlib.h>
 
 #include "internal.h"
 
@@ -51,6 +52,42 @@ static CUresult library_lookup(ks_image *img, CUcontext ctx, const char *symbol,
     CUresult r = ks__cu.LibraryGetKernel(&kern, (CUlibrary)img->ks__library, symbol);
     *handle = (void *)kern;
     return r;
+}
+
+static CUresult library_list(ks_image *img, CUcontext ctx, void ***handles, unsigned *n, const char **call)
+{
+    (void)ctx;
+    *handles = NULL;
+    *n = 0;
+    *call = ks__cu.LibraryGetKernelCount == NULL ? "cuLibraryGetKernelCount" : "cuLibraryEnumerateKernels";
+    if (ks__cu.LibraryGetKernelCount == NULL || ks__cu.LibraryEnumerateKernels == NULL)
+        return CUDA_ERROR_NOT_SUPPORTED;
+    CUlibrary lib = (CUlibrary)img->ks__library;
+    unsigned count = 0;
+    CUresult r = ks__cu.LibraryGetKernelCount(&count, lib);
+    if (r != CUDA_SUCCESS) {
+        *call = "cuLibraryGetKernelCount";
+        return r;
+    }
+    CUkernel *all = calloc(count ? count : 1, sizeof *all);
+    if (all == NULL)
+        return CUDA_ERROR_OUT_OF_MEMORY;
+    r = count ? ks__cu.LibraryEnumerateKernels(all, count, lib) : CUDA_SUCCESS;
+    if (r != CUDA_SUCCESS) {
+        free(all);
+        return r;
+    }
+    *handles = (void **)all;
+    *n = count;
+    return CUDA_SUCCESS;
+}
+
+static CUresult library_name(const void *handle, const char **name, const char **call)
+{
+    *call = "cuKernelGetName";
+    if (ks__cu.KernelGetName == NULL)
+        return CUDA_ERROR_NOT_SUPPORTED;
+    return ks__cu.KernelGetName(name, (CUkernel)(uintptr_t)handle);
 }
 
 static void *library_find(const ks_kernel *k, CUcontext ctx)

@@ -16,6 +16,7 @@
 #include <string.h>
 
 #include "internal.h"
+#include "symbol.h"
 
 #define KS__JIT_LOG_BYTES 16384
 
@@ -168,6 +169,73 @@ static ks_status lookup_failed(const ks_kernel *k, const char *name, const char 
     return ks__error_cu(KS_ERR_DRIVER, name, call, r, "looking up symbol '%s'", k->symbol);
 }
 
+/* Only under the load lock: the one kernel of \p k's image that \p k's
+ * symbol pattern (symbol.h) matches, from the image's own kernel list. Two
+ * that match are refused with both names: launching either could be wrong. */
+static ks_status lookup_listed(const ks__loader *L, const ks_kernel *k, CUcontext ctx, const char *name,
+                               void **handle)
+{
+    void **all = NULL;
+    unsigned n = 0;
+    const char *call = NULL;
+    CUresult r = L->list(k->image, ctx, &all, &n, &call);
+    const char *found = NULL, *other_file = NULL;
+    ks_status st = KS_OK;
+    for (unsigned i = 0; r == CUDA_SUCCESS && st == KS_OK && i < n; i++) {
+        const char *sym = NULL;
+        r = L->name(all[i], &sym, &call);
+        if (r != CUDA_SUCCESS || sym == NULL)
+            continue;
+        if (!ks__symbol_match(k->symbol, sym, 0)) {
+            if (other_file == NULL && ks__symbol_match(k->symbol, sym, 1))
+                other_file = sym;
+        } else if (found != NULL) {
+            st = ks__error(KS_ERR_SYMBOL_AMBIGUOUS, name,
+                           "both '%s' and '%s' in the image of '%s' match '%s' (internal linkage: "
+                           "matched without the part that differs per compilation); build the image "
+                           "from files of different names", found, sym, ks__source_name(k->image), k->symbol);
+        } else {
+            found = sym;
+            *handle = all[i];
+        }
+    }
+    free(all);
+    if (st != KS_OK)
+        return st;
+    if (r == CUDA_ERROR_NOT_SUPPORTED)
+        return ks__error(KS_ERR_UNSUPPORTED, name, "the CUDA driver lacks %s, which finding '%s' needs "
+                         "(internal linkage: its name differs per compilation; CUDA 12.4 or newer)",
+                         call, k->symbol);
+    if (r != CUDA_SUCCESS)
+        return lookup_failed(k, name, call, r);
+    if (found == NULL) {
+        if (other_file != NULL)
+            return ks__error(KS_ERR_SYMBOL_NOT_FOUND, name, "no kernel in the image of '%s' matches '%s'; "
+                             "'%s' would but names another file (was the image compiled from a file "
+                             "of another name?)", ks__source_name(k->image), k->symbol, other_file);
+        return ks__error(KS_ERR_SYMBOL_NOT_FOUND, name, "no kernel in the image of '%s' matches '%s' "
+                         "(internal linkage: matched without the part that differs per compilation)",
+                         ks__source_name(k->image), k->symbol);
+    }
+    return KS_OK;
+}
+
+/* Only under the load lock: \p k's handle by its symbol, or for a pattern by
+ * the plain name it has in a whole-program image, else from the image's list. */
+static ks_status lookup(const ks__loader *L, const ks_kernel *k, CUcontext ctx, const char *name,
+                        void **handle)
+{
+    const char *plain = ks__symbol_plain(k->symbol);
+    if (plain != NULL) {
+        CUresult r = L->lookup(k->image, ctx, plain, handle);
+        if (r == CUDA_SUCCESS)
+            return KS_OK;
+        if (r != CUDA_ERROR_NOT_FOUND || plain == k->symbol)
+            return lookup_failed(k, name, L->lookup_call, r);
+    }
+    return lookup_listed(L, k, ctx, name, handle);
+}
+
 /* Only under the load lock: \p k's handle in \p ctx (the current context; NULL
  * for the library loader), loading its image and checking it as needed. */
 static ks_status resolve_locked(ks_kernel *k, CUcontext ctx, const char *name, void **out)
@@ -181,9 +249,9 @@ static ks_status resolve_locked(ks_kernel *k, CUcontext ctx, const char *name, v
     ks_status st = load_locked(L, k->image, ctx, name);
     if (st != KS_OK)
         return st;
-    CUresult r = L->lookup(k->image, ctx, k->symbol, &handle);
-    if (r != CUDA_SUCCESS)
-        return lookup_failed(k, name, L->lookup_call, r);
+    st = lookup(L, k, ctx, name, &handle);
+    if (st != KS_OK)
+        return st;
     st = check_abi(L, k, handle, name);
     if (st == KS_OK)
         st = L->adopt(k, ctx, name, handle);

@@ -56,17 +56,58 @@ static ks_status module_load(ks_image *img, CUcontext ctx, const char *kernel)
     return module_in(img, ctx, kernel, &mod);
 }
 
-static CUresult module_lookup(ks_image *img, CUcontext ctx, const char *symbol, void **handle)
+/* \p img's module in \p ctx, loaded already; NULL if none. */
+static CUmodule module_of(const ks_image *img, CUcontext ctx)
 {
     const ks__image_state *s = img->ks__state;
-    CUmodule mod = NULL;
-    for (const ks__module_node *m = s ? s->modules : NULL; m != NULL && mod == NULL; m = m->next)
+    for (const ks__module_node *m = s ? s->modules : NULL; m != NULL; m = m->next)
         if (m->ctx == ctx)
-            mod = m->module;
+            return m->module;
+    return NULL;
+}
+
+static CUresult module_lookup(ks_image *img, CUcontext ctx, const char *symbol, void **handle)
+{
+    CUmodule mod = module_of(img, ctx);
     CUfunction fn = NULL;
     CUresult r = ks__cu.ModuleGetFunction(&fn, mod, symbol);
     *handle = (void *)fn;
     return r;
+}
+
+static CUresult module_list(ks_image *img, CUcontext ctx, void ***handles, unsigned *n, const char **call)
+{
+    *handles = NULL;
+    *n = 0;
+    *call = ks__cu.ModuleGetFunctionCount == NULL ? "cuModuleGetFunctionCount" : "cuModuleEnumerateFunctions";
+    if (ks__cu.ModuleGetFunctionCount == NULL || ks__cu.ModuleEnumerateFunctions == NULL)
+        return CUDA_ERROR_NOT_SUPPORTED;
+    CUmodule mod = module_of(img, ctx);
+    unsigned count = 0;
+    CUresult r = ks__cu.ModuleGetFunctionCount(&count, mod);
+    if (r != CUDA_SUCCESS) {
+        *call = "cuModuleGetFunctionCount";
+        return r;
+    }
+    CUfunction *all = calloc(count ? count : 1, sizeof *all);
+    if (all == NULL)
+        return CUDA_ERROR_OUT_OF_MEMORY;
+    r = count ? ks__cu.ModuleEnumerateFunctions(all, count, mod) : CUDA_SUCCESS;
+    if (r != CUDA_SUCCESS) {
+        free(all);
+        return r;
+    }
+    *handles = (void **)all;
+    *n = count;
+    return CUDA_SUCCESS;
+}
+
+static CUresult module_name(const void *handle, const char **name, const char **call)
+{
+    *call = "cuFuncGetName";
+    if (ks__cu.FuncGetName == NULL)
+        return CUDA_ERROR_NOT_SUPPORTED;
+    return ks__cu.FuncGetName(name, (CUfunction)(uintptr_t)handle);
 }
 
 static void *module_find(const ks_kernel *k, CUcontext ctx)

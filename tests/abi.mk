@@ -16,5 +16,5 @@ CHECK_TARGETS += check-abi
 check-abi: $(ABI_CHECK) $(KSTUB) $(KERNELS) $(ABI_CORPUS)
 	KSTUB=$(KSTUB) NVCC=$(NVCC) $(ABI_CHECK) $(KERNELS) $(ABI_CORPUS)
 
-$(ABI_CHECK): tests/check_abi.c | $(B)/tests
-	$(CC) $(BASE_CFLAGS) $< -o $@ $(CHECK_LIBS) -ljansson
+$(ABI_CHECK): tests/check_abi.c runtime/symbol.c runtime/symbol.h | $(B)/tests
+	$(CC) $(BASE_CFLAGS) -Iruntime $< runtime/symbol.c -o $@ $(CHECK_LIBS) -ljansson

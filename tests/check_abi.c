@@ -27,6 +27,8 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include "symbol.h"
+
 #define ABI_ARCH "sm_90"
 
 /* ---- a growable message buffer --------------------------------------------------------- */
@@ -326,12 +328,18 @@ static bool ptx_parse(const char *text, ptx_module *m, char *err, size_t errlen)
     return ok;
 }
 
-static const ptx_entry *ptx_find(const ptx_module *m, const char *symbol)
+/* The entry \p symbol names: itself, or for a pattern (internal linkage,
+ * runtime/symbol.h) the one entry it matches; *nmatch says how many did. */
+static const ptx_entry *ptx_find(const ptx_module *m, const char *symbol, size_t *nmatch)
 {
+    const ptx_entry *found = NULL;
+    *nmatch = 0;
     for (size_t i = 0; i < m->nentries; i++)
-        if (!strcmp(m->entries[i].symbol, symbol))
-            return &m->entries[i];
-    return NULL;
+        if (ks__symbol_match(symbol, m->entries[i].symbol, 0)) {
+            found = found ? found : &m->entries[i];
+            ++*nmatch;
+        }
+    return found;
 }
 
 /* ---- the comparison ---------------------------------------------------------------------- */
@@ -353,7 +361,8 @@ static int abi_compare(const char *file, const ptx_module *ptx, const json_t *ke
         const json_t *kern = json_array_get(kernels, k);
         const char *name = json_str(kern, "name"), *sym = json_str(kern, "symbol");
         const json_t *params = json_object_get(kern, "params");
-        const ptx_entry *e = ptx_find(ptx, sym);
+        size_t nmatch;
+        const ptx_entry *e = ptx_find(ptx, sym, &nmatch);
         for (size_t j = 0; j < k; j++)
             if (!strcmp(sym, json_str(json_array_get(kernels, j), "symbol"))) {
                 msg_add(msg, "%s: kernel %s: symbol %s appears twice in the manifest\n", file,
@@ -362,6 +371,12 @@ static int abi_compare(const char *file, const ptx_module *ptx, const json_t *ke
             }
         if (!e) {
             msg_add(msg, "%s: kernel %s: no .entry %s in nvcc's PTX\n", file, name, sym);
+            bad++;
+            continue;
+        }
+        if (nmatch > 1) {
+            msg_add(msg, "%s: kernel %s: %s matches %zu .entry lines in nvcc's PTX\n", file, name, sym,
+                    nmatch);
             bad++;
             continue;
         }
@@ -388,12 +403,10 @@ static int abi_compare(const char *file, const ptx_module *ptx, const json_t *ke
         }
     }
     for (size_t i = 0; i < ptx->nentries; i++) {
-        if (!ptx->entries[i].external)
-            continue;     /* internal linkage: kstub names it in a note (check_real.c) */
         if (ptx->entries[i].toolkit)
             continue;     /* the toolkit's own kernel: not the project's (--kernels-in) */
         size_t k = 0;
-        while (k < nk && strcmp(json_str(json_array_get(kernels, k), "symbol"), ptx->entries[i].symbol))
+        while (k < nk && !ks__symbol_match(json_str(json_array_get(kernels, k), "symbol"), ptx->entries[i].symbol, 0))
             k++;
         if (k == nk) {
             msg_add(msg, "%s: .entry %s (%zu parameters) in nvcc's PTX has no kernel in kstub's manifest\n",
@@ -547,15 +560,15 @@ START_TEST(abi_matches_nvcc)
     int bad = abi_compare(cu, &ptx, kernels, &msg);
     ck_assert_msg(bad == 0, "%d ABI mismatch(es) against nvcc -ptx -arch=" ABI_ARCH ":\n%s", bad,
                   msg.data);
-    size_t nparams = 0;
-    size_t nexternal = 0;
+    size_t nparams = 0, nkernels = 0, ninternal = 0;
     for (size_t i = 0; i < ptx.nentries; i++)
-        if (ptx.entries[i].external && !ptx.entries[i].toolkit) {
-            nexternal++;
+        if (!ptx.entries[i].toolkit) {
+            nkernels++;
+            ninternal += !ptx.entries[i].external;
             nparams += ptx.entries[i].nparams;
         }
-    printf("abi: %s: %zu kernels, %zu parameters match nvcc (%zu internal-linkage and %zu toolkit "
-           "entries left out)\n", cu, nexternal, nparams, ptx.nentries - nexternal - ntoolkit, ntoolkit);
+    printf("abi: %s: %zu kernels (%zu of internal linkage), %zu parameters match nvcc (%zu toolkit "
+           "entries left out)\n", cu, nkernels, ninternal, nparams, ntoolkit);
     for (size_t i = 6; i < nn; i++)
         free(nvcc_argv[i]);
     for (size_t i = 6; i < nk; i++)
@@ -704,17 +717,26 @@ START_TEST(declared_then_defined_is_one_entry)
 END_TEST
 
 /* An internal-linkage entry (static kernel, nvcc's __nv_static_ name) needs
- * no kernel in the manifest; an external one still does. */
-START_TEST(oracle_leaves_out_internal_entries)
+ * a kernel too, whose symbol pattern matches it once. */
+START_TEST(oracle_matches_internal_entries)
 {
-    ptx_module m = parse_ok(".entry __nv_static_26__c40a598f_5_st_cu__Z6helperPf(.param .u64 a)\n{}\n"
+    ptx_module m = parse_ok(".entry __nv_static_26__1bb079f7_5_st_cu_4766a884__Z6helperPf(.param .u64 a)\n{}\n"
+                            ".entry _ZN37_GLOBAL__N__1bb079f7_5_st_cu_4766a8846k_anonEPf(.param .u64 a)\n{}\n"
+                            ".entry _ZN37_GLOBAL__N__22b079f7_5_st_cu_4766a8846k_anonEPf(.param .u64 a)\n{}\n"
                             ".visible .entry _Z3pubPf(.param .u64 a)\n{}\n");
     json_error_t jerr;
-    json_t *none = json_loads("[]", 0, &jerr);
+    json_t *none = json_loads("[{\"name\": \"helper\", \"symbol\": \"{static:5_st_cu}_Z6helperPf\", "
+                              "\"params\": [{\"size\": 8, \"align\": 8, \"offset\": 0}]},"
+                              "{\"name\": \"k_anon\", \"symbol\": \"{static:5_st_cu}_ZN{anon:5_st_cu}6k_anonEPf\", "
+                              "\"params\": [{\"size\": 8, \"align\": 8, \"offset\": 0}]}]", 0, &jerr);
+    ck_assert_ptr_nonnull(none);
     msgbuf msg = {0};
-    ck_assert_int_eq(abi_compare("x.cu", &m, none, &msg), 1);
+    int nbad = abi_compare("x.cu", &m, none, &msg);
+    ck_assert_msg(nbad == 2, "%d:\n%s", nbad, msg.data);
     ck_assert_msg(strstr(msg.data, ".entry _Z3pubPf (1 parameters) in nvcc's PTX has no kernel"),
                   "%s", msg.data);
+    ck_assert_msg(strstr(msg.data, "kernel k_anon: {static:5_st_cu}_ZN{anon:5_st_cu}6k_anonEPf matches 2 "
+                         ".entry lines"), "%s", msg.data);
     ck_assert_msg(!strstr(msg.data, "helper"), "%s", msg.data);
     free(msg.data);
     json_decref(none);
@@ -832,7 +854,7 @@ static Suite *abi_suite(int nfiles)
     tcase_add_test(tc, entries_without_parameters);
     tcase_add_test(tc, only_real_entries_count);
     tcase_add_test(tc, malformed_entries_are_errors);
-    tcase_add_test(tc, oracle_leaves_out_internal_entries);
+    tcase_add_test(tc, oracle_matches_internal_entries);
     tcase_add_test(tc, declared_then_defined_is_one_entry);
     suite_add_tcase(s, tc);
 

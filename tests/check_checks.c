@@ -101,6 +101,32 @@ START_TEST(unknown_word_fails_every_launch)
 }
 END_TEST
 
+/* Issue 30 #14: with no driver to load, the typo is still what a launch
+ * reports (it returned KS_ERR_NO_DRIVER, hiding it); without the typo the
+ * same launch says there is no driver. */
+static void setup_no_driver(void)
+{
+    unsetenv("KSTUB_CHECK");
+    unsetenv("KSTUB_TRACE");
+    setenv("KSTUB_LIBCUDA", "/nonexistent/libcuda.so.1", 1);
+}
+
+START_TEST(unknown_word_fails_without_a_driver)
+{
+    setenv("KSTUB_CHECK", "sync,pointer", 1);
+    ck_assert_status(launch(0, 0, 4), KS_ERR_INVALID_VALUE);
+    ck_assert_message_has("KSTUB_CHECK names an unknown check 'pointer'");
+    ck_assert_status(launch(0, 0, 4), KS_ERR_INVALID_VALUE);
+}
+END_TEST
+
+START_TEST(no_driver_without_a_typo)
+{
+    setenv("KSTUB_CHECK", "sync,pointers", 1);
+    ck_assert_status(launch(0, 0, 4), KS_ERR_NO_DRIVER);
+}
+END_TEST
+
 START_TEST(api_overrides_environment)
 {
     unsigned bits = 99;
@@ -385,6 +411,11 @@ static Suite *checks_suite(void)
     tcase_add_test(c, environment_trace_path_turns_trace_on);
     tcase_add_test(c, unknown_word_fails_every_launch);
     tcase_add_test(c, api_overrides_environment);
+    suite_add_tcase(s, c);
+    c = tcase_create("choice without a driver");
+    tcase_add_checked_fixture(c, setup_no_driver, NULL);
+    tcase_add_test(c, unknown_word_fails_without_a_driver);
+    tcase_add_test(c, no_driver_without_a_typo);
     suite_add_tcase(s, c);
     c = tcase_create("pointers");
     tcase_add_checked_fixture(c, setup, NULL);

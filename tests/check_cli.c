@@ -175,6 +175,49 @@ START_TEST(list_json_carries_prototypes)
 }
 END_TEST
 
+/* Issue 30 #16: --list --all also prints each stub's other entry points
+ * (_n when the kernel has one, _node, _node_set, _nodes_set) and the one
+ * C name over a template's instances. Each printed prototype redeclares
+ * the header's declaration exactly (a C11 compile of the header and the
+ * lines together), every public declaration of the header is printed, and
+ * each one name is a macro the header defines. JSON carries the same. */
+START_TEST(list_all_shows_every_entry_point)
+{
+    make_tmpdir();
+    char *out;
+    int rc = run(&out, "cp kernels/templates.cu '%s/t.cu' && printf '%%s\\n' "
+                 "'__global__ void dyn(float *y) { extern __shared__ float s[]; s[0] = 1; y[0] = s[0]; }' "
+                 ">> '%s/t.cu'", tmpdir, tmpdir);
+    ck_assert_msg(rc == 0, "%s", out);
+    free(out);
+    rc = run(&out, "cd '%s' && %s --list --all t.cu 2>/dev/null > all.txt && %s t.cu -o t 2>/dev/null && "
+             "{ echo '#include \"t.h\"'; grep '^ *ks_status' all.txt; } > redecl.c && "
+             "{ echo '#include \"t.h\"'; grep '^/\\* [a-z_]*(' all.txt | "
+             "sed 's|^/\\* \\([a-z_]*\\)(.*|#ifndef \\1\\n#error \\1\\n#endif|'; } > generic.c && "
+             "gcc -std=c11 -Wall -Wextra -Wpedantic -Werror -DKSTUB_PLAIN_CALLS -I%s/runtime -fsyntax-only redecl.c && "
+             "gcc -std=c11 -Wall -Wextra -Wpedantic -Werror -I%s/runtime -fsyntax-only generic.c && "
+             "grep -o '^ks_status [a-z][a-z0-9_]*(' t.h | grep -v ' ks__' | sort > declared && "
+             "grep -o '^ *ks_status [a-z][a-z0-9_]*(' all.txt | sed 's/^ *//' | sort > listed && "
+             "diff declared listed && wc -l < listed && grep -c '^/\\* ' all.txt && "
+             "grep -c '_n(' all.txt && grep -c '^ks_status dyn_n(' t.h",
+             tmpdir, kstub_bin(), kstub_bin(), cwd, cwd);
+    /* templates.cu: 4 kernels, dyn without _n; fill and tmpl_axpy */
+    ck_assert_msg(rc == 1, "exit %d\n%s", rc, out);
+    ck_assert_msg(strcmp(out, "24\n2\n4\n0\n") == 0, "%s", out);
+    free(out);
+    rc = run(&out, "cd '%s' && grep -c 'fill(launch, out, value, n): one name over fill_int, fill_u16' all.txt && "
+             "%s --list --all --format=json t.cu 2>/dev/null | grep -c '\"entry_points\"\\|\"generics\"' && "
+             "%s --list --format=json t.cu 2>/dev/null | grep -c '\"entry_points\"\\|\"generics\"'",
+             tmpdir, kstub_bin(), kstub_bin());
+    ck_assert_msg(strcmp(out, "1\n6\n0\n") == 0, "%s", out);
+    free(out);
+    rc = run(&out, "cd '%s' && %s --all t.cu -o t", tmpdir, kstub_bin());
+    ck_assert_msg(rc == 2 && strstr(out, "--all is for --list"), "exit %d\n%s", rc, out);
+    free(out);
+    remove_tmpdir();
+}
+END_TEST
+
 /* A file that does not parse: file:line:col errors, exit 1, nothing on stdout. */
 START_TEST(list_errors_as_usual)
 {
@@ -530,6 +573,62 @@ START_TEST(make_kstub_check_builds_nothing_and_keeps_4_and_12)
 }
 END_TEST
 
+/* Issue 30 #12: in a kstub.mk project the fix kstub-check prints is make
+ * (kstub.mk passes --fix-command), not a raw kstub command line; applied as
+ * printed, it brings everything up to date. Two ways to be stale: the
+ * kernel's line moved (no signature changed: kstub check's own report) and a
+ * kernel added (kstub diff's, summed up by kstub-check). */
+static char *hint(const char *out, const char *before)
+{
+    const char *h = strstr(out, before);
+    ck_assert_msg(h != NULL, "no '%s' in:\n%s", before, out);
+    h += strlen(before);
+    return strndup(h, strcspn(h, "\n"));
+}
+
+START_TEST(kstub_check_hint_in_a_kstub_mk_project_is_make)
+{
+    make_tmpdir();
+    char *out;
+    int rc = run(&out, "cd '%s' && mkdir k && cat > k/two.cu <<'EOF'\n%sEOF\n"
+        "printf 'KSTUB_KERNELS := k/two.cu\\nKSTUB_OUT := out\\nKSTUB_ARCHS := 90\\n"
+        "KSTUB_MK := %s/kstub.mk\\nKSTUB := %s\\nKSTUB_INCLUDE := %s/runtime\\nCUDA_PATH := %s\\n"
+        "NVCC := %s\\ninclude $(KSTUB_MK)\\nall: $(KSTUB_HEADERS) $(KSTUB_SOURCES)\\n' > Makefile",
+        tmpdir, two_cu, cwd, kstub_bin(), cwd, cuda_path(), nvcc_bin());
+    ck_assert_msg(rc == 0, "%s", out);
+    free(out);
+    const char *mk = "env -u MAKEFLAGS -u MFLAGS -u MAKELEVEL make";
+    rc = run(&out, "cd '%s' && %s && %s kstub-check", tmpdir, mk, mk);
+    ck_assert_msg(rc == 0, "build failed:\n%s", out);
+    free(out);
+    rc = run(&out, "cd '%s' && sleep 1 && sed -i '1i // a comment: the kernels move down a line' k/two.cu && "
+             "%s kstub-check", tmpdir, mk);
+    ck_assert_msg(rc == 2 && strstr(out, "] Error 4\n"), "exit %d\n%s", rc, out);
+    char *fix = hint(out, "to fix, run:\n  ");
+    ck_assert_str_eq(fix, "make");
+    free(out);
+    rc = run(&out, "cd '%s' && env -u MAKEFLAGS -u MFLAGS -u MAKELEVEL %s && %s kstub-check", tmpdir, fix, mk);
+    ck_assert_msg(rc == 0, "after '%s': exit %d\n%s", fix, rc, out);
+    free(out);
+    free(fix);
+    rc = run(&out, "cd '%s' && sleep 1 && echo '__global__ void more(int *p) { *p = 1; }' >> k/two.cu && "
+             "%s kstub-check", tmpdir, mk);
+    ck_assert_msg(rc == 2 && strstr(out, "] Error 4\n"), "exit %d\n%s", rc, out);
+    fix = hint(out, "compatible (4); to fix, run: ");
+    ck_assert_str_eq(fix, "make");
+    free(out);
+    rc = run(&out, "cd '%s' && env -u MAKEFLAGS -u MFLAGS -u MAKELEVEL %s && %s kstub-check", tmpdir, fix, mk);
+    ck_assert_msg(rc == 0, "after '%s': exit %d\n%s", fix, rc, out);
+    free(out);
+    free(fix);
+    /* --fix-command is check's alone. */
+    rc = run(&out, "cd '%s' && %s k/two.cu --fix-command x -o y", tmpdir, kstub_bin());
+    ck_assert_msg(rc == 2 && strstr(out, "--fix-command is for kstub check"), "exit %d\n%s", rc, out);
+    free(out);
+    remove_tmpdir();
+}
+END_TEST
+
 /* ---- <kernel>_n and dynamic shared memory --------------------------------------------------- */
 
 /* _n launches with 0 bytes of dynamic shared memory, so kernels that use an
@@ -638,6 +737,37 @@ START_TEST(ks_check_prints_the_call_and_exits)
     }
     rc = run(&out, "cd '%s' && ASAN_OPTIONS=detect_leaks=0 ./own", tmpdir);
     ck_assert_msg(rc == 0 && out[0] == '\0', "the program's own KS_CHECK: %d %s", rc, out);
+    free(out);
+    remove_tmpdir();
+}
+END_TEST
+
+/* ---- the prelude cache's one line ----------------------------------------------------------- */
+
+/* Issue 30 #17: a run that builds the precompiled prelude (seconds) says so
+ * in one line on a terminal; a run that finds it in the cache, a run with
+ * --no-cache, and a run whose stderr is not a terminal (a log, a test that
+ * compares messages) say nothing. script(1) gives the run a terminal. */
+START_TEST(building_the_prelude_says_so_once_on_a_terminal)
+{
+    make_tmpdir();
+    write_file("two.cu", two_cu);
+    const char *line = "kstub: precompiling the CUDA headers for these options, once; later runs with "
+                       "them reuse it from the cache";
+    char *out;
+    int rc = run(&out, "cd '%s' && for c in c1 c1 c2; do "
+                 "script -qec \"KSTUB_CACHE_DIR=$c '%s' --list two.cu >/dev/null\" /dev/null | "
+                 "grep -c 'precompiling the CUDA headers'; done; "
+                 "script -qec \"KSTUB_CACHE_DIR=c3 '%s' --no-cache --list two.cu >/dev/null\" /dev/null | "
+                 "grep -c 'precompiling'; "
+                 "KSTUB_CACHE_DIR=c4 '%s' two.cu -o a 2>a.err; '%s' two.cu -o b --no-cache 2>b.err; "
+                 "cmp a.err b.err && wc -c < a.err", tmpdir, kstub_bin(), kstub_bin(), kstub_bin(),
+                 kstub_bin());
+    ck_assert_msg(strcmp(out, "1\n0\n1\n0\n0\n") == 0, "exit %d\n%s", rc, out);
+    free(out);
+    rc = run(&out, "cd '%s' && script -qec \"KSTUB_CACHE_DIR=c5 '%s' --list two.cu >/dev/null\" /dev/null",
+             tmpdir, kstub_bin());
+    ck_assert_msg(strstr(out, line) == out, "%s", out);
     free(out);
     remove_tmpdir();
 }
@@ -862,6 +992,41 @@ START_TEST(readme_commands_run)
                   strstr(o, "\nfirst: saxpy over 1048576 elements: PASS"), "%s", o);
     ck_assert_msg(strstr(o, "\nfirst_driver: no CUDA driver on this machine (") ||
                   strstr(o, "\nfirst_driver: saxpy over 1048576 elements: PASS"), "%s", o);
+    /* Issue 30 #15: make demo lists every kernel it generated a stub for
+     * (as many as kstub --list prints over kernels/), in a file table whose
+     * byte column lines up, and the build is quiet (no -Wpsabi note for
+     * the CUtensorMap stub). */
+    char *listed;
+    ck_assert_int_eq(run(&listed, "for f in kernels/*.cu; do %s --list $f 2>/dev/null | "
+                         "sed 's|^ks_status \\([a-z0-9_]*\\)(.*|'\"$f\"' \\1|'; done", kstub_bin()), 0);
+    int nkernels = 0;
+    for (const char *l = listed; *l; l = strchr(l, '\n') + 1) {
+        char file[256], name[256], want[600];
+        ck_assert_int_eq(sscanf(l, "%255s %255s", file, name), 2);
+        snprintf(want, sizeof want, "\n  %s ", file);
+        const char *row = o;
+        while ((row = strstr(row, want)) != NULL) {
+            row += strlen(want);
+            row += strspn(row, " ");
+            if (strncmp(row, name, strlen(name)) == 0 && row[strlen(name)] == '\n')
+                break;
+        }
+        ck_assert_msg(row != NULL, "make demo does not list %s's kernel %s:\n%s", file, name, o);
+        nkernels++;
+    }
+    free(listed);
+    char head[128];
+    snprintf(head, sizeof head, "demo: kstub generated stubs for %d kernels from ", nkernels);
+    ck_assert_msg(nkernels >= 16 && strstr(o, head), "%s\n%s", head, o);
+    long column = -1;
+    for (const char *r = o; (r = strstr(r, "\n  build/examples/gen/")) != NULL; r++) {
+        const char *e = strchr(r + 1, '\n'), *bytes = strstr(r + 1, " bytes\n");
+        ck_assert_msg(bytes && e && bytes < e, "%.*s", (int)(e ? e - r : 80), r);
+        ck_assert_msg(column < 0 || bytes - r == column, "make demo's byte column is misaligned:\n%s", o);
+        column = bytes - r;
+    }
+    ck_assert_msg(column > 0, "make demo lists no generated file:\n%s", o);
+    ck_assert_msg(!strstr(o, "the ABI for passing parameters"), "make demo's build is not quiet:\n%s", o);
     /* The pkg-config route's program ran from a fresh shell. */
     ck_assert_msg(strstr(o, "$ ./build/pc/first_driver\nfirst_driver: "), "%s", o);
     ck_assert_msg(strstr(o, "$ build/cmake-example/scale_app\nscale_app: ") &&
@@ -880,6 +1045,7 @@ static Suite *cli_suite(void)
     tcase_add_test(tc, list_json_carries_prototypes);
     tcase_add_test(tc, list_and_c_type_follow_the_templates);
     tcase_add_test(tc, list_errors_as_usual);
+    tcase_add_test(tc, list_all_shows_every_entry_point);
     suite_add_tcase(s, tc);
     tc = tcase_create("outputs");
     tcase_set_timeout(tc, 120);
@@ -899,6 +1065,10 @@ static Suite *cli_suite(void)
     tcase_set_timeout(tc, 120);
     tcase_add_test(tc, n_is_left_out_for_dynamic_shared_memory);
     suite_add_tcase(s, tc);
+    tc = tcase_create("prelude");
+    tcase_set_timeout(tc, 300);
+    tcase_add_test(tc, building_the_prelude_says_so_once_on_a_terminal);
+    suite_add_tcase(s, tc);
     tc = tcase_create("ks_check");
     tcase_set_timeout(tc, 120);
     tcase_add_test(tc, ks_check_prints_the_call_and_exits);
@@ -912,6 +1082,7 @@ static Suite *cli_suite(void)
     tcase_set_timeout(tc, 300);
     tcase_add_test(tc, make_q_and_n_after_a_complete_build);
     tcase_add_test(tc, make_kstub_check_builds_nothing_and_keeps_4_and_12);
+    tcase_add_test(tc, kstub_check_hint_in_a_kstub_mk_project_is_make);
     suite_add_tcase(s, tc);
     return s;
 }

@@ -14,6 +14,18 @@
  * or regenerated (a gate running diff fails); a malformed manifest (it
  * fails); the old manifest unreadable (a gate running diff fails).
  *
+ * Output: a block marked <!-- output: SCRIPT --> is SCRIPT's output (the
+ * scripts are in tests/docs/), and a block that looks like kstub's output
+ * must be marked.
+ *
+ * Claims: each sentence about internal-linkage kernels matches what kstub
+ * does with them.
+ *
+ * Markdown tables: no row outside a table (a blank line inside one ends it).
+ *
+ * The kstub.mk include line: each documented one stops with "kstub is not
+ * on PATH" when it is not, and includes kstub.mk from beside kstub when it is.
+ *
  *   KSTUB=build/bin/kstub build/tests/check_docs
  *
  * Run from the repository root (make check-docs does).
@@ -88,6 +100,7 @@ typedef struct block {
     char where[PATH_MAX + 32];  /* file:line of its first line */
     char lang[32];              /* the fence's language; "man" for .nf/.fi */
     char *text;                 /* its lines, each ending in '\n' */
+    char output[256];           /* "<!-- output: SCRIPT -->" on the line above: SCRIPT, else "" */
 } block;
 
 typedef struct blocks {
@@ -95,7 +108,8 @@ typedef struct blocks {
     size_t n, cap;
 } blocks;
 
-static void blocks_add(blocks *b, const char *file, int line, const char *lang, char *text)
+static void blocks_add(blocks *b, const char *file, int line, const char *lang, char *text,
+                       const char *output)
 {
     if (b->n == b->cap) {
         b->cap = b->cap ? 2 * b->cap : 32;
@@ -106,6 +120,7 @@ static void blocks_add(blocks *b, const char *file, int line, const char *lang, 
     snprintf(k->where, sizeof k->where, "%s:%d", file, line);
     snprintf(k->lang, sizeof k->lang, "%s", lang);
     k->text = text;
+    snprintf(k->output, sizeof k->output, "%s", output);
 }
 
 static void blocks_free(blocks *b)
@@ -156,7 +171,7 @@ static void read_blocks(const char *file, blocks *b)
     char *text = slurp(file);
     int man = strstr(file, ".md") == NULL;
     int lineno = 0, start = 0, in = 0;
-    char lang[32] = "";
+    char lang[32] = "", output[256] = "", prev_output[256] = "";
     char *body = NULL;
     size_t len = 0;
     for (char *p = text; *p;) {
@@ -169,15 +184,16 @@ static void read_blocks(const char *file, blocks *b)
                 memcpy(lang, p + 3, l);
                 lang[l] = '\0';
                 in = 1, start = lineno + 1, body = NULL, len = 0;
+                snprintf(output, sizeof output, "%s", prev_output);
             } else {
-                blocks_add(b, file, start, lang, body ? body : calloc(1, 1));
+                blocks_add(b, file, start, lang, body ? body : calloc(1, 1), output);
                 in = 0;
             }
         } else if (man && (strncmp(p, ".nf", 3) == 0 || strncmp(p, ".fi", 3) == 0)) {
             if (p[1] == 'n')
                 in = 1, start = lineno + 1, body = NULL, len = 0;
             else if (in) {
-                blocks_add(b, file, start, "man", body ? body : calloc(1, 1));
+                blocks_add(b, file, start, "man", body ? body : calloc(1, 1), "");
                 in = 0;
             }
         } else if (in && !(man && (p[0] == '.' || p[0] == '\''))) {
@@ -185,6 +201,15 @@ static void read_blocks(const char *file, blocks *b)
             size_t m = man ? man_unescape(p, n, line) : (memcpy(line, p, n), n);
             append(&body, &len, line, m);
             free(line);
+        }
+        if (!in) {
+            /* The marker of an output block, on the line just above it. */
+            prev_output[0] = '\0';
+            static const char mark[] = "<!-- output: ";
+            if (strncmp(p, mark, sizeof mark - 1) == 0 && n > sizeof mark + 3 &&
+                strncmp(p + n - 4, " -->", 4) == 0)
+                snprintf(prev_output, sizeof prev_output, "%.*s", (int)(n - 4 - (sizeof mark - 1)),
+                         p + sizeof mark - 1);
         }
         p = e ? e + 1 : p + n;
     }
@@ -428,12 +453,287 @@ START_TEST(every_documented_gate_fails_a_failure)
 }
 END_TEST
 
+/* ---- the kstub.mk include line ------------------------------------------------------------ */
+
+/* Issue 30 #10: every documented line that finds kstub.mk through the kstub
+ * on PATH (in a make block of the docs, or an example's Makefile) says so
+ * when kstub is not on PATH (it said "../share/kstub/kstub.mk: No such file
+ * or directory"), and includes kstub.mk from beside the kstub that is. */
+START_TEST(include_line_says_kstub_is_not_on_path)
+{
+    blocks b;
+    all_blocks(&b);
+    char *lines = NULL;
+    size_t len = 0;
+    for (size_t i = 0; i < b.n; i++) {
+        if (strcmp(b.v[i].lang, "make") != 0)
+            continue;
+        char *copy = strdup(b.v[i].text), *save = NULL;
+        for (char *l = strtok_r(copy, "\n", &save); l; l = strtok_r(NULL, "\n", &save))
+            if (strncmp(l, "include ", 8) == 0 && strstr(l, "kstub.mk") && strstr(l, "command -v kstub"))
+                append(&lines, &len, l, strlen(l));
+        free(copy);
+    }
+    blocks_free(&b);
+    char *ex;
+    ck_assert_int_eq(run(&ex, "grep -h '^include .*command -v kstub.*kstub.mk' examples/*/Makefile"), 0);
+    append(&lines, &len, ex, strlen(ex));
+    free(ex);
+    char root[PATH_MAX];
+    ck_assert_ptr_nonnull(getcwd(root, sizeof root));
+    make_tmpdir();
+    char *out;
+    int rc = run(&out, "cd '%s' && mkdir -p p/bin p/share/kstub && ln -s '%s' p/bin/kstub && "
+                 "cp '%s/kstub.mk' p/share/kstub/", tmpdir, kstub_bin(), root);
+    ck_assert_msg(rc == 0, "%s", out);
+    free(out);
+    int n = 0;
+    char *save = NULL;
+    for (char *l = strtok_r(lines, "\n", &save); l; l = strtok_r(NULL, "\n", &save)) {
+        if (!*l)
+            continue;
+        char mk[PATH_MAX + 32];
+        snprintf(mk, sizeof mk, "%s/Makefile", tmpdir);
+        FILE *f = fopen(mk, "w");
+        ck_assert_ptr_nonnull(f);
+        fprintf(f, "%s\nshow:\n\t@echo included $(KSTUB)\n", l);
+        fclose(f);
+        rc = run(&out, "cd '%s' && env -i PATH=/usr/bin:/bin make -s show", tmpdir);
+        ck_assert_msg(rc == 2 && strstr(out, "kstub is not on PATH"), "'%s' without kstub on PATH: "
+                      "exit %d\n%s", l, rc, out);
+        free(out);
+        rc = run(&out, "cd '%s' && env -i PATH=\"$PWD/p/bin:/usr/bin:/bin\" make -s show", tmpdir);
+        ck_assert_msg(rc == 0 && strcmp(out, "included kstub\n") == 0, "'%s' with kstub on PATH: "
+                      "exit %d\n%s", l, rc, out);
+        free(out);
+        n++;
+    }
+    /* README.md, docs/build-systems.md, examples/first/Makefile */
+    ck_assert_int_ge(n, 3);
+    free(lines);
+    remove_tmpdir();
+}
+END_TEST
+
+/* ---- markdown tables --------------------------------------------------------------------- */
+
+/* Issue 30 #11: a table row (a line starting with '|', outside code blocks)
+ * continues a table or starts one: after a blank line or text it must be a
+ * header, followed by its delimiter row (| --- |). A blank line inside a
+ * table ends it, and the rows after it print as text. */
+static int table_errors(const char *file, const char *text, char **report, size_t *rlen)
+{
+    int errors = 0, lineno = 0, in_code = 0;
+    const char *prev = "";
+    size_t prevn = 0;
+    for (const char *p = text; *p;) {
+        const char *e = strchr(p, '\n');
+        size_t n = e ? (size_t)(e - p) : strlen(p);
+        lineno++;
+        if (strncmp(p, "```", 3) == 0)
+            in_code = !in_code;
+        else if (!in_code && n > 0 && p[0] == '|' && !(prevn > 0 && prev[0] == '|')) {
+            const char *next = e ? e + 1 : "";
+            int delim = next[0] == '|' && strspn(next, "|-: ") >= strcspn(next, "\n") &&
+                        strchr(next, '-') && strchr(next, '-') < next + strcspn(next, "\n");
+            if (!delim) {
+                char msg[PATH_MAX + 200];
+                snprintf(msg, sizeof msg, "%s:%d: a table row outside a table (a blank line or text "
+                         "above it ended the table): %.60s", file, lineno, p);
+                append(report, rlen, msg, strlen(msg));
+                errors++;
+            }
+        }
+        prev = p, prevn = n;
+        p = e ? e + 1 : p + n;
+    }
+    return errors;
+}
+
+START_TEST(markdown_tables_are_whole)
+{
+    char *list, *save = NULL, *report = NULL;
+    size_t rlen = 0;
+    int errors = 0, files = 0;
+    ck_assert_int_eq(run(&list, "echo README.md; ls docs/*.md examples/*/README.md 2>/dev/null | "
+                         "LC_ALL=C sort"), 0);
+    for (char *f = strtok_r(list, "\n", &save); f; f = strtok_r(NULL, "\n", &save)) {
+        char *text = slurp(f);
+        errors += table_errors(f, text, &report, &rlen);
+        free(text);
+        files++;
+    }
+    ck_assert_msg(errors == 0, "%s", report);
+    ck_assert_int_ge(files, 9);
+    /* The lint itself: a table cut by a blank line is caught. */
+    report = NULL, rlen = 0;
+    ck_assert_int_eq(table_errors("t.md", "| a | b |\n| --- | --- |\n| 1 | 2 |\n\n| 3 | 4 |\n",
+                                  &report, &rlen), 1);
+    ck_assert_msg(strstr(report, "t.md:5: a table row outside a table"), "%s", report);
+    free(report);
+    free(list);
+}
+END_TEST
+
+/* ---- what the docs say of internal-linkage kernels ------------------------------------------- */
+
+/* Issue 30 #13: every sentence of README.md, docs/ and kstub(1) about
+ * kernels with internal linkage says what kstub does with them now: the
+ * man page said they were refused, while kstub skipped them with a note.
+ * A sentence (to its '.' or ';') that says "refused" claims an error, one
+ * that says "skipped" or "no stub" a note and no stub, one that says
+ * "stub" otherwise a stub; kstub --list on a static and an anonymous-
+ * namespace kernel is the judge. */
+enum linkage_claim { CLAIM_NONE, CLAIM_REFUSED, CLAIM_SKIPPED, CLAIM_STUB };
+
+static enum linkage_claim classify(const char *s)
+{
+    if (strstr(s, "refused"))
+        return CLAIM_REFUSED;
+    if (strstr(s, "skipped") || strstr(s, "no stub"))
+        return CLAIM_SKIPPED;
+    if (strstr(s, "stub"))
+        return CLAIM_STUB;
+    return CLAIM_NONE;
+}
+
+START_TEST(internal_linkage_claims_are_true)
+{
+    make_tmpdir();
+    write_text_in(tmpdir, "st.cu", "static __global__ void k_static(float *p) { p[0] = 1; }\n"
+                                    "namespace { __global__ void k_anon(float *p) { p[0] = 2; } }\n"
+                                    "__global__ void k_plain(float *p) { p[0] = 3; }\n");
+    char *out;
+    int rc = run(&out, "cd '%s' && %s --list st.cu 2>&1", tmpdir, kstub_bin());
+    enum linkage_claim does = rc != 0 ? CLAIM_REFUSED
+                            : strstr(out, "k_static(") && strstr(out, "k_anon(") ? CLAIM_STUB
+                            : !strstr(out, "k_static(") && !strstr(out, "k_anon(") &&
+                              strstr(out, "note: kernel 'k_static'") && strstr(out, "note: kernel '")
+                            ? CLAIM_SKIPPED : CLAIM_NONE;
+    ck_assert_msg(does != CLAIM_NONE, "kstub --list does something the test cannot name:\n%s", out);
+    ck_assert_msg(strstr(out, "k_plain(") || does == CLAIM_REFUSED, "%s", out);
+    static const char *const names[] = {"nothing", "refuses them", "skips them with a note",
+                                        "makes stubs for them"};
+    char *list = doc_list(), *save = NULL;
+    int claims = 0;
+    for (char *f = strtok_r(list, "\n", &save); f; f = strtok_r(NULL, "\n", &save)) {
+        char *text = slurp(f);
+        /* The text as one line (a sentence spans lines), the man page unescaped. */
+        size_t n = strlen(text);
+        char *flat = malloc(n + 1);
+        n = strstr(f, ".md") ? (memcpy(flat, text, n), n) : man_unescape(text, n, flat);
+        flat[n] = '\0';
+        for (char *c = flat; *c; c++)
+            if (*c == '\n')
+                *c = ' ';
+        for (const char *p = flat; (p = strstr(p, "nternal linkage")) != NULL; p++) {
+            const char *e = p;
+            while (*e && *e != ';' && !(*e == '.' && (e[1] == ' ' || e[1] == '\0')))
+                e++;
+            char *sentence = strndup(p - 1, (size_t)(e - p) + 1);
+            enum linkage_claim says = classify(sentence);
+            if (says != CLAIM_NONE) {
+                ck_assert_msg(says == does, "%s says kernels with internal linkage: '%s', but kstub %s:\n%s",
+                              f, sentence, names[does], out);
+                claims++;
+            }
+            free(sentence);
+        }
+        free(flat);
+        free(text);
+    }
+    /* kstub(1)'s DESCRIPTION and two in docs/usage.md */
+    ck_assert_int_ge(claims, 3);
+    free(list);
+    free(out);
+    remove_tmpdir();
+}
+END_TEST
+
+/* ---- output shown in the docs ------------------------------------------------------------- */
+
+/* Issue 30 #12: output a page shows is what the tool prints. A block with
+ * "<!-- output: SCRIPT -->" on the line above is SCRIPT's output (run from
+ * the repository root, kstub from KSTUB), byte for byte; and a block that
+ * looks like kstub's output (a file:line: error|warning|note line, a
+ * "kstub check:" summary, a "to fix, run:" hint, a JSON report) must have
+ * such a marker, so shown output cannot go stale unnoticed. */
+static int looks_like_output(const char *text)
+{
+    char *copy = strdup(text), *save = NULL;
+    int hit = 0;
+    for (char *l = strtok_r(copy, "\n", &save); l && !hit; l = strtok_r(NULL, "\n", &save)) {
+        size_t w = strcspn(l, " :");
+        const char *p = l + w;
+        if (w > 0 && *p == ':' && isdigit((unsigned char)p[1])) {
+            p++;
+            p += strspn(p, "0123456789");
+            if (*p == ':' && isdigit((unsigned char)p[1])) {
+                p++;
+                p += strspn(p, "0123456789");
+            }
+            hit = strncmp(p, ": error: ", 9) == 0 || strncmp(p, ": warning: ", 11) == 0 ||
+                  strncmp(p, ": note: ", 8) == 0;
+        }
+        hit |= strncmp(l, "kstub check: ", 13) == 0 || strncmp(l, "kstub diff: ", 12) == 0 ||
+               strncmp(l, "to fix, run:", 12) == 0 || strstr(l, "\"exit_status\": ") != NULL;
+    }
+    free(copy);
+    return hit;
+}
+
+START_TEST(output_shown_is_what_kstub_prints)
+{
+    blocks b;
+    all_blocks(&b);
+    int verified = 0;
+    for (size_t i = 0; i < b.n; i++) {
+        const block *k = &b.v[i];
+        if (!k->output[0]) {
+            ck_assert_msg(!looks_like_output(k->text), "%s: this block shows kstub's output: put "
+                          "<!-- output: SCRIPT --> above it, SCRIPT making that output (tests/docs/):\n%s",
+                          k->where, k->text);
+            continue;
+        }
+        char *out;
+        int rc = run(&out, "KSTUB='%s' sh '%s' 2>&1", kstub_bin(), k->output);
+        ck_assert_msg(rc == 0, "%s: %s failed (%d):\n%s", k->where, k->output, rc, out);
+        ck_assert_msg(strcmp(out, k->text) == 0, "%s: the block is not what %s prints; it prints:\n%s",
+                      k->where, k->output, out);
+        free(out);
+        verified++;
+    }
+    blocks_free(&b);
+    /* docs/ci.md: kstub check's report, kstub diff's JSON */
+    ck_assert_int_ge(verified, 2);
+    /* The lint itself. */
+    ck_assert(looks_like_output("a.cu:5:28: error: kernel k removed\n"));
+    ck_assert(looks_like_output("x.json:3: warning: kernel k added\n"));
+    ck_assert(!looks_like_output("kstub check [options] INPUT.cu -o OUTBASE\n"));
+}
+END_TEST
+
 static Suite *docs_suite(void)
 {
     Suite *s = suite_create("docs");
     TCase *tc = tcase_create("gates");
     tcase_set_timeout(tc, 600);
     tcase_add_test(tc, every_documented_gate_fails_a_failure);
+    suite_add_tcase(s, tc);
+    tc = tcase_create("kstub.mk");
+    tcase_set_timeout(tc, 120);
+    tcase_add_test(tc, include_line_says_kstub_is_not_on_path);
+    suite_add_tcase(s, tc);
+    tc = tcase_create("markdown");
+    tcase_add_test(tc, markdown_tables_are_whole);
+    suite_add_tcase(s, tc);
+    tc = tcase_create("output");
+    tcase_set_timeout(tc, 120);
+    tcase_add_test(tc, output_shown_is_what_kstub_prints);
+    suite_add_tcase(s, tc);
+    tc = tcase_create("claims");
+    tcase_set_timeout(tc, 120);
+    tcase_add_test(tc, internal_linkage_claims_are_true);
     suite_add_tcase(s, tc);
     return s;
 }

@@ -536,6 +536,34 @@ START_TEST(diff_classifies_each_change)
 }
 END_TEST
 
+/* Issue 30 #12: a C++ kernel's parameter type change changes its mangled
+ * symbol too; diff reports the one change once (the symbol follows from
+ * it), and names the kernel once: "[c_name]" is for overloads, which
+ * share a name on one side, not for one kernel whose symbol changed. */
+START_TEST(diff_cxx_type_change_is_one_error)
+{
+    make_tmpdir();
+    write_manifest("a.json", KERNEL("saxpy", "saxpy", "_Z5saxpyPfm", 3, "null",
+                                    PARAM("y", "float *", 8, 8, 0) "," PARAM("n", "size_t", 8, 8, 8)));
+    write_manifest("b.json", KERNEL("saxpy", "saxpy", "_Z5saxpyPfi", 3, "null",
+                                    PARAM("y", "float *", 8, 8, 0) "," PARAM("n", "int", 4, 4, 8)));
+    char *out;
+    int rc = run(&out, "%s diff %s/a.json %s/b.json", kstub_bin(), tmpdir, tmpdir);
+    ck_assert_msg(rc == 12, "exit %d\n%s", rc, out);
+    ck_assert_str_eq(out, "s.cu:3: error: kernel saxpy, parameter 2 'n': type changed from 'size_t' to 'int'\n"
+                          "kstub diff: 1 breaking change, 0 compatible changes\n");
+    free(out);
+    /* Only the symbol changed (a namespace's name, say): that is the error. */
+    write_manifest("c.json", KERNEL("saxpy", "saxpy", "_Z5saxpyPfl", 3, "null",
+                                    PARAM("y", "float *", 8, 8, 0) "," PARAM("n", "size_t", 8, 8, 8)));
+    rc = run(&out, "%s diff %s/a.json %s/c.json", kstub_bin(), tmpdir, tmpdir);
+    ck_assert_msg(rc == 12 && strstr(out, "error: kernel saxpy: device symbol changed from "
+                                          "'_Z5saxpyPfm' to '_Z5saxpyPfl'"), "exit %d\n%s", rc, out);
+    free(out);
+    remove_tmpdir();
+}
+END_TEST
+
 START_TEST(diff_launch_bounds_both_ways)
 {
     make_tmpdir();
@@ -1216,6 +1244,7 @@ static Suite *drift_suite(void)
     tcase_set_timeout(tc, 60);
     tcase_add_loop_test(tc, diff_classifies_each_change, 0, NDIFF);
     tcase_add_test(tc, diff_launch_bounds_both_ways);
+    tcase_add_test(tc, diff_cxx_type_change_is_one_error);
     tcase_add_test(tc, diff_tool_and_usage_errors);
     tcase_add_test(tc, diff_output_formats);
     suite_add_tcase(s, tc);

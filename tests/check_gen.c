@@ -444,27 +444,6 @@ START_TEST(refusal_reports_location)
 }
 END_TEST
 
-/* Kernels with internal linkage cannot be launched from another file: each
- * is named in a note and the rest of the file is generated. */
-START_TEST(internal_linkage_is_skipped_with_a_note)
-{
-    make_tmpdir();
-    char *out;
-    int rc = run(&out, "%s tests/refuse/static_kernel.cu -o %s/out", kstub_bin(), tmpdir);
-    ck_assert_msg(rc == 0, "exit %d:\n%s", rc, out);
-    ck_assert_msg(strstr(out, "static_kernel.cu:1:24: note: kernel 'hidden' has internal linkage"), "%s", out);
-    ck_assert_msg(strstr(out, "static_kernel.cu:2:29: note: kernel '(anonymous)::anon' has internal"), "%s", out);
-    char p[128];
-    snprintf(p, sizeof p, "%s/out.h", tmpdir);
-    char *h = ks_read_file(p, NULL);
-    ck_assert_ptr_nonnull(h);
-    ck_assert_msg(strstr(h, "ks_status visible(") && !strstr(h, "hidden("), "%s", h);
-    free(h);
-    free(out);
-    remove_tmpdir();
-}
-END_TEST
-
 /* "// kstub:skip NAME" leaves a kernel out; naming none is an error. */
 START_TEST(skip_directive)
 {
@@ -665,6 +644,7 @@ static const struct {
     {"basic", "tests/golden/basic.ptx"},     /* the shapes of signature */
     {"records", NULL},                       /* records, enums, halves, by value and through pointers */
     {"templates", NULL},                     /* template instances, specializations, tags, arrays */
+    {"internal", NULL},                      /* static and anonymous-namespace kernels */
 };
 
 START_TEST(golden_output)
@@ -741,6 +721,38 @@ static int compile_lenient(char **out, int i, const char *file, const char *incd
     return run(out, "%s %s -Wall -Iruntime -I%s/include -I%s -c %s -o /dev/null", compilers[i].compiler,
                compilers[i].lang, cuda_path(), incdir, file);
 }
+
+/* Kernels with internal linkage get stubs, without a note; their symbols
+ * are patterns for the per-compilation part of nvcc's names. */
+START_TEST(internal_linkage_gets_stubs)
+{
+    make_tmpdir();
+    char *out;
+    int rc = run(&out, "%s tests/golden/internal.cu -o %s/out", kstub_bin(), tmpdir);
+    ck_assert_msg(rc == 0, "exit %d:\n%s", rc, out);
+    ck_assert_msg(!strstr(out, "note:"), "%s", out);
+    char p[128];
+    snprintf(p, sizeof p, "%s/out.c", tmpdir);
+    char *c = ks_read_file(p, NULL);
+    ck_assert_ptr_nonnull(c);
+    ck_assert_msg(strstr(c, "\"{static:11_internal_cu}_Z6hiddenPf\"") &&
+                  strstr(c, "\"{static:11_internal_cu}_ZN{anon:11_internal_cu}4anonEPf\"") &&
+                  strstr(c, "\"_Z7visiblePf\""), "%s", c);
+    free(c);
+    free(out);
+    /* The stubs compile as every language a user builds them as. */
+    static const char *const extra[][2] = {{"gcc", "-x c -std=gnu17"}, {"clang", "-x c -std=gnu17"}};
+    for (size_t i = 0; i < NCOMPILERS + 2; i++) {
+        const char *cc = i < NCOMPILERS ? compilers[i].compiler : extra[i - NCOMPILERS][0];
+        const char *lang = i < NCOMPILERS ? compilers[i].lang : extra[i - NCOMPILERS][1];
+        rc = run(&out, "%s %s -Wall -Wextra -Wpedantic -Werror -Iruntime -I%s/include -I%s -c %s/out.c "
+                 "-o /dev/null", cc, lang, cuda_path(), tmpdir, tmpdir);
+        ck_assert_msg(rc == 0, "%s %s:\n%s", cc, lang, out);
+        free(out);
+    }
+    remove_tmpdir();
+}
+END_TEST
 
 START_TEST(generated_code_compiles)
 {
@@ -993,6 +1005,38 @@ START_TEST(macros_and_includes_reach_the_parse)
     ck_assert_ptr_nonnull(json);
     ck_assert_msg(strstr(json, "\"c_type\": \"double *\"") != NULL, "%s", json);
     free(json);
+    remove_tmpdir();
+}
+END_TEST
+
+/* Kernels with internal linkage are found in an embedded image by their
+ * symbol patterns: whole-program and -rdc, PTX and cubin; an image of a file
+ * of another name is refused, as any image that lacks a kernel. */
+START_TEST(embed_accepts_internal_kernels)
+{
+    make_tmpdir();
+    char *out;
+    const char *cuda = getenv("CUDA_PATH") ? getenv("CUDA_PATH") : "/usr/local/cuda";
+    ck_assert_msg(run(&out, "cp tests/golden/internal.cu %s && cd %s && cp internal.cu other.cu && "
+                      "%s/bin/nvcc -ptx -arch=sm_90 internal.cu -o wp.ptx && "
+                      "%s/bin/nvcc -ptx -arch=sm_90 -rdc=true internal.cu -o rdc.ptx && "
+                      "%s/bin/nvcc -cubin -arch=sm_90 -rdc=true internal.cu -o rdc.cubin",
+                      tmpdir, tmpdir, cuda, cuda, cuda) == 0, "nvcc: %s", out);
+    free(out);
+    static const char *const images[] = {"wp.ptx", "rdc.ptx", "rdc.cubin"};
+    for (size_t i = 0; i < sizeof images / sizeof *images; i++) {
+        int rc = run(&out, "%s %s/internal.cu --embed %s/%s -o %s/a", kstub_bin(), tmpdir, tmpdir,
+                     images[i], tmpdir);
+        ck_assert_msg(rc == 0, "%s: %s", images[i], out);
+        free(out);
+    }
+    ck_assert_int_ne(run(&out, "%s %s/other.cu --embed %s/wp.ptx -o %s/b", kstub_bin(), tmpdir, tmpdir,
+                         tmpdir), 0);
+    ck_assert_msg(strstr(out, "kernel 'hidden' (symbol '{static:8_other_cu}_Z6hiddenPf') is not in the "
+                         "image") == NULL, "%s", out);   /* whole-program: found by its plain name */
+    ck_assert_msg(strstr(out, "kernel '(anonymous)::anon' (symbol '{static:8_other_cu}_ZN{anon:8_other_cu}"
+                         "4anonEPf') is not in the image"), "%s", out);
+    free(out);
     remove_tmpdir();
 }
 END_TEST
@@ -1269,7 +1313,7 @@ static Suite *gen_suite(void)
     tcase_set_timeout(tc, 60);
     tcase_add_loop_test(tc, refusal_reports_location, 0, NREFUSALS);
     tcase_add_test(tc, refusal_messages_name_kernel_and_parameter);
-    tcase_add_test(tc, internal_linkage_is_skipped_with_a_note);
+    tcase_add_test(tc, internal_linkage_gets_stubs);
     tcase_add_test(tc, skip_directive);
     tcase_add_test(tc, extent_directive);
     tcase_add_test(tc, cli_missing_values_are_usage_errors);
@@ -1285,6 +1329,7 @@ static Suite *gen_suite(void)
     tcase_add_test(tc, hostile_templates_are_refused_at_their_position);
     tcase_add_test(tc, templates_restyle_mirrors);
     tcase_add_test(tc, embed_tells_image_kinds_apart);
+    tcase_add_test(tc, embed_accepts_internal_kernels);
     suite_add_tcase(s, tc);
 
     tc = tcase_create("compile");

@@ -537,6 +537,82 @@ START_TEST(system_header_edited_in_place_is_seen)
 }
 END_TEST
 
+/* ---- one prelude for a project's directories (issue 28) -------------------------------------------- */
+
+/* kstub in tmpdir/DIR on k.cu there with extra, cached and --no-cache: the
+ * outputs and messages must agree; returns how many preludes the cached
+ * run added to the cache. */
+static int built_in(const char *dir, const char *extra)
+{
+    char input[PATH_MAX];
+    snprintf(input, sizeof input, "%s/%s/k.cu", tmpdir, dir);
+    int before = cache_files(".pch");
+    same_with_and_without_cache("", dir, input, extra, 0);
+    return cache_files(".pch") - before;
+}
+
+/* Directories with their own -I and -D, as projects build: the -D of a
+ * name no header of the prelude mentions and the -I of a directory that
+ * holds none of its headers leave it alone, so all share one; an -I that
+ * shadows one of its headers, one that holds a header a __has_include of
+ * the prelude asks for, and -D/-U of a name its headers test
+ * (__CUDA_NO_HALF_OPERATORS__, CUDA_NO_HALF) shape a prelude of their own.
+ * Every cached run's output is the --no-cache run's, byte for byte. */
+START_TEST(directories_share_one_prelude)
+{
+    static const char kernel[] =
+        "#include <cuda_fp16.h>\n#include \"local.h\"\n#include \"common.h\"\n"
+        "#ifdef SHADOWED_FP16\ntypedef double scale_t;\n#else\ntypedef float scale_t;\n#endif\n"
+        "__global__ void k(__half *h, Pair p, scale_t s, int n) { if (n > LOCAL_N) h[0] = __float2half(p.a * s); }\n";
+    ck_assert_int_eq(run(NULL, "cd '%s' && mkdir -p shared && for d in d1 d2 d3 d4 sh ho hc hu inc_tbb; do "
+                               "mkdir -p $d/inc; echo '#define LOCAL_SCALE 1' > $d/inc/local.h; done", tmpdir), 0);
+    put("shared/common.h", "#pragma once\nstruct Pair { float a; int b; };\n");
+    const char *dirs[] = {"d1", "d2", "d3", "d4", "sh", "ho", "hc", "hu", "inc_tbb"};
+    for (size_t i = 0; i < sizeof dirs / sizeof *dirs; i++) {
+        char rel[64];
+        snprintf(rel, sizeof rel, "%s/k.cu", dirs[i]);
+        put(rel, kernel);
+    }
+    /* A shadowing cuda_fp16.h: the toolkit's, and a mark the kernel reads. */
+    put("sh/inc/cuda_fp16.h", "#include_next <cuda_fp16.h>\n#define SHADOWED_FP16 1\n");
+    ck_assert_int_eq(run(NULL, "mkdir -p '%s/inc_tbb/inc/tbb' && touch '%s/inc_tbb/inc/tbb/tbb.h'", tmpdir, tmpdir), 0);
+    int built = 0;
+    for (int i = 0; i < 4; i++) {
+        char extra[128];
+        snprintf(extra, sizeof extra, "-std=c++17 -I inc -I ../shared -DLOCAL_N=%d", i + 1);
+        built += built_in(dirs[i], extra);
+    }
+    ck_assert_int_eq(built, 1);
+    ck_assert_int_eq(cache_files(".pch"), 1);
+    /* Each of these reaches into the prelude: one more entry each. */
+    ck_assert_int_eq(built_in("sh", "-std=c++17 -I inc -I ../shared -DLOCAL_N=1"), 1);
+    ck_assert_int_eq(built_in("ho", "-std=c++17 -I inc -I ../shared -DLOCAL_N=1 -D__CUDA_NO_HALF_OPERATORS__"), 1);
+    ck_assert_int_eq(built_in("hc", "-std=c++17 -I inc -I ../shared -DLOCAL_N=1 -DCUDA_NO_HALF"), 1);
+    ck_assert_int_eq(built_in("hu", "-std=c++17 -I inc -I ../shared -DLOCAL_N=1 -U__CUDA_NO_HALF_OPERATORS__"), 1);
+    ck_assert_int_eq(built_in("inc_tbb", "-std=c++17 -I inc -I ../shared -DLOCAL_N=1"), 1);
+    ck_assert_int_eq(cache_files(".pch"), 6);
+    char *out;
+    ck_assert_int_eq(run(&out, "grep -c '\"size\": 8' '%s/sh/cached/out.json'", tmpdir), 0);  /* the shadow's double */
+    free(out);
+    /* Warm: every one of them a hit, none built. */
+    built = 0;
+    for (size_t i = 0; i < 4; i++) {
+        char extra[128];
+        snprintf(extra, sizeof extra, "-std=c++17 -I inc -I ../shared -DLOCAL_N=%zu", i + 7);
+        built += built_in(dirs[i], extra);
+    }
+    ck_assert_int_eq(built + built_in("sh", "-std=c++17 -I inc -I ../shared -DLOCAL_N=3"), 0);
+    /* The cache counts them: 6 built (misses), the other runs' lookups hits. */
+    ck_assert_int_eq(run(&out, "KSTUB_CACHE_DIR='%s/cache' '%s' cache --stats", tmpdir, kstub), 0);
+    ck_assert_msg(strstr(out, ", misses 6 "), "%s", out);
+    free(out);
+    ck_assert_int_eq(run(&out, "KSTUB_CACHE_DIR='%s/cache' '%s' cache --clear && KSTUB_CACHE_DIR='%s/cache' '%s' "
+                               "cache --stats", tmpdir, kstub, tmpdir, kstub), 0);
+    ck_assert_msg(strstr(out, "prelude hits      0, misses 0 "), "%s", out);
+    free(out);
+}
+END_TEST
+
 START_TEST(racing_builders_build_once)
 {
     char *out;
@@ -699,6 +775,7 @@ static Suite *pch_suite(void)
     tcase_set_timeout(tc, 300);
     tcase_add_test(tc, include_path_environment_is_in_the_key);
     tcase_add_test(tc, relative_include_from_two_directories);
+    tcase_add_test(tc, directories_share_one_prelude);
     tcase_add_test(tc, system_header_edited_in_place_is_seen);
     tcase_add_test(tc, unwritable_directory_warns_and_builds_nothing);
     tcase_add_test(tc, file_with_errors_is_parsed_once);

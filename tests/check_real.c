@@ -16,6 +16,7 @@
 #include "../generator/emit.h"
 #include "../generator/naming.h"
 #include "../generator/walk.h"
+#include "../runtime/symbol.h"
 #include "testutil.h"
 
 #include <check.h>
@@ -220,9 +221,9 @@ START_TEST(stubs_compile_as_c_and_cxx)
 END_TEST
 
 /* Each kernel nvcc emits with internal linkage (a bare .entry: static, or
- * in an anonymous namespace) is named in a note; nvcc's symbol holds the
- * kernel's name in its mangled form ("5reset"). */
-START_TEST(internal_kernels_are_named_in_notes)
+ * in an anonymous namespace) gets a stub whose symbol pattern matches it
+ * (runtime/symbol.h), with and without -rdc=true. */
+START_TEST(internal_kernels_get_stubs)
 {
     make_tmpdir();
     char cu[256], flags[64] = "", kflags[64] = "";
@@ -238,33 +239,22 @@ START_TEST(internal_kernels_are_named_in_notes)
                  "sed 's/^\\.entry //; s/($//'", nvcc_bin(), flags, cu, tmpdir, tmpdir);
     ck_assert_msg(rc == 0, "nvcc failed on %s:\n%s", cu, out);
     char *log;
-    rc = run(&log, "%s %s %s -o %s/x", kstub_bin(), kflags, cu, tmpdir);
-    ck_assert_msg(rc == 0, "%s:\n%s", cu, log);
+    json_t *m = manifest_of(cu, kflags, &log);
+    json_t *ks = json_object_get(m, "kernels");
     int internal = 0;
     char *save = NULL;
     for (char *sym = strtok_r(out, "\n", &save); sym; sym = strtok_r(NULL, "\n", &save)) {
         internal++;
-        /* a note "kernel 'ns::NAME' has internal linkage" whose NAME appears
-         * in the symbol as <length><NAME> */
-        int named = 0;
-        for (const char *p = log; (p = strstr(p, "note: kernel '")) != NULL; p++) {
-            const char *q = p + strlen("note: kernel '"), *end = strchr(q, '\'');
-            if (!end || strncmp(end, "' has internal linkage", 22) != 0)
-                continue;
-            const char *base = q;
-            for (const char *c = q; c < end && *c != '<'; c++)
-                if (c[0] == ':' && c[1] == ':')
-                    base = c + 2;
-            const char *angle = memchr(base, '<', (size_t)(end - base));
-            if (angle)
-                end = angle;          /* a template's name, without its arguments */
-            char mangled[256];
-            snprintf(mangled, sizeof mangled, "%d%.*s", (int)(end - base), (int)(end - base), base);
-            named |= strstr(sym, mangled) != NULL;
-        }
-        ck_assert_msg(named, "%s: nvcc's internal .entry %s is named in no note:\n%s", cu, sym, log);
+        int matches = 0;
+        for (size_t i = 0; i < json_array_size(ks); i++)
+            matches += ks__symbol_match(json_string_value(json_object_get(json_array_get(ks, i), "symbol")),
+                                        sym, 0);
+        ck_assert_msg(matches == 1, "%s: nvcc's internal .entry %s is matched by %d kernels:\n%s", cu, sym,
+                      matches, log);
     }
-    printf("real: %s: %d internal-linkage kernel(s), each named in a note\n", cu, internal);
+    ck_assert_msg(!strstr(log, "internal linkage"), "%s", log);
+    printf("real: %s: %d internal-linkage kernel(s), each with a stub\n", cu, internal);
+    json_decref(m);
     free(out);
     free(log);
     remove_tmpdir();
@@ -338,9 +328,9 @@ START_TEST(header_kernels_follow_kernels_in)
     expect_kernel(m, "out_bias_act_forward", "bias_act_forward", "_Z16bias_act_forwardPfPKf10LayerShape");
     expect_kernel(m, "out_row_sum_256", "row_sum<256>", "_Z7row_sumILi256EEvPKfPf10LayerShape");
     expect_kernel(m, "cross_entropy", "cross_entropy", NULL);
-    ck_assert_msg(strstr(log, "tests/corpus/real/include/layers.cuh:45:24: note: kernel 'zero_rows' has "
-                              "internal linkage"), "%s", log);
-    ck_assert_uint_eq(json_array_size(json_object_get(m, "kernels")), 9);
+    expect_kernel(m, "out_zero_rows", "zero_rows", "{static:13_train_step_cu}_Z9zero_rowsPfi");
+    expect_kernel(m, "clear", "clear", "{static:13_train_step_cu}_Z5clearPfi");
+    ck_assert_uint_eq(json_array_size(json_object_get(m, "kernels")), 11);
     json_decref(m);
     free(log);
 
@@ -349,7 +339,7 @@ START_TEST(header_kernels_follow_kernels_in)
     ck_assert_ptr_null(kernel_named(m, "out_bias_act_forward"));
     ck_assert_ptr_null(kernel_named(m, "bias_act_forward"));
     ck_assert_ptr_null(kernel_named(m, "out_row_sum_256"));
-    ck_assert_uint_eq(json_array_size(json_object_get(m, "kernels")), 7);
+    ck_assert_uint_eq(json_array_size(json_object_get(m, "kernels")), 8);
     ck_assert_msg(strstr(log, "zero_rows") == NULL, "%s", log);
     json_decref(m);
     free(log);
@@ -358,7 +348,7 @@ START_TEST(header_kernels_follow_kernels_in)
     m = manifest_of(cu, "--kernels-in tests/corpus/real/include/layers.cuh", &log);
     expect_kernel(m, "bias_act_forward", "bias_act_forward", NULL);
     expect_kernel(m, "row_sum_256", "row_sum<256>", NULL);
-    ck_assert_uint_eq(json_array_size(json_object_get(m, "kernels")), 9);
+    ck_assert_uint_eq(json_array_size(json_object_get(m, "kernels")), 11);
     json_decref(m);
     free(log);
 
@@ -376,8 +366,7 @@ START_TEST(header_kernels_follow_kernels_in)
 END_TEST
 
 /* Explicit instantiations written in a header, at global scope and in
- * namespaces, get stubs as the input's do; one in an anonymous namespace a
- * note. */
+ * namespaces, get stubs as the input's do, one in an anonymous namespace too. */
 START_TEST(header_explicit_instantiations)
 {
     make_tmpdir();
@@ -387,9 +376,9 @@ START_TEST(header_explicit_instantiations)
     expect_kernel(m, "out_inclusive_scan_double", "inclusive_scan<double>", "_Z14inclusive_scanIdEvPKT_PS0_i");
     expect_kernel(m, "out_scan_detail_strided_copy_2", "scan::detail::strided_copy<2>",
                   "_ZN4scan6detail12strided_copyILi2EEEvPKfPfi");
-    ck_assert_uint_eq(json_array_size(json_object_get(m, "kernels")), 3);
-    ck_assert_msg(strstr(log, "include/scan.cuh:30:17: note: kernel 'scan::(anonymous)::local_fill<char>' "
-                              "has internal linkage"), "%s", log);
+    expect_kernel(m, "out_scan_local_fill_char", "scan::(anonymous)::local_fill<char>",
+                  "{static:19_header_instances_cu}_ZN4scan{anon:19_header_instances_cu}10local_fillIcEEvPT_S2_");
+    ck_assert_uint_eq(json_array_size(json_object_get(m, "kernels")), 4);
     json_decref(m);
     free(log);
     m = manifest_of("tests/corpus/real/header_instances.cu", "--kernels-in input", &log);
@@ -794,28 +783,116 @@ START_TEST(class_template_members_are_followed)
 }
 END_TEST
 
+/* Every "// kstub:skip ..." line kstub printed for k.cu, applied: each is
+ * appended to the file, and kstub must then succeed, with no directive that
+ * matches no kernel. Returns how many hints were applied. */
+static int apply_skip_hints(void)
+{
+    char cu[PATH_MAX + 16], *out;
+    snprintf(cu, sizeof cu, "%s/k.cu", tmpdir);
+    int rc = run(&out, "%s %s -o %s/k", kstub_bin(), cu, tmpdir);
+    ck_assert_msg(rc != 0, "no error to take a hint from:\n%s", out);
+    FILE *f = fopen(cu, "a");
+    ck_assert_ptr_nonnull(f);
+    int n = 0;
+    for (const char *p = out; (p = strstr(p, "'// kstub:skip ")) != NULL; n++) {
+        p++;
+        const char *end = strchr(p, '\'');
+        ck_assert_ptr_nonnull(end);
+        fprintf(f, "%.*s\n", (int)(end - p), p);
+        p = end;
+    }
+    fclose(f);
+    ck_assert_msg(n > 0, "no hint printed:\n%s", out);
+    free(out);
+    rc = run(&out, "%s %s -o %s/k", kstub_bin(), cu, tmpdir);
+    ck_assert_msg(rc == 0 && !strstr(out, "matches no kernel"), "after the hints (%d):\n%s", rc, out);
+    free(out);
+    return n;
+}
+
 /* A kernel launched by host code with a template argument kstub cannot
  * spell in a stub's name (issue 18, item 9): the error names the argument,
  * its parameter and kind, what to launch instead and the kstub:skip line
- * with nvcc's symbol; a function-pointer parameter beside it is no error. */
+ * with nvcc's symbol (a pattern for a static kernel template), and each
+ * printed line, applied, works (issue 31 #5). */
 START_TEST(unspellable_template_arguments_are_explained)
 {
     make_tmpdir();
-    write_tmp("k.cu", "__device__ float sq(float x) { return x * x; }\n"
-                      "template <float (*op)(float)>\n"
-                      "__global__ void apply(float *x, int n) { x[0] = op(x[0]); }\n"
-                      "void run(float *x, int n) { apply<sq><<<1, 1>>>(x, n); }\n"
-                      "extern \"C\" __global__ void map(float *y, float (*f)(float)) {}\n");
+    write_tmp("k.cu", "template <typename T> struct Box { T v; };\n"
+                      "template <template <typename> class B>\n"
+                      "__global__ void boxed(float *x, int n) { x[0] = sizeof(B<float>); }\n"
+                      "template <template <typename> class B>\n"
+                      "static __global__ void boxed_static(float *x, int n) { x[0] = 1; }\n"
+                      "template <float *p>\n"
+                      "__global__ void at(float *x) { x[0] = p ? *p : 0; }\n"
+                      "void run(float *x, int n) { boxed<Box><<<1, 1>>>(x, n); boxed_static<Box><<<1, 1>>>(x, n);\n"
+                      "    at<nullptr><<<1, 1>>>(x); }\n"
+                      "__global__ void kept(float *y) {}\n");
     char *out;
     int rc = run(&out, "%s %s/k.cu -o %s/k", kstub_bin(), tmpdir, tmpdir);
     ck_assert_msg(rc != 0, "%s", out);
-    ck_assert_msg(strstr(out, "k.cu:3:17: error: template kernel 'apply' is instantiated by host code, "
-                              "but its template argument 1 (parameter 'op', of type 'float (*)(float)') "
-                              "is the address of a function or variable"), "%s", out);
-    ck_assert_msg(strstr(out, "'// kstub:skip _Z5applyIXadL_Z2sqfEEEvPfi'"), "%s", out);
-    /* A function-pointer parameter is typed now (item 9's second half). */
-    ck_assert_msg(!strstr(out, "'map'"), "%s", out);
+    ck_assert_msg(strstr(out, "k.cu:3:17: error: template kernel 'boxed' is instantiated by host code, "
+                              "but its template argument 1 (parameter 'B', of type '') is a template"), "%s", out);
+    ck_assert_msg(strstr(out, "'// kstub:skip _Z5boxedI3BoxEvPfi'"), "%s", out);
+    ck_assert_msg(strstr(out, "'// kstub:skip {static:4_k_cu}_Z12boxed_staticI3BoxEvPfi'"), "%s", out);
+    ck_assert_msg(!strstr(out, "_ZL"), "%s", out);     /* clang's mark, never nvcc's */
     free(out);
+    ck_assert_int_eq(apply_skip_hints(), 3);
+    remove_tmpdir();
+}
+END_TEST
+
+/* The error for a kernel kstub cannot type names it in its hint; the hint,
+ * applied, works, for a static kernel and a template's instance too. */
+START_TEST(parameter_hints_work)
+{
+    make_tmpdir();
+    write_tmp("k.cu", "struct S { int a; };\n"
+                      "__global__ void by_ref(S &s) {}\n"
+                      "static __global__ void by_ref_static(S &s) {}\n"
+                      "template <typename T> static __global__ void by_ref_t(T &t) {}\n"
+                      "void run(S &s, float &f) { by_ref_static<<<1, 1>>>(s); by_ref_t<<<1, 1>>>(f); }\n"
+                      "__global__ void kept(float *y) {}\n");
+    ck_assert_int_eq(apply_skip_hints(), 3);
+    remove_tmpdir();
+}
+END_TEST
+
+/* A kernel template on a device function (issue 31 #3): a stub per
+ * function, named after it; "kstub:skip" takes the template's name, an
+ * instance's name with or without '&', or the symbol. */
+START_TEST(function_template_arguments_get_stubs)
+{
+    make_tmpdir();
+    static const char src[] =
+        "__device__ float sq(float x) { return x * x; }\n"
+        "static __device__ float neg(float x) { return -x; }\n"
+        "template <float (*op)(float)>\n"
+        "__global__ void apply(float *x, int n) { x[0] = op(x[0]); }\n"
+        "void run(float *x, int n) { apply<sq><<<1, 1>>>(x, n); apply<neg><<<1, 1>>>(x, n); }\n";
+    write_tmp("k.cu", src);
+    char cu[PATH_MAX + 16], *log;
+    snprintf(cu, sizeof cu, "%s/k.cu", tmpdir);
+    json_t *m = manifest_of(cu, "", &log);
+    expect_kernel(m, "apply_sq", "apply<sq>", "_Z5applyIXadL_Z2sqfEEEvPfi");
+    expect_kernel(m, "apply_neg", "apply<neg>", "{static:4_k_cu}_Z5applyIXadL_ZN{internal:4_k_cu}3negEfEEEvPfi");
+    json_decref(m);
+    free(log);
+    static const char *const skips[][2] = {
+        {"apply", "0"}, {"apply<sq>", "1"}, {"apply<&sq>", "1"}, {"_Z5applyIXadL_Z2sqfEEEvPfi", "1"},
+        {"{static:4_k_cu}_Z5applyIXadL_ZN{internal:4_k_cu}3negEfEEEvPfi", "1"},
+    };
+    for (size_t i = 0; i < sizeof skips / sizeof *skips; i++) {
+        char text[sizeof src + 128];
+        snprintf(text, sizeof text, "%s// kstub:skip %s\n", src, skips[i][0]);
+        write_tmp("k.cu", text);
+        m = manifest_of(cu, "", &log);
+        ck_assert_msg(json_array_size(json_object_get(m, "kernels")) == (size_t)atoi(skips[i][1]),
+                      "kstub:skip %s: %zu kernels left", skips[i][0], json_array_size(json_object_get(m, "kernels")));
+        json_decref(m);
+        free(log);
+    }
     remove_tmpdir();
 }
 END_TEST
@@ -881,7 +958,7 @@ static Suite *real_suite(void)
     tcase_set_timeout(tc, 300);
     int n = (int)(sizeof corpus / sizeof *corpus);
     tcase_add_loop_test(tc, bodies_parse_as_nvcc_parses_them, 0, n);
-    tcase_add_loop_test(tc, internal_kernels_are_named_in_notes, 0, 7);
+    tcase_add_loop_test(tc, internal_kernels_get_stubs, 0, 7);
     tcase_add_loop_test(tc, stubs_compile_as_c_and_cxx, 0, n);
     suite_add_tcase(s, tc);
     tc = tcase_create("instantiations");
@@ -905,6 +982,8 @@ static Suite *real_suite(void)
     tcase_add_test(tc, pointers_to_arrays_take_callers_arrays);
     tcase_add_test(tc, class_template_members_are_followed);
     tcase_add_test(tc, unspellable_template_arguments_are_explained);
+    tcase_add_test(tc, parameter_hints_work);
+    tcase_add_test(tc, function_template_arguments_get_stubs);
     tcase_add_test(tc, function_pointers_are_typed);
     suite_add_tcase(s, tc);
     tc = tcase_create("names");

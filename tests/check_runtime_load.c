@@ -397,6 +397,183 @@ START_TEST(setuid_ignores_the_environment)
 }
 END_TEST
 
+/* ---- internal linkage: symbols with a per-compilation part (runtime/symbol.h) ---------------- */
+
+/* Device symbols as nvcc 13.0 wrote them for st.cu, a.cu and b.cu (whole-program and -rdc). */
+#define ST_STATIC "_Z8k_staticPfi"
+#define ST_STATIC_RDC "__nv_static_26__1bb079f7_5_st_cu_4766a884__Z8k_staticPfi"
+#define ST_ANON "_ZN37_GLOBAL__N__1bb079f7_5_st_cu_4766a8846k_anonEPf"
+#define ST_ANON_OTHER_HASH "_ZN37_GLOBAL__N__a7ac0bb9_5_st_cu_05a7b7696k_anonEPf"
+#define ST_ANON_RDC "__nv_static_26__1bb079f7_5_st_cu_4766a884__ZN37_GLOBAL__N__1bb079f7_5_st_cu_4766a8846k_anonEPf"
+#define A_K_RDC "__nv_static_23__96e315c3_4_a_cu__Z1hPf__Z1kPf"
+#define B_K_RDC "__nv_static_25__60cdc8fa_4_b_cu_4766a884__Z1kPf"
+
+static const ks_param_desc one_ptr[] = {{0, 8, 8, KS_PARAM_POINTER, "p", "float *", 4, 4, NULL, 0, NULL}};
+static const size_t one_off[] = {0}, one_size[] = {8};
+static ks_kernel k_static = KS_KERNEL_INIT(&mix_image, "{static:5_st_cu}" ST_STATIC, "k_static", 1, one_ptr, 0);
+static ks_kernel k_anon = KS_KERNEL_INIT(&mix_image, "{static:5_st_cu}_ZN{anon:5_st_cu}6k_anonEPf",
+                                         "(anonymous namespace)::k_anon", 1, one_ptr, 0);
+static ks_kernel a_k = KS_KERNEL_INIT(&mix_image, "{static:4_a_cu}_Z1kPf", "k", 1, one_ptr, 0);
+static ks_kernel b_k = KS_KERNEL_INIT(&mix_image, "{static:4_b_cu}_Z1kPf", "k", 1, one_ptr, 0);
+
+static void image_has(const char *symbol)
+{
+    fake.set_params(symbol, 1, one_off, one_size);
+}
+
+/* Launch \p k; on success, the symbol the driver launched must be \p want. */
+static ks_status launch_one(ks_kernel *k, const char *want)
+{
+    float *p = (float *)(uintptr_t)0x7f0012345678;
+    void *args[1] = {&p};
+    ks_launch l = ks_launch_1d(1, 32);
+    int before = fake.launch_count();
+    ks_status st = ks_kernel_launch(k, &l, args);
+    if (st == KS_OK) {
+        ck_assert_int_eq(fake.launch_count(), before + 1);
+        ck_assert_str_eq(fake.launch(before)->symbol, want);
+    }
+    return st;
+}
+
+START_TEST(internal_static_by_name)
+{
+    image_has(ST_ANON);
+    image_has(ST_STATIC);
+    ck_assert_status(launch_one(&k_static, ST_STATIC), KS_OK);
+    ck_assert_int_eq(fake.calls("cuLibraryGetKernel"), 1);
+    ck_assert_int_eq(fake.calls("cuLibraryGetKernelCount"), 0);   /* whole-program: by name */
+    ck_assert_status(launch_one(&k_static, ST_STATIC), KS_OK);
+    ck_assert_int_eq(fake.calls("cuLibraryGetKernel"), 1);        /* resolved once */
+}
+END_TEST
+
+START_TEST(internal_static_rdc_from_the_list)
+{
+    image_has(ST_ANON_RDC);
+    image_has(ST_STATIC_RDC);
+    ck_assert_status(launch_one(&k_static, ST_STATIC_RDC), KS_OK);
+    ck_assert_int_eq(fake.calls("cuLibraryGetKernelCount"), 1);
+    ck_assert_int_eq(fake.calls("cuLibraryEnumerateKernels"), 1);
+    ck_assert_int_eq(fake.calls("cuKernelGetName"), 5);   /* the fixture's three and these two */
+    ck_assert_status(launch_one(&k_static, ST_STATIC_RDC), KS_OK);
+    ck_assert_int_eq(fake.calls("cuLibraryEnumerateKernels"), 1);
+}
+END_TEST
+
+START_TEST(internal_anonymous_namespace)
+{
+    image_has(ST_STATIC);
+    image_has("_ZN37_GLOBAL__N__1bb079f7_5_st_cu_4766a8846k_anonEPi");  /* another overload */
+    image_has(ST_ANON);
+    ck_assert_status(launch_one(&k_anon, ST_ANON), KS_OK);
+    ck_assert_int_eq(fake.calls("cuLibraryGetKernel"), 0);
+}
+END_TEST
+
+START_TEST(internal_anonymous_namespace_rdc)
+{
+    image_has(ST_STATIC_RDC);
+    image_has(ST_ANON_RDC);
+    ck_assert_status(launch_one(&k_anon, ST_ANON_RDC), KS_OK);
+}
+END_TEST
+
+/* One -rdc image of a.cu and b.cu, each with its own static k(float *). */
+START_TEST(internal_two_files_each_their_own)
+{
+    image_has(A_K_RDC);
+    image_has(B_K_RDC);
+    ck_assert_status(launch_one(&b_k, B_K_RDC), KS_OK);
+    ck_assert_status(launch_one(&a_k, A_K_RDC), KS_OK);
+}
+END_TEST
+
+START_TEST(internal_ambiguous_is_refused)
+{
+    image_has(ST_ANON);
+    image_has(ST_ANON_OTHER_HASH);      /* two files called st.cu in one image */
+    ck_assert_status(launch_one(&k_anon, NULL), KS_ERR_SYMBOL_AMBIGUOUS);
+    ck_assert_message_has(ST_ANON);
+    ck_assert_message_has(ST_ANON_OTHER_HASH);
+    ck_assert_message_has("kernel '(anonymous namespace)::k_anon'");
+    ck_assert_ptr_null(ks_last_error()->call);
+    ck_assert_int_eq(fake.launch_count(), 0);
+}
+END_TEST
+
+START_TEST(internal_not_found)
+{
+    image_has(ST_STATIC);
+    ck_assert_status(launch_one(&k_anon, NULL), KS_ERR_SYMBOL_NOT_FOUND);
+    ck_assert_message_has("no kernel in the image of 'mix.cu' matches '{static:5_st_cu}_ZN{anon:5_st_cu}6k_anonEPf'");
+    /* The same kernel from a file of another name: said so. */
+    image_has("_ZN38_GLOBAL__N__1bb079f7_6_st2_cu_4766a8846k_anonEPf");
+    ck_assert_status(launch_one(&k_anon, NULL), KS_ERR_SYMBOL_NOT_FOUND);
+    ck_assert_message_has("'_ZN38_GLOBAL__N__1bb079f7_6_st2_cu_4766a8846k_anonEPf' would but names another file");
+}
+END_TEST
+
+START_TEST(internal_module_loader)
+{
+    fake.hide("cuLibraryLoadData");
+    image_has(ST_ANON_RDC);
+    image_has(ST_STATIC);
+    ck_assert_status(launch_one(&k_anon, ST_ANON_RDC), KS_OK);
+    ck_assert_int_eq(fake.calls("cuModuleGetFunctionCount"), 1);
+    ck_assert_int_eq(fake.calls("cuModuleEnumerateFunctions"), 1);
+    ck_assert_int_eq(fake.calls("cuFuncGetName"), 5);
+    ck_assert_status(launch_one(&k_static, ST_STATIC), KS_OK);
+    ck_assert_int_eq(fake.calls("cuModuleGetFunction"), 1);
+    fake.set_context(2);                /* another context: listed again there */
+    ck_assert_status(launch_one(&k_anon, ST_ANON_RDC), KS_OK);
+    ck_assert_int_eq(fake.calls("cuModuleEnumerateFunctions"), 2);
+    ck_assert_int_eq(fake.launch(2)->ctx, 2);
+}
+END_TEST
+
+/* A static device function as a template argument: nvcc's per-compilation
+ * namespace is one more substitution candidate, so its later back-references
+ * count one more than clang's (S2_ for S1_ ...). */
+START_TEST(internal_function_argument)
+{
+    static ks_kernel tri = KS_KERNEL_INIT(&mix_image, "{static:5_t4_cu}_Z13trimul_globalIXadL_ZN{internal:5_t4_cu}"
+                                          "12matmul_tri_sEPfiPKfiS2_iiifEEEvS0_S2_iii", "trimul_global<matmul_tri_s>",
+                                          1, one_ptr, 0);
+    static const char nvcc[] = "_Z13trimul_globalIXadL_ZN35_INTERNAL_3284fdda_5_t4_cu_edd23f7e12matmul_tri_sEPfiPKfi"
+                               "S3_iiifEEEvS1_S3_iii";
+    image_has("_Z13trimul_globalIXadL_Z16matmul_tri_naivePfiPKfiS2_iiifEEEvS0_S2_iii");
+    image_has(nvcc);
+    ck_assert_status(launch_one(&tri, nvcc), KS_OK);
+}
+END_TEST
+
+START_TEST(internal_driver_without_the_list)
+{
+    fake.hide("cuLibraryEnumerateKernels");
+    image_has(ST_ANON);
+    image_has(ST_STATIC);
+    ck_assert_status(launch_one(&k_static, ST_STATIC), KS_OK);   /* by name: no list needed */
+    ck_assert_status(launch_one(&k_anon, NULL), KS_ERR_UNSUPPORTED);
+    ck_assert_message_has("lacks cuLibraryEnumerateKernels");
+}
+END_TEST
+
+START_TEST(internal_list_calls_fail_in_turn)
+{
+    static const char *const calls[] = {"cuLibraryGetKernelCount", "cuLibraryEnumerateKernels",
+                                        "cuKernelGetName"};
+    image_has(ST_ANON);
+    for (size_t i = 0; i < sizeof calls / sizeof *calls; i++) {
+        fake.inject(calls[i], CUDA_ERROR_UNKNOWN, 1);
+        ck_assert_status(launch_one(&k_anon, NULL), KS_ERR_DRIVER);
+        ck_assert_str_eq(ks_last_error()->call, calls[i]);
+        ck_assert_int_eq(ks_last_error()->cu_result, CUDA_ERROR_UNKNOWN);
+    }
+    ck_assert_status(launch_one(&k_anon, ST_ANON), KS_OK);
+}
+END_TEST
+
 void runtime_cases_load(Suite *s)
 {
     runtime_add_case(s, "modules", TESTS(module_fallback_launches, loader_env_forces_modules,
@@ -407,4 +584,10 @@ void runtime_cases_load(Suite *s)
                                        file_beside_the_executable, file_set_explicitly, file_threads_race,
                                        file_fifo_is_refused));
     runtime_add_case(s, "environment", TESTS(setuid_ignores_the_environment));
+    runtime_add_case(s, "internal", TESTS(internal_static_by_name, internal_static_rdc_from_the_list,
+                                          internal_anonymous_namespace, internal_anonymous_namespace_rdc,
+                                          internal_two_files_each_their_own, internal_ambiguous_is_refused,
+                                          internal_not_found, internal_module_loader,
+                                          internal_driver_without_the_list, internal_function_argument,
+                                          internal_list_calls_fail_in_turn));
 }

@@ -44,7 +44,9 @@ FAKE_API CUresult cuGetProcAddress(const char *symbol, void **pfn, int version, 
     X(cuGraphInstantiateWithFlags) X(cuGraphExecDestroy) X(cuGraphLaunch) \
     X(cuGraphExecKernelNodeSetParams) X(cuGraphExecUpdate)               \
     X(cuKernelGetName) X(cuFuncGetName) X(cuStreamSynchronize)          \
-    X(cuPointerGetAttributes) X(cuDeviceCanAccessPeer)
+    X(cuPointerGetAttributes) X(cuDeviceCanAccessPeer)                  \
+    X(cuLibraryGetKernelCount) X(cuLibraryEnumerateKernels)             \
+    X(cuModuleGetFunctionCount) X(cuModuleEnumerateFunctions)
 #define FAKE_ENTRIES(X) FAKE_DRIVER_ENTRIES(X) X(cuGetProcAddress_v2) X(cuGetProcAddress)
 
 enum {
@@ -67,7 +69,7 @@ static const char *const entry_names[E_COUNT] = {
 #define MAX_FAILS 16
 
 typedef struct fake_sym {
-    char name[128];
+    char name[256];
     unsigned n;
     size_t offsets[MAX_PARAMS], sizes[MAX_PARAMS];
 } fake_sym;
@@ -485,6 +487,57 @@ static CUresult fake_cuLibraryGetKernel(CUkernel *kernel, CUlibrary library, con
     if (r == CUDA_SUCCESS)
         *kernel = (CUkernel)k;
     LEAVE(r);
+}
+
+/* Every registered symbol is in every image: the list is theirs, in order. Under lock. */
+static CUresult list_kernels(void **out, unsigned n, fake_lib *lib, int ctx)
+{
+    if (out == NULL || n > (unsigned)st.nsyms)
+        return CUDA_ERROR_INVALID_VALUE;
+    for (unsigned i = 0; i < n; i++) {
+        CUresult r = new_kernel(&out[i], lib, st.syms[i].name, ctx);
+        if (r != CUDA_SUCCESS)
+            return r;
+    }
+    return CUDA_SUCCESS;
+}
+
+static CUresult fake_cuLibraryGetKernelCount(unsigned *count, CUlibrary library)
+{
+    ENTER(cuLibraryGetKernelCount);
+    fake_lib *lib = find_lib(library);
+    if (lib == NULL || lib->ctx != -1 || count == NULL)
+        LEAVE(CUDA_ERROR_INVALID_HANDLE);
+    *count = (unsigned)st.nsyms;
+    LEAVE(CUDA_SUCCESS);
+}
+
+static CUresult fake_cuLibraryEnumerateKernels(CUkernel *kernels, unsigned n, CUlibrary library)
+{
+    ENTER(cuLibraryEnumerateKernels);
+    fake_lib *lib = find_lib(library);
+    if (lib == NULL || lib->ctx != -1)
+        LEAVE(CUDA_ERROR_INVALID_HANDLE);
+    LEAVE(list_kernels((void **)kernels, n, lib, -1));
+}
+
+static CUresult fake_cuModuleGetFunctionCount(unsigned *count, CUmodule module)
+{
+    ENTER(cuModuleGetFunctionCount);
+    fake_lib *lib = find_lib(module);
+    if (lib == NULL || lib->ctx == -1 || count == NULL)
+        LEAVE(CUDA_ERROR_INVALID_HANDLE);
+    *count = (unsigned)st.nsyms;
+    LEAVE(CUDA_SUCCESS);
+}
+
+static CUresult fake_cuModuleEnumerateFunctions(CUfunction *fns, unsigned n, CUmodule module)
+{
+    ENTER(cuModuleEnumerateFunctions);
+    fake_lib *lib = find_lib(module);
+    if (lib == NULL || lib->ctx == -1)
+        LEAVE(CUDA_ERROR_INVALID_HANDLE);
+    LEAVE(list_kernels((void **)fns, n, lib, lib->ctx));
 }
 
 static CUresult fake_cuKernelGetFunction(CUfunction *fn, CUkernel kernel)

@@ -31,6 +31,7 @@ CHECK_TARGETS :=
 -include tests/targets.mk
 -include tests/graph.mk
 -include tests/gpu_real.mk
+-include tests/gpu_internal.mk
 -include tests/gpu_spec.mk
 -include tests/install.mk
 -include tests/sanitize_runtime.mk

@@ -75,7 +75,7 @@ opts=$("$SRC/$KSTUB" --help | sed -n '/^options:/,/^kstub check/p' |
 [ -n "$opts" ] || { fail=$((fail + 1)); echo "  FAIL  no options read from kstub --help"; }
 # shellcheck disable=SC2086
 expect "kstub -" $opts -MD -MMD -MF -MT -MQ -MP
-expect "kstub check -" --format=
+expect "kstub check -" --format= --fix-command
 
 echo "check-completion: $pass passed, $fail failed"
 [ "$fail" -eq 0 ]
