@@ -39,11 +39,21 @@ B := build
 KSTUB := $(B)/bin/kstub
 GEN := $(B)/gen
 
-GEN_SRC := $(sort $(wildcard generator/*.c))
+# The code both trees share (sha256, safe files, cache entries, image kinds):
+# a small static library that kstub links and libkstub holds.
+COMMON_SRC := $(sort $(wildcard common/*.c))
+COMMON_OBJ := $(COMMON_SRC:%.c=$(B)/obj/%.o)
+COMMON_LIB := $(B)/lib/libkstub_common.a
+# The generator's folders, from the command line down to its ground floor
+# (docs/design.md); each is on the include path, as common/ is.
+GEN_DIRS := generator/cli generator/drift generator/emit generator/front generator/model generator/base
+GEN_INC := $(GEN_DIRS:%=-I%) -Icommon
+GEN_SRC := $(sort $(wildcard $(GEN_DIRS:%=%/*.c)))
 # The macro names libkstub's headers define, as a table the generator
 # reserves (scripts/runtime_macros.sh; built from the headers, never by hand).
 GEN_MACROS_C := $(B)/obj/gensrc/runtime_macros.c
-GEN_OBJ := $(GEN_SRC:%.c=$(B)/obj/%.o) $(B)/obj/gensrc/runtime_macros.o
+# The generator's objects, and last the common library they link.
+GEN_OBJ := $(GEN_SRC:%.c=$(B)/obj/%.o) $(B)/obj/gensrc/runtime_macros.o $(COMMON_LIB)
 RT_SRC := $(sort $(wildcard runtime/*.c))
 RT_OBJ := $(RT_SRC:%.c=$(B)/obj/%.o)
 TEMPLATES := $(wildcard templates/*.in)
@@ -63,23 +73,33 @@ deps:
 	@bash scripts/deps.sh
 
 # ---- generator -------------------------------------------------------------------
-$(B)/obj/generator/%.o: generator/%.c | $(B)/obj/generator
-	$(CC) $(BASE_CFLAGS) $(DEPFLAGS) $(LIBCLANG_CFLAGS) -Iruntime -DKSTUB_TEMPLATE_DIR='"$(abspath templates)"' -c $< -o $@
+$(B)/obj/generator/%.o: generator/%.c
+	@mkdir -p $(@D)
+	$(CC) $(BASE_CFLAGS) $(DEPFLAGS) $(LIBCLANG_CFLAGS) $(GEN_INC) -DKSTUB_TEMPLATE_DIR='"$(abspath templates)"' -c $< -o $@
 
 $(GEN_MACROS_C): runtime/kstub.h runtime/kstub_types.h scripts/runtime_macros.sh | $(B)/obj/gensrc
 	sh scripts/runtime_macros.sh runtime/kstub.h runtime/kstub_types.h > $@.tmp && mv $@.tmp $@
 
 $(B)/obj/gensrc/runtime_macros.o: $(GEN_MACROS_C)
-	$(CC) $(BASE_CFLAGS) $(DEPFLAGS) $(LIBCLANG_CFLAGS) -Igenerator -Iruntime -c $< -o $@
+	$(CC) $(BASE_CFLAGS) $(DEPFLAGS) $(LIBCLANG_CFLAGS) $(GEN_INC) -c $< -o $@
 
 $(KSTUB): $(GEN_OBJ) | $(B)/bin
 	$(CC) $(OPT) $^ -o $@ $(LIBCLANG_LIBS) -ljansson
 
+# ---- common (both trees) ---------------------------------------------------------
+# Hidden like the runtime's own symbols: libkstub exports none of them.
+$(B)/obj/common/%.o: common/%.c | $(B)/obj/common
+	$(CC) $(BASE_CFLAGS) $(DEPFLAGS) -fvisibility=hidden -Icommon -c $< -o $@
+
+$(COMMON_LIB): $(COMMON_OBJ) | $(B)/lib
+	rm -f $@ && ar rcs $@ $^
+
 # ---- runtime ---------------------------------------------------------------------
 $(B)/obj/runtime/%.o: runtime/%.c | $(B)/obj/runtime
-	$(CC) $(BASE_CFLAGS) $(DEPFLAGS) -fvisibility=hidden $(CUDA_INC) -c $< -o $@
+	$(CC) $(BASE_CFLAGS) $(DEPFLAGS) -fvisibility=hidden -Icommon $(CUDA_INC) -c $< -o $@
 
-$(B)/lib/libkstub.a: $(RT_OBJ) | $(B)/lib
+# The static library holds the common objects too: a user links -lkstub alone.
+$(B)/lib/libkstub.a: $(RT_OBJ) $(COMMON_OBJ) | $(B)/lib
 	rm -f $@ && ar rcs $@ $^
 
 # The shared library is versioned: the real file libkstub.so.MAJOR.MINOR.PATCH
@@ -91,7 +111,7 @@ KS_VERSION_PATCH := $(shell sed -n 's/^\#define KSTUB_VERSION_PATCH \([0-9]*\).*
 LIBKSTUB_SONAME := libkstub.so.$(KS_VERSION_MAJOR)
 LIBKSTUB_REAL := libkstub.so.$(KS_VERSION_MAJOR).$(KS_VERSION_MINOR).$(KS_VERSION_PATCH)
 
-$(B)/lib/$(LIBKSTUB_REAL): $(RT_OBJ) | $(B)/lib
+$(B)/lib/$(LIBKSTUB_REAL): $(RT_OBJ) $(COMMON_LIB) | $(B)/lib
 	$(CC) -shared $(OPT) -Wl,-soname,$(LIBKSTUB_SONAME) $^ -o $@ -ldl -lpthread
 
 $(B)/lib/$(LIBKSTUB_SONAME): $(B)/lib/$(LIBKSTUB_REAL)
@@ -101,13 +121,13 @@ $(B)/lib/$(LIBKSTUB_SONAME): $(B)/lib/$(LIBKSTUB_REAL)
 $(B)/lib/libkstub.so: $(B)/lib/$(LIBKSTUB_SONAME)
 	ln -sf $(LIBKSTUB_SONAME) $@
 
-$(B)/obj/generator $(B)/obj/gensrc $(B)/obj/runtime $(B)/bin $(B)/lib $(GEN) $(B)/tests:
+$(B)/obj/gensrc $(B)/obj/common $(B)/obj/runtime $(B)/bin $(B)/lib $(GEN) $(B)/tests:
 	mkdir -p $@
 
 # The depfiles of the objects above (absent before their first build, when
 # every object is built anyway). The runtime-macros table is generated
 # source, named as a prerequisite of its object, never #included.
--include $(GEN_OBJ:.o=.d) $(RT_OBJ:.o=.d)
+-include $(patsubst %.o,%.d,$(filter %.o,$(GEN_OBJ))) $(COMMON_OBJ:.o=.d) $(RT_OBJ:.o=.d)
 
 # ---- generated stubs for kernels/ --------------------------------------------------
 # On a machine without libclang (the GPU machine) the stubs generated elsewhere

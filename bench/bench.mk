@@ -12,6 +12,9 @@
 #                         against nvcc -ptx (bench/project.py; CPU machine)
 #   make bench-drift      `kstub diff` of two 100,000-kernel manifests against its
 #                         goal (under 1 s); a miss is reported, not failed
+#   make bench-cache      `kstub cache --stats/--prune/--clear` over 2,000 to
+#                         20,000 entries (BENCH_CACHE_FLAGS, e.g. --dir /dev/shm):
+#                         how each operation scales, reported, never asserted
 #   make bench-gen        regenerate bench/gen/ from bench/kernels/ (needs
 #                         libclang; the GPU machine uses the committed files)
 
@@ -39,7 +42,7 @@ BENCH_IMAGES := $(BENCH_OUT)/bench_kernels.cubin $(BENCH_OUT)/bench_kernels.ptx
 BENCH_STUB_O := $(BENCH_OUT)/bench_kernels.kstub.o
 BENCH_HDRS := bench/bench_util.h $(BENCH_GEN)/bench_kernels.kstub.h runtime/kstub.h
 
-.PHONY: bench bench-run bench-gen bench-generator bench-drift bench-project
+.PHONY: bench bench-run bench-gen bench-generator bench-drift bench-project bench-cache
 bench: $(BENCH_PROGS) $(BENCH_IMAGES)
 
 # run.sh builds (warnings not errors: the GPU machine's compilers differ) and runs.
@@ -56,6 +59,9 @@ bench-project: $(KSTUB)
 
 bench-drift: $(KSTUB)
 	@python3 bench/drift.py --kstub $(KSTUB) $(BENCH_DRIFT_FLAGS)
+
+bench-cache: $(KSTUB)
+	@python3 bench/cache_scale.py --kstub $(KSTUB) $(BENCH_CACHE_FLAGS)
 
 # ---- the benchmark kernels' stubs (committed under bench/gen) ---------------------
 # Generated where libclang is; elsewhere the committed files are used as they are.

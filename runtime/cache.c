@@ -13,11 +13,25 @@
  * its descriptor, never by path again. The cache is an optimisation:
  * failing to read or write it is never an error; ks_cache_check() says why
  * it is not used.
+ *
+ * The directory's size follows the prelude cache's rule (cache_entry.c, one
+ * copy of the code): a hit touches its entry (its mtime is its last use), and
+ * after writing an entry the thread that wrote it trims the directory under
+ * KSTUB_CACHE_SIZE (default 256 MiB; a value that is not a size means the
+ * default, unreported, as the library prints nothing), least recently used
+ * first, never the entry just written nor a temporary younger than ten
+ * minutes. Only a miss trims, after NVRTC has compiled: one pass over the
+ * directory and a sort, a small part of the compile the launch has already
+ * waited for (docs/performance.md: about 25 us per entry, against 16-52 ms
+ * of NVRTC), and a thread that finds another trimming skips it rather than
+ * wait. A hit never lists the directory.
  */
+#include <fcntl.h>
 #include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include "cache_entry.h"
@@ -123,12 +137,26 @@ int ks__cache_get(int dirfd, const unsigned char key[32], void **data, size_t *n
     const char *why;
     entry_name(name, sizeof name, key, ".nvrtc");
     *data = ks__entry_read(dirfd, name, KS__MAGIC, key, KS__MAX_ENTRY_BYTES, n, &why);
-    return *data != NULL;
+    if (*data == NULL)
+        return 0;
+    /* A hit is a use: trimming goes by last use, not by write. */
+    (void)utimensat(dirfd, name, NULL, AT_SYMLINK_NOFOLLOW);
+    return 1;
 }
+
+/* Set while a thread of this process trims; the others skip. */
+static int trimming;
 
 void ks__cache_put(int dirfd, const unsigned char key[32], const void *data, size_t n)
 {
     char name[80];
     entry_name(name, sizeof name, key, ".nvrtc");
-    ks__entry_write(dirfd, name, KS__MAGIC, key, data, n);
+    if (ks__entry_write(dirfd, name, KS__MAGIC, key, data, n) != 0)
+        return;
+    if (__atomic_exchange_n(&trimming, 1, __ATOMIC_ACQUIRE))
+        return;
+    const char *bad;
+    unsigned long long freed, cap = ks__cache_cap_env(&bad);
+    ks__cache_trim(dirfd, cap, name, &freed);
+    __atomic_store_n(&trimming, 0, __ATOMIC_RELEASE);
 }

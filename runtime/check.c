@@ -90,8 +90,12 @@ static void from_env(void)
     const char *spec = ks__getenv("KSTUB_CHECK");
     if (spec != NULL && parse(spec, &bits, bad_env, sizeof bad_env) != 0)
         bits = KS__CHECK_BAD_ENV;
+    /* KSTUB_TRACE: "0" turns the trace off (also when KSTUB_CHECK names it);
+     * "1" or a path turns it on; empty is as unset. */
     const char *trace = ks__getenv("KSTUB_TRACE");
-    if (trace != NULL && trace[0] != '\0' && bits != KS__CHECK_BAD_ENV)
+    if (trace != NULL && strcmp(trace, "0") == 0 && bits != KS__CHECK_BAD_ENV)
+        bits &= ~(unsigned)KS_CHECK_TRACE;
+    else if (trace != NULL && trace[0] != '\0' && bits != KS__CHECK_BAD_ENV)
         bits |= KS_CHECK_TRACE;
     __atomic_store_n(&ks__checks, bits, __ATOMIC_RELAXED);
 }

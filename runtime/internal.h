@@ -423,31 +423,7 @@ long long ks__cache_entry_check(const unsigned char *buf, size_t size, const uns
 /* Bytes before an entry's payload (cache_entry.h's KS__ENTRY_HEADER_BYTES). */
 #define KS__CACHE_HEADER_BYTES (8 + 32 + 8 + 32)
 
-/* ---- safefile.c ------------------------------------------------------------ */
-
-/* What ks__open_regular returns for something that is not a regular file. */
-#define KS__NOT_REGULAR (-2)
-
-/*
- * Open \p path (relative to \p dirfd, or AT_FDCWD) for reading, only if it is
- * a regular file (never blocking on a FIFO); with \p nofollow a final symlink
- * is refused. The fd; -1 (errno set); or KS__NOT_REGULAR. *st when non-NULL.
- */
-int ks__open_regular(int dirfd, const char *path, int nofollow, struct stat *st);
-
-/*
- * Open the directory \p path (created with mode 0700 when \p create) if only
- * this user can change what is in it: the fd, or -1 with the reason in \p why.
- */
-int ks__dir_open_trusted(const char *path, int create, char *why, size_t cap);
-
-/*
- * The environment, as a set-uid or set-gid program must read it: NULL there
- * (secure_getenv), so a caller cannot choose the libraries or paths it loads.
- */
-static inline const char *ks__getenv(const char *name)
-{
-    return secure_getenv(name);
-}
+/* safefile.c (common/): ks__open_regular, ks__dir_open_trusted, ks__getenv */
+#include "safefile.h"
 
 #endif /* KS_INTERNAL_H */

@@ -51,37 +51,6 @@ extern "C" {
     ((void)sizeof(struct { _Static_assert(ok, msg); int ks__unused; }), (arg))
 #endif
 
-/*
- * The stubs' macro form (C) checks each argument where it is written.
- * KS_ARG_POINTER(arg, exact, ok, exact_msg, msg): a pointer argument; strict
- * mode tests `exact`, the default mode `ok` (the pointer types C converts
- * without a diagnostic). KS_ARG_VALUE(arg, exact, msg): any other argument,
- * tested in strict mode only (C's conversions apply otherwise). Both are
- * _Generic tests made by the generator; before C11 nothing is tested.
- */
-#if !defined(__cplusplus)
-#if defined(__STDC_VERSION__) && __STDC_VERSION__ >= 201112L
-#define KS__ARG_CHECK(arg, ok, msg) \
-    ((void)sizeof(struct { _Static_assert(ok, msg); int ks__unused; }), (arg))
-#if defined(KSTUB_STRICT)
-#define KS_ARG_POINTER(arg, exact, ok, exact_msg, msg) KS__ARG_CHECK(arg, exact, exact_msg)
-#define KS_ARG_VALUE(arg, exact, msg) KS__ARG_CHECK(arg, exact, msg)
-#else
-#define KS_ARG_POINTER(arg, exact, ok, exact_msg, msg) KS__ARG_CHECK(arg, ok, msg)
-#define KS_ARG_VALUE(arg, exact, msg) (arg)
-#endif
-/* A typed graph node (or an array of them, or of a kernel's _args): only
- * that kernel's, in every mode. */
-#define KS_ARG_NODES(arg, ok, msg) KS__ARG_CHECK(arg, ok, msg)
-/* A template's one C name (C11 only): whether an instance takes the arguments. */
-#define KS_ARG_INSTANCE(arg, ok, msg) KS__ARG_CHECK(arg, ok, msg)
-#else
-#define KS_ARG_POINTER(arg, exact, ok, exact_msg, msg) (arg)
-#define KS_ARG_VALUE(arg, exact, msg) (arg)
-#define KS_ARG_NODES(arg, ok, msg) (arg)
-#endif
-#endif
-
 /* ---- half precision --------------------------------------------------------------------- */
 
 /* The bits of a CUDA __half (IEEE binary16): 2 bytes, 2-byte aligned. */
@@ -203,6 +172,224 @@ static inline ks_bfloat162 ks_bfloat162_make(float x, float y)
 
 #ifdef __cplusplus
 }
+#endif
+
+
+/* ---- the stubs' macro form (C) ---------------------------------------------------------- */
+
+/* What follows is expanded inside the caller's code. gcc reports an error
+ * at the caller's line (not at the line of this header that spells the
+ * static assertion) when the macro comes from a system header; the
+ * generated headers say the same of their macro section. Not in a file
+ * compiled on its own (__INCLUDE_LEVEL__ 0), where the pragma warns. */
+#if !defined(__cplusplus) && defined(__GNUC__) && defined(__INCLUDE_LEVEL__)
+#if __INCLUDE_LEVEL__ > 0
+#pragma GCC system_header
+#endif
+#endif
+
+#if !defined(__cplusplus)
+/*
+ * The stubs' macro form checks each argument where it is written (C11).
+ * KS_ARG_POINTER(arg, exact, ok, who, type, ok_type, exact_pick, pick): a
+ * pointer argument; strict mode tests `exact`, the default mode `ok` (the
+ * pointer types C converts without a diagnostic) and refuses an integer (a
+ * literal 0 included: C's NULL is a pointer). The message names kernel and
+ * parameter (`who`) and the type wanted; `pick` (`exact_pick` in strict
+ * mode) is the argument itself, a _Generic with no default whose error
+ * names the type given. KS_ARG_VALUE(arg, exact, msg): any other argument,
+ * tested in strict mode only (C's conversions apply otherwise). The tests
+ * are _Generic selections made by the generator; before C11 nothing is
+ * tested.
+ */
+#if defined(__STDC_VERSION__) && __STDC_VERSION__ >= 201112L
+#define KS__ASSERT(ok, msg) (void)sizeof(struct { _Static_assert(ok, msg); int ks__unused; })
+/* 1 when a or b, as a _Generic: clang's report of a failed assertion then
+ * shows its message, not the whole expression. */
+#define KS__EITHER(a, b) _Generic((char (*)[1 + !!(a) + !!(b)])0, char (*)[1]: 0, default: 1)
+#define KS__ARG_CHECK(arg, ok, msg) (KS__ASSERT(ok, msg), (arg))
+/* Whether an argument is an integer (where a pointer belongs). */
+#define KS__INTEGER(arg) \
+    _Generic((arg), _Bool: 1, char: 1, signed char: 1, unsigned char: 1, short: 1, unsigned short: 1, \
+             int: 1, unsigned: 1, long: 1, unsigned long: 1, long long: 1, unsigned long long: 1, default: 0)
+#if defined(KSTUB_STRICT)
+#define KS_ARG_POINTER(arg, exact, ok, who, type, ok_type, exact_pick, pick) \
+    (KS__ASSERT(exact, who " needs exactly " type), exact_pick)
+#define KS_ARG_VALUE(arg, exact, msg) KS__ARG_CHECK(arg, exact, msg)
+#else
+#define KS_ARG_POINTER(arg, exact, ok, who, type, ok_type, exact_pick, pick) \
+    (KS__ASSERT(KS__EITHER(ok, KS__INTEGER(arg)), who " needs " ok_type ", not another pointer type"), \
+     KS__ASSERT(KS__EITHER(0, !KS__INTEGER(arg)), who " needs " ok_type ", not an integer (0 is an int: pass NULL)"), \
+     pick)
+#define KS_ARG_VALUE(arg, exact, msg) (arg)
+#endif
+/* A typed graph node (or an array of them, or of a kernel's _args): only
+ * that kernel's, in every mode. */
+#define KS_ARG_NODES(arg, ok, msg) KS__ARG_CHECK(arg, ok, msg)
+/* A template's one C name (C11 only): whether an instance takes the arguments. */
+#define KS_ARG_INSTANCE(arg, ok, msg) KS__ARG_CHECK(arg, ok, msg)
+/* The call of a stub's macro form with another number of arguments: its
+ * message ends "not " and is completed with the number given (C11); C99
+ * has no assertion with a message, and names the array `id` instead. */
+#define KS__WRONG_COUNT(msg, id, ...) \
+    ks__wrong_arg_count(sizeof(struct { _Static_assert(0, msg KS__STR(KS__ARGC(__VA_ARGS__))); int ks__unused; }), \
+                        __VA_ARGS__)
+#else
+#define KS_ARG_POINTER(arg, exact, ok, who, type, ok_type, exact_pick, pick) (arg)
+#define KS_ARG_VALUE(arg, exact, msg) (arg)
+#define KS_ARG_NODES(arg, ok, msg) (arg)
+#define KS__WRONG_COUNT(msg, id, ...) ks__wrong_arg_count(sizeof(struct { char id[-1]; }), __VA_ARGS__)
+#endif
+/* Declared, never defined: what a call with the wrong number of arguments
+ * (or, for a template's one name, of no instance's types) calls, taking
+ * every argument as it is, so that its error is the only one. */
+int ks__wrong_arg_count(size_t ks__never, ...);
+int ks__no_instance(const char *ks__file, int ks__line, ...);
+
+/* KS__ARGC_IS(n, args...): _call when the arguments (counted after their
+ * own macros expanded) are n, else _wrong; up to 128. */
+#define KS__CAT(a, b) KS__CAT_NOW(a, b)
+#define KS__CAT_NOW(a, b) a##b
+#define KS__STR(x) KS__STR_NOW(x)
+#define KS__STR_NOW(x) #x
+#define KS__SECOND(...) KS__SECOND_OF(__VA_ARGS__)
+#define KS__SECOND_OF(a, b, ...) b
+#define KS__ARGC(...) KS__ARGC_AT(__VA_ARGS__, 128, 127, 126, 125, 124, 123, 122, 121, 120, 119, 118, 117, 116, 115, 114, 113, 112, 111, 110, 109, 108, 107, 106, 105, 104, 103, 102, 101, 100, 99, 98, 97, 96, 95, 94, 93, 92, 91, 90, 89, 88, 87, 86, 85, 84, 83, 82, 81, 80, 79, 78, 77, 76, 75, 74, 73, 72, 71, 70, 69, 68, 67, 66, 65, 64, 63, 62, 61, 60, 59, 58, 57, 56, 55, 54, 53, 52, 51, 50, 49, 48, 47, 46, 45, 44, 43, 42, 41, 40, 39, 38, 37, 36, 35, 34, 33, 32, 31, 30, 29, 28, 27, 26, 25, 24, 23, 22, 21, 20, 19, 18, 17, 16, 15, 14, 13, 12, 11, 10, 9, 8, 7, 6, 5, 4, 3, 2, 1, 0)
+#define KS__ARGC_AT(_1, _2, _3, _4, _5, _6, _7, _8, _9, _10, _11, _12, _13, _14, _15, _16, _17, _18, _19, _20, _21, _22, _23, _24, _25, _26, _27, _28, _29, _30, _31, _32, _33, _34, _35, _36, _37, _38, _39, _40, _41, _42, _43, _44, _45, _46, _47, _48, _49, _50, _51, _52, _53, _54, _55, _56, _57, _58, _59, _60, _61, _62, _63, _64, _65, _66, _67, _68, _69, _70, _71, _72, _73, _74, _75, _76, _77, _78, _79, _80, _81, _82, _83, _84, _85, _86, _87, _88, _89, _90, _91, _92, _93, _94, _95, _96, _97, _98, _99, _100, _101, _102, _103, _104, _105, _106, _107, _108, _109, _110, _111, _112, _113, _114, _115, _116, _117, _118, _119, _120, _121, _122, _123, _124, _125, _126, _127, _128, n, ...) n
+#define KS__ARGC_IS(n, ...) KS__SECOND(KS__CAT(KS__CAT(KS__SAME_, n), KS__CAT(_, KS__ARGC(__VA_ARGS__))), _wrong, ~)
+/* KS__PICK_COUNT(n, call, wrong, args...): the macro name call when the
+ * arguments are n, else wrong; both spelled by the caller's macro. */
+#define KS__PICK_COUNT(n, call, wrong, ...) KS__CAT(KS__PICK, KS__ARGC_IS(n, __VA_ARGS__))(call, wrong)
+#define KS__PICK_call(call, wrong) call
+#define KS__PICK_wrong(call, wrong) wrong
+#define KS__SAME_1_1 ~, _call
+#define KS__SAME_2_2 ~, _call
+#define KS__SAME_3_3 ~, _call
+#define KS__SAME_4_4 ~, _call
+#define KS__SAME_5_5 ~, _call
+#define KS__SAME_6_6 ~, _call
+#define KS__SAME_7_7 ~, _call
+#define KS__SAME_8_8 ~, _call
+#define KS__SAME_9_9 ~, _call
+#define KS__SAME_10_10 ~, _call
+#define KS__SAME_11_11 ~, _call
+#define KS__SAME_12_12 ~, _call
+#define KS__SAME_13_13 ~, _call
+#define KS__SAME_14_14 ~, _call
+#define KS__SAME_15_15 ~, _call
+#define KS__SAME_16_16 ~, _call
+#define KS__SAME_17_17 ~, _call
+#define KS__SAME_18_18 ~, _call
+#define KS__SAME_19_19 ~, _call
+#define KS__SAME_20_20 ~, _call
+#define KS__SAME_21_21 ~, _call
+#define KS__SAME_22_22 ~, _call
+#define KS__SAME_23_23 ~, _call
+#define KS__SAME_24_24 ~, _call
+#define KS__SAME_25_25 ~, _call
+#define KS__SAME_26_26 ~, _call
+#define KS__SAME_27_27 ~, _call
+#define KS__SAME_28_28 ~, _call
+#define KS__SAME_29_29 ~, _call
+#define KS__SAME_30_30 ~, _call
+#define KS__SAME_31_31 ~, _call
+#define KS__SAME_32_32 ~, _call
+#define KS__SAME_33_33 ~, _call
+#define KS__SAME_34_34 ~, _call
+#define KS__SAME_35_35 ~, _call
+#define KS__SAME_36_36 ~, _call
+#define KS__SAME_37_37 ~, _call
+#define KS__SAME_38_38 ~, _call
+#define KS__SAME_39_39 ~, _call
+#define KS__SAME_40_40 ~, _call
+#define KS__SAME_41_41 ~, _call
+#define KS__SAME_42_42 ~, _call
+#define KS__SAME_43_43 ~, _call
+#define KS__SAME_44_44 ~, _call
+#define KS__SAME_45_45 ~, _call
+#define KS__SAME_46_46 ~, _call
+#define KS__SAME_47_47 ~, _call
+#define KS__SAME_48_48 ~, _call
+#define KS__SAME_49_49 ~, _call
+#define KS__SAME_50_50 ~, _call
+#define KS__SAME_51_51 ~, _call
+#define KS__SAME_52_52 ~, _call
+#define KS__SAME_53_53 ~, _call
+#define KS__SAME_54_54 ~, _call
+#define KS__SAME_55_55 ~, _call
+#define KS__SAME_56_56 ~, _call
+#define KS__SAME_57_57 ~, _call
+#define KS__SAME_58_58 ~, _call
+#define KS__SAME_59_59 ~, _call
+#define KS__SAME_60_60 ~, _call
+#define KS__SAME_61_61 ~, _call
+#define KS__SAME_62_62 ~, _call
+#define KS__SAME_63_63 ~, _call
+#define KS__SAME_64_64 ~, _call
+#define KS__SAME_65_65 ~, _call
+#define KS__SAME_66_66 ~, _call
+#define KS__SAME_67_67 ~, _call
+#define KS__SAME_68_68 ~, _call
+#define KS__SAME_69_69 ~, _call
+#define KS__SAME_70_70 ~, _call
+#define KS__SAME_71_71 ~, _call
+#define KS__SAME_72_72 ~, _call
+#define KS__SAME_73_73 ~, _call
+#define KS__SAME_74_74 ~, _call
+#define KS__SAME_75_75 ~, _call
+#define KS__SAME_76_76 ~, _call
+#define KS__SAME_77_77 ~, _call
+#define KS__SAME_78_78 ~, _call
+#define KS__SAME_79_79 ~, _call
+#define KS__SAME_80_80 ~, _call
+#define KS__SAME_81_81 ~, _call
+#define KS__SAME_82_82 ~, _call
+#define KS__SAME_83_83 ~, _call
+#define KS__SAME_84_84 ~, _call
+#define KS__SAME_85_85 ~, _call
+#define KS__SAME_86_86 ~, _call
+#define KS__SAME_87_87 ~, _call
+#define KS__SAME_88_88 ~, _call
+#define KS__SAME_89_89 ~, _call
+#define KS__SAME_90_90 ~, _call
+#define KS__SAME_91_91 ~, _call
+#define KS__SAME_92_92 ~, _call
+#define KS__SAME_93_93 ~, _call
+#define KS__SAME_94_94 ~, _call
+#define KS__SAME_95_95 ~, _call
+#define KS__SAME_96_96 ~, _call
+#define KS__SAME_97_97 ~, _call
+#define KS__SAME_98_98 ~, _call
+#define KS__SAME_99_99 ~, _call
+#define KS__SAME_100_100 ~, _call
+#define KS__SAME_101_101 ~, _call
+#define KS__SAME_102_102 ~, _call
+#define KS__SAME_103_103 ~, _call
+#define KS__SAME_104_104 ~, _call
+#define KS__SAME_105_105 ~, _call
+#define KS__SAME_106_106 ~, _call
+#define KS__SAME_107_107 ~, _call
+#define KS__SAME_108_108 ~, _call
+#define KS__SAME_109_109 ~, _call
+#define KS__SAME_110_110 ~, _call
+#define KS__SAME_111_111 ~, _call
+#define KS__SAME_112_112 ~, _call
+#define KS__SAME_113_113 ~, _call
+#define KS__SAME_114_114 ~, _call
+#define KS__SAME_115_115 ~, _call
+#define KS__SAME_116_116 ~, _call
+#define KS__SAME_117_117 ~, _call
+#define KS__SAME_118_118 ~, _call
+#define KS__SAME_119_119 ~, _call
+#define KS__SAME_120_120 ~, _call
+#define KS__SAME_121_121 ~, _call
+#define KS__SAME_122_122 ~, _call
+#define KS__SAME_123_123 ~, _call
+#define KS__SAME_124_124 ~, _call
+#define KS__SAME_125_125 ~, _call
+#define KS__SAME_126_126 ~, _call
+#define KS__SAME_127_127 ~, _call
+#define KS__SAME_128_128 ~, _call
 #endif
 
 #endif /* KSTUB_TYPES_H */

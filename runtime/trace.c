@@ -10,6 +10,16 @@
  *    "block":[256,1,1],"shared":0,"stream":"0x0","site":"app.c:42",
  *    "status":"KS_OK","args":[{"name":"a","type":"float","offset":0,"size":4,
  *    "bytes":"0000803f","value":1}, {"name":"x",…,"pointer":"0x7f…"}, …]}
+ *
+ * The file: ks_trace_set_file's, else $KSTUB_TRACE (a path; "1" or empty
+ * mean the default; "0" turns the trace off, check.c), else
+ * ./kstub-trace-<pid>.jsonl. It is opened as every output is
+ * (ks__open_append: no symlink followed, regular files only, O_CLOEXEC).
+ * A trace that cannot be opened must not stop the program's work: the
+ * first launch after it fails is refused with KS_ERR_IO and says so (a
+ * caller that checks statuses learns of it once, and knows that launch did
+ * not run), and every later launch goes on untraced until
+ * ks_trace_set_file() names a file again.
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -27,6 +37,7 @@ static pthread_mutex_t trace_lock = PTHREAD_MUTEX_INITIALIZER;
 static int trace_fd = -1;
 static char *trace_path;              /* ks_trace_set_file's, or NULL */
 static unsigned long long trace_seq;
+static int trace_failed;              /* the file could not be opened: launches go on untraced */
 
 KS__API ks_status ks_trace_set_file(const char *path)
 {
@@ -39,25 +50,36 @@ KS__API ks_status ks_trace_set_file(const char *path)
     if (trace_fd >= 0)
         close(trace_fd);
     trace_fd = -1;
+    trace_failed = 0;
     pthread_mutex_unlock(&trace_lock);
     return KS_OK;
 }
 
-/* Under trace_lock: the open trace file, or -1 (error set). */
+/* Under trace_lock: the open trace file; -1 with the error set the first
+ * time it cannot be opened; -2 (no error) every time after that. */
 static int trace_open(const char *kernel)
 {
     if (trace_fd >= 0)
         return trace_fd;
+    if (trace_failed)
+        return -2;
     char fallback[64];
     const char *path = trace_path ? trace_path : ks__getenv("KSTUB_TRACE");
-    if (path == NULL || path[0] == '\0') {
+    if (path == NULL || path[0] == '\0' || strcmp(path, "1") == 0 || strcmp(path, "0") == 0) {
         snprintf(fallback, sizeof fallback, "kstub-trace-%ld.jsonl", (long)getpid());
         path = fallback;
     }
-    trace_fd = open(path, O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC, 0644);
-    if (trace_fd < 0)
-        ks__error(KS_ERR_IO, kernel, "not launched: the trace file '%s' cannot be opened: %s", path,
-                  strerror(errno));
+    trace_fd = ks__open_append(path);
+    if (trace_fd < 0) {
+        const char *why = trace_fd == KS__NOT_REGULAR ? "it is not a regular file"
+                          : errno == ELOOP            ? "it is a symbolic link, which is not followed"
+                                                      : strerror(errno);
+        ks__error(KS_ERR_IO, kernel, "not launched: the trace file '%s' cannot be opened: %s; later "
+                  "launches go on untraced", path, why);
+        trace_fd = -1;
+        trace_failed = 1;
+        return -1;
+    }
     return trace_fd;
 }
 
@@ -164,7 +186,7 @@ static ks_status trace_before(const ks__checked *c)
     pthread_mutex_lock(&trace_lock);
     int fd = trace_open(ks__kernel_name(c->k));
     pthread_mutex_unlock(&trace_lock);
-    return fd < 0 ? KS_ERR_IO : KS_OK;
+    return fd == -1 ? KS_ERR_IO : KS_OK;
 }
 
 static ks_status trace_after(const ks__checked *c, ks_status st)

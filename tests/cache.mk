@@ -6,11 +6,11 @@
 #   make check-cache
 
 CACHE_CHECK := $(B)/tests/check_cache
-CACHE_TEST_OBJ := $(filter-out $(B)/obj/generator/main.o,$(GEN_OBJ))
+CACHE_TEST_OBJ := $(filter-out $(B)/obj/generator/cli/main.o,$(GEN_OBJ))
 
-$(CACHE_CHECK): tests/check_cache.c tests/testutil.c tests/testutil.h generator/cachecmd.h \
+$(CACHE_CHECK): tests/check_cache.c tests/testutil.c tests/testutil.h generator/front/cachecmd.h \
     $(CACHE_TEST_OBJ) | $(B)/tests
-	$(CC) $(BASE_CFLAGS) $< tests/testutil.c $(CACHE_TEST_OBJ) -o $@ $(LIBCLANG_LIBS) -ljansson \
+	$(CC) $(BASE_CFLAGS) $(GEN_INC) $< tests/testutil.c $(CACHE_TEST_OBJ) -o $@ $(LIBCLANG_LIBS) -ljansson \
 	    $(CHECK_LIBS)
 
 .PHONY: check-cache
@@ -19,14 +19,14 @@ check-cache: $(CACHE_CHECK) $(KSTUB)
 
 CHECK_TARGETS += check-cache
 
-# The cache entry both caches write (runtime/cache_entry.c), on its own:
+# The cache entry both caches write (common/cache_entry.c), on its own:
 #   make check-cache-entry
 CACHE_ENTRY_CHECK := $(B)/tests/check_cache_entry
 
-$(CACHE_ENTRY_CHECK): tests/check_cache_entry.c runtime/cache_entry.c runtime/cache_entry.h \
-    runtime/safefile.c runtime/sha256.c runtime/sha256.h runtime/internal.h | $(B)/tests
-	$(CC) $(BASE_CFLAGS) -Iruntime $(CUDA_INC) $< runtime/cache_entry.c runtime/safefile.c \
-	    runtime/sha256.c -o $@ $(CHECK_LIBS)
+$(CACHE_ENTRY_CHECK): tests/check_cache_entry.c common/cache_entry.c common/cache_entry.h \
+    common/safefile.c common/safefile.h common/sha256.c common/sha256.h | $(B)/tests
+	$(CC) $(BASE_CFLAGS) -Icommon $< common/cache_entry.c common/safefile.c \
+	    common/sha256.c -o $@ $(CHECK_LIBS)
 
 .PHONY: check-cache-entry
 check-cache-entry: $(CACHE_ENTRY_CHECK)

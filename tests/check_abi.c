@@ -329,7 +329,7 @@ static bool ptx_parse(const char *text, ptx_module *m, char *err, size_t errlen)
 }
 
 /* The entry \p symbol names: itself, or for a pattern (internal linkage,
- * runtime/symbol.h) the one entry it matches; *nmatch says how many did. */
+ * common/symbol.h) the one entry it matches; *nmatch says how many did. */
 static const ptx_entry *ptx_find(const ptx_module *m, const char *symbol, size_t *nmatch)
 {
     const ptx_entry *found = NULL;
@@ -505,6 +505,36 @@ static void file_flags(const char *cu, const char *which, char **argv, size_t *a
     free(text);
 }
 
+/* The generated header on its own, as every caller's language compiles it
+ * (issue 31 #7: a header that compiled as C broke C++ callers). */
+static void header_compiles(const char *cu, const char *base, const char *log)
+{
+    static const char *const langs[][3] = {
+        {"gcc", "c", "-std=c99"},       {"gcc", "c", "-std=c11"},
+        {"gcc", "c", "-std=gnu17"},     {"clang", "c", "-std=c11"},
+        {"g++", "c++", "-std=c++17"},   {"clang++", "c++", "-std=c++17"},
+    };
+    const char *cuda = getenv("CUDA_PATH") ? getenv("CUDA_PATH") : "/usr/local/cuda";
+    char header[PATH_MAX + 40], cuda_inc[PATH_MAX];
+    snprintf(header, sizeof header, "%s.h", base);
+    snprintf(cuda_inc, sizeof cuda_inc, "-I%s/include", cuda);
+    /* cuda.h (CUtensorMap, driver handles) has anonymous unions: C11 on. */
+    char *text = read_file(header);
+    ck_assert_msg(text != NULL, "%s: no generated header %s", cu, header);
+    int needs_c11 = strstr(text, "#include <cuda.h>") != NULL;
+    free(text);
+    for (size_t i = 0; i < sizeof langs / sizeof langs[0]; i++) {
+        if (needs_c11 && strcmp(langs[i][2], "-std=c99") == 0)
+            continue;
+        char *argv[] = {(char *)langs[i][0], "-x", (char *)langs[i][1], (char *)langs[i][2],
+                        "-Wall", "-Wextra", "-Wpedantic", "-Werror", "-Iruntime", cuda_inc,
+                        "-fsyntax-only", header, NULL};
+        int rc = run_tool(argv, log);
+        ck_assert_msg(rc == 0, "%s: the generated header does not compile with %s %s:\n%s", cu,
+                      langs[i][0], langs[i][2], log_text(log));
+    }
+}
+
 START_TEST(abi_matches_nvcc)
 {
     const char *cu = g_files[_i];
@@ -560,6 +590,7 @@ START_TEST(abi_matches_nvcc)
     int bad = abi_compare(cu, &ptx, kernels, &msg);
     ck_assert_msg(bad == 0, "%d ABI mismatch(es) against nvcc -ptx -arch=" ABI_ARCH ":\n%s", bad,
                   msg.data);
+    header_compiles(cu, base, log);
     size_t nparams = 0, nkernels = 0, ninternal = 0;
     for (size_t i = 0; i < ptx.nentries; i++)
         if (!ptx.entries[i].toolkit) {

@@ -14,7 +14,7 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "../generator/cachecmd.h"
+#include "cachecmd.h"
 #include "testutil.h"
 
 static char tmpdir[PATH_MAX];
@@ -91,8 +91,17 @@ START_TEST(sizes_parse)
     ck_assert_uint_eq(v, 500ULL << 20);
     ck_assert_int_eq(ks_cache_parse_size("2G", &v), 0);
     ck_assert_uint_eq(v, 2ULL << 30);
-    ck_assert_int_eq(ks_cache_parse_size("64KiB", &v), 0);
+    ck_assert_int_eq(ks_cache_parse_size("64K", &v), 0);
     ck_assert_uint_eq(v, 64ULL << 10);
+    ck_assert_int_eq(ks_cache_parse_size("18446744073709551615", &v), 0);
+    ck_assert_uint_eq(v, ~0ULL);
+    ck_assert_int_eq(ks_cache_parse_size("", &v), -1);
+    /* Issue 26 #9: exactly digits and an optional K, M or G. strtoull took
+     * " -1" (a leading space) for 2^64 - 1. */
+    static const char *const bad[] = {" -1", " 1", "+1", "1 ", "1M ", "0x10", "1.5G", "64KiB", "1MB",
+                                      "1m", "1k", "18446744073709551616", "17179869184G", "1\n"};
+    for (size_t i = 0; i < sizeof bad / sizeof *bad; i++)
+        ck_assert_msg(ks_cache_parse_size(bad[i], &v) == -1, "'%s' taken for %llu", bad[i], v);
     ck_assert_int_eq(ks_cache_parse_size("", &v), -1);
     ck_assert_int_eq(ks_cache_parse_size("-1", &v), -1);
     ck_assert_int_eq(ks_cache_parse_size("12T", &v), -1);
@@ -106,6 +115,121 @@ START_TEST(sizes_parse)
     ck_assert_uint_eq(ks_cache_cap(&origin), 30ULL << 20);
     ck_assert_str_eq(origin, "KSTUB_CACHE_SIZE");
     unsetenv("KSTUB_CACHE_SIZE");
+}
+END_TEST
+
+/* Issue 26 #9 and #10: KSTUB_CACHE_SIZE=" -1" is no size: one warning that
+ * names the value, escaped (a newline in it starts no line of its own), and
+ * the default cap; --max-size " -1" is a usage error naming it escaped. */
+START_TEST(bad_sizes_are_reported_escaped)
+{
+    make_tmpdir();
+    char *out;
+    int rc = run(&out, "{ KSTUB_CACHE_SIZE=' -1' '%s' cache --stats --cache-dir '%s/cache' 2>&1 >/dev/null; }",
+                 kstub_bin(), tmpdir);
+    ck_assert_msg(strstr(out, "kstub: warning: KSTUB_CACHE_SIZE=' -1' is not a size"), "%s", out);
+    ck_assert_msg(!strstr(strstr(out, "warning") + 1, "warning"), "more than one warning:\n%s", out);
+    free(out);
+    rc = run(&out, "{ KSTUB_CACHE_SIZE=\"$(printf '1\\n::error::forged')\" '%s' cache --stats "
+                   "--cache-dir '%s/cache' 2>&1 >/dev/null; }", kstub_bin(), tmpdir);
+    ck_assert_msg(strstr(out, "KSTUB_CACHE_SIZE='1\\n::error::forged'") && !strstr(out, "\n::error"), "%s", out);
+    free(out);
+    rc = run(&out, "'%s' cache --stats --max-size ' -1' --cache-dir '%s/cache'", kstub_bin(), tmpdir);
+    ck_assert_msg(rc == 2 && strstr(out, "--max-size ' -1' is not a size"), "%s", out);
+    free(out);
+    rc = run(&out, "'%s' cache --stats --max-size \"$(printf '1\\n::error::x')\" --cache-dir '%s/cache'",
+             kstub_bin(), tmpdir);
+    ck_assert_msg(rc == 2 && strstr(out, "'1\\n::error::x'"), "%s", out);
+    free(out);
+    /* The cap in force is the default. */
+    rc = run(&out, "{ KSTUB_CACHE_SIZE=' -1' '%s' cache --stats --cache-dir '%s/cache' 2>/dev/null; }",
+             kstub_bin(), tmpdir);
+    ck_assert_msg(rc == 0 && strstr(out, "cap               268435456 bytes (256.0 MiB, default)"), "%s", out);
+    free(out);
+    remove_tmpdir();
+}
+END_TEST
+
+/* Issue 26 #10: a cache directory whose name holds a newline is printed
+ * escaped by --stats (stdout) and in the refusal (stderr). */
+START_TEST(cache_paths_are_escaped)
+{
+    make_tmpdir();
+    char *out;
+    int rc = run(&out, "d=\"$(printf '%s/new\\n::error::line')\" && mkdir -m 700 \"$d\" && "
+                 "'%s' cache --stats --cache-dir \"$d\"", tmpdir, kstub_bin());
+    ck_assert_msg(rc == 0 && strstr(out, "/new\\n::error::line") && !strstr(out, "\n::error"), "%s", out);
+    free(out);
+    rc = run(&out, "d=\"$(printf '%s/open\\n::error::line')\" && mkdir -m 777 \"$d\" && "
+                 "'%s' cache --stats --cache-dir \"$d\" 2>&1", tmpdir, kstub_bin());
+    ck_assert_msg(rc == 1 && strstr(out, "/open\\n::error::line") && !strstr(out, "\n::error"), "%s", out);
+    free(out);
+    /* KSTUB_DEBUG_PCH names the directory it does not use. */
+    run(NULL, "printf '__global__ void k(int *p) { *p = 1; }\\n' > '%s/k.cu'", tmpdir);
+    rc = run(&out, "cd '%s' && KSTUB_DEBUG_PCH=1 KSTUB_CACHE_DIR=\"$(printf '%s/open\\n::error::line')\" "
+                   "'%s' k.cu --list", tmpdir, tmpdir, kstub_bin());
+    ck_assert_msg(rc == 0 && strstr(out, "prelude cache: not used") && strstr(out, "/open\\n::error::line") &&
+                  !strstr(out, "\n::error"), "%s", out);
+    free(out);
+    remove_tmpdir();
+}
+END_TEST
+
+/* A temporary file of either cache, named as ks__entry_tmp_name names it,
+ * for pid, last written age seconds ago. */
+static void fake_tmp(const char *name, long size, long age)
+{
+    run(NULL, "cd '%s/cache' && truncate -s %ld '%s' && touch -d '@%ld' '%s'", tmpdir, size, name,
+        (long)time(NULL) - age, name);
+}
+
+static int tmp_exists(const char *name)
+{
+    char path[PATH_MAX + 256];
+    snprintf(path, sizeof path, "%s/cache/%s", tmpdir, name);
+    return access(path, F_OK) == 0;
+}
+
+/* Issue 26 #5: an interrupted write leaves ".<16 hex>.<pid>.<n>.<ns>….tmp".
+ * --stats counts it as a leftover; --prune and --clear remove it once ten
+ * minutes old with its writer gone, never a younger one nor a live
+ * writer's (this process's pid), whatever its age. */
+START_TEST(temporaries_are_leftovers)
+{
+    make_tmpdir();
+    char dead_old[128], dead_young[128], live_old[128], nv_old[128];
+    /* A pid no process has: above the kernel's pid_max. */
+    long dead = 99999999;
+    snprintf(dead_old, sizeof dead_old, ".0a7c0a7c0a7c0a7c.%ld.1.1f.pch.tmp", dead);
+    snprintf(dead_young, sizeof dead_young, ".1b7c0a7c0a7c0a7c.%ld.2.2f.pch.tmp", dead);
+    snprintf(live_old, sizeof live_old, ".2c7c0a7c0a7c0a7c.%ld.3.3f.pch.tmp", (long)getpid());
+    snprintf(nv_old, sizeof nv_old, ".3d7c0a7c0a7c0a7c.%ld.4.4f.tmp", dead);
+    fake_tmp(dead_old, 1000, 3600);
+    fake_tmp(dead_young, 100, 60);
+    fake_tmp(live_old, 10, 3600);
+    fake_tmp(nv_old, 1, 3600);
+    run(NULL, "echo mine > '%s/cache/.hidden.tmp'", tmpdir);
+    char *out;
+    int rc = run(&out, "'%s' cache --stats --cache-dir '%s/cache'", kstub_bin(), tmpdir);
+    ck_assert_msg(rc == 0 && strstr(out, "leftovers         4 (1111 bytes)") &&
+                  strstr(out, "total             1111 bytes"), "%s", out);
+    free(out);
+    rc = run(&out, "'%s' cache --prune --cache-dir '%s/cache'", kstub_bin(), tmpdir);
+    ck_assert_msg(rc == 0 && strstr(out, "2 leftovers"), "%s", out);
+    free(out);
+    ck_assert(!tmp_exists(dead_old) && !tmp_exists(nv_old));
+    ck_assert(tmp_exists(dead_young) && tmp_exists(live_old) && tmp_exists(".hidden.tmp"));
+    rc = run(&out, "'%s' cache --clear --cache-dir '%s/cache'", kstub_bin(), tmpdir);
+    ck_assert_msg(rc == 0 && strstr(out, "removed 0 entries") && strstr(out, "kept 2 temporary files"), "%s", out);
+    free(out);
+    ck_assert(tmp_exists(dead_young) && tmp_exists(live_old) && tmp_exists(".hidden.tmp"));
+    /* Ten minutes on, the dead writer's goes; the live one's stays. */
+    fake_tmp(dead_young, 100, 601);
+    rc = run(&out, "'%s' cache --clear --cache-dir '%s/cache'", kstub_bin(), tmpdir);
+    ck_assert_msg(rc == 0 && strstr(out, "removed 1 entry (100 bytes); kept 1 temporary file"), "%s", out);
+    free(out);
+    ck_assert(!tmp_exists(dead_young) && tmp_exists(live_old));
+    remove_tmpdir();
 }
 END_TEST
 
@@ -233,6 +357,9 @@ static Suite *cache_suite(void)
     tcase_add_test(tc, stats_prune_clear);
     tcase_add_test(tc, prune_removes_old_leftovers_only);
     tcase_add_test(tc, usage_errors);
+    tcase_add_test(tc, bad_sizes_are_reported_escaped);
+    tcase_add_test(tc, cache_paths_are_escaped);
+    tcase_add_test(tc, temporaries_are_leftovers);
     suite_add_tcase(s, tc);
     tc = tcase_create("cap");
     tcase_set_timeout(tc, 300);

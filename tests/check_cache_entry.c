@@ -17,7 +17,7 @@
 #include <unistd.h>
 
 #include "cache_entry.h"
-#include "internal.h"
+#include "safefile.h"
 
 static char dir[PATH_MAX];
 static int dirfd_ = -1;

@@ -391,13 +391,139 @@ START_TEST(trace_of_three_launches_round_trips)
 }
 END_TEST
 
-START_TEST(trace_file_unopenable_refuses_launch)
+/* Issue 26 #8: a trace that cannot be opened must not stop the program's
+ * work. The first launch is refused (KS_ERR_IO, not launched, saying later
+ * launches go on untraced); every later one runs, untraced; naming a file
+ * again traces again. */
+START_TEST(trace_file_unopenable_fails_once_then_untraced)
 {
     ck_assert_status(ks_trace_set_file("/nonexistent-dir/trace.jsonl"), KS_OK);
     ck_assert_status(ks_checks_set(KS_CHECK_TRACE), KS_OK);
     ck_assert_status(launch(0, 0, 1), KS_ERR_IO);
-    ck_assert_message_has("the trace file '/nonexistent-dir/trace.jsonl' cannot be opened");
+    ck_assert_message_has("not launched: the trace file '/nonexistent-dir/trace.jsonl' cannot be opened");
+    ck_assert_message_has("later launches go on untraced");
     ck_assert_int_eq(fake.launch_count(), 0);
+    ck_assert_status(launch(0, 0, 1), KS_OK);
+    ck_assert_status(launch(0, 0, 1), KS_OK);
+    ck_assert_int_eq(fake.launch_count(), 2);
+    char path[] = "/tmp/kstub-trace-XXXXXX";
+    int fd = mkstemp(path);
+    ck_assert_int_ge(fd, 0);
+    close(fd);
+    ck_assert_status(ks_trace_set_file(path), KS_OK);
+    ck_assert_status(launch(0, 0, 1), KS_OK);
+    struct stat sb;
+    ck_assert_int_eq(stat(path, &sb), 0);
+    ck_assert_int_gt(sb.st_size, 0);
+    unlink(path);
+}
+END_TEST
+
+static void rm_rf(const char *dir)
+{
+    char cmd[PATH_MAX + 16];
+    snprintf(cmd, sizeof cmd, "rm -rf '%s'", dir);
+    ck_assert_int_eq(system(cmd), 0);
+}
+
+/* A scratch directory with victim.txt ("precious\n") in it. */
+static void scratch(char *dir, size_t cap)
+{
+    snprintf(dir, cap, "/tmp/kstub-trace-dir-XXXXXX");
+    ck_assert_ptr_nonnull(mkdtemp(dir));
+    char victim[PATH_MAX];
+    snprintf(victim, sizeof victim, "%s/victim.txt", dir);
+    FILE *f = fopen(victim, "w");
+    ck_assert_ptr_nonnull(f);
+    fputs("precious\n", f);
+    fclose(f);
+}
+
+static void victim_untouched(const char *dir)
+{
+    char victim[PATH_MAX], text[64] = "";
+    snprintf(victim, sizeof victim, "%s/victim.txt", dir);
+    FILE *f = fopen(victim, "r");
+    ck_assert_ptr_nonnull(f);
+    size_t n = fread(text, 1, sizeof text - 1, f);
+    fclose(f);
+    text[n] = '\0';
+    ck_assert_str_eq(text, "precious\n");
+}
+
+/* Issue 26 #8: the trace file is opened as every output is: a symbolic link
+ * (here the default name, planted beside the program) is not followed, so
+ * the file it points at is never appended to; the launch after goes on. */
+START_TEST(trace_does_not_follow_a_symbolic_link)
+{
+    char dir[64], name[PATH_MAX];
+    scratch(dir, sizeof dir);
+    ck_assert_int_eq(chdir(dir), 0);
+    snprintf(name, sizeof name, "kstub-trace-%ld.jsonl", (long)getpid());
+    ck_assert_int_eq(symlink("victim.txt", name), 0);
+    setenv("KSTUB_CHECK", "trace", 1);
+    ck_assert_status(launch(0, 0, 1), KS_ERR_IO);
+    ck_assert_message_has("is a symbolic link, which is not followed");
+    ck_assert_status(launch(0, 0, 1), KS_OK);
+    ck_assert_int_eq(fake.launch_count(), 1);
+    victim_untouched(dir);
+    rm_rf(dir);
+}
+END_TEST
+
+/* A FIFO as the trace is refused at once, never waited on. */
+START_TEST(trace_fifo_refused_without_blocking)
+{
+    char dir[64], fifo[PATH_MAX];
+    scratch(dir, sizeof dir);
+    snprintf(fifo, sizeof fifo, "%s/t.jsonl", dir);
+    ck_assert_int_eq(mkfifo(fifo, 0600), 0);
+    setenv("KSTUB_TRACE", fifo, 1);
+    ck_assert_status(launch(0, 0, 1), KS_ERR_IO);
+    ck_assert_message_has("it is not a regular file");
+    ck_assert_status(launch(0, 0, 1), KS_OK);
+    rm_rf(dir);
+}
+END_TEST
+
+/* Issue 26 #8: KSTUB_TRACE=0 turns the trace off (also when KSTUB_CHECK
+ * names it) and writes nothing; it wrote a file named 0. */
+START_TEST(trace_env_zero_is_off)
+{
+    char dir[64];
+    scratch(dir, sizeof dir);
+    ck_assert_int_eq(chdir(dir), 0);
+    setenv("KSTUB_CHECK", "trace,sync", 1);
+    setenv("KSTUB_TRACE", "0", 1);
+    ck_assert_status(launch(0, 0, 1), KS_OK);
+    ck_assert_uint_eq(ks_checks_get(), KS_CHECK_SYNC);
+    ck_assert_int_eq(access("0", F_OK), -1);
+    DIR *d = opendir(dir);
+    ck_assert_ptr_nonnull(d);
+    int n = 0;
+    for (struct dirent *e; (e = readdir(d)) != NULL;)
+        n += e->d_name[0] != '.';
+    closedir(d);
+    ck_assert_int_eq(n, 1);             /* victim.txt alone */
+    rm_rf(dir);
+}
+END_TEST
+
+/* KSTUB_TRACE=1 turns it on with the default file, ./kstub-trace-<pid>.jsonl. */
+START_TEST(trace_env_one_is_the_default_file)
+{
+    char dir[64], name[PATH_MAX];
+    scratch(dir, sizeof dir);
+    ck_assert_int_eq(chdir(dir), 0);
+    setenv("KSTUB_TRACE", "1", 1);
+    ck_assert_status(launch(0, 0, 1), KS_OK);
+    ck_assert_uint_eq(ks_checks_get(), KS_CHECK_TRACE);
+    ck_assert_int_eq(access("1", F_OK), -1);
+    snprintf(name, sizeof name, "kstub-trace-%ld.jsonl", (long)getpid());
+    struct stat sb;
+    ck_assert_int_eq(stat(name, &sb), 0);
+    ck_assert_int_gt(sb.st_size, 0);
+    rm_rf(dir);
 }
 END_TEST
 
@@ -435,7 +561,11 @@ static Suite *checks_suite(void)
     tcase_add_test(c, sync_blames_earlier_work_before_launching);
     tcase_add_test(c, nvtx_range_named_after_kernel);
     tcase_add_test(c, trace_of_three_launches_round_trips);
-    tcase_add_test(c, trace_file_unopenable_refuses_launch);
+    tcase_add_test(c, trace_file_unopenable_fails_once_then_untraced);
+    tcase_add_test(c, trace_does_not_follow_a_symbolic_link);
+    tcase_add_test(c, trace_fifo_refused_without_blocking);
+    tcase_add_test(c, trace_env_zero_is_off);
+    tcase_add_test(c, trace_env_one_is_the_default_file);
     suite_add_tcase(s, c);
     return s;
 }

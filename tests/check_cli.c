@@ -777,24 +777,7 @@ END_TEST
 
 static char *doc(const char *path)
 {
-    FILE *f = fopen(path, "r");
-    ck_assert_msg(f != NULL, "%s: run from the repository root", path);
-    char *text = NULL;
-    size_t cap = 0, len = 0, n;
-    char chunk[8192];
-    while ((n = fread(chunk, 1, sizeof chunk, f)) > 0) {
-        if (len + n + 1 > cap) {
-            cap = (len + n + 1) * 2;
-            text = realloc(text, cap);
-            ck_assert_ptr_nonnull(text);
-        }
-        memcpy(text + len, chunk, n);
-        len += n;
-    }
-    fclose(f);
-    ck_assert_ptr_nonnull(text);
-    text[len] = '\0';
-    return text;
+    return read_text(path);
 }
 
 static char *readme(void)

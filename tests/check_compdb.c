@@ -8,10 +8,10 @@
  * repository root (make check-compdb does). Needs GNU make for the depfile
  * round trip.
  */
-#include "../generator/model.h"
-#include "../generator/util.h"
-#include "../generator/compdb.h"
-#include "../generator/depfile.h"
+#include "model.h"
+#include "util.h"
+#include "compdb.h"
+#include "depfile.h"
 
 #include "testutil.h"
 

@@ -63,29 +63,6 @@ static void remove_tmpdir(void)
     free(out);
 }
 
-static char *slurp(const char *path)
-{
-    FILE *f = fopen(path, "r");
-    ck_assert_msg(f != NULL, "%s: run from the repository root", path);
-    char *text = NULL;
-    size_t cap = 0, len = 0, n;
-    char chunk[8192];
-    while ((n = fread(chunk, 1, sizeof chunk, f)) > 0) {
-        if (len + n + 1 > cap) {
-            cap = (len + n + 1) * 2;
-            text = realloc(text, cap);
-            ck_assert_ptr_nonnull(text);
-        }
-        memcpy(text + len, chunk, n);
-        len += n;
-    }
-    fclose(f);
-    if (!text)
-        text = calloc(1, 1);
-    text[len] = '\0';
-    return text;
-}
-
 /* The documents: README.md, docs/ (each .md, in name order), man/kstub.1. */
 static char *doc_list(void)
 {
@@ -168,7 +145,7 @@ static size_t man_unescape(const char *p, size_t n, char *out)
 /* Every fenced block of a markdown file, every .nf/.fi block of a man page. */
 static void read_blocks(const char *file, blocks *b)
 {
-    char *text = slurp(file);
+    char *text = read_text(file);
     int man = strstr(file, ".md") == NULL;
     int lineno = 0, start = 0, in = 0;
     char lang[32] = "", output[256] = "", prev_output[256] = "";
@@ -558,7 +535,7 @@ START_TEST(markdown_tables_are_whole)
     ck_assert_int_eq(run(&list, "echo README.md; ls docs/*.md examples/*/README.md 2>/dev/null | "
                          "LC_ALL=C sort"), 0);
     for (char *f = strtok_r(list, "\n", &save); f; f = strtok_r(NULL, "\n", &save)) {
-        char *text = slurp(f);
+        char *text = read_text(f);
         errors += table_errors(f, text, &report, &rlen);
         free(text);
         files++;
@@ -617,7 +594,7 @@ START_TEST(internal_linkage_claims_are_true)
     char *list = doc_list(), *save = NULL;
     int claims = 0;
     for (char *f = strtok_r(list, "\n", &save); f; f = strtok_r(NULL, "\n", &save)) {
-        char *text = slurp(f);
+        char *text = read_text(f);
         /* The text as one line (a sentence spans lines), the man page unescaped. */
         size_t n = strlen(text);
         char *flat = malloc(n + 1);

@@ -9,12 +9,12 @@
  * tests link the generator's objects; the rest run build/bin/kstub as a
  * user would. The sample project needs nvcc (no GPU).
  */
-#include "../generator/model.h"
-#include "../generator/inputs.h"
-#include "../generator/util.h"
-#include "../generator/cli.h"
-#include "../generator/compdb.h"
-#include "../generator/depfile.h"
+#include "model.h"
+#include "inputs.h"
+#include "util.h"
+#include "cli.h"
+#include "compdb.h"
+#include "depfile.h"
 
 #include "testutil.h"
 
@@ -1005,6 +1005,21 @@ START_TEST(diff_of_100k_kernels_pairs_every_kernel)
 }
 END_TEST
 
+/* Each {old, new, message}: kstub diff old new refuses a malformed manifest
+ * (exit 1) saying message, and calls nothing "added". */
+static void diffs_refuse_malformed(const char *const cases[][3], size_t n)
+{
+    for (size_t i = 0; i < n; i++) {
+        char *out;
+        int rc = run(&out, "cd '%s' && %s diff %s %s", tmpdir, kstub_bin(), cases[i][0],
+                     cases[i][1]);
+        ck_assert_msg(rc == 1, "diff %s %s: exit %d:\n%s", cases[i][0], cases[i][1], rc, out);
+        expect_has(out, cases[i][2]);
+        expect_lacks(out, "added");
+        free(out);
+    }
+}
+
 /* Issue 19 #13: a manifest that lists one kernel (name and symbol) twice is
  * malformed, an error naming the repeat (exit 1), on either side; it was
  * read, and diff reported "kernel added" (exit 4). Overloads (one name, two
@@ -1023,14 +1038,7 @@ START_TEST(manifest_listing_a_kernel_twice_is_malformed)
         {"base.json", "twice_overload.json", "twice_overload.json: error: kernel #4 repeats "
          "kernel #2 ('ns::clamp', symbol '_ZN2ns5clampEPff')"},
     };
-    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
-        int rc = run(&out, "cd '%s' && %s diff %s %s", tmpdir, kstub_bin(), cases[i][0],
-                     cases[i][1]);
-        ck_assert_msg(rc == 1, "diff %s %s: exit %d:\n%s", cases[i][0], cases[i][1], rc, out);
-        expect_has(out, cases[i][2]);
-        expect_lacks(out, "added");
-        free(out);
-    }
+    diffs_refuse_malformed(cases, sizeof cases / sizeof cases[0]);
     /* kstub check reads the same way: a manifest on disk with a repeat. */
     char path[PATH_MAX];
     snprintf(path, sizeof path, "%s/c.cu", tmpdir);
@@ -1044,6 +1052,35 @@ START_TEST(manifest_listing_a_kernel_twice_is_malformed)
     ck_assert_msg(rc == 1, "check with a repeated kernel: exit %d:\n%s", rc, out);
     expect_has(out, "c.json: error: kernel #");
     expect_has(out, "repeats kernel #1");
+    free(out);
+    remove_tmpdir();
+}
+END_TEST
+
+/* Issue 26 #12: two kernels of different symbols (and names) with one C name
+ * are a manifest the generator never writes: malformed (exit 1) on either
+ * side of diff, naming both, where diff said "kernel added" (exit 4). An
+ * overload pair keeps its own C names and is read. */
+START_TEST(manifest_sharing_a_c_name_is_malformed)
+{
+    make_tmpdir();
+    char *out;
+    write_manifest("base.json", BASE);
+    write_manifest("shared.json", BASE "," KERNEL("ns::other", "other", "_ZN2ns5otherEv", 14, "null", ""));
+    write_manifest("shared_overload.json", SCALE0 "," CLAMP_F "," OTHER ","
+                   KERNEL("ns::clamp", "ns_clamp__floatp_float", "_ZN2ns5clampEPdd", 9, "null",
+                          PARAM("x", "double *", 8, 8, 0) "," PARAM("lo", "double", 8, 8, 8)));
+    static const char *const cases[][3] = {
+        {"base.json", "shared.json", "shared.json: error: kernel #5 ('ns::other', symbol "
+         "'_ZN2ns5otherEv') has the C name 'other' of kernel #4 ('other', symbol 'other')"},
+        {"shared.json", "base.json", "shared.json: error: kernel #5 ('ns::other'"},
+        {"base.json", "shared_overload.json", "shared_overload.json: error: kernel #4 ('ns::clamp', "
+         "symbol '_ZN2ns5clampEPdd') has the C name 'ns_clamp__floatp_float' of kernel #2"},
+    };
+    diffs_refuse_malformed(cases, sizeof cases / sizeof cases[0]);
+    /* Overloads with their own C names are read (diff of a file with itself: no change). */
+    int rc = run(&out, "cd '%s' && %s diff base.json base.json", tmpdir, kstub_bin());
+    ck_assert_msg(rc == 0, "exit %d:\n%s", rc, out);
     free(out);
     remove_tmpdir();
 }
@@ -1263,6 +1300,7 @@ static Suite *drift_suite(void)
     tcase_add_test(tc, diff_escapes_manifest_strings_in_every_format);
     tcase_add_test(tc, diff_of_100k_kernels_pairs_every_kernel);
     tcase_add_test(tc, manifest_listing_a_kernel_twice_is_malformed);
+    tcase_add_test(tc, manifest_sharing_a_c_name_is_malformed);
     tcase_add_test(tc, wrong_typed_manifests_and_directories_are_errors);
     tcase_add_test(tc, manifest_reader_is_strict_json);
     suite_add_tcase(s, tc);

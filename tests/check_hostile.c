@@ -11,10 +11,10 @@
  * (libkstub.a), FAKE_CUDA (tests/fake_cuda.c built), FAULT_LIB
  * (tests/hostile_fault.c built), NVCC and CUDA_PATH set.
  */
-#include "../generator/manifest.h"
-#include "../generator/model.h"
-#include "../generator/inputs.h"
-#include "../generator/util.h"
+#include "manifest.h"
+#include "model.h"
+#include "inputs.h"
+#include "util.h"
 
 #include "testutil.h"
 

@@ -16,8 +16,8 @@
  *
  * Run from the repository root (make check-inputs does) with KSTUB set.
  */
-#include "../generator/model.h"
-#include "../generator/util.h"
+#include "model.h"
+#include "util.h"
 
 #include "testutil.h"
 

@@ -11,12 +11,12 @@
  *
  * Run from the repository root (make check-real does).
  */
-#include "../generator/model.h"
-#include "../generator/util.h"
-#include "../generator/emit.h"
-#include "../generator/naming.h"
-#include "../generator/walk.h"
-#include "../runtime/symbol.h"
+#include "model.h"
+#include "util.h"
+#include "emit.h"
+#include "naming.h"
+#include "walk.h"
+#include "symbol.h"
 #include "testutil.h"
 
 #include <check.h>
@@ -222,7 +222,7 @@ END_TEST
 
 /* Each kernel nvcc emits with internal linkage (a bare .entry: static, or
  * in an anonymous namespace) gets a stub whose symbol pattern matches it
- * (runtime/symbol.h), with and without -rdc=true. */
+ * (common/symbol.h), with and without -rdc=true. */
 START_TEST(internal_kernels_get_stubs)
 {
     make_tmpdir();
@@ -783,6 +783,17 @@ START_TEST(class_template_members_are_followed)
 }
 END_TEST
 
+/* kstub --list of \p cu succeeds and prints each of the \p n lines \p want. */
+static void expect_listed(const char *cu, const char *const *want, size_t n)
+{
+    char *out;
+    int rc = run(&out, "%s %s --list", kstub_bin(), cu);
+    ck_assert_msg(rc == 0, "%s", out);
+    for (size_t i = 0; i < n; i++)
+        ck_assert_msg(strstr(out, want[i]), "no '%s' in:\n%s", want[i], out);
+    free(out);
+}
+
 /* Every "// kstub:skip ..." line kstub printed for k.cu, applied: each is
  * appended to the file, and kstub must then succeed, with no directive that
  * matches no kernel. Returns how many hints were applied. */
@@ -859,6 +870,34 @@ START_TEST(parameter_hints_work)
 }
 END_TEST
 
+/* Variadic kernel templates (issue 31 #4): the C name and the parameters
+ * come from the expanded pack, each element named after the pack; the
+ * stubs compile (check-abi checks the layouts against nvcc). */
+START_TEST(variadic_kernel_templates_get_stubs)
+{
+    static const char *const want[] = {
+        "ks_status multi_tensor_apply_kernel_TensorList_ScaleFunctor_float_int(ks_launch launch, int64_t "
+        "chunk_size, volatile int *noop_flag, struct TensorList tl, struct ScaleFunctor callable, float args_0, "
+        "int args_1);\n",
+        "ks_status multi_tensor_apply_kernel_TensorList_ScaleFunctor(ks_launch launch, int64_t chunk_size, "
+        "volatile int *noop_flag, struct TensorList tl, struct ScaleFunctor callable);\n",
+        "ks_status sum_all_int_double_char_float(ks_launch launch, float *out, int vals_0, double vals_1, "
+        "char vals_2, float vals_3);\n",
+    };
+    expect_listed("tests/corpus/abi_variadic.cu", want, sizeof want / sizeof *want);
+    char *out;
+    make_tmpdir();
+    const char *cuda = getenv("CUDA_PATH") ? getenv("CUDA_PATH") : "/usr/local/cuda";
+    int rc = run(&out, "%s tests/corpus/abi_variadic.cu -o %s/v && gcc -std=c11 -Wall -Wextra -Wpedantic -Werror "
+             "-Iruntime -I%s/include -c %s/v.c -o %s/v.o && g++ -std=c++17 -Wall -Wextra -Werror -Iruntime "
+             "-I%s/include -x c++ -c %s/v.c -o %s/v.o", kstub_bin(), tmpdir, cuda, tmpdir, tmpdir,
+             cuda, tmpdir, tmpdir);
+    ck_assert_msg(rc == 0, "%s", out);
+    free(out);
+    remove_tmpdir();
+}
+END_TEST
+
 /* A kernel template on a device function (issue 31 #3): a stub per
  * function, named after it; "kstub:skip" takes the template's name, an
  * instance's name with or without '&', or the symbol. */
@@ -904,9 +943,6 @@ END_TEST
  * (check-abi checks the layouts; check-gen the macro form's checks). */
 START_TEST(function_pointers_are_typed)
 {
-    char *out;
-    int rc = run(&out, "%s tests/corpus/abi_function_pointers.cu --list", kstub_bin());
-    ck_assert_msg(rc == 0, "%s", out);
     static const char *const want[] = {
         "ks_status map(ks_launch launch, float *y, const float *x, float_fn_float *op, int n);\n",
         "ks_status map_t(ks_launch launch, float *y, unary_t_fn *op, int n);\n",
@@ -917,9 +953,8 @@ START_TEST(function_pointers_are_typed)
         "float_fn_float *fixed, unary_t_fn **table, ops_reduce_t_fn *red, double tail);\n",
         "ks_status apply_float_p_float(ks_launch launch, float *y, float_fn_float *f, int n);\n",
     };
-    for (size_t i = 0; i < sizeof want / sizeof *want; i++)
-        ck_assert_msg(strstr(out, want[i]), "no '%s' in:\n%s", want[i], out);
-    free(out);
+    expect_listed("tests/corpus/abi_function_pointers.cu", want, sizeof want / sizeof *want);
+    char *out;
     char *log;
     json_t *m = manifest_of("tests/corpus/abi_function_pointers.cu", "", &log);
     json_t *op = json_array_get(json_object_get(kernel_named(m, "map"), "params"), 2);
@@ -931,7 +966,7 @@ START_TEST(function_pointers_are_typed)
     make_tmpdir();
     char cwd[PATH_MAX];
     ck_assert_ptr_nonnull(getcwd(cwd, sizeof cwd));
-    rc = run(&out, "cd %s && %s %s/tests/corpus/abi_function_pointers.cu -o k.kstub && "
+    int rc = run(&out, "cd %s && %s %s/tests/corpus/abi_function_pointers.cu -o k.kstub && "
              "grep -c '^typedef float float_fn_float(float);$' k.kstub.h && "
              "grep -c '^typedef struct Pair Pair_fn_cPairp_Pair(const struct Pair \\*, struct Pair);$' k.kstub.h && "
              "grep -c '^typedef int ops_reduce_t_fn(const int \\*, int64_t);$' k.kstub.h && "
@@ -984,6 +1019,7 @@ static Suite *real_suite(void)
     tcase_add_test(tc, unspellable_template_arguments_are_explained);
     tcase_add_test(tc, parameter_hints_work);
     tcase_add_test(tc, function_template_arguments_get_stubs);
+    tcase_add_test(tc, variadic_kernel_templates_get_stubs);
     tcase_add_test(tc, function_pointers_are_typed);
     suite_add_tcase(s, tc);
     tc = tcase_create("names");

@@ -1,10 +1,10 @@
 /*
- * check_runtime_cache.c — the runtime suite (tests/runtime_fixture.h): SHA-256 (runtime/sha256.c), the NVRTC disk cache and its key, and the
+ * check_runtime_cache.c — the runtime suite (tests/runtime_fixture.h): SHA-256 (common/sha256.c), the NVRTC disk cache and its key, and the
  * real NVRTC compiling and caching (skipped, saying so, without it).
  */
 #include "runtime_fixture.h"
 
-/* ---- SHA-256 (runtime/sha256.c) ------------------------------------------------------------ */
+/* ---- SHA-256 (common/sha256.c) ------------------------------------------------------------ */
 
 static void hex_of(const void *data, size_t n, char hex[65])
 {
@@ -818,10 +818,109 @@ START_TEST(real_nvrtc_reads_hidden_headers)
 }
 END_TEST
 
+/* A file in the cache directory: \p size bytes, last written \p age seconds ago. */
+static void cache_file(const char *name, long size, long age)
+{
+    char path[PATH_MAX + 300];
+    snprintf(path, sizeof path, "%s/%s", cache_dir, name);
+    FILE *f = fopen(path, "w");
+    ck_assert_ptr_nonnull(f);
+    ck_assert_int_eq(ftruncate(fileno(f), size), 0);
+    fclose(f);
+    struct timespec t[2] = {{time(NULL) - age, 0}, {time(NULL) - age, 0}};
+    ck_assert_int_eq(utimensat(AT_FDCWD, path, t, 0), 0);
+}
+
+static int cache_has(const char *name)
+{
+    char path[PATH_MAX + 300];
+    snprintf(path, sizeof path, "%s/%s", cache_dir, name);
+    return access(path, F_OK) == 0;
+}
+
+static time_t cache_mtime(const char *path)
+{
+    struct stat sb;
+    ck_assert_int_eq(stat(path, &sb), 0);
+    return sb.st_mtime;
+}
+
+/* Issue 26 #7: a hit touches its entry, so that trimming goes by use. */
+START_TEST(cache_hit_touches_the_entry)
+{
+    fake.set_params("saxpy", 4, saxpy_off, saxpy_size);
+    ck_assert_status(launch_saxpy(), KS_OK);
+    char entry[PATH_MAX + 300];
+    the_entry(entry, sizeof entry);
+    struct timespec old[2] = {{1000000000, 0}, {1000000000, 0}};
+    ck_assert_int_eq(utimensat(AT_FDCWD, entry, old, 0), 0);
+    ck_assert_status(ks_image_unload(&src_image), KS_OK);
+    ck_assert_status(launch_saxpy(), KS_OK);
+    ck_assert_int_eq(fnv.calls("nvrtcCompileProgram"), 1);      /* a hit */
+    ck_assert_int_gt(cache_mtime(entry), time(NULL) - 3600);
+}
+END_TEST
+
+#define KEY_A "aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa"
+#define KEY_B "bbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbb"
+#define KEY_C "cccccccccccccccccccccccccccccccccccccccccccccccccccccccccccccccc"
+#define KEY_D "dddddddddddddddddddddddddddddddddddddddddddddddddddddddddddddddd"
+
+/* Issue 26 #7: after a miss writes its entry, libkstub trims the directory
+ * under KSTUB_CACHE_SIZE by the prelude cache's rule: least recently used
+ * first (an NVRTC image and a prelude alike), never the entry just written,
+ * a dead writer's old temporary as a leftover, a live one's never, and no
+ * file that is no entry. */
+START_TEST(cache_trimmed_under_the_cap_after_a_miss)
+{
+    fake.set_params("saxpy", 4, saxpy_off, saxpy_size);
+    char mk[PATH_MAX];
+    snprintf(mk, sizeof mk, "mkdir -p -m 700 '%s'", cache_dir);
+    ck_assert_int_eq(system(mk), 0);
+    cache_file(KEY_A ".nvrtc", 4096, 400);
+    cache_file(KEY_B ".prelude", 96, 300);
+    cache_file(KEY_B ".0123456789abcdef.pch", 4000, 300);
+    cache_file(KEY_C ".nvrtc", 4096, 200);
+    cache_file(KEY_D ".nvrtc", 4096, 100);
+    cache_file(".0a7c0a7c0a7c0a7c.99999999.1.1f.tmp", 500, 3600);     /* a dead writer's */
+    char live[96];
+    snprintf(live, sizeof live, ".1b7c0a7c0a7c0a7c.%ld.1.1f.tmp", (long)getpid());
+    cache_file(live, 500, 3600);
+    cache_file("notes.txt", 5000, 9000);
+    setenv("KSTUB_CACHE_SIZE", "9K", 1);
+    ck_assert_status(launch_saxpy(), KS_OK);
+    unsetenv("KSTUB_CACHE_SIZE");
+    ck_assert_int_eq(fnv.calls("nvrtcCompileProgram"), 1);
+    ck_assert(!cache_has(KEY_A ".nvrtc"));
+    ck_assert(!cache_has(KEY_B ".prelude") && !cache_has(KEY_B ".0123456789abcdef.pch"));
+    ck_assert(cache_has(KEY_C ".nvrtc") && cache_has(KEY_D ".nvrtc"));
+    ck_assert(!cache_has(".0a7c0a7c0a7c0a7c.99999999.1.1f.tmp"));
+    ck_assert(cache_has(live) && cache_has("notes.txt"));
+    ck_assert_int_eq(count_files(cache_dir, ".nvrtc"), 3);      /* C, D and the new one */
+
+    /* A hit never trims: under a cap of 1 byte, everything stays. */
+    ck_assert_status(ks_image_unload(&src_image), KS_OK);
+    setenv("KSTUB_CACHE_SIZE", "1", 1);
+    ck_assert_status(launch_saxpy(), KS_OK);
+    ck_assert_int_eq(fnv.calls("nvrtcCompileProgram"), 1);
+    ck_assert_int_eq(count_files(cache_dir, ".nvrtc"), 3);
+    /* Nor does a miss under a size that is none (the default cap, 256 MiB). */
+    ck_assert_status(ks_image_unload(&src_image), KS_OK);
+    setenv("KSTUB_CACHE_SIZE", " -1", 1);
+    ck_assert_status(ks_image_set_nvrtc_options(&src_image, (const char *[]){"-DX=1"}, 1), KS_OK);
+    ck_assert_status(launch_saxpy(), KS_OK);
+    unsetenv("KSTUB_CACHE_SIZE");
+    ck_assert_int_eq(fnv.calls("nvrtcCompileProgram"), 2);
+    ck_assert_int_eq(count_files(cache_dir, ".nvrtc"), 4);
+    ck_assert_status(ks_image_set_nvrtc_options(&src_image, NULL, 0), KS_OK);
+}
+END_TEST
+
 void runtime_cases_cache(Suite *s)
 {
     runtime_add_case(s, "sha256", TESTS(sha256_fips_vectors));
     runtime_add_case(s, "cache", TESTS(cache_cold_then_warm, cache_hit_does_not_load_nvrtc,
+                                       cache_hit_touches_the_entry, cache_trimmed_under_the_cap_after_a_miss,
                                        cache_corrupt_entry_rebuilt, cache_truncated_entry_rebuilt,
                                        cache_short_entry_rebuilt, cache_foreign_entry_rebuilt,
                                        cache_disabled_writes_nothing, cache_unsafe_dir_not_used,

@@ -397,7 +397,7 @@ START_TEST(setuid_ignores_the_environment)
 }
 END_TEST
 
-/* ---- internal linkage: symbols with a per-compilation part (runtime/symbol.h) ---------------- */
+/* ---- internal linkage: symbols with a per-compilation part (common/symbol.h) ---------------- */
 
 /* Device symbols as nvcc 13.0 wrote them for st.cu, a.cu and b.cu (whole-program and -rdc). */
 #define ST_STATIC "_Z8k_staticPfi"

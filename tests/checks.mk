@@ -19,6 +19,6 @@ $(CK_NVTX_INJECT): tests/checks/nvtx_inject.c | $(B)/tests
 # The fake driver's controls come from the runtime suite's fixture (tests/runtime_fixture.h).
 $(CK_CHECKS): tests/check_checks.c tests/fake_cuda.h tests/runtime_fixture.h tests/testutil.h $(B)/tests/obj/runtime_fixture.o \
               runtime/kstub.h $(B)/lib/libkstub.a | $(B)/tests $(RT_FAKE)
-	$(CC) $(BASE_CFLAGS) -Werror $(CUDA_INC) -Iruntime -Itests \
+	$(CC) $(BASE_CFLAGS) -Werror $(CUDA_INC) -Iruntime -Icommon -Itests \
 	    -DFAKE_CUDA_PATH='"$(abspath $(RT_FAKE))"' -DNVTX_INJECT_PATH='"$(abspath $(CK_NVTX_INJECT))"' \
 	    $< $(B)/tests/obj/runtime_fixture.o -o $@ $(B)/lib/libkstub.a $(CHECK_LIBS) -ljansson -ldl -lpthread

@@ -12,10 +12,10 @@
 
 CLI_CHECK := $(B)/tests/check_cli
 # testutil.c's run() uses the generator's buffers (util.c).
-CLI_TEST_OBJ := $(filter-out $(B)/obj/generator/main.o,$(GEN_OBJ))
+CLI_TEST_OBJ := $(filter-out $(B)/obj/generator/cli/main.o,$(GEN_OBJ))
 
 $(CLI_CHECK): tests/check_cli.c tests/testutil.c tests/testutil.h $(CLI_TEST_OBJ) | $(B)/tests
-	$(CC) $(BASE_CFLAGS) $< tests/testutil.c $(CLI_TEST_OBJ) -o $@ $(LIBCLANG_LIBS) -ljansson \
+	$(CC) $(BASE_CFLAGS) $(GEN_INC) $< tests/testutil.c $(CLI_TEST_OBJ) -o $@ $(LIBCLANG_LIBS) -ljansson \
 	    $(CHECK_LIBS)
 
 .PHONY: check-cli

@@ -6,10 +6,10 @@
 #   make check-compdb
 
 COMPDB_CHECK := $(B)/tests/check_compdb
-COMPDB_TEST_OBJ := $(filter-out $(B)/obj/generator/main.o,$(GEN_OBJ))
+COMPDB_TEST_OBJ := $(filter-out $(B)/obj/generator/cli/main.o,$(GEN_OBJ))
 
 $(COMPDB_CHECK): tests/check_compdb.c tests/testutil.c tests/testutil.h $(COMPDB_TEST_OBJ) | $(B)/tests
-	$(CC) $(BASE_CFLAGS) $(LIBCLANG_CFLAGS) $< tests/testutil.c $(COMPDB_TEST_OBJ) -o $@ \
+	$(CC) $(BASE_CFLAGS) $(LIBCLANG_CFLAGS) $(GEN_INC) $< tests/testutil.c $(COMPDB_TEST_OBJ) -o $@ \
 	    $(LIBCLANG_LIBS) -ljansson $(CHECK_LIBS)
 
 .PHONY: check-compdb

@@ -6,10 +6,10 @@
 #   make check-docs
 
 DOCS_CHECK := $(B)/tests/check_docs
-DOCS_TEST_OBJ := $(filter-out $(B)/obj/generator/main.o,$(GEN_OBJ))
+DOCS_TEST_OBJ := $(filter-out $(B)/obj/generator/cli/main.o,$(GEN_OBJ))
 
 $(DOCS_CHECK): tests/check_docs.c tests/testutil.c tests/testutil.h $(DOCS_TEST_OBJ) | $(B)/tests
-	$(CC) $(BASE_CFLAGS) $< tests/testutil.c $(DOCS_TEST_OBJ) -o $@ $(LIBCLANG_LIBS) -ljansson \
+	$(CC) $(BASE_CFLAGS) $(GEN_INC) $< tests/testutil.c $(DOCS_TEST_OBJ) -o $@ $(LIBCLANG_LIBS) -ljansson \
 	    $(CHECK_LIBS)
 
 .PHONY: check-docs

@@ -7,10 +7,10 @@
 #   make check-drift
 
 DRIFT_CHECK := $(B)/tests/check_drift
-DRIFT_TEST_OBJ := $(filter-out $(B)/obj/generator/main.o,$(GEN_OBJ))
+DRIFT_TEST_OBJ := $(filter-out $(B)/obj/generator/cli/main.o,$(GEN_OBJ))
 
 $(DRIFT_CHECK): tests/check_drift.c tests/testutil.c tests/testutil.h $(DRIFT_TEST_OBJ) | $(B)/tests
-	$(CC) $(BASE_CFLAGS) $(LIBCLANG_CFLAGS) $< tests/testutil.c $(DRIFT_TEST_OBJ) -o $@ \
+	$(CC) $(BASE_CFLAGS) $(LIBCLANG_CFLAGS) $(GEN_INC) $< tests/testutil.c $(DRIFT_TEST_OBJ) -o $@ \
 	    $(LIBCLANG_LIBS) -ljansson $(CHECK_LIBS)
 
 .PHONY: check-drift

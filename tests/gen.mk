@@ -1,9 +1,9 @@
 # gen.mk — the generator's Check suite (tests/check_gen.c) and `make bless`.
 
-GEN_TEST_OBJ := $(filter-out $(B)/obj/generator/main.o,$(GEN_OBJ))
+GEN_TEST_OBJ := $(filter-out $(B)/obj/generator/cli/main.o,$(GEN_OBJ))
 
 $(B)/tests/check_gen: tests/check_gen.c tests/testutil.c tests/testutil.h $(GEN_TEST_OBJ) | $(B)/tests
-	$(CC) $(BASE_CFLAGS) $(LIBCLANG_CFLAGS) $< tests/testutil.c $(GEN_TEST_OBJ) -o $@ \
+	$(CC) $(BASE_CFLAGS) $(LIBCLANG_CFLAGS) $(GEN_INC) $< tests/testutil.c $(GEN_TEST_OBJ) -o $@ \
 	    $(LIBCLANG_LIBS) -ljansson $(CHECK_LIBS)
 
 .PHONY: check-gen bless

@@ -19,7 +19,7 @@ check-graph: $(GRAPH_CHECK) $(RT_FAKE)
 $(GRAPH_CHECK): tests/check_graph.c tests/golden/basic.kstub.c tests/golden/basic.kstub.h tests/fake_cuda.h \
                 tests/runtime_fixture.h tests/testutil.h $(B)/tests/obj/runtime_fixture.o runtime/kstub.h $(B)/lib/libkstub.a \
                 | $(B)/tests $(RT_FAKE)
-	$(CC) $(BASE_CFLAGS) $(CUDA_INC) -Iruntime -Itests -Itests/golden \
+	$(CC) $(BASE_CFLAGS) $(CUDA_INC) -Iruntime -Icommon -Itests -Itests/golden \
 	    -DFAKE_CUDA_PATH='"$(abspath $(RT_FAKE))"' $< tests/golden/basic.kstub.c $(B)/tests/obj/runtime_fixture.o \
 	    -o $@ $(B)/lib/libkstub.a $(CHECK_LIBS) -ldl -lpthread
 

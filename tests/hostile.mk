@@ -11,10 +11,10 @@
 
 HOSTILE_CHECK := $(B)/tests/check_hostile
 HOSTILE_FAULT := $(B)/tests/hostile_fault.so
-HOSTILE_TEST_OBJ := $(filter-out $(B)/obj/generator/main.o,$(GEN_OBJ))
+HOSTILE_TEST_OBJ := $(filter-out $(B)/obj/generator/cli/main.o,$(GEN_OBJ))
 
 $(HOSTILE_CHECK): tests/check_hostile.c tests/testutil.c tests/testutil.h $(HOSTILE_TEST_OBJ) | $(B)/tests
-	$(CC) $(BASE_CFLAGS) $(LIBCLANG_CFLAGS) $< tests/testutil.c $(HOSTILE_TEST_OBJ) -o $@ \
+	$(CC) $(BASE_CFLAGS) $(LIBCLANG_CFLAGS) $(GEN_INC) $< tests/testutil.c $(HOSTILE_TEST_OBJ) -o $@ \
 	    $(LIBCLANG_LIBS) -ljansson $(CHECK_LIBS)
 
 $(HOSTILE_FAULT): tests/hostile_fault.c | $(B)/tests

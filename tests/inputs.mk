@@ -9,10 +9,10 @@
 
 INPUTS_CHECK := $(B)/tests/check_inputs
 # testutil.c's run() uses the generator's buffers (util.c).
-INPUTS_TEST_OBJ := $(filter-out $(B)/obj/generator/main.o,$(GEN_OBJ))
+INPUTS_TEST_OBJ := $(filter-out $(B)/obj/generator/cli/main.o,$(GEN_OBJ))
 
 $(INPUTS_CHECK): tests/check_inputs.c tests/testutil.c tests/testutil.h $(INPUTS_TEST_OBJ) | $(B)/tests
-	$(CC) $(BASE_CFLAGS) $< tests/testutil.c $(INPUTS_TEST_OBJ) -o $@ $(LIBCLANG_LIBS) -ljansson \
+	$(CC) $(BASE_CFLAGS) $(GEN_INC) $< tests/testutil.c $(INPUTS_TEST_OBJ) -o $@ $(LIBCLANG_LIBS) -ljansson \
 	    $(CHECK_LIBS)
 
 .PHONY: check-inputs

@@ -7,10 +7,10 @@
 #   make check-pch
 
 PCH_CHECK := $(B)/tests/check_pch
-PCH_TEST_OBJ := $(filter-out $(B)/obj/generator/main.o,$(GEN_OBJ))
+PCH_TEST_OBJ := $(filter-out $(B)/obj/generator/cli/main.o,$(GEN_OBJ))
 
 $(PCH_CHECK): tests/check_pch.c tests/testutil.c tests/testutil.h $(PCH_TEST_OBJ) | $(B)/tests
-	$(CC) $(BASE_CFLAGS) $(LIBCLANG_CFLAGS) -Iruntime $< tests/testutil.c $(PCH_TEST_OBJ) -o $@ \
+	$(CC) $(BASE_CFLAGS) $(LIBCLANG_CFLAGS) $(GEN_INC) $< tests/testutil.c $(PCH_TEST_OBJ) -o $@ \
 	    $(LIBCLANG_LIBS) -ljansson $(CHECK_LIBS)
 
 .PHONY: check-pch

@@ -1,7 +1,7 @@
 # tests/real.mk — kstub on .cu files as real projects write them (issue 14):
 # tests/check_real.c. Host code, template kernels instantiated by host code,
 # kernels in project headers and --kernels-in, the nvcc compatibility header
-# (generator/compat.c), internal-linkage kernels named in notes, and a/util.cu
+# (generator/front/compat.c), internal-linkage kernels named in notes, and a/util.cu
 # beside b/util.cu linked into one program with kstub.mk. Included from
 # tests/tests.mk; uses the top-level Makefile's variables. Needs nvcc (no GPU).
 #
@@ -12,10 +12,10 @@
 
 REAL_CHECK := $(B)/tests/check_real
 
-REAL_TEST_OBJ := $(filter-out $(B)/obj/generator/main.o,$(GEN_OBJ))
+REAL_TEST_OBJ := $(filter-out $(B)/obj/generator/cli/main.o,$(GEN_OBJ))
 
 $(REAL_CHECK): tests/check_real.c tests/testutil.c tests/testutil.h $(REAL_TEST_OBJ) | $(B)/tests
-	$(CC) $(BASE_CFLAGS) $(LIBCLANG_CFLAGS) $< tests/testutil.c $(REAL_TEST_OBJ) -o $@ \
+	$(CC) $(BASE_CFLAGS) $(LIBCLANG_CFLAGS) $(GEN_INC) $< tests/testutil.c $(REAL_TEST_OBJ) -o $@ \
 	    $(LIBCLANG_LIBS) -ljansson $(CHECK_LIBS)
 
 .PHONY: check-real

@@ -42,7 +42,7 @@ $(B)/tests/obj:
 	mkdir -p $@
 
 $(RT_CHECK_OBJ): $(B)/tests/obj/%.o: tests/%.c | $(B)/tests/obj
-	$(CC) $(BASE_CFLAGS) $(DEPFLAGS) $(CUDA_INC) -Iruntime -Itests \
+	$(CC) $(BASE_CFLAGS) $(DEPFLAGS) $(CUDA_INC) -Iruntime -Icommon -Itests \
 	    -DFAKE_CUDA_PATH='"$(abspath $(RT_FAKE))"' -DFAKE_NVRTC_PATH='"$(abspath $(RT_FAKE_NVRTC))"' \
 	    -DREAL_NVRTC_PATH='"$(RT_NVRTC)"' -c $< -o $@
 

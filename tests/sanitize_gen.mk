@@ -28,10 +28,10 @@
 GEN_FUZZ_DIR := $(B)/fuzz-gen
 GEN_FUZZ_TARGETS := fuzz_gen_manifest fuzz_gen_compdb fuzz_gen_render fuzz_gen_depfile fuzz_gen_source \
                     fuzz_gen_image
-GEN_FUZZ_SRC := $(filter-out generator/main.c,$(GEN_SRC))
-GEN_FUZZ_OBJ := $(GEN_FUZZ_SRC:generator/%.c=$(GEN_FUZZ_DIR)/obj/%.o) $(GEN_FUZZ_DIR)/obj/runtime_macros.o
+GEN_FUZZ_SRC := $(filter-out generator/cli/main.c,$(GEN_SRC)) $(COMMON_SRC)
+GEN_FUZZ_OBJ := $(GEN_FUZZ_SRC:%.c=$(GEN_FUZZ_DIR)/obj/%.o) $(GEN_FUZZ_DIR)/obj/runtime_macros.o
 GEN_FUZZ_CFLAGS := -std=c11 -g -O1 -D_GNU_SOURCE -fsanitize=address,undefined -fno-sanitize-recover=all \
-                   -I$(LLVM_DIR)/include -Iruntime -Igenerator -DKSTUB_TEMPLATE_DIR='"$(abspath templates)"'
+                   -I$(LLVM_DIR)/include $(GEN_INC) -DKSTUB_TEMPLATE_DIR='"$(abspath templates)"'
 
 .SECONDARY: $(GEN_FUZZ_OBJ)
 
@@ -40,7 +40,12 @@ $(GEN_FUZZ_DIR)/obj $(GEN_FUZZ_DIR)/bin:
 
 # The generator's own sources, built once with the fuzzer's instrumentation;
 # their depfiles as the top-level Makefile's.
-$(GEN_FUZZ_DIR)/obj/%.o: generator/%.c | $(GEN_FUZZ_DIR)/obj
+$(GEN_FUZZ_DIR)/obj/generator/%.o: generator/%.c
+	@mkdir -p $(@D)
+	$(FUZZ_CC) $(GEN_FUZZ_CFLAGS) $(DEPFLAGS) -fsanitize=fuzzer-no-link -c $< -o $@
+
+$(GEN_FUZZ_DIR)/obj/common/%.o: common/%.c
+	@mkdir -p $(@D)
 	$(FUZZ_CC) $(GEN_FUZZ_CFLAGS) $(DEPFLAGS) -fsanitize=fuzzer-no-link -c $< -o $@
 
 $(GEN_FUZZ_DIR)/obj/runtime_macros.o: $(GEN_MACROS_C) | $(GEN_FUZZ_DIR)/obj

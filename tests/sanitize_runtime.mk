@@ -45,14 +45,14 @@ check-runtime-tsan:
 
 FUZZ_DIR := $(B)/fuzz
 FUZZ_FLAGS := -std=c11 -g -O1 -D_GNU_SOURCE -fsanitize=fuzzer,address,undefined -fno-sanitize-recover=all \
-              -Iruntime $(CUDA_INC)
+              -Iruntime -Icommon $(CUDA_INC)
 
 $(FUZZ_DIR)/bin:
 	mkdir -p $@
 
-# Each target is linked with the runtime's own sources, built with the fuzzer's sanitizers.
-$(FUZZ_DIR)/bin/fuzz_%: tests/fuzz/fuzz_%.c $(RT_SRC) $(wildcard runtime/*.h) | $(FUZZ_DIR)/bin
-	$(FUZZ_CC) $(FUZZ_FLAGS) $< $(RT_SRC) -o $@ -ldl -lpthread
+# Each target is linked with the runtime's own sources and common/, built with the fuzzer's sanitizers.
+$(FUZZ_DIR)/bin/fuzz_%: tests/fuzz/fuzz_%.c $(RT_SRC) $(COMMON_SRC) $(wildcard runtime/*.h common/*.h) | $(FUZZ_DIR)/bin
+	$(FUZZ_CC) $(FUZZ_FLAGS) $< $(RT_SRC) $(COMMON_SRC) -o $@ -ldl -lpthread
 
 fuzz: fuzz-runtime fuzz-gen
 fuzz-replay: fuzz-runtime-replay fuzz-gen-replay

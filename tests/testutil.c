@@ -3,8 +3,8 @@
  * generator-side Check suites.
  */
 #include "testutil.h"
-#include "../generator/model.h"
-#include "../generator/util.h"
+#include "model.h"
+#include "util.h"
 
 #include <check.h>
 #include <limits.h>
@@ -58,4 +58,28 @@ void expect_lacks(const char *text, const char *needle)
 {
     ck_assert_msg(text && !strstr(text, needle), "did not expect \"%s\" in:\n%s", needle,
                   text ? text : "(null)");
+}
+
+char *read_text(const char *path)
+{
+    FILE *f = fopen(path, "r");
+    ck_assert_msg(f != NULL, "%s: run from the repository root", path);
+    char *text = NULL;
+    size_t cap = 0, len = 0, n;
+    char chunk[8192];
+    while ((n = fread(chunk, 1, sizeof chunk, f)) > 0) {
+        if (len + n + 1 > cap) {
+            cap = (len + n + 1) * 2;
+            text = realloc(text, cap);
+            ck_assert_ptr_nonnull(text);
+        }
+        memcpy(text + len, chunk, n);
+        len += n;
+    }
+    fclose(f);
+    if (!text)
+        text = calloc(1, 1);
+    ck_assert_ptr_nonnull(text);
+    text[len] = '\0';
+    return text;
 }

@@ -39,4 +39,8 @@ void write_text_in(const char *dir, const char *name, const char *text);
 void expect_has(const char *text, const char *needle);
 void expect_lacks(const char *text, const char *needle);
 
+/* The whole text of a file (malloc'd); fails the current test ("PATH: run
+ * from the repository root") if it cannot be opened. */
+char *read_text(const char *path);
+
 #endif

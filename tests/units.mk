@@ -9,7 +9,7 @@
 UNIT_SUITES := render naming typemap
 
 $(UNIT_SUITES:%=$(B)/tests/check_%): $(B)/tests/check_%: tests/check_%.c tests/testutil.c tests/testutil.h $(GEN_TEST_OBJ) | $(B)/tests
-	$(CC) $(BASE_CFLAGS) $(LIBCLANG_CFLAGS) -Igenerator -Iruntime $< tests/testutil.c $(GEN_TEST_OBJ) -o $@ \
+	$(CC) $(BASE_CFLAGS) $(LIBCLANG_CFLAGS) $(GEN_INC) $< tests/testutil.c $(GEN_TEST_OBJ) -o $@ \
 	    $(LIBCLANG_LIBS) -ljansson $(CHECK_LIBS)
 
 .PHONY: $(UNIT_SUITES:%=check-%)

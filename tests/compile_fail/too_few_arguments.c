@@ -1,4 +1,9 @@
 /* expect: saxpy */
+/* c-expect: kernel saxpy takes 5 arguments (launch, a, x, y, n), not 4 */
+/* at-line: 11 */
+/* max-lines: 8 */
+/* clang-max-lines: 20 */
+/* lacks: macro "ks__saxpy_call" | function-like macro | undeclared */
 #include "vector_ops.kstub.h"
 void call(float *x, float *y);
 void call(float *x, float *y)

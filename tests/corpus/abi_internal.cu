@@ -2,7 +2,7 @@
 // kernel template launched by host code, kernels in anonymous namespaces
 // (nvcc's names for these carry a part that differs per compilation),
 // beside an ordinary kernel. Each gets a stub whose symbol pattern matches
-// exactly one of nvcc's .entry lines (runtime/symbol.h).
+// exactly one of nvcc's .entry lines (common/symbol.h).
 struct Span {
     float *data;
     int n;

@@ -664,31 +664,47 @@ ks_status odd_names_nodes_set(ks_graph_exec           ks__exec,
                               const odd_names_args   *ks__values);
 
 #if !defined(__cplusplus) && !defined(KSTUB_PLAIN_CALLS)
+#if defined(__GNUC__) && defined(__INCLUDE_LEVEL__)
+#if __INCLUDE_LEVEL__ > 0
+/* gcc: an error in a macro below is reported at the caller's line. */
+#pragma GCC system_header
+#endif
+#endif
 /* The macro form of each stub, in C. It hands the caller's file and line to
  * the run-time checks' messages (ks_checks_set, KSTUB_CHECK) and checks each
  * argument where it is written (C11): a pointer of another type than its
- * parameter's is a compile error naming kernel and parameter (the same type
- * with const added, void * and NULL pass, as C allows); in strict mode
+ * parameter's is a compile error at the caller's line naming kernel,
+ * parameter and both types (the same type with const added, void * and NULL
+ * pass, as C allows; an integer, a literal 0 included, asks for NULL); a
+ * call with another number of arguments names the kernel's; in strict mode
  * (KSTUB_STRICT) every argument must have exactly its parameter's type, bar
  * an added const on a pointee. (name)(...) calls the function unchecked;
  * KSTUB_PLAIN_CALLS leaves the macros out. Each macro takes its arguments as
  * __VA_ARGS__ and hands them on, so arguments that another macro writes
  * (ARGS(x) expanding to "a, b, c") are counted after that expansion. Wrap a
  * compound literal argument in parentheses: its commas would split it. */
-#define fill(...) ks__fill_call(__VA_ARGS__)
+#define fill(...) KS__PICK_COUNT(4, ks__fill_call, ks__fill_wrong, __VA_ARGS__)(__VA_ARGS__)
+#define ks__fill_wrong(...) \
+    KS__WRONG_COUNT("kernel fill takes 4 arguments (launch, out, value, n), not ", \
+                    kernel_fill_takes_4_arguments, __VA_ARGS__)
 #define ks__fill_call(launch, out, value, n) \
     ks__fill_at(__FILE__, __LINE__, launch, \
         KS_ARG_POINTER(out, _Generic((out), float *: 1, default: 0), \
             _Generic((out), float *: 1, void *: 1, default: 0), \
-            "kernel fill, parameter out needs exactly float *", "kernel fill, parameter out needs float *, not another pointer type"), \
+            "kernel fill, parameter out", "float *", "float *", _Generic(out, float *: (out)), \
+            _Generic(out, float *: (out), void *: (out))), \
         KS_ARG_VALUE(value, _Generic((value), float: 1, default: 0), "kernel fill, parameter value needs exactly float"), \
         KS_ARG_VALUE(n, _Generic((n), size_t: 1, default: 0), "kernel fill, parameter n needs exactly size_t"))
-#define fill_n(...) ks__fill_n_call(__VA_ARGS__)
+#define fill_n(...) KS__PICK_COUNT(5, ks__fill_n_call, ks__fill_n_wrong, __VA_ARGS__)(__VA_ARGS__)
+#define ks__fill_n_wrong(...) \
+    KS__WRONG_COUNT("fill_n takes 5 arguments (n_items, stream, out, value, n), not ", \
+                    fill_n_takes_5_arguments, __VA_ARGS__)
 #define ks__fill_n_call(n_items, stream, out, value, n) \
     ks__fill_n_at(__FILE__, __LINE__, n_items, stream, \
         KS_ARG_POINTER(out, _Generic((out), float *: 1, default: 0), \
             _Generic((out), float *: 1, void *: 1, default: 0), \
-            "kernel fill, parameter out needs exactly float *", "kernel fill, parameter out needs float *, not another pointer type"), \
+            "kernel fill, parameter out", "float *", "float *", _Generic(out, float *: (out)), \
+            _Generic(out, float *: (out), void *: (out))), \
         KS_ARG_VALUE(value, _Generic((value), float: 1, default: 0), "kernel fill, parameter value needs exactly float"), \
         KS_ARG_VALUE(n, _Generic((n), size_t: 1, default: 0), "kernel fill, parameter n needs exactly size_t"))
 #define fill_node(...) ks__fill_node_call(__VA_ARGS__)
@@ -698,7 +714,8 @@ ks_status odd_names_nodes_set(ks_graph_exec           ks__exec,
             "kernel fill: the node must be a fill_node_t *"), launch, \
         KS_ARG_POINTER(out, _Generic((out), float *: 1, default: 0), \
             _Generic((out), float *: 1, void *: 1, default: 0), \
-            "kernel fill, parameter out needs exactly float *", "kernel fill, parameter out needs float *, not another pointer type"), \
+            "kernel fill, parameter out", "float *", "float *", _Generic(out, float *: (out)), \
+            _Generic(out, float *: (out), void *: (out))), \
         KS_ARG_VALUE(value, _Generic((value), float: 1, default: 0), "kernel fill, parameter value needs exactly float"), \
         KS_ARG_VALUE(n, _Generic((n), size_t: 1, default: 0), "kernel fill, parameter n needs exactly size_t"))
 #define fill_node_set(...) ks__fill_node_set_call(__VA_ARGS__)
@@ -706,7 +723,8 @@ ks_status odd_names_nodes_set(ks_graph_exec           ks__exec,
     (fill_node_set)(ks__exec, ks__node, launch, \
         KS_ARG_POINTER(out, _Generic((out), float *: 1, default: 0), \
             _Generic((out), float *: 1, void *: 1, default: 0), \
-            "kernel fill, parameter out needs exactly float *", "kernel fill, parameter out needs float *, not another pointer type"), \
+            "kernel fill, parameter out", "float *", "float *", _Generic(out, float *: (out)), \
+            _Generic(out, float *: (out), void *: (out))), \
         KS_ARG_VALUE(value, _Generic((value), float: 1, default: 0), "kernel fill, parameter value needs exactly float"), \
         KS_ARG_VALUE(n, _Generic((n), size_t: 1, default: 0), "kernel fill, parameter n needs exactly size_t"))
 #define fill_nodes_set(...) ks__fill_nodes_set_call(__VA_ARGS__)
@@ -716,7 +734,10 @@ ks_status odd_names_nodes_set(ks_graph_exec           ks__exec,
             "kernel fill: the nodes must be fill_node_t"), ks__launches, \
         KS_ARG_NODES(ks__values, _Generic((ks__values), const fill_args *: 1, fill_args *: 1, void *: 1, default: 0), \
             "kernel fill: the arguments must be fill_args"))
-#define mixed(...) ks__mixed_call(__VA_ARGS__)
+#define mixed(...) KS__PICK_COUNT(9, ks__mixed_call, ks__mixed_wrong, __VA_ARGS__)(__VA_ARGS__)
+#define ks__mixed_wrong(...) \
+    KS__WRONG_COUNT("kernel mixed takes 9 arguments (launch, c, d, s, i, b, in, flags, table), not ", \
+                    kernel_mixed_takes_9_arguments, __VA_ARGS__)
 #define ks__mixed_call(launch, c, d, s, i, b, in, flags, table) \
     ks__mixed_at(__FILE__, __LINE__, launch, \
         KS_ARG_VALUE(c, _Generic((c), char: 1, default: 0), "kernel mixed, parameter c needs exactly char"), \
@@ -726,14 +747,20 @@ ks_status odd_names_nodes_set(ks_graph_exec           ks__exec,
         KS_ARG_VALUE(b, _Generic((b), bool: 1, default: 0), "kernel mixed, parameter b needs exactly bool"), \
         KS_ARG_POINTER(in, _Generic((in), const float *: 1, float *: 1, default: 0), \
             _Generic((in), const float *: 1, float *: 1, void *: 1, const void *: 1, default: 0), \
-            "kernel mixed, parameter in needs exactly const float *", "kernel mixed, parameter in needs const float *, not another pointer type"), \
+            "kernel mixed, parameter in", "const float *", "const float *", _Generic(in, const float *: (in), float *: (in)), \
+            _Generic(in, const float *: (in), float *: (in), void *: (in), const void *: (in))), \
         KS_ARG_POINTER(flags, _Generic((flags), volatile unsigned int *: 1, default: 0), \
             _Generic((flags), volatile unsigned int *: 1, void *: 1, default: 0), \
-            "kernel mixed, parameter flags needs exactly volatile unsigned int *", "kernel mixed, parameter flags needs volatile unsigned int *, not another pointer type"), \
+            "kernel mixed, parameter flags", "volatile unsigned int *", "volatile unsigned int *", _Generic(flags, volatile unsigned int *: (flags)), \
+            _Generic(flags, volatile unsigned int *: (flags), void *: (flags))), \
         KS_ARG_POINTER(table, _Generic((table), const struct Particle *const *: 1, default: 0), \
             _Generic((table), const struct Particle *const *: 1, void *: 1, default: 0), \
-            "kernel mixed, parameter table needs exactly const struct Particle *const *", "kernel mixed, parameter table needs const struct Particle *const *, not another pointer type"))
-#define mixed_n(...) ks__mixed_n_call(__VA_ARGS__)
+            "kernel mixed, parameter table", "const struct Particle *const *", "const struct Particle *const *", _Generic(table, const struct Particle *const *: (table)), \
+            _Generic(table, const struct Particle *const *: (table), void *: (table))))
+#define mixed_n(...) KS__PICK_COUNT(10, ks__mixed_n_call, ks__mixed_n_wrong, __VA_ARGS__)(__VA_ARGS__)
+#define ks__mixed_n_wrong(...) \
+    KS__WRONG_COUNT("mixed_n takes 10 arguments (n_items, stream, c, d, s, i, b, in, flags, table), not ", \
+                    mixed_n_takes_10_arguments, __VA_ARGS__)
 #define ks__mixed_n_call(n_items, stream, c, d, s, i, b, in, flags, table) \
     ks__mixed_n_at(__FILE__, __LINE__, n_items, stream, \
         KS_ARG_VALUE(c, _Generic((c), char: 1, default: 0), "kernel mixed, parameter c needs exactly char"), \
@@ -743,13 +770,16 @@ ks_status odd_names_nodes_set(ks_graph_exec           ks__exec,
         KS_ARG_VALUE(b, _Generic((b), bool: 1, default: 0), "kernel mixed, parameter b needs exactly bool"), \
         KS_ARG_POINTER(in, _Generic((in), const float *: 1, float *: 1, default: 0), \
             _Generic((in), const float *: 1, float *: 1, void *: 1, const void *: 1, default: 0), \
-            "kernel mixed, parameter in needs exactly const float *", "kernel mixed, parameter in needs const float *, not another pointer type"), \
+            "kernel mixed, parameter in", "const float *", "const float *", _Generic(in, const float *: (in), float *: (in)), \
+            _Generic(in, const float *: (in), float *: (in), void *: (in), const void *: (in))), \
         KS_ARG_POINTER(flags, _Generic((flags), volatile unsigned int *: 1, default: 0), \
             _Generic((flags), volatile unsigned int *: 1, void *: 1, default: 0), \
-            "kernel mixed, parameter flags needs exactly volatile unsigned int *", "kernel mixed, parameter flags needs volatile unsigned int *, not another pointer type"), \
+            "kernel mixed, parameter flags", "volatile unsigned int *", "volatile unsigned int *", _Generic(flags, volatile unsigned int *: (flags)), \
+            _Generic(flags, volatile unsigned int *: (flags), void *: (flags))), \
         KS_ARG_POINTER(table, _Generic((table), const struct Particle *const *: 1, default: 0), \
             _Generic((table), const struct Particle *const *: 1, void *: 1, default: 0), \
-            "kernel mixed, parameter table needs exactly const struct Particle *const *", "kernel mixed, parameter table needs const struct Particle *const *, not another pointer type"))
+            "kernel mixed, parameter table", "const struct Particle *const *", "const struct Particle *const *", _Generic(table, const struct Particle *const *: (table)), \
+            _Generic(table, const struct Particle *const *: (table), void *: (table))))
 #define mixed_node(...) ks__mixed_node_call(__VA_ARGS__)
 #define ks__mixed_node_call(ks__graph, ks__deps, ks__ndeps, ks__node, launch, c, d, s, i, b, in, flags, table) \
     (mixed_node)(ks__graph, ks__deps, ks__ndeps, \
@@ -762,13 +792,16 @@ ks_status odd_names_nodes_set(ks_graph_exec           ks__exec,
         KS_ARG_VALUE(b, _Generic((b), bool: 1, default: 0), "kernel mixed, parameter b needs exactly bool"), \
         KS_ARG_POINTER(in, _Generic((in), const float *: 1, float *: 1, default: 0), \
             _Generic((in), const float *: 1, float *: 1, void *: 1, const void *: 1, default: 0), \
-            "kernel mixed, parameter in needs exactly const float *", "kernel mixed, parameter in needs const float *, not another pointer type"), \
+            "kernel mixed, parameter in", "const float *", "const float *", _Generic(in, const float *: (in), float *: (in)), \
+            _Generic(in, const float *: (in), float *: (in), void *: (in), const void *: (in))), \
         KS_ARG_POINTER(flags, _Generic((flags), volatile unsigned int *: 1, default: 0), \
             _Generic((flags), volatile unsigned int *: 1, void *: 1, default: 0), \
-            "kernel mixed, parameter flags needs exactly volatile unsigned int *", "kernel mixed, parameter flags needs volatile unsigned int *, not another pointer type"), \
+            "kernel mixed, parameter flags", "volatile unsigned int *", "volatile unsigned int *", _Generic(flags, volatile unsigned int *: (flags)), \
+            _Generic(flags, volatile unsigned int *: (flags), void *: (flags))), \
         KS_ARG_POINTER(table, _Generic((table), const struct Particle *const *: 1, default: 0), \
             _Generic((table), const struct Particle *const *: 1, void *: 1, default: 0), \
-            "kernel mixed, parameter table needs exactly const struct Particle *const *", "kernel mixed, parameter table needs const struct Particle *const *, not another pointer type"))
+            "kernel mixed, parameter table", "const struct Particle *const *", "const struct Particle *const *", _Generic(table, const struct Particle *const *: (table)), \
+            _Generic(table, const struct Particle *const *: (table), void *: (table))))
 #define mixed_node_set(...) ks__mixed_node_set_call(__VA_ARGS__)
 #define ks__mixed_node_set_call(ks__exec, ks__node, launch, c, d, s, i, b, in, flags, table) \
     (mixed_node_set)(ks__exec, ks__node, launch, \
@@ -779,13 +812,16 @@ ks_status odd_names_nodes_set(ks_graph_exec           ks__exec,
         KS_ARG_VALUE(b, _Generic((b), bool: 1, default: 0), "kernel mixed, parameter b needs exactly bool"), \
         KS_ARG_POINTER(in, _Generic((in), const float *: 1, float *: 1, default: 0), \
             _Generic((in), const float *: 1, float *: 1, void *: 1, const void *: 1, default: 0), \
-            "kernel mixed, parameter in needs exactly const float *", "kernel mixed, parameter in needs const float *, not another pointer type"), \
+            "kernel mixed, parameter in", "const float *", "const float *", _Generic(in, const float *: (in), float *: (in)), \
+            _Generic(in, const float *: (in), float *: (in), void *: (in), const void *: (in))), \
         KS_ARG_POINTER(flags, _Generic((flags), volatile unsigned int *: 1, default: 0), \
             _Generic((flags), volatile unsigned int *: 1, void *: 1, default: 0), \
-            "kernel mixed, parameter flags needs exactly volatile unsigned int *", "kernel mixed, parameter flags needs volatile unsigned int *, not another pointer type"), \
+            "kernel mixed, parameter flags", "volatile unsigned int *", "volatile unsigned int *", _Generic(flags, volatile unsigned int *: (flags)), \
+            _Generic(flags, volatile unsigned int *: (flags), void *: (flags))), \
         KS_ARG_POINTER(table, _Generic((table), const struct Particle *const *: 1, default: 0), \
             _Generic((table), const struct Particle *const *: 1, void *: 1, default: 0), \
-            "kernel mixed, parameter table needs exactly const struct Particle *const *", "kernel mixed, parameter table needs const struct Particle *const *, not another pointer type"))
+            "kernel mixed, parameter table", "const struct Particle *const *", "const struct Particle *const *", _Generic(table, const struct Particle *const *: (table)), \
+            _Generic(table, const struct Particle *const *: (table), void *: (table))))
 #define mixed_nodes_set(...) ks__mixed_nodes_set_call(__VA_ARGS__)
 #define ks__mixed_nodes_set_call(ks__exec, ks__count, ks__nodes, ks__launches, ks__values) \
     (mixed_nodes_set)(ks__exec, ks__count, \
@@ -793,10 +829,16 @@ ks_status odd_names_nodes_set(ks_graph_exec           ks__exec,
             "kernel mixed: the nodes must be mixed_node_t"), ks__launches, \
         KS_ARG_NODES(ks__values, _Generic((ks__values), const mixed_args *: 1, mixed_args *: 1, void *: 1, default: 0), \
             "kernel mixed: the arguments must be mixed_args"))
-#define no_params(...) ks__no_params_call(__VA_ARGS__)
+#define no_params(...) KS__PICK_COUNT(1, ks__no_params_call, ks__no_params_wrong, __VA_ARGS__)(__VA_ARGS__)
+#define ks__no_params_wrong(...) \
+    KS__WRONG_COUNT("kernel no_params takes 1 arguments (launch), not ", \
+                    kernel_no_params_takes_1_arguments, __VA_ARGS__)
 #define ks__no_params_call(launch) \
     ks__no_params_at(__FILE__, __LINE__, launch)
-#define no_params_n(...) ks__no_params_n_call(__VA_ARGS__)
+#define no_params_n(...) KS__PICK_COUNT(2, ks__no_params_n_call, ks__no_params_n_wrong, __VA_ARGS__)(__VA_ARGS__)
+#define ks__no_params_n_wrong(...) \
+    KS__WRONG_COUNT("no_params_n takes 2 arguments (n_items, stream), not ", \
+                    no_params_n_takes_2_arguments, __VA_ARGS__)
 #define ks__no_params_n_call(n_items, stream) \
     ks__no_params_n_at(__FILE__, __LINE__, n_items, stream)
 #define no_params_node(...) ks__no_params_node_call(__VA_ARGS__)
@@ -812,20 +854,28 @@ ks_status odd_names_nodes_set(ks_graph_exec           ks__exec,
     (no_params_nodes_set)(ks__exec, ks__count, \
         KS_ARG_NODES(ks__nodes, _Generic((ks__nodes), const no_params_node_t *: 1, no_params_node_t *: 1, void *: 1, default: 0), \
             "kernel no_params: the nodes must be no_params_node_t"), ks__launches)
-#define physics_detail_step(...) ks__physics_detail_step_call(__VA_ARGS__)
+#define physics_detail_step(...) KS__PICK_COUNT(4, ks__physics_detail_step_call, ks__physics_detail_step_wrong, __VA_ARGS__)(__VA_ARGS__)
+#define ks__physics_detail_step_wrong(...) \
+    KS__WRONG_COUNT("kernel physics_detail_step takes 4 arguments (launch, p, dt, n), not ", \
+                    kernel_physics_detail_step_takes_4_arguments, __VA_ARGS__)
 #define ks__physics_detail_step_call(launch, p, dt, n) \
     ks__physics_detail_step_at(__FILE__, __LINE__, launch, \
         KS_ARG_POINTER(p, _Generic((p), struct Particle *: 1, default: 0), \
             _Generic((p), struct Particle *: 1, void *: 1, default: 0), \
-            "kernel physics_detail_step, parameter p needs exactly struct Particle *", "kernel physics_detail_step, parameter p needs struct Particle *, not another pointer type"), \
+            "kernel physics_detail_step, parameter p", "struct Particle *", "struct Particle *", _Generic(p, struct Particle *: (p)), \
+            _Generic(p, struct Particle *: (p), void *: (p))), \
         KS_ARG_VALUE(dt, _Generic((dt), float: 1, default: 0), "kernel physics_detail_step, parameter dt needs exactly float"), \
         KS_ARG_VALUE(n, _Generic((n), uint32_t: 1, default: 0), "kernel physics_detail_step, parameter n needs exactly uint32_t"))
-#define physics_detail_step_n(...) ks__physics_detail_step_n_call(__VA_ARGS__)
+#define physics_detail_step_n(...) KS__PICK_COUNT(5, ks__physics_detail_step_n_call, ks__physics_detail_step_n_wrong, __VA_ARGS__)(__VA_ARGS__)
+#define ks__physics_detail_step_n_wrong(...) \
+    KS__WRONG_COUNT("physics_detail_step_n takes 5 arguments (n_items, stream, p, dt, n), not ", \
+                    physics_detail_step_n_takes_5_arguments, __VA_ARGS__)
 #define ks__physics_detail_step_n_call(n_items, stream, p, dt, n) \
     ks__physics_detail_step_n_at(__FILE__, __LINE__, n_items, stream, \
         KS_ARG_POINTER(p, _Generic((p), struct Particle *: 1, default: 0), \
             _Generic((p), struct Particle *: 1, void *: 1, default: 0), \
-            "kernel physics_detail_step, parameter p needs exactly struct Particle *", "kernel physics_detail_step, parameter p needs struct Particle *, not another pointer type"), \
+            "kernel physics_detail_step, parameter p", "struct Particle *", "struct Particle *", _Generic(p, struct Particle *: (p)), \
+            _Generic(p, struct Particle *: (p), void *: (p))), \
         KS_ARG_VALUE(dt, _Generic((dt), float: 1, default: 0), "kernel physics_detail_step, parameter dt needs exactly float"), \
         KS_ARG_VALUE(n, _Generic((n), uint32_t: 1, default: 0), "kernel physics_detail_step, parameter n needs exactly uint32_t"))
 #define physics_detail_step_node(...) ks__physics_detail_step_node_call(__VA_ARGS__)
@@ -835,7 +885,8 @@ ks_status odd_names_nodes_set(ks_graph_exec           ks__exec,
             "kernel physics_detail_step: the node must be a physics_detail_step_node_t *"), launch, \
         KS_ARG_POINTER(p, _Generic((p), struct Particle *: 1, default: 0), \
             _Generic((p), struct Particle *: 1, void *: 1, default: 0), \
-            "kernel physics_detail_step, parameter p needs exactly struct Particle *", "kernel physics_detail_step, parameter p needs struct Particle *, not another pointer type"), \
+            "kernel physics_detail_step, parameter p", "struct Particle *", "struct Particle *", _Generic(p, struct Particle *: (p)), \
+            _Generic(p, struct Particle *: (p), void *: (p))), \
         KS_ARG_VALUE(dt, _Generic((dt), float: 1, default: 0), "kernel physics_detail_step, parameter dt needs exactly float"), \
         KS_ARG_VALUE(n, _Generic((n), uint32_t: 1, default: 0), "kernel physics_detail_step, parameter n needs exactly uint32_t"))
 #define physics_detail_step_node_set(...) ks__physics_detail_step_node_set_call(__VA_ARGS__)
@@ -843,7 +894,8 @@ ks_status odd_names_nodes_set(ks_graph_exec           ks__exec,
     (physics_detail_step_node_set)(ks__exec, ks__node, launch, \
         KS_ARG_POINTER(p, _Generic((p), struct Particle *: 1, default: 0), \
             _Generic((p), struct Particle *: 1, void *: 1, default: 0), \
-            "kernel physics_detail_step, parameter p needs exactly struct Particle *", "kernel physics_detail_step, parameter p needs struct Particle *, not another pointer type"), \
+            "kernel physics_detail_step, parameter p", "struct Particle *", "struct Particle *", _Generic(p, struct Particle *: (p)), \
+            _Generic(p, struct Particle *: (p), void *: (p))), \
         KS_ARG_VALUE(dt, _Generic((dt), float: 1, default: 0), "kernel physics_detail_step, parameter dt needs exactly float"), \
         KS_ARG_VALUE(n, _Generic((n), uint32_t: 1, default: 0), "kernel physics_detail_step, parameter n needs exactly uint32_t"))
 #define physics_detail_step_nodes_set(...) ks__physics_detail_step_nodes_set_call(__VA_ARGS__)
@@ -853,20 +905,28 @@ ks_status odd_names_nodes_set(ks_graph_exec           ks__exec,
             "kernel physics_detail_step: the nodes must be physics_detail_step_node_t"), ks__launches, \
         KS_ARG_NODES(ks__values, _Generic((ks__values), const physics_detail_step_args *: 1, physics_detail_step_args *: 1, void *: 1, default: 0), \
             "kernel physics_detail_step: the arguments must be physics_detail_step_args"))
-#define physics_clamp__floatp_float_float(...) ks__physics_clamp__floatp_float_float_call(__VA_ARGS__)
+#define physics_clamp__floatp_float_float(...) KS__PICK_COUNT(4, ks__physics_clamp__floatp_float_float_call, ks__physics_clamp__floatp_float_float_wrong, __VA_ARGS__)(__VA_ARGS__)
+#define ks__physics_clamp__floatp_float_float_wrong(...) \
+    KS__WRONG_COUNT("kernel physics_clamp__floatp_float_float takes 4 arguments (launch, x, lo, hi), not ", \
+                    kernel_physics_clamp__floatp_float_float_takes_4_arguments, __VA_ARGS__)
 #define ks__physics_clamp__floatp_float_float_call(launch, x, lo, hi) \
     ks__physics_clamp__floatp_float_float_at(__FILE__, __LINE__, launch, \
         KS_ARG_POINTER(x, _Generic((x), float *: 1, default: 0), \
             _Generic((x), float *: 1, void *: 1, default: 0), \
-            "kernel physics_clamp__floatp_float_float, parameter x needs exactly float *", "kernel physics_clamp__floatp_float_float, parameter x needs float *, not another pointer type"), \
+            "kernel physics_clamp__floatp_float_float, parameter x", "float *", "float *", _Generic(x, float *: (x)), \
+            _Generic(x, float *: (x), void *: (x))), \
         KS_ARG_VALUE(lo, _Generic((lo), float: 1, default: 0), "kernel physics_clamp__floatp_float_float, parameter lo needs exactly float"), \
         KS_ARG_VALUE(hi, _Generic((hi), float: 1, default: 0), "kernel physics_clamp__floatp_float_float, parameter hi needs exactly float"))
-#define physics_clamp__floatp_float_float_n(...) ks__physics_clamp__floatp_float_float_n_call(__VA_ARGS__)
+#define physics_clamp__floatp_float_float_n(...) KS__PICK_COUNT(5, ks__physics_clamp__floatp_float_float_n_call, ks__physics_clamp__floatp_float_float_n_wrong, __VA_ARGS__)(__VA_ARGS__)
+#define ks__physics_clamp__floatp_float_float_n_wrong(...) \
+    KS__WRONG_COUNT("physics_clamp__floatp_float_float_n takes 5 arguments (n_items, stream, x, lo, hi), not ", \
+                    physics_clamp__floatp_float_float_n_takes_5_arguments, __VA_ARGS__)
 #define ks__physics_clamp__floatp_float_float_n_call(n_items, stream, x, lo, hi) \
     ks__physics_clamp__floatp_float_float_n_at(__FILE__, __LINE__, n_items, stream, \
         KS_ARG_POINTER(x, _Generic((x), float *: 1, default: 0), \
             _Generic((x), float *: 1, void *: 1, default: 0), \
-            "kernel physics_clamp__floatp_float_float, parameter x needs exactly float *", "kernel physics_clamp__floatp_float_float, parameter x needs float *, not another pointer type"), \
+            "kernel physics_clamp__floatp_float_float, parameter x", "float *", "float *", _Generic(x, float *: (x)), \
+            _Generic(x, float *: (x), void *: (x))), \
         KS_ARG_VALUE(lo, _Generic((lo), float: 1, default: 0), "kernel physics_clamp__floatp_float_float, parameter lo needs exactly float"), \
         KS_ARG_VALUE(hi, _Generic((hi), float: 1, default: 0), "kernel physics_clamp__floatp_float_float, parameter hi needs exactly float"))
 #define physics_clamp__floatp_float_float_node(...) ks__physics_clamp__floatp_float_float_node_call(__VA_ARGS__)
@@ -876,7 +936,8 @@ ks_status odd_names_nodes_set(ks_graph_exec           ks__exec,
             "kernel physics_clamp__floatp_float_float: the node must be a physics_clamp__floatp_float_float_node_t *"), launch, \
         KS_ARG_POINTER(x, _Generic((x), float *: 1, default: 0), \
             _Generic((x), float *: 1, void *: 1, default: 0), \
-            "kernel physics_clamp__floatp_float_float, parameter x needs exactly float *", "kernel physics_clamp__floatp_float_float, parameter x needs float *, not another pointer type"), \
+            "kernel physics_clamp__floatp_float_float, parameter x", "float *", "float *", _Generic(x, float *: (x)), \
+            _Generic(x, float *: (x), void *: (x))), \
         KS_ARG_VALUE(lo, _Generic((lo), float: 1, default: 0), "kernel physics_clamp__floatp_float_float, parameter lo needs exactly float"), \
         KS_ARG_VALUE(hi, _Generic((hi), float: 1, default: 0), "kernel physics_clamp__floatp_float_float, parameter hi needs exactly float"))
 #define physics_clamp__floatp_float_float_node_set(...) ks__physics_clamp__floatp_float_float_node_set_call(__VA_ARGS__)
@@ -884,7 +945,8 @@ ks_status odd_names_nodes_set(ks_graph_exec           ks__exec,
     (physics_clamp__floatp_float_float_node_set)(ks__exec, ks__node, launch, \
         KS_ARG_POINTER(x, _Generic((x), float *: 1, default: 0), \
             _Generic((x), float *: 1, void *: 1, default: 0), \
-            "kernel physics_clamp__floatp_float_float, parameter x needs exactly float *", "kernel physics_clamp__floatp_float_float, parameter x needs float *, not another pointer type"), \
+            "kernel physics_clamp__floatp_float_float, parameter x", "float *", "float *", _Generic(x, float *: (x)), \
+            _Generic(x, float *: (x), void *: (x))), \
         KS_ARG_VALUE(lo, _Generic((lo), float: 1, default: 0), "kernel physics_clamp__floatp_float_float, parameter lo needs exactly float"), \
         KS_ARG_VALUE(hi, _Generic((hi), float: 1, default: 0), "kernel physics_clamp__floatp_float_float, parameter hi needs exactly float"))
 #define physics_clamp__floatp_float_float_nodes_set(...) ks__physics_clamp__floatp_float_float_nodes_set_call(__VA_ARGS__)
@@ -894,20 +956,28 @@ ks_status odd_names_nodes_set(ks_graph_exec           ks__exec,
             "kernel physics_clamp__floatp_float_float: the nodes must be physics_clamp__floatp_float_float_node_t"), ks__launches, \
         KS_ARG_NODES(ks__values, _Generic((ks__values), const physics_clamp__floatp_float_float_args *: 1, physics_clamp__floatp_float_float_args *: 1, void *: 1, default: 0), \
             "kernel physics_clamp__floatp_float_float: the arguments must be physics_clamp__floatp_float_float_args"))
-#define physics_clamp__intp_int_int(...) ks__physics_clamp__intp_int_int_call(__VA_ARGS__)
+#define physics_clamp__intp_int_int(...) KS__PICK_COUNT(4, ks__physics_clamp__intp_int_int_call, ks__physics_clamp__intp_int_int_wrong, __VA_ARGS__)(__VA_ARGS__)
+#define ks__physics_clamp__intp_int_int_wrong(...) \
+    KS__WRONG_COUNT("kernel physics_clamp__intp_int_int takes 4 arguments (launch, x, lo, hi), not ", \
+                    kernel_physics_clamp__intp_int_int_takes_4_arguments, __VA_ARGS__)
 #define ks__physics_clamp__intp_int_int_call(launch, x, lo, hi) \
     ks__physics_clamp__intp_int_int_at(__FILE__, __LINE__, launch, \
         KS_ARG_POINTER(x, _Generic((x), int *: 1, default: 0), \
             _Generic((x), int *: 1, void *: 1, default: 0), \
-            "kernel physics_clamp__intp_int_int, parameter x needs exactly int *", "kernel physics_clamp__intp_int_int, parameter x needs int *, not another pointer type"), \
+            "kernel physics_clamp__intp_int_int, parameter x", "int *", "int *", _Generic(x, int *: (x)), \
+            _Generic(x, int *: (x), void *: (x))), \
         KS_ARG_VALUE(lo, _Generic((lo), int: 1, default: 0), "kernel physics_clamp__intp_int_int, parameter lo needs exactly int"), \
         KS_ARG_VALUE(hi, _Generic((hi), int: 1, default: 0), "kernel physics_clamp__intp_int_int, parameter hi needs exactly int"))
-#define physics_clamp__intp_int_int_n(...) ks__physics_clamp__intp_int_int_n_call(__VA_ARGS__)
+#define physics_clamp__intp_int_int_n(...) KS__PICK_COUNT(5, ks__physics_clamp__intp_int_int_n_call, ks__physics_clamp__intp_int_int_n_wrong, __VA_ARGS__)(__VA_ARGS__)
+#define ks__physics_clamp__intp_int_int_n_wrong(...) \
+    KS__WRONG_COUNT("physics_clamp__intp_int_int_n takes 5 arguments (n_items, stream, x, lo, hi), not ", \
+                    physics_clamp__intp_int_int_n_takes_5_arguments, __VA_ARGS__)
 #define ks__physics_clamp__intp_int_int_n_call(n_items, stream, x, lo, hi) \
     ks__physics_clamp__intp_int_int_n_at(__FILE__, __LINE__, n_items, stream, \
         KS_ARG_POINTER(x, _Generic((x), int *: 1, default: 0), \
             _Generic((x), int *: 1, void *: 1, default: 0), \
-            "kernel physics_clamp__intp_int_int, parameter x needs exactly int *", "kernel physics_clamp__intp_int_int, parameter x needs int *, not another pointer type"), \
+            "kernel physics_clamp__intp_int_int, parameter x", "int *", "int *", _Generic(x, int *: (x)), \
+            _Generic(x, int *: (x), void *: (x))), \
         KS_ARG_VALUE(lo, _Generic((lo), int: 1, default: 0), "kernel physics_clamp__intp_int_int, parameter lo needs exactly int"), \
         KS_ARG_VALUE(hi, _Generic((hi), int: 1, default: 0), "kernel physics_clamp__intp_int_int, parameter hi needs exactly int"))
 #define physics_clamp__intp_int_int_node(...) ks__physics_clamp__intp_int_int_node_call(__VA_ARGS__)
@@ -917,7 +987,8 @@ ks_status odd_names_nodes_set(ks_graph_exec           ks__exec,
             "kernel physics_clamp__intp_int_int: the node must be a physics_clamp__intp_int_int_node_t *"), launch, \
         KS_ARG_POINTER(x, _Generic((x), int *: 1, default: 0), \
             _Generic((x), int *: 1, void *: 1, default: 0), \
-            "kernel physics_clamp__intp_int_int, parameter x needs exactly int *", "kernel physics_clamp__intp_int_int, parameter x needs int *, not another pointer type"), \
+            "kernel physics_clamp__intp_int_int, parameter x", "int *", "int *", _Generic(x, int *: (x)), \
+            _Generic(x, int *: (x), void *: (x))), \
         KS_ARG_VALUE(lo, _Generic((lo), int: 1, default: 0), "kernel physics_clamp__intp_int_int, parameter lo needs exactly int"), \
         KS_ARG_VALUE(hi, _Generic((hi), int: 1, default: 0), "kernel physics_clamp__intp_int_int, parameter hi needs exactly int"))
 #define physics_clamp__intp_int_int_node_set(...) ks__physics_clamp__intp_int_int_node_set_call(__VA_ARGS__)
@@ -925,7 +996,8 @@ ks_status odd_names_nodes_set(ks_graph_exec           ks__exec,
     (physics_clamp__intp_int_int_node_set)(ks__exec, ks__node, launch, \
         KS_ARG_POINTER(x, _Generic((x), int *: 1, default: 0), \
             _Generic((x), int *: 1, void *: 1, default: 0), \
-            "kernel physics_clamp__intp_int_int, parameter x needs exactly int *", "kernel physics_clamp__intp_int_int, parameter x needs int *, not another pointer type"), \
+            "kernel physics_clamp__intp_int_int, parameter x", "int *", "int *", _Generic(x, int *: (x)), \
+            _Generic(x, int *: (x), void *: (x))), \
         KS_ARG_VALUE(lo, _Generic((lo), int: 1, default: 0), "kernel physics_clamp__intp_int_int, parameter lo needs exactly int"), \
         KS_ARG_VALUE(hi, _Generic((hi), int: 1, default: 0), "kernel physics_clamp__intp_int_int, parameter hi needs exactly int"))
 #define physics_clamp__intp_int_int_nodes_set(...) ks__physics_clamp__intp_int_int_nodes_set_call(__VA_ARGS__)
@@ -935,32 +1007,42 @@ ks_status odd_names_nodes_set(ks_graph_exec           ks__exec,
             "kernel physics_clamp__intp_int_int: the nodes must be physics_clamp__intp_int_int_node_t"), ks__launches, \
         KS_ARG_NODES(ks__values, _Generic((ks__values), const physics_clamp__intp_int_int_args *: 1, physics_clamp__intp_int_int_args *: 1, void *: 1, default: 0), \
             "kernel physics_clamp__intp_int_int: the arguments must be physics_clamp__intp_int_int_args"))
-#define odd_names(...) ks__odd_names_call(__VA_ARGS__)
+#define odd_names(...) KS__PICK_COUNT(7, ks__odd_names_call, ks__odd_names_wrong, __VA_ARGS__)(__VA_ARGS__)
+#define ks__odd_names_wrong(...) \
+    KS__WRONG_COUNT("kernel odd_names takes 7 arguments (ks_launch_, arg0, launch, args, stream, n_items, restrict_), not ", \
+                    kernel_odd_names_takes_7_arguments, __VA_ARGS__)
 #define ks__odd_names_call(ks_launch_, arg0, launch, args, stream, n_items, restrict_) \
     ks__odd_names_at(__FILE__, __LINE__, ks_launch_, \
         KS_ARG_VALUE(arg0, _Generic((arg0), int: 1, default: 0), "kernel odd_names, parameter arg0 needs exactly int"), \
         KS_ARG_POINTER(launch, _Generic((launch), float *: 1, default: 0), \
             _Generic((launch), float *: 1, void *: 1, default: 0), \
-            "kernel odd_names, parameter launch needs exactly float *", "kernel odd_names, parameter launch needs float *, not another pointer type"), \
+            "kernel odd_names, parameter launch", "float *", "float *", _Generic(launch, float *: (launch)), \
+            _Generic(launch, float *: (launch), void *: (launch))), \
         KS_ARG_VALUE(args, _Generic((args), int: 1, default: 0), "kernel odd_names, parameter args needs exactly int"), \
         KS_ARG_VALUE(stream, _Generic((stream), int: 1, default: 0), "kernel odd_names, parameter stream needs exactly int"), \
         KS_ARG_VALUE(n_items, _Generic((n_items), long: 1, default: 0), "kernel odd_names, parameter n_items needs exactly long"), \
         KS_ARG_POINTER(restrict_, _Generic((restrict_), const char *: 1, char *: 1, default: 0), \
             _Generic((restrict_), const char *: 1, char *: 1, void *: 1, const void *: 1, default: 0), \
-            "kernel odd_names, parameter restrict_ needs exactly const char *", "kernel odd_names, parameter restrict_ needs const char *, not another pointer type"))
-#define odd_names_n(...) ks__odd_names_n_call(__VA_ARGS__)
+            "kernel odd_names, parameter restrict_", "const char *", "const char *", _Generic(restrict_, const char *: (restrict_), char *: (restrict_)), \
+            _Generic(restrict_, const char *: (restrict_), char *: (restrict_), void *: (restrict_), const void *: (restrict_))))
+#define odd_names_n(...) KS__PICK_COUNT(8, ks__odd_names_n_call, ks__odd_names_n_wrong, __VA_ARGS__)(__VA_ARGS__)
+#define ks__odd_names_n_wrong(...) \
+    KS__WRONG_COUNT("odd_names_n takes 8 arguments (ks_n_items_, ks_stream_, arg0, launch, args, stream, n_items, restrict_), not ", \
+                    odd_names_n_takes_8_arguments, __VA_ARGS__)
 #define ks__odd_names_n_call(ks_n_items_, ks_stream_, arg0, launch, args, stream, n_items, restrict_) \
     ks__odd_names_n_at(__FILE__, __LINE__, ks_n_items_, ks_stream_, \
         KS_ARG_VALUE(arg0, _Generic((arg0), int: 1, default: 0), "kernel odd_names, parameter arg0 needs exactly int"), \
         KS_ARG_POINTER(launch, _Generic((launch), float *: 1, default: 0), \
             _Generic((launch), float *: 1, void *: 1, default: 0), \
-            "kernel odd_names, parameter launch needs exactly float *", "kernel odd_names, parameter launch needs float *, not another pointer type"), \
+            "kernel odd_names, parameter launch", "float *", "float *", _Generic(launch, float *: (launch)), \
+            _Generic(launch, float *: (launch), void *: (launch))), \
         KS_ARG_VALUE(args, _Generic((args), int: 1, default: 0), "kernel odd_names, parameter args needs exactly int"), \
         KS_ARG_VALUE(stream, _Generic((stream), int: 1, default: 0), "kernel odd_names, parameter stream needs exactly int"), \
         KS_ARG_VALUE(n_items, _Generic((n_items), long: 1, default: 0), "kernel odd_names, parameter n_items needs exactly long"), \
         KS_ARG_POINTER(restrict_, _Generic((restrict_), const char *: 1, char *: 1, default: 0), \
             _Generic((restrict_), const char *: 1, char *: 1, void *: 1, const void *: 1, default: 0), \
-            "kernel odd_names, parameter restrict_ needs exactly const char *", "kernel odd_names, parameter restrict_ needs const char *, not another pointer type"))
+            "kernel odd_names, parameter restrict_", "const char *", "const char *", _Generic(restrict_, const char *: (restrict_), char *: (restrict_)), \
+            _Generic(restrict_, const char *: (restrict_), char *: (restrict_), void *: (restrict_), const void *: (restrict_))))
 #define odd_names_node(...) ks__odd_names_node_call(__VA_ARGS__)
 #define ks__odd_names_node_call(ks__graph, ks__deps, ks__ndeps, ks__node, ks_launch_, arg0, launch, args, stream, n_items, restrict_) \
     (odd_names_node)(ks__graph, ks__deps, ks__ndeps, \
@@ -969,26 +1051,30 @@ ks_status odd_names_nodes_set(ks_graph_exec           ks__exec,
         KS_ARG_VALUE(arg0, _Generic((arg0), int: 1, default: 0), "kernel odd_names, parameter arg0 needs exactly int"), \
         KS_ARG_POINTER(launch, _Generic((launch), float *: 1, default: 0), \
             _Generic((launch), float *: 1, void *: 1, default: 0), \
-            "kernel odd_names, parameter launch needs exactly float *", "kernel odd_names, parameter launch needs float *, not another pointer type"), \
+            "kernel odd_names, parameter launch", "float *", "float *", _Generic(launch, float *: (launch)), \
+            _Generic(launch, float *: (launch), void *: (launch))), \
         KS_ARG_VALUE(args, _Generic((args), int: 1, default: 0), "kernel odd_names, parameter args needs exactly int"), \
         KS_ARG_VALUE(stream, _Generic((stream), int: 1, default: 0), "kernel odd_names, parameter stream needs exactly int"), \
         KS_ARG_VALUE(n_items, _Generic((n_items), long: 1, default: 0), "kernel odd_names, parameter n_items needs exactly long"), \
         KS_ARG_POINTER(restrict_, _Generic((restrict_), const char *: 1, char *: 1, default: 0), \
             _Generic((restrict_), const char *: 1, char *: 1, void *: 1, const void *: 1, default: 0), \
-            "kernel odd_names, parameter restrict_ needs exactly const char *", "kernel odd_names, parameter restrict_ needs const char *, not another pointer type"))
+            "kernel odd_names, parameter restrict_", "const char *", "const char *", _Generic(restrict_, const char *: (restrict_), char *: (restrict_)), \
+            _Generic(restrict_, const char *: (restrict_), char *: (restrict_), void *: (restrict_), const void *: (restrict_))))
 #define odd_names_node_set(...) ks__odd_names_node_set_call(__VA_ARGS__)
 #define ks__odd_names_node_set_call(ks__exec, ks__node, ks_launch_, arg0, launch, args, stream, n_items, restrict_) \
     (odd_names_node_set)(ks__exec, ks__node, ks_launch_, \
         KS_ARG_VALUE(arg0, _Generic((arg0), int: 1, default: 0), "kernel odd_names, parameter arg0 needs exactly int"), \
         KS_ARG_POINTER(launch, _Generic((launch), float *: 1, default: 0), \
             _Generic((launch), float *: 1, void *: 1, default: 0), \
-            "kernel odd_names, parameter launch needs exactly float *", "kernel odd_names, parameter launch needs float *, not another pointer type"), \
+            "kernel odd_names, parameter launch", "float *", "float *", _Generic(launch, float *: (launch)), \
+            _Generic(launch, float *: (launch), void *: (launch))), \
         KS_ARG_VALUE(args, _Generic((args), int: 1, default: 0), "kernel odd_names, parameter args needs exactly int"), \
         KS_ARG_VALUE(stream, _Generic((stream), int: 1, default: 0), "kernel odd_names, parameter stream needs exactly int"), \
         KS_ARG_VALUE(n_items, _Generic((n_items), long: 1, default: 0), "kernel odd_names, parameter n_items needs exactly long"), \
         KS_ARG_POINTER(restrict_, _Generic((restrict_), const char *: 1, char *: 1, default: 0), \
             _Generic((restrict_), const char *: 1, char *: 1, void *: 1, const void *: 1, default: 0), \
-            "kernel odd_names, parameter restrict_ needs exactly const char *", "kernel odd_names, parameter restrict_ needs const char *, not another pointer type"))
+            "kernel odd_names, parameter restrict_", "const char *", "const char *", _Generic(restrict_, const char *: (restrict_), char *: (restrict_)), \
+            _Generic(restrict_, const char *: (restrict_), char *: (restrict_), void *: (restrict_), const void *: (restrict_))))
 #define odd_names_nodes_set(...) ks__odd_names_nodes_set_call(__VA_ARGS__)
 #define ks__odd_names_nodes_set_call(ks__exec, ks__count, ks__nodes, ks__launches, ks__values) \
     (odd_names_nodes_set)(ks__exec, ks__count, \

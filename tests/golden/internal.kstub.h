@@ -246,29 +246,45 @@ ks_status visible_nodes_set(ks_graph_exec         ks__exec,
                             const visible_args   *ks__values);
 
 #if !defined(__cplusplus) && !defined(KSTUB_PLAIN_CALLS)
+#if defined(__GNUC__) && defined(__INCLUDE_LEVEL__)
+#if __INCLUDE_LEVEL__ > 0
+/* gcc: an error in a macro below is reported at the caller's line. */
+#pragma GCC system_header
+#endif
+#endif
 /* The macro form of each stub, in C. It hands the caller's file and line to
  * the run-time checks' messages (ks_checks_set, KSTUB_CHECK) and checks each
  * argument where it is written (C11): a pointer of another type than its
- * parameter's is a compile error naming kernel and parameter (the same type
- * with const added, void * and NULL pass, as C allows); in strict mode
+ * parameter's is a compile error at the caller's line naming kernel,
+ * parameter and both types (the same type with const added, void * and NULL
+ * pass, as C allows; an integer, a literal 0 included, asks for NULL); a
+ * call with another number of arguments names the kernel's; in strict mode
  * (KSTUB_STRICT) every argument must have exactly its parameter's type, bar
  * an added const on a pointee. (name)(...) calls the function unchecked;
  * KSTUB_PLAIN_CALLS leaves the macros out. Each macro takes its arguments as
  * __VA_ARGS__ and hands them on, so arguments that another macro writes
  * (ARGS(x) expanding to "a, b, c") are counted after that expansion. Wrap a
  * compound literal argument in parentheses: its commas would split it. */
-#define hidden(...) ks__hidden_call(__VA_ARGS__)
+#define hidden(...) KS__PICK_COUNT(2, ks__hidden_call, ks__hidden_wrong, __VA_ARGS__)(__VA_ARGS__)
+#define ks__hidden_wrong(...) \
+    KS__WRONG_COUNT("kernel hidden takes 2 arguments (launch, x), not ", \
+                    kernel_hidden_takes_2_arguments, __VA_ARGS__)
 #define ks__hidden_call(launch, x) \
     ks__hidden_at(__FILE__, __LINE__, launch, \
         KS_ARG_POINTER(x, _Generic((x), float *: 1, default: 0), \
             _Generic((x), float *: 1, void *: 1, default: 0), \
-            "kernel hidden, parameter x needs exactly float *", "kernel hidden, parameter x needs float *, not another pointer type"))
-#define hidden_n(...) ks__hidden_n_call(__VA_ARGS__)
+            "kernel hidden, parameter x", "float *", "float *", _Generic(x, float *: (x)), \
+            _Generic(x, float *: (x), void *: (x))))
+#define hidden_n(...) KS__PICK_COUNT(3, ks__hidden_n_call, ks__hidden_n_wrong, __VA_ARGS__)(__VA_ARGS__)
+#define ks__hidden_n_wrong(...) \
+    KS__WRONG_COUNT("hidden_n takes 3 arguments (n_items, stream, x), not ", \
+                    hidden_n_takes_3_arguments, __VA_ARGS__)
 #define ks__hidden_n_call(n_items, stream, x) \
     ks__hidden_n_at(__FILE__, __LINE__, n_items, stream, \
         KS_ARG_POINTER(x, _Generic((x), float *: 1, default: 0), \
             _Generic((x), float *: 1, void *: 1, default: 0), \
-            "kernel hidden, parameter x needs exactly float *", "kernel hidden, parameter x needs float *, not another pointer type"))
+            "kernel hidden, parameter x", "float *", "float *", _Generic(x, float *: (x)), \
+            _Generic(x, float *: (x), void *: (x))))
 #define hidden_node(...) ks__hidden_node_call(__VA_ARGS__)
 #define ks__hidden_node_call(ks__graph, ks__deps, ks__ndeps, ks__node, launch, x) \
     (hidden_node)(ks__graph, ks__deps, ks__ndeps, \
@@ -276,13 +292,15 @@ ks_status visible_nodes_set(ks_graph_exec         ks__exec,
             "kernel hidden: the node must be a hidden_node_t *"), launch, \
         KS_ARG_POINTER(x, _Generic((x), float *: 1, default: 0), \
             _Generic((x), float *: 1, void *: 1, default: 0), \
-            "kernel hidden, parameter x needs exactly float *", "kernel hidden, parameter x needs float *, not another pointer type"))
+            "kernel hidden, parameter x", "float *", "float *", _Generic(x, float *: (x)), \
+            _Generic(x, float *: (x), void *: (x))))
 #define hidden_node_set(...) ks__hidden_node_set_call(__VA_ARGS__)
 #define ks__hidden_node_set_call(ks__exec, ks__node, launch, x) \
     (hidden_node_set)(ks__exec, ks__node, launch, \
         KS_ARG_POINTER(x, _Generic((x), float *: 1, default: 0), \
             _Generic((x), float *: 1, void *: 1, default: 0), \
-            "kernel hidden, parameter x needs exactly float *", "kernel hidden, parameter x needs float *, not another pointer type"))
+            "kernel hidden, parameter x", "float *", "float *", _Generic(x, float *: (x)), \
+            _Generic(x, float *: (x), void *: (x))))
 #define hidden_nodes_set(...) ks__hidden_nodes_set_call(__VA_ARGS__)
 #define ks__hidden_nodes_set_call(ks__exec, ks__count, ks__nodes, ks__launches, ks__values) \
     (hidden_nodes_set)(ks__exec, ks__count, \
@@ -290,18 +308,26 @@ ks_status visible_nodes_set(ks_graph_exec         ks__exec,
             "kernel hidden: the nodes must be hidden_node_t"), ks__launches, \
         KS_ARG_NODES(ks__values, _Generic((ks__values), const hidden_args *: 1, hidden_args *: 1, void *: 1, default: 0), \
             "kernel hidden: the arguments must be hidden_args"))
-#define anon(...) ks__anon_call(__VA_ARGS__)
+#define anon(...) KS__PICK_COUNT(2, ks__anon_call, ks__anon_wrong, __VA_ARGS__)(__VA_ARGS__)
+#define ks__anon_wrong(...) \
+    KS__WRONG_COUNT("kernel anon takes 2 arguments (launch, x), not ", \
+                    kernel_anon_takes_2_arguments, __VA_ARGS__)
 #define ks__anon_call(launch, x) \
     ks__anon_at(__FILE__, __LINE__, launch, \
         KS_ARG_POINTER(x, _Generic((x), float *: 1, default: 0), \
             _Generic((x), float *: 1, void *: 1, default: 0), \
-            "kernel anon, parameter x needs exactly float *", "kernel anon, parameter x needs float *, not another pointer type"))
-#define anon_n(...) ks__anon_n_call(__VA_ARGS__)
+            "kernel anon, parameter x", "float *", "float *", _Generic(x, float *: (x)), \
+            _Generic(x, float *: (x), void *: (x))))
+#define anon_n(...) KS__PICK_COUNT(3, ks__anon_n_call, ks__anon_n_wrong, __VA_ARGS__)(__VA_ARGS__)
+#define ks__anon_n_wrong(...) \
+    KS__WRONG_COUNT("anon_n takes 3 arguments (n_items, stream, x), not ", \
+                    anon_n_takes_3_arguments, __VA_ARGS__)
 #define ks__anon_n_call(n_items, stream, x) \
     ks__anon_n_at(__FILE__, __LINE__, n_items, stream, \
         KS_ARG_POINTER(x, _Generic((x), float *: 1, default: 0), \
             _Generic((x), float *: 1, void *: 1, default: 0), \
-            "kernel anon, parameter x needs exactly float *", "kernel anon, parameter x needs float *, not another pointer type"))
+            "kernel anon, parameter x", "float *", "float *", _Generic(x, float *: (x)), \
+            _Generic(x, float *: (x), void *: (x))))
 #define anon_node(...) ks__anon_node_call(__VA_ARGS__)
 #define ks__anon_node_call(ks__graph, ks__deps, ks__ndeps, ks__node, launch, x) \
     (anon_node)(ks__graph, ks__deps, ks__ndeps, \
@@ -309,13 +335,15 @@ ks_status visible_nodes_set(ks_graph_exec         ks__exec,
             "kernel anon: the node must be a anon_node_t *"), launch, \
         KS_ARG_POINTER(x, _Generic((x), float *: 1, default: 0), \
             _Generic((x), float *: 1, void *: 1, default: 0), \
-            "kernel anon, parameter x needs exactly float *", "kernel anon, parameter x needs float *, not another pointer type"))
+            "kernel anon, parameter x", "float *", "float *", _Generic(x, float *: (x)), \
+            _Generic(x, float *: (x), void *: (x))))
 #define anon_node_set(...) ks__anon_node_set_call(__VA_ARGS__)
 #define ks__anon_node_set_call(ks__exec, ks__node, launch, x) \
     (anon_node_set)(ks__exec, ks__node, launch, \
         KS_ARG_POINTER(x, _Generic((x), float *: 1, default: 0), \
             _Generic((x), float *: 1, void *: 1, default: 0), \
-            "kernel anon, parameter x needs exactly float *", "kernel anon, parameter x needs float *, not another pointer type"))
+            "kernel anon, parameter x", "float *", "float *", _Generic(x, float *: (x)), \
+            _Generic(x, float *: (x), void *: (x))))
 #define anon_nodes_set(...) ks__anon_nodes_set_call(__VA_ARGS__)
 #define ks__anon_nodes_set_call(ks__exec, ks__count, ks__nodes, ks__launches, ks__values) \
     (anon_nodes_set)(ks__exec, ks__count, \
@@ -323,18 +351,26 @@ ks_status visible_nodes_set(ks_graph_exec         ks__exec,
             "kernel anon: the nodes must be anon_node_t"), ks__launches, \
         KS_ARG_NODES(ks__values, _Generic((ks__values), const anon_args *: 1, anon_args *: 1, void *: 1, default: 0), \
             "kernel anon: the arguments must be anon_args"))
-#define visible(...) ks__visible_call(__VA_ARGS__)
+#define visible(...) KS__PICK_COUNT(2, ks__visible_call, ks__visible_wrong, __VA_ARGS__)(__VA_ARGS__)
+#define ks__visible_wrong(...) \
+    KS__WRONG_COUNT("kernel visible takes 2 arguments (launch, x), not ", \
+                    kernel_visible_takes_2_arguments, __VA_ARGS__)
 #define ks__visible_call(launch, x) \
     ks__visible_at(__FILE__, __LINE__, launch, \
         KS_ARG_POINTER(x, _Generic((x), float *: 1, default: 0), \
             _Generic((x), float *: 1, void *: 1, default: 0), \
-            "kernel visible, parameter x needs exactly float *", "kernel visible, parameter x needs float *, not another pointer type"))
-#define visible_n(...) ks__visible_n_call(__VA_ARGS__)
+            "kernel visible, parameter x", "float *", "float *", _Generic(x, float *: (x)), \
+            _Generic(x, float *: (x), void *: (x))))
+#define visible_n(...) KS__PICK_COUNT(3, ks__visible_n_call, ks__visible_n_wrong, __VA_ARGS__)(__VA_ARGS__)
+#define ks__visible_n_wrong(...) \
+    KS__WRONG_COUNT("visible_n takes 3 arguments (n_items, stream, x), not ", \
+                    visible_n_takes_3_arguments, __VA_ARGS__)
 #define ks__visible_n_call(n_items, stream, x) \
     ks__visible_n_at(__FILE__, __LINE__, n_items, stream, \
         KS_ARG_POINTER(x, _Generic((x), float *: 1, default: 0), \
             _Generic((x), float *: 1, void *: 1, default: 0), \
-            "kernel visible, parameter x needs exactly float *", "kernel visible, parameter x needs float *, not another pointer type"))
+            "kernel visible, parameter x", "float *", "float *", _Generic(x, float *: (x)), \
+            _Generic(x, float *: (x), void *: (x))))
 #define visible_node(...) ks__visible_node_call(__VA_ARGS__)
 #define ks__visible_node_call(ks__graph, ks__deps, ks__ndeps, ks__node, launch, x) \
     (visible_node)(ks__graph, ks__deps, ks__ndeps, \
@@ -342,13 +378,15 @@ ks_status visible_nodes_set(ks_graph_exec         ks__exec,
             "kernel visible: the node must be a visible_node_t *"), launch, \
         KS_ARG_POINTER(x, _Generic((x), float *: 1, default: 0), \
             _Generic((x), float *: 1, void *: 1, default: 0), \
-            "kernel visible, parameter x needs exactly float *", "kernel visible, parameter x needs float *, not another pointer type"))
+            "kernel visible, parameter x", "float *", "float *", _Generic(x, float *: (x)), \
+            _Generic(x, float *: (x), void *: (x))))
 #define visible_node_set(...) ks__visible_node_set_call(__VA_ARGS__)
 #define ks__visible_node_set_call(ks__exec, ks__node, launch, x) \
     (visible_node_set)(ks__exec, ks__node, launch, \
         KS_ARG_POINTER(x, _Generic((x), float *: 1, default: 0), \
             _Generic((x), float *: 1, void *: 1, default: 0), \
-            "kernel visible, parameter x needs exactly float *", "kernel visible, parameter x needs float *, not another pointer type"))
+            "kernel visible, parameter x", "float *", "float *", _Generic(x, float *: (x)), \
+            _Generic(x, float *: (x), void *: (x))))
 #define visible_nodes_set(...) ks__visible_nodes_set_call(__VA_ARGS__)
 #define ks__visible_nodes_set_call(ks__exec, ks__count, ks__nodes, ks__launches, ks__values) \
     (visible_nodes_set)(ks__exec, ks__count, \

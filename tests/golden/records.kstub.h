@@ -444,39 +444,57 @@ ks_status halves_nodes_set(ks_graph_exec        ks__exec,
                            const halves_args   *ks__values);
 
 #if !defined(__cplusplus) && !defined(KSTUB_PLAIN_CALLS)
+#if defined(__GNUC__) && defined(__INCLUDE_LEVEL__)
+#if __INCLUDE_LEVEL__ > 0
+/* gcc: an error in a macro below is reported at the caller's line. */
+#pragma GCC system_header
+#endif
+#endif
 /* The macro form of each stub, in C. It hands the caller's file and line to
  * the run-time checks' messages (ks_checks_set, KSTUB_CHECK) and checks each
  * argument where it is written (C11): a pointer of another type than its
- * parameter's is a compile error naming kernel and parameter (the same type
- * with const added, void * and NULL pass, as C allows); in strict mode
+ * parameter's is a compile error at the caller's line naming kernel,
+ * parameter and both types (the same type with const added, void * and NULL
+ * pass, as C allows; an integer, a literal 0 included, asks for NULL); a
+ * call with another number of arguments names the kernel's; in strict mode
  * (KSTUB_STRICT) every argument must have exactly its parameter's type, bar
  * an added const on a pointee. (name)(...) calls the function unchecked;
  * KSTUB_PLAIN_CALLS leaves the macros out. Each macro takes its arguments as
  * __VA_ARGS__ and hands them on, so arguments that another macro writes
  * (ARGS(x) expanding to "a, b, c") are counted after that expansion. Wrap a
  * compound literal argument in parentheses: its commas would split it. */
-#define boxes(...) ks__boxes_call(__VA_ARGS__)
+#define boxes(...) KS__PICK_COUNT(6, ks__boxes_call, ks__boxes_wrong, __VA_ARGS__)(__VA_ARGS__)
+#define ks__boxes_wrong(...) \
+    KS__WRONG_COUNT("kernel boxes takes 6 arguments (launch, box, all, tree, mode, n), not ", \
+                    kernel_boxes_takes_6_arguments, __VA_ARGS__)
 #define ks__boxes_call(launch, box, all, tree, mode, n) \
     ks__boxes_at(__FILE__, __LINE__, launch, \
         KS_ARG_VALUE(box, _Generic((box), struct geo_Box: 1, default: 0), "kernel boxes, parameter box needs exactly struct geo_Box"), \
         KS_ARG_POINTER(all, _Generic((all), const struct geo_Box *: 1, struct geo_Box *: 1, default: 0), \
             _Generic((all), const struct geo_Box *: 1, struct geo_Box *: 1, void *: 1, const void *: 1, default: 0), \
-            "kernel boxes, parameter all needs exactly const struct geo_Box *", "kernel boxes, parameter all needs const struct geo_Box *, not another pointer type"), \
+            "kernel boxes, parameter all", "const struct geo_Box *", "const struct geo_Box *", _Generic(all, const struct geo_Box *: (all), struct geo_Box *: (all)), \
+            _Generic(all, const struct geo_Box *: (all), struct geo_Box *: (all), void *: (all), const void *: (all))), \
         KS_ARG_POINTER(tree, _Generic((tree), struct geo_Node **: 1, default: 0), \
             _Generic((tree), struct geo_Node **: 1, void *: 1, default: 0), \
-            "kernel boxes, parameter tree needs exactly struct geo_Node **", "kernel boxes, parameter tree needs struct geo_Node **, not another pointer type"), \
+            "kernel boxes, parameter tree", "struct geo_Node **", "struct geo_Node **", _Generic(tree, struct geo_Node **: (tree)), \
+            _Generic(tree, struct geo_Node **: (tree), void *: (tree))), \
         KS_ARG_VALUE(mode, _Generic((mode), geo_Mode: 1, default: 0), "kernel boxes, parameter mode needs exactly geo_Mode"), \
         KS_ARG_VALUE(n, _Generic((n), int: 1, default: 0), "kernel boxes, parameter n needs exactly int"))
-#define boxes_n(...) ks__boxes_n_call(__VA_ARGS__)
+#define boxes_n(...) KS__PICK_COUNT(7, ks__boxes_n_call, ks__boxes_n_wrong, __VA_ARGS__)(__VA_ARGS__)
+#define ks__boxes_n_wrong(...) \
+    KS__WRONG_COUNT("boxes_n takes 7 arguments (n_items, stream, box, all, tree, mode, n), not ", \
+                    boxes_n_takes_7_arguments, __VA_ARGS__)
 #define ks__boxes_n_call(n_items, stream, box, all, tree, mode, n) \
     ks__boxes_n_at(__FILE__, __LINE__, n_items, stream, \
         KS_ARG_VALUE(box, _Generic((box), struct geo_Box: 1, default: 0), "kernel boxes, parameter box needs exactly struct geo_Box"), \
         KS_ARG_POINTER(all, _Generic((all), const struct geo_Box *: 1, struct geo_Box *: 1, default: 0), \
             _Generic((all), const struct geo_Box *: 1, struct geo_Box *: 1, void *: 1, const void *: 1, default: 0), \
-            "kernel boxes, parameter all needs exactly const struct geo_Box *", "kernel boxes, parameter all needs const struct geo_Box *, not another pointer type"), \
+            "kernel boxes, parameter all", "const struct geo_Box *", "const struct geo_Box *", _Generic(all, const struct geo_Box *: (all), struct geo_Box *: (all)), \
+            _Generic(all, const struct geo_Box *: (all), struct geo_Box *: (all), void *: (all), const void *: (all))), \
         KS_ARG_POINTER(tree, _Generic((tree), struct geo_Node **: 1, default: 0), \
             _Generic((tree), struct geo_Node **: 1, void *: 1, default: 0), \
-            "kernel boxes, parameter tree needs exactly struct geo_Node **", "kernel boxes, parameter tree needs struct geo_Node **, not another pointer type"), \
+            "kernel boxes, parameter tree", "struct geo_Node **", "struct geo_Node **", _Generic(tree, struct geo_Node **: (tree)), \
+            _Generic(tree, struct geo_Node **: (tree), void *: (tree))), \
         KS_ARG_VALUE(mode, _Generic((mode), geo_Mode: 1, default: 0), "kernel boxes, parameter mode needs exactly geo_Mode"), \
         KS_ARG_VALUE(n, _Generic((n), int: 1, default: 0), "kernel boxes, parameter n needs exactly int"))
 #define boxes_node(...) ks__boxes_node_call(__VA_ARGS__)
@@ -487,10 +505,12 @@ ks_status halves_nodes_set(ks_graph_exec        ks__exec,
         KS_ARG_VALUE(box, _Generic((box), struct geo_Box: 1, default: 0), "kernel boxes, parameter box needs exactly struct geo_Box"), \
         KS_ARG_POINTER(all, _Generic((all), const struct geo_Box *: 1, struct geo_Box *: 1, default: 0), \
             _Generic((all), const struct geo_Box *: 1, struct geo_Box *: 1, void *: 1, const void *: 1, default: 0), \
-            "kernel boxes, parameter all needs exactly const struct geo_Box *", "kernel boxes, parameter all needs const struct geo_Box *, not another pointer type"), \
+            "kernel boxes, parameter all", "const struct geo_Box *", "const struct geo_Box *", _Generic(all, const struct geo_Box *: (all), struct geo_Box *: (all)), \
+            _Generic(all, const struct geo_Box *: (all), struct geo_Box *: (all), void *: (all), const void *: (all))), \
         KS_ARG_POINTER(tree, _Generic((tree), struct geo_Node **: 1, default: 0), \
             _Generic((tree), struct geo_Node **: 1, void *: 1, default: 0), \
-            "kernel boxes, parameter tree needs exactly struct geo_Node **", "kernel boxes, parameter tree needs struct geo_Node **, not another pointer type"), \
+            "kernel boxes, parameter tree", "struct geo_Node **", "struct geo_Node **", _Generic(tree, struct geo_Node **: (tree)), \
+            _Generic(tree, struct geo_Node **: (tree), void *: (tree))), \
         KS_ARG_VALUE(mode, _Generic((mode), geo_Mode: 1, default: 0), "kernel boxes, parameter mode needs exactly geo_Mode"), \
         KS_ARG_VALUE(n, _Generic((n), int: 1, default: 0), "kernel boxes, parameter n needs exactly int"))
 #define boxes_node_set(...) ks__boxes_node_set_call(__VA_ARGS__)
@@ -499,10 +519,12 @@ ks_status halves_nodes_set(ks_graph_exec        ks__exec,
         KS_ARG_VALUE(box, _Generic((box), struct geo_Box: 1, default: 0), "kernel boxes, parameter box needs exactly struct geo_Box"), \
         KS_ARG_POINTER(all, _Generic((all), const struct geo_Box *: 1, struct geo_Box *: 1, default: 0), \
             _Generic((all), const struct geo_Box *: 1, struct geo_Box *: 1, void *: 1, const void *: 1, default: 0), \
-            "kernel boxes, parameter all needs exactly const struct geo_Box *", "kernel boxes, parameter all needs const struct geo_Box *, not another pointer type"), \
+            "kernel boxes, parameter all", "const struct geo_Box *", "const struct geo_Box *", _Generic(all, const struct geo_Box *: (all), struct geo_Box *: (all)), \
+            _Generic(all, const struct geo_Box *: (all), struct geo_Box *: (all), void *: (all), const void *: (all))), \
         KS_ARG_POINTER(tree, _Generic((tree), struct geo_Node **: 1, default: 0), \
             _Generic((tree), struct geo_Node **: 1, void *: 1, default: 0), \
-            "kernel boxes, parameter tree needs exactly struct geo_Node **", "kernel boxes, parameter tree needs struct geo_Node **, not another pointer type"), \
+            "kernel boxes, parameter tree", "struct geo_Node **", "struct geo_Node **", _Generic(tree, struct geo_Node **: (tree)), \
+            _Generic(tree, struct geo_Node **: (tree), void *: (tree))), \
         KS_ARG_VALUE(mode, _Generic((mode), geo_Mode: 1, default: 0), "kernel boxes, parameter mode needs exactly geo_Mode"), \
         KS_ARG_VALUE(n, _Generic((n), int: 1, default: 0), "kernel boxes, parameter n needs exactly int"))
 #define boxes_nodes_set(...) ks__boxes_nodes_set_call(__VA_ARGS__)
@@ -512,21 +534,29 @@ ks_status halves_nodes_set(ks_graph_exec        ks__exec,
             "kernel boxes: the nodes must be boxes_node_t"), ks__launches, \
         KS_ARG_NODES(ks__values, _Generic((ks__values), const boxes_args *: 1, boxes_args *: 1, void *: 1, default: 0), \
             "kernel boxes: the arguments must be boxes_args"))
-#define bits(...) ks__bits_call(__VA_ARGS__)
+#define bits(...) KS__PICK_COUNT(4, ks__bits_call, ks__bits_wrong, __VA_ARGS__)(__VA_ARGS__)
+#define ks__bits_wrong(...) \
+    KS__WRONG_COUNT("kernel bits takes 4 arguments (launch, in, out, axis), not ", \
+                    kernel_bits_takes_4_arguments, __VA_ARGS__)
 #define ks__bits_call(launch, in, out, axis) \
     ks__bits_at(__FILE__, __LINE__, launch, \
         KS_ARG_VALUE(in, _Generic((in), union geo_Bits: 1, default: 0), "kernel bits, parameter in needs exactly union geo_Bits"), \
         KS_ARG_POINTER(out, _Generic((out), union geo_Bits *: 1, default: 0), \
             _Generic((out), union geo_Bits *: 1, void *: 1, default: 0), \
-            "kernel bits, parameter out needs exactly union geo_Bits *", "kernel bits, parameter out needs union geo_Bits *, not another pointer type"), \
+            "kernel bits, parameter out", "union geo_Bits *", "union geo_Bits *", _Generic(out, union geo_Bits *: (out)), \
+            _Generic(out, union geo_Bits *: (out), void *: (out))), \
         KS_ARG_VALUE(axis, _Generic((axis), geo_Axis: 1, default: 0), "kernel bits, parameter axis needs exactly geo_Axis"))
-#define bits_n(...) ks__bits_n_call(__VA_ARGS__)
+#define bits_n(...) KS__PICK_COUNT(5, ks__bits_n_call, ks__bits_n_wrong, __VA_ARGS__)(__VA_ARGS__)
+#define ks__bits_n_wrong(...) \
+    KS__WRONG_COUNT("bits_n takes 5 arguments (n_items, stream, in, out, axis), not ", \
+                    bits_n_takes_5_arguments, __VA_ARGS__)
 #define ks__bits_n_call(n_items, stream, in, out, axis) \
     ks__bits_n_at(__FILE__, __LINE__, n_items, stream, \
         KS_ARG_VALUE(in, _Generic((in), union geo_Bits: 1, default: 0), "kernel bits, parameter in needs exactly union geo_Bits"), \
         KS_ARG_POINTER(out, _Generic((out), union geo_Bits *: 1, default: 0), \
             _Generic((out), union geo_Bits *: 1, void *: 1, default: 0), \
-            "kernel bits, parameter out needs exactly union geo_Bits *", "kernel bits, parameter out needs union geo_Bits *, not another pointer type"), \
+            "kernel bits, parameter out", "union geo_Bits *", "union geo_Bits *", _Generic(out, union geo_Bits *: (out)), \
+            _Generic(out, union geo_Bits *: (out), void *: (out))), \
         KS_ARG_VALUE(axis, _Generic((axis), geo_Axis: 1, default: 0), "kernel bits, parameter axis needs exactly geo_Axis"))
 #define bits_node(...) ks__bits_node_call(__VA_ARGS__)
 #define ks__bits_node_call(ks__graph, ks__deps, ks__ndeps, ks__node, launch, in, out, axis) \
@@ -536,7 +566,8 @@ ks_status halves_nodes_set(ks_graph_exec        ks__exec,
         KS_ARG_VALUE(in, _Generic((in), union geo_Bits: 1, default: 0), "kernel bits, parameter in needs exactly union geo_Bits"), \
         KS_ARG_POINTER(out, _Generic((out), union geo_Bits *: 1, default: 0), \
             _Generic((out), union geo_Bits *: 1, void *: 1, default: 0), \
-            "kernel bits, parameter out needs exactly union geo_Bits *", "kernel bits, parameter out needs union geo_Bits *, not another pointer type"), \
+            "kernel bits, parameter out", "union geo_Bits *", "union geo_Bits *", _Generic(out, union geo_Bits *: (out)), \
+            _Generic(out, union geo_Bits *: (out), void *: (out))), \
         KS_ARG_VALUE(axis, _Generic((axis), geo_Axis: 1, default: 0), "kernel bits, parameter axis needs exactly geo_Axis"))
 #define bits_node_set(...) ks__bits_node_set_call(__VA_ARGS__)
 #define ks__bits_node_set_call(ks__exec, ks__node, launch, in, out, axis) \
@@ -544,7 +575,8 @@ ks_status halves_nodes_set(ks_graph_exec        ks__exec,
         KS_ARG_VALUE(in, _Generic((in), union geo_Bits: 1, default: 0), "kernel bits, parameter in needs exactly union geo_Bits"), \
         KS_ARG_POINTER(out, _Generic((out), union geo_Bits *: 1, default: 0), \
             _Generic((out), union geo_Bits *: 1, void *: 1, default: 0), \
-            "kernel bits, parameter out needs exactly union geo_Bits *", "kernel bits, parameter out needs union geo_Bits *, not another pointer type"), \
+            "kernel bits, parameter out", "union geo_Bits *", "union geo_Bits *", _Generic(out, union geo_Bits *: (out)), \
+            _Generic(out, union geo_Bits *: (out), void *: (out))), \
         KS_ARG_VALUE(axis, _Generic((axis), geo_Axis: 1, default: 0), "kernel bits, parameter axis needs exactly geo_Axis"))
 #define bits_nodes_set(...) ks__bits_nodes_set_call(__VA_ARGS__)
 #define ks__bits_nodes_set_call(ks__exec, ks__count, ks__nodes, ks__launches, ks__values) \
@@ -553,29 +585,39 @@ ks_status halves_nodes_set(ks_graph_exec        ks__exec,
             "kernel bits: the nodes must be bits_node_t"), ks__launches, \
         KS_ARG_NODES(ks__values, _Generic((ks__values), const bits_args *: 1, bits_args *: 1, void *: 1, default: 0), \
             "kernel bits: the arguments must be bits_args"))
-#define halves(...) ks__halves_call(__VA_ARGS__)
+#define halves(...) KS__PICK_COUNT(6, ks__halves_call, ks__halves_wrong, __VA_ARGS__)(__VA_ARGS__)
+#define ks__halves_wrong(...) \
+    KS__WRONG_COUNT("kernel halves takes 6 arguments (launch, h, h2, b, b2, a), not ", \
+                    kernel_halves_takes_6_arguments, __VA_ARGS__)
 #define ks__halves_call(launch, h, h2, b, b2, a) \
     ks__halves_at(__FILE__, __LINE__, launch, \
         KS_ARG_VALUE(h, _Generic((h), ks_half: 1, default: 0), "kernel halves, parameter h needs exactly ks_half"), \
         KS_ARG_POINTER(h2, _Generic((h2), const ks_half2 *: 1, ks_half2 *: 1, default: 0), \
             _Generic((h2), const ks_half2 *: 1, ks_half2 *: 1, void *: 1, const void *: 1, default: 0), \
-            "kernel halves, parameter h2 needs exactly const ks_half2 *", "kernel halves, parameter h2 needs const ks_half2 *, not another pointer type"), \
+            "kernel halves, parameter h2", "const ks_half2 *", "const ks_half2 *", _Generic(h2, const ks_half2 *: (h2), ks_half2 *: (h2)), \
+            _Generic(h2, const ks_half2 *: (h2), ks_half2 *: (h2), void *: (h2), const void *: (h2))), \
         KS_ARG_VALUE(b, _Generic((b), ks_bfloat16: 1, default: 0), "kernel halves, parameter b needs exactly ks_bfloat16"), \
         KS_ARG_POINTER(b2, _Generic((b2), ks_bfloat162 *: 1, default: 0), \
             _Generic((b2), ks_bfloat162 *: 1, void *: 1, default: 0), \
-            "kernel halves, parameter b2 needs exactly ks_bfloat162 *", "kernel halves, parameter b2 needs ks_bfloat162 *, not another pointer type"), \
+            "kernel halves, parameter b2", "ks_bfloat162 *", "ks_bfloat162 *", _Generic(b2, ks_bfloat162 *: (b2)), \
+            _Generic(b2, ks_bfloat162 *: (b2), void *: (b2))), \
         KS_ARG_VALUE(a, _Generic((a), struct Aligned: 1, default: 0), "kernel halves, parameter a needs exactly struct Aligned"))
-#define halves_n(...) ks__halves_n_call(__VA_ARGS__)
+#define halves_n(...) KS__PICK_COUNT(7, ks__halves_n_call, ks__halves_n_wrong, __VA_ARGS__)(__VA_ARGS__)
+#define ks__halves_n_wrong(...) \
+    KS__WRONG_COUNT("halves_n takes 7 arguments (n_items, stream, h, h2, b, b2, a), not ", \
+                    halves_n_takes_7_arguments, __VA_ARGS__)
 #define ks__halves_n_call(n_items, stream, h, h2, b, b2, a) \
     ks__halves_n_at(__FILE__, __LINE__, n_items, stream, \
         KS_ARG_VALUE(h, _Generic((h), ks_half: 1, default: 0), "kernel halves, parameter h needs exactly ks_half"), \
         KS_ARG_POINTER(h2, _Generic((h2), const ks_half2 *: 1, ks_half2 *: 1, default: 0), \
             _Generic((h2), const ks_half2 *: 1, ks_half2 *: 1, void *: 1, const void *: 1, default: 0), \
-            "kernel halves, parameter h2 needs exactly const ks_half2 *", "kernel halves, parameter h2 needs const ks_half2 *, not another pointer type"), \
+            "kernel halves, parameter h2", "const ks_half2 *", "const ks_half2 *", _Generic(h2, const ks_half2 *: (h2), ks_half2 *: (h2)), \
+            _Generic(h2, const ks_half2 *: (h2), ks_half2 *: (h2), void *: (h2), const void *: (h2))), \
         KS_ARG_VALUE(b, _Generic((b), ks_bfloat16: 1, default: 0), "kernel halves, parameter b needs exactly ks_bfloat16"), \
         KS_ARG_POINTER(b2, _Generic((b2), ks_bfloat162 *: 1, default: 0), \
             _Generic((b2), ks_bfloat162 *: 1, void *: 1, default: 0), \
-            "kernel halves, parameter b2 needs exactly ks_bfloat162 *", "kernel halves, parameter b2 needs ks_bfloat162 *, not another pointer type"), \
+            "kernel halves, parameter b2", "ks_bfloat162 *", "ks_bfloat162 *", _Generic(b2, ks_bfloat162 *: (b2)), \
+            _Generic(b2, ks_bfloat162 *: (b2), void *: (b2))), \
         KS_ARG_VALUE(a, _Generic((a), struct Aligned: 1, default: 0), "kernel halves, parameter a needs exactly struct Aligned"))
 #define halves_node(...) ks__halves_node_call(__VA_ARGS__)
 #define ks__halves_node_call(ks__graph, ks__deps, ks__ndeps, ks__node, launch, h, h2, b, b2, a) \
@@ -585,11 +627,13 @@ ks_status halves_nodes_set(ks_graph_exec        ks__exec,
         KS_ARG_VALUE(h, _Generic((h), ks_half: 1, default: 0), "kernel halves, parameter h needs exactly ks_half"), \
         KS_ARG_POINTER(h2, _Generic((h2), const ks_half2 *: 1, ks_half2 *: 1, default: 0), \
             _Generic((h2), const ks_half2 *: 1, ks_half2 *: 1, void *: 1, const void *: 1, default: 0), \
-            "kernel halves, parameter h2 needs exactly const ks_half2 *", "kernel halves, parameter h2 needs const ks_half2 *, not another pointer type"), \
+            "kernel halves, parameter h2", "const ks_half2 *", "const ks_half2 *", _Generic(h2, const ks_half2 *: (h2), ks_half2 *: (h2)), \
+            _Generic(h2, const ks_half2 *: (h2), ks_half2 *: (h2), void *: (h2), const void *: (h2))), \
         KS_ARG_VALUE(b, _Generic((b), ks_bfloat16: 1, default: 0), "kernel halves, parameter b needs exactly ks_bfloat16"), \
         KS_ARG_POINTER(b2, _Generic((b2), ks_bfloat162 *: 1, default: 0), \
             _Generic((b2), ks_bfloat162 *: 1, void *: 1, default: 0), \
-            "kernel halves, parameter b2 needs exactly ks_bfloat162 *", "kernel halves, parameter b2 needs ks_bfloat162 *, not another pointer type"), \
+            "kernel halves, parameter b2", "ks_bfloat162 *", "ks_bfloat162 *", _Generic(b2, ks_bfloat162 *: (b2)), \
+            _Generic(b2, ks_bfloat162 *: (b2), void *: (b2))), \
         KS_ARG_VALUE(a, _Generic((a), struct Aligned: 1, default: 0), "kernel halves, parameter a needs exactly struct Aligned"))
 #define halves_node_set(...) ks__halves_node_set_call(__VA_ARGS__)
 #define ks__halves_node_set_call(ks__exec, ks__node, launch, h, h2, b, b2, a) \
@@ -597,11 +641,13 @@ ks_status halves_nodes_set(ks_graph_exec        ks__exec,
         KS_ARG_VALUE(h, _Generic((h), ks_half: 1, default: 0), "kernel halves, parameter h needs exactly ks_half"), \
         KS_ARG_POINTER(h2, _Generic((h2), const ks_half2 *: 1, ks_half2 *: 1, default: 0), \
             _Generic((h2), const ks_half2 *: 1, ks_half2 *: 1, void *: 1, const void *: 1, default: 0), \
-            "kernel halves, parameter h2 needs exactly const ks_half2 *", "kernel halves, parameter h2 needs const ks_half2 *, not another pointer type"), \
+            "kernel halves, parameter h2", "const ks_half2 *", "const ks_half2 *", _Generic(h2, const ks_half2 *: (h2), ks_half2 *: (h2)), \
+            _Generic(h2, const ks_half2 *: (h2), ks_half2 *: (h2), void *: (h2), const void *: (h2))), \
         KS_ARG_VALUE(b, _Generic((b), ks_bfloat16: 1, default: 0), "kernel halves, parameter b needs exactly ks_bfloat16"), \
         KS_ARG_POINTER(b2, _Generic((b2), ks_bfloat162 *: 1, default: 0), \
             _Generic((b2), ks_bfloat162 *: 1, void *: 1, default: 0), \
-            "kernel halves, parameter b2 needs exactly ks_bfloat162 *", "kernel halves, parameter b2 needs ks_bfloat162 *, not another pointer type"), \
+            "kernel halves, parameter b2", "ks_bfloat162 *", "ks_bfloat162 *", _Generic(b2, ks_bfloat162 *: (b2)), \
+            _Generic(b2, ks_bfloat162 *: (b2), void *: (b2))), \
         KS_ARG_VALUE(a, _Generic((a), struct Aligned: 1, default: 0), "kernel halves, parameter a needs exactly struct Aligned"))
 #define halves_nodes_set(...) ks__halves_nodes_set_call(__VA_ARGS__)
 #define ks__halves_nodes_set_call(ks__exec, ks__count, ks__nodes, ks__launches, ks__values) \

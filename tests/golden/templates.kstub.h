@@ -552,31 +552,47 @@ ks_status rows_nodes_set(ks_graph_exec        ks__exec,
                          const rows_args     *ks__values);
 
 #if !defined(__cplusplus) && !defined(KSTUB_PLAIN_CALLS)
+#if defined(__GNUC__) && defined(__INCLUDE_LEVEL__)
+#if __INCLUDE_LEVEL__ > 0
+/* gcc: an error in a macro below is reported at the caller's line. */
+#pragma GCC system_header
+#endif
+#endif
 /* The macro form of each stub, in C. It hands the caller's file and line to
  * the run-time checks' messages (ks_checks_set, KSTUB_CHECK) and checks each
  * argument where it is written (C11): a pointer of another type than its
- * parameter's is a compile error naming kernel and parameter (the same type
- * with const added, void * and NULL pass, as C allows); in strict mode
+ * parameter's is a compile error at the caller's line naming kernel,
+ * parameter and both types (the same type with const added, void * and NULL
+ * pass, as C allows; an integer, a literal 0 included, asks for NULL); a
+ * call with another number of arguments names the kernel's; in strict mode
  * (KSTUB_STRICT) every argument must have exactly its parameter's type, bar
  * an added const on a pointee. (name)(...) calls the function unchecked;
  * KSTUB_PLAIN_CALLS leaves the macros out. Each macro takes its arguments as
  * __VA_ARGS__ and hands them on, so arguments that another macro writes
  * (ARGS(x) expanding to "a, b, c") are counted after that expansion. Wrap a
  * compound literal argument in parentheses: its commas would split it. */
-#define scale_float_4(...) ks__scale_float_4_call(__VA_ARGS__)
+#define scale_float_4(...) KS__PICK_COUNT(4, ks__scale_float_4_call, ks__scale_float_4_wrong, __VA_ARGS__)(__VA_ARGS__)
+#define ks__scale_float_4_wrong(...) \
+    KS__WRONG_COUNT("kernel scale_float_4 takes 4 arguments (launch, x, a, tile), not ", \
+                    kernel_scale_float_4_takes_4_arguments, __VA_ARGS__)
 #define ks__scale_float_4_call(launch, x, a, tile) \
     ks__scale_float_4_at(__FILE__, __LINE__, launch, \
         KS_ARG_POINTER(x, _Generic((x), float *: 1, default: 0), \
             _Generic((x), float *: 1, void *: 1, default: 0), \
-            "kernel scale_float_4, parameter x needs exactly float *", "kernel scale_float_4, parameter x needs float *, not another pointer type"), \
+            "kernel scale_float_4, parameter x", "float *", "float *", _Generic(x, float *: (x)), \
+            _Generic(x, float *: (x), void *: (x))), \
         KS_ARG_VALUE(a, _Generic((a), float: 1, default: 0), "kernel scale_float_4, parameter a needs exactly float"), \
         KS_ARG_VALUE(tile, _Generic((tile), struct Tile_float_4: 1, default: 0), "kernel scale_float_4, parameter tile needs exactly struct Tile_float_4"))
-#define scale_float_4_n(...) ks__scale_float_4_n_call(__VA_ARGS__)
+#define scale_float_4_n(...) KS__PICK_COUNT(5, ks__scale_float_4_n_call, ks__scale_float_4_n_wrong, __VA_ARGS__)(__VA_ARGS__)
+#define ks__scale_float_4_n_wrong(...) \
+    KS__WRONG_COUNT("scale_float_4_n takes 5 arguments (n_items, stream, x, a, tile), not ", \
+                    scale_float_4_n_takes_5_arguments, __VA_ARGS__)
 #define ks__scale_float_4_n_call(n_items, stream, x, a, tile) \
     ks__scale_float_4_n_at(__FILE__, __LINE__, n_items, stream, \
         KS_ARG_POINTER(x, _Generic((x), float *: 1, default: 0), \
             _Generic((x), float *: 1, void *: 1, default: 0), \
-            "kernel scale_float_4, parameter x needs exactly float *", "kernel scale_float_4, parameter x needs float *, not another pointer type"), \
+            "kernel scale_float_4, parameter x", "float *", "float *", _Generic(x, float *: (x)), \
+            _Generic(x, float *: (x), void *: (x))), \
         KS_ARG_VALUE(a, _Generic((a), float: 1, default: 0), "kernel scale_float_4, parameter a needs exactly float"), \
         KS_ARG_VALUE(tile, _Generic((tile), struct Tile_float_4: 1, default: 0), "kernel scale_float_4, parameter tile needs exactly struct Tile_float_4"))
 #define scale_float_4_node(...) ks__scale_float_4_node_call(__VA_ARGS__)
@@ -586,7 +602,8 @@ ks_status rows_nodes_set(ks_graph_exec        ks__exec,
             "kernel scale_float_4: the node must be a scale_float_4_node_t *"), launch, \
         KS_ARG_POINTER(x, _Generic((x), float *: 1, default: 0), \
             _Generic((x), float *: 1, void *: 1, default: 0), \
-            "kernel scale_float_4, parameter x needs exactly float *", "kernel scale_float_4, parameter x needs float *, not another pointer type"), \
+            "kernel scale_float_4, parameter x", "float *", "float *", _Generic(x, float *: (x)), \
+            _Generic(x, float *: (x), void *: (x))), \
         KS_ARG_VALUE(a, _Generic((a), float: 1, default: 0), "kernel scale_float_4, parameter a needs exactly float"), \
         KS_ARG_VALUE(tile, _Generic((tile), struct Tile_float_4: 1, default: 0), "kernel scale_float_4, parameter tile needs exactly struct Tile_float_4"))
 #define scale_float_4_node_set(...) ks__scale_float_4_node_set_call(__VA_ARGS__)
@@ -594,7 +611,8 @@ ks_status rows_nodes_set(ks_graph_exec        ks__exec,
     (scale_float_4_node_set)(ks__exec, ks__node, launch, \
         KS_ARG_POINTER(x, _Generic((x), float *: 1, default: 0), \
             _Generic((x), float *: 1, void *: 1, default: 0), \
-            "kernel scale_float_4, parameter x needs exactly float *", "kernel scale_float_4, parameter x needs float *, not another pointer type"), \
+            "kernel scale_float_4, parameter x", "float *", "float *", _Generic(x, float *: (x)), \
+            _Generic(x, float *: (x), void *: (x))), \
         KS_ARG_VALUE(a, _Generic((a), float: 1, default: 0), "kernel scale_float_4, parameter a needs exactly float"), \
         KS_ARG_VALUE(tile, _Generic((tile), struct Tile_float_4: 1, default: 0), "kernel scale_float_4, parameter tile needs exactly struct Tile_float_4"))
 #define scale_float_4_nodes_set(...) ks__scale_float_4_nodes_set_call(__VA_ARGS__)
@@ -604,20 +622,28 @@ ks_status rows_nodes_set(ks_graph_exec        ks__exec,
             "kernel scale_float_4: the nodes must be scale_float_4_node_t"), ks__launches, \
         KS_ARG_NODES(ks__values, _Generic((ks__values), const scale_float_4_args *: 1, scale_float_4_args *: 1, void *: 1, default: 0), \
             "kernel scale_float_4: the arguments must be scale_float_4_args"))
-#define scale_d2(...) ks__scale_d2_call(__VA_ARGS__)
+#define scale_d2(...) KS__PICK_COUNT(4, ks__scale_d2_call, ks__scale_d2_wrong, __VA_ARGS__)(__VA_ARGS__)
+#define ks__scale_d2_wrong(...) \
+    KS__WRONG_COUNT("kernel scale_d2 takes 4 arguments (launch, x, a, tile), not ", \
+                    kernel_scale_d2_takes_4_arguments, __VA_ARGS__)
 #define ks__scale_d2_call(launch, x, a, tile) \
     ks__scale_d2_at(__FILE__, __LINE__, launch, \
         KS_ARG_POINTER(x, _Generic((x), double *: 1, default: 0), \
             _Generic((x), double *: 1, void *: 1, default: 0), \
-            "kernel scale_d2, parameter x needs exactly double *", "kernel scale_d2, parameter x needs double *, not another pointer type"), \
+            "kernel scale_d2, parameter x", "double *", "double *", _Generic(x, double *: (x)), \
+            _Generic(x, double *: (x), void *: (x))), \
         KS_ARG_VALUE(a, _Generic((a), double: 1, default: 0), "kernel scale_d2, parameter a needs exactly double"), \
         KS_ARG_VALUE(tile, _Generic((tile), struct Tile_double_2: 1, default: 0), "kernel scale_d2, parameter tile needs exactly struct Tile_double_2"))
-#define scale_d2_n(...) ks__scale_d2_n_call(__VA_ARGS__)
+#define scale_d2_n(...) KS__PICK_COUNT(5, ks__scale_d2_n_call, ks__scale_d2_n_wrong, __VA_ARGS__)(__VA_ARGS__)
+#define ks__scale_d2_n_wrong(...) \
+    KS__WRONG_COUNT("scale_d2_n takes 5 arguments (n_items, stream, x, a, tile), not ", \
+                    scale_d2_n_takes_5_arguments, __VA_ARGS__)
 #define ks__scale_d2_n_call(n_items, stream, x, a, tile) \
     ks__scale_d2_n_at(__FILE__, __LINE__, n_items, stream, \
         KS_ARG_POINTER(x, _Generic((x), double *: 1, default: 0), \
             _Generic((x), double *: 1, void *: 1, default: 0), \
-            "kernel scale_d2, parameter x needs exactly double *", "kernel scale_d2, parameter x needs double *, not another pointer type"), \
+            "kernel scale_d2, parameter x", "double *", "double *", _Generic(x, double *: (x)), \
+            _Generic(x, double *: (x), void *: (x))), \
         KS_ARG_VALUE(a, _Generic((a), double: 1, default: 0), "kernel scale_d2, parameter a needs exactly double"), \
         KS_ARG_VALUE(tile, _Generic((tile), struct Tile_double_2: 1, default: 0), "kernel scale_d2, parameter tile needs exactly struct Tile_double_2"))
 #define scale_d2_node(...) ks__scale_d2_node_call(__VA_ARGS__)
@@ -627,7 +653,8 @@ ks_status rows_nodes_set(ks_graph_exec        ks__exec,
             "kernel scale_d2: the node must be a scale_d2_node_t *"), launch, \
         KS_ARG_POINTER(x, _Generic((x), double *: 1, default: 0), \
             _Generic((x), double *: 1, void *: 1, default: 0), \
-            "kernel scale_d2, parameter x needs exactly double *", "kernel scale_d2, parameter x needs double *, not another pointer type"), \
+            "kernel scale_d2, parameter x", "double *", "double *", _Generic(x, double *: (x)), \
+            _Generic(x, double *: (x), void *: (x))), \
         KS_ARG_VALUE(a, _Generic((a), double: 1, default: 0), "kernel scale_d2, parameter a needs exactly double"), \
         KS_ARG_VALUE(tile, _Generic((tile), struct Tile_double_2: 1, default: 0), "kernel scale_d2, parameter tile needs exactly struct Tile_double_2"))
 #define scale_d2_node_set(...) ks__scale_d2_node_set_call(__VA_ARGS__)
@@ -635,7 +662,8 @@ ks_status rows_nodes_set(ks_graph_exec        ks__exec,
     (scale_d2_node_set)(ks__exec, ks__node, launch, \
         KS_ARG_POINTER(x, _Generic((x), double *: 1, default: 0), \
             _Generic((x), double *: 1, void *: 1, default: 0), \
-            "kernel scale_d2, parameter x needs exactly double *", "kernel scale_d2, parameter x needs double *, not another pointer type"), \
+            "kernel scale_d2, parameter x", "double *", "double *", _Generic(x, double *: (x)), \
+            _Generic(x, double *: (x), void *: (x))), \
         KS_ARG_VALUE(a, _Generic((a), double: 1, default: 0), "kernel scale_d2, parameter a needs exactly double"), \
         KS_ARG_VALUE(tile, _Generic((tile), struct Tile_double_2: 1, default: 0), "kernel scale_d2, parameter tile needs exactly struct Tile_double_2"))
 #define scale_d2_nodes_set(...) ks__scale_d2_nodes_set_call(__VA_ARGS__)
@@ -645,18 +673,26 @@ ks_status rows_nodes_set(ks_graph_exec        ks__exec,
             "kernel scale_d2: the nodes must be scale_d2_node_t"), ks__launches, \
         KS_ARG_NODES(ks__values, _Generic((ks__values), const scale_d2_args *: 1, scale_d2_args *: 1, void *: 1, default: 0), \
             "kernel scale_d2: the arguments must be scale_d2_args"))
-#define choose_true(...) ks__choose_true_call(__VA_ARGS__)
+#define choose_true(...) KS__PICK_COUNT(2, ks__choose_true_call, ks__choose_true_wrong, __VA_ARGS__)(__VA_ARGS__)
+#define ks__choose_true_wrong(...) \
+    KS__WRONG_COUNT("kernel choose_true takes 2 arguments (launch, x), not ", \
+                    kernel_choose_true_takes_2_arguments, __VA_ARGS__)
 #define ks__choose_true_call(launch, x) \
     ks__choose_true_at(__FILE__, __LINE__, launch, \
         KS_ARG_POINTER(x, _Generic((x), float *: 1, default: 0), \
             _Generic((x), float *: 1, void *: 1, default: 0), \
-            "kernel choose_true, parameter x needs exactly float *", "kernel choose_true, parameter x needs float *, not another pointer type"))
-#define choose_true_n(...) ks__choose_true_n_call(__VA_ARGS__)
+            "kernel choose_true, parameter x", "float *", "float *", _Generic(x, float *: (x)), \
+            _Generic(x, float *: (x), void *: (x))))
+#define choose_true_n(...) KS__PICK_COUNT(3, ks__choose_true_n_call, ks__choose_true_n_wrong, __VA_ARGS__)(__VA_ARGS__)
+#define ks__choose_true_n_wrong(...) \
+    KS__WRONG_COUNT("choose_true_n takes 3 arguments (n_items, stream, x), not ", \
+                    choose_true_n_takes_3_arguments, __VA_ARGS__)
 #define ks__choose_true_n_call(n_items, stream, x) \
     ks__choose_true_n_at(__FILE__, __LINE__, n_items, stream, \
         KS_ARG_POINTER(x, _Generic((x), float *: 1, default: 0), \
             _Generic((x), float *: 1, void *: 1, default: 0), \
-            "kernel choose_true, parameter x needs exactly float *", "kernel choose_true, parameter x needs float *, not another pointer type"))
+            "kernel choose_true, parameter x", "float *", "float *", _Generic(x, float *: (x)), \
+            _Generic(x, float *: (x), void *: (x))))
 #define choose_true_node(...) ks__choose_true_node_call(__VA_ARGS__)
 #define ks__choose_true_node_call(ks__graph, ks__deps, ks__ndeps, ks__node, launch, x) \
     (choose_true_node)(ks__graph, ks__deps, ks__ndeps, \
@@ -664,13 +700,15 @@ ks_status rows_nodes_set(ks_graph_exec        ks__exec,
             "kernel choose_true: the node must be a choose_true_node_t *"), launch, \
         KS_ARG_POINTER(x, _Generic((x), float *: 1, default: 0), \
             _Generic((x), float *: 1, void *: 1, default: 0), \
-            "kernel choose_true, parameter x needs exactly float *", "kernel choose_true, parameter x needs float *, not another pointer type"))
+            "kernel choose_true, parameter x", "float *", "float *", _Generic(x, float *: (x)), \
+            _Generic(x, float *: (x), void *: (x))))
 #define choose_true_node_set(...) ks__choose_true_node_set_call(__VA_ARGS__)
 #define ks__choose_true_node_set_call(ks__exec, ks__node, launch, x) \
     (choose_true_node_set)(ks__exec, ks__node, launch, \
         KS_ARG_POINTER(x, _Generic((x), float *: 1, default: 0), \
             _Generic((x), float *: 1, void *: 1, default: 0), \
-            "kernel choose_true, parameter x needs exactly float *", "kernel choose_true, parameter x needs float *, not another pointer type"))
+            "kernel choose_true, parameter x", "float *", "float *", _Generic(x, float *: (x)), \
+            _Generic(x, float *: (x), void *: (x))))
 #define choose_true_nodes_set(...) ks__choose_true_nodes_set_call(__VA_ARGS__)
 #define ks__choose_true_nodes_set_call(ks__exec, ks__count, ks__nodes, ks__launches, ks__values) \
     (choose_true_nodes_set)(ks__exec, ks__count, \
@@ -678,18 +716,26 @@ ks_status rows_nodes_set(ks_graph_exec        ks__exec,
             "kernel choose_true: the nodes must be choose_true_node_t"), ks__launches, \
         KS_ARG_NODES(ks__values, _Generic((ks__values), const choose_true_args *: 1, choose_true_args *: 1, void *: 1, default: 0), \
             "kernel choose_true: the arguments must be choose_true_args"))
-#define choose_false(...) ks__choose_false_call(__VA_ARGS__)
+#define choose_false(...) KS__PICK_COUNT(2, ks__choose_false_call, ks__choose_false_wrong, __VA_ARGS__)(__VA_ARGS__)
+#define ks__choose_false_wrong(...) \
+    KS__WRONG_COUNT("kernel choose_false takes 2 arguments (launch, x), not ", \
+                    kernel_choose_false_takes_2_arguments, __VA_ARGS__)
 #define ks__choose_false_call(launch, x) \
     ks__choose_false_at(__FILE__, __LINE__, launch, \
         KS_ARG_POINTER(x, _Generic((x), float *: 1, default: 0), \
             _Generic((x), float *: 1, void *: 1, default: 0), \
-            "kernel choose_false, parameter x needs exactly float *", "kernel choose_false, parameter x needs float *, not another pointer type"))
-#define choose_false_n(...) ks__choose_false_n_call(__VA_ARGS__)
+            "kernel choose_false, parameter x", "float *", "float *", _Generic(x, float *: (x)), \
+            _Generic(x, float *: (x), void *: (x))))
+#define choose_false_n(...) KS__PICK_COUNT(3, ks__choose_false_n_call, ks__choose_false_n_wrong, __VA_ARGS__)(__VA_ARGS__)
+#define ks__choose_false_n_wrong(...) \
+    KS__WRONG_COUNT("choose_false_n takes 3 arguments (n_items, stream, x), not ", \
+                    choose_false_n_takes_3_arguments, __VA_ARGS__)
 #define ks__choose_false_n_call(n_items, stream, x) \
     ks__choose_false_n_at(__FILE__, __LINE__, n_items, stream, \
         KS_ARG_POINTER(x, _Generic((x), float *: 1, default: 0), \
             _Generic((x), float *: 1, void *: 1, default: 0), \
-            "kernel choose_false, parameter x needs exactly float *", "kernel choose_false, parameter x needs float *, not another pointer type"))
+            "kernel choose_false, parameter x", "float *", "float *", _Generic(x, float *: (x)), \
+            _Generic(x, float *: (x), void *: (x))))
 #define choose_false_node(...) ks__choose_false_node_call(__VA_ARGS__)
 #define ks__choose_false_node_call(ks__graph, ks__deps, ks__ndeps, ks__node, launch, x) \
     (choose_false_node)(ks__graph, ks__deps, ks__ndeps, \
@@ -697,13 +743,15 @@ ks_status rows_nodes_set(ks_graph_exec        ks__exec,
             "kernel choose_false: the node must be a choose_false_node_t *"), launch, \
         KS_ARG_POINTER(x, _Generic((x), float *: 1, default: 0), \
             _Generic((x), float *: 1, void *: 1, default: 0), \
-            "kernel choose_false, parameter x needs exactly float *", "kernel choose_false, parameter x needs float *, not another pointer type"))
+            "kernel choose_false, parameter x", "float *", "float *", _Generic(x, float *: (x)), \
+            _Generic(x, float *: (x), void *: (x))))
 #define choose_false_node_set(...) ks__choose_false_node_set_call(__VA_ARGS__)
 #define ks__choose_false_node_set_call(ks__exec, ks__node, launch, x) \
     (choose_false_node_set)(ks__exec, ks__node, launch, \
         KS_ARG_POINTER(x, _Generic((x), float *: 1, default: 0), \
             _Generic((x), float *: 1, void *: 1, default: 0), \
-            "kernel choose_false, parameter x needs exactly float *", "kernel choose_false, parameter x needs float *, not another pointer type"))
+            "kernel choose_false, parameter x", "float *", "float *", _Generic(x, float *: (x)), \
+            _Generic(x, float *: (x), void *: (x))))
 #define choose_false_nodes_set(...) ks__choose_false_nodes_set_call(__VA_ARGS__)
 #define ks__choose_false_nodes_set_call(ks__exec, ks__count, ks__nodes, ks__launches, ks__values) \
     (choose_false_nodes_set)(ks__exec, ks__count, \
@@ -711,11 +759,17 @@ ks_status rows_nodes_set(ks_graph_exec        ks__exec,
             "kernel choose_false: the nodes must be choose_false_node_t"), ks__launches, \
         KS_ARG_NODES(ks__values, _Generic((ks__values), const choose_false_args *: 1, choose_false_args *: 1, void *: 1, default: 0), \
             "kernel choose_false: the arguments must be choose_false_args"))
-#define tagged(...) ks__tagged_call(__VA_ARGS__)
+#define tagged(...) KS__PICK_COUNT(2, ks__tagged_call, ks__tagged_wrong, __VA_ARGS__)(__VA_ARGS__)
+#define ks__tagged_wrong(...) \
+    KS__WRONG_COUNT("kernel tagged takes 2 arguments (launch, n), not ", \
+                    kernel_tagged_takes_2_arguments, __VA_ARGS__)
 #define ks__tagged_call(launch, n) \
     ks__tagged_at(__FILE__, __LINE__, launch, \
         KS_ARG_VALUE(n, _Generic((n), int: 1, default: 0), "kernel tagged, parameter n needs exactly int"))
-#define tagged_n(...) ks__tagged_n_call(__VA_ARGS__)
+#define tagged_n(...) KS__PICK_COUNT(3, ks__tagged_n_call, ks__tagged_n_wrong, __VA_ARGS__)(__VA_ARGS__)
+#define ks__tagged_n_wrong(...) \
+    KS__WRONG_COUNT("tagged_n takes 3 arguments (n_items, stream, n), not ", \
+                    tagged_n_takes_3_arguments, __VA_ARGS__)
 #define ks__tagged_n_call(n_items, stream, n) \
     ks__tagged_n_at(__FILE__, __LINE__, n_items, stream, \
         KS_ARG_VALUE(n, _Generic((n), int: 1, default: 0), "kernel tagged, parameter n needs exactly int"))
@@ -736,25 +790,35 @@ ks_status rows_nodes_set(ks_graph_exec        ks__exec,
             "kernel tagged: the nodes must be tagged_node_t"), ks__launches, \
         KS_ARG_NODES(ks__values, _Generic((ks__values), const tagged_args *: 1, tagged_args *: 1, void *: 1, default: 0), \
             "kernel tagged: the arguments must be tagged_args"))
-#define rows(...) ks__rows_call(__VA_ARGS__)
+#define rows(...) KS__PICK_COUNT(4, ks__rows_call, ks__rows_wrong, __VA_ARGS__)(__VA_ARGS__)
+#define ks__rows_wrong(...) \
+    KS__WRONG_COUNT("kernel rows takes 4 arguments (launch, m, cube, nrows), not ", \
+                    kernel_rows_takes_4_arguments, __VA_ARGS__)
 #define ks__rows_call(launch, m, cube, nrows) \
     ks__rows_at(__FILE__, __LINE__, launch, \
         KS_ARG_POINTER(m, _Generic((m), float_arr8 *: 1, default: 0), \
             _Generic((m), float_arr8 *: 1, void *: 1, default: 0), \
-            "kernel rows, parameter m needs exactly float_arr8 *", "kernel rows, parameter m needs float_arr8 *, not another pointer type"), \
+            "kernel rows, parameter m", "float_arr8 *", "float_arr8 *", _Generic(m, float_arr8 *: (m)), \
+            _Generic(m, float_arr8 *: (m), void *: (m))), \
         KS_ARG_POINTER(cube, _Generic((cube), const int_arr2_4 *: 1, int_arr2_4 *: 1, default: 0), \
             _Generic((cube), const int_arr2_4 *: 1, int_arr2_4 *: 1, void *: 1, const void *: 1, default: 0), \
-            "kernel rows, parameter cube needs exactly const int_arr2_4 *", "kernel rows, parameter cube needs const int_arr2_4 *, not another pointer type"), \
+            "kernel rows, parameter cube", "const int_arr2_4 *", "const int_arr2_4 *", _Generic(cube, const int_arr2_4 *: (cube), int_arr2_4 *: (cube)), \
+            _Generic(cube, const int_arr2_4 *: (cube), int_arr2_4 *: (cube), void *: (cube), const void *: (cube))), \
         KS_ARG_VALUE(nrows, _Generic((nrows), int: 1, default: 0), "kernel rows, parameter nrows needs exactly int"))
-#define rows_n(...) ks__rows_n_call(__VA_ARGS__)
+#define rows_n(...) KS__PICK_COUNT(5, ks__rows_n_call, ks__rows_n_wrong, __VA_ARGS__)(__VA_ARGS__)
+#define ks__rows_n_wrong(...) \
+    KS__WRONG_COUNT("rows_n takes 5 arguments (n_items, stream, m, cube, nrows), not ", \
+                    rows_n_takes_5_arguments, __VA_ARGS__)
 #define ks__rows_n_call(n_items, stream, m, cube, nrows) \
     ks__rows_n_at(__FILE__, __LINE__, n_items, stream, \
         KS_ARG_POINTER(m, _Generic((m), float_arr8 *: 1, default: 0), \
             _Generic((m), float_arr8 *: 1, void *: 1, default: 0), \
-            "kernel rows, parameter m needs exactly float_arr8 *", "kernel rows, parameter m needs float_arr8 *, not another pointer type"), \
+            "kernel rows, parameter m", "float_arr8 *", "float_arr8 *", _Generic(m, float_arr8 *: (m)), \
+            _Generic(m, float_arr8 *: (m), void *: (m))), \
         KS_ARG_POINTER(cube, _Generic((cube), const int_arr2_4 *: 1, int_arr2_4 *: 1, default: 0), \
             _Generic((cube), const int_arr2_4 *: 1, int_arr2_4 *: 1, void *: 1, const void *: 1, default: 0), \
-            "kernel rows, parameter cube needs exactly const int_arr2_4 *", "kernel rows, parameter cube needs const int_arr2_4 *, not another pointer type"), \
+            "kernel rows, parameter cube", "const int_arr2_4 *", "const int_arr2_4 *", _Generic(cube, const int_arr2_4 *: (cube), int_arr2_4 *: (cube)), \
+            _Generic(cube, const int_arr2_4 *: (cube), int_arr2_4 *: (cube), void *: (cube), const void *: (cube))), \
         KS_ARG_VALUE(nrows, _Generic((nrows), int: 1, default: 0), "kernel rows, parameter nrows needs exactly int"))
 #define rows_node(...) ks__rows_node_call(__VA_ARGS__)
 #define ks__rows_node_call(ks__graph, ks__deps, ks__ndeps, ks__node, launch, m, cube, nrows) \
@@ -763,20 +827,24 @@ ks_status rows_nodes_set(ks_graph_exec        ks__exec,
             "kernel rows: the node must be a rows_node_t *"), launch, \
         KS_ARG_POINTER(m, _Generic((m), float_arr8 *: 1, default: 0), \
             _Generic((m), float_arr8 *: 1, void *: 1, default: 0), \
-            "kernel rows, parameter m needs exactly float_arr8 *", "kernel rows, parameter m needs float_arr8 *, not another pointer type"), \
+            "kernel rows, parameter m", "float_arr8 *", "float_arr8 *", _Generic(m, float_arr8 *: (m)), \
+            _Generic(m, float_arr8 *: (m), void *: (m))), \
         KS_ARG_POINTER(cube, _Generic((cube), const int_arr2_4 *: 1, int_arr2_4 *: 1, default: 0), \
             _Generic((cube), const int_arr2_4 *: 1, int_arr2_4 *: 1, void *: 1, const void *: 1, default: 0), \
-            "kernel rows, parameter cube needs exactly const int_arr2_4 *", "kernel rows, parameter cube needs const int_arr2_4 *, not another pointer type"), \
+            "kernel rows, parameter cube", "const int_arr2_4 *", "const int_arr2_4 *", _Generic(cube, const int_arr2_4 *: (cube), int_arr2_4 *: (cube)), \
+            _Generic(cube, const int_arr2_4 *: (cube), int_arr2_4 *: (cube), void *: (cube), const void *: (cube))), \
         KS_ARG_VALUE(nrows, _Generic((nrows), int: 1, default: 0), "kernel rows, parameter nrows needs exactly int"))
 #define rows_node_set(...) ks__rows_node_set_call(__VA_ARGS__)
 #define ks__rows_node_set_call(ks__exec, ks__node, launch, m, cube, nrows) \
     (rows_node_set)(ks__exec, ks__node, launch, \
         KS_ARG_POINTER(m, _Generic((m), float_arr8 *: 1, default: 0), \
             _Generic((m), float_arr8 *: 1, void *: 1, default: 0), \
-            "kernel rows, parameter m needs exactly float_arr8 *", "kernel rows, parameter m needs float_arr8 *, not another pointer type"), \
+            "kernel rows, parameter m", "float_arr8 *", "float_arr8 *", _Generic(m, float_arr8 *: (m)), \
+            _Generic(m, float_arr8 *: (m), void *: (m))), \
         KS_ARG_POINTER(cube, _Generic((cube), const int_arr2_4 *: 1, int_arr2_4 *: 1, default: 0), \
             _Generic((cube), const int_arr2_4 *: 1, int_arr2_4 *: 1, void *: 1, const void *: 1, default: 0), \
-            "kernel rows, parameter cube needs exactly const int_arr2_4 *", "kernel rows, parameter cube needs const int_arr2_4 *, not another pointer type"), \
+            "kernel rows, parameter cube", "const int_arr2_4 *", "const int_arr2_4 *", _Generic(cube, const int_arr2_4 *: (cube), int_arr2_4 *: (cube)), \
+            _Generic(cube, const int_arr2_4 *: (cube), int_arr2_4 *: (cube), void *: (cube), const void *: (cube))), \
         KS_ARG_VALUE(nrows, _Generic((nrows), int: 1, default: 0), "kernel rows, parameter nrows needs exactly int"))
 #define rows_nodes_set(...) ks__rows_nodes_set_call(__VA_ARGS__)
 #define ks__rows_nodes_set_call(ks__exec, ks__count, ks__nodes, ks__launches, ks__values) \
@@ -796,9 +864,12 @@ ks_status rows_nodes_set(ks_graph_exec        ks__exec,
  * two instances take the same parameter types (they differ in template arguments only). */
 
 #if !defined(__cplusplus) && !defined(KSTUB_PLAIN_CALLS) && defined(__STDC_VERSION__) && __STDC_VERSION__ >= 201112L
-#define scale(...) ks__scale_call(__VA_ARGS__)
+#define scale(...) KS__PICK_COUNT(4, ks__scale_call, ks__scale_wrong, __VA_ARGS__)(__VA_ARGS__)
+#define ks__scale_wrong(...) \
+    KS__WRONG_COUNT("scale takes 4 arguments (launch, x, a, tile), not ", \
+                    scale_takes_4_arguments, __VA_ARGS__)
 #define ks__scale_call(launch, x, a, tile) \
-    _Generic((x), float *: ks__scale_float_4_at, double *: ks__scale_d2_at, default: 0)(__FILE__, __LINE__, \
+    _Generic((x), float *: ks__scale_float_4_at, double *: ks__scale_d2_at, default: ks__no_instance)(__FILE__, __LINE__, \
         KS_ARG_INSTANCE(launch, _Generic((x), float *: 1, double *: 1, default: 0), \
             "no instance of scale takes these argument types; its instances: scale_float_4; scale_d2"), \
         (x), \

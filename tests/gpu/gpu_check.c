@@ -162,3 +162,24 @@ void gpu_check_guard(CUdeviceptr d)
     gpu_fail_at(__FILE__, __LINE__, "gpu_check_guard: 0x%llx was not allocated by gpu_dev_alloc",
                 (unsigned long long)d);
 }
+
+/* ---- the return-status suites' runner ----------------------------------------------- */
+
+static int run_passed, run_failed;
+
+void gpu_run_case(const char *name, int (*fn)(void))
+{
+    printf("%s\n", name);
+    if (fn() == 0) {
+        run_passed++;
+        printf("  ok\n");
+    } else {
+        run_failed++;
+    }
+}
+
+int gpu_report(const char *who)
+{
+    printf("%s: %d passed, %d failed\n", who, run_passed, run_failed);
+    return run_failed ? 1 : 0;
+}

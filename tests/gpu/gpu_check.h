@@ -128,6 +128,12 @@ void gpu_fail_at(const char *file, int line, const char *fmt, ...) __attribute__
     } while (0)
 #endif
 
+/* The return-status suites' runner (GPU_CHECK_RETURN_STATUS): prints \p name,
+ * runs \p fn, prints "  ok" when it returns 0, and counts; gpu_report prints
+ * "WHO: P passed, F failed" and returns the exit status (1 if any failed). */
+void gpu_run_case(const char *name, int (*fn)(void));
+int gpu_report(const char *who);
+
 /* ---- inputs ------------------------------------------------------------------------- */
 
 /* The next of a linear congruential sequence in *state, as a float in [-1, 1). */

@@ -22,7 +22,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-static int n_passed, n_failed;
 static unsigned rng = 31u;
 
 enum { N = (1 << 16) + 7 };
@@ -155,17 +154,6 @@ static int rdc_two_files(void)
     return 0;
 }
 
-static void run_case(const char *name, int (*fn)(void))
-{
-    printf("%s\n", name);
-    if (fn() == 0) {
-        n_passed++;
-        printf("  ok\n");
-    } else {
-        n_failed++;
-    }
-}
-
 int main(void)
 {
     setvbuf(stdout, NULL, _IOLBF, 0);
@@ -174,9 +162,8 @@ int main(void)
     int start = gpu_start("gpu-internal", &dev, &ctx, NULL, 0);
     if (start != GPU_READY)
         return start == GPU_SKIP ? 0 : 1;
-    run_case("internal linkage, whole-program image", whole_program);
-    run_case("internal linkage, one -rdc image of two files", rdc_two_files);
-    run_case("device functions as template arguments", function_template_arguments);
-    printf("gpu-internal: %d passed, %d failed\n", n_passed, n_failed);
-    return n_failed ? 1 : 0;
+    gpu_run_case("internal linkage, whole-program image", whole_program);
+    gpu_run_case("internal linkage, one -rdc image of two files", rdc_two_files);
+    gpu_run_case("device functions as template arguments", function_template_arguments);
+    return gpu_report("gpu-internal");
 }

@@ -15,8 +15,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-static int n_passed, n_failed;
-
 static unsigned rng = 12345u;
 static float frand(void)
 {
@@ -103,17 +101,6 @@ static int shared_100k(void)
     return 0;
 }
 
-static void run_case(const char *name, int (*fn)(void))
-{
-    printf("%s\n", name);
-    if (fn() == 0) {
-        n_passed++;
-        printf("  ok\n");
-    } else {
-        n_failed++;
-    }
-}
-
 int main(void)
 {
     setvbuf(stdout, NULL, _IOLBF, 0);
@@ -122,8 +109,7 @@ int main(void)
     int start = gpu_start("gpu-real", &dev, &ctx, NULL, 0);
     if (start != GPU_READY)
         return start == GPU_SKIP ? 0 : 1;
-    run_case("host-instantiated template kernels", host_instantiated_templates);
-    run_case("100 KiB of dynamic shared memory", shared_100k);
-    printf("gpu-real: %d passed, %d failed\n", n_passed, n_failed);
-    return n_failed ? 1 : 0;
+    gpu_run_case("host-instantiated template kernels", host_instantiated_templates);
+    gpu_run_case("100 KiB of dynamic shared memory", shared_100k);
+    return gpu_report("gpu-real");
 }

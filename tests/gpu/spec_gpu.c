@@ -19,8 +19,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-static int n_passed, n_failed;
-
 static unsigned rng = 4242u;
 static float frand(void)
 {
@@ -164,15 +162,6 @@ static int device_function_pointers(void)
     return 0;
 }
 
-static void run_case(const char *name, int (*fn)(void))
-{
-    printf("%s\n", name);
-    if (fn() == 0)
-        n_passed++;
-    else
-        n_failed++;
-}
-
 int main(void)
 {
     setvbuf(stdout, NULL, _IOLBF, 0);
@@ -181,10 +170,9 @@ int main(void)
     int start = gpu_start("gpu-spec", &dev, &ctx, NULL, 0);
     if (start != GPU_READY)
         return start == GPU_SKIP ? 0 : 1;
-    run_case("class template specialization by value (Params_float)", specialization_by_value);
-    run_case("std::bool_constant tags packed by the stub", bool_constant_tags);
-    run_case("pointers to arrays", pointers_to_arrays);
-    run_case("device function pointers (unary_t_fn *)", device_function_pointers);
-    printf("gpu-spec: %d passed, %d failed\n", n_passed, n_failed);
-    return n_failed ? 1 : 0;
+    gpu_run_case("class template specialization by value (Params_float)", specialization_by_value);
+    gpu_run_case("std::bool_constant tags packed by the stub", bool_constant_tags);
+    gpu_run_case("pointers to arrays", pointers_to_arrays);
+    gpu_run_case("device function pointers (unary_t_fn *)", device_function_pointers);
+    return gpu_report("gpu-spec");
 }

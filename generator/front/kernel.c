@@ -262,7 +262,7 @@ static char *nvcc_file_tag(const char *input)
 }
 
 /*
- * The symbol as nvcc emits it, or its pattern (runtime/symbol.h) where nvcc's
+ * The symbol as nvcc emits it, or its pattern (common/symbol.h) where nvcc's
  * has a part that differs per compilation. clang mangles a name with internal
  * linkage with an 'L' before it ("_ZL8k_staticPfi") that nvcc never writes;
  * an anonymous namespace as "12_GLOBAL__N_1", which nvcc writes
@@ -331,6 +331,30 @@ char *ks__device_symbol(walk_ctx *w, CXCursor fn, const char *mangled)
     free(own);
     free(name);
     return out;
+}
+
+/* A function parameter pack's elements share the pack's name ("args"): each
+ * is named after it and its place in the pack, "args_0", "args_1". */
+static void name_pack_elements(ks_kern *k)
+{
+    for (size_t i = 0; i < k->nparams; i++) {
+        const char *name = k->params[i].name;
+        if (!name)
+            continue;
+        size_t same = 0;
+        for (size_t j = i; j < k->nparams; j++)
+            same += k->params[j].name && strcmp(k->params[j].name, name) == 0;
+        if (same < 2)
+            continue;
+        char *pack = ks_xstrdup(name);
+        size_t n = 0;
+        for (size_t j = i; j < k->nparams; j++)
+            if (k->params[j].name && strcmp(k->params[j].name, pack) == 0) {
+                free(k->params[j].name);
+                k->params[j].name = ks_xasprintf("%s_%zu", pack, n++);
+            }
+        free(pack);
+    }
 }
 
 void ks__add_kernel(walk_ctx *w, CXCursor fn)
@@ -417,6 +441,7 @@ void ks__add_kernel(walk_ctx *w, CXCursor fn)
         ks_kern_free(&k);
         goto out;
     }
+    name_pack_elements(&k);
     *ks_model_add_kernel(w->model) = k;
 out:
     free(name);

@@ -19,7 +19,7 @@ unsigned long long ks_cache_cap(const char **origin);
 #include <stddef.h>
 
 /* The cache directory (dir when set and not empty, else the rule of
- * runtime/cache_entry.c), opened and checked (runtime/safefile.c): the fd,
+ * common/cache_entry.c), opened and checked (common/safefile.c): the fd,
  * or -1 with the reason in why when it is off (no_cache, KSTUB_CACHE=0),
  * unset or unsafe. */
 int ks_cache_dir_open(const char *dir, int no_cache, char *why, size_t cap);

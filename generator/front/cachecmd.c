@@ -3,7 +3,7 @@
  * and the `kstub cache` command that reports, prunes and clears.
  *
  * The cache directory (ks_cache_dir_open; ~/.cache/kstub by default, by
- * the rule both caches share, runtime/cache_entry.c) holds entries named
+ * the rule both caches share, common/cache_entry.c) holds entries named
  * by a 64-hex-digit key: the generator's prelude (KEY.prelude, its PCH
  * KEY.SUM.pch, KEY.lock for concurrent builders) and libkstub's NVRTC images
  * (KEY.nvrtc). One entry is every file of one key; its size the sum of its
@@ -20,9 +20,15 @@
  *
  * Eviction removes KEY.prelude first: a concurrent reader then misses and
  * rebuilds, and one that already holds the PCH open keeps reading it.
- * Temporary files and a PCH whose KEY.prelude is gone count towards the
- * total; they are removed by `kstub cache --prune` once a minute old (a
- * builder writes the PCH before its entry), and by eviction like any entry.
+ * Leftovers count towards the total: a PCH whose KEY.prelude is gone, once
+ * a minute old (a builder writes the PCH before its entry), and a temporary
+ * file of either cache (".<16 hex>.<pid>.….tmp", a write interrupted by a
+ * kill or a crash), once ten minutes old and its writer's pid gone. Every
+ * operation (--stats, --prune, --clear, the trim after a write) removes
+ * them; none removes anything younger, so a live writer's temporary stays.
+ * The listing and the rule are common/cache_entry.c's, which libkstub's
+ * NVRTC cache trims by too; each operation reads the directory once and
+ * sorts, whatever the number of entries.
  */
 #include "cachecmd.h"
 
@@ -40,56 +46,30 @@
 
 #include "cache_entry.h"
 #include "front.h"
+#include "util.h"
 
-#define KS__CACHE_DEFAULT_CAP (256ULL << 20)
-#define KS__ORPHAN_AGE_S 60
 #define KS__COUNTS_NAME "prelude-counts"
 
 /* ---- the cap ------------------------------------------------------------------------------------ */
 
 int ks_cache_parse_size(const char *s, unsigned long long *out)
 {
-    if (!s || !*s)
-        return -1;
-    char *end;
-    errno = 0;
-    unsigned long long v = strtoull(s, &end, 10);
-    if (errno || end == s || s[0] == '-')
-        return -1;
-    unsigned shift = 0;
-    switch (*end) {
-    case '\0': break;
-    case 'k': case 'K': shift = 10; end++; break;
-    case 'm': case 'M': shift = 20; end++; break;
-    case 'g': case 'G': shift = 30; end++; break;
-    default: return -1;
-    }
-    if (*end == 'i' && shift)       /* "MiB" spelled "Mi" */
-        end++;
-    if (*end == 'B' || *end == 'b')
-        end++;
-    if (*end != '\0' || (shift && v > (~0ULL >> shift)))
-        return -1;
-    *out = v << shift;
-    return 0;
+    return ks__cache_parse_size(s, out);
 }
 
 unsigned long long ks_cache_cap(const char **origin)
 {
-    const char *env = getenv("KSTUB_CACHE_SIZE");
-    unsigned long long v;
-    if (env && *env) {
-        if (ks_cache_parse_size(env, &v) == 0) {
-            if (origin)
-                *origin = "KSTUB_CACHE_SIZE";
-            return v;
-        }
-        fprintf(stderr, "kstub: warning: KSTUB_CACHE_SIZE='%s' is not a size (like 500M or 2G); "
-                        "using the default\n", env);
+    const char *bad, *env = getenv("KSTUB_CACHE_SIZE");
+    unsigned long long v = ks__cache_cap_env(&bad);
+    if (bad) {
+        char *e = ks_escape_controls(bad);
+        fprintf(stderr, "kstub: warning: KSTUB_CACHE_SIZE='%s' is not a size (digits, then K, M, G "
+                        "or nothing, like 500M or 2G); using the default\n", e);
+        free(e);
     }
     if (origin)
-        *origin = "default";
-    return KS__CACHE_DEFAULT_CAP;
+        *origin = env && *env && !bad ? "KSTUB_CACHE_SIZE" : "default";
+    return v;
 }
 
 /* ---- the directory ---------------------------------------------------------------------------- */
@@ -119,157 +99,6 @@ int ks_cache_dir_open(const char *dir, int no_cache, char *why, size_t cap)
     return fd;
 }
 
-/* ---- the entries -------------------------------------------------------------------------------- */
-
-typedef struct entry {
-    char key[65];
-    unsigned long long bytes;
-    struct timespec used;     /* KEY.prelude's or KEY.nvrtc's mtime, else the newest file's */
-    int has_index;            /* a KEY.prelude or KEY.nvrtc */
-    unsigned nprelude, nnvrtc, nfiles;
-    int orphan_old;           /* no index, every file older than KS__ORPHAN_AGE_S */
-} entry;
-
-typedef struct listing {
-    entry *e;
-    size_t n, cap;
-    unsigned long long total;
-} listing;
-
-static int is_key_name(const char *name)
-{
-    size_t i = 0;
-    while (i < 64 && ((name[i] >= '0' && name[i] <= '9') || (name[i] >= 'a' && name[i] <= 'f')))
-        i++;
-    return i == 64 && name[64] == '.';
-}
-
-static entry *find_entry(listing *l, const char *key)
-{
-    for (size_t i = 0; i < l->n; i++)
-        if (memcmp(l->e[i].key, key, 64) == 0)
-            return &l->e[i];
-    if (l->n == l->cap) {
-        l->cap = l->cap ? 2 * l->cap : 32;
-        l->e = ks_xrealloc(l->e, l->cap * sizeof *l->e);
-    }
-    entry *e = &l->e[l->n++];
-    memset(e, 0, sizeof *e);
-    memcpy(e->key, key, 64);
-    e->orphan_old = 1;
-    return e;
-}
-
-static int later(const struct timespec *a, const struct timespec *b)
-{
-    return a->tv_sec != b->tv_sec ? a->tv_sec > b->tv_sec : a->tv_nsec > b->tv_nsec;
-}
-
-static int ends_with(const char *s, const char *suffix)
-{
-    size_t n = strlen(s), m = strlen(suffix);
-    return n >= m && strcmp(s + n - m, suffix) == 0;
-}
-
-/* Every entry of the directory, by key. 0, or -1 (errno). */
-static int list_entries(int dirfd, listing *l)
-{
-    memset(l, 0, sizeof *l);
-    int fd = dup(dirfd);
-    DIR *d = fd >= 0 ? fdopendir(fd) : NULL;
-    if (!d) {
-        if (fd >= 0)
-            close(fd);
-        return -1;
-    }
-    rewinddir(d);
-    time_t now = time(NULL);
-    struct dirent *de;
-    while ((de = readdir(d)) != NULL) {
-        if (!is_key_name(de->d_name))
-            continue;
-        struct stat sb;
-        if (fstatat(dirfd, de->d_name, &sb, AT_SYMLINK_NOFOLLOW) != 0 || !S_ISREG(sb.st_mode))
-            continue;
-        entry *e = find_entry(l, de->d_name);
-        e->bytes += (unsigned long long)sb.st_size;
-        l->total += (unsigned long long)sb.st_size;
-        e->nfiles++;
-        int index = ends_with(de->d_name, ".prelude") || ends_with(de->d_name, ".nvrtc");
-        if (index) {
-            e->nprelude += ends_with(de->d_name, ".prelude");
-            e->nnvrtc += ends_with(de->d_name, ".nvrtc");
-            if (!e->has_index || later(&sb.st_mtim, &e->used))
-                e->used = sb.st_mtim;
-            e->has_index = 1;
-            e->orphan_old = 0;
-        } else {
-            if (!e->has_index && later(&sb.st_mtim, &e->used))
-                e->used = sb.st_mtim;
-            if (now - sb.st_mtime < KS__ORPHAN_AGE_S)
-                e->orphan_old = 0;
-        }
-    }
-    closedir(d);
-    for (size_t i = 0; i < l->n; i++)
-        if (l->e[i].has_index)
-            l->e[i].orphan_old = 0;
-    return 0;
-}
-
-/* Oldest first; the same time by key, so the order is the same every run. */
-static int by_use(const void *a, const void *b)
-{
-    const entry *x = a, *y = b;
-    if (later(&x->used, &y->used) || later(&y->used, &x->used))
-        return later(&x->used, &y->used) ? 1 : -1;
-    return memcmp(x->key, y->key, 64);
-}
-
-/* Removes every file of the entry: the index first. */
-static void remove_entry(int dirfd, const entry *e)
-{
-    static const char *const first[] = {".prelude", ".nvrtc"};
-    char name[96];
-    for (size_t i = 0; i < sizeof first / sizeof *first; i++) {
-        snprintf(name, sizeof name, "%.64s%s", e->key, first[i]);
-        unlinkat(dirfd, name, 0);
-    }
-    int fd = dup(dirfd);
-    DIR *d = fd >= 0 ? fdopendir(fd) : NULL;
-    if (!d) {
-        if (fd >= 0)
-            close(fd);
-        return;
-    }
-    rewinddir(d);
-    struct dirent *de;
-    while ((de = readdir(d)) != NULL)
-        if (is_key_name(de->d_name) && memcmp(de->d_name, e->key, 64) == 0)
-            unlinkat(dirfd, de->d_name, 0);
-    closedir(d);
-}
-
-/* Evicts least recently used entries (never keep) until total <= cap.
- * Returns how many were removed; *freed the bytes. */
-static size_t evict(int dirfd, listing *l, unsigned long long cap, const char *keep,
-                    unsigned long long *freed)
-{
-    *freed = 0;
-    size_t removed = 0;
-    qsort(l->e, l->n, sizeof *l->e, by_use);
-    for (size_t i = 0; i < l->n && l->total > cap; i++) {
-        if (l->e[i].bytes == 0 || (keep && memcmp(l->e[i].key, keep, 64) == 0))
-            continue;
-        remove_entry(dirfd, &l->e[i]);
-        l->total -= l->e[i].bytes;
-        *freed += l->e[i].bytes;
-        l->e[i].bytes = 0;
-        removed++;
-    }
-    return removed;
-}
-
 void ks_cache_touch(int dirfd, const char *name)
 {
     /* The cache is an optimisation: a failure here changes nothing. */
@@ -279,14 +108,8 @@ void ks_cache_touch(int dirfd, const char *name)
 size_t ks_cache_trim(int dirfd, const char *keep_hex, unsigned long long *freed,
                      unsigned long long *cap)
 {
-    *freed = 0;
     *cap = ks_cache_cap(NULL);
-    listing l;
-    if (*cap == 0 || list_entries(dirfd, &l) != 0)
-        return 0;
-    size_t n = l.total > *cap ? evict(dirfd, &l, *cap, keep_hex, freed) : 0;
-    free(l.e);
-    return n;
+    return ks__cache_trim(dirfd, *cap, keep_hex, freed);
 }
 
 /* ---- kstub cache ------------------------------------------------------------------------------------ */
@@ -343,7 +166,9 @@ int ks_cache_main(int argc, char **argv)
         } else if (strncmp(a, "--max-size=", 11) == 0) {
             size = a + 11;
         } else {
-            fprintf(stderr, "kstub cache: unknown or incomplete option '%s'\n", a);
+            char *e = ks_escape_controls(a);
+            fprintf(stderr, "kstub cache: unknown or incomplete option '%s'\n", e);
+            free(e);
             cache_usage(stderr);
             return 2;
         }
@@ -356,7 +181,10 @@ int ks_cache_main(int argc, char **argv)
     unsigned long long cap = ks_cache_cap(&origin);
     if (size) {
         if (ks_cache_parse_size(size, &cap) != 0) {
-            fprintf(stderr, "kstub cache: --max-size '%s' is not a size (like 500M or 2G)\n", size);
+            char *e = ks_escape_controls(size);
+            fprintf(stderr, "kstub cache: --max-size '%s' is not a size (digits, then K, M, G or "
+                            "nothing, like 500M or 2G)\n", e);
+            free(e);
             return 2;
         }
         origin = "--max-size";
@@ -364,11 +192,13 @@ int ks_cache_main(int argc, char **argv)
     char why[2 * PATH_MAX + 512];
     int dirfd = ks_cache_dir_open(dir, 0, why, sizeof why);
     if (dirfd < 0) {
-        fprintf(stderr, "kstub cache: the cache is %s\n", why);
+        char *e = ks_escape_controls(why);
+        fprintf(stderr, "kstub cache: the cache is %s\n", e);
+        free(e);
         return 1;
     }
-    listing l;
-    if (list_entries(dirfd, &l) != 0) {
+    ks__cache_listing l;
+    if (ks__cache_list(dirfd, &l) != 0) {
         fprintf(stderr, "kstub cache: cannot read the cache directory: %s\n", strerror(errno));
         close(dirfd);
         return 1;
@@ -378,12 +208,13 @@ int ks_cache_main(int argc, char **argv)
         unsigned long long pb = 0, nb = 0, ob = 0;
         size_t np = 0, nn = 0, no = 0;
         for (size_t i = 0; i < l.n; i++) {
-            if (l.e[i].nprelude)
-                np++, pb += l.e[i].bytes;
-            else if (l.e[i].nnvrtc)
-                nn++, nb += l.e[i].bytes;
+            const ks__cache_unit *u = &l.units[i];
+            if (u->nprelude)
+                np++, pb += u->bytes;
+            else if (u->nnvrtc)
+                nn++, nb += u->bytes;
             else
-                no++, ob += l.e[i].bytes;
+                no++, ob += u->bytes;
         }
         human(h1, sizeof h1, l.total);
         if (cap)
@@ -393,7 +224,9 @@ int ks_cache_main(int argc, char **argv)
         char path[PATH_MAX + 16] = "";
         const char *from;
         ks__cache_dir_path(dir, "--cache-dir", path, sizeof path, &from);
-        printf("cache directory   %s\n", path);
+        char *e = ks_escape_controls(path);
+        printf("cache directory   %s\n", e);
+        free(e);
         printf("preludes          %zu (%llu bytes)\n", np, pb);
         printf("NVRTC images      %zu (%llu bytes)\n", nn, nb);
         printf("leftovers         %zu (%llu bytes)\n", no, ob);
@@ -403,31 +236,40 @@ int ks_cache_main(int argc, char **argv)
         printf("total             %llu bytes (%s)\n", l.total, h1);
         printf("cap               %llu bytes (%s, %s)\n", cap, h2, origin);
     } else if (what == CLEAR) {
-        unsigned long long freed = l.total;
-        for (size_t i = 0; i < l.n; i++)
-            remove_entry(dirfd, &l.e[i]);
+        /* Every entry, and every temporary but a live writer's. */
+        unsigned long long before = l.total;
+        size_t removed = 0, kept = 0;
+        for (size_t i = 0; i < l.n; i++) {
+            ks__cache_unit *u = &l.units[i];
+            if (u->tmp && !u->leftover) {
+                kept++;
+                continue;
+            }
+            ks__cache_unit_remove(dirfd, &l, u);
+            removed++;
+        }
         unlinkat(dirfd, KS__COUNTS_NAME, 0);
-        human(h1, sizeof h1, freed);
-        printf("kstub cache: removed %zu entr%s (%s)\n", l.n, l.n == 1 ? "y" : "ies", h1);
+        human(h1, sizeof h1, before - l.total);
+        printf("kstub cache: removed %zu entr%s (%s)", removed, removed == 1 ? "y" : "ies", h1);
+        if (kept)
+            printf("; kept %zu temporary file%s of a writer that may still run (younger than %d "
+                   "minutes)", kept, kept == 1 ? "" : "s", KS__TMP_AGE_S / 60);
+        printf("\n");
     } else {
+        unsigned long long before = l.total, evicted_bytes = 0;
         size_t left = 0;
-        unsigned long long freed = 0;
         for (size_t i = 0; i < l.n; i++)
-            if (l.e[i].orphan_old) {
-                remove_entry(dirfd, &l.e[i]);
-                l.total -= l.e[i].bytes;
-                freed += l.e[i].bytes;
-                l.e[i].bytes = 0;
+            if (l.units[i].leftover) {
+                ks__cache_unit_remove(dirfd, &l, &l.units[i]);
                 left++;
             }
-        unsigned long long evicted_bytes = 0;
-        size_t evicted = cap ? evict(dirfd, &l, cap, NULL, &evicted_bytes) : 0;
-        human(h1, sizeof h1, freed + evicted_bytes);
+        size_t evicted = ks__cache_evict(dirfd, &l, cap, NULL, &evicted_bytes);
+        human(h1, sizeof h1, before - l.total);
         human(h2, sizeof h2, l.total);
         printf("kstub cache: removed %zu least recently used entr%s and %zu leftover%s (%s); "
                "%s left\n", evicted, evicted == 1 ? "y" : "ies", left, left == 1 ? "" : "s", h1, h2);
     }
-    free(l.e);
+    ks__cache_listing_free(&l);
     close(dirfd);
     return 0;
 }

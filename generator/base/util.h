@@ -27,11 +27,9 @@ char *ks_xstrdup(const char *s);
 char *ks_xasprintf(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 char *ks_xvasprintf(const char *fmt, va_list ap) __attribute__((format(printf, 1, 0)));
 
-/* runtime/safefile.c's open, compiled in through rtshared.c: a regular
- * file only, never blocking; the fd, -1 (errno set) or KS__NOT_REGULAR. */
-#define KS__NOT_REGULAR (-2)
-struct stat;
-int ks__open_regular(int dirfd, const char *path, int nofollow, struct stat *st);
+/* common/safefile.h's open: a regular file only, never blocking; the fd,
+ * -1 (errno set) or KS__NOT_REGULAR. */
+#include "safefile.h"
 
 /* Reads a whole regular file, never blocking (a FIFO, a device or a
  * directory is refused without waiting for a writer); returns malloc'd

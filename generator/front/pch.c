@@ -12,7 +12,7 @@
  * files of a project whose directories each have their own share one.
  *
  * The cache follows the runtime's NVRTC cache (runtime/cache.c) and shares
- * its code (runtime/cache_entry.c, through rtshared.c): the same directory
+ * its code (common/cache_entry.c, linked into both): the same directory
  * rule, a directory only the user can change, opened once and checked by
  * descriptor, entries of the same layout opened relative to it with
  * O_NOFOLLOW, written to a temporary file and renamed. One configuration is
@@ -81,12 +81,20 @@ void ks_prelude_debug(const char *fmt, ...)
     const char *d = getenv("KSTUB_DEBUG_PCH");
     if (!d || strcmp(d, "1") != 0)
         return;
+    /* Paths and the directory's reason come in the message: escaped as every
+     * diagnostic is (ks_escape_controls), so that a newline in a cache
+     * directory's name starts no line of its own. */
     va_list ap;
     va_start(ap, fmt);
-    fputs("kstub: prelude cache: ", stderr);
-    vfprintf(stderr, fmt, ap);
-    fputc('\n', stderr);
+    char *msg = NULL;
+    int n = vasprintf(&msg, fmt, ap);
     va_end(ap);
+    if (n < 0)
+        return;
+    char *e = ks_escape_controls(msg);
+    fprintf(stderr, "kstub: prelude cache: %s\n", e);
+    free(e);
+    free(msg);
 }
 
 /* ---- the input's leading includes ----------------------------------------------------------- */

@@ -269,6 +269,16 @@ static void claim_language_names(namer *nm)
         claim(nm, *p);
         json_object_set_new(nm->macros, *p, json_true());
     }
+    /* The macros GNU C predefines outside the reserved names (gcc and clang
+     * in their default -std=gnu17 and -std=gnu++17: unix and linux; i386 on
+     * 32-bit x86): there each is 1, so a parameter, type, member or kernel
+     * spelled so fails to compile where -std=c11 takes it. kstub's names
+     * step aside for them as for the runtime's macros. */
+    static const char *const gnu_macros[] = {"unix", "linux", "i386", NULL};
+    for (const char *const *p = gnu_macros; *p; p++) {
+        claim(nm, *p);
+        json_object_set_new(nm->macros, *p, json_true());
+    }
     /* Every CUDA vector type a parameter names. */
     for (size_t i = 0; i < nm->m->nkernels; i++)
         for (size_t j = 0; j < nm->m->kernels[i].nparams; j++)

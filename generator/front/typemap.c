@@ -133,6 +133,45 @@ static enum CXChildVisitResult enum_constant_visitor(CXCursor c, CXCursor parent
 /* An enum: its underlying integer type and its enumerators. */
 /* ---- where a type comes from ----------------------------------------------------------------- */
 
+/* Whether one of a header's tokens (clang's; comments and literals aside)
+ * is one of words (NULL-terminated). */
+static int text_has_token(CXTranslationUnit tu, CXFile f, size_t size, const char *const *words)
+{
+    CXToken *toks;
+    unsigned nt;
+    clang_tokenize(tu, clang_getRange(clang_getLocationForOffset(tu, f, 0),
+                                      clang_getLocationForOffset(tu, f, (unsigned)size)), &toks, &nt);
+    int found = 0;
+    for (unsigned i = 0; !found && i < nt; i++) {
+        CXTokenKind k = clang_getTokenKind(toks[i]);
+        if (k == CXToken_Comment || k == CXToken_Literal)
+            continue;
+        char *w = ks_take(clang_getTokenSpelling(tu, toks[i]));
+        for (const char *const *c = words; !found && *c; c++)
+            found = strcmp(w, *c) == 0;
+        free(w);
+    }
+    clang_disposeTokens(tu, toks, nt);
+    return found;
+}
+
+/* Whether a header's text can be read by a host C++ compiler, as far as
+ * its own tokens tell: a .h or .hpp file with no CUDA-only keyword or
+ * built-in. (Its #includes are not followed.) */
+static int text_is_host_cxx(CXTranslationUnit tu, CXFile f, const char *path, size_t size)
+{
+    const char *dot = strrchr(path, '.');
+    if (!dot || (strcmp(dot, ".h") != 0 && strcmp(dot, ".hpp") != 0 && strcmp(dot, ".hh") != 0 &&
+                 strcmp(dot, ".hxx") != 0))
+        return 0;
+    static const char *const cuda_only[] = {
+        "__global__", "__device__", "__host__", "__shared__", "__constant__", "__managed__",
+        "__forceinline__", "__noinline__", "__launch_bounds__", "__grid_constant__", "threadIdx",
+        "blockIdx", "blockDim", "gridDim", "warpSize", "__syncthreads", NULL,
+    };
+    return !text_has_token(tu, f, size, cuda_only);
+}
+
 /* Whether a header's text can be read by a C compiler, as far as its own
  * tokens tell (clang's, comments and literals aside): a .h file with none
  * of C++'s own keywords or '::'. (Its #includes are not followed.) */
@@ -147,22 +186,7 @@ static int text_is_c(CXTranslationUnit tu, CXFile f, const char *path, size_t si
         "friend", "explicit", "mutable", "decltype", "noexcept", "static_assert", "__global__",
         "__device__", "__host__", "__shared__", "__constant__", NULL,
     };
-    CXToken *toks;
-    unsigned nt;
-    clang_tokenize(tu, clang_getRange(clang_getLocationForOffset(tu, f, 0),
-                                      clang_getLocationForOffset(tu, f, (unsigned)size)), &toks, &nt);
-    int ok = 1;
-    for (unsigned i = 0; ok && i < nt; i++) {
-        CXTokenKind k = clang_getTokenKind(toks[i]);
-        if (k == CXToken_Comment || k == CXToken_Literal)
-            continue;
-        char *w = ks_take(clang_getTokenSpelling(tu, toks[i]));
-        for (const char *const *c = cxx_only; ok && *c; c++)
-            ok = strcmp(w, *c) != 0;
-        free(w);
-    }
-    clang_disposeTokens(tu, toks, nt);
-    return ok;
+    return !text_has_token(tu, f, size, cxx_only);
 }
 
 typedef struct typedef_find {
@@ -198,6 +222,8 @@ static enum CXChildVisitResult find_same_name_typedef(CXCursor c, CXCursor paren
  * the input / a system header (file NULL). */
 static void note_origin(tm_ctx *c, CXCursor decl, ks_def *d)
 {
+    if (d->file)
+        return;                                /* seen through a pointer first */
     CXSourceLocation loc = clang_getCursorLocation(decl);
     CXFile f;
     clang_getExpansionLocation(loc, &f, NULL, NULL, NULL);
@@ -209,6 +235,7 @@ static void note_origin(tm_ctx *c, CXCursor decl, ks_def *d)
     size_t size = 0;
     const char *text = clang_getFileContents(c->s->tu, f, &size);
     d->c_header = text && !strstr(d->qname, "::") && text_is_c(c->s->tu, f, d->file, size);
+    d->cxx_header = text && text_is_host_cxx(c->s->tu, f, d->file, size);
     /* The declaration's own type, not canon: a parameter's canonical type
      * keeps its qualifiers ("const Dimensions d"), and a typedef's
      * underlying type has none, so they would never compare equal. */
@@ -605,8 +632,15 @@ char *ks__tm_record_type(tm_ctx *c, CXType canon, int by_value, size_t owner, co
         out->def = idx;
         if (by_value && !c->m->defs[idx].complete)
             why = define_record(c, canon, idx);
-        else if (!by_value)
+        else if (!by_value) {
+            /* Only pointed to: no layout, but where it is declared, so that a
+             * typedef'd anonymous struct ("typedef struct { ... } X;") is
+             * spelled X from its header, never "struct X" (issue 31 #7). */
+            CXCursor def = clang_getCursorDefinition(decl);
+            if (!member && !c->m->defs[idx].complete && !clang_Cursor_isNull(def))
+                note_origin(c, def, &c->m->defs[idx]);
             ks_model_declare(c->m, idx);
+        }
     }
     free(spelled);
     free(q);

@@ -76,7 +76,7 @@ void ks__handle_instantiation(walk_ctx *w, CXCursor typedef_cursor);
 /* ---- kernel.c ---- */
 void ks__add_kernel(walk_ctx *w, CXCursor fn);
 /* Kernel \p fn's symbol as nvcc emits it (clang's is \p mangled), or its
- * pattern where nvcc's has a per-compilation part (runtime/symbol.h). */
+ * pattern where nvcc's has a per-compilation part (common/symbol.h). */
 char *ks__device_symbol(walk_ctx *w, CXCursor fn, const char *mangled);
 /* Evaluates the pending __launch_bounds__ expressions; 0, or -1 after errors. */
 int ks__resolve_bounds(walk_ctx *w, const char *text, size_t size);

@@ -90,8 +90,6 @@ unsigned long long ks_prelude_checksum(const void *data, size_t n);
 /* A line on stderr under KSTUB_DEBUG_PCH=1: what the cache did and why. */
 void ks_prelude_debug(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 
-/* runtime/safefile.c, compiled in through rtshared.c (its open is in util.h) */
-int ks__dir_open_trusted(const char *path, int create, char *why, size_t cap);
 
 char *ks_take(CXString s);
 void ks_cursor_location(CXCursor c, unsigned *line, unsigned *col);

@@ -31,8 +31,10 @@ static int def_uses_header(const ks_model *m, size_t def, unsigned depth)
         return 0;
     if (d->in_member)
         return def_uses_header(m, d->owner, depth + 1);
-    return d->complete && d->file && d->c_header && !d->mirror && strcmp(d->c_name, d->qname) == 0 &&
-           fields_use_headers(m, def, depth);
+    /* A record only pointed to (no layout) is named from its header where
+     * only the header's typedef can name it. */
+    return (d->complete || d->c_typedef) && d->file && d->c_header && !d->mirror &&
+           strcmp(d->c_name, d->qname) == 0 && fields_use_headers(m, def, depth);
 }
 
 /* Every member a record holds by value is the application's type too: a
@@ -56,6 +58,16 @@ static int fields_use_headers(const ks_model *m, size_t def, unsigned depth)
 int ks_def_uses_header(const ks_model *m, size_t def)
 {
     return def_uses_header(m, def, 0);
+}
+
+/* A record C mirrors but C++ can take as the application's own (issue 30
+ * #6): defined in a header host C++ can include, not one C includes
+ * already, not kept a mirror by "// kstub:mirror". */
+static int cxx_own(const ks_model *m, size_t def)
+{
+    const ks_def *d = &m->defs[def];
+    return (d->kind == KS_DEF_STRUCT || d->kind == KS_DEF_UNION) && d->complete && d->file &&
+           d->cxx_header && !d->mirror && !d->in_member && !ks_def_uses_header(m, def);
 }
 
 /* ---- spelling a type from its structure -------------------------------------------------------- */
@@ -96,6 +108,8 @@ static const char *tag_word(const ks_model *m, const ks_type *t)
     const ks_def *d = &m->defs[t->def];
     if (d->kind == KS_DEF_ARRAY || d->kind == KS_DEF_FUNCTION)
         return "";                             /* a typedef */
+    if (cxx_own(m, t->def))
+        return "";                             /* a typedef in C++ too: spelled by its name */
     if (ks_def_uses_header(m, t->def)) {
         if (d->c_typedef)
             return "";
@@ -315,19 +329,34 @@ static int function_pointer(const ks_model *m, const ks_type *t)
 
 static void type_values(const ks_options *o, const ks_model *m, ks_tnode *root)
 {
+    /* Each header once, in the order the types were met: the defined ones,
+     * then those only pointed to. */
     ks_tval *headers = ks_tn_list(root, "app_headers");
-    for (size_t i = 0; i < m->ndef_order; i++) {
-        const ks_def *d = &m->defs[m->def_order[i]];
-        if (d->in_member || !ks_def_uses_header(m, m->def_order[i]))
+    size_t nall = m->ndef_order + m->ndecl_order, nfiles = 0;
+    const char **files = ks_xmalloc((nall + 1) * sizeof *files);
+    for (size_t i = 0; i < nall; i++) {
+        size_t di = i < m->ndef_order ? m->def_order[i] : m->decl_order[i - m->ndef_order];
+        const ks_def *d = &m->defs[di];
+        if (d->in_member || !ks_def_uses_header(m, di))
             continue;
         int seen = 0;
-        for (size_t j = 0; j < i && !seen; j++)
-            seen = !m->defs[m->def_order[j]].in_member && ks_def_uses_header(m, m->def_order[j]) &&
-                   strcmp(m->defs[m->def_order[j]].file, d->file) == 0;
+        for (size_t j = 0; j < nfiles && !seen; j++)
+            seen = strcmp(files[j], d->file) == 0;
         if (seen)
             continue;
+        files[nfiles++] = d->file;
         ks_tnode *hn = ks_tn_push(headers, root);
         ks_tn_take(hn, "path", include_path(o, d->file));
+    }
+    free(files);
+    ks_tval *cxx_headers = ks_tn_list(root, "cxx_headers");
+    for (size_t i = 0; i < m->ndef_order; i++) {
+        const ks_def *d = &m->defs[m->def_order[i]];
+        int seen = !cxx_own(m, m->def_order[i]);
+        for (size_t j = 0; j < i && !seen; j++)
+            seen = cxx_own(m, m->def_order[j]) && strcmp(m->defs[m->def_order[j]].file, d->file) == 0;
+        if (!seen)
+            ks_tn_take(ks_tn_push(cxx_headers, root), "path", include_path(o, d->file));
     }
     ks_tval *types = ks_tn_list(root, "types");
     for (size_t i = 0; i < m->ndef_order; i++) {
@@ -362,6 +391,19 @@ static void type_values(const ks_options *o, const ks_model *m, ks_tnode *root)
         } else {
             record_values(m, d, tn);
         }
+        /* C++ callers: the application's own record, its layout asserted. */
+        int own = cxx_own(m, m->def_order[i]);
+        ks_tn_flag(tn, "cxx_own", own);
+        ks_tn_set(tn, "cxx_name", "::%s", d->qname);
+        ks_tn_set(tn, "cxx_file", "%s", own ? d->file : "");
+        ks_tval *own_fields = ks_tn_list(tn, "own_fields");
+        for (size_t f = 0; own && f < d->nfields; f++) {
+            if (!d->fields[f].name)
+                continue;
+            ks_tnode *fn = ks_tn_push(own_fields, tn);
+            ks_tn_set(fn, "field_name", "%s", d->fields[f].name);
+            ks_tn_set(fn, "offset", "%ld", d->fields[f].offset);
+        }
     }
     ks_tval *decls = ks_tn_list(root, "forward_decls");
     for (size_t i = 0; i < m->ndecl_order; i++) {
@@ -369,8 +411,8 @@ static void type_values(const ks_options *o, const ks_model *m, ks_tnode *root)
         /* The application's header declares it, and under a typedef name
          * ("typedef struct { ... } Dimensions;") a tag declaration would
          * name another type in C and clash with the typedef in C++. */
-        if (d->c_typedef && ks_def_uses_header(m, m->decl_order[i]))
-            continue;
+        if ((d->c_typedef && ks_def_uses_header(m, m->decl_order[i])) || cxx_own(m, m->decl_order[i]))
+            continue;                          /* (C++: a typedef of the application's own) */
         ks_tnode *dn = ks_tn_push(decls, root);
         ks_tn_set(dn, "name", "%s", d->c_name);
         ks_tn_flag(dn, "union", d->kind == KS_DEF_UNION);
@@ -512,6 +554,9 @@ static void kernel_values(const ks_model *m, const ks_kern *k, ks_tnode *kn)
     for (size_t j = 0; j < k->nparams; j++)
         nargs += !k->params[j].type.tag;
     ks_tn_set(kn, "nparams", "%zu", k->nparams);
+    /* How many arguments the macro forms take (launch or n_items and stream first). */
+    ks_tn_set(kn, "argc", "%zu", nargs + 1);
+    ks_tn_set(kn, "argc_n", "%zu", nargs + 2);
     ks_tn_flag(kn, "has_packed", k->nparams > 0);
     ks_tn_flag(kn, "has_params", nargs > 0);
     /* <c_name>_n launches with no dynamic shared memory: not for a kernel that needs some. */

@@ -83,6 +83,65 @@ static int address_args(const char *mangled, char **texts, int max)
     return n;
 }
 
+/* The ParmDecl children of function template \p tmpl, in order. */
+typedef struct parm_list {
+    CXCursor v[64];
+    int n;
+} parm_list;
+
+static enum CXChildVisitResult collect_parms(CXCursor c, CXCursor parent, CXClientData data)
+{
+    (void)parent;
+    parm_list *pl = data;
+    if (clang_getCursorKind(c) == CXCursor_ParmDecl && pl->n < 64)
+        pl->v[pl->n++] = c;
+    return CXChildVisit_Continue;
+}
+
+/*
+ * The types template parameter pack \p i of \p spec expanded to, "float, int"
+ * ("" for an empty pack), read from the specialization's parameters (libclang
+ * does not list a pack's elements): the template's function parameter of
+ * type "<Pack>..." stands for as many of the specialization's parameters, from
+ * its place on, as the specialization has more than the template. NULL when
+ * the pack is not expanded so (used in another type, or twice).
+ */
+static char *pack_text(CXCursor spec, CXCursor tmpl, int i)
+{
+    CXCursor param = ks_template_param(tmpl, (unsigned)i);
+    if (clang_Cursor_isNull(param))
+        return NULL;
+    char *pack = ks_take(clang_getCursorSpelling(param));
+    char *want = ks_xasprintf("%s...", pack);
+    free(pack);
+    parm_list pl;
+    pl.n = 0;
+    clang_visitChildren(tmpl, collect_parms, &pl);
+    int at = -1, uses = 0;
+    for (int j = 0; j < pl.n; j++) {
+        char *t = ks_take(clang_getTypeSpelling(clang_getCursorType(pl.v[j])));
+        if (strcmp(t, want) == 0) {
+            at = j;
+            uses++;
+        }
+        free(t);
+    }
+    free(want);
+    int nspec = clang_Cursor_getNumArguments(spec);
+    int len = nspec - (pl.n - 1);
+    if (uses != 1 || pl.n == 64 || len < 0)
+        return NULL;
+    ks_buf b = {0};
+    ks_buf_puts(&b, "");
+    for (int k = 0; k < len; k++) {
+        CXType t = clang_getCursorType(clang_Cursor_getArgument(spec, (unsigned)(at + k)));
+        char *sp = ks_take(clang_getTypeSpelling(t));
+        ks_buf_printf(&b, "%s%s", k ? ", " : "", sp);
+        free(sp);
+    }
+    return ks_buf_take(&b);
+}
+
 /* A specialization's template arguments as an explicit instantiation would
  * write them: "float, 4", "true", "Op::Add", "matmul_naive", "&table". NULL
  * when an argument is of a kind kstub cannot spell (a pack, a template). */
@@ -107,6 +166,16 @@ static char *template_args_text(CXCursor spec, int *bad)
         enum CXTemplateArgumentKind kind = clang_Cursor_getTemplateArgumentKind(spec, (unsigned)i);
         if (kind == CXTemplateArgumentKind_Declaration && used < naddr) {
             ks_buf_puts(&b, addr[used++]);
+            continue;
+        }
+        char *elems = kind == CXTemplateArgumentKind_Pack ? pack_text(spec, tmpl, i) : NULL;
+        if (elems) {
+            if (!*elems && b.len >= 2) {
+                b.len -= 2;     /* an empty pack: no ", " before it */
+                b.data[b.len] = '\0';
+            }
+            ks_buf_puts(&b, elems);
+            free(elems);
             continue;
         }
         if (kind == CXTemplateArgumentKind_Type) {

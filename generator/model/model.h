@@ -156,6 +156,9 @@ typedef struct ks_def {
                                   NULL: the input itself, or a system/toolkit header */
     int c_header;              /* file can be included from C: a .h whose text has no
                                   C++-only token, and the type has no qualified name */
+    int cxx_header;            /* file can be included from host C++: a .h/.hpp whose text
+                                  has no CUDA-only token (issue 30 #6: C++ callers pass the
+                                  application's own record, C ones the mirror) */
     int c_typedef;             /* file also declares a typedef of the same name for it,
                                   so C can write the bare name (else "struct X"/"enum X") */
     int mirror;                /* "// kstub:mirror NAME": mirrored even so */

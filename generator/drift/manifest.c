@@ -282,6 +282,47 @@ static int find_duplicate_kernels(const ks_sigs *m, const char *path)
     return dups;
 }
 
+/* Kernels ordered by C name, then by their place in the manifest. */
+static int by_c_name(const void *a, const void *b)
+{
+    const ks_sig_kern *x = *(const ks_sig_kern *const *)a, *y = *(const ks_sig_kern *const *)b;
+    int c = strcmp(x->c_name, y->c_name);
+    return c ? c : (x > y) - (x < y);
+}
+
+/* A C name is one function of the generated header: two kernels that are
+ * not the same kernel (another name or symbol; a repeat is reported above)
+ * with one C name are a manifest the generator never writes, not a kernel
+ * added. Reports each with the first kernel of that C name; returns their
+ * count. Sorting keeps it n log n. */
+static int find_shared_c_names(const ks_sigs *m, const char *path)
+{
+    if (m->nkernels < 2)
+        return 0;
+    const ks_sig_kern **order = ks_xmalloc(m->nkernels * sizeof *order);
+    for (size_t i = 0; i < m->nkernels; i++)
+        order[i] = &m->kernels[i];
+    qsort(order, m->nkernels, sizeof *order, by_c_name);
+    int shared = 0;
+    for (size_t r = 0; r < m->nkernels;) {
+        const ks_sig_kern *a = order[r];
+        size_t e = r + 1;
+        for (; e < m->nkernels && strcmp(order[e]->c_name, a->c_name) == 0; e++) {
+            const ks_sig_kern *b = order[e];
+            if (strcmp(a->name, b->name) == 0 && strcmp(a->symbol, b->symbol) == 0)
+                continue;
+            ks_error_at(path, 0, 0, "kernel #%zu ('%s', symbol '%s') has the C name '%s' of kernel "
+                        "#%zu ('%s', symbol '%s'): a manifest gives each kernel its own C name",
+                        (size_t)(b - m->kernels) + 1, b->name, b->symbol, b->c_name,
+                        (size_t)(a - m->kernels) + 1, a->name, a->symbol);
+            shared++;
+        }
+        r = e;
+    }
+    free(order);
+    return shared;
+}
+
 static int manifest_from_json(const json_t *root, const char *path, ks_sigs *m)
 {
     const json_t *format = json_object_get(root, F_FORMAT);
@@ -303,7 +344,7 @@ static int manifest_from_json(const json_t *root, const char *path, ks_sigs *m)
     int bad = 0;
     for (size_t i = 0; i < nk && !bad; i++)
         bad = kernel_value(json_array_get(kernels, i), i, &m->kernels[m->nkernels++], path);
-    if (bad || find_duplicate_kernels(m, path)) {
+    if (bad || find_duplicate_kernels(m, path) + find_shared_c_names(m, path) > 0) {
         ks_sigs_free(m);
         return -1;
     }

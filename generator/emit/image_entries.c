@@ -390,7 +390,7 @@ void ks_image_entries_free(ks_image_entries *e)
 /* ---- the check --------------------------------------------------------------------------------------- */
 
 /* How many of \p m's entries \p symbol names (a pattern for a kernel with
- * internal linkage may match more than one: runtime/symbol.h); the first in *first. */
+ * internal linkage may match more than one: common/symbol.h); the first in *first. */
 static size_t member_has(const ks_image_member *m, const char *symbol, const char **first)
 {
     size_t n = 0;

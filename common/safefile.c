@@ -25,11 +25,13 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "internal.h"
+#include "safefile.h"
 
-int ks__open_regular(int dirfd, const char *path, int nofollow, struct stat *st)
+/* The fd opened O_NONBLOCK, kept only if it is a regular file (and then
+ * blocking again: I/O on a regular file never blocks anyway); else closed.
+ * The fd; -1 (errno set); or KS__NOT_REGULAR. *st when non-NULL. */
+static int keep_regular(int fd, struct stat *st)
 {
-    int fd = openat(dirfd, path, O_RDONLY | O_NONBLOCK | O_CLOEXEC | (nofollow ? O_NOFOLLOW : 0));
     if (fd < 0)
         return -1;
     struct stat sb;
@@ -43,7 +45,6 @@ int ks__open_regular(int dirfd, const char *path, int nofollow, struct stat *st)
         close(fd);
         return KS__NOT_REGULAR;
     }
-    /* Reads of a regular file never block anyway; clear it all the same. */
     int flags = fcntl(fd, F_GETFL);
     if (flags >= 0)
         fcntl(fd, F_SETFL, flags & ~O_NONBLOCK);
@@ -52,7 +53,21 @@ int ks__open_regular(int dirfd, const char *path, int nofollow, struct stat *st)
     return fd;
 }
 
-static int refuse(char *why, size_t cap, int fd, const char *fmt, ...) KS__PRINTF(4, 5);
+int ks__open_regular(int dirfd, const char *path, int nofollow, struct stat *st)
+{
+    return keep_regular(openat(dirfd, path, O_RDONLY | O_NONBLOCK | O_CLOEXEC | (nofollow ? O_NOFOLLOW : 0)),
+                        st);
+}
+
+int ks__open_append(const char *path)
+{
+    int fd = open(path, O_WRONLY | O_CREAT | O_APPEND | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC, 0644);
+    if (fd < 0 && errno == ENXIO)   /* a FIFO no one reads (or a device without one) */
+        return KS__NOT_REGULAR;
+    return keep_regular(fd, NULL);
+}
+
+static int refuse(char *why, size_t cap, int fd, const char *fmt, ...) __attribute__((format(printf, 4, 5)));
 static int refuse(char *why, size_t cap, int fd, const char *fmt, ...)
 {
     va_list ap;

@@ -100,7 +100,7 @@ static int generic_tree(const ks_model *m, const ks_kern *const *inst, const siz
     size_t at = k0->nparams;
     for (int want_ptr = 1; want_ptr >= 0 && at == k0->nparams; want_ptr--)
         for (size_t j = 0; j < k0->nparams && at == k0->nparams; j++) {
-            if ((k0->params[j].type.nptrs > 0) != want_ptr)
+            if ((k0->params[j].type.nptrs > 0) != want_ptr || k0->params[j].type.tag)
                 continue;
             char *a = generic_key(m, &k0->params[j].type, 0);
             for (size_t i = 1; i < n && at == k0->nparams; i++) {
@@ -165,6 +165,17 @@ static int generic_tree(const ks_model *m, const ks_kern *const *inst, const siz
     return rc;
 }
 
+/* The parameters a stub takes: an empty class by value (a tag such as
+ * std::bool_constant<B>) is the instance's own, packed by its stub, so
+ * neither the macro nor the C++ overloads take it (issue 31 #6). */
+static size_t stub_params(const ks_kern *k)
+{
+    size_t n = 0;
+    for (size_t p = 0; p < k->nparams; p++)
+        n += !k->params[p].type.tag;
+    return n;
+}
+
 /* Whether all n instances give parameter p the same type. */
 static int generic_shared(const ks_model *m, const ks_kern *const *inst, size_t n, size_t p)
 {
@@ -186,8 +197,12 @@ static const char *generic_refusal(const ks_model *m, const ks_kern *const *inst
     if (n < 2)
         return "one instance, nothing to choose";
     for (size_t i = 1; i < n; i++)
-        if (inst[i]->nparams != inst[0]->nparams)
+        if (inst[i]->nparams != inst[0]->nparams || stub_params(inst[i]) != stub_params(inst[0]))
             return "the instances take different numbers of parameters";
+    for (size_t i = 1; i < n; i++)   /* a tag where another instance takes an argument */
+        for (size_t p = 0; p < inst[0]->nparams; p++)
+            if (inst[i]->params[p].type.tag != inst[0]->params[p].type.tag)
+                return "the instances take different numbers of parameters";
     if (!ks_name_is_free(m, name))
         return "the name is taken by another generated or reserved name";
     return NULL;
@@ -227,6 +242,8 @@ void ks__generic_values(const ks_model *m, ks_tnode *root)
             ks_tn_flag(in, "first", j == 0);
             ks_tval *ps = ks_tn_list(in, "params");
             for (size_t p = 0; p < inst[j]->nparams; p++) {
+                if (inst[j]->params[p].type.tag)
+                    continue;
                 ks_tnode *pn = ks_tn_push(ps, in);
                 ks_tn_set(pn, "name", "%s", inst[j]->params[p].c_name);
                 ks__push_type(pn, "param_type", m, &inst[j]->params[p].type, 0, inst[j]->params[p].type.quals, 0);
@@ -241,7 +258,7 @@ void ks__generic_values(const ks_model *m, ks_tnode *root)
             for (size_t j = 0; j < n; j++)
                 idx[j] = j;
             for (size_t p = 0; p < k->nparams; p++)
-                differs[p] = !generic_shared(m, inst, n, p), decided[p] = 0;
+                differs[p] = !k->params[p].type.tag && !generic_shared(m, inst, n, p), decided[p] = 0;
             if (generic_tree(m, inst, idx, n, differs, decided, gn, pick, 0) != 0)
                 why = "two instances take the same parameter types (they differ in template arguments only)";
             free(idx);
@@ -253,6 +270,8 @@ void ks__generic_values(const ks_model *m, ks_tnode *root)
         ks_tval *args = ks_tn_list(gn, "args");
         for (size_t p = 0; why == NULL && p < k->nparams; p++) {
             const ks_param *kp = &inst[0]->params[p];
+            if (kp->type.tag)
+                continue;
             ks_tnode *an = ks_tn_push(args, gn);
             ks_tn_set(an, "name", "%s", kp->c_name);
             ks_tn_set(an, "c_name", "%s", name);
@@ -260,6 +279,7 @@ void ks__generic_values(const ks_model *m, ks_tnode *root)
             ks__strict_values(m, kp, an);
             ks__check_values(m, kp, an);
         }
+        ks_tn_set(gn, "argc", "%zu", stub_params(k) + 1);
         ks_tn_flag(gn, "ok", why == NULL);
         ks_tn_set(gn, "why", "%s", why ? why : "");
         any |= why == NULL;
