@@ -739,47 +739,6 @@ START_TEST(file_with_errors_is_parsed_once)
 }
 END_TEST
 
-
-/* A file with explicit instantiations is parsed once (issue 26): clang's
- * tokens and preprocessing record say where they are, and the
- * specializations they define are among the parse's own top-level
- * declarations. Where that match is not exact (a class template's explicit
- * instantiation, whose members are read through references) it is parsed
- * again with references written in; its stubs are those of a file parsed
- * once. */
-START_TEST(explicit_instantiations_are_parsed_once)
-{
-    static const char *const files[] = {"kernels/templates.cu", "tests/corpus/macro_instantiations.cu",
-                                        "tests/corpus/preprocessor_instantiations.cu"};
-    char cwd[4096];
-    ck_assert_ptr_nonnull(getcwd(cwd, sizeof cwd));
-    for (size_t i = 0; i < sizeof files / sizeof *files; i++) {
-        char *out, *path = ks_xasprintf("%s/%s", cwd, files[i]);
-        int rc = gen(&out, path, "once", "");
-        ck_assert_msg(rc == 0, "%s", out);
-        ck_assert_msg(count(out, "prelude cache: parse ") == 1, "%s not parsed once:\n%s", files[i], out);
-        free(out);
-        free(path);
-    }
-    put("k.cu", "template <class T> __global__ void k(T *p) {}\n"
-                "template __global__ void k<float>(float *);\n");
-    put("kc.cu", "template <class T> __global__ void k(T *p) {}\n"
-                 "template __global__ void k<float>(float *);\n"
-                 "template <class T> struct S { void f(T *p) { k<<<1, 1>>>(p); } };\n"
-                 "template struct S<int>;\n");
-    char *out;
-    ck_assert_int_eq(run(&out, "cd '%s' && KSTUB_CACHE_DIR=cache KSTUB_DEBUG_PCH=1 '%s' k.cu -o k --list", tmpdir,
-                         kstub), 0);
-    ck_assert_msg(count(out, "prelude cache: parse ") == 1 && strstr(out, "k_float("), "%s", out);
-    free(out);
-    ck_assert_int_eq(run(&out, "cd '%s' && KSTUB_CACHE_DIR=cache KSTUB_DEBUG_PCH=1 '%s' kc.cu -o kc --list", tmpdir,
-                         kstub), 0);
-    ck_assert_msg(count(out, "prelude cache: parse again") == 1 && strstr(out, "k_float(") && strstr(out, "k_int("),
-                  "%s", out);
-    free(out);
-}
-END_TEST
-
 static Suite *pch_suite(void)
 {
     Suite *s = suite_create("pch");
@@ -820,7 +779,6 @@ static Suite *pch_suite(void)
     tcase_add_test(tc, system_header_edited_in_place_is_seen);
     tcase_add_test(tc, unwritable_directory_warns_and_builds_nothing);
     tcase_add_test(tc, file_with_errors_is_parsed_once);
-    tcase_add_test(tc, explicit_instantiations_are_parsed_once);
     suite_add_tcase(s, tc);
     return s;
 }

@@ -541,7 +541,7 @@ static int parse_with_prelude(ks_session *s, const char *text, size_t len, struc
     }
     args[n++] = "-include-pch";
     args[n++] = s->prelude.pch_arg;
-    s->index = clang_createIndex(1, 0);
+    s->index = clang_createIndex(0, 0);
     count_parse("with the prelude");
     enum CXErrorCode ec = clang_parseTranslationUnit2(s->index, opts->input, args, (int)n, unsaved, nunsaved,
                                                       flags, &s->tu);
@@ -590,7 +590,7 @@ static int parse(ks_session *s, const char *scan, size_t scan_len, struct CXUnsa
     int pre = parse_with_prelude(s, scan, scan_len, unsaved, nunsaved, flags);
     if (pre == PRELUDE_USED)
         return report_diagnostics(s, 1) ? -1 : 0;
-    s->index = clang_createIndex(1, 0);
+    s->index = clang_createIndex(0, 0);
     count_parse("without the prelude");
     enum CXErrorCode ec = clang_parseTranslationUnit2(s->index, opts->input, s->args, (int)s->nargs,
                                                       unsaved, nunsaved, flags, &s->tu);

@@ -9,13 +9,12 @@
  *
  * libclang shows no cursor for an explicit instantiation
  * ("template __global__ void k<float, 4>(float *, int);"). So source.c finds
- * them in the parse's tokens and preprocessing record, and each is matched
- * to the specialization it defines among the parse's own top-level
- * declarations (match_instantiations): a declaration with concrete
- * parameter types and the device compiler's mangled name. Where that match
- * is not exact, a reference to each specialization is written into the
- * source in memory right after it ("typedef decltype(&::ns::k<float, 4>)
- * kstub_iN;") and the text is parsed again.
+ * them in the parse's tokens and preprocessing record, a reference to each
+ * specialization is written into the source in memory right after it
+ * ("typedef decltype(&::ns::k<float, 4>) kstub_iN;"), and the parse again
+ * of that text (only when there is one) leads each reference to a
+ * declaration with concrete parameter types and the device compiler's
+ * mangled name.
  *
  * A template kernel launched from host code (k<float, 4><<<g, b>>>(...), or
  * its address taken) is instantiated there, and nvcc emits it: every
@@ -247,39 +246,6 @@ static int is_definition(walk_ctx *w, CXCursor fn)
 }
 
 
-/* An explicit instantiation's specialization, found among the parse's
- * top-level declarations (match_instantiations). */
-static void add_instantiated(walk_ctx *w, size_t idx, CXCursor fn)
-{
-    if (!ks_cursor_is_kernel(fn))
-        return;                        /* a host function template's: find_launches reads its body */
-    free(w->inst_used_by[idx]);
-    w->inst_used_by[idx] = ks_qualified_name(fn);
-    char *symbol = ks_take(clang_Cursor_getMangling(fn));
-    int again = ks__seen_symbol(w, symbol);
-    free(symbol);
-    if (again)
-        return;
-    w->current_args = w->inst[idx].args;
-    ks__add_kernel(w, fn);
-    w->current_args = NULL;
-}
-
-/* A specialization among the top-level declarations: an explicit
- * instantiation's, named by its arguments as written; any other (an
- * instantiation by a launch, at the end of the unit) after the walk, so
- * that its name never takes the place of an explicit instantiation's. */
-static void handle_specialization(walk_ctx *w, CXCursor c)
-{
-    for (size_t i = 0; i < w->ninst_fn; i++)
-        if (!clang_Cursor_isNull(w->inst_fn[i]) && clang_equalCursors(w->inst_fn[i], c)) {
-            add_instantiated(w, i, c);
-            return;
-        }
-    w->later = ks_xrealloc(w->later, (w->nlater + 1) * sizeof *w->later);
-    w->later[w->nlater++] = c;
-}
-
 static enum CXChildVisitResult visit(CXCursor c, CXCursor parent, CXClientData data)
 {
     (void)parent;
@@ -300,7 +266,7 @@ static enum CXChildVisitResult visit(CXCursor c, CXCursor parent, CXClientData d
          * a precompiled prelude) is named from its template arguments, once,
          * as the launches' are. */
         if (!clang_Cursor_isNull(clang_getSpecializedCursorTemplate(c)))
-            handle_specialization(w, c);
+            ks__handle_reference(w, c);
         /* Only definitions: a declaration alone puts nothing in the image. */
         else if (fc->kernels && is_definition(w, c) && ks_cursor_is_kernel(c))
             ks__add_kernel(w, c);
@@ -428,142 +394,6 @@ static char *inject_instantiations(const ks_source *src, const ks_explicit_inst 
     return ks_buf_take(&out);
 }
 
-/* ---- explicit instantiations without a second parse ------------------------------------------- */
-
-/*
- * libclang shows no cursor for "template __global__ void k<float>(float *);",
- * but the specialization it defines is among the parse's own top-level
- * declarations (clang_createIndex(1, 0): the unit's, not the prelude's), in
- * the order the parser handed them over: after the declarations that end
- * before the instantiation, before the first that ends after it. So each
- * instantiation of the text is matched to the specializations listed in its
- * gap between two top-level declarations of the input, by the template's
- * name, in order. Only when every gap holds exactly as many
- * specializations of each name as it has instantiations of that name
- * (bodies skipped, a template defined later, an instantiation by a launch
- * at the end of the unit: not) does the match stand; otherwise the input
- * is parsed again with a reference written after each (exact, one parse
- * more).
- */
-typedef struct toplevel {
-    CXCursor *spec;              /* specializations, in order */
-    size_t *spec_gap;            /* the gap each lies in */
-    size_t nspec;
-    unsigned *ends;              /* end offset of each top-level declaration of the input */
-    size_t nends;
-} toplevel;
-
-static enum CXChildVisitResult collect_toplevel(CXCursor c, CXCursor parent, CXClientData data)
-{
-    (void)parent;
-    toplevel *t = data;
-    enum CXCursorKind k = clang_getCursorKind(c);
-    if (!clang_isDeclaration(k))
-        return CXChildVisit_Continue;
-    if ((k == CXCursor_FunctionDecl || k == CXCursor_CXXMethod) &&
-        !clang_Cursor_isNull(clang_getSpecializedCursorTemplate(c))) {
-        t->spec = ks_xrealloc(t->spec, (t->nspec + 1) * sizeof *t->spec);
-        t->spec_gap = ks_xrealloc(t->spec_gap, (t->nspec + 1) * sizeof *t->spec_gap);
-        t->spec[t->nspec] = c;
-        t->spec_gap[t->nspec++] = t->nends;
-        return CXChildVisit_Continue;
-    }
-    CXSourceLocation end = clang_getRangeEnd(clang_getCursorExtent(c));
-    if (!clang_Location_isFromMainFile(end))
-        return CXChildVisit_Continue;
-    unsigned off;
-    clang_getExpansionLocation(end, NULL, NULL, NULL, &off);
-    if (t->nends && off < t->ends[t->nends - 1])
-        return CXChildVisit_Continue;    /* not in order: no gap of its own */
-    t->ends = ks_xrealloc(t->ends, (t->nends + 1) * sizeof *t->ends);
-    t->ends[t->nends++] = off;
-    return CXChildVisit_Continue;
-}
-
-static const char *last_name(const char *qname)
-{
-    const char *p = strrchr(qname, ':');
-    p = p ? p + 1 : qname;
-    while (*p == ' ')
-        p++;
-    return p;
-}
-
-/* 1 when every instantiation of w->inst has its specialization in w->inst_fn. */
-static int match_instantiations(walk_ctx *w)
-{
-    toplevel t;
-    memset(&t, 0, sizeof t);
-    clang_visitChildren(clang_getTranslationUnitCursor(w->s.tu), collect_toplevel, &t);
-    w->inst_fn = ks_xmalloc((w->ninst + 1) * sizeof *w->inst_fn);
-    for (size_t i = 0; i < w->ninst; i++)
-        w->inst_fn[i] = clang_getNullCursor();
-    char **names = ks_xmalloc((t.nspec + 1) * sizeof *names);
-    for (size_t j = 0; j < t.nspec; j++)
-        names[j] = ks_take(clang_getCursorSpelling(clang_getSpecializedCursorTemplate(t.spec[j])));
-    unsigned char *used = ks_xmalloc(t.nspec + 1);
-    memset(used, 0, t.nspec + 1);
-    int ok = 1;
-    for (size_t i = 0; ok && i < w->ninst; i++) {
-        /* its gap: the first declaration ending at or after it */
-        size_t g = 0;
-        while (g < t.nends && t.ends[g] < w->inst[i].end)
-            g++;
-        const char *name = last_name(w->inst[i].qname);
-        size_t nin = 0, nsp = 0;
-        for (size_t k = 0; k < w->ninst; k++) {
-            size_t gk = 0;
-            while (gk < t.nends && t.ends[gk] < w->inst[k].end)
-                gk++;
-            nin += gk == g && strcmp(last_name(w->inst[k].qname), name) == 0;
-        }
-        for (size_t j = 0; j < t.nspec; j++)
-            nsp += t.spec_gap[j] == g && strcmp(names[j], name) == 0;
-        if (nin != nsp) {
-            ok = 0;
-            break;
-        }
-        for (size_t j = 0; j < t.nspec; j++)
-            if (!used[j] && t.spec_gap[j] == g && strcmp(names[j], name) == 0) {
-                used[j] = 1;
-                w->inst_fn[i] = t.spec[j];
-                break;
-            }
-    }
-    for (size_t j = 0; j < t.nspec; j++)
-        free(names[j]);
-    free(names);
-    free(used);
-    free(t.spec);
-    free(t.spec_gap);
-    free(t.ends);
-    if (!ok) {
-        free(w->inst_fn);
-        w->inst_fn = NULL;
-    } else {
-        w->ninst_fn = w->ninst;
-    }
-    return ok;
-}
-
-/* find_launches over the unit, where the specializations among the
- * top-level declarations are followed only when they are an explicit
- * instantiation's (where its reference would be): others are reached
- * through their uses, in the order of the walk without them. */
-static enum CXChildVisitResult find_launches_top(CXCursor c, CXCursor parent, CXClientData data)
-{
-    walk_ctx *w = data;
-    enum CXCursorKind k = clang_getCursorKind(c);
-    if ((k == CXCursor_FunctionDecl || k == CXCursor_CXXMethod) &&
-        !clang_Cursor_isNull(clang_getSpecializedCursorTemplate(c))) {
-        for (size_t i = 0; i < w->ninst_fn; i++)
-            if (!clang_Cursor_isNull(w->inst_fn[i]) && clang_equalCursors(w->inst_fn[i], c))
-                ks__handle_reference(w, c);
-        return CXChildVisit_Continue;
-    }
-    return ks__find_launches(c, parent, data);
-}
-
 /* Everything the walk holds besides the model, freed once. */
 static void walk_ctx_free(walk_ctx *w)
 {
@@ -587,8 +417,6 @@ static void walk_ctx_free(walk_ctx *w)
     for (size_t i = 0; i < w->ninst; i++)
         free(w->inst_used_by[i]);
     free(w->inst_used_by);
-    free(w->inst_fn);
-    free(w->later);
     ks_explicit_inst_free(w->inst, w->ninst);
     ks_class_inst_free(w->cls, w->ncls);
     for (size_t i = 0; i < w->nlbs; i++) {
@@ -622,9 +450,7 @@ static void walk_unit(walk_ctx *w, const ks_source *src, const char *base, int e
 {
     CXCursor root = clang_getTranslationUnitCursor(w->s.tu);
     clang_visitChildren(root, visit, w);
-    clang_visitChildren(root, find_launches_top, w);
-    for (size_t i = 0; i < w->nlater; i++)
-        ks__handle_reference(w, w->later[i]);
+    clang_visitChildren(root, ks__find_launches, w);
     ks__check_headers_used(w);
     if (ks_error_count() == errors_before) {
         char *members = ks_classinst_references(&w->s, src, w->cls, w->ncls);
@@ -678,8 +504,7 @@ int ks_parse(const ks_options *opts, ks_model *model)
         w.inst_used_by = ks_xmalloc((w.ninst + 1) * sizeof *w.inst_used_by);
         memset(w.inst_used_by, 0, (w.ninst + 1) * sizeof *w.inst_used_by);
         w.ncls = ks_source_class_instantiations(&src, &w.cls);
-        if (w.ncls || (w.ninst && !match_instantiations(&w))) {
-            ks_prelude_debug("parse again, references to the explicit instantiations written in");
+        if (w.ninst || w.ncls) {
             injected = inject_instantiations(&src, w.inst, w.ninst, w.cls, w.ncls);
             ks_session_reparse_quiet(&w.s, injected, strlen(injected));
         }

@@ -24,11 +24,6 @@ typedef struct walk_ctx {
     size_t ntemplates;
     ks_explicit_inst *inst;      /* explicit instantiations, kstub_i0, kstub_i1, ... */
     char **inst_used_by;         /* per instantiation: the template kernel, once seen */
-    CXCursor *inst_fn;           /* per instantiation: its specialization, when the parse's
-                                    own top-level declarations showed it (no reference written) */
-    size_t ninst_fn;             /* (the input's instantiations: headers' come later) */
-    CXCursor *later;             /* other specializations among them: after the walk */
-    size_t nlater;
     size_t ninst;
     ks_class_inst *cls;          /* "template class X<...>;", kstub_c0, kstub_c1, ... (classinst.c) */
     size_t ncls;
