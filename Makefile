@@ -39,6 +39,13 @@ B := build
 KSTUB := $(B)/bin/kstub
 GEN := $(B)/gen
 
+# The version, written once: runtime/kstub.h's KSTUB_VERSION_* numbers. The
+# generator's --version (KSTUB_VERSION_TEXT), the soname, kstub.pc and the
+# CMake package's version all come from them.
+KS_VERSION_MAJOR := $(shell sed -n 's/^\#define KSTUB_VERSION_MAJOR \([0-9]*\).*/\1/p' runtime/kstub.h)
+KS_VERSION_MINOR := $(shell sed -n 's/^\#define KSTUB_VERSION_MINOR \([0-9]*\).*/\1/p' runtime/kstub.h)
+KS_VERSION_PATCH := $(shell sed -n 's/^\#define KSTUB_VERSION_PATCH \([0-9]*\).*/\1/p' runtime/kstub.h)
+
 # The code both trees share (sha256, safe files, cache entries, image kinds):
 # a small static library that kstub links and libkstub holds.
 COMMON_SRC := $(sort $(wildcard common/*.c))
@@ -47,7 +54,8 @@ COMMON_LIB := $(B)/lib/libkstub_common.a
 # The generator's folders, from the command line down to its ground floor
 # (docs/design.md); each is on the include path, as common/ is.
 GEN_DIRS := generator/cli generator/drift generator/emit generator/front generator/model generator/base
-GEN_INC := $(GEN_DIRS:%=-I%) -Icommon
+GEN_INC := $(GEN_DIRS:%=-I%) -Icommon \
+    -DKSTUB_VERSION_TEXT='"$(KS_VERSION_MAJOR).$(KS_VERSION_MINOR).$(KS_VERSION_PATCH)"'
 GEN_SRC := $(sort $(wildcard $(GEN_DIRS:%=%/*.c)))
 # The macro names libkstub's headers define, as a table the generator
 # reserves (scripts/runtime_macros.sh; built from the headers, never by hand).
@@ -77,6 +85,9 @@ $(B)/obj/generator/%.o: generator/%.c
 	@mkdir -p $(@D)
 	$(CC) $(BASE_CFLAGS) $(DEPFLAGS) $(LIBCLANG_CFLAGS) $(GEN_INC) -DKSTUB_TEMPLATE_DIR='"$(abspath templates)"' -c $< -o $@
 
+# cli/main.c prints the version kstub.h holds.
+$(B)/obj/generator/cli/main.o: runtime/kstub.h
+
 $(GEN_MACROS_C): runtime/kstub.h runtime/kstub_types.h scripts/runtime_macros.sh | $(B)/obj/gensrc
 	sh scripts/runtime_macros.sh runtime/kstub.h runtime/kstub_types.h > $@.tmp && mv $@.tmp $@
 
@@ -104,10 +115,7 @@ $(B)/lib/libkstub.a: $(RT_OBJ) $(COMMON_OBJ) | $(B)/lib
 
 # The shared library is versioned: the real file libkstub.so.MAJOR.MINOR.PATCH
 # with soname libkstub.so.MAJOR, and the two links to it. The numbers come
-# from runtime/kstub.h, the one place they are written.
-KS_VERSION_MAJOR := $(shell sed -n 's/^\#define KSTUB_VERSION_MAJOR \([0-9]*\).*/\1/p' runtime/kstub.h)
-KS_VERSION_MINOR := $(shell sed -n 's/^\#define KSTUB_VERSION_MINOR \([0-9]*\).*/\1/p' runtime/kstub.h)
-KS_VERSION_PATCH := $(shell sed -n 's/^\#define KSTUB_VERSION_PATCH \([0-9]*\).*/\1/p' runtime/kstub.h)
+# from runtime/kstub.h, the one place they are written (KS_VERSION_*, above).
 LIBKSTUB_SONAME := libkstub.so.$(KS_VERSION_MAJOR)
 LIBKSTUB_REAL := libkstub.so.$(KS_VERSION_MAJOR).$(KS_VERSION_MINOR).$(KS_VERSION_PATCH)
 

@@ -36,7 +36,7 @@ BENCH_NVCC_FLAGS := -O2 -std=c++17 -Ibench \
     -Xcompiler -Wall,-Wextra$(if $(BENCH_WERROR),$(bench__comma)-Werror)
 BENCH_LIBS := $(B)/lib/libkstub.a -ldl -lpthread -lm
 
-BENCH_PROGS := $(addprefix $(BENCH_OUT)/,launch_bench graph_bench coldstart \
+BENCH_PROGS := $(addprefix $(BENCH_OUT)/,launch_bench graph_bench global_bench coldstart \
     cold_null cold_ctx cold_raw cold_kstub cold_nvcc)
 BENCH_IMAGES := $(BENCH_OUT)/bench_kernels.cubin $(BENCH_OUT)/bench_kernels.ptx
 BENCH_STUB_O := $(BENCH_OUT)/bench_kernels.kstub.o
@@ -100,6 +100,9 @@ $(BENCH_OUT)/launch_bench: $(BENCH_OUT)/launch.o $(BENCH_OUT)/launch_rt.o $(BENC
 
 $(BENCH_OUT)/graph_bench: $(BENCH_OUT)/graph.o $(BENCH_STUB_O) $(B)/lib/libkstub.a
 	$(CC) $(OPT) $(BENCH_OUT)/graph.o $(BENCH_STUB_O) -o $@ $(BENCH_LIBS)
+
+$(BENCH_OUT)/global_bench: $(BENCH_OUT)/global.o $(BENCH_STUB_O) $(B)/lib/libkstub.a
+	$(CC) $(OPT) $(BENCH_OUT)/global.o $(BENCH_STUB_O) -o $@ $(BENCH_LIBS)
 
 $(BENCH_OUT)/cold_kstub $(BENCH_OUT)/cold_raw: $(BENCH_OUT)/%: $(BENCH_OUT)/%.o $(BENCH_STUB_O) $(B)/lib/libkstub.a
 	$(CC) $(OPT) $< $(BENCH_STUB_O) -o $@ $(BENCH_LIBS)

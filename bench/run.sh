@@ -132,6 +132,10 @@ fi
 [ -x "$BIN/graph_bench" ] &&
     run_part graph "$(limit 60 70)" "$RAW/graph_summary.csv" "$BIN/graph_bench" -r "$GRAPH_ROUNDS" -k 100 -o "$RAW"
 
+# ---- 5. a device variable's accessor against the raw copy (issue 29) -------------------
+[ -x "$BIN/global_bench" ] &&
+    run_part global "$(limit 60 30)" "$RAW/global_summary.csv" "$BIN/global_bench" -r 200 -b 1000 -o "$RAW"
+
 # ---- 1b. Python (optional) ---------------------------------------------------------------
 if command -v python3 > /dev/null 2>&1; then
     run_part python "$(limit 120 25)" "$RAW/launch_py_summary.csv" python3 bench/launch_py.py bench/kernels/bench_kernels.cu \

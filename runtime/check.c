@@ -200,23 +200,29 @@ static const ks__check *const checks[] = {
 };
 #define NCHECKS (sizeof checks / sizeof checks[0])
 
-ks_status ks__launch_checked(ks_kernel *k, const ks_launch *l, void **args, void *handle,
-                             const char *file, int line)
+ks_status ks__checks_before(ks__checked *c, size_t *ran)
 {
-    ks__checked c = {k, l, args, handle, file, line, __atomic_load_n(&ks__checks, __ATOMIC_RELAXED)};
-    if (c.checks == KS__CHECK_BAD_ENV)
-        return bad_env_error(k, file, line);
+    *ran = 0;
+    c->checks = __atomic_load_n(&ks__checks, __ATOMIC_RELAXED);
+    if (c->checks == KS__CHECK_BAD_ENV)
+        return bad_env_error(c->k, c->file, c->line);
     ks_status st = KS_OK;
-    size_t ran = 0;
-    for (; ran < NCHECKS && st == KS_OK; ran++)
-        if (checks[ran]->bits & c.checks)
-            st = checks[ran]->before(&c);
-    if (st == KS_OK)
-        st = ks__launch_handle(k, l, args, handle);
+    size_t i = 0;
+    for (; i < NCHECKS && st == KS_OK; i++)
+        if (checks[i]->bits & c->checks)
+            st = checks[i]->before(c);
+    *ran = i;
+    return st;
+}
+
+ks_status ks__checks_after(const ks__checked *c, size_t ran, ks_status st)
+{
+    if (c->checks == KS__CHECK_BAD_ENV)
+        return st;                   /* refused before any check ran, the site named */
     while (ran-- > 0)
-        if (checks[ran]->bits & c.checks)
-            st = checks[ran]->after(&c, st);
+        if (checks[ran]->bits & c->checks)
+            st = checks[ran]->after(c, st);
     if (st != KS_OK)
-        ks__error_site(file, line);
+        ks__error_site(c->file, c->line);
     return st;
 }

@@ -76,10 +76,23 @@ static void fail(ks_status status, const char *call, CUresult result, const char
     va_end(ap);
 }
 
+/* The driver's own name and text of a result, each NULL where the driver
+ * lacks the entry point or does not know the code: status.c asks through
+ * this (registered when the driver is resolved), never reading ks__cu. */
+static int cu_names(int result, const char **name, const char **text)
+{
+    *name = *text = NULL;
+    if (ks__cu.GetErrorName == NULL || ks__cu.GetErrorName((CUresult)result, name) != CUDA_SUCCESS)
+        *name = NULL;
+    if (ks__cu.GetErrorString == NULL || ks__cu.GetErrorString((CUresult)result, text) != CUDA_SUCCESS)
+        *text = NULL;
+    return 0;
+}
+
 static void load_driver(void)
 {
-    /* Before any launch can reach its check branch (launches need the driver). */
-    ks__checks_from_env();
+    /* Results are named from the entry points as far as they are resolved. */
+    ks__status_cu_namer(cu_names);
     const char *path = ks__getenv(KS__DRIVER_ENV);
     if (path == NULL || path[0] == '\0')
         path = KS__DRIVER_DEFAULT;
@@ -144,6 +157,10 @@ static void load_driver(void)
     KS__RESOLVE(FuncGetName, "cuFuncGetName");
     KS__RESOLVE(CtxPushCurrent, "cuCtxPushCurrent");
     KS__RESOLVE(CtxPopCurrent, "cuCtxPopCurrent");
+    KS__RESOLVE(LibraryGetGlobal, "cuLibraryGetGlobal");
+    KS__RESOLVE(ModuleGetGlobal, "cuModuleGetGlobal");
+    KS__RESOLVE(MemcpyHtoDAsync, "cuMemcpyHtoDAsync");
+    KS__RESOLVE(MemcpyDtoHAsync, "cuMemcpyDtoHAsync");
     KS__RESOLVE(KernelGetParamInfo, "cuKernelGetParamInfo");
     KS__RESOLVE(FuncGetParamInfo, "cuFuncGetParamInfo");
     KS__RESOLVE(LaunchKernelEx, "cuLaunchKernelEx");

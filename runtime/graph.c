@@ -45,6 +45,9 @@ static struct graph_entries {
     /* Optional (CUDA 12.3+), only for messages: NULL when the driver lacks them. */
     CUresult (*KernelGetName)(const char **name, CUkernel kernel);
     CUresult (*FuncGetName)(const char **name, CUfunction fn);
+    /* Optional, for ks_global_node_add: NULL when the driver lacks it. */
+    CUresult (*AddMemcpyNode)(CUgraphNode *node, CUgraph graph, const CUgraphNode *deps, size_t ndeps,
+                              const CUDA_MEMCPY3D *copy, CUcontext ctx);
 } gr;
 
 static pthread_once_t gr_once = PTHREAD_ONCE_INIT;
@@ -82,6 +85,9 @@ static void graph_resolve(void)
     fn = NULL;
     if (ks_driver_proc("cuFuncGetName", &fn) == KS_OK)
         memcpy(&gr.FuncGetName, &fn, sizeof fn);
+    fn = NULL;
+    if (ks_driver_proc("cuGraphAddMemcpyNode", &fn) == KS_OK)
+        memcpy(&gr.AddMemcpyNode, &fn, sizeof fn);
     __atomic_store_n(&gr_ready, 1, __ATOMIC_RELEASE);
 }
 
@@ -408,4 +414,43 @@ KS__API ks_status ks_typed_node_set(ks_kernel *k, ks_graph_exec exec, ks_graph_n
                         "updating node %p (a node not in this instance, or a change the driver cannot "
                         "make in place)",
                         (void *)node);
+}
+
+/* ---- device variables --------------------------------------------------------- */
+
+KS__API ks_status ks_global_node_add(ks_global *g, ks_graph graph, const ks_graph_node *deps, size_t ndeps,
+                                     size_t first, const void *src, size_t count, ks_graph_node *node)
+{
+    if (node == NULL || graph == NULL || (ndeps != 0 && deps == NULL) || g == NULL)
+        return ks__error(KS_ERR_INVALID_VALUE, NULL, "ks_global_node_add: the variable, graph, "
+                         "node pointer or dependency list is NULL");
+    *node = NULL;
+    const char *name = g->name ? g->name : g->symbol;
+    ks_status st = graph_driver(NULL);
+    if (st != KS_OK)
+        return st;
+    if (gr.AddMemcpyNode == NULL)
+        return ks__error(KS_ERR_UNSUPPORTED, NULL, "variable '%s': the CUDA driver lacks "
+                         "cuGraphAddMemcpyNode", name);
+    CUdeviceptr dst = 0;
+    CUcontext ctx = NULL;
+    st = ks__global_range(g, first, src, count, &dst);
+    if (st == KS_OK)
+        st = ks__context_current(name, &ctx);
+    if (st != KS_OK)
+        return st;
+    CUDA_MEMCPY3D c;
+    memset(&c, 0, sizeof c);
+    c.srcMemoryType = CU_MEMORYTYPE_HOST;
+    c.srcHost = src;
+    c.dstMemoryType = CU_MEMORYTYPE_DEVICE;
+    c.dstDevice = dst;
+    c.WidthInBytes = count * g->elem_size;
+    c.Height = 1;
+    c.Depth = 1;
+    CUresult r = gr.AddMemcpyNode((CUgraphNode *)node, (CUgraph)graph, (const CUgraphNode *)deps, ndeps, &c, ctx);
+    if (r != CUDA_SUCCESS)
+        return ks__error_cu(KS_ERR_DRIVER, NULL, "cuGraphAddMemcpyNode", r,
+                            "variable '%s': a node writing %zu elements", name, count);
+    return KS_OK;
 }

@@ -13,6 +13,7 @@
  *   graph.c    graphs and typed kernel nodes   version.c  ks_version
  *   check.c    checked launches: the choice, the table, sync   pointers.c  pointers, extents
  *   nvtx.c     NVTX ranges                     trace.c    the launch trace
+ *   global.c   device variables: addresses, the size proof, the accessors' copies
  * Internal names carry the "ks__" prefix; everything here is hidden by
  * -fvisibility=hidden except what is marked KS__API.
  */
@@ -64,6 +65,11 @@ typedef struct ks__driver {
     CUresult (*ModuleGetFunction)(CUfunction *fn, CUmodule module, const char *name);
     CUresult (*CtxPushCurrent)(CUcontext ctx);
     CUresult (*CtxPopCurrent)(CUcontext *ctx);
+    /* device variables (global.c): their addresses, and copies to and from them */
+    CUresult (*LibraryGetGlobal)(CUdeviceptr *ptr, size_t *bytes, CUlibrary library, const char *name);
+    CUresult (*ModuleGetGlobal)(CUdeviceptr *ptr, size_t *bytes, CUmodule module, const char *name);
+    CUresult (*MemcpyHtoDAsync)(CUdeviceptr dst, const void *src, size_t bytes, CUstream stream);
+    CUresult (*MemcpyDtoHAsync)(void *dst, CUdeviceptr src, size_t bytes, CUstream stream);
     /* optional: an image's kernel list (CUDA 12.4+), for internal-linkage kernels (symbol.h) */
     CUresult (*LibraryGetKernelCount)(unsigned int *count, CUlibrary lib);
     CUresult (*LibraryEnumerateKernels)(CUkernel *kernels, unsigned int n, CUlibrary lib);
@@ -108,6 +114,12 @@ ks_status ks__driver_load(const char *kernel);
  * message = "kernel '<kernel>': <detail>" (the prefix only when kernel != NULL).
  */
 ks_status ks__error(ks_status status, const char *kernel, const char *fmt, ...) KS__PRINTF(3, 4);
+
+/* Names a CUresult: its name and text, each NULL when unknown; 0. */
+typedef int (*ks__cu_namer)(int result, const char **name, const char **text);
+/* Registers who names CUresults for ks__error_cu (driver.c does, when it
+ * resolves the driver); until then a result is named by its number. */
+void ks__status_cu_namer(ks__cu_namer namer);
 
 /*
  * Record a failed driver call: message =
@@ -194,9 +206,26 @@ extern const ks__check ks__check_trace;     /* trace.c */
 extern const ks__check ks__check_pointers;  /* pointers.c */
 extern const ks__check ks__check_sync;      /* check.c */
 
-/* The checked launch: launch.c's slow branch when any check is on. */
-ks_status ks__launch_checked(ks_kernel *k, const ks_launch *l, void **args, void *handle,
-                             const char *file, int line) __attribute__((noinline, cold));
+/* Trace one accessor call of a device variable (trace.c), when the trace is on. */
+void ks__global_trace(const ks_global *g, const char *op, size_t first, size_t count, ks_stream stream,
+                      const char *file, int line) __attribute__((cold));
+
+/* The pointers check of an accessor's host pointer \p p (pointers.c), when it is on:
+ * device memory, or a page-locked allocation shorter than \p bytes, is refused. */
+ks_status ks__global_check_host(const ks_global *g, const char *op, const void *p, size_t bytes)
+    __attribute__((cold));
+
+/* global.c, for the graph node: the address of elements [first, first + count) of \p g
+ * in the current context, checked as a write's. */
+ks_status ks__global_range(ks_global *g, size_t first, const void *src, size_t count, CUdeviceptr *dst);
+
+/* The checked launch, launch.c's slow branch when any check is on, runs
+ * ks__checks_before (c's kernel, launch, arguments, handle and site filled
+ * in; it sets c->checks and *ran), launches only if it returned KS_OK, then
+ * returns ks__checks_after with the launch's status. check.c never calls
+ * back into launch.c. */
+ks_status ks__checks_before(ks__checked *c, size_t *ran);
+ks_status ks__checks_after(const ks__checked *c, size_t ran, ks_status st);
 
 /* ---- context.c ----------------------------------------------------------- */
 
@@ -254,6 +283,8 @@ typedef struct ks__image_state {
     char *jit_log;               /* the JIT error log buffer, alive as long as the loaded image:
                                   * with lazy loading the driver JITs (and logs) after the load call */
     ks__module_node *modules;    /* the fallback: one module per context; read with acquire */
+    struct ks_global **globals;  /* variables resolved from it, for unload (global.c) */
+    size_t nglobals;
 } ks__image_state;
 
 /* The one lock of the slow path (loading, resolving, unloading, configuring images);
@@ -328,15 +359,21 @@ typedef struct ks__loader {
     ks_status (*node_target)(ks_kernel *k, CUDA_KERNEL_NODE_PARAMS *p, const char *kernel);
     /* Graphs: whether node parameters \p q, as the driver reports them, launch \p k. */
     int (*node_is)(const ks_kernel *k, const CUDA_KERNEL_NODE_PARAMS *q);
+    /* The driver call global makes, for messages. */
+    const char *global_call;
+    /* Only under the load lock, \p img loaded: a device variable's address and size in \p ctx
+     * (the current context). */
+    CUresult (*global)(ks_image *img, CUcontext ctx, const char *symbol, CUdeviceptr *ptr, size_t *bytes);
 } ks__loader;
 
 /* A loader's table, from its functions <prefix>_load, <prefix>_lookup, ... */
-#define KS__LOADER_TABLE(prefix, per_ctx, lookup_name, param_info_name)                         \
+#define KS__LOADER_TABLE(prefix, per_ctx, lookup_name, param_info_name, global_name)            \
     {                                                                                          \
         per_ctx, lookup_name, param_info_name, prefix##_load, prefix##_lookup, prefix##_list,  \
         prefix##_name, prefix##_find,                                                          \
         prefix##_adopt, prefix##_has_param_info, prefix##_param_info, prefix##_function,       \
-        prefix##_set_max_shared, prefix##_unload, prefix##_node_target, prefix##_node_is       \
+        prefix##_set_max_shared, prefix##_unload, prefix##_node_target, prefix##_node_is,      \
+        global_name, prefix##_global                                                           \
     }
 
 extern const ks__loader ks__library_loader;
@@ -360,6 +397,13 @@ ks_status ks__load_failed(const ks_image *img, ks__image_state *s, const char *k
  * making a context current, as needed), and that context's device.
  */
 ks_status ks__kernel_function(ks_kernel *kernel, CUfunction *fn, CUdevice *dev);
+
+/* Only under the load lock: load \p img with \p L into \p ctx (as resolving a kernel does). */
+ks_status ks__image_load_locked(const ks__loader *L, ks_image *img, CUcontext ctx, const char *name);
+
+/* Only under the load lock, from ks_image_unload: forget every resolved address of \p img's
+ * variables (global.c). */
+void ks__globals_forget(ks_image *img);
 
 /* The fallback's slow path: resolve \p kernel in \p ctx (the current one). */
 ks_status ks__kernel_resolve_in(ks_kernel *kernel, CUcontext ctx, CUfunction *fn);

@@ -699,6 +699,88 @@ ks_status ks_typed_node_set(ks_kernel *kernel, ks_graph_exec exec, ks_graph_node
                             const ks_node_target *target, const ks_launch *launch, void **args);
 
 /* ---------------------------------------------------------------------- */
+/* Device variables (filled in by generated code)                          */
+
+/* Where a namespace-scope device variable lives. */
+typedef enum ks_global_space {
+    KS_GLOBAL_CONSTANT = 0,      /* __constant__ */
+    KS_GLOBAL_DEVICE = 1,        /* __device__ */
+    KS_GLOBAL_MANAGED = 2        /* __managed__: its address is also valid on the host */
+} ks_global_space;
+
+/* ks_global.flags */
+#define KS_GLOBAL_CONST 1u       /* declared const: nvcc may have folded it away (no symbol) */
+
+/*
+ * One per __constant__, __device__ or __managed__ variable in a generated
+ * file. Its size is proven at load time: the driver's size for the symbol
+ * (cuLibraryGetGlobal / cuModuleGetGlobal) must equal \p size, else
+ * KS_ERR_ABI_MISMATCH naming the variable. Counts are in elements of the
+ * innermost type (a float[4][4] has 16).
+ */
+typedef struct ks_global {
+    ks_image *image;             /* the image that holds it */
+    const char *symbol;          /* its device symbol */
+    const char *name;            /* qualified C++ name, for messages */
+    const char *type;            /* its C++ type, for messages */
+    size_t size;                 /* bytes, as kstub computed them */
+    size_t elem_size;            /* bytes of one element */
+    size_t count;                /* elements: size / elem_size */
+    ks_global_space space;
+    unsigned flags;              /* KS_GLOBAL_* */
+    unsigned desc_version;       /* KS_DESC_VERSION the generated code was compiled with */
+    /* runtime state, zero-initialised */
+    void *ks__addrs;             /* (CUcontext, address) list, read without a lock */
+} ks_global;
+
+#define KS_GLOBAL_INIT(image, symbol, name, type, size, elem_size, space, flags) \
+    { (image), (symbol), (name), (type), (size), (elem_size), (size) / (elem_size), (space), (flags), \
+      KS_DESC_VERSION, NULL }
+
+/**
+ * Copy \p count elements from host memory \p src into \p global from
+ * element \p first on (cuMemcpyHtoDAsync on \p stream: NULL the legacy
+ * default stream, KS_STREAM_PER_THREAD, or a CUstream). Loads the image on
+ * first use. From pageable memory \p src may be reused on return; from
+ * page-locked memory it must stay until the stream reaches the copy.
+ * \return KS_OK; KS_ERR_INVALID_VALUE when first + count passes the
+ *         variable's extent (nothing copied; the message names the
+ *         variable and its extent) or \p src is NULL; KS_ERR_ABI_MISMATCH,
+ *         KS_ERR_SYMBOL_NOT_FOUND from the load-time proof
+ */
+ks_status ks_global_write(ks_global *global, size_t first, const void *src, size_t count, ks_stream stream);
+/** ks_global_write, saying where it was called from (the checks' and trace's messages). */
+ks_status ks_global_write_at(ks_global *global, size_t first, const void *src, size_t count,
+                             ks_stream stream, const char *file, int line);
+
+/**
+ * Copy \p count elements of \p global from element \p first on into host
+ * memory \p dst, in \p stream's order, and return once they are there
+ * (cuMemcpyDtoHAsync, then cuStreamSynchronize). Errors as ks_global_write.
+ */
+ks_status ks_global_read(ks_global *global, size_t first, void *dst, size_t count, ks_stream stream);
+ks_status ks_global_read_at(ks_global *global, size_t first, void *dst, size_t count,
+                            ks_stream stream, const char *file, int line);
+
+/**
+ * The variable's device address in the calling thread's context (loading
+ * the image and making a context current as a launch would), for passing
+ * to kernels or to the driver; for a __managed__ variable also a host
+ * address.
+ */
+ks_status ks_global_address(ks_global *global, void **address);
+
+/**
+ * Add a node to \p graph, after the \p ndeps nodes at \p deps, that copies
+ * \p count elements from host memory \p src into \p global from element
+ * \p first on when the graph runs (cuGraphAddMemcpyNode, in the current
+ * context). \p src is read when the graph runs, not now: keep it alive and
+ * change it between launches to write new values. Bounds as ks_global_write.
+ */
+ks_status ks_global_node_add(ks_global *global, ks_graph graph, const ks_graph_node *deps, size_t ndeps,
+                             size_t first, const void *src, size_t count, ks_graph_node *node);
+
+/* ---------------------------------------------------------------------- */
 /* The driver, for the application's own calls                             */
 
 /**

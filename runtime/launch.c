@@ -216,6 +216,21 @@ ks_status ks__launch_handle(ks_kernel *k, const ks_launch *l, void **args, void 
     return ks__error_cu(KS_ERR_LAUNCH, ks__kernel_name(k), call, r, NULL);
 }
 
+/* The checked launch, the slow branch when any check is on: check.c's
+ * before hooks, the launch, its after hooks (check.c never launches). */
+static ks_status launch_checked(ks_kernel *k, const ks_launch *l, void **args, void *handle,
+                                const char *file, int line) __attribute__((noinline, cold));
+static ks_status launch_checked(ks_kernel *k, const ks_launch *l, void **args, void *handle,
+                                const char *file, int line)
+{
+    ks__checked c = {k, l, args, handle, file, line, 0};
+    size_t ran;
+    ks_status st = ks__checks_before(&c, &ran);
+    if (st == KS_OK)
+        st = ks__launch_handle(k, l, args, handle);
+    return ks__checks_after(&c, ran, st);
+}
+
 static inline ks_status launch_at(ks_kernel *k, const ks_launch *l, void **args, const char *file, int line)
 {
     if (k == NULL || l == NULL || (args == NULL && k->nparams != 0))
@@ -254,7 +269,7 @@ static inline ks_status launch_at(ks_kernel *k, const ks_launch *l, void **args,
     }
     /* The one branch the run-time checks cost when they are off (check.c). */
     if (__builtin_expect(__atomic_load_n(&ks__checks, __ATOMIC_RELAXED) != 0, 0))
-        return ks__launch_checked(k, l, args, handle, file, line);
+        return launch_checked(k, l, args, handle, file, line);
     return ks__launch_handle(k, l, args, handle);
 }
 

@@ -54,6 +54,14 @@ static CUresult library_lookup(ks_image *img, CUcontext ctx, const char *symbol,
     return r;
 }
 
+/* A variable's address in the current context: cuLibraryGetGlobal. */
+static CUresult library_global(ks_image *img, CUcontext ctx, const char *symbol, CUdeviceptr *ptr,
+                               size_t *bytes)
+{
+    (void)ctx;
+    return ks__cu.LibraryGetGlobal(ptr, bytes, (CUlibrary)img->ks__library, symbol);
+}
+
 static CUresult library_list(ks_image *img, CUcontext ctx, void ***handles, unsigned *n, const char **call)
 {
     (void)ctx;
@@ -162,4 +170,4 @@ static int library_node_is(const ks_kernel *k, const CUDA_KERNEL_NODE_PARAMS *q)
     return handle != NULL && (void *)q->kern == handle;
 }
 
-const ks__loader ks__library_loader = KS__LOADER_TABLE(library, 0, "cuLibraryGetKernel", "cuKernelGetParamInfo");
+const ks__loader ks__library_loader = KS__LOADER_TABLE(library, 0, "cuLibraryGetKernel", "cuKernelGetParamInfo", "cuLibraryGetGlobal");

@@ -64,6 +64,11 @@ static int is_image_error(CUresult r)
 /* Only under the load lock: load \p img; a failed first load keeps nothing. */
 static ks_status load_locked(const ks__loader *L, ks_image *img, CUcontext ctx, const char *kernel)
 {
+    return ks__image_load_locked(L, img, ctx, kernel);
+}
+
+ks_status ks__image_load_locked(const ks__loader *L, ks_image *img, CUcontext ctx, const char *kernel)
+{
     ks_status st = L->load(img, ctx, kernel);
     if (st != KS_OK)
         ks__image_release_idle(img);
@@ -76,6 +81,9 @@ static ks_status loader_and_context(const char *kernel, const ks__loader **L, CU
 {
     *L = NULL;
     *ctx = NULL;
+    /* KSTUB_CHECK is read here, where every kernel's driver is resolved:
+     * before any launch can reach its check branch (check.c). */
+    ks__checks_from_env();
     ks_status st = ks__driver_load(kernel);
     if (st != KS_OK)
         return st;
@@ -344,6 +352,7 @@ KS__API ks_status ks_image_unload(ks_image *img)
         k->ks__next = NULL;
     }
     img->ks__kernels = NULL;
+    ks__globals_forget(img);
     ks_status st = ks__loader_get()->unload(img);
     ks__image_state *s = img->ks__state;
     if (s != NULL)

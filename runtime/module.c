@@ -75,6 +75,13 @@ static CUresult module_lookup(ks_image *img, CUcontext ctx, const char *symbol, 
     return r;
 }
 
+/* A variable's address in \p ctx's module: cuModuleGetGlobal. */
+static CUresult module_global(ks_image *img, CUcontext ctx, const char *symbol, CUdeviceptr *ptr,
+                              size_t *bytes)
+{
+    return ks__cu.ModuleGetGlobal(ptr, bytes, module_of(img, ctx), symbol);
+}
+
 static CUresult module_list(ks_image *img, CUcontext ctx, void ***handles, unsigned *n, const char **call)
 {
     *handles = NULL;
@@ -204,4 +211,4 @@ static int module_node_is(const ks_kernel *k, const CUDA_KERNEL_NODE_PARAMS *q)
     return 0;
 }
 
-const ks__loader ks__module_loader = KS__LOADER_TABLE(module, 1, "cuModuleGetFunction", "cuFuncGetParamInfo");
+const ks__loader ks__module_loader = KS__LOADER_TABLE(module, 1, "cuModuleGetFunction", "cuFuncGetParamInfo", "cuModuleGetGlobal");

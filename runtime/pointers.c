@@ -268,3 +268,35 @@ static ks_status pointers_after(const ks__checked *c, ks_status st)
 }
 
 const ks__check ks__check_pointers = {KS_CHECK_POINTERS | KS_CHECK_EXTENTS, pointers_before, pointers_after};
+
+/* ---- device variables' accessors ------------------------------------------------- */
+
+ks_status ks__global_check_host(const ks_global *g, const char *op, const void *p, size_t bytes)
+{
+    if (!(__atomic_load_n(&ks__checks, __ATOMIC_RELAXED) & KS_CHECK_POINTERS) || p == NULL)
+        return KS_OK;
+    const char *name = g->name ? g->name : g->symbol;
+    if (ks__cu.PointerGetAttributes == NULL)
+        return ks__error(KS_ERR_UNSUPPORTED, NULL, "variable '%s': the pointers check needs "
+                         "cuPointerGetAttributes, which the driver lacks", name);
+    unsigned long long type = 0, managed = 0, start = 0, size = 0;
+    CUpointer_attribute attrs[] = {
+        CU_POINTER_ATTRIBUTE_MEMORY_TYPE, CU_POINTER_ATTRIBUTE_IS_MANAGED,
+        CU_POINTER_ATTRIBUTE_RANGE_START_ADDR, CU_POINTER_ATTRIBUTE_RANGE_SIZE,
+    };
+    void *data[] = {&type, &managed, &start, &size};
+    uintptr_t a = (uintptr_t)p;
+    CUresult r = ks__cu.PointerGetAttributes(4, attrs, data, (CUdeviceptr)a);
+    if (r != CUDA_SUCCESS)
+        return ks__error_cu(KS_ERR_POINTER, NULL, "cuPointerGetAttributes", r,
+                            "variable '%s': %s: asking about 0x%llx", name, op, (unsigned long long)a);
+    if ((unsigned)type == CU_MEMORYTYPE_DEVICE && !managed)
+        return ks__error(KS_ERR_POINTER, NULL, "variable '%s': %s: 0x%llx is device memory; the "
+                         "accessors copy between the variable and host memory (use its _address() "
+                         "and the driver for a device-to-device copy)", name, op, (unsigned long long)a);
+    if (size != 0 && a >= start && bytes > start + size - a)
+        return ks__error(KS_ERR_POINTER, NULL, "variable '%s': %s: 0x%llx has %llu bytes to the end "
+                         "of its allocation (0x%llx, %llu bytes); the copy needs %zu", name, op,
+                         (unsigned long long)a, (unsigned long long)(start + size - a), start, size, bytes);
+    return KS_OK;
+}

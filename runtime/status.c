@@ -129,6 +129,14 @@ static void append_context(const char *kernel, const char *fmt, va_list ap)
     }
 }
 
+/* Who names CUresults: driver.c, once the driver is resolved (NULL before). */
+static ks__cu_namer cu_namer;
+
+void ks__status_cu_namer(ks__cu_namer namer)
+{
+    __atomic_store_n(&cu_namer, namer, __ATOMIC_RELEASE);
+}
+
 ks_status ks__error_cu(ks_status status, const char *kernel, const char *call, CUresult result,
                        const char *fmt, ...)
 {
@@ -140,10 +148,9 @@ ks_status ks__error_cu(ks_status status, const char *kernel, const char *call, C
     /* The driver names its own results; without it (or for codes it does
      * not know) fall back to the number. */
     const char *name = NULL, *text = NULL;
-    if (ks__cu.GetErrorName == NULL || ks__cu.GetErrorName(result, &name) != CUDA_SUCCESS)
-        name = NULL;
-    if (ks__cu.GetErrorString == NULL || ks__cu.GetErrorString(result, &text) != CUDA_SUCCESS)
-        text = NULL;
+    ks__cu_namer namer = __atomic_load_n(&cu_namer, __ATOMIC_ACQUIRE);
+    if (namer == NULL || namer((int)result, &name, &text) != 0)
+        name = text = NULL;
     char number[32];
     if (name == NULL) {
         snprintf(number, sizeof number, "CUresult %d", (int)result);

@@ -20,6 +20,12 @@
  * caller that checks statuses learns of it once, and knows that launch did
  * not run), and every later launch goes on untraced until
  * ks_trace_set_file() names a file again.
+ *
+ * A device variable's accessor (global.c) is traced too, one line before
+ * its copy:
+ *
+ *   {"seq":2,"time_ns":…,"variable":"c_w","symbol":"c_w","op":"write",
+ *    "first":0,"count":16,"bytes":64,"stream":"0x0","site":"app.c:40"}
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -181,6 +187,18 @@ static void put_arg(line *b, const ks_param_desc *d, const void *arg)
     put(b, "}");
 }
 
+/* "file:line" as a JSON string, or null. */
+static void put_site(line *b, const char *file, int line_no)
+{
+    if (file) {
+        char site[320];
+        snprintf(site, sizeof site, "%s:%d", file, line_no);
+        put_string(b, site);
+    } else {
+        put(b, "null");
+    }
+}
+
 static ks_status trace_before(const ks__checked *c)
 {
     pthread_mutex_lock(&trace_lock);
@@ -205,13 +223,7 @@ static ks_status trace_after(const ks__checked *c, ks_status st)
     put(&b, ",\"grid\":[%u,%u,%u],\"block\":[%u,%u,%u],\"shared\":%u,\"stream\":\"0x%" PRIxPTR "\",\"site\":",
         l->grid.x, l->grid.y, l->grid.z, l->block.x, l->block.y, l->block.z, l->shared_bytes,
         (uintptr_t)l->stream);
-    if (c->file) {
-        char site[320];
-        snprintf(site, sizeof site, "%s:%d", c->file, c->line);
-        put_string(&b, site);
-    } else {
-        put(&b, "null");
-    }
+    put_site(&b, c->file, c->line);
     put(&b, ",\"status\":\"%s\"", ks_status_name(st));
     if (st != KS_OK) {
         put(&b, ",\"error\":");
@@ -238,3 +250,30 @@ static ks_status trace_after(const ks__checked *c, ks_status st)
 }
 
 const ks__check ks__check_trace = {KS_CHECK_TRACE, trace_before, trace_after};
+
+void ks__global_trace(const ks_global *g, const char *op, size_t first, size_t count, ks_stream stream,
+                      const char *file, int line_no)
+{
+    if (!(__atomic_load_n(&ks__checks, __ATOMIC_RELAXED) & KS_CHECK_TRACE))
+        return;
+    struct timespec ts;
+    clock_gettime(CLOCK_REALTIME, &ts);
+    line b = {0};
+    unsigned long long seq = __atomic_add_fetch(&trace_seq, 1, __ATOMIC_RELAXED);
+    put(&b, "{\"seq\":%llu,\"time_ns\":%lld,\"variable\":", seq,
+        (long long)ts.tv_sec * 1000000000LL + ts.tv_nsec);
+    put_string(&b, g->name ? g->name : g->symbol);
+    put(&b, ",\"symbol\":");
+    put_string(&b, g->symbol);
+    put(&b, ",\"op\":\"%s\",\"first\":%zu,\"count\":%zu,\"bytes\":%zu,\"stream\":\"0x%" PRIxPTR "\",\"site\":",
+        op, first, count, count * g->elem_size, (uintptr_t)stream);
+    put_site(&b, file, line_no);
+    put(&b, "}\n");
+    pthread_mutex_lock(&trace_lock);
+    if (!b.failed && trace_open(g->name) >= 0) {
+        ssize_t w = write(trace_fd, b.s, b.n);
+        (void)w;
+    }
+    pthread_mutex_unlock(&trace_lock);
+    free(b.s);
+}

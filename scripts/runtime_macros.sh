@@ -1,7 +1,7 @@
 #!/bin/sh
 # runtime_macros.sh — writes, on stdout, a C file holding every macro name
 # the given headers #define (libkstub's kstub.h and kstub_types.h): the
-# generator reserves them (generator/naming.c), since a kernel, parameter,
+# generator reserves them (generator/model/naming.c), since a kernel, parameter,
 # type or member of such a name would be rewritten by the preprocessor in
 # the generated code. The Makefile runs it whenever a header changes, so a
 # macro added to the runtime is reserved without a second list to keep.

@@ -5,17 +5,23 @@
 #
 #   sanitize.sh fuzz SECONDS OUTDIR TARGET...
 #       each libFuzzer target OUTDIR/bin/TARGET for SECONDS, from its working
-#       corpus OUTDIR/TARGET/corpus and its committed seeds
-#       tests/fuzz/corpus/TARGET (with its tests/fuzz/dict/ dictionary); the
-#       log is OUTDIR/TARGET/log. A crash, leak, timeout or oom artifact left
-#       in OUTDIR/TARGET/, or a run that did not finish, fails.
+#       corpus OUTDIR/TARGET/corpus and its seeds OUTDIR/TARGET/seeds (with
+#       its tests/fuzz/dict/ dictionary); the log is OUTDIR/TARGET/log. A
+#       crash, leak, timeout or oom artifact left in OUTDIR/TARGET/, or a run
+#       that did not finish, fails.
 #   sanitize.sh replay OUTDIR TARGET...
-#       each target once on every input committed under tests/fuzz/corpus/TARGET/;
+#       each target once on every input of its seeds OUTDIR/TARGET/seeds;
 #       the log is OUTDIR/TARGET.replay.log. An input that fails, fails.
 #   sanitize.sh valgrind KSTUB OUTDIR INPUT...
 #       $VALGRIND (default valgrind) on KSTUB over each .cu; libclang's own
 #       reports suppressed (tests/valgrind-libclang.supp). A valgrind error
 #       fails; kstub's own exit status is reported, not judged.
+#
+# A target's seeds are made afresh at each run: the inputs committed under
+# tests/fuzz/corpus/TARGET/ (crafted ones, past findings, nvcc's images) and
+# copies of what the tree already holds in the target's format, taken now:
+# the .cu files of tests/corpus/, tests/corpus/real/ and kernels/, the
+# templates, the golden manifest. Copies of those are never committed.
 #
 # Environment: FUZZ_ARGS, more libFuzzer options for `fuzz` (the generator's
 # targets pass -close_fd_mask=2 -max_len=32768 -timeout=10); FUZZ_SYMBOLIZER,
@@ -24,7 +30,7 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 root=$PWD
 
-usage() { sed -n '4,18p' "$0" >&2; exit 2; }
+usage() { sed -n '4,24p' "$0" >&2; exit 2; }
 
 # The -dict= option of target $1 (nothing when it has no dictionary).
 dict_of() {
@@ -41,16 +47,45 @@ dict_of() {
 # Paths are absolute: a target may change directory (fuzz_cache_includes does).
 abs() { case $1 in /*) echo "$1" ;; *) echo "$root/$1" ;; esac; }
 
+# put DIR NAME < bytes: one seed, named seed-NAME.
+put() { cat > "$1/seed-$2"; }
+flat() { echo "$1" | tr '/' '_'; }
+
+# Makes OUTDIR/TARGET/seeds (see above) and prints its path.
+seeds() {
+    local out=$1 t=$2 d f
+    d=$out/$t/seeds
+    rm -rf "$d"; mkdir -p "$d"
+    if [ -d "$root/tests/fuzz/corpus/$t" ]; then cp "$root/tests/fuzz/corpus/$t"/* "$d"/; fi
+    case $t in
+        fuzz_gen_source)
+            for f in tests/corpus/*.cu tests/corpus/real/*.cu kernels/*.cu; do
+                put "$d" "$(flat "${f#tests/}")" < "$f"
+            done ;;
+        fuzz_cache_includes)
+            # the source, a NUL, then the header "h.h"
+            for f in kernels/*.cu tests/corpus/real/*.cu; do
+                { cat "$f"; printf '\0#pragma once\ntypedef int cfg_t;\n'; } | put "$d" "$(flat "${f#tests/}")"
+            done ;;
+        fuzz_gen_render)
+            for f in templates/*.in; do put "$d" "$(basename "$f")" < "$f"; done ;;
+        fuzz_gen_manifest)
+            put "$d" golden-basic.json < tests/golden/basic.kstub.json ;;
+    esac
+    echo "$d"
+}
+
 fuzz() {
-    local seconds=$1 out t dict
+    local seconds=$1 out t dict sd
     out=$(abs "$2"); shift 2
     for t in "$@"; do
         mkdir -p "$out/$t/corpus"
+        sd=$(seeds "$out" "$t")
         dict=$(dict_of "$t")
         echo "== $t for $seconds s"
         # shellcheck disable=SC2086  # FUZZ_ARGS and dict are lists of options
         ASAN_SYMBOLIZER_PATH=${FUZZ_SYMBOLIZER:-} "$out/bin/$t" -max_total_time="$seconds" -print_final_stats=1 \
-            $dict ${FUZZ_ARGS:-} -artifact_prefix="$out/$t/" "$out/$t/corpus" "$root/tests/fuzz/corpus/$t" \
+            $dict ${FUZZ_ARGS:-} -artifact_prefix="$out/$t/" "$out/$t/corpus" "$sd" \
             > "$out/$t/log" 2>&1 || true
         grep -E 'ERROR|SUMMARY|stat::number_of_executed_units|stat::new_units_added|stat::peak_rss|^Done' \
             "$out/$t/log" | tail -6 || true
@@ -62,12 +97,13 @@ fuzz() {
 }
 
 replay() {
-    local out t
+    local out t sd
     out=$(abs "$1"); shift
     for t in "$@"; do
-        "$out/bin/$t" "$root/tests/fuzz/corpus/$t"/* > "$out/$t.replay.log" 2>&1 \
+        sd=$(seeds "$out" "$t")
+        "$out/bin/$t" "$sd"/* > "$out/$t.replay.log" 2>&1 \
             || { tail -30 "$out/$t.replay.log"; echo "$t: an input failed"; exit 1; }
-        echo "$t: $(ls "tests/fuzz/corpus/$t" | wc -l) inputs passed"
+        echo "$t: $(ls "$sd" | wc -l) inputs passed"
     done
 }
 

@@ -419,6 +419,110 @@ static int abi_compare(const char *file, const ptx_module *ptx, const json_t *ke
 
 /* ---- running nvcc and kstub -------------------------------------------------------------- */
 
+/* ---- device variables: the .const/.global declarations -------------------------------- */
+
+typedef struct ptx_var {
+    char symbol[512];
+    long size, align;
+    bool matched;
+} ptx_var;
+
+/* Every module-scope ".const"/".global" declaration of a PTX text (its
+ * symbol, size: elements times the type's bytes, and alignment: .align or
+ * the type's size), leaving out nvcc's own ($str...) and the per-compilation
+ * internal names (_INTERNAL_, __nv_static_), which kstub gives no accessors.
+ * Returns how many (at most max). */
+static size_t ptx_vars(const char *text, ptx_var *out, size_t max)
+{
+    size_t n = 0;
+    for (const char *line = text; line && *line; line = strchr(line, '\n') ? strchr(line, '\n') + 1 : NULL) {
+        char buf[1024];
+        size_t len = strcspn(line, "\n");
+        if (len >= sizeof buf)
+            continue;
+        memcpy(buf, line, len);
+        buf[len] = '\0';
+        char *save = NULL, *tok = strtok_r(buf, " \t;", &save);
+        bool is_var = false;
+        long align = 0, elem = 0;
+        while (tok && (!strcmp(tok, ".visible") || !strcmp(tok, ".weak") || !strcmp(tok, ".common")))
+            tok = strtok_r(NULL, " \t;", &save);
+        if (!tok || (strcmp(tok, ".global") && strcmp(tok, ".const")))
+            continue;
+        char *name = NULL;
+        while ((tok = strtok_r(NULL, " \t;", &save)) != NULL) {
+            if (!strcmp(tok, ".align")) {
+                tok = strtok_r(NULL, " \t;", &save);
+                align = tok ? strtol(tok, NULL, 10) : 0;
+            } else if (!strncmp(tok, ".attribute", 10)) {
+                continue;
+            } else if (tok[0] == '.') {
+                elem = ptx_type_bytes(tok);
+            } else {
+                name = tok;
+                is_var = true;
+                break;
+            }
+        }
+        if (!is_var || !name || name[0] == '$' || !strncmp(name, "__unnamed_", 10) || strstr(name, "_INTERNAL_") || strstr(name, "__nv_static_") ||
+            n == max)
+            continue;
+        long count = 1;
+        char *br = strchr(name, '[');
+        if (br) {
+            count = strtol(br + 1, NULL, 10);
+            *br = '\0';
+        }
+        char *eq = strchr(name, '=');
+        if (eq)
+            *eq = '\0';
+        ptx_var *v = &out[n++];
+        snprintf(v->symbol, sizeof v->symbol, "%s", name);
+        v->size = count * elem;
+        v->align = align ? align : elem;
+        v->matched = false;
+    }
+    return n;
+}
+
+/* Compares a manifest's "variables" with the PTX's declarations: each one
+ * kstub lists must be declared with its size and alignment, and each one
+ * declared must be listed. One line per mismatch; returns their count. */
+static int abi_compare_vars(const char *file, ptx_var *pv, size_t npv, const json_t *vars, msgbuf *msg)
+{
+    int bad = 0;
+    size_t i;
+    const json_t *v;
+    json_array_foreach(vars, i, v) {
+        const char *sym = json_string_value(json_object_get(v, "symbol"));
+        long size = (long)json_integer_value(json_object_get(v, "size"));
+        long align = (long)json_integer_value(json_object_get(v, "align"));
+        ptx_var *hit = NULL;
+        for (size_t j = 0; sym && j < npv && !hit; j++)
+            if (!strcmp(pv[j].symbol, sym))
+                hit = &pv[j];
+        if (!hit) {
+            msg_add(msg, "%s: variable %s: no .const/.global %s in nvcc's PTX\n", file, sym ? sym : "?",
+                    sym ? sym : "?");
+            bad++;
+            continue;
+        }
+        hit->matched = true;
+        if (hit->size != size || hit->align != align) {
+            msg_add(msg, "%s: variable %s: kstub says %ld bytes %ld-aligned, nvcc's PTX %ld bytes "
+                    "%ld-aligned\n", file, sym, size, align, hit->size, hit->align);
+            bad++;
+        }
+    }
+    for (size_t j = 0; j < npv; j++)
+        if (!pv[j].matched) {
+            msg_add(msg, "%s: .const/.global %s (%ld bytes) in nvcc's PTX has no variable in kstub's "
+                    "manifest\n", file, pv[j].symbol, pv[j].size);
+            bad++;
+        }
+    return bad;
+}
+
 static const char *g_kstub, *g_nvcc;   /* from $KSTUB, $NVCC */
 static char g_tmp[PATH_MAX];           /* scratch directory, removed at exit */
 static char **g_files;                 /* the .cu inputs */
@@ -557,6 +661,8 @@ START_TEST(abi_matches_nvcc)
 
     char *text = read_file(ptx_path), err[256] = "";
     ck_assert_msg(text != NULL, "%s: cannot read nvcc's output %s", cu, ptx_path);
+    static ptx_var pvars[256];
+    size_t npvars = ptx_vars(text, pvars, sizeof pvars / sizeof pvars[0]);
     ptx_module ptx;
     ck_assert_msg(ptx_parse(text, &ptx, err, sizeof err), "%s: cannot parse nvcc's PTX: %s", cu, err);
     free(text);
@@ -588,6 +694,9 @@ START_TEST(abi_matches_nvcc)
 
     msgbuf msg = {0};
     int bad = abi_compare(cu, &ptx, kernels, &msg);
+    const json_t *vars = json_object_get(root, "variables");
+    size_t nvars = json_array_size(vars);
+    bad += abi_compare_vars(cu, pvars, npvars, vars, &msg);
     ck_assert_msg(bad == 0, "%d ABI mismatch(es) against nvcc -ptx -arch=" ABI_ARCH ":\n%s", bad,
                   msg.data);
     header_compiles(cu, base, log);
@@ -600,6 +709,8 @@ START_TEST(abi_matches_nvcc)
         }
     printf("abi: %s: %zu kernels (%zu of internal linkage), %zu parameters match nvcc (%zu toolkit "
            "entries left out)\n", cu, nkernels, ninternal, nparams, ntoolkit);
+    if (nvars)
+        printf("abi: %s: %zu device variables match nvcc's .const/.global declarations\n", cu, nvars);
     for (size_t i = 6; i < nn; i++)
         free(nvcc_argv[i]);
     for (size_t i = 6; i < nk; i++)

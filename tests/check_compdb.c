@@ -1,7 +1,7 @@
 /*
  * check_compdb.c — Check suite for reading a build's compile_commands.json
- * (generator/compdb.c, -p BUILD_DIR) and for the depfile's quoting
- * (generator/depfile.c): nvcc options files and @response files, a relative
+ * (generator/cli/compdb.c, -p BUILD_DIR) and for the depfile's quoting
+ * (generator/cli/depfile.c): nvcc options files and @response files, a relative
  * "directory", unterminated quotes, and ':' and newlines in depfile paths.
  *
  * Links the generator's objects and calls them directly; run from the

@@ -230,7 +230,7 @@ START_TEST(output_is_identical_from_any_directory)
         /* No absolute path, no tool version. */
         expect_lacks(ta, cwd);
         expect_lacks(ta, tmpdir);
-        expect_lacks(ta, "kstub " KSTUB_VERSION);
+        expect_lacks(ta, "kstub " KSTUB_VERSION_TEXT);
         free(ta);
         free(tb);
     }
@@ -754,6 +754,78 @@ START_TEST(check_fresh_stale_missing)
     write_file(cu, "extern \"C\" __global__ void broken(int x {}\n");
     rc = run(&out, "%s check %s", kstub_bin(), args);
     ck_assert_msg(rc == 1, "exit %d:\n%s", rc, out);
+    free(out);
+    remove_tmpdir();
+}
+END_TEST
+
+/* Issue 29: device variables in check and diff. A changed type, size,
+ * memory space or a removed variable breaks callers; an added one does not;
+ * a manifest from before variables were listed reads as having none. */
+START_TEST(variables_drift)
+{
+    make_tmpdir();
+    char *out;
+    char cu[PATH_MAX];
+    snprintf(cu, sizeof cu, "%s/v.cu", tmpdir);
+    const char *v1 = "__constant__ float c_w[16];\n__device__ int g_count;\n__device__ double g_gone;\n"
+                     "__device__ float g_space;\n__global__ void k(float *o) { o[0] = c_w[0]; }\n";
+    const char *v2 = "__constant__ float c_w[8];\n__device__ long g_count;\n__device__ int g_new;\n"
+                     "__constant__ float g_space;\n__global__ void k(float *o) { o[0] = c_w[0]; }\n";
+    write_file(cu, v1);
+    char args[2 * PATH_MAX + 64];
+    snprintf(args, sizeof args, "%s -o %s/v --manifest %s/v.json", cu, tmpdir, tmpdir);
+    ck_assert_int_eq(run(&out, "%s %s", kstub_bin(), args), 0);
+    free(out);
+    char path[PATH_MAX + 16];
+    snprintf(path, sizeof path, "%s/v.json", tmpdir);
+    char *json = ks_read_file(path, NULL);
+    ck_assert_ptr_nonnull(json);
+    expect_has(json, "\"name\": \"c_w\",\n      \"c_name\": \"c_w\",\n      \"symbol\": \"c_w\",\n"
+                     "      \"line\": 1,\n      \"col\": 20,\n      \"type\": \"float[16]\",\n"
+                     "      \"space\": \"constant\",\n      \"size\": 64,\n      \"align\": 4,\n"
+                     "      \"elem_size\": 4,\n      \"dims\": [\n        16\n      ]");
+    free(json);
+    char old[PATH_MAX + 16];
+    snprintf(old, sizeof old, "%s/old.json", tmpdir);
+    ck_assert_int_eq(rename(path, old), 0);
+    write_file(cu, v2);
+    int rc = run(&out, "%s check %s", kstub_bin(), args);
+    ck_assert_msg(rc == 4, "exit %d:\n%s", rc, out);          /* the manifest is missing */
+    free(out);
+    ck_assert_int_eq(run(&out, "%s %s", kstub_bin(), args), 0);
+    free(out);
+    rc = run(&out, "%s diff %s %s", kstub_bin(), old, path);
+    ck_assert_msg(rc == 12, "exit %d:\n%s", rc, out);
+    expect_has(out, "error: variable c_w: type changed from 'float[16]' to 'float[8]'");
+    expect_has(out, "error: variable c_w: 32 bytes 4-aligned, was 64 bytes 4-aligned");
+    expect_has(out, "error: variable g_count: type changed from 'int' to 'long'");
+    expect_has(out, "error: variable g_gone removed");
+    expect_has(out, "error: variable g_space: memory space changed from __device__ to __constant__");
+    expect_has(out, "warning: variable g_new added");
+    free(out);
+    rc = run(&out, "%s diff --format=json %s %s", kstub_bin(), old, path);
+    ck_assert_int_eq(rc, 12);
+    expect_has(out, "\"kind\": \"variable_space_changed\"");
+    free(out);
+    /* Only an addition: compatible. */
+    char *v3 = ks_xasprintf("%s__managed__ int m_more;\n", v1);
+    write_file(cu, v3);
+    free(v3);
+    char added[PATH_MAX + 16];
+    snprintf(added, sizeof added, "%s/added.json", tmpdir);
+    ck_assert_int_eq(run(&out, "%s %s -o %s/a --manifest %s", kstub_bin(), cu, tmpdir, added), 0);
+    free(out);
+    rc = run(&out, "%s diff %s %s", kstub_bin(), old, added);
+    ck_assert_msg(rc == 4, "exit %d:\n%s", rc, out);
+    expect_has(out, "warning: variable m_more added");
+    free(out);
+    write_file(cu, v2);
+    /* kstub check sees a stale manifest's variables: the old one put back. */
+    ck_assert_int_eq(rename(old, path), 0);
+    rc = run(&out, "%s check %s", kstub_bin(), args);
+    ck_assert_msg(rc == 12, "exit %d:\n%s", rc, out);
+    expect_has(out, "variable g_gone removed");
     free(out);
     remove_tmpdir();
 }
@@ -1289,6 +1361,7 @@ static Suite *drift_suite(void)
     tc = tcase_create("check");
     tcase_set_timeout(tc, 120);
     tcase_add_test(tc, check_fresh_stale_missing);
+    tcase_add_test(tc, variables_drift);
     tcase_add_test(tc, check_output_formats);
     tcase_add_test(tc, help_describes_build_and_ci);
     suite_add_tcase(s, tc);

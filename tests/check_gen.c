@@ -645,6 +645,7 @@ static const struct {
     {"records", NULL},                       /* records, enums, halves, by value and through pointers */
     {"templates", NULL},                     /* template instances, specializations, tags, arrays */
     {"internal", NULL},                      /* static and anonymous-namespace kernels */
+    {"globals", NULL},                       /* device variables' accessors (issue 29) */
 };
 
 START_TEST(golden_output)
@@ -835,8 +836,8 @@ START_TEST(generated_code_compiles)
     }
     /* The C mirrors of every record and vector kind: their static asserts
      * must hold under every compiler (CUtensorMap needs cuda.h: C11 and C++). */
-    const char *corpus[] = {"abi_records", "abi_vectors", "abi_names", "abi_tensormap"};
-    for (size_t f = 0; f < 4; f++) {
+    const char *corpus[] = {"abi_records", "abi_vectors", "abi_names", "abi_tensormap", "abi_globals"};
+    for (size_t f = 0; f < 5; f++) {
         if (f == 3 && strstr(compilers[_i].lang, "c99"))
             continue;
         rc = run(&out, "%s tests/corpus/%s.cu -o %s/%s", kstub_bin(), corpus[f], tmpdir, corpus[f]);
@@ -1050,6 +1051,7 @@ static const char *const compile_fail_cases[] = {
     "generic_no_instance.c", "generic_second_pointer.c",
     "function_pointer_wrong_type.c", "function_pointer_from_void_pointer.c",
     "strict_function_pointer_null.c", "null_literal_for_pointer.c",
+    "global_double_pointer_for_float.c", "global_default_wrong_pointer.c", "global_wrong_struct.c", "strict_global_scalar.c",
 };
 #define NFAILS (sizeof compile_fail_cases / sizeof compile_fail_cases[0])
 
@@ -1111,6 +1113,11 @@ START_TEST(wrong_calls_do_not_compile)
     ck_assert_ptr_nonnull(text);
     if (strstr(text, "templates.kstub.h")) {   /* a template's one C name */
         rc = run(&out, "%s kernels/templates.cu -o %s/templates.kstub", kstub_bin(), tmpdir);
+        ck_assert_msg(rc == 0, "%s", out);
+        free(out);
+    }
+    if (strstr(text, "abi_globals.kstub.h")) {   /* device variables' accessors */
+        rc = run(&out, "%s tests/corpus/abi_globals.cu -o %s/abi_globals.kstub", kstub_bin(), tmpdir);
         ck_assert_msg(rc == 0, "%s", out);
         free(out);
     }
@@ -1192,7 +1199,7 @@ START_TEST(cli_help_version_and_misuse)
     ck_assert_ptr_nonnull(strstr(out, "usage: kstub"));
     free(out);
     ck_assert_int_eq(run(&out, "%s --version", kstub_bin()), 0);
-    ck_assert_ptr_nonnull(strstr(out, "kstub " KSTUB_VERSION));
+    ck_assert_ptr_nonnull(strstr(out, "kstub " KSTUB_VERSION_TEXT));
     free(out);
     ck_assert_int_eq(run(&out, "%s --frobnicate x.cu -o y", kstub_bin()), 2);
     ck_assert_ptr_nonnull(strstr(out, "unknown option '--frobnicate'"));
@@ -1477,6 +1484,33 @@ START_TEST(strict_mode_accepts_exact_types)
 }
 END_TEST
 
+/* Issue 29: device variables' accessors take their element types in every
+ * language, and strict mode's exact ones in C11 and C++17. */
+START_TEST(global_accessors_compile)
+{
+    make_tmpdir();
+    char *out;
+    int rc = run(&out, "%s tests/corpus/abi_globals.cu -o %s/abi_globals.kstub", kstub_bin(), tmpdir);
+    ck_assert_msg(rc == 0, "%s", out);
+    free(out);
+    for (size_t c = 0; c < NCOMPILERS; c++) {
+        rc = compile(&out, (int)c, "tests/compile_ok/globals_ok.c", tmpdir);
+        ck_assert_msg(rc == 0, "%s %s: an accessor refuses a correct call:\n%s",
+                      compilers[c].compiler, compilers[c].lang, out);
+        free(out);
+        if (!strstr(compilers[c].lang, "c11") && !strstr(compilers[c].lang, "c++17"))
+            continue;
+        rc = run(&out, "%s %s -DGLOBALS_STRICT -Wall -Wextra -Wpedantic -Werror -Iruntime -I%s -c "
+                 "tests/compile_ok/globals_ok.c -o /dev/null", compilers[c].compiler,
+                 compilers[c].lang, tmpdir);
+        ck_assert_msg(rc == 0, "%s %s: strict mode refuses an exact accessor call:\n%s",
+                      compilers[c].compiler, compilers[c].lang, out);
+        free(out);
+    }
+    remove_tmpdir();
+}
+END_TEST
+
 /* Issue 18, item 9: a device function pointer's parameter takes the
  * caller's function pointer of that type, the generated typedef's pointer
  * and NULL (C99, C11, C++17, gcc and clang, -Wpedantic -Werror); strict
@@ -1572,6 +1606,7 @@ static Suite *gen_suite(void)
     tcase_add_loop_test(tc, wrong_calls_do_not_compile, 0, NFAILS);
     tcase_add_test(tc, strict_mode_accepts_exact_types);
     tcase_add_test(tc, function_pointer_arguments_compile);
+    tcase_add_test(tc, global_accessors_compile);
     tcase_add_test(tc, template_generic_name_or_the_reason);
     suite_add_tcase(s, tc);
 

@@ -326,6 +326,74 @@ START_TEST(colliding_names_launch_the_right_kernel)
 }
 END_TEST
 
+/* ---- issue 29: device variables' names ------------------------------------------------------------ */
+
+/* A variable named like a C keyword, a runtime name, another variable's or
+ * a kernel's generated name steps aside with a note; one whose C name is a
+ * kernel's is an error naming both, and the kstub:name it suggests fixes it;
+ * a variable template (instantiated: one that is not puts nothing in the
+ * image), a namespace-scope __shared__ and a hidden one get notes. Everything generated compiles in every language. */
+START_TEST(variable_names_step_aside_or_collide)
+{
+    static const char cu[] =
+        "template <typename T> __device__ T g_vt;\n"
+        "extern \"C\" __global__ void k(float *o) { o[0] = g_vt<float>; }\n"
+        "__device__ int restrict;\n"
+        "__device__ float ks_table[4];\n"
+        "__device__ int k_node;\n"
+        "__constant__ float c_w[4];\n"
+        "__constant__ float c_w_set[2];\n"
+        "__device__ int KS_OK;\n"
+        "__shared__ float s_tile[8];\n"
+        "static __device__ int s_plain;\n"
+        "namespace { __device__ int hidden; }\n";
+    write_at("vn.cu", cu);
+    char *out;
+    int rc = run(&out, "cd '%s' && %s vn.cu -o vn", tmpdir, kstub_path);
+    ck_assert_msg(rc == 0, "kstub:\n%s", out);
+    expect_has(out, "note: variable 'restrict' is 'restrict_' in C");
+    expect_has(out, "note: variable 'ks_table' is 'ks_table_' in C");
+    expect_has(out, "note: variable 'k_node' is 'k_node_' in C");
+    expect_has(out, "note: variable 'c_w_set' is 'c_w_set_' in C");
+    expect_has(out, "note: variable 'KS_OK' is 'KS_OK_' in C");
+    expect_has(out, "note: 'g_vt' is a device variable template");
+    expect_has(out, "note: variable 's_tile' is __shared__ at namespace scope");
+    expect_has(out, "note: variable '(anonymous)::hidden' has internal linkage in a namespace");
+    expect_lacks(out, "s_plain");
+    free(out);
+    char *h = read_at("vn.h");
+    expect_has(h, "ks_status restrict__set(int ks__value, ks_stream ks__stream);");
+    expect_has(h, "ks_status c_w_set(const float *ks__src, ks_stream ks__stream);");
+    expect_has(h, "ks_status c_w_set__set(const float *ks__src, ks_stream ks__stream);");
+    expect_has(h, "ks_status s_plain_set(int ks__value, ks_stream ks__stream);");
+    expect_has(h, "ks_status k_node(ks_graph ks__graph");
+    expect_has(h, "ks_status k_node__get(int *ks__value, ks_stream ks__stream);");
+    free(h);
+    compiles_everywhere("vn.c");
+
+    /* A variable and a kernel wanting one C name: an error naming both, then the fix it names. */
+    static const char clash[] =
+        "namespace a { __device__ int b_c; }\n"
+        "namespace a_b { __global__ void c(float *o) {} }\n";
+    write_at("cl.cu", clash);
+    rc = run(&out, "cd '%s' && %s cl.cu -o cl", tmpdir, kstub_path);
+    ck_assert_msg(rc == 1, "exit %d:\n%s", rc, out);
+    expect_has(out, "cl.cu:1:30: error: kernel 'a_b::c' (cl.cu:2) and variable 'a::b_c' both get the C "
+               "name 'a_b_c'; name one with a '// kstub:name NAME = C_NAME' comment");
+    free(out);
+    char *fixed = ks_xasprintf("%s// kstub:name a::b_c = abc_var\n", clash);
+    write_at("cl.cu", fixed);
+    free(fixed);
+    rc = run(&out, "cd '%s' && %s cl.cu -o cl", tmpdir, kstub_path);
+    ck_assert_msg(rc == 0, "exit %d:\n%s", rc, out);
+    free(out);
+    h = read_at("cl.h");
+    expect_has(h, "ks_status abc_var_set(int ks__value, ks_stream ks__stream);");
+    free(h);
+    compiles_everywhere("cl.c");
+}
+END_TEST
+
 /* ---- #13: pointer depth ---------------------------------------------------------------------- */
 
 START_TEST(pointer_depth_is_not_capped)
@@ -650,6 +718,7 @@ static Suite *hostile_suite(void)
     tcase_add_checked_fixture(tc, setup, teardown);
     tcase_set_timeout(tc, 300);
     tcase_add_test(tc, colliding_names_launch_the_right_kernel);
+    tcase_add_test(tc, variable_names_step_aside_or_collide);
     tcase_add_test(tc, pointer_depth_is_not_capped);
     tcase_add_test(tc, comments_quotes_and_paths_reach_generated_c_escaped);
     tcase_add_test(tc, launch_bounds_text_in_a_body_is_not_the_kernels);

@@ -1,6 +1,6 @@
 /*
  * check_pch.c — Check suite for the precompiled prelude cache
- * (generator/pch.c, its use in generator/session.c): the leading-include
+ * (generator/front/pch.c, its use in generator/front/session.c): the leading-include
  * scanner and the PCH checksum called directly; then the kstub binary
  * ($KSTUB) with and without the cache over every file of kernels/,
  * tests/corpus/ and tests/corpus/real/ (byte-identical outputs, depfiles and
@@ -192,7 +192,7 @@ START_TEST(skip_bodies_identical_with_and_without_cache_and_to_bodies)
                  "skip-none/host_templates.json skip-none/train_step.json skip-none/dynamic_launch.json",
                  tmpdir);
     ck_assert_msg(rc == 0, "--skip-bodies changes the outputs:\n%s", out);
-    /* 7, 11 (2 of internal linkage) and 3 kernels, most instantiated by launches alone. */
+    /* 7, 11 (two of them static) and 3 kernels, most of them instantiated by launches alone. */
     ck_assert_msg(strstr(out, "host_templates.json:7\n") && strstr(out, "train_step.json:11\n") &&
                   strstr(out, "dynamic_launch.json:3\n"), "%s", out);
     free(out);

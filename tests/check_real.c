@@ -2,7 +2,7 @@
  * check_real.c — kstub on .cu files as real projects write them (issue 14):
  * host code beside the kernels, template kernels instantiated only by host
  * code, kernels in project headers (--kernels-in), what clang's CUDA mode
- * lacks and nvcc has (generator/compat.c), internal-linkage kernels named in
+ * lacks and nvcc has (generator/front/compat.c), internal-linkage kernels named in
  * notes, and two files of one name in two folders linked into one program
  * with kstub.mk. The ABI of every stub against nvcc's PTX is check-abi's
  * job (tests/check_abi.c runs over the same files).

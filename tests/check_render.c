@@ -1,5 +1,5 @@
 /*
- * check_render.c — the template engine (generator/render.c) on its own: small
+ * check_render.c — the template engine (generator/emit/render.c) on its own: small
  * templates over small trees of values, each case one feature of the subset
  * templates/ uses (values, filters, sections, inverted sections, comments,
  * named pieces, the layout tags) and each refusal (unknown names, bad

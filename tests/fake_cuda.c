@@ -7,7 +7,9 @@
  * one exercised. See fake_cuda.h for the control functions.
  *
  * Model: any image loads (PTX containing "BAD" fails to JIT, with a log);
- * symbols exist when registered with fake_cuda_set_params; a kernel handle
+ * symbols exist when registered with fake_cuda_set_params (kernels) or
+ * fake_cuda_set_global (device variables: host memory, one copy per
+ * context, which the memcpy entry points read and write); a kernel handle
  * dies with its library or module. Contexts: FAKE_CUDA_CONTEXTS of them,
  * 0 the primary context of device 0 and the rest user contexts (device 0
  * for 1, device 1 for 2 and 3); a module's functions launch only in its
@@ -46,7 +48,9 @@ FAKE_API CUresult cuGetProcAddress(const char *symbol, void **pfn, int version, 
     X(cuKernelGetName) X(cuFuncGetName) X(cuStreamSynchronize)          \
     X(cuPointerGetAttributes) X(cuDeviceCanAccessPeer)                  \
     X(cuLibraryGetKernelCount) X(cuLibraryEnumerateKernels)             \
-    X(cuModuleGetFunctionCount) X(cuModuleEnumerateFunctions)
+    X(cuModuleGetFunctionCount) X(cuModuleEnumerateFunctions)           \
+    X(cuLibraryGetGlobal) X(cuModuleGetGlobal) X(cuMemcpyHtoDAsync)     \
+    X(cuMemcpyDtoHAsync) X(cuGraphAddMemcpyNode)
 #define FAKE_ENTRIES(X) FAKE_DRIVER_ENTRIES(X) X(cuGetProcAddress_v2) X(cuGetProcAddress)
 
 enum {
@@ -108,6 +112,16 @@ static struct {
     int nallocs;
     int peer_access;            /* fake_cuda_peer_access */
 } st;
+
+/* Device variables: a symbol, the size the driver reports, and one copy per context. */
+#define MAX_GLOBALS 8
+static struct fake_global {
+    char name[128];
+    size_t size;
+    unsigned char mem[FAKE_CUDA_CONTEXTS][FAKE_CUDA_GLOBAL_BYTES];
+} globals[MAX_GLOBALS];
+static int nglobals;
+static struct { CUstream stream; size_t bytes; int dir; } last_copy;
 
 static int ctx_objs[FAKE_CUDA_CONTEXTS];     /* their addresses are the CUcontexts */
 static const int ctx_device[FAKE_CUDA_CONTEXTS] = {0, 0, 1, 1};
@@ -489,6 +503,80 @@ static CUresult fake_cuLibraryGetKernel(CUkernel *kernel, CUlibrary library, con
     LEAVE(r);
 }
 
+/* A variable's copy in context \p ctx. Under lock. */
+static CUresult get_global(CUdeviceptr *ptr, size_t *bytes, fake_lib *lib, const char *name, int ctx)
+{
+    if (lib->bad_log != NULL || (st.lazy_jit && lib->bad_cap)) {
+        jit_fail(lib->bad_log, lib->bad_cap);
+        return CUDA_ERROR_INVALID_PTX;
+    }
+    if (ctx < 0)
+        return CUDA_ERROR_INVALID_CONTEXT;
+    for (int i = 0; i < nglobals; i++)
+        if (strcmp(globals[i].name, name) == 0) {
+            if (ptr)
+                *ptr = (CUdeviceptr)(uintptr_t)globals[i].mem[ctx];
+            if (bytes)
+                *bytes = globals[i].size;
+            return CUDA_SUCCESS;
+        }
+    return CUDA_ERROR_NOT_FOUND;
+}
+
+static CUresult fake_cuLibraryGetGlobal(CUdeviceptr *ptr, size_t *bytes, CUlibrary library, const char *name)
+{
+    ENTER(cuLibraryGetGlobal);
+    fake_lib *lib = find_lib(library);
+    if (lib == NULL || lib->ctx != -1)
+        LEAVE(CUDA_ERROR_INVALID_HANDLE);
+    LEAVE(get_global(ptr, bytes, lib, name, current_index()));
+}
+
+static CUresult fake_cuModuleGetGlobal(CUdeviceptr *ptr, size_t *bytes, CUmodule module, const char *name)
+{
+    ENTER(cuModuleGetGlobal);
+    fake_lib *lib = find_lib(module);
+    if (lib == NULL || lib->ctx == -1)
+        LEAVE(CUDA_ERROR_INVALID_HANDLE);
+    LEAVE(get_global(ptr, bytes, lib, name, lib->ctx));
+}
+
+/* Whether [p, p + n) lies inside one variable's copy. Under lock. */
+static int in_global(CUdeviceptr p, size_t n)
+{
+    for (int i = 0; i < nglobals; i++)
+        for (int c = 0; c < FAKE_CUDA_CONTEXTS; c++) {
+            uintptr_t base = (uintptr_t)globals[i].mem[c];
+            if (p >= base && p - base <= globals[i].size && n <= globals[i].size - (p - base))
+                return 1;
+        }
+    return 0;
+}
+
+static CUresult fake_cuMemcpyHtoDAsync(CUdeviceptr dst, const void *src, size_t n, CUstream stream)
+{
+    ENTER(cuMemcpyHtoDAsync);
+    if (!has_context())
+        LEAVE(CUDA_ERROR_INVALID_CONTEXT);
+    if (src == NULL || !in_global(dst, n))
+        LEAVE(CUDA_ERROR_INVALID_VALUE);
+    memcpy((void *)(uintptr_t)dst, src, n);
+    last_copy.stream = stream, last_copy.bytes = n, last_copy.dir = 1;
+    LEAVE(CUDA_SUCCESS);
+}
+
+static CUresult fake_cuMemcpyDtoHAsync(void *dst, CUdeviceptr src, size_t n, CUstream stream)
+{
+    ENTER(cuMemcpyDtoHAsync);
+    if (!has_context())
+        LEAVE(CUDA_ERROR_INVALID_CONTEXT);
+    if (dst == NULL || !in_global(src, n))
+        LEAVE(CUDA_ERROR_INVALID_VALUE);
+    memcpy(dst, (const void *)(uintptr_t)src, n);
+    last_copy.stream = stream, last_copy.bytes = n, last_copy.dir = -1;
+    LEAVE(CUDA_SUCCESS);
+}
+
 /* Every registered symbol is in every image: the list is theirs, in order. Under lock. */
 static CUresult list_kernels(void **out, unsigned n, fake_lib *lib, int ctx)
 {
@@ -812,6 +900,10 @@ static CUresult fake_cuOccupancyMaxPotentialBlockSize(int *min_grid, int *block,
  */
 typedef struct fake_node {
     int kernel;                                  /* 1: a kernel node; 0: an empty node */
+    int memcpy;                                  /* 1: a host-to-device memcpy node */
+    CUdeviceptr copy_dst;
+    const void *copy_src;
+    size_t copy_bytes;
     fake_kernel *k;
     unsigned grid[3], block[3], shared;
     int ctx;                                     /* the context it was added in */
@@ -972,6 +1064,30 @@ static CUresult fake_cuGraphAddEmptyNode(CUgraphNode *node, CUgraph graph, const
     LEAVE(r);
 }
 
+static CUresult fake_cuGraphAddMemcpyNode(CUgraphNode *node, CUgraph graph, const CUgraphNode *deps,
+                                          size_t ndeps, const CUDA_MEMCPY3D *c, CUcontext ctx)
+{
+    ENTER(cuGraphAddMemcpyNode);
+    fake_graph *g = find_graph(graph);
+    fake_node *n = NULL;
+    int ci = ctx_index(ctx);
+    CUresult r = node == NULL || c == NULL || ci < 0 ? CUDA_ERROR_INVALID_VALUE : add_node(g, deps, ndeps, &n);
+    /* Only what ks_global_node_add makes: one row from host memory into a variable. */
+    if (r == CUDA_SUCCESS && (c->srcMemoryType != CU_MEMORYTYPE_HOST || c->dstMemoryType != CU_MEMORYTYPE_DEVICE ||
+                              c->Height != 1 || c->Depth != 1 || !in_global(c->dstDevice, c->WidthInBytes)))
+        r = CUDA_ERROR_INVALID_VALUE;
+    if (r == CUDA_SUCCESS) {
+        n->memcpy = 1;
+        n->ctx = ci;
+        n->copy_dst = c->dstDevice;
+        n->copy_src = c->srcHost;
+        n->copy_bytes = c->WidthInBytes;
+        g->nnodes++;
+        *node = (CUgraphNode)(void *)n;
+    }
+    LEAVE(r);
+}
+
 static CUresult fake_cuGraphKernelNodeGetParams(CUgraphNode node, CUDA_KERNEL_NODE_PARAMS *p)
 {
     ENTER(cuGraphKernelNodeGetParams);
@@ -1033,6 +1149,8 @@ static CUresult fake_cuGraphLaunch(CUgraphExec exec, CUstream stream)
         LEAVE(CUDA_ERROR_INVALID_CONTEXT);
     for (int i = 0; i < e->nnodes; i++) {
         const fake_node *n = &e->nodes[i];
+        if (n->memcpy)                           /* the source is read now, as the driver does */
+            memcpy((void *)(uintptr_t)n->copy_dst, n->copy_src, n->copy_bytes);
         if (!n->kernel || st.nlaunches == FAKE_CUDA_MAX_LAUNCHES)
             continue;
         fake_launch *l = &st.launches[st.nlaunches++];
@@ -1152,6 +1270,9 @@ FAKE_API void fake_cuda_reset(void)
     memset(delay_us, 0, sizeof delay_us);
     memset(graphs, 0, sizeof graphs);
     memset(execs, 0, sizeof execs);
+    memset(globals, 0, sizeof globals);
+    nglobals = 0;
+    memset(&last_copy, 0, sizeof last_copy);
     current = NULL;
     ctx_depth = 0;
     st.cc_major = 9, st.cc_minor = 0;          /* an H100/H200 */
@@ -1377,4 +1498,33 @@ FAKE_API void fake_cuda_peer_access(int on)
     pthread_mutex_lock(&lock);
     st.peer_access = on;
     pthread_mutex_unlock(&lock);
+}
+
+FAKE_API void fake_cuda_set_global(const char *symbol, size_t size)
+{
+    pthread_mutex_lock(&lock);
+    if (nglobals < MAX_GLOBALS && size <= FAKE_CUDA_GLOBAL_BYTES) {
+        struct fake_global *g = &globals[nglobals++];
+        memset(g, 0, sizeof *g);
+        strncpy(g->name, symbol, sizeof g->name - 1);
+        g->size = size;
+    }
+    pthread_mutex_unlock(&lock);
+}
+
+FAKE_API unsigned char *fake_cuda_global(const char *symbol, int ctx)
+{
+    for (int i = 0; i < nglobals; i++)
+        if (strcmp(globals[i].name, symbol) == 0 && ctx >= 0 && ctx < FAKE_CUDA_CONTEXTS)
+            return globals[i].mem[ctx];
+    return NULL;
+}
+
+FAKE_API size_t fake_cuda_last_copy(CUstream *stream, int *dir)
+{
+    if (stream)
+        *stream = last_copy.stream;
+    if (dir)
+        *dir = last_copy.dir;
+    return last_copy.bytes;
 }

@@ -17,6 +17,7 @@
 #define FAKE_CUDA_CONTEXTS 4            /* 0: device 0's primary; 1: device 0; 2, 3: device 1 */
 #define FAKE_CUDA_STATIC_SHARED 1024    /* every kernel's static shared memory */
 #define FAKE_CUDA_GRAPH_NODES 16        /* nodes per graph */
+#define FAKE_CUDA_GLOBAL_BYTES 256      /* the most a fake device variable holds */
 #define FAKE_CUDA_ALLOCS 32             /* fake_cuda_alloc's allocations */
 #define FAKE_CUDA_VA_STRIDE 0x1000000ull  /* 16 MiB of address space per allocation */
 #define FAKE_CUDA_VA_BASE 0x100000000000ull /* where they start if no range can be reserved */
@@ -88,5 +89,13 @@ unsigned long long fake_cuda_alloc(size_t size, int type, int device);
 void fake_cuda_free(unsigned long long ptr);
 /* cuDeviceCanAccessPeer's answer between different devices (default 0). */
 void fake_cuda_peer_access(int on);
+/* Declare the device variable \p symbol in every image: cuLibraryGetGlobal and
+ * cuModuleGetGlobal report \p size bytes (at most FAKE_CUDA_GLOBAL_BYTES) and an
+ * address in host memory, one copy per context, zeroed. */
+void fake_cuda_set_global(const char *symbol, size_t size);
+/* The copy of \p symbol in context \p ctx, or NULL. */
+unsigned char *fake_cuda_global(const char *symbol, int ctx);
+/* The last cuMemcpyHtoDAsync (*dir 1) or cuMemcpyDtoHAsync (-1): its bytes, and its stream. */
+size_t fake_cuda_last_copy(CUstream *stream, int *dir);
 
 #endif /* FAKE_CUDA_H */

@@ -12,7 +12,8 @@ check-gen: $(B)/tests/check_gen $(KSTUB) $(GEN_H) $(GEN_C)
 
 # Rewrites the golden files from the current generator; review the diff.
 # basic.cu embeds basic.ptx; the other inputs (GOLDEN_PLAIN) embed no image.
-GOLDEN_PLAIN := records templates internal
+
+GOLDEN_PLAIN := records templates internal globals
 bless: $(KSTUB)
 	$(KSTUB) tests/golden/basic.cu --embed tests/golden/basic.ptx \
 	    -o tests/golden/basic.kstub --manifest tests/golden/basic.kstub.json

@@ -85,6 +85,9 @@ void fake_cuda_open(void)
     CONTROL(alloc);
     CONTROL(free);
     CONTROL(peer_access);
+    CONTROL(set_global);
+    CONTROL(global);
+    CONTROL(last_copy);
 #undef CONTROL
     fake.reset();
 }

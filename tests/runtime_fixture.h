@@ -17,6 +17,7 @@
  *   check_runtime_load.c    the module fallback, images from files, the set-uid environment
  *   check_runtime_nvrtc.c   NVRTC through the fake (counts, failures)
  *   check_runtime_cache.c   SHA-256, the NVRTC disk cache, the real NVRTC
+ *   check_runtime_global.c  device variables: accessors' copies, bounds, the size proof
  *
  * Each case runs in its own forked process (check_runtime.c forces it):
  * libkstub loads its driver once per process and the test kernels keep their
@@ -87,6 +88,9 @@ struct fake_cuda_controls {
     __typeof__(&fake_cuda_alloc) alloc;
     __typeof__(&fake_cuda_free) free;
     __typeof__(&fake_cuda_peer_access) peer_access;
+    __typeof__(&fake_cuda_set_global) set_global;
+    __typeof__(&fake_cuda_global) global;
+    __typeof__(&fake_cuda_last_copy) last_copy;
 };
 extern struct fake_cuda_controls fake;
 
@@ -199,6 +203,7 @@ void runtime_cases_launch(Suite *s);
 void runtime_cases_load(Suite *s);
 void runtime_cases_nvrtc(Suite *s);
 void runtime_cases_cache(Suite *s);
+void runtime_cases_global(Suite *s);
 
 /* check_runtime.c runs itself as a set-uid copy with --secure-env-probe (check_runtime_load.c). */
 int secure_env_probe(void);

@@ -15,9 +15,11 @@
 #                             the whole generator (the ASan+UBSan kstub of $(B)/asan-all,
 #                             leaks on) and compiles what it writes as C11 and C++17, for N
 #                             seconds; findings left under $(B)/fuzz-gen/<target>/
-#   make fuzz-gen-replay      each target once on every input committed under
-#                             tests/fuzz/corpus/<target>/ (seconds; for CI): every
-#                             input that once crashed a target is committed there
+#   make fuzz-gen-replay      each target once on every seed (committed under
+#                             tests/fuzz/corpus/<target>/, and the copies of the tree's
+#                             files scripts/sanitize.sh adds), then gen_whole.sh over
+#                             tests/fuzz/corpus/gen_whole/ and kernels/ (seconds; for CI):
+#                             every input that once crashed a target is committed there
 #   make check-asan           the whole CPU suite (check-all's CHECK_TARGETS, less any
 #                             in ASAN_SKIP) built with ASan+UBSan, leaks on, in
 #                             $(B)/asan-all: the generator, the runtime, the fakes and

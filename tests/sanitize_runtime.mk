@@ -8,19 +8,21 @@
 #                             each libFuzzer target (the cache-entry reader, the
 #                             #include scanner of the cache key, the image-kind
 #                             sniffing) for N seconds (clang's
-#                             -fsanitize=fuzzer,address,undefined), from its seed corpus
-#                             tests/fuzz/corpus/<target>/; crashes are left as
+#                             -fsanitize=fuzzer,address,undefined), from its seeds
+#                             (scripts/sanitize.sh makes them); crashes are left as
 #                             $(B)/fuzz/<target>/crash-* and fail the target
-#   make fuzz-runtime-replay  each target once on every committed input under
-#                             tests/fuzz/corpus/<target>/ (seconds): an input that once
+#   make fuzz-runtime-replay  each target once on every seed: those committed under
+#                             tests/fuzz/corpus/<target>/ and the tree's copies (seconds): an input that once
 #                             crashed a target is committed there and stays a regression test
 #   make fuzz FUZZ_SECONDS=N  every fuzz target, the runtime's and the generator's
 #                             (sanitize_gen.mk), N seconds each: the time budget per target
 #   make fuzz-replay          both replays (what CI runs)
 #
-# The seeds under tests/fuzz/corpus/ named seed-* come from tests/fuzz/seed.sh
-# (tests/corpus/, kernels/, templates, manifests, nvcc's images and the issue 19
-# regressions); each target's dictionary is tests/fuzz/dict/*.dict (scripts/sanitize.sh
+# A target's seeds are made at run time in $(B)/fuzz*/<target>/seeds by scripts/sanitize.sh:
+# what is committed under tests/fuzz/corpus/<target>/ (seed-* from tests/fuzz/seed.sh:
+# generated manifests, nvcc's images, the issue 19 regressions; the rest past findings
+# and crafted inputs) plus copies of tests/corpus/, kernels/, the templates and the
+# golden manifest, taken at each run and never committed; each target's dictionary is tests/fuzz/dict/*.dict (scripts/sanitize.sh
 # picks it). The fuzz and replay loops of both files are scripts/sanitize.sh.
 #
 # The sanitized suites rerun this Makefile with another B and OPT, so the

@@ -33,6 +33,7 @@ CHECK_TARGETS :=
 -include tests/gpu_real.mk
 -include tests/gpu_internal.mk
 -include tests/gpu_spec.mk
+-include tests/gpu_globals.mk
 -include tests/install.mk
 -include tests/sanitize_runtime.mk
 -include tests/sanitize_gen.mk

@@ -463,6 +463,103 @@ ks_status bench_fill_int_nodes_set(ks_graph_exec                ks__exec,
                                    const ks_launch             *ks__launches,
                                    const bench_fill_int_args   *ks__values);
 
+/* bench_read_table's descriptor, for the runtime's calls on one kernel:
+ * ks_kernel_set_max_shared(&bench_read_table_kernel, bytes) before a launch with
+ * more than 48 KiB of dynamic shared memory, ks_kernel_info,
+ * ks_launch_config_1d, ks_kernel_resolve (load early). */
+extern ks_kernel bench_read_table_kernel;
+
+/* bench_read_table — bench_kernels.cu:53
+ *   __global__ void bench_read_table(float * y)
+ */
+ks_status bench_read_table(ks_launch   launch,
+                           float      *y);
+
+/* The same over n_items threads (1-D), with the block size the occupancy
+ * calculator picks for this kernel; nothing is launched when n_items is 0. */
+ks_status bench_read_table_n(size_t      n_items,
+                             ks_stream   stream,
+                             float      *y);
+
+/* What the macro form (below) calls: the same, with the caller's file and line. */
+ks_status ks__bench_read_table_at(const char *ks__file,
+                                  int         ks__line,
+                                  ks_launch   launch,
+                                  float      *y);
+ks_status ks__bench_read_table_n_at(const char *ks__file,
+                                    int         ks__line,
+                                    size_t      n_items,
+                                    ks_stream   stream,
+                                    float      *y);
+
+/* A node of bench_read_table in a CUDA graph: the kernel is in the type, so
+ * bench_read_table_node_set takes no other kernel's node. .node is the graph's node
+ * (for dependencies and the driver's own calls); the rest is libkstub's. */
+typedef struct bench_read_table_node_t {
+    ks_graph_node node;
+    ks_node_target ks__target;
+} bench_read_table_node_t;
+
+/* One node's arguments for bench_read_table_nodes_set: a member per parameter. */
+typedef struct bench_read_table_args {
+    float *y;
+} bench_read_table_args;
+
+/* The same launch as a kernel node of a CUDA graph: added to ks__graph after
+ * the ks__ndeps nodes at ks__deps (NULL, 0: a root), *ks__node receives it.
+ * The arguments are copied into the node; launch.stream is not used (the
+ * graph runs on the stream it is launched on); launch.attrs must be NULL. */
+ks_status bench_read_table_node(ks_graph                       ks__graph,
+                                const ks_graph_node           *ks__deps,
+                                size_t                         ks__ndeps,
+                                bench_read_table_node_t       *ks__node,
+                                ks_launch                      launch,
+                                float                         *y);
+
+/* New configuration and arguments for that node in ks__exec, an instance of
+ * its graph, from its next launch on: one cuGraphExecKernelNodeSetParams. A
+ * node not in ks__exec is refused and nothing changes; the graph must still
+ * exist. */
+ks_status bench_read_table_node_set(ks_graph_exec                  ks__exec,
+                                    bench_read_table_node_t        ks__node,
+                                    ks_launch                      launch,
+                                    float                         *y);
+
+/* The same for ks__count nodes at once: node i gets ks__launches[i] (NULL:
+ * the configuration it was added with) and the arguments ks__values[i].
+ * Stops at the first node refused (ks_last_error() names it); the nodes
+ * before it are updated. */
+ks_status bench_read_table_nodes_set(ks_graph_exec                  ks__exec,
+                                     size_t                         ks__count,
+                                     const bench_read_table_node_t *ks__nodes,
+                                     const ks_launch               *ks__launches,
+                                     const bench_read_table_args   *ks__values);
+
+/* bench_table — bench_kernels.cu:51: __constant__ float[16], 64 bytes,
+ * 16 elements of float. Its accessors copy on ks__stream (NULL: the legacy
+ * default stream, KS_STREAM_PER_THREAD, or a CUstream); a read returns once the
+ * values are in host memory. The size is proven against the image when it loads. */
+extern ks_global bench_table_global;
+KS_STATIC_ASSERT(sizeof(float) == 4, "kstub: an element of bench_table is 4 bytes on the device", bench_table_elem);
+/* Elements [ks__first, ks__first + ks__count) from or to host memory; past
+ * the 16 elements is KS_ERR_INVALID_VALUE and nothing is copied. */
+ks_status bench_table_write(size_t ks__first, const float *ks__src, size_t ks__count, ks_stream ks__stream);
+ks_status bench_table_read(size_t ks__first, float *ks__dst, size_t ks__count, ks_stream ks__stream);
+/* All 16 elements. */
+ks_status bench_table_set(const float *ks__src, ks_stream ks__stream);
+ks_status bench_table_get(float *ks__dst, ks_stream ks__stream);
+/* Its device address in the calling thread's context (its first element), for kernels or the driver. */
+ks_status bench_table_address(float **ks__address);
+/* A node of ks__graph (after the ks__ndeps nodes at ks__deps) that copies
+ * ks__count elements from ks__src, read when the graph runs, from element ks__first on. */
+ks_status bench_table_node(ks_graph ks__graph, const ks_graph_node *ks__deps, size_t ks__ndeps, size_t ks__first,
+                           const float *ks__src, size_t ks__count, ks_graph_node *ks__node);
+/* What the macro forms call: the same, with the caller's file and line. */
+ks_status ks__bench_table_write_at(const char *ks__file, int ks__line, size_t ks__first, const float *ks__src,
+                                   size_t ks__count, ks_stream ks__stream);
+ks_status ks__bench_table_read_at(const char *ks__file, int ks__line, size_t ks__first, float *ks__dst,
+                                  size_t ks__count, ks_stream ks__stream);
+
 #if !defined(__cplusplus) && !defined(KSTUB_PLAIN_CALLS)
 /* The macro form of each stub, in C. It hands the caller's file and line to
  * the run-time checks' messages (ks_checks_set, KSTUB_CHECK) and checks each
@@ -670,6 +767,59 @@ ks_status bench_fill_int_nodes_set(ks_graph_exec                ks__exec,
             "kernel bench_fill_int: the nodes must be bench_fill_int_node_t"), ks__launches, \
         KS_ARG_NODES(ks__values, _Generic((ks__values), const bench_fill_int_args *: 1, bench_fill_int_args *: 1, void *: 1, default: 0), \
             "kernel bench_fill_int: the arguments must be bench_fill_int_args"))
+#define bench_read_table(...) ks__bench_read_table_call(__VA_ARGS__)
+#define ks__bench_read_table_call(launch, y) \
+    ks__bench_read_table_at(__FILE__, __LINE__, launch, \
+        KS_ARG_POINTER(y, _Generic((y), float *: 1, default: 0), \
+            _Generic((y), float *: 1, void *: 1, default: 0), \
+            "kernel bench_read_table, parameter y needs exactly float *", "kernel bench_read_table, parameter y needs float *, not another pointer type"))
+#define bench_read_table_n(...) ks__bench_read_table_n_call(__VA_ARGS__)
+#define ks__bench_read_table_n_call(n_items, stream, y) \
+    ks__bench_read_table_n_at(__FILE__, __LINE__, n_items, stream, \
+        KS_ARG_POINTER(y, _Generic((y), float *: 1, default: 0), \
+            _Generic((y), float *: 1, void *: 1, default: 0), \
+            "kernel bench_read_table, parameter y needs exactly float *", "kernel bench_read_table, parameter y needs float *, not another pointer type"))
+#define bench_read_table_node(...) ks__bench_read_table_node_call(__VA_ARGS__)
+#define ks__bench_read_table_node_call(ks__graph, ks__deps, ks__ndeps, ks__node, launch, y) \
+    (bench_read_table_node)(ks__graph, ks__deps, ks__ndeps, \
+        KS_ARG_NODES(ks__node, _Generic((ks__node), bench_read_table_node_t *: 1, void *: 1, default: 0), \
+            "kernel bench_read_table: the node must be a bench_read_table_node_t *"), launch, \
+        KS_ARG_POINTER(y, _Generic((y), float *: 1, default: 0), \
+            _Generic((y), float *: 1, void *: 1, default: 0), \
+            "kernel bench_read_table, parameter y needs exactly float *", "kernel bench_read_table, parameter y needs float *, not another pointer type"))
+#define bench_read_table_node_set(...) ks__bench_read_table_node_set_call(__VA_ARGS__)
+#define ks__bench_read_table_node_set_call(ks__exec, ks__node, launch, y) \
+    (bench_read_table_node_set)(ks__exec, ks__node, launch, \
+        KS_ARG_POINTER(y, _Generic((y), float *: 1, default: 0), \
+            _Generic((y), float *: 1, void *: 1, default: 0), \
+            "kernel bench_read_table, parameter y needs exactly float *", "kernel bench_read_table, parameter y needs float *, not another pointer type"))
+#define bench_read_table_nodes_set(...) ks__bench_read_table_nodes_set_call(__VA_ARGS__)
+#define ks__bench_read_table_nodes_set_call(ks__exec, ks__count, ks__nodes, ks__launches, ks__values) \
+    (bench_read_table_nodes_set)(ks__exec, ks__count, \
+        KS_ARG_NODES(ks__nodes, _Generic((ks__nodes), const bench_read_table_node_t *: 1, bench_read_table_node_t *: 1, void *: 1, default: 0), \
+            "kernel bench_read_table: the nodes must be bench_read_table_node_t"), ks__launches, \
+        KS_ARG_NODES(ks__values, _Generic((ks__values), const bench_read_table_args *: 1, bench_read_table_args *: 1, void *: 1, default: 0), \
+            "kernel bench_read_table: the arguments must be bench_read_table_args"))
+#define bench_table_write(ks__first, ks__src, ks__count, ks__stream) \
+    ks__bench_table_write_at(__FILE__, __LINE__, ks__first, KS_ARG_POINTER(ks__src, _Generic((ks__src), const float *: 1, float *: 1, default: 0), \
+        _Generic((ks__src), const float *: 1, float *: 1, void *: 1, const void *: 1, default: 0), \
+        "variable bench_table needs exactly const float *", "variable bench_table needs const float *, not another pointer type"), ks__count, ks__stream)
+#define bench_table_read(ks__first, ks__dst, ks__count, ks__stream) \
+    ks__bench_table_read_at(__FILE__, __LINE__, ks__first, KS_ARG_POINTER(ks__dst, _Generic((ks__dst), float *: 1, default: 0), \
+        _Generic((ks__dst), float *: 1, void *: 1, default: 0), \
+        "variable bench_table needs exactly float *", "variable bench_table needs float *, not another pointer type"), ks__count, ks__stream)
+#define bench_table_set(ks__src, ks__stream) \
+    ks__bench_table_write_at(__FILE__, __LINE__, 0, KS_ARG_POINTER(ks__src, _Generic((ks__src), const float *: 1, float *: 1, default: 0), \
+        _Generic((ks__src), const float *: 1, float *: 1, void *: 1, const void *: 1, default: 0), \
+        "variable bench_table needs exactly const float *", "variable bench_table needs const float *, not another pointer type"), 16, ks__stream)
+#define bench_table_get(ks__dst, ks__stream) \
+    ks__bench_table_read_at(__FILE__, __LINE__, 0, KS_ARG_POINTER(ks__dst, _Generic((ks__dst), float *: 1, default: 0), \
+        _Generic((ks__dst), float *: 1, void *: 1, default: 0), \
+        "variable bench_table needs exactly float *", "variable bench_table needs float *, not another pointer type"), 16, ks__stream)
+#define bench_table_node(ks__graph, ks__deps, ks__ndeps, ks__first, ks__src, ks__count, ks__node) \
+    (bench_table_node)(ks__graph, ks__deps, ks__ndeps, ks__first, KS_ARG_POINTER(ks__src, _Generic((ks__src), const float *: 1, float *: 1, default: 0), \
+        _Generic((ks__src), const float *: 1, float *: 1, void *: 1, const void *: 1, default: 0), \
+        "variable bench_table needs exactly const float *", "variable bench_table needs const float *, not another pointer type"), ks__count, ks__node)
 #endif
 
 /* bench_fill(launch, y, v, n): one name over the instances of
@@ -900,6 +1050,35 @@ inline ks_status bench_fill_int_node_set(ks_graph_exec ks__exec, bench_fill_int_
     static_assert(std::is_same<KS_T2, int>::value,
                   "kernel bench_fill_int, parameter n needs exactly int");
     return bench_fill_int_node_set(ks__exec, ks__node, launch, static_cast<int *>(y), static_cast<int>(v), static_cast<int>(n));
+}
+template <typename KS_T0>
+inline ks_status bench_read_table(ks_launch launch, KS_T0 y)
+{
+    static_assert(std::is_same<KS_T0, float *>::value,
+                  "kernel bench_read_table, parameter y needs exactly float *");
+    return bench_read_table(launch, static_cast<float *>(y));
+}
+template <typename KS_T0>
+inline ks_status bench_read_table_n(size_t n_items, ks_stream stream, KS_T0 y)
+{
+    static_assert(std::is_same<KS_T0, float *>::value,
+                  "kernel bench_read_table, parameter y needs exactly float *");
+    return bench_read_table_n(n_items, stream, static_cast<float *>(y));
+}
+template <typename KS_T0>
+inline ks_status bench_read_table_node(ks_graph ks__graph, const ks_graph_node *ks__deps, size_t ks__ndeps,
+                                 bench_read_table_node_t *ks__node, ks_launch launch, KS_T0 y)
+{
+    static_assert(std::is_same<KS_T0, float *>::value,
+                  "kernel bench_read_table, parameter y needs exactly float *");
+    return bench_read_table_node(ks__graph, ks__deps, ks__ndeps, ks__node, launch, static_cast<float *>(y));
+}
+template <typename KS_T0>
+inline ks_status bench_read_table_node_set(ks_graph_exec ks__exec, bench_read_table_node_t ks__node, ks_launch launch, KS_T0 y)
+{
+    static_assert(std::is_same<KS_T0, float *>::value,
+                  "kernel bench_read_table, parameter y needs exactly float *");
+    return bench_read_table_node_set(ks__exec, ks__node, launch, static_cast<float *>(y));
 }
 #endif
 

@@ -45,3 +45,12 @@ template <typename T> __global__ void bench_fill(T *y, T v, int n)
 }
 template __global__ void bench_fill<float>(float *, float, int);
 template __global__ void bench_fill<int>(int *, int, int);
+
+// A 64-byte constant table (issue 29): global_bench writes it with the
+// generated bench_table_set and with a raw cuMemcpyHtoDAsync to its address.
+__constant__ float bench_table[16];
+
+extern "C" __global__ void bench_read_table(float *y)
+{
+    y[threadIdx.x & 15] = bench_table[threadIdx.x & 15];
+}

@@ -1,19 +1,20 @@
 /*
  * cli.h — what the command line (main.c) uses beyond the components'
- * own headers: the version, and the --list document (manifest.c).
+ * own headers: the version.
  */
 #ifndef KSTUB_CLI_H
 #define KSTUB_CLI_H
 
 #include "emit.h"
+#include "manifest.h"
 #include "model.h"
 #include "options.h"
 
-#define KSTUB_VERSION "0.2.0"
-
-/* ---- manifest.c ---- */
-/* kstub --list --format=json: the manifest's document, each kernel also
- * carrying its stub's "prototype" (sp: the header's spellings). */
-char *ks_list_json(const ks_options *opts, const ks_model *m, const ks_spellings *sp);
+/* kstub's version, "MAJOR.MINOR.PATCH": runtime/kstub.h's KSTUB_VERSION_*
+ * numbers, the one place the version is written; the Makefile passes it
+ * (GEN_INC). */
+#ifndef KSTUB_VERSION_TEXT
+#error "KSTUB_VERSION_TEXT comes from runtime/kstub.h through the Makefile (GEN_INC)"
+#endif
 
 #endif /* KSTUB_CLI_H */

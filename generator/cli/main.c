@@ -833,7 +833,7 @@ int main(int argc, char **argv)
     if (rc == 0 && c.info == 1)
         usage(stdout);
     else if (rc == 0 && c.info == 2)
-        printf("kstub %s (manifest format %d)\n", KSTUB_VERSION, KSTUB_MANIFEST_FORMAT);
+        printf("kstub %s (manifest format %d)\n", KSTUB_VERSION_TEXT, KSTUB_MANIFEST_FORMAT);
     if (rc != 0 || c.info) {
         cli_free(&c);
         return rc;

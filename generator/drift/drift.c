@@ -203,6 +203,8 @@ static void diff_kernel(diff_ctx *d, const ks_sig_kern *ko, const ks_sig_kern *k
     free(kname);
 }
 
+static void diff_vars(diff_ctx *d);
+
 /* Kernels pair up by qualified name and symbol (overloads share a name).
  * A kernel whose symbol changed (a C++ kernel's parameter type is part of
  * its mangled name) still pairs by name when exactly one kernel of that
@@ -304,6 +306,61 @@ static void diff_models(diff_ctx *d)
     free(next);
     free(taken);
     ks_sigtable_free(&d->names);
+    diff_vars(d);
+}
+
+/* Device variables pair up by qualified name. A changed type, size,
+ * alignment, memory space, extent, symbol or C name breaks callers (their
+ * accessors' types or the bytes they copy change); a removed one does too;
+ * an added one is compatible. */
+static void diff_vars(diff_ctx *d)
+{
+    const ks_sigs *o = d->old, *n = d->new;
+    const char *f = d->new_file;
+    unsigned char *seen = ks_xmalloc(n->nvars + 1);
+    memset(seen, 0, n->nvars + 1);
+    for (size_t i = 0; i < o->nvars; i++) {
+        const ks_sig_var *vo = &o->vars[i], *vn = NULL;
+        for (size_t j = 0; j < n->nvars && !vn; j++)
+            if (!seen[j] && strcmp(n->vars[j].name, vo->name) == 0) {
+                vn = &n->vars[j];
+                seen[j] = 1;
+            }
+        ks_sig_kern who = {.name = vo->name, .symbol = vn ? vn->symbol : vo->symbol};
+        if (!vn) {
+            ks_report_add(d->r, KS_SEV_ERROR, "variable_removed", f, 0, 0, &who,
+                "variable %s removed (it was at %s:%u)", vo->name, d->old_file, vo->line);
+            continue;
+        }
+        if (strcmp(vo->type, vn->type) != 0 || strcmp(vo->dims, vn->dims) != 0)
+            ks_report_add(d->r, KS_SEV_ERROR, "variable_type_changed", f, vn->line, vn->col, &who,
+                "variable %s: type changed from '%s' to '%s'", vn->name, vo->type, vn->type);
+        if (vo->size != vn->size || vo->align != vn->align)
+            ks_report_add(d->r, KS_SEV_ERROR, "variable_size_changed", f, vn->line, vn->col, &who,
+                "variable %s: %ld bytes %ld-aligned, was %ld bytes %ld-aligned", vn->name, vn->size,
+                vn->align, vo->size, vo->align);
+        if (strcmp(vo->space, vn->space) != 0)
+            ks_report_add(d->r, KS_SEV_ERROR, "variable_space_changed", f, vn->line, vn->col, &who,
+                "variable %s: memory space changed from __%s__ to __%s__", vn->name, vo->space,
+                vn->space);
+        if (strcmp(vo->symbol, vn->symbol) != 0)
+            ks_report_add(d->r, KS_SEV_ERROR, "variable_symbol_changed", f, vn->line, vn->col, &who,
+                "variable %s: device symbol changed from '%s' to '%s'", vn->name, vo->symbol,
+                vn->symbol);
+        if (strcmp(vo->c_name, vn->c_name) != 0)
+            ks_report_add(d->r, KS_SEV_ERROR, "variable_c_name_changed", f, vn->line, vn->col, &who,
+                "variable %s: accessors renamed from '%s_*' to '%s_*'", vn->name, vo->c_name,
+                vn->c_name);
+    }
+    for (size_t j = 0; j < n->nvars; j++) {
+        if (seen[j])
+            continue;
+        const ks_sig_var *vn = &n->vars[j];
+        ks_sig_kern who = {.name = vn->name, .symbol = vn->symbol};
+        ks_report_add(d->r, KS_SEV_WARNING, "variable_added", f, vn->line, vn->col, &who,
+            "variable %s added", vn->name);
+    }
+    free(seen);
 }
 
 /* ---- kstub diff ------------------------------------------------------------------------------- */

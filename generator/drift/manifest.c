@@ -7,7 +7,6 @@
  * (F_* below), are stable, and "format" changes when they do. Both
  * directions go through jansson.
  */
-#include "cli.h"
 #include "emit.h"
 #include "manifest.h"
 #include "sigtable.h"
@@ -44,6 +43,11 @@
 #define F_OFFSET "offset"
 #define F_EXTENT "extent"
 #define F_FIXED "fixed"
+/* a device variable (and F_NAME, F_C_NAME, F_SYMBOL, F_LINE, F_COL, F_TYPE, F_SIZE, F_ALIGN) */
+#define F_VARIABLES "variables"
+#define F_SPACE "space"
+#define F_DIMS "dims"
+#define F_ELEM_SIZE "elem_size"
 
 /* ---- writing ----------------------------------------------------------------------------------- */
 
@@ -94,6 +98,25 @@ static json_t *kernel_json(const ks_kern *k, const ks_spellings *sp, size_t inde
     return j;
 }
 
+static json_t *var_json(const ks_var *v)
+{
+    json_t *dims = json_array();
+    for (size_t i = 0; i < v->type.ndims; i++)
+        json_array_append_new(dims, json_integer((json_int_t)v->type.dims[i]));
+    return json_pack("{s:s, s:s, s:s, s:i, s:i, s:s, s:s, s:i, s:i, s:i, s:o}",
+                     F_NAME, v->name,
+                     F_C_NAME, v->c_name,
+                     F_SYMBOL, v->symbol,
+                     F_LINE, (json_int_t)v->line,
+                     F_COL, (json_int_t)v->col,
+                     F_TYPE, v->spelled,
+                     F_SPACE, ks_space_name(v->space),
+                     F_SIZE, (json_int_t)v->size,
+                     F_ALIGN, (json_int_t)v->align,
+                     F_ELEM_SIZE, (json_int_t)v->elem_size,
+                     F_DIMS, dims);
+}
+
 static char *document(const ks_options *opts, const ks_model *m, const ks_spellings *sp,
                       int with_prototype)
 {
@@ -102,6 +125,14 @@ static char *document(const ks_options *opts, const ks_model *m, const ks_spelli
         json_array_append_new(kernels, kernel_json(&m->kernels[i], sp, i, with_prototype));
     json_t *root = json_pack("{s:i, s:s, s:o}", F_FORMAT, KSTUB_MANIFEST_FORMAT,
                              F_SOURCE, ks_basename(opts->input), F_KERNELS, kernels);
+    /* Only when there are any: a file without device variables keeps the
+     * manifest it had before they were listed. */
+    if (m->nvars) {
+        json_t *vars = json_array();
+        for (size_t i = 0; i < m->nvars; i++)
+            json_array_append_new(vars, var_json(&m->vars[i]));
+        json_object_set_new(root, F_VARIABLES, vars);
+    }
     if (with_prototype && sp->generics) {
         json_t *g = json_array();
         for (size_t i = 0; sp->generics[i]; i++)
@@ -259,6 +290,70 @@ static int kernel_value(const json_t *jk, size_t i, ks_sig_kern *k, const char *
     return bad;
 }
 
+/* One device variable (index i, from 0). Returns 0, or -1 after an error. */
+static int var_value(const json_t *jv, size_t i, ks_sig_var *v, const char *path)
+{
+    where w = {i + 1, 0};
+    memset(v, 0, sizeof *v);
+    v->name = str_value(json_object_get(jv, F_NAME));
+    v->c_name = str_value(json_object_get(jv, F_C_NAME));
+    v->symbol = str_value(json_object_get(jv, F_SYMBOL));
+    v->type = str_value(json_object_get(jv, F_TYPE));
+    v->space = str_value(json_object_get(jv, F_SPACE));
+    long line = 0, col = 0;
+    if (int_value(json_object_get(jv, F_LINE), F_LINE, 1, &line, path, w) != 0 ||
+        int_value(json_object_get(jv, F_COL), F_COL, 1, &col, path, w) != 0 ||
+        int_value(json_object_get(jv, F_SIZE), F_SIZE, 0, &v->size, path, w) != 0 ||
+        int_value(json_object_get(jv, F_ALIGN), F_ALIGN, 0, &v->align, path, w) != 0 ||
+        int_value(json_object_get(jv, F_ELEM_SIZE), F_ELEM_SIZE, 1, &v->elem_size, path, w) != 0)
+        return -1;
+    v->line = (unsigned)line;
+    v->col = (unsigned)col;
+    const json_t *dims = json_object_get(jv, F_DIMS);
+    ks_buf b = {0};
+    size_t nd = json_is_array(dims) ? json_array_size(dims) : 0;
+    for (size_t j = 0; j < nd; j++) {
+        const json_t *d = json_array_get(dims, j);
+        if (!json_is_integer(d) || json_integer_value(d) < 0) {
+            ks_error_at(path, 0, 0, "variable #%zu: \"" F_DIMS "\" must list non-negative integers", i + 1);
+            free(b.data);
+            return -1;
+        }
+        ks_buf_printf(&b, "[%lld]", (long long)json_integer_value(d));
+    }
+    v->dims = b.len ? ks_buf_take(&b) : ks_xstrdup("");
+    if (!v->name || !v->c_name || !v->symbol || !v->type || !v->space || !json_is_array(dims)) {
+        ks_error_at(path, 0, 0, "variable #%zu: a " F_NAME ", " F_C_NAME ", " F_SYMBOL ", " F_TYPE
+                    ", " F_SPACE " or " F_DIMS " field is missing", i + 1);
+        return -1;
+    }
+    return 0;
+}
+
+static int vars_from_json(const json_t *root, const char *path, ks_sigs *m)
+{
+    const json_t *vars = json_object_get(root, F_VARIABLES);
+    if (!vars)
+        return 0;                  /* none, or a manifest from before variables were listed */
+    if (!json_is_array(vars)) {
+        ks_error_at(path, 0, 0, "\"" F_VARIABLES "\" is not an array");
+        return -1;
+    }
+    size_t nv = json_array_size(vars);
+    m->vars = ks_xmalloc((nv ? nv : 1) * sizeof *m->vars);
+    for (size_t i = 0; i < nv; i++)
+        if (var_value(json_array_get(vars, i), i, &m->vars[m->nvars++], path) != 0)
+            return -1;
+    for (size_t i = 0; i < m->nvars; i++)
+        for (size_t j = 0; j < i; j++)
+            if (strcmp(m->vars[i].name, m->vars[j].name) == 0) {
+                ks_error_at(path, 0, 0, "variable #%zu repeats #%zu ('%s'): a manifest lists each "
+                            "variable once", i + 1, j + 1, m->vars[i].name);
+                return -1;
+            }
+    return 0;
+}
+
 /* A kernel is its name and device symbol (what diff pairs on): a manifest
  * that lists one twice is malformed, not a kernel added. Reports each
  * repeat with the entry it repeats; returns their count. */
@@ -344,7 +439,8 @@ static int manifest_from_json(const json_t *root, const char *path, ks_sigs *m)
     int bad = 0;
     for (size_t i = 0; i < nk && !bad; i++)
         bad = kernel_value(json_array_get(kernels, i), i, &m->kernels[m->nkernels++], path);
-    if (bad || find_duplicate_kernels(m, path) + find_shared_c_names(m, path) > 0) {
+    if (bad || find_duplicate_kernels(m, path) + find_shared_c_names(m, path) > 0 ||
+        vars_from_json(root, path, m) != 0) {
         ks_sigs_free(m);
         return -1;
     }
@@ -403,6 +499,16 @@ void ks_sigs_free(ks_sigs *m)
         free(k->symbol);
     }
     free(m->kernels);
+    for (size_t i = 0; i < m->nvars; i++) {
+        ks_sig_var *v = &m->vars[i];
+        free(v->name);
+        free(v->c_name);
+        free(v->symbol);
+        free(v->type);
+        free(v->space);
+        free(v->dims);
+    }
+    free(m->vars);
     free(m->source);
     memset(m, 0, sizeof *m);
 }

@@ -21,6 +21,9 @@ struct ks_spellings;
  * each parameter's c_type as the header template's pieces spell it (emit.h). */
 char *ks_manifest_json(const struct ks_options *opts, const struct ks_model *model,
                        const struct ks_spellings *sp);
+/* kstub --list --format=json: the manifest's document, each kernel also
+ * carrying its stub's "prototype" (sp: the header's spellings). */
+char *ks_list_json(const struct ks_options *opts, const struct ks_model *m, const struct ks_spellings *sp);
 
 /* A manifest's signatures. */
 typedef struct ks_sig_param {
@@ -36,10 +39,21 @@ typedef struct ks_sig_kern {
     size_t nparams;
 } ks_sig_kern;
 
+/* A device variable as the manifest lists it ("variables", optional). */
+typedef struct ks_sig_var {
+    char *name, *c_name, *symbol, *type;
+    char *space;               /* "constant", "device", "managed" */
+    char *dims;                /* "[16][4]", "" for none */
+    unsigned line, col;
+    long size, align, elem_size;
+} ks_sig_var;
+
 typedef struct ks_sigs {
     char *source;
     ks_sig_kern *kernels;
     size_t nkernels;
+    ks_sig_var *vars;
+    size_t nvars;
 } ks_sigs;
 
 /* Reads a manifest file, or manifest text (name for messages). A manifest

@@ -40,6 +40,11 @@
  *    that uses FILE, clock_t, CLOCKS_PER_SEC, time, assert or std::swap
  *    without including them compiles under nvcc; clang's wrapper brings
  *    only some of them (no FILE, no CLOCKS_PER_SEC, no assert).
+ *  - __managed__: nvcc makes it a device variable the host reaches too;
+ *    clang's CUDA mode ignores the attribute (it is HIP's), which left a
+ *    __managed__ variable a host one, and a kernel that used it "referred
+ *    to a __host__ variable". Defined here as __device__ (variable.c tells
+ *    it from a plain __device__ one by the __managed__ token as written).
  *  - <omp.h>: nvcc's host compiler (gcc) finds it in its own include
  *    folder, clang does not; that folder is searched last (-idirafter), so
  *    clang's own headers keep precedence.
@@ -120,6 +125,9 @@ static const char compat_header[] =
     "{ return __builtin_isinf(__x); }\n"
     "template <typename __KsT> static inline __host__ bool signbit(__KsT __x) "
     "{ return __builtin_signbit(__x); }\n"
+    /* ---- __managed__: a device variable the host can also reach ---- */
+    "#undef __managed__\n"
+    "#define __managed__ __attribute__((device))\n"
     "#endif\n";
 
 const char *ks_compat_header(size_t *len)

@@ -64,6 +64,23 @@ void ks_session_close(ks_session *s);
 size_t ks_session_prelude_files(CXTranslationUnit tu,
                                 void (*fn)(const char *path, int is_system, void *data), void *data);
 
+/* ---- prelude_key.c: what shapes a prelude (pch.c's helper) ---- */
+/* p->key from everything that shapes the prelude built with args (the
+ * parse's less the input's own -I/-D/-U) and the prelude text. */
+void ks_prelude_key(ks_prelude *p, const char *const *args, size_t nargs, const char *text);
+/* p->key of the prelude built with those of the input's own arguments that
+ * can change it (rel), from the base prelude's key in p->key. */
+void ks_prelude_variant_key(ks_prelude *p, const char *const *rel, size_t nrel);
+/* The names p's files (and the compat header) could hold and the headers
+ * their __has_include queries ask for, as the KEY.names text; -1 when a file
+ * cannot be read. */
+int ks_prelude_names(const ks_prelude *p, ks_buf *out);
+/* The input's own arguments (user: "-I" DIR pairs, -D, -U) that can change
+ * the prelude p, given its names text (NULL: unknown, so all of them), in
+ * their order, into out (room for nuser). Returns how many. */
+size_t ks_prelude_relevant_args(const ks_prelude *p, const char *names, const char *const *user, size_t nuser,
+                                const char **out);
+
 /* ---- pch.c: the prelude cache (the session's private helper) ---- */
 #define KS_PRELUDE_PATH "/__kstub__/prelude.cu"
 /* The input's leading "#include <name>" lines (only blank lines and comments
@@ -247,5 +264,9 @@ char *ks_unspellable_argument(CXCursor spec, int i);
  * saying why and what to do instead: the caller, who knows the kernel and
  * the parameter, reports it. */
 int ks_typemap_param(const ks_session *s, ks_model *m, CXType t, ks_type *out, char **why);
+/* A device variable's type: its element type with the array dimensions in
+ * out->dims (name: the variable's, for refusals). 0, or -1 with *why. */
+int ks_typemap_variable(const ks_session *s, ks_model *m, CXType t, const char *name, ks_type *out,
+                        char **why);
 
 #endif /* KSTUB_FRONT_H */

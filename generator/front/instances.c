@@ -462,3 +462,50 @@ void ks__check_headers_used(walk_ctx *w)
                         "it (or declares nothing in it)", w->named[i]);
     }
 }
+
+/* ---- explicit instantiations ----------------------------------------------------------------- */
+
+static enum CXChildVisitResult find_decl_ref(CXCursor c, CXCursor parent, CXClientData data)
+{
+    (void)parent;
+    if (clang_getCursorKind(c) == CXCursor_DeclRefExpr) {
+        CXCursor r = clang_getCursorReferenced(c);
+        if (clang_getCursorKind(r) == CXCursor_FunctionDecl) {
+            *(CXCursor *)data = r;
+            return CXChildVisit_Break;
+        }
+    }
+    return CXChildVisit_Recurse;
+}
+
+/* A "kstub_iN" typedef injected after the Nth explicit instantiation leads to
+ * the specialization: a kernel of its own, when the template is one. */
+void ks__handle_instantiation(walk_ctx *w, CXCursor typedef_cursor)
+{
+    char *alias = ks_take(clang_getCursorSpelling(typedef_cursor));
+    static const char prefix[] = "kstub_i";
+    size_t idx = (size_t)-1;
+    if (strncmp(alias, prefix, sizeof prefix - 1) == 0 && isdigit((unsigned char)alias[sizeof prefix - 1])) {
+        char *end;
+        unsigned long v = strtoul(alias + sizeof prefix - 1, &end, 10);
+        if (*end == '\0')
+            idx = (size_t)v;
+    }
+    free(alias);
+    if (idx >= w->ninst)
+        return;
+    CXCursor fn = clang_getNullCursor();
+    clang_visitChildren(typedef_cursor, find_decl_ref, &fn);
+    if (clang_Cursor_isNull(fn) || !ks_cursor_is_kernel(fn))
+        return;                      /* an instantiation of some other function template */
+    free(w->inst_used_by[idx]);
+    w->inst_used_by[idx] = ks_qualified_name(fn);
+    char *symbol = ks_take(clang_Cursor_getMangling(fn));
+    int again = ks__seen_symbol(w, symbol);
+    free(symbol);
+    if (again)
+        return;
+    w->current_args = w->inst[idx].args;
+    ks__add_kernel(w, fn);
+    w->current_args = NULL;
+}

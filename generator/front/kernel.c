@@ -525,3 +525,64 @@ int ks__resolve_bounds(walk_ctx *w, const char *text, size_t size)
     free(src.data);
     return rc;
 }
+
+/* ---- kstub:skip ------------------------------------------------------------------------------- */
+
+/* Whether two names are the same but for spaces and '&' ("k<&f>" is "k<f>"). */
+static int same_name(const char *a, const char *b)
+{
+    for (;;) {
+        while (*a == ' ' || *a == '&')
+            a++;
+        while (*b == ' ' || *b == '&')
+            b++;
+        if (*a != *b)
+            return 0;
+        if (!*a)
+            return 1;
+        a++, b++;
+    }
+}
+
+/* A kernel a "kstub:skip" names is left out before its parameters are looked
+ * at: a kernel kstub cannot type can be skipped. It names it by its qualified
+ * name ("k", "k<float>", "k<f>" or "k<&f>"), a template's instances by the
+ * template's name (\p base), or by its symbol: nvcc's (the manifest's, a
+ * pattern for internal linkage) or clang's mangling. */
+int ks__skipped(walk_ctx *w, const char *name, const char *base, CXCursor fn)
+{
+    char *mangled = NULL, *device = NULL;
+    int hit = 0;
+    for (size_t i = 0; i < w->nskips && !hit; i++) {
+        const char *want = w->skips[i].rest;
+        if (same_name(want, name) || (base && same_name(want, base))) {
+            hit = 1;
+        } else {
+            if (!mangled) {
+                mangled = ks_take(clang_Cursor_getMangling(fn));
+                device = ks__device_symbol(w, fn, mangled);
+            }
+            hit = strcmp(want, mangled) == 0 || strcmp(want, device) == 0;
+        }
+        if (hit) {
+            w->skip_hits[i]++;
+            ks__walk_diag(w, fn, "note", "kernel '%s' left out (kstub:skip)", name);
+        }
+    }
+    free(mangled);
+    free(device);
+    return hit;
+}
+
+/* Whether a "kstub:skip" names the device variable \p var (its qualified
+ * name or its symbol); a note says so. */
+int ks__skipped_variable(walk_ctx *w, const char *name, const char *symbol, CXCursor var)
+{
+    for (size_t i = 0; i < w->nskips; i++)
+        if (same_name(w->skips[i].rest, name) || strcmp(w->skips[i].rest, symbol) == 0) {
+            w->skip_hits[i]++;
+            ks__walk_diag(w, var, "note", "variable '%s' left out (kstub:skip)", name);
+            return 1;
+        }
+    return 0;
+}

@@ -11,300 +11,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-
-static const char *const std_typedefs[] = {
-    "size_t", "ptrdiff_t", "intptr_t", "uintptr_t", "intmax_t", "uintmax_t",
-    "int8_t", "int16_t", "int32_t", "int64_t",
-    "uint8_t", "uint16_t", "uint32_t", "uint64_t",
-};
-static const ks_scalar std_scalars[] = {
-    KS_SCALAR_SIZE_T, KS_SCALAR_PTRDIFF_T, KS_SCALAR_INTPTR_T, KS_SCALAR_UINTPTR_T,
-    KS_SCALAR_INTMAX_T, KS_SCALAR_UINTMAX_T,
-    KS_SCALAR_INT8_T, KS_SCALAR_INT16_T, KS_SCALAR_INT32_T, KS_SCALAR_INT64_T,
-    KS_SCALAR_UINT8_T, KS_SCALAR_UINT16_T, KS_SCALAR_UINT32_T, KS_SCALAR_UINT64_T,
-};
-
-static int std_typedef(const char *name, ks_scalar *out)
-{
-    for (size_t i = 0; i < sizeof std_typedefs / sizeof *std_typedefs; i++)
-        if (strcmp(std_typedefs[i], name) == 0) {
-            *out = std_scalars[i];
-            return 1;
-        }
-    return 0;
-}
-
-/* The first <stdint.h>/<stddef.h> typedef in t's chain of sugar:
- * "int64_t n" stays int64_t in C rather than becoming "long". */
-static int std_typedef_of(CXType t, ks_scalar *out)
-{
-    for (;;) {
-        if (t.kind == CXType_Elaborated) {
-            t = clang_Type_getNamedType(t);
-        } else if (t.kind == CXType_Typedef) {
-            char *name = ks_take(clang_getTypedefName(t));
-            int hit = std_typedef(name, out);
-            free(name);
-            if (hit)
-                return 1;
-            t = clang_getTypedefDeclUnderlyingType(clang_getTypeDeclaration(t));
-        } else if (t.kind == CXType_Unexposed) {
-            /* "std::int64_t" (a using-declaration) shows as unexposed sugar:
-             * libclang's spelling of it names the typedef. */
-            char *sp = ks_take(clang_getTypeSpelling(t));
-            const char *name = sp;
-            while (strncmp(name, "const ", 6) == 0 || strncmp(name, "volatile ", 9) == 0)
-                name = strchr(name, ' ') + 1;
-            if (strncmp(name, "std::", 5) == 0)
-                name += 5;
-            int hit = std_typedef(name, out);
-            free(sp);
-            return hit;
-        } else {
-            return 0;
-        }
-    }
-}
-
-static int builtin_scalar(enum CXTypeKind k, ks_scalar *out)
-{
-    switch (k) {
-    case CXType_Bool: *out = KS_SCALAR_BOOL; return 1;
-    case CXType_Char_S:
-    case CXType_Char_U: *out = KS_SCALAR_CHAR; return 1;
-    case CXType_SChar: *out = KS_SCALAR_SCHAR; return 1;
-    case CXType_UChar: *out = KS_SCALAR_UCHAR; return 1;
-    case CXType_Short: *out = KS_SCALAR_SHORT; return 1;
-    case CXType_UShort: *out = KS_SCALAR_USHORT; return 1;
-    case CXType_Int: *out = KS_SCALAR_INT; return 1;
-    case CXType_UInt: *out = KS_SCALAR_UINT; return 1;
-    case CXType_Long: *out = KS_SCALAR_LONG; return 1;
-    case CXType_ULong: *out = KS_SCALAR_ULONG; return 1;
-    case CXType_LongLong: *out = KS_SCALAR_LLONG; return 1;
-    case CXType_ULongLong: *out = KS_SCALAR_ULLONG; return 1;
-    case CXType_Float: *out = KS_SCALAR_FLOAT; return 1;
-    case CXType_Double: *out = KS_SCALAR_DOUBLE; return 1;
-    default: return 0;
-    }
-}
-
-/* A scalar C names exactly (builtin or standard typedef). */
-int ks__tm_scalar_of(CXType t, ks_scalar *out)
-{
-    return std_typedef_of(t, out) || builtin_scalar(clang_getCanonicalType(t).kind, out);
-}
-
-static unsigned quals_of(CXType t)
-{
-    return (clang_isConstQualifiedType(t) ? KS_QUAL_CONST : 0) |
-           (clang_isVolatileQualifiedType(t) ? KS_QUAL_VOLATILE : 0);
-}
-
-char *ks__tm_refuse(const char *fmt, ...)
-{
-    va_list ap;
-    va_start(ap, fmt);
-    char *why = ks_xvasprintf(fmt, ap);
-    va_end(ap);
-    return why;
-}
-
-char *ks__tm_spelling(CXType t)
-{
-    return ks_take(clang_getTypeSpelling(t));
-}
-
-/* ---- enums ---------------------------------------------------------------------------------- */
-
-static enum CXChildVisitResult enum_constant_visitor(CXCursor c, CXCursor parent, CXClientData data)
-{
-    (void)parent;
-    ks_def *d = data;
-    if (clang_getCursorKind(c) != CXCursor_EnumConstantDecl)
-        return CXChildVisit_Continue;
-    char *name = ks_take(clang_getCursorSpelling(c));
-    long long v = d->is_signed ? clang_getEnumConstantDeclValue(c)
-                               : (long long)clang_getEnumConstantDeclUnsignedValue(c);
-    ks_def_add_enumerator(d, name, v);
-    free(name);
-    return CXChildVisit_Continue;
-}
-
-/* An enum: its underlying integer type and its enumerators. */
-/* ---- where a type comes from ----------------------------------------------------------------- */
-
-/* Whether one of a header's tokens (clang's; comments and literals aside)
- * is one of words (NULL-terminated). */
-static int text_has_token(CXTranslationUnit tu, CXFile f, size_t size, const char *const *words)
-{
-    CXToken *toks;
-    unsigned nt;
-    clang_tokenize(tu, clang_getRange(clang_getLocationForOffset(tu, f, 0),
-                                      clang_getLocationForOffset(tu, f, (unsigned)size)), &toks, &nt);
-    int found = 0;
-    for (unsigned i = 0; !found && i < nt; i++) {
-        CXTokenKind k = clang_getTokenKind(toks[i]);
-        if (k == CXToken_Comment || k == CXToken_Literal)
-            continue;
-        char *w = ks_take(clang_getTokenSpelling(tu, toks[i]));
-        for (const char *const *c = words; !found && *c; c++)
-            found = strcmp(w, *c) == 0;
-        free(w);
-    }
-    clang_disposeTokens(tu, toks, nt);
-    return found;
-}
-
-/* Whether a header's text can be read by a host C++ compiler, as far as
- * its own tokens tell: a .h or .hpp file with no CUDA-only keyword or
- * built-in. (Its #includes are not followed.) */
-static int text_is_host_cxx(CXTranslationUnit tu, CXFile f, const char *path, size_t size)
-{
-    const char *dot = strrchr(path, '.');
-    if (!dot || (strcmp(dot, ".h") != 0 && strcmp(dot, ".hpp") != 0 && strcmp(dot, ".hh") != 0 &&
-                 strcmp(dot, ".hxx") != 0))
-        return 0;
-    static const char *const cuda_only[] = {
-        "__global__", "__device__", "__host__", "__shared__", "__constant__", "__managed__",
-        "__forceinline__", "__noinline__", "__launch_bounds__", "__grid_constant__", "threadIdx",
-        "blockIdx", "blockDim", "gridDim", "warpSize", "__syncthreads", NULL,
-    };
-    return !text_has_token(tu, f, size, cuda_only);
-}
-
-/* Whether a header's text can be read by a C compiler, as far as its own
- * tokens tell (clang's, comments and literals aside): a .h file with none
- * of C++'s own keywords or '::'. (Its #includes are not followed.) */
-static int text_is_c(CXTranslationUnit tu, CXFile f, const char *path, size_t size)
-{
-    size_t n = strlen(path);
-    if (n < 2 || strcmp(path + n - 2, ".h") != 0)
-        return 0;
-    static const char *const cxx_only[] = {
-        "::", "namespace", "class", "template", "typename", "public", "private", "protected",
-        "virtual", "operator", "using", "constexpr", "nullptr", "new", "delete", "this",
-        "friend", "explicit", "mutable", "decltype", "noexcept", "static_assert", "__global__",
-        "__device__", "__host__", "__shared__", "__constant__", NULL,
-    };
-    return !text_has_token(tu, f, size, cxx_only);
-}
-
-typedef struct typedef_find {
-    CXFile file;
-    const char *name;
-    CXType type;
-    int found;
-} typedef_find;
-
-static enum CXChildVisitResult find_same_name_typedef(CXCursor c, CXCursor parent, CXClientData data)
-{
-    (void)parent;
-    typedef_find *tf = data;
-    if (clang_getCursorKind(c) != CXCursor_TypedefDecl)
-        return CXChildVisit_Continue;
-    CXFile f;
-    clang_getExpansionLocation(clang_getCursorLocation(c), &f, NULL, NULL, NULL);
-    if (!f || !clang_File_isEqual(f, tf->file))
-        return CXChildVisit_Continue;
-    char *name = ks_take(clang_getCursorSpelling(c));
-    if (strcmp(name, tf->name) == 0 &&
-        clang_equalTypes(clang_getCanonicalType(clang_getTypedefDeclUnderlyingType(c)), tf->type)) {
-        tf->found = 1;
-        free(name);
-        return CXChildVisit_Break;
-    }
-    free(name);
-    return CXChildVisit_Continue;
-}
-
-/* Records where a complete def is defined: a project header (its name,
- * whether C can include it, whether it typedefs the type's own name), or
- * the input / a system header (file NULL). */
-static void note_origin(tm_ctx *c, CXCursor decl, ks_def *d)
-{
-    if (d->file)
-        return;                                /* seen through a pointer first */
-    CXSourceLocation loc = clang_getCursorLocation(decl);
-    CXFile f;
-    clang_getExpansionLocation(loc, &f, NULL, NULL, NULL);
-    if (!f || clang_Location_isFromMainFile(loc) || clang_Location_isInSystemHeader(loc))
-        return;
-    char *name = ks_take(clang_getFileName(f));
-    d->file = ks_xstrdup(strncmp(name, "./", 2) == 0 ? name + 2 : name);
-    free(name);
-    size_t size = 0;
-    const char *text = clang_getFileContents(c->s->tu, f, &size);
-    d->c_header = text && !strstr(d->qname, "::") && text_is_c(c->s->tu, f, d->file, size);
-    d->cxx_header = text && text_is_host_cxx(c->s->tu, f, d->file, size);
-    /* The declaration's own type, not canon: a parameter's canonical type
-     * keeps its qualifiers ("const Dimensions d"), and a typedef's
-     * underlying type has none, so they would never compare equal. */
-    typedef_find tf = {f, d->qname, clang_getCanonicalType(clang_getCursorType(decl)), 0};
-    clang_visitChildren(clang_getTranslationUnitCursor(c->s->tu), find_same_name_typedef, &tf);
-    d->c_typedef = tf.found;
-}
-
-/* An enum class whose every enclosing scope is a named namespace: its
- * name and namespaces, for an opaque redeclaration in C++. */
-static void note_scoped(CXCursor decl, ks_def *d)
-{
-    if (!clang_EnumDecl_isScoped(decl))
-        return;
-    size_t n = 0;
-    for (CXCursor p = clang_getCursorSemanticParent(decl);
-         !clang_Cursor_isNull(p) && clang_getCursorKind(p) != CXCursor_TranslationUnit;
-         p = clang_getCursorSemanticParent(p)) {
-        if (clang_getCursorKind(p) != CXCursor_Namespace || clang_Cursor_isAnonymous(p))
-            return;
-        n++;
-    }
-    d->scopes = ks_xmalloc((n + 1) * sizeof *d->scopes);
-    d->scope_inline = ks_xmalloc(n + 1);
-    d->nscopes = n;
-    size_t i = n;
-    for (CXCursor p = clang_getCursorSemanticParent(decl);
-         !clang_Cursor_isNull(p) && clang_getCursorKind(p) != CXCursor_TranslationUnit;
-         p = clang_getCursorSemanticParent(p)) {
-        i--;
-        d->scopes[i] = ks_take(clang_getCursorSpelling(p));
-        d->scope_inline[i] = (unsigned char)clang_Cursor_isInlineNamespace(p);
-    }
-    d->leaf = ks_take(clang_getCursorSpelling(decl));
-    d->scoped = 1;
-}
-
-char *ks__tm_enum_type(tm_ctx *c, CXType canon, ks_type *out)
-{
-    CXCursor decl = clang_getTypeDeclaration(canon);
-    char *q = ks_qualified_name(decl);
-    if (!*q || strstr(q, "::::") || clang_Cursor_isAnonymous(decl)) {
-        free(q);
-        return ks__tm_refuse("an unnamed enum; give the enum a name");
-    }
-    int is_new;
-    size_t idx = ks_model_def(c->m, KS_DEF_ENUM, q, &is_new);
-    free(q);
-    if (is_new) {
-        ks_def *d = &c->m->defs[idx];
-        CXType under = clang_getEnumDeclIntegerType(decl);
-        if (!ks__tm_scalar_of(under, &d->underlying))
-            return ks__tm_refuse("an enum whose underlying type C cannot name");
-        enum CXTypeKind uk = clang_getCanonicalType(under).kind;
-        d->is_signed = uk == CXType_SChar || uk == CXType_Char_S || uk == CXType_Short ||
-                       uk == CXType_Int || uk == CXType_Long || uk == CXType_LongLong;
-        d->size = clang_Type_getSizeOf(canon);
-        d->align = clang_Type_getAlignOf(canon);
-        d->complete = 1;
-        note_origin(c, decl, d);
-        note_scoped(decl, d);
-        clang_visitChildren(decl, enum_constant_visitor, d);
-        ks_model_define(c->m, idx);
-    }
-    out->base = KS_BASE_ENUM;
-    out->def = idx;
-    return NULL;
-}
-
 /* ---- records ---------------------------------------------------------------------------------- */
 
 /* "float4", "ulonglong2", "double4_32a", "dim3": a type of CUDA's vector_types.h
@@ -504,7 +210,7 @@ static char *define_record(tm_ctx *c, CXType canon, size_t idx)
         d->align = align;
         d->complete = 1;        /* set first: a self-reference through a pointer is fine */
         if (!d->in_member)
-            note_origin(c, decl, d);
+            ks__tm_note_origin(c, decl, d);
         field_visit v = {c, idx, 0, NULL};
         clang_Type_visitFields(canon, field_visitor, &v);
         why = v.why;
@@ -638,7 +344,7 @@ char *ks__tm_record_type(tm_ctx *c, CXType canon, int by_value, size_t owner, co
              * spelled X from its header, never "struct X" (issue 31 #7). */
             CXCursor def = clang_getCursorDefinition(decl);
             if (!member && !c->m->defs[idx].complete && !clang_Cursor_isNull(def))
-                note_origin(c, def, &c->m->defs[idx]);
+                ks__tm_note_origin(c, def, &c->m->defs[idx]);
             ks_model_declare(c->m, idx);
         }
     }
@@ -681,7 +387,7 @@ static char *array_type(tm_ctx *c, CXType t, ks_type *out)
         return why;
     }
     /* libclang may keep the element's qualifiers on the array type. */
-    unsigned quals = et.quals | quals_of(t) | quals_of(clang_getCanonicalType(t));
+    unsigned quals = et.quals | ks__tm_quals_of(t) | ks__tm_quals_of(clang_getCanonicalType(t));
     et.quals = 0;
     char *elem_name = ks_take(clang_getTypeSpelling(clang_getUnqualifiedType(e)));
     ks_buf q = {0};
@@ -718,7 +424,7 @@ static char *array_type(tm_ctx *c, CXType t, ks_type *out)
 static char *pointee_type(tm_ctx *c, CXType t, ks_type *out)
 {
     CXType canon = clang_getCanonicalType(t);
-    out->quals = quals_of(t);
+    out->quals = ks__tm_quals_of(t);
     if (ks__tm_scalar_of(t, &out->scalar)) {
         out->base = KS_BASE_SCALAR;
         return NULL;
@@ -776,7 +482,7 @@ char *ks__tm_pointer_type(tm_ctx *c, CXType t, const char *alias, int top_level,
     if (why)
         return why;
     /* Top-level const/volatile on a parameter mean nothing to the caller. */
-    unsigned q = top_level ? 0 : quals_of(t);
+    unsigned q = top_level ? 0 : ks__tm_quals_of(t);
     if (clang_isRestrictQualifiedType(t))
         q |= KS_QUAL_RESTRICT;
     ks_type_add_ptr(out, q);
@@ -806,7 +512,7 @@ int ks_typemap_param(const ks_session *s, ks_model *m, CXType t, ks_type *out, c
         why = pointee_type(&c, elem, out);
         if (!why) {
             /* libclang may keep the element's qualifiers on the array type. */
-            unsigned extra = quals_of(canon) & ~quals_of(elem);
+            unsigned extra = ks__tm_quals_of(canon) & ~ks__tm_quals_of(elem);
             if (out->nptrs)
                 out->ptr_quals[out->nptrs - 1] |= extra;
             else
@@ -852,4 +558,190 @@ int ks_typemap_param(const ks_session *s, ks_model *m, CXType t, ks_type *out, c
     if (why)
         ks_type_free(out);
     return why ? -1 : 0;
+}
+
+int ks_typemap_variable(const ks_session *s, ks_model *m, CXType t, const char *name, ks_type *out,
+                        char **refusal)
+{
+    tm_ctx c = {s, m};
+    memset(out, 0, sizeof *out);
+    CXType canon = clang_getCanonicalType(t);
+    char *why = NULL;
+    /* An unnamed struct type ("__constant__ struct { int a; } p;") has no
+     * name a C mirror could take, and nothing else names it. */
+    CXType e = canon;
+    while (e.kind == CXType_ConstantArray)
+        e = clang_getCanonicalType(clang_getArrayElementType(e));
+    if (e.kind == CXType_IncompleteArray)
+        why = ks__tm_refuse("'%s' is an array of unknown bound: its size is the definition's, "
+                            "which kstub cannot see", name);
+    else if (e.kind == CXType_Record && clang_Cursor_isAnonymous(clang_getTypeDeclaration(e)))
+        why = ks__tm_refuse("'%s' has an unnamed struct or union type, which C cannot name; give "
+                            "the type a name", name);
+    else if (e.kind == CXType_Record && ks__tm_is_empty_class(e, 0))
+        why = ks__tm_refuse("'%s' has an empty class type: nothing to read or write", name);
+    else
+        why = field_type(&c, t, name, 0, NULL, out);
+    *refusal = why;
+    if (why)
+        ks_type_free(out);
+    return why ? -1 : 0;
+}
+
+/* ---- pointers to functions ------------------------------------------------------------------ */
+
+/* The function type under t's sugar (typedefs), where its parameter types
+ * keep theirs ("int64_t" stays int64_t); the canonical type otherwise. */
+static CXType function_proto_of(CXType t)
+{
+    for (unsigned depth = 0; depth < 64; depth++) {
+        if (t.kind == CXType_FunctionProto)
+            return t;
+        if (t.kind == CXType_Elaborated)
+            t = clang_Type_getNamedType(t);
+        else if (t.kind == CXType_Typedef)
+            t = clang_getTypedefDeclUnderlyingType(clang_getTypeDeclaration(t));
+        else
+            break;
+    }
+    return clang_getCanonicalType(t);
+}
+
+/* One type of a function type a pointer points to: its return type (i < 0)
+ * or parameter i's, as C would declare them. Qualifiers on them mean
+ * nothing to the type (C++ drops a parameter's, C warns of a return
+ * type's), so none are kept at the top. */
+static char *function_part(tm_ctx *c, CXType t, int i, ks_type *out)
+{
+    CXType canon = clang_getCanonicalType(t);
+    char *what = i < 0 ? ks_xstrdup("its return type") : ks_xasprintf("its parameter %d", i + 1);
+    char *why = NULL;
+    memset(out, 0, sizeof *out);
+    switch (canon.kind) {
+    case CXType_Void:
+        out->base = KS_BASE_VOID;
+        break;
+    case CXType_Pointer: {
+        char *alias = ks__tm_typedef_name_of(t);
+        why = ks__tm_pointer_type(c, ks__tm_written_pointer(t, t.kind == CXType_Pointer ? t : canon), alias, 1, out);
+        free(alias);
+        break;
+    }
+    case CXType_LValueReference:
+    case CXType_RValueReference:
+        why = ks__tm_refuse("%s is a reference, which C cannot spell", what);
+        break;
+    case CXType_MemberPointer:
+        why = ks__tm_refuse("%s is a member pointer, which C cannot spell", what);
+        break;
+    case CXType_Record:
+        if (ks__tm_is_empty_class(canon, 0)) {
+            why = ks__tm_refuse("%s is an empty class, which C has no type for", what);
+        } else {
+            why = ks__tm_record_type(c, canon, 1, 0, NULL, out);
+            /* Declared too: a function type may be written before the
+             * record it takes is defined (a struct holding a pointer to a
+             * function that takes the struct), and C gives a struct first
+             * named in a parameter list that list's scope only. */
+            if (!why && out->base == KS_BASE_RECORD)
+                ks_model_declare(c->m, out->def);
+        }
+        break;
+    case CXType_Enum:
+        why = ks__tm_enum_type(c, canon, out);
+        break;
+    default:
+        if (ks__tm_scalar_of(t, &out->scalar)) {
+            out->base = KS_BASE_SCALAR;
+        } else {
+            char *sp = ks__tm_spelling(t);
+            why = ks__tm_refuse("%s is '%s', a type C has no exact equivalent for", what, sp);
+            free(sp);
+        }
+        break;
+    }
+    free(what);
+    return why;
+}
+
+/* The C++ spelling of a function type without "noexcept", which C has no
+ * word for and which does not change what the pointer holds. */
+static char *function_key(CXType canon)
+{
+    char *sp = ks__tm_spelling(canon);
+    char *ne = strstr(sp, " noexcept");
+    if (ne)
+        *ne = '\0';
+    return sp;
+}
+
+/* A function a pointer points to ("float (*op)(float)": a device
+ * function's address, which the caller read with cudaMemcpyFromSymbol): a
+ * KS_DEF_FUNCTION def, typedef'd in C as the function type ("float_fn_float",
+ * or "unary_t_fn" when spelled through the typedef unary_t), so the
+ * parameter is a pointer to it. Its return and parameter types are
+ * translated as C declares them; a variadic function, references and types
+ * C cannot spell are refused. ptr_size, ptr_align: the pointer's. */
+char *ks__tm_function_type(tm_ctx *c, CXType t, const char *alias, long long ptr_size,
+                           long long ptr_align, ks_type *out)
+{
+    CXType canon = clang_getCanonicalType(t);
+    CXType proto = function_proto_of(t);
+    char *sp = ks__tm_spelling(canon);
+    int n = clang_getNumArgTypes(canon);
+    char *why = NULL;
+    if (canon.kind != CXType_FunctionProto || n < 0)
+        why = ks__tm_refuse("pointer to function '%s' without a prototype; declare its parameters", sp);
+    else if (clang_isFunctionTypeVariadic(canon))
+        why = ks__tm_refuse("pointer to function '%s', which is variadic: kstub types function pointers "
+                     "with a fixed parameter list only; pass a pointer to a function with fixed "
+                     "parameters", sp);
+    else if (ptr_size <= 0 || ptr_align <= 0)
+        why = ks__tm_refuse("pointer to function '%s', whose size is unknown", sp);
+    size_t nparts = (size_t)(n < 0 ? 0 : n) + 1;      /* the return type, then each parameter */
+    ks_type *parts = ks_xmalloc(nparts * sizeof *parts);
+    memset(parts, 0, nparts * sizeof *parts);
+    for (int i = -1; !why && i < n; i++) {
+        CXType pt = proto.kind == CXType_FunctionProto
+                        ? (i < 0 ? clang_getResultType(proto) : clang_getArgType(proto, (unsigned)i))
+                        : (i < 0 ? clang_getResultType(canon) : clang_getArgType(canon, (unsigned)i));
+        char *part_why = function_part(c, pt, i, &parts[i + 1]);
+        if (part_why) {
+            why = ks__tm_refuse("pointer to function '%s': %s", sp, part_why);
+            free(part_why);
+        }
+    }
+    if (why) {
+        for (size_t i = 0; i < nparts; i++)
+            ks_type_free(&parts[i]);
+        free(parts);
+        free(sp);
+        return why;
+    }
+    char *key = alias ? ks_xstrdup(alias) : function_key(canon);
+    int is_new;
+    size_t idx = ks_model_def(c->m, KS_DEF_FUNCTION, key, &is_new);
+    free(key);
+    if (is_new) {
+        ks_def *d = &c->m->defs[idx];
+        d->fn_typedef = alias ? ks_xstrdup(alias) : NULL;
+        for (size_t i = 0; i < nparts; i++) {
+            ks_field *f = ks_def_add_field(d);
+            f->name = i ? ks_xasprintf("arg%zu", i) : ks_xstrdup("result");   /* naming.c makes c_name */
+            f->type = parts[i];
+        }
+        d->size = (long)ptr_size;
+        d->align = (long)ptr_align;
+        d->complete = 1;
+        ks_model_define(c->m, idx);
+    } else {
+        for (size_t i = 0; i < nparts; i++)
+            ks_type_free(&parts[i]);
+    }
+    free(parts);
+    free(sp);
+    memset(out, 0, sizeof *out);
+    out->base = KS_BASE_RECORD;
+    out->def = idx;
+    return NULL;
 }

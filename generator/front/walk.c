@@ -2,10 +2,10 @@
  * walk.c — the front end's walk: finds every kernel of the input (plain
  * definitions, and explicit instantiations of template kernels) and hands
  * each to kernel.c, which fills the model; instances.c follows the
- * instantiations nvcc makes from host code and headers. Here: the walk's
- * context, whose kernels count, the visit, "kstub:" directives and
- * ks_parse(), which runs the whole front end (naming.c names the model
- * after it, for a target).
+ * instantiations nvcc makes from host code and headers; walkctx.c holds
+ * the context they share (whose kernels count). Here: the visit, "kstub:"
+ * directives and ks_parse(), which runs the whole front end (naming.c
+ * names the model after it, for a target).
  *
  * libclang shows no cursor for an explicit instantiation
  * ("template __global__ void k<float, 4>(float *, int);"). So source.c finds
@@ -40,195 +40,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-/* ---- whose kernels ------------------------------------------------------------------------------ */
-
-
-
-static int has_prefix_dir(const char *path, const char *dir)
-{
-    size_t n = strlen(dir);
-    return dir[0] && strncmp(path, dir, n) == 0 && (path[n] == '/' || path[n] == '\0');
-}
-
-/* path with "." parts and "dir/.." pairs taken out, lexically:
- * "a/../include/x.cuh" is "include/x.cuh". */
-static char *tidy_path(const char *path)
-{
-    char *copy = ks_xstrdup(path), *save = NULL;
-    char **parts = ks_xmalloc((strlen(path) / 2 + 2) * sizeof *parts);
-    size_t n = 0;
-    for (char *p = strtok_r(copy, "/", &save); p; p = strtok_r(NULL, "/", &save)) {
-        if (strcmp(p, ".") == 0)
-            continue;
-        if (strcmp(p, "..") == 0 && n && strcmp(parts[n - 1], "..") != 0)
-            n--;
-        else
-            parts[n++] = p;
-    }
-    ks_buf b = {0};
-    if (path[0] == '/')
-        ks_buf_puts(&b, "/");
-    for (size_t i = 0; i < n; i++)
-        ks_buf_printf(&b, "%s%s", i ? "/" : "", parts[i]);
-    free(parts);
-    free(copy);
-    return b.len ? ks_buf_take(&b) : ks_xstrdup(path);
-}
-
-/* The class of the file a location lies in; NULL for no file (builtins). */
-const file_class *ks__classify(walk_ctx *w, CXSourceLocation loc)
-{
-    CXFile f;
-    clang_getExpansionLocation(loc, &f, NULL, NULL, NULL);
-    if (!f)
-        return NULL;
-    for (size_t i = 0; i < w->nfiles; i++)
-        if (clang_File_isEqual(f, w->files[i].file))
-            return &w->files[i];
-    w->files = ks_xrealloc(w->files, (w->nfiles + 1) * sizeof *w->files);
-    file_class *fc = &w->files[w->nfiles++];
-    memset(fc, 0, sizeof *fc);
-    fc->file = f;
-    char *name = ks_take(clang_getFileName(f));
-    char *real = realpath(name, NULL);
-    int main_file = clang_Location_isFromMainFile(loc);
-    fc->project = main_file || (!clang_Location_isInSystemHeader(loc) &&
-                                strcmp(name, KS_COMPAT_PATH) != 0 &&
-                                !(real && w->cuda_real && has_prefix_dir(real, w->cuda_real)));
-    int kernels_in = w->s.opts->kernels_in;
-    if (main_file)
-        fc->kernels = 1;
-    else if (kernels_in == KS_KERNELS_PROJECT)
-        fc->kernels = fc->project;
-    else if (kernels_in == KS_KERNELS_NAMED)
-        for (size_t i = 0; real && i < w->nnamed; i++)
-            fc->kernels |= strcmp(real, w->named[i]) == 0;
-    fc->name = tidy_path(name);
-    free(real);
-    free(name);
-    return fc;
-}
-
-int ks__is_main(CXCursor c)
-{
-    return clang_Location_isFromMainFile(clang_getCursorLocation(c));
-}
-
-/* A note, warning or error at a cursor, in the file it lies in (the input
- * or a header). */
-void ks__walk_diag(walk_ctx *w, CXCursor c, const char *severity, const char *fmt, ...)
-{
-    unsigned line, col;
-    ks_cursor_location(c, &line, &col);
-    const file_class *fc = ks__is_main(c) ? NULL : ks__classify(w, clang_getCursorLocation(c));
-    va_list ap;
-    va_start(ap, fmt);
-    ks_verror_at(fc ? fc->name : w->s.opts->input, line, col, severity, fmt, ap);
-    va_end(ap);
-}
-
-int ks__seen_symbol(walk_ctx *w, const char *symbol)
-{
-    for (size_t i = 0; i < w->nseen; i++)
-        if (strcmp(w->seen[i], symbol) == 0)
-            return 1;
-    w->seen = ks_xrealloc(w->seen, (w->nseen + 1) * sizeof *w->seen);
-    w->seen[w->nseen++] = ks_xstrdup(symbol);
-    return 0;
-}
-
-/* Whether two names are the same but for spaces and '&' ("k<&f>" is "k<f>"). */
-static int same_name(const char *a, const char *b)
-{
-    for (;;) {
-        while (*a == ' ' || *a == '&')
-            a++;
-        while (*b == ' ' || *b == '&')
-            b++;
-        if (*a != *b)
-            return 0;
-        if (!*a)
-            return 1;
-        a++, b++;
-    }
-}
-
-/* A kernel a "kstub:skip" names is left out before its parameters are looked
- * at: a kernel kstub cannot type can be skipped. It names it by its qualified
- * name ("k", "k<float>", "k<f>" or "k<&f>"), a template's instances by the
- * template's name (\p base), or by its symbol: nvcc's (the manifest's, a
- * pattern for internal linkage) or clang's mangling. */
-int ks__skipped(walk_ctx *w, const char *name, const char *base, CXCursor fn)
-{
-    char *mangled = NULL, *device = NULL;
-    int hit = 0;
-    for (size_t i = 0; i < w->nskips && !hit; i++) {
-        const char *want = w->skips[i].rest;
-        if (same_name(want, name) || (base && same_name(want, base))) {
-            hit = 1;
-        } else {
-            if (!mangled) {
-                mangled = ks_take(clang_Cursor_getMangling(fn));
-                device = ks__device_symbol(w, fn, mangled);
-            }
-            hit = strcmp(want, mangled) == 0 || strcmp(want, device) == 0;
-        }
-        if (hit) {
-            w->skip_hits[i]++;
-            ks__walk_diag(w, fn, "note", "kernel '%s' left out (kstub:skip)", name);
-        }
-    }
-    free(mangled);
-    free(device);
-    return hit;
-}
-
 /* ---- the walk --------------------------------------------------------------------------------- */
-
-static enum CXChildVisitResult find_decl_ref(CXCursor c, CXCursor parent, CXClientData data)
-{
-    (void)parent;
-    if (clang_getCursorKind(c) == CXCursor_DeclRefExpr) {
-        CXCursor r = clang_getCursorReferenced(c);
-        if (clang_getCursorKind(r) == CXCursor_FunctionDecl) {
-            *(CXCursor *)data = r;
-            return CXChildVisit_Break;
-        }
-    }
-    return CXChildVisit_Recurse;
-}
-
-/* A "kstub_iN" typedef injected after the Nth explicit instantiation leads to
- * the specialization: a kernel of its own, when the template is one. */
-void ks__handle_instantiation(walk_ctx *w, CXCursor typedef_cursor)
-{
-    char *alias = ks_take(clang_getCursorSpelling(typedef_cursor));
-    static const char prefix[] = "kstub_i";
-    size_t idx = (size_t)-1;
-    if (strncmp(alias, prefix, sizeof prefix - 1) == 0 && isdigit((unsigned char)alias[sizeof prefix - 1])) {
-        char *end;
-        unsigned long v = strtoul(alias + sizeof prefix - 1, &end, 10);
-        if (*end == '\0')
-            idx = (size_t)v;
-    }
-    free(alias);
-    if (idx >= w->ninst)
-        return;
-    CXCursor fn = clang_getNullCursor();
-    clang_visitChildren(typedef_cursor, find_decl_ref, &fn);
-    if (clang_Cursor_isNull(fn) || !ks_cursor_is_kernel(fn))
-        return;                      /* an instantiation of some other function template */
-    free(w->inst_used_by[idx]);
-    w->inst_used_by[idx] = ks_qualified_name(fn);
-    char *symbol = ks_take(clang_Cursor_getMangling(fn));
-    int again = ks__seen_symbol(w, symbol);
-    free(symbol);
-    if (again)
-        return;
-    w->current_args = w->inst[idx].args;
-    ks__add_kernel(w, fn);
-    w->current_args = NULL;
-}
 
 /* A function with a body. With --skip-bodies libclang drops the bodies and
  * no longer calls such a function a definition, so look at what follows the
@@ -270,6 +82,14 @@ static enum CXChildVisitResult visit(CXCursor c, CXCursor parent, CXClientData d
         /* Only definitions: a declaration alone puts nothing in the image. */
         else if (fc->kernels && is_definition(w, c) && ks_cursor_is_kernel(c))
             ks__add_kernel(w, c);
+        break;
+    case CXCursor_VarDecl:
+        if (fc->kernels)
+            ks__add_variable(w, c);
+        break;
+    case CXCursor_UnexposedDecl:
+        if (fc->kernels)
+            ks__note_variable_template(w, c);
         break;
     case CXCursor_TypedefDecl:
         if (main_file)
@@ -359,8 +179,8 @@ static void check_skips(walk_ctx *w)
     for (size_t i = 0; i < w->nskips; i++)
         if (!w->skip_hits[i])
             ks_error_at(w->s.opts->input, w->skips[i].line, w->skips[i].col, "kstub:skip '%s' "
-                        "matches no kernel (give the qualified name as in the manifest, or the "
-                        "symbol)", w->skips[i].rest);
+                        "matches no kernel or device variable (give the qualified name as in the "
+                        "manifest, or the symbol)", w->skips[i].rest);
 }
 
 /* ---- entry point ------------------------------------------------------------------------------------ */

@@ -1,8 +1,10 @@
 /*
- * walkctx.h — what the walk's three files share (walk.c: the context, whose
- * kernels, the walk, directives, ks_parse; kernel.c: one kernel into the
- * model, its launch bounds and dynamic shared memory; instances.c: template
- * kernels instantiated by host code and by headers). Private to them.
+ * walkctx.h — what the walk's files share, each calling only the ones below
+ * it: walk.c (the walk, directives, ks_parse) -> instances.c (template
+ * kernels instantiated explicitly, by host code and by headers) -> kernel.c
+ * (one kernel into the model, its launch bounds, dynamic shared memory,
+ * kstub:skip) -> walkctx.c (the context: whose kernels, diagnostics, the
+ * specializations seen). Private to them.
  */
 #ifndef KSTUB_WALKCTX_H
 #define KSTUB_WALKCTX_H
@@ -53,7 +55,7 @@ typedef struct file_class {
     char *name;                  /* as the parse names it, "./" dropped */
 } file_class;
 
-/* ---- walk.c ---- */
+/* ---- walkctx.c: below walk.c, kernel.c and instances.c ---- */
 const file_class *ks__classify(walk_ctx *w, CXSourceLocation loc);
 int ks__is_main(CXCursor c);
 /* A note, warning or error at a cursor, in the file it lies in (the input
@@ -63,20 +65,29 @@ void ks__walk_diag(walk_ctx *w, CXCursor c, const char *severity, const char *fm
 /* Whether the specialization with this symbol was handled already (and
  * remembers it). */
 int ks__seen_symbol(walk_ctx *w, const char *symbol);
-/* Whether a "kstub:skip" names the kernel \p fn, called \p name (an instance
- * of template \p base, or NULL); a note says so. */
-int ks__skipped(walk_ctx *w, const char *name, const char *base, CXCursor fn);
-void ks__handle_instantiation(walk_ctx *w, CXCursor typedef_cursor);
 
-/* ---- kernel.c ---- */
+/* ---- kernel.c: below instances.c ---- */
 void ks__add_kernel(walk_ctx *w, CXCursor fn);
 /* Kernel \p fn's symbol as nvcc emits it (clang's is \p mangled), or its
  * pattern where nvcc's has a per-compilation part (common/symbol.h). */
 char *ks__device_symbol(walk_ctx *w, CXCursor fn, const char *mangled);
 /* Evaluates the pending __launch_bounds__ expressions; 0, or -1 after errors. */
 int ks__resolve_bounds(walk_ctx *w, const char *text, size_t size);
+/* Whether a "kstub:skip" names the kernel \p fn, called \p name (an instance
+ * of template \p base, or NULL); a note says so. */
+int ks__skipped(walk_ctx *w, const char *name, const char *base, CXCursor fn);
+/* The same for a device variable, by qualified name or symbol (kernel.c). */
+int ks__skipped_variable(walk_ctx *w, const char *name, const char *symbol, CXCursor var);
+
+/* ---- variable.c ---- */
+/* A namespace-scope VarDecl: a device variable into the model, or a note. */
+void ks__add_variable(walk_ctx *w, CXCursor var);
+/* An unexposed declaration: a note when it is a device variable template. */
+void ks__note_variable_template(walk_ctx *w, CXCursor decl);
 
 /* ---- instances.c ---- */
+/* A "kstub_iN" typedef leads to the Nth explicit instantiation. */
+void ks__handle_instantiation(walk_ctx *w, CXCursor typedef_cursor);
 void ks__handle_reference(walk_ctx *w, CXCursor ref);
 enum CXChildVisitResult ks__find_launches(CXCursor c, CXCursor parent, CXClientData data);
 void ks__note_uninstantiated(walk_ctx *w);

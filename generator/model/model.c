@@ -67,6 +67,30 @@ ks_param *ks_kern_add_param(ks_kern *k)
     return &k->params[k->nparams - 1];
 }
 
+ks_var *ks_model_add_var(ks_model *m)
+{
+    m->vars = grow(m->vars, &m->nvars, sizeof *m->vars);
+    return &m->vars[m->nvars - 1];
+}
+
+void ks_var_free(ks_var *v)
+{
+    free(v->name);
+    free(v->c_name);
+    free(v->descriptor);
+    free(v->symbol);
+    free(v->spelled);
+    free(v->file);
+    ks_type_free(&v->type);
+    memset(v, 0, sizeof *v);
+}
+
+const char *ks_space_name(ks_space s)
+{
+    static const char *const names[] = {"constant", "device", "managed"};
+    return names[s];
+}
+
 size_t ks_model_def(ks_model *m, ks_def_kind kind, const char *qname, int *is_new)
 {
     for (size_t i = 0; i < m->ndefs; i++)
@@ -176,6 +200,9 @@ void ks_model_free(ks_model *m)
 {
     for (size_t i = 0; i < m->nkernels; i++)
         ks_kern_free(&m->kernels[i]);
+    for (size_t i = 0; i < m->nvars; i++)
+        ks_var_free(&m->vars[i]);
+    free(m->vars);
     for (size_t i = 0; i < m->ndefs; i++) {
         ks_def *d = &m->defs[i];
         for (size_t j = 0; j < d->nfields; j++) {

@@ -218,6 +218,30 @@ typedef struct ks_kern {
     char *launch_name, *stream_name, *n_items_name;
 } ks_kern;
 
+/* Where a namespace-scope device variable lives. */
+typedef enum ks_space { KS_SPACE_CONSTANT, KS_SPACE_DEVICE, KS_SPACE_MANAGED } ks_space;
+
+/* A namespace-scope __constant__, __device__ or __managed__ variable the
+ * accessors read and write (variable.c finds it). Its type is the element
+ * type with the variable's array dimensions (type.dims), each accessor
+ * counting in elements of the innermost type. */
+typedef struct ks_var {
+    char *name;                /* qualified C++ name, "ns::table" */
+    char *c_name;              /* naming.c's: the accessors' stem */
+    char *descriptor;          /* naming.c's: its exported ks_global, "<c_name>_global" */
+    char *symbol;              /* the device symbol nvcc gives it */
+    char *spelled;             /* libclang's spelling of its type, for comments */
+    ks_type type;              /* element type, dims = the variable's dimensions */
+    ks_space space;
+    long size, align;          /* the whole variable, bytes */
+    long elem_size;            /* one element of the innermost type, bytes */
+    long long count;           /* elements: the product of the dimensions, 1 for none */
+    int is_const;              /* declared const: nvcc may fold it away (no symbol) */
+    unsigned line, col;
+    char *file;                /* a project header defining it, or NULL: the input */
+    int tu_prefixed;           /* as ks_kern's */
+} ks_var;
+
 /* "// kstub:name KERNEL = C_NAME" as found in the source. */
 typedef struct ks_rename {
     char *kernel, *c_name;
@@ -229,6 +253,8 @@ typedef struct ks_model {
     char *source;              /* input path as given */
     ks_kern *kernels;
     size_t nkernels;
+    ks_var *vars;              /* device variables, in source order */
+    size_t nvars;
     ks_def *defs;
     size_t ndefs;
     size_t *decl_order;        /* defs to declare (used through pointers), first use first */
@@ -248,6 +274,10 @@ typedef struct ks_model {
 /* ---- model.c: builders and free ---- */
 ks_kern *ks_model_add_kernel(ks_model *m);
 ks_param *ks_kern_add_param(ks_kern *k);
+ks_var *ks_model_add_var(ks_model *m);
+void ks_var_free(ks_var *v);
+/* "constant", "device", "managed". */
+const char *ks_space_name(ks_space s);
 /* The def named qname of this kind, or a new incomplete one. */
 size_t ks_model_def(ks_model *m, ks_def_kind kind, const char *qname, int *is_new);
 void ks_model_declare(ks_model *m, size_t def);   /* add to decl_order once */

@@ -6,7 +6,9 @@
  * ks__params_, ks__pack_),
  * parameter names (unnamed ones, C-only keywords, names the stub itself
  * uses), the C names of mirrored types and enum constants, padding and
- * anonymous members, the image symbol and the include guard.
+ * anonymous members, the image symbol and the include guard; device
+ * variables' C names (the same rules as kernels', and the names each brings
+ * along: _write, _read, _set, _get, _address, _node, _global).
  *
  * The rule for a user's name that collides with a generated one, a name the
  * runtime reserves (ks_..., KS_...: libkstub never declares a name ending
@@ -224,23 +226,40 @@ static const struct kernel_name {
 
 #define NKERNEL_NAMES (sizeof kernel_names / sizeof kernel_names[0])
 
-static char *kernel_name(size_t i, const char *c_name)
+/* The file-scope names one device variable brings into the generated C (the
+ * templates spell the same names); its stem is claimed too, so a kernel
+ * never gets a variable's C name. */
+static const struct kernel_name var_names[] = {
+    {"", "", KERNEL_FUNCTION},              /* the stem (a parameter may share it) */
+    {"", "_write", KERNEL_FUNCTION},        /* elements from the host */
+    {"", "_read", KERNEL_FUNCTION},         /* elements to the host */
+    {"", "_set", KERNEL_FUNCTION},          /* the whole variable from the host */
+    {"", "_get", KERNEL_FUNCTION},          /* the whole variable to the host */
+    {"", "_address", KERNEL_FUNCTION},      /* its typed device address */
+    {"", "_node", KERNEL_FUNCTION},         /* a graph node writing it */
+    {"", "_global", KERNEL_OBJECT},         /* the exported ks_global descriptor */
+};
+
+#define NVAR_NAMES (sizeof var_names / sizeof var_names[0])
+
+static char *made_name(const struct kernel_name *made, const char *c_name)
 {
-    return ks_xasprintf("%s%s%s", kernel_names[i].prefix, c_name, kernel_names[i].suffix);
+    return ks_xasprintf("%s%s%s", made->prefix, c_name, made->suffix);
 }
 
 /* A user-derived name made free: '_' appended while it is a C-only keyword,
- * reserved by the runtime, or taken (for a kernel, also while any name of
- * kernel_names made from it is taken). Takes ownership of name; returns
- * the free one, not yet claimed. */
-static char *step_aside(const namer *nm, char *name, int is_kernel)
+ * reserved by the runtime, or taken; for a kernel or a variable (made: the
+ * names it brings, kernel_names or var_names), also while any name made
+ * from it is taken or a macro of the runtime's headers. Takes ownership of
+ * name; returns the free one, not yet claimed. */
+static char *step_aside(const namer *nm, char *name, const struct kernel_name *made, size_t nmade)
 {
     for (;;) {
         int busy = is_c_only_keyword(name) || runtime_reserved(name) ||
-                   (!is_kernel && taken_for_param(nm, name));
-        for (size_t i = 0; is_kernel && !busy && i < NKERNEL_NAMES; i++) {
-            char *n = kernel_name(i, name);
-            busy = taken(nm, n);
+                   (!made && taken_for_param(nm, name));
+        for (size_t i = 0; !busy && i < nmade; i++) {
+            char *n = made_name(&made[i], name);
+            busy = taken(nm, n) || (i > 0 && runtime_macro(n));
             free(n);
         }
         if (!busy)
@@ -248,6 +267,23 @@ static char *step_aside(const namer *nm, char *name, int is_kernel)
         char *longer = ks_xasprintf("%s_", name);
         free(name);
         name = longer;
+    }
+}
+
+/* The names a kernel or a variable brings, claimed: functions (which a
+ * parameter may share), objects and macros. */
+static void claim_made(namer *nm, const char *c_name, const struct kernel_name *made, size_t nmade)
+{
+    for (size_t j = 0; j < nmade; j++) {
+        char *n = made_name(&made[j], c_name);
+        if (made[j].kind == KERNEL_FUNCTION) {
+            claim_function(nm, n);
+        } else {
+            claim(nm, n);
+            if (made[j].kind == KERNEL_MACRO)
+                json_object_set_new(nm->macros, n, json_true());
+        }
+        free(n);
     }
 }
 
@@ -512,7 +548,7 @@ static void name_defs(namer *nm)
                      : d->kind == KS_DEF_FUNCTION ? function_c_name(nm, d)
                      : d->template_name ? specialization_c_name(nm, d)
                                         : ks_c_identifier(d->qname);
-        char *name = step_aside(nm, ks_xstrdup(want), 0);
+        char *name = step_aside(nm, ks_xstrdup(want), NULL, 0);
         if (strcmp(name, want) != 0)
             ks_note_at(nm->opts->input, 0, 0, "type '%s' is '%s' in C ('%s' is taken or "
                        "reserved)", d->qname, name, want);
@@ -623,11 +659,19 @@ static void apply_renames(namer *nm)
                 hit++;
             }
         }
+        for (size_t i = 0; i < m->nvars; i++) {
+            ks_var *v = &m->vars[i];
+            if (strcmp(v->name, rn->kernel) == 0 || strcmp(v->symbol, rn->kernel) == 0) {
+                free(v->c_name);
+                v->c_name = ks_xstrdup(rn->c_name);
+                hit++;
+            }
+        }
         if (hit != 1)
             ks_error_at(input, rn->line, rn->col, "kstub:name '%s' %s", rn->kernel,
                         hit ? "matches several kernels (overloads): name one by its device symbol"
-                            : "matches no kernel (give the qualified name as in the manifest, "
-                              "e.g. 'ns::k<float, 4>', or the symbol) and no class template "
+                            : "matches no kernel or device variable (give the qualified name as "
+                              "in the manifest, e.g. 'ns::k<float, 4>', or the symbol) and no class template "
                               "specialization or function type a kernel takes (as the header's "
                               "comment on its mirror or typedef spells it, e.g. 'Params<float>', "
                               "'float (float)')");
@@ -655,6 +699,27 @@ static int check_unique(namer *nm)
             json_object_set_new(seen, m->kernels[i].c_name, json_integer((json_int_t)i));
         }
     }
+    /* A variable's C name is one more such name: against kernels' and each other's. */
+    json_t *vseen = json_object();
+    for (size_t i = 0; i < m->nvars; i++) {
+        const ks_var *v = &m->vars[i];
+        json_t *j = json_object_get(seen, v->c_name);
+        json_t *jv = json_object_get(vseen, v->c_name);
+        if (j || jv) {
+            const char *what = j ? "kernel" : "variable";
+            const char *oname = j ? m->kernels[json_integer_value(j)].name : m->vars[json_integer_value(jv)].name;
+            const char *ofile = j ? m->kernels[json_integer_value(j)].file : m->vars[json_integer_value(jv)].file;
+            unsigned oline = j ? m->kernels[json_integer_value(j)].line : m->vars[json_integer_value(jv)].line;
+            ks_error_at(v->file ? v->file : input, v->line, v->col, "%s '%s' (%s:%u) and variable "
+                        "'%s' both get the C name '%s'; name one with a '// kstub:name NAME = "
+                        "C_NAME' comment", what, oname, ofile ? ofile : input, oline, v->name,
+                        v->c_name);
+            errors++;
+        } else {
+            json_object_set_new(vseen, v->c_name, json_integer((json_int_t)i));
+        }
+    }
+    json_decref(vseen);
     json_decref(seen);
     return errors;
 }
@@ -704,7 +769,7 @@ static void name_kernel_params(namer *nm, ks_kern *k)
         ks_param *p = &k->params[j];
         char *name = p->name ? ks_xstrdup(p->name) : ks_xasprintf("arg%zu", j);
         for (;;) {
-            name = step_aside(nm, name, 0);
+            name = step_aside(nm, name, NULL, 0);
             if (!json_object_get(local, name))
                 break;
             char *longer = ks_xasprintf("%s_", name);   /* a parameter pack's repeated name */
@@ -758,13 +823,19 @@ static void name_kernels(namer *nm)
             k->c_name = r;
         }
     }
+    for (size_t i = 0; i < m->nvars; i++) {
+        ks_var *v = &m->vars[i];
+        char *c = ks_c_identifier(v->name);
+        v->c_name = v->tu_prefixed ? ks_xasprintf("%s_%s", m->prefix, c) : ks_xstrdup(c);
+        free(c);
+    }
     apply_renames(nm);
     if (check_unique(nm) + check_runtime_macros(nm))
         return;
     for (size_t i = 0; i < m->nkernels; i++) {
         ks_kern *k = &m->kernels[i];
         char *want = ks_xstrdup(k->c_name);
-        k->c_name = step_aside(nm, k->c_name, 1);
+        k->c_name = step_aside(nm, k->c_name, kernel_names, NKERNEL_NAMES);
         if (strcmp(want, k->c_name) != 0)
             ks_note_at(k->file ? k->file : nm->opts->input, k->line, k->col, "kernel '%s' is '%s' in C ('%s' is "
                        "taken or reserved)", k->name, k->c_name, want);
@@ -772,20 +843,21 @@ static void name_kernels(namer *nm)
         /* The descriptor is exported as <c_name>_kernel: a user's name of
          * that spelling steps aside, not the descriptor. */
         k->descriptor = ks_target_fill(nm->target->names.descriptor, "c_name", k->c_name);
-        for (size_t j = 0; j < NKERNEL_NAMES; j++) {
-            char *n = kernel_name(j, k->c_name);
-            if (kernel_names[j].kind == KERNEL_FUNCTION) {
-                claim_function(nm, n);
-            } else {
-                claim(nm, n);
-                if (kernel_names[j].kind == KERNEL_MACRO)
-                    json_object_set_new(nm->macros, n, json_true());
-            }
-            free(n);
-        }
+        claim_made(nm, k->c_name, kernel_names, NKERNEL_NAMES);
     }
     for (size_t i = 0; i < m->nkernels; i++)
         name_kernel_params(nm, &m->kernels[i]);
+    for (size_t i = 0; i < m->nvars; i++) {
+        ks_var *v = &m->vars[i];
+        char *want = ks_xstrdup(v->c_name);
+        v->c_name = step_aside(nm, v->c_name, var_names, NVAR_NAMES);
+        if (strcmp(want, v->c_name) != 0)
+            ks_note_at(v->file ? v->file : nm->opts->input, v->line, v->col, "variable '%s' is "
+                       "'%s' in C ('%s' is taken or reserved)", v->name, v->c_name, want);
+        free(want);
+        v->descriptor = made_name(&var_names[NVAR_NAMES - 1], v->c_name);
+        claim_made(nm, v->c_name, var_names, NVAR_NAMES);
+    }
 }
 
 int ks_name_model(const ks_target *target, const ks_options *opts, ks_model *m)
@@ -820,7 +892,13 @@ int ks_name_is_free(const ks_model *m, const char *name)
     json_decref(nm.macros);
     for (size_t i = 0; !busy && i < m->nkernels; i++)
         for (size_t j = 0; !busy && j < NKERNEL_NAMES; j++) {
-            char *n = kernel_name(j, m->kernels[i].c_name);
+            char *n = made_name(&kernel_names[j], m->kernels[i].c_name);
+            busy = strcmp(n, name) == 0;
+            free(n);
+        }
+    for (size_t i = 0; !busy && i < m->nvars; i++)
+        for (size_t j = 0; !busy && j < NVAR_NAMES; j++) {
+            char *n = made_name(&var_names[j], m->vars[i].c_name);
             busy = strcmp(n, name) == 0;
             free(n);
         }

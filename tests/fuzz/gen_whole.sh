@@ -10,7 +10,8 @@
 # tests/fuzz/corpus/gen_whole/ once fixed, and `replay` runs them again.
 #
 #   gen_whole.sh SECONDS OUTDIR   mutate the seeds for SECONDS
-#   gen_whole.sh replay OUTDIR    every file under tests/fuzz/corpus/gen_whole/ once
+#   gen_whole.sh replay OUTDIR    every file under tests/fuzz/corpus/gen_whole/ once,
+#                                 and kernels/*.cu (copies are not committed)
 #
 # HANG_SECONDS (default 300) is a hang guard, not a speed test: a run that
 # has not exited by then is a finding ("no exit"), since kstub must never
@@ -72,7 +73,7 @@ one() {
 
 if [ "$mode" = replay ]; then
     failed=0; n=0
-    for f in tests/fuzz/corpus/gen_whole/*.cu; do
+    for f in tests/fuzz/corpus/gen_whole/*.cu kernels/*.cu; do
         one "$f" || failed=1
         n=$((n + 1))
     done

@@ -1,11 +1,12 @@
 #!/usr/bin/env bash
 # seed.sh — (re)writes the seed inputs of each fuzz target's replay corpus,
-# tests/fuzz/corpus/<target>/, from what the project already holds in the
-# target's input format: the .cu files of tests/corpus/ and kernels/, the
-# templates, the golden manifest and the generated ones, nvcc's images of a
-# kernel, and the regression inputs of issue 19 (written below). Seeds are
-# named seed-*; the other files there are inputs that once found something
-# and are never rewritten. Run from the repository root; images need nvcc
+# tests/fuzz/corpus/<target>/, that are not copies of a file of the tree:
+# the generated manifests of kernels/, nvcc's images of a kernel, and the
+# regression inputs of issue 19 (written below). Copies (the .cu files of
+# tests/corpus/ and kernels/, the templates, the golden manifest) are not
+# committed: scripts/sanitize.sh adds them to each target's seeds at fuzz
+# time. Seeds are named seed-*; the other files there are inputs that once
+# found something and are never rewritten. Run from the repository root; images need nvcc
 # (skipped without it), manifests of kernels/ need `make gen`.
 #
 #   bash tests/fuzz/seed.sh          then review and commit tests/fuzz/corpus/
@@ -18,16 +19,8 @@ put() {   # put TARGET NAME < bytes
     mkdir -p "$C/$1"
     cat > "$C/$1/seed-$2"
 }
-flat() { echo "$1" | tr '/' '_'; }
 
 # ---- .cu text: the scanner, the cache key's #include scanner ---------------------------
-for f in tests/corpus/*.cu tests/corpus/real/*.cu kernels/*.cu; do
-    put fuzz_gen_source "$(flat "${f#tests/}")" < "$f"
-done
-for f in kernels/*.cu tests/corpus/real/*.cu; do
-    # fuzz_cache_includes: the source, a NUL, then the header "h.h"
-    { cat "$f"; printf '\0#pragma once\ntypedef int cfg_t;\n'; } | put fuzz_cache_includes "$(flat "${f#tests/}")"
-done
 # Issue 19 #2: where a directive may start (after a comment, a form feed, a
 # vertical tab, a line splice): each hides "h.h" from a scanner that only
 # skips spaces and tabs.
@@ -57,13 +50,7 @@ for f in names macro_kernel; do
     cp "$tmp/$f.cu" "$C/gen_whole/seed-i19-$f.cu"
 done
 
-# ---- templates ------------------------------------------------------------------------------
-for f in templates/*.in; do
-    put fuzz_gen_render "$(basename "$f")" < "$f"
-done
-
 # ---- manifests ------------------------------------------------------------------------------
-put fuzz_gen_manifest golden-basic.json < tests/golden/basic.kstub.json
 for f in build/gen/*.kstub.json; do
     [ -f "$f" ] && put fuzz_gen_manifest "$(basename "$f")" < "$f"
 done

@@ -1,0 +1,246 @@
+/*
+ * emit_values.c — the template values one type or parameter gives, which
+ * emit.c (a kernel's values) and generic.c (the _Generic names over a
+ * template's instances) both build from: a type spelled as its parts
+ * ({{*spelled}} in header.h.in), strict mode's types, the run-time checks'
+ * values, and whether a type is the application's own (its header
+ * included). Below both; it calls neither.
+ */
+#include "emit.h"
+#include "emit_values.h"
+
+#include <string.h>
+
+/* ---- the application's own types ----------------------------------------------------------- */
+
+static int fields_use_headers(const ks_model *m, size_t def, unsigned depth);
+
+static int def_uses_header(const ks_model *m, size_t def, unsigned depth)
+{
+    const ks_def *d = &m->defs[def];
+    if (depth > 64)
+        return 0;
+    if (d->in_member)
+        return def_uses_header(m, d->owner, depth + 1);
+    /* A record only pointed to (no layout) is named from its header where
+     * only the header's typedef can name it. */
+    return (d->complete || d->c_typedef) && d->file && d->c_header && !d->mirror &&
+           strcmp(d->c_name, d->qname) == 0 && fields_use_headers(m, def, depth);
+}
+
+/* Every member a record holds by value is the application's type too: a
+ * header C can include has C types only (its own includes are not read). */
+static int fields_use_headers(const ks_model *m, size_t def, unsigned depth)
+{
+    const ks_def *d = &m->defs[def];
+    for (size_t i = 0; i < d->nfields; i++) {
+        const ks_type *t = &d->fields[i].type;
+        if (t->nptrs || (t->base != KS_BASE_RECORD && t->base != KS_BASE_ENUM))
+            continue;
+        const ks_def *fd = &m->defs[t->def];
+        int ok = fd->in_member && fd->owner == def ? fields_use_headers(m, t->def, depth + 1)
+                                                : def_uses_header(m, t->def, depth + 1);
+        if (!ok)
+            return 0;
+    }
+    return 1;
+}
+
+int ks_def_uses_header(const ks_model *m, size_t def)
+{
+    return def_uses_header(m, def, 0);
+}
+
+/* A record C mirrors but C++ can take as the application's own (issue 30
+ * #6): defined in a header host C++ can include, not one C includes
+ * already, not kept a mirror by "// kstub:mirror". */
+int ks__cxx_own(const ks_model *m, size_t def)
+{
+    const ks_def *d = &m->defs[def];
+    return (d->kind == KS_DEF_STRUCT || d->kind == KS_DEF_UNION) && d->complete && d->file &&
+           d->cxx_header && !d->mirror && !d->in_member && !ks_def_uses_header(m, def);
+}
+
+/* ---- spelling a type from its structure -------------------------------------------------------- */
+
+/* A mirrored enum class C++ callers may name (declared again opaquely):
+ * not one whose mirror has its very name ("enum class Top" at global scope
+ * against "struct Top"). */
+int ks__cxx_enum(const ks_model *m, const ks_type *t)
+{
+    const ks_def *d = t->base == KS_BASE_ENUM ? &m->defs[t->def] : NULL;
+    return d && d->scoped && strcmp(d->c_name, d->qname) != 0 && !ks_def_uses_header(m, t->def);
+}
+
+/* cuda: the C++ overloads' names: CUDA's for the half types, the C++ name
+ * of a mirrored enum class. */
+static const char *base_name(const ks_model *m, const ks_type *t, int cuda)
+{
+    switch (t->base) {
+    case KS_BASE_VOID: return "void";
+    case KS_BASE_SCALAR: return ks_scalar_c_name(t->scalar);
+    case KS_BASE_RECORD: return m->defs[t->def].c_name;
+    case KS_BASE_ENUM: return cuda && ks__cxx_enum(m, t) ? m->defs[t->def].qname : m->defs[t->def].c_name;
+    case KS_BASE_VECTOR: return t->vector;
+    case KS_BASE_SPECIAL:
+        return cuda && ks_special_cuda_name(t->special) ? ks_special_cuda_name(t->special)
+                                                          : ks_special_c_name(t->special);
+    }
+    return "";
+}
+
+/* The tag a record or enum is spelled with: mirrors are typedefs of their
+ * own name, but records keep "struct"/"union"; the application's types
+ * need the tag unless its header typedefs the name. */
+static const char *tag_word(const ks_model *m, const ks_type *t)
+{
+    if (t->base != KS_BASE_RECORD && t->base != KS_BASE_ENUM)
+        return "";
+    const ks_def *d = &m->defs[t->def];
+    if (d->kind == KS_DEF_ARRAY || d->kind == KS_DEF_FUNCTION)
+        return "";                             /* a typedef */
+    if (ks__cxx_own(m, t->def))
+        return "";                             /* a typedef in C++ too: spelled by its name */
+    if (ks_def_uses_header(m, t->def)) {
+        if (d->c_typedef)
+            return "";
+        return d->kind == KS_DEF_UNION ? "union " : d->kind == KS_DEF_ENUM ? "enum " : "struct ";
+    }
+    if (t->base == KS_BASE_RECORD)
+        return d->kind == KS_DEF_UNION ? "union " : "struct ";
+    return "";
+}
+
+/* A type as the templates spell it ({{*spelled}} in header.h.in): its
+ * parts, as a list of one item under key. drop: qualifiers left off the
+ * outermost pointer level; base_quals: the base's qualifiers used; cuda:
+ * the C++ overloads' names. */
+void ks__push_type(ks_tnode *n, const char *key, const ks_model *m, const ks_type *t, unsigned drop,
+                      unsigned base_quals, int cuda)
+{
+    ks_tnode *tn = ks_tn_push(ks_tn_list(n, key), n);
+    const char *tag = tag_word(m, t);
+    ks_tn_flag(tn, "const", base_quals & KS_QUAL_CONST);
+    ks_tn_flag(tn, "volatile", base_quals & KS_QUAL_VOLATILE);
+    ks_tn_flag(tn, "tag_struct", tag[0] == 's');
+    ks_tn_flag(tn, "tag_union", tag[0] == 'u');
+    ks_tn_flag(tn, "tag_enum", tag[0] == 'e');
+    ks_tn_set(tn, "base", "%s", base_name(m, t, cuda));
+    size_t trailing = 0;
+    for (size_t i = t->nptrs; i > 0; i--) {
+        if (t->ptr_quals[i - 1] & ~(i == t->nptrs ? drop : 0u))
+            break;
+        trailing++;
+    }
+    ks_tval *levels = ks_tn_list(tn, "levels");
+    unsigned prev = 1;                         /* the base: a space before its first '*' */
+    for (size_t i = 0; i + trailing < t->nptrs; i++) {
+        unsigned q = t->ptr_quals[i] & ~(i + 1 == t->nptrs ? drop : 0u);
+        ks_tnode *ln = ks_tn_push(levels, tn);
+        ks_tn_flag(ln, "space", prev != 0);
+        ks_tn_flag(ln, "const", q & KS_QUAL_CONST);
+        ks_tn_flag(ln, "volatile", q & KS_QUAL_VOLATILE);
+        ks_tn_flag(ln, "restrict", q & KS_QUAL_RESTRICT);
+        ks_tn_flag(ln, "cv", (q & KS_QUAL_CONST) && (q & (KS_QUAL_VOLATILE | KS_QUAL_RESTRICT)));
+        ks_tn_flag(ln, "vr", (q & KS_QUAL_VOLATILE) && (q & KS_QUAL_RESTRICT));
+        prev = q;
+    }
+    ks_tval *stars = ks_tn_list(tn, "stars");
+    for (size_t i = 0; i < trailing; i++)
+        ks_tn_flag(ks_tn_push(stars, tn), "first", i == 0);
+    ks_tval *dims = ks_tn_list(tn, "dims");
+    for (size_t i = 0; i < t->ndims; i++)
+        ks_tn_set(ks_tn_push(dims, tn), "n", "%lld", t->dims[i]);
+}
+
+/* A pointer to a function (one level): a device function's address, no
+ * memory the run-time checks could look at. */
+static int function_pointer(const ks_model *m, const ks_type *t)
+{
+    return t->nptrs == 1 && t->base == KS_BASE_RECORD && m->defs[t->def].kind == KS_DEF_FUNCTION;
+}
+
+/* Strict mode's test of one argument: its exact type (no top-level
+ * restrict, which means nothing to a caller) and, for a pointer to const,
+ * the same pointer without that const. */
+void ks__strict_values(const ks_model *m, const ks_param *p, ks_tnode *pn)
+{
+    const ks_type *t = &p->type;
+    ks__push_type(pn, "strict", m, t, KS_QUAL_RESTRICT, t->quals, 0);
+    int alt = t->nptrs == 1 && (t->quals & KS_QUAL_CONST) &&
+              (t->ptr_quals[0] & ~(unsigned)KS_QUAL_RESTRICT) == 0;
+    ks_tn_flag(pn, "strict_alt", alt);
+    if (alt)
+        ks__push_type(pn, "alt", m, t, KS_QUAL_RESTRICT, t->quals & ~(unsigned)KS_QUAL_CONST, 0);
+    else
+        ks_tn_list(pn, "alt");
+}
+
+/* Signed integer scalars (char included: it is signed on the device and on
+ * the hosts nvcc supports). */
+static int scalar_signed(ks_scalar s)
+{
+    switch (s) {
+    case KS_SCALAR_CHAR: case KS_SCALAR_SCHAR: case KS_SCALAR_SHORT: case KS_SCALAR_INT:
+    case KS_SCALAR_LONG: case KS_SCALAR_LLONG: case KS_SCALAR_PTRDIFF_T: case KS_SCALAR_INTPTR_T:
+    case KS_SCALAR_INTMAX_T: case KS_SCALAR_INT8_T: case KS_SCALAR_INT16_T: case KS_SCALAR_INT32_T:
+    case KS_SCALAR_INT64_T:
+        return 1;
+    default:
+        return 0;
+    }
+}
+
+/* What the runtime's checks and trace need of a parameter (ks_param_desc):
+ * its kind (KS_PARAM_<kind>), for a pointer the element type (sizeof and
+ * alignment are taken of it in C, where the header asserts the device's
+ * layout) unless that is void or an incomplete type, and its extent hint. */
+void ks__check_values(const ks_model *m, const ks_param *p, ks_tnode *pn)
+{
+    static const char *const xops[] = {"CONST", "PARAM", "ADD", "SUB", "MUL", "DIV"};
+    const ks_type *t = &p->type;
+    const char *kind = "BYTES";
+    int fn = function_pointer(m, t);
+    if (fn)
+        kind = "UNSIGNED";                     /* an address in code, traced as its value */
+    else if (t->nptrs)
+        kind = "POINTER";
+    else if (t->base == KS_BASE_SCALAR)
+        kind = t->scalar == KS_SCALAR_FLOAT || t->scalar == KS_SCALAR_DOUBLE ? "FLOAT"
+               : scalar_signed(t->scalar)                              ? "SIGNED"
+                                                                              : "UNSIGNED";
+    else if (t->base == KS_BASE_ENUM)
+        kind = m->defs[t->def].is_signed ? "SIGNED" : "UNSIGNED";
+    ks_tn_set(pn, "kind", "%s", kind);
+    ks_type elem = *t;
+    int known = 0;
+    if (t->nptrs && !fn) {
+        elem.nptrs--;
+        known = elem.nptrs > 0 || (t->base != KS_BASE_VOID &&
+                                   !((t->base == KS_BASE_RECORD || t->base == KS_BASE_ENUM) &&
+                                     !m->defs[t->def].complete));
+    }
+    ks_tn_flag(pn, "pointee_known", known);
+    /* The macro form's default test: void * (and const void * for a pointer
+     * to const) pass where they are not the parameter's own type already. */
+    int void_elem = t->nptrs == 1 && t->base == KS_BASE_VOID;
+    /* A function pointer: its own test, whose value keeps NULL convertible
+     * (header.h.in); void * passes it as C allows (with -Wpedantic's warning). */
+    ks_tn_flag(pn, "is_function", fn);
+    ks_tn_flag(pn, "is_pointer", t->nptrs > 0 && !fn);
+    ks_tn_flag(pn, "void_ok", t->nptrs > 0 && !void_elem);
+    ks_tn_flag(pn, "const_void_ok", t->nptrs == 1 && !void_elem && (t->quals & KS_QUAL_CONST));
+    if (known)
+        ks__push_type(pn, "pointee", m, &elem, 0, t->quals, 0);
+    else
+        ks_tn_list(pn, "pointee");
+    ks_tn_flag(pn, "has_extent", p->extent != NULL);
+    ks_tn_set(pn, "extent", "%s", p->extent ? p->extent : "");
+    ks_tn_set(pn, "nextent", "%zu", p->nextent_ops);
+    ks_tval *ops = ks_tn_list(pn, "extent_ops");
+    for (size_t i = 0; i < p->nextent_ops; i++) {
+        ks_tnode *on = ks_tn_push(ops, pn);
+        ks_tn_set(on, "op", "%s", xops[p->extent_ops[i].op]);
+        ks_tn_set(on, "value", "%lld", p->extent_ops[i].value);
+    }
+}

@@ -1,0 +1,7 @@
+/* expect: c_taps */
+#include "abi_globals.kstub.h"
+void call(const double *x);
+void call(const double *x)
+{
+    (void)c_taps_write(0, x, 4, NULL); /* a double table into a float one */
+}

@@ -1,0 +1,249 @@
+/*
+ * globals_gpu.c — issue 29 on a GPU: device variables written and read
+ * through their generated accessors (tests/gpu/globals_kernels.cu) around
+ * kernels that use them, checked against the CPU: a __constant__ table and
+ * a __device__ struct a kernel reads; a __device__ counter read back after
+ * atomics, on a stream of the program's own; the per-thread default
+ * stream; a __managed__ total read from the host, through its accessor and
+ * its address; bounds refused with nothing copied; a graph whose memcpy
+ * node writes the table before the kernel node reads it, replayed with new
+ * values. Built twice: with an embedded fatbin, and (GLOBALS_NVRTC) with
+ * the source embedded for NVRTC; `make gpu-check-globals` runs each with
+ * the library loader and with KSTUB_LOADER=module. Without a CUDA driver it
+ * prints "gpu-globals: no CUDA driver (...); skipped" and exits 0.
+ */
+#include "globals_kernels.kstub.h"
+
+#define GPU_CHECK_RETURN_STATUS   /* the cases return 1 at their first failure */
+#include "gpu_check.h"
+
+#include <math.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+static unsigned rng = 2929u;
+
+/* fir's reference: gain * sum_k taps[k] * in[i + k] + bias */
+static double fir_ref(const float *taps, const Params *p, const float *in, int i)
+{
+    double acc = 0;
+    for (int k = 0; k < p->taps; k++)
+        acc += (double)taps[k] * in[i + k];
+    return p->gain * acc + p->bias;
+}
+
+static int run_fir(const float *taps, const Params *p, const float *in, int n, ks_stream stream, double *err)
+{
+    CUdeviceptr din, dout;
+    CU(cu.MemAlloc(&din, (size_t)(n + 15) * sizeof *in));
+    CU(cu.MemAlloc(&dout, (size_t)n * sizeof(float)));
+    CU(cu.MemcpyHtoD(din, in, (size_t)(n + 15) * sizeof *in));
+    CU(cu.MemsetD8(dout, 0xff, (size_t)n * sizeof(float)));   /* poison: NaN */
+    KS(fir(ks_launch_on(ks_launch_1d((unsigned)(n + 255) / 256, 256), stream), DEV(const float, din),
+           DEV(float, dout), n));
+    CU(cu.StreamSynchronize((CUstream)stream));
+    float *out = malloc((size_t)n * sizeof *out);
+    CU(cu.MemcpyDtoH(out, dout, (size_t)n * sizeof *out));
+    *err = 0;
+    for (int i = 0; i < n; i++)
+        *err = fmax(*err, fabs((double)out[i] - fir_ref(taps, p, in, i)));
+    free(out);
+    cu.MemFree(din);
+    cu.MemFree(dout);
+    return 0;
+}
+
+/* A __constant__ table and a __device__ struct, written, read by fir, read back. */
+static int constant_table_and_struct(void)
+{
+    const int n = 50000;
+    float taps[16], back[16];
+    float *in = malloc((size_t)(n + 15) * sizeof *in);
+    for (int k = 0; k < 16; k++)
+        taps[k] = gpu_frand(&rng);
+    for (int i = 0; i < n + 15; i++)
+        in[i] = gpu_frand(&rng);
+    Params p, pb;
+    memset(&p, 0, sizeof p);
+    p.gain = 1.5f;
+    p.taps = 16;
+    p.bias = -0.25;
+    KS(c_taps_set(taps, NULL));
+    KS(g_params_set(p, NULL));
+    double err;
+    if (run_fir(taps, &p, in, n, NULL, &err))
+        return 1;
+    EXPECT(err <= 1e-4, "fir: max error %g", err);
+    memset(back, 0, sizeof back);
+    KS(c_taps_get(back, NULL));
+    EXPECT(memcmp(back, taps, sizeof taps) == 0, "c_taps read back differs");
+    memset(&pb, 0, sizeof pb);
+    KS(g_params_get(&pb, NULL));
+    EXPECT(pb.gain == p.gain && pb.taps == p.taps && pb.bias == p.bias, "g_params read back differs");
+    printf("  fir with c_taps (__constant__ float[16]) and g_params (Params): max error %.2g over %d\n", err, n);
+    free(in);
+    return 0;
+}
+
+/* A __device__ counter zeroed, bumped by atomics and read back, on a stream of our own. */
+static int counter_after_atomics(void)
+{
+    const int n = 1 << 20;
+    float *x = malloc((size_t)n * sizeof *x);
+    unsigned want = 0;
+    for (int i = 0; i < n; i++) {
+        x[i] = gpu_frand(&rng);
+        want += x[i] > 0.25f;
+    }
+    CUstream s;
+    CU(cu.StreamCreate(&s, CU_STREAM_NON_BLOCKING));
+    CUdeviceptr dx = gpu_dev_upload(x, (size_t)n * sizeof *x);
+    EXPECT(dx != 0, "upload");
+    unsigned hits = 12345;
+    KS(g_hits_set(hits, (ks_stream)s));
+    KS(g_hits_set(0u, (ks_stream)s));
+    KS(count_above(ks_launch_on(ks_launch_1d((unsigned)(n + 255) / 256, 256), (ks_stream)s),
+                   DEV(const float, dx), 0.25f, n));
+    KS(g_hits_get(&hits, (ks_stream)s));              /* after the kernel, in stream order */
+    EXPECT(hits == want, "g_hits is %u, wanted %u", hits, want);
+    unsigned *addr = NULL;
+    KS(g_hits_address(&addr));
+    EXPECT(addr != NULL, "g_hits_address gave NULL");
+    printf("  g_hits (__device__ unsigned int) after %d atomicAdds: %u\n", n, hits);
+    CU(cu.StreamDestroy(s));
+    gpu_release_case_memory();
+    free(x);
+    return 0;
+}
+
+/* The per-thread default stream, and a part of the table. */
+static int per_thread_stream_and_parts(void)
+{
+    float taps[16], three[3] = {7.0f, 8.0f, 9.0f}, back[16];
+    for (int k = 0; k < 16; k++)
+        taps[k] = (float)k;
+    KS(c_taps_set(taps, KS_STREAM_PER_THREAD));
+    KS(c_taps_write(4, three, 3, KS_STREAM_PER_THREAD));
+    KS(c_taps_read(0, back, 16, KS_STREAM_PER_THREAD));
+    for (int k = 0; k < 16; k++) {
+        float want = k >= 4 && k < 7 ? three[k - 4] : (float)k;
+        EXPECT(back[k] == want, "c_taps[%d] is %g, wanted %g", k, back[k], want);
+    }
+    /* Past the end: refused, nothing copied. */
+    float seven[7] = {0};
+    ks_status st = c_taps_write(10, seven, 7, NULL);
+    EXPECT(st == KS_ERR_INVALID_VALUE, "c_taps_write(10, ..., 7) returned %s", ks_status_name(st));
+    EXPECT(strstr(ks_last_error_message(), "c_taps") != NULL, "message: %s", ks_last_error_message());
+    KS(c_taps_get(back, NULL));
+    EXPECT(back[10] == 10.0f && back[15] == 15.0f, "a refused write changed the table");
+    printf("  c_taps written in parts on KS_STREAM_PER_THREAD; an overrun refused\n");
+    return 0;
+}
+
+/* A __managed__ total a kernel writes, read from the host two ways. */
+static int managed_total(void)
+{
+    float grid[4][8];
+    double want = 0;
+    for (int r = 0; r < 4; r++)
+        for (int c = 0; c < 8; c++) {
+            grid[r][c] = (float)(r * 8 + c) * 0.5f;
+            want += grid[r][c];
+        }
+    KS(lut_grid_set(&grid[0][0], NULL));
+    KS(m_total_set(-1.0f, NULL));
+    KS(sum_grid(ks_launch_1d(1, 32)));
+    float got = 0;
+    KS(m_total_get(&got, NULL));
+    EXPECT(got == (float)want, "m_total is %g, wanted %g", got, want);
+    float *host = NULL;
+    KS(m_total_address(&host));
+    CU(cu.StreamSynchronize(NULL));
+    EXPECT(host != NULL && *host == (float)want, "*m_total_address() is %g, wanted %g", host ? *host : -1.0f, want);
+    printf("  m_total (__managed__ float) = %g, read by m_total_get and through its address\n", got);
+    return 0;
+}
+
+/* A graph: a memcpy node writes the table, then fir reads it; replayed with new taps. */
+static int graph_memcpy_node(void)
+{
+    typedef CUresult (*alloc_host_fn)(void **p, size_t bytes);
+    typedef CUresult (*free_host_fn)(void *p);
+    alloc_host_fn alloc_host;
+    free_host_fn free_host;
+    void *f1 = NULL, *f2 = NULL;
+    KS(ks_driver_proc("cuMemAllocHost", &f1));
+    KS(ks_driver_proc("cuMemFreeHost", &f2));
+    memcpy(&alloc_host, &f1, sizeof f1);
+    memcpy(&free_host, &f2, sizeof f2);
+    float *taps = NULL;
+    CU(alloc_host((void **)&taps, 16 * sizeof *taps));   /* read when the graph runs */
+    const int n = 4096;
+    float *in = malloc((size_t)(n + 15) * sizeof *in), *out = malloc((size_t)n * sizeof *out);
+    for (int i = 0; i < n + 15; i++)
+        in[i] = gpu_frand(&rng);
+    for (int k = 0; k < 16; k++)
+        taps[k] = 0.0f;
+    Params p;
+    memset(&p, 0, sizeof p);
+    p.gain = 1.0f;
+    p.taps = 16;
+    p.bias = 0.0;
+    KS(g_params_set(p, NULL));
+    KS(c_taps_set(taps, NULL));                          /* zeros before the graph */
+    CUdeviceptr din = gpu_dev_upload(in, (size_t)(n + 15) * sizeof *in);
+    CUdeviceptr dout = gpu_dev_alloc((size_t)n * sizeof *out, 0xff);
+    EXPECT(din && dout, "device memory");
+    ks_graph g;
+    ks_graph_exec e;
+    ks_graph_node copy;
+    fir_node_t k;
+    KS(ks_graph_create(&g));
+    KS(c_taps_node(g, NULL, 0, 0, taps, 16, &copy));
+    KS(fir_node(g, &copy, 1, &k, ks_launch_1d((unsigned)(n + 255) / 256, 256), DEV(const float, din),
+                DEV(float, dout), n));
+    KS(ks_graph_instantiate(g, &e));
+    for (int round = 0; round < 2; round++) {
+        for (int kk = 0; kk < 16; kk++)
+            taps[kk] = gpu_frand(&rng);
+        KS(ks_graph_launch(e, NULL));
+        CU(cu.StreamSynchronize(NULL));
+        EXPECT(gpu_dev_download(out, dout, (size_t)n * sizeof *out), "download");
+        double err = 0;
+        for (int i = 0; i < n; i++)
+            err = fmax(err, fabs((double)out[i] - fir_ref(taps, &p, in, i)));
+        EXPECT(err <= 1e-4, "graph round %d: max error %g", round, err);
+        printf("  graph round %d: c_taps_node then fir_node, max error %.2g\n", round, err);
+    }
+    KS(ks_graph_exec_destroy(e));
+    KS(ks_graph_destroy(g));
+    free_host(taps);
+    free(in);
+    free(out);
+    gpu_release_case_memory();
+    return 0;
+}
+
+int main(void)
+{
+    setvbuf(stdout, NULL, _IOLBF, 0);
+    CUdevice dev;
+    CUcontext ctx;
+    int start = gpu_start("gpu-globals", &dev, &ctx, NULL, 0);
+    if (start != GPU_READY)
+        return start == GPU_SKIP ? 0 : 1;
+    const char *loader = getenv("KSTUB_LOADER");
+#ifdef GLOBALS_NVRTC
+    printf("gpu-globals: image compiled by NVRTC, %s loader\n", loader ? loader : "library");
+#else
+    printf("gpu-globals: embedded fatbin, %s loader\n", loader ? loader : "library");
+#endif
+    gpu_run_case("a __constant__ table and a __device__ struct read by a kernel", constant_table_and_struct);
+    gpu_run_case("a __device__ counter after atomics, on a stream of our own", counter_after_atomics);
+    gpu_run_case("parts of the table on the per-thread stream, an overrun refused", per_thread_stream_and_parts);
+    gpu_run_case("a __managed__ total read from the host", managed_total);
+    gpu_run_case("a graph memcpy node writing the table", graph_memcpy_node);
+    return gpu_report("gpu-globals");
+}
