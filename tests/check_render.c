@@ -2,7 +2,7 @@
  * check_render.c — the template engine (generator/emit/render.c) on its own: small
  * templates over small trees of values, each case one feature of the subset
  * templates/ uses (values, filters, sections, inverted sections, comments,
- * named pieces, the layout tags) and each refusal (unknown names, bad
+ * named pieces, partials, the layout tags) and each refusal (unknown names, bad
  * nesting, the depth and work bounds), with the error it prints.
  */
 #include <check.h>
@@ -37,6 +37,11 @@ static ks_tnode *tree(void)
     return root;
 }
 
+/* The template's path (its folder is where {{> file}} looks first) and the
+ * second folder for partials; the partial cases set them. */
+static const char *name = "t.in";
+static const char *partials = NULL;
+
 /* Renders text over tree(); *out is the output (or NULL after an error),
  * *err what the engine printed on stderr. Returns ks_render's result. */
 static int render(const char *text, char **out, char **err)
@@ -48,7 +53,7 @@ static int render(const char *text, char **out, char **err)
     FILE *cap = tmpfile();
     ck_assert_ptr_nonnull(cap);
     dup2(fileno(cap), STDERR_FILENO);
-    int rc = ks_render("t.in", text, strlen(text), root, &b);
+    int rc = ks_render(name, text, strlen(text), partials, root, &b);
     fflush(stderr);
     dup2(saved, STDERR_FILENO);
     close(saved);
@@ -310,6 +315,83 @@ START_TEST(escapes_for_c)
 }
 END_TEST
 
+/* ---- partials: {{> file}} ---- */
+
+static char dirs[2][64];
+static char paths[2][160];
+
+static void put_file(const char *dir, const char *file, const char *text)
+{
+    char p[160];
+    snprintf(p, sizeof p, "%s/%s", dir, file);
+    FILE *f = fopen(p, "w");
+    ck_assert_ptr_nonnull(f);
+    fputs(text, f);
+    fclose(f);
+}
+
+static void partial_dirs(void)
+{
+    for (int i = 0; i < 2; i++) {
+        snprintf(dirs[i], sizeof dirs[i], "/tmp/check-render-XXXXXX");
+        ck_assert_ptr_nonnull(mkdtemp(dirs[i]));
+        snprintf(paths[i], sizeof paths[i], "%s/t.in", dirs[i]);
+    }
+    name = paths[0];
+    partials = dirs[1];
+    put_file(dirs[0], "pieces.in", "{{! how a name is spelled }}\n{{*sp}}[{{name}}]{{/sp}}\n");
+    put_file(dirs[0], "word.in", "Z");
+    put_file(dirs[0], "self.in", "{{> self.in}}");
+    put_file(dirs[0], "bad.in", "ok\n{{bogus}}\n");
+    put_file(dirs[0], "nested.in", "{{> pieces.in}}");
+    put_file(dirs[1], "word.in", "W");
+    put_file(dirs[1], "far.in", "F");
+}
+
+static void partial_dirs_gone(void)
+{
+    const char *files[] = {"pieces.in", "word.in", "self.in", "bad.in", "nested.in", "far.in"};
+    for (int i = 0; i < 2; i++) {
+        for (size_t j = 0; j < sizeof files / sizeof *files; j++) {
+            char p[160];
+            snprintf(p, sizeof p, "%s/%s", dirs[i], files[j]);
+            unlink(p);
+        }
+        rmdir(dirs[i]);
+    }
+    name = "t.in";
+    partials = NULL;
+}
+
+START_TEST(partial_spliced_in)
+{
+    /* alone on its line, the tag takes the line; the partial's pieces are the template's */
+    RENDERS("{{> pieces.in}}\nx{{sp}}\n", "x[vec_add]\n");
+    RENDERS("a{{>word.in}}b\n", "aZb\n");
+    RENDERS("{{> nested.in}}\n{{#params}}{{sp}}{{/params}}\n", "[vec_add][vec_add]\n");
+    /* the template's own folder first, then the second folder */
+    RENDERS("{{> word.in}}{{> far.in}}\n", "ZF\n");
+    /* {{>}} with no name is still the pad */
+    RENDERS("{{[}}\na{{>}}{{<}}b\n{{]}}\n", "a b\n");
+}
+END_TEST
+
+START_TEST(partial_refused)
+{
+    REFUSED("x\n{{> nope.in}}\n", "t.in:2:1: error: cannot read partial 'nope.in'");
+    REFUSED("{{> ../t.in}}\n", "a partial is a file name in the template's folder");
+    char *e;
+    ck_assert_int_eq(render("{{> self.in}}\n", NULL, &e), -1);
+    ck_assert_msg(strstr(e, "/self.in:1:1: error: partials nest deeper than 8") != NULL, "%s", e);
+    free(e);
+    /* an error inside a partial is located there; after one, in the template */
+    ck_assert_int_eq(render("{{> bad.in}}\n", NULL, &e), -1);
+    ck_assert_msg(strstr(e, "/bad.in:2:1: error: unknown name 'bogus'") != NULL, "%s", e);
+    free(e);
+    REFUSED("{{> word.in}}\n\n{{oops}}\n", "t.in:3:1: error: unknown name 'oops'");
+}
+END_TEST
+
 static Suite *render_suite(void)
 {
     Suite *s = suite_create("render");
@@ -338,6 +420,11 @@ static Suite *render_suite(void)
     tcase_add_test(p, piece_takes_no_filter);
     tcase_add_test(p, value_wins_over_piece);
     suite_add_tcase(s, p);
+    TCase *inc = tcase_create("partials");
+    tcase_add_checked_fixture(inc, partial_dirs, partial_dirs_gone);
+    tcase_add_test(inc, partial_spliced_in);
+    tcase_add_test(inc, partial_refused);
+    suite_add_tcase(s, inc);
     TCase *l = tcase_create("layout");
     tcase_add_test(l, pad_to_column);
     tcase_add_test(l, hang_column);

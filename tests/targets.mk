@@ -7,7 +7,9 @@
 #                        the cxx one, compile both (C11, C++17) and link a
 #                        C++ caller of the wrappers against libkstub (no GPU:
 #                        the program is linked, not run); and refuse a
-#                        broken target.json with an error at it.
+#                        broken target.json with an error at it. The template
+#                        includes the built-in spelling.in ({{> spelling.in}}),
+#                        which the depfile lists.
 
 TARGETS_DIR := $(B)/targets
 
@@ -20,6 +22,7 @@ check-targets: $(KSTUB) $(B)/lib/libkstub.a tests/targets/cxx/target.json tests/
 	test ! -e $(TARGETS_DIR)/vector_ops.cpp
 	grep -q '^ *tests/targets/cxx/header.hpp.in \\$$' $(TARGETS_DIR)/vector_ops.d
 	grep -q '^ *tests/targets/cxx/target.json$$' $(TARGETS_DIR)/vector_ops.d
+	grep -q '^ *[^ ]*/templates/spelling.in \\$$' $(TARGETS_DIR)/vector_ops.d
 	grep -q '^#ifndef VECTOR_OPS_HPP_INCLUDED$$' $(TARGETS_DIR)/vector_ops.hpp
 	grep -q '^namespace vector_ops {$$' $(TARGETS_DIR)/vector_ops.hpp
 	$(KSTUB) --list -T tests/targets/cxx kernels/vector_ops.cu | grep -q '^ks_status vector_ops::saxpy(ks_launch launch, float a, const float \*KS_RESTRICT x'

@@ -29,6 +29,7 @@ typedef struct ks_options {
     size_t nkernel_headers;
     int rdc;                   /* --rdc (nvcc -rdc=true): relocatable device code, -fgpu-rdc */
     const char *template_dir;
+    const char *builtin_template_dir;  /* where a template's {{> file}} is looked for second */
     const char *cuda_path;
     const char *arch;          /* e.g. "sm_90" */
     const char *std;           /* e.g. "c++17" */

@@ -20,6 +20,7 @@
 #include "inputs.h"
 #include "manifest.h"
 #include "naming.h"
+#include "render.h"
 #include "target.h"
 #include "util.h"
 #include "walk.h"
@@ -210,7 +211,7 @@ static int parse_args(int argc, char **argv, int first, cli *c)
     o->cuda_path = env_cuda && *env_cuda ? env_cuda : "/usr/local/cuda";
     o->arch = "sm_90";
     o->std = "c++17";
-    o->template_dir = default_template_dir();
+    o->template_dir = o->builtin_template_dir = default_template_dir();
     for (int i = first; i < argc; i++) {
         const char *a = argv[i];
         if (strcmp(a, "--help") == 0 || strcmp(a, "-h") == 0) {
@@ -455,7 +456,13 @@ static int read_image(const ks_options *o, generated *g)
     return 0;
 }
 
-/* The depfile's text, from the inclusions the parse recorded. */
+static void add_dep(void *deps, const char *path)
+{
+    ks_deps_add(deps, path);
+}
+
+/* The depfile's text, from the inclusions the parse recorded (and, for a
+ * -T target, its templates, their partials and its target.json). */
 static int depfile_text(const cli *c, const ks_compdb *db, generated *g)
 {
     const ks_options *o = &c->o;
@@ -469,6 +476,11 @@ static int depfile_text(const cli *c, const ks_compdb *db, generated *g)
         for (size_t i = 0; i < c->target.noutputs; i++) {
             char *t = ks_target_template_path(&c->target, i);
             ks_deps_add(&g->deps, t);
+            size_t len;
+            char *text = ks_read_file(t, &len);
+            if (text)
+                (void)ks_render_partials(t, text, len, o->builtin_template_dir, add_dep, &g->deps);
+            free(text);
             free(t);
         }
         if (c->target.file)

@@ -494,7 +494,7 @@ int ks_emit(const ks_target *target, size_t output, const ks_options *o, const k
         return -1;
     ks_tnode *root = build_values(o, m, img);
     ks_buf out = {0};
-    int rc = ks_render(path, text, len, root, &out);
+    int rc = ks_render(path, text, len, o->builtin_template_dir, root, &out);
     ks_tn_free(root);
     free(text);
     free(path);
@@ -535,7 +535,7 @@ static int render_pieces(const ks_target *target, const ks_options *o, const ks_
     if (read_template(target, 0, path, &text, &len) != 0)
         return -1;
     ks_tnode *root = build_values(o, m, NULL);
-    int rc = ks_render_with(*path, text, len, driver, root, out);
+    int rc = ks_render_with(*path, text, len, driver, o->builtin_template_dir, root, out);
     ks_tn_free(root);
     free(text);
     return rc;

@@ -24,10 +24,16 @@
  *                       line goes with it)
  *   {{name}}            where no value has that name: the piece, filled from
  *                       the values in scope there
+ *   {{> file}}          the text of file (the type-spelling pieces, say), from
+ *                       the template's own folder, else the built-in templates'
+ *                       folder; read before rendering, as if written there (on a
+ *                       line of its own, the line goes with it). Partials
+ *                       include partials, KS_RENDER_MAX_PARTIALS deep
  * A section, comment or group tag alone on its line takes the whole line with it.
  * An unknown name is an error, so a typo in a user's template is caught.
  */
 #include "render.h"
+#include "inputs.h"
 
 #include <ctype.h>
 #include <stdio.h>
@@ -36,6 +42,8 @@
 
 /* Sections nest no deeper than this (a hostile template must not exhaust the stack). */
 #define KS_RENDER_MAX_DEPTH 64
+/* {{> file}} nests no deeper than this (a partial that includes itself stops here). */
+#define KS_RENDER_MAX_PARTIALS 8
 
 /* The work one render may do (bytes written plus tags rendered): 1 Mi,
  * plus 64 times the template's and the values' own size. A template renders
@@ -218,10 +226,21 @@ typedef struct piece {
     size_t keylen, start, end;
 } piece;
 
+/* Where a stretch of the text (partials spliced in) came from, for messages:
+ * from position at on, file name's text from offset off. */
+typedef struct span {
+    size_t at;
+    const char *name;
+    const char *text;
+    size_t off;
+} span;
+
 typedef struct tpl {
     const char *name;   /* template file, for messages */
     const char *text;
     size_t len;
+    const span *spans;  /* in order of at; NULL: all of text is name's */
+    size_t nspans;
     int errors;
     mark *marks;
     size_t nmarks, marks_cap;   /* grown by doubling: a render may leave millions */
@@ -245,11 +264,11 @@ struct tag {
     size_t filterlen;
 };
 
-static void position(const tpl *t, size_t pos, unsigned *line, unsigned *col)
+static void line_col(const char *text, size_t pos, unsigned *line, unsigned *col)
 {
     unsigned l = 1, c = 1;
     for (size_t i = 0; i < pos; i++) {
-        if (t->text[i] == '\n') {
+        if (text[i] == '\n') {
             l++;
             c = 1;
         } else {
@@ -260,14 +279,34 @@ static void position(const tpl *t, size_t pos, unsigned *line, unsigned *col)
     *col = c;
 }
 
+/* The file that position pos of t came from, and the line and column there. */
+static const char *position_in(const tpl *t, size_t pos, unsigned *line, unsigned *col)
+{
+    if (!t->nspans) {
+        line_col(t->text, pos, line, col);
+        return t->name;
+    }
+    size_t i = t->nspans - 1;
+    while (i > 0 && t->spans[i].at > pos)
+        i--;
+    const span *sp = &t->spans[i];
+    line_col(sp->text, sp->off + (pos - sp->at), line, col);
+    return sp->name;
+}
+
+static void position(const tpl *t, size_t pos, unsigned *line, unsigned *col)
+{
+    (void)position_in(t, pos, line, col);
+}
+
 static void tpl_error(tpl *t, size_t pos, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
 static void tpl_error(tpl *t, size_t pos, const char *fmt, ...)
 {
     unsigned line, col;
-    position(t, pos, &line, &col);
+    const char *file = position_in(t, pos, &line, &col);
     va_list ap;
     va_start(ap, fmt);
-    ks_verror_at(t->name, line, col, "error", fmt, ap);
+    ks_verror_at(file, line, col, "error", fmt, ap);
     va_end(ap);
     t->errors++;
 }
@@ -648,12 +687,173 @@ static size_t values_size(const ks_tnode *n, int shallow)
     return size;
 }
 
-/* Renders text[from, len) with the pieces defined anywhere in text. */
-static int render_range(const char *name, const char *text, size_t len, size_t from,
-                        const ks_tnode *root, ks_buf *out)
+/* ---- partials --------------------------------------------------------------------------------- */
+
+/* The text with its {{> file}} partials spliced in, and where each stretch came from. */
+typedef struct expansion {
+    ks_buf out;
+    span *spans;
+    size_t nspans;
+    char **owned;       /* the partials' paths and texts */
+    size_t nowned;
+    const char *partials;   /* the second folder searched, or NULL */
+    void (*seen)(void *, const char *);  /* told each partial's path, or NULL */
+    void *seen_ctx;
+} expansion;
+
+static void add_span(expansion *ex, const char *name, const char *text, size_t off)
 {
-    tpl t = {name, text, len, 0, NULL, 0, 0, NULL, 0, ks_xmalloc((len + 1) * sizeof(tag)), NULL,
-             0, 0, out->len, {NULL}, 0};
+    ex->spans = ks_xrealloc(ex->spans, (ex->nspans + 1) * sizeof *ex->spans);
+    ex->spans[ex->nspans++] = (span){ex->out.len, name, text, off};
+}
+
+static void own(expansion *ex, char *p)
+{
+    ex->owned = ks_xrealloc(ex->owned, (ex->nowned + 1) * sizeof *ex->owned);
+    ex->owned[ex->nowned++] = p;
+}
+
+static void expand_error(const char *name, const char *text, size_t pos, const char *fmt, ...)
+    __attribute__((format(printf, 4, 5)));
+static void expand_error(const char *name, const char *text, size_t pos, const char *fmt, ...)
+{
+    unsigned line, col;
+    line_col(text, pos, &line, &col);
+    va_list ap;
+    va_start(ap, fmt);
+    ks_verror_at(name, line, col, "error", fmt, ap);
+    va_end(ap);
+}
+
+/* Reads partial file (fl bytes) for the template name: from name's folder,
+ * else ex->partials. Its path and text are ex's; NULL with the reason in
+ * ks_file_error() when neither has it. */
+static char *read_partial(expansion *ex, const char *name, const char *file, size_t fl, size_t *len,
+                          const char **path)
+{
+    const char *slash = strrchr(name, '/');
+    char *p = slash ? ks_xasprintf("%.*s/%.*s", (int)(slash - name), name, (int)fl, file)
+                    : ks_xasprintf("%.*s", (int)fl, file);
+    char *text = ks_read_file(p, len);
+    if (!text && ex->partials) {
+        free(p);
+        p = ks_xasprintf("%s/%.*s", ex->partials, (int)fl, file);
+        text = ks_read_file(p, len);
+    }
+    if (!text) {
+        free(p);
+        return NULL;
+    }
+    own(ex, p);
+    own(ex, text);
+    if (ex->seen)
+        ex->seen(ex->seen_ctx, p);
+    *path = p;
+    return text;
+}
+
+/* A partial's name: a file name in a template folder, no folder of its own. */
+static int partial_name_ok(const char *s, size_t n)
+{
+    if ((n == 1 && s[0] == '.') || (n == 2 && s[0] == '.' && s[1] == '.'))
+        return 0;
+    for (size_t i = 0; i < n; i++)
+        if (s[i] == '/' || (unsigned char)s[i] < 0x20)
+            return 0;
+    return 1;
+}
+
+/* Appends text (name's) to ex->out with its partials spliced in. 0, or -1
+ * after an error at the {{> file}} tag that could not be read. */
+static int expand(expansion *ex, const char *name, const char *text, size_t len, int depth)
+{
+    size_t copied = 0;
+    add_span(ex, name, text, 0);
+    for (size_t i = 0; i + 2 < len;) {
+        if (text[i] != '{' || text[i + 1] != '{') {
+            i++;
+            continue;
+        }
+        size_t close = i + 2;
+        while (close + 1 < len && !(text[close] == '}' && text[close + 1] == '}'))
+            close++;
+        if (close + 1 >= len)
+            break;                  /* unterminated: the renderer says so */
+        size_t k = i + 3, ke = close;
+        while (k < ke && isspace((unsigned char)text[k]))
+            k++;
+        while (ke > k && isspace((unsigned char)text[ke - 1]))
+            ke--;
+        if (text[i + 2] != '>' || k == ke) {    /* not a partial ({{>}} pads) */
+            i = close + 2;
+            continue;
+        }
+        if (!partial_name_ok(text + k, ke - k)) {
+            expand_error(name, text, i, "'{{> %.*s}}': a partial is a file name in the template's "
+                         "folder, with no folder of its own", (int)(ke - k), text + k);
+            return -1;
+        }
+        if (depth >= KS_RENDER_MAX_PARTIALS) {
+            expand_error(name, text, i, "partials nest deeper than %d ('{{> %.*s}}')",
+                         KS_RENDER_MAX_PARTIALS, (int)(ke - k), text + k);
+            return -1;
+        }
+        size_t plen;
+        const char *ppath;
+        const char *ptext = read_partial(ex, name, text + k, ke - k, &plen, &ppath);
+        if (!ptext) {
+            expand_error(name, text, i, "cannot read partial '%.*s': %s", (int)(ke - k), text + k,
+                         ks_file_error());
+            return -1;
+        }
+        /* Alone on its line, the tag takes the line with it. */
+        size_t ls = i, le = close + 2;
+        while (ls > 0 && (text[ls - 1] == ' ' || text[ls - 1] == '\t'))
+            ls--;
+        while (le < len && (text[le] == ' ' || text[le] == '\t'))
+            le++;
+        if (!((ls == 0 || text[ls - 1] == '\n') && (le == len || text[le] == '\n'))) {
+            ls = i;
+            le = close + 2;
+        } else if (le < len) {
+            le++;
+        }
+        ks_buf_put(&ex->out, text + copied, ls - copied);
+        if (expand(ex, ppath, ptext, plen, depth + 1) != 0)
+            return -1;
+        copied = i = le;
+        add_span(ex, name, text, copied);
+    }
+    ks_buf_put(&ex->out, text + copied, len - copied);
+    return 0;
+}
+
+static void expansion_free(expansion *ex)
+{
+    for (size_t i = 0; i < ex->nowned; i++)
+        free(ex->owned[i]);
+    free(ex->owned);
+    free(ex->spans);
+    free(ex->out.data);
+}
+
+/* Renders text[from, len) with the pieces defined anywhere in text (its
+ * partials spliced in first; from lies past the last of them). */
+static int render_range(const char *name, const char *text_in, size_t len_in, size_t from,
+                        const char *partials, const ks_tnode *root, ks_buf *out)
+{
+    expansion ex = {{0}, NULL, 0, NULL, 0, partials, NULL, NULL};
+    if (expand(&ex, name, text_in, len_in, 0) != 0) {
+        expansion_free(&ex);
+        return -1;
+    }
+    ks_buf_put(&ex.out, "", 0);
+    const char *text = ex.out.data;
+    size_t len = ex.out.len;
+    if (from)
+        from += len - len_in;
+    tpl t = {name, text, len, ex.nowned ? ex.spans : NULL, ex.nowned ? ex.nspans : 0, 0, NULL, 0, 0,
+             NULL, 0, ks_xmalloc((len + 1) * sizeof(tag)), NULL, 0, 0, out->len, {NULL}, 0};
     size_t scale = len + values_size(root, 0);
     t.budget = KS_RENDER_WORK_FLOOR + (scale > ((size_t)-1 - KS_RENDER_WORK_FLOOR) / KS_RENDER_WORK_FACTOR
                                        ? (size_t)-1 - KS_RENDER_WORK_FLOOR
@@ -665,6 +865,7 @@ static int render_range(const char *name, const char *text, size_t len, size_t f
         tpl_error(&t, (size_t)(nul - text), "a NUL byte in a template");
         free(t.closes);
         free(t.closed);
+        expansion_free(&ex);
         return -1;
     }
     /* The pieces, wherever they are defined. */
@@ -688,23 +889,34 @@ static int render_range(const char *name, const char *text, size_t len, size_t f
     free(t.pieces);
     free(t.closes);
     free(t.closed);
+    expansion_free(&ex);
     return t.errors ? -1 : 0;
 }
 
-int ks_render(const char *name, const char *text, size_t len, const ks_tnode *root, ks_buf *out)
+int ks_render(const char *name, const char *text, size_t len, const char *partials,
+              const ks_tnode *root, ks_buf *out)
 {
-    return render_range(name, text, len, 0, root, out);
+    return render_range(name, text, len, 0, partials, root, out);
 }
 
 int ks_render_with(const char *name, const char *text, size_t len, const char *driver,
-                   const ks_tnode *root, ks_buf *out)
+                   const char *partials, const ks_tnode *root, ks_buf *out)
 {
     ks_buf all = {0};
     ks_buf_put(&all, text, len);
     ks_buf_puts(&all, "\n");
     size_t from = all.len;
     ks_buf_puts(&all, driver);
-    int rc = render_range(name, all.data, all.len, from, root, out);
+    int rc = render_range(name, all.data, all.len, from, partials, root, out);
     free(all.data);
+    return rc;
+}
+
+int ks_render_partials(const char *name, const char *text, size_t len, const char *partials,
+                       void (*seen)(void *, const char *), void *ctx)
+{
+    expansion ex = {{0}, NULL, 0, NULL, 0, partials, seen, ctx};
+    int rc = expand(&ex, name, text, len, 0);
+    expansion_free(&ex);
     return rc;
 }

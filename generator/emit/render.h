@@ -23,15 +23,24 @@ void ks_tn_push_ref(ks_tval *list, ks_tnode *item);
 void ks_tn_free(ks_tnode *n);
 
 /* Renders text (the template file name for messages) with root's values onto
- * out. Returns 0, or -1 after printing errors located in the template. */
-int ks_render(const char *name, const char *text, size_t len, const ks_tnode *root, ks_buf *out);
+ * out. A {{> file}} partial is read from name's folder, else from partials
+ * (the built-in templates' folder; NULL: none). Returns 0, or -1 after
+ * printing errors located in the template (or the partial). */
+int ks_render(const char *name, const char *text, size_t len, const char *partials,
+              const ks_tnode *root, ks_buf *out);
 
 /* Renders driver (a template of kernel's own, "{{#kernels}}{{prototype}}
  * {{/kernels}}") with the named pieces of text (the template file name for
  * messages): how the header spells a thing, reused elsewhere. Returns 0,
  * or -1 after printing errors. */
 int ks_render_with(const char *name, const char *text, size_t len, const char *driver,
-                   const ks_tnode *root, ks_buf *out);
+                   const char *partials, const ks_tnode *root, ks_buf *out);
+
+/* Calls seen(ctx, path) with the path of each partial text includes (and
+ * theirs), found as ks_render finds them: the depfile lists them. 0, or -1
+ * after printing errors. */
+int ks_render_partials(const char *name, const char *text, size_t len, const char *partials,
+                       void (*seen)(void *, const char *), void *ctx);
 
 /* The escapes a user-derived string needs in each context of generated C. */
 char *ks_escape_comment(const char *s);    /* inside a comment: no comment closer, no newline */

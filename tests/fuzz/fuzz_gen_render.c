@@ -42,7 +42,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
         return 0;
     memcpy(text, data, size);
     ks_buf out = {0};
-    (void)ks_render("fuzz.in", text, size, root, &out);
+    (void)ks_render("fuzz.in", text, size, NULL, root, &out);
     free(ks_buf_take(&out));
     free(text);
     return 0;
