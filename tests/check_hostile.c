@@ -115,6 +115,12 @@ static void no_leftovers(const char *what)
     free(out);
 }
 
+/* The prelude cache the sweep's runs share, warmed once: outside tmpdir, so
+ * none of its file-system calls is one the fault library counts (it counts
+ * only paths under KSTUB_FAULT_DIR), and each run parses in a fraction of
+ * the time --no-cache takes. */
+static char fault_cache[64];
+
 /* For each call the write makes (mkdir, mkstemp, fclose, chmod, link,
  * rename) and each of its occurrences in turn, make that one call fail:
  * kstub must exit 1 and leave every output exactly as it was (the old bytes,
@@ -135,9 +141,9 @@ static int sweep_faults(int fresh)
                 for (size_t i = 0; i < NOUT; i++)
                     write_at(fault_outputs[i], old[i]);
             int rc = run(&out, "cd '%s' && KSTUB_FAULT=%s:%d KSTUB_FAULT_DIR='%s' "
-                         "KSTUB_FAULT_FIRED='%s/fired' LD_PRELOAD='%s' %s --no-cache x.cu "
+                         "KSTUB_FAULT_FIRED='%s/fired' KSTUB_CACHE_DIR='%s' LD_PRELOAD='%s' %s x.cu "
                          "-o out/o --manifest out/o.json -MD", tmpdir, calls[c], nth,
-                         tmpdir, tmpdir, fault_path, kstub_path);
+                         tmpdir, tmpdir, fault_cache, fault_path, kstub_path);
             if (!fault_fired()) {
                 /* past the last call of this kind: the run is a plain success */
                 ck_assert_msg(rc == 0, "%s, no fault: exit %d:\n%s", calls[c], rc, out);
@@ -178,8 +184,17 @@ START_TEST(outputs_restored_byte_for_byte_when_any_write_call_fails)
 {
     write_at("x.cu", "extern \"C\" __global__ void k(int a) {}\n"
                      "extern \"C\" __global__ void k2(float *x, int n) {}\n");
+    char *out;
+    strcpy(fault_cache, "/tmp/kstub-hcache-XXXXXX");
+    ck_assert_ptr_nonnull(mkdtemp(fault_cache));
+    int rc = run(&out, "cd '%s' && KSTUB_CACHE_DIR='%s' KSTUB_DEBUG_PCH=1 %s x.cu -o warm", tmpdir,
+                 fault_cache, kstub_path);
+    ck_assert_msg(rc == 0 && strstr(out, "prelude cache: built"), "%s", out);
+    free(out);
+    run(NULL, "rm -f '%s'/warm.*", tmpdir);
     int existing = sweep_faults(0);
     int fresh = sweep_faults(1);
+    run(NULL, "rm -rf '%s'", fault_cache);
     fprintf(stderr, "check_hostile: %d faults injected into writes over existing outputs, "
                     "%d into writes into a new folder\n", existing, fresh);
     /* 4 outputs: 4 mkstemp for temporaries + 4 for backup names, 4 fclose,
@@ -187,8 +202,7 @@ START_TEST(outputs_restored_byte_for_byte_when_any_write_call_fails)
     ck_assert_int_ge(existing, 24);
     ck_assert_int_ge(fresh, 17);
     /* And with no fault, the same command writes every output. */
-    char *out;
-    int rc = run(&out, "cd '%s' && rm -rf out && %s --no-cache x.cu -o out/o --manifest "
+    rc = run(&out, "cd '%s' && rm -rf out && %s --no-cache x.cu -o out/o --manifest "
                  "out/o.json -MD", tmpdir, kstub_path);
     ck_assert_msg(rc == 0, "%s", out);
     free(out);
