@@ -107,7 +107,7 @@ unsigned long long ks_prelude_checksum(const void *data, size_t n);
 /* A line on stderr under KSTUB_DEBUG_PCH=1: what the cache did and why. */
 void ks_prelude_debug(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 
-
+/* ---- cursor.c: cursor helpers (the front end's ground floor) ---- */
 char *ks_take(CXString s);
 void ks_cursor_location(CXCursor c, unsigned *line, unsigned *col);
 void ks_cursor_error(const ks_session *s, CXCursor c, const char *fmt, ...)
