@@ -167,9 +167,13 @@ gen: $(GEN_H) $(GEN_C) $(GEN_JSON)
 #   lib/pkgconfig/kstub-static.pc              the same with libkstub.a (no run-time dependency)
 #   lib/cmake/kstub/kstub{Config,ConfigVersion}.cmake   find_package(kstub CONFIG)
 #   share/man/man1/kstub.1, share/bash-completion/completions/kstub
+#   share/man/man3/*.3                         a page per libkstub function and macro (links: .so)
+#   share/doc/kstub/LICENSE, CHANGELOG.md
 # `make uninstall` (same PREFIX and DESTDIR) removes exactly these files and
 # the directories only kstub uses. Everything here is a real file under
 # $(B) or the source tree; the .in files are filled in as they are installed.
+
+MAN3 := $(sort $(wildcard man/man3/*.3))
 
 KS__VERSION = $(KS_VERSION_MAJOR).$(KS_VERSION_MINOR).$(KS_VERSION_PATCH)
 KS__DEST = $(DESTDIR)$(PREFIX)
@@ -179,9 +183,10 @@ KS__INSTALL_FILES = bin/kstub lib/libkstub.a lib/libkstub.so lib/$(LIBKSTUB_SONA
     include/kstub.h include/kstub_types.h \
     $(TEMPLATES:templates/%=share/kstub/templates/%) share/kstub/kstub.mk \
     lib/pkgconfig/kstub.pc lib/pkgconfig/kstub-static.pc lib/cmake/kstub/kstubConfig.cmake lib/cmake/kstub/kstubConfigVersion.cmake \
-    share/man/man1/kstub.1 share/bash-completion/completions/kstub
+    share/man/man1/kstub.1 share/bash-completion/completions/kstub \
+    $(MAN3:man/%=share/man/%) share/doc/kstub/LICENSE share/doc/kstub/CHANGELOG.md
 # Directories no other package shares: uninstall removes them once empty.
-KS__INSTALL_DIRS = share/kstub/templates share/kstub lib/cmake/kstub
+KS__INSTALL_DIRS = share/kstub/templates share/kstub lib/cmake/kstub share/doc/kstub
 
 # A destination as one shell word, whatever PREFIX or DESTDIR hold (a
 # space, a quote): single-quoted, each ' written as '\''.
@@ -243,7 +248,8 @@ KS__D = $(call ks__q,$(KS__DEST)/$(1))
 install: all
 	install -d $(call KS__D,bin) $(call KS__D,lib) $(call KS__D,include) \
 	    $(call KS__D,share/kstub/templates) $(call KS__D,lib/pkgconfig) $(call KS__D,lib/cmake/kstub) \
-	    $(call KS__D,share/man/man1) $(call KS__D,share/bash-completion/completions)
+	    $(call KS__D,share/man/man1) $(call KS__D,share/man/man3) $(call KS__D,share/doc/kstub) \
+	    $(call KS__D,share/bash-completion/completions)
 	install -m 755 $(KSTUB) $(call KS__D,bin/kstub)
 	install -m 644 $(B)/lib/libkstub.a $(call KS__D,lib/)
 	install -m 644 $(B)/lib/$(LIBKSTUB_REAL) $(call KS__D,lib/)
@@ -257,6 +263,8 @@ install: all
 	$(call KS__SUBST,cmake) cmake/kstubConfig.cmake.in > $(call KS__D,lib/cmake/kstub/kstubConfig.cmake)
 	$(call KS__SUBST,cmake) cmake/kstubConfigVersion.cmake.in > $(call KS__D,lib/cmake/kstub/kstubConfigVersion.cmake)
 	install -m 644 man/kstub.1 $(call KS__D,share/man/man1/kstub.1)
+	install -m 644 $(MAN3) $(call KS__D,share/man/man3/)
+	install -m 644 LICENSE CHANGELOG.md $(call KS__D,share/doc/kstub/)
 	install -m 644 completion/kstub.bash $(call KS__D,share/bash-completion/completions/kstub)
 
 uninstall:

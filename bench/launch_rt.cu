@@ -9,10 +9,14 @@
 #define bench_args rt_bench_args
 #define bench_struct rt_bench_struct
 #define bench_empty rt_bench_empty
+#define bench_read_table rt_bench_read_table
+#define bench_table rt_bench_table
 #include "kernels/bench_kernels.cu"
 #undef bench_args
 #undef bench_struct
 #undef bench_empty
+#undef bench_read_table
+#undef bench_table
 
 #include <cstdio>
 #include <cstring>

@@ -14,7 +14,6 @@
 
 #include "internal.h"
 
-unsigned ks__checks;
 
 /* ks_checks_set was called: the environment no longer decides. */
 static int chosen_by_api;

@@ -17,12 +17,6 @@
 
 #include "internal.h"
 
-typedef struct ks__addr_node {
-    CUcontext ctx;
-    CUdeviceptr ptr;
-    struct ks__addr_node *next;  /* published with a release store; freed only by unload */
-} ks__addr_node;
-
 static inline const char *global_name(const ks_global *g)
 {
     return g->name ? g->name : g->symbol;
@@ -137,25 +131,6 @@ static inline ks_status addr(ks_global *g, CUdeviceptr *out)
             return KS_OK;
     }
     return addr_slow(g, out);
-}
-
-void ks__globals_forget(ks_image *img)
-{
-    ks__image_state *s = img->ks__state;
-    if (s == NULL)
-        return;
-    for (size_t i = 0; i < s->nglobals; i++) {
-        ks__addr_node *n = s->globals[i]->ks__addrs;
-        __atomic_store_n((ks__addr_node **)&s->globals[i]->ks__addrs, NULL, __ATOMIC_RELEASE);
-        while (n != NULL) {
-            ks__addr_node *next = n->next;
-            free(n);
-            n = next;
-        }
-    }
-    free(s->globals);
-    s->globals = NULL;
-    s->nglobals = 0;
 }
 
 /* KS_OK when [first, first + count) lies inside \p g and \p p is given. */

@@ -300,7 +300,14 @@ KS__API ks_status ks_kernel_node_add(ks_kernel *k, ks_graph graph, const ks_grap
     node_params(&p, l, args);
     if (__atomic_load_n(&k->ks__handle, __ATOMIC_ACQUIRE) == NULL && (st = ks_kernel_resolve(k)) != KS_OK)
         return st;
-    if ((st = ks__loader_get()->node_target(k, &p, name)) != KS_OK)
+    /* A per-context loader's node launches this context's CUfunction (the
+     * graph is bound to it), resolved here so that loaders call nothing above them. */
+    const ks__loader *L = ks__loader_get();
+    CUfunction fn = NULL;
+    CUdevice dev;
+    if (L->per_context && (st = ks__kernel_function(k, &fn, &dev)) != KS_OK)
+        return st;
+    if ((st = L->node_target(k, &p, fn, name)) != KS_OK)
         return st;
     if ((st = graph_driver(name)) != KS_OK)
         return st;

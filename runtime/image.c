@@ -260,3 +260,51 @@ KS__API ks_status ks_image_info_get(const ks_image *img, ks_image_info *out)
     pthread_mutex_unlock(&ks__load_lock);
     return KS_OK;
 }
+
+/* ---- what both loaders report a failed load with (library.c, module.c) ---- */
+
+#define KS__JIT_LOG_BYTES 16384
+
+ks_status ks__load_failed(const ks_image *img, ks__image_state *s, const char *kernel, const char *call,
+                          CUresult r)
+{
+    ks__error_cu(KS_ERR_LOAD, kernel, call, r, "loading the image of '%s'", ks__source_name(img));
+    if (s->jit_log != NULL) {
+        s->jit_log[KS__JIT_LOG_BYTES - 1] = '\0';
+        ks__error_log(s->jit_log);
+    }
+    return KS_ERR_LOAD;
+}
+
+unsigned ks__jit_options(ks__image_state *s, CUjit_option opts[2], void *vals[2])
+{
+    if (s->jit_log == NULL && (s->jit_log = malloc(KS__JIT_LOG_BYTES)) == NULL)
+        return 0;               /* no log then; the load itself may still work */
+    s->jit_log[0] = '\0';
+    opts[0] = CU_JIT_ERROR_LOG_BUFFER;
+    vals[0] = s->jit_log;
+    opts[1] = CU_JIT_ERROR_LOG_BUFFER_SIZE_BYTES;
+    vals[1] = (void *)(size_t)KS__JIT_LOG_BYTES;
+    return 2;
+}
+
+/* ---- the image's device globals (global.c fills them; an unload forgets them) ---- */
+
+void ks__globals_forget(ks_image *img)
+{
+    ks__image_state *s = img->ks__state;
+    if (s == NULL)
+        return;
+    for (size_t i = 0; i < s->nglobals; i++) {
+        ks__addr_node *n = s->globals[i]->ks__addrs;
+        __atomic_store_n((ks__addr_node **)&s->globals[i]->ks__addrs, NULL, __ATOMIC_RELEASE);
+        while (n != NULL) {
+            ks__addr_node *next = n->next;
+            free(n);
+            n = next;
+        }
+    }
+    free(s->globals);
+    s->globals = NULL;
+    s->nglobals = 0;
+}

@@ -348,15 +348,16 @@ typedef struct ks__loader {
     int (*has_param_info)(void);
     /* cu*GetParamInfo on a handle. */
     CUresult (*param_info)(const void *handle, size_t i, size_t *offset, size_t *size);
-    /* The CUfunction of resolved \p k in \p ctx, the current context. */
+    /* The CUfunction of resolved \p k in \p ctx, the current context; NULL in \p fn when a
+     * per-context loader has none there yet (load.c then resolves it). */
     ks_status (*function)(ks_kernel *k, CUcontext ctx, const char *kernel, CUfunction *fn);
     /* Opt \p fn (\p k's in the current context, on \p dev) in to \p bytes of dynamic shared memory. */
     CUresult (*set_max_shared)(ks_kernel *k, CUfunction fn, CUdevice dev, int bytes, const char **call);
     /* Only under the load lock: unload every copy of \p img; the first failure is reported. */
     ks_status (*unload)(ks_image *img);
-    /* Graphs: point kernel node parameters \p p at resolved \p k (its CUkernel, or the current
-     * context's CUfunction, making a context current if need be). */
-    ks_status (*node_target)(ks_kernel *k, CUDA_KERNEL_NODE_PARAMS *p, const char *kernel);
+    /* Graphs: point kernel node parameters \p p at resolved \p k: its CUkernel, or \p fn, the
+     * current context's CUfunction, which graph.c resolves first for a per-context loader. */
+    ks_status (*node_target)(ks_kernel *k, CUDA_KERNEL_NODE_PARAMS *p, CUfunction fn, const char *kernel);
     /* Graphs: whether node parameters \p q, as the driver reports them, launch \p k. */
     int (*node_is)(const ks_kernel *k, const CUDA_KERNEL_NODE_PARAMS *q);
     /* The driver call global makes, for messages. */
@@ -385,7 +386,7 @@ static inline const ks__loader *ks__loader_get(void)
     return ks__cu.use_library ? &ks__library_loader : &ks__module_loader;
 }
 
-/* The JIT options: the image's own log buffer (made here), and its size. */
+/* image.c: the JIT options: the image's own log buffer (made here), and its size. */
 unsigned ks__jit_options(ks__image_state *s, CUjit_option opts[2], void *vals[2]);
 
 /* Report a failed load of \p img (\p call returned \p r) with its JIT log; returns KS_ERR_LOAD. */
@@ -401,8 +402,16 @@ ks_status ks__kernel_function(ks_kernel *kernel, CUfunction *fn, CUdevice *dev);
 /* Only under the load lock: load \p img with \p L into \p ctx (as resolving a kernel does). */
 ks_status ks__image_load_locked(const ks__loader *L, ks_image *img, CUcontext ctx, const char *name);
 
+/* A device global's address in one context (global.c), listed on the ks_global. */
+typedef struct ks__addr_node {
+    CUcontext ctx;
+    CUdeviceptr ptr;
+    struct ks__addr_node *next;  /* published with a release store; freed only by unload */
+} ks__addr_node;
+
+
 /* Only under the load lock, from ks_image_unload: forget every resolved address of \p img's
- * variables (global.c). */
+ * variables (image.c; global.c fills them). */
 void ks__globals_forget(ks_image *img);
 
 /* The fallback's slow path: resolve \p kernel in \p ctx (the current one). */

@@ -157,9 +157,9 @@ static ks_status library_unload(ks_image *img)
 }
 
 /* A node launches the one CUkernel; ctx NULL: the context current at launch. */
-static ks_status library_node_target(ks_kernel *k, CUDA_KERNEL_NODE_PARAMS *p, const char *kernel)
+static ks_status library_node_target(ks_kernel *k, CUDA_KERNEL_NODE_PARAMS *p, CUfunction fn, const char *kernel)
 {
-    (void)kernel;
+    (void)fn, (void)kernel;
     p->kern = (CUkernel)__atomic_load_n(&k->ks__handle, __ATOMIC_ACQUIRE);
     return KS_OK;
 }

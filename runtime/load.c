@@ -18,31 +18,6 @@
 #include "internal.h"
 #include "symbol.h"
 
-#define KS__JIT_LOG_BYTES 16384
-
-ks_status ks__load_failed(const ks_image *img, ks__image_state *s, const char *kernel, const char *call,
-                          CUresult r)
-{
-    ks__error_cu(KS_ERR_LOAD, kernel, call, r, "loading the image of '%s'", ks__source_name(img));
-    if (s->jit_log != NULL) {
-        s->jit_log[KS__JIT_LOG_BYTES - 1] = '\0';
-        ks__error_log(s->jit_log);
-    }
-    return KS_ERR_LOAD;
-}
-
-unsigned ks__jit_options(ks__image_state *s, CUjit_option opts[2], void *vals[2])
-{
-    if (s->jit_log == NULL && (s->jit_log = malloc(KS__JIT_LOG_BYTES)) == NULL)
-        return 0;               /* no log then; the load itself may still work */
-    s->jit_log[0] = '\0';
-    opts[0] = CU_JIT_ERROR_LOG_BUFFER;
-    vals[0] = s->jit_log;
-    opts[1] = CU_JIT_ERROR_LOG_BUFFER_SIZE_BYTES;
-    vals[1] = (void *)(size_t)KS__JIT_LOG_BYTES;
-    return 2;
-}
-
 /* Errors that mean the image (not the call) is bad: with lazy loading they
  * arrive at the kernel's look-up instead of the load. */
 static int is_image_error(CUresult r)
@@ -327,7 +302,10 @@ ks_status ks__kernel_function(ks_kernel *k, CUfunction *fn, CUdevice *dev)
     CUresult r = ks__cu.CtxGetDevice(dev);
     if (r != CUDA_SUCCESS)
         return ks__error_cu(KS_ERR_DRIVER, name, "cuCtxGetDevice", r, NULL);
-    return ks__loader_get()->function(k, ctx, name, fn);
+    st = ks__loader_get()->function(k, ctx, name, fn);
+    if (st == KS_OK && *fn == NULL)              /* the module loader: not yet in this context */
+        st = ks__kernel_resolve_in(k, ctx, fn);
+    return st;
 }
 
 /* ---- unloading --------------------------------------------------------- */

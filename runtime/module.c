@@ -153,11 +153,12 @@ static CUresult module_param_info(const void *handle, size_t i, size_t *off, siz
     return ks__cu.FuncGetParamInfo((CUfunction)(uintptr_t)handle, i, off, size);
 }
 
+/* NULL in *fn: not yet resolved in this context (load.c resolves it). */
 static ks_status module_function(ks_kernel *k, CUcontext ctx, const char *kernel, CUfunction *fn)
 {
     (void)kernel;
     *fn = ks__function_find(k, ctx);
-    return *fn != NULL ? KS_OK : ks__kernel_resolve_in(k, ctx, fn);
+    return KS_OK;
 }
 
 static CUresult module_set_max_shared(ks_kernel *k, CUfunction fn, CUdevice dev, int bytes, const char **call)
@@ -193,11 +194,11 @@ static ks_status module_unload(ks_image *img)
 }
 
 /* A node launches this context's CUfunction (the graph is bound to it). */
-static ks_status module_node_target(ks_kernel *k, CUDA_KERNEL_NODE_PARAMS *p, const char *kernel)
+static ks_status module_node_target(ks_kernel *k, CUDA_KERNEL_NODE_PARAMS *p, CUfunction fn, const char *kernel)
 {
-    (void)kernel;
-    CUdevice dev;
-    return ks__kernel_function(k, &p->func, &dev);
+    (void)k, (void)kernel;
+    p->func = fn;
+    return KS_OK;
 }
 
 /* One of the kernel's per-context functions. */

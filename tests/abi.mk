@@ -14,7 +14,7 @@ ABI_CORPUS := $(sort $(wildcard tests/corpus/*.cu)) $(sort $(wildcard tests/corp
 CHECK_TARGETS += check-abi
 .PHONY: check-abi
 check-abi: $(ABI_CHECK) $(KSTUB) $(KERNELS) $(ABI_CORPUS)
-	KSTUB=$(KSTUB) NVCC=$(NVCC) CUDA_PATH=$(CUDA_PATH) $(ABI_CHECK) $(KERNELS) $(ABI_CORPUS)
+	$(KS_SUITE) "KSTUB=$(KSTUB) NVCC=$(NVCC) CUDA_PATH=$(CUDA_PATH) $(ABI_CHECK) $(KERNELS) $(ABI_CORPUS)"
 
 $(ABI_CHECK): tests/check_abi.c common/symbol.c common/symbol.h | $(B)/tests
 	$(CC) $(BASE_CFLAGS) -Icommon $< common/symbol.c -o $@ $(CHECK_LIBS) -ljansson

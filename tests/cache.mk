@@ -15,7 +15,7 @@ $(CACHE_CHECK): tests/check_cache.c tests/testutil.c tests/testutil.h generator/
 
 .PHONY: check-cache
 check-cache: $(CACHE_CHECK) $(KSTUB)
-	KSTUB=$(abspath $(KSTUB)) CUDA_PATH=$(CUDA_PATH) $(CACHE_CHECK)
+	$(KS_SUITE) "KSTUB=$(abspath $(KSTUB)) CUDA_PATH=$(CUDA_PATH) $(CACHE_CHECK)"
 
 CHECK_TARGETS += check-cache
 
@@ -30,6 +30,6 @@ $(CACHE_ENTRY_CHECK): tests/check_cache_entry.c common/cache_entry.c common/cach
 
 .PHONY: check-cache-entry
 check-cache-entry: $(CACHE_ENTRY_CHECK)
-	$(CACHE_ENTRY_CHECK)
+	$(KS_SUITE) "$(CACHE_ENTRY_CHECK)"
 
 CHECK_TARGETS += check-cache-entry

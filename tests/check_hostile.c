@@ -115,6 +115,12 @@ static void no_leftovers(const char *what)
     free(out);
 }
 
+/* The prelude cache the sweep's runs share, warmed once: outside tmpdir, so
+ * none of its file-system calls is one the fault library counts (it counts
+ * only paths under KSTUB_FAULT_DIR), and each run parses in a fraction of
+ * the time --no-cache takes. */
+static char fault_cache[64];
+
 /* For each call the write makes (mkdir, mkstemp, fclose, chmod, link,
  * rename) and each of its occurrences in turn, make that one call fail:
  * kstub must exit 1 and leave every output exactly as it was (the old bytes,
@@ -135,9 +141,9 @@ static int sweep_faults(int fresh)
                 for (size_t i = 0; i < NOUT; i++)
                     write_at(fault_outputs[i], old[i]);
             int rc = run(&out, "cd '%s' && KSTUB_FAULT=%s:%d KSTUB_FAULT_DIR='%s' "
-                         "KSTUB_FAULT_FIRED='%s/fired' LD_PRELOAD='%s' %s --no-cache x.cu "
+                         "KSTUB_FAULT_FIRED='%s/fired' KSTUB_CACHE_DIR='%s' LD_PRELOAD='%s' %s x.cu "
                          "-o out/o --manifest out/o.json -MD", tmpdir, calls[c], nth,
-                         tmpdir, tmpdir, fault_path, kstub_path);
+                         tmpdir, tmpdir, fault_cache, fault_path, kstub_path);
             if (!fault_fired()) {
                 /* past the last call of this kind: the run is a plain success */
                 ck_assert_msg(rc == 0, "%s, no fault: exit %d:\n%s", calls[c], rc, out);
@@ -178,8 +184,17 @@ START_TEST(outputs_restored_byte_for_byte_when_any_write_call_fails)
 {
     write_at("x.cu", "extern \"C\" __global__ void k(int a) {}\n"
                      "extern \"C\" __global__ void k2(float *x, int n) {}\n");
+    char *out;
+    strcpy(fault_cache, "/tmp/kstub-hcache-XXXXXX");
+    ck_assert_ptr_nonnull(mkdtemp(fault_cache));
+    int rc = run(&out, "cd '%s' && KSTUB_CACHE_DIR='%s' KSTUB_DEBUG_PCH=1 %s x.cu -o warm", tmpdir,
+                 fault_cache, kstub_path);
+    ck_assert_msg(rc == 0 && strstr(out, "prelude cache: built"), "%s", out);
+    free(out);
+    run(NULL, "rm -f '%s'/warm.*", tmpdir);
     int existing = sweep_faults(0);
     int fresh = sweep_faults(1);
+    run(NULL, "rm -rf '%s'", fault_cache);
     fprintf(stderr, "check_hostile: %d faults injected into writes over existing outputs, "
                     "%d into writes into a new folder\n", existing, fresh);
     /* 4 outputs: 4 mkstemp for temporaries + 4 for backup names, 4 fclose,
@@ -187,8 +202,7 @@ START_TEST(outputs_restored_byte_for_byte_when_any_write_call_fails)
     ck_assert_int_ge(existing, 24);
     ck_assert_int_ge(fresh, 17);
     /* And with no fault, the same command writes every output. */
-    char *out;
-    int rc = run(&out, "cd '%s' && rm -rf out && %s --no-cache x.cu -o out/o --manifest "
+    rc = run(&out, "cd '%s' && rm -rf out && %s --no-cache x.cu -o out/o --manifest "
                  "out/o.json -MD", tmpdir, kstub_path);
     ck_assert_msg(rc == 0, "%s", out);
     free(out);
@@ -569,11 +583,11 @@ END_TEST
 
 /* ---- issue 18: macros that write explicit instantiations ----------------------------------- */
 
-/* source.c expands function-like macros to find the explicit
+/* source.c expands the macros clang expanded to find the explicit
  * instantiations they write. Macros that call each other, that square
- * their text at every level, or an invocation never closed (kept out of
- * clang's sight by #if 0; the scanner reads every line) end the scan and
- * leave the file's own kernel and macro instance alone. */
+ * their text at every level, or an invocation never closed, in #if 0 (a
+ * skipped range: clang expands nothing there, nor does kstub), leave the
+ * file's own kernel and macro instance alone. */
 START_TEST(macro_expansion_is_bounded)
 {
     write_at("mx.cu",
@@ -591,6 +605,108 @@ START_TEST(macro_expansion_is_bounded)
     int rc = run(&out, "cd '%s' && %s mx.cu -o mx --list", tmpdir, kstub_path);
     ck_assert_msg(rc == 0, "%s", out);
     ck_assert_msg(strcmp(out, "ks_status k_3(ks_launch launch, int *x);\n") == 0, "%s", out);
+    free(out);
+}
+END_TEST
+
+
+/* ---- issue 26: one preprocessor, clang's ------------------------------------------------------ */
+
+/* Runs kstub --list on name; returns its exit status, *out what it printed. */
+static int list_of(char **out, const char *name)
+{
+    return run(out, "cd '%s' && %s %s -o out_%s --list 2>&1", tmpdir, kstub_path, name, name);
+}
+
+/* Item 1: a raw string literal is a literal. The scanner of old ended a
+ * string at the next '"', took the line inside for an explicit
+ * instantiation and wrote its reference into the literal: sizeof doc, and
+ * the stub's Blob, grew (nvcc: 52 bytes). Custom delimiters and the u8R and
+ * LR prefixes, comments and #if 0 alike. */
+START_TEST(raw_string_is_no_code)
+{
+    write_at("raw.cu",
+             "template <int N> struct Blob { char b[N]; };\n"
+             "template <class T> __global__ void k(T *p) {}\n"
+             "constexpr char doc[] = R\"(usage:\n"
+             "template __global__ void k<float>(float *);\n"
+             ")\";\n"
+             "constexpr char dx[] = R\"x(a )\" template __global__ void k<int>(int *); )x\";\n"
+             "constexpr char du[] = u8R\"(template __global__ void k<char>(char *);)\";\n"
+             "constexpr wchar_t dl[] = LR\"(template __global__ void k<long>(long *);)\";\n"
+             "/* template __global__ void k<short>(short *); */\n"
+             "// template __global__ void k<double>(double *);\n"
+             "#if 0\ntemplate __global__ void k<unsigned>(unsigned *);\n#endif\n"
+             "extern \"C\" __global__ void sized(Blob<sizeof doc> b) {}\n");
+    char *out;
+    int rc = list_of(&out, "raw.cu");
+    ck_assert_msg(rc == 0, "%s", out);
+    ck_assert_msg(strstr(out, "ks_status sized(ks_launch launch, struct Blob_52 b);\n") && !strstr(out, "k_"),
+                  "%s", out);
+    free(out);
+}
+END_TEST
+
+/* Item 2: a macro defined in an inactive branch is not the one clang
+ * expands (nvcc builds no kernel from this file); one in a true #ifdef is. */
+START_TEST(inactive_definition_is_not_expanded)
+{
+    write_at("inactive.cu",
+             "template <class T> __global__ void k(T *p) {}\n"
+             "#ifndef NEVER_DEFINED\n#define INST(T)\n#else\n"
+             "#define INST(T) template __global__ void k<T>(T *);\n#endif\n"
+             "INST(float)\n"
+             "#define HAVE 1\n#ifdef HAVE\n#define YES(T) template __global__ void k<T>(T *);\n"
+             "#else\n#define YES(T)\n#endif\n"
+             "YES(double)\n");
+    char *out;
+    int rc = list_of(&out, "inactive.cu");
+    ck_assert_msg(rc == 0, "%s", out);
+    ck_assert_msg(strstr(out, "ks_status k_double(ks_launch launch, double *p);\n") && !strstr(out, "k_float"),
+                  "%s", out);
+    free(out);
+}
+END_TEST
+
+/* Item 3: after #undef the name is the program's again (kstub refused
+ * this valid file: "unknown type name 'global_obj'"); a redefinition
+ * between two uses is the one the second use expands. */
+START_TEST(undef_and_redefinition_are_honoured)
+{
+    write_at("undef.cu",
+             "template <class T> __global__ void k(T *p) {}\n"
+             "template <class T> __global__ void j(T *p) {}\n"
+             "#define INST(T) template __global__ void k<T>(T *);\n"
+             "INST(int)\n"
+             "#undef INST\n"
+             "#define INST(T) template __global__ void j<T>(T *);\n"
+             "INST(float)\n"
+             "#undef INST\n"
+             "struct INST { int v; }; INST(global_obj);\n");
+    char *out;
+    int rc = list_of(&out, "undef.cu");
+    ck_assert_msg(rc == 0, "%s", out);
+    ck_assert_msg(strcmp(out, "ks_status k_int(ks_launch launch, int *p);\n"
+                              "ks_status j_float(ks_launch launch, float *p);\n") == 0, "%s", out);
+    free(out);
+}
+END_TEST
+
+/* The macro's definition comes from a header; a function-like macro's
+ * name without arguments is no invocation; one in a comment is none. */
+START_TEST(macro_of_a_header_and_names_that_are_no_invocation)
+{
+    write_at("inst.cuh", "#define INST(T) template __global__ void k<T>(T *);\n");
+    write_at("hdr.cu",
+             "#include \"inst.cuh\"\n"
+             "template <class T> __global__ void k(T *p) {}\n"
+             "int INST = 0;\n"
+             "// INST(long)\n"
+             "INST(short)\n");
+    char *out;
+    int rc = list_of(&out, "hdr.cu");
+    ck_assert_msg(rc == 0, "%s", out);
+    ck_assert_msg(strcmp(out, "ks_status k_short(ks_launch launch, short *p);\n") == 0, "%s", out);
     free(out);
 }
 END_TEST
@@ -621,6 +737,10 @@ static Suite *hostile_suite(void)
     tcase_add_test(tc, comments_quotes_and_paths_reach_generated_c_escaped);
     tcase_add_test(tc, launch_bounds_text_in_a_body_is_not_the_kernels);
     tcase_add_test(tc, macro_expansion_is_bounded);
+    tcase_add_test(tc, raw_string_is_no_code);
+    tcase_add_test(tc, inactive_definition_is_not_expanded);
+    tcase_add_test(tc, undef_and_redefinition_are_honoured);
+    tcase_add_test(tc, macro_of_a_header_and_names_that_are_no_invocation);
     tcase_add_test(tc, outbase_names_reach_the_include_line_intact);
     tcase_add_test(tc, include_guard_is_not_the_runtimes);
     suite_add_tcase(s, tc);

@@ -10,7 +10,7 @@ CK_NVTX_INJECT := $(B)/tests/libnvtx_inject.so
 CHECK_TARGETS += check-checks
 .PHONY: check-checks
 check-checks: $(CK_CHECKS) $(RT_FAKE) $(CK_NVTX_INJECT)
-	$(CK_CHECKS)
+	$(KS_SUITE) "$(CK_CHECKS)"
 
 # An NVTX tool as Nsight would be: records the ranges it is told about.
 $(CK_NVTX_INJECT): tests/checks/nvtx_inject.c | $(B)/tests

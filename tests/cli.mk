@@ -20,7 +20,7 @@ $(CLI_CHECK): tests/check_cli.c tests/testutil.c tests/testutil.h $(CLI_TEST_OBJ
 
 .PHONY: check-cli
 check-cli: $(CLI_CHECK) $(KSTUB) $(B)/lib/libkstub.a $(B)/lib/libkstub.so
-	KSTUB=$(KSTUB) NVCC=$(NVCC) CUDA_PATH=$(CUDA_PATH) KSTUB_LIBDIR=$(abspath $(B)/lib) \
-	    KSTUB_BUILD=$(B) SAN_FLAGS='$(filter -fsanitize=%,$(OPT))' $(CLI_CHECK)
+	$(KS_SUITE) "KSTUB=$(KSTUB) NVCC=$(NVCC) CUDA_PATH=$(CUDA_PATH) KSTUB_LIBDIR=$(abspath $(B)/lib) \
+	    KSTUB_BUILD=$(B) SAN_FLAGS='$(filter -fsanitize=%,$(OPT))' $(CLI_CHECK)"
 
 CHECK_TARGETS += check-cli

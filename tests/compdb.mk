@@ -14,6 +14,6 @@ $(COMPDB_CHECK): tests/check_compdb.c tests/testutil.c tests/testutil.h $(COMPDB
 
 .PHONY: check-compdb
 check-compdb: $(COMPDB_CHECK)
-	$(COMPDB_CHECK)
+	$(KS_SUITE) "$(COMPDB_CHECK)"
 
 CHECK_TARGETS += check-compdb

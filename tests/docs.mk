@@ -14,6 +14,6 @@ $(DOCS_CHECK): tests/check_docs.c tests/testutil.c tests/testutil.h $(DOCS_TEST_
 
 .PHONY: check-docs
 check-docs: $(DOCS_CHECK) $(KSTUB)
-	KSTUB=$(KSTUB) CUDA_PATH=$(CUDA_PATH) $(DOCS_CHECK)
+	$(KS_SUITE) "KSTUB=$(KSTUB) CUDA_PATH=$(CUDA_PATH) $(DOCS_CHECK)"
 
 CHECK_TARGETS += check-docs

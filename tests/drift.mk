@@ -15,7 +15,7 @@ $(DRIFT_CHECK): tests/check_drift.c tests/testutil.c tests/testutil.h $(DRIFT_TE
 
 .PHONY: check-drift
 check-drift: $(DRIFT_CHECK) $(KSTUB) $(B)/lib/libkstub.a kstub.mk $(wildcard tests/mkproj/*)
-	KSTUB=$(KSTUB) CUDA_PATH=$(CUDA_PATH) NVCC=$(NVCC) KSTUB_LIBDIR=$(abspath $(B)/lib) \
-	    SAN_FLAGS='$(filter -fsanitize=%,$(OPT))' $(DRIFT_CHECK)
+	$(KS_SUITE) "KSTUB=$(KSTUB) CUDA_PATH=$(CUDA_PATH) NVCC=$(NVCC) KSTUB_LIBDIR=$(abspath $(B)/lib) \
+	    SAN_FLAGS='$(filter -fsanitize=%,$(OPT))' $(DRIFT_CHECK)"
 
 CHECK_TARGETS += check-drift

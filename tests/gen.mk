@@ -8,7 +8,7 @@ $(B)/tests/check_gen: tests/check_gen.c tests/testutil.c tests/testutil.h $(GEN_
 
 .PHONY: check-gen bless
 check-gen: $(B)/tests/check_gen $(KSTUB) $(GEN_H) $(GEN_C)
-	KSTUB=$(KSTUB) CUDA_PATH=$(CUDA_PATH) $(B)/tests/check_gen
+	$(KS_SUITE) "KSTUB=$(KSTUB) CUDA_PATH=$(CUDA_PATH) $(B)/tests/check_gen"
 
 # Rewrites the golden files from the current generator; review the diff.
 # basic.cu embeds basic.ptx; the other inputs (GOLDEN_PLAIN) embed no image.

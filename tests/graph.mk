@@ -11,7 +11,7 @@ GRAPH_CHECK := $(B)/tests/check_graph
 CHECK_TARGETS += check-graph
 .PHONY: check-graph
 check-graph: $(GRAPH_CHECK) $(RT_FAKE)
-	$(GRAPH_CHECK)
+	$(KS_SUITE) "$(GRAPH_CHECK)"
 
 # The golden stubs are compiled as they are, so what is tested is what the
 # generator is held to; the fake's absolute path is built in, as for check_runtime.

@@ -22,8 +22,8 @@ $(HOSTILE_FAULT): tests/hostile_fault.c | $(B)/tests
 
 .PHONY: check-hostile
 check-hostile: $(HOSTILE_CHECK) $(HOSTILE_FAULT) $(KSTUB) $(B)/lib/libkstub.a $(RT_FAKE)
-	KSTUB=$(KSTUB) KSTUB_LIB=$(B)/lib/libkstub.a FAKE_CUDA=$(RT_FAKE) FAULT_LIB=$(HOSTILE_FAULT) \
+	$(KS_SUITE) "KSTUB=$(KSTUB) KSTUB_LIB=$(B)/lib/libkstub.a FAKE_CUDA=$(RT_FAKE) FAULT_LIB=$(HOSTILE_FAULT) \
 	    NVCC=$(NVCC) CUDA_PATH=$(CUDA_PATH) SRCDIR=$(CURDIR) SAN_FLAGS='$(filter -fsanitize=%,$(OPT))' \
-	    $(HOSTILE_CHECK)
+	    $(HOSTILE_CHECK)"
 
 CHECK_TARGETS += check-hostile

@@ -17,6 +17,6 @@ $(INPUTS_CHECK): tests/check_inputs.c tests/testutil.c tests/testutil.h $(INPUTS
 
 .PHONY: check-inputs
 check-inputs: $(INPUTS_CHECK) $(KSTUB)
-	KSTUB=$(KSTUB) SRCDIR=$(CURDIR) $(INPUTS_CHECK)
+	$(KS_SUITE) "KSTUB=$(KSTUB) SRCDIR=$(CURDIR) $(INPUTS_CHECK)"
 
 CHECK_TARGETS += check-inputs

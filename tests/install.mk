@@ -7,7 +7,9 @@
 # space and a quote); tests/install/check-prefix.sh: a prefix with a space,
 # '&', '#' or a quote installed and used by a pkg-config, a CMake and a
 # kstub.mk project, '$', '(', ')', a newline, '|', '\' and '"' refused before
-# anything is written; the man page against --help; the bash completion;
+# anything is written; the man page against --help; a man 3 page for every
+# public function and macro of libkstub (check-man3.sh); CHANGELOG.md's
+# newest version is the build's; the bash completion;
 # scripts/deps.sh's message before it installs. Included from tests/tests.mk.
 # Needs nvcc (no GPU); the CMake and Meson cases say "skipped" where cmake,
 # meson or ninja is missing.
@@ -22,16 +24,19 @@
 KS__INSTALL_B = $(if $(findstring -fsanitize,$(OPT)),$(B)/plain,$(B))
 
 check-install: $(KSTUB) $(B)/lib/libkstub.a $(B)/lib/libkstub.so
-	@KSTUB=$(KSTUB) bash tests/install/check-man.sh
-	@KSTUB=$(KSTUB) bash tests/install/check-completion.sh
-	@bash tests/install/check-deps.sh
-	@B=$(KS__INSTALL_B) CUDA_PATH=$(CUDA_PATH) MAKE_CMD="$(MAKE_COMMAND)" bash tests/install/check-install.sh
-	@B=$(KS__INSTALL_B) CUDA_PATH=$(CUDA_PATH) MAKE_CMD="$(MAKE_COMMAND)" bash tests/install/check-prefix.sh
+	$(KS_SUITE) 'rc=0; KSTUB=$(KSTUB) bash tests/install/check-man.sh || rc=1; \
+	    LIB=$(B)/lib/libkstub.so bash tests/install/check-man3.sh || rc=1; \
+	    VERSION=$(KS__VERSION) bash tests/install/check-changelog.sh || rc=1; \
+	    KSTUB=$(KSTUB) bash tests/install/check-completion.sh || rc=1; \
+	    bash tests/install/check-deps.sh || rc=1; \
+	    B=$(KS__INSTALL_B) CUDA_PATH=$(CUDA_PATH) MAKE_CMD="$(MAKE_COMMAND)" bash tests/install/check-install.sh || rc=1; \
+	    B=$(KS__INSTALL_B) CUDA_PATH=$(CUDA_PATH) MAKE_CMD="$(MAKE_COMMAND)" bash tests/install/check-prefix.sh || rc=1; \
+	    exit $$rc'
 
 # Only the unusual prefixes (issue 26 #4): one install per character, a
 # pkg-config, a CMake and a kstub.mk project built against each; the
 # characters the installed files cannot carry refused before anything is written.
 check-install-prefix: $(KSTUB) $(B)/lib/libkstub.a $(B)/lib/libkstub.so
-	@B=$(KS__INSTALL_B) CUDA_PATH=$(CUDA_PATH) MAKE_CMD="$(MAKE_COMMAND)" bash tests/install/check-prefix.sh
+	$(KS_SUITE) 'B=$(KS__INSTALL_B) CUDA_PATH=$(CUDA_PATH) MAKE_CMD="$(MAKE_COMMAND)" bash tests/install/check-prefix.sh'
 
 CHECK_TARGETS += check-install

@@ -6,4 +6,4 @@
 CHECK_TARGETS += check-names
 .PHONY: check-names
 check-names: $(KSTUB) $(ABI_CHECK)
-	KSTUB=$(KSTUB) ABI_CHECK=$(ABI_CHECK) NVCC=$(NVCC) CUDA_PATH=$(CUDA_PATH) bash tests/names/check-names.sh
+	$(KS_SUITE) "KSTUB=$(KSTUB) ABI_CHECK=$(ABI_CHECK) NVCC=$(NVCC) CUDA_PATH=$(CUDA_PATH) bash tests/names/check-names.sh"

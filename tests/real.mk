@@ -20,6 +20,6 @@ $(REAL_CHECK): tests/check_real.c tests/testutil.c tests/testutil.h $(REAL_TEST_
 
 .PHONY: check-real
 check-real: $(REAL_CHECK) $(KSTUB) $(B)/lib/libkstub.a $(B)/lib/libkstub.so
-	KSTUB=$(KSTUB) NVCC=$(NVCC) CUDA_PATH=$(CUDA_PATH) KSTUB_LIBDIR=$(abspath $(B)/lib) $(REAL_CHECK)
+	$(KS_SUITE) "KSTUB=$(KSTUB) NVCC=$(NVCC) CUDA_PATH=$(CUDA_PATH) KSTUB_LIBDIR=$(abspath $(B)/lib) $(REAL_CHECK)"
 
 CHECK_TARGETS += check-real

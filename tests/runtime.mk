@@ -15,7 +15,7 @@ RT_NVRTC ?= $(firstword $(wildcard $(CUDA_PATH)/lib64/libnvrtc.so.1[0-9]) $(CUDA
 CHECK_TARGETS += check-runtime
 .PHONY: check-runtime
 check-runtime: $(RT_CHECK) $(RT_FAKE) $(RT_FAKE_NVRTC) $(B)/tests/kstub_h.ok
-	$(RT_CHECK)
+	$(KS_SUITE) "$(RT_CHECK)"
 
 # kstub.h compiles alone as C99 and C++11, pedantic, and its initialisers are complete.
 $(B)/tests/kstub_h.ok: runtime/kstub.h | $(B)/tests

@@ -10,6 +10,16 @@
 
 CHECK_TARGETS :=
 
+# How each suite runs (tests/suite.sh): "check-x: started", its output into
+# $(KS_SUITE_LOGS)/check-x.log (the expected errors of negative tests stay
+# there), "check-x: N passed, 0 failed"; a failing suite prints its log.
+# V=1 shows every suite's output as it runs.
+KS_SUITE_LOGS = $(B)/tests/logs
+KS_SUITE = @bash tests/suite.sh $@ $(KS_SUITE_LOGS)
+# make check runs the suites in parallel, one job per core, and quietly
+# (-s: the build's commands are not echoed; warnings still show).
+CHECK_JOBS ?= $(shell nproc 2>/dev/null || echo 2)
+
 -include tests/gen.mk
 -include tests/units.mk
 -include tests/runtime.mk
@@ -35,15 +45,18 @@ CHECK_TARGETS :=
 -include tests/gpu_spec.mk
 -include tests/gpu_globals.mk
 -include tests/install.mk
+-include tests/layers.mk
 -include tests/sanitize_runtime.mk
 -include tests/sanitize_gen.mk
 
 .PHONY: check check-all
 # Deps first, in their own make run: what is installed decides how this
-# Makefile reads (libclang present or not).
+# Makefile reads (libclang present or not). Every suite runs even when one
+# fails (KS_SUITE_CONTINUE); the closing line adds up their counts.
 check:
 	@bash scripts/deps.sh
-	@$(MAKE) --no-print-directory check-all
+	@rm -f $(KS_SUITE_LOGS)/results
+	@$(MAKE) -s --no-print-directory -j$(CHECK_JOBS) KS_SUITE_CONTINUE=1 check-all
 
 check-all: $(CHECK_TARGETS)
-	@echo "make check: all CPU suites passed ($(CHECK_TARGETS:check-%=%))"
+	@bash tests/suite-total.sh $(KS_SUITE_LOGS)/results $(CHECK_TARGETS)

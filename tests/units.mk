@@ -14,6 +14,6 @@ $(UNIT_SUITES:%=$(B)/tests/check_%): $(B)/tests/check_%: tests/check_%.c tests/t
 
 .PHONY: $(UNIT_SUITES:%=check-%)
 $(UNIT_SUITES:%=check-%): check-%: $(B)/tests/check_%
-	CUDA_PATH=$(CUDA_PATH) $(B)/tests/check_$*
+	$(KS_SUITE) "CUDA_PATH=$(CUDA_PATH) $(B)/tests/check_$*"
 
 CHECK_TARGETS += $(UNIT_SUITES:%=check-%)

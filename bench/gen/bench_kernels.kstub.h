@@ -561,39 +561,57 @@ ks_status ks__bench_table_read_at(const char *ks__file, int ks__line, size_t ks_
                                   size_t ks__count, ks_stream ks__stream);
 
 #if !defined(__cplusplus) && !defined(KSTUB_PLAIN_CALLS)
+#if defined(__GNUC__) && defined(__INCLUDE_LEVEL__)
+#if __INCLUDE_LEVEL__ > 0
+/* gcc: an error in a macro below is reported at the caller's line. */
+#pragma GCC system_header
+#endif
+#endif
 /* The macro form of each stub, in C. It hands the caller's file and line to
  * the run-time checks' messages (ks_checks_set, KSTUB_CHECK) and checks each
  * argument where it is written (C11): a pointer of another type than its
- * parameter's is a compile error naming kernel and parameter (the same type
- * with const added, void * and NULL pass, as C allows); in strict mode
+ * parameter's is a compile error at the caller's line naming kernel,
+ * parameter and both types (the same type with const added, void * and NULL
+ * pass, as C allows; an integer, a literal 0 included, asks for NULL); a
+ * call with another number of arguments names the kernel's; in strict mode
  * (KSTUB_STRICT) every argument must have exactly its parameter's type, bar
  * an added const on a pointee. (name)(...) calls the function unchecked;
  * KSTUB_PLAIN_CALLS leaves the macros out. Each macro takes its arguments as
  * __VA_ARGS__ and hands them on, so arguments that another macro writes
  * (ARGS(x) expanding to "a, b, c") are counted after that expansion. Wrap a
  * compound literal argument in parentheses: its commas would split it. */
-#define bench_args(...) ks__bench_args_call(__VA_ARGS__)
+#define bench_args(...) KS__PICK_COUNT(6, ks__bench_args_call, ks__bench_args_wrong, __VA_ARGS__)(__VA_ARGS__)
+#define ks__bench_args_wrong(...) \
+    KS__WRONG_COUNT("kernel bench_args takes 6 arguments (launch, a, x, y, n, m), not ", \
+                    kernel_bench_args_takes_6_arguments, __VA_ARGS__)
 #define ks__bench_args_call(launch, a, x, y, n, m) \
     ks__bench_args_at(__FILE__, __LINE__, launch, \
         KS_ARG_VALUE(a, _Generic((a), float: 1, default: 0), "kernel bench_args, parameter a needs exactly float"), \
         KS_ARG_POINTER(x, _Generic((x), const float *: 1, float *: 1, default: 0), \
             _Generic((x), const float *: 1, float *: 1, void *: 1, const void *: 1, default: 0), \
-            "kernel bench_args, parameter x needs exactly const float *", "kernel bench_args, parameter x needs const float *, not another pointer type"), \
+            "kernel bench_args, parameter x", "const float *", "const float *", _Generic(x, const float *: (x), float *: (x)), \
+            _Generic(x, const float *: (x), float *: (x), void *: (x), const void *: (x))), \
         KS_ARG_POINTER(y, _Generic((y), float *: 1, default: 0), \
             _Generic((y), float *: 1, void *: 1, default: 0), \
-            "kernel bench_args, parameter y needs exactly float *", "kernel bench_args, parameter y needs float *, not another pointer type"), \
+            "kernel bench_args, parameter y", "float *", "float *", _Generic(y, float *: (y)), \
+            _Generic(y, float *: (y), void *: (y))), \
         KS_ARG_VALUE(n, _Generic((n), int: 1, default: 0), "kernel bench_args, parameter n needs exactly int"), \
         KS_ARG_VALUE(m, _Generic((m), long long: 1, default: 0), "kernel bench_args, parameter m needs exactly long long"))
-#define bench_args_n(...) ks__bench_args_n_call(__VA_ARGS__)
+#define bench_args_n(...) KS__PICK_COUNT(7, ks__bench_args_n_call, ks__bench_args_n_wrong, __VA_ARGS__)(__VA_ARGS__)
+#define ks__bench_args_n_wrong(...) \
+    KS__WRONG_COUNT("bench_args_n takes 7 arguments (n_items, stream, a, x, y, n, m), not ", \
+                    bench_args_n_takes_7_arguments, __VA_ARGS__)
 #define ks__bench_args_n_call(n_items, stream, a, x, y, n, m) \
     ks__bench_args_n_at(__FILE__, __LINE__, n_items, stream, \
         KS_ARG_VALUE(a, _Generic((a), float: 1, default: 0), "kernel bench_args, parameter a needs exactly float"), \
         KS_ARG_POINTER(x, _Generic((x), const float *: 1, float *: 1, default: 0), \
             _Generic((x), const float *: 1, float *: 1, void *: 1, const void *: 1, default: 0), \
-            "kernel bench_args, parameter x needs exactly const float *", "kernel bench_args, parameter x needs const float *, not another pointer type"), \
+            "kernel bench_args, parameter x", "const float *", "const float *", _Generic(x, const float *: (x), float *: (x)), \
+            _Generic(x, const float *: (x), float *: (x), void *: (x), const void *: (x))), \
         KS_ARG_POINTER(y, _Generic((y), float *: 1, default: 0), \
             _Generic((y), float *: 1, void *: 1, default: 0), \
-            "kernel bench_args, parameter y needs exactly float *", "kernel bench_args, parameter y needs float *, not another pointer type"), \
+            "kernel bench_args, parameter y", "float *", "float *", _Generic(y, float *: (y)), \
+            _Generic(y, float *: (y), void *: (y))), \
         KS_ARG_VALUE(n, _Generic((n), int: 1, default: 0), "kernel bench_args, parameter n needs exactly int"), \
         KS_ARG_VALUE(m, _Generic((m), long long: 1, default: 0), "kernel bench_args, parameter m needs exactly long long"))
 #define bench_args_node(...) ks__bench_args_node_call(__VA_ARGS__)
@@ -604,10 +622,12 @@ ks_status ks__bench_table_read_at(const char *ks__file, int ks__line, size_t ks_
         KS_ARG_VALUE(a, _Generic((a), float: 1, default: 0), "kernel bench_args, parameter a needs exactly float"), \
         KS_ARG_POINTER(x, _Generic((x), const float *: 1, float *: 1, default: 0), \
             _Generic((x), const float *: 1, float *: 1, void *: 1, const void *: 1, default: 0), \
-            "kernel bench_args, parameter x needs exactly const float *", "kernel bench_args, parameter x needs const float *, not another pointer type"), \
+            "kernel bench_args, parameter x", "const float *", "const float *", _Generic(x, const float *: (x), float *: (x)), \
+            _Generic(x, const float *: (x), float *: (x), void *: (x), const void *: (x))), \
         KS_ARG_POINTER(y, _Generic((y), float *: 1, default: 0), \
             _Generic((y), float *: 1, void *: 1, default: 0), \
-            "kernel bench_args, parameter y needs exactly float *", "kernel bench_args, parameter y needs float *, not another pointer type"), \
+            "kernel bench_args, parameter y", "float *", "float *", _Generic(y, float *: (y)), \
+            _Generic(y, float *: (y), void *: (y))), \
         KS_ARG_VALUE(n, _Generic((n), int: 1, default: 0), "kernel bench_args, parameter n needs exactly int"), \
         KS_ARG_VALUE(m, _Generic((m), long long: 1, default: 0), "kernel bench_args, parameter m needs exactly long long"))
 #define bench_args_node_set(...) ks__bench_args_node_set_call(__VA_ARGS__)
@@ -616,10 +636,12 @@ ks_status ks__bench_table_read_at(const char *ks__file, int ks__line, size_t ks_
         KS_ARG_VALUE(a, _Generic((a), float: 1, default: 0), "kernel bench_args, parameter a needs exactly float"), \
         KS_ARG_POINTER(x, _Generic((x), const float *: 1, float *: 1, default: 0), \
             _Generic((x), const float *: 1, float *: 1, void *: 1, const void *: 1, default: 0), \
-            "kernel bench_args, parameter x needs exactly const float *", "kernel bench_args, parameter x needs const float *, not another pointer type"), \
+            "kernel bench_args, parameter x", "const float *", "const float *", _Generic(x, const float *: (x), float *: (x)), \
+            _Generic(x, const float *: (x), float *: (x), void *: (x), const void *: (x))), \
         KS_ARG_POINTER(y, _Generic((y), float *: 1, default: 0), \
             _Generic((y), float *: 1, void *: 1, default: 0), \
-            "kernel bench_args, parameter y needs exactly float *", "kernel bench_args, parameter y needs float *, not another pointer type"), \
+            "kernel bench_args, parameter y", "float *", "float *", _Generic(y, float *: (y)), \
+            _Generic(y, float *: (y), void *: (y))), \
         KS_ARG_VALUE(n, _Generic((n), int: 1, default: 0), "kernel bench_args, parameter n needs exactly int"), \
         KS_ARG_VALUE(m, _Generic((m), long long: 1, default: 0), "kernel bench_args, parameter m needs exactly long long"))
 #define bench_args_nodes_set(...) ks__bench_args_nodes_set_call(__VA_ARGS__)
@@ -629,20 +651,28 @@ ks_status ks__bench_table_read_at(const char *ks__file, int ks__line, size_t ks_
             "kernel bench_args: the nodes must be bench_args_node_t"), ks__launches, \
         KS_ARG_NODES(ks__values, _Generic((ks__values), const bench_args_args *: 1, bench_args_args *: 1, void *: 1, default: 0), \
             "kernel bench_args: the arguments must be bench_args_args"))
-#define bench_struct(...) ks__bench_struct_call(__VA_ARGS__)
+#define bench_struct(...) KS__PICK_COUNT(3, ks__bench_struct_call, ks__bench_struct_wrong, __VA_ARGS__)(__VA_ARGS__)
+#define ks__bench_struct_wrong(...) \
+    KS__WRONG_COUNT("kernel bench_struct takes 3 arguments (launch, p, y), not ", \
+                    kernel_bench_struct_takes_3_arguments, __VA_ARGS__)
 #define ks__bench_struct_call(launch, p, y) \
     ks__bench_struct_at(__FILE__, __LINE__, launch, \
         KS_ARG_VALUE(p, _Generic((p), struct BenchParams: 1, default: 0), "kernel bench_struct, parameter p needs exactly struct BenchParams"), \
         KS_ARG_POINTER(y, _Generic((y), float *: 1, default: 0), \
             _Generic((y), float *: 1, void *: 1, default: 0), \
-            "kernel bench_struct, parameter y needs exactly float *", "kernel bench_struct, parameter y needs float *, not another pointer type"))
-#define bench_struct_n(...) ks__bench_struct_n_call(__VA_ARGS__)
+            "kernel bench_struct, parameter y", "float *", "float *", _Generic(y, float *: (y)), \
+            _Generic(y, float *: (y), void *: (y))))
+#define bench_struct_n(...) KS__PICK_COUNT(4, ks__bench_struct_n_call, ks__bench_struct_n_wrong, __VA_ARGS__)(__VA_ARGS__)
+#define ks__bench_struct_n_wrong(...) \
+    KS__WRONG_COUNT("bench_struct_n takes 4 arguments (n_items, stream, p, y), not ", \
+                    bench_struct_n_takes_4_arguments, __VA_ARGS__)
 #define ks__bench_struct_n_call(n_items, stream, p, y) \
     ks__bench_struct_n_at(__FILE__, __LINE__, n_items, stream, \
         KS_ARG_VALUE(p, _Generic((p), struct BenchParams: 1, default: 0), "kernel bench_struct, parameter p needs exactly struct BenchParams"), \
         KS_ARG_POINTER(y, _Generic((y), float *: 1, default: 0), \
             _Generic((y), float *: 1, void *: 1, default: 0), \
-            "kernel bench_struct, parameter y needs exactly float *", "kernel bench_struct, parameter y needs float *, not another pointer type"))
+            "kernel bench_struct, parameter y", "float *", "float *", _Generic(y, float *: (y)), \
+            _Generic(y, float *: (y), void *: (y))))
 #define bench_struct_node(...) ks__bench_struct_node_call(__VA_ARGS__)
 #define ks__bench_struct_node_call(ks__graph, ks__deps, ks__ndeps, ks__node, launch, p, y) \
     (bench_struct_node)(ks__graph, ks__deps, ks__ndeps, \
@@ -651,14 +681,16 @@ ks_status ks__bench_table_read_at(const char *ks__file, int ks__line, size_t ks_
         KS_ARG_VALUE(p, _Generic((p), struct BenchParams: 1, default: 0), "kernel bench_struct, parameter p needs exactly struct BenchParams"), \
         KS_ARG_POINTER(y, _Generic((y), float *: 1, default: 0), \
             _Generic((y), float *: 1, void *: 1, default: 0), \
-            "kernel bench_struct, parameter y needs exactly float *", "kernel bench_struct, parameter y needs float *, not another pointer type"))
+            "kernel bench_struct, parameter y", "float *", "float *", _Generic(y, float *: (y)), \
+            _Generic(y, float *: (y), void *: (y))))
 #define bench_struct_node_set(...) ks__bench_struct_node_set_call(__VA_ARGS__)
 #define ks__bench_struct_node_set_call(ks__exec, ks__node, launch, p, y) \
     (bench_struct_node_set)(ks__exec, ks__node, launch, \
         KS_ARG_VALUE(p, _Generic((p), struct BenchParams: 1, default: 0), "kernel bench_struct, parameter p needs exactly struct BenchParams"), \
         KS_ARG_POINTER(y, _Generic((y), float *: 1, default: 0), \
             _Generic((y), float *: 1, void *: 1, default: 0), \
-            "kernel bench_struct, parameter y needs exactly float *", "kernel bench_struct, parameter y needs float *, not another pointer type"))
+            "kernel bench_struct, parameter y", "float *", "float *", _Generic(y, float *: (y)), \
+            _Generic(y, float *: (y), void *: (y))))
 #define bench_struct_nodes_set(...) ks__bench_struct_nodes_set_call(__VA_ARGS__)
 #define ks__bench_struct_nodes_set_call(ks__exec, ks__count, ks__nodes, ks__launches, ks__values) \
     (bench_struct_nodes_set)(ks__exec, ks__count, \
@@ -666,10 +698,16 @@ ks_status ks__bench_table_read_at(const char *ks__file, int ks__line, size_t ks_
             "kernel bench_struct: the nodes must be bench_struct_node_t"), ks__launches, \
         KS_ARG_NODES(ks__values, _Generic((ks__values), const bench_struct_args *: 1, bench_struct_args *: 1, void *: 1, default: 0), \
             "kernel bench_struct: the arguments must be bench_struct_args"))
-#define bench_empty(...) ks__bench_empty_call(__VA_ARGS__)
+#define bench_empty(...) KS__PICK_COUNT(1, ks__bench_empty_call, ks__bench_empty_wrong, __VA_ARGS__)(__VA_ARGS__)
+#define ks__bench_empty_wrong(...) \
+    KS__WRONG_COUNT("kernel bench_empty takes 1 arguments (launch), not ", \
+                    kernel_bench_empty_takes_1_arguments, __VA_ARGS__)
 #define ks__bench_empty_call(launch) \
     ks__bench_empty_at(__FILE__, __LINE__, launch)
-#define bench_empty_n(...) ks__bench_empty_n_call(__VA_ARGS__)
+#define bench_empty_n(...) KS__PICK_COUNT(2, ks__bench_empty_n_call, ks__bench_empty_n_wrong, __VA_ARGS__)(__VA_ARGS__)
+#define ks__bench_empty_n_wrong(...) \
+    KS__WRONG_COUNT("bench_empty_n takes 2 arguments (n_items, stream), not ", \
+                    bench_empty_n_takes_2_arguments, __VA_ARGS__)
 #define ks__bench_empty_n_call(n_items, stream) \
     ks__bench_empty_n_at(__FILE__, __LINE__, n_items, stream)
 #define bench_empty_node(...) ks__bench_empty_node_call(__VA_ARGS__)
@@ -685,20 +723,28 @@ ks_status ks__bench_table_read_at(const char *ks__file, int ks__line, size_t ks_
     (bench_empty_nodes_set)(ks__exec, ks__count, \
         KS_ARG_NODES(ks__nodes, _Generic((ks__nodes), const bench_empty_node_t *: 1, bench_empty_node_t *: 1, void *: 1, default: 0), \
             "kernel bench_empty: the nodes must be bench_empty_node_t"), ks__launches)
-#define bench_fill_float(...) ks__bench_fill_float_call(__VA_ARGS__)
+#define bench_fill_float(...) KS__PICK_COUNT(4, ks__bench_fill_float_call, ks__bench_fill_float_wrong, __VA_ARGS__)(__VA_ARGS__)
+#define ks__bench_fill_float_wrong(...) \
+    KS__WRONG_COUNT("kernel bench_fill_float takes 4 arguments (launch, y, v, n), not ", \
+                    kernel_bench_fill_float_takes_4_arguments, __VA_ARGS__)
 #define ks__bench_fill_float_call(launch, y, v, n) \
     ks__bench_fill_float_at(__FILE__, __LINE__, launch, \
         KS_ARG_POINTER(y, _Generic((y), float *: 1, default: 0), \
             _Generic((y), float *: 1, void *: 1, default: 0), \
-            "kernel bench_fill_float, parameter y needs exactly float *", "kernel bench_fill_float, parameter y needs float *, not another pointer type"), \
+            "kernel bench_fill_float, parameter y", "float *", "float *", _Generic(y, float *: (y)), \
+            _Generic(y, float *: (y), void *: (y))), \
         KS_ARG_VALUE(v, _Generic((v), float: 1, default: 0), "kernel bench_fill_float, parameter v needs exactly float"), \
         KS_ARG_VALUE(n, _Generic((n), int: 1, default: 0), "kernel bench_fill_float, parameter n needs exactly int"))
-#define bench_fill_float_n(...) ks__bench_fill_float_n_call(__VA_ARGS__)
+#define bench_fill_float_n(...) KS__PICK_COUNT(5, ks__bench_fill_float_n_call, ks__bench_fill_float_n_wrong, __VA_ARGS__)(__VA_ARGS__)
+#define ks__bench_fill_float_n_wrong(...) \
+    KS__WRONG_COUNT("bench_fill_float_n takes 5 arguments (n_items, stream, y, v, n), not ", \
+                    bench_fill_float_n_takes_5_arguments, __VA_ARGS__)
 #define ks__bench_fill_float_n_call(n_items, stream, y, v, n) \
     ks__bench_fill_float_n_at(__FILE__, __LINE__, n_items, stream, \
         KS_ARG_POINTER(y, _Generic((y), float *: 1, default: 0), \
             _Generic((y), float *: 1, void *: 1, default: 0), \
-            "kernel bench_fill_float, parameter y needs exactly float *", "kernel bench_fill_float, parameter y needs float *, not another pointer type"), \
+            "kernel bench_fill_float, parameter y", "float *", "float *", _Generic(y, float *: (y)), \
+            _Generic(y, float *: (y), void *: (y))), \
         KS_ARG_VALUE(v, _Generic((v), float: 1, default: 0), "kernel bench_fill_float, parameter v needs exactly float"), \
         KS_ARG_VALUE(n, _Generic((n), int: 1, default: 0), "kernel bench_fill_float, parameter n needs exactly int"))
 #define bench_fill_float_node(...) ks__bench_fill_float_node_call(__VA_ARGS__)
@@ -708,7 +754,8 @@ ks_status ks__bench_table_read_at(const char *ks__file, int ks__line, size_t ks_
             "kernel bench_fill_float: the node must be a bench_fill_float_node_t *"), launch, \
         KS_ARG_POINTER(y, _Generic((y), float *: 1, default: 0), \
             _Generic((y), float *: 1, void *: 1, default: 0), \
-            "kernel bench_fill_float, parameter y needs exactly float *", "kernel bench_fill_float, parameter y needs float *, not another pointer type"), \
+            "kernel bench_fill_float, parameter y", "float *", "float *", _Generic(y, float *: (y)), \
+            _Generic(y, float *: (y), void *: (y))), \
         KS_ARG_VALUE(v, _Generic((v), float: 1, default: 0), "kernel bench_fill_float, parameter v needs exactly float"), \
         KS_ARG_VALUE(n, _Generic((n), int: 1, default: 0), "kernel bench_fill_float, parameter n needs exactly int"))
 #define bench_fill_float_node_set(...) ks__bench_fill_float_node_set_call(__VA_ARGS__)
@@ -716,7 +763,8 @@ ks_status ks__bench_table_read_at(const char *ks__file, int ks__line, size_t ks_
     (bench_fill_float_node_set)(ks__exec, ks__node, launch, \
         KS_ARG_POINTER(y, _Generic((y), float *: 1, default: 0), \
             _Generic((y), float *: 1, void *: 1, default: 0), \
-            "kernel bench_fill_float, parameter y needs exactly float *", "kernel bench_fill_float, parameter y needs float *, not another pointer type"), \
+            "kernel bench_fill_float, parameter y", "float *", "float *", _Generic(y, float *: (y)), \
+            _Generic(y, float *: (y), void *: (y))), \
         KS_ARG_VALUE(v, _Generic((v), float: 1, default: 0), "kernel bench_fill_float, parameter v needs exactly float"), \
         KS_ARG_VALUE(n, _Generic((n), int: 1, default: 0), "kernel bench_fill_float, parameter n needs exactly int"))
 #define bench_fill_float_nodes_set(...) ks__bench_fill_float_nodes_set_call(__VA_ARGS__)
@@ -726,20 +774,28 @@ ks_status ks__bench_table_read_at(const char *ks__file, int ks__line, size_t ks_
             "kernel bench_fill_float: the nodes must be bench_fill_float_node_t"), ks__launches, \
         KS_ARG_NODES(ks__values, _Generic((ks__values), const bench_fill_float_args *: 1, bench_fill_float_args *: 1, void *: 1, default: 0), \
             "kernel bench_fill_float: the arguments must be bench_fill_float_args"))
-#define bench_fill_int(...) ks__bench_fill_int_call(__VA_ARGS__)
+#define bench_fill_int(...) KS__PICK_COUNT(4, ks__bench_fill_int_call, ks__bench_fill_int_wrong, __VA_ARGS__)(__VA_ARGS__)
+#define ks__bench_fill_int_wrong(...) \
+    KS__WRONG_COUNT("kernel bench_fill_int takes 4 arguments (launch, y, v, n), not ", \
+                    kernel_bench_fill_int_takes_4_arguments, __VA_ARGS__)
 #define ks__bench_fill_int_call(launch, y, v, n) \
     ks__bench_fill_int_at(__FILE__, __LINE__, launch, \
         KS_ARG_POINTER(y, _Generic((y), int *: 1, default: 0), \
             _Generic((y), int *: 1, void *: 1, default: 0), \
-            "kernel bench_fill_int, parameter y needs exactly int *", "kernel bench_fill_int, parameter y needs int *, not another pointer type"), \
+            "kernel bench_fill_int, parameter y", "int *", "int *", _Generic(y, int *: (y)), \
+            _Generic(y, int *: (y), void *: (y))), \
         KS_ARG_VALUE(v, _Generic((v), int: 1, default: 0), "kernel bench_fill_int, parameter v needs exactly int"), \
         KS_ARG_VALUE(n, _Generic((n), int: 1, default: 0), "kernel bench_fill_int, parameter n needs exactly int"))
-#define bench_fill_int_n(...) ks__bench_fill_int_n_call(__VA_ARGS__)
+#define bench_fill_int_n(...) KS__PICK_COUNT(5, ks__bench_fill_int_n_call, ks__bench_fill_int_n_wrong, __VA_ARGS__)(__VA_ARGS__)
+#define ks__bench_fill_int_n_wrong(...) \
+    KS__WRONG_COUNT("bench_fill_int_n takes 5 arguments (n_items, stream, y, v, n), not ", \
+                    bench_fill_int_n_takes_5_arguments, __VA_ARGS__)
 #define ks__bench_fill_int_n_call(n_items, stream, y, v, n) \
     ks__bench_fill_int_n_at(__FILE__, __LINE__, n_items, stream, \
         KS_ARG_POINTER(y, _Generic((y), int *: 1, default: 0), \
             _Generic((y), int *: 1, void *: 1, default: 0), \
-            "kernel bench_fill_int, parameter y needs exactly int *", "kernel bench_fill_int, parameter y needs int *, not another pointer type"), \
+            "kernel bench_fill_int, parameter y", "int *", "int *", _Generic(y, int *: (y)), \
+            _Generic(y, int *: (y), void *: (y))), \
         KS_ARG_VALUE(v, _Generic((v), int: 1, default: 0), "kernel bench_fill_int, parameter v needs exactly int"), \
         KS_ARG_VALUE(n, _Generic((n), int: 1, default: 0), "kernel bench_fill_int, parameter n needs exactly int"))
 #define bench_fill_int_node(...) ks__bench_fill_int_node_call(__VA_ARGS__)
@@ -749,7 +805,8 @@ ks_status ks__bench_table_read_at(const char *ks__file, int ks__line, size_t ks_
             "kernel bench_fill_int: the node must be a bench_fill_int_node_t *"), launch, \
         KS_ARG_POINTER(y, _Generic((y), int *: 1, default: 0), \
             _Generic((y), int *: 1, void *: 1, default: 0), \
-            "kernel bench_fill_int, parameter y needs exactly int *", "kernel bench_fill_int, parameter y needs int *, not another pointer type"), \
+            "kernel bench_fill_int, parameter y", "int *", "int *", _Generic(y, int *: (y)), \
+            _Generic(y, int *: (y), void *: (y))), \
         KS_ARG_VALUE(v, _Generic((v), int: 1, default: 0), "kernel bench_fill_int, parameter v needs exactly int"), \
         KS_ARG_VALUE(n, _Generic((n), int: 1, default: 0), "kernel bench_fill_int, parameter n needs exactly int"))
 #define bench_fill_int_node_set(...) ks__bench_fill_int_node_set_call(__VA_ARGS__)
@@ -757,7 +814,8 @@ ks_status ks__bench_table_read_at(const char *ks__file, int ks__line, size_t ks_
     (bench_fill_int_node_set)(ks__exec, ks__node, launch, \
         KS_ARG_POINTER(y, _Generic((y), int *: 1, default: 0), \
             _Generic((y), int *: 1, void *: 1, default: 0), \
-            "kernel bench_fill_int, parameter y needs exactly int *", "kernel bench_fill_int, parameter y needs int *, not another pointer type"), \
+            "kernel bench_fill_int, parameter y", "int *", "int *", _Generic(y, int *: (y)), \
+            _Generic(y, int *: (y), void *: (y))), \
         KS_ARG_VALUE(v, _Generic((v), int: 1, default: 0), "kernel bench_fill_int, parameter v needs exactly int"), \
         KS_ARG_VALUE(n, _Generic((n), int: 1, default: 0), "kernel bench_fill_int, parameter n needs exactly int"))
 #define bench_fill_int_nodes_set(...) ks__bench_fill_int_nodes_set_call(__VA_ARGS__)
@@ -767,18 +825,26 @@ ks_status ks__bench_table_read_at(const char *ks__file, int ks__line, size_t ks_
             "kernel bench_fill_int: the nodes must be bench_fill_int_node_t"), ks__launches, \
         KS_ARG_NODES(ks__values, _Generic((ks__values), const bench_fill_int_args *: 1, bench_fill_int_args *: 1, void *: 1, default: 0), \
             "kernel bench_fill_int: the arguments must be bench_fill_int_args"))
-#define bench_read_table(...) ks__bench_read_table_call(__VA_ARGS__)
+#define bench_read_table(...) KS__PICK_COUNT(2, ks__bench_read_table_call, ks__bench_read_table_wrong, __VA_ARGS__)(__VA_ARGS__)
+#define ks__bench_read_table_wrong(...) \
+    KS__WRONG_COUNT("kernel bench_read_table takes 2 arguments (launch, y), not ", \
+                    kernel_bench_read_table_takes_2_arguments, __VA_ARGS__)
 #define ks__bench_read_table_call(launch, y) \
     ks__bench_read_table_at(__FILE__, __LINE__, launch, \
         KS_ARG_POINTER(y, _Generic((y), float *: 1, default: 0), \
             _Generic((y), float *: 1, void *: 1, default: 0), \
-            "kernel bench_read_table, parameter y needs exactly float *", "kernel bench_read_table, parameter y needs float *, not another pointer type"))
-#define bench_read_table_n(...) ks__bench_read_table_n_call(__VA_ARGS__)
+            "kernel bench_read_table, parameter y", "float *", "float *", _Generic(y, float *: (y)), \
+            _Generic(y, float *: (y), void *: (y))))
+#define bench_read_table_n(...) KS__PICK_COUNT(3, ks__bench_read_table_n_call, ks__bench_read_table_n_wrong, __VA_ARGS__)(__VA_ARGS__)
+#define ks__bench_read_table_n_wrong(...) \
+    KS__WRONG_COUNT("bench_read_table_n takes 3 arguments (n_items, stream, y), not ", \
+                    bench_read_table_n_takes_3_arguments, __VA_ARGS__)
 #define ks__bench_read_table_n_call(n_items, stream, y) \
     ks__bench_read_table_n_at(__FILE__, __LINE__, n_items, stream, \
         KS_ARG_POINTER(y, _Generic((y), float *: 1, default: 0), \
             _Generic((y), float *: 1, void *: 1, default: 0), \
-            "kernel bench_read_table, parameter y needs exactly float *", "kernel bench_read_table, parameter y needs float *, not another pointer type"))
+            "kernel bench_read_table, parameter y", "float *", "float *", _Generic(y, float *: (y)), \
+            _Generic(y, float *: (y), void *: (y))))
 #define bench_read_table_node(...) ks__bench_read_table_node_call(__VA_ARGS__)
 #define ks__bench_read_table_node_call(ks__graph, ks__deps, ks__ndeps, ks__node, launch, y) \
     (bench_read_table_node)(ks__graph, ks__deps, ks__ndeps, \
@@ -786,13 +852,15 @@ ks_status ks__bench_table_read_at(const char *ks__file, int ks__line, size_t ks_
             "kernel bench_read_table: the node must be a bench_read_table_node_t *"), launch, \
         KS_ARG_POINTER(y, _Generic((y), float *: 1, default: 0), \
             _Generic((y), float *: 1, void *: 1, default: 0), \
-            "kernel bench_read_table, parameter y needs exactly float *", "kernel bench_read_table, parameter y needs float *, not another pointer type"))
+            "kernel bench_read_table, parameter y", "float *", "float *", _Generic(y, float *: (y)), \
+            _Generic(y, float *: (y), void *: (y))))
 #define bench_read_table_node_set(...) ks__bench_read_table_node_set_call(__VA_ARGS__)
 #define ks__bench_read_table_node_set_call(ks__exec, ks__node, launch, y) \
     (bench_read_table_node_set)(ks__exec, ks__node, launch, \
         KS_ARG_POINTER(y, _Generic((y), float *: 1, default: 0), \
             _Generic((y), float *: 1, void *: 1, default: 0), \
-            "kernel bench_read_table, parameter y needs exactly float *", "kernel bench_read_table, parameter y needs float *, not another pointer type"))
+            "kernel bench_read_table, parameter y", "float *", "float *", _Generic(y, float *: (y)), \
+            _Generic(y, float *: (y), void *: (y))))
 #define bench_read_table_nodes_set(...) ks__bench_read_table_nodes_set_call(__VA_ARGS__)
 #define ks__bench_read_table_nodes_set_call(ks__exec, ks__count, ks__nodes, ks__launches, ks__values) \
     (bench_read_table_nodes_set)(ks__exec, ks__count, \
@@ -803,23 +871,28 @@ ks_status ks__bench_table_read_at(const char *ks__file, int ks__line, size_t ks_
 #define bench_table_write(ks__first, ks__src, ks__count, ks__stream) \
     ks__bench_table_write_at(__FILE__, __LINE__, ks__first, KS_ARG_POINTER(ks__src, _Generic((ks__src), const float *: 1, float *: 1, default: 0), \
         _Generic((ks__src), const float *: 1, float *: 1, void *: 1, const void *: 1, default: 0), \
-        "variable bench_table needs exactly const float *", "variable bench_table needs const float *, not another pointer type"), ks__count, ks__stream)
+        "variable bench_table", "const float *", "const float *", _Generic(ks__src, const float *: (ks__src), float *: (ks__src)), \
+        _Generic(ks__src, const float *: (ks__src), float *: (ks__src), void *: (ks__src), const void *: (ks__src))), ks__count, ks__stream)
 #define bench_table_read(ks__first, ks__dst, ks__count, ks__stream) \
     ks__bench_table_read_at(__FILE__, __LINE__, ks__first, KS_ARG_POINTER(ks__dst, _Generic((ks__dst), float *: 1, default: 0), \
         _Generic((ks__dst), float *: 1, void *: 1, default: 0), \
-        "variable bench_table needs exactly float *", "variable bench_table needs float *, not another pointer type"), ks__count, ks__stream)
+        "variable bench_table", "float *", "float *", _Generic(ks__dst, float *: (ks__dst)), \
+        _Generic(ks__dst, float *: (ks__dst), void *: (ks__dst))), ks__count, ks__stream)
 #define bench_table_set(ks__src, ks__stream) \
     ks__bench_table_write_at(__FILE__, __LINE__, 0, KS_ARG_POINTER(ks__src, _Generic((ks__src), const float *: 1, float *: 1, default: 0), \
         _Generic((ks__src), const float *: 1, float *: 1, void *: 1, const void *: 1, default: 0), \
-        "variable bench_table needs exactly const float *", "variable bench_table needs const float *, not another pointer type"), 16, ks__stream)
+        "variable bench_table", "const float *", "const float *", _Generic(ks__src, const float *: (ks__src), float *: (ks__src)), \
+        _Generic(ks__src, const float *: (ks__src), float *: (ks__src), void *: (ks__src), const void *: (ks__src))), 16, ks__stream)
 #define bench_table_get(ks__dst, ks__stream) \
     ks__bench_table_read_at(__FILE__, __LINE__, 0, KS_ARG_POINTER(ks__dst, _Generic((ks__dst), float *: 1, default: 0), \
         _Generic((ks__dst), float *: 1, void *: 1, default: 0), \
-        "variable bench_table needs exactly float *", "variable bench_table needs float *, not another pointer type"), 16, ks__stream)
+        "variable bench_table", "float *", "float *", _Generic(ks__dst, float *: (ks__dst)), \
+        _Generic(ks__dst, float *: (ks__dst), void *: (ks__dst))), 16, ks__stream)
 #define bench_table_node(ks__graph, ks__deps, ks__ndeps, ks__first, ks__src, ks__count, ks__node) \
     (bench_table_node)(ks__graph, ks__deps, ks__ndeps, ks__first, KS_ARG_POINTER(ks__src, _Generic((ks__src), const float *: 1, float *: 1, default: 0), \
         _Generic((ks__src), const float *: 1, float *: 1, void *: 1, const void *: 1, default: 0), \
-        "variable bench_table needs exactly const float *", "variable bench_table needs const float *, not another pointer type"), ks__count, ks__node)
+        "variable bench_table", "const float *", "const float *", _Generic(ks__src, const float *: (ks__src), float *: (ks__src)), \
+        _Generic(ks__src, const float *: (ks__src), float *: (ks__src), void *: (ks__src), const void *: (ks__src))), ks__count, ks__node)
 #endif
 
 /* bench_fill(launch, y, v, n): one name over the instances of
@@ -828,9 +901,12 @@ ks_status ks__bench_table_read_at(const char *ks__file, int ks__line, size_t ks_
  * a macro (no instance fits: a compile error naming them), in C++ overloads. */
 
 #if !defined(__cplusplus) && !defined(KSTUB_PLAIN_CALLS) && defined(__STDC_VERSION__) && __STDC_VERSION__ >= 201112L
-#define bench_fill(...) ks__bench_fill_call(__VA_ARGS__)
+#define bench_fill(...) KS__PICK_COUNT(4, ks__bench_fill_call, ks__bench_fill_wrong, __VA_ARGS__)(__VA_ARGS__)
+#define ks__bench_fill_wrong(...) \
+    KS__WRONG_COUNT("bench_fill takes 4 arguments (launch, y, v, n), not ", \
+                    bench_fill_takes_4_arguments, __VA_ARGS__)
 #define ks__bench_fill_call(launch, y, v, n) \
-    _Generic((y), float *: ks__bench_fill_float_at, int *: ks__bench_fill_int_at, default: 0)(__FILE__, __LINE__, \
+    _Generic((y), float *: ks__bench_fill_float_at, int *: ks__bench_fill_int_at, default: ks__no_instance)(__FILE__, __LINE__, \
         KS_ARG_INSTANCE(launch, _Generic((y), float *: 1, int *: 1, default: 0), \
             "no instance of bench_fill takes these argument types; its instances: bench_fill_float; bench_fill_int"), \
         (y), \

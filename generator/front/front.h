@@ -52,6 +52,10 @@ typedef struct ks_session {
 int ks_session_open(ks_session *s, const ks_options *opts, const char *text, size_t len);
 /* Parses again with text as the input's contents; -1 after reporting errors. */
 int ks_session_reparse(ks_session *s, const char *text, size_t len);
+/* The same, where the text differs from the parse's only by what kstub
+ * added: the errors in function bodies the parse reported as warnings are
+ * not reported again. */
+int ks_session_reparse_quiet(ks_session *s, const char *text, size_t len);
 void ks_session_close(ks_session *s);
 /* The files inside the precompiled prelude the parse of tu used, in the
  * order a parse without it lists them (right after the input):
@@ -116,9 +120,6 @@ void ks_cursor_tokens(const ks_session *s, CXCursor c, CXToken **toks, unsigned 
 /* "ns::inner::name" from the cursor's semantic parents. */
 char *ks_qualified_name(CXCursor c);
 int ks_cursor_is_kernel(CXCursor c);
-/* The text of the file holding the cursor and the byte offset of its
- * extent's end; NULL when there is no file. */
-const char *ks_cursor_file_text(const ks_session *s, CXCursor c, size_t *size, unsigned *end_offset);
 
 /* ---- compat.c: what nvcc provides and clang's CUDA mode lacks ---- */
 /* The in-memory header included before the input (-include), its path a
@@ -130,31 +131,42 @@ const char *ks_compat_header(size_t *len);
  * static or living as long as the process); returns how many were stored. */
 size_t ks_compat_args(const ks_options *opts, const char **args, size_t max);
 
-/* ---- source.c: the one scanner of raw .cu text ---- */
-/* A token of the raw text (comments, literals and preprocessor lines skipped
- * as tokens; comments are kept apart). */
+/* ---- source.c: what clang shows of a file's text, read as code ---- */
+/* A token of clang's (or one a macro expansion made). */
 typedef struct ks_rtok {
-    size_t start, end;
+    size_t start, end;         /* in the file (a macro's: its invocation's start) */
+    const char *s;             /* its spelling, n bytes */
+    size_t n;
+    unsigned char kind;        /* CXTokenKind */
+    unsigned char space;       /* white space (or a comment) before it */
 } ks_rtok;
 
+typedef struct ks_explicit_inst ks_explicit_inst;
+
 typedef struct ks_source {
-    const char *text;
+    char *text;                /* the file as clang read it (a copy: outlives the parse) */
     size_t size;
-    ks_rtok *toks;
+    ks_rtok *toks;             /* its active code: clang's tokens less comments, those in
+                                  skipped ranges and those in preprocessor directives */
     size_t ntoks;
-    ks_rtok *comments;         /* each comment, delimiters included */
+    ks_rtok *comments;         /* each comment (clang's), delimiters included */
     size_t ncomments;
-    ks_rtok *directives;       /* each preprocessor line, continuations included */
-    size_t ndirectives;
+    ks_rtok *undefs;           /* the name of each active "#undef NAME" */
+    size_t nundefs;
+    ks_explicit_inst *inst;    /* see ks_source_instantiations */
+    size_t ninst;
 } ks_source;
 
-void ks_source_scan(ks_source *src, const char *text, size_t size);
+/* Reads file of tu (parsed with CXTranslationUnit_DetailedPreprocessingRecord):
+ * its tokens, comments and explicit instantiations. 0, or -1 when tu has
+ * no text for it. */
+int ks_source_load(ks_source *src, CXTranslationUnit tu, CXFile file);
 void ks_source_free(ks_source *src);
 /* 1-based line and column of a byte offset. */
 void ks_source_position(const ks_source *src, size_t offset, unsigned *line, unsigned *col);
 
 /* "template [__global__] void NAME<ARGS>(PARAMS);" as written. */
-typedef struct ks_explicit_inst {
+struct ks_explicit_inst {
     char *qname;               /* "ns::k" or "::k", as written */
     char *args;                /* "float, 4", trimmed, spaces folded */
     char *params;              /* "float *, int", as written */
@@ -165,16 +177,17 @@ typedef struct ks_explicit_inst {
                                   macro wrote it) */
     size_t end;                /* offset just past its ';' (past the macro invocation,
                                   or the ';' after it, when a macro wrote it) */
-} ks_explicit_inst;
+};
 
-/* Every explicit instantiation in the text, in order of end; returns the
- * count. Those that a function-like macro defined in the text writes
+/* Every explicit instantiation of the file's active code, in order of end,
+ * moved out of src; returns the count. Those a macro writes
  * ("#define EXPORT(n) template void f<n>(int *);" ... "EXPORT(1) EXPORT(2)")
- * are found by expanding each invocation at namespace scope: parameters
- * substituted (# and ## included), macros of the text invoked by the
- * expansion expanded in turn; other macros are left to clang, which sees
- * the same text. */
-size_t ks_source_instantiations(const ks_source *src, ks_explicit_inst **out);
+ * are found at each invocation clang's preprocessing record shows at the
+ * file's top level, expanded from the tokens of the definition clang used
+ * there: parameters substituted (# and ## included), macros the expansion
+ * invokes expanded in turn (the last definition before the invocation;
+ * an #undef counts when it is in the same file). */
+size_t ks_source_instantiations(ks_source *src, ks_explicit_inst **out);
 void ks_explicit_inst_free(ks_explicit_inst *in, size_t n);
 
 /* "template class NAME<ARGS>;" (or struct) as written: an explicit
@@ -199,11 +212,13 @@ typedef struct ks_directive {
 size_t ks_source_directives(const ks_source *src, ks_directive **out);
 void ks_directive_free(ks_directive *d, size_t n);
 
-/* Whether a body ('{') rather than ';' follows offset at bracket depth 0,
- * comments and literals skipped: with --skip-bodies libclang no longer calls
- * a function with a body a definition. */
-int ks_source_body_follows(const char *text, size_t size, size_t offset);
-/* The leading "#include <name>" lines of text (only blank lines and comments
+/* Whether a body ('{') rather than ';' follows offset of file at
+ * parenthesis depth 0, in clang's tokens: with --skip-bodies libclang no
+ * longer calls a function with a body a definition. */
+int ks_source_body_follows(CXTranslationUnit tu, CXFile file, unsigned offset);
+/* The one hand-written scan of raw text left (pch.c must know the prelude
+ * before the parse); tests/fuzz/fuzz_gen_source.c holds it to clang's
+ * tokens. The leading "#include <name>" lines of text (only blank lines and comments
  * before and between them, each alone on its line), as long as allowed()
  * accepts each name; stops at the first other line. Returns how many;
  * *names malloc'd (each and the array). */

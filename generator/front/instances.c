@@ -392,12 +392,9 @@ int ks__header_instantiations(walk_ctx *w, const char *base, size_t base_len, co
         CXSourceLocation start = clang_getLocationForOffset(w->s.tu, fc.file, 0);
         if (!fc.kernels || clang_Location_isFromMainFile(start))
             continue;
-        size_t size = 0;
-        const char *t = clang_getFileContents(w->s.tu, fc.file, &size);
-        if (!t)
-            continue;
         ks_source hs;
-        ks_source_scan(&hs, t, size);
+        if (ks_source_load(&hs, w->s.tu, fc.file) != 0)
+            continue;
         ks_explicit_inst *hi;
         size_t n = ks_source_instantiations(&hs, &hi);
         for (size_t j = 0; j < n; j++) {

@@ -106,14 +106,6 @@ int ks_cursor_is_kernel(CXCursor c)
     return found;
 }
 
-const char *ks_cursor_file_text(const ks_session *s, CXCursor c, size_t *size, unsigned *end_offset)
-{
-    CXFile f;
-    clang_getExpansionLocation(clang_getRangeEnd(clang_getCursorExtent(c)), &f, NULL, NULL, end_offset);
-    *size = 0;
-    return f ? clang_getFileContents(s->tu, f, size) : NULL;
-}
-
 /* ---- the toolkit: what nvcc would define, and where clang's own headers are ------------------ */
 
 #define KS_TOOLKIT_MAX_FLAGS 16
@@ -415,8 +407,8 @@ static int report_diagnostics(const ks_session *s, int print)
             free(raw);
             if (!s->opts->body_errors && inside_body(&bodies, clang_getDiagnosticLocation(d))) {
                 char *e = strstr(msg, ": error: ");
-                if (!print)
-                    ;
+                if (print != 1)
+                    ;                  /* not printed, or printed by the parse before */
                 else if (e)
                     fprintf(stderr, "%.*s: warning: %s [in a function body: kstub reads signatures, "
                             "bodies are nvcc's to check; --body-errors makes this an error]\n",
@@ -630,7 +622,7 @@ static int parse(ks_session *s, const char *scan, size_t scan_len, struct CXUnsa
  *    array (walk.c's uses_dynamic_shared: no <name>_n then).
  *
  * So bodies are skipped only where neither can occur: the input's text has
- * no template kernel ("template" and "__global__" among its tokens) and no
+ * no template kernel ("template" and "__global__" anywhere in it) and no
  * "shared" in any spelling (case aside: __shared__, __attribute__((shared)),
  * a macro named so), else it is parsed with bodies at once; and the parse
  * without bodies shows no template kernel outside system headers, and no
@@ -649,19 +641,10 @@ static int has_shared(const char *text, size_t len)
 
 static int text_needs_bodies(const char *text, size_t len)
 {
-    if (has_shared(text, len))
-        return 1;
-    ks_source src;
-    ks_source_scan(&src, text, len);
-    int tmpl = 0, global = 0;
-    for (size_t i = 0; i < src.ntoks && !(tmpl && global); i++) {
-        const ks_rtok *t = &src.toks[i];
-        size_t n = t->end - t->start;
-        tmpl |= n == 8 && memcmp(text + t->start, "template", 8) == 0;
-        global |= n == 10 && memcmp(text + t->start, "__global__", 10) == 0;
-    }
-    ks_source_free(&src);
-    return tmpl && global;
+    /* the words anywhere, comments and literals included: no reading of
+     * the text can miss one */
+    return has_shared(text, len) ||
+           (memmem(text, len, "template", 8) && memmem(text, len, "__global__", 10));
 }
 
 static enum CXChildVisitResult find_template_kernel(CXCursor c, CXCursor parent, CXClientData data)
@@ -766,7 +749,7 @@ int ks_session_open(ks_session *s, const ks_options *opts, const char *text, siz
     char *own_text = NULL;
     if (!scan)
         scan = own_text = ks_read_file(opts->input, &scan_len);
-    unsigned flags = CXTranslationUnit_KeepGoing;
+    unsigned flags = CXTranslationUnit_KeepGoing | CXTranslationUnit_DetailedPreprocessingRecord;
     int skip = opts->skip_bodies && scan && !text_needs_bodies(scan, scan_len);
     int rc = parse(s, scan, scan_len, unsaved, nunsaved,
                    flags | (skip ? CXTranslationUnit_SkipFunctionBodies : 0));
@@ -779,7 +762,7 @@ int ks_session_open(ks_session *s, const ks_options *opts, const char *text, siz
     return rc;
 }
 
-int ks_session_reparse(ks_session *s, const char *text, size_t len)
+static int reparse(ks_session *s, const char *text, size_t len, int print)
 {
     size_t clen;
     const char *compat = ks_compat_header(&clen);
@@ -790,7 +773,17 @@ int ks_session_reparse(ks_session *s, const char *text, size_t len)
         ks_error_at(s->opts->input, 0, 0, "libclang could not parse the file again (error %d)", rc);
         return -1;
     }
-    return report_diagnostics(s, 1) ? -1 : 0;
+    return report_diagnostics(s, print) ? -1 : 0;
+}
+
+int ks_session_reparse(ks_session *s, const char *text, size_t len)
+{
+    return reparse(s, text, len, 1);
+}
+
+int ks_session_reparse_quiet(ks_session *s, const char *text, size_t len)
+{
+    return reparse(s, text, len, 2);
 }
 
 void ks_session_close(ks_session *s)

@@ -1,10 +1,21 @@
 /*
- * source.c — the one scanner of the raw .cu text, for what libclang does not
- * show: explicit instantiations (no cursor), "kstub:" directives in comments,
- * whether a body follows a declaration under --skip-bodies, and the leading
- * #include lines the prelude cache may precompile (pch.c). Comments,
- * string and character literals and preprocessor lines are skipped the same
- * way for all three.
+ * source.c — what libclang shows of a file's text but no cursor stands for:
+ * explicit instantiations (no cursor), those a macro writes, "kstub:"
+ * directives in comments, whether a body follows a declaration under
+ * --skip-bodies.
+ *
+ * There is one preprocessor here, clang's (DESIGN.md contract 12). What is
+ * code comes from libclang: the file's tokens (clang_tokenize knows raw
+ * strings, user-defined literals, digraphs and line splices), less those
+ * inside its skipped ranges (inactive #if branches) and inside preprocessor
+ * directives (the extents clang_annotateTokens gives each directive). Which
+ * macro an invocation used is the preprocessing record's: each expansion
+ * at the file's top level refers to the definition clang used there (so
+ * #if, #else, #undef and redefinition are clang's doing), and the
+ * instantiations it writes are read from that definition's own tokens,
+ * arguments substituted. Only macros invoked by that expansion in turn are
+ * looked up here: the last definition of the name the record holds before
+ * the invocation, unless an #undef of the same file lies between them.
  */
 #include "front.h"
 
@@ -12,97 +23,849 @@
 #include <stdlib.h>
 #include <string.h>
 
-/* Past a string or character literal opened at s[i] (quote q). */
-static size_t skip_literal(const char *s, size_t n, size_t i)
+/* ---- tokens ------------------------------------------------------------------------------------ */
+
+static void push(ks_rtok **a, size_t *n, size_t *cap, ks_rtok t)
 {
-    char q = s[i];
-    for (i++; i < n && s[i] != q && s[i] != '\n'; i++)
-        if (s[i] == '\\')
-            i++;
-    return i < n ? i + 1 : n;
+    if (*n == *cap) {
+        *cap = *cap ? *cap * 2 : 64;
+        *a = ks_xrealloc(*a, *cap * sizeof **a);
+    }
+    (*a)[(*n)++] = t;
 }
 
-/* Past a comment opened at s[i] ("//" or a block comment), or i if none. */
-static size_t skip_comment(const char *s, size_t n, size_t i)
+static int spelled(const ks_rtok *t, const char *word)
 {
-    if (i + 1 >= n || s[i] != '/')
-        return i;
-    if (s[i + 1] == '/') {
-        while (i < n && s[i] != '\n')
-            i++;
-        return i;
-    }
-    if (s[i + 1] == '*') {
-        for (i += 2; i + 1 < n && !(s[i] == '*' && s[i + 1] == '/'); i++)
-            ;
-        return i + 2 < n ? i + 2 : n;
-    }
-    return i;
+    size_t n = strlen(word);
+    return t->n == n && memcmp(t->s, word, n) == 0;
 }
 
-static void push_tok(ks_rtok **a, size_t *n, size_t start, size_t end)
+/* The one-character punctuator a token is ('[' for "<:" too), or 0. */
+static char punct(const ks_rtok *t)
+{
+    if (t->kind != CXToken_Punctuation)
+        return 0;
+    if (t->n == 1)
+        return t->s[0];
+    if (t->n == 2) {
+        static const char *const digraphs[] = {"<:[", ":>]", "<%{", "%>}", NULL};
+        for (const char *const *d = digraphs; *d; d++)
+            if (t->s[0] == (*d)[0] && t->s[1] == (*d)[1])
+                return (*d)[2];
+    }
+    return 0;
+}
+
+static int is_word(const ks_rtok *t)
+{
+    return t->kind == CXToken_Identifier || t->kind == CXToken_Keyword;
+}
+
+/* Tokens [from, to) as text, one space where white space stood. */
+static void tokens_put(ks_buf *b, const ks_rtok *t, size_t from, size_t to)
+{
+    for (size_t i = from; i < to; i++) {
+        if (i > from && t[i].space)
+            ks_buf_puts(b, " ");
+        ks_buf_put(b, t[i].s, t[i].n);
+    }
+}
+
+static char *tokens_text(const ks_rtok *t, size_t from, size_t to)
+{
+    ks_buf b = {0};
+    tokens_put(&b, t, from, to);
+    if (!b.data)
+        return ks_xstrdup("");
+    return ks_buf_take(&b);
+}
+
+/* ---- explicit instantiations in a token list ------------------------------------------------ */
+
+/* Index of the token closing the bracket opened at token i ('<' or '('),
+ * or end. A ">>" closing two angles closes at once: *half says that only
+ * its first '>' belongs inside (set for '<' only). */
+static size_t matching(const ks_rtok *t, size_t i, size_t end, int *half)
+{
+    int angle = 0, paren = 0;
+    char open = punct(&t[i]);
+    *half = 0;
+    for (size_t j = i; j < end; j++) {
+        char c = punct(&t[j]);
+        if (c == '(' || c == '[')
+            paren++;
+        else if (c == ')' || c == ']')
+            paren--;
+        else if (c == '<' && paren == 0)
+            angle++;
+        else if (c == '>' && paren == 0)
+            angle--;
+        else if (paren == 0 && t[j].kind == CXToken_Punctuation && spelled(&t[j], ">>")) {
+            if (open == '<' && angle == 2) {
+                *half = 1;
+                return j;
+            }
+            if (open == '<' && angle < 2)
+                return end;
+            angle -= 2;
+            continue;
+        }
+        if ((open == '<' && angle == 0 && paren == 0) || (open == '(' && paren == 0))
+            return j;
+    }
+    return end;
+}
+
+/* The return type: tokens [from, to) before the name less the specifiers
+ * that are no part of a type, or what follows "->" in [after, end) when it
+ * is written "auto NAME<...>(...) -> T"; "void" when nothing is left. */
+static char *return_text(const ks_rtok *t, size_t from, size_t to, size_t after, size_t end)
+{
+    static const char *const specifiers[] = {"__global__", "__host__", "__device__", "__forceinline__",
+                                             "__noinline__", "__inline__", "inline", "static",
+                                             "extern", "constexpr", NULL};
+    ks_buf b = {0};
+    for (size_t i = from; i < to; i++) {
+        int skip = 0;
+        for (const char *const *w = specifiers; *w && !skip; w++)
+            skip = spelled(&t[i], *w);
+        if (skip)
+            continue;
+        if (b.len && t[i].space)
+            ks_buf_puts(&b, " ");
+        ks_buf_put(&b, t[i].s, t[i].n);
+    }
+    char *ret = b.data ? ks_buf_take(&b) : NULL;
+    if (ret && strcmp(ret, "auto") == 0)
+        for (size_t i = after; i < end; i++)
+            if (t[i].kind == CXToken_Punctuation && spelled(&t[i], "->")) {
+                free(ret);
+                ret = tokens_text(t, i + 1, end);
+                break;
+            }
+    if (!ret || !*ret) {
+        free(ret);
+        ret = ks_xstrdup("void");
+    }
+    return ret;
+}
+
+static void add_inst(ks_explicit_inst **out, size_t *n, const ks_explicit_inst *in)
 {
     if (*n == 0)
-        *a = ks_xmalloc(64 * sizeof **a);
-    else if (*n >= 64 && (*n & (*n - 1)) == 0)   /* full: capacity doubles at powers of two */
-        *a = ks_xrealloc(*a, *n * 2 * sizeof **a);
-    (*a)[*n].start = start;
-    (*a)[(*n)++].end = end;
+        *out = ks_xmalloc(4 * sizeof **out);
+    else if (*n >= 4 && (*n & (*n - 1)) == 0)
+        *out = ks_xrealloc(*out, *n * 2 * sizeof **out);
+    (*out)[(*n)++] = *in;
 }
 
-void ks_source_scan(ks_source *src, const char *s, size_t n)
+/* Does token i start a declaration: the first, or after ';', '{' or '}'. */
+static int at_declaration(const ks_rtok *t, size_t i)
+{
+    char c = i ? punct(&t[i - 1]) : ';';
+    return c == ';' || c == '{' || c == '}';
+}
+
+/* "template [specifiers] RET NAME<ARGS>(PARAMS);" in t[0, n); skip[i] set
+ * for tokens inside a macro's invocation (a "template" there is the
+ * expansion's to find). Each found gets
+ * start and end from its first and last token; with decl_only, only those
+ * that begin a declaration. */
+static void find_instantiations(const ks_rtok *t, size_t n, const unsigned char *skip, int decl_only,
+                                ks_explicit_inst **out, size_t *count)
+{
+    for (size_t i = 0; i + 1 < n; i++) {
+        if ((skip && skip[i]) || !spelled(&t[i], "template") || punct(&t[i + 1]) == '<' ||
+            (i > 0 && spelled(&t[i - 1], "extern")) || (decl_only && !at_declaration(t, i)))
+            continue;
+        /* its other tokens may be macro invocations clang expands in the
+         * reference too (__global__, an attribute macro); not its ';' */
+        size_t end = i + 1;
+        while (end < n && punct(&t[end]) != ';' && punct(&t[end]) != '{')
+            end++;
+        if (end >= n || punct(&t[end]) != ';' || (skip && skip[end]))
+            continue;
+        size_t k;
+        for (k = i + 1; k + 1 < end; k++)
+            if (is_word(&t[k]) && punct(&t[k + 1]) == '<')
+                break;
+        if (k + 1 >= end)
+            continue;
+        size_t name_start = k;
+        while (name_start >= i + 3 && spelled(&t[name_start - 1], "::") && is_word(&t[name_start - 2]))
+            name_start -= 2;
+        if (name_start >= i + 2 && spelled(&t[name_start - 1], "::"))
+            name_start--;
+        int half, phalf;
+        size_t close = matching(t, k + 1, end, &half);
+        if (close >= end || close + 1 >= end || punct(&t[close + 1]) != '(')
+            continue;
+        size_t pclose = matching(t, close + 1, end, &phalf);
+        if (pclose >= end)
+            continue;
+        ks_explicit_inst in;
+        ks_buf a = {0};
+        tokens_put(&a, t, k + 2, close);
+        if (half)
+            ks_buf_puts(&a, ">");
+        in.qname = tokens_text(t, name_start, k + 1);
+        in.args = a.data ? ks_buf_take(&a) : ks_xstrdup("");
+        in.params = tokens_text(t, close + 2, pclose);
+        in.ret = return_text(t, i + 1, name_start, pclose + 1, end);
+        in.start = t[i].start;
+        in.end = t[end].end;
+        add_inst(out, count, &in);
+    }
+}
+
+/* ---- the preprocessing record ------------------------------------------------------------------ */
+
+typedef struct pp_def {
+    CXCursor cursor;
+    char *name;
+    CXFile file;
+    unsigned offset;
+} pp_def;
+
+typedef struct pp_exp {
+    CXCursor cursor;
+    unsigned start, end;         /* in the file read */
+    size_t ndefs_before;         /* definitions the record holds before it */
+} pp_exp;
+
+typedef struct pp_record {
+    CXFile file;                 /* the file read */
+    pp_def *defs;
+    size_t ndefs, cdefs;
+    pp_exp *exps;
+    size_t nexps, cexps;
+} pp_record;
+
+static unsigned file_offset(CXSourceLocation loc, CXFile *file)
+{
+    unsigned off = 0;
+    clang_getSpellingLocation(loc, file, NULL, NULL, &off);
+    return off;
+}
+
+static enum CXChildVisitResult collect_record(CXCursor c, CXCursor parent, CXClientData data)
+{
+    (void)parent;
+    pp_record *r = data;
+    enum CXCursorKind k = clang_getCursorKind(c);
+    if (k == CXCursor_MacroDefinition) {
+        if (r->ndefs == r->cdefs) {
+            r->cdefs = r->cdefs ? r->cdefs * 2 : 64;
+            r->defs = ks_xrealloc(r->defs, r->cdefs * sizeof *r->defs);
+        }
+        pp_def *d = &r->defs[r->ndefs++];
+        d->cursor = c;
+        d->name = ks_take(clang_getCursorSpelling(c));
+        d->offset = file_offset(clang_getCursorLocation(c), &d->file);
+    } else if (k == CXCursor_MacroExpansion) {
+        CXFile f;
+        CXSourceRange ext = clang_getCursorExtent(c);
+        unsigned start = file_offset(clang_getRangeStart(ext), &f);
+        if (!f || !clang_File_isEqual(f, r->file))
+            return CXChildVisit_Continue;
+        if (r->nexps == r->cexps) {
+            r->cexps = r->cexps ? r->cexps * 2 : 16;
+            r->exps = ks_xrealloc(r->exps, r->cexps * sizeof *r->exps);
+        }
+        pp_exp *e = &r->exps[r->nexps++];
+        e->cursor = c;
+        e->start = start;
+        e->end = file_offset(clang_getRangeEnd(ext), NULL);
+        e->ndefs_before = r->ndefs;
+    }
+    return CXChildVisit_Continue;
+}
+
+static void record_free(pp_record *r)
+{
+    for (size_t i = 0; i < r->ndefs; i++)
+        free(r->defs[i].name);
+    free(r->defs);
+    free(r->exps);
+}
+
+/* ---- macro expansion, from the definitions' own tokens ---------------------------------------- */
+
+/* A token list. */
+typedef struct tlist {
+    ks_rtok *t;
+    size_t n, cap;
+} tlist;
+
+/* A macro's definition, tokenized. */
+typedef struct mdef {
+    size_t def;                  /* index in the record */
+    int function_like, variadic;
+    ks_rtok *params;             /* parameter names ("__VA_ARGS__" for "...") */
+    size_t nparams;
+    ks_rtok *body;
+    size_t nbody;
+} mdef;
+
+/* Expansions nest at most KS_MACRO_DEPTH deep, and one invocation's stops
+ * after KS_MACRO_TOKENS tokens in all (hostile text: each level may square it). */
+#define KS_MACRO_DEPTH 16
+#define KS_MACRO_TOKENS (1u << 18)
+
+typedef struct expander {
+    CXTranslationUnit tu;
+    const pp_record *r;
+    const ks_source *src;
+    mdef **defs;                 /* tokenized so far */
+    size_t ndefs;
+    char **owned;                /* spellings made here (stringified, pasted, definitions') */
+    size_t nowned;
+    size_t spent;                /* tokens made for this invocation */
+    size_t ndefs_before;         /* of the invocation being expanded */
+    unsigned at;                 /* its offset */
+    const mdef *active[KS_MACRO_DEPTH + 1];
+} expander;
+
+static const char *own(expander *x, char *s)
+{
+    x->owned = ks_xrealloc(x->owned, (x->nowned + 1) * sizeof *x->owned);
+    x->owned[x->nowned++] = s;
+    return s;
+}
+
+static const mdef *tokenized(expander *x, size_t def)
+{
+    for (size_t i = 0; i < x->ndefs; i++)
+        if (x->defs[i]->def == def)
+            return x->defs[i];
+    CXCursor c = x->r->defs[def].cursor;
+    CXToken *toks;
+    unsigned n;
+    clang_tokenize(x->tu, clang_getCursorExtent(c), &toks, &n);
+    mdef m;
+    memset(&m, 0, sizeof m);
+    m.def = def;
+    /* function-like: a '(' right after the name (clang_Cursor_isMacroFunctionLike
+     * asks the macro the name has at the end of the file, none after an #undef) */
+    size_t cap = 0, pcap = 0, i = 1;
+    unsigned prev_end = 0;
+    tlist params = {NULL, 0, 0}, body = {NULL, 0, 0};
+    for (unsigned j = 0; j < n; j++) {
+        CXSourceRange e = clang_getTokenExtent(x->tu, toks[j]);
+        unsigned s = file_offset(clang_getRangeStart(e), NULL), end = file_offset(clang_getRangeEnd(e), NULL);
+        ks_rtok t;
+        t.start = x->at;
+        t.end = x->at;
+        t.kind = (unsigned char)clang_getTokenKind(toks[j]);
+        t.space = j > 0 && s > prev_end;
+        prev_end = end;
+        if (t.kind == CXToken_Comment)
+            continue;
+        t.s = own(x, ks_take(clang_getTokenSpelling(x->tu, toks[j])));
+        t.n = strlen(t.s);
+        if (j == 0)
+            continue;                              /* the name */
+        if (j == 1 && !t.space && punct(&t) == '(') {
+            m.function_like = 1;
+            i = 2;                                 /* in the parameters */
+            continue;
+        }
+        if (i == 2) {
+            if (punct(&t) == ')')
+                i = 3;
+            else if (spelled(&t, "...")) {
+                m.variadic = 1;                    /* "NAME..." names the rest NAME */
+                if (!params.n || params.t[params.n - 1].kind == CXToken_Punctuation) {
+                    t.s = "__VA_ARGS__";
+                    t.n = 11;
+                    t.kind = CXToken_Identifier;
+                    push(&params.t, &params.n, &pcap, t);
+                }
+            } else {
+                push(&params.t, &params.n, &pcap, t);
+            }
+            continue;
+        }
+        push(&body.t, &body.n, &cap, t);
+    }
+    clang_disposeTokens(x->tu, toks, n);
+    /* parameters: the names, commas dropped */
+    m.params = ks_xmalloc((params.n + 1) * sizeof *m.params);
+    for (size_t p = 0; p < params.n; p++)
+        if (is_word(&params.t[p]))
+            m.params[m.nparams++] = params.t[p];
+    free(params.t);
+    if (body.n)
+        body.t[0].space = 0;
+    m.body = body.t;
+    m.nbody = body.n;
+    x->defs = ks_xrealloc(x->defs, (x->ndefs + 1) * sizeof *x->defs);
+    x->defs[x->ndefs] = ks_xmalloc(sizeof m);
+    *x->defs[x->ndefs] = m;
+    return x->defs[x->ndefs++];
+}
+
+/* The definition of name live where the invocation being expanded stands:
+ * the record's last before it, unless an #undef of the file read lies
+ * between them. */
+static const mdef *lookup(expander *x, const ks_rtok *name)
+{
+    if (name->kind != CXToken_Identifier)
+        return NULL;
+    for (size_t d = x->ndefs_before; d-- > 0;) {
+        const pp_def *pd = &x->r->defs[d];
+        if (strlen(pd->name) != name->n || memcmp(pd->name, name->s, name->n) != 0)
+            continue;
+        if (clang_File_isEqual(pd->file, x->r->file))
+            for (size_t u = 0; u < x->src->nundefs; u++) {
+                const ks_rtok *ut = &x->src->undefs[u];
+                if (ut->start > pd->offset && ut->start < x->at && ut->n == name->n &&
+                    memcmp(ut->s, name->s, name->n) == 0)
+                    return NULL;
+            }
+        return tokenized(x, d);
+    }
+    return NULL;
+}
+
+static void tl_push(expander *x, tlist *l, ks_rtok t)
+{
+    x->spent++;
+    push(&l->t, &l->n, &l->cap, t);
+}
+
+static void rescan(expander *x, const ks_rtok *in, size_t n, tlist *out, int depth);
+
+/* The arguments of the invocation whose '(' is in[open]: split at the
+ * commas outside inner parentheses. Returns the index of its ')', or n
+ * when it is not closed. */
+static size_t split_args(const ks_rtok *in, size_t n, size_t open, size_t **bounds, size_t *nargs)
+{
+    int depth = 0;
+    size_t cap = 0;
+    *bounds = NULL;
+    *nargs = 0;
+    for (size_t j = open; j < n; j++) {
+        char c = punct(&in[j]);
+        if (c == '(')
+            depth++;
+        else if (c == ')')
+            depth--;
+        if ((depth == 1 && c == ',') || depth == 0) {
+            if (*nargs + 2 > cap) {
+                cap = cap ? cap * 2 : 8;
+                *bounds = ks_xrealloc(*bounds, cap * sizeof **bounds);
+            }
+            if (*nargs == 0)
+                (*bounds)[0] = open + 1;
+            (*bounds)[++*nargs] = j;             /* arg a: [bounds[a] (+1 past a comma), bounds[a+1]) */
+            if (depth == 0)
+                return j;
+        }
+    }
+    free(*bounds);
+    *bounds = NULL;
+    *nargs = 0;
+    return n;
+}
+
+/* Argument a as tokens [*from, *to) of in. */
+static void arg_range(const size_t *bounds, size_t a, size_t *from, size_t *to)
+{
+    *from = a == 0 ? bounds[0] : bounds[a] + 1;
+    *to = bounds[a + 1];
+}
+
+/* The parameter a body token names: its index, or -1. */
+static long param_of(const mdef *m, const ks_rtok *t)
+{
+    if (!m->function_like || t->kind != CXToken_Identifier)
+        return -1;
+    for (size_t p = 0; p < m->nparams; p++)
+        if (m->params[p].n == t->n && memcmp(m->params[p].s, t->s, t->n) == 0)
+            return (long)p;
+    return -1;
+}
+
+/* The tokens parameter p takes (the variadic rest: the remaining
+ * arguments, commas included), as written. */
+static void param_tokens(const mdef *m, long p, const ks_rtok *in, const size_t *bounds, size_t nargs,
+                         size_t *from, size_t *to)
+{
+    if ((size_t)p >= nargs) {
+        *from = *to = 0;
+        return;
+    }
+    arg_range(bounds, (size_t)p, from, to);
+    if (m->variadic && (size_t)p + 1 == m->nparams)
+        *to = bounds[nargs];
+    (void)in;
+}
+
+/* m's body with its parameters replaced by the arguments ("#p" a string,
+ * "a ## b" pasted, other uses expanded first), then rescanned with m
+ * active. */
+static void expand(expander *x, const mdef *m, const ks_rtok *in, const size_t *bounds, size_t nargs,
+                   unsigned space, tlist *out, int depth)
+{
+    tlist body = {NULL, 0, 0};
+    int paste = 0;
+    for (size_t i = 0; i < m->nbody && x->spent < KS_MACRO_TOKENS; i++) {
+        const ks_rtok *t = &m->body[i];
+        if (t->kind == CXToken_Punctuation && spelled(t, "##")) {
+            paste = body.n > 0;
+            continue;
+        }
+        int next_paste = i + 1 < m->nbody && spelled(&m->body[i + 1], "##");
+        size_t mark = body.n;
+        long p;
+        if (m->function_like && t->kind == CXToken_Punctuation && (spelled(t, "#") || spelled(t, "%:")) &&
+            i + 1 < m->nbody && (p = param_of(m, &m->body[i + 1])) >= 0) {
+            size_t from, to;
+            param_tokens(m, p, in, bounds, nargs, &from, &to);
+            ks_buf s = {0};
+            ks_buf_puts(&s, "\"");
+            for (size_t a = from; a < to; a++) {
+                if (a > from && in[a].space)
+                    ks_buf_puts(&s, " ");
+                for (size_t c = 0; c < in[a].n; c++)
+                    ks_buf_printf(&s, "%s%c", (in[a].s[c] == '"' || in[a].s[c] == '\\') &&
+                                  in[a].kind == CXToken_Literal ? "\\" : "", in[a].s[c]);
+            }
+            ks_buf_puts(&s, "\"");
+            ks_rtok lit = *t;
+            lit.s = own(x, ks_buf_take(&s));
+            lit.n = strlen(lit.s);
+            lit.kind = CXToken_Literal;
+            tl_push(x, &body, lit);
+            i++;
+        } else if ((p = param_of(m, t)) >= 0) {
+            size_t from, to;
+            param_tokens(m, p, in, bounds, nargs, &from, &to);
+            if (paste || next_paste) {
+                for (size_t a = from; a < to; a++)
+                    tl_push(x, &body, in[a]);
+            } else {
+                rescan(x, in + from, to - from, &body, depth + 1);
+            }
+        } else {
+            tl_push(x, &body, *t);
+        }
+        if (body.n > mark)
+            body.t[mark].space = t->space;
+        if (paste && body.n > mark && mark > 0) {
+            ks_rtok *l = &body.t[mark - 1], *r = &body.t[mark];
+            ks_buf s = {0};
+            ks_buf_put(&s, l->s, l->n);
+            ks_buf_put(&s, r->s, r->n);
+            l->s = own(x, ks_buf_take(&s));
+            l->n = strlen(l->s);
+            if (l->kind == CXToken_Keyword || r->kind == CXToken_Identifier)
+                l->kind = l->kind == CXToken_Literal ? CXToken_Literal : CXToken_Identifier;
+            memmove(r, r + 1, (body.n - mark - 1) * sizeof *r);
+            body.n--;
+        }
+        paste = 0;
+    }
+    if (body.n)
+        body.t[0].space = (unsigned char)space;
+    x->active[depth] = m;
+    rescan(x, body.t, body.n, out, depth + 1);
+    free(body.t);
+}
+
+/* in[0, n) with each invocation of a macro (not one being expanded: a
+ * macro does not expand itself) replaced by its expansion, appended to out. */
+static void rescan(expander *x, const ks_rtok *in, size_t n, tlist *out, int depth)
+{
+    for (size_t i = 0; i < n; i++) {
+        const mdef *m = NULL;
+        if (depth < KS_MACRO_DEPTH && x->spent < KS_MACRO_TOKENS)
+            m = lookup(x, &in[i]);
+        for (int a = 0; m && a < depth; a++)
+            if (x->active[a] == m)
+                m = NULL;
+        if (!m) {
+            tl_push(x, out, in[i]);
+            continue;
+        }
+        if (!m->function_like) {
+            expand(x, m, in, NULL, 0, in[i].space, out, depth);
+            continue;
+        }
+        size_t *bounds, nargs;
+        size_t close = i + 1 < n && punct(&in[i + 1]) == '(' ? split_args(in, n, i + 1, &bounds, &nargs) : n;
+        if (close >= n) {
+            tl_push(x, out, in[i]);             /* no arguments: not an invocation */
+            continue;
+        }
+        if (nargs == 1 && bounds[0] == bounds[1] && m->nparams == 0)
+            nargs = 0;                          /* NAME() */
+        expand(x, m, in, bounds, nargs, in[i].space, out, depth);
+        free(bounds);
+        i = close;
+    }
+}
+
+/* The explicit instantiations each top-level macro invocation of the file
+ * writes, placed at the invocation (start: the macro's name; end: past its
+ * ')', or past the ';' that follows when the expansion does not end with
+ * one). */
+static void macro_instantiations(expander *x, const pp_record *r, const ks_source *src,
+                                 const ks_rtok *all, size_t nall, ks_explicit_inst **out, size_t *count)
+{
+    for (size_t e = 0; e < r->nexps; e++) {
+        const pp_exp *pe = &r->exps[e];
+        CXCursor def = clang_getCursorReferenced(pe->cursor);
+        if (clang_Cursor_isNull(def) || clang_getCursorKind(def) != CXCursor_MacroDefinition)
+            continue;
+        size_t d;
+        for (d = pe->ndefs_before; d-- > 0;)
+            if (clang_equalCursors(r->defs[d].cursor, def))
+                break;
+        if (d == (size_t)-1)
+            continue;
+        /* the invocation's tokens, as the file has them */
+        size_t first = 0;
+        while (first < nall && all[first].start < pe->start)
+            first++;
+        size_t last = first;
+        while (last < nall && all[last].end <= pe->end)
+            last++;
+        if (first == last)
+            continue;
+        x->spent = 0;
+        x->ndefs_before = pe->ndefs_before;
+        x->at = pe->start;
+        const mdef *m = tokenized(x, d);
+        tlist res = {NULL, 0, 0};
+        x->active[0] = m;
+        if (!m->function_like) {
+            expand(x, m, all + first, NULL, 0, 0, &res, 0);
+        } else {
+            size_t *bounds, nargs;
+            size_t close = last - first > 1 ? split_args(all + first, last - first, 1, &bounds, &nargs)
+                                            : last - first;
+            if (close >= last - first) {
+                free(res.t);
+                continue;
+            }
+            if (nargs == 1 && bounds[0] == bounds[1] && m->nparams == 0)
+                nargs = 0;
+            expand(x, m, all + first, bounds, nargs, 0, &res, 0);
+            free(bounds);
+        }
+        /* the ';' written after the invocation */
+        size_t end = pe->end;
+        if (last < nall && punct(&all[last]) == ';' && (res.n == 0 || punct(&res.t[res.n - 1]) != ';')) {
+            ks_rtok semi = all[last];
+            end = semi.end;
+            semi.space = 0;
+            push(&res.t, &res.n, &res.cap, semi);
+        }
+        ks_explicit_inst *found = NULL;
+        size_t nfound = 0;
+        find_instantiations(res.t, res.n, NULL, 1, &found, &nfound);
+        for (size_t f = 0; f < nfound; f++) {
+            found[f].start = pe->start;
+            found[f].end = end;
+            add_inst(out, count, &found[f]);
+        }
+        free(found);
+        free(res.t);
+    }
+    (void)src;
+}
+
+/* ---- reading a file ------------------------------------------------------------------------- */
+
+typedef struct span {
+    unsigned start, end;
+} span;
+
+static int inside(const span *s, size_t n, unsigned start, unsigned end)
+{
+    size_t lo = 0, hi = n;                 /* spans sorted, disjoint: the last starting at or before */
+    while (lo < hi) {
+        size_t mid = (lo + hi) / 2;
+        if (s[mid].start <= start)
+            lo = mid + 1;
+        else
+            hi = mid;
+    }
+    return lo > 0 && end <= s[lo - 1].end && start >= s[lo - 1].start;
+}
+
+static int span_cmp(const void *a, const void *b)
+{
+    const span *x = a, *y = b;
+    return x->start < y->start ? -1 : x->start > y->start;
+}
+
+int ks_source_load(ks_source *src, CXTranslationUnit tu, CXFile file)
 {
     memset(src, 0, sizeof *src);
-    src->text = s;
-    src->size = n;
-    size_t i = 0;
-    int line_start = 1;
-    while (i < n) {
-        char c = s[i];
-        if (c == '\n') {
-            line_start = 1;
-            i++;
-            continue;
+    size_t size = 0;
+    const char *text = clang_getFileContents(tu, file, &size);
+    if (!text)
+        return -1;
+    src->text = ks_xmalloc(size + 1);
+    memcpy(src->text, text, size);
+    src->text[size] = '\0';
+    src->size = size;
+
+    CXToken *toks;
+    unsigned n;
+    CXSourceRange whole = clang_getRange(clang_getLocationForOffset(tu, file, 0),
+                                         clang_getLocationForOffset(tu, file, (unsigned)size));
+    clang_tokenize(tu, whole, &toks, &n);
+    CXCursor *ann = ks_xmalloc((n + 1) * sizeof *ann);
+    if (n)
+        clang_annotateTokens(tu, toks, n, ann);
+
+    /* inactive code: skipped ranges; directives: the extent of each */
+    size_t nspans = 0, cspans = 0;
+    span *spans = NULL;
+    CXSourceRangeList *skipped = clang_getSkippedRanges(tu, file);
+    for (unsigned i = 0; skipped && i < skipped->count; i++) {
+        span s = {file_offset(clang_getRangeStart(skipped->ranges[i]), NULL),
+                  file_offset(clang_getRangeEnd(skipped->ranges[i]), NULL)};
+        if (nspans == cspans) {
+            cspans = cspans ? cspans * 2 : 16;
+            spans = ks_xrealloc(spans, cspans * sizeof *spans);
         }
-        if (isspace((unsigned char)c)) {
-            i++;
-            continue;
-        }
-        size_t after = skip_comment(s, n, i);
-        if (after != i) {
-            push_tok(&src->comments, &src->ncomments, i, after);
-            i = after;
-            continue;
-        }
-        if (c == '#' && line_start) {
-            size_t start = i;
-            while (i < n && s[i] != '\n')
-                i += (s[i] == '\\' && i + 1 < n) ? 2 : 1;
-            push_tok(&src->directives, &src->ndirectives, start, i < n ? i : n);
-            continue;
-        }
-        line_start = 0;
-        size_t start = i;
-        if (c == '"' || c == '\'') {
-            i = skip_literal(s, n, i);
-        } else if (isalnum((unsigned char)c) || c == '_') {
-            while (i < n && (isalnum((unsigned char)s[i]) || s[i] == '_' ||
-                             (isdigit((unsigned char)c) && (s[i] == '.' || s[i] == '\''))))
-                i++;
-        } else if (c == ':' && i + 1 < n && s[i + 1] == ':') {
-            i += 2;
-        } else {
-            i++;
-        }
-        push_tok(&src->toks, &src->ntoks, start, i);
+        spans[nspans++] = s;
     }
+    if (skipped)
+        clang_disposeSourceRangeList(skipped);
+    ks_rtok *all = NULL;
+    size_t nall = 0, call = 0, ccom = 0, cund = 0;
+    unsigned prev_end = 0;
+    for (unsigned i = 0; i < n; i++) {
+        CXSourceRange e = clang_getTokenExtent(tu, toks[i]);
+        ks_rtok t;
+        t.start = file_offset(clang_getRangeStart(e), NULL);
+        t.end = file_offset(clang_getRangeEnd(e), NULL);
+        if (t.end > size || t.start > t.end)
+            continue;
+        t.s = src->text + t.start;
+        t.n = t.end - t.start;
+        t.kind = (unsigned char)clang_getTokenKind(toks[i]);
+        t.space = t.start > prev_end;
+        prev_end = (unsigned)t.end;
+        if (t.kind == CXToken_Comment) {
+            push(&src->comments, &src->ncomments, &ccom, t);
+            continue;
+        }
+        if (clang_getCursorKind(ann[i]) == CXCursor_PreprocessingDirective &&
+            t.kind == CXToken_Punctuation && (spelled(&t, "#") || spelled(&t, "%:"))) {
+            CXSourceRange de = clang_getCursorExtent(ann[i]);
+            span s = {file_offset(clang_getRangeStart(de), NULL), file_offset(clang_getRangeEnd(de), NULL)};
+            if (s.start == t.start && s.end >= t.end) {
+                if (nspans == cspans) {
+                    cspans = cspans ? cspans * 2 : 16;
+                    spans = ks_xrealloc(spans, cspans * sizeof *spans);
+                }
+                spans[nspans++] = s;
+                /* "#undef NAME": for the lookup of macros a macro invokes */
+                if (i + 2 < n && clang_getTokenKind(toks[i + 1]) == CXToken_Identifier) {
+                    char *w = ks_take(clang_getTokenSpelling(tu, toks[i + 1]));
+                    if (strcmp(w, "undef") == 0) {
+                        CXSourceRange ne = clang_getTokenExtent(tu, toks[i + 2]);
+                        ks_rtok u = t;
+                        u.start = file_offset(clang_getRangeStart(ne), NULL);
+                        u.end = file_offset(clang_getRangeEnd(ne), NULL);
+                        if (u.end <= size && u.start <= u.end) {
+                            u.s = src->text + u.start;
+                            u.n = u.end - u.start;
+                            push(&src->undefs, &src->nundefs, &cund, u);
+                        }
+                    }
+                    free(w);
+                }
+            }
+        }
+        push(&all, &nall, &call, t);
+    }
+    free(ann);
+    clang_disposeTokens(tu, toks, n);
+    if (nspans)
+        qsort(spans, nspans, sizeof *spans, span_cmp);
+    /* merge: a directive inside a skipped range */
+    size_t m = 0;
+    for (size_t i = 0; i < nspans; i++) {
+        if (m && spans[i].start < spans[m - 1].end) {
+            if (spans[i].end > spans[m - 1].end)
+                spans[m - 1].end = spans[i].end;
+        } else {
+            spans[m++] = spans[i];
+        }
+    }
+    nspans = m;
+    /* active code */
+    size_t ctok = 0;
+    for (size_t i = 0; i < nall; i++)
+        if (!inside(spans, nspans, (unsigned)all[i].start, (unsigned)all[i].end))
+            push(&src->toks, &src->ntoks, &ctok, all[i]);
+    free(all);
+    free(spans);
+    for (size_t i = 0; i < src->ntoks; i++)
+        src->toks[i].space = i == 0 || src->toks[i].start > src->toks[i - 1].end;
+
+    /* the macros the file's code invokes, and what they write */
+    pp_record r;
+    memset(&r, 0, sizeof r);
+    r.file = file;
+    clang_visitChildren(clang_getTranslationUnitCursor(tu), collect_record, &r);
+    unsigned char *skip = ks_xmalloc(src->ntoks + 1);
+    memset(skip, 0, src->ntoks + 1);
+    for (size_t e = 0, i = 0; e < r.nexps; e++) {
+        while (i < src->ntoks && src->toks[i].start < r.exps[e].start)
+            i++;
+        for (size_t j = i; j < src->ntoks && src->toks[j].end <= r.exps[e].end; j++)
+            skip[j] = 1;
+    }
+    size_t nwritten = 0, nmacro = 0;
+    ks_explicit_inst *written = NULL, *expanded = NULL;
+    find_instantiations(src->toks, src->ntoks, skip, 0, &written, &nwritten);
+    if (r.nexps) {
+        expander x;
+        memset(&x, 0, sizeof x);
+        x.tu = tu;
+        x.r = &r;
+        x.src = src;
+        macro_instantiations(&x, &r, src, src->toks, src->ntoks, &expanded, &nmacro);
+        for (size_t i = 0; i < x.ndefs; i++) {
+            free(x.defs[i]->params);
+            free(x.defs[i]->body);
+            free(x.defs[i]);
+        }
+        free(x.defs);
+        for (size_t i = 0; i < x.nowned; i++)
+            free(x.owned[i]);
+        free(x.owned);
+    }
+    free(skip);
+    record_free(&r);
+    /* in order of end */
+    src->ninst = nwritten + nmacro;
+    src->inst = ks_xmalloc((src->ninst + 1) * sizeof *src->inst);
+    size_t a = 0, b = 0, k = 0;
+    while (a < nwritten || b < nmacro)
+        src->inst[k++] = b == nmacro || (a < nwritten && written[a].end <= expanded[b].end) ? written[a++]
+                                                                                           : expanded[b++];
+    free(written);
+    free(expanded);
+    return 0;
 }
 
 void ks_source_free(ks_source *src)
 {
+    free(src->text);
     free(src->toks);
     free(src->comments);
-    free(src->directives);
+    free(src->undefs);
+    ks_explicit_inst_free(src->inst, src->ninst);
     memset(src, 0, sizeof *src);
 }
 
@@ -121,519 +884,12 @@ void ks_source_position(const ks_source *src, size_t offset, unsigned *line, uns
     *col = c;
 }
 
-/* ---- explicit instantiations --------------------------------------------------------------- */
-
-/* a, holding n elements of size, with room for one more: capacity doubles
- * at powers of two (a macro may write thousands). */
-static void *grow(void *a, size_t n, size_t size)
+size_t ks_source_instantiations(ks_source *src, ks_explicit_inst **out)
 {
-    if (n == 0)
-        return ks_xmalloc(4 * size);
-    if (n >= 4 && (n & (n - 1)) == 0)
-        return ks_xrealloc(a, n * 2 * size);
-    return a;
-}
-
-static int tok_is(const ks_source *src, size_t i, const char *word)
-{
-    const ks_rtok *t = &src->toks[i];
-    size_t n = strlen(word);
-    return t->end - t->start == n && memcmp(src->text + t->start, word, n) == 0;
-}
-
-static int tok_is_word(const ks_source *src, size_t i)
-{
-    char c = src->text[src->toks[i].start];
-    return isalpha((unsigned char)c) || c == '_';
-}
-
-/* Index of the token closing the bracket opened at token i ('<' or '('), or end. */
-static size_t matching(const ks_source *src, size_t i, size_t end)
-{
-    int angle = 0, paren = 0;
-    char open = src->text[src->toks[i].start];
-    for (size_t j = i; j < end; j++) {
-        const ks_rtok *t = &src->toks[j];
-        if (t->end - t->start != 1)
-            continue;
-        char c = src->text[t->start];
-        if (c == '(' || c == '[')
-            paren++;
-        else if (c == ')' || c == ']')
-            paren--;
-        else if (c == '<' && paren == 0)
-            angle++;
-        else if (c == '>' && paren == 0)
-            angle--;
-        if ((open == '<' && angle == 0 && paren == 0) || (open == '(' && paren == 0))
-            return j;
-    }
-    return end;
-}
-
-/* Tokens [from, to) as written, one space wherever white space or a comment
- * stood between two of them. */
-static char *tokens_text(const ks_source *src, size_t from, size_t to)
-{
-    ks_buf b = {0};
-    for (size_t i = from; i < to; i++) {
-        if (i > from && src->toks[i].start > src->toks[i - 1].end)
-            ks_buf_puts(&b, " ");
-        ks_buf_put(&b, src->text + src->toks[i].start, src->toks[i].end - src->toks[i].start);
-    }
-    return ks_buf_take(&b);
-}
-
-/* The return type of an explicit instantiation: tokens [from, to) before
- * its name without the specifiers that are no part of a type, or what
- * follows "->" in [after, end) when it is written "auto NAME<...>(...) -> T".
- * "void" when nothing is left. */
-static char *return_text(const ks_source *src, size_t from, size_t to, size_t after, size_t end)
-{
-    static const char *const specifiers[] = {"__global__", "__host__", "__device__", "__forceinline__",
-                                             "__noinline__", "__inline__", "inline", "static",
-                                             "extern", "constexpr", NULL};
-    ks_buf b = {0};
-    for (size_t i = from; i < to; i++) {
-        int skip = 0;
-        for (const char *const *w = specifiers; *w && !skip; w++)
-            skip = tok_is(src, i, *w);
-        if (skip)
-            continue;
-        if (b.len && src->toks[i].start > src->toks[i - 1].end)
-            ks_buf_puts(&b, " ");
-        ks_buf_put(&b, src->text + src->toks[i].start, src->toks[i].end - src->toks[i].start);
-    }
-    char *ret = ks_buf_take(&b);
-    if (ret && strcmp(ret, "auto") == 0)
-        for (size_t i = after; i + 1 < end; i++)
-            if (tok_is(src, i, "-") && tok_is(src, i + 1, ">") &&
-                src->toks[i + 1].start == src->toks[i].end) {
-                free(ret);
-                ret = tokens_text(src, i + 2, end);
-                break;
-            }
-    if (!ret || !*ret) {
-        free(ret);
-        ret = ks_xstrdup("void");
-    }
-    return ret;
-}
-
-static size_t written_instantiations(const ks_source *src, ks_explicit_inst **out)
-{
-    const char *s = src->text;
-    size_t nt = src->ntoks, count = 0;
-    *out = NULL;
-    for (size_t i = 0; i + 1 < nt; i++) {
-        if (!tok_is(src, i, "template") || tok_is(src, i + 1, "<") ||
-            (i > 0 && tok_is(src, i - 1, "extern")))
-            continue;
-        size_t end = i + 1;
-        while (end < nt && !tok_is(src, end, ";") && !tok_is(src, end, "{"))
-            end++;
-        if (end >= nt || !tok_is(src, end, ";"))
-            continue;
-        size_t k;
-        for (k = i + 1; k + 1 < end; k++)
-            if (tok_is_word(src, k) && tok_is(src, k + 1, "<"))
-                break;
-        if (k + 1 >= end)
-            continue;
-        size_t name_start = k;
-        while (name_start >= 2 && tok_is(src, name_start - 1, "::") && tok_is_word(src, name_start - 2))
-            name_start -= 2;
-        if (name_start >= 1 && tok_is(src, name_start - 1, "::"))
-            name_start--;
-        size_t close = matching(src, k + 1, end);
-        if (close >= end || close + 1 >= end || !tok_is(src, close + 1, "("))
-            continue;
-        size_t pclose = matching(src, close + 1, end);
-        if (pclose >= end)
-            continue;
-        *out = grow(*out, count, sizeof **out);
-        ks_explicit_inst *in = &(*out)[count++];
-        in->qname = ks_xasprintf("%.*s", (int)(src->toks[k].end - src->toks[name_start].start),
-                                 s + src->toks[name_start].start);
-        in->args = tokens_text(src, k + 2, close);
-        in->params = ks_xasprintf("%.*s", (int)(src->toks[pclose].start - src->toks[close + 1].end),
-                                  s + src->toks[close + 1].end);
-        in->ret = return_text(src, i + 1, name_start, pclose + 1, end);
-        in->start = src->toks[i].start;
-        in->end = src->toks[end].end;
-    }
-    return count;
-}
-
-/* ---- explicit instantiations written by macros ------------------------------------------------ */
-
-/* A function-like macro of the text: "#define NAME(PARAMS) BODY". */
-typedef struct macro {
-    const char *name;            /* in the text */
-    size_t name_len;
-    size_t at;                   /* offset of its '#': an invocation before it does not use it */
-    char **params;               /* "__VA_ARGS__" for "..." */
-    size_t nparams;
-    int variadic;                /* the last parameter takes the remaining arguments */
-    char *body;                  /* the replacement list, continuations joined */
-} macro;
-
-typedef struct macros {
-    macro *m;
-    size_t n;
-    size_t spent;                /* bytes expanded so far for this invocation of the text */
-} macros;
-
-static size_t skip_hspace(const char *s, size_t i, size_t end)
-{
-    for (;;) {
-        if (i < end && (s[i] == ' ' || s[i] == '\t'))
-            i++;
-        else if (i + 1 < end && s[i] == '\\' && s[i + 1] == '\n')
-            i += 2;
-        else if (i + 2 < end && s[i] == '\\' && s[i + 1] == '\r' && s[i + 2] == '\n')
-            i += 3;
-        else
-            return i;
-    }
-}
-
-static size_t ident_end(const char *s, size_t i, size_t end)
-{
-    while (i < end && (isalnum((unsigned char)s[i]) || s[i] == '_'))
-        i++;
-    return i;
-}
-
-/* Reads "#define NAME(PARAMS) BODY" from the directive [a, b); 0 when it is
- * no function-like macro definition. */
-static int read_define(const char *s, size_t a, size_t b, macro *m)
-{
-    size_t i = skip_hspace(s, a + 1, b), e = ident_end(s, i, b);
-    if (e - i != 6 || memcmp(s + i, "define", 6) != 0)
-        return 0;
-    i = skip_hspace(s, e, b);
-    e = ident_end(s, i, b);
-    if (e == i || e >= b || s[e] != '(' || isdigit((unsigned char)s[i]))
-        return 0;                          /* object-like: clang expands it in place */
-    memset(m, 0, sizeof *m);
-    m->name = s + i;
-    m->name_len = e - i;
-    m->at = a;
-    i = e + 1;
-    for (;;) {
-        i = skip_hspace(s, i, b);
-        if (i < b && s[i] == ')')
-            break;
-        size_t pe = ident_end(s, i, b);
-        if (pe + 2 < b && memcmp(s + pe, "...", 3) == 0) {
-            m->variadic = 1;
-            m->params = ks_xrealloc(m->params, (m->nparams + 1) * sizeof *m->params);
-            m->params[m->nparams++] = pe == i ? ks_xstrdup("__VA_ARGS__")
-                                              : ks_xasprintf("%.*s", (int)(pe - i), s + i);
-            pe += 3;
-        } else if (pe > i) {
-            m->params = ks_xrealloc(m->params, (m->nparams + 1) * sizeof *m->params);
-            m->params[m->nparams++] = ks_xasprintf("%.*s", (int)(pe - i), s + i);
-        } else {
-            break;                         /* not a parameter list kstub reads */
-        }
-        i = skip_hspace(s, pe, b);
-        if (i < b && s[i] == ',')
-            i++;
-        else
-            break;
-    }
-    if (i >= b || s[i] != ')') {
-        for (size_t p = 0; p < m->nparams; p++)
-            free(m->params[p]);
-        free(m->params);
-        return 0;
-    }
-    ks_buf body = {0};
-    for (i++; i < b;) {
-        size_t j = skip_hspace(s, i, b);
-        if (j != i) {
-            ks_buf_puts(&body, " ");
-            i = j;
-        } else {
-            ks_buf_put(&body, s + i++, 1);
-        }
-    }
-    m->body = ks_buf_take(&body);
-    return 1;
-}
-
-static void macros_free(macros *ms)
-{
-    for (size_t i = 0; i < ms->n; i++) {
-        for (size_t p = 0; p < ms->m[i].nparams; p++)
-            free(ms->m[i].params[p]);
-        free(ms->m[i].params);
-        free(ms->m[i].body);
-    }
-    free(ms->m);
-}
-
-/* The macro named by token i of src, defined before offset at (the last
- * such definition), and invoked: a '(' follows. NULL otherwise. */
-static const macro *invoked(macros *ms, const ks_source *src, size_t i, size_t at)
-{
-    if (i + 1 >= src->ntoks || !tok_is_word(src, i) || !tok_is(src, i + 1, "("))
-        return NULL;
-    const ks_rtok *t = &src->toks[i];
-    const macro *found = NULL;
-    for (size_t k = 0; k < ms->n; k++)
-        if (ms->m[k].at < at && ms->m[k].name_len == t->end - t->start &&
-            memcmp(ms->m[k].name, src->text + t->start, t->end - t->start) == 0)
-            found = &ms->m[k];
-    return found;
-}
-
-/* The arguments of the invocation whose '(' is token open: split at the
- * commas outside inner parentheses. Returns the index of its ')', or
- * src->ntoks when it is not closed. */
-static size_t split_args(const ks_source *src, size_t open, char ***args, size_t *nargs)
-{
-    *args = NULL;
-    *nargs = 0;
-    int depth = 0;
-    size_t from = open + 1;
-    for (size_t j = open; j < src->ntoks; j++) {
-        if (tok_is(src, j, "("))
-            depth++;
-        else if (tok_is(src, j, ")"))
-            depth--;
-        if ((depth == 1 && tok_is(src, j, ",")) || depth == 0) {
-            if (depth == 0 && j == open + 1 && *nargs == 0)
-                return j;                  /* NAME() */
-            *args = ks_xrealloc(*args, (*nargs + 1) * sizeof **args);
-            (*args)[(*nargs)++] = tokens_text(src, from, j);
-            from = j + 1;
-            if (depth == 0)
-                return j;
-        }
-    }
-    for (size_t a = 0; a < *nargs; a++)
-        free((*args)[a]);
-    free(*args);
-    *args = NULL;
-    *nargs = 0;
-    return src->ntoks;
-}
-
-/* Expansions nest at most KS_MACRO_DEPTH deep, and one invocation's stops
- * after KS_MACRO_TEXT bytes in all (hostile text: each level may square it). */
-#define KS_MACRO_DEPTH 16
-#define KS_MACRO_TEXT (1u << 20)
-
-static char *rescan(macros *ms, const char *text, const macro **active, int depth);
-
-/* The argument for parameter word of m ("" when missing), or NULL when
- * word is no parameter; variadic rest joined with ", ". */
-static char *argument(const macro *m, char **args, size_t nargs, const char *word, size_t len)
-{
-    for (size_t p = 0; p < m->nparams; p++) {
-        if (strlen(m->params[p]) != len || memcmp(m->params[p], word, len) != 0)
-            continue;
-        if (m->variadic && p + 1 == m->nparams) {
-            ks_buf b = {0};
-            for (size_t a = p; a < nargs; a++)
-                ks_buf_printf(&b, "%s%s", a > p ? ", " : "", args[a]);
-            return ks_buf_take(&b);
-        }
-        return ks_xstrdup(p < nargs ? args[p] : "");
-    }
-    return NULL;
-}
-
-/* m's body with its parameters replaced by args ("#p" a string, "a ## b"
- * pasted), then rescanned for the text's other macros. */
-static char *expand(macros *ms, const macro *m, char **args, size_t nargs,
-                    const macro **active, int depth)
-{
-    /* Arguments are expanded before they are substituted (in the context
-     * of the invocation: m may expand inside them); "#p" and "a ## b" take
-     * them as written. */
-    if (ms->spent >= KS_MACRO_TEXT)
-        return ks_xstrdup("");
-    char **xargs = ks_xmalloc((nargs + 1) * sizeof *xargs);
-    for (size_t a = 0; a < nargs; a++)
-        xargs[a] = rescan(ms, args[a], active, depth);
-    active[depth] = m;                     /* the arguments' rescans used the slot */
-    ks_source body;
-    ks_source_scan(&body, m->body, strlen(m->body));
-    ks_buf out = {0};
-    int paste = 0;
-    for (size_t i = 0; i < body.ntoks; i++) {
-        const ks_rtok *t = &body.toks[i];
-        const char *w = m->body + t->start;
-        size_t len = t->end - t->start;
-        if (tok_is(&body, i, "#") && i + 1 < body.ntoks && tok_is(&body, i + 1, "#") &&
-            body.toks[i + 1].start == t->end) {
-            while (out.len && out.data[out.len - 1] == ' ')
-                out.data[--out.len] = '\0';
-            paste = 1;
-            i++;
-            continue;
-        }
-        if (!paste && i > 0 && t->start > body.toks[i - 1].end)
-            ks_buf_puts(&out, " ");
-        int pasted = paste || (i + 2 < body.ntoks && tok_is(&body, i + 1, "#") &&
-                               tok_is(&body, i + 2, "#") && body.toks[i + 2].start == body.toks[i + 1].end);
-        paste = 0;
-        if (tok_is(&body, i, "#") && i + 1 < body.ntoks && tok_is_word(&body, i + 1)) {
-            const ks_rtok *p = &body.toks[i + 1];
-            char *arg = argument(m, args, nargs, m->body + p->start, p->end - p->start);
-            if (arg) {
-                ks_buf_puts(&out, "\"");
-                for (const char *c = arg; *c; c++)
-                    ks_buf_printf(&out, "%s%c", *c == '"' || *c == '\\' ? "\\" : "", *c);
-                ks_buf_puts(&out, "\"");
-                free(arg);
-                i++;
-                continue;
-            }
-        }
-        char *arg = tok_is_word(&body, i) ? argument(m, pasted ? args : xargs, nargs, w, len) : NULL;
-        if (arg)
-            ks_buf_puts(&out, arg);
-        else
-            ks_buf_put(&out, w, len);
-        free(arg);
-    }
-    ks_source_free(&body);
-    for (size_t a = 0; a < nargs; a++)
-        free(xargs[a]);
-    free(xargs);
-    ms->spent += out.len;
-    char *text = ks_buf_take(&out);
-    char *done = rescan(ms, text, active, depth + 1);
-    free(text);
-    return done;
-}
-
-/* text with each invocation of a macro of ms (not one being expanded:
- * a macro does not expand itself) replaced by its expansion. */
-static char *rescan(macros *ms, const char *text, const macro **active, int depth)
-{
-    if (ms->spent >= KS_MACRO_TEXT || depth >= KS_MACRO_DEPTH)
-        return ks_xstrdup(text);
-    ks_source src;
-    ks_source_scan(&src, text, strlen(text));
-    ks_buf out = {0};
-    size_t copied = 0;
-    for (size_t i = 0; i < src.ntoks && ms->spent < KS_MACRO_TEXT; i++) {
-        const macro *m = invoked(ms, &src, i, (size_t)-1);
-        for (int a = 0; m && a < depth; a++)
-            if (active[a] == m)
-                m = NULL;
-        char **args;
-        size_t nargs;
-        size_t close = m ? split_args(&src, i + 1, &args, &nargs) : src.ntoks;
-        if (close >= src.ntoks)
-            continue;
-        active[depth] = m;
-        char *x = expand(ms, m, args, nargs, active, depth);
-        ks_buf_put(&out, text + copied, src.toks[i].start - copied);
-        ks_buf_puts(&out, x);
-        copied = src.toks[close].end;
-        free(x);
-        for (size_t a = 0; a < nargs; a++)
-            free(args[a]);
-        free(args);
-        i = close;
-    }
-    ks_buf_puts(&out, text + copied);
-    ks_source_free(&src);
-    return ks_buf_take(&out);
-}
-
-/* The explicit instantiations the invocations of the text's function-like
- * macros write, each placed at its invocation (start: the macro's name;
- * end: past its ')', or past the ';' that follows when the expansion does
- * not end with one). */
-static size_t macro_instantiations(const ks_source *src, ks_explicit_inst **out)
-{
-    macros ms = {NULL, 0, 0};
-    size_t count = 0;
-    *out = NULL;
-    for (size_t d = 0; d < src->ndirectives; d++) {
-        macro m;
-        if (read_define(src->text, src->directives[d].start, src->directives[d].end, &m)) {
-            ms.m = ks_xrealloc(ms.m, (ms.n + 1) * sizeof *ms.m);
-            ms.m[ms.n++] = m;
-        }
-    }
-    const macro *active[KS_MACRO_DEPTH + 1];
-    for (size_t i = 0; ms.n && i < src->ntoks; i++) {
-        const macro *m = invoked(&ms, src, i, src->toks[i].start);
-        char **args;
-        size_t nargs;
-        size_t close = m ? split_args(src, i + 1, &args, &nargs) : src->ntoks;
-        if (close >= src->ntoks)
-            continue;
-        active[0] = m;
-        ms.spent = 0;
-        char *x = expand(&ms, m, args, nargs, active, 0);
-        for (size_t a = 0; a < nargs; a++)
-            free(args[a]);
-        free(args);
-        size_t end = src->toks[close].end;
-        size_t xl = strlen(x);
-        while (xl && isspace((unsigned char)x[xl - 1]))
-            x[--xl] = '\0';
-        if (close + 1 < src->ntoks && tok_is(src, close + 1, ";") && (xl == 0 || x[xl - 1] != ';')) {
-            end = src->toks[close + 1].end;
-            char *semi = ks_xasprintf("%s;", x);
-            free(x);
-            x = semi;
-        }
-        ks_source xs;
-        ks_source_scan(&xs, x, strlen(x));
-        ks_explicit_inst *found;
-        size_t n = written_instantiations(&xs, &found);
-        size_t t = 0;
-        for (size_t f = 0; f < n; f++) {
-            /* at the start of a declaration, not "x.template f<T>()" */
-            while (t < xs.ntoks && xs.toks[t].start < found[f].start)
-                t++;
-            if (t > 0 && !tok_is(&xs, t - 1, ";") && !tok_is(&xs, t - 1, "}") && !tok_is(&xs, t - 1, "{")) {
-                free(found[f].qname);
-                free(found[f].args);
-                free(found[f].params);
-                free(found[f].ret);
-                continue;
-            }
-            found[f].start = src->toks[i].start;
-            found[f].end = end;
-            *out = grow(*out, count, sizeof **out);
-            (*out)[count++] = found[f];
-        }
-        free(found);
-        ks_source_free(&xs);
-        free(x);
-        i = close;
-    }
-    macros_free(&ms);
-    return count;
-}
-
-size_t ks_source_instantiations(const ks_source *src, ks_explicit_inst **out)
-{
-    ks_explicit_inst *written, *expanded;
-    size_t nw = written_instantiations(src, &written);
-    size_t nx = macro_instantiations(src, &expanded);
-    if (nx == 0) {
-        *out = written;
-        return nw;
-    }
-    *out = ks_xmalloc((nw + nx) * sizeof **out);
-    size_t a = 0, b = 0, n = 0;
-    while (a < nw || b < nx)
-        (*out)[n++] = b == nx || (a < nw && written[a].end <= expanded[b].end) ? written[a++] : expanded[b++];
-    free(written);
-    free(expanded);
+    *out = src->inst;
+    size_t n = src->ninst;
+    src->inst = NULL;
+    src->ninst = 0;
     return n;
 }
 
@@ -650,33 +906,37 @@ void ks_explicit_inst_free(ks_explicit_inst *in, size_t n)
 
 size_t ks_source_class_instantiations(const ks_source *src, ks_class_inst **out)
 {
-    const char *s = src->text;
+    const ks_rtok *t = src->toks;
     size_t nt = src->ntoks, count = 0;
     *out = NULL;
     for (size_t i = 0; i + 3 < nt; i++) {
-        if (!tok_is(src, i, "template") || (i > 0 && tok_is(src, i - 1, "extern")) ||
-            !(tok_is(src, i + 1, "class") || tok_is(src, i + 1, "struct")))
+        if (!spelled(&t[i], "template") || (i > 0 && spelled(&t[i - 1], "extern")) ||
+            !(spelled(&t[i + 1], "class") || spelled(&t[i + 1], "struct")))
             continue;
         size_t k = i + 2, name_start = k;
-        if (tok_is(src, k, "::"))
+        if (spelled(&t[k], "::"))
             k++;
-        while (k + 2 < nt && tok_is_word(src, k) && tok_is(src, k + 1, "::"))
+        while (k + 2 < nt && is_word(&t[k]) && spelled(&t[k + 1], "::"))
             k += 2;
-        if (k + 1 >= nt || !tok_is_word(src, k) || !tok_is(src, k + 1, "<"))
+        if (k + 1 >= nt || !is_word(&t[k]) || punct(&t[k + 1]) != '<')
             continue;
         size_t end = k + 1;
-        while (end < nt && !tok_is(src, end, ";") && !tok_is(src, end, "{"))
+        while (end < nt && punct(&t[end]) != ';' && punct(&t[end]) != '{')
             end++;
-        size_t close = end < nt ? matching(src, k + 1, end) : end;
-        if (end >= nt || !tok_is(src, end, ";") || close + 1 != end)
+        int half;
+        size_t close = end < nt ? matching(t, k + 1, end, &half) : end;
+        if (end >= nt || punct(&t[end]) != ';' || close + 1 != end)
             continue;
         *out = ks_xrealloc(*out, (count + 1) * sizeof **out);
         ks_class_inst *in = &(*out)[count++];
-        in->qname = ks_xasprintf("%.*s", (int)(src->toks[k].end - src->toks[name_start].start),
-                                 s + src->toks[name_start].start);
-        in->args = tokens_text(src, k + 2, close);
-        in->start = src->toks[i].start;
-        in->end = src->toks[end].end;
+        in->qname = tokens_text(t, name_start, k + 1);
+        ks_buf a = {0};
+        tokens_put(&a, t, k + 2, close);
+        if (half)
+            ks_buf_puts(&a, ">");
+        in->args = a.data ? ks_buf_take(&a) : ks_xstrdup("");
+        in->start = t[i].start;
+        in->end = t[end].end;
     }
     return count;
 }
@@ -736,27 +996,43 @@ void ks_directive_free(ks_directive *d, size_t n)
 
 /* ---- definitions ------------------------------------------------------------------------------ */
 
-int ks_source_body_follows(const char *s, size_t n, size_t i)
+int ks_source_body_follows(CXTranslationUnit tu, CXFile file, unsigned offset)
 {
+    size_t size = 0;
+    if (!clang_getFileContents(tu, file, &size) || offset > size)
+        return 0;
+    /* clang's tokens from offset on, a growing window at a time */
     int depth = 0;
-    while (i < n) {
-        size_t after = skip_comment(s, n, i);
-        if (after != i) {
-            i = after;
-            continue;
+    unsigned from = offset;
+    for (size_t window = 1024; from < size; window *= 2) {
+        unsigned to = size - from > window ? from + (unsigned)window : (unsigned)size;
+        CXToken *toks;
+        unsigned n;
+        clang_tokenize(tu, clang_getRange(clang_getLocationForOffset(tu, file, from),
+                                          clang_getLocationForOffset(tu, file, to)), &toks, &n);
+        /* the last token may be cut by the window: read up to it, then go on from it */
+        unsigned upto = to < size && n > 0 ? n - 1 : n, next = to;
+        int found = -1;
+        for (unsigned i = 0; i < upto && found < 0; i++) {
+            if (clang_getTokenKind(toks[i]) != CXToken_Punctuation)
+                continue;
+            char *p = ks_take(clang_getTokenSpelling(tu, toks[i]));
+            if (strcmp(p, "(") == 0)
+                depth++;
+            else if (strcmp(p, ")") == 0)
+                depth--;
+            else if (depth <= 0 && (strcmp(p, "{") == 0 || strcmp(p, "<%") == 0))
+                found = 1;
+            else if (depth <= 0 && strcmp(p, ";") == 0)
+                found = 0;
+            free(p);
         }
-        char c = s[i];
-        if (c == '"' || c == '\'') {
-            i = skip_literal(s, n, i);
-            continue;
-        }
-        if (c == '(')
-            depth++;
-        else if (c == ')')
-            depth--;
-        else if (depth <= 0 && (c == '{' || c == ';'))
-            return c == '{';
-        i++;
+        if (upto < n)
+            next = file_offset(clang_getTokenLocation(tu, toks[upto]), NULL);
+        clang_disposeTokens(tu, toks, n);
+        if (found >= 0)
+            return found;
+        from = next;                   /* the same place with a larger window, when one token filled it */
     }
     return 0;
 }

@@ -131,25 +131,32 @@ static enum CXChildVisitResult enum_constant_visitor(CXCursor c, CXCursor parent
 /* An enum: its underlying integer type and its enumerators. */
 /* ---- where a type comes from ----------------------------------------------------------------- */
 
-/* Whether one of a header's tokens is one of words (NULL-terminated). */
-static int text_has_token(const char *text, size_t size, const char *const *words)
+/* Whether one of a header's tokens (clang's; comments and literals aside)
+ * is one of words (NULL-terminated). */
+static int text_has_token(CXTranslationUnit tu, CXFile f, size_t size, const char *const *words)
 {
-    ks_source src;
-    ks_source_scan(&src, text, size);
+    CXToken *toks;
+    unsigned nt;
+    clang_tokenize(tu, clang_getRange(clang_getLocationForOffset(tu, f, 0),
+                                      clang_getLocationForOffset(tu, f, (unsigned)size)), &toks, &nt);
     int found = 0;
-    for (size_t i = 0; !found && i < src.ntoks; i++) {
-        size_t len = src.toks[i].end - src.toks[i].start;
-        for (const char *const *w = words; !found && *w; w++)
-            found = strlen(*w) == len && memcmp(text + src.toks[i].start, *w, len) == 0;
+    for (unsigned i = 0; !found && i < nt; i++) {
+        CXTokenKind k = clang_getTokenKind(toks[i]);
+        if (k == CXToken_Comment || k == CXToken_Literal)
+            continue;
+        char *w = ks_take(clang_getTokenSpelling(tu, toks[i]));
+        for (const char *const *c = words; !found && *c; c++)
+            found = strcmp(w, *c) == 0;
+        free(w);
     }
-    ks_source_free(&src);
+    clang_disposeTokens(tu, toks, nt);
     return found;
 }
 
 /* Whether a header's text can be read by a host C++ compiler, as far as
  * its own tokens tell: a .h or .hpp file with no CUDA-only keyword or
  * built-in. (Its #includes are not followed.) */
-static int text_is_host_cxx(const char *path, const char *text, size_t size)
+static int text_is_host_cxx(CXTranslationUnit tu, CXFile f, const char *path, size_t size)
 {
     const char *dot = strrchr(path, '.');
     if (!dot || (strcmp(dot, ".h") != 0 && strcmp(dot, ".hpp") != 0 && strcmp(dot, ".hh") != 0 &&
@@ -160,13 +167,13 @@ static int text_is_host_cxx(const char *path, const char *text, size_t size)
         "__forceinline__", "__noinline__", "__launch_bounds__", "__grid_constant__", "threadIdx",
         "blockIdx", "blockDim", "gridDim", "warpSize", "__syncthreads", NULL,
     };
-    return !text_has_token(text, size, cuda_only);
+    return !text_has_token(tu, f, size, cuda_only);
 }
 
 /* Whether a header's text can be read by a C compiler, as far as its own
  * tokens tell: a .h file with none of C++'s own keywords or '::'. (Its
  * #includes are not followed.) */
-static int text_is_c(const char *path, const char *text, size_t size)
+static int text_is_c(CXTranslationUnit tu, CXFile f, const char *path, size_t size)
 {
     size_t n = strlen(path);
     if (n < 2 || strcmp(path + n - 2, ".h") != 0)
@@ -177,7 +184,7 @@ static int text_is_c(const char *path, const char *text, size_t size)
         "friend", "explicit", "mutable", "decltype", "noexcept", "static_assert", "__global__",
         "__device__", "__host__", "__shared__", "__constant__", NULL,
     };
-    return !text_has_token(text, size, cxx_only);
+    return !text_has_token(tu, f, size, cxx_only);
 }
 
 typedef struct typedef_find {
@@ -225,8 +232,8 @@ void ks__tm_note_origin(tm_ctx *c, CXCursor decl, ks_def *d)
     free(name);
     size_t size = 0;
     const char *text = clang_getFileContents(c->s->tu, f, &size);
-    d->c_header = text && !strstr(d->qname, "::") && text_is_c(d->file, text, size);
-    d->cxx_header = text && text_is_host_cxx(d->file, text, size);
+    d->c_header = text && !strstr(d->qname, "::") && text_is_c(c->s->tu, f, d->file, size);
+    d->cxx_header = text && text_is_host_cxx(c->s->tu, f, d->file, size);
     /* The declaration's own type, not canon: a parameter's canonical type
      * keeps its qualifiers ("const Dimensions d"), and a typedef's
      * underlying type has none, so they would never compare equal. */

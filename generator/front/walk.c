@@ -9,10 +9,12 @@
  *
  * libclang shows no cursor for an explicit instantiation
  * ("template __global__ void k<float, 4>(float *, int);"). So source.c finds
- * them in the text, a reference to each specialization is appended to the
- * source in memory ("typedef decltype(&::ns::k<float, 4>) kstub_iN;"), and
- * that reference leads to a declaration with concrete parameter types and
- * the device compiler's mangled name, in the same parse.
+ * them in the parse's tokens and preprocessing record, a reference to each
+ * specialization is written into the source in memory right after it
+ * ("typedef decltype(&::ns::k<float, 4>) kstub_iN;"), and the parse again
+ * of that text (only when there is one) leads each reference to a
+ * declaration with concrete parameter types and the device compiler's
+ * mangled name.
  *
  * A template kernel launched from host code (k<float, 4><<<g, b>>>(...), or
  * its address taken) is instantiated there, and nvcc emits it: every
@@ -49,10 +51,10 @@ static int is_definition(walk_ctx *w, CXCursor fn)
         return 1;
     if (!w->s.opts->skip_bodies)
         return 0;
-    size_t size;
+    CXFile f;
     unsigned off;
-    const char *text = ks_cursor_file_text(&w->s, fn, &size, &off);
-    return text && ks_source_body_follows(text, size, off);
+    clang_getExpansionLocation(clang_getRangeEnd(clang_getCursorExtent(fn)), &f, NULL, NULL, &off);
+    return f && ks_source_body_follows(w->s.tu, f, off);
 }
 
 
@@ -184,8 +186,9 @@ static void check_skips(walk_ctx *w)
 /* ---- entry point ------------------------------------------------------------------------------------ */
 
 /* Each explicit instantiation gets " typedef decltype(static_cast<RET
- * (*)(PARAMS)>(&NAME<ARGS>)) kstub_iN;" right after its ';', in the same
- * scope and on the same line (so no line or earlier column moves). The cast
+ * (*)(PARAMS)>(&NAME<ARGS>)) kstub_iN;" right after its ';' (a token
+ * boundary of active code: clang's tokens say where), in the same scope
+ * and on the same line (so no line or earlier column moves). The cast
  * picks the right overload; RET is the return type as written (a host
  * function template returning int is instantiated the same way). */
 static char *inject_instantiations(const ks_source *src, const ks_explicit_inst *in, size_t n,
@@ -297,22 +300,37 @@ int ks_parse(const ks_options *opts, ks_model *model)
         ks_error_at(opts->input, 0, 0, "cannot open: %s", ks_file_error());
         return -1;
     }
-    ks_source src;
-    ks_source_scan(&src, text, text_size);
-    w.ninst = ks_source_instantiations(&src, &w.inst);
-    w.inst_used_by = ks_xmalloc((w.ninst + 1) * sizeof *w.inst_used_by);
-    memset(w.inst_used_by, 0, (w.ninst + 1) * sizeof *w.inst_used_by);
-    w.ncls = ks_source_class_instantiations(&src, &w.cls);
-    char *injected = w.ninst || w.ncls ? inject_instantiations(&src, w.inst, w.ninst, w.cls, w.ncls) : NULL;
-
+    free(text);
     w.s.opts = opts;
-    read_directives(&w, &src);
     w.cuda_real = opts->cuda_path ? realpath(opts->cuda_path, NULL) : NULL;
     if (opts->kernels_in == KS_KERNELS_NAMED)
         resolve_named(&w, opts);
-    if (ks_error_count() == errors_before &&
-        ks_session_open(&w.s, opts, injected, injected ? strlen(injected) : 0) == 0) {
-        walk_unit(&w, &src, injected ? injected : text, errors_before);
+    /* The parse says what is code: its tokens, skipped ranges and
+     * preprocessing record give the directives and the explicit
+     * instantiations; only a file with some is parsed again, with the
+     * references written in. */
+    ks_source src;
+    memset(&src, 0, sizeof src);
+    char *injected = NULL;
+    if (ks_error_count() == errors_before && ks_session_open(&w.s, opts, NULL, 0) == 0) {
+        CXFile main = clang_getFile(w.s.tu, opts->input);
+        if (!main || ks_source_load(&src, w.s.tu, main) != 0)
+            ks_error_at(opts->input, 0, 0, "libclang shows no text for the file");
+        else
+            read_directives(&w, &src);
+    }
+    if (ks_error_count() == errors_before) {
+        w.ninst = ks_source_instantiations(&src, &w.inst);
+        w.inst_used_by = ks_xmalloc((w.ninst + 1) * sizeof *w.inst_used_by);
+        memset(w.inst_used_by, 0, (w.ninst + 1) * sizeof *w.inst_used_by);
+        w.ncls = ks_source_class_instantiations(&src, &w.cls);
+        if (w.ninst || w.ncls) {
+            injected = inject_instantiations(&src, w.inst, w.ninst, w.cls, w.ncls);
+            ks_session_reparse_quiet(&w.s, injected, strlen(injected));
+        }
+    }
+    if (ks_error_count() == errors_before) {
+        walk_unit(&w, &src, injected ? injected : src.text, errors_before);
         /* e.g. the depfile writer, which reads the inclusions */
         if (ks_error_count() == errors_before && opts->tu_hook)
             opts->tu_hook(w.s.tu, opts->tu_hook_data);
@@ -320,6 +338,5 @@ int ks_parse(const ks_options *opts, ks_model *model)
     walk_ctx_free(&w);
     ks_source_free(&src);
     free(injected);
-    free(text);
     return ks_error_count() == errors_before ? 0 : -1;
 }

@@ -119,7 +119,9 @@ expect_files() {
         lib/pkgconfig/kstub.pc lib/pkgconfig/kstub-static.pc lib/cmake/kstub/kstubConfig.cmake \
         lib/cmake/kstub/kstubConfigVersion.cmake share/kstub/kstub.mk \
         share/kstub/templates/header.h.in share/kstub/templates/source.c.in \
-        share/man/man1/kstub.1 share/bash-completion/completions/kstub; do
+        share/man/man1/kstub.1 share/bash-completion/completions/kstub \
+        share/man/man3/ks_launch_1d.3 share/man/man3/KS_CHECK.3 share/man/man3/ks_graph_launch.3 \
+        share/doc/kstub/LICENSE share/doc/kstub/CHANGELOG.md; do
         [ -e "$1/$f" ] || { echo "missing: $f"; return 1; }
     done
 }
@@ -135,6 +137,10 @@ versioned_lib() {
     readelf -d "$lib/$real" | grep -q "Library soname: \[$soname\]" || { echo "$real: no SONAME $soname"; return 1; }
 }
 check "libkstub.so -> SONAME -> the real file" versioned_lib
+# man 3 finds a function's page through its family's .so link, installed.
+check "man 3 ks_graph_launch from the installed pages" bash -c '
+    command -v man >/dev/null || { echo "skipped: man is not installed"; exit 0; }
+    MANWIDTH=80 man -M "$1/share/man" 3 ks_graph_launch | grep -q "ks_graph_instantiate"' _ "$PREFIX"
 check "pkg-config --cflags --libs kstub" bash -c '
     out=$(PKG_CONFIG_PATH="$1/lib/pkgconfig" pkg-config --cflags --libs kstub) && echo "$out" &&
     for w in "-I$1/include" "-I$2/include" "-L$1/lib" -lkstub -ldl -lpthread -lm; do

@@ -12,5 +12,5 @@
 #define B(x) A(x) #x a##x
 #define V(a, ...) template void g<a>(__VA_ARGS__);
 #define E(
-DA(template void h<1>(int);)
+D5(template void h<1>(int);)
 A(1) V(1) V(2, int, float) E( B(

@@ -1,0 +1,14 @@
+# tests/layers.mk — no circles between object files (scripts/layers.sh):
+# the runtime's and the common library's objects, and the generator's with
+# the common library's, each set read with nm. docs/design.md draws the
+# floors; a new call that runs back up fails here. Included from
+# tests/tests.mk.
+#
+#   make check-layers
+
+.PHONY: check-layers
+check-layers: $(RT_OBJ) $(COMMON_OBJ) $(GEN_SRC:%.c=$(B)/obj/%.o)
+	@sh scripts/layers.sh $(RT_OBJ) $(COMMON_OBJ)
+	@sh scripts/layers.sh $(GEN_SRC:%.c=$(B)/obj/%.o) $(COMMON_OBJ)
+
+CHECK_TARGETS += check-layers
