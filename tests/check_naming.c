@@ -61,8 +61,9 @@ static ks_param *param(ks_kern *k, const char *name, ks_scalar s, int pointer)
     return p;
 }
 
-/* ks_name_model with its diagnostics captured; returns its result. */
-static int name_all(void)
+/* ks_name_model under the target in dir (user: a -T folder) with its
+ * diagnostics captured; returns its result. */
+static int name_in(const char *dir, int user)
 {
     fflush(stderr);
     int saved = dup(STDERR_FILENO);
@@ -70,7 +71,7 @@ static int name_all(void)
     ck_assert_ptr_nonnull(cap);
     dup2(fileno(cap), STDERR_FILENO);
     ks_target target;
-    ck_assert_int_eq(ks_target_load("templates", 0, &target), 0);
+    ck_assert_int_eq(ks_target_load(dir, user, &target), 0);
     int rc = ks_name_model(&target, &opts, &model);
     ks_target_free(&target);
     fflush(stderr);
@@ -84,6 +85,12 @@ static int name_all(void)
         ck_assert_uint_eq(fread(diagnostics, 1, (size_t)n, cap), (size_t)n);
     fclose(cap);
     return rc;
+}
+
+/* ... under the built-in C target. */
+static int name_all(void)
+{
+    return name_in("templates", 0);
 }
 
 #define NAMES_CLEANLY() ck_assert_msg(name_all() == 0, "naming failed: %s", diagnostics)
@@ -375,7 +382,7 @@ START_TEST(names_free_after_naming)
 }
 END_TEST
 
-START_TEST(anonymous_and_padding_members)
+START_TEST(anonymous_members)
 {
     /* Anonymous members (named in naming.c since issue 20 #3): ks__anonN,
      * N counting the record's anonymous members. */
@@ -394,19 +401,99 @@ START_TEST(anonymous_and_padding_members)
         ck_assert_str_eq(sd->fields[1].c_name, "ks__anon0");
         ck_assert_str_eq(sd->fields[2].c_name, "ks__anon1");
     }
-    /* Padding steps aside for a field of the same spelling. */
-    ks_def d = {0};
-    char *first = ks_name_padding(&d, "pad", 0);
-    ks_field *f = ks_def_add_field(&d);
-    f->name = ks_xstrdup(first);
-    f->c_name = ks_xstrdup(first);
-    char *second = ks_name_padding(&d, "pad", 0);
-    ck_assert_str_ne(first, second);
-    free(first);
-    free(second);
-    free(f->name);
-    free(f->c_name);
-    free(d.fields);
+}
+END_TEST
+
+/* A record of size bytes (align 8) with fields (name, offset, size); NULL names end. */
+static size_t record(const char *qname, long size, const char *const *names, const long *offsets,
+                     const long *sizes)
+{
+    int is_new;
+    size_t idx = ks_model_def(&model, KS_DEF_STRUCT, qname, &is_new);
+    ks_def *d = &model.defs[idx];
+    d->complete = 1;
+    d->size = size;
+    d->align = 8;
+    for (size_t i = 0; names && names[i]; i++) {
+        ks_field *f = ks_def_add_field(d);
+        f->name = ks_xstrdup(names[i]);
+        f->offset = offsets[i];
+        f->size = sizes[i];
+    }
+    return idx;
+}
+
+/* The padding members of a mirror are model slots naming fills, numbered
+ * by the table's pattern; an empty record's one byte has a name of its own. */
+START_TEST(padding_names_are_model_slots)
+{
+    const char *names[] = {"a", "ks__pad0", NULL};
+    const long offsets[] = {0, 4}, sizes[] = {1, 4};
+    size_t gappy = record("Gappy", 16, names, offsets, sizes);
+    size_t empty = record("Empty", 1, NULL, NULL, NULL);
+    NAMES_CLEANLY();
+    const ks_def *d = &model.defs[gappy];
+    ck_assert_uint_eq(d->npad_names, 2);
+    ck_assert_str_eq(d->pad_names[0], "ks__pad0");
+    ck_assert_str_eq(d->pad_names[1], "ks__pad1");
+    ck_assert_str_ne(d->fields[1].c_name, "ks__pad0");  /* the field stepped aside (ks__ is kstub's) */
+    d = &model.defs[empty];
+    ck_assert_uint_eq(d->npad_names, 1);
+    ck_assert_str_eq(d->pad_names[0], "ks__empty");
+}
+END_TEST
+
+/* A template's one C name over its instances is a model slot too, the
+ * same on every instance, prefixed as a header's kernels are. */
+START_TEST(generic_name_is_a_model_slot)
+{
+    ks_kern *k = kernel("ns::k<float>");
+    k->base_name = ks_xstrdup("ns::k");
+    k->template_args = ks_xstrdup("float");
+    k = kernel("ns::k<int>");
+    k->base_name = ks_xstrdup("ns::k");
+    k->template_args = ks_xstrdup("int");
+    k = kernel("plain");
+    k = kernel("hdr<int>");
+    k->base_name = ks_xstrdup("hdr");
+    k->template_args = ks_xstrdup("int");
+    k->tu_prefixed = 1;
+    NAMES_CLEANLY();
+    ck_assert_str_eq(model.kernels[0].generic_name, "ns_k");
+    ck_assert_str_eq(model.kernels[1].generic_name, "ns_k");
+    ck_assert_ptr_null(model.kernels[2].generic_name);
+    ck_assert_str_eq(model.kernels[3].generic_name, "in_hdr");
+}
+END_TEST
+
+/* A target's naming table spells both: target.json's "generic", "padding"
+ * and "empty" patterns; a padding name steps aside for a field's. */
+START_TEST(target_table_names_generic_and_padding)
+{
+    char dir[] = "/tmp/check-naming-XXXXXX";
+    ck_assert_ptr_nonnull(mkdtemp(dir));
+    char path[64];
+    snprintf(path, sizeof path, "%s/target.json", dir);
+    FILE *f = fopen(path, "w");
+    ck_assert_ptr_nonnull(f);
+    fputs("{\"outputs\": [{\"template\": \"h.in\", \"suffix\": \".h\"}], \"names\": "
+          "{\"generic\": \"{template}_any\", \"padding\": \"gap{n}\", \"empty\": \"nothing\"}}\n", f);
+    fclose(f);
+    ks_kern *k = kernel("t<int>");
+    k->base_name = ks_xstrdup("t");
+    k->template_args = ks_xstrdup("int");
+    const char *names[] = {"a", "gap0", NULL};
+    const long offsets[] = {0, 8}, sizes[] = {1, 8};
+    size_t gappy = record("Gappy", 16, names, offsets, sizes);
+    size_t empty = record("Empty", 1, NULL, NULL, NULL);
+    int rc = name_in(dir, 1);
+    unlink(path);
+    rmdir(dir);
+    ck_assert_msg(rc == 0, "naming failed: %s", diagnostics);
+    ck_assert_str_eq(model.kernels[0].generic_name, "t_any");
+    ck_assert_uint_eq(model.defs[gappy].npad_names, 1);
+    ck_assert_str_eq(model.defs[gappy].pad_names[0], "gap0_");
+    ck_assert_str_eq(model.defs[empty].pad_names[0], "nothing");
 }
 END_TEST
 
@@ -421,7 +508,9 @@ static Suite *naming_suite(void)
         {"collisions", {two_kernels_one_c_name, kernel_named_like_another_kernels_entry_point}},
         {"overloads", {overload_tags, type_tags, template_instance_names}},
         {"renames", {rename_by_name_and_symbol, rename_refused}},
-        {"after", {names_free_after_naming, anonymous_and_padding_members}},
+        {"after", {names_free_after_naming, anonymous_members}},
+        {"slots", {padding_names_are_model_slots, generic_name_is_a_model_slot,
+                   target_table_names_generic_and_padding}},
     };
     for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
         TCase *tc = tcase_create(cases[i].name);

@@ -73,30 +73,28 @@ static void enum_values(const ks_model *m, const ks_def *d, ks_tnode *tn)
     (void)m;
 }
 
-/* A member of a mirror: padding of some bytes, or a field. */
-static void push_padding(ks_tval *members, const ks_tnode *tn, const ks_def *d, const char *what,
-                         unsigned n, long bytes)
+/* A member of a mirror: padding of some bytes (naming.c's name), or a field. */
+static void push_padding(ks_tval *members, const ks_tnode *tn, const char *name, long bytes)
 {
     ks_tnode *mn = ks_tn_push(members, tn);
     ks_tn_flag(mn, "padding", 1);
     ks_tn_flag(mn, "field", 0);
-    ks_tn_take(mn, "pad_name", ks_name_padding(d, what, n));
+    ks_tn_set(mn, "pad_name", "%s", name);
     ks_tn_set(mn, "bytes", "%ld", bytes);
 }
 
 static void record_values(const ks_model *m, const ks_def *d, ks_tnode *tn)
 {
-    int is_union = d->kind == KS_DEF_UNION;
-    ks_tn_flag(tn, "union", is_union);
+    ks_tn_flag(tn, "union", d->kind == KS_DEF_UNION);
     ks_tn_flag(tn, "packed", d->packed);
     ks_tval *members = ks_tn_list(tn, "members");
     ks_tval *fields = ks_tn_list(tn, "fields");
-    long cur = 0;
-    unsigned npad = 0;
+    ks_gap *gaps = ks_xmalloc((d->nfields + 1) * sizeof *gaps);
+    size_t ngaps = ks_def_gaps(d, gaps), g = 0;
     for (size_t i = 0; i < d->nfields; i++) {
         const ks_field *f = &d->fields[i];
-        if (!is_union && f->offset > cur)
-            push_padding(members, tn, d, "pad", npad++, f->offset - cur);
+        for (; g < ngaps && gaps[g].before == i; g++)
+            push_padding(members, tn, d->pad_names[g], gaps[g].size);
         ks_tnode *mn = ks_tn_push(members, tn);
         ks_tn_flag(mn, "padding", 0);
         ks_tn_flag(mn, "field", 1);
@@ -109,13 +107,10 @@ static void record_values(const ks_model *m, const ks_def *d, ks_tnode *tn)
         /* The C99 form of the assertion declares a typedef named after this. */
         int clash = strcmp(f->c_name, "size") == 0 || strcmp(f->c_name, "align") == 0;
         ks_tn_set(fn, "assert_id", "%s_%s%s", d->c_name, clash ? "field_" : "", f->c_name);
-        if (f->offset + f->size > cur)
-            cur = f->offset + f->size;
     }
-    if (cur == 0 && d->size > 0)                   /* empty: one byte in C++, none in C */
-        push_padding(members, tn, d, "empty", 0, d->size);
-    else if (!is_union && d->size > cur && (cur + d->align - 1) / d->align * d->align != d->size)
-        push_padding(members, tn, d, "pad", npad, d->size - cur);
+    for (; g < ngaps; g++)
+        push_padding(members, tn, d->pad_names[g], gaps[g].size);
+    free(gaps);
 }
 
 /* The application's own type: its layout checked, not mirrored. Named

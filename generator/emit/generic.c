@@ -226,9 +226,7 @@ void ks__generic_values(const ks_model *m, ks_tnode *root)
             if (m->kernels[j].base_name && strcmp(m->kernels[j].base_name, k->base_name) == 0 &&
                 m->kernels[j].tu_prefixed == k->tu_prefixed)
                 inst[n++] = &m->kernels[j];
-        char *stem = ks_c_identifier(k->base_name);
-        char *name = k->tu_prefixed ? ks_xasprintf("%s_%s", m->prefix, stem) : ks_xstrdup(stem);
-        free(stem);
+        const char *name = k->generic_name;
         ks_tnode *gn = ks_tn_push(generics, root);
         ks_tn_set(gn, "generic", "%s", name);
         ks_tn_set(gn, "template", "%s", k->base_name);
@@ -283,7 +281,6 @@ void ks__generic_values(const ks_model *m, ks_tnode *root)
         ks_tn_flag(gn, "ok", why == NULL);
         ks_tn_set(gn, "why", "%s", why ? why : "");
         any |= why == NULL;
-        free(name);
         free(inst);
     }
     ks_tn_flag(root, "has_generics", any);

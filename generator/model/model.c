@@ -184,6 +184,7 @@ void ks_kern_free(ks_kern *k)
     free(k->params);
     free(k->name);
     free(k->base_name);
+    free(k->generic_name);
     free(k->template_args);
     free(k->c_name);
     free(k->descriptor);
@@ -228,6 +229,9 @@ void ks_model_free(ks_model *m)
         free(d->scope_inline);
         free(d->member);
         free(d->c_name);
+        for (size_t j = 0; j < d->npad_names; j++)
+            free(d->pad_names[j]);
+        free(d->pad_names);
     }
     for (size_t i = 0; i < m->nrenames; i++) {
         free(m->renames[i].kernel);
@@ -244,4 +248,23 @@ void ks_model_free(ks_model *m)
     free(m->guard);
     free(m->image);
     memset(m, 0, sizeof *m);
+}
+
+size_t ks_def_gaps(const ks_def *d, ks_gap *gaps)
+{
+    int is_union = d->kind == KS_DEF_UNION;
+    long cur = 0;
+    size_t n = 0;
+    for (size_t i = 0; i < d->nfields; i++) {
+        const ks_field *f = &d->fields[i];
+        if (!is_union && f->offset > cur)
+            gaps[n++] = (ks_gap){i, f->offset - cur, 0};
+        if (f->offset + f->size > cur)
+            cur = f->offset + f->size;
+    }
+    if (cur == 0 && d->size > 0)                   /* empty: one byte in C++, none in C */
+        gaps[n++] = (ks_gap){d->nfields, d->size, 1};
+    else if (!is_union && d->size > cur && (cur + d->align - 1) / d->align * d->align != d->size)
+        gaps[n++] = (ks_gap){d->nfields, d->size - cur, 0};
+    return n;
 }

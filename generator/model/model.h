@@ -135,6 +135,9 @@ typedef struct ks_def {
     size_t member_field;       /* ... and that member's index in owner's fields */
     char *member;              /* naming.c's: that member's C name; NULL otherwise */
     char *c_name;              /* naming.c's */
+    char **pad_names;          /* naming.c's: its mirror's padding members, one per
+                                  ks_def_gaps gap, in order */
+    size_t npad_names;
     char *template_args;       /* a class template specialization ("ns::Params<float, 4>"):
                                   its arguments as clang prints them, "float, 4"; NULL else */
     char *template_name;       /* ... and the template's qualified name, "ns::Params" */
@@ -196,6 +199,8 @@ typedef struct ks_param {
 typedef struct ks_kern {
     char *name;                /* qualified C++ name, e.g. "ns::scale" or "ns::k<float, 4>" */
     char *base_name;           /* for an instantiation: the template's, "ns::k" */
+    char *generic_name;        /* naming.c's, for an instantiation: the template's one
+                                  C name over its instances (the same for each) */
     char *template_args;       /* ... and its arguments as written, "float, 4"; else NULL */
     char *c_name;              /* naming.c's: the generated C function */
     char *descriptor;          /* naming.c's: its exported ks_kernel, "<c_name>_kernel" */
@@ -283,6 +288,17 @@ size_t ks_model_def(ks_model *m, ks_def_kind kind, const char *qname, int *is_ne
 void ks_model_declare(ks_model *m, size_t def);   /* add to decl_order once */
 void ks_model_define(ks_model *m, size_t def);    /* add to def_order once */
 ks_field *ks_def_add_field(ks_def *d);
+
+/* A padding member a mirror of a record spells: size bytes before field
+ * `before` (nfields: at the end), or the one member of an empty record. */
+typedef struct ks_gap {
+    size_t before;
+    long size;
+    int empty;
+} ks_gap;
+/* The padding d's mirror spells, in order, into gaps (room for nfields + 1);
+ * returns how many. Naming names them (pad_names), emit places them. */
+size_t ks_def_gaps(const ks_def *d, ks_gap *gaps);
 void ks_def_add_enumerator(ks_def *d, const char *name, long long value);
 void ks_type_add_ptr(ks_type *t, unsigned quals);
 void ks_type_add_dim(ks_type *t, long long n);

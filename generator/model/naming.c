@@ -75,16 +75,29 @@ static int member_taken(const ks_def *def, const char *name)
     return 0;
 }
 
-char *ks_name_padding(const ks_def *def, const char *what, unsigned n)
+/* The C names of def's padding members (ks_def_gaps), from the target's
+ * patterns: "ks__pad0", "ks__pad1", ...; an empty record's one byte is
+ * "ks__empty"; each clear of the record's fields' names. */
+static void name_padding(const ks_naming_table *t, ks_def *def)
 {
-    /* "ks__pad0", "ks__pad1", ...; an empty record's one byte is "ks__empty" */
-    char *name = strcmp(what, "empty") == 0 ? ks_xstrdup("ks__empty") : ks_xasprintf("ks__%s%u", what, n);
-    while (member_taken(def, name)) {
-        char *longer = ks_xasprintf("%s_", name);
-        free(name);
-        name = longer;
+    ks_gap *gaps = ks_xmalloc((def->nfields + 1) * sizeof *gaps);
+    size_t n = ks_def_gaps(def, gaps);
+    unsigned npad = 0;
+    def->pad_names = ks_xmalloc((n ? n : 1) * sizeof *def->pad_names);
+    def->npad_names = n;
+    for (size_t i = 0; i < n; i++) {
+        char num[16];
+        snprintf(num, sizeof num, "%u", npad);
+        char *name = gaps[i].empty ? ks_xstrdup(t->empty) : ks_target_fill(t->padding, "n", num);
+        npad += !gaps[i].empty;
+        while (member_taken(def, name)) {
+            char *longer = ks_xasprintf("%s_", name);
+            free(name);
+            name = longer;
+        }
+        def->pad_names[i] = name;
     }
-    return name;
+    free(gaps);
 }
 
 /* "float, 4" -> "float_4"; "unsigned int *" -> "unsigned_int_p"; "-1" -> "m1". */
@@ -593,6 +606,9 @@ static void name_defs(namer *nm)
             }
         }
     }
+    /* Last: the padding steps aside for the fields' final names. */
+    for (size_t i = 0; i < m->ndefs; i++)
+        name_padding(&nm->target->names, &m->defs[i]);
 }
 
 /* ---- kernels -------------------------------------------------------------------------------------- */
@@ -844,6 +860,19 @@ static void name_kernels(namer *nm)
          * that spelling steps aside, not the descriptor. */
         k->descriptor = ks_target_fill(nm->target->names.descriptor, "c_name", k->c_name);
         claim_made(nm, k->c_name, kernel_names, NKERNEL_NAMES);
+    }
+    /* A template's instances share one C name over them (a _Generic, when
+     * emit finds them fit for one): the template's identifier, prefixed as
+     * its instances are. Emit checks it is free before it uses it. */
+    for (size_t i = 0; i < m->nkernels; i++) {
+        ks_kern *k = &m->kernels[i];
+        if (!k->base_name)
+            continue;
+        char *stem = ks_c_identifier(k->base_name);
+        char *name = ks_target_fill(nm->target->names.generic, "template", stem);
+        free(stem);
+        k->generic_name = k->tu_prefixed ? ks_xasprintf("%s_%s", m->prefix, name) : ks_xstrdup(name);
+        free(name);
     }
     for (size_t i = 0; i < m->nkernels; i++)
         name_kernel_params(nm, &m->kernels[i]);

@@ -22,8 +22,6 @@ extern const char *const ks_runtime_macros[];
 char *ks_c_identifier(const char *qualified);
 /* The identifier stem of a file name: "vector_ops" from "dir/vector_ops.cu". */
 char *ks_identifier_stem(const char *path);
-/* The C name of the nth padding member of def, clear of its fields' names. */
-char *ks_name_padding(const ks_def *def, const char *what, unsigned n);
 /* Overload tag of a type, "cfloatp" for const float *. */
 char *ks_type_tag(const ks_model *m, const ks_type *t);
 /* Whether a name emit.c adds after naming (a template's one C name over its

@@ -17,7 +17,8 @@ static const ks_target_output c_outputs[] = {
     {"header.h.in", ".h"},
     {"source.c.in", ".c"},
 };
-static const ks_naming_table c_names = {"KSTUB_{HEADER}", "{prefix}_kstub_image", "{c_name}_kernel"};
+static const ks_naming_table c_names = {"KSTUB_{HEADER}", "{prefix}_kstub_image", "{c_name}_kernel",
+                                        "{template}", "ks__pad{n}", "ks__empty"};
 
 #define TARGET_FILE "target.json"
 
@@ -90,9 +91,10 @@ static int read_target_file(const char *path, ks_target *t)
         t->noutputs = i + 1;
     }
     json_t *names = json_object_get(root, "names");
-    char **slots[] = {&t->names.guard, &t->names.image, &t->names.descriptor};
-    const char *keys[] = {"guard", "image", "descriptor"};
-    for (size_t i = 0; rc == 0 && i < 3; i++) {
+    char **slots[] = {&t->names.guard, &t->names.image, &t->names.descriptor,
+                      &t->names.generic, &t->names.padding, &t->names.empty};
+    const char *keys[] = {"guard", "image", "descriptor", "generic", "padding", "empty"};
+    for (size_t i = 0; rc == 0 && i < sizeof keys / sizeof *keys; i++) {
         json_t *v = json_object_get(names, keys[i]);
         if (v && !json_is_string(v)) {
             ks_error_at(path, 0, 0, "\"names\".\"%s\" must be a string", keys[i]);
@@ -114,6 +116,9 @@ int ks_target_load(const char *dir, int user, ks_target *t)
     t->names.guard = ks_xstrdup(c_names.guard);
     t->names.image = ks_xstrdup(c_names.image);
     t->names.descriptor = ks_xstrdup(c_names.descriptor);
+    t->names.generic = ks_xstrdup(c_names.generic);
+    t->names.padding = ks_xstrdup(c_names.padding);
+    t->names.empty = ks_xstrdup(c_names.empty);
     char *path = ks_xasprintf("%s/%s", dir, TARGET_FILE);
     int rc = 0;
     if (user && access(path, F_OK) == 0) {
@@ -139,6 +144,9 @@ void ks_target_free(ks_target *t)
     free(t->names.guard);
     free(t->names.image);
     free(t->names.descriptor);
+    free(t->names.generic);
+    free(t->names.padding);
+    free(t->names.empty);
     free(t->dir);
     free(t->file);
     memset(t, 0, sizeof *t);

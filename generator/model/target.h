@@ -10,14 +10,18 @@
  *
  *   { "outputs": [ { "template": "header.hpp.in", "suffix": ".hpp" } ],
  *     "names": { "guard": "{HEADER}_INCLUDED", "image": "{prefix}_image",
- *                "descriptor": "{c_name}_kernel" } }
+ *                "descriptor": "{c_name}_kernel", "generic": "{template}",
+ *                "padding": "ks__pad{n}", "empty": "ks__empty" } }
  *
  * outputs[0] is the header: the one whose named pieces spell the manifest's
  * c_type ({{*manifest_c_type}}) and --list's prototype ({{*prototype}}).
  * In a naming pattern, {HEADER} is the header's file name (after the
  * folders the output mirrors) as an upper-case identifier, {prefix} the
- * output's identifier stem, {c_name} a kernel's C name; a name left out
- * keeps the C target's.
+ * output's identifier stem, {c_name} a kernel's C name, {template} a kernel
+ * template's identifier (its one C name over its instances; a header's
+ * kernel template's gets the {prefix}_ as its instances do), {n} a padding
+ * member's number in its record; a name left out keeps the C target's. A
+ * padding name that meets a field's steps aside with a trailing '_'.
  */
 #ifndef KSTUB_TARGET_H
 #define KSTUB_TARGET_H
@@ -36,6 +40,9 @@ typedef struct ks_naming_table {
     char *guard;               /* the header's include guard: "KSTUB_{HEADER}" */
     char *image;               /* the embedded image's symbol: "{prefix}_kstub_image" */
     char *descriptor;          /* a kernel's exported ks_kernel: "{c_name}_kernel" */
+    char *generic;             /* a kernel template's one name over its instances: "{template}" */
+    char *padding;             /* a mirror's nth padding member: "ks__pad{n}" */
+    char *empty;               /* the one byte of an empty record's mirror: "ks__empty" */
 } ks_naming_table;
 
 typedef struct ks_target {
