@@ -4,7 +4,8 @@
 # others) takes one from the first. Each edge is "A needs a symbol B
 # defines", read with nm; tsort finds the loops. docs/design.md says why
 # arrows run one way (two files that call each other were cut at the wrong
-# seam). Prints each loop and exits 1; exits 0 when there is none.
+# seam). Prints each loop and exits 1; exits 0 when there is none. Its
+# last line is a count in the form tests/suite.sh reads.
 set -eu
 [ $# -gt 0 ] || { echo "usage: scripts/layers.sh OBJ..." >&2; exit 2; }
 tmp=$(mktemp -d)
@@ -21,6 +22,7 @@ for o in "$@"; do echo "$o $o"; done >> "$tmp/edges"
 if ! tsort < "$tmp/edges" > /dev/null 2> "$tmp/loops"; then
     echo "layers: these objects call each other in a circle:" >&2
     grep -v '^tsort: -: input contains a loop:' "$tmp/loops" | sed 's/^tsort: /  /' >&2
+    echo "layers: 0 passed, 1 failed ($# objects)"
     exit 1
 fi
-echo "layers: $# objects, $(wc -l < "$tmp/edges" | tr -d ' ') arrows (with each file's own), no circle"
+echo "layers: 1 passed, 0 failed ($# objects, $(wc -l < "$tmp/edges" | tr -d ' ') arrows with each file's own, no circle)"

@@ -8,7 +8,7 @@
 
 .PHONY: check-layers
 check-layers: $(RT_OBJ) $(COMMON_OBJ) $(GEN_SRC:%.c=$(B)/obj/%.o)
-	@sh scripts/layers.sh $(RT_OBJ) $(COMMON_OBJ)
-	@sh scripts/layers.sh $(GEN_SRC:%.c=$(B)/obj/%.o) $(COMMON_OBJ)
+	$(KS_SUITE) "sh scripts/layers.sh $(RT_OBJ) $(COMMON_OBJ); r=\$$?; \
+	    sh scripts/layers.sh $(GEN_SRC:%.c=$(B)/obj/%.o) $(COMMON_OBJ) && exit \$$r"
 
 CHECK_TARGETS += check-layers
