@@ -292,7 +292,8 @@ int ks__cache_list(int dirfd, ks__cache_listing *l)
     d = NULL;
 
     /* Sorted by name, an entry's files lie together (KEY. begins each). */
-    qsort(l->files, l->nfiles, sizeof *l->files, by_name);
+    if (l->nfiles > 1)          /* an empty directory: files is NULL, which qsort may not take */
+        qsort(l->files, l->nfiles, sizeof *l->files, by_name);
     l->units = malloc((l->nfiles ? l->nfiles : 1) * sizeof *l->units);
     if (!l->units)
         goto fail;
