@@ -1,18 +1,4 @@
 # tests/docs/wrong-pointer-clang.sh — docs/generated-api.md's report of a
-# wrong pointer type under clang (check-docs runs it): the same caller as
-# wrong-pointer.sh, an int * for saxpy's const float *x, in C11.
-set -e
-root=$(pwd)
-t=$(mktemp -d)
-trap 'rm -rf "$t"' EXIT
-"${KSTUB:-build/bin/kstub}" kernels/vector_ops.cu -o "$t/vector_ops.kstub"
-cd "$t"
-cat > app.c <<'C'
-#include "vector_ops.kstub.h"
-void call(int *x, float *y);
-void call(int *x, float *y)
-{
-    (void)saxpy(ks_launch_1d(1, 32), 2.0f, x, y, 32);
-}
-C
-LC_ALL=C clang -std=c11 -fno-color-diagnostics -Wall -Wextra -Wpedantic -Werror -I"$root/runtime" -I. -c app.c -o app.o 2>&1 || true
+# wrong pointer type under clang (check-docs runs it): wrong-pointer.sh's
+# caller, an int * for saxpy's const float *x in C11, compiled by clang.
+DOC_CC=clang exec sh tests/docs/wrong-pointer.sh
