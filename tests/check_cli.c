@@ -333,6 +333,16 @@ END_TEST
 
 static const char *const image_kinds[] = {"-ptx", "-cubin", "-fatbin"};
 
+/* nvcc KIND (-ptx, -cubin, -fatbin) of a.cu into a.img and b.cu into b.img, in tmpdir. */
+static void nvcc_images(const char *kind, const char *a, const char *b)
+{
+    char *out;
+    int rc = run(&out, "cd '%s' && %s %s -arch=sm_90 %s.cu -o %s.img && %s %s -arch=sm_90 %s.cu -o %s.img",
+                 tmpdir, nvcc_bin(), kind, a, a, nvcc_bin(), kind, b, b);
+    ck_assert_msg(rc == 0, "nvcc %s failed:\n%s", kind, out);
+    free(out);
+}
+
 START_TEST(embed_of_an_image_lacking_a_kernel_is_refused)
 {
     make_tmpdir();
@@ -340,12 +350,9 @@ START_TEST(embed_of_an_image_lacking_a_kernel_is_refused)
     write_file("one.cu", one_cu);
     const char *kind = image_kinds[_i];
     char *out;
-    int rc = run(&out, "cd '%s' && %s %s -arch=sm_90 one.cu -o one.img && %s %s -arch=sm_90 two.cu "
-                 "-o two.img", tmpdir, nvcc_bin(), kind, nvcc_bin(), kind);
-    ck_assert_msg(rc == 0, "nvcc %s failed:\n%s", kind, out);
-    free(out);
+    nvcc_images(kind, "one", "two");
     char *before = tree();
-    rc = run(&out, "cd '%s' && %s two.cu --embed one.img -o stubs", tmpdir, kstub_bin());
+    int rc = run(&out, "cd '%s' && %s two.cu --embed one.img -o stubs", tmpdir, kstub_bin());
     ck_assert_msg(rc == 1, "%s: exit %d\n%s", kind, rc, out);
     ck_assert_msg(strstr(out, "two.cu:2:") && strstr(out, "error: kernel 'scale'") &&
                   strstr(out, "not in the image 'one.img'"), "%s:\n%s", kind, out);
@@ -531,11 +538,8 @@ START_TEST(embed_checks_device_variables)
     write_file("old.cu", vars_old_cu);
     const char *kind = image_kinds[_i];
     char *out;
-    int rc = run(&out, "cd '%s' && %s %s -arch=sm_90 vars.cu -o vars.img && %s %s -arch=sm_90 old.cu "
-                 "-o old.img", tmpdir, nvcc_bin(), kind, nvcc_bin(), kind);
-    ck_assert_msg(rc == 0, "nvcc %s failed:\n%s", kind, out);
-    free(out);
-    rc = run(&out, "cd '%s' && %s vars.cu --embed vars.img -o stubs", tmpdir, kstub_bin());
+    nvcc_images(kind, "vars", "old");
+    int rc = run(&out, "cd '%s' && %s vars.cu --embed vars.img -o stubs", tmpdir, kstub_bin());
     ck_assert_msg(rc == 0, "%s: exit %d\n%s", kind, rc, out);
     ck_assert_msg(strstr(out, "error") == NULL && strstr(out, "warning") == NULL, "%s", out);
     free(out);

@@ -1341,16 +1341,13 @@ START_TEST(untyped_variables_say_why_and_the_way_out_works)
 {
     make_tmpdir();
     const char *cuda = getenv("CUDA_PATH") ? getenv("CUDA_PATH") : "/usr/local/cuda";
-    char path[128], *out;
-    snprintf(path, sizeof path, "%s/use.cu", tmpdir);
-    FILE *f = fopen(path, "w");
-    fputs("extern __device__ int g_elsewhere;\n"
+    char *out;
+    write_text_in(tmpdir, "use.cu",
+          "extern __device__ int g_elsewhere;\n"
           "extern __device__ float g_open[];\n"
           "__device__ struct { int a; } g_anon;\n"
           "namespace n { static __device__ int s_in_ns; const __device__ int k_in_ns = 2; }\n"
-          "__global__ void k(float *o) { o[0] = g_elsewhere + g_open[0] + g_anon.a + n::s_in_ns + n::k_in_ns; }\n",
-          f);
-    fclose(f);
+          "__global__ void k(float *o) { o[0] = g_elsewhere + g_open[0] + g_anon.a + n::s_in_ns + n::k_in_ns; }\n");
     int rc = run(&out, "%s %s/use.cu -o %s/use", kstub_bin(), tmpdir, tmpdir);
     ck_assert_msg(rc == 0, "%s", out);
     static const char *const notes[] = {
@@ -1371,16 +1368,13 @@ START_TEST(untyped_variables_say_why_and_the_way_out_works)
     ck_assert_int_eq(run(&out, "grep -c '_get(' %s/use.h", tmpdir), 1);   /* none: grep finds no line */
     free(out);
     /* The ways out: the file that defines the extern ones, external linkage, a named type. */
-    snprintf(path, sizeof path, "%s/def.cu", tmpdir);
-    f = fopen(path, "w");
-    fputs("__device__ int g_elsewhere;\n"
+    write_text_in(tmpdir, "def.cu",
+          "__device__ int g_elsewhere;\n"
           "__device__ float g_open[] = {1, 2, 3};\n"
           "struct A { int a; };\n"
           "__device__ A g_anon;\n"
           "namespace n { __device__ int s_in_ns; extern const __device__ int k_in_ns = 2; }\n"
-          "__global__ void k(float *o) { o[0] = g_elsewhere + g_open[0] + g_anon.a + n::s_in_ns + n::k_in_ns; }\n",
-          f);
-    fclose(f);
+          "__global__ void k(float *o) { o[0] = g_elsewhere + g_open[0] + g_anon.a + n::s_in_ns + n::k_in_ns; }\n");
     rc = run(&out, "%s/bin/nvcc -ptx -arch=sm_90 %s/def.cu -o %s/def.ptx && %s %s/def.cu --embed %s/def.ptx "
              "-o %s/def", cuda, tmpdir, tmpdir, kstub_bin(), tmpdir, tmpdir, tmpdir);
     ck_assert_msg(rc == 0 && !strstr(out, "note:") && !strstr(out, "error"), "%s", out);

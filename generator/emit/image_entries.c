@@ -746,14 +746,15 @@ int ks_image_check(const char *image_path, const ks_image_blob *image,
             readable++;
         } else {
             unread++;
-            ks_warning_at(image_path, 0, 0, "cannot read the kernel names in %s: %s; the input's "
-                          "kernels are not checked against it", e.members[i].what, e.members[i].why);
+            ks_warning_at(image_path, 0, 0, "cannot read the kernel and variable names in %s: %s; "
+                          "the input's kernels and variables are not checked against it",
+                          e.members[i].what, e.members[i].why);
         }
     }
     if (readable == 0) {
         if (unread == 0)
-            ks_warning_at(image_path, 0, 0, "holds no PTX or cubin whose kernel names kstub can "
-                          "read; the input's kernels are not checked against it");
+            ks_warning_at(image_path, 0, 0, "holds no PTX or cubin whose kernel and variable names "
+                          "kstub can read; the input's kernels and variables are not checked against it");
         ks_image_entries_free(&e);
         return 0;
     }
