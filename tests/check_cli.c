@@ -343,26 +343,32 @@ static void nvcc_images(const char *kind, const char *a, const char *b)
     free(out);
 }
 
+/* kstub ARGS in tmpdir, which must fail (exit 1) and write nothing; its output. */
+static char *kstub_refuses(const char *what, const char *args)
+{
+    char *before = tree(), *out;
+    int rc = run(&out, "cd '%s' && %s %s", tmpdir, kstub_bin(), args);
+    ck_assert_msg(rc == 1, "%s: exit %d\n%s", what, rc, out);
+    char *after = tree();
+    ck_assert_str_eq(after, before);
+    free(after);
+    free(before);
+    return out;
+}
+
 START_TEST(embed_of_an_image_lacking_a_kernel_is_refused)
 {
     make_tmpdir();
     write_file("two.cu", two_cu);
     write_file("one.cu", one_cu);
     const char *kind = image_kinds[_i];
-    char *out;
     nvcc_images(kind, "one", "two");
-    char *before = tree();
-    int rc = run(&out, "cd '%s' && %s two.cu --embed one.img -o stubs", tmpdir, kstub_bin());
-    ck_assert_msg(rc == 1, "%s: exit %d\n%s", kind, rc, out);
+    char *out = kstub_refuses(kind, "two.cu --embed one.img -o stubs");
     ck_assert_msg(strstr(out, "two.cu:2:") && strstr(out, "error: kernel 'scale'") &&
                   strstr(out, "not in the image 'one.img'"), "%s:\n%s", kind, out);
     free(out);
-    char *after = tree();
-    ck_assert_str_eq(after, before);
-    free(after);
-    free(before);
     /* The image of the input itself is accepted and embedded. */
-    rc = run(&out, "cd '%s' && %s two.cu --embed two.img -o stubs && ls stubs.c stubs.h", tmpdir,
+    int rc = run(&out, "cd '%s' && %s two.cu --embed two.img -o stubs && ls stubs.c stubs.h", tmpdir,
              kstub_bin());
     ck_assert_msg(rc == 0, "%s: exit %d\n%s", kind, rc, out);
     ck_assert_msg(strstr(out, "error") == NULL && strstr(out, "warning") == NULL, "%s", out);
@@ -547,9 +553,7 @@ START_TEST(embed_checks_device_variables)
              tmpdir);
     ck_assert_msg(rc == 0 && atoi(out) == 5, "%s", out);
     free(out);
-    char *before = tree();
-    rc = run(&out, "cd '%s' && %s vars.cu --embed old.img -o stubs2", tmpdir, kstub_bin());
-    ck_assert_msg(rc == 1, "%s: exit %d\n%s", kind, rc, out);
+    out = kstub_refuses(kind, "vars.cu --embed old.img -o stubs2");
     ck_assert_msg(strstr(out, "vars.cu:2:22: error: variable 'k_scale' (symbol 'k_scale') is not in the "
                               "image 'old.img', which defines ") &&
                   strstr(out, "it is const, and a compiler may fold a const variable into its uses and "
@@ -561,10 +565,6 @@ START_TEST(embed_checks_device_variables)
     ck_assert_msg(strstr(out, "error: variable 's_hits'") == NULL &&
                   strstr(out, "error: variable 'c_p'") == NULL, "%s:\n%s", kind, out);
     free(out);
-    char *after = tree();
-    ck_assert_str_eq(after, before);
-    free(after);
-    free(before);
     if (_i != 2) {
         remove_tmpdir();
         return;
@@ -623,9 +623,7 @@ START_TEST(embed_of_an_rdc_image_explains_internal_variables)
     int rc = run(&out, "cd '%s' && %s %s -rdc=true -arch=sm_90 vars.cu -o rdc.img", tmpdir, nvcc_bin(), kind);
     ck_assert_msg(rc == 0, "nvcc %s failed:\n%s", kind, out);
     free(out);
-    char *before = tree();
-    rc = run(&out, "cd '%s' && %s vars.cu --embed rdc.img -o stubs", tmpdir, kstub_bin());
-    ck_assert_msg(rc == 1, "%s: exit %d\n%s", kind, rc, out);
+    out = kstub_refuses(kind, "vars.cu --embed rdc.img -o stubs");
     ck_assert_msg(strstr(out, "vars.cu:2:22: error: variable 'k_scale' is in the image 'rdc.img' only as "
                               "'__nv_static_") &&
                   strstr(out, "the image was built with -rdc=true, which gives a variable of internal "
@@ -642,10 +640,6 @@ START_TEST(embed_of_an_rdc_image_explains_internal_variables)
     ck_assert_msg(strstr(out, "error: variable 'c_w'") == NULL &&
                   strstr(out, "error: variable 'g_count'") == NULL, "%s:\n%s", kind, out);
     free(out);
-    char *after = tree();
-    ck_assert_str_eq(after, before);
-    free(after);
-    free(before);
     /* Without -rdc=true. */
     rc = run(&out, "cd '%s' && %s %s -arch=sm_90 vars.cu -o wp.img && %s vars.cu --embed wp.img -o a",
              tmpdir, nvcc_bin(), kind, kstub_bin());
