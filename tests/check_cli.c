@@ -966,8 +966,8 @@ START_TEST(building_the_prelude_says_so_once_on_a_terminal)
 {
     make_tmpdir();
     write_file("two.cu", two_cu);
-    const char *line = "kstub: precompiling the CUDA headers for these options, once; later runs with "
-                       "them reuse it from the cache";
+    const char *line = "kstub: precompiling the CUDA headers for these options, once (a few seconds); later "
+                       "runs with them reuse it from the cache";
     char *out;
     int rc = run(&out, "cd '%s' && for c in c1 c1 c2; do "
                  "script -qec \"KSTUB_CACHE_DIR=$c '%s' --list two.cu >/dev/null\" /dev/null | "
@@ -982,6 +982,12 @@ START_TEST(building_the_prelude_says_so_once_on_a_terminal)
     rc = run(&out, "cd '%s' && script -qec \"KSTUB_CACHE_DIR=c5 '%s' --list two.cu >/dev/null\" /dev/null",
              tmpdir, kstub_bin());
     ck_assert_msg(strstr(out, line) == out, "%s", out);
+    free(out);
+    /* A second prelude in the same cache: roughly as long as the last one took. */
+    rc = run(&out, "cd '%s' && script -qec \"KSTUB_CACHE_DIR=c5 '%s' --arch sm_80 --list two.cu >/dev/null\" "
+             "/dev/null", tmpdir, kstub_bin());
+    ck_assert_msg(strncmp(out, "kstub: precompiling the CUDA headers for these options, once (about ", 68) == 0 &&
+                  strstr(out, " s, as the last time); later runs with them reuse it from the cache"), "%s", out);
     free(out);
     remove_tmpdir();
 }
