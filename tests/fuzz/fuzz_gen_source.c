@@ -129,7 +129,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
         /* the leading #include lines, by hand and by clang */
         char **names = NULL;
         char *blanked = malloc(size + 1);
-        memcpy(blanked, text, size + 1);
+        memcpy(blanked, text, size);        /* text has no NUL after it */
         size_t nn = ks_source_leading_includes(text, size, any_name, &names, blanked);
         /* the text the parse with a prelude reads: every line where it was */
         for (size_t k = 0; k < size; k++)
