@@ -273,8 +273,21 @@ static inline ks_bfloat162 ks_bfloat162_make(float x, float y)
 /* A typed graph node (or an array of them, or of a kernel's _args): only
  * that kernel's, in every mode. */
 #define KS_ARG_NODES(arg, ok, msg) KS__ARG_CHECK(arg, ok, msg)
-/* A template's one C name (C11 only): whether an instance takes the arguments. */
+/* A template's one C name (C11 only): whether an instance takes the
+ * arguments. clang: KS_INSTANCE_CHECK(arg, ok, tag)(arg), in a sizeof, is
+ * the one error, at the argument the instances are told apart by first
+ * ("passing 'float *' to parameter of incompatible type 'struct
+ * no_instance_of_fill_takes_these_argument_types_its_instances_fill_int_fill_u16'"),
+ * as KS_ARG_TYPE_CHECK; the call goes to ks__no_instance, without a second
+ * error. Elsewhere a static assertion at the caller's line. */
+#if defined(__clang__)
+#define KS_INSTANCE_CHECK(arg, ok, tag) \
+    _Generic((char (*)[1 + !!(ok)])0, char (*)[2]: (int (*)(__typeof__(arg)))0, default: (int (*)(struct tag))0)
+#define KS_ARG_INSTANCE(arg, ok, msg) (arg)
+#else
+#define KS_INSTANCE_CHECK(arg, ok, tag)
 #define KS_ARG_INSTANCE(arg, ok, msg) KS__ARG_CHECK(arg, ok, msg)
+#endif
 /* The call of a stub's macro form with another number of arguments: its
  * message ends "not " and is completed with the number given (C11); C99
  * has no assertion with a message, and names the array `id` instead. */

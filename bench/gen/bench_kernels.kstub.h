@@ -1060,6 +1060,7 @@ extern const struct bench_read_table_n_takes_3_arguments_n_items_stream_y { char
 
 #if !defined(__cplusplus) && !defined(KSTUB_PLAIN_CALLS) && defined(__STDC_VERSION__) && __STDC_VERSION__ >= 201112L
 #if defined(KS__ARG_TAGS)
+struct no_instance_of_bench_fill_takes_these_argument_types_its_instances_bench_fill_float_bench_fill_int { char ks__never; };
 #endif
 #if defined(KS__COUNT_TAGS)
 extern const struct bench_fill_takes_4_arguments_launch_y_v_n { char ks__never; } bench_fill_takes_4_arguments_launch_y_v_n;
@@ -1070,7 +1071,11 @@ extern const struct bench_fill_takes_4_arguments_launch_y_v_n { char ks__never; 
 #endif
 #define bench_fill(...) KS__PICK_COUNT(4, ks__bench_fill_call, bench_fill_takes_4_arguments_launch_y_v_n, __VA_ARGS__)(__VA_ARGS__)
 #define ks__bench_fill_call(launch, y, v, n) \
-    (_Generic((y), float *: ks__bench_fill_float_at, int *: ks__bench_fill_int_at, default: ks__no_instance)(__FILE__, __LINE__, \
+    ((void)sizeof(KS_INSTANCE_CHECK(y, _Generic((y), float *: 0, int *: 0, default: 1) != 1, no_instance_of_bench_fill_takes_these_argument_types_its_instances_bench_fill_float_bench_fill_int) \
+         (y)), \
+     (void)sizeof(KS_INSTANCE_CHECK(v, _Generic((y), float *: 0, int *: 0, default: 1) != 2, no_instance_of_bench_fill_takes_these_argument_types_its_instances_bench_fill_float_bench_fill_int) \
+         (v)), \
+     _Generic((y), float *: ks__bench_fill_float_at, int *: ks__bench_fill_int_at, default: ks__no_instance)(__FILE__, __LINE__, \
         KS_ARG_INSTANCE(launch, _Generic((y), float *: 1, int *: 1, default: 0), \
             "no instance of bench_fill takes these argument types; its instances: bench_fill_float; bench_fill_int"), \
         (y), \
