@@ -466,6 +466,27 @@ START_TEST(generic_name_is_a_model_slot)
 }
 END_TEST
 
+/* How C++ names the application's own record or enum is a model slot
+ * (issue 30 #6): from the global scope, an anonymous namespace left out
+ * (the including file's own finds it); none for an unnamed member's record. */
+START_TEST(cxx_names_are_model_slots)
+{
+    size_t spec = record("ns::Params<float>", 16, NULL, NULL, NULL);
+    size_t hidden = record("(anonymous)::Hidden", 8, NULL, NULL, NULL);
+    int is_new;
+    size_t color = ks_model_def(&model, KS_DEF_ENUM, "geo::(anonymous)::Color", &is_new);
+    model.defs[color].complete = 1;
+    size_t member = record("Outer::(anonymous 0)", 8, NULL, NULL, NULL);
+    model.defs[member].in_member = 1;
+    model.defs[member].owner = spec;
+    NAMES_CLEANLY();
+    ck_assert_str_eq(model.defs[spec].cxx_name, "::ns::Params<float>");
+    ck_assert_str_eq(model.defs[hidden].cxx_name, "::Hidden");
+    ck_assert_str_eq(model.defs[color].cxx_name, "::geo::Color");
+    ck_assert_ptr_null(model.defs[member].cxx_name);
+}
+END_TEST
+
 /* A target's naming table spells both: target.json's "generic", "padding"
  * and "empty" patterns; a padding name steps aside for a field's. */
 START_TEST(target_table_names_generic_and_padding)
@@ -510,7 +531,7 @@ static Suite *naming_suite(void)
         {"renames", {rename_by_name_and_symbol, rename_refused}},
         {"after", {names_free_after_naming, anonymous_members}},
         {"slots", {padding_names_are_model_slots, generic_name_is_a_model_slot,
-                   target_table_names_generic_and_padding}},
+                   target_table_names_generic_and_padding, cxx_names_are_model_slots}},
     };
     for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
         TCase *tc = tcase_create(cases[i].name);

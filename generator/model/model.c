@@ -229,6 +229,7 @@ void ks_model_free(ks_model *m)
         free(d->scope_inline);
         free(d->member);
         free(d->c_name);
+        free(d->cxx_name);
         for (size_t j = 0; j < d->npad_names; j++)
             free(d->pad_names[j]);
         free(d->pad_names);

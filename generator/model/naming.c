@@ -529,6 +529,29 @@ static char *function_c_name(namer *nm, const ks_def *d)
     return ks_buf_take(&b);
 }
 
+/* How C++ names the application's own record or enum: its qualified name
+ * from the global scope, "::ns::Params<float>". An anonymous namespace's
+ * part is left out: the header puts the type in the including file's own
+ * anonymous namespace, whose names its scope finds ("::Hidden"). */
+static char *cxx_type_name(const char *qname)
+{
+    static const char *const anon[] = {"(anonymous namespace)::", "(anonymous)::"};
+    ks_buf b = {0};
+    ks_buf_puts(&b, "::");
+    for (const char *p = qname; *p;) {
+        size_t skip = 0;
+        for (size_t i = 0; i < 2 && !skip; i++)
+            if (strncmp(p, anon[i], strlen(anon[i])) == 0)
+                skip = strlen(anon[i]);
+        if (skip) {
+            p += skip;
+            continue;
+        }
+        ks_buf_put(&b, p++, 1);
+    }
+    return ks_buf_take(&b);
+}
+
 /* Members: their own names, an anonymous one ks__anonN (N counting the
  * record's anonymous members); a member's unnamed record learns the
  * member's name, from which its own derives. */
@@ -567,6 +590,9 @@ static void name_defs(namer *nm)
                        "reserved)", d->qname, name, want);
         free(want);
         d->c_name = name;
+        if ((d->kind == KS_DEF_STRUCT || d->kind == KS_DEF_UNION || d->kind == KS_DEF_ENUM) &&
+            !d->in_member)
+            d->cxx_name = cxx_type_name(d->qname);
         claim(nm, name);
         char *guard = ks_xasprintf("KS_TYPE_%s", name);
         claim(nm, guard);
