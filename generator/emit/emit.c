@@ -104,9 +104,7 @@ static void record_values(const ks_model *m, const ks_def *d, ks_tnode *tn)
         ks_tnode *fn = ks_tn_push(fields, tn);
         ks_tn_set(fn, "field_name", "%s", f->c_name);
         ks_tn_set(fn, "offset", "%ld", f->offset);
-        /* The C99 form of the assertion declares a typedef named after this. */
-        int clash = strcmp(f->c_name, "size") == 0 || strcmp(f->c_name, "align") == 0;
-        ks_tn_set(fn, "assert_id", "%s_%s%s", d->c_name, clash ? "field_" : "", f->c_name);
+        ks_tn_set(fn, "assert_id", "%s", f->assert_id);
     }
     for (; g < ngaps; g++)
         push_padding(members, tn, d->pad_names[g], gaps[g].size);
@@ -127,7 +125,7 @@ static void header_type_values(const ks_model *m, const ks_def *d, ks_tnode *tn)
         ks_tnode *fn = ks_tn_push(fields, tn);
         ks_tn_set(fn, "field_name", "%s", f->name);
         ks_tn_set(fn, "offset", "%ld", f->offset);
-        ks_tn_set(fn, "assert_id", "%s_field_%s", d->c_name, f->name);
+        ks_tn_set(fn, "assert_id", "%s", f->own_assert_id);
     }
     (void)m;
 }

@@ -101,6 +101,11 @@ typedef struct ks_type {
 typedef struct ks_field {
     char *name;                /* the member's name; NULL for an anonymous member */
     char *c_name;              /* naming.c's: the name, or ks__anonN */
+    /* naming.c's, a record's fields: the names of their offset assertions (the
+     * C99 form declares a typedef of each), in the mirror ("<type>_<c_name>")
+     * and where the record is the application's own, named by its own name
+     * ("<type>_field_<name>"; NULL for an anonymous member) */
+    char *assert_id, *own_assert_id;
     ks_type type;
     long offset, size;
 } ks_field;

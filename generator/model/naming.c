@@ -6,7 +6,9 @@
  * ks__params_, ks__pack_),
  * parameter names (unnamed ones, C-only keywords, names the stub itself
  * uses), the C names of mirrored types and enum constants, padding and
- * anonymous members, the image symbol and the include guard; device
+ * anonymous members, the names of records' field offset assertions, how
+ * C++ names the application's own types, the image symbol and the include
+ * guard; device
  * variables' C names (the same rules as kernels', and the names each brings
  * along: _write, _read, _set, _get, _address, _node, _global).
  *
@@ -98,6 +100,38 @@ static void name_padding(const ks_naming_table *t, ks_def *def)
         def->pad_names[i] = name;
     }
     free(gaps);
+}
+
+/* pattern with {type} and {field} filled. */
+static char *fill_type_field(const char *pattern, const char *type, const char *field)
+{
+    char *typed = ks_target_fill(pattern, "type", type);
+    char *name = ks_target_fill(typed, "field", field);
+    free(typed);
+    return name;
+}
+
+/* The names of a record's field offset assertions, from the target's
+ * patterns: in the mirror "Box_lo" (field_assert), unless that is the name
+ * the templates give the record's own size or alignment assertion
+ * ("<type>_size", "<type>_align"): then "Box_field_size" (own_field_assert);
+ * where the record is the application's own, always own_field_assert, with
+ * the field's own name (the C99 form declares a typedef of each). */
+static void name_field_asserts(const ks_naming_table *t, ks_def *def)
+{
+    char *size_id = ks_xasprintf("%s_size", def->c_name), *align_id = ks_xasprintf("%s_align", def->c_name);
+    for (size_t i = 0; i < def->nfields; i++) {
+        ks_field *f = &def->fields[i];
+        char *id = fill_type_field(t->field_assert, def->c_name, f->c_name);
+        if (strcmp(id, size_id) == 0 || strcmp(id, align_id) == 0) {
+            free(id);
+            id = fill_type_field(t->own_field_assert, def->c_name, f->c_name);
+        }
+        f->assert_id = id;
+        f->own_assert_id = f->name ? fill_type_field(t->own_field_assert, def->c_name, f->name) : NULL;
+    }
+    free(size_id);
+    free(align_id);
 }
 
 /* "float, 4" -> "float_4"; "unsigned int *" -> "unsigned_int_p"; "-1" -> "m1". */
@@ -632,9 +666,13 @@ static void name_defs(namer *nm)
             }
         }
     }
-    /* Last: the padding steps aside for the fields' final names. */
-    for (size_t i = 0; i < m->ndefs; i++)
+    /* Last: the padding steps aside for the fields' final names, and the
+     * layout assertions are named after them. */
+    for (size_t i = 0; i < m->ndefs; i++) {
         name_padding(&nm->target->names, &m->defs[i]);
+        if (m->defs[i].kind == KS_DEF_STRUCT || m->defs[i].kind == KS_DEF_UNION)
+            name_field_asserts(&nm->target->names, &m->defs[i]);
+    }
 }
 
 /* ---- kernels -------------------------------------------------------------------------------------- */
