@@ -8,8 +8,8 @@ builds its .cu files with its own include directory (-I dirN/inc) and its own
 macro (-DLOCAL_N=N), as the CUDA samples, benchmark suites and many
 applications do; every file includes <cuda_fp16.h>, a header of the shared
 include directory (-I shared) and its directory's header, and is compiled
-as C++17. Half of the directories' files start with <cuda_fp16.h> (a
-leading include the prelude can hold), half include <cstdio> first.
+as C++17. Half of the directories' files start with <cuda_fp16.h>, half
+include <cstdio> first (two lists of leading headers: two preludes).
 
 For each of REPS rounds, the three runs are interleaved in a new shuffled
 order: nvcc (every file, one after another), kstub cold (an empty cache

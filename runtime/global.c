@@ -68,8 +68,9 @@ static ks_status resolve_locked(ks_global *g, CUcontext ctx, CUdeviceptr *out)
                             "variable '%s': symbol '%s' is not in the image of '%s'%s", name,
                             g->symbol, ks__source_name(g->image),
                             (g->flags & KS_GLOBAL_CONST)
-                                ? " (it is const: nvcc folds a const variable no kernel reads "
-                                  "into its uses and may leave no symbol)"
+                                ? " (it is const: a compiler may fold a const variable into "
+                                  "its uses and leave no symbol, and -rdc gives one a per-file "
+                                  "prefix; or a stale image)"
                                 : " (a static variable of an image built with -rdc has a "
                                   "per-file prefix; or a stale image)");
     if (r != CUDA_SUCCESS)

@@ -709,7 +709,7 @@ typedef enum ks_global_space {
 } ks_global_space;
 
 /* ks_global.flags */
-#define KS_GLOBAL_CONST 1u       /* declared const: nvcc may have folded it away (no symbol) */
+#define KS_GLOBAL_CONST 1u       /* declared const: the image may lack its symbol (folded, or -rdc) */
 
 /*
  * One per __constant__, __device__ or __managed__ variable in a generated

@@ -12,6 +12,7 @@
 #include "util.h"
 #include "cli.h"
 #include "emit.h"
+#include "image.h"
 #include "naming.h"
 #include "walk.h"
 
@@ -1300,6 +1301,111 @@ START_TEST(embed_accepts_internal_kernels)
 }
 END_TEST
 
+/* The variables an image's PTX declares (issue 29): module-scope .global and
+ * .const only (not an instruction's suffix, a parameter's state space or a
+ * declaration inside a function), each with its size: a vector type's
+ * width times its lanes, each extent multiplied in, unknown ("[]", an
+ * opaque type) as -1; one after .extern is declared, not defined; comments
+ * and strings are not read. */
+START_TEST(image_ptx_variables_are_read)
+{
+    static const char ptx[] =
+        ".version 9.0\n.target sm_90\n.address_size 64\n"
+        "// .global .u32 in_comment;\n"
+        "/* .const .b8 in_block[4]; */\n"
+        ".global .align 4 .u32 k = 3;\n"
+        ".visible .const .align 4 .b8 c_w[64];\n"
+        ".global .attribute(.managed) .align 8 .f64 m_x;\n"
+        ".global .align 16 .v4 .f32 g_v;\n"
+        ".global .align 4 .u32 g_grid[4][3];\n"
+        ".global .align 1 .b8 g_open[] = {1, 2, 3};\n"
+        ".global .texref t_ref;\n"
+        ".global .align 8 .u64 g_ptrs[2] = {generic(k), 0};\n"
+        ".extern .global .align 4 .u32 g_other;\n"
+        ".extern .func (.param .b32 r) vprintf(.param .b64 a, .param .b64 b);\n"
+        ".visible .entry _Z1kPf(\n\t.param .u64 .ptr .global .align 4 _Z1kPf_param_0\n)\n"
+        "{\n\t.global .u32 inner;\n\tld.global.u32 %r1, [k];\n\tld.const.f32 %f1, [c_w+4];\n}\n";
+    ks_image_entries e;
+    ks_image_entries_read((const unsigned char *)ptx, sizeof ptx - 1, &e);
+    ck_assert_uint_eq(e.nmembers, 1);
+    const ks_image_member *m = &e.members[0];
+    static const struct {
+        const char *name;
+        long long size;
+        int defined;
+    } want[] = {
+        {"k", 4, 1}, {"c_w", 64, 1}, {"m_x", 8, 1}, {"g_v", 16, 1}, {"g_grid", 48, 1},
+        {"g_open", -1, 1}, {"t_ref", -1, 1}, {"g_ptrs", 16, 1}, {"g_other", 4, 0},
+    };
+    ck_assert_uint_eq(m->nentries, 1);
+    ck_assert_str_eq(m->entries[0], "_Z1kPf");
+    ck_assert_uint_eq(m->nvars, sizeof want / sizeof want[0]);
+    for (size_t i = 0; i < m->nvars; i++) {
+        ck_assert_str_eq(m->vars[i].name, want[i].name);
+        ck_assert_msg(m->vars[i].size == want[i].size, "%s: %lld", want[i].name, m->vars[i].size);
+        ck_assert_int_eq(m->vars[i].defined, want[i].defined);
+    }
+    ks_image_entries_free(&e);
+}
+END_TEST
+
+/* Issue 29: what kstub cannot give accessors gets a note saying why, and
+ * each note's way out, applied, gets them, nvcc's whole-program image
+ * holding every symbol kstub then expects (--embed checks it): an extern
+ * declaration (of unknown bound too; a definition of unknown bound cannot
+ * be written, its initializer gives the bound) is typed in the file that
+ * defines it; internal linkage in a namespace (static, const) is not, and
+ * with external linkage it is; an unnamed struct type, once named, is. */
+START_TEST(untyped_variables_say_why_and_the_way_out_works)
+{
+    make_tmpdir();
+    const char *cuda = getenv("CUDA_PATH") ? getenv("CUDA_PATH") : "/usr/local/cuda";
+    char *out;
+    write_text_in(tmpdir, "use.cu",
+          "extern __device__ int g_elsewhere;\n"
+          "extern __device__ float g_open[];\n"
+          "__device__ struct { int a; } g_anon;\n"
+          "namespace n { static __device__ int s_in_ns; const __device__ int k_in_ns = 2; }\n"
+          "__global__ void k(float *o) { o[0] = g_elsewhere + g_open[0] + g_anon.a + n::s_in_ns + n::k_in_ns; }\n");
+    int rc = run(&out, "%s %s/use.cu -o %s/use", kstub_bin(), tmpdir, tmpdir);
+    ck_assert_msg(rc == 0, "%s", out);
+    static const char *const notes[] = {
+        "use.cu:1:23: note: variable 'g_elsewhere' is declared extern and not defined in this file: its "
+        "definition (-rdc) may be in another image, where kstub cannot prove its type; give it accessors "
+        "in the file that defines it",
+        "use.cu:2:25: note: variable 'g_open' is declared extern and not defined in this file",
+        "use.cu:3:30: note: variable 'g_anon': 'g_anon' has an unnamed struct or union type, which C cannot "
+        "name; give the type a name; no accessors",
+        "use.cu:4:37: note: variable 'n::s_in_ns' has internal linkage in a namespace (static, const, or an "
+        "anonymous namespace): nvcc names it per compilation (_ZN<n>_INTERNAL_<hash>...), so no symbol can "
+        "be known before the image is built; no accessors (give it external linkage to have them)",
+        "use.cu:4:67: note: variable 'n::k_in_ns' has internal linkage in a namespace",
+    };
+    for (size_t i = 0; i < sizeof notes / sizeof *notes; i++)
+        ck_assert_msg(strstr(out, notes[i]) != NULL, "wanted \"%s\" in:\n%s", notes[i], out);
+    free(out);
+    ck_assert_int_eq(run(&out, "grep -c '_get(' %s/use.h", tmpdir), 1);   /* none: grep finds no line */
+    free(out);
+    /* The ways out: the file that defines the extern ones, external linkage, a named type. */
+    write_text_in(tmpdir, "def.cu",
+          "__device__ int g_elsewhere;\n"
+          "__device__ float g_open[] = {1, 2, 3};\n"
+          "struct A { int a; };\n"
+          "__device__ A g_anon;\n"
+          "namespace n { __device__ int s_in_ns; extern const __device__ int k_in_ns = 2; }\n"
+          "__global__ void k(float *o) { o[0] = g_elsewhere + g_open[0] + g_anon.a + n::s_in_ns + n::k_in_ns; }\n");
+    rc = run(&out, "%s/bin/nvcc -ptx -arch=sm_90 %s/def.cu -o %s/def.ptx && %s %s/def.cu --embed %s/def.ptx "
+             "-o %s/def", cuda, tmpdir, tmpdir, kstub_bin(), tmpdir, tmpdir, tmpdir);
+    ck_assert_msg(rc == 0 && !strstr(out, "note:") && !strstr(out, "error"), "%s", out);
+    free(out);
+    rc = run(&out, "grep -c 'ks_status \\(g_elsewhere\\|g_open\\|g_anon\\|n_s_in_ns\\|n_k_in_ns\\)_get(' %s/def.h",
+             tmpdir);
+    ck_assert_msg(rc == 0 && atoi(out) == 5, "%s", out);
+    free(out);
+    remove_tmpdir();
+}
+END_TEST
+
 START_TEST(embed_tells_image_kinds_apart)
 {
     make_tmpdir();
@@ -1616,6 +1722,8 @@ static Suite *gen_suite(void)
     tcase_add_test(tc, templates_restyle_mirrors);
     tcase_add_test(tc, embed_tells_image_kinds_apart);
     tcase_add_test(tc, embed_accepts_internal_kernels);
+    tcase_add_test(tc, image_ptx_variables_are_read);
+    tcase_add_test(tc, untyped_variables_say_why_and_the_way_out_works);
     suite_add_tcase(s, tc);
 
     tc = tcase_create("compile");

@@ -85,10 +85,10 @@ static int cache_files(const char *suffix)
 
 static size_t leading(const char *text, char ***names)
 {
-    return ks_prelude_leading(text, strlen(text), names);
+    return ks_prelude_leading(text, strlen(text), names, NULL);
 }
 
-START_TEST(leading_includes_are_the_guarded_toolkit_prefix)
+START_TEST(leading_includes_are_the_toolkit_and_standard_prefix)
 {
     char **n;
     ck_assert_uint_eq(leading("// c\n/* block\n */\n#include <cuda_fp16.h>\n  #  include  <cstdint> // t\n"
@@ -108,7 +108,6 @@ START_TEST(leading_includes_are_the_guarded_toolkit_prefix)
         "#include <cuda_fp16.h> int x;\n",
         "/* never closed #include <cuda_fp16.h>\n",
         "int x;\n#include <cuda_fp16.h>\n",
-        "#include <cstdio>\n#include <cuda_fp16.h>\n",
         "#include <cuda_fp16.h\n",
         "#include <cuda_fp16.h> \\\n",
     };
@@ -119,6 +118,19 @@ START_TEST(leading_includes_are_the_guarded_toolkit_prefix)
     ck_assert_uint_eq(leading("#include <cooperative_groups.h>\n#include \"mine.h\"\n#include <cuda.h>\n", &n), 1);
     ck_assert_str_eq(n[0], "cooperative_groups.h");
     ks_prelude_names_free(n, 1);
+    /* The standard library's headers, guarded or not (libstdc++'s <cstdio>
+     * has no controlling macro); the parse reads them blanked. */
+    static const char text[] = "#include <cstdio>\n# /* a\n */ include <vector> // keep\n#include <cuda_fp16.h>\nint x;\n";
+    char blanked[sizeof text];
+    memcpy(blanked, text, sizeof text);
+    ck_assert_uint_eq(ks_prelude_leading(text, strlen(text), &n, blanked), 3);
+    ck_assert_str_eq(n[0], "cstdio");
+    ck_assert_str_eq(n[1], "vector");
+    ck_assert_str_eq(n[2], "cuda_fp16.h");
+    ks_prelude_names_free(n, 3);
+    char want[sizeof text];
+    snprintf(want, sizeof want, "%17s\n%6s\n%20s // keep\n%22s\nint x;\n", "", "", "", "");
+    ck_assert_str_eq(blanked, want);
 }
 END_TEST
 
@@ -643,6 +655,44 @@ START_TEST(directories_share_one_prelude)
 }
 END_TEST
 
+/* Leading standard headers go into the prelude too, guarded or not
+ * (<cstdio> has no controlling macro): the parse reads the file with them
+ * blanked, so its lines, columns, kstub comments between them and messages
+ * are those of --no-cache; a -D of a name they test (NDEBUG) shapes a
+ * prelude of its own, one they do not mention does not. */
+START_TEST(standard_headers_lead_the_prelude)
+{
+    static const char kernel[] =
+        "#include <cstdio>\n// kstub:skip k2\n#include <cassert>\n# /* a comment\n */ include <cuda_fp16.h>\n"
+        "#include \"local.h\"\n"
+        "__global__ void k(__half *h, int n) { assert(n > 0); if (n > LOCAL_N) h[0] = __float2half(1.0f); }\n"
+        "__global__ void k2(int n) { printf(\"%d\\n\", n); }\n";
+    ck_assert_int_eq(run(NULL, "cd '%s' && for d in s1 s2 s3 e1; do mkdir -p $d/inc; "
+                               "echo '#define LOCAL_N 1' > $d/inc/local.h; done", tmpdir), 0);
+    put("s1/k.cu", kernel);
+    put("s2/k.cu", kernel);
+    put("s3/k.cu", kernel);
+    ck_assert_int_eq(built_in("s1", "-std=c++17 -I inc -DLOCAL_SCALE=1"), 1);
+    ck_assert_int_eq(built_in("s2", "-std=c++17 -I inc -DQZ_PROJECT_LEVEL=2"), 0);
+    ck_assert_int_eq(built_in("s3", "-std=c++17 -I inc -DNDEBUG"), 1);
+    char *out;
+    ck_assert_int_eq(run(&out, "cd '%s/s1/cached' && grep -c '\"k2\"' out.json", tmpdir), 1);  /* skipped */
+    free(out);
+    char input[PATH_MAX];
+    snprintf(input, sizeof input, "%s/s1/k.cu", tmpdir);
+    ck_assert_int_eq(gen(&out, input, "s1", "-std=c++17 -I inc"), 0);
+    ck_assert_msg(strstr(out, "(3 leading includes)") && strstr(out, "with the prelude") &&
+                  !strstr(out, "without it"), "%s", out);
+    free(out);
+    /* An error after them: the same place, the same words. */
+    put("e1/k.cu", "#include <cstdio>\n#include <vector>\n\n__global__ void k(undeclared_t v) { }\n");
+    snprintf(input, sizeof input, "%s/e1/k.cu", tmpdir);
+    same_with_and_without_cache("", "e1", input, "-std=c++17", 1);
+    ck_assert_int_eq(run(&out, "grep -c 'k.cu:4:19: error' '%s/e1/cached/err'", tmpdir), 0);
+    free(out);
+}
+END_TEST
+
 START_TEST(racing_builders_build_once)
 {
     char *out;
@@ -773,7 +823,7 @@ static Suite *pch_suite(void)
 {
     Suite *s = suite_create("pch");
     TCase *tc = tcase_create("scanner");
-    tcase_add_test(tc, leading_includes_are_the_guarded_toolkit_prefix);
+    tcase_add_test(tc, leading_includes_are_the_toolkit_and_standard_prefix);
     tcase_add_test(tc, checksum_sees_every_byte);
     suite_add_tcase(s, tc);
 
@@ -806,6 +856,7 @@ static Suite *pch_suite(void)
     tcase_add_test(tc, include_path_environment_is_in_the_key);
     tcase_add_test(tc, relative_include_from_two_directories);
     tcase_add_test(tc, directories_share_one_prelude);
+    tcase_add_test(tc, standard_headers_lead_the_prelude);
     tcase_add_test(tc, system_header_edited_in_place_is_seen);
     tcase_add_test(tc, unwritable_directory_warns_and_builds_nothing);
     tcase_add_test(tc, file_with_errors_is_parsed_once);

@@ -441,7 +441,7 @@ typedef struct generated {
     char *path[KS_TARGET_MAX_OUTPUTS];
     size_t noutputs;
     char *json, *dtext, *dpath;
-    char *image_stale;  /* check: the --embed image lacks kernels of the input (a message) */
+    char *image_stale;  /* check: the --embed image lacks kernels or variables of the input (a message) */
 } generated;
 
 /* The image to embed, if any. */
@@ -576,8 +576,8 @@ static int generate(cli *c, const ks_compdb *db, generated *g)
         ks_note_at(o->input, 0, 0, "no __global__ kernels found; the stubs declare none");
     /* check reports drift first: a kernel whose signature changed is not
      * in an image built before the change, and that is what check is for. */
-    if (o->embed && ks_image_check_kernels(o->embed, &g->image, o, &g->model,
-                                           c->check ? &g->image_stale : NULL) != 0)
+    if (o->embed && ks_image_check(o->embed, &g->image, o, &g->model,
+                                   c->check ? &g->image_stale : NULL) != 0)
         return -1;
     const ks_image_blob *img = g->have_image ? &g->image : NULL;
     for (size_t i = 0; i < g->noutputs; i++) {

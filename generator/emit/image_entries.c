@@ -1,14 +1,19 @@
 /*
- * image_entries.c — which kernels an nvcc image defines, and whether they
- * are the input's. `--embed IMAGE` puts the image's bytes in the stubs; an
- * image built from another file (or an old build of this one) would only
- * fail at run time, at the first launch, with "named symbol not found". So
- * before writing anything, each kernel's device symbol is looked up among
- * the image's entries:
+ * image_entries.c — which kernels and variables an nvcc image defines,
+ * and whether they are the input's. `--embed IMAGE` puts the image's bytes
+ * in the stubs; an image built from another file (or an old build of this
+ * one) would only fail at run time, at the first launch or accessor call,
+ * with "named symbol not found" (or a size the accessors refuse). So before
+ * writing anything, each kernel's and each typed variable's device symbol
+ * is looked up among the image's, and a variable's size compared:
  *
- *   PTX     the names after each ".entry" directive
+ *   PTX     the names after each ".entry" directive; each module-scope
+ *           ".global"/".const" declaration (".extern": declared only), its
+ *           size the type's width times its array extents
  *   cubin   ELF64 function symbols that the CUDA ELF marks as entries
- *           (st_other bit 0x10; device functions lack it)
+ *           (st_other bit 0x10; device functions lack it); object symbols
+ *           (STT_OBJECT, or type 13 in a relocatable -rdc cubin), their
+ *           st_size, undefined ones declared only
  *   fatbin  its PTX and cubin members, each as above
  *
  * The fatbin container, as nvcc 13 writes it (read from files it made, see
@@ -37,6 +42,9 @@
 #define FATBIN_LZ4 0x2000u
 #define FATBIN_ZSTD 0x8000u
 #define STO_CUDA_ENTRY 0x10    /* st_other of a kernel's symbol in a cubin */
+#define STT_OBJECT 1
+#define STT_CUDA_OBJECT 13     /* a variable's symbol type in an -rdc (relocatable) cubin */
+#define STB_GLOBAL 1
 
 static uint16_t rd16(const unsigned char *p)
 {
@@ -86,6 +94,17 @@ static void add_entry(ks_image_member *m, const char *name, size_t len)
     m->entries[m->nentries++] = s;
 }
 
+static void add_var(ks_image_member *m, const char *name, size_t len, long long size, int defined)
+{
+    m->vars = ks_xrealloc(m->vars, (m->nvars + 1) * sizeof *m->vars);
+    ks_image_var *v = &m->vars[m->nvars++];
+    v->name = ks_xmalloc(len + 1);
+    memcpy(v->name, name, len);
+    v->name[len] = '\0';
+    v->size = size;
+    v->defined = defined;
+}
+
 /* ---- PTX ------------------------------------------------------------------------------------------ */
 
 static int ptx_ident_char(unsigned char c)
@@ -94,11 +113,119 @@ static int ptx_ident_char(unsigned char c)
            c == '_' || c == '$' || c == '%';
 }
 
-/* Every ".entry NAME" outside comments; text need not end with a NUL. */
+static int ptx_space(unsigned char c)
+{
+    return c == ' ' || c == '\t' || c == '\n' || c == '\r';
+}
+
+/* The directive ".WORD" at p[i] (not inside a longer name: "ld.global" is
+ * an instruction's suffix); its length, or 0. */
+static size_t ptx_directive(const unsigned char *p, size_t n, size_t i, const char *word)
+{
+    size_t len = strlen(word);
+    if (n - i <= len || memcmp(p + i, word, len) != 0 || (i > 0 && ptx_ident_char(p[i - 1])) ||
+        ptx_ident_char(p[i + len]))
+        return 0;
+    return len;
+}
+
+/* The width in bytes of a PTX fundamental type (".u32", ".f16x2", ".b128"),
+ * or 0 for another word. */
+static long ptx_type_width(const unsigned char *t, size_t len)
+{
+    static const struct {
+        const char *name;
+        long width;
+    } types[] = {
+        {".b8", 1}, {".u8", 1}, {".s8", 1}, {".b16", 2}, {".u16", 2}, {".s16", 2}, {".f16", 2},
+        {".bf16", 2}, {".b32", 4}, {".u32", 4}, {".s32", 4}, {".f32", 4}, {".f16x2", 4},
+        {".bf16x2", 4}, {".b64", 8}, {".u64", 8}, {".s64", 8}, {".f64", 8}, {".b128", 16},
+    };
+    for (size_t k = 0; k < sizeof types / sizeof types[0]; k++)
+        if (strlen(types[k].name) == len && memcmp(types[k].name, t, len) == 0)
+            return types[k].width;
+    return 0;
+}
+
+/* A variable declaration after its state space (".global" or ".const"),
+ * from p[i]: ".align N", ".attribute(...)", ".v2"/".v4", the type, the name
+ * and each "[N]" ("[]": the size is the initializer's, not read here). Adds
+ * it to m; returns where it stopped (the initializer, if any, is left to the
+ * caller's scan). */
+static size_t ptx_variable(const unsigned char *p, size_t n, size_t i, int defined, ks_image_member *m)
+{
+    long long width = 0, vec = 1;
+    int known = 1;
+    for (;;) {
+        while (i < n && ptx_space(p[i]))
+            i++;
+        if (i >= n || p[i] != '.')
+            break;
+        size_t start = i++;
+        while (i < n && ptx_ident_char(p[i]))
+            i++;
+        size_t len = i - start;
+        if (len == 6 && memcmp(p + start, ".align", 6) == 0) {
+            while (i < n && (ptx_space(p[i]) || (p[i] >= '0' && p[i] <= '9')))
+                i++;
+        } else if (len == 10 && memcmp(p + start, ".attribute", 10) == 0) {
+            while (i < n && p[i] != ')' && p[i] != ';' && p[i] != '\n')
+                i++;
+            if (i < n && p[i] == ')')
+                i++;
+        } else if (len == 3 && p[start + 1] == 'v' && (p[start + 2] == '2' || p[start + 2] == '4' ||
+                                                       p[start + 2] == '8')) {
+            vec = p[start + 2] - '0';
+        } else if (ptx_type_width(p + start, len)) {
+            width = ptx_type_width(p + start, len);
+        } else {
+            known = 0;   /* .texref, .samplerref, ... : opaque, no size to compare */
+        }
+    }
+    size_t start = i;
+    while (i < n && ptx_ident_char(p[i]))
+        i++;
+    if (i == start || (p[start] >= '0' && p[start] <= '9'))
+        return i;
+    size_t name_end = i;
+    long long size = width && known ? width * vec : -1;
+    for (;;) {
+        while (i < n && ptx_space(p[i]))
+            i++;
+        if (i >= n || p[i] != '[')
+            break;
+        i++;
+        long long extent = 0;
+        int digits = 0;
+        while (i < n && p[i] >= '0' && p[i] <= '9' && extent < (1LL << 40)) {
+            extent = extent * 10 + (p[i++] - '0');
+            digits++;
+        }
+        while (i < n && ptx_space(p[i]))
+            i++;
+        if (i >= n || p[i] != ']' || !digits || size < 0 || extent > (1LL << 40) / (size ? size : 1))
+            size = -1;   /* "[]", or no number: the image does not say here */
+        else
+            size *= extent;
+        while (i < n && p[i] != ']' && p[i] != ';' && p[i] != '\n')
+            i++;
+        if (i < n && p[i] == ']')
+            i++;
+    }
+    add_var(m, (const char *)p + start, name_end - start, size, defined);
+    return i;
+}
+
+/* Every ".entry NAME" and every module-scope (outside braces and
+ * parentheses) ".global"/".const" variable, outside comments; text need not
+ * end with a NUL. A variable after ".extern" is declared, not defined. */
 static void ptx_entries(const unsigned char *p, size_t n, ks_image_member *m)
 {
     size_t i = 0;
+    long braces = 0, parens = 0;
+    int external = 0;   /* the last directive was .extern (.visible/.weak between allowed) */
     while (i < n && p[i] != '\0') {
+        size_t len;
         if (p[i] == '/' && i + 1 < n && p[i + 1] == '/') {
             while (i < n && p[i] != '\n')
                 i++;
@@ -112,17 +239,37 @@ static void ptx_entries(const unsigned char *p, size_t n, ks_image_member *m)
                 ;
             i++;
         } else if (p[i] == '.' && n - i > 6 && memcmp(p + i, ".entry", 6) == 0 &&
-                   (i == 0 || !ptx_ident_char(p[i - 1])) &&
-                   (p[i + 6] == ' ' || p[i + 6] == '\t' || p[i + 6] == '\n' || p[i + 6] == '\r')) {
+                   (i == 0 || !ptx_ident_char(p[i - 1])) && ptx_space(p[i + 6])) {
             i += 6;
-            while (i < n && (p[i] == ' ' || p[i] == '\t' || p[i] == '\n' || p[i] == '\r'))
+            while (i < n && ptx_space(p[i]))
                 i++;
             size_t start = i;
             while (i < n && ptx_ident_char(p[i]))
                 i++;
             if (i > start)
                 add_entry(m, (const char *)p + start, i - start);
+            external = 0;
+        } else if (p[i] == '.' && braces == 0 && parens == 0 &&
+                   ((len = ptx_directive(p, n, i, ".global")) || (len = ptx_directive(p, n, i, ".const")))) {
+            i = ptx_variable(p, n, i + len, !external, m);
+            external = 0;
+        } else if (p[i] == '.' && (len = ptx_directive(p, n, i, ".extern"))) {
+            external = 1;
+            i += len;
+        } else if (p[i] == '.' && ((len = ptx_directive(p, n, i, ".visible")) ||
+                                   (len = ptx_directive(p, n, i, ".weak")))) {
+            i += len;
         } else {
+            if (p[i] == '{')
+                braces++;
+            else if (p[i] == '}' && braces > 0)
+                braces--;
+            else if (p[i] == '(')
+                parens++;
+            else if (p[i] == ')' && parens > 0)
+                parens--;
+            if (!ptx_space(p[i]))
+                external = 0;
             i++;
         }
     }
@@ -172,11 +319,20 @@ static char *elf_read(const unsigned char *p, size_t n, ks_image_member *m)
             const unsigned char *sym = p + off + k;
             uint32_t name = rd32(sym);
             unsigned char info = sym[4], other = sym[5];
-            if ((info & 0xF) != 2 || !(other & STO_CUDA_ENTRY) || name >= strsize)
-                continue;   /* not STT_FUNC, or not a kernel */
+            unsigned type = info & 0xF, bind = info >> 4;
+            int entry = type == 2 && (other & STO_CUDA_ENTRY);   /* STT_FUNC, a kernel */
+            int object = type == STT_OBJECT || type == STT_CUDA_OBJECT;
+            if ((!entry && !object) || name >= strsize)
+                continue;
             size_t len = strnlen(strtab + name, (size_t)(strsize - name));
-            if (len > 0 && len < strsize - name)
+            if (len == 0 || len >= strsize - name)
+                continue;
+            int defined = rd16(sym + 6) != 0;   /* st_shndx: SHN_UNDEF is 0 */
+            if (entry)
                 add_entry(m, strtab + name, len);
+            else if (strtab[name] != '.' && (defined || bind == STB_GLOBAL))
+                add_var(m, strtab + name, len, (long long)(rd64(sym + 16) & 0xFFFFFFFFFFFFull), defined);
+            /* (a weak undefined one is the linker's: .nv.reservedSmem..., __UDT...) */
         }
     }
     return NULL;
@@ -380,6 +536,9 @@ void ks_image_entries_free(ks_image_entries *e)
         for (size_t k = 0; k < m->nentries; k++)
             free(m->entries[k]);
         free(m->entries);
+        for (size_t k = 0; k < m->nvars; k++)
+            free(m->vars[k].name);
+        free(m->vars);
         free(m->what);
         free(m->why);
     }
@@ -404,18 +563,32 @@ static size_t member_has(const ks_image_member *m, const char *symbol, const cha
     return n;
 }
 
-/* "a, b, c" (each name once, at most 8, then "and N more"). */
-static char *entry_list(const ks_image_entries *e)
+/* The name of \p m's entry or variable k (vars: variables). */
+static const char *listed(const ks_image_member *m, int vars, size_t k)
+{
+    return vars ? m->vars[k].name : m->entries[k];
+}
+
+static size_t nlisted(const ks_image_member *m, int vars)
+{
+    return vars ? m->nvars : m->nentries;
+}
+
+/* "a, b, c" (each name once, at most 8, then "and N more"): the kernels, or
+ * with \p vars the variables defined (nvcc's own, "$str", left out). */
+static char *entry_list(const ks_image_entries *e, int vars)
 {
     ks_buf b = {0};
     size_t shown = 0, total = 0;
     for (size_t i = 0; i < e->nmembers; i++)
-        for (size_t k = 0; k < e->members[i].nentries; k++) {
-            const char *name = e->members[i].entries[k];
+        for (size_t k = 0; k < nlisted(&e->members[i], vars); k++) {
+            const char *name = listed(&e->members[i], vars, k);
+            if (vars && (!e->members[i].vars[k].defined || name[0] == '$'))
+                continue;
             int seen = 0;
             for (size_t j = 0; j <= i && !seen; j++)
-                for (size_t l = 0; l < (j == i ? k : e->members[j].nentries) && !seen; l++)
-                    seen = strcmp(e->members[j].entries[l], name) == 0;
+                for (size_t l = 0; l < (j == i ? k : nlisted(&e->members[j], vars)) && !seen; l++)
+                    seen = strcmp(listed(&e->members[j], vars, l), name) == 0;
             if (seen)
                 continue;
             total++;
@@ -425,13 +598,129 @@ static char *entry_list(const ks_image_entries *e)
             }
         }
     if (total == 0)
-        ks_buf_puts(&b, "no kernels");
+        ks_buf_puts(&b, vars ? "no variables" : "no kernels");
     else if (total > shown)
         ks_buf_printf(&b, " and %zu more", total - shown);
     return ks_buf_take(&b);
 }
 
-int ks_image_check_kernels(const char *image_path, const ks_image_blob *image,
+/* What an image says of one variable across its readable members. */
+typedef struct var_seen {
+    size_t defined;            /* members that define it */
+    size_t declared;           /* members that only declare it (extern) */
+    const ks_image_var *sized; /* a definition whose size differs from the type's */
+    const char *sized_in;      /* ... in this member */
+    const char *prefixed;      /* an -rdc name for it ("__nv_static_..._NAME") */
+    ks_buf missing;            /* the members that do not define it */
+} var_seen;
+
+static void var_look(const ks_image_entries *e, const ks_var *v, var_seen *out)
+{
+    memset(out, 0, sizeof *out);
+    char *rdc = ks_xasprintf("{static:0_}%s", v->symbol);
+    for (size_t j = 0; j < e->nmembers; j++) {
+        const ks_image_member *m = &e->members[j];
+        if (!m->readable)
+            continue;
+        int defined = 0, declared = 0;
+        for (size_t k = 0; k < m->nvars; k++) {
+            const ks_image_var *iv = &m->vars[k];
+            if (strcmp(iv->name, v->symbol) != 0) {
+                /* any file's prefix: the name the image has is what matters */
+                if (!out->prefixed && iv->defined && ks__symbol_match(rdc, iv->name, 1) &&
+                    strcmp(iv->name, v->symbol) != 0)
+                    out->prefixed = iv->name;
+                continue;
+            }
+            if (!iv->defined) {
+                declared = 1;
+                continue;
+            }
+            defined = 1;
+            if (iv->size >= 0 && iv->size != v->size && !out->sized) {
+                out->sized = iv;
+                out->sized_in = m->what;
+            }
+        }
+        if (defined)
+            out->defined++;
+        else if (declared)
+            out->declared++;
+        if (!defined)
+            ks_buf_printf(&out->missing, "%s%s", out->missing.len ? ", " : "", m->what);
+    }
+    free(rdc);
+}
+
+/* Checks each variable kstub gives accessors against the image (see
+ * ks_image_check); missing or mis-sized ones into *absent (kstub check).
+ * Returns 0, or -1 after errors. */
+static int check_variables(const char *image_path, const ks_image_entries *e, size_t unread,
+                           const ks_options *opts, const ks_model *m, ks_buf *absent, size_t *nabsent,
+                           int stale)
+{
+    int rc = 0;
+    char *list = NULL;
+    for (size_t i = 0; i < m->nvars; i++) {
+        const ks_var *v = &m->vars[i];
+        const char *file = v->file ? v->file : opts->input;
+        var_seen s;
+        var_look(e, v, &s);
+        if (s.sized && stale) {
+            ks_buf_printf(absent, "%svariable '%s' (%lld bytes in the image, %ld in the source)",
+                          (*nabsent)++ ? ", " : "", v->name, s.sized->size, v->size);
+        } else if (s.sized) {
+            ks_error_at(file, v->line, v->col, "variable '%s' (symbol '%s') has %lld bytes in %s "
+                        "of the image '%s', but its type %s has %ld: was the image built before "
+                        "the variable's type changed, or from another file? Rebuild the image",
+                        v->name, v->symbol, s.sized->size, s.sized_in, image_path, v->spelled,
+                        v->size);
+            rc = -1;
+        } else if (s.defined == 0 && unread > 0) {
+            ks_warning_at(file, v->line, v->col, "variable '%s' (symbol '%s') is in none of the "
+                          "members of '%s' that kstub can read", v->name, v->symbol, image_path);
+        } else if (s.defined == 0 && stale) {
+            ks_buf_printf(absent, "%svariable '%s' (symbol '%s')", (*nabsent)++ ? ", " : "",
+                          v->name, v->symbol);
+        } else if (s.defined == 0 && s.prefixed) {
+            ks_error_at(file, v->line, v->col, "variable '%s' is in the image '%s' only as '%s': "
+                        "the image was built with -rdc=true, which gives a variable of internal "
+                        "linkage (static, or const and not extern) a prefix that differs per "
+                        "compilation, so no accessor can know its symbol; build the image "
+                        "without -rdc=true, give the variable external linkage (%s), or leave it "
+                        "out: pass --rdc as the image was built, or write '// kstub:skip %s'",
+                        v->name, image_path, s.prefixed,
+                        v->is_const ? "declare it 'extern const'" : "drop 'static'", v->name);
+            rc = -1;
+        } else if (s.defined == 0 && s.declared) {
+            ks_error_at(file, v->line, v->col, "variable '%s' (symbol '%s') is only declared "
+                        "(extern) in the image '%s', not defined: the image was built from a "
+                        "file that uses the variable (-rdc), not from this one, which defines "
+                        "it; embed an image built from this file, or leave the variable out with "
+                        "'// kstub:skip %s'", v->name, v->symbol, image_path, v->name);
+            rc = -1;
+        } else if (s.defined == 0) {
+            if (!list)
+                list = entry_list(e, 1);
+            ks_error_at(file, v->line, v->col, "variable '%s' (symbol '%s') is not in the image "
+                        "'%s', which defines %s: %sthe image was built from another file, or "
+                        "before the variable was added; rebuild the image from this file, or leave "
+                        "the variable out with '// kstub:skip %s'", v->name, v->symbol, image_path,
+                        list, v->is_const ? "it is const, and a compiler may fold a const variable "
+                        "into its uses and leave no symbol; or " : "", v->name);
+            rc = -1;
+        } else if (s.missing.len) {
+            ks_warning_at(file, v->line, v->col, "variable '%s' (symbol '%s') is not in %s of "
+                          "'%s': its accessors fail where the driver picks that code",
+                          v->name, v->symbol, s.missing.data, image_path);
+        }
+        free(ks_buf_take(&s.missing));
+    }
+    free(list);
+    return rc;
+}
+
+int ks_image_check(const char *image_path, const ks_image_blob *image,
                            const ks_options *opts, const ks_model *m, char **stale)
 {
     ks_buf absent = {0};
@@ -457,14 +746,15 @@ int ks_image_check_kernels(const char *image_path, const ks_image_blob *image,
             readable++;
         } else {
             unread++;
-            ks_warning_at(image_path, 0, 0, "cannot read the kernel names in %s: %s; the input's "
-                          "kernels are not checked against it", e.members[i].what, e.members[i].why);
+            ks_warning_at(image_path, 0, 0, "cannot read the kernel and variable names in %s: %s; "
+                          "the input's kernels and variables are not checked against it",
+                          e.members[i].what, e.members[i].why);
         }
     }
     if (readable == 0) {
         if (unread == 0)
-            ks_warning_at(image_path, 0, 0, "holds no PTX or cubin whose kernel names kstub can "
-                          "read; the input's kernels are not checked against it");
+            ks_warning_at(image_path, 0, 0, "holds no PTX or cubin whose kernel and variable names "
+                          "kstub can read; the input's kernels and variables are not checked against it");
         ks_image_entries_free(&e);
         return 0;
     }
@@ -498,7 +788,7 @@ int ks_image_check_kernels(const char *image_path, const ks_image_blob *image,
             ks_buf_printf(&absent, "%s'%s' (symbol '%s')", nabsent++ ? ", " : "", k->name, k->symbol);
         } else if (found == 0) {
             if (!list)
-                list = entry_list(&e);
+                list = entry_list(&e, 0);
             ks_error_at(opts->input, k->line, k->col, "kernel '%s' (symbol '%s') is not in the "
                         "image '%s', which defines %s; was the image built from another file, "
                         "or before the kernel changed?", k->name, k->symbol, image_path, list);
@@ -511,12 +801,26 @@ int ks_image_check_kernels(const char *image_path, const ks_image_blob *image,
         free(ks_buf_take(&missing));
     }
     free(list);
+    ks_buf vabsent = {0};
+    size_t nvabsent = 0;
+    if (check_variables(image_path, &e, unread, opts, m, &vabsent, &nvabsent, stale != NULL) != 0)
+        rc = -1;
     ks_image_entries_free(&e);
-    if (nabsent)
+    if (nabsent && nvabsent)
+        *stale = ks_xasprintf("the image does not define kernel%s %s, nor, as the source "
+                              "does, %s: it was built before the source changed (or from another file); rebuild it "
+                              "before regenerating", nabsent == 1 ? "" : "s", absent.data,
+                              vabsent.data);
+    else if (nabsent)
         *stale = ks_xasprintf("the image does not define kernel%s %s: it was built before the "
                               "kernel%s changed (or from another file); rebuild it before "
                               "regenerating", nabsent == 1 ? "" : "s", absent.data,
                               nabsent == 1 ? "" : "s");
+    else if (nvabsent)
+        *stale = ks_xasprintf("the image does not define, as the source does, %s: it was "
+                              "built before the source changed (or from another file); rebuild "
+                              "it before regenerating", vabsent.data);
     free(ks_buf_take(&absent));
+    free(ks_buf_take(&vabsent));
     return rc;
 }

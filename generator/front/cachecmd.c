@@ -231,7 +231,7 @@ int ks_cache_main(int argc, char **argv)
         printf("NVRTC images      %zu (%llu bytes)\n", nn, nb);
         printf("leftovers         %zu (%llu bytes)\n", no, ob);
         unsigned long long hits = 0, misses = 0;
-        ks_cache_counts(dirfd, &hits, &misses);
+        ks_cache_counts(dirfd, &hits, &misses, NULL);
         printf("prelude hits      %llu, misses %llu (since the last --clear)\n", hits, misses);
         printf("total             %llu bytes (%s)\n", l.total, h1);
         printf("cap               %llu bytes (%s, %s)\n", cap, h2, origin);
@@ -277,10 +277,11 @@ int ks_cache_main(int argc, char **argv)
 /* ---- hits and misses ------------------------------------------------------------------------- */
 
 /*
- * KS__COUNTS_NAME holds two decimal counters, "hits H\nmisses M\n",
- * changed under an flock of the file, so concurrent runs (make -j) lose no
- * count. Not an entry (its name is not a key's), so eviction leaves it;
- * --clear removes it. Counting is best effort: a failure loses one count.
+ * KS__COUNTS_NAME holds two decimal counters and the last build's time,
+ * "hits H\nmisses M\nbuild-ms T\n", changed under an flock of the file, so
+ * concurrent runs (make -j) lose no count. Not an entry (its name is not a
+ * key's), so eviction leaves it; --clear removes it. Counting is best
+ * effort: a failure loses one count.
  */
 static int counts_open(int dirfd)
 {
@@ -295,37 +296,44 @@ static int counts_open(int dirfd)
     return fd;
 }
 
-static void counts_read(int fd, unsigned long long *hits, unsigned long long *misses)
+static void counts_read(int fd, unsigned long long *hits, unsigned long long *misses, unsigned long long *ms)
 {
     char b[128];
     ssize_t n = pread(fd, b, sizeof b - 1, 0);
     b[n > 0 ? (size_t)n : 0] = '\0';
-    if (sscanf(b, "hits %llu\nmisses %llu\n", hits, misses) != 2)
-        *hits = *misses = 0;
+    *ms = 0;
+    if (sscanf(b, "hits %llu\nmisses %llu\nbuild-ms %llu\n", hits, misses, ms) < 2)
+        *hits = *misses = *ms = 0;
 }
 
-void ks_cache_count(int dirfd, int hit)
+void ks_cache_count(int dirfd, int hit, unsigned long long build_ms)
 {
     int fd = counts_open(dirfd);
     if (fd < 0)
         return;
-    unsigned long long h, m;
-    counts_read(fd, &h, &m);
+    unsigned long long h, m, ms;
+    counts_read(fd, &h, &m, &ms);
     h += hit != 0;
     m += hit == 0;
+    if (!hit)
+        ms = build_ms;
     char b[128];
-    int n = snprintf(b, sizeof b, "hits %llu\nmisses %llu\n", h, m);
+    int n = snprintf(b, sizeof b, "hits %llu\nmisses %llu\nbuild-ms %llu\n", h, m, ms);
     if (pwrite(fd, b, (size_t)n, 0) == n)
         (void)ftruncate(fd, n);
     close(fd);
 }
 
-void ks_cache_counts(int dirfd, unsigned long long *hits, unsigned long long *misses)
+void ks_cache_counts(int dirfd, unsigned long long *hits, unsigned long long *misses,
+                     unsigned long long *build_ms)
 {
+    unsigned long long ms = 0;
     *hits = *misses = 0;
     int fd = counts_open(dirfd);
-    if (fd < 0)
-        return;
-    counts_read(fd, hits, misses);
-    close(fd);
+    if (fd >= 0) {
+        counts_read(fd, hits, misses, &ms);
+        close(fd);
+    }
+    if (build_ms)
+        *build_ms = ms;
 }

@@ -85,9 +85,11 @@ size_t ks_prelude_relevant_args(const ks_prelude *p, const char *names, const ch
 #define KS_PRELUDE_PATH "/__kstub__/prelude.cu"
 /* The input's leading "#include <name>" lines (only blank lines and comments
  * before and between them) whose headers may be precompiled with the
- * prelude: guarded toolkit and standard headers. Returns how many; *names
- * malloc'd (free with ks_prelude_names_free). */
-size_t ks_prelude_leading(const char *text, size_t len, char ***names);
+ * prelude: toolkit and standard headers. Returns how many; *names
+ * malloc'd (free with ks_prelude_names_free). blanked: NULL, or a copy of
+ * text in which those directives become blanks (what the parse with the
+ * prelude reads instead of the file). */
+size_t ks_prelude_leading(const char *text, size_t len, char ***names, char *blanked);
 void ks_prelude_names_free(char **names, size_t n);
 /* Finds, verifies and opens the prelude for this configuration (args: the
  * parse's arguments, the compat -include among them; the last nuser of them
@@ -221,9 +223,11 @@ int ks_source_body_follows(CXTranslationUnit tu, CXFile file, unsigned offset);
  * tokens. The leading "#include <name>" lines of text (only blank lines and comments
  * before and between them, each alone on its line), as long as allowed()
  * accepts each name; stops at the first other line. Returns how many;
- * *names malloc'd (each and the array). */
+ * *names malloc'd (each and the array). blanked, when not NULL, is a copy
+ * of the len bytes of text: each of those directives, '#' to '>', becomes
+ * blanks there (line breaks, comments and every offset stay). */
 size_t ks_source_leading_includes(const char *text, size_t len,
-                                  int (*allowed)(const char *name, size_t n), char ***names);
+                                  int (*allowed)(const char *name, size_t n), char ***names, char *blanked);
 
 /* ---- extent.c: "kstub:extent(PTR, EXPR)" hints ---- */
 /* Attach each hint of src to the next kernel of the input at or after it

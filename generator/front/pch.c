@@ -99,25 +99,40 @@ void ks_prelude_debug(const char *fmt, ...)
 /* ---- the input's leading includes ----------------------------------------------------------- */
 
 /*
- * Headers a file's leading includes may bring into the prelude: toolkit and
- * standard headers with include guards. Precompiling them is equivalent to
- * the file's own include when nothing comes before it but the implicit
- * prelude (blank lines and comments only): the preprocessor and the parser
- * see the same tokens in the same state, and the file's own #include lines
- * then find the guard macros defined and enter nothing (session.c checks
- * that they entered nothing; a header that was entered again makes it parse
- * without the prelude). Quoted includes never qualify (they search the
- * input's directory first), nor project headers (they change as the
- * project is edited).
+ * Headers a file's leading includes may bring into the prelude: the C and
+ * C++ standard library's and the CUDA toolkit's. Precompiling them is
+ * equivalent to the file's own includes when nothing comes before them but
+ * the implicit prelude (blank lines and comments only): the parse with the
+ * prelude reads the file with those directives blanked (session.c), so the
+ * preprocessor and the parser see the same tokens in the same order and
+ * state as without it, guarded header or not (libstdc++'s <cstdio> has no
+ * controlling macro). What could still differ is keyed (prelude_key.c): a
+ * -I that shadows a header the prelude opened, a -D/-U of a name its
+ * headers mention (NDEBUG for <cassert>), every other option; and the
+ * entry's headers are checked unchanged before use. Quoted includes never
+ * qualify (they search the input's directory first), nor project headers
+ * (they change as the project is edited: each edit would rebuild the
+ * prelude).
  */
 static const char *const leading_ok[] = {
+    /* CUDA toolkit */
     "cuda_fp16.h", "cuda_bf16.h", "cuda_fp8.h", "cuda_fp6.h", "cuda_fp4.h",
     "cooperative_groups.h", "cuda.h", "cuda_runtime.h", "cuda_runtime_api.h",
     "vector_types.h", "vector_functions.h", "mma.h", "cuda_pipeline.h", "cuda_awbarrier.h",
-    "cstdint", "cstddef",
-    /* Not <cstdio>, <cstdlib>, <cstring>, <climits>, <cfloat>: libstdc++
-     * opens them with #pragma and #include before the guard, so they have
-     * no controlling macro and are entered again. */
+    "device_launch_parameters.h", "curand_kernel.h", "math_constants.h", "cuComplex.h",
+    /* C++ standard library */
+    "algorithm", "any", "array", "atomic", "bit", "bitset", "cassert", "cctype", "cerrno", "cfenv",
+    "cfloat", "charconv", "chrono", "cinttypes", "climits", "clocale", "cmath", "compare",
+    "complex", "concepts", "condition_variable", "cstdarg", "cstddef", "cstdint", "cstdio",
+    "cstdlib", "cstring", "ctime", "cwchar", "cwctype", "deque", "exception", "functional",
+    "initializer_list", "iomanip", "ios", "iosfwd", "iostream", "istream", "iterator", "limits",
+    "list", "map", "memory", "mutex", "new", "numeric", "optional", "ostream", "queue", "random",
+    "ratio", "set", "sstream", "stack", "stdexcept", "string", "string_view", "system_error",
+    "thread", "tuple", "type_traits", "typeinfo", "unordered_map", "unordered_set", "utility",
+    "variant", "vector",
+    /* C standard library */
+    "assert.h", "ctype.h", "errno.h", "float.h", "inttypes.h", "limits.h", "math.h", "stdarg.h",
+    "stdbool.h", "stddef.h", "stdint.h", "stdio.h", "stdlib.h", "string.h", "time.h",
 };
 
 static int leading_allowed(const char *name, size_t n)
@@ -128,9 +143,9 @@ static int leading_allowed(const char *name, size_t n)
     return 0;
 }
 
-size_t ks_prelude_leading(const char *t, size_t len, char ***names)
+size_t ks_prelude_leading(const char *t, size_t len, char ***names, char *blanked)
 {
-    return ks_source_leading_includes(t, len, leading_allowed, names);
+    return ks_source_leading_includes(t, len, leading_allowed, names, blanked);
 }
 
 void ks_prelude_names_free(char **names, size_t n)
@@ -619,13 +634,28 @@ static int writable(const ks_prelude *p)
  * options; a run that finds it in the cache says nothing), and only to a
  * terminal, as git shows progress: a log or a test compares a run's
  * messages byte for byte with those of --no-cache. */
-static void say_building(void)
+/* The one line on a terminal: what, why, and roughly how long, going by
+ * the last build this cache saw (none yet: a first guess). */
+static void say_building(int dirfd)
 {
     static int said;
     if (said++ || !isatty(STDERR_FILENO))
         return;
-    fputs("kstub: precompiling the CUDA headers for these options, once; later runs with them "
-          "reuse it from the cache\n", stderr);
+    unsigned long long hits, misses, ms;
+    ks_cache_counts(dirfd, &hits, &misses, &ms);
+    if (ms)
+        fprintf(stderr, "kstub: precompiling the CUDA headers for these options, once (about %.1f s, as "
+                "the last time); later runs with them reuse it from the cache\n", (double)ms / 1000.0);
+    else
+        fputs("kstub: precompiling the CUDA headers for these options, once (a few seconds); later runs "
+              "with them reuse it from the cache\n", stderr);
+}
+
+static unsigned long long now_ms(void)
+{
+    struct timespec t;
+    clock_gettime(CLOCK_MONOTONIC, &t);
+    return (unsigned long long)t.tv_sec * 1000u + (unsigned long long)t.tv_nsec / 1000000u;
 }
 
 static int finish_open(ks_prelude *p)
@@ -646,7 +676,7 @@ static int acquire(ks_prelude *p, const char *const *args, size_t nargs, const c
         char used[96];                              /* LRU: this entry was used now */
         entry_name(p, used, sizeof used, ".prelude");
         ks_cache_touch(p->dirfd, used);
-        ks_cache_count(p->dirfd, 1);
+        ks_cache_count(p->dirfd, 1, 0);
         return 0;
     }
     ks_prelude_debug("miss %.16s: %s", hex, why);
@@ -657,11 +687,13 @@ static int acquire(ks_prelude *p, const char *const *args, size_t nargs, const c
     if (lock >= 0 && lookup(p, &why) == 0) {
         ks_prelude_debug("hit %.16s after waiting for its builder", hex);
         close(lock);
-        ks_cache_count(p->dirfd, 1);
+        ks_cache_count(p->dirfd, 1, 0);
         return 0;
     }
-    say_building();
+    say_building(p->dirfd);
+    unsigned long long start = now_ms();
     int rc = build(p, args, nargs, text, &why);
+    unsigned long long took = now_ms() - start;
     if (lock >= 0)
         close(lock);
     if (rc != 0) {
@@ -669,7 +701,7 @@ static int acquire(ks_prelude *p, const char *const *args, size_t nargs, const c
         return -1;
     }
     ks_prelude_debug("built %.16s", hex);
-    ks_cache_count(p->dirfd, 0);
+    ks_cache_count(p->dirfd, 0, took ? took : 1);
     unsigned long long freed, cap;                  /* stay under the cap */
     size_t evicted = ks_cache_trim(p->dirfd, hex, &freed, &cap);
     if (evicted)
@@ -753,7 +785,7 @@ void ks_prelude_rebuild(ks_prelude *p, const ks_options *opts)
     free(pch);
     char *text = prelude_text(p->leading, p->nleading);
     const char *why = NULL;
-    say_building();
+    say_building(p->dirfd);
     int rc = build(p, p->bargs, p->nbargs, text, &why);
     free(text);
     if (lock >= 0)

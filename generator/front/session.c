@@ -442,9 +442,32 @@ static int parse_with_prelude(ks_session *s, const char *text, size_t len, struc
 {
     const ks_options *opts = s->opts;
     char **leading = NULL;
-    size_t nleading = text ? ks_prelude_leading(text, len, &leading) : 0;
-    if (ks_prelude_open(&s->prelude, opts, s->args, s->nargs, s->nuser, leading, nleading) != 0)
+    char *blanked = text ? ks_xmalloc(len + 1) : NULL;
+    if (blanked) {
+        memcpy(blanked, text, len);
+        blanked[len] = '\0';
+    }
+    size_t nleading = text ? ks_prelude_leading(text, len, &leading, blanked) : 0;
+    if (ks_prelude_open(&s->prelude, opts, s->args, s->nargs, s->nuser, leading, nleading) != 0) {
+        free(blanked);
         return PRELUDE_NONE;
+    }
+    /* The input as the parse with the prelude reads it: its leading
+     * includes, which the prelude holds, blanked. The tokens are then the
+     * parse's without it, in the same order and state, whether or not a
+     * header has a guard; every line and column stays. */
+    struct CXUnsavedFile files[2] = {unsaved[0], {opts->input, blanked, (unsigned long)len}};
+    if (nleading) {
+        for (unsigned i = 0; i < nunsaved; i++)
+            if (strcmp(unsaved[i].Filename, opts->input) != 0)
+                files[0] = unsaved[i];
+        unsaved = files;
+        nunsaved = 2;
+        s->owned = ks_xrealloc(s->owned, (s->nowned + 1) * sizeof *s->owned);
+        s->owned[s->nowned++] = blanked;       /* libclang may read it until the session ends */
+    } else {
+        free(blanked);
+    }
     const char **args = ks_xmalloc((s->nargs + 2) * sizeof *args);
     size_t n = 0;
     for (size_t i = 0; i < s->nargs; i++) {

@@ -1072,7 +1072,7 @@ static size_t skip_blank_lines(const char *t, size_t len, size_t i, int newlines
 }
 
 size_t ks_source_leading_includes(const char *t, size_t len,
-                                  int (*allowed)(const char *name, size_t n), char ***names)
+                                  int (*allowed)(const char *name, size_t n), char ***names, char *blanked)
 {
     size_t n = 0;
     *names = NULL;
@@ -1081,6 +1081,7 @@ size_t ks_source_leading_includes(const char *t, size_t len,
         i = skip_blank_lines(t, len, i, 1);
         if (i >= len || t[i] != '#')
             break;
+        size_t hash = i;
         i = skip_blank_lines(t, len, i + 1, 0);
         if (len - i < 7 || memcmp(t + i, "include", 7) != 0)
             break;
@@ -1096,6 +1097,11 @@ size_t ks_source_leading_includes(const char *t, size_t len,
         i = skip_blank_lines(t, len, i + 1, 0);
         if (i < len && t[i] != '\n')
             break;                       /* more on the line, or a backslash: stop */
+        /* '#' to '>': the directive, not what follows it; a comment
+         * inside it may hold a line break, which stays */
+        for (size_t k = hash; blanked && k <= start + name_len; k++)
+            if (blanked[k] != '\n')
+                blanked[k] = ' ';
         *names = ks_xrealloc(*names, (n + 1) * sizeof **names);
         (*names)[n] = ks_xasprintf("%.*s", (int)name_len, t + start);
         n++;

@@ -9,13 +9,18 @@
  *   extern without a definition     the definition (-rdc) may be in another image
  *   internal linkage in a namespace nvcc names it per compilation
  *                                   (_ZN32_INTERNAL_<hash>_...), no stable symbol
+ *   internal linkage under --rdc    nvcc prefixes it per compilation
+ *                                   (__nv_static_<n>__<hash>_...), the same
  *   an array of unknown bound, an unnamed struct type (typemap.c)
  *
  * A static or const variable at global scope keeps its plain name in a
  * whole-program image (nvcc 13: "static __device__ int s" is ".global .u32
- * s"), so it gets accessors; under -rdc nvcc prefixes it (__nv_static_...)
- * and the load says the symbol is missing. A const one may be folded away
- * when no kernel uses it; the load says so when its symbol is missing.
+ * s"), so it gets accessors; under -rdc nvcc prefixes it (__nv_static_...):
+ * with --rdc it gets a note instead, and without, an -rdc image is refused
+ * by --embed naming the prefixed symbol (image_entries.c) or reported by
+ * the load as a missing symbol. nvcc 13 keeps a const variable no
+ * kernel reads (whole-program, -rdc and NVRTC alike); one a compiler folds
+ * away leaves no symbol, which --embed or the load reports the same way.
  * A variable template has no cursor kind of its own (libclang shows an
  * unexposed declaration): ks__note_variable_template says it gets none,
  * each instantiation being a variable whose symbol kstub cannot know.
@@ -144,6 +149,13 @@ void ks__add_variable(walk_ctx *w, CXCursor c)
                       "const, or an anonymous namespace): nvcc names it per compilation "
                       "(_ZN<n>_INTERNAL_<hash>...), so no symbol can be known before the image is "
                       "built; no accessors (give it external linkage to have them)", name);
+        goto out;
+    }
+    if (internal && w->s.opts->rdc) {
+        ks__walk_diag(w, c, "note", "variable '%s' has internal linkage (static, or const and not "
+                      "extern): with --rdc (nvcc -rdc=true) nvcc prefixes its symbol per compilation "
+                      "(__nv_static_<n>__<hash>_<file>_<hash>_%s), which no accessor can know; no "
+                      "accessors (give it external linkage to have them)", name, name);
         goto out;
     }
     symbol = var_symbol(c, internal);

@@ -1,8 +1,8 @@
 /*
  * fuzz_gen_image.c — libFuzzer target for the reader of an --embed image's
- * kernel entries (generator/image_entries.c): a fatbin's header and
- * members, LZ4 blocks, a cubin's ELF section, symbol and string tables, PTX
- * .entry lines. On an exact-size copy (ASan sees a read one byte too far),
+ * kernel entries and variables (generator/image_entries.c): a fatbin's
+ * header and members, LZ4 blocks, a cubin's ELF section, symbol and string
+ * tables, PTX .entry lines and .global/.const declarations. On an exact-size copy (ASan sees a read one byte too far),
  * it must list entries or mark members unreadable or corrupt, never crash,
  * leak or read outside the bytes; a member marked corrupt must say why.
  */
@@ -29,6 +29,9 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
             abort();
         for (size_t k = 0; k < m->nentries; k++)
             if (!m->entries[k] || !m->entries[k][0])
+                abort();
+        for (size_t k = 0; k < m->nvars; k++)
+            if (!m->vars[k].name || !m->vars[k].name[0] || m->vars[k].size < -1)
                 abort();
     }
     ks_image_entries_free(&e);

@@ -71,6 +71,9 @@ if [ -x "$NVCC" ]; then
     "$NVCC" -fatbin -arch=sm_90 -compress-mode=size -o "$tmp/zstd.fatbin" "$k"
     "$NVCC" -cubin -arch=sm_90 -o "$tmp/k.cubin" "$k"
     "$NVCC" -ptx -arch=sm_90 -o "$tmp/k.ptx" "$k"
+    # device variables: PTX .global/.const declarations, an -rdc cubin's object symbols
+    "$NVCC" -ptx -arch=sm_90 -o "$tmp/variables.ptx" tests/corpus/abi_globals.cu
+    "$NVCC" -cubin -rdc=true -arch=sm_90 -o "$tmp/rdc-variables.cubin" tests/golden/globals.cu
     head -c 16 "$tmp/two.fatbin" > "$tmp/cut16.fatbin"
     python3 - "$tmp" <<'PY'
 import struct, sys
@@ -83,7 +86,7 @@ struct.pack_into('<Q', c, 0x28, len(c) + 4096)
 open(t + '/shoff.cubin', 'wb').write(c)
 PY
     for f in two.fatbin lz4.fatbin zstd.fatbin k.cubin k.ptx cut16.fatbin garbage.fatbin \
-             members.fatbin shoff.cubin; do
+             members.fatbin shoff.cubin variables.ptx rdc-variables.cubin; do
         put fuzz_gen_image "$f" < "$tmp/$f"
         put fuzz_image_kind "$f" < "$tmp/$f"
     done

@@ -7,7 +7,9 @@
  * stream; a __managed__ total read from the host, through its accessor and
  * its address; bounds refused with nothing copied; a graph whose memcpy
  * node writes the table before the kernel node reads it, replayed with new
- * values. Built twice: with an embedded fatbin, and (GLOBALS_NVRTC) with
+ * values; a static and a const variable found by their plain names (a
+ * const one's initializer read back, the static one written and used by a
+ * kernel). Built twice: with an embedded fatbin, and (GLOBALS_NVRTC) with
  * the source embedded for NVRTC; `make gpu-check-globals` runs each with
  * the library loader and with KSTUB_LOADER=module. Without a CUDA driver it
  * prints "gpu-globals: no CUDA driver (...); skipped" and exits 0.
@@ -166,6 +168,38 @@ static int managed_total(void)
     return 0;
 }
 
+/* Internal linkage at global scope: s_scale (static) and k_offset (const)
+ * by their plain names; the const one holds its initializer. */
+static int static_and_const_by_name(void)
+{
+    int off = -1;
+    KS(k_offset_get(&off, NULL));
+    EXPECT(off == 7, "k_offset_get gave %d, wanted its initializer 7", off);
+    KS(s_scale_set(2.5f, NULL));
+    float back = 0;
+    KS(s_scale_get(&back, NULL));
+    EXPECT(back == 2.5f, "s_scale_get gave %g, wanted 2.5", back);
+    enum { n = 1000 };
+    float y[n], out[n];
+    memset(out, 0xff, sizeof out);   /* poison: NaN */
+    for (int i = 0; i < n; i++)
+        y[i] = gpu_frand(&rng);
+    CUdeviceptr dy;
+    CU(cu.MemAlloc(&dy, sizeof y));
+    CU(cu.MemcpyHtoD(dy, y, sizeof y));
+    KS(scale_offset(ks_launch_1d((n + 255) / 256, 256), DEV(float, dy), n));
+    CU(cu.StreamSynchronize(NULL));
+    CU(cu.MemcpyDtoH(out, dy, sizeof out));
+    cu.MemFree(dy);
+    double err = 0;
+    for (int i = 0; i < n; i++)
+        err = fmax(err, fabs((double)out[i] - (2.5 * y[i] + 7.0)));
+    EXPECT(err < 1e-4, "scale_offset: max error %g", err);
+    printf("  s_scale (static) = 2.5 and k_offset (const) = %d by their plain names, max error %.2g\n",
+           off, err);
+    return 0;
+}
+
 /* A graph: a memcpy node writes the table, then fir reads it; replayed with new taps. */
 static int graph_memcpy_node(void)
 {
@@ -245,5 +279,6 @@ int main(void)
     gpu_run_case("parts of the table on the per-thread stream, an overrun refused", per_thread_stream_and_parts);
     gpu_run_case("a __managed__ total read from the host", managed_total);
     gpu_run_case("a graph memcpy node writing the table", graph_memcpy_node);
+    gpu_run_case("a static and a const variable found by their plain names", static_and_const_by_name);
     return gpu_report("gpu-globals");
 }

@@ -1,7 +1,8 @@
 // Device variables on the GPU (issue 29, tests/gpu/globals_gpu.c): a
 // __constant__ table and a __device__ struct that a kernel reads, a
 // __device__ counter bumped with atomics, a __managed__ total, a namespaced
-// 2-D table, each reached through its generated accessors.
+// 2-D table, a static and a const variable (their plain names in a
+// whole-program image), each reached through its generated accessors.
 struct Params {
     float gain;
     int taps;
@@ -44,4 +45,16 @@ __global__ void sum_grid(void)
                 s += lut::grid[r][c];
         m_total = s;
     }
+}
+
+// A static and a const variable at global scope: internal linkage, but nvcc
+// keeps their plain names in a whole-program image (and NVRTC's), where the
+// driver finds them by name. y[i] = s_scale * y[i] + k_offset.
+static __device__ float s_scale;
+const __device__ int k_offset = 7;
+__global__ void scale_offset(float *y, int n)
+{
+    int i = blockIdx.x * blockDim.x + threadIdx.x;
+    if (i < n)
+        y[i] = s_scale * y[i] + (float)k_offset;
 }
