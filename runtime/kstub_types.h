@@ -201,6 +201,19 @@ static inline ks_bfloat162 ks_bfloat162_make(float x, float y)
  * tested in strict mode only (C's conversions apply otherwise). The tests
  * are _Generic selections made by the generator; before C11 nothing is
  * tested.
+ *
+ * clang reports an error in a macro with a note per macro the failing
+ * token came through ("expanded from macro"), which a static assertion three
+ * macros deep makes 34 lines. There the pointer test is instead
+ * KS_ARG_TYPE_CHECK(arg, exact, ok, type, tag)(arg), written by the
+ * generator where the stub's macro names the argument: a function pointer
+ * taking `type` when the test passes, and otherwise one taking `struct tag`
+ * (the generated header defines it; its name says kernel, parameter and
+ * type), so that clang's one error is at the argument and names the type
+ * given and the tag: "passing 'int *' to parameter of incompatible type
+ * 'struct kernel_saxpy_parameter_x_needs_const_float_pointer'". It sits in a
+ * sizeof (never called) and KS_ARG_POINTER passes the argument on without a
+ * second error. Elsewhere KS_ARG_TYPE_CHECK is empty.
  */
 #if defined(__STDC_VERSION__) && __STDC_VERSION__ >= 201112L
 #define KS__ASSERT(ok, msg) (void)sizeof(struct { _Static_assert(ok, msg); int ks__unused; })
@@ -212,15 +225,46 @@ static inline ks_bfloat162 ks_bfloat162_make(float x, float y)
 #define KS__INTEGER(arg) \
     _Generic((arg), _Bool: 1, char: 1, signed char: 1, unsigned char: 1, short: 1, unsigned short: 1, \
              int: 1, unsigned: 1, long: 1, unsigned long: 1, long long: 1, unsigned long long: 1, default: 0)
+#if defined(__clang__)
+#define KS__ARG_TAGS 1
+/* The argument where its test passed, else a null pointer (its error is
+ * KS_ARG_TYPE_CHECK's). A _Generic, not a comma, passes the value on: NULL
+ * stays a null pointer constant, which a function pointer takes. */
+#define KS__ASSERTED(ok, msg, value) \
+    _Generic((char (*)[sizeof(struct { _Static_assert(ok, msg); int ks__unused; })])0, default: value)
+#define KS__PASS_IF(ok, arg) _Generic((char (*)[1 + !!(ok)])0, char (*)[2]: (arg), default: (void *)0)
+/* The struct a wrong argument is reported against: its name ends
+ * "_exactly" in strict mode. */
+#if defined(KSTUB_STRICT)
+#define KS__ARG_TAG(tag) tag##_exactly
+#define KS_ARG_TYPE_CHECK(arg, exact, ok, type, tag) \
+    _Generic((char (*)[1 + !!(exact)])0, char (*)[2]: (int (*)(type))0, default: (int (*)(struct KS__ARG_TAG(tag)))0)
+#define KS_ARG_POINTER(arg, exact, ok, who, type, ok_type, exact_pick, pick) KS__PASS_IF(exact, arg)
+#else
+#define KS__ARG_TAG(tag) tag
+/* An integer passes here: the assertion below names it. */
+#define KS_ARG_TYPE_CHECK(arg, exact, ok, type, tag) \
+    _Generic((char (*)[1 + !!(ok) + 2 * KS__INTEGER(arg)])0, char (*)[2]: (int (*)(type))0, \
+             char (*)[3]: (int (*)(unsigned long long))0, default: (int (*)(struct tag))0)
+#define KS_ARG_POINTER(arg, exact, ok, who, type, ok_type, exact_pick, pick) \
+    KS__ASSERTED(KS__EITHER(0, !KS__INTEGER(arg)), who " needs " ok_type ", not an integer (0 is an int: pass NULL)", \
+                 KS__PASS_IF(ok, arg))
+#endif
+#else
+#define KS_ARG_TYPE_CHECK(arg, exact, ok, type, tag)
 #if defined(KSTUB_STRICT)
 #define KS_ARG_POINTER(arg, exact, ok, who, type, ok_type, exact_pick, pick) \
     (KS__ASSERT(exact, who " needs exactly " type), exact_pick)
-#define KS_ARG_VALUE(arg, exact, msg) KS__ARG_CHECK(arg, exact, msg)
 #else
 #define KS_ARG_POINTER(arg, exact, ok, who, type, ok_type, exact_pick, pick) \
     (KS__ASSERT(KS__EITHER(ok, KS__INTEGER(arg)), who " needs " ok_type ", not another pointer type"), \
      KS__ASSERT(KS__EITHER(0, !KS__INTEGER(arg)), who " needs " ok_type ", not an integer (0 is an int: pass NULL)"), \
      pick)
+#endif
+#endif
+#if defined(KSTUB_STRICT)
+#define KS_ARG_VALUE(arg, exact, msg) KS__ARG_CHECK(arg, exact, msg)
+#else
 #define KS_ARG_VALUE(arg, exact, msg) (arg)
 #endif
 /* A typed graph node (or an array of them, or of a kernel's _args): only
@@ -235,6 +279,7 @@ static inline ks_bfloat162 ks_bfloat162_make(float x, float y)
     ks__wrong_arg_count(sizeof(struct { _Static_assert(0, msg KS__STR(KS__ARGC(__VA_ARGS__))); int ks__unused; }), \
                         __VA_ARGS__)
 #else
+#define KS_ARG_TYPE_CHECK(arg, exact, ok, type, tag)
 #define KS_ARG_POINTER(arg, exact, ok, who, type, ok_type, exact_pick, pick) (arg)
 #define KS_ARG_VALUE(arg, exact, msg) (arg)
 #define KS_ARG_NODES(arg, ok, msg) (arg)

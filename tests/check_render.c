@@ -145,6 +145,16 @@ START_TEST(include_filter)
 }
 END_TEST
 
+/* A type's spelling as part of a C name (the struct a wrong pointer
+ * argument is reported against under clang, header.h.in). */
+START_TEST(ident_filter)
+{
+    RENDERS("{{#params}}x_{{type:ident}}_y {{/params}}", "x_int_y x_unsigned_long_y ");
+    RENDERS("{{nasty:ident}}", "a_b_c");
+    RENDERS("{{name:ident}}", "vec_add");
+}
+END_TEST
+
 START_TEST(unknown_filter)
 {
     REFUSED("{{name:shout}}", "unknown filter ':shout'");
@@ -400,6 +410,7 @@ static Suite *render_suite(void)
     tcase_add_test(v, comment_filter);
     tcase_add_test(v, string_filter);
     tcase_add_test(v, include_filter);
+    tcase_add_test(v, ident_filter);
     tcase_add_test(v, unknown_filter);
     tcase_add_test(v, unknown_name);
     tcase_add_test(v, comment_tag_dropped);

@@ -580,12 +580,28 @@ ks_status ks__bench_table_read_at(const char *ks__file, int ks__line, size_t ks_
  * __VA_ARGS__ and hands them on, so arguments that another macro writes
  * (ARGS(x) expanding to "a, b, c") are counted after that expansion. Wrap a
  * compound literal argument in parentheses: its commas would split it. */
+#if defined(KS__ARG_TAGS)
+/* clang: the types a pointer argument of another type is reported against
+ * (KS_ARG_TYPE_CHECK in kstub_types.h); never used for a value. */
+struct KS__ARG_TAG(kernel_bench_args_parameter_x_needs_const_float_pointer) { char ks__never; };
+struct KS__ARG_TAG(kernel_bench_args_parameter_y_needs_float_pointer) { char ks__never; };
+struct KS__ARG_TAG(kernel_bench_struct_parameter_y_needs_float_pointer) { char ks__never; };
+struct KS__ARG_TAG(kernel_bench_fill_float_parameter_y_needs_float_pointer) { char ks__never; };
+struct KS__ARG_TAG(kernel_bench_fill_int_parameter_y_needs_int_pointer) { char ks__never; };
+struct KS__ARG_TAG(kernel_bench_read_table_parameter_y_needs_float_pointer) { char ks__never; };
+struct KS__ARG_TAG(variable_bench_table_needs_const_float_pointer) { char ks__never; };
+struct KS__ARG_TAG(variable_bench_table_reads_into_float_pointer) { char ks__never; };
+#endif
 #define bench_args(...) KS__PICK_COUNT(6, ks__bench_args_call, ks__bench_args_wrong, __VA_ARGS__)(__VA_ARGS__)
 #define ks__bench_args_wrong(...) \
     KS__WRONG_COUNT("kernel bench_args takes 6 arguments (launch, a, x, y, n, m), not ", \
                     kernel_bench_args_takes_6_arguments, __VA_ARGS__)
 #define ks__bench_args_call(launch, a, x, y, n, m) \
-    ks__bench_args_at(__FILE__, __LINE__, launch, \
+    ((void)sizeof(KS_ARG_TYPE_CHECK(x, _Generic((x), const float *: 1, float *: 1, default: 0), _Generic((x), const float *: 1, float *: 1, void *: 1, const void *: 1, default: 0), const float *, kernel_bench_args_parameter_x_needs_const_float_pointer) \
+         (x)), \
+     (void)sizeof(KS_ARG_TYPE_CHECK(y, _Generic((y), float *: 1, default: 0), _Generic((y), float *: 1, void *: 1, default: 0), float *, kernel_bench_args_parameter_y_needs_float_pointer) \
+         (y)), \
+     ks__bench_args_at(__FILE__, __LINE__, launch, \
         KS_ARG_VALUE(a, _Generic((a), float: 1, default: 0), "kernel bench_args, parameter a needs exactly float"), \
         KS_ARG_POINTER(x, _Generic((x), const float *: 1, float *: 1, default: 0), \
             _Generic((x), const float *: 1, float *: 1, void *: 1, const void *: 1, default: 0), \
@@ -596,13 +612,17 @@ ks_status ks__bench_table_read_at(const char *ks__file, int ks__line, size_t ks_
             "kernel bench_args, parameter y", "float *", "float *", _Generic(y, float *: (y)), \
             _Generic(y, float *: (y), void *: (y))), \
         KS_ARG_VALUE(n, _Generic((n), int: 1, default: 0), "kernel bench_args, parameter n needs exactly int"), \
-        KS_ARG_VALUE(m, _Generic((m), long long: 1, default: 0), "kernel bench_args, parameter m needs exactly long long"))
+        KS_ARG_VALUE(m, _Generic((m), long long: 1, default: 0), "kernel bench_args, parameter m needs exactly long long")))
 #define bench_args_n(...) KS__PICK_COUNT(7, ks__bench_args_n_call, ks__bench_args_n_wrong, __VA_ARGS__)(__VA_ARGS__)
 #define ks__bench_args_n_wrong(...) \
     KS__WRONG_COUNT("bench_args_n takes 7 arguments (n_items, stream, a, x, y, n, m), not ", \
                     bench_args_n_takes_7_arguments, __VA_ARGS__)
 #define ks__bench_args_n_call(n_items, stream, a, x, y, n, m) \
-    ks__bench_args_n_at(__FILE__, __LINE__, n_items, stream, \
+    ((void)sizeof(KS_ARG_TYPE_CHECK(x, _Generic((x), const float *: 1, float *: 1, default: 0), _Generic((x), const float *: 1, float *: 1, void *: 1, const void *: 1, default: 0), const float *, kernel_bench_args_parameter_x_needs_const_float_pointer) \
+         (x)), \
+     (void)sizeof(KS_ARG_TYPE_CHECK(y, _Generic((y), float *: 1, default: 0), _Generic((y), float *: 1, void *: 1, default: 0), float *, kernel_bench_args_parameter_y_needs_float_pointer) \
+         (y)), \
+     ks__bench_args_n_at(__FILE__, __LINE__, n_items, stream, \
         KS_ARG_VALUE(a, _Generic((a), float: 1, default: 0), "kernel bench_args, parameter a needs exactly float"), \
         KS_ARG_POINTER(x, _Generic((x), const float *: 1, float *: 1, default: 0), \
             _Generic((x), const float *: 1, float *: 1, void *: 1, const void *: 1, default: 0), \
@@ -613,10 +633,14 @@ ks_status ks__bench_table_read_at(const char *ks__file, int ks__line, size_t ks_
             "kernel bench_args, parameter y", "float *", "float *", _Generic(y, float *: (y)), \
             _Generic(y, float *: (y), void *: (y))), \
         KS_ARG_VALUE(n, _Generic((n), int: 1, default: 0), "kernel bench_args, parameter n needs exactly int"), \
-        KS_ARG_VALUE(m, _Generic((m), long long: 1, default: 0), "kernel bench_args, parameter m needs exactly long long"))
+        KS_ARG_VALUE(m, _Generic((m), long long: 1, default: 0), "kernel bench_args, parameter m needs exactly long long")))
 #define bench_args_node(...) ks__bench_args_node_call(__VA_ARGS__)
 #define ks__bench_args_node_call(ks__graph, ks__deps, ks__ndeps, ks__node, launch, a, x, y, n, m) \
-    (bench_args_node)(ks__graph, ks__deps, ks__ndeps, \
+    ((void)sizeof(KS_ARG_TYPE_CHECK(x, _Generic((x), const float *: 1, float *: 1, default: 0), _Generic((x), const float *: 1, float *: 1, void *: 1, const void *: 1, default: 0), const float *, kernel_bench_args_parameter_x_needs_const_float_pointer) \
+         (x)), \
+     (void)sizeof(KS_ARG_TYPE_CHECK(y, _Generic((y), float *: 1, default: 0), _Generic((y), float *: 1, void *: 1, default: 0), float *, kernel_bench_args_parameter_y_needs_float_pointer) \
+         (y)), \
+     (bench_args_node)(ks__graph, ks__deps, ks__ndeps, \
         KS_ARG_NODES(ks__node, _Generic((ks__node), bench_args_node_t *: 1, void *: 1, default: 0), \
             "kernel bench_args: the node must be a bench_args_node_t *"), launch, \
         KS_ARG_VALUE(a, _Generic((a), float: 1, default: 0), "kernel bench_args, parameter a needs exactly float"), \
@@ -629,10 +653,14 @@ ks_status ks__bench_table_read_at(const char *ks__file, int ks__line, size_t ks_
             "kernel bench_args, parameter y", "float *", "float *", _Generic(y, float *: (y)), \
             _Generic(y, float *: (y), void *: (y))), \
         KS_ARG_VALUE(n, _Generic((n), int: 1, default: 0), "kernel bench_args, parameter n needs exactly int"), \
-        KS_ARG_VALUE(m, _Generic((m), long long: 1, default: 0), "kernel bench_args, parameter m needs exactly long long"))
+        KS_ARG_VALUE(m, _Generic((m), long long: 1, default: 0), "kernel bench_args, parameter m needs exactly long long")))
 #define bench_args_node_set(...) ks__bench_args_node_set_call(__VA_ARGS__)
 #define ks__bench_args_node_set_call(ks__exec, ks__node, launch, a, x, y, n, m) \
-    (bench_args_node_set)(ks__exec, ks__node, launch, \
+    ((void)sizeof(KS_ARG_TYPE_CHECK(x, _Generic((x), const float *: 1, float *: 1, default: 0), _Generic((x), const float *: 1, float *: 1, void *: 1, const void *: 1, default: 0), const float *, kernel_bench_args_parameter_x_needs_const_float_pointer) \
+         (x)), \
+     (void)sizeof(KS_ARG_TYPE_CHECK(y, _Generic((y), float *: 1, default: 0), _Generic((y), float *: 1, void *: 1, default: 0), float *, kernel_bench_args_parameter_y_needs_float_pointer) \
+         (y)), \
+     (bench_args_node_set)(ks__exec, ks__node, launch, \
         KS_ARG_VALUE(a, _Generic((a), float: 1, default: 0), "kernel bench_args, parameter a needs exactly float"), \
         KS_ARG_POINTER(x, _Generic((x), const float *: 1, float *: 1, default: 0), \
             _Generic((x), const float *: 1, float *: 1, void *: 1, const void *: 1, default: 0), \
@@ -643,7 +671,7 @@ ks_status ks__bench_table_read_at(const char *ks__file, int ks__line, size_t ks_
             "kernel bench_args, parameter y", "float *", "float *", _Generic(y, float *: (y)), \
             _Generic(y, float *: (y), void *: (y))), \
         KS_ARG_VALUE(n, _Generic((n), int: 1, default: 0), "kernel bench_args, parameter n needs exactly int"), \
-        KS_ARG_VALUE(m, _Generic((m), long long: 1, default: 0), "kernel bench_args, parameter m needs exactly long long"))
+        KS_ARG_VALUE(m, _Generic((m), long long: 1, default: 0), "kernel bench_args, parameter m needs exactly long long")))
 #define bench_args_nodes_set(...) ks__bench_args_nodes_set_call(__VA_ARGS__)
 #define ks__bench_args_nodes_set_call(ks__exec, ks__count, ks__nodes, ks__launches, ks__values) \
     (bench_args_nodes_set)(ks__exec, ks__count, \
@@ -656,41 +684,49 @@ ks_status ks__bench_table_read_at(const char *ks__file, int ks__line, size_t ks_
     KS__WRONG_COUNT("kernel bench_struct takes 3 arguments (launch, p, y), not ", \
                     kernel_bench_struct_takes_3_arguments, __VA_ARGS__)
 #define ks__bench_struct_call(launch, p, y) \
-    ks__bench_struct_at(__FILE__, __LINE__, launch, \
+    ((void)sizeof(KS_ARG_TYPE_CHECK(y, _Generic((y), float *: 1, default: 0), _Generic((y), float *: 1, void *: 1, default: 0), float *, kernel_bench_struct_parameter_y_needs_float_pointer) \
+         (y)), \
+     ks__bench_struct_at(__FILE__, __LINE__, launch, \
         KS_ARG_VALUE(p, _Generic((p), struct BenchParams: 1, default: 0), "kernel bench_struct, parameter p needs exactly struct BenchParams"), \
         KS_ARG_POINTER(y, _Generic((y), float *: 1, default: 0), \
             _Generic((y), float *: 1, void *: 1, default: 0), \
             "kernel bench_struct, parameter y", "float *", "float *", _Generic(y, float *: (y)), \
-            _Generic(y, float *: (y), void *: (y))))
+            _Generic(y, float *: (y), void *: (y)))))
 #define bench_struct_n(...) KS__PICK_COUNT(4, ks__bench_struct_n_call, ks__bench_struct_n_wrong, __VA_ARGS__)(__VA_ARGS__)
 #define ks__bench_struct_n_wrong(...) \
     KS__WRONG_COUNT("bench_struct_n takes 4 arguments (n_items, stream, p, y), not ", \
                     bench_struct_n_takes_4_arguments, __VA_ARGS__)
 #define ks__bench_struct_n_call(n_items, stream, p, y) \
-    ks__bench_struct_n_at(__FILE__, __LINE__, n_items, stream, \
+    ((void)sizeof(KS_ARG_TYPE_CHECK(y, _Generic((y), float *: 1, default: 0), _Generic((y), float *: 1, void *: 1, default: 0), float *, kernel_bench_struct_parameter_y_needs_float_pointer) \
+         (y)), \
+     ks__bench_struct_n_at(__FILE__, __LINE__, n_items, stream, \
         KS_ARG_VALUE(p, _Generic((p), struct BenchParams: 1, default: 0), "kernel bench_struct, parameter p needs exactly struct BenchParams"), \
         KS_ARG_POINTER(y, _Generic((y), float *: 1, default: 0), \
             _Generic((y), float *: 1, void *: 1, default: 0), \
             "kernel bench_struct, parameter y", "float *", "float *", _Generic(y, float *: (y)), \
-            _Generic(y, float *: (y), void *: (y))))
+            _Generic(y, float *: (y), void *: (y)))))
 #define bench_struct_node(...) ks__bench_struct_node_call(__VA_ARGS__)
 #define ks__bench_struct_node_call(ks__graph, ks__deps, ks__ndeps, ks__node, launch, p, y) \
-    (bench_struct_node)(ks__graph, ks__deps, ks__ndeps, \
+    ((void)sizeof(KS_ARG_TYPE_CHECK(y, _Generic((y), float *: 1, default: 0), _Generic((y), float *: 1, void *: 1, default: 0), float *, kernel_bench_struct_parameter_y_needs_float_pointer) \
+         (y)), \
+     (bench_struct_node)(ks__graph, ks__deps, ks__ndeps, \
         KS_ARG_NODES(ks__node, _Generic((ks__node), bench_struct_node_t *: 1, void *: 1, default: 0), \
             "kernel bench_struct: the node must be a bench_struct_node_t *"), launch, \
         KS_ARG_VALUE(p, _Generic((p), struct BenchParams: 1, default: 0), "kernel bench_struct, parameter p needs exactly struct BenchParams"), \
         KS_ARG_POINTER(y, _Generic((y), float *: 1, default: 0), \
             _Generic((y), float *: 1, void *: 1, default: 0), \
             "kernel bench_struct, parameter y", "float *", "float *", _Generic(y, float *: (y)), \
-            _Generic(y, float *: (y), void *: (y))))
+            _Generic(y, float *: (y), void *: (y)))))
 #define bench_struct_node_set(...) ks__bench_struct_node_set_call(__VA_ARGS__)
 #define ks__bench_struct_node_set_call(ks__exec, ks__node, launch, p, y) \
-    (bench_struct_node_set)(ks__exec, ks__node, launch, \
+    ((void)sizeof(KS_ARG_TYPE_CHECK(y, _Generic((y), float *: 1, default: 0), _Generic((y), float *: 1, void *: 1, default: 0), float *, kernel_bench_struct_parameter_y_needs_float_pointer) \
+         (y)), \
+     (bench_struct_node_set)(ks__exec, ks__node, launch, \
         KS_ARG_VALUE(p, _Generic((p), struct BenchParams: 1, default: 0), "kernel bench_struct, parameter p needs exactly struct BenchParams"), \
         KS_ARG_POINTER(y, _Generic((y), float *: 1, default: 0), \
             _Generic((y), float *: 1, void *: 1, default: 0), \
             "kernel bench_struct, parameter y", "float *", "float *", _Generic(y, float *: (y)), \
-            _Generic(y, float *: (y), void *: (y))))
+            _Generic(y, float *: (y), void *: (y)))))
 #define bench_struct_nodes_set(...) ks__bench_struct_nodes_set_call(__VA_ARGS__)
 #define ks__bench_struct_nodes_set_call(ks__exec, ks__count, ks__nodes, ks__launches, ks__values) \
     (bench_struct_nodes_set)(ks__exec, ks__count, \
@@ -703,21 +739,21 @@ ks_status ks__bench_table_read_at(const char *ks__file, int ks__line, size_t ks_
     KS__WRONG_COUNT("kernel bench_empty takes 1 arguments (launch), not ", \
                     kernel_bench_empty_takes_1_arguments, __VA_ARGS__)
 #define ks__bench_empty_call(launch) \
-    ks__bench_empty_at(__FILE__, __LINE__, launch)
+    (ks__bench_empty_at(__FILE__, __LINE__, launch))
 #define bench_empty_n(...) KS__PICK_COUNT(2, ks__bench_empty_n_call, ks__bench_empty_n_wrong, __VA_ARGS__)(__VA_ARGS__)
 #define ks__bench_empty_n_wrong(...) \
     KS__WRONG_COUNT("bench_empty_n takes 2 arguments (n_items, stream), not ", \
                     bench_empty_n_takes_2_arguments, __VA_ARGS__)
 #define ks__bench_empty_n_call(n_items, stream) \
-    ks__bench_empty_n_at(__FILE__, __LINE__, n_items, stream)
+    (ks__bench_empty_n_at(__FILE__, __LINE__, n_items, stream))
 #define bench_empty_node(...) ks__bench_empty_node_call(__VA_ARGS__)
 #define ks__bench_empty_node_call(ks__graph, ks__deps, ks__ndeps, ks__node, launch) \
-    (bench_empty_node)(ks__graph, ks__deps, ks__ndeps, \
+    ((bench_empty_node)(ks__graph, ks__deps, ks__ndeps, \
         KS_ARG_NODES(ks__node, _Generic((ks__node), bench_empty_node_t *: 1, void *: 1, default: 0), \
-            "kernel bench_empty: the node must be a bench_empty_node_t *"), launch)
+            "kernel bench_empty: the node must be a bench_empty_node_t *"), launch))
 #define bench_empty_node_set(...) ks__bench_empty_node_set_call(__VA_ARGS__)
 #define ks__bench_empty_node_set_call(ks__exec, ks__node, launch) \
-    (bench_empty_node_set)(ks__exec, ks__node, launch)
+    ((bench_empty_node_set)(ks__exec, ks__node, launch))
 #define bench_empty_nodes_set(...) ks__bench_empty_nodes_set_call(__VA_ARGS__)
 #define ks__bench_empty_nodes_set_call(ks__exec, ks__count, ks__nodes, ks__launches) \
     (bench_empty_nodes_set)(ks__exec, ks__count, \
@@ -728,28 +764,34 @@ ks_status ks__bench_table_read_at(const char *ks__file, int ks__line, size_t ks_
     KS__WRONG_COUNT("kernel bench_fill_float takes 4 arguments (launch, y, v, n), not ", \
                     kernel_bench_fill_float_takes_4_arguments, __VA_ARGS__)
 #define ks__bench_fill_float_call(launch, y, v, n) \
-    ks__bench_fill_float_at(__FILE__, __LINE__, launch, \
+    ((void)sizeof(KS_ARG_TYPE_CHECK(y, _Generic((y), float *: 1, default: 0), _Generic((y), float *: 1, void *: 1, default: 0), float *, kernel_bench_fill_float_parameter_y_needs_float_pointer) \
+         (y)), \
+     ks__bench_fill_float_at(__FILE__, __LINE__, launch, \
         KS_ARG_POINTER(y, _Generic((y), float *: 1, default: 0), \
             _Generic((y), float *: 1, void *: 1, default: 0), \
             "kernel bench_fill_float, parameter y", "float *", "float *", _Generic(y, float *: (y)), \
             _Generic(y, float *: (y), void *: (y))), \
         KS_ARG_VALUE(v, _Generic((v), float: 1, default: 0), "kernel bench_fill_float, parameter v needs exactly float"), \
-        KS_ARG_VALUE(n, _Generic((n), int: 1, default: 0), "kernel bench_fill_float, parameter n needs exactly int"))
+        KS_ARG_VALUE(n, _Generic((n), int: 1, default: 0), "kernel bench_fill_float, parameter n needs exactly int")))
 #define bench_fill_float_n(...) KS__PICK_COUNT(5, ks__bench_fill_float_n_call, ks__bench_fill_float_n_wrong, __VA_ARGS__)(__VA_ARGS__)
 #define ks__bench_fill_float_n_wrong(...) \
     KS__WRONG_COUNT("bench_fill_float_n takes 5 arguments (n_items, stream, y, v, n), not ", \
                     bench_fill_float_n_takes_5_arguments, __VA_ARGS__)
 #define ks__bench_fill_float_n_call(n_items, stream, y, v, n) \
-    ks__bench_fill_float_n_at(__FILE__, __LINE__, n_items, stream, \
+    ((void)sizeof(KS_ARG_TYPE_CHECK(y, _Generic((y), float *: 1, default: 0), _Generic((y), float *: 1, void *: 1, default: 0), float *, kernel_bench_fill_float_parameter_y_needs_float_pointer) \
+         (y)), \
+     ks__bench_fill_float_n_at(__FILE__, __LINE__, n_items, stream, \
         KS_ARG_POINTER(y, _Generic((y), float *: 1, default: 0), \
             _Generic((y), float *: 1, void *: 1, default: 0), \
             "kernel bench_fill_float, parameter y", "float *", "float *", _Generic(y, float *: (y)), \
             _Generic(y, float *: (y), void *: (y))), \
         KS_ARG_VALUE(v, _Generic((v), float: 1, default: 0), "kernel bench_fill_float, parameter v needs exactly float"), \
-        KS_ARG_VALUE(n, _Generic((n), int: 1, default: 0), "kernel bench_fill_float, parameter n needs exactly int"))
+        KS_ARG_VALUE(n, _Generic((n), int: 1, default: 0), "kernel bench_fill_float, parameter n needs exactly int")))
 #define bench_fill_float_node(...) ks__bench_fill_float_node_call(__VA_ARGS__)
 #define ks__bench_fill_float_node_call(ks__graph, ks__deps, ks__ndeps, ks__node, launch, y, v, n) \
-    (bench_fill_float_node)(ks__graph, ks__deps, ks__ndeps, \
+    ((void)sizeof(KS_ARG_TYPE_CHECK(y, _Generic((y), float *: 1, default: 0), _Generic((y), float *: 1, void *: 1, default: 0), float *, kernel_bench_fill_float_parameter_y_needs_float_pointer) \
+         (y)), \
+     (bench_fill_float_node)(ks__graph, ks__deps, ks__ndeps, \
         KS_ARG_NODES(ks__node, _Generic((ks__node), bench_fill_float_node_t *: 1, void *: 1, default: 0), \
             "kernel bench_fill_float: the node must be a bench_fill_float_node_t *"), launch, \
         KS_ARG_POINTER(y, _Generic((y), float *: 1, default: 0), \
@@ -757,16 +799,18 @@ ks_status ks__bench_table_read_at(const char *ks__file, int ks__line, size_t ks_
             "kernel bench_fill_float, parameter y", "float *", "float *", _Generic(y, float *: (y)), \
             _Generic(y, float *: (y), void *: (y))), \
         KS_ARG_VALUE(v, _Generic((v), float: 1, default: 0), "kernel bench_fill_float, parameter v needs exactly float"), \
-        KS_ARG_VALUE(n, _Generic((n), int: 1, default: 0), "kernel bench_fill_float, parameter n needs exactly int"))
+        KS_ARG_VALUE(n, _Generic((n), int: 1, default: 0), "kernel bench_fill_float, parameter n needs exactly int")))
 #define bench_fill_float_node_set(...) ks__bench_fill_float_node_set_call(__VA_ARGS__)
 #define ks__bench_fill_float_node_set_call(ks__exec, ks__node, launch, y, v, n) \
-    (bench_fill_float_node_set)(ks__exec, ks__node, launch, \
+    ((void)sizeof(KS_ARG_TYPE_CHECK(y, _Generic((y), float *: 1, default: 0), _Generic((y), float *: 1, void *: 1, default: 0), float *, kernel_bench_fill_float_parameter_y_needs_float_pointer) \
+         (y)), \
+     (bench_fill_float_node_set)(ks__exec, ks__node, launch, \
         KS_ARG_POINTER(y, _Generic((y), float *: 1, default: 0), \
             _Generic((y), float *: 1, void *: 1, default: 0), \
             "kernel bench_fill_float, parameter y", "float *", "float *", _Generic(y, float *: (y)), \
             _Generic(y, float *: (y), void *: (y))), \
         KS_ARG_VALUE(v, _Generic((v), float: 1, default: 0), "kernel bench_fill_float, parameter v needs exactly float"), \
-        KS_ARG_VALUE(n, _Generic((n), int: 1, default: 0), "kernel bench_fill_float, parameter n needs exactly int"))
+        KS_ARG_VALUE(n, _Generic((n), int: 1, default: 0), "kernel bench_fill_float, parameter n needs exactly int")))
 #define bench_fill_float_nodes_set(...) ks__bench_fill_float_nodes_set_call(__VA_ARGS__)
 #define ks__bench_fill_float_nodes_set_call(ks__exec, ks__count, ks__nodes, ks__launches, ks__values) \
     (bench_fill_float_nodes_set)(ks__exec, ks__count, \
@@ -779,28 +823,34 @@ ks_status ks__bench_table_read_at(const char *ks__file, int ks__line, size_t ks_
     KS__WRONG_COUNT("kernel bench_fill_int takes 4 arguments (launch, y, v, n), not ", \
                     kernel_bench_fill_int_takes_4_arguments, __VA_ARGS__)
 #define ks__bench_fill_int_call(launch, y, v, n) \
-    ks__bench_fill_int_at(__FILE__, __LINE__, launch, \
+    ((void)sizeof(KS_ARG_TYPE_CHECK(y, _Generic((y), int *: 1, default: 0), _Generic((y), int *: 1, void *: 1, default: 0), int *, kernel_bench_fill_int_parameter_y_needs_int_pointer) \
+         (y)), \
+     ks__bench_fill_int_at(__FILE__, __LINE__, launch, \
         KS_ARG_POINTER(y, _Generic((y), int *: 1, default: 0), \
             _Generic((y), int *: 1, void *: 1, default: 0), \
             "kernel bench_fill_int, parameter y", "int *", "int *", _Generic(y, int *: (y)), \
             _Generic(y, int *: (y), void *: (y))), \
         KS_ARG_VALUE(v, _Generic((v), int: 1, default: 0), "kernel bench_fill_int, parameter v needs exactly int"), \
-        KS_ARG_VALUE(n, _Generic((n), int: 1, default: 0), "kernel bench_fill_int, parameter n needs exactly int"))
+        KS_ARG_VALUE(n, _Generic((n), int: 1, default: 0), "kernel bench_fill_int, parameter n needs exactly int")))
 #define bench_fill_int_n(...) KS__PICK_COUNT(5, ks__bench_fill_int_n_call, ks__bench_fill_int_n_wrong, __VA_ARGS__)(__VA_ARGS__)
 #define ks__bench_fill_int_n_wrong(...) \
     KS__WRONG_COUNT("bench_fill_int_n takes 5 arguments (n_items, stream, y, v, n), not ", \
                     bench_fill_int_n_takes_5_arguments, __VA_ARGS__)
 #define ks__bench_fill_int_n_call(n_items, stream, y, v, n) \
-    ks__bench_fill_int_n_at(__FILE__, __LINE__, n_items, stream, \
+    ((void)sizeof(KS_ARG_TYPE_CHECK(y, _Generic((y), int *: 1, default: 0), _Generic((y), int *: 1, void *: 1, default: 0), int *, kernel_bench_fill_int_parameter_y_needs_int_pointer) \
+         (y)), \
+     ks__bench_fill_int_n_at(__FILE__, __LINE__, n_items, stream, \
         KS_ARG_POINTER(y, _Generic((y), int *: 1, default: 0), \
             _Generic((y), int *: 1, void *: 1, default: 0), \
             "kernel bench_fill_int, parameter y", "int *", "int *", _Generic(y, int *: (y)), \
             _Generic(y, int *: (y), void *: (y))), \
         KS_ARG_VALUE(v, _Generic((v), int: 1, default: 0), "kernel bench_fill_int, parameter v needs exactly int"), \
-        KS_ARG_VALUE(n, _Generic((n), int: 1, default: 0), "kernel bench_fill_int, parameter n needs exactly int"))
+        KS_ARG_VALUE(n, _Generic((n), int: 1, default: 0), "kernel bench_fill_int, parameter n needs exactly int")))
 #define bench_fill_int_node(...) ks__bench_fill_int_node_call(__VA_ARGS__)
 #define ks__bench_fill_int_node_call(ks__graph, ks__deps, ks__ndeps, ks__node, launch, y, v, n) \
-    (bench_fill_int_node)(ks__graph, ks__deps, ks__ndeps, \
+    ((void)sizeof(KS_ARG_TYPE_CHECK(y, _Generic((y), int *: 1, default: 0), _Generic((y), int *: 1, void *: 1, default: 0), int *, kernel_bench_fill_int_parameter_y_needs_int_pointer) \
+         (y)), \
+     (bench_fill_int_node)(ks__graph, ks__deps, ks__ndeps, \
         KS_ARG_NODES(ks__node, _Generic((ks__node), bench_fill_int_node_t *: 1, void *: 1, default: 0), \
             "kernel bench_fill_int: the node must be a bench_fill_int_node_t *"), launch, \
         KS_ARG_POINTER(y, _Generic((y), int *: 1, default: 0), \
@@ -808,16 +858,18 @@ ks_status ks__bench_table_read_at(const char *ks__file, int ks__line, size_t ks_
             "kernel bench_fill_int, parameter y", "int *", "int *", _Generic(y, int *: (y)), \
             _Generic(y, int *: (y), void *: (y))), \
         KS_ARG_VALUE(v, _Generic((v), int: 1, default: 0), "kernel bench_fill_int, parameter v needs exactly int"), \
-        KS_ARG_VALUE(n, _Generic((n), int: 1, default: 0), "kernel bench_fill_int, parameter n needs exactly int"))
+        KS_ARG_VALUE(n, _Generic((n), int: 1, default: 0), "kernel bench_fill_int, parameter n needs exactly int")))
 #define bench_fill_int_node_set(...) ks__bench_fill_int_node_set_call(__VA_ARGS__)
 #define ks__bench_fill_int_node_set_call(ks__exec, ks__node, launch, y, v, n) \
-    (bench_fill_int_node_set)(ks__exec, ks__node, launch, \
+    ((void)sizeof(KS_ARG_TYPE_CHECK(y, _Generic((y), int *: 1, default: 0), _Generic((y), int *: 1, void *: 1, default: 0), int *, kernel_bench_fill_int_parameter_y_needs_int_pointer) \
+         (y)), \
+     (bench_fill_int_node_set)(ks__exec, ks__node, launch, \
         KS_ARG_POINTER(y, _Generic((y), int *: 1, default: 0), \
             _Generic((y), int *: 1, void *: 1, default: 0), \
             "kernel bench_fill_int, parameter y", "int *", "int *", _Generic(y, int *: (y)), \
             _Generic(y, int *: (y), void *: (y))), \
         KS_ARG_VALUE(v, _Generic((v), int: 1, default: 0), "kernel bench_fill_int, parameter v needs exactly int"), \
-        KS_ARG_VALUE(n, _Generic((n), int: 1, default: 0), "kernel bench_fill_int, parameter n needs exactly int"))
+        KS_ARG_VALUE(n, _Generic((n), int: 1, default: 0), "kernel bench_fill_int, parameter n needs exactly int")))
 #define bench_fill_int_nodes_set(...) ks__bench_fill_int_nodes_set_call(__VA_ARGS__)
 #define ks__bench_fill_int_nodes_set_call(ks__exec, ks__count, ks__nodes, ks__launches, ks__values) \
     (bench_fill_int_nodes_set)(ks__exec, ks__count, \
@@ -830,37 +882,45 @@ ks_status ks__bench_table_read_at(const char *ks__file, int ks__line, size_t ks_
     KS__WRONG_COUNT("kernel bench_read_table takes 2 arguments (launch, y), not ", \
                     kernel_bench_read_table_takes_2_arguments, __VA_ARGS__)
 #define ks__bench_read_table_call(launch, y) \
-    ks__bench_read_table_at(__FILE__, __LINE__, launch, \
+    ((void)sizeof(KS_ARG_TYPE_CHECK(y, _Generic((y), float *: 1, default: 0), _Generic((y), float *: 1, void *: 1, default: 0), float *, kernel_bench_read_table_parameter_y_needs_float_pointer) \
+         (y)), \
+     ks__bench_read_table_at(__FILE__, __LINE__, launch, \
         KS_ARG_POINTER(y, _Generic((y), float *: 1, default: 0), \
             _Generic((y), float *: 1, void *: 1, default: 0), \
             "kernel bench_read_table, parameter y", "float *", "float *", _Generic(y, float *: (y)), \
-            _Generic(y, float *: (y), void *: (y))))
+            _Generic(y, float *: (y), void *: (y)))))
 #define bench_read_table_n(...) KS__PICK_COUNT(3, ks__bench_read_table_n_call, ks__bench_read_table_n_wrong, __VA_ARGS__)(__VA_ARGS__)
 #define ks__bench_read_table_n_wrong(...) \
     KS__WRONG_COUNT("bench_read_table_n takes 3 arguments (n_items, stream, y), not ", \
                     bench_read_table_n_takes_3_arguments, __VA_ARGS__)
 #define ks__bench_read_table_n_call(n_items, stream, y) \
-    ks__bench_read_table_n_at(__FILE__, __LINE__, n_items, stream, \
+    ((void)sizeof(KS_ARG_TYPE_CHECK(y, _Generic((y), float *: 1, default: 0), _Generic((y), float *: 1, void *: 1, default: 0), float *, kernel_bench_read_table_parameter_y_needs_float_pointer) \
+         (y)), \
+     ks__bench_read_table_n_at(__FILE__, __LINE__, n_items, stream, \
         KS_ARG_POINTER(y, _Generic((y), float *: 1, default: 0), \
             _Generic((y), float *: 1, void *: 1, default: 0), \
             "kernel bench_read_table, parameter y", "float *", "float *", _Generic(y, float *: (y)), \
-            _Generic(y, float *: (y), void *: (y))))
+            _Generic(y, float *: (y), void *: (y)))))
 #define bench_read_table_node(...) ks__bench_read_table_node_call(__VA_ARGS__)
 #define ks__bench_read_table_node_call(ks__graph, ks__deps, ks__ndeps, ks__node, launch, y) \
-    (bench_read_table_node)(ks__graph, ks__deps, ks__ndeps, \
+    ((void)sizeof(KS_ARG_TYPE_CHECK(y, _Generic((y), float *: 1, default: 0), _Generic((y), float *: 1, void *: 1, default: 0), float *, kernel_bench_read_table_parameter_y_needs_float_pointer) \
+         (y)), \
+     (bench_read_table_node)(ks__graph, ks__deps, ks__ndeps, \
         KS_ARG_NODES(ks__node, _Generic((ks__node), bench_read_table_node_t *: 1, void *: 1, default: 0), \
             "kernel bench_read_table: the node must be a bench_read_table_node_t *"), launch, \
         KS_ARG_POINTER(y, _Generic((y), float *: 1, default: 0), \
             _Generic((y), float *: 1, void *: 1, default: 0), \
             "kernel bench_read_table, parameter y", "float *", "float *", _Generic(y, float *: (y)), \
-            _Generic(y, float *: (y), void *: (y))))
+            _Generic(y, float *: (y), void *: (y)))))
 #define bench_read_table_node_set(...) ks__bench_read_table_node_set_call(__VA_ARGS__)
 #define ks__bench_read_table_node_set_call(ks__exec, ks__node, launch, y) \
-    (bench_read_table_node_set)(ks__exec, ks__node, launch, \
+    ((void)sizeof(KS_ARG_TYPE_CHECK(y, _Generic((y), float *: 1, default: 0), _Generic((y), float *: 1, void *: 1, default: 0), float *, kernel_bench_read_table_parameter_y_needs_float_pointer) \
+         (y)), \
+     (bench_read_table_node_set)(ks__exec, ks__node, launch, \
         KS_ARG_POINTER(y, _Generic((y), float *: 1, default: 0), \
             _Generic((y), float *: 1, void *: 1, default: 0), \
             "kernel bench_read_table, parameter y", "float *", "float *", _Generic(y, float *: (y)), \
-            _Generic(y, float *: (y), void *: (y))))
+            _Generic(y, float *: (y), void *: (y)))))
 #define bench_read_table_nodes_set(...) ks__bench_read_table_nodes_set_call(__VA_ARGS__)
 #define ks__bench_read_table_nodes_set_call(ks__exec, ks__count, ks__nodes, ks__launches, ks__values) \
     (bench_read_table_nodes_set)(ks__exec, ks__count, \
@@ -869,30 +929,40 @@ ks_status ks__bench_table_read_at(const char *ks__file, int ks__line, size_t ks_
         KS_ARG_NODES(ks__values, _Generic((ks__values), const bench_read_table_args *: 1, bench_read_table_args *: 1, void *: 1, default: 0), \
             "kernel bench_read_table: the arguments must be bench_read_table_args"))
 #define bench_table_write(ks__first, ks__src, ks__count, ks__stream) \
-    ks__bench_table_write_at(__FILE__, __LINE__, ks__first, KS_ARG_POINTER(ks__src, _Generic((ks__src), const float *: 1, float *: 1, default: 0), \
+    ((void)sizeof(KS_ARG_TYPE_CHECK(ks__src, _Generic((ks__src), const float *: 1, float *: 1, default: 0), _Generic((ks__src), const float *: 1, float *: 1, void *: 1, const void *: 1, default: 0), const float *, variable_bench_table_needs_const_float_pointer) \
+         (ks__src)), \
+     ks__bench_table_write_at(__FILE__, __LINE__, ks__first, KS_ARG_POINTER(ks__src, _Generic((ks__src), const float *: 1, float *: 1, default: 0), \
         _Generic((ks__src), const float *: 1, float *: 1, void *: 1, const void *: 1, default: 0), \
         "variable bench_table", "const float *", "const float *", _Generic(ks__src, const float *: (ks__src), float *: (ks__src)), \
-        _Generic(ks__src, const float *: (ks__src), float *: (ks__src), void *: (ks__src), const void *: (ks__src))), ks__count, ks__stream)
+        _Generic(ks__src, const float *: (ks__src), float *: (ks__src), void *: (ks__src), const void *: (ks__src))), ks__count, ks__stream))
 #define bench_table_read(ks__first, ks__dst, ks__count, ks__stream) \
-    ks__bench_table_read_at(__FILE__, __LINE__, ks__first, KS_ARG_POINTER(ks__dst, _Generic((ks__dst), float *: 1, default: 0), \
+    ((void)sizeof(KS_ARG_TYPE_CHECK(ks__dst, _Generic((ks__dst), float *: 1, default: 0), _Generic((ks__dst), float *: 1, void *: 1, default: 0), float *, variable_bench_table_reads_into_float_pointer) \
+         (ks__dst)), \
+     ks__bench_table_read_at(__FILE__, __LINE__, ks__first, KS_ARG_POINTER(ks__dst, _Generic((ks__dst), float *: 1, default: 0), \
         _Generic((ks__dst), float *: 1, void *: 1, default: 0), \
         "variable bench_table", "float *", "float *", _Generic(ks__dst, float *: (ks__dst)), \
-        _Generic(ks__dst, float *: (ks__dst), void *: (ks__dst))), ks__count, ks__stream)
+        _Generic(ks__dst, float *: (ks__dst), void *: (ks__dst))), ks__count, ks__stream))
 #define bench_table_set(ks__src, ks__stream) \
-    ks__bench_table_write_at(__FILE__, __LINE__, 0, KS_ARG_POINTER(ks__src, _Generic((ks__src), const float *: 1, float *: 1, default: 0), \
+    ((void)sizeof(KS_ARG_TYPE_CHECK(ks__src, _Generic((ks__src), const float *: 1, float *: 1, default: 0), _Generic((ks__src), const float *: 1, float *: 1, void *: 1, const void *: 1, default: 0), const float *, variable_bench_table_needs_const_float_pointer) \
+         (ks__src)), \
+     ks__bench_table_write_at(__FILE__, __LINE__, 0, KS_ARG_POINTER(ks__src, _Generic((ks__src), const float *: 1, float *: 1, default: 0), \
         _Generic((ks__src), const float *: 1, float *: 1, void *: 1, const void *: 1, default: 0), \
         "variable bench_table", "const float *", "const float *", _Generic(ks__src, const float *: (ks__src), float *: (ks__src)), \
-        _Generic(ks__src, const float *: (ks__src), float *: (ks__src), void *: (ks__src), const void *: (ks__src))), 16, ks__stream)
+        _Generic(ks__src, const float *: (ks__src), float *: (ks__src), void *: (ks__src), const void *: (ks__src))), 16, ks__stream))
 #define bench_table_get(ks__dst, ks__stream) \
-    ks__bench_table_read_at(__FILE__, __LINE__, 0, KS_ARG_POINTER(ks__dst, _Generic((ks__dst), float *: 1, default: 0), \
+    ((void)sizeof(KS_ARG_TYPE_CHECK(ks__dst, _Generic((ks__dst), float *: 1, default: 0), _Generic((ks__dst), float *: 1, void *: 1, default: 0), float *, variable_bench_table_reads_into_float_pointer) \
+         (ks__dst)), \
+     ks__bench_table_read_at(__FILE__, __LINE__, 0, KS_ARG_POINTER(ks__dst, _Generic((ks__dst), float *: 1, default: 0), \
         _Generic((ks__dst), float *: 1, void *: 1, default: 0), \
         "variable bench_table", "float *", "float *", _Generic(ks__dst, float *: (ks__dst)), \
-        _Generic(ks__dst, float *: (ks__dst), void *: (ks__dst))), 16, ks__stream)
+        _Generic(ks__dst, float *: (ks__dst), void *: (ks__dst))), 16, ks__stream))
 #define bench_table_node(ks__graph, ks__deps, ks__ndeps, ks__first, ks__src, ks__count, ks__node) \
-    (bench_table_node)(ks__graph, ks__deps, ks__ndeps, ks__first, KS_ARG_POINTER(ks__src, _Generic((ks__src), const float *: 1, float *: 1, default: 0), \
+    ((void)sizeof(KS_ARG_TYPE_CHECK(ks__src, _Generic((ks__src), const float *: 1, float *: 1, default: 0), _Generic((ks__src), const float *: 1, float *: 1, void *: 1, const void *: 1, default: 0), const float *, variable_bench_table_needs_const_float_pointer) \
+         (ks__src)), \
+     (bench_table_node)(ks__graph, ks__deps, ks__ndeps, ks__first, KS_ARG_POINTER(ks__src, _Generic((ks__src), const float *: 1, float *: 1, default: 0), \
         _Generic((ks__src), const float *: 1, float *: 1, void *: 1, const void *: 1, default: 0), \
         "variable bench_table", "const float *", "const float *", _Generic(ks__src, const float *: (ks__src), float *: (ks__src)), \
-        _Generic(ks__src, const float *: (ks__src), float *: (ks__src), void *: (ks__src), const void *: (ks__src))), ks__count, ks__node)
+        _Generic(ks__src, const float *: (ks__src), float *: (ks__src), void *: (ks__src), const void *: (ks__src))), ks__count, ks__node))
 #endif
 
 /* bench_fill(launch, y, v, n): one name over the instances of
@@ -901,17 +971,19 @@ ks_status ks__bench_table_read_at(const char *ks__file, int ks__line, size_t ks_
  * a macro (no instance fits: a compile error naming them), in C++ overloads. */
 
 #if !defined(__cplusplus) && !defined(KSTUB_PLAIN_CALLS) && defined(__STDC_VERSION__) && __STDC_VERSION__ >= 201112L
+#if defined(KS__ARG_TAGS)
+#endif
 #define bench_fill(...) KS__PICK_COUNT(4, ks__bench_fill_call, ks__bench_fill_wrong, __VA_ARGS__)(__VA_ARGS__)
 #define ks__bench_fill_wrong(...) \
     KS__WRONG_COUNT("bench_fill takes 4 arguments (launch, y, v, n), not ", \
                     bench_fill_takes_4_arguments, __VA_ARGS__)
 #define ks__bench_fill_call(launch, y, v, n) \
-    _Generic((y), float *: ks__bench_fill_float_at, int *: ks__bench_fill_int_at, default: ks__no_instance)(__FILE__, __LINE__, \
+    (_Generic((y), float *: ks__bench_fill_float_at, int *: ks__bench_fill_int_at, default: ks__no_instance)(__FILE__, __LINE__, \
         KS_ARG_INSTANCE(launch, _Generic((y), float *: 1, int *: 1, default: 0), \
             "no instance of bench_fill takes these argument types; its instances: bench_fill_float; bench_fill_int"), \
         (y), \
         (v), \
-        KS_ARG_VALUE(n, _Generic((n), int: 1, default: 0), "kernel bench_fill, parameter n needs exactly int"))
+        KS_ARG_VALUE(n, _Generic((n), int: 1, default: 0), "kernel bench_fill, parameter n needs exactly int")))
 #endif
 
 #ifdef __cplusplus

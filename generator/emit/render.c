@@ -172,6 +172,26 @@ char *ks_escape_comment(const char *s)
     return ks_buf_take(&b);
 }
 
+/* A C type's spelling as part of an identifier ("unsigned int" ->
+ * "unsigned_int"): each run of what is not a letter, digit or '_' between
+ * two words becomes one '_'. */
+char *ks_escape_identifier(const char *s)
+{
+    ks_buf b = {0};
+    int apart = 0;
+    for (const unsigned char *p = (const unsigned char *)s; *p; p++) {
+        if ((*p >= 'a' && *p <= 'z') || (*p >= 'A' && *p <= 'Z') || (*p >= '0' && *p <= '9') || *p == '_') {
+            if (apart && b.len > 0)
+                ks_buf_puts(&b, "_");
+            ks_buf_put(&b, (const char *)p, 1);
+            apart = 0;
+        } else {
+            apart = 1;
+        }
+    }
+    return ks_buf_take(&b);
+}
+
 char *ks_escape_string(const char *s)
 {
     ks_buf b = {0};
@@ -431,6 +451,8 @@ static void put_value(tpl *t, const tag *g, const char *v, ks_buf *out)
         e = ks_escape_comment(v);
     else if (g->filterlen == 6 && memcmp(g->filter, "string", 6) == 0)
         e = ks_escape_string(v);
+    else if (g->filterlen == 5 && memcmp(g->filter, "ident", 5) == 0)
+        e = ks_escape_identifier(v);
     else if (g->filterlen == 7 && memcmp(g->filter, "include", 7) == 0) {
         const char *why = ks_include_unspellable(v);
         if (why) {
@@ -443,7 +465,7 @@ static void put_value(tpl *t, const tag *g, const char *v, ks_buf *out)
             e = ks_xstrdup(v);
         }
     } else
-        tpl_error(t, g->start, "unknown filter ':%.*s' (comment, string, include)", (int)g->filterlen,
+        tpl_error(t, g->start, "unknown filter ':%.*s' (comment, string, include, ident)", (int)g->filterlen,
                   g->filter);
     if (e)
         ks_buf_puts(out, e);

@@ -45,6 +45,7 @@ int ks_render_partials(const char *name, const char *text, size_t len, const cha
 /* The escapes a user-derived string needs in each context of generated C. */
 char *ks_escape_comment(const char *s);    /* inside a comment: no comment closer, no newline */
 char *ks_escape_string(const char *s);     /* inside a string literal */
+char *ks_escape_identifier(const char *s); /* part of an identifier: other characters become '_' */
 /* An #include "…" line has no escapes: what s holds that it cannot spell
  * ("a newline", …), or NULL when s can stand there as it is. */
 const char *ks_include_unspellable(const char *s);

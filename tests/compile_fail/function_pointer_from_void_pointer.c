@@ -1,5 +1,6 @@
 /* expect: map */
 /* c-expect: kernel map, parameter op needs float_fn_float * or NULL, not another pointer type */
+/* clang-c-expect: passing 'void *' to parameter of incompatible type 'struct kernel_map_parameter_op_needs_float_fn_float_pointer' */
 /* only: c11 c++17 */
 /* no-werror: the default mode's error, without -Werror and without KSTUB_STRICT */
 #include "abi_function_pointers.kstub.h"

@@ -4,7 +4,7 @@
 /* no-werror: C (and C++, which this case leaves out) takes 0 for a pointer; the macro form asks for NULL */
 /* at-line: 12 */
 /* max-lines: 10 */
-/* clang-max-lines: 36 */
+/* clang-max-lines: 22 */
 #include "vector_ops.kstub.h"
 void call(const float *x);
 void call(const float *x)

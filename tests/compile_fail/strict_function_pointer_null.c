@@ -1,5 +1,6 @@
 /* expect: map */
 /* c-expect: kernel map, parameter op needs exactly float_fn_float * */
+/* clang-c-expect: passing 'void *' to parameter of incompatible type 'struct kernel_map_parameter_op_needs_float_fn_float_pointer_exactly' */
 /* only: c11 */
 #define KSTUB_STRICT
 #include "abi_function_pointers.kstub.h"

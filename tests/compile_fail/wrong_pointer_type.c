@@ -1,12 +1,22 @@
 /* expect: saxpy */
 /* c-expect: kernel saxpy, parameter x needs const float *, not another pointer type */
+/* clang-c-expect: passing 'int *' to parameter of incompatible type 'struct kernel_saxpy_parameter_x_needs_const_float_pointer' */
 /* c-given: int * */
-/* at-line: 11 */
+/* at-line: 21 */
 /* max-lines: 12 */
-/* clang-max-lines: 36 */
+/* clang-max-lines: 12 */
+/* clang-c99-max-lines: 22 */
+/* names gcc c11: kernel saxpy, parameter x needs const float * | selector of type | int * */
+/* names gcc gnu17: kernel saxpy, parameter x needs const float * | selector of type | int * */
+/* names clang c11: passing 'int *' | kernel_saxpy_parameter_x_needs_const_float_pointer */
+/* names g++ c++17: int* | const float* | saxpy(ks_launch, float, const float*, float*, size_t) | KS_RESTRICT x */
+/* names clang++ c++17: 'saxpy' | from 'int *' to 'const float *__restrict' for 3rd argument */
+/* Issue 30 #3: the report starts at the caller's line and names kernel,
+ * parameter, the type wanted and the type given, in a few lines. */
 #include "vector_ops.kstub.h"
 void call(int *x, float *y);
 void call(int *x, float *y)
 {
-    (void)saxpy(ks_launch_1d(1, 32), 2.0f, x, y, 32);   /* int * for const float * */
+    /* x, an int *, for const float *x: the report names the types, not this comment */
+    (void)saxpy(ks_launch_1d(1, 32), 2.0f, x, y, 32);   /* the wrong pointer */
 }

@@ -683,33 +683,52 @@ ks_status odd_names_nodes_set(ks_graph_exec           ks__exec,
  * __VA_ARGS__ and hands them on, so arguments that another macro writes
  * (ARGS(x) expanding to "a, b, c") are counted after that expansion. Wrap a
  * compound literal argument in parentheses: its commas would split it. */
+#if defined(KS__ARG_TAGS)
+/* clang: the types a pointer argument of another type is reported against
+ * (KS_ARG_TYPE_CHECK in kstub_types.h); never used for a value. */
+struct KS__ARG_TAG(kernel_fill_parameter_out_needs_float_pointer) { char ks__never; };
+struct KS__ARG_TAG(kernel_mixed_parameter_in_needs_const_float_pointer) { char ks__never; };
+struct KS__ARG_TAG(kernel_mixed_parameter_flags_needs_volatile_unsigned_int_pointer) { char ks__never; };
+struct KS__ARG_TAG(kernel_mixed_parameter_table_needs_const_struct_Particle_pointer_const_pointer) { char ks__never; };
+struct KS__ARG_TAG(kernel_physics_detail_step_parameter_p_needs_struct_Particle_pointer) { char ks__never; };
+struct KS__ARG_TAG(kernel_physics_clamp__floatp_float_float_parameter_x_needs_float_pointer) { char ks__never; };
+struct KS__ARG_TAG(kernel_physics_clamp__intp_int_int_parameter_x_needs_int_pointer) { char ks__never; };
+struct KS__ARG_TAG(kernel_odd_names_parameter_launch_needs_float_pointer) { char ks__never; };
+struct KS__ARG_TAG(kernel_odd_names_parameter_restrict__needs_const_char_pointer) { char ks__never; };
+#endif
 #define fill(...) KS__PICK_COUNT(4, ks__fill_call, ks__fill_wrong, __VA_ARGS__)(__VA_ARGS__)
 #define ks__fill_wrong(...) \
     KS__WRONG_COUNT("kernel fill takes 4 arguments (launch, out, value, n), not ", \
                     kernel_fill_takes_4_arguments, __VA_ARGS__)
 #define ks__fill_call(launch, out, value, n) \
-    ks__fill_at(__FILE__, __LINE__, launch, \
+    ((void)sizeof(KS_ARG_TYPE_CHECK(out, _Generic((out), float *: 1, default: 0), _Generic((out), float *: 1, void *: 1, default: 0), float *, kernel_fill_parameter_out_needs_float_pointer) \
+         (out)), \
+     ks__fill_at(__FILE__, __LINE__, launch, \
         KS_ARG_POINTER(out, _Generic((out), float *: 1, default: 0), \
             _Generic((out), float *: 1, void *: 1, default: 0), \
             "kernel fill, parameter out", "float *", "float *", _Generic(out, float *: (out)), \
             _Generic(out, float *: (out), void *: (out))), \
         KS_ARG_VALUE(value, _Generic((value), float: 1, default: 0), "kernel fill, parameter value needs exactly float"), \
-        KS_ARG_VALUE(n, _Generic((n), size_t: 1, default: 0), "kernel fill, parameter n needs exactly size_t"))
+        KS_ARG_VALUE(n, _Generic((n), size_t: 1, default: 0), "kernel fill, parameter n needs exactly size_t")))
 #define fill_n(...) KS__PICK_COUNT(5, ks__fill_n_call, ks__fill_n_wrong, __VA_ARGS__)(__VA_ARGS__)
 #define ks__fill_n_wrong(...) \
     KS__WRONG_COUNT("fill_n takes 5 arguments (n_items, stream, out, value, n), not ", \
                     fill_n_takes_5_arguments, __VA_ARGS__)
 #define ks__fill_n_call(n_items, stream, out, value, n) \
-    ks__fill_n_at(__FILE__, __LINE__, n_items, stream, \
+    ((void)sizeof(KS_ARG_TYPE_CHECK(out, _Generic((out), float *: 1, default: 0), _Generic((out), float *: 1, void *: 1, default: 0), float *, kernel_fill_parameter_out_needs_float_pointer) \
+         (out)), \
+     ks__fill_n_at(__FILE__, __LINE__, n_items, stream, \
         KS_ARG_POINTER(out, _Generic((out), float *: 1, default: 0), \
             _Generic((out), float *: 1, void *: 1, default: 0), \
             "kernel fill, parameter out", "float *", "float *", _Generic(out, float *: (out)), \
             _Generic(out, float *: (out), void *: (out))), \
         KS_ARG_VALUE(value, _Generic((value), float: 1, default: 0), "kernel fill, parameter value needs exactly float"), \
-        KS_ARG_VALUE(n, _Generic((n), size_t: 1, default: 0), "kernel fill, parameter n needs exactly size_t"))
+        KS_ARG_VALUE(n, _Generic((n), size_t: 1, default: 0), "kernel fill, parameter n needs exactly size_t")))
 #define fill_node(...) ks__fill_node_call(__VA_ARGS__)
 #define ks__fill_node_call(ks__graph, ks__deps, ks__ndeps, ks__node, launch, out, value, n) \
-    (fill_node)(ks__graph, ks__deps, ks__ndeps, \
+    ((void)sizeof(KS_ARG_TYPE_CHECK(out, _Generic((out), float *: 1, default: 0), _Generic((out), float *: 1, void *: 1, default: 0), float *, kernel_fill_parameter_out_needs_float_pointer) \
+         (out)), \
+     (fill_node)(ks__graph, ks__deps, ks__ndeps, \
         KS_ARG_NODES(ks__node, _Generic((ks__node), fill_node_t *: 1, void *: 1, default: 0), \
             "kernel fill: the node must be a fill_node_t *"), launch, \
         KS_ARG_POINTER(out, _Generic((out), float *: 1, default: 0), \
@@ -717,16 +736,18 @@ ks_status odd_names_nodes_set(ks_graph_exec           ks__exec,
             "kernel fill, parameter out", "float *", "float *", _Generic(out, float *: (out)), \
             _Generic(out, float *: (out), void *: (out))), \
         KS_ARG_VALUE(value, _Generic((value), float: 1, default: 0), "kernel fill, parameter value needs exactly float"), \
-        KS_ARG_VALUE(n, _Generic((n), size_t: 1, default: 0), "kernel fill, parameter n needs exactly size_t"))
+        KS_ARG_VALUE(n, _Generic((n), size_t: 1, default: 0), "kernel fill, parameter n needs exactly size_t")))
 #define fill_node_set(...) ks__fill_node_set_call(__VA_ARGS__)
 #define ks__fill_node_set_call(ks__exec, ks__node, launch, out, value, n) \
-    (fill_node_set)(ks__exec, ks__node, launch, \
+    ((void)sizeof(KS_ARG_TYPE_CHECK(out, _Generic((out), float *: 1, default: 0), _Generic((out), float *: 1, void *: 1, default: 0), float *, kernel_fill_parameter_out_needs_float_pointer) \
+         (out)), \
+     (fill_node_set)(ks__exec, ks__node, launch, \
         KS_ARG_POINTER(out, _Generic((out), float *: 1, default: 0), \
             _Generic((out), float *: 1, void *: 1, default: 0), \
             "kernel fill, parameter out", "float *", "float *", _Generic(out, float *: (out)), \
             _Generic(out, float *: (out), void *: (out))), \
         KS_ARG_VALUE(value, _Generic((value), float: 1, default: 0), "kernel fill, parameter value needs exactly float"), \
-        KS_ARG_VALUE(n, _Generic((n), size_t: 1, default: 0), "kernel fill, parameter n needs exactly size_t"))
+        KS_ARG_VALUE(n, _Generic((n), size_t: 1, default: 0), "kernel fill, parameter n needs exactly size_t")))
 #define fill_nodes_set(...) ks__fill_nodes_set_call(__VA_ARGS__)
 #define ks__fill_nodes_set_call(ks__exec, ks__count, ks__nodes, ks__launches, ks__values) \
     (fill_nodes_set)(ks__exec, ks__count, \
@@ -739,7 +760,13 @@ ks_status odd_names_nodes_set(ks_graph_exec           ks__exec,
     KS__WRONG_COUNT("kernel mixed takes 9 arguments (launch, c, d, s, i, b, in, flags, table), not ", \
                     kernel_mixed_takes_9_arguments, __VA_ARGS__)
 #define ks__mixed_call(launch, c, d, s, i, b, in, flags, table) \
-    ks__mixed_at(__FILE__, __LINE__, launch, \
+    ((void)sizeof(KS_ARG_TYPE_CHECK(in, _Generic((in), const float *: 1, float *: 1, default: 0), _Generic((in), const float *: 1, float *: 1, void *: 1, const void *: 1, default: 0), const float *, kernel_mixed_parameter_in_needs_const_float_pointer) \
+         (in)), \
+     (void)sizeof(KS_ARG_TYPE_CHECK(flags, _Generic((flags), volatile unsigned int *: 1, default: 0), _Generic((flags), volatile unsigned int *: 1, void *: 1, default: 0), volatile unsigned int *, kernel_mixed_parameter_flags_needs_volatile_unsigned_int_pointer) \
+         (flags)), \
+     (void)sizeof(KS_ARG_TYPE_CHECK(table, _Generic((table), const struct Particle *const *: 1, default: 0), _Generic((table), const struct Particle *const *: 1, void *: 1, default: 0), const struct Particle *const *, kernel_mixed_parameter_table_needs_const_struct_Particle_pointer_const_pointer) \
+         (table)), \
+     ks__mixed_at(__FILE__, __LINE__, launch, \
         KS_ARG_VALUE(c, _Generic((c), char: 1, default: 0), "kernel mixed, parameter c needs exactly char"), \
         KS_ARG_VALUE(d, _Generic((d), double: 1, default: 0), "kernel mixed, parameter d needs exactly double"), \
         KS_ARG_VALUE(s, _Generic((s), short: 1, default: 0), "kernel mixed, parameter s needs exactly short"), \
@@ -756,13 +783,19 @@ ks_status odd_names_nodes_set(ks_graph_exec           ks__exec,
         KS_ARG_POINTER(table, _Generic((table), const struct Particle *const *: 1, default: 0), \
             _Generic((table), const struct Particle *const *: 1, void *: 1, default: 0), \
             "kernel mixed, parameter table", "const struct Particle *const *", "const struct Particle *const *", _Generic(table, const struct Particle *const *: (table)), \
-            _Generic(table, const struct Particle *const *: (table), void *: (table))))
+            _Generic(table, const struct Particle *const *: (table), void *: (table)))))
 #define mixed_n(...) KS__PICK_COUNT(10, ks__mixed_n_call, ks__mixed_n_wrong, __VA_ARGS__)(__VA_ARGS__)
 #define ks__mixed_n_wrong(...) \
     KS__WRONG_COUNT("mixed_n takes 10 arguments (n_items, stream, c, d, s, i, b, in, flags, table), not ", \
                     mixed_n_takes_10_arguments, __VA_ARGS__)
 #define ks__mixed_n_call(n_items, stream, c, d, s, i, b, in, flags, table) \
-    ks__mixed_n_at(__FILE__, __LINE__, n_items, stream, \
+    ((void)sizeof(KS_ARG_TYPE_CHECK(in, _Generic((in), const float *: 1, float *: 1, default: 0), _Generic((in), const float *: 1, float *: 1, void *: 1, const void *: 1, default: 0), const float *, kernel_mixed_parameter_in_needs_const_float_pointer) \
+         (in)), \
+     (void)sizeof(KS_ARG_TYPE_CHECK(flags, _Generic((flags), volatile unsigned int *: 1, default: 0), _Generic((flags), volatile unsigned int *: 1, void *: 1, default: 0), volatile unsigned int *, kernel_mixed_parameter_flags_needs_volatile_unsigned_int_pointer) \
+         (flags)), \
+     (void)sizeof(KS_ARG_TYPE_CHECK(table, _Generic((table), const struct Particle *const *: 1, default: 0), _Generic((table), const struct Particle *const *: 1, void *: 1, default: 0), const struct Particle *const *, kernel_mixed_parameter_table_needs_const_struct_Particle_pointer_const_pointer) \
+         (table)), \
+     ks__mixed_n_at(__FILE__, __LINE__, n_items, stream, \
         KS_ARG_VALUE(c, _Generic((c), char: 1, default: 0), "kernel mixed, parameter c needs exactly char"), \
         KS_ARG_VALUE(d, _Generic((d), double: 1, default: 0), "kernel mixed, parameter d needs exactly double"), \
         KS_ARG_VALUE(s, _Generic((s), short: 1, default: 0), "kernel mixed, parameter s needs exactly short"), \
@@ -779,10 +812,16 @@ ks_status odd_names_nodes_set(ks_graph_exec           ks__exec,
         KS_ARG_POINTER(table, _Generic((table), const struct Particle *const *: 1, default: 0), \
             _Generic((table), const struct Particle *const *: 1, void *: 1, default: 0), \
             "kernel mixed, parameter table", "const struct Particle *const *", "const struct Particle *const *", _Generic(table, const struct Particle *const *: (table)), \
-            _Generic(table, const struct Particle *const *: (table), void *: (table))))
+            _Generic(table, const struct Particle *const *: (table), void *: (table)))))
 #define mixed_node(...) ks__mixed_node_call(__VA_ARGS__)
 #define ks__mixed_node_call(ks__graph, ks__deps, ks__ndeps, ks__node, launch, c, d, s, i, b, in, flags, table) \
-    (mixed_node)(ks__graph, ks__deps, ks__ndeps, \
+    ((void)sizeof(KS_ARG_TYPE_CHECK(in, _Generic((in), const float *: 1, float *: 1, default: 0), _Generic((in), const float *: 1, float *: 1, void *: 1, const void *: 1, default: 0), const float *, kernel_mixed_parameter_in_needs_const_float_pointer) \
+         (in)), \
+     (void)sizeof(KS_ARG_TYPE_CHECK(flags, _Generic((flags), volatile unsigned int *: 1, default: 0), _Generic((flags), volatile unsigned int *: 1, void *: 1, default: 0), volatile unsigned int *, kernel_mixed_parameter_flags_needs_volatile_unsigned_int_pointer) \
+         (flags)), \
+     (void)sizeof(KS_ARG_TYPE_CHECK(table, _Generic((table), const struct Particle *const *: 1, default: 0), _Generic((table), const struct Particle *const *: 1, void *: 1, default: 0), const struct Particle *const *, kernel_mixed_parameter_table_needs_const_struct_Particle_pointer_const_pointer) \
+         (table)), \
+     (mixed_node)(ks__graph, ks__deps, ks__ndeps, \
         KS_ARG_NODES(ks__node, _Generic((ks__node), mixed_node_t *: 1, void *: 1, default: 0), \
             "kernel mixed: the node must be a mixed_node_t *"), launch, \
         KS_ARG_VALUE(c, _Generic((c), char: 1, default: 0), "kernel mixed, parameter c needs exactly char"), \
@@ -801,10 +840,16 @@ ks_status odd_names_nodes_set(ks_graph_exec           ks__exec,
         KS_ARG_POINTER(table, _Generic((table), const struct Particle *const *: 1, default: 0), \
             _Generic((table), const struct Particle *const *: 1, void *: 1, default: 0), \
             "kernel mixed, parameter table", "const struct Particle *const *", "const struct Particle *const *", _Generic(table, const struct Particle *const *: (table)), \
-            _Generic(table, const struct Particle *const *: (table), void *: (table))))
+            _Generic(table, const struct Particle *const *: (table), void *: (table)))))
 #define mixed_node_set(...) ks__mixed_node_set_call(__VA_ARGS__)
 #define ks__mixed_node_set_call(ks__exec, ks__node, launch, c, d, s, i, b, in, flags, table) \
-    (mixed_node_set)(ks__exec, ks__node, launch, \
+    ((void)sizeof(KS_ARG_TYPE_CHECK(in, _Generic((in), const float *: 1, float *: 1, default: 0), _Generic((in), const float *: 1, float *: 1, void *: 1, const void *: 1, default: 0), const float *, kernel_mixed_parameter_in_needs_const_float_pointer) \
+         (in)), \
+     (void)sizeof(KS_ARG_TYPE_CHECK(flags, _Generic((flags), volatile unsigned int *: 1, default: 0), _Generic((flags), volatile unsigned int *: 1, void *: 1, default: 0), volatile unsigned int *, kernel_mixed_parameter_flags_needs_volatile_unsigned_int_pointer) \
+         (flags)), \
+     (void)sizeof(KS_ARG_TYPE_CHECK(table, _Generic((table), const struct Particle *const *: 1, default: 0), _Generic((table), const struct Particle *const *: 1, void *: 1, default: 0), const struct Particle *const *, kernel_mixed_parameter_table_needs_const_struct_Particle_pointer_const_pointer) \
+         (table)), \
+     (mixed_node_set)(ks__exec, ks__node, launch, \
         KS_ARG_VALUE(c, _Generic((c), char: 1, default: 0), "kernel mixed, parameter c needs exactly char"), \
         KS_ARG_VALUE(d, _Generic((d), double: 1, default: 0), "kernel mixed, parameter d needs exactly double"), \
         KS_ARG_VALUE(s, _Generic((s), short: 1, default: 0), "kernel mixed, parameter s needs exactly short"), \
@@ -821,7 +866,7 @@ ks_status odd_names_nodes_set(ks_graph_exec           ks__exec,
         KS_ARG_POINTER(table, _Generic((table), const struct Particle *const *: 1, default: 0), \
             _Generic((table), const struct Particle *const *: 1, void *: 1, default: 0), \
             "kernel mixed, parameter table", "const struct Particle *const *", "const struct Particle *const *", _Generic(table, const struct Particle *const *: (table)), \
-            _Generic(table, const struct Particle *const *: (table), void *: (table))))
+            _Generic(table, const struct Particle *const *: (table), void *: (table)))))
 #define mixed_nodes_set(...) ks__mixed_nodes_set_call(__VA_ARGS__)
 #define ks__mixed_nodes_set_call(ks__exec, ks__count, ks__nodes, ks__launches, ks__values) \
     (mixed_nodes_set)(ks__exec, ks__count, \
@@ -834,21 +879,21 @@ ks_status odd_names_nodes_set(ks_graph_exec           ks__exec,
     KS__WRONG_COUNT("kernel no_params takes 1 arguments (launch), not ", \
                     kernel_no_params_takes_1_arguments, __VA_ARGS__)
 #define ks__no_params_call(launch) \
-    ks__no_params_at(__FILE__, __LINE__, launch)
+    (ks__no_params_at(__FILE__, __LINE__, launch))
 #define no_params_n(...) KS__PICK_COUNT(2, ks__no_params_n_call, ks__no_params_n_wrong, __VA_ARGS__)(__VA_ARGS__)
 #define ks__no_params_n_wrong(...) \
     KS__WRONG_COUNT("no_params_n takes 2 arguments (n_items, stream), not ", \
                     no_params_n_takes_2_arguments, __VA_ARGS__)
 #define ks__no_params_n_call(n_items, stream) \
-    ks__no_params_n_at(__FILE__, __LINE__, n_items, stream)
+    (ks__no_params_n_at(__FILE__, __LINE__, n_items, stream))
 #define no_params_node(...) ks__no_params_node_call(__VA_ARGS__)
 #define ks__no_params_node_call(ks__graph, ks__deps, ks__ndeps, ks__node, launch) \
-    (no_params_node)(ks__graph, ks__deps, ks__ndeps, \
+    ((no_params_node)(ks__graph, ks__deps, ks__ndeps, \
         KS_ARG_NODES(ks__node, _Generic((ks__node), no_params_node_t *: 1, void *: 1, default: 0), \
-            "kernel no_params: the node must be a no_params_node_t *"), launch)
+            "kernel no_params: the node must be a no_params_node_t *"), launch))
 #define no_params_node_set(...) ks__no_params_node_set_call(__VA_ARGS__)
 #define ks__no_params_node_set_call(ks__exec, ks__node, launch) \
-    (no_params_node_set)(ks__exec, ks__node, launch)
+    ((no_params_node_set)(ks__exec, ks__node, launch))
 #define no_params_nodes_set(...) ks__no_params_nodes_set_call(__VA_ARGS__)
 #define ks__no_params_nodes_set_call(ks__exec, ks__count, ks__nodes, ks__launches) \
     (no_params_nodes_set)(ks__exec, ks__count, \
@@ -859,28 +904,34 @@ ks_status odd_names_nodes_set(ks_graph_exec           ks__exec,
     KS__WRONG_COUNT("kernel physics_detail_step takes 4 arguments (launch, p, dt, n), not ", \
                     kernel_physics_detail_step_takes_4_arguments, __VA_ARGS__)
 #define ks__physics_detail_step_call(launch, p, dt, n) \
-    ks__physics_detail_step_at(__FILE__, __LINE__, launch, \
+    ((void)sizeof(KS_ARG_TYPE_CHECK(p, _Generic((p), struct Particle *: 1, default: 0), _Generic((p), struct Particle *: 1, void *: 1, default: 0), struct Particle *, kernel_physics_detail_step_parameter_p_needs_struct_Particle_pointer) \
+         (p)), \
+     ks__physics_detail_step_at(__FILE__, __LINE__, launch, \
         KS_ARG_POINTER(p, _Generic((p), struct Particle *: 1, default: 0), \
             _Generic((p), struct Particle *: 1, void *: 1, default: 0), \
             "kernel physics_detail_step, parameter p", "struct Particle *", "struct Particle *", _Generic(p, struct Particle *: (p)), \
             _Generic(p, struct Particle *: (p), void *: (p))), \
         KS_ARG_VALUE(dt, _Generic((dt), float: 1, default: 0), "kernel physics_detail_step, parameter dt needs exactly float"), \
-        KS_ARG_VALUE(n, _Generic((n), uint32_t: 1, default: 0), "kernel physics_detail_step, parameter n needs exactly uint32_t"))
+        KS_ARG_VALUE(n, _Generic((n), uint32_t: 1, default: 0), "kernel physics_detail_step, parameter n needs exactly uint32_t")))
 #define physics_detail_step_n(...) KS__PICK_COUNT(5, ks__physics_detail_step_n_call, ks__physics_detail_step_n_wrong, __VA_ARGS__)(__VA_ARGS__)
 #define ks__physics_detail_step_n_wrong(...) \
     KS__WRONG_COUNT("physics_detail_step_n takes 5 arguments (n_items, stream, p, dt, n), not ", \
                     physics_detail_step_n_takes_5_arguments, __VA_ARGS__)
 #define ks__physics_detail_step_n_call(n_items, stream, p, dt, n) \
-    ks__physics_detail_step_n_at(__FILE__, __LINE__, n_items, stream, \
+    ((void)sizeof(KS_ARG_TYPE_CHECK(p, _Generic((p), struct Particle *: 1, default: 0), _Generic((p), struct Particle *: 1, void *: 1, default: 0), struct Particle *, kernel_physics_detail_step_parameter_p_needs_struct_Particle_pointer) \
+         (p)), \
+     ks__physics_detail_step_n_at(__FILE__, __LINE__, n_items, stream, \
         KS_ARG_POINTER(p, _Generic((p), struct Particle *: 1, default: 0), \
             _Generic((p), struct Particle *: 1, void *: 1, default: 0), \
             "kernel physics_detail_step, parameter p", "struct Particle *", "struct Particle *", _Generic(p, struct Particle *: (p)), \
             _Generic(p, struct Particle *: (p), void *: (p))), \
         KS_ARG_VALUE(dt, _Generic((dt), float: 1, default: 0), "kernel physics_detail_step, parameter dt needs exactly float"), \
-        KS_ARG_VALUE(n, _Generic((n), uint32_t: 1, default: 0), "kernel physics_detail_step, parameter n needs exactly uint32_t"))
+        KS_ARG_VALUE(n, _Generic((n), uint32_t: 1, default: 0), "kernel physics_detail_step, parameter n needs exactly uint32_t")))
 #define physics_detail_step_node(...) ks__physics_detail_step_node_call(__VA_ARGS__)
 #define ks__physics_detail_step_node_call(ks__graph, ks__deps, ks__ndeps, ks__node, launch, p, dt, n) \
-    (physics_detail_step_node)(ks__graph, ks__deps, ks__ndeps, \
+    ((void)sizeof(KS_ARG_TYPE_CHECK(p, _Generic((p), struct Particle *: 1, default: 0), _Generic((p), struct Particle *: 1, void *: 1, default: 0), struct Particle *, kernel_physics_detail_step_parameter_p_needs_struct_Particle_pointer) \
+         (p)), \
+     (physics_detail_step_node)(ks__graph, ks__deps, ks__ndeps, \
         KS_ARG_NODES(ks__node, _Generic((ks__node), physics_detail_step_node_t *: 1, void *: 1, default: 0), \
             "kernel physics_detail_step: the node must be a physics_detail_step_node_t *"), launch, \
         KS_ARG_POINTER(p, _Generic((p), struct Particle *: 1, default: 0), \
@@ -888,16 +939,18 @@ ks_status odd_names_nodes_set(ks_graph_exec           ks__exec,
             "kernel physics_detail_step, parameter p", "struct Particle *", "struct Particle *", _Generic(p, struct Particle *: (p)), \
             _Generic(p, struct Particle *: (p), void *: (p))), \
         KS_ARG_VALUE(dt, _Generic((dt), float: 1, default: 0), "kernel physics_detail_step, parameter dt needs exactly float"), \
-        KS_ARG_VALUE(n, _Generic((n), uint32_t: 1, default: 0), "kernel physics_detail_step, parameter n needs exactly uint32_t"))
+        KS_ARG_VALUE(n, _Generic((n), uint32_t: 1, default: 0), "kernel physics_detail_step, parameter n needs exactly uint32_t")))
 #define physics_detail_step_node_set(...) ks__physics_detail_step_node_set_call(__VA_ARGS__)
 #define ks__physics_detail_step_node_set_call(ks__exec, ks__node, launch, p, dt, n) \
-    (physics_detail_step_node_set)(ks__exec, ks__node, launch, \
+    ((void)sizeof(KS_ARG_TYPE_CHECK(p, _Generic((p), struct Particle *: 1, default: 0), _Generic((p), struct Particle *: 1, void *: 1, default: 0), struct Particle *, kernel_physics_detail_step_parameter_p_needs_struct_Particle_pointer) \
+         (p)), \
+     (physics_detail_step_node_set)(ks__exec, ks__node, launch, \
         KS_ARG_POINTER(p, _Generic((p), struct Particle *: 1, default: 0), \
             _Generic((p), struct Particle *: 1, void *: 1, default: 0), \
             "kernel physics_detail_step, parameter p", "struct Particle *", "struct Particle *", _Generic(p, struct Particle *: (p)), \
             _Generic(p, struct Particle *: (p), void *: (p))), \
         KS_ARG_VALUE(dt, _Generic((dt), float: 1, default: 0), "kernel physics_detail_step, parameter dt needs exactly float"), \
-        KS_ARG_VALUE(n, _Generic((n), uint32_t: 1, default: 0), "kernel physics_detail_step, parameter n needs exactly uint32_t"))
+        KS_ARG_VALUE(n, _Generic((n), uint32_t: 1, default: 0), "kernel physics_detail_step, parameter n needs exactly uint32_t")))
 #define physics_detail_step_nodes_set(...) ks__physics_detail_step_nodes_set_call(__VA_ARGS__)
 #define ks__physics_detail_step_nodes_set_call(ks__exec, ks__count, ks__nodes, ks__launches, ks__values) \
     (physics_detail_step_nodes_set)(ks__exec, ks__count, \
@@ -910,28 +963,34 @@ ks_status odd_names_nodes_set(ks_graph_exec           ks__exec,
     KS__WRONG_COUNT("kernel physics_clamp__floatp_float_float takes 4 arguments (launch, x, lo, hi), not ", \
                     kernel_physics_clamp__floatp_float_float_takes_4_arguments, __VA_ARGS__)
 #define ks__physics_clamp__floatp_float_float_call(launch, x, lo, hi) \
-    ks__physics_clamp__floatp_float_float_at(__FILE__, __LINE__, launch, \
+    ((void)sizeof(KS_ARG_TYPE_CHECK(x, _Generic((x), float *: 1, default: 0), _Generic((x), float *: 1, void *: 1, default: 0), float *, kernel_physics_clamp__floatp_float_float_parameter_x_needs_float_pointer) \
+         (x)), \
+     ks__physics_clamp__floatp_float_float_at(__FILE__, __LINE__, launch, \
         KS_ARG_POINTER(x, _Generic((x), float *: 1, default: 0), \
             _Generic((x), float *: 1, void *: 1, default: 0), \
             "kernel physics_clamp__floatp_float_float, parameter x", "float *", "float *", _Generic(x, float *: (x)), \
             _Generic(x, float *: (x), void *: (x))), \
         KS_ARG_VALUE(lo, _Generic((lo), float: 1, default: 0), "kernel physics_clamp__floatp_float_float, parameter lo needs exactly float"), \
-        KS_ARG_VALUE(hi, _Generic((hi), float: 1, default: 0), "kernel physics_clamp__floatp_float_float, parameter hi needs exactly float"))
+        KS_ARG_VALUE(hi, _Generic((hi), float: 1, default: 0), "kernel physics_clamp__floatp_float_float, parameter hi needs exactly float")))
 #define physics_clamp__floatp_float_float_n(...) KS__PICK_COUNT(5, ks__physics_clamp__floatp_float_float_n_call, ks__physics_clamp__floatp_float_float_n_wrong, __VA_ARGS__)(__VA_ARGS__)
 #define ks__physics_clamp__floatp_float_float_n_wrong(...) \
     KS__WRONG_COUNT("physics_clamp__floatp_float_float_n takes 5 arguments (n_items, stream, x, lo, hi), not ", \
                     physics_clamp__floatp_float_float_n_takes_5_arguments, __VA_ARGS__)
 #define ks__physics_clamp__floatp_float_float_n_call(n_items, stream, x, lo, hi) \
-    ks__physics_clamp__floatp_float_float_n_at(__FILE__, __LINE__, n_items, stream, \
+    ((void)sizeof(KS_ARG_TYPE_CHECK(x, _Generic((x), float *: 1, default: 0), _Generic((x), float *: 1, void *: 1, default: 0), float *, kernel_physics_clamp__floatp_float_float_parameter_x_needs_float_pointer) \
+         (x)), \
+     ks__physics_clamp__floatp_float_float_n_at(__FILE__, __LINE__, n_items, stream, \
         KS_ARG_POINTER(x, _Generic((x), float *: 1, default: 0), \
             _Generic((x), float *: 1, void *: 1, default: 0), \
             "kernel physics_clamp__floatp_float_float, parameter x", "float *", "float *", _Generic(x, float *: (x)), \
             _Generic(x, float *: (x), void *: (x))), \
         KS_ARG_VALUE(lo, _Generic((lo), float: 1, default: 0), "kernel physics_clamp__floatp_float_float, parameter lo needs exactly float"), \
-        KS_ARG_VALUE(hi, _Generic((hi), float: 1, default: 0), "kernel physics_clamp__floatp_float_float, parameter hi needs exactly float"))
+        KS_ARG_VALUE(hi, _Generic((hi), float: 1, default: 0), "kernel physics_clamp__floatp_float_float, parameter hi needs exactly float")))
 #define physics_clamp__floatp_float_float_node(...) ks__physics_clamp__floatp_float_float_node_call(__VA_ARGS__)
 #define ks__physics_clamp__floatp_float_float_node_call(ks__graph, ks__deps, ks__ndeps, ks__node, launch, x, lo, hi) \
-    (physics_clamp__floatp_float_float_node)(ks__graph, ks__deps, ks__ndeps, \
+    ((void)sizeof(KS_ARG_TYPE_CHECK(x, _Generic((x), float *: 1, default: 0), _Generic((x), float *: 1, void *: 1, default: 0), float *, kernel_physics_clamp__floatp_float_float_parameter_x_needs_float_pointer) \
+         (x)), \
+     (physics_clamp__floatp_float_float_node)(ks__graph, ks__deps, ks__ndeps, \
         KS_ARG_NODES(ks__node, _Generic((ks__node), physics_clamp__floatp_float_float_node_t *: 1, void *: 1, default: 0), \
             "kernel physics_clamp__floatp_float_float: the node must be a physics_clamp__floatp_float_float_node_t *"), launch, \
         KS_ARG_POINTER(x, _Generic((x), float *: 1, default: 0), \
@@ -939,16 +998,18 @@ ks_status odd_names_nodes_set(ks_graph_exec           ks__exec,
             "kernel physics_clamp__floatp_float_float, parameter x", "float *", "float *", _Generic(x, float *: (x)), \
             _Generic(x, float *: (x), void *: (x))), \
         KS_ARG_VALUE(lo, _Generic((lo), float: 1, default: 0), "kernel physics_clamp__floatp_float_float, parameter lo needs exactly float"), \
-        KS_ARG_VALUE(hi, _Generic((hi), float: 1, default: 0), "kernel physics_clamp__floatp_float_float, parameter hi needs exactly float"))
+        KS_ARG_VALUE(hi, _Generic((hi), float: 1, default: 0), "kernel physics_clamp__floatp_float_float, parameter hi needs exactly float")))
 #define physics_clamp__floatp_float_float_node_set(...) ks__physics_clamp__floatp_float_float_node_set_call(__VA_ARGS__)
 #define ks__physics_clamp__floatp_float_float_node_set_call(ks__exec, ks__node, launch, x, lo, hi) \
-    (physics_clamp__floatp_float_float_node_set)(ks__exec, ks__node, launch, \
+    ((void)sizeof(KS_ARG_TYPE_CHECK(x, _Generic((x), float *: 1, default: 0), _Generic((x), float *: 1, void *: 1, default: 0), float *, kernel_physics_clamp__floatp_float_float_parameter_x_needs_float_pointer) \
+         (x)), \
+     (physics_clamp__floatp_float_float_node_set)(ks__exec, ks__node, launch, \
         KS_ARG_POINTER(x, _Generic((x), float *: 1, default: 0), \
             _Generic((x), float *: 1, void *: 1, default: 0), \
             "kernel physics_clamp__floatp_float_float, parameter x", "float *", "float *", _Generic(x, float *: (x)), \
             _Generic(x, float *: (x), void *: (x))), \
         KS_ARG_VALUE(lo, _Generic((lo), float: 1, default: 0), "kernel physics_clamp__floatp_float_float, parameter lo needs exactly float"), \
-        KS_ARG_VALUE(hi, _Generic((hi), float: 1, default: 0), "kernel physics_clamp__floatp_float_float, parameter hi needs exactly float"))
+        KS_ARG_VALUE(hi, _Generic((hi), float: 1, default: 0), "kernel physics_clamp__floatp_float_float, parameter hi needs exactly float")))
 #define physics_clamp__floatp_float_float_nodes_set(...) ks__physics_clamp__floatp_float_float_nodes_set_call(__VA_ARGS__)
 #define ks__physics_clamp__floatp_float_float_nodes_set_call(ks__exec, ks__count, ks__nodes, ks__launches, ks__values) \
     (physics_clamp__floatp_float_float_nodes_set)(ks__exec, ks__count, \
@@ -961,28 +1022,34 @@ ks_status odd_names_nodes_set(ks_graph_exec           ks__exec,
     KS__WRONG_COUNT("kernel physics_clamp__intp_int_int takes 4 arguments (launch, x, lo, hi), not ", \
                     kernel_physics_clamp__intp_int_int_takes_4_arguments, __VA_ARGS__)
 #define ks__physics_clamp__intp_int_int_call(launch, x, lo, hi) \
-    ks__physics_clamp__intp_int_int_at(__FILE__, __LINE__, launch, \
+    ((void)sizeof(KS_ARG_TYPE_CHECK(x, _Generic((x), int *: 1, default: 0), _Generic((x), int *: 1, void *: 1, default: 0), int *, kernel_physics_clamp__intp_int_int_parameter_x_needs_int_pointer) \
+         (x)), \
+     ks__physics_clamp__intp_int_int_at(__FILE__, __LINE__, launch, \
         KS_ARG_POINTER(x, _Generic((x), int *: 1, default: 0), \
             _Generic((x), int *: 1, void *: 1, default: 0), \
             "kernel physics_clamp__intp_int_int, parameter x", "int *", "int *", _Generic(x, int *: (x)), \
             _Generic(x, int *: (x), void *: (x))), \
         KS_ARG_VALUE(lo, _Generic((lo), int: 1, default: 0), "kernel physics_clamp__intp_int_int, parameter lo needs exactly int"), \
-        KS_ARG_VALUE(hi, _Generic((hi), int: 1, default: 0), "kernel physics_clamp__intp_int_int, parameter hi needs exactly int"))
+        KS_ARG_VALUE(hi, _Generic((hi), int: 1, default: 0), "kernel physics_clamp__intp_int_int, parameter hi needs exactly int")))
 #define physics_clamp__intp_int_int_n(...) KS__PICK_COUNT(5, ks__physics_clamp__intp_int_int_n_call, ks__physics_clamp__intp_int_int_n_wrong, __VA_ARGS__)(__VA_ARGS__)
 #define ks__physics_clamp__intp_int_int_n_wrong(...) \
     KS__WRONG_COUNT("physics_clamp__intp_int_int_n takes 5 arguments (n_items, stream, x, lo, hi), not ", \
                     physics_clamp__intp_int_int_n_takes_5_arguments, __VA_ARGS__)
 #define ks__physics_clamp__intp_int_int_n_call(n_items, stream, x, lo, hi) \
-    ks__physics_clamp__intp_int_int_n_at(__FILE__, __LINE__, n_items, stream, \
+    ((void)sizeof(KS_ARG_TYPE_CHECK(x, _Generic((x), int *: 1, default: 0), _Generic((x), int *: 1, void *: 1, default: 0), int *, kernel_physics_clamp__intp_int_int_parameter_x_needs_int_pointer) \
+         (x)), \
+     ks__physics_clamp__intp_int_int_n_at(__FILE__, __LINE__, n_items, stream, \
         KS_ARG_POINTER(x, _Generic((x), int *: 1, default: 0), \
             _Generic((x), int *: 1, void *: 1, default: 0), \
             "kernel physics_clamp__intp_int_int, parameter x", "int *", "int *", _Generic(x, int *: (x)), \
             _Generic(x, int *: (x), void *: (x))), \
         KS_ARG_VALUE(lo, _Generic((lo), int: 1, default: 0), "kernel physics_clamp__intp_int_int, parameter lo needs exactly int"), \
-        KS_ARG_VALUE(hi, _Generic((hi), int: 1, default: 0), "kernel physics_clamp__intp_int_int, parameter hi needs exactly int"))
+        KS_ARG_VALUE(hi, _Generic((hi), int: 1, default: 0), "kernel physics_clamp__intp_int_int, parameter hi needs exactly int")))
 #define physics_clamp__intp_int_int_node(...) ks__physics_clamp__intp_int_int_node_call(__VA_ARGS__)
 #define ks__physics_clamp__intp_int_int_node_call(ks__graph, ks__deps, ks__ndeps, ks__node, launch, x, lo, hi) \
-    (physics_clamp__intp_int_int_node)(ks__graph, ks__deps, ks__ndeps, \
+    ((void)sizeof(KS_ARG_TYPE_CHECK(x, _Generic((x), int *: 1, default: 0), _Generic((x), int *: 1, void *: 1, default: 0), int *, kernel_physics_clamp__intp_int_int_parameter_x_needs_int_pointer) \
+         (x)), \
+     (physics_clamp__intp_int_int_node)(ks__graph, ks__deps, ks__ndeps, \
         KS_ARG_NODES(ks__node, _Generic((ks__node), physics_clamp__intp_int_int_node_t *: 1, void *: 1, default: 0), \
             "kernel physics_clamp__intp_int_int: the node must be a physics_clamp__intp_int_int_node_t *"), launch, \
         KS_ARG_POINTER(x, _Generic((x), int *: 1, default: 0), \
@@ -990,16 +1057,18 @@ ks_status odd_names_nodes_set(ks_graph_exec           ks__exec,
             "kernel physics_clamp__intp_int_int, parameter x", "int *", "int *", _Generic(x, int *: (x)), \
             _Generic(x, int *: (x), void *: (x))), \
         KS_ARG_VALUE(lo, _Generic((lo), int: 1, default: 0), "kernel physics_clamp__intp_int_int, parameter lo needs exactly int"), \
-        KS_ARG_VALUE(hi, _Generic((hi), int: 1, default: 0), "kernel physics_clamp__intp_int_int, parameter hi needs exactly int"))
+        KS_ARG_VALUE(hi, _Generic((hi), int: 1, default: 0), "kernel physics_clamp__intp_int_int, parameter hi needs exactly int")))
 #define physics_clamp__intp_int_int_node_set(...) ks__physics_clamp__intp_int_int_node_set_call(__VA_ARGS__)
 #define ks__physics_clamp__intp_int_int_node_set_call(ks__exec, ks__node, launch, x, lo, hi) \
-    (physics_clamp__intp_int_int_node_set)(ks__exec, ks__node, launch, \
+    ((void)sizeof(KS_ARG_TYPE_CHECK(x, _Generic((x), int *: 1, default: 0), _Generic((x), int *: 1, void *: 1, default: 0), int *, kernel_physics_clamp__intp_int_int_parameter_x_needs_int_pointer) \
+         (x)), \
+     (physics_clamp__intp_int_int_node_set)(ks__exec, ks__node, launch, \
         KS_ARG_POINTER(x, _Generic((x), int *: 1, default: 0), \
             _Generic((x), int *: 1, void *: 1, default: 0), \
             "kernel physics_clamp__intp_int_int, parameter x", "int *", "int *", _Generic(x, int *: (x)), \
             _Generic(x, int *: (x), void *: (x))), \
         KS_ARG_VALUE(lo, _Generic((lo), int: 1, default: 0), "kernel physics_clamp__intp_int_int, parameter lo needs exactly int"), \
-        KS_ARG_VALUE(hi, _Generic((hi), int: 1, default: 0), "kernel physics_clamp__intp_int_int, parameter hi needs exactly int"))
+        KS_ARG_VALUE(hi, _Generic((hi), int: 1, default: 0), "kernel physics_clamp__intp_int_int, parameter hi needs exactly int")))
 #define physics_clamp__intp_int_int_nodes_set(...) ks__physics_clamp__intp_int_int_nodes_set_call(__VA_ARGS__)
 #define ks__physics_clamp__intp_int_int_nodes_set_call(ks__exec, ks__count, ks__nodes, ks__launches, ks__values) \
     (physics_clamp__intp_int_int_nodes_set)(ks__exec, ks__count, \
@@ -1012,7 +1081,11 @@ ks_status odd_names_nodes_set(ks_graph_exec           ks__exec,
     KS__WRONG_COUNT("kernel odd_names takes 7 arguments (ks_launch_, arg0, launch, args, stream, n_items, restrict_), not ", \
                     kernel_odd_names_takes_7_arguments, __VA_ARGS__)
 #define ks__odd_names_call(ks_launch_, arg0, launch, args, stream, n_items, restrict_) \
-    ks__odd_names_at(__FILE__, __LINE__, ks_launch_, \
+    ((void)sizeof(KS_ARG_TYPE_CHECK(launch, _Generic((launch), float *: 1, default: 0), _Generic((launch), float *: 1, void *: 1, default: 0), float *, kernel_odd_names_parameter_launch_needs_float_pointer) \
+         (launch)), \
+     (void)sizeof(KS_ARG_TYPE_CHECK(restrict_, _Generic((restrict_), const char *: 1, char *: 1, default: 0), _Generic((restrict_), const char *: 1, char *: 1, void *: 1, const void *: 1, default: 0), const char *, kernel_odd_names_parameter_restrict__needs_const_char_pointer) \
+         (restrict_)), \
+     ks__odd_names_at(__FILE__, __LINE__, ks_launch_, \
         KS_ARG_VALUE(arg0, _Generic((arg0), int: 1, default: 0), "kernel odd_names, parameter arg0 needs exactly int"), \
         KS_ARG_POINTER(launch, _Generic((launch), float *: 1, default: 0), \
             _Generic((launch), float *: 1, void *: 1, default: 0), \
@@ -1024,13 +1097,17 @@ ks_status odd_names_nodes_set(ks_graph_exec           ks__exec,
         KS_ARG_POINTER(restrict_, _Generic((restrict_), const char *: 1, char *: 1, default: 0), \
             _Generic((restrict_), const char *: 1, char *: 1, void *: 1, const void *: 1, default: 0), \
             "kernel odd_names, parameter restrict_", "const char *", "const char *", _Generic(restrict_, const char *: (restrict_), char *: (restrict_)), \
-            _Generic(restrict_, const char *: (restrict_), char *: (restrict_), void *: (restrict_), const void *: (restrict_))))
+            _Generic(restrict_, const char *: (restrict_), char *: (restrict_), void *: (restrict_), const void *: (restrict_)))))
 #define odd_names_n(...) KS__PICK_COUNT(8, ks__odd_names_n_call, ks__odd_names_n_wrong, __VA_ARGS__)(__VA_ARGS__)
 #define ks__odd_names_n_wrong(...) \
     KS__WRONG_COUNT("odd_names_n takes 8 arguments (ks_n_items_, ks_stream_, arg0, launch, args, stream, n_items, restrict_), not ", \
                     odd_names_n_takes_8_arguments, __VA_ARGS__)
 #define ks__odd_names_n_call(ks_n_items_, ks_stream_, arg0, launch, args, stream, n_items, restrict_) \
-    ks__odd_names_n_at(__FILE__, __LINE__, ks_n_items_, ks_stream_, \
+    ((void)sizeof(KS_ARG_TYPE_CHECK(launch, _Generic((launch), float *: 1, default: 0), _Generic((launch), float *: 1, void *: 1, default: 0), float *, kernel_odd_names_parameter_launch_needs_float_pointer) \
+         (launch)), \
+     (void)sizeof(KS_ARG_TYPE_CHECK(restrict_, _Generic((restrict_), const char *: 1, char *: 1, default: 0), _Generic((restrict_), const char *: 1, char *: 1, void *: 1, const void *: 1, default: 0), const char *, kernel_odd_names_parameter_restrict__needs_const_char_pointer) \
+         (restrict_)), \
+     ks__odd_names_n_at(__FILE__, __LINE__, ks_n_items_, ks_stream_, \
         KS_ARG_VALUE(arg0, _Generic((arg0), int: 1, default: 0), "kernel odd_names, parameter arg0 needs exactly int"), \
         KS_ARG_POINTER(launch, _Generic((launch), float *: 1, default: 0), \
             _Generic((launch), float *: 1, void *: 1, default: 0), \
@@ -1042,10 +1119,14 @@ ks_status odd_names_nodes_set(ks_graph_exec           ks__exec,
         KS_ARG_POINTER(restrict_, _Generic((restrict_), const char *: 1, char *: 1, default: 0), \
             _Generic((restrict_), const char *: 1, char *: 1, void *: 1, const void *: 1, default: 0), \
             "kernel odd_names, parameter restrict_", "const char *", "const char *", _Generic(restrict_, const char *: (restrict_), char *: (restrict_)), \
-            _Generic(restrict_, const char *: (restrict_), char *: (restrict_), void *: (restrict_), const void *: (restrict_))))
+            _Generic(restrict_, const char *: (restrict_), char *: (restrict_), void *: (restrict_), const void *: (restrict_)))))
 #define odd_names_node(...) ks__odd_names_node_call(__VA_ARGS__)
 #define ks__odd_names_node_call(ks__graph, ks__deps, ks__ndeps, ks__node, ks_launch_, arg0, launch, args, stream, n_items, restrict_) \
-    (odd_names_node)(ks__graph, ks__deps, ks__ndeps, \
+    ((void)sizeof(KS_ARG_TYPE_CHECK(launch, _Generic((launch), float *: 1, default: 0), _Generic((launch), float *: 1, void *: 1, default: 0), float *, kernel_odd_names_parameter_launch_needs_float_pointer) \
+         (launch)), \
+     (void)sizeof(KS_ARG_TYPE_CHECK(restrict_, _Generic((restrict_), const char *: 1, char *: 1, default: 0), _Generic((restrict_), const char *: 1, char *: 1, void *: 1, const void *: 1, default: 0), const char *, kernel_odd_names_parameter_restrict__needs_const_char_pointer) \
+         (restrict_)), \
+     (odd_names_node)(ks__graph, ks__deps, ks__ndeps, \
         KS_ARG_NODES(ks__node, _Generic((ks__node), odd_names_node_t *: 1, void *: 1, default: 0), \
             "kernel odd_names: the node must be a odd_names_node_t *"), ks_launch_, \
         KS_ARG_VALUE(arg0, _Generic((arg0), int: 1, default: 0), "kernel odd_names, parameter arg0 needs exactly int"), \
@@ -1059,10 +1140,14 @@ ks_status odd_names_nodes_set(ks_graph_exec           ks__exec,
         KS_ARG_POINTER(restrict_, _Generic((restrict_), const char *: 1, char *: 1, default: 0), \
             _Generic((restrict_), const char *: 1, char *: 1, void *: 1, const void *: 1, default: 0), \
             "kernel odd_names, parameter restrict_", "const char *", "const char *", _Generic(restrict_, const char *: (restrict_), char *: (restrict_)), \
-            _Generic(restrict_, const char *: (restrict_), char *: (restrict_), void *: (restrict_), const void *: (restrict_))))
+            _Generic(restrict_, const char *: (restrict_), char *: (restrict_), void *: (restrict_), const void *: (restrict_)))))
 #define odd_names_node_set(...) ks__odd_names_node_set_call(__VA_ARGS__)
 #define ks__odd_names_node_set_call(ks__exec, ks__node, ks_launch_, arg0, launch, args, stream, n_items, restrict_) \
-    (odd_names_node_set)(ks__exec, ks__node, ks_launch_, \
+    ((void)sizeof(KS_ARG_TYPE_CHECK(launch, _Generic((launch), float *: 1, default: 0), _Generic((launch), float *: 1, void *: 1, default: 0), float *, kernel_odd_names_parameter_launch_needs_float_pointer) \
+         (launch)), \
+     (void)sizeof(KS_ARG_TYPE_CHECK(restrict_, _Generic((restrict_), const char *: 1, char *: 1, default: 0), _Generic((restrict_), const char *: 1, char *: 1, void *: 1, const void *: 1, default: 0), const char *, kernel_odd_names_parameter_restrict__needs_const_char_pointer) \
+         (restrict_)), \
+     (odd_names_node_set)(ks__exec, ks__node, ks_launch_, \
         KS_ARG_VALUE(arg0, _Generic((arg0), int: 1, default: 0), "kernel odd_names, parameter arg0 needs exactly int"), \
         KS_ARG_POINTER(launch, _Generic((launch), float *: 1, default: 0), \
             _Generic((launch), float *: 1, void *: 1, default: 0), \
@@ -1074,7 +1159,7 @@ ks_status odd_names_nodes_set(ks_graph_exec           ks__exec,
         KS_ARG_POINTER(restrict_, _Generic((restrict_), const char *: 1, char *: 1, default: 0), \
             _Generic((restrict_), const char *: 1, char *: 1, void *: 1, const void *: 1, default: 0), \
             "kernel odd_names, parameter restrict_", "const char *", "const char *", _Generic(restrict_, const char *: (restrict_), char *: (restrict_)), \
-            _Generic(restrict_, const char *: (restrict_), char *: (restrict_), void *: (restrict_), const void *: (restrict_))))
+            _Generic(restrict_, const char *: (restrict_), char *: (restrict_), void *: (restrict_), const void *: (restrict_)))))
 #define odd_names_nodes_set(...) ks__odd_names_nodes_set_call(__VA_ARGS__)
 #define ks__odd_names_nodes_set_call(ks__exec, ks__count, ks__nodes, ks__launches, ks__values) \
     (odd_names_nodes_set)(ks__exec, ks__count, \

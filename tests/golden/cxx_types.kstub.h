@@ -530,12 +530,19 @@ ks_status local_nodes_set(ks_graph_exec        ks__exec,
  * __VA_ARGS__ and hands them on, so arguments that another macro writes
  * (ARGS(x) expanding to "a, b, c") are counted after that expansion. Wrap a
  * compound literal argument in parentheses: its commas would split it. */
+#if defined(KS__ARG_TAGS)
+/* clang: the types a pointer argument of another type is reported against
+ * (KS_ARG_TYPE_CHECK in kstub_types.h); never used for a value. */
+struct KS__ARG_TAG(kernel_paint_parameter_all_needs_const_Color_pointer) { char ks__never; };
+#endif
 #define paint(...) KS__PICK_COUNT(7, ks__paint_call, ks__paint_wrong, __VA_ARGS__)(__VA_ARGS__)
 #define ks__paint_wrong(...) \
     KS__WRONG_COUNT("kernel paint takes 7 arguments (launch, c, a, n, k, l, all), not ", \
                     kernel_paint_takes_7_arguments, __VA_ARGS__)
 #define ks__paint_call(launch, c, a, n, k, l, all) \
-    ks__paint_at(__FILE__, __LINE__, launch, \
+    ((void)sizeof(KS_ARG_TYPE_CHECK(all, _Generic((all), const Color *: 1, Color *: 1, default: 0), _Generic((all), const Color *: 1, Color *: 1, void *: 1, const void *: 1, default: 0), const Color *, kernel_paint_parameter_all_needs_const_Color_pointer) \
+         (all)), \
+     ks__paint_at(__FILE__, __LINE__, launch, \
         KS_ARG_VALUE(c, _Generic((c), Color: 1, default: 0), "kernel paint, parameter c needs exactly Color"), \
         KS_ARG_VALUE(a, _Generic((a), Act: 1, default: 0), "kernel paint, parameter a needs exactly Act"), \
         KS_ARG_VALUE(n, _Generic((n), nn_Norm: 1, default: 0), "kernel paint, parameter n needs exactly nn_Norm"), \
@@ -544,13 +551,15 @@ ks_status local_nodes_set(ks_graph_exec        ks__exec,
         KS_ARG_POINTER(all, _Generic((all), const Color *: 1, Color *: 1, default: 0), \
             _Generic((all), const Color *: 1, Color *: 1, void *: 1, const void *: 1, default: 0), \
             "kernel paint, parameter all", "const Color *", "const Color *", _Generic(all, const Color *: (all), Color *: (all)), \
-            _Generic(all, const Color *: (all), Color *: (all), void *: (all), const void *: (all))))
+            _Generic(all, const Color *: (all), Color *: (all), void *: (all), const void *: (all)))))
 #define paint_n(...) KS__PICK_COUNT(8, ks__paint_n_call, ks__paint_n_wrong, __VA_ARGS__)(__VA_ARGS__)
 #define ks__paint_n_wrong(...) \
     KS__WRONG_COUNT("paint_n takes 8 arguments (n_items, stream, c, a, n, k, l, all), not ", \
                     paint_n_takes_8_arguments, __VA_ARGS__)
 #define ks__paint_n_call(n_items, stream, c, a, n, k, l, all) \
-    ks__paint_n_at(__FILE__, __LINE__, n_items, stream, \
+    ((void)sizeof(KS_ARG_TYPE_CHECK(all, _Generic((all), const Color *: 1, Color *: 1, default: 0), _Generic((all), const Color *: 1, Color *: 1, void *: 1, const void *: 1, default: 0), const Color *, kernel_paint_parameter_all_needs_const_Color_pointer) \
+         (all)), \
+     ks__paint_n_at(__FILE__, __LINE__, n_items, stream, \
         KS_ARG_VALUE(c, _Generic((c), Color: 1, default: 0), "kernel paint, parameter c needs exactly Color"), \
         KS_ARG_VALUE(a, _Generic((a), Act: 1, default: 0), "kernel paint, parameter a needs exactly Act"), \
         KS_ARG_VALUE(n, _Generic((n), nn_Norm: 1, default: 0), "kernel paint, parameter n needs exactly nn_Norm"), \
@@ -559,10 +568,12 @@ ks_status local_nodes_set(ks_graph_exec        ks__exec,
         KS_ARG_POINTER(all, _Generic((all), const Color *: 1, Color *: 1, default: 0), \
             _Generic((all), const Color *: 1, Color *: 1, void *: 1, const void *: 1, default: 0), \
             "kernel paint, parameter all", "const Color *", "const Color *", _Generic(all, const Color *: (all), Color *: (all)), \
-            _Generic(all, const Color *: (all), Color *: (all), void *: (all), const void *: (all))))
+            _Generic(all, const Color *: (all), Color *: (all), void *: (all), const void *: (all)))))
 #define paint_node(...) ks__paint_node_call(__VA_ARGS__)
 #define ks__paint_node_call(ks__graph, ks__deps, ks__ndeps, ks__node, launch, c, a, n, k, l, all) \
-    (paint_node)(ks__graph, ks__deps, ks__ndeps, \
+    ((void)sizeof(KS_ARG_TYPE_CHECK(all, _Generic((all), const Color *: 1, Color *: 1, default: 0), _Generic((all), const Color *: 1, Color *: 1, void *: 1, const void *: 1, default: 0), const Color *, kernel_paint_parameter_all_needs_const_Color_pointer) \
+         (all)), \
+     (paint_node)(ks__graph, ks__deps, ks__ndeps, \
         KS_ARG_NODES(ks__node, _Generic((ks__node), paint_node_t *: 1, void *: 1, default: 0), \
             "kernel paint: the node must be a paint_node_t *"), launch, \
         KS_ARG_VALUE(c, _Generic((c), Color: 1, default: 0), "kernel paint, parameter c needs exactly Color"), \
@@ -573,10 +584,12 @@ ks_status local_nodes_set(ks_graph_exec        ks__exec,
         KS_ARG_POINTER(all, _Generic((all), const Color *: 1, Color *: 1, default: 0), \
             _Generic((all), const Color *: 1, Color *: 1, void *: 1, const void *: 1, default: 0), \
             "kernel paint, parameter all", "const Color *", "const Color *", _Generic(all, const Color *: (all), Color *: (all)), \
-            _Generic(all, const Color *: (all), Color *: (all), void *: (all), const void *: (all))))
+            _Generic(all, const Color *: (all), Color *: (all), void *: (all), const void *: (all)))))
 #define paint_node_set(...) ks__paint_node_set_call(__VA_ARGS__)
 #define ks__paint_node_set_call(ks__exec, ks__node, launch, c, a, n, k, l, all) \
-    (paint_node_set)(ks__exec, ks__node, launch, \
+    ((void)sizeof(KS_ARG_TYPE_CHECK(all, _Generic((all), const Color *: 1, Color *: 1, default: 0), _Generic((all), const Color *: 1, Color *: 1, void *: 1, const void *: 1, default: 0), const Color *, kernel_paint_parameter_all_needs_const_Color_pointer) \
+         (all)), \
+     (paint_node_set)(ks__exec, ks__node, launch, \
         KS_ARG_VALUE(c, _Generic((c), Color: 1, default: 0), "kernel paint, parameter c needs exactly Color"), \
         KS_ARG_VALUE(a, _Generic((a), Act: 1, default: 0), "kernel paint, parameter a needs exactly Act"), \
         KS_ARG_VALUE(n, _Generic((n), nn_Norm: 1, default: 0), "kernel paint, parameter n needs exactly nn_Norm"), \
@@ -585,7 +598,7 @@ ks_status local_nodes_set(ks_graph_exec        ks__exec,
         KS_ARG_POINTER(all, _Generic((all), const Color *: 1, Color *: 1, default: 0), \
             _Generic((all), const Color *: 1, Color *: 1, void *: 1, const void *: 1, default: 0), \
             "kernel paint, parameter all", "const Color *", "const Color *", _Generic(all, const Color *: (all), Color *: (all)), \
-            _Generic(all, const Color *: (all), Color *: (all), void *: (all), const void *: (all))))
+            _Generic(all, const Color *: (all), Color *: (all), void *: (all), const void *: (all)))))
 #define paint_nodes_set(...) ks__paint_nodes_set_call(__VA_ARGS__)
 #define ks__paint_nodes_set_call(ks__exec, ks__count, ks__nodes, ks__launches, ks__values) \
     (paint_nodes_set)(ks__exec, ks__count, \
@@ -598,33 +611,33 @@ ks_status local_nodes_set(ks_graph_exec        ks__exec,
     KS__WRONG_COUNT("kernel tagged takes 4 arguments (launch, t, m, h), not ", \
                     kernel_tagged_takes_4_arguments, __VA_ARGS__)
 #define ks__tagged_call(launch, t, m, h) \
-    ks__tagged_at(__FILE__, __LINE__, launch, \
+    (ks__tagged_at(__FILE__, __LINE__, launch, \
         KS_ARG_VALUE(t, _Generic((t), Tagged_Color_Act_Relu: 1, default: 0), "kernel tagged, parameter t needs exactly Tagged_Color_Act_Relu"), \
         KS_ARG_VALUE(m, _Generic((m), Holder_Mode: 1, default: 0), "kernel tagged, parameter m needs exactly Holder_Mode"), \
-        KS_ARG_VALUE(h, _Generic((h), Hidden: 1, default: 0), "kernel tagged, parameter h needs exactly Hidden"))
+        KS_ARG_VALUE(h, _Generic((h), Hidden: 1, default: 0), "kernel tagged, parameter h needs exactly Hidden")))
 #define tagged_n(...) KS__PICK_COUNT(5, ks__tagged_n_call, ks__tagged_n_wrong, __VA_ARGS__)(__VA_ARGS__)
 #define ks__tagged_n_wrong(...) \
     KS__WRONG_COUNT("tagged_n takes 5 arguments (n_items, stream, t, m, h), not ", \
                     tagged_n_takes_5_arguments, __VA_ARGS__)
 #define ks__tagged_n_call(n_items, stream, t, m, h) \
-    ks__tagged_n_at(__FILE__, __LINE__, n_items, stream, \
+    (ks__tagged_n_at(__FILE__, __LINE__, n_items, stream, \
         KS_ARG_VALUE(t, _Generic((t), Tagged_Color_Act_Relu: 1, default: 0), "kernel tagged, parameter t needs exactly Tagged_Color_Act_Relu"), \
         KS_ARG_VALUE(m, _Generic((m), Holder_Mode: 1, default: 0), "kernel tagged, parameter m needs exactly Holder_Mode"), \
-        KS_ARG_VALUE(h, _Generic((h), Hidden: 1, default: 0), "kernel tagged, parameter h needs exactly Hidden"))
+        KS_ARG_VALUE(h, _Generic((h), Hidden: 1, default: 0), "kernel tagged, parameter h needs exactly Hidden")))
 #define tagged_node(...) ks__tagged_node_call(__VA_ARGS__)
 #define ks__tagged_node_call(ks__graph, ks__deps, ks__ndeps, ks__node, launch, t, m, h) \
-    (tagged_node)(ks__graph, ks__deps, ks__ndeps, \
+    ((tagged_node)(ks__graph, ks__deps, ks__ndeps, \
         KS_ARG_NODES(ks__node, _Generic((ks__node), tagged_node_t *: 1, void *: 1, default: 0), \
             "kernel tagged: the node must be a tagged_node_t *"), launch, \
         KS_ARG_VALUE(t, _Generic((t), Tagged_Color_Act_Relu: 1, default: 0), "kernel tagged, parameter t needs exactly Tagged_Color_Act_Relu"), \
         KS_ARG_VALUE(m, _Generic((m), Holder_Mode: 1, default: 0), "kernel tagged, parameter m needs exactly Holder_Mode"), \
-        KS_ARG_VALUE(h, _Generic((h), Hidden: 1, default: 0), "kernel tagged, parameter h needs exactly Hidden"))
+        KS_ARG_VALUE(h, _Generic((h), Hidden: 1, default: 0), "kernel tagged, parameter h needs exactly Hidden")))
 #define tagged_node_set(...) ks__tagged_node_set_call(__VA_ARGS__)
 #define ks__tagged_node_set_call(ks__exec, ks__node, launch, t, m, h) \
-    (tagged_node_set)(ks__exec, ks__node, launch, \
+    ((tagged_node_set)(ks__exec, ks__node, launch, \
         KS_ARG_VALUE(t, _Generic((t), Tagged_Color_Act_Relu: 1, default: 0), "kernel tagged, parameter t needs exactly Tagged_Color_Act_Relu"), \
         KS_ARG_VALUE(m, _Generic((m), Holder_Mode: 1, default: 0), "kernel tagged, parameter m needs exactly Holder_Mode"), \
-        KS_ARG_VALUE(h, _Generic((h), Hidden: 1, default: 0), "kernel tagged, parameter h needs exactly Hidden"))
+        KS_ARG_VALUE(h, _Generic((h), Hidden: 1, default: 0), "kernel tagged, parameter h needs exactly Hidden")))
 #define tagged_nodes_set(...) ks__tagged_nodes_set_call(__VA_ARGS__)
 #define ks__tagged_nodes_set_call(ks__exec, ks__count, ks__nodes, ks__launches, ks__values) \
     (tagged_nodes_set)(ks__exec, ks__count, \
@@ -637,29 +650,29 @@ ks_status local_nodes_set(ks_graph_exec        ks__exec,
     KS__WRONG_COUNT("kernel local takes 3 arguments (launch, l, r), not ", \
                     kernel_local_takes_3_arguments, __VA_ARGS__)
 #define ks__local_call(launch, l, r) \
-    ks__local_at(__FILE__, __LINE__, launch, \
+    (ks__local_at(__FILE__, __LINE__, launch, \
         KS_ARG_VALUE(l, _Generic((l), Local: 1, default: 0), "kernel local, parameter l needs exactly Local"), \
-        KS_ARG_VALUE(r, _Generic((r), struct LocalRec: 1, default: 0), "kernel local, parameter r needs exactly struct LocalRec"))
+        KS_ARG_VALUE(r, _Generic((r), struct LocalRec: 1, default: 0), "kernel local, parameter r needs exactly struct LocalRec")))
 #define local_n(...) KS__PICK_COUNT(4, ks__local_n_call, ks__local_n_wrong, __VA_ARGS__)(__VA_ARGS__)
 #define ks__local_n_wrong(...) \
     KS__WRONG_COUNT("local_n takes 4 arguments (n_items, stream, l, r), not ", \
                     local_n_takes_4_arguments, __VA_ARGS__)
 #define ks__local_n_call(n_items, stream, l, r) \
-    ks__local_n_at(__FILE__, __LINE__, n_items, stream, \
+    (ks__local_n_at(__FILE__, __LINE__, n_items, stream, \
         KS_ARG_VALUE(l, _Generic((l), Local: 1, default: 0), "kernel local, parameter l needs exactly Local"), \
-        KS_ARG_VALUE(r, _Generic((r), struct LocalRec: 1, default: 0), "kernel local, parameter r needs exactly struct LocalRec"))
+        KS_ARG_VALUE(r, _Generic((r), struct LocalRec: 1, default: 0), "kernel local, parameter r needs exactly struct LocalRec")))
 #define local_node(...) ks__local_node_call(__VA_ARGS__)
 #define ks__local_node_call(ks__graph, ks__deps, ks__ndeps, ks__node, launch, l, r) \
-    (local_node)(ks__graph, ks__deps, ks__ndeps, \
+    ((local_node)(ks__graph, ks__deps, ks__ndeps, \
         KS_ARG_NODES(ks__node, _Generic((ks__node), local_node_t *: 1, void *: 1, default: 0), \
             "kernel local: the node must be a local_node_t *"), launch, \
         KS_ARG_VALUE(l, _Generic((l), Local: 1, default: 0), "kernel local, parameter l needs exactly Local"), \
-        KS_ARG_VALUE(r, _Generic((r), struct LocalRec: 1, default: 0), "kernel local, parameter r needs exactly struct LocalRec"))
+        KS_ARG_VALUE(r, _Generic((r), struct LocalRec: 1, default: 0), "kernel local, parameter r needs exactly struct LocalRec")))
 #define local_node_set(...) ks__local_node_set_call(__VA_ARGS__)
 #define ks__local_node_set_call(ks__exec, ks__node, launch, l, r) \
-    (local_node_set)(ks__exec, ks__node, launch, \
+    ((local_node_set)(ks__exec, ks__node, launch, \
         KS_ARG_VALUE(l, _Generic((l), Local: 1, default: 0), "kernel local, parameter l needs exactly Local"), \
-        KS_ARG_VALUE(r, _Generic((r), struct LocalRec: 1, default: 0), "kernel local, parameter r needs exactly struct LocalRec"))
+        KS_ARG_VALUE(r, _Generic((r), struct LocalRec: 1, default: 0), "kernel local, parameter r needs exactly struct LocalRec")))
 #define local_nodes_set(...) ks__local_nodes_set_call(__VA_ARGS__)
 #define ks__local_nodes_set_call(ks__exec, ks__count, ks__nodes, ks__launches, ks__values) \
     (local_nodes_set)(ks__exec, ks__count, \

@@ -265,42 +265,57 @@ ks_status visible_nodes_set(ks_graph_exec         ks__exec,
  * __VA_ARGS__ and hands them on, so arguments that another macro writes
  * (ARGS(x) expanding to "a, b, c") are counted after that expansion. Wrap a
  * compound literal argument in parentheses: its commas would split it. */
+#if defined(KS__ARG_TAGS)
+/* clang: the types a pointer argument of another type is reported against
+ * (KS_ARG_TYPE_CHECK in kstub_types.h); never used for a value. */
+struct KS__ARG_TAG(kernel_hidden_parameter_x_needs_float_pointer) { char ks__never; };
+struct KS__ARG_TAG(kernel_anon_parameter_x_needs_float_pointer) { char ks__never; };
+struct KS__ARG_TAG(kernel_visible_parameter_x_needs_float_pointer) { char ks__never; };
+#endif
 #define hidden(...) KS__PICK_COUNT(2, ks__hidden_call, ks__hidden_wrong, __VA_ARGS__)(__VA_ARGS__)
 #define ks__hidden_wrong(...) \
     KS__WRONG_COUNT("kernel hidden takes 2 arguments (launch, x), not ", \
                     kernel_hidden_takes_2_arguments, __VA_ARGS__)
 #define ks__hidden_call(launch, x) \
-    ks__hidden_at(__FILE__, __LINE__, launch, \
+    ((void)sizeof(KS_ARG_TYPE_CHECK(x, _Generic((x), float *: 1, default: 0), _Generic((x), float *: 1, void *: 1, default: 0), float *, kernel_hidden_parameter_x_needs_float_pointer) \
+         (x)), \
+     ks__hidden_at(__FILE__, __LINE__, launch, \
         KS_ARG_POINTER(x, _Generic((x), float *: 1, default: 0), \
             _Generic((x), float *: 1, void *: 1, default: 0), \
             "kernel hidden, parameter x", "float *", "float *", _Generic(x, float *: (x)), \
-            _Generic(x, float *: (x), void *: (x))))
+            _Generic(x, float *: (x), void *: (x)))))
 #define hidden_n(...) KS__PICK_COUNT(3, ks__hidden_n_call, ks__hidden_n_wrong, __VA_ARGS__)(__VA_ARGS__)
 #define ks__hidden_n_wrong(...) \
     KS__WRONG_COUNT("hidden_n takes 3 arguments (n_items, stream, x), not ", \
                     hidden_n_takes_3_arguments, __VA_ARGS__)
 #define ks__hidden_n_call(n_items, stream, x) \
-    ks__hidden_n_at(__FILE__, __LINE__, n_items, stream, \
+    ((void)sizeof(KS_ARG_TYPE_CHECK(x, _Generic((x), float *: 1, default: 0), _Generic((x), float *: 1, void *: 1, default: 0), float *, kernel_hidden_parameter_x_needs_float_pointer) \
+         (x)), \
+     ks__hidden_n_at(__FILE__, __LINE__, n_items, stream, \
         KS_ARG_POINTER(x, _Generic((x), float *: 1, default: 0), \
             _Generic((x), float *: 1, void *: 1, default: 0), \
             "kernel hidden, parameter x", "float *", "float *", _Generic(x, float *: (x)), \
-            _Generic(x, float *: (x), void *: (x))))
+            _Generic(x, float *: (x), void *: (x)))))
 #define hidden_node(...) ks__hidden_node_call(__VA_ARGS__)
 #define ks__hidden_node_call(ks__graph, ks__deps, ks__ndeps, ks__node, launch, x) \
-    (hidden_node)(ks__graph, ks__deps, ks__ndeps, \
+    ((void)sizeof(KS_ARG_TYPE_CHECK(x, _Generic((x), float *: 1, default: 0), _Generic((x), float *: 1, void *: 1, default: 0), float *, kernel_hidden_parameter_x_needs_float_pointer) \
+         (x)), \
+     (hidden_node)(ks__graph, ks__deps, ks__ndeps, \
         KS_ARG_NODES(ks__node, _Generic((ks__node), hidden_node_t *: 1, void *: 1, default: 0), \
             "kernel hidden: the node must be a hidden_node_t *"), launch, \
         KS_ARG_POINTER(x, _Generic((x), float *: 1, default: 0), \
             _Generic((x), float *: 1, void *: 1, default: 0), \
             "kernel hidden, parameter x", "float *", "float *", _Generic(x, float *: (x)), \
-            _Generic(x, float *: (x), void *: (x))))
+            _Generic(x, float *: (x), void *: (x)))))
 #define hidden_node_set(...) ks__hidden_node_set_call(__VA_ARGS__)
 #define ks__hidden_node_set_call(ks__exec, ks__node, launch, x) \
-    (hidden_node_set)(ks__exec, ks__node, launch, \
+    ((void)sizeof(KS_ARG_TYPE_CHECK(x, _Generic((x), float *: 1, default: 0), _Generic((x), float *: 1, void *: 1, default: 0), float *, kernel_hidden_parameter_x_needs_float_pointer) \
+         (x)), \
+     (hidden_node_set)(ks__exec, ks__node, launch, \
         KS_ARG_POINTER(x, _Generic((x), float *: 1, default: 0), \
             _Generic((x), float *: 1, void *: 1, default: 0), \
             "kernel hidden, parameter x", "float *", "float *", _Generic(x, float *: (x)), \
-            _Generic(x, float *: (x), void *: (x))))
+            _Generic(x, float *: (x), void *: (x)))))
 #define hidden_nodes_set(...) ks__hidden_nodes_set_call(__VA_ARGS__)
 #define ks__hidden_nodes_set_call(ks__exec, ks__count, ks__nodes, ks__launches, ks__values) \
     (hidden_nodes_set)(ks__exec, ks__count, \
@@ -313,37 +328,45 @@ ks_status visible_nodes_set(ks_graph_exec         ks__exec,
     KS__WRONG_COUNT("kernel anon takes 2 arguments (launch, x), not ", \
                     kernel_anon_takes_2_arguments, __VA_ARGS__)
 #define ks__anon_call(launch, x) \
-    ks__anon_at(__FILE__, __LINE__, launch, \
+    ((void)sizeof(KS_ARG_TYPE_CHECK(x, _Generic((x), float *: 1, default: 0), _Generic((x), float *: 1, void *: 1, default: 0), float *, kernel_anon_parameter_x_needs_float_pointer) \
+         (x)), \
+     ks__anon_at(__FILE__, __LINE__, launch, \
         KS_ARG_POINTER(x, _Generic((x), float *: 1, default: 0), \
             _Generic((x), float *: 1, void *: 1, default: 0), \
             "kernel anon, parameter x", "float *", "float *", _Generic(x, float *: (x)), \
-            _Generic(x, float *: (x), void *: (x))))
+            _Generic(x, float *: (x), void *: (x)))))
 #define anon_n(...) KS__PICK_COUNT(3, ks__anon_n_call, ks__anon_n_wrong, __VA_ARGS__)(__VA_ARGS__)
 #define ks__anon_n_wrong(...) \
     KS__WRONG_COUNT("anon_n takes 3 arguments (n_items, stream, x), not ", \
                     anon_n_takes_3_arguments, __VA_ARGS__)
 #define ks__anon_n_call(n_items, stream, x) \
-    ks__anon_n_at(__FILE__, __LINE__, n_items, stream, \
+    ((void)sizeof(KS_ARG_TYPE_CHECK(x, _Generic((x), float *: 1, default: 0), _Generic((x), float *: 1, void *: 1, default: 0), float *, kernel_anon_parameter_x_needs_float_pointer) \
+         (x)), \
+     ks__anon_n_at(__FILE__, __LINE__, n_items, stream, \
         KS_ARG_POINTER(x, _Generic((x), float *: 1, default: 0), \
             _Generic((x), float *: 1, void *: 1, default: 0), \
             "kernel anon, parameter x", "float *", "float *", _Generic(x, float *: (x)), \
-            _Generic(x, float *: (x), void *: (x))))
+            _Generic(x, float *: (x), void *: (x)))))
 #define anon_node(...) ks__anon_node_call(__VA_ARGS__)
 #define ks__anon_node_call(ks__graph, ks__deps, ks__ndeps, ks__node, launch, x) \
-    (anon_node)(ks__graph, ks__deps, ks__ndeps, \
+    ((void)sizeof(KS_ARG_TYPE_CHECK(x, _Generic((x), float *: 1, default: 0), _Generic((x), float *: 1, void *: 1, default: 0), float *, kernel_anon_parameter_x_needs_float_pointer) \
+         (x)), \
+     (anon_node)(ks__graph, ks__deps, ks__ndeps, \
         KS_ARG_NODES(ks__node, _Generic((ks__node), anon_node_t *: 1, void *: 1, default: 0), \
             "kernel anon: the node must be a anon_node_t *"), launch, \
         KS_ARG_POINTER(x, _Generic((x), float *: 1, default: 0), \
             _Generic((x), float *: 1, void *: 1, default: 0), \
             "kernel anon, parameter x", "float *", "float *", _Generic(x, float *: (x)), \
-            _Generic(x, float *: (x), void *: (x))))
+            _Generic(x, float *: (x), void *: (x)))))
 #define anon_node_set(...) ks__anon_node_set_call(__VA_ARGS__)
 #define ks__anon_node_set_call(ks__exec, ks__node, launch, x) \
-    (anon_node_set)(ks__exec, ks__node, launch, \
+    ((void)sizeof(KS_ARG_TYPE_CHECK(x, _Generic((x), float *: 1, default: 0), _Generic((x), float *: 1, void *: 1, default: 0), float *, kernel_anon_parameter_x_needs_float_pointer) \
+         (x)), \
+     (anon_node_set)(ks__exec, ks__node, launch, \
         KS_ARG_POINTER(x, _Generic((x), float *: 1, default: 0), \
             _Generic((x), float *: 1, void *: 1, default: 0), \
             "kernel anon, parameter x", "float *", "float *", _Generic(x, float *: (x)), \
-            _Generic(x, float *: (x), void *: (x))))
+            _Generic(x, float *: (x), void *: (x)))))
 #define anon_nodes_set(...) ks__anon_nodes_set_call(__VA_ARGS__)
 #define ks__anon_nodes_set_call(ks__exec, ks__count, ks__nodes, ks__launches, ks__values) \
     (anon_nodes_set)(ks__exec, ks__count, \
@@ -356,37 +379,45 @@ ks_status visible_nodes_set(ks_graph_exec         ks__exec,
     KS__WRONG_COUNT("kernel visible takes 2 arguments (launch, x), not ", \
                     kernel_visible_takes_2_arguments, __VA_ARGS__)
 #define ks__visible_call(launch, x) \
-    ks__visible_at(__FILE__, __LINE__, launch, \
+    ((void)sizeof(KS_ARG_TYPE_CHECK(x, _Generic((x), float *: 1, default: 0), _Generic((x), float *: 1, void *: 1, default: 0), float *, kernel_visible_parameter_x_needs_float_pointer) \
+         (x)), \
+     ks__visible_at(__FILE__, __LINE__, launch, \
         KS_ARG_POINTER(x, _Generic((x), float *: 1, default: 0), \
             _Generic((x), float *: 1, void *: 1, default: 0), \
             "kernel visible, parameter x", "float *", "float *", _Generic(x, float *: (x)), \
-            _Generic(x, float *: (x), void *: (x))))
+            _Generic(x, float *: (x), void *: (x)))))
 #define visible_n(...) KS__PICK_COUNT(3, ks__visible_n_call, ks__visible_n_wrong, __VA_ARGS__)(__VA_ARGS__)
 #define ks__visible_n_wrong(...) \
     KS__WRONG_COUNT("visible_n takes 3 arguments (n_items, stream, x), not ", \
                     visible_n_takes_3_arguments, __VA_ARGS__)
 #define ks__visible_n_call(n_items, stream, x) \
-    ks__visible_n_at(__FILE__, __LINE__, n_items, stream, \
+    ((void)sizeof(KS_ARG_TYPE_CHECK(x, _Generic((x), float *: 1, default: 0), _Generic((x), float *: 1, void *: 1, default: 0), float *, kernel_visible_parameter_x_needs_float_pointer) \
+         (x)), \
+     ks__visible_n_at(__FILE__, __LINE__, n_items, stream, \
         KS_ARG_POINTER(x, _Generic((x), float *: 1, default: 0), \
             _Generic((x), float *: 1, void *: 1, default: 0), \
             "kernel visible, parameter x", "float *", "float *", _Generic(x, float *: (x)), \
-            _Generic(x, float *: (x), void *: (x))))
+            _Generic(x, float *: (x), void *: (x)))))
 #define visible_node(...) ks__visible_node_call(__VA_ARGS__)
 #define ks__visible_node_call(ks__graph, ks__deps, ks__ndeps, ks__node, launch, x) \
-    (visible_node)(ks__graph, ks__deps, ks__ndeps, \
+    ((void)sizeof(KS_ARG_TYPE_CHECK(x, _Generic((x), float *: 1, default: 0), _Generic((x), float *: 1, void *: 1, default: 0), float *, kernel_visible_parameter_x_needs_float_pointer) \
+         (x)), \
+     (visible_node)(ks__graph, ks__deps, ks__ndeps, \
         KS_ARG_NODES(ks__node, _Generic((ks__node), visible_node_t *: 1, void *: 1, default: 0), \
             "kernel visible: the node must be a visible_node_t *"), launch, \
         KS_ARG_POINTER(x, _Generic((x), float *: 1, default: 0), \
             _Generic((x), float *: 1, void *: 1, default: 0), \
             "kernel visible, parameter x", "float *", "float *", _Generic(x, float *: (x)), \
-            _Generic(x, float *: (x), void *: (x))))
+            _Generic(x, float *: (x), void *: (x)))))
 #define visible_node_set(...) ks__visible_node_set_call(__VA_ARGS__)
 #define ks__visible_node_set_call(ks__exec, ks__node, launch, x) \
-    (visible_node_set)(ks__exec, ks__node, launch, \
+    ((void)sizeof(KS_ARG_TYPE_CHECK(x, _Generic((x), float *: 1, default: 0), _Generic((x), float *: 1, void *: 1, default: 0), float *, kernel_visible_parameter_x_needs_float_pointer) \
+         (x)), \
+     (visible_node_set)(ks__exec, ks__node, launch, \
         KS_ARG_POINTER(x, _Generic((x), float *: 1, default: 0), \
             _Generic((x), float *: 1, void *: 1, default: 0), \
             "kernel visible, parameter x", "float *", "float *", _Generic(x, float *: (x)), \
-            _Generic(x, float *: (x), void *: (x))))
+            _Generic(x, float *: (x), void *: (x)))))
 #define visible_nodes_set(...) ks__visible_nodes_set_call(__VA_ARGS__)
 #define ks__visible_nodes_set_call(ks__exec, ks__count, ks__nodes, ks__launches, ks__values) \
     (visible_nodes_set)(ks__exec, ks__count, \

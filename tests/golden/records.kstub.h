@@ -463,12 +463,25 @@ ks_status halves_nodes_set(ks_graph_exec        ks__exec,
  * __VA_ARGS__ and hands them on, so arguments that another macro writes
  * (ARGS(x) expanding to "a, b, c") are counted after that expansion. Wrap a
  * compound literal argument in parentheses: its commas would split it. */
+#if defined(KS__ARG_TAGS)
+/* clang: the types a pointer argument of another type is reported against
+ * (KS_ARG_TYPE_CHECK in kstub_types.h); never used for a value. */
+struct KS__ARG_TAG(kernel_boxes_parameter_all_needs_const_struct_geo_Box_pointer) { char ks__never; };
+struct KS__ARG_TAG(kernel_boxes_parameter_tree_needs_struct_geo_Node_pointer_pointer) { char ks__never; };
+struct KS__ARG_TAG(kernel_bits_parameter_out_needs_union_geo_Bits_pointer) { char ks__never; };
+struct KS__ARG_TAG(kernel_halves_parameter_h2_needs_const_ks_half2_pointer) { char ks__never; };
+struct KS__ARG_TAG(kernel_halves_parameter_b2_needs_ks_bfloat162_pointer) { char ks__never; };
+#endif
 #define boxes(...) KS__PICK_COUNT(6, ks__boxes_call, ks__boxes_wrong, __VA_ARGS__)(__VA_ARGS__)
 #define ks__boxes_wrong(...) \
     KS__WRONG_COUNT("kernel boxes takes 6 arguments (launch, box, all, tree, mode, n), not ", \
                     kernel_boxes_takes_6_arguments, __VA_ARGS__)
 #define ks__boxes_call(launch, box, all, tree, mode, n) \
-    ks__boxes_at(__FILE__, __LINE__, launch, \
+    ((void)sizeof(KS_ARG_TYPE_CHECK(all, _Generic((all), const struct geo_Box *: 1, struct geo_Box *: 1, default: 0), _Generic((all), const struct geo_Box *: 1, struct geo_Box *: 1, void *: 1, const void *: 1, default: 0), const struct geo_Box *, kernel_boxes_parameter_all_needs_const_struct_geo_Box_pointer) \
+         (all)), \
+     (void)sizeof(KS_ARG_TYPE_CHECK(tree, _Generic((tree), struct geo_Node **: 1, default: 0), _Generic((tree), struct geo_Node **: 1, void *: 1, default: 0), struct geo_Node **, kernel_boxes_parameter_tree_needs_struct_geo_Node_pointer_pointer) \
+         (tree)), \
+     ks__boxes_at(__FILE__, __LINE__, launch, \
         KS_ARG_VALUE(box, _Generic((box), struct geo_Box: 1, default: 0), "kernel boxes, parameter box needs exactly struct geo_Box"), \
         KS_ARG_POINTER(all, _Generic((all), const struct geo_Box *: 1, struct geo_Box *: 1, default: 0), \
             _Generic((all), const struct geo_Box *: 1, struct geo_Box *: 1, void *: 1, const void *: 1, default: 0), \
@@ -479,13 +492,17 @@ ks_status halves_nodes_set(ks_graph_exec        ks__exec,
             "kernel boxes, parameter tree", "struct geo_Node **", "struct geo_Node **", _Generic(tree, struct geo_Node **: (tree)), \
             _Generic(tree, struct geo_Node **: (tree), void *: (tree))), \
         KS_ARG_VALUE(mode, _Generic((mode), geo_Mode: 1, default: 0), "kernel boxes, parameter mode needs exactly geo_Mode"), \
-        KS_ARG_VALUE(n, _Generic((n), int: 1, default: 0), "kernel boxes, parameter n needs exactly int"))
+        KS_ARG_VALUE(n, _Generic((n), int: 1, default: 0), "kernel boxes, parameter n needs exactly int")))
 #define boxes_n(...) KS__PICK_COUNT(7, ks__boxes_n_call, ks__boxes_n_wrong, __VA_ARGS__)(__VA_ARGS__)
 #define ks__boxes_n_wrong(...) \
     KS__WRONG_COUNT("boxes_n takes 7 arguments (n_items, stream, box, all, tree, mode, n), not ", \
                     boxes_n_takes_7_arguments, __VA_ARGS__)
 #define ks__boxes_n_call(n_items, stream, box, all, tree, mode, n) \
-    ks__boxes_n_at(__FILE__, __LINE__, n_items, stream, \
+    ((void)sizeof(KS_ARG_TYPE_CHECK(all, _Generic((all), const struct geo_Box *: 1, struct geo_Box *: 1, default: 0), _Generic((all), const struct geo_Box *: 1, struct geo_Box *: 1, void *: 1, const void *: 1, default: 0), const struct geo_Box *, kernel_boxes_parameter_all_needs_const_struct_geo_Box_pointer) \
+         (all)), \
+     (void)sizeof(KS_ARG_TYPE_CHECK(tree, _Generic((tree), struct geo_Node **: 1, default: 0), _Generic((tree), struct geo_Node **: 1, void *: 1, default: 0), struct geo_Node **, kernel_boxes_parameter_tree_needs_struct_geo_Node_pointer_pointer) \
+         (tree)), \
+     ks__boxes_n_at(__FILE__, __LINE__, n_items, stream, \
         KS_ARG_VALUE(box, _Generic((box), struct geo_Box: 1, default: 0), "kernel boxes, parameter box needs exactly struct geo_Box"), \
         KS_ARG_POINTER(all, _Generic((all), const struct geo_Box *: 1, struct geo_Box *: 1, default: 0), \
             _Generic((all), const struct geo_Box *: 1, struct geo_Box *: 1, void *: 1, const void *: 1, default: 0), \
@@ -496,10 +513,14 @@ ks_status halves_nodes_set(ks_graph_exec        ks__exec,
             "kernel boxes, parameter tree", "struct geo_Node **", "struct geo_Node **", _Generic(tree, struct geo_Node **: (tree)), \
             _Generic(tree, struct geo_Node **: (tree), void *: (tree))), \
         KS_ARG_VALUE(mode, _Generic((mode), geo_Mode: 1, default: 0), "kernel boxes, parameter mode needs exactly geo_Mode"), \
-        KS_ARG_VALUE(n, _Generic((n), int: 1, default: 0), "kernel boxes, parameter n needs exactly int"))
+        KS_ARG_VALUE(n, _Generic((n), int: 1, default: 0), "kernel boxes, parameter n needs exactly int")))
 #define boxes_node(...) ks__boxes_node_call(__VA_ARGS__)
 #define ks__boxes_node_call(ks__graph, ks__deps, ks__ndeps, ks__node, launch, box, all, tree, mode, n) \
-    (boxes_node)(ks__graph, ks__deps, ks__ndeps, \
+    ((void)sizeof(KS_ARG_TYPE_CHECK(all, _Generic((all), const struct geo_Box *: 1, struct geo_Box *: 1, default: 0), _Generic((all), const struct geo_Box *: 1, struct geo_Box *: 1, void *: 1, const void *: 1, default: 0), const struct geo_Box *, kernel_boxes_parameter_all_needs_const_struct_geo_Box_pointer) \
+         (all)), \
+     (void)sizeof(KS_ARG_TYPE_CHECK(tree, _Generic((tree), struct geo_Node **: 1, default: 0), _Generic((tree), struct geo_Node **: 1, void *: 1, default: 0), struct geo_Node **, kernel_boxes_parameter_tree_needs_struct_geo_Node_pointer_pointer) \
+         (tree)), \
+     (boxes_node)(ks__graph, ks__deps, ks__ndeps, \
         KS_ARG_NODES(ks__node, _Generic((ks__node), boxes_node_t *: 1, void *: 1, default: 0), \
             "kernel boxes: the node must be a boxes_node_t *"), launch, \
         KS_ARG_VALUE(box, _Generic((box), struct geo_Box: 1, default: 0), "kernel boxes, parameter box needs exactly struct geo_Box"), \
@@ -512,10 +533,14 @@ ks_status halves_nodes_set(ks_graph_exec        ks__exec,
             "kernel boxes, parameter tree", "struct geo_Node **", "struct geo_Node **", _Generic(tree, struct geo_Node **: (tree)), \
             _Generic(tree, struct geo_Node **: (tree), void *: (tree))), \
         KS_ARG_VALUE(mode, _Generic((mode), geo_Mode: 1, default: 0), "kernel boxes, parameter mode needs exactly geo_Mode"), \
-        KS_ARG_VALUE(n, _Generic((n), int: 1, default: 0), "kernel boxes, parameter n needs exactly int"))
+        KS_ARG_VALUE(n, _Generic((n), int: 1, default: 0), "kernel boxes, parameter n needs exactly int")))
 #define boxes_node_set(...) ks__boxes_node_set_call(__VA_ARGS__)
 #define ks__boxes_node_set_call(ks__exec, ks__node, launch, box, all, tree, mode, n) \
-    (boxes_node_set)(ks__exec, ks__node, launch, \
+    ((void)sizeof(KS_ARG_TYPE_CHECK(all, _Generic((all), const struct geo_Box *: 1, struct geo_Box *: 1, default: 0), _Generic((all), const struct geo_Box *: 1, struct geo_Box *: 1, void *: 1, const void *: 1, default: 0), const struct geo_Box *, kernel_boxes_parameter_all_needs_const_struct_geo_Box_pointer) \
+         (all)), \
+     (void)sizeof(KS_ARG_TYPE_CHECK(tree, _Generic((tree), struct geo_Node **: 1, default: 0), _Generic((tree), struct geo_Node **: 1, void *: 1, default: 0), struct geo_Node **, kernel_boxes_parameter_tree_needs_struct_geo_Node_pointer_pointer) \
+         (tree)), \
+     (boxes_node_set)(ks__exec, ks__node, launch, \
         KS_ARG_VALUE(box, _Generic((box), struct geo_Box: 1, default: 0), "kernel boxes, parameter box needs exactly struct geo_Box"), \
         KS_ARG_POINTER(all, _Generic((all), const struct geo_Box *: 1, struct geo_Box *: 1, default: 0), \
             _Generic((all), const struct geo_Box *: 1, struct geo_Box *: 1, void *: 1, const void *: 1, default: 0), \
@@ -526,7 +551,7 @@ ks_status halves_nodes_set(ks_graph_exec        ks__exec,
             "kernel boxes, parameter tree", "struct geo_Node **", "struct geo_Node **", _Generic(tree, struct geo_Node **: (tree)), \
             _Generic(tree, struct geo_Node **: (tree), void *: (tree))), \
         KS_ARG_VALUE(mode, _Generic((mode), geo_Mode: 1, default: 0), "kernel boxes, parameter mode needs exactly geo_Mode"), \
-        KS_ARG_VALUE(n, _Generic((n), int: 1, default: 0), "kernel boxes, parameter n needs exactly int"))
+        KS_ARG_VALUE(n, _Generic((n), int: 1, default: 0), "kernel boxes, parameter n needs exactly int")))
 #define boxes_nodes_set(...) ks__boxes_nodes_set_call(__VA_ARGS__)
 #define ks__boxes_nodes_set_call(ks__exec, ks__count, ks__nodes, ks__launches, ks__values) \
     (boxes_nodes_set)(ks__exec, ks__count, \
@@ -539,28 +564,34 @@ ks_status halves_nodes_set(ks_graph_exec        ks__exec,
     KS__WRONG_COUNT("kernel bits takes 4 arguments (launch, in, out, axis), not ", \
                     kernel_bits_takes_4_arguments, __VA_ARGS__)
 #define ks__bits_call(launch, in, out, axis) \
-    ks__bits_at(__FILE__, __LINE__, launch, \
+    ((void)sizeof(KS_ARG_TYPE_CHECK(out, _Generic((out), union geo_Bits *: 1, default: 0), _Generic((out), union geo_Bits *: 1, void *: 1, default: 0), union geo_Bits *, kernel_bits_parameter_out_needs_union_geo_Bits_pointer) \
+         (out)), \
+     ks__bits_at(__FILE__, __LINE__, launch, \
         KS_ARG_VALUE(in, _Generic((in), union geo_Bits: 1, default: 0), "kernel bits, parameter in needs exactly union geo_Bits"), \
         KS_ARG_POINTER(out, _Generic((out), union geo_Bits *: 1, default: 0), \
             _Generic((out), union geo_Bits *: 1, void *: 1, default: 0), \
             "kernel bits, parameter out", "union geo_Bits *", "union geo_Bits *", _Generic(out, union geo_Bits *: (out)), \
             _Generic(out, union geo_Bits *: (out), void *: (out))), \
-        KS_ARG_VALUE(axis, _Generic((axis), geo_Axis: 1, default: 0), "kernel bits, parameter axis needs exactly geo_Axis"))
+        KS_ARG_VALUE(axis, _Generic((axis), geo_Axis: 1, default: 0), "kernel bits, parameter axis needs exactly geo_Axis")))
 #define bits_n(...) KS__PICK_COUNT(5, ks__bits_n_call, ks__bits_n_wrong, __VA_ARGS__)(__VA_ARGS__)
 #define ks__bits_n_wrong(...) \
     KS__WRONG_COUNT("bits_n takes 5 arguments (n_items, stream, in, out, axis), not ", \
                     bits_n_takes_5_arguments, __VA_ARGS__)
 #define ks__bits_n_call(n_items, stream, in, out, axis) \
-    ks__bits_n_at(__FILE__, __LINE__, n_items, stream, \
+    ((void)sizeof(KS_ARG_TYPE_CHECK(out, _Generic((out), union geo_Bits *: 1, default: 0), _Generic((out), union geo_Bits *: 1, void *: 1, default: 0), union geo_Bits *, kernel_bits_parameter_out_needs_union_geo_Bits_pointer) \
+         (out)), \
+     ks__bits_n_at(__FILE__, __LINE__, n_items, stream, \
         KS_ARG_VALUE(in, _Generic((in), union geo_Bits: 1, default: 0), "kernel bits, parameter in needs exactly union geo_Bits"), \
         KS_ARG_POINTER(out, _Generic((out), union geo_Bits *: 1, default: 0), \
             _Generic((out), union geo_Bits *: 1, void *: 1, default: 0), \
             "kernel bits, parameter out", "union geo_Bits *", "union geo_Bits *", _Generic(out, union geo_Bits *: (out)), \
             _Generic(out, union geo_Bits *: (out), void *: (out))), \
-        KS_ARG_VALUE(axis, _Generic((axis), geo_Axis: 1, default: 0), "kernel bits, parameter axis needs exactly geo_Axis"))
+        KS_ARG_VALUE(axis, _Generic((axis), geo_Axis: 1, default: 0), "kernel bits, parameter axis needs exactly geo_Axis")))
 #define bits_node(...) ks__bits_node_call(__VA_ARGS__)
 #define ks__bits_node_call(ks__graph, ks__deps, ks__ndeps, ks__node, launch, in, out, axis) \
-    (bits_node)(ks__graph, ks__deps, ks__ndeps, \
+    ((void)sizeof(KS_ARG_TYPE_CHECK(out, _Generic((out), union geo_Bits *: 1, default: 0), _Generic((out), union geo_Bits *: 1, void *: 1, default: 0), union geo_Bits *, kernel_bits_parameter_out_needs_union_geo_Bits_pointer) \
+         (out)), \
+     (bits_node)(ks__graph, ks__deps, ks__ndeps, \
         KS_ARG_NODES(ks__node, _Generic((ks__node), bits_node_t *: 1, void *: 1, default: 0), \
             "kernel bits: the node must be a bits_node_t *"), launch, \
         KS_ARG_VALUE(in, _Generic((in), union geo_Bits: 1, default: 0), "kernel bits, parameter in needs exactly union geo_Bits"), \
@@ -568,16 +599,18 @@ ks_status halves_nodes_set(ks_graph_exec        ks__exec,
             _Generic((out), union geo_Bits *: 1, void *: 1, default: 0), \
             "kernel bits, parameter out", "union geo_Bits *", "union geo_Bits *", _Generic(out, union geo_Bits *: (out)), \
             _Generic(out, union geo_Bits *: (out), void *: (out))), \
-        KS_ARG_VALUE(axis, _Generic((axis), geo_Axis: 1, default: 0), "kernel bits, parameter axis needs exactly geo_Axis"))
+        KS_ARG_VALUE(axis, _Generic((axis), geo_Axis: 1, default: 0), "kernel bits, parameter axis needs exactly geo_Axis")))
 #define bits_node_set(...) ks__bits_node_set_call(__VA_ARGS__)
 #define ks__bits_node_set_call(ks__exec, ks__node, launch, in, out, axis) \
-    (bits_node_set)(ks__exec, ks__node, launch, \
+    ((void)sizeof(KS_ARG_TYPE_CHECK(out, _Generic((out), union geo_Bits *: 1, default: 0), _Generic((out), union geo_Bits *: 1, void *: 1, default: 0), union geo_Bits *, kernel_bits_parameter_out_needs_union_geo_Bits_pointer) \
+         (out)), \
+     (bits_node_set)(ks__exec, ks__node, launch, \
         KS_ARG_VALUE(in, _Generic((in), union geo_Bits: 1, default: 0), "kernel bits, parameter in needs exactly union geo_Bits"), \
         KS_ARG_POINTER(out, _Generic((out), union geo_Bits *: 1, default: 0), \
             _Generic((out), union geo_Bits *: 1, void *: 1, default: 0), \
             "kernel bits, parameter out", "union geo_Bits *", "union geo_Bits *", _Generic(out, union geo_Bits *: (out)), \
             _Generic(out, union geo_Bits *: (out), void *: (out))), \
-        KS_ARG_VALUE(axis, _Generic((axis), geo_Axis: 1, default: 0), "kernel bits, parameter axis needs exactly geo_Axis"))
+        KS_ARG_VALUE(axis, _Generic((axis), geo_Axis: 1, default: 0), "kernel bits, parameter axis needs exactly geo_Axis")))
 #define bits_nodes_set(...) ks__bits_nodes_set_call(__VA_ARGS__)
 #define ks__bits_nodes_set_call(ks__exec, ks__count, ks__nodes, ks__launches, ks__values) \
     (bits_nodes_set)(ks__exec, ks__count, \
@@ -590,7 +623,11 @@ ks_status halves_nodes_set(ks_graph_exec        ks__exec,
     KS__WRONG_COUNT("kernel halves takes 6 arguments (launch, h, h2, b, b2, a), not ", \
                     kernel_halves_takes_6_arguments, __VA_ARGS__)
 #define ks__halves_call(launch, h, h2, b, b2, a) \
-    ks__halves_at(__FILE__, __LINE__, launch, \
+    ((void)sizeof(KS_ARG_TYPE_CHECK(h2, _Generic((h2), const ks_half2 *: 1, ks_half2 *: 1, default: 0), _Generic((h2), const ks_half2 *: 1, ks_half2 *: 1, void *: 1, const void *: 1, default: 0), const ks_half2 *, kernel_halves_parameter_h2_needs_const_ks_half2_pointer) \
+         (h2)), \
+     (void)sizeof(KS_ARG_TYPE_CHECK(b2, _Generic((b2), ks_bfloat162 *: 1, default: 0), _Generic((b2), ks_bfloat162 *: 1, void *: 1, default: 0), ks_bfloat162 *, kernel_halves_parameter_b2_needs_ks_bfloat162_pointer) \
+         (b2)), \
+     ks__halves_at(__FILE__, __LINE__, launch, \
         KS_ARG_VALUE(h, _Generic((h), ks_half: 1, default: 0), "kernel halves, parameter h needs exactly ks_half"), \
         KS_ARG_POINTER(h2, _Generic((h2), const ks_half2 *: 1, ks_half2 *: 1, default: 0), \
             _Generic((h2), const ks_half2 *: 1, ks_half2 *: 1, void *: 1, const void *: 1, default: 0), \
@@ -601,13 +638,17 @@ ks_status halves_nodes_set(ks_graph_exec        ks__exec,
             _Generic((b2), ks_bfloat162 *: 1, void *: 1, default: 0), \
             "kernel halves, parameter b2", "ks_bfloat162 *", "ks_bfloat162 *", _Generic(b2, ks_bfloat162 *: (b2)), \
             _Generic(b2, ks_bfloat162 *: (b2), void *: (b2))), \
-        KS_ARG_VALUE(a, _Generic((a), struct Aligned: 1, default: 0), "kernel halves, parameter a needs exactly struct Aligned"))
+        KS_ARG_VALUE(a, _Generic((a), struct Aligned: 1, default: 0), "kernel halves, parameter a needs exactly struct Aligned")))
 #define halves_n(...) KS__PICK_COUNT(7, ks__halves_n_call, ks__halves_n_wrong, __VA_ARGS__)(__VA_ARGS__)
 #define ks__halves_n_wrong(...) \
     KS__WRONG_COUNT("halves_n takes 7 arguments (n_items, stream, h, h2, b, b2, a), not ", \
                     halves_n_takes_7_arguments, __VA_ARGS__)
 #define ks__halves_n_call(n_items, stream, h, h2, b, b2, a) \
-    ks__halves_n_at(__FILE__, __LINE__, n_items, stream, \
+    ((void)sizeof(KS_ARG_TYPE_CHECK(h2, _Generic((h2), const ks_half2 *: 1, ks_half2 *: 1, default: 0), _Generic((h2), const ks_half2 *: 1, ks_half2 *: 1, void *: 1, const void *: 1, default: 0), const ks_half2 *, kernel_halves_parameter_h2_needs_const_ks_half2_pointer) \
+         (h2)), \
+     (void)sizeof(KS_ARG_TYPE_CHECK(b2, _Generic((b2), ks_bfloat162 *: 1, default: 0), _Generic((b2), ks_bfloat162 *: 1, void *: 1, default: 0), ks_bfloat162 *, kernel_halves_parameter_b2_needs_ks_bfloat162_pointer) \
+         (b2)), \
+     ks__halves_n_at(__FILE__, __LINE__, n_items, stream, \
         KS_ARG_VALUE(h, _Generic((h), ks_half: 1, default: 0), "kernel halves, parameter h needs exactly ks_half"), \
         KS_ARG_POINTER(h2, _Generic((h2), const ks_half2 *: 1, ks_half2 *: 1, default: 0), \
             _Generic((h2), const ks_half2 *: 1, ks_half2 *: 1, void *: 1, const void *: 1, default: 0), \
@@ -618,10 +659,14 @@ ks_status halves_nodes_set(ks_graph_exec        ks__exec,
             _Generic((b2), ks_bfloat162 *: 1, void *: 1, default: 0), \
             "kernel halves, parameter b2", "ks_bfloat162 *", "ks_bfloat162 *", _Generic(b2, ks_bfloat162 *: (b2)), \
             _Generic(b2, ks_bfloat162 *: (b2), void *: (b2))), \
-        KS_ARG_VALUE(a, _Generic((a), struct Aligned: 1, default: 0), "kernel halves, parameter a needs exactly struct Aligned"))
+        KS_ARG_VALUE(a, _Generic((a), struct Aligned: 1, default: 0), "kernel halves, parameter a needs exactly struct Aligned")))
 #define halves_node(...) ks__halves_node_call(__VA_ARGS__)
 #define ks__halves_node_call(ks__graph, ks__deps, ks__ndeps, ks__node, launch, h, h2, b, b2, a) \
-    (halves_node)(ks__graph, ks__deps, ks__ndeps, \
+    ((void)sizeof(KS_ARG_TYPE_CHECK(h2, _Generic((h2), const ks_half2 *: 1, ks_half2 *: 1, default: 0), _Generic((h2), const ks_half2 *: 1, ks_half2 *: 1, void *: 1, const void *: 1, default: 0), const ks_half2 *, kernel_halves_parameter_h2_needs_const_ks_half2_pointer) \
+         (h2)), \
+     (void)sizeof(KS_ARG_TYPE_CHECK(b2, _Generic((b2), ks_bfloat162 *: 1, default: 0), _Generic((b2), ks_bfloat162 *: 1, void *: 1, default: 0), ks_bfloat162 *, kernel_halves_parameter_b2_needs_ks_bfloat162_pointer) \
+         (b2)), \
+     (halves_node)(ks__graph, ks__deps, ks__ndeps, \
         KS_ARG_NODES(ks__node, _Generic((ks__node), halves_node_t *: 1, void *: 1, default: 0), \
             "kernel halves: the node must be a halves_node_t *"), launch, \
         KS_ARG_VALUE(h, _Generic((h), ks_half: 1, default: 0), "kernel halves, parameter h needs exactly ks_half"), \
@@ -634,10 +679,14 @@ ks_status halves_nodes_set(ks_graph_exec        ks__exec,
             _Generic((b2), ks_bfloat162 *: 1, void *: 1, default: 0), \
             "kernel halves, parameter b2", "ks_bfloat162 *", "ks_bfloat162 *", _Generic(b2, ks_bfloat162 *: (b2)), \
             _Generic(b2, ks_bfloat162 *: (b2), void *: (b2))), \
-        KS_ARG_VALUE(a, _Generic((a), struct Aligned: 1, default: 0), "kernel halves, parameter a needs exactly struct Aligned"))
+        KS_ARG_VALUE(a, _Generic((a), struct Aligned: 1, default: 0), "kernel halves, parameter a needs exactly struct Aligned")))
 #define halves_node_set(...) ks__halves_node_set_call(__VA_ARGS__)
 #define ks__halves_node_set_call(ks__exec, ks__node, launch, h, h2, b, b2, a) \
-    (halves_node_set)(ks__exec, ks__node, launch, \
+    ((void)sizeof(KS_ARG_TYPE_CHECK(h2, _Generic((h2), const ks_half2 *: 1, ks_half2 *: 1, default: 0), _Generic((h2), const ks_half2 *: 1, ks_half2 *: 1, void *: 1, const void *: 1, default: 0), const ks_half2 *, kernel_halves_parameter_h2_needs_const_ks_half2_pointer) \
+         (h2)), \
+     (void)sizeof(KS_ARG_TYPE_CHECK(b2, _Generic((b2), ks_bfloat162 *: 1, default: 0), _Generic((b2), ks_bfloat162 *: 1, void *: 1, default: 0), ks_bfloat162 *, kernel_halves_parameter_b2_needs_ks_bfloat162_pointer) \
+         (b2)), \
+     (halves_node_set)(ks__exec, ks__node, launch, \
         KS_ARG_VALUE(h, _Generic((h), ks_half: 1, default: 0), "kernel halves, parameter h needs exactly ks_half"), \
         KS_ARG_POINTER(h2, _Generic((h2), const ks_half2 *: 1, ks_half2 *: 1, default: 0), \
             _Generic((h2), const ks_half2 *: 1, ks_half2 *: 1, void *: 1, const void *: 1, default: 0), \
@@ -648,7 +697,7 @@ ks_status halves_nodes_set(ks_graph_exec        ks__exec,
             _Generic((b2), ks_bfloat162 *: 1, void *: 1, default: 0), \
             "kernel halves, parameter b2", "ks_bfloat162 *", "ks_bfloat162 *", _Generic(b2, ks_bfloat162 *: (b2)), \
             _Generic(b2, ks_bfloat162 *: (b2), void *: (b2))), \
-        KS_ARG_VALUE(a, _Generic((a), struct Aligned: 1, default: 0), "kernel halves, parameter a needs exactly struct Aligned"))
+        KS_ARG_VALUE(a, _Generic((a), struct Aligned: 1, default: 0), "kernel halves, parameter a needs exactly struct Aligned")))
 #define halves_nodes_set(...) ks__halves_nodes_set_call(__VA_ARGS__)
 #define ks__halves_nodes_set_call(ks__exec, ks__count, ks__nodes, ks__launches, ks__values) \
     (halves_nodes_set)(ks__exec, ks__count, \

@@ -571,33 +571,49 @@ ks_status rows_nodes_set(ks_graph_exec        ks__exec,
  * __VA_ARGS__ and hands them on, so arguments that another macro writes
  * (ARGS(x) expanding to "a, b, c") are counted after that expansion. Wrap a
  * compound literal argument in parentheses: its commas would split it. */
+#if defined(KS__ARG_TAGS)
+/* clang: the types a pointer argument of another type is reported against
+ * (KS_ARG_TYPE_CHECK in kstub_types.h); never used for a value. */
+struct KS__ARG_TAG(kernel_scale_float_4_parameter_x_needs_float_pointer) { char ks__never; };
+struct KS__ARG_TAG(kernel_scale_d2_parameter_x_needs_double_pointer) { char ks__never; };
+struct KS__ARG_TAG(kernel_choose_true_parameter_x_needs_float_pointer) { char ks__never; };
+struct KS__ARG_TAG(kernel_choose_false_parameter_x_needs_float_pointer) { char ks__never; };
+struct KS__ARG_TAG(kernel_rows_parameter_m_needs_float_arr8_pointer) { char ks__never; };
+struct KS__ARG_TAG(kernel_rows_parameter_cube_needs_const_int_arr2_4_pointer) { char ks__never; };
+#endif
 #define scale_float_4(...) KS__PICK_COUNT(4, ks__scale_float_4_call, ks__scale_float_4_wrong, __VA_ARGS__)(__VA_ARGS__)
 #define ks__scale_float_4_wrong(...) \
     KS__WRONG_COUNT("kernel scale_float_4 takes 4 arguments (launch, x, a, tile), not ", \
                     kernel_scale_float_4_takes_4_arguments, __VA_ARGS__)
 #define ks__scale_float_4_call(launch, x, a, tile) \
-    ks__scale_float_4_at(__FILE__, __LINE__, launch, \
+    ((void)sizeof(KS_ARG_TYPE_CHECK(x, _Generic((x), float *: 1, default: 0), _Generic((x), float *: 1, void *: 1, default: 0), float *, kernel_scale_float_4_parameter_x_needs_float_pointer) \
+         (x)), \
+     ks__scale_float_4_at(__FILE__, __LINE__, launch, \
         KS_ARG_POINTER(x, _Generic((x), float *: 1, default: 0), \
             _Generic((x), float *: 1, void *: 1, default: 0), \
             "kernel scale_float_4, parameter x", "float *", "float *", _Generic(x, float *: (x)), \
             _Generic(x, float *: (x), void *: (x))), \
         KS_ARG_VALUE(a, _Generic((a), float: 1, default: 0), "kernel scale_float_4, parameter a needs exactly float"), \
-        KS_ARG_VALUE(tile, _Generic((tile), struct Tile_float_4: 1, default: 0), "kernel scale_float_4, parameter tile needs exactly struct Tile_float_4"))
+        KS_ARG_VALUE(tile, _Generic((tile), struct Tile_float_4: 1, default: 0), "kernel scale_float_4, parameter tile needs exactly struct Tile_float_4")))
 #define scale_float_4_n(...) KS__PICK_COUNT(5, ks__scale_float_4_n_call, ks__scale_float_4_n_wrong, __VA_ARGS__)(__VA_ARGS__)
 #define ks__scale_float_4_n_wrong(...) \
     KS__WRONG_COUNT("scale_float_4_n takes 5 arguments (n_items, stream, x, a, tile), not ", \
                     scale_float_4_n_takes_5_arguments, __VA_ARGS__)
 #define ks__scale_float_4_n_call(n_items, stream, x, a, tile) \
-    ks__scale_float_4_n_at(__FILE__, __LINE__, n_items, stream, \
+    ((void)sizeof(KS_ARG_TYPE_CHECK(x, _Generic((x), float *: 1, default: 0), _Generic((x), float *: 1, void *: 1, default: 0), float *, kernel_scale_float_4_parameter_x_needs_float_pointer) \
+         (x)), \
+     ks__scale_float_4_n_at(__FILE__, __LINE__, n_items, stream, \
         KS_ARG_POINTER(x, _Generic((x), float *: 1, default: 0), \
             _Generic((x), float *: 1, void *: 1, default: 0), \
             "kernel scale_float_4, parameter x", "float *", "float *", _Generic(x, float *: (x)), \
             _Generic(x, float *: (x), void *: (x))), \
         KS_ARG_VALUE(a, _Generic((a), float: 1, default: 0), "kernel scale_float_4, parameter a needs exactly float"), \
-        KS_ARG_VALUE(tile, _Generic((tile), struct Tile_float_4: 1, default: 0), "kernel scale_float_4, parameter tile needs exactly struct Tile_float_4"))
+        KS_ARG_VALUE(tile, _Generic((tile), struct Tile_float_4: 1, default: 0), "kernel scale_float_4, parameter tile needs exactly struct Tile_float_4")))
 #define scale_float_4_node(...) ks__scale_float_4_node_call(__VA_ARGS__)
 #define ks__scale_float_4_node_call(ks__graph, ks__deps, ks__ndeps, ks__node, launch, x, a, tile) \
-    (scale_float_4_node)(ks__graph, ks__deps, ks__ndeps, \
+    ((void)sizeof(KS_ARG_TYPE_CHECK(x, _Generic((x), float *: 1, default: 0), _Generic((x), float *: 1, void *: 1, default: 0), float *, kernel_scale_float_4_parameter_x_needs_float_pointer) \
+         (x)), \
+     (scale_float_4_node)(ks__graph, ks__deps, ks__ndeps, \
         KS_ARG_NODES(ks__node, _Generic((ks__node), scale_float_4_node_t *: 1, void *: 1, default: 0), \
             "kernel scale_float_4: the node must be a scale_float_4_node_t *"), launch, \
         KS_ARG_POINTER(x, _Generic((x), float *: 1, default: 0), \
@@ -605,16 +621,18 @@ ks_status rows_nodes_set(ks_graph_exec        ks__exec,
             "kernel scale_float_4, parameter x", "float *", "float *", _Generic(x, float *: (x)), \
             _Generic(x, float *: (x), void *: (x))), \
         KS_ARG_VALUE(a, _Generic((a), float: 1, default: 0), "kernel scale_float_4, parameter a needs exactly float"), \
-        KS_ARG_VALUE(tile, _Generic((tile), struct Tile_float_4: 1, default: 0), "kernel scale_float_4, parameter tile needs exactly struct Tile_float_4"))
+        KS_ARG_VALUE(tile, _Generic((tile), struct Tile_float_4: 1, default: 0), "kernel scale_float_4, parameter tile needs exactly struct Tile_float_4")))
 #define scale_float_4_node_set(...) ks__scale_float_4_node_set_call(__VA_ARGS__)
 #define ks__scale_float_4_node_set_call(ks__exec, ks__node, launch, x, a, tile) \
-    (scale_float_4_node_set)(ks__exec, ks__node, launch, \
+    ((void)sizeof(KS_ARG_TYPE_CHECK(x, _Generic((x), float *: 1, default: 0), _Generic((x), float *: 1, void *: 1, default: 0), float *, kernel_scale_float_4_parameter_x_needs_float_pointer) \
+         (x)), \
+     (scale_float_4_node_set)(ks__exec, ks__node, launch, \
         KS_ARG_POINTER(x, _Generic((x), float *: 1, default: 0), \
             _Generic((x), float *: 1, void *: 1, default: 0), \
             "kernel scale_float_4, parameter x", "float *", "float *", _Generic(x, float *: (x)), \
             _Generic(x, float *: (x), void *: (x))), \
         KS_ARG_VALUE(a, _Generic((a), float: 1, default: 0), "kernel scale_float_4, parameter a needs exactly float"), \
-        KS_ARG_VALUE(tile, _Generic((tile), struct Tile_float_4: 1, default: 0), "kernel scale_float_4, parameter tile needs exactly struct Tile_float_4"))
+        KS_ARG_VALUE(tile, _Generic((tile), struct Tile_float_4: 1, default: 0), "kernel scale_float_4, parameter tile needs exactly struct Tile_float_4")))
 #define scale_float_4_nodes_set(...) ks__scale_float_4_nodes_set_call(__VA_ARGS__)
 #define ks__scale_float_4_nodes_set_call(ks__exec, ks__count, ks__nodes, ks__launches, ks__values) \
     (scale_float_4_nodes_set)(ks__exec, ks__count, \
@@ -627,28 +645,34 @@ ks_status rows_nodes_set(ks_graph_exec        ks__exec,
     KS__WRONG_COUNT("kernel scale_d2 takes 4 arguments (launch, x, a, tile), not ", \
                     kernel_scale_d2_takes_4_arguments, __VA_ARGS__)
 #define ks__scale_d2_call(launch, x, a, tile) \
-    ks__scale_d2_at(__FILE__, __LINE__, launch, \
+    ((void)sizeof(KS_ARG_TYPE_CHECK(x, _Generic((x), double *: 1, default: 0), _Generic((x), double *: 1, void *: 1, default: 0), double *, kernel_scale_d2_parameter_x_needs_double_pointer) \
+         (x)), \
+     ks__scale_d2_at(__FILE__, __LINE__, launch, \
         KS_ARG_POINTER(x, _Generic((x), double *: 1, default: 0), \
             _Generic((x), double *: 1, void *: 1, default: 0), \
             "kernel scale_d2, parameter x", "double *", "double *", _Generic(x, double *: (x)), \
             _Generic(x, double *: (x), void *: (x))), \
         KS_ARG_VALUE(a, _Generic((a), double: 1, default: 0), "kernel scale_d2, parameter a needs exactly double"), \
-        KS_ARG_VALUE(tile, _Generic((tile), struct Tile_double_2: 1, default: 0), "kernel scale_d2, parameter tile needs exactly struct Tile_double_2"))
+        KS_ARG_VALUE(tile, _Generic((tile), struct Tile_double_2: 1, default: 0), "kernel scale_d2, parameter tile needs exactly struct Tile_double_2")))
 #define scale_d2_n(...) KS__PICK_COUNT(5, ks__scale_d2_n_call, ks__scale_d2_n_wrong, __VA_ARGS__)(__VA_ARGS__)
 #define ks__scale_d2_n_wrong(...) \
     KS__WRONG_COUNT("scale_d2_n takes 5 arguments (n_items, stream, x, a, tile), not ", \
                     scale_d2_n_takes_5_arguments, __VA_ARGS__)
 #define ks__scale_d2_n_call(n_items, stream, x, a, tile) \
-    ks__scale_d2_n_at(__FILE__, __LINE__, n_items, stream, \
+    ((void)sizeof(KS_ARG_TYPE_CHECK(x, _Generic((x), double *: 1, default: 0), _Generic((x), double *: 1, void *: 1, default: 0), double *, kernel_scale_d2_parameter_x_needs_double_pointer) \
+         (x)), \
+     ks__scale_d2_n_at(__FILE__, __LINE__, n_items, stream, \
         KS_ARG_POINTER(x, _Generic((x), double *: 1, default: 0), \
             _Generic((x), double *: 1, void *: 1, default: 0), \
             "kernel scale_d2, parameter x", "double *", "double *", _Generic(x, double *: (x)), \
             _Generic(x, double *: (x), void *: (x))), \
         KS_ARG_VALUE(a, _Generic((a), double: 1, default: 0), "kernel scale_d2, parameter a needs exactly double"), \
-        KS_ARG_VALUE(tile, _Generic((tile), struct Tile_double_2: 1, default: 0), "kernel scale_d2, parameter tile needs exactly struct Tile_double_2"))
+        KS_ARG_VALUE(tile, _Generic((tile), struct Tile_double_2: 1, default: 0), "kernel scale_d2, parameter tile needs exactly struct Tile_double_2")))
 #define scale_d2_node(...) ks__scale_d2_node_call(__VA_ARGS__)
 #define ks__scale_d2_node_call(ks__graph, ks__deps, ks__ndeps, ks__node, launch, x, a, tile) \
-    (scale_d2_node)(ks__graph, ks__deps, ks__ndeps, \
+    ((void)sizeof(KS_ARG_TYPE_CHECK(x, _Generic((x), double *: 1, default: 0), _Generic((x), double *: 1, void *: 1, default: 0), double *, kernel_scale_d2_parameter_x_needs_double_pointer) \
+         (x)), \
+     (scale_d2_node)(ks__graph, ks__deps, ks__ndeps, \
         KS_ARG_NODES(ks__node, _Generic((ks__node), scale_d2_node_t *: 1, void *: 1, default: 0), \
             "kernel scale_d2: the node must be a scale_d2_node_t *"), launch, \
         KS_ARG_POINTER(x, _Generic((x), double *: 1, default: 0), \
@@ -656,16 +680,18 @@ ks_status rows_nodes_set(ks_graph_exec        ks__exec,
             "kernel scale_d2, parameter x", "double *", "double *", _Generic(x, double *: (x)), \
             _Generic(x, double *: (x), void *: (x))), \
         KS_ARG_VALUE(a, _Generic((a), double: 1, default: 0), "kernel scale_d2, parameter a needs exactly double"), \
-        KS_ARG_VALUE(tile, _Generic((tile), struct Tile_double_2: 1, default: 0), "kernel scale_d2, parameter tile needs exactly struct Tile_double_2"))
+        KS_ARG_VALUE(tile, _Generic((tile), struct Tile_double_2: 1, default: 0), "kernel scale_d2, parameter tile needs exactly struct Tile_double_2")))
 #define scale_d2_node_set(...) ks__scale_d2_node_set_call(__VA_ARGS__)
 #define ks__scale_d2_node_set_call(ks__exec, ks__node, launch, x, a, tile) \
-    (scale_d2_node_set)(ks__exec, ks__node, launch, \
+    ((void)sizeof(KS_ARG_TYPE_CHECK(x, _Generic((x), double *: 1, default: 0), _Generic((x), double *: 1, void *: 1, default: 0), double *, kernel_scale_d2_parameter_x_needs_double_pointer) \
+         (x)), \
+     (scale_d2_node_set)(ks__exec, ks__node, launch, \
         KS_ARG_POINTER(x, _Generic((x), double *: 1, default: 0), \
             _Generic((x), double *: 1, void *: 1, default: 0), \
             "kernel scale_d2, parameter x", "double *", "double *", _Generic(x, double *: (x)), \
             _Generic(x, double *: (x), void *: (x))), \
         KS_ARG_VALUE(a, _Generic((a), double: 1, default: 0), "kernel scale_d2, parameter a needs exactly double"), \
-        KS_ARG_VALUE(tile, _Generic((tile), struct Tile_double_2: 1, default: 0), "kernel scale_d2, parameter tile needs exactly struct Tile_double_2"))
+        KS_ARG_VALUE(tile, _Generic((tile), struct Tile_double_2: 1, default: 0), "kernel scale_d2, parameter tile needs exactly struct Tile_double_2")))
 #define scale_d2_nodes_set(...) ks__scale_d2_nodes_set_call(__VA_ARGS__)
 #define ks__scale_d2_nodes_set_call(ks__exec, ks__count, ks__nodes, ks__launches, ks__values) \
     (scale_d2_nodes_set)(ks__exec, ks__count, \
@@ -678,37 +704,45 @@ ks_status rows_nodes_set(ks_graph_exec        ks__exec,
     KS__WRONG_COUNT("kernel choose_true takes 2 arguments (launch, x), not ", \
                     kernel_choose_true_takes_2_arguments, __VA_ARGS__)
 #define ks__choose_true_call(launch, x) \
-    ks__choose_true_at(__FILE__, __LINE__, launch, \
+    ((void)sizeof(KS_ARG_TYPE_CHECK(x, _Generic((x), float *: 1, default: 0), _Generic((x), float *: 1, void *: 1, default: 0), float *, kernel_choose_true_parameter_x_needs_float_pointer) \
+         (x)), \
+     ks__choose_true_at(__FILE__, __LINE__, launch, \
         KS_ARG_POINTER(x, _Generic((x), float *: 1, default: 0), \
             _Generic((x), float *: 1, void *: 1, default: 0), \
             "kernel choose_true, parameter x", "float *", "float *", _Generic(x, float *: (x)), \
-            _Generic(x, float *: (x), void *: (x))))
+            _Generic(x, float *: (x), void *: (x)))))
 #define choose_true_n(...) KS__PICK_COUNT(3, ks__choose_true_n_call, ks__choose_true_n_wrong, __VA_ARGS__)(__VA_ARGS__)
 #define ks__choose_true_n_wrong(...) \
     KS__WRONG_COUNT("choose_true_n takes 3 arguments (n_items, stream, x), not ", \
                     choose_true_n_takes_3_arguments, __VA_ARGS__)
 #define ks__choose_true_n_call(n_items, stream, x) \
-    ks__choose_true_n_at(__FILE__, __LINE__, n_items, stream, \
+    ((void)sizeof(KS_ARG_TYPE_CHECK(x, _Generic((x), float *: 1, default: 0), _Generic((x), float *: 1, void *: 1, default: 0), float *, kernel_choose_true_parameter_x_needs_float_pointer) \
+         (x)), \
+     ks__choose_true_n_at(__FILE__, __LINE__, n_items, stream, \
         KS_ARG_POINTER(x, _Generic((x), float *: 1, default: 0), \
             _Generic((x), float *: 1, void *: 1, default: 0), \
             "kernel choose_true, parameter x", "float *", "float *", _Generic(x, float *: (x)), \
-            _Generic(x, float *: (x), void *: (x))))
+            _Generic(x, float *: (x), void *: (x)))))
 #define choose_true_node(...) ks__choose_true_node_call(__VA_ARGS__)
 #define ks__choose_true_node_call(ks__graph, ks__deps, ks__ndeps, ks__node, launch, x) \
-    (choose_true_node)(ks__graph, ks__deps, ks__ndeps, \
+    ((void)sizeof(KS_ARG_TYPE_CHECK(x, _Generic((x), float *: 1, default: 0), _Generic((x), float *: 1, void *: 1, default: 0), float *, kernel_choose_true_parameter_x_needs_float_pointer) \
+         (x)), \
+     (choose_true_node)(ks__graph, ks__deps, ks__ndeps, \
         KS_ARG_NODES(ks__node, _Generic((ks__node), choose_true_node_t *: 1, void *: 1, default: 0), \
             "kernel choose_true: the node must be a choose_true_node_t *"), launch, \
         KS_ARG_POINTER(x, _Generic((x), float *: 1, default: 0), \
             _Generic((x), float *: 1, void *: 1, default: 0), \
             "kernel choose_true, parameter x", "float *", "float *", _Generic(x, float *: (x)), \
-            _Generic(x, float *: (x), void *: (x))))
+            _Generic(x, float *: (x), void *: (x)))))
 #define choose_true_node_set(...) ks__choose_true_node_set_call(__VA_ARGS__)
 #define ks__choose_true_node_set_call(ks__exec, ks__node, launch, x) \
-    (choose_true_node_set)(ks__exec, ks__node, launch, \
+    ((void)sizeof(KS_ARG_TYPE_CHECK(x, _Generic((x), float *: 1, default: 0), _Generic((x), float *: 1, void *: 1, default: 0), float *, kernel_choose_true_parameter_x_needs_float_pointer) \
+         (x)), \
+     (choose_true_node_set)(ks__exec, ks__node, launch, \
         KS_ARG_POINTER(x, _Generic((x), float *: 1, default: 0), \
             _Generic((x), float *: 1, void *: 1, default: 0), \
             "kernel choose_true, parameter x", "float *", "float *", _Generic(x, float *: (x)), \
-            _Generic(x, float *: (x), void *: (x))))
+            _Generic(x, float *: (x), void *: (x)))))
 #define choose_true_nodes_set(...) ks__choose_true_nodes_set_call(__VA_ARGS__)
 #define ks__choose_true_nodes_set_call(ks__exec, ks__count, ks__nodes, ks__launches, ks__values) \
     (choose_true_nodes_set)(ks__exec, ks__count, \
@@ -721,37 +755,45 @@ ks_status rows_nodes_set(ks_graph_exec        ks__exec,
     KS__WRONG_COUNT("kernel choose_false takes 2 arguments (launch, x), not ", \
                     kernel_choose_false_takes_2_arguments, __VA_ARGS__)
 #define ks__choose_false_call(launch, x) \
-    ks__choose_false_at(__FILE__, __LINE__, launch, \
+    ((void)sizeof(KS_ARG_TYPE_CHECK(x, _Generic((x), float *: 1, default: 0), _Generic((x), float *: 1, void *: 1, default: 0), float *, kernel_choose_false_parameter_x_needs_float_pointer) \
+         (x)), \
+     ks__choose_false_at(__FILE__, __LINE__, launch, \
         KS_ARG_POINTER(x, _Generic((x), float *: 1, default: 0), \
             _Generic((x), float *: 1, void *: 1, default: 0), \
             "kernel choose_false, parameter x", "float *", "float *", _Generic(x, float *: (x)), \
-            _Generic(x, float *: (x), void *: (x))))
+            _Generic(x, float *: (x), void *: (x)))))
 #define choose_false_n(...) KS__PICK_COUNT(3, ks__choose_false_n_call, ks__choose_false_n_wrong, __VA_ARGS__)(__VA_ARGS__)
 #define ks__choose_false_n_wrong(...) \
     KS__WRONG_COUNT("choose_false_n takes 3 arguments (n_items, stream, x), not ", \
                     choose_false_n_takes_3_arguments, __VA_ARGS__)
 #define ks__choose_false_n_call(n_items, stream, x) \
-    ks__choose_false_n_at(__FILE__, __LINE__, n_items, stream, \
+    ((void)sizeof(KS_ARG_TYPE_CHECK(x, _Generic((x), float *: 1, default: 0), _Generic((x), float *: 1, void *: 1, default: 0), float *, kernel_choose_false_parameter_x_needs_float_pointer) \
+         (x)), \
+     ks__choose_false_n_at(__FILE__, __LINE__, n_items, stream, \
         KS_ARG_POINTER(x, _Generic((x), float *: 1, default: 0), \
             _Generic((x), float *: 1, void *: 1, default: 0), \
             "kernel choose_false, parameter x", "float *", "float *", _Generic(x, float *: (x)), \
-            _Generic(x, float *: (x), void *: (x))))
+            _Generic(x, float *: (x), void *: (x)))))
 #define choose_false_node(...) ks__choose_false_node_call(__VA_ARGS__)
 #define ks__choose_false_node_call(ks__graph, ks__deps, ks__ndeps, ks__node, launch, x) \
-    (choose_false_node)(ks__graph, ks__deps, ks__ndeps, \
+    ((void)sizeof(KS_ARG_TYPE_CHECK(x, _Generic((x), float *: 1, default: 0), _Generic((x), float *: 1, void *: 1, default: 0), float *, kernel_choose_false_parameter_x_needs_float_pointer) \
+         (x)), \
+     (choose_false_node)(ks__graph, ks__deps, ks__ndeps, \
         KS_ARG_NODES(ks__node, _Generic((ks__node), choose_false_node_t *: 1, void *: 1, default: 0), \
             "kernel choose_false: the node must be a choose_false_node_t *"), launch, \
         KS_ARG_POINTER(x, _Generic((x), float *: 1, default: 0), \
             _Generic((x), float *: 1, void *: 1, default: 0), \
             "kernel choose_false, parameter x", "float *", "float *", _Generic(x, float *: (x)), \
-            _Generic(x, float *: (x), void *: (x))))
+            _Generic(x, float *: (x), void *: (x)))))
 #define choose_false_node_set(...) ks__choose_false_node_set_call(__VA_ARGS__)
 #define ks__choose_false_node_set_call(ks__exec, ks__node, launch, x) \
-    (choose_false_node_set)(ks__exec, ks__node, launch, \
+    ((void)sizeof(KS_ARG_TYPE_CHECK(x, _Generic((x), float *: 1, default: 0), _Generic((x), float *: 1, void *: 1, default: 0), float *, kernel_choose_false_parameter_x_needs_float_pointer) \
+         (x)), \
+     (choose_false_node_set)(ks__exec, ks__node, launch, \
         KS_ARG_POINTER(x, _Generic((x), float *: 1, default: 0), \
             _Generic((x), float *: 1, void *: 1, default: 0), \
             "kernel choose_false, parameter x", "float *", "float *", _Generic(x, float *: (x)), \
-            _Generic(x, float *: (x), void *: (x))))
+            _Generic(x, float *: (x), void *: (x)))))
 #define choose_false_nodes_set(...) ks__choose_false_nodes_set_call(__VA_ARGS__)
 #define ks__choose_false_nodes_set_call(ks__exec, ks__count, ks__nodes, ks__launches, ks__values) \
     (choose_false_nodes_set)(ks__exec, ks__count, \
@@ -764,25 +806,25 @@ ks_status rows_nodes_set(ks_graph_exec        ks__exec,
     KS__WRONG_COUNT("kernel tagged takes 2 arguments (launch, n), not ", \
                     kernel_tagged_takes_2_arguments, __VA_ARGS__)
 #define ks__tagged_call(launch, n) \
-    ks__tagged_at(__FILE__, __LINE__, launch, \
-        KS_ARG_VALUE(n, _Generic((n), int: 1, default: 0), "kernel tagged, parameter n needs exactly int"))
+    (ks__tagged_at(__FILE__, __LINE__, launch, \
+        KS_ARG_VALUE(n, _Generic((n), int: 1, default: 0), "kernel tagged, parameter n needs exactly int")))
 #define tagged_n(...) KS__PICK_COUNT(3, ks__tagged_n_call, ks__tagged_n_wrong, __VA_ARGS__)(__VA_ARGS__)
 #define ks__tagged_n_wrong(...) \
     KS__WRONG_COUNT("tagged_n takes 3 arguments (n_items, stream, n), not ", \
                     tagged_n_takes_3_arguments, __VA_ARGS__)
 #define ks__tagged_n_call(n_items, stream, n) \
-    ks__tagged_n_at(__FILE__, __LINE__, n_items, stream, \
-        KS_ARG_VALUE(n, _Generic((n), int: 1, default: 0), "kernel tagged, parameter n needs exactly int"))
+    (ks__tagged_n_at(__FILE__, __LINE__, n_items, stream, \
+        KS_ARG_VALUE(n, _Generic((n), int: 1, default: 0), "kernel tagged, parameter n needs exactly int")))
 #define tagged_node(...) ks__tagged_node_call(__VA_ARGS__)
 #define ks__tagged_node_call(ks__graph, ks__deps, ks__ndeps, ks__node, launch, n) \
-    (tagged_node)(ks__graph, ks__deps, ks__ndeps, \
+    ((tagged_node)(ks__graph, ks__deps, ks__ndeps, \
         KS_ARG_NODES(ks__node, _Generic((ks__node), tagged_node_t *: 1, void *: 1, default: 0), \
             "kernel tagged: the node must be a tagged_node_t *"), launch, \
-        KS_ARG_VALUE(n, _Generic((n), int: 1, default: 0), "kernel tagged, parameter n needs exactly int"))
+        KS_ARG_VALUE(n, _Generic((n), int: 1, default: 0), "kernel tagged, parameter n needs exactly int")))
 #define tagged_node_set(...) ks__tagged_node_set_call(__VA_ARGS__)
 #define ks__tagged_node_set_call(ks__exec, ks__node, launch, n) \
-    (tagged_node_set)(ks__exec, ks__node, launch, \
-        KS_ARG_VALUE(n, _Generic((n), int: 1, default: 0), "kernel tagged, parameter n needs exactly int"))
+    ((tagged_node_set)(ks__exec, ks__node, launch, \
+        KS_ARG_VALUE(n, _Generic((n), int: 1, default: 0), "kernel tagged, parameter n needs exactly int")))
 #define tagged_nodes_set(...) ks__tagged_nodes_set_call(__VA_ARGS__)
 #define ks__tagged_nodes_set_call(ks__exec, ks__count, ks__nodes, ks__launches, ks__values) \
     (tagged_nodes_set)(ks__exec, ks__count, \
@@ -795,7 +837,11 @@ ks_status rows_nodes_set(ks_graph_exec        ks__exec,
     KS__WRONG_COUNT("kernel rows takes 4 arguments (launch, m, cube, nrows), not ", \
                     kernel_rows_takes_4_arguments, __VA_ARGS__)
 #define ks__rows_call(launch, m, cube, nrows) \
-    ks__rows_at(__FILE__, __LINE__, launch, \
+    ((void)sizeof(KS_ARG_TYPE_CHECK(m, _Generic((m), float_arr8 *: 1, default: 0), _Generic((m), float_arr8 *: 1, void *: 1, default: 0), float_arr8 *, kernel_rows_parameter_m_needs_float_arr8_pointer) \
+         (m)), \
+     (void)sizeof(KS_ARG_TYPE_CHECK(cube, _Generic((cube), const int_arr2_4 *: 1, int_arr2_4 *: 1, default: 0), _Generic((cube), const int_arr2_4 *: 1, int_arr2_4 *: 1, void *: 1, const void *: 1, default: 0), const int_arr2_4 *, kernel_rows_parameter_cube_needs_const_int_arr2_4_pointer) \
+         (cube)), \
+     ks__rows_at(__FILE__, __LINE__, launch, \
         KS_ARG_POINTER(m, _Generic((m), float_arr8 *: 1, default: 0), \
             _Generic((m), float_arr8 *: 1, void *: 1, default: 0), \
             "kernel rows, parameter m", "float_arr8 *", "float_arr8 *", _Generic(m, float_arr8 *: (m)), \
@@ -804,13 +850,17 @@ ks_status rows_nodes_set(ks_graph_exec        ks__exec,
             _Generic((cube), const int_arr2_4 *: 1, int_arr2_4 *: 1, void *: 1, const void *: 1, default: 0), \
             "kernel rows, parameter cube", "const int_arr2_4 *", "const int_arr2_4 *", _Generic(cube, const int_arr2_4 *: (cube), int_arr2_4 *: (cube)), \
             _Generic(cube, const int_arr2_4 *: (cube), int_arr2_4 *: (cube), void *: (cube), const void *: (cube))), \
-        KS_ARG_VALUE(nrows, _Generic((nrows), int: 1, default: 0), "kernel rows, parameter nrows needs exactly int"))
+        KS_ARG_VALUE(nrows, _Generic((nrows), int: 1, default: 0), "kernel rows, parameter nrows needs exactly int")))
 #define rows_n(...) KS__PICK_COUNT(5, ks__rows_n_call, ks__rows_n_wrong, __VA_ARGS__)(__VA_ARGS__)
 #define ks__rows_n_wrong(...) \
     KS__WRONG_COUNT("rows_n takes 5 arguments (n_items, stream, m, cube, nrows), not ", \
                     rows_n_takes_5_arguments, __VA_ARGS__)
 #define ks__rows_n_call(n_items, stream, m, cube, nrows) \
-    ks__rows_n_at(__FILE__, __LINE__, n_items, stream, \
+    ((void)sizeof(KS_ARG_TYPE_CHECK(m, _Generic((m), float_arr8 *: 1, default: 0), _Generic((m), float_arr8 *: 1, void *: 1, default: 0), float_arr8 *, kernel_rows_parameter_m_needs_float_arr8_pointer) \
+         (m)), \
+     (void)sizeof(KS_ARG_TYPE_CHECK(cube, _Generic((cube), const int_arr2_4 *: 1, int_arr2_4 *: 1, default: 0), _Generic((cube), const int_arr2_4 *: 1, int_arr2_4 *: 1, void *: 1, const void *: 1, default: 0), const int_arr2_4 *, kernel_rows_parameter_cube_needs_const_int_arr2_4_pointer) \
+         (cube)), \
+     ks__rows_n_at(__FILE__, __LINE__, n_items, stream, \
         KS_ARG_POINTER(m, _Generic((m), float_arr8 *: 1, default: 0), \
             _Generic((m), float_arr8 *: 1, void *: 1, default: 0), \
             "kernel rows, parameter m", "float_arr8 *", "float_arr8 *", _Generic(m, float_arr8 *: (m)), \
@@ -819,10 +869,14 @@ ks_status rows_nodes_set(ks_graph_exec        ks__exec,
             _Generic((cube), const int_arr2_4 *: 1, int_arr2_4 *: 1, void *: 1, const void *: 1, default: 0), \
             "kernel rows, parameter cube", "const int_arr2_4 *", "const int_arr2_4 *", _Generic(cube, const int_arr2_4 *: (cube), int_arr2_4 *: (cube)), \
             _Generic(cube, const int_arr2_4 *: (cube), int_arr2_4 *: (cube), void *: (cube), const void *: (cube))), \
-        KS_ARG_VALUE(nrows, _Generic((nrows), int: 1, default: 0), "kernel rows, parameter nrows needs exactly int"))
+        KS_ARG_VALUE(nrows, _Generic((nrows), int: 1, default: 0), "kernel rows, parameter nrows needs exactly int")))
 #define rows_node(...) ks__rows_node_call(__VA_ARGS__)
 #define ks__rows_node_call(ks__graph, ks__deps, ks__ndeps, ks__node, launch, m, cube, nrows) \
-    (rows_node)(ks__graph, ks__deps, ks__ndeps, \
+    ((void)sizeof(KS_ARG_TYPE_CHECK(m, _Generic((m), float_arr8 *: 1, default: 0), _Generic((m), float_arr8 *: 1, void *: 1, default: 0), float_arr8 *, kernel_rows_parameter_m_needs_float_arr8_pointer) \
+         (m)), \
+     (void)sizeof(KS_ARG_TYPE_CHECK(cube, _Generic((cube), const int_arr2_4 *: 1, int_arr2_4 *: 1, default: 0), _Generic((cube), const int_arr2_4 *: 1, int_arr2_4 *: 1, void *: 1, const void *: 1, default: 0), const int_arr2_4 *, kernel_rows_parameter_cube_needs_const_int_arr2_4_pointer) \
+         (cube)), \
+     (rows_node)(ks__graph, ks__deps, ks__ndeps, \
         KS_ARG_NODES(ks__node, _Generic((ks__node), rows_node_t *: 1, void *: 1, default: 0), \
             "kernel rows: the node must be a rows_node_t *"), launch, \
         KS_ARG_POINTER(m, _Generic((m), float_arr8 *: 1, default: 0), \
@@ -833,10 +887,14 @@ ks_status rows_nodes_set(ks_graph_exec        ks__exec,
             _Generic((cube), const int_arr2_4 *: 1, int_arr2_4 *: 1, void *: 1, const void *: 1, default: 0), \
             "kernel rows, parameter cube", "const int_arr2_4 *", "const int_arr2_4 *", _Generic(cube, const int_arr2_4 *: (cube), int_arr2_4 *: (cube)), \
             _Generic(cube, const int_arr2_4 *: (cube), int_arr2_4 *: (cube), void *: (cube), const void *: (cube))), \
-        KS_ARG_VALUE(nrows, _Generic((nrows), int: 1, default: 0), "kernel rows, parameter nrows needs exactly int"))
+        KS_ARG_VALUE(nrows, _Generic((nrows), int: 1, default: 0), "kernel rows, parameter nrows needs exactly int")))
 #define rows_node_set(...) ks__rows_node_set_call(__VA_ARGS__)
 #define ks__rows_node_set_call(ks__exec, ks__node, launch, m, cube, nrows) \
-    (rows_node_set)(ks__exec, ks__node, launch, \
+    ((void)sizeof(KS_ARG_TYPE_CHECK(m, _Generic((m), float_arr8 *: 1, default: 0), _Generic((m), float_arr8 *: 1, void *: 1, default: 0), float_arr8 *, kernel_rows_parameter_m_needs_float_arr8_pointer) \
+         (m)), \
+     (void)sizeof(KS_ARG_TYPE_CHECK(cube, _Generic((cube), const int_arr2_4 *: 1, int_arr2_4 *: 1, default: 0), _Generic((cube), const int_arr2_4 *: 1, int_arr2_4 *: 1, void *: 1, const void *: 1, default: 0), const int_arr2_4 *, kernel_rows_parameter_cube_needs_const_int_arr2_4_pointer) \
+         (cube)), \
+     (rows_node_set)(ks__exec, ks__node, launch, \
         KS_ARG_POINTER(m, _Generic((m), float_arr8 *: 1, default: 0), \
             _Generic((m), float_arr8 *: 1, void *: 1, default: 0), \
             "kernel rows, parameter m", "float_arr8 *", "float_arr8 *", _Generic(m, float_arr8 *: (m)), \
@@ -845,7 +903,7 @@ ks_status rows_nodes_set(ks_graph_exec        ks__exec,
             _Generic((cube), const int_arr2_4 *: 1, int_arr2_4 *: 1, void *: 1, const void *: 1, default: 0), \
             "kernel rows, parameter cube", "const int_arr2_4 *", "const int_arr2_4 *", _Generic(cube, const int_arr2_4 *: (cube), int_arr2_4 *: (cube)), \
             _Generic(cube, const int_arr2_4 *: (cube), int_arr2_4 *: (cube), void *: (cube), const void *: (cube))), \
-        KS_ARG_VALUE(nrows, _Generic((nrows), int: 1, default: 0), "kernel rows, parameter nrows needs exactly int"))
+        KS_ARG_VALUE(nrows, _Generic((nrows), int: 1, default: 0), "kernel rows, parameter nrows needs exactly int")))
 #define rows_nodes_set(...) ks__rows_nodes_set_call(__VA_ARGS__)
 #define ks__rows_nodes_set_call(ks__exec, ks__count, ks__nodes, ks__launches, ks__values) \
     (rows_nodes_set)(ks__exec, ks__count, \
@@ -864,17 +922,19 @@ ks_status rows_nodes_set(ks_graph_exec        ks__exec,
  * two instances take the same parameter types (they differ in template arguments only). */
 
 #if !defined(__cplusplus) && !defined(KSTUB_PLAIN_CALLS) && defined(__STDC_VERSION__) && __STDC_VERSION__ >= 201112L
+#if defined(KS__ARG_TAGS)
+#endif
 #define scale(...) KS__PICK_COUNT(4, ks__scale_call, ks__scale_wrong, __VA_ARGS__)(__VA_ARGS__)
 #define ks__scale_wrong(...) \
     KS__WRONG_COUNT("scale takes 4 arguments (launch, x, a, tile), not ", \
                     scale_takes_4_arguments, __VA_ARGS__)
 #define ks__scale_call(launch, x, a, tile) \
-    _Generic((x), float *: ks__scale_float_4_at, double *: ks__scale_d2_at, default: ks__no_instance)(__FILE__, __LINE__, \
+    (_Generic((x), float *: ks__scale_float_4_at, double *: ks__scale_d2_at, default: ks__no_instance)(__FILE__, __LINE__, \
         KS_ARG_INSTANCE(launch, _Generic((x), float *: 1, double *: 1, default: 0), \
             "no instance of scale takes these argument types; its instances: scale_float_4; scale_d2"), \
         (x), \
         (a), \
-        (tile))
+        (tile)))
 #endif
 
 #ifdef __cplusplus
