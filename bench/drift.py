@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """drift.py -- how long `kstub diff` takes on two manifests of 100,000 kernels.
 
-The manifests are the ones tests/check_drift.c's diff_of_100k_kernels_pairs_every_kernel
+The manifests are the ones tests/generator/drift/check_drift.c's diff_of_100k_kernels_pairs_every_kernel
 checks for correctness (the new one reversed, one kernel removed, one added,
 one parameter type changed, half the kernels overloads sharing a name). The
 suite asserts what diff finds; this reports how long it took against the goal

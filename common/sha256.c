@@ -6,7 +6,7 @@
  * their own libcrypto (OpenSSL 1.1 vs 3, BoringSSL, ...), and Debian's
  * libcrypto/libgcrypt/nettle would add a run-time dependency and a symbol
  * clash risk for ~100 lines of well-specified code. The runtime depends on
- * libc, libdl and libpthread only. tests/check_runtime.c checks this against
+ * libc, libdl and libpthread only. tests/runtime/check_runtime.c checks this against
  * the FIPS 180-4 example vectors (and the million-'a' message).
  */
 #include <string.h>

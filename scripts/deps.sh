@@ -19,7 +19,7 @@ pkgs=(
     "cmake|check-install builds the CMake examples"
     "ninja-build|CMake's Ninja generator and Meson in check-install"
     "meson|check-install builds the Meson example"
-    "valgrind|make valgrind-gen and check-hostile's short-typedef case"
+    "valgrind|make valgrind-gen and check-front's short-typedef case"
 )
 
 if [ "${1:-}" = --list ]; then

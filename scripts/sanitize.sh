@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # sanitize.sh — the loops behind the fuzz and valgrind targets of
-# tests/sanitize_runtime.mk and tests/sanitize_gen.mk, written once: the
+# tests/runtime/sanitize.mk and tests/generator/sanitize.mk, written once: the
 # Makefile builds the programs, this script runs them and says what it found.
 #
 #   sanitize.sh fuzz SECONDS OUTDIR TARGET...

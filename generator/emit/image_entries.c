@@ -17,7 +17,7 @@
  *   fatbin  its PTX and cubin members, each as above
  *
  * The fatbin container, as nvcc 13 writes it (read from files it made, see
- * tests/check_cli.c): a 16-byte header (magic 0xBA55ED50, u16 version, u16
+ * tests/generator/cli/check_cli.c): a 16-byte header (magic 0xBA55ED50, u16 version, u16
  * header size, u64 size of what follows), then members, each a header (u16
  * kind: 1 PTX, 2 ELF; u16 version; u32 header size; u64 payload size; at
  * 16 u32 compressed size; at 28 u32 architecture; at 40 u32 flags; at 56

@@ -1,7 +1,7 @@
 // ABI oracle corpus: C++ kernels. Namespaced and nested-namespace kernels
 // (mangled symbols), overloads that differ in parameter types and counts,
 // extern "C" inside a namespace, and a C++ kernel without parameters. Checked
-// against nvcc's PTX by tests/check_abi.c, matched by device symbol.
+// against nvcc's PTX by tests/generator/check_abi.c, matched by device symbol.
 #include <cstddef>
 #include <cstdint>
 

@@ -2,7 +2,7 @@
 // __restrict__ in every position, pointers to pointers, void pointers,
 // pointers to structs and typedef'd pointers, mixed with narrow scalars so
 // the 8-byte pointers need padding. Checked against nvcc's PTX by
-// tests/check_abi.c.
+// tests/generator/check_abi.c.
 #include <cstddef>
 #include <cstdint>
 

@@ -1,7 +1,7 @@
 // ABI oracle corpus: scalar parameters. Every integer width and signedness,
 // bool, float, double, size_t and <stdint.h> types, typedefs and typedef
 // chains of them, and orders that force padding between parameters. Each
-// kernel is checked against nvcc's PTX by tests/check_abi.c; the bodies only
+// kernel is checked against nvcc's PTX by tests/generator/check_abi.c; the bodies only
 // keep the parameters alive.
 #include <cstddef>
 #include <cstdint>

@@ -6,7 +6,7 @@
  * the bytes, the reader must not crash, leak, or accept an entry whose
  * payload does not hash to what its header says.
  *
- *   make fuzz-runtime FUZZ_SECONDS=60      (tests/sanitize_runtime.mk)
+ *   make fuzz-runtime FUZZ_SECONDS=60      (tests/runtime/sanitize.mk)
  */
 #include <fcntl.h>
 #include <stdint.h>

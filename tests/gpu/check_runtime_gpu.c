@@ -15,7 +15,7 @@
  * A plain C program (no Check): prints one line per test and
  * "gpu-runtime: N passed, M failed"; exits 0 with a "skipped" line when there
  * is no driver or device. Run it with KSTUB_LOADER=module as well to test the
- * per-context module loader (tests/gpu_runtime.mk does both).
+ * per-context module loader (tests/gpu/runtime.mk does both).
  */
 #include <dirent.h>
 #include <limits.h>
@@ -32,7 +32,7 @@
 #include <cuda.h>
 #include "kstub.h"
 
-/* ---- embedded images (paths from tests/gpu_runtime.mk) ---------------------------- */
+/* ---- embedded images (paths from tests/gpu/runtime.mk) ---------------------------- */
 
 /* Each file is followed by a NUL, so PTX and source are C strings. */
 #define INCBIN(name, path)                                                              \

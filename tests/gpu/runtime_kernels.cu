@@ -1,5 +1,5 @@
 // runtime_kernels.cu — kernels for tests/gpu/check_runtime_gpu.c, the runtime's
-// GPU suite. Built by nvcc into a fatbin, a cubin and PTX (tests/gpu_runtime.mk),
+// GPU suite. Built by nvcc into a fatbin, a cubin and PTX (tests/gpu/runtime.mk),
 // and compiled at run time by NVRTC from this same text: so no #include.
 
 // y = a * x + y (a C name).

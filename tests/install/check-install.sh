@@ -22,7 +22,7 @@
 # file may name the source tree. Last, `make uninstall` leaves no file
 # behind, under PREFIX and under DESTDIR, and spares what was there before.
 #
-# Run from the repository root by `make check-install` (tests/install.mk),
+# Run from the repository root by `make check-install` (tests/install/install.mk),
 # with B (the build directory), CUDA_PATH and MAKE_CMD (make) in the environment.
 set -u
 

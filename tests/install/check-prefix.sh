@@ -23,7 +23,7 @@
 # and kstub.mk consumers; the CMake consumer runs nvcc itself.
 #
 # Run from the repository root by `make check-install` and `make
-# check-install-prefix` (tests/install.mk), with B, CUDA_PATH and MAKE_CMD in
+# check-install-prefix` (tests/install/install.mk), with B, CUDA_PATH and MAKE_CMD in
 # the environment.
 set -u
 

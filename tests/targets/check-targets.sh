@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# check-targets.sh — the cxx output target (tests/targets.mk says what).
+# check-targets.sh — the cxx output target (tests/targets/targets.mk says what).
 # Run from the repository root by `make check-targets`, with KSTUB, CC,
 # CXX, LIB (libkstub.a), DIR (a scratch folder) and SAN_FLAGS set.
 set -u

@@ -1,0 +1,497 @@
+/*
+ * source_macros.c — the explicit instantiations a macro writes: each
+ * top-level invocation the preprocessing record shows is expanded from the
+ * tokens of the definition clang used there (see source.c's head comment),
+ * and the result read by source_tokens.c.
+ */
+#include "source_int.h"
+
+#include <ctype.h>
+#include <stdlib.h>
+#include <string.h>
+
+/* ---- the preprocessing record ------------------------------------------------------------------ */
+
+typedef struct pp_def {
+    CXCursor cursor;
+    char *name;
+    CXFile file;
+    unsigned offset;
+} pp_def;
+
+typedef struct pp_exp {
+    CXCursor cursor;
+    unsigned start, end;         /* in the file read */
+    size_t ndefs_before;         /* definitions the record holds before it */
+} pp_exp;
+
+typedef struct pp_record {
+    CXFile file;                 /* the file read */
+    pp_def *defs;
+    size_t ndefs, cdefs;
+    pp_exp *exps;
+    size_t nexps, cexps;
+} pp_record;
+
+
+static enum CXChildVisitResult collect_record(CXCursor c, CXCursor parent, CXClientData data)
+{
+    (void)parent;
+    pp_record *r = data;
+    enum CXCursorKind k = clang_getCursorKind(c);
+    if (k == CXCursor_MacroDefinition) {
+        if (r->ndefs == r->cdefs) {
+            r->cdefs = r->cdefs ? r->cdefs * 2 : 64;
+            r->defs = ks_xrealloc(r->defs, r->cdefs * sizeof *r->defs);
+        }
+        pp_def *d = &r->defs[r->ndefs++];
+        d->cursor = c;
+        d->name = ks_take(clang_getCursorSpelling(c));
+        d->offset = ks__file_offset(clang_getCursorLocation(c), &d->file);
+    } else if (k == CXCursor_MacroExpansion) {
+        CXFile f;
+        CXSourceRange ext = clang_getCursorExtent(c);
+        unsigned start = ks__file_offset(clang_getRangeStart(ext), &f);
+        if (!f || !clang_File_isEqual(f, r->file))
+            return CXChildVisit_Continue;
+        if (r->nexps == r->cexps) {
+            r->cexps = r->cexps ? r->cexps * 2 : 16;
+            r->exps = ks_xrealloc(r->exps, r->cexps * sizeof *r->exps);
+        }
+        pp_exp *e = &r->exps[r->nexps++];
+        e->cursor = c;
+        e->start = start;
+        e->end = ks__file_offset(clang_getRangeEnd(ext), NULL);
+        e->ndefs_before = r->ndefs;
+    }
+    return CXChildVisit_Continue;
+}
+
+static void record_free(pp_record *r)
+{
+    for (size_t i = 0; i < r->ndefs; i++)
+        free(r->defs[i].name);
+    free(r->defs);
+    free(r->exps);
+}
+
+/* ---- macro expansion, from the definitions' own tokens ---------------------------------------- */
+
+/* A token list. */
+typedef struct tlist {
+    ks_rtok *t;
+    size_t n, cap;
+} tlist;
+
+/* A macro's definition, tokenized. */
+typedef struct mdef {
+    size_t def;                  /* index in the record */
+    int function_like, variadic;
+    ks_rtok *params;             /* parameter names ("__VA_ARGS__" for "...") */
+    size_t nparams;
+    ks_rtok *body;
+    size_t nbody;
+} mdef;
+
+/* Expansions nest at most KS_MACRO_DEPTH deep, and one invocation's stops
+ * after KS_MACRO_TOKENS tokens in all (hostile text: each level may square it). */
+#define KS_MACRO_DEPTH 16
+#define KS_MACRO_TOKENS (1u << 18)
+
+typedef struct expander {
+    CXTranslationUnit tu;
+    const pp_record *r;
+    const ks_source *src;
+    mdef **defs;                 /* tokenized so far */
+    size_t ndefs;
+    char **owned;                /* spellings made here (stringified, pasted, definitions') */
+    size_t nowned;
+    size_t spent;                /* tokens made for this invocation */
+    size_t ndefs_before;         /* of the invocation being expanded */
+    unsigned at;                 /* its offset */
+    const mdef *active[KS_MACRO_DEPTH + 1];
+} expander;
+
+static const char *own(expander *x, char *s)
+{
+    x->owned = ks_xrealloc(x->owned, (x->nowned + 1) * sizeof *x->owned);
+    x->owned[x->nowned++] = s;
+    return s;
+}
+
+static const mdef *tokenized(expander *x, size_t def)
+{
+    for (size_t i = 0; i < x->ndefs; i++)
+        if (x->defs[i]->def == def)
+            return x->defs[i];
+    CXCursor c = x->r->defs[def].cursor;
+    CXToken *toks;
+    unsigned n;
+    clang_tokenize(x->tu, clang_getCursorExtent(c), &toks, &n);
+    mdef m;
+    memset(&m, 0, sizeof m);
+    m.def = def;
+    /* function-like: a '(' right after the name (clang_Cursor_isMacroFunctionLike
+     * asks the macro the name has at the end of the file, none after an #undef) */
+    size_t cap = 0, pcap = 0, i = 1;
+    unsigned prev_end = 0;
+    tlist params = {NULL, 0, 0}, body = {NULL, 0, 0};
+    for (unsigned j = 0; j < n; j++) {
+        CXSourceRange e = clang_getTokenExtent(x->tu, toks[j]);
+        unsigned s = ks__file_offset(clang_getRangeStart(e), NULL), end = ks__file_offset(clang_getRangeEnd(e), NULL);
+        ks_rtok t;
+        t.start = x->at;
+        t.end = x->at;
+        t.kind = (unsigned char)clang_getTokenKind(toks[j]);
+        t.space = j > 0 && s > prev_end;
+        prev_end = end;
+        if (t.kind == CXToken_Comment)
+            continue;
+        t.s = own(x, ks_take(clang_getTokenSpelling(x->tu, toks[j])));
+        t.n = strlen(t.s);
+        if (j == 0)
+            continue;                              /* the name */
+        if (j == 1 && !t.space && ks__tok_punct(&t) == '(') {
+            m.function_like = 1;
+            i = 2;                                 /* in the parameters */
+            continue;
+        }
+        if (i == 2) {
+            if (ks__tok_punct(&t) == ')')
+                i = 3;
+            else if (ks__tok_spelled(&t, "...")) {
+                m.variadic = 1;                    /* "NAME..." names the rest NAME */
+                if (!params.n || params.t[params.n - 1].kind == CXToken_Punctuation) {
+                    t.s = "__VA_ARGS__";
+                    t.n = 11;
+                    t.kind = CXToken_Identifier;
+                    ks__tok_push(&params.t, &params.n, &pcap, t);
+                }
+            } else {
+                ks__tok_push(&params.t, &params.n, &pcap, t);
+            }
+            continue;
+        }
+        ks__tok_push(&body.t, &body.n, &cap, t);
+    }
+    clang_disposeTokens(x->tu, toks, n);
+    /* parameters: the names, commas dropped */
+    m.params = ks_xmalloc((params.n + 1) * sizeof *m.params);
+    for (size_t p = 0; p < params.n; p++)
+        if (ks__tok_is_word(&params.t[p]))
+            m.params[m.nparams++] = params.t[p];
+    free(params.t);
+    if (body.n)
+        body.t[0].space = 0;
+    m.body = body.t;
+    m.nbody = body.n;
+    x->defs = ks_xrealloc(x->defs, (x->ndefs + 1) * sizeof *x->defs);
+    x->defs[x->ndefs] = ks_xmalloc(sizeof m);
+    *x->defs[x->ndefs] = m;
+    return x->defs[x->ndefs++];
+}
+
+/* The definition of name live where the invocation being expanded stands:
+ * the record's last before it, unless an #undef of the file read lies
+ * between them. */
+static const mdef *lookup(expander *x, const ks_rtok *name)
+{
+    if (name->kind != CXToken_Identifier)
+        return NULL;
+    for (size_t d = x->ndefs_before; d-- > 0;) {
+        const pp_def *pd = &x->r->defs[d];
+        if (strlen(pd->name) != name->n || memcmp(pd->name, name->s, name->n) != 0)
+            continue;
+        if (clang_File_isEqual(pd->file, x->r->file))
+            for (size_t u = 0; u < x->src->nundefs; u++) {
+                const ks_rtok *ut = &x->src->undefs[u];
+                if (ut->start > pd->offset && ut->start < x->at && ut->n == name->n &&
+                    memcmp(ut->s, name->s, name->n) == 0)
+                    return NULL;
+            }
+        return tokenized(x, d);
+    }
+    return NULL;
+}
+
+static void tl_push(expander *x, tlist *l, ks_rtok t)
+{
+    x->spent++;
+    ks__tok_push(&l->t, &l->n, &l->cap, t);
+}
+
+static void rescan(expander *x, const ks_rtok *in, size_t n, tlist *out, int depth);
+
+/* The arguments of the invocation whose '(' is in[open]: split at the
+ * commas outside inner parentheses. Returns the index of its ')', or n
+ * when it is not closed. */
+static size_t split_args(const ks_rtok *in, size_t n, size_t open, size_t **bounds, size_t *nargs)
+{
+    int depth = 0;
+    size_t cap = 0;
+    *bounds = NULL;
+    *nargs = 0;
+    for (size_t j = open; j < n; j++) {
+        char c = ks__tok_punct(&in[j]);
+        if (c == '(')
+            depth++;
+        else if (c == ')')
+            depth--;
+        if ((depth == 1 && c == ',') || depth == 0) {
+            if (*nargs + 2 > cap) {
+                cap = cap ? cap * 2 : 8;
+                *bounds = ks_xrealloc(*bounds, cap * sizeof **bounds);
+            }
+            if (*nargs == 0)
+                (*bounds)[0] = open + 1;
+            (*bounds)[++*nargs] = j;             /* arg a: [bounds[a] (+1 past a comma), bounds[a+1]) */
+            if (depth == 0)
+                return j;
+        }
+    }
+    free(*bounds);
+    *bounds = NULL;
+    *nargs = 0;
+    return n;
+}
+
+/* Argument a as tokens [*from, *to) of in. */
+static void arg_range(const size_t *bounds, size_t a, size_t *from, size_t *to)
+{
+    *from = a == 0 ? bounds[0] : bounds[a] + 1;
+    *to = bounds[a + 1];
+}
+
+/* The parameter a body token names: its index, or -1. */
+static long param_of(const mdef *m, const ks_rtok *t)
+{
+    if (!m->function_like || t->kind != CXToken_Identifier)
+        return -1;
+    for (size_t p = 0; p < m->nparams; p++)
+        if (m->params[p].n == t->n && memcmp(m->params[p].s, t->s, t->n) == 0)
+            return (long)p;
+    return -1;
+}
+
+/* The tokens parameter p takes (the variadic rest: the remaining
+ * arguments, commas included), as written. */
+static void param_tokens(const mdef *m, long p, const ks_rtok *in, const size_t *bounds, size_t nargs,
+                         size_t *from, size_t *to)
+{
+    if ((size_t)p >= nargs) {
+        *from = *to = 0;
+        return;
+    }
+    arg_range(bounds, (size_t)p, from, to);
+    if (m->variadic && (size_t)p + 1 == m->nparams)
+        *to = bounds[nargs];
+    (void)in;
+}
+
+/* m's body with its parameters replaced by the arguments ("#p" a string,
+ * "a ## b" pasted, other uses expanded first), then rescanned with m
+ * active. */
+static void expand(expander *x, const mdef *m, const ks_rtok *in, const size_t *bounds, size_t nargs,
+                   unsigned space, tlist *out, int depth)
+{
+    tlist body = {NULL, 0, 0};
+    int paste = 0;
+    for (size_t i = 0; i < m->nbody && x->spent < KS_MACRO_TOKENS; i++) {
+        const ks_rtok *t = &m->body[i];
+        if (t->kind == CXToken_Punctuation && ks__tok_spelled(t, "##")) {
+            paste = body.n > 0;
+            continue;
+        }
+        int next_paste = i + 1 < m->nbody && ks__tok_spelled(&m->body[i + 1], "##");
+        size_t mark = body.n;
+        long p;
+        if (m->function_like && t->kind == CXToken_Punctuation && (ks__tok_spelled(t, "#") || ks__tok_spelled(t, "%:")) &&
+            i + 1 < m->nbody && (p = param_of(m, &m->body[i + 1])) >= 0) {
+            size_t from, to;
+            param_tokens(m, p, in, bounds, nargs, &from, &to);
+            ks_buf s = {0};
+            ks_buf_puts(&s, "\"");
+            for (size_t a = from; a < to; a++) {
+                if (a > from && in[a].space)
+                    ks_buf_puts(&s, " ");
+                for (size_t c = 0; c < in[a].n; c++)
+                    ks_buf_printf(&s, "%s%c", (in[a].s[c] == '"' || in[a].s[c] == '\\') &&
+                                  in[a].kind == CXToken_Literal ? "\\" : "", in[a].s[c]);
+            }
+            ks_buf_puts(&s, "\"");
+            ks_rtok lit = *t;
+            lit.s = own(x, ks_buf_take(&s));
+            lit.n = strlen(lit.s);
+            lit.kind = CXToken_Literal;
+            tl_push(x, &body, lit);
+            i++;
+        } else if ((p = param_of(m, t)) >= 0) {
+            size_t from, to;
+            param_tokens(m, p, in, bounds, nargs, &from, &to);
+            if (paste || next_paste) {
+                for (size_t a = from; a < to; a++)
+                    tl_push(x, &body, in[a]);
+            } else {
+                rescan(x, in + from, to - from, &body, depth + 1);
+            }
+        } else {
+            tl_push(x, &body, *t);
+        }
+        if (body.n > mark)
+            body.t[mark].space = t->space;
+        if (paste && body.n > mark && mark > 0) {
+            ks_rtok *l = &body.t[mark - 1], *r = &body.t[mark];
+            ks_buf s = {0};
+            ks_buf_put(&s, l->s, l->n);
+            ks_buf_put(&s, r->s, r->n);
+            l->s = own(x, ks_buf_take(&s));
+            l->n = strlen(l->s);
+            if (l->kind == CXToken_Keyword || r->kind == CXToken_Identifier)
+                l->kind = l->kind == CXToken_Literal ? CXToken_Literal : CXToken_Identifier;
+            memmove(r, r + 1, (body.n - mark - 1) * sizeof *r);
+            body.n--;
+        }
+        paste = 0;
+    }
+    if (body.n)
+        body.t[0].space = (unsigned char)space;
+    x->active[depth] = m;
+    rescan(x, body.t, body.n, out, depth + 1);
+    free(body.t);
+}
+
+/* in[0, n) with each invocation of a macro (not one being expanded: a
+ * macro does not expand itself) replaced by its expansion, appended to out. */
+static void rescan(expander *x, const ks_rtok *in, size_t n, tlist *out, int depth)
+{
+    for (size_t i = 0; i < n; i++) {
+        const mdef *m = NULL;
+        if (depth < KS_MACRO_DEPTH && x->spent < KS_MACRO_TOKENS)
+            m = lookup(x, &in[i]);
+        for (int a = 0; m && a < depth; a++)
+            if (x->active[a] == m)
+                m = NULL;
+        if (!m) {
+            tl_push(x, out, in[i]);
+            continue;
+        }
+        if (!m->function_like) {
+            expand(x, m, in, NULL, 0, in[i].space, out, depth);
+            continue;
+        }
+        size_t *bounds, nargs;
+        size_t close = i + 1 < n && ks__tok_punct(&in[i + 1]) == '(' ? split_args(in, n, i + 1, &bounds, &nargs) : n;
+        if (close >= n) {
+            tl_push(x, out, in[i]);             /* no arguments: not an invocation */
+            continue;
+        }
+        if (nargs == 1 && bounds[0] == bounds[1] && m->nparams == 0)
+            nargs = 0;                          /* NAME() */
+        expand(x, m, in, bounds, nargs, in[i].space, out, depth);
+        free(bounds);
+        i = close;
+    }
+}
+
+/* The explicit instantiations each top-level macro invocation of the file
+ * writes, placed at the invocation (start: the macro's name; end: past its
+ * ')', or past the ';' that follows when the expansion does not end with
+ * one). */
+static void macro_instantiations(expander *x, const pp_record *r, const ks_source *src,
+                                 const ks_rtok *all, size_t nall, ks_explicit_inst **out, size_t *count)
+{
+    for (size_t e = 0; e < r->nexps; e++) {
+        const pp_exp *pe = &r->exps[e];
+        CXCursor def = clang_getCursorReferenced(pe->cursor);
+        if (clang_Cursor_isNull(def) || clang_getCursorKind(def) != CXCursor_MacroDefinition)
+            continue;
+        size_t d;
+        for (d = pe->ndefs_before; d-- > 0;)
+            if (clang_equalCursors(r->defs[d].cursor, def))
+                break;
+        if (d == (size_t)-1)
+            continue;
+        /* the invocation's tokens, as the file has them */
+        size_t first = 0;
+        while (first < nall && all[first].start < pe->start)
+            first++;
+        size_t last = first;
+        while (last < nall && all[last].end <= pe->end)
+            last++;
+        if (first == last)
+            continue;
+        x->spent = 0;
+        x->ndefs_before = pe->ndefs_before;
+        x->at = pe->start;
+        const mdef *m = tokenized(x, d);
+        tlist res = {NULL, 0, 0};
+        x->active[0] = m;
+        if (!m->function_like) {
+            expand(x, m, all + first, NULL, 0, 0, &res, 0);
+        } else {
+            size_t *bounds, nargs;
+            size_t close = last - first > 1 ? split_args(all + first, last - first, 1, &bounds, &nargs)
+                                            : last - first;
+            if (close >= last - first) {
+                free(res.t);
+                continue;
+            }
+            if (nargs == 1 && bounds[0] == bounds[1] && m->nparams == 0)
+                nargs = 0;
+            expand(x, m, all + first, bounds, nargs, 0, &res, 0);
+            free(bounds);
+        }
+        /* the ';' written after the invocation */
+        size_t end = pe->end;
+        if (last < nall && ks__tok_punct(&all[last]) == ';' && (res.n == 0 || ks__tok_punct(&res.t[res.n - 1]) != ';')) {
+            ks_rtok semi = all[last];
+            end = semi.end;
+            semi.space = 0;
+            ks__tok_push(&res.t, &res.n, &res.cap, semi);
+        }
+        ks_explicit_inst *found = NULL;
+        size_t nfound = 0;
+        ks__find_instantiations(res.t, res.n, NULL, 1, &found, &nfound);
+        for (size_t f = 0; f < nfound; f++) {
+            found[f].start = pe->start;
+            found[f].end = end;
+            ks__add_inst(out, count, &found[f]);
+        }
+        free(found);
+        free(res.t);
+    }
+    (void)src;
+}
+
+void ks__macro_instantiations(CXTranslationUnit tu, CXFile file, const ks_source *src, unsigned char *skip,
+                              ks_explicit_inst **out, size_t *count)
+{
+    pp_record r;
+    memset(&r, 0, sizeof r);
+    r.file = file;
+    clang_visitChildren(clang_getTranslationUnitCursor(tu), collect_record, &r);
+    for (size_t e = 0, i = 0; e < r.nexps; e++) {
+        while (i < src->ntoks && src->toks[i].start < r.exps[e].start)
+            i++;
+        for (size_t j = i; j < src->ntoks && src->toks[j].end <= r.exps[e].end; j++)
+            skip[j] = 1;
+    }
+    if (r.nexps) {
+        expander x;
+        memset(&x, 0, sizeof x);
+        x.tu = tu;
+        x.r = &r;
+        x.src = src;
+        macro_instantiations(&x, &r, src, src->toks, src->ntoks, out, count);
+        for (size_t i = 0; i < x.ndefs; i++) {
+            free(x.defs[i]->params);
+            free(x.defs[i]->body);
+            free(x.defs[i]);
+        }
+        free(x.defs);
+        for (size_t i = 0; i < x.nowned; i++)
+            free(x.owned[i]);
+        free(x.owned);
+    }
+    record_free(&r);
+}

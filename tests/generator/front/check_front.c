@@ -1,0 +1,260 @@
+/*
+ * check_front.c — what the front end reads out of a .cu, end to end through
+ * kstub: explicit instantiations written by macros, read through clang's
+ * preprocessor (issue 18: expansion bounded; issue 26: a raw string literal,
+ * comments and #if 0 are no code, a macro defined in an inactive branch is
+ * not expanded, #undef and a redefinition between two uses, a header's
+ * macro, a function-like macro's name without arguments), __launch_bounds__
+ * text inside a body (issue 10 #16), and the short-typedef read under
+ * valgrind (issue 10 #2).
+ *
+ * Run from the repository root (make check-front does) with KSTUB and SRCDIR
+ * set; VALGRIND names valgrind, SAN_FLAGS the sanitizers kstub was built with.
+ */
+#include "manifest.h"
+#include "model.h"
+#include "util.h"
+
+#include "testutil.h"
+
+#include <check.h>
+#include <limits.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+static char kstub_path[PATH_MAX];
+
+static void setup(void)
+{
+    env_path("KSTUB", "build/bin/kstub", kstub_path);
+    scratch_make("front");
+}
+
+static void teardown(void)
+{
+    scratch_remove();
+}
+
+/* ---- #2: a typedef shorter than "kstub_i" ------------------------------------------------------ */
+
+/* The instantiation handler read a typedef's name past its end before
+ * comparing the prefix (strtoul, which ASan does not intercept): valgrind
+ * saw it. --skip-bodies and --no-cache keep the run to seconds, not minutes. */
+START_TEST(short_typedef_names_are_read_within_bounds)
+{
+    char *out;
+    if (*env_or("SAN_FLAGS", "")) {     /* make check-asan: valgrind cannot run an ASan build */
+        fprintf(stderr, "check_front: kstub built with %s; short_typedef_names skipped (valgrind-gen "
+                "and make check run it on the plain build)\n", env_or("SAN_FLAGS", ""));
+        return;
+    }
+    if (run(&out, "command -v %s", env_or("VALGRIND", "valgrind")) != 0) {
+        fprintf(stderr, "check_front: no valgrind; short_typedef_names skipped\n");
+        free(out);
+        return;
+    }
+    free(out);
+    scratch_write("t.cu", "typedef int T;\ntypedef float U2;\n__global__ void k(T *p, U2 u) {}\n");
+    int rc = run(&out, "cd '%s' && %s -q --error-exitcode=9 --leak-check=no "
+                 "--suppressions='%s/tests/valgrind-libclang.supp' %s --no-cache --skip-bodies "
+                 "t.cu -o t", scratch_dir, env_or("VALGRIND", "valgrind"), env_or("SRCDIR", "."),
+                 kstub_path);
+    ck_assert_msg(rc == 0, "valgrind: exit %d:\n%s", rc, out);
+    expect_lacks(out, "Invalid read");
+    free(out);
+    char *h = scratch_read("t.h");
+    expect_has(h, "T");
+    free(h);
+}
+END_TEST
+
+/* ---- #16: __launch_bounds__ text in a body ------------------------------------------------------ */
+
+START_TEST(launch_bounds_text_in_a_body_is_not_the_kernels)
+{
+    scratch_write("lb.cu",
+             "extern \"C\" __global__ void in_body(int *x) {\n"
+             "    const char *s = \"__launch_bounds__(64)\"; (void)s;\n"
+             "    /* __launch_bounds__(32) */\n"
+             "}\n"
+             "extern \"C\" __global__ void __launch_bounds__(128) real(int *x) {}\n");
+    char *out;
+    int rc = run(&out, "cd '%s' && %s lb.cu -o lb --manifest lb.json", scratch_dir, kstub_path);
+    ck_assert_msg(rc == 0, "%s", out);
+    expect_lacks(out, "launch_bounds");
+    expect_lacks(out, "note");
+    free(out);
+    ks_sigs m;
+    char path[PATH_MAX];
+    snprintf(path, sizeof path, "%s/lb.json", scratch_dir);
+    ck_assert_int_eq(ks_manifest_read(path, &m), 0);
+    ck_assert_uint_eq(m.nkernels, 2);
+    ck_assert_str_eq(m.kernels[0].name, "in_body");
+    ck_assert_int_lt(m.kernels[0].max_threads, 1);
+    ck_assert_str_eq(m.kernels[1].name, "real");
+    ck_assert_int_eq(m.kernels[1].max_threads, 128);
+    ks_sigs_free(&m);
+}
+END_TEST
+
+/* ---- issue 18: macros that write explicit instantiations ----------------------------------- */
+
+/* source.c expands the macros clang expanded to find the explicit
+ * instantiations they write. Macros that call each other, that square
+ * their text at every level, or an invocation never closed, in #if 0 (a
+ * skipped range: clang expands nothing there, nor does kstub), leave the
+ * file's own kernel and macro instance alone. */
+START_TEST(macro_expansion_is_bounded)
+{
+    scratch_write("mx.cu",
+             "template <int N> __global__ void k(int *x) {}\n"
+             "#define D1(x) x x\n#define D2(x) D1(D1(x))\n#define D3(x) D2(D2(x))\n"
+             "#define D4(x) D3(D3(x))\n#define D5(x) D4(D4(x))\n#define D6(x) D5(D5(x))\n"
+             "#define D7(x) D6(D6(x))\n#define D8(x) D7(D7(x))\n"
+             "#define A(x) B(x) template __global__ void k<x>(int *);\n"
+             "#define B(x) A(x) #x a##x\n"
+             "#define I(n) template __global__ void k<n>(int *);\n"
+             "#if 0\nD8(template __global__ void k<1>(int *);) A(2)\n#endif\n"
+             "I(3)\n"
+             "#if 0\nI(4\n#endif\n");
+    char *out;
+    int rc = run(&out, "cd '%s' && %s mx.cu -o mx --list", scratch_dir, kstub_path);
+    ck_assert_msg(rc == 0, "%s", out);
+    ck_assert_msg(strcmp(out, "ks_status k_3(ks_launch launch, int *x);\n") == 0, "%s", out);
+    free(out);
+}
+END_TEST
+
+
+/* ---- issue 26: one preprocessor, clang's ------------------------------------------------------ */
+
+/* Runs kstub --list on name; returns its exit status, *out what it printed. */
+static int list_of(char **out, const char *name)
+{
+    return run(out, "cd '%s' && %s %s -o out_%s --list 2>&1", scratch_dir, kstub_path, name, name);
+}
+
+/* Item 1: a raw string literal is a literal. The scanner of old ended a
+ * string at the next '"', took the line inside for an explicit
+ * instantiation and wrote its reference into the literal: sizeof doc, and
+ * the stub's Blob, grew (nvcc: 52 bytes). Custom delimiters and the u8R and
+ * LR prefixes, comments and #if 0 alike. */
+START_TEST(raw_string_is_no_code)
+{
+    scratch_write("raw.cu",
+             "template <int N> struct Blob { char b[N]; };\n"
+             "template <class T> __global__ void k(T *p) {}\n"
+             "constexpr char doc[] = R\"(usage:\n"
+             "template __global__ void k<float>(float *);\n"
+             ")\";\n"
+             "constexpr char dx[] = R\"x(a )\" template __global__ void k<int>(int *); )x\";\n"
+             "constexpr char du[] = u8R\"(template __global__ void k<char>(char *);)\";\n"
+             "constexpr wchar_t dl[] = LR\"(template __global__ void k<long>(long *);)\";\n"
+             "/* template __global__ void k<short>(short *); */\n"
+             "// template __global__ void k<double>(double *);\n"
+             "#if 0\ntemplate __global__ void k<unsigned>(unsigned *);\n#endif\n"
+             "extern \"C\" __global__ void sized(Blob<sizeof doc> b) {}\n");
+    char *out;
+    int rc = list_of(&out, "raw.cu");
+    ck_assert_msg(rc == 0, "%s", out);
+    ck_assert_msg(strstr(out, "ks_status sized(ks_launch launch, struct Blob_52 b);\n") && !strstr(out, "k_"),
+                  "%s", out);
+    free(out);
+}
+END_TEST
+
+/* Item 2: a macro defined in an inactive branch is not the one clang
+ * expands (nvcc builds no kernel from this file); one in a true #ifdef is. */
+START_TEST(inactive_definition_is_not_expanded)
+{
+    scratch_write("inactive.cu",
+             "template <class T> __global__ void k(T *p) {}\n"
+             "#ifndef NEVER_DEFINED\n#define INST(T)\n#else\n"
+             "#define INST(T) template __global__ void k<T>(T *);\n#endif\n"
+             "INST(float)\n"
+             "#define HAVE 1\n#ifdef HAVE\n#define YES(T) template __global__ void k<T>(T *);\n"
+             "#else\n#define YES(T)\n#endif\n"
+             "YES(double)\n");
+    char *out;
+    int rc = list_of(&out, "inactive.cu");
+    ck_assert_msg(rc == 0, "%s", out);
+    ck_assert_msg(strstr(out, "ks_status k_double(ks_launch launch, double *p);\n") && !strstr(out, "k_float"),
+                  "%s", out);
+    free(out);
+}
+END_TEST
+
+/* Item 3: after #undef the name is the program's again (kstub refused
+ * this valid file: "unknown type name 'global_obj'"); a redefinition
+ * between two uses is the one the second use expands. */
+START_TEST(undef_and_redefinition_are_honoured)
+{
+    scratch_write("undef.cu",
+             "template <class T> __global__ void k(T *p) {}\n"
+             "template <class T> __global__ void j(T *p) {}\n"
+             "#define INST(T) template __global__ void k<T>(T *);\n"
+             "INST(int)\n"
+             "#undef INST\n"
+             "#define INST(T) template __global__ void j<T>(T *);\n"
+             "INST(float)\n"
+             "#undef INST\n"
+             "struct INST { int v; }; INST(global_obj);\n");
+    char *out;
+    int rc = list_of(&out, "undef.cu");
+    ck_assert_msg(rc == 0, "%s", out);
+    ck_assert_msg(strcmp(out, "ks_status k_int(ks_launch launch, int *p);\n"
+                              "ks_status j_float(ks_launch launch, float *p);\n") == 0, "%s", out);
+    free(out);
+}
+END_TEST
+
+/* The macro's definition comes from a header; a function-like macro's
+ * name without arguments is no invocation; one in a comment is none. */
+START_TEST(macro_of_a_header_and_names_that_are_no_invocation)
+{
+    scratch_write("inst.cuh", "#define INST(T) template __global__ void k<T>(T *);\n");
+    scratch_write("hdr.cu",
+             "#include \"inst.cuh\"\n"
+             "template <class T> __global__ void k(T *p) {}\n"
+             "int INST = 0;\n"
+             "// INST(long)\n"
+             "INST(short)\n");
+    char *out;
+    int rc = list_of(&out, "hdr.cu");
+    ck_assert_msg(rc == 0, "%s", out);
+    ck_assert_msg(strcmp(out, "ks_status k_short(ks_launch launch, short *p);\n") == 0, "%s", out);
+    free(out);
+}
+END_TEST
+
+static Suite *front_suite(void)
+{
+    Suite *s = suite_create("front");
+    TCase *tc;
+
+    tc = tcase_create("memory");
+    tcase_add_checked_fixture(tc, setup, teardown);
+    tcase_set_timeout(tc, 600);
+    tcase_add_test(tc, short_typedef_names_are_read_within_bounds);
+    suite_add_tcase(s, tc);
+
+    tc = tcase_create("source");
+    tcase_add_checked_fixture(tc, setup, teardown);
+    tcase_set_timeout(tc, 300);
+    tcase_add_test(tc, launch_bounds_text_in_a_body_is_not_the_kernels);
+    tcase_add_test(tc, macro_expansion_is_bounded);
+    tcase_add_test(tc, raw_string_is_no_code);
+    tcase_add_test(tc, inactive_definition_is_not_expanded);
+    tcase_add_test(tc, undef_and_redefinition_are_honoured);
+    tcase_add_test(tc, macro_of_a_header_and_names_that_are_no_invocation);
+    suite_add_tcase(s, tc);
+    return s;
+}
+
+int main(void)
+{
+    return run_suite(front_suite(), CK_FORK_GETENV);
+}
