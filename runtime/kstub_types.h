@@ -200,7 +200,8 @@ static inline ks_bfloat162 ks_bfloat162_make(float x, float y)
  * names the type given. KS_ARG_VALUE(arg, exact, msg): any other argument,
  * tested in strict mode only (C's conversions apply otherwise). The tests
  * are _Generic selections made by the generator; before C11 nothing is
- * tested.
+ * tested (see KS__ARG_TYPEDEFS below). `tag` names the struct or typedef
+ * the argument is checked against (KS_ARG_TYPE_CHECK).
  *
  * clang reports an error in a macro with a note per macro the failing
  * token came through ("expanded from macro"), which a static assertion three
@@ -213,7 +214,9 @@ static inline ks_bfloat162 ks_bfloat162_make(float x, float y)
  * given and the tag: "passing 'int *' to parameter of incompatible type
  * 'struct kernel_saxpy_parameter_x_needs_const_float_pointer'". It sits in a
  * sizeof (never called) and KS_ARG_POINTER passes the argument on without a
- * second error. Elsewhere KS_ARG_TYPE_CHECK is empty.
+ * second error. gcc's static assertions are reported at the caller's line
+ * (the pragma above), and there KS_ARG_TYPE_CHECK is empty; before C11 it
+ * takes a typedef of the same name (below).
  */
 #if defined(__STDC_VERSION__) && __STDC_VERSION__ >= 201112L
 #define KS__ASSERT(ok, msg) (void)sizeof(struct { _Static_assert(ok, msg); int ks__unused; })
@@ -239,24 +242,24 @@ static inline ks_bfloat162 ks_bfloat162_make(float x, float y)
 #define KS__ARG_TAG(tag) tag##_exactly
 #define KS_ARG_TYPE_CHECK(arg, exact, ok, type, tag) \
     _Generic((char (*)[1 + !!(exact)])0, char (*)[2]: (int (*)(type))0, default: (int (*)(struct KS__ARG_TAG(tag)))0)
-#define KS_ARG_POINTER(arg, exact, ok, who, type, ok_type, exact_pick, pick) KS__PASS_IF(exact, arg)
+#define KS_ARG_POINTER(arg, exact, ok, who, type, ok_type, exact_pick, pick, tag) KS__PASS_IF(exact, arg)
 #else
 #define KS__ARG_TAG(tag) tag
 /* An integer passes here: the assertion below names it. */
 #define KS_ARG_TYPE_CHECK(arg, exact, ok, type, tag) \
     _Generic((char (*)[1 + !!(ok) + 2 * KS__INTEGER(arg)])0, char (*)[2]: (int (*)(type))0, \
              char (*)[3]: (int (*)(unsigned long long))0, default: (int (*)(struct tag))0)
-#define KS_ARG_POINTER(arg, exact, ok, who, type, ok_type, exact_pick, pick) \
+#define KS_ARG_POINTER(arg, exact, ok, who, type, ok_type, exact_pick, pick, tag) \
     KS__ASSERTED(KS__EITHER(0, !KS__INTEGER(arg)), who " needs " ok_type ", not an integer (0 is an int: pass NULL)", \
                  KS__PASS_IF(ok, arg))
 #endif
 #else
 #define KS_ARG_TYPE_CHECK(arg, exact, ok, type, tag)
 #if defined(KSTUB_STRICT)
-#define KS_ARG_POINTER(arg, exact, ok, who, type, ok_type, exact_pick, pick) \
+#define KS_ARG_POINTER(arg, exact, ok, who, type, ok_type, exact_pick, pick, tag) \
     (KS__ASSERT(exact, who " needs exactly " type), exact_pick)
 #else
-#define KS_ARG_POINTER(arg, exact, ok, who, type, ok_type, exact_pick, pick) \
+#define KS_ARG_POINTER(arg, exact, ok, who, type, ok_type, exact_pick, pick, tag) \
     (KS__ASSERT(KS__EITHER(ok, KS__INTEGER(arg)), who " needs " ok_type ", not another pointer type"), \
      KS__ASSERT(KS__EITHER(0, !KS__INTEGER(arg)), who " needs " ok_type ", not an integer (0 is an int: pass NULL)"), \
      pick)
@@ -279,8 +282,16 @@ static inline ks_bfloat162 ks_bfloat162_make(float x, float y)
     ks__wrong_arg_count(sizeof(struct { _Static_assert(0, msg KS__STR(KS__ARGC(__VA_ARGS__))); int ks__unused; }), \
                         __VA_ARGS__)
 #else
-#define KS_ARG_TYPE_CHECK(arg, exact, ok, type, tag)
-#define KS_ARG_POINTER(arg, exact, ok, who, type, ok_type, exact_pick, pick) (arg)
+/* Before C11 nothing is refused, but the compiler's own warning comes once,
+ * at the argument, and names kernel and parameter: the argument is passed
+ * to a function taking `tag`, a typedef of the parameter's type the
+ * generated header declares (KS__ARG_TYPEDEFS: "passing 'int *' to
+ * parameter of type 'kernel_saxpy_parameter_x_needs_const_float_pointer'
+ * (aka 'const float *')"), and passed on converted to it. */
+#define KS__ARG_TYPEDEFS 1
+#define KS__ARG_TAG(tag) tag
+#define KS_ARG_TYPE_CHECK(arg, exact, ok, type, tag) ((int (*)(tag))0)
+#define KS_ARG_POINTER(arg, exact, ok, who, type, ok_type, exact_pick, pick, tag) ((tag)(arg))
 #define KS_ARG_VALUE(arg, exact, msg) (arg)
 #define KS_ARG_NODES(arg, ok, msg) (arg)
 #define KS__WRONG_COUNT(msg, id, ...) ks__wrong_arg_count(sizeof(struct { char id[-1]; }), __VA_ARGS__)

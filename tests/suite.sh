@@ -18,6 +18,11 @@ set -u
 name=$1 logdir=$2 cmd=$3
 mkdir -p "$logdir" || exit 1
 log=$logdir/$name.log
+# The kstub runs of every suite share one prelude cache of this build's own
+# (unless the caller names one), never the user's ~/.cache/kstub, which
+# other kstub builds and runs write while the suites run.
+KSTUB_CACHE_DIR=${KSTUB_CACHE_DIR:-$(cd "$logdir/.." && pwd)/kstub-cache}
+export KSTUB_CACHE_DIR
 echo "$name: started"
 if [ "${V:-0}" = 1 ]; then
     bash -c "$cmd" 2>&1 | tee "$log"

@@ -591,6 +591,17 @@ struct KS__ARG_TAG(kernel_bench_fill_int_parameter_y_needs_int_pointer) { char k
 struct KS__ARG_TAG(kernel_bench_read_table_parameter_y_needs_float_pointer) { char ks__never; };
 struct KS__ARG_TAG(variable_bench_table_needs_const_float_pointer) { char ks__never; };
 struct KS__ARG_TAG(variable_bench_table_reads_into_float_pointer) { char ks__never; };
+#elif defined(KS__ARG_TYPEDEFS)
+/* Before C11: the same names as typedefs of the parameters' types, which the
+ * compiler's warning for a pointer of another type names. */
+typedef const float * kernel_bench_args_parameter_x_needs_const_float_pointer;
+typedef float * kernel_bench_args_parameter_y_needs_float_pointer;
+typedef float * kernel_bench_struct_parameter_y_needs_float_pointer;
+typedef float * kernel_bench_fill_float_parameter_y_needs_float_pointer;
+typedef int * kernel_bench_fill_int_parameter_y_needs_int_pointer;
+typedef float * kernel_bench_read_table_parameter_y_needs_float_pointer;
+typedef const float * variable_bench_table_needs_const_float_pointer;
+typedef float * variable_bench_table_reads_into_float_pointer;
 #endif
 #define bench_args(...) KS__PICK_COUNT(6, ks__bench_args_call, ks__bench_args_wrong, __VA_ARGS__)(__VA_ARGS__)
 #define ks__bench_args_wrong(...) \
@@ -606,11 +617,13 @@ struct KS__ARG_TAG(variable_bench_table_reads_into_float_pointer) { char ks__nev
         KS_ARG_POINTER(x, _Generic((x), const float *: 1, float *: 1, default: 0), \
             _Generic((x), const float *: 1, float *: 1, void *: 1, const void *: 1, default: 0), \
             "kernel bench_args, parameter x", "const float *", "const float *", _Generic(x, const float *: (x), float *: (x)), \
-            _Generic(x, const float *: (x), float *: (x), void *: (x), const void *: (x))), \
+            _Generic(x, const float *: (x), float *: (x), void *: (x), const void *: (x)), \
+            kernel_bench_args_parameter_x_needs_const_float_pointer), \
         KS_ARG_POINTER(y, _Generic((y), float *: 1, default: 0), \
             _Generic((y), float *: 1, void *: 1, default: 0), \
             "kernel bench_args, parameter y", "float *", "float *", _Generic(y, float *: (y)), \
-            _Generic(y, float *: (y), void *: (y))), \
+            _Generic(y, float *: (y), void *: (y)), \
+            kernel_bench_args_parameter_y_needs_float_pointer), \
         KS_ARG_VALUE(n, _Generic((n), int: 1, default: 0), "kernel bench_args, parameter n needs exactly int"), \
         KS_ARG_VALUE(m, _Generic((m), long long: 1, default: 0), "kernel bench_args, parameter m needs exactly long long")))
 #define bench_args_n(...) KS__PICK_COUNT(7, ks__bench_args_n_call, ks__bench_args_n_wrong, __VA_ARGS__)(__VA_ARGS__)
@@ -627,11 +640,13 @@ struct KS__ARG_TAG(variable_bench_table_reads_into_float_pointer) { char ks__nev
         KS_ARG_POINTER(x, _Generic((x), const float *: 1, float *: 1, default: 0), \
             _Generic((x), const float *: 1, float *: 1, void *: 1, const void *: 1, default: 0), \
             "kernel bench_args, parameter x", "const float *", "const float *", _Generic(x, const float *: (x), float *: (x)), \
-            _Generic(x, const float *: (x), float *: (x), void *: (x), const void *: (x))), \
+            _Generic(x, const float *: (x), float *: (x), void *: (x), const void *: (x)), \
+            kernel_bench_args_parameter_x_needs_const_float_pointer), \
         KS_ARG_POINTER(y, _Generic((y), float *: 1, default: 0), \
             _Generic((y), float *: 1, void *: 1, default: 0), \
             "kernel bench_args, parameter y", "float *", "float *", _Generic(y, float *: (y)), \
-            _Generic(y, float *: (y), void *: (y))), \
+            _Generic(y, float *: (y), void *: (y)), \
+            kernel_bench_args_parameter_y_needs_float_pointer), \
         KS_ARG_VALUE(n, _Generic((n), int: 1, default: 0), "kernel bench_args, parameter n needs exactly int"), \
         KS_ARG_VALUE(m, _Generic((m), long long: 1, default: 0), "kernel bench_args, parameter m needs exactly long long")))
 #define bench_args_node(...) ks__bench_args_node_call(__VA_ARGS__)
@@ -647,11 +662,13 @@ struct KS__ARG_TAG(variable_bench_table_reads_into_float_pointer) { char ks__nev
         KS_ARG_POINTER(x, _Generic((x), const float *: 1, float *: 1, default: 0), \
             _Generic((x), const float *: 1, float *: 1, void *: 1, const void *: 1, default: 0), \
             "kernel bench_args, parameter x", "const float *", "const float *", _Generic(x, const float *: (x), float *: (x)), \
-            _Generic(x, const float *: (x), float *: (x), void *: (x), const void *: (x))), \
+            _Generic(x, const float *: (x), float *: (x), void *: (x), const void *: (x)), \
+            kernel_bench_args_parameter_x_needs_const_float_pointer), \
         KS_ARG_POINTER(y, _Generic((y), float *: 1, default: 0), \
             _Generic((y), float *: 1, void *: 1, default: 0), \
             "kernel bench_args, parameter y", "float *", "float *", _Generic(y, float *: (y)), \
-            _Generic(y, float *: (y), void *: (y))), \
+            _Generic(y, float *: (y), void *: (y)), \
+            kernel_bench_args_parameter_y_needs_float_pointer), \
         KS_ARG_VALUE(n, _Generic((n), int: 1, default: 0), "kernel bench_args, parameter n needs exactly int"), \
         KS_ARG_VALUE(m, _Generic((m), long long: 1, default: 0), "kernel bench_args, parameter m needs exactly long long")))
 #define bench_args_node_set(...) ks__bench_args_node_set_call(__VA_ARGS__)
@@ -665,11 +682,13 @@ struct KS__ARG_TAG(variable_bench_table_reads_into_float_pointer) { char ks__nev
         KS_ARG_POINTER(x, _Generic((x), const float *: 1, float *: 1, default: 0), \
             _Generic((x), const float *: 1, float *: 1, void *: 1, const void *: 1, default: 0), \
             "kernel bench_args, parameter x", "const float *", "const float *", _Generic(x, const float *: (x), float *: (x)), \
-            _Generic(x, const float *: (x), float *: (x), void *: (x), const void *: (x))), \
+            _Generic(x, const float *: (x), float *: (x), void *: (x), const void *: (x)), \
+            kernel_bench_args_parameter_x_needs_const_float_pointer), \
         KS_ARG_POINTER(y, _Generic((y), float *: 1, default: 0), \
             _Generic((y), float *: 1, void *: 1, default: 0), \
             "kernel bench_args, parameter y", "float *", "float *", _Generic(y, float *: (y)), \
-            _Generic(y, float *: (y), void *: (y))), \
+            _Generic(y, float *: (y), void *: (y)), \
+            kernel_bench_args_parameter_y_needs_float_pointer), \
         KS_ARG_VALUE(n, _Generic((n), int: 1, default: 0), "kernel bench_args, parameter n needs exactly int"), \
         KS_ARG_VALUE(m, _Generic((m), long long: 1, default: 0), "kernel bench_args, parameter m needs exactly long long")))
 #define bench_args_nodes_set(...) ks__bench_args_nodes_set_call(__VA_ARGS__)
@@ -691,7 +710,8 @@ struct KS__ARG_TAG(variable_bench_table_reads_into_float_pointer) { char ks__nev
         KS_ARG_POINTER(y, _Generic((y), float *: 1, default: 0), \
             _Generic((y), float *: 1, void *: 1, default: 0), \
             "kernel bench_struct, parameter y", "float *", "float *", _Generic(y, float *: (y)), \
-            _Generic(y, float *: (y), void *: (y)))))
+            _Generic(y, float *: (y), void *: (y)), \
+            kernel_bench_struct_parameter_y_needs_float_pointer)))
 #define bench_struct_n(...) KS__PICK_COUNT(4, ks__bench_struct_n_call, ks__bench_struct_n_wrong, __VA_ARGS__)(__VA_ARGS__)
 #define ks__bench_struct_n_wrong(...) \
     KS__WRONG_COUNT("bench_struct_n takes 4 arguments (n_items, stream, p, y), not ", \
@@ -704,7 +724,8 @@ struct KS__ARG_TAG(variable_bench_table_reads_into_float_pointer) { char ks__nev
         KS_ARG_POINTER(y, _Generic((y), float *: 1, default: 0), \
             _Generic((y), float *: 1, void *: 1, default: 0), \
             "kernel bench_struct, parameter y", "float *", "float *", _Generic(y, float *: (y)), \
-            _Generic(y, float *: (y), void *: (y)))))
+            _Generic(y, float *: (y), void *: (y)), \
+            kernel_bench_struct_parameter_y_needs_float_pointer)))
 #define bench_struct_node(...) ks__bench_struct_node_call(__VA_ARGS__)
 #define ks__bench_struct_node_call(ks__graph, ks__deps, ks__ndeps, ks__node, launch, p, y) \
     ((void)sizeof(KS_ARG_TYPE_CHECK(y, _Generic((y), float *: 1, default: 0), _Generic((y), float *: 1, void *: 1, default: 0), float *, kernel_bench_struct_parameter_y_needs_float_pointer) \
@@ -716,7 +737,8 @@ struct KS__ARG_TAG(variable_bench_table_reads_into_float_pointer) { char ks__nev
         KS_ARG_POINTER(y, _Generic((y), float *: 1, default: 0), \
             _Generic((y), float *: 1, void *: 1, default: 0), \
             "kernel bench_struct, parameter y", "float *", "float *", _Generic(y, float *: (y)), \
-            _Generic(y, float *: (y), void *: (y)))))
+            _Generic(y, float *: (y), void *: (y)), \
+            kernel_bench_struct_parameter_y_needs_float_pointer)))
 #define bench_struct_node_set(...) ks__bench_struct_node_set_call(__VA_ARGS__)
 #define ks__bench_struct_node_set_call(ks__exec, ks__node, launch, p, y) \
     ((void)sizeof(KS_ARG_TYPE_CHECK(y, _Generic((y), float *: 1, default: 0), _Generic((y), float *: 1, void *: 1, default: 0), float *, kernel_bench_struct_parameter_y_needs_float_pointer) \
@@ -726,7 +748,8 @@ struct KS__ARG_TAG(variable_bench_table_reads_into_float_pointer) { char ks__nev
         KS_ARG_POINTER(y, _Generic((y), float *: 1, default: 0), \
             _Generic((y), float *: 1, void *: 1, default: 0), \
             "kernel bench_struct, parameter y", "float *", "float *", _Generic(y, float *: (y)), \
-            _Generic(y, float *: (y), void *: (y)))))
+            _Generic(y, float *: (y), void *: (y)), \
+            kernel_bench_struct_parameter_y_needs_float_pointer)))
 #define bench_struct_nodes_set(...) ks__bench_struct_nodes_set_call(__VA_ARGS__)
 #define ks__bench_struct_nodes_set_call(ks__exec, ks__count, ks__nodes, ks__launches, ks__values) \
     (bench_struct_nodes_set)(ks__exec, ks__count, \
@@ -770,7 +793,8 @@ struct KS__ARG_TAG(variable_bench_table_reads_into_float_pointer) { char ks__nev
         KS_ARG_POINTER(y, _Generic((y), float *: 1, default: 0), \
             _Generic((y), float *: 1, void *: 1, default: 0), \
             "kernel bench_fill_float, parameter y", "float *", "float *", _Generic(y, float *: (y)), \
-            _Generic(y, float *: (y), void *: (y))), \
+            _Generic(y, float *: (y), void *: (y)), \
+            kernel_bench_fill_float_parameter_y_needs_float_pointer), \
         KS_ARG_VALUE(v, _Generic((v), float: 1, default: 0), "kernel bench_fill_float, parameter v needs exactly float"), \
         KS_ARG_VALUE(n, _Generic((n), int: 1, default: 0), "kernel bench_fill_float, parameter n needs exactly int")))
 #define bench_fill_float_n(...) KS__PICK_COUNT(5, ks__bench_fill_float_n_call, ks__bench_fill_float_n_wrong, __VA_ARGS__)(__VA_ARGS__)
@@ -784,7 +808,8 @@ struct KS__ARG_TAG(variable_bench_table_reads_into_float_pointer) { char ks__nev
         KS_ARG_POINTER(y, _Generic((y), float *: 1, default: 0), \
             _Generic((y), float *: 1, void *: 1, default: 0), \
             "kernel bench_fill_float, parameter y", "float *", "float *", _Generic(y, float *: (y)), \
-            _Generic(y, float *: (y), void *: (y))), \
+            _Generic(y, float *: (y), void *: (y)), \
+            kernel_bench_fill_float_parameter_y_needs_float_pointer), \
         KS_ARG_VALUE(v, _Generic((v), float: 1, default: 0), "kernel bench_fill_float, parameter v needs exactly float"), \
         KS_ARG_VALUE(n, _Generic((n), int: 1, default: 0), "kernel bench_fill_float, parameter n needs exactly int")))
 #define bench_fill_float_node(...) ks__bench_fill_float_node_call(__VA_ARGS__)
@@ -797,7 +822,8 @@ struct KS__ARG_TAG(variable_bench_table_reads_into_float_pointer) { char ks__nev
         KS_ARG_POINTER(y, _Generic((y), float *: 1, default: 0), \
             _Generic((y), float *: 1, void *: 1, default: 0), \
             "kernel bench_fill_float, parameter y", "float *", "float *", _Generic(y, float *: (y)), \
-            _Generic(y, float *: (y), void *: (y))), \
+            _Generic(y, float *: (y), void *: (y)), \
+            kernel_bench_fill_float_parameter_y_needs_float_pointer), \
         KS_ARG_VALUE(v, _Generic((v), float: 1, default: 0), "kernel bench_fill_float, parameter v needs exactly float"), \
         KS_ARG_VALUE(n, _Generic((n), int: 1, default: 0), "kernel bench_fill_float, parameter n needs exactly int")))
 #define bench_fill_float_node_set(...) ks__bench_fill_float_node_set_call(__VA_ARGS__)
@@ -808,7 +834,8 @@ struct KS__ARG_TAG(variable_bench_table_reads_into_float_pointer) { char ks__nev
         KS_ARG_POINTER(y, _Generic((y), float *: 1, default: 0), \
             _Generic((y), float *: 1, void *: 1, default: 0), \
             "kernel bench_fill_float, parameter y", "float *", "float *", _Generic(y, float *: (y)), \
-            _Generic(y, float *: (y), void *: (y))), \
+            _Generic(y, float *: (y), void *: (y)), \
+            kernel_bench_fill_float_parameter_y_needs_float_pointer), \
         KS_ARG_VALUE(v, _Generic((v), float: 1, default: 0), "kernel bench_fill_float, parameter v needs exactly float"), \
         KS_ARG_VALUE(n, _Generic((n), int: 1, default: 0), "kernel bench_fill_float, parameter n needs exactly int")))
 #define bench_fill_float_nodes_set(...) ks__bench_fill_float_nodes_set_call(__VA_ARGS__)
@@ -829,7 +856,8 @@ struct KS__ARG_TAG(variable_bench_table_reads_into_float_pointer) { char ks__nev
         KS_ARG_POINTER(y, _Generic((y), int *: 1, default: 0), \
             _Generic((y), int *: 1, void *: 1, default: 0), \
             "kernel bench_fill_int, parameter y", "int *", "int *", _Generic(y, int *: (y)), \
-            _Generic(y, int *: (y), void *: (y))), \
+            _Generic(y, int *: (y), void *: (y)), \
+            kernel_bench_fill_int_parameter_y_needs_int_pointer), \
         KS_ARG_VALUE(v, _Generic((v), int: 1, default: 0), "kernel bench_fill_int, parameter v needs exactly int"), \
         KS_ARG_VALUE(n, _Generic((n), int: 1, default: 0), "kernel bench_fill_int, parameter n needs exactly int")))
 #define bench_fill_int_n(...) KS__PICK_COUNT(5, ks__bench_fill_int_n_call, ks__bench_fill_int_n_wrong, __VA_ARGS__)(__VA_ARGS__)
@@ -843,7 +871,8 @@ struct KS__ARG_TAG(variable_bench_table_reads_into_float_pointer) { char ks__nev
         KS_ARG_POINTER(y, _Generic((y), int *: 1, default: 0), \
             _Generic((y), int *: 1, void *: 1, default: 0), \
             "kernel bench_fill_int, parameter y", "int *", "int *", _Generic(y, int *: (y)), \
-            _Generic(y, int *: (y), void *: (y))), \
+            _Generic(y, int *: (y), void *: (y)), \
+            kernel_bench_fill_int_parameter_y_needs_int_pointer), \
         KS_ARG_VALUE(v, _Generic((v), int: 1, default: 0), "kernel bench_fill_int, parameter v needs exactly int"), \
         KS_ARG_VALUE(n, _Generic((n), int: 1, default: 0), "kernel bench_fill_int, parameter n needs exactly int")))
 #define bench_fill_int_node(...) ks__bench_fill_int_node_call(__VA_ARGS__)
@@ -856,7 +885,8 @@ struct KS__ARG_TAG(variable_bench_table_reads_into_float_pointer) { char ks__nev
         KS_ARG_POINTER(y, _Generic((y), int *: 1, default: 0), \
             _Generic((y), int *: 1, void *: 1, default: 0), \
             "kernel bench_fill_int, parameter y", "int *", "int *", _Generic(y, int *: (y)), \
-            _Generic(y, int *: (y), void *: (y))), \
+            _Generic(y, int *: (y), void *: (y)), \
+            kernel_bench_fill_int_parameter_y_needs_int_pointer), \
         KS_ARG_VALUE(v, _Generic((v), int: 1, default: 0), "kernel bench_fill_int, parameter v needs exactly int"), \
         KS_ARG_VALUE(n, _Generic((n), int: 1, default: 0), "kernel bench_fill_int, parameter n needs exactly int")))
 #define bench_fill_int_node_set(...) ks__bench_fill_int_node_set_call(__VA_ARGS__)
@@ -867,7 +897,8 @@ struct KS__ARG_TAG(variable_bench_table_reads_into_float_pointer) { char ks__nev
         KS_ARG_POINTER(y, _Generic((y), int *: 1, default: 0), \
             _Generic((y), int *: 1, void *: 1, default: 0), \
             "kernel bench_fill_int, parameter y", "int *", "int *", _Generic(y, int *: (y)), \
-            _Generic(y, int *: (y), void *: (y))), \
+            _Generic(y, int *: (y), void *: (y)), \
+            kernel_bench_fill_int_parameter_y_needs_int_pointer), \
         KS_ARG_VALUE(v, _Generic((v), int: 1, default: 0), "kernel bench_fill_int, parameter v needs exactly int"), \
         KS_ARG_VALUE(n, _Generic((n), int: 1, default: 0), "kernel bench_fill_int, parameter n needs exactly int")))
 #define bench_fill_int_nodes_set(...) ks__bench_fill_int_nodes_set_call(__VA_ARGS__)
@@ -888,7 +919,8 @@ struct KS__ARG_TAG(variable_bench_table_reads_into_float_pointer) { char ks__nev
         KS_ARG_POINTER(y, _Generic((y), float *: 1, default: 0), \
             _Generic((y), float *: 1, void *: 1, default: 0), \
             "kernel bench_read_table, parameter y", "float *", "float *", _Generic(y, float *: (y)), \
-            _Generic(y, float *: (y), void *: (y)))))
+            _Generic(y, float *: (y), void *: (y)), \
+            kernel_bench_read_table_parameter_y_needs_float_pointer)))
 #define bench_read_table_n(...) KS__PICK_COUNT(3, ks__bench_read_table_n_call, ks__bench_read_table_n_wrong, __VA_ARGS__)(__VA_ARGS__)
 #define ks__bench_read_table_n_wrong(...) \
     KS__WRONG_COUNT("bench_read_table_n takes 3 arguments (n_items, stream, y), not ", \
@@ -900,7 +932,8 @@ struct KS__ARG_TAG(variable_bench_table_reads_into_float_pointer) { char ks__nev
         KS_ARG_POINTER(y, _Generic((y), float *: 1, default: 0), \
             _Generic((y), float *: 1, void *: 1, default: 0), \
             "kernel bench_read_table, parameter y", "float *", "float *", _Generic(y, float *: (y)), \
-            _Generic(y, float *: (y), void *: (y)))))
+            _Generic(y, float *: (y), void *: (y)), \
+            kernel_bench_read_table_parameter_y_needs_float_pointer)))
 #define bench_read_table_node(...) ks__bench_read_table_node_call(__VA_ARGS__)
 #define ks__bench_read_table_node_call(ks__graph, ks__deps, ks__ndeps, ks__node, launch, y) \
     ((void)sizeof(KS_ARG_TYPE_CHECK(y, _Generic((y), float *: 1, default: 0), _Generic((y), float *: 1, void *: 1, default: 0), float *, kernel_bench_read_table_parameter_y_needs_float_pointer) \
@@ -911,7 +944,8 @@ struct KS__ARG_TAG(variable_bench_table_reads_into_float_pointer) { char ks__nev
         KS_ARG_POINTER(y, _Generic((y), float *: 1, default: 0), \
             _Generic((y), float *: 1, void *: 1, default: 0), \
             "kernel bench_read_table, parameter y", "float *", "float *", _Generic(y, float *: (y)), \
-            _Generic(y, float *: (y), void *: (y)))))
+            _Generic(y, float *: (y), void *: (y)), \
+            kernel_bench_read_table_parameter_y_needs_float_pointer)))
 #define bench_read_table_node_set(...) ks__bench_read_table_node_set_call(__VA_ARGS__)
 #define ks__bench_read_table_node_set_call(ks__exec, ks__node, launch, y) \
     ((void)sizeof(KS_ARG_TYPE_CHECK(y, _Generic((y), float *: 1, default: 0), _Generic((y), float *: 1, void *: 1, default: 0), float *, kernel_bench_read_table_parameter_y_needs_float_pointer) \
@@ -920,7 +954,8 @@ struct KS__ARG_TAG(variable_bench_table_reads_into_float_pointer) { char ks__nev
         KS_ARG_POINTER(y, _Generic((y), float *: 1, default: 0), \
             _Generic((y), float *: 1, void *: 1, default: 0), \
             "kernel bench_read_table, parameter y", "float *", "float *", _Generic(y, float *: (y)), \
-            _Generic(y, float *: (y), void *: (y)))))
+            _Generic(y, float *: (y), void *: (y)), \
+            kernel_bench_read_table_parameter_y_needs_float_pointer)))
 #define bench_read_table_nodes_set(...) ks__bench_read_table_nodes_set_call(__VA_ARGS__)
 #define ks__bench_read_table_nodes_set_call(ks__exec, ks__count, ks__nodes, ks__launches, ks__values) \
     (bench_read_table_nodes_set)(ks__exec, ks__count, \
@@ -934,35 +969,40 @@ struct KS__ARG_TAG(variable_bench_table_reads_into_float_pointer) { char ks__nev
      ks__bench_table_write_at(__FILE__, __LINE__, ks__first, KS_ARG_POINTER(ks__src, _Generic((ks__src), const float *: 1, float *: 1, default: 0), \
         _Generic((ks__src), const float *: 1, float *: 1, void *: 1, const void *: 1, default: 0), \
         "variable bench_table", "const float *", "const float *", _Generic(ks__src, const float *: (ks__src), float *: (ks__src)), \
-        _Generic(ks__src, const float *: (ks__src), float *: (ks__src), void *: (ks__src), const void *: (ks__src))), ks__count, ks__stream))
+        _Generic(ks__src, const float *: (ks__src), float *: (ks__src), void *: (ks__src), const void *: (ks__src)), \
+        variable_bench_table_needs_const_float_pointer), ks__count, ks__stream))
 #define bench_table_read(ks__first, ks__dst, ks__count, ks__stream) \
     ((void)sizeof(KS_ARG_TYPE_CHECK(ks__dst, _Generic((ks__dst), float *: 1, default: 0), _Generic((ks__dst), float *: 1, void *: 1, default: 0), float *, variable_bench_table_reads_into_float_pointer) \
          (ks__dst)), \
      ks__bench_table_read_at(__FILE__, __LINE__, ks__first, KS_ARG_POINTER(ks__dst, _Generic((ks__dst), float *: 1, default: 0), \
         _Generic((ks__dst), float *: 1, void *: 1, default: 0), \
         "variable bench_table", "float *", "float *", _Generic(ks__dst, float *: (ks__dst)), \
-        _Generic(ks__dst, float *: (ks__dst), void *: (ks__dst))), ks__count, ks__stream))
+        _Generic(ks__dst, float *: (ks__dst), void *: (ks__dst)), \
+        variable_bench_table_reads_into_float_pointer), ks__count, ks__stream))
 #define bench_table_set(ks__src, ks__stream) \
     ((void)sizeof(KS_ARG_TYPE_CHECK(ks__src, _Generic((ks__src), const float *: 1, float *: 1, default: 0), _Generic((ks__src), const float *: 1, float *: 1, void *: 1, const void *: 1, default: 0), const float *, variable_bench_table_needs_const_float_pointer) \
          (ks__src)), \
      ks__bench_table_write_at(__FILE__, __LINE__, 0, KS_ARG_POINTER(ks__src, _Generic((ks__src), const float *: 1, float *: 1, default: 0), \
         _Generic((ks__src), const float *: 1, float *: 1, void *: 1, const void *: 1, default: 0), \
         "variable bench_table", "const float *", "const float *", _Generic(ks__src, const float *: (ks__src), float *: (ks__src)), \
-        _Generic(ks__src, const float *: (ks__src), float *: (ks__src), void *: (ks__src), const void *: (ks__src))), 16, ks__stream))
+        _Generic(ks__src, const float *: (ks__src), float *: (ks__src), void *: (ks__src), const void *: (ks__src)), \
+        variable_bench_table_needs_const_float_pointer), 16, ks__stream))
 #define bench_table_get(ks__dst, ks__stream) \
     ((void)sizeof(KS_ARG_TYPE_CHECK(ks__dst, _Generic((ks__dst), float *: 1, default: 0), _Generic((ks__dst), float *: 1, void *: 1, default: 0), float *, variable_bench_table_reads_into_float_pointer) \
          (ks__dst)), \
      ks__bench_table_read_at(__FILE__, __LINE__, 0, KS_ARG_POINTER(ks__dst, _Generic((ks__dst), float *: 1, default: 0), \
         _Generic((ks__dst), float *: 1, void *: 1, default: 0), \
         "variable bench_table", "float *", "float *", _Generic(ks__dst, float *: (ks__dst)), \
-        _Generic(ks__dst, float *: (ks__dst), void *: (ks__dst))), 16, ks__stream))
+        _Generic(ks__dst, float *: (ks__dst), void *: (ks__dst)), \
+        variable_bench_table_reads_into_float_pointer), 16, ks__stream))
 #define bench_table_node(ks__graph, ks__deps, ks__ndeps, ks__first, ks__src, ks__count, ks__node) \
     ((void)sizeof(KS_ARG_TYPE_CHECK(ks__src, _Generic((ks__src), const float *: 1, float *: 1, default: 0), _Generic((ks__src), const float *: 1, float *: 1, void *: 1, const void *: 1, default: 0), const float *, variable_bench_table_needs_const_float_pointer) \
          (ks__src)), \
      (bench_table_node)(ks__graph, ks__deps, ks__ndeps, ks__first, KS_ARG_POINTER(ks__src, _Generic((ks__src), const float *: 1, float *: 1, default: 0), \
         _Generic((ks__src), const float *: 1, float *: 1, void *: 1, const void *: 1, default: 0), \
         "variable bench_table", "const float *", "const float *", _Generic(ks__src, const float *: (ks__src), float *: (ks__src)), \
-        _Generic(ks__src, const float *: (ks__src), float *: (ks__src), void *: (ks__src), const void *: (ks__src))), ks__count, ks__node))
+        _Generic(ks__src, const float *: (ks__src), float *: (ks__src), void *: (ks__src), const void *: (ks__src)), \
+        variable_bench_table_needs_const_float_pointer), ks__count, ks__node))
 #endif
 
 /* bench_fill(launch, y, v, n): one name over the instances of

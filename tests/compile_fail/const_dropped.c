@@ -1,4 +1,7 @@
 /* expect: saxpy */
+/* at-line: 9 */
+/* max-lines: 12 */
+/* clang-max-lines: 12 */
 #include "vector_ops.kstub.h"
 void call(const float *x, const float *y);
 void call(const float *x, const float *y)

@@ -1,4 +1,7 @@
 /* expect: blas_scale__floatp_float_int */
+/* at-line: 9 */
+/* max-lines: 12 */
+/* clang-max-lines: 12 */
 #include "vector_ops.kstub.h"
 void call(double *x);
 void call(double *x)

@@ -1,4 +1,7 @@
 /* expect: c_taps */
+/* at-line: 9 */
+/* max-lines: 12 */
+/* clang-max-lines: 12 */
 #include "abi_globals.kstub.h"
 void call(const double *x);
 void call(const double *x)

@@ -1,4 +1,7 @@
 /* expect: saxpy_node */
+/* at-line: 10 */
+/* max-lines: 12 */
+/* clang-max-lines: 12 */
 #include "vector_ops.kstub.h"
 void call(ks_graph g, double *x, float *y, size_t n);
 void call(ks_graph g, double *x, float *y, size_t n)

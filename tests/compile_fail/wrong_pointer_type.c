@@ -2,10 +2,11 @@
 /* c-expect: kernel saxpy, parameter x needs const float *, not another pointer type */
 /* clang-c-expect: passing 'int *' to parameter of incompatible type 'struct kernel_saxpy_parameter_x_needs_const_float_pointer' */
 /* c-given: int * */
-/* at-line: 21 */
+/* at-line: 22 */
 /* max-lines: 12 */
 /* clang-max-lines: 12 */
-/* clang-c99-max-lines: 22 */
+/* names gcc c99: kernel_saxpy_parameter_x_needs_const_float_pointer | const float * | of type | int * */
+/* names clang c99: passing 'int *' to parameter of type 'kernel_saxpy_parameter_x_needs_const_float_pointer' (aka 'const float *') */
 /* names gcc c11: kernel saxpy, parameter x needs const float * | selector of type | int * */
 /* names gcc gnu17: kernel saxpy, parameter x needs const float * | selector of type | int * */
 /* names clang c11: passing 'int *' | kernel_saxpy_parameter_x_needs_const_float_pointer */

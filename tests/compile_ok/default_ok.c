@@ -20,6 +20,9 @@ void call(float *x, const float *cx, float *y, void *v, const void *cv, int n)
     (void)saxpy(ks_launch_1d(1, 32), 2.0f, cv, v, 32);
     (void)saxpy(ks_launch_1d(1, 32), 2.0f, v, malloc(128), 32);
     (void)(saxpy)(ks_launch_1d(1, 32), 2.0f, x, y, 32);       /* the function itself */
+#if !defined(__STDC_VERSION__) || __STDC_VERSION__ < 201112L
+    (void)saxpy(ks_launch_1d(1, 32), 2.0f, x, 0, 32);         /* C99 (no checks): 0 as C takes it */
+#endif
 #else
     (void)cv, (void)v;
 #endif

@@ -695,6 +695,18 @@ struct KS__ARG_TAG(kernel_physics_clamp__floatp_float_float_parameter_x_needs_fl
 struct KS__ARG_TAG(kernel_physics_clamp__intp_int_int_parameter_x_needs_int_pointer) { char ks__never; };
 struct KS__ARG_TAG(kernel_odd_names_parameter_launch_needs_float_pointer) { char ks__never; };
 struct KS__ARG_TAG(kernel_odd_names_parameter_restrict__needs_const_char_pointer) { char ks__never; };
+#elif defined(KS__ARG_TYPEDEFS)
+/* Before C11: the same names as typedefs of the parameters' types, which the
+ * compiler's warning for a pointer of another type names. */
+typedef float * kernel_fill_parameter_out_needs_float_pointer;
+typedef const float * kernel_mixed_parameter_in_needs_const_float_pointer;
+typedef volatile unsigned int * kernel_mixed_parameter_flags_needs_volatile_unsigned_int_pointer;
+typedef const struct Particle *const * kernel_mixed_parameter_table_needs_const_struct_Particle_pointer_const_pointer;
+typedef struct Particle * kernel_physics_detail_step_parameter_p_needs_struct_Particle_pointer;
+typedef float * kernel_physics_clamp__floatp_float_float_parameter_x_needs_float_pointer;
+typedef int * kernel_physics_clamp__intp_int_int_parameter_x_needs_int_pointer;
+typedef float * kernel_odd_names_parameter_launch_needs_float_pointer;
+typedef const char * kernel_odd_names_parameter_restrict__needs_const_char_pointer;
 #endif
 #define fill(...) KS__PICK_COUNT(4, ks__fill_call, ks__fill_wrong, __VA_ARGS__)(__VA_ARGS__)
 #define ks__fill_wrong(...) \
@@ -707,7 +719,8 @@ struct KS__ARG_TAG(kernel_odd_names_parameter_restrict__needs_const_char_pointer
         KS_ARG_POINTER(out, _Generic((out), float *: 1, default: 0), \
             _Generic((out), float *: 1, void *: 1, default: 0), \
             "kernel fill, parameter out", "float *", "float *", _Generic(out, float *: (out)), \
-            _Generic(out, float *: (out), void *: (out))), \
+            _Generic(out, float *: (out), void *: (out)), \
+            kernel_fill_parameter_out_needs_float_pointer), \
         KS_ARG_VALUE(value, _Generic((value), float: 1, default: 0), "kernel fill, parameter value needs exactly float"), \
         KS_ARG_VALUE(n, _Generic((n), size_t: 1, default: 0), "kernel fill, parameter n needs exactly size_t")))
 #define fill_n(...) KS__PICK_COUNT(5, ks__fill_n_call, ks__fill_n_wrong, __VA_ARGS__)(__VA_ARGS__)
@@ -721,7 +734,8 @@ struct KS__ARG_TAG(kernel_odd_names_parameter_restrict__needs_const_char_pointer
         KS_ARG_POINTER(out, _Generic((out), float *: 1, default: 0), \
             _Generic((out), float *: 1, void *: 1, default: 0), \
             "kernel fill, parameter out", "float *", "float *", _Generic(out, float *: (out)), \
-            _Generic(out, float *: (out), void *: (out))), \
+            _Generic(out, float *: (out), void *: (out)), \
+            kernel_fill_parameter_out_needs_float_pointer), \
         KS_ARG_VALUE(value, _Generic((value), float: 1, default: 0), "kernel fill, parameter value needs exactly float"), \
         KS_ARG_VALUE(n, _Generic((n), size_t: 1, default: 0), "kernel fill, parameter n needs exactly size_t")))
 #define fill_node(...) ks__fill_node_call(__VA_ARGS__)
@@ -734,7 +748,8 @@ struct KS__ARG_TAG(kernel_odd_names_parameter_restrict__needs_const_char_pointer
         KS_ARG_POINTER(out, _Generic((out), float *: 1, default: 0), \
             _Generic((out), float *: 1, void *: 1, default: 0), \
             "kernel fill, parameter out", "float *", "float *", _Generic(out, float *: (out)), \
-            _Generic(out, float *: (out), void *: (out))), \
+            _Generic(out, float *: (out), void *: (out)), \
+            kernel_fill_parameter_out_needs_float_pointer), \
         KS_ARG_VALUE(value, _Generic((value), float: 1, default: 0), "kernel fill, parameter value needs exactly float"), \
         KS_ARG_VALUE(n, _Generic((n), size_t: 1, default: 0), "kernel fill, parameter n needs exactly size_t")))
 #define fill_node_set(...) ks__fill_node_set_call(__VA_ARGS__)
@@ -745,7 +760,8 @@ struct KS__ARG_TAG(kernel_odd_names_parameter_restrict__needs_const_char_pointer
         KS_ARG_POINTER(out, _Generic((out), float *: 1, default: 0), \
             _Generic((out), float *: 1, void *: 1, default: 0), \
             "kernel fill, parameter out", "float *", "float *", _Generic(out, float *: (out)), \
-            _Generic(out, float *: (out), void *: (out))), \
+            _Generic(out, float *: (out), void *: (out)), \
+            kernel_fill_parameter_out_needs_float_pointer), \
         KS_ARG_VALUE(value, _Generic((value), float: 1, default: 0), "kernel fill, parameter value needs exactly float"), \
         KS_ARG_VALUE(n, _Generic((n), size_t: 1, default: 0), "kernel fill, parameter n needs exactly size_t")))
 #define fill_nodes_set(...) ks__fill_nodes_set_call(__VA_ARGS__)
@@ -775,15 +791,18 @@ struct KS__ARG_TAG(kernel_odd_names_parameter_restrict__needs_const_char_pointer
         KS_ARG_POINTER(in, _Generic((in), const float *: 1, float *: 1, default: 0), \
             _Generic((in), const float *: 1, float *: 1, void *: 1, const void *: 1, default: 0), \
             "kernel mixed, parameter in", "const float *", "const float *", _Generic(in, const float *: (in), float *: (in)), \
-            _Generic(in, const float *: (in), float *: (in), void *: (in), const void *: (in))), \
+            _Generic(in, const float *: (in), float *: (in), void *: (in), const void *: (in)), \
+            kernel_mixed_parameter_in_needs_const_float_pointer), \
         KS_ARG_POINTER(flags, _Generic((flags), volatile unsigned int *: 1, default: 0), \
             _Generic((flags), volatile unsigned int *: 1, void *: 1, default: 0), \
             "kernel mixed, parameter flags", "volatile unsigned int *", "volatile unsigned int *", _Generic(flags, volatile unsigned int *: (flags)), \
-            _Generic(flags, volatile unsigned int *: (flags), void *: (flags))), \
+            _Generic(flags, volatile unsigned int *: (flags), void *: (flags)), \
+            kernel_mixed_parameter_flags_needs_volatile_unsigned_int_pointer), \
         KS_ARG_POINTER(table, _Generic((table), const struct Particle *const *: 1, default: 0), \
             _Generic((table), const struct Particle *const *: 1, void *: 1, default: 0), \
             "kernel mixed, parameter table", "const struct Particle *const *", "const struct Particle *const *", _Generic(table, const struct Particle *const *: (table)), \
-            _Generic(table, const struct Particle *const *: (table), void *: (table)))))
+            _Generic(table, const struct Particle *const *: (table), void *: (table)), \
+            kernel_mixed_parameter_table_needs_const_struct_Particle_pointer_const_pointer)))
 #define mixed_n(...) KS__PICK_COUNT(10, ks__mixed_n_call, ks__mixed_n_wrong, __VA_ARGS__)(__VA_ARGS__)
 #define ks__mixed_n_wrong(...) \
     KS__WRONG_COUNT("mixed_n takes 10 arguments (n_items, stream, c, d, s, i, b, in, flags, table), not ", \
@@ -804,15 +823,18 @@ struct KS__ARG_TAG(kernel_odd_names_parameter_restrict__needs_const_char_pointer
         KS_ARG_POINTER(in, _Generic((in), const float *: 1, float *: 1, default: 0), \
             _Generic((in), const float *: 1, float *: 1, void *: 1, const void *: 1, default: 0), \
             "kernel mixed, parameter in", "const float *", "const float *", _Generic(in, const float *: (in), float *: (in)), \
-            _Generic(in, const float *: (in), float *: (in), void *: (in), const void *: (in))), \
+            _Generic(in, const float *: (in), float *: (in), void *: (in), const void *: (in)), \
+            kernel_mixed_parameter_in_needs_const_float_pointer), \
         KS_ARG_POINTER(flags, _Generic((flags), volatile unsigned int *: 1, default: 0), \
             _Generic((flags), volatile unsigned int *: 1, void *: 1, default: 0), \
             "kernel mixed, parameter flags", "volatile unsigned int *", "volatile unsigned int *", _Generic(flags, volatile unsigned int *: (flags)), \
-            _Generic(flags, volatile unsigned int *: (flags), void *: (flags))), \
+            _Generic(flags, volatile unsigned int *: (flags), void *: (flags)), \
+            kernel_mixed_parameter_flags_needs_volatile_unsigned_int_pointer), \
         KS_ARG_POINTER(table, _Generic((table), const struct Particle *const *: 1, default: 0), \
             _Generic((table), const struct Particle *const *: 1, void *: 1, default: 0), \
             "kernel mixed, parameter table", "const struct Particle *const *", "const struct Particle *const *", _Generic(table, const struct Particle *const *: (table)), \
-            _Generic(table, const struct Particle *const *: (table), void *: (table)))))
+            _Generic(table, const struct Particle *const *: (table), void *: (table)), \
+            kernel_mixed_parameter_table_needs_const_struct_Particle_pointer_const_pointer)))
 #define mixed_node(...) ks__mixed_node_call(__VA_ARGS__)
 #define ks__mixed_node_call(ks__graph, ks__deps, ks__ndeps, ks__node, launch, c, d, s, i, b, in, flags, table) \
     ((void)sizeof(KS_ARG_TYPE_CHECK(in, _Generic((in), const float *: 1, float *: 1, default: 0), _Generic((in), const float *: 1, float *: 1, void *: 1, const void *: 1, default: 0), const float *, kernel_mixed_parameter_in_needs_const_float_pointer) \
@@ -832,15 +854,18 @@ struct KS__ARG_TAG(kernel_odd_names_parameter_restrict__needs_const_char_pointer
         KS_ARG_POINTER(in, _Generic((in), const float *: 1, float *: 1, default: 0), \
             _Generic((in), const float *: 1, float *: 1, void *: 1, const void *: 1, default: 0), \
             "kernel mixed, parameter in", "const float *", "const float *", _Generic(in, const float *: (in), float *: (in)), \
-            _Generic(in, const float *: (in), float *: (in), void *: (in), const void *: (in))), \
+            _Generic(in, const float *: (in), float *: (in), void *: (in), const void *: (in)), \
+            kernel_mixed_parameter_in_needs_const_float_pointer), \
         KS_ARG_POINTER(flags, _Generic((flags), volatile unsigned int *: 1, default: 0), \
             _Generic((flags), volatile unsigned int *: 1, void *: 1, default: 0), \
             "kernel mixed, parameter flags", "volatile unsigned int *", "volatile unsigned int *", _Generic(flags, volatile unsigned int *: (flags)), \
-            _Generic(flags, volatile unsigned int *: (flags), void *: (flags))), \
+            _Generic(flags, volatile unsigned int *: (flags), void *: (flags)), \
+            kernel_mixed_parameter_flags_needs_volatile_unsigned_int_pointer), \
         KS_ARG_POINTER(table, _Generic((table), const struct Particle *const *: 1, default: 0), \
             _Generic((table), const struct Particle *const *: 1, void *: 1, default: 0), \
             "kernel mixed, parameter table", "const struct Particle *const *", "const struct Particle *const *", _Generic(table, const struct Particle *const *: (table)), \
-            _Generic(table, const struct Particle *const *: (table), void *: (table)))))
+            _Generic(table, const struct Particle *const *: (table), void *: (table)), \
+            kernel_mixed_parameter_table_needs_const_struct_Particle_pointer_const_pointer)))
 #define mixed_node_set(...) ks__mixed_node_set_call(__VA_ARGS__)
 #define ks__mixed_node_set_call(ks__exec, ks__node, launch, c, d, s, i, b, in, flags, table) \
     ((void)sizeof(KS_ARG_TYPE_CHECK(in, _Generic((in), const float *: 1, float *: 1, default: 0), _Generic((in), const float *: 1, float *: 1, void *: 1, const void *: 1, default: 0), const float *, kernel_mixed_parameter_in_needs_const_float_pointer) \
@@ -858,15 +883,18 @@ struct KS__ARG_TAG(kernel_odd_names_parameter_restrict__needs_const_char_pointer
         KS_ARG_POINTER(in, _Generic((in), const float *: 1, float *: 1, default: 0), \
             _Generic((in), const float *: 1, float *: 1, void *: 1, const void *: 1, default: 0), \
             "kernel mixed, parameter in", "const float *", "const float *", _Generic(in, const float *: (in), float *: (in)), \
-            _Generic(in, const float *: (in), float *: (in), void *: (in), const void *: (in))), \
+            _Generic(in, const float *: (in), float *: (in), void *: (in), const void *: (in)), \
+            kernel_mixed_parameter_in_needs_const_float_pointer), \
         KS_ARG_POINTER(flags, _Generic((flags), volatile unsigned int *: 1, default: 0), \
             _Generic((flags), volatile unsigned int *: 1, void *: 1, default: 0), \
             "kernel mixed, parameter flags", "volatile unsigned int *", "volatile unsigned int *", _Generic(flags, volatile unsigned int *: (flags)), \
-            _Generic(flags, volatile unsigned int *: (flags), void *: (flags))), \
+            _Generic(flags, volatile unsigned int *: (flags), void *: (flags)), \
+            kernel_mixed_parameter_flags_needs_volatile_unsigned_int_pointer), \
         KS_ARG_POINTER(table, _Generic((table), const struct Particle *const *: 1, default: 0), \
             _Generic((table), const struct Particle *const *: 1, void *: 1, default: 0), \
             "kernel mixed, parameter table", "const struct Particle *const *", "const struct Particle *const *", _Generic(table, const struct Particle *const *: (table)), \
-            _Generic(table, const struct Particle *const *: (table), void *: (table)))))
+            _Generic(table, const struct Particle *const *: (table), void *: (table)), \
+            kernel_mixed_parameter_table_needs_const_struct_Particle_pointer_const_pointer)))
 #define mixed_nodes_set(...) ks__mixed_nodes_set_call(__VA_ARGS__)
 #define ks__mixed_nodes_set_call(ks__exec, ks__count, ks__nodes, ks__launches, ks__values) \
     (mixed_nodes_set)(ks__exec, ks__count, \
@@ -910,7 +938,8 @@ struct KS__ARG_TAG(kernel_odd_names_parameter_restrict__needs_const_char_pointer
         KS_ARG_POINTER(p, _Generic((p), struct Particle *: 1, default: 0), \
             _Generic((p), struct Particle *: 1, void *: 1, default: 0), \
             "kernel physics_detail_step, parameter p", "struct Particle *", "struct Particle *", _Generic(p, struct Particle *: (p)), \
-            _Generic(p, struct Particle *: (p), void *: (p))), \
+            _Generic(p, struct Particle *: (p), void *: (p)), \
+            kernel_physics_detail_step_parameter_p_needs_struct_Particle_pointer), \
         KS_ARG_VALUE(dt, _Generic((dt), float: 1, default: 0), "kernel physics_detail_step, parameter dt needs exactly float"), \
         KS_ARG_VALUE(n, _Generic((n), uint32_t: 1, default: 0), "kernel physics_detail_step, parameter n needs exactly uint32_t")))
 #define physics_detail_step_n(...) KS__PICK_COUNT(5, ks__physics_detail_step_n_call, ks__physics_detail_step_n_wrong, __VA_ARGS__)(__VA_ARGS__)
@@ -924,7 +953,8 @@ struct KS__ARG_TAG(kernel_odd_names_parameter_restrict__needs_const_char_pointer
         KS_ARG_POINTER(p, _Generic((p), struct Particle *: 1, default: 0), \
             _Generic((p), struct Particle *: 1, void *: 1, default: 0), \
             "kernel physics_detail_step, parameter p", "struct Particle *", "struct Particle *", _Generic(p, struct Particle *: (p)), \
-            _Generic(p, struct Particle *: (p), void *: (p))), \
+            _Generic(p, struct Particle *: (p), void *: (p)), \
+            kernel_physics_detail_step_parameter_p_needs_struct_Particle_pointer), \
         KS_ARG_VALUE(dt, _Generic((dt), float: 1, default: 0), "kernel physics_detail_step, parameter dt needs exactly float"), \
         KS_ARG_VALUE(n, _Generic((n), uint32_t: 1, default: 0), "kernel physics_detail_step, parameter n needs exactly uint32_t")))
 #define physics_detail_step_node(...) ks__physics_detail_step_node_call(__VA_ARGS__)
@@ -937,7 +967,8 @@ struct KS__ARG_TAG(kernel_odd_names_parameter_restrict__needs_const_char_pointer
         KS_ARG_POINTER(p, _Generic((p), struct Particle *: 1, default: 0), \
             _Generic((p), struct Particle *: 1, void *: 1, default: 0), \
             "kernel physics_detail_step, parameter p", "struct Particle *", "struct Particle *", _Generic(p, struct Particle *: (p)), \
-            _Generic(p, struct Particle *: (p), void *: (p))), \
+            _Generic(p, struct Particle *: (p), void *: (p)), \
+            kernel_physics_detail_step_parameter_p_needs_struct_Particle_pointer), \
         KS_ARG_VALUE(dt, _Generic((dt), float: 1, default: 0), "kernel physics_detail_step, parameter dt needs exactly float"), \
         KS_ARG_VALUE(n, _Generic((n), uint32_t: 1, default: 0), "kernel physics_detail_step, parameter n needs exactly uint32_t")))
 #define physics_detail_step_node_set(...) ks__physics_detail_step_node_set_call(__VA_ARGS__)
@@ -948,7 +979,8 @@ struct KS__ARG_TAG(kernel_odd_names_parameter_restrict__needs_const_char_pointer
         KS_ARG_POINTER(p, _Generic((p), struct Particle *: 1, default: 0), \
             _Generic((p), struct Particle *: 1, void *: 1, default: 0), \
             "kernel physics_detail_step, parameter p", "struct Particle *", "struct Particle *", _Generic(p, struct Particle *: (p)), \
-            _Generic(p, struct Particle *: (p), void *: (p))), \
+            _Generic(p, struct Particle *: (p), void *: (p)), \
+            kernel_physics_detail_step_parameter_p_needs_struct_Particle_pointer), \
         KS_ARG_VALUE(dt, _Generic((dt), float: 1, default: 0), "kernel physics_detail_step, parameter dt needs exactly float"), \
         KS_ARG_VALUE(n, _Generic((n), uint32_t: 1, default: 0), "kernel physics_detail_step, parameter n needs exactly uint32_t")))
 #define physics_detail_step_nodes_set(...) ks__physics_detail_step_nodes_set_call(__VA_ARGS__)
@@ -969,7 +1001,8 @@ struct KS__ARG_TAG(kernel_odd_names_parameter_restrict__needs_const_char_pointer
         KS_ARG_POINTER(x, _Generic((x), float *: 1, default: 0), \
             _Generic((x), float *: 1, void *: 1, default: 0), \
             "kernel physics_clamp__floatp_float_float, parameter x", "float *", "float *", _Generic(x, float *: (x)), \
-            _Generic(x, float *: (x), void *: (x))), \
+            _Generic(x, float *: (x), void *: (x)), \
+            kernel_physics_clamp__floatp_float_float_parameter_x_needs_float_pointer), \
         KS_ARG_VALUE(lo, _Generic((lo), float: 1, default: 0), "kernel physics_clamp__floatp_float_float, parameter lo needs exactly float"), \
         KS_ARG_VALUE(hi, _Generic((hi), float: 1, default: 0), "kernel physics_clamp__floatp_float_float, parameter hi needs exactly float")))
 #define physics_clamp__floatp_float_float_n(...) KS__PICK_COUNT(5, ks__physics_clamp__floatp_float_float_n_call, ks__physics_clamp__floatp_float_float_n_wrong, __VA_ARGS__)(__VA_ARGS__)
@@ -983,7 +1016,8 @@ struct KS__ARG_TAG(kernel_odd_names_parameter_restrict__needs_const_char_pointer
         KS_ARG_POINTER(x, _Generic((x), float *: 1, default: 0), \
             _Generic((x), float *: 1, void *: 1, default: 0), \
             "kernel physics_clamp__floatp_float_float, parameter x", "float *", "float *", _Generic(x, float *: (x)), \
-            _Generic(x, float *: (x), void *: (x))), \
+            _Generic(x, float *: (x), void *: (x)), \
+            kernel_physics_clamp__floatp_float_float_parameter_x_needs_float_pointer), \
         KS_ARG_VALUE(lo, _Generic((lo), float: 1, default: 0), "kernel physics_clamp__floatp_float_float, parameter lo needs exactly float"), \
         KS_ARG_VALUE(hi, _Generic((hi), float: 1, default: 0), "kernel physics_clamp__floatp_float_float, parameter hi needs exactly float")))
 #define physics_clamp__floatp_float_float_node(...) ks__physics_clamp__floatp_float_float_node_call(__VA_ARGS__)
@@ -996,7 +1030,8 @@ struct KS__ARG_TAG(kernel_odd_names_parameter_restrict__needs_const_char_pointer
         KS_ARG_POINTER(x, _Generic((x), float *: 1, default: 0), \
             _Generic((x), float *: 1, void *: 1, default: 0), \
             "kernel physics_clamp__floatp_float_float, parameter x", "float *", "float *", _Generic(x, float *: (x)), \
-            _Generic(x, float *: (x), void *: (x))), \
+            _Generic(x, float *: (x), void *: (x)), \
+            kernel_physics_clamp__floatp_float_float_parameter_x_needs_float_pointer), \
         KS_ARG_VALUE(lo, _Generic((lo), float: 1, default: 0), "kernel physics_clamp__floatp_float_float, parameter lo needs exactly float"), \
         KS_ARG_VALUE(hi, _Generic((hi), float: 1, default: 0), "kernel physics_clamp__floatp_float_float, parameter hi needs exactly float")))
 #define physics_clamp__floatp_float_float_node_set(...) ks__physics_clamp__floatp_float_float_node_set_call(__VA_ARGS__)
@@ -1007,7 +1042,8 @@ struct KS__ARG_TAG(kernel_odd_names_parameter_restrict__needs_const_char_pointer
         KS_ARG_POINTER(x, _Generic((x), float *: 1, default: 0), \
             _Generic((x), float *: 1, void *: 1, default: 0), \
             "kernel physics_clamp__floatp_float_float, parameter x", "float *", "float *", _Generic(x, float *: (x)), \
-            _Generic(x, float *: (x), void *: (x))), \
+            _Generic(x, float *: (x), void *: (x)), \
+            kernel_physics_clamp__floatp_float_float_parameter_x_needs_float_pointer), \
         KS_ARG_VALUE(lo, _Generic((lo), float: 1, default: 0), "kernel physics_clamp__floatp_float_float, parameter lo needs exactly float"), \
         KS_ARG_VALUE(hi, _Generic((hi), float: 1, default: 0), "kernel physics_clamp__floatp_float_float, parameter hi needs exactly float")))
 #define physics_clamp__floatp_float_float_nodes_set(...) ks__physics_clamp__floatp_float_float_nodes_set_call(__VA_ARGS__)
@@ -1028,7 +1064,8 @@ struct KS__ARG_TAG(kernel_odd_names_parameter_restrict__needs_const_char_pointer
         KS_ARG_POINTER(x, _Generic((x), int *: 1, default: 0), \
             _Generic((x), int *: 1, void *: 1, default: 0), \
             "kernel physics_clamp__intp_int_int, parameter x", "int *", "int *", _Generic(x, int *: (x)), \
-            _Generic(x, int *: (x), void *: (x))), \
+            _Generic(x, int *: (x), void *: (x)), \
+            kernel_physics_clamp__intp_int_int_parameter_x_needs_int_pointer), \
         KS_ARG_VALUE(lo, _Generic((lo), int: 1, default: 0), "kernel physics_clamp__intp_int_int, parameter lo needs exactly int"), \
         KS_ARG_VALUE(hi, _Generic((hi), int: 1, default: 0), "kernel physics_clamp__intp_int_int, parameter hi needs exactly int")))
 #define physics_clamp__intp_int_int_n(...) KS__PICK_COUNT(5, ks__physics_clamp__intp_int_int_n_call, ks__physics_clamp__intp_int_int_n_wrong, __VA_ARGS__)(__VA_ARGS__)
@@ -1042,7 +1079,8 @@ struct KS__ARG_TAG(kernel_odd_names_parameter_restrict__needs_const_char_pointer
         KS_ARG_POINTER(x, _Generic((x), int *: 1, default: 0), \
             _Generic((x), int *: 1, void *: 1, default: 0), \
             "kernel physics_clamp__intp_int_int, parameter x", "int *", "int *", _Generic(x, int *: (x)), \
-            _Generic(x, int *: (x), void *: (x))), \
+            _Generic(x, int *: (x), void *: (x)), \
+            kernel_physics_clamp__intp_int_int_parameter_x_needs_int_pointer), \
         KS_ARG_VALUE(lo, _Generic((lo), int: 1, default: 0), "kernel physics_clamp__intp_int_int, parameter lo needs exactly int"), \
         KS_ARG_VALUE(hi, _Generic((hi), int: 1, default: 0), "kernel physics_clamp__intp_int_int, parameter hi needs exactly int")))
 #define physics_clamp__intp_int_int_node(...) ks__physics_clamp__intp_int_int_node_call(__VA_ARGS__)
@@ -1055,7 +1093,8 @@ struct KS__ARG_TAG(kernel_odd_names_parameter_restrict__needs_const_char_pointer
         KS_ARG_POINTER(x, _Generic((x), int *: 1, default: 0), \
             _Generic((x), int *: 1, void *: 1, default: 0), \
             "kernel physics_clamp__intp_int_int, parameter x", "int *", "int *", _Generic(x, int *: (x)), \
-            _Generic(x, int *: (x), void *: (x))), \
+            _Generic(x, int *: (x), void *: (x)), \
+            kernel_physics_clamp__intp_int_int_parameter_x_needs_int_pointer), \
         KS_ARG_VALUE(lo, _Generic((lo), int: 1, default: 0), "kernel physics_clamp__intp_int_int, parameter lo needs exactly int"), \
         KS_ARG_VALUE(hi, _Generic((hi), int: 1, default: 0), "kernel physics_clamp__intp_int_int, parameter hi needs exactly int")))
 #define physics_clamp__intp_int_int_node_set(...) ks__physics_clamp__intp_int_int_node_set_call(__VA_ARGS__)
@@ -1066,7 +1105,8 @@ struct KS__ARG_TAG(kernel_odd_names_parameter_restrict__needs_const_char_pointer
         KS_ARG_POINTER(x, _Generic((x), int *: 1, default: 0), \
             _Generic((x), int *: 1, void *: 1, default: 0), \
             "kernel physics_clamp__intp_int_int, parameter x", "int *", "int *", _Generic(x, int *: (x)), \
-            _Generic(x, int *: (x), void *: (x))), \
+            _Generic(x, int *: (x), void *: (x)), \
+            kernel_physics_clamp__intp_int_int_parameter_x_needs_int_pointer), \
         KS_ARG_VALUE(lo, _Generic((lo), int: 1, default: 0), "kernel physics_clamp__intp_int_int, parameter lo needs exactly int"), \
         KS_ARG_VALUE(hi, _Generic((hi), int: 1, default: 0), "kernel physics_clamp__intp_int_int, parameter hi needs exactly int")))
 #define physics_clamp__intp_int_int_nodes_set(...) ks__physics_clamp__intp_int_int_nodes_set_call(__VA_ARGS__)
@@ -1090,14 +1130,16 @@ struct KS__ARG_TAG(kernel_odd_names_parameter_restrict__needs_const_char_pointer
         KS_ARG_POINTER(launch, _Generic((launch), float *: 1, default: 0), \
             _Generic((launch), float *: 1, void *: 1, default: 0), \
             "kernel odd_names, parameter launch", "float *", "float *", _Generic(launch, float *: (launch)), \
-            _Generic(launch, float *: (launch), void *: (launch))), \
+            _Generic(launch, float *: (launch), void *: (launch)), \
+            kernel_odd_names_parameter_launch_needs_float_pointer), \
         KS_ARG_VALUE(args, _Generic((args), int: 1, default: 0), "kernel odd_names, parameter args needs exactly int"), \
         KS_ARG_VALUE(stream, _Generic((stream), int: 1, default: 0), "kernel odd_names, parameter stream needs exactly int"), \
         KS_ARG_VALUE(n_items, _Generic((n_items), long: 1, default: 0), "kernel odd_names, parameter n_items needs exactly long"), \
         KS_ARG_POINTER(restrict_, _Generic((restrict_), const char *: 1, char *: 1, default: 0), \
             _Generic((restrict_), const char *: 1, char *: 1, void *: 1, const void *: 1, default: 0), \
             "kernel odd_names, parameter restrict_", "const char *", "const char *", _Generic(restrict_, const char *: (restrict_), char *: (restrict_)), \
-            _Generic(restrict_, const char *: (restrict_), char *: (restrict_), void *: (restrict_), const void *: (restrict_)))))
+            _Generic(restrict_, const char *: (restrict_), char *: (restrict_), void *: (restrict_), const void *: (restrict_)), \
+            kernel_odd_names_parameter_restrict__needs_const_char_pointer)))
 #define odd_names_n(...) KS__PICK_COUNT(8, ks__odd_names_n_call, ks__odd_names_n_wrong, __VA_ARGS__)(__VA_ARGS__)
 #define ks__odd_names_n_wrong(...) \
     KS__WRONG_COUNT("odd_names_n takes 8 arguments (ks_n_items_, ks_stream_, arg0, launch, args, stream, n_items, restrict_), not ", \
@@ -1112,14 +1154,16 @@ struct KS__ARG_TAG(kernel_odd_names_parameter_restrict__needs_const_char_pointer
         KS_ARG_POINTER(launch, _Generic((launch), float *: 1, default: 0), \
             _Generic((launch), float *: 1, void *: 1, default: 0), \
             "kernel odd_names, parameter launch", "float *", "float *", _Generic(launch, float *: (launch)), \
-            _Generic(launch, float *: (launch), void *: (launch))), \
+            _Generic(launch, float *: (launch), void *: (launch)), \
+            kernel_odd_names_parameter_launch_needs_float_pointer), \
         KS_ARG_VALUE(args, _Generic((args), int: 1, default: 0), "kernel odd_names, parameter args needs exactly int"), \
         KS_ARG_VALUE(stream, _Generic((stream), int: 1, default: 0), "kernel odd_names, parameter stream needs exactly int"), \
         KS_ARG_VALUE(n_items, _Generic((n_items), long: 1, default: 0), "kernel odd_names, parameter n_items needs exactly long"), \
         KS_ARG_POINTER(restrict_, _Generic((restrict_), const char *: 1, char *: 1, default: 0), \
             _Generic((restrict_), const char *: 1, char *: 1, void *: 1, const void *: 1, default: 0), \
             "kernel odd_names, parameter restrict_", "const char *", "const char *", _Generic(restrict_, const char *: (restrict_), char *: (restrict_)), \
-            _Generic(restrict_, const char *: (restrict_), char *: (restrict_), void *: (restrict_), const void *: (restrict_)))))
+            _Generic(restrict_, const char *: (restrict_), char *: (restrict_), void *: (restrict_), const void *: (restrict_)), \
+            kernel_odd_names_parameter_restrict__needs_const_char_pointer)))
 #define odd_names_node(...) ks__odd_names_node_call(__VA_ARGS__)
 #define ks__odd_names_node_call(ks__graph, ks__deps, ks__ndeps, ks__node, ks_launch_, arg0, launch, args, stream, n_items, restrict_) \
     ((void)sizeof(KS_ARG_TYPE_CHECK(launch, _Generic((launch), float *: 1, default: 0), _Generic((launch), float *: 1, void *: 1, default: 0), float *, kernel_odd_names_parameter_launch_needs_float_pointer) \
@@ -1133,14 +1177,16 @@ struct KS__ARG_TAG(kernel_odd_names_parameter_restrict__needs_const_char_pointer
         KS_ARG_POINTER(launch, _Generic((launch), float *: 1, default: 0), \
             _Generic((launch), float *: 1, void *: 1, default: 0), \
             "kernel odd_names, parameter launch", "float *", "float *", _Generic(launch, float *: (launch)), \
-            _Generic(launch, float *: (launch), void *: (launch))), \
+            _Generic(launch, float *: (launch), void *: (launch)), \
+            kernel_odd_names_parameter_launch_needs_float_pointer), \
         KS_ARG_VALUE(args, _Generic((args), int: 1, default: 0), "kernel odd_names, parameter args needs exactly int"), \
         KS_ARG_VALUE(stream, _Generic((stream), int: 1, default: 0), "kernel odd_names, parameter stream needs exactly int"), \
         KS_ARG_VALUE(n_items, _Generic((n_items), long: 1, default: 0), "kernel odd_names, parameter n_items needs exactly long"), \
         KS_ARG_POINTER(restrict_, _Generic((restrict_), const char *: 1, char *: 1, default: 0), \
             _Generic((restrict_), const char *: 1, char *: 1, void *: 1, const void *: 1, default: 0), \
             "kernel odd_names, parameter restrict_", "const char *", "const char *", _Generic(restrict_, const char *: (restrict_), char *: (restrict_)), \
-            _Generic(restrict_, const char *: (restrict_), char *: (restrict_), void *: (restrict_), const void *: (restrict_)))))
+            _Generic(restrict_, const char *: (restrict_), char *: (restrict_), void *: (restrict_), const void *: (restrict_)), \
+            kernel_odd_names_parameter_restrict__needs_const_char_pointer)))
 #define odd_names_node_set(...) ks__odd_names_node_set_call(__VA_ARGS__)
 #define ks__odd_names_node_set_call(ks__exec, ks__node, ks_launch_, arg0, launch, args, stream, n_items, restrict_) \
     ((void)sizeof(KS_ARG_TYPE_CHECK(launch, _Generic((launch), float *: 1, default: 0), _Generic((launch), float *: 1, void *: 1, default: 0), float *, kernel_odd_names_parameter_launch_needs_float_pointer) \
@@ -1152,14 +1198,16 @@ struct KS__ARG_TAG(kernel_odd_names_parameter_restrict__needs_const_char_pointer
         KS_ARG_POINTER(launch, _Generic((launch), float *: 1, default: 0), \
             _Generic((launch), float *: 1, void *: 1, default: 0), \
             "kernel odd_names, parameter launch", "float *", "float *", _Generic(launch, float *: (launch)), \
-            _Generic(launch, float *: (launch), void *: (launch))), \
+            _Generic(launch, float *: (launch), void *: (launch)), \
+            kernel_odd_names_parameter_launch_needs_float_pointer), \
         KS_ARG_VALUE(args, _Generic((args), int: 1, default: 0), "kernel odd_names, parameter args needs exactly int"), \
         KS_ARG_VALUE(stream, _Generic((stream), int: 1, default: 0), "kernel odd_names, parameter stream needs exactly int"), \
         KS_ARG_VALUE(n_items, _Generic((n_items), long: 1, default: 0), "kernel odd_names, parameter n_items needs exactly long"), \
         KS_ARG_POINTER(restrict_, _Generic((restrict_), const char *: 1, char *: 1, default: 0), \
             _Generic((restrict_), const char *: 1, char *: 1, void *: 1, const void *: 1, default: 0), \
             "kernel odd_names, parameter restrict_", "const char *", "const char *", _Generic(restrict_, const char *: (restrict_), char *: (restrict_)), \
-            _Generic(restrict_, const char *: (restrict_), char *: (restrict_), void *: (restrict_), const void *: (restrict_)))))
+            _Generic(restrict_, const char *: (restrict_), char *: (restrict_), void *: (restrict_), const void *: (restrict_)), \
+            kernel_odd_names_parameter_restrict__needs_const_char_pointer)))
 #define odd_names_nodes_set(...) ks__odd_names_nodes_set_call(__VA_ARGS__)
 #define ks__odd_names_nodes_set_call(ks__exec, ks__count, ks__nodes, ks__launches, ks__values) \
     (odd_names_nodes_set)(ks__exec, ks__count, \

@@ -298,6 +298,22 @@ struct KS__ARG_TAG(variable_m_ready_needs_const_int_pointer) { char ks__never; }
 struct KS__ARG_TAG(variable_m_ready_reads_into_int_pointer) { char ks__never; };
 struct KS__ARG_TAG(variable_g_short_needs_const_int_pointer) { char ks__never; };
 struct KS__ARG_TAG(variable_g_short_reads_into_int_pointer) { char ks__never; };
+#elif defined(KS__ARG_TYPEDEFS)
+/* Before C11: the same names as typedefs of the parameters' types, which the
+ * compiler's warning for a pointer of another type names. */
+typedef float * kernel_apply_parameter_out_needs_float_pointer;
+typedef const float * variable_c_w_needs_const_float_pointer;
+typedef float * variable_c_w_reads_into_float_pointer;
+typedef const struct Params * variable_c_params_needs_const_struct_Params_pointer;
+typedef struct Params * variable_c_params_reads_into_struct_Params_pointer;
+typedef const unsigned int * variable_g_count_needs_const_unsigned_int_pointer;
+typedef unsigned int * variable_g_count_reads_into_unsigned_int_pointer;
+typedef const float * variable_g_grid_needs_const_float_pointer;
+typedef float * variable_g_grid_reads_into_float_pointer;
+typedef const int * variable_m_ready_needs_const_int_pointer;
+typedef int * variable_m_ready_reads_into_int_pointer;
+typedef const int * variable_g_short_needs_const_int_pointer;
+typedef int * variable_g_short_reads_into_int_pointer;
 #endif
 #define apply(...) KS__PICK_COUNT(3, ks__apply_call, ks__apply_wrong, __VA_ARGS__)(__VA_ARGS__)
 #define ks__apply_wrong(...) \
@@ -310,7 +326,8 @@ struct KS__ARG_TAG(variable_g_short_reads_into_int_pointer) { char ks__never; };
         KS_ARG_POINTER(out, _Generic((out), float *: 1, default: 0), \
             _Generic((out), float *: 1, void *: 1, default: 0), \
             "kernel apply, parameter out", "float *", "float *", _Generic(out, float *: (out)), \
-            _Generic(out, float *: (out), void *: (out))), \
+            _Generic(out, float *: (out), void *: (out)), \
+            kernel_apply_parameter_out_needs_float_pointer), \
         KS_ARG_VALUE(n, _Generic((n), int: 1, default: 0), "kernel apply, parameter n needs exactly int")))
 #define apply_n(...) KS__PICK_COUNT(4, ks__apply_n_call, ks__apply_n_wrong, __VA_ARGS__)(__VA_ARGS__)
 #define ks__apply_n_wrong(...) \
@@ -323,7 +340,8 @@ struct KS__ARG_TAG(variable_g_short_reads_into_int_pointer) { char ks__never; };
         KS_ARG_POINTER(out, _Generic((out), float *: 1, default: 0), \
             _Generic((out), float *: 1, void *: 1, default: 0), \
             "kernel apply, parameter out", "float *", "float *", _Generic(out, float *: (out)), \
-            _Generic(out, float *: (out), void *: (out))), \
+            _Generic(out, float *: (out), void *: (out)), \
+            kernel_apply_parameter_out_needs_float_pointer), \
         KS_ARG_VALUE(n, _Generic((n), int: 1, default: 0), "kernel apply, parameter n needs exactly int")))
 #define apply_node(...) ks__apply_node_call(__VA_ARGS__)
 #define ks__apply_node_call(ks__graph, ks__deps, ks__ndeps, ks__node, launch, out, n) \
@@ -335,7 +353,8 @@ struct KS__ARG_TAG(variable_g_short_reads_into_int_pointer) { char ks__never; };
         KS_ARG_POINTER(out, _Generic((out), float *: 1, default: 0), \
             _Generic((out), float *: 1, void *: 1, default: 0), \
             "kernel apply, parameter out", "float *", "float *", _Generic(out, float *: (out)), \
-            _Generic(out, float *: (out), void *: (out))), \
+            _Generic(out, float *: (out), void *: (out)), \
+            kernel_apply_parameter_out_needs_float_pointer), \
         KS_ARG_VALUE(n, _Generic((n), int: 1, default: 0), "kernel apply, parameter n needs exactly int")))
 #define apply_node_set(...) ks__apply_node_set_call(__VA_ARGS__)
 #define ks__apply_node_set_call(ks__exec, ks__node, launch, out, n) \
@@ -345,7 +364,8 @@ struct KS__ARG_TAG(variable_g_short_reads_into_int_pointer) { char ks__never; };
         KS_ARG_POINTER(out, _Generic((out), float *: 1, default: 0), \
             _Generic((out), float *: 1, void *: 1, default: 0), \
             "kernel apply, parameter out", "float *", "float *", _Generic(out, float *: (out)), \
-            _Generic(out, float *: (out), void *: (out))), \
+            _Generic(out, float *: (out), void *: (out)), \
+            kernel_apply_parameter_out_needs_float_pointer), \
         KS_ARG_VALUE(n, _Generic((n), int: 1, default: 0), "kernel apply, parameter n needs exactly int")))
 #define apply_nodes_set(...) ks__apply_nodes_set_call(__VA_ARGS__)
 #define ks__apply_nodes_set_call(ks__exec, ks__count, ks__nodes, ks__launches, ks__values) \
@@ -360,35 +380,40 @@ struct KS__ARG_TAG(variable_g_short_reads_into_int_pointer) { char ks__never; };
      ks__c_w_write_at(__FILE__, __LINE__, ks__first, KS_ARG_POINTER(ks__src, _Generic((ks__src), const float *: 1, float *: 1, default: 0), \
         _Generic((ks__src), const float *: 1, float *: 1, void *: 1, const void *: 1, default: 0), \
         "variable c_w", "const float *", "const float *", _Generic(ks__src, const float *: (ks__src), float *: (ks__src)), \
-        _Generic(ks__src, const float *: (ks__src), float *: (ks__src), void *: (ks__src), const void *: (ks__src))), ks__count, ks__stream))
+        _Generic(ks__src, const float *: (ks__src), float *: (ks__src), void *: (ks__src), const void *: (ks__src)), \
+        variable_c_w_needs_const_float_pointer), ks__count, ks__stream))
 #define c_w_read(ks__first, ks__dst, ks__count, ks__stream) \
     ((void)sizeof(KS_ARG_TYPE_CHECK(ks__dst, _Generic((ks__dst), float *: 1, default: 0), _Generic((ks__dst), float *: 1, void *: 1, default: 0), float *, variable_c_w_reads_into_float_pointer) \
          (ks__dst)), \
      ks__c_w_read_at(__FILE__, __LINE__, ks__first, KS_ARG_POINTER(ks__dst, _Generic((ks__dst), float *: 1, default: 0), \
         _Generic((ks__dst), float *: 1, void *: 1, default: 0), \
         "variable c_w", "float *", "float *", _Generic(ks__dst, float *: (ks__dst)), \
-        _Generic(ks__dst, float *: (ks__dst), void *: (ks__dst))), ks__count, ks__stream))
+        _Generic(ks__dst, float *: (ks__dst), void *: (ks__dst)), \
+        variable_c_w_reads_into_float_pointer), ks__count, ks__stream))
 #define c_w_set(ks__src, ks__stream) \
     ((void)sizeof(KS_ARG_TYPE_CHECK(ks__src, _Generic((ks__src), const float *: 1, float *: 1, default: 0), _Generic((ks__src), const float *: 1, float *: 1, void *: 1, const void *: 1, default: 0), const float *, variable_c_w_needs_const_float_pointer) \
          (ks__src)), \
      ks__c_w_write_at(__FILE__, __LINE__, 0, KS_ARG_POINTER(ks__src, _Generic((ks__src), const float *: 1, float *: 1, default: 0), \
         _Generic((ks__src), const float *: 1, float *: 1, void *: 1, const void *: 1, default: 0), \
         "variable c_w", "const float *", "const float *", _Generic(ks__src, const float *: (ks__src), float *: (ks__src)), \
-        _Generic(ks__src, const float *: (ks__src), float *: (ks__src), void *: (ks__src), const void *: (ks__src))), 16, ks__stream))
+        _Generic(ks__src, const float *: (ks__src), float *: (ks__src), void *: (ks__src), const void *: (ks__src)), \
+        variable_c_w_needs_const_float_pointer), 16, ks__stream))
 #define c_w_get(ks__dst, ks__stream) \
     ((void)sizeof(KS_ARG_TYPE_CHECK(ks__dst, _Generic((ks__dst), float *: 1, default: 0), _Generic((ks__dst), float *: 1, void *: 1, default: 0), float *, variable_c_w_reads_into_float_pointer) \
          (ks__dst)), \
      ks__c_w_read_at(__FILE__, __LINE__, 0, KS_ARG_POINTER(ks__dst, _Generic((ks__dst), float *: 1, default: 0), \
         _Generic((ks__dst), float *: 1, void *: 1, default: 0), \
         "variable c_w", "float *", "float *", _Generic(ks__dst, float *: (ks__dst)), \
-        _Generic(ks__dst, float *: (ks__dst), void *: (ks__dst))), 16, ks__stream))
+        _Generic(ks__dst, float *: (ks__dst), void *: (ks__dst)), \
+        variable_c_w_reads_into_float_pointer), 16, ks__stream))
 #define c_w_node(ks__graph, ks__deps, ks__ndeps, ks__first, ks__src, ks__count, ks__node) \
     ((void)sizeof(KS_ARG_TYPE_CHECK(ks__src, _Generic((ks__src), const float *: 1, float *: 1, default: 0), _Generic((ks__src), const float *: 1, float *: 1, void *: 1, const void *: 1, default: 0), const float *, variable_c_w_needs_const_float_pointer) \
          (ks__src)), \
      (c_w_node)(ks__graph, ks__deps, ks__ndeps, ks__first, KS_ARG_POINTER(ks__src, _Generic((ks__src), const float *: 1, float *: 1, default: 0), \
         _Generic((ks__src), const float *: 1, float *: 1, void *: 1, const void *: 1, default: 0), \
         "variable c_w", "const float *", "const float *", _Generic(ks__src, const float *: (ks__src), float *: (ks__src)), \
-        _Generic(ks__src, const float *: (ks__src), float *: (ks__src), void *: (ks__src), const void *: (ks__src))), ks__count, ks__node))
+        _Generic(ks__src, const float *: (ks__src), float *: (ks__src), void *: (ks__src), const void *: (ks__src)), \
+        variable_c_w_needs_const_float_pointer), ks__count, ks__node))
 #define c_params_set(ks__value, ks__stream) \
     ks__c_params_set_at(__FILE__, __LINE__, KS_ARG_VALUE(ks__value, _Generic((ks__value), struct Params: 1, default: 0), \
         "variable c_params needs exactly struct Params"), ks__stream)
@@ -398,14 +423,16 @@ struct KS__ARG_TAG(variable_g_short_reads_into_int_pointer) { char ks__never; };
      ks__c_params_read_at(__FILE__, __LINE__, 0, KS_ARG_POINTER(ks__dst, _Generic((ks__dst), struct Params *: 1, default: 0), \
         _Generic((ks__dst), struct Params *: 1, void *: 1, default: 0), \
         "variable c_params", "struct Params *", "struct Params *", _Generic(ks__dst, struct Params *: (ks__dst)), \
-        _Generic(ks__dst, struct Params *: (ks__dst), void *: (ks__dst))), 1, ks__stream))
+        _Generic(ks__dst, struct Params *: (ks__dst), void *: (ks__dst)), \
+        variable_c_params_reads_into_struct_Params_pointer), 1, ks__stream))
 #define c_params_node(ks__graph, ks__deps, ks__ndeps, ks__first, ks__src, ks__count, ks__node) \
     ((void)sizeof(KS_ARG_TYPE_CHECK(ks__src, _Generic((ks__src), const struct Params *: 1, struct Params *: 1, default: 0), _Generic((ks__src), const struct Params *: 1, struct Params *: 1, void *: 1, const void *: 1, default: 0), const struct Params *, variable_c_params_needs_const_struct_Params_pointer) \
          (ks__src)), \
      (c_params_node)(ks__graph, ks__deps, ks__ndeps, ks__first, KS_ARG_POINTER(ks__src, _Generic((ks__src), const struct Params *: 1, struct Params *: 1, default: 0), \
         _Generic((ks__src), const struct Params *: 1, struct Params *: 1, void *: 1, const void *: 1, default: 0), \
         "variable c_params", "const struct Params *", "const struct Params *", _Generic(ks__src, const struct Params *: (ks__src), struct Params *: (ks__src)), \
-        _Generic(ks__src, const struct Params *: (ks__src), struct Params *: (ks__src), void *: (ks__src), const void *: (ks__src))), ks__count, ks__node))
+        _Generic(ks__src, const struct Params *: (ks__src), struct Params *: (ks__src), void *: (ks__src), const void *: (ks__src)), \
+        variable_c_params_needs_const_struct_Params_pointer), ks__count, ks__node))
 #define g_count_set(ks__value, ks__stream) \
     ks__g_count_set_at(__FILE__, __LINE__, KS_ARG_VALUE(ks__value, _Generic((ks__value), unsigned int: 1, default: 0), \
         "variable g_count needs exactly unsigned int"), ks__stream)
@@ -415,49 +442,56 @@ struct KS__ARG_TAG(variable_g_short_reads_into_int_pointer) { char ks__never; };
      ks__g_count_read_at(__FILE__, __LINE__, 0, KS_ARG_POINTER(ks__dst, _Generic((ks__dst), unsigned int *: 1, default: 0), \
         _Generic((ks__dst), unsigned int *: 1, void *: 1, default: 0), \
         "variable g_count", "unsigned int *", "unsigned int *", _Generic(ks__dst, unsigned int *: (ks__dst)), \
-        _Generic(ks__dst, unsigned int *: (ks__dst), void *: (ks__dst))), 1, ks__stream))
+        _Generic(ks__dst, unsigned int *: (ks__dst), void *: (ks__dst)), \
+        variable_g_count_reads_into_unsigned_int_pointer), 1, ks__stream))
 #define g_count_node(ks__graph, ks__deps, ks__ndeps, ks__first, ks__src, ks__count, ks__node) \
     ((void)sizeof(KS_ARG_TYPE_CHECK(ks__src, _Generic((ks__src), const unsigned int *: 1, unsigned int *: 1, default: 0), _Generic((ks__src), const unsigned int *: 1, unsigned int *: 1, void *: 1, const void *: 1, default: 0), const unsigned int *, variable_g_count_needs_const_unsigned_int_pointer) \
          (ks__src)), \
      (g_count_node)(ks__graph, ks__deps, ks__ndeps, ks__first, KS_ARG_POINTER(ks__src, _Generic((ks__src), const unsigned int *: 1, unsigned int *: 1, default: 0), \
         _Generic((ks__src), const unsigned int *: 1, unsigned int *: 1, void *: 1, const void *: 1, default: 0), \
         "variable g_count", "const unsigned int *", "const unsigned int *", _Generic(ks__src, const unsigned int *: (ks__src), unsigned int *: (ks__src)), \
-        _Generic(ks__src, const unsigned int *: (ks__src), unsigned int *: (ks__src), void *: (ks__src), const void *: (ks__src))), ks__count, ks__node))
+        _Generic(ks__src, const unsigned int *: (ks__src), unsigned int *: (ks__src), void *: (ks__src), const void *: (ks__src)), \
+        variable_g_count_needs_const_unsigned_int_pointer), ks__count, ks__node))
 #define g_grid_write(ks__first, ks__src, ks__count, ks__stream) \
     ((void)sizeof(KS_ARG_TYPE_CHECK(ks__src, _Generic((ks__src), const float *: 1, float *: 1, default: 0), _Generic((ks__src), const float *: 1, float *: 1, void *: 1, const void *: 1, default: 0), const float *, variable_g_grid_needs_const_float_pointer) \
          (ks__src)), \
      ks__g_grid_write_at(__FILE__, __LINE__, ks__first, KS_ARG_POINTER(ks__src, _Generic((ks__src), const float *: 1, float *: 1, default: 0), \
         _Generic((ks__src), const float *: 1, float *: 1, void *: 1, const void *: 1, default: 0), \
         "variable g_grid", "const float *", "const float *", _Generic(ks__src, const float *: (ks__src), float *: (ks__src)), \
-        _Generic(ks__src, const float *: (ks__src), float *: (ks__src), void *: (ks__src), const void *: (ks__src))), ks__count, ks__stream))
+        _Generic(ks__src, const float *: (ks__src), float *: (ks__src), void *: (ks__src), const void *: (ks__src)), \
+        variable_g_grid_needs_const_float_pointer), ks__count, ks__stream))
 #define g_grid_read(ks__first, ks__dst, ks__count, ks__stream) \
     ((void)sizeof(KS_ARG_TYPE_CHECK(ks__dst, _Generic((ks__dst), float *: 1, default: 0), _Generic((ks__dst), float *: 1, void *: 1, default: 0), float *, variable_g_grid_reads_into_float_pointer) \
          (ks__dst)), \
      ks__g_grid_read_at(__FILE__, __LINE__, ks__first, KS_ARG_POINTER(ks__dst, _Generic((ks__dst), float *: 1, default: 0), \
         _Generic((ks__dst), float *: 1, void *: 1, default: 0), \
         "variable g_grid", "float *", "float *", _Generic(ks__dst, float *: (ks__dst)), \
-        _Generic(ks__dst, float *: (ks__dst), void *: (ks__dst))), ks__count, ks__stream))
+        _Generic(ks__dst, float *: (ks__dst), void *: (ks__dst)), \
+        variable_g_grid_reads_into_float_pointer), ks__count, ks__stream))
 #define g_grid_set(ks__src, ks__stream) \
     ((void)sizeof(KS_ARG_TYPE_CHECK(ks__src, _Generic((ks__src), const float *: 1, float *: 1, default: 0), _Generic((ks__src), const float *: 1, float *: 1, void *: 1, const void *: 1, default: 0), const float *, variable_g_grid_needs_const_float_pointer) \
          (ks__src)), \
      ks__g_grid_write_at(__FILE__, __LINE__, 0, KS_ARG_POINTER(ks__src, _Generic((ks__src), const float *: 1, float *: 1, default: 0), \
         _Generic((ks__src), const float *: 1, float *: 1, void *: 1, const void *: 1, default: 0), \
         "variable g_grid", "const float *", "const float *", _Generic(ks__src, const float *: (ks__src), float *: (ks__src)), \
-        _Generic(ks__src, const float *: (ks__src), float *: (ks__src), void *: (ks__src), const void *: (ks__src))), 12, ks__stream))
+        _Generic(ks__src, const float *: (ks__src), float *: (ks__src), void *: (ks__src), const void *: (ks__src)), \
+        variable_g_grid_needs_const_float_pointer), 12, ks__stream))
 #define g_grid_get(ks__dst, ks__stream) \
     ((void)sizeof(KS_ARG_TYPE_CHECK(ks__dst, _Generic((ks__dst), float *: 1, default: 0), _Generic((ks__dst), float *: 1, void *: 1, default: 0), float *, variable_g_grid_reads_into_float_pointer) \
          (ks__dst)), \
      ks__g_grid_read_at(__FILE__, __LINE__, 0, KS_ARG_POINTER(ks__dst, _Generic((ks__dst), float *: 1, default: 0), \
         _Generic((ks__dst), float *: 1, void *: 1, default: 0), \
         "variable g_grid", "float *", "float *", _Generic(ks__dst, float *: (ks__dst)), \
-        _Generic(ks__dst, float *: (ks__dst), void *: (ks__dst))), 12, ks__stream))
+        _Generic(ks__dst, float *: (ks__dst), void *: (ks__dst)), \
+        variable_g_grid_reads_into_float_pointer), 12, ks__stream))
 #define g_grid_node(ks__graph, ks__deps, ks__ndeps, ks__first, ks__src, ks__count, ks__node) \
     ((void)sizeof(KS_ARG_TYPE_CHECK(ks__src, _Generic((ks__src), const float *: 1, float *: 1, default: 0), _Generic((ks__src), const float *: 1, float *: 1, void *: 1, const void *: 1, default: 0), const float *, variable_g_grid_needs_const_float_pointer) \
          (ks__src)), \
      (g_grid_node)(ks__graph, ks__deps, ks__ndeps, ks__first, KS_ARG_POINTER(ks__src, _Generic((ks__src), const float *: 1, float *: 1, default: 0), \
         _Generic((ks__src), const float *: 1, float *: 1, void *: 1, const void *: 1, default: 0), \
         "variable g_grid", "const float *", "const float *", _Generic(ks__src, const float *: (ks__src), float *: (ks__src)), \
-        _Generic(ks__src, const float *: (ks__src), float *: (ks__src), void *: (ks__src), const void *: (ks__src))), ks__count, ks__node))
+        _Generic(ks__src, const float *: (ks__src), float *: (ks__src), void *: (ks__src), const void *: (ks__src)), \
+        variable_g_grid_needs_const_float_pointer), ks__count, ks__node))
 #define m_ready_set(ks__value, ks__stream) \
     ks__m_ready_set_at(__FILE__, __LINE__, KS_ARG_VALUE(ks__value, _Generic((ks__value), int: 1, default: 0), \
         "variable m_ready needs exactly int"), ks__stream)
@@ -467,14 +501,16 @@ struct KS__ARG_TAG(variable_g_short_reads_into_int_pointer) { char ks__never; };
      ks__m_ready_read_at(__FILE__, __LINE__, 0, KS_ARG_POINTER(ks__dst, _Generic((ks__dst), int *: 1, default: 0), \
         _Generic((ks__dst), int *: 1, void *: 1, default: 0), \
         "variable m_ready", "int *", "int *", _Generic(ks__dst, int *: (ks__dst)), \
-        _Generic(ks__dst, int *: (ks__dst), void *: (ks__dst))), 1, ks__stream))
+        _Generic(ks__dst, int *: (ks__dst), void *: (ks__dst)), \
+        variable_m_ready_reads_into_int_pointer), 1, ks__stream))
 #define m_ready_node(ks__graph, ks__deps, ks__ndeps, ks__first, ks__src, ks__count, ks__node) \
     ((void)sizeof(KS_ARG_TYPE_CHECK(ks__src, _Generic((ks__src), const int *: 1, int *: 1, default: 0), _Generic((ks__src), const int *: 1, int *: 1, void *: 1, const void *: 1, default: 0), const int *, variable_m_ready_needs_const_int_pointer) \
          (ks__src)), \
      (m_ready_node)(ks__graph, ks__deps, ks__ndeps, ks__first, KS_ARG_POINTER(ks__src, _Generic((ks__src), const int *: 1, int *: 1, default: 0), \
         _Generic((ks__src), const int *: 1, int *: 1, void *: 1, const void *: 1, default: 0), \
         "variable m_ready", "const int *", "const int *", _Generic(ks__src, const int *: (ks__src), int *: (ks__src)), \
-        _Generic(ks__src, const int *: (ks__src), int *: (ks__src), void *: (ks__src), const void *: (ks__src))), ks__count, ks__node))
+        _Generic(ks__src, const int *: (ks__src), int *: (ks__src), void *: (ks__src), const void *: (ks__src)), \
+        variable_m_ready_needs_const_int_pointer), ks__count, ks__node))
 #define g_short_set(ks__value, ks__stream) \
     ks__g_short_set_at(__FILE__, __LINE__, KS_ARG_VALUE(ks__value, _Generic((ks__value), int: 1, default: 0), \
         "variable g_short needs exactly int"), ks__stream)
@@ -484,14 +520,16 @@ struct KS__ARG_TAG(variable_g_short_reads_into_int_pointer) { char ks__never; };
      ks__g_short_read_at(__FILE__, __LINE__, 0, KS_ARG_POINTER(ks__dst, _Generic((ks__dst), int *: 1, default: 0), \
         _Generic((ks__dst), int *: 1, void *: 1, default: 0), \
         "variable g_short", "int *", "int *", _Generic(ks__dst, int *: (ks__dst)), \
-        _Generic(ks__dst, int *: (ks__dst), void *: (ks__dst))), 1, ks__stream))
+        _Generic(ks__dst, int *: (ks__dst), void *: (ks__dst)), \
+        variable_g_short_reads_into_int_pointer), 1, ks__stream))
 #define g_short_node(ks__graph, ks__deps, ks__ndeps, ks__first, ks__src, ks__count, ks__node) \
     ((void)sizeof(KS_ARG_TYPE_CHECK(ks__src, _Generic((ks__src), const int *: 1, int *: 1, default: 0), _Generic((ks__src), const int *: 1, int *: 1, void *: 1, const void *: 1, default: 0), const int *, variable_g_short_needs_const_int_pointer) \
          (ks__src)), \
      (g_short_node)(ks__graph, ks__deps, ks__ndeps, ks__first, KS_ARG_POINTER(ks__src, _Generic((ks__src), const int *: 1, int *: 1, default: 0), \
         _Generic((ks__src), const int *: 1, int *: 1, void *: 1, const void *: 1, default: 0), \
         "variable g_short", "const int *", "const int *", _Generic(ks__src, const int *: (ks__src), int *: (ks__src)), \
-        _Generic(ks__src, const int *: (ks__src), int *: (ks__src), void *: (ks__src), const void *: (ks__src))), ks__count, ks__node))
+        _Generic(ks__src, const int *: (ks__src), int *: (ks__src), void *: (ks__src), const void *: (ks__src)), \
+        variable_g_short_needs_const_int_pointer), ks__count, ks__node))
 #endif
 
 #ifdef __cplusplus

@@ -271,6 +271,12 @@ ks_status visible_nodes_set(ks_graph_exec         ks__exec,
 struct KS__ARG_TAG(kernel_hidden_parameter_x_needs_float_pointer) { char ks__never; };
 struct KS__ARG_TAG(kernel_anon_parameter_x_needs_float_pointer) { char ks__never; };
 struct KS__ARG_TAG(kernel_visible_parameter_x_needs_float_pointer) { char ks__never; };
+#elif defined(KS__ARG_TYPEDEFS)
+/* Before C11: the same names as typedefs of the parameters' types, which the
+ * compiler's warning for a pointer of another type names. */
+typedef float * kernel_hidden_parameter_x_needs_float_pointer;
+typedef float * kernel_anon_parameter_x_needs_float_pointer;
+typedef float * kernel_visible_parameter_x_needs_float_pointer;
 #endif
 #define hidden(...) KS__PICK_COUNT(2, ks__hidden_call, ks__hidden_wrong, __VA_ARGS__)(__VA_ARGS__)
 #define ks__hidden_wrong(...) \
@@ -283,7 +289,8 @@ struct KS__ARG_TAG(kernel_visible_parameter_x_needs_float_pointer) { char ks__ne
         KS_ARG_POINTER(x, _Generic((x), float *: 1, default: 0), \
             _Generic((x), float *: 1, void *: 1, default: 0), \
             "kernel hidden, parameter x", "float *", "float *", _Generic(x, float *: (x)), \
-            _Generic(x, float *: (x), void *: (x)))))
+            _Generic(x, float *: (x), void *: (x)), \
+            kernel_hidden_parameter_x_needs_float_pointer)))
 #define hidden_n(...) KS__PICK_COUNT(3, ks__hidden_n_call, ks__hidden_n_wrong, __VA_ARGS__)(__VA_ARGS__)
 #define ks__hidden_n_wrong(...) \
     KS__WRONG_COUNT("hidden_n takes 3 arguments (n_items, stream, x), not ", \
@@ -295,7 +302,8 @@ struct KS__ARG_TAG(kernel_visible_parameter_x_needs_float_pointer) { char ks__ne
         KS_ARG_POINTER(x, _Generic((x), float *: 1, default: 0), \
             _Generic((x), float *: 1, void *: 1, default: 0), \
             "kernel hidden, parameter x", "float *", "float *", _Generic(x, float *: (x)), \
-            _Generic(x, float *: (x), void *: (x)))))
+            _Generic(x, float *: (x), void *: (x)), \
+            kernel_hidden_parameter_x_needs_float_pointer)))
 #define hidden_node(...) ks__hidden_node_call(__VA_ARGS__)
 #define ks__hidden_node_call(ks__graph, ks__deps, ks__ndeps, ks__node, launch, x) \
     ((void)sizeof(KS_ARG_TYPE_CHECK(x, _Generic((x), float *: 1, default: 0), _Generic((x), float *: 1, void *: 1, default: 0), float *, kernel_hidden_parameter_x_needs_float_pointer) \
@@ -306,7 +314,8 @@ struct KS__ARG_TAG(kernel_visible_parameter_x_needs_float_pointer) { char ks__ne
         KS_ARG_POINTER(x, _Generic((x), float *: 1, default: 0), \
             _Generic((x), float *: 1, void *: 1, default: 0), \
             "kernel hidden, parameter x", "float *", "float *", _Generic(x, float *: (x)), \
-            _Generic(x, float *: (x), void *: (x)))))
+            _Generic(x, float *: (x), void *: (x)), \
+            kernel_hidden_parameter_x_needs_float_pointer)))
 #define hidden_node_set(...) ks__hidden_node_set_call(__VA_ARGS__)
 #define ks__hidden_node_set_call(ks__exec, ks__node, launch, x) \
     ((void)sizeof(KS_ARG_TYPE_CHECK(x, _Generic((x), float *: 1, default: 0), _Generic((x), float *: 1, void *: 1, default: 0), float *, kernel_hidden_parameter_x_needs_float_pointer) \
@@ -315,7 +324,8 @@ struct KS__ARG_TAG(kernel_visible_parameter_x_needs_float_pointer) { char ks__ne
         KS_ARG_POINTER(x, _Generic((x), float *: 1, default: 0), \
             _Generic((x), float *: 1, void *: 1, default: 0), \
             "kernel hidden, parameter x", "float *", "float *", _Generic(x, float *: (x)), \
-            _Generic(x, float *: (x), void *: (x)))))
+            _Generic(x, float *: (x), void *: (x)), \
+            kernel_hidden_parameter_x_needs_float_pointer)))
 #define hidden_nodes_set(...) ks__hidden_nodes_set_call(__VA_ARGS__)
 #define ks__hidden_nodes_set_call(ks__exec, ks__count, ks__nodes, ks__launches, ks__values) \
     (hidden_nodes_set)(ks__exec, ks__count, \
@@ -334,7 +344,8 @@ struct KS__ARG_TAG(kernel_visible_parameter_x_needs_float_pointer) { char ks__ne
         KS_ARG_POINTER(x, _Generic((x), float *: 1, default: 0), \
             _Generic((x), float *: 1, void *: 1, default: 0), \
             "kernel anon, parameter x", "float *", "float *", _Generic(x, float *: (x)), \
-            _Generic(x, float *: (x), void *: (x)))))
+            _Generic(x, float *: (x), void *: (x)), \
+            kernel_anon_parameter_x_needs_float_pointer)))
 #define anon_n(...) KS__PICK_COUNT(3, ks__anon_n_call, ks__anon_n_wrong, __VA_ARGS__)(__VA_ARGS__)
 #define ks__anon_n_wrong(...) \
     KS__WRONG_COUNT("anon_n takes 3 arguments (n_items, stream, x), not ", \
@@ -346,7 +357,8 @@ struct KS__ARG_TAG(kernel_visible_parameter_x_needs_float_pointer) { char ks__ne
         KS_ARG_POINTER(x, _Generic((x), float *: 1, default: 0), \
             _Generic((x), float *: 1, void *: 1, default: 0), \
             "kernel anon, parameter x", "float *", "float *", _Generic(x, float *: (x)), \
-            _Generic(x, float *: (x), void *: (x)))))
+            _Generic(x, float *: (x), void *: (x)), \
+            kernel_anon_parameter_x_needs_float_pointer)))
 #define anon_node(...) ks__anon_node_call(__VA_ARGS__)
 #define ks__anon_node_call(ks__graph, ks__deps, ks__ndeps, ks__node, launch, x) \
     ((void)sizeof(KS_ARG_TYPE_CHECK(x, _Generic((x), float *: 1, default: 0), _Generic((x), float *: 1, void *: 1, default: 0), float *, kernel_anon_parameter_x_needs_float_pointer) \
@@ -357,7 +369,8 @@ struct KS__ARG_TAG(kernel_visible_parameter_x_needs_float_pointer) { char ks__ne
         KS_ARG_POINTER(x, _Generic((x), float *: 1, default: 0), \
             _Generic((x), float *: 1, void *: 1, default: 0), \
             "kernel anon, parameter x", "float *", "float *", _Generic(x, float *: (x)), \
-            _Generic(x, float *: (x), void *: (x)))))
+            _Generic(x, float *: (x), void *: (x)), \
+            kernel_anon_parameter_x_needs_float_pointer)))
 #define anon_node_set(...) ks__anon_node_set_call(__VA_ARGS__)
 #define ks__anon_node_set_call(ks__exec, ks__node, launch, x) \
     ((void)sizeof(KS_ARG_TYPE_CHECK(x, _Generic((x), float *: 1, default: 0), _Generic((x), float *: 1, void *: 1, default: 0), float *, kernel_anon_parameter_x_needs_float_pointer) \
@@ -366,7 +379,8 @@ struct KS__ARG_TAG(kernel_visible_parameter_x_needs_float_pointer) { char ks__ne
         KS_ARG_POINTER(x, _Generic((x), float *: 1, default: 0), \
             _Generic((x), float *: 1, void *: 1, default: 0), \
             "kernel anon, parameter x", "float *", "float *", _Generic(x, float *: (x)), \
-            _Generic(x, float *: (x), void *: (x)))))
+            _Generic(x, float *: (x), void *: (x)), \
+            kernel_anon_parameter_x_needs_float_pointer)))
 #define anon_nodes_set(...) ks__anon_nodes_set_call(__VA_ARGS__)
 #define ks__anon_nodes_set_call(ks__exec, ks__count, ks__nodes, ks__launches, ks__values) \
     (anon_nodes_set)(ks__exec, ks__count, \
@@ -385,7 +399,8 @@ struct KS__ARG_TAG(kernel_visible_parameter_x_needs_float_pointer) { char ks__ne
         KS_ARG_POINTER(x, _Generic((x), float *: 1, default: 0), \
             _Generic((x), float *: 1, void *: 1, default: 0), \
             "kernel visible, parameter x", "float *", "float *", _Generic(x, float *: (x)), \
-            _Generic(x, float *: (x), void *: (x)))))
+            _Generic(x, float *: (x), void *: (x)), \
+            kernel_visible_parameter_x_needs_float_pointer)))
 #define visible_n(...) KS__PICK_COUNT(3, ks__visible_n_call, ks__visible_n_wrong, __VA_ARGS__)(__VA_ARGS__)
 #define ks__visible_n_wrong(...) \
     KS__WRONG_COUNT("visible_n takes 3 arguments (n_items, stream, x), not ", \
@@ -397,7 +412,8 @@ struct KS__ARG_TAG(kernel_visible_parameter_x_needs_float_pointer) { char ks__ne
         KS_ARG_POINTER(x, _Generic((x), float *: 1, default: 0), \
             _Generic((x), float *: 1, void *: 1, default: 0), \
             "kernel visible, parameter x", "float *", "float *", _Generic(x, float *: (x)), \
-            _Generic(x, float *: (x), void *: (x)))))
+            _Generic(x, float *: (x), void *: (x)), \
+            kernel_visible_parameter_x_needs_float_pointer)))
 #define visible_node(...) ks__visible_node_call(__VA_ARGS__)
 #define ks__visible_node_call(ks__graph, ks__deps, ks__ndeps, ks__node, launch, x) \
     ((void)sizeof(KS_ARG_TYPE_CHECK(x, _Generic((x), float *: 1, default: 0), _Generic((x), float *: 1, void *: 1, default: 0), float *, kernel_visible_parameter_x_needs_float_pointer) \
@@ -408,7 +424,8 @@ struct KS__ARG_TAG(kernel_visible_parameter_x_needs_float_pointer) { char ks__ne
         KS_ARG_POINTER(x, _Generic((x), float *: 1, default: 0), \
             _Generic((x), float *: 1, void *: 1, default: 0), \
             "kernel visible, parameter x", "float *", "float *", _Generic(x, float *: (x)), \
-            _Generic(x, float *: (x), void *: (x)))))
+            _Generic(x, float *: (x), void *: (x)), \
+            kernel_visible_parameter_x_needs_float_pointer)))
 #define visible_node_set(...) ks__visible_node_set_call(__VA_ARGS__)
 #define ks__visible_node_set_call(ks__exec, ks__node, launch, x) \
     ((void)sizeof(KS_ARG_TYPE_CHECK(x, _Generic((x), float *: 1, default: 0), _Generic((x), float *: 1, void *: 1, default: 0), float *, kernel_visible_parameter_x_needs_float_pointer) \
@@ -417,7 +434,8 @@ struct KS__ARG_TAG(kernel_visible_parameter_x_needs_float_pointer) { char ks__ne
         KS_ARG_POINTER(x, _Generic((x), float *: 1, default: 0), \
             _Generic((x), float *: 1, void *: 1, default: 0), \
             "kernel visible, parameter x", "float *", "float *", _Generic(x, float *: (x)), \
-            _Generic(x, float *: (x), void *: (x)))))
+            _Generic(x, float *: (x), void *: (x)), \
+            kernel_visible_parameter_x_needs_float_pointer)))
 #define visible_nodes_set(...) ks__visible_nodes_set_call(__VA_ARGS__)
 #define ks__visible_nodes_set_call(ks__exec, ks__count, ks__nodes, ks__launches, ks__values) \
     (visible_nodes_set)(ks__exec, ks__count, \

@@ -471,6 +471,14 @@ struct KS__ARG_TAG(kernel_boxes_parameter_tree_needs_struct_geo_Node_pointer_poi
 struct KS__ARG_TAG(kernel_bits_parameter_out_needs_union_geo_Bits_pointer) { char ks__never; };
 struct KS__ARG_TAG(kernel_halves_parameter_h2_needs_const_ks_half2_pointer) { char ks__never; };
 struct KS__ARG_TAG(kernel_halves_parameter_b2_needs_ks_bfloat162_pointer) { char ks__never; };
+#elif defined(KS__ARG_TYPEDEFS)
+/* Before C11: the same names as typedefs of the parameters' types, which the
+ * compiler's warning for a pointer of another type names. */
+typedef const struct geo_Box * kernel_boxes_parameter_all_needs_const_struct_geo_Box_pointer;
+typedef struct geo_Node ** kernel_boxes_parameter_tree_needs_struct_geo_Node_pointer_pointer;
+typedef union geo_Bits * kernel_bits_parameter_out_needs_union_geo_Bits_pointer;
+typedef const ks_half2 * kernel_halves_parameter_h2_needs_const_ks_half2_pointer;
+typedef ks_bfloat162 * kernel_halves_parameter_b2_needs_ks_bfloat162_pointer;
 #endif
 #define boxes(...) KS__PICK_COUNT(6, ks__boxes_call, ks__boxes_wrong, __VA_ARGS__)(__VA_ARGS__)
 #define ks__boxes_wrong(...) \
@@ -486,11 +494,13 @@ struct KS__ARG_TAG(kernel_halves_parameter_b2_needs_ks_bfloat162_pointer) { char
         KS_ARG_POINTER(all, _Generic((all), const struct geo_Box *: 1, struct geo_Box *: 1, default: 0), \
             _Generic((all), const struct geo_Box *: 1, struct geo_Box *: 1, void *: 1, const void *: 1, default: 0), \
             "kernel boxes, parameter all", "const struct geo_Box *", "const struct geo_Box *", _Generic(all, const struct geo_Box *: (all), struct geo_Box *: (all)), \
-            _Generic(all, const struct geo_Box *: (all), struct geo_Box *: (all), void *: (all), const void *: (all))), \
+            _Generic(all, const struct geo_Box *: (all), struct geo_Box *: (all), void *: (all), const void *: (all)), \
+            kernel_boxes_parameter_all_needs_const_struct_geo_Box_pointer), \
         KS_ARG_POINTER(tree, _Generic((tree), struct geo_Node **: 1, default: 0), \
             _Generic((tree), struct geo_Node **: 1, void *: 1, default: 0), \
             "kernel boxes, parameter tree", "struct geo_Node **", "struct geo_Node **", _Generic(tree, struct geo_Node **: (tree)), \
-            _Generic(tree, struct geo_Node **: (tree), void *: (tree))), \
+            _Generic(tree, struct geo_Node **: (tree), void *: (tree)), \
+            kernel_boxes_parameter_tree_needs_struct_geo_Node_pointer_pointer), \
         KS_ARG_VALUE(mode, _Generic((mode), geo_Mode: 1, default: 0), "kernel boxes, parameter mode needs exactly geo_Mode"), \
         KS_ARG_VALUE(n, _Generic((n), int: 1, default: 0), "kernel boxes, parameter n needs exactly int")))
 #define boxes_n(...) KS__PICK_COUNT(7, ks__boxes_n_call, ks__boxes_n_wrong, __VA_ARGS__)(__VA_ARGS__)
@@ -507,11 +517,13 @@ struct KS__ARG_TAG(kernel_halves_parameter_b2_needs_ks_bfloat162_pointer) { char
         KS_ARG_POINTER(all, _Generic((all), const struct geo_Box *: 1, struct geo_Box *: 1, default: 0), \
             _Generic((all), const struct geo_Box *: 1, struct geo_Box *: 1, void *: 1, const void *: 1, default: 0), \
             "kernel boxes, parameter all", "const struct geo_Box *", "const struct geo_Box *", _Generic(all, const struct geo_Box *: (all), struct geo_Box *: (all)), \
-            _Generic(all, const struct geo_Box *: (all), struct geo_Box *: (all), void *: (all), const void *: (all))), \
+            _Generic(all, const struct geo_Box *: (all), struct geo_Box *: (all), void *: (all), const void *: (all)), \
+            kernel_boxes_parameter_all_needs_const_struct_geo_Box_pointer), \
         KS_ARG_POINTER(tree, _Generic((tree), struct geo_Node **: 1, default: 0), \
             _Generic((tree), struct geo_Node **: 1, void *: 1, default: 0), \
             "kernel boxes, parameter tree", "struct geo_Node **", "struct geo_Node **", _Generic(tree, struct geo_Node **: (tree)), \
-            _Generic(tree, struct geo_Node **: (tree), void *: (tree))), \
+            _Generic(tree, struct geo_Node **: (tree), void *: (tree)), \
+            kernel_boxes_parameter_tree_needs_struct_geo_Node_pointer_pointer), \
         KS_ARG_VALUE(mode, _Generic((mode), geo_Mode: 1, default: 0), "kernel boxes, parameter mode needs exactly geo_Mode"), \
         KS_ARG_VALUE(n, _Generic((n), int: 1, default: 0), "kernel boxes, parameter n needs exactly int")))
 #define boxes_node(...) ks__boxes_node_call(__VA_ARGS__)
@@ -527,11 +539,13 @@ struct KS__ARG_TAG(kernel_halves_parameter_b2_needs_ks_bfloat162_pointer) { char
         KS_ARG_POINTER(all, _Generic((all), const struct geo_Box *: 1, struct geo_Box *: 1, default: 0), \
             _Generic((all), const struct geo_Box *: 1, struct geo_Box *: 1, void *: 1, const void *: 1, default: 0), \
             "kernel boxes, parameter all", "const struct geo_Box *", "const struct geo_Box *", _Generic(all, const struct geo_Box *: (all), struct geo_Box *: (all)), \
-            _Generic(all, const struct geo_Box *: (all), struct geo_Box *: (all), void *: (all), const void *: (all))), \
+            _Generic(all, const struct geo_Box *: (all), struct geo_Box *: (all), void *: (all), const void *: (all)), \
+            kernel_boxes_parameter_all_needs_const_struct_geo_Box_pointer), \
         KS_ARG_POINTER(tree, _Generic((tree), struct geo_Node **: 1, default: 0), \
             _Generic((tree), struct geo_Node **: 1, void *: 1, default: 0), \
             "kernel boxes, parameter tree", "struct geo_Node **", "struct geo_Node **", _Generic(tree, struct geo_Node **: (tree)), \
-            _Generic(tree, struct geo_Node **: (tree), void *: (tree))), \
+            _Generic(tree, struct geo_Node **: (tree), void *: (tree)), \
+            kernel_boxes_parameter_tree_needs_struct_geo_Node_pointer_pointer), \
         KS_ARG_VALUE(mode, _Generic((mode), geo_Mode: 1, default: 0), "kernel boxes, parameter mode needs exactly geo_Mode"), \
         KS_ARG_VALUE(n, _Generic((n), int: 1, default: 0), "kernel boxes, parameter n needs exactly int")))
 #define boxes_node_set(...) ks__boxes_node_set_call(__VA_ARGS__)
@@ -545,11 +559,13 @@ struct KS__ARG_TAG(kernel_halves_parameter_b2_needs_ks_bfloat162_pointer) { char
         KS_ARG_POINTER(all, _Generic((all), const struct geo_Box *: 1, struct geo_Box *: 1, default: 0), \
             _Generic((all), const struct geo_Box *: 1, struct geo_Box *: 1, void *: 1, const void *: 1, default: 0), \
             "kernel boxes, parameter all", "const struct geo_Box *", "const struct geo_Box *", _Generic(all, const struct geo_Box *: (all), struct geo_Box *: (all)), \
-            _Generic(all, const struct geo_Box *: (all), struct geo_Box *: (all), void *: (all), const void *: (all))), \
+            _Generic(all, const struct geo_Box *: (all), struct geo_Box *: (all), void *: (all), const void *: (all)), \
+            kernel_boxes_parameter_all_needs_const_struct_geo_Box_pointer), \
         KS_ARG_POINTER(tree, _Generic((tree), struct geo_Node **: 1, default: 0), \
             _Generic((tree), struct geo_Node **: 1, void *: 1, default: 0), \
             "kernel boxes, parameter tree", "struct geo_Node **", "struct geo_Node **", _Generic(tree, struct geo_Node **: (tree)), \
-            _Generic(tree, struct geo_Node **: (tree), void *: (tree))), \
+            _Generic(tree, struct geo_Node **: (tree), void *: (tree)), \
+            kernel_boxes_parameter_tree_needs_struct_geo_Node_pointer_pointer), \
         KS_ARG_VALUE(mode, _Generic((mode), geo_Mode: 1, default: 0), "kernel boxes, parameter mode needs exactly geo_Mode"), \
         KS_ARG_VALUE(n, _Generic((n), int: 1, default: 0), "kernel boxes, parameter n needs exactly int")))
 #define boxes_nodes_set(...) ks__boxes_nodes_set_call(__VA_ARGS__)
@@ -571,7 +587,8 @@ struct KS__ARG_TAG(kernel_halves_parameter_b2_needs_ks_bfloat162_pointer) { char
         KS_ARG_POINTER(out, _Generic((out), union geo_Bits *: 1, default: 0), \
             _Generic((out), union geo_Bits *: 1, void *: 1, default: 0), \
             "kernel bits, parameter out", "union geo_Bits *", "union geo_Bits *", _Generic(out, union geo_Bits *: (out)), \
-            _Generic(out, union geo_Bits *: (out), void *: (out))), \
+            _Generic(out, union geo_Bits *: (out), void *: (out)), \
+            kernel_bits_parameter_out_needs_union_geo_Bits_pointer), \
         KS_ARG_VALUE(axis, _Generic((axis), geo_Axis: 1, default: 0), "kernel bits, parameter axis needs exactly geo_Axis")))
 #define bits_n(...) KS__PICK_COUNT(5, ks__bits_n_call, ks__bits_n_wrong, __VA_ARGS__)(__VA_ARGS__)
 #define ks__bits_n_wrong(...) \
@@ -585,7 +602,8 @@ struct KS__ARG_TAG(kernel_halves_parameter_b2_needs_ks_bfloat162_pointer) { char
         KS_ARG_POINTER(out, _Generic((out), union geo_Bits *: 1, default: 0), \
             _Generic((out), union geo_Bits *: 1, void *: 1, default: 0), \
             "kernel bits, parameter out", "union geo_Bits *", "union geo_Bits *", _Generic(out, union geo_Bits *: (out)), \
-            _Generic(out, union geo_Bits *: (out), void *: (out))), \
+            _Generic(out, union geo_Bits *: (out), void *: (out)), \
+            kernel_bits_parameter_out_needs_union_geo_Bits_pointer), \
         KS_ARG_VALUE(axis, _Generic((axis), geo_Axis: 1, default: 0), "kernel bits, parameter axis needs exactly geo_Axis")))
 #define bits_node(...) ks__bits_node_call(__VA_ARGS__)
 #define ks__bits_node_call(ks__graph, ks__deps, ks__ndeps, ks__node, launch, in, out, axis) \
@@ -598,7 +616,8 @@ struct KS__ARG_TAG(kernel_halves_parameter_b2_needs_ks_bfloat162_pointer) { char
         KS_ARG_POINTER(out, _Generic((out), union geo_Bits *: 1, default: 0), \
             _Generic((out), union geo_Bits *: 1, void *: 1, default: 0), \
             "kernel bits, parameter out", "union geo_Bits *", "union geo_Bits *", _Generic(out, union geo_Bits *: (out)), \
-            _Generic(out, union geo_Bits *: (out), void *: (out))), \
+            _Generic(out, union geo_Bits *: (out), void *: (out)), \
+            kernel_bits_parameter_out_needs_union_geo_Bits_pointer), \
         KS_ARG_VALUE(axis, _Generic((axis), geo_Axis: 1, default: 0), "kernel bits, parameter axis needs exactly geo_Axis")))
 #define bits_node_set(...) ks__bits_node_set_call(__VA_ARGS__)
 #define ks__bits_node_set_call(ks__exec, ks__node, launch, in, out, axis) \
@@ -609,7 +628,8 @@ struct KS__ARG_TAG(kernel_halves_parameter_b2_needs_ks_bfloat162_pointer) { char
         KS_ARG_POINTER(out, _Generic((out), union geo_Bits *: 1, default: 0), \
             _Generic((out), union geo_Bits *: 1, void *: 1, default: 0), \
             "kernel bits, parameter out", "union geo_Bits *", "union geo_Bits *", _Generic(out, union geo_Bits *: (out)), \
-            _Generic(out, union geo_Bits *: (out), void *: (out))), \
+            _Generic(out, union geo_Bits *: (out), void *: (out)), \
+            kernel_bits_parameter_out_needs_union_geo_Bits_pointer), \
         KS_ARG_VALUE(axis, _Generic((axis), geo_Axis: 1, default: 0), "kernel bits, parameter axis needs exactly geo_Axis")))
 #define bits_nodes_set(...) ks__bits_nodes_set_call(__VA_ARGS__)
 #define ks__bits_nodes_set_call(ks__exec, ks__count, ks__nodes, ks__launches, ks__values) \
@@ -632,12 +652,14 @@ struct KS__ARG_TAG(kernel_halves_parameter_b2_needs_ks_bfloat162_pointer) { char
         KS_ARG_POINTER(h2, _Generic((h2), const ks_half2 *: 1, ks_half2 *: 1, default: 0), \
             _Generic((h2), const ks_half2 *: 1, ks_half2 *: 1, void *: 1, const void *: 1, default: 0), \
             "kernel halves, parameter h2", "const ks_half2 *", "const ks_half2 *", _Generic(h2, const ks_half2 *: (h2), ks_half2 *: (h2)), \
-            _Generic(h2, const ks_half2 *: (h2), ks_half2 *: (h2), void *: (h2), const void *: (h2))), \
+            _Generic(h2, const ks_half2 *: (h2), ks_half2 *: (h2), void *: (h2), const void *: (h2)), \
+            kernel_halves_parameter_h2_needs_const_ks_half2_pointer), \
         KS_ARG_VALUE(b, _Generic((b), ks_bfloat16: 1, default: 0), "kernel halves, parameter b needs exactly ks_bfloat16"), \
         KS_ARG_POINTER(b2, _Generic((b2), ks_bfloat162 *: 1, default: 0), \
             _Generic((b2), ks_bfloat162 *: 1, void *: 1, default: 0), \
             "kernel halves, parameter b2", "ks_bfloat162 *", "ks_bfloat162 *", _Generic(b2, ks_bfloat162 *: (b2)), \
-            _Generic(b2, ks_bfloat162 *: (b2), void *: (b2))), \
+            _Generic(b2, ks_bfloat162 *: (b2), void *: (b2)), \
+            kernel_halves_parameter_b2_needs_ks_bfloat162_pointer), \
         KS_ARG_VALUE(a, _Generic((a), struct Aligned: 1, default: 0), "kernel halves, parameter a needs exactly struct Aligned")))
 #define halves_n(...) KS__PICK_COUNT(7, ks__halves_n_call, ks__halves_n_wrong, __VA_ARGS__)(__VA_ARGS__)
 #define ks__halves_n_wrong(...) \
@@ -653,12 +675,14 @@ struct KS__ARG_TAG(kernel_halves_parameter_b2_needs_ks_bfloat162_pointer) { char
         KS_ARG_POINTER(h2, _Generic((h2), const ks_half2 *: 1, ks_half2 *: 1, default: 0), \
             _Generic((h2), const ks_half2 *: 1, ks_half2 *: 1, void *: 1, const void *: 1, default: 0), \
             "kernel halves, parameter h2", "const ks_half2 *", "const ks_half2 *", _Generic(h2, const ks_half2 *: (h2), ks_half2 *: (h2)), \
-            _Generic(h2, const ks_half2 *: (h2), ks_half2 *: (h2), void *: (h2), const void *: (h2))), \
+            _Generic(h2, const ks_half2 *: (h2), ks_half2 *: (h2), void *: (h2), const void *: (h2)), \
+            kernel_halves_parameter_h2_needs_const_ks_half2_pointer), \
         KS_ARG_VALUE(b, _Generic((b), ks_bfloat16: 1, default: 0), "kernel halves, parameter b needs exactly ks_bfloat16"), \
         KS_ARG_POINTER(b2, _Generic((b2), ks_bfloat162 *: 1, default: 0), \
             _Generic((b2), ks_bfloat162 *: 1, void *: 1, default: 0), \
             "kernel halves, parameter b2", "ks_bfloat162 *", "ks_bfloat162 *", _Generic(b2, ks_bfloat162 *: (b2)), \
-            _Generic(b2, ks_bfloat162 *: (b2), void *: (b2))), \
+            _Generic(b2, ks_bfloat162 *: (b2), void *: (b2)), \
+            kernel_halves_parameter_b2_needs_ks_bfloat162_pointer), \
         KS_ARG_VALUE(a, _Generic((a), struct Aligned: 1, default: 0), "kernel halves, parameter a needs exactly struct Aligned")))
 #define halves_node(...) ks__halves_node_call(__VA_ARGS__)
 #define ks__halves_node_call(ks__graph, ks__deps, ks__ndeps, ks__node, launch, h, h2, b, b2, a) \
@@ -673,12 +697,14 @@ struct KS__ARG_TAG(kernel_halves_parameter_b2_needs_ks_bfloat162_pointer) { char
         KS_ARG_POINTER(h2, _Generic((h2), const ks_half2 *: 1, ks_half2 *: 1, default: 0), \
             _Generic((h2), const ks_half2 *: 1, ks_half2 *: 1, void *: 1, const void *: 1, default: 0), \
             "kernel halves, parameter h2", "const ks_half2 *", "const ks_half2 *", _Generic(h2, const ks_half2 *: (h2), ks_half2 *: (h2)), \
-            _Generic(h2, const ks_half2 *: (h2), ks_half2 *: (h2), void *: (h2), const void *: (h2))), \
+            _Generic(h2, const ks_half2 *: (h2), ks_half2 *: (h2), void *: (h2), const void *: (h2)), \
+            kernel_halves_parameter_h2_needs_const_ks_half2_pointer), \
         KS_ARG_VALUE(b, _Generic((b), ks_bfloat16: 1, default: 0), "kernel halves, parameter b needs exactly ks_bfloat16"), \
         KS_ARG_POINTER(b2, _Generic((b2), ks_bfloat162 *: 1, default: 0), \
             _Generic((b2), ks_bfloat162 *: 1, void *: 1, default: 0), \
             "kernel halves, parameter b2", "ks_bfloat162 *", "ks_bfloat162 *", _Generic(b2, ks_bfloat162 *: (b2)), \
-            _Generic(b2, ks_bfloat162 *: (b2), void *: (b2))), \
+            _Generic(b2, ks_bfloat162 *: (b2), void *: (b2)), \
+            kernel_halves_parameter_b2_needs_ks_bfloat162_pointer), \
         KS_ARG_VALUE(a, _Generic((a), struct Aligned: 1, default: 0), "kernel halves, parameter a needs exactly struct Aligned")))
 #define halves_node_set(...) ks__halves_node_set_call(__VA_ARGS__)
 #define ks__halves_node_set_call(ks__exec, ks__node, launch, h, h2, b, b2, a) \
@@ -691,12 +717,14 @@ struct KS__ARG_TAG(kernel_halves_parameter_b2_needs_ks_bfloat162_pointer) { char
         KS_ARG_POINTER(h2, _Generic((h2), const ks_half2 *: 1, ks_half2 *: 1, default: 0), \
             _Generic((h2), const ks_half2 *: 1, ks_half2 *: 1, void *: 1, const void *: 1, default: 0), \
             "kernel halves, parameter h2", "const ks_half2 *", "const ks_half2 *", _Generic(h2, const ks_half2 *: (h2), ks_half2 *: (h2)), \
-            _Generic(h2, const ks_half2 *: (h2), ks_half2 *: (h2), void *: (h2), const void *: (h2))), \
+            _Generic(h2, const ks_half2 *: (h2), ks_half2 *: (h2), void *: (h2), const void *: (h2)), \
+            kernel_halves_parameter_h2_needs_const_ks_half2_pointer), \
         KS_ARG_VALUE(b, _Generic((b), ks_bfloat16: 1, default: 0), "kernel halves, parameter b needs exactly ks_bfloat16"), \
         KS_ARG_POINTER(b2, _Generic((b2), ks_bfloat162 *: 1, default: 0), \
             _Generic((b2), ks_bfloat162 *: 1, void *: 1, default: 0), \
             "kernel halves, parameter b2", "ks_bfloat162 *", "ks_bfloat162 *", _Generic(b2, ks_bfloat162 *: (b2)), \
-            _Generic(b2, ks_bfloat162 *: (b2), void *: (b2))), \
+            _Generic(b2, ks_bfloat162 *: (b2), void *: (b2)), \
+            kernel_halves_parameter_b2_needs_ks_bfloat162_pointer), \
         KS_ARG_VALUE(a, _Generic((a), struct Aligned: 1, default: 0), "kernel halves, parameter a needs exactly struct Aligned")))
 #define halves_nodes_set(...) ks__halves_nodes_set_call(__VA_ARGS__)
 #define ks__halves_nodes_set_call(ks__exec, ks__count, ks__nodes, ks__launches, ks__values) \

@@ -580,6 +580,15 @@ struct KS__ARG_TAG(kernel_choose_true_parameter_x_needs_float_pointer) { char ks
 struct KS__ARG_TAG(kernel_choose_false_parameter_x_needs_float_pointer) { char ks__never; };
 struct KS__ARG_TAG(kernel_rows_parameter_m_needs_float_arr8_pointer) { char ks__never; };
 struct KS__ARG_TAG(kernel_rows_parameter_cube_needs_const_int_arr2_4_pointer) { char ks__never; };
+#elif defined(KS__ARG_TYPEDEFS)
+/* Before C11: the same names as typedefs of the parameters' types, which the
+ * compiler's warning for a pointer of another type names. */
+typedef float * kernel_scale_float_4_parameter_x_needs_float_pointer;
+typedef double * kernel_scale_d2_parameter_x_needs_double_pointer;
+typedef float * kernel_choose_true_parameter_x_needs_float_pointer;
+typedef float * kernel_choose_false_parameter_x_needs_float_pointer;
+typedef float_arr8 * kernel_rows_parameter_m_needs_float_arr8_pointer;
+typedef const int_arr2_4 * kernel_rows_parameter_cube_needs_const_int_arr2_4_pointer;
 #endif
 #define scale_float_4(...) KS__PICK_COUNT(4, ks__scale_float_4_call, ks__scale_float_4_wrong, __VA_ARGS__)(__VA_ARGS__)
 #define ks__scale_float_4_wrong(...) \
@@ -592,7 +601,8 @@ struct KS__ARG_TAG(kernel_rows_parameter_cube_needs_const_int_arr2_4_pointer) { 
         KS_ARG_POINTER(x, _Generic((x), float *: 1, default: 0), \
             _Generic((x), float *: 1, void *: 1, default: 0), \
             "kernel scale_float_4, parameter x", "float *", "float *", _Generic(x, float *: (x)), \
-            _Generic(x, float *: (x), void *: (x))), \
+            _Generic(x, float *: (x), void *: (x)), \
+            kernel_scale_float_4_parameter_x_needs_float_pointer), \
         KS_ARG_VALUE(a, _Generic((a), float: 1, default: 0), "kernel scale_float_4, parameter a needs exactly float"), \
         KS_ARG_VALUE(tile, _Generic((tile), struct Tile_float_4: 1, default: 0), "kernel scale_float_4, parameter tile needs exactly struct Tile_float_4")))
 #define scale_float_4_n(...) KS__PICK_COUNT(5, ks__scale_float_4_n_call, ks__scale_float_4_n_wrong, __VA_ARGS__)(__VA_ARGS__)
@@ -606,7 +616,8 @@ struct KS__ARG_TAG(kernel_rows_parameter_cube_needs_const_int_arr2_4_pointer) { 
         KS_ARG_POINTER(x, _Generic((x), float *: 1, default: 0), \
             _Generic((x), float *: 1, void *: 1, default: 0), \
             "kernel scale_float_4, parameter x", "float *", "float *", _Generic(x, float *: (x)), \
-            _Generic(x, float *: (x), void *: (x))), \
+            _Generic(x, float *: (x), void *: (x)), \
+            kernel_scale_float_4_parameter_x_needs_float_pointer), \
         KS_ARG_VALUE(a, _Generic((a), float: 1, default: 0), "kernel scale_float_4, parameter a needs exactly float"), \
         KS_ARG_VALUE(tile, _Generic((tile), struct Tile_float_4: 1, default: 0), "kernel scale_float_4, parameter tile needs exactly struct Tile_float_4")))
 #define scale_float_4_node(...) ks__scale_float_4_node_call(__VA_ARGS__)
@@ -619,7 +630,8 @@ struct KS__ARG_TAG(kernel_rows_parameter_cube_needs_const_int_arr2_4_pointer) { 
         KS_ARG_POINTER(x, _Generic((x), float *: 1, default: 0), \
             _Generic((x), float *: 1, void *: 1, default: 0), \
             "kernel scale_float_4, parameter x", "float *", "float *", _Generic(x, float *: (x)), \
-            _Generic(x, float *: (x), void *: (x))), \
+            _Generic(x, float *: (x), void *: (x)), \
+            kernel_scale_float_4_parameter_x_needs_float_pointer), \
         KS_ARG_VALUE(a, _Generic((a), float: 1, default: 0), "kernel scale_float_4, parameter a needs exactly float"), \
         KS_ARG_VALUE(tile, _Generic((tile), struct Tile_float_4: 1, default: 0), "kernel scale_float_4, parameter tile needs exactly struct Tile_float_4")))
 #define scale_float_4_node_set(...) ks__scale_float_4_node_set_call(__VA_ARGS__)
@@ -630,7 +642,8 @@ struct KS__ARG_TAG(kernel_rows_parameter_cube_needs_const_int_arr2_4_pointer) { 
         KS_ARG_POINTER(x, _Generic((x), float *: 1, default: 0), \
             _Generic((x), float *: 1, void *: 1, default: 0), \
             "kernel scale_float_4, parameter x", "float *", "float *", _Generic(x, float *: (x)), \
-            _Generic(x, float *: (x), void *: (x))), \
+            _Generic(x, float *: (x), void *: (x)), \
+            kernel_scale_float_4_parameter_x_needs_float_pointer), \
         KS_ARG_VALUE(a, _Generic((a), float: 1, default: 0), "kernel scale_float_4, parameter a needs exactly float"), \
         KS_ARG_VALUE(tile, _Generic((tile), struct Tile_float_4: 1, default: 0), "kernel scale_float_4, parameter tile needs exactly struct Tile_float_4")))
 #define scale_float_4_nodes_set(...) ks__scale_float_4_nodes_set_call(__VA_ARGS__)
@@ -651,7 +664,8 @@ struct KS__ARG_TAG(kernel_rows_parameter_cube_needs_const_int_arr2_4_pointer) { 
         KS_ARG_POINTER(x, _Generic((x), double *: 1, default: 0), \
             _Generic((x), double *: 1, void *: 1, default: 0), \
             "kernel scale_d2, parameter x", "double *", "double *", _Generic(x, double *: (x)), \
-            _Generic(x, double *: (x), void *: (x))), \
+            _Generic(x, double *: (x), void *: (x)), \
+            kernel_scale_d2_parameter_x_needs_double_pointer), \
         KS_ARG_VALUE(a, _Generic((a), double: 1, default: 0), "kernel scale_d2, parameter a needs exactly double"), \
         KS_ARG_VALUE(tile, _Generic((tile), struct Tile_double_2: 1, default: 0), "kernel scale_d2, parameter tile needs exactly struct Tile_double_2")))
 #define scale_d2_n(...) KS__PICK_COUNT(5, ks__scale_d2_n_call, ks__scale_d2_n_wrong, __VA_ARGS__)(__VA_ARGS__)
@@ -665,7 +679,8 @@ struct KS__ARG_TAG(kernel_rows_parameter_cube_needs_const_int_arr2_4_pointer) { 
         KS_ARG_POINTER(x, _Generic((x), double *: 1, default: 0), \
             _Generic((x), double *: 1, void *: 1, default: 0), \
             "kernel scale_d2, parameter x", "double *", "double *", _Generic(x, double *: (x)), \
-            _Generic(x, double *: (x), void *: (x))), \
+            _Generic(x, double *: (x), void *: (x)), \
+            kernel_scale_d2_parameter_x_needs_double_pointer), \
         KS_ARG_VALUE(a, _Generic((a), double: 1, default: 0), "kernel scale_d2, parameter a needs exactly double"), \
         KS_ARG_VALUE(tile, _Generic((tile), struct Tile_double_2: 1, default: 0), "kernel scale_d2, parameter tile needs exactly struct Tile_double_2")))
 #define scale_d2_node(...) ks__scale_d2_node_call(__VA_ARGS__)
@@ -678,7 +693,8 @@ struct KS__ARG_TAG(kernel_rows_parameter_cube_needs_const_int_arr2_4_pointer) { 
         KS_ARG_POINTER(x, _Generic((x), double *: 1, default: 0), \
             _Generic((x), double *: 1, void *: 1, default: 0), \
             "kernel scale_d2, parameter x", "double *", "double *", _Generic(x, double *: (x)), \
-            _Generic(x, double *: (x), void *: (x))), \
+            _Generic(x, double *: (x), void *: (x)), \
+            kernel_scale_d2_parameter_x_needs_double_pointer), \
         KS_ARG_VALUE(a, _Generic((a), double: 1, default: 0), "kernel scale_d2, parameter a needs exactly double"), \
         KS_ARG_VALUE(tile, _Generic((tile), struct Tile_double_2: 1, default: 0), "kernel scale_d2, parameter tile needs exactly struct Tile_double_2")))
 #define scale_d2_node_set(...) ks__scale_d2_node_set_call(__VA_ARGS__)
@@ -689,7 +705,8 @@ struct KS__ARG_TAG(kernel_rows_parameter_cube_needs_const_int_arr2_4_pointer) { 
         KS_ARG_POINTER(x, _Generic((x), double *: 1, default: 0), \
             _Generic((x), double *: 1, void *: 1, default: 0), \
             "kernel scale_d2, parameter x", "double *", "double *", _Generic(x, double *: (x)), \
-            _Generic(x, double *: (x), void *: (x))), \
+            _Generic(x, double *: (x), void *: (x)), \
+            kernel_scale_d2_parameter_x_needs_double_pointer), \
         KS_ARG_VALUE(a, _Generic((a), double: 1, default: 0), "kernel scale_d2, parameter a needs exactly double"), \
         KS_ARG_VALUE(tile, _Generic((tile), struct Tile_double_2: 1, default: 0), "kernel scale_d2, parameter tile needs exactly struct Tile_double_2")))
 #define scale_d2_nodes_set(...) ks__scale_d2_nodes_set_call(__VA_ARGS__)
@@ -710,7 +727,8 @@ struct KS__ARG_TAG(kernel_rows_parameter_cube_needs_const_int_arr2_4_pointer) { 
         KS_ARG_POINTER(x, _Generic((x), float *: 1, default: 0), \
             _Generic((x), float *: 1, void *: 1, default: 0), \
             "kernel choose_true, parameter x", "float *", "float *", _Generic(x, float *: (x)), \
-            _Generic(x, float *: (x), void *: (x)))))
+            _Generic(x, float *: (x), void *: (x)), \
+            kernel_choose_true_parameter_x_needs_float_pointer)))
 #define choose_true_n(...) KS__PICK_COUNT(3, ks__choose_true_n_call, ks__choose_true_n_wrong, __VA_ARGS__)(__VA_ARGS__)
 #define ks__choose_true_n_wrong(...) \
     KS__WRONG_COUNT("choose_true_n takes 3 arguments (n_items, stream, x), not ", \
@@ -722,7 +740,8 @@ struct KS__ARG_TAG(kernel_rows_parameter_cube_needs_const_int_arr2_4_pointer) { 
         KS_ARG_POINTER(x, _Generic((x), float *: 1, default: 0), \
             _Generic((x), float *: 1, void *: 1, default: 0), \
             "kernel choose_true, parameter x", "float *", "float *", _Generic(x, float *: (x)), \
-            _Generic(x, float *: (x), void *: (x)))))
+            _Generic(x, float *: (x), void *: (x)), \
+            kernel_choose_true_parameter_x_needs_float_pointer)))
 #define choose_true_node(...) ks__choose_true_node_call(__VA_ARGS__)
 #define ks__choose_true_node_call(ks__graph, ks__deps, ks__ndeps, ks__node, launch, x) \
     ((void)sizeof(KS_ARG_TYPE_CHECK(x, _Generic((x), float *: 1, default: 0), _Generic((x), float *: 1, void *: 1, default: 0), float *, kernel_choose_true_parameter_x_needs_float_pointer) \
@@ -733,7 +752,8 @@ struct KS__ARG_TAG(kernel_rows_parameter_cube_needs_const_int_arr2_4_pointer) { 
         KS_ARG_POINTER(x, _Generic((x), float *: 1, default: 0), \
             _Generic((x), float *: 1, void *: 1, default: 0), \
             "kernel choose_true, parameter x", "float *", "float *", _Generic(x, float *: (x)), \
-            _Generic(x, float *: (x), void *: (x)))))
+            _Generic(x, float *: (x), void *: (x)), \
+            kernel_choose_true_parameter_x_needs_float_pointer)))
 #define choose_true_node_set(...) ks__choose_true_node_set_call(__VA_ARGS__)
 #define ks__choose_true_node_set_call(ks__exec, ks__node, launch, x) \
     ((void)sizeof(KS_ARG_TYPE_CHECK(x, _Generic((x), float *: 1, default: 0), _Generic((x), float *: 1, void *: 1, default: 0), float *, kernel_choose_true_parameter_x_needs_float_pointer) \
@@ -742,7 +762,8 @@ struct KS__ARG_TAG(kernel_rows_parameter_cube_needs_const_int_arr2_4_pointer) { 
         KS_ARG_POINTER(x, _Generic((x), float *: 1, default: 0), \
             _Generic((x), float *: 1, void *: 1, default: 0), \
             "kernel choose_true, parameter x", "float *", "float *", _Generic(x, float *: (x)), \
-            _Generic(x, float *: (x), void *: (x)))))
+            _Generic(x, float *: (x), void *: (x)), \
+            kernel_choose_true_parameter_x_needs_float_pointer)))
 #define choose_true_nodes_set(...) ks__choose_true_nodes_set_call(__VA_ARGS__)
 #define ks__choose_true_nodes_set_call(ks__exec, ks__count, ks__nodes, ks__launches, ks__values) \
     (choose_true_nodes_set)(ks__exec, ks__count, \
@@ -761,7 +782,8 @@ struct KS__ARG_TAG(kernel_rows_parameter_cube_needs_const_int_arr2_4_pointer) { 
         KS_ARG_POINTER(x, _Generic((x), float *: 1, default: 0), \
             _Generic((x), float *: 1, void *: 1, default: 0), \
             "kernel choose_false, parameter x", "float *", "float *", _Generic(x, float *: (x)), \
-            _Generic(x, float *: (x), void *: (x)))))
+            _Generic(x, float *: (x), void *: (x)), \
+            kernel_choose_false_parameter_x_needs_float_pointer)))
 #define choose_false_n(...) KS__PICK_COUNT(3, ks__choose_false_n_call, ks__choose_false_n_wrong, __VA_ARGS__)(__VA_ARGS__)
 #define ks__choose_false_n_wrong(...) \
     KS__WRONG_COUNT("choose_false_n takes 3 arguments (n_items, stream, x), not ", \
@@ -773,7 +795,8 @@ struct KS__ARG_TAG(kernel_rows_parameter_cube_needs_const_int_arr2_4_pointer) { 
         KS_ARG_POINTER(x, _Generic((x), float *: 1, default: 0), \
             _Generic((x), float *: 1, void *: 1, default: 0), \
             "kernel choose_false, parameter x", "float *", "float *", _Generic(x, float *: (x)), \
-            _Generic(x, float *: (x), void *: (x)))))
+            _Generic(x, float *: (x), void *: (x)), \
+            kernel_choose_false_parameter_x_needs_float_pointer)))
 #define choose_false_node(...) ks__choose_false_node_call(__VA_ARGS__)
 #define ks__choose_false_node_call(ks__graph, ks__deps, ks__ndeps, ks__node, launch, x) \
     ((void)sizeof(KS_ARG_TYPE_CHECK(x, _Generic((x), float *: 1, default: 0), _Generic((x), float *: 1, void *: 1, default: 0), float *, kernel_choose_false_parameter_x_needs_float_pointer) \
@@ -784,7 +807,8 @@ struct KS__ARG_TAG(kernel_rows_parameter_cube_needs_const_int_arr2_4_pointer) { 
         KS_ARG_POINTER(x, _Generic((x), float *: 1, default: 0), \
             _Generic((x), float *: 1, void *: 1, default: 0), \
             "kernel choose_false, parameter x", "float *", "float *", _Generic(x, float *: (x)), \
-            _Generic(x, float *: (x), void *: (x)))))
+            _Generic(x, float *: (x), void *: (x)), \
+            kernel_choose_false_parameter_x_needs_float_pointer)))
 #define choose_false_node_set(...) ks__choose_false_node_set_call(__VA_ARGS__)
 #define ks__choose_false_node_set_call(ks__exec, ks__node, launch, x) \
     ((void)sizeof(KS_ARG_TYPE_CHECK(x, _Generic((x), float *: 1, default: 0), _Generic((x), float *: 1, void *: 1, default: 0), float *, kernel_choose_false_parameter_x_needs_float_pointer) \
@@ -793,7 +817,8 @@ struct KS__ARG_TAG(kernel_rows_parameter_cube_needs_const_int_arr2_4_pointer) { 
         KS_ARG_POINTER(x, _Generic((x), float *: 1, default: 0), \
             _Generic((x), float *: 1, void *: 1, default: 0), \
             "kernel choose_false, parameter x", "float *", "float *", _Generic(x, float *: (x)), \
-            _Generic(x, float *: (x), void *: (x)))))
+            _Generic(x, float *: (x), void *: (x)), \
+            kernel_choose_false_parameter_x_needs_float_pointer)))
 #define choose_false_nodes_set(...) ks__choose_false_nodes_set_call(__VA_ARGS__)
 #define ks__choose_false_nodes_set_call(ks__exec, ks__count, ks__nodes, ks__launches, ks__values) \
     (choose_false_nodes_set)(ks__exec, ks__count, \
@@ -845,11 +870,13 @@ struct KS__ARG_TAG(kernel_rows_parameter_cube_needs_const_int_arr2_4_pointer) { 
         KS_ARG_POINTER(m, _Generic((m), float_arr8 *: 1, default: 0), \
             _Generic((m), float_arr8 *: 1, void *: 1, default: 0), \
             "kernel rows, parameter m", "float_arr8 *", "float_arr8 *", _Generic(m, float_arr8 *: (m)), \
-            _Generic(m, float_arr8 *: (m), void *: (m))), \
+            _Generic(m, float_arr8 *: (m), void *: (m)), \
+            kernel_rows_parameter_m_needs_float_arr8_pointer), \
         KS_ARG_POINTER(cube, _Generic((cube), const int_arr2_4 *: 1, int_arr2_4 *: 1, default: 0), \
             _Generic((cube), const int_arr2_4 *: 1, int_arr2_4 *: 1, void *: 1, const void *: 1, default: 0), \
             "kernel rows, parameter cube", "const int_arr2_4 *", "const int_arr2_4 *", _Generic(cube, const int_arr2_4 *: (cube), int_arr2_4 *: (cube)), \
-            _Generic(cube, const int_arr2_4 *: (cube), int_arr2_4 *: (cube), void *: (cube), const void *: (cube))), \
+            _Generic(cube, const int_arr2_4 *: (cube), int_arr2_4 *: (cube), void *: (cube), const void *: (cube)), \
+            kernel_rows_parameter_cube_needs_const_int_arr2_4_pointer), \
         KS_ARG_VALUE(nrows, _Generic((nrows), int: 1, default: 0), "kernel rows, parameter nrows needs exactly int")))
 #define rows_n(...) KS__PICK_COUNT(5, ks__rows_n_call, ks__rows_n_wrong, __VA_ARGS__)(__VA_ARGS__)
 #define ks__rows_n_wrong(...) \
@@ -864,11 +891,13 @@ struct KS__ARG_TAG(kernel_rows_parameter_cube_needs_const_int_arr2_4_pointer) { 
         KS_ARG_POINTER(m, _Generic((m), float_arr8 *: 1, default: 0), \
             _Generic((m), float_arr8 *: 1, void *: 1, default: 0), \
             "kernel rows, parameter m", "float_arr8 *", "float_arr8 *", _Generic(m, float_arr8 *: (m)), \
-            _Generic(m, float_arr8 *: (m), void *: (m))), \
+            _Generic(m, float_arr8 *: (m), void *: (m)), \
+            kernel_rows_parameter_m_needs_float_arr8_pointer), \
         KS_ARG_POINTER(cube, _Generic((cube), const int_arr2_4 *: 1, int_arr2_4 *: 1, default: 0), \
             _Generic((cube), const int_arr2_4 *: 1, int_arr2_4 *: 1, void *: 1, const void *: 1, default: 0), \
             "kernel rows, parameter cube", "const int_arr2_4 *", "const int_arr2_4 *", _Generic(cube, const int_arr2_4 *: (cube), int_arr2_4 *: (cube)), \
-            _Generic(cube, const int_arr2_4 *: (cube), int_arr2_4 *: (cube), void *: (cube), const void *: (cube))), \
+            _Generic(cube, const int_arr2_4 *: (cube), int_arr2_4 *: (cube), void *: (cube), const void *: (cube)), \
+            kernel_rows_parameter_cube_needs_const_int_arr2_4_pointer), \
         KS_ARG_VALUE(nrows, _Generic((nrows), int: 1, default: 0), "kernel rows, parameter nrows needs exactly int")))
 #define rows_node(...) ks__rows_node_call(__VA_ARGS__)
 #define ks__rows_node_call(ks__graph, ks__deps, ks__ndeps, ks__node, launch, m, cube, nrows) \
@@ -882,11 +911,13 @@ struct KS__ARG_TAG(kernel_rows_parameter_cube_needs_const_int_arr2_4_pointer) { 
         KS_ARG_POINTER(m, _Generic((m), float_arr8 *: 1, default: 0), \
             _Generic((m), float_arr8 *: 1, void *: 1, default: 0), \
             "kernel rows, parameter m", "float_arr8 *", "float_arr8 *", _Generic(m, float_arr8 *: (m)), \
-            _Generic(m, float_arr8 *: (m), void *: (m))), \
+            _Generic(m, float_arr8 *: (m), void *: (m)), \
+            kernel_rows_parameter_m_needs_float_arr8_pointer), \
         KS_ARG_POINTER(cube, _Generic((cube), const int_arr2_4 *: 1, int_arr2_4 *: 1, default: 0), \
             _Generic((cube), const int_arr2_4 *: 1, int_arr2_4 *: 1, void *: 1, const void *: 1, default: 0), \
             "kernel rows, parameter cube", "const int_arr2_4 *", "const int_arr2_4 *", _Generic(cube, const int_arr2_4 *: (cube), int_arr2_4 *: (cube)), \
-            _Generic(cube, const int_arr2_4 *: (cube), int_arr2_4 *: (cube), void *: (cube), const void *: (cube))), \
+            _Generic(cube, const int_arr2_4 *: (cube), int_arr2_4 *: (cube), void *: (cube), const void *: (cube)), \
+            kernel_rows_parameter_cube_needs_const_int_arr2_4_pointer), \
         KS_ARG_VALUE(nrows, _Generic((nrows), int: 1, default: 0), "kernel rows, parameter nrows needs exactly int")))
 #define rows_node_set(...) ks__rows_node_set_call(__VA_ARGS__)
 #define ks__rows_node_set_call(ks__exec, ks__node, launch, m, cube, nrows) \
@@ -898,11 +929,13 @@ struct KS__ARG_TAG(kernel_rows_parameter_cube_needs_const_int_arr2_4_pointer) { 
         KS_ARG_POINTER(m, _Generic((m), float_arr8 *: 1, default: 0), \
             _Generic((m), float_arr8 *: 1, void *: 1, default: 0), \
             "kernel rows, parameter m", "float_arr8 *", "float_arr8 *", _Generic(m, float_arr8 *: (m)), \
-            _Generic(m, float_arr8 *: (m), void *: (m))), \
+            _Generic(m, float_arr8 *: (m), void *: (m)), \
+            kernel_rows_parameter_m_needs_float_arr8_pointer), \
         KS_ARG_POINTER(cube, _Generic((cube), const int_arr2_4 *: 1, int_arr2_4 *: 1, default: 0), \
             _Generic((cube), const int_arr2_4 *: 1, int_arr2_4 *: 1, void *: 1, const void *: 1, default: 0), \
             "kernel rows, parameter cube", "const int_arr2_4 *", "const int_arr2_4 *", _Generic(cube, const int_arr2_4 *: (cube), int_arr2_4 *: (cube)), \
-            _Generic(cube, const int_arr2_4 *: (cube), int_arr2_4 *: (cube), void *: (cube), const void *: (cube))), \
+            _Generic(cube, const int_arr2_4 *: (cube), int_arr2_4 *: (cube), void *: (cube), const void *: (cube)), \
+            kernel_rows_parameter_cube_needs_const_int_arr2_4_pointer), \
         KS_ARG_VALUE(nrows, _Generic((nrows), int: 1, default: 0), "kernel rows, parameter nrows needs exactly int")))
 #define rows_nodes_set(...) ks__rows_nodes_set_call(__VA_ARGS__)
 #define ks__rows_nodes_set_call(ks__exec, ks__count, ks__nodes, ks__launches, ks__values) \
