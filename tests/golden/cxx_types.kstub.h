@@ -534,6 +534,10 @@ ks_status local_nodes_set(ks_graph_exec        ks__exec,
 /* clang: the types a pointer argument of another type is reported against
  * (KS_ARG_TYPE_CHECK in kstub_types.h); never used for a value. */
 struct KS__ARG_TAG(kernel_paint_parameter_all_needs_const_Color_pointer) { char ks__never; };
+#elif defined(KS__ARG_TYPEDEFS)
+/* Before C11: the same names as typedefs of the parameters' types, which the
+ * compiler's warning for a pointer of another type names. */
+typedef const Color * kernel_paint_parameter_all_needs_const_Color_pointer;
 #endif
 #define paint(...) KS__PICK_COUNT(7, ks__paint_call, ks__paint_wrong, __VA_ARGS__)(__VA_ARGS__)
 #define ks__paint_wrong(...) \
@@ -551,7 +555,8 @@ struct KS__ARG_TAG(kernel_paint_parameter_all_needs_const_Color_pointer) { char 
         KS_ARG_POINTER(all, _Generic((all), const Color *: 1, Color *: 1, default: 0), \
             _Generic((all), const Color *: 1, Color *: 1, void *: 1, const void *: 1, default: 0), \
             "kernel paint, parameter all", "const Color *", "const Color *", _Generic(all, const Color *: (all), Color *: (all)), \
-            _Generic(all, const Color *: (all), Color *: (all), void *: (all), const void *: (all)))))
+            _Generic(all, const Color *: (all), Color *: (all), void *: (all), const void *: (all)), \
+            kernel_paint_parameter_all_needs_const_Color_pointer)))
 #define paint_n(...) KS__PICK_COUNT(8, ks__paint_n_call, ks__paint_n_wrong, __VA_ARGS__)(__VA_ARGS__)
 #define ks__paint_n_wrong(...) \
     KS__WRONG_COUNT("paint_n takes 8 arguments (n_items, stream, c, a, n, k, l, all), not ", \
@@ -568,7 +573,8 @@ struct KS__ARG_TAG(kernel_paint_parameter_all_needs_const_Color_pointer) { char 
         KS_ARG_POINTER(all, _Generic((all), const Color *: 1, Color *: 1, default: 0), \
             _Generic((all), const Color *: 1, Color *: 1, void *: 1, const void *: 1, default: 0), \
             "kernel paint, parameter all", "const Color *", "const Color *", _Generic(all, const Color *: (all), Color *: (all)), \
-            _Generic(all, const Color *: (all), Color *: (all), void *: (all), const void *: (all)))))
+            _Generic(all, const Color *: (all), Color *: (all), void *: (all), const void *: (all)), \
+            kernel_paint_parameter_all_needs_const_Color_pointer)))
 #define paint_node(...) ks__paint_node_call(__VA_ARGS__)
 #define ks__paint_node_call(ks__graph, ks__deps, ks__ndeps, ks__node, launch, c, a, n, k, l, all) \
     ((void)sizeof(KS_ARG_TYPE_CHECK(all, _Generic((all), const Color *: 1, Color *: 1, default: 0), _Generic((all), const Color *: 1, Color *: 1, void *: 1, const void *: 1, default: 0), const Color *, kernel_paint_parameter_all_needs_const_Color_pointer) \
@@ -584,7 +590,8 @@ struct KS__ARG_TAG(kernel_paint_parameter_all_needs_const_Color_pointer) { char 
         KS_ARG_POINTER(all, _Generic((all), const Color *: 1, Color *: 1, default: 0), \
             _Generic((all), const Color *: 1, Color *: 1, void *: 1, const void *: 1, default: 0), \
             "kernel paint, parameter all", "const Color *", "const Color *", _Generic(all, const Color *: (all), Color *: (all)), \
-            _Generic(all, const Color *: (all), Color *: (all), void *: (all), const void *: (all)))))
+            _Generic(all, const Color *: (all), Color *: (all), void *: (all), const void *: (all)), \
+            kernel_paint_parameter_all_needs_const_Color_pointer)))
 #define paint_node_set(...) ks__paint_node_set_call(__VA_ARGS__)
 #define ks__paint_node_set_call(ks__exec, ks__node, launch, c, a, n, k, l, all) \
     ((void)sizeof(KS_ARG_TYPE_CHECK(all, _Generic((all), const Color *: 1, Color *: 1, default: 0), _Generic((all), const Color *: 1, Color *: 1, void *: 1, const void *: 1, default: 0), const Color *, kernel_paint_parameter_all_needs_const_Color_pointer) \
@@ -598,7 +605,8 @@ struct KS__ARG_TAG(kernel_paint_parameter_all_needs_const_Color_pointer) { char 
         KS_ARG_POINTER(all, _Generic((all), const Color *: 1, Color *: 1, default: 0), \
             _Generic((all), const Color *: 1, Color *: 1, void *: 1, const void *: 1, default: 0), \
             "kernel paint, parameter all", "const Color *", "const Color *", _Generic(all, const Color *: (all), Color *: (all)), \
-            _Generic(all, const Color *: (all), Color *: (all), void *: (all), const void *: (all)))))
+            _Generic(all, const Color *: (all), Color *: (all), void *: (all), const void *: (all)), \
+            kernel_paint_parameter_all_needs_const_Color_pointer)))
 #define paint_nodes_set(...) ks__paint_nodes_set_call(__VA_ARGS__)
 #define ks__paint_nodes_set_call(ks__exec, ks__count, ks__nodes, ks__launches, ks__values) \
     (paint_nodes_set)(ks__exec, ks__count, \
