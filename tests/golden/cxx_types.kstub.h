@@ -539,10 +539,14 @@ struct KS__ARG_TAG(kernel_paint_parameter_all_needs_const_Color_pointer) { char 
  * compiler's warning for a pointer of another type names. */
 typedef const Color * kernel_paint_parameter_all_needs_const_Color_pointer;
 #endif
-#define paint(...) KS__PICK_COUNT(7, ks__paint_call, ks__paint_wrong, __VA_ARGS__)(__VA_ARGS__)
-#define ks__paint_wrong(...) \
+#if defined(KS__COUNT_TAGS)
+extern const struct kernel_paint_takes_7_arguments_launch_c_a_n_k_l_all { char ks__never; } kernel_paint_takes_7_arguments_launch_c_a_n_k_l_all;
+#else
+#define kernel_paint_takes_7_arguments_launch_c_a_n_k_l_all(...) \
     KS__WRONG_COUNT("kernel paint takes 7 arguments (launch, c, a, n, k, l, all), not ", \
                     kernel_paint_takes_7_arguments, __VA_ARGS__)
+#endif
+#define paint(...) KS__PICK_COUNT(7, ks__paint_call, kernel_paint_takes_7_arguments_launch_c_a_n_k_l_all, __VA_ARGS__)(__VA_ARGS__)
 #define ks__paint_call(launch, c, a, n, k, l, all) \
     ((void)sizeof(KS_ARG_TYPE_CHECK(all, _Generic((all), const Color *: 1, Color *: 1, default: 0), _Generic((all), const Color *: 1, Color *: 1, void *: 1, const void *: 1, default: 0), const Color *, kernel_paint_parameter_all_needs_const_Color_pointer) \
          (all)), \
@@ -557,10 +561,14 @@ typedef const Color * kernel_paint_parameter_all_needs_const_Color_pointer;
             "kernel paint, parameter all", "const Color *", "const Color *", _Generic(all, const Color *: (all), Color *: (all)), \
             _Generic(all, const Color *: (all), Color *: (all), void *: (all), const void *: (all)), \
             kernel_paint_parameter_all_needs_const_Color_pointer)))
-#define paint_n(...) KS__PICK_COUNT(8, ks__paint_n_call, ks__paint_n_wrong, __VA_ARGS__)(__VA_ARGS__)
-#define ks__paint_n_wrong(...) \
+#if defined(KS__COUNT_TAGS)
+extern const struct paint_n_takes_8_arguments_n_items_stream_c_a_n_k_l_all { char ks__never; } paint_n_takes_8_arguments_n_items_stream_c_a_n_k_l_all;
+#else
+#define paint_n_takes_8_arguments_n_items_stream_c_a_n_k_l_all(...) \
     KS__WRONG_COUNT("paint_n takes 8 arguments (n_items, stream, c, a, n, k, l, all), not ", \
                     paint_n_takes_8_arguments, __VA_ARGS__)
+#endif
+#define paint_n(...) KS__PICK_COUNT(8, ks__paint_n_call, paint_n_takes_8_arguments_n_items_stream_c_a_n_k_l_all, __VA_ARGS__)(__VA_ARGS__)
 #define ks__paint_n_call(n_items, stream, c, a, n, k, l, all) \
     ((void)sizeof(KS_ARG_TYPE_CHECK(all, _Generic((all), const Color *: 1, Color *: 1, default: 0), _Generic((all), const Color *: 1, Color *: 1, void *: 1, const void *: 1, default: 0), const Color *, kernel_paint_parameter_all_needs_const_Color_pointer) \
          (all)), \
@@ -614,19 +622,27 @@ typedef const Color * kernel_paint_parameter_all_needs_const_Color_pointer;
             "kernel paint: the nodes must be paint_node_t"), ks__launches, \
         KS_ARG_NODES(ks__values, _Generic((ks__values), const paint_args *: 1, paint_args *: 1, void *: 1, default: 0), \
             "kernel paint: the arguments must be paint_args"))
-#define tagged(...) KS__PICK_COUNT(4, ks__tagged_call, ks__tagged_wrong, __VA_ARGS__)(__VA_ARGS__)
-#define ks__tagged_wrong(...) \
+#if defined(KS__COUNT_TAGS)
+extern const struct kernel_tagged_takes_4_arguments_launch_t_m_h { char ks__never; } kernel_tagged_takes_4_arguments_launch_t_m_h;
+#else
+#define kernel_tagged_takes_4_arguments_launch_t_m_h(...) \
     KS__WRONG_COUNT("kernel tagged takes 4 arguments (launch, t, m, h), not ", \
                     kernel_tagged_takes_4_arguments, __VA_ARGS__)
+#endif
+#define tagged(...) KS__PICK_COUNT(4, ks__tagged_call, kernel_tagged_takes_4_arguments_launch_t_m_h, __VA_ARGS__)(__VA_ARGS__)
 #define ks__tagged_call(launch, t, m, h) \
     (ks__tagged_at(__FILE__, __LINE__, launch, \
         KS_ARG_VALUE(t, _Generic((t), Tagged_Color_Act_Relu: 1, default: 0), "kernel tagged, parameter t needs exactly Tagged_Color_Act_Relu"), \
         KS_ARG_VALUE(m, _Generic((m), Holder_Mode: 1, default: 0), "kernel tagged, parameter m needs exactly Holder_Mode"), \
         KS_ARG_VALUE(h, _Generic((h), Hidden: 1, default: 0), "kernel tagged, parameter h needs exactly Hidden")))
-#define tagged_n(...) KS__PICK_COUNT(5, ks__tagged_n_call, ks__tagged_n_wrong, __VA_ARGS__)(__VA_ARGS__)
-#define ks__tagged_n_wrong(...) \
+#if defined(KS__COUNT_TAGS)
+extern const struct tagged_n_takes_5_arguments_n_items_stream_t_m_h { char ks__never; } tagged_n_takes_5_arguments_n_items_stream_t_m_h;
+#else
+#define tagged_n_takes_5_arguments_n_items_stream_t_m_h(...) \
     KS__WRONG_COUNT("tagged_n takes 5 arguments (n_items, stream, t, m, h), not ", \
                     tagged_n_takes_5_arguments, __VA_ARGS__)
+#endif
+#define tagged_n(...) KS__PICK_COUNT(5, ks__tagged_n_call, tagged_n_takes_5_arguments_n_items_stream_t_m_h, __VA_ARGS__)(__VA_ARGS__)
 #define ks__tagged_n_call(n_items, stream, t, m, h) \
     (ks__tagged_n_at(__FILE__, __LINE__, n_items, stream, \
         KS_ARG_VALUE(t, _Generic((t), Tagged_Color_Act_Relu: 1, default: 0), "kernel tagged, parameter t needs exactly Tagged_Color_Act_Relu"), \
@@ -653,18 +669,26 @@ typedef const Color * kernel_paint_parameter_all_needs_const_Color_pointer;
             "kernel tagged: the nodes must be tagged_node_t"), ks__launches, \
         KS_ARG_NODES(ks__values, _Generic((ks__values), const tagged_args *: 1, tagged_args *: 1, void *: 1, default: 0), \
             "kernel tagged: the arguments must be tagged_args"))
-#define local(...) KS__PICK_COUNT(3, ks__local_call, ks__local_wrong, __VA_ARGS__)(__VA_ARGS__)
-#define ks__local_wrong(...) \
+#if defined(KS__COUNT_TAGS)
+extern const struct kernel_local_takes_3_arguments_launch_l_r { char ks__never; } kernel_local_takes_3_arguments_launch_l_r;
+#else
+#define kernel_local_takes_3_arguments_launch_l_r(...) \
     KS__WRONG_COUNT("kernel local takes 3 arguments (launch, l, r), not ", \
                     kernel_local_takes_3_arguments, __VA_ARGS__)
+#endif
+#define local(...) KS__PICK_COUNT(3, ks__local_call, kernel_local_takes_3_arguments_launch_l_r, __VA_ARGS__)(__VA_ARGS__)
 #define ks__local_call(launch, l, r) \
     (ks__local_at(__FILE__, __LINE__, launch, \
         KS_ARG_VALUE(l, _Generic((l), Local: 1, default: 0), "kernel local, parameter l needs exactly Local"), \
         KS_ARG_VALUE(r, _Generic((r), struct LocalRec: 1, default: 0), "kernel local, parameter r needs exactly struct LocalRec")))
-#define local_n(...) KS__PICK_COUNT(4, ks__local_n_call, ks__local_n_wrong, __VA_ARGS__)(__VA_ARGS__)
-#define ks__local_n_wrong(...) \
+#if defined(KS__COUNT_TAGS)
+extern const struct local_n_takes_4_arguments_n_items_stream_l_r { char ks__never; } local_n_takes_4_arguments_n_items_stream_l_r;
+#else
+#define local_n_takes_4_arguments_n_items_stream_l_r(...) \
     KS__WRONG_COUNT("local_n takes 4 arguments (n_items, stream, l, r), not ", \
                     local_n_takes_4_arguments, __VA_ARGS__)
+#endif
+#define local_n(...) KS__PICK_COUNT(4, ks__local_n_call, local_n_takes_4_arguments_n_items_stream_l_r, __VA_ARGS__)(__VA_ARGS__)
 #define ks__local_n_call(n_items, stream, l, r) \
     (ks__local_n_at(__FILE__, __LINE__, n_items, stream, \
         KS_ARG_VALUE(l, _Generic((l), Local: 1, default: 0), "kernel local, parameter l needs exactly Local"), \
