@@ -230,11 +230,14 @@ static inline ks_bfloat162 ks_bfloat162_make(float x, float y)
              int: 1, unsigned: 1, long: 1, unsigned long: 1, long long: 1, unsigned long long: 1, default: 0)
 #if defined(__clang__)
 #define KS__ARG_TAGS 1
+/* The structs a pointer argument is checked against (the generated header
+ * declares them for each pointer parameter). */
+#define KS__ARG_STRUCTS(tag) \
+    struct KS__ARG_TAG(tag) { char ks__never; }; \
+    struct tag##_not_an_integer_pass_NULL { char ks__never; }
 /* The argument where its test passed, else a null pointer (its error is
  * KS_ARG_TYPE_CHECK's). A _Generic, not a comma, passes the value on: NULL
  * stays a null pointer constant, which a function pointer takes. */
-#define KS__ASSERTED(ok, msg, value) \
-    _Generic((char (*)[sizeof(struct { _Static_assert(ok, msg); int ks__unused; })])0, default: value)
 #define KS__PASS_IF(ok, arg) _Generic((char (*)[1 + !!(ok)])0, char (*)[2]: (arg), default: (void *)0)
 /* The struct a wrong argument is reported against: its name ends
  * "_exactly" in strict mode. */
@@ -245,13 +248,14 @@ static inline ks_bfloat162 ks_bfloat162_make(float x, float y)
 #define KS_ARG_POINTER(arg, exact, ok, who, type, ok_type, exact_pick, pick, tag) KS__PASS_IF(exact, arg)
 #else
 #define KS__ARG_TAG(tag) tag
-/* An integer passes here: the assertion below names it. */
+/* An integer, a literal 0 included, is reported against a struct whose
+ * name ends "_not_an_integer_pass_NULL" ("passing 'int' to parameter of
+ * incompatible type 'struct
+ * kernel_saxpy_parameter_y_needs_float_pointer_not_an_integer_pass_NULL'"). */
 #define KS_ARG_TYPE_CHECK(arg, exact, ok, type, tag) \
     _Generic((char (*)[1 + !!(ok) + 2 * KS__INTEGER(arg)])0, char (*)[2]: (int (*)(type))0, \
-             char (*)[3]: (int (*)(unsigned long long))0, default: (int (*)(struct tag))0)
-#define KS_ARG_POINTER(arg, exact, ok, who, type, ok_type, exact_pick, pick, tag) \
-    KS__ASSERTED(KS__EITHER(0, !KS__INTEGER(arg)), who " needs " ok_type ", not an integer (0 is an int: pass NULL)", \
-                 KS__PASS_IF(ok, arg))
+             char (*)[3]: (int (*)(struct tag##_not_an_integer_pass_NULL))0, default: (int (*)(struct tag))0)
+#define KS_ARG_POINTER(arg, exact, ok, who, type, ok_type, exact_pick, pick, tag) KS__PASS_IF(ok, arg)
 #endif
 #else
 #define KS_ARG_TYPE_CHECK(arg, exact, ok, type, tag)

@@ -583,14 +583,14 @@ ks_status ks__bench_table_read_at(const char *ks__file, int ks__line, size_t ks_
 #if defined(KS__ARG_TAGS)
 /* clang: the types a pointer argument of another type is reported against
  * (KS_ARG_TYPE_CHECK in kstub_types.h); never used for a value. */
-struct KS__ARG_TAG(kernel_bench_args_parameter_x_needs_const_float_pointer) { char ks__never; };
-struct KS__ARG_TAG(kernel_bench_args_parameter_y_needs_float_pointer) { char ks__never; };
-struct KS__ARG_TAG(kernel_bench_struct_parameter_y_needs_float_pointer) { char ks__never; };
-struct KS__ARG_TAG(kernel_bench_fill_float_parameter_y_needs_float_pointer) { char ks__never; };
-struct KS__ARG_TAG(kernel_bench_fill_int_parameter_y_needs_int_pointer) { char ks__never; };
-struct KS__ARG_TAG(kernel_bench_read_table_parameter_y_needs_float_pointer) { char ks__never; };
-struct KS__ARG_TAG(variable_bench_table_needs_const_float_pointer) { char ks__never; };
-struct KS__ARG_TAG(variable_bench_table_reads_into_float_pointer) { char ks__never; };
+KS__ARG_STRUCTS(kernel_bench_args_parameter_x_needs_const_float_pointer);
+KS__ARG_STRUCTS(kernel_bench_args_parameter_y_needs_float_pointer);
+KS__ARG_STRUCTS(kernel_bench_struct_parameter_y_needs_float_pointer);
+KS__ARG_STRUCTS(kernel_bench_fill_float_parameter_y_needs_float_pointer);
+KS__ARG_STRUCTS(kernel_bench_fill_int_parameter_y_needs_int_pointer);
+KS__ARG_STRUCTS(kernel_bench_read_table_parameter_y_needs_float_pointer);
+KS__ARG_STRUCTS(variable_bench_table_needs_const_float_pointer);
+KS__ARG_STRUCTS(variable_bench_table_reads_into_float_pointer);
 #elif defined(KS__ARG_TYPEDEFS)
 /* Before C11: the same names as typedefs of the parameters' types, which the
  * compiler's warning for a pointer of another type names. */

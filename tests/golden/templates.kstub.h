@@ -574,12 +574,12 @@ ks_status rows_nodes_set(ks_graph_exec        ks__exec,
 #if defined(KS__ARG_TAGS)
 /* clang: the types a pointer argument of another type is reported against
  * (KS_ARG_TYPE_CHECK in kstub_types.h); never used for a value. */
-struct KS__ARG_TAG(kernel_scale_float_4_parameter_x_needs_float_pointer) { char ks__never; };
-struct KS__ARG_TAG(kernel_scale_d2_parameter_x_needs_double_pointer) { char ks__never; };
-struct KS__ARG_TAG(kernel_choose_true_parameter_x_needs_float_pointer) { char ks__never; };
-struct KS__ARG_TAG(kernel_choose_false_parameter_x_needs_float_pointer) { char ks__never; };
-struct KS__ARG_TAG(kernel_rows_parameter_m_needs_float_arr8_pointer) { char ks__never; };
-struct KS__ARG_TAG(kernel_rows_parameter_cube_needs_const_int_arr2_4_pointer) { char ks__never; };
+KS__ARG_STRUCTS(kernel_scale_float_4_parameter_x_needs_float_pointer);
+KS__ARG_STRUCTS(kernel_scale_d2_parameter_x_needs_double_pointer);
+KS__ARG_STRUCTS(kernel_choose_true_parameter_x_needs_float_pointer);
+KS__ARG_STRUCTS(kernel_choose_false_parameter_x_needs_float_pointer);
+KS__ARG_STRUCTS(kernel_rows_parameter_m_needs_float_arr8_pointer);
+KS__ARG_STRUCTS(kernel_rows_parameter_cube_needs_const_int_arr2_4_pointer);
 #elif defined(KS__ARG_TYPEDEFS)
 /* Before C11: the same names as typedefs of the parameters' types, which the
  * compiler's warning for a pointer of another type names. */
