@@ -234,6 +234,11 @@ void ks__check_values(const ks_model *m, const ks_param *p, ks_tnode *pn)
     ks_tn_flag(pn, "is_pointer", t->nptrs > 0 && !fn);
     ks_tn_flag(pn, "void_ok", t->nptrs > 0 && !void_elem);
     ks_tn_flag(pn, "const_void_ok", t->nptrs == 1 && !void_elem && (t->quals & KS_QUAL_CONST));
+    /* A value C converts to the parameter's type (an arithmetic type, an
+     * enum of the application's own): the macro form's default mode lets
+     * it pass; a struct (a mirrored enum, a vector, a half) must match. */
+    ks_tn_flag(pn, "converts", !t->nptrs && !fn && strcmp(kind, "BYTES") != 0 &&
+                               !(t->base == KS_BASE_ENUM && !ks_def_uses_header(m, t->def)));
     if (known)
         ks__push_type(pn, "pointee", m, &elem, 0, t->quals, 0);
     else

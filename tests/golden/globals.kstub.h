@@ -286,6 +286,7 @@ ks_status ks__g_short_set_at(const char *ks__file, int ks__line, int ks__value, 
 /* clang: the types a pointer argument of another type is reported against
  * (KS_ARG_TYPE_CHECK in kstub_types.h); never used for a value. */
 KS__ARG_STRUCTS(kernel_apply_parameter_out_needs_float_pointer);
+KS__VALUE_STRUCT(kernel_apply_parameter_n_needs_int);
 KS__ARG_STRUCTS(variable_c_w_needs_const_float_pointer);
 KS__ARG_STRUCTS(variable_c_w_reads_into_float_pointer);
 KS__ARG_STRUCTS(variable_c_params_needs_const_struct_Params_pointer);
@@ -326,13 +327,15 @@ extern const struct kernel_apply_takes_3_arguments_launch_out_n { char ks__never
 #define ks__apply_call(launch, out, n) \
     ((void)sizeof(KS_ARG_TYPE_CHECK(out, _Generic((out), float *: 1, default: 0), _Generic((out), float *: 1, void *: 1, default: 0), float *, kernel_apply_parameter_out_needs_float_pointer) \
          (out)), \
+     (void)sizeof(KS_VALUE_CHECK(n, _Generic((n), int: 1, default: 0), 1, kernel_apply_parameter_n_needs_int) \
+         (0, n)), \
      ks__apply_at(__FILE__, __LINE__, launch, \
         KS_ARG_POINTER(out, _Generic((out), float *: 1, default: 0), \
             _Generic((out), float *: 1, void *: 1, default: 0), \
             "kernel apply, parameter out", "float *", "float *", _Generic(out, float *: (out)), \
             _Generic(out, float *: (out), void *: (out)), \
             kernel_apply_parameter_out_needs_float_pointer), \
-        KS_ARG_VALUE(n, _Generic((n), int: 1, default: 0), "kernel apply, parameter n needs exactly int")))
+        KS_ARG_BY_VALUE(n, _Generic((n), int: 1, default: 0), "kernel apply, parameter n needs exactly int", 1, int)))
 #if defined(KS__COUNT_TAGS)
 extern const struct apply_n_takes_4_arguments_n_items_stream_out_n { char ks__never; } apply_n_takes_4_arguments_n_items_stream_out_n;
 #else
@@ -344,17 +347,21 @@ extern const struct apply_n_takes_4_arguments_n_items_stream_out_n { char ks__ne
 #define ks__apply_n_call(n_items, stream, out, n) \
     ((void)sizeof(KS_ARG_TYPE_CHECK(out, _Generic((out), float *: 1, default: 0), _Generic((out), float *: 1, void *: 1, default: 0), float *, kernel_apply_parameter_out_needs_float_pointer) \
          (out)), \
+     (void)sizeof(KS_VALUE_CHECK(n, _Generic((n), int: 1, default: 0), 1, kernel_apply_parameter_n_needs_int) \
+         (0, n)), \
      ks__apply_n_at(__FILE__, __LINE__, n_items, stream, \
         KS_ARG_POINTER(out, _Generic((out), float *: 1, default: 0), \
             _Generic((out), float *: 1, void *: 1, default: 0), \
             "kernel apply, parameter out", "float *", "float *", _Generic(out, float *: (out)), \
             _Generic(out, float *: (out), void *: (out)), \
             kernel_apply_parameter_out_needs_float_pointer), \
-        KS_ARG_VALUE(n, _Generic((n), int: 1, default: 0), "kernel apply, parameter n needs exactly int")))
+        KS_ARG_BY_VALUE(n, _Generic((n), int: 1, default: 0), "kernel apply, parameter n needs exactly int", 1, int)))
 #define apply_node(...) ks__apply_node_call(__VA_ARGS__)
 #define ks__apply_node_call(ks__graph, ks__deps, ks__ndeps, ks__node, launch, out, n) \
     ((void)sizeof(KS_ARG_TYPE_CHECK(out, _Generic((out), float *: 1, default: 0), _Generic((out), float *: 1, void *: 1, default: 0), float *, kernel_apply_parameter_out_needs_float_pointer) \
          (out)), \
+     (void)sizeof(KS_VALUE_CHECK(n, _Generic((n), int: 1, default: 0), 1, kernel_apply_parameter_n_needs_int) \
+         (0, n)), \
      (apply_node)(ks__graph, ks__deps, ks__ndeps, \
         KS_ARG_NODES(ks__node, _Generic((ks__node), apply_node_t *: 1, void *: 1, default: 0), \
             "kernel apply: the node must be a apply_node_t *"), launch, \
@@ -363,18 +370,20 @@ extern const struct apply_n_takes_4_arguments_n_items_stream_out_n { char ks__ne
             "kernel apply, parameter out", "float *", "float *", _Generic(out, float *: (out)), \
             _Generic(out, float *: (out), void *: (out)), \
             kernel_apply_parameter_out_needs_float_pointer), \
-        KS_ARG_VALUE(n, _Generic((n), int: 1, default: 0), "kernel apply, parameter n needs exactly int")))
+        KS_ARG_BY_VALUE(n, _Generic((n), int: 1, default: 0), "kernel apply, parameter n needs exactly int", 1, int)))
 #define apply_node_set(...) ks__apply_node_set_call(__VA_ARGS__)
 #define ks__apply_node_set_call(ks__exec, ks__node, launch, out, n) \
     ((void)sizeof(KS_ARG_TYPE_CHECK(out, _Generic((out), float *: 1, default: 0), _Generic((out), float *: 1, void *: 1, default: 0), float *, kernel_apply_parameter_out_needs_float_pointer) \
          (out)), \
+     (void)sizeof(KS_VALUE_CHECK(n, _Generic((n), int: 1, default: 0), 1, kernel_apply_parameter_n_needs_int) \
+         (0, n)), \
      (apply_node_set)(ks__exec, ks__node, launch, \
         KS_ARG_POINTER(out, _Generic((out), float *: 1, default: 0), \
             _Generic((out), float *: 1, void *: 1, default: 0), \
             "kernel apply, parameter out", "float *", "float *", _Generic(out, float *: (out)), \
             _Generic(out, float *: (out), void *: (out)), \
             kernel_apply_parameter_out_needs_float_pointer), \
-        KS_ARG_VALUE(n, _Generic((n), int: 1, default: 0), "kernel apply, parameter n needs exactly int")))
+        KS_ARG_BY_VALUE(n, _Generic((n), int: 1, default: 0), "kernel apply, parameter n needs exactly int", 1, int)))
 #define apply_nodes_set(...) ks__apply_nodes_set_call(__VA_ARGS__)
 #define ks__apply_nodes_set_call(ks__exec, ks__count, ks__nodes, ks__launches, ks__values) \
     (apply_nodes_set)(ks__exec, ks__count, \
