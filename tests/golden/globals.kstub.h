@@ -291,14 +291,18 @@ KS__ARG_STRUCTS(variable_c_w_needs_const_float_pointer);
 KS__ARG_STRUCTS(variable_c_w_reads_into_float_pointer);
 KS__ARG_STRUCTS(variable_c_params_needs_const_struct_Params_pointer);
 KS__ARG_STRUCTS(variable_c_params_reads_into_struct_Params_pointer);
+KS__VALUE_STRUCT(variable_c_params_needs_struct_Params);
 KS__ARG_STRUCTS(variable_g_count_needs_const_unsigned_int_pointer);
 KS__ARG_STRUCTS(variable_g_count_reads_into_unsigned_int_pointer);
+KS__VALUE_STRUCT(variable_g_count_needs_unsigned_int);
 KS__ARG_STRUCTS(variable_g_grid_needs_const_float_pointer);
 KS__ARG_STRUCTS(variable_g_grid_reads_into_float_pointer);
 KS__ARG_STRUCTS(variable_m_ready_needs_const_int_pointer);
 KS__ARG_STRUCTS(variable_m_ready_reads_into_int_pointer);
+KS__VALUE_STRUCT(variable_m_ready_needs_int);
 KS__ARG_STRUCTS(variable_g_short_needs_const_int_pointer);
 KS__ARG_STRUCTS(variable_g_short_reads_into_int_pointer);
+KS__VALUE_STRUCT(variable_g_short_needs_int);
 #elif defined(KS__ARG_TYPEDEFS)
 /* Before C11: the same names as typedefs of the parameters' types, which the
  * compiler's warning for a pointer of another type names. */
@@ -432,8 +436,10 @@ extern const struct apply_n_takes_4_arguments_n_items_stream_out_n { char ks__ne
         _Generic(ks__src, const float *: (ks__src), float *: (ks__src), void *: (ks__src), const void *: (ks__src)), \
         variable_c_w_needs_const_float_pointer), ks__count, ks__node))
 #define c_params_set(ks__value, ks__stream) \
-    ks__c_params_set_at(__FILE__, __LINE__, KS_ARG_VALUE(ks__value, _Generic((ks__value), struct Params: 1, default: 0), \
-        "variable c_params needs exactly struct Params"), ks__stream)
+    ((void)sizeof(KS_VALUE_CHECK(ks__value, _Generic((ks__value), struct Params: 1, default: 0), 0, variable_c_params_needs_struct_Params) \
+         (0, ks__value)), \
+     ks__c_params_set_at(__FILE__, __LINE__, KS_ARG_BY_VALUE(ks__value, _Generic((ks__value), struct Params: 1, default: 0), \
+        "variable c_params needs exactly struct Params", 0, struct Params), ks__stream))
 #define c_params_get(ks__dst, ks__stream) \
     ((void)sizeof(KS_ARG_TYPE_CHECK(ks__dst, _Generic((ks__dst), struct Params *: 1, default: 0), _Generic((ks__dst), struct Params *: 1, void *: 1, default: 0), struct Params *, variable_c_params_reads_into_struct_Params_pointer) \
          (ks__dst)), \
@@ -451,8 +457,10 @@ extern const struct apply_n_takes_4_arguments_n_items_stream_out_n { char ks__ne
         _Generic(ks__src, const struct Params *: (ks__src), struct Params *: (ks__src), void *: (ks__src), const void *: (ks__src)), \
         variable_c_params_needs_const_struct_Params_pointer), ks__count, ks__node))
 #define g_count_set(ks__value, ks__stream) \
-    ks__g_count_set_at(__FILE__, __LINE__, KS_ARG_VALUE(ks__value, _Generic((ks__value), unsigned int: 1, default: 0), \
-        "variable g_count needs exactly unsigned int"), ks__stream)
+    ((void)sizeof(KS_VALUE_CHECK(ks__value, _Generic((ks__value), unsigned int: 1, default: 0), 1, variable_g_count_needs_unsigned_int) \
+         (0, ks__value)), \
+     ks__g_count_set_at(__FILE__, __LINE__, KS_ARG_BY_VALUE(ks__value, _Generic((ks__value), unsigned int: 1, default: 0), \
+        "variable g_count needs exactly unsigned int", 1, unsigned int), ks__stream))
 #define g_count_get(ks__dst, ks__stream) \
     ((void)sizeof(KS_ARG_TYPE_CHECK(ks__dst, _Generic((ks__dst), unsigned int *: 1, default: 0), _Generic((ks__dst), unsigned int *: 1, void *: 1, default: 0), unsigned int *, variable_g_count_reads_into_unsigned_int_pointer) \
          (ks__dst)), \
@@ -510,8 +518,10 @@ extern const struct apply_n_takes_4_arguments_n_items_stream_out_n { char ks__ne
         _Generic(ks__src, const float *: (ks__src), float *: (ks__src), void *: (ks__src), const void *: (ks__src)), \
         variable_g_grid_needs_const_float_pointer), ks__count, ks__node))
 #define m_ready_set(ks__value, ks__stream) \
-    ks__m_ready_set_at(__FILE__, __LINE__, KS_ARG_VALUE(ks__value, _Generic((ks__value), int: 1, default: 0), \
-        "variable m_ready needs exactly int"), ks__stream)
+    ((void)sizeof(KS_VALUE_CHECK(ks__value, _Generic((ks__value), int: 1, default: 0), 1, variable_m_ready_needs_int) \
+         (0, ks__value)), \
+     ks__m_ready_set_at(__FILE__, __LINE__, KS_ARG_BY_VALUE(ks__value, _Generic((ks__value), int: 1, default: 0), \
+        "variable m_ready needs exactly int", 1, int), ks__stream))
 #define m_ready_get(ks__dst, ks__stream) \
     ((void)sizeof(KS_ARG_TYPE_CHECK(ks__dst, _Generic((ks__dst), int *: 1, default: 0), _Generic((ks__dst), int *: 1, void *: 1, default: 0), int *, variable_m_ready_reads_into_int_pointer) \
          (ks__dst)), \
@@ -529,8 +539,10 @@ extern const struct apply_n_takes_4_arguments_n_items_stream_out_n { char ks__ne
         _Generic(ks__src, const int *: (ks__src), int *: (ks__src), void *: (ks__src), const void *: (ks__src)), \
         variable_m_ready_needs_const_int_pointer), ks__count, ks__node))
 #define g_short_set(ks__value, ks__stream) \
-    ks__g_short_set_at(__FILE__, __LINE__, KS_ARG_VALUE(ks__value, _Generic((ks__value), int: 1, default: 0), \
-        "variable g_short needs exactly int"), ks__stream)
+    ((void)sizeof(KS_VALUE_CHECK(ks__value, _Generic((ks__value), int: 1, default: 0), 1, variable_g_short_needs_int) \
+         (0, ks__value)), \
+     ks__g_short_set_at(__FILE__, __LINE__, KS_ARG_BY_VALUE(ks__value, _Generic((ks__value), int: 1, default: 0), \
+        "variable g_short needs exactly int", 1, int), ks__stream))
 #define g_short_get(ks__dst, ks__stream) \
     ((void)sizeof(KS_ARG_TYPE_CHECK(ks__dst, _Generic((ks__dst), int *: 1, default: 0), _Generic((ks__dst), int *: 1, void *: 1, default: 0), int *, variable_g_short_reads_into_int_pointer) \
          (ks__dst)), \
