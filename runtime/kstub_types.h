@@ -321,7 +321,7 @@ static inline ks_bfloat162 ks_bfloat162_make(float x, float y)
  * that kernel's, in every mode. */
 #define KS_ARG_NODES(arg, ok, msg) KS__ARG_CHECK(arg, ok, msg)
 /* A template's one C name (C11 only): whether an instance takes the
- * arguments. clang: KS_INSTANCE_CHECK(arg, ok, tag)(arg), in a sizeof, is
+ * arguments. clang: KS_INSTANCE_CHECK(arg, ok, tag)(0, arg), in a sizeof, is
  * the one error, at the argument the instances are told apart by first
  * ("passing 'float *' to parameter of incompatible type 'struct
  * no_instance_of_fill_takes_these_argument_types_its_instances_fill_int_fill_u16'"),
@@ -329,10 +329,10 @@ static inline ks_bfloat162 ks_bfloat162_make(float x, float y)
  * error. Elsewhere a static assertion at the caller's line. */
 #if defined(__clang__)
 #define KS_INSTANCE_CHECK(arg, ok, tag) \
-    _Generic((char (*)[1 + !!(ok)])0, char (*)[2]: (int (*)(__typeof__(arg)))0, default: (int (*)(struct tag))0)
+    _Generic((char (*)[1 + !!(ok)])0, char (*)[2]: ks__any_args, default: (int (*)(int, struct tag))0)
 #define KS_ARG_INSTANCE(arg, ok, msg) (arg)
 #else
-#define KS_INSTANCE_CHECK(arg, ok, tag)
+#define KS_INSTANCE_CHECK(arg, ok, tag) ks__any_args
 #define KS_ARG_INSTANCE(arg, ok, msg) KS__ARG_CHECK(arg, ok, msg)
 #endif
 /* The call of a stub's macro form with another number of arguments: its

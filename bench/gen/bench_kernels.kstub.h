@@ -1149,9 +1149,9 @@ extern const struct bench_fill_takes_4_arguments_launch_y_v_n { char ks__never; 
 #define bench_fill(...) KS__PICK_COUNT(4, ks__bench_fill_call, bench_fill_takes_4_arguments_launch_y_v_n, __VA_ARGS__)(__VA_ARGS__)
 #define ks__bench_fill_call(launch, y, v, n) \
     ((void)sizeof(KS_INSTANCE_CHECK(y, _Generic((y), float *: 0, int *: 0, default: 1) != 1, no_instance_of_bench_fill_takes_these_argument_types_its_instances_bench_fill_float_bench_fill_int) \
-         (y)), \
+         (0, y)), \
      (void)sizeof(KS_INSTANCE_CHECK(v, _Generic((y), float *: 0, int *: 0, default: 1) != 2, no_instance_of_bench_fill_takes_these_argument_types_its_instances_bench_fill_float_bench_fill_int) \
-         (v)), \
+         (0, v)), \
      (void)sizeof(KS_VALUE_CHECK(n, _Generic((n), int: 1, default: 0), 1, kernel_bench_fill_parameter_n_needs_int) \
          (0, n)), \
      _Generic((y), float *: ks__bench_fill_float_at, int *: ks__bench_fill_int_at, default: ks__no_instance)(__FILE__, __LINE__, \

@@ -1074,11 +1074,11 @@ extern const struct scale_takes_4_arguments_launch_x_a_tile { char ks__never; } 
 #define scale(...) KS__PICK_COUNT(4, ks__scale_call, scale_takes_4_arguments_launch_x_a_tile, __VA_ARGS__)(__VA_ARGS__)
 #define ks__scale_call(launch, x, a, tile) \
     ((void)sizeof(KS_INSTANCE_CHECK(x, _Generic((x), float *: 0, double *: 0, default: 1) != 1, no_instance_of_scale_takes_these_argument_types_its_instances_scale_float_4_scale_d2) \
-         (x)), \
+         (0, x)), \
      (void)sizeof(KS_INSTANCE_CHECK(a, _Generic((x), float *: 0, double *: 0, default: 1) != 2, no_instance_of_scale_takes_these_argument_types_its_instances_scale_float_4_scale_d2) \
-         (a)), \
+         (0, a)), \
      (void)sizeof(KS_INSTANCE_CHECK(tile, _Generic((x), float *: 0, double *: 0, default: 1) != 3, no_instance_of_scale_takes_these_argument_types_its_instances_scale_float_4_scale_d2) \
-         (tile)), \
+         (0, tile)), \
      _Generic((x), float *: ks__scale_float_4_at, double *: ks__scale_d2_at, default: ks__no_instance)(__FILE__, __LINE__, \
         KS_ARG_INSTANCE(launch, _Generic((x), float *: 1, double *: 1, default: 0), \
             "no instance of scale takes these argument types; its instances: scale_float_4; scale_d2"), \
