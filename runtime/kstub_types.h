@@ -296,6 +296,16 @@ static inline ks_bfloat162 ks_bfloat162_make(float x, float y)
 #define KS_ARG_NODES(arg, ok, msg) (arg)
 #define KS__WRONG_COUNT(msg, id, ...) ks__wrong_arg_count(sizeof(struct { char id[-1]; }), __VA_ARGS__)
 #endif
+/* clang: a call with another number of arguments calls, in place of the
+ * stub, an object the generated header declares (never defined), of a struct
+ * named for kernel, count and parameters: "called object type 'struct
+ * kernel_saxpy_takes_5_arguments_launch_a_x_y_n' is not a function or
+ * function pointer", at the call, under one note. A static assertion's
+ * token would be spelled in a macro here, with a note per macro it came
+ * through (19 lines). Elsewhere that name is a macro, KS__WRONG_COUNT. */
+#if defined(__clang__)
+#define KS__COUNT_TAGS 1
+#endif
 /* Declared, never defined: what a call with the wrong number of arguments
  * (or, for a template's one name, of no instance's types) calls, taking
  * every argument as it is, so that its error is the only one. */

@@ -603,10 +603,14 @@ typedef float * kernel_bench_read_table_parameter_y_needs_float_pointer;
 typedef const float * variable_bench_table_needs_const_float_pointer;
 typedef float * variable_bench_table_reads_into_float_pointer;
 #endif
-#define bench_args(...) KS__PICK_COUNT(6, ks__bench_args_call, ks__bench_args_wrong, __VA_ARGS__)(__VA_ARGS__)
-#define ks__bench_args_wrong(...) \
+#if defined(KS__COUNT_TAGS)
+extern const struct kernel_bench_args_takes_6_arguments_launch_a_x_y_n_m { char ks__never; } kernel_bench_args_takes_6_arguments_launch_a_x_y_n_m;
+#else
+#define kernel_bench_args_takes_6_arguments_launch_a_x_y_n_m(...) \
     KS__WRONG_COUNT("kernel bench_args takes 6 arguments (launch, a, x, y, n, m), not ", \
                     kernel_bench_args_takes_6_arguments, __VA_ARGS__)
+#endif
+#define bench_args(...) KS__PICK_COUNT(6, ks__bench_args_call, kernel_bench_args_takes_6_arguments_launch_a_x_y_n_m, __VA_ARGS__)(__VA_ARGS__)
 #define ks__bench_args_call(launch, a, x, y, n, m) \
     ((void)sizeof(KS_ARG_TYPE_CHECK(x, _Generic((x), const float *: 1, float *: 1, default: 0), _Generic((x), const float *: 1, float *: 1, void *: 1, const void *: 1, default: 0), const float *, kernel_bench_args_parameter_x_needs_const_float_pointer) \
          (x)), \
@@ -626,10 +630,14 @@ typedef float * variable_bench_table_reads_into_float_pointer;
             kernel_bench_args_parameter_y_needs_float_pointer), \
         KS_ARG_VALUE(n, _Generic((n), int: 1, default: 0), "kernel bench_args, parameter n needs exactly int"), \
         KS_ARG_VALUE(m, _Generic((m), long long: 1, default: 0), "kernel bench_args, parameter m needs exactly long long")))
-#define bench_args_n(...) KS__PICK_COUNT(7, ks__bench_args_n_call, ks__bench_args_n_wrong, __VA_ARGS__)(__VA_ARGS__)
-#define ks__bench_args_n_wrong(...) \
+#if defined(KS__COUNT_TAGS)
+extern const struct bench_args_n_takes_7_arguments_n_items_stream_a_x_y_n_m { char ks__never; } bench_args_n_takes_7_arguments_n_items_stream_a_x_y_n_m;
+#else
+#define bench_args_n_takes_7_arguments_n_items_stream_a_x_y_n_m(...) \
     KS__WRONG_COUNT("bench_args_n takes 7 arguments (n_items, stream, a, x, y, n, m), not ", \
                     bench_args_n_takes_7_arguments, __VA_ARGS__)
+#endif
+#define bench_args_n(...) KS__PICK_COUNT(7, ks__bench_args_n_call, bench_args_n_takes_7_arguments_n_items_stream_a_x_y_n_m, __VA_ARGS__)(__VA_ARGS__)
 #define ks__bench_args_n_call(n_items, stream, a, x, y, n, m) \
     ((void)sizeof(KS_ARG_TYPE_CHECK(x, _Generic((x), const float *: 1, float *: 1, default: 0), _Generic((x), const float *: 1, float *: 1, void *: 1, const void *: 1, default: 0), const float *, kernel_bench_args_parameter_x_needs_const_float_pointer) \
          (x)), \
@@ -698,10 +706,14 @@ typedef float * variable_bench_table_reads_into_float_pointer;
             "kernel bench_args: the nodes must be bench_args_node_t"), ks__launches, \
         KS_ARG_NODES(ks__values, _Generic((ks__values), const bench_args_args *: 1, bench_args_args *: 1, void *: 1, default: 0), \
             "kernel bench_args: the arguments must be bench_args_args"))
-#define bench_struct(...) KS__PICK_COUNT(3, ks__bench_struct_call, ks__bench_struct_wrong, __VA_ARGS__)(__VA_ARGS__)
-#define ks__bench_struct_wrong(...) \
+#if defined(KS__COUNT_TAGS)
+extern const struct kernel_bench_struct_takes_3_arguments_launch_p_y { char ks__never; } kernel_bench_struct_takes_3_arguments_launch_p_y;
+#else
+#define kernel_bench_struct_takes_3_arguments_launch_p_y(...) \
     KS__WRONG_COUNT("kernel bench_struct takes 3 arguments (launch, p, y), not ", \
                     kernel_bench_struct_takes_3_arguments, __VA_ARGS__)
+#endif
+#define bench_struct(...) KS__PICK_COUNT(3, ks__bench_struct_call, kernel_bench_struct_takes_3_arguments_launch_p_y, __VA_ARGS__)(__VA_ARGS__)
 #define ks__bench_struct_call(launch, p, y) \
     ((void)sizeof(KS_ARG_TYPE_CHECK(y, _Generic((y), float *: 1, default: 0), _Generic((y), float *: 1, void *: 1, default: 0), float *, kernel_bench_struct_parameter_y_needs_float_pointer) \
          (y)), \
@@ -712,10 +724,14 @@ typedef float * variable_bench_table_reads_into_float_pointer;
             "kernel bench_struct, parameter y", "float *", "float *", _Generic(y, float *: (y)), \
             _Generic(y, float *: (y), void *: (y)), \
             kernel_bench_struct_parameter_y_needs_float_pointer)))
-#define bench_struct_n(...) KS__PICK_COUNT(4, ks__bench_struct_n_call, ks__bench_struct_n_wrong, __VA_ARGS__)(__VA_ARGS__)
-#define ks__bench_struct_n_wrong(...) \
+#if defined(KS__COUNT_TAGS)
+extern const struct bench_struct_n_takes_4_arguments_n_items_stream_p_y { char ks__never; } bench_struct_n_takes_4_arguments_n_items_stream_p_y;
+#else
+#define bench_struct_n_takes_4_arguments_n_items_stream_p_y(...) \
     KS__WRONG_COUNT("bench_struct_n takes 4 arguments (n_items, stream, p, y), not ", \
                     bench_struct_n_takes_4_arguments, __VA_ARGS__)
+#endif
+#define bench_struct_n(...) KS__PICK_COUNT(4, ks__bench_struct_n_call, bench_struct_n_takes_4_arguments_n_items_stream_p_y, __VA_ARGS__)(__VA_ARGS__)
 #define ks__bench_struct_n_call(n_items, stream, p, y) \
     ((void)sizeof(KS_ARG_TYPE_CHECK(y, _Generic((y), float *: 1, default: 0), _Generic((y), float *: 1, void *: 1, default: 0), float *, kernel_bench_struct_parameter_y_needs_float_pointer) \
          (y)), \
@@ -757,16 +773,24 @@ typedef float * variable_bench_table_reads_into_float_pointer;
             "kernel bench_struct: the nodes must be bench_struct_node_t"), ks__launches, \
         KS_ARG_NODES(ks__values, _Generic((ks__values), const bench_struct_args *: 1, bench_struct_args *: 1, void *: 1, default: 0), \
             "kernel bench_struct: the arguments must be bench_struct_args"))
-#define bench_empty(...) KS__PICK_COUNT(1, ks__bench_empty_call, ks__bench_empty_wrong, __VA_ARGS__)(__VA_ARGS__)
-#define ks__bench_empty_wrong(...) \
+#if defined(KS__COUNT_TAGS)
+extern const struct kernel_bench_empty_takes_1_arguments_launch { char ks__never; } kernel_bench_empty_takes_1_arguments_launch;
+#else
+#define kernel_bench_empty_takes_1_arguments_launch(...) \
     KS__WRONG_COUNT("kernel bench_empty takes 1 arguments (launch), not ", \
                     kernel_bench_empty_takes_1_arguments, __VA_ARGS__)
+#endif
+#define bench_empty(...) KS__PICK_COUNT(1, ks__bench_empty_call, kernel_bench_empty_takes_1_arguments_launch, __VA_ARGS__)(__VA_ARGS__)
 #define ks__bench_empty_call(launch) \
     (ks__bench_empty_at(__FILE__, __LINE__, launch))
-#define bench_empty_n(...) KS__PICK_COUNT(2, ks__bench_empty_n_call, ks__bench_empty_n_wrong, __VA_ARGS__)(__VA_ARGS__)
-#define ks__bench_empty_n_wrong(...) \
+#if defined(KS__COUNT_TAGS)
+extern const struct bench_empty_n_takes_2_arguments_n_items_stream { char ks__never; } bench_empty_n_takes_2_arguments_n_items_stream;
+#else
+#define bench_empty_n_takes_2_arguments_n_items_stream(...) \
     KS__WRONG_COUNT("bench_empty_n takes 2 arguments (n_items, stream), not ", \
                     bench_empty_n_takes_2_arguments, __VA_ARGS__)
+#endif
+#define bench_empty_n(...) KS__PICK_COUNT(2, ks__bench_empty_n_call, bench_empty_n_takes_2_arguments_n_items_stream, __VA_ARGS__)(__VA_ARGS__)
 #define ks__bench_empty_n_call(n_items, stream) \
     (ks__bench_empty_n_at(__FILE__, __LINE__, n_items, stream))
 #define bench_empty_node(...) ks__bench_empty_node_call(__VA_ARGS__)
@@ -782,10 +806,14 @@ typedef float * variable_bench_table_reads_into_float_pointer;
     (bench_empty_nodes_set)(ks__exec, ks__count, \
         KS_ARG_NODES(ks__nodes, _Generic((ks__nodes), const bench_empty_node_t *: 1, bench_empty_node_t *: 1, void *: 1, default: 0), \
             "kernel bench_empty: the nodes must be bench_empty_node_t"), ks__launches)
-#define bench_fill_float(...) KS__PICK_COUNT(4, ks__bench_fill_float_call, ks__bench_fill_float_wrong, __VA_ARGS__)(__VA_ARGS__)
-#define ks__bench_fill_float_wrong(...) \
+#if defined(KS__COUNT_TAGS)
+extern const struct kernel_bench_fill_float_takes_4_arguments_launch_y_v_n { char ks__never; } kernel_bench_fill_float_takes_4_arguments_launch_y_v_n;
+#else
+#define kernel_bench_fill_float_takes_4_arguments_launch_y_v_n(...) \
     KS__WRONG_COUNT("kernel bench_fill_float takes 4 arguments (launch, y, v, n), not ", \
                     kernel_bench_fill_float_takes_4_arguments, __VA_ARGS__)
+#endif
+#define bench_fill_float(...) KS__PICK_COUNT(4, ks__bench_fill_float_call, kernel_bench_fill_float_takes_4_arguments_launch_y_v_n, __VA_ARGS__)(__VA_ARGS__)
 #define ks__bench_fill_float_call(launch, y, v, n) \
     ((void)sizeof(KS_ARG_TYPE_CHECK(y, _Generic((y), float *: 1, default: 0), _Generic((y), float *: 1, void *: 1, default: 0), float *, kernel_bench_fill_float_parameter_y_needs_float_pointer) \
          (y)), \
@@ -797,10 +825,14 @@ typedef float * variable_bench_table_reads_into_float_pointer;
             kernel_bench_fill_float_parameter_y_needs_float_pointer), \
         KS_ARG_VALUE(v, _Generic((v), float: 1, default: 0), "kernel bench_fill_float, parameter v needs exactly float"), \
         KS_ARG_VALUE(n, _Generic((n), int: 1, default: 0), "kernel bench_fill_float, parameter n needs exactly int")))
-#define bench_fill_float_n(...) KS__PICK_COUNT(5, ks__bench_fill_float_n_call, ks__bench_fill_float_n_wrong, __VA_ARGS__)(__VA_ARGS__)
-#define ks__bench_fill_float_n_wrong(...) \
+#if defined(KS__COUNT_TAGS)
+extern const struct bench_fill_float_n_takes_5_arguments_n_items_stream_y_v_n { char ks__never; } bench_fill_float_n_takes_5_arguments_n_items_stream_y_v_n;
+#else
+#define bench_fill_float_n_takes_5_arguments_n_items_stream_y_v_n(...) \
     KS__WRONG_COUNT("bench_fill_float_n takes 5 arguments (n_items, stream, y, v, n), not ", \
                     bench_fill_float_n_takes_5_arguments, __VA_ARGS__)
+#endif
+#define bench_fill_float_n(...) KS__PICK_COUNT(5, ks__bench_fill_float_n_call, bench_fill_float_n_takes_5_arguments_n_items_stream_y_v_n, __VA_ARGS__)(__VA_ARGS__)
 #define ks__bench_fill_float_n_call(n_items, stream, y, v, n) \
     ((void)sizeof(KS_ARG_TYPE_CHECK(y, _Generic((y), float *: 1, default: 0), _Generic((y), float *: 1, void *: 1, default: 0), float *, kernel_bench_fill_float_parameter_y_needs_float_pointer) \
          (y)), \
@@ -845,10 +877,14 @@ typedef float * variable_bench_table_reads_into_float_pointer;
             "kernel bench_fill_float: the nodes must be bench_fill_float_node_t"), ks__launches, \
         KS_ARG_NODES(ks__values, _Generic((ks__values), const bench_fill_float_args *: 1, bench_fill_float_args *: 1, void *: 1, default: 0), \
             "kernel bench_fill_float: the arguments must be bench_fill_float_args"))
-#define bench_fill_int(...) KS__PICK_COUNT(4, ks__bench_fill_int_call, ks__bench_fill_int_wrong, __VA_ARGS__)(__VA_ARGS__)
-#define ks__bench_fill_int_wrong(...) \
+#if defined(KS__COUNT_TAGS)
+extern const struct kernel_bench_fill_int_takes_4_arguments_launch_y_v_n { char ks__never; } kernel_bench_fill_int_takes_4_arguments_launch_y_v_n;
+#else
+#define kernel_bench_fill_int_takes_4_arguments_launch_y_v_n(...) \
     KS__WRONG_COUNT("kernel bench_fill_int takes 4 arguments (launch, y, v, n), not ", \
                     kernel_bench_fill_int_takes_4_arguments, __VA_ARGS__)
+#endif
+#define bench_fill_int(...) KS__PICK_COUNT(4, ks__bench_fill_int_call, kernel_bench_fill_int_takes_4_arguments_launch_y_v_n, __VA_ARGS__)(__VA_ARGS__)
 #define ks__bench_fill_int_call(launch, y, v, n) \
     ((void)sizeof(KS_ARG_TYPE_CHECK(y, _Generic((y), int *: 1, default: 0), _Generic((y), int *: 1, void *: 1, default: 0), int *, kernel_bench_fill_int_parameter_y_needs_int_pointer) \
          (y)), \
@@ -860,10 +896,14 @@ typedef float * variable_bench_table_reads_into_float_pointer;
             kernel_bench_fill_int_parameter_y_needs_int_pointer), \
         KS_ARG_VALUE(v, _Generic((v), int: 1, default: 0), "kernel bench_fill_int, parameter v needs exactly int"), \
         KS_ARG_VALUE(n, _Generic((n), int: 1, default: 0), "kernel bench_fill_int, parameter n needs exactly int")))
-#define bench_fill_int_n(...) KS__PICK_COUNT(5, ks__bench_fill_int_n_call, ks__bench_fill_int_n_wrong, __VA_ARGS__)(__VA_ARGS__)
-#define ks__bench_fill_int_n_wrong(...) \
+#if defined(KS__COUNT_TAGS)
+extern const struct bench_fill_int_n_takes_5_arguments_n_items_stream_y_v_n { char ks__never; } bench_fill_int_n_takes_5_arguments_n_items_stream_y_v_n;
+#else
+#define bench_fill_int_n_takes_5_arguments_n_items_stream_y_v_n(...) \
     KS__WRONG_COUNT("bench_fill_int_n takes 5 arguments (n_items, stream, y, v, n), not ", \
                     bench_fill_int_n_takes_5_arguments, __VA_ARGS__)
+#endif
+#define bench_fill_int_n(...) KS__PICK_COUNT(5, ks__bench_fill_int_n_call, bench_fill_int_n_takes_5_arguments_n_items_stream_y_v_n, __VA_ARGS__)(__VA_ARGS__)
 #define ks__bench_fill_int_n_call(n_items, stream, y, v, n) \
     ((void)sizeof(KS_ARG_TYPE_CHECK(y, _Generic((y), int *: 1, default: 0), _Generic((y), int *: 1, void *: 1, default: 0), int *, kernel_bench_fill_int_parameter_y_needs_int_pointer) \
          (y)), \
@@ -908,10 +948,14 @@ typedef float * variable_bench_table_reads_into_float_pointer;
             "kernel bench_fill_int: the nodes must be bench_fill_int_node_t"), ks__launches, \
         KS_ARG_NODES(ks__values, _Generic((ks__values), const bench_fill_int_args *: 1, bench_fill_int_args *: 1, void *: 1, default: 0), \
             "kernel bench_fill_int: the arguments must be bench_fill_int_args"))
-#define bench_read_table(...) KS__PICK_COUNT(2, ks__bench_read_table_call, ks__bench_read_table_wrong, __VA_ARGS__)(__VA_ARGS__)
-#define ks__bench_read_table_wrong(...) \
+#if defined(KS__COUNT_TAGS)
+extern const struct kernel_bench_read_table_takes_2_arguments_launch_y { char ks__never; } kernel_bench_read_table_takes_2_arguments_launch_y;
+#else
+#define kernel_bench_read_table_takes_2_arguments_launch_y(...) \
     KS__WRONG_COUNT("kernel bench_read_table takes 2 arguments (launch, y), not ", \
                     kernel_bench_read_table_takes_2_arguments, __VA_ARGS__)
+#endif
+#define bench_read_table(...) KS__PICK_COUNT(2, ks__bench_read_table_call, kernel_bench_read_table_takes_2_arguments_launch_y, __VA_ARGS__)(__VA_ARGS__)
 #define ks__bench_read_table_call(launch, y) \
     ((void)sizeof(KS_ARG_TYPE_CHECK(y, _Generic((y), float *: 1, default: 0), _Generic((y), float *: 1, void *: 1, default: 0), float *, kernel_bench_read_table_parameter_y_needs_float_pointer) \
          (y)), \
@@ -921,10 +965,14 @@ typedef float * variable_bench_table_reads_into_float_pointer;
             "kernel bench_read_table, parameter y", "float *", "float *", _Generic(y, float *: (y)), \
             _Generic(y, float *: (y), void *: (y)), \
             kernel_bench_read_table_parameter_y_needs_float_pointer)))
-#define bench_read_table_n(...) KS__PICK_COUNT(3, ks__bench_read_table_n_call, ks__bench_read_table_n_wrong, __VA_ARGS__)(__VA_ARGS__)
-#define ks__bench_read_table_n_wrong(...) \
+#if defined(KS__COUNT_TAGS)
+extern const struct bench_read_table_n_takes_3_arguments_n_items_stream_y { char ks__never; } bench_read_table_n_takes_3_arguments_n_items_stream_y;
+#else
+#define bench_read_table_n_takes_3_arguments_n_items_stream_y(...) \
     KS__WRONG_COUNT("bench_read_table_n takes 3 arguments (n_items, stream, y), not ", \
                     bench_read_table_n_takes_3_arguments, __VA_ARGS__)
+#endif
+#define bench_read_table_n(...) KS__PICK_COUNT(3, ks__bench_read_table_n_call, bench_read_table_n_takes_3_arguments_n_items_stream_y, __VA_ARGS__)(__VA_ARGS__)
 #define ks__bench_read_table_n_call(n_items, stream, y) \
     ((void)sizeof(KS_ARG_TYPE_CHECK(y, _Generic((y), float *: 1, default: 0), _Generic((y), float *: 1, void *: 1, default: 0), float *, kernel_bench_read_table_parameter_y_needs_float_pointer) \
          (y)), \
@@ -1013,10 +1061,14 @@ typedef float * variable_bench_table_reads_into_float_pointer;
 #if !defined(__cplusplus) && !defined(KSTUB_PLAIN_CALLS) && defined(__STDC_VERSION__) && __STDC_VERSION__ >= 201112L
 #if defined(KS__ARG_TAGS)
 #endif
-#define bench_fill(...) KS__PICK_COUNT(4, ks__bench_fill_call, ks__bench_fill_wrong, __VA_ARGS__)(__VA_ARGS__)
-#define ks__bench_fill_wrong(...) \
+#if defined(KS__COUNT_TAGS)
+extern const struct bench_fill_takes_4_arguments_launch_y_v_n { char ks__never; } bench_fill_takes_4_arguments_launch_y_v_n;
+#else
+#define bench_fill_takes_4_arguments_launch_y_v_n(...) \
     KS__WRONG_COUNT("bench_fill takes 4 arguments (launch, y, v, n), not ", \
                     bench_fill_takes_4_arguments, __VA_ARGS__)
+#endif
+#define bench_fill(...) KS__PICK_COUNT(4, ks__bench_fill_call, bench_fill_takes_4_arguments_launch_y_v_n, __VA_ARGS__)(__VA_ARGS__)
 #define ks__bench_fill_call(launch, y, v, n) \
     (_Generic((y), float *: ks__bench_fill_float_at, int *: ks__bench_fill_int_at, default: ks__no_instance)(__FILE__, __LINE__, \
         KS_ARG_INSTANCE(launch, _Generic((y), float *: 1, int *: 1, default: 0), \

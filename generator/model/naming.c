@@ -16,7 +16,7 @@
  * Two kernels wanting the same C name is an error naming both, since only
  * the user can say which should keep it.
  */
-#include "naming.h"
+#include "namer.h"
 #include "util.h"
 
 #include <ctype.h>
@@ -152,193 +152,6 @@ char *ks_type_tag(const ks_model *m, const ks_type *t)
     return ks_buf_take(&b);
 }
 
-/* ---- the set of names taken ----------------------------------------------------------------- */
-
-typedef struct namer {
-    const ks_options *opts;
-    const ks_target *target;
-    ks_model *m;
-    json_t *taken;             /* a hash set: name -> true */
-    json_t *macros;            /* the names generated as macros */
-} namer;
-
-static int is_c_only_keyword(const char *s)
-{
-    static const char *const words[] = {
-        "restrict", "_Bool", "_Complex", "_Imaginary", "_Alignas", "_Alignof", "_Atomic",
-        "_Generic", "_Noreturn", "_Static_assert", "_Thread_local", "_BitInt", "_Decimal32",
-        "_Decimal64", "_Decimal128", NULL,
-    };
-    for (const char *const *w = words; *w; w++)
-        if (strcmp(*w, s) == 0)
-            return 1;
-    return 0;
-}
-
-/* ks_..., KS_...: the runtime's names, unless they end in '_'. */
-static int runtime_reserved(const char *s)
-{
-    size_t n = strlen(s);
-    return (strncmp(s, "ks_", 3) == 0 || strncmp(s, "KS_", 3) == 0) && s[n - 1] != '_';
-}
-
-static int runtime_macro(const char *s)
-{
-    for (const char *const *p = ks_runtime_macros; *p; p++)
-        if (strcmp(*p, s) == 0)
-            return 1;
-    return 0;
-}
-
-static int taken(const namer *nm, const char *s)
-{
-    return json_object_get(nm->taken, s) != NULL;
-}
-
-/* A parameter may share a name with a function (it only hides it in the
- * stub, which does not call it), not with a type or a macro. */
-static int taken_for_param(const namer *nm, const char *s)
-{
-    return json_is_true(json_object_get(nm->taken, s));
-}
-
-static void claim(namer *nm, const char *s)
-{
-    json_object_set_new(nm->taken, s, json_true());
-}
-
-static void claim_function(namer *nm, const char *s)
-{
-    if (!taken(nm, s))
-        json_object_set_new(nm->taken, s, json_false());
-}
-
-/*
- * The file-scope names one kernel brings into the generated C, each from
- * its C name: the one table both the check that a kernel's name is free
- * and the claim of its names read. The templates spell the same names
- * ({{c_name}}_node, ks__pack_{{c_name}}, ...); one added there is added here.
- */
-typedef enum { KERNEL_FUNCTION, KERNEL_OBJECT, KERNEL_MACRO } kernel_name_kind;
-
-static const struct kernel_name {
-    const char *prefix, *suffix;
-    kernel_name_kind kind;
-} kernel_names[] = {
-    {"", "", KERNEL_FUNCTION},              /* the stub */
-    {"", "_n", KERNEL_FUNCTION},            /* the 1-D launch over n items */
-    {"", "_node", KERNEL_FUNCTION},         /* the graph node */
-    {"", "_node_set", KERNEL_FUNCTION},     /* its update in an instance */
-    {"", "_nodes_set", KERNEL_FUNCTION},    /* many nodes' update at once */
-    {"", "_node_t", KERNEL_OBJECT},         /* the typed node handle (a type) */
-    {"", "_args", KERNEL_OBJECT},           /* one node's arguments for _nodes_set (a type) */
-    {"", "_kernel", KERNEL_OBJECT},         /* the exported ks_kernel descriptor */
-    {"ks__params_", "", KERNEL_OBJECT},     /* the descriptor's parameter table */
-    {"ks__pack_", "", KERNEL_MACRO},        /* the packing every entry point uses */
-};
-
-#define NKERNEL_NAMES (sizeof kernel_names / sizeof kernel_names[0])
-
-/* The file-scope names one device variable brings into the generated C (the
- * templates spell the same names); its stem is claimed too, so a kernel
- * never gets a variable's C name. */
-static const struct kernel_name var_names[] = {
-    {"", "", KERNEL_FUNCTION},              /* the stem (a parameter may share it) */
-    {"", "_write", KERNEL_FUNCTION},        /* elements from the host */
-    {"", "_read", KERNEL_FUNCTION},         /* elements to the host */
-    {"", "_set", KERNEL_FUNCTION},          /* the whole variable from the host */
-    {"", "_get", KERNEL_FUNCTION},          /* the whole variable to the host */
-    {"", "_address", KERNEL_FUNCTION},      /* its typed device address */
-    {"", "_node", KERNEL_FUNCTION},         /* a graph node writing it */
-    {"", "_global", KERNEL_OBJECT},         /* the exported ks_global descriptor */
-};
-
-#define NVAR_NAMES (sizeof var_names / sizeof var_names[0])
-
-static char *made_name(const struct kernel_name *made, const char *c_name)
-{
-    return ks_xasprintf("%s%s%s", made->prefix, c_name, made->suffix);
-}
-
-/* A user-derived name made free: '_' appended while it is a C-only keyword,
- * reserved by the runtime, or taken; for a kernel or a variable (made: the
- * names it brings, kernel_names or var_names), also while any name made
- * from it is taken or a macro of the runtime's headers. Takes ownership of
- * name; returns the free one, not yet claimed. */
-static char *step_aside(const namer *nm, char *name, const struct kernel_name *made, size_t nmade)
-{
-    for (;;) {
-        int busy = is_c_only_keyword(name) || runtime_reserved(name) ||
-                   (!made && taken_for_param(nm, name));
-        for (size_t i = 0; !busy && i < nmade; i++) {
-            char *n = made_name(&made[i], name);
-            busy = taken(nm, n) || (i > 0 && runtime_macro(n));
-            free(n);
-        }
-        if (!busy)
-            return name;
-        char *longer = ks_xasprintf("%s_", name);
-        free(name);
-        name = longer;
-    }
-}
-
-/* The names a kernel or a variable brings, claimed: functions (which a
- * parameter may share), objects and macros. */
-static void claim_made(namer *nm, const char *c_name, const struct kernel_name *made, size_t nmade)
-{
-    for (size_t j = 0; j < nmade; j++) {
-        char *n = made_name(&made[j], c_name);
-        if (made[j].kind == KERNEL_FUNCTION) {
-            claim_function(nm, n);
-        } else {
-            claim(nm, n);
-            if (made[j].kind == KERNEL_MACRO)
-                json_object_set_new(nm->macros, n, json_true());
-        }
-        free(n);
-    }
-}
-
-/* Names generated code uses besides kstub's own: C's and the headers'. */
-static void claim_language_names(namer *nm)
-{
-    static const char *const names[] = {
-        "bool", "true", "false", "NULL", "offsetof", "size_t", "ptrdiff_t", "intptr_t",
-        "uintptr_t", "intmax_t", "uintmax_t", "int8_t", "int16_t", "int32_t", "int64_t",
-        "uint8_t", "uint16_t", "uint32_t", "uint64_t", "CUtensorMap", "CUtensorMap_st",
-        "alignof", "static_assert", "wchar_t", "char16_t",
-        "char32_t", NULL,
-    };
-    for (const char *const *p = names; *p; p++)
-        claim(nm, *p);
-    /* The runtime headers' macros (KSTUB_H, KSTUB_VERSION, KS_RESTRICT...):
-     * a parameter, type or member of such a name steps aside. */
-    for (const char *const *p = ks_runtime_macros; *p; p++) {
-        claim(nm, *p);
-        json_object_set_new(nm->macros, *p, json_true());
-    }
-    /* The macros GNU C predefines outside the reserved names (gcc and clang
-     * in their default -std=gnu17 and -std=gnu++17: unix and linux; i386 on
-     * 32-bit x86): there each is 1, so a parameter, type, member or kernel
-     * spelled so fails to compile where -std=c11 takes it. kstub's names
-     * step aside for them as for the runtime's macros. */
-    static const char *const gnu_macros[] = {"unix", "linux", "i386", NULL};
-    for (const char *const *p = gnu_macros; *p; p++) {
-        claim(nm, *p);
-        json_object_set_new(nm->macros, *p, json_true());
-    }
-    /* Every CUDA vector type a parameter names. */
-    for (size_t i = 0; i < nm->m->nkernels; i++)
-        for (size_t j = 0; j < nm->m->kernels[i].nparams; j++)
-            if (nm->m->kernels[i].params[j].type.vector)
-                claim(nm, nm->m->kernels[i].params[j].type.vector);
-    for (size_t i = 0; i < nm->m->ndefs; i++)
-        for (size_t j = 0; j < nm->m->defs[i].nfields; j++)
-            if (nm->m->defs[i].fields[j].type.vector)
-                claim(nm, nm->m->defs[i].fields[j].type.vector);
-}
-
 /* ---- files ---------------------------------------------------------------------------------------- */
 
 static char *upper_identifier(const char *s)
@@ -421,7 +234,7 @@ static void name_files(namer *nm)
     /* The runtime's own headers guard themselves as KSTUB_H and
      * KSTUB_TYPES_H: "-o types" must not take kstub_types.h's guard, nor
      * "-o version" the name of KSTUB_VERSION. */
-    while (runtime_macro(m->guard)) {
+    while (ks__runtime_macro(m->guard)) {
         char *longer = ks_xasprintf("%s_", m->guard);
         free(m->guard);
         m->guard = longer;
@@ -430,9 +243,9 @@ static void name_files(namer *nm)
     free(guarded);
     free(mirror);
     m->image = ks_target_fill(nm->target->names.image, "prefix", m->prefix);
-    claim(nm, m->guard);
+    ks__claim(nm, m->guard);
     json_object_set_new(nm->macros, m->guard, json_true());
-    claim(nm, m->image);
+    ks__claim(nm, m->image);
 }
 
 /* ---- types ---------------------------------------------------------------------------------------- */
@@ -561,15 +374,15 @@ static void name_defs(namer *nm)
                      : d->kind == KS_DEF_FUNCTION ? function_c_name(nm, d)
                      : d->template_name ? specialization_c_name(nm, d)
                                         : ks_c_identifier(d->qname);
-        char *name = step_aside(nm, ks_xstrdup(want), NULL, 0);
+        char *name = ks__step_aside(nm, ks_xstrdup(want), NULL, 0);
         if (strcmp(name, want) != 0)
             ks_note_at(nm->opts->input, 0, 0, "type '%s' is '%s' in C ('%s' is taken or "
                        "reserved)", d->qname, name, want);
         free(want);
         d->c_name = name;
-        claim(nm, name);
+        ks__claim(nm, name);
         char *guard = ks_xasprintf("KS_TYPE_%s", name);
-        claim(nm, guard);
+        ks__claim(nm, guard);
         json_object_set_new(nm->macros, guard, json_true());
         free(guard);
     }
@@ -579,13 +392,13 @@ static void name_defs(namer *nm)
         for (size_t j = 0; j < d->nenumerators; j++) {
             ks_enumerator *e = &d->enumerators[j];
             char *name = ks_xasprintf("%s_%s", d->c_name, e->name);
-            while (taken(nm, name)) {
+            while (ks__taken(nm, name)) {
                 char *longer = ks_xasprintf("%s_", name);
                 free(name);
                 name = longer;
             }
             e->c_name = name;
-            claim(nm, name);
+            ks__claim(nm, name);
             json_object_set_new(nm->macros, name, json_true());
         }
     }
@@ -598,7 +411,7 @@ static void name_defs(namer *nm)
             ks_field *f = &d->fields[j];
             if (!f->name)
                 continue;
-            while (is_c_only_keyword(f->c_name) || runtime_reserved(f->c_name) ||
+            while (ks__is_c_only_keyword(f->c_name) || ks__runtime_reserved(f->c_name) ||
                    json_object_get(nm->macros, f->c_name)) {
                 char *r = ks_xasprintf("%s_", f->c_name);
                 free(f->c_name);
@@ -746,7 +559,7 @@ static int check_unique(namer *nm)
 static char *stub_param_name(const namer *nm, json_t *local, const char *want)
 {
     char *name = ks_xstrdup(want);
-    while (json_object_get(local, name) || taken_for_param(nm, name)) {
+    while (json_object_get(local, name) || ks__taken_for_param(nm, name)) {
         char *next = strcmp(name, want) == 0 ? ks_xasprintf("ks_%s_", want)
                                              : ks_xasprintf("%s_", name);
         free(name);
@@ -768,7 +581,7 @@ static int check_runtime_macros(namer *nm)
     int errors = 0;
     for (size_t i = 0; i < nm->m->nkernels; i++) {
         const ks_kern *k = &nm->m->kernels[i];
-        if (!runtime_macro(k->c_name) || runtime_reserved(k->c_name))
+        if (!ks__runtime_macro(k->c_name) || ks__runtime_reserved(k->c_name))
             continue;
         ks_error_at(k->file ? k->file : nm->opts->input, k->line, k->col, "kernel '%s' would be "
                     "the C function '%s', a macro the runtime's headers define; name it with a "
@@ -785,7 +598,7 @@ static void name_kernel_params(namer *nm, ks_kern *k)
         ks_param *p = &k->params[j];
         char *name = p->name ? ks_xstrdup(p->name) : ks_xasprintf("arg%zu", j);
         for (;;) {
-            name = step_aside(nm, name, NULL, 0);
+            name = ks__step_aside(nm, name, NULL, 0);
             if (!json_object_get(local, name))
                 break;
             char *longer = ks_xasprintf("%s_", name);   /* a parameter pack's repeated name */
@@ -817,7 +630,7 @@ static void name_kernels(namer *nm)
         } else {
             k->c_name = ks_c_identifier(k->name);
         }
-        if (is_c_only_keyword(k->c_name)) {
+        if (ks__is_c_only_keyword(k->c_name)) {
             char *r = ks_xasprintf("%s_", k->c_name);
             free(k->c_name);
             k->c_name = r;
@@ -851,7 +664,7 @@ static void name_kernels(namer *nm)
     for (size_t i = 0; i < m->nkernels; i++) {
         ks_kern *k = &m->kernels[i];
         char *want = ks_xstrdup(k->c_name);
-        k->c_name = step_aside(nm, k->c_name, kernel_names, NKERNEL_NAMES);
+        k->c_name = ks__step_aside(nm, k->c_name, ks__kernel_names, ks__nkernel_names);
         if (strcmp(want, k->c_name) != 0)
             ks_note_at(k->file ? k->file : nm->opts->input, k->line, k->col, "kernel '%s' is '%s' in C ('%s' is "
                        "taken or reserved)", k->name, k->c_name, want);
@@ -859,7 +672,7 @@ static void name_kernels(namer *nm)
         /* The descriptor is exported as <c_name>_kernel: a user's name of
          * that spelling steps aside, not the descriptor. */
         k->descriptor = ks_target_fill(nm->target->names.descriptor, "c_name", k->c_name);
-        claim_made(nm, k->c_name, kernel_names, NKERNEL_NAMES);
+        ks__claim_made(nm, k->c_name, ks__kernel_names, ks__nkernel_names);
     }
     /* A template's instances share one C name over them (a _Generic, when
      * emit finds them fit for one): the template's identifier, prefixed as
@@ -879,13 +692,13 @@ static void name_kernels(namer *nm)
     for (size_t i = 0; i < m->nvars; i++) {
         ks_var *v = &m->vars[i];
         char *want = ks_xstrdup(v->c_name);
-        v->c_name = step_aside(nm, v->c_name, var_names, NVAR_NAMES);
+        v->c_name = ks__step_aside(nm, v->c_name, ks__var_names, ks__nvar_names);
         if (strcmp(want, v->c_name) != 0)
             ks_note_at(v->file ? v->file : nm->opts->input, v->line, v->col, "variable '%s' is "
                        "'%s' in C ('%s' is taken or reserved)", v->name, v->c_name, want);
         free(want);
-        v->descriptor = made_name(&var_names[NVAR_NAMES - 1], v->c_name);
-        claim_made(nm, v->c_name, var_names, NVAR_NAMES);
+        v->descriptor = ks__made_name(&ks__var_names[ks__nvar_names - 1], v->c_name);
+        ks__claim_made(nm, v->c_name, ks__var_names, ks__nvar_names);
     }
 }
 
@@ -893,7 +706,7 @@ int ks_name_model(const ks_target *target, const ks_options *opts, ks_model *m)
 {
     int before = ks_error_count();
     namer nm = {opts, target, m, json_object(), json_object()};
-    claim_language_names(&nm);
+    ks__claim_language_names(&nm);
     name_files(&nm);
     name_defs(&nm);
     name_kernels(&nm);
@@ -905,29 +718,29 @@ int ks_name_model(const ks_target *target, const ks_options *opts, ks_model *m)
 /*
  * Whether name is free for one more file-scope name in the generated C: no
  * C-only keyword, no runtime name, none of the language's or the headers'
- * names, and none kstub gives a kernel (kernel_names), a type, an enum
+ * names, and none kstub gives a kernel (ks__kernel_names), a type, an enum
  * constant, the image or the guard. For what emit.c adds after naming, as a
  * template's one C name over its instances.
  */
 int ks_name_is_free(const ks_model *m, const char *name)
 {
-    if (is_c_only_keyword(name) || runtime_reserved(name) || strcmp(name, m->image) == 0 ||
+    if (ks__is_c_only_keyword(name) || ks__runtime_reserved(name) || strcmp(name, m->image) == 0 ||
         strcmp(name, m->guard) == 0)
         return 0;
     namer nm = {NULL, NULL, (ks_model *)m, json_object(), json_object()};
-    claim_language_names(&nm);
-    int busy = taken(&nm, name);
+    ks__claim_language_names(&nm);
+    int busy = ks__taken(&nm, name);
     json_decref(nm.taken);
     json_decref(nm.macros);
     for (size_t i = 0; !busy && i < m->nkernels; i++)
-        for (size_t j = 0; !busy && j < NKERNEL_NAMES; j++) {
-            char *n = made_name(&kernel_names[j], m->kernels[i].c_name);
+        for (size_t j = 0; !busy && j < ks__nkernel_names; j++) {
+            char *n = ks__made_name(&ks__kernel_names[j], m->kernels[i].c_name);
             busy = strcmp(n, name) == 0;
             free(n);
         }
     for (size_t i = 0; !busy && i < m->nvars; i++)
-        for (size_t j = 0; !busy && j < NVAR_NAMES; j++) {
-            char *n = made_name(&var_names[j], m->vars[i].c_name);
+        for (size_t j = 0; !busy && j < ks__nvar_names; j++) {
+            char *n = ks__made_name(&ks__var_names[j], m->vars[i].c_name);
             busy = strcmp(n, name) == 0;
             free(n);
         }

@@ -708,10 +708,14 @@ typedef int * kernel_physics_clamp__intp_int_int_parameter_x_needs_int_pointer;
 typedef float * kernel_odd_names_parameter_launch_needs_float_pointer;
 typedef const char * kernel_odd_names_parameter_restrict__needs_const_char_pointer;
 #endif
-#define fill(...) KS__PICK_COUNT(4, ks__fill_call, ks__fill_wrong, __VA_ARGS__)(__VA_ARGS__)
-#define ks__fill_wrong(...) \
+#if defined(KS__COUNT_TAGS)
+extern const struct kernel_fill_takes_4_arguments_launch_out_value_n { char ks__never; } kernel_fill_takes_4_arguments_launch_out_value_n;
+#else
+#define kernel_fill_takes_4_arguments_launch_out_value_n(...) \
     KS__WRONG_COUNT("kernel fill takes 4 arguments (launch, out, value, n), not ", \
                     kernel_fill_takes_4_arguments, __VA_ARGS__)
+#endif
+#define fill(...) KS__PICK_COUNT(4, ks__fill_call, kernel_fill_takes_4_arguments_launch_out_value_n, __VA_ARGS__)(__VA_ARGS__)
 #define ks__fill_call(launch, out, value, n) \
     ((void)sizeof(KS_ARG_TYPE_CHECK(out, _Generic((out), float *: 1, default: 0), _Generic((out), float *: 1, void *: 1, default: 0), float *, kernel_fill_parameter_out_needs_float_pointer) \
          (out)), \
@@ -723,10 +727,14 @@ typedef const char * kernel_odd_names_parameter_restrict__needs_const_char_point
             kernel_fill_parameter_out_needs_float_pointer), \
         KS_ARG_VALUE(value, _Generic((value), float: 1, default: 0), "kernel fill, parameter value needs exactly float"), \
         KS_ARG_VALUE(n, _Generic((n), size_t: 1, default: 0), "kernel fill, parameter n needs exactly size_t")))
-#define fill_n(...) KS__PICK_COUNT(5, ks__fill_n_call, ks__fill_n_wrong, __VA_ARGS__)(__VA_ARGS__)
-#define ks__fill_n_wrong(...) \
+#if defined(KS__COUNT_TAGS)
+extern const struct fill_n_takes_5_arguments_n_items_stream_out_value_n { char ks__never; } fill_n_takes_5_arguments_n_items_stream_out_value_n;
+#else
+#define fill_n_takes_5_arguments_n_items_stream_out_value_n(...) \
     KS__WRONG_COUNT("fill_n takes 5 arguments (n_items, stream, out, value, n), not ", \
                     fill_n_takes_5_arguments, __VA_ARGS__)
+#endif
+#define fill_n(...) KS__PICK_COUNT(5, ks__fill_n_call, fill_n_takes_5_arguments_n_items_stream_out_value_n, __VA_ARGS__)(__VA_ARGS__)
 #define ks__fill_n_call(n_items, stream, out, value, n) \
     ((void)sizeof(KS_ARG_TYPE_CHECK(out, _Generic((out), float *: 1, default: 0), _Generic((out), float *: 1, void *: 1, default: 0), float *, kernel_fill_parameter_out_needs_float_pointer) \
          (out)), \
@@ -771,10 +779,14 @@ typedef const char * kernel_odd_names_parameter_restrict__needs_const_char_point
             "kernel fill: the nodes must be fill_node_t"), ks__launches, \
         KS_ARG_NODES(ks__values, _Generic((ks__values), const fill_args *: 1, fill_args *: 1, void *: 1, default: 0), \
             "kernel fill: the arguments must be fill_args"))
-#define mixed(...) KS__PICK_COUNT(9, ks__mixed_call, ks__mixed_wrong, __VA_ARGS__)(__VA_ARGS__)
-#define ks__mixed_wrong(...) \
+#if defined(KS__COUNT_TAGS)
+extern const struct kernel_mixed_takes_9_arguments_launch_c_d_s_i_b_in_flags_table { char ks__never; } kernel_mixed_takes_9_arguments_launch_c_d_s_i_b_in_flags_table;
+#else
+#define kernel_mixed_takes_9_arguments_launch_c_d_s_i_b_in_flags_table(...) \
     KS__WRONG_COUNT("kernel mixed takes 9 arguments (launch, c, d, s, i, b, in, flags, table), not ", \
                     kernel_mixed_takes_9_arguments, __VA_ARGS__)
+#endif
+#define mixed(...) KS__PICK_COUNT(9, ks__mixed_call, kernel_mixed_takes_9_arguments_launch_c_d_s_i_b_in_flags_table, __VA_ARGS__)(__VA_ARGS__)
 #define ks__mixed_call(launch, c, d, s, i, b, in, flags, table) \
     ((void)sizeof(KS_ARG_TYPE_CHECK(in, _Generic((in), const float *: 1, float *: 1, default: 0), _Generic((in), const float *: 1, float *: 1, void *: 1, const void *: 1, default: 0), const float *, kernel_mixed_parameter_in_needs_const_float_pointer) \
          (in)), \
@@ -803,10 +815,14 @@ typedef const char * kernel_odd_names_parameter_restrict__needs_const_char_point
             "kernel mixed, parameter table", "const struct Particle *const *", "const struct Particle *const *", _Generic(table, const struct Particle *const *: (table)), \
             _Generic(table, const struct Particle *const *: (table), void *: (table)), \
             kernel_mixed_parameter_table_needs_const_struct_Particle_pointer_const_pointer)))
-#define mixed_n(...) KS__PICK_COUNT(10, ks__mixed_n_call, ks__mixed_n_wrong, __VA_ARGS__)(__VA_ARGS__)
-#define ks__mixed_n_wrong(...) \
+#if defined(KS__COUNT_TAGS)
+extern const struct mixed_n_takes_10_arguments_n_items_stream_c_d_s_i_b_in_flags_table { char ks__never; } mixed_n_takes_10_arguments_n_items_stream_c_d_s_i_b_in_flags_table;
+#else
+#define mixed_n_takes_10_arguments_n_items_stream_c_d_s_i_b_in_flags_table(...) \
     KS__WRONG_COUNT("mixed_n takes 10 arguments (n_items, stream, c, d, s, i, b, in, flags, table), not ", \
                     mixed_n_takes_10_arguments, __VA_ARGS__)
+#endif
+#define mixed_n(...) KS__PICK_COUNT(10, ks__mixed_n_call, mixed_n_takes_10_arguments_n_items_stream_c_d_s_i_b_in_flags_table, __VA_ARGS__)(__VA_ARGS__)
 #define ks__mixed_n_call(n_items, stream, c, d, s, i, b, in, flags, table) \
     ((void)sizeof(KS_ARG_TYPE_CHECK(in, _Generic((in), const float *: 1, float *: 1, default: 0), _Generic((in), const float *: 1, float *: 1, void *: 1, const void *: 1, default: 0), const float *, kernel_mixed_parameter_in_needs_const_float_pointer) \
          (in)), \
@@ -902,16 +918,24 @@ typedef const char * kernel_odd_names_parameter_restrict__needs_const_char_point
             "kernel mixed: the nodes must be mixed_node_t"), ks__launches, \
         KS_ARG_NODES(ks__values, _Generic((ks__values), const mixed_args *: 1, mixed_args *: 1, void *: 1, default: 0), \
             "kernel mixed: the arguments must be mixed_args"))
-#define no_params(...) KS__PICK_COUNT(1, ks__no_params_call, ks__no_params_wrong, __VA_ARGS__)(__VA_ARGS__)
-#define ks__no_params_wrong(...) \
+#if defined(KS__COUNT_TAGS)
+extern const struct kernel_no_params_takes_1_arguments_launch { char ks__never; } kernel_no_params_takes_1_arguments_launch;
+#else
+#define kernel_no_params_takes_1_arguments_launch(...) \
     KS__WRONG_COUNT("kernel no_params takes 1 arguments (launch), not ", \
                     kernel_no_params_takes_1_arguments, __VA_ARGS__)
+#endif
+#define no_params(...) KS__PICK_COUNT(1, ks__no_params_call, kernel_no_params_takes_1_arguments_launch, __VA_ARGS__)(__VA_ARGS__)
 #define ks__no_params_call(launch) \
     (ks__no_params_at(__FILE__, __LINE__, launch))
-#define no_params_n(...) KS__PICK_COUNT(2, ks__no_params_n_call, ks__no_params_n_wrong, __VA_ARGS__)(__VA_ARGS__)
-#define ks__no_params_n_wrong(...) \
+#if defined(KS__COUNT_TAGS)
+extern const struct no_params_n_takes_2_arguments_n_items_stream { char ks__never; } no_params_n_takes_2_arguments_n_items_stream;
+#else
+#define no_params_n_takes_2_arguments_n_items_stream(...) \
     KS__WRONG_COUNT("no_params_n takes 2 arguments (n_items, stream), not ", \
                     no_params_n_takes_2_arguments, __VA_ARGS__)
+#endif
+#define no_params_n(...) KS__PICK_COUNT(2, ks__no_params_n_call, no_params_n_takes_2_arguments_n_items_stream, __VA_ARGS__)(__VA_ARGS__)
 #define ks__no_params_n_call(n_items, stream) \
     (ks__no_params_n_at(__FILE__, __LINE__, n_items, stream))
 #define no_params_node(...) ks__no_params_node_call(__VA_ARGS__)
@@ -927,10 +951,14 @@ typedef const char * kernel_odd_names_parameter_restrict__needs_const_char_point
     (no_params_nodes_set)(ks__exec, ks__count, \
         KS_ARG_NODES(ks__nodes, _Generic((ks__nodes), const no_params_node_t *: 1, no_params_node_t *: 1, void *: 1, default: 0), \
             "kernel no_params: the nodes must be no_params_node_t"), ks__launches)
-#define physics_detail_step(...) KS__PICK_COUNT(4, ks__physics_detail_step_call, ks__physics_detail_step_wrong, __VA_ARGS__)(__VA_ARGS__)
-#define ks__physics_detail_step_wrong(...) \
+#if defined(KS__COUNT_TAGS)
+extern const struct kernel_physics_detail_step_takes_4_arguments_launch_p_dt_n { char ks__never; } kernel_physics_detail_step_takes_4_arguments_launch_p_dt_n;
+#else
+#define kernel_physics_detail_step_takes_4_arguments_launch_p_dt_n(...) \
     KS__WRONG_COUNT("kernel physics_detail_step takes 4 arguments (launch, p, dt, n), not ", \
                     kernel_physics_detail_step_takes_4_arguments, __VA_ARGS__)
+#endif
+#define physics_detail_step(...) KS__PICK_COUNT(4, ks__physics_detail_step_call, kernel_physics_detail_step_takes_4_arguments_launch_p_dt_n, __VA_ARGS__)(__VA_ARGS__)
 #define ks__physics_detail_step_call(launch, p, dt, n) \
     ((void)sizeof(KS_ARG_TYPE_CHECK(p, _Generic((p), struct Particle *: 1, default: 0), _Generic((p), struct Particle *: 1, void *: 1, default: 0), struct Particle *, kernel_physics_detail_step_parameter_p_needs_struct_Particle_pointer) \
          (p)), \
@@ -942,10 +970,14 @@ typedef const char * kernel_odd_names_parameter_restrict__needs_const_char_point
             kernel_physics_detail_step_parameter_p_needs_struct_Particle_pointer), \
         KS_ARG_VALUE(dt, _Generic((dt), float: 1, default: 0), "kernel physics_detail_step, parameter dt needs exactly float"), \
         KS_ARG_VALUE(n, _Generic((n), uint32_t: 1, default: 0), "kernel physics_detail_step, parameter n needs exactly uint32_t")))
-#define physics_detail_step_n(...) KS__PICK_COUNT(5, ks__physics_detail_step_n_call, ks__physics_detail_step_n_wrong, __VA_ARGS__)(__VA_ARGS__)
-#define ks__physics_detail_step_n_wrong(...) \
+#if defined(KS__COUNT_TAGS)
+extern const struct physics_detail_step_n_takes_5_arguments_n_items_stream_p_dt_n { char ks__never; } physics_detail_step_n_takes_5_arguments_n_items_stream_p_dt_n;
+#else
+#define physics_detail_step_n_takes_5_arguments_n_items_stream_p_dt_n(...) \
     KS__WRONG_COUNT("physics_detail_step_n takes 5 arguments (n_items, stream, p, dt, n), not ", \
                     physics_detail_step_n_takes_5_arguments, __VA_ARGS__)
+#endif
+#define physics_detail_step_n(...) KS__PICK_COUNT(5, ks__physics_detail_step_n_call, physics_detail_step_n_takes_5_arguments_n_items_stream_p_dt_n, __VA_ARGS__)(__VA_ARGS__)
 #define ks__physics_detail_step_n_call(n_items, stream, p, dt, n) \
     ((void)sizeof(KS_ARG_TYPE_CHECK(p, _Generic((p), struct Particle *: 1, default: 0), _Generic((p), struct Particle *: 1, void *: 1, default: 0), struct Particle *, kernel_physics_detail_step_parameter_p_needs_struct_Particle_pointer) \
          (p)), \
@@ -990,10 +1022,14 @@ typedef const char * kernel_odd_names_parameter_restrict__needs_const_char_point
             "kernel physics_detail_step: the nodes must be physics_detail_step_node_t"), ks__launches, \
         KS_ARG_NODES(ks__values, _Generic((ks__values), const physics_detail_step_args *: 1, physics_detail_step_args *: 1, void *: 1, default: 0), \
             "kernel physics_detail_step: the arguments must be physics_detail_step_args"))
-#define physics_clamp__floatp_float_float(...) KS__PICK_COUNT(4, ks__physics_clamp__floatp_float_float_call, ks__physics_clamp__floatp_float_float_wrong, __VA_ARGS__)(__VA_ARGS__)
-#define ks__physics_clamp__floatp_float_float_wrong(...) \
+#if defined(KS__COUNT_TAGS)
+extern const struct kernel_physics_clamp__floatp_float_float_takes_4_arguments_launch_x_lo_hi { char ks__never; } kernel_physics_clamp__floatp_float_float_takes_4_arguments_launch_x_lo_hi;
+#else
+#define kernel_physics_clamp__floatp_float_float_takes_4_arguments_launch_x_lo_hi(...) \
     KS__WRONG_COUNT("kernel physics_clamp__floatp_float_float takes 4 arguments (launch, x, lo, hi), not ", \
                     kernel_physics_clamp__floatp_float_float_takes_4_arguments, __VA_ARGS__)
+#endif
+#define physics_clamp__floatp_float_float(...) KS__PICK_COUNT(4, ks__physics_clamp__floatp_float_float_call, kernel_physics_clamp__floatp_float_float_takes_4_arguments_launch_x_lo_hi, __VA_ARGS__)(__VA_ARGS__)
 #define ks__physics_clamp__floatp_float_float_call(launch, x, lo, hi) \
     ((void)sizeof(KS_ARG_TYPE_CHECK(x, _Generic((x), float *: 1, default: 0), _Generic((x), float *: 1, void *: 1, default: 0), float *, kernel_physics_clamp__floatp_float_float_parameter_x_needs_float_pointer) \
          (x)), \
@@ -1005,10 +1041,14 @@ typedef const char * kernel_odd_names_parameter_restrict__needs_const_char_point
             kernel_physics_clamp__floatp_float_float_parameter_x_needs_float_pointer), \
         KS_ARG_VALUE(lo, _Generic((lo), float: 1, default: 0), "kernel physics_clamp__floatp_float_float, parameter lo needs exactly float"), \
         KS_ARG_VALUE(hi, _Generic((hi), float: 1, default: 0), "kernel physics_clamp__floatp_float_float, parameter hi needs exactly float")))
-#define physics_clamp__floatp_float_float_n(...) KS__PICK_COUNT(5, ks__physics_clamp__floatp_float_float_n_call, ks__physics_clamp__floatp_float_float_n_wrong, __VA_ARGS__)(__VA_ARGS__)
-#define ks__physics_clamp__floatp_float_float_n_wrong(...) \
+#if defined(KS__COUNT_TAGS)
+extern const struct physics_clamp__floatp_float_float_n_takes_5_arguments_n_items_stream_x_lo_hi { char ks__never; } physics_clamp__floatp_float_float_n_takes_5_arguments_n_items_stream_x_lo_hi;
+#else
+#define physics_clamp__floatp_float_float_n_takes_5_arguments_n_items_stream_x_lo_hi(...) \
     KS__WRONG_COUNT("physics_clamp__floatp_float_float_n takes 5 arguments (n_items, stream, x, lo, hi), not ", \
                     physics_clamp__floatp_float_float_n_takes_5_arguments, __VA_ARGS__)
+#endif
+#define physics_clamp__floatp_float_float_n(...) KS__PICK_COUNT(5, ks__physics_clamp__floatp_float_float_n_call, physics_clamp__floatp_float_float_n_takes_5_arguments_n_items_stream_x_lo_hi, __VA_ARGS__)(__VA_ARGS__)
 #define ks__physics_clamp__floatp_float_float_n_call(n_items, stream, x, lo, hi) \
     ((void)sizeof(KS_ARG_TYPE_CHECK(x, _Generic((x), float *: 1, default: 0), _Generic((x), float *: 1, void *: 1, default: 0), float *, kernel_physics_clamp__floatp_float_float_parameter_x_needs_float_pointer) \
          (x)), \
@@ -1053,10 +1093,14 @@ typedef const char * kernel_odd_names_parameter_restrict__needs_const_char_point
             "kernel physics_clamp__floatp_float_float: the nodes must be physics_clamp__floatp_float_float_node_t"), ks__launches, \
         KS_ARG_NODES(ks__values, _Generic((ks__values), const physics_clamp__floatp_float_float_args *: 1, physics_clamp__floatp_float_float_args *: 1, void *: 1, default: 0), \
             "kernel physics_clamp__floatp_float_float: the arguments must be physics_clamp__floatp_float_float_args"))
-#define physics_clamp__intp_int_int(...) KS__PICK_COUNT(4, ks__physics_clamp__intp_int_int_call, ks__physics_clamp__intp_int_int_wrong, __VA_ARGS__)(__VA_ARGS__)
-#define ks__physics_clamp__intp_int_int_wrong(...) \
+#if defined(KS__COUNT_TAGS)
+extern const struct kernel_physics_clamp__intp_int_int_takes_4_arguments_launch_x_lo_hi { char ks__never; } kernel_physics_clamp__intp_int_int_takes_4_arguments_launch_x_lo_hi;
+#else
+#define kernel_physics_clamp__intp_int_int_takes_4_arguments_launch_x_lo_hi(...) \
     KS__WRONG_COUNT("kernel physics_clamp__intp_int_int takes 4 arguments (launch, x, lo, hi), not ", \
                     kernel_physics_clamp__intp_int_int_takes_4_arguments, __VA_ARGS__)
+#endif
+#define physics_clamp__intp_int_int(...) KS__PICK_COUNT(4, ks__physics_clamp__intp_int_int_call, kernel_physics_clamp__intp_int_int_takes_4_arguments_launch_x_lo_hi, __VA_ARGS__)(__VA_ARGS__)
 #define ks__physics_clamp__intp_int_int_call(launch, x, lo, hi) \
     ((void)sizeof(KS_ARG_TYPE_CHECK(x, _Generic((x), int *: 1, default: 0), _Generic((x), int *: 1, void *: 1, default: 0), int *, kernel_physics_clamp__intp_int_int_parameter_x_needs_int_pointer) \
          (x)), \
@@ -1068,10 +1112,14 @@ typedef const char * kernel_odd_names_parameter_restrict__needs_const_char_point
             kernel_physics_clamp__intp_int_int_parameter_x_needs_int_pointer), \
         KS_ARG_VALUE(lo, _Generic((lo), int: 1, default: 0), "kernel physics_clamp__intp_int_int, parameter lo needs exactly int"), \
         KS_ARG_VALUE(hi, _Generic((hi), int: 1, default: 0), "kernel physics_clamp__intp_int_int, parameter hi needs exactly int")))
-#define physics_clamp__intp_int_int_n(...) KS__PICK_COUNT(5, ks__physics_clamp__intp_int_int_n_call, ks__physics_clamp__intp_int_int_n_wrong, __VA_ARGS__)(__VA_ARGS__)
-#define ks__physics_clamp__intp_int_int_n_wrong(...) \
+#if defined(KS__COUNT_TAGS)
+extern const struct physics_clamp__intp_int_int_n_takes_5_arguments_n_items_stream_x_lo_hi { char ks__never; } physics_clamp__intp_int_int_n_takes_5_arguments_n_items_stream_x_lo_hi;
+#else
+#define physics_clamp__intp_int_int_n_takes_5_arguments_n_items_stream_x_lo_hi(...) \
     KS__WRONG_COUNT("physics_clamp__intp_int_int_n takes 5 arguments (n_items, stream, x, lo, hi), not ", \
                     physics_clamp__intp_int_int_n_takes_5_arguments, __VA_ARGS__)
+#endif
+#define physics_clamp__intp_int_int_n(...) KS__PICK_COUNT(5, ks__physics_clamp__intp_int_int_n_call, physics_clamp__intp_int_int_n_takes_5_arguments_n_items_stream_x_lo_hi, __VA_ARGS__)(__VA_ARGS__)
 #define ks__physics_clamp__intp_int_int_n_call(n_items, stream, x, lo, hi) \
     ((void)sizeof(KS_ARG_TYPE_CHECK(x, _Generic((x), int *: 1, default: 0), _Generic((x), int *: 1, void *: 1, default: 0), int *, kernel_physics_clamp__intp_int_int_parameter_x_needs_int_pointer) \
          (x)), \
@@ -1116,10 +1164,14 @@ typedef const char * kernel_odd_names_parameter_restrict__needs_const_char_point
             "kernel physics_clamp__intp_int_int: the nodes must be physics_clamp__intp_int_int_node_t"), ks__launches, \
         KS_ARG_NODES(ks__values, _Generic((ks__values), const physics_clamp__intp_int_int_args *: 1, physics_clamp__intp_int_int_args *: 1, void *: 1, default: 0), \
             "kernel physics_clamp__intp_int_int: the arguments must be physics_clamp__intp_int_int_args"))
-#define odd_names(...) KS__PICK_COUNT(7, ks__odd_names_call, ks__odd_names_wrong, __VA_ARGS__)(__VA_ARGS__)
-#define ks__odd_names_wrong(...) \
+#if defined(KS__COUNT_TAGS)
+extern const struct kernel_odd_names_takes_7_arguments_ks_launch__arg0_launch_args_stream_n_items_restrict_ { char ks__never; } kernel_odd_names_takes_7_arguments_ks_launch__arg0_launch_args_stream_n_items_restrict_;
+#else
+#define kernel_odd_names_takes_7_arguments_ks_launch__arg0_launch_args_stream_n_items_restrict_(...) \
     KS__WRONG_COUNT("kernel odd_names takes 7 arguments (ks_launch_, arg0, launch, args, stream, n_items, restrict_), not ", \
                     kernel_odd_names_takes_7_arguments, __VA_ARGS__)
+#endif
+#define odd_names(...) KS__PICK_COUNT(7, ks__odd_names_call, kernel_odd_names_takes_7_arguments_ks_launch__arg0_launch_args_stream_n_items_restrict_, __VA_ARGS__)(__VA_ARGS__)
 #define ks__odd_names_call(ks_launch_, arg0, launch, args, stream, n_items, restrict_) \
     ((void)sizeof(KS_ARG_TYPE_CHECK(launch, _Generic((launch), float *: 1, default: 0), _Generic((launch), float *: 1, void *: 1, default: 0), float *, kernel_odd_names_parameter_launch_needs_float_pointer) \
          (launch)), \
@@ -1140,10 +1192,14 @@ typedef const char * kernel_odd_names_parameter_restrict__needs_const_char_point
             "kernel odd_names, parameter restrict_", "const char *", "const char *", _Generic(restrict_, const char *: (restrict_), char *: (restrict_)), \
             _Generic(restrict_, const char *: (restrict_), char *: (restrict_), void *: (restrict_), const void *: (restrict_)), \
             kernel_odd_names_parameter_restrict__needs_const_char_pointer)))
-#define odd_names_n(...) KS__PICK_COUNT(8, ks__odd_names_n_call, ks__odd_names_n_wrong, __VA_ARGS__)(__VA_ARGS__)
-#define ks__odd_names_n_wrong(...) \
+#if defined(KS__COUNT_TAGS)
+extern const struct odd_names_n_takes_8_arguments_ks_n_items__ks_stream__arg0_launch_args_stream_n_items_restrict_ { char ks__never; } odd_names_n_takes_8_arguments_ks_n_items__ks_stream__arg0_launch_args_stream_n_items_restrict_;
+#else
+#define odd_names_n_takes_8_arguments_ks_n_items__ks_stream__arg0_launch_args_stream_n_items_restrict_(...) \
     KS__WRONG_COUNT("odd_names_n takes 8 arguments (ks_n_items_, ks_stream_, arg0, launch, args, stream, n_items, restrict_), not ", \
                     odd_names_n_takes_8_arguments, __VA_ARGS__)
+#endif
+#define odd_names_n(...) KS__PICK_COUNT(8, ks__odd_names_n_call, odd_names_n_takes_8_arguments_ks_n_items__ks_stream__arg0_launch_args_stream_n_items_restrict_, __VA_ARGS__)(__VA_ARGS__)
 #define ks__odd_names_n_call(ks_n_items_, ks_stream_, arg0, launch, args, stream, n_items, restrict_) \
     ((void)sizeof(KS_ARG_TYPE_CHECK(launch, _Generic((launch), float *: 1, default: 0), _Generic((launch), float *: 1, void *: 1, default: 0), float *, kernel_odd_names_parameter_launch_needs_float_pointer) \
          (launch)), \

@@ -315,10 +315,14 @@ typedef int * variable_m_ready_reads_into_int_pointer;
 typedef const int * variable_g_short_needs_const_int_pointer;
 typedef int * variable_g_short_reads_into_int_pointer;
 #endif
-#define apply(...) KS__PICK_COUNT(3, ks__apply_call, ks__apply_wrong, __VA_ARGS__)(__VA_ARGS__)
-#define ks__apply_wrong(...) \
+#if defined(KS__COUNT_TAGS)
+extern const struct kernel_apply_takes_3_arguments_launch_out_n { char ks__never; } kernel_apply_takes_3_arguments_launch_out_n;
+#else
+#define kernel_apply_takes_3_arguments_launch_out_n(...) \
     KS__WRONG_COUNT("kernel apply takes 3 arguments (launch, out, n), not ", \
                     kernel_apply_takes_3_arguments, __VA_ARGS__)
+#endif
+#define apply(...) KS__PICK_COUNT(3, ks__apply_call, kernel_apply_takes_3_arguments_launch_out_n, __VA_ARGS__)(__VA_ARGS__)
 #define ks__apply_call(launch, out, n) \
     ((void)sizeof(KS_ARG_TYPE_CHECK(out, _Generic((out), float *: 1, default: 0), _Generic((out), float *: 1, void *: 1, default: 0), float *, kernel_apply_parameter_out_needs_float_pointer) \
          (out)), \
@@ -329,10 +333,14 @@ typedef int * variable_g_short_reads_into_int_pointer;
             _Generic(out, float *: (out), void *: (out)), \
             kernel_apply_parameter_out_needs_float_pointer), \
         KS_ARG_VALUE(n, _Generic((n), int: 1, default: 0), "kernel apply, parameter n needs exactly int")))
-#define apply_n(...) KS__PICK_COUNT(4, ks__apply_n_call, ks__apply_n_wrong, __VA_ARGS__)(__VA_ARGS__)
-#define ks__apply_n_wrong(...) \
+#if defined(KS__COUNT_TAGS)
+extern const struct apply_n_takes_4_arguments_n_items_stream_out_n { char ks__never; } apply_n_takes_4_arguments_n_items_stream_out_n;
+#else
+#define apply_n_takes_4_arguments_n_items_stream_out_n(...) \
     KS__WRONG_COUNT("apply_n takes 4 arguments (n_items, stream, out, n), not ", \
                     apply_n_takes_4_arguments, __VA_ARGS__)
+#endif
+#define apply_n(...) KS__PICK_COUNT(4, ks__apply_n_call, apply_n_takes_4_arguments_n_items_stream_out_n, __VA_ARGS__)(__VA_ARGS__)
 #define ks__apply_n_call(n_items, stream, out, n) \
     ((void)sizeof(KS_ARG_TYPE_CHECK(out, _Generic((out), float *: 1, default: 0), _Generic((out), float *: 1, void *: 1, default: 0), float *, kernel_apply_parameter_out_needs_float_pointer) \
          (out)), \

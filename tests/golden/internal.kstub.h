@@ -278,10 +278,14 @@ typedef float * kernel_hidden_parameter_x_needs_float_pointer;
 typedef float * kernel_anon_parameter_x_needs_float_pointer;
 typedef float * kernel_visible_parameter_x_needs_float_pointer;
 #endif
-#define hidden(...) KS__PICK_COUNT(2, ks__hidden_call, ks__hidden_wrong, __VA_ARGS__)(__VA_ARGS__)
-#define ks__hidden_wrong(...) \
+#if defined(KS__COUNT_TAGS)
+extern const struct kernel_hidden_takes_2_arguments_launch_x { char ks__never; } kernel_hidden_takes_2_arguments_launch_x;
+#else
+#define kernel_hidden_takes_2_arguments_launch_x(...) \
     KS__WRONG_COUNT("kernel hidden takes 2 arguments (launch, x), not ", \
                     kernel_hidden_takes_2_arguments, __VA_ARGS__)
+#endif
+#define hidden(...) KS__PICK_COUNT(2, ks__hidden_call, kernel_hidden_takes_2_arguments_launch_x, __VA_ARGS__)(__VA_ARGS__)
 #define ks__hidden_call(launch, x) \
     ((void)sizeof(KS_ARG_TYPE_CHECK(x, _Generic((x), float *: 1, default: 0), _Generic((x), float *: 1, void *: 1, default: 0), float *, kernel_hidden_parameter_x_needs_float_pointer) \
          (x)), \
@@ -291,10 +295,14 @@ typedef float * kernel_visible_parameter_x_needs_float_pointer;
             "kernel hidden, parameter x", "float *", "float *", _Generic(x, float *: (x)), \
             _Generic(x, float *: (x), void *: (x)), \
             kernel_hidden_parameter_x_needs_float_pointer)))
-#define hidden_n(...) KS__PICK_COUNT(3, ks__hidden_n_call, ks__hidden_n_wrong, __VA_ARGS__)(__VA_ARGS__)
-#define ks__hidden_n_wrong(...) \
+#if defined(KS__COUNT_TAGS)
+extern const struct hidden_n_takes_3_arguments_n_items_stream_x { char ks__never; } hidden_n_takes_3_arguments_n_items_stream_x;
+#else
+#define hidden_n_takes_3_arguments_n_items_stream_x(...) \
     KS__WRONG_COUNT("hidden_n takes 3 arguments (n_items, stream, x), not ", \
                     hidden_n_takes_3_arguments, __VA_ARGS__)
+#endif
+#define hidden_n(...) KS__PICK_COUNT(3, ks__hidden_n_call, hidden_n_takes_3_arguments_n_items_stream_x, __VA_ARGS__)(__VA_ARGS__)
 #define ks__hidden_n_call(n_items, stream, x) \
     ((void)sizeof(KS_ARG_TYPE_CHECK(x, _Generic((x), float *: 1, default: 0), _Generic((x), float *: 1, void *: 1, default: 0), float *, kernel_hidden_parameter_x_needs_float_pointer) \
          (x)), \
@@ -333,10 +341,14 @@ typedef float * kernel_visible_parameter_x_needs_float_pointer;
             "kernel hidden: the nodes must be hidden_node_t"), ks__launches, \
         KS_ARG_NODES(ks__values, _Generic((ks__values), const hidden_args *: 1, hidden_args *: 1, void *: 1, default: 0), \
             "kernel hidden: the arguments must be hidden_args"))
-#define anon(...) KS__PICK_COUNT(2, ks__anon_call, ks__anon_wrong, __VA_ARGS__)(__VA_ARGS__)
-#define ks__anon_wrong(...) \
+#if defined(KS__COUNT_TAGS)
+extern const struct kernel_anon_takes_2_arguments_launch_x { char ks__never; } kernel_anon_takes_2_arguments_launch_x;
+#else
+#define kernel_anon_takes_2_arguments_launch_x(...) \
     KS__WRONG_COUNT("kernel anon takes 2 arguments (launch, x), not ", \
                     kernel_anon_takes_2_arguments, __VA_ARGS__)
+#endif
+#define anon(...) KS__PICK_COUNT(2, ks__anon_call, kernel_anon_takes_2_arguments_launch_x, __VA_ARGS__)(__VA_ARGS__)
 #define ks__anon_call(launch, x) \
     ((void)sizeof(KS_ARG_TYPE_CHECK(x, _Generic((x), float *: 1, default: 0), _Generic((x), float *: 1, void *: 1, default: 0), float *, kernel_anon_parameter_x_needs_float_pointer) \
          (x)), \
@@ -346,10 +358,14 @@ typedef float * kernel_visible_parameter_x_needs_float_pointer;
             "kernel anon, parameter x", "float *", "float *", _Generic(x, float *: (x)), \
             _Generic(x, float *: (x), void *: (x)), \
             kernel_anon_parameter_x_needs_float_pointer)))
-#define anon_n(...) KS__PICK_COUNT(3, ks__anon_n_call, ks__anon_n_wrong, __VA_ARGS__)(__VA_ARGS__)
-#define ks__anon_n_wrong(...) \
+#if defined(KS__COUNT_TAGS)
+extern const struct anon_n_takes_3_arguments_n_items_stream_x { char ks__never; } anon_n_takes_3_arguments_n_items_stream_x;
+#else
+#define anon_n_takes_3_arguments_n_items_stream_x(...) \
     KS__WRONG_COUNT("anon_n takes 3 arguments (n_items, stream, x), not ", \
                     anon_n_takes_3_arguments, __VA_ARGS__)
+#endif
+#define anon_n(...) KS__PICK_COUNT(3, ks__anon_n_call, anon_n_takes_3_arguments_n_items_stream_x, __VA_ARGS__)(__VA_ARGS__)
 #define ks__anon_n_call(n_items, stream, x) \
     ((void)sizeof(KS_ARG_TYPE_CHECK(x, _Generic((x), float *: 1, default: 0), _Generic((x), float *: 1, void *: 1, default: 0), float *, kernel_anon_parameter_x_needs_float_pointer) \
          (x)), \
@@ -388,10 +404,14 @@ typedef float * kernel_visible_parameter_x_needs_float_pointer;
             "kernel anon: the nodes must be anon_node_t"), ks__launches, \
         KS_ARG_NODES(ks__values, _Generic((ks__values), const anon_args *: 1, anon_args *: 1, void *: 1, default: 0), \
             "kernel anon: the arguments must be anon_args"))
-#define visible(...) KS__PICK_COUNT(2, ks__visible_call, ks__visible_wrong, __VA_ARGS__)(__VA_ARGS__)
-#define ks__visible_wrong(...) \
+#if defined(KS__COUNT_TAGS)
+extern const struct kernel_visible_takes_2_arguments_launch_x { char ks__never; } kernel_visible_takes_2_arguments_launch_x;
+#else
+#define kernel_visible_takes_2_arguments_launch_x(...) \
     KS__WRONG_COUNT("kernel visible takes 2 arguments (launch, x), not ", \
                     kernel_visible_takes_2_arguments, __VA_ARGS__)
+#endif
+#define visible(...) KS__PICK_COUNT(2, ks__visible_call, kernel_visible_takes_2_arguments_launch_x, __VA_ARGS__)(__VA_ARGS__)
 #define ks__visible_call(launch, x) \
     ((void)sizeof(KS_ARG_TYPE_CHECK(x, _Generic((x), float *: 1, default: 0), _Generic((x), float *: 1, void *: 1, default: 0), float *, kernel_visible_parameter_x_needs_float_pointer) \
          (x)), \
@@ -401,10 +421,14 @@ typedef float * kernel_visible_parameter_x_needs_float_pointer;
             "kernel visible, parameter x", "float *", "float *", _Generic(x, float *: (x)), \
             _Generic(x, float *: (x), void *: (x)), \
             kernel_visible_parameter_x_needs_float_pointer)))
-#define visible_n(...) KS__PICK_COUNT(3, ks__visible_n_call, ks__visible_n_wrong, __VA_ARGS__)(__VA_ARGS__)
-#define ks__visible_n_wrong(...) \
+#if defined(KS__COUNT_TAGS)
+extern const struct visible_n_takes_3_arguments_n_items_stream_x { char ks__never; } visible_n_takes_3_arguments_n_items_stream_x;
+#else
+#define visible_n_takes_3_arguments_n_items_stream_x(...) \
     KS__WRONG_COUNT("visible_n takes 3 arguments (n_items, stream, x), not ", \
                     visible_n_takes_3_arguments, __VA_ARGS__)
+#endif
+#define visible_n(...) KS__PICK_COUNT(3, ks__visible_n_call, visible_n_takes_3_arguments_n_items_stream_x, __VA_ARGS__)(__VA_ARGS__)
 #define ks__visible_n_call(n_items, stream, x) \
     ((void)sizeof(KS_ARG_TYPE_CHECK(x, _Generic((x), float *: 1, default: 0), _Generic((x), float *: 1, void *: 1, default: 0), float *, kernel_visible_parameter_x_needs_float_pointer) \
          (x)), \

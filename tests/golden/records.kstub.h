@@ -480,10 +480,14 @@ typedef union geo_Bits * kernel_bits_parameter_out_needs_union_geo_Bits_pointer;
 typedef const ks_half2 * kernel_halves_parameter_h2_needs_const_ks_half2_pointer;
 typedef ks_bfloat162 * kernel_halves_parameter_b2_needs_ks_bfloat162_pointer;
 #endif
-#define boxes(...) KS__PICK_COUNT(6, ks__boxes_call, ks__boxes_wrong, __VA_ARGS__)(__VA_ARGS__)
-#define ks__boxes_wrong(...) \
+#if defined(KS__COUNT_TAGS)
+extern const struct kernel_boxes_takes_6_arguments_launch_box_all_tree_mode_n { char ks__never; } kernel_boxes_takes_6_arguments_launch_box_all_tree_mode_n;
+#else
+#define kernel_boxes_takes_6_arguments_launch_box_all_tree_mode_n(...) \
     KS__WRONG_COUNT("kernel boxes takes 6 arguments (launch, box, all, tree, mode, n), not ", \
                     kernel_boxes_takes_6_arguments, __VA_ARGS__)
+#endif
+#define boxes(...) KS__PICK_COUNT(6, ks__boxes_call, kernel_boxes_takes_6_arguments_launch_box_all_tree_mode_n, __VA_ARGS__)(__VA_ARGS__)
 #define ks__boxes_call(launch, box, all, tree, mode, n) \
     ((void)sizeof(KS_ARG_TYPE_CHECK(all, _Generic((all), const struct geo_Box *: 1, struct geo_Box *: 1, default: 0), _Generic((all), const struct geo_Box *: 1, struct geo_Box *: 1, void *: 1, const void *: 1, default: 0), const struct geo_Box *, kernel_boxes_parameter_all_needs_const_struct_geo_Box_pointer) \
          (all)), \
@@ -503,10 +507,14 @@ typedef ks_bfloat162 * kernel_halves_parameter_b2_needs_ks_bfloat162_pointer;
             kernel_boxes_parameter_tree_needs_struct_geo_Node_pointer_pointer), \
         KS_ARG_VALUE(mode, _Generic((mode), geo_Mode: 1, default: 0), "kernel boxes, parameter mode needs exactly geo_Mode"), \
         KS_ARG_VALUE(n, _Generic((n), int: 1, default: 0), "kernel boxes, parameter n needs exactly int")))
-#define boxes_n(...) KS__PICK_COUNT(7, ks__boxes_n_call, ks__boxes_n_wrong, __VA_ARGS__)(__VA_ARGS__)
-#define ks__boxes_n_wrong(...) \
+#if defined(KS__COUNT_TAGS)
+extern const struct boxes_n_takes_7_arguments_n_items_stream_box_all_tree_mode_n { char ks__never; } boxes_n_takes_7_arguments_n_items_stream_box_all_tree_mode_n;
+#else
+#define boxes_n_takes_7_arguments_n_items_stream_box_all_tree_mode_n(...) \
     KS__WRONG_COUNT("boxes_n takes 7 arguments (n_items, stream, box, all, tree, mode, n), not ", \
                     boxes_n_takes_7_arguments, __VA_ARGS__)
+#endif
+#define boxes_n(...) KS__PICK_COUNT(7, ks__boxes_n_call, boxes_n_takes_7_arguments_n_items_stream_box_all_tree_mode_n, __VA_ARGS__)(__VA_ARGS__)
 #define ks__boxes_n_call(n_items, stream, box, all, tree, mode, n) \
     ((void)sizeof(KS_ARG_TYPE_CHECK(all, _Generic((all), const struct geo_Box *: 1, struct geo_Box *: 1, default: 0), _Generic((all), const struct geo_Box *: 1, struct geo_Box *: 1, void *: 1, const void *: 1, default: 0), const struct geo_Box *, kernel_boxes_parameter_all_needs_const_struct_geo_Box_pointer) \
          (all)), \
@@ -575,10 +583,14 @@ typedef ks_bfloat162 * kernel_halves_parameter_b2_needs_ks_bfloat162_pointer;
             "kernel boxes: the nodes must be boxes_node_t"), ks__launches, \
         KS_ARG_NODES(ks__values, _Generic((ks__values), const boxes_args *: 1, boxes_args *: 1, void *: 1, default: 0), \
             "kernel boxes: the arguments must be boxes_args"))
-#define bits(...) KS__PICK_COUNT(4, ks__bits_call, ks__bits_wrong, __VA_ARGS__)(__VA_ARGS__)
-#define ks__bits_wrong(...) \
+#if defined(KS__COUNT_TAGS)
+extern const struct kernel_bits_takes_4_arguments_launch_in_out_axis { char ks__never; } kernel_bits_takes_4_arguments_launch_in_out_axis;
+#else
+#define kernel_bits_takes_4_arguments_launch_in_out_axis(...) \
     KS__WRONG_COUNT("kernel bits takes 4 arguments (launch, in, out, axis), not ", \
                     kernel_bits_takes_4_arguments, __VA_ARGS__)
+#endif
+#define bits(...) KS__PICK_COUNT(4, ks__bits_call, kernel_bits_takes_4_arguments_launch_in_out_axis, __VA_ARGS__)(__VA_ARGS__)
 #define ks__bits_call(launch, in, out, axis) \
     ((void)sizeof(KS_ARG_TYPE_CHECK(out, _Generic((out), union geo_Bits *: 1, default: 0), _Generic((out), union geo_Bits *: 1, void *: 1, default: 0), union geo_Bits *, kernel_bits_parameter_out_needs_union_geo_Bits_pointer) \
          (out)), \
@@ -590,10 +602,14 @@ typedef ks_bfloat162 * kernel_halves_parameter_b2_needs_ks_bfloat162_pointer;
             _Generic(out, union geo_Bits *: (out), void *: (out)), \
             kernel_bits_parameter_out_needs_union_geo_Bits_pointer), \
         KS_ARG_VALUE(axis, _Generic((axis), geo_Axis: 1, default: 0), "kernel bits, parameter axis needs exactly geo_Axis")))
-#define bits_n(...) KS__PICK_COUNT(5, ks__bits_n_call, ks__bits_n_wrong, __VA_ARGS__)(__VA_ARGS__)
-#define ks__bits_n_wrong(...) \
+#if defined(KS__COUNT_TAGS)
+extern const struct bits_n_takes_5_arguments_n_items_stream_in_out_axis { char ks__never; } bits_n_takes_5_arguments_n_items_stream_in_out_axis;
+#else
+#define bits_n_takes_5_arguments_n_items_stream_in_out_axis(...) \
     KS__WRONG_COUNT("bits_n takes 5 arguments (n_items, stream, in, out, axis), not ", \
                     bits_n_takes_5_arguments, __VA_ARGS__)
+#endif
+#define bits_n(...) KS__PICK_COUNT(5, ks__bits_n_call, bits_n_takes_5_arguments_n_items_stream_in_out_axis, __VA_ARGS__)(__VA_ARGS__)
 #define ks__bits_n_call(n_items, stream, in, out, axis) \
     ((void)sizeof(KS_ARG_TYPE_CHECK(out, _Generic((out), union geo_Bits *: 1, default: 0), _Generic((out), union geo_Bits *: 1, void *: 1, default: 0), union geo_Bits *, kernel_bits_parameter_out_needs_union_geo_Bits_pointer) \
          (out)), \
@@ -638,10 +654,14 @@ typedef ks_bfloat162 * kernel_halves_parameter_b2_needs_ks_bfloat162_pointer;
             "kernel bits: the nodes must be bits_node_t"), ks__launches, \
         KS_ARG_NODES(ks__values, _Generic((ks__values), const bits_args *: 1, bits_args *: 1, void *: 1, default: 0), \
             "kernel bits: the arguments must be bits_args"))
-#define halves(...) KS__PICK_COUNT(6, ks__halves_call, ks__halves_wrong, __VA_ARGS__)(__VA_ARGS__)
-#define ks__halves_wrong(...) \
+#if defined(KS__COUNT_TAGS)
+extern const struct kernel_halves_takes_6_arguments_launch_h_h2_b_b2_a { char ks__never; } kernel_halves_takes_6_arguments_launch_h_h2_b_b2_a;
+#else
+#define kernel_halves_takes_6_arguments_launch_h_h2_b_b2_a(...) \
     KS__WRONG_COUNT("kernel halves takes 6 arguments (launch, h, h2, b, b2, a), not ", \
                     kernel_halves_takes_6_arguments, __VA_ARGS__)
+#endif
+#define halves(...) KS__PICK_COUNT(6, ks__halves_call, kernel_halves_takes_6_arguments_launch_h_h2_b_b2_a, __VA_ARGS__)(__VA_ARGS__)
 #define ks__halves_call(launch, h, h2, b, b2, a) \
     ((void)sizeof(KS_ARG_TYPE_CHECK(h2, _Generic((h2), const ks_half2 *: 1, ks_half2 *: 1, default: 0), _Generic((h2), const ks_half2 *: 1, ks_half2 *: 1, void *: 1, const void *: 1, default: 0), const ks_half2 *, kernel_halves_parameter_h2_needs_const_ks_half2_pointer) \
          (h2)), \
@@ -661,10 +681,14 @@ typedef ks_bfloat162 * kernel_halves_parameter_b2_needs_ks_bfloat162_pointer;
             _Generic(b2, ks_bfloat162 *: (b2), void *: (b2)), \
             kernel_halves_parameter_b2_needs_ks_bfloat162_pointer), \
         KS_ARG_VALUE(a, _Generic((a), struct Aligned: 1, default: 0), "kernel halves, parameter a needs exactly struct Aligned")))
-#define halves_n(...) KS__PICK_COUNT(7, ks__halves_n_call, ks__halves_n_wrong, __VA_ARGS__)(__VA_ARGS__)
-#define ks__halves_n_wrong(...) \
+#if defined(KS__COUNT_TAGS)
+extern const struct halves_n_takes_7_arguments_n_items_stream_h_h2_b_b2_a { char ks__never; } halves_n_takes_7_arguments_n_items_stream_h_h2_b_b2_a;
+#else
+#define halves_n_takes_7_arguments_n_items_stream_h_h2_b_b2_a(...) \
     KS__WRONG_COUNT("halves_n takes 7 arguments (n_items, stream, h, h2, b, b2, a), not ", \
                     halves_n_takes_7_arguments, __VA_ARGS__)
+#endif
+#define halves_n(...) KS__PICK_COUNT(7, ks__halves_n_call, halves_n_takes_7_arguments_n_items_stream_h_h2_b_b2_a, __VA_ARGS__)(__VA_ARGS__)
 #define ks__halves_n_call(n_items, stream, h, h2, b, b2, a) \
     ((void)sizeof(KS_ARG_TYPE_CHECK(h2, _Generic((h2), const ks_half2 *: 1, ks_half2 *: 1, default: 0), _Generic((h2), const ks_half2 *: 1, ks_half2 *: 1, void *: 1, const void *: 1, default: 0), const ks_half2 *, kernel_halves_parameter_h2_needs_const_ks_half2_pointer) \
          (h2)), \

@@ -590,10 +590,14 @@ typedef float * kernel_choose_false_parameter_x_needs_float_pointer;
 typedef float_arr8 * kernel_rows_parameter_m_needs_float_arr8_pointer;
 typedef const int_arr2_4 * kernel_rows_parameter_cube_needs_const_int_arr2_4_pointer;
 #endif
-#define scale_float_4(...) KS__PICK_COUNT(4, ks__scale_float_4_call, ks__scale_float_4_wrong, __VA_ARGS__)(__VA_ARGS__)
-#define ks__scale_float_4_wrong(...) \
+#if defined(KS__COUNT_TAGS)
+extern const struct kernel_scale_float_4_takes_4_arguments_launch_x_a_tile { char ks__never; } kernel_scale_float_4_takes_4_arguments_launch_x_a_tile;
+#else
+#define kernel_scale_float_4_takes_4_arguments_launch_x_a_tile(...) \
     KS__WRONG_COUNT("kernel scale_float_4 takes 4 arguments (launch, x, a, tile), not ", \
                     kernel_scale_float_4_takes_4_arguments, __VA_ARGS__)
+#endif
+#define scale_float_4(...) KS__PICK_COUNT(4, ks__scale_float_4_call, kernel_scale_float_4_takes_4_arguments_launch_x_a_tile, __VA_ARGS__)(__VA_ARGS__)
 #define ks__scale_float_4_call(launch, x, a, tile) \
     ((void)sizeof(KS_ARG_TYPE_CHECK(x, _Generic((x), float *: 1, default: 0), _Generic((x), float *: 1, void *: 1, default: 0), float *, kernel_scale_float_4_parameter_x_needs_float_pointer) \
          (x)), \
@@ -605,10 +609,14 @@ typedef const int_arr2_4 * kernel_rows_parameter_cube_needs_const_int_arr2_4_poi
             kernel_scale_float_4_parameter_x_needs_float_pointer), \
         KS_ARG_VALUE(a, _Generic((a), float: 1, default: 0), "kernel scale_float_4, parameter a needs exactly float"), \
         KS_ARG_VALUE(tile, _Generic((tile), struct Tile_float_4: 1, default: 0), "kernel scale_float_4, parameter tile needs exactly struct Tile_float_4")))
-#define scale_float_4_n(...) KS__PICK_COUNT(5, ks__scale_float_4_n_call, ks__scale_float_4_n_wrong, __VA_ARGS__)(__VA_ARGS__)
-#define ks__scale_float_4_n_wrong(...) \
+#if defined(KS__COUNT_TAGS)
+extern const struct scale_float_4_n_takes_5_arguments_n_items_stream_x_a_tile { char ks__never; } scale_float_4_n_takes_5_arguments_n_items_stream_x_a_tile;
+#else
+#define scale_float_4_n_takes_5_arguments_n_items_stream_x_a_tile(...) \
     KS__WRONG_COUNT("scale_float_4_n takes 5 arguments (n_items, stream, x, a, tile), not ", \
                     scale_float_4_n_takes_5_arguments, __VA_ARGS__)
+#endif
+#define scale_float_4_n(...) KS__PICK_COUNT(5, ks__scale_float_4_n_call, scale_float_4_n_takes_5_arguments_n_items_stream_x_a_tile, __VA_ARGS__)(__VA_ARGS__)
 #define ks__scale_float_4_n_call(n_items, stream, x, a, tile) \
     ((void)sizeof(KS_ARG_TYPE_CHECK(x, _Generic((x), float *: 1, default: 0), _Generic((x), float *: 1, void *: 1, default: 0), float *, kernel_scale_float_4_parameter_x_needs_float_pointer) \
          (x)), \
@@ -653,10 +661,14 @@ typedef const int_arr2_4 * kernel_rows_parameter_cube_needs_const_int_arr2_4_poi
             "kernel scale_float_4: the nodes must be scale_float_4_node_t"), ks__launches, \
         KS_ARG_NODES(ks__values, _Generic((ks__values), const scale_float_4_args *: 1, scale_float_4_args *: 1, void *: 1, default: 0), \
             "kernel scale_float_4: the arguments must be scale_float_4_args"))
-#define scale_d2(...) KS__PICK_COUNT(4, ks__scale_d2_call, ks__scale_d2_wrong, __VA_ARGS__)(__VA_ARGS__)
-#define ks__scale_d2_wrong(...) \
+#if defined(KS__COUNT_TAGS)
+extern const struct kernel_scale_d2_takes_4_arguments_launch_x_a_tile { char ks__never; } kernel_scale_d2_takes_4_arguments_launch_x_a_tile;
+#else
+#define kernel_scale_d2_takes_4_arguments_launch_x_a_tile(...) \
     KS__WRONG_COUNT("kernel scale_d2 takes 4 arguments (launch, x, a, tile), not ", \
                     kernel_scale_d2_takes_4_arguments, __VA_ARGS__)
+#endif
+#define scale_d2(...) KS__PICK_COUNT(4, ks__scale_d2_call, kernel_scale_d2_takes_4_arguments_launch_x_a_tile, __VA_ARGS__)(__VA_ARGS__)
 #define ks__scale_d2_call(launch, x, a, tile) \
     ((void)sizeof(KS_ARG_TYPE_CHECK(x, _Generic((x), double *: 1, default: 0), _Generic((x), double *: 1, void *: 1, default: 0), double *, kernel_scale_d2_parameter_x_needs_double_pointer) \
          (x)), \
@@ -668,10 +680,14 @@ typedef const int_arr2_4 * kernel_rows_parameter_cube_needs_const_int_arr2_4_poi
             kernel_scale_d2_parameter_x_needs_double_pointer), \
         KS_ARG_VALUE(a, _Generic((a), double: 1, default: 0), "kernel scale_d2, parameter a needs exactly double"), \
         KS_ARG_VALUE(tile, _Generic((tile), struct Tile_double_2: 1, default: 0), "kernel scale_d2, parameter tile needs exactly struct Tile_double_2")))
-#define scale_d2_n(...) KS__PICK_COUNT(5, ks__scale_d2_n_call, ks__scale_d2_n_wrong, __VA_ARGS__)(__VA_ARGS__)
-#define ks__scale_d2_n_wrong(...) \
+#if defined(KS__COUNT_TAGS)
+extern const struct scale_d2_n_takes_5_arguments_n_items_stream_x_a_tile { char ks__never; } scale_d2_n_takes_5_arguments_n_items_stream_x_a_tile;
+#else
+#define scale_d2_n_takes_5_arguments_n_items_stream_x_a_tile(...) \
     KS__WRONG_COUNT("scale_d2_n takes 5 arguments (n_items, stream, x, a, tile), not ", \
                     scale_d2_n_takes_5_arguments, __VA_ARGS__)
+#endif
+#define scale_d2_n(...) KS__PICK_COUNT(5, ks__scale_d2_n_call, scale_d2_n_takes_5_arguments_n_items_stream_x_a_tile, __VA_ARGS__)(__VA_ARGS__)
 #define ks__scale_d2_n_call(n_items, stream, x, a, tile) \
     ((void)sizeof(KS_ARG_TYPE_CHECK(x, _Generic((x), double *: 1, default: 0), _Generic((x), double *: 1, void *: 1, default: 0), double *, kernel_scale_d2_parameter_x_needs_double_pointer) \
          (x)), \
@@ -716,10 +732,14 @@ typedef const int_arr2_4 * kernel_rows_parameter_cube_needs_const_int_arr2_4_poi
             "kernel scale_d2: the nodes must be scale_d2_node_t"), ks__launches, \
         KS_ARG_NODES(ks__values, _Generic((ks__values), const scale_d2_args *: 1, scale_d2_args *: 1, void *: 1, default: 0), \
             "kernel scale_d2: the arguments must be scale_d2_args"))
-#define choose_true(...) KS__PICK_COUNT(2, ks__choose_true_call, ks__choose_true_wrong, __VA_ARGS__)(__VA_ARGS__)
-#define ks__choose_true_wrong(...) \
+#if defined(KS__COUNT_TAGS)
+extern const struct kernel_choose_true_takes_2_arguments_launch_x { char ks__never; } kernel_choose_true_takes_2_arguments_launch_x;
+#else
+#define kernel_choose_true_takes_2_arguments_launch_x(...) \
     KS__WRONG_COUNT("kernel choose_true takes 2 arguments (launch, x), not ", \
                     kernel_choose_true_takes_2_arguments, __VA_ARGS__)
+#endif
+#define choose_true(...) KS__PICK_COUNT(2, ks__choose_true_call, kernel_choose_true_takes_2_arguments_launch_x, __VA_ARGS__)(__VA_ARGS__)
 #define ks__choose_true_call(launch, x) \
     ((void)sizeof(KS_ARG_TYPE_CHECK(x, _Generic((x), float *: 1, default: 0), _Generic((x), float *: 1, void *: 1, default: 0), float *, kernel_choose_true_parameter_x_needs_float_pointer) \
          (x)), \
@@ -729,10 +749,14 @@ typedef const int_arr2_4 * kernel_rows_parameter_cube_needs_const_int_arr2_4_poi
             "kernel choose_true, parameter x", "float *", "float *", _Generic(x, float *: (x)), \
             _Generic(x, float *: (x), void *: (x)), \
             kernel_choose_true_parameter_x_needs_float_pointer)))
-#define choose_true_n(...) KS__PICK_COUNT(3, ks__choose_true_n_call, ks__choose_true_n_wrong, __VA_ARGS__)(__VA_ARGS__)
-#define ks__choose_true_n_wrong(...) \
+#if defined(KS__COUNT_TAGS)
+extern const struct choose_true_n_takes_3_arguments_n_items_stream_x { char ks__never; } choose_true_n_takes_3_arguments_n_items_stream_x;
+#else
+#define choose_true_n_takes_3_arguments_n_items_stream_x(...) \
     KS__WRONG_COUNT("choose_true_n takes 3 arguments (n_items, stream, x), not ", \
                     choose_true_n_takes_3_arguments, __VA_ARGS__)
+#endif
+#define choose_true_n(...) KS__PICK_COUNT(3, ks__choose_true_n_call, choose_true_n_takes_3_arguments_n_items_stream_x, __VA_ARGS__)(__VA_ARGS__)
 #define ks__choose_true_n_call(n_items, stream, x) \
     ((void)sizeof(KS_ARG_TYPE_CHECK(x, _Generic((x), float *: 1, default: 0), _Generic((x), float *: 1, void *: 1, default: 0), float *, kernel_choose_true_parameter_x_needs_float_pointer) \
          (x)), \
@@ -771,10 +795,14 @@ typedef const int_arr2_4 * kernel_rows_parameter_cube_needs_const_int_arr2_4_poi
             "kernel choose_true: the nodes must be choose_true_node_t"), ks__launches, \
         KS_ARG_NODES(ks__values, _Generic((ks__values), const choose_true_args *: 1, choose_true_args *: 1, void *: 1, default: 0), \
             "kernel choose_true: the arguments must be choose_true_args"))
-#define choose_false(...) KS__PICK_COUNT(2, ks__choose_false_call, ks__choose_false_wrong, __VA_ARGS__)(__VA_ARGS__)
-#define ks__choose_false_wrong(...) \
+#if defined(KS__COUNT_TAGS)
+extern const struct kernel_choose_false_takes_2_arguments_launch_x { char ks__never; } kernel_choose_false_takes_2_arguments_launch_x;
+#else
+#define kernel_choose_false_takes_2_arguments_launch_x(...) \
     KS__WRONG_COUNT("kernel choose_false takes 2 arguments (launch, x), not ", \
                     kernel_choose_false_takes_2_arguments, __VA_ARGS__)
+#endif
+#define choose_false(...) KS__PICK_COUNT(2, ks__choose_false_call, kernel_choose_false_takes_2_arguments_launch_x, __VA_ARGS__)(__VA_ARGS__)
 #define ks__choose_false_call(launch, x) \
     ((void)sizeof(KS_ARG_TYPE_CHECK(x, _Generic((x), float *: 1, default: 0), _Generic((x), float *: 1, void *: 1, default: 0), float *, kernel_choose_false_parameter_x_needs_float_pointer) \
          (x)), \
@@ -784,10 +812,14 @@ typedef const int_arr2_4 * kernel_rows_parameter_cube_needs_const_int_arr2_4_poi
             "kernel choose_false, parameter x", "float *", "float *", _Generic(x, float *: (x)), \
             _Generic(x, float *: (x), void *: (x)), \
             kernel_choose_false_parameter_x_needs_float_pointer)))
-#define choose_false_n(...) KS__PICK_COUNT(3, ks__choose_false_n_call, ks__choose_false_n_wrong, __VA_ARGS__)(__VA_ARGS__)
-#define ks__choose_false_n_wrong(...) \
+#if defined(KS__COUNT_TAGS)
+extern const struct choose_false_n_takes_3_arguments_n_items_stream_x { char ks__never; } choose_false_n_takes_3_arguments_n_items_stream_x;
+#else
+#define choose_false_n_takes_3_arguments_n_items_stream_x(...) \
     KS__WRONG_COUNT("choose_false_n takes 3 arguments (n_items, stream, x), not ", \
                     choose_false_n_takes_3_arguments, __VA_ARGS__)
+#endif
+#define choose_false_n(...) KS__PICK_COUNT(3, ks__choose_false_n_call, choose_false_n_takes_3_arguments_n_items_stream_x, __VA_ARGS__)(__VA_ARGS__)
 #define ks__choose_false_n_call(n_items, stream, x) \
     ((void)sizeof(KS_ARG_TYPE_CHECK(x, _Generic((x), float *: 1, default: 0), _Generic((x), float *: 1, void *: 1, default: 0), float *, kernel_choose_false_parameter_x_needs_float_pointer) \
          (x)), \
@@ -826,17 +858,25 @@ typedef const int_arr2_4 * kernel_rows_parameter_cube_needs_const_int_arr2_4_poi
             "kernel choose_false: the nodes must be choose_false_node_t"), ks__launches, \
         KS_ARG_NODES(ks__values, _Generic((ks__values), const choose_false_args *: 1, choose_false_args *: 1, void *: 1, default: 0), \
             "kernel choose_false: the arguments must be choose_false_args"))
-#define tagged(...) KS__PICK_COUNT(2, ks__tagged_call, ks__tagged_wrong, __VA_ARGS__)(__VA_ARGS__)
-#define ks__tagged_wrong(...) \
+#if defined(KS__COUNT_TAGS)
+extern const struct kernel_tagged_takes_2_arguments_launch_n { char ks__never; } kernel_tagged_takes_2_arguments_launch_n;
+#else
+#define kernel_tagged_takes_2_arguments_launch_n(...) \
     KS__WRONG_COUNT("kernel tagged takes 2 arguments (launch, n), not ", \
                     kernel_tagged_takes_2_arguments, __VA_ARGS__)
+#endif
+#define tagged(...) KS__PICK_COUNT(2, ks__tagged_call, kernel_tagged_takes_2_arguments_launch_n, __VA_ARGS__)(__VA_ARGS__)
 #define ks__tagged_call(launch, n) \
     (ks__tagged_at(__FILE__, __LINE__, launch, \
         KS_ARG_VALUE(n, _Generic((n), int: 1, default: 0), "kernel tagged, parameter n needs exactly int")))
-#define tagged_n(...) KS__PICK_COUNT(3, ks__tagged_n_call, ks__tagged_n_wrong, __VA_ARGS__)(__VA_ARGS__)
-#define ks__tagged_n_wrong(...) \
+#if defined(KS__COUNT_TAGS)
+extern const struct tagged_n_takes_3_arguments_n_items_stream_n { char ks__never; } tagged_n_takes_3_arguments_n_items_stream_n;
+#else
+#define tagged_n_takes_3_arguments_n_items_stream_n(...) \
     KS__WRONG_COUNT("tagged_n takes 3 arguments (n_items, stream, n), not ", \
                     tagged_n_takes_3_arguments, __VA_ARGS__)
+#endif
+#define tagged_n(...) KS__PICK_COUNT(3, ks__tagged_n_call, tagged_n_takes_3_arguments_n_items_stream_n, __VA_ARGS__)(__VA_ARGS__)
 #define ks__tagged_n_call(n_items, stream, n) \
     (ks__tagged_n_at(__FILE__, __LINE__, n_items, stream, \
         KS_ARG_VALUE(n, _Generic((n), int: 1, default: 0), "kernel tagged, parameter n needs exactly int")))
@@ -857,10 +897,14 @@ typedef const int_arr2_4 * kernel_rows_parameter_cube_needs_const_int_arr2_4_poi
             "kernel tagged: the nodes must be tagged_node_t"), ks__launches, \
         KS_ARG_NODES(ks__values, _Generic((ks__values), const tagged_args *: 1, tagged_args *: 1, void *: 1, default: 0), \
             "kernel tagged: the arguments must be tagged_args"))
-#define rows(...) KS__PICK_COUNT(4, ks__rows_call, ks__rows_wrong, __VA_ARGS__)(__VA_ARGS__)
-#define ks__rows_wrong(...) \
+#if defined(KS__COUNT_TAGS)
+extern const struct kernel_rows_takes_4_arguments_launch_m_cube_nrows { char ks__never; } kernel_rows_takes_4_arguments_launch_m_cube_nrows;
+#else
+#define kernel_rows_takes_4_arguments_launch_m_cube_nrows(...) \
     KS__WRONG_COUNT("kernel rows takes 4 arguments (launch, m, cube, nrows), not ", \
                     kernel_rows_takes_4_arguments, __VA_ARGS__)
+#endif
+#define rows(...) KS__PICK_COUNT(4, ks__rows_call, kernel_rows_takes_4_arguments_launch_m_cube_nrows, __VA_ARGS__)(__VA_ARGS__)
 #define ks__rows_call(launch, m, cube, nrows) \
     ((void)sizeof(KS_ARG_TYPE_CHECK(m, _Generic((m), float_arr8 *: 1, default: 0), _Generic((m), float_arr8 *: 1, void *: 1, default: 0), float_arr8 *, kernel_rows_parameter_m_needs_float_arr8_pointer) \
          (m)), \
@@ -878,10 +922,14 @@ typedef const int_arr2_4 * kernel_rows_parameter_cube_needs_const_int_arr2_4_poi
             _Generic(cube, const int_arr2_4 *: (cube), int_arr2_4 *: (cube), void *: (cube), const void *: (cube)), \
             kernel_rows_parameter_cube_needs_const_int_arr2_4_pointer), \
         KS_ARG_VALUE(nrows, _Generic((nrows), int: 1, default: 0), "kernel rows, parameter nrows needs exactly int")))
-#define rows_n(...) KS__PICK_COUNT(5, ks__rows_n_call, ks__rows_n_wrong, __VA_ARGS__)(__VA_ARGS__)
-#define ks__rows_n_wrong(...) \
+#if defined(KS__COUNT_TAGS)
+extern const struct rows_n_takes_5_arguments_n_items_stream_m_cube_nrows { char ks__never; } rows_n_takes_5_arguments_n_items_stream_m_cube_nrows;
+#else
+#define rows_n_takes_5_arguments_n_items_stream_m_cube_nrows(...) \
     KS__WRONG_COUNT("rows_n takes 5 arguments (n_items, stream, m, cube, nrows), not ", \
                     rows_n_takes_5_arguments, __VA_ARGS__)
+#endif
+#define rows_n(...) KS__PICK_COUNT(5, ks__rows_n_call, rows_n_takes_5_arguments_n_items_stream_m_cube_nrows, __VA_ARGS__)(__VA_ARGS__)
 #define ks__rows_n_call(n_items, stream, m, cube, nrows) \
     ((void)sizeof(KS_ARG_TYPE_CHECK(m, _Generic((m), float_arr8 *: 1, default: 0), _Generic((m), float_arr8 *: 1, void *: 1, default: 0), float_arr8 *, kernel_rows_parameter_m_needs_float_arr8_pointer) \
          (m)), \
@@ -957,10 +1005,14 @@ typedef const int_arr2_4 * kernel_rows_parameter_cube_needs_const_int_arr2_4_poi
 #if !defined(__cplusplus) && !defined(KSTUB_PLAIN_CALLS) && defined(__STDC_VERSION__) && __STDC_VERSION__ >= 201112L
 #if defined(KS__ARG_TAGS)
 #endif
-#define scale(...) KS__PICK_COUNT(4, ks__scale_call, ks__scale_wrong, __VA_ARGS__)(__VA_ARGS__)
-#define ks__scale_wrong(...) \
+#if defined(KS__COUNT_TAGS)
+extern const struct scale_takes_4_arguments_launch_x_a_tile { char ks__never; } scale_takes_4_arguments_launch_x_a_tile;
+#else
+#define scale_takes_4_arguments_launch_x_a_tile(...) \
     KS__WRONG_COUNT("scale takes 4 arguments (launch, x, a, tile), not ", \
                     scale_takes_4_arguments, __VA_ARGS__)
+#endif
+#define scale(...) KS__PICK_COUNT(4, ks__scale_call, scale_takes_4_arguments_launch_x_a_tile, __VA_ARGS__)(__VA_ARGS__)
 #define ks__scale_call(launch, x, a, tile) \
     (_Generic((x), float *: ks__scale_float_4_at, double *: ks__scale_d2_at, default: ks__no_instance)(__FILE__, __LINE__, \
         KS_ARG_INSTANCE(launch, _Generic((x), float *: 1, double *: 1, default: 0), \
