@@ -230,11 +230,14 @@ static inline ks_bfloat162 ks_bfloat162_make(float x, float y)
              int: 1, unsigned: 1, long: 1, unsigned long: 1, long long: 1, unsigned long long: 1, default: 0)
 #if defined(__clang__)
 #define KS__ARG_TAGS 1
+/* The structs a pointer argument is checked against (the generated header
+ * declares them for each pointer parameter). */
+#define KS__ARG_STRUCTS(tag) \
+    struct KS__ARG_TAG(tag) { char ks__never; }; \
+    struct tag##_not_an_integer_pass_NULL { char ks__never; }
 /* The argument where its test passed, else a null pointer (its error is
  * KS_ARG_TYPE_CHECK's). A _Generic, not a comma, passes the value on: NULL
  * stays a null pointer constant, which a function pointer takes. */
-#define KS__ASSERTED(ok, msg, value) \
-    _Generic((char (*)[sizeof(struct { _Static_assert(ok, msg); int ks__unused; })])0, default: value)
 #define KS__PASS_IF(ok, arg) _Generic((char (*)[1 + !!(ok)])0, char (*)[2]: (arg), default: (void *)0)
 /* The struct a wrong argument is reported against: its name ends
  * "_exactly" in strict mode. */
@@ -245,13 +248,14 @@ static inline ks_bfloat162 ks_bfloat162_make(float x, float y)
 #define KS_ARG_POINTER(arg, exact, ok, who, type, ok_type, exact_pick, pick, tag) KS__PASS_IF(exact, arg)
 #else
 #define KS__ARG_TAG(tag) tag
-/* An integer passes here: the assertion below names it. */
+/* An integer, a literal 0 included, is reported against a struct whose
+ * name ends "_not_an_integer_pass_NULL" ("passing 'int' to parameter of
+ * incompatible type 'struct
+ * kernel_saxpy_parameter_y_needs_float_pointer_not_an_integer_pass_NULL'"). */
 #define KS_ARG_TYPE_CHECK(arg, exact, ok, type, tag) \
     _Generic((char (*)[1 + !!(ok) + 2 * KS__INTEGER(arg)])0, char (*)[2]: (int (*)(type))0, \
-             char (*)[3]: (int (*)(unsigned long long))0, default: (int (*)(struct tag))0)
-#define KS_ARG_POINTER(arg, exact, ok, who, type, ok_type, exact_pick, pick, tag) \
-    KS__ASSERTED(KS__EITHER(0, !KS__INTEGER(arg)), who " needs " ok_type ", not an integer (0 is an int: pass NULL)", \
-                 KS__PASS_IF(ok, arg))
+             char (*)[3]: (int (*)(struct tag##_not_an_integer_pass_NULL))0, default: (int (*)(struct tag))0)
+#define KS_ARG_POINTER(arg, exact, ok, who, type, ok_type, exact_pick, pick, tag) KS__PASS_IF(ok, arg)
 #endif
 #else
 #define KS_ARG_TYPE_CHECK(arg, exact, ok, type, tag)
@@ -273,8 +277,21 @@ static inline ks_bfloat162 ks_bfloat162_make(float x, float y)
 /* A typed graph node (or an array of them, or of a kernel's _args): only
  * that kernel's, in every mode. */
 #define KS_ARG_NODES(arg, ok, msg) KS__ARG_CHECK(arg, ok, msg)
-/* A template's one C name (C11 only): whether an instance takes the arguments. */
+/* A template's one C name (C11 only): whether an instance takes the
+ * arguments. clang: KS_INSTANCE_CHECK(arg, ok, tag)(arg), in a sizeof, is
+ * the one error, at the argument the instances are told apart by first
+ * ("passing 'float *' to parameter of incompatible type 'struct
+ * no_instance_of_fill_takes_these_argument_types_its_instances_fill_int_fill_u16'"),
+ * as KS_ARG_TYPE_CHECK; the call goes to ks__no_instance, without a second
+ * error. Elsewhere a static assertion at the caller's line. */
+#if defined(__clang__)
+#define KS_INSTANCE_CHECK(arg, ok, tag) \
+    _Generic((char (*)[1 + !!(ok)])0, char (*)[2]: (int (*)(__typeof__(arg)))0, default: (int (*)(struct tag))0)
+#define KS_ARG_INSTANCE(arg, ok, msg) (arg)
+#else
+#define KS_INSTANCE_CHECK(arg, ok, tag)
 #define KS_ARG_INSTANCE(arg, ok, msg) KS__ARG_CHECK(arg, ok, msg)
+#endif
 /* The call of a stub's macro form with another number of arguments: its
  * message ends "not " and is completed with the number given (C11); C99
  * has no assertion with a message, and names the array `id` instead. */

@@ -583,14 +583,14 @@ ks_status ks__bench_table_read_at(const char *ks__file, int ks__line, size_t ks_
 #if defined(KS__ARG_TAGS)
 /* clang: the types a pointer argument of another type is reported against
  * (KS_ARG_TYPE_CHECK in kstub_types.h); never used for a value. */
-struct KS__ARG_TAG(kernel_bench_args_parameter_x_needs_const_float_pointer) { char ks__never; };
-struct KS__ARG_TAG(kernel_bench_args_parameter_y_needs_float_pointer) { char ks__never; };
-struct KS__ARG_TAG(kernel_bench_struct_parameter_y_needs_float_pointer) { char ks__never; };
-struct KS__ARG_TAG(kernel_bench_fill_float_parameter_y_needs_float_pointer) { char ks__never; };
-struct KS__ARG_TAG(kernel_bench_fill_int_parameter_y_needs_int_pointer) { char ks__never; };
-struct KS__ARG_TAG(kernel_bench_read_table_parameter_y_needs_float_pointer) { char ks__never; };
-struct KS__ARG_TAG(variable_bench_table_needs_const_float_pointer) { char ks__never; };
-struct KS__ARG_TAG(variable_bench_table_reads_into_float_pointer) { char ks__never; };
+KS__ARG_STRUCTS(kernel_bench_args_parameter_x_needs_const_float_pointer);
+KS__ARG_STRUCTS(kernel_bench_args_parameter_y_needs_float_pointer);
+KS__ARG_STRUCTS(kernel_bench_struct_parameter_y_needs_float_pointer);
+KS__ARG_STRUCTS(kernel_bench_fill_float_parameter_y_needs_float_pointer);
+KS__ARG_STRUCTS(kernel_bench_fill_int_parameter_y_needs_int_pointer);
+KS__ARG_STRUCTS(kernel_bench_read_table_parameter_y_needs_float_pointer);
+KS__ARG_STRUCTS(variable_bench_table_needs_const_float_pointer);
+KS__ARG_STRUCTS(variable_bench_table_reads_into_float_pointer);
 #elif defined(KS__ARG_TYPEDEFS)
 /* Before C11: the same names as typedefs of the parameters' types, which the
  * compiler's warning for a pointer of another type names. */
@@ -1060,6 +1060,7 @@ extern const struct bench_read_table_n_takes_3_arguments_n_items_stream_y { char
 
 #if !defined(__cplusplus) && !defined(KSTUB_PLAIN_CALLS) && defined(__STDC_VERSION__) && __STDC_VERSION__ >= 201112L
 #if defined(KS__ARG_TAGS)
+struct no_instance_of_bench_fill_takes_these_argument_types_its_instances_bench_fill_float_bench_fill_int { char ks__never; };
 #endif
 #if defined(KS__COUNT_TAGS)
 extern const struct bench_fill_takes_4_arguments_launch_y_v_n { char ks__never; } bench_fill_takes_4_arguments_launch_y_v_n;
@@ -1070,7 +1071,11 @@ extern const struct bench_fill_takes_4_arguments_launch_y_v_n { char ks__never; 
 #endif
 #define bench_fill(...) KS__PICK_COUNT(4, ks__bench_fill_call, bench_fill_takes_4_arguments_launch_y_v_n, __VA_ARGS__)(__VA_ARGS__)
 #define ks__bench_fill_call(launch, y, v, n) \
-    (_Generic((y), float *: ks__bench_fill_float_at, int *: ks__bench_fill_int_at, default: ks__no_instance)(__FILE__, __LINE__, \
+    ((void)sizeof(KS_INSTANCE_CHECK(y, _Generic((y), float *: 0, int *: 0, default: 1) != 1, no_instance_of_bench_fill_takes_these_argument_types_its_instances_bench_fill_float_bench_fill_int) \
+         (y)), \
+     (void)sizeof(KS_INSTANCE_CHECK(v, _Generic((y), float *: 0, int *: 0, default: 1) != 2, no_instance_of_bench_fill_takes_these_argument_types_its_instances_bench_fill_float_bench_fill_int) \
+         (v)), \
+     _Generic((y), float *: ks__bench_fill_float_at, int *: ks__bench_fill_int_at, default: ks__no_instance)(__FILE__, __LINE__, \
         KS_ARG_INSTANCE(launch, _Generic((y), float *: 1, int *: 1, default: 0), \
             "no instance of bench_fill takes these argument types; its instances: bench_fill_float; bench_fill_int"), \
         (y), \

@@ -104,9 +104,7 @@ static void record_values(const ks_model *m, const ks_def *d, ks_tnode *tn)
         ks_tnode *fn = ks_tn_push(fields, tn);
         ks_tn_set(fn, "field_name", "%s", f->c_name);
         ks_tn_set(fn, "offset", "%ld", f->offset);
-        /* The C99 form of the assertion declares a typedef named after this. */
-        int clash = strcmp(f->c_name, "size") == 0 || strcmp(f->c_name, "align") == 0;
-        ks_tn_set(fn, "assert_id", "%s_%s%s", d->c_name, clash ? "field_" : "", f->c_name);
+        ks_tn_set(fn, "assert_id", "%s", f->assert_id);
     }
     for (; g < ngaps; g++)
         push_padding(members, tn, d->pad_names[g], gaps[g].size);
@@ -127,7 +125,7 @@ static void header_type_values(const ks_model *m, const ks_def *d, ks_tnode *tn)
         ks_tnode *fn = ks_tn_push(fields, tn);
         ks_tn_set(fn, "field_name", "%s", f->name);
         ks_tn_set(fn, "offset", "%ld", f->offset);
-        ks_tn_set(fn, "assert_id", "%s_field_%s", d->c_name, f->name);
+        ks_tn_set(fn, "assert_id", "%s", f->own_assert_id);
     }
     (void)m;
 }
@@ -204,6 +202,12 @@ static void type_values(const ks_options *o, const ks_model *m, ks_tnode *root)
         if (!seen)
             ks_tn_take(ks_tn_push(cxx_headers, root), "path", include_path(o, d->file));
     }
+    /* g++ warns of each struct in a header holding a type of an anonymous
+     * namespace (the stubs' _args): the header says it expects them. */
+    int anonymous = 0;
+    for (size_t i = 0; i < m->ndef_order; i++)
+        anonymous |= ks__cxx_own(m, m->def_order[i]) && m->defs[m->def_order[i]].anon_namespace;
+    ks_tn_flag(root, "cxx_anonymous", anonymous);
     ks_tval *types = ks_tn_list(root, "types");
     for (size_t i = 0; i < m->ndef_order; i++) {
         const ks_def *d = &m->defs[m->def_order[i]];
@@ -237,10 +241,10 @@ static void type_values(const ks_options *o, const ks_model *m, ks_tnode *root)
         } else {
             record_values(m, d, tn);
         }
-        /* C++ callers: the application's own record, its layout asserted. */
+        /* C++ callers: the application's own record or enum, its layout asserted. */
         int own = ks__cxx_own(m, m->def_order[i]);
         ks_tn_flag(tn, "cxx_own", own);
-        ks_tn_set(tn, "cxx_name", "::%s", d->qname);
+        ks_tn_set(tn, "cxx_name", "%s", d->cxx_name ? d->cxx_name : "");
         ks_tn_set(tn, "cxx_file", "%s", own ? d->file : "");
         ks_tval *own_fields = ks_tn_list(tn, "own_fields");
         for (size_t f = 0; own && f < d->nfields; f++) {

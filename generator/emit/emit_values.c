@@ -51,25 +51,29 @@ int ks_def_uses_header(const ks_model *m, size_t def)
     return def_uses_header(m, def, 0);
 }
 
-/* A record C mirrors but C++ can take as the application's own (issue 30
- * #6): defined in a header host C++ can include, not one C includes
- * already, not kept a mirror by "// kstub:mirror". */
+/* A record or enum C mirrors but C++ can take as the application's own
+ * (issue 30 #6): defined in a header host C++ can include, not one C
+ * includes already, not kept a mirror by "// kstub:mirror". A type the .cu
+ * defines itself (file NULL) stays a mirror in C++ too: no header of the
+ * caller's defines it. */
 int ks__cxx_own(const ks_model *m, size_t def)
 {
     const ks_def *d = &m->defs[def];
-    return (d->kind == KS_DEF_STRUCT || d->kind == KS_DEF_UNION) && d->complete && d->file &&
-           d->cxx_header && !d->mirror && !d->in_member && !ks_def_uses_header(m, def);
+    return (d->kind == KS_DEF_STRUCT || d->kind == KS_DEF_UNION || d->kind == KS_DEF_ENUM) &&
+           d->complete && d->file && d->cxx_header && !d->mirror && !d->in_member &&
+           !ks_def_uses_header(m, def);
 }
 
 /* ---- spelling a type from its structure -------------------------------------------------------- */
 
 /* A mirrored enum class C++ callers may name (declared again opaquely):
  * not one whose mirror has its very name ("enum class Top" at global scope
- * against "struct Top"). */
+ * against "struct Top"), nor one C++ takes as the application's own. */
 int ks__cxx_enum(const ks_model *m, const ks_type *t)
 {
     const ks_def *d = t->base == KS_BASE_ENUM ? &m->defs[t->def] : NULL;
-    return d && d->scoped && strcmp(d->c_name, d->qname) != 0 && !ks_def_uses_header(m, t->def);
+    return d && d->scoped && strcmp(d->c_name, d->qname) != 0 && !ks_def_uses_header(m, t->def) &&
+           !ks__cxx_own(m, t->def);
 }
 
 /* cuda: the C++ overloads' names: CUDA's for the half types, the C++ name

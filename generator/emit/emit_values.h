@@ -19,7 +19,7 @@ void ks__strict_values(const ks_model *m, const ks_param *p, ks_tnode *pn);
 void ks__check_values(const ks_model *m, const ks_param *p, ks_tnode *pn);
 /* A mirrored enum class C++ callers may name (declared again opaquely). */
 int ks__cxx_enum(const ks_model *m, const ks_type *t);
-/* A record C mirrors but C++ can take as the application's own. */
+/* A record or enum C mirrors but C++ can take as the application's own. */
 int ks__cxx_own(const ks_model *m, size_t def);
 
 /* ---- generic.c ---- */

@@ -81,7 +81,9 @@ static int generic_tree(const ks_model *m, const ks_kern *const *inst, const siz
             return 0;
         }
         const ks_type *t = &k0->params[p].type;
-        ks_tn_set(generic_token(list, owner, "open"), "arg", "%s", k0->params[p].c_name);
+        ks_tnode *open = generic_token(list, owner, "open");
+        ks_tn_set(open, "arg", "%s", k0->params[p].c_name);
+        ks_tn_set(open, "pick_index", "%zu", p + 1);
         decided[p] = 1;
         int rc = 0;
         for (int v = 0; v <= strict_alt_of(t) && rc == 0; v++) {
@@ -91,7 +93,7 @@ static int generic_tree(const ks_model *m, const ks_kern *const *inst, const siz
             generic_token(list, owner, "next");
         }
         decided[p] = 0;
-        generic_token(list, owner, "close");
+        ks_tn_set(generic_token(list, owner, "close"), "pick_index", "%zu", p + 1);
         return rc;
     }
     if (depth > 64)
@@ -115,6 +117,7 @@ static int generic_tree(const ks_model *m, const ks_kern *const *inst, const siz
         return -1;
     ks_tnode *open = generic_token(list, owner, "open");
     ks_tn_set(open, "arg", "%s", k0->params[at].c_name);
+    ks_tn_set(open, "pick_index", "%zu", at + 1);
     /* Branches in the instances' order; a pointer to const also takes the
      * pointer without it, unless another branch has that type. */
     char **keys = ks_xmalloc(n * sizeof *keys);
@@ -157,7 +160,7 @@ static int generic_tree(const ks_model *m, const ks_kern *const *inst, const siz
             generic_token(list, owner, "next");
         }
     }
-    generic_token(list, owner, "close");
+    ks_tn_set(generic_token(list, owner, "close"), "pick_index", "%zu", at + 1);
     for (size_t i = 0; i < n; i++)
         free(keys[i]);
     free(keys);
@@ -274,6 +277,7 @@ void ks__generic_values(const ks_model *m, ks_tnode *root)
             ks_tn_set(an, "name", "%s", kp->c_name);
             ks_tn_set(an, "c_name", "%s", name);
             ks_tn_flag(an, "shared", generic_shared(m, inst, n, p));
+            ks_tn_set(an, "pick_index", "%zu", p + 1);   /* its tests' (the tree's) */
             ks__strict_values(m, kp, an);
             ks__check_values(m, kp, an);
         }

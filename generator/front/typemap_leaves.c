@@ -215,6 +215,24 @@ static enum CXChildVisitResult find_same_name_typedef(CXCursor c, CXCursor paren
     return CXChildVisit_Continue;
 }
 
+/* Whether C++ can name decl by its qualified name (ks_qualified_name):
+ * not inside a class template's specialization, whose arguments that name
+ * leaves out ("Holder::Mode" of Holder<int>::Mode). *anonymous: inside an
+ * anonymous namespace. */
+static int named_by_qname(CXCursor decl, int *anonymous)
+{
+    *anonymous = 0;
+    for (CXCursor p = clang_getCursorSemanticParent(decl);
+         !clang_Cursor_isNull(p) && clang_getCursorKind(p) != CXCursor_TranslationUnit;
+         p = clang_getCursorSemanticParent(p)) {
+        if (!clang_Cursor_isNull(clang_getSpecializedCursorTemplate(p)))
+            return 0;
+        if (clang_getCursorKind(p) == CXCursor_Namespace && clang_Cursor_isAnonymous(p))
+            *anonymous = 1;
+    }
+    return 1;
+}
+
 /* Records where a complete def is defined: a project header (its name,
  * whether C can include it, whether it typedefs the type's own name), or
  * the input / a system header (file NULL). */
@@ -233,7 +251,8 @@ void ks__tm_note_origin(tm_ctx *c, CXCursor decl, ks_def *d)
     size_t size = 0;
     const char *text = clang_getFileContents(c->s->tu, f, &size);
     d->c_header = text && !strstr(d->qname, "::") && text_is_c(c->s->tu, f, d->file, size);
-    d->cxx_header = text && text_is_host_cxx(c->s->tu, f, d->file, size);
+    d->cxx_header = text && named_by_qname(decl, &d->anon_namespace) &&
+                    text_is_host_cxx(c->s->tu, f, d->file, size);
     /* The declaration's own type, not canon: a parameter's canonical type
      * keeps its qualifiers ("const Dimensions d"), and a typedef's
      * underlying type has none, so they would never compare equal. */

@@ -209,6 +209,8 @@ void ks_model_free(ks_model *m)
         for (size_t j = 0; j < d->nfields; j++) {
             free(d->fields[j].name);
             free(d->fields[j].c_name);
+            free(d->fields[j].assert_id);
+            free(d->fields[j].own_assert_id);
             ks_type_free(&d->fields[j].type);
         }
         for (size_t j = 0; j < d->nenumerators; j++) {
@@ -229,6 +231,7 @@ void ks_model_free(ks_model *m)
         free(d->scope_inline);
         free(d->member);
         free(d->c_name);
+        free(d->cxx_name);
         for (size_t j = 0; j < d->npad_names; j++)
             free(d->pad_names[j]);
         free(d->pad_names);

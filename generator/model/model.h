@@ -101,6 +101,11 @@ typedef struct ks_type {
 typedef struct ks_field {
     char *name;                /* the member's name; NULL for an anonymous member */
     char *c_name;              /* naming.c's: the name, or ks__anonN */
+    /* naming.c's, a record's fields: the names of their offset assertions (the
+     * C99 form declares a typedef of each), in the mirror ("<type>_<c_name>")
+     * and where the record is the application's own, named by its own name
+     * ("<type>_field_<name>"; NULL for an anonymous member) */
+    char *assert_id, *own_assert_id;
     ks_type type;
     long offset, size;
 } ks_field;
@@ -154,14 +159,20 @@ typedef struct ks_def {
     ks_enumerator *enumerators;
     size_t nenumerators;
     /* Where a complete def comes from, for using the application's own type
-     * instead of a mirror (typemap.c decides; no template uses it yet): */
+     * instead of a mirror (typemap.c records it; emit_values.c decides): */
     char *file;                /* the project header defining it, as the parse names it;
                                   NULL: the input itself, or a system/toolkit header */
     int c_header;              /* file can be included from C: a .h whose text has no
                                   C++-only token, and the type has no qualified name */
     int cxx_header;            /* file can be included from host C++: a .h/.hpp whose text
-                                  has no CUDA-only token (issue 30 #6: C++ callers pass the
-                                  application's own record, C ones the mirror) */
+                                  has no CUDA-only token, and qname names the type there
+                                  (not inside a class template's specialization) (issue 30
+                                  #6: C++ callers pass the application's own record or
+                                  enum, C ones the mirror) */
+    int anon_namespace;        /* ... and the type is inside an anonymous namespace (g++
+                                  warns of a struct in a header holding it) */
+    char *cxx_name;            /* naming.c's: how C++ names the application's own type,
+                                  "::ns::Params<float>" (an anonymous namespace left out) */
     int c_typedef;             /* file also declares a typedef of the same name for it,
                                   so C can write the bare name (else "struct X"/"enum X") */
     int mirror;                /* "// kstub:mirror NAME": mirrored even so */

@@ -6,7 +6,9 @@
  * ks__params_, ks__pack_),
  * parameter names (unnamed ones, C-only keywords, names the stub itself
  * uses), the C names of mirrored types and enum constants, padding and
- * anonymous members, the image symbol and the include guard; device
+ * anonymous members, the names of records' field offset assertions, how
+ * C++ names the application's own types, the image symbol and the include
+ * guard; device
  * variables' C names (the same rules as kernels', and the names each brings
  * along: _write, _read, _set, _get, _address, _node, _global).
  *
@@ -98,6 +100,38 @@ static void name_padding(const ks_naming_table *t, ks_def *def)
         def->pad_names[i] = name;
     }
     free(gaps);
+}
+
+/* pattern with {type} and {field} filled. */
+static char *fill_type_field(const char *pattern, const char *type, const char *field)
+{
+    char *typed = ks_target_fill(pattern, "type", type);
+    char *name = ks_target_fill(typed, "field", field);
+    free(typed);
+    return name;
+}
+
+/* The names of a record's field offset assertions, from the target's
+ * patterns: in the mirror "Box_lo" (field_assert), unless that is the name
+ * the templates give the record's own size or alignment assertion
+ * ("<type>_size", "<type>_align"): then "Box_field_size" (own_field_assert);
+ * where the record is the application's own, always own_field_assert, with
+ * the field's own name (the C99 form declares a typedef of each). */
+static void name_field_asserts(const ks_naming_table *t, ks_def *def)
+{
+    char *size_id = ks_xasprintf("%s_size", def->c_name), *align_id = ks_xasprintf("%s_align", def->c_name);
+    for (size_t i = 0; i < def->nfields; i++) {
+        ks_field *f = &def->fields[i];
+        char *id = fill_type_field(t->field_assert, def->c_name, f->c_name);
+        if (strcmp(id, size_id) == 0 || strcmp(id, align_id) == 0) {
+            free(id);
+            id = fill_type_field(t->own_field_assert, def->c_name, f->c_name);
+        }
+        f->assert_id = id;
+        f->own_assert_id = f->name ? fill_type_field(t->own_field_assert, def->c_name, f->name) : NULL;
+    }
+    free(size_id);
+    free(align_id);
 }
 
 /* "float, 4" -> "float_4"; "unsigned int *" -> "unsigned_int_p"; "-1" -> "m1". */
@@ -342,6 +376,29 @@ static char *function_c_name(namer *nm, const ks_def *d)
     return ks_buf_take(&b);
 }
 
+/* How C++ names the application's own record or enum: its qualified name
+ * from the global scope, "::ns::Params<float>". An anonymous namespace's
+ * part is left out: the header puts the type in the including file's own
+ * anonymous namespace, whose names its scope finds ("::Hidden"). */
+static char *cxx_type_name(const char *qname)
+{
+    static const char *const anon[] = {"(anonymous namespace)::", "(anonymous)::"};
+    ks_buf b = {0};
+    ks_buf_puts(&b, "::");
+    for (const char *p = qname; *p;) {
+        size_t skip = 0;
+        for (size_t i = 0; i < 2 && !skip; i++)
+            if (strncmp(p, anon[i], strlen(anon[i])) == 0)
+                skip = strlen(anon[i]);
+        if (skip) {
+            p += skip;
+            continue;
+        }
+        ks_buf_put(&b, p++, 1);
+    }
+    return ks_buf_take(&b);
+}
+
 /* Members: their own names, an anonymous one ks__anonN (N counting the
  * record's anonymous members); a member's unnamed record learns the
  * member's name, from which its own derives. */
@@ -380,6 +437,9 @@ static void name_defs(namer *nm)
                        "reserved)", d->qname, name, want);
         free(want);
         d->c_name = name;
+        if ((d->kind == KS_DEF_STRUCT || d->kind == KS_DEF_UNION || d->kind == KS_DEF_ENUM) &&
+            !d->in_member)
+            d->cxx_name = cxx_type_name(d->qname);
         ks__claim(nm, name);
         char *guard = ks_xasprintf("KS_TYPE_%s", name);
         ks__claim(nm, guard);
@@ -419,9 +479,13 @@ static void name_defs(namer *nm)
             }
         }
     }
-    /* Last: the padding steps aside for the fields' final names. */
-    for (size_t i = 0; i < m->ndefs; i++)
+    /* Last: the padding steps aside for the fields' final names, and the
+     * layout assertions are named after them. */
+    for (size_t i = 0; i < m->ndefs; i++) {
         name_padding(&nm->target->names, &m->defs[i]);
+        if (m->defs[i].kind == KS_DEF_STRUCT || m->defs[i].kind == KS_DEF_UNION)
+            name_field_asserts(&nm->target->names, &m->defs[i]);
+    }
 }
 
 /* ---- kernels -------------------------------------------------------------------------------------- */

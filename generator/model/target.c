@@ -18,7 +18,8 @@ static const ks_target_output c_outputs[] = {
     {"source.c.in", ".c"},
 };
 static const ks_naming_table c_names = {"KSTUB_{HEADER}", "{prefix}_kstub_image", "{c_name}_kernel",
-                                        "{template}", "ks__pad{n}", "ks__empty"};
+                                        "{template}", "ks__pad{n}", "ks__empty", "{type}_{field}",
+                                        "{type}_field_{field}"};
 
 #define TARGET_FILE "target.json"
 
@@ -92,8 +93,10 @@ static int read_target_file(const char *path, ks_target *t)
     }
     json_t *names = json_object_get(root, "names");
     char **slots[] = {&t->names.guard, &t->names.image, &t->names.descriptor,
-                      &t->names.generic, &t->names.padding, &t->names.empty};
-    const char *keys[] = {"guard", "image", "descriptor", "generic", "padding", "empty"};
+                      &t->names.generic, &t->names.padding, &t->names.empty,
+                      &t->names.field_assert, &t->names.own_field_assert};
+    const char *keys[] = {"guard", "image", "descriptor", "generic", "padding", "empty",
+                          "field_assert", "own_field_assert"};
     for (size_t i = 0; rc == 0 && i < sizeof keys / sizeof *keys; i++) {
         json_t *v = json_object_get(names, keys[i]);
         if (v && !json_is_string(v)) {
@@ -119,6 +122,8 @@ int ks_target_load(const char *dir, int user, ks_target *t)
     t->names.generic = ks_xstrdup(c_names.generic);
     t->names.padding = ks_xstrdup(c_names.padding);
     t->names.empty = ks_xstrdup(c_names.empty);
+    t->names.field_assert = ks_xstrdup(c_names.field_assert);
+    t->names.own_field_assert = ks_xstrdup(c_names.own_field_assert);
     char *path = ks_xasprintf("%s/%s", dir, TARGET_FILE);
     int rc = 0;
     if (user && access(path, F_OK) == 0) {
@@ -147,6 +152,8 @@ void ks_target_free(ks_target *t)
     free(t->names.generic);
     free(t->names.padding);
     free(t->names.empty);
+    free(t->names.field_assert);
+    free(t->names.own_field_assert);
     free(t->dir);
     free(t->file);
     memset(t, 0, sizeof *t);

@@ -11,7 +11,9 @@
  *   { "outputs": [ { "template": "header.hpp.in", "suffix": ".hpp" } ],
  *     "names": { "guard": "{HEADER}_INCLUDED", "image": "{prefix}_image",
  *                "descriptor": "{c_name}_kernel", "generic": "{template}",
- *                "padding": "ks__pad{n}", "empty": "ks__empty" } }
+ *                "padding": "ks__pad{n}", "empty": "ks__empty",
+ *                "field_assert": "{type}_{field}",
+ *                "own_field_assert": "{type}_field_{field}" } }
  *
  * outputs[0] is the header: the one whose named pieces spell the manifest's
  * c_type ({{*manifest_c_type}}) and --list's prototype ({{*prototype}}).
@@ -20,8 +22,12 @@
  * output's identifier stem, {c_name} a kernel's C name, {template} a kernel
  * template's identifier (its one C name over its instances; a header's
  * kernel template's gets the {prefix}_ as its instances do), {n} a padding
- * member's number in its record; a name left out keeps the C target's. A
- * padding name that meets a field's steps aside with a trailing '_'.
+ * member's number in its record, {type} a record's C name and {field} a
+ * field's; a name left out keeps the C target's. A padding name that meets
+ * a field's steps aside with a trailing '_'; a field's assertion name that
+ * meets its record's size or alignment assertion's ({type}_size,
+ * {type}_align, as the templates spell them) takes the "own_field_assert"
+ * pattern.
  */
 #ifndef KSTUB_TARGET_H
 #define KSTUB_TARGET_H
@@ -43,6 +49,8 @@ typedef struct ks_naming_table {
     char *generic;             /* a kernel template's one name over its instances: "{template}" */
     char *padding;             /* a mirror's nth padding member: "ks__pad{n}" */
     char *empty;               /* the one byte of an empty record's mirror: "ks__empty" */
+    char *field_assert;        /* a mirror's field offset assertion: "{type}_{field}" */
+    char *own_field_assert;    /* the same for the application's own record: "{type}_field_{field}" */
 } ks_naming_table;
 
 typedef struct ks_target {

@@ -19,6 +19,7 @@
 #include "testutil.h"
 
 #include <check.h>
+#include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -142,6 +143,7 @@ START_TEST(parse_names_nothing_naming_names_all)
     size_t anon = m.ndefs;
     for (size_t i = 0; i < m.ndefs; i++) {
         ck_assert_ptr_null(m.defs[i].c_name);
+        ck_assert_ptr_null(m.defs[i].cxx_name);
         ck_assert_ptr_null(m.defs[i].member);
         for (size_t j = 0; j < m.defs[i].nfields; j++)
             ck_assert_ptr_null(m.defs[i].fields[j].c_name);
@@ -638,15 +640,19 @@ static void compare_golden(const char *generated, const char *golden)
 }
 
 /* Each golden input and its image (NULL: none embedded); make bless writes
- * their outputs (tests/generator/gen.mk's GOLDEN_PLAIN lists the ones without an image). */
+ * their outputs (tests/generator/gen.mk's GOLDEN_PLAIN lists the ones without an image).
+ * in_dir: generated from its own folder with its header NAME.hpp beside it
+ * (gen.mk's GOLDEN_IN_DIR), so the header's #include is "NAME.hpp". */
 static const struct {
     const char *name, *embed;
+    int in_dir;
 } goldens[] = {
-    {"basic", "tests/golden/basic.ptx"},     /* the shapes of signature */
-    {"records", NULL},                       /* records, enums, halves, by value and through pointers */
-    {"templates", NULL},                     /* template instances, specializations, tags, arrays */
-    {"internal", NULL},                      /* static and anonymous-namespace kernels */
-    {"globals", NULL},                       /* device variables' accessors (issue 29) */
+    {"basic", "tests/golden/basic.ptx", 0},  /* the shapes of signature */
+    {"records", NULL, 0},                    /* records, enums, halves, by value and through pointers */
+    {"templates", NULL, 0},                  /* template instances, specializations, tags, arrays */
+    {"internal", NULL, 0},                   /* static and anonymous-namespace kernels */
+    {"globals", NULL, 0},                    /* device variables' accessors (issue 29) */
+    {"cxx_types", NULL, 1},                  /* the application's own types in C++ (issue 30 #6) */
 };
 
 START_TEST(golden_output)
@@ -656,8 +662,14 @@ START_TEST(golden_output)
     char *out, embed[128] = "";
     if (goldens[_i].embed)
         snprintf(embed, sizeof embed, "--embed %s", goldens[_i].embed);
-    int rc = run(&out, "%s tests/golden/%s.cu %s -o %s/%s.kstub --manifest %s/%s.kstub.json", kstub_bin(), g,
-                 embed, tmpdir, g, tmpdir, g);
+    char kstub[PATH_MAX];
+    if (!realpath(kstub_bin(), kstub))
+        snprintf(kstub, sizeof kstub, "%s", kstub_bin());
+    int rc = goldens[_i].in_dir
+                 ? run(&out, "cp tests/golden/%s.cu tests/golden/%s.hpp %s && cd %s && %s %s.cu -o %s.kstub "
+                       "--manifest %s.kstub.json", g, g, tmpdir, tmpdir, kstub, g, g, g)
+                 : run(&out, "%s tests/golden/%s.cu %s -o %s/%s.kstub --manifest %s/%s.kstub.json", kstub_bin(), g,
+                       embed, tmpdir, g, tmpdir, g);
     ck_assert_msg(rc == 0, "kstub failed on tests/golden/%s.cu:\n%s", g, out);
     free(out);
     const char *ext[] = {".h", ".c", ".json"};
@@ -1054,6 +1066,8 @@ static const char *const compile_fail_cases[] = {
     "function_pointer_wrong_type.c", "function_pointer_from_void_pointer.c",
     "strict_function_pointer_null.c", "null_literal_for_pointer.c",
     "global_double_pointer_for_float.c", "global_default_wrong_pointer.c", "global_wrong_struct.c", "strict_global_scalar.c",
+    "cxx_int_for_own_enum.c", "cxx_other_enum_for_own_enum.c", "cxx_int_for_nested_own_enum.c",
+    "cxx_own_enum_argument_no_instance.c",
 };
 #define NFAILS (sizeof compile_fail_cases / sizeof compile_fail_cases[0])
 
@@ -1120,6 +1134,11 @@ START_TEST(wrong_calls_do_not_compile)
     }
     if (strstr(text, "abi_globals.kstub.h")) {   /* device variables' accessors */
         rc = run(&out, "%s tests/corpus/abi_globals.cu -o %s/abi_globals.kstub", kstub_bin(), tmpdir);
+        ck_assert_msg(rc == 0, "%s", out);
+        free(out);
+    }
+    if (strstr(text, "cxx_own_enums.kstub.h")) {   /* C++ callers' own enums (issue 30 #6) */
+        rc = run(&out, "%s tests/corpus/real/cxx_own_enums.cu -o %s/cxx_own_enums.kstub", kstub_bin(), tmpdir);
         ck_assert_msg(rc == 0, "%s", out);
         free(out);
     }

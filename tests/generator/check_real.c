@@ -183,6 +183,7 @@ static const char *const corpus[] = {
     "tests/corpus/compat_implicit_includes.cu", "tests/corpus/abi_class_templates.cu",
     "tests/corpus/abi_array_pointers.cu", "tests/corpus/class_template_launches.cu",
     "tests/corpus/macro_instantiations.cu", "tests/corpus/abi_function_pointers.cu",
+    "tests/corpus/real/cxx_own_enums.cu",
 };
 
 /* With --body-errors every clang diagnostic counts: these files must give
@@ -589,11 +590,12 @@ START_TEST(application_types_in_consumers)
     int rc = run(&out, "mkdir -p %s/gen && %s tests/corpus/real/app_types.cu -o %s/gen/app_types.kstub && "
                  "grep -c -e '^#include \"\\.\\./.*tests/corpus/real/include/model_params.h\"' "
                  "-e 'typedef struct KS_ALIGNED(8) LayerShape' -e 'typedef struct Activation' "
-                 "-e 'mirrored' -e '^namespace nn { enum class Act : int; }' "
+                 "-e 'mirrored' -e '^typedef ::nn::Act nn_Act;' "
                  "-e 'offsetof(LayerShape, act) == 16' %s/gen/app_types.kstub.h",
                  tmpdir, kstub_bin(), tmpdir, tmpdir);
-    /* the include, the enum class redeclared, the offset asserted, and one
-     * mirror: LocalScale (nn::Act and nn::Round are "kept a distinct type") */
+    /* the include, the enum class the application's own in C++ (issue 30
+     * #6), the offset asserted, and one mirror: LocalScale (nn::Act and
+     * nn::Round are "kept a distinct type" in C) */
     ck_assert_msg(rc == 0 && strcmp(out, "4\n") == 0, "%s", out);
     free(out);
     rc = run(&out, "cd %s/gen && I='-I. -I%s/tests/consumers -I%s/tests/corpus/real/include -I%s/runtime "
@@ -616,6 +618,91 @@ START_TEST(application_types_in_consumers)
              "return act_half(l, y, y, ks_half(), nn_Act(), nn_v1_Round(), 1); }\\n' > no_fp16.cpp && "
              "g++ -std=c++17 -I%s/runtime -c no_fp16.cpp -o n.o", tmpdir, cwd);
     ck_assert_msg(rc != 0 && strstr(out, "__half"), "%s", out);
+    free(out);
+    remove_tmpdir();
+}
+END_TEST
+
+/* Issue 30 #6, enums: a C++ caller passes the application's own enums
+ * (tests/corpus/real/include/own_enums.hpp: a plain enum, an enum class with
+ * its underlying type, a namespace's, a class's, enums as fields and as
+ * template arguments) with no cast, own_enums.hpp included before or after
+ * the generated header; a C caller the mirrors. The enum the .cu declares
+ * itself stays a mirror in C++. Both callers' launches through the fake
+ * driver pack the same bytes, the C++ caller built by g++ and by clang++. */
+START_TEST(cxx_callers_pass_their_own_enums)
+{
+    make_tmpdir();
+    char *out, cwd[PATH_MAX];
+    ck_assert_ptr_nonnull(getcwd(cwd, sizeof cwd));
+    const char *cuda = getenv("CUDA_PATH") ? getenv("CUDA_PATH") : "/usr/local/cuda";
+    const char *cu = "tests/corpus/real/cxx_own_enums.cu";
+    /* make check-real passes both absolute; SAN_FLAGS: what a sanitized libkstub's link needs */
+    char libdir[PATH_MAX + 16], fake[PATH_MAX + 32];
+    snprintf(libdir, sizeof libdir, "%s", getenv("KSTUB_LIBDIR") ? getenv("KSTUB_LIBDIR") : "");
+    snprintf(fake, sizeof fake, "%s", getenv("FAKE_CUDA") ? getenv("FAKE_CUDA") : "");
+    if (!*libdir)
+        snprintf(libdir, sizeof libdir, "%s/build/lib", cwd);
+    if (!*fake)
+        snprintf(fake, sizeof fake, "%s/build/tests/libcuda_fake.so", cwd);
+    int rc = run(&out, "%s -ptx -arch=sm_90 %s -o %s/e.ptx && %s --embed %s/e.ptx %s -o %s/cxx_own_enums.kstub && "
+                 "grep -c -e '^#include \"\\.\\./.*tests/corpus/real/include/own_enums.hpp\" /\\* .*for C++ callers' "
+                 "-e '^typedef ::Color Color;' -e '^typedef ::Act Act;' -e '^typedef ::nn::Norm nn_Norm;' "
+                 "-e '^typedef ::nn::Pool nn_Pool;' -e '^typedef ::Layer::Kind Layer_Kind;' "
+                 "-e '^#define Color_BLUE (static_cast<Color>(6u))' "
+                 "-e '^typedef ::Tagged<Color, Act::Relu> Tagged_Color_Act_Relu;' "
+                 "-e 'sizeof(Act) == 1 && KS_ALIGNOF(Act) == 1' "
+                 "-e '^typedef struct Local { unsigned char value; } Local;' "
+                 "-e '^typedef struct Holder_Mode { unsigned int value; } Holder_Mode;' "
+                 "-e 'declared again' %s/cxx_own_enums.kstub.h",
+                 nvcc_bin(), cu, tmpdir, kstub_bin(), tmpdir, cu, tmpdir, tmpdir);
+    /* the include, five typedefs of the application's enums, a constant, a
+     * specialization holding one, the layout (twice: C++ and C), the two
+     * mirrors kept in C++ (once each: no #ifdef around them); no enum
+     * declared again opaquely */
+    ck_assert_msg(rc == 0 && strcmp(out, "12\n") == 0, "%s", out);
+    free(out);
+    rc = run(&out, "cd %s && I='-I. -I%s/tests/corpus/real/include -I%s/runtime -I%s/tests/support -isystem %s/include' && "
+             "W='-Wall -Wextra -Wpedantic -Werror' && C=%s/tests/consumers && "
+             "for cc in gcc clang; do for std in '-std=c99' '-std=c11' '-std=c11 -DKSTUB_STRICT'; do "
+             "$cc $std $W $I -c $C/own_enums.c -o c.o || exit 1; done; "
+             "$cc -std=c99 $W $I -c cxx_own_enums.kstub.c -o gen.o || exit 1; echo \"$cc\"; done; "
+             "g++ -std=c++17 $W $I -c $C/own_enums_abi.cpp -o m.o || exit 1; "
+             "for cxx in g++ clang++; do for d in '' -DKSTUB_STRICT -DOWN_AFTER; do "
+             "$cxx -std=c++17 $d $W $I -c $C/own_enums.cpp -o x.o || exit 1; done; "
+             "$cxx -x c++ -std=c++17 $W $I -c cxx_own_enums.kstub.c -o /dev/null || exit 1; "
+             "g++ %s m.o x.o c.o gen.o %s/libkstub.a -o abi -ldl -lpthread && ./abi %s || exit 1; "
+             "echo \"$cxx\"; done",
+             tmpdir, cwd, cwd, cwd, cuda, cwd, getenv("SAN_FLAGS") ? getenv("SAN_FLAGS") : "", libdir, fake);
+    ck_assert_msg(rc == 0, "%s", out);
+    ck_assert_msg(strstr(out, "gcc\nclang\nC and C++ packed the same bytes: 6 launches\ng++\n"
+                              "C and C++ packed the same bytes: 6 launches\nclang++\n"), "%s", out);
+    free(out);
+    remove_tmpdir();
+}
+END_TEST
+
+/* The other rule (docs/generated-api.md): an enum class from a header with
+ * CUDA-only tokens keeps its mirror in C++, which a host caller that
+ * includes the header all the same (its device code behind __CUDACC__)
+ * passes its values to through the opaque redeclaration's overloads. */
+START_TEST(cuda_header_enum_class_keeps_its_mirror)
+{
+    make_tmpdir();
+    char *out, cwd[PATH_MAX];
+    ck_assert_ptr_nonnull(getcwd(cwd, sizeof cwd));
+    write_tmp("modes.h", "#pragma once\nnamespace md { enum class Mode : int { A = 1, B = 2 }; }\n"
+                         "#ifdef __CUDACC__\n__device__ inline int twice(int v) { return 2 * v; }\n#endif\n");
+    write_tmp("k.cu", "#include \"modes.h\"\n__global__ void k(md::Mode m, int *o) { *o = twice((int)m); }\n");
+    write_tmp("use.cpp", "#include \"modes.h\"\n#include \"k.kstub.h\"\nint use(int *o);\n"
+                         "int use(int *o) { return k(ks_launch_1d(1, 1), md::Mode::B, o) | k(ks_launch_1d(1, 1), md_Mode_A, o); }\n");
+    int rc = run(&out, "cd %s && %s k.cu -o k.kstub && grep -c -e '^typedef struct md_Mode { int value; } md_Mode;' "
+                 "-e '^namespace md { enum class Mode : int; }' -e 'modes.h\"' k.kstub.h && "
+                 "for cxx in g++ clang++; do $cxx -std=c++17 -Wall -Wextra -Wpedantic -Werror -I%s/runtime "
+                 "-c use.cpp -o u.o || exit 1; done; echo built",
+                 tmpdir, kstub_bin(), cwd);
+    /* the mirror and the enum declared again; the header is not included */
+    ck_assert_msg(rc == 0 && strcmp(out, "2\nbuilt\n") == 0, "%s", out);
     free(out);
     remove_tmpdir();
 }
@@ -1009,6 +1096,8 @@ static Suite *real_suite(void)
     tcase_add_test(tc, header_explicit_instantiations);
     tcase_add_test(tc, types_record_their_header);
     tcase_add_test(tc, application_types_in_consumers);
+    tcase_add_test(tc, cxx_callers_pass_their_own_enums);
+    tcase_add_test(tc, cuda_header_enum_class_keeps_its_mirror);
     tcase_add_test(tc, application_type_layout_is_asserted);
     tcase_add_test(tc, mirror_directive_keeps_the_mirror);
     tcase_add_test(tc, kstub_macro_and_skip_directive);

@@ -11,15 +11,22 @@ check-gen: $(B)/tests/check_gen $(KSTUB) $(GEN_H) $(GEN_C)
 	$(KS_SUITE) "KSTUB=$(KSTUB) CUDA_PATH=$(CUDA_PATH) $(B)/tests/check_gen"
 
 # Rewrites the golden files from the current generator; review the diff.
-# basic.cu embeds basic.ptx; the other inputs (GOLDEN_PLAIN) embed no image.
+# basic.cu embeds basic.ptx; the other inputs (GOLDEN_PLAIN) embed no image;
+# GOLDEN_IN_DIR are generated from tests/golden/ itself, beside their .hpp
+# (the header includes it as "NAME.hpp", as check-gen's copy does).
 
 GOLDEN_PLAIN := records templates internal globals
+GOLDEN_IN_DIR := cxx_types
 bless: $(KSTUB)
 	$(KSTUB) tests/golden/basic.cu --embed tests/golden/basic.ptx \
 	    -o tests/golden/basic.kstub --manifest tests/golden/basic.kstub.json
 	@set -e; for g in $(GOLDEN_PLAIN); do \
 	    echo "$(KSTUB) tests/golden/$$g.cu -o tests/golden/$$g.kstub --manifest tests/golden/$$g.kstub.json"; \
 	    $(KSTUB) tests/golden/$$g.cu -o tests/golden/$$g.kstub --manifest tests/golden/$$g.kstub.json; \
+	done
+	@set -e; for g in $(GOLDEN_IN_DIR); do \
+	    echo "cd tests/golden && $(abspath $(KSTUB)) $$g.cu -o $$g.kstub --manifest $$g.kstub.json"; \
+	    (cd tests/golden && $(abspath $(KSTUB)) $$g.cu -o $$g.kstub --manifest $$g.kstub.json); \
 	done
 	@git --no-pager diff --stat -- tests/golden || true
 

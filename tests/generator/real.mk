@@ -19,7 +19,8 @@ $(REAL_CHECK): tests/generator/check_real.c tests/support/testutil.c tests/suppo
 	    $(LIBCLANG_LIBS) -ljansson $(CHECK_LIBS)
 
 .PHONY: check-real
-check-real: $(REAL_CHECK) $(KSTUB) $(B)/lib/libkstub.a $(B)/lib/libkstub.so
-	$(KS_SUITE) "KSTUB=$(KSTUB) NVCC=$(NVCC) CUDA_PATH=$(CUDA_PATH) KSTUB_LIBDIR=$(abspath $(B)/lib) $(REAL_CHECK)"
+check-real: $(REAL_CHECK) $(KSTUB) $(B)/lib/libkstub.a $(B)/lib/libkstub.so $(RT_FAKE)
+	$(KS_SUITE) "KSTUB=$(KSTUB) NVCC=$(NVCC) CUDA_PATH=$(CUDA_PATH) KSTUB_LIBDIR=$(abspath $(B)/lib) \
+	    FAKE_CUDA=$(abspath $(RT_FAKE)) SAN_FLAGS='$(filter -fsanitize=%,$(OPT))' $(REAL_CHECK)"
 
 CHECK_TARGETS += check-real

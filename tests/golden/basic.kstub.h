@@ -686,15 +686,15 @@ ks_status odd_names_nodes_set(ks_graph_exec           ks__exec,
 #if defined(KS__ARG_TAGS)
 /* clang: the types a pointer argument of another type is reported against
  * (KS_ARG_TYPE_CHECK in kstub_types.h); never used for a value. */
-struct KS__ARG_TAG(kernel_fill_parameter_out_needs_float_pointer) { char ks__never; };
-struct KS__ARG_TAG(kernel_mixed_parameter_in_needs_const_float_pointer) { char ks__never; };
-struct KS__ARG_TAG(kernel_mixed_parameter_flags_needs_volatile_unsigned_int_pointer) { char ks__never; };
-struct KS__ARG_TAG(kernel_mixed_parameter_table_needs_const_struct_Particle_pointer_const_pointer) { char ks__never; };
-struct KS__ARG_TAG(kernel_physics_detail_step_parameter_p_needs_struct_Particle_pointer) { char ks__never; };
-struct KS__ARG_TAG(kernel_physics_clamp__floatp_float_float_parameter_x_needs_float_pointer) { char ks__never; };
-struct KS__ARG_TAG(kernel_physics_clamp__intp_int_int_parameter_x_needs_int_pointer) { char ks__never; };
-struct KS__ARG_TAG(kernel_odd_names_parameter_launch_needs_float_pointer) { char ks__never; };
-struct KS__ARG_TAG(kernel_odd_names_parameter_restrict__needs_const_char_pointer) { char ks__never; };
+KS__ARG_STRUCTS(kernel_fill_parameter_out_needs_float_pointer);
+KS__ARG_STRUCTS(kernel_mixed_parameter_in_needs_const_float_pointer);
+KS__ARG_STRUCTS(kernel_mixed_parameter_flags_needs_volatile_unsigned_int_pointer);
+KS__ARG_STRUCTS(kernel_mixed_parameter_table_needs_const_struct_Particle_pointer_const_pointer);
+KS__ARG_STRUCTS(kernel_physics_detail_step_parameter_p_needs_struct_Particle_pointer);
+KS__ARG_STRUCTS(kernel_physics_clamp__floatp_float_float_parameter_x_needs_float_pointer);
+KS__ARG_STRUCTS(kernel_physics_clamp__intp_int_int_parameter_x_needs_int_pointer);
+KS__ARG_STRUCTS(kernel_odd_names_parameter_launch_needs_float_pointer);
+KS__ARG_STRUCTS(kernel_odd_names_parameter_restrict__needs_const_char_pointer);
 #elif defined(KS__ARG_TYPEDEFS)
 /* Before C11: the same names as typedefs of the parameters' types, which the
  * compiler's warning for a pointer of another type names. */

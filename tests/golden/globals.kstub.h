@@ -285,19 +285,19 @@ ks_status ks__g_short_set_at(const char *ks__file, int ks__line, int ks__value, 
 #if defined(KS__ARG_TAGS)
 /* clang: the types a pointer argument of another type is reported against
  * (KS_ARG_TYPE_CHECK in kstub_types.h); never used for a value. */
-struct KS__ARG_TAG(kernel_apply_parameter_out_needs_float_pointer) { char ks__never; };
-struct KS__ARG_TAG(variable_c_w_needs_const_float_pointer) { char ks__never; };
-struct KS__ARG_TAG(variable_c_w_reads_into_float_pointer) { char ks__never; };
-struct KS__ARG_TAG(variable_c_params_needs_const_struct_Params_pointer) { char ks__never; };
-struct KS__ARG_TAG(variable_c_params_reads_into_struct_Params_pointer) { char ks__never; };
-struct KS__ARG_TAG(variable_g_count_needs_const_unsigned_int_pointer) { char ks__never; };
-struct KS__ARG_TAG(variable_g_count_reads_into_unsigned_int_pointer) { char ks__never; };
-struct KS__ARG_TAG(variable_g_grid_needs_const_float_pointer) { char ks__never; };
-struct KS__ARG_TAG(variable_g_grid_reads_into_float_pointer) { char ks__never; };
-struct KS__ARG_TAG(variable_m_ready_needs_const_int_pointer) { char ks__never; };
-struct KS__ARG_TAG(variable_m_ready_reads_into_int_pointer) { char ks__never; };
-struct KS__ARG_TAG(variable_g_short_needs_const_int_pointer) { char ks__never; };
-struct KS__ARG_TAG(variable_g_short_reads_into_int_pointer) { char ks__never; };
+KS__ARG_STRUCTS(kernel_apply_parameter_out_needs_float_pointer);
+KS__ARG_STRUCTS(variable_c_w_needs_const_float_pointer);
+KS__ARG_STRUCTS(variable_c_w_reads_into_float_pointer);
+KS__ARG_STRUCTS(variable_c_params_needs_const_struct_Params_pointer);
+KS__ARG_STRUCTS(variable_c_params_reads_into_struct_Params_pointer);
+KS__ARG_STRUCTS(variable_g_count_needs_const_unsigned_int_pointer);
+KS__ARG_STRUCTS(variable_g_count_reads_into_unsigned_int_pointer);
+KS__ARG_STRUCTS(variable_g_grid_needs_const_float_pointer);
+KS__ARG_STRUCTS(variable_g_grid_reads_into_float_pointer);
+KS__ARG_STRUCTS(variable_m_ready_needs_const_int_pointer);
+KS__ARG_STRUCTS(variable_m_ready_reads_into_int_pointer);
+KS__ARG_STRUCTS(variable_g_short_needs_const_int_pointer);
+KS__ARG_STRUCTS(variable_g_short_reads_into_int_pointer);
 #elif defined(KS__ARG_TYPEDEFS)
 /* Before C11: the same names as typedefs of the parameters' types, which the
  * compiler's warning for a pointer of another type names. */

@@ -268,9 +268,9 @@ ks_status visible_nodes_set(ks_graph_exec         ks__exec,
 #if defined(KS__ARG_TAGS)
 /* clang: the types a pointer argument of another type is reported against
  * (KS_ARG_TYPE_CHECK in kstub_types.h); never used for a value. */
-struct KS__ARG_TAG(kernel_hidden_parameter_x_needs_float_pointer) { char ks__never; };
-struct KS__ARG_TAG(kernel_anon_parameter_x_needs_float_pointer) { char ks__never; };
-struct KS__ARG_TAG(kernel_visible_parameter_x_needs_float_pointer) { char ks__never; };
+KS__ARG_STRUCTS(kernel_hidden_parameter_x_needs_float_pointer);
+KS__ARG_STRUCTS(kernel_anon_parameter_x_needs_float_pointer);
+KS__ARG_STRUCTS(kernel_visible_parameter_x_needs_float_pointer);
 #elif defined(KS__ARG_TYPEDEFS)
 /* Before C11: the same names as typedefs of the parameters' types, which the
  * compiler's warning for a pointer of another type names. */

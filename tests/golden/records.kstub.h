@@ -466,11 +466,11 @@ ks_status halves_nodes_set(ks_graph_exec        ks__exec,
 #if defined(KS__ARG_TAGS)
 /* clang: the types a pointer argument of another type is reported against
  * (KS_ARG_TYPE_CHECK in kstub_types.h); never used for a value. */
-struct KS__ARG_TAG(kernel_boxes_parameter_all_needs_const_struct_geo_Box_pointer) { char ks__never; };
-struct KS__ARG_TAG(kernel_boxes_parameter_tree_needs_struct_geo_Node_pointer_pointer) { char ks__never; };
-struct KS__ARG_TAG(kernel_bits_parameter_out_needs_union_geo_Bits_pointer) { char ks__never; };
-struct KS__ARG_TAG(kernel_halves_parameter_h2_needs_const_ks_half2_pointer) { char ks__never; };
-struct KS__ARG_TAG(kernel_halves_parameter_b2_needs_ks_bfloat162_pointer) { char ks__never; };
+KS__ARG_STRUCTS(kernel_boxes_parameter_all_needs_const_struct_geo_Box_pointer);
+KS__ARG_STRUCTS(kernel_boxes_parameter_tree_needs_struct_geo_Node_pointer_pointer);
+KS__ARG_STRUCTS(kernel_bits_parameter_out_needs_union_geo_Bits_pointer);
+KS__ARG_STRUCTS(kernel_halves_parameter_h2_needs_const_ks_half2_pointer);
+KS__ARG_STRUCTS(kernel_halves_parameter_b2_needs_ks_bfloat162_pointer);
 #elif defined(KS__ARG_TYPEDEFS)
 /* Before C11: the same names as typedefs of the parameters' types, which the
  * compiler's warning for a pointer of another type names. */

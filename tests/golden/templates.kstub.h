@@ -574,12 +574,12 @@ ks_status rows_nodes_set(ks_graph_exec        ks__exec,
 #if defined(KS__ARG_TAGS)
 /* clang: the types a pointer argument of another type is reported against
  * (KS_ARG_TYPE_CHECK in kstub_types.h); never used for a value. */
-struct KS__ARG_TAG(kernel_scale_float_4_parameter_x_needs_float_pointer) { char ks__never; };
-struct KS__ARG_TAG(kernel_scale_d2_parameter_x_needs_double_pointer) { char ks__never; };
-struct KS__ARG_TAG(kernel_choose_true_parameter_x_needs_float_pointer) { char ks__never; };
-struct KS__ARG_TAG(kernel_choose_false_parameter_x_needs_float_pointer) { char ks__never; };
-struct KS__ARG_TAG(kernel_rows_parameter_m_needs_float_arr8_pointer) { char ks__never; };
-struct KS__ARG_TAG(kernel_rows_parameter_cube_needs_const_int_arr2_4_pointer) { char ks__never; };
+KS__ARG_STRUCTS(kernel_scale_float_4_parameter_x_needs_float_pointer);
+KS__ARG_STRUCTS(kernel_scale_d2_parameter_x_needs_double_pointer);
+KS__ARG_STRUCTS(kernel_choose_true_parameter_x_needs_float_pointer);
+KS__ARG_STRUCTS(kernel_choose_false_parameter_x_needs_float_pointer);
+KS__ARG_STRUCTS(kernel_rows_parameter_m_needs_float_arr8_pointer);
+KS__ARG_STRUCTS(kernel_rows_parameter_cube_needs_const_int_arr2_4_pointer);
 #elif defined(KS__ARG_TYPEDEFS)
 /* Before C11: the same names as typedefs of the parameters' types, which the
  * compiler's warning for a pointer of another type names. */
@@ -1004,6 +1004,7 @@ extern const struct rows_n_takes_5_arguments_n_items_stream_m_cube_nrows { char 
 
 #if !defined(__cplusplus) && !defined(KSTUB_PLAIN_CALLS) && defined(__STDC_VERSION__) && __STDC_VERSION__ >= 201112L
 #if defined(KS__ARG_TAGS)
+struct no_instance_of_scale_takes_these_argument_types_its_instances_scale_float_4_scale_d2 { char ks__never; };
 #endif
 #if defined(KS__COUNT_TAGS)
 extern const struct scale_takes_4_arguments_launch_x_a_tile { char ks__never; } scale_takes_4_arguments_launch_x_a_tile;
@@ -1014,7 +1015,13 @@ extern const struct scale_takes_4_arguments_launch_x_a_tile { char ks__never; } 
 #endif
 #define scale(...) KS__PICK_COUNT(4, ks__scale_call, scale_takes_4_arguments_launch_x_a_tile, __VA_ARGS__)(__VA_ARGS__)
 #define ks__scale_call(launch, x, a, tile) \
-    (_Generic((x), float *: ks__scale_float_4_at, double *: ks__scale_d2_at, default: ks__no_instance)(__FILE__, __LINE__, \
+    ((void)sizeof(KS_INSTANCE_CHECK(x, _Generic((x), float *: 0, double *: 0, default: 1) != 1, no_instance_of_scale_takes_these_argument_types_its_instances_scale_float_4_scale_d2) \
+         (x)), \
+     (void)sizeof(KS_INSTANCE_CHECK(a, _Generic((x), float *: 0, double *: 0, default: 1) != 2, no_instance_of_scale_takes_these_argument_types_its_instances_scale_float_4_scale_d2) \
+         (a)), \
+     (void)sizeof(KS_INSTANCE_CHECK(tile, _Generic((x), float *: 0, double *: 0, default: 1) != 3, no_instance_of_scale_takes_these_argument_types_its_instances_scale_float_4_scale_d2) \
+         (tile)), \
+     _Generic((x), float *: ks__scale_float_4_at, double *: ks__scale_d2_at, default: ks__no_instance)(__FILE__, __LINE__, \
         KS_ARG_INSTANCE(launch, _Generic((x), float *: 1, double *: 1, default: 0), \
             "no instance of scale takes these argument types; its instances: scale_float_4; scale_d2"), \
         (x), \

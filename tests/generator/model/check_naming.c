@@ -466,8 +466,55 @@ START_TEST(generic_name_is_a_model_slot)
 }
 END_TEST
 
-/* A target's naming table spells both: target.json's "generic", "padding"
- * and "empty" patterns; a padding name steps aside for a field's. */
+/* The names of a record's field offset assertions are model slots too
+ * (issue 27): "<type>_<field>" in the mirror, "<type>_field_<field>" where
+ * that would be the record's size or alignment assertion the templates
+ * name "<type>_size" and "<type>_align", and always for the application's
+ * own record (its own field names; none for an anonymous member). */
+START_TEST(field_assert_names_are_model_slots)
+{
+    const char *names[] = {"lo", "size", "align", "Box_size", NULL};
+    const long offsets[] = {0, 4, 8, 12}, sizes[] = {4, 4, 4, 4};
+    size_t box = record("geo::Box", 16, names, offsets, sizes);
+    ks_field *anon = ks_def_add_field(&model.defs[box]);   /* an anonymous member */
+    anon->offset = 16;
+    NAMES_CLEANLY();
+    const ks_def *d = &model.defs[box];
+    ck_assert_str_eq(d->fields[0].assert_id, "geo_Box_lo");
+    ck_assert_str_eq(d->fields[1].assert_id, "geo_Box_field_size");
+    ck_assert_str_eq(d->fields[2].assert_id, "geo_Box_field_align");
+    ck_assert_str_eq(d->fields[3].assert_id, "geo_Box_Box_size");
+    ck_assert_str_eq(d->fields[4].assert_id, "geo_Box_ks__anon0");
+    ck_assert_str_eq(d->fields[0].own_assert_id, "geo_Box_field_lo");
+    ck_assert_str_eq(d->fields[1].own_assert_id, "geo_Box_field_size");
+    ck_assert_ptr_null(d->fields[4].own_assert_id);
+}
+END_TEST
+
+/* How C++ names the application's own record or enum is a model slot
+ * (issue 30 #6): from the global scope, an anonymous namespace left out
+ * (the including file's own finds it); none for an unnamed member's record. */
+START_TEST(cxx_names_are_model_slots)
+{
+    size_t spec = record("ns::Params<float>", 16, NULL, NULL, NULL);
+    size_t hidden = record("(anonymous)::Hidden", 8, NULL, NULL, NULL);
+    int is_new;
+    size_t color = ks_model_def(&model, KS_DEF_ENUM, "geo::(anonymous)::Color", &is_new);
+    model.defs[color].complete = 1;
+    size_t member = record("Outer::(anonymous 0)", 8, NULL, NULL, NULL);
+    model.defs[member].in_member = 1;
+    model.defs[member].owner = spec;
+    NAMES_CLEANLY();
+    ck_assert_str_eq(model.defs[spec].cxx_name, "::ns::Params<float>");
+    ck_assert_str_eq(model.defs[hidden].cxx_name, "::Hidden");
+    ck_assert_str_eq(model.defs[color].cxx_name, "::geo::Color");
+    ck_assert_ptr_null(model.defs[member].cxx_name);
+}
+END_TEST
+
+/* A target's naming table spells them: target.json's "generic", "padding",
+ * "empty", "field_assert" and "own_field_assert" patterns; a padding name
+ * steps aside for a field's. */
 START_TEST(target_table_names_generic_and_padding)
 {
     char dir[] = "/tmp/check-naming-XXXXXX";
@@ -477,7 +524,8 @@ START_TEST(target_table_names_generic_and_padding)
     FILE *f = fopen(path, "w");
     ck_assert_ptr_nonnull(f);
     fputs("{\"outputs\": [{\"template\": \"h.in\", \"suffix\": \".h\"}], \"names\": "
-          "{\"generic\": \"{template}_any\", \"padding\": \"gap{n}\", \"empty\": \"nothing\"}}\n", f);
+          "{\"generic\": \"{template}_any\", \"padding\": \"gap{n}\", \"empty\": \"nothing\", "
+          "\"field_assert\": \"{type}_at_{field}\", \"own_field_assert\": \"{field}_in_{type}\"}}\n", f);
     fclose(f);
     ks_kern *k = kernel("t<int>");
     k->base_name = ks_xstrdup("t");
@@ -494,6 +542,8 @@ START_TEST(target_table_names_generic_and_padding)
     ck_assert_uint_eq(model.defs[gappy].npad_names, 1);
     ck_assert_str_eq(model.defs[gappy].pad_names[0], "gap0_");
     ck_assert_str_eq(model.defs[empty].pad_names[0], "nothing");
+    ck_assert_str_eq(model.defs[gappy].fields[0].assert_id, "Gappy_at_a");
+    ck_assert_str_eq(model.defs[gappy].fields[1].own_assert_id, "gap0_in_Gappy");
 }
 END_TEST
 
@@ -510,7 +560,8 @@ static Suite *naming_suite(void)
         {"renames", {rename_by_name_and_symbol, rename_refused}},
         {"after", {names_free_after_naming, anonymous_members}},
         {"slots", {padding_names_are_model_slots, generic_name_is_a_model_slot,
-                   target_table_names_generic_and_padding}},
+                   target_table_names_generic_and_padding, cxx_names_are_model_slots,
+                   field_assert_names_are_model_slots}},
     };
     for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
         TCase *tc = tcase_create(cases[i].name);
