@@ -274,6 +274,35 @@ static inline ks_bfloat162 ks_bfloat162_make(float x, float y)
 #else
 #define KS_ARG_VALUE(arg, exact, msg) (arg)
 #endif
+/* A kernel's value argument: KS_ARG_BY_VALUE(arg, exact, msg, converts,
+ * type), `converts` 1 where C converts the argument to the parameter's
+ * type (arithmetic types; the default mode lets those pass), 0 for a
+ * struct (a mirrored enum, a vector, a half), which must match in every
+ * mode. Under clang the test is KS_VALUE_CHECK(arg, exact, converts,
+ * tag)(0, arg), written by the generator where the stub's macro names the
+ * argument, in a sizeof: a function taking anything (ks__any_args) when it
+ * passes, else one taking the struct named for kernel, parameter and type,
+ * so that the one error is at the argument ("passing 'double' to parameter
+ * of incompatible type 'struct kernel_saxpy_parameter_n_needs_size_t_exactly'");
+ * the argument is then passed on, or where it failed a zero of the
+ * parameter's type, without a second error. Elsewhere a static assertion
+ * in strict mode and C's own conversions or error otherwise. */
+#if defined(KS__ARG_TAGS)
+#if defined(KSTUB_STRICT)
+#define KS__VALUE_OK(exact, converts) (exact)
+#else
+#define KS__VALUE_OK(exact, converts) ((exact) || (converts))
+#endif
+#define KS__VALUE_STRUCT(tag) struct KS__ARG_TAG(tag) { char ks__never; }
+#define KS_VALUE_CHECK(arg, exact, converts, tag) \
+    _Generic((char (*)[1 + !!KS__VALUE_OK(exact, converts)])0, char (*)[2]: ks__any_args, \
+             default: (int (*)(int, struct KS__ARG_TAG(tag)))0)
+#define KS_ARG_BY_VALUE(arg, exact, msg, converts, type) \
+    _Generic((char (*)[1 + !!KS__VALUE_OK(exact, converts)])0, char (*)[2]: (arg), default: (type){0})
+#else
+#define KS_VALUE_CHECK(arg, exact, converts, tag) ks__any_args
+#define KS_ARG_BY_VALUE(arg, exact, msg, converts, type) KS_ARG_VALUE(arg, exact, msg)
+#endif
 /* A typed graph node (or an array of them, or of a kernel's _args): only
  * that kernel's, in every mode. */
 #define KS_ARG_NODES(arg, ok, msg) KS__ARG_CHECK(arg, ok, msg)
@@ -310,6 +339,8 @@ static inline ks_bfloat162 ks_bfloat162_make(float x, float y)
 #define KS_ARG_TYPE_CHECK(arg, exact, ok, type, tag) ((int (*)(tag))0)
 #define KS_ARG_POINTER(arg, exact, ok, who, type, ok_type, exact_pick, pick, tag) ((tag)(arg))
 #define KS_ARG_VALUE(arg, exact, msg) (arg)
+#define KS_VALUE_CHECK(arg, exact, converts, tag) ks__any_args
+#define KS_ARG_BY_VALUE(arg, exact, msg, converts, type) (arg)
 #define KS_ARG_NODES(arg, ok, msg) (arg)
 #define KS__WRONG_COUNT(msg, id, ...) ks__wrong_arg_count(sizeof(struct { char id[-1]; }), __VA_ARGS__)
 #endif
@@ -328,6 +359,8 @@ static inline ks_bfloat162 ks_bfloat162_make(float x, float y)
  * every argument as it is, so that its error is the only one. */
 int ks__wrong_arg_count(size_t ks__never, ...);
 int ks__no_instance(const char *ks__file, int ks__line, ...);
+/* What a value argument's test passes it to, in a sizeof (never called). */
+int ks__any_args(int ks__never, ...);
 
 /* KS__ARGC_IS(n, args...): _call when the arguments (counted after their
  * own macros expanded) are n, else _wrong; up to 128. */

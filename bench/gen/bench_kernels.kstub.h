@@ -583,11 +583,19 @@ ks_status ks__bench_table_read_at(const char *ks__file, int ks__line, size_t ks_
 #if defined(KS__ARG_TAGS)
 /* clang: the types a pointer argument of another type is reported against
  * (KS_ARG_TYPE_CHECK in kstub_types.h); never used for a value. */
+KS__VALUE_STRUCT(kernel_bench_args_parameter_a_needs_float);
 KS__ARG_STRUCTS(kernel_bench_args_parameter_x_needs_const_float_pointer);
 KS__ARG_STRUCTS(kernel_bench_args_parameter_y_needs_float_pointer);
+KS__VALUE_STRUCT(kernel_bench_args_parameter_n_needs_int);
+KS__VALUE_STRUCT(kernel_bench_args_parameter_m_needs_long_long);
+KS__VALUE_STRUCT(kernel_bench_struct_parameter_p_needs_struct_BenchParams);
 KS__ARG_STRUCTS(kernel_bench_struct_parameter_y_needs_float_pointer);
 KS__ARG_STRUCTS(kernel_bench_fill_float_parameter_y_needs_float_pointer);
+KS__VALUE_STRUCT(kernel_bench_fill_float_parameter_v_needs_float);
+KS__VALUE_STRUCT(kernel_bench_fill_float_parameter_n_needs_int);
 KS__ARG_STRUCTS(kernel_bench_fill_int_parameter_y_needs_int_pointer);
+KS__VALUE_STRUCT(kernel_bench_fill_int_parameter_v_needs_int);
+KS__VALUE_STRUCT(kernel_bench_fill_int_parameter_n_needs_int);
 KS__ARG_STRUCTS(kernel_bench_read_table_parameter_y_needs_float_pointer);
 KS__ARG_STRUCTS(variable_bench_table_needs_const_float_pointer);
 KS__ARG_STRUCTS(variable_bench_table_reads_into_float_pointer);
@@ -612,12 +620,18 @@ extern const struct kernel_bench_args_takes_6_arguments_launch_a_x_y_n_m { char 
 #endif
 #define bench_args(...) KS__PICK_COUNT(6, ks__bench_args_call, kernel_bench_args_takes_6_arguments_launch_a_x_y_n_m, __VA_ARGS__)(__VA_ARGS__)
 #define ks__bench_args_call(launch, a, x, y, n, m) \
-    ((void)sizeof(KS_ARG_TYPE_CHECK(x, _Generic((x), const float *: 1, float *: 1, default: 0), _Generic((x), const float *: 1, float *: 1, void *: 1, const void *: 1, default: 0), const float *, kernel_bench_args_parameter_x_needs_const_float_pointer) \
+    ((void)sizeof(KS_VALUE_CHECK(a, _Generic((a), float: 1, default: 0), 1, kernel_bench_args_parameter_a_needs_float) \
+         (0, a)), \
+     (void)sizeof(KS_ARG_TYPE_CHECK(x, _Generic((x), const float *: 1, float *: 1, default: 0), _Generic((x), const float *: 1, float *: 1, void *: 1, const void *: 1, default: 0), const float *, kernel_bench_args_parameter_x_needs_const_float_pointer) \
          (x)), \
      (void)sizeof(KS_ARG_TYPE_CHECK(y, _Generic((y), float *: 1, default: 0), _Generic((y), float *: 1, void *: 1, default: 0), float *, kernel_bench_args_parameter_y_needs_float_pointer) \
          (y)), \
+     (void)sizeof(KS_VALUE_CHECK(n, _Generic((n), int: 1, default: 0), 1, kernel_bench_args_parameter_n_needs_int) \
+         (0, n)), \
+     (void)sizeof(KS_VALUE_CHECK(m, _Generic((m), long long: 1, default: 0), 1, kernel_bench_args_parameter_m_needs_long_long) \
+         (0, m)), \
      ks__bench_args_at(__FILE__, __LINE__, launch, \
-        KS_ARG_VALUE(a, _Generic((a), float: 1, default: 0), "kernel bench_args, parameter a needs exactly float"), \
+        KS_ARG_BY_VALUE(a, _Generic((a), float: 1, default: 0), "kernel bench_args, parameter a needs exactly float", 1, float), \
         KS_ARG_POINTER(x, _Generic((x), const float *: 1, float *: 1, default: 0), \
             _Generic((x), const float *: 1, float *: 1, void *: 1, const void *: 1, default: 0), \
             "kernel bench_args, parameter x", "const float *", "const float *", _Generic(x, const float *: (x), float *: (x)), \
@@ -628,8 +642,8 @@ extern const struct kernel_bench_args_takes_6_arguments_launch_a_x_y_n_m { char 
             "kernel bench_args, parameter y", "float *", "float *", _Generic(y, float *: (y)), \
             _Generic(y, float *: (y), void *: (y)), \
             kernel_bench_args_parameter_y_needs_float_pointer), \
-        KS_ARG_VALUE(n, _Generic((n), int: 1, default: 0), "kernel bench_args, parameter n needs exactly int"), \
-        KS_ARG_VALUE(m, _Generic((m), long long: 1, default: 0), "kernel bench_args, parameter m needs exactly long long")))
+        KS_ARG_BY_VALUE(n, _Generic((n), int: 1, default: 0), "kernel bench_args, parameter n needs exactly int", 1, int), \
+        KS_ARG_BY_VALUE(m, _Generic((m), long long: 1, default: 0), "kernel bench_args, parameter m needs exactly long long", 1, long long)))
 #if defined(KS__COUNT_TAGS)
 extern const struct bench_args_n_takes_7_arguments_n_items_stream_a_x_y_n_m { char ks__never; } bench_args_n_takes_7_arguments_n_items_stream_a_x_y_n_m;
 #else
@@ -639,12 +653,18 @@ extern const struct bench_args_n_takes_7_arguments_n_items_stream_a_x_y_n_m { ch
 #endif
 #define bench_args_n(...) KS__PICK_COUNT(7, ks__bench_args_n_call, bench_args_n_takes_7_arguments_n_items_stream_a_x_y_n_m, __VA_ARGS__)(__VA_ARGS__)
 #define ks__bench_args_n_call(n_items, stream, a, x, y, n, m) \
-    ((void)sizeof(KS_ARG_TYPE_CHECK(x, _Generic((x), const float *: 1, float *: 1, default: 0), _Generic((x), const float *: 1, float *: 1, void *: 1, const void *: 1, default: 0), const float *, kernel_bench_args_parameter_x_needs_const_float_pointer) \
+    ((void)sizeof(KS_VALUE_CHECK(a, _Generic((a), float: 1, default: 0), 1, kernel_bench_args_parameter_a_needs_float) \
+         (0, a)), \
+     (void)sizeof(KS_ARG_TYPE_CHECK(x, _Generic((x), const float *: 1, float *: 1, default: 0), _Generic((x), const float *: 1, float *: 1, void *: 1, const void *: 1, default: 0), const float *, kernel_bench_args_parameter_x_needs_const_float_pointer) \
          (x)), \
      (void)sizeof(KS_ARG_TYPE_CHECK(y, _Generic((y), float *: 1, default: 0), _Generic((y), float *: 1, void *: 1, default: 0), float *, kernel_bench_args_parameter_y_needs_float_pointer) \
          (y)), \
+     (void)sizeof(KS_VALUE_CHECK(n, _Generic((n), int: 1, default: 0), 1, kernel_bench_args_parameter_n_needs_int) \
+         (0, n)), \
+     (void)sizeof(KS_VALUE_CHECK(m, _Generic((m), long long: 1, default: 0), 1, kernel_bench_args_parameter_m_needs_long_long) \
+         (0, m)), \
      ks__bench_args_n_at(__FILE__, __LINE__, n_items, stream, \
-        KS_ARG_VALUE(a, _Generic((a), float: 1, default: 0), "kernel bench_args, parameter a needs exactly float"), \
+        KS_ARG_BY_VALUE(a, _Generic((a), float: 1, default: 0), "kernel bench_args, parameter a needs exactly float", 1, float), \
         KS_ARG_POINTER(x, _Generic((x), const float *: 1, float *: 1, default: 0), \
             _Generic((x), const float *: 1, float *: 1, void *: 1, const void *: 1, default: 0), \
             "kernel bench_args, parameter x", "const float *", "const float *", _Generic(x, const float *: (x), float *: (x)), \
@@ -655,18 +675,24 @@ extern const struct bench_args_n_takes_7_arguments_n_items_stream_a_x_y_n_m { ch
             "kernel bench_args, parameter y", "float *", "float *", _Generic(y, float *: (y)), \
             _Generic(y, float *: (y), void *: (y)), \
             kernel_bench_args_parameter_y_needs_float_pointer), \
-        KS_ARG_VALUE(n, _Generic((n), int: 1, default: 0), "kernel bench_args, parameter n needs exactly int"), \
-        KS_ARG_VALUE(m, _Generic((m), long long: 1, default: 0), "kernel bench_args, parameter m needs exactly long long")))
+        KS_ARG_BY_VALUE(n, _Generic((n), int: 1, default: 0), "kernel bench_args, parameter n needs exactly int", 1, int), \
+        KS_ARG_BY_VALUE(m, _Generic((m), long long: 1, default: 0), "kernel bench_args, parameter m needs exactly long long", 1, long long)))
 #define bench_args_node(...) ks__bench_args_node_call(__VA_ARGS__)
 #define ks__bench_args_node_call(ks__graph, ks__deps, ks__ndeps, ks__node, launch, a, x, y, n, m) \
-    ((void)sizeof(KS_ARG_TYPE_CHECK(x, _Generic((x), const float *: 1, float *: 1, default: 0), _Generic((x), const float *: 1, float *: 1, void *: 1, const void *: 1, default: 0), const float *, kernel_bench_args_parameter_x_needs_const_float_pointer) \
+    ((void)sizeof(KS_VALUE_CHECK(a, _Generic((a), float: 1, default: 0), 1, kernel_bench_args_parameter_a_needs_float) \
+         (0, a)), \
+     (void)sizeof(KS_ARG_TYPE_CHECK(x, _Generic((x), const float *: 1, float *: 1, default: 0), _Generic((x), const float *: 1, float *: 1, void *: 1, const void *: 1, default: 0), const float *, kernel_bench_args_parameter_x_needs_const_float_pointer) \
          (x)), \
      (void)sizeof(KS_ARG_TYPE_CHECK(y, _Generic((y), float *: 1, default: 0), _Generic((y), float *: 1, void *: 1, default: 0), float *, kernel_bench_args_parameter_y_needs_float_pointer) \
          (y)), \
+     (void)sizeof(KS_VALUE_CHECK(n, _Generic((n), int: 1, default: 0), 1, kernel_bench_args_parameter_n_needs_int) \
+         (0, n)), \
+     (void)sizeof(KS_VALUE_CHECK(m, _Generic((m), long long: 1, default: 0), 1, kernel_bench_args_parameter_m_needs_long_long) \
+         (0, m)), \
      (bench_args_node)(ks__graph, ks__deps, ks__ndeps, \
         KS_ARG_NODES(ks__node, _Generic((ks__node), bench_args_node_t *: 1, void *: 1, default: 0), \
             "kernel bench_args: the node must be a bench_args_node_t *"), launch, \
-        KS_ARG_VALUE(a, _Generic((a), float: 1, default: 0), "kernel bench_args, parameter a needs exactly float"), \
+        KS_ARG_BY_VALUE(a, _Generic((a), float: 1, default: 0), "kernel bench_args, parameter a needs exactly float", 1, float), \
         KS_ARG_POINTER(x, _Generic((x), const float *: 1, float *: 1, default: 0), \
             _Generic((x), const float *: 1, float *: 1, void *: 1, const void *: 1, default: 0), \
             "kernel bench_args, parameter x", "const float *", "const float *", _Generic(x, const float *: (x), float *: (x)), \
@@ -677,16 +703,22 @@ extern const struct bench_args_n_takes_7_arguments_n_items_stream_a_x_y_n_m { ch
             "kernel bench_args, parameter y", "float *", "float *", _Generic(y, float *: (y)), \
             _Generic(y, float *: (y), void *: (y)), \
             kernel_bench_args_parameter_y_needs_float_pointer), \
-        KS_ARG_VALUE(n, _Generic((n), int: 1, default: 0), "kernel bench_args, parameter n needs exactly int"), \
-        KS_ARG_VALUE(m, _Generic((m), long long: 1, default: 0), "kernel bench_args, parameter m needs exactly long long")))
+        KS_ARG_BY_VALUE(n, _Generic((n), int: 1, default: 0), "kernel bench_args, parameter n needs exactly int", 1, int), \
+        KS_ARG_BY_VALUE(m, _Generic((m), long long: 1, default: 0), "kernel bench_args, parameter m needs exactly long long", 1, long long)))
 #define bench_args_node_set(...) ks__bench_args_node_set_call(__VA_ARGS__)
 #define ks__bench_args_node_set_call(ks__exec, ks__node, launch, a, x, y, n, m) \
-    ((void)sizeof(KS_ARG_TYPE_CHECK(x, _Generic((x), const float *: 1, float *: 1, default: 0), _Generic((x), const float *: 1, float *: 1, void *: 1, const void *: 1, default: 0), const float *, kernel_bench_args_parameter_x_needs_const_float_pointer) \
+    ((void)sizeof(KS_VALUE_CHECK(a, _Generic((a), float: 1, default: 0), 1, kernel_bench_args_parameter_a_needs_float) \
+         (0, a)), \
+     (void)sizeof(KS_ARG_TYPE_CHECK(x, _Generic((x), const float *: 1, float *: 1, default: 0), _Generic((x), const float *: 1, float *: 1, void *: 1, const void *: 1, default: 0), const float *, kernel_bench_args_parameter_x_needs_const_float_pointer) \
          (x)), \
      (void)sizeof(KS_ARG_TYPE_CHECK(y, _Generic((y), float *: 1, default: 0), _Generic((y), float *: 1, void *: 1, default: 0), float *, kernel_bench_args_parameter_y_needs_float_pointer) \
          (y)), \
+     (void)sizeof(KS_VALUE_CHECK(n, _Generic((n), int: 1, default: 0), 1, kernel_bench_args_parameter_n_needs_int) \
+         (0, n)), \
+     (void)sizeof(KS_VALUE_CHECK(m, _Generic((m), long long: 1, default: 0), 1, kernel_bench_args_parameter_m_needs_long_long) \
+         (0, m)), \
      (bench_args_node_set)(ks__exec, ks__node, launch, \
-        KS_ARG_VALUE(a, _Generic((a), float: 1, default: 0), "kernel bench_args, parameter a needs exactly float"), \
+        KS_ARG_BY_VALUE(a, _Generic((a), float: 1, default: 0), "kernel bench_args, parameter a needs exactly float", 1, float), \
         KS_ARG_POINTER(x, _Generic((x), const float *: 1, float *: 1, default: 0), \
             _Generic((x), const float *: 1, float *: 1, void *: 1, const void *: 1, default: 0), \
             "kernel bench_args, parameter x", "const float *", "const float *", _Generic(x, const float *: (x), float *: (x)), \
@@ -697,8 +729,8 @@ extern const struct bench_args_n_takes_7_arguments_n_items_stream_a_x_y_n_m { ch
             "kernel bench_args, parameter y", "float *", "float *", _Generic(y, float *: (y)), \
             _Generic(y, float *: (y), void *: (y)), \
             kernel_bench_args_parameter_y_needs_float_pointer), \
-        KS_ARG_VALUE(n, _Generic((n), int: 1, default: 0), "kernel bench_args, parameter n needs exactly int"), \
-        KS_ARG_VALUE(m, _Generic((m), long long: 1, default: 0), "kernel bench_args, parameter m needs exactly long long")))
+        KS_ARG_BY_VALUE(n, _Generic((n), int: 1, default: 0), "kernel bench_args, parameter n needs exactly int", 1, int), \
+        KS_ARG_BY_VALUE(m, _Generic((m), long long: 1, default: 0), "kernel bench_args, parameter m needs exactly long long", 1, long long)))
 #define bench_args_nodes_set(...) ks__bench_args_nodes_set_call(__VA_ARGS__)
 #define ks__bench_args_nodes_set_call(ks__exec, ks__count, ks__nodes, ks__launches, ks__values) \
     (bench_args_nodes_set)(ks__exec, ks__count, \
@@ -715,10 +747,12 @@ extern const struct kernel_bench_struct_takes_3_arguments_launch_p_y { char ks__
 #endif
 #define bench_struct(...) KS__PICK_COUNT(3, ks__bench_struct_call, kernel_bench_struct_takes_3_arguments_launch_p_y, __VA_ARGS__)(__VA_ARGS__)
 #define ks__bench_struct_call(launch, p, y) \
-    ((void)sizeof(KS_ARG_TYPE_CHECK(y, _Generic((y), float *: 1, default: 0), _Generic((y), float *: 1, void *: 1, default: 0), float *, kernel_bench_struct_parameter_y_needs_float_pointer) \
+    ((void)sizeof(KS_VALUE_CHECK(p, _Generic((p), struct BenchParams: 1, default: 0), 0, kernel_bench_struct_parameter_p_needs_struct_BenchParams) \
+         (0, p)), \
+     (void)sizeof(KS_ARG_TYPE_CHECK(y, _Generic((y), float *: 1, default: 0), _Generic((y), float *: 1, void *: 1, default: 0), float *, kernel_bench_struct_parameter_y_needs_float_pointer) \
          (y)), \
      ks__bench_struct_at(__FILE__, __LINE__, launch, \
-        KS_ARG_VALUE(p, _Generic((p), struct BenchParams: 1, default: 0), "kernel bench_struct, parameter p needs exactly struct BenchParams"), \
+        KS_ARG_BY_VALUE(p, _Generic((p), struct BenchParams: 1, default: 0), "kernel bench_struct, parameter p needs exactly struct BenchParams", 0, struct BenchParams), \
         KS_ARG_POINTER(y, _Generic((y), float *: 1, default: 0), \
             _Generic((y), float *: 1, void *: 1, default: 0), \
             "kernel bench_struct, parameter y", "float *", "float *", _Generic(y, float *: (y)), \
@@ -733,10 +767,12 @@ extern const struct bench_struct_n_takes_4_arguments_n_items_stream_p_y { char k
 #endif
 #define bench_struct_n(...) KS__PICK_COUNT(4, ks__bench_struct_n_call, bench_struct_n_takes_4_arguments_n_items_stream_p_y, __VA_ARGS__)(__VA_ARGS__)
 #define ks__bench_struct_n_call(n_items, stream, p, y) \
-    ((void)sizeof(KS_ARG_TYPE_CHECK(y, _Generic((y), float *: 1, default: 0), _Generic((y), float *: 1, void *: 1, default: 0), float *, kernel_bench_struct_parameter_y_needs_float_pointer) \
+    ((void)sizeof(KS_VALUE_CHECK(p, _Generic((p), struct BenchParams: 1, default: 0), 0, kernel_bench_struct_parameter_p_needs_struct_BenchParams) \
+         (0, p)), \
+     (void)sizeof(KS_ARG_TYPE_CHECK(y, _Generic((y), float *: 1, default: 0), _Generic((y), float *: 1, void *: 1, default: 0), float *, kernel_bench_struct_parameter_y_needs_float_pointer) \
          (y)), \
      ks__bench_struct_n_at(__FILE__, __LINE__, n_items, stream, \
-        KS_ARG_VALUE(p, _Generic((p), struct BenchParams: 1, default: 0), "kernel bench_struct, parameter p needs exactly struct BenchParams"), \
+        KS_ARG_BY_VALUE(p, _Generic((p), struct BenchParams: 1, default: 0), "kernel bench_struct, parameter p needs exactly struct BenchParams", 0, struct BenchParams), \
         KS_ARG_POINTER(y, _Generic((y), float *: 1, default: 0), \
             _Generic((y), float *: 1, void *: 1, default: 0), \
             "kernel bench_struct, parameter y", "float *", "float *", _Generic(y, float *: (y)), \
@@ -744,12 +780,14 @@ extern const struct bench_struct_n_takes_4_arguments_n_items_stream_p_y { char k
             kernel_bench_struct_parameter_y_needs_float_pointer)))
 #define bench_struct_node(...) ks__bench_struct_node_call(__VA_ARGS__)
 #define ks__bench_struct_node_call(ks__graph, ks__deps, ks__ndeps, ks__node, launch, p, y) \
-    ((void)sizeof(KS_ARG_TYPE_CHECK(y, _Generic((y), float *: 1, default: 0), _Generic((y), float *: 1, void *: 1, default: 0), float *, kernel_bench_struct_parameter_y_needs_float_pointer) \
+    ((void)sizeof(KS_VALUE_CHECK(p, _Generic((p), struct BenchParams: 1, default: 0), 0, kernel_bench_struct_parameter_p_needs_struct_BenchParams) \
+         (0, p)), \
+     (void)sizeof(KS_ARG_TYPE_CHECK(y, _Generic((y), float *: 1, default: 0), _Generic((y), float *: 1, void *: 1, default: 0), float *, kernel_bench_struct_parameter_y_needs_float_pointer) \
          (y)), \
      (bench_struct_node)(ks__graph, ks__deps, ks__ndeps, \
         KS_ARG_NODES(ks__node, _Generic((ks__node), bench_struct_node_t *: 1, void *: 1, default: 0), \
             "kernel bench_struct: the node must be a bench_struct_node_t *"), launch, \
-        KS_ARG_VALUE(p, _Generic((p), struct BenchParams: 1, default: 0), "kernel bench_struct, parameter p needs exactly struct BenchParams"), \
+        KS_ARG_BY_VALUE(p, _Generic((p), struct BenchParams: 1, default: 0), "kernel bench_struct, parameter p needs exactly struct BenchParams", 0, struct BenchParams), \
         KS_ARG_POINTER(y, _Generic((y), float *: 1, default: 0), \
             _Generic((y), float *: 1, void *: 1, default: 0), \
             "kernel bench_struct, parameter y", "float *", "float *", _Generic(y, float *: (y)), \
@@ -757,10 +795,12 @@ extern const struct bench_struct_n_takes_4_arguments_n_items_stream_p_y { char k
             kernel_bench_struct_parameter_y_needs_float_pointer)))
 #define bench_struct_node_set(...) ks__bench_struct_node_set_call(__VA_ARGS__)
 #define ks__bench_struct_node_set_call(ks__exec, ks__node, launch, p, y) \
-    ((void)sizeof(KS_ARG_TYPE_CHECK(y, _Generic((y), float *: 1, default: 0), _Generic((y), float *: 1, void *: 1, default: 0), float *, kernel_bench_struct_parameter_y_needs_float_pointer) \
+    ((void)sizeof(KS_VALUE_CHECK(p, _Generic((p), struct BenchParams: 1, default: 0), 0, kernel_bench_struct_parameter_p_needs_struct_BenchParams) \
+         (0, p)), \
+     (void)sizeof(KS_ARG_TYPE_CHECK(y, _Generic((y), float *: 1, default: 0), _Generic((y), float *: 1, void *: 1, default: 0), float *, kernel_bench_struct_parameter_y_needs_float_pointer) \
          (y)), \
      (bench_struct_node_set)(ks__exec, ks__node, launch, \
-        KS_ARG_VALUE(p, _Generic((p), struct BenchParams: 1, default: 0), "kernel bench_struct, parameter p needs exactly struct BenchParams"), \
+        KS_ARG_BY_VALUE(p, _Generic((p), struct BenchParams: 1, default: 0), "kernel bench_struct, parameter p needs exactly struct BenchParams", 0, struct BenchParams), \
         KS_ARG_POINTER(y, _Generic((y), float *: 1, default: 0), \
             _Generic((y), float *: 1, void *: 1, default: 0), \
             "kernel bench_struct, parameter y", "float *", "float *", _Generic(y, float *: (y)), \
@@ -817,14 +857,18 @@ extern const struct kernel_bench_fill_float_takes_4_arguments_launch_y_v_n { cha
 #define ks__bench_fill_float_call(launch, y, v, n) \
     ((void)sizeof(KS_ARG_TYPE_CHECK(y, _Generic((y), float *: 1, default: 0), _Generic((y), float *: 1, void *: 1, default: 0), float *, kernel_bench_fill_float_parameter_y_needs_float_pointer) \
          (y)), \
+     (void)sizeof(KS_VALUE_CHECK(v, _Generic((v), float: 1, default: 0), 1, kernel_bench_fill_float_parameter_v_needs_float) \
+         (0, v)), \
+     (void)sizeof(KS_VALUE_CHECK(n, _Generic((n), int: 1, default: 0), 1, kernel_bench_fill_float_parameter_n_needs_int) \
+         (0, n)), \
      ks__bench_fill_float_at(__FILE__, __LINE__, launch, \
         KS_ARG_POINTER(y, _Generic((y), float *: 1, default: 0), \
             _Generic((y), float *: 1, void *: 1, default: 0), \
             "kernel bench_fill_float, parameter y", "float *", "float *", _Generic(y, float *: (y)), \
             _Generic(y, float *: (y), void *: (y)), \
             kernel_bench_fill_float_parameter_y_needs_float_pointer), \
-        KS_ARG_VALUE(v, _Generic((v), float: 1, default: 0), "kernel bench_fill_float, parameter v needs exactly float"), \
-        KS_ARG_VALUE(n, _Generic((n), int: 1, default: 0), "kernel bench_fill_float, parameter n needs exactly int")))
+        KS_ARG_BY_VALUE(v, _Generic((v), float: 1, default: 0), "kernel bench_fill_float, parameter v needs exactly float", 1, float), \
+        KS_ARG_BY_VALUE(n, _Generic((n), int: 1, default: 0), "kernel bench_fill_float, parameter n needs exactly int", 1, int)))
 #if defined(KS__COUNT_TAGS)
 extern const struct bench_fill_float_n_takes_5_arguments_n_items_stream_y_v_n { char ks__never; } bench_fill_float_n_takes_5_arguments_n_items_stream_y_v_n;
 #else
@@ -836,18 +880,26 @@ extern const struct bench_fill_float_n_takes_5_arguments_n_items_stream_y_v_n { 
 #define ks__bench_fill_float_n_call(n_items, stream, y, v, n) \
     ((void)sizeof(KS_ARG_TYPE_CHECK(y, _Generic((y), float *: 1, default: 0), _Generic((y), float *: 1, void *: 1, default: 0), float *, kernel_bench_fill_float_parameter_y_needs_float_pointer) \
          (y)), \
+     (void)sizeof(KS_VALUE_CHECK(v, _Generic((v), float: 1, default: 0), 1, kernel_bench_fill_float_parameter_v_needs_float) \
+         (0, v)), \
+     (void)sizeof(KS_VALUE_CHECK(n, _Generic((n), int: 1, default: 0), 1, kernel_bench_fill_float_parameter_n_needs_int) \
+         (0, n)), \
      ks__bench_fill_float_n_at(__FILE__, __LINE__, n_items, stream, \
         KS_ARG_POINTER(y, _Generic((y), float *: 1, default: 0), \
             _Generic((y), float *: 1, void *: 1, default: 0), \
             "kernel bench_fill_float, parameter y", "float *", "float *", _Generic(y, float *: (y)), \
             _Generic(y, float *: (y), void *: (y)), \
             kernel_bench_fill_float_parameter_y_needs_float_pointer), \
-        KS_ARG_VALUE(v, _Generic((v), float: 1, default: 0), "kernel bench_fill_float, parameter v needs exactly float"), \
-        KS_ARG_VALUE(n, _Generic((n), int: 1, default: 0), "kernel bench_fill_float, parameter n needs exactly int")))
+        KS_ARG_BY_VALUE(v, _Generic((v), float: 1, default: 0), "kernel bench_fill_float, parameter v needs exactly float", 1, float), \
+        KS_ARG_BY_VALUE(n, _Generic((n), int: 1, default: 0), "kernel bench_fill_float, parameter n needs exactly int", 1, int)))
 #define bench_fill_float_node(...) ks__bench_fill_float_node_call(__VA_ARGS__)
 #define ks__bench_fill_float_node_call(ks__graph, ks__deps, ks__ndeps, ks__node, launch, y, v, n) \
     ((void)sizeof(KS_ARG_TYPE_CHECK(y, _Generic((y), float *: 1, default: 0), _Generic((y), float *: 1, void *: 1, default: 0), float *, kernel_bench_fill_float_parameter_y_needs_float_pointer) \
          (y)), \
+     (void)sizeof(KS_VALUE_CHECK(v, _Generic((v), float: 1, default: 0), 1, kernel_bench_fill_float_parameter_v_needs_float) \
+         (0, v)), \
+     (void)sizeof(KS_VALUE_CHECK(n, _Generic((n), int: 1, default: 0), 1, kernel_bench_fill_float_parameter_n_needs_int) \
+         (0, n)), \
      (bench_fill_float_node)(ks__graph, ks__deps, ks__ndeps, \
         KS_ARG_NODES(ks__node, _Generic((ks__node), bench_fill_float_node_t *: 1, void *: 1, default: 0), \
             "kernel bench_fill_float: the node must be a bench_fill_float_node_t *"), launch, \
@@ -856,20 +908,24 @@ extern const struct bench_fill_float_n_takes_5_arguments_n_items_stream_y_v_n { 
             "kernel bench_fill_float, parameter y", "float *", "float *", _Generic(y, float *: (y)), \
             _Generic(y, float *: (y), void *: (y)), \
             kernel_bench_fill_float_parameter_y_needs_float_pointer), \
-        KS_ARG_VALUE(v, _Generic((v), float: 1, default: 0), "kernel bench_fill_float, parameter v needs exactly float"), \
-        KS_ARG_VALUE(n, _Generic((n), int: 1, default: 0), "kernel bench_fill_float, parameter n needs exactly int")))
+        KS_ARG_BY_VALUE(v, _Generic((v), float: 1, default: 0), "kernel bench_fill_float, parameter v needs exactly float", 1, float), \
+        KS_ARG_BY_VALUE(n, _Generic((n), int: 1, default: 0), "kernel bench_fill_float, parameter n needs exactly int", 1, int)))
 #define bench_fill_float_node_set(...) ks__bench_fill_float_node_set_call(__VA_ARGS__)
 #define ks__bench_fill_float_node_set_call(ks__exec, ks__node, launch, y, v, n) \
     ((void)sizeof(KS_ARG_TYPE_CHECK(y, _Generic((y), float *: 1, default: 0), _Generic((y), float *: 1, void *: 1, default: 0), float *, kernel_bench_fill_float_parameter_y_needs_float_pointer) \
          (y)), \
+     (void)sizeof(KS_VALUE_CHECK(v, _Generic((v), float: 1, default: 0), 1, kernel_bench_fill_float_parameter_v_needs_float) \
+         (0, v)), \
+     (void)sizeof(KS_VALUE_CHECK(n, _Generic((n), int: 1, default: 0), 1, kernel_bench_fill_float_parameter_n_needs_int) \
+         (0, n)), \
      (bench_fill_float_node_set)(ks__exec, ks__node, launch, \
         KS_ARG_POINTER(y, _Generic((y), float *: 1, default: 0), \
             _Generic((y), float *: 1, void *: 1, default: 0), \
             "kernel bench_fill_float, parameter y", "float *", "float *", _Generic(y, float *: (y)), \
             _Generic(y, float *: (y), void *: (y)), \
             kernel_bench_fill_float_parameter_y_needs_float_pointer), \
-        KS_ARG_VALUE(v, _Generic((v), float: 1, default: 0), "kernel bench_fill_float, parameter v needs exactly float"), \
-        KS_ARG_VALUE(n, _Generic((n), int: 1, default: 0), "kernel bench_fill_float, parameter n needs exactly int")))
+        KS_ARG_BY_VALUE(v, _Generic((v), float: 1, default: 0), "kernel bench_fill_float, parameter v needs exactly float", 1, float), \
+        KS_ARG_BY_VALUE(n, _Generic((n), int: 1, default: 0), "kernel bench_fill_float, parameter n needs exactly int", 1, int)))
 #define bench_fill_float_nodes_set(...) ks__bench_fill_float_nodes_set_call(__VA_ARGS__)
 #define ks__bench_fill_float_nodes_set_call(ks__exec, ks__count, ks__nodes, ks__launches, ks__values) \
     (bench_fill_float_nodes_set)(ks__exec, ks__count, \
@@ -888,14 +944,18 @@ extern const struct kernel_bench_fill_int_takes_4_arguments_launch_y_v_n { char 
 #define ks__bench_fill_int_call(launch, y, v, n) \
     ((void)sizeof(KS_ARG_TYPE_CHECK(y, _Generic((y), int *: 1, default: 0), _Generic((y), int *: 1, void *: 1, default: 0), int *, kernel_bench_fill_int_parameter_y_needs_int_pointer) \
          (y)), \
+     (void)sizeof(KS_VALUE_CHECK(v, _Generic((v), int: 1, default: 0), 1, kernel_bench_fill_int_parameter_v_needs_int) \
+         (0, v)), \
+     (void)sizeof(KS_VALUE_CHECK(n, _Generic((n), int: 1, default: 0), 1, kernel_bench_fill_int_parameter_n_needs_int) \
+         (0, n)), \
      ks__bench_fill_int_at(__FILE__, __LINE__, launch, \
         KS_ARG_POINTER(y, _Generic((y), int *: 1, default: 0), \
             _Generic((y), int *: 1, void *: 1, default: 0), \
             "kernel bench_fill_int, parameter y", "int *", "int *", _Generic(y, int *: (y)), \
             _Generic(y, int *: (y), void *: (y)), \
             kernel_bench_fill_int_parameter_y_needs_int_pointer), \
-        KS_ARG_VALUE(v, _Generic((v), int: 1, default: 0), "kernel bench_fill_int, parameter v needs exactly int"), \
-        KS_ARG_VALUE(n, _Generic((n), int: 1, default: 0), "kernel bench_fill_int, parameter n needs exactly int")))
+        KS_ARG_BY_VALUE(v, _Generic((v), int: 1, default: 0), "kernel bench_fill_int, parameter v needs exactly int", 1, int), \
+        KS_ARG_BY_VALUE(n, _Generic((n), int: 1, default: 0), "kernel bench_fill_int, parameter n needs exactly int", 1, int)))
 #if defined(KS__COUNT_TAGS)
 extern const struct bench_fill_int_n_takes_5_arguments_n_items_stream_y_v_n { char ks__never; } bench_fill_int_n_takes_5_arguments_n_items_stream_y_v_n;
 #else
@@ -907,18 +967,26 @@ extern const struct bench_fill_int_n_takes_5_arguments_n_items_stream_y_v_n { ch
 #define ks__bench_fill_int_n_call(n_items, stream, y, v, n) \
     ((void)sizeof(KS_ARG_TYPE_CHECK(y, _Generic((y), int *: 1, default: 0), _Generic((y), int *: 1, void *: 1, default: 0), int *, kernel_bench_fill_int_parameter_y_needs_int_pointer) \
          (y)), \
+     (void)sizeof(KS_VALUE_CHECK(v, _Generic((v), int: 1, default: 0), 1, kernel_bench_fill_int_parameter_v_needs_int) \
+         (0, v)), \
+     (void)sizeof(KS_VALUE_CHECK(n, _Generic((n), int: 1, default: 0), 1, kernel_bench_fill_int_parameter_n_needs_int) \
+         (0, n)), \
      ks__bench_fill_int_n_at(__FILE__, __LINE__, n_items, stream, \
         KS_ARG_POINTER(y, _Generic((y), int *: 1, default: 0), \
             _Generic((y), int *: 1, void *: 1, default: 0), \
             "kernel bench_fill_int, parameter y", "int *", "int *", _Generic(y, int *: (y)), \
             _Generic(y, int *: (y), void *: (y)), \
             kernel_bench_fill_int_parameter_y_needs_int_pointer), \
-        KS_ARG_VALUE(v, _Generic((v), int: 1, default: 0), "kernel bench_fill_int, parameter v needs exactly int"), \
-        KS_ARG_VALUE(n, _Generic((n), int: 1, default: 0), "kernel bench_fill_int, parameter n needs exactly int")))
+        KS_ARG_BY_VALUE(v, _Generic((v), int: 1, default: 0), "kernel bench_fill_int, parameter v needs exactly int", 1, int), \
+        KS_ARG_BY_VALUE(n, _Generic((n), int: 1, default: 0), "kernel bench_fill_int, parameter n needs exactly int", 1, int)))
 #define bench_fill_int_node(...) ks__bench_fill_int_node_call(__VA_ARGS__)
 #define ks__bench_fill_int_node_call(ks__graph, ks__deps, ks__ndeps, ks__node, launch, y, v, n) \
     ((void)sizeof(KS_ARG_TYPE_CHECK(y, _Generic((y), int *: 1, default: 0), _Generic((y), int *: 1, void *: 1, default: 0), int *, kernel_bench_fill_int_parameter_y_needs_int_pointer) \
          (y)), \
+     (void)sizeof(KS_VALUE_CHECK(v, _Generic((v), int: 1, default: 0), 1, kernel_bench_fill_int_parameter_v_needs_int) \
+         (0, v)), \
+     (void)sizeof(KS_VALUE_CHECK(n, _Generic((n), int: 1, default: 0), 1, kernel_bench_fill_int_parameter_n_needs_int) \
+         (0, n)), \
      (bench_fill_int_node)(ks__graph, ks__deps, ks__ndeps, \
         KS_ARG_NODES(ks__node, _Generic((ks__node), bench_fill_int_node_t *: 1, void *: 1, default: 0), \
             "kernel bench_fill_int: the node must be a bench_fill_int_node_t *"), launch, \
@@ -927,20 +995,24 @@ extern const struct bench_fill_int_n_takes_5_arguments_n_items_stream_y_v_n { ch
             "kernel bench_fill_int, parameter y", "int *", "int *", _Generic(y, int *: (y)), \
             _Generic(y, int *: (y), void *: (y)), \
             kernel_bench_fill_int_parameter_y_needs_int_pointer), \
-        KS_ARG_VALUE(v, _Generic((v), int: 1, default: 0), "kernel bench_fill_int, parameter v needs exactly int"), \
-        KS_ARG_VALUE(n, _Generic((n), int: 1, default: 0), "kernel bench_fill_int, parameter n needs exactly int")))
+        KS_ARG_BY_VALUE(v, _Generic((v), int: 1, default: 0), "kernel bench_fill_int, parameter v needs exactly int", 1, int), \
+        KS_ARG_BY_VALUE(n, _Generic((n), int: 1, default: 0), "kernel bench_fill_int, parameter n needs exactly int", 1, int)))
 #define bench_fill_int_node_set(...) ks__bench_fill_int_node_set_call(__VA_ARGS__)
 #define ks__bench_fill_int_node_set_call(ks__exec, ks__node, launch, y, v, n) \
     ((void)sizeof(KS_ARG_TYPE_CHECK(y, _Generic((y), int *: 1, default: 0), _Generic((y), int *: 1, void *: 1, default: 0), int *, kernel_bench_fill_int_parameter_y_needs_int_pointer) \
          (y)), \
+     (void)sizeof(KS_VALUE_CHECK(v, _Generic((v), int: 1, default: 0), 1, kernel_bench_fill_int_parameter_v_needs_int) \
+         (0, v)), \
+     (void)sizeof(KS_VALUE_CHECK(n, _Generic((n), int: 1, default: 0), 1, kernel_bench_fill_int_parameter_n_needs_int) \
+         (0, n)), \
      (bench_fill_int_node_set)(ks__exec, ks__node, launch, \
         KS_ARG_POINTER(y, _Generic((y), int *: 1, default: 0), \
             _Generic((y), int *: 1, void *: 1, default: 0), \
             "kernel bench_fill_int, parameter y", "int *", "int *", _Generic(y, int *: (y)), \
             _Generic(y, int *: (y), void *: (y)), \
             kernel_bench_fill_int_parameter_y_needs_int_pointer), \
-        KS_ARG_VALUE(v, _Generic((v), int: 1, default: 0), "kernel bench_fill_int, parameter v needs exactly int"), \
-        KS_ARG_VALUE(n, _Generic((n), int: 1, default: 0), "kernel bench_fill_int, parameter n needs exactly int")))
+        KS_ARG_BY_VALUE(v, _Generic((v), int: 1, default: 0), "kernel bench_fill_int, parameter v needs exactly int", 1, int), \
+        KS_ARG_BY_VALUE(n, _Generic((n), int: 1, default: 0), "kernel bench_fill_int, parameter n needs exactly int", 1, int)))
 #define bench_fill_int_nodes_set(...) ks__bench_fill_int_nodes_set_call(__VA_ARGS__)
 #define ks__bench_fill_int_nodes_set_call(ks__exec, ks__count, ks__nodes, ks__launches, ks__values) \
     (bench_fill_int_nodes_set)(ks__exec, ks__count, \
@@ -1061,6 +1133,7 @@ extern const struct bench_read_table_n_takes_3_arguments_n_items_stream_y { char
 #if !defined(__cplusplus) && !defined(KSTUB_PLAIN_CALLS) && defined(__STDC_VERSION__) && __STDC_VERSION__ >= 201112L
 #if defined(KS__ARG_TAGS)
 struct no_instance_of_bench_fill_takes_these_argument_types_its_instances_bench_fill_float_bench_fill_int { char ks__never; };
+KS__VALUE_STRUCT(kernel_bench_fill_parameter_n_needs_int);
 #endif
 #if defined(KS__COUNT_TAGS)
 extern const struct bench_fill_takes_4_arguments_launch_y_v_n { char ks__never; } bench_fill_takes_4_arguments_launch_y_v_n;
@@ -1075,12 +1148,14 @@ extern const struct bench_fill_takes_4_arguments_launch_y_v_n { char ks__never; 
          (y)), \
      (void)sizeof(KS_INSTANCE_CHECK(v, _Generic((y), float *: 0, int *: 0, default: 1) != 2, no_instance_of_bench_fill_takes_these_argument_types_its_instances_bench_fill_float_bench_fill_int) \
          (v)), \
+     (void)sizeof(KS_VALUE_CHECK(n, _Generic((n), int: 1, default: 0), 1, kernel_bench_fill_parameter_n_needs_int) \
+         (0, n)), \
      _Generic((y), float *: ks__bench_fill_float_at, int *: ks__bench_fill_int_at, default: ks__no_instance)(__FILE__, __LINE__, \
         KS_ARG_INSTANCE(launch, _Generic((y), float *: 1, int *: 1, default: 0), \
             "no instance of bench_fill takes these argument types; its instances: bench_fill_float; bench_fill_int"), \
         (y), \
         (v), \
-        KS_ARG_VALUE(n, _Generic((n), int: 1, default: 0), "kernel bench_fill, parameter n needs exactly int")))
+        KS_ARG_BY_VALUE(n, _Generic((n), int: 1, default: 0), "kernel bench_fill, parameter n needs exactly int", 1, int)))
 #endif
 
 #ifdef __cplusplus

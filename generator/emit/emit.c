@@ -391,6 +391,7 @@ static void var_values(const ks_model *m, const ks_var *v, ks_tnode *vn)
     elem.ndims = 0;
     elem.dims = NULL;
     ks__push_type(vn, "elem", m, &elem, 0, elem.quals, 0);
+    ks_tn_flag(vn, "converts", ks__value_converts(m, &elem));
     /* The same with one more pointer level: the const goes on what it points to. */
     ks_type ptr;
     ks_type_copy(&ptr, &elem);

@@ -195,6 +195,16 @@ static int scalar_signed(ks_scalar s)
     }
 }
 
+/* Whether C converts a value argument to type t (an arithmetic type, an
+ * enum of the application's own, a pointer): the macro form's default mode
+ * lets it pass; a struct (a mirrored enum, a vector, a half) must match. */
+int ks__value_converts(const ks_model *m, const ks_type *t)
+{
+    if (t->nptrs || t->base == KS_BASE_SCALAR)
+        return 1;
+    return t->base == KS_BASE_ENUM && ks_def_uses_header(m, t->def);
+}
+
 /* What the runtime's checks and trace need of a parameter (ks_param_desc):
  * its kind (KS_PARAM_<kind>), for a pointer the element type (sizeof and
  * alignment are taken of it in C, where the header asserts the device's
@@ -234,6 +244,7 @@ void ks__check_values(const ks_model *m, const ks_param *p, ks_tnode *pn)
     ks_tn_flag(pn, "is_pointer", t->nptrs > 0 && !fn);
     ks_tn_flag(pn, "void_ok", t->nptrs > 0 && !void_elem);
     ks_tn_flag(pn, "const_void_ok", t->nptrs == 1 && !void_elem && (t->quals & KS_QUAL_CONST));
+    ks_tn_flag(pn, "converts", !fn && ks__value_converts(m, t));
     if (known)
         ks__push_type(pn, "pointee", m, &elem, 0, t->quals, 0);
     else

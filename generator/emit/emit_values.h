@@ -17,6 +17,7 @@ void ks__push_type(ks_tnode *n, const char *key, const ks_model *m, const ks_typ
 /* A parameter's strict-mode types and its run-time check values. */
 void ks__strict_values(const ks_model *m, const ks_param *p, ks_tnode *pn);
 void ks__check_values(const ks_model *m, const ks_param *p, ks_tnode *pn);
+int ks__value_converts(const ks_model *m, const ks_type *t);
 /* A mirrored enum class C++ callers may name (declared again opaquely). */
 int ks__cxx_enum(const ks_model *m, const ks_type *t);
 /* A record or enum C mirrors but C++ can take as the application's own. */

@@ -1,5 +1,12 @@
-/* expect: variable c_scale needs exactly int */
+/* expect: c_scale */
 /* only: c11 c++17 */
+/* c-expect: variable c_scale needs exactly int */
+/* clang-c-expect: passing 'long' to parameter of incompatible type 'struct variable_c_scale_needs_int_exactly' */
+/* max-lines: 8 */
+/* clang-max-lines: 10 */
+/* names clang c11: tests/compile_fail/strict_global_scalar.c:15:23: */
+/* names g++ c++17: variable c_scale needs exactly int */
+/* names clang++ c++17: variable c_scale needs exactly int */
 #define KSTUB_STRICT
 #include "abi_globals.kstub.h"
 void call(long v);

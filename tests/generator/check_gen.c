@@ -1066,6 +1066,7 @@ static const char *const compile_fail_cases[] = {
     "function_pointer_wrong_type.c", "function_pointer_from_void_pointer.c",
     "strict_function_pointer_null.c", "null_literal_for_pointer.c",
     "global_double_pointer_for_float.c", "global_default_wrong_pointer.c", "global_wrong_struct.c", "strict_global_scalar.c",
+    "global_set_wrong_vector.c",
     "cxx_int_for_own_enum.c", "cxx_other_enum_for_own_enum.c", "cxx_int_for_nested_own_enum.c",
     "cxx_own_enum_argument_no_instance.c",
 };

@@ -687,13 +687,30 @@ ks_status odd_names_nodes_set(ks_graph_exec           ks__exec,
 /* clang: the types a pointer argument of another type is reported against
  * (KS_ARG_TYPE_CHECK in kstub_types.h); never used for a value. */
 KS__ARG_STRUCTS(kernel_fill_parameter_out_needs_float_pointer);
+KS__VALUE_STRUCT(kernel_fill_parameter_value_needs_float);
+KS__VALUE_STRUCT(kernel_fill_parameter_n_needs_size_t);
+KS__VALUE_STRUCT(kernel_mixed_parameter_c_needs_char);
+KS__VALUE_STRUCT(kernel_mixed_parameter_d_needs_double);
+KS__VALUE_STRUCT(kernel_mixed_parameter_s_needs_short);
+KS__VALUE_STRUCT(kernel_mixed_parameter_i_needs_int64_t);
+KS__VALUE_STRUCT(kernel_mixed_parameter_b_needs_bool);
 KS__ARG_STRUCTS(kernel_mixed_parameter_in_needs_const_float_pointer);
 KS__ARG_STRUCTS(kernel_mixed_parameter_flags_needs_volatile_unsigned_int_pointer);
 KS__ARG_STRUCTS(kernel_mixed_parameter_table_needs_const_struct_Particle_pointer_const_pointer);
 KS__ARG_STRUCTS(kernel_physics_detail_step_parameter_p_needs_struct_Particle_pointer);
+KS__VALUE_STRUCT(kernel_physics_detail_step_parameter_dt_needs_float);
+KS__VALUE_STRUCT(kernel_physics_detail_step_parameter_n_needs_uint32_t);
 KS__ARG_STRUCTS(kernel_physics_clamp__floatp_float_float_parameter_x_needs_float_pointer);
+KS__VALUE_STRUCT(kernel_physics_clamp__floatp_float_float_parameter_lo_needs_float);
+KS__VALUE_STRUCT(kernel_physics_clamp__floatp_float_float_parameter_hi_needs_float);
 KS__ARG_STRUCTS(kernel_physics_clamp__intp_int_int_parameter_x_needs_int_pointer);
+KS__VALUE_STRUCT(kernel_physics_clamp__intp_int_int_parameter_lo_needs_int);
+KS__VALUE_STRUCT(kernel_physics_clamp__intp_int_int_parameter_hi_needs_int);
+KS__VALUE_STRUCT(kernel_odd_names_parameter_arg0_needs_int);
 KS__ARG_STRUCTS(kernel_odd_names_parameter_launch_needs_float_pointer);
+KS__VALUE_STRUCT(kernel_odd_names_parameter_args_needs_int);
+KS__VALUE_STRUCT(kernel_odd_names_parameter_stream_needs_int);
+KS__VALUE_STRUCT(kernel_odd_names_parameter_n_items_needs_long);
 KS__ARG_STRUCTS(kernel_odd_names_parameter_restrict__needs_const_char_pointer);
 #elif defined(KS__ARG_TYPEDEFS)
 /* Before C11: the same names as typedefs of the parameters' types, which the
@@ -719,14 +736,18 @@ extern const struct kernel_fill_takes_4_arguments_launch_out_value_n { char ks__
 #define ks__fill_call(launch, out, value, n) \
     ((void)sizeof(KS_ARG_TYPE_CHECK(out, _Generic((out), float *: 1, default: 0), _Generic((out), float *: 1, void *: 1, default: 0), float *, kernel_fill_parameter_out_needs_float_pointer) \
          (out)), \
+     (void)sizeof(KS_VALUE_CHECK(value, _Generic((value), float: 1, default: 0), 1, kernel_fill_parameter_value_needs_float) \
+         (0, value)), \
+     (void)sizeof(KS_VALUE_CHECK(n, _Generic((n), size_t: 1, default: 0), 1, kernel_fill_parameter_n_needs_size_t) \
+         (0, n)), \
      ks__fill_at(__FILE__, __LINE__, launch, \
         KS_ARG_POINTER(out, _Generic((out), float *: 1, default: 0), \
             _Generic((out), float *: 1, void *: 1, default: 0), \
             "kernel fill, parameter out", "float *", "float *", _Generic(out, float *: (out)), \
             _Generic(out, float *: (out), void *: (out)), \
             kernel_fill_parameter_out_needs_float_pointer), \
-        KS_ARG_VALUE(value, _Generic((value), float: 1, default: 0), "kernel fill, parameter value needs exactly float"), \
-        KS_ARG_VALUE(n, _Generic((n), size_t: 1, default: 0), "kernel fill, parameter n needs exactly size_t")))
+        KS_ARG_BY_VALUE(value, _Generic((value), float: 1, default: 0), "kernel fill, parameter value needs exactly float", 1, float), \
+        KS_ARG_BY_VALUE(n, _Generic((n), size_t: 1, default: 0), "kernel fill, parameter n needs exactly size_t", 1, size_t)))
 #if defined(KS__COUNT_TAGS)
 extern const struct fill_n_takes_5_arguments_n_items_stream_out_value_n { char ks__never; } fill_n_takes_5_arguments_n_items_stream_out_value_n;
 #else
@@ -738,18 +759,26 @@ extern const struct fill_n_takes_5_arguments_n_items_stream_out_value_n { char k
 #define ks__fill_n_call(n_items, stream, out, value, n) \
     ((void)sizeof(KS_ARG_TYPE_CHECK(out, _Generic((out), float *: 1, default: 0), _Generic((out), float *: 1, void *: 1, default: 0), float *, kernel_fill_parameter_out_needs_float_pointer) \
          (out)), \
+     (void)sizeof(KS_VALUE_CHECK(value, _Generic((value), float: 1, default: 0), 1, kernel_fill_parameter_value_needs_float) \
+         (0, value)), \
+     (void)sizeof(KS_VALUE_CHECK(n, _Generic((n), size_t: 1, default: 0), 1, kernel_fill_parameter_n_needs_size_t) \
+         (0, n)), \
      ks__fill_n_at(__FILE__, __LINE__, n_items, stream, \
         KS_ARG_POINTER(out, _Generic((out), float *: 1, default: 0), \
             _Generic((out), float *: 1, void *: 1, default: 0), \
             "kernel fill, parameter out", "float *", "float *", _Generic(out, float *: (out)), \
             _Generic(out, float *: (out), void *: (out)), \
             kernel_fill_parameter_out_needs_float_pointer), \
-        KS_ARG_VALUE(value, _Generic((value), float: 1, default: 0), "kernel fill, parameter value needs exactly float"), \
-        KS_ARG_VALUE(n, _Generic((n), size_t: 1, default: 0), "kernel fill, parameter n needs exactly size_t")))
+        KS_ARG_BY_VALUE(value, _Generic((value), float: 1, default: 0), "kernel fill, parameter value needs exactly float", 1, float), \
+        KS_ARG_BY_VALUE(n, _Generic((n), size_t: 1, default: 0), "kernel fill, parameter n needs exactly size_t", 1, size_t)))
 #define fill_node(...) ks__fill_node_call(__VA_ARGS__)
 #define ks__fill_node_call(ks__graph, ks__deps, ks__ndeps, ks__node, launch, out, value, n) \
     ((void)sizeof(KS_ARG_TYPE_CHECK(out, _Generic((out), float *: 1, default: 0), _Generic((out), float *: 1, void *: 1, default: 0), float *, kernel_fill_parameter_out_needs_float_pointer) \
          (out)), \
+     (void)sizeof(KS_VALUE_CHECK(value, _Generic((value), float: 1, default: 0), 1, kernel_fill_parameter_value_needs_float) \
+         (0, value)), \
+     (void)sizeof(KS_VALUE_CHECK(n, _Generic((n), size_t: 1, default: 0), 1, kernel_fill_parameter_n_needs_size_t) \
+         (0, n)), \
      (fill_node)(ks__graph, ks__deps, ks__ndeps, \
         KS_ARG_NODES(ks__node, _Generic((ks__node), fill_node_t *: 1, void *: 1, default: 0), \
             "kernel fill: the node must be a fill_node_t *"), launch, \
@@ -758,20 +787,24 @@ extern const struct fill_n_takes_5_arguments_n_items_stream_out_value_n { char k
             "kernel fill, parameter out", "float *", "float *", _Generic(out, float *: (out)), \
             _Generic(out, float *: (out), void *: (out)), \
             kernel_fill_parameter_out_needs_float_pointer), \
-        KS_ARG_VALUE(value, _Generic((value), float: 1, default: 0), "kernel fill, parameter value needs exactly float"), \
-        KS_ARG_VALUE(n, _Generic((n), size_t: 1, default: 0), "kernel fill, parameter n needs exactly size_t")))
+        KS_ARG_BY_VALUE(value, _Generic((value), float: 1, default: 0), "kernel fill, parameter value needs exactly float", 1, float), \
+        KS_ARG_BY_VALUE(n, _Generic((n), size_t: 1, default: 0), "kernel fill, parameter n needs exactly size_t", 1, size_t)))
 #define fill_node_set(...) ks__fill_node_set_call(__VA_ARGS__)
 #define ks__fill_node_set_call(ks__exec, ks__node, launch, out, value, n) \
     ((void)sizeof(KS_ARG_TYPE_CHECK(out, _Generic((out), float *: 1, default: 0), _Generic((out), float *: 1, void *: 1, default: 0), float *, kernel_fill_parameter_out_needs_float_pointer) \
          (out)), \
+     (void)sizeof(KS_VALUE_CHECK(value, _Generic((value), float: 1, default: 0), 1, kernel_fill_parameter_value_needs_float) \
+         (0, value)), \
+     (void)sizeof(KS_VALUE_CHECK(n, _Generic((n), size_t: 1, default: 0), 1, kernel_fill_parameter_n_needs_size_t) \
+         (0, n)), \
      (fill_node_set)(ks__exec, ks__node, launch, \
         KS_ARG_POINTER(out, _Generic((out), float *: 1, default: 0), \
             _Generic((out), float *: 1, void *: 1, default: 0), \
             "kernel fill, parameter out", "float *", "float *", _Generic(out, float *: (out)), \
             _Generic(out, float *: (out), void *: (out)), \
             kernel_fill_parameter_out_needs_float_pointer), \
-        KS_ARG_VALUE(value, _Generic((value), float: 1, default: 0), "kernel fill, parameter value needs exactly float"), \
-        KS_ARG_VALUE(n, _Generic((n), size_t: 1, default: 0), "kernel fill, parameter n needs exactly size_t")))
+        KS_ARG_BY_VALUE(value, _Generic((value), float: 1, default: 0), "kernel fill, parameter value needs exactly float", 1, float), \
+        KS_ARG_BY_VALUE(n, _Generic((n), size_t: 1, default: 0), "kernel fill, parameter n needs exactly size_t", 1, size_t)))
 #define fill_nodes_set(...) ks__fill_nodes_set_call(__VA_ARGS__)
 #define ks__fill_nodes_set_call(ks__exec, ks__count, ks__nodes, ks__launches, ks__values) \
     (fill_nodes_set)(ks__exec, ks__count, \
@@ -788,18 +821,28 @@ extern const struct kernel_mixed_takes_9_arguments_launch_c_d_s_i_b_in_flags_tab
 #endif
 #define mixed(...) KS__PICK_COUNT(9, ks__mixed_call, kernel_mixed_takes_9_arguments_launch_c_d_s_i_b_in_flags_table, __VA_ARGS__)(__VA_ARGS__)
 #define ks__mixed_call(launch, c, d, s, i, b, in, flags, table) \
-    ((void)sizeof(KS_ARG_TYPE_CHECK(in, _Generic((in), const float *: 1, float *: 1, default: 0), _Generic((in), const float *: 1, float *: 1, void *: 1, const void *: 1, default: 0), const float *, kernel_mixed_parameter_in_needs_const_float_pointer) \
+    ((void)sizeof(KS_VALUE_CHECK(c, _Generic((c), char: 1, default: 0), 1, kernel_mixed_parameter_c_needs_char) \
+         (0, c)), \
+     (void)sizeof(KS_VALUE_CHECK(d, _Generic((d), double: 1, default: 0), 1, kernel_mixed_parameter_d_needs_double) \
+         (0, d)), \
+     (void)sizeof(KS_VALUE_CHECK(s, _Generic((s), short: 1, default: 0), 1, kernel_mixed_parameter_s_needs_short) \
+         (0, s)), \
+     (void)sizeof(KS_VALUE_CHECK(i, _Generic((i), int64_t: 1, default: 0), 1, kernel_mixed_parameter_i_needs_int64_t) \
+         (0, i)), \
+     (void)sizeof(KS_VALUE_CHECK(b, _Generic((b), bool: 1, default: 0), 1, kernel_mixed_parameter_b_needs_bool) \
+         (0, b)), \
+     (void)sizeof(KS_ARG_TYPE_CHECK(in, _Generic((in), const float *: 1, float *: 1, default: 0), _Generic((in), const float *: 1, float *: 1, void *: 1, const void *: 1, default: 0), const float *, kernel_mixed_parameter_in_needs_const_float_pointer) \
          (in)), \
      (void)sizeof(KS_ARG_TYPE_CHECK(flags, _Generic((flags), volatile unsigned int *: 1, default: 0), _Generic((flags), volatile unsigned int *: 1, void *: 1, default: 0), volatile unsigned int *, kernel_mixed_parameter_flags_needs_volatile_unsigned_int_pointer) \
          (flags)), \
      (void)sizeof(KS_ARG_TYPE_CHECK(table, _Generic((table), const struct Particle *const *: 1, default: 0), _Generic((table), const struct Particle *const *: 1, void *: 1, default: 0), const struct Particle *const *, kernel_mixed_parameter_table_needs_const_struct_Particle_pointer_const_pointer) \
          (table)), \
      ks__mixed_at(__FILE__, __LINE__, launch, \
-        KS_ARG_VALUE(c, _Generic((c), char: 1, default: 0), "kernel mixed, parameter c needs exactly char"), \
-        KS_ARG_VALUE(d, _Generic((d), double: 1, default: 0), "kernel mixed, parameter d needs exactly double"), \
-        KS_ARG_VALUE(s, _Generic((s), short: 1, default: 0), "kernel mixed, parameter s needs exactly short"), \
-        KS_ARG_VALUE(i, _Generic((i), int64_t: 1, default: 0), "kernel mixed, parameter i needs exactly int64_t"), \
-        KS_ARG_VALUE(b, _Generic((b), bool: 1, default: 0), "kernel mixed, parameter b needs exactly bool"), \
+        KS_ARG_BY_VALUE(c, _Generic((c), char: 1, default: 0), "kernel mixed, parameter c needs exactly char", 1, char), \
+        KS_ARG_BY_VALUE(d, _Generic((d), double: 1, default: 0), "kernel mixed, parameter d needs exactly double", 1, double), \
+        KS_ARG_BY_VALUE(s, _Generic((s), short: 1, default: 0), "kernel mixed, parameter s needs exactly short", 1, short), \
+        KS_ARG_BY_VALUE(i, _Generic((i), int64_t: 1, default: 0), "kernel mixed, parameter i needs exactly int64_t", 1, int64_t), \
+        KS_ARG_BY_VALUE(b, _Generic((b), bool: 1, default: 0), "kernel mixed, parameter b needs exactly bool", 1, bool), \
         KS_ARG_POINTER(in, _Generic((in), const float *: 1, float *: 1, default: 0), \
             _Generic((in), const float *: 1, float *: 1, void *: 1, const void *: 1, default: 0), \
             "kernel mixed, parameter in", "const float *", "const float *", _Generic(in, const float *: (in), float *: (in)), \
@@ -824,18 +867,28 @@ extern const struct mixed_n_takes_10_arguments_n_items_stream_c_d_s_i_b_in_flags
 #endif
 #define mixed_n(...) KS__PICK_COUNT(10, ks__mixed_n_call, mixed_n_takes_10_arguments_n_items_stream_c_d_s_i_b_in_flags_table, __VA_ARGS__)(__VA_ARGS__)
 #define ks__mixed_n_call(n_items, stream, c, d, s, i, b, in, flags, table) \
-    ((void)sizeof(KS_ARG_TYPE_CHECK(in, _Generic((in), const float *: 1, float *: 1, default: 0), _Generic((in), const float *: 1, float *: 1, void *: 1, const void *: 1, default: 0), const float *, kernel_mixed_parameter_in_needs_const_float_pointer) \
+    ((void)sizeof(KS_VALUE_CHECK(c, _Generic((c), char: 1, default: 0), 1, kernel_mixed_parameter_c_needs_char) \
+         (0, c)), \
+     (void)sizeof(KS_VALUE_CHECK(d, _Generic((d), double: 1, default: 0), 1, kernel_mixed_parameter_d_needs_double) \
+         (0, d)), \
+     (void)sizeof(KS_VALUE_CHECK(s, _Generic((s), short: 1, default: 0), 1, kernel_mixed_parameter_s_needs_short) \
+         (0, s)), \
+     (void)sizeof(KS_VALUE_CHECK(i, _Generic((i), int64_t: 1, default: 0), 1, kernel_mixed_parameter_i_needs_int64_t) \
+         (0, i)), \
+     (void)sizeof(KS_VALUE_CHECK(b, _Generic((b), bool: 1, default: 0), 1, kernel_mixed_parameter_b_needs_bool) \
+         (0, b)), \
+     (void)sizeof(KS_ARG_TYPE_CHECK(in, _Generic((in), const float *: 1, float *: 1, default: 0), _Generic((in), const float *: 1, float *: 1, void *: 1, const void *: 1, default: 0), const float *, kernel_mixed_parameter_in_needs_const_float_pointer) \
          (in)), \
      (void)sizeof(KS_ARG_TYPE_CHECK(flags, _Generic((flags), volatile unsigned int *: 1, default: 0), _Generic((flags), volatile unsigned int *: 1, void *: 1, default: 0), volatile unsigned int *, kernel_mixed_parameter_flags_needs_volatile_unsigned_int_pointer) \
          (flags)), \
      (void)sizeof(KS_ARG_TYPE_CHECK(table, _Generic((table), const struct Particle *const *: 1, default: 0), _Generic((table), const struct Particle *const *: 1, void *: 1, default: 0), const struct Particle *const *, kernel_mixed_parameter_table_needs_const_struct_Particle_pointer_const_pointer) \
          (table)), \
      ks__mixed_n_at(__FILE__, __LINE__, n_items, stream, \
-        KS_ARG_VALUE(c, _Generic((c), char: 1, default: 0), "kernel mixed, parameter c needs exactly char"), \
-        KS_ARG_VALUE(d, _Generic((d), double: 1, default: 0), "kernel mixed, parameter d needs exactly double"), \
-        KS_ARG_VALUE(s, _Generic((s), short: 1, default: 0), "kernel mixed, parameter s needs exactly short"), \
-        KS_ARG_VALUE(i, _Generic((i), int64_t: 1, default: 0), "kernel mixed, parameter i needs exactly int64_t"), \
-        KS_ARG_VALUE(b, _Generic((b), bool: 1, default: 0), "kernel mixed, parameter b needs exactly bool"), \
+        KS_ARG_BY_VALUE(c, _Generic((c), char: 1, default: 0), "kernel mixed, parameter c needs exactly char", 1, char), \
+        KS_ARG_BY_VALUE(d, _Generic((d), double: 1, default: 0), "kernel mixed, parameter d needs exactly double", 1, double), \
+        KS_ARG_BY_VALUE(s, _Generic((s), short: 1, default: 0), "kernel mixed, parameter s needs exactly short", 1, short), \
+        KS_ARG_BY_VALUE(i, _Generic((i), int64_t: 1, default: 0), "kernel mixed, parameter i needs exactly int64_t", 1, int64_t), \
+        KS_ARG_BY_VALUE(b, _Generic((b), bool: 1, default: 0), "kernel mixed, parameter b needs exactly bool", 1, bool), \
         KS_ARG_POINTER(in, _Generic((in), const float *: 1, float *: 1, default: 0), \
             _Generic((in), const float *: 1, float *: 1, void *: 1, const void *: 1, default: 0), \
             "kernel mixed, parameter in", "const float *", "const float *", _Generic(in, const float *: (in), float *: (in)), \
@@ -853,7 +906,17 @@ extern const struct mixed_n_takes_10_arguments_n_items_stream_c_d_s_i_b_in_flags
             kernel_mixed_parameter_table_needs_const_struct_Particle_pointer_const_pointer)))
 #define mixed_node(...) ks__mixed_node_call(__VA_ARGS__)
 #define ks__mixed_node_call(ks__graph, ks__deps, ks__ndeps, ks__node, launch, c, d, s, i, b, in, flags, table) \
-    ((void)sizeof(KS_ARG_TYPE_CHECK(in, _Generic((in), const float *: 1, float *: 1, default: 0), _Generic((in), const float *: 1, float *: 1, void *: 1, const void *: 1, default: 0), const float *, kernel_mixed_parameter_in_needs_const_float_pointer) \
+    ((void)sizeof(KS_VALUE_CHECK(c, _Generic((c), char: 1, default: 0), 1, kernel_mixed_parameter_c_needs_char) \
+         (0, c)), \
+     (void)sizeof(KS_VALUE_CHECK(d, _Generic((d), double: 1, default: 0), 1, kernel_mixed_parameter_d_needs_double) \
+         (0, d)), \
+     (void)sizeof(KS_VALUE_CHECK(s, _Generic((s), short: 1, default: 0), 1, kernel_mixed_parameter_s_needs_short) \
+         (0, s)), \
+     (void)sizeof(KS_VALUE_CHECK(i, _Generic((i), int64_t: 1, default: 0), 1, kernel_mixed_parameter_i_needs_int64_t) \
+         (0, i)), \
+     (void)sizeof(KS_VALUE_CHECK(b, _Generic((b), bool: 1, default: 0), 1, kernel_mixed_parameter_b_needs_bool) \
+         (0, b)), \
+     (void)sizeof(KS_ARG_TYPE_CHECK(in, _Generic((in), const float *: 1, float *: 1, default: 0), _Generic((in), const float *: 1, float *: 1, void *: 1, const void *: 1, default: 0), const float *, kernel_mixed_parameter_in_needs_const_float_pointer) \
          (in)), \
      (void)sizeof(KS_ARG_TYPE_CHECK(flags, _Generic((flags), volatile unsigned int *: 1, default: 0), _Generic((flags), volatile unsigned int *: 1, void *: 1, default: 0), volatile unsigned int *, kernel_mixed_parameter_flags_needs_volatile_unsigned_int_pointer) \
          (flags)), \
@@ -862,11 +925,11 @@ extern const struct mixed_n_takes_10_arguments_n_items_stream_c_d_s_i_b_in_flags
      (mixed_node)(ks__graph, ks__deps, ks__ndeps, \
         KS_ARG_NODES(ks__node, _Generic((ks__node), mixed_node_t *: 1, void *: 1, default: 0), \
             "kernel mixed: the node must be a mixed_node_t *"), launch, \
-        KS_ARG_VALUE(c, _Generic((c), char: 1, default: 0), "kernel mixed, parameter c needs exactly char"), \
-        KS_ARG_VALUE(d, _Generic((d), double: 1, default: 0), "kernel mixed, parameter d needs exactly double"), \
-        KS_ARG_VALUE(s, _Generic((s), short: 1, default: 0), "kernel mixed, parameter s needs exactly short"), \
-        KS_ARG_VALUE(i, _Generic((i), int64_t: 1, default: 0), "kernel mixed, parameter i needs exactly int64_t"), \
-        KS_ARG_VALUE(b, _Generic((b), bool: 1, default: 0), "kernel mixed, parameter b needs exactly bool"), \
+        KS_ARG_BY_VALUE(c, _Generic((c), char: 1, default: 0), "kernel mixed, parameter c needs exactly char", 1, char), \
+        KS_ARG_BY_VALUE(d, _Generic((d), double: 1, default: 0), "kernel mixed, parameter d needs exactly double", 1, double), \
+        KS_ARG_BY_VALUE(s, _Generic((s), short: 1, default: 0), "kernel mixed, parameter s needs exactly short", 1, short), \
+        KS_ARG_BY_VALUE(i, _Generic((i), int64_t: 1, default: 0), "kernel mixed, parameter i needs exactly int64_t", 1, int64_t), \
+        KS_ARG_BY_VALUE(b, _Generic((b), bool: 1, default: 0), "kernel mixed, parameter b needs exactly bool", 1, bool), \
         KS_ARG_POINTER(in, _Generic((in), const float *: 1, float *: 1, default: 0), \
             _Generic((in), const float *: 1, float *: 1, void *: 1, const void *: 1, default: 0), \
             "kernel mixed, parameter in", "const float *", "const float *", _Generic(in, const float *: (in), float *: (in)), \
@@ -884,18 +947,28 @@ extern const struct mixed_n_takes_10_arguments_n_items_stream_c_d_s_i_b_in_flags
             kernel_mixed_parameter_table_needs_const_struct_Particle_pointer_const_pointer)))
 #define mixed_node_set(...) ks__mixed_node_set_call(__VA_ARGS__)
 #define ks__mixed_node_set_call(ks__exec, ks__node, launch, c, d, s, i, b, in, flags, table) \
-    ((void)sizeof(KS_ARG_TYPE_CHECK(in, _Generic((in), const float *: 1, float *: 1, default: 0), _Generic((in), const float *: 1, float *: 1, void *: 1, const void *: 1, default: 0), const float *, kernel_mixed_parameter_in_needs_const_float_pointer) \
+    ((void)sizeof(KS_VALUE_CHECK(c, _Generic((c), char: 1, default: 0), 1, kernel_mixed_parameter_c_needs_char) \
+         (0, c)), \
+     (void)sizeof(KS_VALUE_CHECK(d, _Generic((d), double: 1, default: 0), 1, kernel_mixed_parameter_d_needs_double) \
+         (0, d)), \
+     (void)sizeof(KS_VALUE_CHECK(s, _Generic((s), short: 1, default: 0), 1, kernel_mixed_parameter_s_needs_short) \
+         (0, s)), \
+     (void)sizeof(KS_VALUE_CHECK(i, _Generic((i), int64_t: 1, default: 0), 1, kernel_mixed_parameter_i_needs_int64_t) \
+         (0, i)), \
+     (void)sizeof(KS_VALUE_CHECK(b, _Generic((b), bool: 1, default: 0), 1, kernel_mixed_parameter_b_needs_bool) \
+         (0, b)), \
+     (void)sizeof(KS_ARG_TYPE_CHECK(in, _Generic((in), const float *: 1, float *: 1, default: 0), _Generic((in), const float *: 1, float *: 1, void *: 1, const void *: 1, default: 0), const float *, kernel_mixed_parameter_in_needs_const_float_pointer) \
          (in)), \
      (void)sizeof(KS_ARG_TYPE_CHECK(flags, _Generic((flags), volatile unsigned int *: 1, default: 0), _Generic((flags), volatile unsigned int *: 1, void *: 1, default: 0), volatile unsigned int *, kernel_mixed_parameter_flags_needs_volatile_unsigned_int_pointer) \
          (flags)), \
      (void)sizeof(KS_ARG_TYPE_CHECK(table, _Generic((table), const struct Particle *const *: 1, default: 0), _Generic((table), const struct Particle *const *: 1, void *: 1, default: 0), const struct Particle *const *, kernel_mixed_parameter_table_needs_const_struct_Particle_pointer_const_pointer) \
          (table)), \
      (mixed_node_set)(ks__exec, ks__node, launch, \
-        KS_ARG_VALUE(c, _Generic((c), char: 1, default: 0), "kernel mixed, parameter c needs exactly char"), \
-        KS_ARG_VALUE(d, _Generic((d), double: 1, default: 0), "kernel mixed, parameter d needs exactly double"), \
-        KS_ARG_VALUE(s, _Generic((s), short: 1, default: 0), "kernel mixed, parameter s needs exactly short"), \
-        KS_ARG_VALUE(i, _Generic((i), int64_t: 1, default: 0), "kernel mixed, parameter i needs exactly int64_t"), \
-        KS_ARG_VALUE(b, _Generic((b), bool: 1, default: 0), "kernel mixed, parameter b needs exactly bool"), \
+        KS_ARG_BY_VALUE(c, _Generic((c), char: 1, default: 0), "kernel mixed, parameter c needs exactly char", 1, char), \
+        KS_ARG_BY_VALUE(d, _Generic((d), double: 1, default: 0), "kernel mixed, parameter d needs exactly double", 1, double), \
+        KS_ARG_BY_VALUE(s, _Generic((s), short: 1, default: 0), "kernel mixed, parameter s needs exactly short", 1, short), \
+        KS_ARG_BY_VALUE(i, _Generic((i), int64_t: 1, default: 0), "kernel mixed, parameter i needs exactly int64_t", 1, int64_t), \
+        KS_ARG_BY_VALUE(b, _Generic((b), bool: 1, default: 0), "kernel mixed, parameter b needs exactly bool", 1, bool), \
         KS_ARG_POINTER(in, _Generic((in), const float *: 1, float *: 1, default: 0), \
             _Generic((in), const float *: 1, float *: 1, void *: 1, const void *: 1, default: 0), \
             "kernel mixed, parameter in", "const float *", "const float *", _Generic(in, const float *: (in), float *: (in)), \
@@ -962,14 +1035,18 @@ extern const struct kernel_physics_detail_step_takes_4_arguments_launch_p_dt_n {
 #define ks__physics_detail_step_call(launch, p, dt, n) \
     ((void)sizeof(KS_ARG_TYPE_CHECK(p, _Generic((p), struct Particle *: 1, default: 0), _Generic((p), struct Particle *: 1, void *: 1, default: 0), struct Particle *, kernel_physics_detail_step_parameter_p_needs_struct_Particle_pointer) \
          (p)), \
+     (void)sizeof(KS_VALUE_CHECK(dt, _Generic((dt), float: 1, default: 0), 1, kernel_physics_detail_step_parameter_dt_needs_float) \
+         (0, dt)), \
+     (void)sizeof(KS_VALUE_CHECK(n, _Generic((n), uint32_t: 1, default: 0), 1, kernel_physics_detail_step_parameter_n_needs_uint32_t) \
+         (0, n)), \
      ks__physics_detail_step_at(__FILE__, __LINE__, launch, \
         KS_ARG_POINTER(p, _Generic((p), struct Particle *: 1, default: 0), \
             _Generic((p), struct Particle *: 1, void *: 1, default: 0), \
             "kernel physics_detail_step, parameter p", "struct Particle *", "struct Particle *", _Generic(p, struct Particle *: (p)), \
             _Generic(p, struct Particle *: (p), void *: (p)), \
             kernel_physics_detail_step_parameter_p_needs_struct_Particle_pointer), \
-        KS_ARG_VALUE(dt, _Generic((dt), float: 1, default: 0), "kernel physics_detail_step, parameter dt needs exactly float"), \
-        KS_ARG_VALUE(n, _Generic((n), uint32_t: 1, default: 0), "kernel physics_detail_step, parameter n needs exactly uint32_t")))
+        KS_ARG_BY_VALUE(dt, _Generic((dt), float: 1, default: 0), "kernel physics_detail_step, parameter dt needs exactly float", 1, float), \
+        KS_ARG_BY_VALUE(n, _Generic((n), uint32_t: 1, default: 0), "kernel physics_detail_step, parameter n needs exactly uint32_t", 1, uint32_t)))
 #if defined(KS__COUNT_TAGS)
 extern const struct physics_detail_step_n_takes_5_arguments_n_items_stream_p_dt_n { char ks__never; } physics_detail_step_n_takes_5_arguments_n_items_stream_p_dt_n;
 #else
@@ -981,18 +1058,26 @@ extern const struct physics_detail_step_n_takes_5_arguments_n_items_stream_p_dt_
 #define ks__physics_detail_step_n_call(n_items, stream, p, dt, n) \
     ((void)sizeof(KS_ARG_TYPE_CHECK(p, _Generic((p), struct Particle *: 1, default: 0), _Generic((p), struct Particle *: 1, void *: 1, default: 0), struct Particle *, kernel_physics_detail_step_parameter_p_needs_struct_Particle_pointer) \
          (p)), \
+     (void)sizeof(KS_VALUE_CHECK(dt, _Generic((dt), float: 1, default: 0), 1, kernel_physics_detail_step_parameter_dt_needs_float) \
+         (0, dt)), \
+     (void)sizeof(KS_VALUE_CHECK(n, _Generic((n), uint32_t: 1, default: 0), 1, kernel_physics_detail_step_parameter_n_needs_uint32_t) \
+         (0, n)), \
      ks__physics_detail_step_n_at(__FILE__, __LINE__, n_items, stream, \
         KS_ARG_POINTER(p, _Generic((p), struct Particle *: 1, default: 0), \
             _Generic((p), struct Particle *: 1, void *: 1, default: 0), \
             "kernel physics_detail_step, parameter p", "struct Particle *", "struct Particle *", _Generic(p, struct Particle *: (p)), \
             _Generic(p, struct Particle *: (p), void *: (p)), \
             kernel_physics_detail_step_parameter_p_needs_struct_Particle_pointer), \
-        KS_ARG_VALUE(dt, _Generic((dt), float: 1, default: 0), "kernel physics_detail_step, parameter dt needs exactly float"), \
-        KS_ARG_VALUE(n, _Generic((n), uint32_t: 1, default: 0), "kernel physics_detail_step, parameter n needs exactly uint32_t")))
+        KS_ARG_BY_VALUE(dt, _Generic((dt), float: 1, default: 0), "kernel physics_detail_step, parameter dt needs exactly float", 1, float), \
+        KS_ARG_BY_VALUE(n, _Generic((n), uint32_t: 1, default: 0), "kernel physics_detail_step, parameter n needs exactly uint32_t", 1, uint32_t)))
 #define physics_detail_step_node(...) ks__physics_detail_step_node_call(__VA_ARGS__)
 #define ks__physics_detail_step_node_call(ks__graph, ks__deps, ks__ndeps, ks__node, launch, p, dt, n) \
     ((void)sizeof(KS_ARG_TYPE_CHECK(p, _Generic((p), struct Particle *: 1, default: 0), _Generic((p), struct Particle *: 1, void *: 1, default: 0), struct Particle *, kernel_physics_detail_step_parameter_p_needs_struct_Particle_pointer) \
          (p)), \
+     (void)sizeof(KS_VALUE_CHECK(dt, _Generic((dt), float: 1, default: 0), 1, kernel_physics_detail_step_parameter_dt_needs_float) \
+         (0, dt)), \
+     (void)sizeof(KS_VALUE_CHECK(n, _Generic((n), uint32_t: 1, default: 0), 1, kernel_physics_detail_step_parameter_n_needs_uint32_t) \
+         (0, n)), \
      (physics_detail_step_node)(ks__graph, ks__deps, ks__ndeps, \
         KS_ARG_NODES(ks__node, _Generic((ks__node), physics_detail_step_node_t *: 1, void *: 1, default: 0), \
             "kernel physics_detail_step: the node must be a physics_detail_step_node_t *"), launch, \
@@ -1001,20 +1086,24 @@ extern const struct physics_detail_step_n_takes_5_arguments_n_items_stream_p_dt_
             "kernel physics_detail_step, parameter p", "struct Particle *", "struct Particle *", _Generic(p, struct Particle *: (p)), \
             _Generic(p, struct Particle *: (p), void *: (p)), \
             kernel_physics_detail_step_parameter_p_needs_struct_Particle_pointer), \
-        KS_ARG_VALUE(dt, _Generic((dt), float: 1, default: 0), "kernel physics_detail_step, parameter dt needs exactly float"), \
-        KS_ARG_VALUE(n, _Generic((n), uint32_t: 1, default: 0), "kernel physics_detail_step, parameter n needs exactly uint32_t")))
+        KS_ARG_BY_VALUE(dt, _Generic((dt), float: 1, default: 0), "kernel physics_detail_step, parameter dt needs exactly float", 1, float), \
+        KS_ARG_BY_VALUE(n, _Generic((n), uint32_t: 1, default: 0), "kernel physics_detail_step, parameter n needs exactly uint32_t", 1, uint32_t)))
 #define physics_detail_step_node_set(...) ks__physics_detail_step_node_set_call(__VA_ARGS__)
 #define ks__physics_detail_step_node_set_call(ks__exec, ks__node, launch, p, dt, n) \
     ((void)sizeof(KS_ARG_TYPE_CHECK(p, _Generic((p), struct Particle *: 1, default: 0), _Generic((p), struct Particle *: 1, void *: 1, default: 0), struct Particle *, kernel_physics_detail_step_parameter_p_needs_struct_Particle_pointer) \
          (p)), \
+     (void)sizeof(KS_VALUE_CHECK(dt, _Generic((dt), float: 1, default: 0), 1, kernel_physics_detail_step_parameter_dt_needs_float) \
+         (0, dt)), \
+     (void)sizeof(KS_VALUE_CHECK(n, _Generic((n), uint32_t: 1, default: 0), 1, kernel_physics_detail_step_parameter_n_needs_uint32_t) \
+         (0, n)), \
      (physics_detail_step_node_set)(ks__exec, ks__node, launch, \
         KS_ARG_POINTER(p, _Generic((p), struct Particle *: 1, default: 0), \
             _Generic((p), struct Particle *: 1, void *: 1, default: 0), \
             "kernel physics_detail_step, parameter p", "struct Particle *", "struct Particle *", _Generic(p, struct Particle *: (p)), \
             _Generic(p, struct Particle *: (p), void *: (p)), \
             kernel_physics_detail_step_parameter_p_needs_struct_Particle_pointer), \
-        KS_ARG_VALUE(dt, _Generic((dt), float: 1, default: 0), "kernel physics_detail_step, parameter dt needs exactly float"), \
-        KS_ARG_VALUE(n, _Generic((n), uint32_t: 1, default: 0), "kernel physics_detail_step, parameter n needs exactly uint32_t")))
+        KS_ARG_BY_VALUE(dt, _Generic((dt), float: 1, default: 0), "kernel physics_detail_step, parameter dt needs exactly float", 1, float), \
+        KS_ARG_BY_VALUE(n, _Generic((n), uint32_t: 1, default: 0), "kernel physics_detail_step, parameter n needs exactly uint32_t", 1, uint32_t)))
 #define physics_detail_step_nodes_set(...) ks__physics_detail_step_nodes_set_call(__VA_ARGS__)
 #define ks__physics_detail_step_nodes_set_call(ks__exec, ks__count, ks__nodes, ks__launches, ks__values) \
     (physics_detail_step_nodes_set)(ks__exec, ks__count, \
@@ -1033,14 +1122,18 @@ extern const struct kernel_physics_clamp__floatp_float_float_takes_4_arguments_l
 #define ks__physics_clamp__floatp_float_float_call(launch, x, lo, hi) \
     ((void)sizeof(KS_ARG_TYPE_CHECK(x, _Generic((x), float *: 1, default: 0), _Generic((x), float *: 1, void *: 1, default: 0), float *, kernel_physics_clamp__floatp_float_float_parameter_x_needs_float_pointer) \
          (x)), \
+     (void)sizeof(KS_VALUE_CHECK(lo, _Generic((lo), float: 1, default: 0), 1, kernel_physics_clamp__floatp_float_float_parameter_lo_needs_float) \
+         (0, lo)), \
+     (void)sizeof(KS_VALUE_CHECK(hi, _Generic((hi), float: 1, default: 0), 1, kernel_physics_clamp__floatp_float_float_parameter_hi_needs_float) \
+         (0, hi)), \
      ks__physics_clamp__floatp_float_float_at(__FILE__, __LINE__, launch, \
         KS_ARG_POINTER(x, _Generic((x), float *: 1, default: 0), \
             _Generic((x), float *: 1, void *: 1, default: 0), \
             "kernel physics_clamp__floatp_float_float, parameter x", "float *", "float *", _Generic(x, float *: (x)), \
             _Generic(x, float *: (x), void *: (x)), \
             kernel_physics_clamp__floatp_float_float_parameter_x_needs_float_pointer), \
-        KS_ARG_VALUE(lo, _Generic((lo), float: 1, default: 0), "kernel physics_clamp__floatp_float_float, parameter lo needs exactly float"), \
-        KS_ARG_VALUE(hi, _Generic((hi), float: 1, default: 0), "kernel physics_clamp__floatp_float_float, parameter hi needs exactly float")))
+        KS_ARG_BY_VALUE(lo, _Generic((lo), float: 1, default: 0), "kernel physics_clamp__floatp_float_float, parameter lo needs exactly float", 1, float), \
+        KS_ARG_BY_VALUE(hi, _Generic((hi), float: 1, default: 0), "kernel physics_clamp__floatp_float_float, parameter hi needs exactly float", 1, float)))
 #if defined(KS__COUNT_TAGS)
 extern const struct physics_clamp__floatp_float_float_n_takes_5_arguments_n_items_stream_x_lo_hi { char ks__never; } physics_clamp__floatp_float_float_n_takes_5_arguments_n_items_stream_x_lo_hi;
 #else
@@ -1052,18 +1145,26 @@ extern const struct physics_clamp__floatp_float_float_n_takes_5_arguments_n_item
 #define ks__physics_clamp__floatp_float_float_n_call(n_items, stream, x, lo, hi) \
     ((void)sizeof(KS_ARG_TYPE_CHECK(x, _Generic((x), float *: 1, default: 0), _Generic((x), float *: 1, void *: 1, default: 0), float *, kernel_physics_clamp__floatp_float_float_parameter_x_needs_float_pointer) \
          (x)), \
+     (void)sizeof(KS_VALUE_CHECK(lo, _Generic((lo), float: 1, default: 0), 1, kernel_physics_clamp__floatp_float_float_parameter_lo_needs_float) \
+         (0, lo)), \
+     (void)sizeof(KS_VALUE_CHECK(hi, _Generic((hi), float: 1, default: 0), 1, kernel_physics_clamp__floatp_float_float_parameter_hi_needs_float) \
+         (0, hi)), \
      ks__physics_clamp__floatp_float_float_n_at(__FILE__, __LINE__, n_items, stream, \
         KS_ARG_POINTER(x, _Generic((x), float *: 1, default: 0), \
             _Generic((x), float *: 1, void *: 1, default: 0), \
             "kernel physics_clamp__floatp_float_float, parameter x", "float *", "float *", _Generic(x, float *: (x)), \
             _Generic(x, float *: (x), void *: (x)), \
             kernel_physics_clamp__floatp_float_float_parameter_x_needs_float_pointer), \
-        KS_ARG_VALUE(lo, _Generic((lo), float: 1, default: 0), "kernel physics_clamp__floatp_float_float, parameter lo needs exactly float"), \
-        KS_ARG_VALUE(hi, _Generic((hi), float: 1, default: 0), "kernel physics_clamp__floatp_float_float, parameter hi needs exactly float")))
+        KS_ARG_BY_VALUE(lo, _Generic((lo), float: 1, default: 0), "kernel physics_clamp__floatp_float_float, parameter lo needs exactly float", 1, float), \
+        KS_ARG_BY_VALUE(hi, _Generic((hi), float: 1, default: 0), "kernel physics_clamp__floatp_float_float, parameter hi needs exactly float", 1, float)))
 #define physics_clamp__floatp_float_float_node(...) ks__physics_clamp__floatp_float_float_node_call(__VA_ARGS__)
 #define ks__physics_clamp__floatp_float_float_node_call(ks__graph, ks__deps, ks__ndeps, ks__node, launch, x, lo, hi) \
     ((void)sizeof(KS_ARG_TYPE_CHECK(x, _Generic((x), float *: 1, default: 0), _Generic((x), float *: 1, void *: 1, default: 0), float *, kernel_physics_clamp__floatp_float_float_parameter_x_needs_float_pointer) \
          (x)), \
+     (void)sizeof(KS_VALUE_CHECK(lo, _Generic((lo), float: 1, default: 0), 1, kernel_physics_clamp__floatp_float_float_parameter_lo_needs_float) \
+         (0, lo)), \
+     (void)sizeof(KS_VALUE_CHECK(hi, _Generic((hi), float: 1, default: 0), 1, kernel_physics_clamp__floatp_float_float_parameter_hi_needs_float) \
+         (0, hi)), \
      (physics_clamp__floatp_float_float_node)(ks__graph, ks__deps, ks__ndeps, \
         KS_ARG_NODES(ks__node, _Generic((ks__node), physics_clamp__floatp_float_float_node_t *: 1, void *: 1, default: 0), \
             "kernel physics_clamp__floatp_float_float: the node must be a physics_clamp__floatp_float_float_node_t *"), launch, \
@@ -1072,20 +1173,24 @@ extern const struct physics_clamp__floatp_float_float_n_takes_5_arguments_n_item
             "kernel physics_clamp__floatp_float_float, parameter x", "float *", "float *", _Generic(x, float *: (x)), \
             _Generic(x, float *: (x), void *: (x)), \
             kernel_physics_clamp__floatp_float_float_parameter_x_needs_float_pointer), \
-        KS_ARG_VALUE(lo, _Generic((lo), float: 1, default: 0), "kernel physics_clamp__floatp_float_float, parameter lo needs exactly float"), \
-        KS_ARG_VALUE(hi, _Generic((hi), float: 1, default: 0), "kernel physics_clamp__floatp_float_float, parameter hi needs exactly float")))
+        KS_ARG_BY_VALUE(lo, _Generic((lo), float: 1, default: 0), "kernel physics_clamp__floatp_float_float, parameter lo needs exactly float", 1, float), \
+        KS_ARG_BY_VALUE(hi, _Generic((hi), float: 1, default: 0), "kernel physics_clamp__floatp_float_float, parameter hi needs exactly float", 1, float)))
 #define physics_clamp__floatp_float_float_node_set(...) ks__physics_clamp__floatp_float_float_node_set_call(__VA_ARGS__)
 #define ks__physics_clamp__floatp_float_float_node_set_call(ks__exec, ks__node, launch, x, lo, hi) \
     ((void)sizeof(KS_ARG_TYPE_CHECK(x, _Generic((x), float *: 1, default: 0), _Generic((x), float *: 1, void *: 1, default: 0), float *, kernel_physics_clamp__floatp_float_float_parameter_x_needs_float_pointer) \
          (x)), \
+     (void)sizeof(KS_VALUE_CHECK(lo, _Generic((lo), float: 1, default: 0), 1, kernel_physics_clamp__floatp_float_float_parameter_lo_needs_float) \
+         (0, lo)), \
+     (void)sizeof(KS_VALUE_CHECK(hi, _Generic((hi), float: 1, default: 0), 1, kernel_physics_clamp__floatp_float_float_parameter_hi_needs_float) \
+         (0, hi)), \
      (physics_clamp__floatp_float_float_node_set)(ks__exec, ks__node, launch, \
         KS_ARG_POINTER(x, _Generic((x), float *: 1, default: 0), \
             _Generic((x), float *: 1, void *: 1, default: 0), \
             "kernel physics_clamp__floatp_float_float, parameter x", "float *", "float *", _Generic(x, float *: (x)), \
             _Generic(x, float *: (x), void *: (x)), \
             kernel_physics_clamp__floatp_float_float_parameter_x_needs_float_pointer), \
-        KS_ARG_VALUE(lo, _Generic((lo), float: 1, default: 0), "kernel physics_clamp__floatp_float_float, parameter lo needs exactly float"), \
-        KS_ARG_VALUE(hi, _Generic((hi), float: 1, default: 0), "kernel physics_clamp__floatp_float_float, parameter hi needs exactly float")))
+        KS_ARG_BY_VALUE(lo, _Generic((lo), float: 1, default: 0), "kernel physics_clamp__floatp_float_float, parameter lo needs exactly float", 1, float), \
+        KS_ARG_BY_VALUE(hi, _Generic((hi), float: 1, default: 0), "kernel physics_clamp__floatp_float_float, parameter hi needs exactly float", 1, float)))
 #define physics_clamp__floatp_float_float_nodes_set(...) ks__physics_clamp__floatp_float_float_nodes_set_call(__VA_ARGS__)
 #define ks__physics_clamp__floatp_float_float_nodes_set_call(ks__exec, ks__count, ks__nodes, ks__launches, ks__values) \
     (physics_clamp__floatp_float_float_nodes_set)(ks__exec, ks__count, \
@@ -1104,14 +1209,18 @@ extern const struct kernel_physics_clamp__intp_int_int_takes_4_arguments_launch_
 #define ks__physics_clamp__intp_int_int_call(launch, x, lo, hi) \
     ((void)sizeof(KS_ARG_TYPE_CHECK(x, _Generic((x), int *: 1, default: 0), _Generic((x), int *: 1, void *: 1, default: 0), int *, kernel_physics_clamp__intp_int_int_parameter_x_needs_int_pointer) \
          (x)), \
+     (void)sizeof(KS_VALUE_CHECK(lo, _Generic((lo), int: 1, default: 0), 1, kernel_physics_clamp__intp_int_int_parameter_lo_needs_int) \
+         (0, lo)), \
+     (void)sizeof(KS_VALUE_CHECK(hi, _Generic((hi), int: 1, default: 0), 1, kernel_physics_clamp__intp_int_int_parameter_hi_needs_int) \
+         (0, hi)), \
      ks__physics_clamp__intp_int_int_at(__FILE__, __LINE__, launch, \
         KS_ARG_POINTER(x, _Generic((x), int *: 1, default: 0), \
             _Generic((x), int *: 1, void *: 1, default: 0), \
             "kernel physics_clamp__intp_int_int, parameter x", "int *", "int *", _Generic(x, int *: (x)), \
             _Generic(x, int *: (x), void *: (x)), \
             kernel_physics_clamp__intp_int_int_parameter_x_needs_int_pointer), \
-        KS_ARG_VALUE(lo, _Generic((lo), int: 1, default: 0), "kernel physics_clamp__intp_int_int, parameter lo needs exactly int"), \
-        KS_ARG_VALUE(hi, _Generic((hi), int: 1, default: 0), "kernel physics_clamp__intp_int_int, parameter hi needs exactly int")))
+        KS_ARG_BY_VALUE(lo, _Generic((lo), int: 1, default: 0), "kernel physics_clamp__intp_int_int, parameter lo needs exactly int", 1, int), \
+        KS_ARG_BY_VALUE(hi, _Generic((hi), int: 1, default: 0), "kernel physics_clamp__intp_int_int, parameter hi needs exactly int", 1, int)))
 #if defined(KS__COUNT_TAGS)
 extern const struct physics_clamp__intp_int_int_n_takes_5_arguments_n_items_stream_x_lo_hi { char ks__never; } physics_clamp__intp_int_int_n_takes_5_arguments_n_items_stream_x_lo_hi;
 #else
@@ -1123,18 +1232,26 @@ extern const struct physics_clamp__intp_int_int_n_takes_5_arguments_n_items_stre
 #define ks__physics_clamp__intp_int_int_n_call(n_items, stream, x, lo, hi) \
     ((void)sizeof(KS_ARG_TYPE_CHECK(x, _Generic((x), int *: 1, default: 0), _Generic((x), int *: 1, void *: 1, default: 0), int *, kernel_physics_clamp__intp_int_int_parameter_x_needs_int_pointer) \
          (x)), \
+     (void)sizeof(KS_VALUE_CHECK(lo, _Generic((lo), int: 1, default: 0), 1, kernel_physics_clamp__intp_int_int_parameter_lo_needs_int) \
+         (0, lo)), \
+     (void)sizeof(KS_VALUE_CHECK(hi, _Generic((hi), int: 1, default: 0), 1, kernel_physics_clamp__intp_int_int_parameter_hi_needs_int) \
+         (0, hi)), \
      ks__physics_clamp__intp_int_int_n_at(__FILE__, __LINE__, n_items, stream, \
         KS_ARG_POINTER(x, _Generic((x), int *: 1, default: 0), \
             _Generic((x), int *: 1, void *: 1, default: 0), \
             "kernel physics_clamp__intp_int_int, parameter x", "int *", "int *", _Generic(x, int *: (x)), \
             _Generic(x, int *: (x), void *: (x)), \
             kernel_physics_clamp__intp_int_int_parameter_x_needs_int_pointer), \
-        KS_ARG_VALUE(lo, _Generic((lo), int: 1, default: 0), "kernel physics_clamp__intp_int_int, parameter lo needs exactly int"), \
-        KS_ARG_VALUE(hi, _Generic((hi), int: 1, default: 0), "kernel physics_clamp__intp_int_int, parameter hi needs exactly int")))
+        KS_ARG_BY_VALUE(lo, _Generic((lo), int: 1, default: 0), "kernel physics_clamp__intp_int_int, parameter lo needs exactly int", 1, int), \
+        KS_ARG_BY_VALUE(hi, _Generic((hi), int: 1, default: 0), "kernel physics_clamp__intp_int_int, parameter hi needs exactly int", 1, int)))
 #define physics_clamp__intp_int_int_node(...) ks__physics_clamp__intp_int_int_node_call(__VA_ARGS__)
 #define ks__physics_clamp__intp_int_int_node_call(ks__graph, ks__deps, ks__ndeps, ks__node, launch, x, lo, hi) \
     ((void)sizeof(KS_ARG_TYPE_CHECK(x, _Generic((x), int *: 1, default: 0), _Generic((x), int *: 1, void *: 1, default: 0), int *, kernel_physics_clamp__intp_int_int_parameter_x_needs_int_pointer) \
          (x)), \
+     (void)sizeof(KS_VALUE_CHECK(lo, _Generic((lo), int: 1, default: 0), 1, kernel_physics_clamp__intp_int_int_parameter_lo_needs_int) \
+         (0, lo)), \
+     (void)sizeof(KS_VALUE_CHECK(hi, _Generic((hi), int: 1, default: 0), 1, kernel_physics_clamp__intp_int_int_parameter_hi_needs_int) \
+         (0, hi)), \
      (physics_clamp__intp_int_int_node)(ks__graph, ks__deps, ks__ndeps, \
         KS_ARG_NODES(ks__node, _Generic((ks__node), physics_clamp__intp_int_int_node_t *: 1, void *: 1, default: 0), \
             "kernel physics_clamp__intp_int_int: the node must be a physics_clamp__intp_int_int_node_t *"), launch, \
@@ -1143,20 +1260,24 @@ extern const struct physics_clamp__intp_int_int_n_takes_5_arguments_n_items_stre
             "kernel physics_clamp__intp_int_int, parameter x", "int *", "int *", _Generic(x, int *: (x)), \
             _Generic(x, int *: (x), void *: (x)), \
             kernel_physics_clamp__intp_int_int_parameter_x_needs_int_pointer), \
-        KS_ARG_VALUE(lo, _Generic((lo), int: 1, default: 0), "kernel physics_clamp__intp_int_int, parameter lo needs exactly int"), \
-        KS_ARG_VALUE(hi, _Generic((hi), int: 1, default: 0), "kernel physics_clamp__intp_int_int, parameter hi needs exactly int")))
+        KS_ARG_BY_VALUE(lo, _Generic((lo), int: 1, default: 0), "kernel physics_clamp__intp_int_int, parameter lo needs exactly int", 1, int), \
+        KS_ARG_BY_VALUE(hi, _Generic((hi), int: 1, default: 0), "kernel physics_clamp__intp_int_int, parameter hi needs exactly int", 1, int)))
 #define physics_clamp__intp_int_int_node_set(...) ks__physics_clamp__intp_int_int_node_set_call(__VA_ARGS__)
 #define ks__physics_clamp__intp_int_int_node_set_call(ks__exec, ks__node, launch, x, lo, hi) \
     ((void)sizeof(KS_ARG_TYPE_CHECK(x, _Generic((x), int *: 1, default: 0), _Generic((x), int *: 1, void *: 1, default: 0), int *, kernel_physics_clamp__intp_int_int_parameter_x_needs_int_pointer) \
          (x)), \
+     (void)sizeof(KS_VALUE_CHECK(lo, _Generic((lo), int: 1, default: 0), 1, kernel_physics_clamp__intp_int_int_parameter_lo_needs_int) \
+         (0, lo)), \
+     (void)sizeof(KS_VALUE_CHECK(hi, _Generic((hi), int: 1, default: 0), 1, kernel_physics_clamp__intp_int_int_parameter_hi_needs_int) \
+         (0, hi)), \
      (physics_clamp__intp_int_int_node_set)(ks__exec, ks__node, launch, \
         KS_ARG_POINTER(x, _Generic((x), int *: 1, default: 0), \
             _Generic((x), int *: 1, void *: 1, default: 0), \
             "kernel physics_clamp__intp_int_int, parameter x", "int *", "int *", _Generic(x, int *: (x)), \
             _Generic(x, int *: (x), void *: (x)), \
             kernel_physics_clamp__intp_int_int_parameter_x_needs_int_pointer), \
-        KS_ARG_VALUE(lo, _Generic((lo), int: 1, default: 0), "kernel physics_clamp__intp_int_int, parameter lo needs exactly int"), \
-        KS_ARG_VALUE(hi, _Generic((hi), int: 1, default: 0), "kernel physics_clamp__intp_int_int, parameter hi needs exactly int")))
+        KS_ARG_BY_VALUE(lo, _Generic((lo), int: 1, default: 0), "kernel physics_clamp__intp_int_int, parameter lo needs exactly int", 1, int), \
+        KS_ARG_BY_VALUE(hi, _Generic((hi), int: 1, default: 0), "kernel physics_clamp__intp_int_int, parameter hi needs exactly int", 1, int)))
 #define physics_clamp__intp_int_int_nodes_set(...) ks__physics_clamp__intp_int_int_nodes_set_call(__VA_ARGS__)
 #define ks__physics_clamp__intp_int_int_nodes_set_call(ks__exec, ks__count, ks__nodes, ks__launches, ks__values) \
     (physics_clamp__intp_int_int_nodes_set)(ks__exec, ks__count, \
@@ -1173,20 +1294,28 @@ extern const struct kernel_odd_names_takes_7_arguments_ks_launch__arg0_launch_ar
 #endif
 #define odd_names(...) KS__PICK_COUNT(7, ks__odd_names_call, kernel_odd_names_takes_7_arguments_ks_launch__arg0_launch_args_stream_n_items_restrict_, __VA_ARGS__)(__VA_ARGS__)
 #define ks__odd_names_call(ks_launch_, arg0, launch, args, stream, n_items, restrict_) \
-    ((void)sizeof(KS_ARG_TYPE_CHECK(launch, _Generic((launch), float *: 1, default: 0), _Generic((launch), float *: 1, void *: 1, default: 0), float *, kernel_odd_names_parameter_launch_needs_float_pointer) \
+    ((void)sizeof(KS_VALUE_CHECK(arg0, _Generic((arg0), int: 1, default: 0), 1, kernel_odd_names_parameter_arg0_needs_int) \
+         (0, arg0)), \
+     (void)sizeof(KS_ARG_TYPE_CHECK(launch, _Generic((launch), float *: 1, default: 0), _Generic((launch), float *: 1, void *: 1, default: 0), float *, kernel_odd_names_parameter_launch_needs_float_pointer) \
          (launch)), \
+     (void)sizeof(KS_VALUE_CHECK(args, _Generic((args), int: 1, default: 0), 1, kernel_odd_names_parameter_args_needs_int) \
+         (0, args)), \
+     (void)sizeof(KS_VALUE_CHECK(stream, _Generic((stream), int: 1, default: 0), 1, kernel_odd_names_parameter_stream_needs_int) \
+         (0, stream)), \
+     (void)sizeof(KS_VALUE_CHECK(n_items, _Generic((n_items), long: 1, default: 0), 1, kernel_odd_names_parameter_n_items_needs_long) \
+         (0, n_items)), \
      (void)sizeof(KS_ARG_TYPE_CHECK(restrict_, _Generic((restrict_), const char *: 1, char *: 1, default: 0), _Generic((restrict_), const char *: 1, char *: 1, void *: 1, const void *: 1, default: 0), const char *, kernel_odd_names_parameter_restrict__needs_const_char_pointer) \
          (restrict_)), \
      ks__odd_names_at(__FILE__, __LINE__, ks_launch_, \
-        KS_ARG_VALUE(arg0, _Generic((arg0), int: 1, default: 0), "kernel odd_names, parameter arg0 needs exactly int"), \
+        KS_ARG_BY_VALUE(arg0, _Generic((arg0), int: 1, default: 0), "kernel odd_names, parameter arg0 needs exactly int", 1, int), \
         KS_ARG_POINTER(launch, _Generic((launch), float *: 1, default: 0), \
             _Generic((launch), float *: 1, void *: 1, default: 0), \
             "kernel odd_names, parameter launch", "float *", "float *", _Generic(launch, float *: (launch)), \
             _Generic(launch, float *: (launch), void *: (launch)), \
             kernel_odd_names_parameter_launch_needs_float_pointer), \
-        KS_ARG_VALUE(args, _Generic((args), int: 1, default: 0), "kernel odd_names, parameter args needs exactly int"), \
-        KS_ARG_VALUE(stream, _Generic((stream), int: 1, default: 0), "kernel odd_names, parameter stream needs exactly int"), \
-        KS_ARG_VALUE(n_items, _Generic((n_items), long: 1, default: 0), "kernel odd_names, parameter n_items needs exactly long"), \
+        KS_ARG_BY_VALUE(args, _Generic((args), int: 1, default: 0), "kernel odd_names, parameter args needs exactly int", 1, int), \
+        KS_ARG_BY_VALUE(stream, _Generic((stream), int: 1, default: 0), "kernel odd_names, parameter stream needs exactly int", 1, int), \
+        KS_ARG_BY_VALUE(n_items, _Generic((n_items), long: 1, default: 0), "kernel odd_names, parameter n_items needs exactly long", 1, long), \
         KS_ARG_POINTER(restrict_, _Generic((restrict_), const char *: 1, char *: 1, default: 0), \
             _Generic((restrict_), const char *: 1, char *: 1, void *: 1, const void *: 1, default: 0), \
             "kernel odd_names, parameter restrict_", "const char *", "const char *", _Generic(restrict_, const char *: (restrict_), char *: (restrict_)), \
@@ -1201,20 +1330,28 @@ extern const struct odd_names_n_takes_8_arguments_ks_n_items__ks_stream__arg0_la
 #endif
 #define odd_names_n(...) KS__PICK_COUNT(8, ks__odd_names_n_call, odd_names_n_takes_8_arguments_ks_n_items__ks_stream__arg0_launch_args_stream_n_items_restrict_, __VA_ARGS__)(__VA_ARGS__)
 #define ks__odd_names_n_call(ks_n_items_, ks_stream_, arg0, launch, args, stream, n_items, restrict_) \
-    ((void)sizeof(KS_ARG_TYPE_CHECK(launch, _Generic((launch), float *: 1, default: 0), _Generic((launch), float *: 1, void *: 1, default: 0), float *, kernel_odd_names_parameter_launch_needs_float_pointer) \
+    ((void)sizeof(KS_VALUE_CHECK(arg0, _Generic((arg0), int: 1, default: 0), 1, kernel_odd_names_parameter_arg0_needs_int) \
+         (0, arg0)), \
+     (void)sizeof(KS_ARG_TYPE_CHECK(launch, _Generic((launch), float *: 1, default: 0), _Generic((launch), float *: 1, void *: 1, default: 0), float *, kernel_odd_names_parameter_launch_needs_float_pointer) \
          (launch)), \
+     (void)sizeof(KS_VALUE_CHECK(args, _Generic((args), int: 1, default: 0), 1, kernel_odd_names_parameter_args_needs_int) \
+         (0, args)), \
+     (void)sizeof(KS_VALUE_CHECK(stream, _Generic((stream), int: 1, default: 0), 1, kernel_odd_names_parameter_stream_needs_int) \
+         (0, stream)), \
+     (void)sizeof(KS_VALUE_CHECK(n_items, _Generic((n_items), long: 1, default: 0), 1, kernel_odd_names_parameter_n_items_needs_long) \
+         (0, n_items)), \
      (void)sizeof(KS_ARG_TYPE_CHECK(restrict_, _Generic((restrict_), const char *: 1, char *: 1, default: 0), _Generic((restrict_), const char *: 1, char *: 1, void *: 1, const void *: 1, default: 0), const char *, kernel_odd_names_parameter_restrict__needs_const_char_pointer) \
          (restrict_)), \
      ks__odd_names_n_at(__FILE__, __LINE__, ks_n_items_, ks_stream_, \
-        KS_ARG_VALUE(arg0, _Generic((arg0), int: 1, default: 0), "kernel odd_names, parameter arg0 needs exactly int"), \
+        KS_ARG_BY_VALUE(arg0, _Generic((arg0), int: 1, default: 0), "kernel odd_names, parameter arg0 needs exactly int", 1, int), \
         KS_ARG_POINTER(launch, _Generic((launch), float *: 1, default: 0), \
             _Generic((launch), float *: 1, void *: 1, default: 0), \
             "kernel odd_names, parameter launch", "float *", "float *", _Generic(launch, float *: (launch)), \
             _Generic(launch, float *: (launch), void *: (launch)), \
             kernel_odd_names_parameter_launch_needs_float_pointer), \
-        KS_ARG_VALUE(args, _Generic((args), int: 1, default: 0), "kernel odd_names, parameter args needs exactly int"), \
-        KS_ARG_VALUE(stream, _Generic((stream), int: 1, default: 0), "kernel odd_names, parameter stream needs exactly int"), \
-        KS_ARG_VALUE(n_items, _Generic((n_items), long: 1, default: 0), "kernel odd_names, parameter n_items needs exactly long"), \
+        KS_ARG_BY_VALUE(args, _Generic((args), int: 1, default: 0), "kernel odd_names, parameter args needs exactly int", 1, int), \
+        KS_ARG_BY_VALUE(stream, _Generic((stream), int: 1, default: 0), "kernel odd_names, parameter stream needs exactly int", 1, int), \
+        KS_ARG_BY_VALUE(n_items, _Generic((n_items), long: 1, default: 0), "kernel odd_names, parameter n_items needs exactly long", 1, long), \
         KS_ARG_POINTER(restrict_, _Generic((restrict_), const char *: 1, char *: 1, default: 0), \
             _Generic((restrict_), const char *: 1, char *: 1, void *: 1, const void *: 1, default: 0), \
             "kernel odd_names, parameter restrict_", "const char *", "const char *", _Generic(restrict_, const char *: (restrict_), char *: (restrict_)), \
@@ -1222,22 +1359,30 @@ extern const struct odd_names_n_takes_8_arguments_ks_n_items__ks_stream__arg0_la
             kernel_odd_names_parameter_restrict__needs_const_char_pointer)))
 #define odd_names_node(...) ks__odd_names_node_call(__VA_ARGS__)
 #define ks__odd_names_node_call(ks__graph, ks__deps, ks__ndeps, ks__node, ks_launch_, arg0, launch, args, stream, n_items, restrict_) \
-    ((void)sizeof(KS_ARG_TYPE_CHECK(launch, _Generic((launch), float *: 1, default: 0), _Generic((launch), float *: 1, void *: 1, default: 0), float *, kernel_odd_names_parameter_launch_needs_float_pointer) \
+    ((void)sizeof(KS_VALUE_CHECK(arg0, _Generic((arg0), int: 1, default: 0), 1, kernel_odd_names_parameter_arg0_needs_int) \
+         (0, arg0)), \
+     (void)sizeof(KS_ARG_TYPE_CHECK(launch, _Generic((launch), float *: 1, default: 0), _Generic((launch), float *: 1, void *: 1, default: 0), float *, kernel_odd_names_parameter_launch_needs_float_pointer) \
          (launch)), \
+     (void)sizeof(KS_VALUE_CHECK(args, _Generic((args), int: 1, default: 0), 1, kernel_odd_names_parameter_args_needs_int) \
+         (0, args)), \
+     (void)sizeof(KS_VALUE_CHECK(stream, _Generic((stream), int: 1, default: 0), 1, kernel_odd_names_parameter_stream_needs_int) \
+         (0, stream)), \
+     (void)sizeof(KS_VALUE_CHECK(n_items, _Generic((n_items), long: 1, default: 0), 1, kernel_odd_names_parameter_n_items_needs_long) \
+         (0, n_items)), \
      (void)sizeof(KS_ARG_TYPE_CHECK(restrict_, _Generic((restrict_), const char *: 1, char *: 1, default: 0), _Generic((restrict_), const char *: 1, char *: 1, void *: 1, const void *: 1, default: 0), const char *, kernel_odd_names_parameter_restrict__needs_const_char_pointer) \
          (restrict_)), \
      (odd_names_node)(ks__graph, ks__deps, ks__ndeps, \
         KS_ARG_NODES(ks__node, _Generic((ks__node), odd_names_node_t *: 1, void *: 1, default: 0), \
             "kernel odd_names: the node must be a odd_names_node_t *"), ks_launch_, \
-        KS_ARG_VALUE(arg0, _Generic((arg0), int: 1, default: 0), "kernel odd_names, parameter arg0 needs exactly int"), \
+        KS_ARG_BY_VALUE(arg0, _Generic((arg0), int: 1, default: 0), "kernel odd_names, parameter arg0 needs exactly int", 1, int), \
         KS_ARG_POINTER(launch, _Generic((launch), float *: 1, default: 0), \
             _Generic((launch), float *: 1, void *: 1, default: 0), \
             "kernel odd_names, parameter launch", "float *", "float *", _Generic(launch, float *: (launch)), \
             _Generic(launch, float *: (launch), void *: (launch)), \
             kernel_odd_names_parameter_launch_needs_float_pointer), \
-        KS_ARG_VALUE(args, _Generic((args), int: 1, default: 0), "kernel odd_names, parameter args needs exactly int"), \
-        KS_ARG_VALUE(stream, _Generic((stream), int: 1, default: 0), "kernel odd_names, parameter stream needs exactly int"), \
-        KS_ARG_VALUE(n_items, _Generic((n_items), long: 1, default: 0), "kernel odd_names, parameter n_items needs exactly long"), \
+        KS_ARG_BY_VALUE(args, _Generic((args), int: 1, default: 0), "kernel odd_names, parameter args needs exactly int", 1, int), \
+        KS_ARG_BY_VALUE(stream, _Generic((stream), int: 1, default: 0), "kernel odd_names, parameter stream needs exactly int", 1, int), \
+        KS_ARG_BY_VALUE(n_items, _Generic((n_items), long: 1, default: 0), "kernel odd_names, parameter n_items needs exactly long", 1, long), \
         KS_ARG_POINTER(restrict_, _Generic((restrict_), const char *: 1, char *: 1, default: 0), \
             _Generic((restrict_), const char *: 1, char *: 1, void *: 1, const void *: 1, default: 0), \
             "kernel odd_names, parameter restrict_", "const char *", "const char *", _Generic(restrict_, const char *: (restrict_), char *: (restrict_)), \
@@ -1245,20 +1390,28 @@ extern const struct odd_names_n_takes_8_arguments_ks_n_items__ks_stream__arg0_la
             kernel_odd_names_parameter_restrict__needs_const_char_pointer)))
 #define odd_names_node_set(...) ks__odd_names_node_set_call(__VA_ARGS__)
 #define ks__odd_names_node_set_call(ks__exec, ks__node, ks_launch_, arg0, launch, args, stream, n_items, restrict_) \
-    ((void)sizeof(KS_ARG_TYPE_CHECK(launch, _Generic((launch), float *: 1, default: 0), _Generic((launch), float *: 1, void *: 1, default: 0), float *, kernel_odd_names_parameter_launch_needs_float_pointer) \
+    ((void)sizeof(KS_VALUE_CHECK(arg0, _Generic((arg0), int: 1, default: 0), 1, kernel_odd_names_parameter_arg0_needs_int) \
+         (0, arg0)), \
+     (void)sizeof(KS_ARG_TYPE_CHECK(launch, _Generic((launch), float *: 1, default: 0), _Generic((launch), float *: 1, void *: 1, default: 0), float *, kernel_odd_names_parameter_launch_needs_float_pointer) \
          (launch)), \
+     (void)sizeof(KS_VALUE_CHECK(args, _Generic((args), int: 1, default: 0), 1, kernel_odd_names_parameter_args_needs_int) \
+         (0, args)), \
+     (void)sizeof(KS_VALUE_CHECK(stream, _Generic((stream), int: 1, default: 0), 1, kernel_odd_names_parameter_stream_needs_int) \
+         (0, stream)), \
+     (void)sizeof(KS_VALUE_CHECK(n_items, _Generic((n_items), long: 1, default: 0), 1, kernel_odd_names_parameter_n_items_needs_long) \
+         (0, n_items)), \
      (void)sizeof(KS_ARG_TYPE_CHECK(restrict_, _Generic((restrict_), const char *: 1, char *: 1, default: 0), _Generic((restrict_), const char *: 1, char *: 1, void *: 1, const void *: 1, default: 0), const char *, kernel_odd_names_parameter_restrict__needs_const_char_pointer) \
          (restrict_)), \
      (odd_names_node_set)(ks__exec, ks__node, ks_launch_, \
-        KS_ARG_VALUE(arg0, _Generic((arg0), int: 1, default: 0), "kernel odd_names, parameter arg0 needs exactly int"), \
+        KS_ARG_BY_VALUE(arg0, _Generic((arg0), int: 1, default: 0), "kernel odd_names, parameter arg0 needs exactly int", 1, int), \
         KS_ARG_POINTER(launch, _Generic((launch), float *: 1, default: 0), \
             _Generic((launch), float *: 1, void *: 1, default: 0), \
             "kernel odd_names, parameter launch", "float *", "float *", _Generic(launch, float *: (launch)), \
             _Generic(launch, float *: (launch), void *: (launch)), \
             kernel_odd_names_parameter_launch_needs_float_pointer), \
-        KS_ARG_VALUE(args, _Generic((args), int: 1, default: 0), "kernel odd_names, parameter args needs exactly int"), \
-        KS_ARG_VALUE(stream, _Generic((stream), int: 1, default: 0), "kernel odd_names, parameter stream needs exactly int"), \
-        KS_ARG_VALUE(n_items, _Generic((n_items), long: 1, default: 0), "kernel odd_names, parameter n_items needs exactly long"), \
+        KS_ARG_BY_VALUE(args, _Generic((args), int: 1, default: 0), "kernel odd_names, parameter args needs exactly int", 1, int), \
+        KS_ARG_BY_VALUE(stream, _Generic((stream), int: 1, default: 0), "kernel odd_names, parameter stream needs exactly int", 1, int), \
+        KS_ARG_BY_VALUE(n_items, _Generic((n_items), long: 1, default: 0), "kernel odd_names, parameter n_items needs exactly long", 1, long), \
         KS_ARG_POINTER(restrict_, _Generic((restrict_), const char *: 1, char *: 1, default: 0), \
             _Generic((restrict_), const char *: 1, char *: 1, void *: 1, const void *: 1, default: 0), \
             "kernel odd_names, parameter restrict_", "const char *", "const char *", _Generic(restrict_, const char *: (restrict_), char *: (restrict_)), \

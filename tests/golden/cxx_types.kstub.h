@@ -533,7 +533,17 @@ ks_status local_nodes_set(ks_graph_exec        ks__exec,
 #if defined(KS__ARG_TAGS)
 /* clang: the types a pointer argument of another type is reported against
  * (KS_ARG_TYPE_CHECK in kstub_types.h); never used for a value. */
+KS__VALUE_STRUCT(kernel_paint_parameter_c_needs_Color);
+KS__VALUE_STRUCT(kernel_paint_parameter_a_needs_Act);
+KS__VALUE_STRUCT(kernel_paint_parameter_n_needs_nn_Norm);
+KS__VALUE_STRUCT(kernel_paint_parameter_k_needs_Layer_Kind);
+KS__VALUE_STRUCT(kernel_paint_parameter_l_needs_Layer);
 KS__ARG_STRUCTS(kernel_paint_parameter_all_needs_const_Color_pointer);
+KS__VALUE_STRUCT(kernel_tagged_parameter_t_needs_Tagged_Color_Act_Relu);
+KS__VALUE_STRUCT(kernel_tagged_parameter_m_needs_Holder_Mode);
+KS__VALUE_STRUCT(kernel_tagged_parameter_h_needs_Hidden);
+KS__VALUE_STRUCT(kernel_local_parameter_l_needs_Local);
+KS__VALUE_STRUCT(kernel_local_parameter_r_needs_struct_LocalRec);
 #elif defined(KS__ARG_TYPEDEFS)
 /* Before C11: the same names as typedefs of the parameters' types, which the
  * compiler's warning for a pointer of another type names. */
@@ -548,14 +558,24 @@ extern const struct kernel_paint_takes_7_arguments_launch_c_a_n_k_l_all { char k
 #endif
 #define paint(...) KS__PICK_COUNT(7, ks__paint_call, kernel_paint_takes_7_arguments_launch_c_a_n_k_l_all, __VA_ARGS__)(__VA_ARGS__)
 #define ks__paint_call(launch, c, a, n, k, l, all) \
-    ((void)sizeof(KS_ARG_TYPE_CHECK(all, _Generic((all), const Color *: 1, Color *: 1, default: 0), _Generic((all), const Color *: 1, Color *: 1, void *: 1, const void *: 1, default: 0), const Color *, kernel_paint_parameter_all_needs_const_Color_pointer) \
+    ((void)sizeof(KS_VALUE_CHECK(c, _Generic((c), Color: 1, default: 0), 0, kernel_paint_parameter_c_needs_Color) \
+         (0, c)), \
+     (void)sizeof(KS_VALUE_CHECK(a, _Generic((a), Act: 1, default: 0), 0, kernel_paint_parameter_a_needs_Act) \
+         (0, a)), \
+     (void)sizeof(KS_VALUE_CHECK(n, _Generic((n), nn_Norm: 1, default: 0), 0, kernel_paint_parameter_n_needs_nn_Norm) \
+         (0, n)), \
+     (void)sizeof(KS_VALUE_CHECK(k, _Generic((k), Layer_Kind: 1, default: 0), 0, kernel_paint_parameter_k_needs_Layer_Kind) \
+         (0, k)), \
+     (void)sizeof(KS_VALUE_CHECK(l, _Generic((l), Layer: 1, default: 0), 0, kernel_paint_parameter_l_needs_Layer) \
+         (0, l)), \
+     (void)sizeof(KS_ARG_TYPE_CHECK(all, _Generic((all), const Color *: 1, Color *: 1, default: 0), _Generic((all), const Color *: 1, Color *: 1, void *: 1, const void *: 1, default: 0), const Color *, kernel_paint_parameter_all_needs_const_Color_pointer) \
          (all)), \
      ks__paint_at(__FILE__, __LINE__, launch, \
-        KS_ARG_VALUE(c, _Generic((c), Color: 1, default: 0), "kernel paint, parameter c needs exactly Color"), \
-        KS_ARG_VALUE(a, _Generic((a), Act: 1, default: 0), "kernel paint, parameter a needs exactly Act"), \
-        KS_ARG_VALUE(n, _Generic((n), nn_Norm: 1, default: 0), "kernel paint, parameter n needs exactly nn_Norm"), \
-        KS_ARG_VALUE(k, _Generic((k), Layer_Kind: 1, default: 0), "kernel paint, parameter k needs exactly Layer_Kind"), \
-        KS_ARG_VALUE(l, _Generic((l), Layer: 1, default: 0), "kernel paint, parameter l needs exactly Layer"), \
+        KS_ARG_BY_VALUE(c, _Generic((c), Color: 1, default: 0), "kernel paint, parameter c needs exactly Color", 0, Color), \
+        KS_ARG_BY_VALUE(a, _Generic((a), Act: 1, default: 0), "kernel paint, parameter a needs exactly Act", 0, Act), \
+        KS_ARG_BY_VALUE(n, _Generic((n), nn_Norm: 1, default: 0), "kernel paint, parameter n needs exactly nn_Norm", 0, nn_Norm), \
+        KS_ARG_BY_VALUE(k, _Generic((k), Layer_Kind: 1, default: 0), "kernel paint, parameter k needs exactly Layer_Kind", 0, Layer_Kind), \
+        KS_ARG_BY_VALUE(l, _Generic((l), Layer: 1, default: 0), "kernel paint, parameter l needs exactly Layer", 0, Layer), \
         KS_ARG_POINTER(all, _Generic((all), const Color *: 1, Color *: 1, default: 0), \
             _Generic((all), const Color *: 1, Color *: 1, void *: 1, const void *: 1, default: 0), \
             "kernel paint, parameter all", "const Color *", "const Color *", _Generic(all, const Color *: (all), Color *: (all)), \
@@ -570,14 +590,24 @@ extern const struct paint_n_takes_8_arguments_n_items_stream_c_a_n_k_l_all { cha
 #endif
 #define paint_n(...) KS__PICK_COUNT(8, ks__paint_n_call, paint_n_takes_8_arguments_n_items_stream_c_a_n_k_l_all, __VA_ARGS__)(__VA_ARGS__)
 #define ks__paint_n_call(n_items, stream, c, a, n, k, l, all) \
-    ((void)sizeof(KS_ARG_TYPE_CHECK(all, _Generic((all), const Color *: 1, Color *: 1, default: 0), _Generic((all), const Color *: 1, Color *: 1, void *: 1, const void *: 1, default: 0), const Color *, kernel_paint_parameter_all_needs_const_Color_pointer) \
+    ((void)sizeof(KS_VALUE_CHECK(c, _Generic((c), Color: 1, default: 0), 0, kernel_paint_parameter_c_needs_Color) \
+         (0, c)), \
+     (void)sizeof(KS_VALUE_CHECK(a, _Generic((a), Act: 1, default: 0), 0, kernel_paint_parameter_a_needs_Act) \
+         (0, a)), \
+     (void)sizeof(KS_VALUE_CHECK(n, _Generic((n), nn_Norm: 1, default: 0), 0, kernel_paint_parameter_n_needs_nn_Norm) \
+         (0, n)), \
+     (void)sizeof(KS_VALUE_CHECK(k, _Generic((k), Layer_Kind: 1, default: 0), 0, kernel_paint_parameter_k_needs_Layer_Kind) \
+         (0, k)), \
+     (void)sizeof(KS_VALUE_CHECK(l, _Generic((l), Layer: 1, default: 0), 0, kernel_paint_parameter_l_needs_Layer) \
+         (0, l)), \
+     (void)sizeof(KS_ARG_TYPE_CHECK(all, _Generic((all), const Color *: 1, Color *: 1, default: 0), _Generic((all), const Color *: 1, Color *: 1, void *: 1, const void *: 1, default: 0), const Color *, kernel_paint_parameter_all_needs_const_Color_pointer) \
          (all)), \
      ks__paint_n_at(__FILE__, __LINE__, n_items, stream, \
-        KS_ARG_VALUE(c, _Generic((c), Color: 1, default: 0), "kernel paint, parameter c needs exactly Color"), \
-        KS_ARG_VALUE(a, _Generic((a), Act: 1, default: 0), "kernel paint, parameter a needs exactly Act"), \
-        KS_ARG_VALUE(n, _Generic((n), nn_Norm: 1, default: 0), "kernel paint, parameter n needs exactly nn_Norm"), \
-        KS_ARG_VALUE(k, _Generic((k), Layer_Kind: 1, default: 0), "kernel paint, parameter k needs exactly Layer_Kind"), \
-        KS_ARG_VALUE(l, _Generic((l), Layer: 1, default: 0), "kernel paint, parameter l needs exactly Layer"), \
+        KS_ARG_BY_VALUE(c, _Generic((c), Color: 1, default: 0), "kernel paint, parameter c needs exactly Color", 0, Color), \
+        KS_ARG_BY_VALUE(a, _Generic((a), Act: 1, default: 0), "kernel paint, parameter a needs exactly Act", 0, Act), \
+        KS_ARG_BY_VALUE(n, _Generic((n), nn_Norm: 1, default: 0), "kernel paint, parameter n needs exactly nn_Norm", 0, nn_Norm), \
+        KS_ARG_BY_VALUE(k, _Generic((k), Layer_Kind: 1, default: 0), "kernel paint, parameter k needs exactly Layer_Kind", 0, Layer_Kind), \
+        KS_ARG_BY_VALUE(l, _Generic((l), Layer: 1, default: 0), "kernel paint, parameter l needs exactly Layer", 0, Layer), \
         KS_ARG_POINTER(all, _Generic((all), const Color *: 1, Color *: 1, default: 0), \
             _Generic((all), const Color *: 1, Color *: 1, void *: 1, const void *: 1, default: 0), \
             "kernel paint, parameter all", "const Color *", "const Color *", _Generic(all, const Color *: (all), Color *: (all)), \
@@ -585,16 +615,26 @@ extern const struct paint_n_takes_8_arguments_n_items_stream_c_a_n_k_l_all { cha
             kernel_paint_parameter_all_needs_const_Color_pointer)))
 #define paint_node(...) ks__paint_node_call(__VA_ARGS__)
 #define ks__paint_node_call(ks__graph, ks__deps, ks__ndeps, ks__node, launch, c, a, n, k, l, all) \
-    ((void)sizeof(KS_ARG_TYPE_CHECK(all, _Generic((all), const Color *: 1, Color *: 1, default: 0), _Generic((all), const Color *: 1, Color *: 1, void *: 1, const void *: 1, default: 0), const Color *, kernel_paint_parameter_all_needs_const_Color_pointer) \
+    ((void)sizeof(KS_VALUE_CHECK(c, _Generic((c), Color: 1, default: 0), 0, kernel_paint_parameter_c_needs_Color) \
+         (0, c)), \
+     (void)sizeof(KS_VALUE_CHECK(a, _Generic((a), Act: 1, default: 0), 0, kernel_paint_parameter_a_needs_Act) \
+         (0, a)), \
+     (void)sizeof(KS_VALUE_CHECK(n, _Generic((n), nn_Norm: 1, default: 0), 0, kernel_paint_parameter_n_needs_nn_Norm) \
+         (0, n)), \
+     (void)sizeof(KS_VALUE_CHECK(k, _Generic((k), Layer_Kind: 1, default: 0), 0, kernel_paint_parameter_k_needs_Layer_Kind) \
+         (0, k)), \
+     (void)sizeof(KS_VALUE_CHECK(l, _Generic((l), Layer: 1, default: 0), 0, kernel_paint_parameter_l_needs_Layer) \
+         (0, l)), \
+     (void)sizeof(KS_ARG_TYPE_CHECK(all, _Generic((all), const Color *: 1, Color *: 1, default: 0), _Generic((all), const Color *: 1, Color *: 1, void *: 1, const void *: 1, default: 0), const Color *, kernel_paint_parameter_all_needs_const_Color_pointer) \
          (all)), \
      (paint_node)(ks__graph, ks__deps, ks__ndeps, \
         KS_ARG_NODES(ks__node, _Generic((ks__node), paint_node_t *: 1, void *: 1, default: 0), \
             "kernel paint: the node must be a paint_node_t *"), launch, \
-        KS_ARG_VALUE(c, _Generic((c), Color: 1, default: 0), "kernel paint, parameter c needs exactly Color"), \
-        KS_ARG_VALUE(a, _Generic((a), Act: 1, default: 0), "kernel paint, parameter a needs exactly Act"), \
-        KS_ARG_VALUE(n, _Generic((n), nn_Norm: 1, default: 0), "kernel paint, parameter n needs exactly nn_Norm"), \
-        KS_ARG_VALUE(k, _Generic((k), Layer_Kind: 1, default: 0), "kernel paint, parameter k needs exactly Layer_Kind"), \
-        KS_ARG_VALUE(l, _Generic((l), Layer: 1, default: 0), "kernel paint, parameter l needs exactly Layer"), \
+        KS_ARG_BY_VALUE(c, _Generic((c), Color: 1, default: 0), "kernel paint, parameter c needs exactly Color", 0, Color), \
+        KS_ARG_BY_VALUE(a, _Generic((a), Act: 1, default: 0), "kernel paint, parameter a needs exactly Act", 0, Act), \
+        KS_ARG_BY_VALUE(n, _Generic((n), nn_Norm: 1, default: 0), "kernel paint, parameter n needs exactly nn_Norm", 0, nn_Norm), \
+        KS_ARG_BY_VALUE(k, _Generic((k), Layer_Kind: 1, default: 0), "kernel paint, parameter k needs exactly Layer_Kind", 0, Layer_Kind), \
+        KS_ARG_BY_VALUE(l, _Generic((l), Layer: 1, default: 0), "kernel paint, parameter l needs exactly Layer", 0, Layer), \
         KS_ARG_POINTER(all, _Generic((all), const Color *: 1, Color *: 1, default: 0), \
             _Generic((all), const Color *: 1, Color *: 1, void *: 1, const void *: 1, default: 0), \
             "kernel paint, parameter all", "const Color *", "const Color *", _Generic(all, const Color *: (all), Color *: (all)), \
@@ -602,14 +642,24 @@ extern const struct paint_n_takes_8_arguments_n_items_stream_c_a_n_k_l_all { cha
             kernel_paint_parameter_all_needs_const_Color_pointer)))
 #define paint_node_set(...) ks__paint_node_set_call(__VA_ARGS__)
 #define ks__paint_node_set_call(ks__exec, ks__node, launch, c, a, n, k, l, all) \
-    ((void)sizeof(KS_ARG_TYPE_CHECK(all, _Generic((all), const Color *: 1, Color *: 1, default: 0), _Generic((all), const Color *: 1, Color *: 1, void *: 1, const void *: 1, default: 0), const Color *, kernel_paint_parameter_all_needs_const_Color_pointer) \
+    ((void)sizeof(KS_VALUE_CHECK(c, _Generic((c), Color: 1, default: 0), 0, kernel_paint_parameter_c_needs_Color) \
+         (0, c)), \
+     (void)sizeof(KS_VALUE_CHECK(a, _Generic((a), Act: 1, default: 0), 0, kernel_paint_parameter_a_needs_Act) \
+         (0, a)), \
+     (void)sizeof(KS_VALUE_CHECK(n, _Generic((n), nn_Norm: 1, default: 0), 0, kernel_paint_parameter_n_needs_nn_Norm) \
+         (0, n)), \
+     (void)sizeof(KS_VALUE_CHECK(k, _Generic((k), Layer_Kind: 1, default: 0), 0, kernel_paint_parameter_k_needs_Layer_Kind) \
+         (0, k)), \
+     (void)sizeof(KS_VALUE_CHECK(l, _Generic((l), Layer: 1, default: 0), 0, kernel_paint_parameter_l_needs_Layer) \
+         (0, l)), \
+     (void)sizeof(KS_ARG_TYPE_CHECK(all, _Generic((all), const Color *: 1, Color *: 1, default: 0), _Generic((all), const Color *: 1, Color *: 1, void *: 1, const void *: 1, default: 0), const Color *, kernel_paint_parameter_all_needs_const_Color_pointer) \
          (all)), \
      (paint_node_set)(ks__exec, ks__node, launch, \
-        KS_ARG_VALUE(c, _Generic((c), Color: 1, default: 0), "kernel paint, parameter c needs exactly Color"), \
-        KS_ARG_VALUE(a, _Generic((a), Act: 1, default: 0), "kernel paint, parameter a needs exactly Act"), \
-        KS_ARG_VALUE(n, _Generic((n), nn_Norm: 1, default: 0), "kernel paint, parameter n needs exactly nn_Norm"), \
-        KS_ARG_VALUE(k, _Generic((k), Layer_Kind: 1, default: 0), "kernel paint, parameter k needs exactly Layer_Kind"), \
-        KS_ARG_VALUE(l, _Generic((l), Layer: 1, default: 0), "kernel paint, parameter l needs exactly Layer"), \
+        KS_ARG_BY_VALUE(c, _Generic((c), Color: 1, default: 0), "kernel paint, parameter c needs exactly Color", 0, Color), \
+        KS_ARG_BY_VALUE(a, _Generic((a), Act: 1, default: 0), "kernel paint, parameter a needs exactly Act", 0, Act), \
+        KS_ARG_BY_VALUE(n, _Generic((n), nn_Norm: 1, default: 0), "kernel paint, parameter n needs exactly nn_Norm", 0, nn_Norm), \
+        KS_ARG_BY_VALUE(k, _Generic((k), Layer_Kind: 1, default: 0), "kernel paint, parameter k needs exactly Layer_Kind", 0, Layer_Kind), \
+        KS_ARG_BY_VALUE(l, _Generic((l), Layer: 1, default: 0), "kernel paint, parameter l needs exactly Layer", 0, Layer), \
         KS_ARG_POINTER(all, _Generic((all), const Color *: 1, Color *: 1, default: 0), \
             _Generic((all), const Color *: 1, Color *: 1, void *: 1, const void *: 1, default: 0), \
             "kernel paint, parameter all", "const Color *", "const Color *", _Generic(all, const Color *: (all), Color *: (all)), \
@@ -631,10 +681,16 @@ extern const struct kernel_tagged_takes_4_arguments_launch_t_m_h { char ks__neve
 #endif
 #define tagged(...) KS__PICK_COUNT(4, ks__tagged_call, kernel_tagged_takes_4_arguments_launch_t_m_h, __VA_ARGS__)(__VA_ARGS__)
 #define ks__tagged_call(launch, t, m, h) \
-    (ks__tagged_at(__FILE__, __LINE__, launch, \
-        KS_ARG_VALUE(t, _Generic((t), Tagged_Color_Act_Relu: 1, default: 0), "kernel tagged, parameter t needs exactly Tagged_Color_Act_Relu"), \
-        KS_ARG_VALUE(m, _Generic((m), Holder_Mode: 1, default: 0), "kernel tagged, parameter m needs exactly Holder_Mode"), \
-        KS_ARG_VALUE(h, _Generic((h), Hidden: 1, default: 0), "kernel tagged, parameter h needs exactly Hidden")))
+    ((void)sizeof(KS_VALUE_CHECK(t, _Generic((t), Tagged_Color_Act_Relu: 1, default: 0), 0, kernel_tagged_parameter_t_needs_Tagged_Color_Act_Relu) \
+         (0, t)), \
+     (void)sizeof(KS_VALUE_CHECK(m, _Generic((m), Holder_Mode: 1, default: 0), 0, kernel_tagged_parameter_m_needs_Holder_Mode) \
+         (0, m)), \
+     (void)sizeof(KS_VALUE_CHECK(h, _Generic((h), Hidden: 1, default: 0), 0, kernel_tagged_parameter_h_needs_Hidden) \
+         (0, h)), \
+     ks__tagged_at(__FILE__, __LINE__, launch, \
+        KS_ARG_BY_VALUE(t, _Generic((t), Tagged_Color_Act_Relu: 1, default: 0), "kernel tagged, parameter t needs exactly Tagged_Color_Act_Relu", 0, Tagged_Color_Act_Relu), \
+        KS_ARG_BY_VALUE(m, _Generic((m), Holder_Mode: 1, default: 0), "kernel tagged, parameter m needs exactly Holder_Mode", 0, Holder_Mode), \
+        KS_ARG_BY_VALUE(h, _Generic((h), Hidden: 1, default: 0), "kernel tagged, parameter h needs exactly Hidden", 0, Hidden)))
 #if defined(KS__COUNT_TAGS)
 extern const struct tagged_n_takes_5_arguments_n_items_stream_t_m_h { char ks__never; } tagged_n_takes_5_arguments_n_items_stream_t_m_h;
 #else
@@ -644,24 +700,42 @@ extern const struct tagged_n_takes_5_arguments_n_items_stream_t_m_h { char ks__n
 #endif
 #define tagged_n(...) KS__PICK_COUNT(5, ks__tagged_n_call, tagged_n_takes_5_arguments_n_items_stream_t_m_h, __VA_ARGS__)(__VA_ARGS__)
 #define ks__tagged_n_call(n_items, stream, t, m, h) \
-    (ks__tagged_n_at(__FILE__, __LINE__, n_items, stream, \
-        KS_ARG_VALUE(t, _Generic((t), Tagged_Color_Act_Relu: 1, default: 0), "kernel tagged, parameter t needs exactly Tagged_Color_Act_Relu"), \
-        KS_ARG_VALUE(m, _Generic((m), Holder_Mode: 1, default: 0), "kernel tagged, parameter m needs exactly Holder_Mode"), \
-        KS_ARG_VALUE(h, _Generic((h), Hidden: 1, default: 0), "kernel tagged, parameter h needs exactly Hidden")))
+    ((void)sizeof(KS_VALUE_CHECK(t, _Generic((t), Tagged_Color_Act_Relu: 1, default: 0), 0, kernel_tagged_parameter_t_needs_Tagged_Color_Act_Relu) \
+         (0, t)), \
+     (void)sizeof(KS_VALUE_CHECK(m, _Generic((m), Holder_Mode: 1, default: 0), 0, kernel_tagged_parameter_m_needs_Holder_Mode) \
+         (0, m)), \
+     (void)sizeof(KS_VALUE_CHECK(h, _Generic((h), Hidden: 1, default: 0), 0, kernel_tagged_parameter_h_needs_Hidden) \
+         (0, h)), \
+     ks__tagged_n_at(__FILE__, __LINE__, n_items, stream, \
+        KS_ARG_BY_VALUE(t, _Generic((t), Tagged_Color_Act_Relu: 1, default: 0), "kernel tagged, parameter t needs exactly Tagged_Color_Act_Relu", 0, Tagged_Color_Act_Relu), \
+        KS_ARG_BY_VALUE(m, _Generic((m), Holder_Mode: 1, default: 0), "kernel tagged, parameter m needs exactly Holder_Mode", 0, Holder_Mode), \
+        KS_ARG_BY_VALUE(h, _Generic((h), Hidden: 1, default: 0), "kernel tagged, parameter h needs exactly Hidden", 0, Hidden)))
 #define tagged_node(...) ks__tagged_node_call(__VA_ARGS__)
 #define ks__tagged_node_call(ks__graph, ks__deps, ks__ndeps, ks__node, launch, t, m, h) \
-    ((tagged_node)(ks__graph, ks__deps, ks__ndeps, \
+    ((void)sizeof(KS_VALUE_CHECK(t, _Generic((t), Tagged_Color_Act_Relu: 1, default: 0), 0, kernel_tagged_parameter_t_needs_Tagged_Color_Act_Relu) \
+         (0, t)), \
+     (void)sizeof(KS_VALUE_CHECK(m, _Generic((m), Holder_Mode: 1, default: 0), 0, kernel_tagged_parameter_m_needs_Holder_Mode) \
+         (0, m)), \
+     (void)sizeof(KS_VALUE_CHECK(h, _Generic((h), Hidden: 1, default: 0), 0, kernel_tagged_parameter_h_needs_Hidden) \
+         (0, h)), \
+     (tagged_node)(ks__graph, ks__deps, ks__ndeps, \
         KS_ARG_NODES(ks__node, _Generic((ks__node), tagged_node_t *: 1, void *: 1, default: 0), \
             "kernel tagged: the node must be a tagged_node_t *"), launch, \
-        KS_ARG_VALUE(t, _Generic((t), Tagged_Color_Act_Relu: 1, default: 0), "kernel tagged, parameter t needs exactly Tagged_Color_Act_Relu"), \
-        KS_ARG_VALUE(m, _Generic((m), Holder_Mode: 1, default: 0), "kernel tagged, parameter m needs exactly Holder_Mode"), \
-        KS_ARG_VALUE(h, _Generic((h), Hidden: 1, default: 0), "kernel tagged, parameter h needs exactly Hidden")))
+        KS_ARG_BY_VALUE(t, _Generic((t), Tagged_Color_Act_Relu: 1, default: 0), "kernel tagged, parameter t needs exactly Tagged_Color_Act_Relu", 0, Tagged_Color_Act_Relu), \
+        KS_ARG_BY_VALUE(m, _Generic((m), Holder_Mode: 1, default: 0), "kernel tagged, parameter m needs exactly Holder_Mode", 0, Holder_Mode), \
+        KS_ARG_BY_VALUE(h, _Generic((h), Hidden: 1, default: 0), "kernel tagged, parameter h needs exactly Hidden", 0, Hidden)))
 #define tagged_node_set(...) ks__tagged_node_set_call(__VA_ARGS__)
 #define ks__tagged_node_set_call(ks__exec, ks__node, launch, t, m, h) \
-    ((tagged_node_set)(ks__exec, ks__node, launch, \
-        KS_ARG_VALUE(t, _Generic((t), Tagged_Color_Act_Relu: 1, default: 0), "kernel tagged, parameter t needs exactly Tagged_Color_Act_Relu"), \
-        KS_ARG_VALUE(m, _Generic((m), Holder_Mode: 1, default: 0), "kernel tagged, parameter m needs exactly Holder_Mode"), \
-        KS_ARG_VALUE(h, _Generic((h), Hidden: 1, default: 0), "kernel tagged, parameter h needs exactly Hidden")))
+    ((void)sizeof(KS_VALUE_CHECK(t, _Generic((t), Tagged_Color_Act_Relu: 1, default: 0), 0, kernel_tagged_parameter_t_needs_Tagged_Color_Act_Relu) \
+         (0, t)), \
+     (void)sizeof(KS_VALUE_CHECK(m, _Generic((m), Holder_Mode: 1, default: 0), 0, kernel_tagged_parameter_m_needs_Holder_Mode) \
+         (0, m)), \
+     (void)sizeof(KS_VALUE_CHECK(h, _Generic((h), Hidden: 1, default: 0), 0, kernel_tagged_parameter_h_needs_Hidden) \
+         (0, h)), \
+     (tagged_node_set)(ks__exec, ks__node, launch, \
+        KS_ARG_BY_VALUE(t, _Generic((t), Tagged_Color_Act_Relu: 1, default: 0), "kernel tagged, parameter t needs exactly Tagged_Color_Act_Relu", 0, Tagged_Color_Act_Relu), \
+        KS_ARG_BY_VALUE(m, _Generic((m), Holder_Mode: 1, default: 0), "kernel tagged, parameter m needs exactly Holder_Mode", 0, Holder_Mode), \
+        KS_ARG_BY_VALUE(h, _Generic((h), Hidden: 1, default: 0), "kernel tagged, parameter h needs exactly Hidden", 0, Hidden)))
 #define tagged_nodes_set(...) ks__tagged_nodes_set_call(__VA_ARGS__)
 #define ks__tagged_nodes_set_call(ks__exec, ks__count, ks__nodes, ks__launches, ks__values) \
     (tagged_nodes_set)(ks__exec, ks__count, \
@@ -678,9 +752,13 @@ extern const struct kernel_local_takes_3_arguments_launch_l_r { char ks__never; 
 #endif
 #define local(...) KS__PICK_COUNT(3, ks__local_call, kernel_local_takes_3_arguments_launch_l_r, __VA_ARGS__)(__VA_ARGS__)
 #define ks__local_call(launch, l, r) \
-    (ks__local_at(__FILE__, __LINE__, launch, \
-        KS_ARG_VALUE(l, _Generic((l), Local: 1, default: 0), "kernel local, parameter l needs exactly Local"), \
-        KS_ARG_VALUE(r, _Generic((r), struct LocalRec: 1, default: 0), "kernel local, parameter r needs exactly struct LocalRec")))
+    ((void)sizeof(KS_VALUE_CHECK(l, _Generic((l), Local: 1, default: 0), 0, kernel_local_parameter_l_needs_Local) \
+         (0, l)), \
+     (void)sizeof(KS_VALUE_CHECK(r, _Generic((r), struct LocalRec: 1, default: 0), 0, kernel_local_parameter_r_needs_struct_LocalRec) \
+         (0, r)), \
+     ks__local_at(__FILE__, __LINE__, launch, \
+        KS_ARG_BY_VALUE(l, _Generic((l), Local: 1, default: 0), "kernel local, parameter l needs exactly Local", 0, Local), \
+        KS_ARG_BY_VALUE(r, _Generic((r), struct LocalRec: 1, default: 0), "kernel local, parameter r needs exactly struct LocalRec", 0, struct LocalRec)))
 #if defined(KS__COUNT_TAGS)
 extern const struct local_n_takes_4_arguments_n_items_stream_l_r { char ks__never; } local_n_takes_4_arguments_n_items_stream_l_r;
 #else
@@ -690,21 +768,33 @@ extern const struct local_n_takes_4_arguments_n_items_stream_l_r { char ks__neve
 #endif
 #define local_n(...) KS__PICK_COUNT(4, ks__local_n_call, local_n_takes_4_arguments_n_items_stream_l_r, __VA_ARGS__)(__VA_ARGS__)
 #define ks__local_n_call(n_items, stream, l, r) \
-    (ks__local_n_at(__FILE__, __LINE__, n_items, stream, \
-        KS_ARG_VALUE(l, _Generic((l), Local: 1, default: 0), "kernel local, parameter l needs exactly Local"), \
-        KS_ARG_VALUE(r, _Generic((r), struct LocalRec: 1, default: 0), "kernel local, parameter r needs exactly struct LocalRec")))
+    ((void)sizeof(KS_VALUE_CHECK(l, _Generic((l), Local: 1, default: 0), 0, kernel_local_parameter_l_needs_Local) \
+         (0, l)), \
+     (void)sizeof(KS_VALUE_CHECK(r, _Generic((r), struct LocalRec: 1, default: 0), 0, kernel_local_parameter_r_needs_struct_LocalRec) \
+         (0, r)), \
+     ks__local_n_at(__FILE__, __LINE__, n_items, stream, \
+        KS_ARG_BY_VALUE(l, _Generic((l), Local: 1, default: 0), "kernel local, parameter l needs exactly Local", 0, Local), \
+        KS_ARG_BY_VALUE(r, _Generic((r), struct LocalRec: 1, default: 0), "kernel local, parameter r needs exactly struct LocalRec", 0, struct LocalRec)))
 #define local_node(...) ks__local_node_call(__VA_ARGS__)
 #define ks__local_node_call(ks__graph, ks__deps, ks__ndeps, ks__node, launch, l, r) \
-    ((local_node)(ks__graph, ks__deps, ks__ndeps, \
+    ((void)sizeof(KS_VALUE_CHECK(l, _Generic((l), Local: 1, default: 0), 0, kernel_local_parameter_l_needs_Local) \
+         (0, l)), \
+     (void)sizeof(KS_VALUE_CHECK(r, _Generic((r), struct LocalRec: 1, default: 0), 0, kernel_local_parameter_r_needs_struct_LocalRec) \
+         (0, r)), \
+     (local_node)(ks__graph, ks__deps, ks__ndeps, \
         KS_ARG_NODES(ks__node, _Generic((ks__node), local_node_t *: 1, void *: 1, default: 0), \
             "kernel local: the node must be a local_node_t *"), launch, \
-        KS_ARG_VALUE(l, _Generic((l), Local: 1, default: 0), "kernel local, parameter l needs exactly Local"), \
-        KS_ARG_VALUE(r, _Generic((r), struct LocalRec: 1, default: 0), "kernel local, parameter r needs exactly struct LocalRec")))
+        KS_ARG_BY_VALUE(l, _Generic((l), Local: 1, default: 0), "kernel local, parameter l needs exactly Local", 0, Local), \
+        KS_ARG_BY_VALUE(r, _Generic((r), struct LocalRec: 1, default: 0), "kernel local, parameter r needs exactly struct LocalRec", 0, struct LocalRec)))
 #define local_node_set(...) ks__local_node_set_call(__VA_ARGS__)
 #define ks__local_node_set_call(ks__exec, ks__node, launch, l, r) \
-    ((local_node_set)(ks__exec, ks__node, launch, \
-        KS_ARG_VALUE(l, _Generic((l), Local: 1, default: 0), "kernel local, parameter l needs exactly Local"), \
-        KS_ARG_VALUE(r, _Generic((r), struct LocalRec: 1, default: 0), "kernel local, parameter r needs exactly struct LocalRec")))
+    ((void)sizeof(KS_VALUE_CHECK(l, _Generic((l), Local: 1, default: 0), 0, kernel_local_parameter_l_needs_Local) \
+         (0, l)), \
+     (void)sizeof(KS_VALUE_CHECK(r, _Generic((r), struct LocalRec: 1, default: 0), 0, kernel_local_parameter_r_needs_struct_LocalRec) \
+         (0, r)), \
+     (local_node_set)(ks__exec, ks__node, launch, \
+        KS_ARG_BY_VALUE(l, _Generic((l), Local: 1, default: 0), "kernel local, parameter l needs exactly Local", 0, Local), \
+        KS_ARG_BY_VALUE(r, _Generic((r), struct LocalRec: 1, default: 0), "kernel local, parameter r needs exactly struct LocalRec", 0, struct LocalRec)))
 #define local_nodes_set(...) ks__local_nodes_set_call(__VA_ARGS__)
 #define ks__local_nodes_set_call(ks__exec, ks__count, ks__nodes, ks__launches, ks__values) \
     (local_nodes_set)(ks__exec, ks__count, \

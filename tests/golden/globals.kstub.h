@@ -286,18 +286,23 @@ ks_status ks__g_short_set_at(const char *ks__file, int ks__line, int ks__value, 
 /* clang: the types a pointer argument of another type is reported against
  * (KS_ARG_TYPE_CHECK in kstub_types.h); never used for a value. */
 KS__ARG_STRUCTS(kernel_apply_parameter_out_needs_float_pointer);
+KS__VALUE_STRUCT(kernel_apply_parameter_n_needs_int);
 KS__ARG_STRUCTS(variable_c_w_needs_const_float_pointer);
 KS__ARG_STRUCTS(variable_c_w_reads_into_float_pointer);
 KS__ARG_STRUCTS(variable_c_params_needs_const_struct_Params_pointer);
 KS__ARG_STRUCTS(variable_c_params_reads_into_struct_Params_pointer);
+KS__VALUE_STRUCT(variable_c_params_needs_struct_Params);
 KS__ARG_STRUCTS(variable_g_count_needs_const_unsigned_int_pointer);
 KS__ARG_STRUCTS(variable_g_count_reads_into_unsigned_int_pointer);
+KS__VALUE_STRUCT(variable_g_count_needs_unsigned_int);
 KS__ARG_STRUCTS(variable_g_grid_needs_const_float_pointer);
 KS__ARG_STRUCTS(variable_g_grid_reads_into_float_pointer);
 KS__ARG_STRUCTS(variable_m_ready_needs_const_int_pointer);
 KS__ARG_STRUCTS(variable_m_ready_reads_into_int_pointer);
+KS__VALUE_STRUCT(variable_m_ready_needs_int);
 KS__ARG_STRUCTS(variable_g_short_needs_const_int_pointer);
 KS__ARG_STRUCTS(variable_g_short_reads_into_int_pointer);
+KS__VALUE_STRUCT(variable_g_short_needs_int);
 #elif defined(KS__ARG_TYPEDEFS)
 /* Before C11: the same names as typedefs of the parameters' types, which the
  * compiler's warning for a pointer of another type names. */
@@ -326,13 +331,15 @@ extern const struct kernel_apply_takes_3_arguments_launch_out_n { char ks__never
 #define ks__apply_call(launch, out, n) \
     ((void)sizeof(KS_ARG_TYPE_CHECK(out, _Generic((out), float *: 1, default: 0), _Generic((out), float *: 1, void *: 1, default: 0), float *, kernel_apply_parameter_out_needs_float_pointer) \
          (out)), \
+     (void)sizeof(KS_VALUE_CHECK(n, _Generic((n), int: 1, default: 0), 1, kernel_apply_parameter_n_needs_int) \
+         (0, n)), \
      ks__apply_at(__FILE__, __LINE__, launch, \
         KS_ARG_POINTER(out, _Generic((out), float *: 1, default: 0), \
             _Generic((out), float *: 1, void *: 1, default: 0), \
             "kernel apply, parameter out", "float *", "float *", _Generic(out, float *: (out)), \
             _Generic(out, float *: (out), void *: (out)), \
             kernel_apply_parameter_out_needs_float_pointer), \
-        KS_ARG_VALUE(n, _Generic((n), int: 1, default: 0), "kernel apply, parameter n needs exactly int")))
+        KS_ARG_BY_VALUE(n, _Generic((n), int: 1, default: 0), "kernel apply, parameter n needs exactly int", 1, int)))
 #if defined(KS__COUNT_TAGS)
 extern const struct apply_n_takes_4_arguments_n_items_stream_out_n { char ks__never; } apply_n_takes_4_arguments_n_items_stream_out_n;
 #else
@@ -344,17 +351,21 @@ extern const struct apply_n_takes_4_arguments_n_items_stream_out_n { char ks__ne
 #define ks__apply_n_call(n_items, stream, out, n) \
     ((void)sizeof(KS_ARG_TYPE_CHECK(out, _Generic((out), float *: 1, default: 0), _Generic((out), float *: 1, void *: 1, default: 0), float *, kernel_apply_parameter_out_needs_float_pointer) \
          (out)), \
+     (void)sizeof(KS_VALUE_CHECK(n, _Generic((n), int: 1, default: 0), 1, kernel_apply_parameter_n_needs_int) \
+         (0, n)), \
      ks__apply_n_at(__FILE__, __LINE__, n_items, stream, \
         KS_ARG_POINTER(out, _Generic((out), float *: 1, default: 0), \
             _Generic((out), float *: 1, void *: 1, default: 0), \
             "kernel apply, parameter out", "float *", "float *", _Generic(out, float *: (out)), \
             _Generic(out, float *: (out), void *: (out)), \
             kernel_apply_parameter_out_needs_float_pointer), \
-        KS_ARG_VALUE(n, _Generic((n), int: 1, default: 0), "kernel apply, parameter n needs exactly int")))
+        KS_ARG_BY_VALUE(n, _Generic((n), int: 1, default: 0), "kernel apply, parameter n needs exactly int", 1, int)))
 #define apply_node(...) ks__apply_node_call(__VA_ARGS__)
 #define ks__apply_node_call(ks__graph, ks__deps, ks__ndeps, ks__node, launch, out, n) \
     ((void)sizeof(KS_ARG_TYPE_CHECK(out, _Generic((out), float *: 1, default: 0), _Generic((out), float *: 1, void *: 1, default: 0), float *, kernel_apply_parameter_out_needs_float_pointer) \
          (out)), \
+     (void)sizeof(KS_VALUE_CHECK(n, _Generic((n), int: 1, default: 0), 1, kernel_apply_parameter_n_needs_int) \
+         (0, n)), \
      (apply_node)(ks__graph, ks__deps, ks__ndeps, \
         KS_ARG_NODES(ks__node, _Generic((ks__node), apply_node_t *: 1, void *: 1, default: 0), \
             "kernel apply: the node must be a apply_node_t *"), launch, \
@@ -363,18 +374,20 @@ extern const struct apply_n_takes_4_arguments_n_items_stream_out_n { char ks__ne
             "kernel apply, parameter out", "float *", "float *", _Generic(out, float *: (out)), \
             _Generic(out, float *: (out), void *: (out)), \
             kernel_apply_parameter_out_needs_float_pointer), \
-        KS_ARG_VALUE(n, _Generic((n), int: 1, default: 0), "kernel apply, parameter n needs exactly int")))
+        KS_ARG_BY_VALUE(n, _Generic((n), int: 1, default: 0), "kernel apply, parameter n needs exactly int", 1, int)))
 #define apply_node_set(...) ks__apply_node_set_call(__VA_ARGS__)
 #define ks__apply_node_set_call(ks__exec, ks__node, launch, out, n) \
     ((void)sizeof(KS_ARG_TYPE_CHECK(out, _Generic((out), float *: 1, default: 0), _Generic((out), float *: 1, void *: 1, default: 0), float *, kernel_apply_parameter_out_needs_float_pointer) \
          (out)), \
+     (void)sizeof(KS_VALUE_CHECK(n, _Generic((n), int: 1, default: 0), 1, kernel_apply_parameter_n_needs_int) \
+         (0, n)), \
      (apply_node_set)(ks__exec, ks__node, launch, \
         KS_ARG_POINTER(out, _Generic((out), float *: 1, default: 0), \
             _Generic((out), float *: 1, void *: 1, default: 0), \
             "kernel apply, parameter out", "float *", "float *", _Generic(out, float *: (out)), \
             _Generic(out, float *: (out), void *: (out)), \
             kernel_apply_parameter_out_needs_float_pointer), \
-        KS_ARG_VALUE(n, _Generic((n), int: 1, default: 0), "kernel apply, parameter n needs exactly int")))
+        KS_ARG_BY_VALUE(n, _Generic((n), int: 1, default: 0), "kernel apply, parameter n needs exactly int", 1, int)))
 #define apply_nodes_set(...) ks__apply_nodes_set_call(__VA_ARGS__)
 #define ks__apply_nodes_set_call(ks__exec, ks__count, ks__nodes, ks__launches, ks__values) \
     (apply_nodes_set)(ks__exec, ks__count, \
@@ -423,8 +436,10 @@ extern const struct apply_n_takes_4_arguments_n_items_stream_out_n { char ks__ne
         _Generic(ks__src, const float *: (ks__src), float *: (ks__src), void *: (ks__src), const void *: (ks__src)), \
         variable_c_w_needs_const_float_pointer), ks__count, ks__node))
 #define c_params_set(ks__value, ks__stream) \
-    ks__c_params_set_at(__FILE__, __LINE__, KS_ARG_VALUE(ks__value, _Generic((ks__value), struct Params: 1, default: 0), \
-        "variable c_params needs exactly struct Params"), ks__stream)
+    ((void)sizeof(KS_VALUE_CHECK(ks__value, _Generic((ks__value), struct Params: 1, default: 0), 0, variable_c_params_needs_struct_Params) \
+         (0, ks__value)), \
+     ks__c_params_set_at(__FILE__, __LINE__, KS_ARG_BY_VALUE(ks__value, _Generic((ks__value), struct Params: 1, default: 0), \
+        "variable c_params needs exactly struct Params", 0, struct Params), ks__stream))
 #define c_params_get(ks__dst, ks__stream) \
     ((void)sizeof(KS_ARG_TYPE_CHECK(ks__dst, _Generic((ks__dst), struct Params *: 1, default: 0), _Generic((ks__dst), struct Params *: 1, void *: 1, default: 0), struct Params *, variable_c_params_reads_into_struct_Params_pointer) \
          (ks__dst)), \
@@ -442,8 +457,10 @@ extern const struct apply_n_takes_4_arguments_n_items_stream_out_n { char ks__ne
         _Generic(ks__src, const struct Params *: (ks__src), struct Params *: (ks__src), void *: (ks__src), const void *: (ks__src)), \
         variable_c_params_needs_const_struct_Params_pointer), ks__count, ks__node))
 #define g_count_set(ks__value, ks__stream) \
-    ks__g_count_set_at(__FILE__, __LINE__, KS_ARG_VALUE(ks__value, _Generic((ks__value), unsigned int: 1, default: 0), \
-        "variable g_count needs exactly unsigned int"), ks__stream)
+    ((void)sizeof(KS_VALUE_CHECK(ks__value, _Generic((ks__value), unsigned int: 1, default: 0), 1, variable_g_count_needs_unsigned_int) \
+         (0, ks__value)), \
+     ks__g_count_set_at(__FILE__, __LINE__, KS_ARG_BY_VALUE(ks__value, _Generic((ks__value), unsigned int: 1, default: 0), \
+        "variable g_count needs exactly unsigned int", 1, unsigned int), ks__stream))
 #define g_count_get(ks__dst, ks__stream) \
     ((void)sizeof(KS_ARG_TYPE_CHECK(ks__dst, _Generic((ks__dst), unsigned int *: 1, default: 0), _Generic((ks__dst), unsigned int *: 1, void *: 1, default: 0), unsigned int *, variable_g_count_reads_into_unsigned_int_pointer) \
          (ks__dst)), \
@@ -501,8 +518,10 @@ extern const struct apply_n_takes_4_arguments_n_items_stream_out_n { char ks__ne
         _Generic(ks__src, const float *: (ks__src), float *: (ks__src), void *: (ks__src), const void *: (ks__src)), \
         variable_g_grid_needs_const_float_pointer), ks__count, ks__node))
 #define m_ready_set(ks__value, ks__stream) \
-    ks__m_ready_set_at(__FILE__, __LINE__, KS_ARG_VALUE(ks__value, _Generic((ks__value), int: 1, default: 0), \
-        "variable m_ready needs exactly int"), ks__stream)
+    ((void)sizeof(KS_VALUE_CHECK(ks__value, _Generic((ks__value), int: 1, default: 0), 1, variable_m_ready_needs_int) \
+         (0, ks__value)), \
+     ks__m_ready_set_at(__FILE__, __LINE__, KS_ARG_BY_VALUE(ks__value, _Generic((ks__value), int: 1, default: 0), \
+        "variable m_ready needs exactly int", 1, int), ks__stream))
 #define m_ready_get(ks__dst, ks__stream) \
     ((void)sizeof(KS_ARG_TYPE_CHECK(ks__dst, _Generic((ks__dst), int *: 1, default: 0), _Generic((ks__dst), int *: 1, void *: 1, default: 0), int *, variable_m_ready_reads_into_int_pointer) \
          (ks__dst)), \
@@ -520,8 +539,10 @@ extern const struct apply_n_takes_4_arguments_n_items_stream_out_n { char ks__ne
         _Generic(ks__src, const int *: (ks__src), int *: (ks__src), void *: (ks__src), const void *: (ks__src)), \
         variable_m_ready_needs_const_int_pointer), ks__count, ks__node))
 #define g_short_set(ks__value, ks__stream) \
-    ks__g_short_set_at(__FILE__, __LINE__, KS_ARG_VALUE(ks__value, _Generic((ks__value), int: 1, default: 0), \
-        "variable g_short needs exactly int"), ks__stream)
+    ((void)sizeof(KS_VALUE_CHECK(ks__value, _Generic((ks__value), int: 1, default: 0), 1, variable_g_short_needs_int) \
+         (0, ks__value)), \
+     ks__g_short_set_at(__FILE__, __LINE__, KS_ARG_BY_VALUE(ks__value, _Generic((ks__value), int: 1, default: 0), \
+        "variable g_short needs exactly int", 1, int), ks__stream))
 #define g_short_get(ks__dst, ks__stream) \
     ((void)sizeof(KS_ARG_TYPE_CHECK(ks__dst, _Generic((ks__dst), int *: 1, default: 0), _Generic((ks__dst), int *: 1, void *: 1, default: 0), int *, variable_g_short_reads_into_int_pointer) \
          (ks__dst)), \

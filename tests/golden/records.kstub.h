@@ -466,11 +466,19 @@ ks_status halves_nodes_set(ks_graph_exec        ks__exec,
 #if defined(KS__ARG_TAGS)
 /* clang: the types a pointer argument of another type is reported against
  * (KS_ARG_TYPE_CHECK in kstub_types.h); never used for a value. */
+KS__VALUE_STRUCT(kernel_boxes_parameter_box_needs_struct_geo_Box);
 KS__ARG_STRUCTS(kernel_boxes_parameter_all_needs_const_struct_geo_Box_pointer);
 KS__ARG_STRUCTS(kernel_boxes_parameter_tree_needs_struct_geo_Node_pointer_pointer);
+KS__VALUE_STRUCT(kernel_boxes_parameter_mode_needs_geo_Mode);
+KS__VALUE_STRUCT(kernel_boxes_parameter_n_needs_int);
+KS__VALUE_STRUCT(kernel_bits_parameter_in_needs_union_geo_Bits);
 KS__ARG_STRUCTS(kernel_bits_parameter_out_needs_union_geo_Bits_pointer);
+KS__VALUE_STRUCT(kernel_bits_parameter_axis_needs_geo_Axis);
+KS__VALUE_STRUCT(kernel_halves_parameter_h_needs_ks_half);
 KS__ARG_STRUCTS(kernel_halves_parameter_h2_needs_const_ks_half2_pointer);
+KS__VALUE_STRUCT(kernel_halves_parameter_b_needs_ks_bfloat16);
 KS__ARG_STRUCTS(kernel_halves_parameter_b2_needs_ks_bfloat162_pointer);
+KS__VALUE_STRUCT(kernel_halves_parameter_a_needs_struct_Aligned);
 #elif defined(KS__ARG_TYPEDEFS)
 /* Before C11: the same names as typedefs of the parameters' types, which the
  * compiler's warning for a pointer of another type names. */
@@ -489,12 +497,18 @@ extern const struct kernel_boxes_takes_6_arguments_launch_box_all_tree_mode_n { 
 #endif
 #define boxes(...) KS__PICK_COUNT(6, ks__boxes_call, kernel_boxes_takes_6_arguments_launch_box_all_tree_mode_n, __VA_ARGS__)(__VA_ARGS__)
 #define ks__boxes_call(launch, box, all, tree, mode, n) \
-    ((void)sizeof(KS_ARG_TYPE_CHECK(all, _Generic((all), const struct geo_Box *: 1, struct geo_Box *: 1, default: 0), _Generic((all), const struct geo_Box *: 1, struct geo_Box *: 1, void *: 1, const void *: 1, default: 0), const struct geo_Box *, kernel_boxes_parameter_all_needs_const_struct_geo_Box_pointer) \
+    ((void)sizeof(KS_VALUE_CHECK(box, _Generic((box), struct geo_Box: 1, default: 0), 0, kernel_boxes_parameter_box_needs_struct_geo_Box) \
+         (0, box)), \
+     (void)sizeof(KS_ARG_TYPE_CHECK(all, _Generic((all), const struct geo_Box *: 1, struct geo_Box *: 1, default: 0), _Generic((all), const struct geo_Box *: 1, struct geo_Box *: 1, void *: 1, const void *: 1, default: 0), const struct geo_Box *, kernel_boxes_parameter_all_needs_const_struct_geo_Box_pointer) \
          (all)), \
      (void)sizeof(KS_ARG_TYPE_CHECK(tree, _Generic((tree), struct geo_Node **: 1, default: 0), _Generic((tree), struct geo_Node **: 1, void *: 1, default: 0), struct geo_Node **, kernel_boxes_parameter_tree_needs_struct_geo_Node_pointer_pointer) \
          (tree)), \
+     (void)sizeof(KS_VALUE_CHECK(mode, _Generic((mode), geo_Mode: 1, default: 0), 0, kernel_boxes_parameter_mode_needs_geo_Mode) \
+         (0, mode)), \
+     (void)sizeof(KS_VALUE_CHECK(n, _Generic((n), int: 1, default: 0), 1, kernel_boxes_parameter_n_needs_int) \
+         (0, n)), \
      ks__boxes_at(__FILE__, __LINE__, launch, \
-        KS_ARG_VALUE(box, _Generic((box), struct geo_Box: 1, default: 0), "kernel boxes, parameter box needs exactly struct geo_Box"), \
+        KS_ARG_BY_VALUE(box, _Generic((box), struct geo_Box: 1, default: 0), "kernel boxes, parameter box needs exactly struct geo_Box", 0, struct geo_Box), \
         KS_ARG_POINTER(all, _Generic((all), const struct geo_Box *: 1, struct geo_Box *: 1, default: 0), \
             _Generic((all), const struct geo_Box *: 1, struct geo_Box *: 1, void *: 1, const void *: 1, default: 0), \
             "kernel boxes, parameter all", "const struct geo_Box *", "const struct geo_Box *", _Generic(all, const struct geo_Box *: (all), struct geo_Box *: (all)), \
@@ -505,8 +519,8 @@ extern const struct kernel_boxes_takes_6_arguments_launch_box_all_tree_mode_n { 
             "kernel boxes, parameter tree", "struct geo_Node **", "struct geo_Node **", _Generic(tree, struct geo_Node **: (tree)), \
             _Generic(tree, struct geo_Node **: (tree), void *: (tree)), \
             kernel_boxes_parameter_tree_needs_struct_geo_Node_pointer_pointer), \
-        KS_ARG_VALUE(mode, _Generic((mode), geo_Mode: 1, default: 0), "kernel boxes, parameter mode needs exactly geo_Mode"), \
-        KS_ARG_VALUE(n, _Generic((n), int: 1, default: 0), "kernel boxes, parameter n needs exactly int")))
+        KS_ARG_BY_VALUE(mode, _Generic((mode), geo_Mode: 1, default: 0), "kernel boxes, parameter mode needs exactly geo_Mode", 0, geo_Mode), \
+        KS_ARG_BY_VALUE(n, _Generic((n), int: 1, default: 0), "kernel boxes, parameter n needs exactly int", 1, int)))
 #if defined(KS__COUNT_TAGS)
 extern const struct boxes_n_takes_7_arguments_n_items_stream_box_all_tree_mode_n { char ks__never; } boxes_n_takes_7_arguments_n_items_stream_box_all_tree_mode_n;
 #else
@@ -516,12 +530,18 @@ extern const struct boxes_n_takes_7_arguments_n_items_stream_box_all_tree_mode_n
 #endif
 #define boxes_n(...) KS__PICK_COUNT(7, ks__boxes_n_call, boxes_n_takes_7_arguments_n_items_stream_box_all_tree_mode_n, __VA_ARGS__)(__VA_ARGS__)
 #define ks__boxes_n_call(n_items, stream, box, all, tree, mode, n) \
-    ((void)sizeof(KS_ARG_TYPE_CHECK(all, _Generic((all), const struct geo_Box *: 1, struct geo_Box *: 1, default: 0), _Generic((all), const struct geo_Box *: 1, struct geo_Box *: 1, void *: 1, const void *: 1, default: 0), const struct geo_Box *, kernel_boxes_parameter_all_needs_const_struct_geo_Box_pointer) \
+    ((void)sizeof(KS_VALUE_CHECK(box, _Generic((box), struct geo_Box: 1, default: 0), 0, kernel_boxes_parameter_box_needs_struct_geo_Box) \
+         (0, box)), \
+     (void)sizeof(KS_ARG_TYPE_CHECK(all, _Generic((all), const struct geo_Box *: 1, struct geo_Box *: 1, default: 0), _Generic((all), const struct geo_Box *: 1, struct geo_Box *: 1, void *: 1, const void *: 1, default: 0), const struct geo_Box *, kernel_boxes_parameter_all_needs_const_struct_geo_Box_pointer) \
          (all)), \
      (void)sizeof(KS_ARG_TYPE_CHECK(tree, _Generic((tree), struct geo_Node **: 1, default: 0), _Generic((tree), struct geo_Node **: 1, void *: 1, default: 0), struct geo_Node **, kernel_boxes_parameter_tree_needs_struct_geo_Node_pointer_pointer) \
          (tree)), \
+     (void)sizeof(KS_VALUE_CHECK(mode, _Generic((mode), geo_Mode: 1, default: 0), 0, kernel_boxes_parameter_mode_needs_geo_Mode) \
+         (0, mode)), \
+     (void)sizeof(KS_VALUE_CHECK(n, _Generic((n), int: 1, default: 0), 1, kernel_boxes_parameter_n_needs_int) \
+         (0, n)), \
      ks__boxes_n_at(__FILE__, __LINE__, n_items, stream, \
-        KS_ARG_VALUE(box, _Generic((box), struct geo_Box: 1, default: 0), "kernel boxes, parameter box needs exactly struct geo_Box"), \
+        KS_ARG_BY_VALUE(box, _Generic((box), struct geo_Box: 1, default: 0), "kernel boxes, parameter box needs exactly struct geo_Box", 0, struct geo_Box), \
         KS_ARG_POINTER(all, _Generic((all), const struct geo_Box *: 1, struct geo_Box *: 1, default: 0), \
             _Generic((all), const struct geo_Box *: 1, struct geo_Box *: 1, void *: 1, const void *: 1, default: 0), \
             "kernel boxes, parameter all", "const struct geo_Box *", "const struct geo_Box *", _Generic(all, const struct geo_Box *: (all), struct geo_Box *: (all)), \
@@ -532,18 +552,24 @@ extern const struct boxes_n_takes_7_arguments_n_items_stream_box_all_tree_mode_n
             "kernel boxes, parameter tree", "struct geo_Node **", "struct geo_Node **", _Generic(tree, struct geo_Node **: (tree)), \
             _Generic(tree, struct geo_Node **: (tree), void *: (tree)), \
             kernel_boxes_parameter_tree_needs_struct_geo_Node_pointer_pointer), \
-        KS_ARG_VALUE(mode, _Generic((mode), geo_Mode: 1, default: 0), "kernel boxes, parameter mode needs exactly geo_Mode"), \
-        KS_ARG_VALUE(n, _Generic((n), int: 1, default: 0), "kernel boxes, parameter n needs exactly int")))
+        KS_ARG_BY_VALUE(mode, _Generic((mode), geo_Mode: 1, default: 0), "kernel boxes, parameter mode needs exactly geo_Mode", 0, geo_Mode), \
+        KS_ARG_BY_VALUE(n, _Generic((n), int: 1, default: 0), "kernel boxes, parameter n needs exactly int", 1, int)))
 #define boxes_node(...) ks__boxes_node_call(__VA_ARGS__)
 #define ks__boxes_node_call(ks__graph, ks__deps, ks__ndeps, ks__node, launch, box, all, tree, mode, n) \
-    ((void)sizeof(KS_ARG_TYPE_CHECK(all, _Generic((all), const struct geo_Box *: 1, struct geo_Box *: 1, default: 0), _Generic((all), const struct geo_Box *: 1, struct geo_Box *: 1, void *: 1, const void *: 1, default: 0), const struct geo_Box *, kernel_boxes_parameter_all_needs_const_struct_geo_Box_pointer) \
+    ((void)sizeof(KS_VALUE_CHECK(box, _Generic((box), struct geo_Box: 1, default: 0), 0, kernel_boxes_parameter_box_needs_struct_geo_Box) \
+         (0, box)), \
+     (void)sizeof(KS_ARG_TYPE_CHECK(all, _Generic((all), const struct geo_Box *: 1, struct geo_Box *: 1, default: 0), _Generic((all), const struct geo_Box *: 1, struct geo_Box *: 1, void *: 1, const void *: 1, default: 0), const struct geo_Box *, kernel_boxes_parameter_all_needs_const_struct_geo_Box_pointer) \
          (all)), \
      (void)sizeof(KS_ARG_TYPE_CHECK(tree, _Generic((tree), struct geo_Node **: 1, default: 0), _Generic((tree), struct geo_Node **: 1, void *: 1, default: 0), struct geo_Node **, kernel_boxes_parameter_tree_needs_struct_geo_Node_pointer_pointer) \
          (tree)), \
+     (void)sizeof(KS_VALUE_CHECK(mode, _Generic((mode), geo_Mode: 1, default: 0), 0, kernel_boxes_parameter_mode_needs_geo_Mode) \
+         (0, mode)), \
+     (void)sizeof(KS_VALUE_CHECK(n, _Generic((n), int: 1, default: 0), 1, kernel_boxes_parameter_n_needs_int) \
+         (0, n)), \
      (boxes_node)(ks__graph, ks__deps, ks__ndeps, \
         KS_ARG_NODES(ks__node, _Generic((ks__node), boxes_node_t *: 1, void *: 1, default: 0), \
             "kernel boxes: the node must be a boxes_node_t *"), launch, \
-        KS_ARG_VALUE(box, _Generic((box), struct geo_Box: 1, default: 0), "kernel boxes, parameter box needs exactly struct geo_Box"), \
+        KS_ARG_BY_VALUE(box, _Generic((box), struct geo_Box: 1, default: 0), "kernel boxes, parameter box needs exactly struct geo_Box", 0, struct geo_Box), \
         KS_ARG_POINTER(all, _Generic((all), const struct geo_Box *: 1, struct geo_Box *: 1, default: 0), \
             _Generic((all), const struct geo_Box *: 1, struct geo_Box *: 1, void *: 1, const void *: 1, default: 0), \
             "kernel boxes, parameter all", "const struct geo_Box *", "const struct geo_Box *", _Generic(all, const struct geo_Box *: (all), struct geo_Box *: (all)), \
@@ -554,16 +580,22 @@ extern const struct boxes_n_takes_7_arguments_n_items_stream_box_all_tree_mode_n
             "kernel boxes, parameter tree", "struct geo_Node **", "struct geo_Node **", _Generic(tree, struct geo_Node **: (tree)), \
             _Generic(tree, struct geo_Node **: (tree), void *: (tree)), \
             kernel_boxes_parameter_tree_needs_struct_geo_Node_pointer_pointer), \
-        KS_ARG_VALUE(mode, _Generic((mode), geo_Mode: 1, default: 0), "kernel boxes, parameter mode needs exactly geo_Mode"), \
-        KS_ARG_VALUE(n, _Generic((n), int: 1, default: 0), "kernel boxes, parameter n needs exactly int")))
+        KS_ARG_BY_VALUE(mode, _Generic((mode), geo_Mode: 1, default: 0), "kernel boxes, parameter mode needs exactly geo_Mode", 0, geo_Mode), \
+        KS_ARG_BY_VALUE(n, _Generic((n), int: 1, default: 0), "kernel boxes, parameter n needs exactly int", 1, int)))
 #define boxes_node_set(...) ks__boxes_node_set_call(__VA_ARGS__)
 #define ks__boxes_node_set_call(ks__exec, ks__node, launch, box, all, tree, mode, n) \
-    ((void)sizeof(KS_ARG_TYPE_CHECK(all, _Generic((all), const struct geo_Box *: 1, struct geo_Box *: 1, default: 0), _Generic((all), const struct geo_Box *: 1, struct geo_Box *: 1, void *: 1, const void *: 1, default: 0), const struct geo_Box *, kernel_boxes_parameter_all_needs_const_struct_geo_Box_pointer) \
+    ((void)sizeof(KS_VALUE_CHECK(box, _Generic((box), struct geo_Box: 1, default: 0), 0, kernel_boxes_parameter_box_needs_struct_geo_Box) \
+         (0, box)), \
+     (void)sizeof(KS_ARG_TYPE_CHECK(all, _Generic((all), const struct geo_Box *: 1, struct geo_Box *: 1, default: 0), _Generic((all), const struct geo_Box *: 1, struct geo_Box *: 1, void *: 1, const void *: 1, default: 0), const struct geo_Box *, kernel_boxes_parameter_all_needs_const_struct_geo_Box_pointer) \
          (all)), \
      (void)sizeof(KS_ARG_TYPE_CHECK(tree, _Generic((tree), struct geo_Node **: 1, default: 0), _Generic((tree), struct geo_Node **: 1, void *: 1, default: 0), struct geo_Node **, kernel_boxes_parameter_tree_needs_struct_geo_Node_pointer_pointer) \
          (tree)), \
+     (void)sizeof(KS_VALUE_CHECK(mode, _Generic((mode), geo_Mode: 1, default: 0), 0, kernel_boxes_parameter_mode_needs_geo_Mode) \
+         (0, mode)), \
+     (void)sizeof(KS_VALUE_CHECK(n, _Generic((n), int: 1, default: 0), 1, kernel_boxes_parameter_n_needs_int) \
+         (0, n)), \
      (boxes_node_set)(ks__exec, ks__node, launch, \
-        KS_ARG_VALUE(box, _Generic((box), struct geo_Box: 1, default: 0), "kernel boxes, parameter box needs exactly struct geo_Box"), \
+        KS_ARG_BY_VALUE(box, _Generic((box), struct geo_Box: 1, default: 0), "kernel boxes, parameter box needs exactly struct geo_Box", 0, struct geo_Box), \
         KS_ARG_POINTER(all, _Generic((all), const struct geo_Box *: 1, struct geo_Box *: 1, default: 0), \
             _Generic((all), const struct geo_Box *: 1, struct geo_Box *: 1, void *: 1, const void *: 1, default: 0), \
             "kernel boxes, parameter all", "const struct geo_Box *", "const struct geo_Box *", _Generic(all, const struct geo_Box *: (all), struct geo_Box *: (all)), \
@@ -574,8 +606,8 @@ extern const struct boxes_n_takes_7_arguments_n_items_stream_box_all_tree_mode_n
             "kernel boxes, parameter tree", "struct geo_Node **", "struct geo_Node **", _Generic(tree, struct geo_Node **: (tree)), \
             _Generic(tree, struct geo_Node **: (tree), void *: (tree)), \
             kernel_boxes_parameter_tree_needs_struct_geo_Node_pointer_pointer), \
-        KS_ARG_VALUE(mode, _Generic((mode), geo_Mode: 1, default: 0), "kernel boxes, parameter mode needs exactly geo_Mode"), \
-        KS_ARG_VALUE(n, _Generic((n), int: 1, default: 0), "kernel boxes, parameter n needs exactly int")))
+        KS_ARG_BY_VALUE(mode, _Generic((mode), geo_Mode: 1, default: 0), "kernel boxes, parameter mode needs exactly geo_Mode", 0, geo_Mode), \
+        KS_ARG_BY_VALUE(n, _Generic((n), int: 1, default: 0), "kernel boxes, parameter n needs exactly int", 1, int)))
 #define boxes_nodes_set(...) ks__boxes_nodes_set_call(__VA_ARGS__)
 #define ks__boxes_nodes_set_call(ks__exec, ks__count, ks__nodes, ks__launches, ks__values) \
     (boxes_nodes_set)(ks__exec, ks__count, \
@@ -592,16 +624,20 @@ extern const struct kernel_bits_takes_4_arguments_launch_in_out_axis { char ks__
 #endif
 #define bits(...) KS__PICK_COUNT(4, ks__bits_call, kernel_bits_takes_4_arguments_launch_in_out_axis, __VA_ARGS__)(__VA_ARGS__)
 #define ks__bits_call(launch, in, out, axis) \
-    ((void)sizeof(KS_ARG_TYPE_CHECK(out, _Generic((out), union geo_Bits *: 1, default: 0), _Generic((out), union geo_Bits *: 1, void *: 1, default: 0), union geo_Bits *, kernel_bits_parameter_out_needs_union_geo_Bits_pointer) \
+    ((void)sizeof(KS_VALUE_CHECK(in, _Generic((in), union geo_Bits: 1, default: 0), 0, kernel_bits_parameter_in_needs_union_geo_Bits) \
+         (0, in)), \
+     (void)sizeof(KS_ARG_TYPE_CHECK(out, _Generic((out), union geo_Bits *: 1, default: 0), _Generic((out), union geo_Bits *: 1, void *: 1, default: 0), union geo_Bits *, kernel_bits_parameter_out_needs_union_geo_Bits_pointer) \
          (out)), \
+     (void)sizeof(KS_VALUE_CHECK(axis, _Generic((axis), geo_Axis: 1, default: 0), 0, kernel_bits_parameter_axis_needs_geo_Axis) \
+         (0, axis)), \
      ks__bits_at(__FILE__, __LINE__, launch, \
-        KS_ARG_VALUE(in, _Generic((in), union geo_Bits: 1, default: 0), "kernel bits, parameter in needs exactly union geo_Bits"), \
+        KS_ARG_BY_VALUE(in, _Generic((in), union geo_Bits: 1, default: 0), "kernel bits, parameter in needs exactly union geo_Bits", 0, union geo_Bits), \
         KS_ARG_POINTER(out, _Generic((out), union geo_Bits *: 1, default: 0), \
             _Generic((out), union geo_Bits *: 1, void *: 1, default: 0), \
             "kernel bits, parameter out", "union geo_Bits *", "union geo_Bits *", _Generic(out, union geo_Bits *: (out)), \
             _Generic(out, union geo_Bits *: (out), void *: (out)), \
             kernel_bits_parameter_out_needs_union_geo_Bits_pointer), \
-        KS_ARG_VALUE(axis, _Generic((axis), geo_Axis: 1, default: 0), "kernel bits, parameter axis needs exactly geo_Axis")))
+        KS_ARG_BY_VALUE(axis, _Generic((axis), geo_Axis: 1, default: 0), "kernel bits, parameter axis needs exactly geo_Axis", 0, geo_Axis)))
 #if defined(KS__COUNT_TAGS)
 extern const struct bits_n_takes_5_arguments_n_items_stream_in_out_axis { char ks__never; } bits_n_takes_5_arguments_n_items_stream_in_out_axis;
 #else
@@ -611,42 +647,54 @@ extern const struct bits_n_takes_5_arguments_n_items_stream_in_out_axis { char k
 #endif
 #define bits_n(...) KS__PICK_COUNT(5, ks__bits_n_call, bits_n_takes_5_arguments_n_items_stream_in_out_axis, __VA_ARGS__)(__VA_ARGS__)
 #define ks__bits_n_call(n_items, stream, in, out, axis) \
-    ((void)sizeof(KS_ARG_TYPE_CHECK(out, _Generic((out), union geo_Bits *: 1, default: 0), _Generic((out), union geo_Bits *: 1, void *: 1, default: 0), union geo_Bits *, kernel_bits_parameter_out_needs_union_geo_Bits_pointer) \
+    ((void)sizeof(KS_VALUE_CHECK(in, _Generic((in), union geo_Bits: 1, default: 0), 0, kernel_bits_parameter_in_needs_union_geo_Bits) \
+         (0, in)), \
+     (void)sizeof(KS_ARG_TYPE_CHECK(out, _Generic((out), union geo_Bits *: 1, default: 0), _Generic((out), union geo_Bits *: 1, void *: 1, default: 0), union geo_Bits *, kernel_bits_parameter_out_needs_union_geo_Bits_pointer) \
          (out)), \
+     (void)sizeof(KS_VALUE_CHECK(axis, _Generic((axis), geo_Axis: 1, default: 0), 0, kernel_bits_parameter_axis_needs_geo_Axis) \
+         (0, axis)), \
      ks__bits_n_at(__FILE__, __LINE__, n_items, stream, \
-        KS_ARG_VALUE(in, _Generic((in), union geo_Bits: 1, default: 0), "kernel bits, parameter in needs exactly union geo_Bits"), \
+        KS_ARG_BY_VALUE(in, _Generic((in), union geo_Bits: 1, default: 0), "kernel bits, parameter in needs exactly union geo_Bits", 0, union geo_Bits), \
         KS_ARG_POINTER(out, _Generic((out), union geo_Bits *: 1, default: 0), \
             _Generic((out), union geo_Bits *: 1, void *: 1, default: 0), \
             "kernel bits, parameter out", "union geo_Bits *", "union geo_Bits *", _Generic(out, union geo_Bits *: (out)), \
             _Generic(out, union geo_Bits *: (out), void *: (out)), \
             kernel_bits_parameter_out_needs_union_geo_Bits_pointer), \
-        KS_ARG_VALUE(axis, _Generic((axis), geo_Axis: 1, default: 0), "kernel bits, parameter axis needs exactly geo_Axis")))
+        KS_ARG_BY_VALUE(axis, _Generic((axis), geo_Axis: 1, default: 0), "kernel bits, parameter axis needs exactly geo_Axis", 0, geo_Axis)))
 #define bits_node(...) ks__bits_node_call(__VA_ARGS__)
 #define ks__bits_node_call(ks__graph, ks__deps, ks__ndeps, ks__node, launch, in, out, axis) \
-    ((void)sizeof(KS_ARG_TYPE_CHECK(out, _Generic((out), union geo_Bits *: 1, default: 0), _Generic((out), union geo_Bits *: 1, void *: 1, default: 0), union geo_Bits *, kernel_bits_parameter_out_needs_union_geo_Bits_pointer) \
+    ((void)sizeof(KS_VALUE_CHECK(in, _Generic((in), union geo_Bits: 1, default: 0), 0, kernel_bits_parameter_in_needs_union_geo_Bits) \
+         (0, in)), \
+     (void)sizeof(KS_ARG_TYPE_CHECK(out, _Generic((out), union geo_Bits *: 1, default: 0), _Generic((out), union geo_Bits *: 1, void *: 1, default: 0), union geo_Bits *, kernel_bits_parameter_out_needs_union_geo_Bits_pointer) \
          (out)), \
+     (void)sizeof(KS_VALUE_CHECK(axis, _Generic((axis), geo_Axis: 1, default: 0), 0, kernel_bits_parameter_axis_needs_geo_Axis) \
+         (0, axis)), \
      (bits_node)(ks__graph, ks__deps, ks__ndeps, \
         KS_ARG_NODES(ks__node, _Generic((ks__node), bits_node_t *: 1, void *: 1, default: 0), \
             "kernel bits: the node must be a bits_node_t *"), launch, \
-        KS_ARG_VALUE(in, _Generic((in), union geo_Bits: 1, default: 0), "kernel bits, parameter in needs exactly union geo_Bits"), \
+        KS_ARG_BY_VALUE(in, _Generic((in), union geo_Bits: 1, default: 0), "kernel bits, parameter in needs exactly union geo_Bits", 0, union geo_Bits), \
         KS_ARG_POINTER(out, _Generic((out), union geo_Bits *: 1, default: 0), \
             _Generic((out), union geo_Bits *: 1, void *: 1, default: 0), \
             "kernel bits, parameter out", "union geo_Bits *", "union geo_Bits *", _Generic(out, union geo_Bits *: (out)), \
             _Generic(out, union geo_Bits *: (out), void *: (out)), \
             kernel_bits_parameter_out_needs_union_geo_Bits_pointer), \
-        KS_ARG_VALUE(axis, _Generic((axis), geo_Axis: 1, default: 0), "kernel bits, parameter axis needs exactly geo_Axis")))
+        KS_ARG_BY_VALUE(axis, _Generic((axis), geo_Axis: 1, default: 0), "kernel bits, parameter axis needs exactly geo_Axis", 0, geo_Axis)))
 #define bits_node_set(...) ks__bits_node_set_call(__VA_ARGS__)
 #define ks__bits_node_set_call(ks__exec, ks__node, launch, in, out, axis) \
-    ((void)sizeof(KS_ARG_TYPE_CHECK(out, _Generic((out), union geo_Bits *: 1, default: 0), _Generic((out), union geo_Bits *: 1, void *: 1, default: 0), union geo_Bits *, kernel_bits_parameter_out_needs_union_geo_Bits_pointer) \
+    ((void)sizeof(KS_VALUE_CHECK(in, _Generic((in), union geo_Bits: 1, default: 0), 0, kernel_bits_parameter_in_needs_union_geo_Bits) \
+         (0, in)), \
+     (void)sizeof(KS_ARG_TYPE_CHECK(out, _Generic((out), union geo_Bits *: 1, default: 0), _Generic((out), union geo_Bits *: 1, void *: 1, default: 0), union geo_Bits *, kernel_bits_parameter_out_needs_union_geo_Bits_pointer) \
          (out)), \
+     (void)sizeof(KS_VALUE_CHECK(axis, _Generic((axis), geo_Axis: 1, default: 0), 0, kernel_bits_parameter_axis_needs_geo_Axis) \
+         (0, axis)), \
      (bits_node_set)(ks__exec, ks__node, launch, \
-        KS_ARG_VALUE(in, _Generic((in), union geo_Bits: 1, default: 0), "kernel bits, parameter in needs exactly union geo_Bits"), \
+        KS_ARG_BY_VALUE(in, _Generic((in), union geo_Bits: 1, default: 0), "kernel bits, parameter in needs exactly union geo_Bits", 0, union geo_Bits), \
         KS_ARG_POINTER(out, _Generic((out), union geo_Bits *: 1, default: 0), \
             _Generic((out), union geo_Bits *: 1, void *: 1, default: 0), \
             "kernel bits, parameter out", "union geo_Bits *", "union geo_Bits *", _Generic(out, union geo_Bits *: (out)), \
             _Generic(out, union geo_Bits *: (out), void *: (out)), \
             kernel_bits_parameter_out_needs_union_geo_Bits_pointer), \
-        KS_ARG_VALUE(axis, _Generic((axis), geo_Axis: 1, default: 0), "kernel bits, parameter axis needs exactly geo_Axis")))
+        KS_ARG_BY_VALUE(axis, _Generic((axis), geo_Axis: 1, default: 0), "kernel bits, parameter axis needs exactly geo_Axis", 0, geo_Axis)))
 #define bits_nodes_set(...) ks__bits_nodes_set_call(__VA_ARGS__)
 #define ks__bits_nodes_set_call(ks__exec, ks__count, ks__nodes, ks__launches, ks__values) \
     (bits_nodes_set)(ks__exec, ks__count, \
@@ -663,24 +711,30 @@ extern const struct kernel_halves_takes_6_arguments_launch_h_h2_b_b2_a { char ks
 #endif
 #define halves(...) KS__PICK_COUNT(6, ks__halves_call, kernel_halves_takes_6_arguments_launch_h_h2_b_b2_a, __VA_ARGS__)(__VA_ARGS__)
 #define ks__halves_call(launch, h, h2, b, b2, a) \
-    ((void)sizeof(KS_ARG_TYPE_CHECK(h2, _Generic((h2), const ks_half2 *: 1, ks_half2 *: 1, default: 0), _Generic((h2), const ks_half2 *: 1, ks_half2 *: 1, void *: 1, const void *: 1, default: 0), const ks_half2 *, kernel_halves_parameter_h2_needs_const_ks_half2_pointer) \
+    ((void)sizeof(KS_VALUE_CHECK(h, _Generic((h), ks_half: 1, default: 0), 0, kernel_halves_parameter_h_needs_ks_half) \
+         (0, h)), \
+     (void)sizeof(KS_ARG_TYPE_CHECK(h2, _Generic((h2), const ks_half2 *: 1, ks_half2 *: 1, default: 0), _Generic((h2), const ks_half2 *: 1, ks_half2 *: 1, void *: 1, const void *: 1, default: 0), const ks_half2 *, kernel_halves_parameter_h2_needs_const_ks_half2_pointer) \
          (h2)), \
+     (void)sizeof(KS_VALUE_CHECK(b, _Generic((b), ks_bfloat16: 1, default: 0), 0, kernel_halves_parameter_b_needs_ks_bfloat16) \
+         (0, b)), \
      (void)sizeof(KS_ARG_TYPE_CHECK(b2, _Generic((b2), ks_bfloat162 *: 1, default: 0), _Generic((b2), ks_bfloat162 *: 1, void *: 1, default: 0), ks_bfloat162 *, kernel_halves_parameter_b2_needs_ks_bfloat162_pointer) \
          (b2)), \
+     (void)sizeof(KS_VALUE_CHECK(a, _Generic((a), struct Aligned: 1, default: 0), 0, kernel_halves_parameter_a_needs_struct_Aligned) \
+         (0, a)), \
      ks__halves_at(__FILE__, __LINE__, launch, \
-        KS_ARG_VALUE(h, _Generic((h), ks_half: 1, default: 0), "kernel halves, parameter h needs exactly ks_half"), \
+        KS_ARG_BY_VALUE(h, _Generic((h), ks_half: 1, default: 0), "kernel halves, parameter h needs exactly ks_half", 0, ks_half), \
         KS_ARG_POINTER(h2, _Generic((h2), const ks_half2 *: 1, ks_half2 *: 1, default: 0), \
             _Generic((h2), const ks_half2 *: 1, ks_half2 *: 1, void *: 1, const void *: 1, default: 0), \
             "kernel halves, parameter h2", "const ks_half2 *", "const ks_half2 *", _Generic(h2, const ks_half2 *: (h2), ks_half2 *: (h2)), \
             _Generic(h2, const ks_half2 *: (h2), ks_half2 *: (h2), void *: (h2), const void *: (h2)), \
             kernel_halves_parameter_h2_needs_const_ks_half2_pointer), \
-        KS_ARG_VALUE(b, _Generic((b), ks_bfloat16: 1, default: 0), "kernel halves, parameter b needs exactly ks_bfloat16"), \
+        KS_ARG_BY_VALUE(b, _Generic((b), ks_bfloat16: 1, default: 0), "kernel halves, parameter b needs exactly ks_bfloat16", 0, ks_bfloat16), \
         KS_ARG_POINTER(b2, _Generic((b2), ks_bfloat162 *: 1, default: 0), \
             _Generic((b2), ks_bfloat162 *: 1, void *: 1, default: 0), \
             "kernel halves, parameter b2", "ks_bfloat162 *", "ks_bfloat162 *", _Generic(b2, ks_bfloat162 *: (b2)), \
             _Generic(b2, ks_bfloat162 *: (b2), void *: (b2)), \
             kernel_halves_parameter_b2_needs_ks_bfloat162_pointer), \
-        KS_ARG_VALUE(a, _Generic((a), struct Aligned: 1, default: 0), "kernel halves, parameter a needs exactly struct Aligned")))
+        KS_ARG_BY_VALUE(a, _Generic((a), struct Aligned: 1, default: 0), "kernel halves, parameter a needs exactly struct Aligned", 0, struct Aligned)))
 #if defined(KS__COUNT_TAGS)
 extern const struct halves_n_takes_7_arguments_n_items_stream_h_h2_b_b2_a { char ks__never; } halves_n_takes_7_arguments_n_items_stream_h_h2_b_b2_a;
 #else
@@ -690,66 +744,84 @@ extern const struct halves_n_takes_7_arguments_n_items_stream_h_h2_b_b2_a { char
 #endif
 #define halves_n(...) KS__PICK_COUNT(7, ks__halves_n_call, halves_n_takes_7_arguments_n_items_stream_h_h2_b_b2_a, __VA_ARGS__)(__VA_ARGS__)
 #define ks__halves_n_call(n_items, stream, h, h2, b, b2, a) \
-    ((void)sizeof(KS_ARG_TYPE_CHECK(h2, _Generic((h2), const ks_half2 *: 1, ks_half2 *: 1, default: 0), _Generic((h2), const ks_half2 *: 1, ks_half2 *: 1, void *: 1, const void *: 1, default: 0), const ks_half2 *, kernel_halves_parameter_h2_needs_const_ks_half2_pointer) \
+    ((void)sizeof(KS_VALUE_CHECK(h, _Generic((h), ks_half: 1, default: 0), 0, kernel_halves_parameter_h_needs_ks_half) \
+         (0, h)), \
+     (void)sizeof(KS_ARG_TYPE_CHECK(h2, _Generic((h2), const ks_half2 *: 1, ks_half2 *: 1, default: 0), _Generic((h2), const ks_half2 *: 1, ks_half2 *: 1, void *: 1, const void *: 1, default: 0), const ks_half2 *, kernel_halves_parameter_h2_needs_const_ks_half2_pointer) \
          (h2)), \
+     (void)sizeof(KS_VALUE_CHECK(b, _Generic((b), ks_bfloat16: 1, default: 0), 0, kernel_halves_parameter_b_needs_ks_bfloat16) \
+         (0, b)), \
      (void)sizeof(KS_ARG_TYPE_CHECK(b2, _Generic((b2), ks_bfloat162 *: 1, default: 0), _Generic((b2), ks_bfloat162 *: 1, void *: 1, default: 0), ks_bfloat162 *, kernel_halves_parameter_b2_needs_ks_bfloat162_pointer) \
          (b2)), \
+     (void)sizeof(KS_VALUE_CHECK(a, _Generic((a), struct Aligned: 1, default: 0), 0, kernel_halves_parameter_a_needs_struct_Aligned) \
+         (0, a)), \
      ks__halves_n_at(__FILE__, __LINE__, n_items, stream, \
-        KS_ARG_VALUE(h, _Generic((h), ks_half: 1, default: 0), "kernel halves, parameter h needs exactly ks_half"), \
+        KS_ARG_BY_VALUE(h, _Generic((h), ks_half: 1, default: 0), "kernel halves, parameter h needs exactly ks_half", 0, ks_half), \
         KS_ARG_POINTER(h2, _Generic((h2), const ks_half2 *: 1, ks_half2 *: 1, default: 0), \
             _Generic((h2), const ks_half2 *: 1, ks_half2 *: 1, void *: 1, const void *: 1, default: 0), \
             "kernel halves, parameter h2", "const ks_half2 *", "const ks_half2 *", _Generic(h2, const ks_half2 *: (h2), ks_half2 *: (h2)), \
             _Generic(h2, const ks_half2 *: (h2), ks_half2 *: (h2), void *: (h2), const void *: (h2)), \
             kernel_halves_parameter_h2_needs_const_ks_half2_pointer), \
-        KS_ARG_VALUE(b, _Generic((b), ks_bfloat16: 1, default: 0), "kernel halves, parameter b needs exactly ks_bfloat16"), \
+        KS_ARG_BY_VALUE(b, _Generic((b), ks_bfloat16: 1, default: 0), "kernel halves, parameter b needs exactly ks_bfloat16", 0, ks_bfloat16), \
         KS_ARG_POINTER(b2, _Generic((b2), ks_bfloat162 *: 1, default: 0), \
             _Generic((b2), ks_bfloat162 *: 1, void *: 1, default: 0), \
             "kernel halves, parameter b2", "ks_bfloat162 *", "ks_bfloat162 *", _Generic(b2, ks_bfloat162 *: (b2)), \
             _Generic(b2, ks_bfloat162 *: (b2), void *: (b2)), \
             kernel_halves_parameter_b2_needs_ks_bfloat162_pointer), \
-        KS_ARG_VALUE(a, _Generic((a), struct Aligned: 1, default: 0), "kernel halves, parameter a needs exactly struct Aligned")))
+        KS_ARG_BY_VALUE(a, _Generic((a), struct Aligned: 1, default: 0), "kernel halves, parameter a needs exactly struct Aligned", 0, struct Aligned)))
 #define halves_node(...) ks__halves_node_call(__VA_ARGS__)
 #define ks__halves_node_call(ks__graph, ks__deps, ks__ndeps, ks__node, launch, h, h2, b, b2, a) \
-    ((void)sizeof(KS_ARG_TYPE_CHECK(h2, _Generic((h2), const ks_half2 *: 1, ks_half2 *: 1, default: 0), _Generic((h2), const ks_half2 *: 1, ks_half2 *: 1, void *: 1, const void *: 1, default: 0), const ks_half2 *, kernel_halves_parameter_h2_needs_const_ks_half2_pointer) \
+    ((void)sizeof(KS_VALUE_CHECK(h, _Generic((h), ks_half: 1, default: 0), 0, kernel_halves_parameter_h_needs_ks_half) \
+         (0, h)), \
+     (void)sizeof(KS_ARG_TYPE_CHECK(h2, _Generic((h2), const ks_half2 *: 1, ks_half2 *: 1, default: 0), _Generic((h2), const ks_half2 *: 1, ks_half2 *: 1, void *: 1, const void *: 1, default: 0), const ks_half2 *, kernel_halves_parameter_h2_needs_const_ks_half2_pointer) \
          (h2)), \
+     (void)sizeof(KS_VALUE_CHECK(b, _Generic((b), ks_bfloat16: 1, default: 0), 0, kernel_halves_parameter_b_needs_ks_bfloat16) \
+         (0, b)), \
      (void)sizeof(KS_ARG_TYPE_CHECK(b2, _Generic((b2), ks_bfloat162 *: 1, default: 0), _Generic((b2), ks_bfloat162 *: 1, void *: 1, default: 0), ks_bfloat162 *, kernel_halves_parameter_b2_needs_ks_bfloat162_pointer) \
          (b2)), \
+     (void)sizeof(KS_VALUE_CHECK(a, _Generic((a), struct Aligned: 1, default: 0), 0, kernel_halves_parameter_a_needs_struct_Aligned) \
+         (0, a)), \
      (halves_node)(ks__graph, ks__deps, ks__ndeps, \
         KS_ARG_NODES(ks__node, _Generic((ks__node), halves_node_t *: 1, void *: 1, default: 0), \
             "kernel halves: the node must be a halves_node_t *"), launch, \
-        KS_ARG_VALUE(h, _Generic((h), ks_half: 1, default: 0), "kernel halves, parameter h needs exactly ks_half"), \
+        KS_ARG_BY_VALUE(h, _Generic((h), ks_half: 1, default: 0), "kernel halves, parameter h needs exactly ks_half", 0, ks_half), \
         KS_ARG_POINTER(h2, _Generic((h2), const ks_half2 *: 1, ks_half2 *: 1, default: 0), \
             _Generic((h2), const ks_half2 *: 1, ks_half2 *: 1, void *: 1, const void *: 1, default: 0), \
             "kernel halves, parameter h2", "const ks_half2 *", "const ks_half2 *", _Generic(h2, const ks_half2 *: (h2), ks_half2 *: (h2)), \
             _Generic(h2, const ks_half2 *: (h2), ks_half2 *: (h2), void *: (h2), const void *: (h2)), \
             kernel_halves_parameter_h2_needs_const_ks_half2_pointer), \
-        KS_ARG_VALUE(b, _Generic((b), ks_bfloat16: 1, default: 0), "kernel halves, parameter b needs exactly ks_bfloat16"), \
+        KS_ARG_BY_VALUE(b, _Generic((b), ks_bfloat16: 1, default: 0), "kernel halves, parameter b needs exactly ks_bfloat16", 0, ks_bfloat16), \
         KS_ARG_POINTER(b2, _Generic((b2), ks_bfloat162 *: 1, default: 0), \
             _Generic((b2), ks_bfloat162 *: 1, void *: 1, default: 0), \
             "kernel halves, parameter b2", "ks_bfloat162 *", "ks_bfloat162 *", _Generic(b2, ks_bfloat162 *: (b2)), \
             _Generic(b2, ks_bfloat162 *: (b2), void *: (b2)), \
             kernel_halves_parameter_b2_needs_ks_bfloat162_pointer), \
-        KS_ARG_VALUE(a, _Generic((a), struct Aligned: 1, default: 0), "kernel halves, parameter a needs exactly struct Aligned")))
+        KS_ARG_BY_VALUE(a, _Generic((a), struct Aligned: 1, default: 0), "kernel halves, parameter a needs exactly struct Aligned", 0, struct Aligned)))
 #define halves_node_set(...) ks__halves_node_set_call(__VA_ARGS__)
 #define ks__halves_node_set_call(ks__exec, ks__node, launch, h, h2, b, b2, a) \
-    ((void)sizeof(KS_ARG_TYPE_CHECK(h2, _Generic((h2), const ks_half2 *: 1, ks_half2 *: 1, default: 0), _Generic((h2), const ks_half2 *: 1, ks_half2 *: 1, void *: 1, const void *: 1, default: 0), const ks_half2 *, kernel_halves_parameter_h2_needs_const_ks_half2_pointer) \
+    ((void)sizeof(KS_VALUE_CHECK(h, _Generic((h), ks_half: 1, default: 0), 0, kernel_halves_parameter_h_needs_ks_half) \
+         (0, h)), \
+     (void)sizeof(KS_ARG_TYPE_CHECK(h2, _Generic((h2), const ks_half2 *: 1, ks_half2 *: 1, default: 0), _Generic((h2), const ks_half2 *: 1, ks_half2 *: 1, void *: 1, const void *: 1, default: 0), const ks_half2 *, kernel_halves_parameter_h2_needs_const_ks_half2_pointer) \
          (h2)), \
+     (void)sizeof(KS_VALUE_CHECK(b, _Generic((b), ks_bfloat16: 1, default: 0), 0, kernel_halves_parameter_b_needs_ks_bfloat16) \
+         (0, b)), \
      (void)sizeof(KS_ARG_TYPE_CHECK(b2, _Generic((b2), ks_bfloat162 *: 1, default: 0), _Generic((b2), ks_bfloat162 *: 1, void *: 1, default: 0), ks_bfloat162 *, kernel_halves_parameter_b2_needs_ks_bfloat162_pointer) \
          (b2)), \
+     (void)sizeof(KS_VALUE_CHECK(a, _Generic((a), struct Aligned: 1, default: 0), 0, kernel_halves_parameter_a_needs_struct_Aligned) \
+         (0, a)), \
      (halves_node_set)(ks__exec, ks__node, launch, \
-        KS_ARG_VALUE(h, _Generic((h), ks_half: 1, default: 0), "kernel halves, parameter h needs exactly ks_half"), \
+        KS_ARG_BY_VALUE(h, _Generic((h), ks_half: 1, default: 0), "kernel halves, parameter h needs exactly ks_half", 0, ks_half), \
         KS_ARG_POINTER(h2, _Generic((h2), const ks_half2 *: 1, ks_half2 *: 1, default: 0), \
             _Generic((h2), const ks_half2 *: 1, ks_half2 *: 1, void *: 1, const void *: 1, default: 0), \
             "kernel halves, parameter h2", "const ks_half2 *", "const ks_half2 *", _Generic(h2, const ks_half2 *: (h2), ks_half2 *: (h2)), \
             _Generic(h2, const ks_half2 *: (h2), ks_half2 *: (h2), void *: (h2), const void *: (h2)), \
             kernel_halves_parameter_h2_needs_const_ks_half2_pointer), \
-        KS_ARG_VALUE(b, _Generic((b), ks_bfloat16: 1, default: 0), "kernel halves, parameter b needs exactly ks_bfloat16"), \
+        KS_ARG_BY_VALUE(b, _Generic((b), ks_bfloat16: 1, default: 0), "kernel halves, parameter b needs exactly ks_bfloat16", 0, ks_bfloat16), \
         KS_ARG_POINTER(b2, _Generic((b2), ks_bfloat162 *: 1, default: 0), \
             _Generic((b2), ks_bfloat162 *: 1, void *: 1, default: 0), \
             "kernel halves, parameter b2", "ks_bfloat162 *", "ks_bfloat162 *", _Generic(b2, ks_bfloat162 *: (b2)), \
             _Generic(b2, ks_bfloat162 *: (b2), void *: (b2)), \
             kernel_halves_parameter_b2_needs_ks_bfloat162_pointer), \
-        KS_ARG_VALUE(a, _Generic((a), struct Aligned: 1, default: 0), "kernel halves, parameter a needs exactly struct Aligned")))
+        KS_ARG_BY_VALUE(a, _Generic((a), struct Aligned: 1, default: 0), "kernel halves, parameter a needs exactly struct Aligned", 0, struct Aligned)))
 #define halves_nodes_set(...) ks__halves_nodes_set_call(__VA_ARGS__)
 #define ks__halves_nodes_set_call(ks__exec, ks__count, ks__nodes, ks__launches, ks__values) \
     (halves_nodes_set)(ks__exec, ks__count, \

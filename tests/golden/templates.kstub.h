@@ -575,11 +575,17 @@ ks_status rows_nodes_set(ks_graph_exec        ks__exec,
 /* clang: the types a pointer argument of another type is reported against
  * (KS_ARG_TYPE_CHECK in kstub_types.h); never used for a value. */
 KS__ARG_STRUCTS(kernel_scale_float_4_parameter_x_needs_float_pointer);
+KS__VALUE_STRUCT(kernel_scale_float_4_parameter_a_needs_float);
+KS__VALUE_STRUCT(kernel_scale_float_4_parameter_tile_needs_struct_Tile_float_4);
 KS__ARG_STRUCTS(kernel_scale_d2_parameter_x_needs_double_pointer);
+KS__VALUE_STRUCT(kernel_scale_d2_parameter_a_needs_double);
+KS__VALUE_STRUCT(kernel_scale_d2_parameter_tile_needs_struct_Tile_double_2);
 KS__ARG_STRUCTS(kernel_choose_true_parameter_x_needs_float_pointer);
 KS__ARG_STRUCTS(kernel_choose_false_parameter_x_needs_float_pointer);
+KS__VALUE_STRUCT(kernel_tagged_parameter_n_needs_int);
 KS__ARG_STRUCTS(kernel_rows_parameter_m_needs_float_arr8_pointer);
 KS__ARG_STRUCTS(kernel_rows_parameter_cube_needs_const_int_arr2_4_pointer);
+KS__VALUE_STRUCT(kernel_rows_parameter_nrows_needs_int);
 #elif defined(KS__ARG_TYPEDEFS)
 /* Before C11: the same names as typedefs of the parameters' types, which the
  * compiler's warning for a pointer of another type names. */
@@ -601,14 +607,18 @@ extern const struct kernel_scale_float_4_takes_4_arguments_launch_x_a_tile { cha
 #define ks__scale_float_4_call(launch, x, a, tile) \
     ((void)sizeof(KS_ARG_TYPE_CHECK(x, _Generic((x), float *: 1, default: 0), _Generic((x), float *: 1, void *: 1, default: 0), float *, kernel_scale_float_4_parameter_x_needs_float_pointer) \
          (x)), \
+     (void)sizeof(KS_VALUE_CHECK(a, _Generic((a), float: 1, default: 0), 1, kernel_scale_float_4_parameter_a_needs_float) \
+         (0, a)), \
+     (void)sizeof(KS_VALUE_CHECK(tile, _Generic((tile), struct Tile_float_4: 1, default: 0), 0, kernel_scale_float_4_parameter_tile_needs_struct_Tile_float_4) \
+         (0, tile)), \
      ks__scale_float_4_at(__FILE__, __LINE__, launch, \
         KS_ARG_POINTER(x, _Generic((x), float *: 1, default: 0), \
             _Generic((x), float *: 1, void *: 1, default: 0), \
             "kernel scale_float_4, parameter x", "float *", "float *", _Generic(x, float *: (x)), \
             _Generic(x, float *: (x), void *: (x)), \
             kernel_scale_float_4_parameter_x_needs_float_pointer), \
-        KS_ARG_VALUE(a, _Generic((a), float: 1, default: 0), "kernel scale_float_4, parameter a needs exactly float"), \
-        KS_ARG_VALUE(tile, _Generic((tile), struct Tile_float_4: 1, default: 0), "kernel scale_float_4, parameter tile needs exactly struct Tile_float_4")))
+        KS_ARG_BY_VALUE(a, _Generic((a), float: 1, default: 0), "kernel scale_float_4, parameter a needs exactly float", 1, float), \
+        KS_ARG_BY_VALUE(tile, _Generic((tile), struct Tile_float_4: 1, default: 0), "kernel scale_float_4, parameter tile needs exactly struct Tile_float_4", 0, struct Tile_float_4)))
 #if defined(KS__COUNT_TAGS)
 extern const struct scale_float_4_n_takes_5_arguments_n_items_stream_x_a_tile { char ks__never; } scale_float_4_n_takes_5_arguments_n_items_stream_x_a_tile;
 #else
@@ -620,18 +630,26 @@ extern const struct scale_float_4_n_takes_5_arguments_n_items_stream_x_a_tile { 
 #define ks__scale_float_4_n_call(n_items, stream, x, a, tile) \
     ((void)sizeof(KS_ARG_TYPE_CHECK(x, _Generic((x), float *: 1, default: 0), _Generic((x), float *: 1, void *: 1, default: 0), float *, kernel_scale_float_4_parameter_x_needs_float_pointer) \
          (x)), \
+     (void)sizeof(KS_VALUE_CHECK(a, _Generic((a), float: 1, default: 0), 1, kernel_scale_float_4_parameter_a_needs_float) \
+         (0, a)), \
+     (void)sizeof(KS_VALUE_CHECK(tile, _Generic((tile), struct Tile_float_4: 1, default: 0), 0, kernel_scale_float_4_parameter_tile_needs_struct_Tile_float_4) \
+         (0, tile)), \
      ks__scale_float_4_n_at(__FILE__, __LINE__, n_items, stream, \
         KS_ARG_POINTER(x, _Generic((x), float *: 1, default: 0), \
             _Generic((x), float *: 1, void *: 1, default: 0), \
             "kernel scale_float_4, parameter x", "float *", "float *", _Generic(x, float *: (x)), \
             _Generic(x, float *: (x), void *: (x)), \
             kernel_scale_float_4_parameter_x_needs_float_pointer), \
-        KS_ARG_VALUE(a, _Generic((a), float: 1, default: 0), "kernel scale_float_4, parameter a needs exactly float"), \
-        KS_ARG_VALUE(tile, _Generic((tile), struct Tile_float_4: 1, default: 0), "kernel scale_float_4, parameter tile needs exactly struct Tile_float_4")))
+        KS_ARG_BY_VALUE(a, _Generic((a), float: 1, default: 0), "kernel scale_float_4, parameter a needs exactly float", 1, float), \
+        KS_ARG_BY_VALUE(tile, _Generic((tile), struct Tile_float_4: 1, default: 0), "kernel scale_float_4, parameter tile needs exactly struct Tile_float_4", 0, struct Tile_float_4)))
 #define scale_float_4_node(...) ks__scale_float_4_node_call(__VA_ARGS__)
 #define ks__scale_float_4_node_call(ks__graph, ks__deps, ks__ndeps, ks__node, launch, x, a, tile) \
     ((void)sizeof(KS_ARG_TYPE_CHECK(x, _Generic((x), float *: 1, default: 0), _Generic((x), float *: 1, void *: 1, default: 0), float *, kernel_scale_float_4_parameter_x_needs_float_pointer) \
          (x)), \
+     (void)sizeof(KS_VALUE_CHECK(a, _Generic((a), float: 1, default: 0), 1, kernel_scale_float_4_parameter_a_needs_float) \
+         (0, a)), \
+     (void)sizeof(KS_VALUE_CHECK(tile, _Generic((tile), struct Tile_float_4: 1, default: 0), 0, kernel_scale_float_4_parameter_tile_needs_struct_Tile_float_4) \
+         (0, tile)), \
      (scale_float_4_node)(ks__graph, ks__deps, ks__ndeps, \
         KS_ARG_NODES(ks__node, _Generic((ks__node), scale_float_4_node_t *: 1, void *: 1, default: 0), \
             "kernel scale_float_4: the node must be a scale_float_4_node_t *"), launch, \
@@ -640,20 +658,24 @@ extern const struct scale_float_4_n_takes_5_arguments_n_items_stream_x_a_tile { 
             "kernel scale_float_4, parameter x", "float *", "float *", _Generic(x, float *: (x)), \
             _Generic(x, float *: (x), void *: (x)), \
             kernel_scale_float_4_parameter_x_needs_float_pointer), \
-        KS_ARG_VALUE(a, _Generic((a), float: 1, default: 0), "kernel scale_float_4, parameter a needs exactly float"), \
-        KS_ARG_VALUE(tile, _Generic((tile), struct Tile_float_4: 1, default: 0), "kernel scale_float_4, parameter tile needs exactly struct Tile_float_4")))
+        KS_ARG_BY_VALUE(a, _Generic((a), float: 1, default: 0), "kernel scale_float_4, parameter a needs exactly float", 1, float), \
+        KS_ARG_BY_VALUE(tile, _Generic((tile), struct Tile_float_4: 1, default: 0), "kernel scale_float_4, parameter tile needs exactly struct Tile_float_4", 0, struct Tile_float_4)))
 #define scale_float_4_node_set(...) ks__scale_float_4_node_set_call(__VA_ARGS__)
 #define ks__scale_float_4_node_set_call(ks__exec, ks__node, launch, x, a, tile) \
     ((void)sizeof(KS_ARG_TYPE_CHECK(x, _Generic((x), float *: 1, default: 0), _Generic((x), float *: 1, void *: 1, default: 0), float *, kernel_scale_float_4_parameter_x_needs_float_pointer) \
          (x)), \
+     (void)sizeof(KS_VALUE_CHECK(a, _Generic((a), float: 1, default: 0), 1, kernel_scale_float_4_parameter_a_needs_float) \
+         (0, a)), \
+     (void)sizeof(KS_VALUE_CHECK(tile, _Generic((tile), struct Tile_float_4: 1, default: 0), 0, kernel_scale_float_4_parameter_tile_needs_struct_Tile_float_4) \
+         (0, tile)), \
      (scale_float_4_node_set)(ks__exec, ks__node, launch, \
         KS_ARG_POINTER(x, _Generic((x), float *: 1, default: 0), \
             _Generic((x), float *: 1, void *: 1, default: 0), \
             "kernel scale_float_4, parameter x", "float *", "float *", _Generic(x, float *: (x)), \
             _Generic(x, float *: (x), void *: (x)), \
             kernel_scale_float_4_parameter_x_needs_float_pointer), \
-        KS_ARG_VALUE(a, _Generic((a), float: 1, default: 0), "kernel scale_float_4, parameter a needs exactly float"), \
-        KS_ARG_VALUE(tile, _Generic((tile), struct Tile_float_4: 1, default: 0), "kernel scale_float_4, parameter tile needs exactly struct Tile_float_4")))
+        KS_ARG_BY_VALUE(a, _Generic((a), float: 1, default: 0), "kernel scale_float_4, parameter a needs exactly float", 1, float), \
+        KS_ARG_BY_VALUE(tile, _Generic((tile), struct Tile_float_4: 1, default: 0), "kernel scale_float_4, parameter tile needs exactly struct Tile_float_4", 0, struct Tile_float_4)))
 #define scale_float_4_nodes_set(...) ks__scale_float_4_nodes_set_call(__VA_ARGS__)
 #define ks__scale_float_4_nodes_set_call(ks__exec, ks__count, ks__nodes, ks__launches, ks__values) \
     (scale_float_4_nodes_set)(ks__exec, ks__count, \
@@ -672,14 +694,18 @@ extern const struct kernel_scale_d2_takes_4_arguments_launch_x_a_tile { char ks_
 #define ks__scale_d2_call(launch, x, a, tile) \
     ((void)sizeof(KS_ARG_TYPE_CHECK(x, _Generic((x), double *: 1, default: 0), _Generic((x), double *: 1, void *: 1, default: 0), double *, kernel_scale_d2_parameter_x_needs_double_pointer) \
          (x)), \
+     (void)sizeof(KS_VALUE_CHECK(a, _Generic((a), double: 1, default: 0), 1, kernel_scale_d2_parameter_a_needs_double) \
+         (0, a)), \
+     (void)sizeof(KS_VALUE_CHECK(tile, _Generic((tile), struct Tile_double_2: 1, default: 0), 0, kernel_scale_d2_parameter_tile_needs_struct_Tile_double_2) \
+         (0, tile)), \
      ks__scale_d2_at(__FILE__, __LINE__, launch, \
         KS_ARG_POINTER(x, _Generic((x), double *: 1, default: 0), \
             _Generic((x), double *: 1, void *: 1, default: 0), \
             "kernel scale_d2, parameter x", "double *", "double *", _Generic(x, double *: (x)), \
             _Generic(x, double *: (x), void *: (x)), \
             kernel_scale_d2_parameter_x_needs_double_pointer), \
-        KS_ARG_VALUE(a, _Generic((a), double: 1, default: 0), "kernel scale_d2, parameter a needs exactly double"), \
-        KS_ARG_VALUE(tile, _Generic((tile), struct Tile_double_2: 1, default: 0), "kernel scale_d2, parameter tile needs exactly struct Tile_double_2")))
+        KS_ARG_BY_VALUE(a, _Generic((a), double: 1, default: 0), "kernel scale_d2, parameter a needs exactly double", 1, double), \
+        KS_ARG_BY_VALUE(tile, _Generic((tile), struct Tile_double_2: 1, default: 0), "kernel scale_d2, parameter tile needs exactly struct Tile_double_2", 0, struct Tile_double_2)))
 #if defined(KS__COUNT_TAGS)
 extern const struct scale_d2_n_takes_5_arguments_n_items_stream_x_a_tile { char ks__never; } scale_d2_n_takes_5_arguments_n_items_stream_x_a_tile;
 #else
@@ -691,18 +717,26 @@ extern const struct scale_d2_n_takes_5_arguments_n_items_stream_x_a_tile { char 
 #define ks__scale_d2_n_call(n_items, stream, x, a, tile) \
     ((void)sizeof(KS_ARG_TYPE_CHECK(x, _Generic((x), double *: 1, default: 0), _Generic((x), double *: 1, void *: 1, default: 0), double *, kernel_scale_d2_parameter_x_needs_double_pointer) \
          (x)), \
+     (void)sizeof(KS_VALUE_CHECK(a, _Generic((a), double: 1, default: 0), 1, kernel_scale_d2_parameter_a_needs_double) \
+         (0, a)), \
+     (void)sizeof(KS_VALUE_CHECK(tile, _Generic((tile), struct Tile_double_2: 1, default: 0), 0, kernel_scale_d2_parameter_tile_needs_struct_Tile_double_2) \
+         (0, tile)), \
      ks__scale_d2_n_at(__FILE__, __LINE__, n_items, stream, \
         KS_ARG_POINTER(x, _Generic((x), double *: 1, default: 0), \
             _Generic((x), double *: 1, void *: 1, default: 0), \
             "kernel scale_d2, parameter x", "double *", "double *", _Generic(x, double *: (x)), \
             _Generic(x, double *: (x), void *: (x)), \
             kernel_scale_d2_parameter_x_needs_double_pointer), \
-        KS_ARG_VALUE(a, _Generic((a), double: 1, default: 0), "kernel scale_d2, parameter a needs exactly double"), \
-        KS_ARG_VALUE(tile, _Generic((tile), struct Tile_double_2: 1, default: 0), "kernel scale_d2, parameter tile needs exactly struct Tile_double_2")))
+        KS_ARG_BY_VALUE(a, _Generic((a), double: 1, default: 0), "kernel scale_d2, parameter a needs exactly double", 1, double), \
+        KS_ARG_BY_VALUE(tile, _Generic((tile), struct Tile_double_2: 1, default: 0), "kernel scale_d2, parameter tile needs exactly struct Tile_double_2", 0, struct Tile_double_2)))
 #define scale_d2_node(...) ks__scale_d2_node_call(__VA_ARGS__)
 #define ks__scale_d2_node_call(ks__graph, ks__deps, ks__ndeps, ks__node, launch, x, a, tile) \
     ((void)sizeof(KS_ARG_TYPE_CHECK(x, _Generic((x), double *: 1, default: 0), _Generic((x), double *: 1, void *: 1, default: 0), double *, kernel_scale_d2_parameter_x_needs_double_pointer) \
          (x)), \
+     (void)sizeof(KS_VALUE_CHECK(a, _Generic((a), double: 1, default: 0), 1, kernel_scale_d2_parameter_a_needs_double) \
+         (0, a)), \
+     (void)sizeof(KS_VALUE_CHECK(tile, _Generic((tile), struct Tile_double_2: 1, default: 0), 0, kernel_scale_d2_parameter_tile_needs_struct_Tile_double_2) \
+         (0, tile)), \
      (scale_d2_node)(ks__graph, ks__deps, ks__ndeps, \
         KS_ARG_NODES(ks__node, _Generic((ks__node), scale_d2_node_t *: 1, void *: 1, default: 0), \
             "kernel scale_d2: the node must be a scale_d2_node_t *"), launch, \
@@ -711,20 +745,24 @@ extern const struct scale_d2_n_takes_5_arguments_n_items_stream_x_a_tile { char 
             "kernel scale_d2, parameter x", "double *", "double *", _Generic(x, double *: (x)), \
             _Generic(x, double *: (x), void *: (x)), \
             kernel_scale_d2_parameter_x_needs_double_pointer), \
-        KS_ARG_VALUE(a, _Generic((a), double: 1, default: 0), "kernel scale_d2, parameter a needs exactly double"), \
-        KS_ARG_VALUE(tile, _Generic((tile), struct Tile_double_2: 1, default: 0), "kernel scale_d2, parameter tile needs exactly struct Tile_double_2")))
+        KS_ARG_BY_VALUE(a, _Generic((a), double: 1, default: 0), "kernel scale_d2, parameter a needs exactly double", 1, double), \
+        KS_ARG_BY_VALUE(tile, _Generic((tile), struct Tile_double_2: 1, default: 0), "kernel scale_d2, parameter tile needs exactly struct Tile_double_2", 0, struct Tile_double_2)))
 #define scale_d2_node_set(...) ks__scale_d2_node_set_call(__VA_ARGS__)
 #define ks__scale_d2_node_set_call(ks__exec, ks__node, launch, x, a, tile) \
     ((void)sizeof(KS_ARG_TYPE_CHECK(x, _Generic((x), double *: 1, default: 0), _Generic((x), double *: 1, void *: 1, default: 0), double *, kernel_scale_d2_parameter_x_needs_double_pointer) \
          (x)), \
+     (void)sizeof(KS_VALUE_CHECK(a, _Generic((a), double: 1, default: 0), 1, kernel_scale_d2_parameter_a_needs_double) \
+         (0, a)), \
+     (void)sizeof(KS_VALUE_CHECK(tile, _Generic((tile), struct Tile_double_2: 1, default: 0), 0, kernel_scale_d2_parameter_tile_needs_struct_Tile_double_2) \
+         (0, tile)), \
      (scale_d2_node_set)(ks__exec, ks__node, launch, \
         KS_ARG_POINTER(x, _Generic((x), double *: 1, default: 0), \
             _Generic((x), double *: 1, void *: 1, default: 0), \
             "kernel scale_d2, parameter x", "double *", "double *", _Generic(x, double *: (x)), \
             _Generic(x, double *: (x), void *: (x)), \
             kernel_scale_d2_parameter_x_needs_double_pointer), \
-        KS_ARG_VALUE(a, _Generic((a), double: 1, default: 0), "kernel scale_d2, parameter a needs exactly double"), \
-        KS_ARG_VALUE(tile, _Generic((tile), struct Tile_double_2: 1, default: 0), "kernel scale_d2, parameter tile needs exactly struct Tile_double_2")))
+        KS_ARG_BY_VALUE(a, _Generic((a), double: 1, default: 0), "kernel scale_d2, parameter a needs exactly double", 1, double), \
+        KS_ARG_BY_VALUE(tile, _Generic((tile), struct Tile_double_2: 1, default: 0), "kernel scale_d2, parameter tile needs exactly struct Tile_double_2", 0, struct Tile_double_2)))
 #define scale_d2_nodes_set(...) ks__scale_d2_nodes_set_call(__VA_ARGS__)
 #define ks__scale_d2_nodes_set_call(ks__exec, ks__count, ks__nodes, ks__launches, ks__values) \
     (scale_d2_nodes_set)(ks__exec, ks__count, \
@@ -867,8 +905,10 @@ extern const struct kernel_tagged_takes_2_arguments_launch_n { char ks__never; }
 #endif
 #define tagged(...) KS__PICK_COUNT(2, ks__tagged_call, kernel_tagged_takes_2_arguments_launch_n, __VA_ARGS__)(__VA_ARGS__)
 #define ks__tagged_call(launch, n) \
-    (ks__tagged_at(__FILE__, __LINE__, launch, \
-        KS_ARG_VALUE(n, _Generic((n), int: 1, default: 0), "kernel tagged, parameter n needs exactly int")))
+    ((void)sizeof(KS_VALUE_CHECK(n, _Generic((n), int: 1, default: 0), 1, kernel_tagged_parameter_n_needs_int) \
+         (0, n)), \
+     ks__tagged_at(__FILE__, __LINE__, launch, \
+        KS_ARG_BY_VALUE(n, _Generic((n), int: 1, default: 0), "kernel tagged, parameter n needs exactly int", 1, int)))
 #if defined(KS__COUNT_TAGS)
 extern const struct tagged_n_takes_3_arguments_n_items_stream_n { char ks__never; } tagged_n_takes_3_arguments_n_items_stream_n;
 #else
@@ -878,18 +918,24 @@ extern const struct tagged_n_takes_3_arguments_n_items_stream_n { char ks__never
 #endif
 #define tagged_n(...) KS__PICK_COUNT(3, ks__tagged_n_call, tagged_n_takes_3_arguments_n_items_stream_n, __VA_ARGS__)(__VA_ARGS__)
 #define ks__tagged_n_call(n_items, stream, n) \
-    (ks__tagged_n_at(__FILE__, __LINE__, n_items, stream, \
-        KS_ARG_VALUE(n, _Generic((n), int: 1, default: 0), "kernel tagged, parameter n needs exactly int")))
+    ((void)sizeof(KS_VALUE_CHECK(n, _Generic((n), int: 1, default: 0), 1, kernel_tagged_parameter_n_needs_int) \
+         (0, n)), \
+     ks__tagged_n_at(__FILE__, __LINE__, n_items, stream, \
+        KS_ARG_BY_VALUE(n, _Generic((n), int: 1, default: 0), "kernel tagged, parameter n needs exactly int", 1, int)))
 #define tagged_node(...) ks__tagged_node_call(__VA_ARGS__)
 #define ks__tagged_node_call(ks__graph, ks__deps, ks__ndeps, ks__node, launch, n) \
-    ((tagged_node)(ks__graph, ks__deps, ks__ndeps, \
+    ((void)sizeof(KS_VALUE_CHECK(n, _Generic((n), int: 1, default: 0), 1, kernel_tagged_parameter_n_needs_int) \
+         (0, n)), \
+     (tagged_node)(ks__graph, ks__deps, ks__ndeps, \
         KS_ARG_NODES(ks__node, _Generic((ks__node), tagged_node_t *: 1, void *: 1, default: 0), \
             "kernel tagged: the node must be a tagged_node_t *"), launch, \
-        KS_ARG_VALUE(n, _Generic((n), int: 1, default: 0), "kernel tagged, parameter n needs exactly int")))
+        KS_ARG_BY_VALUE(n, _Generic((n), int: 1, default: 0), "kernel tagged, parameter n needs exactly int", 1, int)))
 #define tagged_node_set(...) ks__tagged_node_set_call(__VA_ARGS__)
 #define ks__tagged_node_set_call(ks__exec, ks__node, launch, n) \
-    ((tagged_node_set)(ks__exec, ks__node, launch, \
-        KS_ARG_VALUE(n, _Generic((n), int: 1, default: 0), "kernel tagged, parameter n needs exactly int")))
+    ((void)sizeof(KS_VALUE_CHECK(n, _Generic((n), int: 1, default: 0), 1, kernel_tagged_parameter_n_needs_int) \
+         (0, n)), \
+     (tagged_node_set)(ks__exec, ks__node, launch, \
+        KS_ARG_BY_VALUE(n, _Generic((n), int: 1, default: 0), "kernel tagged, parameter n needs exactly int", 1, int)))
 #define tagged_nodes_set(...) ks__tagged_nodes_set_call(__VA_ARGS__)
 #define ks__tagged_nodes_set_call(ks__exec, ks__count, ks__nodes, ks__launches, ks__values) \
     (tagged_nodes_set)(ks__exec, ks__count, \
@@ -910,6 +956,8 @@ extern const struct kernel_rows_takes_4_arguments_launch_m_cube_nrows { char ks_
          (m)), \
      (void)sizeof(KS_ARG_TYPE_CHECK(cube, _Generic((cube), const int_arr2_4 *: 1, int_arr2_4 *: 1, default: 0), _Generic((cube), const int_arr2_4 *: 1, int_arr2_4 *: 1, void *: 1, const void *: 1, default: 0), const int_arr2_4 *, kernel_rows_parameter_cube_needs_const_int_arr2_4_pointer) \
          (cube)), \
+     (void)sizeof(KS_VALUE_CHECK(nrows, _Generic((nrows), int: 1, default: 0), 1, kernel_rows_parameter_nrows_needs_int) \
+         (0, nrows)), \
      ks__rows_at(__FILE__, __LINE__, launch, \
         KS_ARG_POINTER(m, _Generic((m), float_arr8 *: 1, default: 0), \
             _Generic((m), float_arr8 *: 1, void *: 1, default: 0), \
@@ -921,7 +969,7 @@ extern const struct kernel_rows_takes_4_arguments_launch_m_cube_nrows { char ks_
             "kernel rows, parameter cube", "const int_arr2_4 *", "const int_arr2_4 *", _Generic(cube, const int_arr2_4 *: (cube), int_arr2_4 *: (cube)), \
             _Generic(cube, const int_arr2_4 *: (cube), int_arr2_4 *: (cube), void *: (cube), const void *: (cube)), \
             kernel_rows_parameter_cube_needs_const_int_arr2_4_pointer), \
-        KS_ARG_VALUE(nrows, _Generic((nrows), int: 1, default: 0), "kernel rows, parameter nrows needs exactly int")))
+        KS_ARG_BY_VALUE(nrows, _Generic((nrows), int: 1, default: 0), "kernel rows, parameter nrows needs exactly int", 1, int)))
 #if defined(KS__COUNT_TAGS)
 extern const struct rows_n_takes_5_arguments_n_items_stream_m_cube_nrows { char ks__never; } rows_n_takes_5_arguments_n_items_stream_m_cube_nrows;
 #else
@@ -935,6 +983,8 @@ extern const struct rows_n_takes_5_arguments_n_items_stream_m_cube_nrows { char 
          (m)), \
      (void)sizeof(KS_ARG_TYPE_CHECK(cube, _Generic((cube), const int_arr2_4 *: 1, int_arr2_4 *: 1, default: 0), _Generic((cube), const int_arr2_4 *: 1, int_arr2_4 *: 1, void *: 1, const void *: 1, default: 0), const int_arr2_4 *, kernel_rows_parameter_cube_needs_const_int_arr2_4_pointer) \
          (cube)), \
+     (void)sizeof(KS_VALUE_CHECK(nrows, _Generic((nrows), int: 1, default: 0), 1, kernel_rows_parameter_nrows_needs_int) \
+         (0, nrows)), \
      ks__rows_n_at(__FILE__, __LINE__, n_items, stream, \
         KS_ARG_POINTER(m, _Generic((m), float_arr8 *: 1, default: 0), \
             _Generic((m), float_arr8 *: 1, void *: 1, default: 0), \
@@ -946,13 +996,15 @@ extern const struct rows_n_takes_5_arguments_n_items_stream_m_cube_nrows { char 
             "kernel rows, parameter cube", "const int_arr2_4 *", "const int_arr2_4 *", _Generic(cube, const int_arr2_4 *: (cube), int_arr2_4 *: (cube)), \
             _Generic(cube, const int_arr2_4 *: (cube), int_arr2_4 *: (cube), void *: (cube), const void *: (cube)), \
             kernel_rows_parameter_cube_needs_const_int_arr2_4_pointer), \
-        KS_ARG_VALUE(nrows, _Generic((nrows), int: 1, default: 0), "kernel rows, parameter nrows needs exactly int")))
+        KS_ARG_BY_VALUE(nrows, _Generic((nrows), int: 1, default: 0), "kernel rows, parameter nrows needs exactly int", 1, int)))
 #define rows_node(...) ks__rows_node_call(__VA_ARGS__)
 #define ks__rows_node_call(ks__graph, ks__deps, ks__ndeps, ks__node, launch, m, cube, nrows) \
     ((void)sizeof(KS_ARG_TYPE_CHECK(m, _Generic((m), float_arr8 *: 1, default: 0), _Generic((m), float_arr8 *: 1, void *: 1, default: 0), float_arr8 *, kernel_rows_parameter_m_needs_float_arr8_pointer) \
          (m)), \
      (void)sizeof(KS_ARG_TYPE_CHECK(cube, _Generic((cube), const int_arr2_4 *: 1, int_arr2_4 *: 1, default: 0), _Generic((cube), const int_arr2_4 *: 1, int_arr2_4 *: 1, void *: 1, const void *: 1, default: 0), const int_arr2_4 *, kernel_rows_parameter_cube_needs_const_int_arr2_4_pointer) \
          (cube)), \
+     (void)sizeof(KS_VALUE_CHECK(nrows, _Generic((nrows), int: 1, default: 0), 1, kernel_rows_parameter_nrows_needs_int) \
+         (0, nrows)), \
      (rows_node)(ks__graph, ks__deps, ks__ndeps, \
         KS_ARG_NODES(ks__node, _Generic((ks__node), rows_node_t *: 1, void *: 1, default: 0), \
             "kernel rows: the node must be a rows_node_t *"), launch, \
@@ -966,13 +1018,15 @@ extern const struct rows_n_takes_5_arguments_n_items_stream_m_cube_nrows { char 
             "kernel rows, parameter cube", "const int_arr2_4 *", "const int_arr2_4 *", _Generic(cube, const int_arr2_4 *: (cube), int_arr2_4 *: (cube)), \
             _Generic(cube, const int_arr2_4 *: (cube), int_arr2_4 *: (cube), void *: (cube), const void *: (cube)), \
             kernel_rows_parameter_cube_needs_const_int_arr2_4_pointer), \
-        KS_ARG_VALUE(nrows, _Generic((nrows), int: 1, default: 0), "kernel rows, parameter nrows needs exactly int")))
+        KS_ARG_BY_VALUE(nrows, _Generic((nrows), int: 1, default: 0), "kernel rows, parameter nrows needs exactly int", 1, int)))
 #define rows_node_set(...) ks__rows_node_set_call(__VA_ARGS__)
 #define ks__rows_node_set_call(ks__exec, ks__node, launch, m, cube, nrows) \
     ((void)sizeof(KS_ARG_TYPE_CHECK(m, _Generic((m), float_arr8 *: 1, default: 0), _Generic((m), float_arr8 *: 1, void *: 1, default: 0), float_arr8 *, kernel_rows_parameter_m_needs_float_arr8_pointer) \
          (m)), \
      (void)sizeof(KS_ARG_TYPE_CHECK(cube, _Generic((cube), const int_arr2_4 *: 1, int_arr2_4 *: 1, default: 0), _Generic((cube), const int_arr2_4 *: 1, int_arr2_4 *: 1, void *: 1, const void *: 1, default: 0), const int_arr2_4 *, kernel_rows_parameter_cube_needs_const_int_arr2_4_pointer) \
          (cube)), \
+     (void)sizeof(KS_VALUE_CHECK(nrows, _Generic((nrows), int: 1, default: 0), 1, kernel_rows_parameter_nrows_needs_int) \
+         (0, nrows)), \
      (rows_node_set)(ks__exec, ks__node, launch, \
         KS_ARG_POINTER(m, _Generic((m), float_arr8 *: 1, default: 0), \
             _Generic((m), float_arr8 *: 1, void *: 1, default: 0), \
@@ -984,7 +1038,7 @@ extern const struct rows_n_takes_5_arguments_n_items_stream_m_cube_nrows { char 
             "kernel rows, parameter cube", "const int_arr2_4 *", "const int_arr2_4 *", _Generic(cube, const int_arr2_4 *: (cube), int_arr2_4 *: (cube)), \
             _Generic(cube, const int_arr2_4 *: (cube), int_arr2_4 *: (cube), void *: (cube), const void *: (cube)), \
             kernel_rows_parameter_cube_needs_const_int_arr2_4_pointer), \
-        KS_ARG_VALUE(nrows, _Generic((nrows), int: 1, default: 0), "kernel rows, parameter nrows needs exactly int")))
+        KS_ARG_BY_VALUE(nrows, _Generic((nrows), int: 1, default: 0), "kernel rows, parameter nrows needs exactly int", 1, int)))
 #define rows_nodes_set(...) ks__rows_nodes_set_call(__VA_ARGS__)
 #define ks__rows_nodes_set_call(ks__exec, ks__count, ks__nodes, ks__launches, ks__values) \
     (rows_nodes_set)(ks__exec, ks__count, \
