@@ -278,30 +278,44 @@ static inline ks_bfloat162 ks_bfloat162_make(float x, float y)
  * type), `converts` 1 where C converts the argument to the parameter's
  * type (arithmetic types; the default mode lets those pass), 0 for a
  * struct (a mirrored enum, a vector, a half), which must match in every
- * mode. Under clang the test is KS_VALUE_CHECK(arg, exact, converts,
- * tag)(0, arg), written by the generator where the stub's macro names the
- * argument, in a sizeof: a function taking anything (ks__any_args) when it
- * passes, else one taking the struct named for kernel, parameter and type,
+ * mode. The test (C11; gcc in strict mode keeps its static assertion) is
+ * KS_VALUE_CHECK(arg, exact, converts, tag)(0, arg), written by the
+ * generator where the stub's macro names the argument, in a sizeof: a
+ * function taking anything
+ * (ks__any_args) when it passes, else one taking the struct named for kernel, parameter and type,
  * so that the one error is at the argument ("passing 'double' to parameter
  * of incompatible type 'struct kernel_saxpy_parameter_n_needs_size_t_exactly'");
  * the argument is then passed on, or where it failed a zero of the
- * parameter's type, without a second error. Elsewhere a static assertion
- * in strict mode and C's own conversions or error otherwise. */
-#if defined(KS__ARG_TAGS)
+ * parameter's type, without a second error (gcc: "incompatible type for
+ * argument 2 of '0'", then "expected 'struct kernel_..._needs_ks_half' but
+ * argument is of type 'float'", at the argument). */
 #if defined(KSTUB_STRICT)
 #define KS__VALUE_OK(exact, converts) (exact)
 #else
 #define KS__VALUE_OK(exact, converts) ((exact) || (converts))
 #endif
-#define KS__VALUE_STRUCT(tag) struct KS__ARG_TAG(tag) { char ks__never; }
+/* The argument where its test passed, else a zero of the parameter's type. */
+#define KS__VALUE_PASS(arg, exact, converts, type) \
+    _Generic((char (*)[1 + !!KS__VALUE_OK(exact, converts)])0, char (*)[2]: (arg), default: (type){0})
+#define KS__VALUE_TAGS 1
+#if defined(KSTUB_STRICT)
+#define KS__VALUE_STRUCT(tag) struct tag##_exactly { char ks__never; }
+#define KS__VALUE_TAG(tag) tag##_exactly
+#else
+#define KS__VALUE_STRUCT(tag) struct tag { char ks__never; }
+#define KS__VALUE_TAG(tag) tag
+#endif
+#if defined(KSTUB_STRICT) && !defined(__clang__)
+/* gcc in strict mode: the static assertion naming kernel and parameter, at
+ * the caller's line (6 lines), then no second error. */
+#define KS_VALUE_CHECK(arg, exact, converts, tag) ks__any_args
+#define KS_ARG_BY_VALUE(arg, exact, msg, converts, type) \
+    (KS__ASSERT(exact, msg), KS__VALUE_PASS(arg, exact, converts, type))
+#else
 #define KS_VALUE_CHECK(arg, exact, converts, tag) \
     _Generic((char (*)[1 + !!KS__VALUE_OK(exact, converts)])0, char (*)[2]: ks__any_args, \
-             default: (int (*)(int, struct KS__ARG_TAG(tag)))0)
-#define KS_ARG_BY_VALUE(arg, exact, msg, converts, type) \
-    _Generic((char (*)[1 + !!KS__VALUE_OK(exact, converts)])0, char (*)[2]: (arg), default: (type){0})
-#else
-#define KS_VALUE_CHECK(arg, exact, converts, tag) ks__any_args
-#define KS_ARG_BY_VALUE(arg, exact, msg, converts, type) KS_ARG_VALUE(arg, exact, msg)
+             default: (int (*)(int, struct KS__VALUE_TAG(tag)))0)
+#define KS_ARG_BY_VALUE(arg, exact, msg, converts, type) KS__VALUE_PASS(arg, exact, converts, type)
 #endif
 /* A typed graph node (or an array of them, or of a kernel's _args): only
  * that kernel's, in every mode. */

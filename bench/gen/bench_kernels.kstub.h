@@ -583,19 +583,11 @@ ks_status ks__bench_table_read_at(const char *ks__file, int ks__line, size_t ks_
 #if defined(KS__ARG_TAGS)
 /* clang: the types a pointer argument of another type is reported against
  * (KS_ARG_TYPE_CHECK in kstub_types.h); never used for a value. */
-KS__VALUE_STRUCT(kernel_bench_args_parameter_a_needs_float);
 KS__ARG_STRUCTS(kernel_bench_args_parameter_x_needs_const_float_pointer);
 KS__ARG_STRUCTS(kernel_bench_args_parameter_y_needs_float_pointer);
-KS__VALUE_STRUCT(kernel_bench_args_parameter_n_needs_int);
-KS__VALUE_STRUCT(kernel_bench_args_parameter_m_needs_long_long);
-KS__VALUE_STRUCT(kernel_bench_struct_parameter_p_needs_struct_BenchParams);
 KS__ARG_STRUCTS(kernel_bench_struct_parameter_y_needs_float_pointer);
 KS__ARG_STRUCTS(kernel_bench_fill_float_parameter_y_needs_float_pointer);
-KS__VALUE_STRUCT(kernel_bench_fill_float_parameter_v_needs_float);
-KS__VALUE_STRUCT(kernel_bench_fill_float_parameter_n_needs_int);
 KS__ARG_STRUCTS(kernel_bench_fill_int_parameter_y_needs_int_pointer);
-KS__VALUE_STRUCT(kernel_bench_fill_int_parameter_v_needs_int);
-KS__VALUE_STRUCT(kernel_bench_fill_int_parameter_n_needs_int);
 KS__ARG_STRUCTS(kernel_bench_read_table_parameter_y_needs_float_pointer);
 KS__ARG_STRUCTS(variable_bench_table_needs_const_float_pointer);
 KS__ARG_STRUCTS(variable_bench_table_reads_into_float_pointer);
@@ -610,6 +602,18 @@ typedef int * kernel_bench_fill_int_parameter_y_needs_int_pointer;
 typedef float * kernel_bench_read_table_parameter_y_needs_float_pointer;
 typedef const float * variable_bench_table_needs_const_float_pointer;
 typedef float * variable_bench_table_reads_into_float_pointer;
+#endif
+#if defined(KS__VALUE_TAGS)
+/* C11: the types a value argument of another type is reported against
+ * (KS_VALUE_CHECK in kstub_types.h); never used for a value. */
+KS__VALUE_STRUCT(kernel_bench_args_parameter_a_needs_float);
+KS__VALUE_STRUCT(kernel_bench_args_parameter_n_needs_int);
+KS__VALUE_STRUCT(kernel_bench_args_parameter_m_needs_long_long);
+KS__VALUE_STRUCT(kernel_bench_struct_parameter_p_needs_struct_BenchParams);
+KS__VALUE_STRUCT(kernel_bench_fill_float_parameter_v_needs_float);
+KS__VALUE_STRUCT(kernel_bench_fill_float_parameter_n_needs_int);
+KS__VALUE_STRUCT(kernel_bench_fill_int_parameter_v_needs_int);
+KS__VALUE_STRUCT(kernel_bench_fill_int_parameter_n_needs_int);
 #endif
 #if defined(KS__COUNT_TAGS)
 extern const struct kernel_bench_args_takes_6_arguments_launch_a_x_y_n_m { char ks__never; } kernel_bench_args_takes_6_arguments_launch_a_x_y_n_m;
@@ -1133,8 +1137,8 @@ extern const struct bench_read_table_n_takes_3_arguments_n_items_stream_y { char
 #if !defined(__cplusplus) && !defined(KSTUB_PLAIN_CALLS) && defined(__STDC_VERSION__) && __STDC_VERSION__ >= 201112L
 #if defined(KS__ARG_TAGS)
 struct no_instance_of_bench_fill_takes_these_argument_types_its_instances_bench_fill_float_bench_fill_int { char ks__never; };
-KS__VALUE_STRUCT(kernel_bench_fill_parameter_n_needs_int);
 #endif
+KS__VALUE_STRUCT(kernel_bench_fill_parameter_n_needs_int);
 #if defined(KS__COUNT_TAGS)
 extern const struct bench_fill_takes_4_arguments_launch_y_v_n { char ks__never; } bench_fill_takes_4_arguments_launch_y_v_n;
 #else

@@ -4,7 +4,7 @@
 /* max-lines: 10 */
 /* clang-max-lines: 10 */
 /* clang-c99-max-lines: 14 */
-/* names gcc c11: float4 */
+/* names gcc c11: variable_g_vec_needs_float4 | float3 */
 /* names clang c11: float3 | variable_g_vec_needs_float4 */
 /* A device variable's value of another struct type: one error, at the value. */
 #include "abi_globals.kstub.h"

@@ -687,30 +687,13 @@ ks_status odd_names_nodes_set(ks_graph_exec           ks__exec,
 /* clang: the types a pointer argument of another type is reported against
  * (KS_ARG_TYPE_CHECK in kstub_types.h); never used for a value. */
 KS__ARG_STRUCTS(kernel_fill_parameter_out_needs_float_pointer);
-KS__VALUE_STRUCT(kernel_fill_parameter_value_needs_float);
-KS__VALUE_STRUCT(kernel_fill_parameter_n_needs_size_t);
-KS__VALUE_STRUCT(kernel_mixed_parameter_c_needs_char);
-KS__VALUE_STRUCT(kernel_mixed_parameter_d_needs_double);
-KS__VALUE_STRUCT(kernel_mixed_parameter_s_needs_short);
-KS__VALUE_STRUCT(kernel_mixed_parameter_i_needs_int64_t);
-KS__VALUE_STRUCT(kernel_mixed_parameter_b_needs_bool);
 KS__ARG_STRUCTS(kernel_mixed_parameter_in_needs_const_float_pointer);
 KS__ARG_STRUCTS(kernel_mixed_parameter_flags_needs_volatile_unsigned_int_pointer);
 KS__ARG_STRUCTS(kernel_mixed_parameter_table_needs_const_struct_Particle_pointer_const_pointer);
 KS__ARG_STRUCTS(kernel_physics_detail_step_parameter_p_needs_struct_Particle_pointer);
-KS__VALUE_STRUCT(kernel_physics_detail_step_parameter_dt_needs_float);
-KS__VALUE_STRUCT(kernel_physics_detail_step_parameter_n_needs_uint32_t);
 KS__ARG_STRUCTS(kernel_physics_clamp__floatp_float_float_parameter_x_needs_float_pointer);
-KS__VALUE_STRUCT(kernel_physics_clamp__floatp_float_float_parameter_lo_needs_float);
-KS__VALUE_STRUCT(kernel_physics_clamp__floatp_float_float_parameter_hi_needs_float);
 KS__ARG_STRUCTS(kernel_physics_clamp__intp_int_int_parameter_x_needs_int_pointer);
-KS__VALUE_STRUCT(kernel_physics_clamp__intp_int_int_parameter_lo_needs_int);
-KS__VALUE_STRUCT(kernel_physics_clamp__intp_int_int_parameter_hi_needs_int);
-KS__VALUE_STRUCT(kernel_odd_names_parameter_arg0_needs_int);
 KS__ARG_STRUCTS(kernel_odd_names_parameter_launch_needs_float_pointer);
-KS__VALUE_STRUCT(kernel_odd_names_parameter_args_needs_int);
-KS__VALUE_STRUCT(kernel_odd_names_parameter_stream_needs_int);
-KS__VALUE_STRUCT(kernel_odd_names_parameter_n_items_needs_long);
 KS__ARG_STRUCTS(kernel_odd_names_parameter_restrict__needs_const_char_pointer);
 #elif defined(KS__ARG_TYPEDEFS)
 /* Before C11: the same names as typedefs of the parameters' types, which the
@@ -724,6 +707,27 @@ typedef float * kernel_physics_clamp__floatp_float_float_parameter_x_needs_float
 typedef int * kernel_physics_clamp__intp_int_int_parameter_x_needs_int_pointer;
 typedef float * kernel_odd_names_parameter_launch_needs_float_pointer;
 typedef const char * kernel_odd_names_parameter_restrict__needs_const_char_pointer;
+#endif
+#if defined(KS__VALUE_TAGS)
+/* C11: the types a value argument of another type is reported against
+ * (KS_VALUE_CHECK in kstub_types.h); never used for a value. */
+KS__VALUE_STRUCT(kernel_fill_parameter_value_needs_float);
+KS__VALUE_STRUCT(kernel_fill_parameter_n_needs_size_t);
+KS__VALUE_STRUCT(kernel_mixed_parameter_c_needs_char);
+KS__VALUE_STRUCT(kernel_mixed_parameter_d_needs_double);
+KS__VALUE_STRUCT(kernel_mixed_parameter_s_needs_short);
+KS__VALUE_STRUCT(kernel_mixed_parameter_i_needs_int64_t);
+KS__VALUE_STRUCT(kernel_mixed_parameter_b_needs_bool);
+KS__VALUE_STRUCT(kernel_physics_detail_step_parameter_dt_needs_float);
+KS__VALUE_STRUCT(kernel_physics_detail_step_parameter_n_needs_uint32_t);
+KS__VALUE_STRUCT(kernel_physics_clamp__floatp_float_float_parameter_lo_needs_float);
+KS__VALUE_STRUCT(kernel_physics_clamp__floatp_float_float_parameter_hi_needs_float);
+KS__VALUE_STRUCT(kernel_physics_clamp__intp_int_int_parameter_lo_needs_int);
+KS__VALUE_STRUCT(kernel_physics_clamp__intp_int_int_parameter_hi_needs_int);
+KS__VALUE_STRUCT(kernel_odd_names_parameter_arg0_needs_int);
+KS__VALUE_STRUCT(kernel_odd_names_parameter_args_needs_int);
+KS__VALUE_STRUCT(kernel_odd_names_parameter_stream_needs_int);
+KS__VALUE_STRUCT(kernel_odd_names_parameter_n_items_needs_long);
 #endif
 #if defined(KS__COUNT_TAGS)
 extern const struct kernel_fill_takes_4_arguments_launch_out_value_n { char ks__never; } kernel_fill_takes_4_arguments_launch_out_value_n;

@@ -533,21 +533,25 @@ ks_status local_nodes_set(ks_graph_exec        ks__exec,
 #if defined(KS__ARG_TAGS)
 /* clang: the types a pointer argument of another type is reported against
  * (KS_ARG_TYPE_CHECK in kstub_types.h); never used for a value. */
+KS__ARG_STRUCTS(kernel_paint_parameter_all_needs_const_Color_pointer);
+#elif defined(KS__ARG_TYPEDEFS)
+/* Before C11: the same names as typedefs of the parameters' types, which the
+ * compiler's warning for a pointer of another type names. */
+typedef const Color * kernel_paint_parameter_all_needs_const_Color_pointer;
+#endif
+#if defined(KS__VALUE_TAGS)
+/* C11: the types a value argument of another type is reported against
+ * (KS_VALUE_CHECK in kstub_types.h); never used for a value. */
 KS__VALUE_STRUCT(kernel_paint_parameter_c_needs_Color);
 KS__VALUE_STRUCT(kernel_paint_parameter_a_needs_Act);
 KS__VALUE_STRUCT(kernel_paint_parameter_n_needs_nn_Norm);
 KS__VALUE_STRUCT(kernel_paint_parameter_k_needs_Layer_Kind);
 KS__VALUE_STRUCT(kernel_paint_parameter_l_needs_Layer);
-KS__ARG_STRUCTS(kernel_paint_parameter_all_needs_const_Color_pointer);
 KS__VALUE_STRUCT(kernel_tagged_parameter_t_needs_Tagged_Color_Act_Relu);
 KS__VALUE_STRUCT(kernel_tagged_parameter_m_needs_Holder_Mode);
 KS__VALUE_STRUCT(kernel_tagged_parameter_h_needs_Hidden);
 KS__VALUE_STRUCT(kernel_local_parameter_l_needs_Local);
 KS__VALUE_STRUCT(kernel_local_parameter_r_needs_struct_LocalRec);
-#elif defined(KS__ARG_TYPEDEFS)
-/* Before C11: the same names as typedefs of the parameters' types, which the
- * compiler's warning for a pointer of another type names. */
-typedef const Color * kernel_paint_parameter_all_needs_const_Color_pointer;
 #endif
 #if defined(KS__COUNT_TAGS)
 extern const struct kernel_paint_takes_7_arguments_launch_c_a_n_k_l_all { char ks__never; } kernel_paint_takes_7_arguments_launch_c_a_n_k_l_all;

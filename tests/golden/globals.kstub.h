@@ -286,23 +286,18 @@ ks_status ks__g_short_set_at(const char *ks__file, int ks__line, int ks__value, 
 /* clang: the types a pointer argument of another type is reported against
  * (KS_ARG_TYPE_CHECK in kstub_types.h); never used for a value. */
 KS__ARG_STRUCTS(kernel_apply_parameter_out_needs_float_pointer);
-KS__VALUE_STRUCT(kernel_apply_parameter_n_needs_int);
 KS__ARG_STRUCTS(variable_c_w_needs_const_float_pointer);
 KS__ARG_STRUCTS(variable_c_w_reads_into_float_pointer);
 KS__ARG_STRUCTS(variable_c_params_needs_const_struct_Params_pointer);
 KS__ARG_STRUCTS(variable_c_params_reads_into_struct_Params_pointer);
-KS__VALUE_STRUCT(variable_c_params_needs_struct_Params);
 KS__ARG_STRUCTS(variable_g_count_needs_const_unsigned_int_pointer);
 KS__ARG_STRUCTS(variable_g_count_reads_into_unsigned_int_pointer);
-KS__VALUE_STRUCT(variable_g_count_needs_unsigned_int);
 KS__ARG_STRUCTS(variable_g_grid_needs_const_float_pointer);
 KS__ARG_STRUCTS(variable_g_grid_reads_into_float_pointer);
 KS__ARG_STRUCTS(variable_m_ready_needs_const_int_pointer);
 KS__ARG_STRUCTS(variable_m_ready_reads_into_int_pointer);
-KS__VALUE_STRUCT(variable_m_ready_needs_int);
 KS__ARG_STRUCTS(variable_g_short_needs_const_int_pointer);
 KS__ARG_STRUCTS(variable_g_short_reads_into_int_pointer);
-KS__VALUE_STRUCT(variable_g_short_needs_int);
 #elif defined(KS__ARG_TYPEDEFS)
 /* Before C11: the same names as typedefs of the parameters' types, which the
  * compiler's warning for a pointer of another type names. */
@@ -319,6 +314,15 @@ typedef const int * variable_m_ready_needs_const_int_pointer;
 typedef int * variable_m_ready_reads_into_int_pointer;
 typedef const int * variable_g_short_needs_const_int_pointer;
 typedef int * variable_g_short_reads_into_int_pointer;
+#endif
+#if defined(KS__VALUE_TAGS)
+/* C11: the types a value argument of another type is reported against
+ * (KS_VALUE_CHECK in kstub_types.h); never used for a value. */
+KS__VALUE_STRUCT(kernel_apply_parameter_n_needs_int);
+KS__VALUE_STRUCT(variable_c_params_needs_struct_Params);
+KS__VALUE_STRUCT(variable_g_count_needs_unsigned_int);
+KS__VALUE_STRUCT(variable_m_ready_needs_int);
+KS__VALUE_STRUCT(variable_g_short_needs_int);
 #endif
 #if defined(KS__COUNT_TAGS)
 extern const struct kernel_apply_takes_3_arguments_launch_out_n { char ks__never; } kernel_apply_takes_3_arguments_launch_out_n;

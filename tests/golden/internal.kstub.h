@@ -278,6 +278,10 @@ typedef float * kernel_hidden_parameter_x_needs_float_pointer;
 typedef float * kernel_anon_parameter_x_needs_float_pointer;
 typedef float * kernel_visible_parameter_x_needs_float_pointer;
 #endif
+#if defined(KS__VALUE_TAGS)
+/* C11: the types a value argument of another type is reported against
+ * (KS_VALUE_CHECK in kstub_types.h); never used for a value. */
+#endif
 #if defined(KS__COUNT_TAGS)
 extern const struct kernel_hidden_takes_2_arguments_launch_x { char ks__never; } kernel_hidden_takes_2_arguments_launch_x;
 #else

@@ -466,19 +466,11 @@ ks_status halves_nodes_set(ks_graph_exec        ks__exec,
 #if defined(KS__ARG_TAGS)
 /* clang: the types a pointer argument of another type is reported against
  * (KS_ARG_TYPE_CHECK in kstub_types.h); never used for a value. */
-KS__VALUE_STRUCT(kernel_boxes_parameter_box_needs_struct_geo_Box);
 KS__ARG_STRUCTS(kernel_boxes_parameter_all_needs_const_struct_geo_Box_pointer);
 KS__ARG_STRUCTS(kernel_boxes_parameter_tree_needs_struct_geo_Node_pointer_pointer);
-KS__VALUE_STRUCT(kernel_boxes_parameter_mode_needs_geo_Mode);
-KS__VALUE_STRUCT(kernel_boxes_parameter_n_needs_int);
-KS__VALUE_STRUCT(kernel_bits_parameter_in_needs_union_geo_Bits);
 KS__ARG_STRUCTS(kernel_bits_parameter_out_needs_union_geo_Bits_pointer);
-KS__VALUE_STRUCT(kernel_bits_parameter_axis_needs_geo_Axis);
-KS__VALUE_STRUCT(kernel_halves_parameter_h_needs_ks_half);
 KS__ARG_STRUCTS(kernel_halves_parameter_h2_needs_const_ks_half2_pointer);
-KS__VALUE_STRUCT(kernel_halves_parameter_b_needs_ks_bfloat16);
 KS__ARG_STRUCTS(kernel_halves_parameter_b2_needs_ks_bfloat162_pointer);
-KS__VALUE_STRUCT(kernel_halves_parameter_a_needs_struct_Aligned);
 #elif defined(KS__ARG_TYPEDEFS)
 /* Before C11: the same names as typedefs of the parameters' types, which the
  * compiler's warning for a pointer of another type names. */
@@ -487,6 +479,18 @@ typedef struct geo_Node ** kernel_boxes_parameter_tree_needs_struct_geo_Node_poi
 typedef union geo_Bits * kernel_bits_parameter_out_needs_union_geo_Bits_pointer;
 typedef const ks_half2 * kernel_halves_parameter_h2_needs_const_ks_half2_pointer;
 typedef ks_bfloat162 * kernel_halves_parameter_b2_needs_ks_bfloat162_pointer;
+#endif
+#if defined(KS__VALUE_TAGS)
+/* C11: the types a value argument of another type is reported against
+ * (KS_VALUE_CHECK in kstub_types.h); never used for a value. */
+KS__VALUE_STRUCT(kernel_boxes_parameter_box_needs_struct_geo_Box);
+KS__VALUE_STRUCT(kernel_boxes_parameter_mode_needs_geo_Mode);
+KS__VALUE_STRUCT(kernel_boxes_parameter_n_needs_int);
+KS__VALUE_STRUCT(kernel_bits_parameter_in_needs_union_geo_Bits);
+KS__VALUE_STRUCT(kernel_bits_parameter_axis_needs_geo_Axis);
+KS__VALUE_STRUCT(kernel_halves_parameter_h_needs_ks_half);
+KS__VALUE_STRUCT(kernel_halves_parameter_b_needs_ks_bfloat16);
+KS__VALUE_STRUCT(kernel_halves_parameter_a_needs_struct_Aligned);
 #endif
 #if defined(KS__COUNT_TAGS)
 extern const struct kernel_boxes_takes_6_arguments_launch_box_all_tree_mode_n { char ks__never; } kernel_boxes_takes_6_arguments_launch_box_all_tree_mode_n;

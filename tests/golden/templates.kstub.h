@@ -575,17 +575,11 @@ ks_status rows_nodes_set(ks_graph_exec        ks__exec,
 /* clang: the types a pointer argument of another type is reported against
  * (KS_ARG_TYPE_CHECK in kstub_types.h); never used for a value. */
 KS__ARG_STRUCTS(kernel_scale_float_4_parameter_x_needs_float_pointer);
-KS__VALUE_STRUCT(kernel_scale_float_4_parameter_a_needs_float);
-KS__VALUE_STRUCT(kernel_scale_float_4_parameter_tile_needs_struct_Tile_float_4);
 KS__ARG_STRUCTS(kernel_scale_d2_parameter_x_needs_double_pointer);
-KS__VALUE_STRUCT(kernel_scale_d2_parameter_a_needs_double);
-KS__VALUE_STRUCT(kernel_scale_d2_parameter_tile_needs_struct_Tile_double_2);
 KS__ARG_STRUCTS(kernel_choose_true_parameter_x_needs_float_pointer);
 KS__ARG_STRUCTS(kernel_choose_false_parameter_x_needs_float_pointer);
-KS__VALUE_STRUCT(kernel_tagged_parameter_n_needs_int);
 KS__ARG_STRUCTS(kernel_rows_parameter_m_needs_float_arr8_pointer);
 KS__ARG_STRUCTS(kernel_rows_parameter_cube_needs_const_int_arr2_4_pointer);
-KS__VALUE_STRUCT(kernel_rows_parameter_nrows_needs_int);
 #elif defined(KS__ARG_TYPEDEFS)
 /* Before C11: the same names as typedefs of the parameters' types, which the
  * compiler's warning for a pointer of another type names. */
@@ -595,6 +589,16 @@ typedef float * kernel_choose_true_parameter_x_needs_float_pointer;
 typedef float * kernel_choose_false_parameter_x_needs_float_pointer;
 typedef float_arr8 * kernel_rows_parameter_m_needs_float_arr8_pointer;
 typedef const int_arr2_4 * kernel_rows_parameter_cube_needs_const_int_arr2_4_pointer;
+#endif
+#if defined(KS__VALUE_TAGS)
+/* C11: the types a value argument of another type is reported against
+ * (KS_VALUE_CHECK in kstub_types.h); never used for a value. */
+KS__VALUE_STRUCT(kernel_scale_float_4_parameter_a_needs_float);
+KS__VALUE_STRUCT(kernel_scale_float_4_parameter_tile_needs_struct_Tile_float_4);
+KS__VALUE_STRUCT(kernel_scale_d2_parameter_a_needs_double);
+KS__VALUE_STRUCT(kernel_scale_d2_parameter_tile_needs_struct_Tile_double_2);
+KS__VALUE_STRUCT(kernel_tagged_parameter_n_needs_int);
+KS__VALUE_STRUCT(kernel_rows_parameter_nrows_needs_int);
 #endif
 #if defined(KS__COUNT_TAGS)
 extern const struct kernel_scale_float_4_takes_4_arguments_launch_x_a_tile { char ks__never; } kernel_scale_float_4_takes_4_arguments_launch_x_a_tile;
