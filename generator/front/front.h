@@ -44,6 +44,12 @@ typedef struct ks_session {
     size_t nowned;
     size_t nuser;              /* the last nuser args: the input's own -I DIR, -D, -U */
     ks_prelude prelude;        /* used by this parse when prelude.fd >= 0 */
+    int local_decls;           /* set before opening: the unit's cursor lists the declarations
+                                  the parse handed over, in that order, the specializations
+                                  instantiated included (walk.c reads explicit instantiations
+                                  from them), not the translation unit's own */
+    int quiet;                 /* set before opening: a parse again of what a parse before
+                                  reported (errors in bodies not reported twice) */
 } ks_session;
 
 /* Parses opts->input device-side, as nvcc's device pass sees it; text, when

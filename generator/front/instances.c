@@ -145,7 +145,7 @@ static char *pack_text(CXCursor spec, CXCursor tmpl, int i)
 /* A specialization's template arguments as an explicit instantiation would
  * write them: "float, 4", "true", "Op::Add", "matmul_naive", "&table". NULL
  * when an argument is of a kind kstub cannot spell (a pack, a template). */
-static char *template_args_text(CXCursor spec, int *bad)
+char *ks__template_args_text(CXCursor spec, int *bad)
 {
     int n = clang_Cursor_getNumTemplateArguments(spec);
     CXCursor tmpl = clang_getSpecializedCursorTemplate(spec);
@@ -254,7 +254,7 @@ void ks__handle_reference(walk_ctx *w, CXCursor ref)
         return;
     note_host_used(w, tmpl);
     int bad;
-    char *args = template_args_text(ref, &bad);
+    char *args = ks__template_args_text(ref, &bad);
     if (!args) {
         char *q = ks_qualified_name(ref);
         if (ks__skipped(w, q, NULL, ref)) {
@@ -496,7 +496,14 @@ void ks__handle_instantiation(walk_ctx *w, CXCursor typedef_cursor)
         return;
     CXCursor fn = clang_getNullCursor();
     clang_visitChildren(typedef_cursor, find_decl_ref, &fn);
-    if (clang_Cursor_isNull(fn) || !ks_cursor_is_kernel(fn))
+    ks__instantiated(w, idx, fn);
+}
+
+/* The specialization \p fn the Nth explicit instantiation defines: a kernel
+ * of its own, when the template is one. */
+void ks__instantiated(walk_ctx *w, size_t idx, CXCursor fn)
+{
+    if (clang_Cursor_isNull(fn) || clang_getCursorKind(fn) != CXCursor_FunctionDecl || !ks_cursor_is_kernel(fn))
         return;                      /* an instantiation of some other function template */
     free(w->inst_used_by[idx]);
     w->inst_used_by[idx] = ks_qualified_name(fn);

@@ -349,8 +349,10 @@ static int report_diagnostics(const ks_session *s, int print)
 /* The session whose translation unit used the prelude, for ks_session_prelude_files. */
 static const ks_session *prelude_session;
 
-/* KSTUB_DEBUG_PCH=1 says "parse N" for each parse of the input (a test
- * counts them: a file with errors of its own is parsed once). */
+/* KSTUB_DEBUG_PCH=1 says "parse N" for each parse of the input, a parse
+ * again included (tests count them: a file with errors of its own is
+ * parsed once, one with explicit instantiations once where oneparse.c
+ * can read them from that parse). */
 static void count_parse(const char *how)
 {
     static unsigned parses;
@@ -479,7 +481,7 @@ static int parse_with_prelude(ks_session *s, const char *text, size_t len, struc
     }
     args[n++] = "-include-pch";
     args[n++] = s->prelude.pch_arg;
-    s->index = clang_createIndex(0, 0);
+    s->index = clang_createIndex(s->local_decls, 0);
     count_parse("with the prelude");
     enum CXErrorCode ec = clang_parseTranslationUnit2(s->index, opts->input, args, (int)n, unsaved, nunsaved,
                                                       flags, &s->tu);
@@ -527,8 +529,8 @@ static int parse(ks_session *s, const char *scan, size_t scan_len, struct CXUnsa
     const ks_options *opts = s->opts;
     int pre = parse_with_prelude(s, scan, scan_len, unsaved, nunsaved, flags);
     if (pre == PRELUDE_USED)
-        return report_diagnostics(s, 1) ? -1 : 0;
-    s->index = clang_createIndex(0, 0);
+        return report_diagnostics(s, s->quiet ? 2 : 1) ? -1 : 0;
+    s->index = clang_createIndex(s->local_decls, 0);
     count_parse("without the prelude");
     enum CXErrorCode ec = clang_parseTranslationUnit2(s->index, opts->input, s->args, (int)s->nargs,
                                                       unsaved, nunsaved, flags, &s->tu);
@@ -538,7 +540,7 @@ static int parse(ks_session *s, const char *scan, size_t scan_len, struct CXUnsa
         ks_prelude_close(&s->prelude);
         return -1;
     }
-    int errors = report_diagnostics(s, 1);
+    int errors = report_diagnostics(s, s->quiet ? 2 : 1);
     /* The prelude failed where a parse without it succeeds: the entry was
      * at fault (another libclang's, stale headers, damage libclang found). */
     if (pre == PRELUDE_REFUSED && errors == 0)
@@ -671,8 +673,11 @@ static void debug_args(const ks_session *s)
 
 int ks_session_open(ks_session *s, const ks_options *opts, const char *text, size_t len)
 {
+    int local_decls = s->local_decls, quiet = s->quiet;
     memset(s, 0, sizeof *s);
     s->opts = opts;
+    s->local_decls = local_decls;
+    s->quiet = quiet;
     s->prelude.fd = s->prelude.dirfd = -1;
     if (build_args(s) != 0)
         return -1;
@@ -706,6 +711,7 @@ static int reparse(ks_session *s, const char *text, size_t len, int print)
     const char *compat = ks_compat_header(&clen);
     struct CXUnsavedFile unsaved[2] = {{KS_COMPAT_PATH, compat, (unsigned long)clen},
                                        {s->opts->input, text, (unsigned long)len}};
+    count_parse("again, with what kstub writes in");
     int rc = clang_reparseTranslationUnit(s->tu, 2, unsaved, clang_defaultReparseOptions(s->tu));
     if (rc != 0) {
         ks_error_at(s->opts->input, 0, 0, "libclang could not parse the file again (error %d)", rc);

@@ -60,8 +60,10 @@ static int is_definition(walk_ctx *w, CXCursor fn)
 
 static enum CXChildVisitResult visit(CXCursor c, CXCursor parent, CXClientData data)
 {
-    (void)parent;
     walk_ctx *w = data;
+    if (ks__oneparse_hidden(w, c, parent))
+        return CXChildVisit_Continue;
+    ks__oneparse_fire(w, c, 0);
     CXSourceLocation loc = clang_getCursorLocation(c);
     if (clang_Location_isInSystemHeader(loc))
         return CXChildVisit_Continue;
@@ -191,27 +193,38 @@ static void check_skips(walk_ctx *w)
  * and on the same line (so no line or earlier column moves). The cast
  * picks the right overload; RET is the return type as written (a host
  * function template returning int is instantiated the same way). */
-static char *inject_instantiations(const ks_source *src, const ks_explicit_inst *in, size_t n,
+static char *inject_instantiations(const char *text, size_t size, const ks_explicit_inst *in, size_t n,
                                    const ks_class_inst *cls, size_t ncls)
 {
     ks_buf out = {0};
     size_t copied = 0;
     for (size_t i = 0, c = 0; i < n || c < ncls;) {
         if (c < ncls && (i == n || cls[c].end < in[i].end)) {
-            ks_buf_put(&out, src->text + copied, cls[c].end - copied);
+            ks_buf_put(&out, text + copied, cls[c].end - copied);
             char *alias = ks_classinst_inject(&cls[c], c);
             ks_buf_puts(&out, alias);
             free(alias);
             copied = cls[c++].end;
             continue;
         }
-        ks_buf_put(&out, src->text + copied, in[i].end - copied);
+        ks_buf_put(&out, text + copied, in[i].end - copied);
         ks_buf_printf(&out, " typedef decltype(static_cast<%s (*)(%s)>(&%s<%s>)) kstub_i%zu;",
                       in[i].ret, in[i].params, in[i].qname, in[i].args, i);
         copied = in[i++].end;
     }
-    ks_buf_put(&out, src->text + copied, src->size - copied);
+    ks_buf_put(&out, text + copied, size - copied);
     return ks_buf_take(&out);
+}
+
+/* The search for launches, which passes each explicit instantiation's
+ * place as the reference written there would (oneparse.c). */
+static enum CXChildVisitResult find_launches(CXCursor c, CXCursor parent, CXClientData data)
+{
+    walk_ctx *w = data;
+    if (ks__oneparse_hidden(w, c, parent))
+        return CXChildVisit_Continue;
+    ks__oneparse_fire(w, c, 1);
+    return ks__find_launches(c, parent, data);
 }
 
 /* Everything the walk holds besides the model, freed once. */
@@ -237,6 +250,7 @@ static void walk_ctx_free(walk_ctx *w)
     for (size_t i = 0; i < w->ninst; i++)
         free(w->inst_used_by[i]);
     free(w->inst_used_by);
+    free(w->inst_spec);
     ks_explicit_inst_free(w->inst, w->ninst);
     ks_class_inst_free(w->cls, w->ncls);
     for (size_t i = 0; i < w->nlbs; i++) {
@@ -270,7 +284,9 @@ static void walk_unit(walk_ctx *w, const ks_source *src, const char *base, int e
 {
     CXCursor root = clang_getTranslationUnitCursor(w->s.tu);
     clang_visitChildren(root, visit, w);
-    clang_visitChildren(root, ks__find_launches, w);
+    ks__oneparse_fire(w, clang_getNullCursor(), 0);
+    clang_visitChildren(root, find_launches, w);
+    ks__oneparse_fire(w, clang_getNullCursor(), 1);
     ks__check_headers_used(w);
     if (ks_error_count() == errors_before) {
         char *members = ks_classinst_references(&w->s, src, w->cls, w->ncls);
@@ -300,7 +316,7 @@ int ks_parse(const ks_options *opts, ks_model *model)
         ks_error_at(opts->input, 0, 0, "cannot open: %s", ks_file_error());
         return -1;
     }
-    free(text);
+    w.s.local_decls = !opts->skip_bodies && ks__oneparse_hint(text, text_size);
     w.s.opts = opts;
     w.cuda_real = opts->cuda_path ? realpath(opts->cuda_path, NULL) : NULL;
     if (opts->kernels_in == KS_KERNELS_NAMED)
@@ -311,7 +327,7 @@ int ks_parse(const ks_options *opts, ks_model *model)
      * references written in. */
     ks_source src;
     memset(&src, 0, sizeof src);
-    char *injected = NULL;
+    char *injected = NULL, *again = NULL;   /* again: libclang may read it until the end */
     if (ks_error_count() == errors_before && ks_session_open(&w.s, opts, NULL, 0) == 0) {
         CXFile main = clang_getFile(w.s.tu, opts->input);
         if (!main || ks_source_load(&src, w.s.tu, main) != 0)
@@ -324,8 +340,26 @@ int ks_parse(const ks_options *opts, ks_model *model)
         w.inst_used_by = ks_xmalloc((w.ninst + 1) * sizeof *w.inst_used_by);
         memset(w.inst_used_by, 0, (w.ninst + 1) * sizeof *w.inst_used_by);
         w.ncls = ks_source_class_instantiations(&src, &w.cls);
-        if (w.ninst || w.ncls) {
-            injected = inject_instantiations(&src, w.inst, w.ninst, w.cls, w.ncls);
+        if (w.ninst || w.ncls)
+            injected = inject_instantiations(src.text, src.size, w.inst, w.ninst, w.cls, w.ncls);
+        if (ks__oneparse_match(&w)) {
+            ks_prelude_debug("explicit instantiations: read from the first parse");
+        } else if (w.s.local_decls) {
+            /* the walk reads a unit that lists its own declarations */
+            ks_prelude_debug("explicit instantiations: %s", injected ? "parse again with references "
+                             "written in" : "none; parse again as the walk reads");
+            ks_session_close(&w.s);
+            w.s.quiet = 1;
+            /* from the file's text: the parse's has its leading includes
+             * blanked (the prelude holds them), at the same offsets */
+            if (injected && text_size == src.size)
+                again = inject_instantiations(text, text_size, w.inst, w.ninst, w.cls, w.ncls);
+            if ((injected && !again) ||
+                ks_session_open(&w.s, opts, again, again ? strlen(again) : 0) != 0)
+                if (ks_error_count() == errors_before)
+                    ks_error_at(opts->input, 0, 0, "libclang could not parse the file again");
+        } else if (injected) {
+            ks_prelude_debug("explicit instantiations: parse again with references written in");
             ks_session_reparse_quiet(&w.s, injected, strlen(injected));
         }
     }
@@ -338,5 +372,7 @@ int ks_parse(const ks_options *opts, ks_model *model)
     walk_ctx_free(&w);
     ks_source_free(&src);
     free(injected);
+    free(again);
+    free(text);
     return ks_error_count() == errors_before ? 0 : -1;
 }

@@ -26,6 +26,10 @@ typedef struct walk_ctx {
     size_t ntemplates;
     ks_explicit_inst *inst;      /* explicit instantiations, kstub_i0, kstub_i1, ... */
     char **inst_used_by;         /* per instantiation: the template kernel, once seen */
+    CXCursor *inst_spec;         /* per instantiation: its specialization, read from the first
+                                    parse (oneparse.c); NULL when the input was parsed again */
+    size_t nspec;                /* (the input's instantiations: a header's come later) */
+    size_t fired[2];             /* how many the visit and the search for launches passed */
     size_t ninst;
     ks_class_inst *cls;          /* "template class X<...>;", kstub_c0, kstub_c1, ... (classinst.c) */
     size_t ncls;
@@ -93,5 +97,29 @@ enum CXChildVisitResult ks__find_launches(CXCursor c, CXCursor parent, CXClientD
 void ks__note_uninstantiated(walk_ctx *w);
 int ks__header_instantiations(walk_ctx *w, const char *base, size_t base_len, const char *members);
 void ks__check_headers_used(walk_ctx *w);
+
+/* The specialization the Nth explicit instantiation defines (a kernel of
+ * its own when the template is one). */
+void ks__instantiated(walk_ctx *w, size_t idx, CXCursor fn);
+/* A specialization's template arguments as an explicit instantiation would
+ * write them, or NULL (*bad: the argument kstub cannot spell). */
+char *ks__template_args_text(CXCursor spec, int *bad);
+
+/* ---- oneparse.c: explicit instantiations read from the first parse ---- */
+/* Whether the text may hold an explicit instantiation ("template" not
+ * followed by '<'): then the parse lists its declarations as handed over
+ * (ks_session.local_decls). Only a guess: a wrong one costs a parse. */
+int ks__oneparse_hint(const char *text, size_t len);
+/* 1 when every explicit instantiation of the input is matched to its
+ * specialization among those declarations (w->inst_spec); 0: parse again. */
+int ks__oneparse_match(walk_ctx *w);
+/* Whether the visit of the unit passes over \p c: a specialization that
+ * only the list of declarations handed over shows (its place is the
+ * instantiation's, ks__oneparse_fire). */
+int ks__oneparse_hidden(walk_ctx *w, CXCursor c, CXCursor parent);
+/* What the reference written after each explicit instantiation (walk.c)
+ * would make the visit (launches 0) or the search for launches (1) do,
+ * for those that end before \p c (every one left, for a null cursor). */
+void ks__oneparse_fire(walk_ctx *w, CXCursor c, int launches);
 
 #endif /* KSTUB_WALKCTX_H */

@@ -819,6 +819,134 @@ START_TEST(file_with_errors_is_parsed_once)
 }
 END_TEST
 
+/* A file with explicit instantiations of function templates is parsed once
+ * where the specializations they define can be read from that parse
+ * (oneparse.c), and again with references written in where not; counted
+ * by KSTUB_DEBUG_PCH's "parse N of the input" lines. Either way its stubs
+ * are those of the two parses, which --skip-bodies still takes (its parse
+ * has bodies: the files have template kernels). */
+static void parses(const char *file, int want, const char *has)
+{
+    char *out;
+    int rc = run(&out, "cd '%s' && KSTUB_CACHE_DIR=cache KSTUB_DEBUG_PCH=1 '%s' '%s' --list", tmpdir, kstub, file);
+    ck_assert_msg(rc == 0, "%s", out);
+    ck_assert_msg(count(out, " of the input") == want, "%s: not parsed %d time(s):\n%s", file, want, out);
+    ck_assert_msg(want != 1 || !strstr(out, "explicit instantiations: parse again"), "%s", out);
+    ck_assert_msg(!has || strstr(out, has), "%s: no '%s':\n%s", file, has, out);
+    free(out);
+    rc = run(&out, "cd '%s' && KSTUB_CACHE_DIR=cache '%s' '%s' --list > once.txt 2>&1 && KSTUB_CACHE_DIR=cache "
+                   "'%s' '%s' --list --skip-bodies > twice.txt 2>&1 && diff once.txt twice.txt", tmpdir, kstub,
+             file, kstub, file);
+    ck_assert_msg(rc == 0, "%s: stubs differ from the two parses':\n%s", file, out);
+    free(out);
+}
+
+/* A file kstub parses, how many times, and a stub it lists. */
+typedef struct parse_case {
+    const char *name;
+    int parses;
+    const char *has;
+    const char *text;
+} parse_case;
+
+static const parse_case once_cases[] = {
+    /* two of one template, as bench/project.py's files have */
+    {"two.cu", 1, "fill___half(",
+     "#include <cuda_fp16.h>\n"
+     "template <typename T> __global__ void fill(T *p, T v, int n) { if (n) p[0] = v; }\n"
+     "template __global__ void fill<float>(float *, float, int);\n"
+     "template __global__ void fill<__half>(__half *, __half, int);\n"},
+    /* host code launches another specialization: it comes after, at the end */
+    {"launch.cu", 1, "k_int(",
+     "template <class T> __global__ void k(T *p) {}\n"
+     "template __global__ void k<float>(float *);\n"
+     "void go(int *p) { k<<<1, 1>>>(p); }\n"},
+    /* a host function template's instantiation is followed into its body */
+    {"host.cu", 1, "k_double(",
+     "template <class T> __global__ void k(T *p) {}\n"
+     "template <class T> void run(T *p) { k<<<1, 1>>>(p); }\n"
+     "template void run<double>(double *);\n"
+     "namespace ns {\n"
+     "template <class T> __global__ void k2(T *p) {}\n"
+     "template __global__ void k2<float>(float *);\n"
+     "}\n"},
+    /* declared, then defined: the specializations are where the definition
+     * is; a class template's member defined outside is followed by a launch */
+    {"decl.cu", 1, "k_int(",
+     "template <class T> __global__ void k(T *p);\n"
+     "template <class T> __global__ void k(T *p) {}\n"
+     "template __global__ void k<float>(float *);\n"
+     "template <class T> struct S { void f(T *p); };\n"
+     "template <class T> void S<T>::f(T *p) { k<<<1, 1>>>(p); }\n"
+     "void h(double *p) { S<double> s; s.f(p); }\n"
+     "void go(int *p) { k<<<1, 1>>>(p); }\n"},
+    /* no "template" but in a comment: no instantiation to look for */
+    {"plain.cu", 1, "k(",
+     "// a template kernel would go here\n__global__ void k(int *p) {}\n"},
+};
+
+/* Where reading them from the first parse is not shown to be exact, the
+ * file is parsed again with references written in. */
+static const parse_case again_cases[] = {
+    /* a class template's explicit instantiation: its members are read
+     * through references (a third parse, as before) */
+    {"cls.cu", 3, "k_int(",
+     "template <class T> __global__ void k(T *p) {}\n"
+     "template __global__ void k<float>(float *);\n"
+     "template <class T> struct S { void f(T *p) { k<<<1, 1>>>(p); } };\n"
+     "template struct S<int>;\n"},
+    /* the template defined after its instantiation: clang instantiates it
+     * at the end */
+    {"later.cu", 2, "k_float(",
+     "template <class T> __global__ void k(T *p);\n"
+     "template __global__ void k<float>(float *);\n"
+     "template <class T> __global__ void k(T *p) {}\n"},
+    /* two templates of one name */
+    {"over.cu", 2, "k_float(ks_launch launch, float *p, int n)",
+     "template <class T> __global__ void k(T *p) {}\n"
+     "template <class T> __global__ void k(T *p, int n) {}\n"
+     "template __global__ void k<float>(float *, int);\n"
+     "template __global__ void k<int>(int *);\n"},
+    /* arguments as written are not those clang spells */
+    {"expr.cu", 2, "k_64_p_2(",
+     "template <int N> __global__ void k(float *p) {}\n"
+     "template __global__ void k<(64 * 2)>(float *);\n"},
+    /* a header with declarations after the first instantiation (more.cuh) */
+    {"hdr.cu", 2, "other(",
+     "template <class T> __global__ void k(T *p) {}\n"
+     "template __global__ void k<float>(float *);\n"
+     "#include \"more.cuh\"\n"},
+    /* a wrong guess ("template" not followed by '<' in a string) costs a parse */
+    {"guess.cu", 2, "k(",
+     "const char *doc = \"template kernel\";\n__global__ void k(int *p) {}\n"},
+};
+
+static void parse_cases(const parse_case *c, size_t n)
+{
+    for (size_t i = 0; i < n; i++) {
+        put(c[i].name, c[i].text);
+        parses(c[i].name, c[i].parses, c[i].has);
+    }
+}
+
+START_TEST(explicit_instantiations_are_parsed_once)
+{
+    char cwd[4096];
+    ck_assert_ptr_nonnull(getcwd(cwd, sizeof cwd));
+    char *path = ks_xasprintf("%s/kernels/templates.cu", cwd);
+    parses(path, 1, "tmpl_axpy_double_2(");
+    free(path);
+    parse_cases(once_cases, sizeof once_cases / sizeof *once_cases);
+}
+END_TEST
+
+START_TEST(explicit_instantiations_are_parsed_again_where_needed)
+{
+    put("more.cuh", "__global__ void other(int *p) {}\n");
+    parse_cases(again_cases, sizeof again_cases / sizeof *again_cases);
+}
+END_TEST
+
 static Suite *pch_suite(void)
 {
     Suite *s = suite_create("pch");
@@ -860,6 +988,8 @@ static Suite *pch_suite(void)
     tcase_add_test(tc, system_header_edited_in_place_is_seen);
     tcase_add_test(tc, unwritable_directory_warns_and_builds_nothing);
     tcase_add_test(tc, file_with_errors_is_parsed_once);
+    tcase_add_test(tc, explicit_instantiations_are_parsed_once);
+    tcase_add_test(tc, explicit_instantiations_are_parsed_again_where_needed);
     suite_add_tcase(s, tc);
     return s;
 }
