@@ -298,12 +298,12 @@ static const variant variants[] = {
     {"kstub_default_stream", "kstub stub, default stream", stub_default, 0, 2},
     {"kstub_attrs", "kstub stub + ks_launch_attrs (priority, cuLaunchKernelEx)", stub_attrs, 0, 3},
     {"nvcc_triple_chevron", "nvcc <<<>>> (runtime API, user stream)", rt_launch, 1, -1},
-    /* Each run-time check on its own (KSTUB_CHECK); the trace goes to /dev/null (formatting and write). */
+    /* Each run-time check on its own (KSTUB_CHECK); the trace goes to /dev/null (formatting and write, to a file). */
     {"kstub_check_sync", "kstub stub, check sync (waits for each kernel)", stub_check_sync, 0, 1},
     {"kstub_check_pointers", "kstub stub, check pointers", stub_check_pointers, 0, 1},
     {"kstub_check_extents", "kstub stub, check extents (bench_args: y holds n)", stub_check_extents, 0, 1},
     {"kstub_check_nvtx", "kstub stub, check nvtx (no tool attached)", stub_check_nvtx, 0, 1},
-    {"kstub_check_trace", "kstub stub, check trace (to /dev/null)", stub_check_trace, 0, 1},
+    {"kstub_check_trace", "kstub stub, check trace (to a file)", stub_check_trace, 0, 1},
     /* Issue 23: the CUfunction of the current context, cached, by the driver alone (ratio: against raw
      * CUfunction; paired: against raw CUkernel, what it would replace). */
     {"raw_cached_function_by_handle", "cuCtxGetCurrent + cached CUfunction (key: handle; unsound)",
@@ -347,6 +347,14 @@ static void sync_all(void)
     CU_CHECK(cu.StreamSynchronize(NULL));
 }
 
+/* The check-trace variant's trace file (a regular one), removed at exit. */
+static char trace_path[] = "/tmp/kstub-bench-trace.XXXXXX";
+
+static void remove_trace(void)
+{
+    unlink(trace_path);
+}
+
 static void setup(FILE *meta)
 {
     CUdevice dev;
@@ -372,7 +380,16 @@ static void setup(FILE *meta)
         CU_CHECK(cu.LibraryGetKernel(&g.kn[k], lib, kernel_names[k]));
     }
     KS_CHECK(ks_image_load(&bench_kernels_kstub_image));
-    KS_CHECK(ks_trace_set_file("/dev/null"));
+    /* The trace goes to a regular file (libkstub refuses to trace into
+     * anything else, /dev/null included), removed at exit. */
+    int trace_fd = mkstemp(trace_path);
+    if (trace_fd < 0) {
+        perror("launch: mkstemp");
+        exit(1);
+    }
+    close(trace_fd);
+    atexit(remove_trace);
+    KS_CHECK(ks_trace_set_file(trace_path));
 
     CUdeviceptr dx, dy;
     CU_CHECK(cu.MemAlloc(&dx, NELEM * sizeof(float)));
