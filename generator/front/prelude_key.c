@@ -18,7 +18,9 @@
 
 #include "sha256.h"
 
-#define KS__PRELUDE_FORMAT "kstub prelude 3"   /* 3: keyed without the input's own -I/-D/-U that cannot change it */
+/* 3: keyed without the input's own -I/-D/-U that cannot change it;
+ * 4: the headers' template instantiations done when it is built */
+#define KS__PRELUDE_FORMAT "kstub prelude 4"
 
 /* ---- the key ------------------------------------------------------------------------------------- */
 
