@@ -32,6 +32,9 @@ typedef struct ks_prelude {
     const char **bargs;        /* the arguments it was built with: the parse's less the input's own
                                 * -I/-D/-U that cannot change it (pch.c) */
     size_t nbargs;
+    char *pch_name;            /* the PCH's file name in the cache directory, once open */
+    struct ks_prelude *base;   /* a layer's base (the prelude without leading includes), whose
+                                * PCH the layer's chains on; NULL for a whole prelude */
 } ks_prelude;
 
 typedef struct ks_session {
@@ -77,6 +80,9 @@ void ks_prelude_key(ks_prelude *p, const char *const *args, size_t nargs, const 
 /* p->key of the prelude built with those of the input's own arguments that
  * can change it (rel), from the base prelude's key in p->key. */
 void ks_prelude_variant_key(ks_prelude *p, const char *const *rel, size_t nrel);
+/* p->key of the layer of p's leading includes on the base prelude, from
+ * the whole prelude's key in p->key (the base found at descriptor fd). */
+void ks_prelude_layer_key(ks_prelude *p, int fd);
 /* The names p's files (and the compat header) could hold and the headers
  * their __has_include queries ask for, as the KEY.names text; -1 when a file
  * cannot be read. */

@@ -424,3 +424,17 @@ void ks_prelude_variant_key(ks_prelude *p, const char *const *rel, size_t nrel)
     }
     ks__sha256_final(&c, p->key);
 }
+
+/* The key of the layer of p's leading includes on the base prelude, from
+ * the key of the whole prelude of the same text: the base is found through
+ * the cache directory pinned at descriptor fd (pch.c). */
+void ks_prelude_layer_key(ks_prelude *p, int fd)
+{
+    ks__sha256_ctx c;
+    ks__sha256_init(&c);
+    put_str(&c, "whole", p->key, sizeof p->key);
+    char at[32];
+    int n = snprintf(at, sizeof at, "layer on descriptor %d", fd);
+    put_str(&c, "layer", at, (size_t)n);
+    ks__sha256_final(&c, p->key);
+}

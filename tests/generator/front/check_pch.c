@@ -258,23 +258,36 @@ END_TEST
 
 static char sample[PATH_MAX];             /* kernels/vector_ops.cu, absolute */
 
-/* The path of the one .pch (or .prelude) in the cache. */
-static char *entry_path(const char *suffix)
+/* The path of the .pch (or .prelude) of sample's base prelude (layer 0)
+ * or of the layer of its leading includes on it (layer 1): a layer's entry
+ * names its base in a "base NAME SIZE MTIME" line. */
+static char *entry_path_of(const char *suffix, int layer)
 {
     char *out;
-    ck_assert_int_eq(run(&out, "ls '%s'/cache/*%s", tmpdir, suffix), 0);
+    ck_assert_int_eq(run(&out, "cd '%s/cache' && for f in *.prelude; do if grep -aq '^base ' \"$f\"; then l=1; "
+                               "else l=0; fi; if [ $l = %d ]; then ls \"$PWD/${f%%.prelude}\"*%s; fi; done",
+                         tmpdir, layer, suffix), 0);
     char *nl = strchr(out, '\n');
-    if (nl)
-        *nl = '\0';
+    ck_assert_msg(out[0] == '/' && nl && !strchr(nl + 1, '/'), "not one entry:\n%s", out);
+    *nl = '\0';
     return out;
 }
 
-/* One run that must find the entry unusable and build it, then one that hits. */
+static char *entry_path(const char *suffix)
+{
+    return entry_path_of(suffix, 0);
+}
+
+/* One run that must find the base prelude's entry unusable and build it
+ * (and the layer on it again: the base it was built on is gone), then one
+ * that hits both. */
 static void expect_rebuilt(const char *why)
 {
     char *out;
     ck_assert_int_eq(gen(&out, sample, "again", ""), 0);
     ck_assert_msg(strstr(out, why) && strstr(out, "built"), "expected '%s' and a build:\n%s", why, out);
+    ck_assert_msg(strstr(out, "the base prelude the layer was built on has been replaced") &&
+                  strstr(out, "a layer on the base prelude"), "the layer not built again:\n%s", out);
     free(out);
     ck_assert_int_eq(run(&out, "cd '%s' && diff -r first again",
                          tmpdir), 0);
@@ -282,7 +295,7 @@ static void expect_rebuilt(const char *why)
     ck_assert_int_eq(gen(&out, sample, "again", ""), 0);
     ck_assert_msg(strstr(out, "hit") && !strstr(out, "built"), "not a hit after the rebuild:\n%s", out);
     free(out);
-    ck_assert_int_eq(cache_files(".pch"), 1);
+    ck_assert_int_eq(cache_files(".pch"), 2);        /* the base prelude and the layer on it */
 }
 
 /* A cache holding the one entry for sample, built once per run in main()
@@ -321,8 +334,8 @@ static void first_run(void)
     ck_assert_int_eq(gen(&out, sample, "first", ""), 0);
     ck_assert_msg(strstr(out, "hit") && !strstr(out, "built"), "%s", out);
     free(out);
-    ck_assert_int_eq(cache_files(".pch"), 1);
-    ck_assert_int_eq(cache_files(".prelude"), 1);
+    ck_assert_int_eq(cache_files(".pch"), 2);
+    ck_assert_int_eq(cache_files(".prelude"), 2);
     ck_assert_int_eq(cache_files(".tmp"), 0);
 }
 
@@ -373,12 +386,13 @@ END_TEST
  * can tell. */
 static void forge_entry(const char *data_path)
 {
-    char *meta = entry_path(".prelude"), *pch = entry_path(".pch");
+    /* The layer: the PCH the parse loads (the base is loaded through it). */
+    char *meta = entry_path_of(".prelude", 1), *pch = entry_path_of(".pch", 1);
     size_t msize, dsize;
     char *m = ks_read_file(meta, &msize), *d = ks_read_file(data_path, &dsize);
     ck_assert_ptr_nonnull(m);
     ck_assert_ptr_nonnull(d);
-    char *files = strstr(m + 80, "\nf ");
+    char *files = strstr(m + 80, "\nbase ");
     ck_assert_ptr_nonnull(files);
     const char *name = strrchr(pch, '/') + 1;
     char *payload = ks_xasprintf("pch %s\nsize %zu\nsum %016llx%s", name, dsize,
@@ -624,15 +638,16 @@ START_TEST(directories_share_one_prelude)
         snprintf(extra, sizeof extra, "-std=c++17 -I inc -I ../shared -DLOCAL_N=%d", i + 1);
         built += built_in(dirs[i], extra);
     }
-    ck_assert_int_eq(built, 1);
-    ck_assert_int_eq(cache_files(".pch"), 1);
-    /* Each of these reaches into the prelude: one more entry each. */
+    ck_assert_int_eq(built, 2);                       /* the base prelude and the <cuda_fp16.h> layer */
+    ck_assert_int_eq(cache_files(".pch"), 2);
+    /* Each of these reaches into the prelude: one more entry each, a whole
+     * prelude (what they change may be in the base's headers). */
     ck_assert_int_eq(built_in("sh", "-std=c++17 -I inc -I ../shared -DLOCAL_N=1"), 1);
     ck_assert_int_eq(built_in("ho", "-std=c++17 -I inc -I ../shared -DLOCAL_N=1 -D__CUDA_NO_HALF_OPERATORS__"), 1);
     ck_assert_int_eq(built_in("hc", "-std=c++17 -I inc -I ../shared -DLOCAL_N=1 -DCUDA_NO_HALF"), 1);
     ck_assert_int_eq(built_in("hu", "-std=c++17 -I inc -I ../shared -DLOCAL_N=1 -U__CUDA_NO_HALF_OPERATORS__"), 1);
     ck_assert_int_eq(built_in("inc_tbb", "-std=c++17 -I inc -I ../shared -DLOCAL_N=1"), 1);
-    ck_assert_int_eq(cache_files(".pch"), 6);
+    ck_assert_int_eq(cache_files(".pch"), 7);
     char *out;
     ck_assert_int_eq(run(&out, "grep -c '\"size\": 8' '%s/sh/cached/out.json'", tmpdir), 0);  /* the shadow's double */
     free(out);
@@ -644,9 +659,9 @@ START_TEST(directories_share_one_prelude)
         built += built_in(dirs[i], extra);
     }
     ck_assert_int_eq(built + built_in("sh", "-std=c++17 -I inc -I ../shared -DLOCAL_N=3"), 0);
-    /* The cache counts them: 6 built (misses), the other runs' lookups hits. */
+    /* The cache counts them: 7 built (misses), the other runs' lookups hits. */
     ck_assert_int_eq(run(&out, "KSTUB_CACHE_DIR='%s/cache' '%s' cache --stats", tmpdir, kstub), 0);
-    ck_assert_msg(strstr(out, ", misses 6 "), "%s", out);
+    ck_assert_msg(strstr(out, ", misses 7 "), "%s", out);
     free(out);
     ck_assert_int_eq(run(&out, "KSTUB_CACHE_DIR='%s/cache' '%s' cache --clear && KSTUB_CACHE_DIR='%s/cache' '%s' "
                                "cache --stats", tmpdir, kstub, tmpdir, kstub), 0);
@@ -672,7 +687,7 @@ START_TEST(standard_headers_lead_the_prelude)
     put("s1/k.cu", kernel);
     put("s2/k.cu", kernel);
     put("s3/k.cu", kernel);
-    ck_assert_int_eq(built_in("s1", "-std=c++17 -I inc -DLOCAL_SCALE=1"), 1);
+    ck_assert_int_eq(built_in("s1", "-std=c++17 -I inc -DLOCAL_SCALE=1"), 2);   /* base and layer */
     ck_assert_int_eq(built_in("s2", "-std=c++17 -I inc -DQZ_PROJECT_LEVEL=2"), 0);
     ck_assert_int_eq(built_in("s3", "-std=c++17 -I inc -DNDEBUG"), 1);
     char *out;
@@ -693,6 +708,37 @@ START_TEST(standard_headers_lead_the_prelude)
 }
 END_TEST
 
+/* Files that start with other lists of leading headers share the CUDA
+ * headers: one base prelude (the one a file without leading includes uses
+ * as it is) and, per list, a layer chained on it. With descriptor 1000
+ * taken (where a layer finds its base) a file gets a whole prelude of its
+ * own, as before layers. Every output is --no-cache's, byte for byte. */
+START_TEST(leading_lists_share_one_base)
+{
+    ck_assert_int_eq(run(NULL, "cd '%s' && mkdir -p a b c", tmpdir), 0);
+    put("a/k.cu", "#include <cstdio>\n__global__ void ka(int *p) { printf(\"%%d\\n\", *p); }\n");
+    put("b/k.cu", "#include <cuda_fp16.h>\n__global__ void kb(__half *h, float f) { *h = __float2half(f); }\n");
+    put("c/k.cu", "__global__ void kc(int *p, int n) { *p = n; }\n");
+    ck_assert_int_eq(built_in("a", "-std=c++17"), 2);   /* the base and <cstdio>'s layer */
+    ck_assert_int_eq(built_in("b", "-std=c++17"), 1);   /* <cuda_fp16.h>'s layer */
+    ck_assert_int_eq(built_in("c", "-std=c++17"), 0);   /* the base as it is */
+    char *out;
+    ck_assert_int_eq(run(&out, "cd '%s/cache' && grep -La '^base ' *.prelude | wc -l && "
+                               "grep -la '^base ' *.prelude | wc -l", tmpdir), 0);
+    ck_assert_str_eq(out, "1\n2\n");
+    free(out);
+    ck_assert_int_eq(run(&out, "cd '%s/a' && mkdir fd && cd fd && KSTUB_CACHE_DIR='%s/cache' KSTUB_DEBUG_PCH=1 "
+                               "bash -c 'exec 1000</dev/null; exec \"$0\" \"$@\"' "     /* sh has fds 0-9 only */
+                               "'%s' '%s/a/k.cu' -std=c++17 -o out --manifest out.json -MD 2>&1 && "
+                               "cmp out.h ../nocache/out.h && cmp out.c ../nocache/out.c && "
+                               "cmp out.json ../nocache/out.json && cmp out.d ../nocache/out.d",
+                         tmpdir, tmpdir, kstub, tmpdir), 0);
+    ck_assert_msg(strstr(out, "built") && !strstr(out, "layer"), "%s", out);
+    free(out);
+    ck_assert_int_eq(cache_files(".pch"), 4);
+}
+END_TEST
+
 START_TEST(racing_builders_build_once)
 {
     char *out;
@@ -703,10 +749,13 @@ START_TEST(racing_builders_build_once)
                  tmpdir, kstub, sample);
     ck_assert_int_eq(rc, 0);
     ck_assert_msg(strncmp(out, "0\n", 2) == 0 && !strstr(out, "DIFFER"), "%s", out);
-    ck_assert_msg(count(out, "prelude cache: built") == 1, "not one builder:\n%s", out);
-    ck_assert_int_eq(count(out, "hit"), 5);
+    /* One builder of the base prelude, one of the layer on it; the other
+     * five hit both. */
+    ck_assert_msg(count(out, "prelude cache: built") == 2 && count(out, "a layer on the base prelude") == 1,
+                  "not one builder of each:\n%s", out);
+    ck_assert_int_eq(count(out, "hit"), 10);
     free(out);
-    ck_assert_int_eq(cache_files(".pch"), 1);
+    ck_assert_int_eq(cache_files(".pch"), 2);
     ck_assert_int_eq(cache_files(".tmp"), 0);
     ck_assert_int_eq(run(&out, "cd '%s' && mkdir nc && cd nc && '%s' %s --no-cache -o r -MD && cmp r.h ../r1/r.h "
                                "&& cmp r.c ../r1/r.c && cmp r.d ../r1/r.d", tmpdir, kstub, sample), 0);
@@ -728,7 +777,7 @@ START_TEST(cache_turned_off)
     /* --cache-dir wins over KSTUB_CACHE_DIR. */
     ck_assert_int_eq(run(&out, "cd '%s' && KSTUB_CACHE_DIR=cache '%s' %s --cache-dir other -o c && "
                                "ls other | grep -c 'pch$'", tmpdir, kstub, sample), 0);
-    ck_assert_str_eq(out, "1\n");
+    ck_assert_str_eq(out, "2\n");
     free(out);
     ck_assert_int_eq(cache_files(""), 0);
 }
@@ -985,6 +1034,7 @@ static Suite *pch_suite(void)
     tcase_add_test(tc, relative_include_from_two_directories);
     tcase_add_test(tc, directories_share_one_prelude);
     tcase_add_test(tc, standard_headers_lead_the_prelude);
+    tcase_add_test(tc, leading_lists_share_one_base);
     tcase_add_test(tc, system_header_edited_in_place_is_seen);
     tcase_add_test(tc, unwritable_directory_warns_and_builds_nothing);
     tcase_add_test(tc, file_with_errors_is_parsed_once);
