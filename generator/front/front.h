@@ -93,6 +93,19 @@ int ks_prelude_names(const ks_prelude *p, ks_buf *out);
 size_t ks_prelude_relevant_args(const ks_prelude *p, const char *names, const char *const *user, size_t nuser,
                                 const char **out);
 
+/* ---- prelude_layer.c: a layer on the base prelude (pch.c's helper) ---- */
+/* The descriptor a layer finds its base's directory at: "/proc/self/fd/1000/NAME". */
+#define KS_PRELUDE_BASE_DIR_FD 1000
+/* The cache directory dirfd at KS_PRELUDE_BASE_DIR_FD: 0, or -1 when that
+ * descriptor is another file's or cannot be had. */
+int ks_prelude_pin_dir(int dirfd);
+/* The line a layer's entry names its base by ("base NAME SIZE MTIME"),
+ * from p->base's open PCH; NULL when p has no base. */
+char *ks_prelude_base_line(const ks_prelude *p);
+/* The entry payload's base, if any, is p's base as it is now: 0, or -1
+ * with *why. */
+int ks_prelude_check_base(const ks_prelude *p, const char *payload, const char **why);
+
 /* ---- pch.c: the prelude cache (the session's private helper) ---- */
 #define KS_PRELUDE_PATH "/__kstub__/prelude.cu"
 /* The input's leading "#include <name>" lines (only blank lines and comments

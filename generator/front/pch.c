@@ -96,65 +96,6 @@ void ks_prelude_debug(const char *fmt, ...)
     free(msg);
 }
 
-/* ---- the input's leading includes ----------------------------------------------------------- */
-
-/*
- * Headers a file's leading includes may bring into the prelude: the C and
- * C++ standard library's and the CUDA toolkit's. Precompiling them is
- * equivalent to the file's own includes when nothing comes before them but
- * the implicit prelude (blank lines and comments only): the parse with the
- * prelude reads the file with those directives blanked (session.c), so the
- * preprocessor and the parser see the same tokens in the same order and
- * state as without it, guarded header or not (libstdc++'s <cstdio> has no
- * controlling macro). What could still differ is keyed (prelude_key.c): a
- * -I that shadows a header the prelude opened, a -D/-U of a name its
- * headers mention (NDEBUG for <cassert>), every other option; and the
- * entry's headers are checked unchanged before use. Quoted includes never
- * qualify (they search the input's directory first), nor project headers
- * (they change as the project is edited: each edit would rebuild the
- * prelude).
- */
-static const char *const leading_ok[] = {
-    /* CUDA toolkit */
-    "cuda_fp16.h", "cuda_bf16.h", "cuda_fp8.h", "cuda_fp6.h", "cuda_fp4.h",
-    "cooperative_groups.h", "cuda.h", "cuda_runtime.h", "cuda_runtime_api.h",
-    "vector_types.h", "vector_functions.h", "mma.h", "cuda_pipeline.h", "cuda_awbarrier.h",
-    "device_launch_parameters.h", "curand_kernel.h", "math_constants.h", "cuComplex.h",
-    /* C++ standard library */
-    "algorithm", "any", "array", "atomic", "bit", "bitset", "cassert", "cctype", "cerrno", "cfenv",
-    "cfloat", "charconv", "chrono", "cinttypes", "climits", "clocale", "cmath", "compare",
-    "complex", "concepts", "condition_variable", "cstdarg", "cstddef", "cstdint", "cstdio",
-    "cstdlib", "cstring", "ctime", "cwchar", "cwctype", "deque", "exception", "functional",
-    "initializer_list", "iomanip", "ios", "iosfwd", "iostream", "istream", "iterator", "limits",
-    "list", "map", "memory", "mutex", "new", "numeric", "optional", "ostream", "queue", "random",
-    "ratio", "set", "sstream", "stack", "stdexcept", "string", "string_view", "system_error",
-    "thread", "tuple", "type_traits", "typeinfo", "unordered_map", "unordered_set", "utility",
-    "variant", "vector",
-    /* C standard library */
-    "assert.h", "ctype.h", "errno.h", "float.h", "inttypes.h", "limits.h", "math.h", "stdarg.h",
-    "stdbool.h", "stddef.h", "stdint.h", "stdio.h", "stdlib.h", "string.h", "time.h",
-};
-
-static int leading_allowed(const char *name, size_t n)
-{
-    for (size_t i = 0; i < sizeof leading_ok / sizeof *leading_ok; i++)
-        if (strlen(leading_ok[i]) == n && memcmp(leading_ok[i], name, n) == 0)
-            return 1;
-    return 0;
-}
-
-size_t ks_prelude_leading(const char *t, size_t len, char ***names, char *blanked)
-{
-    return ks_source_leading_includes(t, len, leading_allowed, names, blanked);
-}
-
-void ks_prelude_names_free(char **names, size_t n)
-{
-    for (size_t i = 0; i < n; i++)
-        free(names[i]);
-    free(names);
-}
-
 /* ---- the checksum of a PCH's bytes ------------------------------------------------------------ */
 
 /*
@@ -333,85 +274,6 @@ static int check_stamps(const ks_prelude *p, const char *payload, const char **w
     return 0;
 }
 
-/* ---- layers ------------------------------------------------------------------------------------- */
-
-/*
- * A file's leading includes make a layer, not a whole prelude: a PCH
- * chained on the base prelude (the one without leading includes, which a
- * file with none uses as it is), holding only what those headers add. The
- * CUDA headers are then precompiled once for a project, however many lists
- * of leading headers its files start with: a layer takes 0.2-0.3 s to
- * build where a whole prelude takes 1.5 s (docs/performance.md).
- *
- * clang records the base in the layer by the path it was loaded from and
- * opens it by that path again when the layer is used. That path is
- * "/proc/self/fd/1000/NAME": the verified cache directory's descriptor,
- * pinned at 1000 in the process that builds the layer and in each that
- * uses it, so the name is looked up in the directory that was checked (as
- * every entry is), never through its path again. Where 1000 is taken by
- * something else, or beyond the process's limit, files get whole preludes
- * as before. The layer's entry names its base's PCH and that file's size and
- * modification time: a base rebuilt or replaced since makes the layer a
- * miss, and it is built again on the base now in place. Its file list is
- * the base's followed by its own, so depfiles, the header stamps and the
- * names an -I or -D is checked against cover both.
- */
-#define KS__BASE_DIR_FD 1000
-
-/* The cache directory at KS__BASE_DIR_FD: 0, or -1 when that descriptor is
- * another file's or cannot be had. */
-static int pin_dir(int dirfd)
-{
-    struct stat a, b;
-    if (fstat(dirfd, &a) != 0)
-        return -1;
-    if (fcntl(KS__BASE_DIR_FD, F_GETFD) != -1)
-        return fstat(KS__BASE_DIR_FD, &b) == 0 && a.st_dev == b.st_dev && a.st_ino == b.st_ino ? 0 : -1;
-    if (errno != EBADF)
-        return -1;
-    return dup3(dirfd, KS__BASE_DIR_FD, O_CLOEXEC) == KS__BASE_DIR_FD ? 0 : -1;
-}
-
-/* The open base PCH's stamp as clang checks an imported PCH: its size and
- * modification time (its bytes are the checksum its name holds, verified
- * when the base is looked up). A copy that keeps times (cp -a, a restored
- * CI cache) keeps its layers. */
-static int fd_stamp(int fd, char *out, size_t cap)
-{
-    struct stat sb;
-    if (fstat(fd, &sb) != 0)
-        return -1;
-    snprintf(out, cap, "%lld %lld.%09ld", (long long)sb.st_size, (long long)sb.st_mtim.tv_sec, sb.st_mtim.tv_nsec);
-    return 0;
-}
-
-/* The line a layer's entry records its base by: "base NAME STAMP". */
-static char *base_line(const ks_prelude *p)
-{
-    char st[160];
-    if (!p->base || !p->base->pch_name || fd_stamp(p->base->fd, st, sizeof st) != 0)
-        return NULL;
-    return ks_xasprintf("base %s %s", p->base->pch_name, st);
-}
-
-/* The entry's base, if any, is p's base as it is now: 0, or -1 with *why. */
-static int check_base(const ks_prelude *p, const char *payload, const char **why)
-{
-    const char *at = strstr(payload, "\nbase ");
-    if (!p->base) {
-        if (at)
-            *why = "the entry is a layer where a whole prelude is wanted";
-        return at ? -1 : 0;
-    }
-    char *want = base_line(p);
-    size_t n = want ? strlen(want) : 0;
-    int ok = want && at && strncmp(at + 1, want, n) == 0 && at[1 + n] == '\n';
-    free(want);
-    if (!ok)
-        *why = "the base prelude the layer was built on has been replaced";
-    return ok ? 0 : -1;
-}
-
 /* A hit: the entry and its PCH verified, the PCH open in p->fd. */
 static int lookup(ks_prelude *p, const char **why)
 {
@@ -428,7 +290,7 @@ static int lookup(ks_prelude *p, const char **why)
         free(payload);
         return -1;
     }
-    if (check_base(p, payload, why) != 0) {
+    if (ks_prelude_check_base(p, payload, why) != 0) {
         free(name);
         free(payload);
         return -1;
@@ -516,7 +378,7 @@ static int write_meta(ks_prelude *p, const char *pch_name, unsigned long long si
     ks_buf b = {0};
     ks_buf_printf(&b, "pch %s\nsize %llu\nsum %016llx\n", pch_name, size, sum);
     if (p->base) {
-        char *bl = base_line(p);
+        char *bl = ks_prelude_base_line(p);
         if (!bl) {
             free(ks_buf_take(&b));
             return -1;
@@ -597,7 +459,7 @@ static int build(ks_prelude *p, const char *const *args, size_t nargs, const cha
     bargs[nb++] = "-fpch-instantiate-templates";
     char *base_arg = NULL;
     if (p->base) {                          /* a layer: chained on the base's PCH */
-        base_arg = ks_xasprintf("/proc/self/fd/%d/%s", KS__BASE_DIR_FD, p->base->pch_name);
+        base_arg = ks_xasprintf("/proc/self/fd/%d/%s", KS_PRELUDE_BASE_DIR_FD, p->base->pch_name);
         bargs[nb++] = "-include-pch";
         bargs[nb++] = base_arg;
     }
@@ -865,7 +727,7 @@ int ks_prelude_open(ks_prelude *p, const ks_options *opts, const char *const *ar
     size_t nbase = nuser <= nargs ? nargs - nuser : nargs;
     ks_prelude_key(p, args, nbase, text);
     int rc;
-    if (nleading > 0 && pin_dir(p->dirfd) == 0) {
+    if (nleading > 0 && ks_prelude_pin_dir(p->dirfd) == 0) {
         /* A layer on the base prelude, built or found first. */
         ks_prelude *base = ks_xmalloc(sizeof *base);
         memset(base, 0, sizeof *base);
@@ -874,7 +736,7 @@ int ks_prelude_open(ks_prelude *p, const ks_options *opts, const char *const *ar
         ks_prelude_key(base, args, nbase, "");
         if (acquire(base, args, nbase, "") == 0) {
             p->base = base;
-            ks_prelude_layer_key(p, KS__BASE_DIR_FD);
+            ks_prelude_layer_key(p, KS_PRELUDE_BASE_DIR_FD);
         } else {
             base->dirfd = -1;
             ks_prelude_close(base);

@@ -1,7 +1,8 @@
 /*
  * prelude_key.c — what shapes a precompiled prelude (pch.c keeps the
- * cache): its key, and which of an input's own -I, -D and -U can change it.
- * Reads files and the environment; builds, loads and writes nothing.
+ * cache): its key, which of an input's own -I, -D and -U can change it, and
+ * which of its leading includes it may hold. Reads files and the
+ * environment; builds, loads and writes nothing.
  */
 #include "front.h"
 
@@ -437,4 +438,63 @@ void ks_prelude_layer_key(ks_prelude *p, int fd)
     int n = snprintf(at, sizeof at, "layer on descriptor %d", fd);
     put_str(&c, "layer", at, (size_t)n);
     ks__sha256_final(&c, p->key);
+}
+
+/* ---- the input's leading includes ----------------------------------------------------------- */
+
+/*
+ * Headers a file's leading includes may bring into the prelude: the C and
+ * C++ standard library's and the CUDA toolkit's. Precompiling them is
+ * equivalent to the file's own includes when nothing comes before them but
+ * the implicit prelude (blank lines and comments only): the parse with the
+ * prelude reads the file with those directives blanked (session.c), so the
+ * preprocessor and the parser see the same tokens in the same order and
+ * state as without it, guarded header or not (libstdc++'s <cstdio> has no
+ * controlling macro). What could still differ is keyed (prelude_key.c): a
+ * -I that shadows a header the prelude opened, a -D/-U of a name its
+ * headers mention (NDEBUG for <cassert>), every other option; and the
+ * entry's headers are checked unchanged before use. Quoted includes never
+ * qualify (they search the input's directory first), nor project headers
+ * (they change as the project is edited: each edit would rebuild the
+ * prelude).
+ */
+static const char *const leading_ok[] = {
+    /* CUDA toolkit */
+    "cuda_fp16.h", "cuda_bf16.h", "cuda_fp8.h", "cuda_fp6.h", "cuda_fp4.h",
+    "cooperative_groups.h", "cuda.h", "cuda_runtime.h", "cuda_runtime_api.h",
+    "vector_types.h", "vector_functions.h", "mma.h", "cuda_pipeline.h", "cuda_awbarrier.h",
+    "device_launch_parameters.h", "curand_kernel.h", "math_constants.h", "cuComplex.h",
+    /* C++ standard library */
+    "algorithm", "any", "array", "atomic", "bit", "bitset", "cassert", "cctype", "cerrno", "cfenv",
+    "cfloat", "charconv", "chrono", "cinttypes", "climits", "clocale", "cmath", "compare",
+    "complex", "concepts", "condition_variable", "cstdarg", "cstddef", "cstdint", "cstdio",
+    "cstdlib", "cstring", "ctime", "cwchar", "cwctype", "deque", "exception", "functional",
+    "initializer_list", "iomanip", "ios", "iosfwd", "iostream", "istream", "iterator", "limits",
+    "list", "map", "memory", "mutex", "new", "numeric", "optional", "ostream", "queue", "random",
+    "ratio", "set", "sstream", "stack", "stdexcept", "string", "string_view", "system_error",
+    "thread", "tuple", "type_traits", "typeinfo", "unordered_map", "unordered_set", "utility",
+    "variant", "vector",
+    /* C standard library */
+    "assert.h", "ctype.h", "errno.h", "float.h", "inttypes.h", "limits.h", "math.h", "stdarg.h",
+    "stdbool.h", "stddef.h", "stdint.h", "stdio.h", "stdlib.h", "string.h", "time.h",
+};
+
+static int leading_allowed(const char *name, size_t n)
+{
+    for (size_t i = 0; i < sizeof leading_ok / sizeof *leading_ok; i++)
+        if (strlen(leading_ok[i]) == n && memcmp(leading_ok[i], name, n) == 0)
+            return 1;
+    return 0;
+}
+
+size_t ks_prelude_leading(const char *t, size_t len, char ***names, char *blanked)
+{
+    return ks_source_leading_includes(t, len, leading_allowed, names, blanked);
+}
+
+void ks_prelude_names_free(char **names, size_t n)
+{
+    for (size_t i = 0; i < n; i++)
+        free(names[i]);
+    free(names);
 }
