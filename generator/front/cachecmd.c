@@ -131,6 +131,24 @@ static void cache_usage(FILE *f)
           f);
 }
 
+/* Whether the prelude entry of unit name (KEY.…) is a layer: its payload
+ * names a base prelude ("base NAME SIZE MTIME", pch.c), in the lines
+ * before its file list. */
+static int is_layer(int dirfd, const char *name)
+{
+    char entry[80], b[4096];
+    snprintf(entry, sizeof entry, "%.64s.prelude", name);
+    int fd = openat(dirfd, entry, O_RDONLY | O_NOFOLLOW | O_CLOEXEC | O_NONBLOCK);
+    if (fd < 0)
+        return 0;
+    ssize_t n = pread(fd, b, sizeof b - 1, 0);
+    close(fd);
+    b[n > 80 ? (size_t)n : 0] = '\0';
+    const char *base = n > 80 ? strstr(b + 80, "\nbase ") : NULL;
+    const char *files = n > 80 ? strstr(b + 80, "\nf ") : NULL;
+    return base && (!files || base < files);
+}
+
 static void human(char *out, size_t cap, unsigned long long b)
 {
     if (b >= (1ULL << 30))
@@ -206,11 +224,11 @@ int ks_cache_main(int argc, char **argv)
     char h1[32], h2[32];
     if (what == STATS) {
         unsigned long long pb = 0, nb = 0, ob = 0;
-        size_t np = 0, nn = 0, no = 0;
+        size_t np = 0, nn = 0, no = 0, nl = 0;
         for (size_t i = 0; i < l.n; i++) {
             const ks__cache_unit *u = &l.units[i];
             if (u->nprelude)
-                np++, pb += u->bytes;
+                np++, pb += u->bytes, nl += is_layer(dirfd, u->name);
             else if (u->nnvrtc)
                 nn++, nb += u->bytes;
             else
@@ -227,7 +245,10 @@ int ks_cache_main(int argc, char **argv)
         char *e = ks_escape_controls(path);
         printf("cache directory   %s\n", e);
         free(e);
-        printf("preludes          %zu (%llu bytes)\n", np, pb);
+        printf("preludes          %zu (%llu bytes", np, pb);
+        if (nl)
+            printf("; %zu of them %s of leading headers on a base prelude", nl, nl == 1 ? "a layer" : "layers");
+        printf(")\n");
         printf("NVRTC images      %zu (%llu bytes)\n", nn, nb);
         printf("leftovers         %zu (%llu bytes)\n", no, ob);
         unsigned long long hits = 0, misses = 0;

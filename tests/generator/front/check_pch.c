@@ -727,6 +727,10 @@ START_TEST(leading_lists_share_one_base)
                                "grep -la '^base ' *.prelude | wc -l", tmpdir), 0);
     ck_assert_str_eq(out, "1\n2\n");
     free(out);
+    ck_assert_int_eq(run(&out, "KSTUB_CACHE_DIR='%s/cache' '%s' cache --stats", tmpdir, kstub), 0);
+    ck_assert_msg(strstr(out, "\npreludes          3 (") &&
+                  strstr(out, "; 2 of them layers of leading headers on a base prelude)\n"), "%s", out);
+    free(out);
     ck_assert_int_eq(run(&out, "cd '%s/a' && mkdir fd && cd fd && KSTUB_CACHE_DIR='%s/cache' KSTUB_DEBUG_PCH=1 "
                                "bash -c 'exec 1000</dev/null; exec \"$0\" \"$@\"' "     /* sh has fds 0-9 only */
                                "'%s' '%s/a/k.cu' -std=c++17 -o out --manifest out.json -MD 2>&1 && "
