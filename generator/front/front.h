@@ -106,6 +106,14 @@ char *ks_prelude_base_line(const ks_prelude *p);
  * with *why. */
 int ks_prelude_check_base(const ks_prelude *p, const char *payload, const char **why);
 
+/* ---- prelude_files.c: the files a prelude was built from (pch.c's helper) ---- */
+/* Adds the files tu includes (clang_getInclusions: not inside a PCH it
+ * loaded) to p's, each with whether it is a system header: 0, or -1 when
+ * a path holds a newline (a depfile cannot hold it). */
+int ks_prelude_collect_files(ks_prelude *p, CXTranslationUnit tu);
+/* Appends path to p's files (pch.c). */
+void ks_prelude_add_file(ks_prelude *p, const char *path, int sys);
+
 /* ---- pch.c: the prelude cache (the session's private helper) ---- */
 #define KS_PRELUDE_PATH "/__kstub__/prelude.cu"
 /* The input's leading "#include <name>" lines (only blank lines and comments

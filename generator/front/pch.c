@@ -173,7 +173,7 @@ static void free_files(ks_prelude *p)
     p->nfiles = 0;
 }
 
-static void add_file(ks_prelude *p, const char *path, int sys)
+void ks_prelude_add_file(ks_prelude *p, const char *path, int sys)
 {
     p->files = ks_xrealloc(p->files, (p->nfiles + 1) * sizeof *p->files);
     p->is_system = ks_xrealloc(p->is_system, p->nfiles + 1);
@@ -314,7 +314,7 @@ static int lookup(ks_prelude *p, const char **why)
             char *end = strchr(line + 5, '\n');
             if (end)
                 *end = '\0';
-            add_file(p, line + 5, line[3] == '1');
+            ks_prelude_add_file(p, line + 5, line[3] == '1');
             if (!end)
                 break;
             *end = '\n';
@@ -331,29 +331,6 @@ static int lookup(ks_prelude *p, const char **why)
 }
 
 /* ---- building ------------------------------------------------------------------------------------ */
-
-typedef struct inclusion_ctx {
-    ks_prelude *p;
-    CXTranslationUnit tu;
-    int bad;                   /* a path a depfile cannot hold */
-} inclusion_ctx;
-
-/* As depfile.c lists inclusions: the main file (here the prelude's own),
- * clang's buffers and the compat header left out. */
-static void collect_inclusion(CXFile file, CXSourceLocation *stack, unsigned depth, CXClientData data)
-{
-    (void)stack;
-    inclusion_ctx *ic = data;
-    CXString name = clang_getFileName(file);
-    const char *path = clang_getCString(name);
-    if (depth > 0 && path && path[0] && path[0] != '<' && strcmp(path, KS_COMPAT_PATH) != 0) {
-        if (strchr(path, '\n'))
-            ic->bad = 1;
-        int sys = clang_Location_isInSystemHeader(clang_getLocationForOffset(ic->tu, file, 0));
-        add_file(ic->p, path, sys);
-    }
-    clang_disposeString(name);
-}
 
 /* A temporary name beside the key's entry (cache_entry.c's form). */
 static void unique_tmp(const ks_prelude *p, char *out, size_t cap, const char *suffix)
@@ -441,7 +418,9 @@ static int build(ks_prelude *p, const char *const *args, size_t nargs, const cha
     const char *compat = ks_compat_header(&clen);
     struct CXUnsavedFile unsaved[2] = {{KS_COMPAT_PATH, compat, (unsigned long)clen},
                                        {KS_PRELUDE_PATH, text, (unsigned long)strlen(text)}};
-    CXIndex index = clang_createIndex(0, 0);
+    /* Only the unit's own declarations listed (a layer's not the base's,
+     * each read from the PCH to be listed): prelude_files.c visits them. */
+    CXIndex index = clang_createIndex(1, 0);
     CXTranslationUnit tu = NULL;
     /* The templates the prelude's headers use are instantiated when it is
      * built (clang's -fpch-instantiate-templates, a benign language option)
@@ -485,10 +464,8 @@ static int build(ks_prelude *p, const char *const *args, size_t nargs, const cha
     free_files(p);
     if (p->base)                            /* the base's files first, as a parse without it lists them */
         for (size_t i = 0; i < p->base->nfiles; i++)
-            add_file(p, p->base->files[i], p->base->is_system[i]);
-    inclusion_ctx ic = {p, tu, 0};
-    clang_getInclusions(tu, collect_inclusion, &ic);
-    if (ic.bad) {
+            ks_prelude_add_file(p, p->base->files[i], p->base->is_system[i]);
+    if (ks_prelude_collect_files(p, tu) != 0) {
         *why = "a header's path holds a newline";
         goto out;
     }

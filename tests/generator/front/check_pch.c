@@ -740,6 +740,23 @@ START_TEST(leading_lists_share_one_base)
     ck_assert_msg(strstr(out, "built") && !strstr(out, "layer"), "%s", out);
     free(out);
     ck_assert_int_eq(cache_files(".pch"), 4);
+    /* -MMD leaves system headers out (which header is one, prelude_files.c
+     * finds from include stacks and declarations): the same from a layer,
+     * from a whole prelude an -I of its own shaped (its shadowing
+     * cuda_fp16.h kept, the toolkit's left out) and without the cache. */
+    ck_assert_int_eq(run(NULL, "mkdir -p '%s/s/inc'", tmpdir), 0);
+    put("s/inc/cuda_fp16.h", "#include_next <cuda_fp16.h>\n");
+    put("s/k.cu", "#include <cuda_fp16.h>\n__global__ void ks(__half *h) { }\n");
+    const char *mmd[][2] = {{"a", ""}, {"b", ""}, {"s", "-I inc"}};
+    for (size_t i = 0; i < sizeof mmd / sizeof *mmd; i++) {
+        ck_assert_int_eq(run(&out, "cd '%s/%s' && KSTUB_CACHE_DIR='%s/cache' '%s' k.cu -std=c++17 %s -o m -MMD && "
+                                   "mv m.d cached.d && '%s' k.cu -std=c++17 %s --no-cache -o m -MMD && "
+                                   "cmp m.d cached.d && cat m.d", tmpdir, mmd[i][0], tmpdir, kstub, mmd[i][1], kstub,
+                             mmd[i][1]), 0);
+        ck_assert_msg(!strstr(out, "cuda_fp16.hpp") && !strstr(out, "cstdio"), "%s", out);
+        ck_assert_msg(i < 2 || strstr(out, "inc/cuda_fp16.h"), "%s", out);
+        free(out);
+    }
 }
 END_TEST
 
