@@ -111,7 +111,7 @@ int ks_prelude_check_base(const ks_prelude *p, const char *payload, const char *
  * loaded) to p's, each with whether it is a system header: 0, or -1 when
  * a path holds a newline (a depfile cannot hold it). */
 int ks_prelude_collect_files(ks_prelude *p, CXTranslationUnit tu);
-/* Appends path to p's files (pch.c). */
+/* Appends path to p's files. */
 void ks_prelude_add_file(ks_prelude *p, const char *path, int sys);
 
 /* ---- pch.c: the prelude cache (the session's private helper) ---- */

@@ -173,14 +173,6 @@ static void free_files(ks_prelude *p)
     p->nfiles = 0;
 }
 
-void ks_prelude_add_file(ks_prelude *p, const char *path, int sys)
-{
-    p->files = ks_xrealloc(p->files, (p->nfiles + 1) * sizeof *p->files);
-    p->is_system = ks_xrealloc(p->is_system, p->nfiles + 1);
-    p->files[p->nfiles] = ks_xstrdup(path);
-    p->is_system[p->nfiles++] = (unsigned char)sys;
-}
-
 /* The open PCH fd checked against its recorded size and checksum: 0, or -1. */
 static int check_pch(int fd, const struct stat *sb, unsigned long long size, unsigned long long sum,
                      const char **why)

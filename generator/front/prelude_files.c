@@ -29,6 +29,14 @@
 #include <stdlib.h>
 #include <string.h>
 
+void ks_prelude_add_file(ks_prelude *p, const char *path, int sys)
+{
+    p->files = ks_xrealloc(p->files, (p->nfiles + 1) * sizeof *p->files);
+    p->is_system = ks_xrealloc(p->is_system, p->nfiles + 1);
+    p->files[p->nfiles] = ks_xstrdup(path);
+    p->is_system[p->nfiles++] = (unsigned char)sys;
+}
+
 typedef struct files_ctx {
     ks_prelude *p;
     size_t first;              /* p->files[first..]: this unit's own */
