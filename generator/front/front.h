@@ -87,6 +87,10 @@ void ks_prelude_layer_key(ks_prelude *p, int fd);
  * their __has_include queries ask for, as the KEY.names text; -1 when a file
  * cannot be read. */
 int ks_prelude_names(const ks_prelude *p, ks_buf *out);
+/* The same, from prior (the names text of the files before p->files[from]
+ * and the compat header: a layer's base's) and the files from there on;
+ * prior NULL: every file. */
+int ks_prelude_names_after(const ks_prelude *p, size_t from, const char *prior, ks_buf *out);
 /* The input's own arguments (user: "-I" DIR pairs, -D, -U) that can change
  * the prelude p, given its names text (NULL: unknown, so all of them), in
  * their order, into out (room for nuser). Returns how many. */

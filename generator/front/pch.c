@@ -369,8 +369,20 @@ static int write_meta(ks_prelude *p, const char *pch_name, unsigned long long si
         }
         ks_buf_printf(&b, "s %zu %s\n", i, st);
     }
+    /* A layer's names: its base's (verified) and its own files'; the base's
+     * headers are not read again. */
     ks_buf nb = {0};
-    if (ks_prelude_names(p, &nb) != 0) {
+    char *prior = NULL;
+    if (p->base) {
+        char bn[96];
+        size_t blen;
+        const char *why;
+        entry_name(p->base, bn, sizeof bn, ".names");
+        prior = ks__entry_read(p->dirfd, bn, KS__NAMES_MAGIC, p->base->key, KS__NAMES_MAX, &blen, &why);
+    }
+    int nrc = ks_prelude_names_after(p, prior ? p->base->nfiles : 0, prior, &nb);
+    free(prior);
+    if (nrc != 0) {
         free(ks_buf_take(&nb));
         free(ks_buf_take(&b));
         return -1;               /* a header gone since the parse: no entry */
@@ -382,7 +394,7 @@ static int write_meta(ks_prelude *p, const char *pch_name, unsigned long long si
     entry_name(p, names_file, sizeof names_file, ".names");
     size_t nlen = nb.len;
     char *names = ks_buf_take(&nb);
-    int nrc = ks__entry_write(p->dirfd, names_file, KS__NAMES_MAGIC, p->key, names, nlen);
+    nrc = ks__entry_write(p->dirfd, names_file, KS__NAMES_MAGIC, p->key, names, nlen);
     free(names);
     if (nrc != 0) {
         free(ks_buf_take(&b));

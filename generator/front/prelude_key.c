@@ -280,13 +280,48 @@ static void scan_names(const char *raw, size_t rawn, name_set *ns, ks_buf *probe
  * p was built from and kstub's compat header; -1 when a file cannot be read. */
 int ks_prelude_names(const ks_prelude *p, ks_buf *out)
 {
+    return ks_prelude_names_after(p, 0, NULL, out);
+}
+
+/* The names and probes of prior (a names text) taken as they are. */
+static void take_names(const char *prior, name_set *ns, ks_buf *probes)
+{
+    const char *n = strncmp(prior, "n ", 2) == 0 ? prior : strstr(prior, "\nn ");
+    if (n) {
+        const char *s = n[0] == 'n' ? n + 2 : n + 3, *end = strchr(s, '\n');
+        if (!end)
+            end = s + strlen(s);
+        while (s < end) {
+            const char *sp = memchr(s, ' ', (size_t)(end - s));
+            const char *e = sp ? sp : end;
+            if (e > s)
+                name_add(ns, s, (size_t)(e - s));
+            s = e + 1;
+        }
+    }
+    for (const char *h = strncmp(prior, "h ", 2) == 0 ? prior - 1 : strstr(prior, "\nh "); h;
+         h = strstr(h + 1, "\nh ")) {
+        const char *end = strchr(h + 1, '\n');
+        ks_buf_put(probes, h + 1, end ? (size_t)(end - h) : strlen(h + 1));
+        if (!end)
+            ks_buf_puts(probes, "\n");
+    }
+}
+
+int ks_prelude_names_after(const ks_prelude *p, size_t from, const char *prior, ks_buf *out)
+{
     name_set ns = {0};
     ks_buf probes = {0};
-    size_t clen;
-    const char *compat = ks_compat_header(&clen);
-    scan_names(compat, clen, &ns, &probes);
+    if (prior) {
+        take_names(prior, &ns, &probes);
+    } else {
+        size_t clen;
+        const char *compat = ks_compat_header(&clen);
+        scan_names(compat, clen, &ns, &probes);
+        from = 0;
+    }
     int rc = 0;
-    for (size_t i = 0; i < p->nfiles && rc == 0; i++) {
+    for (size_t i = from; i < p->nfiles && rc == 0; i++) {
         int fd = open(p->files[i], O_RDONLY | O_CLOEXEC);
         struct stat sb;
         void *m = MAP_FAILED;

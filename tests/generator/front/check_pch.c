@@ -740,6 +740,13 @@ START_TEST(leading_lists_share_one_base)
     ck_assert_msg(strstr(out, "built") && !strstr(out, "layer"), "%s", out);
     free(out);
     ck_assert_int_eq(cache_files(".pch"), 4);
+    /* The names a layer records (its base's taken as they are, then its
+     * own headers') are those of the whole prelude of the same headers:
+     * 4 names files, 3 texts. */
+    ck_assert_int_eq(run(&out, "cd '%s/cache' && ls *.names | wc -l && for f in *.names; do tail -c +81 \"$f\" | "
+                               "md5sum; done | sort -u | wc -l", tmpdir), 0);
+    ck_assert_str_eq(out, "4\n3\n");
+    free(out);
     /* -MMD leaves system headers out (which header is one, prelude_files.c
      * finds from include stacks and declarations): the same from a layer,
      * from a whole prelude an -I of its own shaped (its shadowing
