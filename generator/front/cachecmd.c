@@ -336,7 +336,7 @@ void ks_cache_count(int dirfd, int hit, unsigned long long build_ms)
     counts_read(fd, &h, &m, &ms);
     h += hit != 0;
     m += hit == 0;
-    if (!hit)
+    if (!hit && build_ms)               /* 0: a layer's build, whose time is never quoted */
         ms = build_ms;
     char b[128];
     int n = snprintf(b, sizeof b, "hits %llu\nmisses %llu\nbuild-ms %llu\n", h, m, ms);

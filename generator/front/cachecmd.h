@@ -34,8 +34,9 @@ size_t ks_cache_trim(int dirfd, const char *keep_hex, unsigned long long *freed,
                      unsigned long long *cap);
 
 /* Counts one prelude lookup (hit: found; else built, in build_ms
- * milliseconds) in the directory's counters, which `kstub cache --stats`
- * shows and --clear resets. */
+ * milliseconds; 0 keeps the last build's time: a layer's) in the
+ * directory's counters, which `kstub cache --stats` shows and --clear
+ * resets. */
 void ks_cache_count(int dirfd, int hit, unsigned long long build_ms);
 /* The counters, and the last build's milliseconds (0: none yet) when
  * build_ms is not NULL. */

@@ -6,6 +6,7 @@
  * ones. Files that are not cache entries are never touched.
  */
 #include <check.h>
+#include <fcntl.h>
 #include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -287,6 +288,31 @@ START_TEST(prune_removes_old_leftovers_only)
 }
 END_TEST
 
+/* The build time "about X s, as the last time" quotes is a whole
+ * prelude's: a layer's build (0 ms) counts a miss and keeps it. */
+START_TEST(layer_builds_keep_the_quoted_time)
+{
+    make_tmpdir();
+    char cache[PATH_MAX + 16];
+    snprintf(cache, sizeof cache, "%s/cache", tmpdir);
+    int dirfd = open(cache, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+    ck_assert_int_ge(dirfd, 0);
+    unsigned long long hits, misses, ms;
+    ks_cache_count(dirfd, 0, 1400);
+    ks_cache_count(dirfd, 0, 0);
+    ks_cache_count(dirfd, 1, 0);
+    ks_cache_counts(dirfd, &hits, &misses, &ms);
+    ck_assert_uint_eq(hits, 1);
+    ck_assert_uint_eq(misses, 2);
+    ck_assert_uint_eq(ms, 1400);
+    ks_cache_count(dirfd, 0, 900);
+    ks_cache_counts(dirfd, &hits, &misses, &ms);
+    ck_assert_uint_eq(ms, 900);
+    close(dirfd);
+    remove_tmpdir();
+}
+END_TEST
+
 START_TEST(usage_errors)
 {
     char *out;
@@ -357,6 +383,7 @@ static Suite *cache_suite(void)
     tcase_add_test(tc, stats_prune_clear);
     tcase_add_test(tc, prune_removes_old_leftovers_only);
     tcase_add_test(tc, usage_errors);
+    tcase_add_test(tc, layer_builds_keep_the_quoted_time);
     tcase_add_test(tc, bad_sizes_are_reported_escaped);
     tcase_add_test(tc, cache_paths_are_escaped);
     tcase_add_test(tc, temporaries_are_leftovers);
