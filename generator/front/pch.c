@@ -238,10 +238,17 @@ static int file_stamp(const char *path, char *out, size_t cap)
     return 0;
 }
 
+/* The first of p's files its entry stamps: a layer's base stamps and
+ * checks its own (looked up first, in the same run). */
+static size_t first_stamped(const ks_prelude *p)
+{
+    return p->base ? p->base->nfiles : 0;
+}
+
 /* Every header the entry lists is as it was stamped: 0, or -1 with *why. */
 static int check_stamps(const ks_prelude *p, const char *payload, const char **why)
 {
-    size_t checked = 0;
+    size_t checked = first_stamped(p);
     for (const char *line = strchr(payload, '\n'); line; line = strchr(line + 1, '\n')) {
         if (line[1] != 's' || line[2] != ' ')
             continue;
@@ -361,7 +368,7 @@ static int write_meta(ks_prelude *p, const char *pch_name, unsigned long long si
     }
     for (size_t i = 0; i < p->nfiles; i++)
         ks_buf_printf(&b, "f %d %s\n", p->is_system[i], p->files[i]);
-    for (size_t i = 0; i < p->nfiles; i++) {
+    for (size_t i = first_stamped(p); i < p->nfiles; i++) {
         char st[160];
         if (file_stamp(p->files[i], st, sizeof st) != 0) {
             free(ks_buf_take(&b));
@@ -719,14 +726,11 @@ int ks_prelude_open(ks_prelude *p, const ks_options *opts, const char *const *ar
         base->fd = -1;
         base->dirfd = p->dirfd;
         ks_prelude_key(base, args, nbase, "");
-        if (acquire(base, args, nbase, "") == 0) {
-            p->base = base;
+        p->base = base;
+        if (acquire(base, args, nbase, "") == 0)
             ks_prelude_layer_key(p, KS_PRELUDE_BASE_DIR_FD);
-        } else {
-            base->dirfd = -1;
-            ks_prelude_close(base);
-            free(base);
-        }
+        else
+            drop_base(p);
     }
     rc = acquire(p, args, nbase, text);
     char *names = NULL;

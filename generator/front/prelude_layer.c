@@ -19,8 +19,9 @@
  * as before. The layer's entry names its base's PCH and that file's size and
  * modification time: a base rebuilt or replaced since makes the layer a
  * miss, and it is built again on the base now in place. Its file list is
- * the base's followed by its own, so depfiles, the header stamps and the
- * names an -I or -D is checked against cover both.
+ * the base's followed by its own, so depfiles and the names an -I or -D is
+ * checked against cover both; it stamps only its own headers (the base,
+ * looked up first, checks the stamps of its).
  */
 #include "front.h"
 
