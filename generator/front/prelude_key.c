@@ -283,12 +283,12 @@ int ks_prelude_names(const ks_prelude *p, ks_buf *out)
     return ks_prelude_names_after(p, 0, NULL, out);
 }
 
-/* The names and probes of prior (a names text) taken as they are. */
+/* The names and probes of prior (a names text, as ks_prelude_names writes
+ * it: the "n" line first, then the "h" lines) taken as they are. */
 static void take_names(const char *prior, name_set *ns, ks_buf *probes)
 {
-    const char *n = strncmp(prior, "n ", 2) == 0 ? prior : strstr(prior, "\nn ");
-    if (n) {
-        const char *s = n[0] == 'n' ? n + 2 : n + 3, *end = strchr(s, '\n');
+    if (strncmp(prior, "n ", 2) == 0) {
+        const char *s = prior + 2, *end = strchr(s, '\n');
         if (!end)
             end = s + strlen(s);
         while (s < end) {
@@ -299,8 +299,7 @@ static void take_names(const char *prior, name_set *ns, ks_buf *probes)
             s = e + 1;
         }
     }
-    for (const char *h = strncmp(prior, "h ", 2) == 0 ? prior - 1 : strstr(prior, "\nh "); h;
-         h = strstr(h + 1, "\nh ")) {
+    for (const char *h = strstr(prior, "\nh "); h; h = strstr(h + 1, "\nh ")) {
         const char *end = strchr(h + 1, '\n');
         ks_buf_put(probes, h + 1, end ? (size_t)(end - h) : strlen(h + 1));
         if (!end)
