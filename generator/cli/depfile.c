@@ -10,8 +10,9 @@
  * not, so that no output can replace a header the parse read.
  */
 #include "depfile.h"
-#include "front.h"
 #include "inputs.h"
+#include "session_files.h"
+#include "util.h"
 
 #include <stdio.h>
 #include <stdlib.h>

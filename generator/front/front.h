@@ -8,6 +8,7 @@
 
 #include "model.h"
 #include "options.h"
+#include "session_files.h"
 #include "util.h"
 #include "walk.h"
 
@@ -66,12 +67,6 @@ int ks_session_reparse(ks_session *s, const char *text, size_t len);
  * not reported again. */
 int ks_session_reparse_quiet(ks_session *s, const char *text, size_t len);
 void ks_session_close(ks_session *s);
-/* The files inside the precompiled prelude the parse of tu used, in the
- * order a parse without it lists them (right after the input):
- * clang_getInclusions does not look inside a PCH. Calls fn for each and
- * returns how many; 0 when tu used no prelude. */
-size_t ks_session_prelude_files(CXTranslationUnit tu,
-                                void (*fn)(const char *path, int is_system, void *data), void *data);
 
 /* ---- prelude_key.c: what shapes a prelude (pch.c's helper) ---- */
 /* p->key from everything that shapes the prelude built with args (the
@@ -161,9 +156,7 @@ char *ks_qualified_name(CXCursor c);
 int ks_cursor_is_kernel(CXCursor c);
 
 /* ---- compat.c: what nvcc provides and clang's CUDA mode lacks ---- */
-/* The in-memory header included before the input (-include), its path a
- * name no file has; the depfile leaves it out. */
-#define KS_COMPAT_PATH "/__kstub__/nvcc_compat.h"
+/* KS_COMPAT_PATH: session_files.h. */
 #define KS_COMPAT_MAX_ARGS 16
 const char *ks_compat_header(size_t *len);
 /* Extra parse flags for opts (at most max, at most KS_COMPAT_MAX_ARGS, strings

@@ -1,0 +1,25 @@
+/*
+ * session_files.h — what the front end tells a depfile (cli/depfile.c)
+ * about a parse's files: the in-memory header it adds (compat.c), which is
+ * no file, and the files inside the precompiled prelude it used, which
+ * clang_getInclusions does not list (session.c). The front end's other
+ * seams stay in front.h, private to front/.
+ */
+#ifndef KSTUB_SESSION_FILES_H
+#define KSTUB_SESSION_FILES_H
+
+#include <clang-c/Index.h>
+#include <stddef.h>
+
+/* The in-memory header included before the input (-include), its path a
+ * name no file has; the depfile leaves it out. */
+#define KS_COMPAT_PATH "/__kstub__/nvcc_compat.h"
+
+/* The files inside the precompiled prelude the parse of tu used, in the
+ * order a parse without it lists them (right after the input):
+ * clang_getInclusions does not look inside a PCH. Calls fn for each and
+ * returns how many; 0 when tu used no prelude. */
+size_t ks_session_prelude_files(CXTranslationUnit tu,
+                                void (*fn)(const char *path, int is_system, void *data), void *data);
+
+#endif /* KSTUB_SESSION_FILES_H */
