@@ -1,16 +1,20 @@
-# tests/layers.mk — no circles between object files (scripts/layers.sh),
-# and no source file over 900 lines (scripts/sizes.sh):
-# the runtime's and the common library's objects, and the generator's with
-# the common library's, each set read with nm. docs/design.md draws the
-# floors; a new call that runs back up fails here. Included from
+# tests/layers.mk — the floors and the file sizes: scripts/layers.sh checks
+# the runtime's objects and the generator's, each with the common library's,
+# against scripts/floors.txt (docs/design.md draws it): no call up a floor
+# (read with nm), no circle, no header included out of bounds (another
+# folder's private one, a higher floor's, the other tree's: read from the
+# compiler's depfiles), no object without a floor; scripts/sizes.sh: no
+# source file over 900 lines. tests/layers-check.sh plants each breach in a
+# copy of the tree and expects the check to name it. Included from
 # tests/tests.mk.
 #
 #   make check-layers
 
 .PHONY: check-layers
 check-layers: $(RT_OBJ) $(COMMON_OBJ) $(GEN_SRC:%.c=$(B)/obj/%.o)
-	$(KS_SUITE) "sh scripts/layers.sh $(RT_OBJ) $(COMMON_OBJ); r=\$$?; \
+	$(KS_SUITE) "sh scripts/layers.sh runtime $(RT_OBJ) $(COMMON_OBJ); r=\$$?; \
 	    sh scripts/sizes.sh $(GEN_SRC) $(RT_SRC) $(COMMON_SRC) || r=1; \
-	    sh scripts/layers.sh $(GEN_SRC:%.c=$(B)/obj/%.o) $(COMMON_OBJ) && exit \$$r"
+	    sh scripts/layers.sh generator $(GEN_SRC:%.c=$(B)/obj/%.o) $(COMMON_OBJ) || r=1; \
+	    sh tests/layers-check.sh $(B) && exit \$$r"
 
 CHECK_TARGETS += check-layers
