@@ -2,8 +2,9 @@
  * image.c — an image's state and the bytes the driver gets: the embedded
  * data (checked), a file (file.c), or CUDA source compiled with NVRTC
  * (nvrtc.c); the per-image configuration (ks_image_set_file,
- * ks_image_set_nvrtc_options), what ks_image_info_get reports, and the
- * descriptor-layout version check.
+ * ks_image_set_nvrtc_options), what ks_image_info_get reports, the
+ * descriptor-layout version check, and what the two loaders share (a
+ * failed load's report, the list of an image's kernels).
  *
  * Everything that touches an image's state runs under the load lock
  * (ks__load_lock, defined here because image state is what it guards; load.c
@@ -286,6 +287,36 @@ unsigned ks__jit_options(ks__image_state *s, CUjit_option opts[2], void *vals[2]
     opts[1] = CU_JIT_ERROR_LOG_BUFFER_SIZE_BYTES;
     vals[1] = (void *)(size_t)KS__JIT_LOG_BYTES;
     return 2;
+}
+
+/* ---- the list of an image's kernels both loaders make (library.c, module.c) ---- */
+
+CUresult ks__image_list(void *owner, CUresult (*count)(void *owner, unsigned *n), const char *count_call,
+                        CUresult (*enumerate)(void *owner, void **all, unsigned n), const char *enum_call,
+                        void ***handles, unsigned *n, const char **call)
+{
+    *handles = NULL;
+    *n = 0;
+    *call = count == NULL ? count_call : enum_call;
+    if (count == NULL || enumerate == NULL)
+        return CUDA_ERROR_NOT_SUPPORTED;
+    unsigned found = 0;
+    CUresult r = count(owner, &found);
+    if (r != CUDA_SUCCESS) {
+        *call = count_call;
+        return r;
+    }
+    void **all = calloc(found ? found : 1, sizeof *all);
+    if (all == NULL)
+        return CUDA_ERROR_OUT_OF_MEMORY;
+    r = found ? enumerate(owner, all, found) : CUDA_SUCCESS;
+    if (r != CUDA_SUCCESS) {
+        free(all);
+        return r;
+    }
+    *handles = all;
+    *n = found;
+    return CUDA_SUCCESS;
 }
 
 /* ---- the image's device globals (global.c fills them; an unload forgets them) ---- */

@@ -394,6 +394,17 @@ ks_status ks__load_failed(const ks_image *img, ks__image_state *s, const char *k
                           CUresult r);
 
 /*
+ * image.c: a loader's list (ks__loader.list) from its driver's two calls:
+ * \p count (how many kernels \p owner, the CUlibrary or CUmodule, holds) and
+ * \p enumerate (their handles, into \p all), named \p count_call and
+ * \p enum_call in *call; either NULL where the driver lacks it
+ * (CUDA_ERROR_NOT_SUPPORTED, *call naming it).
+ */
+CUresult ks__image_list(void *owner, CUresult (*count)(void *owner, unsigned *n), const char *count_call,
+                        CUresult (*enumerate)(void *owner, void **all, unsigned n), const char *enum_call,
+                        void ***handles, unsigned *n, const char **call);
+
+/*
  * The CUfunction of \p kernel in the current context (resolving it, and
  * making a context current, as needed), and that context's device.
  */

@@ -62,32 +62,23 @@ static CUresult library_global(ks_image *img, CUcontext ctx, const char *symbol,
     return ks__cu.LibraryGetGlobal(ptr, bytes, (CUlibrary)img->ks__library, symbol);
 }
 
+static CUresult library_count(void *lib, unsigned *n)
+{
+    return ks__cu.LibraryGetKernelCount(n, (CUlibrary)lib);
+}
+
+static CUresult library_enumerate(void *lib, void **all, unsigned n)
+{
+    return ks__cu.LibraryEnumerateKernels((CUkernel *)all, n, (CUlibrary)lib);
+}
+
 static CUresult library_list(ks_image *img, CUcontext ctx, void ***handles, unsigned *n, const char **call)
 {
     (void)ctx;
-    *handles = NULL;
-    *n = 0;
-    *call = ks__cu.LibraryGetKernelCount == NULL ? "cuLibraryGetKernelCount" : "cuLibraryEnumerateKernels";
-    if (ks__cu.LibraryGetKernelCount == NULL || ks__cu.LibraryEnumerateKernels == NULL)
-        return CUDA_ERROR_NOT_SUPPORTED;
-    CUlibrary lib = (CUlibrary)img->ks__library;
-    unsigned count = 0;
-    CUresult r = ks__cu.LibraryGetKernelCount(&count, lib);
-    if (r != CUDA_SUCCESS) {
-        *call = "cuLibraryGetKernelCount";
-        return r;
-    }
-    CUkernel *all = calloc(count ? count : 1, sizeof *all);
-    if (all == NULL)
-        return CUDA_ERROR_OUT_OF_MEMORY;
-    r = count ? ks__cu.LibraryEnumerateKernels(all, count, lib) : CUDA_SUCCESS;
-    if (r != CUDA_SUCCESS) {
-        free(all);
-        return r;
-    }
-    *handles = (void **)all;
-    *n = count;
-    return CUDA_SUCCESS;
+    return ks__image_list(img->ks__library,
+                          ks__cu.LibraryGetKernelCount ? library_count : NULL, "cuLibraryGetKernelCount",
+                          ks__cu.LibraryEnumerateKernels ? library_enumerate : NULL, "cuLibraryEnumerateKernels",
+                          handles, n, call);
 }
 
 static CUresult library_name(const void *handle, const char **name, const char **call)

@@ -82,31 +82,22 @@ static CUresult module_global(ks_image *img, CUcontext ctx, const char *symbol, 
     return ks__cu.ModuleGetGlobal(ptr, bytes, module_of(img, ctx), symbol);
 }
 
+static CUresult module_count(void *mod, unsigned *n)
+{
+    return ks__cu.ModuleGetFunctionCount(n, (CUmodule)mod);
+}
+
+static CUresult module_enumerate(void *mod, void **all, unsigned n)
+{
+    return ks__cu.ModuleEnumerateFunctions((CUfunction *)all, n, (CUmodule)mod);
+}
+
 static CUresult module_list(ks_image *img, CUcontext ctx, void ***handles, unsigned *n, const char **call)
 {
-    *handles = NULL;
-    *n = 0;
-    *call = ks__cu.ModuleGetFunctionCount == NULL ? "cuModuleGetFunctionCount" : "cuModuleEnumerateFunctions";
-    if (ks__cu.ModuleGetFunctionCount == NULL || ks__cu.ModuleEnumerateFunctions == NULL)
-        return CUDA_ERROR_NOT_SUPPORTED;
-    CUmodule mod = module_of(img, ctx);
-    unsigned count = 0;
-    CUresult r = ks__cu.ModuleGetFunctionCount(&count, mod);
-    if (r != CUDA_SUCCESS) {
-        *call = "cuModuleGetFunctionCount";
-        return r;
-    }
-    CUfunction *all = calloc(count ? count : 1, sizeof *all);
-    if (all == NULL)
-        return CUDA_ERROR_OUT_OF_MEMORY;
-    r = count ? ks__cu.ModuleEnumerateFunctions(all, count, mod) : CUDA_SUCCESS;
-    if (r != CUDA_SUCCESS) {
-        free(all);
-        return r;
-    }
-    *handles = (void **)all;
-    *n = count;
-    return CUDA_SUCCESS;
+    return ks__image_list(module_of(img, ctx),
+                          ks__cu.ModuleGetFunctionCount ? module_count : NULL, "cuModuleGetFunctionCount",
+                          ks__cu.ModuleEnumerateFunctions ? module_enumerate : NULL, "cuModuleEnumerateFunctions",
+                          handles, n, call);
 }
 
 static CUresult module_name(const void *handle, const char **name, const char **call)

@@ -574,6 +574,56 @@ START_TEST(internal_list_calls_fail_in_turn)
 }
 END_TEST
 
+/* Both loaders list an image's kernels through one helper (image.c's
+ * ks__image_list): a driver without either call refuses an internal kernel
+ * naming the call; each call failing in turn is reported by name. The
+ * module loader is taken by hiding cuLibraryLoadData. */
+static void refused_without(int modules, const char *entry)
+{
+    if (modules)
+        fake.hide("cuLibraryLoadData");
+    fake.hide(entry);
+    image_has(ST_ANON);
+    image_has(ST_STATIC);
+    ck_assert_status(launch_one(&k_static, ST_STATIC), KS_OK);   /* by name: no list needed */
+    ck_assert_status(launch_one(&k_anon, NULL), KS_ERR_UNSUPPORTED);
+    ck_assert_message_has(entry);
+}
+
+START_TEST(internal_driver_without_the_count)
+{
+    refused_without(0, "cuLibraryGetKernelCount");
+}
+END_TEST
+
+START_TEST(internal_module_without_the_count)
+{
+    refused_without(1, "cuModuleGetFunctionCount");
+}
+END_TEST
+
+START_TEST(internal_module_without_the_list)
+{
+    refused_without(1, "cuModuleEnumerateFunctions");
+}
+END_TEST
+
+START_TEST(internal_module_list_calls_fail_in_turn)
+{
+    static const char *const calls[] = {"cuModuleGetFunctionCount", "cuModuleEnumerateFunctions",
+                                        "cuFuncGetName"};
+    fake.hide("cuLibraryLoadData");
+    image_has(ST_ANON);
+    for (size_t i = 0; i < sizeof calls / sizeof *calls; i++) {
+        fake.inject(calls[i], CUDA_ERROR_UNKNOWN, 1);
+        ck_assert_status(launch_one(&k_anon, NULL), KS_ERR_DRIVER);
+        ck_assert_str_eq(ks_last_error()->call, calls[i]);
+        ck_assert_int_eq(ks_last_error()->cu_result, CUDA_ERROR_UNKNOWN);
+    }
+    ck_assert_status(launch_one(&k_anon, ST_ANON), KS_OK);
+}
+END_TEST
+
 void runtime_cases_load(Suite *s)
 {
     runtime_add_case(s, "modules", TESTS(module_fallback_launches, loader_env_forces_modules,
@@ -589,5 +639,7 @@ void runtime_cases_load(Suite *s)
                                           internal_two_files_each_their_own, internal_ambiguous_is_refused,
                                           internal_not_found, internal_module_loader,
                                           internal_driver_without_the_list, internal_function_argument,
-                                          internal_list_calls_fail_in_turn));
+                                          internal_list_calls_fail_in_turn, internal_driver_without_the_count,
+                                          internal_module_without_the_count, internal_module_without_the_list,
+                                          internal_module_list_calls_fail_in_turn));
 }
