@@ -93,26 +93,34 @@ static const char *base_name(const ks_model *m, const ks_type *t, int cuda)
     return "";
 }
 
-/* The tag a record or enum is spelled with: mirrors are typedefs of their
- * own name, but records keep "struct"/"union"; the application's types
- * need the tag unless its header typedefs the name. */
-static const char *tag_word(const ks_model *m, const ks_type *t)
+/* The tag a record or enum is spelled with (the templates' tag_struct,
+ * tag_union and tag_enum flags): mirrors are typedefs of their own name,
+ * but records keep "struct"/"union"; the application's types need the tag
+ * unless its header typedefs the name. */
+typedef enum tag_kind {
+    TAG_NONE,                                  /* spelled by its name alone */
+    TAG_STRUCT,
+    TAG_UNION,
+    TAG_ENUM
+} tag_kind;
+
+static tag_kind tag_of(const ks_model *m, const ks_type *t)
 {
     if (t->base != KS_BASE_RECORD && t->base != KS_BASE_ENUM)
-        return "";
+        return TAG_NONE;
     const ks_def *d = &m->defs[t->def];
     if (d->kind == KS_DEF_ARRAY || d->kind == KS_DEF_FUNCTION)
-        return "";                             /* a typedef */
+        return TAG_NONE;                       /* a typedef */
     if (ks__cxx_own(m, t->def))
-        return "";                             /* a typedef in C++ too: spelled by its name */
+        return TAG_NONE;                       /* a typedef in C++ too: spelled by its name */
     if (ks_def_uses_header(m, t->def)) {
         if (d->c_typedef)
-            return "";
-        return d->kind == KS_DEF_UNION ? "union " : d->kind == KS_DEF_ENUM ? "enum " : "struct ";
+            return TAG_NONE;
+        return d->kind == KS_DEF_UNION ? TAG_UNION : d->kind == KS_DEF_ENUM ? TAG_ENUM : TAG_STRUCT;
     }
     if (t->base == KS_BASE_RECORD)
-        return d->kind == KS_DEF_UNION ? "union " : "struct ";
-    return "";
+        return d->kind == KS_DEF_UNION ? TAG_UNION : TAG_STRUCT;
+    return TAG_NONE;
 }
 
 /* A type as the templates spell it ({{*spelled}} in header.h.in): its
@@ -123,12 +131,12 @@ void ks__push_type(ks_tnode *n, const char *key, const ks_model *m, const ks_typ
                       unsigned base_quals, int cuda)
 {
     ks_tnode *tn = ks_tn_push(ks_tn_list(n, key), n);
-    const char *tag = tag_word(m, t);
+    tag_kind tag = tag_of(m, t);
     ks_tn_flag(tn, "const", base_quals & KS_QUAL_CONST);
     ks_tn_flag(tn, "volatile", base_quals & KS_QUAL_VOLATILE);
-    ks_tn_flag(tn, "tag_struct", tag[0] == 's');
-    ks_tn_flag(tn, "tag_union", tag[0] == 'u');
-    ks_tn_flag(tn, "tag_enum", tag[0] == 'e');
+    ks_tn_flag(tn, "tag_struct", tag == TAG_STRUCT);
+    ks_tn_flag(tn, "tag_union", tag == TAG_UNION);
+    ks_tn_flag(tn, "tag_enum", tag == TAG_ENUM);
     ks_tn_set(tn, "base", "%s", base_name(m, t, cuda));
     size_t trailing = 0;
     for (size_t i = t->nptrs; i > 0; i--) {
