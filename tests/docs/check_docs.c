@@ -15,11 +15,13 @@
  * fails); the old manifest unreadable (a gate running diff fails).
  *
  * Output: a block marked <!-- output: SCRIPT --> is SCRIPT's output (the
- * scripts are in tests/docs/), and a block that looks like kstub's output
- * must be marked.
+ * scripts are in tests/docs/), and a block that looks like output (kstub's
+ * messages and reports, a "$ command" transcript, kstub.mk's and deps.sh's
+ * lines) must be marked: every documented command whose output is shown runs.
  *
  * Claims: each sentence about internal-linkage kernels matches what kstub
- * does with them.
+ * does with them; each sentence about the breaking bit (8) warns that
+ * testing it alone lets tool errors pass (one gating rule everywhere).
  *
  * Markdown tables: no row outside a table (a blank line inside one ends it).
  *
@@ -627,6 +629,46 @@ START_TEST(internal_linkage_claims_are_true)
 }
 END_TEST
 
+/* Issue 39 #15: one rule for gating on check's and diff's status, everywhere.
+ * A sentence that speaks of the breaking bit (bit 8, $? & 8) must warn that
+ * testing it alone lets tool errors through, never advise it. */
+START_TEST(no_doc_gates_on_the_breaking_bit)
+{
+    char *list = doc_list(), *save = NULL;
+    int mentions = 0;
+    for (char *f = strtok_r(list, "\n", &save); f; f = strtok_r(NULL, "\n", &save)) {
+        char *text = read_text(f);
+        size_t n = strlen(text);
+        char *flat = malloc(n + 1);
+        n = strstr(f, ".md") ? (memcpy(flat, text, n), n) : man_unescape(text, n, flat);
+        flat[n] = '\0';
+        for (char *c = flat; *c; c++)
+            if (*c == '\n')
+                *c = ' ';
+        static const char *const marks[] = {"bit 8", "& 8", "breaking bit"};
+        for (size_t m = 0; m < sizeof marks / sizeof marks[0]; m++)
+            for (const char *p = flat; (p = strstr(p, marks[m])) != NULL; p++) {
+                const char *b = p, *e = p;
+                while (b > flat && !(b[-1] == '.' && b[0] == ' ') && b[-1] != '|')
+                    b--;
+                while (*e && *e != '|' && !(*e == '.' && (e[1] == ' ' || e[1] == '\0')))
+                    e++;
+                char *sentence = strndup(b, (size_t)(e - b));
+                ck_assert_msg(strstr(sentence, "let") && (strstr(sentence, "pass") || strstr(sentence, "through")),
+                              "%s: '%s' speaks of the breaking bit without saying that testing it alone "
+                              "lets tool errors (1, 2) pass", f, sentence);
+                mentions++;
+                free(sentence);
+            }
+        free(flat);
+        free(text);
+    }
+    /* kstub(1)'s EXIT STATUS and EXAMPLES, docs/ci.md */
+    ck_assert_int_ge(mentions, 3);
+    free(list);
+}
+END_TEST
+
 /* ---- output shown in the docs ------------------------------------------------------------- */
 
 /* Issue 30 #12: output a page shows is what the tool prints. A block with
@@ -654,6 +696,11 @@ static int looks_like_output(const char *text)
         }
         hit |= strncmp(l, "kstub check: ", 13) == 0 || strncmp(l, "kstub diff: ", 12) == 0 ||
                strncmp(l, "to fix, run:", 12) == 0 || strstr(l, "\"exit_status\": ") != NULL;
+        /* Issue 39 #17: a shell transcript ("$ command", then what it
+         * printed), kstub's own messages and kstub.mk's and deps.sh's. */
+        hit |= strncmp(l, "$ ", 2) == 0 || strncmp(l, "\\$ ", 3) == 0 ||
+               strncmp(l, "kstub: ", 7) == 0 || strncmp(l, "kstub-check: ", 13) == 0 ||
+               strncmp(l, "deps: ", 6) == 0;
     }
     free(copy);
     return hit;
@@ -687,6 +734,10 @@ START_TEST(output_shown_is_what_kstub_prints)
     ck_assert(looks_like_output("a.cu:5:28: error: kernel k removed\n"));
     ck_assert(looks_like_output("x.json:3: warning: kernel k added\n"));
     ck_assert(!looks_like_output("kstub check [options] INPUT.cu -o OUTBASE\n"));
+    ck_assert(looks_like_output("$ kstub a.cu -o a -MMD\n$ cat a.d\n"));
+    ck_assert(looks_like_output("kstub: error: no input file\n"));
+    ck_assert(looks_like_output("kstub-check: note: x.fatbin is not built\n"));
+    ck_assert(!looks_like_output("kstub a.cu -o a -MMD\ncat a.d\n"));
 }
 END_TEST
 
@@ -711,6 +762,7 @@ static Suite *docs_suite(void)
     tc = tcase_create("claims");
     tcase_set_timeout(tc, 120);
     tcase_add_test(tc, internal_linkage_claims_are_true);
+    tcase_add_test(tc, no_doc_gates_on_the_breaking_bit);
     suite_add_tcase(s, tc);
     return s;
 }
