@@ -23,6 +23,9 @@
  * does with them; each sentence about the breaking bit (8) warns that
  * testing it alone lets tool errors pass (one gating rule everywhere).
  *
+ * Prototypes: each one shown for a generated function of kernels/*.cu is
+ * what kstub --list --all prints, parameter names included.
+ *
  * Markdown tables: no row outside a table (a blank line inside one ends it).
  *
  * The kstub.mk include line: each documented one stops with "kstub is not
@@ -669,6 +672,87 @@ START_TEST(no_doc_gates_on_the_breaking_bit)
 }
 END_TEST
 
+/* Issue 39 #16: a prototype the docs show for a generated function is the
+ * one kstub declares, parameter names included. Every `ks_status NAME(...);`
+ * in a C block of the docs whose NAME kstub --list --all prints for one of
+ * kernels/*.cu is compared with it, whitespace aside ("…" ends the comparison). */
+static char *squeeze(const char *p, size_t n)
+{
+    char *o = malloc(n + 1);
+    size_t k = 0;
+    for (size_t i = 0; i < n; i++) {
+        if (isspace((unsigned char)p[i])) {
+            if (k > 0 && o[k - 1] != ' ' && o[k - 1] != '(')
+                o[k++] = ' ';
+            continue;
+        }
+        if ((p[i] == ')' || p[i] == ',' || p[i] == ';') && k > 0 && o[k - 1] == ' ')
+            k--;
+        o[k++] = p[i];
+    }
+    o[k] = '\0';
+    return o;
+}
+
+START_TEST(prototypes_shown_are_generated)
+{
+    char *listed;
+    ck_assert_int_eq(run(&listed, "for f in kernels/*.cu; do '%s' --list --all \"$f\" 2>/dev/null; done",
+                         kstub_bin()), 0);
+    blocks b;
+    all_blocks(&b);
+    int compared = 0;
+    for (size_t i = 0; i < b.n; i++) {
+        const block *k = &b.v[i];
+        if (strcmp(k->lang, "c") != 0)
+            continue;
+        for (const char *p = k->text; (p = strstr(p, "ks_status ")) != NULL; p++) {
+            if (p > k->text && !isspace((unsigned char)p[-1]))
+                continue;
+            const char *name = p + 10, *paren = name;
+            while (isalnum((unsigned char)*paren) || *paren == '_')
+                paren++;
+            if (*paren != '(' || paren == name)
+                continue;
+            /* A declaration: the matching ')' and then ';' (not a call in a comment). */
+            const char *end = paren;
+            for (int depth = 0; *end; end++)
+                if (*end == '(')
+                    depth++;
+                else if (*end == ')' && --depth == 0)
+                    break;
+            const char *semi = *end ? end + 1 : end;
+            while (*semi == ' ' || *semi == '\n')
+                semi++;
+            if (*end != ')' || *semi != ';')
+                continue;
+            end = semi - 1;
+            char key[256];
+            snprintf(key, sizeof key, "ks_status %.*s(", (int)(paren - name), name);
+            const char *l = strstr(listed, key);
+            while (l && l > listed && l[-1] != ' ' && l[-1] != '\n')
+                l = strstr(l + 1, key);
+            if (l == NULL)
+                continue;
+            char *want = squeeze(l, strcspn(l, "\n"));
+            char *shown = squeeze(p, (size_t)(end + 2 - p));  /* up to the ';' */
+            /* "…" elides the rest of the parameters: what comes before it must match. */
+            const char *dots = strstr(shown, "\xe2\x80\xa6");
+            size_t cmp = dots ? (size_t)(dots - shown) : strlen(shown) + 1;
+            ck_assert_msg(strncmp(want, shown, cmp) == 0, "%s shows\n  %s\nbut kstub declares\n  %s",
+                          k->where, shown, want);
+            compared++;
+            free(want);
+            free(shown);
+        }
+    }
+    blocks_free(&b);
+    free(listed);
+    /* README.md's five for saxpy, docs/generated-api.md's graph entry points */
+    ck_assert_int_ge(compared, 8);
+}
+END_TEST
+
 /* ---- output shown in the docs ------------------------------------------------------------- */
 
 /* Issue 30 #12: output a page shows is what the tool prints. A block with
@@ -763,6 +847,7 @@ static Suite *docs_suite(void)
     tcase_set_timeout(tc, 120);
     tcase_add_test(tc, internal_linkage_claims_are_true);
     tcase_add_test(tc, no_doc_gates_on_the_breaking_bit);
+    tcase_add_test(tc, prototypes_shown_are_generated);
     suite_add_tcase(s, tc);
     return s;
 }
