@@ -753,6 +753,30 @@ START_TEST(prototypes_shown_are_generated)
 }
 END_TEST
 
+/* docs/generated-api.md's reason for the ks__ names: a program's macros
+ * named as the graph entry points' parameters do not break the generated
+ * header. (kstub.h's own prototypes use plain names: it comes first; and
+ * node is the public member of <kernel>_node_t.) */
+START_TEST(graph_parameter_names_survive_user_macros)
+{
+    make_tmpdir();
+    write_text_in(tmpdir, "app.c",
+                  "#include \"kstub.h\"\n" /* its own prototypes say graph and exec */
+                  "#define graph 1\n#define deps 2\n#define ndeps 3\n#define exec 5\n"
+                  "#define count 6\n#define nodes 7\n#define launches 8\n#define values 9\n"
+                  "#include \"vector_ops.kstub.h\"\n"
+                  "int main(void) { return graph + deps + ndeps + exec + count + nodes + "
+                  "launches + values == 41 ? 0 : 1; }\n");
+    char *out;
+    int rc = run(&out, "'%s' kernels/vector_ops.cu -o '%s/vector_ops.kstub' 2>&1 && "
+                 "cc -std=c11 -Wall -Wextra -Wpedantic -Werror -Iruntime -I'%s' -fsyntax-only '%s/app.c' 2>&1",
+                 kstub_bin(), tmpdir, tmpdir, tmpdir);
+    ck_assert_msg(rc == 0, "%s", out);
+    free(out);
+    remove_tmpdir();
+}
+END_TEST
+
 /* ---- output shown in the docs ------------------------------------------------------------- */
 
 /* Issue 30 #12: output a page shows is what the tool prints. A block with
@@ -848,6 +872,7 @@ static Suite *docs_suite(void)
     tcase_add_test(tc, internal_linkage_claims_are_true);
     tcase_add_test(tc, no_doc_gates_on_the_breaking_bit);
     tcase_add_test(tc, prototypes_shown_are_generated);
+    tcase_add_test(tc, graph_parameter_names_survive_user_macros);
     suite_add_tcase(s, tc);
     return s;
 }
