@@ -47,7 +47,9 @@ KSTUB_KERNELS ?=#                      the .cu files to make stubs for
 KSTUB_OUT ?= build/kstub#              where generated files go (mirrors the .cu paths)
 CUDA_PATH ?= /usr/local/cuda#          CUDA toolkit: nvcc, and cuda.h for the stubs
 NVCC ?= $(CUDA_PATH)/bin/nvcc#         device compiler
-KSTUB_ARCHS ?= 80 90#                  SASS targets in each fatbin; PTX of the last too
+KSTUB_ARCHS ?= 80 90#                  architectures of each fatbin (90, sm_90: SASS, and PTX
+#                                      when last; 90-real: SASS; 90-virtual, compute_90: PTX;
+#                                      native: this machine's GPU); kstub parses for the first
 KSTUB_NVCC_FLAGS ?= -O3 -std=c++17#    nvcc flags (not -I/-D: see KSTUB_CU_CPPFLAGS)
 KSTUB_CU_CPPFLAGS ?=#                  -I/-D/-U for the .cu files, given to nvcc and kstub
 KSTUB_FLAGS ?=#                        extra kstub options (-std=c++20, --arch sm_90, -T DIR)
@@ -85,8 +87,44 @@ endif
 
 # ---- derived ---------------------------------------------------------------------------
 comma := ,
-KSTUB_GENCODE := $(foreach a,$(KSTUB_ARCHS),-gencode arch=compute_$(a),code=sm_$(a)) \
-    -gencode arch=compute_$(lastword $(KSTUB_ARCHS)),code=compute_$(lastword $(KSTUB_ARCHS))
+
+# KSTUB_ARCHS as nvcc and CMake write architectures. Each word becomes
+# NUM:KIND, KIND being sass (90-real), ptx (90-virtual, compute_90) or both
+# (90, sm_90: SASS, and PTX too when it is the last word); NUM is digits with
+# an optional a or f (90a, 100f). native is what __nvcc_device_query (the
+# helper behind nvcc -arch=native) reports for this machine's GPUs, looked
+# up once, and only when named. Anything else stops make with a message
+# naming the word and the forms accepted. The variables are recursive and
+# used in recipes only, so a bad KSTUB_ARCHS stops the first kstub or nvcc
+# step, never make clean.
+kstub__archs_forms := NN, sm_NN, NN-real, NN-virtual, compute_NN (NN: 90, 90a, 100f, ...) or native
+kstub__nodigits = $(subst 9,,$(subst 8,,$(subst 7,,$(subst 6,,$(subst 5,,$(subst 4,,$(subst \
+    3,,$(subst 2,,$(subst 1,,$(subst 0,,$(1)))))))))))
+kstub__base = $(if $(filter %a,$(1)),$(1:%a=%),$(1:%f=%))
+kstub__is_num = $(and $(call kstub__base,$(1)),$(if $(call kstub__nodigits,$(call kstub__base,$(1))),,$(1)))
+kstub__device_query = $(eval kstub__device_query := $(shell "$(CUDA_PATH)/bin/__nvcc_device_query" 2>/dev/null))$(kstub__device_query)
+kstub__native = $(or $(sort $(subst $(comma), ,$(kstub__device_query))),$(error kstub.mk: \
+    KSTUB_ARCHS has 'native', but no GPU is visible here ($(CUDA_PATH)/bin/__nvcc_device_query \
+    found none): name the architectures instead, e.g. KSTUB_ARCHS := 90))
+kstub__arch1 = $(if $(filter native,$(1)),$(foreach n,$(kstub__native),$(n):both),$(strip \
+    $(eval kstub__w := $(patsubst sm_%,%,$(1)))$(eval kstub__k := both)\
+    $(if $(filter compute_%,$(1)),$(eval kstub__w := $(1:compute_%=%))$(eval kstub__k := ptx))\
+    $(if $(filter %-real,$(1)),$(eval kstub__w := $(1:%-real=%))$(eval kstub__k := sass))\
+    $(if $(filter %-virtual,$(1)),$(eval kstub__w := $(1:%-virtual=%))$(eval kstub__k := ptx))\
+    $(if $(call kstub__is_num,$(kstub__w)),\
+        $(kstub__w):$(kstub__k),$(error kstub.mk: KSTUB_ARCHS: '$(1)' is not an architecture; \
+        write $(kstub__archs_forms)))))
+kstub__archs = $(or $(foreach a,$(KSTUB_ARCHS),$(call kstub__arch1,$(a))),$(error kstub.mk: \
+    KSTUB_ARCHS is empty; write $(kstub__archs_forms)))
+kstub__gencode1 = $(foreach n,$(firstword $(subst :, ,$(1))),$(if $(filter %:both %:sass,$(1)),\
+    -gencode arch=compute_$(n)$(comma)code=sm_$(n))$(if $(or $(filter %:ptx,$(1)),$(2)),\
+    -gencode arch=compute_$(n)$(comma)code=compute_$(n)))
+KSTUB_GENCODE = $(strip $(foreach a,$(kstub__archs),$(call kstub__gencode1,$(a),$(and \
+    $(filter %:both,$(a)),$(filter $(a),$(lastword $(kstub__archs)))))))
+# The architecture kstub parses the kernels for: the first of KSTUB_ARCHS
+# (a family's 100f as sm_100, which clang knows; --arch in KSTUB_FLAGS comes
+# after it, and wins).
+KSTUB_ARCH_FLAG = --arch sm_$(patsubst %f,%,$(firstword $(subst :, ,$(firstword $(kstub__archs)))))
 
 # What users of the stubs need: kstub.h, cuda.h, and the generated headers.
 KSTUB_CPPFLAGS := $(if $(KSTUB_INCLUDE),-I$(KSTUB_INCLUDE)) -I$(CUDA_PATH)/include \
@@ -106,18 +144,23 @@ KSTUB_OBJS := $(KSTUB_STEMS:=.kstub.o)
 KSTUB_FATBINS := $(KSTUB_STEMS:=.fatbin)
 
 # The kstub command for the stem $* (DIR/NAME); used in recipes only.
-kstub_run = $(KSTUB) $*.cu $(KSTUB_CU_CPPFLAGS) $(KSTUB_FLAGS) --embed $(KSTUB_OUT)/$*.fatbin \
+kstub_run = $(KSTUB) $*.cu $(KSTUB_CU_CPPFLAGS) $(KSTUB_ARCH_FLAG) $(KSTUB_FLAGS) --embed $(KSTUB_OUT)/$*.fatbin \
     -o $(KSTUB_OUT)/$*.kstub --manifest $(KSTUB_OUT)/$*.kstub.json \
     $(KSTUB_DEPFLAG) -MF $(KSTUB_OUT)/$*.kstub.d -MT $(KSTUB_OUT)/$*.kstub.stamp
 
 # ---- rules -----------------------------------------------------------------------------
-$(KSTUB_OUT)/%.fatbin: %.cu
+# Static pattern rules (the targets listed): a DIR/NAME.cu in KSTUB_KERNELS
+# that does not exist then stops make with its own "No rule to make target
+# 'DIR/NAME.cu'", where a pattern rule would not apply and leave the stamp
+# below to kstub__force, with no recipe, and the C compiler to report a
+# missing NAME.kstub.c.
+$(KSTUB_FATBINS): $(KSTUB_OUT)/%.fatbin: %.cu
 	@mkdir -p $(@D)
 	$(NVCC) -fatbin $(KSTUB_GENCODE) $(KSTUB_NVCC_FLAGS) $(KSTUB_CU_CPPFLAGS) \
 	    $(KSTUB_DEPFLAG) -MF $@.d -MT $@ -MP -o $@ $<
 
 # One kstub run makes all three outputs; the stamp records that it ran.
-$(KSTUB_OUT)/%.kstub.stamp: %.cu $(KSTUB_OUT)/%.fatbin $(KSTUB_DEP)
+$(KSTUB_STEMS:=.kstub.stamp): $(KSTUB_OUT)/%.kstub.stamp: %.cu $(KSTUB_OUT)/%.fatbin $(KSTUB_DEP)
 	@mkdir -p $(@D)
 	$(kstub_run)
 	@touch $@
@@ -167,7 +210,10 @@ $(KSTUB_OUT)/%.kstub.o: $(KSTUB_OUT)/%.kstub.c $(KSTUB_OUT)/%.kstub.h
 # change from a breaking one. Per kernel file: kstub diff of the manifest on
 # disk against one made now (to a scratch folder) classifies the kernels'
 # changes; when they kept their signatures, kstub check compares the files
-# (with the fatbin on disk embedded, when there is one). The recipe exits
+# with the fatbin on disk embedded. Without the fatbin (a CI job that has
+# kstub and the CUDA headers only) the files cannot be compared, since the
+# .c embeds it and the header names it among the options: the signatures
+# decide alone, and a note says so. The recipe exits
 # with the worst of kstub's statuses, so make's last line says which:
 #   (none)     up to date
 #   Error 4    out of date, changes compatible with existing callers
@@ -177,13 +223,14 @@ $(KSTUB_OUT)/%.kstub.o: $(KSTUB_OUT)/%.kstub.c $(KSTUB_OUT)/%.kstub.h
 kstub-check:
 	@rc=0; tmp=$$(mktemp -d) || exit 1; \
 	for cu in $(KSTUB_KERNELS); do s=$(KSTUB_OUT)/$${cu%.cu}; n=$${cu##*/}; \
-	    $(KSTUB) $$cu $(KSTUB_CU_CPPFLAGS) $(KSTUB_FLAGS) -o $$tmp/$${n%.cu}.kstub \
+	    $(KSTUB) $$cu $(KSTUB_CU_CPPFLAGS) $(KSTUB_ARCH_FLAG) $(KSTUB_FLAGS) -o $$tmp/$${n%.cu}.kstub \
 	        --manifest $$tmp/$${n%.cu}.json || { rc=1; continue; }; \
 	    $(KSTUB) diff --source $$cu $$s.kstub.json $$tmp/$${n%.cu}.json; r=$$?; \
-	    if [ $$r -eq 0 ]; then \
-	        $(KSTUB) check $$cu $(KSTUB_CU_CPPFLAGS) $(KSTUB_FLAGS) --fix-command '$(KSTUB_FIX)' \
-	            $$([ -f $$s.fatbin ] && echo --embed $$s.fatbin) \
-	            -o $$s.kstub --manifest $$s.kstub.json; r=$$?; \
+	    if [ $$r -eq 0 ] && [ ! -f $$s.fatbin ]; then \
+	        echo "kstub-check: note: $$s.fatbin is not built, so only the kernels' signatures were compared (the stubs embed it: build it for a full check)" >&2; \
+	    elif [ $$r -eq 0 ]; then \
+	        $(KSTUB) check $$cu $(KSTUB_CU_CPPFLAGS) $(KSTUB_ARCH_FLAG) $(KSTUB_FLAGS) --fix-command '$(KSTUB_FIX)' \
+	            --embed $$s.fatbin -o $$s.kstub --manifest $$s.kstub.json; r=$$?; \
 	    fi; \
 	    case $$r in 0) ;; 4|12) [ $$rc -eq 1 ] || [ $$rc -eq 12 ] || rc=$$r ;; *) rc=1 ;; esac; \
 	done; rm -rf $$tmp; \

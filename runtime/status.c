@@ -210,5 +210,5 @@ void ks__error_site(const char *file, int line)
         return;
     e->pub.file = copy(e->file, sizeof e->file, file);
     e->pub.line = line;
-    append(" (launched at %s:%d)", file, line);
+    append(" (called at %s:%d)", file, line);
 }

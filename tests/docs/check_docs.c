@@ -15,11 +15,16 @@
  * fails); the old manifest unreadable (a gate running diff fails).
  *
  * Output: a block marked <!-- output: SCRIPT --> is SCRIPT's output (the
- * scripts are in tests/docs/), and a block that looks like kstub's output
- * must be marked.
+ * scripts are in tests/docs/), and a block that looks like output (kstub's
+ * messages and reports, a "$ command" transcript, kstub.mk's and deps.sh's
+ * lines) must be marked: every documented command whose output is shown runs.
  *
  * Claims: each sentence about internal-linkage kernels matches what kstub
- * does with them.
+ * does with them; each sentence about the breaking bit (8) warns that
+ * testing it alone lets tool errors pass (one gating rule everywhere).
+ *
+ * Prototypes: each one shown for a generated function of kernels/*.cu is
+ * what kstub --list --all prints, parameter names included.
  *
  * Markdown tables: no row outside a table (a blank line inside one ends it).
  *
@@ -627,6 +632,151 @@ START_TEST(internal_linkage_claims_are_true)
 }
 END_TEST
 
+/* Issue 39 #15: one rule for gating on check's and diff's status, everywhere.
+ * A sentence that speaks of the breaking bit (bit 8, $? & 8) must warn that
+ * testing it alone lets tool errors through, never advise it. */
+START_TEST(no_doc_gates_on_the_breaking_bit)
+{
+    char *list = doc_list(), *save = NULL;
+    int mentions = 0;
+    for (char *f = strtok_r(list, "\n", &save); f; f = strtok_r(NULL, "\n", &save)) {
+        char *text = read_text(f);
+        size_t n = strlen(text);
+        char *flat = malloc(n + 1);
+        n = strstr(f, ".md") ? (memcpy(flat, text, n), n) : man_unescape(text, n, flat);
+        flat[n] = '\0';
+        for (char *c = flat; *c; c++)
+            if (*c == '\n')
+                *c = ' ';
+        static const char *const marks[] = {"bit 8", "& 8", "breaking bit"};
+        for (size_t m = 0; m < sizeof marks / sizeof marks[0]; m++)
+            for (const char *p = flat; (p = strstr(p, marks[m])) != NULL; p++) {
+                const char *b = p, *e = p;
+                while (b > flat && !(b[-1] == '.' && b[0] == ' ') && b[-1] != '|')
+                    b--;
+                while (*e && *e != '|' && !(*e == '.' && (e[1] == ' ' || e[1] == '\0')))
+                    e++;
+                char *sentence = strndup(b, (size_t)(e - b));
+                ck_assert_msg(strstr(sentence, "let") && (strstr(sentence, "pass") || strstr(sentence, "through")),
+                              "%s: '%s' speaks of the breaking bit without saying that testing it alone "
+                              "lets tool errors (1, 2) pass", f, sentence);
+                mentions++;
+                free(sentence);
+            }
+        free(flat);
+        free(text);
+    }
+    /* kstub(1)'s EXIT STATUS and EXAMPLES, docs/ci.md */
+    ck_assert_int_ge(mentions, 3);
+    free(list);
+}
+END_TEST
+
+/* Issue 39 #16: a prototype the docs show for a generated function is the
+ * one kstub declares, parameter names included. Every `ks_status NAME(...);`
+ * in a C block of the docs whose NAME kstub --list --all prints for one of
+ * kernels/*.cu is compared with it, whitespace aside ("…" ends the comparison). */
+static char *squeeze(const char *p, size_t n)
+{
+    char *o = malloc(n + 1);
+    size_t k = 0;
+    for (size_t i = 0; i < n; i++) {
+        if (isspace((unsigned char)p[i])) {
+            if (k > 0 && o[k - 1] != ' ' && o[k - 1] != '(')
+                o[k++] = ' ';
+            continue;
+        }
+        if ((p[i] == ')' || p[i] == ',' || p[i] == ';') && k > 0 && o[k - 1] == ' ')
+            k--;
+        o[k++] = p[i];
+    }
+    o[k] = '\0';
+    return o;
+}
+
+START_TEST(prototypes_shown_are_generated)
+{
+    char *listed;
+    ck_assert_int_eq(run(&listed, "for f in kernels/*.cu; do '%s' --list --all \"$f\" 2>/dev/null; done",
+                         kstub_bin()), 0);
+    blocks b;
+    all_blocks(&b);
+    int compared = 0;
+    for (size_t i = 0; i < b.n; i++) {
+        const block *k = &b.v[i];
+        if (strcmp(k->lang, "c") != 0)
+            continue;
+        for (const char *p = k->text; (p = strstr(p, "ks_status ")) != NULL; p++) {
+            if (p > k->text && !isspace((unsigned char)p[-1]))
+                continue;
+            const char *name = p + 10, *paren = name;
+            while (isalnum((unsigned char)*paren) || *paren == '_')
+                paren++;
+            if (*paren != '(' || paren == name)
+                continue;
+            /* A declaration: the matching ')' and then ';' (not a call in a comment). */
+            const char *end = paren;
+            for (int depth = 0; *end; end++)
+                if (*end == '(')
+                    depth++;
+                else if (*end == ')' && --depth == 0)
+                    break;
+            const char *semi = *end ? end + 1 : end;
+            while (*semi == ' ' || *semi == '\n')
+                semi++;
+            if (*end != ')' || *semi != ';')
+                continue;
+            end = semi - 1;
+            char key[256];
+            snprintf(key, sizeof key, "ks_status %.*s(", (int)(paren - name), name);
+            const char *l = strstr(listed, key);
+            while (l && l > listed && l[-1] != ' ' && l[-1] != '\n')
+                l = strstr(l + 1, key);
+            if (l == NULL)
+                continue;
+            char *want = squeeze(l, strcspn(l, "\n"));
+            char *shown = squeeze(p, (size_t)(end + 2 - p));  /* up to the ';' */
+            /* "…" elides the rest of the parameters: what comes before it must match. */
+            const char *dots = strstr(shown, "\xe2\x80\xa6");
+            size_t cmp = dots ? (size_t)(dots - shown) : strlen(shown) + 1;
+            ck_assert_msg(strncmp(want, shown, cmp) == 0, "%s shows\n  %s\nbut kstub declares\n  %s",
+                          k->where, shown, want);
+            compared++;
+            free(want);
+            free(shown);
+        }
+    }
+    blocks_free(&b);
+    free(listed);
+    /* README.md's five for saxpy, docs/generated-api.md's graph entry points */
+    ck_assert_int_ge(compared, 8);
+}
+END_TEST
+
+/* docs/generated-api.md's reason for the ks__ names: a program's macros
+ * named as the graph entry points' parameters do not break the generated
+ * header. (kstub.h's own prototypes use plain names: it comes first; and
+ * node is the public member of <kernel>_node_t.) */
+START_TEST(graph_parameter_names_survive_user_macros)
+{
+    make_tmpdir();
+    write_text_in(tmpdir, "app.c",
+                  "#include \"kstub.h\"\n" /* its own prototypes say graph and exec */
+                  "#define graph 1\n#define deps 2\n#define ndeps 3\n#define exec 5\n"
+                  "#define count 6\n#define nodes 7\n#define launches 8\n#define values 9\n"
+                  "#include \"vector_ops.kstub.h\"\n"
+                  "int main(void) { return graph + deps + ndeps + exec + count + nodes + "
+                  "launches + values == 41 ? 0 : 1; }\n");
+    char *out;
+    int rc = run(&out, "'%s' kernels/vector_ops.cu -o '%s/vector_ops.kstub' 2>&1 && "
+                 "cc -std=c11 -Wall -Wextra -Wpedantic -Werror -Iruntime -I'%s' -fsyntax-only '%s/app.c' 2>&1",
+                 kstub_bin(), tmpdir, tmpdir, tmpdir);
+    ck_assert_msg(rc == 0, "%s", out);
+    free(out);
+    remove_tmpdir();
+}
+END_TEST
+
 /* ---- output shown in the docs ------------------------------------------------------------- */
 
 /* Issue 30 #12: output a page shows is what the tool prints. A block with
@@ -654,6 +804,11 @@ static int looks_like_output(const char *text)
         }
         hit |= strncmp(l, "kstub check: ", 13) == 0 || strncmp(l, "kstub diff: ", 12) == 0 ||
                strncmp(l, "to fix, run:", 12) == 0 || strstr(l, "\"exit_status\": ") != NULL;
+        /* Issue 39 #17: a shell transcript ("$ command", then what it
+         * printed), kstub's own messages and kstub.mk's and deps.sh's. */
+        hit |= strncmp(l, "$ ", 2) == 0 || strncmp(l, "\\$ ", 3) == 0 ||
+               strncmp(l, "kstub: ", 7) == 0 || strncmp(l, "kstub-check: ", 13) == 0 ||
+               strncmp(l, "deps: ", 6) == 0;
     }
     free(copy);
     return hit;
@@ -687,6 +842,10 @@ START_TEST(output_shown_is_what_kstub_prints)
     ck_assert(looks_like_output("a.cu:5:28: error: kernel k removed\n"));
     ck_assert(looks_like_output("x.json:3: warning: kernel k added\n"));
     ck_assert(!looks_like_output("kstub check [options] INPUT.cu -o OUTBASE\n"));
+    ck_assert(looks_like_output("$ kstub a.cu -o a -MMD\n$ cat a.d\n"));
+    ck_assert(looks_like_output("kstub: error: no input file\n"));
+    ck_assert(looks_like_output("kstub-check: note: x.fatbin is not built\n"));
+    ck_assert(!looks_like_output("kstub a.cu -o a -MMD\ncat a.d\n"));
 }
 END_TEST
 
@@ -711,6 +870,9 @@ static Suite *docs_suite(void)
     tc = tcase_create("claims");
     tcase_set_timeout(tc, 120);
     tcase_add_test(tc, internal_linkage_claims_are_true);
+    tcase_add_test(tc, no_doc_gates_on_the_breaking_bit);
+    tcase_add_test(tc, prototypes_shown_are_generated);
+    tcase_add_test(tc, graph_parameter_names_survive_user_macros);
     suite_add_tcase(s, tc);
     return s;
 }

@@ -1068,7 +1068,7 @@ static const char *const compile_fail_cases[] = {
     "global_double_pointer_for_float.c", "global_default_wrong_pointer.c", "global_wrong_struct.c", "strict_global_scalar.c",
     "global_set_wrong_vector.c",
     "cxx_int_for_own_enum.c", "cxx_other_enum_for_own_enum.c", "cxx_int_for_nested_own_enum.c",
-    "cxx_own_enum_argument_no_instance.c",
+    "cxx_own_enum_argument_no_instance.c", "generic_c99.c",
 };
 #define NFAILS (sizeof compile_fail_cases / sizeof compile_fail_cases[0])
 

@@ -1085,6 +1085,12 @@ extern const struct scale_takes_4_arguments_launch_x_a_tile { char ks__never; } 
         (x), \
         (a), \
         (tile)))
+#elif !defined(__cplusplus) && !defined(KSTUB_PLAIN_CALLS)
+/* C before C11 has no _Generic, so the one name over a template's instances
+ * is C11 and C++ only: here it is an error at the call that names the
+ * instances (call one of them by its own name), not an implicit declaration
+ * and a link error. */
+#define scale(...) (scale_needs_C11_call_an_instance_by_name_scale_float_4_scale_d2)
 #endif
 
 #ifdef __cplusplus

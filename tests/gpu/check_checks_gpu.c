@@ -91,7 +91,7 @@ static void sync_names_the_faulting_kernel(void)
     HAS("kernel 'oob_write': faulted while running (grid (1, 1, 1), block (32, 1, 1)");
     HAS("CUDA_ERROR_ILLEGAL_ADDRESS");
     HAS("the CUDA context is now unusable");
-    HAS("(launched at check_checks_gpu.c:77)");
+    HAS("(called at check_checks_gpu.c:77)");
 }
 
 static void host_pointer_refused(void)

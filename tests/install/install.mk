@@ -10,13 +10,16 @@
 # anything is written; the man page against --help; a man 3 page for every
 # public function and macro of libkstub (check-man3.sh); CHANGELOG.md's
 # newest version is the build's; the bash completion;
-# scripts/deps.sh's message before it installs. Included from tests/tests.mk.
+# scripts/deps.sh's message before it installs; tests/install/check-recipes.sh:
+# the Make, CMake and Meson recipes' edges (KSTUB_ARCHS, a missing .cu,
+# kstub-check without fatbins, a kernel in a subfolder), also alone as
+# `make check-recipes`. Included from tests/tests.mk.
 # Needs nvcc (no GPU); the CMake and Meson cases say "skipped" where cmake,
 # meson or ninja is missing.
 #
 #   make check-install
 
-.PHONY: check-install check-install-prefix
+.PHONY: check-install check-install-prefix check-recipes
 # What check-install installs and builds its projects against: this build,
 # or under a sanitizer (make check-asan) an ordinary one beside it, since
 # the projects link and run the installed libkstub from a bare environment
@@ -31,6 +34,7 @@ check-install: $(KSTUB) $(B)/lib/libkstub.a $(B)/lib/libkstub.so
 	    bash tests/install/check-deps.sh || rc=1; \
 	    B=$(KS__INSTALL_B) CUDA_PATH=$(CUDA_PATH) MAKE_CMD="$(MAKE_COMMAND)" bash tests/install/check-install.sh || rc=1; \
 	    B=$(KS__INSTALL_B) CUDA_PATH=$(CUDA_PATH) MAKE_CMD="$(MAKE_COMMAND)" bash tests/install/check-prefix.sh || rc=1; \
+	    B=$(KS__INSTALL_B) CUDA_PATH=$(CUDA_PATH) MAKE_CMD="$(MAKE_COMMAND)" bash tests/install/check-recipes.sh || rc=1; \
 	    exit $$rc'
 
 # Only the unusual prefixes (issue 26 #4): one install per character, a
@@ -40,3 +44,7 @@ check-install-prefix: $(KSTUB) $(B)/lib/libkstub.a $(B)/lib/libkstub.so
 	$(KS_SUITE) 'B=$(KS__INSTALL_B) CUDA_PATH=$(CUDA_PATH) MAKE_CMD="$(MAKE_COMMAND)" bash tests/install/check-prefix.sh'
 
 CHECK_TARGETS += check-install
+
+# Only the recipes' edges (issue 39): kstub.mk, kstub_add_kernels, the Meson example.
+check-recipes: $(KSTUB) $(B)/lib/libkstub.a $(B)/lib/libkstub.so
+	$(KS_SUITE) 'B=$(KS__INSTALL_B) CUDA_PATH=$(CUDA_PATH) MAKE_CMD="$(MAKE_COMMAND)" bash tests/install/check-recipes.sh'

@@ -155,7 +155,7 @@ START_TEST(host_stack_pointer_refused)
     ck_assert_status(launch_at((uintptr_t)stack_buffer, 0, 8, "app.c", 42), KS_ERR_POINTER);
     ck_assert_message_has("kernel 'axpy4': parameter y (float *): 0x");
     ck_assert_message_has("is host stack memory, not device memory");
-    ck_assert_message_has("(launched at app.c:42)");
+    ck_assert_message_has("(called at app.c:42)");
     ck_assert_str_eq(ks_last_error()->file, "app.c");
     ck_assert_int_eq(ks_last_error()->line, 42);
     ck_assert_int_eq(fake.launch_count(), 0);
@@ -274,7 +274,7 @@ START_TEST(sync_attributes_fault_to_its_launch)
                           "0 shared bytes, stream");
     ck_assert_message_has("CUDA_ERROR_ILLEGAL_ADDRESS");
     ck_assert_message_has("the CUDA context is now unusable");
-    ck_assert_message_has("(launched at main.c:17)");
+    ck_assert_message_has("(called at main.c:17)");
     ck_assert_str_eq(ks_last_error()->call, "cuStreamSynchronize");
     ck_assert_int_eq(fake.launch_count(), 2);
 }

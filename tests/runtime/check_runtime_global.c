@@ -76,7 +76,8 @@ START_TEST(bounds_are_in_elements_and_nothing_is_copied)
     ck_assert_status(ks_global_write(&c_w, 0, w, 17, NULL), KS_ERR_INVALID_VALUE);
     ck_assert_message_has("variable 'c_w'");
     ck_assert_message_has("[0, 0 + 17) is outside its 16 elements (float[16]); nothing copied");
-    ck_assert_status(ks_global_write(&c_w, 15, w, 2, NULL), KS_ERR_INVALID_VALUE);
+    ck_assert_status(ks_global_write_at(&c_w, 15, w, 2, NULL, "rt.c", 6), KS_ERR_INVALID_VALUE);
+    ck_assert_message_has("nothing copied (called at rt.c:6)");
     ck_assert_status(ks_global_read(&c_w, 16, w, 1, NULL), KS_ERR_INVALID_VALUE);
     ck_assert_status(ks_global_write(&c_w, (size_t)-1, w, 2, NULL), KS_ERR_INVALID_VALUE);  /* no wrap */
     ck_assert_status(ks_global_write(&c_w, 0, NULL, 1, NULL), KS_ERR_INVALID_VALUE);
@@ -235,6 +236,9 @@ START_TEST(pointers_check_refuses_device_memory_as_host)
     ck_assert_status(ks_global_write_at(&c_w, 0, dp, 16, NULL, "app.c", 7), KS_ERR_POINTER);
     ck_assert_message_has("variable 'c_w': write: 0x");
     ck_assert_message_has("is device memory");
+    /* A copy launches nothing: the site is where it was called (issue 39 #9). */
+    ck_assert_message_has("(called at app.c:7)");
+    ck_assert(strstr(ks_last_error()->message, "launched") == NULL);
     ck_assert_str_eq(ks_last_error()->file, "app.c");
     /* page-locked host memory shorter than the copy */
     unsigned long long pinned = fake.alloc(32, CU_MEMORYTYPE_HOST, 0);
