@@ -1348,6 +1348,48 @@ START_TEST(wrong_typed_manifests_and_directories_are_errors)
 }
 END_TEST
 
+/* Issue 41 #19: an output that is a FIFO, a directory or a link to a device
+ * is said to be what it is (it was "missing; kstub has not generated it"),
+ * without opening it; removing it and running the fix gives a fresh check.
+ * `kstub --list DIR` speaks of the input, not of an -o never given. */
+START_TEST(check_names_what_stands_in_an_outputs_place)
+{
+    make_tmpdir();
+    char *out, path[PATH_MAX];
+    snprintf(path, sizeof path, "%s/c.cu", tmpdir);
+    write_file(path, tiny_cu);
+    int rc = run(&out, "cd '%s' && %s c.cu -o o", tmpdir, kstub_bin());
+    ck_assert_msg(rc == 0, "%s", out);
+    free(out);
+    static const struct { const char *make, *said; } cases[] = {
+        {"mkfifo o.h", "o.h: error: is a FIFO, not the file kstub generates"},
+        {"mkdir o.h", "o.h: error: is a directory, not the file kstub generates"},
+        {"ln -s /dev/zero o.h", "o.h: error: is a character device (through a symbolic link), "
+                                "not the file kstub generates"},
+        {"ln -s nowhere o.h", "o.h: error: is a symbolic link to nothing, not the file kstub "
+                              "generates"},
+    };
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+        rc = run(&out, "cd '%s' && rm -rf o.h && %s && timeout 60 %s check c.cu -o o", tmpdir,
+                 cases[i].make, kstub_bin());
+        ck_assert_msg(rc == 4, "%s: exit %d:\n%s", cases[i].make, rc, out);
+        expect_has(out, cases[i].said);
+        expect_lacks(out, "missing");
+        free(out);
+    }
+    rc = run(&out, "cd '%s' && rm -rf o.h && %s c.cu -o o && %s check c.cu -o o", tmpdir,
+             kstub_bin(), kstub_bin());
+    ck_assert_msg(rc == 0, "after the fix: exit %d:\n%s", rc, out);
+    free(out);
+    rc = run(&out, "cd '%s' && %s --list .", tmpdir, kstub_bin());
+    ck_assert_msg(rc != 0, "exit %d:\n%s", rc, out);
+    expect_has(out, ".: error: is a directory, not a CUDA source file");
+    expect_lacks(out, "-o");
+    free(out);
+    remove_tmpdir();
+}
+END_TEST
+
 static Suite *drift_suite(void)
 {
     Suite *s = suite_create("drift");
@@ -1389,6 +1431,7 @@ static Suite *drift_suite(void)
     tc = tcase_create("check");
     tcase_set_timeout(tc, 120);
     tcase_add_test(tc, check_fresh_stale_missing);
+    tcase_add_test(tc, check_names_what_stands_in_an_outputs_place);
     tcase_add_test(tc, variables_drift);
     tcase_add_test(tc, check_output_formats);
     tcase_add_test(tc, help_describes_build_and_ci);
