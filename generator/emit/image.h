@@ -45,6 +45,8 @@ typedef struct ks_image_var {
 typedef struct ks_image_params {
     long n;
     long *size, *offset;
+    int offsets_known;         /* 1: offsets in the launch's buffer (PTX); 0: a
+                                * cubin's constant-bank places, not compared */
 } ks_image_params;
 
 /* One piece of code in an image: PTX text or a cubin, alone or as a member

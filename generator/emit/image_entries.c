@@ -89,7 +89,7 @@ static void add_entry(ks_image_member *m, const char *name, size_t len)
 {
     m->entries = ks_xrealloc(m->entries, (m->nentries + 1) * sizeof *m->entries);
     m->params = ks_xrealloc(m->params, (m->nentries + 1) * sizeof *m->params);
-    m->params[m->nentries] = (ks_image_params){-1, NULL, NULL};
+    m->params[m->nentries] = (ks_image_params){-1, NULL, NULL, 0};
     char *s = ks_xmalloc(len + 1);
     memcpy(s, name, len);
     s[len] = '\0';

@@ -14,7 +14,11 @@
  *           u16 ordinal, u16 offset, u32 whose bits 18..31 are the size in
  *           bytes; EIATTR_PARAM_CBANK_SIZE (0x19) the buffer's size, which
  *           says that a kernel without KPARAM_INFO takes no parameters
- *           (read from cubins nvcc 13 made; see tests/generator/emit)
+ *           (read from cubins nvcc 13 made; see tests/generator/emit). Only
+ *           the count and the sizes are compared: the offsets are places in
+ *           the constant bank, not in the launch's parameter buffer (a
+ *           128-byte-aligned CUtensorMap after a pointer is at 32 in an sm_80
+ *           cubin, at 112 in an sm_90 one, at 128 in the PTX and the ABI)
  *
  * A layout that cannot be read is left unknown (n = -1): nothing is claimed.
  */
@@ -23,6 +27,7 @@
 #include "symbol.h"       /* the runtime's matching of internal-linkage symbols */
 
 #include <stdint.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -60,6 +65,7 @@ static void params_unknown(ks_image_params *ps)
     free(ps->offset);
     ps->size = ps->offset = NULL;
     ps->n = -1;
+    ps->offsets_known = 0;
 }
 
 /* ---- PTX ------------------------------------------------------------------------------------------ */
@@ -159,6 +165,7 @@ void ks__ptx_params(const unsigned char *p, size_t n, size_t i, ks_image_params 
         return;
     i++;
     ps->n = 0;
+    ps->offsets_known = 1;
     long offset = 0;
     for (;;) {
         while (i < n && space(p[i]))
@@ -280,18 +287,24 @@ static char *differs(const ks_kern *k, const ks_image_params *ps)
 {
     if (ps->n != (long)k->nparams) {
         long end = ps->n > 0 ? ps->offset[ps->n - 1] + ps->size[ps->n - 1] : 0;
+        char bytes[48] = "";
+        if (ps->offsets_known)
+            snprintf(bytes, sizeof bytes, " (%ld bytes)", end);
         return ks_xasprintf("kernel '%s' takes %zu parameter%s (%ld bytes) in the source but "
-                            "%ld (%ld bytes) in", k->name, k->nparams, k->nparams == 1 ? "" : "s",
-                            params_end(k), ps->n, end);
+                            "%ld%s in", k->name, k->nparams, k->nparams == 1 ? "" : "s",
+                            params_end(k), ps->n, bytes);
     }
     for (size_t j = 0; j < k->nparams; j++) {
         const ks_param *q = &k->params[j];
-        if (q->size == ps->size[j] && q->offset == ps->offset[j])
+        if (q->size == ps->size[j] && (!ps->offsets_known || q->offset == ps->offset[j]))
             continue;
         char *who = q->name ? ks_xasprintf("'%s'", q->name) : ks_xasprintf("#%zu", j + 1);
-        char *s = ks_xasprintf("kernel '%s' parameter %s is %ld bytes at offset %ld in the source "
-                               "but %ld bytes at offset %ld in", k->name, who, q->size, q->offset,
-                               ps->size[j], ps->offset[j]);
+        char *s = ps->offsets_known
+                  ? ks_xasprintf("kernel '%s' parameter %s is %ld bytes at offset %ld in the "
+                                 "source but %ld bytes at offset %ld in", k->name, who, q->size,
+                                 q->offset, ps->size[j], ps->offset[j])
+                  : ks_xasprintf("kernel '%s' parameter %s is %ld bytes in the source but %ld "
+                                 "bytes in", k->name, who, q->size, ps->size[j]);
         free(who);
         return s;
     }
