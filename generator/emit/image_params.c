@@ -126,7 +126,7 @@ static size_t ptx_param(const unsigned char *p, size_t n, size_t i, long *size, 
             long e = number(p, n, &i);
             while (i < n && space(p[i]))
                 i++;
-            if (e < 0 || i >= n || p[i] != ']')
+            if (e < 0 || i >= n || p[i] != ']' || (e > 0 && extent > (1L << 40) / e))
                 return n;
             extent *= e;
             i++;
@@ -178,7 +178,7 @@ void ks__ptx_params(const unsigned char *p, size_t n, size_t i, ks_image_params 
         }
         long size, align;
         i = ptx_param(p, n, i + 6, &size, &align);
-        if (i >= n || size < 0) {
+        if (i >= n || size < 0 || size > 1L << 40 || align > 1L << 20 || offset > 1L << 40) {
             params_unknown(ps);
             return;
         }
@@ -242,6 +242,42 @@ static void nv_info(const unsigned char *s, uint64_t size, ks_image_params *ps)
     free(offsets);
 }
 
+/* The member's entries in name order (indices), so that 50,000 kernels
+ * are found by bsearch, not by a scan each. */
+static const ks_image_member *sorting;
+
+static int by_name(const void *a, const void *b)
+{
+    return strcmp(sorting->entries[*(const size_t *)a], sorting->entries[*(const size_t *)b]);
+}
+
+static size_t *entries_sorted(const ks_image_member *m)
+{
+    size_t *idx = ks_xmalloc((m->nentries ? m->nentries : 1) * sizeof *idx);
+    for (size_t k = 0; k < m->nentries; k++)
+        idx[k] = k;
+    sorting = m;
+    qsort(idx, m->nentries, sizeof *idx, by_name);
+    return idx;
+}
+
+/* The entry named exactly name, or m->nentries. */
+static size_t entry_named(const ks_image_member *m, const size_t *idx, const char *name)
+{
+    size_t lo = 0, hi = m->nentries;
+    while (lo < hi) {
+        size_t mid = lo + (hi - lo) / 2;
+        int c = strcmp(name, m->entries[idx[mid]]);
+        if (c == 0)
+            return idx[mid];
+        if (c < 0)
+            hi = mid;
+        else
+            lo = mid + 1;
+    }
+    return m->nentries;
+}
+
 void ks__elf_params(const unsigned char *p, size_t n, ks_image_member *m)
 {
     if (n < 64)
@@ -255,6 +291,7 @@ void ks__elf_params(const unsigned char *p, size_t n, ks_image_member *m)
     if (stroff > n || strsize > n - stroff)
         return;
     const char *names = (const char *)p + stroff;
+    size_t *idx = entries_sorted(m);
     for (uint16_t s = 0; s < shnum; s++) {
         const unsigned char *sh = p + shoff + (uint64_t)s * shentsize;
         uint32_t name = rd32(sh);
@@ -264,10 +301,11 @@ void ks__elf_params(const unsigned char *p, size_t n, ks_image_member *m)
         size_t len = strnlen(names + name, (size_t)(strsize - name));
         if (len >= strsize - name || len <= 9 || memcmp(names + name, ".nv.info.", 9) != 0)
             continue;
-        for (size_t k = 0; k < m->nentries; k++)
-            if (strlen(m->entries[k]) == len - 9 && memcmp(m->entries[k], names + name + 9, len - 9) == 0)
-                nv_info(p + off, size, &m->params[k]);
+        size_t k = entry_named(m, idx, names + name + 9);   /* NUL-ended: len < strsize - name */
+        if (k < m->nentries)
+            nv_info(p + off, size, &m->params[k]);
     }
+    free(idx);
 }
 
 /* ---- the check ------------------------------------------------------------------------------------ */
@@ -315,12 +353,16 @@ int ks__image_check_params(const char *image_path, const ks_image_entries *e, co
                            const ks_model *m, ks_buf *stale)
 {
     int rc = 0;
+    size_t **idx = ks_xmalloc((e->nmembers ? e->nmembers : 1) * sizeof *idx);
+    for (size_t j = 0; j < e->nmembers; j++)
+        idx[j] = entries_sorted(&e->members[j]);
     for (size_t i = 0; i < m->nkernels; i++) {
         const ks_kern *k = &m->kernels[i];
+        int pattern = ks__symbol_is_pattern(k->symbol);
         for (size_t j = 0; j < e->nmembers; j++) {
             const ks_image_member *mb = &e->members[j];
-            size_t hit = mb->nentries;
-            for (size_t x = 0; mb->readable && x < mb->nentries && hit == mb->nentries; x++)
+            size_t hit = mb->readable && !pattern ? entry_named(mb, idx[j], k->symbol) : mb->nentries;
+            for (size_t x = 0; mb->readable && pattern && x < mb->nentries && hit == mb->nentries; x++)
                 if (ks__symbol_match(k->symbol, mb->entries[x], 0))
                     hit = x;
             if (hit == mb->nentries || mb->params[hit].n < 0)
@@ -340,5 +382,8 @@ int ks__image_check_params(const char *image_path, const ks_image_entries *e, co
             break;   /* one report a kernel */
         }
     }
+    for (size_t j = 0; j < e->nmembers; j++)
+        free(idx[j]);
+    free(idx);
     return rc;
 }
