@@ -42,6 +42,8 @@ int ks__runtime_macro(const char *s);
  * the system's C headers. */
 int ks__system_macro(const char *s);
 int ks__system_decl(const char *s);
+/* Why a name steps aside, for the note: the system's headers', or "taken or reserved". */
+const char *ks__why_taken(const char *want);
 /* A C or C++ keyword (GNU's typeof and asm included). */
 int ks__keyword(const char *s);
 int ks__taken(const namer *nm, const char *s);

@@ -84,6 +84,13 @@ static int system_reserved(const char *s)
     return ks__system_macro(s) || ks__system_decl(s);
 }
 
+const char *ks__why_taken(const char *want)
+{
+    return ks__system_macro(want) ? "a macro of the system's C headers"
+           : ks__system_decl(want) ? "declared by the system's C headers"
+                                   : "taken or reserved";
+}
+
 int ks__taken(const namer *nm, const char *s)
 {
     return json_object_get(nm->taken, s) != NULL;

@@ -433,8 +433,8 @@ static void name_defs(namer *nm)
                                         : ks_c_identifier(d->qname);
         char *name = ks__step_aside_type(nm, ks_xstrdup(want));
         if (strcmp(name, want) != 0)
-            ks_note_at(nm->opts->input, 0, 0, "type '%s' is '%s' in C ('%s' is taken or "
-                       "reserved)", d->qname, name, want);
+            ks_note_at(nm->opts->input, 0, 0, "type '%s' is '%s' in C ('%s' is %s)", d->qname,
+                       name, want, ks__why_taken(want));
         free(want);
         d->c_name = name;
         if ((d->kind == KS_DEF_STRUCT || d->kind == KS_DEF_UNION || d->kind == KS_DEF_ENUM) &&
@@ -743,8 +743,8 @@ static void name_kernels(namer *nm)
         char *want = ks_xstrdup(k->c_name);
         k->c_name = ks__step_aside(nm, k->c_name, ks__kernel_names, ks__nkernel_names);
         if (strcmp(want, k->c_name) != 0)
-            ks_note_at(k->file ? k->file : nm->opts->input, k->line, k->col, "kernel '%s' is '%s' in C ('%s' is "
-                       "taken or reserved)", k->name, k->c_name, want);
+            ks_note_at(k->file ? k->file : nm->opts->input, k->line, k->col, "kernel '%s' is '%s' in "
+                       "C ('%s' is %s)", k->name, k->c_name, want, ks__why_taken(want));
         free(want);
         /* The descriptor is exported as <c_name>_kernel: a user's name of
          * that spelling steps aside, not the descriptor. */
@@ -772,7 +772,7 @@ static void name_kernels(namer *nm)
         v->c_name = ks__step_aside(nm, v->c_name, ks__var_names, ks__nvar_names);
         if (strcmp(want, v->c_name) != 0)
             ks_note_at(v->file ? v->file : nm->opts->input, v->line, v->col, "variable '%s' is "
-                       "'%s' in C ('%s' is taken or reserved)", v->name, v->c_name, want);
+                       "'%s' in C ('%s' is %s)", v->name, v->c_name, want, ks__why_taken(want));
         free(want);
         v->descriptor = ks__made_name(&ks__var_names[ks__nvar_names - 1], v->c_name);
         ks__claim_made(nm, v->c_name, ks__var_names, ks__nvar_names);
