@@ -60,8 +60,12 @@ GEN_SRC := $(sort $(wildcard $(GEN_DIRS:%=%/*.c)))
 # The macro names libkstub's headers define, as a table the generator
 # reserves (scripts/runtime_macros.sh; built from the headers, never by hand).
 GEN_MACROS_C := $(B)/obj/gensrc/runtime_macros.c
+# The macros and file-scope names the system's C headers hold (standard C,
+# common POSIX, the ones libkstub includes), two sorted tables the generator
+# steps aside for (scripts/system_names.sh, read with $(CC) at build time).
+GEN_SYSNAMES_C := $(B)/obj/gensrc/system_names.c
 # The generator's objects, and last the common library they link.
-GEN_OBJ := $(GEN_SRC:%.c=$(B)/obj/%.o) $(B)/obj/gensrc/runtime_macros.o $(COMMON_LIB)
+GEN_OBJ := $(GEN_SRC:%.c=$(B)/obj/%.o) $(B)/obj/gensrc/runtime_macros.o $(B)/obj/gensrc/system_names.o $(COMMON_LIB)
 RT_SRC := $(sort $(wildcard runtime/*.c))
 RT_OBJ := $(RT_SRC:%.c=$(B)/obj/%.o)
 TEMPLATES := $(wildcard templates/*.in)
@@ -92,6 +96,12 @@ $(GEN_MACROS_C): runtime/kstub.h runtime/kstub_types.h scripts/runtime_macros.sh
 	sh scripts/runtime_macros.sh runtime/kstub.h runtime/kstub_types.h > $@.tmp && mv $@.tmp $@
 
 $(B)/obj/gensrc/runtime_macros.o: $(GEN_MACROS_C)
+	$(CC) $(BASE_CFLAGS) $(DEPFLAGS) $(LIBCLANG_CFLAGS) $(GEN_INC) -c $< -o $@
+
+$(GEN_SYSNAMES_C): scripts/system_names.sh $(RT_SRC) runtime/internal.h | $(B)/obj/gensrc
+	CC='$(CC)' sh scripts/system_names.sh $(RT_SRC) runtime/internal.h runtime/kstub.h runtime/kstub_types.h > $@.tmp && mv $@.tmp $@
+
+$(B)/obj/gensrc/system_names.o: $(GEN_SYSNAMES_C)
 	$(CC) $(BASE_CFLAGS) $(DEPFLAGS) $(LIBCLANG_CFLAGS) $(GEN_INC) -c $< -o $@
 
 $(KSTUB): $(GEN_OBJ) | $(B)/bin

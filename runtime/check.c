@@ -18,7 +18,7 @@
 /* ks_checks_set was called: the environment no longer decides. */
 static int chosen_by_api;
 /* The KSTUB_CHECK word that could not be parsed, for the launches' error. */
-static char bad_env[128];
+static char bad_env[320];
 
 static const struct { const char *word; unsigned bits; } words[] = {
     {"sync", KS_CHECK_SYNC},       {"pointers", KS_CHECK_POINTERS}, {"extents", KS_CHECK_EXTENTS},
@@ -40,7 +40,7 @@ static int parse(const char *spec, unsigned *checks, char *bad, size_t cap)
                     break;
             if (i == sizeof words / sizeof words[0]) {
                 if (bad)
-                    snprintf(bad, cap, "%.*s", (int)(n > 64 ? 64 : n), p);
+                    ks__escape_word(bad, cap, p, n > 64 ? 64 : n);
                 return -1;
             }
             bits |= words[i].bits;
@@ -54,7 +54,7 @@ static int parse(const char *spec, unsigned *checks, char *bad, size_t cap)
 
 KS__API ks_status ks_checks_parse(const char *spec, unsigned *checks)
 {
-    char bad[80];
+    char bad[320];
     if (spec == NULL || checks == NULL)
         return ks__error(KS_ERR_INVALID_VALUE, NULL, "ks_checks_parse: %s is NULL",
                          spec == NULL ? "the text" : "the result");

@@ -210,6 +210,16 @@ static void load_driver(void)
      * can be tested on a current driver. */
     const char *loader = ks__getenv(KS__LOADER_ENV);
     int want_module = loader != NULL && strcmp(loader, "module") == 0;
+    if (loader != NULL && loader[0] != '\0' && !want_module && strcmp(loader, "library") != 0) {
+        /* A misspelled choice is refused at first use, as a misspelled
+         * KSTUB_CHECK is, never taken silently for the default. */
+        char word[320];
+        ks__escape_word(word, sizeof word, loader, 64);
+        fail(KS_ERR_INVALID_VALUE, NULL, CUDA_SUCCESS,
+             KS__LOADER_ENV " names an unknown loader '%s' (known: library, module)", word);
+        memset(&ks__cu, 0, sizeof ks__cu);
+        return;
+    }
     ks__cu.use_library = !want_module && ks__cu.LibraryLoadData && ks__cu.LibraryUnload &&
                          ks__cu.LibraryGetKernel;
     if (!ks__cu.use_library && !(ks__cu.ModuleLoadDataEx && ks__cu.ModuleUnload &&

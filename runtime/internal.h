@@ -138,6 +138,9 @@ void ks__error_log(const char *log);
 
 /* Name the call site (NULL: none) of the launch whose error was just recorded. */
 void ks__error_site(const char *file, int line);
+/* Copies at most n bytes of a user's word into dst[cap] with control
+ * characters escaped (\n, \xNN), as the generator's messages escape them. */
+void ks__escape_word(char *dst, size_t cap, const char *src, size_t n);
 
 /* ---- shared by launch.c, query.c and load.c ------------------------------ */
 

@@ -212,3 +212,29 @@ void ks__error_site(const char *file, int line)
     e->pub.line = line;
     append(" (called at %s:%d)", file, line);
 }
+
+/* A word a user chose, for a message: control characters escaped as the
+ * generator escapes them (\n, \r, \t, \xNN), so a message stays one line
+ * and no terminal or CI log reads a byte of it as a command; at most n bytes
+ * of src, cut before an escape that would not fit. */
+void ks__escape_word(char *dst, size_t cap, const char *src, size_t n)
+{
+    size_t len = 0;
+    for (size_t i = 0; i < n && src[i] != '\0'; i++) {
+        unsigned char c = (unsigned char)src[i];
+        char piece[5];
+        if (c == '\n' || c == '\r' || c == '\t')
+            snprintf(piece, sizeof piece, "\\%c", c == '\n' ? 'n' : c == '\r' ? 'r' : 't');
+        else if (c < 0x20 || c == 0x7f)
+            snprintf(piece, sizeof piece, "\\x%02x", c);
+        else
+            piece[0] = (char)c, piece[1] = '\0';
+        size_t m = strlen(piece);
+        if (len + m >= cap)
+            break;
+        memcpy(dst + len, piece, m);
+        len += m;
+    }
+    if (cap)
+        dst[len] = '\0';
+}

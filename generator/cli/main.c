@@ -342,8 +342,19 @@ static int parse_args(int argc, char **argv, int first, cli *c)
         ks_error_at(NULL, 0, 0, "no input file (see kstub --help)");
         return -1;
     }
-    if (c->list && !o->outbase)
+    if (c->list && !o->outbase) {
+        /* The base is the input's own name here: a directory given as the
+         * input is said of the input, not of an -o the user never gave. */
+        struct stat st;
+        size_t n = strlen(o->input);
+        if ((stat(o->input, &st) == 0 && S_ISDIR(st.st_mode)) || n == 0 ||
+            o->input[n - 1] == '/' || strcmp(ks_basename(o->input), ".") == 0 ||
+            strcmp(ks_basename(o->input), "..") == 0) {
+            ks_error_at(o->input, 0, 0, "is a directory, not a CUDA source file");
+            return -1;
+        }
         o->outbase = o->input;   /* names the header's guard, which --list does not print */
+    }
     if (!o->outbase) {
         ks_error_at(NULL, 0, 0, "no output given; use -o OUTBASE");
         return -1;

@@ -14,7 +14,9 @@
 
 #include <stdio.h>
 #include <stdlib.h>
+#include <errno.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include "manifest.h"
@@ -447,18 +449,44 @@ int ks_diff_main(int argc, char **argv)
 
 /* ---- kstub check ------------------------------------------------------------------------------ */
 
+/* What is at an output's path that could not be read as a file, asked of
+ * stat (never opened: a FIFO would block the check, a device would feed it
+ * forever): NULL when nothing is there, else its kind, or the error. */
+static const char *not_a_file(const char *path, char *buf, size_t size)
+{
+    struct stat st, lst;
+    if (lstat(path, &lst) != 0 && errno == ENOENT)
+        return NULL;
+    if (stat(path, &st) != 0) {
+        if (errno == ENOENT && lstat(path, &lst) == 0 && S_ISLNK(lst.st_mode))
+            return "a symbolic link to nothing";
+        snprintf(buf, size, "unreadable (%s)", strerror(errno));
+        return buf;
+    }
+    const char *kind = S_ISFIFO(st.st_mode) ? "a FIFO"
+                       : S_ISDIR(st.st_mode) ? "a directory"
+                       : S_ISCHR(st.st_mode) ? "a character device"
+                       : S_ISBLK(st.st_mode) ? "a block device"
+                       : S_ISSOCK(st.st_mode) ? "a socket"
+                       : S_ISREG(st.st_mode) ? "a file that cannot be read"
+                                             : "not a regular file";
+    snprintf(buf, size, "%s%s", kind, S_ISLNK(lst.st_mode) ? " (through a symbolic link)" : "");
+    return buf;
+}
+
 int ks_check_run(const ks_check_input *in, int *status)
 {
     *status = KS_DRIFT_ERROR;
     ks_report r = {0};
     int stale = 0;
     size_t *state = ks_xmalloc((in->noutputs + 1) * sizeof *state);
-    enum { UP_TO_DATE, MISSING, DIFFERS };
+    enum { UP_TO_DATE, MISSING, DIFFERS, NOT_A_FILE };
     for (size_t i = 0; i < in->noutputs; i++) {
         size_t size;
         char *disk = ks_peek_file(in->outputs[i].path, &size);
+        char what[160];
         if (!disk)
-            state[i] = MISSING;
+            state[i] = not_a_file(in->outputs[i].path, what, sizeof what) ? NOT_A_FILE : MISSING;
         else if (size != strlen(in->outputs[i].text) || memcmp(disk, in->outputs[i].text, size))
             state[i] = DIFFERS;
         else
@@ -497,9 +525,14 @@ int ks_check_run(const ks_check_input *in, int *status)
     }
     int kernels_changed = r.n > before, kernels_breaking = r.breaking;
     for (size_t i = 0; i < in->noutputs; i++) {
+        char what[160];
         if (state[i] == MISSING)
             ks_report_add(&r, KS_SEV_ERROR, "file_missing", in->outputs[i].path, 0, 0, NULL,
                 "missing; kstub has not generated it");
+        else if (state[i] == NOT_A_FILE)
+            ks_report_add(&r, KS_SEV_ERROR, "file_not_regular", in->outputs[i].path, 0, 0, NULL,
+                "is %s, not the file kstub generates; remove it and run kstub",
+                not_a_file(in->outputs[i].path, what, sizeof what));
         else if (state[i] == DIFFERS)
             ks_report_add(&r, KS_SEV_ERROR, "file_out_of_date", in->outputs[i].path, 0, 0, NULL,
                 "out of date: differs from what kstub generates from %s%s", in->source,

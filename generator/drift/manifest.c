@@ -243,10 +243,34 @@ static int bounds_value(const json_t *lb, ks_sig_kern *k, const char *path, wher
     return 0;
 }
 
+/* A field present with another type than the one expected (a string,
+ * an array, an object): an error naming both, not "missing". Returns 0
+ * when absent or of the type, -1 after the error. */
+static int type_check(const json_t *j, const char *key, json_type want, const char *path, where w)
+{
+    if (!j || json_typeof(j) == want)
+        return 0;
+    char buf[64];
+    ks_error_at(path, 0, 0, "%s: \"%s\" must be %s, not %s", where_text(w, buf, sizeof buf), key,
+                want == JSON_STRING ? "a string" : want == JSON_ARRAY ? "an array" : "an object",
+                json_type_name(j));
+    return -1;
+}
+
 /* One parameter. Returns 0, 1 (a name or type missing), 2 (error printed). */
 static int param_value(const json_t *jp, ks_sig_param *p, const char *path, where w)
 {
     memset(p, 0, sizeof *p);
+    if (!json_is_object(jp)) {
+        char buf[64];
+        ks_error_at(path, 0, 0, "%s must be an object, not %s", where_text(w, buf, sizeof buf),
+                    json_type_name(jp));
+        return 2;
+    }
+    if (type_check(json_object_get(jp, F_NAME), F_NAME, JSON_STRING, path, w) ||
+        type_check(json_object_get(jp, F_TYPE), F_TYPE, JSON_STRING, path, w) ||
+        type_check(json_object_get(jp, F_C_TYPE), F_C_TYPE, JSON_STRING, path, w))
+        return 2;
     p->name = str_value(json_object_get(jp, F_NAME));
     p->type = str_value(json_object_get(jp, F_TYPE));
     p->c_type = str_value(json_object_get(jp, F_C_TYPE));
@@ -263,6 +287,15 @@ static int kernel_value(const json_t *jk, size_t i, ks_sig_kern *k, const char *
     where w = {i + 1, 0};
     int bad = 0;
     memset(k, 0, sizeof *k);
+    if (!json_is_object(jk)) {
+        ks_error_at(path, 0, 0, "kernel #%zu must be an object, not %s", i + 1, json_type_name(jk));
+        return 2;
+    }
+    if (type_check(json_object_get(jk, F_NAME), F_NAME, JSON_STRING, path, w) ||
+        type_check(json_object_get(jk, F_C_NAME), F_C_NAME, JSON_STRING, path, w) ||
+        type_check(json_object_get(jk, F_SYMBOL), F_SYMBOL, JSON_STRING, path, w) ||
+        type_check(json_object_get(jk, F_PARAMS), F_PARAMS, JSON_ARRAY, path, w))
+        return 2;
     k->name = str_value(json_object_get(jk, F_NAME));
     k->c_name = str_value(json_object_get(jk, F_C_NAME));
     k->symbol = str_value(json_object_get(jk, F_SYMBOL));
@@ -295,6 +328,25 @@ static int var_value(const json_t *jv, size_t i, ks_sig_var *v, const char *path
 {
     where w = {i + 1, 0};
     memset(v, 0, sizeof *v);
+    if (!json_is_object(jv)) {
+        ks_error_at(path, 0, 0, "variable #%zu must be an object, not %s", i + 1, json_type_name(jv));
+        return -1;
+    }
+    static const char *const strings[] = {F_NAME, F_C_NAME, F_SYMBOL, F_TYPE, F_SPACE};
+    for (size_t f = 0; f < sizeof strings / sizeof *strings; f++) {
+        const json_t *j = json_object_get(jv, strings[f]);
+        if (j && !json_is_string(j)) {
+            ks_error_at(path, 0, 0, "variable #%zu: \"%s\" must be a string, not %s", i + 1,
+                        strings[f], json_type_name(j));
+            return -1;
+        }
+    }
+    const json_t *jd = json_object_get(jv, F_DIMS);
+    if (jd && !json_is_array(jd)) {
+        ks_error_at(path, 0, 0, "variable #%zu: \"" F_DIMS "\" must be an array, not %s", i + 1,
+                    json_type_name(jd));
+        return -1;
+    }
     v->name = str_value(json_object_get(jv, F_NAME));
     v->c_name = str_value(json_object_get(jv, F_C_NAME));
     v->symbol = str_value(json_object_get(jv, F_SYMBOL));
@@ -336,7 +388,7 @@ static int vars_from_json(const json_t *root, const char *path, ks_sigs *m)
     if (!vars)
         return 0;                  /* none, or a manifest from before variables were listed */
     if (!json_is_array(vars)) {
-        ks_error_at(path, 0, 0, "\"" F_VARIABLES "\" is not an array");
+        ks_error_at(path, 0, 0, "\"" F_VARIABLES "\" must be an array, not %s", json_type_name(vars));
         return -1;
     }
     size_t nv = json_array_size(vars);
@@ -428,7 +480,11 @@ static int manifest_from_json(const json_t *root, const char *path, ks_sigs *m)
         return -1;
     }
     if (!json_is_array(kernels)) {
-        ks_error_at(path, 0, 0, "\"" F_KERNELS "\" is missing or not an array");
+        if (kernels)
+            ks_error_at(path, 0, 0, "\"" F_KERNELS "\" must be an array, not %s",
+                        json_type_name(kernels));
+        else
+            ks_error_at(path, 0, 0, "\"" F_KERNELS "\" is missing");
         return -1;
     }
     m->source = str_value(json_object_get(root, F_SOURCE));
@@ -449,11 +505,12 @@ static int manifest_from_json(const json_t *root, const char *path, ks_sigs *m)
 
 /* Parses text[0..size) named path in messages into *m. jansson checks the
  * text against RFC 8259 (UTF-8, escapes, surrogate pairs, no \u0000, a
- * bounded depth); of duplicate keys the last one wins. */
+ * bounded depth); an object that repeats a key ("size": 4, "size": 8) is
+ * refused, never read as its last value. */
 static int manifest_from_text(const char *text, size_t size, const char *path, ks_sigs *m)
 {
     json_error_t err;
-    json_t *root = json_loadb(text, size, 0, &err);
+    json_t *root = json_loadb(text, size, JSON_REJECT_DUPLICATES, &err);
     if (!root) {
         ks_error_at(path, err.line > 0 ? (unsigned)err.line : 1,
                     err.column > 0 ? (unsigned)err.column : 1, "invalid JSON: %s", err.text);

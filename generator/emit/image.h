@@ -10,6 +10,7 @@
 
 #include "model.h"
 #include "options.h"
+#include "util.h"
 
 typedef struct ks_image_blob {
     unsigned char *data;
@@ -38,6 +39,16 @@ typedef struct ks_image_var {
                                 * symbol): its definition is in another image (-rdc) */
 } ks_image_var;
 
+/* One kernel entry's parameters as an image states them: n of them, each
+ * one's size and offset in bytes; n is -1 when the image does not say (or
+ * kstub cannot read it). */
+typedef struct ks_image_params {
+    long n;
+    long *size, *offset;
+    int offsets_known;         /* 1: offsets in the launch's buffer (PTX); 0: a
+                                * cubin's constant-bank places, not compared */
+} ks_image_params;
+
 /* One piece of code in an image: PTX text or a cubin, alone or as a member
  * of a fatbin. */
 typedef struct ks_image_member {
@@ -49,6 +60,7 @@ typedef struct ks_image_member {
     char *why;                 /* ... and why (for the warning or the error) */
     char **entries;            /* kernel entry names (device symbols), in file order */
     size_t nentries;
+    ks_image_params *params;   /* each entry's parameters, beside entries */
     ks_image_var *vars;        /* module-scope variables, in file order */
     size_t nvars;
 } ks_image_member;
@@ -83,5 +95,18 @@ void ks_image_entries_free(ks_image_entries *e);
  * stays NULL. Returns 0, or -1 after errors. */
 int ks_image_check(const char *image_path, const ks_image_blob *image,
                            const ks_options *opts, const ks_model *m, char **stale);
+
+/* ---- image_params.c ---- */
+/* The parameter list after a PTX ".entry NAME" (p[i] where the name ends). */
+void ks__ptx_params(const unsigned char *p, size_t n, size_t i, ks_image_params *ps);
+/* Each entry's parameters from a cubin's .nv.info.NAME sections. */
+void ks__elf_params(const unsigned char *p, size_t n, ks_image_member *m);
+/* An error at each kernel whose parameters (count, each one's size and
+ * offset) differ from those an entry it matches in a readable member
+ * states, naming the kernel, the parameter and both sizes; with stale not
+ * NULL (kstub check), the differences are appended to it instead. Returns 0,
+ * or -1 after errors. */
+int ks__image_check_params(const char *image_path, const ks_image_entries *e, const ks_options *opts,
+                           const ks_model *m, ks_buf *stale);
 
 #endif /* KSTUB_IMAGE_H */

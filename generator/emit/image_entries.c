@@ -88,6 +88,8 @@ static void corrupt(ks_image_member *m, char *why)
 static void add_entry(ks_image_member *m, const char *name, size_t len)
 {
     m->entries = ks_xrealloc(m->entries, (m->nentries + 1) * sizeof *m->entries);
+    m->params = ks_xrealloc(m->params, (m->nentries + 1) * sizeof *m->params);
+    m->params[m->nentries] = (ks_image_params){-1, NULL, NULL, 0};
     char *s = ks_xmalloc(len + 1);
     memcpy(s, name, len);
     s[len] = '\0';
@@ -246,8 +248,10 @@ static void ptx_entries(const unsigned char *p, size_t n, ks_image_member *m)
             size_t start = i;
             while (i < n && ptx_ident_char(p[i]))
                 i++;
-            if (i > start)
+            if (i > start) {
                 add_entry(m, (const char *)p + start, i - start);
+                ks__ptx_params(p, n, i, &m->params[m->nentries - 1]);
+            }
             external = 0;
         } else if (p[i] == '.' && braces == 0 && parens == 0 &&
                    ((len = ptx_directive(p, n, i, ".global")) || (len = ptx_directive(p, n, i, ".const")))) {
@@ -285,6 +289,8 @@ static char *elf_read(const unsigned char *p, size_t n, ks_image_member *m);
 static void elf_entries(const unsigned char *p, size_t n, ks_image_member *m)
 {
     char *why = elf_read(p, n, m);
+    if (!why)
+        ks__elf_params(p, n, m);
     if (why && (n < 64 || ks__image_kind(p, n) != KS__BYTES_CUBIN || (p[4] == 2 && p[5] == 1)))
         corrupt(m, why);
     else if (why)
@@ -533,9 +539,13 @@ void ks_image_entries_free(ks_image_entries *e)
 {
     for (size_t i = 0; i < e->nmembers; i++) {
         ks_image_member *m = &e->members[i];
-        for (size_t k = 0; k < m->nentries; k++)
+        for (size_t k = 0; k < m->nentries; k++) {
             free(m->entries[k]);
+            free(m->params[k].size);
+            free(m->params[k].offset);
+        }
         free(m->entries);
+        free(m->params);
         for (size_t k = 0; k < m->nvars; k++)
             free(m->vars[k].name);
         free(m->vars);
@@ -801,6 +811,9 @@ int ks_image_check(const char *image_path, const ks_image_blob *image,
         free(ks_buf_take(&missing));
     }
     free(list);
+    ks_buf pdiff = {0};
+    if (ks__image_check_params(image_path, &e, opts, m, stale ? &pdiff : NULL) != 0)
+        rc = -1;
     ks_buf vabsent = {0};
     size_t nvabsent = 0;
     if (check_variables(image_path, &e, unread, opts, m, &vabsent, &nvabsent, stale != NULL) != 0)
@@ -820,6 +833,14 @@ int ks_image_check(const char *image_path, const ks_image_blob *image,
         *stale = ks_xasprintf("the image does not define, as the source does, %s: it was "
                               "built before the source changed (or from another file); rebuild "
                               "it before regenerating", vabsent.data);
+    if (pdiff.len) {
+        char *prev = *stale;
+        *stale = ks_xasprintf("%s%sthe image's parameters differ from the source's: %s: it was "
+                              "built before the kernel changed; rebuild it before regenerating",
+                              prev ? prev : "", prev ? "; " : "", pdiff.data);
+        free(prev);
+    }
+    free(ks_buf_take(&pdiff));
     free(ks_buf_take(&absent));
     free(ks_buf_take(&vabsent));
     return rc;

@@ -37,6 +37,60 @@ int ks__runtime_macro(const char *s)
     return 0;
 }
 
+static int cmp_name(const void *key, const void *elem)
+{
+    return strcmp((const char *)key, *(const char *const *)elem);
+}
+
+int ks__system_macro(const char *s)
+{
+    return bsearch(s, ks_system_macros, ks_system_nmacros, sizeof *ks_system_macros, cmp_name) != NULL;
+}
+
+int ks__system_decl(const char *s)
+{
+    return bsearch(s, ks_system_decls, ks_system_ndecls, sizeof *ks_system_decls, cmp_name) != NULL;
+}
+
+/* C's and C++'s keywords (C23's and GNU's included): what no kstub:name may
+ * ask for, though the system's headers use few of them. */
+int ks__keyword(const char *s)
+{
+    static const char *const words[] = {
+        "alignas", "alignof", "and", "and_eq", "asm", "auto", "bitand", "bitor", "bool", "break",
+        "case", "catch", "char", "char8_t", "char16_t", "char32_t", "class", "compl", "concept",
+        "const", "consteval", "constexpr", "constinit", "const_cast", "continue", "co_await",
+        "co_return", "co_yield", "decltype", "default", "delete", "do", "double", "dynamic_cast",
+        "else", "enum", "explicit", "export", "extern", "false", "float", "for", "friend", "goto",
+        "if", "inline", "int", "long", "mutable", "namespace", "new", "noexcept", "not", "not_eq",
+        "nullptr", "operator", "or", "or_eq", "private", "protected", "public", "register",
+        "reinterpret_cast", "requires", "return", "short", "signed", "sizeof", "static",
+        "static_assert", "static_cast", "struct", "switch", "template", "this", "thread_local",
+        "throw", "true", "try", "typedef", "typeid", "typename", "typeof", "typeof_unqual",
+        "union", "unsigned", "using", "virtual", "void", "volatile", "wchar_t", "while", "xor",
+        "xor_eq", NULL,
+    };
+    for (const char *const *w = words; *w; w++)
+        if (strcmp(*w, s) == 0)
+            return 1;
+    return ks__is_c_only_keyword(s);
+}
+
+/* What a kernel's, variable's or type's C name (or any name made from it)
+ * may not be: a macro or a file-scope name of the system's headers (a stub
+ * named dlopen would interpose libc's). Appending '_' frees each, so stepping aside ends. */
+static int system_reserved(const char *s)
+{
+    return ks__system_macro(s) || ks__system_decl(s);
+}
+
+const char *ks__why_taken(const char *want)
+{
+    return ks__system_macro(want) ? "a macro of the system's C headers"
+           : ks__system_decl(want) ? "declared by the system's C headers"
+                                   : "taken or reserved";
+}
+
 int ks__taken(const namer *nm, const char *s)
 {
     return json_object_get(nm->taken, s) != NULL;
@@ -112,13 +166,28 @@ char *ks__step_aside(const namer *nm, char *name, const struct kernel_name *made
 {
     for (;;) {
         int busy = ks__is_c_only_keyword(name) || ks__runtime_reserved(name) ||
-                   (!made && ks__taken_for_param(nm, name));
+                   ks__system_macro(name) || (!made && ks__taken_for_param(nm, name));
         for (size_t i = 0; !busy && i < nmade; i++) {
             char *n = ks__made_name(&made[i], name);
-            busy = ks__taken(nm, n) || (i > 0 && ks__runtime_macro(n));
+            busy = ks__taken(nm, n) || (i > 0 && ks__runtime_macro(n)) || system_reserved(n);
             free(n);
         }
         if (!busy)
+            return name;
+        char *longer = ks_xasprintf("%s_", name);
+        free(name);
+        name = longer;
+    }
+}
+
+/* A type's C name made free: as ks__step_aside, and also while the system's
+ * headers declare it (a struct stat or a typedef div_t of the user's would
+ * meet libc's in a C file that includes both). */
+char *ks__step_aside_type(const namer *nm, char *name)
+{
+    for (;;) {
+        name = ks__step_aside(nm, name, NULL, 0);
+        if (!system_reserved(name))
             return name;
         char *longer = ks_xasprintf("%s_", name);
         free(name);

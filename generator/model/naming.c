@@ -431,10 +431,10 @@ static void name_defs(namer *nm)
                      : d->kind == KS_DEF_FUNCTION ? function_c_name(nm, d)
                      : d->template_name ? specialization_c_name(nm, d)
                                         : ks_c_identifier(d->qname);
-        char *name = ks__step_aside(nm, ks_xstrdup(want), NULL, 0);
+        char *name = ks__step_aside_type(nm, ks_xstrdup(want));
         if (strcmp(name, want) != 0)
-            ks_note_at(nm->opts->input, 0, 0, "type '%s' is '%s' in C ('%s' is taken or "
-                       "reserved)", d->qname, name, want);
+            ks_note_at(nm->opts->input, 0, 0, "type '%s' is '%s' in C ('%s' is %s)", d->qname,
+                       name, want, ks__why_taken(want));
         free(want);
         d->c_name = name;
         if ((d->kind == KS_DEF_STRUCT || d->kind == KS_DEF_UNION || d->kind == KS_DEF_ENUM) &&
@@ -452,7 +452,7 @@ static void name_defs(namer *nm)
         for (size_t j = 0; j < d->nenumerators; j++) {
             ks_enumerator *e = &d->enumerators[j];
             char *name = ks_xasprintf("%s_%s", d->c_name, e->name);
-            while (ks__taken(nm, name)) {
+            while (ks__taken(nm, name) || ks__system_macro(name) || ks__system_decl(name)) {
                 char *longer = ks_xasprintf("%s_", name);
                 free(name);
                 name = longer;
@@ -472,7 +472,7 @@ static void name_defs(namer *nm)
             if (!f->name)
                 continue;
             while (ks__is_c_only_keyword(f->c_name) || ks__runtime_reserved(f->c_name) ||
-                   json_object_get(nm->macros, f->c_name)) {
+                   json_object_get(nm->macros, f->c_name) || ks__system_macro(f->c_name)) {
                 char *r = ks_xasprintf("%s_", f->c_name);
                 free(f->c_name);
                 f->c_name = r;
@@ -539,6 +539,18 @@ static void apply_renames(namer *nm)
         const ks_rename *rn = &m->renames[r];
         if (!is_identifier(rn->c_name)) {
             ks_error_at(input, rn->line, rn->col, "'%s' is not a C identifier", rn->c_name);
+            continue;
+        }
+        /* A name the user asks for is taken as given, so one the language
+         * or the system's headers hold is refused, not renamed: a stub named
+         * free would interpose the C library's. */
+        const char *why = ks__keyword(rn->c_name) ? "a C or C++ keyword"
+                          : ks__system_macro(rn->c_name) ? "a macro of the system's C headers"
+                          : ks__system_decl(rn->c_name) ? "declared by the system's C headers"
+                          : NULL;
+        if (why) {
+            ks_error_at(input, rn->line, rn->col, "kstub:name '%s' = '%s': '%s' is %s; choose "
+                        "another C name", rn->kernel, rn->c_name, rn->c_name, why);
             continue;
         }
         if (rn->type)
@@ -623,7 +635,8 @@ static int check_unique(namer *nm)
 static char *stub_param_name(const namer *nm, json_t *local, const char *want)
 {
     char *name = ks_xstrdup(want);
-    while (json_object_get(local, name) || ks__taken_for_param(nm, name)) {
+    while (json_object_get(local, name) || ks__taken_for_param(nm, name) ||
+           ks__system_macro(name)) {
         char *next = strcmp(name, want) == 0 ? ks_xasprintf("ks_%s_", want)
                                              : ks_xasprintf("%s_", name);
         free(name);
@@ -730,8 +743,8 @@ static void name_kernels(namer *nm)
         char *want = ks_xstrdup(k->c_name);
         k->c_name = ks__step_aside(nm, k->c_name, ks__kernel_names, ks__nkernel_names);
         if (strcmp(want, k->c_name) != 0)
-            ks_note_at(k->file ? k->file : nm->opts->input, k->line, k->col, "kernel '%s' is '%s' in C ('%s' is "
-                       "taken or reserved)", k->name, k->c_name, want);
+            ks_note_at(k->file ? k->file : nm->opts->input, k->line, k->col, "kernel '%s' is '%s' in "
+                       "C ('%s' is %s)", k->name, k->c_name, want, ks__why_taken(want));
         free(want);
         /* The descriptor is exported as <c_name>_kernel: a user's name of
          * that spelling steps aside, not the descriptor. */
@@ -759,7 +772,7 @@ static void name_kernels(namer *nm)
         v->c_name = ks__step_aside(nm, v->c_name, ks__var_names, ks__nvar_names);
         if (strcmp(want, v->c_name) != 0)
             ks_note_at(v->file ? v->file : nm->opts->input, v->line, v->col, "variable '%s' is "
-                       "'%s' in C ('%s' is taken or reserved)", v->name, v->c_name, want);
+                       "'%s' in C ('%s' is %s)", v->name, v->c_name, want, ks__why_taken(want));
         free(want);
         v->descriptor = ks__made_name(&ks__var_names[ks__nvar_names - 1], v->c_name);
         ks__claim_made(nm, v->c_name, ks__var_names, ks__nvar_names);
@@ -789,7 +802,7 @@ int ks_name_model(const ks_target *target, const ks_options *opts, ks_model *m)
 int ks_name_is_free(const ks_model *m, const char *name)
 {
     if (ks__is_c_only_keyword(name) || ks__runtime_reserved(name) || strcmp(name, m->image) == 0 ||
-        strcmp(name, m->guard) == 0)
+        strcmp(name, m->guard) == 0 || ks__system_macro(name) || ks__system_decl(name))
         return 0;
     namer nm = {NULL, NULL, (ks_model *)m, json_object(), json_object()};
     ks__claim_language_names(&nm);

@@ -10,6 +10,8 @@
 #include "options.h"
 #include "target.h"
 
+#include <stddef.h>
+
 /* Gives every kernel, parameter, type, member and generated identifier its
  * name in target's output and checks every collision. Returns 0, or -1
  * after errors. */
@@ -18,6 +20,14 @@ int ks_name_model(const ks_target *target, const ks_options *opts, ks_model *mod
  * at build time from runtime/kstub.h and runtime/kstub_types.h
  * (scripts/runtime_macros.sh), so the reserved set is the headers' own. */
 extern const char *const ks_runtime_macros[];
+/* The macros and the file-scope names (functions, variables, typedefs, tags,
+ * enum constants) of the system's C headers: standard C, common POSIX and
+ * those libkstub includes, sorted (strcmp), generated at build time with the
+ * C compiler (scripts/system_names.sh). */
+extern const char *const ks_system_macros[];
+extern const size_t ks_system_nmacros;
+extern const char *const ks_system_decls[];
+extern const size_t ks_system_ndecls;
 /* "ns::inner::name" -> "ns_inner_name". */
 char *ks_c_identifier(const char *qualified);
 /* The identifier stem of a file name: "vector_ops" from "dir/vector_ops.cu". */

@@ -31,7 +31,8 @@ GEN_FUZZ_DIR := $(B)/fuzz-gen
 GEN_FUZZ_TARGETS := fuzz_gen_manifest fuzz_gen_compdb fuzz_gen_render fuzz_gen_depfile fuzz_gen_source \
                     fuzz_gen_image
 GEN_FUZZ_SRC := $(filter-out generator/cli/main.c,$(GEN_SRC)) $(COMMON_SRC)
-GEN_FUZZ_OBJ := $(GEN_FUZZ_SRC:%.c=$(GEN_FUZZ_DIR)/obj/%.o) $(GEN_FUZZ_DIR)/obj/runtime_macros.o
+GEN_FUZZ_OBJ := $(GEN_FUZZ_SRC:%.c=$(GEN_FUZZ_DIR)/obj/%.o) $(GEN_FUZZ_DIR)/obj/runtime_macros.o \
+                $(GEN_FUZZ_DIR)/obj/system_names.o
 GEN_FUZZ_CFLAGS := -std=c11 -g -O1 -D_GNU_SOURCE -fsanitize=address,undefined -fno-sanitize-recover=all \
                    -I$(LLVM_DIR)/include $(GEN_INC) -DKSTUB_TEMPLATE_DIR='"$(abspath templates)"'
 
@@ -51,6 +52,9 @@ $(GEN_FUZZ_DIR)/obj/common/%.o: common/%.c
 	$(FUZZ_CC) $(GEN_FUZZ_CFLAGS) $(DEPFLAGS) -fsanitize=fuzzer-no-link -c $< -o $@
 
 $(GEN_FUZZ_DIR)/obj/runtime_macros.o: $(GEN_MACROS_C) | $(GEN_FUZZ_DIR)/obj
+	$(FUZZ_CC) $(GEN_FUZZ_CFLAGS) $(DEPFLAGS) -fsanitize=fuzzer-no-link -c $< -o $@
+
+$(GEN_FUZZ_DIR)/obj/system_names.o: $(GEN_SYSNAMES_C) | $(GEN_FUZZ_DIR)/obj
 	$(FUZZ_CC) $(GEN_FUZZ_CFLAGS) $(DEPFLAGS) -fsanitize=fuzzer-no-link -c $< -o $@
 
 -include $(GEN_FUZZ_OBJ:.o=.d)

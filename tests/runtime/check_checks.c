@@ -101,6 +101,23 @@ START_TEST(unknown_word_fails_every_launch)
 }
 END_TEST
 
+/* Issue 41 #19: the unknown word is quoted escaped, as the generator
+ * escapes (an ESC byte and a newline would let "::error::forged" start a
+ * line of its own in a CI log), both at launch and from ks_checks_parse. */
+START_TEST(unknown_word_is_quoted_escaped)
+{
+    setenv("KSTUB_CHECK", "sync,x\x1b[31m\n::error::forged\r\x7f", 1);
+    ck_assert_status(launch(0, 0, 4), KS_ERR_INVALID_VALUE);
+    ck_assert_message_has("unknown check 'x\\x1b[31m\\n::error::forged\\r\\x7f'");
+    const char *m = ks_last_error_message();
+    for (const char *p = m; *p; p++)
+        ck_assert_msg((unsigned char)*p >= 0x20 && *p != 0x7f, "raw control byte in: %s", m);
+    unsigned bits;
+    ck_assert_status(ks_checks_parse("\x1b]0;title\x07", &bits), KS_ERR_INVALID_VALUE);
+    ck_assert_message_has("unknown check '\\x1b]0;title\\x07'");
+}
+END_TEST
+
 /* Issue 30 #14: with no driver to load, the typo is still what a launch
  * reports (it returned KS_ERR_NO_DRIVER, hiding it); without the typo the
  * same launch says there is no driver. */
@@ -536,6 +553,7 @@ static Suite *checks_suite(void)
     tcase_add_test(c, environment_chooses_checks);
     tcase_add_test(c, environment_trace_path_turns_trace_on);
     tcase_add_test(c, unknown_word_fails_every_launch);
+    tcase_add_test(c, unknown_word_is_quoted_escaped);
     tcase_add_test(c, api_overrides_environment);
     suite_add_tcase(s, c);
     c = tcase_create("choice without a driver");

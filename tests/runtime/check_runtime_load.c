@@ -42,6 +42,42 @@ START_TEST(loader_env_forces_modules)
 }
 END_TEST
 
+/* Issue 41 #19: a misspelled KSTUB_LOADER is refused at first use with a
+ * status and a message (it was taken silently for the default), its word
+ * escaped; "library" names the default, and empty is as unset. */
+START_TEST(loader_env_unknown_is_an_error)
+{
+    setenv("KSTUB_LOADER", "modul\n::error::x", 1);
+    ks_launch l = ks_launch_1d(1, 32);
+    ck_assert_status(launch_mix(&l), KS_ERR_INVALID_VALUE);
+    ck_assert_message_has("KSTUB_LOADER names an unknown loader 'modul\\n::error::x' "
+                          "(known: library, module)");
+    ck_assert_status(launch_mix(&l), KS_ERR_INVALID_VALUE);
+    ck_assert_int_eq(fake.launch_count(), 0);
+}
+END_TEST
+
+static void launch_with_loader(const char *loader)
+{
+    setenv("KSTUB_LOADER", loader, 1);
+    ks_launch l = ks_launch_1d(1, 32);
+    ck_assert_status(launch_mix(&l), KS_OK);
+    ck_assert_int_eq(fake.calls("cuLibraryLoadData"), 1);
+    ck_assert_int_eq(fake.calls("cuModuleLoadDataEx"), 0);
+}
+
+START_TEST(loader_env_library_is_the_default)
+{
+    launch_with_loader("library");
+}
+END_TEST
+
+START_TEST(loader_env_empty_is_unset)
+{
+    launch_with_loader("");
+}
+END_TEST
+
 static void *launch_in_context(void *arg)
 {
     fake.set_context((int)(intptr_t)arg);
@@ -633,7 +669,10 @@ void runtime_cases_load(Suite *s)
     runtime_add_case(s, "files", TESTS(file_from_image_path, file_not_found_lists_paths,
                                        file_beside_the_executable, file_set_explicitly, file_threads_race,
                                        file_fifo_is_refused));
-    runtime_add_case(s, "environment", TESTS(setuid_ignores_the_environment));
+    runtime_add_case(s, "environment", TESTS(setuid_ignores_the_environment,
+                                             loader_env_unknown_is_an_error,
+                                             loader_env_library_is_the_default,
+                                             loader_env_empty_is_unset));
     runtime_add_case(s, "internal", TESTS(internal_static_by_name, internal_static_rdc_from_the_list,
                                           internal_anonymous_namespace, internal_anonymous_namespace_rdc,
                                           internal_two_files_each_their_own, internal_ambiguous_is_refused,

@@ -18,3 +18,12 @@ check-emit: $(EMIT_CHECK) $(KSTUB) $(B)/lib/libkstub.a $(RT_FAKE)
 	    $(EMIT_CHECK)"
 
 CHECK_TARGETS += check-emit
+
+# An --embed image built from another version of the kernels: parameters'
+# sizes and offsets checked against PTX, cubin and fatbin images nvcc builds
+# at test time (tests/generator/emit/check-image-params.sh).
+.PHONY: check-image-params
+check-image-params: $(KSTUB)
+	$(KS_SUITE) "KSTUB=$(KSTUB) NVCC=$(NVCC) bash tests/generator/emit/check-image-params.sh"
+
+CHECK_TARGETS += check-image-params
