@@ -310,4 +310,12 @@ int ks_typemap_param(const ks_session *s, ks_model *m, CXType t, ks_type *out, c
 int ks_typemap_variable(const ks_session *s, ks_model *m, CXType t, const char *name, ks_type *out,
                         char **why);
 
+/* prelude_key.c: the hex SHA-256 of what every search directory of args
+ * (-I, -isystem, -iquote, -idirafter; the include path variables) holds of
+ * the paths p's files and the "h" lines of names could be found by; an
+ * entry records it and a hit compares it (a header that appears in such a
+ * directory after the build makes the entry stale). */
+void ks_prelude_search_sig(const ks_prelude *p, const char *names, const char *const *args, size_t nargs,
+                           char hex[65]);
+
 #endif /* KSTUB_FRONT_H */

@@ -548,6 +548,43 @@ START_TEST(include_path_environment_is_in_the_key)
 }
 END_TEST
 
+/* Issue 41 #2: a header that appears in a search directory after the
+ * prelude was built from it (empty then) makes the entry stale: each
+ * source of the search path (CPATH, CPLUS_INCLUDE_PATH, an -I of the
+ * input's own; C_INCLUDE_PATH, which a CUDA parse does not read, agrees
+ * too) is put to the same test. Before, the cached run kept the toolkit's
+ * __half (ks_half) where --no-cache took the new header's double. */
+START_TEST(header_appearing_in_a_search_directory_is_seen)
+{
+    put("k.cu", "#include <cuda_fp16.h>\n__global__ void k(__half v) { (void)v; }\n");
+    char input[PATH_MAX], env[PATH_MAX + 64];
+    snprintf(input, sizeof input, "%s/k.cu", tmpdir);
+    static const char *const vars[] = {"CPATH", "CPLUS_INCLUDE_PATH", "C_INCLUDE_PATH", "-I"};
+    for (size_t i = 0; i < sizeof vars / sizeof *vars; i++) {
+        ck_assert_int_eq(run(NULL, "rm -rf '%s/inc' '%s/w' && mkdir '%s/inc' '%s/w'", tmpdir, tmpdir, tmpdir,
+                             tmpdir), 0);
+        int is_opt = vars[i][0] == '-';
+        char extra[PATH_MAX + 8] = "";
+        if (is_opt) {
+            env[0] = '\0';
+            snprintf(extra, sizeof extra, "-I '%s/inc'", tmpdir);
+        } else {
+            snprintf(env, sizeof env, "%s='%s/inc'", vars[i], tmpdir);
+        }
+        same_with_and_without_cache(env, "w", input, extra, 0);
+        ck_assert_int_eq(run(NULL, "grep -q '\"size\": 2' '%s/w/cached/out.json'", tmpdir), 0);
+        put("inc/cuda_fp16.h", "#ifndef SHADOW_H\n#define SHADOW_H\ntypedef double __half;\n#endif\n");
+        same_with_and_without_cache(env, "w", input, extra, 0);
+        if (i != 2)            /* the new header's double */
+            ck_assert_msg(run(NULL, "grep -q '\"size\": 8' '%s/w/cached/out.json'", tmpdir) == 0, "%s", vars[i]);
+        /* and gone again: the toolkit's */
+        ck_assert_int_eq(run(NULL, "rm '%s/inc/cuda_fp16.h'", tmpdir), 0);
+        same_with_and_without_cache(env, "w", input, extra, 0);
+        ck_assert_int_eq(run(NULL, "grep -q '\"size\": 2' '%s/w/cached/out.json'", tmpdir), 0);
+    }
+}
+END_TEST
+
 /* A relative -Iinc from two directories is two preludes: each directory's
  * inc/cuda.h, which clang's CUDA wrapper includes ("cuda.h": its own
  * directory, then -I), same size and time, another typedef. Before, the
@@ -1059,6 +1096,7 @@ static Suite *pch_suite(void)
     tcase_add_checked_fixture(tc, make_tmpdir, remove_tmpdir);
     tcase_set_timeout(tc, 300);
     tcase_add_test(tc, include_path_environment_is_in_the_key);
+    tcase_add_test(tc, header_appearing_in_a_search_directory_is_seen);
     tcase_add_test(tc, relative_include_from_two_directories);
     tcase_add_test(tc, directories_share_one_prelude);
     tcase_add_test(tc, standard_headers_lead_the_prelude);
