@@ -200,8 +200,31 @@ static int is_key_name(const char *name)
     return i == 64 && name[64] == '.';
 }
 
+/* Whether s (the part of a temporary's name after its pid) ends its name as
+ * a temporary does: in ".tmp", or in ".tmp.temp-stream-" and letters and
+ * digits, the name LLVM's writer gives its own temporary beside the file
+ * it is asked to write (clang_saveTranslationUnit to "….pch.tmp" writes
+ * "….pch.tmp.temp-stream-XXXXXX" and renames it; a kill leaves it). */
+static int tmp_tail_ok(const char *s)
+{
+    size_t n = strlen(s);
+    if (n >= 4 && strcmp(s + n - 4, ".tmp") == 0)
+        return 1;
+    const char *t = strstr(s, ".tmp.temp-stream-");
+    if (!t)
+        return 0;
+    t += strlen(".tmp.temp-stream-");
+    if (!*t)
+        return 0;
+    for (; *t; t++)
+        if (!((*t >= '0' && *t <= '9') || (*t >= 'a' && *t <= 'z') || (*t >= 'A' && *t <= 'Z')))
+            return 0;
+    return 1;
+}
+
 /* ks__entry_tmp_name's ".<16 hex>.<pid>.<n>.<ns><suffix>" with a suffix
- * ending in ".tmp": the writer's pid, else 0. */
+ * ending in ".tmp" (or LLVM's temporary of such a name, above): the
+ * writer's pid, else 0. */
 static long tmp_name_pid(const char *name)
 {
     if (name[0] != '.')
@@ -213,8 +236,7 @@ static long tmp_name_pid(const char *name)
         return 0;
     char *end;
     long pid = strtol(name + 18, &end, 10);
-    size_t n = strlen(name);
-    if (*end != '.' || pid <= 0 || n < 22 || strcmp(name + n - 4, ".tmp") != 0)
+    if (*end != '.' || pid <= 0 || strlen(name) < 22 || !tmp_tail_ok(end))
         return 0;
     return pid;
 }
@@ -255,6 +277,76 @@ static int pid_alive(long pid)
     return kill((pid_t)pid, 0) == 0 || errno == EPERM;
 }
 
+/* ---- whose directory: CACHEDIR.TAG ---- */
+
+static const char cachedir_tag[] =
+    "Signature: 8a477f597d28d172789f06886806bc55\n"
+    "# This file is a cache directory tag created by kstub (prelude and NVRTC caches).\n"
+    "# For information about cache directory tags, see https://bford.info/cachedir/\n";
+
+/* A name kstub's caches write: an entry's file, a temporary, the counts,
+ * the tag. */
+static int name_is_ours(const char *name)
+{
+    return is_key_name(name) || tmp_name_pid(name) != 0 || strcmp(name, "prelude-counts") == 0 ||
+           strcmp(name, KS__CACHE_TAG_NAME) == 0;
+}
+
+/* Whether the directory holds the tag: a regular file starting with the
+ * signature the cache directory tag convention gives. */
+static int has_tag(int dirfd)
+{
+    int fd = openat(dirfd, KS__CACHE_TAG_NAME, O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC);
+    if (fd < 0)
+        return 0;
+    char b[44];
+    struct stat sb;
+    int ok = fstat(fd, &sb) == 0 && S_ISREG(sb.st_mode) && pread(fd, b, sizeof b, 0) == (ssize_t)sizeof b &&
+             memcmp(b, cachedir_tag, sizeof b) == 0;
+    close(fd);
+    return ok;
+}
+
+int ks__cache_dir_claim(int dirfd, char *why, size_t cap)
+{
+    if (has_tag(dirfd))
+        return 0;
+    int fd = dup(dirfd);
+    DIR *d = fd >= 0 ? fdopendir(fd) : NULL;
+    if (!d) {
+        if (fd >= 0)
+            close(fd);
+        snprintf(why, cap, "it cannot be listed: %s", strerror(errno));
+        return -1;
+    }
+    rewinddir(d);
+    struct dirent *de;
+    int foreign = 0;
+    while ((de = readdir(d)) != NULL) {
+        if (strcmp(de->d_name, ".") == 0 || strcmp(de->d_name, "..") == 0 || name_is_ours(de->d_name))
+            continue;
+        snprintf(why, cap, "it holds '%.*s', which no kstub cache writes, and no %s: it is not kstub's "
+                 "(name a new or empty directory)", 255, de->d_name, KS__CACHE_TAG_NAME);
+        foreign = 1;
+        break;
+    }
+    closedir(d);
+    if (foreign)
+        return -1;
+    /* Empty, or only what a kstub cache writes (one made before the tag):
+     * kstub's. The tag written to say so; a directory that cannot be
+     * written is still read. */
+    char tmp[128];
+    int tfd = ks__entry_tmp_open(dirfd, "0000000000000000", ".tag.tmp", tmp, sizeof tmp);
+    if (tfd >= 0) {
+        int ok = ks__write_all(tfd, cachedir_tag, sizeof cachedir_tag - 1) == 0;
+        ok = close(tfd) == 0 && ok;
+        if (!ok || renameat(dirfd, tmp, dirfd, KS__CACHE_TAG_NAME) != 0)
+            unlinkat(dirfd, tmp, 0);
+    }
+    return 0;
+}
+
 int ks__cache_list(int dirfd, ks__cache_listing *l)
 {
     memset(l, 0, sizeof *l);
@@ -286,6 +378,7 @@ int ks__cache_list(int dirfd, ks__cache_listing *l)
             goto fail;
         f->bytes = (unsigned long long)sb.st_size;
         f->mtime = sb.st_mtim;
+        f->gone = 0;
         l->nfiles++;
     }
     closedir(d);
@@ -309,7 +402,11 @@ int ks__cache_list(int dirfd, ks__cache_listing *l)
             u->nfiles = 1;
             u->bytes = l->files[i].bytes;
             u->used = l->files[i].mtime;
-            u->leftover = now - u->used.tv_sec >= KS__TMP_AGE_S && !pid_alive(tmp_name_pid(name));
+            /* Its age either way: a time in the future (a clock set back,
+             * a copied directory) is no sign of a live writer, which keeps
+             * its temporary's time near now. */
+            long long age = (long long)now - (long long)u->used.tv_sec;
+            u->leftover = (age >= KS__TMP_AGE_S || -age >= KS__TMP_AGE_S) && !pid_alive(tmp_name_pid(name));
             l->total += u->bytes;
             i++;
             continue;
@@ -345,17 +442,34 @@ fail:
     return -1;
 }
 
-void ks__cache_unit_remove(int dirfd, ks__cache_listing *l, ks__cache_unit *u)
+int ks__cache_unit_remove(int dirfd, ks__cache_listing *l, ks__cache_unit *u)
 {
     if (u->nfiles == 0)
-        return;
+        return 0;
+    int err = 0;
     for (int pass = 0; pass < 2; pass++)
-        for (size_t i = u->first; i < u->first + u->nfiles; i++)
-            if (is_index(l->files[i].name) == (pass == 0))
-                unlinkat(dirfd, l->files[i].name, 0);
-    l->total -= u->bytes;
+        for (size_t i = u->first; i < u->first + u->nfiles; i++) {
+            ks__cache_file *f = &l->files[i];
+            if (f->gone || is_index(f->name) != (pass == 0))
+                continue;
+            if (unlinkat(dirfd, f->name, 0) == 0 || errno == ENOENT) {
+                f->gone = 1;
+                l->total -= f->bytes;
+                u->bytes -= f->bytes;
+            } else if (!err) {
+                err = errno;
+            }
+        }
+    if (err) {
+        l->failed++;
+        if (!l->fail_errno)
+            l->fail_errno = err;
+        errno = err;
+        return -1;
+    }
     u->bytes = 0;
     u->nfiles = 0;
+    return 0;
 }
 
 /* Oldest first; the same time by name, so the order is the same every run. */
@@ -373,10 +487,8 @@ size_t ks__cache_evict(int dirfd, ks__cache_listing *l, unsigned long long cap, 
     size_t removed = 0;
     unsigned long long before = l->total;
     for (size_t i = 0; i < l->n; i++)
-        if (l->units[i].leftover && l->units[i].nfiles) {
-            ks__cache_unit_remove(dirfd, l, &l->units[i]);
+        if (l->units[i].leftover && l->units[i].nfiles && ks__cache_unit_remove(dirfd, l, &l->units[i]) == 0)
             removed++;
-        }
     if (cap != 0 && l->total > cap) {
         qsort(l->units, l->n, sizeof *l->units, by_use);
         for (size_t i = 0; i < l->n && l->total > cap; i++) {
@@ -384,8 +496,8 @@ size_t ks__cache_evict(int dirfd, ks__cache_listing *l, unsigned long long cap, 
             if (u->nfiles == 0 || u->tmp ||
                 (keep_hex && memcmp(u->name, keep_hex, 64) == 0))
                 continue;
-            ks__cache_unit_remove(dirfd, l, u);
-            removed++;
+            if (ks__cache_unit_remove(dirfd, l, u) == 0)
+                removed++;
         }
     }
     *freed = before - l->total;

@@ -74,14 +74,15 @@ int ks__write_all(int fd, const void *data, size_t n);
  * entry (every file named KEY.*: KEY.prelude, KEY.SUM.pch, KEY.lock,
  * KEY.nvrtc; its last use the mtime of its KEY.prelude or KEY.nvrtc, which
  * readers touch on every hit) or one temporary (ks__entry_tmp_name's
- * ".<16 hex>.<pid>.<n>.<ns>…tmp"). Nothing else in the directory is counted,
+ * ".<16 hex>.<pid>.<n>.<ns>…tmp", or the "….tmp.temp-stream-XXXXXX" LLVM
+ * writes beside it). Nothing else in the directory is counted,
  * touched or removed. Every operation reads the directory once, sorts, and
  * removes by the names it read: one pass plus a sort, whatever the count.
  *
  * Leftovers: an entry with no KEY.prelude or KEY.nvrtc whose files are all
  * KS__ORPHAN_AGE_S old (a builder writes the PCH a moment before its
- * entry), and a temporary last written KS__TMP_AGE_S ago whose writer's pid
- * is no running process here. Nothing younger is ever removed, so a live
+ * entry), and a temporary last written KS__TMP_AGE_S ago (or dated as far
+ * in the future) whose writer's pid is no running process here. Nothing younger is ever removed, so a live
  * writer's temporary survives every operation.
  */
 #define KS__ORPHAN_AGE_S 60
@@ -91,6 +92,7 @@ typedef struct ks__cache_file {
     char *name;                  /* malloc'd */
     unsigned long long bytes;
     struct timespec mtime;
+    int gone;                    /* removed by ks__cache_unit_remove */
 } ks__cache_file;
 
 typedef struct ks__cache_unit {
@@ -110,6 +112,8 @@ typedef struct ks__cache_listing {
     ks__cache_unit *units;
     size_t n;
     unsigned long long total;    /* bytes of every unit still there */
+    size_t failed;               /* units ks__cache_unit_remove could not remove whole */
+    int fail_errno;              /* the first such failure's errno */
 } ks__cache_listing;
 
 /* Reads the directory once: 0, or -1 (errno) with nothing to free. */
@@ -117,8 +121,11 @@ int ks__cache_list(int dirfd, ks__cache_listing *l);
 void ks__cache_listing_free(ks__cache_listing *l);
 
 /* Removes every file of the unit, its index first (a concurrent reader then
- * misses; one that holds the PCH open keeps reading it). */
-void ks__cache_unit_remove(int dirfd, ks__cache_listing *l, ks__cache_unit *u);
+ * misses; one that holds the PCH open keeps reading it). 0; or -1 with
+ * errno when a file could not be removed (a read-only directory): the
+ * files that went are subtracted from the totals, l->failed counts the
+ * unit and l->fail_errno keeps the first errno. */
+int ks__cache_unit_remove(int dirfd, ks__cache_listing *l, ks__cache_unit *u);
 
 /* Removes leftovers, then least recently used entries until total <= cap,
  * never the entry \p keep_hex (64 hex digits, or NULL) nor a temporary that is
@@ -145,5 +152,16 @@ int ks__cache_parse_size(const char *s, unsigned long long *out);
  * libkstub does not print), else to NULL.
  */
 unsigned long long ks__cache_cap_env(const char **bad);
+
+/*
+ * Whose directory: kstub uses a cache directory that is its own, one that
+ * holds KS__CACHE_TAG_NAME (the cache directory tag convention's file,
+ * which backup tools also read) or one that holds nothing but what a kstub
+ * cache writes (empty, new, or made by a kstub from before the tag), to
+ * which it then adds the tag. Anything else (KSTUB_CACHE_DIR=/ or ~) is
+ * refused: 0, or -1 with *why saying which file is not kstub's.
+ */
+#define KS__CACHE_TAG_NAME "CACHEDIR.TAG"
+int ks__cache_dir_claim(int dirfd, char *why, size_t cap);
 
 #endif /* KS_CACHE_ENTRY_H */

@@ -5,12 +5,15 @@
  */
 #include "util.h"
 
+#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <time.h>
 #include <unistd.h>
 
 void *ks_xmalloc(size_t n)
@@ -443,6 +446,64 @@ static int check_destination(const char *path, int in_new_dir)
     return rc;
 }
 
+/*
+ * Temporaries an earlier run left beside an output (killed between
+ * mkstemp and rename): "OUT.tmp.PID.XXXXXX" (this form) or
+ * "OUT.tmp.XXXXXX" (kstub before it), for this output's name only. One is
+ * removed once it is KS__STALE_TMP_S old (or dated as far ahead: a clock
+ * set back) and its writer's pid is no running process here; one without
+ * a pid on age alone, since writing an output takes milliseconds. Best
+ * effort: nothing is said when one cannot be removed.
+ */
+#define KS__STALE_TMP_S 600
+
+static int tmp_rest(const char *s, long *pid)
+{
+    *pid = 0;
+    const char *x = s;
+    if (*s >= '1' && *s <= '9') {
+        char *end;
+        long v = strtol(s, &end, 10);
+        if (*end == '.' && v > 0) {
+            *pid = v;
+            x = end + 1;
+        }
+    }
+    size_t k = 0;
+    for (; x[k]; k++)
+        if (!((x[k] >= '0' && x[k] <= '9') || (x[k] >= 'a' && x[k] <= 'z') || (x[k] >= 'A' && x[k] <= 'Z')))
+            return 0;
+    return k == 6;
+}
+
+static void remove_stale_tmps(const char *path)
+{
+    const char *slash = strrchr(path, '/');
+    char *dir = slash ? ks_xasprintf("%.*s", (int)(slash - path + 1), path) : ks_xstrdup(".");
+    const char *base = slash ? slash + 1 : path;
+    size_t blen = strlen(base);
+    DIR *d = opendir(dir);
+    time_t now = time(NULL);
+    struct dirent *e;
+    while (d && (e = readdir(d)) != NULL) {
+        long pid;
+        if (strncmp(e->d_name, base, blen) != 0 || strncmp(e->d_name + blen, ".tmp.", 5) != 0 ||
+            !tmp_rest(e->d_name + blen + 5, &pid))
+            continue;
+        char *full = ks_xasprintf("%s%s%s", dir, slash ? "" : "/", e->d_name);
+        struct stat sb;
+        long long age = lstat(full, &sb) == 0 && S_ISREG(sb.st_mode) && sb.st_uid == geteuid()
+                            ? (long long)now - (long long)sb.st_mtime : 0;
+        int alive = pid > 0 && (kill((pid_t)pid, 0) == 0 || errno == EPERM);
+        if ((age >= KS__STALE_TMP_S || -age >= KS__STALE_TMP_S) && !alive)
+            unlink(full);
+        free(full);
+    }
+    if (d)
+        closedir(d);
+    free(dir);
+}
+
 int ks_write_outputs(const ks_output *outs, size_t n)
 {
     char **tmps = ks_xmalloc((n + 1) * sizeof *tmps);
@@ -479,7 +540,8 @@ int ks_write_outputs(const ks_output *outs, size_t n)
     for (i = 0; i < n && rc == 0; i++) {
         if (same_content(outs[i].path, outs[i].text))
             continue;
-        tmps[i] = ks_xasprintf("%s.tmp.XXXXXX", outs[i].path);
+        remove_stale_tmps(outs[i].path);
+        tmps[i] = ks_xasprintf("%s.tmp.%ld.XXXXXX", outs[i].path, (long)getpid());
         int fd = mkstemp(tmps[i]);
         if (fd < 0) {
             ks_error_at(outs[i].path, 0, 0, "cannot create a temporary file: %s", strerror(errno));

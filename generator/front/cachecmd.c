@@ -94,8 +94,12 @@ int ks_cache_dir_open(const char *dir, int no_cache, char *why, size_t cap)
     }
     char detail[PATH_MAX + 256];
     int fd = ks__dir_open_trusted(path, 1, detail, sizeof detail);
+    if (fd >= 0 && ks__cache_dir_claim(fd, detail, sizeof detail) != 0) {
+        close(fd);
+        fd = -1;
+    }
     if (fd < 0)
-        snprintf(why, cap, "'%.*s' is not used: %.*s", PATH_MAX, path, PATH_MAX, detail);
+        snprintf(why, cap, "the cache directory '%.*s' cannot be used: %.*s", PATH_MAX, path, PATH_MAX, detail);
     return fd;
 }
 
@@ -127,7 +131,8 @@ static void cache_usage(FILE *f)
           "                       the cache under $KSTUB_CACHE_SIZE or 256M by itself\n"
           "  --cache-dir DIR      the cache directory (default $KSTUB_CACHE_DIR, else\n"
           "                       $XDG_CACHE_HOME/kstub or ~/.cache/kstub)\n"
-          "exit status: 0 done; 1 the cache directory cannot be used; 2 usage error\n",
+          "exit status: 0 done; 1 the cache directory cannot be used, or something could not\n"
+          "  be removed (it says what); 2 usage error\n",
           f);
 }
 
@@ -211,7 +216,7 @@ int ks_cache_main(int argc, char **argv)
     int dirfd = ks_cache_dir_open(dir, 0, why, sizeof why);
     if (dirfd < 0) {
         char *e = ks_escape_controls(why);
-        fprintf(stderr, "kstub cache: the cache is %s\n", e);
+        fprintf(stderr, "kstub cache: %s\n", e);
         free(e);
         return 1;
     }
@@ -257,21 +262,25 @@ int ks_cache_main(int argc, char **argv)
         printf("total             %llu bytes (%s)\n", l.total, h1);
         printf("cap               %llu bytes (%s, %s)\n", cap, h2, origin);
     } else if (what == CLEAR) {
-        /* Every entry, and every temporary but a live writer's. */
+        /* Every entry, and every temporary but a live writer's. An entry
+         * is a unit with its KEY.prelude or KEY.nvrtc; the rest (a lock, a
+         * PCH whose entry is gone, a temporary) are leftovers. */
         unsigned long long before = l.total;
-        size_t removed = 0, kept = 0;
+        size_t entries = 0, others = 0, kept = 0;
         for (size_t i = 0; i < l.n; i++) {
             ks__cache_unit *u = &l.units[i];
             if (u->tmp && !u->leftover) {
                 kept++;
                 continue;
             }
-            ks__cache_unit_remove(dirfd, &l, u);
-            removed++;
+            int entry = u->nprelude || u->nnvrtc;
+            if (ks__cache_unit_remove(dirfd, &l, u) == 0)
+                *(entry ? &entries : &others) += 1;
         }
         unlinkat(dirfd, KS__COUNTS_NAME, 0);
         human(h1, sizeof h1, before - l.total);
-        printf("kstub cache: removed %zu entr%s (%s)", removed, removed == 1 ? "y" : "ies", h1);
+        printf("kstub cache: removed %zu entr%s and %zu leftover%s (%s)", entries, entries == 1 ? "y" : "ies",
+               others, others == 1 ? "" : "s", h1);
         if (kept)
             printf("; kept %zu temporary file%s of a writer that may still run (younger than %d "
                    "minutes)", kept, kept == 1 ? "" : "s", KS__TMP_AGE_S / 60);
@@ -280,19 +289,25 @@ int ks_cache_main(int argc, char **argv)
         unsigned long long before = l.total, evicted_bytes = 0;
         size_t left = 0;
         for (size_t i = 0; i < l.n; i++)
-            if (l.units[i].leftover) {
-                ks__cache_unit_remove(dirfd, &l, &l.units[i]);
+            if (l.units[i].leftover && ks__cache_unit_remove(dirfd, &l, &l.units[i]) == 0)
                 left++;
-            }
         size_t evicted = ks__cache_evict(dirfd, &l, cap, NULL, &evicted_bytes);
         human(h1, sizeof h1, before - l.total);
         human(h2, sizeof h2, l.total);
         printf("kstub cache: removed %zu least recently used entr%s and %zu leftover%s (%s); "
                "%s left\n", evicted, evicted == 1 ? "y" : "ies", left, left == 1 ? "" : "s", h1, h2);
     }
+    /* What could not be removed (a read-only directory): said, and the
+     * command fails, since the cache is not what was asked for. */
+    int rc = 0;
+    if (l.failed) {
+        fprintf(stderr, "kstub cache: could not remove %zu entr%s or leftover%s: %s\n", l.failed,
+                l.failed == 1 ? "y" : "ies", l.failed == 1 ? "" : "s", strerror(l.fail_errno));
+        rc = 1;
+    }
     ks__cache_listing_free(&l);
     close(dirfd);
-    return 0;
+    return rc;
 }
 
 /* ---- hits and misses ------------------------------------------------------------------------- */

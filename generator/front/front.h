@@ -248,10 +248,11 @@ void ks_directive_free(ks_directive *d, size_t n);
  * parenthesis depth 0, in clang's tokens: with --skip-bodies libclang no
  * longer calls a function with a body a definition. */
 int ks_source_body_follows(CXTranslationUnit tu, CXFile file, unsigned offset);
-/* The one hand-written scan of raw text left (pch.c must know the prelude
- * before the parse); tests/fuzz/fuzz_gen_source.c holds it to clang's
- * tokens. The leading "#include <name>" lines of text (only blank lines and comments
- * before and between them, each alone on its line), as long as allowed()
+/* leading.c (pch.c must know the prelude before the parse): read from
+ * clang's raw tokens of the start of text; tests/fuzz/fuzz_gen_source.c
+ * holds it to the preprocessing record. The leading "#include <name>" lines
+ * of text (only blank lines and comments before and between them, each
+ * alone on its line; anything unsure ends the list), as long as allowed()
  * accepts each name; stops at the first other line. Returns how many;
  * *names malloc'd (each and the array). blanked, when not NULL, is a copy
  * of the len bytes of text: each of those directives, '#' to '>', becomes
@@ -302,5 +303,13 @@ int ks_typemap_param(const ks_session *s, ks_model *m, CXType t, ks_type *out, c
  * out->dims (name: the variable's, for refusals). 0, or -1 with *why. */
 int ks_typemap_variable(const ks_session *s, ks_model *m, CXType t, const char *name, ks_type *out,
                         char **why);
+
+/* prelude_key.c: the hex SHA-256 of what every search directory of args
+ * (-I, -isystem, -iquote, -idirafter; the include path variables) holds of
+ * the paths p's files and the "h" lines of names could be found by; an
+ * entry records it and a hit compares it (a header that appears in such a
+ * directory after the build makes the entry stale). */
+void ks_prelude_search_sig(const ks_prelude *p, const char *names, const char *const *args, size_t nargs,
+                           char hex[65]);
 
 #endif /* KSTUB_FRONT_H */

@@ -277,8 +277,24 @@ static int check_stamps(const ks_prelude *p, const char *payload, const char **w
     return 0;
 }
 
+/* The entry's search line is what the search directories of args hold
+ * now (ks_prelude_search_sig; the payload's "h" lines are its probes): 0,
+ * or -1 with *why. */
+static int check_search(const ks_prelude *p, const char *payload, const char *const *args, size_t nargs,
+                        const char **why)
+{
+    char now[65];
+    ks_prelude_search_sig(p, payload, args, nargs, now);
+    const char *at = strstr(payload, "\nsearch ");
+    if (!at || strncmp(at + 8, now, 64) != 0 || at[72] != '\n') {
+        *why = "a search directory's headers have changed (one appeared, vanished or moved)";
+        return -1;
+    }
+    return 0;
+}
+
 /* A hit: the entry and its PCH verified, the PCH open in p->fd. */
-static int lookup(ks_prelude *p, const char **why)
+static int lookup(ks_prelude *p, const char *const *args, size_t nargs, const char **why)
 {
     char *payload = read_meta(p, why);
     if (!payload)
@@ -322,7 +338,7 @@ static int lookup(ks_prelude *p, const char **why)
                 break;
             *end = '\n';
         }
-    if (check_stamps(p, payload, why) != 0) {
+    if (check_stamps(p, payload, why) != 0 || check_search(p, payload, args, nargs, why) != 0) {
         free_files(p);
         close(fd);
         free(payload);
@@ -353,7 +369,8 @@ static char *current_pch_name(const ks_prelude *p)
     return name;
 }
 
-static int write_meta(ks_prelude *p, const char *pch_name, unsigned long long size, unsigned long long sum)
+static int write_meta(ks_prelude *p, const char *pch_name, unsigned long long size, unsigned long long sum,
+                      const char *const *args, size_t nargs)
 {
     ks_buf b = {0};
     ks_buf_printf(&b, "pch %s\nsize %llu\nsum %016llx\n", pch_name, size, sum);
@@ -394,6 +411,17 @@ static int write_meta(ks_prelude *p, const char *pch_name, unsigned long long si
         free(ks_buf_take(&b));
         return -1;               /* a header gone since the parse: no entry */
     }
+    /* The probes ("h" lines) and what the search directories hold of
+     * them and of the files, checked on every hit (check_search). */
+    for (const char *h = strstr(nb.data ? nb.data : "", "\nh "); h; h = strstr(h + 1, "\nh ")) {
+        const char *end = strchr(h + 1, '\n');
+        ks_buf_put(&b, h + 1, end ? (size_t)(end - h) : strlen(h + 1));
+        if (!end)
+            ks_buf_puts(&b, "\n");
+    }
+    char sig[65];
+    ks_prelude_search_sig(p, nb.data ? nb.data : "", args, nargs, sig);
+    ks_buf_printf(&b, "search %s\n", sig);
     /* The names apart from the payload: a hit reads them only when the
      * input has -I/-D/-U of its own. Written first: an entry in place has
      * its names (or an older entry's of the same key, which agree). */
@@ -517,7 +545,7 @@ static int build(ks_prelude *p, const char *const *args, size_t nargs, const cha
         goto out;
     }
     tmp[0] = '\0';
-    if (write_meta(p, final, size, sum) != 0) {
+    if (write_meta(p, final, size, sum, args, nargs) != 0) {
         unlinkat(p->dirfd, final, 0);
         close(fd);
         *why = "the entry cannot be written";
@@ -658,7 +686,7 @@ static int acquire(ks_prelude *p, const char *const *args, size_t nargs, const c
     char hex[65];
     ks__sha256_hex(p->key, hex);
     const char *why = NULL;
-    if (lookup(p, &why) == 0) {
+    if (lookup(p, args, nargs, &why) == 0) {
         ks_prelude_debug("hit %.16s (%zu leading include%s)", hex, p->nleading, p->nleading == 1 ? "" : "s");
         char used[96];                              /* LRU: this entry was used now */
         entry_name(p, used, sizeof used, ".prelude");
@@ -671,7 +699,7 @@ static int acquire(ks_prelude *p, const char *const *args, size_t nargs, const c
         return -1;
     int lock = lock_key(p);
     /* Another builder may have finished while this one waited. */
-    if (lock >= 0 && lookup(p, &why) == 0) {
+    if (lock >= 0 && lookup(p, args, nargs, &why) == 0) {
         ks_prelude_debug("hit %.16s after waiting for its builder", hex);
         close(lock);
         ks_cache_count(p->dirfd, 1, 0);

@@ -23,7 +23,8 @@
 
 /* 3: keyed without the input's own -I/-D/-U that cannot change it;
  * 4: the headers' template instantiations done when it is built */
-#define KS__PRELUDE_FORMAT "kstub prelude 4"
+/* 5: the entry records its search directories' headers (search line) */
+#define KS__PRELUDE_FORMAT "kstub prelude 5"
 
 /* ---- the key ------------------------------------------------------------------------------------- */
 
@@ -457,30 +458,115 @@ static int exists_under(const char *dir, const dir_entries *d, const char *rel)
     return k > 0 && (size_t)k < sizeof path && access(path, F_OK) == 0;
 }
 
-/* Whether the include directory dir holds, under any trailing part of its
- * path, a file the prelude opened, or a header a __has_include asked for. */
-static int dir_shadows(const ks_prelude *p, const char *names, const char *dir)
+/* Every path that could name, under the include directory dir, a file the
+ * prelude opened (any trailing part of its path) or a header a
+ * __has_include asked for ("h" lines of names): with c NULL, whether one
+ * exists there (1) or none (0); else each that exists is hashed into c,
+ * in a fixed order, and 0 is returned. */
+static int dir_walk(const ks_prelude *p, const char *names, const char *dir, ks__sha256_ctx *c)
 {
     dir_entries d;
     list_dir(dir, &d);
     int found = 0;
     for (size_t i = 0; i < p->nfiles && !found; i++)
         for (const char *s = strchr(p->files[i], '/'); s && !found; s = strchr(s + 1, '/'))
-            found = s[1] && exists_under(dir, &d, s + 1);
+            if (s[1] && exists_under(dir, &d, s + 1)) {
+                if (c)
+                    put_str(c, "has", s + 1, strlen(s + 1));
+                else
+                    found = 1;
+            }
     for (const char *h = strstr(names, "\nh "); h && !found; h = strstr(h + 1, "\nh ")) {
         const char *end = strchr(h + 3, '\n');
         size_t n = end ? (size_t)(end - (h + 3)) : strlen(h + 3);
         char rel[PATH_MAX];
         if ((n == 1 && h[3] == '*') || n >= sizeof rel) {
-            found = 1;
-            break;
+            found = !c;                         /* any directory may count; no set to compare */
+            continue;
         }
         memcpy(rel, h + 3, n);
         rel[n] = '\0';
-        found = exists_under(dir, &d, rel);
+        if (exists_under(dir, &d, rel)) {
+            if (c)
+                put_str(c, "probe", rel, n);
+            else
+                found = 1;
+        }
     }
     free_dir(&d);
     return found;
+}
+
+/* Whether the include directory dir holds, under any trailing part of its
+ * path, a file the prelude opened, or a header a __has_include asked for. */
+static int dir_shadows(const ks_prelude *p, const char *names, const char *dir)
+{
+    return dir_walk(p, names, dir, NULL);
+}
+
+/* ---- every search directory: what it holds of the prelude's headers -------------------------- */
+
+/*
+ * The key holds the arguments and the include path variables as text; a
+ * directory they name may gain a header later (inc/cuda_fp16.h created
+ * after the prelude was built from an empty CPATH folder), which a parse
+ * without the cache would find first. So an entry also records, for every
+ * directory of the search path it was built with (-I, -isystem, -iquote,
+ * -idirafter and their spellings; CPATH, C_INCLUDE_PATH,
+ * CPLUS_INCLUDE_PATH, OBJC_INCLUDE_PATH and OBJCPLUS_INCLUDE_PATH, an empty
+ * element the working directory), which of the paths its headers and
+ * __has_include queries could be found by exist there: the same test an
+ * input's own -I is put to (dir_shadows). A hit whose directories hold
+ * another set is a miss, and the entry is built again. The toolkit's own
+ * folders are left out: their headers are the prelude's, stamped one by
+ * one.
+ */
+static const char *const search_opts[] = {
+    "--include-directory", "-isystem-after", "-cxx-isystem", "-idirafter", "-isystem", "-iquote", "-I",
+};
+
+static void search_dir(const ks_prelude *p, const char *names, const char *cuda, const char *dir,
+                       ks__sha256_ctx *c)
+{
+    size_t n = cuda ? strlen(cuda) : 0;
+    if (n && strncmp(dir, cuda, n) == 0 && (dir[n] == '/' || dir[n] == '\0'))
+        return;
+    put_str(c, "dir", dir, strlen(dir));
+    dir_walk(p, names, dir, c);
+}
+
+void ks_prelude_search_sig(const ks_prelude *p, const char *names, const char *const *args, size_t nargs,
+                           char hex[65])
+{
+    ks__sha256_ctx c;
+    ks__sha256_init(&c);
+    const char *cuda = NULL;
+    for (size_t i = 0; i < nargs; i++)
+        if (strncmp(args[i], "--cuda-path=", 12) == 0)
+            cuda = args[i] + 12;
+    for (size_t i = 0; i < nargs; i++)
+        for (size_t j = 0; j < sizeof search_opts / sizeof *search_opts; j++) {
+            size_t n = strlen(search_opts[j]);
+            if (strncmp(args[i], search_opts[j], n) != 0)
+                continue;
+            const char *v = args[i][n] == '=' ? args[i] + n + 1 : args[i][n] ? args[i] + n
+                          : i + 1 < nargs ? args[++i] : NULL;
+            if (v)
+                search_dir(p, names, cuda, v, &c);
+            break;
+        }
+    for (size_t i = 0; i < sizeof path_env / sizeof *path_env; i++) {
+        const char *v = getenv(path_env[i]);
+        for (const char *e = v; e != NULL; e = strchr(e, ':') ? strchr(e, ':') + 1 : NULL) {
+            size_t n = strcspn(e, ":");
+            char *dir = n ? ks_xasprintf("%.*s", (int)n, e) : ks_xstrdup(".");
+            search_dir(p, names, cuda, dir, &c);
+            free(dir);
+        }
+    }
+    unsigned char h[32];
+    ks__sha256_final(&c, h);
+    ks__sha256_hex(h, hex);
 }
 
 /* The input's own arguments (user: "-I" DIR pairs, -D, -U) that can change

@@ -4,7 +4,9 @@
 # dictionary of what kstub has trouble with) is run through $KSTUB; a signal,
 # a sanitizer report or an exit status other than 0/1/2 is a finding, and
 # when kstub exits 0 the generated .c must compile as C11 ($CC) and as C++17
-# ($CXX), -Wall -Wextra -Wpedantic -Werror. make fuzz-gen runs it with an
+# ($CXX), -Wall -Wextra -Wpedantic -Werror, and a second run with --no-cache
+# must give the same exit status, messages and outputs (the prelude cache
+# never changes an answer). make fuzz-gen runs it with an
 # ASan+UBSan build of kstub (leaks on), so a sanitizer report counts.
 # Findings are kept under OUTDIR/findings/ with the reason; commit them under
 # tests/fuzz/corpus/gen_whole/ once fixed, and `replay` runs them again.
@@ -40,7 +42,7 @@ finding() {     # FILE REASON
 one() {
     local f=$1 rc
     rm -f "$work"/g.* "$work"/g++.o
-    timeout "$HANG_SECONDS" "$KSTUB" "$f" -o "$work/g" > "$work/log" 2>&1; rc=$?
+    KSTUB_CACHE_DIR="$out/cache" timeout "$HANG_SECONDS" "$KSTUB" "$f" -o "$work/g" > "$work/log" 2>&1; rc=$?
     if [ "$rc" -eq 126 ] || [ "$rc" -eq 127 ]; then
         echo "gen_whole: cannot run $KSTUB (exit $rc)"; exit 2
     fi
@@ -52,6 +54,20 @@ one() {
        { [ "$rc" -ne 0 ] && [ "$rc" -ne 1 ] && [ "$rc" -ne 2 ]; }; then
         finding "$f" "kstub exit $rc: $(grep -m1 -E 'ERROR|runtime error|error' "$work/log")"
         return 1
+    fi
+    # The prelude cache never changes an answer (issue 41 #1): the same run
+    # with --no-cache gives the same status, outputs and messages.
+    if [ "$rc" -le 2 ]; then
+        local nrc
+        mkdir -p "$work/n"
+        rm -f "$work"/n/g.*
+        timeout "$HANG_SECONDS" "$KSTUB" "$f" --no-cache -o "$work/n/g" > "$work/nlog" 2>&1; nrc=$?
+        if [ "$nrc" -ne "$rc" ] || ! cmp -s <(sed "s|$work/g|OUT|g" "$work/log") \
+                <(sed "s|$work/n/g|OUT|g" "$work/nlog") ||
+           { [ "$rc" -eq 0 ] && { ! cmp -s "$work/g.h" "$work/n/g.h" || ! cmp -s "$work/g.c" "$work/n/g.c"; }; }; then
+            finding "$f" "the cached run (exit $rc) differs from --no-cache (exit $nrc)"
+            return 1
+        fi
     fi
     if [ "$rc" -eq 0 ]; then
         # shellcheck disable=SC2086
@@ -105,7 +121,10 @@ words = ['__global__', 'template', 'typename', 'struct', 'union', 'enum', 'const
          'ks_n_items_', 'KSTUB_H', 'KSTUB_TYPES_H', 'KSTUB_VERSION', 'KSTUB_VERSION_MAJOR',
          'KSTUB_VERSION_MINOR', 'KSTUB_VERSION_PATCH', 'KS_VERSION_MAJOR', 'KS_ALIGNED',
          '/* c */ #include <cstdint>', '\f#include <cstdint>', '\v#include <cstdint>',
-         '// kstub:name k = KSTUB_VERSION', '// kstub:skip']
+         '// kstub:name k = KSTUB_VERSION', '// kstub:skip',
+         # issue 41 #1: where clang ends a comment or a line before the leading includes
+         '// c\r#pragma pack(push, 1)', '/* c *\\\n/', '// c \\', '??/', '\r', '#inc\\\nlude <cstdint>',
+         '#pragma pack(push, 1)', '#include <tuple>']
 for _ in range(rnd.randint(1, 4)):
     op = rnd.randrange(5)
     i = rnd.randrange(len(lines))

@@ -28,6 +28,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <time.h>
 #include <unistd.h>
 
 static char kstub_path[PATH_MAX], fault_path[PATH_MAX];
@@ -320,6 +321,50 @@ START_TEST(control_characters_in_paths_are_escaped)
 }
 END_TEST
 
+/* Issue 41 #12: temporaries a killed run left beside its outputs
+ * ("OUT.tmp.PID.XXXXXX", or "OUT.tmp.XXXXXX" of an older kstub) are removed
+ * by the next run that writes that output, once ten minutes old (or dated
+ * as far ahead) with their writer gone; a live writer's, a fresh one and
+ * another output's stay. */
+START_TEST(stale_output_temporaries_are_removed)
+{
+    scratch_write("x.cu", "extern \"C\" __global__ void k(int a) {}\n");
+    char live[64];
+    snprintf(live, sizeof live, "o.h.tmp.%ld.aB3dE6", (long)getpid());
+    static const char *const gone[] = {"o.h.tmp.99999999.aB3dE6", "o.c.tmp.99999999.Zz0011", "o.h.tmp.QwErTy",
+                                       "o.c.tmp.99999999.fUtUre"};
+    static const char *const kept[] = {"o.h.tmp.99999999.fresh1", "p.h.tmp.99999999.aB3dE6", "o.h.tmp.toolong7",
+                                       "o.h.tmp.99999999.a"};
+    for (size_t i = 0; i < 4; i++) {
+        scratch_write(gone[i], "left by a kill\n");
+        scratch_write(kept[i], "not stale\n");
+        run(NULL, "cd '%s' && touch -d '@%ld' '%s'", scratch_dir,
+            (long)time(NULL) + (i == 3 ? 365L * 24 * 3600 : -3600), gone[i]);
+        if (i != 0)
+            run(NULL, "cd '%s' && touch -d '@%ld' '%s'", scratch_dir, (long)time(NULL) - 3600, kept[i]);
+    }
+    scratch_write(live, "a live writer's\n");
+    run(NULL, "cd '%s' && touch -d '@%ld' '%s'", scratch_dir, (long)time(NULL) - 3600, live);
+    char *out;
+    int rc = run(&out, KSTUB " x.cu -o o", scratch_dir, kstub_path);
+    ck_assert_msg(rc == 0, "%s", out);
+    free(out);
+    for (size_t i = 0; i < 4; i++) {
+        char path[PATH_MAX + 64];
+        snprintf(path, sizeof path, "%s/%s", scratch_dir, gone[i]);
+        ck_assert_msg(access(path, F_OK) != 0, "%s is left", gone[i]);
+        snprintf(path, sizeof path, "%s/%s", scratch_dir, kept[i]);
+        ck_assert_msg(access(path, F_OK) == 0, "%s is removed", kept[i]);
+    }
+    char path[PATH_MAX + 64];
+    snprintf(path, sizeof path, "%s/%s", scratch_dir, live);
+    ck_assert_msg(access(path, F_OK) == 0, "a live writer's temporary is removed");
+    ck_assert_int_eq(run(&out, "cd '%s' && ls | grep -c '^o\\..\\.tmp\\.'", scratch_dir), 0);
+    ck_assert_int_eq(atoi(out), 4);   /* o.h's fresh, too long and too short ones, the live one */
+    free(out);
+}
+END_TEST
+
 static Suite *base_suite(void)
 {
     Suite *s = suite_create("base");
@@ -346,6 +391,7 @@ static Suite *base_suite(void)
     tcase_add_checked_fixture(tc, setup, teardown);
     tcase_set_timeout(tc, 600);
     tcase_add_test(tc, control_characters_in_paths_are_escaped);
+    tcase_add_test(tc, stale_output_temporaries_are_removed);
     suite_add_tcase(s, tc);
     return s;
 }

@@ -209,25 +209,26 @@ START_TEST(temporaries_are_leftovers)
     fake_tmp(dead_young, 100, 60);
     fake_tmp(live_old, 10, 3600);
     fake_tmp(nv_old, 1, 3600);
-    run(NULL, "echo mine > '%s/cache/.hidden.tmp'", tmpdir);
     char *out;
     int rc = run(&out, "'%s' cache --stats --cache-dir '%s/cache'", kstub_bin(), tmpdir);
     ck_assert_msg(rc == 0 && strstr(out, "leftovers         4 (1111 bytes)") &&
                   strstr(out, "total             1111 bytes"), "%s", out);
     free(out);
+    /* A file of the user's in the directory kstub has claimed (its tag). */
+    run(NULL, "echo mine > '%s/cache/.hidden.tmp'", tmpdir);
     rc = run(&out, "'%s' cache --prune --cache-dir '%s/cache'", kstub_bin(), tmpdir);
     ck_assert_msg(rc == 0 && strstr(out, "2 leftovers"), "%s", out);
     free(out);
     ck_assert(!tmp_exists(dead_old) && !tmp_exists(nv_old));
     ck_assert(tmp_exists(dead_young) && tmp_exists(live_old) && tmp_exists(".hidden.tmp"));
     rc = run(&out, "'%s' cache --clear --cache-dir '%s/cache'", kstub_bin(), tmpdir);
-    ck_assert_msg(rc == 0 && strstr(out, "removed 0 entries") && strstr(out, "kept 2 temporary files"), "%s", out);
+    ck_assert_msg(rc == 0 && strstr(out, "removed 0 entries and 0 leftovers") && strstr(out, "kept 2 temporary files"), "%s", out);
     free(out);
     ck_assert(tmp_exists(dead_young) && tmp_exists(live_old) && tmp_exists(".hidden.tmp"));
     /* Ten minutes on, the dead writer's goes; the live one's stays. */
     fake_tmp(dead_young, 100, 601);
     rc = run(&out, "'%s' cache --clear --cache-dir '%s/cache'", kstub_bin(), tmpdir);
-    ck_assert_msg(rc == 0 && strstr(out, "removed 1 entry (100 bytes); kept 1 temporary file"), "%s", out);
+    ck_assert_msg(rc == 0 && strstr(out, "removed 0 entries and 1 leftover (100 bytes); kept 1 temporary file"), "%s", out);
     free(out);
     ck_assert(!tmp_exists(dead_young) && tmp_exists(live_old));
     remove_tmpdir();
@@ -249,10 +250,10 @@ START_TEST(stats_prune_clear)
     fake('c', ".prelude", 4, 100);
     fake('c', ".0123456789abcdef.pch", 6, 100);
     fake('d', ".nvrtc", 10, 250);
-    run(NULL, "echo mine > '%s/cache/notes.txt'", tmpdir);
     char *out;
     int rc = run(&out, "'%s' cache --stats --cache-dir '%s/cache'", kstub_bin(), tmpdir);
     ck_assert_msg(rc == 0, "%s", out);
+    run(NULL, "echo mine > '%s/cache/notes.txt'", tmpdir);
     ck_assert_msg(strstr(out, "preludes          3 (30 bytes)") && strstr(out, "NVRTC images      1 (10 bytes)") &&
                   strstr(out, "total             40 bytes"), "%s", out);
     free(out);
@@ -264,7 +265,7 @@ START_TEST(stats_prune_clear)
     ck_assert(!exists('d', ".nvrtc"));
     ck_assert(exists('b', ".prelude") && exists('c', ".prelude") && exists('c', ".0123456789abcdef.pch"));
     rc = run(&out, "'%s' cache --clear --cache-dir '%s/cache' && ls -A '%s/cache'", kstub_bin(), tmpdir, tmpdir);
-    ck_assert_msg(rc == 0 && strstr(out, "removed 2 entries"), "%s", out);
+    ck_assert_msg(rc == 0 && strstr(out, "removed 2 entries and 0 leftovers"), "%s", out);
     ck_assert_msg(strstr(out, "notes.txt") && !strstr(out, ".prelude") && !strstr(out, ".pch"), "%s", out);
     free(out);
     remove_tmpdir();
@@ -374,6 +375,145 @@ START_TEST(generation_stays_under_the_cap)
 }
 END_TEST
 
+/* Issue 41 #12: LLVM's own temporary beside a PCH being saved
+ * ("….pch.tmp.temp-stream-XXXXXX", left by a kill during the save) is a
+ * temporary of the cache like kstub's: counted, and removed once its
+ * writer is gone. A temporary dated in the future (a dead writer's) is as
+ * much a leftover as an old one; a live writer's is kept either way. */
+START_TEST(llvm_and_future_temporaries_are_leftovers)
+{
+    make_tmpdir();
+    long dead = 99999999;
+    char stream[160], future[128], future_live[128], stream_live[160];
+    snprintf(stream, sizeof stream, ".4e7c0a7c0a7c0a7c.%ld.1.1f.pch.tmp.temp-stream-a1B2c3", dead);
+    snprintf(stream_live, sizeof stream_live, ".5f7c0a7c0a7c0a7c.%ld.1.1f.pch.tmp.temp-stream-Zz9", (long)getpid());
+    snprintf(future, sizeof future, ".6a7c0a7c0a7c0a7c.%ld.2.2f.pch.tmp", dead);
+    snprintf(future_live, sizeof future_live, ".7b7c0a7c0a7c0a7c.%ld.3.3f.pch.tmp", (long)getpid());
+    fake_tmp(stream, 1000, 3600);
+    fake_tmp(stream_live, 1, 3600);
+    fake_tmp(future, 100, -365L * 24 * 3600);
+    fake_tmp(future_live, 10, -365L * 24 * 3600);
+    char *out;
+    int rc = run(&out, "'%s' cache --stats --cache-dir '%s/cache'", kstub_bin(), tmpdir);
+    ck_assert_msg(rc == 0 && strstr(out, "leftovers         4 (1111 bytes)"), "%s", out);
+    free(out);
+    rc = run(&out, "'%s' cache --prune --cache-dir '%s/cache'", kstub_bin(), tmpdir);
+    ck_assert_msg(rc == 0 && strstr(out, "and 2 leftovers (1.1 KiB)"), "%s", out);
+    free(out);
+    ck_assert(!tmp_exists(stream) && !tmp_exists(future));
+    ck_assert(tmp_exists(stream_live) && tmp_exists(future_live));
+    remove_tmpdir();
+}
+END_TEST
+
+/* Issue 41 #12: --clear counts entries (a KEY.prelude or KEY.nvrtc and its
+ * files) apart from leftovers: a KEY.lock alone is no entry. */
+START_TEST(clear_counts_a_lock_as_no_entry)
+{
+    make_tmpdir();
+    fake('a', ".prelude", 4, 300);
+    fake('a', ".0123456789abcdef.pch", 6, 300);
+    fake('a', ".lock", 0, 300);
+    fake('b', ".lock", 0, 300);
+    fake('c', ".nvrtc", 5, 300);
+    char *out;
+    int rc = run(&out, "'%s' cache --clear --cache-dir '%s/cache'", kstub_bin(), tmpdir);
+    ck_assert_msg(rc == 0 && strstr(out, "removed 2 entries and 1 leftover (15 bytes)"), "%s", out);
+    free(out);
+    ck_assert(!exists('a', ".lock") && !exists('b', ".lock") && !exists('c', ".nvrtc"));
+    remove_tmpdir();
+}
+END_TEST
+
+/* Runs cmd (a format) as a user that cannot write the cache: the caller
+ * itself when it is not root (the directory made read-only), else nobody
+ * (through setpriv; the directory handed to nobody, then made read-only),
+ * since root writes a directory of mode 0500. */
+static int run_read_only(char **out, const char *cmd)
+{
+    char full[PATH_MAX * 2 + 512];
+    if (geteuid() == 0) {
+        run(NULL, "chown -R 65534:65534 '%s' && chmod 0500 '%s/cache'", tmpdir, tmpdir);
+        snprintf(full, sizeof full, "setpriv --reuid=65534 --regid=65534 --clear-groups %s", cmd);
+    } else {
+        run(NULL, "chmod 0500 '%s/cache'", tmpdir);
+        snprintf(full, sizeof full, "%s", cmd);
+    }
+    int rc = run(out, "%s", full);
+    run(NULL, "chmod 0700 '%s/cache'", tmpdir);
+    return rc;
+}
+
+/* Issue 41 #13: --clear and --prune on a directory nothing can be removed
+ * from say so and fail, and never claim to have removed anything. */
+START_TEST(read_only_cache_reports_what_was_removed)
+{
+    make_tmpdir();
+    char *out;
+    ck_assert_int_eq(run(&out, "'%s' cache --stats --cache-dir '%s/cache'", kstub_bin(), tmpdir), 0);
+    free(out);
+    fake('a', ".prelude", 4, 300);
+    fake('a', ".0123456789abcdef.pch", 6, 300);
+    fake('e', ".0123456789abcdef.pch", 100, 3600);
+    char cmd[PATH_MAX + 256];
+    snprintf(cmd, sizeof cmd, "'%s' cache --clear --cache-dir '%s/cache' 2>&1", kstub_bin(), tmpdir);
+    int rc = run_read_only(&out, cmd);
+    ck_assert_msg(rc == 1 && strstr(out, "removed 0 entries and 0 leftovers (0 bytes)") &&
+                  strstr(out, "could not remove 2 entries or leftovers: "), "%s", out);
+    free(out);
+    ck_assert(exists('a', ".prelude") && exists('e', ".0123456789abcdef.pch"));
+    snprintf(cmd, sizeof cmd, "'%s' cache --prune --max-size 1 --cache-dir '%s/cache' 2>&1", kstub_bin(), tmpdir);
+    rc = run_read_only(&out, cmd);
+    ck_assert_msg(rc == 1 && strstr(out, "removed 0 least recently used entries and 0 leftovers (0 bytes)") &&
+                  strstr(out, "could not remove"), "%s", out);
+    free(out);
+    ck_assert(exists('a', ".prelude") && exists('e', ".0123456789abcdef.pch"));
+    remove_tmpdir();
+}
+END_TEST
+
+/* Issue 41 #15: a cache directory must be kstub's: one holding its tag, or
+ * nothing but what a kstub cache writes (new, empty, or an older kstub's,
+ * which is adopted and tagged). "/" and a directory of the user's own files
+ * are refused by `kstub cache` and left untouched by generation. Issue 41
+ * #19: the refusal reads as a sentence. */
+START_TEST(only_kstubs_own_directory_is_a_cache)
+{
+    make_tmpdir();
+    char *out;
+    int rc = run(&out, "'%s' cache --stats --cache-dir / 2>&1", kstub_bin());
+    ck_assert_msg(rc == 1 && strstr(out, "kstub cache: the cache directory '/' cannot be used: it holds '") &&
+                  strstr(out, "not kstub's"), "%s", out);
+    free(out);
+    run(NULL, "mkdir -m 700 '%s/mine' && echo notes > '%s/mine/notes.txt'", tmpdir, tmpdir);
+    rc = run(&out, "'%s' cache --clear --cache-dir '%s/mine' 2>&1", kstub_bin(), tmpdir);
+    ck_assert_msg(rc == 1 && strstr(out, "it holds 'notes.txt'"), "%s", out);
+    free(out);
+    run(NULL, "printf '__global__ void k(int *p) { *p = 1; }\\n' > '%s/k.cu'", tmpdir);
+    rc = run(&out, "cd '%s' && KSTUB_DEBUG_PCH=1 KSTUB_CACHE_DIR=mine '%s' k.cu --list 2>&1 && ls -A mine | tr '\\n' ' '", tmpdir,
+             kstub_bin());
+    ck_assert_msg(rc == 0 && strstr(out, "prelude cache: not used: the cache directory") &&
+                  strstr(out, "\nnotes.txt ") && strcmp(strstr(out, "\nnotes.txt "), "\nnotes.txt ") == 0,
+                  "%s", out);
+    free(out);
+    /* An older kstub's cache (entries, a temporary, the counts): adopted. */
+    fake('a', ".prelude", 4, 300);
+    fake('a', ".0123456789abcdef.pch", 6, 300);
+    fake_tmp(".0a7c0a7c0a7c0a7c.99999999.1.1f.pch.tmp", 1, 3600);
+    run(NULL, "echo 'hits 1' > '%s/cache/prelude-counts'", tmpdir);
+    rc = run(&out, "'%s' cache --stats --cache-dir '%s/cache' && head -c 43 '%s/cache/CACHEDIR.TAG'", kstub_bin(),
+             tmpdir, tmpdir);
+    ck_assert_msg(rc == 0 && strstr(out, "preludes          1") &&
+                  strstr(out, "Signature: 8a477f597d28d172789f06886806bc55"), "%s", out);
+    free(out);
+    /* Tagged, it stays kstub's with other files beside. */
+    run(NULL, "echo notes > '%s/cache/notes.txt'", tmpdir);
+    ck_assert_int_eq(run(&out, "'%s' cache --stats --cache-dir '%s/cache'", kstub_bin(), tmpdir), 0);
+    free(out);
+    remove_tmpdir();
+}
+END_TEST
+
 static Suite *cache_suite(void)
 {
     Suite *s = suite_create("cache");
@@ -387,6 +527,10 @@ static Suite *cache_suite(void)
     tcase_add_test(tc, bad_sizes_are_reported_escaped);
     tcase_add_test(tc, cache_paths_are_escaped);
     tcase_add_test(tc, temporaries_are_leftovers);
+    tcase_add_test(tc, llvm_and_future_temporaries_are_leftovers);
+    tcase_add_test(tc, clear_counts_a_lock_as_no_entry);
+    tcase_add_test(tc, read_only_cache_reports_what_was_removed);
+    tcase_add_test(tc, only_kstubs_own_directory_is_a_cache);
     suite_add_tcase(s, tc);
     tc = tcase_create("cap");
     tcase_set_timeout(tc, 300);

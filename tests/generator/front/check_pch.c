@@ -134,6 +134,58 @@ START_TEST(leading_includes_are_the_toolkit_and_standard_prefix)
 }
 END_TEST
 
+/* Issue 41 #1: the list is read as clang's lexer reads the text: a lone CR
+ * ends a line (and a line comment), a block comment may close with "*",
+ * an escaped newline and "/", a backslash-newline (even with a space
+ * between) continues a line comment, a comment after '>' may run over
+ * lines into code on the directive's line. Where the reading depends on
+ * options (a trigraph) or is unusual ("#inc\" newline "lude"), the list
+ * stops: that is never wrong, only slower. And a licence comment longer
+ * than the first window. */
+START_TEST(leading_includes_follow_clangs_lexer)
+{
+    static const struct { const char *text; size_t want; const char *first; } cases[] = {
+        {"// configuration\r#pragma pack(push, 1)\n#include <tuple>\n", 0, NULL},
+        {"/* configuration *\\\n/\n#pragma pack(push, 1)\n#include <tuple>\n", 0, NULL},
+        {"/* configuration *\\\n/\n#include <tuple>\n", 1, "tuple"},
+        {"/* a *\\\r/\r#include <tuple>\r", 1, "tuple"},
+        {"#include <cuda_fp16.h>\r#include <tuple>\rint x;\r", 2, "cuda_fp16.h"},
+        {"#include <cuda_fp16.h>\r\n#include <tuple>\r\nint x;\r\n", 2, "cuda_fp16.h"},
+        {"// c\r#include <tuple>\n", 1, "tuple"},
+        {"// comment \\ \n#include <tuple>\n", 0, NULL},
+        {"// comment \\\r#include <tuple>\n", 0, NULL},
+        {"// c ?\?/\n#include <tuple>\n", 0, NULL},
+        {"#include <tuple> ?\?/\nint x;\n", 0, NULL},
+        {"#inc\\\nlude <tuple>\n", 0, NULL},
+        {"\\\n#include <tuple>\n", 0, NULL},
+        {"%:include <tuple>\n", 0, NULL},
+        {"#include <tuple> /* a\n b */ int x;\n", 0, NULL},
+        {"#include <tuple> /* a\n b */\nint x;\n", 1, "tuple"},
+        {"#include <tuple> // a \\\n continued\nint x;\n", 1, "tuple"},
+        {"#include <tuple>>\n", 0, NULL},
+        {"#include <tu\\\nple>\n", 0, NULL},
+        {"#include <tuple>", 1, "tuple"},
+        {"/* only a comment */", 0, NULL},
+    };
+    for (size_t i = 0; i < sizeof cases / sizeof *cases; i++) {
+        char **n = NULL;
+        size_t got = leading(cases[i].text, &n);
+        ck_assert_msg(got == cases[i].want, "case %zu: %zu leading includes, want %zu", i, got, cases[i].want);
+        if (got)
+            ck_assert_str_eq(n[0], cases[i].first);
+        ks_prelude_names_free(n, got);
+    }
+    /* A licence comment of 10,000 bytes, then the list. */
+    static char big[12000];
+    strcpy(big, "/*");
+    memset(big + 2, 'x', 10000);
+    strcpy(big + 10002, "*/\n#include <cuda_fp16.h>\n#include <tuple>\nint x;\n");
+    char **n;
+    ck_assert_uint_eq(leading(big, &n), 2);
+    ks_prelude_names_free(n, 2);
+}
+END_TEST
+
 START_TEST(checksum_sees_every_byte)
 {
     enum { N = 4099 };
@@ -544,6 +596,68 @@ START_TEST(include_path_environment_is_in_the_key)
             ck_assert_int_eq(run(NULL, "grep -q '\"size\": 8' '%s/w/cached/out.json'", tmpdir), 0);
         same_with_and_without_cache("", "w", input, "", 1);
         ck_assert_int_eq(run(NULL, "test ! -e '%s/w/cached/out.json'", tmpdir), 0);   /* refused, nothing written */
+    }
+}
+END_TEST
+
+/* Issue 41 #2: a header that appears in a search directory after the
+ * prelude was built from it (empty then) makes the entry stale: each
+ * source of the search path (CPATH, CPLUS_INCLUDE_PATH, an -I of the
+ * input's own; C_INCLUDE_PATH, which a CUDA parse does not read, agrees
+ * too) is put to the same test. Before, the cached run kept the toolkit's
+ * __half (ks_half) where --no-cache took the new header's double. */
+START_TEST(header_appearing_in_a_search_directory_is_seen)
+{
+    put("k.cu", "#include <cuda_fp16.h>\n__global__ void k(__half v) { (void)v; }\n");
+    char input[PATH_MAX], env[PATH_MAX + 64];
+    snprintf(input, sizeof input, "%s/k.cu", tmpdir);
+    static const char *const vars[] = {"CPATH", "CPLUS_INCLUDE_PATH", "C_INCLUDE_PATH", "-I"};
+    for (size_t i = 0; i < sizeof vars / sizeof *vars; i++) {
+        ck_assert_int_eq(run(NULL, "rm -rf '%s/inc' '%s/w' && mkdir '%s/inc' '%s/w'", tmpdir, tmpdir, tmpdir,
+                             tmpdir), 0);
+        int is_opt = vars[i][0] == '-';
+        char extra[PATH_MAX + 8] = "";
+        if (is_opt) {
+            env[0] = '\0';
+            snprintf(extra, sizeof extra, "-I '%s/inc'", tmpdir);
+        } else {
+            snprintf(env, sizeof env, "%s='%s/inc'", vars[i], tmpdir);
+        }
+        same_with_and_without_cache(env, "w", input, extra, 0);
+        ck_assert_int_eq(run(NULL, "grep -q '\"size\": 2' '%s/w/cached/out.json'", tmpdir), 0);
+        put("inc/cuda_fp16.h", "#ifndef SHADOW_H\n#define SHADOW_H\ntypedef double __half;\n#endif\n");
+        same_with_and_without_cache(env, "w", input, extra, 0);
+        if (i != 2)            /* the new header's double */
+            ck_assert_msg(run(NULL, "grep -q '\"size\": 8' '%s/w/cached/out.json'", tmpdir) == 0, "%s", vars[i]);
+        /* and gone again: the toolkit's */
+        ck_assert_int_eq(run(NULL, "rm '%s/inc/cuda_fp16.h'", tmpdir), 0);
+        same_with_and_without_cache(env, "w", input, extra, 0);
+        ck_assert_int_eq(run(NULL, "grep -q '\"size\": 2' '%s/w/cached/out.json'", tmpdir), 0);
+    }
+}
+END_TEST
+
+/* Issue 41 #1, end to end: "// configuration<CR>#pragma pack(push, 1)"
+ * then <tuple>: the pragma is code, so <tuple> is parsed as the file's
+ * own, packed (std::tuple<char, int> is 5 bytes, as nvcc says); the cached
+ * run gives --no-cache's outputs. Before, the prelude took <tuple> unpacked
+ * (8 bytes). The same for a comment closed by "*", an escaped newline, "/". */
+START_TEST(pragma_after_a_cr_comment_is_code)
+{
+    static const char *const heads[] = {"// configuration\r#pragma pack(push, 1)\n",
+                                        "/* configuration *\\\n/\n#pragma pack(push, 1)\n"};
+    ck_assert_int_eq(run(NULL, "mkdir '%s/w'", tmpdir), 0);
+    char input[PATH_MAX];
+    snprintf(input, sizeof input, "%s/k.cu", tmpdir);
+    for (size_t i = 0; i < sizeof heads / sizeof *heads; i++) {
+        char text[512];
+        snprintf(text, sizeof text, "%s#include <tuple>\n#pragma pack(pop)\n"
+                 "__global__ void k(std::tuple<char, int> t) { (void)t; }\n", heads[i]);
+        put("k.cu", text);
+        same_with_and_without_cache("", "w", input, "", 0);
+        char *out;
+        ck_assert_msg(run(&out, "grep -c '\"size\": 5' '%s/w/cached/out.json'", tmpdir) == 0, "head %zu", i);
+        free(out);
     }
 }
 END_TEST
@@ -1029,6 +1143,7 @@ static Suite *pch_suite(void)
     Suite *s = suite_create("pch");
     TCase *tc = tcase_create("scanner");
     tcase_add_test(tc, leading_includes_are_the_toolkit_and_standard_prefix);
+    tcase_add_test(tc, leading_includes_follow_clangs_lexer);
     tcase_add_test(tc, checksum_sees_every_byte);
     suite_add_tcase(s, tc);
 
@@ -1059,6 +1174,8 @@ static Suite *pch_suite(void)
     tcase_add_checked_fixture(tc, make_tmpdir, remove_tmpdir);
     tcase_set_timeout(tc, 300);
     tcase_add_test(tc, include_path_environment_is_in_the_key);
+    tcase_add_test(tc, header_appearing_in_a_search_directory_is_seen);
+    tcase_add_test(tc, pragma_after_a_cr_comment_is_code);
     tcase_add_test(tc, relative_include_from_two_directories);
     tcase_add_test(tc, directories_share_one_prelude);
     tcase_add_test(tc, standard_headers_lead_the_prelude);
