@@ -47,9 +47,10 @@ extern "C" {
  * each descriptor when the generated .c is compiled; the library refuses a
  * descriptor of another layout with KS_ERR_VERSION when it loads the image
  * or resolves the kernel (never on the launch fast path), instead of
- * misreading it. Raised whenever those structs change.
+ * misreading it. Raised whenever those structs change (3: ks_param_desc's
+ * readonly, for the races check).
  */
-#define KS_DESC_VERSION 2
+#define KS_DESC_VERSION 3
 
 /**
  * \return the loaded library's version, "MAJOR.MINOR.PATCH" (e.g. "0.2.0"),
@@ -328,6 +329,8 @@ typedef struct ks_param_desc {
     const char *extent;          /* pointers: the "kstub:extent" expression as written, or NULL */
     unsigned nextent;            /* ... and its steps */
     const ks_extent_op *extent_ops;
+    unsigned readonly;           /* pointers: 1 when the kernel only reads through it (a pointer to
+                                  * const); 0: it may write (what the races check assumes) */
 } ks_param_desc;
 
 /* One per kernel in a generated file. */
