@@ -94,7 +94,8 @@ int ks_version_number(void);
     XX(ERR_POINTER, "a pointer argument is not memory the kernel can use (the pointers check)") \
     XX(ERR_EXTENT, "a buffer is smaller than the kernel's extent hint says it must be (the extents check)") \
     XX(ERR_FAULT, "the kernel faulted while it ran (the sync check)")                 \
-    XX(ERR_SYMBOL_AMBIGUOUS, "several kernels in the loaded image match the stub's internal-linkage symbol")
+    XX(ERR_SYMBOL_AMBIGUOUS, "several kernels in the loaded image match the stub's internal-linkage symbol") \
+    XX(ERR_RACE, "work on different streams touches the same bytes unordered, or memory is freed under a use (the races check)")
 
 typedef enum ks_status {
 #define KS__STATUS_ENUM(name, text) KS_##name,
@@ -552,6 +553,11 @@ ks_status ks_kernel_launch_n_at(ks_kernel *kernel, size_t n, unsigned shared_byt
  *  trace     one JSON line per launch appended to the trace file: time,
  *            kernel, symbol, grid, block, shared bytes, stream, call site,
  *            status, and each argument (bytes as packed; value or address).
+ *  races     (not in "all": it loads libcupti) kernels, async copies and
+ *            memsets on different streams that touch overlapping bytes, one
+ *            writing, with nothing the program does ordering them, and frees
+ *            not ordered after a use: KS_ERR_RACE at the next checked launch.
+ *            Order is the program's own driver calls, seen through CUPTI.
  *
  * Graph nodes are not checked. Messages name kernel, parameter and rule.
  */
@@ -561,6 +567,7 @@ ks_status ks_kernel_launch_n_at(ks_kernel *kernel, size_t n, unsigned shared_byt
 #define KS_CHECK_NVTX 0x08u
 #define KS_CHECK_TRACE 0x10u
 #define KS_CHECK_ALL 0x1fu
+#define KS_CHECK_RACES 0x20u
 
 /** Turn on exactly \p checks (KS_CHECK_* bits; 0: none). \return KS_OK or KS_ERR_INVALID_VALUE */
 ks_status ks_checks_set(unsigned checks);

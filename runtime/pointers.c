@@ -99,7 +99,7 @@ static int int_param(const ks__checked *c, long long idx, long long *v)
 }
 
 /* Evaluate \p d's hint: 0 with *count, or an error (set) naming the hint. */
-static ks_status extent_count(const ks__checked *c, const ks_param_desc *d, long long *count)
+ks_status ks__extent_count(const ks__checked *c, const ks_param_desc *d, long long *count)
 {
     long long stack[16];
     unsigned sp = 0;
@@ -209,7 +209,7 @@ static ks_status check_one(const ks__checked *c, unsigned i, CUdevice dev)
     int use_extent = d->nextent > 0 && (c->checks & KS_CHECK_EXTENTS);
     long long count = 1;
     if (use_extent) {
-        ks_status st = extent_count(c, d, &count);
+        ks_status st = ks__extent_count(c, d, &count);
         if (st != KS_OK)
             return st;
     }
