@@ -58,6 +58,7 @@ TEST_INC := -Itests/support
 -include tests/gpu/real.mk
 -include tests/gpu/internal.mk
 -include tests/gpu/spec.mk
+-include tests/gpu/races.mk
 -include tests/gpu/globals.mk
 -include tests/install/install.mk
 -include tests/layers.mk
