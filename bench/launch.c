@@ -178,11 +178,16 @@ static int raw_launch_default(int kernel, unsigned count)
     return raw_launch_on(g.fn[kernel], kernel, count, NULL);
 }
 
-/* cuLaunchKernelEx with one attribute (priority 0), the same one the kstub
- * attributes variant sets, so the two compare like for like. */
-static int raw_launch_ex(int kernel, unsigned count)
+static int raw_launch_kernel_handle_default(int kernel, unsigned count)
 {
-    CUfunction f = g.fn[kernel];
+    return raw_launch_on((CUfunction)g.kn[kernel], kernel, count, NULL);
+}
+
+/* cuLaunchKernelEx with one attribute (priority 0), the same one the kstub
+ * attributes variant sets, so the two compare like for like (with the
+ * CUkernel libkstub launches: raw_launch_ex_kernel_handle). */
+static int raw_launch_ex_on(CUfunction f, int kernel, unsigned count)
+{
     for (unsigned i = 0; i < count; i++) {
         CUlaunchAttribute at[1];
         memset(at, 0, sizeof at);
@@ -208,6 +213,16 @@ static int raw_launch_ex(int kernel, unsigned count)
             return 1;
     }
     return 0;
+}
+
+static int raw_launch_ex(int kernel, unsigned count)
+{
+    return raw_launch_ex_on(g.fn[kernel], kernel, count);
+}
+
+static int raw_launch_ex_kernel_handle(int kernel, unsigned count)
+{
+    return raw_launch_ex_on((CUfunction)g.kn[kernel], kernel, count);
 }
 
 /* The kstub stub, as an application calls it. */
@@ -302,8 +317,11 @@ static const variant variants_all[] = {
     {"raw_cuLaunchKernelEx", "raw cuLaunchKernelEx (1 attribute, user stream)", raw_launch_ex, 0, -1},
     /* libkstub launches a CUkernel; on the default stream; through cuLaunchKernelEx. */
     {"kstub_user_stream", "kstub stub, user stream", stub_user, 0, 1},
-    {"kstub_default_stream", "kstub stub, default stream", stub_default, 0, 2},
-    {"kstub_attrs", "kstub stub + ks_launch_attrs (priority, cuLaunchKernelEx)", stub_attrs, 0, 3},
+    /* Paired with the raw call of the same CUkernel (the last two rows); the
+     * CUfunction rows above (2, 3) were their pairs before issue 45, which put
+     * the CUkernel's own premium into the stub's ratio. */
+    {"kstub_default_stream", "kstub stub, default stream", stub_default, 0, 17},
+    {"kstub_attrs", "kstub stub + ks_launch_attrs (priority, cuLaunchKernelEx)", stub_attrs, 0, 18},
     {"nvcc_triple_chevron", "nvcc <<<>>> (runtime API, user stream)", rt_launch, 1, -1},
     /* Each run-time check on its own (KSTUB_CHECK); the trace goes to /dev/null (formatting and write, to a file). */
     {"kstub_check_sync", "kstub stub, check sync (waits for each kernel)", stub_check_sync, 0, 1},
@@ -321,6 +339,11 @@ static const variant variants_all[] = {
      * <int> for bench_struct; the pair is the direct stub, not raw). */
     {"kstub_fill_direct", "kstub stub bench_fill_float / _int (the instance, macro form)", fill_direct, 0, 1},
     {"kstub_fill_generic", "bench_fill (_Generic over the instances)", fill_generic, 0, 15 /* kstub_fill_direct */},
+    /* 17, 18: the like-for-like raw calls of the default-stream and attributes stubs (issue 45). */
+    {"raw_cuLaunchKernel_CUkernel_default", "raw cuLaunchKernel (CUkernel, default stream)",
+     raw_launch_kernel_handle_default, 0, -1},
+    {"raw_cuLaunchKernelEx_CUkernel", "raw cuLaunchKernelEx (CUkernel, 1 attribute, user stream)",
+     raw_launch_ex_kernel_handle, 0, -1},
 };
 enum { NVARIANTS = sizeof variants_all / sizeof variants_all[0] };
 
