@@ -273,6 +273,17 @@ static int stub_check_nvtx(int kernel, unsigned count) { return stub_checked(ker
 static int stub_check_trace(int kernel, unsigned count) { return stub_checked(kernel, count, KS_CHECK_TRACE); }
 static int stub_check_races(int kernel, unsigned count) { return stub_checked(kernel, count, KS_CHECK_RACES); }
 
+/* The pointers check without its allocation cache (issue 45): libkstub's
+ * internal switch, reachable because the bench links the static library. */
+extern int ks__pointers_cache;
+static int stub_check_pointers_nocache(int kernel, unsigned count)
+{
+    ks__pointers_cache = 0;
+    int rc = stub_checked(kernel, count, KS_CHECK_POINTERS);
+    ks__pointers_cache = 1;
+    return rc;
+}
+
 /* A template's one C name (issue 23): bench_fill's _Generic over its two
  * instances, against the instance's own stub, both the C macro form. The
  * kernel argument only says which instance: bench_args -> float, bench_struct -> int. */
@@ -325,7 +336,8 @@ static const variant variants_all[] = {
     {"nvcc_triple_chevron", "nvcc <<<>>> (runtime API, user stream)", rt_launch, 1, -1},
     /* Each run-time check on its own (KSTUB_CHECK); the trace goes to /dev/null (formatting and write, to a file). */
     {"kstub_check_sync", "kstub stub, check sync (waits for each kernel)", stub_check_sync, 0, 1},
-    {"kstub_check_pointers", "kstub stub, check pointers", stub_check_pointers, 0, 1},
+    {"kstub_check_pointers", "kstub stub, check pointers (cached ranges, one attribute a pointer)",
+     stub_check_pointers, 0, 1},
     {"kstub_check_extents", "kstub stub, check extents (bench_args: y holds n)", stub_check_extents, 0, 1},
     {"kstub_check_nvtx", "kstub stub, check nvtx (no tool attached)", stub_check_nvtx, 0, 1},
     {"kstub_check_trace", "kstub stub, check trace (to a file)", stub_check_trace, 0, 1},
@@ -344,6 +356,9 @@ static const variant variants_all[] = {
      raw_launch_kernel_handle_default, 0, -1},
     {"raw_cuLaunchKernelEx_CUkernel", "raw cuLaunchKernelEx (CUkernel, 1 attribute, user stream)",
      raw_launch_ex_kernel_handle, 0, -1},
+    /* 19: the pointers check asking all seven attributes every time (before issue 45's cache). */
+    {"kstub_check_pointers_nocache", "kstub stub, check pointers, no allocation cache",
+     stub_check_pointers_nocache, 0, 1},
 };
 enum { NVARIANTS = sizeof variants_all / sizeof variants_all[0] };
 
