@@ -13,6 +13,7 @@
  *   graph.c    graphs and typed kernel nodes   version.c  ks_version
  *   check.c    checked launches: the choice, the table, sync   pointers.c  pointers, extents
  *   nvtx.c     NVTX ranges                     trace.c    the launch trace
+ *   cupti.c    the races check: CUPTI, its callbacks, the check (races.c: its happens-before core)
  *   global.c   device variables: addresses, the size proof, the accessors' copies
  * Internal names carry the "ks__" prefix; everything here is hidden by
  * -fvisibility=hidden except what is marked KS__API.
