@@ -319,6 +319,10 @@ static void CUPTIAPI callback(void *user, CUpti_CallbackDomain domain, CUpti_Cal
             pending.armed = 0;       /* the launch failed: nothing was queued */
         return;                      /* a failed call (or a query of unfinished work) orders nothing */
     }
+    /* A copy's ranges are asked of the driver: the program may copy before
+     * libkstub has loaded it (its own first launch). */
+    if ((c->kind == W_COPY || c->kind == W_SET) && ks__cu.PointerGetAttributes == NULL)
+        ks__driver_load(NULL);
     pthread_mutex_lock(&lock);
     if (hb)
         follow(c, d);
@@ -509,10 +513,11 @@ static ks_status races_after(const ks__checked *c, ks_status st)
         ks__hb_op_issue(hb, &pending.op, pending.acc, pending.n);
     }
     pending.armed = 0;
-    int found = hb && ks__hb_take(hb, text, sizeof text);
+    /* A launch that failed reports that; the races wait for the next one. */
+    int found = st == KS_OK && hb && ks__hb_take(hb, text, sizeof text);
     size_t more = hb ? ks__hb_pending(hb) : 0;
     pthread_mutex_unlock(&lock);
-    if (!found || st != KS_OK)
+    if (!found)
         return st;
     if (more)
         return ks__error(KS_ERR_RACE, ks__kernel_name(c->k), "%s (%zu more reports come with the next "

@@ -221,6 +221,24 @@ START_TEST(an_async_copy_into_a_buffer_a_kernel_reads)
 }
 END_TEST
 
+/* A launch that fails reports its own failure; the race waits for the next launch. */
+START_TEST(a_failed_launch_keeps_the_report_for_the_next)
+{
+    turn_on();
+    unsigned long long y = fake.alloc(256, CU_MEMORYTYPE_DEVICE, 0);
+    ck_assert_status(launch_on(&axpy, S1, y, 0, 64, 10), KS_OK);
+    float host[64] = {0};
+    cuMemcpyHtoDAsync_v2_params c = {(CUdeviceptr)y, host, sizeof host, S2};
+    emit(CUPTI_DRIVER_TRACE_CBID_cuMemcpyHtoDAsync_v2, NULL, &c, CUDA_SUCCESS);
+    unsigned long long z = fake.alloc(256, CU_MEMORYTYPE_DEVICE, 0);
+    fake.inject("cuLaunchKernel", CUDA_ERROR_LAUNCH_OUT_OF_RESOURCES, 1);
+    ck_assert_status(launch_on(&axpy, S1, z, 0, 64, 30), KS_ERR_LAUNCH);
+    ck_assert_status(launch_on(&axpy, S1, z, 0, 64, 31), KS_ERR_RACE);
+    ck_assert_message_has("races: cuMemcpyHtoDAsync_v2 on stream 0x5002");
+    ck_assert_status(launch_on(&axpy, S1, z, 0, 64, 32), KS_OK);
+}
+END_TEST
+
 START_TEST(a_free_on_another_stream_while_in_use)
 {
     turn_on();
@@ -268,6 +286,7 @@ static Suite *races_cupti_suite(void)
     tcase_add_test(tc, disjoint_extents_and_readers_are_not_reported);
     tcase_add_test(tc, without_a_hint_the_race_is_possible);
     tcase_add_test(tc, an_async_copy_into_a_buffer_a_kernel_reads);
+    tcase_add_test(tc, a_failed_launch_keeps_the_report_for_the_next);
     tcase_add_test(tc, a_free_on_another_stream_while_in_use);
     tcase_add_test(tc, a_stream_synchronisation_orders_them);
     suite_add_tcase(s, tc);
