@@ -256,6 +256,10 @@ static void follow(const call *c, const CUpti_CallbackData *d)
         return;
     }
     case W_FREE:
+        /* cuMemFree waits for the context's work first (CUDA's programming guide:
+         * cudaMalloc and cudaFree synchronise all streams), so only another
+         * context's unordered use can be freed under it. */
+        ks__hb_ctx_sync(hb, op.ctx);
         ks__hb_free(hb, &op, word_at(p, 0), 0);
         return;
     case W_FREE_ASYNC:

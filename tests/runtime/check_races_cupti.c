@@ -69,10 +69,23 @@ static void setup(void)
     ck_assert_msg(emit != NULL && enabled != NULL, "the fake CUPTI lacks its controls");
 }
 
+/* The fake driver's current context, as CUPTI would name it in each callback. */
+static void *current_ctx(void)
+{
+    void *p;
+    CUcontext ctx = NULL;
+    CUresult (*get_current)(CUcontext *);
+    if (ks_driver_proc("cuCtxGetCurrent", &p) != KS_OK)
+        return NULL;
+    memcpy(&get_current, &p, sizeof p);
+    get_current(&ctx);
+    return ctx;
+}
+
 static void make_stream(CUstream s, unsigned flags)
 {
     cuStreamCreate_params p = {&s, flags};
-    emit(CUPTI_DRIVER_TRACE_CBID_cuStreamCreate, NULL, &p, CUDA_SUCCESS);
+    emit(CUPTI_DRIVER_TRACE_CBID_cuStreamCreate, current_ctx(), &p, CUDA_SUCCESS);
 }
 
 static void turn_on(void)
@@ -254,6 +267,28 @@ START_TEST(a_free_on_another_stream_while_in_use)
 }
 END_TEST
 
+/* cuMemFree waits for its context's work: a use on any stream of it is ordered. */
+START_TEST(a_host_free_waits_for_its_context)
+{
+    turn_on();
+    void *ctx = (void *)(uintptr_t)0xc0;
+    unsigned long long y = fake.alloc(256, CU_MEMORYTYPE_DEVICE, 0);
+    unsigned long long z = fake.alloc(256, CU_MEMORYTYPE_DEVICE, 0);
+    ck_assert_status(launch_on(&axpy, S1, y, 0, 64, 10), KS_OK);
+    cuMemFree_v2_params f = {(CUdeviceptr)y};
+    emit(CUPTI_DRIVER_TRACE_CBID_cuMemFree_v2, current_ctx(), &f, CUDA_SUCCESS);
+    ck_assert_status(launch_on(&axpy, S1, z, 0, 64, 30), KS_OK);
+    /* A use in another context is not waited for. */
+    ck_assert_status(launch_on(&axpy, S2, z, 0, 64, 31), KS_ERR_RACE);   /* S1 and S2 unordered on z */
+    cuMemFree_v2_params f2 = {(CUdeviceptr)z};
+    emit(CUPTI_DRIVER_TRACE_CBID_cuMemFree_v2, ctx, &f2, CUDA_SUCCESS);
+    unsigned long long w = fake.alloc(256, CU_MEMORYTYPE_DEVICE, 0);
+    ck_assert_status(launch_on(&axpy, S1, w, 0, 64, 32), KS_ERR_RACE);
+    ck_assert_message_has("races: cuMemFree_v2 of the allocation at");
+    ck_assert_message_has("by the host");
+}
+END_TEST
+
 START_TEST(a_stream_synchronisation_orders_them)
 {
     turn_on();
@@ -288,6 +323,7 @@ static Suite *races_cupti_suite(void)
     tcase_add_test(tc, an_async_copy_into_a_buffer_a_kernel_reads);
     tcase_add_test(tc, a_failed_launch_keeps_the_report_for_the_next);
     tcase_add_test(tc, a_free_on_another_stream_while_in_use);
+    tcase_add_test(tc, a_host_free_waits_for_its_context);
     tcase_add_test(tc, a_stream_synchronisation_orders_them);
     suite_add_tcase(s, tc);
     return s;
