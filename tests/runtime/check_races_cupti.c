@@ -175,6 +175,36 @@ START_TEST(unordered_writers_fail_the_second_launch)
 }
 END_TEST
 
+/* With trace on too, the launch's line carries the report. */
+START_TEST(a_report_reaches_the_trace)
+{
+    char path[] = "/tmp/kstub-races-trace-XXXXXX";
+    int fd = mkstemp(path);
+    ck_assert_int_ge(fd, 0);
+    close(fd);
+    ck_assert_status(ks_trace_set_file(path), KS_OK);
+    ck_assert_status(ks_checks_set(KS_CHECK_RACES | KS_CHECK_TRACE), KS_OK);
+    make_stream(S1, CU_STREAM_NON_BLOCKING);
+    make_stream(S2, CU_STREAM_NON_BLOCKING);
+    unsigned long long y = fake.alloc(256, CU_MEMORYTYPE_DEVICE, 0);
+    ck_assert_status(launch_on(&axpy, S1, y, 0, 64, 10), KS_OK);
+    ck_assert_status(launch_on(&axpy, S2, y, 0, 64, 20), KS_ERR_RACE);
+    FILE *f = fopen(path, "r");
+    ck_assert_ptr_nonnull(f);
+    char line[8192];
+    int lines = 0, found = 0;
+    while (fgets(line, sizeof line, f)) {
+        lines++;
+        if (strstr(line, "\"status\":\"KS_ERR_RACE\"") && strstr(line, "races: kernel 'axpy' on stream 0x5002"))
+            found++;
+    }
+    fclose(f);
+    unlink(path);
+    ck_assert_int_eq(lines, 2);
+    ck_assert_int_eq(found, 1);
+}
+END_TEST
+
 START_TEST(an_event_orders_them)
 {
     turn_on();
@@ -317,6 +347,7 @@ static Suite *races_cupti_suite(void)
     tcase_add_test(tc, cupti_held_by_another_tool_fails_every_launch);
     tcase_add_test(tc, the_calls_that_order_work_are_followed);
     tcase_add_test(tc, unordered_writers_fail_the_second_launch);
+    tcase_add_test(tc, a_report_reaches_the_trace);
     tcase_add_test(tc, an_event_orders_them);
     tcase_add_test(tc, disjoint_extents_and_readers_are_not_reported);
     tcase_add_test(tc, without_a_hint_the_race_is_possible);
