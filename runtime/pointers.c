@@ -11,11 +11,12 @@
  *
  * Each thread keeps the last few allocations it was told about. The
  * program's frees are not seen (that would take CUPTI), so a cached range is
- * trusted only after asking the driver one attribute of the pointer,
- * CU_POINTER_ATTRIBUTE_BUFFER_ID: a process-wide unique id of the
+ * trusted only after asking the driver three attributes of the pointer:
+ * CU_POINTER_ATTRIBUTE_BUFFER_ID, a process-wide unique id of the
  * allocation, which a freed range no longer has and a new allocation at the
- * same address has another of. A hit asks for that one attribute instead of
- * seven; a miss asks for all of them, as without the cache.
+ * same address has another of, and the range itself (a remapped virtual
+ * range keeps its address but may change size). A hit asks for those three
+ * instead of seven; a miss asks for all of them, as without the cache.
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -180,10 +181,12 @@ static CUresult describe_ptr(CUdeviceptr p, alloc_info *out)
             alloc_info *e = &seen[i];
             if (e->size == 0 || p - e->start >= e->size || p < e->start)
                 continue;
-            unsigned long long id = 0;
-            CUpointer_attribute a = CU_POINTER_ATTRIBUTE_BUFFER_ID;
-            void *d = &id;
-            if (ks__cu.PointerGetAttributes(1, &a, &d, p) == CUDA_SUCCESS && id == e->id) {
+            unsigned long long id = 0, start = 0, size = 0;
+            CUpointer_attribute a[] = {CU_POINTER_ATTRIBUTE_BUFFER_ID, CU_POINTER_ATTRIBUTE_RANGE_START_ADDR,
+                                       CU_POINTER_ATTRIBUTE_RANGE_SIZE};
+            void *d[] = {&id, &start, &size};
+            if (ks__cu.PointerGetAttributes(3, a, d, p) == CUDA_SUCCESS && id == e->id && start == e->start &&
+                size == e->size) {
                 *out = *e;
                 return CUDA_SUCCESS;
             }
