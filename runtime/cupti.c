@@ -43,6 +43,11 @@ typedef CUptiResult (*subscribe_fn)(CUpti_SubscriberHandle *, CUpti_CallbackFunc
 typedef CUptiResult (*enable_fn)(uint32_t, CUpti_SubscriberHandle, CUpti_CallbackDomain, CUpti_CallbackId);
 typedef CUptiResult (*result_fn)(CUptiResult, const char **);
 
+/* cuStreamQuery, for whether a report's earlier side was still at work. */
+static CUresult (*stream_query)(CUstream);
+/* Set while this thread makes a driver call of the check's own: its callback is not the program's. */
+static __thread int own_call;
+
 /* What a kstub launch on this thread may touch, waiting for the launch's callback. */
 #define KS__RACES_PTRS 64
 static __thread struct {
@@ -312,7 +317,7 @@ static void CUPTIAPI callback(void *user, CUpti_CallbackDomain domain, CUpti_Cal
 {
     (void)user;
     const CUpti_CallbackData *d = data;
-    if (domain != CUPTI_CB_DOMAIN_DRIVER_API || d->callbackSite != CUPTI_API_EXIT)
+    if (own_call || domain != CUPTI_CB_DOMAIN_DRIVER_API || d->callbackSite != CUPTI_API_EXIT)
         return;
     const call *c = call_find(cbid);
     if (c == NULL)
@@ -331,6 +336,38 @@ static void CUPTIAPI callback(void *user, CUpti_CallbackDomain domain, CUpti_Cal
     if (hb)
         follow(c, d);
     pthread_mutex_unlock(&lock);
+}
+
+/* The core's question while it writes a report (lock held): is the stream with
+ * key \p key still at work? One cuStreamQuery, not followed as the program's. */
+static int stream_busy(void *user, uint64_t key)
+{
+    (void)user;
+    if (stream_query == NULL) {
+        void *fn = NULL;
+        if (ks_driver_proc("cuStreamQuery", &fn) != KS_OK || fn == NULL)
+            return -1;
+        memcpy(&stream_query, &fn, sizeof fn);
+    }
+    CUcontext ctx = NULL;
+    if (ks__cu.CtxGetCurrent == NULL || ks__cu.CtxGetCurrent(&ctx) != CUDA_SUCCESS)
+        return -1;
+    CUstream s = (CUstream)(uintptr_t)key;
+    ks__hb_op here = {NULL, NULL, 0, 0, 0, KS__STREAM_BLOCKING, NULL};
+    if (key >> 62) {             /* a default stream: only this thread's, in this context, can be asked */
+        stream_of(&here, CU_STREAM_LEGACY, ctx, 0);
+        s = CU_STREAM_LEGACY;
+        if (here.stream != key) {
+            stream_of(&here, CU_STREAM_PER_THREAD, ctx, 0);
+            s = CU_STREAM_PER_THREAD;
+            if (here.stream != key)
+                return -1;
+        }
+    }
+    own_call = 1;
+    CUresult r = stream_query(s);
+    own_call = 0;
+    return r == CUDA_SUCCESS ? 0 : r == CUDA_ERROR_NOT_READY ? 1 : -1;
 }
 
 /* ---- loading CUPTI ---------------------------------------------------------------------- */
@@ -386,6 +423,7 @@ static int start_locked(void)
         snprintf(why, sizeof why, "out of memory");
         return -1;
     }
+    ks__hb_set_busy(hb, stream_busy, NULL);
     CUpti_SubscriberHandle sub;
     CUptiResult r = subscribe(&sub, callback, NULL);
     const char *text = NULL;

@@ -83,6 +83,8 @@ struct ks__hb {
     size_t qhead, qn, dropped, found, lost_records;
     uint64_t *seen;              /* hashes of the pairs reported, open addressing */
     size_t nseen, seencap;
+    ks__hb_busy_fn busy;         /* whether a stream is still busy, for the reports; or NULL */
+    void *busy_user;
 };
 
 /* Grow *p (elements of \p size) to hold \p need; 0 or -1. */
@@ -309,6 +311,23 @@ void ks__hb_alloc(ks__hb *h, uint64_t base, uint64_t size)
 
 /* ---- reports ---------------------------------------------------------------------- */
 
+void ks__hb_set_busy(ks__hb *h, ks__hb_busy_fn busy, void *user)
+{
+    h->busy = busy, h->busy_user = user;
+}
+
+/* What this run says of the earlier side \p b being still at work when the later came. */
+static const char *in_this_run(ks__hb *h, const record *b)
+{
+    int busy = h->busy ? h->busy(h->busy_user, b->stream) : -1;
+    if (busy == 0)
+        return "in this run they did not overlap in time (the earlier one's stream had finished its "
+               "work), but nothing makes another run wait";
+    if (busy == 1)
+        return "in this run they may have overlapped in time (the earlier one's stream was still busy)";
+    return "whether they overlapped in time in this run is not known";
+}
+
 static void report_push(ks__hb *h, char *text)
 {
     if (text == NULL)
@@ -399,10 +418,9 @@ static void report_conflict(ks__hb *h, const alloc *a, const record *b, const re
     snprintf(text, 2048,
              "races: %s%s and %s touch bytes [%" PRIu64 ", %" PRIu64 ") of the allocation at 0x%" PRIx64
              " (%" PRIu64 " bytes), %s, and nothing the program does orders them (no stream order, "
-             "event wait or synchronisation between them); whether they overlapped in time in this "
-             "run is not known%s%s",
+             "event wait or synchronisation between them); %s%s%s",
              b->possible || n->possible ? "possibly: " : "", dn, db, lo - a->base, hi - a->base, a->base,
-             a->size, b->write && n->write ? "both writing" : "one writing", hn, hb);
+             a->size, b->write && n->write ? "both writing" : "one writing", in_this_run(h, b), hn, hb);
     report_push(h, text);
 }
 
@@ -421,9 +439,9 @@ static void report_free(ks__hb *h, const alloc *a, const record *use, const ks__
     snprintf(text, 2048,
              "races: %s of the allocation at 0x%" PRIx64 " (%" PRIu64 " bytes) %s%s %s is not ordered "
              "after %s, which uses it: a use after free (order the free after the use with an event "
-             "wait or a synchronisation)",
+             "wait or a synchronisation); %s",
              op->what, a->base, a->size, async ? "on " : "by the host",
-             async ? (op->stream_name ? op->stream_name : where) : "", site, du);
+             async ? (op->stream_name ? op->stream_name : where) : "", site, du, in_this_run(h, use));
     report_push(h, text);
 }
 

@@ -78,6 +78,12 @@ void ks__hb_free(ks__hb *h, const ks__hb_op *op, uint64_t base, int async);
 /* A new allocation [base, base + size): forget anything recorded of the bytes before. */
 void ks__hb_alloc(ks__hb *h, uint64_t base, uint64_t size);
 
+/* Whether \p stream has work still running now: 1 yes, 0 no (all it was given
+ * has finished), -1 not known. Asked only while a report is written, to say
+ * whether the earlier side could have overlapped the later in this run. */
+typedef int (*ks__hb_busy_fn)(void *user, uint64_t stream);
+void ks__hb_set_busy(ks__hb *h, ks__hb_busy_fn busy, void *user);
+
 /* Reports found and not yet taken; take the oldest into \p buf (1), or 0 when none. */
 size_t ks__hb_pending(const ks__hb *h);
 int ks__hb_take(ks__hb *h, char *buf, size_t cap);

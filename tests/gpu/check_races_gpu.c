@@ -161,6 +161,7 @@ static void unordered_writers_overlapping_in_time(void)
     HAS("(parameter y, writes bytes [0, 16384)) at check_races_gpu.c:102 and kernel 'spin_fill' on stream 0x");
     HAS("at check_races_gpu.c:101 touch bytes [0, 16384) of the allocation at 0x");
     HAS("both writing, and nothing the program does orders them");
+    HAS("in this run they may have overlapped in time (the earlier one's stream was still busy)");
 }
 
 static void unordered_writers_not_overlapping_in_time(void)
@@ -171,6 +172,7 @@ static void unordered_writers_not_overlapping_in_time(void)
     usleep(200000);              /* done by now, but nothing in the program says so */
     EXPECT_STATUS(run_fill(&fill, b, y, N, 112), KS_ERR_RACE);
     HAS("at check_races_gpu.c:112 and kernel 'fill'");
+    HAS("in this run they did not overlap in time");
 }
 
 static void a_reader_and_a_writer(void)

@@ -106,6 +106,32 @@ START_TEST(unordered_writers_are_reported_naming_both)
 }
 END_TEST
 
+/* What the glue says of a stream now: S1 busy, S2 idle, others not known. */
+static int busy_now(void *user, uint64_t stream)
+{
+    (void)user;
+    return stream == S1 ? 1 : stream == S2 ? 0 : -1;
+}
+
+START_TEST(a_report_says_whether_this_run_overlapped_them)
+{
+    ks__hb_set_busy(h, busy_now, NULL);
+    kernel("kernel 'long'", S1, "x", 1, 0, 4096, 0, 1);
+    kernel("kernel 'b'", S2, "x", 1, 0, 4096, 0, 2);      /* S1 still busy */
+    expect_reports(1);
+    has(text, "in this run they may have overlapped in time (the earlier one's stream was still busy)");
+    kernel("kernel 'c'", S1, "x", 1, 0, 4096, 0, 3);      /* S2 had finished */
+    expect_reports(1);
+    has(text, "in this run they did not overlap in time");
+    has(text, "but nothing makes another run wait");
+    ks__hb_ctx_sync(h, CTX);
+    kernel("kernel 'd'", 0x77, "x", 1, 0, 4096, 0, 4);
+    kernel("kernel 'e'", S1, "x", 1, 0, 4096, 0, 5);      /* 0x77: not known */
+    expect_reports(1);
+    has(text, "whether they overlapped in time in this run is not known");
+}
+END_TEST
+
 START_TEST(writers_ordered_by_an_event_are_not_reported)
 {
     kernel("kernel 'fill'", S1, "out", 1, 0, 4096, 0, 10);
@@ -353,6 +379,7 @@ static Suite *races_suite(void)
     TCase *tc = tcase_create("happens-before");
     tcase_add_checked_fixture(tc, setup, teardown);
     tcase_add_test(tc, unordered_writers_are_reported_naming_both);
+    tcase_add_test(tc, a_report_says_whether_this_run_overlapped_them);
     tcase_add_test(tc, writers_ordered_by_an_event_are_not_reported);
     tcase_add_test(tc, writers_ordered_by_a_synchronisation_are_not_reported);
     tcase_add_test(tc, one_stream_is_ordered);
