@@ -319,6 +319,27 @@ START_TEST(a_host_free_waits_for_its_context)
 }
 END_TEST
 
+/* Synchronous copies and memsets are work on the legacy default stream; the
+ * host waits for a copy to host memory, not for a memset. */
+START_TEST(synchronous_copies_and_memsets)
+{
+    turn_on();
+    void *ctx = current_ctx();
+    unsigned long long y = fake.alloc(256, CU_MEMORYTYPE_DEVICE, 0);
+    ck_assert_status(launch_on(&axpy, NULL, y, 0, 64, 10), KS_OK);          /* the legacy stream */
+    float host[64];
+    cuMemcpyDtoH_v2_params c = {host, (CUdeviceptr)y, sizeof host};
+    emit(CUPTI_DRIVER_TRACE_CBID_cuMemcpyDtoH_v2, ctx, &c, CUDA_SUCCESS);
+    ck_assert_status(launch_on(&axpy, S1, y, 0, 64, 20), KS_OK);            /* the host saw it finish */
+    cuMemsetD32_v2_params m = {(CUdeviceptr)y, 0, 64};
+    emit(CUPTI_DRIVER_TRACE_CBID_cuMemsetD32_v2, ctx, &m, CUDA_SUCCESS);    /* races with line 20 */
+    unsigned long long z = fake.alloc(256, CU_MEMORYTYPE_DEVICE, 0);
+    ck_assert_status(launch_on(&axpy, S1, z, 0, 64, 30), KS_ERR_RACE);
+    ck_assert_message_has("races: cuMemsetD32_v2 on the legacy default stream (parameter dst, writes bytes "
+                          "[0, 256)) (call site not known) and kernel 'axpy' on stream 0x5001");
+}
+END_TEST
+
 START_TEST(a_stream_synchronisation_orders_them)
 {
     turn_on();
@@ -355,6 +376,7 @@ static Suite *races_cupti_suite(void)
     tcase_add_test(tc, a_failed_launch_keeps_the_report_for_the_next);
     tcase_add_test(tc, a_free_on_another_stream_while_in_use);
     tcase_add_test(tc, a_host_free_waits_for_its_context);
+    tcase_add_test(tc, synchronous_copies_and_memsets);
     tcase_add_test(tc, a_stream_synchronisation_orders_them);
     suite_add_tcase(s, tc);
     return s;
