@@ -58,7 +58,10 @@ const ks__check ks__check_races = {KS_CHECK_RACES, races_before, races_after};
 
 static pthread_mutex_t lock = PTHREAD_MUTEX_INITIALIZER;
 static ks__hb *hb;                         /* under lock */
-static int started;                        /* 1: subscribed; -1: failed (why says why); under lock */
+/* 1: subscribed; -1: failed (why says why). Written under start_lock, which is
+ * never held with lock: CUPTI may make driver calls while subscribing. */
+static pthread_mutex_t start_lock = PTHREAD_MUTEX_INITIALIZER;
+static int started;
 static char why[512];
 
 typedef CUptiResult (*subscribe_fn)(CUpti_SubscriberHandle *, CUpti_CallbackFunc, void *);
@@ -419,12 +422,10 @@ static void *cupti_open(char *tried, size_t cap)
     return NULL;
 }
 
-/* Under lock: load and subscribe, once; 0 or -1 with why set. */
-static int start_locked(void)
+/* Under start_lock: load and subscribe; 0 or -1 with why set. The core is
+ * published (under lock) only once every callback is on. */
+static int subscribe_once(void)
 {
-    if (started)
-        return started > 0 ? 0 : -1;
-    started = -1;
     char tried[400];
     void *lib = cupti_open(tried, sizeof tried);
     if (lib == NULL) {
@@ -440,12 +441,12 @@ static int start_locked(void)
         snprintf(why, sizeof why, "libcupti lacks cuptiSubscribe or cuptiEnableCallback");
         return -1;
     }
-    hb = ks__hb_new();
-    if (hb == NULL) {
+    ks__hb *made = ks__hb_new();
+    if (made == NULL) {
         snprintf(why, sizeof why, "out of memory");
         return -1;
     }
-    ks__hb_set_busy(hb, stream_busy, NULL);
+    ks__hb_set_busy(made, stream_busy, NULL);
     CUpti_SubscriberHandle sub;
     CUptiResult r = subscribe(&sub, callback, NULL);
     const char *text = NULL;
@@ -455,8 +456,7 @@ static int start_locked(void)
         snprintf(why, sizeof why, "cuptiSubscribe failed: %s (%d)%s", text ? text : "error", (int)r,
                  r == CUPTI_ERROR_MULTIPLE_SUBSCRIBERS_NOT_SUPPORTED
                      ? "; another tool (a profiler, compute-sanitizer) holds CUPTI" : "");
-        ks__hb_delete(hb);
-        hb = NULL;
+        ks__hb_delete(made);
         return -1;
     }
     for (size_t i = 0; i < NCALLS; i++)
@@ -465,17 +465,40 @@ static int start_locked(void)
                 text = NULL;
             snprintf(why, sizeof why, "cuptiEnableCallback(%s) failed: %s (%d)", calls[i].name,
                      text ? text : "error", (int)r);
+            ks__hb_delete(made); /* never published: the callbacks that are on find no core */
             return -1;           /* subscribed with callbacks half on: stay failed */
         }
-    started = 1;
+    pthread_mutex_lock(&lock);
+    hb = made;
+    pthread_mutex_unlock(&lock);
     return 0;
+}
+
+/* Under start_lock: subscribe_once, once; the answer is published when known. */
+static int start_locked(void)
+{
+    if (started)
+        return started > 0 ? 0 : -1;
+    int r = subscribe_once();
+    __atomic_store_n(&started, r == 0 ? 1 : -1, __ATOMIC_RELEASE);
+    return r;
+}
+
+/* 0 once subscribed (loading and subscribing the first time), else -1 with why set. */
+static int start(void)
+{
+    int s = __atomic_load_n(&started, __ATOMIC_ACQUIRE);
+    if (s != 0)
+        return s > 0 ? 0 : -1;
+    pthread_mutex_lock(&start_lock);
+    int r = start_locked();
+    pthread_mutex_unlock(&start_lock);
+    return r;
 }
 
 void ks__races_start(void)
 {
-    pthread_mutex_lock(&lock);
-    start_locked();
-    pthread_mutex_unlock(&lock);
+    start();
 }
 
 /* KSTUB_CHECK names races: load CUPTI now, before the program's first driver
@@ -525,10 +548,13 @@ static ks_status races_before(const ks__checked *c)
 {
     const ks_kernel *k = c->k;
     const char *name = ks__kernel_name(k);
-    pthread_mutex_lock(&lock);
-    int ok = start_locked() == 0;
-    const char *what = ok ? kernel_what(k) : NULL;
-    pthread_mutex_unlock(&lock);
+    int ok = start() == 0;
+    const char *what = NULL;
+    if (ok) {
+        pthread_mutex_lock(&lock);
+        what = kernel_what(k);
+        pthread_mutex_unlock(&lock);
+    }
     if (!ok)
         return ks__error(KS_ERR_UNSUPPORTED, name, "not launched: the races check needs CUPTI: %s", why);
     if (ks__cu.PointerGetAttributes == NULL)
