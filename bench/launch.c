@@ -18,10 +18,16 @@
  * ratio against their like-for-like raw call (same handle type, stream,
  * launch entry point).
  *
- *   launch_bench [-r ROUNDS] [-b BATCH] [-o OUTDIR]
+ *   launch_bench [-R] [-r ROUNDS] [-b BATCH] [-o OUTDIR]
  *
  * writes OUTDIR/launch_raw.csv (every batch) and OUTDIR/launch_summary.csv,
  * and prints the summary. Without a CUDA driver it says so and exits 0.
+ *
+ * -R measures the races check (issue 45) in a process of its own, since
+ * CUPTI, once loaded, slows every driver call of the process: raw
+ * cuLaunchKernel and the stub with no check (both under CUPTI) against the
+ * stub with races on; files launch_races_*.csv. Its cost against a launch
+ * without CUPTI is this run's races row over the plain run's stub row.
  */
 #include <stdint.h>
 #include <stdio.h>
@@ -172,11 +178,16 @@ static int raw_launch_default(int kernel, unsigned count)
     return raw_launch_on(g.fn[kernel], kernel, count, NULL);
 }
 
-/* cuLaunchKernelEx with one attribute (priority 0), the same one the kstub
- * attributes variant sets, so the two compare like for like. */
-static int raw_launch_ex(int kernel, unsigned count)
+static int raw_launch_kernel_handle_default(int kernel, unsigned count)
 {
-    CUfunction f = g.fn[kernel];
+    return raw_launch_on((CUfunction)g.kn[kernel], kernel, count, NULL);
+}
+
+/* cuLaunchKernelEx with one attribute (priority 0), the same one the kstub
+ * attributes variant sets, so the two compare like for like (with the
+ * CUkernel libkstub launches: raw_launch_ex_kernel_handle). */
+static int raw_launch_ex_on(CUfunction f, int kernel, unsigned count)
+{
     for (unsigned i = 0; i < count; i++) {
         CUlaunchAttribute at[1];
         memset(at, 0, sizeof at);
@@ -202,6 +213,16 @@ static int raw_launch_ex(int kernel, unsigned count)
             return 1;
     }
     return 0;
+}
+
+static int raw_launch_ex(int kernel, unsigned count)
+{
+    return raw_launch_ex_on(g.fn[kernel], kernel, count);
+}
+
+static int raw_launch_ex_kernel_handle(int kernel, unsigned count)
+{
+    return raw_launch_ex_on((CUfunction)g.kn[kernel], kernel, count);
 }
 
 /* The kstub stub, as an application calls it. */
@@ -250,6 +271,18 @@ static int stub_check_pointers(int kernel, unsigned count) { return stub_checked
 static int stub_check_extents(int kernel, unsigned count) { return stub_checked(kernel, count, KS_CHECK_EXTENTS); }
 static int stub_check_nvtx(int kernel, unsigned count) { return stub_checked(kernel, count, KS_CHECK_NVTX); }
 static int stub_check_trace(int kernel, unsigned count) { return stub_checked(kernel, count, KS_CHECK_TRACE); }
+static int stub_check_races(int kernel, unsigned count) { return stub_checked(kernel, count, KS_CHECK_RACES); }
+
+/* The pointers check without its allocation cache (issue 45): libkstub's
+ * internal switch, reachable because the bench links the static library. */
+extern int ks__pointers_cache;
+static int stub_check_pointers_nocache(int kernel, unsigned count)
+{
+    ks__pointers_cache = 0;
+    int rc = stub_checked(kernel, count, KS_CHECK_POINTERS);
+    ks__pointers_cache = 1;
+    return rc;
+}
 
 /* A template's one C name (issue 23): bench_fill's _Generic over its two
  * instances, against the instance's own stub, both the C macro form. The
@@ -288,19 +321,23 @@ typedef struct variant {
 } variant;
 
 /* The first is the reference every ratio is taken against. */
-static const variant variants[] = {
+static const variant variants_all[] = {
     {"raw_cuLaunchKernel", "raw cuLaunchKernel (CUfunction, user stream)", raw_launch, 0, -1},
     {"raw_cuLaunchKernel_CUkernel", "raw cuLaunchKernel (CUkernel, user stream)", raw_launch_kernel_handle, 0, -1},
     {"raw_cuLaunchKernel_default", "raw cuLaunchKernel (CUfunction, default stream)", raw_launch_default, 0, -1},
     {"raw_cuLaunchKernelEx", "raw cuLaunchKernelEx (1 attribute, user stream)", raw_launch_ex, 0, -1},
     /* libkstub launches a CUkernel; on the default stream; through cuLaunchKernelEx. */
     {"kstub_user_stream", "kstub stub, user stream", stub_user, 0, 1},
-    {"kstub_default_stream", "kstub stub, default stream", stub_default, 0, 2},
-    {"kstub_attrs", "kstub stub + ks_launch_attrs (priority, cuLaunchKernelEx)", stub_attrs, 0, 3},
+    /* Paired with the raw call of the same CUkernel (the last two rows); the
+     * CUfunction rows above (2, 3) were their pairs before issue 45, which put
+     * the CUkernel's own premium into the stub's ratio. */
+    {"kstub_default_stream", "kstub stub, default stream", stub_default, 0, 17},
+    {"kstub_attrs", "kstub stub + ks_launch_attrs (priority, cuLaunchKernelEx)", stub_attrs, 0, 18},
     {"nvcc_triple_chevron", "nvcc <<<>>> (runtime API, user stream)", rt_launch, 1, -1},
     /* Each run-time check on its own (KSTUB_CHECK); the trace goes to /dev/null (formatting and write, to a file). */
     {"kstub_check_sync", "kstub stub, check sync (waits for each kernel)", stub_check_sync, 0, 1},
-    {"kstub_check_pointers", "kstub stub, check pointers", stub_check_pointers, 0, 1},
+    {"kstub_check_pointers", "kstub stub, check pointers (cached ranges, 3 attributes a pointer)",
+     stub_check_pointers, 0, 1},
     {"kstub_check_extents", "kstub stub, check extents (bench_args: y holds n)", stub_check_extents, 0, 1},
     {"kstub_check_nvtx", "kstub stub, check nvtx (no tool attached)", stub_check_nvtx, 0, 1},
     {"kstub_check_trace", "kstub stub, check trace (to a file)", stub_check_trace, 0, 1},
@@ -314,8 +351,26 @@ static const variant variants[] = {
      * <int> for bench_struct; the pair is the direct stub, not raw). */
     {"kstub_fill_direct", "kstub stub bench_fill_float / _int (the instance, macro form)", fill_direct, 0, 1},
     {"kstub_fill_generic", "bench_fill (_Generic over the instances)", fill_generic, 0, 15 /* kstub_fill_direct */},
+    /* 17, 18: the like-for-like raw calls of the default-stream and attributes stubs (issue 45). */
+    {"raw_cuLaunchKernel_CUkernel_default", "raw cuLaunchKernel (CUkernel, default stream)",
+     raw_launch_kernel_handle_default, 0, -1},
+    {"raw_cuLaunchKernelEx_CUkernel", "raw cuLaunchKernelEx (CUkernel, 1 attribute, user stream)",
+     raw_launch_ex_kernel_handle, 0, -1},
+    /* 19: the pointers check asking all seven attributes every time (before issue 45's cache). */
+    {"kstub_check_pointers_nocache", "kstub stub, check pointers, no allocation cache",
+     stub_check_pointers_nocache, 0, 1},
 };
-enum { NVARIANTS = sizeof variants / sizeof variants[0] };
+enum { NVARIANTS = sizeof variants_all / sizeof variants_all[0] };
+
+/* -R: the races check, CUPTI loaded for the whole process (so every row pays its callbacks). */
+static const variant races_variants[] = {
+    {"raw_cuLaunchKernel_cupti", "raw cuLaunchKernel (CUfunction, user stream), CUPTI loaded", raw_launch, 0, -1},
+    {"raw_cuLaunchKernel_CUkernel_cupti", "raw cuLaunchKernel (CUkernel, user stream), CUPTI loaded",
+     raw_launch_kernel_handle, 0, -1},
+    {"kstub_user_stream_cupti", "kstub stub, user stream, no check, CUPTI loaded", stub_user, 0, 1},
+    {"kstub_check_races", "kstub stub, check races (CUPTI's callbacks, the clocks)", stub_check_races, 0, 2},
+};
+enum { NRACES_VARIANTS = sizeof races_variants / sizeof races_variants[0] };
 
 /* ---- setup --------------------------------------------------------------------------- */
 
@@ -355,7 +410,7 @@ static void remove_trace(void)
     unlink(trace_path);
 }
 
-static void setup(FILE *meta)
+static void setup(FILE *meta, int races)
 {
     CUdevice dev;
     CUcontext ctx;
@@ -367,6 +422,11 @@ static void setup(FILE *meta)
     /* Device 0's primary context: the one libkstub and the runtime both use. */
     CU_CHECK(cu.DevicePrimaryCtxRetain(&ctx, dev));
     CU_CHECK(cu.CtxSetCurrent(ctx));
+    if (races) {
+        /* CUPTI loaded and subscribed before the stream is made, as a program would do it. */
+        KS_CHECK(ks_checks_set(KS_CHECK_RACES));
+        KS_CHECK(ks_checks_set(0));
+    }
     CU_CHECK(cu.StreamCreate(&g.stream, CU_STREAM_DEFAULT));
 
     /* The raw variants load the very image the stubs embed. */
@@ -443,14 +503,15 @@ int main(int argc, char **argv)
     int rounds = 50;
     unsigned batch = 1000;
     const char *outdir = ".";
-    int opt;
-    while ((opt = getopt(argc, argv, "r:b:o:")) != -1) {
+    int opt, races = 0;
+    while ((opt = getopt(argc, argv, "Rr:b:o:")) != -1) {
         switch (opt) {
+        case 'R': races = 1; break;
         case 'r': rounds = atoi(optarg); break;
         case 'b': batch = (unsigned)atoi(optarg); break;
         case 'o': outdir = optarg; break;
         default:
-            fprintf(stderr, "usage: %s [-r ROUNDS] [-b BATCH] [-o OUTDIR]\n", argv[0]);
+            fprintf(stderr, "usage: %s [-R] [-r ROUNDS] [-b BATCH] [-o OUTDIR]\n", argv[0]);
             return 2;
         }
     }
@@ -461,22 +522,24 @@ int main(int argc, char **argv)
 
     bench_require_driver("launch");
     load_driver();
-    FILE *meta = open_out(outdir, "launch_meta.txt");
-    setup(meta);
+    const variant *variants = races ? races_variants : variants_all;
+    const int nv = races ? (int)NRACES_VARIANTS : (int)NVARIANTS;
+    FILE *meta = open_out(outdir, races ? "launch_races_meta.txt" : "launch_meta.txt");
+    setup(meta, races);
     fprintf(meta, "rounds=%d\nbatch=%u\ngrid=%u\nblock=%u\n", rounds, batch, GRID, BLOCK);
     fclose(meta);
 
     /* ns per launch, [kernel][variant][round]; NaN-free: skipped variants stay unused. */
     static double *ns[NKERNELS][NVARIANTS];
     for (int k = 0; k < NKERNELS; k++)
-        for (int v = 0; v < NVARIANTS; v++)
+        for (int v = 0; v < nv; v++)
             if ((ns[k][v] = calloc((size_t)rounds, sizeof(double))) == NULL)
                 return 1;
 
     /* Warm-up: every variant a few times (first launches, lazy loading, caches). */
     for (int w = 0; w < 3; w++)
         for (int k = 0; k < NKERNELS; k++)
-            for (int v = 0; v < NVARIANTS; v++) {
+            for (int v = 0; v < nv; v++) {
                 if (variants[v].needs_rt && !g.have_rt)
                     continue;
                 if (variants[v].run(k, batch) != 0) {
@@ -487,13 +550,13 @@ int main(int argc, char **argv)
                 sync_all();
             }
 
-    FILE *raw = open_out(outdir, "launch_raw.csv");
+    FILE *raw = open_out(outdir, races ? "launch_races_raw.csv" : "launch_raw.csv");
     fprintf(raw, "kernel,variant,round,ns_per_launch\n");
     for (int r = 0; r < rounds; r++) {
         for (int k = 0; k < NKERNELS; k++) {
             int order[NVARIANTS];
-            bench_order(order, NVARIANTS, r * NKERNELS + k);
-            for (int i = 0; i < NVARIANTS; i++) {
+            bench_order(order, nv, r * NKERNELS + k);
+            for (int i = 0; i < nv; i++) {
                 int v = order[i];
                 if (variants[v].needs_rt && !g.have_rt)
                     continue;
@@ -518,7 +581,7 @@ int main(int argc, char **argv)
     sync_all();
     fclose(raw);
 
-    FILE *sum = open_out(outdir, "launch_summary.csv");
+    FILE *sum = open_out(outdir, races ? "launch_races_summary.csv" : "launch_summary.csv");
     fprintf(sum, "kernel,variant,label,median_ns,p10_ns,p90_ns,ratio,pair_variant,pair_ratio,rounds\n");
     double *ratio = calloc((size_t)rounds, sizeof(double));
     if (ratio == NULL)
@@ -526,7 +589,7 @@ int main(int argc, char **argv)
     for (int k = 0; k < NKERNELS; k++) {
         printf("\n%s: ns/launch over %d rounds of %u launches\n", kernel_names[k], rounds, batch);
         printf("  %-58s %9s %9s %9s %8s %8s\n", "variant", "median", "p10", "p90", "ratio", "paired");
-        for (int v = 0; v < NVARIANTS; v++) {
+        for (int v = 0; v < nv; v++) {
             if (variants[v].needs_rt && !g.have_rt)
                 continue;
             for (int r = 0; r < rounds; r++)
@@ -551,7 +614,7 @@ int main(int argc, char **argv)
     fclose(sum);
     free(ratio);
     for (int k = 0; k < NKERNELS; k++)
-        for (int v = 0; v < NVARIANTS; v++)
+        for (int v = 0; v < nv; v++)
             free(ns[k][v]);
     return 0;
 }

@@ -119,11 +119,40 @@ def launch_section(raw, md, panels):
             kernel, r["label"], rat, verdict(rat <= GOAL_STUB_RATIO),
             "%.3f" % prat if prat else "—", verdict(prat <= GOAL_STUB_RATIO) if prat else ""))
     md.append("")
-    md.append("The like-for-like raw call of each stub row: *user stream*: `cuLaunchKernel` of the "
-              "same `CUkernel` handle libkstub launches; *default stream*: raw `cuLaunchKernel` on "
-              "the default stream; *attributes*: raw `cuLaunchKernelEx` with the same single "
+    md.append("The like-for-like raw call of each stub row is of the same `CUkernel` handle libkstub "
+              "launches: *user stream*: `cuLaunchKernel`; *default stream*: `cuLaunchKernel` on "
+              "the default stream; *attributes*: `cuLaunchKernelEx` with the same single "
               "attribute. The spread between rounds (p10 – p90) is wider than the differences "
               "between variants; the paired ratios are what resolves them.\n")
+    races_section(raw, md, rows)
+
+
+GOAL_RACES_RATIO = 2.0
+
+
+def races_section(raw, md, rows):
+    """The races check (launch_bench -R): its own process, CUPTI loaded throughout."""
+    races = read_csv(os.path.join(raw, "launch_races_summary.csv"))
+    if not races:
+        return
+    md.append("### The races check\n")
+    md.append("`launch_bench -R`, a process of its own (CUPTI, once loaded, slows every driver call): "
+              "the same method. *vs no check, no CUPTI*: the races row's median over the plain run's "
+              "`kstub_user_stream` median (goal ≤ %.1f×).\n" % GOAL_RACES_RATIO)
+    md.append("| kernel | variant | ns/launch (median) | paired ratio | vs no check, no CUPTI | goal |")
+    md.append("| --- | --- | ---: | ---: | ---: | --- |")
+    for r in races:
+        plain = next((fnum(x["median_ns"]) for x in rows
+                      if x["kernel"] == r["kernel"] and x["variant"] == "kstub_user_stream"), None)
+        med = fnum(r["median_ns"])
+        vs = med / plain if plain and med else None
+        is_races = r["variant"] == "kstub_check_races"
+        md.append("| %s | %s | %.0f | %s | %s | %s |" % (
+            r["kernel"], r["label"], med or 0,
+            "%.3f" % fnum(r["pair_ratio"]) if r.get("pair_variant") else "—",
+            "%.2f" % vs if vs else "—",
+            verdict(vs <= GOAL_RACES_RATIO) if is_races and vs else ""))
+    md.append("")
 
 
 def coldstart_section(raw, md, panels):

@@ -103,6 +103,15 @@ if [ -z "${KSTUB_LIBNVRTC:-}" ] && ! ldconfig -p 2>/dev/null | grep -q 'libnvrtc
     say "KSTUB_LIBNVRTC=${KSTUB_LIBNVRTC:-unset}"
 fi
 
+# The races check loads libcupti with dlopen; point it at the toolkit's if the loader would not.
+if [ -z "${KSTUB_CUPTI:-}" ] && ! ldconfig -p 2>/dev/null | grep -q 'libcupti.so.13 '; then
+    for d in "${CUDA_PATH:-/usr/local/cuda}/extras/CUPTI/lib64" "${CUDA_PATH:-/usr/local/cuda}/lib64" \
+             "${CUDA_PATH:-/usr/local/cuda}/targets/x86_64-linux/lib"; do
+        if [ -e "$d/libcupti.so.13" ]; then export KSTUB_CUPTI=$d/libcupti.so.13; break; fi
+    done
+    say "KSTUB_CUPTI=${KSTUB_CUPTI:-unset}"
+fi
+
 # ---- build --------------------------------------------------------------------------
 if [ "${1:-}" != "--no-build" ]; then
     # The top-level Makefile includes bench/bench.mk; if this checkout's does not yet, add it.
@@ -118,6 +127,9 @@ fi
 # ---- 1. launch cost (C), then the Python launchers -----------------------------------
 [ -x "$BIN/launch_bench" ] &&
     run_part launch "$(limit 150 160)" "$RAW/launch_summary.csv" "$BIN/launch_bench" -r "$LAUNCH_ROUNDS" -b 1000 -o "$RAW"
+# The races check in a process of its own: CUPTI, once loaded, slows every driver call (issue 45).
+[ -x "$BIN/launch_bench" ] &&
+    run_part launch_races "$(limit 60 150)" "$RAW/launch_races_summary.csv" "$BIN/launch_bench" -R -r "$LAUNCH_ROUNDS" -b 1000 -o "$RAW"
 
 # ---- 2. cold start -------------------------------------------------------------------
 if [ -x "$BIN/coldstart" ]; then

@@ -24,6 +24,7 @@ static const struct { const char *word; unsigned bits; } words[] = {
     {"sync", KS_CHECK_SYNC},       {"pointers", KS_CHECK_POINTERS}, {"extents", KS_CHECK_EXTENTS},
     {"nvtx", KS_CHECK_NVTX},       {"trace", KS_CHECK_TRACE},       {"all", KS_CHECK_ALL},
     {"1", KS_CHECK_ALL},           {"0", 0},                        {"none", 0},
+    {"races", KS_CHECK_RACES},
 };
 
 /* Parse into *checks; on an unknown word copy it into bad (when not NULL) and return -1. */
@@ -60,15 +61,17 @@ KS__API ks_status ks_checks_parse(const char *spec, unsigned *checks)
                          spec == NULL ? "the text" : "the result");
     if (parse(spec, checks, bad, sizeof bad) != 0)
         return ks__error(KS_ERR_INVALID_VALUE, NULL,
-                         "unknown check '%s' (known: sync, pointers, extents, nvtx, trace, all)", bad);
+                         "unknown check '%s' (known: sync, pointers, extents, nvtx, trace, races, all)", bad);
     return KS_OK;
 }
 
 KS__API ks_status ks_checks_set(unsigned checks)
 {
-    if (checks & ~KS_CHECK_ALL)
+    if (checks & ~KS__CHECK_KNOWN)
         return ks__error(KS_ERR_INVALID_VALUE, NULL, "ks_checks_set: unknown check bits 0x%x",
-                         checks & ~KS_CHECK_ALL);
+                         checks & ~KS__CHECK_KNOWN);
+    if (checks & KS_CHECK_RACES)
+        ks__races_start();       /* now, to see the streams made before the first launch */
     __atomic_store_n(&chosen_by_api, 1, __ATOMIC_RELAXED);
     __atomic_store_n(&ks__checks, checks, __ATOMIC_RELAXED);
     return KS_OK;
@@ -76,7 +79,7 @@ KS__API ks_status ks_checks_set(unsigned checks)
 
 KS__API unsigned ks_checks_get(void)
 {
-    return __atomic_load_n(&ks__checks, __ATOMIC_RELAXED) & KS_CHECK_ALL;
+    return __atomic_load_n(&ks__checks, __ATOMIC_RELAXED) & KS__CHECK_KNOWN;
 }
 
 static pthread_once_t env_once = PTHREAD_ONCE_INIT;
@@ -110,7 +113,7 @@ static ks_status bad_env_error(ks_kernel *k, const char *file, int line)
 {
     ks__error(KS_ERR_INVALID_VALUE, ks__kernel_name(k),
               "not launched: KSTUB_CHECK names an unknown check '%s' "
-              "(known: sync, pointers, extents, nvtx, trace, all)", bad_env);
+              "(known: sync, pointers, extents, nvtx, trace, races, all)", bad_env);
     ks__error_site(file, line);
     return KS_ERR_INVALID_VALUE;
 }
@@ -192,10 +195,10 @@ const ks__check ks__check_sync = {KS_CHECK_SYNC, sync_before, sync_after};
 /* ---- the checked launch -------------------------------------------------------- */
 
 /* In this order before the launch, in the reverse order after it: the NVTX
- * range encloses everything; the trace records refusals and faults; a
+ * range encloses everything; the trace records refusals, faults and races; a
  * pointer refusal comes before waiting on the stream. */
 static const ks__check *const checks[] = {
-    &ks__check_nvtx, &ks__check_trace, &ks__check_pointers, &ks__check_sync,
+    &ks__check_nvtx, &ks__check_trace, &ks__check_pointers, &ks__check_races, &ks__check_sync,
 };
 #define NCHECKS (sizeof checks / sizeof checks[0])
 

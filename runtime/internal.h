@@ -13,6 +13,7 @@
  *   graph.c    graphs and typed kernel nodes   version.c  ks_version
  *   check.c    checked launches: the choice, the table, sync   pointers.c  pointers, extents
  *   nvtx.c     NVTX ranges                     trace.c    the launch trace
+ *   cupti.c    the races check: CUPTI, its callbacks, the check (races.c: its happens-before core)
  *   global.c   device variables: addresses, the size proof, the accessors' copies
  * Internal names carry the "ks__" prefix; everything here is hidden by
  * -fvisibility=hidden except what is marked KS__API.
@@ -208,6 +209,16 @@ extern const ks__check ks__check_nvtx;      /* nvtx.c */
 extern const ks__check ks__check_trace;     /* trace.c */
 extern const ks__check ks__check_pointers;  /* pointers.c */
 extern const ks__check ks__check_sync;      /* check.c */
+extern const ks__check ks__check_races;     /* cupti.c */
+
+/* Every check bit ks_checks_set takes ("all" leaves races out: it loads libcupti). */
+#define KS__CHECK_KNOWN (KS_CHECK_ALL | KS_CHECK_RACES)
+
+/* cupti.c: load libcupti and subscribe, once (a failure is reported by every launch). */
+void ks__races_start(void);
+
+/* pointers.c: an extent hint's element count for \p d in launch \p c (error set otherwise). */
+ks_status ks__extent_count(const ks__checked *c, const ks_param_desc *d, long long *count);
 
 /* Trace one accessor call of a device variable (trace.c), when the trace is on. */
 void ks__global_trace(const ks_global *g, const char *op, size_t first, size_t count, ks_stream stream,

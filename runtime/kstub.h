@@ -47,9 +47,10 @@ extern "C" {
  * each descriptor when the generated .c is compiled; the library refuses a
  * descriptor of another layout with KS_ERR_VERSION when it loads the image
  * or resolves the kernel (never on the launch fast path), instead of
- * misreading it. Raised whenever those structs change.
+ * misreading it. Raised whenever those structs change (3: ks_param_desc's
+ * readonly, for the races check).
  */
-#define KS_DESC_VERSION 2
+#define KS_DESC_VERSION 3
 
 /**
  * \return the loaded library's version, "MAJOR.MINOR.PATCH" (e.g. "0.2.0"),
@@ -93,7 +94,8 @@ int ks_version_number(void);
     XX(ERR_POINTER, "a pointer argument is not memory the kernel can use (the pointers check)") \
     XX(ERR_EXTENT, "a buffer is smaller than the kernel's extent hint says it must be (the extents check)") \
     XX(ERR_FAULT, "the kernel faulted while it ran (the sync check)")                 \
-    XX(ERR_SYMBOL_AMBIGUOUS, "several kernels in the loaded image match the stub's internal-linkage symbol")
+    XX(ERR_SYMBOL_AMBIGUOUS, "several kernels in the loaded image match the stub's internal-linkage symbol") \
+    XX(ERR_RACE, "work on different streams touches the same bytes unordered, or memory is freed under a use (the races check)")
 
 typedef enum ks_status {
 #define KS__STATUS_ENUM(name, text) KS_##name,
@@ -328,6 +330,8 @@ typedef struct ks_param_desc {
     const char *extent;          /* pointers: the "kstub:extent" expression as written, or NULL */
     unsigned nextent;            /* ... and its steps */
     const ks_extent_op *extent_ops;
+    unsigned readonly;           /* pointers: 1 when the kernel only reads through it (a pointer to
+                                  * const); 0: it may write (what the races check assumes) */
 } ks_param_desc;
 
 /* One per kernel in a generated file. */
@@ -549,6 +553,11 @@ ks_status ks_kernel_launch_n_at(ks_kernel *kernel, size_t n, unsigned shared_byt
  *  trace     one JSON line per launch appended to the trace file: time,
  *            kernel, symbol, grid, block, shared bytes, stream, call site,
  *            status, and each argument (bytes as packed; value or address).
+ *  races     (not in "all": it loads libcupti) kernels, async copies and
+ *            memsets on different streams that touch overlapping bytes, one
+ *            writing, with nothing the program does ordering them, and frees
+ *            not ordered after a use: KS_ERR_RACE at the next checked launch.
+ *            Order is the program's own driver calls, seen through CUPTI.
  *
  * Graph nodes are not checked. Messages name kernel, parameter and rule.
  */
@@ -558,6 +567,7 @@ ks_status ks_kernel_launch_n_at(ks_kernel *kernel, size_t n, unsigned shared_byt
 #define KS_CHECK_NVTX 0x08u
 #define KS_CHECK_TRACE 0x10u
 #define KS_CHECK_ALL 0x1fu
+#define KS_CHECK_RACES 0x20u
 
 /** Turn on exactly \p checks (KS_CHECK_* bits; 0: none). \return KS_OK or KS_ERR_INVALID_VALUE */
 ks_status ks_checks_set(unsigned checks);

@@ -8,6 +8,15 @@
  * A pointer the driver does not know is described from /proc/self/maps
  * (stack, heap, a file's pages, or nothing mapped: freed or never
  * allocated), since that is what the programmer needs to find the bug.
+ *
+ * Each thread keeps the last few allocations it was told about. The
+ * program's frees are not seen (that would take CUPTI), so a cached range is
+ * trusted only after asking the driver three attributes of the pointer:
+ * CU_POINTER_ATTRIBUTE_BUFFER_ID, a process-wide unique id of the
+ * allocation, which a freed range no longer has and a new allocation at the
+ * same address has another of, and the range itself (a remapped virtual
+ * range keeps its address but may change size). A hit asks for those three
+ * instead of seven; a miss asks for all of them, as without the cache.
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -99,7 +108,7 @@ static int int_param(const ks__checked *c, long long idx, long long *v)
 }
 
 /* Evaluate \p d's hint: 0 with *count, or an error (set) naming the hint. */
-static ks_status extent_count(const ks__checked *c, const ks_param_desc *d, long long *count)
+ks_status ks__extent_count(const ks__checked *c, const ks_param_desc *d, long long *count)
 {
     long long stack[16];
     unsigned sp = 0;
@@ -151,6 +160,60 @@ static ks_status extent_count(const ks__checked *c, const ks_param_desc *d, long
     return KS_OK;
 }
 
+/* ---- the allocations this thread saw --------------------------------------------- */
+
+typedef struct alloc_info {
+    unsigned long long start, size, id;     /* size 0: an empty slot */
+    unsigned long long type, managed, ordinal, devptr;
+} alloc_info;
+
+#define KS__PTR_CACHE 8
+static __thread alloc_info seen[KS__PTR_CACHE];
+static __thread unsigned seen_next;
+/* 0 turns the cache off (bench/launch.c compares both in one run). */
+int ks__pointers_cache = 1;
+
+/* What the driver says of \p p: from the cache when its buffer id still matches. */
+static CUresult describe_ptr(CUdeviceptr p, alloc_info *out)
+{
+    if (ks__pointers_cache)
+        for (unsigned i = 0; i < KS__PTR_CACHE; i++) {
+            alloc_info *e = &seen[i];
+            if (e->size == 0 || p - e->start >= e->size || p < e->start)
+                continue;
+            unsigned long long id = 0, start = 0, size = 0;
+            CUpointer_attribute a[] = {CU_POINTER_ATTRIBUTE_BUFFER_ID, CU_POINTER_ATTRIBUTE_RANGE_START_ADDR,
+                                       CU_POINTER_ATTRIBUTE_RANGE_SIZE};
+            void *d[] = {&id, &start, &size};
+            if (ks__cu.PointerGetAttributes(3, a, d, p) == CUDA_SUCCESS && id == e->id && start == e->start &&
+                size == e->size) {
+                *out = *e;
+                return CUDA_SUCCESS;
+            }
+            e->size = 0;             /* freed, or another allocation now: ask everything */
+            break;
+        }
+    /* Each value in a zeroed 8-byte slot: the driver writes 1, 4 or 8 bytes. */
+    alloc_info n = {0, 0, 0, 0, 0, 0, 0};
+    CUpointer_attribute attrs[] = {
+        CU_POINTER_ATTRIBUTE_MEMORY_TYPE,     CU_POINTER_ATTRIBUTE_IS_MANAGED,
+        CU_POINTER_ATTRIBUTE_DEVICE_ORDINAL,  CU_POINTER_ATTRIBUTE_RANGE_START_ADDR,
+        CU_POINTER_ATTRIBUTE_RANGE_SIZE,      CU_POINTER_ATTRIBUTE_DEVICE_POINTER,
+        CU_POINTER_ATTRIBUTE_BUFFER_ID,
+    };
+    void *data[] = {&n.type, &n.managed, &n.ordinal, &n.start, &n.size, &n.devptr, &n.id};
+    unsigned count = ks__pointers_cache ? 7 : 6;
+    CUresult r = ks__cu.PointerGetAttributes(count, attrs, data, p);
+    if (r != CUDA_SUCCESS)
+        return r;
+    *out = n;
+    if (ks__pointers_cache && n.id != 0 && n.size != 0 && ((unsigned)n.type != 0 || n.managed)) {
+        seen[seen_next] = n;
+        seen_next = (seen_next + 1) % KS__PTR_CACHE;
+    }
+    return CUDA_SUCCESS;
+}
+
 /* ---- one pointer ----------------------------------------------------------------- */
 
 static const char *type_of(const ks_param_desc *d)
@@ -168,15 +231,10 @@ static ks_status check_one(const ks__checked *c, unsigned i, CUdevice dev)
     if (p == 0)
         return KS_OK;
 
-    /* Each value in a zeroed 8-byte slot: the driver writes 1, 4 or 8 bytes. */
-    unsigned long long type = 0, managed = 0, ordinal = 0, start = 0, size = 0, devptr = 0;
-    CUpointer_attribute attrs[] = {
-        CU_POINTER_ATTRIBUTE_MEMORY_TYPE,     CU_POINTER_ATTRIBUTE_IS_MANAGED,
-        CU_POINTER_ATTRIBUTE_DEVICE_ORDINAL,  CU_POINTER_ATTRIBUTE_RANGE_START_ADDR,
-        CU_POINTER_ATTRIBUTE_RANGE_SIZE,      CU_POINTER_ATTRIBUTE_DEVICE_POINTER,
-    };
-    void *data[] = {&type, &managed, &ordinal, &start, &size, &devptr};
-    CUresult r = ks__cu.PointerGetAttributes(6, attrs, data, p);
+    alloc_info ai;
+    CUresult r = describe_ptr(p, &ai);
+    unsigned long long type = ai.type, managed = ai.managed, ordinal = ai.ordinal, start = ai.start,
+                       size = ai.size, devptr = ai.devptr;
     if (r != CUDA_SUCCESS)
         return ks__error_cu(KS_ERR_POINTER, name, "cuPointerGetAttributes", r,
                             "parameter %s (%s): asking about 0x%llx", pname, type_of(d),
@@ -209,7 +267,7 @@ static ks_status check_one(const ks__checked *c, unsigned i, CUdevice dev)
     int use_extent = d->nextent > 0 && (c->checks & KS_CHECK_EXTENTS);
     long long count = 1;
     if (use_extent) {
-        ks_status st = extent_count(c, d, &count);
+        ks_status st = ks__extent_count(c, d, &count);
         if (st != KS_OK)
             return st;
     }

@@ -53,10 +53,12 @@ TEST_INC := -Itests/support
 -include tests/generator/cli/outputs.mk
 -include tests/targets/targets.mk
 -include tests/runtime/graph.mk
+-include tests/runtime/races.mk
 -include tests/gpu/graph.mk
 -include tests/gpu/real.mk
 -include tests/gpu/internal.mk
 -include tests/gpu/spec.mk
+-include tests/gpu/races.mk
 -include tests/gpu/globals.mk
 -include tests/install/install.mk
 -include tests/layers.mk

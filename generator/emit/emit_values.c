@@ -216,7 +216,8 @@ int ks__value_converts(const ks_model *m, const ks_type *t)
 /* What the runtime's checks and trace need of a parameter (ks_param_desc):
  * its kind (KS_PARAM_<kind>), for a pointer the element type (sizeof and
  * alignment are taken of it in C, where the header asserts the device's
- * layout) unless that is void or an incomplete type, and its extent hint. */
+ * layout) unless that is void or an incomplete type, whether it points to
+ * const (read only), and its extent hint. */
 void ks__check_values(const ks_model *m, const ks_param *p, ks_tnode *pn)
 {
     static const char *const xops[] = {"CONST", "PARAM", "ADD", "SUB", "MUL", "DIV"};
@@ -257,6 +258,9 @@ void ks__check_values(const ks_model *m, const ks_param *p, ks_tnode *pn)
         ks__push_type(pn, "pointee", m, &elem, 0, t->quals, 0);
     else
         ks_tn_list(pn, "pointee");
+    /* The races check's access: a pointer to const is only read through. */
+    unsigned pointee_quals = t->nptrs > 1 ? t->ptr_quals[t->nptrs - 2] : t->quals;
+    ks_tn_flag(pn, "readonly", t->nptrs > 0 && !fn && (pointee_quals & KS_QUAL_CONST));
     ks_tn_flag(pn, "has_extent", p->extent != NULL);
     ks_tn_set(pn, "extent", "%s", p->extent ? p->extent : "");
     ks_tn_set(pn, "nextent", "%zu", p->nextent_ops);

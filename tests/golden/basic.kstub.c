@@ -133,11 +133,11 @@ ks_image basic_kstub_image =
 /* fill — basic.cu:10 */
 static const ks_param_desc ks__params_fill[3] = {
     { 0, 8, 8, KS_PARAM_POINTER, "out", "float *",
-      sizeof(float), KS_ALIGNOF(float), NULL, 0, NULL }, /* out: float * */
+      sizeof(float), KS_ALIGNOF(float), NULL, 0, NULL, 0 }, /* out: float * */
     { 8, 4, 4, KS_PARAM_FLOAT, "value", "float",
-      0, 0, NULL, 0, NULL }, /* value: float */
+      0, 0, NULL, 0, NULL, 0 }, /* value: float */
     { 16, 8, 8, KS_PARAM_UNSIGNED, "n", "size_t",
-      0, 0, NULL, 0, NULL }, /* n: size_t */
+      0, 0, NULL, 0, NULL, 0 }, /* n: size_t */
 };
 ks_kernel fill_kernel = KS_KERNEL_INIT(
     &basic_kstub_image, "fill", "fill", 3, ks__params_fill, 0);
@@ -237,21 +237,21 @@ ks_status fill_nodes_set(ks_graph_exec        ks__exec,
 /* mixed — basic.cu:13 */
 static const ks_param_desc ks__params_mixed[8] = {
     { 0, 1, 1, KS_PARAM_SIGNED, "c", "char",
-      0, 0, NULL, 0, NULL }, /* c: char */
+      0, 0, NULL, 0, NULL, 0 }, /* c: char */
     { 8, 8, 8, KS_PARAM_FLOAT, "d", "double",
-      0, 0, NULL, 0, NULL }, /* d: double */
+      0, 0, NULL, 0, NULL, 0 }, /* d: double */
     { 16, 2, 2, KS_PARAM_SIGNED, "s", "short",
-      0, 0, NULL, 0, NULL }, /* s: short */
+      0, 0, NULL, 0, NULL, 0 }, /* s: short */
     { 24, 8, 8, KS_PARAM_SIGNED, "i", "index_t",
-      0, 0, NULL, 0, NULL }, /* i: index_t */
+      0, 0, NULL, 0, NULL, 0 }, /* i: index_t */
     { 32, 1, 1, KS_PARAM_UNSIGNED, "b", "bool",
-      0, 0, NULL, 0, NULL }, /* b: bool */
+      0, 0, NULL, 0, NULL, 0 }, /* b: bool */
     { 40, 8, 8, KS_PARAM_POINTER, "in", "const real *__restrict",
-      sizeof(const float), KS_ALIGNOF(const float), NULL, 0, NULL }, /* in: const real *__restrict */
+      sizeof(const float), KS_ALIGNOF(const float), NULL, 0, NULL, 1 }, /* in: const real *__restrict */
     { 48, 8, 8, KS_PARAM_POINTER, "flags", "volatile unsigned int *",
-      sizeof(volatile unsigned int), KS_ALIGNOF(volatile unsigned int), NULL, 0, NULL }, /* flags: volatile unsigned int * */
+      sizeof(volatile unsigned int), KS_ALIGNOF(volatile unsigned int), NULL, 0, NULL, 0 }, /* flags: volatile unsigned int * */
     { 56, 8, 8, KS_PARAM_POINTER, "table", "const Particle *const *",
-      sizeof(const struct Particle *const), KS_ALIGNOF(const struct Particle *const), NULL, 0, NULL }, /* table: const Particle *const * */
+      sizeof(const struct Particle *const), KS_ALIGNOF(const struct Particle *const), NULL, 0, NULL, 1 }, /* table: const Particle *const * */
 };
 ks_kernel mixed_kernel = KS_KERNEL_INIT(
     &basic_kstub_image, "mixed", "mixed", 8, ks__params_mixed, 128);
@@ -445,11 +445,11 @@ ks_status no_params_nodes_set(ks_graph_exec           ks__exec,
 /* physics::detail::step — basic.cu:20 */
 static const ks_param_desc ks__params_physics_detail_step[3] = {
     { 0, 8, 8, KS_PARAM_POINTER, "p", "Particle *",
-      0, 0, NULL, 0, NULL }, /* p: Particle * */
+      0, 0, NULL, 0, NULL, 0 }, /* p: Particle * */
     { 8, 4, 4, KS_PARAM_FLOAT, "dt", "real",
-      0, 0, NULL, 0, NULL }, /* dt: real */
+      0, 0, NULL, 0, NULL, 0 }, /* dt: real */
     { 12, 4, 4, KS_PARAM_UNSIGNED, "n", "uint32_t",
-      0, 0, NULL, 0, NULL }, /* n: uint32_t */
+      0, 0, NULL, 0, NULL, 0 }, /* n: uint32_t */
 };
 ks_kernel physics_detail_step_kernel = KS_KERNEL_INIT(
     &basic_kstub_image, "_ZN7physics6detail4stepEP8Particlefj", "physics::detail::step", 3, ks__params_physics_detail_step, 0);
@@ -549,11 +549,11 @@ ks_status physics_detail_step_nodes_set(ks_graph_exec                     ks__ex
 /* physics::clamp — basic.cu:22 */
 static const ks_param_desc ks__params_physics_clamp__floatp_float_float[3] = {
     { 0, 8, 8, KS_PARAM_POINTER, "x", "float *",
-      sizeof(float), KS_ALIGNOF(float), NULL, 0, NULL }, /* x: float * */
+      sizeof(float), KS_ALIGNOF(float), NULL, 0, NULL, 0 }, /* x: float * */
     { 8, 4, 4, KS_PARAM_FLOAT, "lo", "float",
-      0, 0, NULL, 0, NULL }, /* lo: float */
+      0, 0, NULL, 0, NULL, 0 }, /* lo: float */
     { 12, 4, 4, KS_PARAM_FLOAT, "hi", "float",
-      0, 0, NULL, 0, NULL }, /* hi: float */
+      0, 0, NULL, 0, NULL, 0 }, /* hi: float */
 };
 ks_kernel physics_clamp__floatp_float_float_kernel = KS_KERNEL_INIT(
     &basic_kstub_image, "_ZN7physics5clampEPfff", "physics::clamp", 3, ks__params_physics_clamp__floatp_float_float, 0);
@@ -653,11 +653,11 @@ ks_status physics_clamp__floatp_float_float_nodes_set(ks_graph_exec             
 /* physics::clamp — basic.cu:23 */
 static const ks_param_desc ks__params_physics_clamp__intp_int_int[3] = {
     { 0, 8, 8, KS_PARAM_POINTER, "x", "int *",
-      sizeof(int), KS_ALIGNOF(int), NULL, 0, NULL }, /* x: int * */
+      sizeof(int), KS_ALIGNOF(int), NULL, 0, NULL, 0 }, /* x: int * */
     { 8, 4, 4, KS_PARAM_SIGNED, "lo", "int",
-      0, 0, NULL, 0, NULL }, /* lo: int */
+      0, 0, NULL, 0, NULL, 0 }, /* lo: int */
     { 12, 4, 4, KS_PARAM_SIGNED, "hi", "int",
-      0, 0, NULL, 0, NULL }, /* hi: int */
+      0, 0, NULL, 0, NULL, 0 }, /* hi: int */
 };
 ks_kernel physics_clamp__intp_int_int_kernel = KS_KERNEL_INIT(
     &basic_kstub_image, "_ZN7physics5clampEPiii", "physics::clamp", 3, ks__params_physics_clamp__intp_int_int, 0);
@@ -757,17 +757,17 @@ ks_status physics_clamp__intp_int_int_nodes_set(ks_graph_exec                   
 /* odd_names — basic.cu:28 */
 static const ks_param_desc ks__params_odd_names[6] = {
     { 0, 4, 4, KS_PARAM_SIGNED, "arg0", "int",
-      0, 0, NULL, 0, NULL }, /* arg0: int */
+      0, 0, NULL, 0, NULL, 0 }, /* arg0: int */
     { 8, 8, 8, KS_PARAM_POINTER, "launch", "float *",
-      sizeof(float), KS_ALIGNOF(float), NULL, 0, NULL }, /* launch: float * */
+      sizeof(float), KS_ALIGNOF(float), NULL, 0, NULL, 0 }, /* launch: float * */
     { 16, 4, 4, KS_PARAM_SIGNED, "args", "int",
-      0, 0, NULL, 0, NULL }, /* args: int */
+      0, 0, NULL, 0, NULL, 0 }, /* args: int */
     { 20, 4, 4, KS_PARAM_SIGNED, "stream", "int",
-      0, 0, NULL, 0, NULL }, /* stream: int */
+      0, 0, NULL, 0, NULL, 0 }, /* stream: int */
     { 24, 8, 8, KS_PARAM_SIGNED, "n_items", "long",
-      0, 0, NULL, 0, NULL }, /* n_items: long */
+      0, 0, NULL, 0, NULL, 0 }, /* n_items: long */
     { 32, 8, 8, KS_PARAM_POINTER, "restrict_", "const char *",
-      sizeof(const char), KS_ALIGNOF(const char), NULL, 0, NULL }, /* restrict_: const char * */
+      sizeof(const char), KS_ALIGNOF(const char), NULL, 0, NULL, 1 }, /* restrict_: const char * */
 };
 ks_kernel odd_names_kernel = KS_KERNEL_INIT(
     &basic_kstub_image, "odd_names", "odd_names", 6, ks__params_odd_names, 0);

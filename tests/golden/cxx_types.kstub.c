@@ -18,17 +18,17 @@ ks_image cxx_types_kstub_image = KS_IMAGE_INIT("cxx_types.cu", NULL, 0, KS_IMAGE
 /* paint — cxx_types.cu:11 */
 static const ks_param_desc ks__params_paint[6] = {
     { 0, 4, 4, KS_PARAM_UNSIGNED, "c", "Color",
-      0, 0, NULL, 0, NULL }, /* c: Color */
+      0, 0, NULL, 0, NULL, 0 }, /* c: Color */
     { 4, 1, 1, KS_PARAM_UNSIGNED, "a", "Act",
-      0, 0, NULL, 0, NULL }, /* a: Act */
+      0, 0, NULL, 0, NULL, 0 }, /* a: Act */
     { 6, 2, 2, KS_PARAM_SIGNED, "n", "nn::Norm",
-      0, 0, NULL, 0, NULL }, /* n: nn::Norm */
+      0, 0, NULL, 0, NULL, 0 }, /* n: nn::Norm */
     { 8, 2, 2, KS_PARAM_UNSIGNED, "k", "Layer::Kind",
-      0, 0, NULL, 0, NULL }, /* k: Layer::Kind */
+      0, 0, NULL, 0, NULL, 0 }, /* k: Layer::Kind */
     { 10, 6, 2, KS_PARAM_BYTES, "l", "Layer",
-      0, 0, NULL, 0, NULL }, /* l: Layer */
+      0, 0, NULL, 0, NULL, 0 }, /* l: Layer */
     { 16, 8, 8, KS_PARAM_POINTER, "all", "const Color *",
-      sizeof(const Color), KS_ALIGNOF(const Color), NULL, 0, NULL }, /* all: const Color * */
+      sizeof(const Color), KS_ALIGNOF(const Color), NULL, 0, NULL, 1 }, /* all: const Color * */
 };
 ks_kernel paint_kernel = KS_KERNEL_INIT(
     &cxx_types_kstub_image, "_Z5paint5Color3ActN2nn4NormEN5Layer4KindES3_PKS_", "paint", 6, ks__params_paint, 0);
@@ -146,11 +146,11 @@ ks_status paint_nodes_set(ks_graph_exec        ks__exec,
 /* tagged — cxx_types.cu:12 */
 static const ks_param_desc ks__params_tagged[3] = {
     { 0, 8, 4, KS_PARAM_BYTES, "t", "Tagged<Color, Act::Relu>",
-      0, 0, NULL, 0, NULL }, /* t: Tagged<Color, Act::Relu> */
+      0, 0, NULL, 0, NULL, 0 }, /* t: Tagged<Color, Act::Relu> */
     { 8, 4, 4, KS_PARAM_UNSIGNED, "m", "Holder<int>::Mode",
-      0, 0, NULL, 0, NULL }, /* m: Holder<int>::Mode */
+      0, 0, NULL, 0, NULL, 0 }, /* m: Holder<int>::Mode */
     { 12, 4, 4, KS_PARAM_UNSIGNED, "h", "Hidden",
-      0, 0, NULL, 0, NULL }, /* h: Hidden */
+      0, 0, NULL, 0, NULL, 0 }, /* h: Hidden */
 };
 ks_kernel tagged_kernel = KS_KERNEL_INIT(
     &cxx_types_kstub_image, "{static:12_cxx_types_cu}_Z6tagged6TaggedI5ColorL3Act1EEN6HolderIiE4ModeEN{anon:12_cxx_types_cu}6HiddenE", "tagged", 3, ks__params_tagged, 0);
@@ -250,9 +250,9 @@ ks_status tagged_nodes_set(ks_graph_exec         ks__exec,
 /* local — cxx_types.cu:13 */
 static const ks_param_desc ks__params_local[2] = {
     { 0, 1, 1, KS_PARAM_UNSIGNED, "l", "Local",
-      0, 0, NULL, 0, NULL }, /* l: Local */
+      0, 0, NULL, 0, NULL, 0 }, /* l: Local */
     { 1, 2, 1, KS_PARAM_BYTES, "r", "LocalRec",
-      0, 0, NULL, 0, NULL }, /* r: LocalRec */
+      0, 0, NULL, 0, NULL, 0 }, /* r: LocalRec */
 };
 ks_kernel local_kernel = KS_KERNEL_INIT(
     &cxx_types_kstub_image, "_Z5local5Local8LocalRec", "local", 2, ks__params_local, 0);

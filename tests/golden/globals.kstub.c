@@ -18,9 +18,9 @@ ks_image globals_kstub_image = KS_IMAGE_INIT("globals.cu", NULL, 0, KS_IMAGE_NON
 /* apply — globals.cu:19 */
 static const ks_param_desc ks__params_apply[2] = {
     { 0, 8, 8, KS_PARAM_POINTER, "out", "float *",
-      sizeof(float), KS_ALIGNOF(float), NULL, 0, NULL }, /* out: float * */
+      sizeof(float), KS_ALIGNOF(float), NULL, 0, NULL, 0 }, /* out: float * */
     { 8, 4, 4, KS_PARAM_SIGNED, "n", "int",
-      0, 0, NULL, 0, NULL }, /* n: int */
+      0, 0, NULL, 0, NULL, 0 }, /* n: int */
 };
 ks_kernel apply_kernel = KS_KERNEL_INIT(
     &globals_kstub_image, "_Z5applyPfi", "apply", 2, ks__params_apply, 0);

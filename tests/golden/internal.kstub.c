@@ -18,7 +18,7 @@ ks_image internal_kstub_image = KS_IMAGE_INIT("internal.cu", NULL, 0, KS_IMAGE_N
 /* hidden — internal.cu:3 */
 static const ks_param_desc ks__params_hidden[1] = {
     { 0, 8, 8, KS_PARAM_POINTER, "x", "float *",
-      sizeof(float), KS_ALIGNOF(float), NULL, 0, NULL }, /* x: float * */
+      sizeof(float), KS_ALIGNOF(float), NULL, 0, NULL, 0 }, /* x: float * */
 };
 ks_kernel hidden_kernel = KS_KERNEL_INIT(
     &internal_kstub_image, "{static:11_internal_cu}_Z6hiddenPf", "hidden", 1, ks__params_hidden, 0);
@@ -106,7 +106,7 @@ ks_status hidden_nodes_set(ks_graph_exec        ks__exec,
 /* (anonymous)::anon — internal.cu:4 */
 static const ks_param_desc ks__params_anon[1] = {
     { 0, 8, 8, KS_PARAM_POINTER, "x", "float *",
-      sizeof(float), KS_ALIGNOF(float), NULL, 0, NULL }, /* x: float * */
+      sizeof(float), KS_ALIGNOF(float), NULL, 0, NULL, 0 }, /* x: float * */
 };
 ks_kernel anon_kernel = KS_KERNEL_INIT(
     &internal_kstub_image, "{static:11_internal_cu}_ZN{anon:11_internal_cu}4anonEPf", "(anonymous)::anon", 1, ks__params_anon, 0);
@@ -194,7 +194,7 @@ ks_status anon_nodes_set(ks_graph_exec        ks__exec,
 /* visible — internal.cu:5 */
 static const ks_param_desc ks__params_visible[1] = {
     { 0, 8, 8, KS_PARAM_POINTER, "x", "float *",
-      sizeof(float), KS_ALIGNOF(float), NULL, 0, NULL }, /* x: float * */
+      sizeof(float), KS_ALIGNOF(float), NULL, 0, NULL, 0 }, /* x: float * */
 };
 ks_kernel visible_kernel = KS_KERNEL_INIT(
     &internal_kstub_image, "_Z7visiblePf", "visible", 1, ks__params_visible, 0);

@@ -18,15 +18,15 @@ ks_image records_kstub_image = KS_IMAGE_INIT("records.cu", NULL, 0, KS_IMAGE_NON
 /* boxes — records.cu:24 */
 static const ks_param_desc ks__params_boxes[5] = {
     { 0, 72, 8, KS_PARAM_BYTES, "box", "geo::Box",
-      0, 0, NULL, 0, NULL }, /* box: geo::Box */
+      0, 0, NULL, 0, NULL, 0 }, /* box: geo::Box */
     { 72, 8, 8, KS_PARAM_POINTER, "all", "const geo::Box *",
-      sizeof(const struct geo_Box), KS_ALIGNOF(const struct geo_Box), NULL, 0, NULL }, /* all: const geo::Box * */
+      sizeof(const struct geo_Box), KS_ALIGNOF(const struct geo_Box), NULL, 0, NULL, 1 }, /* all: const geo::Box * */
     { 80, 8, 8, KS_PARAM_POINTER, "tree", "geo::Node **",
-      sizeof(struct geo_Node *), KS_ALIGNOF(struct geo_Node *), NULL, 0, NULL }, /* tree: geo::Node ** */
+      sizeof(struct geo_Node *), KS_ALIGNOF(struct geo_Node *), NULL, 0, NULL, 0 }, /* tree: geo::Node ** */
     { 88, 4, 4, KS_PARAM_SIGNED, "mode", "geo::Mode",
-      0, 0, NULL, 0, NULL }, /* mode: geo::Mode */
+      0, 0, NULL, 0, NULL, 0 }, /* mode: geo::Mode */
     { 92, 4, 4, KS_PARAM_SIGNED, "n", "int",
-      0, 0, NULL, 0, NULL }, /* n: int */
+      0, 0, NULL, 0, NULL, 0 }, /* n: int */
 };
 ks_kernel boxes_kernel = KS_KERNEL_INIT(
     &records_kstub_image, "_Z5boxesN3geo3BoxEPKS0_PPNS_4NodeENS_4ModeEi", "boxes", 5, ks__params_boxes, 0);
@@ -138,11 +138,11 @@ ks_status boxes_nodes_set(ks_graph_exec         ks__exec,
 /* bits — records.cu:25 */
 static const ks_param_desc ks__params_bits[3] = {
     { 0, 4, 4, KS_PARAM_BYTES, "in", "geo::Bits",
-      0, 0, NULL, 0, NULL }, /* in: geo::Bits */
+      0, 0, NULL, 0, NULL, 0 }, /* in: geo::Bits */
     { 8, 8, 8, KS_PARAM_POINTER, "out", "geo::Bits *",
-      sizeof(union geo_Bits), KS_ALIGNOF(union geo_Bits), NULL, 0, NULL }, /* out: geo::Bits * */
+      sizeof(union geo_Bits), KS_ALIGNOF(union geo_Bits), NULL, 0, NULL, 0 }, /* out: geo::Bits * */
     { 16, 1, 1, KS_PARAM_UNSIGNED, "axis", "geo::Axis",
-      0, 0, NULL, 0, NULL }, /* axis: geo::Axis */
+      0, 0, NULL, 0, NULL, 0 }, /* axis: geo::Axis */
 };
 ks_kernel bits_kernel = KS_KERNEL_INIT(
     &records_kstub_image, "_Z4bitsN3geo4BitsEPS0_NS_4AxisE", "bits", 3, ks__params_bits, 0);
@@ -242,15 +242,15 @@ ks_status bits_nodes_set(ks_graph_exec        ks__exec,
 /* halves — records.cu:26 */
 static const ks_param_desc ks__params_halves[5] = {
     { 0, 2, 2, KS_PARAM_BYTES, "h", "__half",
-      0, 0, NULL, 0, NULL }, /* h: __half */
+      0, 0, NULL, 0, NULL, 0 }, /* h: __half */
     { 8, 8, 8, KS_PARAM_POINTER, "h2", "const __half2 *",
-      sizeof(const ks_half2), KS_ALIGNOF(const ks_half2), NULL, 0, NULL }, /* h2: const __half2 * */
+      sizeof(const ks_half2), KS_ALIGNOF(const ks_half2), NULL, 0, NULL, 1 }, /* h2: const __half2 * */
     { 16, 2, 2, KS_PARAM_BYTES, "b", "__nv_bfloat16",
-      0, 0, NULL, 0, NULL }, /* b: __nv_bfloat16 */
+      0, 0, NULL, 0, NULL, 0 }, /* b: __nv_bfloat16 */
     { 24, 8, 8, KS_PARAM_POINTER, "b2", "__nv_bfloat162 *",
-      sizeof(ks_bfloat162), KS_ALIGNOF(ks_bfloat162), NULL, 0, NULL }, /* b2: __nv_bfloat162 * */
+      sizeof(ks_bfloat162), KS_ALIGNOF(ks_bfloat162), NULL, 0, NULL, 0 }, /* b2: __nv_bfloat162 * */
     { 32, 16, 16, KS_PARAM_BYTES, "a", "Aligned",
-      0, 0, NULL, 0, NULL }, /* a: Aligned */
+      0, 0, NULL, 0, NULL, 0 }, /* a: Aligned */
 };
 ks_kernel halves_kernel = KS_KERNEL_INIT(
     &records_kstub_image, "_Z6halves6__halfPK7__half213__nv_bfloat16P14__nv_bfloat1627Aligned", "halves", 5, ks__params_halves, 0);

@@ -23,11 +23,11 @@ static unsigned char ks__tag_byte;
 /* scale<float, 4> — templates.cu:9 */
 static const ks_param_desc ks__params_scale_float_4[3] = {
     { 0, 8, 8, KS_PARAM_POINTER, "x", "float *",
-      sizeof(float), KS_ALIGNOF(float), NULL, 0, NULL }, /* x: float * */
+      sizeof(float), KS_ALIGNOF(float), NULL, 0, NULL, 0 }, /* x: float * */
     { 8, 4, 4, KS_PARAM_FLOAT, "a", "float",
-      0, 0, NULL, 0, NULL }, /* a: float */
+      0, 0, NULL, 0, NULL, 0 }, /* a: float */
     { 12, 16, 4, KS_PARAM_BYTES, "tile", "Tile<float, 4>",
-      0, 0, NULL, 0, NULL }, /* tile: Tile<float, 4> */
+      0, 0, NULL, 0, NULL, 0 }, /* tile: Tile<float, 4> */
 };
 ks_kernel scale_float_4_kernel = KS_KERNEL_INIT(
     &templates_kstub_image, "_Z5scaleIfLi4EEvPT_S0_4TileIS0_XT0_EE", "scale<float, 4>", 3, ks__params_scale_float_4, 0);
@@ -127,11 +127,11 @@ ks_status scale_float_4_nodes_set(ks_graph_exec               ks__exec,
 /* scale<double, 2> — templates.cu:9 */
 static const ks_param_desc ks__params_scale_d2[3] = {
     { 0, 8, 8, KS_PARAM_POINTER, "x", "double *",
-      sizeof(double), KS_ALIGNOF(double), NULL, 0, NULL }, /* x: double * */
+      sizeof(double), KS_ALIGNOF(double), NULL, 0, NULL, 0 }, /* x: double * */
     { 8, 8, 8, KS_PARAM_FLOAT, "a", "double",
-      0, 0, NULL, 0, NULL }, /* a: double */
+      0, 0, NULL, 0, NULL, 0 }, /* a: double */
     { 16, 16, 8, KS_PARAM_BYTES, "tile", "Tile<double, 2>",
-      0, 0, NULL, 0, NULL }, /* tile: Tile<double, 2> */
+      0, 0, NULL, 0, NULL, 0 }, /* tile: Tile<double, 2> */
 };
 ks_kernel scale_d2_kernel = KS_KERNEL_INIT(
     &templates_kstub_image, "_Z5scaleIdLi2EEvPT_S0_4TileIS0_XT0_EE", "scale<double, 2>", 3, ks__params_scale_d2, 0);
@@ -231,9 +231,9 @@ ks_status scale_d2_nodes_set(ks_graph_exec          ks__exec,
 /* choose<true> — templates.cu:14 */
 static const ks_param_desc ks__params_choose_true[2] = {
     { 0, 1, 1, KS_PARAM_UNSIGNED, "tag", "std::integral_constant<bool, true>",
-      0, 0, NULL, 0, NULL }, /* tag: std::integral_constant<bool, true> (an empty class: the stub packs its byte) */
+      0, 0, NULL, 0, NULL, 0 }, /* tag: std::integral_constant<bool, true> (an empty class: the stub packs its byte) */
     { 8, 8, 8, KS_PARAM_POINTER, "x", "float *",
-      sizeof(float), KS_ALIGNOF(float), NULL, 0, NULL }, /* x: float * */
+      sizeof(float), KS_ALIGNOF(float), NULL, 0, NULL, 0 }, /* x: float * */
 };
 ks_kernel choose_true_kernel = KS_KERNEL_INIT(
     &templates_kstub_image, "_Z6chooseILb1EEvSt17integral_constantIbXT_EEPf", "choose<true>", 2, ks__params_choose_true, 0);
@@ -321,9 +321,9 @@ ks_status choose_true_nodes_set(ks_graph_exec             ks__exec,
 /* choose<false> — templates.cu:14 */
 static const ks_param_desc ks__params_choose_false[2] = {
     { 0, 1, 1, KS_PARAM_UNSIGNED, "tag", "std::integral_constant<bool, false>",
-      0, 0, NULL, 0, NULL }, /* tag: std::integral_constant<bool, false> (an empty class: the stub packs its byte) */
+      0, 0, NULL, 0, NULL, 0 }, /* tag: std::integral_constant<bool, false> (an empty class: the stub packs its byte) */
     { 8, 8, 8, KS_PARAM_POINTER, "x", "float *",
-      sizeof(float), KS_ALIGNOF(float), NULL, 0, NULL }, /* x: float * */
+      sizeof(float), KS_ALIGNOF(float), NULL, 0, NULL, 0 }, /* x: float * */
 };
 ks_kernel choose_false_kernel = KS_KERNEL_INIT(
     &templates_kstub_image, "_Z6chooseILb0EEvSt17integral_constantIbXT_EEPf", "choose<false>", 2, ks__params_choose_false, 0);
@@ -411,11 +411,11 @@ ks_status choose_false_nodes_set(ks_graph_exec              ks__exec,
 /* tagged — templates.cu:18 */
 static const ks_param_desc ks__params_tagged[3] = {
     { 0, 1, 1, KS_PARAM_UNSIGNED, "f", "Flag",
-      0, 0, NULL, 0, NULL }, /* f: Flag (an empty class: the stub packs its byte) */
+      0, 0, NULL, 0, NULL, 0 }, /* f: Flag (an empty class: the stub packs its byte) */
     { 1, 1, 1, KS_PARAM_UNSIGNED, "three", "std::integral_constant<int, 3>",
-      0, 0, NULL, 0, NULL }, /* three: std::integral_constant<int, 3> (an empty class: the stub packs its byte) */
+      0, 0, NULL, 0, NULL, 0 }, /* three: std::integral_constant<int, 3> (an empty class: the stub packs its byte) */
     { 4, 4, 4, KS_PARAM_SIGNED, "n", "int",
-      0, 0, NULL, 0, NULL }, /* n: int */
+      0, 0, NULL, 0, NULL, 0 }, /* n: int */
 };
 ks_kernel tagged_kernel = KS_KERNEL_INIT(
     &templates_kstub_image, "_Z6tagged4FlagSt17integral_constantIiLi3EEi", "tagged", 3, ks__params_tagged, 0);
@@ -503,11 +503,11 @@ ks_status tagged_nodes_set(ks_graph_exec        ks__exec,
 /* rows — templates.cu:19 */
 static const ks_param_desc ks__params_rows[3] = {
     { 0, 8, 8, KS_PARAM_POINTER, "m", "float (*)[8]",
-      sizeof(float_arr8), KS_ALIGNOF(float_arr8), NULL, 0, NULL }, /* m: float (*)[8] */
+      sizeof(float_arr8), KS_ALIGNOF(float_arr8), NULL, 0, NULL, 0 }, /* m: float (*)[8] */
     { 8, 8, 8, KS_PARAM_POINTER, "cube", "const int (*)[2][4]",
-      sizeof(const int_arr2_4), KS_ALIGNOF(const int_arr2_4), NULL, 0, NULL }, /* cube: const int (*)[2][4] */
+      sizeof(const int_arr2_4), KS_ALIGNOF(const int_arr2_4), NULL, 0, NULL, 1 }, /* cube: const int (*)[2][4] */
     { 16, 4, 4, KS_PARAM_SIGNED, "nrows", "int",
-      0, 0, NULL, 0, NULL }, /* nrows: int */
+      0, 0, NULL, 0, NULL, 0 }, /* nrows: int */
 };
 ks_kernel rows_kernel = KS_KERNEL_INIT(
     &templates_kstub_image, "_Z4rowsPA8_fPA2_A4_Kii", "rows", 3, ks__params_rows, 0);

@@ -9,7 +9,9 @@
  * node writes the table before the kernel node reads it, replayed with new
  * values; a static and a const variable found by their plain names (a
  * const one's initializer read back, the static one written and used by a
- * kernel). Built twice: with an embedded fatbin, and (GLOBALS_NVRTC) with
+ * kernel); two contexts the program made on one device, each thread with
+ * its own, each writing its own table and running fir at once (issue 45:
+ * images and variables resolved per context). Built twice: with an embedded fatbin, and (GLOBALS_NVRTC) with
  * the source embedded for NVRTC; `make gpu-check-globals` runs each with
  * the library loader and with KSTUB_LOADER=module. Without a CUDA driver it
  * prints "gpu-globals: no CUDA driver (...); skipped" and exits 0.
@@ -20,6 +22,7 @@
 #include "gpu_check.h"
 
 #include <math.h>
+#include <pthread.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -260,6 +263,101 @@ static int graph_memcpy_node(void)
     return 0;
 }
 
+/* ---- two contexts of the program's own (issue 45) ----------------------------------------- */
+
+typedef struct ctx_run {
+    CUcontext ctx;
+    float taps[16];
+    float *in;
+    int n;
+    int failed;
+    double err;
+} ctx_run;
+
+/* In r->ctx: its own table written, fir run against it, the table read back; three rounds. */
+static int context_work(ctx_run *r)
+{
+    CU(cu.CtxSetCurrent(r->ctx));
+    Params p;
+    memset(&p, 0, sizeof p);
+    p.gain = 1.0f;
+    p.taps = 16;
+    p.bias = 0.5;
+    for (int round = 0; round < 3; round++) {
+        float back[16];
+        KS(c_taps_set(r->taps, NULL));
+        KS(g_params_set(p, NULL));
+        if (run_fir(r->taps, &p, r->in, r->n, NULL, &r->err))
+            return 1;
+        EXPECT(r->err <= 1e-4, "round %d: max error %g (another context's table?)", round, r->err);
+        KS(c_taps_get(back, NULL));
+        EXPECT(memcmp(back, r->taps, sizeof back) == 0, "round %d: c_taps read back is another context's",
+               round);
+    }
+    return 0;
+}
+
+static void *context_thread(void *arg)
+{
+    ctx_run *r = arg;
+    r->failed = context_work(r);
+    return NULL;
+}
+
+static int two_contexts_each_its_own_table(void)
+{
+    CUresult (*ctx_create)(CUcontext *, CUctxCreateParams *, unsigned, CUdevice);
+    CUresult (*ctx_get_device)(CUdevice *);
+    CUresult (*ctx_get_current)(CUcontext *);
+    void *fn;
+    KS(ks_driver_proc("cuCtxGetCurrent", &fn));
+    memcpy(&ctx_get_current, &fn, sizeof fn);
+    KS(ks_driver_proc("cuCtxCreate", &fn));
+    memcpy(&ctx_create, &fn, sizeof fn);
+    KS(ks_driver_proc("cuCtxGetDevice", &fn));
+    memcpy(&ctx_get_device, &fn, sizeof fn);
+    CUdevice dev;
+    CUcontext primary;
+    CU(ctx_get_device(&dev));
+    CU(ctx_get_current(&primary));
+    enum { NCTX = 2 };
+    ctx_run runs[NCTX];
+    const int n = 20000;
+    for (int c = 0; c < NCTX; c++) {
+        memset(&runs[c], 0, sizeof runs[c]);
+        CU(ctx_create(&runs[c].ctx, NULL, 0, dev));
+        runs[c].n = n;
+        runs[c].in = malloc((size_t)(n + 15) * sizeof(float));
+        EXPECT(runs[c].in != NULL, "out of memory");
+        for (int k = 0; k < 16; k++)
+            runs[c].taps[k] = (float)(c + 1) * gpu_frand(&rng);
+        for (int i = 0; i < n + 15; i++)
+            runs[c].in[i] = gpu_frand(&rng);
+    }
+    CU(cu.CtxSetCurrent(primary));
+    pthread_t t[NCTX];
+    for (int c = 0; c < NCTX; c++)
+        EXPECT(pthread_create(&t[c], NULL, context_thread, &runs[c]) == 0, "pthread_create");
+    for (int c = 0; c < NCTX; c++)
+        pthread_join(t[c], NULL);
+    int bad = 0;
+    for (int c = 0; c < NCTX; c++) {
+        printf("  context %d (%p): fir against its own c_taps: max error %.2g%s\n", c, (void *)runs[c].ctx,
+               runs[c].err, runs[c].failed ? " (FAILED, above)" : "");
+        bad |= runs[c].failed;
+        free(runs[c].in);
+    }
+    /* The primary context still has its own, untouched by the others. */
+    CU(cu.CtxSetCurrent(primary));
+    float back[16], mine[16];
+    for (int k = 0; k < 16; k++)
+        mine[k] = -1.0f - (float)k;
+    KS(c_taps_set(mine, NULL));
+    KS(c_taps_get(back, NULL));
+    EXPECT(memcmp(back, mine, sizeof back) == 0, "the primary context's c_taps");
+    return bad;
+}
+
 int main(void)
 {
     setvbuf(stdout, NULL, _IOLBF, 0);
@@ -280,5 +378,6 @@ int main(void)
     gpu_run_case("a __managed__ total read from the host", managed_total);
     gpu_run_case("a graph memcpy node writing the table", graph_memcpy_node);
     gpu_run_case("a static and a const variable found by their plain names", static_and_const_by_name);
+    gpu_run_case("two contexts of the program's own, each its own table, at once", two_contexts_each_its_own_table);
     return gpu_report("gpu-globals");
 }

@@ -203,6 +203,26 @@ START_TEST(freed_pointer_refused)
 }
 END_TEST
 
+/* Issue 45: the allocations a thread saw are cached, but the driver is still
+ * asked about every pointer of every launch (its buffer id), so a free the
+ * runtime cannot see is never hidden: a pointer inside a cached allocation
+ * is judged by that allocation's range, and one past it is not. */
+START_TEST(cached_allocation_still_asked_every_launch)
+{
+    ck_assert_status(ks_checks_set(KS_CHECK_POINTERS), KS_OK);
+    unsigned long long y = fake.alloc(64, CU_MEMORYTYPE_DEVICE, 0);
+    for (int i = 0; i < 3; i++)
+        ck_assert_status(launch(y, 0, 8), KS_OK);
+    ck_assert_int_eq(fake.calls("cuPointerGetAttributes"), 3);
+    ck_assert_status(launch(y + 60, 0, 8), KS_OK);               /* the last float of the cached range */
+    ck_assert_status(launch(y + 64, 0, 8), KS_ERR_POINTER);      /* just past it */
+    fake.free(y);
+    ck_assert_status(launch(y + 60, 0, 8), KS_ERR_POINTER);
+    ck_assert_message_has("not a live CUDA allocation: freed device memory");
+    ck_assert_int_eq(fake.launch_count(), 4);
+}
+END_TEST
+
 START_TEST(misaligned_float4_refused)
 {
     ck_assert_status(ks_checks_set(KS_CHECK_POINTERS), KS_OK);
@@ -566,6 +586,7 @@ static Suite *checks_suite(void)
     tcase_add_test(c, host_stack_pointer_refused);
     tcase_add_test(c, host_heap_pointer_refused);
     tcase_add_test(c, freed_pointer_refused);
+    tcase_add_test(c, cached_allocation_still_asked_every_launch);
     tcase_add_test(c, misaligned_float4_refused);
     tcase_add_test(c, less_than_one_element_refused);
     tcase_add_test(c, other_device_memory_refused_unless_peer);

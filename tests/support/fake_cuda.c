@@ -797,6 +797,7 @@ static CUresult fake_cuPointerGetAttributes(unsigned n, CUpointer_attribute *att
         case CU_POINTER_ATTRIBUTE_RANGE_START_ADDR: v = a < 0 ? 0 : st.allocs[a].base; break;
         case CU_POINTER_ATTRIBUTE_RANGE_SIZE: v = a < 0 ? 0 : st.allocs[a].size; break;
         case CU_POINTER_ATTRIBUTE_DEVICE_POINTER: v = a < 0 ? 0 : ptr; break;
+        case CU_POINTER_ATTRIBUTE_BUFFER_ID: v = a < 0 ? 0 : (unsigned long long)a + 1; break;  /* never reused */
         default: LEAVE(CUDA_ERROR_INVALID_VALUE);
         }
         memcpy(data[i], &v, bytes);
