@@ -7,6 +7,7 @@
  * and type layouts of the device compiler, where a host-side parse would give
  * __device_stub__ wrappers.
  */
+#include "fileguard.h"
 #include "front.h"
 #include "inputs.h"
 
@@ -320,6 +321,11 @@ static int report_diagnostics(const ks_session *s, int print)
                                                              CXDiagnostic_DisplayOption));
             char *msg = ks_escape_controls(raw);
             free(raw);
+            if (ks_fileguard_explain(&msg) < 0) {
+                free(msg);             /* a file the guard refused, said at this place already */
+                clang_disposeDiagnostic(d);
+                continue;
+            }
             if (!s->opts->body_errors && inside_body(&bodies, clang_getDiagnosticLocation(d))) {
                 char *e = strstr(msg, ": error: ");
                 if (print != 1)
