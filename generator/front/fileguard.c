@@ -228,10 +228,15 @@ static const refusal *refusal_of(const char *name, size_t n)
     return found;
 }
 
-int ks_fileguard_explain(char **msg)
+void ks_fileguard_said_free(ks_fileguard_said *said)
 {
-    static char *last_place;
-    static const refusal *last_refusal;
+    free(said->place);
+    said->place = NULL;
+    said->refusal = NULL;
+}
+
+int ks_fileguard_explain(char **msg, ks_fileguard_said *said)
+{
     if (__atomic_load_n(&nrefused, __ATOMIC_ACQUIRE) == 0)
         return 0;
     char *m = *msg;
@@ -256,10 +261,10 @@ int ks_fileguard_explain(char **msg)
     if (end - name > 2 && name[0] == '.' && name[1] == '/')
         name += 2;                    /* "./ff.h": the name as written */
     char *place = ks_xasprintf("%.*s", (int)(err - m), m);
-    int again = last_place && last_refusal == r && strcmp(place, last_place) == 0;
-    free(last_place);
-    last_place = place;
-    last_refusal = r;
+    int again = said->place && said->refusal == r && strcmp(place, said->place) == 0;
+    free(said->place);
+    said->place = place;
+    said->refusal = r;
     if (again)
         return -1;
     *msg = ks_xasprintf("%s: error: '%.*s' is %s; kstub reads only regular files", place, (int)(end - name), name,

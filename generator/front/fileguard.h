@@ -14,12 +14,20 @@
 /* Turns the guard on for the rest of the process (main.c, first thing). */
 void ks_fileguard_install(void);
 
+/* What one pass over the diagnostics said last (ks_fileguard_explain). */
+typedef struct ks_fileguard_said {
+    char *place;                 /* "file:line:col" */
+    const void *refusal;
+} ks_fileguard_said;
+
 /* A diagnostic of libclang's (escaped, "file:line:col: error: …") that
  * speaks of a file the guard refused ("cannot open file 'X': …", "'X'
  * file not found") is said again as "'X' is a FIFO; kstub reads only
  * regular files" in *msg (freed and replaced). Returns 1 when rewritten,
- * -1 when it says again what the diagnostic before it said (same place,
- * same file: leave it out), 0 otherwise. */
-int ks_fileguard_explain(char **msg);
+ * -1 when it says again what the diagnostic before it in the same pass
+ * said (same place, same file: print it not, count it still), 0
+ * otherwise. said starts zeroed; ks_fileguard_said_free ends the pass. */
+int ks_fileguard_explain(char **msg, ks_fileguard_said *said);
+void ks_fileguard_said_free(ks_fileguard_said *said);
 
 #endif /* KSTUB_FILEGUARD_H */

@@ -308,6 +308,7 @@ static int report_diagnostics(const ks_session *s, int print)
     unsigned n = clang_getNumDiagnostics(s->tu);
     body_ranges bodies = {NULL, 0, s->prelude.fd >= 0 ? &s->prelude : NULL, NULL, 0};
     int have_bodies = 0;
+    ks_fileguard_said said = {NULL, NULL};
     for (unsigned i = 0; i < n; i++) {
         CXDiagnostic d = clang_getDiagnostic(s->tu, i);
         if (clang_getDiagnosticSeverity(d) >= CXDiagnostic_Error) {
@@ -321,12 +322,11 @@ static int report_diagnostics(const ks_session *s, int print)
                                                              CXDiagnostic_DisplayOption));
             char *msg = ks_escape_controls(raw);
             free(raw);
-            if (ks_fileguard_explain(&msg) < 0) {
-                free(msg);             /* a file the guard refused, said at this place already */
-                clang_disposeDiagnostic(d);
-                continue;
-            }
-            if (!s->opts->body_errors && inside_body(&bodies, clang_getDiagnosticLocation(d))) {
+            /* a file the guard refused is an error in a body too */
+            int guard = ks_fileguard_explain(&msg, &said);
+            if (guard < 0) {
+                errors++;              /* said at this place already */
+            } else if (!guard && !s->opts->body_errors && inside_body(&bodies, clang_getDiagnosticLocation(d))) {
                 char *e = strstr(msg, ": error: ");
                 if (print != 1)
                     ;                  /* not printed, or printed by the parse before */
@@ -349,6 +349,7 @@ static int report_diagnostics(const ks_session *s, int print)
     }
     free(bodies.b);
     free(bodies.seen);
+    ks_fileguard_said_free(&said);
     return errors;
 }
 

@@ -214,9 +214,10 @@ END_TEST
 /* Issue 41 #9: every way clang opens a file meets the guard where the file
  * is opened (generator/front/fileguard.c), not a scan of #include lines: a
  * macro-computed #include, %:include, a directive spliced by a backslash,
- * __has_include, #pragma GCC dependency and #embed, each of a FIFO (which
- * blocked the parse forever) and of /dev/zero (which grew without end):
- * exit 1 at once, the error at the line, nothing written. */
+ * __has_include (in a body too), #pragma GCC dependency and #embed, each of
+ * a FIFO (which blocked the parse forever) and of /dev/zero (which grew
+ * without end), with the prelude cache and without: exit 1 at once, the
+ * error at the line, nothing written. */
 START_TEST(fifo_or_device_in_any_spelling_is_refused)
 {
     static const char *const spelling[] = {
@@ -226,11 +227,15 @@ START_TEST(fifo_or_device_in_any_spelling_is_refused)
         "#if __has_include(\"%s\")\n#endif\n",
         "#pragma GCC dependency \"%s\"\n",
         "const char e[] = {\n#embed \"%s\"\n};\n",
+        "void f() {\n#if __has_include(\"%s\")\n#endif\n}\n",     /* in a body: an error still */
     };
     static const char *const target[][2] = {{"ff.h", "'ff.h' is a FIFO; kstub reads only regular files"},
                                             {"/dev/zero", "'/dev/zero' is a character device; kstub reads only "
                                                           "regular files"}};
     scratch_fifo("ff.h");
+    char cache[256];
+    snprintf(cache, sizeof cache, "%s/cache", scratch_dir);
+    setenv("KSTUB_CACHE_DIR", cache, 1);
     for (size_t t = 0; t < 2; t++)
         for (size_t i = 0; i < sizeof spelling / sizeof spelling[0]; i++) {
             char text[512], name[32], args[96];
@@ -238,7 +243,8 @@ START_TEST(fifo_or_device_in_any_spelling_is_refused)
             snprintf(text + n, sizeof text - (size_t)n, "%s", plain_kernel);
             snprintf(name, sizeof name, "s%zu_%zu.cu", t, i);
             scratch_write(name, text);
-            snprintf(args, sizeof args, "--no-cache %s -o out_%s", name, name);
+            /* with the prelude cache, and without */
+            snprintf(args, sizeof args, i % 2 ? "--no-cache %s -o out_%s" : "%s -o out_%s", name, name);
             char needle[160];
             snprintf(needle, sizeof needle, "%s:", name);
             expect_fifo_refused(args, needle);
