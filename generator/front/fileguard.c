@@ -17,12 +17,11 @@
  * let through: kstub's outputs are written by rename (util.c).
  *
  * libclang parses on a thread of its own: the refusals are kept under a
- * lock. Under ASan the program's open still wins over the runtime's
+ * lock. It calls nothing of kstub's (the C library's only): every object
+ * that opens a file calls into it. Under ASan the program's open still wins over the runtime's
  * interceptor, and RTLD_NEXT finds the interceptor or libc's after it.
  */
 #include "fileguard.h"
-
-#include "util.h"
 
 #include <dlfcn.h>
 #include <errno.h>
@@ -260,15 +259,20 @@ int ks_fileguard_explain(char **msg, ks_fileguard_said *said)
         return 0;
     if (end - name > 2 && name[0] == '.' && name[1] == '/')
         name += 2;                    /* "./ff.h": the name as written */
-    char *place = ks_xasprintf("%.*s", (int)(err - m), m);
+    char *place = strndup(m, (size_t)(err - m));
+    if (place == NULL)
+        return 0;                     /* out of memory: libclang's words stand */
     int again = said->place && said->refusal == r && strcmp(place, said->place) == 0;
     free(said->place);
     said->place = place;
     said->refusal = r;
     if (again)
         return -1;
-    *msg = ks_xasprintf("%s: error: '%.*s' is %s; kstub reads only regular files", place, (int)(end - name), name,
-                        r->what);
+    char *said_now;
+    if (asprintf(&said_now, "%s: error: '%.*s' is %s; kstub reads only regular files", place,
+                                  (int)(end - name), name, r->what) < 0)
+        return 0;
+    *msg = said_now;
     free(m);
     return 1;
 }
