@@ -19,7 +19,12 @@
  * first launch after it fails is refused with KS_ERR_IO and says so (a
  * caller that checks statuses learns of it once, and knows that launch did
  * not run), and every later launch goes on untraced until
- * ks_trace_set_file() names a file again.
+ * ks_trace_set_file() names a file again. A write that fails or stops
+ * short (a full disk, a file-size limit) is reported once in the same way:
+ * the file is cut back to its last whole line, closed, and later launches
+ * go on untraced; the launch whose line was lost returns KS_ERR_IO
+ * ("launched, but …"), or, when it failed already (or the line was a
+ * variable's), the next launch is refused saying so ("not launched: …").
  *
  * A device variable's accessor (global.c) is traced too, one line before
  * its copy:
@@ -30,11 +35,13 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <inttypes.h>
+#include <limits.h>
 #include <math.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <string.h>
 #include <time.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include "internal.h"
@@ -43,7 +50,8 @@ static pthread_mutex_t trace_lock = PTHREAD_MUTEX_INITIALIZER;
 static int trace_fd = -1;
 static char *trace_path;              /* ks_trace_set_file's, or NULL */
 static unsigned long long trace_seq;
-static int trace_failed;              /* the file could not be opened: launches go on untraced */
+static int trace_failed;              /* the file could not be opened or written: launches go on untraced */
+static char trace_lost[PATH_MAX + 160]; /* a failed write not yet reported, or "" */
 
 KS__API ks_status ks_trace_set_file(const char *path)
 {
@@ -57,8 +65,20 @@ KS__API ks_status ks_trace_set_file(const char *path)
         close(trace_fd);
     trace_fd = -1;
     trace_failed = 0;
+    trace_lost[0] = '\0';
     pthread_mutex_unlock(&trace_lock);
     return KS_OK;
+}
+
+/* The trace file's name (buf: room for the default one). */
+static const char *trace_name(char *buf, size_t cap)
+{
+    const char *path = trace_path ? trace_path : ks__getenv("KSTUB_TRACE");
+    if (path == NULL || path[0] == '\0' || strcmp(path, "1") == 0 || strcmp(path, "0") == 0) {
+        snprintf(buf, cap, "kstub-trace-%ld.jsonl", (long)getpid());
+        path = buf;
+    }
+    return path;
 }
 
 /* Under trace_lock: the open trace file; -1 with the error set the first
@@ -70,11 +90,7 @@ static int trace_open(const char *kernel)
     if (trace_failed)
         return -2;
     char fallback[64];
-    const char *path = trace_path ? trace_path : ks__getenv("KSTUB_TRACE");
-    if (path == NULL || path[0] == '\0' || strcmp(path, "1") == 0 || strcmp(path, "0") == 0) {
-        snprintf(fallback, sizeof fallback, "kstub-trace-%ld.jsonl", (long)getpid());
-        path = fallback;
-    }
+    const char *path = trace_name(fallback, sizeof fallback);
     trace_fd = ks__open_append(path);
     if (trace_fd < 0) {
         const char *why = trace_fd == KS__NOT_REGULAR ? "it is not a regular file"
@@ -199,12 +215,58 @@ static void put_site(line *b, const char *file, int line_no)
     }
 }
 
+/* Under trace_lock, the file open: writes one line. A short write is
+ * continued; when the rest cannot be written the bytes written of it are
+ * cut off again (the file ends in its last whole line, unless another
+ * process appended in between), the file is closed for good (until
+ * ks_trace_set_file) and the failure kept in trace_lost to be reported
+ * once. Returns 0, or -1 when the line was lost. */
+static int trace_write(const line *b)
+{
+    size_t done = 0;
+    int err = 0;
+    while (done < b->n) {
+        ssize_t w = write(trace_fd, b->s + done, b->n - done);
+        if (w < 0 && errno == EINTR)
+            continue;
+        if (w <= 0) {
+            err = w < 0 ? errno : ENOSPC;
+            break;
+        }
+        done += (size_t)w;
+    }
+    if (done == b->n)
+        return 0;
+    struct stat st;
+    if (done > 0 && fstat(trace_fd, &st) == 0 && st.st_size >= (off_t)done && ftruncate(trace_fd, st.st_size - (off_t)done) != 0)
+        err = errno;                      /* the half line stays: say why */
+    close(trace_fd);
+    trace_fd = -1;
+    trace_failed = 1;
+    char fallback[64];
+    snprintf(trace_lost, sizeof trace_lost, "the trace file '%s' cannot be written: %s; its last line is lost and "
+             "later launches go on untraced", trace_name(fallback, sizeof fallback), strerror(err));
+    return -1;
+}
+
+/* Under trace_lock: a lost line not reported yet, reported now with status
+ * KS_ERR_IO (what: "launched, but" or "not launched:"); or st. */
+static ks_status trace_report_lost(const char *kernel, const char *what, ks_status st)
+{
+    if (trace_lost[0] == '\0' || st != KS_OK)
+        return st;
+    st = ks__error(KS_ERR_IO, kernel, "%s %s", what, trace_lost);
+    trace_lost[0] = '\0';
+    return st;
+}
+
 static ks_status trace_before(const ks__checked *c)
 {
     pthread_mutex_lock(&trace_lock);
-    int fd = trace_open(ks__kernel_name(c->k));
+    ks_status st = trace_report_lost(ks__kernel_name(c->k), "not launched:", KS_OK);
+    int fd = st == KS_OK ? trace_open(ks__kernel_name(c->k)) : -1;
     pthread_mutex_unlock(&trace_lock);
-    return fd == -1 ? KS_ERR_IO : KS_OK;
+    return st != KS_OK ? st : fd == -1 ? KS_ERR_IO : KS_OK;
 }
 
 static ks_status trace_after(const ks__checked *c, ks_status st)
@@ -238,11 +300,9 @@ static ks_status trace_after(const ks__checked *c, ks_status st)
     put(&b, "]}\n");
     if (!b.failed) {
         pthread_mutex_lock(&trace_lock);
-        if (trace_fd >= 0) {
-            /* One write per line; a short write (a full disk) loses the rest of it. */
-            ssize_t w = write(trace_fd, b.s, b.n);
-            (void)w;
-        }
+        if (trace_fd >= 0)
+            (void)trace_write(&b);        /* one write per line, as a rule */
+        st = trace_report_lost(ks__kernel_name(k), "launched, but", st);
         pthread_mutex_unlock(&trace_lock);
     }
     free(b.s);
@@ -270,10 +330,8 @@ void ks__global_trace(const ks_global *g, const char *op, size_t first, size_t c
     put_site(&b, file, line_no);
     put(&b, "}\n");
     pthread_mutex_lock(&trace_lock);
-    if (!b.failed && trace_open(g->name) >= 0) {
-        ssize_t w = write(trace_fd, b.s, b.n);
-        (void)w;
-    }
+    if (!b.failed && trace_open(g->name) >= 0)
+        (void)trace_write(&b);            /* a lost line: the next launch says so */
     pthread_mutex_unlock(&trace_lock);
     free(b.s);
 }

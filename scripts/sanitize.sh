@@ -6,12 +6,15 @@
 #   sanitize.sh fuzz SECONDS OUTDIR TARGET...
 #       each libFuzzer target OUTDIR/bin/TARGET for SECONDS, from its working
 #       corpus OUTDIR/TARGET/corpus and its seeds OUTDIR/TARGET/seeds (with
-#       its tests/fuzz/dict/ dictionary); the log is OUTDIR/TARGET/log. A
-#       crash, leak, timeout or oom artifact left in OUTDIR/TARGET/, or a run
-#       that did not finish, fails.
+#       its tests/fuzz/dict/ dictionary, under -rss_limit_mb=$FUZZ_RSS_MB,
+#       default 2048); the log is OUTDIR/TARGET/log. A crash, leak, timeout
+#       or oom artifact left in OUTDIR/TARGET/, or a run that did not finish,
+#       fails that target; every target still runs its time, and the loop
+#       exits 1 at the end naming the targets that failed.
 #   sanitize.sh replay OUTDIR TARGET...
 #       each target once on every input of its seeds OUTDIR/TARGET/seeds;
-#       the log is OUTDIR/TARGET.replay.log. An input that fails, fails.
+#       the log is OUTDIR/TARGET.replay.log. An input that fails, fails its
+#       target; the others still run, and the loop exits 1 at the end.
 #   sanitize.sh valgrind KSTUB OUTDIR INPUT...
 #       $VALGRIND (default valgrind) on KSTUB over each .cu; libclang's own
 #       reports suppressed (tests/valgrind-libclang.supp). A valgrind error
@@ -30,7 +33,7 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 root=$PWD
 
-usage() { sed -n '4,24p' "$0" >&2; exit 2; }
+usage() { sed -n '4,27p' "$0" >&2; exit 2; }
 
 # The -dict= option of target $1 (nothing when it has no dictionary).
 dict_of() {
@@ -76,7 +79,7 @@ seeds() {
 }
 
 fuzz() {
-    local seconds=$1 out t dict sd
+    local seconds=$1 out t dict sd found k failed=()
     out=$(abs "$2"); shift 2
     for t in "$@"; do
         mkdir -p "$out/$t/corpus"
@@ -85,26 +88,36 @@ fuzz() {
         echo "== $t for $seconds s"
         # shellcheck disable=SC2086  # FUZZ_ARGS and dict are lists of options
         ASAN_SYMBOLIZER_PATH=${FUZZ_SYMBOLIZER:-} "$out/bin/$t" -max_total_time="$seconds" -print_final_stats=1 \
-            $dict ${FUZZ_ARGS:-} -artifact_prefix="$out/$t/" "$out/$t/corpus" "$sd" \
-            > "$out/$t/log" 2>&1 || true
+            -rss_limit_mb="${FUZZ_RSS_MB:-2048}" $dict ${FUZZ_ARGS:-} -artifact_prefix="$out/$t/" \
+            "$out/$t/corpus" "$sd" > "$out/$t/log" 2>&1 || true
         grep -E 'ERROR|SUMMARY|stat::number_of_executed_units|stat::new_units_added|stat::peak_rss|^Done' \
             "$out/$t/log" | tail -6 || true
-        if ls "$out/$t"/crash-* "$out/$t"/leak-* "$out/$t"/timeout-* "$out/$t"/oom-* >/dev/null 2>&1; then
-            echo "$t: findings in $out/$t/ (log: $out/$t/log)"; exit 1
+        found=
+        for k in crash leak timeout oom; do     # (ls of four globs failed when one matched nothing)
+            if compgen -G "$out/$t/$k-*" >/dev/null; then found=$k; fi
+        done
+        if [ -n "$found" ]; then
+            echo "$t: FAILED: findings in $out/$t/ (log: $out/$t/log)"; failed+=("$t")
+        elif ! grep -q '^Done' "$out/$t/log"; then
+            echo "$t: FAILED: did not finish: $out/$t/log"; failed+=("$t")
         fi
-        grep -q '^Done' "$out/$t/log" || { echo "$t did not finish: $out/$t/log"; exit 1; }
     done
+    # every target runs its time; one that failed does not stop the others
+    if [ ${#failed[@]} -gt 0 ]; then echo "fuzz: ${#failed[@]} of $# targets failed: ${failed[*]}"; exit 1; fi
 }
 
 replay() {
-    local out t sd
+    local out t sd failed=()
     out=$(abs "$1"); shift
     for t in "$@"; do
         sd=$(seeds "$out" "$t")
-        "$out/bin/$t" "$sd"/* > "$out/$t.replay.log" 2>&1 \
-            || { tail -30 "$out/$t.replay.log"; echo "$t: an input failed"; exit 1; }
-        echo "$t: $(ls "$sd" | wc -l) inputs passed"
+        if "$out/bin/$t" -rss_limit_mb="${FUZZ_RSS_MB:-2048}" "$sd"/* > "$out/$t.replay.log" 2>&1; then
+            echo "$t: $(ls "$sd" | wc -l) inputs passed"
+        else
+            tail -30 "$out/$t.replay.log"; echo "$t: FAILED: an input failed"; failed+=("$t")
+        fi
     done
+    if [ ${#failed[@]} -gt 0 ]; then echo "replay: ${#failed[@]} of $# targets failed: ${failed[*]}"; exit 1; fi
 }
 
 valgrind_gen() {

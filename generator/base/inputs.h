@@ -1,9 +1,9 @@
 /*
  * inputs.h — the files one run reads (inputs.c): each is remembered by
  * device and inode, so that no output can replace one (main.c refuses an
- * output that is any of them), and the input's #include lines are looked
- * at before libclang opens them, so that a FIFO or a device among them is
- * refused instead of blocking the parse forever.
+ * output that is any of them), and the input is read once before libclang
+ * parses it, so that a FIFO or a device given as the input is refused
+ * instead of blocking the parse forever.
  *
  * Who notes what: ks_read_file (util.c) every file kstub reads itself (the
  * .cu, templates, the image, compile_commands.json, options files, the
@@ -28,15 +28,11 @@ const char *ks_inputs_find(dev_t dev, ino_t ino);
 /* Forgets every input (the strings handed out by ks_inputs_find with them). */
 void ks_inputs_forget(void);
 
-/* Reads opts->input and follows its #include "…" and <…> lines (each line
- * taken as written: inside #if 0 too, macros not expanded) through the
- * includer's directory, opts->includes, CPATH and CPLUS_INCLUDE_PATH, as
- * clang looks them up, into every header found there; the toolkit's and
- * the compiler's own headers are not followed. Refuses, with an error at
- * the #include line, a header that is not a regular file: libclang opens
- * what it includes with a blocking open, so a FIFO would stop the parse
- * until someone writes to it. Returns 0, or -1 after errors. */
-int ks_inputs_prescan(const ks_options *opts);
+/* Reads opts->input as every input is (a FIFO or a device refused, never
+ * waited on), before libclang parses it: an error naming it and -1 when it
+ * cannot be read, else 0. What it includes, in any spelling, is guarded
+ * where libclang opens it (generator/front/fileguard.c). */
+int ks_input_readable(const ks_options *opts);
 
 /* Reads a whole regular file as util.h's ks_peek_file does (never
  * blocking; NULL with the reason in ks_file_error()) and remembers it as

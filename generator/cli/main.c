@@ -16,6 +16,7 @@
 #include "depfile.h"
 #include "drift.h"
 #include "emit.h"
+#include "fileguard.h"
 #include "image.h"
 #include "inputs.h"
 #include "manifest.h"
@@ -574,7 +575,7 @@ static int generate(cli *c, const ks_compdb *db, generated *g)
                     "directory");
         return -1;
     }
-    if (ks_inputs_prescan(o) != 0 || read_image(o, g) != 0)
+    if (ks_input_readable(o) != 0 || read_image(o, g) != 0)
         return -1;
     /* The included files are collected depfile or not: each is an input
      * that no output may replace (check_output_paths). */
@@ -637,7 +638,7 @@ static int list(cli *c)
         ks_error_at(o->input, 0, 0, "is a directory, not a CUDA source file");
         return -1;
     }
-    if (ks_inputs_prescan(o) != 0)
+    if (ks_input_readable(o) != 0)
         return -1;
     ks_model m;
     memset(&m, 0, sizeof m);
@@ -845,6 +846,7 @@ static void cli_free(cli *c)
 
 int main(int argc, char **argv)
 {
+    ks_fileguard_install();    /* nothing but a regular file (or a folder) is read from here on */
     if (argc > 1 && strcmp(argv[1], "diff") == 0)
         return ks_diff_main(argc - 1, argv + 1);
     if (argc > 1 && strcmp(argv[1], "cache") == 0)

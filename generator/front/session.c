@@ -7,6 +7,7 @@
  * and type layouts of the device compiler, where a host-side parse would give
  * __device_stub__ wrappers.
  */
+#include "fileguard.h"
 #include "front.h"
 #include "inputs.h"
 
@@ -307,6 +308,7 @@ static int report_diagnostics(const ks_session *s, int print)
     unsigned n = clang_getNumDiagnostics(s->tu);
     body_ranges bodies = {NULL, 0, s->prelude.fd >= 0 ? &s->prelude : NULL, NULL, 0};
     int have_bodies = 0;
+    ks_fileguard_said said = {NULL, NULL};
     for (unsigned i = 0; i < n; i++) {
         CXDiagnostic d = clang_getDiagnostic(s->tu, i);
         if (clang_getDiagnosticSeverity(d) >= CXDiagnostic_Error) {
@@ -320,7 +322,11 @@ static int report_diagnostics(const ks_session *s, int print)
                                                              CXDiagnostic_DisplayOption));
             char *msg = ks_escape_controls(raw);
             free(raw);
-            if (!s->opts->body_errors && inside_body(&bodies, clang_getDiagnosticLocation(d))) {
+            /* a file the guard refused is an error in a body too */
+            int guard = ks_fileguard_explain(&msg, &said);
+            if (guard < 0) {
+                errors++;              /* said at this place already */
+            } else if (!guard && !s->opts->body_errors && inside_body(&bodies, clang_getDiagnosticLocation(d))) {
                 char *e = strstr(msg, ": error: ");
                 if (print != 1)
                     ;                  /* not printed, or printed by the parse before */
@@ -343,6 +349,7 @@ static int report_diagnostics(const ks_session *s, int print)
     }
     free(bodies.b);
     free(bodies.seen);
+    ks_fileguard_said_free(&said);
     return errors;
 }
 

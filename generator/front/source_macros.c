@@ -224,13 +224,16 @@ static void rescan(expander *x, const ks_rtok *in, size_t n, tlist *out, int dep
 
 /* The arguments of the invocation whose '(' is in[open]: split at the
  * commas outside inner parentheses. Returns the index of its ')', or n
- * when it is not closed. */
+ * when it is not closed or in[open] is no '(' (the tokens of hostile text
+ * may not be the ones the record's extent promised: nothing is assumed). */
 static size_t split_args(const ks_rtok *in, size_t n, size_t open, size_t **bounds, size_t *nargs)
 {
     int depth = 0;
     size_t cap = 0;
     *bounds = NULL;
     *nargs = 0;
+    if (open >= n || ks__tok_punct(&in[open]) != '(')
+        return n;
     for (size_t j = open; j < n; j++) {
         char c = ks__tok_punct(&in[j]);
         if (c == '(')

@@ -74,13 +74,15 @@ gen-whole-kstub:
 	@$(MAKE) --no-print-directory B=$(B)/asan-all OPT='$(SAN_OPT_ASAN)' $(GEN_WHOLE_KSTUB)
 # stderr is closed in the targets (-close_fd_mask=2): the readers print an
 # error per refused input; sanitizer reports still reach the log.
+# gen_whole.sh runs after the targets whatever they found.
 fuzz-gen: $(GEN_FUZZ_TARGETS:%=$(GEN_FUZZ_DIR)/bin/%) gen-whole-kstub
-	@FUZZ_ARGS='-close_fd_mask=2 -max_len=32768 -timeout=10' $(SANITIZE_SH) fuzz $(FUZZ_SECONDS) $(GEN_FUZZ_DIR) $(GEN_FUZZ_TARGETS)
-	$(GEN_WHOLE_ENV) bash tests/fuzz/gen_whole.sh $(FUZZ_SECONDS) $(GEN_FUZZ_DIR)/gen_whole
+	@rc=0; FUZZ_ARGS='-close_fd_mask=2 -max_len=32768 -timeout=10' \
+	    $(SANITIZE_SH) fuzz $(FUZZ_SECONDS) $(GEN_FUZZ_DIR) $(GEN_FUZZ_TARGETS) || rc=1; \
+	$(GEN_WHOLE_ENV) bash tests/fuzz/gen_whole.sh $(FUZZ_SECONDS) $(GEN_FUZZ_DIR)/gen_whole || rc=1; exit $$rc
 
 fuzz-gen-replay: $(GEN_FUZZ_TARGETS:%=$(GEN_FUZZ_DIR)/bin/%) gen-whole-kstub
-	@$(SANITIZE_SH) replay $(GEN_FUZZ_DIR) $(GEN_FUZZ_TARGETS)
-	$(GEN_WHOLE_ENV) bash tests/fuzz/gen_whole.sh replay $(GEN_FUZZ_DIR)/gen_whole
+	@rc=0; $(SANITIZE_SH) replay $(GEN_FUZZ_DIR) $(GEN_FUZZ_TARGETS) || rc=1; \
+	$(GEN_WHOLE_ENV) bash tests/fuzz/gen_whole.sh replay $(GEN_FUZZ_DIR)/gen_whole || rc=1; exit $$rc
 
 # Reruns this Makefile with its own B and OPT: the generator, check_gen and the
 # kstub binary check_gen runs (KSTUB, set by gen.mk from B) are all the ASan build.

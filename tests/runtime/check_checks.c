@@ -7,6 +7,8 @@
  * case: libkstub reads KSTUB_CHECK once per process.
  */
 #include <jansson.h>
+#include <signal.h>
+#include <sys/resource.h>
 
 #include "runtime_fixture.h"    /* the fake driver's controls (fake), ck_assert_status */
 #include "testutil.h"           /* run_suite */
@@ -456,6 +458,84 @@ START_TEST(trace_file_unopenable_fails_once_then_untraced)
 }
 END_TEST
 
+/* Issue 41 #14: a trace write that fails or stops short (a file-size limit
+ * as a full disk; SIGXFSZ ignored, so write() says EFBIG) is reported once,
+ * the file keeps only whole lines, later launches go on untraced. The launch
+ * whose line is lost ran: "launched, but"; when that launch failed anyway,
+ * the next one is refused saying so. */
+static off_t trace_size(const char *path)
+{
+    struct stat sb;
+    ck_assert_int_eq(stat(path, &sb), 0);
+    return sb.st_size;
+}
+
+static void trace_ends_in_whole_line(const char *path)
+{
+    FILE *f = fopen(path, "r");
+    ck_assert_ptr_nonnull(f);
+    char line[8192];
+    int n = 0, last = '\n';
+    while (fgets(line, sizeof line, f)) {
+        size_t len = strlen(line);
+        last = line[len - 1];
+        n++;
+    }
+    fclose(f);
+    ck_assert_msg(last == '\n', "the trace ends in half a line");
+    ck_assert_int_eq(n, 1);
+}
+
+START_TEST(trace_short_write_reported_once_and_cut_back)
+{
+    char path[] = "/tmp/kstub-trace-XXXXXX";
+    int fd = mkstemp(path);
+    ck_assert_int_ge(fd, 0);
+    close(fd);
+    signal(SIGXFSZ, SIG_IGN);
+    ck_assert_status(ks_trace_set_file(path), KS_OK);
+    ck_assert_status(ks_checks_set(KS_CHECK_TRACE), KS_OK);
+    ck_assert_status(launch(0, 0, 1), KS_OK);
+    off_t one = trace_size(path);
+    struct rlimit rl = {(rlim_t)one + 40, (rlim_t)one + 40};    /* room for part of a line */
+    ck_assert_int_eq(setrlimit(RLIMIT_FSIZE, &rl), 0);
+    ck_assert_status(launch(0, 0, 2), KS_ERR_IO);
+    ck_assert_message_has("launched, but the trace file '");
+    ck_assert_message_has("cannot be written: File too large; its last line is lost and later launches go on untraced");
+    ck_assert_int_eq(fake.launch_count(), 2);
+    ck_assert_int_eq(trace_size(path), one);
+    trace_ends_in_whole_line(path);
+    ck_assert_status(launch(0, 0, 3), KS_OK);                     /* once */
+    ck_assert_int_eq(fake.launch_count(), 3);
+    ck_assert_int_eq(trace_size(path), one);
+    /* a launch that fails anyway keeps its own error; the next says the line is lost */
+    ck_assert_status(ks_trace_set_file(path), KS_OK);
+    ck_assert_status(ks_checks_set(KS_CHECK_TRACE | KS_CHECK_POINTERS), KS_OK);
+    ck_assert_status(launch(12345, 0, 4), KS_ERR_POINTER);
+    ck_assert_status(launch(0, 0, 5), KS_ERR_IO);
+    ck_assert_message_has("not launched: the trace file '");
+    ck_assert_int_eq(fake.launch_count(), 3);
+    ck_assert_status(launch(0, 0, 6), KS_OK);
+    ck_assert_int_eq(trace_size(path), one);
+    trace_ends_in_whole_line(path);
+    unlink(path);
+}
+END_TEST
+
+/* A file that takes no write (/proc/self/mem is a "regular" file): the
+ * first launch says so, later ones go on untraced. */
+START_TEST(trace_unwritable_file_reported_once)
+{
+    ck_assert_status(ks_trace_set_file("/proc/self/mem"), KS_OK);
+    ck_assert_status(ks_checks_set(KS_CHECK_TRACE), KS_OK);
+    ck_assert_status(launch(0, 0, 1), KS_ERR_IO);
+    ck_assert_message_has("the trace file '/proc/self/mem' cannot be");
+    ck_assert_message_has("later launches go on untraced");
+    ck_assert_status(launch(0, 0, 1), KS_OK);
+    ck_assert_status(launch(0, 0, 1), KS_OK);
+}
+END_TEST
+
 static void rm_rf(const char *dir)
 {
     char cmd[PATH_MAX + 16];
@@ -601,6 +681,8 @@ static Suite *checks_suite(void)
     tcase_add_test(c, nvtx_range_named_after_kernel);
     tcase_add_test(c, trace_of_three_launches_round_trips);
     tcase_add_test(c, trace_file_unopenable_fails_once_then_untraced);
+    tcase_add_test(c, trace_short_write_reported_once_and_cut_back);
+    tcase_add_test(c, trace_unwritable_file_reported_once);
     tcase_add_test(c, trace_does_not_follow_a_symbolic_link);
     tcase_add_test(c, trace_fifo_refused_without_blocking);
     tcase_add_test(c, trace_env_zero_is_off);

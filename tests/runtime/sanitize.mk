@@ -1,7 +1,11 @@
 # tests/runtime/sanitize.mk — the runtime suite under sanitizers, and the
-# runtime's fuzz targets. Included from tests/tests.mk; adds nothing to
-# CHECK_TARGETS (each target builds its own copy of everything under $(B)).
+# runtime's fuzz targets. Included from tests/tests.mk; adds only
+# check-fuzz-harness to CHECK_TARGETS (each target builds its own copy of
+# everything under $(B)).
 #
+#   make check-fuzz-harness   the fuzz and replay loops with stand-in targets (a failing
+#                             target is named, the others still run, exit 1 at the end)
+#                             and the macro-growth bound (tests/fuzz/check_harness.sh; seconds)
 #   make check-runtime-asan   check-runtime built with ASan+UBSan (leaks on), in $(B)/asan
 #   make check-runtime-tsan   check-runtime built with TSan (its 32-thread races included), in $(B)/tsan
 #   make fuzz-runtime FUZZ_SECONDS=N
@@ -15,7 +19,10 @@
 #                             tests/fuzz/corpus/<target>/ and the tree's copies (seconds): an input that once
 #                             crashed a target is committed there and stays a regression test
 #   make fuzz FUZZ_SECONDS=N  every fuzz target, the runtime's and the generator's
-#                             (sanitize_gen.mk), N seconds each: the time budget per target
+#                             (sanitize_gen.mk), N seconds each: the time budget per target;
+#                             a target that fails (a finding, an oom past
+#                             FUZZ_RSS_MB, a run that did not finish) is named and
+#                             the others still run; the exit status is 1 if any failed
 #   make fuzz-replay          both replays (what CI runs)
 #
 # A target's seeds are made at run time in $(B)/fuzz*/<target>/seeds by scripts/sanitize.sh:
@@ -56,8 +63,18 @@ $(FUZZ_DIR)/bin:
 $(FUZZ_DIR)/bin/fuzz_%: tests/fuzz/fuzz_%.c $(RT_SRC) $(COMMON_SRC) $(wildcard runtime/*.h common/*.h) | $(FUZZ_DIR)/bin
 	$(FUZZ_CC) $(FUZZ_FLAGS) $< $(RT_SRC) $(COMMON_SRC) -o $@ -ldl -lpthread
 
-fuzz: fuzz-runtime fuzz-gen
-fuzz-replay: fuzz-runtime-replay fuzz-gen-replay
+# Each half runs whatever the other found; the exit status says whether any target failed.
+fuzz:
+	@rc=0; $(MAKE) --no-print-directory fuzz-runtime || rc=1; $(MAKE) --no-print-directory fuzz-gen || rc=1; \
+	    if [ $$rc -ne 0 ]; then echo "make fuzz: a target failed (its lines above say which)"; fi; exit $$rc
+fuzz-replay:
+	@rc=0; $(MAKE) --no-print-directory fuzz-runtime-replay || rc=1; \
+	    $(MAKE) --no-print-directory fuzz-gen-replay || rc=1; exit $$rc
+
+CHECK_TARGETS += check-fuzz-harness
+.PHONY: check-fuzz-harness
+check-fuzz-harness: | $(B)/tests
+	$(KS_SUITE) "bash tests/fuzz/check_harness.sh $(B) $(CC)"
 
 FUZZ_SYMBOLIZER ?= $(wildcard $(dir $(FUZZ_CC))llvm-symbolizer)#  for readable stacks
 # The loops are scripts/sanitize.sh's, shared with sanitize_gen.mk.

@@ -10,7 +10,8 @@
  *    database, an options file, a template, the image, a manifest for check
  *    or diff, an existing output) is refused at once instead of blocking;
  *    every kstub here runs under timeout(1), so a regression fails (exit
- *    124) rather than hanging the suite (issue 19 #8);
+ *    124) rather than hanging the suite (issue 19 #8); a FIFO or a device
+ *    reached by any spelling clang opens a file by (issue 41 #9);
  *  - a file name with control characters in it cannot start a line of its
  *    own in the diagnostics (issue 19 #14).
  *
@@ -198,16 +199,60 @@ START_TEST(fifo_as_an_included_header_is_refused)
 {
     scratch_fifo("f.h");
     scratch_write("a.cu", "#include \"f.h\"\n__global__ void k(int n) {}\n");
-    expect_fifo_refused("--no-cache a.cu -o x", "a.cu:1:10: error: #include \"f.h\" is 'f.h', a FIFO");
+    expect_fifo_refused("--no-cache a.cu -o x", "a.cu:1:10: error: 'f.h' is a FIFO; kstub reads only regular files");
     /* through -I, <...>, and a header that includes it */
     scratch_write("inc/.keep", "");
     scratch_fifo("inc/g.h");
     scratch_write("inc/mid.h", "#pragma once\n  /* c */ # include <g.h>\n");
     scratch_write("b.cu", "#include \"mid.h\"\n__global__ void k(int n) {}\n");
-    expect_fifo_refused("--no-cache b.cu -I inc -o x", "inc/mid.h:2:21: error: #include <g.h> is "
-                                                       "'inc/g.h', a FIFO");
+    expect_fifo_refused("--no-cache b.cu -I inc -o x", "inc/mid.h:2:21: error: 'inc/g.h' is a FIFO; kstub reads "
+                                                       "only regular files");
     expect_fifo_refused("--list --no-cache b.cu -I inc", "a FIFO");
     ck_assert(!scratch_exists("x.h"));
+}
+END_TEST
+
+/* Issue 41 #9: every way clang opens a file meets the guard where the file
+ * is opened (generator/front/fileguard.c), not a scan of #include lines: a
+ * macro-computed #include, %:include, a directive spliced by a backslash,
+ * __has_include (in a body too), #pragma GCC dependency and #embed, each of
+ * a FIFO (which blocked the parse forever) and of /dev/zero (which grew
+ * without end), with the prelude cache and without: exit 1 at once, the
+ * error at the line, nothing written. */
+START_TEST(fifo_or_device_in_any_spelling_is_refused)
+{
+    static const char *const spelling[] = {
+        "#define H \"%s\"\n#include H\n",
+        "%%:include \"%s\"\n",
+        "#inc\\\nlude \"%s\"\n",
+        "#if __has_include(\"%s\")\n#endif\n",
+        "#pragma GCC dependency \"%s\"\n",
+        "const char e[] = {\n#embed \"%s\"\n};\n",
+        "void f() {\n#if __has_include(\"%s\")\n#endif\n}\n",     /* in a body: an error still */
+    };
+    static const char *const target[][2] = {{"ff.h", "'ff.h' is a FIFO; kstub reads only regular files"},
+                                            {"/dev/zero", "'/dev/zero' is a character device; kstub reads only "
+                                                          "regular files"}};
+    scratch_fifo("ff.h");
+    char cache[256];
+    snprintf(cache, sizeof cache, "%s/cache", scratch_dir);
+    setenv("KSTUB_CACHE_DIR", cache, 1);
+    for (size_t t = 0; t < 2; t++)
+        for (size_t i = 0; i < sizeof spelling / sizeof spelling[0]; i++) {
+            char text[512], name[32], args[96];
+            int n = snprintf(text, sizeof text, spelling[i], target[t][0]);
+            snprintf(text + n, sizeof text - (size_t)n, "%s", plain_kernel);
+            snprintf(name, sizeof name, "s%zu_%zu.cu", t, i);
+            scratch_write(name, text);
+            /* with the prelude cache, and without */
+            snprintf(args, sizeof args, i % 2 ? "--no-cache %s -o out_%s" : "%s -o out_%s", name, name);
+            char needle[160];
+            snprintf(needle, sizeof needle, "%s:", name);
+            expect_fifo_refused(args, needle);
+            expect_fifo_refused(args, target[t][1]);
+            snprintf(name, sizeof name, "out_s%zu_%zu.cu.h", t, i);
+            ck_assert_msg(!scratch_exists(name), "%s written", name);
+        }
 }
 END_TEST
 
@@ -381,6 +426,7 @@ static Suite *base_suite(void)
     tcase_set_timeout(tc, 600);
     tcase_add_test(tc, fifo_as_the_input_is_refused);
     tcase_add_test(tc, fifo_as_an_included_header_is_refused);
+    tcase_add_test(tc, fifo_or_device_in_any_spelling_is_refused);
     tcase_add_test(tc, fifo_as_the_compile_database_or_an_options_file_is_refused);
     tcase_add_test(tc, fifo_as_a_template_or_the_image_is_refused);
     tcase_add_test(tc, fifo_as_a_manifest_for_check_or_diff_is_refused);

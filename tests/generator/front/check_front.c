@@ -6,7 +6,8 @@
  * not expanded, #undef and a redefinition between two uses, a header's
  * macro, a function-like macro's name without arguments), __launch_bounds__
  * text inside a body (issue 10 #16), and the short-typedef read under
- * valgrind (issue 10 #2).
+ * valgrind (issue 10 #2), bytes that are no UTF-8 in a macro's argument
+ * (issue 41 #8).
  *
  * Run from the repository root (make check-front does) with KSTUB and SRCDIR
  * set; VALGRIND names valgrind, SAN_FLAGS the sanitizers kstub was built with.
@@ -230,6 +231,33 @@ START_TEST(macro_of_a_header_and_names_that_are_no_invocation)
 }
 END_TEST
 
+/* ---- issue 41 #8: a byte that is no UTF-8 in a macro's argument ------------------------------ */
+
+/* "D5(D5\xC9())" in a body: clang's tokens of the invocation were not the
+ * ones its extent promised, the expander took a token that was no '(' for
+ * the argument list's and read far past the token array (SIGSEGV). Every
+ * byte 0x80..0xFF, before, inside and after an inner invocation, a file
+ * each: kstub keeps its kernels and exits 0 (check-asan: no report). */
+START_TEST(non_utf8_bytes_in_macro_arguments)
+{
+    for (int c = 0x80; c <= 0xff; c++) {
+        char name[32], body[512];
+        snprintf(name, sizeof name, "u8_%02x.cu", (unsigned)c);
+        snprintf(body, sizeof body, "#define D5(x) x\n#define I(n) template __global__ void t<n>(int *);\n"
+                 "template <int N> __global__ void t(int *p) {}\n__global__ void k(int a) {\n"
+                 "  D5(D5%c()); D5(%cD5()); D5(D5(%c)); D5(D5()%c); D5%c(a);\n}\nI(3)\n", c, c, c, c, c);
+        scratch_write(name, body);
+    }
+    char *out;
+    int rc = run(&out, "cd '%s' && for f in u8_*.cu; do %s $f -o out_$f --list 2>/dev/null || "
+                 "{ echo \"$f: exit $?\"; exit 1; }; done | sort | uniq -c", scratch_dir, kstub_path);
+    ck_assert_msg(rc == 0, "exit %d: %s", rc, out);
+    ck_assert_msg(strcmp(out, "    128 ks_status k(ks_launch launch, int a);\n"
+                              "    128 ks_status t_3(ks_launch launch, int *p);\n") == 0, "%s", out);
+    free(out);
+}
+END_TEST
+
 static Suite *front_suite(void)
 {
     Suite *s = suite_create("front");
@@ -250,6 +278,7 @@ static Suite *front_suite(void)
     tcase_add_test(tc, inactive_definition_is_not_expanded);
     tcase_add_test(tc, undef_and_redefinition_are_honoured);
     tcase_add_test(tc, macro_of_a_header_and_names_that_are_no_invocation);
+    tcase_add_test(tc, non_utf8_bytes_in_macro_arguments);
     suite_add_tcase(s, tc);
     return s;
 }

@@ -1,0 +1,33 @@
+/*
+ * fileguard.h — the one place every file the kstub program reads is opened
+ * (fileguard.c): libclang has no file-system callback, so the program's own
+ * open, open64, openat and openat64 stand in front of the C library's, and
+ * once installed refuse to open for reading anything that is not a regular
+ * file or a directory (a FIFO would block the parse forever, /dev/zero
+ * would feed it without end), whatever spelling reached it: an #include
+ * computed by a macro, %:include, a spliced directive, __has_include,
+ * #pragma GCC dependency, #embed.
+ */
+#ifndef KSTUB_FILEGUARD_H
+#define KSTUB_FILEGUARD_H
+
+/* Turns the guard on for the rest of the process (main.c, first thing). */
+void ks_fileguard_install(void);
+
+/* What one pass over the diagnostics said last (ks_fileguard_explain). */
+typedef struct ks_fileguard_said {
+    char *place;                 /* "file:line:col" */
+    const void *refusal;
+} ks_fileguard_said;
+
+/* A diagnostic of libclang's (escaped, "file:line:col: error: …") that
+ * speaks of a file the guard refused ("cannot open file 'X': …", "'X'
+ * file not found") is said again as "'X' is a FIFO; kstub reads only
+ * regular files" in *msg (freed and replaced). Returns 1 when rewritten,
+ * -1 when it says again what the diagnostic before it in the same pass
+ * said (same place, same file: print it not, count it still), 0
+ * otherwise. said starts zeroed; ks_fileguard_said_free ends the pass. */
+int ks_fileguard_explain(char **msg, ks_fileguard_said *said);
+void ks_fileguard_said_free(ks_fileguard_said *said);
+
+#endif /* KSTUB_FILEGUARD_H */
