@@ -227,6 +227,20 @@ static void note_host_used(walk_ctx *w, CXCursor tmpl)
 }
 
 
+/* Whether clang instantiated the specialization ref: it has a definition.
+ * A reference that is no odr-use instantiates nothing, and nvcc emits no
+ * kernel for it: one in a discarded "if constexpr" branch, in an
+ * unevaluated operand (decltype, sizeof, noexcept), or in the body of a
+ * function template never instantiated. Without bodies (--skip-bodies) no
+ * specialization has one, and every reference counts, as before. */
+static int instantiated(const walk_ctx *w, CXCursor ref)
+{
+    if (w->s.opts->skip_bodies)
+        return 1;
+    CXCursor def = clang_getCursorDefinition(ref);
+    return !clang_Cursor_isNull(def) && clang_isCursorDefinition(def);
+}
+
 /* A reference to a function: a kernel template's specialization becomes a
  * kernel; a host function template's specialization is followed into its
  * instantiated body, where its own launches are. */
@@ -236,7 +250,7 @@ void ks__handle_reference(walk_ctx *w, CXCursor ref)
     if (rk != CXCursor_FunctionDecl && rk != CXCursor_CXXMethod)
         return;
     CXCursor tmpl = clang_getSpecializedCursorTemplate(ref);
-    if (clang_Cursor_isNull(tmpl))
+    if (clang_Cursor_isNull(tmpl) || !instantiated(w, ref))
         return;
     char *symbol = ks_take(clang_Cursor_getMangling(ref));
     int again = !*symbol || ks__seen_symbol(w, symbol);
@@ -285,10 +299,7 @@ enum CXChildVisitResult ks__find_launches(CXCursor c, CXCursor parent, CXClientD
 {
     (void)parent;
     walk_ctx *w = data;
-    CXSourceLocation loc = clang_getCursorLocation(c);
-    if (clang_Location_isInSystemHeader(loc))
-        return CXChildVisit_Continue;
-    const file_class *fc = ks__classify(w, loc);
+    const file_class *fc = ks__classify(w, clang_getCursorLocation(c));
     if (fc && !fc->project)
         return CXChildVisit_Continue;
     enum CXCursorKind k = clang_getCursorKind(c);
@@ -359,7 +370,7 @@ static int namespaces_at(walk_ctx *w, CXFile file, size_t offset, ks_buf *open, 
 static enum CXChildVisitResult visit_injected(CXCursor c, CXCursor parent, CXClientData data)
 {
     (void)parent;
-    if (!ks__is_main(c))
+    if (!ks__is_main(data, c))
         return CXChildVisit_Continue;
     enum CXCursorKind k = clang_getCursorKind(c);
     if (k == CXCursor_Namespace || k == CXCursor_LinkageSpec)

@@ -194,6 +194,18 @@ static int is_extern_shared(CXCursor var)
 
 static void scan_function(shared_scan *sc, CXCursor fn);
 
+/* Whether the file a cursor lies in was found where system headers are (as
+ * walkctx.c judges it: not by "#pragma GCC system_header" in its text). */
+static int in_system_folder(CXCursor c)
+{
+    CXFile f;
+    clang_getExpansionLocation(clang_getCursorLocation(c), &f, NULL, NULL, NULL);
+    if (!f)
+        return 1;
+    CXTranslationUnit tu = clang_Cursor_getTranslationUnit(c);
+    return clang_Location_isInSystemHeader(clang_getLocationForOffset(tu, f, 0));
+}
+
 static enum CXChildVisitResult scan_body(CXCursor c, CXCursor parent, CXClientData data)
 {
     (void)parent;
@@ -226,7 +238,7 @@ static void scan_function(shared_scan *sc, CXCursor fn)
     if (!clang_Cursor_isNull(tmpl))
         fn = tmpl;
     CXCursor def = clang_getCursorDefinition(fn);
-    if (clang_Cursor_isNull(def) || clang_Location_isInSystemHeader(clang_getCursorLocation(def)))
+    if (clang_Cursor_isNull(def) || in_system_folder(def))
         return;
     for (size_t i = 0; i < sc->nseen; i++)
         if (clang_equalCursors(sc->seen[i], def))
@@ -380,7 +392,7 @@ void ks__add_kernel(walk_ctx *w, CXCursor fn)
     k.base_name = base;
     base = NULL;
     k.template_args = targs ? ks_xstrdup(targs) : NULL;
-    if (!ks__is_main(fn)) {
+    if (!ks__is_main(w, fn)) {
         const file_class *fc = ks__classify(w, clang_getCursorLocation(fn));
         k.file = fc ? ks_xstrdup(fc->name) : NULL;
         k.tu_prefixed = w->s.opts->kernels_in == KS_KERNELS_PROJECT;

@@ -195,7 +195,7 @@ void ks__add_variable(walk_ctx *w, CXCursor c)
     v.is_const = clang_isConstQualifiedType(e) || clang_isConstQualifiedType(t);
     v.type.quals &= ~(unsigned)(KS_QUAL_CONST | KS_QUAL_VOLATILE);
     ks_cursor_location(c, &v.line, &v.col);
-    if (!ks__is_main(c)) {
+    if (!ks__is_main(w, c)) {
         const file_class *fc = ks__classify(w, clang_getCursorLocation(c));
         v.file = fc ? ks_xstrdup(fc->name) : NULL;
         v.tu_prefixed = w->s.opts->kernels_in == KS_KERNELS_PROJECT;

@@ -43,24 +43,39 @@ static char *tidy_path(const char *path)
     return b.len ? ks_buf_take(&b) : ks_xstrdup(path);
 }
 
-/* The class of the file a location lies in; NULL for no file (builtins). */
+/* The class of the file a location lies in (where it is expanded: a kernel
+ * a macro writes is the file's that invokes the macro); NULL for no file
+ * (builtins). Whether a file is the input, a system header or the project's
+ * is read at its first byte: a system header is one found where system
+ * headers are (-isystem, the compiler's own folders), never one whose text
+ * says so ("#pragma GCC system_header", a linemarker's flag 3), which nvcc
+ * builds the kernels of all the same; the toolkit's folder and the compat
+ * header are never the project's. */
 const file_class *ks__classify(walk_ctx *w, CXSourceLocation loc)
 {
     CXFile f;
     clang_getExpansionLocation(loc, &f, NULL, NULL, NULL);
     if (!f)
         return NULL;
-    for (size_t i = 0; i < w->nfiles; i++)
-        if (clang_File_isEqual(f, w->files[i].file))
-            return &w->files[i];
+    CXFileUniqueID id;
+    int have_id = clang_getFileUniqueID(f, &id) == 0;
+    for (size_t i = 0; i < w->nfiles; i++) {
+        file_class *c = &w->files[i];
+        if (have_id && c->have_id ? memcmp(&id, &c->id, sizeof id) == 0 : clang_File_isEqual(f, c->file))
+            return c;
+    }
     w->files = ks_xrealloc(w->files, (w->nfiles + 1) * sizeof *w->files);
     file_class *fc = &w->files[w->nfiles++];
     memset(fc, 0, sizeof *fc);
     fc->file = f;
+    fc->id = id;
+    fc->have_id = have_id;
     char *name = ks_take(clang_getFileName(f));
     char *real = realpath(name, NULL);
-    int main_file = clang_Location_isFromMainFile(loc);
-    fc->project = main_file || (!clang_Location_isInSystemHeader(loc) &&
+    CXSourceLocation top = clang_getLocationForOffset(w->s.tu, f, 0);
+    int main_file = clang_Location_isFromMainFile(top);
+    fc->main = main_file;
+    fc->project = main_file || (!clang_Location_isInSystemHeader(top) &&
                                 strcmp(name, KS_COMPAT_PATH) != 0 &&
                                 !(real && w->cuda_real && has_prefix_dir(real, w->cuda_real)));
     int kernels_in = w->s.opts->kernels_in;
@@ -77,9 +92,15 @@ const file_class *ks__classify(walk_ctx *w, CXSourceLocation loc)
     return fc;
 }
 
-int ks__is_main(CXCursor c)
+int ks__in_main(walk_ctx *w, CXSourceLocation loc)
 {
-    return clang_Location_isFromMainFile(clang_getCursorLocation(c));
+    const file_class *fc = ks__classify(w, loc);
+    return fc && fc->main;
+}
+
+int ks__is_main(walk_ctx *w, CXCursor c)
+{
+    return ks__in_main(w, clang_getCursorLocation(c));
 }
 
 /* A note, warning or error at a cursor, in the file it lies in (the input
@@ -88,10 +109,10 @@ void ks__walk_diag(walk_ctx *w, CXCursor c, const char *severity, const char *fm
 {
     unsigned line, col;
     ks_cursor_location(c, &line, &col);
-    const file_class *fc = ks__is_main(c) ? NULL : ks__classify(w, clang_getCursorLocation(c));
+    const file_class *fc = ks__classify(w, clang_getCursorLocation(c));
     va_list ap;
     va_start(ap, fmt);
-    ks_verror_at(fc ? fc->name : w->s.opts->input, line, col, severity, fmt, ap);
+    ks_verror_at(fc && !fc->main ? fc->name : w->s.opts->input, line, col, severity, fmt, ap);
     va_end(ap);
 }
 

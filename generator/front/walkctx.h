@@ -54,6 +54,9 @@ typedef struct walk_ctx {
 
 typedef struct file_class {
     CXFile file;
+    CXFileUniqueID id;           /* the file's identity, when libclang gives one (have_id) */
+    int have_id;
+    int main;                    /* the input itself */
     int project;                 /* neither a system header nor the toolkit's */
     int kernels;                 /* its kernels get stubs (--kernels-in) */
     char *name;                  /* as the parse names it, "./" dropped */
@@ -61,7 +64,10 @@ typedef struct file_class {
 
 /* ---- walkctx.c: below walk.c, kernel.c and instances.c ---- */
 const file_class *ks__classify(walk_ctx *w, CXSourceLocation loc);
-int ks__is_main(CXCursor c);
+/* Whether a location, or a cursor's, is expanded in the input (a macro's
+ * text included, wherever the macro was defined). */
+int ks__in_main(walk_ctx *w, CXSourceLocation loc);
+int ks__is_main(walk_ctx *w, CXCursor c);
 /* A note, warning or error at a cursor, in the file it lies in (the input
  * or a header). */
 void ks__walk_diag(walk_ctx *w, CXCursor c, const char *severity, const char *fmt, ...)
