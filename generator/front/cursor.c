@@ -50,15 +50,32 @@ void ks_cursor_note(const ks_session *s, CXCursor c, const char *fmt, ...)
     va_end(ap);
 }
 
+/* Whether loc lies in a macro's expansion: its spelling is not where it is
+ * expanded. */
+static int in_macro(CXSourceLocation loc)
+{
+    CXFile ef, sf;
+    unsigned eo, so;
+    clang_getExpansionLocation(loc, &ef, NULL, NULL, &eo);
+    clang_getSpellingLocation(loc, &sf, NULL, NULL, &so);
+    return eo != so || !clang_File_isEqual(ef, sf);
+}
+
+/* The cursor's extent, where a macro expands its ends, from where it is
+ * expanded. Only then is the location made again from its file (which
+ * looks through all the unit's files: done for every kernel, that grew
+ * with the square of the headers). */
 void ks_cursor_tokens(const ks_session *s, CXCursor c, CXToken **toks, unsigned *n)
 {
     CXSourceRange r = clang_getCursorExtent(c);
-    CXFile f1, f2;
-    unsigned l1, c1, l2, c2;
-    clang_getExpansionLocation(clang_getRangeStart(r), &f1, &l1, &c1, NULL);
-    clang_getExpansionLocation(clang_getRangeEnd(r), &f2, &l2, &c2, NULL);
-    if (f1 && f2)
-        r = clang_getRange(clang_getLocation(s->tu, f1, l1, c1), clang_getLocation(s->tu, f2, l2, c2));
+    if (in_macro(clang_getRangeStart(r)) || in_macro(clang_getRangeEnd(r))) {
+        CXFile f1, f2;
+        unsigned l1, c1, l2, c2;
+        clang_getExpansionLocation(clang_getRangeStart(r), &f1, &l1, &c1, NULL);
+        clang_getExpansionLocation(clang_getRangeEnd(r), &f2, &l2, &c2, NULL);
+        if (f1 && f2)
+            r = clang_getRange(clang_getLocation(s->tu, f1, l1, c1), clang_getLocation(s->tu, f2, l2, c2));
+    }
     clang_tokenize(s->tu, r, toks, n);
 }
 

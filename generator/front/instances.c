@@ -386,6 +386,34 @@ static enum CXChildVisitResult visit_injected(CXCursor c, CXCursor parent, CXCli
     return CXChildVisit_Continue;
 }
 
+/* Marks each file a macro is expanded in (the preprocessing record's
+ * expansions are the unit's top-level cursors). */
+static enum CXChildVisitResult mark_expansions(CXCursor c, CXCursor parent, CXClientData data)
+{
+    (void)parent;
+    walk_ctx *w = data;
+    if (clang_getCursorKind(c) == CXCursor_MacroExpansion) {
+        file_class *fc = ks__classify(w, clang_getCursorLocation(c));
+        if (fc)
+            fc->expands = 1;
+    }
+    return CXChildVisit_Continue;
+}
+
+/* Whether a header may hold an explicit instantiation: a macro is expanded
+ * in it, or clang's text of it holds the word "template" (or a line
+ * splice, which could split it). Reading a header's tokens and macros
+ * (ks_source_load) looks through the whole unit, so a project of thousands
+ * of headers with kernels reads only those that may. */
+static int may_instantiate(walk_ctx *w, const file_class *fc)
+{
+    if (fc->expands)
+        return 1;
+    size_t size = 0;
+    const char *text = clang_getFileContents(w->s.tu, fc->file, &size);
+    return !text || memmem(text, size, "template", 8) || memchr(text, '\\', size);
+}
+
 /* Explicit instantiations written in the headers whose kernels count: the
  * input's are referenced in place (inject_instantiations), a header's from
  * the end of the input, in the namespaces it was written in, read after one
@@ -398,10 +426,14 @@ int ks__header_instantiations(walk_ctx *w, const char *base, size_t base_len, co
     if (members)
         ks_buf_puts(&add, members);
     size_t before = w->ninst, nfiles = w->nfiles;
+    int any = 0;
+    for (size_t f = 0; f < nfiles; f++)
+        any |= w->files[f].kernels && !w->files[f].main;
+    if (any)
+        clang_visitChildren(clang_getTranslationUnitCursor(w->s.tu), mark_expansions, w);
     for (size_t f = 0; f < nfiles; f++) {
         file_class fc = w->files[f];
-        CXSourceLocation start = clang_getLocationForOffset(w->s.tu, fc.file, 0);
-        if (!fc.kernels || clang_Location_isFromMainFile(start))
+        if (!fc.kernels || fc.main || !may_instantiate(w, &fc))
             continue;
         ks_source hs;
         if (ks_source_load(&hs, w->s.tu, fc.file) != 0)
@@ -441,9 +473,7 @@ int ks__header_instantiations(walk_ctx *w, const char *base, size_t base_len, co
     ks_buf_put(&src, add.data, add.len);
     free(add.data);
     /* CXFile handles do not outlive a reparse. */
-    for (size_t i = 0; i < w->nfiles; i++)
-        free(w->files[i].name);
-    w->nfiles = 0;
+    ks__forget_files(w);
     int rc = ks_session_reparse(&w->s, src.data, src.len);
     free(src.data);
     if (rc != 0) {

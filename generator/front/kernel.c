@@ -199,11 +199,16 @@ static void scan_function(shared_scan *sc, CXCursor fn);
 static int in_system_folder(CXCursor c)
 {
     CXFile f;
-    clang_getExpansionLocation(clang_getCursorLocation(c), &f, NULL, NULL, NULL);
+    CXSourceLocation loc = clang_getCursorLocation(c);
+    clang_getExpansionLocation(loc, &f, NULL, NULL, NULL);
     if (!f)
         return 1;
-    CXTranslationUnit tu = clang_Cursor_getTranslationUnit(c);
-    return clang_Location_isInSystemHeader(clang_getLocationForOffset(tu, f, 0));
+    if (!clang_Location_isInSystemHeader(loc))
+        return 0;
+    CXSourceLocation top = clang_getLocationForOffset(clang_Cursor_getTranslationUnit(c), f, 0);
+    CXFile tf;
+    clang_getExpansionLocation(top, &tf, NULL, NULL, NULL);
+    return tf && clang_File_isEqual(tf, f) ? clang_Location_isInSystemHeader(top) : 1;
 }
 
 static enum CXChildVisitResult scan_body(CXCursor c, CXCursor parent, CXClientData data)
@@ -369,6 +374,11 @@ static void name_pack_elements(ks_kern *k)
     }
 }
 
+/* The most bytes a kernel's parameters may take, with their padding, on
+ * every architecture nvcc 12.1 and later builds for (nvcc refuses more:
+ * "Formal parameter space overflowed"). */
+#define KS_PARAM_SPACE_MAX 32764
+
 void ks__add_kernel(walk_ctx *w, CXCursor fn)
 {
     const char *targs = w->current_args;
@@ -382,7 +392,7 @@ void ks__add_kernel(walk_ctx *w, CXCursor fn)
         ks__walk_diag(w, fn, "error", "kernel '%s' is variadic, which CUDA does not allow", display);
         goto out;
     }
-    if (ks__skipped(w, display, base, fn))
+    if (ks__skipped(w, display, base, fn) || ks__basic_name(w, fn, "kernel") != 0)
         goto out;
     ks_kern k;
     memset(&k, 0, sizeof k);
@@ -448,6 +458,12 @@ void ks__add_kernel(walk_ctx *w, CXCursor fn)
         p->align = align;
         p->offset = (end + align - 1) / align * align;
         end = p->offset + size;
+    }
+    if (!bad && end > KS_PARAM_SPACE_MAX) {
+        ks__walk_diag(w, fn, "error", "kernel '%s': Formal parameter space overflowed (%ld bytes "
+                      "required, max %d bytes allowed), as nvcc says; pass the data through a "
+                      "pointer to device memory", k.name, end, KS_PARAM_SPACE_MAX);
+        bad = 1;
     }
     if (bad) {
         ks_kern_free(&k);

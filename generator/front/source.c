@@ -48,6 +48,20 @@ static int span_cmp(const void *a, const void *b)
     return x->start < y->start ? -1 : x->start > y->start;
 }
 
+/* The cursor clang_annotateTokens gives the '#' token toks[i]: a
+ * preprocessing directive's, with its extent, where one starts there.
+ * Only that token and the one before it are annotated (clang relexes from
+ * the one before, so it judges whether '#' starts its line as the lexer
+ * does): annotating the whole file at once walks the whole unit's cursors
+ * for it, and that grew with the square of the explicit instantiations. */
+static CXCursor directive_at(CXTranslationUnit tu, CXToken *toks, unsigned i)
+{
+    CXCursor ann[2];
+    unsigned from = i ? i - 1 : 0;
+    clang_annotateTokens(tu, toks + from, i - from + 1, ann);
+    return ann[i - from];
+}
+
 int ks_source_load(ks_source *src, CXTranslationUnit tu, CXFile file)
 {
     memset(src, 0, sizeof *src);
@@ -65,9 +79,6 @@ int ks_source_load(ks_source *src, CXTranslationUnit tu, CXFile file)
     CXSourceRange whole = clang_getRange(clang_getLocationForOffset(tu, file, 0),
                                          clang_getLocationForOffset(tu, file, (unsigned)size));
     clang_tokenize(tu, whole, &toks, &n);
-    CXCursor *ann = ks_xmalloc((n + 1) * sizeof *ann);
-    if (n)
-        clang_annotateTokens(tu, toks, n, ann);
 
     /* inactive code: skipped ranges; directives: the extent of each */
     size_t nspans = 0, cspans = 0;
@@ -103,9 +114,10 @@ int ks_source_load(ks_source *src, CXTranslationUnit tu, CXFile file)
             ks__tok_push(&src->comments, &src->ncomments, &ccom, t);
             continue;
         }
-        if (clang_getCursorKind(ann[i]) == CXCursor_PreprocessingDirective &&
-            t.kind == CXToken_Punctuation && (ks__tok_spelled(&t, "#") || ks__tok_spelled(&t, "%:"))) {
-            CXSourceRange de = clang_getCursorExtent(ann[i]);
+        CXCursor dir;
+        if (t.kind == CXToken_Punctuation && (ks__tok_spelled(&t, "#") || ks__tok_spelled(&t, "%:")) &&
+            clang_getCursorKind(dir = directive_at(tu, toks, i)) == CXCursor_PreprocessingDirective) {
+            CXSourceRange de = clang_getCursorExtent(dir);
             span s = {ks__file_offset(clang_getRangeStart(de), NULL), ks__file_offset(clang_getRangeEnd(de), NULL)};
             if (s.start == t.start && s.end >= t.end) {
                 if (nspans == cspans) {
@@ -133,7 +145,6 @@ int ks_source_load(ks_source *src, CXTranslationUnit tu, CXFile file)
         }
         ks__tok_push(&all, &nall, &call, t);
     }
-    free(ann);
     clang_disposeTokens(tu, toks, n);
     if (nspans)
         qsort(spans, nspans, sizeof *spans, span_cmp);

@@ -128,6 +128,8 @@ void ks__add_variable(walk_ctx *w, CXCursor c)
         return;                                  /* a host variable */
     char *name = ks_qualified_name(c);
     char *symbol = NULL;
+    if (ks__basic_name(w, c, "variable") != 0)
+        goto out;
     if (a.shared) {
         ks__walk_diag(w, c, "note", "variable '%s' is __shared__ at namespace scope: each block has "
                       "its own, which no host call can reach; no accessors", name);

@@ -233,6 +233,8 @@ static void walk_ctx_free(walk_ctx *w)
     for (size_t i = 0; i < w->nseen; i++)
         free(w->seen[i]);
     free(w->seen);
+    free(w->seen_slots);
+    free(w->file_slots);
     for (size_t i = 0; i < w->nhost_used; i++)
         free(w->host_used[i]);
     free(w->host_used);
