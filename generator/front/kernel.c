@@ -300,6 +300,8 @@ char *ks__device_symbol(walk_ctx *w, CXCursor fn, const char *mangled)
     char *tag = nvcc_file_tag(w->s.opts->input);
     ks_buf b = {0};
     int own_done = !internal;
+    char *nv = ks__nvcc_ucn_names(mangled);
+    mangled = nv;
     for (const char *p = mangled; *p;) {
         int after_digit = p > mangled && isdigit((unsigned char)p[-1]);
         if (!own_done && p > mangled + 1 && strncmp(p, own, strlen(own)) == 0) {
@@ -344,6 +346,7 @@ char *ks__device_symbol(walk_ctx *w, CXCursor fn, const char *mangled)
     char *body = ks_buf_take(&b);
     char *out = internal ? ks_xasprintf("{static:%s}%s", tag, body) : ks_xstrdup(body);
     free(body);
+    free(nv);
     free(tag);
     free(own);
     free(name);

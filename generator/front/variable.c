@@ -86,7 +86,9 @@ static int in_namespace(CXCursor c)
  * is "s_val" in nvcc's PTX), as an external one at global scope does. */
 static char *var_symbol(CXCursor c, int internal)
 {
-    char *m = ks_take(clang_Cursor_getMangling(c));
+    char *raw = ks_take(clang_Cursor_getMangling(c));
+    char *m = ks__nvcc_ucn_names(raw);
+    free(raw);
     if (internal && strncmp(m, "_ZL", 3) == 0) {
         char *end;
         unsigned long len = strtoul(m + 3, &end, 10);

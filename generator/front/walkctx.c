@@ -6,6 +6,7 @@
  */
 #include "walkctx.h"
 
+#include <ctype.h>
 #include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
@@ -256,4 +257,48 @@ int ks__basic_name(walk_ctx *w, CXCursor c, const char *what)
     }
     free(id);
     return ok ? 0 : -1;
+}
+
+/* One UTF-8 code point at *p (advanced past it). */
+static unsigned next_code_point(const unsigned char **p, const unsigned char *end)
+{
+    unsigned cp = **p, n = cp >= 0xF0 ? 3 : cp >= 0xE0 ? 2 : cp >= 0xC0 ? 1 : 0;
+    if (cp >= 0x80)
+        cp &= 0x3Fu >> n;
+    (*p)++;
+    for (; n && *p < end && (**p & 0xC0) == 0x80; n--)
+        cp = (cp << 6) | (*(*p)++ & 0x3Fu);
+    return cp;
+}
+
+char *ks__nvcc_ucn_names(const char *mangled)
+{
+    ks_buf b = {0};
+    for (const char *p = mangled; *p;) {
+        if (isdigit((unsigned char)*p) && (p == mangled || !isdigit((unsigned char)p[-1]))) {
+            char *q;
+            unsigned long n = strtoul(p, &q, 10);
+            int high = 0;
+            for (size_t i = 0; n && strlen(q) >= n && i < n && !high; i++)
+                high = (unsigned char)q[i] >= 0x80;
+            if (high) {
+                ks_buf name = {0};
+                const unsigned char *u = (const unsigned char *)q, *end = u + n;
+                while (u < end) {
+                    unsigned cp = next_code_point(&u, end);
+                    if (cp < 0x80)
+                        ks_buf_printf(&name, "%c", (char)cp);
+                    else
+                        ks_buf_printf(&name, cp > 0xFFFF ? "_U%08x" : "_u%04x", cp);
+                }
+                ks_buf_printf(&b, "%zu%s", name.len, name.data);
+                free(name.data);
+                p = q + n;
+                continue;
+            }
+        }
+        ks_buf_put(&b, p, 1);
+        p++;
+    }
+    return ks_buf_take(&b);
 }

@@ -78,6 +78,11 @@ int ks__is_main(walk_ctx *w, CXCursor c);
 /* Whether a device entity's own name is one nvcc takes (basic characters
  * only); reports nvcc's reason at c and returns -1 when not, else 0. */
 int ks__basic_name(walk_ctx *w, CXCursor c, const char *what);
+/* clang's mangled name with each name holding characters outside the basic
+ * set written as nvcc writes it: each such character "_uXXXX" (or
+ * "_UXXXXXXXX" above U+FFFF), the length counted again ("3n\xc3\xa9" is
+ * "7n_u00e9"). A copy. */
+char *ks__nvcc_ucn_names(const char *mangled);
 /* A note, warning or error at a cursor, in the file it lies in (the input
  * or a header). */
 void ks__walk_diag(walk_ctx *w, CXCursor c, const char *severity, const char *fmt, ...)

@@ -398,6 +398,32 @@ START_TEST(what_nvcc_refuses_is_refused)
 }
 END_TEST
 
+/* Item 18's other half: nvcc takes a universal character in a namespace's
+ * or a template argument's name, and mangles each as "_uXXXX" (above
+ * U+FFFF "_UXXXXXXXX"), the length counted again; clang writes the UTF-8
+ * bytes, so kstub's symbol was one the image does not hold. The symbols
+ * are nvcc 13's -ptx .entry names of this file. */
+START_TEST(universal_characters_mangled_as_nvcc)
+{
+    scratch_write("um.cu", "namespace n\\U00010000x\\u00e9 { __global__ void k(int *p) {} }\n"
+                           "namespace \\u00e9 { struct T\\u00e9 {};\n"
+                           "template <class T> __global__ void t(T p) {}\n"
+                           "template __global__ void t<T\\u00e9>(T\\u00e9); }\n");
+    char *out;
+    int rc = run(&out, "cd '%s' && %s um.cu -o um --manifest um.json 2>&1", scratch_dir, kstub_path);
+    ck_assert_msg(rc == 0, "%s", out);
+    free(out);
+    ks_sigs m;
+    char path[PATH_MAX];
+    snprintf(path, sizeof path, "%s/um.json", scratch_dir);
+    ck_assert_int_eq(ks_manifest_read(path, &m), 0);
+    ck_assert_uint_eq(m.nkernels, 2);
+    ck_assert_str_eq(m.kernels[0].symbol, "_ZN18n_U00010000x_u00e91kEPi");
+    ck_assert_str_eq(m.kernels[1].symbol, "_ZN6_u00e91tINS_7T_u00e9EEEvT_");
+    ks_sigs_free(&m);
+}
+END_TEST
+
 static Suite *front_suite(void)
 {
     Suite *s = suite_create("front");
@@ -428,6 +454,7 @@ static Suite *front_suite(void)
     tcase_add_test(tc, only_instantiated_specializations_get_stubs);
     tcase_add_test(tc, thousands_of_instantiations_and_headers);
     tcase_add_test(tc, what_nvcc_refuses_is_refused);
+    tcase_add_test(tc, universal_characters_mangled_as_nvcc);
     suite_add_tcase(s, tc);
     return s;
 }
