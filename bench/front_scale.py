@@ -89,6 +89,8 @@ def main():
     ap.add_argument("--out", help="write the table here (markdown) as well")
     a = ap.parse_args()
     sizes = [int(s) for s in a.sizes.split(",")]
+    a.kstub = os.path.abspath(a.kstub)
+    a.old_kstub = a.old_kstub and os.path.abspath(a.old_kstub)
     rows = []
     tmp = tempfile.mkdtemp(prefix="kstub-front-scale-")
     try:
