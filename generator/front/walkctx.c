@@ -150,7 +150,8 @@ file_class *ks__classify(walk_ctx *w, CXSourceLocation loc)
     file_class *fc = &w->files[w->nfiles++];
     memset(fc, 0, sizeof *fc);
     fc->file = f;
-    fc->id = id;
+    if (have_id)
+        fc->id = id;
     fc->have_id = have_id;
     char *name = ks_take(clang_getFileName(f));
     char *real = realpath(name, NULL);
