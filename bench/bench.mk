@@ -15,6 +15,9 @@
 #   make bench-cache      `kstub cache --stats/--prune/--clear` over 2,000 to
 #                         20,000 entries (BENCH_CACHE_FLAGS, e.g. --dir /dev/shm):
 #                         how each operation scales, reported, never asserted
+#   make bench-front      the front end over 1,000 to 8,000 explicit
+#                         instantiations / headers with kernels (BENCH_FRONT_FLAGS):
+#                         how it scales, reported, never asserted
 #   make bench-gen        regenerate bench/gen/ from bench/kernels/ (needs
 #                         libclang; the GPU machine uses the committed files)
 
@@ -42,7 +45,7 @@ BENCH_IMAGES := $(BENCH_OUT)/bench_kernels.cubin $(BENCH_OUT)/bench_kernels.ptx
 BENCH_STUB_O := $(BENCH_OUT)/bench_kernels.kstub.o
 BENCH_HDRS := bench/bench_util.h $(BENCH_GEN)/bench_kernels.kstub.h runtime/kstub.h
 
-.PHONY: bench bench-run bench-gen bench-generator bench-drift bench-project bench-cache
+.PHONY: bench bench-run bench-gen bench-generator bench-drift bench-project bench-cache bench-front
 bench: $(BENCH_PROGS) $(BENCH_IMAGES)
 
 # run.sh builds (warnings not errors: the GPU machine's compilers differ) and runs.
@@ -62,6 +65,9 @@ bench-drift: $(KSTUB)
 
 bench-cache: $(KSTUB)
 	@python3 bench/cache_scale.py --kstub $(KSTUB) $(BENCH_CACHE_FLAGS)
+
+bench-front: $(KSTUB)
+	@python3 bench/front_scale.py --kstub $(KSTUB) $(BENCH_FRONT_FLAGS)
 
 # ---- the benchmark kernels' stubs (committed under bench/gen) ---------------------
 # Generated where libclang is; elsewhere the committed files are used as they are.

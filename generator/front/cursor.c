@@ -50,15 +50,59 @@ void ks_cursor_note(const ks_session *s, CXCursor c, const char *fmt, ...)
     va_end(ap);
 }
 
+/* Whether loc lies in a macro's expansion: its spelling is not where it is
+ * expanded. */
+static int in_macro(CXSourceLocation loc)
+{
+    CXFile ef, sf;
+    unsigned eo, so;
+    clang_getExpansionLocation(loc, &ef, NULL, NULL, &eo);
+    clang_getSpellingLocation(loc, &sf, NULL, NULL, &so);
+    return eo != so || !clang_File_isEqual(ef, sf);
+}
+
+/* The location where loc is expanded, as a location in its file. Made from
+ * a location of the same file the cursor has outside macros (its name's,
+ * usually), moved by the difference of their offsets, as clang moves a
+ * location within a file (a location is the file's start plus the
+ * offset), and checked: where that cannot be, from the file, line and
+ * column, which looks through all the unit's files (for every kernel,
+ * that grew with the square of the headers: a kernel's extent starts
+ * inside the __global__ macro). */
+static CXSourceLocation expansion_of(const ks_session *s, CXSourceLocation loc, CXSourceLocation near)
+{
+    CXFile f, nf, got;
+    unsigned line, col, off, noff, goff;
+    clang_getExpansionLocation(loc, &f, &line, &col, &off);
+    if (!f)
+        return loc;
+    if (!in_macro(near)) {
+        clang_getExpansionLocation(near, &nf, NULL, NULL, &noff);
+        if (nf && clang_File_isEqual(f, nf)) {
+            CXSourceLocation moved = near;
+            moved.int_data = near.int_data - noff + off;
+            clang_getExpansionLocation(moved, &got, NULL, NULL, &goff);
+            if (got && clang_File_isEqual(got, f) && goff == off && !in_macro(moved))
+                return moved;
+        }
+    }
+    return clang_getLocation(s->tu, f, line, col);
+}
+
+/* The cursor's extent, where a macro expands its ends, from where it is
+ * expanded. */
 void ks_cursor_tokens(const ks_session *s, CXCursor c, CXToken **toks, unsigned *n)
 {
     CXSourceRange r = clang_getCursorExtent(c);
-    CXFile f1, f2;
-    unsigned l1, c1, l2, c2;
-    clang_getExpansionLocation(clang_getRangeStart(r), &f1, &l1, &c1, NULL);
-    clang_getExpansionLocation(clang_getRangeEnd(r), &f2, &l2, &c2, NULL);
-    if (f1 && f2)
-        r = clang_getRange(clang_getLocation(s->tu, f1, l1, c1), clang_getLocation(s->tu, f2, l2, c2));
+    CXSourceLocation a = clang_getRangeStart(r), b = clang_getRangeEnd(r), near = clang_getCursorLocation(c);
+    int ma = in_macro(a), mb = in_macro(b);
+    if (ma || mb) {
+        CXFile f1, f2;
+        clang_getExpansionLocation(a, &f1, NULL, NULL, NULL);
+        clang_getExpansionLocation(b, &f2, NULL, NULL, NULL);
+        if (f1 && f2)
+            r = clang_getRange(ma ? expansion_of(s, a, near) : a, mb ? expansion_of(s, b, near) : b);
+    }
     clang_tokenize(s->tu, r, toks, n);
 }
 

@@ -227,6 +227,20 @@ static void note_host_used(walk_ctx *w, CXCursor tmpl)
 }
 
 
+/* Whether clang instantiated the specialization ref: it has a definition.
+ * A reference that is no odr-use instantiates nothing, and nvcc emits no
+ * kernel for it: one in a discarded "if constexpr" branch, in an
+ * unevaluated operand (decltype, sizeof, noexcept), or in the body of a
+ * function template never instantiated. Without bodies (--skip-bodies) no
+ * specialization has one, and every reference counts, as before. */
+static int instantiated(const walk_ctx *w, CXCursor ref)
+{
+    if (w->s.opts->skip_bodies)
+        return 1;
+    CXCursor def = clang_getCursorDefinition(ref);
+    return !clang_Cursor_isNull(def) && clang_isCursorDefinition(def);
+}
+
 /* A reference to a function: a kernel template's specialization becomes a
  * kernel; a host function template's specialization is followed into its
  * instantiated body, where its own launches are. */
@@ -236,7 +250,7 @@ void ks__handle_reference(walk_ctx *w, CXCursor ref)
     if (rk != CXCursor_FunctionDecl && rk != CXCursor_CXXMethod)
         return;
     CXCursor tmpl = clang_getSpecializedCursorTemplate(ref);
-    if (clang_Cursor_isNull(tmpl))
+    if (clang_Cursor_isNull(tmpl) || !instantiated(w, ref))
         return;
     char *symbol = ks_take(clang_Cursor_getMangling(ref));
     int again = !*symbol || ks__seen_symbol(w, symbol);
@@ -285,10 +299,7 @@ enum CXChildVisitResult ks__find_launches(CXCursor c, CXCursor parent, CXClientD
 {
     (void)parent;
     walk_ctx *w = data;
-    CXSourceLocation loc = clang_getCursorLocation(c);
-    if (clang_Location_isInSystemHeader(loc))
-        return CXChildVisit_Continue;
-    const file_class *fc = ks__classify(w, loc);
+    const file_class *fc = ks__classify(w, clang_getCursorLocation(c));
     if (fc && !fc->project)
         return CXChildVisit_Continue;
     enum CXCursorKind k = clang_getCursorKind(c);
@@ -359,7 +370,7 @@ static int namespaces_at(walk_ctx *w, CXFile file, size_t offset, ks_buf *open, 
 static enum CXChildVisitResult visit_injected(CXCursor c, CXCursor parent, CXClientData data)
 {
     (void)parent;
-    if (!ks__is_main(c))
+    if (!ks__is_main(data, c))
         return CXChildVisit_Continue;
     enum CXCursorKind k = clang_getCursorKind(c);
     if (k == CXCursor_Namespace || k == CXCursor_LinkageSpec)
@@ -375,6 +386,34 @@ static enum CXChildVisitResult visit_injected(CXCursor c, CXCursor parent, CXCli
     return CXChildVisit_Continue;
 }
 
+/* Marks each file a macro is expanded in (the preprocessing record's
+ * expansions are the unit's top-level cursors). */
+static enum CXChildVisitResult mark_expansions(CXCursor c, CXCursor parent, CXClientData data)
+{
+    (void)parent;
+    walk_ctx *w = data;
+    if (clang_getCursorKind(c) == CXCursor_MacroExpansion) {
+        file_class *fc = ks__classify(w, clang_getCursorLocation(c));
+        if (fc)
+            fc->expands = 1;
+    }
+    return CXChildVisit_Continue;
+}
+
+/* Whether a header may hold an explicit instantiation: a macro is expanded
+ * in it, or clang's text of it holds the word "template" (or a line
+ * splice, which could split it). Reading a header's tokens and macros
+ * (ks_source_load) looks through the whole unit, so a project of thousands
+ * of headers with kernels reads only those that may. */
+static int may_instantiate(walk_ctx *w, const file_class *fc)
+{
+    if (fc->expands)
+        return 1;
+    size_t size = 0;
+    const char *text = clang_getFileContents(w->s.tu, fc->file, &size);
+    return !text || memmem(text, size, "template", 8) || memchr(text, '\\', size);
+}
+
 /* Explicit instantiations written in the headers whose kernels count: the
  * input's are referenced in place (inject_instantiations), a header's from
  * the end of the input, in the namespaces it was written in, read after one
@@ -387,10 +426,14 @@ int ks__header_instantiations(walk_ctx *w, const char *base, size_t base_len, co
     if (members)
         ks_buf_puts(&add, members);
     size_t before = w->ninst, nfiles = w->nfiles;
+    int any = 0;
+    for (size_t f = 0; f < nfiles; f++)
+        any |= w->files[f].kernels && !w->files[f].main;
+    if (any)
+        clang_visitChildren(clang_getTranslationUnitCursor(w->s.tu), mark_expansions, w);
     for (size_t f = 0; f < nfiles; f++) {
         file_class fc = w->files[f];
-        CXSourceLocation start = clang_getLocationForOffset(w->s.tu, fc.file, 0);
-        if (!fc.kernels || clang_Location_isFromMainFile(start))
+        if (!fc.kernels || fc.main || !may_instantiate(w, &fc))
             continue;
         ks_source hs;
         if (ks_source_load(&hs, w->s.tu, fc.file) != 0)
@@ -430,9 +473,7 @@ int ks__header_instantiations(walk_ctx *w, const char *base, size_t base_len, co
     ks_buf_put(&src, add.data, add.len);
     free(add.data);
     /* CXFile handles do not outlive a reparse. */
-    for (size_t i = 0; i < w->nfiles; i++)
-        free(w->files[i].name);
-    w->nfiles = 0;
+    ks__forget_files(w);
     int rc = ks_session_reparse(&w->s, src.data, src.len);
     free(src.data);
     if (rc != 0) {

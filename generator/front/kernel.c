@@ -194,6 +194,23 @@ static int is_extern_shared(CXCursor var)
 
 static void scan_function(shared_scan *sc, CXCursor fn);
 
+/* Whether the file a cursor lies in was found where system headers are (as
+ * walkctx.c judges it: not by "#pragma GCC system_header" in its text). */
+static int in_system_folder(CXCursor c)
+{
+    CXFile f;
+    CXSourceLocation loc = clang_getCursorLocation(c);
+    clang_getExpansionLocation(loc, &f, NULL, NULL, NULL);
+    if (!f)
+        return 1;
+    if (!clang_Location_isInSystemHeader(loc))
+        return 0;
+    CXSourceLocation top = clang_getLocationForOffset(clang_Cursor_getTranslationUnit(c), f, 0);
+    CXFile tf;
+    clang_getExpansionLocation(top, &tf, NULL, NULL, NULL);
+    return tf && clang_File_isEqual(tf, f) ? clang_Location_isInSystemHeader(top) : 1;
+}
+
 static enum CXChildVisitResult scan_body(CXCursor c, CXCursor parent, CXClientData data)
 {
     (void)parent;
@@ -226,7 +243,7 @@ static void scan_function(shared_scan *sc, CXCursor fn)
     if (!clang_Cursor_isNull(tmpl))
         fn = tmpl;
     CXCursor def = clang_getCursorDefinition(fn);
-    if (clang_Cursor_isNull(def) || clang_Location_isInSystemHeader(clang_getCursorLocation(def)))
+    if (clang_Cursor_isNull(def) || in_system_folder(def))
         return;
     for (size_t i = 0; i < sc->nseen; i++)
         if (clang_equalCursors(sc->seen[i], def))
@@ -283,6 +300,8 @@ char *ks__device_symbol(walk_ctx *w, CXCursor fn, const char *mangled)
     char *tag = nvcc_file_tag(w->s.opts->input);
     ks_buf b = {0};
     int own_done = !internal;
+    char *nv = ks__nvcc_ucn_names(mangled);
+    mangled = nv;
     for (const char *p = mangled; *p;) {
         int after_digit = p > mangled && isdigit((unsigned char)p[-1]);
         if (!own_done && p > mangled + 1 && strncmp(p, own, strlen(own)) == 0) {
@@ -327,6 +346,7 @@ char *ks__device_symbol(walk_ctx *w, CXCursor fn, const char *mangled)
     char *body = ks_buf_take(&b);
     char *out = internal ? ks_xasprintf("{static:%s}%s", tag, body) : ks_xstrdup(body);
     free(body);
+    free(nv);
     free(tag);
     free(own);
     free(name);
@@ -357,6 +377,11 @@ static void name_pack_elements(ks_kern *k)
     }
 }
 
+/* The most bytes a kernel's parameters may take, with their padding, on
+ * every architecture nvcc 12.1 and later builds for (nvcc refuses more:
+ * "Formal parameter space overflowed"). */
+#define KS_PARAM_SPACE_MAX 32764
+
 void ks__add_kernel(walk_ctx *w, CXCursor fn)
 {
     const char *targs = w->current_args;
@@ -370,7 +395,7 @@ void ks__add_kernel(walk_ctx *w, CXCursor fn)
         ks__walk_diag(w, fn, "error", "kernel '%s' is variadic, which CUDA does not allow", display);
         goto out;
     }
-    if (ks__skipped(w, display, base, fn))
+    if (ks__skipped(w, display, base, fn) || ks__basic_name(w, fn, "kernel") != 0)
         goto out;
     ks_kern k;
     memset(&k, 0, sizeof k);
@@ -380,7 +405,7 @@ void ks__add_kernel(walk_ctx *w, CXCursor fn)
     k.base_name = base;
     base = NULL;
     k.template_args = targs ? ks_xstrdup(targs) : NULL;
-    if (!ks__is_main(fn)) {
+    if (!ks__is_main(w, fn)) {
         const file_class *fc = ks__classify(w, clang_getCursorLocation(fn));
         k.file = fc ? ks_xstrdup(fc->name) : NULL;
         k.tu_prefixed = w->s.opts->kernels_in == KS_KERNELS_PROJECT;
@@ -436,6 +461,12 @@ void ks__add_kernel(walk_ctx *w, CXCursor fn)
         p->align = align;
         p->offset = (end + align - 1) / align * align;
         end = p->offset + size;
+    }
+    if (!bad && end > KS_PARAM_SPACE_MAX) {
+        ks__walk_diag(w, fn, "error", "kernel '%s': Formal parameter space overflowed (%ld bytes "
+                      "required, max %d bytes allowed), as nvcc says; pass the data through a "
+                      "pointer to device memory", k.name, end, KS_PARAM_SPACE_MAX);
+        bad = 1;
     }
     if (bad) {
         ks_kern_free(&k);

@@ -207,26 +207,48 @@ static int agrees(CXCursor s, const ks_explicit_inst *in)
     return ok;
 }
 
+typedef struct named_tmpl {
+    char *name;
+    CXCursor tmpl;               /* canonical */
+} named_tmpl;
+
+static int named_cmp(const void *a, const void *b)
+{
+    return strcmp(((const named_tmpl *)a)->name, ((const named_tmpl *)b)->name);
+}
+
+static int str_cmp(const void *a, const void *b)
+{
+    return strcmp(*(const char *const *)a, *(const char *const *)b);
+}
+
 /* No two templates of one name among the specializations of a name an
- * instantiation names (overloads: the order alone would tell them apart). */
+ * instantiation names (overloads: the order alone would tell them apart).
+ * Sorted by name, so that thousands of instantiations cost n log n. */
 static int names_unique(const listing *l, const walk_ctx *w)
 {
-    int ok = 1;
-    char **names = ks_xmalloc((l->nspec + 1) * sizeof *names);
-    CXCursor *tmpl = ks_xmalloc((l->nspec + 1) * sizeof *tmpl);
+    const char **inst = ks_xmalloc((w->ninst + 1) * sizeof *inst);
+    for (size_t k = 0; k < w->ninst; k++)
+        inst[k] = last_name(w->inst[k].qname);
+    qsort(inst, w->ninst, sizeof *inst, str_cmp);
+    named_tmpl *t = ks_xmalloc((l->nspec + 1) * sizeof *t);
+    size_t n = 0;
     for (size_t i = 0; i < l->nspec; i++) {
-        tmpl[i] = clang_getCanonicalCursor(clang_getSpecializedCursorTemplate(l->spec[i].spec));
-        names[i] = ks_take(clang_getCursorSpelling(tmpl[i]));
-        int named = 0;
-        for (size_t k = 0; k < w->ninst && !named; k++)
-            named = strcmp(names[i], last_name(w->inst[k].qname)) == 0;
-        for (size_t j = 0; named && j < i && ok; j++)
-            ok = strcmp(names[i], names[j]) != 0 || clang_equalCursors(tmpl[i], tmpl[j]);
+        t[n].tmpl = clang_getCanonicalCursor(clang_getSpecializedCursorTemplate(l->spec[i].spec));
+        t[n].name = ks_take(clang_getCursorSpelling(t[n].tmpl));
+        if (bsearch(&t[n].name, inst, w->ninst, sizeof *inst, str_cmp))
+            n++;
+        else
+            free(t[n].name);
     }
-    for (size_t i = 0; i < l->nspec; i++)
-        free(names[i]);
-    free(names);
-    free(tmpl);
+    qsort(t, n, sizeof *t, named_cmp);
+    int ok = 1;
+    for (size_t i = 1; i < n && ok; i++)
+        ok = strcmp(t[i].name, t[i - 1].name) != 0 || clang_equalCursors(t[i].tmpl, t[i - 1].tmpl);
+    for (size_t i = 0; i < n; i++)
+        free(t[i].name);
+    free(t);
+    free(inst);
     return ok;
 }
 

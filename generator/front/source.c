@@ -48,6 +48,60 @@ static int span_cmp(const void *a, const void *b)
     return x->start < y->start ? -1 : x->start > y->start;
 }
 
+/* Whether token toks[i] is the first on its line, but for comments before
+ * it (a line ends between it and the code before it, outside comments). */
+static int starts_line(CXTranslationUnit tu, const CXToken *toks, unsigned i)
+{
+    for (unsigned j = i; j > 0; j--) {
+        unsigned line, prev_line;
+        clang_getSpellingLocation(clang_getTokenLocation(tu, toks[j]), NULL, &line, NULL, NULL);
+        clang_getSpellingLocation(clang_getRangeEnd(clang_getTokenExtent(tu, toks[j - 1])), NULL, &prev_line,
+                                  NULL, NULL);
+        if (line > prev_line)
+            return 1;
+        if (clang_getTokenKind(toks[j - 1]) != CXToken_Comment)
+            return 0;
+    }
+    return 1;
+}
+
+static int is_hash(CXTranslationUnit tu, CXToken t)
+{
+    if (clang_getTokenKind(t) != CXToken_Punctuation)
+        return 0;
+    char *sp = ks_take(clang_getTokenSpelling(tu, t));
+    int yes = strcmp(sp, "#") == 0 || strcmp(sp, "%:") == 0;
+    free(sp);
+    return yes;
+}
+
+/* The cursors clang_annotateTokens gives the tokens: only those of each
+ * '#' that starts a line (a preprocessing directive's, with its extent,
+ * where one starts there; a null cursor for every other token). Each such
+ * '#' is annotated with the tokens up to the next one, as a region of its
+ * own: clang relexes a region from its first token to find the directives
+ * in it, and annotating the whole file at once walks the whole unit's
+ * cursors for it, which grew with the square of the explicit
+ * instantiations. The regions do not overlap: linear in the tokens. */
+static CXCursor *directive_cursors(CXTranslationUnit tu, CXToken *toks, unsigned n)
+{
+    CXCursor *ann = ks_xmalloc((n + 1) * sizeof *ann);
+    for (unsigned i = 0; i < n; i++)
+        ann[i] = clang_getNullCursor();
+    unsigned *at = ks_xmalloc((n + 1) * sizeof *at), nat = 0;
+    for (unsigned i = 0; i < n; i++)
+        if (is_hash(tu, toks[i]) && starts_line(tu, toks, i))
+            at[nat++] = i;
+    for (unsigned k = 0; k < nat; k++) {
+        unsigned from = at[k], to = k + 1 < nat ? at[k + 1] : n;
+        clang_annotateTokens(tu, toks + from, to - from, ann + from);
+        for (unsigned i = from + 1; i < to; i++)
+            ann[i] = clang_getNullCursor();
+    }
+    free(at);
+    return ann;
+}
+
 int ks_source_load(ks_source *src, CXTranslationUnit tu, CXFile file)
 {
     memset(src, 0, sizeof *src);
@@ -65,9 +119,7 @@ int ks_source_load(ks_source *src, CXTranslationUnit tu, CXFile file)
     CXSourceRange whole = clang_getRange(clang_getLocationForOffset(tu, file, 0),
                                          clang_getLocationForOffset(tu, file, (unsigned)size));
     clang_tokenize(tu, whole, &toks, &n);
-    CXCursor *ann = ks_xmalloc((n + 1) * sizeof *ann);
-    if (n)
-        clang_annotateTokens(tu, toks, n, ann);
+    CXCursor *ann = directive_cursors(tu, toks, n);
 
     /* inactive code: skipped ranges; directives: the extent of each */
     size_t nspans = 0, cspans = 0;

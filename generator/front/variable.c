@@ -86,7 +86,9 @@ static int in_namespace(CXCursor c)
  * is "s_val" in nvcc's PTX), as an external one at global scope does. */
 static char *var_symbol(CXCursor c, int internal)
 {
-    char *m = ks_take(clang_Cursor_getMangling(c));
+    char *raw = ks_take(clang_Cursor_getMangling(c));
+    char *m = ks__nvcc_ucn_names(raw);
+    free(raw);
     if (internal && strncmp(m, "_ZL", 3) == 0) {
         char *end;
         unsigned long len = strtoul(m + 3, &end, 10);
@@ -128,6 +130,8 @@ void ks__add_variable(walk_ctx *w, CXCursor c)
         return;                                  /* a host variable */
     char *name = ks_qualified_name(c);
     char *symbol = NULL;
+    if (ks__basic_name(w, c, "variable") != 0)
+        goto out;
     if (a.shared) {
         ks__walk_diag(w, c, "note", "variable '%s' is __shared__ at namespace scope: each block has "
                       "its own, which no host call can reach; no accessors", name);
@@ -195,7 +199,7 @@ void ks__add_variable(walk_ctx *w, CXCursor c)
     v.is_const = clang_isConstQualifiedType(e) || clang_isConstQualifiedType(t);
     v.type.quals &= ~(unsigned)(KS_QUAL_CONST | KS_QUAL_VOLATILE);
     ks_cursor_location(c, &v.line, &v.col);
-    if (!ks__is_main(c)) {
+    if (!ks__is_main(w, c)) {
         const file_class *fc = ks__classify(w, clang_getCursorLocation(c));
         v.file = fc ? ks_xstrdup(fc->name) : NULL;
         v.tu_prefixed = w->s.opts->kernels_in == KS_KERNELS_PROJECT;

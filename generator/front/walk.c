@@ -64,13 +64,9 @@ static enum CXChildVisitResult visit(CXCursor c, CXCursor parent, CXClientData d
     if (ks__oneparse_hidden(w, c, parent))
         return CXChildVisit_Continue;
     ks__oneparse_fire(w, c, 0);
-    CXSourceLocation loc = clang_getCursorLocation(c);
-    if (clang_Location_isInSystemHeader(loc))
-        return CXChildVisit_Continue;
-    const file_class *fc = ks__classify(w, loc);
+    const file_class *fc = ks__classify(w, clang_getCursorLocation(c));
     if (!fc || !fc->project)
         return CXChildVisit_Continue;
-    int main_file = clang_Location_isFromMainFile(loc);
     switch (clang_getCursorKind(c)) {
     case CXCursor_Namespace:
     case CXCursor_LinkageSpec:
@@ -94,7 +90,7 @@ static enum CXChildVisitResult visit(CXCursor c, CXCursor parent, CXClientData d
             ks__note_variable_template(w, c);
         break;
     case CXCursor_TypedefDecl:
-        if (main_file)
+        if (fc->main)
             ks__handle_instantiation(w, c);
         break;
     case CXCursor_FunctionTemplate:
@@ -237,6 +233,8 @@ static void walk_ctx_free(walk_ctx *w)
     for (size_t i = 0; i < w->nseen; i++)
         free(w->seen[i]);
     free(w->seen);
+    free(w->seen_slots);
+    free(w->file_slots);
     for (size_t i = 0; i < w->nhost_used; i++)
         free(w->host_used[i]);
     free(w->host_used);

@@ -43,8 +43,12 @@ typedef struct walk_ctx {
     const char *current_args;    /* template arguments of the instantiation being added */
     struct file_class *files;    /* per file: is it the project's, do its kernels count */
     size_t nfiles;
+    size_t *file_slots;          /* hash index of files by identity: 1 + the file's index, 0 free */
+    size_t nfile_slots;
     char **seen;                 /* symbols of specializations already handled */
     size_t nseen;
+    size_t *seen_slots;          /* hash index of seen: 1 + the symbol's index, 0 free */
+    size_t nseen_slots;
     char **host_used;            /* template kernels instantiated from host code */
     size_t nhost_used;
     char **named;                /* --kernels-in headers, resolved */
@@ -54,14 +58,31 @@ typedef struct walk_ctx {
 
 typedef struct file_class {
     CXFile file;
+    CXFileUniqueID id;           /* the file's identity, when libclang gives one (have_id) */
+    int have_id;
+    int main;                    /* the input itself */
+    int expands;                 /* a macro is expanded in it (ks__header_instantiations) */
     int project;                 /* neither a system header nor the toolkit's */
     int kernels;                 /* its kernels get stubs (--kernels-in) */
     char *name;                  /* as the parse names it, "./" dropped */
 } file_class;
 
 /* ---- walkctx.c: below walk.c, kernel.c and instances.c ---- */
-const file_class *ks__classify(walk_ctx *w, CXSourceLocation loc);
-int ks__is_main(CXCursor c);
+file_class *ks__classify(walk_ctx *w, CXSourceLocation loc);
+/* Whether a location, or a cursor's, is expanded in the input (a macro's
+ * text included, wherever the macro was defined). */
+int ks__in_main(walk_ctx *w, CXSourceLocation loc);
+/* Forgets every file's class (CXFile handles do not outlive a reparse). */
+void ks__forget_files(walk_ctx *w);
+int ks__is_main(walk_ctx *w, CXCursor c);
+/* Whether a device entity's own name is one nvcc takes (basic characters
+ * only); reports nvcc's reason at c and returns -1 when not, else 0. */
+int ks__basic_name(walk_ctx *w, CXCursor c, const char *what);
+/* clang's mangled name with each name holding characters outside the basic
+ * set written as nvcc writes it: each such character "_uXXXX" (or
+ * "_UXXXXXXXX" above U+FFFF), the length counted again ("3n\xc3\xa9" is
+ * "7n_u00e9"). A copy. */
+char *ks__nvcc_ucn_names(const char *mangled);
 /* A note, warning or error at a cursor, in the file it lies in (the input
  * or a header). */
 void ks__walk_diag(walk_ctx *w, CXCursor c, const char *severity, const char *fmt, ...)

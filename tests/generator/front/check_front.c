@@ -258,6 +258,200 @@ START_TEST(non_utf8_bytes_in_macro_arguments)
 }
 END_TEST
 
+/* ---- issue 41: which kernels are found ------------------------------------------------------- */
+
+/* Item 3: which files are the project's does not hang on clang's
+ * system-header flag where the text sets it: a -I header that says
+ * "#pragma GCC system_header" (or clang's), a linemarker with flag 3 in
+ * the input or in a header. nvcc emits every one of these kernels (kstub
+ * dropped them: exit 0, no note). A header found on a system folder
+ * (CPLUS_INCLUDE_PATH, as -isystem) stays left out. */
+START_TEST(system_header_text_does_not_drop_kernels)
+{
+    scratch_write("inc/gcc.cuh", "#pragma GCC system_header\n__global__ void g_sys(int *p) {}\n");
+    scratch_write("inc/clang.cuh", "#pragma clang system_header\n__global__ void c_sys(int *p) {}\n");
+    scratch_write("inc/mark.cuh", "# 1 \"mark.cuh\" 3\n__global__ void m_sys(int *p) {}\n");
+    scratch_write("sys/outside.cuh", "__global__ void outside(int *p) {}\n");
+    scratch_write("sh.cu",
+             "#include \"gcc.cuh\"\n#include \"clang.cuh\"\n#include \"mark.cuh\"\n#include <outside.cuh>\n"
+             "__global__ void before(int *p) {}\n"
+             "# 3 \"l.cu\" 3\n"
+             "__global__ void after(int *p) {}\n"
+             "template <class T> __global__ void t(T *p) {}\n"
+             "template __global__ void t<float>(float *);\n");
+    char *out;
+    int rc = run(&out, "cd '%s' && CPLUS_INCLUDE_PATH=\"$PWD/sys\" %s -Iinc sh.cu -o sh --list 2>&1",
+                 scratch_dir, kstub_path);
+    ck_assert_msg(rc == 0, "%s", out);
+    ck_assert_msg(strcmp(out, "ks_status sh_g_sys(ks_launch launch, int *p);\n"
+                              "ks_status sh_c_sys(ks_launch launch, int *p);\n"
+                              "ks_status sh_m_sys(ks_launch launch, int *p);\n"
+                              "ks_status before(ks_launch launch, int *p);\n"
+                              "ks_status after(ks_launch launch, int *p);\n"
+                              "ks_status t_float(ks_launch launch, float *p);\n") == 0, "%s", out);
+    free(out);
+}
+END_TEST
+
+/* Item 5: a kernel a macro writes is the file's that invokes the macro,
+ * wherever the macro is defined: the input's keep their own names (kstub
+ * named them as a header's: sh_ka), a header's get the header prefix. */
+START_TEST(macro_written_kernels_belong_to_where_they_are_expanded)
+{
+    scratch_write("inc/mk.cuh", "#define MKH(n) __global__ void n(float *p) {}\nMKH(in_header)\n");
+    scratch_write("mw.cu",
+             "#include \"mk.cuh\"\n"
+             "#define MK(n) __global__ void n(int *p) {}\n"
+             "MK(ka)\n"
+             "MKH(kb)\n"
+             "#define MKT(T) template __global__ void t<T>(T *);\n"
+             "template <class T> __global__ void t(T *p) {}\n"
+             "MKT(int)\n");
+    char *out;
+    int rc = run(&out, "cd '%s' && %s -Iinc mw.cu -o mw --list 2>&1", scratch_dir, kstub_path);
+    ck_assert_msg(rc == 0, "%s", out);
+    ck_assert_msg(strcmp(out, "ks_status mw_in_header(ks_launch launch, float *p);\n"
+                              "ks_status ka(ks_launch launch, int *p);\n"
+                              "ks_status kb(ks_launch launch, float *p);\n"
+                              "ks_status t_int(ks_launch launch, int *p);\n") == 0, "%s", out);
+    free(out);
+}
+END_TEST
+
+/* Item 4: only the specializations clang instantiates, as nvcc does (its
+ * -ptx of this file has k<float>, k<int> and k<signed char> only): no stub
+ * for a launch in a discarded "if constexpr" branch (in a function or in
+ * an instantiated template), in a function template never instantiated,
+ * or for a kernel named in an unevaluated operand (decltype, sizeof). */
+START_TEST(only_instantiated_specializations_get_stubs)
+{
+    scratch_write("ph.cu",
+             "template <class T> __global__ void k(T *p) {}\n"
+             "void host1(float *f) {\n"
+             "    if constexpr (false) { k<double><<<1, 1>>>(nullptr); }\n"
+             "    else { k<float><<<1, 1>>>(f); }\n"
+             "    if constexpr (sizeof(int) == 4) { k<int><<<1, 1>>>(nullptr); }\n"
+             "    else { k<long><<<1, 1>>>(nullptr); }\n"
+             "}\n"
+             "template <class U> void never(U *u) { k<short><<<1, 1>>>(nullptr); k<U><<<1, 1>>>(u); }\n"
+             "using D = decltype(&k<char>);\n"
+             "constexpr auto sz = sizeof(&k<unsigned>);\n"
+             "template <class U> void tcx(U *u) {\n"
+             "    if constexpr (sizeof(U) == 8) k<unsigned char><<<1, 1>>>(nullptr);\n"
+             "    else k<signed char><<<1, 1>>>(nullptr);\n"
+             "}\n"
+             "void use() { tcx<float>(nullptr); }\n");
+    char *out;
+    int rc = list_of(&out, "ph.cu");
+    ck_assert_msg(rc == 0, "%s", out);
+    ck_assert_msg(strcmp(out, "ks_status k_float(ks_launch launch, float *p);\n"
+                              "ks_status k_int(ks_launch launch, int *p);\n"
+                              "ks_status k_signed_char(ks_launch launch, signed char *p);\n") == 0,
+                  "%s", out);
+    free(out);
+}
+END_TEST
+
+/* Item 11: thousands of explicit instantiations of one template, and
+ * thousands of headers with a kernel each, are all found (the time, once
+ * quadratic in both, is bench/front_scale.py's: reported, not asserted). */
+START_TEST(thousands_of_instantiations_and_headers)
+{
+    enum { N = 2000 };
+    ks_buf b = {0};
+    ks_buf_puts(&b, "template <int N> __global__ void k(int *p) { p[0] = N; }\n");
+    for (int i = 0; i < N; i++)
+        ks_buf_printf(&b, "template __global__ void k<%d>(int *);\n", i);
+    scratch_write("many.cu", b.data);
+    free(b.data);
+    memset(&b, 0, sizeof b);
+    for (int i = 0; i < N; i++) {
+        char name[64], text[128];
+        snprintf(name, sizeof name, "h/h%d.cuh", i);
+        snprintf(text, sizeof text, "#pragma once\n__global__ void hk%d(int *p) { p[0] = %d; }\n", i, i);
+        scratch_write(name, text);
+        ks_buf_printf(&b, "#include \"h/h%d.cuh\"\n", i);
+    }
+    ks_buf_puts(&b, "__global__ void own(int *p) {}\n");
+    scratch_write("hdrs.cu", b.data);
+    free(b.data);
+    char *out;
+    int rc = run(&out, "cd '%s' && %s many.cu -o many --list | grep -c '^ks_status k_[0-9]*(' ", scratch_dir,
+                 kstub_path);
+    ck_assert_msg(rc == 0 && atoi(out) == N, "%s", out);
+    free(out);
+    rc = run(&out, "cd '%s' && %s hdrs.cu -o hdrs --list | grep -c '^ks_status hdrs_hk[0-9]*('", scratch_dir,
+             kstub_path);
+    ck_assert_msg(rc == 0 && atoi(out) == N, "%s", out);
+    free(out);
+}
+END_TEST
+
+/* Item 18: what nvcc refuses is refused, at the kernel, with nvcc's
+ * reason: parameters over 32764 bytes with their padding (8191 ints fit,
+ * 8192 do not; a struct of 32765 bytes does not), a kernel or device
+ * variable whose own name holds a universal character (a UTF-8 byte or a
+ * \u escape); a namespace's such name is nvcc's to take. */
+START_TEST(what_nvcc_refuses_is_refused)
+{
+    ks_buf b = {0};
+    ks_buf_puts(&b, "__global__ void fits(int a0");
+    for (int i = 1; i < 8191; i++)
+        ks_buf_printf(&b, ", int a%d", i);
+    ks_buf_puts(&b, ") {}\n__global__ void over(int a0");
+    for (int i = 1; i < 8192; i++)
+        ks_buf_printf(&b, ", int a%d", i);
+    ks_buf_puts(&b, ") {}\nstruct S { char c[32765]; };\n__global__ void big(S s) {}\n");
+    scratch_write("ps.cu", b.data);
+    free(b.data);
+    char *out;
+    int rc = list_of(&out, "ps.cu");
+    ck_assert_msg(rc != 0, "%s", out);
+    expect_has(out, "ps.cu:2:17: error: kernel 'over': Formal parameter space overflowed (32768 bytes "
+               "required, max 32764 bytes allowed)");
+    expect_has(out, "ps.cu:4:17: error: kernel 'big': Formal parameter space overflowed (32765 bytes "
+               "required, max 32764 bytes allowed)");
+    expect_lacks(out, "'fits'");
+    free(out);
+    scratch_write("uc.cu", "__global__ void k\\u00e9(int *p) {}\n__device__ int v\xc3\xa9;\n"
+                           "namespace n\\u00e9 { __global__ void fine(int *p) {} }\n");
+    rc = list_of(&out, "uc.cu");
+    ck_assert_msg(rc != 0, "%s", out);
+    expect_has(out, "uc.cu:1:17: error: kernel 'k\\u00e9': Universal character is not allowed in device "
+               "entity name");
+    expect_has(out, "uc.cu:2:16: error: variable 'v\\u00e9': Universal character is not allowed in device "
+               "entity name");
+    expect_lacks(out, "fine");
+    free(out);
+}
+END_TEST
+
+/* Item 18's other half: nvcc takes a universal character in a namespace's
+ * or a template argument's name, and mangles each as "_uXXXX" (above
+ * U+FFFF "_UXXXXXXXX"), the length counted again; clang writes the UTF-8
+ * bytes, so kstub's symbol was one the image does not hold. The symbols
+ * are nvcc 13's -ptx .entry names of this file. */
+START_TEST(universal_characters_mangled_as_nvcc)
+{
+    scratch_write("um.cu", "namespace n\\U00010000x\\u00e9 { __global__ void k(int *p) {} }\n"
+                           "namespace \\u00e9 { struct T\\u00e9 {};\n"
+                           "template <class T> __global__ void t(T p) {}\n"
+                           "template __global__ void t<T\\u00e9>(T\\u00e9); }\n");
+    char *out;
+    int rc = run(&out, "cd '%s' && %s um.cu -o um --manifest um.json 2>&1", scratch_dir, kstub_path);
+    ck_assert_msg(rc == 0, "%s", out);
+    free(out);
+    ks_sigs m;
+    char path[PATH_MAX];
+    snprintf(path, sizeof path, "%s/um.json", scratch_dir);
+    ck_assert_int_eq(ks_manifest_read(path, &m), 0);
+    ck_assert_uint_eq(m.nkernels, 2);
+    ck_assert_str_eq(m.kernels[0].symbol, "_ZN18n_U00010000x_u00e91kEPi");
+    ck_assert_str_eq(m.kernels[1].symbol, "_ZN6_u00e91tINS_7T_u00e9EEEvT_");
+    ks_sigs_free(&m);
+}
+END_TEST
+
 static Suite *front_suite(void)
 {
     Suite *s = suite_create("front");
@@ -279,6 +473,17 @@ static Suite *front_suite(void)
     tcase_add_test(tc, undef_and_redefinition_are_honoured);
     tcase_add_test(tc, macro_of_a_header_and_names_that_are_no_invocation);
     tcase_add_test(tc, non_utf8_bytes_in_macro_arguments);
+    suite_add_tcase(s, tc);
+
+    tc = tcase_create("kernels");
+    tcase_add_checked_fixture(tc, setup, teardown);
+    tcase_set_timeout(tc, 300);
+    tcase_add_test(tc, system_header_text_does_not_drop_kernels);
+    tcase_add_test(tc, macro_written_kernels_belong_to_where_they_are_expanded);
+    tcase_add_test(tc, only_instantiated_specializations_get_stubs);
+    tcase_add_test(tc, thousands_of_instantiations_and_headers);
+    tcase_add_test(tc, what_nvcc_refuses_is_refused);
+    tcase_add_test(tc, universal_characters_mangled_as_nvcc);
     suite_add_tcase(s, tc);
     return s;
 }
