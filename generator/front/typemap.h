@@ -26,6 +26,9 @@ int ks__tm_scalar_of(CXType t, ks_scalar *out);
 unsigned ks__tm_quals_of(CXType t);
 /* Records where the complete def d (declared at decl) is defined. */
 void ks__tm_note_origin(tm_ctx *c, CXCursor decl, ks_def *d);
+/* typemap_host.c: compiles d->file alone as host C (want_c) and C++
+ * (want_cxx), once per file, noting a failure; sets d->host_*. */
+void ks__tm_host_trial(tm_ctx *c, ks_def *d, int want_c, int want_cxx);
 /* An enum: NULL with *out filled, or a refusal (malloc'd). */
 char *ks__tm_enum_type(tm_ctx *c, CXType canon, ks_type *out);
 /* The typedef a type is spelled through ("unary_t"), or NULL; malloc'd. */

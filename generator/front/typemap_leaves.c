@@ -198,6 +198,9 @@ static enum CXChildVisitResult find_same_name_typedef(CXCursor c, CXCursor paren
 {
     (void)parent;
     typedef_find *tf = data;
+    /* A header's extern "C" { ... } holds its C declarations (issue 39 #18). */
+    if (clang_getCursorKind(c) == CXCursor_LinkageSpec || clang_getCursorKind(c) == CXCursor_UnexposedDecl)
+        return CXChildVisit_Recurse;
     if (clang_getCursorKind(c) != CXCursor_TypedefDecl)
         return CXChildVisit_Continue;
     CXFile f;
@@ -250,9 +253,14 @@ void ks__tm_note_origin(tm_ctx *c, CXCursor decl, ks_def *d)
     free(name);
     size_t size = 0;
     const char *text = clang_getFileContents(c->s->tu, f, &size);
-    d->c_header = text && !strstr(d->qname, "::") && text_is_c(c->s->tu, f, d->file, size);
-    d->cxx_header = text && named_by_qname(decl, &d->anon_namespace) &&
-                    text_is_host_cxx(c->s->tu, f, d->file, size);
+    int file_c = text && text_is_c(c->s->tu, f, d->file, size);
+    int file_cxx = text && text_is_host_cxx(c->s->tu, f, d->file, size);
+    /* Its own tokens are not the whole story (its #includes, macros that
+     * spell CUDA keywords, a warning under -Werror): compile it alone. */
+    if (file_c || file_cxx)
+        ks__tm_host_trial(c, d, file_c, file_cxx);
+    d->c_header = file_c && !d->host_c_fails && !strstr(d->qname, "::");
+    d->cxx_header = named_by_qname(decl, &d->anon_namespace) && file_cxx && !d->host_cxx_fails;
     /* The declaration's own type, not canon: a parameter's canonical type
      * keeps its qualifiers ("const Dimensions d"), and a typedef's
      * underlying type has none, so they would never compare equal. */

@@ -1054,6 +1054,72 @@ START_TEST(cxx_callers_pass_their_own_records)
 }
 END_TEST
 
+/* Issue 39 #18, #19: a parameter's type from an application header. A
+ * header the caller's language cannot compile on its own (one that
+ * includes curand_kernel.h, holds device code through macros, is not
+ * self-contained, or has an unused static array) is mirrored instead of
+ * included, for that language, with one note naming the header and why;
+ * a C header's typedef'd anonymous enum and struct inside extern "C" are
+ * named by their typedefs. Each generated header compiles as C11 and
+ * C++17 with gcc, clang, g++ and clang++ under -Werror. */
+static const struct {
+    const char *cu;
+    const char *header;      /* the header the note names; NULL: no note, the header included */
+    const char *note;        /* what the note says of it */
+} app_header_cases[] = {
+    {"curand_header", "rng_params.h", "for C and C++ callers instead of including it (compiled alone as C11: "},
+    {"device_code_header", "points.h", "unknown type name '__host__'"},
+    {"not_self_contained", "span.h", "unknown type name 'uint32_t'"},
+    {"static_table", "codes.h", "unused variable 'code_weights'"},
+    {"extern_c_typedefs", NULL, NULL},
+};
+
+START_TEST(app_headers_included_or_mirrored)
+{
+    make_tmpdir();
+    char *out, path[256];
+    const char *cu = app_header_cases[_i].cu;
+    int rc = run(&out, "%s tests/corpus/app_headers/%s.cu -o %s/x 2>&1", kstub_bin(), cu, tmpdir);
+    ck_assert_msg(rc == 0, "%s:\n%s", cu, out);
+    const char *hdr = app_header_cases[_i].header;
+    if (hdr) {
+        const char *note = strstr(out, hdr);
+        ck_assert_msg(note && strstr(note, ": note: the generated header mirrors this header's types") &&
+                      strstr(note, app_header_cases[_i].note), "%s: no note for %s:\n%s", cu, hdr, out);
+    } else {
+        ck_assert_msg(strstr(out, "note:") == NULL, "%s:\n%s", cu, out);
+    }
+    free(out);
+    snprintf(path, sizeof path, "%s/x.h", tmpdir);
+    char *h = ks_read_file(path, NULL);
+    ck_assert_ptr_nonnull(h);
+    if (hdr) {
+        char inc[64];
+        snprintf(inc, sizeof inc, "/%s\"", hdr);
+        ck_assert_msg(strstr(h, inc) == NULL, "%s: the generated header includes %s", cu, hdr);
+    } else {
+        ck_assert_msg(strstr(h, "/fbase.h\" /* the application's own types") && strstr(h, "sizeof(fbase_t) ==") &&
+                      strstr(h, "sizeof(fseq_t) ==") && strstr(h, "const fbase_t *s") &&
+                      !strstr(h, "enum fbase_t *") && !strstr(h, "(enum fbase_t)"), "%s: not named by "
+                      "the typedefs:\n%.2000s", cu, h);
+    }
+    free(h);
+    snprintf(path, sizeof path, "%s/use.c", tmpdir);
+    FILE *f = fopen(path, "w");
+    ck_assert_ptr_nonnull(f);
+    fputs("#include \"x.h\"\n", f);
+    fclose(f);
+    for (size_t c = 0; c < NCOMPILERS; c++) {
+        if (!strstr(compilers[c].lang, "-std=c11") && !strstr(compilers[c].lang, "-std=c++17"))
+            continue;
+        rc = compile(&out, (int)c, path, tmpdir);
+        ck_assert_msg(rc == 0, "%s with %s %s:\n%s", cu, compilers[c].compiler, compilers[c].lang, out);
+        free(out);
+    }
+    remove_tmpdir();
+}
+END_TEST
+
 static const char *const compile_fail_cases[] = {
     "wrong_pointer_type.c", "too_few_arguments.c", "too_many_arguments.c",
     "missing_launch.c", "double_pointer_for_float.c", "const_dropped.c",
@@ -1768,6 +1834,8 @@ static Suite *gen_suite(void)
     tcase_set_timeout(tc, 120);
     tcase_add_test(tc, template_generic_name_over_tag_instances);
     tcase_add_test(tc, cxx_callers_pass_their_own_records);
+    tcase_add_loop_test(tc, app_headers_included_or_mirrored, 0,
+                        (int)(sizeof app_header_cases / sizeof app_header_cases[0]));
     suite_add_tcase(s, tc);
 
     tc = tcase_create("cli");
