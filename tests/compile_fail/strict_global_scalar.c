@@ -4,9 +4,11 @@
 /* clang-c-expect: passing 'long' to parameter of incompatible type 'struct variable_c_scale_needs_int_exactly' */
 /* max-lines: 8 */
 /* clang-max-lines: 10 */
-/* names clang c11: tests/compile_fail/strict_global_scalar.c:15:23: */
-/* names g++ c++17: variable c_scale needs exactly int */
-/* names clang++ c++17: variable c_scale needs exactly int */
+/* at-line: 17 */
+/* cxx-max-lines: 20 (clang++ lists every candidate) */
+/* names clang c11: tests/compile_fail/strict_global_scalar.c:17:23: */
+/* names g++ c++17: use of deleted function | KS_WHY = variable_c_scale_needs_int_exactly */
+/* names clang++ c++17: call to deleted function | KS_WHY = variable_c_scale_needs_int_exactly */
 #define KSTUB_STRICT
 #include "abi_globals.kstub.h"
 void call(long v);

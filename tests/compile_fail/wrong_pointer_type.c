@@ -10,8 +10,8 @@
 /* names gcc c11: kernel saxpy, parameter x needs const float * | selector of type | int * */
 /* names gcc gnu17: kernel saxpy, parameter x needs const float * | selector of type | int * */
 /* names clang c11: passing 'int *' | kernel_saxpy_parameter_x_needs_const_float_pointer */
-/* names g++ c++17: int* | const float* | saxpy(ks_launch, float, const float*, float*, size_t) | KS_RESTRICT x */
-/* names clang++ c++17: 'saxpy' | from 'int *' to 'const float *__restrict' for 3rd argument */
+/* names g++ c++17: int*& | KS_WHY = kernel_saxpy_parameter_x_needs_const_float_pointer */
+/* names clang++ c++17: 'saxpy' | int *& | KS_WHY = kernel_saxpy_parameter_x_needs_const_float_pointer | from 'int *' to 'const float *__restrict' for 3rd argument */
 /* Issue 30 #3: the report starts at the caller's line and names kernel,
  * parameter, the type wanted and the type given, in a few lines. */
 #include "vector_ops.kstub.h"

@@ -16,6 +16,12 @@ void call(float *x, const float *cx, float *y, void *v, const void *cv, int n)
     (void)saxpy_n(32, NULL, 2.0f, x, y, 32);
     (void)saxpy(ks_launch_1d(1, 32), SAXPY_ARGS(x, y));
     (void)saxpy_n(32, NULL, SAXPY_ARGS(cx, y));
+    /* The stub's address, its type named (in C++ the name is an overload
+     * set: the deleted overloads that report wrong calls, issue 39 #8). */
+    ks_status (*f)(ks_launch, float, const float *, float *, size_t) = saxpy;
+    ks_status (*g)(ks_launch, float, const float *, float *, size_t) = &saxpy;
+    (void)f(ks_launch_1d(1, 32), 2.0f, x, y, 32);
+    (void)g;
 #ifndef __cplusplus
     (void)saxpy(ks_launch_1d(1, 32), 2.0f, cv, v, 32);
     (void)saxpy(ks_launch_1d(1, 32), 2.0f, v, malloc(128), 32);

@@ -10,6 +10,8 @@ void call(float *x, const float *cx, float *y, size_t n, unsigned char *out, rec
     (void)blas_scale__floatp_float_int(ks_launch_1d(1, 32), x, 0.5f, (int)n);
     (void)echo_params(ks_launch_1d(1, 1), out, p, rec_Mode_Careful, rec_Axis_Z);
     (void)saxpy_n(n, KS_STREAM_PER_THREAD, 2.0f, cx, y, n);
+    ks_status (*f)(ks_launch, float, const float *, float *, size_t) = &saxpy;   /* issue 39 #8 */
+    (void)f(ks_launch_1d(1, 32), 2.0f, x, y, n);
 }
 
 /* Each kernel's descriptor is exported for the runtime's per-kernel calls. */

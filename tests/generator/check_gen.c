@@ -1239,6 +1239,8 @@ START_TEST(wrong_calls_do_not_compile)
     directive(text, "clang-max-lines", clang_max_lines, sizeof clang_max_lines);
     directive(text, "c99-max-lines", c99_max_lines, sizeof c99_max_lines);   /* gcc -std=c99, where set */
     directive(text, "clang-c99-max-lines", clang_c99_max_lines, sizeof clang_c99_max_lines);
+    char cxx_max_lines[16];
+    directive(text, "cxx-max-lines", cxx_max_lines, sizeof cxx_max_lines);   /* g++, clang++, where set */
     directive(text, "c-given", c_given, sizeof c_given);
     directive(text, "lacks", lacks, sizeof lacks);
     for (size_t c = 0; c < NCOMPILERS; c++) {
@@ -1267,7 +1269,7 @@ START_TEST(wrong_calls_do_not_compile)
         }
         /* clang adds an "expanded from macro" note (3 lines) per macro level */
         int c99 = strstr(compilers[c].lang, "c99") != NULL;
-        const char *most = is_clang ? (c99 && *clang_c99_max_lines ? clang_c99_max_lines : clang_max_lines)
+        const char *most = !is_c && *cxx_max_lines ? cxx_max_lines : is_clang ? (c99 && *clang_c99_max_lines ? clang_c99_max_lines : clang_max_lines)
                                     : (c99 && *c99_max_lines ? c99_max_lines : max_lines);
         if (*most)
             ck_assert_msg(count_lines(out) <= atoi(most), "%s with %s %s: %d lines, more than %s:\n%s",
