@@ -1434,353 +1434,541 @@ extern const struct odd_names_n_takes_8_arguments_ks_n_items__ks_stream__arg0_la
 } /* extern "C" */
 #endif
 
-#if defined(KSTUB_STRICT) && defined(__cplusplus)
+#if defined(__cplusplus) && !defined(KS__CXX_TAGS)
+#define KS__CXX_TAGS
 #include <type_traits>
-/* Strict mode in C++: a template beside each stub takes the arguments as
- * they are; a call whose types are all exact picks the stub itself, any
- * other picks the template, whose static_assert names kernel and parameter. */
+/* The deleted overloads' last template parameter (KS_WHY, below): a type
+ * named for what is wrong, where something is; else none, and the
+ * overload drops out. */
+template <bool KS_WRONG, typename KS_TAG> struct ks__tag_if {};
+template <typename KS_TAG> struct ks__tag_if<true, KS_TAG> { typedef KS_TAG type; };
+template <typename... KS_TS> struct ks__first_tag {};
+template <typename KS_TAG, typename... KS_TS>
+struct ks__first_tag<std::integral_constant<bool, true>, KS_TAG, KS_TS...> : ks__first_tag<KS_TS...> {};
+template <typename KS_TAG, typename... KS_TS>
+struct ks__first_tag<std::integral_constant<bool, false>, KS_TAG, KS_TS...> { typedef KS_TAG type; };
+template <typename... KS_TS> struct ks__types {};
+/* A parameter that takes either type (a CUDA type's overload, above). */
+template <typename KS_P, typename KS_CU> struct ks__either {};
+/* Whether an argument of type KS_A can be passed for KS_P: an integer for a
+ * pointer passes here (a literal 0 or NULL may be a null pointer constant;
+ * the compiler's own error tells the rest). */
+template <typename KS_A, typename KS_P>
+struct ks__converts : std::integral_constant<bool, std::is_convertible<KS_A, KS_P>::value ||
+    (std::is_convertible<decltype(nullptr), KS_P>::value &&
+     std::is_integral<typename std::remove_reference<KS_A>::type>::value)> {};
+template <typename KS_A, typename KS_P, typename KS_CU>
+struct ks__converts<KS_A, ks__either<KS_P, KS_CU>>
+    : std::integral_constant<bool, ks__converts<KS_A, KS_P>::value || ks__converts<KS_A, KS_CU>::value> {};
+/* The tag of the first parameter its argument cannot be passed for. */
+template <typename KS_ARGS, typename KS_PARAMS, typename KS_TAGS> struct ks__first_bad {};
+template <typename KS_A, typename... KS_AS, typename KS_P, typename... KS_PS, typename KS_T, typename... KS_TS>
+struct ks__first_bad<ks__types<KS_A, KS_AS...>, ks__types<KS_P, KS_PS...>, ks__types<KS_T, KS_TS...>>
+    : std::conditional<ks__converts<KS_A, KS_P>::value,
+                       ks__first_bad<ks__types<KS_AS...>, ks__types<KS_PS...>, ks__types<KS_TS...>>,
+                       ks__tag_if<true, KS_T>>::type {};
+/* Why a call cannot take the stub: the count, else (KS_BY_TYPE) the first
+ * argument. */
+template <bool KS_COUNT_OK, bool KS_BY_TYPE, typename KS_COUNT, typename KS_ARGS, typename KS_PARAMS, typename KS_TAGS>
+struct ks__why : ks__tag_if<true, KS_COUNT> {};
+template <typename KS_COUNT, typename KS_ARGS, typename KS_PARAMS, typename KS_TAGS>
+struct ks__why<true, false, KS_COUNT, KS_ARGS, KS_PARAMS, KS_TAGS> {};
+template <typename KS_COUNT, typename KS_ARGS, typename KS_PARAMS, typename KS_TAGS>
+struct ks__why<true, true, KS_COUNT, KS_ARGS, KS_PARAMS, KS_TAGS> : ks__first_bad<KS_ARGS, KS_PARAMS, KS_TAGS> {};
+#endif
+
+#if defined(__cplusplus) && !defined(KSTUB_PLAIN_CALLS)
+/* C++: a call the stub cannot take (another number of arguments, an
+ * argument that does not convert to its parameter) picks a deleted
+ * overload instead of failing against the stub, so the compilers' first
+ * error is at the caller's line ("use of deleted function", "call to
+ * deleted function") and names, as KS_WHY, how many arguments the stub
+ * takes and their names, or kernel, parameter and the type it needs, the
+ * given types beside it. A call the stub takes never picks it.
+ * KSTUB_PLAIN_CALLS leaves these out; with them, the stub's name is an
+ * overload set: take its address with its type named,
+ * "ks_status (*f)(ks_launch, ...) = k;". */
+/* In strict mode the templates below name an argument of another type. */
+#undef KS__BY_TYPE
+#if defined(KSTUB_STRICT)
+#define KS__BY_TYPE false
+#else
+#define KS__BY_TYPE true
+#endif
+struct kernel_fill_takes_4_arguments_launch_out_value_n;
+struct kernel_fill_parameter_launch_needs_ks_launch;
+struct kernel_fill_parameter_out_needs_float_pointer;
+struct kernel_fill_parameter_value_needs_float;
+struct kernel_fill_parameter_n_needs_size_t;
+template <typename... KS_A,
+          typename KS_WHY = typename ks__why<sizeof...(KS_A) == 4, KS__BY_TYPE, kernel_fill_takes_4_arguments_launch_out_value_n, ks__types<KS_A...>,
+              ks__types<ks_launch, float *, float, size_t>,
+              ks__types<kernel_fill_parameter_launch_needs_ks_launch, kernel_fill_parameter_out_needs_float_pointer, kernel_fill_parameter_value_needs_float, kernel_fill_parameter_n_needs_size_t>>::type>
+ks_status fill(KS_A &&...) = delete;
+struct fill_n_takes_5_arguments_n_items_stream_out_value_n;
+struct kernel_fill_parameter_n_items_needs_size_t;
+struct kernel_fill_parameter_stream_needs_ks_stream;
+template <typename... KS_A,
+          typename KS_WHY = typename ks__why<sizeof...(KS_A) == 5, KS__BY_TYPE, fill_n_takes_5_arguments_n_items_stream_out_value_n, ks__types<KS_A...>,
+              ks__types<size_t, ks_stream, float *, float, size_t>,
+              ks__types<kernel_fill_parameter_n_items_needs_size_t, kernel_fill_parameter_stream_needs_ks_stream, kernel_fill_parameter_out_needs_float_pointer, kernel_fill_parameter_value_needs_float, kernel_fill_parameter_n_needs_size_t>>::type>
+ks_status fill_n(KS_A &&...) = delete;
+struct kernel_mixed_takes_9_arguments_launch_c_d_s_i_b_in_flags_table;
+struct kernel_mixed_parameter_launch_needs_ks_launch;
+struct kernel_mixed_parameter_c_needs_char;
+struct kernel_mixed_parameter_d_needs_double;
+struct kernel_mixed_parameter_s_needs_short;
+struct kernel_mixed_parameter_i_needs_int64_t;
+struct kernel_mixed_parameter_b_needs_bool;
+struct kernel_mixed_parameter_in_needs_const_float_pointer;
+struct kernel_mixed_parameter_flags_needs_volatile_unsigned_int_pointer;
+struct kernel_mixed_parameter_table_needs_const_struct_Particle_pointer_const_pointer;
+template <typename... KS_A,
+          typename KS_WHY = typename ks__why<sizeof...(KS_A) == 9, KS__BY_TYPE, kernel_mixed_takes_9_arguments_launch_c_d_s_i_b_in_flags_table, ks__types<KS_A...>,
+              ks__types<ks_launch, char, double, short, int64_t, bool, const float *KS_RESTRICT, volatile unsigned int *, const struct Particle *const *>,
+              ks__types<kernel_mixed_parameter_launch_needs_ks_launch, kernel_mixed_parameter_c_needs_char, kernel_mixed_parameter_d_needs_double, kernel_mixed_parameter_s_needs_short, kernel_mixed_parameter_i_needs_int64_t, kernel_mixed_parameter_b_needs_bool, kernel_mixed_parameter_in_needs_const_float_pointer, kernel_mixed_parameter_flags_needs_volatile_unsigned_int_pointer, kernel_mixed_parameter_table_needs_const_struct_Particle_pointer_const_pointer>>::type>
+ks_status mixed(KS_A &&...) = delete;
+struct mixed_n_takes_10_arguments_n_items_stream_c_d_s_i_b_in_flags_table;
+struct kernel_mixed_parameter_n_items_needs_size_t;
+struct kernel_mixed_parameter_stream_needs_ks_stream;
+template <typename... KS_A,
+          typename KS_WHY = typename ks__why<sizeof...(KS_A) == 10, KS__BY_TYPE, mixed_n_takes_10_arguments_n_items_stream_c_d_s_i_b_in_flags_table, ks__types<KS_A...>,
+              ks__types<size_t, ks_stream, char, double, short, int64_t, bool, const float *KS_RESTRICT, volatile unsigned int *, const struct Particle *const *>,
+              ks__types<kernel_mixed_parameter_n_items_needs_size_t, kernel_mixed_parameter_stream_needs_ks_stream, kernel_mixed_parameter_c_needs_char, kernel_mixed_parameter_d_needs_double, kernel_mixed_parameter_s_needs_short, kernel_mixed_parameter_i_needs_int64_t, kernel_mixed_parameter_b_needs_bool, kernel_mixed_parameter_in_needs_const_float_pointer, kernel_mixed_parameter_flags_needs_volatile_unsigned_int_pointer, kernel_mixed_parameter_table_needs_const_struct_Particle_pointer_const_pointer>>::type>
+ks_status mixed_n(KS_A &&...) = delete;
+struct kernel_no_params_takes_1_arguments_launch;
+struct kernel_no_params_parameter_launch_needs_ks_launch;
+template <typename... KS_A,
+          typename KS_WHY = typename ks__why<sizeof...(KS_A) == 1, KS__BY_TYPE, kernel_no_params_takes_1_arguments_launch, ks__types<KS_A...>,
+              ks__types<ks_launch>,
+              ks__types<kernel_no_params_parameter_launch_needs_ks_launch>>::type>
+ks_status no_params(KS_A &&...) = delete;
+struct no_params_n_takes_2_arguments_n_items_stream;
+struct kernel_no_params_parameter_n_items_needs_size_t;
+struct kernel_no_params_parameter_stream_needs_ks_stream;
+template <typename... KS_A,
+          typename KS_WHY = typename ks__why<sizeof...(KS_A) == 2, KS__BY_TYPE, no_params_n_takes_2_arguments_n_items_stream, ks__types<KS_A...>,
+              ks__types<size_t, ks_stream>,
+              ks__types<kernel_no_params_parameter_n_items_needs_size_t, kernel_no_params_parameter_stream_needs_ks_stream>>::type>
+ks_status no_params_n(KS_A &&...) = delete;
+struct kernel_physics_detail_step_takes_4_arguments_launch_p_dt_n;
+struct kernel_physics_detail_step_parameter_launch_needs_ks_launch;
+struct kernel_physics_detail_step_parameter_p_needs_struct_Particle_pointer;
+struct kernel_physics_detail_step_parameter_dt_needs_float;
+struct kernel_physics_detail_step_parameter_n_needs_uint32_t;
+template <typename... KS_A,
+          typename KS_WHY = typename ks__why<sizeof...(KS_A) == 4, KS__BY_TYPE, kernel_physics_detail_step_takes_4_arguments_launch_p_dt_n, ks__types<KS_A...>,
+              ks__types<ks_launch, struct Particle *, float, uint32_t>,
+              ks__types<kernel_physics_detail_step_parameter_launch_needs_ks_launch, kernel_physics_detail_step_parameter_p_needs_struct_Particle_pointer, kernel_physics_detail_step_parameter_dt_needs_float, kernel_physics_detail_step_parameter_n_needs_uint32_t>>::type>
+ks_status physics_detail_step(KS_A &&...) = delete;
+struct physics_detail_step_n_takes_5_arguments_n_items_stream_p_dt_n;
+struct kernel_physics_detail_step_parameter_n_items_needs_size_t;
+struct kernel_physics_detail_step_parameter_stream_needs_ks_stream;
+template <typename... KS_A,
+          typename KS_WHY = typename ks__why<sizeof...(KS_A) == 5, KS__BY_TYPE, physics_detail_step_n_takes_5_arguments_n_items_stream_p_dt_n, ks__types<KS_A...>,
+              ks__types<size_t, ks_stream, struct Particle *, float, uint32_t>,
+              ks__types<kernel_physics_detail_step_parameter_n_items_needs_size_t, kernel_physics_detail_step_parameter_stream_needs_ks_stream, kernel_physics_detail_step_parameter_p_needs_struct_Particle_pointer, kernel_physics_detail_step_parameter_dt_needs_float, kernel_physics_detail_step_parameter_n_needs_uint32_t>>::type>
+ks_status physics_detail_step_n(KS_A &&...) = delete;
+struct kernel_physics_clamp__floatp_float_float_takes_4_arguments_launch_x_lo_hi;
+struct kernel_physics_clamp__floatp_float_float_parameter_launch_needs_ks_launch;
+struct kernel_physics_clamp__floatp_float_float_parameter_x_needs_float_pointer;
+struct kernel_physics_clamp__floatp_float_float_parameter_lo_needs_float;
+struct kernel_physics_clamp__floatp_float_float_parameter_hi_needs_float;
+template <typename... KS_A,
+          typename KS_WHY = typename ks__why<sizeof...(KS_A) == 4, KS__BY_TYPE, kernel_physics_clamp__floatp_float_float_takes_4_arguments_launch_x_lo_hi, ks__types<KS_A...>,
+              ks__types<ks_launch, float *, float, float>,
+              ks__types<kernel_physics_clamp__floatp_float_float_parameter_launch_needs_ks_launch, kernel_physics_clamp__floatp_float_float_parameter_x_needs_float_pointer, kernel_physics_clamp__floatp_float_float_parameter_lo_needs_float, kernel_physics_clamp__floatp_float_float_parameter_hi_needs_float>>::type>
+ks_status physics_clamp__floatp_float_float(KS_A &&...) = delete;
+struct physics_clamp__floatp_float_float_n_takes_5_arguments_n_items_stream_x_lo_hi;
+struct kernel_physics_clamp__floatp_float_float_parameter_n_items_needs_size_t;
+struct kernel_physics_clamp__floatp_float_float_parameter_stream_needs_ks_stream;
+template <typename... KS_A,
+          typename KS_WHY = typename ks__why<sizeof...(KS_A) == 5, KS__BY_TYPE, physics_clamp__floatp_float_float_n_takes_5_arguments_n_items_stream_x_lo_hi, ks__types<KS_A...>,
+              ks__types<size_t, ks_stream, float *, float, float>,
+              ks__types<kernel_physics_clamp__floatp_float_float_parameter_n_items_needs_size_t, kernel_physics_clamp__floatp_float_float_parameter_stream_needs_ks_stream, kernel_physics_clamp__floatp_float_float_parameter_x_needs_float_pointer, kernel_physics_clamp__floatp_float_float_parameter_lo_needs_float, kernel_physics_clamp__floatp_float_float_parameter_hi_needs_float>>::type>
+ks_status physics_clamp__floatp_float_float_n(KS_A &&...) = delete;
+struct kernel_physics_clamp__intp_int_int_takes_4_arguments_launch_x_lo_hi;
+struct kernel_physics_clamp__intp_int_int_parameter_launch_needs_ks_launch;
+struct kernel_physics_clamp__intp_int_int_parameter_x_needs_int_pointer;
+struct kernel_physics_clamp__intp_int_int_parameter_lo_needs_int;
+struct kernel_physics_clamp__intp_int_int_parameter_hi_needs_int;
+template <typename... KS_A,
+          typename KS_WHY = typename ks__why<sizeof...(KS_A) == 4, KS__BY_TYPE, kernel_physics_clamp__intp_int_int_takes_4_arguments_launch_x_lo_hi, ks__types<KS_A...>,
+              ks__types<ks_launch, int *, int, int>,
+              ks__types<kernel_physics_clamp__intp_int_int_parameter_launch_needs_ks_launch, kernel_physics_clamp__intp_int_int_parameter_x_needs_int_pointer, kernel_physics_clamp__intp_int_int_parameter_lo_needs_int, kernel_physics_clamp__intp_int_int_parameter_hi_needs_int>>::type>
+ks_status physics_clamp__intp_int_int(KS_A &&...) = delete;
+struct physics_clamp__intp_int_int_n_takes_5_arguments_n_items_stream_x_lo_hi;
+struct kernel_physics_clamp__intp_int_int_parameter_n_items_needs_size_t;
+struct kernel_physics_clamp__intp_int_int_parameter_stream_needs_ks_stream;
+template <typename... KS_A,
+          typename KS_WHY = typename ks__why<sizeof...(KS_A) == 5, KS__BY_TYPE, physics_clamp__intp_int_int_n_takes_5_arguments_n_items_stream_x_lo_hi, ks__types<KS_A...>,
+              ks__types<size_t, ks_stream, int *, int, int>,
+              ks__types<kernel_physics_clamp__intp_int_int_parameter_n_items_needs_size_t, kernel_physics_clamp__intp_int_int_parameter_stream_needs_ks_stream, kernel_physics_clamp__intp_int_int_parameter_x_needs_int_pointer, kernel_physics_clamp__intp_int_int_parameter_lo_needs_int, kernel_physics_clamp__intp_int_int_parameter_hi_needs_int>>::type>
+ks_status physics_clamp__intp_int_int_n(KS_A &&...) = delete;
+struct kernel_odd_names_takes_7_arguments_ks_launch__arg0_launch_args_stream_n_items_restrict_;
+struct kernel_odd_names_parameter_ks_launch__needs_ks_launch;
+struct kernel_odd_names_parameter_arg0_needs_int;
+struct kernel_odd_names_parameter_launch_needs_float_pointer;
+struct kernel_odd_names_parameter_args_needs_int;
+struct kernel_odd_names_parameter_stream_needs_int;
+struct kernel_odd_names_parameter_n_items_needs_long;
+struct kernel_odd_names_parameter_restrict__needs_const_char_pointer;
+template <typename... KS_A,
+          typename KS_WHY = typename ks__why<sizeof...(KS_A) == 7, KS__BY_TYPE, kernel_odd_names_takes_7_arguments_ks_launch__arg0_launch_args_stream_n_items_restrict_, ks__types<KS_A...>,
+              ks__types<ks_launch, int, float *, int, int, long, const char *>,
+              ks__types<kernel_odd_names_parameter_ks_launch__needs_ks_launch, kernel_odd_names_parameter_arg0_needs_int, kernel_odd_names_parameter_launch_needs_float_pointer, kernel_odd_names_parameter_args_needs_int, kernel_odd_names_parameter_stream_needs_int, kernel_odd_names_parameter_n_items_needs_long, kernel_odd_names_parameter_restrict__needs_const_char_pointer>>::type>
+ks_status odd_names(KS_A &&...) = delete;
+struct odd_names_n_takes_8_arguments_ks_n_items__ks_stream__arg0_launch_args_stream_n_items_restrict_;
+struct kernel_odd_names_parameter_ks_n_items__needs_size_t;
+struct kernel_odd_names_parameter_ks_stream__needs_ks_stream;
+template <typename... KS_A,
+          typename KS_WHY = typename ks__why<sizeof...(KS_A) == 8, KS__BY_TYPE, odd_names_n_takes_8_arguments_ks_n_items__ks_stream__arg0_launch_args_stream_n_items_restrict_, ks__types<KS_A...>,
+              ks__types<size_t, ks_stream, int, float *, int, int, long, const char *>,
+              ks__types<kernel_odd_names_parameter_ks_n_items__needs_size_t, kernel_odd_names_parameter_ks_stream__needs_ks_stream, kernel_odd_names_parameter_arg0_needs_int, kernel_odd_names_parameter_launch_needs_float_pointer, kernel_odd_names_parameter_args_needs_int, kernel_odd_names_parameter_stream_needs_int, kernel_odd_names_parameter_n_items_needs_long, kernel_odd_names_parameter_restrict__needs_const_char_pointer>>::type>
+ks_status odd_names_n(KS_A &&...) = delete;
+#endif
+
+#if defined(KSTUB_STRICT) && defined(__cplusplus)
+/* Strict mode in C++: beside each stub, a template that takes arguments of
+ * exactly the parameters' types (a pointer's with const added too) and
+ * hands them on, and a deleted one that any other types pick, so the first
+ * error is at the caller's line and names, as KS_WHY, kernel, parameter
+ * and type of the first argument of another type. A call whose types are
+ * all exact picks the stub itself. */
+struct kernel_fill_parameter_out_needs_float_pointer_exactly;
+struct kernel_fill_parameter_value_needs_float_exactly;
+struct kernel_fill_parameter_n_needs_size_t_exactly;
 template <typename KS_T0, typename KS_T1, typename KS_T2>
-inline ks_status fill(ks_launch launch, KS_T0 out, KS_T1 value, KS_T2 n)
+inline typename std::enable_if<(std::is_same<KS_T0, float *>::value) &&
+                               (std::is_same<KS_T1, float>::value) &&
+                               (std::is_same<KS_T2, size_t>::value), ks_status>::type
+fill(ks_launch launch, KS_T0 out, KS_T1 value, KS_T2 n)
 {
-    static_assert(std::is_same<KS_T0, float *>::value,
-                  "kernel fill, parameter out needs exactly float *");
-    static_assert(std::is_same<KS_T1, float>::value,
-                  "kernel fill, parameter value needs exactly float");
-    static_assert(std::is_same<KS_T2, size_t>::value,
-                  "kernel fill, parameter n needs exactly size_t");
     return fill(launch, static_cast<float *>(out), static_cast<float>(value), static_cast<size_t>(n));
 }
+template <typename KS_T0, typename KS_T1, typename KS_T2, 
+          typename KS_WHY = typename ks__first_tag<std::integral_constant<bool, std::is_same<KS_T0, float *>::value>, kernel_fill_parameter_out_needs_float_pointer_exactly, std::integral_constant<bool, std::is_same<KS_T1, float>::value>, kernel_fill_parameter_value_needs_float_exactly, std::integral_constant<bool, std::is_same<KS_T2, size_t>::value>, kernel_fill_parameter_n_needs_size_t_exactly>::type>
+ks_status fill(ks_launch launch, KS_T0 out, KS_T1 value, KS_T2 n) = delete;
 template <typename KS_T0, typename KS_T1, typename KS_T2>
-inline ks_status fill_n(size_t n_items, ks_stream stream, KS_T0 out, KS_T1 value, KS_T2 n)
+inline typename std::enable_if<(std::is_same<KS_T0, float *>::value) &&
+                               (std::is_same<KS_T1, float>::value) &&
+                               (std::is_same<KS_T2, size_t>::value), ks_status>::type
+fill_n(size_t n_items, ks_stream stream, KS_T0 out, KS_T1 value, KS_T2 n)
 {
-    static_assert(std::is_same<KS_T0, float *>::value,
-                  "kernel fill, parameter out needs exactly float *");
-    static_assert(std::is_same<KS_T1, float>::value,
-                  "kernel fill, parameter value needs exactly float");
-    static_assert(std::is_same<KS_T2, size_t>::value,
-                  "kernel fill, parameter n needs exactly size_t");
     return fill_n(n_items, stream, static_cast<float *>(out), static_cast<float>(value), static_cast<size_t>(n));
 }
+template <typename KS_T0, typename KS_T1, typename KS_T2, 
+          typename KS_WHY = typename ks__first_tag<std::integral_constant<bool, std::is_same<KS_T0, float *>::value>, kernel_fill_parameter_out_needs_float_pointer_exactly, std::integral_constant<bool, std::is_same<KS_T1, float>::value>, kernel_fill_parameter_value_needs_float_exactly, std::integral_constant<bool, std::is_same<KS_T2, size_t>::value>, kernel_fill_parameter_n_needs_size_t_exactly>::type>
+ks_status fill_n(size_t n_items, ks_stream stream, KS_T0 out, KS_T1 value, KS_T2 n) = delete;
 template <typename KS_T0, typename KS_T1, typename KS_T2>
-inline ks_status fill_node(ks_graph ks__graph, const ks_graph_node *ks__deps, size_t ks__ndeps,
-                                 fill_node_t *ks__node, ks_launch launch, KS_T0 out, KS_T1 value, KS_T2 n)
+inline typename std::enable_if<(std::is_same<KS_T0, float *>::value) &&
+                               (std::is_same<KS_T1, float>::value) &&
+                               (std::is_same<KS_T2, size_t>::value), ks_status>::type
+fill_node(ks_graph ks__graph, const ks_graph_node *ks__deps, size_t ks__ndeps,
+    fill_node_t *ks__node, ks_launch launch, KS_T0 out, KS_T1 value, KS_T2 n)
 {
-    static_assert(std::is_same<KS_T0, float *>::value,
-                  "kernel fill, parameter out needs exactly float *");
-    static_assert(std::is_same<KS_T1, float>::value,
-                  "kernel fill, parameter value needs exactly float");
-    static_assert(std::is_same<KS_T2, size_t>::value,
-                  "kernel fill, parameter n needs exactly size_t");
     return fill_node(ks__graph, ks__deps, ks__ndeps, ks__node, launch, static_cast<float *>(out), static_cast<float>(value), static_cast<size_t>(n));
 }
+template <typename KS_T0, typename KS_T1, typename KS_T2, 
+          typename KS_WHY = typename ks__first_tag<std::integral_constant<bool, std::is_same<KS_T0, float *>::value>, kernel_fill_parameter_out_needs_float_pointer_exactly, std::integral_constant<bool, std::is_same<KS_T1, float>::value>, kernel_fill_parameter_value_needs_float_exactly, std::integral_constant<bool, std::is_same<KS_T2, size_t>::value>, kernel_fill_parameter_n_needs_size_t_exactly>::type>
+ks_status fill_node(ks_graph ks__graph, const ks_graph_node *ks__deps, size_t ks__ndeps,
+    fill_node_t *ks__node, ks_launch launch, KS_T0 out, KS_T1 value, KS_T2 n) = delete;
 template <typename KS_T0, typename KS_T1, typename KS_T2>
-inline ks_status fill_node_set(ks_graph_exec ks__exec, fill_node_t ks__node, ks_launch launch, KS_T0 out, KS_T1 value, KS_T2 n)
+inline typename std::enable_if<(std::is_same<KS_T0, float *>::value) &&
+                               (std::is_same<KS_T1, float>::value) &&
+                               (std::is_same<KS_T2, size_t>::value), ks_status>::type
+fill_node_set(ks_graph_exec ks__exec, fill_node_t ks__node, ks_launch launch, KS_T0 out, KS_T1 value, KS_T2 n)
 {
-    static_assert(std::is_same<KS_T0, float *>::value,
-                  "kernel fill, parameter out needs exactly float *");
-    static_assert(std::is_same<KS_T1, float>::value,
-                  "kernel fill, parameter value needs exactly float");
-    static_assert(std::is_same<KS_T2, size_t>::value,
-                  "kernel fill, parameter n needs exactly size_t");
     return fill_node_set(ks__exec, ks__node, launch, static_cast<float *>(out), static_cast<float>(value), static_cast<size_t>(n));
 }
+template <typename KS_T0, typename KS_T1, typename KS_T2, 
+          typename KS_WHY = typename ks__first_tag<std::integral_constant<bool, std::is_same<KS_T0, float *>::value>, kernel_fill_parameter_out_needs_float_pointer_exactly, std::integral_constant<bool, std::is_same<KS_T1, float>::value>, kernel_fill_parameter_value_needs_float_exactly, std::integral_constant<bool, std::is_same<KS_T2, size_t>::value>, kernel_fill_parameter_n_needs_size_t_exactly>::type>
+ks_status fill_node_set(ks_graph_exec ks__exec, fill_node_t ks__node, ks_launch launch, KS_T0 out, KS_T1 value, KS_T2 n) = delete;
+struct kernel_mixed_parameter_c_needs_char_exactly;
+struct kernel_mixed_parameter_d_needs_double_exactly;
+struct kernel_mixed_parameter_s_needs_short_exactly;
+struct kernel_mixed_parameter_i_needs_int64_t_exactly;
+struct kernel_mixed_parameter_b_needs_bool_exactly;
+struct kernel_mixed_parameter_in_needs_const_float_pointer_exactly;
+struct kernel_mixed_parameter_flags_needs_volatile_unsigned_int_pointer_exactly;
+struct kernel_mixed_parameter_table_needs_const_struct_Particle_pointer_const_pointer_exactly;
 template <typename KS_T0, typename KS_T1, typename KS_T2, typename KS_T3, typename KS_T4, typename KS_T5, typename KS_T6, typename KS_T7>
-inline ks_status mixed(ks_launch launch, KS_T0 c, KS_T1 d, KS_T2 s, KS_T3 i, KS_T4 b, KS_T5 in, KS_T6 flags, KS_T7 table)
+inline typename std::enable_if<(std::is_same<KS_T0, char>::value) &&
+                               (std::is_same<KS_T1, double>::value) &&
+                               (std::is_same<KS_T2, short>::value) &&
+                               (std::is_same<KS_T3, int64_t>::value) &&
+                               (std::is_same<KS_T4, bool>::value) &&
+                               (std::is_same<KS_T5, const float *>::value || std::is_same<KS_T5, float *>::value) &&
+                               (std::is_same<KS_T6, volatile unsigned int *>::value) &&
+                               (std::is_same<KS_T7, const struct Particle *const *>::value), ks_status>::type
+mixed(ks_launch launch, KS_T0 c, KS_T1 d, KS_T2 s, KS_T3 i, KS_T4 b, KS_T5 in, KS_T6 flags, KS_T7 table)
 {
-    static_assert(std::is_same<KS_T0, char>::value,
-                  "kernel mixed, parameter c needs exactly char");
-    static_assert(std::is_same<KS_T1, double>::value,
-                  "kernel mixed, parameter d needs exactly double");
-    static_assert(std::is_same<KS_T2, short>::value,
-                  "kernel mixed, parameter s needs exactly short");
-    static_assert(std::is_same<KS_T3, int64_t>::value,
-                  "kernel mixed, parameter i needs exactly int64_t");
-    static_assert(std::is_same<KS_T4, bool>::value,
-                  "kernel mixed, parameter b needs exactly bool");
-    static_assert(std::is_same<KS_T5, const float *>::value ||
-                  std::is_same<KS_T5, float *>::value,
-                  "kernel mixed, parameter in needs exactly const float *");
-    static_assert(std::is_same<KS_T6, volatile unsigned int *>::value,
-                  "kernel mixed, parameter flags needs exactly volatile unsigned int *");
-    static_assert(std::is_same<KS_T7, const struct Particle *const *>::value,
-                  "kernel mixed, parameter table needs exactly const struct Particle *const *");
     return mixed(launch, static_cast<char>(c), static_cast<double>(d), static_cast<short>(s), static_cast<int64_t>(i), static_cast<bool>(b), static_cast<const float *KS_RESTRICT>(in), static_cast<volatile unsigned int *>(flags), static_cast<const struct Particle *const *>(table));
 }
+template <typename KS_T0, typename KS_T1, typename KS_T2, typename KS_T3, typename KS_T4, typename KS_T5, typename KS_T6, typename KS_T7, 
+          typename KS_WHY = typename ks__first_tag<std::integral_constant<bool, std::is_same<KS_T0, char>::value>, kernel_mixed_parameter_c_needs_char_exactly, std::integral_constant<bool, std::is_same<KS_T1, double>::value>, kernel_mixed_parameter_d_needs_double_exactly, std::integral_constant<bool, std::is_same<KS_T2, short>::value>, kernel_mixed_parameter_s_needs_short_exactly, std::integral_constant<bool, std::is_same<KS_T3, int64_t>::value>, kernel_mixed_parameter_i_needs_int64_t_exactly, std::integral_constant<bool, std::is_same<KS_T4, bool>::value>, kernel_mixed_parameter_b_needs_bool_exactly, std::integral_constant<bool, std::is_same<KS_T5, const float *>::value || std::is_same<KS_T5, float *>::value>, kernel_mixed_parameter_in_needs_const_float_pointer_exactly, std::integral_constant<bool, std::is_same<KS_T6, volatile unsigned int *>::value>, kernel_mixed_parameter_flags_needs_volatile_unsigned_int_pointer_exactly, std::integral_constant<bool, std::is_same<KS_T7, const struct Particle *const *>::value>, kernel_mixed_parameter_table_needs_const_struct_Particle_pointer_const_pointer_exactly>::type>
+ks_status mixed(ks_launch launch, KS_T0 c, KS_T1 d, KS_T2 s, KS_T3 i, KS_T4 b, KS_T5 in, KS_T6 flags, KS_T7 table) = delete;
 template <typename KS_T0, typename KS_T1, typename KS_T2, typename KS_T3, typename KS_T4, typename KS_T5, typename KS_T6, typename KS_T7>
-inline ks_status mixed_n(size_t n_items, ks_stream stream, KS_T0 c, KS_T1 d, KS_T2 s, KS_T3 i, KS_T4 b, KS_T5 in, KS_T6 flags, KS_T7 table)
+inline typename std::enable_if<(std::is_same<KS_T0, char>::value) &&
+                               (std::is_same<KS_T1, double>::value) &&
+                               (std::is_same<KS_T2, short>::value) &&
+                               (std::is_same<KS_T3, int64_t>::value) &&
+                               (std::is_same<KS_T4, bool>::value) &&
+                               (std::is_same<KS_T5, const float *>::value || std::is_same<KS_T5, float *>::value) &&
+                               (std::is_same<KS_T6, volatile unsigned int *>::value) &&
+                               (std::is_same<KS_T7, const struct Particle *const *>::value), ks_status>::type
+mixed_n(size_t n_items, ks_stream stream, KS_T0 c, KS_T1 d, KS_T2 s, KS_T3 i, KS_T4 b, KS_T5 in, KS_T6 flags, KS_T7 table)
 {
-    static_assert(std::is_same<KS_T0, char>::value,
-                  "kernel mixed, parameter c needs exactly char");
-    static_assert(std::is_same<KS_T1, double>::value,
-                  "kernel mixed, parameter d needs exactly double");
-    static_assert(std::is_same<KS_T2, short>::value,
-                  "kernel mixed, parameter s needs exactly short");
-    static_assert(std::is_same<KS_T3, int64_t>::value,
-                  "kernel mixed, parameter i needs exactly int64_t");
-    static_assert(std::is_same<KS_T4, bool>::value,
-                  "kernel mixed, parameter b needs exactly bool");
-    static_assert(std::is_same<KS_T5, const float *>::value ||
-                  std::is_same<KS_T5, float *>::value,
-                  "kernel mixed, parameter in needs exactly const float *");
-    static_assert(std::is_same<KS_T6, volatile unsigned int *>::value,
-                  "kernel mixed, parameter flags needs exactly volatile unsigned int *");
-    static_assert(std::is_same<KS_T7, const struct Particle *const *>::value,
-                  "kernel mixed, parameter table needs exactly const struct Particle *const *");
     return mixed_n(n_items, stream, static_cast<char>(c), static_cast<double>(d), static_cast<short>(s), static_cast<int64_t>(i), static_cast<bool>(b), static_cast<const float *KS_RESTRICT>(in), static_cast<volatile unsigned int *>(flags), static_cast<const struct Particle *const *>(table));
 }
+template <typename KS_T0, typename KS_T1, typename KS_T2, typename KS_T3, typename KS_T4, typename KS_T5, typename KS_T6, typename KS_T7, 
+          typename KS_WHY = typename ks__first_tag<std::integral_constant<bool, std::is_same<KS_T0, char>::value>, kernel_mixed_parameter_c_needs_char_exactly, std::integral_constant<bool, std::is_same<KS_T1, double>::value>, kernel_mixed_parameter_d_needs_double_exactly, std::integral_constant<bool, std::is_same<KS_T2, short>::value>, kernel_mixed_parameter_s_needs_short_exactly, std::integral_constant<bool, std::is_same<KS_T3, int64_t>::value>, kernel_mixed_parameter_i_needs_int64_t_exactly, std::integral_constant<bool, std::is_same<KS_T4, bool>::value>, kernel_mixed_parameter_b_needs_bool_exactly, std::integral_constant<bool, std::is_same<KS_T5, const float *>::value || std::is_same<KS_T5, float *>::value>, kernel_mixed_parameter_in_needs_const_float_pointer_exactly, std::integral_constant<bool, std::is_same<KS_T6, volatile unsigned int *>::value>, kernel_mixed_parameter_flags_needs_volatile_unsigned_int_pointer_exactly, std::integral_constant<bool, std::is_same<KS_T7, const struct Particle *const *>::value>, kernel_mixed_parameter_table_needs_const_struct_Particle_pointer_const_pointer_exactly>::type>
+ks_status mixed_n(size_t n_items, ks_stream stream, KS_T0 c, KS_T1 d, KS_T2 s, KS_T3 i, KS_T4 b, KS_T5 in, KS_T6 flags, KS_T7 table) = delete;
 template <typename KS_T0, typename KS_T1, typename KS_T2, typename KS_T3, typename KS_T4, typename KS_T5, typename KS_T6, typename KS_T7>
-inline ks_status mixed_node(ks_graph ks__graph, const ks_graph_node *ks__deps, size_t ks__ndeps,
-                                 mixed_node_t *ks__node, ks_launch launch, KS_T0 c, KS_T1 d, KS_T2 s, KS_T3 i, KS_T4 b, KS_T5 in, KS_T6 flags, KS_T7 table)
+inline typename std::enable_if<(std::is_same<KS_T0, char>::value) &&
+                               (std::is_same<KS_T1, double>::value) &&
+                               (std::is_same<KS_T2, short>::value) &&
+                               (std::is_same<KS_T3, int64_t>::value) &&
+                               (std::is_same<KS_T4, bool>::value) &&
+                               (std::is_same<KS_T5, const float *>::value || std::is_same<KS_T5, float *>::value) &&
+                               (std::is_same<KS_T6, volatile unsigned int *>::value) &&
+                               (std::is_same<KS_T7, const struct Particle *const *>::value), ks_status>::type
+mixed_node(ks_graph ks__graph, const ks_graph_node *ks__deps, size_t ks__ndeps,
+    mixed_node_t *ks__node, ks_launch launch, KS_T0 c, KS_T1 d, KS_T2 s, KS_T3 i, KS_T4 b, KS_T5 in, KS_T6 flags, KS_T7 table)
 {
-    static_assert(std::is_same<KS_T0, char>::value,
-                  "kernel mixed, parameter c needs exactly char");
-    static_assert(std::is_same<KS_T1, double>::value,
-                  "kernel mixed, parameter d needs exactly double");
-    static_assert(std::is_same<KS_T2, short>::value,
-                  "kernel mixed, parameter s needs exactly short");
-    static_assert(std::is_same<KS_T3, int64_t>::value,
-                  "kernel mixed, parameter i needs exactly int64_t");
-    static_assert(std::is_same<KS_T4, bool>::value,
-                  "kernel mixed, parameter b needs exactly bool");
-    static_assert(std::is_same<KS_T5, const float *>::value ||
-                  std::is_same<KS_T5, float *>::value,
-                  "kernel mixed, parameter in needs exactly const float *");
-    static_assert(std::is_same<KS_T6, volatile unsigned int *>::value,
-                  "kernel mixed, parameter flags needs exactly volatile unsigned int *");
-    static_assert(std::is_same<KS_T7, const struct Particle *const *>::value,
-                  "kernel mixed, parameter table needs exactly const struct Particle *const *");
     return mixed_node(ks__graph, ks__deps, ks__ndeps, ks__node, launch, static_cast<char>(c), static_cast<double>(d), static_cast<short>(s), static_cast<int64_t>(i), static_cast<bool>(b), static_cast<const float *KS_RESTRICT>(in), static_cast<volatile unsigned int *>(flags), static_cast<const struct Particle *const *>(table));
 }
+template <typename KS_T0, typename KS_T1, typename KS_T2, typename KS_T3, typename KS_T4, typename KS_T5, typename KS_T6, typename KS_T7, 
+          typename KS_WHY = typename ks__first_tag<std::integral_constant<bool, std::is_same<KS_T0, char>::value>, kernel_mixed_parameter_c_needs_char_exactly, std::integral_constant<bool, std::is_same<KS_T1, double>::value>, kernel_mixed_parameter_d_needs_double_exactly, std::integral_constant<bool, std::is_same<KS_T2, short>::value>, kernel_mixed_parameter_s_needs_short_exactly, std::integral_constant<bool, std::is_same<KS_T3, int64_t>::value>, kernel_mixed_parameter_i_needs_int64_t_exactly, std::integral_constant<bool, std::is_same<KS_T4, bool>::value>, kernel_mixed_parameter_b_needs_bool_exactly, std::integral_constant<bool, std::is_same<KS_T5, const float *>::value || std::is_same<KS_T5, float *>::value>, kernel_mixed_parameter_in_needs_const_float_pointer_exactly, std::integral_constant<bool, std::is_same<KS_T6, volatile unsigned int *>::value>, kernel_mixed_parameter_flags_needs_volatile_unsigned_int_pointer_exactly, std::integral_constant<bool, std::is_same<KS_T7, const struct Particle *const *>::value>, kernel_mixed_parameter_table_needs_const_struct_Particle_pointer_const_pointer_exactly>::type>
+ks_status mixed_node(ks_graph ks__graph, const ks_graph_node *ks__deps, size_t ks__ndeps,
+    mixed_node_t *ks__node, ks_launch launch, KS_T0 c, KS_T1 d, KS_T2 s, KS_T3 i, KS_T4 b, KS_T5 in, KS_T6 flags, KS_T7 table) = delete;
 template <typename KS_T0, typename KS_T1, typename KS_T2, typename KS_T3, typename KS_T4, typename KS_T5, typename KS_T6, typename KS_T7>
-inline ks_status mixed_node_set(ks_graph_exec ks__exec, mixed_node_t ks__node, ks_launch launch, KS_T0 c, KS_T1 d, KS_T2 s, KS_T3 i, KS_T4 b, KS_T5 in, KS_T6 flags, KS_T7 table)
+inline typename std::enable_if<(std::is_same<KS_T0, char>::value) &&
+                               (std::is_same<KS_T1, double>::value) &&
+                               (std::is_same<KS_T2, short>::value) &&
+                               (std::is_same<KS_T3, int64_t>::value) &&
+                               (std::is_same<KS_T4, bool>::value) &&
+                               (std::is_same<KS_T5, const float *>::value || std::is_same<KS_T5, float *>::value) &&
+                               (std::is_same<KS_T6, volatile unsigned int *>::value) &&
+                               (std::is_same<KS_T7, const struct Particle *const *>::value), ks_status>::type
+mixed_node_set(ks_graph_exec ks__exec, mixed_node_t ks__node, ks_launch launch, KS_T0 c, KS_T1 d, KS_T2 s, KS_T3 i, KS_T4 b, KS_T5 in, KS_T6 flags, KS_T7 table)
 {
-    static_assert(std::is_same<KS_T0, char>::value,
-                  "kernel mixed, parameter c needs exactly char");
-    static_assert(std::is_same<KS_T1, double>::value,
-                  "kernel mixed, parameter d needs exactly double");
-    static_assert(std::is_same<KS_T2, short>::value,
-                  "kernel mixed, parameter s needs exactly short");
-    static_assert(std::is_same<KS_T3, int64_t>::value,
-                  "kernel mixed, parameter i needs exactly int64_t");
-    static_assert(std::is_same<KS_T4, bool>::value,
-                  "kernel mixed, parameter b needs exactly bool");
-    static_assert(std::is_same<KS_T5, const float *>::value ||
-                  std::is_same<KS_T5, float *>::value,
-                  "kernel mixed, parameter in needs exactly const float *");
-    static_assert(std::is_same<KS_T6, volatile unsigned int *>::value,
-                  "kernel mixed, parameter flags needs exactly volatile unsigned int *");
-    static_assert(std::is_same<KS_T7, const struct Particle *const *>::value,
-                  "kernel mixed, parameter table needs exactly const struct Particle *const *");
     return mixed_node_set(ks__exec, ks__node, launch, static_cast<char>(c), static_cast<double>(d), static_cast<short>(s), static_cast<int64_t>(i), static_cast<bool>(b), static_cast<const float *KS_RESTRICT>(in), static_cast<volatile unsigned int *>(flags), static_cast<const struct Particle *const *>(table));
 }
+template <typename KS_T0, typename KS_T1, typename KS_T2, typename KS_T3, typename KS_T4, typename KS_T5, typename KS_T6, typename KS_T7, 
+          typename KS_WHY = typename ks__first_tag<std::integral_constant<bool, std::is_same<KS_T0, char>::value>, kernel_mixed_parameter_c_needs_char_exactly, std::integral_constant<bool, std::is_same<KS_T1, double>::value>, kernel_mixed_parameter_d_needs_double_exactly, std::integral_constant<bool, std::is_same<KS_T2, short>::value>, kernel_mixed_parameter_s_needs_short_exactly, std::integral_constant<bool, std::is_same<KS_T3, int64_t>::value>, kernel_mixed_parameter_i_needs_int64_t_exactly, std::integral_constant<bool, std::is_same<KS_T4, bool>::value>, kernel_mixed_parameter_b_needs_bool_exactly, std::integral_constant<bool, std::is_same<KS_T5, const float *>::value || std::is_same<KS_T5, float *>::value>, kernel_mixed_parameter_in_needs_const_float_pointer_exactly, std::integral_constant<bool, std::is_same<KS_T6, volatile unsigned int *>::value>, kernel_mixed_parameter_flags_needs_volatile_unsigned_int_pointer_exactly, std::integral_constant<bool, std::is_same<KS_T7, const struct Particle *const *>::value>, kernel_mixed_parameter_table_needs_const_struct_Particle_pointer_const_pointer_exactly>::type>
+ks_status mixed_node_set(ks_graph_exec ks__exec, mixed_node_t ks__node, ks_launch launch, KS_T0 c, KS_T1 d, KS_T2 s, KS_T3 i, KS_T4 b, KS_T5 in, KS_T6 flags, KS_T7 table) = delete;
+struct kernel_physics_detail_step_parameter_p_needs_struct_Particle_pointer_exactly;
+struct kernel_physics_detail_step_parameter_dt_needs_float_exactly;
+struct kernel_physics_detail_step_parameter_n_needs_uint32_t_exactly;
 template <typename KS_T0, typename KS_T1, typename KS_T2>
-inline ks_status physics_detail_step(ks_launch launch, KS_T0 p, KS_T1 dt, KS_T2 n)
+inline typename std::enable_if<(std::is_same<KS_T0, struct Particle *>::value) &&
+                               (std::is_same<KS_T1, float>::value) &&
+                               (std::is_same<KS_T2, uint32_t>::value), ks_status>::type
+physics_detail_step(ks_launch launch, KS_T0 p, KS_T1 dt, KS_T2 n)
 {
-    static_assert(std::is_same<KS_T0, struct Particle *>::value,
-                  "kernel physics_detail_step, parameter p needs exactly struct Particle *");
-    static_assert(std::is_same<KS_T1, float>::value,
-                  "kernel physics_detail_step, parameter dt needs exactly float");
-    static_assert(std::is_same<KS_T2, uint32_t>::value,
-                  "kernel physics_detail_step, parameter n needs exactly uint32_t");
     return physics_detail_step(launch, static_cast<struct Particle *>(p), static_cast<float>(dt), static_cast<uint32_t>(n));
 }
+template <typename KS_T0, typename KS_T1, typename KS_T2, 
+          typename KS_WHY = typename ks__first_tag<std::integral_constant<bool, std::is_same<KS_T0, struct Particle *>::value>, kernel_physics_detail_step_parameter_p_needs_struct_Particle_pointer_exactly, std::integral_constant<bool, std::is_same<KS_T1, float>::value>, kernel_physics_detail_step_parameter_dt_needs_float_exactly, std::integral_constant<bool, std::is_same<KS_T2, uint32_t>::value>, kernel_physics_detail_step_parameter_n_needs_uint32_t_exactly>::type>
+ks_status physics_detail_step(ks_launch launch, KS_T0 p, KS_T1 dt, KS_T2 n) = delete;
 template <typename KS_T0, typename KS_T1, typename KS_T2>
-inline ks_status physics_detail_step_n(size_t n_items, ks_stream stream, KS_T0 p, KS_T1 dt, KS_T2 n)
+inline typename std::enable_if<(std::is_same<KS_T0, struct Particle *>::value) &&
+                               (std::is_same<KS_T1, float>::value) &&
+                               (std::is_same<KS_T2, uint32_t>::value), ks_status>::type
+physics_detail_step_n(size_t n_items, ks_stream stream, KS_T0 p, KS_T1 dt, KS_T2 n)
 {
-    static_assert(std::is_same<KS_T0, struct Particle *>::value,
-                  "kernel physics_detail_step, parameter p needs exactly struct Particle *");
-    static_assert(std::is_same<KS_T1, float>::value,
-                  "kernel physics_detail_step, parameter dt needs exactly float");
-    static_assert(std::is_same<KS_T2, uint32_t>::value,
-                  "kernel physics_detail_step, parameter n needs exactly uint32_t");
     return physics_detail_step_n(n_items, stream, static_cast<struct Particle *>(p), static_cast<float>(dt), static_cast<uint32_t>(n));
 }
+template <typename KS_T0, typename KS_T1, typename KS_T2, 
+          typename KS_WHY = typename ks__first_tag<std::integral_constant<bool, std::is_same<KS_T0, struct Particle *>::value>, kernel_physics_detail_step_parameter_p_needs_struct_Particle_pointer_exactly, std::integral_constant<bool, std::is_same<KS_T1, float>::value>, kernel_physics_detail_step_parameter_dt_needs_float_exactly, std::integral_constant<bool, std::is_same<KS_T2, uint32_t>::value>, kernel_physics_detail_step_parameter_n_needs_uint32_t_exactly>::type>
+ks_status physics_detail_step_n(size_t n_items, ks_stream stream, KS_T0 p, KS_T1 dt, KS_T2 n) = delete;
 template <typename KS_T0, typename KS_T1, typename KS_T2>
-inline ks_status physics_detail_step_node(ks_graph ks__graph, const ks_graph_node *ks__deps, size_t ks__ndeps,
-                                 physics_detail_step_node_t *ks__node, ks_launch launch, KS_T0 p, KS_T1 dt, KS_T2 n)
+inline typename std::enable_if<(std::is_same<KS_T0, struct Particle *>::value) &&
+                               (std::is_same<KS_T1, float>::value) &&
+                               (std::is_same<KS_T2, uint32_t>::value), ks_status>::type
+physics_detail_step_node(ks_graph ks__graph, const ks_graph_node *ks__deps, size_t ks__ndeps,
+    physics_detail_step_node_t *ks__node, ks_launch launch, KS_T0 p, KS_T1 dt, KS_T2 n)
 {
-    static_assert(std::is_same<KS_T0, struct Particle *>::value,
-                  "kernel physics_detail_step, parameter p needs exactly struct Particle *");
-    static_assert(std::is_same<KS_T1, float>::value,
-                  "kernel physics_detail_step, parameter dt needs exactly float");
-    static_assert(std::is_same<KS_T2, uint32_t>::value,
-                  "kernel physics_detail_step, parameter n needs exactly uint32_t");
     return physics_detail_step_node(ks__graph, ks__deps, ks__ndeps, ks__node, launch, static_cast<struct Particle *>(p), static_cast<float>(dt), static_cast<uint32_t>(n));
 }
+template <typename KS_T0, typename KS_T1, typename KS_T2, 
+          typename KS_WHY = typename ks__first_tag<std::integral_constant<bool, std::is_same<KS_T0, struct Particle *>::value>, kernel_physics_detail_step_parameter_p_needs_struct_Particle_pointer_exactly, std::integral_constant<bool, std::is_same<KS_T1, float>::value>, kernel_physics_detail_step_parameter_dt_needs_float_exactly, std::integral_constant<bool, std::is_same<KS_T2, uint32_t>::value>, kernel_physics_detail_step_parameter_n_needs_uint32_t_exactly>::type>
+ks_status physics_detail_step_node(ks_graph ks__graph, const ks_graph_node *ks__deps, size_t ks__ndeps,
+    physics_detail_step_node_t *ks__node, ks_launch launch, KS_T0 p, KS_T1 dt, KS_T2 n) = delete;
 template <typename KS_T0, typename KS_T1, typename KS_T2>
-inline ks_status physics_detail_step_node_set(ks_graph_exec ks__exec, physics_detail_step_node_t ks__node, ks_launch launch, KS_T0 p, KS_T1 dt, KS_T2 n)
+inline typename std::enable_if<(std::is_same<KS_T0, struct Particle *>::value) &&
+                               (std::is_same<KS_T1, float>::value) &&
+                               (std::is_same<KS_T2, uint32_t>::value), ks_status>::type
+physics_detail_step_node_set(ks_graph_exec ks__exec, physics_detail_step_node_t ks__node, ks_launch launch, KS_T0 p, KS_T1 dt, KS_T2 n)
 {
-    static_assert(std::is_same<KS_T0, struct Particle *>::value,
-                  "kernel physics_detail_step, parameter p needs exactly struct Particle *");
-    static_assert(std::is_same<KS_T1, float>::value,
-                  "kernel physics_detail_step, parameter dt needs exactly float");
-    static_assert(std::is_same<KS_T2, uint32_t>::value,
-                  "kernel physics_detail_step, parameter n needs exactly uint32_t");
     return physics_detail_step_node_set(ks__exec, ks__node, launch, static_cast<struct Particle *>(p), static_cast<float>(dt), static_cast<uint32_t>(n));
 }
+template <typename KS_T0, typename KS_T1, typename KS_T2, 
+          typename KS_WHY = typename ks__first_tag<std::integral_constant<bool, std::is_same<KS_T0, struct Particle *>::value>, kernel_physics_detail_step_parameter_p_needs_struct_Particle_pointer_exactly, std::integral_constant<bool, std::is_same<KS_T1, float>::value>, kernel_physics_detail_step_parameter_dt_needs_float_exactly, std::integral_constant<bool, std::is_same<KS_T2, uint32_t>::value>, kernel_physics_detail_step_parameter_n_needs_uint32_t_exactly>::type>
+ks_status physics_detail_step_node_set(ks_graph_exec ks__exec, physics_detail_step_node_t ks__node, ks_launch launch, KS_T0 p, KS_T1 dt, KS_T2 n) = delete;
+struct kernel_physics_clamp__floatp_float_float_parameter_x_needs_float_pointer_exactly;
+struct kernel_physics_clamp__floatp_float_float_parameter_lo_needs_float_exactly;
+struct kernel_physics_clamp__floatp_float_float_parameter_hi_needs_float_exactly;
 template <typename KS_T0, typename KS_T1, typename KS_T2>
-inline ks_status physics_clamp__floatp_float_float(ks_launch launch, KS_T0 x, KS_T1 lo, KS_T2 hi)
+inline typename std::enable_if<(std::is_same<KS_T0, float *>::value) &&
+                               (std::is_same<KS_T1, float>::value) &&
+                               (std::is_same<KS_T2, float>::value), ks_status>::type
+physics_clamp__floatp_float_float(ks_launch launch, KS_T0 x, KS_T1 lo, KS_T2 hi)
 {
-    static_assert(std::is_same<KS_T0, float *>::value,
-                  "kernel physics_clamp__floatp_float_float, parameter x needs exactly float *");
-    static_assert(std::is_same<KS_T1, float>::value,
-                  "kernel physics_clamp__floatp_float_float, parameter lo needs exactly float");
-    static_assert(std::is_same<KS_T2, float>::value,
-                  "kernel physics_clamp__floatp_float_float, parameter hi needs exactly float");
     return physics_clamp__floatp_float_float(launch, static_cast<float *>(x), static_cast<float>(lo), static_cast<float>(hi));
 }
+template <typename KS_T0, typename KS_T1, typename KS_T2, 
+          typename KS_WHY = typename ks__first_tag<std::integral_constant<bool, std::is_same<KS_T0, float *>::value>, kernel_physics_clamp__floatp_float_float_parameter_x_needs_float_pointer_exactly, std::integral_constant<bool, std::is_same<KS_T1, float>::value>, kernel_physics_clamp__floatp_float_float_parameter_lo_needs_float_exactly, std::integral_constant<bool, std::is_same<KS_T2, float>::value>, kernel_physics_clamp__floatp_float_float_parameter_hi_needs_float_exactly>::type>
+ks_status physics_clamp__floatp_float_float(ks_launch launch, KS_T0 x, KS_T1 lo, KS_T2 hi) = delete;
 template <typename KS_T0, typename KS_T1, typename KS_T2>
-inline ks_status physics_clamp__floatp_float_float_n(size_t n_items, ks_stream stream, KS_T0 x, KS_T1 lo, KS_T2 hi)
+inline typename std::enable_if<(std::is_same<KS_T0, float *>::value) &&
+                               (std::is_same<KS_T1, float>::value) &&
+                               (std::is_same<KS_T2, float>::value), ks_status>::type
+physics_clamp__floatp_float_float_n(size_t n_items, ks_stream stream, KS_T0 x, KS_T1 lo, KS_T2 hi)
 {
-    static_assert(std::is_same<KS_T0, float *>::value,
-                  "kernel physics_clamp__floatp_float_float, parameter x needs exactly float *");
-    static_assert(std::is_same<KS_T1, float>::value,
-                  "kernel physics_clamp__floatp_float_float, parameter lo needs exactly float");
-    static_assert(std::is_same<KS_T2, float>::value,
-                  "kernel physics_clamp__floatp_float_float, parameter hi needs exactly float");
     return physics_clamp__floatp_float_float_n(n_items, stream, static_cast<float *>(x), static_cast<float>(lo), static_cast<float>(hi));
 }
+template <typename KS_T0, typename KS_T1, typename KS_T2, 
+          typename KS_WHY = typename ks__first_tag<std::integral_constant<bool, std::is_same<KS_T0, float *>::value>, kernel_physics_clamp__floatp_float_float_parameter_x_needs_float_pointer_exactly, std::integral_constant<bool, std::is_same<KS_T1, float>::value>, kernel_physics_clamp__floatp_float_float_parameter_lo_needs_float_exactly, std::integral_constant<bool, std::is_same<KS_T2, float>::value>, kernel_physics_clamp__floatp_float_float_parameter_hi_needs_float_exactly>::type>
+ks_status physics_clamp__floatp_float_float_n(size_t n_items, ks_stream stream, KS_T0 x, KS_T1 lo, KS_T2 hi) = delete;
 template <typename KS_T0, typename KS_T1, typename KS_T2>
-inline ks_status physics_clamp__floatp_float_float_node(ks_graph ks__graph, const ks_graph_node *ks__deps, size_t ks__ndeps,
-                                 physics_clamp__floatp_float_float_node_t *ks__node, ks_launch launch, KS_T0 x, KS_T1 lo, KS_T2 hi)
+inline typename std::enable_if<(std::is_same<KS_T0, float *>::value) &&
+                               (std::is_same<KS_T1, float>::value) &&
+                               (std::is_same<KS_T2, float>::value), ks_status>::type
+physics_clamp__floatp_float_float_node(ks_graph ks__graph, const ks_graph_node *ks__deps, size_t ks__ndeps,
+    physics_clamp__floatp_float_float_node_t *ks__node, ks_launch launch, KS_T0 x, KS_T1 lo, KS_T2 hi)
 {
-    static_assert(std::is_same<KS_T0, float *>::value,
-                  "kernel physics_clamp__floatp_float_float, parameter x needs exactly float *");
-    static_assert(std::is_same<KS_T1, float>::value,
-                  "kernel physics_clamp__floatp_float_float, parameter lo needs exactly float");
-    static_assert(std::is_same<KS_T2, float>::value,
-                  "kernel physics_clamp__floatp_float_float, parameter hi needs exactly float");
     return physics_clamp__floatp_float_float_node(ks__graph, ks__deps, ks__ndeps, ks__node, launch, static_cast<float *>(x), static_cast<float>(lo), static_cast<float>(hi));
 }
+template <typename KS_T0, typename KS_T1, typename KS_T2, 
+          typename KS_WHY = typename ks__first_tag<std::integral_constant<bool, std::is_same<KS_T0, float *>::value>, kernel_physics_clamp__floatp_float_float_parameter_x_needs_float_pointer_exactly, std::integral_constant<bool, std::is_same<KS_T1, float>::value>, kernel_physics_clamp__floatp_float_float_parameter_lo_needs_float_exactly, std::integral_constant<bool, std::is_same<KS_T2, float>::value>, kernel_physics_clamp__floatp_float_float_parameter_hi_needs_float_exactly>::type>
+ks_status physics_clamp__floatp_float_float_node(ks_graph ks__graph, const ks_graph_node *ks__deps, size_t ks__ndeps,
+    physics_clamp__floatp_float_float_node_t *ks__node, ks_launch launch, KS_T0 x, KS_T1 lo, KS_T2 hi) = delete;
 template <typename KS_T0, typename KS_T1, typename KS_T2>
-inline ks_status physics_clamp__floatp_float_float_node_set(ks_graph_exec ks__exec, physics_clamp__floatp_float_float_node_t ks__node, ks_launch launch, KS_T0 x, KS_T1 lo, KS_T2 hi)
+inline typename std::enable_if<(std::is_same<KS_T0, float *>::value) &&
+                               (std::is_same<KS_T1, float>::value) &&
+                               (std::is_same<KS_T2, float>::value), ks_status>::type
+physics_clamp__floatp_float_float_node_set(ks_graph_exec ks__exec, physics_clamp__floatp_float_float_node_t ks__node, ks_launch launch, KS_T0 x, KS_T1 lo, KS_T2 hi)
 {
-    static_assert(std::is_same<KS_T0, float *>::value,
-                  "kernel physics_clamp__floatp_float_float, parameter x needs exactly float *");
-    static_assert(std::is_same<KS_T1, float>::value,
-                  "kernel physics_clamp__floatp_float_float, parameter lo needs exactly float");
-    static_assert(std::is_same<KS_T2, float>::value,
-                  "kernel physics_clamp__floatp_float_float, parameter hi needs exactly float");
     return physics_clamp__floatp_float_float_node_set(ks__exec, ks__node, launch, static_cast<float *>(x), static_cast<float>(lo), static_cast<float>(hi));
 }
+template <typename KS_T0, typename KS_T1, typename KS_T2, 
+          typename KS_WHY = typename ks__first_tag<std::integral_constant<bool, std::is_same<KS_T0, float *>::value>, kernel_physics_clamp__floatp_float_float_parameter_x_needs_float_pointer_exactly, std::integral_constant<bool, std::is_same<KS_T1, float>::value>, kernel_physics_clamp__floatp_float_float_parameter_lo_needs_float_exactly, std::integral_constant<bool, std::is_same<KS_T2, float>::value>, kernel_physics_clamp__floatp_float_float_parameter_hi_needs_float_exactly>::type>
+ks_status physics_clamp__floatp_float_float_node_set(ks_graph_exec ks__exec, physics_clamp__floatp_float_float_node_t ks__node, ks_launch launch, KS_T0 x, KS_T1 lo, KS_T2 hi) = delete;
+struct kernel_physics_clamp__intp_int_int_parameter_x_needs_int_pointer_exactly;
+struct kernel_physics_clamp__intp_int_int_parameter_lo_needs_int_exactly;
+struct kernel_physics_clamp__intp_int_int_parameter_hi_needs_int_exactly;
 template <typename KS_T0, typename KS_T1, typename KS_T2>
-inline ks_status physics_clamp__intp_int_int(ks_launch launch, KS_T0 x, KS_T1 lo, KS_T2 hi)
+inline typename std::enable_if<(std::is_same<KS_T0, int *>::value) &&
+                               (std::is_same<KS_T1, int>::value) &&
+                               (std::is_same<KS_T2, int>::value), ks_status>::type
+physics_clamp__intp_int_int(ks_launch launch, KS_T0 x, KS_T1 lo, KS_T2 hi)
 {
-    static_assert(std::is_same<KS_T0, int *>::value,
-                  "kernel physics_clamp__intp_int_int, parameter x needs exactly int *");
-    static_assert(std::is_same<KS_T1, int>::value,
-                  "kernel physics_clamp__intp_int_int, parameter lo needs exactly int");
-    static_assert(std::is_same<KS_T2, int>::value,
-                  "kernel physics_clamp__intp_int_int, parameter hi needs exactly int");
     return physics_clamp__intp_int_int(launch, static_cast<int *>(x), static_cast<int>(lo), static_cast<int>(hi));
 }
+template <typename KS_T0, typename KS_T1, typename KS_T2, 
+          typename KS_WHY = typename ks__first_tag<std::integral_constant<bool, std::is_same<KS_T0, int *>::value>, kernel_physics_clamp__intp_int_int_parameter_x_needs_int_pointer_exactly, std::integral_constant<bool, std::is_same<KS_T1, int>::value>, kernel_physics_clamp__intp_int_int_parameter_lo_needs_int_exactly, std::integral_constant<bool, std::is_same<KS_T2, int>::value>, kernel_physics_clamp__intp_int_int_parameter_hi_needs_int_exactly>::type>
+ks_status physics_clamp__intp_int_int(ks_launch launch, KS_T0 x, KS_T1 lo, KS_T2 hi) = delete;
 template <typename KS_T0, typename KS_T1, typename KS_T2>
-inline ks_status physics_clamp__intp_int_int_n(size_t n_items, ks_stream stream, KS_T0 x, KS_T1 lo, KS_T2 hi)
+inline typename std::enable_if<(std::is_same<KS_T0, int *>::value) &&
+                               (std::is_same<KS_T1, int>::value) &&
+                               (std::is_same<KS_T2, int>::value), ks_status>::type
+physics_clamp__intp_int_int_n(size_t n_items, ks_stream stream, KS_T0 x, KS_T1 lo, KS_T2 hi)
 {
-    static_assert(std::is_same<KS_T0, int *>::value,
-                  "kernel physics_clamp__intp_int_int, parameter x needs exactly int *");
-    static_assert(std::is_same<KS_T1, int>::value,
-                  "kernel physics_clamp__intp_int_int, parameter lo needs exactly int");
-    static_assert(std::is_same<KS_T2, int>::value,
-                  "kernel physics_clamp__intp_int_int, parameter hi needs exactly int");
     return physics_clamp__intp_int_int_n(n_items, stream, static_cast<int *>(x), static_cast<int>(lo), static_cast<int>(hi));
 }
+template <typename KS_T0, typename KS_T1, typename KS_T2, 
+          typename KS_WHY = typename ks__first_tag<std::integral_constant<bool, std::is_same<KS_T0, int *>::value>, kernel_physics_clamp__intp_int_int_parameter_x_needs_int_pointer_exactly, std::integral_constant<bool, std::is_same<KS_T1, int>::value>, kernel_physics_clamp__intp_int_int_parameter_lo_needs_int_exactly, std::integral_constant<bool, std::is_same<KS_T2, int>::value>, kernel_physics_clamp__intp_int_int_parameter_hi_needs_int_exactly>::type>
+ks_status physics_clamp__intp_int_int_n(size_t n_items, ks_stream stream, KS_T0 x, KS_T1 lo, KS_T2 hi) = delete;
 template <typename KS_T0, typename KS_T1, typename KS_T2>
-inline ks_status physics_clamp__intp_int_int_node(ks_graph ks__graph, const ks_graph_node *ks__deps, size_t ks__ndeps,
-                                 physics_clamp__intp_int_int_node_t *ks__node, ks_launch launch, KS_T0 x, KS_T1 lo, KS_T2 hi)
+inline typename std::enable_if<(std::is_same<KS_T0, int *>::value) &&
+                               (std::is_same<KS_T1, int>::value) &&
+                               (std::is_same<KS_T2, int>::value), ks_status>::type
+physics_clamp__intp_int_int_node(ks_graph ks__graph, const ks_graph_node *ks__deps, size_t ks__ndeps,
+    physics_clamp__intp_int_int_node_t *ks__node, ks_launch launch, KS_T0 x, KS_T1 lo, KS_T2 hi)
 {
-    static_assert(std::is_same<KS_T0, int *>::value,
-                  "kernel physics_clamp__intp_int_int, parameter x needs exactly int *");
-    static_assert(std::is_same<KS_T1, int>::value,
-                  "kernel physics_clamp__intp_int_int, parameter lo needs exactly int");
-    static_assert(std::is_same<KS_T2, int>::value,
-                  "kernel physics_clamp__intp_int_int, parameter hi needs exactly int");
     return physics_clamp__intp_int_int_node(ks__graph, ks__deps, ks__ndeps, ks__node, launch, static_cast<int *>(x), static_cast<int>(lo), static_cast<int>(hi));
 }
+template <typename KS_T0, typename KS_T1, typename KS_T2, 
+          typename KS_WHY = typename ks__first_tag<std::integral_constant<bool, std::is_same<KS_T0, int *>::value>, kernel_physics_clamp__intp_int_int_parameter_x_needs_int_pointer_exactly, std::integral_constant<bool, std::is_same<KS_T1, int>::value>, kernel_physics_clamp__intp_int_int_parameter_lo_needs_int_exactly, std::integral_constant<bool, std::is_same<KS_T2, int>::value>, kernel_physics_clamp__intp_int_int_parameter_hi_needs_int_exactly>::type>
+ks_status physics_clamp__intp_int_int_node(ks_graph ks__graph, const ks_graph_node *ks__deps, size_t ks__ndeps,
+    physics_clamp__intp_int_int_node_t *ks__node, ks_launch launch, KS_T0 x, KS_T1 lo, KS_T2 hi) = delete;
 template <typename KS_T0, typename KS_T1, typename KS_T2>
-inline ks_status physics_clamp__intp_int_int_node_set(ks_graph_exec ks__exec, physics_clamp__intp_int_int_node_t ks__node, ks_launch launch, KS_T0 x, KS_T1 lo, KS_T2 hi)
+inline typename std::enable_if<(std::is_same<KS_T0, int *>::value) &&
+                               (std::is_same<KS_T1, int>::value) &&
+                               (std::is_same<KS_T2, int>::value), ks_status>::type
+physics_clamp__intp_int_int_node_set(ks_graph_exec ks__exec, physics_clamp__intp_int_int_node_t ks__node, ks_launch launch, KS_T0 x, KS_T1 lo, KS_T2 hi)
 {
-    static_assert(std::is_same<KS_T0, int *>::value,
-                  "kernel physics_clamp__intp_int_int, parameter x needs exactly int *");
-    static_assert(std::is_same<KS_T1, int>::value,
-                  "kernel physics_clamp__intp_int_int, parameter lo needs exactly int");
-    static_assert(std::is_same<KS_T2, int>::value,
-                  "kernel physics_clamp__intp_int_int, parameter hi needs exactly int");
     return physics_clamp__intp_int_int_node_set(ks__exec, ks__node, launch, static_cast<int *>(x), static_cast<int>(lo), static_cast<int>(hi));
 }
+template <typename KS_T0, typename KS_T1, typename KS_T2, 
+          typename KS_WHY = typename ks__first_tag<std::integral_constant<bool, std::is_same<KS_T0, int *>::value>, kernel_physics_clamp__intp_int_int_parameter_x_needs_int_pointer_exactly, std::integral_constant<bool, std::is_same<KS_T1, int>::value>, kernel_physics_clamp__intp_int_int_parameter_lo_needs_int_exactly, std::integral_constant<bool, std::is_same<KS_T2, int>::value>, kernel_physics_clamp__intp_int_int_parameter_hi_needs_int_exactly>::type>
+ks_status physics_clamp__intp_int_int_node_set(ks_graph_exec ks__exec, physics_clamp__intp_int_int_node_t ks__node, ks_launch launch, KS_T0 x, KS_T1 lo, KS_T2 hi) = delete;
+struct kernel_odd_names_parameter_arg0_needs_int_exactly;
+struct kernel_odd_names_parameter_launch_needs_float_pointer_exactly;
+struct kernel_odd_names_parameter_args_needs_int_exactly;
+struct kernel_odd_names_parameter_stream_needs_int_exactly;
+struct kernel_odd_names_parameter_n_items_needs_long_exactly;
+struct kernel_odd_names_parameter_restrict__needs_const_char_pointer_exactly;
 template <typename KS_T0, typename KS_T1, typename KS_T2, typename KS_T3, typename KS_T4, typename KS_T5>
-inline ks_status odd_names(ks_launch ks_launch_, KS_T0 arg0, KS_T1 launch, KS_T2 args, KS_T3 stream, KS_T4 n_items, KS_T5 restrict_)
+inline typename std::enable_if<(std::is_same<KS_T0, int>::value) &&
+                               (std::is_same<KS_T1, float *>::value) &&
+                               (std::is_same<KS_T2, int>::value) &&
+                               (std::is_same<KS_T3, int>::value) &&
+                               (std::is_same<KS_T4, long>::value) &&
+                               (std::is_same<KS_T5, const char *>::value || std::is_same<KS_T5, char *>::value), ks_status>::type
+odd_names(ks_launch ks_launch_, KS_T0 arg0, KS_T1 launch, KS_T2 args, KS_T3 stream, KS_T4 n_items, KS_T5 restrict_)
 {
-    static_assert(std::is_same<KS_T0, int>::value,
-                  "kernel odd_names, parameter arg0 needs exactly int");
-    static_assert(std::is_same<KS_T1, float *>::value,
-                  "kernel odd_names, parameter launch needs exactly float *");
-    static_assert(std::is_same<KS_T2, int>::value,
-                  "kernel odd_names, parameter args needs exactly int");
-    static_assert(std::is_same<KS_T3, int>::value,
-                  "kernel odd_names, parameter stream needs exactly int");
-    static_assert(std::is_same<KS_T4, long>::value,
-                  "kernel odd_names, parameter n_items needs exactly long");
-    static_assert(std::is_same<KS_T5, const char *>::value ||
-                  std::is_same<KS_T5, char *>::value,
-                  "kernel odd_names, parameter restrict_ needs exactly const char *");
     return odd_names(ks_launch_, static_cast<int>(arg0), static_cast<float *>(launch), static_cast<int>(args), static_cast<int>(stream), static_cast<long>(n_items), static_cast<const char *>(restrict_));
 }
+template <typename KS_T0, typename KS_T1, typename KS_T2, typename KS_T3, typename KS_T4, typename KS_T5, 
+          typename KS_WHY = typename ks__first_tag<std::integral_constant<bool, std::is_same<KS_T0, int>::value>, kernel_odd_names_parameter_arg0_needs_int_exactly, std::integral_constant<bool, std::is_same<KS_T1, float *>::value>, kernel_odd_names_parameter_launch_needs_float_pointer_exactly, std::integral_constant<bool, std::is_same<KS_T2, int>::value>, kernel_odd_names_parameter_args_needs_int_exactly, std::integral_constant<bool, std::is_same<KS_T3, int>::value>, kernel_odd_names_parameter_stream_needs_int_exactly, std::integral_constant<bool, std::is_same<KS_T4, long>::value>, kernel_odd_names_parameter_n_items_needs_long_exactly, std::integral_constant<bool, std::is_same<KS_T5, const char *>::value || std::is_same<KS_T5, char *>::value>, kernel_odd_names_parameter_restrict__needs_const_char_pointer_exactly>::type>
+ks_status odd_names(ks_launch ks_launch_, KS_T0 arg0, KS_T1 launch, KS_T2 args, KS_T3 stream, KS_T4 n_items, KS_T5 restrict_) = delete;
 template <typename KS_T0, typename KS_T1, typename KS_T2, typename KS_T3, typename KS_T4, typename KS_T5>
-inline ks_status odd_names_n(size_t ks_n_items_, ks_stream ks_stream_, KS_T0 arg0, KS_T1 launch, KS_T2 args, KS_T3 stream, KS_T4 n_items, KS_T5 restrict_)
+inline typename std::enable_if<(std::is_same<KS_T0, int>::value) &&
+                               (std::is_same<KS_T1, float *>::value) &&
+                               (std::is_same<KS_T2, int>::value) &&
+                               (std::is_same<KS_T3, int>::value) &&
+                               (std::is_same<KS_T4, long>::value) &&
+                               (std::is_same<KS_T5, const char *>::value || std::is_same<KS_T5, char *>::value), ks_status>::type
+odd_names_n(size_t ks_n_items_, ks_stream ks_stream_, KS_T0 arg0, KS_T1 launch, KS_T2 args, KS_T3 stream, KS_T4 n_items, KS_T5 restrict_)
 {
-    static_assert(std::is_same<KS_T0, int>::value,
-                  "kernel odd_names, parameter arg0 needs exactly int");
-    static_assert(std::is_same<KS_T1, float *>::value,
-                  "kernel odd_names, parameter launch needs exactly float *");
-    static_assert(std::is_same<KS_T2, int>::value,
-                  "kernel odd_names, parameter args needs exactly int");
-    static_assert(std::is_same<KS_T3, int>::value,
-                  "kernel odd_names, parameter stream needs exactly int");
-    static_assert(std::is_same<KS_T4, long>::value,
-                  "kernel odd_names, parameter n_items needs exactly long");
-    static_assert(std::is_same<KS_T5, const char *>::value ||
-                  std::is_same<KS_T5, char *>::value,
-                  "kernel odd_names, parameter restrict_ needs exactly const char *");
     return odd_names_n(ks_n_items_, ks_stream_, static_cast<int>(arg0), static_cast<float *>(launch), static_cast<int>(args), static_cast<int>(stream), static_cast<long>(n_items), static_cast<const char *>(restrict_));
 }
+template <typename KS_T0, typename KS_T1, typename KS_T2, typename KS_T3, typename KS_T4, typename KS_T5, 
+          typename KS_WHY = typename ks__first_tag<std::integral_constant<bool, std::is_same<KS_T0, int>::value>, kernel_odd_names_parameter_arg0_needs_int_exactly, std::integral_constant<bool, std::is_same<KS_T1, float *>::value>, kernel_odd_names_parameter_launch_needs_float_pointer_exactly, std::integral_constant<bool, std::is_same<KS_T2, int>::value>, kernel_odd_names_parameter_args_needs_int_exactly, std::integral_constant<bool, std::is_same<KS_T3, int>::value>, kernel_odd_names_parameter_stream_needs_int_exactly, std::integral_constant<bool, std::is_same<KS_T4, long>::value>, kernel_odd_names_parameter_n_items_needs_long_exactly, std::integral_constant<bool, std::is_same<KS_T5, const char *>::value || std::is_same<KS_T5, char *>::value>, kernel_odd_names_parameter_restrict__needs_const_char_pointer_exactly>::type>
+ks_status odd_names_n(size_t ks_n_items_, ks_stream ks_stream_, KS_T0 arg0, KS_T1 launch, KS_T2 args, KS_T3 stream, KS_T4 n_items, KS_T5 restrict_) = delete;
 template <typename KS_T0, typename KS_T1, typename KS_T2, typename KS_T3, typename KS_T4, typename KS_T5>
-inline ks_status odd_names_node(ks_graph ks__graph, const ks_graph_node *ks__deps, size_t ks__ndeps,
-                                 odd_names_node_t *ks__node, ks_launch ks_launch_, KS_T0 arg0, KS_T1 launch, KS_T2 args, KS_T3 stream, KS_T4 n_items, KS_T5 restrict_)
+inline typename std::enable_if<(std::is_same<KS_T0, int>::value) &&
+                               (std::is_same<KS_T1, float *>::value) &&
+                               (std::is_same<KS_T2, int>::value) &&
+                               (std::is_same<KS_T3, int>::value) &&
+                               (std::is_same<KS_T4, long>::value) &&
+                               (std::is_same<KS_T5, const char *>::value || std::is_same<KS_T5, char *>::value), ks_status>::type
+odd_names_node(ks_graph ks__graph, const ks_graph_node *ks__deps, size_t ks__ndeps,
+    odd_names_node_t *ks__node, ks_launch ks_launch_, KS_T0 arg0, KS_T1 launch, KS_T2 args, KS_T3 stream, KS_T4 n_items, KS_T5 restrict_)
 {
-    static_assert(std::is_same<KS_T0, int>::value,
-                  "kernel odd_names, parameter arg0 needs exactly int");
-    static_assert(std::is_same<KS_T1, float *>::value,
-                  "kernel odd_names, parameter launch needs exactly float *");
-    static_assert(std::is_same<KS_T2, int>::value,
-                  "kernel odd_names, parameter args needs exactly int");
-    static_assert(std::is_same<KS_T3, int>::value,
-                  "kernel odd_names, parameter stream needs exactly int");
-    static_assert(std::is_same<KS_T4, long>::value,
-                  "kernel odd_names, parameter n_items needs exactly long");
-    static_assert(std::is_same<KS_T5, const char *>::value ||
-                  std::is_same<KS_T5, char *>::value,
-                  "kernel odd_names, parameter restrict_ needs exactly const char *");
     return odd_names_node(ks__graph, ks__deps, ks__ndeps, ks__node, ks_launch_, static_cast<int>(arg0), static_cast<float *>(launch), static_cast<int>(args), static_cast<int>(stream), static_cast<long>(n_items), static_cast<const char *>(restrict_));
 }
+template <typename KS_T0, typename KS_T1, typename KS_T2, typename KS_T3, typename KS_T4, typename KS_T5, 
+          typename KS_WHY = typename ks__first_tag<std::integral_constant<bool, std::is_same<KS_T0, int>::value>, kernel_odd_names_parameter_arg0_needs_int_exactly, std::integral_constant<bool, std::is_same<KS_T1, float *>::value>, kernel_odd_names_parameter_launch_needs_float_pointer_exactly, std::integral_constant<bool, std::is_same<KS_T2, int>::value>, kernel_odd_names_parameter_args_needs_int_exactly, std::integral_constant<bool, std::is_same<KS_T3, int>::value>, kernel_odd_names_parameter_stream_needs_int_exactly, std::integral_constant<bool, std::is_same<KS_T4, long>::value>, kernel_odd_names_parameter_n_items_needs_long_exactly, std::integral_constant<bool, std::is_same<KS_T5, const char *>::value || std::is_same<KS_T5, char *>::value>, kernel_odd_names_parameter_restrict__needs_const_char_pointer_exactly>::type>
+ks_status odd_names_node(ks_graph ks__graph, const ks_graph_node *ks__deps, size_t ks__ndeps,
+    odd_names_node_t *ks__node, ks_launch ks_launch_, KS_T0 arg0, KS_T1 launch, KS_T2 args, KS_T3 stream, KS_T4 n_items, KS_T5 restrict_) = delete;
 template <typename KS_T0, typename KS_T1, typename KS_T2, typename KS_T3, typename KS_T4, typename KS_T5>
-inline ks_status odd_names_node_set(ks_graph_exec ks__exec, odd_names_node_t ks__node, ks_launch ks_launch_, KS_T0 arg0, KS_T1 launch, KS_T2 args, KS_T3 stream, KS_T4 n_items, KS_T5 restrict_)
+inline typename std::enable_if<(std::is_same<KS_T0, int>::value) &&
+                               (std::is_same<KS_T1, float *>::value) &&
+                               (std::is_same<KS_T2, int>::value) &&
+                               (std::is_same<KS_T3, int>::value) &&
+                               (std::is_same<KS_T4, long>::value) &&
+                               (std::is_same<KS_T5, const char *>::value || std::is_same<KS_T5, char *>::value), ks_status>::type
+odd_names_node_set(ks_graph_exec ks__exec, odd_names_node_t ks__node, ks_launch ks_launch_, KS_T0 arg0, KS_T1 launch, KS_T2 args, KS_T3 stream, KS_T4 n_items, KS_T5 restrict_)
 {
-    static_assert(std::is_same<KS_T0, int>::value,
-                  "kernel odd_names, parameter arg0 needs exactly int");
-    static_assert(std::is_same<KS_T1, float *>::value,
-                  "kernel odd_names, parameter launch needs exactly float *");
-    static_assert(std::is_same<KS_T2, int>::value,
-                  "kernel odd_names, parameter args needs exactly int");
-    static_assert(std::is_same<KS_T3, int>::value,
-                  "kernel odd_names, parameter stream needs exactly int");
-    static_assert(std::is_same<KS_T4, long>::value,
-                  "kernel odd_names, parameter n_items needs exactly long");
-    static_assert(std::is_same<KS_T5, const char *>::value ||
-                  std::is_same<KS_T5, char *>::value,
-                  "kernel odd_names, parameter restrict_ needs exactly const char *");
     return odd_names_node_set(ks__exec, ks__node, ks_launch_, static_cast<int>(arg0), static_cast<float *>(launch), static_cast<int>(args), static_cast<int>(stream), static_cast<long>(n_items), static_cast<const char *>(restrict_));
 }
+template <typename KS_T0, typename KS_T1, typename KS_T2, typename KS_T3, typename KS_T4, typename KS_T5, 
+          typename KS_WHY = typename ks__first_tag<std::integral_constant<bool, std::is_same<KS_T0, int>::value>, kernel_odd_names_parameter_arg0_needs_int_exactly, std::integral_constant<bool, std::is_same<KS_T1, float *>::value>, kernel_odd_names_parameter_launch_needs_float_pointer_exactly, std::integral_constant<bool, std::is_same<KS_T2, int>::value>, kernel_odd_names_parameter_args_needs_int_exactly, std::integral_constant<bool, std::is_same<KS_T3, int>::value>, kernel_odd_names_parameter_stream_needs_int_exactly, std::integral_constant<bool, std::is_same<KS_T4, long>::value>, kernel_odd_names_parameter_n_items_needs_long_exactly, std::integral_constant<bool, std::is_same<KS_T5, const char *>::value || std::is_same<KS_T5, char *>::value>, kernel_odd_names_parameter_restrict__needs_const_char_pointer_exactly>::type>
+ks_status odd_names_node_set(ks_graph_exec ks__exec, odd_names_node_t ks__node, ks_launch ks_launch_, KS_T0 arg0, KS_T1 launch, KS_T2 args, KS_T3 stream, KS_T4 n_items, KS_T5 restrict_) = delete;
 #endif
 
 #if defined(__GNUC__)

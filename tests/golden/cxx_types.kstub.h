@@ -812,166 +812,289 @@ extern const struct local_n_takes_4_arguments_n_items_stream_l_r { char ks__neve
 } /* extern "C" */
 #endif
 
-#if defined(KSTUB_STRICT) && defined(__cplusplus)
+#if defined(__cplusplus) && !defined(KS__CXX_TAGS)
+#define KS__CXX_TAGS
 #include <type_traits>
-/* Strict mode in C++: a template beside each stub takes the arguments as
- * they are; a call whose types are all exact picks the stub itself, any
- * other picks the template, whose static_assert names kernel and parameter. */
+/* The deleted overloads' last template parameter (KS_WHY, below): a type
+ * named for what is wrong, where something is; else none, and the
+ * overload drops out. */
+template <bool KS_WRONG, typename KS_TAG> struct ks__tag_if {};
+template <typename KS_TAG> struct ks__tag_if<true, KS_TAG> { typedef KS_TAG type; };
+template <typename... KS_TS> struct ks__first_tag {};
+template <typename KS_TAG, typename... KS_TS>
+struct ks__first_tag<std::integral_constant<bool, true>, KS_TAG, KS_TS...> : ks__first_tag<KS_TS...> {};
+template <typename KS_TAG, typename... KS_TS>
+struct ks__first_tag<std::integral_constant<bool, false>, KS_TAG, KS_TS...> { typedef KS_TAG type; };
+template <typename... KS_TS> struct ks__types {};
+/* A parameter that takes either type (a CUDA type's overload, above). */
+template <typename KS_P, typename KS_CU> struct ks__either {};
+/* Whether an argument of type KS_A can be passed for KS_P: an integer for a
+ * pointer passes here (a literal 0 or NULL may be a null pointer constant;
+ * the compiler's own error tells the rest). */
+template <typename KS_A, typename KS_P>
+struct ks__converts : std::integral_constant<bool, std::is_convertible<KS_A, KS_P>::value ||
+    (std::is_convertible<decltype(nullptr), KS_P>::value &&
+     std::is_integral<typename std::remove_reference<KS_A>::type>::value)> {};
+template <typename KS_A, typename KS_P, typename KS_CU>
+struct ks__converts<KS_A, ks__either<KS_P, KS_CU>>
+    : std::integral_constant<bool, ks__converts<KS_A, KS_P>::value || ks__converts<KS_A, KS_CU>::value> {};
+/* The tag of the first parameter its argument cannot be passed for. */
+template <typename KS_ARGS, typename KS_PARAMS, typename KS_TAGS> struct ks__first_bad {};
+template <typename KS_A, typename... KS_AS, typename KS_P, typename... KS_PS, typename KS_T, typename... KS_TS>
+struct ks__first_bad<ks__types<KS_A, KS_AS...>, ks__types<KS_P, KS_PS...>, ks__types<KS_T, KS_TS...>>
+    : std::conditional<ks__converts<KS_A, KS_P>::value,
+                       ks__first_bad<ks__types<KS_AS...>, ks__types<KS_PS...>, ks__types<KS_TS...>>,
+                       ks__tag_if<true, KS_T>>::type {};
+/* Why a call cannot take the stub: the count, else (KS_BY_TYPE) the first
+ * argument. */
+template <bool KS_COUNT_OK, bool KS_BY_TYPE, typename KS_COUNT, typename KS_ARGS, typename KS_PARAMS, typename KS_TAGS>
+struct ks__why : ks__tag_if<true, KS_COUNT> {};
+template <typename KS_COUNT, typename KS_ARGS, typename KS_PARAMS, typename KS_TAGS>
+struct ks__why<true, false, KS_COUNT, KS_ARGS, KS_PARAMS, KS_TAGS> {};
+template <typename KS_COUNT, typename KS_ARGS, typename KS_PARAMS, typename KS_TAGS>
+struct ks__why<true, true, KS_COUNT, KS_ARGS, KS_PARAMS, KS_TAGS> : ks__first_bad<KS_ARGS, KS_PARAMS, KS_TAGS> {};
+#endif
+
+#if defined(__cplusplus) && !defined(KSTUB_PLAIN_CALLS)
+/* C++: a call the stub cannot take (another number of arguments, an
+ * argument that does not convert to its parameter) picks a deleted
+ * overload instead of failing against the stub, so the compilers' first
+ * error is at the caller's line ("use of deleted function", "call to
+ * deleted function") and names, as KS_WHY, how many arguments the stub
+ * takes and their names, or kernel, parameter and the type it needs, the
+ * given types beside it. A call the stub takes never picks it.
+ * KSTUB_PLAIN_CALLS leaves these out; with them, the stub's name is an
+ * overload set: take its address with its type named,
+ * "ks_status (*f)(ks_launch, ...) = k;". */
+/* In strict mode the templates below name an argument of another type. */
+#undef KS__BY_TYPE
+#if defined(KSTUB_STRICT)
+#define KS__BY_TYPE false
+#else
+#define KS__BY_TYPE true
+#endif
+struct kernel_paint_takes_7_arguments_launch_c_a_n_k_l_all;
+struct kernel_paint_parameter_launch_needs_ks_launch;
+struct kernel_paint_parameter_c_needs_Color;
+struct kernel_paint_parameter_a_needs_Act;
+struct kernel_paint_parameter_n_needs_nn_Norm;
+struct kernel_paint_parameter_k_needs_Layer_Kind;
+struct kernel_paint_parameter_l_needs_Layer;
+struct kernel_paint_parameter_all_needs_const_Color_pointer;
+template <typename... KS_A,
+          typename KS_WHY = typename ks__why<sizeof...(KS_A) == 7, KS__BY_TYPE, kernel_paint_takes_7_arguments_launch_c_a_n_k_l_all, ks__types<KS_A...>,
+              ks__types<ks_launch, Color, Act, nn_Norm, Layer_Kind, Layer, const Color *>,
+              ks__types<kernel_paint_parameter_launch_needs_ks_launch, kernel_paint_parameter_c_needs_Color, kernel_paint_parameter_a_needs_Act, kernel_paint_parameter_n_needs_nn_Norm, kernel_paint_parameter_k_needs_Layer_Kind, kernel_paint_parameter_l_needs_Layer, kernel_paint_parameter_all_needs_const_Color_pointer>>::type>
+ks_status paint(KS_A &&...) = delete;
+struct paint_n_takes_8_arguments_n_items_stream_c_a_n_k_l_all;
+struct kernel_paint_parameter_n_items_needs_size_t;
+struct kernel_paint_parameter_stream_needs_ks_stream;
+template <typename... KS_A,
+          typename KS_WHY = typename ks__why<sizeof...(KS_A) == 8, KS__BY_TYPE, paint_n_takes_8_arguments_n_items_stream_c_a_n_k_l_all, ks__types<KS_A...>,
+              ks__types<size_t, ks_stream, Color, Act, nn_Norm, Layer_Kind, Layer, const Color *>,
+              ks__types<kernel_paint_parameter_n_items_needs_size_t, kernel_paint_parameter_stream_needs_ks_stream, kernel_paint_parameter_c_needs_Color, kernel_paint_parameter_a_needs_Act, kernel_paint_parameter_n_needs_nn_Norm, kernel_paint_parameter_k_needs_Layer_Kind, kernel_paint_parameter_l_needs_Layer, kernel_paint_parameter_all_needs_const_Color_pointer>>::type>
+ks_status paint_n(KS_A &&...) = delete;
+struct kernel_tagged_takes_4_arguments_launch_t_m_h;
+struct kernel_tagged_parameter_launch_needs_ks_launch;
+struct kernel_tagged_parameter_t_needs_Tagged_Color_Act_Relu;
+struct kernel_tagged_parameter_m_needs_Holder_Mode;
+struct kernel_tagged_parameter_h_needs_Hidden;
+template <typename... KS_A,
+          typename KS_WHY = typename ks__why<sizeof...(KS_A) == 4, KS__BY_TYPE, kernel_tagged_takes_4_arguments_launch_t_m_h, ks__types<KS_A...>,
+              ks__types<ks_launch, Tagged_Color_Act_Relu, Holder_Mode, Hidden>,
+              ks__types<kernel_tagged_parameter_launch_needs_ks_launch, kernel_tagged_parameter_t_needs_Tagged_Color_Act_Relu, kernel_tagged_parameter_m_needs_Holder_Mode, kernel_tagged_parameter_h_needs_Hidden>>::type>
+ks_status tagged(KS_A &&...) = delete;
+struct tagged_n_takes_5_arguments_n_items_stream_t_m_h;
+struct kernel_tagged_parameter_n_items_needs_size_t;
+struct kernel_tagged_parameter_stream_needs_ks_stream;
+template <typename... KS_A,
+          typename KS_WHY = typename ks__why<sizeof...(KS_A) == 5, KS__BY_TYPE, tagged_n_takes_5_arguments_n_items_stream_t_m_h, ks__types<KS_A...>,
+              ks__types<size_t, ks_stream, Tagged_Color_Act_Relu, Holder_Mode, Hidden>,
+              ks__types<kernel_tagged_parameter_n_items_needs_size_t, kernel_tagged_parameter_stream_needs_ks_stream, kernel_tagged_parameter_t_needs_Tagged_Color_Act_Relu, kernel_tagged_parameter_m_needs_Holder_Mode, kernel_tagged_parameter_h_needs_Hidden>>::type>
+ks_status tagged_n(KS_A &&...) = delete;
+struct kernel_local_takes_3_arguments_launch_l_r;
+struct kernel_local_parameter_launch_needs_ks_launch;
+struct kernel_local_parameter_l_needs_Local;
+struct kernel_local_parameter_r_needs_struct_LocalRec;
+template <typename... KS_A,
+          typename KS_WHY = typename ks__why<sizeof...(KS_A) == 3, KS__BY_TYPE, kernel_local_takes_3_arguments_launch_l_r, ks__types<KS_A...>,
+              ks__types<ks_launch, Local, struct LocalRec>,
+              ks__types<kernel_local_parameter_launch_needs_ks_launch, kernel_local_parameter_l_needs_Local, kernel_local_parameter_r_needs_struct_LocalRec>>::type>
+ks_status local(KS_A &&...) = delete;
+struct local_n_takes_4_arguments_n_items_stream_l_r;
+struct kernel_local_parameter_n_items_needs_size_t;
+struct kernel_local_parameter_stream_needs_ks_stream;
+template <typename... KS_A,
+          typename KS_WHY = typename ks__why<sizeof...(KS_A) == 4, KS__BY_TYPE, local_n_takes_4_arguments_n_items_stream_l_r, ks__types<KS_A...>,
+              ks__types<size_t, ks_stream, Local, struct LocalRec>,
+              ks__types<kernel_local_parameter_n_items_needs_size_t, kernel_local_parameter_stream_needs_ks_stream, kernel_local_parameter_l_needs_Local, kernel_local_parameter_r_needs_struct_LocalRec>>::type>
+ks_status local_n(KS_A &&...) = delete;
+#endif
+
+#if defined(KSTUB_STRICT) && defined(__cplusplus)
+/* Strict mode in C++: beside each stub, a template that takes arguments of
+ * exactly the parameters' types (a pointer's with const added too) and
+ * hands them on, and a deleted one that any other types pick, so the first
+ * error is at the caller's line and names, as KS_WHY, kernel, parameter
+ * and type of the first argument of another type. A call whose types are
+ * all exact picks the stub itself. */
+struct kernel_paint_parameter_c_needs_Color_exactly;
+struct kernel_paint_parameter_a_needs_Act_exactly;
+struct kernel_paint_parameter_n_needs_nn_Norm_exactly;
+struct kernel_paint_parameter_k_needs_Layer_Kind_exactly;
+struct kernel_paint_parameter_l_needs_Layer_exactly;
+struct kernel_paint_parameter_all_needs_const_Color_pointer_exactly;
 template <typename KS_T0, typename KS_T1, typename KS_T2, typename KS_T3, typename KS_T4, typename KS_T5>
-inline ks_status paint(ks_launch launch, KS_T0 c, KS_T1 a, KS_T2 n, KS_T3 k, KS_T4 l, KS_T5 all)
+inline typename std::enable_if<(std::is_same<KS_T0, Color>::value) &&
+                               (std::is_same<KS_T1, Act>::value) &&
+                               (std::is_same<KS_T2, nn_Norm>::value) &&
+                               (std::is_same<KS_T3, Layer_Kind>::value) &&
+                               (std::is_same<KS_T4, Layer>::value) &&
+                               (std::is_same<KS_T5, const Color *>::value || std::is_same<KS_T5, Color *>::value), ks_status>::type
+paint(ks_launch launch, KS_T0 c, KS_T1 a, KS_T2 n, KS_T3 k, KS_T4 l, KS_T5 all)
 {
-    static_assert(std::is_same<KS_T0, Color>::value,
-                  "kernel paint, parameter c needs exactly Color");
-    static_assert(std::is_same<KS_T1, Act>::value,
-                  "kernel paint, parameter a needs exactly Act");
-    static_assert(std::is_same<KS_T2, nn_Norm>::value,
-                  "kernel paint, parameter n needs exactly nn_Norm");
-    static_assert(std::is_same<KS_T3, Layer_Kind>::value,
-                  "kernel paint, parameter k needs exactly Layer_Kind");
-    static_assert(std::is_same<KS_T4, Layer>::value,
-                  "kernel paint, parameter l needs exactly Layer");
-    static_assert(std::is_same<KS_T5, const Color *>::value ||
-                  std::is_same<KS_T5, Color *>::value,
-                  "kernel paint, parameter all needs exactly const Color *");
     return paint(launch, static_cast<Color>(c), static_cast<Act>(a), static_cast<nn_Norm>(n), static_cast<Layer_Kind>(k), static_cast<Layer>(l), static_cast<const Color *>(all));
 }
+template <typename KS_T0, typename KS_T1, typename KS_T2, typename KS_T3, typename KS_T4, typename KS_T5, 
+          typename KS_WHY = typename ks__first_tag<std::integral_constant<bool, std::is_same<KS_T0, Color>::value>, kernel_paint_parameter_c_needs_Color_exactly, std::integral_constant<bool, std::is_same<KS_T1, Act>::value>, kernel_paint_parameter_a_needs_Act_exactly, std::integral_constant<bool, std::is_same<KS_T2, nn_Norm>::value>, kernel_paint_parameter_n_needs_nn_Norm_exactly, std::integral_constant<bool, std::is_same<KS_T3, Layer_Kind>::value>, kernel_paint_parameter_k_needs_Layer_Kind_exactly, std::integral_constant<bool, std::is_same<KS_T4, Layer>::value>, kernel_paint_parameter_l_needs_Layer_exactly, std::integral_constant<bool, std::is_same<KS_T5, const Color *>::value || std::is_same<KS_T5, Color *>::value>, kernel_paint_parameter_all_needs_const_Color_pointer_exactly>::type>
+ks_status paint(ks_launch launch, KS_T0 c, KS_T1 a, KS_T2 n, KS_T3 k, KS_T4 l, KS_T5 all) = delete;
 template <typename KS_T0, typename KS_T1, typename KS_T2, typename KS_T3, typename KS_T4, typename KS_T5>
-inline ks_status paint_n(size_t n_items, ks_stream stream, KS_T0 c, KS_T1 a, KS_T2 n, KS_T3 k, KS_T4 l, KS_T5 all)
+inline typename std::enable_if<(std::is_same<KS_T0, Color>::value) &&
+                               (std::is_same<KS_T1, Act>::value) &&
+                               (std::is_same<KS_T2, nn_Norm>::value) &&
+                               (std::is_same<KS_T3, Layer_Kind>::value) &&
+                               (std::is_same<KS_T4, Layer>::value) &&
+                               (std::is_same<KS_T5, const Color *>::value || std::is_same<KS_T5, Color *>::value), ks_status>::type
+paint_n(size_t n_items, ks_stream stream, KS_T0 c, KS_T1 a, KS_T2 n, KS_T3 k, KS_T4 l, KS_T5 all)
 {
-    static_assert(std::is_same<KS_T0, Color>::value,
-                  "kernel paint, parameter c needs exactly Color");
-    static_assert(std::is_same<KS_T1, Act>::value,
-                  "kernel paint, parameter a needs exactly Act");
-    static_assert(std::is_same<KS_T2, nn_Norm>::value,
-                  "kernel paint, parameter n needs exactly nn_Norm");
-    static_assert(std::is_same<KS_T3, Layer_Kind>::value,
-                  "kernel paint, parameter k needs exactly Layer_Kind");
-    static_assert(std::is_same<KS_T4, Layer>::value,
-                  "kernel paint, parameter l needs exactly Layer");
-    static_assert(std::is_same<KS_T5, const Color *>::value ||
-                  std::is_same<KS_T5, Color *>::value,
-                  "kernel paint, parameter all needs exactly const Color *");
     return paint_n(n_items, stream, static_cast<Color>(c), static_cast<Act>(a), static_cast<nn_Norm>(n), static_cast<Layer_Kind>(k), static_cast<Layer>(l), static_cast<const Color *>(all));
 }
+template <typename KS_T0, typename KS_T1, typename KS_T2, typename KS_T3, typename KS_T4, typename KS_T5, 
+          typename KS_WHY = typename ks__first_tag<std::integral_constant<bool, std::is_same<KS_T0, Color>::value>, kernel_paint_parameter_c_needs_Color_exactly, std::integral_constant<bool, std::is_same<KS_T1, Act>::value>, kernel_paint_parameter_a_needs_Act_exactly, std::integral_constant<bool, std::is_same<KS_T2, nn_Norm>::value>, kernel_paint_parameter_n_needs_nn_Norm_exactly, std::integral_constant<bool, std::is_same<KS_T3, Layer_Kind>::value>, kernel_paint_parameter_k_needs_Layer_Kind_exactly, std::integral_constant<bool, std::is_same<KS_T4, Layer>::value>, kernel_paint_parameter_l_needs_Layer_exactly, std::integral_constant<bool, std::is_same<KS_T5, const Color *>::value || std::is_same<KS_T5, Color *>::value>, kernel_paint_parameter_all_needs_const_Color_pointer_exactly>::type>
+ks_status paint_n(size_t n_items, ks_stream stream, KS_T0 c, KS_T1 a, KS_T2 n, KS_T3 k, KS_T4 l, KS_T5 all) = delete;
 template <typename KS_T0, typename KS_T1, typename KS_T2, typename KS_T3, typename KS_T4, typename KS_T5>
-inline ks_status paint_node(ks_graph ks__graph, const ks_graph_node *ks__deps, size_t ks__ndeps,
-                                 paint_node_t *ks__node, ks_launch launch, KS_T0 c, KS_T1 a, KS_T2 n, KS_T3 k, KS_T4 l, KS_T5 all)
+inline typename std::enable_if<(std::is_same<KS_T0, Color>::value) &&
+                               (std::is_same<KS_T1, Act>::value) &&
+                               (std::is_same<KS_T2, nn_Norm>::value) &&
+                               (std::is_same<KS_T3, Layer_Kind>::value) &&
+                               (std::is_same<KS_T4, Layer>::value) &&
+                               (std::is_same<KS_T5, const Color *>::value || std::is_same<KS_T5, Color *>::value), ks_status>::type
+paint_node(ks_graph ks__graph, const ks_graph_node *ks__deps, size_t ks__ndeps,
+    paint_node_t *ks__node, ks_launch launch, KS_T0 c, KS_T1 a, KS_T2 n, KS_T3 k, KS_T4 l, KS_T5 all)
 {
-    static_assert(std::is_same<KS_T0, Color>::value,
-                  "kernel paint, parameter c needs exactly Color");
-    static_assert(std::is_same<KS_T1, Act>::value,
-                  "kernel paint, parameter a needs exactly Act");
-    static_assert(std::is_same<KS_T2, nn_Norm>::value,
-                  "kernel paint, parameter n needs exactly nn_Norm");
-    static_assert(std::is_same<KS_T3, Layer_Kind>::value,
-                  "kernel paint, parameter k needs exactly Layer_Kind");
-    static_assert(std::is_same<KS_T4, Layer>::value,
-                  "kernel paint, parameter l needs exactly Layer");
-    static_assert(std::is_same<KS_T5, const Color *>::value ||
-                  std::is_same<KS_T5, Color *>::value,
-                  "kernel paint, parameter all needs exactly const Color *");
     return paint_node(ks__graph, ks__deps, ks__ndeps, ks__node, launch, static_cast<Color>(c), static_cast<Act>(a), static_cast<nn_Norm>(n), static_cast<Layer_Kind>(k), static_cast<Layer>(l), static_cast<const Color *>(all));
 }
+template <typename KS_T0, typename KS_T1, typename KS_T2, typename KS_T3, typename KS_T4, typename KS_T5, 
+          typename KS_WHY = typename ks__first_tag<std::integral_constant<bool, std::is_same<KS_T0, Color>::value>, kernel_paint_parameter_c_needs_Color_exactly, std::integral_constant<bool, std::is_same<KS_T1, Act>::value>, kernel_paint_parameter_a_needs_Act_exactly, std::integral_constant<bool, std::is_same<KS_T2, nn_Norm>::value>, kernel_paint_parameter_n_needs_nn_Norm_exactly, std::integral_constant<bool, std::is_same<KS_T3, Layer_Kind>::value>, kernel_paint_parameter_k_needs_Layer_Kind_exactly, std::integral_constant<bool, std::is_same<KS_T4, Layer>::value>, kernel_paint_parameter_l_needs_Layer_exactly, std::integral_constant<bool, std::is_same<KS_T5, const Color *>::value || std::is_same<KS_T5, Color *>::value>, kernel_paint_parameter_all_needs_const_Color_pointer_exactly>::type>
+ks_status paint_node(ks_graph ks__graph, const ks_graph_node *ks__deps, size_t ks__ndeps,
+    paint_node_t *ks__node, ks_launch launch, KS_T0 c, KS_T1 a, KS_T2 n, KS_T3 k, KS_T4 l, KS_T5 all) = delete;
 template <typename KS_T0, typename KS_T1, typename KS_T2, typename KS_T3, typename KS_T4, typename KS_T5>
-inline ks_status paint_node_set(ks_graph_exec ks__exec, paint_node_t ks__node, ks_launch launch, KS_T0 c, KS_T1 a, KS_T2 n, KS_T3 k, KS_T4 l, KS_T5 all)
+inline typename std::enable_if<(std::is_same<KS_T0, Color>::value) &&
+                               (std::is_same<KS_T1, Act>::value) &&
+                               (std::is_same<KS_T2, nn_Norm>::value) &&
+                               (std::is_same<KS_T3, Layer_Kind>::value) &&
+                               (std::is_same<KS_T4, Layer>::value) &&
+                               (std::is_same<KS_T5, const Color *>::value || std::is_same<KS_T5, Color *>::value), ks_status>::type
+paint_node_set(ks_graph_exec ks__exec, paint_node_t ks__node, ks_launch launch, KS_T0 c, KS_T1 a, KS_T2 n, KS_T3 k, KS_T4 l, KS_T5 all)
 {
-    static_assert(std::is_same<KS_T0, Color>::value,
-                  "kernel paint, parameter c needs exactly Color");
-    static_assert(std::is_same<KS_T1, Act>::value,
-                  "kernel paint, parameter a needs exactly Act");
-    static_assert(std::is_same<KS_T2, nn_Norm>::value,
-                  "kernel paint, parameter n needs exactly nn_Norm");
-    static_assert(std::is_same<KS_T3, Layer_Kind>::value,
-                  "kernel paint, parameter k needs exactly Layer_Kind");
-    static_assert(std::is_same<KS_T4, Layer>::value,
-                  "kernel paint, parameter l needs exactly Layer");
-    static_assert(std::is_same<KS_T5, const Color *>::value ||
-                  std::is_same<KS_T5, Color *>::value,
-                  "kernel paint, parameter all needs exactly const Color *");
     return paint_node_set(ks__exec, ks__node, launch, static_cast<Color>(c), static_cast<Act>(a), static_cast<nn_Norm>(n), static_cast<Layer_Kind>(k), static_cast<Layer>(l), static_cast<const Color *>(all));
 }
+template <typename KS_T0, typename KS_T1, typename KS_T2, typename KS_T3, typename KS_T4, typename KS_T5, 
+          typename KS_WHY = typename ks__first_tag<std::integral_constant<bool, std::is_same<KS_T0, Color>::value>, kernel_paint_parameter_c_needs_Color_exactly, std::integral_constant<bool, std::is_same<KS_T1, Act>::value>, kernel_paint_parameter_a_needs_Act_exactly, std::integral_constant<bool, std::is_same<KS_T2, nn_Norm>::value>, kernel_paint_parameter_n_needs_nn_Norm_exactly, std::integral_constant<bool, std::is_same<KS_T3, Layer_Kind>::value>, kernel_paint_parameter_k_needs_Layer_Kind_exactly, std::integral_constant<bool, std::is_same<KS_T4, Layer>::value>, kernel_paint_parameter_l_needs_Layer_exactly, std::integral_constant<bool, std::is_same<KS_T5, const Color *>::value || std::is_same<KS_T5, Color *>::value>, kernel_paint_parameter_all_needs_const_Color_pointer_exactly>::type>
+ks_status paint_node_set(ks_graph_exec ks__exec, paint_node_t ks__node, ks_launch launch, KS_T0 c, KS_T1 a, KS_T2 n, KS_T3 k, KS_T4 l, KS_T5 all) = delete;
+struct kernel_tagged_parameter_t_needs_Tagged_Color_Act_Relu_exactly;
+struct kernel_tagged_parameter_m_needs_Holder_Mode_exactly;
+struct kernel_tagged_parameter_h_needs_Hidden_exactly;
 template <typename KS_T0, typename KS_T1, typename KS_T2>
-inline ks_status tagged(ks_launch launch, KS_T0 t, KS_T1 m, KS_T2 h)
+inline typename std::enable_if<(std::is_same<KS_T0, Tagged_Color_Act_Relu>::value) &&
+                               (std::is_same<KS_T1, Holder_Mode>::value) &&
+                               (std::is_same<KS_T2, Hidden>::value), ks_status>::type
+tagged(ks_launch launch, KS_T0 t, KS_T1 m, KS_T2 h)
 {
-    static_assert(std::is_same<KS_T0, Tagged_Color_Act_Relu>::value,
-                  "kernel tagged, parameter t needs exactly Tagged_Color_Act_Relu");
-    static_assert(std::is_same<KS_T1, Holder_Mode>::value,
-                  "kernel tagged, parameter m needs exactly Holder_Mode");
-    static_assert(std::is_same<KS_T2, Hidden>::value,
-                  "kernel tagged, parameter h needs exactly Hidden");
     return tagged(launch, static_cast<Tagged_Color_Act_Relu>(t), static_cast<Holder_Mode>(m), static_cast<Hidden>(h));
 }
+template <typename KS_T0, typename KS_T1, typename KS_T2, 
+          typename KS_WHY = typename ks__first_tag<std::integral_constant<bool, std::is_same<KS_T0, Tagged_Color_Act_Relu>::value>, kernel_tagged_parameter_t_needs_Tagged_Color_Act_Relu_exactly, std::integral_constant<bool, std::is_same<KS_T1, Holder_Mode>::value>, kernel_tagged_parameter_m_needs_Holder_Mode_exactly, std::integral_constant<bool, std::is_same<KS_T2, Hidden>::value>, kernel_tagged_parameter_h_needs_Hidden_exactly>::type>
+ks_status tagged(ks_launch launch, KS_T0 t, KS_T1 m, KS_T2 h) = delete;
 template <typename KS_T0, typename KS_T1, typename KS_T2>
-inline ks_status tagged_n(size_t n_items, ks_stream stream, KS_T0 t, KS_T1 m, KS_T2 h)
+inline typename std::enable_if<(std::is_same<KS_T0, Tagged_Color_Act_Relu>::value) &&
+                               (std::is_same<KS_T1, Holder_Mode>::value) &&
+                               (std::is_same<KS_T2, Hidden>::value), ks_status>::type
+tagged_n(size_t n_items, ks_stream stream, KS_T0 t, KS_T1 m, KS_T2 h)
 {
-    static_assert(std::is_same<KS_T0, Tagged_Color_Act_Relu>::value,
-                  "kernel tagged, parameter t needs exactly Tagged_Color_Act_Relu");
-    static_assert(std::is_same<KS_T1, Holder_Mode>::value,
-                  "kernel tagged, parameter m needs exactly Holder_Mode");
-    static_assert(std::is_same<KS_T2, Hidden>::value,
-                  "kernel tagged, parameter h needs exactly Hidden");
     return tagged_n(n_items, stream, static_cast<Tagged_Color_Act_Relu>(t), static_cast<Holder_Mode>(m), static_cast<Hidden>(h));
 }
+template <typename KS_T0, typename KS_T1, typename KS_T2, 
+          typename KS_WHY = typename ks__first_tag<std::integral_constant<bool, std::is_same<KS_T0, Tagged_Color_Act_Relu>::value>, kernel_tagged_parameter_t_needs_Tagged_Color_Act_Relu_exactly, std::integral_constant<bool, std::is_same<KS_T1, Holder_Mode>::value>, kernel_tagged_parameter_m_needs_Holder_Mode_exactly, std::integral_constant<bool, std::is_same<KS_T2, Hidden>::value>, kernel_tagged_parameter_h_needs_Hidden_exactly>::type>
+ks_status tagged_n(size_t n_items, ks_stream stream, KS_T0 t, KS_T1 m, KS_T2 h) = delete;
 template <typename KS_T0, typename KS_T1, typename KS_T2>
-inline ks_status tagged_node(ks_graph ks__graph, const ks_graph_node *ks__deps, size_t ks__ndeps,
-                                 tagged_node_t *ks__node, ks_launch launch, KS_T0 t, KS_T1 m, KS_T2 h)
+inline typename std::enable_if<(std::is_same<KS_T0, Tagged_Color_Act_Relu>::value) &&
+                               (std::is_same<KS_T1, Holder_Mode>::value) &&
+                               (std::is_same<KS_T2, Hidden>::value), ks_status>::type
+tagged_node(ks_graph ks__graph, const ks_graph_node *ks__deps, size_t ks__ndeps,
+    tagged_node_t *ks__node, ks_launch launch, KS_T0 t, KS_T1 m, KS_T2 h)
 {
-    static_assert(std::is_same<KS_T0, Tagged_Color_Act_Relu>::value,
-                  "kernel tagged, parameter t needs exactly Tagged_Color_Act_Relu");
-    static_assert(std::is_same<KS_T1, Holder_Mode>::value,
-                  "kernel tagged, parameter m needs exactly Holder_Mode");
-    static_assert(std::is_same<KS_T2, Hidden>::value,
-                  "kernel tagged, parameter h needs exactly Hidden");
     return tagged_node(ks__graph, ks__deps, ks__ndeps, ks__node, launch, static_cast<Tagged_Color_Act_Relu>(t), static_cast<Holder_Mode>(m), static_cast<Hidden>(h));
 }
+template <typename KS_T0, typename KS_T1, typename KS_T2, 
+          typename KS_WHY = typename ks__first_tag<std::integral_constant<bool, std::is_same<KS_T0, Tagged_Color_Act_Relu>::value>, kernel_tagged_parameter_t_needs_Tagged_Color_Act_Relu_exactly, std::integral_constant<bool, std::is_same<KS_T1, Holder_Mode>::value>, kernel_tagged_parameter_m_needs_Holder_Mode_exactly, std::integral_constant<bool, std::is_same<KS_T2, Hidden>::value>, kernel_tagged_parameter_h_needs_Hidden_exactly>::type>
+ks_status tagged_node(ks_graph ks__graph, const ks_graph_node *ks__deps, size_t ks__ndeps,
+    tagged_node_t *ks__node, ks_launch launch, KS_T0 t, KS_T1 m, KS_T2 h) = delete;
 template <typename KS_T0, typename KS_T1, typename KS_T2>
-inline ks_status tagged_node_set(ks_graph_exec ks__exec, tagged_node_t ks__node, ks_launch launch, KS_T0 t, KS_T1 m, KS_T2 h)
+inline typename std::enable_if<(std::is_same<KS_T0, Tagged_Color_Act_Relu>::value) &&
+                               (std::is_same<KS_T1, Holder_Mode>::value) &&
+                               (std::is_same<KS_T2, Hidden>::value), ks_status>::type
+tagged_node_set(ks_graph_exec ks__exec, tagged_node_t ks__node, ks_launch launch, KS_T0 t, KS_T1 m, KS_T2 h)
 {
-    static_assert(std::is_same<KS_T0, Tagged_Color_Act_Relu>::value,
-                  "kernel tagged, parameter t needs exactly Tagged_Color_Act_Relu");
-    static_assert(std::is_same<KS_T1, Holder_Mode>::value,
-                  "kernel tagged, parameter m needs exactly Holder_Mode");
-    static_assert(std::is_same<KS_T2, Hidden>::value,
-                  "kernel tagged, parameter h needs exactly Hidden");
     return tagged_node_set(ks__exec, ks__node, launch, static_cast<Tagged_Color_Act_Relu>(t), static_cast<Holder_Mode>(m), static_cast<Hidden>(h));
 }
+template <typename KS_T0, typename KS_T1, typename KS_T2, 
+          typename KS_WHY = typename ks__first_tag<std::integral_constant<bool, std::is_same<KS_T0, Tagged_Color_Act_Relu>::value>, kernel_tagged_parameter_t_needs_Tagged_Color_Act_Relu_exactly, std::integral_constant<bool, std::is_same<KS_T1, Holder_Mode>::value>, kernel_tagged_parameter_m_needs_Holder_Mode_exactly, std::integral_constant<bool, std::is_same<KS_T2, Hidden>::value>, kernel_tagged_parameter_h_needs_Hidden_exactly>::type>
+ks_status tagged_node_set(ks_graph_exec ks__exec, tagged_node_t ks__node, ks_launch launch, KS_T0 t, KS_T1 m, KS_T2 h) = delete;
+struct kernel_local_parameter_l_needs_Local_exactly;
+struct kernel_local_parameter_r_needs_struct_LocalRec_exactly;
 template <typename KS_T0, typename KS_T1>
-inline ks_status local(ks_launch launch, KS_T0 l, KS_T1 r)
+inline typename std::enable_if<(std::is_same<KS_T0, Local>::value) &&
+                               (std::is_same<KS_T1, struct LocalRec>::value), ks_status>::type
+local(ks_launch launch, KS_T0 l, KS_T1 r)
 {
-    static_assert(std::is_same<KS_T0, Local>::value,
-                  "kernel local, parameter l needs exactly Local");
-    static_assert(std::is_same<KS_T1, struct LocalRec>::value,
-                  "kernel local, parameter r needs exactly struct LocalRec");
     return local(launch, static_cast<Local>(l), static_cast<struct LocalRec>(r));
 }
+template <typename KS_T0, typename KS_T1, 
+          typename KS_WHY = typename ks__first_tag<std::integral_constant<bool, std::is_same<KS_T0, Local>::value>, kernel_local_parameter_l_needs_Local_exactly, std::integral_constant<bool, std::is_same<KS_T1, struct LocalRec>::value>, kernel_local_parameter_r_needs_struct_LocalRec_exactly>::type>
+ks_status local(ks_launch launch, KS_T0 l, KS_T1 r) = delete;
 template <typename KS_T0, typename KS_T1>
-inline ks_status local_n(size_t n_items, ks_stream stream, KS_T0 l, KS_T1 r)
+inline typename std::enable_if<(std::is_same<KS_T0, Local>::value) &&
+                               (std::is_same<KS_T1, struct LocalRec>::value), ks_status>::type
+local_n(size_t n_items, ks_stream stream, KS_T0 l, KS_T1 r)
 {
-    static_assert(std::is_same<KS_T0, Local>::value,
-                  "kernel local, parameter l needs exactly Local");
-    static_assert(std::is_same<KS_T1, struct LocalRec>::value,
-                  "kernel local, parameter r needs exactly struct LocalRec");
     return local_n(n_items, stream, static_cast<Local>(l), static_cast<struct LocalRec>(r));
 }
+template <typename KS_T0, typename KS_T1, 
+          typename KS_WHY = typename ks__first_tag<std::integral_constant<bool, std::is_same<KS_T0, Local>::value>, kernel_local_parameter_l_needs_Local_exactly, std::integral_constant<bool, std::is_same<KS_T1, struct LocalRec>::value>, kernel_local_parameter_r_needs_struct_LocalRec_exactly>::type>
+ks_status local_n(size_t n_items, ks_stream stream, KS_T0 l, KS_T1 r) = delete;
 template <typename KS_T0, typename KS_T1>
-inline ks_status local_node(ks_graph ks__graph, const ks_graph_node *ks__deps, size_t ks__ndeps,
-                                 local_node_t *ks__node, ks_launch launch, KS_T0 l, KS_T1 r)
+inline typename std::enable_if<(std::is_same<KS_T0, Local>::value) &&
+                               (std::is_same<KS_T1, struct LocalRec>::value), ks_status>::type
+local_node(ks_graph ks__graph, const ks_graph_node *ks__deps, size_t ks__ndeps,
+    local_node_t *ks__node, ks_launch launch, KS_T0 l, KS_T1 r)
 {
-    static_assert(std::is_same<KS_T0, Local>::value,
-                  "kernel local, parameter l needs exactly Local");
-    static_assert(std::is_same<KS_T1, struct LocalRec>::value,
-                  "kernel local, parameter r needs exactly struct LocalRec");
     return local_node(ks__graph, ks__deps, ks__ndeps, ks__node, launch, static_cast<Local>(l), static_cast<struct LocalRec>(r));
 }
+template <typename KS_T0, typename KS_T1, 
+          typename KS_WHY = typename ks__first_tag<std::integral_constant<bool, std::is_same<KS_T0, Local>::value>, kernel_local_parameter_l_needs_Local_exactly, std::integral_constant<bool, std::is_same<KS_T1, struct LocalRec>::value>, kernel_local_parameter_r_needs_struct_LocalRec_exactly>::type>
+ks_status local_node(ks_graph ks__graph, const ks_graph_node *ks__deps, size_t ks__ndeps,
+    local_node_t *ks__node, ks_launch launch, KS_T0 l, KS_T1 r) = delete;
 template <typename KS_T0, typename KS_T1>
-inline ks_status local_node_set(ks_graph_exec ks__exec, local_node_t ks__node, ks_launch launch, KS_T0 l, KS_T1 r)
+inline typename std::enable_if<(std::is_same<KS_T0, Local>::value) &&
+                               (std::is_same<KS_T1, struct LocalRec>::value), ks_status>::type
+local_node_set(ks_graph_exec ks__exec, local_node_t ks__node, ks_launch launch, KS_T0 l, KS_T1 r)
 {
-    static_assert(std::is_same<KS_T0, Local>::value,
-                  "kernel local, parameter l needs exactly Local");
-    static_assert(std::is_same<KS_T1, struct LocalRec>::value,
-                  "kernel local, parameter r needs exactly struct LocalRec");
     return local_node_set(ks__exec, ks__node, launch, static_cast<Local>(l), static_cast<struct LocalRec>(r));
 }
+template <typename KS_T0, typename KS_T1, 
+          typename KS_WHY = typename ks__first_tag<std::integral_constant<bool, std::is_same<KS_T0, Local>::value>, kernel_local_parameter_l_needs_Local_exactly, std::integral_constant<bool, std::is_same<KS_T1, struct LocalRec>::value>, kernel_local_parameter_r_needs_struct_LocalRec_exactly>::type>
+ks_status local_node_set(ks_graph_exec ks__exec, local_node_t ks__node, ks_launch launch, KS_T0 l, KS_T1 r) = delete;
 #endif
 
 #if defined(__GNUC__)

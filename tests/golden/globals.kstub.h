@@ -569,72 +569,153 @@ extern const struct apply_n_takes_4_arguments_n_items_stream_out_n { char ks__ne
 } /* extern "C" */
 #endif
 
-#if defined(KSTUB_STRICT) && defined(__cplusplus)
+#if defined(__cplusplus) && !defined(KS__CXX_TAGS)
+#define KS__CXX_TAGS
 #include <type_traits>
-/* Strict mode in C++: a template beside each stub takes the arguments as
- * they are; a call whose types are all exact picks the stub itself, any
- * other picks the template, whose static_assert names kernel and parameter. */
+/* The deleted overloads' last template parameter (KS_WHY, below): a type
+ * named for what is wrong, where something is; else none, and the
+ * overload drops out. */
+template <bool KS_WRONG, typename KS_TAG> struct ks__tag_if {};
+template <typename KS_TAG> struct ks__tag_if<true, KS_TAG> { typedef KS_TAG type; };
+template <typename... KS_TS> struct ks__first_tag {};
+template <typename KS_TAG, typename... KS_TS>
+struct ks__first_tag<std::integral_constant<bool, true>, KS_TAG, KS_TS...> : ks__first_tag<KS_TS...> {};
+template <typename KS_TAG, typename... KS_TS>
+struct ks__first_tag<std::integral_constant<bool, false>, KS_TAG, KS_TS...> { typedef KS_TAG type; };
+template <typename... KS_TS> struct ks__types {};
+/* A parameter that takes either type (a CUDA type's overload, above). */
+template <typename KS_P, typename KS_CU> struct ks__either {};
+/* Whether an argument of type KS_A can be passed for KS_P: an integer for a
+ * pointer passes here (a literal 0 or NULL may be a null pointer constant;
+ * the compiler's own error tells the rest). */
+template <typename KS_A, typename KS_P>
+struct ks__converts : std::integral_constant<bool, std::is_convertible<KS_A, KS_P>::value ||
+    (std::is_convertible<decltype(nullptr), KS_P>::value &&
+     std::is_integral<typename std::remove_reference<KS_A>::type>::value)> {};
+template <typename KS_A, typename KS_P, typename KS_CU>
+struct ks__converts<KS_A, ks__either<KS_P, KS_CU>>
+    : std::integral_constant<bool, ks__converts<KS_A, KS_P>::value || ks__converts<KS_A, KS_CU>::value> {};
+/* The tag of the first parameter its argument cannot be passed for. */
+template <typename KS_ARGS, typename KS_PARAMS, typename KS_TAGS> struct ks__first_bad {};
+template <typename KS_A, typename... KS_AS, typename KS_P, typename... KS_PS, typename KS_T, typename... KS_TS>
+struct ks__first_bad<ks__types<KS_A, KS_AS...>, ks__types<KS_P, KS_PS...>, ks__types<KS_T, KS_TS...>>
+    : std::conditional<ks__converts<KS_A, KS_P>::value,
+                       ks__first_bad<ks__types<KS_AS...>, ks__types<KS_PS...>, ks__types<KS_TS...>>,
+                       ks__tag_if<true, KS_T>>::type {};
+/* Why a call cannot take the stub: the count, else (KS_BY_TYPE) the first
+ * argument. */
+template <bool KS_COUNT_OK, bool KS_BY_TYPE, typename KS_COUNT, typename KS_ARGS, typename KS_PARAMS, typename KS_TAGS>
+struct ks__why : ks__tag_if<true, KS_COUNT> {};
+template <typename KS_COUNT, typename KS_ARGS, typename KS_PARAMS, typename KS_TAGS>
+struct ks__why<true, false, KS_COUNT, KS_ARGS, KS_PARAMS, KS_TAGS> {};
+template <typename KS_COUNT, typename KS_ARGS, typename KS_PARAMS, typename KS_TAGS>
+struct ks__why<true, true, KS_COUNT, KS_ARGS, KS_PARAMS, KS_TAGS> : ks__first_bad<KS_ARGS, KS_PARAMS, KS_TAGS> {};
+#endif
+
+#if defined(__cplusplus) && !defined(KSTUB_PLAIN_CALLS)
+/* C++: a call the stub cannot take (another number of arguments, an
+ * argument that does not convert to its parameter) picks a deleted
+ * overload instead of failing against the stub, so the compilers' first
+ * error is at the caller's line ("use of deleted function", "call to
+ * deleted function") and names, as KS_WHY, how many arguments the stub
+ * takes and their names, or kernel, parameter and the type it needs, the
+ * given types beside it. A call the stub takes never picks it.
+ * KSTUB_PLAIN_CALLS leaves these out; with them, the stub's name is an
+ * overload set: take its address with its type named,
+ * "ks_status (*f)(ks_launch, ...) = k;". */
+/* In strict mode the templates below name an argument of another type. */
+#undef KS__BY_TYPE
+#if defined(KSTUB_STRICT)
+#define KS__BY_TYPE false
+#else
+#define KS__BY_TYPE true
+#endif
+struct kernel_apply_takes_3_arguments_launch_out_n;
+struct kernel_apply_parameter_launch_needs_ks_launch;
+struct kernel_apply_parameter_out_needs_float_pointer;
+struct kernel_apply_parameter_n_needs_int;
+template <typename... KS_A,
+          typename KS_WHY = typename ks__why<sizeof...(KS_A) == 3, KS__BY_TYPE, kernel_apply_takes_3_arguments_launch_out_n, ks__types<KS_A...>,
+              ks__types<ks_launch, float *, int>,
+              ks__types<kernel_apply_parameter_launch_needs_ks_launch, kernel_apply_parameter_out_needs_float_pointer, kernel_apply_parameter_n_needs_int>>::type>
+ks_status apply(KS_A &&...) = delete;
+struct apply_n_takes_4_arguments_n_items_stream_out_n;
+struct kernel_apply_parameter_n_items_needs_size_t;
+struct kernel_apply_parameter_stream_needs_ks_stream;
+template <typename... KS_A,
+          typename KS_WHY = typename ks__why<sizeof...(KS_A) == 4, KS__BY_TYPE, apply_n_takes_4_arguments_n_items_stream_out_n, ks__types<KS_A...>,
+              ks__types<size_t, ks_stream, float *, int>,
+              ks__types<kernel_apply_parameter_n_items_needs_size_t, kernel_apply_parameter_stream_needs_ks_stream, kernel_apply_parameter_out_needs_float_pointer, kernel_apply_parameter_n_needs_int>>::type>
+ks_status apply_n(KS_A &&...) = delete;
+#endif
+
+#if defined(KSTUB_STRICT) && defined(__cplusplus)
+/* Strict mode in C++: beside each stub, a template that takes arguments of
+ * exactly the parameters' types (a pointer's with const added too) and
+ * hands them on, and a deleted one that any other types pick, so the first
+ * error is at the caller's line and names, as KS_WHY, kernel, parameter
+ * and type of the first argument of another type. A call whose types are
+ * all exact picks the stub itself. */
+struct kernel_apply_parameter_out_needs_float_pointer_exactly;
+struct kernel_apply_parameter_n_needs_int_exactly;
 template <typename KS_T0, typename KS_T1>
-inline ks_status apply(ks_launch launch, KS_T0 out, KS_T1 n)
+inline typename std::enable_if<(std::is_same<KS_T0, float *>::value) &&
+                               (std::is_same<KS_T1, int>::value), ks_status>::type
+apply(ks_launch launch, KS_T0 out, KS_T1 n)
 {
-    static_assert(std::is_same<KS_T0, float *>::value,
-                  "kernel apply, parameter out needs exactly float *");
-    static_assert(std::is_same<KS_T1, int>::value,
-                  "kernel apply, parameter n needs exactly int");
     return apply(launch, static_cast<float *>(out), static_cast<int>(n));
 }
+template <typename KS_T0, typename KS_T1, 
+          typename KS_WHY = typename ks__first_tag<std::integral_constant<bool, std::is_same<KS_T0, float *>::value>, kernel_apply_parameter_out_needs_float_pointer_exactly, std::integral_constant<bool, std::is_same<KS_T1, int>::value>, kernel_apply_parameter_n_needs_int_exactly>::type>
+ks_status apply(ks_launch launch, KS_T0 out, KS_T1 n) = delete;
 template <typename KS_T0, typename KS_T1>
-inline ks_status apply_n(size_t n_items, ks_stream stream, KS_T0 out, KS_T1 n)
+inline typename std::enable_if<(std::is_same<KS_T0, float *>::value) &&
+                               (std::is_same<KS_T1, int>::value), ks_status>::type
+apply_n(size_t n_items, ks_stream stream, KS_T0 out, KS_T1 n)
 {
-    static_assert(std::is_same<KS_T0, float *>::value,
-                  "kernel apply, parameter out needs exactly float *");
-    static_assert(std::is_same<KS_T1, int>::value,
-                  "kernel apply, parameter n needs exactly int");
     return apply_n(n_items, stream, static_cast<float *>(out), static_cast<int>(n));
 }
+template <typename KS_T0, typename KS_T1, 
+          typename KS_WHY = typename ks__first_tag<std::integral_constant<bool, std::is_same<KS_T0, float *>::value>, kernel_apply_parameter_out_needs_float_pointer_exactly, std::integral_constant<bool, std::is_same<KS_T1, int>::value>, kernel_apply_parameter_n_needs_int_exactly>::type>
+ks_status apply_n(size_t n_items, ks_stream stream, KS_T0 out, KS_T1 n) = delete;
 template <typename KS_T0, typename KS_T1>
-inline ks_status apply_node(ks_graph ks__graph, const ks_graph_node *ks__deps, size_t ks__ndeps,
-                                 apply_node_t *ks__node, ks_launch launch, KS_T0 out, KS_T1 n)
+inline typename std::enable_if<(std::is_same<KS_T0, float *>::value) &&
+                               (std::is_same<KS_T1, int>::value), ks_status>::type
+apply_node(ks_graph ks__graph, const ks_graph_node *ks__deps, size_t ks__ndeps,
+    apply_node_t *ks__node, ks_launch launch, KS_T0 out, KS_T1 n)
 {
-    static_assert(std::is_same<KS_T0, float *>::value,
-                  "kernel apply, parameter out needs exactly float *");
-    static_assert(std::is_same<KS_T1, int>::value,
-                  "kernel apply, parameter n needs exactly int");
     return apply_node(ks__graph, ks__deps, ks__ndeps, ks__node, launch, static_cast<float *>(out), static_cast<int>(n));
 }
+template <typename KS_T0, typename KS_T1, 
+          typename KS_WHY = typename ks__first_tag<std::integral_constant<bool, std::is_same<KS_T0, float *>::value>, kernel_apply_parameter_out_needs_float_pointer_exactly, std::integral_constant<bool, std::is_same<KS_T1, int>::value>, kernel_apply_parameter_n_needs_int_exactly>::type>
+ks_status apply_node(ks_graph ks__graph, const ks_graph_node *ks__deps, size_t ks__ndeps,
+    apply_node_t *ks__node, ks_launch launch, KS_T0 out, KS_T1 n) = delete;
 template <typename KS_T0, typename KS_T1>
-inline ks_status apply_node_set(ks_graph_exec ks__exec, apply_node_t ks__node, ks_launch launch, KS_T0 out, KS_T1 n)
+inline typename std::enable_if<(std::is_same<KS_T0, float *>::value) &&
+                               (std::is_same<KS_T1, int>::value), ks_status>::type
+apply_node_set(ks_graph_exec ks__exec, apply_node_t ks__node, ks_launch launch, KS_T0 out, KS_T1 n)
 {
-    static_assert(std::is_same<KS_T0, float *>::value,
-                  "kernel apply, parameter out needs exactly float *");
-    static_assert(std::is_same<KS_T1, int>::value,
-                  "kernel apply, parameter n needs exactly int");
     return apply_node_set(ks__exec, ks__node, launch, static_cast<float *>(out), static_cast<int>(n));
 }
-template <typename KS_T>
-inline ks_status c_params_set(KS_T ks__value, ks_stream ks__stream)
-{
-    static_assert(std::is_same<KS_T, struct Params>::value, "variable c_params needs exactly struct Params");
-    return c_params_set(static_cast<struct Params>(ks__value), ks__stream);
-}
-template <typename KS_T>
-inline ks_status g_count_set(KS_T ks__value, ks_stream ks__stream)
-{
-    static_assert(std::is_same<KS_T, unsigned int>::value, "variable g_count needs exactly unsigned int");
-    return g_count_set(static_cast<unsigned int>(ks__value), ks__stream);
-}
-template <typename KS_T>
-inline ks_status m_ready_set(KS_T ks__value, ks_stream ks__stream)
-{
-    static_assert(std::is_same<KS_T, int>::value, "variable m_ready needs exactly int");
-    return m_ready_set(static_cast<int>(ks__value), ks__stream);
-}
-template <typename KS_T>
-inline ks_status g_short_set(KS_T ks__value, ks_stream ks__stream)
-{
-    static_assert(std::is_same<KS_T, int>::value, "variable g_short needs exactly int");
-    return g_short_set(static_cast<int>(ks__value), ks__stream);
-}
+template <typename KS_T0, typename KS_T1, 
+          typename KS_WHY = typename ks__first_tag<std::integral_constant<bool, std::is_same<KS_T0, float *>::value>, kernel_apply_parameter_out_needs_float_pointer_exactly, std::integral_constant<bool, std::is_same<KS_T1, int>::value>, kernel_apply_parameter_n_needs_int_exactly>::type>
+ks_status apply_node_set(ks_graph_exec ks__exec, apply_node_t ks__node, ks_launch launch, KS_T0 out, KS_T1 n) = delete;
+struct variable_c_params_needs_struct_Params_exactly;
+template <typename KS_T, typename KS_WHY = typename ks__tag_if<!std::is_same<KS_T, struct Params>::value,
+                                                              variable_c_params_needs_struct_Params_exactly>::type>
+ks_status c_params_set(KS_T ks__value, ks_stream ks__stream) = delete;
+struct variable_g_count_needs_unsigned_int_exactly;
+template <typename KS_T, typename KS_WHY = typename ks__tag_if<!std::is_same<KS_T, unsigned int>::value,
+                                                              variable_g_count_needs_unsigned_int_exactly>::type>
+ks_status g_count_set(KS_T ks__value, ks_stream ks__stream) = delete;
+struct variable_m_ready_needs_int_exactly;
+template <typename KS_T, typename KS_WHY = typename ks__tag_if<!std::is_same<KS_T, int>::value,
+                                                              variable_m_ready_needs_int_exactly>::type>
+ks_status m_ready_set(KS_T ks__value, ks_stream ks__stream) = delete;
+struct variable_g_short_needs_int_exactly;
+template <typename KS_T, typename KS_WHY = typename ks__tag_if<!std::is_same<KS_T, int>::value,
+                                                              variable_g_short_needs_int_exactly>::type>
+ks_status g_short_set(KS_T ks__value, ks_stream ks__stream) = delete;
 #endif
 
 #if defined(__GNUC__)

@@ -928,186 +928,311 @@ inline ks_status halves_node_set(ks_graph_exec ks__exec, halves_node_t ks__node,
 #endif
 #endif
 
-#if defined(KSTUB_STRICT) && defined(__cplusplus)
+#if defined(__cplusplus) && !defined(KS__CXX_TAGS)
+#define KS__CXX_TAGS
 #include <type_traits>
-/* Strict mode in C++: a template beside each stub takes the arguments as
- * they are; a call whose types are all exact picks the stub itself, any
- * other picks the template, whose static_assert names kernel and parameter. */
+/* The deleted overloads' last template parameter (KS_WHY, below): a type
+ * named for what is wrong, where something is; else none, and the
+ * overload drops out. */
+template <bool KS_WRONG, typename KS_TAG> struct ks__tag_if {};
+template <typename KS_TAG> struct ks__tag_if<true, KS_TAG> { typedef KS_TAG type; };
+template <typename... KS_TS> struct ks__first_tag {};
+template <typename KS_TAG, typename... KS_TS>
+struct ks__first_tag<std::integral_constant<bool, true>, KS_TAG, KS_TS...> : ks__first_tag<KS_TS...> {};
+template <typename KS_TAG, typename... KS_TS>
+struct ks__first_tag<std::integral_constant<bool, false>, KS_TAG, KS_TS...> { typedef KS_TAG type; };
+template <typename... KS_TS> struct ks__types {};
+/* A parameter that takes either type (a CUDA type's overload, above). */
+template <typename KS_P, typename KS_CU> struct ks__either {};
+/* Whether an argument of type KS_A can be passed for KS_P: an integer for a
+ * pointer passes here (a literal 0 or NULL may be a null pointer constant;
+ * the compiler's own error tells the rest). */
+template <typename KS_A, typename KS_P>
+struct ks__converts : std::integral_constant<bool, std::is_convertible<KS_A, KS_P>::value ||
+    (std::is_convertible<decltype(nullptr), KS_P>::value &&
+     std::is_integral<typename std::remove_reference<KS_A>::type>::value)> {};
+template <typename KS_A, typename KS_P, typename KS_CU>
+struct ks__converts<KS_A, ks__either<KS_P, KS_CU>>
+    : std::integral_constant<bool, ks__converts<KS_A, KS_P>::value || ks__converts<KS_A, KS_CU>::value> {};
+/* The tag of the first parameter its argument cannot be passed for. */
+template <typename KS_ARGS, typename KS_PARAMS, typename KS_TAGS> struct ks__first_bad {};
+template <typename KS_A, typename... KS_AS, typename KS_P, typename... KS_PS, typename KS_T, typename... KS_TS>
+struct ks__first_bad<ks__types<KS_A, KS_AS...>, ks__types<KS_P, KS_PS...>, ks__types<KS_T, KS_TS...>>
+    : std::conditional<ks__converts<KS_A, KS_P>::value,
+                       ks__first_bad<ks__types<KS_AS...>, ks__types<KS_PS...>, ks__types<KS_TS...>>,
+                       ks__tag_if<true, KS_T>>::type {};
+/* Why a call cannot take the stub: the count, else (KS_BY_TYPE) the first
+ * argument. */
+template <bool KS_COUNT_OK, bool KS_BY_TYPE, typename KS_COUNT, typename KS_ARGS, typename KS_PARAMS, typename KS_TAGS>
+struct ks__why : ks__tag_if<true, KS_COUNT> {};
+template <typename KS_COUNT, typename KS_ARGS, typename KS_PARAMS, typename KS_TAGS>
+struct ks__why<true, false, KS_COUNT, KS_ARGS, KS_PARAMS, KS_TAGS> {};
+template <typename KS_COUNT, typename KS_ARGS, typename KS_PARAMS, typename KS_TAGS>
+struct ks__why<true, true, KS_COUNT, KS_ARGS, KS_PARAMS, KS_TAGS> : ks__first_bad<KS_ARGS, KS_PARAMS, KS_TAGS> {};
+#endif
+
+#if defined(__cplusplus) && !defined(KSTUB_PLAIN_CALLS)
+/* C++: a call the stub cannot take (another number of arguments, an
+ * argument that does not convert to its parameter) picks a deleted
+ * overload instead of failing against the stub, so the compilers' first
+ * error is at the caller's line ("use of deleted function", "call to
+ * deleted function") and names, as KS_WHY, how many arguments the stub
+ * takes and their names, or kernel, parameter and the type it needs, the
+ * given types beside it. A call the stub takes never picks it.
+ * KSTUB_PLAIN_CALLS leaves these out; with them, the stub's name is an
+ * overload set: take its address with its type named,
+ * "ks_status (*f)(ks_launch, ...) = k;". */
+/* In strict mode the templates below name an argument of another type. */
+#undef KS__BY_TYPE
+#if defined(KSTUB_STRICT)
+#define KS__BY_TYPE false
+#else
+#define KS__BY_TYPE true
+#endif
+struct kernel_boxes_takes_6_arguments_launch_box_all_tree_mode_n;
+struct kernel_boxes_parameter_launch_needs_ks_launch;
+struct kernel_boxes_parameter_box_needs_struct_geo_Box;
+struct kernel_boxes_parameter_all_needs_const_struct_geo_Box_pointer;
+struct kernel_boxes_parameter_tree_needs_struct_geo_Node_pointer_pointer;
+struct kernel_boxes_parameter_mode_needs_geo_Mode;
+struct kernel_boxes_parameter_n_needs_int;
+template <typename... KS_A,
+          typename KS_WHY = typename ks__why<sizeof...(KS_A) == 6, KS__BY_TYPE, kernel_boxes_takes_6_arguments_launch_box_all_tree_mode_n, ks__types<KS_A...>,
+              ks__types<ks_launch, struct geo_Box, const struct geo_Box *, struct geo_Node **, geo_Mode, int>,
+              ks__types<kernel_boxes_parameter_launch_needs_ks_launch, kernel_boxes_parameter_box_needs_struct_geo_Box, kernel_boxes_parameter_all_needs_const_struct_geo_Box_pointer, kernel_boxes_parameter_tree_needs_struct_geo_Node_pointer_pointer, kernel_boxes_parameter_mode_needs_geo_Mode, kernel_boxes_parameter_n_needs_int>>::type>
+ks_status boxes(KS_A &&...) = delete;
+struct boxes_n_takes_7_arguments_n_items_stream_box_all_tree_mode_n;
+struct kernel_boxes_parameter_n_items_needs_size_t;
+struct kernel_boxes_parameter_stream_needs_ks_stream;
+template <typename... KS_A,
+          typename KS_WHY = typename ks__why<sizeof...(KS_A) == 7, KS__BY_TYPE, boxes_n_takes_7_arguments_n_items_stream_box_all_tree_mode_n, ks__types<KS_A...>,
+              ks__types<size_t, ks_stream, struct geo_Box, const struct geo_Box *, struct geo_Node **, geo_Mode, int>,
+              ks__types<kernel_boxes_parameter_n_items_needs_size_t, kernel_boxes_parameter_stream_needs_ks_stream, kernel_boxes_parameter_box_needs_struct_geo_Box, kernel_boxes_parameter_all_needs_const_struct_geo_Box_pointer, kernel_boxes_parameter_tree_needs_struct_geo_Node_pointer_pointer, kernel_boxes_parameter_mode_needs_geo_Mode, kernel_boxes_parameter_n_needs_int>>::type>
+ks_status boxes_n(KS_A &&...) = delete;
+#if 1
+#define ks__bits_cuda(KS, CU) ks__either<KS, CU>
+#else
+#define ks__bits_cuda(KS, CU) KS
+#endif
+struct kernel_bits_takes_4_arguments_launch_in_out_axis;
+struct kernel_bits_parameter_launch_needs_ks_launch;
+struct kernel_bits_parameter_in_needs_union_geo_Bits;
+struct kernel_bits_parameter_out_needs_union_geo_Bits_pointer;
+struct kernel_bits_parameter_axis_needs_geo_Axis;
+template <typename... KS_A,
+          typename KS_WHY = typename ks__why<sizeof...(KS_A) == 4, KS__BY_TYPE, kernel_bits_takes_4_arguments_launch_in_out_axis, ks__types<KS_A...>,
+              ks__types<ks_launch, union geo_Bits, union geo_Bits *, ks__bits_cuda(geo_Axis, geo::Axis)>,
+              ks__types<kernel_bits_parameter_launch_needs_ks_launch, kernel_bits_parameter_in_needs_union_geo_Bits, kernel_bits_parameter_out_needs_union_geo_Bits_pointer, kernel_bits_parameter_axis_needs_geo_Axis>>::type>
+ks_status bits(KS_A &&...) = delete;
+struct bits_n_takes_5_arguments_n_items_stream_in_out_axis;
+struct kernel_bits_parameter_n_items_needs_size_t;
+struct kernel_bits_parameter_stream_needs_ks_stream;
+template <typename... KS_A,
+          typename KS_WHY = typename ks__why<sizeof...(KS_A) == 5, KS__BY_TYPE, bits_n_takes_5_arguments_n_items_stream_in_out_axis, ks__types<KS_A...>,
+              ks__types<size_t, ks_stream, union geo_Bits, union geo_Bits *, ks__bits_cuda(geo_Axis, geo::Axis)>,
+              ks__types<kernel_bits_parameter_n_items_needs_size_t, kernel_bits_parameter_stream_needs_ks_stream, kernel_bits_parameter_in_needs_union_geo_Bits, kernel_bits_parameter_out_needs_union_geo_Bits_pointer, kernel_bits_parameter_axis_needs_geo_Axis>>::type>
+ks_status bits_n(KS_A &&...) = delete;
+#if defined(__CUDA_FP16_H__) && defined(__CUDA_BF16_H__)
+#define ks__halves_cuda(KS, CU) ks__either<KS, CU>
+#else
+#define ks__halves_cuda(KS, CU) KS
+#endif
+struct kernel_halves_takes_6_arguments_launch_h_h2_b_b2_a;
+struct kernel_halves_parameter_launch_needs_ks_launch;
+struct kernel_halves_parameter_h_needs_ks_half;
+struct kernel_halves_parameter_h2_needs_const_ks_half2_pointer;
+struct kernel_halves_parameter_b_needs_ks_bfloat16;
+struct kernel_halves_parameter_b2_needs_ks_bfloat162_pointer;
+struct kernel_halves_parameter_a_needs_struct_Aligned;
+template <typename... KS_A,
+          typename KS_WHY = typename ks__why<sizeof...(KS_A) == 6, KS__BY_TYPE, kernel_halves_takes_6_arguments_launch_h_h2_b_b2_a, ks__types<KS_A...>,
+              ks__types<ks_launch, ks__halves_cuda(ks_half, __half), ks__halves_cuda(const ks_half2 *, const __half2 *), ks__halves_cuda(ks_bfloat16, __nv_bfloat16), ks__halves_cuda(ks_bfloat162 *, __nv_bfloat162 *), struct Aligned>,
+              ks__types<kernel_halves_parameter_launch_needs_ks_launch, kernel_halves_parameter_h_needs_ks_half, kernel_halves_parameter_h2_needs_const_ks_half2_pointer, kernel_halves_parameter_b_needs_ks_bfloat16, kernel_halves_parameter_b2_needs_ks_bfloat162_pointer, kernel_halves_parameter_a_needs_struct_Aligned>>::type>
+ks_status halves(KS_A &&...) = delete;
+struct halves_n_takes_7_arguments_n_items_stream_h_h2_b_b2_a;
+struct kernel_halves_parameter_n_items_needs_size_t;
+struct kernel_halves_parameter_stream_needs_ks_stream;
+template <typename... KS_A,
+          typename KS_WHY = typename ks__why<sizeof...(KS_A) == 7, KS__BY_TYPE, halves_n_takes_7_arguments_n_items_stream_h_h2_b_b2_a, ks__types<KS_A...>,
+              ks__types<size_t, ks_stream, ks__halves_cuda(ks_half, __half), ks__halves_cuda(const ks_half2 *, const __half2 *), ks__halves_cuda(ks_bfloat16, __nv_bfloat16), ks__halves_cuda(ks_bfloat162 *, __nv_bfloat162 *), struct Aligned>,
+              ks__types<kernel_halves_parameter_n_items_needs_size_t, kernel_halves_parameter_stream_needs_ks_stream, kernel_halves_parameter_h_needs_ks_half, kernel_halves_parameter_h2_needs_const_ks_half2_pointer, kernel_halves_parameter_b_needs_ks_bfloat16, kernel_halves_parameter_b2_needs_ks_bfloat162_pointer, kernel_halves_parameter_a_needs_struct_Aligned>>::type>
+ks_status halves_n(KS_A &&...) = delete;
+#endif
+
+#if defined(KSTUB_STRICT) && defined(__cplusplus)
+/* Strict mode in C++: beside each stub, a template that takes arguments of
+ * exactly the parameters' types (a pointer's with const added too) and
+ * hands them on, and a deleted one that any other types pick, so the first
+ * error is at the caller's line and names, as KS_WHY, kernel, parameter
+ * and type of the first argument of another type. A call whose types are
+ * all exact picks the stub itself. */
+struct kernel_boxes_parameter_box_needs_struct_geo_Box_exactly;
+struct kernel_boxes_parameter_all_needs_const_struct_geo_Box_pointer_exactly;
+struct kernel_boxes_parameter_tree_needs_struct_geo_Node_pointer_pointer_exactly;
+struct kernel_boxes_parameter_mode_needs_geo_Mode_exactly;
+struct kernel_boxes_parameter_n_needs_int_exactly;
 template <typename KS_T0, typename KS_T1, typename KS_T2, typename KS_T3, typename KS_T4>
-inline ks_status boxes(ks_launch launch, KS_T0 box, KS_T1 all, KS_T2 tree, KS_T3 mode, KS_T4 n)
+inline typename std::enable_if<(std::is_same<KS_T0, struct geo_Box>::value) &&
+                               (std::is_same<KS_T1, const struct geo_Box *>::value || std::is_same<KS_T1, struct geo_Box *>::value) &&
+                               (std::is_same<KS_T2, struct geo_Node **>::value) &&
+                               (std::is_same<KS_T3, geo_Mode>::value) &&
+                               (std::is_same<KS_T4, int>::value), ks_status>::type
+boxes(ks_launch launch, KS_T0 box, KS_T1 all, KS_T2 tree, KS_T3 mode, KS_T4 n)
 {
-    static_assert(std::is_same<KS_T0, struct geo_Box>::value,
-                  "kernel boxes, parameter box needs exactly struct geo_Box");
-    static_assert(std::is_same<KS_T1, const struct geo_Box *>::value ||
-                  std::is_same<KS_T1, struct geo_Box *>::value,
-                  "kernel boxes, parameter all needs exactly const struct geo_Box *");
-    static_assert(std::is_same<KS_T2, struct geo_Node **>::value,
-                  "kernel boxes, parameter tree needs exactly struct geo_Node **");
-    static_assert(std::is_same<KS_T3, geo_Mode>::value,
-                  "kernel boxes, parameter mode needs exactly geo_Mode");
-    static_assert(std::is_same<KS_T4, int>::value,
-                  "kernel boxes, parameter n needs exactly int");
     return boxes(launch, static_cast<struct geo_Box>(box), static_cast<const struct geo_Box *>(all), static_cast<struct geo_Node **>(tree), static_cast<geo_Mode>(mode), static_cast<int>(n));
 }
+template <typename KS_T0, typename KS_T1, typename KS_T2, typename KS_T3, typename KS_T4, 
+          typename KS_WHY = typename ks__first_tag<std::integral_constant<bool, std::is_same<KS_T0, struct geo_Box>::value>, kernel_boxes_parameter_box_needs_struct_geo_Box_exactly, std::integral_constant<bool, std::is_same<KS_T1, const struct geo_Box *>::value || std::is_same<KS_T1, struct geo_Box *>::value>, kernel_boxes_parameter_all_needs_const_struct_geo_Box_pointer_exactly, std::integral_constant<bool, std::is_same<KS_T2, struct geo_Node **>::value>, kernel_boxes_parameter_tree_needs_struct_geo_Node_pointer_pointer_exactly, std::integral_constant<bool, std::is_same<KS_T3, geo_Mode>::value>, kernel_boxes_parameter_mode_needs_geo_Mode_exactly, std::integral_constant<bool, std::is_same<KS_T4, int>::value>, kernel_boxes_parameter_n_needs_int_exactly>::type>
+ks_status boxes(ks_launch launch, KS_T0 box, KS_T1 all, KS_T2 tree, KS_T3 mode, KS_T4 n) = delete;
 template <typename KS_T0, typename KS_T1, typename KS_T2, typename KS_T3, typename KS_T4>
-inline ks_status boxes_n(size_t n_items, ks_stream stream, KS_T0 box, KS_T1 all, KS_T2 tree, KS_T3 mode, KS_T4 n)
+inline typename std::enable_if<(std::is_same<KS_T0, struct geo_Box>::value) &&
+                               (std::is_same<KS_T1, const struct geo_Box *>::value || std::is_same<KS_T1, struct geo_Box *>::value) &&
+                               (std::is_same<KS_T2, struct geo_Node **>::value) &&
+                               (std::is_same<KS_T3, geo_Mode>::value) &&
+                               (std::is_same<KS_T4, int>::value), ks_status>::type
+boxes_n(size_t n_items, ks_stream stream, KS_T0 box, KS_T1 all, KS_T2 tree, KS_T3 mode, KS_T4 n)
 {
-    static_assert(std::is_same<KS_T0, struct geo_Box>::value,
-                  "kernel boxes, parameter box needs exactly struct geo_Box");
-    static_assert(std::is_same<KS_T1, const struct geo_Box *>::value ||
-                  std::is_same<KS_T1, struct geo_Box *>::value,
-                  "kernel boxes, parameter all needs exactly const struct geo_Box *");
-    static_assert(std::is_same<KS_T2, struct geo_Node **>::value,
-                  "kernel boxes, parameter tree needs exactly struct geo_Node **");
-    static_assert(std::is_same<KS_T3, geo_Mode>::value,
-                  "kernel boxes, parameter mode needs exactly geo_Mode");
-    static_assert(std::is_same<KS_T4, int>::value,
-                  "kernel boxes, parameter n needs exactly int");
     return boxes_n(n_items, stream, static_cast<struct geo_Box>(box), static_cast<const struct geo_Box *>(all), static_cast<struct geo_Node **>(tree), static_cast<geo_Mode>(mode), static_cast<int>(n));
 }
+template <typename KS_T0, typename KS_T1, typename KS_T2, typename KS_T3, typename KS_T4, 
+          typename KS_WHY = typename ks__first_tag<std::integral_constant<bool, std::is_same<KS_T0, struct geo_Box>::value>, kernel_boxes_parameter_box_needs_struct_geo_Box_exactly, std::integral_constant<bool, std::is_same<KS_T1, const struct geo_Box *>::value || std::is_same<KS_T1, struct geo_Box *>::value>, kernel_boxes_parameter_all_needs_const_struct_geo_Box_pointer_exactly, std::integral_constant<bool, std::is_same<KS_T2, struct geo_Node **>::value>, kernel_boxes_parameter_tree_needs_struct_geo_Node_pointer_pointer_exactly, std::integral_constant<bool, std::is_same<KS_T3, geo_Mode>::value>, kernel_boxes_parameter_mode_needs_geo_Mode_exactly, std::integral_constant<bool, std::is_same<KS_T4, int>::value>, kernel_boxes_parameter_n_needs_int_exactly>::type>
+ks_status boxes_n(size_t n_items, ks_stream stream, KS_T0 box, KS_T1 all, KS_T2 tree, KS_T3 mode, KS_T4 n) = delete;
 template <typename KS_T0, typename KS_T1, typename KS_T2, typename KS_T3, typename KS_T4>
-inline ks_status boxes_node(ks_graph ks__graph, const ks_graph_node *ks__deps, size_t ks__ndeps,
-                                 boxes_node_t *ks__node, ks_launch launch, KS_T0 box, KS_T1 all, KS_T2 tree, KS_T3 mode, KS_T4 n)
+inline typename std::enable_if<(std::is_same<KS_T0, struct geo_Box>::value) &&
+                               (std::is_same<KS_T1, const struct geo_Box *>::value || std::is_same<KS_T1, struct geo_Box *>::value) &&
+                               (std::is_same<KS_T2, struct geo_Node **>::value) &&
+                               (std::is_same<KS_T3, geo_Mode>::value) &&
+                               (std::is_same<KS_T4, int>::value), ks_status>::type
+boxes_node(ks_graph ks__graph, const ks_graph_node *ks__deps, size_t ks__ndeps,
+    boxes_node_t *ks__node, ks_launch launch, KS_T0 box, KS_T1 all, KS_T2 tree, KS_T3 mode, KS_T4 n)
 {
-    static_assert(std::is_same<KS_T0, struct geo_Box>::value,
-                  "kernel boxes, parameter box needs exactly struct geo_Box");
-    static_assert(std::is_same<KS_T1, const struct geo_Box *>::value ||
-                  std::is_same<KS_T1, struct geo_Box *>::value,
-                  "kernel boxes, parameter all needs exactly const struct geo_Box *");
-    static_assert(std::is_same<KS_T2, struct geo_Node **>::value,
-                  "kernel boxes, parameter tree needs exactly struct geo_Node **");
-    static_assert(std::is_same<KS_T3, geo_Mode>::value,
-                  "kernel boxes, parameter mode needs exactly geo_Mode");
-    static_assert(std::is_same<KS_T4, int>::value,
-                  "kernel boxes, parameter n needs exactly int");
     return boxes_node(ks__graph, ks__deps, ks__ndeps, ks__node, launch, static_cast<struct geo_Box>(box), static_cast<const struct geo_Box *>(all), static_cast<struct geo_Node **>(tree), static_cast<geo_Mode>(mode), static_cast<int>(n));
 }
+template <typename KS_T0, typename KS_T1, typename KS_T2, typename KS_T3, typename KS_T4, 
+          typename KS_WHY = typename ks__first_tag<std::integral_constant<bool, std::is_same<KS_T0, struct geo_Box>::value>, kernel_boxes_parameter_box_needs_struct_geo_Box_exactly, std::integral_constant<bool, std::is_same<KS_T1, const struct geo_Box *>::value || std::is_same<KS_T1, struct geo_Box *>::value>, kernel_boxes_parameter_all_needs_const_struct_geo_Box_pointer_exactly, std::integral_constant<bool, std::is_same<KS_T2, struct geo_Node **>::value>, kernel_boxes_parameter_tree_needs_struct_geo_Node_pointer_pointer_exactly, std::integral_constant<bool, std::is_same<KS_T3, geo_Mode>::value>, kernel_boxes_parameter_mode_needs_geo_Mode_exactly, std::integral_constant<bool, std::is_same<KS_T4, int>::value>, kernel_boxes_parameter_n_needs_int_exactly>::type>
+ks_status boxes_node(ks_graph ks__graph, const ks_graph_node *ks__deps, size_t ks__ndeps,
+    boxes_node_t *ks__node, ks_launch launch, KS_T0 box, KS_T1 all, KS_T2 tree, KS_T3 mode, KS_T4 n) = delete;
 template <typename KS_T0, typename KS_T1, typename KS_T2, typename KS_T3, typename KS_T4>
-inline ks_status boxes_node_set(ks_graph_exec ks__exec, boxes_node_t ks__node, ks_launch launch, KS_T0 box, KS_T1 all, KS_T2 tree, KS_T3 mode, KS_T4 n)
+inline typename std::enable_if<(std::is_same<KS_T0, struct geo_Box>::value) &&
+                               (std::is_same<KS_T1, const struct geo_Box *>::value || std::is_same<KS_T1, struct geo_Box *>::value) &&
+                               (std::is_same<KS_T2, struct geo_Node **>::value) &&
+                               (std::is_same<KS_T3, geo_Mode>::value) &&
+                               (std::is_same<KS_T4, int>::value), ks_status>::type
+boxes_node_set(ks_graph_exec ks__exec, boxes_node_t ks__node, ks_launch launch, KS_T0 box, KS_T1 all, KS_T2 tree, KS_T3 mode, KS_T4 n)
 {
-    static_assert(std::is_same<KS_T0, struct geo_Box>::value,
-                  "kernel boxes, parameter box needs exactly struct geo_Box");
-    static_assert(std::is_same<KS_T1, const struct geo_Box *>::value ||
-                  std::is_same<KS_T1, struct geo_Box *>::value,
-                  "kernel boxes, parameter all needs exactly const struct geo_Box *");
-    static_assert(std::is_same<KS_T2, struct geo_Node **>::value,
-                  "kernel boxes, parameter tree needs exactly struct geo_Node **");
-    static_assert(std::is_same<KS_T3, geo_Mode>::value,
-                  "kernel boxes, parameter mode needs exactly geo_Mode");
-    static_assert(std::is_same<KS_T4, int>::value,
-                  "kernel boxes, parameter n needs exactly int");
     return boxes_node_set(ks__exec, ks__node, launch, static_cast<struct geo_Box>(box), static_cast<const struct geo_Box *>(all), static_cast<struct geo_Node **>(tree), static_cast<geo_Mode>(mode), static_cast<int>(n));
 }
+template <typename KS_T0, typename KS_T1, typename KS_T2, typename KS_T3, typename KS_T4, 
+          typename KS_WHY = typename ks__first_tag<std::integral_constant<bool, std::is_same<KS_T0, struct geo_Box>::value>, kernel_boxes_parameter_box_needs_struct_geo_Box_exactly, std::integral_constant<bool, std::is_same<KS_T1, const struct geo_Box *>::value || std::is_same<KS_T1, struct geo_Box *>::value>, kernel_boxes_parameter_all_needs_const_struct_geo_Box_pointer_exactly, std::integral_constant<bool, std::is_same<KS_T2, struct geo_Node **>::value>, kernel_boxes_parameter_tree_needs_struct_geo_Node_pointer_pointer_exactly, std::integral_constant<bool, std::is_same<KS_T3, geo_Mode>::value>, kernel_boxes_parameter_mode_needs_geo_Mode_exactly, std::integral_constant<bool, std::is_same<KS_T4, int>::value>, kernel_boxes_parameter_n_needs_int_exactly>::type>
+ks_status boxes_node_set(ks_graph_exec ks__exec, boxes_node_t ks__node, ks_launch launch, KS_T0 box, KS_T1 all, KS_T2 tree, KS_T3 mode, KS_T4 n) = delete;
+struct kernel_bits_parameter_in_needs_union_geo_Bits_exactly;
+struct kernel_bits_parameter_out_needs_union_geo_Bits_pointer_exactly;
+struct kernel_bits_parameter_axis_needs_geo_Axis_exactly;
 template <typename KS_T0, typename KS_T1, typename KS_T2>
-inline ks_status bits(ks_launch launch, KS_T0 in, KS_T1 out, KS_T2 axis)
+inline typename std::enable_if<(std::is_same<KS_T0, union geo_Bits>::value) &&
+                               (std::is_same<KS_T1, union geo_Bits *>::value) &&
+                               (std::is_same<KS_T2, geo_Axis>::value), ks_status>::type
+bits(ks_launch launch, KS_T0 in, KS_T1 out, KS_T2 axis)
 {
-    static_assert(std::is_same<KS_T0, union geo_Bits>::value,
-                  "kernel bits, parameter in needs exactly union geo_Bits");
-    static_assert(std::is_same<KS_T1, union geo_Bits *>::value,
-                  "kernel bits, parameter out needs exactly union geo_Bits *");
-    static_assert(std::is_same<KS_T2, geo_Axis>::value,
-                  "kernel bits, parameter axis needs exactly geo_Axis");
     return bits(launch, static_cast<union geo_Bits>(in), static_cast<union geo_Bits *>(out), static_cast<geo_Axis>(axis));
 }
+template <typename KS_T0, typename KS_T1, typename KS_T2, 
+          typename KS_WHY = typename ks__first_tag<std::integral_constant<bool, std::is_same<KS_T0, union geo_Bits>::value>, kernel_bits_parameter_in_needs_union_geo_Bits_exactly, std::integral_constant<bool, std::is_same<KS_T1, union geo_Bits *>::value>, kernel_bits_parameter_out_needs_union_geo_Bits_pointer_exactly, std::integral_constant<bool, std::is_same<KS_T2, geo_Axis>::value>, kernel_bits_parameter_axis_needs_geo_Axis_exactly>::type>
+ks_status bits(ks_launch launch, KS_T0 in, KS_T1 out, KS_T2 axis) = delete;
 template <typename KS_T0, typename KS_T1, typename KS_T2>
-inline ks_status bits_n(size_t n_items, ks_stream stream, KS_T0 in, KS_T1 out, KS_T2 axis)
+inline typename std::enable_if<(std::is_same<KS_T0, union geo_Bits>::value) &&
+                               (std::is_same<KS_T1, union geo_Bits *>::value) &&
+                               (std::is_same<KS_T2, geo_Axis>::value), ks_status>::type
+bits_n(size_t n_items, ks_stream stream, KS_T0 in, KS_T1 out, KS_T2 axis)
 {
-    static_assert(std::is_same<KS_T0, union geo_Bits>::value,
-                  "kernel bits, parameter in needs exactly union geo_Bits");
-    static_assert(std::is_same<KS_T1, union geo_Bits *>::value,
-                  "kernel bits, parameter out needs exactly union geo_Bits *");
-    static_assert(std::is_same<KS_T2, geo_Axis>::value,
-                  "kernel bits, parameter axis needs exactly geo_Axis");
     return bits_n(n_items, stream, static_cast<union geo_Bits>(in), static_cast<union geo_Bits *>(out), static_cast<geo_Axis>(axis));
 }
+template <typename KS_T0, typename KS_T1, typename KS_T2, 
+          typename KS_WHY = typename ks__first_tag<std::integral_constant<bool, std::is_same<KS_T0, union geo_Bits>::value>, kernel_bits_parameter_in_needs_union_geo_Bits_exactly, std::integral_constant<bool, std::is_same<KS_T1, union geo_Bits *>::value>, kernel_bits_parameter_out_needs_union_geo_Bits_pointer_exactly, std::integral_constant<bool, std::is_same<KS_T2, geo_Axis>::value>, kernel_bits_parameter_axis_needs_geo_Axis_exactly>::type>
+ks_status bits_n(size_t n_items, ks_stream stream, KS_T0 in, KS_T1 out, KS_T2 axis) = delete;
 template <typename KS_T0, typename KS_T1, typename KS_T2>
-inline ks_status bits_node(ks_graph ks__graph, const ks_graph_node *ks__deps, size_t ks__ndeps,
-                                 bits_node_t *ks__node, ks_launch launch, KS_T0 in, KS_T1 out, KS_T2 axis)
+inline typename std::enable_if<(std::is_same<KS_T0, union geo_Bits>::value) &&
+                               (std::is_same<KS_T1, union geo_Bits *>::value) &&
+                               (std::is_same<KS_T2, geo_Axis>::value), ks_status>::type
+bits_node(ks_graph ks__graph, const ks_graph_node *ks__deps, size_t ks__ndeps,
+    bits_node_t *ks__node, ks_launch launch, KS_T0 in, KS_T1 out, KS_T2 axis)
 {
-    static_assert(std::is_same<KS_T0, union geo_Bits>::value,
-                  "kernel bits, parameter in needs exactly union geo_Bits");
-    static_assert(std::is_same<KS_T1, union geo_Bits *>::value,
-                  "kernel bits, parameter out needs exactly union geo_Bits *");
-    static_assert(std::is_same<KS_T2, geo_Axis>::value,
-                  "kernel bits, parameter axis needs exactly geo_Axis");
     return bits_node(ks__graph, ks__deps, ks__ndeps, ks__node, launch, static_cast<union geo_Bits>(in), static_cast<union geo_Bits *>(out), static_cast<geo_Axis>(axis));
 }
+template <typename KS_T0, typename KS_T1, typename KS_T2, 
+          typename KS_WHY = typename ks__first_tag<std::integral_constant<bool, std::is_same<KS_T0, union geo_Bits>::value>, kernel_bits_parameter_in_needs_union_geo_Bits_exactly, std::integral_constant<bool, std::is_same<KS_T1, union geo_Bits *>::value>, kernel_bits_parameter_out_needs_union_geo_Bits_pointer_exactly, std::integral_constant<bool, std::is_same<KS_T2, geo_Axis>::value>, kernel_bits_parameter_axis_needs_geo_Axis_exactly>::type>
+ks_status bits_node(ks_graph ks__graph, const ks_graph_node *ks__deps, size_t ks__ndeps,
+    bits_node_t *ks__node, ks_launch launch, KS_T0 in, KS_T1 out, KS_T2 axis) = delete;
 template <typename KS_T0, typename KS_T1, typename KS_T2>
-inline ks_status bits_node_set(ks_graph_exec ks__exec, bits_node_t ks__node, ks_launch launch, KS_T0 in, KS_T1 out, KS_T2 axis)
+inline typename std::enable_if<(std::is_same<KS_T0, union geo_Bits>::value) &&
+                               (std::is_same<KS_T1, union geo_Bits *>::value) &&
+                               (std::is_same<KS_T2, geo_Axis>::value), ks_status>::type
+bits_node_set(ks_graph_exec ks__exec, bits_node_t ks__node, ks_launch launch, KS_T0 in, KS_T1 out, KS_T2 axis)
 {
-    static_assert(std::is_same<KS_T0, union geo_Bits>::value,
-                  "kernel bits, parameter in needs exactly union geo_Bits");
-    static_assert(std::is_same<KS_T1, union geo_Bits *>::value,
-                  "kernel bits, parameter out needs exactly union geo_Bits *");
-    static_assert(std::is_same<KS_T2, geo_Axis>::value,
-                  "kernel bits, parameter axis needs exactly geo_Axis");
     return bits_node_set(ks__exec, ks__node, launch, static_cast<union geo_Bits>(in), static_cast<union geo_Bits *>(out), static_cast<geo_Axis>(axis));
 }
+template <typename KS_T0, typename KS_T1, typename KS_T2, 
+          typename KS_WHY = typename ks__first_tag<std::integral_constant<bool, std::is_same<KS_T0, union geo_Bits>::value>, kernel_bits_parameter_in_needs_union_geo_Bits_exactly, std::integral_constant<bool, std::is_same<KS_T1, union geo_Bits *>::value>, kernel_bits_parameter_out_needs_union_geo_Bits_pointer_exactly, std::integral_constant<bool, std::is_same<KS_T2, geo_Axis>::value>, kernel_bits_parameter_axis_needs_geo_Axis_exactly>::type>
+ks_status bits_node_set(ks_graph_exec ks__exec, bits_node_t ks__node, ks_launch launch, KS_T0 in, KS_T1 out, KS_T2 axis) = delete;
+struct kernel_halves_parameter_h_needs_ks_half_exactly;
+struct kernel_halves_parameter_h2_needs_const_ks_half2_pointer_exactly;
+struct kernel_halves_parameter_b_needs_ks_bfloat16_exactly;
+struct kernel_halves_parameter_b2_needs_ks_bfloat162_pointer_exactly;
+struct kernel_halves_parameter_a_needs_struct_Aligned_exactly;
 template <typename KS_T0, typename KS_T1, typename KS_T2, typename KS_T3, typename KS_T4>
-inline ks_status halves(ks_launch launch, KS_T0 h, KS_T1 h2, KS_T2 b, KS_T3 b2, KS_T4 a)
+inline typename std::enable_if<(std::is_same<KS_T0, ks_half>::value) &&
+                               (std::is_same<KS_T1, const ks_half2 *>::value || std::is_same<KS_T1, ks_half2 *>::value) &&
+                               (std::is_same<KS_T2, ks_bfloat16>::value) &&
+                               (std::is_same<KS_T3, ks_bfloat162 *>::value) &&
+                               (std::is_same<KS_T4, struct Aligned>::value), ks_status>::type
+halves(ks_launch launch, KS_T0 h, KS_T1 h2, KS_T2 b, KS_T3 b2, KS_T4 a)
 {
-    static_assert(std::is_same<KS_T0, ks_half>::value,
-                  "kernel halves, parameter h needs exactly ks_half");
-    static_assert(std::is_same<KS_T1, const ks_half2 *>::value ||
-                  std::is_same<KS_T1, ks_half2 *>::value,
-                  "kernel halves, parameter h2 needs exactly const ks_half2 *");
-    static_assert(std::is_same<KS_T2, ks_bfloat16>::value,
-                  "kernel halves, parameter b needs exactly ks_bfloat16");
-    static_assert(std::is_same<KS_T3, ks_bfloat162 *>::value,
-                  "kernel halves, parameter b2 needs exactly ks_bfloat162 *");
-    static_assert(std::is_same<KS_T4, struct Aligned>::value,
-                  "kernel halves, parameter a needs exactly struct Aligned");
     return halves(launch, static_cast<ks_half>(h), static_cast<const ks_half2 *>(h2), static_cast<ks_bfloat16>(b), static_cast<ks_bfloat162 *>(b2), static_cast<struct Aligned>(a));
 }
+template <typename KS_T0, typename KS_T1, typename KS_T2, typename KS_T3, typename KS_T4, 
+          typename KS_WHY = typename ks__first_tag<std::integral_constant<bool, std::is_same<KS_T0, ks_half>::value>, kernel_halves_parameter_h_needs_ks_half_exactly, std::integral_constant<bool, std::is_same<KS_T1, const ks_half2 *>::value || std::is_same<KS_T1, ks_half2 *>::value>, kernel_halves_parameter_h2_needs_const_ks_half2_pointer_exactly, std::integral_constant<bool, std::is_same<KS_T2, ks_bfloat16>::value>, kernel_halves_parameter_b_needs_ks_bfloat16_exactly, std::integral_constant<bool, std::is_same<KS_T3, ks_bfloat162 *>::value>, kernel_halves_parameter_b2_needs_ks_bfloat162_pointer_exactly, std::integral_constant<bool, std::is_same<KS_T4, struct Aligned>::value>, kernel_halves_parameter_a_needs_struct_Aligned_exactly>::type>
+ks_status halves(ks_launch launch, KS_T0 h, KS_T1 h2, KS_T2 b, KS_T3 b2, KS_T4 a) = delete;
 template <typename KS_T0, typename KS_T1, typename KS_T2, typename KS_T3, typename KS_T4>
-inline ks_status halves_n(size_t n_items, ks_stream stream, KS_T0 h, KS_T1 h2, KS_T2 b, KS_T3 b2, KS_T4 a)
+inline typename std::enable_if<(std::is_same<KS_T0, ks_half>::value) &&
+                               (std::is_same<KS_T1, const ks_half2 *>::value || std::is_same<KS_T1, ks_half2 *>::value) &&
+                               (std::is_same<KS_T2, ks_bfloat16>::value) &&
+                               (std::is_same<KS_T3, ks_bfloat162 *>::value) &&
+                               (std::is_same<KS_T4, struct Aligned>::value), ks_status>::type
+halves_n(size_t n_items, ks_stream stream, KS_T0 h, KS_T1 h2, KS_T2 b, KS_T3 b2, KS_T4 a)
 {
-    static_assert(std::is_same<KS_T0, ks_half>::value,
-                  "kernel halves, parameter h needs exactly ks_half");
-    static_assert(std::is_same<KS_T1, const ks_half2 *>::value ||
-                  std::is_same<KS_T1, ks_half2 *>::value,
-                  "kernel halves, parameter h2 needs exactly const ks_half2 *");
-    static_assert(std::is_same<KS_T2, ks_bfloat16>::value,
-                  "kernel halves, parameter b needs exactly ks_bfloat16");
-    static_assert(std::is_same<KS_T3, ks_bfloat162 *>::value,
-                  "kernel halves, parameter b2 needs exactly ks_bfloat162 *");
-    static_assert(std::is_same<KS_T4, struct Aligned>::value,
-                  "kernel halves, parameter a needs exactly struct Aligned");
     return halves_n(n_items, stream, static_cast<ks_half>(h), static_cast<const ks_half2 *>(h2), static_cast<ks_bfloat16>(b), static_cast<ks_bfloat162 *>(b2), static_cast<struct Aligned>(a));
 }
+template <typename KS_T0, typename KS_T1, typename KS_T2, typename KS_T3, typename KS_T4, 
+          typename KS_WHY = typename ks__first_tag<std::integral_constant<bool, std::is_same<KS_T0, ks_half>::value>, kernel_halves_parameter_h_needs_ks_half_exactly, std::integral_constant<bool, std::is_same<KS_T1, const ks_half2 *>::value || std::is_same<KS_T1, ks_half2 *>::value>, kernel_halves_parameter_h2_needs_const_ks_half2_pointer_exactly, std::integral_constant<bool, std::is_same<KS_T2, ks_bfloat16>::value>, kernel_halves_parameter_b_needs_ks_bfloat16_exactly, std::integral_constant<bool, std::is_same<KS_T3, ks_bfloat162 *>::value>, kernel_halves_parameter_b2_needs_ks_bfloat162_pointer_exactly, std::integral_constant<bool, std::is_same<KS_T4, struct Aligned>::value>, kernel_halves_parameter_a_needs_struct_Aligned_exactly>::type>
+ks_status halves_n(size_t n_items, ks_stream stream, KS_T0 h, KS_T1 h2, KS_T2 b, KS_T3 b2, KS_T4 a) = delete;
 template <typename KS_T0, typename KS_T1, typename KS_T2, typename KS_T3, typename KS_T4>
-inline ks_status halves_node(ks_graph ks__graph, const ks_graph_node *ks__deps, size_t ks__ndeps,
-                                 halves_node_t *ks__node, ks_launch launch, KS_T0 h, KS_T1 h2, KS_T2 b, KS_T3 b2, KS_T4 a)
+inline typename std::enable_if<(std::is_same<KS_T0, ks_half>::value) &&
+                               (std::is_same<KS_T1, const ks_half2 *>::value || std::is_same<KS_T1, ks_half2 *>::value) &&
+                               (std::is_same<KS_T2, ks_bfloat16>::value) &&
+                               (std::is_same<KS_T3, ks_bfloat162 *>::value) &&
+                               (std::is_same<KS_T4, struct Aligned>::value), ks_status>::type
+halves_node(ks_graph ks__graph, const ks_graph_node *ks__deps, size_t ks__ndeps,
+    halves_node_t *ks__node, ks_launch launch, KS_T0 h, KS_T1 h2, KS_T2 b, KS_T3 b2, KS_T4 a)
 {
-    static_assert(std::is_same<KS_T0, ks_half>::value,
-                  "kernel halves, parameter h needs exactly ks_half");
-    static_assert(std::is_same<KS_T1, const ks_half2 *>::value ||
-                  std::is_same<KS_T1, ks_half2 *>::value,
-                  "kernel halves, parameter h2 needs exactly const ks_half2 *");
-    static_assert(std::is_same<KS_T2, ks_bfloat16>::value,
-                  "kernel halves, parameter b needs exactly ks_bfloat16");
-    static_assert(std::is_same<KS_T3, ks_bfloat162 *>::value,
-                  "kernel halves, parameter b2 needs exactly ks_bfloat162 *");
-    static_assert(std::is_same<KS_T4, struct Aligned>::value,
-                  "kernel halves, parameter a needs exactly struct Aligned");
     return halves_node(ks__graph, ks__deps, ks__ndeps, ks__node, launch, static_cast<ks_half>(h), static_cast<const ks_half2 *>(h2), static_cast<ks_bfloat16>(b), static_cast<ks_bfloat162 *>(b2), static_cast<struct Aligned>(a));
 }
+template <typename KS_T0, typename KS_T1, typename KS_T2, typename KS_T3, typename KS_T4, 
+          typename KS_WHY = typename ks__first_tag<std::integral_constant<bool, std::is_same<KS_T0, ks_half>::value>, kernel_halves_parameter_h_needs_ks_half_exactly, std::integral_constant<bool, std::is_same<KS_T1, const ks_half2 *>::value || std::is_same<KS_T1, ks_half2 *>::value>, kernel_halves_parameter_h2_needs_const_ks_half2_pointer_exactly, std::integral_constant<bool, std::is_same<KS_T2, ks_bfloat16>::value>, kernel_halves_parameter_b_needs_ks_bfloat16_exactly, std::integral_constant<bool, std::is_same<KS_T3, ks_bfloat162 *>::value>, kernel_halves_parameter_b2_needs_ks_bfloat162_pointer_exactly, std::integral_constant<bool, std::is_same<KS_T4, struct Aligned>::value>, kernel_halves_parameter_a_needs_struct_Aligned_exactly>::type>
+ks_status halves_node(ks_graph ks__graph, const ks_graph_node *ks__deps, size_t ks__ndeps,
+    halves_node_t *ks__node, ks_launch launch, KS_T0 h, KS_T1 h2, KS_T2 b, KS_T3 b2, KS_T4 a) = delete;
 template <typename KS_T0, typename KS_T1, typename KS_T2, typename KS_T3, typename KS_T4>
-inline ks_status halves_node_set(ks_graph_exec ks__exec, halves_node_t ks__node, ks_launch launch, KS_T0 h, KS_T1 h2, KS_T2 b, KS_T3 b2, KS_T4 a)
+inline typename std::enable_if<(std::is_same<KS_T0, ks_half>::value) &&
+                               (std::is_same<KS_T1, const ks_half2 *>::value || std::is_same<KS_T1, ks_half2 *>::value) &&
+                               (std::is_same<KS_T2, ks_bfloat16>::value) &&
+                               (std::is_same<KS_T3, ks_bfloat162 *>::value) &&
+                               (std::is_same<KS_T4, struct Aligned>::value), ks_status>::type
+halves_node_set(ks_graph_exec ks__exec, halves_node_t ks__node, ks_launch launch, KS_T0 h, KS_T1 h2, KS_T2 b, KS_T3 b2, KS_T4 a)
 {
-    static_assert(std::is_same<KS_T0, ks_half>::value,
-                  "kernel halves, parameter h needs exactly ks_half");
-    static_assert(std::is_same<KS_T1, const ks_half2 *>::value ||
-                  std::is_same<KS_T1, ks_half2 *>::value,
-                  "kernel halves, parameter h2 needs exactly const ks_half2 *");
-    static_assert(std::is_same<KS_T2, ks_bfloat16>::value,
-                  "kernel halves, parameter b needs exactly ks_bfloat16");
-    static_assert(std::is_same<KS_T3, ks_bfloat162 *>::value,
-                  "kernel halves, parameter b2 needs exactly ks_bfloat162 *");
-    static_assert(std::is_same<KS_T4, struct Aligned>::value,
-                  "kernel halves, parameter a needs exactly struct Aligned");
     return halves_node_set(ks__exec, ks__node, launch, static_cast<ks_half>(h), static_cast<const ks_half2 *>(h2), static_cast<ks_bfloat16>(b), static_cast<ks_bfloat162 *>(b2), static_cast<struct Aligned>(a));
 }
+template <typename KS_T0, typename KS_T1, typename KS_T2, typename KS_T3, typename KS_T4, 
+          typename KS_WHY = typename ks__first_tag<std::integral_constant<bool, std::is_same<KS_T0, ks_half>::value>, kernel_halves_parameter_h_needs_ks_half_exactly, std::integral_constant<bool, std::is_same<KS_T1, const ks_half2 *>::value || std::is_same<KS_T1, ks_half2 *>::value>, kernel_halves_parameter_h2_needs_const_ks_half2_pointer_exactly, std::integral_constant<bool, std::is_same<KS_T2, ks_bfloat16>::value>, kernel_halves_parameter_b_needs_ks_bfloat16_exactly, std::integral_constant<bool, std::is_same<KS_T3, ks_bfloat162 *>::value>, kernel_halves_parameter_b2_needs_ks_bfloat162_pointer_exactly, std::integral_constant<bool, std::is_same<KS_T4, struct Aligned>::value>, kernel_halves_parameter_a_needs_struct_Aligned_exactly>::type>
+ks_status halves_node_set(ks_graph_exec ks__exec, halves_node_t ks__node, ks_launch launch, KS_T0 h, KS_T1 h2, KS_T2 b, KS_T3 b2, KS_T4 a) = delete;
 #endif
 
 #if defined(__GNUC__)

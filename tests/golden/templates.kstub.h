@@ -1109,237 +1109,442 @@ inline ks_status scale(ks_launch launch, double * x, double a, struct Tile_doubl
 }
 #endif
 
-#if defined(KSTUB_STRICT) && defined(__cplusplus)
+#if defined(__cplusplus) && !defined(KS__CXX_TAGS)
+#define KS__CXX_TAGS
 #include <type_traits>
-/* Strict mode in C++: a template beside each stub takes the arguments as
- * they are; a call whose types are all exact picks the stub itself, any
- * other picks the template, whose static_assert names kernel and parameter. */
+/* The deleted overloads' last template parameter (KS_WHY, below): a type
+ * named for what is wrong, where something is; else none, and the
+ * overload drops out. */
+template <bool KS_WRONG, typename KS_TAG> struct ks__tag_if {};
+template <typename KS_TAG> struct ks__tag_if<true, KS_TAG> { typedef KS_TAG type; };
+template <typename... KS_TS> struct ks__first_tag {};
+template <typename KS_TAG, typename... KS_TS>
+struct ks__first_tag<std::integral_constant<bool, true>, KS_TAG, KS_TS...> : ks__first_tag<KS_TS...> {};
+template <typename KS_TAG, typename... KS_TS>
+struct ks__first_tag<std::integral_constant<bool, false>, KS_TAG, KS_TS...> { typedef KS_TAG type; };
+template <typename... KS_TS> struct ks__types {};
+/* A parameter that takes either type (a CUDA type's overload, above). */
+template <typename KS_P, typename KS_CU> struct ks__either {};
+/* Whether an argument of type KS_A can be passed for KS_P: an integer for a
+ * pointer passes here (a literal 0 or NULL may be a null pointer constant;
+ * the compiler's own error tells the rest). */
+template <typename KS_A, typename KS_P>
+struct ks__converts : std::integral_constant<bool, std::is_convertible<KS_A, KS_P>::value ||
+    (std::is_convertible<decltype(nullptr), KS_P>::value &&
+     std::is_integral<typename std::remove_reference<KS_A>::type>::value)> {};
+template <typename KS_A, typename KS_P, typename KS_CU>
+struct ks__converts<KS_A, ks__either<KS_P, KS_CU>>
+    : std::integral_constant<bool, ks__converts<KS_A, KS_P>::value || ks__converts<KS_A, KS_CU>::value> {};
+/* The tag of the first parameter its argument cannot be passed for. */
+template <typename KS_ARGS, typename KS_PARAMS, typename KS_TAGS> struct ks__first_bad {};
+template <typename KS_A, typename... KS_AS, typename KS_P, typename... KS_PS, typename KS_T, typename... KS_TS>
+struct ks__first_bad<ks__types<KS_A, KS_AS...>, ks__types<KS_P, KS_PS...>, ks__types<KS_T, KS_TS...>>
+    : std::conditional<ks__converts<KS_A, KS_P>::value,
+                       ks__first_bad<ks__types<KS_AS...>, ks__types<KS_PS...>, ks__types<KS_TS...>>,
+                       ks__tag_if<true, KS_T>>::type {};
+/* Why a call cannot take the stub: the count, else (KS_BY_TYPE) the first
+ * argument. */
+template <bool KS_COUNT_OK, bool KS_BY_TYPE, typename KS_COUNT, typename KS_ARGS, typename KS_PARAMS, typename KS_TAGS>
+struct ks__why : ks__tag_if<true, KS_COUNT> {};
+template <typename KS_COUNT, typename KS_ARGS, typename KS_PARAMS, typename KS_TAGS>
+struct ks__why<true, false, KS_COUNT, KS_ARGS, KS_PARAMS, KS_TAGS> {};
+template <typename KS_COUNT, typename KS_ARGS, typename KS_PARAMS, typename KS_TAGS>
+struct ks__why<true, true, KS_COUNT, KS_ARGS, KS_PARAMS, KS_TAGS> : ks__first_bad<KS_ARGS, KS_PARAMS, KS_TAGS> {};
+#endif
+
+#if defined(__cplusplus) && !defined(KSTUB_PLAIN_CALLS)
+/* C++: a call the stub cannot take (another number of arguments, an
+ * argument that does not convert to its parameter) picks a deleted
+ * overload instead of failing against the stub, so the compilers' first
+ * error is at the caller's line ("use of deleted function", "call to
+ * deleted function") and names, as KS_WHY, how many arguments the stub
+ * takes and their names, or kernel, parameter and the type it needs, the
+ * given types beside it. A call the stub takes never picks it.
+ * KSTUB_PLAIN_CALLS leaves these out; with them, the stub's name is an
+ * overload set: take its address with its type named,
+ * "ks_status (*f)(ks_launch, ...) = k;". */
+/* In strict mode the templates below name an argument of another type. */
+#undef KS__BY_TYPE
+#if defined(KSTUB_STRICT)
+#define KS__BY_TYPE false
+#else
+#define KS__BY_TYPE true
+#endif
+struct kernel_scale_float_4_takes_4_arguments_launch_x_a_tile;
+struct kernel_scale_float_4_parameter_launch_needs_ks_launch;
+struct kernel_scale_float_4_parameter_x_needs_float_pointer;
+struct kernel_scale_float_4_parameter_a_needs_float;
+struct kernel_scale_float_4_parameter_tile_needs_struct_Tile_float_4;
+template <typename... KS_A,
+          typename KS_WHY = typename ks__why<sizeof...(KS_A) == 4, KS__BY_TYPE, kernel_scale_float_4_takes_4_arguments_launch_x_a_tile, ks__types<KS_A...>,
+              ks__types<ks_launch, float *, float, struct Tile_float_4>,
+              ks__types<kernel_scale_float_4_parameter_launch_needs_ks_launch, kernel_scale_float_4_parameter_x_needs_float_pointer, kernel_scale_float_4_parameter_a_needs_float, kernel_scale_float_4_parameter_tile_needs_struct_Tile_float_4>>::type>
+ks_status scale_float_4(KS_A &&...) = delete;
+struct scale_float_4_n_takes_5_arguments_n_items_stream_x_a_tile;
+struct kernel_scale_float_4_parameter_n_items_needs_size_t;
+struct kernel_scale_float_4_parameter_stream_needs_ks_stream;
+template <typename... KS_A,
+          typename KS_WHY = typename ks__why<sizeof...(KS_A) == 5, KS__BY_TYPE, scale_float_4_n_takes_5_arguments_n_items_stream_x_a_tile, ks__types<KS_A...>,
+              ks__types<size_t, ks_stream, float *, float, struct Tile_float_4>,
+              ks__types<kernel_scale_float_4_parameter_n_items_needs_size_t, kernel_scale_float_4_parameter_stream_needs_ks_stream, kernel_scale_float_4_parameter_x_needs_float_pointer, kernel_scale_float_4_parameter_a_needs_float, kernel_scale_float_4_parameter_tile_needs_struct_Tile_float_4>>::type>
+ks_status scale_float_4_n(KS_A &&...) = delete;
+struct kernel_scale_d2_takes_4_arguments_launch_x_a_tile;
+struct kernel_scale_d2_parameter_launch_needs_ks_launch;
+struct kernel_scale_d2_parameter_x_needs_double_pointer;
+struct kernel_scale_d2_parameter_a_needs_double;
+struct kernel_scale_d2_parameter_tile_needs_struct_Tile_double_2;
+template <typename... KS_A,
+          typename KS_WHY = typename ks__why<sizeof...(KS_A) == 4, KS__BY_TYPE, kernel_scale_d2_takes_4_arguments_launch_x_a_tile, ks__types<KS_A...>,
+              ks__types<ks_launch, double *, double, struct Tile_double_2>,
+              ks__types<kernel_scale_d2_parameter_launch_needs_ks_launch, kernel_scale_d2_parameter_x_needs_double_pointer, kernel_scale_d2_parameter_a_needs_double, kernel_scale_d2_parameter_tile_needs_struct_Tile_double_2>>::type>
+ks_status scale_d2(KS_A &&...) = delete;
+struct scale_d2_n_takes_5_arguments_n_items_stream_x_a_tile;
+struct kernel_scale_d2_parameter_n_items_needs_size_t;
+struct kernel_scale_d2_parameter_stream_needs_ks_stream;
+template <typename... KS_A,
+          typename KS_WHY = typename ks__why<sizeof...(KS_A) == 5, KS__BY_TYPE, scale_d2_n_takes_5_arguments_n_items_stream_x_a_tile, ks__types<KS_A...>,
+              ks__types<size_t, ks_stream, double *, double, struct Tile_double_2>,
+              ks__types<kernel_scale_d2_parameter_n_items_needs_size_t, kernel_scale_d2_parameter_stream_needs_ks_stream, kernel_scale_d2_parameter_x_needs_double_pointer, kernel_scale_d2_parameter_a_needs_double, kernel_scale_d2_parameter_tile_needs_struct_Tile_double_2>>::type>
+ks_status scale_d2_n(KS_A &&...) = delete;
+struct kernel_choose_true_takes_2_arguments_launch_x;
+struct kernel_choose_true_parameter_launch_needs_ks_launch;
+struct kernel_choose_true_parameter_x_needs_float_pointer;
+template <typename... KS_A,
+          typename KS_WHY = typename ks__why<sizeof...(KS_A) == 2, KS__BY_TYPE, kernel_choose_true_takes_2_arguments_launch_x, ks__types<KS_A...>,
+              ks__types<ks_launch, float *>,
+              ks__types<kernel_choose_true_parameter_launch_needs_ks_launch, kernel_choose_true_parameter_x_needs_float_pointer>>::type>
+ks_status choose_true(KS_A &&...) = delete;
+struct choose_true_n_takes_3_arguments_n_items_stream_x;
+struct kernel_choose_true_parameter_n_items_needs_size_t;
+struct kernel_choose_true_parameter_stream_needs_ks_stream;
+template <typename... KS_A,
+          typename KS_WHY = typename ks__why<sizeof...(KS_A) == 3, KS__BY_TYPE, choose_true_n_takes_3_arguments_n_items_stream_x, ks__types<KS_A...>,
+              ks__types<size_t, ks_stream, float *>,
+              ks__types<kernel_choose_true_parameter_n_items_needs_size_t, kernel_choose_true_parameter_stream_needs_ks_stream, kernel_choose_true_parameter_x_needs_float_pointer>>::type>
+ks_status choose_true_n(KS_A &&...) = delete;
+struct kernel_choose_false_takes_2_arguments_launch_x;
+struct kernel_choose_false_parameter_launch_needs_ks_launch;
+struct kernel_choose_false_parameter_x_needs_float_pointer;
+template <typename... KS_A,
+          typename KS_WHY = typename ks__why<sizeof...(KS_A) == 2, KS__BY_TYPE, kernel_choose_false_takes_2_arguments_launch_x, ks__types<KS_A...>,
+              ks__types<ks_launch, float *>,
+              ks__types<kernel_choose_false_parameter_launch_needs_ks_launch, kernel_choose_false_parameter_x_needs_float_pointer>>::type>
+ks_status choose_false(KS_A &&...) = delete;
+struct choose_false_n_takes_3_arguments_n_items_stream_x;
+struct kernel_choose_false_parameter_n_items_needs_size_t;
+struct kernel_choose_false_parameter_stream_needs_ks_stream;
+template <typename... KS_A,
+          typename KS_WHY = typename ks__why<sizeof...(KS_A) == 3, KS__BY_TYPE, choose_false_n_takes_3_arguments_n_items_stream_x, ks__types<KS_A...>,
+              ks__types<size_t, ks_stream, float *>,
+              ks__types<kernel_choose_false_parameter_n_items_needs_size_t, kernel_choose_false_parameter_stream_needs_ks_stream, kernel_choose_false_parameter_x_needs_float_pointer>>::type>
+ks_status choose_false_n(KS_A &&...) = delete;
+struct kernel_tagged_takes_2_arguments_launch_n;
+struct kernel_tagged_parameter_launch_needs_ks_launch;
+struct kernel_tagged_parameter_n_needs_int;
+template <typename... KS_A,
+          typename KS_WHY = typename ks__why<sizeof...(KS_A) == 2, KS__BY_TYPE, kernel_tagged_takes_2_arguments_launch_n, ks__types<KS_A...>,
+              ks__types<ks_launch, int>,
+              ks__types<kernel_tagged_parameter_launch_needs_ks_launch, kernel_tagged_parameter_n_needs_int>>::type>
+ks_status tagged(KS_A &&...) = delete;
+struct tagged_n_takes_3_arguments_n_items_stream_n;
+struct kernel_tagged_parameter_n_items_needs_size_t;
+struct kernel_tagged_parameter_stream_needs_ks_stream;
+template <typename... KS_A,
+          typename KS_WHY = typename ks__why<sizeof...(KS_A) == 3, KS__BY_TYPE, tagged_n_takes_3_arguments_n_items_stream_n, ks__types<KS_A...>,
+              ks__types<size_t, ks_stream, int>,
+              ks__types<kernel_tagged_parameter_n_items_needs_size_t, kernel_tagged_parameter_stream_needs_ks_stream, kernel_tagged_parameter_n_needs_int>>::type>
+ks_status tagged_n(KS_A &&...) = delete;
+struct kernel_rows_takes_4_arguments_launch_m_cube_nrows;
+struct kernel_rows_parameter_launch_needs_ks_launch;
+struct kernel_rows_parameter_m_needs_float_arr8_pointer;
+struct kernel_rows_parameter_cube_needs_const_int_arr2_4_pointer;
+struct kernel_rows_parameter_nrows_needs_int;
+template <typename... KS_A,
+          typename KS_WHY = typename ks__why<sizeof...(KS_A) == 4, KS__BY_TYPE, kernel_rows_takes_4_arguments_launch_m_cube_nrows, ks__types<KS_A...>,
+              ks__types<ks_launch, float_arr8 *, const int_arr2_4 *, int>,
+              ks__types<kernel_rows_parameter_launch_needs_ks_launch, kernel_rows_parameter_m_needs_float_arr8_pointer, kernel_rows_parameter_cube_needs_const_int_arr2_4_pointer, kernel_rows_parameter_nrows_needs_int>>::type>
+ks_status rows(KS_A &&...) = delete;
+struct rows_n_takes_5_arguments_n_items_stream_m_cube_nrows;
+struct kernel_rows_parameter_n_items_needs_size_t;
+struct kernel_rows_parameter_stream_needs_ks_stream;
+template <typename... KS_A,
+          typename KS_WHY = typename ks__why<sizeof...(KS_A) == 5, KS__BY_TYPE, rows_n_takes_5_arguments_n_items_stream_m_cube_nrows, ks__types<KS_A...>,
+              ks__types<size_t, ks_stream, float_arr8 *, const int_arr2_4 *, int>,
+              ks__types<kernel_rows_parameter_n_items_needs_size_t, kernel_rows_parameter_stream_needs_ks_stream, kernel_rows_parameter_m_needs_float_arr8_pointer, kernel_rows_parameter_cube_needs_const_int_arr2_4_pointer, kernel_rows_parameter_nrows_needs_int>>::type>
+ks_status rows_n(KS_A &&...) = delete;
+#endif
+
+#if defined(KSTUB_STRICT) && defined(__cplusplus)
+/* Strict mode in C++: beside each stub, a template that takes arguments of
+ * exactly the parameters' types (a pointer's with const added too) and
+ * hands them on, and a deleted one that any other types pick, so the first
+ * error is at the caller's line and names, as KS_WHY, kernel, parameter
+ * and type of the first argument of another type. A call whose types are
+ * all exact picks the stub itself. */
+struct kernel_scale_float_4_parameter_x_needs_float_pointer_exactly;
+struct kernel_scale_float_4_parameter_a_needs_float_exactly;
+struct kernel_scale_float_4_parameter_tile_needs_struct_Tile_float_4_exactly;
 template <typename KS_T0, typename KS_T1, typename KS_T2>
-inline ks_status scale_float_4(ks_launch launch, KS_T0 x, KS_T1 a, KS_T2 tile)
+inline typename std::enable_if<(std::is_same<KS_T0, float *>::value) &&
+                               (std::is_same<KS_T1, float>::value) &&
+                               (std::is_same<KS_T2, struct Tile_float_4>::value), ks_status>::type
+scale_float_4(ks_launch launch, KS_T0 x, KS_T1 a, KS_T2 tile)
 {
-    static_assert(std::is_same<KS_T0, float *>::value,
-                  "kernel scale_float_4, parameter x needs exactly float *");
-    static_assert(std::is_same<KS_T1, float>::value,
-                  "kernel scale_float_4, parameter a needs exactly float");
-    static_assert(std::is_same<KS_T2, struct Tile_float_4>::value,
-                  "kernel scale_float_4, parameter tile needs exactly struct Tile_float_4");
     return scale_float_4(launch, static_cast<float *>(x), static_cast<float>(a), static_cast<struct Tile_float_4>(tile));
 }
+template <typename KS_T0, typename KS_T1, typename KS_T2, 
+          typename KS_WHY = typename ks__first_tag<std::integral_constant<bool, std::is_same<KS_T0, float *>::value>, kernel_scale_float_4_parameter_x_needs_float_pointer_exactly, std::integral_constant<bool, std::is_same<KS_T1, float>::value>, kernel_scale_float_4_parameter_a_needs_float_exactly, std::integral_constant<bool, std::is_same<KS_T2, struct Tile_float_4>::value>, kernel_scale_float_4_parameter_tile_needs_struct_Tile_float_4_exactly>::type>
+ks_status scale_float_4(ks_launch launch, KS_T0 x, KS_T1 a, KS_T2 tile) = delete;
 template <typename KS_T0, typename KS_T1, typename KS_T2>
-inline ks_status scale_float_4_n(size_t n_items, ks_stream stream, KS_T0 x, KS_T1 a, KS_T2 tile)
+inline typename std::enable_if<(std::is_same<KS_T0, float *>::value) &&
+                               (std::is_same<KS_T1, float>::value) &&
+                               (std::is_same<KS_T2, struct Tile_float_4>::value), ks_status>::type
+scale_float_4_n(size_t n_items, ks_stream stream, KS_T0 x, KS_T1 a, KS_T2 tile)
 {
-    static_assert(std::is_same<KS_T0, float *>::value,
-                  "kernel scale_float_4, parameter x needs exactly float *");
-    static_assert(std::is_same<KS_T1, float>::value,
-                  "kernel scale_float_4, parameter a needs exactly float");
-    static_assert(std::is_same<KS_T2, struct Tile_float_4>::value,
-                  "kernel scale_float_4, parameter tile needs exactly struct Tile_float_4");
     return scale_float_4_n(n_items, stream, static_cast<float *>(x), static_cast<float>(a), static_cast<struct Tile_float_4>(tile));
 }
+template <typename KS_T0, typename KS_T1, typename KS_T2, 
+          typename KS_WHY = typename ks__first_tag<std::integral_constant<bool, std::is_same<KS_T0, float *>::value>, kernel_scale_float_4_parameter_x_needs_float_pointer_exactly, std::integral_constant<bool, std::is_same<KS_T1, float>::value>, kernel_scale_float_4_parameter_a_needs_float_exactly, std::integral_constant<bool, std::is_same<KS_T2, struct Tile_float_4>::value>, kernel_scale_float_4_parameter_tile_needs_struct_Tile_float_4_exactly>::type>
+ks_status scale_float_4_n(size_t n_items, ks_stream stream, KS_T0 x, KS_T1 a, KS_T2 tile) = delete;
 template <typename KS_T0, typename KS_T1, typename KS_T2>
-inline ks_status scale_float_4_node(ks_graph ks__graph, const ks_graph_node *ks__deps, size_t ks__ndeps,
-                                 scale_float_4_node_t *ks__node, ks_launch launch, KS_T0 x, KS_T1 a, KS_T2 tile)
+inline typename std::enable_if<(std::is_same<KS_T0, float *>::value) &&
+                               (std::is_same<KS_T1, float>::value) &&
+                               (std::is_same<KS_T2, struct Tile_float_4>::value), ks_status>::type
+scale_float_4_node(ks_graph ks__graph, const ks_graph_node *ks__deps, size_t ks__ndeps,
+    scale_float_4_node_t *ks__node, ks_launch launch, KS_T0 x, KS_T1 a, KS_T2 tile)
 {
-    static_assert(std::is_same<KS_T0, float *>::value,
-                  "kernel scale_float_4, parameter x needs exactly float *");
-    static_assert(std::is_same<KS_T1, float>::value,
-                  "kernel scale_float_4, parameter a needs exactly float");
-    static_assert(std::is_same<KS_T2, struct Tile_float_4>::value,
-                  "kernel scale_float_4, parameter tile needs exactly struct Tile_float_4");
     return scale_float_4_node(ks__graph, ks__deps, ks__ndeps, ks__node, launch, static_cast<float *>(x), static_cast<float>(a), static_cast<struct Tile_float_4>(tile));
 }
+template <typename KS_T0, typename KS_T1, typename KS_T2, 
+          typename KS_WHY = typename ks__first_tag<std::integral_constant<bool, std::is_same<KS_T0, float *>::value>, kernel_scale_float_4_parameter_x_needs_float_pointer_exactly, std::integral_constant<bool, std::is_same<KS_T1, float>::value>, kernel_scale_float_4_parameter_a_needs_float_exactly, std::integral_constant<bool, std::is_same<KS_T2, struct Tile_float_4>::value>, kernel_scale_float_4_parameter_tile_needs_struct_Tile_float_4_exactly>::type>
+ks_status scale_float_4_node(ks_graph ks__graph, const ks_graph_node *ks__deps, size_t ks__ndeps,
+    scale_float_4_node_t *ks__node, ks_launch launch, KS_T0 x, KS_T1 a, KS_T2 tile) = delete;
 template <typename KS_T0, typename KS_T1, typename KS_T2>
-inline ks_status scale_float_4_node_set(ks_graph_exec ks__exec, scale_float_4_node_t ks__node, ks_launch launch, KS_T0 x, KS_T1 a, KS_T2 tile)
+inline typename std::enable_if<(std::is_same<KS_T0, float *>::value) &&
+                               (std::is_same<KS_T1, float>::value) &&
+                               (std::is_same<KS_T2, struct Tile_float_4>::value), ks_status>::type
+scale_float_4_node_set(ks_graph_exec ks__exec, scale_float_4_node_t ks__node, ks_launch launch, KS_T0 x, KS_T1 a, KS_T2 tile)
 {
-    static_assert(std::is_same<KS_T0, float *>::value,
-                  "kernel scale_float_4, parameter x needs exactly float *");
-    static_assert(std::is_same<KS_T1, float>::value,
-                  "kernel scale_float_4, parameter a needs exactly float");
-    static_assert(std::is_same<KS_T2, struct Tile_float_4>::value,
-                  "kernel scale_float_4, parameter tile needs exactly struct Tile_float_4");
     return scale_float_4_node_set(ks__exec, ks__node, launch, static_cast<float *>(x), static_cast<float>(a), static_cast<struct Tile_float_4>(tile));
 }
+template <typename KS_T0, typename KS_T1, typename KS_T2, 
+          typename KS_WHY = typename ks__first_tag<std::integral_constant<bool, std::is_same<KS_T0, float *>::value>, kernel_scale_float_4_parameter_x_needs_float_pointer_exactly, std::integral_constant<bool, std::is_same<KS_T1, float>::value>, kernel_scale_float_4_parameter_a_needs_float_exactly, std::integral_constant<bool, std::is_same<KS_T2, struct Tile_float_4>::value>, kernel_scale_float_4_parameter_tile_needs_struct_Tile_float_4_exactly>::type>
+ks_status scale_float_4_node_set(ks_graph_exec ks__exec, scale_float_4_node_t ks__node, ks_launch launch, KS_T0 x, KS_T1 a, KS_T2 tile) = delete;
+struct kernel_scale_d2_parameter_x_needs_double_pointer_exactly;
+struct kernel_scale_d2_parameter_a_needs_double_exactly;
+struct kernel_scale_d2_parameter_tile_needs_struct_Tile_double_2_exactly;
 template <typename KS_T0, typename KS_T1, typename KS_T2>
-inline ks_status scale_d2(ks_launch launch, KS_T0 x, KS_T1 a, KS_T2 tile)
+inline typename std::enable_if<(std::is_same<KS_T0, double *>::value) &&
+                               (std::is_same<KS_T1, double>::value) &&
+                               (std::is_same<KS_T2, struct Tile_double_2>::value), ks_status>::type
+scale_d2(ks_launch launch, KS_T0 x, KS_T1 a, KS_T2 tile)
 {
-    static_assert(std::is_same<KS_T0, double *>::value,
-                  "kernel scale_d2, parameter x needs exactly double *");
-    static_assert(std::is_same<KS_T1, double>::value,
-                  "kernel scale_d2, parameter a needs exactly double");
-    static_assert(std::is_same<KS_T2, struct Tile_double_2>::value,
-                  "kernel scale_d2, parameter tile needs exactly struct Tile_double_2");
     return scale_d2(launch, static_cast<double *>(x), static_cast<double>(a), static_cast<struct Tile_double_2>(tile));
 }
+template <typename KS_T0, typename KS_T1, typename KS_T2, 
+          typename KS_WHY = typename ks__first_tag<std::integral_constant<bool, std::is_same<KS_T0, double *>::value>, kernel_scale_d2_parameter_x_needs_double_pointer_exactly, std::integral_constant<bool, std::is_same<KS_T1, double>::value>, kernel_scale_d2_parameter_a_needs_double_exactly, std::integral_constant<bool, std::is_same<KS_T2, struct Tile_double_2>::value>, kernel_scale_d2_parameter_tile_needs_struct_Tile_double_2_exactly>::type>
+ks_status scale_d2(ks_launch launch, KS_T0 x, KS_T1 a, KS_T2 tile) = delete;
 template <typename KS_T0, typename KS_T1, typename KS_T2>
-inline ks_status scale_d2_n(size_t n_items, ks_stream stream, KS_T0 x, KS_T1 a, KS_T2 tile)
+inline typename std::enable_if<(std::is_same<KS_T0, double *>::value) &&
+                               (std::is_same<KS_T1, double>::value) &&
+                               (std::is_same<KS_T2, struct Tile_double_2>::value), ks_status>::type
+scale_d2_n(size_t n_items, ks_stream stream, KS_T0 x, KS_T1 a, KS_T2 tile)
 {
-    static_assert(std::is_same<KS_T0, double *>::value,
-                  "kernel scale_d2, parameter x needs exactly double *");
-    static_assert(std::is_same<KS_T1, double>::value,
-                  "kernel scale_d2, parameter a needs exactly double");
-    static_assert(std::is_same<KS_T2, struct Tile_double_2>::value,
-                  "kernel scale_d2, parameter tile needs exactly struct Tile_double_2");
     return scale_d2_n(n_items, stream, static_cast<double *>(x), static_cast<double>(a), static_cast<struct Tile_double_2>(tile));
 }
+template <typename KS_T0, typename KS_T1, typename KS_T2, 
+          typename KS_WHY = typename ks__first_tag<std::integral_constant<bool, std::is_same<KS_T0, double *>::value>, kernel_scale_d2_parameter_x_needs_double_pointer_exactly, std::integral_constant<bool, std::is_same<KS_T1, double>::value>, kernel_scale_d2_parameter_a_needs_double_exactly, std::integral_constant<bool, std::is_same<KS_T2, struct Tile_double_2>::value>, kernel_scale_d2_parameter_tile_needs_struct_Tile_double_2_exactly>::type>
+ks_status scale_d2_n(size_t n_items, ks_stream stream, KS_T0 x, KS_T1 a, KS_T2 tile) = delete;
 template <typename KS_T0, typename KS_T1, typename KS_T2>
-inline ks_status scale_d2_node(ks_graph ks__graph, const ks_graph_node *ks__deps, size_t ks__ndeps,
-                                 scale_d2_node_t *ks__node, ks_launch launch, KS_T0 x, KS_T1 a, KS_T2 tile)
+inline typename std::enable_if<(std::is_same<KS_T0, double *>::value) &&
+                               (std::is_same<KS_T1, double>::value) &&
+                               (std::is_same<KS_T2, struct Tile_double_2>::value), ks_status>::type
+scale_d2_node(ks_graph ks__graph, const ks_graph_node *ks__deps, size_t ks__ndeps,
+    scale_d2_node_t *ks__node, ks_launch launch, KS_T0 x, KS_T1 a, KS_T2 tile)
 {
-    static_assert(std::is_same<KS_T0, double *>::value,
-                  "kernel scale_d2, parameter x needs exactly double *");
-    static_assert(std::is_same<KS_T1, double>::value,
-                  "kernel scale_d2, parameter a needs exactly double");
-    static_assert(std::is_same<KS_T2, struct Tile_double_2>::value,
-                  "kernel scale_d2, parameter tile needs exactly struct Tile_double_2");
     return scale_d2_node(ks__graph, ks__deps, ks__ndeps, ks__node, launch, static_cast<double *>(x), static_cast<double>(a), static_cast<struct Tile_double_2>(tile));
 }
+template <typename KS_T0, typename KS_T1, typename KS_T2, 
+          typename KS_WHY = typename ks__first_tag<std::integral_constant<bool, std::is_same<KS_T0, double *>::value>, kernel_scale_d2_parameter_x_needs_double_pointer_exactly, std::integral_constant<bool, std::is_same<KS_T1, double>::value>, kernel_scale_d2_parameter_a_needs_double_exactly, std::integral_constant<bool, std::is_same<KS_T2, struct Tile_double_2>::value>, kernel_scale_d2_parameter_tile_needs_struct_Tile_double_2_exactly>::type>
+ks_status scale_d2_node(ks_graph ks__graph, const ks_graph_node *ks__deps, size_t ks__ndeps,
+    scale_d2_node_t *ks__node, ks_launch launch, KS_T0 x, KS_T1 a, KS_T2 tile) = delete;
 template <typename KS_T0, typename KS_T1, typename KS_T2>
-inline ks_status scale_d2_node_set(ks_graph_exec ks__exec, scale_d2_node_t ks__node, ks_launch launch, KS_T0 x, KS_T1 a, KS_T2 tile)
+inline typename std::enable_if<(std::is_same<KS_T0, double *>::value) &&
+                               (std::is_same<KS_T1, double>::value) &&
+                               (std::is_same<KS_T2, struct Tile_double_2>::value), ks_status>::type
+scale_d2_node_set(ks_graph_exec ks__exec, scale_d2_node_t ks__node, ks_launch launch, KS_T0 x, KS_T1 a, KS_T2 tile)
 {
-    static_assert(std::is_same<KS_T0, double *>::value,
-                  "kernel scale_d2, parameter x needs exactly double *");
-    static_assert(std::is_same<KS_T1, double>::value,
-                  "kernel scale_d2, parameter a needs exactly double");
-    static_assert(std::is_same<KS_T2, struct Tile_double_2>::value,
-                  "kernel scale_d2, parameter tile needs exactly struct Tile_double_2");
     return scale_d2_node_set(ks__exec, ks__node, launch, static_cast<double *>(x), static_cast<double>(a), static_cast<struct Tile_double_2>(tile));
 }
+template <typename KS_T0, typename KS_T1, typename KS_T2, 
+          typename KS_WHY = typename ks__first_tag<std::integral_constant<bool, std::is_same<KS_T0, double *>::value>, kernel_scale_d2_parameter_x_needs_double_pointer_exactly, std::integral_constant<bool, std::is_same<KS_T1, double>::value>, kernel_scale_d2_parameter_a_needs_double_exactly, std::integral_constant<bool, std::is_same<KS_T2, struct Tile_double_2>::value>, kernel_scale_d2_parameter_tile_needs_struct_Tile_double_2_exactly>::type>
+ks_status scale_d2_node_set(ks_graph_exec ks__exec, scale_d2_node_t ks__node, ks_launch launch, KS_T0 x, KS_T1 a, KS_T2 tile) = delete;
+struct kernel_choose_true_parameter_x_needs_float_pointer_exactly;
 template <typename KS_T0>
-inline ks_status choose_true(ks_launch launch, KS_T0 x)
+inline typename std::enable_if<(std::is_same<KS_T0, float *>::value), ks_status>::type
+choose_true(ks_launch launch, KS_T0 x)
 {
-    static_assert(std::is_same<KS_T0, float *>::value,
-                  "kernel choose_true, parameter x needs exactly float *");
     return choose_true(launch, static_cast<float *>(x));
 }
+template <typename KS_T0, 
+          typename KS_WHY = typename ks__first_tag<std::integral_constant<bool, std::is_same<KS_T0, float *>::value>, kernel_choose_true_parameter_x_needs_float_pointer_exactly>::type>
+ks_status choose_true(ks_launch launch, KS_T0 x) = delete;
 template <typename KS_T0>
-inline ks_status choose_true_n(size_t n_items, ks_stream stream, KS_T0 x)
+inline typename std::enable_if<(std::is_same<KS_T0, float *>::value), ks_status>::type
+choose_true_n(size_t n_items, ks_stream stream, KS_T0 x)
 {
-    static_assert(std::is_same<KS_T0, float *>::value,
-                  "kernel choose_true, parameter x needs exactly float *");
     return choose_true_n(n_items, stream, static_cast<float *>(x));
 }
+template <typename KS_T0, 
+          typename KS_WHY = typename ks__first_tag<std::integral_constant<bool, std::is_same<KS_T0, float *>::value>, kernel_choose_true_parameter_x_needs_float_pointer_exactly>::type>
+ks_status choose_true_n(size_t n_items, ks_stream stream, KS_T0 x) = delete;
 template <typename KS_T0>
-inline ks_status choose_true_node(ks_graph ks__graph, const ks_graph_node *ks__deps, size_t ks__ndeps,
-                                 choose_true_node_t *ks__node, ks_launch launch, KS_T0 x)
+inline typename std::enable_if<(std::is_same<KS_T0, float *>::value), ks_status>::type
+choose_true_node(ks_graph ks__graph, const ks_graph_node *ks__deps, size_t ks__ndeps,
+    choose_true_node_t *ks__node, ks_launch launch, KS_T0 x)
 {
-    static_assert(std::is_same<KS_T0, float *>::value,
-                  "kernel choose_true, parameter x needs exactly float *");
     return choose_true_node(ks__graph, ks__deps, ks__ndeps, ks__node, launch, static_cast<float *>(x));
 }
+template <typename KS_T0, 
+          typename KS_WHY = typename ks__first_tag<std::integral_constant<bool, std::is_same<KS_T0, float *>::value>, kernel_choose_true_parameter_x_needs_float_pointer_exactly>::type>
+ks_status choose_true_node(ks_graph ks__graph, const ks_graph_node *ks__deps, size_t ks__ndeps,
+    choose_true_node_t *ks__node, ks_launch launch, KS_T0 x) = delete;
 template <typename KS_T0>
-inline ks_status choose_true_node_set(ks_graph_exec ks__exec, choose_true_node_t ks__node, ks_launch launch, KS_T0 x)
+inline typename std::enable_if<(std::is_same<KS_T0, float *>::value), ks_status>::type
+choose_true_node_set(ks_graph_exec ks__exec, choose_true_node_t ks__node, ks_launch launch, KS_T0 x)
 {
-    static_assert(std::is_same<KS_T0, float *>::value,
-                  "kernel choose_true, parameter x needs exactly float *");
     return choose_true_node_set(ks__exec, ks__node, launch, static_cast<float *>(x));
 }
+template <typename KS_T0, 
+          typename KS_WHY = typename ks__first_tag<std::integral_constant<bool, std::is_same<KS_T0, float *>::value>, kernel_choose_true_parameter_x_needs_float_pointer_exactly>::type>
+ks_status choose_true_node_set(ks_graph_exec ks__exec, choose_true_node_t ks__node, ks_launch launch, KS_T0 x) = delete;
+struct kernel_choose_false_parameter_x_needs_float_pointer_exactly;
 template <typename KS_T0>
-inline ks_status choose_false(ks_launch launch, KS_T0 x)
+inline typename std::enable_if<(std::is_same<KS_T0, float *>::value), ks_status>::type
+choose_false(ks_launch launch, KS_T0 x)
 {
-    static_assert(std::is_same<KS_T0, float *>::value,
-                  "kernel choose_false, parameter x needs exactly float *");
     return choose_false(launch, static_cast<float *>(x));
 }
+template <typename KS_T0, 
+          typename KS_WHY = typename ks__first_tag<std::integral_constant<bool, std::is_same<KS_T0, float *>::value>, kernel_choose_false_parameter_x_needs_float_pointer_exactly>::type>
+ks_status choose_false(ks_launch launch, KS_T0 x) = delete;
 template <typename KS_T0>
-inline ks_status choose_false_n(size_t n_items, ks_stream stream, KS_T0 x)
+inline typename std::enable_if<(std::is_same<KS_T0, float *>::value), ks_status>::type
+choose_false_n(size_t n_items, ks_stream stream, KS_T0 x)
 {
-    static_assert(std::is_same<KS_T0, float *>::value,
-                  "kernel choose_false, parameter x needs exactly float *");
     return choose_false_n(n_items, stream, static_cast<float *>(x));
 }
+template <typename KS_T0, 
+          typename KS_WHY = typename ks__first_tag<std::integral_constant<bool, std::is_same<KS_T0, float *>::value>, kernel_choose_false_parameter_x_needs_float_pointer_exactly>::type>
+ks_status choose_false_n(size_t n_items, ks_stream stream, KS_T0 x) = delete;
 template <typename KS_T0>
-inline ks_status choose_false_node(ks_graph ks__graph, const ks_graph_node *ks__deps, size_t ks__ndeps,
-                                 choose_false_node_t *ks__node, ks_launch launch, KS_T0 x)
+inline typename std::enable_if<(std::is_same<KS_T0, float *>::value), ks_status>::type
+choose_false_node(ks_graph ks__graph, const ks_graph_node *ks__deps, size_t ks__ndeps,
+    choose_false_node_t *ks__node, ks_launch launch, KS_T0 x)
 {
-    static_assert(std::is_same<KS_T0, float *>::value,
-                  "kernel choose_false, parameter x needs exactly float *");
     return choose_false_node(ks__graph, ks__deps, ks__ndeps, ks__node, launch, static_cast<float *>(x));
 }
+template <typename KS_T0, 
+          typename KS_WHY = typename ks__first_tag<std::integral_constant<bool, std::is_same<KS_T0, float *>::value>, kernel_choose_false_parameter_x_needs_float_pointer_exactly>::type>
+ks_status choose_false_node(ks_graph ks__graph, const ks_graph_node *ks__deps, size_t ks__ndeps,
+    choose_false_node_t *ks__node, ks_launch launch, KS_T0 x) = delete;
 template <typename KS_T0>
-inline ks_status choose_false_node_set(ks_graph_exec ks__exec, choose_false_node_t ks__node, ks_launch launch, KS_T0 x)
+inline typename std::enable_if<(std::is_same<KS_T0, float *>::value), ks_status>::type
+choose_false_node_set(ks_graph_exec ks__exec, choose_false_node_t ks__node, ks_launch launch, KS_T0 x)
 {
-    static_assert(std::is_same<KS_T0, float *>::value,
-                  "kernel choose_false, parameter x needs exactly float *");
     return choose_false_node_set(ks__exec, ks__node, launch, static_cast<float *>(x));
 }
+template <typename KS_T0, 
+          typename KS_WHY = typename ks__first_tag<std::integral_constant<bool, std::is_same<KS_T0, float *>::value>, kernel_choose_false_parameter_x_needs_float_pointer_exactly>::type>
+ks_status choose_false_node_set(ks_graph_exec ks__exec, choose_false_node_t ks__node, ks_launch launch, KS_T0 x) = delete;
+struct kernel_tagged_parameter_n_needs_int_exactly;
 template <typename KS_T0>
-inline ks_status tagged(ks_launch launch, KS_T0 n)
+inline typename std::enable_if<(std::is_same<KS_T0, int>::value), ks_status>::type
+tagged(ks_launch launch, KS_T0 n)
 {
-    static_assert(std::is_same<KS_T0, int>::value,
-                  "kernel tagged, parameter n needs exactly int");
     return tagged(launch, static_cast<int>(n));
 }
+template <typename KS_T0, 
+          typename KS_WHY = typename ks__first_tag<std::integral_constant<bool, std::is_same<KS_T0, int>::value>, kernel_tagged_parameter_n_needs_int_exactly>::type>
+ks_status tagged(ks_launch launch, KS_T0 n) = delete;
 template <typename KS_T0>
-inline ks_status tagged_n(size_t n_items, ks_stream stream, KS_T0 n)
+inline typename std::enable_if<(std::is_same<KS_T0, int>::value), ks_status>::type
+tagged_n(size_t n_items, ks_stream stream, KS_T0 n)
 {
-    static_assert(std::is_same<KS_T0, int>::value,
-                  "kernel tagged, parameter n needs exactly int");
     return tagged_n(n_items, stream, static_cast<int>(n));
 }
+template <typename KS_T0, 
+          typename KS_WHY = typename ks__first_tag<std::integral_constant<bool, std::is_same<KS_T0, int>::value>, kernel_tagged_parameter_n_needs_int_exactly>::type>
+ks_status tagged_n(size_t n_items, ks_stream stream, KS_T0 n) = delete;
 template <typename KS_T0>
-inline ks_status tagged_node(ks_graph ks__graph, const ks_graph_node *ks__deps, size_t ks__ndeps,
-                                 tagged_node_t *ks__node, ks_launch launch, KS_T0 n)
+inline typename std::enable_if<(std::is_same<KS_T0, int>::value), ks_status>::type
+tagged_node(ks_graph ks__graph, const ks_graph_node *ks__deps, size_t ks__ndeps,
+    tagged_node_t *ks__node, ks_launch launch, KS_T0 n)
 {
-    static_assert(std::is_same<KS_T0, int>::value,
-                  "kernel tagged, parameter n needs exactly int");
     return tagged_node(ks__graph, ks__deps, ks__ndeps, ks__node, launch, static_cast<int>(n));
 }
+template <typename KS_T0, 
+          typename KS_WHY = typename ks__first_tag<std::integral_constant<bool, std::is_same<KS_T0, int>::value>, kernel_tagged_parameter_n_needs_int_exactly>::type>
+ks_status tagged_node(ks_graph ks__graph, const ks_graph_node *ks__deps, size_t ks__ndeps,
+    tagged_node_t *ks__node, ks_launch launch, KS_T0 n) = delete;
 template <typename KS_T0>
-inline ks_status tagged_node_set(ks_graph_exec ks__exec, tagged_node_t ks__node, ks_launch launch, KS_T0 n)
+inline typename std::enable_if<(std::is_same<KS_T0, int>::value), ks_status>::type
+tagged_node_set(ks_graph_exec ks__exec, tagged_node_t ks__node, ks_launch launch, KS_T0 n)
 {
-    static_assert(std::is_same<KS_T0, int>::value,
-                  "kernel tagged, parameter n needs exactly int");
     return tagged_node_set(ks__exec, ks__node, launch, static_cast<int>(n));
 }
+template <typename KS_T0, 
+          typename KS_WHY = typename ks__first_tag<std::integral_constant<bool, std::is_same<KS_T0, int>::value>, kernel_tagged_parameter_n_needs_int_exactly>::type>
+ks_status tagged_node_set(ks_graph_exec ks__exec, tagged_node_t ks__node, ks_launch launch, KS_T0 n) = delete;
+struct kernel_rows_parameter_m_needs_float_arr8_pointer_exactly;
+struct kernel_rows_parameter_cube_needs_const_int_arr2_4_pointer_exactly;
+struct kernel_rows_parameter_nrows_needs_int_exactly;
 template <typename KS_T0, typename KS_T1, typename KS_T2>
-inline ks_status rows(ks_launch launch, KS_T0 m, KS_T1 cube, KS_T2 nrows)
+inline typename std::enable_if<(std::is_same<KS_T0, float_arr8 *>::value) &&
+                               (std::is_same<KS_T1, const int_arr2_4 *>::value || std::is_same<KS_T1, int_arr2_4 *>::value) &&
+                               (std::is_same<KS_T2, int>::value), ks_status>::type
+rows(ks_launch launch, KS_T0 m, KS_T1 cube, KS_T2 nrows)
 {
-    static_assert(std::is_same<KS_T0, float_arr8 *>::value,
-                  "kernel rows, parameter m needs exactly float_arr8 *");
-    static_assert(std::is_same<KS_T1, const int_arr2_4 *>::value ||
-                  std::is_same<KS_T1, int_arr2_4 *>::value,
-                  "kernel rows, parameter cube needs exactly const int_arr2_4 *");
-    static_assert(std::is_same<KS_T2, int>::value,
-                  "kernel rows, parameter nrows needs exactly int");
     return rows(launch, static_cast<float_arr8 *>(m), static_cast<const int_arr2_4 *>(cube), static_cast<int>(nrows));
 }
+template <typename KS_T0, typename KS_T1, typename KS_T2, 
+          typename KS_WHY = typename ks__first_tag<std::integral_constant<bool, std::is_same<KS_T0, float_arr8 *>::value>, kernel_rows_parameter_m_needs_float_arr8_pointer_exactly, std::integral_constant<bool, std::is_same<KS_T1, const int_arr2_4 *>::value || std::is_same<KS_T1, int_arr2_4 *>::value>, kernel_rows_parameter_cube_needs_const_int_arr2_4_pointer_exactly, std::integral_constant<bool, std::is_same<KS_T2, int>::value>, kernel_rows_parameter_nrows_needs_int_exactly>::type>
+ks_status rows(ks_launch launch, KS_T0 m, KS_T1 cube, KS_T2 nrows) = delete;
 template <typename KS_T0, typename KS_T1, typename KS_T2>
-inline ks_status rows_n(size_t n_items, ks_stream stream, KS_T0 m, KS_T1 cube, KS_T2 nrows)
+inline typename std::enable_if<(std::is_same<KS_T0, float_arr8 *>::value) &&
+                               (std::is_same<KS_T1, const int_arr2_4 *>::value || std::is_same<KS_T1, int_arr2_4 *>::value) &&
+                               (std::is_same<KS_T2, int>::value), ks_status>::type
+rows_n(size_t n_items, ks_stream stream, KS_T0 m, KS_T1 cube, KS_T2 nrows)
 {
-    static_assert(std::is_same<KS_T0, float_arr8 *>::value,
-                  "kernel rows, parameter m needs exactly float_arr8 *");
-    static_assert(std::is_same<KS_T1, const int_arr2_4 *>::value ||
-                  std::is_same<KS_T1, int_arr2_4 *>::value,
-                  "kernel rows, parameter cube needs exactly const int_arr2_4 *");
-    static_assert(std::is_same<KS_T2, int>::value,
-                  "kernel rows, parameter nrows needs exactly int");
     return rows_n(n_items, stream, static_cast<float_arr8 *>(m), static_cast<const int_arr2_4 *>(cube), static_cast<int>(nrows));
 }
+template <typename KS_T0, typename KS_T1, typename KS_T2, 
+          typename KS_WHY = typename ks__first_tag<std::integral_constant<bool, std::is_same<KS_T0, float_arr8 *>::value>, kernel_rows_parameter_m_needs_float_arr8_pointer_exactly, std::integral_constant<bool, std::is_same<KS_T1, const int_arr2_4 *>::value || std::is_same<KS_T1, int_arr2_4 *>::value>, kernel_rows_parameter_cube_needs_const_int_arr2_4_pointer_exactly, std::integral_constant<bool, std::is_same<KS_T2, int>::value>, kernel_rows_parameter_nrows_needs_int_exactly>::type>
+ks_status rows_n(size_t n_items, ks_stream stream, KS_T0 m, KS_T1 cube, KS_T2 nrows) = delete;
 template <typename KS_T0, typename KS_T1, typename KS_T2>
-inline ks_status rows_node(ks_graph ks__graph, const ks_graph_node *ks__deps, size_t ks__ndeps,
-                                 rows_node_t *ks__node, ks_launch launch, KS_T0 m, KS_T1 cube, KS_T2 nrows)
+inline typename std::enable_if<(std::is_same<KS_T0, float_arr8 *>::value) &&
+                               (std::is_same<KS_T1, const int_arr2_4 *>::value || std::is_same<KS_T1, int_arr2_4 *>::value) &&
+                               (std::is_same<KS_T2, int>::value), ks_status>::type
+rows_node(ks_graph ks__graph, const ks_graph_node *ks__deps, size_t ks__ndeps,
+    rows_node_t *ks__node, ks_launch launch, KS_T0 m, KS_T1 cube, KS_T2 nrows)
 {
-    static_assert(std::is_same<KS_T0, float_arr8 *>::value,
-                  "kernel rows, parameter m needs exactly float_arr8 *");
-    static_assert(std::is_same<KS_T1, const int_arr2_4 *>::value ||
-                  std::is_same<KS_T1, int_arr2_4 *>::value,
-                  "kernel rows, parameter cube needs exactly const int_arr2_4 *");
-    static_assert(std::is_same<KS_T2, int>::value,
-                  "kernel rows, parameter nrows needs exactly int");
     return rows_node(ks__graph, ks__deps, ks__ndeps, ks__node, launch, static_cast<float_arr8 *>(m), static_cast<const int_arr2_4 *>(cube), static_cast<int>(nrows));
 }
+template <typename KS_T0, typename KS_T1, typename KS_T2, 
+          typename KS_WHY = typename ks__first_tag<std::integral_constant<bool, std::is_same<KS_T0, float_arr8 *>::value>, kernel_rows_parameter_m_needs_float_arr8_pointer_exactly, std::integral_constant<bool, std::is_same<KS_T1, const int_arr2_4 *>::value || std::is_same<KS_T1, int_arr2_4 *>::value>, kernel_rows_parameter_cube_needs_const_int_arr2_4_pointer_exactly, std::integral_constant<bool, std::is_same<KS_T2, int>::value>, kernel_rows_parameter_nrows_needs_int_exactly>::type>
+ks_status rows_node(ks_graph ks__graph, const ks_graph_node *ks__deps, size_t ks__ndeps,
+    rows_node_t *ks__node, ks_launch launch, KS_T0 m, KS_T1 cube, KS_T2 nrows) = delete;
 template <typename KS_T0, typename KS_T1, typename KS_T2>
-inline ks_status rows_node_set(ks_graph_exec ks__exec, rows_node_t ks__node, ks_launch launch, KS_T0 m, KS_T1 cube, KS_T2 nrows)
+inline typename std::enable_if<(std::is_same<KS_T0, float_arr8 *>::value) &&
+                               (std::is_same<KS_T1, const int_arr2_4 *>::value || std::is_same<KS_T1, int_arr2_4 *>::value) &&
+                               (std::is_same<KS_T2, int>::value), ks_status>::type
+rows_node_set(ks_graph_exec ks__exec, rows_node_t ks__node, ks_launch launch, KS_T0 m, KS_T1 cube, KS_T2 nrows)
 {
-    static_assert(std::is_same<KS_T0, float_arr8 *>::value,
-                  "kernel rows, parameter m needs exactly float_arr8 *");
-    static_assert(std::is_same<KS_T1, const int_arr2_4 *>::value ||
-                  std::is_same<KS_T1, int_arr2_4 *>::value,
-                  "kernel rows, parameter cube needs exactly const int_arr2_4 *");
-    static_assert(std::is_same<KS_T2, int>::value,
-                  "kernel rows, parameter nrows needs exactly int");
     return rows_node_set(ks__exec, ks__node, launch, static_cast<float_arr8 *>(m), static_cast<const int_arr2_4 *>(cube), static_cast<int>(nrows));
 }
+template <typename KS_T0, typename KS_T1, typename KS_T2, 
+          typename KS_WHY = typename ks__first_tag<std::integral_constant<bool, std::is_same<KS_T0, float_arr8 *>::value>, kernel_rows_parameter_m_needs_float_arr8_pointer_exactly, std::integral_constant<bool, std::is_same<KS_T1, const int_arr2_4 *>::value || std::is_same<KS_T1, int_arr2_4 *>::value>, kernel_rows_parameter_cube_needs_const_int_arr2_4_pointer_exactly, std::integral_constant<bool, std::is_same<KS_T2, int>::value>, kernel_rows_parameter_nrows_needs_int_exactly>::type>
+ks_status rows_node_set(ks_graph_exec ks__exec, rows_node_t ks__node, ks_launch launch, KS_T0 m, KS_T1 cube, KS_T2 nrows) = delete;
 #endif
 
 #if defined(__GNUC__)
