@@ -105,6 +105,7 @@ static void record_values(const ks_model *m, const ks_def *d, ks_tnode *tn)
         ks_tn_set(fn, "field_name", "%s", f->c_name);
         ks_tn_set(fn, "offset", "%ld", f->offset);
         ks_tn_set(fn, "assert_id", "%s", f->assert_id);
+        ks__push_type(fn, "field_type", m, &f->type, 0, f->type.quals, 0);
     }
     for (; g < ngaps; g++)
         push_padding(members, tn, d->pad_names[g], gaps[g].size);
@@ -126,8 +127,8 @@ static void header_type_values(const ks_model *m, const ks_def *d, ks_tnode *tn)
         ks_tn_set(fn, "field_name", "%s", f->name);
         ks_tn_set(fn, "offset", "%ld", f->offset);
         ks_tn_set(fn, "assert_id", "%s", f->own_assert_id);
+        ks__push_type(fn, "field_type", m, &f->type, 0, f->type.quals, 0);
     }
-    (void)m;
 }
 
 /* The application's header as the generated header includes it: relative
