@@ -418,6 +418,9 @@ static ks_tnode *build_values(const ks_options *o, const ks_model *m, const ks_i
     ks_tn_set(root, "header", "%s", m->header);
     ks_tn_set(root, "guard", "%s", m->guard);
     ks_tn_set(root, "prefix", "%s", m->prefix);
+    /* The outputs' own stem (OUTBASE's file name as an identifier), without
+     * the folders prefix mirrors: what a target names a module after its file. */
+    ks_tn_take(root, "output_stem", ks_identifier_stem(o->outbase ? o->outbase : o->input));
     ks_tn_set(root, "image_symbol", "%s", m->image);
     ks_tn_take(root, "options", options_text(o));
     ks_tn_flag(root, "vector_types", m->needs_vector_types);
