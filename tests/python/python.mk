@@ -46,3 +46,12 @@ python-gpu-module: $(PY_GEN)
 
 gpu-check-python: $(B)/lib/libkstub.a
 	PYTHON=$(GPU_PYTHON) CC='$(CC)' bash tests/python/gpu-check-python.sh
+
+# examples/python installed with pip into a fresh venv (tests/python/check-python-example.sh).
+PY_WHEELS ?= /usr/share/python-wheels#  setuptools and wheel for pip's isolated build, offline
+CHECK_TARGETS += check-python-example
+.PHONY: check-python-example
+check-python-example: $(KSTUB) $(B)/lib/libkstub.a tests/python/check-python-example.sh runtime/kstub_python.h \
+    $(PY_TEMPLATES) $(wildcard examples/python/*.* examples/python/kernels/* examples/python/src/kstub_example/*)
+	$(KS_SUITE) "PYTHON=$(PYTHON) KSTUB=$(KSTUB) LIB=$(B)/lib/libkstub.a DIR=$(abspath $(B)/tests/python-example) \
+	    WHEELS=$(PY_WHEELS) bash tests/python/check-python-example.sh"
