@@ -1338,48 +1338,63 @@ KS_PY_FN int ks__py_dim3(const char *fn, const char *what, PyObject *o, ks_dim3 
     return 0;
 }
 
+/* How a stream object gives its handle, found once per type: 1 __cuda_stream__() (cuda.core,
+ * and CuPy and torch where they have it), 2 .cuda_stream (torch), 3 .ptr (CuPy). */
+static PyTypeObject *ks__py_stream_type;
+static int ks__py_stream_how;
+
+KS_PY_FN int ks__py_stream_read(PyObject *o, int how, uintptr_t *h)
+{
+    PyObject *v = how == 1 ? PyObject_CallMethodNoArgs(o, ks__py_k.s_cuda_stream_proto)
+                           : PyObject_GetAttr(o, how == 2 ? ks__py_k.s_cuda_stream : ks__py_k.s_ptr);
+    if (!v)
+        return -1;
+    int rc;
+    if (how == 1)
+        rc = PyTuple_Check(v) && PyTuple_GET_SIZE(v) == 2 ? ks__py_addr_of(PyTuple_GET_ITEM(v, 1), h) : 1;
+    else
+        rc = PyLong_Check(v) ? ks__py_addr_of(v, h) : 1;
+    Py_DECREF(v);
+    return rc;
+}
+
 /* A stream: None (the legacy default stream), an int handle, an object with
- * __cuda_stream__() (cuda.core, CuPy, torch), or one with .cuda_stream (torch) or .ptr (CuPy). */
+ * __cuda_stream__() (cuda.core, CuPy, torch), or one with .cuda_stream (torch) or .ptr (CuPy).
+ * The handle is read on every call; only the way to read it is kept per type. */
 KS_PY_FN int ks_py_stream(const char *fn, PyObject *o, ks_stream *s)
 {
+    uintptr_t h;
     if (!o || o == Py_None) {
         *s = NULL;
         return 0;
     }
-    uintptr_t h;
+    if (Py_TYPE(o) == ks__py_stream_type) {
+        int rc = ks__py_stream_read(o, ks__py_stream_how, &h);
+        if (rc == 0) {
+            *s = (ks_stream)h;
+            return 0;
+        }
+        if (rc < 0)
+            return -1;
+    }
     if (PyLong_Check(o)) {
         if (ks__py_addr_of(o, &h) != 0)
             return -1;
         *s = (ks_stream)h;
         return 0;
     }
-    PyObject *v = PyObject_CallMethodNoArgs(o, ks__py_k.s_cuda_stream_proto);
-    if (v) {
-        int ok = PyTuple_Check(v) && PyTuple_GET_SIZE(v) == 2 && ks__py_addr_of(PyTuple_GET_ITEM(v, 1), &h) == 0;
-        Py_DECREF(v);
-        if (ok) {
+    for (int how = 1; how <= 3; how++) {
+        int rc = ks__py_stream_read(o, how, &h);
+        if (rc < 0 && !PyErr_ExceptionMatches(PyExc_AttributeError))
+            return -1;
+        PyErr_Clear();
+        if (rc == 0) {
+            Py_XSETREF(ks__py_stream_type, (PyTypeObject *)Py_NewRef(Py_TYPE(o)));
+            ks__py_stream_how = how;
             *s = (ks_stream)h;
             return 0;
         }
-        if (!PyErr_Occurred())
-            PyErr_Format(PyExc_TypeError, "%s(): stream.__cuda_stream__() did not return (version, handle)", fn);
-        return -1;
     }
-    if (!PyErr_ExceptionMatches(PyExc_AttributeError))
-        return -1;
-    PyErr_Clear();
-    v = PyObject_GetAttr(o, ks__py_k.s_cuda_stream);
-    if (!v) {
-        PyErr_Clear();
-        v = PyObject_GetAttr(o, ks__py_k.s_ptr);
-    }
-    if (v && PyLong_Check(v) && ks__py_addr_of(v, &h) == 0) {
-        Py_DECREF(v);
-        *s = (ks_stream)h;
-        return 0;
-    }
-    Py_XDECREF(v);
-    PyErr_Clear();
     PyErr_Format(PyExc_TypeError, "%s(): stream= needs None, an int handle or an object with __cuda_stream__, "
                  "not %.100s", fn, Py_TYPE(o)->tp_name);
     return -1;

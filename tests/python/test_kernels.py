@@ -353,6 +353,28 @@ def test_streams(kernels, fake):
         kernels.saxpy(1.0, 0, 0, 1, grid=1, block=1, stream="s")
 
 
+class TorchLikeStream:
+    def __init__(self, handle):
+        self.cuda_stream = handle
+
+
+class CupyLikeStream:
+    def __init__(self, handle):
+        self.ptr = handle
+
+
+def test_streams_of_each_kind_are_read_every_call(kernels, fake):
+    for make in (Stream, TorchLikeStream, CupyLikeStream):
+        for handle in (0x100, 0x200):
+            kernels.saxpy(1.0, 0, 0, 1, grid=1, block=1, stream=make(handle))
+            assert fake.last().stream == handle, make.__name__
+
+
+def test_a_negative_address_is_refused(kernels, fake):
+    with pytest.raises(OverflowError, match=r"saxpy\(\): parameter x"):
+        kernels.saxpy(1.0, -1, 0, 1, grid=1, block=1)
+
+
 def test_launch_attributes(kernels, fake):
     kernels.saxpy(1.0, 0, 0, 1, grid=2, block=1, cluster=(2, 1, 1), priority=-1)
     last = fake.last()
