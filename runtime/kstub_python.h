@@ -97,6 +97,7 @@ typedef struct ks_py_kernel {
     const char *const *params;     /* the kernel's own, then the launch keywords */
     const char *const *ctypes;     /* each parameter's C type, for messages */
     PyObject **interned;           /* params as interned strings (module init) */
+    char *owner;                   /* "name()", for messages (module init) */
 } ks_py_kernel;
 
 /* The launch keywords after a kernel's own parameters. */
@@ -634,8 +635,10 @@ KS_PY_FN int ks__py_int(const ks_py_ctx *c, PyObject *o, char kind, unsigned siz
         bad = over != 0 || s > max || s < -max - 1;
         v = (unsigned long long)s;
     } else {
-        int neg = PyObject_RichCompareBool(n, Py_False, Py_LT);   /* n < 0 */
-        v = neg ? 0 : PyLong_AsUnsignedLongLong(n);
+        int over = 0;
+        long long s = PyLong_AsLongLongAndOverflow(n, &over);
+        int neg = over < 0 || (over == 0 && s < 0);
+        v = neg ? 0 : over == 0 ? (unsigned long long)s : PyLong_AsUnsignedLongLong(n);
         if (!neg && v == (unsigned long long)-1 && PyErr_Occurred()) {
             PyErr_Clear();
             bad = 1;
@@ -863,9 +866,7 @@ KS_PY_FN int ks__py_from_type(const ks_py_ctx *c, const ks_py_type *t, PyObject 
 /* A kernel's value parameter i (not a pointer to an array). */
 KS_PY_FN int ks_py_value(const ks_py_kernel *k, Py_ssize_t i, PyObject *o, const ks_py_type *t, void *dst)
 {
-    char owner[128];
-    snprintf(owner, sizeof owner, "%s()", k->name);
-    ks_py_ctx c = {owner, k->params[i], k->ctypes[i]};
+    ks_py_ctx c = {k->owner, k->params[i], k->ctypes[i]};
     return ks__py_from_type(&c, t, o, dst);
 }
 
@@ -1237,6 +1238,9 @@ KS_PY_FN int ks_py_kernel_init(ks_py_kernel *k)
     for (Py_ssize_t i = 0; i < n; i++)
         if (!(k->interned[i] = PyUnicode_InternFromString(k->params[i])))
             return -1;
+    if (!(k->owner = PyMem_Malloc(strlen(k->name) + 3)))
+        return PyErr_NoMemory(), -1;
+    sprintf(k->owner, "%s()", k->name);
     return ks__py_known_init();
 }
 
@@ -1430,7 +1434,7 @@ KS_PY_FN int ks_py_launch(const ks_py_kernel *k, PyObject **av, ks_launch *l, ks
         attrs->flags |= KS_LAUNCH_PDL;
     }
     if (lv[7] && lv[7] != Py_None) {
-        ks_py_ctx c = {k->name, "priority", "int"};
+        ks_py_ctx c = {k->owner, "priority", "int"};
         char pr[4];
         if (ks__py_int(&c, lv[7], 'i', 4, pr) != 0)
             return -1;
