@@ -285,7 +285,7 @@ static PyObject *kspy_bench_fill_generic(PyObject *self, PyObject *const *args, 
     if ((r = kspy_bench_fill_int_impl(args, nargs, kwnames, 1)) != KS_PY_NOFIT)
         return r;
     PyErr_SetString(PyExc_TypeError, "bench_fill(): no instance takes arrays of these dtypes; the instances: "
-                    "bench_fill_float: __global__ void bench_fill(T * y, T v, int n)""; ""bench_fill_int: __global__ void bench_fill(T * y, T v, int n)");
+                    "bench_fill_float(float * y, float v, int n)""; ""bench_fill_int(int * y, int v, int n)");
     return NULL;
 }
 
