@@ -454,3 +454,27 @@ def test_an_abi_mismatch_is_refused_at_load(kernels, fake):
     with pytest.raises(kernels.AbiMismatchError) as e:
         kernels.saxpy(1.0, 0, 0, 1, grid=1, block=1)
     assert e.value.status_name == "KS_ERR_ABI_MISMATCH"
+
+
+# ---- docs/python.md quotes these messages: each must be what the module says -------------------------
+
+def test_the_messages_docs_python_md_quotes(kernels, fake):
+    import os
+    docs = open(os.path.join(os.path.dirname(__file__), "..", "..", "docs", "python.md")).read()
+    calls = [
+        lambda: kernels.saxpy(1.0, DevArray(0x1000, np.int32), f32(), 4, grid=1, block=32),
+        lambda: kernels.saxpy(1.0, f32(), f32(), 2 ** 31, grid=1, block=32),
+        lambda: kernels.saxpy(1.0, f32(), f32(), 4.0, grid=1, block=32),
+        lambda: kernels.fill(DevArray(0x1000, np.int64), 3, 4, grid=1, block=32),
+    ]
+    for call in calls:
+        with pytest.raises(Exception) as e:
+            call()
+        line = "%s: %s" % (type(e.value).__name__, e.value)
+        assert line in docs, line
+    for words in ("saxpy() missing argument 'n'\n(int)", "saxpy() got an unexpected keyword argument 'nn'"):
+        assert words in docs
+    with pytest.raises(TypeError, match=r"saxpy\(\) missing argument 'n' \(int\)"):
+        kernels.saxpy(1.0, 0, 0, grid=1, block=1)
+    with pytest.raises(TypeError, match=r"saxpy\(\) got an unexpected keyword argument 'nn'"):
+        kernels.saxpy(1.0, 0, 0, 1, grid=1, block=1, nn=3)
