@@ -779,14 +779,12 @@ KS_PY_FN int ks__py_record(const ks_py_ctx *c, const ks_py_rec *rec, PyObject *o
     if (d) {
         PyObject *want = ks__py_rec_dtype((ks_py_rec *)rec);
         int same = want ? PyObject_RichCompareBool(d, want, Py_EQ) : -1;
-        Py_DECREF(d);
-        if (same < 0)
-            return -1;
-        if (!same) {
+        if (same == 0)
             PyErr_Format(PyExc_TypeError, "%s needs a %s, or a NumPy value of %s.dtype(), not one of dtype %R",
                          ks__py_ctx_text(c, where, sizeof where), rec->name, rec->name, d);
+        Py_DECREF(d);
+        if (same <= 0)
             return -1;
-        }
     } else {
         PyErr_Clear();
     }
