@@ -1723,6 +1723,9 @@ KS_PY_FN int ks_py_enum_class(PyObject *module, const char *name, const ks_py_en
 }
 
 /* What an instance's function returns when an argument's dtype does not fit it (probe mode). */
+#if defined(__GNUC__)
+__attribute__((unused))
+#endif
 static char ks__py_nofit_marker;
 #define KS_PY_NOFIT ((PyObject *)&ks__py_nofit_marker)
 

@@ -3,7 +3,8 @@
 # what it builds): pytest over the generated module `kernels` and the fake
 # driver, then mypy over kernels.pyi with a right and a wrong caller. Run from
 # the repository root by `make check-python` with PYTHON, DIR (the module's
-# folder) and FAKE (libcuda_fake.so) set.
+# folder), FAKE (libcuda_fake.so), KSTUB, CC, LIB (libkstub.a), CUDA_PATH and
+# CORPUS (the kernel files every module is built from) set.
 set -u
 pass=0
 fail=0
@@ -35,6 +36,26 @@ if "$PYTHON" -m mypy --version >/dev/null 2>&1; then
     check "docs/python.md quotes mypy's line as it is" grep -qxF "$quoted" "$DIR/mypy_bad.txt"
 else
     echo "check-python: mypy is not installed (bash scripts/deps.sh installs python3-mypy): skipped its cases"
+fi
+# The class, not the example: every kernel file of CORPUS through this target; each module
+# compiles without a warning, imports (its classes, enums and variables made), and its .pyi
+# passes mypy --strict (a parameter named like a launch keyword or a Python keyword, a field
+# named like a builtin type).
+inc=$("$PYTHON" -c 'import sysconfig; print(sysconfig.get_paths()["include"])')
+ext=$("$PYTHON" -c 'import sysconfig; print(sysconfig.get_config_var("EXT_SUFFIX"))')
+mkdir -p "$DIR/corpus"
+stubs=()
+for cu in $CORPUS; do
+    b=$(basename "$cu" .cu)
+    check "$cu: generated" "$KSTUB" -T templates/python "$cu" -o "$DIR/corpus/$b"
+    check "$cu: its module builds" "$CC" -std=c11 -O0 -Wall -Wextra -Werror -fPIC -shared -I"$inc" -Iruntime \
+        -I"$CUDA_PATH/include" -I"$(dirname "$cu")" "$DIR/corpus/${b}_module.c" "$DIR/corpus/$b.c" "$LIB" -ldl -lpthread \
+        -o "$DIR/corpus/$b$ext"
+    check "$cu: and imports" env PYTHONPATH="$DIR/corpus" "$PYTHON" -c "import $b"
+    stubs+=("$DIR/corpus/$b.pyi")
+done
+if "$PYTHON" -m mypy --version >/dev/null 2>&1 && [ ${#stubs[@]} -gt 0 ]; then
+    check "mypy --strict takes every .pyi" "${mypy[@]}" "${stubs[@]}"
 fi
 echo "check-python: $pass passed, $fail failed"
 [ "$fail" -eq 0 ]

@@ -18,11 +18,17 @@ PY_TEMPLATES := $(wildcard templates/python/*.in) templates/python/target.json $
 PY_CFLAGS = -std=c11 -O2 -Wall -Wextra -Werror -fPIC -I"$$($(PYTHON) -c 'import sysconfig; print(sysconfig.get_paths()["include"])')" \
     -Iruntime -I$(PY_DIR)
 
+# Beside kernels.cu, every file of kernels/ and the corpus files whose names clash with
+# what a Python module has: each generated, built, imported and its .pyi checked.
+PY_CORPUS := $(wildcard kernels/*.cu) $(addprefix tests/corpus/,abi_array_pointers.cu abi_names.cu abi_records.cu \
+    abi_vectors.cu abi_function_pointers.cu abi_class_templates.cu abi_globals.cu)
+
 CHECK_TARGETS += check-python
 .PHONY: check-python python-gpu-module gpu-check-python
-check-python: $(PY_DIR)/module.ok $(RT_FAKE) tests/python/check-python.sh tests/python/test_kernels.py \
+check-python: $(PY_DIR)/module.ok $(RT_FAKE) $(KSTUB) $(PY_CORPUS) tests/python/check-python.sh tests/python/test_kernels.py \
     tests/python/conftest.py tests/python/typing_ok.py tests/python/typing_bad.py
-	$(KS_SUITE) "PYTHON=$(PYTHON) DIR=$(PY_DIR) FAKE=$(abspath $(RT_FAKE)) bash tests/python/check-python.sh"
+	$(KS_SUITE) "PYTHON=$(PYTHON) DIR=$(PY_DIR) FAKE=$(abspath $(RT_FAKE)) KSTUB=$(KSTUB) CC='$(CC)' \
+	    LIB=$(B)/lib/libkstub.a CUDA_PATH=$(CUDA_PATH) CORPUS='$(PY_CORPUS)' bash tests/python/check-python.sh"
 
 ifneq ($(HAVE_LIBCLANG),)
 $(PY_GEN) $(PY_DIR)/kernels.json &: tests/python/kernels.cu tests/python/kernels.ptx $(PY_TEMPLATES) $(KSTUB)

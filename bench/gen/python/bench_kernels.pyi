@@ -5,6 +5,7 @@
 # per kernel, its parameters as in the kernel, the launch keyword-only.
 import enum
 from typing import Any, Generic, List, Optional, Protocol, Sequence, Tuple, TypeVar, Union
+from typing import Any as _Any, Sequence as _Sequence, Union as _Union
 
 class _CudaArray(Protocol):
     @property
@@ -28,6 +29,10 @@ Pointer = Union[_CudaArray, _Handle, int, None]
 Dim = Union[int, Tuple[int], Tuple[int, int], Tuple[int, int, int]]
 # stream=: None (the legacy default stream), a handle, or a stream object.
 Stream = Union[None, int, _CudaStreamProtocol, Any]
+_int = int
+_float = float
+_bytes = bytes
+_Pointer = Pointer
 _ks_half = float
 _ks_bfloat16 = float
 _ks_half2 = Tuple[float, float]
@@ -88,34 +93,34 @@ def set_image_file(path: Union[str, bytes, None]) -> None:
 
 class BenchParams:
     """struct BenchParams, 24 bytes as on the device."""
-    scale: float
-    n: int
-    bias: float
-    x: Pointer
-    def __init__(self, scale: float = ..., n: int = ..., bias: float = ..., x: Pointer = ...) -> None: ...
+    scale: _float
+    n: _int
+    bias: _float
+    x: _Pointer
+    def __init__(self, scale: _float = ..., n: _int = ..., bias: _float = ..., x: _Pointer = ...) -> None: ...
     @classmethod
-    def dtype(cls) -> Any: ...
-    def __bytes__(self) -> bytes: ...
+    def dtype(cls) -> _Any: ...
+    def __bytes__(self) -> _bytes: ...
 
-def bench_args(a: float, x: Pointer, y: Pointer, n: int, m: int, *, grid: Dim, block: Dim, shared: int = ..., stream: Stream = ..., cluster: Optional[Dim] = ..., cooperative: bool = ..., pdl: bool = ..., priority: Optional[int] = ...) -> None:
+def bench_args(a: _float, x: _Pointer, y: _Pointer, n: _int, m: _int, *, grid: Dim, block: Dim, shared: int = ..., stream: Stream = ..., cluster: Optional[Dim] = ..., cooperative: bool = ..., pdl: bool = ..., priority: Optional[int] = ...) -> None:
     """__global__ void bench_args(float a, const float * x, float * y, int n, long long m) (bench_kernels.cu:18)"""
 
-def bench_struct(p: Union[BenchParams, _Structured, bytes], y: Pointer, *, grid: Dim, block: Dim, shared: int = ..., stream: Stream = ..., cluster: Optional[Dim] = ..., cooperative: bool = ..., pdl: bool = ..., priority: Optional[int] = ...) -> None:
+def bench_struct(p: _Union[BenchParams, _Structured, _bytes], y: _Pointer, *, grid: Dim, block: Dim, shared: int = ..., stream: Stream = ..., cluster: Optional[Dim] = ..., cooperative: bool = ..., pdl: bool = ..., priority: Optional[int] = ...) -> None:
     """__global__ void bench_struct(BenchParams p, float * y) (bench_kernels.cu:26)"""
 
 def bench_empty(*, grid: Dim, block: Dim, shared: int = ..., stream: Stream = ..., cluster: Optional[Dim] = ..., cooperative: bool = ..., pdl: bool = ..., priority: Optional[int] = ...) -> None:
     """__global__ void bench_empty() (bench_kernels.cu:34)"""
 
-def bench_fill_float(y: Pointer, v: float, n: int, *, grid: Dim, block: Dim, shared: int = ..., stream: Stream = ..., cluster: Optional[Dim] = ..., cooperative: bool = ..., pdl: bool = ..., priority: Optional[int] = ...) -> None:
+def bench_fill_float(y: _Pointer, v: _float, n: _int, *, grid: Dim, block: Dim, shared: int = ..., stream: Stream = ..., cluster: Optional[Dim] = ..., cooperative: bool = ..., pdl: bool = ..., priority: Optional[int] = ...) -> None:
     """__global__ void bench_fill(T * y, T v, int n) (bench_kernels.cu:40)"""
 
-def bench_fill_int(y: Pointer, v: int, n: int, *, grid: Dim, block: Dim, shared: int = ..., stream: Stream = ..., cluster: Optional[Dim] = ..., cooperative: bool = ..., pdl: bool = ..., priority: Optional[int] = ...) -> None:
+def bench_fill_int(y: _Pointer, v: _int, n: _int, *, grid: Dim, block: Dim, shared: int = ..., stream: Stream = ..., cluster: Optional[Dim] = ..., cooperative: bool = ..., pdl: bool = ..., priority: Optional[int] = ...) -> None:
     """__global__ void bench_fill(T * y, T v, int n) (bench_kernels.cu:40)"""
 
-def bench_read_table(y: Pointer, *, grid: Dim, block: Dim, shared: int = ..., stream: Stream = ..., cluster: Optional[Dim] = ..., cooperative: bool = ..., pdl: bool = ..., priority: Optional[int] = ...) -> None:
+def bench_read_table(y: _Pointer, *, grid: Dim, block: Dim, shared: int = ..., stream: Stream = ..., cluster: Optional[Dim] = ..., cooperative: bool = ..., pdl: bool = ..., priority: Optional[int] = ...) -> None:
     """__global__ void bench_read_table(float * y) (bench_kernels.cu:53)"""
 
-def bench_fill(y: Pointer, v: Any, n: int, *, grid: Dim, block: Dim, shared: int = ..., stream: Stream = ..., cluster: Optional[Dim] = ..., cooperative: bool = ..., pdl: bool = ..., priority: Optional[int] = ...) -> None:
+def bench_fill(y: Pointer, v: Any, n: _int, *, grid: Dim, block: Dim, shared: int = ..., stream: Stream = ..., cluster: Optional[Dim] = ..., cooperative: bool = ..., pdl: bool = ..., priority: Optional[int] = ...) -> None:
     """One name over bench_fill_float, bench_fill_int: the arrays' dtypes pick the instance."""
 
-bench_table: DeviceVariable[float]
+bench_table: DeviceVariable[_float]

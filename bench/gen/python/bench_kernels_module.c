@@ -14,6 +14,8 @@
 
 #if defined(__GNUC__)
 #pragma GCC diagnostic ignored "-Wmissing-field-initializers"
+/* A kernel may take a type CUDA deprecates (double4 in CUDA 13), as the header says. */
+#pragma GCC diagnostic ignored "-Wdeprecated-declarations"
 #endif
 static ks_py_rec kspy_rec_BenchParams;
 

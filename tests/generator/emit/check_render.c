@@ -23,6 +23,7 @@ static ks_tnode *tree(void)
     ks_tn_set(root, "nasty", "%s", "a */ \"b\\\nc");
     ks_tn_set(root, "blank", "%s", "");
     ks_tn_set(root, "keyword", "%s", "lambda");
+    ks_tn_set(root, "launch_word", "%s", "stream");
     ks_tn_flag(root, "yes", 1);
     ks_tn_flag(root, "no", 0);
     ks_tval *list = ks_tn_list(root, "params");
@@ -162,12 +163,13 @@ START_TEST(py_filter)
     RENDERS("{{keyword:py}}", "lambda_");
     RENDERS("{{name:py}}", "vec_add");
     RENDERS("{{#params}}{{param:py}} {{/params}}", "p0 p1 ");
+    RENDERS("{{keyword:py_param}} {{launch_word:py_param}} {{launch_word:py}}", "lambda_ stream_ stream");
 }
 END_TEST
 
 START_TEST(unknown_filter)
 {
-    REFUSED("{{name:shout}}", "unknown filter ':shout' (comment, string, include, ident, py)");
+    REFUSED("{{name:shout}}", "unknown filter ':shout' (comment, string, include, ident, py, py_param)");
 }
 END_TEST
 
