@@ -26,6 +26,7 @@ pkgs=(
     "python3-mypy|check-python runs mypy over a generated .pyi"
     "python3-setuptools|examples/python builds with setuptools (check-python-example)"
     "python3-venv|check-python-example installs examples/python into a fresh virtual environment"
+    "python3-setuptools-whl|check-python-example: the same for setuptools (what python3-venv installs with it)"
     "python3-wheel-whl|check-python-example: pip's isolated build takes setuptools and wheel from /usr/share/python-wheels"
 )
 
