@@ -316,12 +316,21 @@ KS_PY_FN int ks__py_known_init(void)
     return 0;
 }
 
-/* The class attribute `attr` of the already imported module `mod`, if it is a type. */
+/* The class attribute `attr` of the already imported module `mod`, if it is a type: a
+ * look-up in sys.modules (the names made once), no import. */
 KS_PY_FN PyTypeObject *ks__py_find_type(const char *mod, const char *attr)
 {
-    PyObject *name = PyUnicode_FromString(mod);
+    static struct { const char *s; PyObject *name; } names[4];
+    PyObject *name = NULL;
+    for (size_t i = 0; i < sizeof names / sizeof names[0] && !name; i++) {
+        if (!names[i].s) {
+            names[i].s = mod;
+            names[i].name = PyUnicode_InternFromString(mod);
+        }
+        if (strcmp(names[i].s, mod) == 0)
+            name = names[i].name;
+    }
     PyObject *m = name ? PyImport_GetModule(name) : NULL;
-    Py_XDECREF(name);
     PyObject *t = m ? PyObject_GetAttrString(m, attr) : NULL;
     Py_XDECREF(m);
     PyErr_Clear();
