@@ -111,14 +111,19 @@ typedef struct ks_py_kernel {
 static PyObject *ks__py_error_base;
 static PyObject *ks__py_errors[KS__STATUS_COUNT];
 
+/* o as text: a str, or str(o) for anything else (an exception instance: Python 3.12
+ * hands PyErr_Fetch's value over normalized, 3.11 and older often as the bare str). */
 KS_PY_FN const char *ks__py_str(PyObject *o, char *buf, size_t n)
 {
-    const char *s = o ? PyUnicode_AsUTF8(o) : NULL;
+    PyObject *t = !o ? NULL : PyUnicode_Check(o) ? Py_NewRef(o) : PyObject_Str(o);
+    const char *s = t ? PyUnicode_AsUTF8(t) : NULL;
     if (!s) {
         PyErr_Clear();
+        Py_XDECREF(t);
         return "?";
     }
     snprintf(buf, n, "%s", s);
+    Py_DECREF(t);
     return buf;
 }
 

@@ -8,6 +8,7 @@
 set -eu
 PY=${PYTHON:-python3}
 CC=${CC:-cc}
+CUDA_PATH=${CUDA_PATH:-/usr/local/cuda}
 DIR=build/tests/python
 for f in kernels_module.c kernels.c kernels.h; do
     [ -f "$DIR/$f" ] || { echo "gpu-check-python: $DIR/$f is missing: run 'make python-gpu-module' where" \
@@ -17,7 +18,7 @@ OUT=$DIR/gpu
 mkdir -p "$OUT"
 inc=$("$PY" -c 'import sysconfig; print(sysconfig.get_paths()["include"])')
 ext=$("$PY" -c 'import sysconfig; print(sysconfig.get_config_var("EXT_SUFFIX"))')
-"$CC" -std=c11 -O2 -Wall -Wextra -fPIC -shared -I"$inc" -Iruntime -I"$DIR" "$DIR/kernels_module.c" "$DIR/kernels.c" \
+"$CC" -std=c11 -O2 -Wall -Wextra -fPIC -shared -I"$inc" -Iruntime -I"$CUDA_PATH/include" -I"$DIR" "$DIR/kernels_module.c" "$DIR/kernels.c" \
     build/lib/libkstub.a -ldl -lpthread -o "$OUT/kernels$ext"
 cp "$DIR/kernels.pyi" "$OUT/" 2>/dev/null || true
 rc=0

@@ -94,6 +94,23 @@ def test_a_wrong_dtype_names_kernel_parameter_and_both_dtypes(kernels, fake):
     assert fake.launches() == 0
 
 
+class RaisingArray:
+    """An array whose interface raises: its own exception comes through, named by the parameter."""
+
+    @property
+    def __cuda_array_interface__(self):
+        raise ValueError("the buffer was released")
+
+
+def test_an_arrays_own_error_is_quoted_with_the_parameter(kernels, fake):
+    # Python 3.12 hands the pending exception over as an instance, older ones as a str:
+    # the message is the exception's text either way, never "?" (seen with torch on the GPU).
+    with pytest.raises(ValueError) as e:
+        kernels.saxpy(1.0, RaisingArray(), f32(), 4, grid=1, block=1)
+    assert str(e.value) == "saxpy(): parameter x (const float *): the buffer was released", str(e.value)
+    assert fake.launches() == 0
+
+
 def test_read_only_arrays_go_only_to_const_pointers(kernels, fake):
     kernels.saxpy(1.0, f32(readonly=True), f32(), 4, grid=1, block=1)
     with pytest.raises(ValueError, match=r"saxpy\(\): parameter y \(float \*\) is written by the kernel"):
