@@ -122,7 +122,11 @@ def test_torch_tensors():
 
 
 def test_cuda_core_buffers_and_streams():
-    core = pytest.importorskip("cuda.core.experimental")
+    try:  # cuda.core 0.4 and later; older releases keep it under .experimental
+        import cuda.core as core
+        core.Device
+    except (ImportError, AttributeError):
+        core = pytest.importorskip("cuda.core.experimental")
     dev = core.Device()
     dev.set_current()
     stream = dev.create_stream()
