@@ -21,6 +21,7 @@
 #include "inputs.h"
 #include "manifest.h"
 #include "naming.h"
+#include "outputs.h"
 #include "render.h"
 #include "target.h"
 #include "util.h"

@@ -21,6 +21,7 @@
 
 #include "manifest.h"
 #include "options.h"
+#include "outputs.h"
 #include "util.h"
 #include "report.h"
 #include "sigtable.h"
