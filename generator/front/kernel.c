@@ -5,6 +5,11 @@
  * dynamic shared memory.
  */
 #include "walkctx.h"
+#include "base/util.h"
+#include "model/model.h"
+#include "front/session.h"
+#include "front/cursor.h"
+#include "front/typemap.h"
 
 #include <ctype.h>
 #include <errno.h>

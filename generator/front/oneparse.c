@@ -27,6 +27,9 @@
  * reference written there would have made it do (ks__oneparse_fire).
  */
 #include "walkctx.h"
+#include "base/util.h"
+#include "front/cursor.h"
+#include "front/source.h"
 
 #include <stdlib.h>
 #include <string.h>

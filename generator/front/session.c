@@ -8,7 +8,13 @@
  * __device_stub__ wrappers.
  */
 #include "fileguard.h"
-#include "front.h"
+#include "base/util.h"
+#include "base/options.h"
+#include "front/session_files.h"
+#include "front/prelude/prelude.h"
+#include "front/session.h"
+#include "front/cursor.h"
+#include "front/compat.h"
 #include "inputs.h"
 
 #include <dlfcn.h>

@@ -18,6 +18,9 @@
  * the invocation, unless an #undef of the same file lies between them.
  */
 #include "source_int.h"
+#include "base/util.h"
+#include "front/cursor.h"
+#include "front/source.h"
 
 #include <ctype.h>
 #include <stdlib.h>

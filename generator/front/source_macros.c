@@ -5,6 +5,9 @@
  * and the result read by source_tokens.c.
  */
 #include "source_int.h"
+#include "base/util.h"
+#include "front/cursor.h"
+#include "front/source.h"
 
 #include <ctype.h>
 #include <stdlib.h>

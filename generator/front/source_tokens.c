@@ -5,6 +5,8 @@
  * and for what a macro writes alike.
  */
 #include "source_int.h"
+#include "base/util.h"
+#include "front/source.h"
 
 #include <ctype.h>
 #include <stdlib.h>

@@ -26,6 +26,10 @@
  * each instantiation being a variable whose symbol kstub cannot know.
  */
 #include "walkctx.h"
+#include "base/util.h"
+#include "model/model.h"
+#include "front/cursor.h"
+#include "front/typemap.h"
 
 #include <stdlib.h>
 #include <string.h>

@@ -32,6 +32,15 @@
  * functions: see naming.c for how header kernels are named.
  */
 #include "inputs.h"
+#include "base/util.h"
+#include "base/options.h"
+#include "model/model.h"
+#include "front/walk.h"
+#include "front/session.h"
+#include "front/cursor.h"
+#include "front/source.h"
+#include "front/extent.h"
+#include "front/classinst.h"
 #include "walkctx.h"
 
 #include <ctype.h>

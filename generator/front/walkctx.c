@@ -5,6 +5,9 @@
  * the specializations handled already. Below the three; it calls none.
  */
 #include "walkctx.h"
+#include "base/util.h"
+#include "front/session_files.h"
+#include "front/cursor.h"
 
 #include <ctype.h>
 #include <stdarg.h>

@@ -45,7 +45,6 @@
 #include <unistd.h>
 
 #include "cache_entry.h"
-#include "front.h"
 #include "util.h"
 
 #define KS__COUNTS_NAME "prelude-counts"
