@@ -3,8 +3,8 @@
  * file: each written through a temporary file and a rename, only where the
  * content differs, and on any failure none left half-written.
  */
-#include "outputs.h"
-#include "util.h"
+#include "base/outputs.h"
+#include "base/util.h"
 
 #include <dirent.h>
 #include <errno.h>

@@ -3,7 +3,7 @@
  * reads, compiler-style diagnostics (the all-or-nothing output writer is
  * outputs.c's).
  */
-#include "util.h"
+#include "base/util.h"
 
 #include <dirent.h>
 #include <errno.h>

@@ -4,7 +4,7 @@
  * code, including host function templates' and class templates' members,
  * and explicitly instantiated in the project's headers.
  */
-#include "walkctx.h"
+#include "front/walkctx.h"
 #include "base/util.h"
 #include "front/session.h"
 #include "front/cursor.h"

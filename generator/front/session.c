@@ -7,7 +7,7 @@
  * and type layouts of the device compiler, where a host-side parse would give
  * __device_stub__ wrappers.
  */
-#include "fileguard.h"
+#include "front/fileguard.h"
 #include "base/util.h"
 #include "base/options.h"
 #include "front/session_files.h"
@@ -15,7 +15,7 @@
 #include "front/session.h"
 #include "front/cursor.h"
 #include "front/compat.h"
-#include "inputs.h"
+#include "base/inputs.h"
 
 #include <dlfcn.h>
 #include <errno.h>

@@ -5,7 +5,7 @@
  * the typedef a type is spelled through and the pointer as written. It
  * calls nothing of typemap.c.
  */
-#include "typemap_int.h"
+#include "front/typemap_int.h"
 #include "base/util.h"
 #include "model/model.h"
 #include "front/cursor.h"

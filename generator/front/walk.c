@@ -31,7 +31,7 @@
  * several .cu files would otherwise give each of their stubs the same C
  * functions: see naming.c for how header kernels are named.
  */
-#include "inputs.h"
+#include "base/inputs.h"
 #include "base/util.h"
 #include "base/options.h"
 #include "model/model.h"
@@ -41,7 +41,7 @@
 #include "front/source.h"
 #include "front/extent.h"
 #include "front/classinst.h"
-#include "walkctx.h"
+#include "front/walkctx.h"
 
 #include <ctype.h>
 #include <errno.h>

@@ -8,8 +8,8 @@
 #ifndef KSTUB_WALK_H
 #define KSTUB_WALK_H
 
-#include "model.h"
-#include "options.h"
+#include "model/model.h"
+#include "base/options.h"
 
 /* Parses opts->input and fills *model: kernels, parameters, types, layout,
  * "kstub:" directives; no generated names (naming.h). Reports every

@@ -69,7 +69,7 @@
 #include <unistd.h>
 
 #include "cache_entry.h"
-#include "cachecmd.h"
+#include "front/prelude/cachecmd.h"
 #include "sha256.h"
 
 #define KS__PRELUDE_MAGIC "KSTUBPC1"

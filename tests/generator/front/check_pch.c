@@ -16,7 +16,7 @@
 #include "base/util.h"
 #include "front/prelude/prelude.h"
 #include "front/prelude/prelude_int.h"
-#include "inputs.h"
+#include "base/inputs.h"
 
 #include "testutil.h"
 
