@@ -1,6 +1,6 @@
 /*
  * check_pch.c — Check suite for the precompiled prelude cache
- * (generator/front/pch.c, its use in generator/front/session.c): the leading-include
+ * (generator/front/prelude/pch.c, its use in generator/front/session.c): the leading-include
  * scanner and the PCH checksum called directly; then the kstub binary
  * ($KSTUB) with and without the cache over every file of kernels/,
  * tests/corpus/ and tests/corpus/real/ (byte-identical outputs, depfiles and
