@@ -8,7 +8,9 @@
  * types mirrored for that language instead, and one note says which
  * header and why. Below typemap_leaves.c (ks__tm_note_origin calls it).
  */
-#include "typemap.h"
+#include "front/typemap_int.h"
+#include "base/util.h"
+#include "front/cursor.h"
 
 #include <stdio.h>
 #include <stdlib.h>
