@@ -9,6 +9,7 @@
  *   kstub --list [options] INPUT.cu              print each kernel's stub prototype
  *   kstub check [options] INPUT.cu -o OUTBASE    compare with what is on disk
  *   kstub diff OLD.json NEW.json                 classify manifest changes
+ *   kstub trace FILE                             a trace file as JSON lines (trace_cmd.c)
  */
 #include "cachecmd.h"
 #include "cli.h"
@@ -66,6 +67,7 @@ static void usage(FILE *f)
           "       kstub check [options] INPUT.cu -o OUTBASE\n"
           "       kstub diff [--format=F] [--source PATH] OLD.json NEW.json\n"
           "       kstub cache [--stats | --prune | --clear] [--max-size SIZE]\n"
+          "       kstub trace FILE\n"
           "\n"
           "Generates typed C launch stubs for every __global__ kernel in INPUT.cu:\n"
           "OUTBASE.h (declarations) and OUTBASE.c (definitions, linked with libkstub).\n"
@@ -135,6 +137,9 @@ static void usage(FILE *f)
           "kstub diff OLD.json NEW.json\n"
           "  Classifies each change between two manifests as breaking (error) or\n"
           "  compatible (warning); see kstub diff --help.\n"
+          "\n"
+          "kstub trace FILE\n"
+          "  Prints a trace file libkstub wrote (KSTUB_CHECK=trace) as JSON lines.\n"
           "\n"
           "  --format=F           report as text (file:line:col: error: ..., the default),\n"
           "                       json, or github (workflow annotations); --list: text or json\n"
@@ -851,6 +856,8 @@ int main(int argc, char **argv)
         return ks_diff_main(argc - 1, argv + 1);
     if (argc > 1 && strcmp(argv[1], "cache") == 0)
         return ks_cache_main(argc - 1, argv + 1);
+    if (argc > 1 && strcmp(argv[1], "trace") == 0)
+        return ks_trace_main(argc - 1, argv + 1);
     cli c;
     memset(&c, 0, sizeof c);
     c.check = argc > 1 && strcmp(argv[1], "check") == 0;
