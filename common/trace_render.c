@@ -4,14 +4,15 @@
  * (docs/runtime.md); a torn record (its writer died between reserving and
  * finishing it, or is still writing) is a line of its own,
  * {"torn":true,"offset":…,"bytes":…}. Used by `kstub trace FILE` and the
- * tests; reads the file with read(), so a trace still being written can be
- * rendered.
+ * tests; maps the file read-only, so a trace still being written can be
+ * rendered (its unfinished records torn).
  */
 #include <errno.h>
 #include <inttypes.h>
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -254,17 +255,11 @@ int ks__trace_render(int fd, FILE *out, ks__trace_counts *counts, char *why, siz
     if (end < KS_TRACE_HEADER)
         end = KS_TRACE_HEADER;
     size_t len = (size_t)(end - KS_TRACE_HEADER);
-    unsigned char *buf = malloc(len ? len : 1);
-    if (buf == NULL)
-        return fail(why, cap, "out of memory", NULL);
-    for (size_t done = 0; done < len;) {
-        ssize_t r = pread(fd, buf + done, len - done, (off_t)(KS_TRACE_HEADER + done));
-        if (r < 0 && errno == EINTR)
-            continue;
-        if (r <= 0)
-            return fail(why, cap, r < 0 ? strerror(errno) : "the file shrank while it was read", buf);
-        done += (size_t)r;
-    }
+    /* Mapped, not read: a trace may be larger than memory. */
+    unsigned char *map = mmap(NULL, (size_t)end, PROT_READ, MAP_SHARED, fd, 0);
+    if (map == MAP_FAILED)
+        return fail(why, cap, strerror(errno), NULL);
+    const unsigned char *buf = map + KS_TRACE_HEADER;
     const unsigned char *p = buf, *stop = buf + len;
     while (p + 8 <= stop) {
         uint64_t off = KS_TRACE_HEADER + (uint64_t)(p - buf);
@@ -291,7 +286,7 @@ int ks__trace_render(int fd, FILE *out, ks__trace_counts *counts, char *why, siz
         torn(out, &n, off, (uint64_t)(q - p));
         p = q;
     }
-    free(buf);
+    munmap(map, (size_t)end);
     if (counts)
         *counts = n;
     return 0;

@@ -30,8 +30,8 @@
  *              size, the strings name and type, then size bytes
  *              zero padding to the next multiple of 8
  *
- * The file grows in chunks (its size is a multiple of KS_TRACE_CHUNK past
- * the header); bytes past `next` are zero. A reader takes the records from
+ * The file grows in chunks (its size is a multiple of KS_TRACE_CHUNK, the
+ * header in the first); bytes past `next` are zero. A reader takes the records from
  * 64 to min(next, file size); a record with no mark, or whose size word is
  * 0, is torn (its writer died between reserving and finishing it, or is
  * still writing): one with a size is skipped by it, one without is skipped

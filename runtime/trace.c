@@ -124,9 +124,7 @@ static int trace_prepare(int fd, const char **why, char *buf, size_t cap)
         memcpy(head + 8, &version, 4);
         memcpy(head + 12, &size, 4);
         memcpy(head + 16, &next, 8);
-        int rc = posix_fallocate(fd, 0, KS_TRACE_HEADER + KS_TRACE_CHUNK);
-        if (rc != 0)
-            return *why = strerror(rc), -1;
+        /* The header first: a file cut short here is still a trace, one that grows at its first record. */
         if (pwrite(fd, head, sizeof head, 0) != (ssize_t)sizeof head) {
             *why = strerror(errno ? errno : EIO);
             if (ftruncate(fd, 0) != 0) {
@@ -134,6 +132,7 @@ static int trace_prepare(int fd, const char **why, char *buf, size_t cap)
             }
             return -1;
         }
+        (void)posix_fallocate(fd, 0, KS_TRACE_CHUNK);   /* if not, the first record grows it, or says why not */
         return 0;
     }
     unsigned char head[16];
@@ -217,11 +216,12 @@ static unsigned char *trace_reserve(uint32_t size)
         if (fstat(trace_fd, &st) == 0)
             trace_known = (uint64_t)st.st_size;    /* another process grew it */
         if (off + size > trace_known) {
-            uint64_t want = KS_TRACE_HEADER +
-                            (off + size - KS_TRACE_HEADER + KS_TRACE_CHUNK - 1) / KS_TRACE_CHUNK * KS_TRACE_CHUNK;
+            uint64_t want = (off + size + KS_TRACE_CHUNK - 1) / KS_TRACE_CHUNK * KS_TRACE_CHUNK;
             err = posix_fallocate(trace_fd, (off_t)trace_known, (off_t)(want - trace_known));
             if (err == 0) {
-                (void)madvise(trace_map + trace_known, (size_t)(want - trace_known), MADV_POPULATE_WRITE);
+                /* The new pages faulted in now, together, not one by one under launches. */
+                uint64_t from = trace_known & ~(uint64_t)4095;
+                (void)madvise(trace_map + from, (size_t)(want - from), MADV_POPULATE_WRITE);
                 trace_known = want;
             }
         }
