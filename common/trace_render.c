@@ -137,6 +137,14 @@ static void put_value(FILE *out, unsigned kind, const unsigned char *p, uint32_t
     }
 }
 
+/* A launch's argument, as its record describes it. */
+typedef struct arg {
+    unsigned kind;
+    uint32_t offset, size;
+    str name, type;
+    const unsigned char *bytes;
+} arg;
+
 /* One whole record as a line; 0, or -1 (nothing written) when its contents
  * do not parse, which makes it torn. The line is built in memory first. */
 static int render_record(const unsigned char *r, uint32_t size, FILE *out)
@@ -153,8 +161,20 @@ static int render_record(const unsigned char *r, uint32_t size, FILE *out)
     fprintf(m, "{\"seq\":%" PRIu64 ",\"pid\":%" PRIu32 ",\"time_ns\":%" PRId64, get64(r + 24), get32(r + 16),
             (int64_t)get64(r + 32));
     if (type == KS_TRACE_LAUNCH) {
-        str kernel = take_str(&c), symbol = take_str(&c), file = take_str(&c), status = take_str(&c),
-            error = take_str(&c);
+        str kernel = take_str(&c), symbol = take_str(&c);
+        arg *args = calloc(nargs ? nargs : 1, sizeof *args);
+        if (args == NULL)
+            c.bad = 1;
+        for (unsigned i = 0; i < nargs && !c.bad; i++) {
+            const unsigned char *h = take(&c, 12);
+            args[i].name = take_str(&c);
+            args[i].type = take_str(&c);
+            if (h != NULL)
+                args[i].kind = h[0], args[i].offset = get32(h + 4), args[i].size = get32(h + 8);
+        }
+        str file = take_str(&c), status = take_str(&c), error = take_str(&c);
+        for (unsigned i = 0; i < nargs && !c.bad; i++)
+            args[i].bytes = take(&c, args[i].size);
         fputs(",\"kernel\":", m);
         put_string(m, kernel);
         fputs(",\"symbol\":", m);
@@ -172,24 +192,20 @@ static int render_record(const unsigned char *r, uint32_t size, FILE *out)
         }
         fputs(",\"args\":[", m);
         for (unsigned i = 0; i < nargs && !c.bad; i++) {
-            const unsigned char *h = take(&c, 12);
-            str name = take_str(&c), ty = take_str(&c);
-            uint32_t asize = h ? get32(h + 8) : 0;
-            const unsigned char *bytes = take(&c, asize);
-            if (c.bad)
-                break;
+            const arg *a = &args[i];
             fprintf(m, "%s{\"name\":", i ? "," : "");
-            put_string(m, name);
+            put_string(m, a->name);
             fputs(",\"type\":", m);
-            put_string(m, ty);
-            fprintf(m, ",\"offset\":%" PRIu32 ",\"size\":%" PRIu32 ",\"bytes\":\"", get32(h + 4), asize);
-            for (uint32_t b = 0; b < asize; b++)
-                fprintf(m, "%02x", bytes[b]);
+            put_string(m, a->type);
+            fprintf(m, ",\"offset\":%" PRIu32 ",\"size\":%" PRIu32 ",\"bytes\":\"", a->offset, a->size);
+            for (uint32_t b = 0; b < a->size; b++)
+                fprintf(m, "%02x", a->bytes[b]);
             putc('"', m);
-            put_value(m, h[0], bytes, asize);
+            put_value(m, a->kind, a->bytes, a->size);
             putc('}', m);
         }
         fputs("]}\n", m);
+        free(args);
     } else if (type == KS_TRACE_VARIABLE) {
         str name = take_str(&c), symbol = take_str(&c), op = take_str(&c), file = take_str(&c);
         fputs(",\"variable\":", m);

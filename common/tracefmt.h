@@ -24,10 +24,12 @@
  *           40 u64 stream   48 u32 nums[8]: launch: grid x y z, block x y
  *              z, shared bytes, 0; variable: u64 first, u64 count, u64 bytes
  *           80 strings, each u32 length (KS_TRACE_NULL: null) then its
- *              bytes: launch: kernel, symbol, file, status name, error
- *              (null when KS_OK); variable: name, symbol, op, file
- *              then per argument: u8 kind, 3 zero bytes, u32 offset, u32
- *              size, the strings name and type, then size bytes
+ *              bytes, and arguments: launch: the strings kernel and
+ *              symbol; per argument u8 kind, 3 zero bytes, u32 offset, u32
+ *              size and the strings name and type (all of this the
+ *              kernel's alone); the strings file, status name and error
+ *              (null when KS_OK); each argument's size bytes, in order.
+ *              variable: the strings name, symbol, op and file
  *              zero padding to the next multiple of 8
  *
  * The file grows in chunks (its size is a multiple of KS_TRACE_CHUNK, the

@@ -310,34 +310,95 @@ static ks_status trace_before(const ks__checked *c)
     return st != KS_OK ? st : rc == -1 ? KS_ERR_IO : KS_OK;
 }
 
+/* What a launch record holds of its kernel alone (kernel, symbol, each
+ * parameter's kind, offset, size, name and type), serialised once per
+ * kernel and copied whole into each record. Under trace_lock; keyed by the
+ * descriptor's address and checked against its fields, so a descriptor
+ * freed and another made at its address is not taken for it. */
+typedef struct kernel_part {
+    const ks_kernel *k;
+    const char *symbol;
+    const ks_param_desc *params;
+    unsigned nparams;
+    uint32_t len;
+    unsigned char *bytes;
+} kernel_part;
+
+#define KERNEL_PARTS 1024u                /* more kernels than this are serialised at each launch */
+static kernel_part kernel_parts[KERNEL_PARTS];
+
+static size_t kernel_part_size(const ks_kernel *k)
+{
+    size_t n = str_size(ks__kernel_name(k)) + str_size(k->symbol);
+    for (unsigned i = 0; i < k->nparams; i++)
+        n += 12 + str_size(k->params[i].name) + str_size(k->params[i].type);
+    return n;
+}
+
+static unsigned char *put_kernel_part(unsigned char *p, const ks_kernel *k)
+{
+    p = put_str(p, ks__kernel_name(k));
+    p = put_str(p, k->symbol);
+    for (unsigned i = 0; i < k->nparams; i++) {
+        const ks_param_desc *d = &k->params[i];
+        uint32_t head[3] = {(uint32_t)d->kind, d->offset, d->size};
+        memcpy(p, head, 12);
+        p = put_str(p + 12, d->name);
+        p = put_str(p, d->type);
+    }
+    return p;
+}
+
+/* The kernel's cached part, or NULL (not cached: no room or no memory). */
+static const kernel_part *kernel_part_of(const ks_kernel *k)
+{
+    uintptr_t h = ((uintptr_t)k >> 4) * 0x9e3779b97f4a7c15u;
+    for (unsigned i = 0, slot = (unsigned)(h >> 40) % KERNEL_PARTS; i < 16; i++, slot = (slot + 1) % KERNEL_PARTS) {
+        kernel_part *e = &kernel_parts[slot];
+        if (e->k == k && e->symbol == k->symbol && e->params == k->params && e->nparams == k->nparams)
+            return e;
+        if (e->k != NULL && e->k != k)
+            continue;
+        size_t len = kernel_part_size(k);
+        unsigned char *bytes = len <= UINT32_MAX / 4 ? malloc(len) : NULL;
+        if (bytes == NULL)
+            return NULL;
+        put_kernel_part(bytes, k);
+        free(e->bytes);                   /* the same address, another descriptor */
+        *e = (kernel_part){k, k->symbol, k->params, k->nparams, (uint32_t)len, bytes};
+        return e;
+    }
+    return NULL;
+}
+
 static ks_status trace_after(const ks__checked *c, ks_status st)
 {
     const ks_kernel *k = c->k;
     const ks_launch *l = c->l;
     const char *name = ks__kernel_name(k), *status = ks_status_name(st);
     const char *error = st != KS_OK ? ks_last_error()->message : NULL;
-    size_t size = KS_TRACE_FIXED + str_size(name) + str_size(k->symbol) + str_size(c->file) + str_size(status) +
-                  str_size(error);
-    for (unsigned i = 0; i < k->nparams; i++)
-        size += 12 + str_size(k->params[i].name) + str_size(k->params[i].type) + k->params[i].size;
     uint32_t nums[8] = {l->grid.x, l->grid.y, l->grid.z, l->block.x, l->block.y, l->block.z, l->shared_bytes, 0};
     pthread_mutex_lock(&trace_lock);
+    const kernel_part *part = trace_map != NULL ? kernel_part_of(k) : NULL;
+    size_t size = KS_TRACE_FIXED + (part ? part->len : kernel_part_size(k)) + str_size(c->file) + str_size(status) +
+                  str_size(error);
+    for (unsigned i = 0; i < k->nparams; i++)
+        size += k->params[i].size;
     unsigned char *r = trace_map != NULL && size <= UINT32_MAX / 2 ? trace_reserve(round8(size)) : NULL;
     if (r != NULL) {
         unsigned char *p = put_fixed(r, KS_TRACE_LAUNCH, k->nparams, c->line, st, l->stream, nums);
-        p = put_str(p, name);
-        p = put_str(p, k->symbol);
+        if (part != NULL) {
+            memcpy(p, part->bytes, part->len);
+            p += part->len;
+        } else {
+            p = put_kernel_part(p, k);
+        }
         p = put_str(p, c->file);
         p = put_str(p, status);
         p = put_str(p, error);
         for (unsigned i = 0; i < k->nparams; i++) {
-            const ks_param_desc *d = &k->params[i];
-            uint32_t head[3] = {(uint32_t)d->kind, d->offset, d->size};
-            memcpy(p, head, 12);
-            p = put_str(p + 12, d->name);
-            p = put_str(p, d->type);
-            memcpy(p, c->args[i], d->size);
-            p += d->size;
+            memcpy(p, c->args[i], k->params[i].size);
+            p += k->params[i].size;
         }
         trace_commit(r);                 /* the padding is the file's zeros */
     }
