@@ -9,7 +9,6 @@
  *   kstub --list [options] INPUT.cu              print each kernel's stub prototype
  *   kstub check [options] INPUT.cu -o OUTBASE    compare with what is on disk
  *   kstub diff OLD.json NEW.json                 classify manifest changes
- *   kstub trace FILE                             a trace file as JSON lines (trace_cmd.c)
  */
 #include "cachecmd.h"
 #include "cli.h"
@@ -137,9 +136,6 @@ static void usage(FILE *f)
           "kstub diff OLD.json NEW.json\n"
           "  Classifies each change between two manifests as breaking (error) or\n"
           "  compatible (warning); see kstub diff --help.\n"
-          "\n"
-          "kstub trace FILE\n"
-          "  Prints a trace file libkstub wrote (KSTUB_CHECK=trace) as JSON lines.\n"
           "\n"
           "  --format=F           report as text (file:line:col: error: ..., the default),\n"
           "                       json, or github (workflow annotations); --list: text or json\n"
