@@ -66,6 +66,45 @@ static str take_str(cursor *c)
     return r;
 }
 
+/* The length of the UTF-8 sequence at s (n bytes left), 0 when it is none. */
+static unsigned utf8_len(const unsigned char *s, uint32_t n)
+{
+    unsigned len = s[0] >= 0xf0 && s[0] <= 0xf4 ? 4 : s[0] >= 0xe0 ? 3 : s[0] >= 0xc2 && s[0] < 0xe0 ? 2 : 0;
+    if (len == 0 || len > n)
+        return 0;
+    for (unsigned i = 1; i < len; i++)
+        if ((s[i] & 0xc0) != 0x80)
+            return 0;
+    unsigned cp = len == 2 ? 0 : len == 3 ? (s[0] & 0x0fu) << 12 | (s[1] & 0x3fu) << 6
+                                          : (s[0] & 0x07u) << 18 | (s[1] & 0x3fu) << 12;
+    if ((len == 3 && (cp < 0x800 || (cp >= 0xd800 && cp < 0xe000))) || (len == 4 && (cp < 0x10000 || cp > 0x10ffff)))
+        return 0;
+    return len;
+}
+
+/* The characters of a JSON string: quotes, backslashes and control
+ * characters escaped; a byte that is not part of valid UTF-8 (a path in
+ * another encoding, a damaged record) as the code point of that value, so
+ * every line is JSON. */
+static void put_chars(FILE *out, const char *text, uint32_t n)
+{
+    const unsigned char *s = (const unsigned char *)text;
+    for (uint32_t i = 0; i < n; i++) {
+        unsigned char ch = s[i];
+        unsigned len;
+        if (ch == '"' || ch == '\\')
+            fprintf(out, "\\%c", ch);
+        else if (ch < 0x20 || ch == 0x7f)
+            fprintf(out, "\\u%04x", ch);
+        else if (ch < 0x80)
+            putc(ch, out);
+        else if ((len = utf8_len(s + i, n - i)) != 0)
+            fwrite(s + i, 1, len, out), i += len - 1;
+        else
+            fprintf(out, "\\u%04x", ch);
+    }
+}
+
 /* A JSON string (quotes included); null for NULL. */
 static void put_string(FILE *out, str s)
 {
@@ -74,36 +113,19 @@ static void put_string(FILE *out, str s)
         return;
     }
     putc('"', out);
-    for (uint32_t i = 0; i < s.n; i++) {
-        unsigned char ch = (unsigned char)s.s[i];
-        if (ch == '"' || ch == '\\')
-            fprintf(out, "\\%c", ch);
-        else if (ch < 0x20)
-            fprintf(out, "\\u%04x", ch);
-        else
-            putc(ch, out);
-    }
+    put_chars(out, s.s, s.n);
     putc('"', out);
 }
 
+/* "file:line", or null. */
 static void put_site(FILE *out, str file, int32_t line)
 {
     if (file.s == NULL) {
         fputs("null", out);
         return;
     }
-    fprintf(out, "\"");
-    str name = file;
-    /* the name escaped as a string, then :line inside the same quotes */
-    for (uint32_t i = 0; i < name.n; i++) {
-        unsigned char ch = (unsigned char)name.s[i];
-        if (ch == '"' || ch == '\\')
-            fprintf(out, "\\%c", ch);
-        else if (ch < 0x20)
-            fprintf(out, "\\u%04x", ch);
-        else
-            putc(ch, out);
-    }
+    putc('"', out);
+    put_chars(out, file.s, file.n);
     fprintf(out, ":%" PRId32 "\"", line);
 }
 
