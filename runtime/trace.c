@@ -99,9 +99,11 @@ static const char *trace_name(char *buf, size_t cap)
     return path;
 }
 
+/* A forked child writes into the parent's mapping as its own process. */
 static void forked_child(void)
 {
     trace_pid = (uint32_t)getpid();
+    trace_seq = 0;
 }
 
 static void watch_forks(void)

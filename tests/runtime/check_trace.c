@@ -131,6 +131,36 @@ START_TEST(sigkill_right_after_a_launch_keeps_its_record)
 }
 END_TEST
 
+/* A child forked after tracing began writes into the same mapping as a
+ * process of its own: its pid, its sequence from 1. */
+START_TEST(a_forked_child_traces_as_itself)
+{
+    ck_assert_status(ks_trace_set_file(path), KS_OK);
+    ck_assert_status(ks_checks_set(KS_CHECK_TRACE), KS_OK);
+    ck_assert_status(launch_at(0x1000, 1, "fork.c", 1), KS_OK);
+    pid_t child = fork();
+    ck_assert_int_ge(child, 0);
+    if (child == 0)
+        _exit(launch_at(0x1000, 2, "fork.c", 2) == KS_OK ? 0 : 1);
+    int status;
+    ck_assert_int_eq(waitpid(child, &status, 0), child);
+    ck_assert(WIFEXITED(status) && WEXITSTATUS(status) == 0);
+    ck_assert_status(launch_at(0x1000, 3, "fork.c", 3), KS_OK);
+    size_t n;
+    unsigned long long torn;
+    json_t **all = records(&n, &torn);
+    ck_assert_uint_eq(n, 3);
+    ck_assert_uint_eq(torn, 0);
+    long long want_pid[3] = {getpid(), child, getpid()}, want_seq[3] = {1, 1, 2};
+    for (size_t i = 0; i < 3; i++) {
+        ck_assert_int_eq(arg_n(all[i]), (long long)i + 1);
+        ck_assert_int_eq(num(all[i], "pid"), want_pid[i]);
+        ck_assert_int_eq(num(all[i], "seq"), want_seq[i]);
+    }
+    free_records(all, n);
+}
+END_TEST
+
 enum { PROCS = 2, THREADS = 4, EACH = 1500 };
 
 static void *launcher(void *arg)
@@ -381,6 +411,7 @@ static Suite *trace_suite(void)
     tcase_add_checked_fixture(c, setup, teardown);
     tcase_set_timeout(c, 120);
     tcase_add_test(c, sigkill_right_after_a_launch_keeps_its_record);
+    tcase_add_test(c, a_forked_child_traces_as_itself);
     tcase_add_test(c, threads_and_processes_share_one_file);
     tcase_add_test(c, torn_records_rendered_and_skipped);
     tcase_add_test(c, damaged_records_never_break_the_renderer);
