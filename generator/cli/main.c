@@ -68,6 +68,7 @@ static void usage(FILE *f)
           "       kstub check [options] INPUT.cu -o OUTBASE\n"
           "       kstub diff [--format=F] [--source PATH] OLD.json NEW.json\n"
           "       kstub cache [--stats | --prune | --clear] [--max-size SIZE]\n"
+          "       kstub trace FILE\n"
           "\n"
           "Generates typed C launch stubs for every __global__ kernel in INPUT.cu:\n"
           "OUTBASE.h (declarations) and OUTBASE.c (definitions, linked with libkstub).\n"
@@ -853,6 +854,8 @@ int main(int argc, char **argv)
         return ks_diff_main(argc - 1, argv + 1);
     if (argc > 1 && strcmp(argv[1], "cache") == 0)
         return ks_cache_main(argc - 1, argv + 1);
+    if (argc > 1 && strcmp(argv[1], "trace") == 0)
+        return ks_trace_main(argc - 1, argv + 1);
     cli c;
     memset(&c, 0, sizeof c);
     c.check = argc > 1 && strcmp(argv[1], "check") == 0;
