@@ -129,7 +129,7 @@ static void usage(FILE *f)
           "\n"
           "kstub cache [--stats | --prune | --clear] [--max-size SIZE] [--cache-dir DIR]\n"
           "  Reports the prelude and NVRTC cache, or removes least recently used entries\n"
-          "  until it is under its cap ($KSTUB_CACHE_SIZE, default 256M; generating keeps\n"
+          "  until it is under its cap ($KSTUB_CACHE_SIZE, default 2G; generating keeps\n"
           "  it there too), or everything; see kstub cache --help.\n"
           "\n"
           "kstub diff OLD.json NEW.json\n"
