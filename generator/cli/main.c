@@ -25,6 +25,7 @@
 #include "target.h"
 #include "util.h"
 #include "walk.h"
+#include "warm.h"
 
 #include <limits.h>
 #include <stdio.h>
@@ -65,7 +66,7 @@ static void usage(FILE *f)
           "       kstub --list [--all] [--format=F] [options] INPUT.cu\n"
           "       kstub check [options] INPUT.cu -o OUTBASE\n"
           "       kstub diff [--format=F] [--source PATH] OLD.json NEW.json\n"
-          "       kstub cache [--stats | --prune | --clear] [--max-size SIZE]\n"
+          "       kstub cache [--stats | --prune | --clear | --warm ...] [--max-size SIZE]\n"
           "\n"
           "Generates typed C launch stubs for every __global__ kernel in INPUT.cu:\n"
           "OUTBASE.h (declarations) and OUTBASE.c (definitions, linked with libkstub).\n"
@@ -128,9 +129,9 @@ static void usage(FILE *f)
           "  --fix-command CMD    the command to print instead (kstub.mk's kstub-check: make)\n"
           "\n"
           "kstub cache [--stats | --prune | --clear] [--max-size SIZE] [--cache-dir DIR]\n"
-          "  Reports the prelude and NVRTC cache, or removes least recently used entries\n"
-          "  until it is under its cap ($KSTUB_CACHE_SIZE, default 2G; generating keeps\n"
-          "  it there too), or everything; see kstub cache --help.\n"
+          "  Reports the prelude and NVRTC cache, prunes it to its cap ($KSTUB_CACHE_SIZE,\n"
+          "  default 2G; generating keeps it there too), clears it, or builds a base\n"
+          "  prelude ahead (--warm OPTIONS); see kstub cache --help.\n"
           "\n"
           "kstub diff OLD.json NEW.json\n"
           "  Classifies each change between two manifests as breaking (error) or\n"
@@ -850,7 +851,8 @@ int main(int argc, char **argv)
     if (argc > 1 && strcmp(argv[1], "diff") == 0)
         return ks_diff_main(argc - 1, argv + 1);
     if (argc > 1 && strcmp(argv[1], "cache") == 0)
-        return ks_cache_main(argc - 1, argv + 1);
+        return ks_cache_warm_wanted(argc - 1, argv + 1) ? ks_cache_warm(argc - 1, argv + 1)
+                                                        : ks_cache_main(argc - 1, argv + 1);
     cli c;
     memset(&c, 0, sizeof c);
     c.check = argc > 1 && strcmp(argv[1], "check") == 0;

@@ -143,8 +143,12 @@ size_t ks_cache_trim(int dirfd, const char *keep_hex, unsigned long long *freed,
 static void cache_usage(FILE *f)
 {
     fputs("usage: kstub cache [--stats | --prune | --clear] [--max-size SIZE] [--cache-dir DIR]\n"
+          "       kstub cache --warm [generate options]\n"
           "  The cache of precompiled preludes (kstub) and NVRTC images (libkstub).\n"
-          "  --stats              entries, their size and the cap (the default)\n"
+          "  --stats              entries, their size and the cap, and prelude hits and\n"
+          "                       misses per kind, base and layer (the default)\n"
+          "  --warm OPTIONS       build the base prelude for these options (-std, --arch,\n"
+          "                       -D, --cuda-path, --cache-dir) ahead of the first file\n"
           "  --prune              remove least recently used entries until the cache is\n"
           "                       under the cap, and leftovers of interrupted builds\n"
           "  --clear              remove every entry\n"

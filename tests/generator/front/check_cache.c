@@ -442,6 +442,35 @@ START_TEST(default_cap_holds_a_project)
 }
 END_TEST
 
+/* Issue 38: kstub cache --warm OPTIONS builds the base prelude those
+ * options give (a file generated with them then hits it), says so, finds
+ * it the second time, leaves nothing behind in the temporary directory,
+ * and with options that do not parse shows kstub's message and fails. */
+START_TEST(warm_builds_the_base_prelude)
+{
+    make_tmpdir();
+    char *out;
+    int rc = run(&out, "cd '%s' && mkdir t && TMPDIR=$PWD/t '%s' cache --warm -std=c++17 --cache-dir cache",
+                 tmpdir, kstub_bin());
+    ck_assert_msg(rc == 0 && strstr(out, "built the base prelude"), "%s", out);
+    free(out);
+    rc = run(&out, "cd '%s' && TMPDIR=$PWD/t '%s' cache --warm -std=c++17 --cache-dir cache && ls -A t | wc -l",
+             tmpdir, kstub_bin());
+    ck_assert_msg(rc == 0 && strstr(out, "already in the cache") && strstr(out, "\n0\n"), "%s", out);
+    free(out);
+    rc = run(&out, "cd '%s' && printf '__global__ void k(int *p) { *p = 1; }\\n' > k.cu && KSTUB_DEBUG_PCH=1 "
+             "'%s' k.cu -std=c++17 --cache-dir cache -o k 2>&1 && '%s' cache --stats --cache-dir cache", tmpdir,
+             kstub_bin(), kstub_bin());
+    ck_assert_msg(rc == 0 && strstr(out, "prelude cache: hit") && !strstr(out, "cache: miss") &&
+                  strstr(out, "base preludes   hits 2, misses 1"), "%s", out);
+    free(out);
+    rc = run(&out, "cd '%s' && '%s' cache --warm --no-such-option --cache-dir cache", tmpdir, kstub_bin());
+    ck_assert_msg(rc == 2 && strstr(out, "--no-such-option") && strstr(out, "was not built"), "%s", out);
+    free(out);
+    remove_tmpdir();
+}
+END_TEST
+
 START_TEST(usage_errors)
 {
     char *out;
@@ -666,6 +695,7 @@ static Suite *cache_suite(void)
     tc = tcase_create("cap");
     tcase_set_timeout(tc, 300);
     tcase_add_test(tc, generation_stays_under_the_cap);
+    tcase_add_test(tc, warm_builds_the_base_prelude);
     suite_add_tcase(s, tc);
     return s;
 }
