@@ -212,8 +212,11 @@ END_TEST
 /* Every .cu of kernels/, tests/corpus/ and tests/corpus/real/ (each with the
  * flags of its "// abi-kstub:" lines, as check-abi runs it) into
  * tmpdir/PREFIX{MODE...}, each MODE one of none (without the cache), cold
- * (with it, building the entries) and warm (with it, hitting them), none
- * first; every output, depfile and message identical between them. */
+ * (with it, building the entries) and warm (with it, hitting them), both
+ * under the default rule for layers (one once a second input starts with a
+ * list), and always and never (KSTUB_LAYERS: a layer for every list, for
+ * none), none first; every output, depfile and message identical between
+ * them. */
 static void generate_all_ways(const char *extra, const char *prefix, const char *modes)
 {
     char *out;
@@ -221,8 +224,9 @@ static void generate_all_ways(const char *extra, const char *prefix, const char 
                  "set -e; cd '%s'; p=%s; modes='%s'; root=$OLDPWD; for m in $modes; do mkdir $p$m; done;"
                  "for f in $root/kernels/*.cu $root/tests/corpus/*.cu $root/tests/corpus/real/*.cu;"
                  "do n=$(basename $f .cu); fl=$(sed -n 's,^// abi-kstub:,,p' $f);"
-                 "  for m in $modes; do o=; [ $m = none ] && o=--no-cache;"
-                 "    (cd $p$m && KSTUB_CACHE_DIR=../cache '%s' $f $fl %s $o -o $n --manifest $n.json -MD"
+                 "  for m in $modes; do o=; [ $m = none ] && o=--no-cache; l=seen;"
+                 "    case $m in always|never) l=$m;; esac;"
+                 "    (cd $p$m && KSTUB_LAYERS=$l KSTUB_CACHE_DIR=../cache '%s' $f $fl %s $o -o $n --manifest $n.json -MD"
                  "       > $n.err 2>&1; echo $? > $n.rc); done;"
                  "done; for m in $modes; do diff -r ${p}none $p$m; done; ls ${p}none/*.h | wc -l",
                  tmpdir, prefix, modes, kstub, extra);
@@ -249,7 +253,7 @@ static void generate_all_ways(const char *extra, const char *prefix, const char 
  * the reference for both. */
 START_TEST(output_identical_with_and_without_cache_and_skip_bodies)
 {
-    generate_all_ways("", "", "none cold warm");
+    generate_all_ways("", "", "none cold warm always never");
     generate_all_ways("--skip-bodies", "skip-", "none warm");
     char *out;
     int rc = run(&out, "cd '%s' && diff -r -x '*.err' none skip-none && grep -c '\"symbol\"' "
