@@ -10,7 +10,6 @@
  *   kstub check [options] INPUT.cu -o OUTBASE    compare with what is on disk
  *   kstub diff OLD.json NEW.json                 classify manifest changes
  */
-#include "cachecmd.h"
 #include "cli.h"
 #include "compdb.h"
 #include "depfile.h"
@@ -851,8 +850,7 @@ int main(int argc, char **argv)
     if (argc > 1 && strcmp(argv[1], "diff") == 0)
         return ks_diff_main(argc - 1, argv + 1);
     if (argc > 1 && strcmp(argv[1], "cache") == 0)
-        return ks_cache_warm_wanted(argc - 1, argv + 1) ? ks_cache_warm(argc - 1, argv + 1)
-                                                        : ks_cache_main(argc - 1, argv + 1);
+        return ks_cache_command(argc - 1, argv + 1);
     cli c;
     memset(&c, 0, sizeof c);
     c.check = argc > 1 && strcmp(argv[1], "check") == 0;

@@ -26,12 +26,12 @@
 #include "cachecmd.h"
 #include "util.h"
 
-int ks_cache_warm_wanted(int argc, char **argv)
+int ks_cache_command(int argc, char **argv)
 {
     for (int i = 1; i < argc; i++)
         if (strcmp(argv[i], "--warm") == 0)
-            return 1;
-    return 0;
+            return ks_cache_warm(argc, argv);
+    return ks_cache_main(argc, argv);
 }
 
 /* The --cache-dir among the options (the generator's own spelling), or NULL. */

@@ -5,8 +5,9 @@
 #ifndef KSTUB_WARM_H
 #define KSTUB_WARM_H
 
-/* Whether argv (argv[0] "cache") asks for --warm. */
-int ks_cache_warm_wanted(int argc, char **argv);
+/* `kstub cache ...` (argv[0] "cache"): --warm here, the rest
+ * ks_cache_main's (cachecmd.c). */
+int ks_cache_command(int argc, char **argv);
 
 /* Runs `kstub cache --warm OPTIONS...`: 0 built or already there, 1 it
  * could not be built (kstub's own messages say why), 2 usage error. */

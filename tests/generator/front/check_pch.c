@@ -885,6 +885,67 @@ START_TEST(leading_lists_share_one_base)
 }
 END_TEST
 
+/* Issue 38: a layer only where it pays. Under the default rule a file whose
+ * leading includes no other input starts with is parsed on the base prelude
+ * (no layer built); the second input with a list builds its layer, and the
+ * first uses it from then on; the second round over the same files misses
+ * nothing. KSTUB_LAYERS=never builds no layer, always one per list at once.
+ * Every output is --no-cache's, byte for byte, under each rule. */
+START_TEST(a_layer_only_where_it_pays)
+{
+    ck_assert_int_eq(run(NULL, "cd '%s' && mkdir -p a b c", tmpdir), 0);
+    put("a/k.cu", "#include <cstdio>\n__global__ void ka(int *p) { printf(\"%%d\\n\", *p); }\n");
+    put("b/k.cu", "#include <cstdio>\n__global__ void kb(float *p) { printf(\"%%f\\n\", *p); }\n");
+    put("c/k.cu", "#include <cuda_fp16.h>\n__global__ void kc(__half *h, float f) { *h = __float2half(f); }\n");
+    static const char *const dirs[] = {"a", "b", "c"};
+    char *out;
+    /* The default rule: a, then b (a layer for <cstdio>), then c (alone). */
+    for (int round = 0; round < 2; round++)
+        for (int i = 0; i < 3; i++) {
+            ck_assert_int_eq(run(&out, "cd '%s/%s' && env -u KSTUB_LAYERS KSTUB_CACHE_DIR='%s/cache' KSTUB_DEBUG_PCH=1 "
+                                       "'%s' k.cu -std=c++17 -o out 2>&1", tmpdir, dirs[i], tmpdir, kstub), 0);
+            int layer_built = strstr(out, "a layer on the base prelude") != NULL;
+            int no_layer = strstr(out, "no layer: no other input starts with") != NULL;
+            if (round == 0 && i == 0)
+                ck_assert_msg(no_layer && !layer_built, "a alone has no layer:\n%s", out);
+            if (round == 0 && i == 1)
+                ck_assert_msg(!no_layer && layer_built, "b, the second with <cstdio>, builds it:\n%s", out);
+            if (i == 2)
+                ck_assert_msg(no_layer && !layer_built, "c alone has no layer:\n%s", out);
+            if (round == 1)
+                ck_assert_msg(!strstr(out, "cache: miss") && (i == 2 || strstr(out, "(1 leading include)")),
+                              "the second round misses nothing, a and b use the layer:\n%s", out);
+            free(out);
+        }
+    ck_assert_int_eq(run(&out, "KSTUB_CACHE_DIR='%s/cache' '%s' cache --stats", tmpdir, kstub), 0);
+    ck_assert_msg(strstr(out, "; 1 of them a layer of leading headers") &&
+                  strstr(out, "\n  layers          hits 2, misses 1\n"), "%s", out);
+    free(out);
+    /* Every rule gives --no-cache's outputs, each on a cache of its own. */
+    static const char *const rules[] = {"seen", "always", "never"};
+    for (int r = 0; r < 3; r++) {
+        char env[PATH_MAX + 64];
+        snprintf(env, sizeof env, "KSTUB_LAYERS=%s KSTUB_CACHE_DIR='%s/cache-%s'", rules[r], tmpdir, rules[r]);
+        ck_assert_int_eq(run(NULL, "mkdir -m 700 '%s/cache-%s'", tmpdir, rules[r]), 0);
+        for (int i = 0; i < 3; i++) {
+            char input[PATH_MAX];
+            snprintf(input, sizeof input, "%s/%s/k.cu", tmpdir, dirs[i]);
+            ck_assert_int_eq(run(&out, "cd '%s/%s' && %s '%s' k.cu -std=c++17 -o rule && %s '%s' k.cu -std=c++17 "
+                                       "--no-cache -o none && cmp rule.h none.h && cmp rule.c none.c && "
+                                       "ls '%s/cache-%s' | grep -c '\\.pch$'", tmpdir, dirs[i], env, kstub, env,
+                                 kstub, tmpdir, rules[r]), 0);
+            int pchs = atoi(out);
+            free(out);
+            /* never: the base alone; always: the base and a layer per list at once. */
+            if (r == 2)
+                ck_assert_int_eq(pchs, 1);
+            if (r == 1)
+                ck_assert_int_eq(pchs, i == 0 ? 2 : i == 1 ? 2 : 3);
+        }
+    }
+}
+END_TEST
+
 START_TEST(racing_builders_build_once)
 {
     char *out;
@@ -1184,6 +1245,7 @@ static Suite *pch_suite(void)
     tcase_add_test(tc, directories_share_one_prelude);
     tcase_add_test(tc, standard_headers_lead_the_prelude);
     tcase_add_test(tc, leading_lists_share_one_base);
+    tcase_add_test(tc, a_layer_only_where_it_pays);
     tcase_add_test(tc, system_header_edited_in_place_is_seen);
     tcase_add_test(tc, unwritable_directory_warns_and_builds_nothing);
     tcase_add_test(tc, file_with_errors_is_parsed_once);
