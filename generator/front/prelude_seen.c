@@ -87,12 +87,19 @@ int ks_prelude_layer_pays(int dirfd, const unsigned char *key, const char *input
         size_t from = size + SEEN_LINE > SEEN_MAX ? (size / 2) - (size / 2) % SEEN_LINE : 0;
         snprintf(b + size, SEEN_LINE + 1, "%s %s\n", k, who);
         size += SEEN_LINE;
+        int wrote;
         if (from) {
-            if (pwrite(fd, b + from, size - from, 0) == (ssize_t)(size - from))
+            wrote = pwrite(fd, b + from, size - from, 0) == (ssize_t)(size - from);
+            if (wrote)
                 (void)ftruncate(fd, (off_t)(size - from));
-        } else if (pwrite(fd, b + size - SEEN_LINE, SEEN_LINE, (off_t)(size - SEEN_LINE)) == SEEN_LINE) {
-            (void)ftruncate(fd, (off_t)size);
+        } else {
+            wrote = pwrite(fd, b + size - SEEN_LINE, SEEN_LINE, (off_t)(size - SEEN_LINE)) == SEEN_LINE;
+            if (wrote)
+                (void)ftruncate(fd, (off_t)size);
         }
+        /* A full disk (or a file size limit): leave no empty record behind. */
+        if (!wrote && size == SEEN_LINE)
+            unlinkat(dirfd, KS_PRELUDE_SEEN_NAME, 0);
     }
     free(b);
     close(fd);
