@@ -16,7 +16,7 @@ files that include torch, ATen or pybind11, directly or not, drop out
 here), in a fixed shuffled order, the first --files of each package that
 nvcc -ptx compiles. Flags: the package's include folders (PKG_FLAGS below),
 -std=c++17, and the -D/-U options its setup.py spells as string literals
-(read statically, never run). nvcc gets -ptx -arch=sm_ARCH as well; kstub
+(read statically, never run; ROCm-only ones and formatted values left out). nvcc gets -ptx -arch=sm_ARCH as well; kstub
 --arch sm_ARCH.
 
 Per file, serially, --reps rounds (median): nvcc -ptx; kstub with an empty
@@ -113,8 +113,11 @@ def setup_defines(root):
     text = open(path, errors="replace").read()
     out = []
     for m in re.finditer(r"""["'](-[DU][A-Za-z_][A-Za-z0-9_]*(?:=[^"'\s]*)?)["']""", text):
-        if m.group(1) not in out:
-            out.append(m.group(1))
+        d = m.group(1)
+        # ROCm's (HIP, composable_kernel) and Python-formatted values are not the CUDA build's.
+        if "{" in d or re.match(r"-[DU](__HIP|CK_|USE_PROF|HIP)", d) or d in out:
+            continue
+        out.append(d)
     return out
 
 
@@ -229,7 +232,10 @@ def main():
     for r in rows:
         per.setdefault((r[0], r[1]), []).append(r)
     ratios_warm, ratios_cold = [], []
-    for rs in per.values():
+    refused = sorted(k for k, rs in per.items() if any(r[6] for r in rs))
+    for k, rs in per.items():
+        if k in refused:           # a refusal's time is no stub's
+            continue
         nv = statistics.median(r[3] for r in rs)
         ratios_warm.append(statistics.median(r[5] for r in rs) / nv)
         ratios_cold.append(statistics.median(r[4] for r in rs) / nv)
@@ -242,7 +248,10 @@ def main():
              "%.2f at the end). CPU seconds. Not the whole code bases." %
              (nfiles, total, " and ".join("%s %s" % (n, seen[n][0]) for n in seen), a.files, a.reps,
               "" if a.reps == 1 else "s", a.arch, os.getloadavg()[0]), ""]
-    if nfiles:
+    if refused:
+        lines += ["kstub refused %d of these files, which nvcc compiles (left out of the ratios): %s." %
+                  (len(refused), ", ".join("%s %s" % k for k in refused)), ""]
+    if ratios_warm:
         lines += ["| per file, x nvcc -ptx (CPU) | median | p90 | goal |", "| --- | ---: | ---: | --- |",
                   "| kstub warm | %.2f | %.2f | <= 0.25x / 0.5x: %s |" %
                   (statistics.median(ratios_warm), pct(ratios_warm, 0.9),
@@ -265,11 +274,13 @@ def main():
     with open(os.path.join(a.out, "realcode.md"), "w") as f:
         f.write(text)
     print(text)
-    if nfiles:
+    if ratios_warm:
         sys.path.insert(0, HERE)
         import plot
         rows_p = []
         for (n, rel), rs in sorted(per.items()):
+            if (n, rel) in refused:
+                continue
             nv = statistics.median(r[3] for r in rs)
             rows_p.append(("%s %s" % (n, os.path.basename(rel)), statistics.median(r[5] for r in rs) / nv,
                            None, None, "kstub"))
