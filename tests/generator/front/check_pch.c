@@ -930,8 +930,9 @@ START_TEST(a_layer_only_where_it_pays)
         for (int i = 0; i < 3; i++) {
             char input[PATH_MAX];
             snprintf(input, sizeof input, "%s/%s/k.cu", tmpdir, dirs[i]);
-            ck_assert_int_eq(run(&out, "cd '%s/%s' && %s '%s' k.cu -std=c++17 -o rule && %s '%s' k.cu -std=c++17 "
-                                       "--no-cache -o none && cmp rule.h none.h && cmp rule.c none.c && "
+            ck_assert_int_eq(run(&out, "cd '%s/%s' && rm -rf rule none && mkdir rule none && %s '%s' k.cu -std=c++17 "
+                                       "-o rule/out && %s '%s' k.cu -std=c++17 --no-cache -o none/out && "
+                                       "cmp rule/out.h none/out.h && cmp rule/out.c none/out.c && "
                                        "ls '%s/cache-%s' | grep -c '\\.pch$'", tmpdir, dirs[i], env, kstub, env,
                                  kstub, tmpdir, rules[r]), 0);
             int pchs = atoi(out);
