@@ -10,21 +10,23 @@
  *   kstub check [options] INPUT.cu -o OUTBASE    compare with what is on disk
  *   kstub diff OLD.json NEW.json                 classify manifest changes
  */
-#include "cli.h"
-#include "compdb.h"
-#include "depfile.h"
-#include "drift.h"
-#include "emit.h"
-#include "fileguard.h"
-#include "image.h"
-#include "inputs.h"
-#include "manifest.h"
-#include "naming.h"
-#include "render.h"
-#include "target.h"
-#include "util.h"
-#include "walk.h"
-#include "warm.h"
+#include "cli/cache_cmd.h"
+#include "cli/cli.h"
+#include "cli/compdb.h"
+#include "cli/depfile.h"
+#include "cli/diff_cmd.h"
+#include "drift/drift.h"
+#include "emit/emit.h"
+#include "front/fileguard.h"
+#include "image/image.h"
+#include "base/inputs.h"
+#include "drift/manifest.h"
+#include "model/naming.h"
+#include "base/outputs.h"
+#include "emit/render.h"
+#include "model/target.h"
+#include "base/util.h"
+#include "front/walk.h"
 
 #include <limits.h>
 #include <stdio.h>
@@ -850,7 +852,7 @@ int main(int argc, char **argv)
     if (argc > 1 && strcmp(argv[1], "diff") == 0)
         return ks_diff_main(argc - 1, argv + 1);
     if (argc > 1 && strcmp(argv[1], "cache") == 0)
-        return ks_cache_command(argc - 1, argv + 1);
+        return ks_cache_main(argc - 1, argv + 1);
     cli c;
     memset(&c, 0, sizeof c);
     c.check = argc > 1 && strcmp(argv[1], "check") == 0;

@@ -12,7 +12,7 @@
  * nothing. Its messages are shown only when it fails. Whether the prelude
  * was built or found is read from the cache's counters around the run.
  */
-#include "warm.h"
+#include "cli/warm.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -23,16 +23,8 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
-#include "cachecmd.h"
-#include "util.h"
-
-int ks_cache_command(int argc, char **argv)
-{
-    for (int i = 1; i < argc; i++)
-        if (strcmp(argv[i], "--warm") == 0)
-            return ks_cache_warm(argc, argv);
-    return ks_cache_main(argc, argv);
-}
+#include "front/prelude/cachecmd.h"
+#include "base/util.h"
 
 /* The --cache-dir among the options (the generator's own spelling), or NULL. */
 static const char *cache_dir_of(int argc, char **argv)

@@ -5,9 +5,6 @@
 #ifndef KSTUB_WARM_H
 #define KSTUB_WARM_H
 
-/* `kstub cache ...` (argv[0] "cache"): --warm here, the rest
- * ks_cache_main's (cachecmd.c). */
-int ks_cache_command(int argc, char **argv);
 
 /* Runs `kstub cache --warm OPTIONS...`: 0 built or already there, 1 it
  * could not be built (kstub's own messages say why), 2 usage error. */

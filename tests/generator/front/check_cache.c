@@ -16,7 +16,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
-#include "cachecmd.h"
+#include "front/prelude/cachecmd.h"
 #include "testutil.h"
 
 static char tmpdir[PATH_MAX];

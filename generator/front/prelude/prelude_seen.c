@@ -19,7 +19,7 @@
  * (the default, above), "always" (a layer for every list, as before issue
  * 38) or "never" (every file on the base prelude).
  */
-#include "prelude_seen.h"
+#include "front/prelude/prelude_seen.h"
 
 #include <fcntl.h>
 #include <limits.h>
@@ -30,7 +30,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "cachecmd.h"
+#include "front/prelude/cachecmd.h"
 #include "sha256.h"
 
 #define SEEN_LINE 34            /* 16 hex, a space, 16 hex, a newline */
