@@ -21,6 +21,13 @@ and counts the preludes built. --baseline KSTUB runs another kstub binary
 
     project.py [--reps N] [--dirs N] [--files-per-dir N] [--kstub PATH]
                [--baseline PATH [--baseline-label TEXT]] [--out DIR]
+               [--leading two|per-dir|per-file] [--layers RULE,RULE...]
+
+--leading picks the lists of leading headers: two (the default, above), one
+per directory, or one per file (real code bases' usual case: most files
+start with their own). --layers measures kstub once per rule for layers
+(KSTUB_LAYERS: seen, the default, builds a layer once a second input starts
+with a list; always; never), each as a tool of its own in every round.
 
 Writes DIR/project.md and DIR/project_raw.csv (default DIR: bench/results).
 Goals (issue 28): first build <= 0.5x nvcc, <= 2 preludes built; warm per
@@ -81,7 +88,22 @@ template __global__ void fill{d}_{f}<__half>(__half *, __half, int);
 """
 
 
-def write_project(root, dirs, per_dir):
+LEADING = ["<cstdio>", "<cuda_fp16.h>", "<cstdint>", "<cmath>", "<cstring>", "<climits>", "<cfloat>",
+           "<cstddef>", "<cassert>", "<cstdlib>", "<utility>", "<limits>", "<type_traits>", "<cuda_bf16.h>"]
+
+
+def leading_list(mode, d, i, per_dir):
+    """The file's leading includes: two lists, one per directory or one per file."""
+    if mode == "two":
+        return "#include <cuda_fp16.h>" if d % 2 == 0 else "#include <cstdio>"
+    n = d if mode == "per-dir" else d * per_dir + i
+    # A distinct pair (then triple) of headers per number.
+    a, b = n % len(LEADING), (n // len(LEADING)) % len(LEADING)
+    heads = [LEADING[a]] + ([LEADING[b]] if b != a else []) + ([LEADING[(a + 7) % len(LEADING)]] if n >= 14 * 14 else [])
+    return "\n".join("#include %s" % h for h in heads)
+
+
+def write_project(root, dirs, per_dir, leading="two"):
     os.makedirs(os.path.join(root, "shared"))
     with open(os.path.join(root, "shared", "common.h"), "w") as f:
         f.write(SHARED_H)
@@ -93,7 +115,7 @@ def write_project(root, dirs, per_dir):
             f.write("#pragma once\n#define LOCAL_SCALE %d.0f\n" % (d + 1))
         for i in range(per_dir):
             path = os.path.join(root, "dir%d" % d, "k%d.cu" % i)
-            first = "#include <cuda_fp16.h>" if d % 2 == 0 else "#include <cstdio>"
+            first = leading_list(leading, d, i, per_dir)
             with open(path, "w") as f:
                 f.write(KERNEL.format(first=first, d=d, f=i))
             files.append((d, path))
@@ -105,12 +127,12 @@ def flags(root, d):
             "-DLOCAL_N=%d" % (d + 1)]
 
 
-def run_all(cmds, cwd):
+def run_all(cmds, cwd, env=None):
     """Runs cmds one after another: (wall seconds, CPU seconds of them and their children)."""
     t0 = time.perf_counter()
     r0 = resource.getrusage(resource.RUSAGE_CHILDREN)
     for c in cmds:
-        r = subprocess.run(c, cwd=cwd, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
+        r = subprocess.run(c, cwd=cwd, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, env=env)
         if r.returncode != 0:
             sys.exit("failed: %s\n%s" % (" ".join(c), r.stderr.decode(errors="replace")))
     r1 = resource.getrusage(resource.RUSAGE_CHILDREN)
@@ -175,15 +197,24 @@ def main():
     ap.add_argument("--baseline", help="another kstub binary to measure the same way")
     ap.add_argument("--baseline-label", default="baseline", help="what to call it in the table")
     ap.add_argument("--out", default=os.path.join(HERE, "results"))
+    ap.add_argument("--leading", choices=["two", "per-dir", "per-file"], default="two")
+    ap.add_argument("--layers", help="rules for layers to measure apart (seen,always,never)")
     a = ap.parse_args()
     tools = {"kstub": os.path.abspath(a.kstub)}
+    envs = {"kstub": None}
+    if a.layers:
+        tools, envs = {}, {}
+        for rule in a.layers.split(","):
+            tools["layers=" + rule] = os.path.abspath(a.kstub)
+            envs["layers=" + rule] = dict(os.environ, KSTUB_LAYERS=rule)
     if a.baseline:
         tools["baseline"] = os.path.abspath(a.baseline)
+        envs["baseline"] = None
     tmp = tempfile.mkdtemp(prefix="kstub-project-")
     rows = []
     try:
         root = os.path.join(tmp, "proj")
-        files = write_project(root, a.dirs, a.files_per_dir)
+        files = write_project(root, a.dirs, a.files_per_dir, a.leading)
         out = os.path.join(tmp, "out")
         os.makedirs(out)
         for rep in range(a.reps):
@@ -195,14 +226,15 @@ def main():
                     continue
                 cache = os.path.join(tmp, "cache-%s-%d" % (name, rep))
                 os.mkdir(cache, 0o700)
-                cold = run_all(kstub_cmds(tools[name], root, files, cache, out), tmp)
+                cold = run_all(kstub_cmds(tools[name], root, files, cache, out), tmp, envs[name])
                 built = preludes(cache)
-                warm = run_all(kstub_cmds(tools[name], root, files, cache, out), tmp)
+                warm = run_all(kstub_cmds(tools[name], root, files, cache, out), tmp, envs[name])
                 rows.append((rep, name, "cold") + cold + built)
                 rows.append((rep, name, "warm") + warm + preludes(cache))
                 shutil.rmtree(cache)
             print("round %d of %d done" % (rep + 1, a.reps), file=sys.stderr)
-        par = {name: parallel_cold(path, root, files, tmp, a.parallel) for name, path in tools.items()}
+        par = {name: parallel_cold(path, root, files, tmp, a.parallel) for name, path in tools.items()} \
+            if a.parallel else {}
     finally:
         shutil.rmtree(tmp, ignore_errors=True)
 
@@ -219,10 +251,11 @@ def main():
     nfiles = len(files)
     lines = ["# A project's first build (bench/project.py)", "",
              "%d directories, %d .cu file%s each (%d files), each directory with its own -I and -D, a shared "
-             "include directory, C++17, <cuda_fp16.h>; sm_%s. Medians of %d rounds, the runs of a round in a "
-             "shuffled order; the machine's load average at the end: %.2f." %
-             (a.dirs, a.files_per_dir, "" if a.files_per_dir == 1 else "s", nfiles, ARCH, a.reps,
-              os.getloadavg()[0]), "",
+             "include directory, C++17, <cuda_fp16.h>; leading headers: %s; sm_%s. Medians of %d rounds, the "
+             "runs of a round in a shuffled order; the machine's load average at the end: %.2f." %
+             (a.dirs, a.files_per_dir, "" if a.files_per_dir == 1 else "s", nfiles,
+              {"two": "two lists", "per-dir": "a list per directory", "per-file": "a list per file"}[a.leading],
+              ARCH, a.reps, os.getloadavg()[0]), "",
              "Wall time is what a user waits for; CPU time (user + system of the tool and its children) is "
              "what the ratios are judged by on a shared machine, where other work stretches wall time.", "",
              "A prelude is the CUDA headers precompiled (one PCH of the whole); a layer is a PCH of what a "
@@ -234,7 +267,7 @@ def main():
         c, w = med(name, "cold", 4), med(name, "warm", 4)
         cw, ww = med(name, "cold", 3), med(name, "warm", 3)
         built = max((r[5], r[6], r[7]) for r in rows if r[1] == name and r[2] == "cold")
-        label = "kstub" if name == "kstub" else "kstub (%s)" % a.baseline_label
+        label = "kstub (%s)" % (a.baseline_label if name == "baseline" else name) if name != "kstub" else "kstub"
         lines.append("| %s, cold (empty cache) | %.2f | %.2f | %.3f | %.2f | %.2f | %s | <= 0.5x, <= 2 preludes: %s |" %
                      (label, cw, c, c / nfiles, c / nvc, cw / nv, built_text(built),
                       "met" if c / nvc <= 0.5 and built[0] <= 2 else "missed"))

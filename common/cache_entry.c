@@ -289,6 +289,7 @@ static const char cachedir_tag[] =
 static int name_is_ours(const char *name)
 {
     return is_key_name(name) || tmp_name_pid(name) != 0 || strcmp(name, "prelude-counts") == 0 ||
+           strcmp(name, "prelude-seen") == 0 ||
            strcmp(name, KS__CACHE_TAG_NAME) == 0;
 }
 
@@ -472,10 +473,14 @@ int ks__cache_unit_remove(int dirfd, ks__cache_listing *l, ks__cache_unit *u)
     return 0;
 }
 
-/* Oldest first; the same time by name, so the order is the same every run. */
+/* Layers first (a layer is rebuilt on its base in a fraction of the base's
+ * time), then oldest first; the same time by name, so the order is the same
+ * every run. */
 static int by_use(const void *a, const void *b)
 {
     const ks__cache_unit *x = a, *y = b;
+    if (x->layer != y->layer)
+        return x->layer ? -1 : 1;
     if (later(&x->used, &y->used) || later(&y->used, &x->used))
         return later(&x->used, &y->used) ? 1 : -1;
     return strcmp(x->name, y->name);

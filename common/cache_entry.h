@@ -104,6 +104,8 @@ typedef struct ks__cache_unit {
     unsigned nprelude, nnvrtc;   /* index files: KEY.prelude, KEY.nvrtc */
     int tmp;                     /* a temporary, not an entry */
     int leftover;                /* a leftover old enough to remove (above) */
+    int layer;                   /* set by the caller before ks__cache_evict: a prelude
+                                    layer, evicted before every other entry */
 } ks__cache_unit;
 
 typedef struct ks__cache_listing {
@@ -127,7 +129,8 @@ void ks__cache_listing_free(ks__cache_listing *l);
  * unit and l->fail_errno keeps the first errno. */
 int ks__cache_unit_remove(int dirfd, ks__cache_listing *l, ks__cache_unit *u);
 
-/* Removes leftovers, then least recently used entries until total <= cap,
+/* Removes leftovers, then least recently used entries until total <= cap
+ * (every unit marked layer before any other, each kind oldest first),
  * never the entry \p keep_hex (64 hex digits, or NULL) nor a temporary that is
  * no leftover. Sorts the units by use. How many units were removed; *freed
  * their bytes. */
@@ -144,7 +147,11 @@ size_t ks__cache_trim(int dirfd, unsigned long long cap, const char *keep_hex, u
 int ks__cache_parse_size(const char *s, unsigned long long *out);
 
 /* The default cap when KSTUB_CACHE_SIZE is unset or not a size. */
-#define KS__CACHE_DEFAULT_CAP (256ULL << 20)
+/* 2 GiB: all five public code bases of docs/performance.md's measurement
+ * needed 46 preludes in 253 MiB (entries 0.03-23 MiB), which 256 MiB held
+ * only by evicting one directory's prelude for another's; 2 GiB holds eight
+ * times that. */
+#define KS__CACHE_DEFAULT_CAP (2048ULL << 20)
 
 /*
  * The cap: KSTUB_CACHE_SIZE (0 means none), else the default. *bad is set to

@@ -17,7 +17,7 @@
  * The directory's size follows the prelude cache's rule (cache_entry.c, one
  * copy of the code): a hit touches its entry (its mtime is its last use), and
  * after writing an entry the thread that wrote it trims the directory under
- * KSTUB_CACHE_SIZE (default 256 MiB; a value that is not a size means the
+ * KSTUB_CACHE_SIZE (default 2 GiB; a value that is not a size means the
  * default, unreported, as the library prints nothing), least recently used
  * first, never the entry just written nor a temporary younger than ten
  * minutes. Only a miss trims, after NVRTC has compiled: one pass over the

@@ -58,7 +58,7 @@ extern ks_image bench_kernels_kstub_image;
  * ks_launch_config_1d, ks_kernel_resolve (load early). */
 extern ks_kernel bench_args_kernel;
 
-/* bench_args — bench_kernels.cu:18
+/* bench_args — bench_kernels.cu
  *   __global__ void bench_args(float a, const float * x, float * y, int n, long long m)
  */
 ks_status bench_args(ks_launch    launch,
@@ -158,7 +158,7 @@ ks_status bench_args_nodes_set(ks_graph_exec            ks__exec,
  * ks_launch_config_1d, ks_kernel_resolve (load early). */
 extern ks_kernel bench_struct_kernel;
 
-/* bench_struct — bench_kernels.cu:26
+/* bench_struct — bench_kernels.cu
  *   __global__ void bench_struct(BenchParams p, float * y)
  */
 ks_status bench_struct(ks_launch          launch,
@@ -237,7 +237,7 @@ ks_status bench_struct_nodes_set(ks_graph_exec              ks__exec,
  * ks_launch_config_1d, ks_kernel_resolve (load early). */
 extern ks_kernel bench_empty_kernel;
 
-/* bench_empty — bench_kernels.cu:34
+/* bench_empty — bench_kernels.cu
  *   __global__ void bench_empty()
  */
 ks_status bench_empty(ks_launch   launch);
@@ -297,7 +297,7 @@ ks_status bench_empty_nodes_set(ks_graph_exec             ks__exec,
  * ks_launch_config_1d, ks_kernel_resolve (load early). */
 extern ks_kernel bench_fill_float_kernel;
 
-/* bench_fill<float> — bench_kernels.cu:40
+/* bench_fill<float> — bench_kernels.cu
  *   __global__ void bench_fill(T * y, T v, int n)
  */
 ks_status bench_fill_float(ks_launch   launch,
@@ -383,7 +383,7 @@ ks_status bench_fill_float_nodes_set(ks_graph_exec                  ks__exec,
  * ks_launch_config_1d, ks_kernel_resolve (load early). */
 extern ks_kernel bench_fill_int_kernel;
 
-/* bench_fill<int> — bench_kernels.cu:40
+/* bench_fill<int> — bench_kernels.cu
  *   __global__ void bench_fill(T * y, T v, int n)
  */
 ks_status bench_fill_int(ks_launch   launch,
@@ -469,7 +469,7 @@ ks_status bench_fill_int_nodes_set(ks_graph_exec                ks__exec,
  * ks_launch_config_1d, ks_kernel_resolve (load early). */
 extern ks_kernel bench_read_table_kernel;
 
-/* bench_read_table — bench_kernels.cu:53
+/* bench_read_table — bench_kernels.cu
  *   __global__ void bench_read_table(float * y)
  */
 ks_status bench_read_table(ks_launch   launch,
@@ -535,7 +535,7 @@ ks_status bench_read_table_nodes_set(ks_graph_exec                  ks__exec,
                                      const ks_launch               *ks__launches,
                                      const bench_read_table_args   *ks__values);
 
-/* bench_table — bench_kernels.cu:51: __constant__ float[16], 64 bytes,
+/* bench_table — bench_kernels.cu: __constant__ float[16], 64 bytes,
  * 16 elements of float. Its accessors copy on ks__stream (NULL: the legacy
  * default stream, KS_STREAM_PER_THREAD, or a CUstream); a read returns once the
  * values are in host memory. The size is proven against the image when it loads. */
@@ -1160,6 +1160,12 @@ extern const struct bench_fill_takes_4_arguments_launch_y_v_n { char ks__never; 
         (y), \
         (v), \
         KS_ARG_BY_VALUE(n, _Generic((n), int: 1, default: 0), "kernel bench_fill, parameter n needs exactly int", 1, int)))
+#elif !defined(__cplusplus) && !defined(KSTUB_PLAIN_CALLS)
+/* C before C11 has no _Generic, so the one name over a template's instances
+ * is C11 and C++ only: here it is an error at the call that names the
+ * instances (call one of them by its own name), not an implicit declaration
+ * and a link error. */
+#define bench_fill(...) (bench_fill_needs_C11_call_an_instance_by_name_bench_fill_float_bench_fill_int)
 #endif
 
 #ifdef __cplusplus

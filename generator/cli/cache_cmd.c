@@ -5,6 +5,7 @@
  * eviction rule both caches share (common/cache_entry.c).
  */
 #include "cli/cache_cmd.h"
+#include "cli/warm.h"
 #include "front/prelude/cachecmd.h"
 #include "base/util.h"
 #include "cache_entry.h"
@@ -21,14 +22,19 @@
 static void cache_usage(FILE *f)
 {
     fputs("usage: kstub cache [--stats | --prune | --clear] [--max-size SIZE] [--cache-dir DIR]\n"
+          "       kstub cache --warm [generate options]\n"
           "  The cache of precompiled preludes (kstub) and NVRTC images (libkstub).\n"
-          "  --stats              entries, their size and the cap (the default)\n"
+          "  --stats              entries, their size and the cap, and prelude hits and\n"
+          "                       misses per kind, base and layer (the default)\n"
+          "  --warm OPTIONS       build the base prelude for these options (-std, --arch,\n"
+          "                       -D, --cuda-path, --cache-dir) ahead of the first file\n"
           "  --prune              remove least recently used entries until the cache is\n"
           "                       under the cap, and leftovers of interrupted builds\n"
           "  --clear              remove every entry\n"
           "  --max-size SIZE      the cap for this --prune (like 500M or 2G; 0: none);\n"
-          "                       default $KSTUB_CACHE_SIZE, else 256M. Generating keeps\n"
-          "                       the cache under $KSTUB_CACHE_SIZE or 256M by itself\n"
+          "                       default $KSTUB_CACHE_SIZE, else 2G. Generating keeps\n"
+          "                       the cache under $KSTUB_CACHE_SIZE or 2G by itself,\n"
+          "                       removing layers before base preludes\n"
           "  --cache-dir DIR      the cache directory (default $KSTUB_CACHE_DIR, else\n"
           "                       $XDG_CACHE_HOME/kstub or ~/.cache/kstub)\n"
           "exit status: 0 done; 1 the cache directory cannot be used, or something could not\n"
@@ -50,6 +56,9 @@ static void human(char *out, size_t cap, unsigned long long b)
 
 int ks_cache_main(int argc, char **argv)
 {
+    for (int i = 1; i < argc; i++)
+        if (strcmp(argv[i], "--warm") == 0)
+            return ks_cache_warm(argc, argv);
     enum { STATS, PRUNE, CLEAR } what = STATS;
     int actions = 0;
     const char *dir = NULL, *size = NULL;
@@ -139,8 +148,12 @@ int ks_cache_main(int argc, char **argv)
         printf("NVRTC images      %zu (%llu bytes)\n", nn, nb);
         printf("leftovers         %zu (%llu bytes)\n", no, ob);
         unsigned long long hits = 0, misses = 0;
+        unsigned long long kinds[4];
         ks_cache_counts(dirfd, &hits, &misses, NULL);
+        ks_cache_kind_counts(dirfd, kinds);
         printf("prelude hits      %llu, misses %llu (since the last --clear)\n", hits, misses);
+        printf("  base preludes   hits %llu, misses %llu\n", kinds[0], kinds[1]);
+        printf("  layers          hits %llu, misses %llu\n", kinds[2], kinds[3]);
         printf("total             %llu bytes (%s)\n", l.total, h1);
         printf("cap               %llu bytes (%s, %s)\n", cap, h2, origin);
     } else if (what == CLEAR) {
@@ -173,6 +186,7 @@ int ks_cache_main(int argc, char **argv)
         for (size_t i = 0; i < l.n; i++)
             if (l.units[i].leftover && ks__cache_unit_remove(dirfd, &l, &l.units[i]) == 0)
                 left++;
+        ks_cache_mark_layers(dirfd, &l);
         size_t evicted = ks__cache_evict(dirfd, &l, cap, NULL, &evicted_bytes);
         human(h1, sizeof h1, before - l.total);
         human(h2, sizeof h2, l.total);

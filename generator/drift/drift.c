@@ -425,6 +425,24 @@ static const char *not_a_file(const char *path, char *buf, size_t size)
     return buf;
 }
 
+/* Whether some kernel or variable of the same name sits on another line: a
+ * move that changes the .c's comments and the manifest's lines, never the
+ * header, which carries no line (callers need not recompile). */
+static int lines_moved(const ks_sigs *old, const ks_sigs *fresh)
+{
+    for (size_t i = 0; i < old->nkernels; i++)
+        for (size_t j = 0; j < fresh->nkernels; j++)
+            if (!strcmp(old->kernels[i].symbol, fresh->kernels[j].symbol) &&
+                old->kernels[i].line != fresh->kernels[j].line)
+                return 1;
+    for (size_t i = 0; i < old->nvars; i++)
+        for (size_t j = 0; j < fresh->nvars; j++)
+            if (!strcmp(old->vars[i].name, fresh->vars[j].name) &&
+                old->vars[i].line != fresh->vars[j].line)
+                return 1;
+    return 0;
+}
+
 int ks_check_run(const ks_check_input *in, int *status)
 {
     *status = KS_DRIFT_ERROR;
@@ -465,11 +483,13 @@ int ks_check_run(const ks_check_input *in, int *status)
         }
     }
     size_t before = r.n;
+    int moved = 0;
     if (have_old) {
         ks_sigs fresh;
         if (ks_manifest_parse(in->fresh_manifest, in->source, &fresh) == 0) {
             diff_ctx d = {&r, in->source, in->source, &old, &fresh, {0}};
             diff_models(&d);
+            moved = lines_moved(&old, &fresh);
             ks_sigs_free(&fresh);
         }
         ks_sigs_free(&old);
@@ -488,6 +508,8 @@ int ks_check_run(const ks_check_input *in, int *status)
             ks_report_add(&r, KS_SEV_ERROR, "file_out_of_date", in->outputs[i].path, 0, 0, NULL,
                 "out of date: differs from what kstub generates from %s%s", in->source,
                 kernels_changed ? ""
+                : moved ? " (no kernel signature changed: only source lines moved, which the "
+                          "header does not carry, so callers need not recompile)"
                 : have_old ? " (no kernel signature changed: options, templates or "
                              "the kstub version differ)"
                            : "");

@@ -472,6 +472,7 @@ static int parse_with_prelude(ks_session *s, const char *text, size_t len, struc
      * parse's without it, in the same order and state, whether or not a
      * header has a guard; every line and column stays. */
     struct CXUnsavedFile files[2] = {unsaved[0], {opts->input, blanked, (unsigned long)len}};
+    nleading = s->prelude.nleading;     /* none where a layer would not pay (prelude_seen.c) */
     if (nleading) {
         for (unsigned i = 0; i < nunsaved; i++)
             if (strcmp(unsaved[i].Filename, opts->input) != 0)

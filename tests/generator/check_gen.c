@@ -708,6 +708,54 @@ START_TEST(unchanged_output_keeps_mtime)
 }
 END_TEST
 
+/* A kernel moved down one line (a blank line inserted before the first
+ * __global__ of each golden input, which moves it and all below it) changes
+ * what a caller compiles against not at all: the header stays byte-identical
+ * and is not rewritten (its mtime kept), only the .c (its comments) and the
+ * manifest (its lines) change, and kstub check names only those two, saying
+ * why (issue 38). */
+START_TEST(moved_kernel_keeps_header)
+{
+    make_tmpdir();
+    const char *g = goldens[_i].name;
+    char *out, embed[PATH_MAX + 16] = "", kstub[PATH_MAX], ptx[PATH_MAX];
+    if (goldens[_i].embed && realpath(goldens[_i].embed, ptx))
+        snprintf(embed, sizeof embed, "--embed %s", ptx);
+    if (!realpath(kstub_bin(), kstub))
+        snprintf(kstub, sizeof kstub, "%s", kstub_bin());
+    int rc = run(&out, "cp tests/golden/%s.cu %s && { cp tests/golden/%s.hpp %s 2>/dev/null || :; } && "
+                 "cd %s && %s %s.cu %s -o %s.kstub --manifest %s.kstub.json && "
+                 "for e in h c json; do cp %s.kstub.$e was.$e; done && "
+                 "touch -d '2001-01-01' %s.kstub.h %s.kstub.c %s.kstub.json && "
+                 "awk '!m && /__global__/ { print \"\"; m = 1 } { print }' %s.cu > moved && mv moved %s.cu",
+                 g, tmpdir, g, tmpdir, tmpdir, kstub, g, embed, g, g, g, g, g, g, g, g);
+    ck_assert_msg(rc == 0, "%s", out);
+    free(out);
+    rc = run(&out, "cd %s && %s check %s.cu %s -o %s.kstub --manifest %s.kstub.json", tmpdir, kstub,
+             g, embed, g, g);
+    ck_assert_msg(rc == 4, "kstub check after a line move: %d\n%s", rc, out);
+    expect_has(out, "only source lines moved");
+    expect_has(out, ".kstub.c: error: out of date");
+    expect_lacks(out, ".kstub.h:");
+    free(out);
+    rc = run(&out, "cd %s && %s %s.cu %s -o %s.kstub --manifest %s.kstub.json", tmpdir, kstub, g,
+             embed, g, g);
+    ck_assert_msg(rc == 0, "%s", out);
+    free(out);
+    char path[256];
+    snprintf(path, sizeof path, "%s/%s.kstub.h", tmpdir, g);
+    struct stat st;
+    ck_assert_int_eq(stat(path, &st), 0);
+    ck_assert_msg(st.st_mtime < 1000000000 + 100000000, "%s was rewritten", path);
+    rc = run(&out, "cd %s && cmp was.h %s.kstub.h && ! cmp -s was.c %s.kstub.c && "
+             "! cmp -s was.json %s.kstub.json", tmpdir, g, g, g);
+    ck_assert_msg(rc == 0, "after a line move: the header must be the same, the .c and manifest "
+                  "not:\n%s", out);
+    free(out);
+    remove_tmpdir();
+}
+END_TEST
+
 /* ---- generated code compiles ---------------------------------------------------------------- */
 
 static const struct {
@@ -1811,6 +1859,7 @@ static Suite *gen_suite(void)
     tcase_set_timeout(tc, 60);
     tcase_add_loop_test(tc, golden_output, 0, (int)(sizeof goldens / sizeof goldens[0]));
     tcase_add_test(tc, unchanged_output_keeps_mtime);
+    tcase_add_loop_test(tc, moved_kernel_keeps_header, 0, (int)(sizeof goldens / sizeof goldens[0]));
     tcase_add_test(tc, user_templates);
     tcase_add_test(tc, hostile_templates_are_refused_at_their_position);
     tcase_add_test(tc, templates_restyle_mirrors);

@@ -37,7 +37,7 @@ extern ks_image basic_kstub_image;
  * ks_launch_config_1d, ks_kernel_resolve (load early). */
 extern ks_kernel fill_kernel;
 
-/* fill — basic.cu:10
+/* fill — basic.cu
  *   __global__ void fill(float * out, float value, size_t n)
  */
 ks_status fill(ks_launch   launch,
@@ -123,7 +123,7 @@ ks_status fill_nodes_set(ks_graph_exec        ks__exec,
  * ks_launch_config_1d, ks_kernel_resolve (load early). */
 extern ks_kernel mixed_kernel;
 
-/* mixed — basic.cu:13
+/* mixed — basic.cu
  *   __global__ void __launch_bounds__(128, 4) mixed(char c, double d, short s, index_t i, bool b, const real * __restrict__ in, volatile unsigned int * flags, const Particle * const * table)
  */
 ks_status mixed(ks_launch                     launch,
@@ -244,7 +244,7 @@ ks_status mixed_nodes_set(ks_graph_exec                 ks__exec,
  * ks_launch_config_1d, ks_kernel_resolve (load early). */
 extern ks_kernel no_params_kernel;
 
-/* no_params — basic.cu:16
+/* no_params — basic.cu
  *   __global__ void no_params()
  */
 ks_status no_params(ks_launch   launch);
@@ -304,7 +304,7 @@ ks_status no_params_nodes_set(ks_graph_exec           ks__exec,
  * ks_launch_config_1d, ks_kernel_resolve (load early). */
 extern ks_kernel physics_detail_step_kernel;
 
-/* physics::detail::step — basic.cu:20
+/* physics::detail::step — basic.cu
  *   __global__ void step(Particle * p, real dt, uint32_t n)
  */
 ks_status physics_detail_step(ks_launch        launch,
@@ -390,7 +390,7 @@ ks_status physics_detail_step_nodes_set(ks_graph_exec                     ks__ex
  * ks_launch_config_1d, ks_kernel_resolve (load early). */
 extern ks_kernel physics_clamp__floatp_float_float_kernel;
 
-/* physics::clamp — basic.cu:22
+/* physics::clamp — basic.cu
  *   __global__ void clamp(float * x, float lo, float hi)
  */
 ks_status physics_clamp__floatp_float_float(ks_launch   launch,
@@ -476,7 +476,7 @@ ks_status physics_clamp__floatp_float_float_nodes_set(ks_graph_exec             
  * ks_launch_config_1d, ks_kernel_resolve (load early). */
 extern ks_kernel physics_clamp__intp_int_int_kernel;
 
-/* physics::clamp — basic.cu:23
+/* physics::clamp — basic.cu
  *   __global__ void clamp(int * x, int lo, int hi)
  */
 ks_status physics_clamp__intp_int_int(ks_launch   launch,
@@ -562,7 +562,7 @@ ks_status physics_clamp__intp_int_int_nodes_set(ks_graph_exec                   
  * ks_launch_config_1d, ks_kernel_resolve (load early). */
 extern ks_kernel odd_names_kernel;
 
-/* odd_names — basic.cu:28
+/* odd_names — basic.cu
  *   __global__ void odd_names(int, float * launch, int args, int stream, long n_items, const char * restrict)
  */
 ks_status odd_names(ks_launch   ks_launch_,

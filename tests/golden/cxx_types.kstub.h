@@ -244,7 +244,7 @@ extern ks_image cxx_types_kstub_image;
  * ks_launch_config_1d, ks_kernel_resolve (load early). */
 extern ks_kernel paint_kernel;
 
-/* paint — cxx_types.cu:11
+/* paint — cxx_types.cu
  *   __global__ void paint(Color c, Act a, nn::Norm n, Layer::Kind k, Layer l, const Color * all)
  */
 ks_status paint(ks_launch    launch,
@@ -351,7 +351,7 @@ ks_status paint_nodes_set(ks_graph_exec        ks__exec,
  * ks_launch_config_1d, ks_kernel_resolve (load early). */
 extern ks_kernel tagged_kernel;
 
-/* tagged — cxx_types.cu:12
+/* tagged — cxx_types.cu
  *   __global__ void tagged(Tagged < Color, Act::Relu > t, Holder < int >::Mode m, Hidden h)
  */
 ks_status tagged(ks_launch             launch,
@@ -437,7 +437,7 @@ ks_status tagged_nodes_set(ks_graph_exec         ks__exec,
  * ks_launch_config_1d, ks_kernel_resolve (load early). */
 extern ks_kernel local_kernel;
 
-/* local — cxx_types.cu:13
+/* local — cxx_types.cu
  *   __global__ void local(Local l, LocalRec r)
  */
 ks_status local(ks_launch       launch,

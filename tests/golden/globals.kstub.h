@@ -55,7 +55,7 @@ extern ks_image globals_kstub_image;
  * ks_launch_config_1d, ks_kernel_resolve (load early). */
 extern ks_kernel apply_kernel;
 
-/* apply — globals.cu:19
+/* apply — globals.cu
  *   __global__ void apply(float * out, int n)
  */
 ks_status apply(ks_launch   launch,
@@ -128,7 +128,7 @@ ks_status apply_nodes_set(ks_graph_exec        ks__exec,
                           const ks_launch     *ks__launches,
                           const apply_args    *ks__values);
 
-/* c_w — globals.cu:6: __constant__ float[16], 64 bytes,
+/* c_w — globals.cu: __constant__ float[16], 64 bytes,
  * 16 elements of float. Its accessors copy on ks__stream (NULL: the legacy
  * default stream, KS_STREAM_PER_THREAD, or a CUstream); a read returns once the
  * values are in host memory. The size is proven against the image when it loads. */
@@ -153,7 +153,7 @@ ks_status ks__c_w_write_at(const char *ks__file, int ks__line, size_t ks__first,
 ks_status ks__c_w_read_at(const char *ks__file, int ks__line, size_t ks__first, float *ks__dst,
                           size_t ks__count, ks_stream ks__stream);
 
-/* c_params — globals.cu:7: __constant__ Params, 16 bytes. Its accessors copy on ks__stream (NULL: the legacy
+/* c_params — globals.cu: __constant__ Params, 16 bytes. Its accessors copy on ks__stream (NULL: the legacy
  * default stream, KS_STREAM_PER_THREAD, or a CUstream); a read returns once the
  * values are in host memory. The size is proven against the image when it loads. */
 extern ks_global c_params_global;
@@ -174,7 +174,7 @@ ks_status ks__c_params_read_at(const char *ks__file, int ks__line, size_t ks__fi
                                size_t ks__count, ks_stream ks__stream);
 ks_status ks__c_params_set_at(const char *ks__file, int ks__line, struct Params ks__value, ks_stream ks__stream);
 
-/* g_count — globals.cu:8: __device__ unsigned int, 4 bytes. Its accessors copy on ks__stream (NULL: the legacy
+/* g_count — globals.cu: __device__ unsigned int, 4 bytes. Its accessors copy on ks__stream (NULL: the legacy
  * default stream, KS_STREAM_PER_THREAD, or a CUstream); a read returns once the
  * values are in host memory. The size is proven against the image when it loads. */
 extern ks_global g_count_global;
@@ -195,7 +195,7 @@ ks_status ks__g_count_read_at(const char *ks__file, int ks__line, size_t ks__fir
                               size_t ks__count, ks_stream ks__stream);
 ks_status ks__g_count_set_at(const char *ks__file, int ks__line, unsigned int ks__value, ks_stream ks__stream);
 
-/* g_grid — globals.cu:9: __device__ float[4][3], 48 bytes,
+/* g_grid — globals.cu: __device__ float[4][3], 48 bytes,
  * 12 elements of float. Its accessors copy on ks__stream (NULL: the legacy
  * default stream, KS_STREAM_PER_THREAD, or a CUstream); a read returns once the
  * values are in host memory. The size is proven against the image when it loads. */
@@ -220,7 +220,7 @@ ks_status ks__g_grid_write_at(const char *ks__file, int ks__line, size_t ks__fir
 ks_status ks__g_grid_read_at(const char *ks__file, int ks__line, size_t ks__first, float *ks__dst,
                              size_t ks__count, ks_stream ks__stream);
 
-/* m_ready — globals.cu:10: __managed__ int, 4 bytes. Its accessors copy on ks__stream (NULL: the legacy
+/* m_ready — globals.cu: __managed__ int, 4 bytes. Its accessors copy on ks__stream (NULL: the legacy
  * default stream, KS_STREAM_PER_THREAD, or a CUstream); a read returns once the
  * values are in host memory. The size is proven against the image when it loads. */
 extern ks_global m_ready_global;
@@ -241,7 +241,7 @@ ks_status ks__m_ready_read_at(const char *ks__file, int ks__line, size_t ks__fir
                               size_t ks__count, ks_stream ks__stream);
 ks_status ks__m_ready_set_at(const char *ks__file, int ks__line, int ks__value, ks_stream ks__stream);
 
-/* g_long_internal_name — globals.cu:12: __device__ int, 4 bytes. Its accessors copy on ks__stream (NULL: the legacy
+/* g_long_internal_name — globals.cu: __device__ int, 4 bytes. Its accessors copy on ks__stream (NULL: the legacy
  * default stream, KS_STREAM_PER_THREAD, or a CUstream); a read returns once the
  * values are in host memory. The size is proven against the image when it loads. */
 extern ks_global g_short_global;

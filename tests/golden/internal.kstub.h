@@ -35,7 +35,7 @@ extern ks_image internal_kstub_image;
  * ks_launch_config_1d, ks_kernel_resolve (load early). */
 extern ks_kernel hidden_kernel;
 
-/* hidden — internal.cu:3
+/* hidden — internal.cu
  *   static __global__ void hidden(float * x)
  */
 ks_status hidden(ks_launch   launch,
@@ -107,7 +107,7 @@ ks_status hidden_nodes_set(ks_graph_exec        ks__exec,
  * ks_launch_config_1d, ks_kernel_resolve (load early). */
 extern ks_kernel anon_kernel;
 
-/* (anonymous)::anon — internal.cu:4
+/* (anonymous)::anon — internal.cu
  *   __global__ void anon(float * x)
  */
 ks_status anon(ks_launch   launch,
@@ -179,7 +179,7 @@ ks_status anon_nodes_set(ks_graph_exec        ks__exec,
  * ks_launch_config_1d, ks_kernel_resolve (load early). */
 extern ks_kernel visible_kernel;
 
-/* visible — internal.cu:5
+/* visible — internal.cu
  *   __global__ void visible(float * x)
  */
 ks_status visible(ks_launch   launch,

@@ -163,7 +163,7 @@ extern ks_image records_kstub_image;
  * ks_launch_config_1d, ks_kernel_resolve (load early). */
 extern ks_kernel boxes_kernel;
 
-/* boxes — records.cu:24
+/* boxes — records.cu
  *   __global__ void boxes(geo::Box box, const geo::Box * all, geo::Node * * tree, geo::Mode mode, int n)
  */
 ks_status boxes(ks_launch             launch,
@@ -263,7 +263,7 @@ ks_status boxes_nodes_set(ks_graph_exec         ks__exec,
  * ks_launch_config_1d, ks_kernel_resolve (load early). */
 extern ks_kernel bits_kernel;
 
-/* bits — records.cu:25
+/* bits — records.cu
  *   __global__ void bits(geo::Bits in, geo::Bits * out, geo::Axis axis)
  */
 ks_status bits(ks_launch       launch,
@@ -349,7 +349,7 @@ ks_status bits_nodes_set(ks_graph_exec        ks__exec,
  * ks_launch_config_1d, ks_kernel_resolve (load early). */
 extern ks_kernel halves_kernel;
 
-/* halves — records.cu:26
+/* halves — records.cu
  *   __global__ void halves(__half h, const __half2 * h2, __nv_bfloat16 b, __nv_bfloat162 * b2, Aligned a)
  */
 ks_status halves(ks_launch       launch,

@@ -79,7 +79,7 @@ extern ks_image templates_kstub_image;
  * ks_launch_config_1d, ks_kernel_resolve (load early). */
 extern ks_kernel scale_float_4_kernel;
 
-/* scale<float, 4> — templates.cu:9
+/* scale<float, 4> — templates.cu
  *   __global__ void scale(T * x, T a, Tile < T, N > tile)
  */
 ks_status scale_float_4(ks_launch           launch,
@@ -165,7 +165,7 @@ ks_status scale_float_4_nodes_set(ks_graph_exec               ks__exec,
  * ks_launch_config_1d, ks_kernel_resolve (load early). */
 extern ks_kernel scale_d2_kernel;
 
-/* scale<double, 2> — templates.cu:9
+/* scale<double, 2> — templates.cu
  *   __global__ void scale(T * x, T a, Tile < T, N > tile)
  */
 ks_status scale_d2(ks_launch            launch,
@@ -251,7 +251,7 @@ ks_status scale_d2_nodes_set(ks_graph_exec          ks__exec,
  * ks_launch_config_1d, ks_kernel_resolve (load early). */
 extern ks_kernel choose_true_kernel;
 
-/* choose<true> — templates.cu:14
+/* choose<true> — templates.cu
  *   __global__ void choose(std::integral_constant < bool, Fast > tag, float * x)
  * tag (std::integral_constant<bool, true>) is an empty class: its value is its type, and the stub packs its byte.
  */
@@ -324,7 +324,7 @@ ks_status choose_true_nodes_set(ks_graph_exec             ks__exec,
  * ks_launch_config_1d, ks_kernel_resolve (load early). */
 extern ks_kernel choose_false_kernel;
 
-/* choose<false> — templates.cu:14
+/* choose<false> — templates.cu
  *   __global__ void choose(std::integral_constant < bool, Fast > tag, float * x)
  * tag (std::integral_constant<bool, false>) is an empty class: its value is its type, and the stub packs its byte.
  */
@@ -397,7 +397,7 @@ ks_status choose_false_nodes_set(ks_graph_exec              ks__exec,
  * ks_launch_config_1d, ks_kernel_resolve (load early). */
 extern ks_kernel tagged_kernel;
 
-/* tagged — templates.cu:18
+/* tagged — templates.cu
  *   __global__ void tagged(Flag f, std::integral_constant < int, 3 > three, int n)
  * f (Flag) is an empty class: its value is its type, and the stub packs its byte.
  * three (std::integral_constant<int, 3>) is an empty class: its value is its type, and the stub packs its byte.
@@ -471,7 +471,7 @@ ks_status tagged_nodes_set(ks_graph_exec        ks__exec,
  * ks_launch_config_1d, ks_kernel_resolve (load early). */
 extern ks_kernel rows_kernel;
 
-/* rows — templates.cu:19
+/* rows — templates.cu
  *   __global__ void rows(float(* m) [ 8 ], const int(* cube) [ 2 ] [ 4 ], int nrows)
  */
 ks_status rows(ks_launch         launch,

@@ -904,7 +904,7 @@ START_TEST(cache_trimmed_under_the_cap_after_a_miss)
     ck_assert_status(launch_saxpy(), KS_OK);
     ck_assert_int_eq(fnv.calls("nvrtcCompileProgram"), 1);
     ck_assert_int_eq(count_files(cache_dir, ".nvrtc"), 3);
-    /* Nor does a miss under a size that is none (the default cap, 256 MiB). */
+    /* Nor does a miss under a size that is none (the default cap, 2 GiB). */
     ck_assert_status(ks_image_unload(&src_image), KS_OK);
     setenv("KSTUB_CACHE_SIZE", " -1", 1);
     ck_assert_status(ks_image_set_nvrtc_options(&src_image, (const char *[]){"-DX=1"}, 1), KS_OK);

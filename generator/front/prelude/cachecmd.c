@@ -13,11 +13,13 @@
  * Nothing else in the directory is counted, touched or removed.
  *
  * The cap: KSTUB_CACHE_SIZE (bytes, or with a K, M or G suffix, powers of
- * 1024; 0 means no cap), else 256 MiB, room for about twenty prelude
- * configurations (a PCH is 10-12 MiB). After pch.c writes an entry it calls
- * ks_cache_trim, which removes the least recently used entries until the
- * total is under the cap, never the entry just written. The idea is
- * ccache's (max_size, LRU cleanup); the numbers are kstub's.
+ * 1024; 0 means no cap), else 2 GiB, room for about two hundred base
+ * preludes (10-12 MiB each) or a thousand layers. After pch.c writes an
+ * entry it calls ks_cache_trim, which removes layers (least recently used
+ * first), then other entries least recently used first, until the total
+ * is under the cap, never the entry just written: a layer is rebuilt on
+ * its base in a fraction of the base's time. The idea is ccache's
+ * (max_size, LRU cleanup); the numbers are kstub's.
  *
  * Eviction removes KEY.prelude first: a concurrent reader then misses and
  * rebuilds, and one that already holds the PCH open keeps reading it.
@@ -113,7 +115,17 @@ size_t ks_cache_trim(int dirfd, const char *keep_hex, unsigned long long *freed,
                      unsigned long long *cap)
 {
     *cap = ks_cache_cap(NULL);
-    return ks__cache_trim(dirfd, *cap, keep_hex, freed);
+    *freed = 0;
+    ks__cache_listing l;
+    if (*cap == 0 || ks__cache_list(dirfd, &l) != 0)
+        return 0;
+    size_t n = 0;
+    if (l.total > *cap) {
+        ks_cache_mark_layers(dirfd, &l);
+        n = ks__cache_evict(dirfd, &l, *cap, keep_hex, freed);
+    }
+    ks__cache_listing_free(&l);
+    return n;
 }
 
 /* ---- what the command reads ---------------------------------------------------------------- */
@@ -136,16 +148,27 @@ int ks_cache_is_layer(int dirfd, const char *name)
     return base && (!files || base < files);
 }
 
+/* Marks each prelude unit that is a layer, which eviction takes first. */
+void ks_cache_mark_layers(int dirfd, ks__cache_listing *l)
+{
+    for (size_t i = 0; i < l->n; i++)
+        if (l->units[i].nprelude)
+            l->units[i].layer = ks_cache_is_layer(dirfd, l->units[i].name);
+}
+
 void ks_cache_counts_reset(int dirfd)
 {
     unlinkat(dirfd, KS__COUNTS_NAME, 0);
+    unlinkat(dirfd, KS_PRELUDE_SEEN_NAME, 0);
 }
 
 /* ---- hits and misses ------------------------------------------------------------------------- */
 
 /*
  * KS__COUNTS_NAME holds two decimal counters and the last build's time,
- * "hits H\nmisses M\nbuild-ms T\n", changed under an flock of the file, so
+ * "hits H\nmisses M\nbuild-ms T\n", then the same two per kind of prelude,
+ * "base H M\nlayer H M\n" (a file without them reads as zeros), changed
+ * under an flock of the file (written in place, then truncated), so
  * concurrent runs (make -j) lose no count. Not an entry (its name is not a
  * key's), so eviction leaves it; --clear removes it. Counting is best
  * effort: a failure loses one count.
@@ -163,29 +186,38 @@ static int counts_open(int dirfd)
     return fd;
 }
 
-static void counts_read(int fd, unsigned long long *hits, unsigned long long *misses, unsigned long long *ms)
+/* kinds: base hits, base misses, layer hits, layer misses. */
+static void counts_read(int fd, unsigned long long *hits, unsigned long long *misses, unsigned long long *ms,
+                        unsigned long long kinds[4])
 {
-    char b[128];
+    char b[256];
     ssize_t n = pread(fd, b, sizeof b - 1, 0);
     b[n > 0 ? (size_t)n : 0] = '\0';
     *ms = 0;
-    if (sscanf(b, "hits %llu\nmisses %llu\nbuild-ms %llu\n", hits, misses, ms) < 2)
+    kinds[0] = kinds[1] = kinds[2] = kinds[3] = 0;
+    int got = sscanf(b, "hits %llu\nmisses %llu\nbuild-ms %llu\nbase %llu %llu\nlayer %llu %llu\n", hits,
+                     misses, ms, &kinds[0], &kinds[1], &kinds[2], &kinds[3]);
+    if (got < 2)
         *hits = *misses = *ms = 0;
+    if (got < 7)
+        kinds[0] = kinds[1] = kinds[2] = kinds[3] = 0;
 }
 
-void ks_cache_count(int dirfd, int hit, unsigned long long build_ms)
+void ks_cache_count(int dirfd, int hit, int layer, unsigned long long build_ms)
 {
     int fd = counts_open(dirfd);
     if (fd < 0)
         return;
-    unsigned long long h, m, ms;
-    counts_read(fd, &h, &m, &ms);
+    unsigned long long h, m, ms, k[4];
+    counts_read(fd, &h, &m, &ms, k);
     h += hit != 0;
     m += hit == 0;
+    k[(layer ? 2 : 0) + (hit == 0)]++;
     if (!hit && build_ms)               /* 0: a layer's build, whose time is never quoted */
         ms = build_ms;
-    char b[128];
-    int n = snprintf(b, sizeof b, "hits %llu\nmisses %llu\nbuild-ms %llu\n", h, m, ms);
+    char b[256];
+    int n = snprintf(b, sizeof b, "hits %llu\nmisses %llu\nbuild-ms %llu\nbase %llu %llu\nlayer %llu %llu\n",
+                     h, m, ms, k[0], k[1], k[2], k[3]);
     if (pwrite(fd, b, (size_t)n, 0) == n)
         (void)ftruncate(fd, n);
     close(fd);
@@ -194,13 +226,24 @@ void ks_cache_count(int dirfd, int hit, unsigned long long build_ms)
 void ks_cache_counts(int dirfd, unsigned long long *hits, unsigned long long *misses,
                      unsigned long long *build_ms)
 {
-    unsigned long long ms = 0;
+    unsigned long long ms = 0, kinds[4];
     *hits = *misses = 0;
     int fd = counts_open(dirfd);
     if (fd >= 0) {
-        counts_read(fd, hits, misses, &ms);
+        counts_read(fd, hits, misses, &ms, kinds);
         close(fd);
     }
     if (build_ms)
         *build_ms = ms;
+}
+
+void ks_cache_kind_counts(int dirfd, unsigned long long kinds[4])
+{
+    unsigned long long h = 0, m = 0, ms = 0;
+    kinds[0] = kinds[1] = kinds[2] = kinds[3] = 0;
+    int fd = counts_open(dirfd);
+    if (fd >= 0) {
+        counts_read(fd, &h, &m, &ms, kinds);
+        close(fd);
+    }
 }

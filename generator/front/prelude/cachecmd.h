@@ -31,19 +31,30 @@ size_t ks_cache_trim(int dirfd, const char *keep_hex, unsigned long long *freed,
                      unsigned long long *cap);
 
 /* Counts one prelude lookup (hit: found; else built, in build_ms
- * milliseconds; 0 keeps the last build's time: a layer's) in the
- * directory's counters, which `kstub cache --stats` shows and --clear
- * resets. */
-void ks_cache_count(int dirfd, int hit, unsigned long long build_ms);
+ * milliseconds; 0 keeps the last build's time: a layer's) of a base
+ * prelude or (layer) a layer in the directory's counters, which
+ * `kstub cache --stats` shows and --clear resets. */
+void ks_cache_count(int dirfd, int hit, int layer, unsigned long long build_ms);
 /* The counters, and the last build's milliseconds (0: none yet) when
  * build_ms is not NULL. */
 void ks_cache_counts(int dirfd, unsigned long long *hits, unsigned long long *misses,
                      unsigned long long *build_ms);
+/* The counters per kind: base hits, base misses, layer hits, layer misses. */
+void ks_cache_kind_counts(int dirfd, unsigned long long kinds[4]);
+
+/* The cache's record of which lists of leading includes which inputs
+ * started with (prelude_seen.c); --clear removes it. */
+#define KS_PRELUDE_SEEN_NAME "prelude-seen"
 
 /* Whether the prelude entry of unit name (KEY.…) is a layer on a base
  * prelude (its payload names one: pch.c's "base NAME SIZE MTIME"). */
 int ks_cache_is_layer(int dirfd, const char *name);
-/* Resets the hit and miss counters (kstub cache --clear). */
+/* Marks each prelude unit of the listing that is a layer (eviction takes
+ * those first). */
+struct ks__cache_listing;
+void ks_cache_mark_layers(int dirfd, struct ks__cache_listing *l);
+/* Resets the hit and miss counters and the record of leading includes
+ * seen (kstub cache --clear). */
 void ks_cache_counts_reset(int dirfd);
 
 #endif

@@ -71,6 +71,7 @@
 #include "cache_entry.h"
 #include "front/prelude/cachecmd.h"
 #include "sha256.h"
+#include "front/prelude/prelude_seen.h"
 
 #define KS__PRELUDE_MAGIC "KSTUBPC1"
 #define KS__NAMES_MAGIC "KSTUBPN1"
@@ -696,7 +697,7 @@ static int acquire(ks_prelude *p, const char *const *args, size_t nargs, const c
         char used[96];                              /* LRU: this entry was used now */
         entry_name(p, used, sizeof used, ".prelude");
         ks_cache_touch(p->dirfd, used);
-        ks_cache_count(p->dirfd, 1, 0);
+        ks_cache_count(p->dirfd, 1, p->base != NULL, 0);
         return 0;
     }
     ks_prelude_debug("miss %.16s: %s", hex, why);
@@ -707,7 +708,7 @@ static int acquire(ks_prelude *p, const char *const *args, size_t nargs, const c
     if (lock >= 0 && lookup(p, args, nargs, &why) == 0) {
         ks_prelude_debug("hit %.16s after waiting for its builder", hex);
         close(lock);
-        ks_cache_count(p->dirfd, 1, 0);
+        ks_cache_count(p->dirfd, 1, p->base != NULL, 0);
         return 0;
     }
     if (!p->base)                               /* a layer takes a fraction of a second */
@@ -726,7 +727,7 @@ static int acquire(ks_prelude *p, const char *const *args, size_t nargs, const c
     else
         ks_prelude_debug("built %.16s", hex);
     /* The time "about X s" quotes is a whole prelude's, never a layer's. */
-    ks_cache_count(p->dirfd, 0, p->base ? 0 : took ? took : 1);
+    ks_cache_count(p->dirfd, 0, p->base != NULL, p->base ? 0 : took ? took : 1);
     unsigned long long freed, cap;                  /* stay under the cap */
     size_t evicted = ks_cache_trim(p->dirfd, hex, &freed, &cap);
     if (evicted)
@@ -751,6 +752,18 @@ int ks_prelude_open(ks_prelude *p, const ks_options *opts, const char *const *ar
     char *text = prelude_text(leading, nleading);
     size_t nbase = nuser <= nargs ? nargs - nuser : nargs;
     ks__prelude_key(p, args, nbase, text);
+    if (nleading > 0 && !ks_prelude_layer_pays(p->dirfd, p->key, opts->input)) {
+        /* No other input starts with these: a layer would cost more than
+         * it saves; they are parsed as the file's own (prelude_seen.c). */
+        ks_prelude_debug("no layer: no other input starts with these %zu leading include%s", nleading,
+                         nleading == 1 ? "" : "s");
+        ks_prelude_names_free(leading, nleading);
+        p->leading = leading = NULL;
+        p->nleading = nleading = 0;
+        free(text);
+        text = prelude_text(NULL, 0);
+        ks__prelude_key(p, args, nbase, text);
+    }
     int rc;
     if (nleading > 0 && ks__prelude_pin_dir(p->dirfd) == 0) {
         /* A layer on the base prelude, built or found first. */

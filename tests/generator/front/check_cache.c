@@ -13,6 +13,7 @@
 #include <string.h>
 #include <sys/stat.h>
 #include <time.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 #include "front/prelude/cachecmd.h"
@@ -110,7 +111,7 @@ START_TEST(sizes_parse)
     ck_assert_int_eq(ks_cache_parse_size("99999999999999999999G", &v), -1);
     unsetenv("KSTUB_CACHE_SIZE");
     const char *origin;
-    ck_assert_uint_eq(ks_cache_cap(&origin), 256ULL << 20);
+    ck_assert_uint_eq(ks_cache_cap(&origin), 2048ULL << 20);
     ck_assert_str_eq(origin, "default");
     setenv("KSTUB_CACHE_SIZE", "30M", 1);
     ck_assert_uint_eq(ks_cache_cap(&origin), 30ULL << 20);
@@ -145,7 +146,7 @@ START_TEST(bad_sizes_are_reported_escaped)
     /* The cap in force is the default. */
     rc = run(&out, "{ KSTUB_CACHE_SIZE=' -1' '%s' cache --stats --cache-dir '%s/cache' 2>/dev/null; }",
              kstub_bin(), tmpdir);
-    ck_assert_msg(rc == 0 && strstr(out, "cap               268435456 bytes (256.0 MiB, default)"), "%s", out);
+    ck_assert_msg(rc == 0 && strstr(out, "cap               2147483648 bytes (2.0 GiB, default)"), "%s", out);
     free(out);
     remove_tmpdir();
 }
@@ -299,17 +300,173 @@ START_TEST(layer_builds_keep_the_quoted_time)
     int dirfd = open(cache, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
     ck_assert_int_ge(dirfd, 0);
     unsigned long long hits, misses, ms;
-    ks_cache_count(dirfd, 0, 1400);
-    ks_cache_count(dirfd, 0, 0);
-    ks_cache_count(dirfd, 1, 0);
+    ks_cache_count(dirfd, 0, 0, 1400);
+    ks_cache_count(dirfd, 0, 1, 0);
+    ks_cache_count(dirfd, 1, 1, 0);
     ks_cache_counts(dirfd, &hits, &misses, &ms);
     ck_assert_uint_eq(hits, 1);
     ck_assert_uint_eq(misses, 2);
     ck_assert_uint_eq(ms, 1400);
-    ks_cache_count(dirfd, 0, 900);
+    ks_cache_count(dirfd, 0, 0, 900);
     ks_cache_counts(dirfd, &hits, &misses, &ms);
     ck_assert_uint_eq(ms, 900);
     close(dirfd);
+    remove_tmpdir();
+}
+END_TEST
+
+/* Issue 38: the counters per kind of prelude (base, layer), each lookup in
+ * exactly one, their sums the totals; --stats shows both; a counts file of
+ * the format before (totals only) reads as zeros per kind, and counting on
+ * from it keeps its totals. */
+START_TEST(counts_per_kind)
+{
+    make_tmpdir();
+    char cache[PATH_MAX + 16];
+    snprintf(cache, sizeof cache, "%s/cache", tmpdir);
+    int dirfd = open(cache, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+    ck_assert_int_ge(dirfd, 0);
+    run(NULL, "printf 'hits 5\\nmisses 2\\nbuild-ms 700\\n' > '%s/prelude-counts'", cache);
+    unsigned long long k[4], hits, misses, ms;
+    ks_cache_kind_counts(dirfd, k);
+    ck_assert(k[0] == 0 && k[1] == 0 && k[2] == 0 && k[3] == 0);
+    static const int seq[][2] = {{1, 0}, {1, 0}, {0, 0}, {1, 1}, {0, 1}, {0, 1}, {1, 1}};
+    for (size_t i = 0; i < sizeof seq / sizeof *seq; i++)
+        ks_cache_count(dirfd, seq[i][0], seq[i][1], seq[i][1] ? 0 : 300);
+    ks_cache_kind_counts(dirfd, k);
+    ks_cache_counts(dirfd, &hits, &misses, &ms);
+    ck_assert_uint_eq(k[0], 2);        /* base hits */
+    ck_assert_uint_eq(k[1], 1);        /* base misses */
+    ck_assert_uint_eq(k[2], 2);        /* layer hits */
+    ck_assert_uint_eq(k[3], 2);        /* layer misses */
+    ck_assert_uint_eq(hits, 5 + 4);
+    ck_assert_uint_eq(misses, 2 + 3);
+    ck_assert_uint_eq(ms, 300);
+    close(dirfd);
+    char *out;
+    int rc = run(&out, "'%s' cache --stats --cache-dir '%s'", kstub_bin(), cache);
+    ck_assert_msg(rc == 0 && strstr(out, "prelude hits      9, misses 5 ") &&
+                  strstr(out, "\n  base preludes   hits 2, misses 1\n") &&
+                  strstr(out, "\n  layers          hits 2, misses 2\n"), "%s", out);
+    free(out);
+    /* Racing processes (make -j) lose no count and never leave a file that
+     * reads as none. */
+    pid_t kids[8];
+    for (int i = 0; i < 8; i++) {
+        kids[i] = fork();
+        ck_assert_int_ge(kids[i], 0);
+        if (kids[i] == 0) {
+            int fd = open(cache, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+            for (int j = 0; j < 50; j++)
+                ks_cache_count(fd, j % 2, i % 2, 0);
+            _exit(0);
+        }
+    }
+    for (int i = 0; i < 8; i++)
+        waitpid(kids[i], NULL, 0);
+    dirfd = open(cache, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+    ks_cache_kind_counts(dirfd, k);
+    ks_cache_counts(dirfd, &hits, &misses, &ms);
+    close(dirfd);
+    ck_assert_uint_eq(hits + misses, 14 + 400);
+    ck_assert_uint_eq(k[0] + k[1] + k[2] + k[3], 7 + 400);
+    ck_assert_uint_eq(k[2] + k[3], 4 + 200);
+    remove_tmpdir();
+}
+END_TEST
+
+/* A prelude entry for the eviction tests: KEY.prelude whose payload names a
+ * base (a layer) or not, and its PCH, dated age seconds ago. */
+static void fake_prelude(char digit, int layer, long pch_size, long age)
+{
+    char path[PATH_MAX + 128];
+    int n = snprintf(path, sizeof path, "%s/cache/", tmpdir);
+    memset(path + n, digit, 64);
+    snprintf(path + n + 64, sizeof path - (size_t)n - 64, ".prelude");
+    FILE *f = fopen(path, "w");
+    ck_assert_ptr_nonnull(f);
+    char head[80];
+    memset(head, 'h', sizeof head);
+    fwrite(head, 1, sizeof head, f);
+    fprintf(f, "\nkey x\n%sf /usr/include/stdio.h\n", layer ? "base ABC.pch 1 2.3\n" : "");
+    fclose(f);
+    char cmd[PATH_MAX + 200];
+    snprintf(cmd, sizeof cmd, "touch -d '@%ld' '%s'", (long)time(NULL) - age, path);
+    ck_assert_int_eq(system(cmd), 0);
+    fake(digit, ".0123456789abcdef.pch", pch_size, age);
+}
+
+/* Issue 38: eviction takes every layer, least recently used first, before
+ * any base prelude, however recently the layer was used: a layer is
+ * rebuilt on its base in a fraction of the base's time. Then the bases,
+ * least recently used first. By --prune and by the trim after a write. */
+START_TEST(eviction_takes_layers_before_bases)
+{
+    make_tmpdir();
+    fake_prelude('a', 0, 1000, 400);   /* the oldest: a base */
+    fake_prelude('b', 1, 1000, 10);    /* the newest: a layer */
+    fake_prelude('c', 1, 1000, 300);   /* an older layer */
+    fake_prelude('d', 0, 1000, 200);   /* a base */
+    char *out;
+    int rc = run(&out, "'%s' cache --stats --cache-dir '%s/cache'", kstub_bin(), tmpdir);
+    ck_assert_msg(rc == 0 && strstr(out, "2 of them layers"), "%s", out);
+    free(out);
+    /* Room for three entries: the older layer goes. */
+    rc = run(&out, "'%s' cache --prune --max-size 3400 --cache-dir '%s/cache'", kstub_bin(), tmpdir);
+    ck_assert_msg(rc == 0 && strstr(out, "removed 1 least recently used entry"), "%s", out);
+    free(out);
+    ck_assert(!exists('c', ".prelude") && exists('a', ".prelude") && exists('b', ".prelude") && exists('d', ".prelude"));
+    /* Room for two: the other layer, though newer than both bases. */
+    rc = run(&out, "'%s' cache --prune --max-size 2300 --cache-dir '%s/cache'", kstub_bin(), tmpdir);
+    ck_assert_msg(rc == 0 && strstr(out, "removed 1 least recently used entry"), "%s", out);
+    free(out);
+    ck_assert(!exists('b', ".prelude") && exists('a', ".prelude") && exists('d', ".prelude"));
+    /* Room for one: the older base. */
+    rc = run(&out, "'%s' cache --prune --max-size 1200 --cache-dir '%s/cache'", kstub_bin(), tmpdir);
+    ck_assert_msg(rc == 0, "%s", out);
+    free(out);
+    ck_assert(!exists('a', ".prelude") && exists('d', ".prelude"));
+    remove_tmpdir();
+}
+END_TEST
+
+/* Issue 38: the default cap holds a project: 2 GiB, said by --stats. */
+START_TEST(default_cap_holds_a_project)
+{
+    make_tmpdir();
+    char *out;
+    int rc = run(&out, "env -u KSTUB_CACHE_SIZE '%s' cache --stats --cache-dir '%s/cache'", kstub_bin(), tmpdir);
+    ck_assert_msg(rc == 0 && strstr(out, "cap               2147483648 bytes (2.0 GiB, default)"), "%s", out);
+    free(out);
+    remove_tmpdir();
+}
+END_TEST
+
+/* Issue 38: kstub cache --warm OPTIONS builds the base prelude those
+ * options give (a file generated with them then hits it), says so, finds
+ * it the second time, leaves nothing behind in the temporary directory,
+ * and with options that do not parse shows kstub's message and fails. */
+START_TEST(warm_builds_the_base_prelude)
+{
+    make_tmpdir();
+    char *out;
+    int rc = run(&out, "cd '%s' && mkdir t && TMPDIR=$PWD/t '%s' cache --warm -std=c++17 --cache-dir cache",
+                 tmpdir, kstub_bin());
+    ck_assert_msg(rc == 0 && strstr(out, "built the base prelude"), "%s", out);
+    free(out);
+    rc = run(&out, "cd '%s' && TMPDIR=$PWD/t '%s' cache --warm -std=c++17 --cache-dir cache && ls -A t | wc -l",
+             tmpdir, kstub_bin());
+    ck_assert_msg(rc == 0 && strstr(out, "already in the cache") && strstr(out, "\n0\n"), "%s", out);
+    free(out);
+    rc = run(&out, "cd '%s' && printf '__global__ void k(int *p) { *p = 1; }\\n' > k.cu && KSTUB_DEBUG_PCH=1 "
+             "'%s' k.cu -std=c++17 --cache-dir cache -o k 2>&1 && '%s' cache --stats --cache-dir cache", tmpdir,
+             kstub_bin(), kstub_bin());
+    ck_assert_msg(rc == 0 && strstr(out, "prelude cache: hit") && !strstr(out, "cache: miss") &&
+                  strstr(out, "base preludes   hits 2, misses 1"), "%s", out);
+    free(out);
+    rc = run(&out, "cd '%s' && '%s' cache --warm --no-such-option --cache-dir cache", tmpdir, kstub_bin());
+    ck_assert_msg(rc == 2 && strstr(out, "--no-such-option") && strstr(out, "was not built"), "%s", out);
+    free(out);
     remove_tmpdir();
 }
 END_TEST
@@ -531,10 +688,14 @@ static Suite *cache_suite(void)
     tcase_add_test(tc, clear_counts_a_lock_as_no_entry);
     tcase_add_test(tc, read_only_cache_reports_what_was_removed);
     tcase_add_test(tc, only_kstubs_own_directory_is_a_cache);
+    tcase_add_test(tc, counts_per_kind);
+    tcase_add_test(tc, eviction_takes_layers_before_bases);
+    tcase_add_test(tc, default_cap_holds_a_project);
     suite_add_tcase(s, tc);
     tc = tcase_create("cap");
     tcase_set_timeout(tc, 300);
     tcase_add_test(tc, generation_stays_under_the_cap);
+    tcase_add_test(tc, warm_builds_the_base_prelude);
     suite_add_tcase(s, tc);
     return s;
 }

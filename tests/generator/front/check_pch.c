@@ -214,8 +214,11 @@ END_TEST
 /* Every .cu of kernels/, tests/corpus/ and tests/corpus/real/ (each with the
  * flags of its "// abi-kstub:" lines, as check-abi runs it) into
  * tmpdir/PREFIX{MODE...}, each MODE one of none (without the cache), cold
- * (with it, building the entries) and warm (with it, hitting them), none
- * first; every output, depfile and message identical between them. */
+ * (with it, building the entries) and warm (with it, hitting them), both
+ * under the default rule for layers (one once a second input starts with a
+ * list), and always and never (KSTUB_LAYERS: a layer for every list, for
+ * none), none first; every output, depfile and message identical between
+ * them. */
 static void generate_all_ways(const char *extra, const char *prefix, const char *modes)
 {
     char *out;
@@ -223,8 +226,9 @@ static void generate_all_ways(const char *extra, const char *prefix, const char 
                  "set -e; cd '%s'; p=%s; modes='%s'; root=$OLDPWD; for m in $modes; do mkdir $p$m; done;"
                  "for f in $root/kernels/*.cu $root/tests/corpus/*.cu $root/tests/corpus/real/*.cu;"
                  "do n=$(basename $f .cu); fl=$(sed -n 's,^// abi-kstub:,,p' $f);"
-                 "  for m in $modes; do o=; [ $m = none ] && o=--no-cache;"
-                 "    (cd $p$m && KSTUB_CACHE_DIR=../cache '%s' $f $fl %s $o -o $n --manifest $n.json -MD"
+                 "  for m in $modes; do o=; [ $m = none ] && o=--no-cache; l=seen;"
+                 "    case $m in always|never) l=$m;; esac;"
+                 "    (cd $p$m && KSTUB_LAYERS=$l KSTUB_CACHE_DIR=../cache '%s' $f $fl %s $o -o $n --manifest $n.json -MD"
                  "       > $n.err 2>&1; echo $? > $n.rc); done;"
                  "done; for m in $modes; do diff -r ${p}none $p$m; done; ls ${p}none/*.h | wc -l",
                  tmpdir, prefix, modes, kstub, extra);
@@ -251,7 +255,7 @@ static void generate_all_ways(const char *extra, const char *prefix, const char 
  * the reference for both. */
 START_TEST(output_identical_with_and_without_cache_and_skip_bodies)
 {
-    generate_all_ways("", "", "none cold warm");
+    generate_all_ways("", "", "none cold warm always never");
     generate_all_ways("--skip-bodies", "skip-", "none warm");
     char *out;
     int rc = run(&out, "cd '%s' && diff -r -x '*.err' none skip-none && grep -c '\"symbol\"' "
@@ -883,6 +887,68 @@ START_TEST(leading_lists_share_one_base)
 }
 END_TEST
 
+/* Issue 38: a layer only where it pays. Under the default rule a file whose
+ * leading includes no other input starts with is parsed on the base prelude
+ * (no layer built); the second input with a list builds its layer, and the
+ * first uses it from then on; the second round over the same files misses
+ * nothing. KSTUB_LAYERS=never builds no layer, always one per list at once.
+ * Every output is --no-cache's, byte for byte, under each rule. */
+START_TEST(a_layer_only_where_it_pays)
+{
+    ck_assert_int_eq(run(NULL, "cd '%s' && mkdir -p a b c", tmpdir), 0);
+    put("a/k.cu", "#include <cstdio>\n__global__ void ka(int *p) { printf(\"%%d\\n\", *p); }\n");
+    put("b/k.cu", "#include <cstdio>\n__global__ void kb(float *p) { printf(\"%%f\\n\", *p); }\n");
+    put("c/k.cu", "#include <cuda_fp16.h>\n__global__ void kc(__half *h, float f) { *h = __float2half(f); }\n");
+    static const char *const dirs[] = {"a", "b", "c"};
+    char *out;
+    /* The default rule: a, then b (a layer for <cstdio>), then c (alone). */
+    for (int round = 0; round < 2; round++)
+        for (int i = 0; i < 3; i++) {
+            ck_assert_int_eq(run(&out, "cd '%s/%s' && env -u KSTUB_LAYERS KSTUB_CACHE_DIR='%s/cache' KSTUB_DEBUG_PCH=1 "
+                                       "'%s' k.cu -std=c++17 -o out 2>&1", tmpdir, dirs[i], tmpdir, kstub), 0);
+            int layer_built = strstr(out, "a layer on the base prelude") != NULL;
+            int no_layer = strstr(out, "no layer: no other input starts with") != NULL;
+            if (round == 0 && i == 0)
+                ck_assert_msg(no_layer && !layer_built, "a alone has no layer:\n%s", out);
+            if (round == 0 && i == 1)
+                ck_assert_msg(!no_layer && layer_built, "b, the second with <cstdio>, builds it:\n%s", out);
+            if (i == 2)
+                ck_assert_msg(no_layer && !layer_built, "c alone has no layer:\n%s", out);
+            if (round == 1)
+                ck_assert_msg(!strstr(out, "cache: miss") && (i == 2 || strstr(out, "(1 leading include)")),
+                              "the second round misses nothing, a and b use the layer:\n%s", out);
+            free(out);
+        }
+    ck_assert_int_eq(run(&out, "KSTUB_CACHE_DIR='%s/cache' '%s' cache --stats", tmpdir, kstub), 0);
+    ck_assert_msg(strstr(out, "; 1 of them a layer of leading headers") &&
+                  strstr(out, "\n  layers          hits 2, misses 1\n"), "%s", out);
+    free(out);
+    /* Every rule gives --no-cache's outputs, each on a cache of its own. */
+    static const char *const rules[] = {"seen", "always", "never"};
+    for (int r = 0; r < 3; r++) {
+        char env[PATH_MAX + 64];
+        snprintf(env, sizeof env, "KSTUB_LAYERS=%s KSTUB_CACHE_DIR='%s/cache-%s'", rules[r], tmpdir, rules[r]);
+        ck_assert_int_eq(run(NULL, "mkdir -m 700 '%s/cache-%s'", tmpdir, rules[r]), 0);
+        for (int i = 0; i < 3; i++) {
+            char input[PATH_MAX];
+            snprintf(input, sizeof input, "%s/%s/k.cu", tmpdir, dirs[i]);
+            ck_assert_int_eq(run(&out, "cd '%s/%s' && rm -rf rule none && mkdir rule none && %s '%s' k.cu -std=c++17 "
+                                       "-o rule/out && %s '%s' k.cu -std=c++17 --no-cache -o none/out && "
+                                       "cmp rule/out.h none/out.h && cmp rule/out.c none/out.c && "
+                                       "ls '%s/cache-%s' | grep -c '\\.pch$'", tmpdir, dirs[i], env, kstub, env,
+                                 kstub, tmpdir, rules[r]), 0);
+            int pchs = atoi(out);
+            free(out);
+            /* never: the base alone; always: the base and a layer per list at once. */
+            if (r == 2)
+                ck_assert_int_eq(pchs, 1);
+            if (r == 1)
+                ck_assert_int_eq(pchs, i == 0 ? 2 : i == 1 ? 2 : 3);
+        }
+    }
+}
+END_TEST
+
 START_TEST(racing_builders_build_once)
 {
     char *out;
@@ -1182,6 +1248,7 @@ static Suite *pch_suite(void)
     tcase_add_test(tc, directories_share_one_prelude);
     tcase_add_test(tc, standard_headers_lead_the_prelude);
     tcase_add_test(tc, leading_lists_share_one_base);
+    tcase_add_test(tc, a_layer_only_where_it_pays);
     tcase_add_test(tc, system_header_edited_in_place_is_seen);
     tcase_add_test(tc, unwritable_directory_warns_and_builds_nothing);
     tcase_add_test(tc, file_with_errors_is_parsed_once);
@@ -1205,6 +1272,11 @@ int main(void)
         fprintf(stderr, "check_pch: run from the repository root\n");
         return 2;
     }
+    /* The layer machinery (builds, refusals, races, names) is tested with a
+     * layer for every list, as sample alone would have none under the
+     * default rule; a_layer_only_where_it_pays tests that rule (env -u) and
+     * the corpus runs name each rule (issue 38). */
+    setenv("KSTUB_LAYERS", "always", 1);
     seed_cache();
     int rc = run_suite(pch_suite(), CK_FORK_GETENV);
     char rm[PATH_MAX];
