@@ -1184,232 +1184,420 @@ inline ks_status bench_fill(ks_launch launch, int * y, int v, int n)
 }
 #endif
 
-#if defined(KSTUB_STRICT) && defined(__cplusplus)
+#if defined(__cplusplus) && !defined(KS__CXX_TAGS)
+#define KS__CXX_TAGS
 #include <type_traits>
-/* Strict mode in C++: a template beside each stub takes the arguments as
- * they are; a call whose types are all exact picks the stub itself, any
- * other picks the template, whose static_assert names kernel and parameter. */
+/* The deleted overloads' last template parameter (KS_WHY, below): a type
+ * named for what is wrong, where something is; else none, and the
+ * overload drops out. */
+template <bool KS_WRONG, typename KS_TAG> struct ks__tag_if {};
+template <typename KS_TAG> struct ks__tag_if<true, KS_TAG> { typedef KS_TAG type; };
+template <typename... KS_TS> struct ks__first_tag {};
+template <typename KS_TAG, typename... KS_TS>
+struct ks__first_tag<std::integral_constant<bool, true>, KS_TAG, KS_TS...> : ks__first_tag<KS_TS...> {};
+template <typename KS_TAG, typename... KS_TS>
+struct ks__first_tag<std::integral_constant<bool, false>, KS_TAG, KS_TS...> { typedef KS_TAG type; };
+template <typename... KS_TS> struct ks__types {};
+/* A parameter that takes either type (a CUDA type's overload, above). */
+template <typename KS_P, typename KS_CU> struct ks__either {};
+/* Whether an argument of type KS_A can be passed for KS_P: an integer for a
+ * pointer passes here (a literal 0 or NULL may be a null pointer constant;
+ * the compiler's own error tells the rest). */
+template <typename KS_A, typename KS_P>
+struct ks__converts : std::integral_constant<bool, std::is_convertible<KS_A, KS_P>::value ||
+    (std::is_convertible<decltype(nullptr), KS_P>::value &&
+     std::is_integral<typename std::remove_reference<KS_A>::type>::value)> {};
+template <typename KS_A, typename KS_P, typename KS_CU>
+struct ks__converts<KS_A, ks__either<KS_P, KS_CU>>
+    : std::integral_constant<bool, ks__converts<KS_A, KS_P>::value || ks__converts<KS_A, KS_CU>::value> {};
+/* The tag of the first parameter its argument cannot be passed for. */
+template <typename KS_ARGS, typename KS_PARAMS, typename KS_TAGS> struct ks__first_bad {};
+template <typename KS_A, typename... KS_AS, typename KS_P, typename... KS_PS, typename KS_T, typename... KS_TS>
+struct ks__first_bad<ks__types<KS_A, KS_AS...>, ks__types<KS_P, KS_PS...>, ks__types<KS_T, KS_TS...>>
+    : std::conditional<ks__converts<KS_A, KS_P>::value,
+                       ks__first_bad<ks__types<KS_AS...>, ks__types<KS_PS...>, ks__types<KS_TS...>>,
+                       ks__tag_if<true, KS_T>>::type {};
+/* Why a call cannot take the stub: the count, else (KS_BY_TYPE) the first
+ * argument. */
+template <bool KS_COUNT_OK, bool KS_BY_TYPE, typename KS_COUNT, typename KS_ARGS, typename KS_PARAMS, typename KS_TAGS>
+struct ks__why : ks__tag_if<true, KS_COUNT> {};
+template <typename KS_COUNT, typename KS_ARGS, typename KS_PARAMS, typename KS_TAGS>
+struct ks__why<true, false, KS_COUNT, KS_ARGS, KS_PARAMS, KS_TAGS> {};
+template <typename KS_COUNT, typename KS_ARGS, typename KS_PARAMS, typename KS_TAGS>
+struct ks__why<true, true, KS_COUNT, KS_ARGS, KS_PARAMS, KS_TAGS> : ks__first_bad<KS_ARGS, KS_PARAMS, KS_TAGS> {};
+#endif
+
+#if defined(__cplusplus) && !defined(KSTUB_PLAIN_CALLS)
+/* C++: a call the stub cannot take (another number of arguments, an
+ * argument that does not convert to its parameter) picks a deleted
+ * overload instead of failing against the stub, so the compilers' first
+ * error is at the caller's line ("use of deleted function", "call to
+ * deleted function") and names, as KS_WHY, how many arguments the stub
+ * takes and their names, or kernel, parameter and the type it needs, the
+ * given types beside it. A call the stub takes never picks it.
+ * KSTUB_PLAIN_CALLS leaves these out; with them, the stub's name is an
+ * overload set: take its address with its type named,
+ * "ks_status (*f)(ks_launch, ...) = k;". */
+/* In strict mode the templates below name an argument of another type. */
+#undef KS__BY_TYPE
+#if defined(KSTUB_STRICT)
+#define KS__BY_TYPE false
+#else
+#define KS__BY_TYPE true
+#endif
+struct kernel_bench_args_takes_6_arguments_launch_a_x_y_n_m;
+struct kernel_bench_args_parameter_launch_needs_ks_launch;
+struct kernel_bench_args_parameter_a_needs_float;
+struct kernel_bench_args_parameter_x_needs_const_float_pointer;
+struct kernel_bench_args_parameter_y_needs_float_pointer;
+struct kernel_bench_args_parameter_n_needs_int;
+struct kernel_bench_args_parameter_m_needs_long_long;
+template <typename... KS_A,
+          typename KS_WHY = typename ks__why<sizeof...(KS_A) == 6, KS__BY_TYPE, kernel_bench_args_takes_6_arguments_launch_a_x_y_n_m, ks__types<KS_A...>,
+              ks__types<ks_launch, float, const float *, float *, int, long long>,
+              ks__types<kernel_bench_args_parameter_launch_needs_ks_launch, kernel_bench_args_parameter_a_needs_float, kernel_bench_args_parameter_x_needs_const_float_pointer, kernel_bench_args_parameter_y_needs_float_pointer, kernel_bench_args_parameter_n_needs_int, kernel_bench_args_parameter_m_needs_long_long>>::type>
+ks_status bench_args(KS_A &&...) = delete;
+struct bench_args_n_takes_7_arguments_n_items_stream_a_x_y_n_m;
+struct kernel_bench_args_parameter_n_items_needs_size_t;
+struct kernel_bench_args_parameter_stream_needs_ks_stream;
+template <typename... KS_A,
+          typename KS_WHY = typename ks__why<sizeof...(KS_A) == 7, KS__BY_TYPE, bench_args_n_takes_7_arguments_n_items_stream_a_x_y_n_m, ks__types<KS_A...>,
+              ks__types<size_t, ks_stream, float, const float *, float *, int, long long>,
+              ks__types<kernel_bench_args_parameter_n_items_needs_size_t, kernel_bench_args_parameter_stream_needs_ks_stream, kernel_bench_args_parameter_a_needs_float, kernel_bench_args_parameter_x_needs_const_float_pointer, kernel_bench_args_parameter_y_needs_float_pointer, kernel_bench_args_parameter_n_needs_int, kernel_bench_args_parameter_m_needs_long_long>>::type>
+ks_status bench_args_n(KS_A &&...) = delete;
+struct kernel_bench_struct_takes_3_arguments_launch_p_y;
+struct kernel_bench_struct_parameter_launch_needs_ks_launch;
+struct kernel_bench_struct_parameter_p_needs_struct_BenchParams;
+struct kernel_bench_struct_parameter_y_needs_float_pointer;
+template <typename... KS_A,
+          typename KS_WHY = typename ks__why<sizeof...(KS_A) == 3, KS__BY_TYPE, kernel_bench_struct_takes_3_arguments_launch_p_y, ks__types<KS_A...>,
+              ks__types<ks_launch, struct BenchParams, float *>,
+              ks__types<kernel_bench_struct_parameter_launch_needs_ks_launch, kernel_bench_struct_parameter_p_needs_struct_BenchParams, kernel_bench_struct_parameter_y_needs_float_pointer>>::type>
+ks_status bench_struct(KS_A &&...) = delete;
+struct bench_struct_n_takes_4_arguments_n_items_stream_p_y;
+struct kernel_bench_struct_parameter_n_items_needs_size_t;
+struct kernel_bench_struct_parameter_stream_needs_ks_stream;
+template <typename... KS_A,
+          typename KS_WHY = typename ks__why<sizeof...(KS_A) == 4, KS__BY_TYPE, bench_struct_n_takes_4_arguments_n_items_stream_p_y, ks__types<KS_A...>,
+              ks__types<size_t, ks_stream, struct BenchParams, float *>,
+              ks__types<kernel_bench_struct_parameter_n_items_needs_size_t, kernel_bench_struct_parameter_stream_needs_ks_stream, kernel_bench_struct_parameter_p_needs_struct_BenchParams, kernel_bench_struct_parameter_y_needs_float_pointer>>::type>
+ks_status bench_struct_n(KS_A &&...) = delete;
+struct kernel_bench_empty_takes_1_arguments_launch;
+struct kernel_bench_empty_parameter_launch_needs_ks_launch;
+template <typename... KS_A,
+          typename KS_WHY = typename ks__why<sizeof...(KS_A) == 1, KS__BY_TYPE, kernel_bench_empty_takes_1_arguments_launch, ks__types<KS_A...>,
+              ks__types<ks_launch>,
+              ks__types<kernel_bench_empty_parameter_launch_needs_ks_launch>>::type>
+ks_status bench_empty(KS_A &&...) = delete;
+struct bench_empty_n_takes_2_arguments_n_items_stream;
+struct kernel_bench_empty_parameter_n_items_needs_size_t;
+struct kernel_bench_empty_parameter_stream_needs_ks_stream;
+template <typename... KS_A,
+          typename KS_WHY = typename ks__why<sizeof...(KS_A) == 2, KS__BY_TYPE, bench_empty_n_takes_2_arguments_n_items_stream, ks__types<KS_A...>,
+              ks__types<size_t, ks_stream>,
+              ks__types<kernel_bench_empty_parameter_n_items_needs_size_t, kernel_bench_empty_parameter_stream_needs_ks_stream>>::type>
+ks_status bench_empty_n(KS_A &&...) = delete;
+struct kernel_bench_fill_float_takes_4_arguments_launch_y_v_n;
+struct kernel_bench_fill_float_parameter_launch_needs_ks_launch;
+struct kernel_bench_fill_float_parameter_y_needs_float_pointer;
+struct kernel_bench_fill_float_parameter_v_needs_float;
+struct kernel_bench_fill_float_parameter_n_needs_int;
+template <typename... KS_A,
+          typename KS_WHY = typename ks__why<sizeof...(KS_A) == 4, KS__BY_TYPE, kernel_bench_fill_float_takes_4_arguments_launch_y_v_n, ks__types<KS_A...>,
+              ks__types<ks_launch, float *, float, int>,
+              ks__types<kernel_bench_fill_float_parameter_launch_needs_ks_launch, kernel_bench_fill_float_parameter_y_needs_float_pointer, kernel_bench_fill_float_parameter_v_needs_float, kernel_bench_fill_float_parameter_n_needs_int>>::type>
+ks_status bench_fill_float(KS_A &&...) = delete;
+struct bench_fill_float_n_takes_5_arguments_n_items_stream_y_v_n;
+struct kernel_bench_fill_float_parameter_n_items_needs_size_t;
+struct kernel_bench_fill_float_parameter_stream_needs_ks_stream;
+template <typename... KS_A,
+          typename KS_WHY = typename ks__why<sizeof...(KS_A) == 5, KS__BY_TYPE, bench_fill_float_n_takes_5_arguments_n_items_stream_y_v_n, ks__types<KS_A...>,
+              ks__types<size_t, ks_stream, float *, float, int>,
+              ks__types<kernel_bench_fill_float_parameter_n_items_needs_size_t, kernel_bench_fill_float_parameter_stream_needs_ks_stream, kernel_bench_fill_float_parameter_y_needs_float_pointer, kernel_bench_fill_float_parameter_v_needs_float, kernel_bench_fill_float_parameter_n_needs_int>>::type>
+ks_status bench_fill_float_n(KS_A &&...) = delete;
+struct kernel_bench_fill_int_takes_4_arguments_launch_y_v_n;
+struct kernel_bench_fill_int_parameter_launch_needs_ks_launch;
+struct kernel_bench_fill_int_parameter_y_needs_int_pointer;
+struct kernel_bench_fill_int_parameter_v_needs_int;
+struct kernel_bench_fill_int_parameter_n_needs_int;
+template <typename... KS_A,
+          typename KS_WHY = typename ks__why<sizeof...(KS_A) == 4, KS__BY_TYPE, kernel_bench_fill_int_takes_4_arguments_launch_y_v_n, ks__types<KS_A...>,
+              ks__types<ks_launch, int *, int, int>,
+              ks__types<kernel_bench_fill_int_parameter_launch_needs_ks_launch, kernel_bench_fill_int_parameter_y_needs_int_pointer, kernel_bench_fill_int_parameter_v_needs_int, kernel_bench_fill_int_parameter_n_needs_int>>::type>
+ks_status bench_fill_int(KS_A &&...) = delete;
+struct bench_fill_int_n_takes_5_arguments_n_items_stream_y_v_n;
+struct kernel_bench_fill_int_parameter_n_items_needs_size_t;
+struct kernel_bench_fill_int_parameter_stream_needs_ks_stream;
+template <typename... KS_A,
+          typename KS_WHY = typename ks__why<sizeof...(KS_A) == 5, KS__BY_TYPE, bench_fill_int_n_takes_5_arguments_n_items_stream_y_v_n, ks__types<KS_A...>,
+              ks__types<size_t, ks_stream, int *, int, int>,
+              ks__types<kernel_bench_fill_int_parameter_n_items_needs_size_t, kernel_bench_fill_int_parameter_stream_needs_ks_stream, kernel_bench_fill_int_parameter_y_needs_int_pointer, kernel_bench_fill_int_parameter_v_needs_int, kernel_bench_fill_int_parameter_n_needs_int>>::type>
+ks_status bench_fill_int_n(KS_A &&...) = delete;
+struct kernel_bench_read_table_takes_2_arguments_launch_y;
+struct kernel_bench_read_table_parameter_launch_needs_ks_launch;
+struct kernel_bench_read_table_parameter_y_needs_float_pointer;
+template <typename... KS_A,
+          typename KS_WHY = typename ks__why<sizeof...(KS_A) == 2, KS__BY_TYPE, kernel_bench_read_table_takes_2_arguments_launch_y, ks__types<KS_A...>,
+              ks__types<ks_launch, float *>,
+              ks__types<kernel_bench_read_table_parameter_launch_needs_ks_launch, kernel_bench_read_table_parameter_y_needs_float_pointer>>::type>
+ks_status bench_read_table(KS_A &&...) = delete;
+struct bench_read_table_n_takes_3_arguments_n_items_stream_y;
+struct kernel_bench_read_table_parameter_n_items_needs_size_t;
+struct kernel_bench_read_table_parameter_stream_needs_ks_stream;
+template <typename... KS_A,
+          typename KS_WHY = typename ks__why<sizeof...(KS_A) == 3, KS__BY_TYPE, bench_read_table_n_takes_3_arguments_n_items_stream_y, ks__types<KS_A...>,
+              ks__types<size_t, ks_stream, float *>,
+              ks__types<kernel_bench_read_table_parameter_n_items_needs_size_t, kernel_bench_read_table_parameter_stream_needs_ks_stream, kernel_bench_read_table_parameter_y_needs_float_pointer>>::type>
+ks_status bench_read_table_n(KS_A &&...) = delete;
+#endif
+
+#if defined(KSTUB_STRICT) && defined(__cplusplus)
+/* Strict mode in C++: beside each stub, a template that takes arguments of
+ * exactly the parameters' types (a pointer's with const added too) and
+ * hands them on, and a deleted one that any other types pick, so the first
+ * error is at the caller's line and names, as KS_WHY, kernel, parameter
+ * and type of the first argument of another type. A call whose types are
+ * all exact picks the stub itself. */
+struct kernel_bench_args_parameter_a_needs_float_exactly;
+struct kernel_bench_args_parameter_x_needs_const_float_pointer_exactly;
+struct kernel_bench_args_parameter_y_needs_float_pointer_exactly;
+struct kernel_bench_args_parameter_n_needs_int_exactly;
+struct kernel_bench_args_parameter_m_needs_long_long_exactly;
 template <typename KS_T0, typename KS_T1, typename KS_T2, typename KS_T3, typename KS_T4>
-inline ks_status bench_args(ks_launch launch, KS_T0 a, KS_T1 x, KS_T2 y, KS_T3 n, KS_T4 m)
+inline typename std::enable_if<(std::is_same<KS_T0, float>::value) &&
+                               (std::is_same<KS_T1, const float *>::value || std::is_same<KS_T1, float *>::value) &&
+                               (std::is_same<KS_T2, float *>::value) &&
+                               (std::is_same<KS_T3, int>::value) &&
+                               (std::is_same<KS_T4, long long>::value), ks_status>::type
+bench_args(ks_launch launch, KS_T0 a, KS_T1 x, KS_T2 y, KS_T3 n, KS_T4 m)
 {
-    static_assert(std::is_same<KS_T0, float>::value,
-                  "kernel bench_args, parameter a needs exactly float");
-    static_assert(std::is_same<KS_T1, const float *>::value ||
-                  std::is_same<KS_T1, float *>::value,
-                  "kernel bench_args, parameter x needs exactly const float *");
-    static_assert(std::is_same<KS_T2, float *>::value,
-                  "kernel bench_args, parameter y needs exactly float *");
-    static_assert(std::is_same<KS_T3, int>::value,
-                  "kernel bench_args, parameter n needs exactly int");
-    static_assert(std::is_same<KS_T4, long long>::value,
-                  "kernel bench_args, parameter m needs exactly long long");
     return bench_args(launch, static_cast<float>(a), static_cast<const float *>(x), static_cast<float *>(y), static_cast<int>(n), static_cast<long long>(m));
 }
+template <typename KS_T0, typename KS_T1, typename KS_T2, typename KS_T3, typename KS_T4, 
+          typename KS_WHY = typename ks__first_tag<std::integral_constant<bool, std::is_same<KS_T0, float>::value>, kernel_bench_args_parameter_a_needs_float_exactly, std::integral_constant<bool, std::is_same<KS_T1, const float *>::value || std::is_same<KS_T1, float *>::value>, kernel_bench_args_parameter_x_needs_const_float_pointer_exactly, std::integral_constant<bool, std::is_same<KS_T2, float *>::value>, kernel_bench_args_parameter_y_needs_float_pointer_exactly, std::integral_constant<bool, std::is_same<KS_T3, int>::value>, kernel_bench_args_parameter_n_needs_int_exactly, std::integral_constant<bool, std::is_same<KS_T4, long long>::value>, kernel_bench_args_parameter_m_needs_long_long_exactly>::type>
+ks_status bench_args(ks_launch launch, KS_T0 a, KS_T1 x, KS_T2 y, KS_T3 n, KS_T4 m) = delete;
 template <typename KS_T0, typename KS_T1, typename KS_T2, typename KS_T3, typename KS_T4>
-inline ks_status bench_args_n(size_t n_items, ks_stream stream, KS_T0 a, KS_T1 x, KS_T2 y, KS_T3 n, KS_T4 m)
+inline typename std::enable_if<(std::is_same<KS_T0, float>::value) &&
+                               (std::is_same<KS_T1, const float *>::value || std::is_same<KS_T1, float *>::value) &&
+                               (std::is_same<KS_T2, float *>::value) &&
+                               (std::is_same<KS_T3, int>::value) &&
+                               (std::is_same<KS_T4, long long>::value), ks_status>::type
+bench_args_n(size_t n_items, ks_stream stream, KS_T0 a, KS_T1 x, KS_T2 y, KS_T3 n, KS_T4 m)
 {
-    static_assert(std::is_same<KS_T0, float>::value,
-                  "kernel bench_args, parameter a needs exactly float");
-    static_assert(std::is_same<KS_T1, const float *>::value ||
-                  std::is_same<KS_T1, float *>::value,
-                  "kernel bench_args, parameter x needs exactly const float *");
-    static_assert(std::is_same<KS_T2, float *>::value,
-                  "kernel bench_args, parameter y needs exactly float *");
-    static_assert(std::is_same<KS_T3, int>::value,
-                  "kernel bench_args, parameter n needs exactly int");
-    static_assert(std::is_same<KS_T4, long long>::value,
-                  "kernel bench_args, parameter m needs exactly long long");
     return bench_args_n(n_items, stream, static_cast<float>(a), static_cast<const float *>(x), static_cast<float *>(y), static_cast<int>(n), static_cast<long long>(m));
 }
+template <typename KS_T0, typename KS_T1, typename KS_T2, typename KS_T3, typename KS_T4, 
+          typename KS_WHY = typename ks__first_tag<std::integral_constant<bool, std::is_same<KS_T0, float>::value>, kernel_bench_args_parameter_a_needs_float_exactly, std::integral_constant<bool, std::is_same<KS_T1, const float *>::value || std::is_same<KS_T1, float *>::value>, kernel_bench_args_parameter_x_needs_const_float_pointer_exactly, std::integral_constant<bool, std::is_same<KS_T2, float *>::value>, kernel_bench_args_parameter_y_needs_float_pointer_exactly, std::integral_constant<bool, std::is_same<KS_T3, int>::value>, kernel_bench_args_parameter_n_needs_int_exactly, std::integral_constant<bool, std::is_same<KS_T4, long long>::value>, kernel_bench_args_parameter_m_needs_long_long_exactly>::type>
+ks_status bench_args_n(size_t n_items, ks_stream stream, KS_T0 a, KS_T1 x, KS_T2 y, KS_T3 n, KS_T4 m) = delete;
 template <typename KS_T0, typename KS_T1, typename KS_T2, typename KS_T3, typename KS_T4>
-inline ks_status bench_args_node(ks_graph ks__graph, const ks_graph_node *ks__deps, size_t ks__ndeps,
-                                 bench_args_node_t *ks__node, ks_launch launch, KS_T0 a, KS_T1 x, KS_T2 y, KS_T3 n, KS_T4 m)
+inline typename std::enable_if<(std::is_same<KS_T0, float>::value) &&
+                               (std::is_same<KS_T1, const float *>::value || std::is_same<KS_T1, float *>::value) &&
+                               (std::is_same<KS_T2, float *>::value) &&
+                               (std::is_same<KS_T3, int>::value) &&
+                               (std::is_same<KS_T4, long long>::value), ks_status>::type
+bench_args_node(ks_graph ks__graph, const ks_graph_node *ks__deps, size_t ks__ndeps,
+    bench_args_node_t *ks__node, ks_launch launch, KS_T0 a, KS_T1 x, KS_T2 y, KS_T3 n, KS_T4 m)
 {
-    static_assert(std::is_same<KS_T0, float>::value,
-                  "kernel bench_args, parameter a needs exactly float");
-    static_assert(std::is_same<KS_T1, const float *>::value ||
-                  std::is_same<KS_T1, float *>::value,
-                  "kernel bench_args, parameter x needs exactly const float *");
-    static_assert(std::is_same<KS_T2, float *>::value,
-                  "kernel bench_args, parameter y needs exactly float *");
-    static_assert(std::is_same<KS_T3, int>::value,
-                  "kernel bench_args, parameter n needs exactly int");
-    static_assert(std::is_same<KS_T4, long long>::value,
-                  "kernel bench_args, parameter m needs exactly long long");
     return bench_args_node(ks__graph, ks__deps, ks__ndeps, ks__node, launch, static_cast<float>(a), static_cast<const float *>(x), static_cast<float *>(y), static_cast<int>(n), static_cast<long long>(m));
 }
+template <typename KS_T0, typename KS_T1, typename KS_T2, typename KS_T3, typename KS_T4, 
+          typename KS_WHY = typename ks__first_tag<std::integral_constant<bool, std::is_same<KS_T0, float>::value>, kernel_bench_args_parameter_a_needs_float_exactly, std::integral_constant<bool, std::is_same<KS_T1, const float *>::value || std::is_same<KS_T1, float *>::value>, kernel_bench_args_parameter_x_needs_const_float_pointer_exactly, std::integral_constant<bool, std::is_same<KS_T2, float *>::value>, kernel_bench_args_parameter_y_needs_float_pointer_exactly, std::integral_constant<bool, std::is_same<KS_T3, int>::value>, kernel_bench_args_parameter_n_needs_int_exactly, std::integral_constant<bool, std::is_same<KS_T4, long long>::value>, kernel_bench_args_parameter_m_needs_long_long_exactly>::type>
+ks_status bench_args_node(ks_graph ks__graph, const ks_graph_node *ks__deps, size_t ks__ndeps,
+    bench_args_node_t *ks__node, ks_launch launch, KS_T0 a, KS_T1 x, KS_T2 y, KS_T3 n, KS_T4 m) = delete;
 template <typename KS_T0, typename KS_T1, typename KS_T2, typename KS_T3, typename KS_T4>
-inline ks_status bench_args_node_set(ks_graph_exec ks__exec, bench_args_node_t ks__node, ks_launch launch, KS_T0 a, KS_T1 x, KS_T2 y, KS_T3 n, KS_T4 m)
+inline typename std::enable_if<(std::is_same<KS_T0, float>::value) &&
+                               (std::is_same<KS_T1, const float *>::value || std::is_same<KS_T1, float *>::value) &&
+                               (std::is_same<KS_T2, float *>::value) &&
+                               (std::is_same<KS_T3, int>::value) &&
+                               (std::is_same<KS_T4, long long>::value), ks_status>::type
+bench_args_node_set(ks_graph_exec ks__exec, bench_args_node_t ks__node, ks_launch launch, KS_T0 a, KS_T1 x, KS_T2 y, KS_T3 n, KS_T4 m)
 {
-    static_assert(std::is_same<KS_T0, float>::value,
-                  "kernel bench_args, parameter a needs exactly float");
-    static_assert(std::is_same<KS_T1, const float *>::value ||
-                  std::is_same<KS_T1, float *>::value,
-                  "kernel bench_args, parameter x needs exactly const float *");
-    static_assert(std::is_same<KS_T2, float *>::value,
-                  "kernel bench_args, parameter y needs exactly float *");
-    static_assert(std::is_same<KS_T3, int>::value,
-                  "kernel bench_args, parameter n needs exactly int");
-    static_assert(std::is_same<KS_T4, long long>::value,
-                  "kernel bench_args, parameter m needs exactly long long");
     return bench_args_node_set(ks__exec, ks__node, launch, static_cast<float>(a), static_cast<const float *>(x), static_cast<float *>(y), static_cast<int>(n), static_cast<long long>(m));
 }
+template <typename KS_T0, typename KS_T1, typename KS_T2, typename KS_T3, typename KS_T4, 
+          typename KS_WHY = typename ks__first_tag<std::integral_constant<bool, std::is_same<KS_T0, float>::value>, kernel_bench_args_parameter_a_needs_float_exactly, std::integral_constant<bool, std::is_same<KS_T1, const float *>::value || std::is_same<KS_T1, float *>::value>, kernel_bench_args_parameter_x_needs_const_float_pointer_exactly, std::integral_constant<bool, std::is_same<KS_T2, float *>::value>, kernel_bench_args_parameter_y_needs_float_pointer_exactly, std::integral_constant<bool, std::is_same<KS_T3, int>::value>, kernel_bench_args_parameter_n_needs_int_exactly, std::integral_constant<bool, std::is_same<KS_T4, long long>::value>, kernel_bench_args_parameter_m_needs_long_long_exactly>::type>
+ks_status bench_args_node_set(ks_graph_exec ks__exec, bench_args_node_t ks__node, ks_launch launch, KS_T0 a, KS_T1 x, KS_T2 y, KS_T3 n, KS_T4 m) = delete;
+struct kernel_bench_struct_parameter_p_needs_struct_BenchParams_exactly;
+struct kernel_bench_struct_parameter_y_needs_float_pointer_exactly;
 template <typename KS_T0, typename KS_T1>
-inline ks_status bench_struct(ks_launch launch, KS_T0 p, KS_T1 y)
+inline typename std::enable_if<(std::is_same<KS_T0, struct BenchParams>::value) &&
+                               (std::is_same<KS_T1, float *>::value), ks_status>::type
+bench_struct(ks_launch launch, KS_T0 p, KS_T1 y)
 {
-    static_assert(std::is_same<KS_T0, struct BenchParams>::value,
-                  "kernel bench_struct, parameter p needs exactly struct BenchParams");
-    static_assert(std::is_same<KS_T1, float *>::value,
-                  "kernel bench_struct, parameter y needs exactly float *");
     return bench_struct(launch, static_cast<struct BenchParams>(p), static_cast<float *>(y));
 }
+template <typename KS_T0, typename KS_T1, 
+          typename KS_WHY = typename ks__first_tag<std::integral_constant<bool, std::is_same<KS_T0, struct BenchParams>::value>, kernel_bench_struct_parameter_p_needs_struct_BenchParams_exactly, std::integral_constant<bool, std::is_same<KS_T1, float *>::value>, kernel_bench_struct_parameter_y_needs_float_pointer_exactly>::type>
+ks_status bench_struct(ks_launch launch, KS_T0 p, KS_T1 y) = delete;
 template <typename KS_T0, typename KS_T1>
-inline ks_status bench_struct_n(size_t n_items, ks_stream stream, KS_T0 p, KS_T1 y)
+inline typename std::enable_if<(std::is_same<KS_T0, struct BenchParams>::value) &&
+                               (std::is_same<KS_T1, float *>::value), ks_status>::type
+bench_struct_n(size_t n_items, ks_stream stream, KS_T0 p, KS_T1 y)
 {
-    static_assert(std::is_same<KS_T0, struct BenchParams>::value,
-                  "kernel bench_struct, parameter p needs exactly struct BenchParams");
-    static_assert(std::is_same<KS_T1, float *>::value,
-                  "kernel bench_struct, parameter y needs exactly float *");
     return bench_struct_n(n_items, stream, static_cast<struct BenchParams>(p), static_cast<float *>(y));
 }
+template <typename KS_T0, typename KS_T1, 
+          typename KS_WHY = typename ks__first_tag<std::integral_constant<bool, std::is_same<KS_T0, struct BenchParams>::value>, kernel_bench_struct_parameter_p_needs_struct_BenchParams_exactly, std::integral_constant<bool, std::is_same<KS_T1, float *>::value>, kernel_bench_struct_parameter_y_needs_float_pointer_exactly>::type>
+ks_status bench_struct_n(size_t n_items, ks_stream stream, KS_T0 p, KS_T1 y) = delete;
 template <typename KS_T0, typename KS_T1>
-inline ks_status bench_struct_node(ks_graph ks__graph, const ks_graph_node *ks__deps, size_t ks__ndeps,
-                                 bench_struct_node_t *ks__node, ks_launch launch, KS_T0 p, KS_T1 y)
+inline typename std::enable_if<(std::is_same<KS_T0, struct BenchParams>::value) &&
+                               (std::is_same<KS_T1, float *>::value), ks_status>::type
+bench_struct_node(ks_graph ks__graph, const ks_graph_node *ks__deps, size_t ks__ndeps,
+    bench_struct_node_t *ks__node, ks_launch launch, KS_T0 p, KS_T1 y)
 {
-    static_assert(std::is_same<KS_T0, struct BenchParams>::value,
-                  "kernel bench_struct, parameter p needs exactly struct BenchParams");
-    static_assert(std::is_same<KS_T1, float *>::value,
-                  "kernel bench_struct, parameter y needs exactly float *");
     return bench_struct_node(ks__graph, ks__deps, ks__ndeps, ks__node, launch, static_cast<struct BenchParams>(p), static_cast<float *>(y));
 }
+template <typename KS_T0, typename KS_T1, 
+          typename KS_WHY = typename ks__first_tag<std::integral_constant<bool, std::is_same<KS_T0, struct BenchParams>::value>, kernel_bench_struct_parameter_p_needs_struct_BenchParams_exactly, std::integral_constant<bool, std::is_same<KS_T1, float *>::value>, kernel_bench_struct_parameter_y_needs_float_pointer_exactly>::type>
+ks_status bench_struct_node(ks_graph ks__graph, const ks_graph_node *ks__deps, size_t ks__ndeps,
+    bench_struct_node_t *ks__node, ks_launch launch, KS_T0 p, KS_T1 y) = delete;
 template <typename KS_T0, typename KS_T1>
-inline ks_status bench_struct_node_set(ks_graph_exec ks__exec, bench_struct_node_t ks__node, ks_launch launch, KS_T0 p, KS_T1 y)
+inline typename std::enable_if<(std::is_same<KS_T0, struct BenchParams>::value) &&
+                               (std::is_same<KS_T1, float *>::value), ks_status>::type
+bench_struct_node_set(ks_graph_exec ks__exec, bench_struct_node_t ks__node, ks_launch launch, KS_T0 p, KS_T1 y)
 {
-    static_assert(std::is_same<KS_T0, struct BenchParams>::value,
-                  "kernel bench_struct, parameter p needs exactly struct BenchParams");
-    static_assert(std::is_same<KS_T1, float *>::value,
-                  "kernel bench_struct, parameter y needs exactly float *");
     return bench_struct_node_set(ks__exec, ks__node, launch, static_cast<struct BenchParams>(p), static_cast<float *>(y));
 }
+template <typename KS_T0, typename KS_T1, 
+          typename KS_WHY = typename ks__first_tag<std::integral_constant<bool, std::is_same<KS_T0, struct BenchParams>::value>, kernel_bench_struct_parameter_p_needs_struct_BenchParams_exactly, std::integral_constant<bool, std::is_same<KS_T1, float *>::value>, kernel_bench_struct_parameter_y_needs_float_pointer_exactly>::type>
+ks_status bench_struct_node_set(ks_graph_exec ks__exec, bench_struct_node_t ks__node, ks_launch launch, KS_T0 p, KS_T1 y) = delete;
+struct kernel_bench_fill_float_parameter_y_needs_float_pointer_exactly;
+struct kernel_bench_fill_float_parameter_v_needs_float_exactly;
+struct kernel_bench_fill_float_parameter_n_needs_int_exactly;
 template <typename KS_T0, typename KS_T1, typename KS_T2>
-inline ks_status bench_fill_float(ks_launch launch, KS_T0 y, KS_T1 v, KS_T2 n)
+inline typename std::enable_if<(std::is_same<KS_T0, float *>::value) &&
+                               (std::is_same<KS_T1, float>::value) &&
+                               (std::is_same<KS_T2, int>::value), ks_status>::type
+bench_fill_float(ks_launch launch, KS_T0 y, KS_T1 v, KS_T2 n)
 {
-    static_assert(std::is_same<KS_T0, float *>::value,
-                  "kernel bench_fill_float, parameter y needs exactly float *");
-    static_assert(std::is_same<KS_T1, float>::value,
-                  "kernel bench_fill_float, parameter v needs exactly float");
-    static_assert(std::is_same<KS_T2, int>::value,
-                  "kernel bench_fill_float, parameter n needs exactly int");
     return bench_fill_float(launch, static_cast<float *>(y), static_cast<float>(v), static_cast<int>(n));
 }
+template <typename KS_T0, typename KS_T1, typename KS_T2, 
+          typename KS_WHY = typename ks__first_tag<std::integral_constant<bool, std::is_same<KS_T0, float *>::value>, kernel_bench_fill_float_parameter_y_needs_float_pointer_exactly, std::integral_constant<bool, std::is_same<KS_T1, float>::value>, kernel_bench_fill_float_parameter_v_needs_float_exactly, std::integral_constant<bool, std::is_same<KS_T2, int>::value>, kernel_bench_fill_float_parameter_n_needs_int_exactly>::type>
+ks_status bench_fill_float(ks_launch launch, KS_T0 y, KS_T1 v, KS_T2 n) = delete;
 template <typename KS_T0, typename KS_T1, typename KS_T2>
-inline ks_status bench_fill_float_n(size_t n_items, ks_stream stream, KS_T0 y, KS_T1 v, KS_T2 n)
+inline typename std::enable_if<(std::is_same<KS_T0, float *>::value) &&
+                               (std::is_same<KS_T1, float>::value) &&
+                               (std::is_same<KS_T2, int>::value), ks_status>::type
+bench_fill_float_n(size_t n_items, ks_stream stream, KS_T0 y, KS_T1 v, KS_T2 n)
 {
-    static_assert(std::is_same<KS_T0, float *>::value,
-                  "kernel bench_fill_float, parameter y needs exactly float *");
-    static_assert(std::is_same<KS_T1, float>::value,
-                  "kernel bench_fill_float, parameter v needs exactly float");
-    static_assert(std::is_same<KS_T2, int>::value,
-                  "kernel bench_fill_float, parameter n needs exactly int");
     return bench_fill_float_n(n_items, stream, static_cast<float *>(y), static_cast<float>(v), static_cast<int>(n));
 }
+template <typename KS_T0, typename KS_T1, typename KS_T2, 
+          typename KS_WHY = typename ks__first_tag<std::integral_constant<bool, std::is_same<KS_T0, float *>::value>, kernel_bench_fill_float_parameter_y_needs_float_pointer_exactly, std::integral_constant<bool, std::is_same<KS_T1, float>::value>, kernel_bench_fill_float_parameter_v_needs_float_exactly, std::integral_constant<bool, std::is_same<KS_T2, int>::value>, kernel_bench_fill_float_parameter_n_needs_int_exactly>::type>
+ks_status bench_fill_float_n(size_t n_items, ks_stream stream, KS_T0 y, KS_T1 v, KS_T2 n) = delete;
 template <typename KS_T0, typename KS_T1, typename KS_T2>
-inline ks_status bench_fill_float_node(ks_graph ks__graph, const ks_graph_node *ks__deps, size_t ks__ndeps,
-                                 bench_fill_float_node_t *ks__node, ks_launch launch, KS_T0 y, KS_T1 v, KS_T2 n)
+inline typename std::enable_if<(std::is_same<KS_T0, float *>::value) &&
+                               (std::is_same<KS_T1, float>::value) &&
+                               (std::is_same<KS_T2, int>::value), ks_status>::type
+bench_fill_float_node(ks_graph ks__graph, const ks_graph_node *ks__deps, size_t ks__ndeps,
+    bench_fill_float_node_t *ks__node, ks_launch launch, KS_T0 y, KS_T1 v, KS_T2 n)
 {
-    static_assert(std::is_same<KS_T0, float *>::value,
-                  "kernel bench_fill_float, parameter y needs exactly float *");
-    static_assert(std::is_same<KS_T1, float>::value,
-                  "kernel bench_fill_float, parameter v needs exactly float");
-    static_assert(std::is_same<KS_T2, int>::value,
-                  "kernel bench_fill_float, parameter n needs exactly int");
     return bench_fill_float_node(ks__graph, ks__deps, ks__ndeps, ks__node, launch, static_cast<float *>(y), static_cast<float>(v), static_cast<int>(n));
 }
+template <typename KS_T0, typename KS_T1, typename KS_T2, 
+          typename KS_WHY = typename ks__first_tag<std::integral_constant<bool, std::is_same<KS_T0, float *>::value>, kernel_bench_fill_float_parameter_y_needs_float_pointer_exactly, std::integral_constant<bool, std::is_same<KS_T1, float>::value>, kernel_bench_fill_float_parameter_v_needs_float_exactly, std::integral_constant<bool, std::is_same<KS_T2, int>::value>, kernel_bench_fill_float_parameter_n_needs_int_exactly>::type>
+ks_status bench_fill_float_node(ks_graph ks__graph, const ks_graph_node *ks__deps, size_t ks__ndeps,
+    bench_fill_float_node_t *ks__node, ks_launch launch, KS_T0 y, KS_T1 v, KS_T2 n) = delete;
 template <typename KS_T0, typename KS_T1, typename KS_T2>
-inline ks_status bench_fill_float_node_set(ks_graph_exec ks__exec, bench_fill_float_node_t ks__node, ks_launch launch, KS_T0 y, KS_T1 v, KS_T2 n)
+inline typename std::enable_if<(std::is_same<KS_T0, float *>::value) &&
+                               (std::is_same<KS_T1, float>::value) &&
+                               (std::is_same<KS_T2, int>::value), ks_status>::type
+bench_fill_float_node_set(ks_graph_exec ks__exec, bench_fill_float_node_t ks__node, ks_launch launch, KS_T0 y, KS_T1 v, KS_T2 n)
 {
-    static_assert(std::is_same<KS_T0, float *>::value,
-                  "kernel bench_fill_float, parameter y needs exactly float *");
-    static_assert(std::is_same<KS_T1, float>::value,
-                  "kernel bench_fill_float, parameter v needs exactly float");
-    static_assert(std::is_same<KS_T2, int>::value,
-                  "kernel bench_fill_float, parameter n needs exactly int");
     return bench_fill_float_node_set(ks__exec, ks__node, launch, static_cast<float *>(y), static_cast<float>(v), static_cast<int>(n));
 }
+template <typename KS_T0, typename KS_T1, typename KS_T2, 
+          typename KS_WHY = typename ks__first_tag<std::integral_constant<bool, std::is_same<KS_T0, float *>::value>, kernel_bench_fill_float_parameter_y_needs_float_pointer_exactly, std::integral_constant<bool, std::is_same<KS_T1, float>::value>, kernel_bench_fill_float_parameter_v_needs_float_exactly, std::integral_constant<bool, std::is_same<KS_T2, int>::value>, kernel_bench_fill_float_parameter_n_needs_int_exactly>::type>
+ks_status bench_fill_float_node_set(ks_graph_exec ks__exec, bench_fill_float_node_t ks__node, ks_launch launch, KS_T0 y, KS_T1 v, KS_T2 n) = delete;
+struct kernel_bench_fill_int_parameter_y_needs_int_pointer_exactly;
+struct kernel_bench_fill_int_parameter_v_needs_int_exactly;
+struct kernel_bench_fill_int_parameter_n_needs_int_exactly;
 template <typename KS_T0, typename KS_T1, typename KS_T2>
-inline ks_status bench_fill_int(ks_launch launch, KS_T0 y, KS_T1 v, KS_T2 n)
+inline typename std::enable_if<(std::is_same<KS_T0, int *>::value) &&
+                               (std::is_same<KS_T1, int>::value) &&
+                               (std::is_same<KS_T2, int>::value), ks_status>::type
+bench_fill_int(ks_launch launch, KS_T0 y, KS_T1 v, KS_T2 n)
 {
-    static_assert(std::is_same<KS_T0, int *>::value,
-                  "kernel bench_fill_int, parameter y needs exactly int *");
-    static_assert(std::is_same<KS_T1, int>::value,
-                  "kernel bench_fill_int, parameter v needs exactly int");
-    static_assert(std::is_same<KS_T2, int>::value,
-                  "kernel bench_fill_int, parameter n needs exactly int");
     return bench_fill_int(launch, static_cast<int *>(y), static_cast<int>(v), static_cast<int>(n));
 }
+template <typename KS_T0, typename KS_T1, typename KS_T2, 
+          typename KS_WHY = typename ks__first_tag<std::integral_constant<bool, std::is_same<KS_T0, int *>::value>, kernel_bench_fill_int_parameter_y_needs_int_pointer_exactly, std::integral_constant<bool, std::is_same<KS_T1, int>::value>, kernel_bench_fill_int_parameter_v_needs_int_exactly, std::integral_constant<bool, std::is_same<KS_T2, int>::value>, kernel_bench_fill_int_parameter_n_needs_int_exactly>::type>
+ks_status bench_fill_int(ks_launch launch, KS_T0 y, KS_T1 v, KS_T2 n) = delete;
 template <typename KS_T0, typename KS_T1, typename KS_T2>
-inline ks_status bench_fill_int_n(size_t n_items, ks_stream stream, KS_T0 y, KS_T1 v, KS_T2 n)
+inline typename std::enable_if<(std::is_same<KS_T0, int *>::value) &&
+                               (std::is_same<KS_T1, int>::value) &&
+                               (std::is_same<KS_T2, int>::value), ks_status>::type
+bench_fill_int_n(size_t n_items, ks_stream stream, KS_T0 y, KS_T1 v, KS_T2 n)
 {
-    static_assert(std::is_same<KS_T0, int *>::value,
-                  "kernel bench_fill_int, parameter y needs exactly int *");
-    static_assert(std::is_same<KS_T1, int>::value,
-                  "kernel bench_fill_int, parameter v needs exactly int");
-    static_assert(std::is_same<KS_T2, int>::value,
-                  "kernel bench_fill_int, parameter n needs exactly int");
     return bench_fill_int_n(n_items, stream, static_cast<int *>(y), static_cast<int>(v), static_cast<int>(n));
 }
+template <typename KS_T0, typename KS_T1, typename KS_T2, 
+          typename KS_WHY = typename ks__first_tag<std::integral_constant<bool, std::is_same<KS_T0, int *>::value>, kernel_bench_fill_int_parameter_y_needs_int_pointer_exactly, std::integral_constant<bool, std::is_same<KS_T1, int>::value>, kernel_bench_fill_int_parameter_v_needs_int_exactly, std::integral_constant<bool, std::is_same<KS_T2, int>::value>, kernel_bench_fill_int_parameter_n_needs_int_exactly>::type>
+ks_status bench_fill_int_n(size_t n_items, ks_stream stream, KS_T0 y, KS_T1 v, KS_T2 n) = delete;
 template <typename KS_T0, typename KS_T1, typename KS_T2>
-inline ks_status bench_fill_int_node(ks_graph ks__graph, const ks_graph_node *ks__deps, size_t ks__ndeps,
-                                 bench_fill_int_node_t *ks__node, ks_launch launch, KS_T0 y, KS_T1 v, KS_T2 n)
+inline typename std::enable_if<(std::is_same<KS_T0, int *>::value) &&
+                               (std::is_same<KS_T1, int>::value) &&
+                               (std::is_same<KS_T2, int>::value), ks_status>::type
+bench_fill_int_node(ks_graph ks__graph, const ks_graph_node *ks__deps, size_t ks__ndeps,
+    bench_fill_int_node_t *ks__node, ks_launch launch, KS_T0 y, KS_T1 v, KS_T2 n)
 {
-    static_assert(std::is_same<KS_T0, int *>::value,
-                  "kernel bench_fill_int, parameter y needs exactly int *");
-    static_assert(std::is_same<KS_T1, int>::value,
-                  "kernel bench_fill_int, parameter v needs exactly int");
-    static_assert(std::is_same<KS_T2, int>::value,
-                  "kernel bench_fill_int, parameter n needs exactly int");
     return bench_fill_int_node(ks__graph, ks__deps, ks__ndeps, ks__node, launch, static_cast<int *>(y), static_cast<int>(v), static_cast<int>(n));
 }
+template <typename KS_T0, typename KS_T1, typename KS_T2, 
+          typename KS_WHY = typename ks__first_tag<std::integral_constant<bool, std::is_same<KS_T0, int *>::value>, kernel_bench_fill_int_parameter_y_needs_int_pointer_exactly, std::integral_constant<bool, std::is_same<KS_T1, int>::value>, kernel_bench_fill_int_parameter_v_needs_int_exactly, std::integral_constant<bool, std::is_same<KS_T2, int>::value>, kernel_bench_fill_int_parameter_n_needs_int_exactly>::type>
+ks_status bench_fill_int_node(ks_graph ks__graph, const ks_graph_node *ks__deps, size_t ks__ndeps,
+    bench_fill_int_node_t *ks__node, ks_launch launch, KS_T0 y, KS_T1 v, KS_T2 n) = delete;
 template <typename KS_T0, typename KS_T1, typename KS_T2>
-inline ks_status bench_fill_int_node_set(ks_graph_exec ks__exec, bench_fill_int_node_t ks__node, ks_launch launch, KS_T0 y, KS_T1 v, KS_T2 n)
+inline typename std::enable_if<(std::is_same<KS_T0, int *>::value) &&
+                               (std::is_same<KS_T1, int>::value) &&
+                               (std::is_same<KS_T2, int>::value), ks_status>::type
+bench_fill_int_node_set(ks_graph_exec ks__exec, bench_fill_int_node_t ks__node, ks_launch launch, KS_T0 y, KS_T1 v, KS_T2 n)
 {
-    static_assert(std::is_same<KS_T0, int *>::value,
-                  "kernel bench_fill_int, parameter y needs exactly int *");
-    static_assert(std::is_same<KS_T1, int>::value,
-                  "kernel bench_fill_int, parameter v needs exactly int");
-    static_assert(std::is_same<KS_T2, int>::value,
-                  "kernel bench_fill_int, parameter n needs exactly int");
     return bench_fill_int_node_set(ks__exec, ks__node, launch, static_cast<int *>(y), static_cast<int>(v), static_cast<int>(n));
 }
+template <typename KS_T0, typename KS_T1, typename KS_T2, 
+          typename KS_WHY = typename ks__first_tag<std::integral_constant<bool, std::is_same<KS_T0, int *>::value>, kernel_bench_fill_int_parameter_y_needs_int_pointer_exactly, std::integral_constant<bool, std::is_same<KS_T1, int>::value>, kernel_bench_fill_int_parameter_v_needs_int_exactly, std::integral_constant<bool, std::is_same<KS_T2, int>::value>, kernel_bench_fill_int_parameter_n_needs_int_exactly>::type>
+ks_status bench_fill_int_node_set(ks_graph_exec ks__exec, bench_fill_int_node_t ks__node, ks_launch launch, KS_T0 y, KS_T1 v, KS_T2 n) = delete;
+struct kernel_bench_read_table_parameter_y_needs_float_pointer_exactly;
 template <typename KS_T0>
-inline ks_status bench_read_table(ks_launch launch, KS_T0 y)
+inline typename std::enable_if<(std::is_same<KS_T0, float *>::value), ks_status>::type
+bench_read_table(ks_launch launch, KS_T0 y)
 {
-    static_assert(std::is_same<KS_T0, float *>::value,
-                  "kernel bench_read_table, parameter y needs exactly float *");
     return bench_read_table(launch, static_cast<float *>(y));
 }
+template <typename KS_T0, 
+          typename KS_WHY = typename ks__first_tag<std::integral_constant<bool, std::is_same<KS_T0, float *>::value>, kernel_bench_read_table_parameter_y_needs_float_pointer_exactly>::type>
+ks_status bench_read_table(ks_launch launch, KS_T0 y) = delete;
 template <typename KS_T0>
-inline ks_status bench_read_table_n(size_t n_items, ks_stream stream, KS_T0 y)
+inline typename std::enable_if<(std::is_same<KS_T0, float *>::value), ks_status>::type
+bench_read_table_n(size_t n_items, ks_stream stream, KS_T0 y)
 {
-    static_assert(std::is_same<KS_T0, float *>::value,
-                  "kernel bench_read_table, parameter y needs exactly float *");
     return bench_read_table_n(n_items, stream, static_cast<float *>(y));
 }
+template <typename KS_T0, 
+          typename KS_WHY = typename ks__first_tag<std::integral_constant<bool, std::is_same<KS_T0, float *>::value>, kernel_bench_read_table_parameter_y_needs_float_pointer_exactly>::type>
+ks_status bench_read_table_n(size_t n_items, ks_stream stream, KS_T0 y) = delete;
 template <typename KS_T0>
-inline ks_status bench_read_table_node(ks_graph ks__graph, const ks_graph_node *ks__deps, size_t ks__ndeps,
-                                 bench_read_table_node_t *ks__node, ks_launch launch, KS_T0 y)
+inline typename std::enable_if<(std::is_same<KS_T0, float *>::value), ks_status>::type
+bench_read_table_node(ks_graph ks__graph, const ks_graph_node *ks__deps, size_t ks__ndeps,
+    bench_read_table_node_t *ks__node, ks_launch launch, KS_T0 y)
 {
-    static_assert(std::is_same<KS_T0, float *>::value,
-                  "kernel bench_read_table, parameter y needs exactly float *");
     return bench_read_table_node(ks__graph, ks__deps, ks__ndeps, ks__node, launch, static_cast<float *>(y));
 }
+template <typename KS_T0, 
+          typename KS_WHY = typename ks__first_tag<std::integral_constant<bool, std::is_same<KS_T0, float *>::value>, kernel_bench_read_table_parameter_y_needs_float_pointer_exactly>::type>
+ks_status bench_read_table_node(ks_graph ks__graph, const ks_graph_node *ks__deps, size_t ks__ndeps,
+    bench_read_table_node_t *ks__node, ks_launch launch, KS_T0 y) = delete;
 template <typename KS_T0>
-inline ks_status bench_read_table_node_set(ks_graph_exec ks__exec, bench_read_table_node_t ks__node, ks_launch launch, KS_T0 y)
+inline typename std::enable_if<(std::is_same<KS_T0, float *>::value), ks_status>::type
+bench_read_table_node_set(ks_graph_exec ks__exec, bench_read_table_node_t ks__node, ks_launch launch, KS_T0 y)
 {
-    static_assert(std::is_same<KS_T0, float *>::value,
-                  "kernel bench_read_table, parameter y needs exactly float *");
     return bench_read_table_node_set(ks__exec, ks__node, launch, static_cast<float *>(y));
 }
+template <typename KS_T0, 
+          typename KS_WHY = typename ks__first_tag<std::integral_constant<bool, std::is_same<KS_T0, float *>::value>, kernel_bench_read_table_parameter_y_needs_float_pointer_exactly>::type>
+ks_status bench_read_table_node_set(ks_graph_exec ks__exec, bench_read_table_node_t ks__node, ks_launch launch, KS_T0 y) = delete;
 #endif
 
 #if defined(__GNUC__)

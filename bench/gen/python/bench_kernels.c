@@ -888,15 +888,15 @@ static const ks_extent_op ks__extent_bench_args_2[1] = {
 };
 static const ks_param_desc ks__params_bench_args[5] = {
     { 0, 4, 4, KS_PARAM_FLOAT, "a", "float",
-      0, 0, NULL, 0, NULL }, /* a: float */
+      0, 0, NULL, 0, NULL, 0 }, /* a: float */
     { 8, 8, 8, KS_PARAM_POINTER, "x", "const float *",
-      sizeof(const float), KS_ALIGNOF(const float), NULL, 0, NULL }, /* x: const float * */
+      sizeof(const float), KS_ALIGNOF(const float), NULL, 0, NULL, 1 }, /* x: const float * */
     { 16, 8, 8, KS_PARAM_POINTER, "y", "float *",
-      sizeof(float), KS_ALIGNOF(float), "n", 1, ks__extent_bench_args_2 }, /* y: float * */
+      sizeof(float), KS_ALIGNOF(float), "n", 1, ks__extent_bench_args_2, 0 }, /* y: float * */
     { 24, 4, 4, KS_PARAM_SIGNED, "n", "int",
-      0, 0, NULL, 0, NULL }, /* n: int */
+      0, 0, NULL, 0, NULL, 0 }, /* n: int */
     { 32, 8, 8, KS_PARAM_SIGNED, "m", "long long",
-      0, 0, NULL, 0, NULL }, /* m: long long */
+      0, 0, NULL, 0, NULL, 0 }, /* m: long long */
 };
 ks_kernel bench_args_kernel = KS_KERNEL_INIT(
     &bench_kernels_kstub_image, "bench_args", "bench_args", 5, ks__params_bench_args, 0);
@@ -1008,9 +1008,9 @@ ks_status bench_args_nodes_set(ks_graph_exec            ks__exec,
 /* bench_struct — bench_kernels.cu:26 */
 static const ks_param_desc ks__params_bench_struct[2] = {
     { 0, 24, 8, KS_PARAM_BYTES, "p", "BenchParams",
-      0, 0, NULL, 0, NULL }, /* p: BenchParams */
+      0, 0, NULL, 0, NULL, 0 }, /* p: BenchParams */
     { 24, 8, 8, KS_PARAM_POINTER, "y", "float *",
-      sizeof(float), KS_ALIGNOF(float), NULL, 0, NULL }, /* y: float * */
+      sizeof(float), KS_ALIGNOF(float), NULL, 0, NULL, 0 }, /* y: float * */
 };
 ks_kernel bench_struct_kernel = KS_KERNEL_INIT(
     &bench_kernels_kstub_image, "bench_struct", "bench_struct", 2, ks__params_bench_struct, 0);
@@ -1168,11 +1168,11 @@ ks_status bench_empty_nodes_set(ks_graph_exec             ks__exec,
 /* bench_fill<float> — bench_kernels.cu:40 */
 static const ks_param_desc ks__params_bench_fill_float[3] = {
     { 0, 8, 8, KS_PARAM_POINTER, "y", "float *",
-      sizeof(float), KS_ALIGNOF(float), NULL, 0, NULL }, /* y: float * */
+      sizeof(float), KS_ALIGNOF(float), NULL, 0, NULL, 0 }, /* y: float * */
     { 8, 4, 4, KS_PARAM_FLOAT, "v", "float",
-      0, 0, NULL, 0, NULL }, /* v: float */
+      0, 0, NULL, 0, NULL, 0 }, /* v: float */
     { 12, 4, 4, KS_PARAM_SIGNED, "n", "int",
-      0, 0, NULL, 0, NULL }, /* n: int */
+      0, 0, NULL, 0, NULL, 0 }, /* n: int */
 };
 ks_kernel bench_fill_float_kernel = KS_KERNEL_INIT(
     &bench_kernels_kstub_image, "_Z10bench_fillIfEvPT_S0_i", "bench_fill<float>", 3, ks__params_bench_fill_float, 0);
@@ -1272,11 +1272,11 @@ ks_status bench_fill_float_nodes_set(ks_graph_exec                  ks__exec,
 /* bench_fill<int> — bench_kernels.cu:40 */
 static const ks_param_desc ks__params_bench_fill_int[3] = {
     { 0, 8, 8, KS_PARAM_POINTER, "y", "int *",
-      sizeof(int), KS_ALIGNOF(int), NULL, 0, NULL }, /* y: int * */
+      sizeof(int), KS_ALIGNOF(int), NULL, 0, NULL, 0 }, /* y: int * */
     { 8, 4, 4, KS_PARAM_SIGNED, "v", "int",
-      0, 0, NULL, 0, NULL }, /* v: int */
+      0, 0, NULL, 0, NULL, 0 }, /* v: int */
     { 12, 4, 4, KS_PARAM_SIGNED, "n", "int",
-      0, 0, NULL, 0, NULL }, /* n: int */
+      0, 0, NULL, 0, NULL, 0 }, /* n: int */
 };
 ks_kernel bench_fill_int_kernel = KS_KERNEL_INIT(
     &bench_kernels_kstub_image, "_Z10bench_fillIiEvPT_S0_i", "bench_fill<int>", 3, ks__params_bench_fill_int, 0);
@@ -1376,7 +1376,7 @@ ks_status bench_fill_int_nodes_set(ks_graph_exec                ks__exec,
 /* bench_read_table — bench_kernels.cu:53 */
 static const ks_param_desc ks__params_bench_read_table[1] = {
     { 0, 8, 8, KS_PARAM_POINTER, "y", "float *",
-      sizeof(float), KS_ALIGNOF(float), NULL, 0, NULL }, /* y: float * */
+      sizeof(float), KS_ALIGNOF(float), NULL, 0, NULL, 0 }, /* y: float * */
 };
 ks_kernel bench_read_table_kernel = KS_KERNEL_INIT(
     &bench_kernels_kstub_image, "bench_read_table", "bench_read_table", 1, ks__params_bench_read_table, 0);
