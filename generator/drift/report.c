@@ -153,7 +153,7 @@ void ks_report_print(const ks_report *r, ks_format fmt, const char *command, con
         }
         json_t *root = json_pack("{s:s, s:s, s:i, s:o, s:o}", "command", command,
                                  "result", result_word(status), "exit_status", status,
-                                 "findings", list, "fix", fix ? json_string(fix) : json_null());
+                                 "findings", list, "fix", fix && status ? json_string(fix) : json_null());
         json_dumpf(root, out, JSON_INDENT(2) | JSON_PRESERVE_ORDER);
         fputc('\n', out);
         json_decref(root);

@@ -872,6 +872,17 @@ START_TEST(check_output_formats)
     json_decref(root);
     free(out);
 
+    /* Nothing to fix: "fix": null, as docs/ci.md shows (issue 39 #12). */
+    ck_assert_int_eq(run(&out, "%s %s 2>&1", kstub_bin(), args), 0);
+    free(out);
+    ck_assert_int_eq(run(&out, "%s check %s --format=json", kstub_bin(), args), 0);
+    root = json_loads(out, 0, &err);
+    ck_assert_msg(root != NULL, "not JSON (%s):\n%s", err.text, out);
+    ck_assert_str_eq(json_string_value(json_object_get(root, "result")), "none");
+    ck_assert(json_is_null(json_object_get(root, "fix")));
+    json_decref(root);
+    free(out);
+
     ck_assert_int_eq(run(&out, "%s check %s --format=yaml", kstub_bin(), args), 2);
     free(out);
     ck_assert_int_eq(run(&out, "%s %s --format=json", kstub_bin(), args), 2);
