@@ -825,11 +825,11 @@ static int write_outputs(const cli *c, const generated *g)
         outs[n].path = c->o.manifest, outs[n++].text = g->json;
     if (g->dtext)
         outs[n].path = g->dpath, outs[n++].text = g->dtext;
-    if (check_output_paths(outs, n) != 0) {
-        fprintf(stderr, "kstub: nothing written\n");
-        return 1;
-    }
-    return ks_write_outputs(outs, n) == 0 ? 0 : 1;
+    if (check_output_paths(outs, n) == 0 && ks_write_outputs(outs, n) == 0)
+        return 0;
+    int errors = ks_error_count();     /* the summary other errors end with (issue 39 #10) */
+    fprintf(stderr, "kstub: %d error%s; nothing written\n", errors, errors == 1 ? "" : "s");
+    return 1;
 }
 
 static void cli_free(cli *c)
