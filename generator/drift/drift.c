@@ -431,6 +431,10 @@ int ks_diff_main(int argc, char **argv)
     const char *new_file = source ? source : new.source;
     const char *old_file = source ? source : old.source;
     diff_ctx d = {&r, old_file, new_file, &old, &new, {0}};
+    if (strcmp(old.source, new.source) != 0)      /* a note: kernels are still compared by name */
+        ks_report_add(&r, KS_SEV_NOTE, "sources_differ", new_file, 0, 0, NULL,
+                      "the manifests are of different sources, '%s' (%s) and '%s' (%s): kernels are "
+                      "compared by name", old.source, files[0], new.source, files[1]);
     diff_models(&d);
     ks_buf sum = {0};
     ks_buf_printf(&sum, "kstub diff: ");

@@ -597,7 +597,24 @@ START_TEST(diff_tool_and_usage_errors)
     expect_has(out, "bad.json:");
     free(out);
     ck_assert_int_eq(run(&out, "%s diff %s/ok.json %s/v2.json", kstub_bin(), tmpdir, tmpdir), 1);
-    expect_has(out, "not a kstub manifest of format 1");
+    expect_has(out, "not a kstub manifest of format 1 (\"format\" is 2)");   /* the value found (issue 39 #11) */
+    free(out);
+    snprintf(path, sizeof path, "%s/vs.json", tmpdir);
+    write_file(path, "{\"format\": \"1.0\", \"kernels\": []}\n");
+    ck_assert_int_eq(run(&out, "%s diff %s/ok.json %s/vs.json", kstub_bin(), tmpdir, tmpdir), 1);
+    expect_has(out, "(\"format\" is \"1.0\")");
+    free(out);
+    /* Manifests of different sources: compared, with a note saying so (issue 39 #11). */
+    snprintf(path, sizeof path, "%s/other.json", tmpdir);
+    char *text = ks_xasprintf("{\"format\": 1, \"source\": \"t.cu\", \"kernels\": [%s]}\n", BASE);
+    write_file(path, text);
+    free(text);
+    ck_assert_int_eq(run(&out, "%s diff %s/ok.json %s/other.json", kstub_bin(), tmpdir, tmpdir), 0);
+    expect_has(out, "t.cu: note: the manifests are of different sources, 's.cu' (");
+    expect_has(out, "kstub diff: no change");
+    free(out);
+    ck_assert_int_eq(run(&out, "%s diff %s/ok.json %s/ok.json", kstub_bin(), tmpdir, tmpdir), 0);
+    expect_lacks(out, "different sources");
     free(out);
     ck_assert_int_eq(run(&out, "%s diff %s/ok.json %s/none.json", kstub_bin(), tmpdir, tmpdir), 1);
     free(out);
