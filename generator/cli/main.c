@@ -889,6 +889,8 @@ int main(int argc, char **argv)
             rc = 1;
         }
     }
+    if (c.check && rc == KS_DRIFT_ERROR)           /* tool errors as findings too (issue 39 #7) */
+        ks_report_print_errors((ks_format)c.format, "check");
     generated_free(&g);
     ks_compdb_free(&db);
     cli_free(&c);

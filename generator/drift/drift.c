@@ -421,10 +421,13 @@ int ks_diff_main(int argc, char **argv)
         return KS_DRIFT_USAGE;
     }
     ks_sigs old, new;
-    if (ks_manifest_read(files[0], &old) != 0)
-        return KS_DRIFT_ERROR;
-    if (ks_manifest_read(files[1], &new) != 0) {
+    int bad = ks_manifest_read(files[0], &old) != 0;
+    if (!bad && ks_manifest_read(files[1], &new) != 0) {
         ks_sigs_free(&old);
+        bad = 1;
+    }
+    if (bad) {                                  /* as findings too (issue 39 #7) */
+        ks_report_print_errors((ks_format)fmt, "diff");
         return KS_DRIFT_ERROR;
     }
     ks_report r = {0};

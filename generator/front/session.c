@@ -301,23 +301,24 @@ static int inside_body(const body_ranges *r, CXSourceLocation loc)
  * spelled in clang's command-line buffer (a -D's value: "-DN=10" in cuda.h's
  * "size_t N"), clang prints none (or kstub's in-memory latedefs.h): the
  * expansion's place is given instead. */
-static char *format_diagnostic(CXDiagnostic d)
+static char *format_diagnostic(CXDiagnostic d, char **file, unsigned *line, unsigned *col)
 {
     unsigned opts = CXDiagnostic_DisplaySourceLocation | CXDiagnostic_DisplayColumn | CXDiagnostic_DisplayOption;
     CXSourceLocation loc = clang_getDiagnosticLocation(d);
     CXFile sf = NULL, ef = NULL;
-    unsigned line, col;
-    clang_getSpellingLocation(loc, &sf, NULL, NULL, NULL);
-    clang_getExpansionLocation(loc, &ef, &line, &col, NULL);
+    clang_getSpellingLocation(loc, &sf, line, col, NULL);
     char *sname = sf ? ks_take(clang_getFileName(sf)) : NULL;
     int cmdline = !sf || strcmp(sname, KS_LATEDEFS_PATH) == 0;   /* or where kstub moved the -D */
-    free(sname);
+    if (cmdline) {
+        clang_getExpansionLocation(loc, &ef, line, col, NULL);
+        free(sname);
+        sname = ef ? ks_take(clang_getFileName(ef)) : NULL;
+    }
+    *file = sname;
     if (!cmdline || !ef)
         return ks_take(clang_formatDiagnostic(d, opts));
     char *bare = ks_take(clang_formatDiagnostic(d, opts & ~(unsigned)CXDiagnostic_DisplaySourceLocation));
-    char *name = ks_take(clang_getFileName(ef));
-    char *out = ks_xasprintf("%s:%u:%u: %s", name, line, col, bare);
-    free(name);
+    char *out = ks_xasprintf("%s:%u:%u: %s", sname, *line, *col, bare);
     free(bare);
     return out;
 }
@@ -343,7 +344,9 @@ static int report_diagnostics(const ks_session *s, int print)
                 have_bodies = 1;
             }
             /* escaped: a file name in it may hold a newline ("x\n::error::") */
-            char *raw = format_diagnostic(d);
+            char *file;
+            unsigned line, col;
+            char *raw = format_diagnostic(d, &file, &line, &col);
             char *msg = ks_escape_controls(raw);
             free(raw);
             /* a file the guard refused is an error in a body too */
@@ -364,9 +367,13 @@ static int report_diagnostics(const ks_session *s, int print)
                 if (print) {
                     fprintf(stderr, "%s\n", msg);
                     ks_count_error();
+                    char *what = ks_take(clang_getDiagnosticSpelling(d));   /* for --format=json/github */
+                    ks_error_keep(file && file[0] ? file : NULL, file && file[0] ? line : 0, col, what);
+                    free(what);
                 }
                 errors++;
             }
+            free(file);
             free(msg);
         }
         clang_disposeDiagnostic(d);

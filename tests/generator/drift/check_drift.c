@@ -909,6 +909,63 @@ START_TEST(check_output_formats)
 }
 END_TEST
 
+/* Issue 39 #7: a tool error (a .cu that does not parse, a manifest that
+ * cannot be read) is in --format=json and github too, with its place. */
+START_TEST(tool_errors_in_every_format)
+{
+    make_tmpdir();
+    char *out;
+    char cu[PATH_MAX], man[PATH_MAX];
+    snprintf(cu, sizeof cu, "%s/e.cu", tmpdir);
+    write_file(cu, "__global__ void k(int *p) {}\nint x = ;\n");
+    int rc = run(&out, "(cd %s && %s check e.cu -o e --format=json 2>/dev/null)", tmpdir, kstub_bin());
+    ck_assert_int_eq(rc, 1);
+    json_error_t err;
+    json_t *root = json_loads(out, 0, &err);
+    ck_assert_msg(root != NULL, "not JSON (%s):\n%s", err.text, out);
+    ck_assert_str_eq(json_string_value(json_object_get(root, "result")), "error");
+    ck_assert_int_eq(json_integer_value(json_object_get(root, "exit_status")), 1);
+    json_t *f0 = json_array_get(json_object_get(root, "findings"), 0);
+    ck_assert_str_eq(json_string_value(json_object_get(f0, "kind")), "error");
+    ck_assert_str_eq(json_string_value(json_object_get(f0, "file")), "e.cu");
+    ck_assert_int_eq(json_integer_value(json_object_get(f0, "line")), 2);
+    ck_assert_int_eq(json_integer_value(json_object_get(f0, "col")), 9);
+    ck_assert_str_eq(json_string_value(json_object_get(f0, "message")), "expected expression");
+    json_decref(root);
+    free(out);
+    rc = run(&out, "(cd %s && %s check e.cu -o e --format=github 2>/dev/null)", tmpdir, kstub_bin());
+    ck_assert_int_eq(rc, 1);
+    expect_has(out, "::error file=e.cu,line=2,col=9,title=kstub check::expected expression\n");
+    free(out);
+    /* a manifest that is no JSON: diff, and check reading the one on disk */
+    snprintf(man, sizeof man, "%s/bad.json", tmpdir);
+    write_file(man, "{\"format\": 1, \"kernels\": [\n");
+    rc = run(&out, "(%s diff --format=github %s %s 2>/dev/null)", kstub_bin(), man, man);
+    ck_assert_int_eq(rc, 1);
+    expect_has(out, "/bad.json,line=2,col=1,title=kstub diff::invalid JSON: ");
+    free(out);
+    rc = run(&out, "(%s diff --format=json %s %s 2>/dev/null)", kstub_bin(), man, man);
+    ck_assert_int_eq(rc, 1);
+    root = json_loads(out, 0, &err);
+    ck_assert_msg(root != NULL, "not JSON (%s):\n%s", err.text, out);
+    ck_assert_str_eq(json_string_value(json_object_get(root, "result")), "error");
+    json_decref(root);
+    free(out);
+    write_file(cu, "__global__ void k(int *p) {}\n");
+    rc = run(&out, "(cd %s && %s e.cu -o e && echo changed >> e.h && %s check e.cu -o e --manifest bad.json "
+             "--format=github 2>/dev/null)", tmpdir, kstub_bin(), kstub_bin());
+    ck_assert_msg(rc == 1, "exit %d:\n%s", rc, out);
+    expect_has(out, "::error file=bad.json,line=2,col=1,title=kstub check::invalid JSON: ");
+    free(out);
+    /* text: standard output stays empty, as before */
+    rc = run(&out, "(%s diff %s %s 2>/dev/null)", kstub_bin(), man, man);
+    ck_assert_int_eq(rc, 1);
+    ck_assert_str_eq(out, "");
+    free(out);
+    remove_tmpdir();
+}
+END_TEST
+
 START_TEST(help_describes_build_and_ci)
 {
     char *out;
@@ -1462,6 +1519,7 @@ static Suite *drift_suite(void)
     tcase_add_test(tc, check_names_what_stands_in_an_outputs_place);
     tcase_add_test(tc, variables_drift);
     tcase_add_test(tc, check_output_formats);
+    tcase_add_test(tc, tool_errors_in_every_format);
     tcase_add_test(tc, help_describes_build_and_ci);
     suite_add_tcase(s, tc);
 
