@@ -24,32 +24,53 @@
 
 typedef struct asked {
     CXFile main;
-    CXFile *files;             /* files the input includes, directly or not */
+    CXFile *files;             /* files the input includes, directly or not, entered or not */
     size_t n;
+    CXFile *entered;           /* those entered from the input's own #include chain */
+    size_t nentered;
 } asked;
 
+static int in_list(CXFile *v, size_t n, CXFile f)
+{
+    for (size_t i = 0; i < n; i++)
+        if (clang_File_isEqual(f, v[i]))
+            return 1;
+    return 0;
+}
+
+static void add(CXFile **v, size_t *n, CXFile f)
+{
+    *v = ks_xrealloc(*v, (*n + 1) * sizeof **v);
+    (*v)[(*n)++] = f;
+}
+
+/* The input's own #include directives, entered or not: a header the
+ * wrapper included first (cuda.h) is still one the input asked for. */
+static enum CXVisitorResult direct_include(void *data, CXCursor c, CXSourceRange r)
+{
+    (void)r;
+    asked *a = data;
+    CXFile f = clang_getIncludedFile(c);
+    if (f)
+        add(&a->files, &a->n, f);
+    return CXVisit_Continue;
+}
+
+/* A file entered from the input, or from a header it asked for. */
 static void collect_asked(CXFile file, CXSourceLocation *stack, unsigned depth, CXClientData data)
 {
     asked *a = data;
+    int from_main = 0, from_asked = 0;
     for (unsigned i = 0; i < depth; i++) {
         CXFile f = NULL;
         clang_getExpansionLocation(stack[i], &f, NULL, NULL, NULL);
-        if (f && clang_File_isEqual(f, a->main)) {
-            a->files = ks_xrealloc(a->files, (a->n + 1) * sizeof *a->files);
-            a->files[a->n++] = file;
-            return;
-        }
+        from_main |= f && (clang_File_isEqual(f, a->main) || in_list(a->entered, a->nentered, f));
+        from_asked |= f && in_list(a->files, a->n, f);
     }
-}
-
-static int is_asked(const asked *a, CXFile f)
-{
-    if (clang_File_isEqual(f, a->main))
-        return 1;
-    for (size_t i = 0; i < a->n; i++)
-        if (clang_File_isEqual(f, a->files[i]))
-            return 1;
-    return 0;
+    if (from_main)
+        add(&a->entered, &a->nentered, file);
+    if (from_main || from_asked)
+        add(&a->files, &a->n, file);
 }
 
 /* The name a define names: "-DN=10" → "N" (length in *len). */
@@ -83,11 +104,12 @@ int ks_latedefs_find(CXTranslationUnit tu, const char *input, const char *const 
     where[0] = '\0';
     if (n == 0)
         return 0;
-    asked a = {clang_getFile(tu, input), NULL, 0};
+    asked a = {clang_getFile(tu, input), NULL, 0, NULL, 0};
     if (!a.main)
         return 0;
+    clang_findIncludesInFile(tu, a.main, (CXCursorAndRangeVisitor){&a, direct_include});
     clang_getInclusions(tu, collect_asked, &a);
-    int outside = 0, found = 0;
+    int outside = 0, found = 0, inside = 0;
     for (unsigned i = 0, nd = clang_getNumDiagnostics(tu); i < nd; i++) {
         CXDiagnostic d = clang_getDiagnostic(tu, i);
         if (clang_getDiagnosticSeverity(d) >= CXDiagnostic_Error) {
@@ -96,7 +118,11 @@ int ks_latedefs_find(CXTranslationUnit tu, const char *input, const char *const 
             clang_getExpansionLocation(clang_getDiagnosticLocation(d), &f, &line, &col, &off);
             char *fname = f ? ks_take(clang_getFileName(f)) : NULL;
             /* kstub's own in-memory headers are asked for by kstub */
-            if (f && fname[0] != '\0' && strncmp(fname, "/__kstub__/", 11) != 0 && !is_asked(&a, f)) {
+            if (f && (clang_File_isEqual(f, a.main) || in_list(a.entered, a.nentered, f)))
+                ;                       /* the input's own error */
+            else if (f && in_list(a.files, a.n, f))
+                inside = 1;             /* one the wrapper included first: gone once moved */
+            else if (f && fname[0] != '\0' && strncmp(fname, "/__kstub__/", 11) != 0) {
                 outside = 1;
                 if (!where[0])
                     snprintf(where, wlen, "%s:%u:%u", fname, line, col);
@@ -116,6 +142,12 @@ int ks_latedefs_find(CXTranslationUnit tu, const char *input, const char *const 
         clang_disposeDiagnostic(d);
     }
     free(a.files);
+    free(a.entered);
+    /* An error in a header the input includes but the wrapper entered
+     * first is nvcc's too (-DN=10 and an #include <cuda.h> of its own):
+     * the parse stands as it is. */
+    if (inside)
+        outside = found = 0;
     if (outside && !found)
         memset(move, 1, n);
     /* every -D/-U of a moved name moves, in its order */

@@ -12,9 +12,10 @@
  * wrapper (a name no file has). */
 #define KS_LATEDEFS_PATH "/__kstub__/user_defines.h"
 
-/* Whether tu's errors lie in headers the input never included (only the
- * wrapper did) where one of defines[] (each "-DNAME[=V]" or "-UNAME") is
- * expanded. Marks those in move[] (all of them when the errors lie there but
+/* Whether tu's errors lie in headers the input never included (only
+ * the wrapper did), where one of defines[] (each "-DNAME[=V]" or "-UNAME")
+ * is expanded (an error in a header the input includes that the wrapper
+ * entered first, cuda.h, is nvcc's too: the parse then stands as it is). Marks those in move[] (all of them when the errors lie there but
  * none is found at their places) and writes the first such place
  * ("cuda.h:11278:77") into where. 1 when some are to move, else 0. */
 int ks_latedefs_find(CXTranslationUnit tu, const char *input, const char *const *defines, size_t n,

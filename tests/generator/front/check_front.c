@@ -510,6 +510,16 @@ START_TEST(user_defines_do_not_reach_the_wrappers_headers)
     expect_lacks(out, "\nerror:");
     expect_lacks(out, "user_defines.h");
     free(out);
+    /* The file's own #include <cuda.h>: nvcc refuses -DN=10 there too, and
+     * so does kstub, at the place (the wrapper included it first). */
+    scratch_write("c.cu", "#include <cuda.h>\n__global__ void k(int *a) {}\n");
+    rc = run(&out, "cd '%s' && %s -DN=10 c.cu -o c/c 2>&1", scratch_dir, kstub_path);
+    ck_assert_msg(rc != 0, "%s", out);
+    expect_has(out, "cuda.h:");
+    expect_has(out, ": error: expected ')'");
+    expect_lacks(out, "note: '-DN=10'");
+    expect_lacks(out, "\nerror:");
+    free(out);
 }
 END_TEST
 
