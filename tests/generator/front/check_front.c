@@ -482,9 +482,13 @@ START_TEST(user_defines_do_not_reach_the_wrappers_headers)
     expect_has(out, "p.cu: note: '-DN=10', '-DX=1', '-DY=1' break ");
     expect_has(out, "cuda.h:");
     free(out);
-    rc = run(&out, "cd '%s' && %s --no-cache -DN=10 -DX=1 -DY=1 p.cu -o n/p 2>&1", scratch_dir, kstub_path);
+    rc = run(&out, "cd '%s' && %s --no-cache -DN=10 -DX=1 -DY=1 -MD p.cu -o n/p 2>&1", scratch_dir, kstub_path);
     ck_assert_msg(rc == 0, "%s", out);
     free(out);
+    char *dep = scratch_read("n/p.d");            /* kstub's in-memory header is no dependency */
+    expect_has(dep, "cuda_fp16.h");
+    expect_lacks(dep, "__kstub__");
+    free(dep);
     h = scratch_read("c/p.h");
     hn = scratch_read("n/p.h");
     ck_assert_str_eq(h, hn);
