@@ -52,9 +52,10 @@ COMMON_SRC := $(sort $(wildcard common/*.c))
 COMMON_OBJ := $(COMMON_SRC:%.c=$(B)/obj/%.o)
 COMMON_LIB := $(B)/lib/libkstub_common.a
 # The generator's folders, from the command line down to its ground floor
-# (docs/design.md); each is on the include path, as common/ is.
-GEN_DIRS := generator/cli generator/drift generator/emit generator/front generator/model generator/base
-GEN_INC := $(GEN_DIRS:%=-I%) -Icommon \
+# (docs/design.md). Only generator/ (and common/) is on the include path:
+# a file includes another folder's header by its path ("front/walk.h").
+GEN_DIRS := generator/cli generator/drift generator/emit generator/front generator/front/prelude generator/image generator/model generator/base
+GEN_INC := -Igenerator -Icommon \
     -DKSTUB_VERSION_TEXT='"$(KS_VERSION_MAJOR).$(KS_VERSION_MINOR).$(KS_VERSION_PATCH)"'
 GEN_SRC := $(sort $(wildcard $(GEN_DIRS:%=%/*.c)))
 # The macro names libkstub's headers define, as a table the generator
@@ -193,13 +194,15 @@ KS__DEST = $(DESTDIR)$(PREFIX)
 
 # Every installed file, relative to $(PREFIX): what uninstall removes.
 KS__INSTALL_FILES = bin/kstub lib/libkstub.a lib/libkstub.so lib/$(LIBKSTUB_SONAME) lib/$(LIBKSTUB_REAL) \
-    include/kstub.h include/kstub_types.h \
-    $(TEMPLATES:templates/%=share/kstub/templates/%) share/kstub/kstub.mk \
+    include/kstub.h include/kstub_types.h include/kstub_python.h \
+    $(TEMPLATES:templates/%=share/kstub/templates/%) $(PY_TARGET:templates/%=share/kstub/templates/%) share/kstub/kstub.mk \
     lib/pkgconfig/kstub.pc lib/pkgconfig/kstub-static.pc lib/cmake/kstub/kstubConfig.cmake lib/cmake/kstub/kstubConfigVersion.cmake \
     share/man/man1/kstub.1 share/bash-completion/completions/kstub \
     $(MAN3:man/%=share/man/%) share/doc/kstub/LICENSE share/doc/kstub/CHANGELOG.md
 # Directories no other package shares: uninstall removes them once empty.
-KS__INSTALL_DIRS = share/kstub/templates share/kstub lib/cmake/kstub share/doc/kstub
+KS__INSTALL_DIRS = share/kstub/templates/python share/kstub/templates share/kstub lib/cmake/kstub share/doc/kstub
+# The Python target (docs/python.md): its templates, installed as share/kstub/templates/python (-T).
+PY_TARGET := $(wildcard templates/python/*.in templates/python/*.json)
 
 # A destination as one shell word, whatever PREFIX or DESTDIR hold (a
 # space, a quote): single-quoted, each ' written as '\''.
@@ -260,7 +263,8 @@ KS__D = $(call ks__q,$(KS__DEST)/$(1))
 .PHONY: uninstall
 install: all
 	install -d $(call KS__D,bin) $(call KS__D,lib) $(call KS__D,include) \
-	    $(call KS__D,share/kstub/templates) $(call KS__D,lib/pkgconfig) $(call KS__D,lib/cmake/kstub) \
+	    $(call KS__D,share/kstub/templates) $(call KS__D,share/kstub/templates/python) \
+	    $(call KS__D,lib/pkgconfig) $(call KS__D,lib/cmake/kstub) \
 	    $(call KS__D,share/man/man1) $(call KS__D,share/man/man3) $(call KS__D,share/doc/kstub) \
 	    $(call KS__D,share/bash-completion/completions)
 	install -m 755 $(KSTUB) $(call KS__D,bin/kstub)
@@ -268,8 +272,9 @@ install: all
 	install -m 644 $(B)/lib/$(LIBKSTUB_REAL) $(call KS__D,lib/)
 	ln -sf $(LIBKSTUB_REAL) $(call KS__D,lib/$(LIBKSTUB_SONAME))
 	ln -sf $(LIBKSTUB_SONAME) $(call KS__D,lib/libkstub.so)
-	install -m 644 runtime/kstub.h runtime/kstub_types.h $(call KS__D,include/)
+	install -m 644 runtime/kstub.h runtime/kstub_types.h runtime/kstub_python.h $(call KS__D,include/)
 	install -m 644 $(TEMPLATES) $(call KS__D,share/kstub/templates/)
+	install -m 644 $(PY_TARGET) $(call KS__D,share/kstub/templates/python/)
 	install -m 644 kstub.mk $(call KS__D,share/kstub/)
 	$(call KS__SUBST,pc) kstub.pc.in > $(call KS__D,lib/pkgconfig/kstub.pc)
 	$(call KS__SUBST,pc) kstub-static.pc.in > $(call KS__D,lib/pkgconfig/kstub-static.pc)

@@ -10,21 +10,23 @@
  *   kstub check [options] INPUT.cu -o OUTBASE    compare with what is on disk
  *   kstub diff OLD.json NEW.json                 classify manifest changes
  */
-#include "cachecmd.h"
-#include "cli.h"
-#include "compdb.h"
-#include "depfile.h"
-#include "drift.h"
-#include "emit.h"
-#include "fileguard.h"
-#include "image.h"
-#include "inputs.h"
-#include "manifest.h"
-#include "naming.h"
-#include "render.h"
-#include "target.h"
-#include "util.h"
-#include "walk.h"
+#include "cli/cache_cmd.h"
+#include "cli/cli.h"
+#include "cli/compdb.h"
+#include "cli/depfile.h"
+#include "cli/diff_cmd.h"
+#include "drift/drift.h"
+#include "emit/emit.h"
+#include "front/fileguard.h"
+#include "image/image.h"
+#include "base/inputs.h"
+#include "drift/manifest.h"
+#include "model/naming.h"
+#include "base/outputs.h"
+#include "emit/render.h"
+#include "model/target.h"
+#include "base/util.h"
+#include "front/walk.h"
 
 #include <limits.h>
 #include <stdio.h>

@@ -28,9 +28,11 @@ int ks_format_parse(const char *s);
  * holds already (issue 39 #7). */
 void ks_report_print_errors(ks_format fmt, const char *command);
 
-/* kstub diff [--format=F] [--source PATH] OLD.json NEW.json: the diff
- * subcommand's main(), so it returns diff's exit status (a KS_DRIFT_* set). */
-int ks_diff_main(int argc, char **argv);
+/* kstub diff (cli/diff_cmd.c reads its command line): compares the
+ * manifests at old_path and new_path, naming source in diagnostics (NULL:
+ * each manifest's own), prints the report in fmt and returns diff's exit
+ * status (a KS_DRIFT_* set). */
+int ks_diff_run(const char *old_path, const char *new_path, const char *source, ks_format fmt);
 
 struct ks_output;
 

@@ -13,10 +13,10 @@
  * header of its own (session.c parses again, with a note). The macros
  * found are clang's: the identifier at each error's expansion location.
  */
-#include "latedefs.h"
+#include "front/latedefs.h"
 
-#include "front.h"
-#include "util.h"
+#include "base/util.h"
+#include "front/cursor.h"
 
 #include <stdio.h>
 #include <stdlib.h>
