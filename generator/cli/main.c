@@ -816,6 +816,14 @@ static int check_output_paths(const ks_output *outs, size_t n)
     return rc;
 }
 
+/* "kstub: N errors; nothing written" (listed, checked) after the errors; 1. */
+static int nothing_done(const char *what)
+{
+    int errors = ks_error_count();
+    fprintf(stderr, "kstub: %d error%s; nothing %s\n", errors, errors == 1 ? "" : "s", what);
+    return 1;
+}
+
 /* Writes every output, all or nothing. */
 static int write_outputs(const cli *c, const generated *g)
 {
@@ -829,9 +837,7 @@ static int write_outputs(const cli *c, const generated *g)
         outs[n].path = g->dpath, outs[n++].text = g->dtext;
     if (check_output_paths(outs, n) == 0 && ks_write_outputs(outs, n) == 0)
         return 0;
-    int errors = ks_error_count();     /* the summary other errors end with (issue 39 #10) */
-    fprintf(stderr, "kstub: %d error%s; nothing written\n", errors, errors == 1 ? "" : "s");
-    return 1;
+    return nothing_done("written");     /* the summary other errors end with (issue 39 #10) */
 }
 
 static void cli_free(cli *c)
@@ -876,19 +882,12 @@ int main(int argc, char **argv)
         if (c.build_dir)
             apply_compdb(&c, &db);
         if (c.list) {
-            if (list(&c) != 0) {
-                int errors = ks_error_count();
-                fprintf(stderr, "kstub: %d error%s; nothing listed\n", errors,
-                        errors == 1 ? "" : "s");
-                rc = 1;
-            }
+            if (list(&c) != 0)
+                rc = nothing_done("listed");
         } else if (generate(&c, &db, &g) == 0) {
             rc = c.check ? check(&c, &g, argc, argv) : write_outputs(&c, &g);
         } else {
-            int errors = ks_error_count();
-            fprintf(stderr, "kstub: %d error%s; nothing %s\n", errors, errors == 1 ? "" : "s",
-                    c.check ? "checked" : "written");
-            rc = 1;
+            rc = nothing_done(c.check ? "checked" : "written");
         }
     }
     if (c.check && rc == KS_DRIFT_ERROR)           /* tool errors as findings too (issue 39 #7) */
