@@ -104,6 +104,13 @@ ks_status ks__cache_open(int *dirfd, char *why, size_t cap)
                  detail);
         return untrusted ? KS_ERR_UNTRUSTED : KS_ERR_IO;
     }
+    /* Only kstub's own directory (KSTUB_CACHE_DIR=/ is not), as kstub's. */
+    if (ks__cache_dir_claim(fd, detail, sizeof detail) != 0) {
+        close(fd);
+        snprintf(why, cap, "the cache directory '%.*s' (from %s) is not used: %s", PATH_MAX, path, origin,
+                 detail);
+        return KS_ERR_UNTRUSTED;
+    }
     *dirfd = fd;
     return KS_OK;
 }

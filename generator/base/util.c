@@ -257,6 +257,26 @@ char *ks_escape_controls(const char *s)
     return ks_buf_take(&b);
 }
 
+static ks_kept_error *kept;
+static size_t nkept;
+
+void ks_error_keep(const char *file, unsigned line, unsigned col, const char *message)
+{
+    if (nkept >= 10000)          /* a bound: the text output has them all */
+        return;
+    kept = ks_xrealloc(kept, (nkept + 1) * sizeof *kept);
+    kept[nkept].file = file ? ks_xstrdup(file) : NULL;
+    kept[nkept].line = line;
+    kept[nkept].col = col;
+    kept[nkept++].message = ks_xstrdup(message);
+}
+
+const ks_kept_error *ks_errors_kept(size_t *n)
+{
+    *n = nkept;
+    return kept;
+}
+
 /* One diagnostic, one line: file names and messages carry paths anyone
  * can choose ("x\n::error::..." as a directory), so control characters are
  * escaped before the line is printed. */
@@ -268,6 +288,8 @@ void ks_verror_at(const char *file, unsigned line, unsigned col, const char *sev
     else if (strcmp(severity, "warning") == 0)
         warning_count++;
     char *raw = ks_xvasprintf(fmt, ap);
+    if (strcmp(severity, "error") == 0)
+        ks_error_keep(file, line, col, raw);
     char *msg = ks_escape_controls(raw);
     char *where = file ? ks_escape_controls(file) : NULL;
     if (where && line)

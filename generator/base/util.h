@@ -67,6 +67,17 @@ void ks_warning_at(const char *file, unsigned line, unsigned col, const char *fm
 void ks_verror_at(const char *file, unsigned line, unsigned col, const char *severity,
                   const char *fmt, va_list ap);
 
+/* Every error, kept as well as printed, for --format=json/github (the
+ * drift report lists them): ks_verror_at's, and libclang's, which the
+ * front end passes to ks_error_keep. In the order they came; message raw. */
+typedef struct ks_kept_error {
+    char *file;                /* NULL: none */
+    unsigned line, col;        /* 0: none */
+    char *message;
+} ks_kept_error;
+void ks_error_keep(const char *file, unsigned line, unsigned col, const char *message);
+const ks_kept_error *ks_errors_kept(size_t *n);
+
 /* basename without directories; points into s. */
 const char *ks_basename(const char *s);
 /* The components of path made absolute against the working directory, "."

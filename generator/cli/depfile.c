@@ -54,8 +54,9 @@ static void visit_inclusion(CXFile file, CXSourceLocation *stack, unsigned depth
     CXString name = clang_getFileName(file);
     const char *path = clang_getCString(name);
     /* The main file comes first with depth 0; clang's own preamble
-     * buffers have no real path, nor has kstub's in-memory header. */
-    if (path && *path && path[0] != '<' && strcmp(path, KS_COMPAT_PATH) != 0) {
+     * buffers have no real path, nor have kstub's in-memory headers
+     * (the compat header, the -D/-U latedefs.c moves after the wrapper). */
+    if (path && *path && path[0] != '<' && strncmp(path, "/__kstub__/", 11) != 0) {
         int sys = depth > 0 &&
                   clang_Location_isInSystemHeader(clang_getLocationForOffset(v->tu, file, 0));
         add_file(v->deps, path, sys);

@@ -817,6 +817,14 @@ static int check_output_paths(const ks_output *outs, size_t n)
     return rc;
 }
 
+/* "kstub: N errors; nothing written" (listed, checked) after the errors; 1. */
+static int nothing_done(const char *what)
+{
+    int errors = ks_error_count();
+    fprintf(stderr, "kstub: %d error%s; nothing %s\n", errors, errors == 1 ? "" : "s", what);
+    return 1;
+}
+
 /* Writes every output, all or nothing. */
 static int write_outputs(const cli *c, const generated *g)
 {
@@ -828,11 +836,9 @@ static int write_outputs(const cli *c, const generated *g)
         outs[n].path = c->o.manifest, outs[n++].text = g->json;
     if (g->dtext)
         outs[n].path = g->dpath, outs[n++].text = g->dtext;
-    if (check_output_paths(outs, n) != 0) {
-        fprintf(stderr, "kstub: nothing written\n");
-        return 1;
-    }
-    return ks_write_outputs(outs, n) == 0 ? 0 : 1;
+    if (check_output_paths(outs, n) == 0 && ks_write_outputs(outs, n) == 0)
+        return 0;
+    return nothing_done("written");     /* the summary other errors end with (issue 39 #10) */
 }
 
 static void cli_free(cli *c)
@@ -879,21 +885,16 @@ int main(int argc, char **argv)
         if (c.build_dir)
             apply_compdb(&c, &db);
         if (c.list) {
-            if (list(&c) != 0) {
-                int errors = ks_error_count();
-                fprintf(stderr, "kstub: %d error%s; nothing listed\n", errors,
-                        errors == 1 ? "" : "s");
-                rc = 1;
-            }
+            if (list(&c) != 0)
+                rc = nothing_done("listed");
         } else if (generate(&c, &db, &g) == 0) {
             rc = c.check ? check(&c, &g, argc, argv) : write_outputs(&c, &g);
         } else {
-            int errors = ks_error_count();
-            fprintf(stderr, "kstub: %d error%s; nothing %s\n", errors, errors == 1 ? "" : "s",
-                    c.check ? "checked" : "written");
-            rc = 1;
+            rc = nothing_done(c.check ? "checked" : "written");
         }
     }
+    if (c.check && rc == KS_DRIFT_ERROR)           /* tool errors as findings too (issue 39 #7) */
+        ks_report_print_errors((ks_format)c.format, "check");
     generated_free(&g);
     ks_compdb_free(&db);
     cli_free(&c);

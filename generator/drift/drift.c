@@ -371,16 +371,23 @@ static void diff_vars(diff_ctx *d)
 int ks_diff_run(const char *old_path, const char *new_path, const char *source, ks_format fmt)
 {
     ks_sigs old, new;
-    if (ks_manifest_read(old_path, &old) != 0)
-        return KS_DRIFT_ERROR;
-    if (ks_manifest_read(new_path, &new) != 0) {
+    int bad = ks_manifest_read(old_path, &old) != 0;
+    if (!bad && ks_manifest_read(new_path, &new) != 0) {
         ks_sigs_free(&old);
+        bad = 1;
+    }
+    if (bad) {                                  /* as findings too (issue 39 #7) */
+        ks_report_print_errors((ks_format)fmt, "diff");
         return KS_DRIFT_ERROR;
     }
     ks_report r = {0};
     const char *new_file = source ? source : new.source;
     const char *old_file = source ? source : old.source;
     diff_ctx d = {&r, old_file, new_file, &old, &new, {0}};
+    if (strcmp(old.source, new.source) != 0)      /* a note: kernels are still compared by name */
+        ks_report_add(&r, KS_SEV_NOTE, "sources_differ", new_file, 0, 0, NULL,
+                      "the manifests are of different sources, '%s' (%s) and '%s' (%s): kernels are "
+                      "compared by name", old.source, old_path, new.source, new_path);
     diff_models(&d);
     ks_buf sum = {0};
     ks_buf_printf(&sum, "kstub diff: ");

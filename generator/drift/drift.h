@@ -22,6 +22,12 @@ typedef enum { KS_FORMAT_TEXT, KS_FORMAT_JSON, KS_FORMAT_GITHUB } ks_format;
 /* "text", "json" or "github"; -1 if none of those. */
 int ks_format_parse(const char *s);
 
+/* For a run that failed (exit 1) under --format=json or github: every
+ * error it printed (ks_errors_kept), as findings of kind "error" with
+ * their file:line:col, "result": "error"; nothing for text, which stderr
+ * holds already (issue 39 #7). */
+void ks_report_print_errors(ks_format fmt, const char *command);
+
 /* kstub diff (cli/diff_cmd.c reads its command line): compares the
  * manifests at old_path and new_path, naming source in diagnostics (NULL:
  * each manifest's own), prints the report in fmt and returns diff's exit

@@ -475,8 +475,13 @@ static int manifest_from_json(const json_t *root, const char *path, ks_sigs *m)
     const json_t *format = json_object_get(root, F_FORMAT);
     const json_t *kernels = json_object_get(root, F_KERNELS);
     if (!json_is_integer(format) || json_integer_value(format) != KSTUB_MANIFEST_FORMAT) {
+        /* the value found, as JSON, cut at 64 bytes */
+        char *found = format ? json_dumps(format, JSON_ENCODE_ANY | JSON_COMPACT) : NULL;
+        if (found && strlen(found) > 64)
+            strcpy(found + 61, "...");
         ks_error_at(path, 0, 0, "not a kstub manifest of format %d (\"" F_FORMAT "\" is %s)",
-                    KSTUB_MANIFEST_FORMAT, format ? "different" : "missing");
+                    KSTUB_MANIFEST_FORMAT, found ? found : "missing");
+        free(found);
         return -1;
     }
     if (!json_is_array(kernels)) {

@@ -129,7 +129,8 @@ int ks_report_status(const ks_report *r)
 
 static const char *result_word(int status)
 {
-    return status & KS_DRIFT_BREAKING ? "breaking"
+    return status & KS_DRIFT_ERROR ? "error"
+           : status & KS_DRIFT_BREAKING ? "breaking"
            : status & KS_DRIFT_CHANGED ? "compatible" : "none";
 }
 
@@ -146,6 +147,7 @@ void ks_report_print(const ks_report *r, ks_format fmt, const char *command, con
             json_object_set_new(o, "kind", json_string(f->kind));
             json_object_set_new(o, "file", f->file ? json_string(f->file) : json_null());
             json_object_set_new(o, "line", f->line ? json_integer(f->line) : json_null());
+            json_object_set_new(o, "col", f->line && f->col ? json_integer(f->col) : json_null());
             json_object_set_new(o, "kernel", f->kernel ? json_string(f->kernel) : json_null());
             json_object_set_new(o, "symbol", f->symbol ? json_string(f->symbol) : json_null());
             json_object_set_new(o, "message", json_string(f->message));
@@ -153,7 +155,7 @@ void ks_report_print(const ks_report *r, ks_format fmt, const char *command, con
         }
         json_t *root = json_pack("{s:s, s:s, s:i, s:o, s:o}", "command", command,
                                  "result", result_word(status), "exit_status", status,
-                                 "findings", list, "fix", fix ? json_string(fix) : json_null());
+                                 "findings", list, "fix", fix && status ? json_string(fix) : json_null());
         json_dumpf(root, out, JSON_INDENT(2) | JSON_PRESERVE_ORDER);
         fputc('\n', out);
         json_decref(root);
@@ -218,4 +220,17 @@ void ks_report_count(const ks_report *r, ks_buf *b)
     }
     ks_buf_printf(b, "%zu breaking change%s, %zu compatible change%s", errors,
                   errors == 1 ? "" : "s", warnings, warnings == 1 ? "" : "s");
+}
+
+void ks_report_print_errors(ks_format fmt, const char *command)
+{
+    if (fmt == KS_FORMAT_TEXT)
+        return;
+    size_t n;
+    const ks_kept_error *e = ks_errors_kept(&n);
+    ks_report r = {0};
+    for (size_t i = 0; i < n; i++)
+        ks_report_add(&r, KS_SEV_ERROR, "error", e[i].file, e[i].line, e[i].col, NULL, "%s", e[i].message);
+    ks_report_print(&r, fmt, command, NULL, NULL, KS_DRIFT_ERROR);
+    ks_report_free(&r);
 }

@@ -15,6 +15,7 @@
 #include "front/session.h"
 #include "front/cursor.h"
 #include "front/compat.h"
+#include "front/latedefs.h"
 #include "base/inputs.h"
 
 #include <dlfcn.h>
@@ -302,6 +303,32 @@ static int inside_body(const body_ranges *r, CXSourceLocation loc)
     return 0;
 }
 
+/* A diagnostic as clang formats it, with its place. Where the place is
+ * spelled in clang's command-line buffer (a -D's value: "-DN=10" in cuda.h's
+ * "size_t N"), clang prints none (or kstub's in-memory latedefs.h): the
+ * expansion's place is given instead. */
+static char *format_diagnostic(CXDiagnostic d, char **file, unsigned *line, unsigned *col)
+{
+    unsigned opts = CXDiagnostic_DisplaySourceLocation | CXDiagnostic_DisplayColumn | CXDiagnostic_DisplayOption;
+    CXSourceLocation loc = clang_getDiagnosticLocation(d);
+    CXFile sf = NULL, ef = NULL;
+    clang_getSpellingLocation(loc, &sf, line, col, NULL);
+    char *sname = sf ? ks_take(clang_getFileName(sf)) : NULL;
+    int cmdline = !sf || strcmp(sname, KS_LATEDEFS_PATH) == 0;   /* or where kstub moved the -D */
+    if (cmdline) {
+        clang_getExpansionLocation(loc, &ef, line, col, NULL);
+        free(sname);
+        sname = ef ? ks_take(clang_getFileName(ef)) : NULL;
+    }
+    *file = sname;
+    if (!cmdline || !ef)
+        return ks_take(clang_formatDiagnostic(d, opts));
+    char *bare = ks_take(clang_formatDiagnostic(d, opts & ~(unsigned)CXDiagnostic_DisplaySourceLocation));
+    char *out = ks_xasprintf("%s:%u:%u: %s", sname, *line, *col, bare);
+    free(bare);
+    return out;
+}
+
 /* Prints libclang's error diagnostics (the parse call returns success even
  * when the source has errors); returns how many count. nvcc is the compiler
  * of record and kstub needs the signatures, not the bodies: an error inside
@@ -323,9 +350,9 @@ static int report_diagnostics(const ks_session *s, int print)
                 have_bodies = 1;
             }
             /* escaped: a file name in it may hold a newline ("x\n::error::") */
-            char *raw = ks_take(clang_formatDiagnostic(d, CXDiagnostic_DisplaySourceLocation |
-                                                             CXDiagnostic_DisplayColumn |
-                                                             CXDiagnostic_DisplayOption));
+            char *file;
+            unsigned line, col;
+            char *raw = format_diagnostic(d, &file, &line, &col);
             char *msg = ks_escape_controls(raw);
             free(raw);
             /* a file the guard refused is an error in a body too */
@@ -346,9 +373,13 @@ static int report_diagnostics(const ks_session *s, int print)
                 if (print) {
                     fprintf(stderr, "%s\n", msg);
                     ks_count_error();
+                    char *what = ks_take(clang_getDiagnosticSpelling(d));   /* for --format=json/github */
+                    ks_error_keep(file && file[0] ? file : NULL, file && file[0] ? line : 0, col, what);
+                    free(what);
                 }
                 errors++;
             }
+            free(file);
             free(msg);
         }
         clang_disposeDiagnostic(d);
@@ -534,6 +565,51 @@ static void drop_parse(ks_session *s)
     ks_prelude_close(&s->prelude);
 }
 
+/* After a parse with errors in headers the input never includes, at an
+ * expansion of one of its -D/-U (latedefs.c): those given after clang's
+ * CUDA wrapper from now on, with a note. 1 when moved (parse again). */
+static int move_defines(ks_session *s)
+{
+    const ks_options *opts = s->opts;
+    unsigned char *move = ks_xmalloc(opts->ndefines);
+    char where[PATH_MAX + 64];
+    if (!ks_latedefs_find(s->tu, opts->input, opts->defines, opts->ndefines, move, where, sizeof where)) {
+        free(move);
+        return 0;
+    }
+    s->late = ks_latedefs_text(opts->defines, opts->ndefines, move);
+    ks_buf names = {0};
+    size_t n = 0, moved = 0;
+    const char **args = ks_xmalloc((s->nargs + 2) * sizeof *args);
+    for (size_t i = 0; i < s->nargs; i++) {
+        int skip = 0;
+        for (size_t j = 0; j < opts->ndefines; j++)
+            if (move[j] && s->args[i] == opts->defines[j])
+                skip = 1;
+        if (skip) {
+            ks_buf_printf(&names, "%s'%s'", moved++ ? ", " : "", s->args[i]);
+            continue;
+        }
+        if (strcmp(s->args[i], "-include") == 0 && i + 1 < s->nargs && strcmp(s->args[i + 1], KS_COMPAT_PATH) == 0) {
+            args[n++] = "-include";             /* before the compat header, after the wrapper */
+            args[n++] = KS_LATEDEFS_PATH;
+        }
+        args[n++] = s->args[i];
+    }
+    free(s->args);
+    s->args = args;
+    s->nargs = n;
+    s->nuser -= moved;                          /* they were the input's own, last */
+    char *list = ks_buf_take(&names);
+    ks_note_at(opts->input, 0, 0, "%s break%s %s, in a header clang's CUDA wrapper includes and nvcc's "
+               "cuda_runtime.h does not, which this file never includes: %s given after the wrapper, "
+               "for this file and what it includes", list, moved == 1 ? "s" : "", where,
+               moved == 1 ? "it is" : "they are");
+    free(list);
+    free(move);
+    return 1;
+}
+
 /* One parse of the input with these flags: with the prelude when it can be
  * used, else without it. scan is the input's text (for its leading
  * includes). 0, or -1 after reporting errors. */
@@ -541,7 +617,14 @@ static int parse(ks_session *s, const char *scan, size_t scan_len, struct CXUnsa
                  unsigned nunsaved, unsigned flags)
 {
     const ks_options *opts = s->opts;
-    int pre = parse_with_prelude(s, scan, scan_len, unsaved, nunsaved, flags);
+    struct CXUnsavedFile files[3], *given = unsaved;
+    unsigned ngiven = nunsaved;
+    if (s->late) {                  /* its header given, and no prelude: built without it */
+        memcpy(files, unsaved, nunsaved * sizeof *files);
+        files[nunsaved++] = (struct CXUnsavedFile){KS_LATEDEFS_PATH, s->late, (unsigned long)strlen(s->late)};
+        unsaved = files;
+    }
+    int pre = s->late ? PRELUDE_NONE : parse_with_prelude(s, scan, scan_len, unsaved, nunsaved, flags);
     if (pre == PRELUDE_USED)
         return report_diagnostics(s, s->quiet ? 2 : 1) ? -1 : 0;
     s->index = clang_createIndex(s->local_decls, 0);
@@ -553,6 +636,10 @@ static int parse(ks_session *s, const char *scan, size_t scan_len, struct CXUnsa
         s->tu = NULL;
         ks_prelude_close(&s->prelude);
         return -1;
+    }
+    if (!s->late && opts->ndefines && report_diagnostics(s, 0) && move_defines(s)) {
+        drop_parse(s);
+        return parse(s, scan, scan_len, given, ngiven, flags);
     }
     int errors = report_diagnostics(s, s->quiet ? 2 : 1);
     /* The prelude failed where a parse without it succeeds: the entry was
@@ -723,10 +810,11 @@ static int reparse(ks_session *s, const char *text, size_t len, int print)
 {
     size_t clen;
     const char *compat = ks_compat_header(&clen);
-    struct CXUnsavedFile unsaved[2] = {{KS_COMPAT_PATH, compat, (unsigned long)clen},
-                                       {s->opts->input, text, (unsigned long)len}};
+    struct CXUnsavedFile unsaved[3] = {{KS_COMPAT_PATH, compat, (unsigned long)clen},
+                                       {s->opts->input, text, (unsigned long)len},
+                                       {KS_LATEDEFS_PATH, s->late, s->late ? (unsigned long)strlen(s->late) : 0}};
     count_parse("again, with what kstub writes in");
-    int rc = clang_reparseTranslationUnit(s->tu, 2, unsaved, clang_defaultReparseOptions(s->tu));
+    int rc = clang_reparseTranslationUnit(s->tu, s->late ? 3 : 2, unsaved, clang_defaultReparseOptions(s->tu));
     if (rc != 0) {
         ks_error_at(s->opts->input, 0, 0, "libclang could not parse the file again (error %d)", rc);
         return -1;
@@ -751,5 +839,6 @@ void ks_session_close(ks_session *s)
         free(s->owned[i]);
     free(s->owned);
     free(s->args);
+    free(s->late);
     memset(s, 0, sizeof *s);
 }

@@ -27,6 +27,7 @@ typedef struct ks_session {
                                   from them), not the translation unit's own */
     int quiet;                 /* set before opening: a parse again of what a parse before
                                   reported (errors in bodies not reported twice) */
+    char *late;                /* the input's -D/-U moved after the CUDA wrapper (latedefs.c), or NULL */
 } ks_session;
 
 /* Parses opts->input device-side, as nvcc's device pass sees it; text, when

@@ -418,6 +418,26 @@ START_TEST(cache_fifo_entry_ignored)
 }
 END_TEST
 
+/* A directory that is not kstub's (KSTUB_CACHE_DIR=/ or ~: here one that
+ * holds a file no kstub cache writes, "passwd") is not used, as kstub refuses it
+ * (issue 41 #15): the launch works, uncached, and nothing is written there. */
+START_TEST(cache_dir_not_kstubs_not_used)
+{
+    fake.set_params("saxpy", 4, saxpy_off, saxpy_size);
+    char dir[PATH_MAX + 16], file[PATH_MAX + 32];
+    snprintf(dir, sizeof dir, "%s/home", tmp_dir);
+    ck_assert_int_eq(mkdir(dir, 0700), 0);
+    snprintf(file, sizeof file, "%s/passwd", dir);
+    write_text(file, "root:x:0:0::/root:/bin/sh\n");
+    setenv("KSTUB_CACHE_DIR", dir, 1);
+    ck_assert_status(ks_cache_check(), KS_ERR_UNTRUSTED);
+    ck_assert_message_has("passwd");
+    ck_assert_status(launch_saxpy(), KS_OK);
+    ck_assert_int_eq(count_files(dir, ""), 1);           /* passwd alone: no entry, no tag */
+    ck_assert_int_eq(fnv.calls("nvrtcCompileProgram"), 1);
+}
+END_TEST
+
 /* A KSTUB_CACHE_DIR longer than PATH_MAX is refused, not cut short (issue 10 #17). */
 START_TEST(cache_dir_longer_than_path_max)
 {
@@ -877,6 +897,9 @@ START_TEST(cache_trimmed_under_the_cap_after_a_miss)
     char mk[PATH_MAX];
     snprintf(mk, sizeof mk, "mkdir -p -m 700 '%s'", cache_dir);
     ck_assert_int_eq(system(mk), 0);
+    char tag[PATH_MAX + 16];                      /* kstub's directory: notes.txt is the user's */
+    snprintf(tag, sizeof tag, "%s/CACHEDIR.TAG", cache_dir);
+    write_text(tag, "Signature: 8a477f597d28d172789f06886806bc55\n# kstub's cache\n");
     cache_file(KEY_A ".nvrtc", 4096, 400);
     cache_file(KEY_B ".prelude", 96, 300);
     cache_file(KEY_B ".0123456789abcdef.pch", 4000, 300);
@@ -924,7 +947,7 @@ void runtime_cases_cache(Suite *s)
                                        cache_corrupt_entry_rebuilt, cache_truncated_entry_rebuilt,
                                        cache_short_entry_rebuilt, cache_foreign_entry_rebuilt,
                                        cache_disabled_writes_nothing, cache_unsafe_dir_not_used,
-                                       cache_parent_writable_not_used,
+                                       cache_parent_writable_not_used, cache_dir_not_kstubs_not_used,
                                        cache_parent_swap_race_never_loads_the_attackers_entry,
                                        cache_fifo_entry_ignored, cache_dir_longer_than_path_max,
                                        cache_key_follows_includes, cache_unfollowable_includes_not_cached,

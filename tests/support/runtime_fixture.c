@@ -169,7 +169,7 @@ void the_entry(char *out, size_t cap)
     int n = 0;
     struct dirent *e;
     while ((e = readdir(d)) != NULL) {
-        if (e->d_name[0] == '.')
+        if (e->d_name[0] == '.' || strcmp(e->d_name, "CACHEDIR.TAG") == 0)   /* the cache's tag is no entry */
             continue;
         snprintf(out, cap, "%s/%s", cache_dir, e->d_name);
         n++;

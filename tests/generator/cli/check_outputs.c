@@ -5,7 +5,9 @@
  *    a header beside the input or found through -I, compile_commands.json
  *    and an options file of -p, a -T template, a hard link to a header;
  *  - -o never names a header that shadows one the generated header
- *    includes (<kstub.h>, <kstub_types.h>, ...).
+ *    includes (<kstub.h>, <kstub_types.h>, ...);
+ *  - an output directory that cannot be written ends with the summary
+ *    line (issue 39 #10).
  *
  * Every kstub here runs under timeout(1). Run from the repository root
  * (make check-outputs does) with KSTUB and SRCDIR set.
@@ -64,7 +66,7 @@ START_TEST(output_is_not_the_header_beside_the_input)
     int rc = run(&out, KSTUB " x.cu -o x", scratch_dir, kstub_path);
     ck_assert_msg(rc == 1, "exit %d:\n%s", rc, out);
     expect_has(out, "output 'x.h' is the input './x.h'");
-    expect_has(out, "nothing written");
+    expect_has(out, "kstub: 1 error; nothing written");
     expect_kept("x.h", header_text);
     ck_assert(!scratch_exists("x.c"));
     free(out);
@@ -199,6 +201,33 @@ START_TEST(outbase_that_shadows_a_runtime_header_is_refused)
 }
 END_TEST
 
+/* ---- issue 39 #10: an output directory that cannot be written --------------------------------- */
+
+/* The errors end with the summary every other error ends with: a folder
+ * without write permission (unless root, whom it does not stop) and one no
+ * one can create files in (/proc). */
+START_TEST(unwritable_output_dir_ends_with_the_summary)
+{
+    scratch_write("x.cu", plain_kernel);
+    char *out = NULL;
+    int rc;
+    if (geteuid() != 0) {
+        ck_assert_int_eq(run(NULL, "cd '%s' && mkdir ro && chmod 555 ro", scratch_dir), 0);
+        rc = run(&out, KSTUB " x.cu -o ro/x", scratch_dir, kstub_path);
+        ck_assert_msg(rc == 1, "exit %d:\n%s", rc, out);
+        expect_has(out, "ro/x.h: error: cannot write into 'ro/'");
+        expect_has(out, "kstub: 2 errors; nothing written\n");
+        free(out);
+        run(NULL, "chmod 755 '%s/ro'", scratch_dir);
+    }
+    rc = run(&out, KSTUB " x.cu -o /proc/kstub-no-such-output", scratch_dir, kstub_path);
+    ck_assert_msg(rc == 1, "exit %d:\n%s", rc, out);
+    expect_has(out, "/proc/kstub-no-such-output.h: error: ");
+    expect_has(out, "kstub: 1 error; nothing written\n");
+    free(out);
+}
+END_TEST
+
 static Suite *outputs_suite(void)
 {
     Suite *s = suite_create("outputs");
@@ -210,6 +239,7 @@ static Suite *outputs_suite(void)
     tcase_add_test(tc, output_is_not_the_compile_database_nor_its_options_file);
     tcase_add_test(tc, output_is_not_a_template);
     tcase_add_test(tc, outbase_that_shadows_a_runtime_header_is_refused);
+    tcase_add_test(tc, unwritable_output_dir_ends_with_the_summary);
     suite_add_tcase(s, tc);
     return s;
 }

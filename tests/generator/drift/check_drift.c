@@ -597,7 +597,24 @@ START_TEST(diff_tool_and_usage_errors)
     expect_has(out, "bad.json:");
     free(out);
     ck_assert_int_eq(run(&out, "%s diff %s/ok.json %s/v2.json", kstub_bin(), tmpdir, tmpdir), 1);
-    expect_has(out, "not a kstub manifest of format 1");
+    expect_has(out, "not a kstub manifest of format 1 (\"format\" is 2)");   /* the value found (issue 39 #11) */
+    free(out);
+    snprintf(path, sizeof path, "%s/vs.json", tmpdir);
+    write_file(path, "{\"format\": \"1.0\", \"kernels\": []}\n");
+    ck_assert_int_eq(run(&out, "%s diff %s/ok.json %s/vs.json", kstub_bin(), tmpdir, tmpdir), 1);
+    expect_has(out, "(\"format\" is \"1.0\")");
+    free(out);
+    /* Manifests of different sources: compared, with a note saying so (issue 39 #11). */
+    snprintf(path, sizeof path, "%s/other.json", tmpdir);
+    char *text = ks_xasprintf("{\"format\": 1, \"source\": \"t.cu\", \"kernels\": [%s]}\n", BASE);
+    write_file(path, text);
+    free(text);
+    ck_assert_int_eq(run(&out, "%s diff %s/ok.json %s/other.json", kstub_bin(), tmpdir, tmpdir), 0);
+    expect_has(out, "t.cu: note: the manifests are of different sources, 's.cu' (");
+    expect_has(out, "kstub diff: no change");
+    free(out);
+    ck_assert_int_eq(run(&out, "%s diff %s/ok.json %s/ok.json", kstub_bin(), tmpdir, tmpdir), 0);
+    expect_lacks(out, "different sources");
     free(out);
     ck_assert_int_eq(run(&out, "%s diff %s/ok.json %s/none.json", kstub_bin(), tmpdir, tmpdir), 1);
     free(out);
@@ -872,10 +889,78 @@ START_TEST(check_output_formats)
     json_decref(root);
     free(out);
 
+    /* Nothing to fix: "fix": null, as docs/ci.md shows (issue 39 #12). */
+    ck_assert_int_eq(run(&out, "%s %s 2>&1", kstub_bin(), args), 0);
+    free(out);
+    ck_assert_int_eq(run(&out, "%s check %s --format=json", kstub_bin(), args), 0);
+    root = json_loads(out, 0, &err);
+    ck_assert_msg(root != NULL, "not JSON (%s):\n%s", err.text, out);
+    ck_assert_str_eq(json_string_value(json_object_get(root, "result")), "none");
+    ck_assert(json_is_null(json_object_get(root, "fix")));
+    json_decref(root);
+    free(out);
+
     ck_assert_int_eq(run(&out, "%s check %s --format=yaml", kstub_bin(), args), 2);
     free(out);
     ck_assert_int_eq(run(&out, "%s %s --format=json", kstub_bin(), args), 2);
     expect_has(out, "--format is for --list, kstub check and kstub diff");
+    free(out);
+    remove_tmpdir();
+}
+END_TEST
+
+/* Issue 39 #7: a tool error (a .cu that does not parse, a manifest that
+ * cannot be read) is in --format=json and github too, with its place. */
+START_TEST(tool_errors_in_every_format)
+{
+    make_tmpdir();
+    char *out;
+    char cu[PATH_MAX], man[PATH_MAX];
+    snprintf(cu, sizeof cu, "%s/e.cu", tmpdir);
+    write_file(cu, "__global__ void k(int *p) {}\nint x = ;\n");
+    int rc = run(&out, "(cd %s && %s check e.cu -o e --format=json 2>/dev/null)", tmpdir, kstub_bin());
+    ck_assert_int_eq(rc, 1);
+    json_error_t err;
+    json_t *root = json_loads(out, 0, &err);
+    ck_assert_msg(root != NULL, "not JSON (%s):\n%s", err.text, out);
+    ck_assert_str_eq(json_string_value(json_object_get(root, "result")), "error");
+    ck_assert_int_eq(json_integer_value(json_object_get(root, "exit_status")), 1);
+    json_t *f0 = json_array_get(json_object_get(root, "findings"), 0);
+    ck_assert_str_eq(json_string_value(json_object_get(f0, "kind")), "error");
+    ck_assert_str_eq(json_string_value(json_object_get(f0, "file")), "e.cu");
+    ck_assert_int_eq(json_integer_value(json_object_get(f0, "line")), 2);
+    ck_assert_int_eq(json_integer_value(json_object_get(f0, "col")), 9);
+    ck_assert_str_eq(json_string_value(json_object_get(f0, "message")), "expected expression");
+    json_decref(root);
+    free(out);
+    rc = run(&out, "(cd %s && %s check e.cu -o e --format=github 2>/dev/null)", tmpdir, kstub_bin());
+    ck_assert_int_eq(rc, 1);
+    expect_has(out, "::error file=e.cu,line=2,col=9,title=kstub check::expected expression\n");
+    free(out);
+    /* a manifest that is no JSON: diff, and check reading the one on disk */
+    snprintf(man, sizeof man, "%s/bad.json", tmpdir);
+    write_file(man, "{\"format\": 1, \"kernels\": [\n");
+    rc = run(&out, "(%s diff --format=github %s %s 2>/dev/null)", kstub_bin(), man, man);
+    ck_assert_int_eq(rc, 1);
+    expect_has(out, "/bad.json,line=2,col=1,title=kstub diff::invalid JSON: ");
+    free(out);
+    rc = run(&out, "(%s diff --format=json %s %s 2>/dev/null)", kstub_bin(), man, man);
+    ck_assert_int_eq(rc, 1);
+    root = json_loads(out, 0, &err);
+    ck_assert_msg(root != NULL, "not JSON (%s):\n%s", err.text, out);
+    ck_assert_str_eq(json_string_value(json_object_get(root, "result")), "error");
+    json_decref(root);
+    free(out);
+    write_file(cu, "__global__ void k(int *p) {}\n");
+    rc = run(&out, "(cd %s && %s e.cu -o e && echo changed >> e.h && %s check e.cu -o e --manifest bad.json "
+             "--format=github 2>/dev/null)", tmpdir, kstub_bin(), kstub_bin());
+    ck_assert_msg(rc == 1, "exit %d:\n%s", rc, out);
+    expect_has(out, "::error file=bad.json,line=2,col=1,title=kstub check::invalid JSON: ");
+    free(out);
+    /* text: standard output stays empty, as before */
+    rc = run(&out, "(%s diff %s %s 2>/dev/null)", kstub_bin(), man, man);
+    ck_assert_int_eq(rc, 1);
+    ck_assert_str_eq(out, "");
     free(out);
     remove_tmpdir();
 }
@@ -1434,6 +1519,7 @@ static Suite *drift_suite(void)
     tcase_add_test(tc, check_names_what_stands_in_an_outputs_place);
     tcase_add_test(tc, variables_drift);
     tcase_add_test(tc, check_output_formats);
+    tcase_add_test(tc, tool_errors_in_every_format);
     tcase_add_test(tc, help_describes_build_and_ci);
     suite_add_tcase(s, tc);
 

@@ -7,7 +7,8 @@
  * macro, a function-like macro's name without arguments), __launch_bounds__
  * text inside a body (issue 10 #16), and the short-typedef read under
  * valgrind (issue 10 #2), bytes that are no UTF-8 in a macro's argument
- * (issue 41 #8).
+ * (issue 41 #8), the input's -D/-U kept from the headers only clang's CUDA
+ * wrapper includes (issue 41 #10).
  *
  * Run from the repository root (make check-front does) with KSTUB and SRCDIR
  * set; VALGRIND names valgrind, SAN_FLAGS the sanitizers kstub was built with.
@@ -452,6 +453,80 @@ START_TEST(universal_characters_mangled_as_nvcc)
 }
 END_TEST
 
+/* ---- issue 41 #10: the input's -D/-U and the headers clang's CUDA wrapper reads ----------------- */
+
+/* -DN=10 (-DX=1, -DY=1) is nvcc's for this file; clang's wrapper includes
+ * cuda.h and more, where N, X, Y are names. Those defines are given after the
+ * wrapper (a note says so); a -D that shapes the CUDA headers
+ * (CUDA_API_PER_THREAD_DEFAULT_STREAM, which cuda_runtime_api.h reads, and
+ * __CUDA_NO_HALF_OPERATORS__, which cuda_fp16.hpp reads) still reaches them;
+ * cached output is --no-cache output; an error a -D's value causes names
+ * the file, line and column it lands on. */
+START_TEST(user_defines_do_not_reach_the_wrappers_headers)
+{
+    scratch_write("p.cu", "#include <cuda_fp16.h>\n"
+                          "template <class T, class = void> struct has_plus { enum { value = 0 }; };\n"
+                          "template <class T> struct has_plus<T, decltype((void)(T() + T()))> "
+                          "{ enum { value = 1 }; };\n"
+                          "struct half_ops { char c[has_plus<__half>::value + 1]; };\n"
+                          "__global__ void k_half(half_ops s) {}\n"
+                          "#ifdef __CUDART_API_PER_THREAD_DEFAULT_STREAM\n"
+                          "__global__ void k_ptds(int *a) { a[0] = N + X + Y; }\n"
+                          "#else\n"
+                          "__global__ void k_legacy(int *a) { a[0] = N + X + Y; }\n"
+                          "#endif\n");
+    char *out, *h, *hn;
+    int rc = run(&out, "cd '%s' && mkdir c n && %s -DN=10 -DX=1 -DY=1 p.cu -o c/p 2>&1", scratch_dir,
+                 kstub_path);
+    ck_assert_msg(rc == 0, "%s", out);
+    expect_has(out, "p.cu: note: '-DN=10', '-DX=1', '-DY=1' break ");
+    expect_has(out, "cuda.h:");
+    free(out);
+    rc = run(&out, "cd '%s' && %s --no-cache -DN=10 -DX=1 -DY=1 -MD p.cu -o n/p 2>&1", scratch_dir, kstub_path);
+    ck_assert_msg(rc == 0, "%s", out);
+    free(out);
+    char *dep = scratch_read("n/p.d");            /* kstub's in-memory header is no dependency */
+    expect_has(dep, "cuda_fp16.h");
+    expect_lacks(dep, "__kstub__");
+    free(dep);
+    h = scratch_read("c/p.h");
+    hn = scratch_read("n/p.h");
+    ck_assert_str_eq(h, hn);
+    expect_has(h, "k_legacy");
+    expect_has(h, "char c[2];");
+    free(hn);
+    free(h);
+    rc = run(&out, "cd '%s' && %s -DN=10 -DCUDA_API_PER_THREAD_DEFAULT_STREAM -D__CUDA_NO_HALF_OPERATORS__ "
+             "-DX -DY p.cu -o c/q 2>&1", scratch_dir, kstub_path);
+    ck_assert_msg(rc == 0, "%s", out);
+    expect_lacks(out, "CUDA_API_PER_THREAD_DEFAULT_STREAM'");
+    expect_lacks(out, "__CUDA_NO_HALF_OPERATORS__'");
+    free(out);
+    h = scratch_read("c/q.h");
+    expect_has(h, "k_ptds");
+    expect_has(h, "char c[1];");
+    free(h);
+    scratch_write("h.h", "void f(int N);\n");
+    scratch_write("e.cu", "#include \"h.h\"\n__global__ void k(int *a) {}\n");
+    rc = run(&out, "cd '%s' && %s -DN=10 e.cu -o c/e 2>&1", scratch_dir, kstub_path);
+    ck_assert_msg(rc != 0, "%s", out);
+    expect_has(out, "h.h:1:12: error: expected ')'");
+    expect_lacks(out, "\nerror:");
+    expect_lacks(out, "user_defines.h");
+    free(out);
+    /* The file's own #include <cuda.h>: nvcc refuses -DN=10 there too, and
+     * so does kstub, at the place (the wrapper included it first). */
+    scratch_write("c.cu", "#include <cuda.h>\n__global__ void k(int *a) {}\n");
+    rc = run(&out, "cd '%s' && %s -DN=10 c.cu -o c/c 2>&1", scratch_dir, kstub_path);
+    ck_assert_msg(rc != 0, "%s", out);
+    expect_has(out, "cuda.h:");
+    expect_has(out, ": error: expected ')'");
+    expect_lacks(out, "note: '-DN=10'");
+    expect_lacks(out, "\nerror:");
+    free(out);
+}
+END_TEST
+
 static Suite *front_suite(void)
 {
     Suite *s = suite_create("front");
@@ -484,6 +559,7 @@ static Suite *front_suite(void)
     tcase_add_test(tc, thousands_of_instantiations_and_headers);
     tcase_add_test(tc, what_nvcc_refuses_is_refused);
     tcase_add_test(tc, universal_characters_mangled_as_nvcc);
+    tcase_add_test(tc, user_defines_do_not_reach_the_wrappers_headers);
     suite_add_tcase(s, tc);
     return s;
 }
