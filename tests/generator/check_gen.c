@@ -735,14 +735,14 @@ static int modern(const char *lang)
 
 static int compile(char **out, int i, const char *file, const char *incdir)
 {
-    return run(out, "%s %s -Wall -Wextra -Wpedantic -Werror -Iruntime -I%s/include -I%s -c %s "
+    return run(out, "%s %s -Wall -Wextra -Wpedantic -Werror -Iinclude/kstub -I%s/include -I%s -c %s "
                "-o /dev/null", compilers[i].compiler, compilers[i].lang, cuda_path(), incdir, file);
 }
 
 /* As a user's default build: warnings stay warnings. */
 static int compile_lenient(char **out, int i, const char *file, const char *incdir)
 {
-    return run(out, "%s %s -Wall -Iruntime -I%s/include -I%s -c %s -o /dev/null", compilers[i].compiler,
+    return run(out, "%s %s -Wall -Iinclude/kstub -I%s/include -I%s -c %s -o /dev/null", compilers[i].compiler,
                compilers[i].lang, cuda_path(), incdir, file);
 }
 
@@ -808,7 +808,7 @@ START_TEST(internal_linkage_gets_stubs)
     for (size_t i = 0; i < NCOMPILERS + 1; i++) {
         const char *cc = i < NCOMPILERS ? compilers[i].compiler : extra[i - NCOMPILERS][0];
         const char *lang = i < NCOMPILERS ? compilers[i].lang : extra[i - NCOMPILERS][1];
-        rc = run(&out, "%s %s -Wall -Wextra -Wpedantic -Werror -Iruntime -I%s/include -I%s -c %s/out.c "
+        rc = run(&out, "%s %s -Wall -Wextra -Wpedantic -Werror -Iinclude/kstub -I%s/include -I%s -c %s/out.c "
                  "-o /dev/null", cc, lang, cuda_path(), tmpdir, tmpdir);
         ck_assert_msg(rc == 0, "%s %s:\n%s", cc, lang, out);
         free(out);
@@ -1651,7 +1651,7 @@ START_TEST(global_accessors_compile)
         free(out);
         if (!strstr(compilers[c].lang, "c11") && !strstr(compilers[c].lang, "c++17"))
             continue;
-        rc = run(&out, "%s %s -DGLOBALS_STRICT -Wall -Wextra -Wpedantic -Werror -Iruntime -I%s -c "
+        rc = run(&out, "%s %s -DGLOBALS_STRICT -Wall -Wextra -Wpedantic -Werror -Iinclude/kstub -I%s -c "
                  "tests/compile_ok/globals_ok.c -o /dev/null", compilers[c].compiler,
                  compilers[c].lang, tmpdir);
         ck_assert_msg(rc == 0, "%s %s: strict mode refuses an exact accessor call:\n%s",
@@ -1681,7 +1681,7 @@ START_TEST(function_pointer_arguments_compile)
         free(out);
         if (!modern(compilers[c].lang))
             continue;
-        rc = run(&out, "%s %s -DFP_STRICT -Wall -Wextra -Wpedantic -Werror -Iruntime -I%s -c "
+        rc = run(&out, "%s %s -DFP_STRICT -Wall -Wextra -Wpedantic -Werror -Iinclude/kstub -I%s -c "
                  "tests/compile_ok/function_pointers_ok.c -o /dev/null", compilers[c].compiler,
                  compilers[c].lang, tmpdir);
         ck_assert_msg(rc == 0, "%s %s: strict mode refuses an exact function pointer:\n%s",

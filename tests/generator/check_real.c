@@ -976,7 +976,7 @@ START_TEST(variadic_kernel_templates_get_stubs)
     make_tmpdir();
     const char *cuda = getenv("CUDA_PATH") ? getenv("CUDA_PATH") : "/usr/local/cuda";
     int rc = run(&out, "%s tests/corpus/abi_variadic.cu -o %s/v && gcc -std=c11 -Wall -Wextra -Wpedantic -Werror "
-             "-Iruntime -I%s/include -c %s/v.c -o %s/v.o && g++ -std=c++17 -Wall -Wextra -Werror -Iruntime "
+             "-Iinclude/kstub -I%s/include -c %s/v.c -o %s/v.o && g++ -std=c++17 -Wall -Wextra -Werror -Iinclude/kstub "
              "-I%s/include -x c++ -c %s/v.c -o %s/v.o", kstub_bin(), tmpdir, cuda, tmpdir, tmpdir,
              cuda, tmpdir, tmpdir);
     ck_assert_msg(rc == 0, "%s", out);
