@@ -196,8 +196,8 @@ START_TEST(list_all_shows_every_entry_point)
              "{ echo '#include \"t.h\"'; grep '^ *ks_status' all.txt; } > redecl.c && "
              "{ echo '#include \"t.h\"'; grep '^/\\* [a-z_]*(' all.txt | "
              "sed 's|^/\\* \\([a-z_]*\\)(.*|#ifndef \\1\\n#error \\1\\n#endif|'; } > generic.c && "
-             "gcc -std=c11 -Wall -Wextra -Wpedantic -Werror -DKSTUB_PLAIN_CALLS -I%s/runtime -fsyntax-only redecl.c && "
-             "gcc -std=c11 -Wall -Wextra -Wpedantic -Werror -I%s/runtime -fsyntax-only generic.c && "
+             "gcc -std=c11 -Wall -Wextra -Wpedantic -Werror -DKSTUB_PLAIN_CALLS -I%s/include/kstub -fsyntax-only redecl.c && "
+             "gcc -std=c11 -Wall -Wextra -Wpedantic -Werror -I%s/include/kstub -fsyntax-only generic.c && "
              "grep -o '^ks_status [a-z][a-z0-9_]*(' t.h | grep -v ' ks__' | sort > declared && "
              "grep -o '^ *ks_status [a-z][a-z0-9_]*(' all.txt | sed 's/^ *//' | sort > listed && "
              "diff declared listed && wc -l < listed && grep -c '^/\\* ' all.txt && "
@@ -724,7 +724,7 @@ START_TEST(make_q_and_n_after_a_complete_build)
     free(out);
     char mk[4 * PATH_MAX];
     snprintf(mk, sizeof mk, "env -u MAKEFLAGS -u MFLAGS -u MAKELEVEL make KSTUB_MK=%s/kstub.mk "
-             "KSTUB=%s KSTUB_INCLUDE=%s/runtime KSTUB_LIBDIR=%s CUDA_PATH=%s NVCC=%s", cwd,
+             "KSTUB=%s KSTUB_INCLUDE=%s/include/kstub KSTUB_LIBDIR=%s CUDA_PATH=%s NVCC=%s", cwd,
              kstub_bin(), cwd, getenv("KSTUB_LIBDIR") ? getenv("KSTUB_LIBDIR") : "build/lib",
              cuda_path(), nvcc_bin());
     rc = run(&out, "cd '%s' && %s app && ./app", tmpdir, mk);
@@ -766,7 +766,7 @@ START_TEST(make_kstub_check_builds_nothing_and_keeps_4_and_12)
     free(out);
     char mk[4 * PATH_MAX];
     snprintf(mk, sizeof mk, "env -u MAKEFLAGS -u MFLAGS -u MAKELEVEL make KSTUB_MK=%s/kstub.mk "
-             "KSTUB=%s KSTUB_INCLUDE=%s/runtime CUDA_PATH=%s", cwd, kstub_bin(), cwd, cuda_path());
+             "KSTUB=%s KSTUB_INCLUDE=%s/include/kstub CUDA_PATH=%s", cwd, kstub_bin(), cwd, cuda_path());
     rc = run(&out, "cd '%s' && %s NVCC=%s all", tmpdir, mk, nvcc_bin());
     ck_assert_msg(rc == 0, "build failed:\n%s", out);
     free(out);
@@ -806,7 +806,7 @@ START_TEST(kstub_check_hint_in_a_kstub_mk_project_is_make)
     char *out;
     int rc = run(&out, "cd '%s' && mkdir k && cat > k/two.cu <<'EOF'\n%sEOF\n"
         "printf 'KSTUB_KERNELS := k/two.cu\\nKSTUB_OUT := out\\nKSTUB_ARCHS := 90\\n"
-        "KSTUB_MK := %s/kstub.mk\\nKSTUB := %s\\nKSTUB_INCLUDE := %s/runtime\\nCUDA_PATH := %s\\n"
+        "KSTUB_MK := %s/kstub.mk\\nKSTUB := %s\\nKSTUB_INCLUDE := %s/include/kstub\\nCUDA_PATH := %s\\n"
         "NVCC := %s\\ninclude $(KSTUB_MK)\\nall: $(KSTUB_HEADERS) $(KSTUB_SOURCES)\\n' > Makefile",
         tmpdir, two_cu, cwd, kstub_bin(), cwd, cuda_path(), nvcc_bin());
     ck_assert_msg(rc == 0, "%s", out);
@@ -893,9 +893,9 @@ START_TEST(n_is_left_out_for_dynamic_shared_memory)
     }
     /* The header and source still compile, strict mode and C++ included. */
     rc = run(&out, "cd '%s' && for s in '' -DKSTUB_STRICT; do "
-             "gcc -std=c11 -Wall -Wextra -Wpedantic -Werror $s -I%s/runtime -c shared.kstub.c -o c.o && "
+             "gcc -std=c11 -Wall -Wextra -Wpedantic -Werror $s -I%s/include/kstub -c shared.kstub.c -o c.o && "
              "printf '#include \"shared.kstub.h\"\\n' > u.cc && "
-             "g++ -std=c++17 -Wall -Wextra -Wpedantic -Werror $s -I%s/runtime -c u.cc -o u.o || exit 1; done",
+             "g++ -std=c++17 -Wall -Wextra -Wpedantic -Werror $s -I%s/include/kstub -c u.cc -o u.o || exit 1; done",
              tmpdir, cwd, cwd);
     ck_assert_msg(rc == 0, "%s", out);
     free(out);
