@@ -931,11 +931,11 @@ START_TEST(ks_check_prints_the_call_and_exits)
     const char *san = getenv("SAN_FLAGS") ? getenv("SAN_FLAGS") : "";
     char *out;
     int rc = run(&out, "cd '%s' && cp t.c t.cc && "
-                 "gcc %s -std=c11 -Wall -Wextra -Wpedantic -Werror -I'%s/runtime' -I'%s/include' t.c -o t_c "
+                 "gcc %s -std=c11 -Wall -Wextra -Wpedantic -Werror -I'%s/include/kstub' -I'%s/include' t.c -o t_c "
                  "'%s/libkstub.a' -ldl -lpthread -lm && "
-                 "g++ %s -std=c++17 -Wall -Wextra -Wpedantic -Werror -I'%s/runtime' -I'%s/include' t.cc -o t_cc "
+                 "g++ %s -std=c++17 -Wall -Wextra -Wpedantic -Werror -I'%s/include/kstub' -I'%s/include' t.cc -o t_cc "
                  "'%s/libkstub.a' -ldl -lpthread -lm && "
-                 "gcc %s -std=c11 -Wall -Wextra -Wpedantic -Werror -I'%s/runtime' -I'%s/include' own.c -o own "
+                 "gcc %s -std=c11 -Wall -Wextra -Wpedantic -Werror -I'%s/include/kstub' -I'%s/include' own.c -o own "
                  "'%s/libkstub.a' -ldl -lpthread -lm",
                  tmpdir, san, cwd, cuda, libdir, san, cwd, cuda, libdir, san, cwd, cuda, libdir);
     ck_assert_msg(rc == 0, "%s", out);
