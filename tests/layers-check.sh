@@ -181,16 +181,16 @@ sizes_expect() {
         bad "$name: no line \"$want\""
     fi
 }
-all_c() { find generator runtime common tests -name '*.c' -not -path 'tests/fuzz/corpus/*' | sort; }
+all_c() { find generator runtime common tests -name '*.c' -not -path 'tests/fuzz/corpus/*' -not -path 'tests/golden/*' | sort; }
 if sh scripts/sizes.sh -x scripts/sizes-waived.txt $(all_c) > out 2>&1; then ok "sizes: the tree as it is"; else bad "sizes: the tree as it is"; fi
 awk 'BEGIN { for (i = 0; i < 901; i++) print "/* planted */" }' > tests/planted_long.c
 sizes_expect "sizes: a test file over 900 lines" "tests/planted_long.c (901 lines)" $(all_c)
 rm -f tests/planted_long.c
 w=$(awk '!/^[ \t]*(#|$)/ { print $1; exit }' scripts/sizes-waived.txt)
-save "$w"
-head -n 10 "$w" > "$w.short" && mv "$w.short" "$w"
+cp -p "$w" "$tmp/waived.c"
+head -n 10 "$tmp/waived.c" > "$w"
 sizes_expect "sizes: a waived file now short" "$w (10 lines)" $(all_c)
-restore
+cp -p "$tmp/waived.c" "$w"
 
 cd "$root" || exit 1
 echo "layers-check: $pass passed, $fail failed"
