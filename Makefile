@@ -197,12 +197,14 @@ KS__DEST = $(DESTDIR)$(PREFIX)
 # Every installed file, relative to $(PREFIX): what uninstall removes.
 KS__INSTALL_FILES = bin/kstub lib/libkstub.a lib/libkstub.so lib/$(LIBKSTUB_SONAME) lib/$(LIBKSTUB_REAL) \
     $(PUBLIC_H:include/kstub/%=include/%) \
-    $(TEMPLATES:templates/%=share/kstub/templates/%) share/kstub/kstub.mk \
+    $(TEMPLATES:templates/%=share/kstub/templates/%) $(PY_TARGET:templates/%=share/kstub/templates/%) share/kstub/kstub.mk \
     lib/pkgconfig/kstub.pc lib/pkgconfig/kstub-static.pc lib/cmake/kstub/kstubConfig.cmake lib/cmake/kstub/kstubConfigVersion.cmake \
     share/man/man1/kstub.1 share/bash-completion/completions/kstub \
     $(MAN3:man/%=share/man/%) share/doc/kstub/LICENSE share/doc/kstub/CHANGELOG.md
 # Directories no other package shares: uninstall removes them once empty.
-KS__INSTALL_DIRS = share/kstub/templates share/kstub lib/cmake/kstub share/doc/kstub
+KS__INSTALL_DIRS = share/kstub/templates/python share/kstub/templates share/kstub lib/cmake/kstub share/doc/kstub
+# The Python target (docs/python.md): its templates, installed as share/kstub/templates/python (-T).
+PY_TARGET := $(wildcard templates/python/*.in templates/python/*.json)
 
 # A destination as one shell word, whatever PREFIX or DESTDIR hold (a
 # space, a quote): single-quoted, each ' written as '\''.
@@ -263,7 +265,8 @@ KS__D = $(call ks__q,$(KS__DEST)/$(1))
 .PHONY: uninstall
 install: all
 	install -d $(call KS__D,bin) $(call KS__D,lib) $(call KS__D,include) \
-	    $(call KS__D,share/kstub/templates) $(call KS__D,lib/pkgconfig) $(call KS__D,lib/cmake/kstub) \
+	    $(call KS__D,share/kstub/templates) $(call KS__D,share/kstub/templates/python) \
+	    $(call KS__D,lib/pkgconfig) $(call KS__D,lib/cmake/kstub) \
 	    $(call KS__D,share/man/man1) $(call KS__D,share/man/man3) $(call KS__D,share/doc/kstub) \
 	    $(call KS__D,share/bash-completion/completions)
 	install -m 755 $(KSTUB) $(call KS__D,bin/kstub)
@@ -273,6 +276,7 @@ install: all
 	ln -sf $(LIBKSTUB_SONAME) $(call KS__D,lib/libkstub.so)
 	install -m 644 $(PUBLIC_H) $(call KS__D,include/)
 	install -m 644 $(TEMPLATES) $(call KS__D,share/kstub/templates/)
+	install -m 644 $(PY_TARGET) $(call KS__D,share/kstub/templates/python/)
 	install -m 644 kstub.mk $(call KS__D,share/kstub/)
 	$(call KS__SUBST,pc) kstub.pc.in > $(call KS__D,lib/pkgconfig/kstub.pc)
 	$(call KS__SUBST,pc) kstub-static.pc.in > $(call KS__D,lib/pkgconfig/kstub-static.pc)

@@ -20,6 +20,8 @@
 #                         how it scales, reported, never asserted
 #   make bench-gen        regenerate bench/gen/ from bench/kernels/ (needs
 #                         libclang; the GPU machine uses the committed files)
+#   make bench-py-module  the Python target's module of the same kernels
+#                         (bench/python.mk), for launch_py.py
 
 # Including this file must not change the including Makefile's default goal.
 bench__goal := $(.DEFAULT_GOAL)
@@ -86,6 +88,8 @@ else
 bench-gen:
 	@echo "bench-gen: no libclang here; using the committed $(BENCH_GEN)/"
 endif
+
+-include bench/python.mk
 
 # ---- programs ------------------------------------------------------------------------
 $(BENCH_OUT):

@@ -1,10 +1,19 @@
 #!/usr/bin/env python3
 """launch_py.py — question 1's Python rows: CPU time per launch of the same
-kernels (bench/kernels/bench_kernels.cu) through CuPy's RawKernel and
-cuda.core's launch(), measured like launch.c: batches of BATCH launches on a
-user stream, the stream synchronised before each batch and only the launch
-loop timed (time.perf_counter_ns, CLOCK_MONOTONIC on Linux), variants
-interleaved, medians over ROUNDS rounds.
+kernels (bench/kernels/bench_kernels.cu) through CuPy's RawKernel,
+cuda.core's launch() and kstub's Python target (the module of
+bench/gen/python, built by `make bench-py-module` into build/bench/py), measured
+like launch.c: batches of BATCH launches on a user stream, the stream
+synchronised before each batch and only the launch loop timed
+(time.perf_counter_ns, CLOCK_MONOTONIC on Linux), variants interleaved,
+medians over ROUNDS rounds. The kstub rows pass the arrays themselves (CuPy
+arrays, torch tensors, cuda.core Buffers), never addresses taken beforehand.
+
+Every library is tried on the struct kernel the way its documentation
+allows (CuPy: a NumPy structured scalar; cuda.core: a NumPy structured
+scalar, then a ctypes.Structure); a struct row that cannot launch says what
+the library answered. A struct launch that runs is checked once for the
+right result (y[i] = scale * x[i] + bias).
 
 Optional by design: a package that does not import, or a variant that fails,
 is recorded as skipped with the reason and the others go on. Always writes
@@ -14,6 +23,7 @@ rounds,status) and exits 0 unless the arguments are wrong.
     launch_py.py KERNEL.cu OUTDIR [ROUNDS] [BATCH]
 """
 import csv
+import ctypes
 import os
 import sys
 import time
@@ -59,8 +69,108 @@ def setup_cupy(src):
         for _ in range(count):
             k_struct((GRID,), (BLOCK,), sargs, stream=stream)
 
+    notes = {"bench_struct": check_struct(lambda: run_struct(1), stream.synchronize, y, "a NumPy structured scalar")}
     return stream.synchronize, {"bench_args": run_args, "bench_struct": run_struct}, \
-        "CuPy %s" % cupy.__version__
+        "CuPy %s" % cupy.__version__, notes
+
+
+def check_struct(launch_once, sync, y_cupy, how):
+    """Launch the struct kernel once and check y = 2 * 0 + 0.5 (x is zeros): its row's note."""
+    y_cupy.fill(-1)
+    sync()
+    launch_once()
+    sync()
+    got = float(y_cupy[0])
+    if got != 0.5:
+        return "wrong result: bench_struct as %s gave y[0] = %r, not 0.5" % (how, got)
+    return "ok: as " + how
+
+
+def kstub_module():
+    """The Python target's module of bench_kernels.cu (make bench-py-module)."""
+    here = os.path.dirname(os.path.abspath(__file__))
+    sys.path.insert(0, os.path.join(here, "..", "build", "bench", "py"))
+    import bench_kernels
+    return bench_kernels
+
+
+def setup_kstub_cupy(src):
+    """kstub's Python target with CuPy arrays and a CuPy stream: the arrays passed each call."""
+    del src
+    import cupy
+    k = kstub_module()
+    stream = cupy.cuda.Stream(non_blocking=False)
+    x = cupy.zeros(NELEM, dtype=cupy.float32)
+    y = cupy.zeros(NELEM, dtype=cupy.float32)
+    p = k.BenchParams(scale=2.0, n=NELEM, bias=0.5, x=x)
+
+    def run_args(count):
+        for _ in range(count):
+            k.bench_args(1.5, x, y, NELEM, 1, grid=GRID, block=BLOCK, stream=stream)
+
+    def run_struct(count):
+        for _ in range(count):
+            k.bench_struct(p, y, grid=GRID, block=BLOCK, stream=stream)
+
+    notes = {"bench_struct": check_struct(lambda: run_struct(1), stream.synchronize, y,
+                                          "the generated class BenchParams")}
+    return stream.synchronize, {"bench_args": run_args, "bench_struct": run_struct}, \
+        "kstub, CuPy %s arrays" % cupy.__version__, notes
+
+
+def setup_kstub_torch(src):
+    """kstub's Python target with torch tensors and a torch stream."""
+    del src
+    import torch
+    k = kstub_module()
+    stream = torch.cuda.Stream()
+    x = torch.zeros(NELEM, dtype=torch.float32, device="cuda")
+    y = torch.zeros(NELEM, dtype=torch.float32, device="cuda")
+    p = k.BenchParams(scale=2.0, n=NELEM, bias=0.5, x=x)
+
+    def run_args(count):
+        for _ in range(count):
+            k.bench_args(1.5, x, y, NELEM, 1, grid=GRID, block=BLOCK, stream=stream)
+
+    def run_struct(count):
+        for _ in range(count):
+            k.bench_struct(p, y, grid=GRID, block=BLOCK, stream=stream)
+
+    return stream.synchronize, {"bench_args": run_args, "bench_struct": run_struct}, \
+        "kstub, torch %s tensors" % torch.__version__, {}
+
+
+def setup_kstub_core(src):
+    """kstub's Python target with cuda.core Buffers and a cuda.core stream (cuda.core's own objects)."""
+    del src
+    try:
+        import cuda.core as core
+        from cuda.core import Device
+    except ImportError:
+        import cuda.core.experimental as core
+        from cuda.core.experimental import Device
+    k = kstub_module()
+    dev = Device(0)
+    dev.set_current()
+    stream = dev.create_stream()
+    try:
+        x = dev.allocate(NELEM * 4, stream=stream)
+        y = dev.allocate(NELEM * 4, stream=stream)
+    except TypeError:
+        x = dev.allocate(NELEM * 4)
+        y = dev.allocate(NELEM * 4)
+    p = k.BenchParams(scale=2.0, n=NELEM, bias=0.5, x=x)
+
+    def run_args(count):
+        for _ in range(count):
+            k.bench_args(1.5, x, y, NELEM, 1, grid=GRID, block=BLOCK, stream=stream)
+
+    def run_struct(count):
+        for _ in range(count):
+            k.bench_struct(p, y, grid=GRID, block=BLOCK, stream=stream)
+
+    return stream.sync, {"bench_args": run_args, "bench_struct": run_struct}, \
+        "kstub, cuda.core %s Buffers" % getattr(core, "__version__", "?"), {}
 
 
 def setup_cuda_core(src):
@@ -80,10 +190,12 @@ def setup_cuda_core(src):
     ProgramOptions = getattr(core, "ProgramOptions", None)
     if ProgramOptions is not None:
         prog = Program(src, code_type="c++", options=ProgramOptions(std="c++17", arch=arch))
-        kernel = prog.compile("cubin").get_kernel("bench_args")
+        obj = prog.compile("cubin")
     else:  # before ProgramOptions, options went to compile()
         prog = Program(src, "c++")
-        kernel = prog.compile("cubin", options=("-std=c++17", "-arch=" + arch)).get_kernel("bench_args")
+        obj = prog.compile("cubin", options=("-std=c++17", "-arch=" + arch))
+    kernel = obj.get_kernel("bench_args")
+    kstruct = obj.get_kernel("bench_struct")
     stream = dev.create_stream()
     try:
         x = dev.allocate(NELEM * 4, stream=stream)
@@ -115,13 +227,54 @@ def setup_cuda_core(src):
                 launch(kernel, config, *args)
 
     version = getattr(core, "__version__", "?")
-    # Structs by value are not supported by cuda.core's launch() (open upstream issue).
-    return stream.sync, {"bench_args": run_args}, "cuda.core %s" % version
+    fns = {"bench_args": run_args}
+    notes = {}
+
+    # The struct kernel, each way cuda.core's launch() documents arguments: a NumPy
+    # scalar (here a structured one, as CuPy takes it), then a ctypes object.
+    dt = np.dtype([("scale", np.float32), ("n", np.int32), ("bias", np.float64),
+                   ("x", np.uint64)], align=True)
+    as_numpy = np.array([(2.0, NELEM, 0.5, int(x.handle))], dtype=dt)[0]
+
+    class BenchParams(ctypes.Structure):
+        _fields_ = [("scale", ctypes.c_float), ("n", ctypes.c_int), ("bias", ctypes.c_double),
+                    ("x", ctypes.c_void_p)]
+
+    as_ctypes = BenchParams(2.0, NELEM, 0.5, int(x.handle))
+    said = []
+    for how, value in (("a NumPy structured scalar", as_numpy), ("a ctypes.Structure", as_ctypes)):
+        sargs = (value, y)
+        try:
+            if new_api:
+                launch(stream, config, kstruct, *sargs)
+            else:
+                launch(kstruct, config, *sargs)
+            stream.sync()
+        except Exception as e:  # what the library said is the row's result
+            said.append("%s: %s: %s" % (how, type(e).__name__, str(e).splitlines()[0] if str(e) else ""))
+            continue
+        if new_api:
+            def run_struct(count, sargs=sargs):
+                for _ in range(count):
+                    launch(stream, config, kstruct, *sargs)
+        else:
+            def run_struct(count, sargs=sargs):
+                for _ in range(count):
+                    launch(kstruct, config, *sargs)
+        fns["bench_struct"] = run_struct
+        notes["bench_struct"] = "ok: launched as %s (result not checked: Buffers)" % how
+        break
+    if "bench_struct" not in fns:
+        notes["bench_struct"] = "refused: " + "; ".join(said)
+    return stream.sync, fns, "cuda.core %s" % version, notes
 
 
 SETUPS = [
     ("cupy_rawkernel", "CuPy RawKernel (Python)", setup_cupy),
     ("cuda_core_launch", "cuda.core launch() (Python)", setup_cuda_core),
+    ("kstub_py_cupy", "kstub Python target (Python)", setup_kstub_cupy),
+    ("kstub_py_torch", "kstub Python target (Python)", setup_kstub_torch),
+    ("kstub_py_core", "kstub Python target (Python)", setup_kstub_core),
 ]
 
 
@@ -139,14 +292,19 @@ def main():
     active = []      # (id, label, kernel, sync, fn)
     for vid, label, setup in SETUPS:
         try:
-            sync, fns, version = setup(src)
+            sync, fns, version, notes = setup(src)
             print("launch_py: %s ready (%s)" % (vid, version), flush=True)
+            for kernel, note in notes.items():
+                print("launch_py: %s %s: %s" % (vid, kernel, note), flush=True)
+            for kernel, note in notes.items():
+                if not note.startswith("ok"):
+                    fns.pop(kernel, None)
             for kernel, fn in fns.items():
                 active.append((vid, "%s, %s" % (label, version), kernel, sync, fn))
             for kernel in ("bench_args", "bench_struct"):
                 if kernel not in fns:
-                    rows.append([kernel, vid, label, "", "", "", 0,
-                                 "skipped: struct arguments not supported"])
+                    rows.append([kernel, vid, "%s, %s" % (label, version), "", "", "", 0,
+                                 notes.get(kernel, "not run")])
         except Exception as e:  # optional part: record why and go on
             why = "%s: %s" % (type(e).__name__, str(e).splitlines()[0] if str(e) else "")
             print("launch_py: %s skipped (%s)" % (vid, why), flush=True)

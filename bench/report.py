@@ -19,6 +19,9 @@ import plot  # noqa: E402
 GOAL_STUB_RATIO = 1.01
 GOAL_FATBIN_MS = 1.0
 GOAL_NVRTC_WARM_MS = 2.0
+# Issue 46: the Python target's overhead over the raw C launch against cuda.core launch()'s, and against the C stub.
+GOAL_PY_OVERHEAD = 0.5
+GOAL_PY_STUB = 1.2
 
 
 def read_kv(path):
@@ -108,6 +111,8 @@ def launch_section(raw, md, panels):
         md.append("")
         panels.append(("%s: CPU time per launch" % kernel, "ns per launch, median; whisker p10-p90", prow))
 
+    python_goal_section(rows, py, md)
+
     md.append("**Goal: stub / raw `cuLaunchKernel` ≤ %.2f in the same run** (paired per-round "
               "ratios, medians).\n" % GOAL_STUB_RATIO)
     md.append("| kernel | stub variant | / raw cuLaunchKernel (CUfunction, user stream) | goal | "
@@ -152,6 +157,46 @@ def races_section(raw, md, rows):
             "%.3f" % fnum(r["pair_ratio"]) if r.get("pair_variant") else "—",
             "%.2f" % vs if vs else "—",
             verdict(vs <= GOAL_RACES_RATIO) if is_races and vs else ""))
+    md.append("")
+
+
+def python_goal_section(rows, py, md):
+    """Issue 46: the Python target's overhead over the raw C launch against cuda.core launch()'s."""
+    kst = [r for r in py if r["variant"].startswith("kstub_py")]
+    if not kst:
+        return
+    md.append("**Goal (Python target): kstub's overhead over the raw C `cuLaunchKernel` of the same "
+              "kernel ≤ %.1f × cuda.core `launch()`'s overhead, and kstub ≤ %.1f × kstub's C stub** "
+              "(Python rows: their own process, right after the C one; overhead = median − the raw "
+              "C median).\n" % (GOAL_PY_OVERHEAD, GOAL_PY_STUB))
+    md.append("| kernel | variant | ns/launch | overhead over raw C | cuda.core's overhead | ratio | goal | "
+              "/ C stub | goal |")
+    md.append("| --- | --- | ---: | ---: | ---: | ---: | --- | ---: | --- |")
+    for kernel in ("bench_args", "bench_struct"):
+        raw = next((fnum(r["median_ns"]) for r in rows
+                    if r["kernel"] == kernel and r["variant"] == "raw_cuLaunchKernel"), None)
+        stub = next((fnum(r["median_ns"]) for r in rows
+                     if r["kernel"] == kernel and r["variant"] == "kstub_user_stream"), None)
+        core = next((r for r in py if r["kernel"] == kernel and r["variant"] == "cuda_core_launch"), None)
+        core_med = fnum(core["median_ns"]) if core and core["status"] == "ok" else None
+        core_over = core_med - raw if core_med is not None and raw is not None else None
+        for r in kst + ([core] if core else []):
+            if r["kernel"] != kernel:
+                continue
+            med = fnum(r["median_ns"])
+            if r["status"] != "ok" or med is None or raw is None:
+                md.append("| %s | %s | — | — | — | — | %s | — | |" % (kernel, r["label"], r["status"]))
+                continue
+            over = med - raw
+            is_kstub = r["variant"].startswith("kstub_py")
+            ratio = over / core_over if core_over and core_over > 0 and is_kstub else None
+            md.append("| %s | %s | %.0f | %.0f | %s | %s | %s | %s | %s |" % (
+                kernel, r["label"], med, over, "%.0f" % core_over if core_over is not None else "—",
+                "%.2f" % ratio if ratio is not None else "—",
+                verdict(ratio <= GOAL_PY_OVERHEAD) if ratio is not None else
+                ("no cuda.core row to compare" if is_kstub else ""),
+                "%.3f" % (med / stub) if stub and is_kstub else "—",
+                verdict(med / stub <= GOAL_PY_STUB) if stub and is_kstub else ""))
     md.append("")
 
 

@@ -150,6 +150,8 @@ fi
 
 # ---- 1b. Python (optional) ---------------------------------------------------------------
 if command -v python3 > /dev/null 2>&1; then
+    # kstub's Python target: its module of the same kernels, for this python3 (bench/python.mk).
+    run_part python-module "$(limit 60 140)" - "${MK[@]:-make}" bench-py-module BENCH_PYTHON=python3
     run_part python "$(limit 120 25)" "$RAW/launch_py_summary.csv" python3 bench/launch_py.py bench/kernels/bench_kernels.cu \
         "$RAW" "$PY_ROUNDS" 1000
 else

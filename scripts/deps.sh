@@ -20,6 +20,14 @@ pkgs=(
     "ninja-build|CMake's Ninja generator and Meson in check-install"
     "meson|check-install builds the Meson example"
     "valgrind|make valgrind-gen and check-front's short-typedef case"
+    "python3-dev|the Python target's module is built against Python's headers (check-python)"
+    "python3-pytest|check-python runs the Python target's tests with pytest"
+    "python3-numpy|check-python's structured dtypes and arrays"
+    "python3-mypy|check-python runs mypy over a generated .pyi"
+    "python3-setuptools|examples/python builds with setuptools (check-python-example)"
+    "python3-venv|check-python-example installs examples/python into a fresh virtual environment"
+    "python3-setuptools-whl|check-python-example: the same for setuptools (what python3-venv installs with it)"
+    "python3-wheel-whl|check-python-example: pip's isolated build takes setuptools and wheel from /usr/share/python-wheels"
 )
 
 if [ "${1:-}" = --list ]; then

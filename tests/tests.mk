@@ -53,6 +53,7 @@ TEST_INC := -Itests/support
 -include tests/generator/cli/outputs.mk
 -include tests/generator/cli/options.mk
 -include tests/targets/targets.mk
+-include tests/python/python.mk
 -include tests/runtime/graph.mk
 -include tests/runtime/races.mk
 -include tests/gpu/graph.mk

@@ -105,6 +105,7 @@ static void record_values(const ks_model *m, const ks_def *d, ks_tnode *tn)
         ks_tn_set(fn, "field_name", "%s", f->c_name);
         ks_tn_set(fn, "offset", "%ld", f->offset);
         ks_tn_set(fn, "assert_id", "%s", f->assert_id);
+        ks__push_type(fn, "field_type", m, &f->type, 0, f->type.quals, 0);
     }
     for (; g < ngaps; g++)
         push_padding(members, tn, d->pad_names[g], gaps[g].size);
@@ -126,8 +127,8 @@ static void header_type_values(const ks_model *m, const ks_def *d, ks_tnode *tn)
         ks_tn_set(fn, "field_name", "%s", f->name);
         ks_tn_set(fn, "offset", "%ld", f->offset);
         ks_tn_set(fn, "assert_id", "%s", f->own_assert_id);
+        ks__push_type(fn, "field_type", m, &f->type, 0, f->type.quals, 0);
     }
-    (void)m;
 }
 
 /* The application's header as the generated header includes it: relative
@@ -417,6 +418,9 @@ static ks_tnode *build_values(const ks_options *o, const ks_model *m, const ks_i
     ks_tn_set(root, "header", "%s", m->header);
     ks_tn_set(root, "guard", "%s", m->guard);
     ks_tn_set(root, "prefix", "%s", m->prefix);
+    /* The outputs' own stem (OUTBASE's file name as an identifier), without
+     * the folders prefix mirrors: what a target names a module after its file. */
+    ks_tn_take(root, "output_stem", ks_identifier_stem(o->outbase ? o->outbase : o->input));
     ks_tn_set(root, "image_symbol", "%s", m->image);
     ks_tn_take(root, "options", options_text(o));
     ks_tn_flag(root, "vector_types", m->needs_vector_types);

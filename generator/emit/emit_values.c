@@ -123,6 +123,35 @@ static tag_kind tag_of(const ks_model *m, const ks_type *t)
     return TAG_NONE;
 }
 
+static int scalar_signed(ks_scalar s);
+
+/* What kind of type it is, a flag each, for a target that spells it in
+ * another language (templates/python/ reads them; the C templates need
+ * none): a pointer (any level), else a scalar integer or floating type
+ * (signed or not), a struct or union, an enum, a vector, one of the half
+ * types (or CUtensorMap), or another (the array or function a typedef
+ * names); a pointer to a function is a pointer and a function; an array
+ * (a field's dimensions) is its element's kind and an array. */
+static void type_class(ks_tnode *tn, const ks_model *m, const ks_type *t)
+{
+    int direct = t->nptrs == 0;
+    int def_kind = t->base == KS_BASE_RECORD ? (int)m->defs[t->def].kind : -1;
+    int flt = t->base == KS_BASE_SCALAR && (t->scalar == KS_SCALAR_FLOAT || t->scalar == KS_SCALAR_DOUBLE);
+    ks_tn_flag(tn, "type_pointer", !direct);
+    ks_tn_flag(tn, "type_function", def_kind == KS_DEF_FUNCTION);
+    ks_tn_flag(tn, "type_void", direct && t->base == KS_BASE_VOID);
+    ks_tn_flag(tn, "type_integer", direct && t->base == KS_BASE_SCALAR && !flt);
+    ks_tn_flag(tn, "type_floating", direct && flt);
+    ks_tn_flag(tn, "type_signed", direct && ((t->base == KS_BASE_SCALAR && scalar_signed(t->scalar)) ||
+                                             (t->base == KS_BASE_ENUM && m->defs[t->def].is_signed)));
+    ks_tn_flag(tn, "type_record", direct && (def_kind == KS_DEF_STRUCT || def_kind == KS_DEF_UNION));
+    ks_tn_flag(tn, "type_enum", direct && t->base == KS_BASE_ENUM);
+    ks_tn_flag(tn, "type_vector", direct && t->base == KS_BASE_VECTOR);
+    ks_tn_flag(tn, "type_special", direct && t->base == KS_BASE_SPECIAL);
+    ks_tn_flag(tn, "type_other", direct && (def_kind == KS_DEF_ARRAY || def_kind == KS_DEF_FUNCTION));
+    ks_tn_flag(tn, "type_array", t->ndims > 0);
+}
+
 /* A type as the templates spell it ({{*spelled}} in header.h.in): its
  * parts, as a list of one item under key. drop: qualifiers left off the
  * outermost pointer level; base_quals: the base's qualifiers used; cuda:
@@ -157,6 +186,7 @@ void ks__push_type(ks_tnode *n, const char *key, const ks_model *m, const ks_typ
         ks_tn_flag(ln, "vr", (q & KS_QUAL_VOLATILE) && (q & KS_QUAL_RESTRICT));
         prev = q;
     }
+    type_class(tn, m, t);
     ks_tval *stars = ks_tn_list(tn, "stars");
     for (size_t i = 0; i < trailing; i++)
         ks_tn_flag(ks_tn_push(stars, tn), "first", i == 0);

@@ -242,10 +242,13 @@ void ks__generic_values(const ks_model *m, ks_tnode *root)
             ks_tn_set(in, "launch", "%s", inst[j]->launch_name);
             ks_tn_flag(in, "first", j == 0);
             ks_tval *ps = ks_tn_list(in, "params");
+            int firstp = 1;
             for (size_t p = 0; p < inst[j]->nparams; p++) {
                 if (inst[j]->params[p].type.tag)
                     continue;
                 ks_tnode *pn = ks_tn_push(ps, in);
+                ks_tn_flag(pn, "first", firstp);
+                firstp = 0;
                 ks_tn_set(pn, "name", "%s", inst[j]->params[p].c_name);
                 ks__push_type(pn, "param_type", m, &inst[j]->params[p].type, 0, inst[j]->params[p].type.quals, 0);
             }

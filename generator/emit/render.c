@@ -7,6 +7,8 @@
  *   {{name:string}}     a value escaped for a C string literal
  *   {{name:include}}    a value as it is, inside #include "…": refused when it
  *                       holds what that line cannot spell (C has no escapes there)
+ *   {{name:py}}         a value as a Python name: a Python keyword gets a trailing '_'
+ *   {{name:py_param}}   the same, and a Python target's launch keyword (grid, stream, ...) too
  *   {{#list}}…{{/list}} repeated per item (or shown once if a value is non-empty)
  *   {{^list}}…{{/list}} shown when the list or value is empty
  *   {{! comment }}      dropped
@@ -269,6 +271,27 @@ static int find_close(tpl *t, const tag *g, size_t end, tag *close)
     return 0;
 }
 
+/* {{name:py}}: a name as a Python identifier, a Python keyword followed by '_' (PEP 8's way);
+ * {{name:py_param}}: the same for a kernel's parameter, which also steps aside from the
+ * launch keywords every function of templates/python takes after the kernel's own. */
+static char *python_name(const char *v, int param)
+{
+    static const char *const keywords[] = {
+        "False", "None", "True", "and", "as", "assert", "async", "await", "break", "class", "continue",
+        "def", "del", "elif", "else", "except", "finally", "for", "from", "global", "if", "import",
+        "in", "is", "lambda", "nonlocal", "not", "or", "pass", "raise", "return", "try", "while",
+        "with", "yield"};
+    static const char *const launch[] = {"grid", "block", "shared", "stream", "cluster", "cooperative",
+                                         "pdl", "priority"};
+    for (size_t i = 0; i < sizeof keywords / sizeof keywords[0]; i++)
+        if (strcmp(v, keywords[i]) == 0)
+            return ks_xasprintf("%s_", v);
+    for (size_t i = 0; param && i < sizeof launch / sizeof launch[0]; i++)
+        if (strcmp(v, launch[i]) == 0)
+            return ks_xasprintf("%s_", v);
+    return ks_xstrdup(v);
+}
+
 static void put_value(tpl *t, const tag *g, const char *v, ks_buf *out)
 {
     if (!g->filter) {
@@ -282,6 +305,10 @@ static void put_value(tpl *t, const tag *g, const char *v, ks_buf *out)
         e = ks_escape_string(v);
     else if (g->filterlen == 5 && memcmp(g->filter, "ident", 5) == 0)
         e = ks_escape_identifier(v);
+    else if (g->filterlen == 2 && memcmp(g->filter, "py", 2) == 0)
+        e = python_name(v, 0);
+    else if (g->filterlen == 8 && memcmp(g->filter, "py_param", 8) == 0)
+        e = python_name(v, 1);
     else if (g->filterlen == 7 && memcmp(g->filter, "include", 7) == 0) {
         const char *why = ks_include_unspellable(v);
         if (why) {
@@ -294,7 +321,7 @@ static void put_value(tpl *t, const tag *g, const char *v, ks_buf *out)
             e = ks_xstrdup(v);
         }
     } else
-        tpl_error(t, g->start, "unknown filter ':%.*s' (comment, string, include, ident)", (int)g->filterlen,
+        tpl_error(t, g->start, "unknown filter ':%.*s' (comment, string, include, ident, py, py_param)", (int)g->filterlen,
                   g->filter);
     if (e)
         ks_buf_puts(out, e);

@@ -119,6 +119,7 @@ expect_files() {
         lib/pkgconfig/kstub.pc lib/pkgconfig/kstub-static.pc lib/cmake/kstub/kstubConfig.cmake \
         lib/cmake/kstub/kstubConfigVersion.cmake share/kstub/kstub.mk \
         share/kstub/templates/header.h.in share/kstub/templates/source.c.in \
+        share/kstub/templates/python/target.json share/kstub/templates/python/module.c.in include/kstub_python.h \
         share/man/man1/kstub.1 share/bash-completion/completions/kstub \
         share/man/man3/ks_launch_1d.3 share/man/man3/KS_CHECK.3 share/man/man3/ks_graph_launch.3 \
         share/doc/kstub/LICENSE share/doc/kstub/CHANGELOG.md; do

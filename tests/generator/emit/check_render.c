@@ -22,6 +22,8 @@ static ks_tnode *tree(void)
     ks_tn_set(root, "name", "%s", "vec_add");
     ks_tn_set(root, "nasty", "%s", "a */ \"b\\\nc");
     ks_tn_set(root, "blank", "%s", "");
+    ks_tn_set(root, "keyword", "%s", "lambda");
+    ks_tn_set(root, "launch_word", "%s", "stream");
     ks_tn_flag(root, "yes", 1);
     ks_tn_flag(root, "no", 0);
     ks_tval *list = ks_tn_list(root, "params");
@@ -155,9 +157,19 @@ START_TEST(ident_filter)
 }
 END_TEST
 
+/* A name as Python spells it (templates/python/): a Python keyword gets a trailing '_'. */
+START_TEST(py_filter)
+{
+    RENDERS("{{keyword:py}}", "lambda_");
+    RENDERS("{{name:py}}", "vec_add");
+    RENDERS("{{#params}}{{param:py}} {{/params}}", "p0 p1 ");
+    RENDERS("{{keyword:py_param}} {{launch_word:py_param}} {{launch_word:py}}", "lambda_ stream_ stream");
+}
+END_TEST
+
 START_TEST(unknown_filter)
 {
-    REFUSED("{{name:shout}}", "unknown filter ':shout'");
+    REFUSED("{{name:shout}}", "unknown filter ':shout' (comment, string, include, ident, py, py_param)");
 }
 END_TEST
 
@@ -411,6 +423,7 @@ static Suite *render_suite(void)
     tcase_add_test(v, string_filter);
     tcase_add_test(v, include_filter);
     tcase_add_test(v, ident_filter);
+    tcase_add_test(v, py_filter);
     tcase_add_test(v, unknown_filter);
     tcase_add_test(v, unknown_name);
     tcase_add_test(v, comment_tag_dropped);

@@ -1,0 +1,33 @@
+# bench/python.mk — the Python target's launch rows (bench/launch_py.py):
+# bench_kernels.cu through templates/python, committed under bench/gen/python
+# like the C stubs (the GPU machine has no libclang), and built there into a
+# module for the Python that runs the benchmark. Included from bench/bench.mk.
+#
+#   make bench-gen            also regenerates bench/gen/python/ (needs libclang)
+#   make bench-py-module      build/bench/py/bench_kernels<EXT_SUFFIX> for BENCH_PYTHON
+
+BENCH_PYTHON ?= python3#  the Python with CuPy, cuda.core (and torch) that runs launch_py.py
+BENCH_PY_GEN := $(BENCH_GEN)/python
+BENCH_PY_SRC := $(BENCH_PY_GEN)/bench_kernels_module.c $(BENCH_PY_GEN)/bench_kernels.c \
+    $(BENCH_PY_GEN)/bench_kernels.h $(BENCH_PY_GEN)/bench_kernels.pyi
+
+ifneq ($(HAVE_LIBCLANG),)
+# The same embedded fatbin as the C stubs (gen.stamp makes it).
+$(BENCH_OUT)/gen_py.stamp: $(BENCH_OUT)/gen.stamp $(wildcard templates/python/*) $(TEMPLATES) $(KSTUB)
+	@mkdir -p $(BENCH_PY_GEN)
+	$(KSTUB) -T templates/python $(BENCH_KERNEL) --embed $(BENCH_OUT)/bench_kernels.fatbin \
+	    -o $(BENCH_PY_GEN)/bench_kernels
+	touch $@
+$(BENCH_PY_SRC): $(BENCH_OUT)/gen_py.stamp ;
+bench-gen: $(BENCH_OUT)/gen_py.stamp
+endif
+
+.PHONY: bench-py-module
+bench-py-module: $(BENCH_PY_SRC) include/kstub/kstub_python.h $(B)/lib/libkstub.a | $(BENCH_OUT)
+	@mkdir -p $(BENCH_OUT)/py
+	$(CC) -std=c11 -O2 -Wall -Wextra -fPIC -shared \
+	    -I"$$($(BENCH_PYTHON) -c 'import sysconfig; print(sysconfig.get_paths()["include"])')" \
+	    -Iinclude/kstub -I$(BENCH_PY_GEN) $(BENCH_PY_GEN)/bench_kernels_module.c $(BENCH_PY_GEN)/bench_kernels.c \
+	    $(B)/lib/libkstub.a -ldl -lpthread \
+	    -o $(BENCH_OUT)/py/bench_kernels$$($(BENCH_PYTHON) -c 'import sysconfig; print(sysconfig.get_config_var("EXT_SUFFIX"))')
+	cp $(BENCH_PY_GEN)/bench_kernels.pyi $(BENCH_OUT)/py/
