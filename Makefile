@@ -52,9 +52,10 @@ COMMON_SRC := $(sort $(wildcard common/*.c))
 COMMON_OBJ := $(COMMON_SRC:%.c=$(B)/obj/%.o)
 COMMON_LIB := $(B)/lib/libkstub_common.a
 # The generator's folders, from the command line down to its ground floor
-# (docs/design.md); each is on the include path, as common/ is.
-GEN_DIRS := generator/cli generator/drift generator/emit generator/front generator/model generator/base
-GEN_INC := $(GEN_DIRS:%=-I%) -Icommon \
+# (docs/design.md). Only generator/ (and common/) is on the include path:
+# a file includes another folder's header by its path ("front/walk.h").
+GEN_DIRS := generator/cli generator/drift generator/emit generator/front generator/front/prelude generator/image generator/model generator/base
+GEN_INC := -Igenerator -Icommon \
     -DKSTUB_VERSION_TEXT='"$(KS_VERSION_MAJOR).$(KS_VERSION_MINOR).$(KS_VERSION_PATCH)"'
 GEN_SRC := $(sort $(wildcard $(GEN_DIRS:%=%/*.c)))
 # The macro names libkstub's headers define, as a table the generator

@@ -2,7 +2,7 @@
  * cache_entry.c — an entry file of a kstub cache, read, checked and written
  * (cache_entry.h), and the rule that picks the cache directory. libkstub's
  * NVRTC cache (runtime/cache.c) and the generator's prelude cache
- * (generator/front/pch.c) both link it from common/, so the two caches in one
+ * (generator/front/prelude/pch.c) both link it from common/, so the two caches in one
  * directory follow one set of rules from one copy of the code.
  *
  * Nothing here reports an error or allocates with anything but malloc: a

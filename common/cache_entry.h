@@ -1,7 +1,7 @@
 /*
  * cache_entry.h — one entry of a kstub cache directory, for both caches:
  * libkstub's NVRTC images (cache.c, KEY.nvrtc) and the generator's
- * precompiled prelude (generator/front/pch.c, KEY.prelude); both link it
+ * precompiled prelude (generator/front/prelude/pch.c, KEY.prelude); both link it
  * from common/. An entry file is a header and a payload:
  *
  *     magic[8]  key[32]  payload length[8, little-endian]  SHA-256(payload)[32]  payload

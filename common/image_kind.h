@@ -2,7 +2,7 @@
  * image_kind.h — what a buffer of kernel-image bytes is, told by its content:
  * the one place that knows the fatbin and ELF magic numbers and what PTX
  * text looks like. Used by the runtime (file.c, image.c) and by the
- * generator (emit/image_entries.c), both from common/, so it needs nothing but the C
+ * generator (image/image_entries.c), both from common/, so it needs nothing but the C
  * standard library and declares nothing with external linkage.
  *
  * Compiles as C99, C11 and C++ under -Wpedantic.

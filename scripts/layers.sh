@@ -100,6 +100,11 @@ function where(src, h,    n) {
 FILENAME == floorsf {
     if ($0 ~ /^[ \t]*(#|$)/)
         next
+    if ($1 == "interposed") {
+        for (i = 2; i <= NF; i++)
+            interposed[$i] = 1
+        next
+    }
     if ($1 == "public") {
         for (i = 3; i <= NF; i++)
             public[$2 $i] = 1
@@ -129,6 +134,8 @@ FILENAME == objsf {
 }
 FILENAME == callsf {
     user = $1; sym = $2; prov = $3
+    if (sym in interposed)
+        next
     if (!((user, prov) in arrow)) {
         arrow[user, prov] = 1
         arrows++

@@ -22,7 +22,7 @@ tar -cf - --exclude=./build --exclude=./.git --exclude="./$B" . | tar -xf - -C "
 mkdir -p "$tmp/build/obj"
 cp -pR "$B/obj/generator" "$B/obj/runtime" "$B/obj/common" "$tmp/build/obj/"
 cd "$tmp" || exit 1
-gen_objs() { for c in generator/*/*.c common/*.c; do o=build/obj/${c%.c}.o; echo "$o"; done; }
+gen_objs() { for c in $(find generator -name '*.c' | sort) common/*.c; do o=build/obj/${c%.c}.o; echo "$o"; done; }
 rt_objs() { for c in runtime/*.c common/*.c; do o=build/obj/${c%.c}.o; echo "$o"; done; }
 
 ok() { pass=$((pass + 1)); echo "ok: $1"; }
@@ -94,7 +94,7 @@ restore
 # Every private header of the generator's folders (those not on their
 # folder's public line), included from a file of another folder: cli/main.c,
 # or drift/drift.c for cli/'s own.
-privs=$(for h in generator/*/*.h; do
+privs=$(for h in $(find generator -name '*.h' | sort); do
     d=$(dirname "$h")/
     awk -v d="$d" -v h="$(basename "$h")" '$1 == "public" && $2 == d { for (i = 3; i <= NF; i++) if ($i == h) f = 1 } END { exit !f }' scripts/floors.txt ||
         echo "$h"
@@ -109,7 +109,7 @@ plant_private() {
     text= lines=
     for h in "$@"; do
         n=$((n + 1))
-        text="$text#include \"$(basename "$h")\"
+        text="$text#include \"${h#generator/}\"
 "
         lines="$lines$into:$n: includes $h, private to $(dirname "$h")/
 "
@@ -137,7 +137,7 @@ rm -f runtime/planted.h
 
 # A public header of a higher floor: base/ includes model/model.h; common/
 # includes the runtime's public kstub.h.
-plant generator/base/util.c '#include "model.h"'
+plant generator/base/util.c '#include "model/model.h"'
 n=$(wc -l < generator/base/util.c)
 expect "a header of a higher floor" generator gen_objs \
     "generator/base/util.c:$n: includes generator/model/model.h of floor model, above generator/base/util.c's floor base"

@@ -5,7 +5,7 @@
  * input is before libclang opens it (a FIFO or a device among its headers
  * is refused where libclang opens it: generator/front/fileguard.c).
  */
-#include "inputs.h"
+#include "base/inputs.h"
 
 #include <stdlib.h>
 #include <string.h>

@@ -13,8 +13,8 @@
 #ifndef KSTUB_INPUTS_H
 #define KSTUB_INPUTS_H
 
-#include "options.h"
-#include "util.h"
+#include "base/options.h"
+#include "base/util.h"
 
 #include <sys/types.h>
 

@@ -4,8 +4,8 @@
  * "--opt=VALUE". A missing value is reported here and is a usage error for
  * the caller to return; nothing exits.
  */
-#include "options.h"
-#include "util.h"
+#include "base/options.h"
+#include "base/util.h"
 
 #include <string.h>
 

@@ -1,8 +1,8 @@
 /*
  * util.h — the generator's ground floor (util.c): growable buffers,
- * allocation that cannot fail, whole-file reads that never block, all-or-
- * nothing output, the diagnostic sink, paths. Depends on nothing else of
- * the generator.
+ * allocation that cannot fail, whole-file reads that never block, the
+ * diagnostic sink, paths (the all-or-nothing output writer: outputs.h).
+ * Depends on nothing else of the generator.
  */
 #ifndef KSTUB_UTIL_H
 #define KSTUB_UTIL_H
@@ -43,15 +43,9 @@ char *ks_peek_file_id(const char *path, size_t *size, dev_t *dev, ino_t *ino);
 /* Why the last ks_read_file or ks_peek_file returned NULL: strerror's text,
  * or "not a regular file (a FIFO)" and the like. */
 const char *ks_file_error(void);
-
-/* Writes each file through a temporary file and rename, only where the
- * content differs from what is on disk. All or nothing: on failure no output
- * is left half-written. Returns 0 or -1 after printing an error. */
-typedef struct ks_output {
-    const char *path;
-    const char *text;
-} ks_output;
-int ks_write_outputs(const ks_output *outs, size_t n);
+/* Sets what ks_file_error says for path after err (an errno, or
+ * KS__NOT_REGULAR): util.c's reads and outputs.c's writer. */
+void ks__file_failed(const char *path, int err);
 
 /* The diagnostic sink: every error printed through it (or counted with
  * ks_count_error when printed otherwise, as libclang's) is counted. */

@@ -5,10 +5,10 @@
 #ifndef KSTUB_CLI_H
 #define KSTUB_CLI_H
 
-#include "emit.h"
-#include "manifest.h"
-#include "model.h"
-#include "options.h"
+#include "emit/emit.h"
+#include "drift/manifest.h"
+#include "model/model.h"
+#include "base/options.h"
 
 /* kstub's version, "MAJOR.MINOR.PATCH": include/kstub/kstub.h's KSTUB_VERSION_*
  * numbers, the one place the version is written; the Makefile passes it

@@ -12,9 +12,9 @@
  * (interpolating from a neighbour), which silently parses with the wrong
  * flags; here a missing entry is an error.
  */
-#include "compdb.h"
-#include "inputs.h"
-#include "util.h"
+#include "cli/compdb.h"
+#include "base/inputs.h"
+#include "base/util.h"
 
 #include <errno.h>
 #include <jansson.h>

@@ -9,10 +9,10 @@
  * walk remembers each file as an input of the run (inputs.h), depfile or
  * not, so that no output can replace a header the parse read.
  */
-#include "depfile.h"
-#include "inputs.h"
-#include "session_files.h"
-#include "util.h"
+#include "cli/depfile.h"
+#include "base/inputs.h"
+#include "front/session_files.h"
+#include "base/util.h"
 
 #include <stdio.h>
 #include <stdlib.h>

@@ -5,8 +5,8 @@
  * parse_args (main.c) matches with ks_opt_match and acts on the id;
  * usage.c prints the help from here.
  */
-#include "optable.h"
-#include "util.h"
+#include "cli/optable.h"
+#include "base/util.h"
 
 #include <string.h>
 

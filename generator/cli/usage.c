@@ -4,8 +4,8 @@
  * option lists printed from the one table (optable.c). The cache and diff
  * subcommands print their own (cachecmd.c, drift.c).
  */
-#include "usage.h"
-#include "optable.h"
+#include "cli/usage.h"
+#include "cli/optable.h"
 
 #include <stdio.h>
 

@@ -10,7 +10,7 @@
  * abidiff's: 1 tool error, 2 usage error, 4 something changed, 8 a change
  * breaks existing callers (always with 4). See docs/build-and-ci.md.
  */
-#include "drift.h"
+#include "drift/drift.h"
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -19,11 +19,12 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "manifest.h"
-#include "options.h"
-#include "util.h"
-#include "report.h"
-#include "sigtable.h"
+#include "drift/manifest.h"
+#include "base/options.h"
+#include "base/outputs.h"
+#include "base/util.h"
+#include "drift/report.h"
+#include "drift/sigtable.h"
 
 /* ---- comparing two models -------------------------------------------------------------------- */
 
@@ -367,63 +368,12 @@ static void diff_vars(diff_ctx *d)
 
 /* ---- kstub diff ------------------------------------------------------------------------------- */
 
-static void diff_usage(FILE *f)
+int ks_diff_run(const char *old_path, const char *new_path, const char *source, ks_format fmt)
 {
-    fputs("usage: kstub diff [--format=text|json|github] [--source PATH] OLD.json NEW.json\n"
-          "\n"
-          "Compares two kstub manifests and classifies every change: breaking for\n"
-          "existing callers (error) or compatible (warning).\n"
-          "\n"
-          "  --format=F       text (file:line:col: error: ..., the default), json, or github\n"
-          "                   (workflow annotations)\n"
-          "  --source PATH    the .cu path to name in diagnostics (default: the manifest's\n"
-          "                   \"source\", a file name without directories)\n"
-          "\n"
-          "exit status: 0 no change, 4 compatible changes only, 12 breaking changes,\n"
-          "             1 error (unreadable or invalid manifest), 2 usage error\n",
-          f);
-}
-
-int ks_diff_main(int argc, char **argv)
-{
-    const char *files[2] = {NULL, NULL};
-    const char *source = NULL, *v = NULL;
-    int nfiles = 0, fmt = KS_FORMAT_TEXT, m;
-    for (int i = 1; i < argc; i++) {
-        const char *a = argv[i];
-        if (strcmp(a, "--help") == 0 || strcmp(a, "-h") == 0) {
-            diff_usage(stdout);
-            return 0;
-        } else if ((m = ks_option(argc, argv, &i, "--format", &v)) != 0 || v) {
-            if (m < 0)
-                return KS_DRIFT_USAGE;
-            if ((fmt = ks_format_parse(v)) < 0) {
-                ks_error_at(NULL, 0, 0, "--format takes text, json or github, not '%s'", v);
-                return KS_DRIFT_USAGE;
-            }
-        } else if ((m = ks_option(argc, argv, &i, "--source", &v)) != 0 || v) {
-            if (m < 0)
-                return KS_DRIFT_USAGE;      /* "--source" without a value */
-            source = v;
-        } else if (a[0] == '-' && a[1]) {
-            ks_error_at(NULL, 0, 0, "kstub diff: unknown option '%s'", a);
-            diff_usage(stderr);
-            return KS_DRIFT_USAGE;
-        } else if (nfiles < 2) {
-            files[nfiles++] = a;
-        } else {
-            ks_error_at(NULL, 0, 0, "kstub diff takes two manifests, not more");
-            return KS_DRIFT_USAGE;
-        }
-    }
-    if (nfiles != 2) {
-        diff_usage(stderr);
-        return KS_DRIFT_USAGE;
-    }
     ks_sigs old, new;
-    if (ks_manifest_read(files[0], &old) != 0)
+    if (ks_manifest_read(old_path, &old) != 0)
         return KS_DRIFT_ERROR;
-    if (ks_manifest_read(files[1], &new) != 0) {
+    if (ks_manifest_read(new_path, &new) != 0) {
         ks_sigs_free(&old);
         return KS_DRIFT_ERROR;
     }
@@ -439,13 +389,14 @@ int ks_diff_main(int argc, char **argv)
     else
         ks_buf_puts(&sum, "no change");
     int rc = ks_report_status(&r);
-    ks_report_print(&r, (ks_format)fmt, "diff", sum.data, NULL, rc);
+    ks_report_print(&r, fmt, "diff", sum.data, NULL, rc);
     free(sum.data);
     ks_report_free(&r);
     ks_sigs_free(&old);
     ks_sigs_free(&new);
     return rc;
 }
+
 
 /* ---- kstub check ------------------------------------------------------------------------------ */
 

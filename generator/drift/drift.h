@@ -22,9 +22,11 @@ typedef enum { KS_FORMAT_TEXT, KS_FORMAT_JSON, KS_FORMAT_GITHUB } ks_format;
 /* "text", "json" or "github"; -1 if none of those. */
 int ks_format_parse(const char *s);
 
-/* kstub diff [--format=F] [--source PATH] OLD.json NEW.json: the diff
- * subcommand's main(), so it returns diff's exit status (a KS_DRIFT_* set). */
-int ks_diff_main(int argc, char **argv);
+/* kstub diff (cli/diff_cmd.c reads its command line): compares the
+ * manifests at old_path and new_path, naming source in diagnostics (NULL:
+ * each manifest's own), prints the report in fmt and returns diff's exit
+ * status (a KS_DRIFT_* set). */
+int ks_diff_run(const char *old_path, const char *new_path, const char *source, ks_format fmt);
 
 struct ks_output;
 

@@ -7,11 +7,11 @@
  * (F_* below), are stable, and "format" changes when they do. Both
  * directions go through jansson.
  */
-#include "emit.h"
-#include "manifest.h"
-#include "sigtable.h"
-#include "inputs.h"
-#include "util.h"
+#include "emit/emit.h"
+#include "drift/manifest.h"
+#include "drift/sigtable.h"
+#include "base/inputs.h"
+#include "base/util.h"
 
 #include <jansson.h>
 #include <limits.h>

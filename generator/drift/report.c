@@ -4,7 +4,7 @@
  * JSON document, GitHub workflow annotations. Every string a manifest
  * brought is escaped for the format it goes to.
  */
-#include "report.h"
+#include "drift/report.h"
 
 #include <jansson.h>
 #include <stdarg.h>
@@ -12,7 +12,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "util.h"
+#include "base/util.h"
 
 /* ---- findings ----------------------------------------------------------------------- */
 

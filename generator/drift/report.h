@@ -8,8 +8,8 @@
 
 #include <stddef.h>
 
-#include "drift.h"
-#include "manifest.h"
+#include "drift/drift.h"
+#include "drift/manifest.h"
 
 /* A finding's severity: an error breaks existing callers, a warning is a
  * compatible change, a note changes nothing. */

@@ -3,12 +3,12 @@
  * constant time, so reading a manifest and diffing two take time linear in
  * their kernels.
  */
-#include "sigtable.h"
+#include "drift/sigtable.h"
 
 #include <stdlib.h>
 #include <string.h>
 
-#include "util.h"
+#include "base/util.h"
 
 void ks_sigtable_init(ks_sigtable *t, size_t entries, int by_pair)
 {

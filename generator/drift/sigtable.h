@@ -10,7 +10,7 @@
 
 #include <stdint.h>
 
-#include "manifest.h"
+#include "drift/manifest.h"
 
 typedef struct ks_sigslot {
     const ks_sig_kern *k;    /* the key's kernel; NULL: empty */

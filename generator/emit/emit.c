@@ -8,12 +8,12 @@
  * are the header template's named pieces too (ks_emit_spellings), so that
  * no C spelling lives here.
  */
-#include "emit.h"
-#include "emit_values.h"
-#include "naming.h"
-#include "render.h"
-#include "inputs.h"
-#include "util.h"
+#include "emit/emit.h"
+#include "emit/emit_values.h"
+#include "model/naming.h"
+#include "emit/render.h"
+#include "base/inputs.h"
+#include "base/util.h"
 
 #include <ctype.h>
 #include <stdio.h>

@@ -7,10 +7,10 @@
 #ifndef KSTUB_EMIT_H
 #define KSTUB_EMIT_H
 
-#include "image.h"
-#include "model.h"
-#include "options.h"
-#include "target.h"
+#include "image/image.h"
+#include "model/model.h"
+#include "base/options.h"
+#include "model/target.h"
 
 /* Renders the target's output number `output` with the model (named by
  * naming.h's stage for that target); *text malloc'd. Returns 0, or -1 after

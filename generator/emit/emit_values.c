@@ -6,8 +6,8 @@
  * values, and whether a type is the application's own (its header
  * included). Below both; it calls neither.
  */
-#include "emit.h"
-#include "emit_values.h"
+#include "emit/emit.h"
+#include "emit/emit_values.h"
 
 #include <string.h>
 

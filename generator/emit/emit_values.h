@@ -6,8 +6,8 @@
 #ifndef KSTUB_EMIT_VALUES_H
 #define KSTUB_EMIT_VALUES_H
 
-#include "model.h"
-#include "render.h"
+#include "model/model.h"
+#include "emit/render.h"
 
 /* ---- emit_values.c ---- */
 /* A type as the templates spell it ({{*spelled}} in header.h.in): its

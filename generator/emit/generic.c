@@ -2,9 +2,9 @@
  * generic.c — emit.c's values for one C name over a template's instances
  * (the "generics" list of templates/header.h.in).
  */
-#include "emit_values.h"
-#include "naming.h"
-#include "util.h"
+#include "emit/emit_values.h"
+#include "model/naming.h"
+#include "base/util.h"
 
 #include <stdlib.h>
 #include <string.h>

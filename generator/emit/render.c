@@ -34,9 +34,9 @@
  * A section, comment or group tag alone on its line takes the whole line with it.
  * An unknown name is an error, so a typo in a user's template is caught.
  */
-#include "render.h"
-#include "inputs.h"
-#include "tree.h"
+#include "emit/render.h"
+#include "base/inputs.h"
+#include "emit/tree.h"
 
 #include <ctype.h>
 #include <stdio.h>

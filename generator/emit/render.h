@@ -5,7 +5,7 @@
 #ifndef KSTUB_RENDER_H
 #define KSTUB_RENDER_H
 
-#include "util.h"
+#include "base/util.h"
 
 typedef struct ks_tnode ks_tnode;
 typedef struct ks_tval ks_tval;

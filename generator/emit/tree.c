@@ -2,7 +2,7 @@
  * tree.c — the tree of values a template is filled from (ks_tn_*), and the
  * escapes a user-derived string needs in each context of generated C.
  */
-#include "tree.h"
+#include "emit/tree.h"
 
 #include <stdarg.h>
 #include <stdlib.h>

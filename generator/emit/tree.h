@@ -6,7 +6,7 @@
 #ifndef KSTUB_TREE_H
 #define KSTUB_TREE_H
 
-#include "render.h"
+#include "emit/render.h"
 
 #include <stddef.h>
 

@@ -19,7 +19,11 @@
  * use them. A member left out whose body launches a kernel template gets a
  * note at the instantiation saying why and what to write instead.
  */
-#include "front.h"
+#include "base/util.h"
+#include "front/session.h"
+#include "front/cursor.h"
+#include "front/source.h"
+#include "front/classinst.h"
 
 #include <stdlib.h>
 #include <string.h>

@@ -49,7 +49,8 @@
  *    folder, clang does not; that folder is searched last (-idirafter), so
  *    clang's own headers keep precedence.
  */
-#include "front.h"
+#include "base/options.h"
+#include "front/compat.h"
 
 #include <stdio.h>
 #include <stdlib.h>

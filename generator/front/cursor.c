@@ -4,7 +4,9 @@
  * and qualified name, diagnostics placed at a cursor, whether it is a
  * kernel. Below session.c and the walk; calls nothing above it.
  */
-#include "front.h"
+#include "base/util.h"
+#include "front/session.h"
+#include "front/cursor.h"
 
 #include <stdarg.h>
 #include <stdio.h>

@@ -8,7 +8,10 @@
  * parentheses. The expression is kept as written (manifest, messages) and
  * compiled to postfix steps (the descriptor the runtime evaluates).
  */
-#include "front.h"
+#include "base/util.h"
+#include "model/model.h"
+#include "front/source.h"
+#include "front/extent.h"
 
 #include <ctype.h>
 #include <errno.h>

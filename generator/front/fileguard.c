@@ -21,7 +21,7 @@
  * that opens a file calls into it. Under ASan the program's open still wins over the runtime's
  * interceptor, and RTLD_NEXT finds the interceptor or libc's after it.
  */
-#include "fileguard.h"
+#include "front/fileguard.h"
 
 #include <dlfcn.h>
 #include <errno.h>

@@ -4,7 +4,13 @@
  * code, including host function templates' and class templates' members,
  * and explicitly instantiated in the project's headers.
  */
-#include "walkctx.h"
+#include "front/walkctx.h"
+#include "base/util.h"
+#include "front/session.h"
+#include "front/cursor.h"
+#include "front/source.h"
+#include "front/classinst.h"
+#include "front/targs.h"
 
 #include <ctype.h>
 #include <errno.h>

@@ -4,7 +4,12 @@
  * constant expressions evaluated after the walk), and whether it uses
  * dynamic shared memory.
  */
-#include "walkctx.h"
+#include "front/walkctx.h"
+#include "base/util.h"
+#include "model/model.h"
+#include "front/session.h"
+#include "front/cursor.h"
+#include "front/typemap.h"
 
 #include <ctype.h>
 #include <errno.h>

@@ -26,7 +26,10 @@
  * (ks__oneparse_hidden) and does, at each instantiation's place, what the
  * reference written there would have made it do (ks__oneparse_fire).
  */
-#include "walkctx.h"
+#include "front/walkctx.h"
+#include "base/util.h"
+#include "front/cursor.h"
+#include "front/source.h"
 
 #include <stdlib.h>
 #include <string.h>

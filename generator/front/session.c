@@ -7,9 +7,15 @@
  * and type layouts of the device compiler, where a host-side parse would give
  * __device_stub__ wrappers.
  */
-#include "fileguard.h"
-#include "front.h"
-#include "inputs.h"
+#include "front/fileguard.h"
+#include "base/util.h"
+#include "base/options.h"
+#include "front/session_files.h"
+#include "front/prelude/prelude.h"
+#include "front/session.h"
+#include "front/cursor.h"
+#include "front/compat.h"
+#include "base/inputs.h"
 
 #include <dlfcn.h>
 #include <errno.h>

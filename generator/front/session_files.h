@@ -3,7 +3,7 @@
  * about a parse's files: the in-memory header it adds (compat.c), which is
  * no file, and the files inside the precompiled prelude it used, which
  * clang_getInclusions does not list (session.c). The front end's other
- * seams stay in front.h, private to front/.
+ * seams stay in their own headers, private to front/.
  */
 #ifndef KSTUB_SESSION_FILES_H
 #define KSTUB_SESSION_FILES_H

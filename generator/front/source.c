@@ -17,7 +17,10 @@
  * looked up here: the last definition of the name the record holds before
  * the invocation, unless an #undef of the same file lies between them.
  */
-#include "source_int.h"
+#include "front/source_int.h"
+#include "base/util.h"
+#include "front/cursor.h"
+#include "front/source.h"
 
 #include <ctype.h>
 #include <stdlib.h>

@@ -7,7 +7,8 @@
 #ifndef KSTUB_SOURCE_INT_H
 #define KSTUB_SOURCE_INT_H
 
-#include "front.h"
+#include "base/util.h"
+#include "front/source.h"
 
 /* ---- source_tokens.c ---- */
 void ks__tok_push(ks_rtok **a, size_t *n, size_t *cap, ks_rtok t);

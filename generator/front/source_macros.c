@@ -4,7 +4,10 @@
  * tokens of the definition clang used there (see source.c's head comment),
  * and the result read by source_tokens.c.
  */
-#include "source_int.h"
+#include "front/source_int.h"
+#include "base/util.h"
+#include "front/cursor.h"
+#include "front/source.h"
 
 #include <ctype.h>
 #include <stdlib.h>

@@ -4,7 +4,9 @@
  * ("template [__global__] RET NAME<ARGS>(PARAMS);"), for the written code
  * and for what a macro writes alike.
  */
-#include "source_int.h"
+#include "front/source_int.h"
+#include "base/util.h"
+#include "front/source.h"
 
 #include <ctype.h>
 #include <stdlib.h>

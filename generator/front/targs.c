@@ -3,7 +3,9 @@
  * to name its stub: the template parameter an argument binds, and, for an
  * argument kstub cannot spell, the words that say which one and why.
  */
-#include "front.h"
+#include "base/util.h"
+#include "front/cursor.h"
+#include "front/targs.h"
 
 #include <stdlib.h>
 

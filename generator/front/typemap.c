@@ -6,7 +6,12 @@
  * with the reason and what to do instead. Nothing here knows how C is
  * written: that is the templates' job.
  */
-#include "typemap.h"
+#include "front/typemap_int.h"
+#include "base/util.h"
+#include "model/model.h"
+#include "front/session.h"
+#include "front/cursor.h"
+#include "front/typemap.h"
 
 #include <stdlib.h>
 #include <string.h>

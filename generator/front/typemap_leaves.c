@@ -5,7 +5,10 @@
  * the typedef a type is spelled through and the pointer as written. It
  * calls nothing of typemap.c.
  */
-#include "typemap.h"
+#include "front/typemap_int.h"
+#include "base/util.h"
+#include "model/model.h"
+#include "front/cursor.h"
 
 #include <stdlib.h>
 #include <string.h>

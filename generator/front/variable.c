@@ -25,7 +25,11 @@
  * unexposed declaration): ks__note_variable_template says it gets none,
  * each instantiation being a variable whose symbol kstub cannot know.
  */
-#include "walkctx.h"
+#include "front/walkctx.h"
+#include "base/util.h"
+#include "model/model.h"
+#include "front/cursor.h"
+#include "front/typemap.h"
 
 #include <stdlib.h>
 #include <string.h>

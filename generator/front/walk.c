@@ -31,8 +31,17 @@
  * several .cu files would otherwise give each of their stubs the same C
  * functions: see naming.c for how header kernels are named.
  */
-#include "inputs.h"
-#include "walkctx.h"
+#include "base/inputs.h"
+#include "base/util.h"
+#include "base/options.h"
+#include "model/model.h"
+#include "front/walk.h"
+#include "front/session.h"
+#include "front/cursor.h"
+#include "front/source.h"
+#include "front/extent.h"
+#include "front/classinst.h"
+#include "front/walkctx.h"
 
 #include <ctype.h>
 #include <errno.h>

@@ -9,7 +9,9 @@
 #ifndef KSTUB_WALKCTX_H
 #define KSTUB_WALKCTX_H
 
-#include "front.h"
+#include "model/model.h"
+#include "front/session.h"
+#include "front/source.h"
 
 /* __launch_bounds__ whose arguments are constant expressions, not literals. */
 typedef struct pending_bounds {

@@ -3,8 +3,8 @@
  * tables that name scalar and special types. Used by the front end, the
  * emitters and drift alike, so none of them depends on another for it.
  */
-#include "model.h"
-#include "util.h"
+#include "model/model.h"
+#include "base/util.h"
 
 #include <stdlib.h>
 #include <string.h>

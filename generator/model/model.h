@@ -6,7 +6,7 @@
  * NULL.
  *
  * The generator, one header per component (docs/design.md draws the map):
- *   walk.h (front.h inside)  parse: .cu -> this model
+ *   walk.h (front/ inside)    parse: .cu -> this model
  *   target.h                 an output target: templates, suffixes, naming table
  *   naming.h                 name(target): every generated identifier
  *   emit.h, render.h         emit(target): values, templates, named pieces

@@ -7,7 +7,7 @@
 #ifndef KSTUB_NAMER_H
 #define KSTUB_NAMER_H
 
-#include "naming.h"
+#include "model/naming.h"
 
 #include <jansson.h>
 #include <stddef.h>

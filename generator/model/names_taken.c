@@ -2,8 +2,8 @@
  * names_taken.c — the set of names taken while naming one target's output:
  * what naming.c asks before it gives a name and claims after (see namer.h).
  */
-#include "namer.h"
-#include "util.h"
+#include "model/namer.h"
+#include "base/util.h"
 
 #include <stdlib.h>
 #include <string.h>

@@ -18,8 +18,8 @@
  * Two kernels wanting the same C name is an error naming both, since only
  * the user can say which should keep it.
  */
-#include "namer.h"
-#include "util.h"
+#include "model/namer.h"
+#include "base/util.h"
 
 #include <ctype.h>
 #include <jansson.h>

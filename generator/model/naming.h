@@ -6,9 +6,9 @@
 #ifndef KSTUB_NAMING_H
 #define KSTUB_NAMING_H
 
-#include "model.h"
-#include "options.h"
-#include "target.h"
+#include "model/model.h"
+#include "base/options.h"
+#include "model/target.h"
 
 #include <stddef.h>
 

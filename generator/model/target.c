@@ -3,9 +3,9 @@
  * target.json (target.h says what it holds). The only place template file
  * names and the per-target naming patterns are written.
  */
-#include "target.h"
-#include "inputs.h"
-#include "util.h"
+#include "model/target.h"
+#include "base/inputs.h"
+#include "base/util.h"
 
 #include <jansson.h>
 #include <stdlib.h>

@@ -13,8 +13,8 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "compdb.h"
-#include "util.h"
+#include "cli/compdb.h"
+#include "base/util.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 

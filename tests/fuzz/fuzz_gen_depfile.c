@@ -9,8 +9,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "depfile.h"
-#include "util.h"
+#include "cli/depfile.h"
+#include "base/util.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 

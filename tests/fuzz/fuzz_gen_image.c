@@ -10,8 +10,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "image.h"
-#include "util.h"
+#include "image/image.h"
+#include "base/util.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 

@@ -7,8 +7,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "manifest.h"
-#include "util.h"
+#include "drift/manifest.h"
+#include "base/util.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 

@@ -21,7 +21,9 @@
 
 #include <clang-c/Index.h>
 
-#include "front.h"
+#include "front/prelude/prelude_int.h"
+#include "front/cursor.h"
+#include "front/source.h"
 #include "macro_bound.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
@@ -133,7 +135,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
         char **names = NULL;
         char *blanked = malloc(size + 1);
         memcpy(blanked, text, size);        /* text has no NUL after it */
-        size_t nn = ks_source_leading_includes(text, size, any_name, &names, blanked);
+        size_t nn = ks__leading_includes(text, size, any_name, &names, blanked);
         /* the text the parse with a prelude reads: every line where it was */
         for (size_t k = 0; k < size; k++)
             if ((text[k] == '\n') != (blanked[k] == '\n') || (blanked[k] != text[k] && blanked[k] != ' '))

@@ -7,14 +7,14 @@
  * CK_RUN_SUITE=gen-compile this one). Run from the repository root.
  * To re-bless the golden files after an intended change: make bless
  */
-#include "model.h"
-#include "inputs.h"
-#include "util.h"
-#include "cli.h"
-#include "emit.h"
-#include "image.h"
-#include "naming.h"
-#include "walk.h"
+#include "model/model.h"
+#include "base/inputs.h"
+#include "base/util.h"
+#include "cli/cli.h"
+#include "emit/emit.h"
+#include "image/image.h"
+#include "model/naming.h"
+#include "front/walk.h"
 
 #include "check_gen.h"
 #include "testutil.h"

@@ -11,11 +11,11 @@
  *
  * Run from the repository root (make check-real does).
  */
-#include "model.h"
-#include "util.h"
-#include "emit.h"
-#include "naming.h"
-#include "walk.h"
+#include "model/model.h"
+#include "base/util.h"
+#include "emit/emit.h"
+#include "model/naming.h"
+#include "front/walk.h"
 #include "symbol.h"
 #include "testutil.h"
 

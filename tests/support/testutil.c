@@ -3,8 +3,8 @@
  * generator-side Check suites, and their scratch folders.
  */
 #include "testutil.h"
-#include "model.h"
-#include "util.h"
+#include "model/model.h"
+#include "base/util.h"
 
 #include <check.h>
 #include <limits.h>

@@ -18,8 +18,8 @@
  * Run from the repository root (make check-base does) with KSTUB and
  * FAULT_LIB (tests/support/fault_inject.c built) set.
  */
-#include "model.h"
-#include "util.h"
+#include "model/model.h"
+#include "base/util.h"
 
 #include "testutil.h"
 

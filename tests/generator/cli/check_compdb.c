@@ -8,10 +8,10 @@
  * repository root (make check-compdb does). Needs GNU make for the depfile
  * round trip.
  */
-#include "model.h"
-#include "util.h"
-#include "compdb.h"
-#include "depfile.h"
+#include "model/model.h"
+#include "base/util.h"
+#include "cli/compdb.h"
+#include "cli/depfile.h"
 
 #include "testutil.h"
 

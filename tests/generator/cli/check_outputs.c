@@ -10,8 +10,8 @@
  * Every kstub here runs under timeout(1). Run from the repository root
  * (make check-outputs does) with KSTUB and SRCDIR set.
  */
-#include "model.h"
-#include "util.h"
+#include "model/model.h"
+#include "base/util.h"
 
 #include "testutil.h"
 

@@ -9,12 +9,12 @@
  * tests link the generator's objects; the rest run build/bin/kstub as a
  * user would. The sample project needs nvcc (no GPU).
  */
-#include "model.h"
-#include "inputs.h"
-#include "util.h"
-#include "cli.h"
-#include "compdb.h"
-#include "depfile.h"
+#include "model/model.h"
+#include "base/inputs.h"
+#include "base/util.h"
+#include "cli/cli.h"
+#include "cli/compdb.h"
+#include "cli/depfile.h"
 
 #include "testutil.h"
 

@@ -13,8 +13,8 @@
  * (libkstub.a), FAKE_CUDA (tests/support/fake_cuda.c built), NVCC, CUDA_PATH
  * and SRCDIR set.
  */
-#include "model.h"
-#include "util.h"
+#include "model/model.h"
+#include "base/util.h"
 
 #include "testutil.h"
 

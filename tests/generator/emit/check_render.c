@@ -11,7 +11,7 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "render.h"
+#include "emit/render.h"
 
 /* The values the cases render: name, a flag on and one off, a list of two
  * params (each with a nested list of one dim), an empty list, and strings

@@ -8,7 +8,7 @@
 CACHE_CHECK := $(B)/tests/check_cache
 CACHE_TEST_OBJ := $(filter-out $(B)/obj/generator/cli/main.o,$(GEN_OBJ))
 
-$(CACHE_CHECK): tests/generator/front/check_cache.c tests/support/testutil.c tests/support/testutil.h generator/front/cachecmd.h \
+$(CACHE_CHECK): tests/generator/front/check_cache.c tests/support/testutil.c tests/support/testutil.h generator/front/prelude/cachecmd.h \
     $(CACHE_TEST_OBJ) | $(B)/tests
 	$(CC) $(BASE_CFLAGS) $(GEN_INC) $(TEST_INC) $< tests/support/testutil.c $(CACHE_TEST_OBJ) -o $@ $(LIBCLANG_LIBS) -ljansson \
 	    $(CHECK_LIBS)

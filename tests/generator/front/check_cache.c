@@ -15,7 +15,7 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "cachecmd.h"
+#include "front/prelude/cachecmd.h"
 #include "testutil.h"
 
 static char tmpdir[PATH_MAX];

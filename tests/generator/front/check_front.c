@@ -12,9 +12,9 @@
  * Run from the repository root (make check-front does) with KSTUB and SRCDIR
  * set; VALGRIND names valgrind, SAN_FLAGS the sanitizers kstub was built with.
  */
-#include "manifest.h"
-#include "model.h"
-#include "util.h"
+#include "drift/manifest.h"
+#include "model/model.h"
+#include "base/util.h"
 
 #include "testutil.h"
 

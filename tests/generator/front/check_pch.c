@@ -1,6 +1,6 @@
 /*
  * check_pch.c — Check suite for the precompiled prelude cache
- * (generator/front/pch.c, its use in generator/front/session.c): the leading-include
+ * (generator/front/prelude/pch.c, its use in generator/front/session.c): the leading-include
  * scanner and the PCH checksum called directly; then the kstub binary
  * ($KSTUB) with and without the cache over every file of kernels/,
  * tests/corpus/ and tests/corpus/real/ (byte-identical outputs, depfiles and
@@ -13,8 +13,10 @@
  * What happened is read from KSTUB_DEBUG_PCH=1's lines ("hit", "built",
  * "miss ... why", "rebuilt ...") and from the cache directory itself.
  */
-#include "front.h"
-#include "inputs.h"
+#include "base/util.h"
+#include "front/prelude/prelude.h"
+#include "front/prelude/prelude_int.h"
+#include "base/inputs.h"
 
 #include "testutil.h"
 
@@ -193,17 +195,17 @@ START_TEST(checksum_sees_every_byte)
     unsigned seed = 12345;
     for (size_t i = 0; i < N; i++)
         buf[i] = (unsigned char)((seed = seed * 1103515245u + 12345u) >> 16);
-    unsigned long long base = ks_prelude_checksum(buf, N);
+    unsigned long long base = ks__prelude_checksum(buf, N);
     for (size_t i = 0; i < N; i++)
         for (int bit = 0; bit < 8; bit += 7) {
             buf[i] ^= (unsigned char)(1u << bit);
-            ck_assert_msg(ks_prelude_checksum(buf, N) != base, "byte %zu bit %d unseen", i, bit);
+            ck_assert_msg(ks__prelude_checksum(buf, N) != base, "byte %zu bit %d unseen", i, bit);
             buf[i] ^= (unsigned char)(1u << bit);
         }
-    ck_assert(ks_prelude_checksum(buf, N - 1) != base);
-    ck_assert(ks_prelude_checksum(buf, N) == base);
+    ck_assert(ks__prelude_checksum(buf, N - 1) != base);
+    ck_assert(ks__prelude_checksum(buf, N) == base);
     unsigned char zeros[40] = {0};
-    ck_assert(ks_prelude_checksum(zeros, 39) != ks_prelude_checksum(zeros, 40));
+    ck_assert(ks__prelude_checksum(zeros, 39) != ks__prelude_checksum(zeros, 40));
 }
 END_TEST
 
@@ -448,7 +450,7 @@ static void forge_entry(const char *data_path)
     ck_assert_ptr_nonnull(files);
     const char *name = strrchr(pch, '/') + 1;
     char *payload = ks_xasprintf("pch %s\nsize %zu\nsum %016llx%s", name, dsize,
-                                 ks_prelude_checksum(d, dsize), files);
+                                 ks__prelude_checksum(d, dsize), files);
     size_t plen = strlen(payload);
     unsigned char header[80];
     memcpy(header, m, 40);                    /* magic and key */

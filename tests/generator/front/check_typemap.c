@@ -12,10 +12,10 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "model.h"
-#include "options.h"
-#include "util.h"
-#include "walk.h"
+#include "model/model.h"
+#include "base/options.h"
+#include "base/util.h"
+#include "front/walk.h"
 #include "testutil.h"
 
 static char tmpdir[64];

@@ -12,11 +12,11 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "model.h"
-#include "naming.h"
-#include "options.h"
-#include "target.h"
-#include "util.h"
+#include "model/model.h"
+#include "model/naming.h"
+#include "base/options.h"
+#include "model/target.h"
+#include "base/util.h"
 
 static ks_model model;
 static ks_options opts;

@@ -4,7 +4,10 @@
  * which of its leading includes it may hold. Reads files and the
  * environment; builds, loads and writes nothing.
  */
-#include "front.h"
+#include "base/util.h"
+#include "front/prelude/prelude.h"
+#include "front/prelude/prelude_int.h"
+#include "front/compat.h"
 
 #include <ctype.h>
 #include <dirent.h>
@@ -99,7 +102,7 @@ static int resolves_against_cwd(const char *const *args, size_t nargs)
     return 0;
 }
 
-void ks_prelude_key(ks_prelude *p, const char *const *args, size_t nargs, const char *text)
+void ks__prelude_key(ks_prelude *p, const char *const *args, size_t nargs, const char *text)
 {
     ks__sha256_ctx c;
     ks__sha256_init(&c);
@@ -279,12 +282,12 @@ static void scan_names(const char *raw, size_t rawn, name_set *ns, ks_buf *probe
 
 /* The "n" line (" name name … ", sorted) and the "h" lines of the files
  * p was built from and kstub's compat header; -1 when a file cannot be read. */
-int ks_prelude_names(const ks_prelude *p, ks_buf *out)
+int ks__prelude_names(const ks_prelude *p, ks_buf *out)
 {
-    return ks_prelude_names_after(p, 0, NULL, out);
+    return ks__prelude_names_after(p, 0, NULL, out);
 }
 
-/* The names and probes of prior (a names text, as ks_prelude_names writes
+/* The names and probes of prior (a names text, as ks__prelude_names writes
  * it: the "n" line first, then the "h" lines) taken as they are. */
 static void take_names(const char *prior, name_set *ns, ks_buf *probes)
 {
@@ -308,7 +311,7 @@ static void take_names(const char *prior, name_set *ns, ks_buf *probes)
     }
 }
 
-int ks_prelude_names_after(const ks_prelude *p, size_t from, const char *prior, ks_buf *out)
+int ks__prelude_names_after(const ks_prelude *p, size_t from, const char *prior, ks_buf *out)
 {
     name_set ns = {0};
     ks_buf probes = {0};
@@ -535,7 +538,7 @@ static void search_dir(const ks_prelude *p, const char *names, const char *cuda,
     dir_walk(p, names, dir, c);
 }
 
-void ks_prelude_search_sig(const ks_prelude *p, const char *names, const char *const *args, size_t nargs,
+void ks__prelude_search_sig(const ks_prelude *p, const char *names, const char *const *args, size_t nargs,
                            char hex[65])
 {
     ks__sha256_ctx c;
@@ -572,7 +575,7 @@ void ks_prelude_search_sig(const ks_prelude *p, const char *names, const char *c
 /* The input's own arguments (user: "-I" DIR pairs, -D, -U) that can change
  * the prelude p, given its verified names (NULL: unreadable, so all of
  * them can), in their order, into out (room for nuser). Returns how many. */
-size_t ks_prelude_relevant_args(const ks_prelude *p, const char *names, const char *const *user, size_t nuser,
+size_t ks__prelude_relevant_args(const ks_prelude *p, const char *names, const char *const *user, size_t nuser,
                                 const char **out)
 {
     size_t k = 0;
@@ -594,7 +597,7 @@ size_t ks_prelude_relevant_args(const ks_prelude *p, const char *names, const ch
 
 /* The key of the prelude built with the arguments of the input's that can
  * change it: the base prelude's key and those arguments. */
-void ks_prelude_variant_key(ks_prelude *p, const char *const *rel, size_t nrel)
+void ks__prelude_variant_key(ks_prelude *p, const char *const *rel, size_t nrel)
 {
     ks__sha256_ctx c;
     ks__sha256_init(&c);
@@ -612,7 +615,7 @@ void ks_prelude_variant_key(ks_prelude *p, const char *const *rel, size_t nrel)
 /* The key of the layer of p's leading includes on the base prelude, from
  * the key of the whole prelude of the same text: the base is found through
  * the cache directory pinned at descriptor fd (pch.c). */
-void ks_prelude_layer_key(ks_prelude *p, int fd)
+void ks__prelude_layer_key(ks_prelude *p, int fd)
 {
     ks__sha256_ctx c;
     ks__sha256_init(&c);
@@ -672,7 +675,7 @@ static int leading_allowed(const char *name, size_t n)
 
 size_t ks_prelude_leading(const char *t, size_t len, char ***names, char *blanked)
 {
-    return ks_source_leading_includes(t, len, leading_allowed, names, blanked);
+    return ks__leading_includes(t, len, leading_allowed, names, blanked);
 }
 
 void ks_prelude_names_free(char **names, size_t n)

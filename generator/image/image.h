@@ -8,9 +8,9 @@
 #ifndef KSTUB_IMAGE_H
 #define KSTUB_IMAGE_H
 
-#include "model.h"
-#include "options.h"
-#include "util.h"
+#include "model/model.h"
+#include "base/options.h"
+#include "base/util.h"
 
 typedef struct ks_image_blob {
     unsigned char *data;

@@ -46,7 +46,12 @@
  * it means a parse without it, never an error. KSTUB_DEBUG_PCH=1 says what
  * happened on stderr.
  */
-#include "front.h"
+#include "base/util.h"
+#include "base/options.h"
+#include "front/session_files.h"
+#include "front/prelude/prelude.h"
+#include "front/prelude/prelude_int.h"
+#include "front/compat.h"
 
 #include <dlfcn.h>
 #include <errno.h>
@@ -64,7 +69,7 @@
 #include <unistd.h>
 
 #include "cache_entry.h"
-#include "cachecmd.h"
+#include "front/prelude/cachecmd.h"
 #include "sha256.h"
 
 #define KS__PRELUDE_MAGIC "KSTUBPC1"
@@ -126,7 +131,7 @@ static uint64_t load64(const unsigned char *p)
     return v;
 }
 
-unsigned long long ks_prelude_checksum(const void *data, size_t n)
+unsigned long long ks__prelude_checksum(const void *data, size_t n)
 {
     const unsigned char *p = data;
     uint64_t lane[4] = {0x243f6a8885a308d3ull, 0x13198a2e03707344ull, 0xa4093822299f31d0ull,
@@ -194,7 +199,7 @@ static int check_pch(int fd, const struct stat *sb, unsigned long long size, uns
         *why = "the PCH cannot be read";
         return -1;
     }
-    int ok = memcmp(m, "CPCH", 4) == 0 && ks_prelude_checksum(m, (size_t)size) == sum;
+    int ok = memcmp(m, "CPCH", 4) == 0 && ks__prelude_checksum(m, (size_t)size) == sum;
     munmap(m, (size_t)size);
     if (!ok)
         *why = "the PCH's bytes do not match their checksum";
@@ -278,13 +283,13 @@ static int check_stamps(const ks_prelude *p, const char *payload, const char **w
 }
 
 /* The entry's search line is what the search directories of args hold
- * now (ks_prelude_search_sig; the payload's "h" lines are its probes): 0,
+ * now (ks__prelude_search_sig; the payload's "h" lines are its probes): 0,
  * or -1 with *why. */
 static int check_search(const ks_prelude *p, const char *payload, const char *const *args, size_t nargs,
                         const char **why)
 {
     char now[65];
-    ks_prelude_search_sig(p, payload, args, nargs, now);
+    ks__prelude_search_sig(p, payload, args, nargs, now);
     const char *at = strstr(payload, "\nsearch ");
     if (!at || strncmp(at + 8, now, 64) != 0 || at[72] != '\n') {
         *why = "a search directory's headers have changed (one appeared, vanished or moved)";
@@ -309,7 +314,7 @@ static int lookup(ks_prelude *p, const char *const *args, size_t nargs, const ch
         free(payload);
         return -1;
     }
-    if (ks_prelude_check_base(p, payload, why) != 0) {
+    if (ks__prelude_check_base(p, payload, why) != 0) {
         free(name);
         free(payload);
         return -1;
@@ -333,7 +338,7 @@ static int lookup(ks_prelude *p, const char *const *args, size_t nargs, const ch
             char *end = strchr(line + 5, '\n');
             if (end)
                 *end = '\0';
-            ks_prelude_add_file(p, line + 5, line[3] == '1');
+            ks__prelude_add_file(p, line + 5, line[3] == '1');
             if (!end)
                 break;
             *end = '\n';
@@ -375,7 +380,7 @@ static int write_meta(ks_prelude *p, const char *pch_name, unsigned long long si
     ks_buf b = {0};
     ks_buf_printf(&b, "pch %s\nsize %llu\nsum %016llx\n", pch_name, size, sum);
     if (p->base) {
-        char *bl = ks_prelude_base_line(p);
+        char *bl = ks__prelude_base_line(p);
         if (!bl) {
             free(ks_buf_take(&b));
             return -1;
@@ -404,7 +409,7 @@ static int write_meta(ks_prelude *p, const char *pch_name, unsigned long long si
         entry_name(p->base, bn, sizeof bn, ".names");
         prior = ks__entry_read(p->dirfd, bn, KS__NAMES_MAGIC, p->base->key, KS__NAMES_MAX, &blen, &why);
     }
-    int nrc = ks_prelude_names_after(p, prior ? p->base->nfiles : 0, prior, &nb);
+    int nrc = ks__prelude_names_after(p, prior ? p->base->nfiles : 0, prior, &nb);
     free(prior);
     if (nrc != 0) {
         free(ks_buf_take(&nb));
@@ -420,7 +425,7 @@ static int write_meta(ks_prelude *p, const char *pch_name, unsigned long long si
             ks_buf_puts(&b, "\n");
     }
     char sig[65];
-    ks_prelude_search_sig(p, nb.data ? nb.data : "", args, nargs, sig);
+    ks__prelude_search_sig(p, nb.data ? nb.data : "", args, nargs, sig);
     ks_buf_printf(&b, "search %s\n", sig);
     /* The names apart from the payload: a hit reads them only when the
      * input has -I/-D/-U of its own. Written first: an entry in place has
@@ -481,7 +486,7 @@ static int build(ks_prelude *p, const char *const *args, size_t nargs, const cha
     bargs[nb++] = "-fpch-instantiate-templates";
     char *base_arg = NULL;
     if (p->base) {                          /* a layer: chained on the base's PCH */
-        base_arg = ks_xasprintf("/proc/self/fd/%d/%s", KS_PRELUDE_BASE_DIR_FD, p->base->pch_name);
+        base_arg = ks_xasprintf("/proc/self/fd/%d/%s", KS__PRELUDE_BASE_DIR_FD, p->base->pch_name);
         bargs[nb++] = "-include-pch";
         bargs[nb++] = base_arg;
     }
@@ -507,8 +512,8 @@ static int build(ks_prelude *p, const char *const *args, size_t nargs, const cha
     free_files(p);
     if (p->base)                            /* the base's files first, as a parse without it lists them */
         for (size_t i = 0; i < p->base->nfiles; i++)
-            ks_prelude_add_file(p, p->base->files[i], p->base->is_system[i]);
-    if (ks_prelude_collect_files(p, tu) != 0) {
+            ks__prelude_add_file(p, p->base->files[i], p->base->is_system[i]);
+    if (ks__prelude_collect_files(p, tu) != 0) {
         *why = "a header's path holds a newline";
         goto out;
     }
@@ -533,7 +538,7 @@ static int build(ks_prelude *p, const char *const *args, size_t nargs, const cha
         *why = "the saved PCH is not a PCH";
         goto out;
     }
-    unsigned long long size = (unsigned long long)sb.st_size, sum = ks_prelude_checksum(m, (size_t)size);
+    unsigned long long size = (unsigned long long)sb.st_size, sum = ks__prelude_checksum(m, (size_t)size);
     munmap(m, (size_t)size);
     fchmod(fd, 0600);
     char final[128], hex[65];
@@ -745,18 +750,18 @@ int ks_prelude_open(ks_prelude *p, const ks_options *opts, const char *const *ar
     }
     char *text = prelude_text(leading, nleading);
     size_t nbase = nuser <= nargs ? nargs - nuser : nargs;
-    ks_prelude_key(p, args, nbase, text);
+    ks__prelude_key(p, args, nbase, text);
     int rc;
-    if (nleading > 0 && ks_prelude_pin_dir(p->dirfd) == 0) {
+    if (nleading > 0 && ks__prelude_pin_dir(p->dirfd) == 0) {
         /* A layer on the base prelude, built or found first. */
         ks_prelude *base = ks_xmalloc(sizeof *base);
         memset(base, 0, sizeof *base);
         base->fd = -1;
         base->dirfd = p->dirfd;
-        ks_prelude_key(base, args, nbase, "");
+        ks__prelude_key(base, args, nbase, "");
         p->base = base;
         if (acquire(base, args, nbase, "") == 0)
-            ks_prelude_layer_key(p, KS_PRELUDE_BASE_DIR_FD);
+            ks__prelude_layer_key(p, KS__PRELUDE_BASE_DIR_FD);
         else
             drop_base(p);
     }
@@ -773,7 +778,7 @@ int ks_prelude_open(ks_prelude *p, const ks_options *opts, const char *const *ar
     }
     const char **bargs = ks_xmalloc((nargs + 1) * sizeof *bargs);
     memcpy(bargs, args, nbase * sizeof *bargs);
-    size_t nrel = rc == 0 ? ks_prelude_relevant_args(p, names, args + nbase, nargs - nbase, bargs + nbase) : 0;
+    size_t nrel = rc == 0 ? ks__prelude_relevant_args(p, names, args + nbase, nargs - nbase, bargs + nbase) : 0;
     for (size_t i = nbase; i < nbase + nrel; i++)
         if (strcmp(bargs[i], "-I") != 0)
             ks_prelude_debug("'%s%s' can change the prelude: it shapes one of its own",
@@ -786,8 +791,8 @@ int ks_prelude_open(ks_prelude *p, const ks_options *opts, const char *const *ar
         p->fd = -1;
         free_files(p);
         drop_base(p);
-        ks_prelude_key(p, args, nbase, text);
-        ks_prelude_variant_key(p, bargs + nbase, nrel);
+        ks__prelude_key(p, args, nbase, text);
+        ks__prelude_variant_key(p, bargs + nbase, nrel);
         rc = acquire(p, bargs, nbase + nrel, text);
     }
     free(text);

@@ -2,9 +2,9 @@
  * image.c — the image --embed or --embed-source puts in the stubs, read
  * and told apart by content (the runtime's own sniffing, image_kind.h).
  */
-#include "image.h"
-#include "inputs.h"
-#include "util.h"
+#include "image/image.h"
+#include "base/inputs.h"
+#include "base/util.h"
 
 #include <stdlib.h>
 #include <string.h>

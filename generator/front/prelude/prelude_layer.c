@@ -23,7 +23,9 @@
  * checked against cover both; it stamps only its own headers (the base,
  * looked up first, checks the stamps of its).
  */
-#include "front.h"
+#include "base/util.h"
+#include "front/prelude/prelude.h"
+#include "front/prelude/prelude_int.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -33,18 +35,18 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-/* The cache directory at KS_PRELUDE_BASE_DIR_FD: 0, or -1 when that descriptor is
+/* The cache directory at KS__PRELUDE_BASE_DIR_FD: 0, or -1 when that descriptor is
  * another file's or cannot be had. */
-int ks_prelude_pin_dir(int dirfd)
+int ks__prelude_pin_dir(int dirfd)
 {
     struct stat a, b;
     if (fstat(dirfd, &a) != 0)
         return -1;
-    if (fcntl(KS_PRELUDE_BASE_DIR_FD, F_GETFD) != -1)
-        return fstat(KS_PRELUDE_BASE_DIR_FD, &b) == 0 && a.st_dev == b.st_dev && a.st_ino == b.st_ino ? 0 : -1;
+    if (fcntl(KS__PRELUDE_BASE_DIR_FD, F_GETFD) != -1)
+        return fstat(KS__PRELUDE_BASE_DIR_FD, &b) == 0 && a.st_dev == b.st_dev && a.st_ino == b.st_ino ? 0 : -1;
     if (errno != EBADF)
         return -1;
-    return dup3(dirfd, KS_PRELUDE_BASE_DIR_FD, O_CLOEXEC) == KS_PRELUDE_BASE_DIR_FD ? 0 : -1;
+    return dup3(dirfd, KS__PRELUDE_BASE_DIR_FD, O_CLOEXEC) == KS__PRELUDE_BASE_DIR_FD ? 0 : -1;
 }
 
 /* The open base PCH's stamp as clang checks an imported PCH: its size and
@@ -61,7 +63,7 @@ static int fd_stamp(int fd, char *out, size_t cap)
 }
 
 /* The line a layer's entry records its base by: "base NAME STAMP". */
-char *ks_prelude_base_line(const ks_prelude *p)
+char *ks__prelude_base_line(const ks_prelude *p)
 {
     char st[160];
     if (!p->base || !p->base->pch_name || fd_stamp(p->base->fd, st, sizeof st) != 0)
@@ -70,7 +72,7 @@ char *ks_prelude_base_line(const ks_prelude *p)
 }
 
 /* The entry's base, if any, is p's base as it is now: 0, or -1 with *why. */
-int ks_prelude_check_base(const ks_prelude *p, const char *payload, const char **why)
+int ks__prelude_check_base(const ks_prelude *p, const char *payload, const char **why)
 {
     const char *at = strstr(payload, "\nbase ");
     if (!p->base) {
@@ -78,7 +80,7 @@ int ks_prelude_check_base(const ks_prelude *p, const char *payload, const char *
             *why = "the entry is a layer where a whole prelude is wanted";
         return at ? -1 : 0;
     }
-    char *want = ks_prelude_base_line(p);
+    char *want = ks__prelude_base_line(p);
     size_t n = want ? strlen(want) : 0;
     int ok = want && at && strncmp(at + 1, want, n) == 0 && at[1 + n] == '\n';
     free(want);

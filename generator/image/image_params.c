@@ -22,8 +22,8 @@
  *
  * A layout that cannot be read is left unknown (n = -1): nothing is claimed.
  */
-#include "image.h"
-#include "util.h"
+#include "image/image.h"
+#include "base/util.h"
 #include "symbol.h"       /* the runtime's matching of internal-linkage symbols */
 
 #include <stdint.h>

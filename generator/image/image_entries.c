@@ -27,8 +27,8 @@
  * here; zstd through libzstd when the system has it (dlopen). A member
  * that cannot be read is reported as such: nothing is claimed about it.
  */
-#include "image.h"
-#include "util.h"
+#include "image/image.h"
+#include "base/util.h"
 #include "image_kind.h"   /* the runtime's sniffing of image bytes */
 #include "symbol.h"       /* the runtime's matching of internal-linkage symbols */
 

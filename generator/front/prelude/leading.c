@@ -29,7 +29,8 @@
  * window's end are those of the whole text; a directive is taken only when
  * its line break lies inside.
  */
-#include "front.h"
+#include "base/util.h"
+#include "front/prelude/prelude_int.h"
 
 #include <stdlib.h>
 #include <string.h>
@@ -185,7 +186,7 @@ static size_t scan(const char *t, size_t w, int full, int (*allowed)(const char 
     return nd;
 }
 
-size_t ks_source_leading_includes(const char *t, size_t len, int (*allowed)(const char *name, size_t n),
+size_t ks__leading_includes(const char *t, size_t len, int (*allowed)(const char *name, size_t n),
                                   char ***names, char *blanked)
 {
     *names = NULL;

@@ -1,14 +1,11 @@
 /*
  * cachecmd.h — the cache directory (where it is, opened and checked), its
- * size cap with least-recently-used eviction, and the `kstub cache` command
- * (cachecmd.c). pch.c opens the directory here and calls the two hooks;
- * nothing here calls pch.c.
+ * size cap with least-recently-used eviction, and what the `kstub cache`
+ * command (cli/cache_cmd.c) reads (cachecmd.c). pch.c opens the directory
+ * here and calls the two hooks; nothing here calls pch.c.
  */
 #ifndef KSTUB_CACHECMD_H
 #define KSTUB_CACHECMD_H
-
-/* `kstub cache [--stats|--prune|--clear] ...`; argv[0] is "cache". */
-int ks_cache_main(int argc, char **argv);
 
 /* "500M", "2G", "1048576" (K, M, G: powers of 1024; 0: no cap). 0, or -1. */
 int ks_cache_parse_size(const char *s, unsigned long long *out);
@@ -42,5 +39,11 @@ void ks_cache_count(int dirfd, int hit, unsigned long long build_ms);
  * build_ms is not NULL. */
 void ks_cache_counts(int dirfd, unsigned long long *hits, unsigned long long *misses,
                      unsigned long long *build_ms);
+
+/* Whether the prelude entry of unit name (KEY.…) is a layer on a base
+ * prelude (its payload names one: pch.c's "base NAME SIZE MTIME"). */
+int ks_cache_is_layer(int dirfd, const char *name);
+/* Resets the hit and miss counters (kstub cache --clear). */
+void ks_cache_counts_reset(int dirfd);
 
 #endif

@@ -24,12 +24,15 @@
  * depfiles of -MMD, which leave system headers out, with and without the
  * cache).
  */
-#include "front.h"
+#include "base/util.h"
+#include "front/session_files.h"
+#include "front/prelude/prelude.h"
+#include "front/prelude/prelude_int.h"
 
 #include <stdlib.h>
 #include <string.h>
 
-void ks_prelude_add_file(ks_prelude *p, const char *path, int sys)
+void ks__prelude_add_file(ks_prelude *p, const char *path, int sys)
 {
     p->files = ks_xrealloc(p->files, (p->nfiles + 1) * sizeof *p->files);
     p->is_system = ks_xrealloc(p->is_system, p->nfiles + 1);
@@ -70,7 +73,7 @@ static void collect(CXFile file, CXSourceLocation *stack, unsigned depth, CXClie
     if (depth > 0 && path && path[0] && path[0] != '<' && strcmp(path, KS_COMPAT_PATH) != 0) {
         if (strchr(path, '\n'))
             c->bad = 1;
-        ks_prelude_add_file(c->p, path, 0);
+        ks__prelude_add_file(c->p, path, 0);
         c->cx = ks_xrealloc(c->cx, (c->n + 1) * sizeof *c->cx);
         c->sys = ks_xrealloc(c->sys, c->n + 1);
         c->cx[c->n] = file;
@@ -109,7 +112,7 @@ static enum CXChildVisitResult top_level(CXCursor cur, CXCursor parent, CXClient
     return unknown(c) ? CXChildVisit_Continue : CXChildVisit_Break;
 }
 
-int ks_prelude_collect_files(ks_prelude *p, CXTranslationUnit tu)
+int ks__prelude_collect_files(ks_prelude *p, CXTranslationUnit tu)
 {
     files_ctx c = {p, p->nfiles, NULL, NULL, 0, 0};
     clang_getInclusions(tu, collect, &c);
