@@ -334,7 +334,7 @@ static const variant variants_all[] = {
     {"kstub_default_stream", "kstub stub, default stream", stub_default, 0, 17},
     {"kstub_attrs", "kstub stub + ks_launch_attrs (priority, cuLaunchKernelEx)", stub_attrs, 0, 18},
     {"nvcc_triple_chevron", "nvcc <<<>>> (runtime API, user stream)", rt_launch, 1, -1},
-    /* Each run-time check on its own (KSTUB_CHECK); the trace goes to /dev/null (formatting and write, to a file). */
+    /* Each run-time check on its own (KSTUB_CHECK); the trace goes to a file (a record stored into its shared mapping). */
     {"kstub_check_sync", "kstub stub, check sync (waits for each kernel)", stub_check_sync, 0, 1},
     {"kstub_check_pointers", "kstub stub, check pointers (cached ranges, 3 attributes a pointer)",
      stub_check_pointers, 0, 1},

@@ -67,6 +67,14 @@ int ks__open_append(const char *path)
     return keep_regular(fd, NULL);
 }
 
+int ks__open_update(const char *path)
+{
+    int fd = open(path, O_RDWR | O_CREAT | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC, 0644);
+    if (fd < 0 && errno == ENXIO)
+        return KS__NOT_REGULAR;
+    return keep_regular(fd, NULL);
+}
+
 static int refuse(char *why, size_t cap, int fd, const char *fmt, ...) __attribute__((format(printf, 4, 5)));
 static int refuse(char *why, size_t cap, int fd, const char *fmt, ...)
 {

@@ -29,6 +29,9 @@ int ks__open_regular(int dirfd, const char *path, int nofollow, struct stat *st)
  */
 int ks__open_append(const char *path);
 
+/* The same, opened to read and write, not appending (the trace, which it maps). */
+int ks__open_update(const char *path);
+
 /*
  * Open the directory \p path (created with mode 0700 when \p create) if only
  * this user can change what is in it: the fd, or -1 with the reason in \p why.

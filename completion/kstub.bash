@@ -1,6 +1,6 @@
-# kstub.bash - bash completion for kstub: the subcommands (check, diff, cache, version),
+# kstub.bash - bash completion for kstub: the subcommands (check, diff, cache, trace, version),
 # every option, .cu files for inputs, directories for -T, -p, -I and
-# --cuda-path, image files for --embed, manifests for diff. Installed as
+# --cuda-path, image files for --embed, manifests for diff, traces for trace. Installed as
 # PREFIX/share/bash-completion/completions/kstub (loaded on demand by
 # bash-completion); or source it from ~/.bashrc. Needs nothing but bash.
 
@@ -28,7 +28,7 @@ _kstub()
     prev=${COMP_WORDS[COMP_CWORD-1]}
     for ((i = 1; i < COMP_CWORD; i++)); do
         case ${COMP_WORDS[i]} in
-            check | diff | cache | version) sub=${COMP_WORDS[i]}; break ;;
+            check | diff | cache | trace | version) sub=${COMP_WORDS[i]}; break ;;
             -*) ;;
             *) break ;;
         esac
@@ -73,6 +73,8 @@ _kstub()
         local opts
         if [[ $sub == diff ]]; then
             opts="--format= --source --help"
+        elif [[ $sub == trace ]]; then
+            opts="--help"
         elif [[ $sub == cache ]]; then
             opts="--stats --prune --clear --max-size --cache-dir --help"
         else
@@ -93,12 +95,14 @@ _kstub()
     fi
 
     if [[ -z $sub && COMP_CWORD -eq 1 ]]; then
-        COMPREPLY=($(compgen -W "check diff cache version" -- "$cur"))
+        COMPREPLY=($(compgen -W "check diff cache trace version" -- "$cur"))
     fi
     if [[ $sub == cache || $sub == version ]]; then
         return 0
     elif [[ $sub == diff ]]; then
         _kstub__files '*.json'
+    elif [[ $sub == trace ]]; then
+        _kstub__files '*.kstrace'
     else
         _kstub__files '*.@(cu|cuh)'
     fi

@@ -34,6 +34,7 @@ TEST_INC := -Itests/support
 -include tests/generator/units.mk
 -include tests/runtime/runtime.mk
 -include tests/runtime/checks.mk
+-include tests/runtime/trace.mk
 -include tests/generator/abi.mk
 -include tests/gpu/gpu.mk
 -include tests/gpu/runtime.mk

@@ -17,4 +17,7 @@
 #error "KSTUB_VERSION_TEXT comes from include/kstub/kstub.h through the Makefile (GEN_INC)"
 #endif
 
+/* `kstub trace FILE` (trace_cmd.c): a trace file as JSON lines. */
+int ks_trace_main(int argc, char **argv);
+
 #endif /* KSTUB_CLI_H */

@@ -775,6 +775,8 @@ int main(int argc, char **argv)
         return ks_diff_main(argc - 1, argv + 1);
     if (argc > 1 && strcmp(argv[1], "cache") == 0)
         return ks_cache_main(argc - 1, argv + 1);
+    if (argc > 1 && strcmp(argv[1], "trace") == 0)
+        return ks_trace_main(argc - 1, argv + 1);
     if (argc > 1 && strcmp(argv[1], "version") == 0 && argc > 2) {
         ks_error_at(NULL, 0, 0, "kstub version takes no arguments");
         return 2;

@@ -16,6 +16,7 @@ void ks_usage(FILE *f)
           "       kstub check [options] INPUT.cu -o OUTBASE\n"
           "       kstub diff [--format=F] [--source PATH] OLD.json NEW.json\n"
           "       kstub cache [--stats | --clear | --prune [--max-size SIZE]] [--cache-dir DIR]\n"
+          "       kstub trace FILE\n"
           "       kstub version\n"
           "\n"
           "Generates typed C launch stubs for every __global__ kernel in INPUT.cu:\n"

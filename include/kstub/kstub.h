@@ -550,9 +550,9 @@ ks_status ks_kernel_launch_n_at(ks_kernel *kernel, size_t n, unsigned shared_byt
  *            elements (implies the pointer rules for it). KS_ERR_EXTENT.
  *  nvtx      an NVTX range named after the kernel around each launch (NVTX 3;
  *            a tool such as Nsight Systems must be attached to see it).
- *  trace     one JSON line per launch appended to the trace file: time,
- *            kernel, symbol, grid, block, shared bytes, stream, call site,
- *            status, and each argument (bytes as packed; value or address).
+ *  trace     one record per launch appended to the trace file (`kstub trace
+ *            FILE` prints JSON lines): time, kernel, symbol, grid, block,
+ *            shared bytes, stream, call site, status, and each argument.
  *  races     (not in "all": it loads libcupti) kernels, async copies and
  *            memsets on different streams that touch overlapping bytes, one
  *            writing, with nothing the program does ordering them, and frees
@@ -581,7 +581,7 @@ ks_status ks_checks_parse(const char *spec, unsigned *checks);
 /**
  * Append the trace to \p path from the next traced launch on (the file is
  * opened then, created 0644, never truncated); NULL goes back to
- * KSTUB_TRACE, else kstub-trace-<pid>.jsonl in the working directory. The
+ * KSTUB_TRACE, else kstub-trace-<pid>.kstrace in the working directory. The
  * string is copied. \return KS_OK, KS_ERR_NO_MEMORY
  */
 ks_status ks_trace_set_file(const char *path);

@@ -19,6 +19,7 @@
 #include <cuda.h>
 
 #include "kstub.h"
+#include "trace_lines.h"    /* trace_lines: the trace as kstub trace prints it */
 
 #ifndef CK_FATBIN
 #define CK_FATBIN "build/tests/gpu_checks/check_kernels.fatbin"
@@ -163,7 +164,7 @@ static void trace_of_three_launches_reads_back(void)
     unsigned long long y = alloc(4096);
     for (int i = 0; i < 3; i++)
         EXPECT_STATUS(run(&scale, y + 16 * (unsigned)i, 100 + i, 200 + i), KS_OK);
-    FILE *f = fopen(path, "r");
+    FILE *f = trace_lines(path, NULL);
     char line[4096];
     int n = 0;
     while (f && fgets(line, sizeof line, f)) {

@@ -10,6 +10,7 @@
  */
 #include "runtime_fixture.h"    /* the fake driver's controls (fake), ck_assert_status */
 #include "testutil.h"           /* run_suite */
+#include "trace_lines.h"        /* trace_lines: a trace as kstub trace prints it */
 
 #pragma GCC diagnostic push
 #pragma GCC diagnostic ignored "-Wpedantic"
@@ -195,7 +196,7 @@ START_TEST(a_report_reaches_the_trace)
     unsigned long long y = fake.alloc(256, CU_MEMORYTYPE_DEVICE, 0);
     ck_assert_status(launch_on(&axpy, S1, y, 0, 64, 10), KS_OK);
     ck_assert_status(launch_on(&axpy, S2, y, 0, 64, 20), KS_ERR_RACE);
-    FILE *f = fopen(path, "r");
+    FILE *f = trace_lines(path, NULL);
     ck_assert_ptr_nonnull(f);
     char line[8192];
     int lines = 0, found = 0;
