@@ -39,12 +39,12 @@ B := build
 KSTUB := $(B)/bin/kstub
 GEN := $(B)/gen
 
-# The version, written once: runtime/kstub.h's KSTUB_VERSION_* numbers. The
+# The version, written once: include/kstub/kstub.h's KSTUB_VERSION_* numbers. The
 # generator's --version (KSTUB_VERSION_TEXT), the soname, kstub.pc and the
 # CMake package's version all come from them.
-KS_VERSION_MAJOR := $(shell sed -n 's/^\#define KSTUB_VERSION_MAJOR \([0-9]*\).*/\1/p' runtime/kstub.h)
-KS_VERSION_MINOR := $(shell sed -n 's/^\#define KSTUB_VERSION_MINOR \([0-9]*\).*/\1/p' runtime/kstub.h)
-KS_VERSION_PATCH := $(shell sed -n 's/^\#define KSTUB_VERSION_PATCH \([0-9]*\).*/\1/p' runtime/kstub.h)
+KS_VERSION_MAJOR := $(shell sed -n 's/^\#define KSTUB_VERSION_MAJOR \([0-9]*\).*/\1/p' include/kstub/kstub.h)
+KS_VERSION_MINOR := $(shell sed -n 's/^\#define KSTUB_VERSION_MINOR \([0-9]*\).*/\1/p' include/kstub/kstub.h)
+KS_VERSION_PATCH := $(shell sed -n 's/^\#define KSTUB_VERSION_PATCH \([0-9]*\).*/\1/p' include/kstub/kstub.h)
 
 # The code both trees share (sha256, safe files, cache entries, image kinds):
 # a small static library that kstub links and libkstub holds.
@@ -69,6 +69,8 @@ GEN_SYSNAMES_C := $(B)/obj/gensrc/system_names.c
 GEN_OBJ := $(GEN_SRC:%.c=$(B)/obj/%.o) $(B)/obj/gensrc/runtime_macros.o $(B)/obj/gensrc/system_names.o $(COMMON_LIB)
 RT_SRC := $(sort $(wildcard runtime/*.c))
 RT_OBJ := $(RT_SRC:%.c=$(B)/obj/%.o)
+# libkstub's installed (public) headers; runtime/ keeps the private ones.
+PUBLIC_H := $(sort $(wildcard include/kstub/*.h))
 TEMPLATES := $(wildcard templates/*.in)
 
 KERNELS := $(sort $(wildcard kernels/*.cu))
@@ -91,16 +93,16 @@ $(B)/obj/generator/%.o: generator/%.c
 	$(CC) $(BASE_CFLAGS) $(DEPFLAGS) $(LIBCLANG_CFLAGS) $(GEN_INC) -DKSTUB_TEMPLATE_DIR='"$(abspath templates)"' -c $< -o $@
 
 # cli/main.c prints the version kstub.h holds.
-$(B)/obj/generator/cli/main.o: runtime/kstub.h
+$(B)/obj/generator/cli/main.o: include/kstub/kstub.h
 
-$(GEN_MACROS_C): runtime/kstub.h runtime/kstub_types.h scripts/runtime_macros.sh | $(B)/obj/gensrc
-	sh scripts/runtime_macros.sh runtime/kstub.h runtime/kstub_types.h > $@.tmp && mv $@.tmp $@
+$(GEN_MACROS_C): include/kstub/kstub.h include/kstub/kstub_types.h scripts/runtime_macros.sh | $(B)/obj/gensrc
+	sh scripts/runtime_macros.sh include/kstub/kstub.h include/kstub/kstub_types.h > $@.tmp && mv $@.tmp $@
 
 $(B)/obj/gensrc/runtime_macros.o: $(GEN_MACROS_C)
 	$(CC) $(BASE_CFLAGS) $(DEPFLAGS) $(LIBCLANG_CFLAGS) $(GEN_INC) -c $< -o $@
 
 $(GEN_SYSNAMES_C): scripts/system_names.sh $(RT_SRC) runtime/internal.h | $(B)/obj/gensrc
-	CC='$(CC)' sh scripts/system_names.sh $(RT_SRC) runtime/internal.h runtime/kstub.h runtime/kstub_types.h > $@.tmp && mv $@.tmp $@
+	CC='$(CC)' sh scripts/system_names.sh $(RT_SRC) runtime/internal.h include/kstub/kstub.h include/kstub/kstub_types.h > $@.tmp && mv $@.tmp $@
 
 $(B)/obj/gensrc/system_names.o: $(GEN_SYSNAMES_C)
 	$(CC) $(BASE_CFLAGS) $(DEPFLAGS) $(LIBCLANG_CFLAGS) $(GEN_INC) -c $< -o $@
@@ -118,7 +120,7 @@ $(COMMON_LIB): $(COMMON_OBJ) | $(B)/lib
 
 # ---- runtime ---------------------------------------------------------------------
 $(B)/obj/runtime/%.o: runtime/%.c | $(B)/obj/runtime
-	$(CC) $(BASE_CFLAGS) $(DEPFLAGS) -fvisibility=hidden -Icommon $(CUDA_INC) -c $< -o $@
+	$(CC) $(BASE_CFLAGS) $(DEPFLAGS) -fvisibility=hidden -Iinclude/kstub -Icommon $(CUDA_INC) -c $< -o $@
 
 # The races check (cupti.c) compiles against cupti.h, which some toolkits keep apart.
 $(B)/obj/runtime/cupti.o: CUDA_INC += $(addprefix -I,$(wildcard $(CUDA_PATH)/extras/CUPTI/include))
@@ -129,7 +131,7 @@ $(B)/lib/libkstub.a: $(RT_OBJ) $(COMMON_OBJ) | $(B)/lib
 
 # The shared library is versioned: the real file libkstub.so.MAJOR.MINOR.PATCH
 # with soname libkstub.so.MAJOR, and the two links to it. The numbers come
-# from runtime/kstub.h, the one place they are written (KS_VERSION_*, above).
+# from include/kstub/kstub.h, the one place they are written (KS_VERSION_*, above).
 LIBKSTUB_SONAME := libkstub.so.$(KS_VERSION_MAJOR)
 LIBKSTUB_REAL := libkstub.so.$(KS_VERSION_MAJOR).$(KS_VERSION_MINOR).$(KS_VERSION_PATCH)
 
@@ -175,7 +177,8 @@ gen: $(GEN_H) $(GEN_C) $(GEN_JSON)
 # Installs under $(DESTDIR)$(PREFIX):
 #   bin/kstub                                  the generator (finds its templates from its own path)
 #   lib/libkstub.a, lib/libkstub.so*           the runtime (the real file and its symlinks)
-#   include/kstub.h, include/kstub_types.h     the runtime's public headers
+#   include/kstub.h, include/kstub_types.h     the runtime's public headers (include/kstub/ here;
+#                                              installed flat: <kstub.h> with -I$(PREFIX)/include)
 #   share/kstub/templates/, share/kstub/kstub.mk
 #   lib/pkgconfig/kstub.pc                     pkg-config --cflags --libs kstub
 #   lib/pkgconfig/kstub-static.pc              the same with libkstub.a (no run-time dependency)
@@ -194,7 +197,7 @@ KS__DEST = $(DESTDIR)$(PREFIX)
 
 # Every installed file, relative to $(PREFIX): what uninstall removes.
 KS__INSTALL_FILES = bin/kstub lib/libkstub.a lib/libkstub.so lib/$(LIBKSTUB_SONAME) lib/$(LIBKSTUB_REAL) \
-    include/kstub.h include/kstub_types.h include/kstub_python.h \
+    $(PUBLIC_H:include/kstub/%=include/%) \
     $(TEMPLATES:templates/%=share/kstub/templates/%) $(PY_TARGET:templates/%=share/kstub/templates/%) share/kstub/kstub.mk \
     lib/pkgconfig/kstub.pc lib/pkgconfig/kstub-static.pc lib/cmake/kstub/kstubConfig.cmake lib/cmake/kstub/kstubConfigVersion.cmake \
     share/man/man1/kstub.1 share/bash-completion/completions/kstub \
@@ -272,7 +275,7 @@ install: all
 	install -m 644 $(B)/lib/$(LIBKSTUB_REAL) $(call KS__D,lib/)
 	ln -sf $(LIBKSTUB_REAL) $(call KS__D,lib/$(LIBKSTUB_SONAME))
 	ln -sf $(LIBKSTUB_SONAME) $(call KS__D,lib/libkstub.so)
-	install -m 644 runtime/kstub.h runtime/kstub_types.h runtime/kstub_python.h $(call KS__D,include/)
+	install -m 644 $(PUBLIC_H) $(call KS__D,include/)
 	install -m 644 $(TEMPLATES) $(call KS__D,share/kstub/templates/)
 	install -m 644 $(PY_TARGET) $(call KS__D,share/kstub/templates/python/)
 	install -m 644 kstub.mk $(call KS__D,share/kstub/)

@@ -35,7 +35,7 @@ bench__comma := ,
 BENCH_OUT := $(B)/bench
 BENCH_GEN := bench/gen
 BENCH_KERNEL := bench/kernels/bench_kernels.cu
-BENCH_CFLAGS := $(BASE_CFLAGS) $(BENCH_WERROR) -Iruntime -I$(BENCH_GEN) -Ibench $(CUDA_INC)
+BENCH_CFLAGS := $(BASE_CFLAGS) $(BENCH_WERROR) -Iinclude/kstub -I$(BENCH_GEN) -Ibench $(CUDA_INC)
 BENCH_NVCC_FLAGS := -O2 -std=c++17 -Ibench \
     -gencode arch=compute_$(BENCH_ARCH),code=sm_$(BENCH_ARCH) \
     -Xcompiler -Wall,-Wextra$(if $(BENCH_WERROR),$(bench__comma)-Werror)
@@ -45,7 +45,7 @@ BENCH_PROGS := $(addprefix $(BENCH_OUT)/,launch_bench graph_bench global_bench c
     cold_null cold_ctx cold_raw cold_kstub cold_nvcc)
 BENCH_IMAGES := $(BENCH_OUT)/bench_kernels.cubin $(BENCH_OUT)/bench_kernels.ptx
 BENCH_STUB_O := $(BENCH_OUT)/bench_kernels.kstub.o
-BENCH_HDRS := bench/bench_util.h $(BENCH_GEN)/bench_kernels.kstub.h runtime/kstub.h
+BENCH_HDRS := bench/bench_util.h $(BENCH_GEN)/bench_kernels.kstub.h include/kstub/kstub.h
 
 .PHONY: bench bench-run bench-gen bench-generator bench-drift bench-project bench-cache bench-front
 bench: $(BENCH_PROGS) $(BENCH_IMAGES)

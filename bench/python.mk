@@ -23,11 +23,11 @@ bench-gen: $(BENCH_OUT)/gen_py.stamp
 endif
 
 .PHONY: bench-py-module
-bench-py-module: $(BENCH_PY_SRC) runtime/kstub_python.h $(B)/lib/libkstub.a | $(BENCH_OUT)
+bench-py-module: $(BENCH_PY_SRC) include/kstub/kstub_python.h $(B)/lib/libkstub.a | $(BENCH_OUT)
 	@mkdir -p $(BENCH_OUT)/py
 	$(CC) -std=c11 -O2 -Wall -Wextra -fPIC -shared \
 	    -I"$$($(BENCH_PYTHON) -c 'import sysconfig; print(sysconfig.get_paths()["include"])')" \
-	    -Iruntime -I$(BENCH_PY_GEN) $(BENCH_PY_GEN)/bench_kernels_module.c $(BENCH_PY_GEN)/bench_kernels.c \
+	    -Iinclude/kstub -I$(BENCH_PY_GEN) $(BENCH_PY_GEN)/bench_kernels_module.c $(BENCH_PY_GEN)/bench_kernels.c \
 	    $(B)/lib/libkstub.a -ldl -lpthread \
 	    -o $(BENCH_OUT)/py/bench_kernels$$($(BENCH_PYTHON) -c 'import sysconfig; print(sysconfig.get_config_var("EXT_SUFFIX"))')
 	cp $(BENCH_PY_GEN)/bench_kernels.pyi $(BENCH_OUT)/py/

@@ -1,4 +1,4 @@
-# kstub.bash - bash completion for kstub: the subcommands (check, diff, cache, trace),
+# kstub.bash - bash completion for kstub: the subcommands (check, diff, cache, trace, version),
 # every option, .cu files for inputs, directories for -T, -p, -I and
 # --cuda-path, image files for --embed, manifests for diff, traces for trace. Installed as
 # PREFIX/share/bash-completion/completions/kstub (loaded on demand by
@@ -28,7 +28,7 @@ _kstub()
     prev=${COMP_WORDS[COMP_CWORD-1]}
     for ((i = 1; i < COMP_CWORD; i++)); do
         case ${COMP_WORDS[i]} in
-            check | diff | cache | trace) sub=${COMP_WORDS[i]}; break ;;
+            check | diff | cache | trace | version) sub=${COMP_WORDS[i]}; break ;;
             -*) ;;
             *) break ;;
         esac
@@ -78,10 +78,15 @@ _kstub()
         elif [[ $sub == cache ]]; then
             opts="--stats --prune --clear --max-size --cache-dir --help"
         else
-            opts="-o --list --all --manifest --embed --embed-source --skip-bodies --body-errors --cache-dir --no-cache --kernels-in --rdc -I -D -U -std= --cuda-path
-                  --arch -p -T -MD -MMD -MF -MT -MQ -MP --help --version"
-            [[ $sub == check || " ${COMP_WORDS[*]} " == *" --list "* ]] && opts+=" --format="
-            [[ $sub == check ]] && opts+=" --fix-command"
+            # kstub --help's options (generator/cli/optable.c); check's are
+            # kstub check --help's: no --list, --all; --fix-command.
+            opts="-o --manifest --embed --embed-source --skip-bodies --body-errors --cache-dir --no-cache --kernels-in --rdc -I -D -U -std= --cuda-path
+                  --arch -p -T -MD -MMD -MF -MT -MQ -MP --help --version --format="
+            if [[ $sub == check ]]; then
+                opts+=" --fix-command"
+            else
+                opts+=" --list --all"
+            fi
         fi
         COMPREPLY=($(compgen -W "$opts" -- "$cur"))
         # No space after an option that takes its value after '='.
@@ -90,9 +95,9 @@ _kstub()
     fi
 
     if [[ -z $sub && COMP_CWORD -eq 1 ]]; then
-        COMPREPLY=($(compgen -W "check diff cache trace" -- "$cur"))
+        COMPREPLY=($(compgen -W "check diff cache trace version" -- "$cur"))
     fi
-    if [[ $sub == cache ]]; then
+    if [[ $sub == cache || $sub == version ]]; then
         return 0
     elif [[ $sub == diff ]]; then
         _kstub__files '*.json'

@@ -5,7 +5,7 @@
  *
  * It is built the way a user would build it (examples.mk): compile the
  * generated build/gen/<name>.kstub.c files with this file, add
- * -Iruntime -Ibuild/gen -I$(CUDA_PATH)/include, and link libkstub.a -ldl
+ * -Iinclude/kstub -Ibuild/gen -I$(CUDA_PATH)/include, and link libkstub.a -ldl
  * -lpthread. There is no -lcuda: the few driver functions the app calls
  * itself (allocation, copies, streams) come from ks_driver_proc(), so the
  * program starts on a machine without a GPU and says what it would have run.

@@ -11,5 +11,5 @@ demo:
 
 demo-run: $(KSTUB) $(B)/lib/libkstub.a
 	@$(MAKE) --no-print-directory -f examples/Makefile run KSTUB=$(KSTUB) KSTUB_DEP=$(KSTUB) \
-	    KSTUB_INCLUDE=runtime KSTUB_LIBDIR=$(B)/lib CUDA_PATH=$(CUDA_PATH) \
+	    KSTUB_INCLUDE=include/kstub KSTUB_LIBDIR=$(B)/lib CUDA_PATH=$(CUDA_PATH) \
 	    KSTUB_ARCHS="$(GPU_ARCHS)"

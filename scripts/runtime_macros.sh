@@ -6,7 +6,7 @@
 # the generated code. The Makefile runs it whenever a header changes, so a
 # macro added to the runtime is reserved without a second list to keep.
 #
-#   sh scripts/runtime_macros.sh runtime/kstub.h runtime/kstub_types.h > runtime_macros.c
+#   sh scripts/runtime_macros.sh include/kstub/kstub.h include/kstub/kstub_types.h > runtime_macros.c
 set -eu
 [ $# -gt 0 ] || { echo "usage: $0 HEADER..." >&2; exit 2; }
 names=$(sed -n 's/^[ 	]*#[ 	]*define[ 	][ 	]*\([A-Za-z_][A-Za-z0-9_]*\).*/\1/p' "$@" | sort -u)

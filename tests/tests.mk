@@ -52,6 +52,7 @@ TEST_INC := -Itests/support
 -include tests/generator/emit/emit.mk
 -include tests/generator/front/front.mk
 -include tests/generator/cli/outputs.mk
+-include tests/generator/cli/options.mk
 -include tests/targets/targets.mk
 -include tests/python/python.mk
 -include tests/runtime/graph.mk

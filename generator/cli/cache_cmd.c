@@ -15,13 +15,14 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 /* ---- kstub cache ------------------------------------------------------------------------------------ */
 
 static void cache_usage(FILE *f)
 {
-    fputs("usage: kstub cache [--stats | --prune | --clear] [--max-size SIZE] [--cache-dir DIR]\n"
+    fputs("usage: kstub cache [--stats | --clear | --prune [--max-size SIZE]] [--cache-dir DIR]\n"
           "       kstub cache --warm [generate options]\n"
           "  The cache of precompiled preludes (kstub) and NVRTC images (libkstub).\n"
           "  --stats              entries, their size and the cap, and prelude hits and\n"
@@ -31,12 +32,14 @@ static void cache_usage(FILE *f)
           "  --prune              remove least recently used entries until the cache is\n"
           "                       under the cap, and leftovers of interrupted builds\n"
           "  --clear              remove every entry\n"
-          "  --max-size SIZE      the cap for this --prune (like 500M or 2G; 0: none);\n"
+          "  --max-size SIZE      with --prune only: the cap for it (like 500M or 2G; 0: none);\n"
           "                       default $KSTUB_CACHE_SIZE, else 2G. Generating keeps\n"
           "                       the cache under $KSTUB_CACHE_SIZE or 2G by itself,\n"
           "                       removing layers before base preludes\n"
           "  --cache-dir DIR      the cache directory (default $KSTUB_CACHE_DIR, else\n"
           "                       $XDG_CACHE_HOME/kstub or ~/.cache/kstub)\n"
+          "  A cache directory that does not exist is reported or emptied as it is: none\n"
+          "  is created.\n"
           "exit status: 0 done; 1 the cache directory cannot be used, or something could not\n"
           "  be removed (it says what); 2 usage error\n",
           f);
@@ -91,6 +94,11 @@ int ks_cache_main(int argc, char **argv)
         fputs("kstub cache: give one of --stats, --prune, --clear\n", stderr);
         return 2;
     }
+    if (size && what != PRUNE) {
+        /* A cap given alone must not quietly report instead of pruning. */
+        fputs("kstub cache: --max-size is for --prune (kstub cache --prune --max-size SIZE)\n", stderr);
+        return 2;
+    }
     const char *origin = NULL;
     unsigned long long cap = ks_cache_cap(&origin);
     if (size) {
@@ -102,6 +110,20 @@ int ks_cache_main(int argc, char **argv)
             return 2;
         }
         origin = "--max-size";
+    }
+    /* Reporting or emptying a cache that is not there creates nothing. */
+    char where[PATH_MAX + 16];
+    const char *where_from;
+    struct stat st;
+    if (!ks__cache_env_off() && ks__cache_dir_path(dir, "--cache-dir", where, sizeof where, &where_from) >= 0 &&
+        lstat(where, &st) != 0 && errno == ENOENT) {
+        char *e = ks_escape_controls(where);
+        if (what == STATS)
+            printf("cache directory   %s (none yet: nothing cached)\n", e);
+        else
+            printf("kstub cache: %s does not exist; nothing to remove\n", e);
+        free(e);
+        return 0;
     }
     char why[2 * PATH_MAX + 512];
     int dirfd = ks_cache_dir_open(dir, 0, why, sizeof why);

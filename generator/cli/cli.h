@@ -10,11 +10,11 @@
 #include "model/model.h"
 #include "base/options.h"
 
-/* kstub's version, "MAJOR.MINOR.PATCH": runtime/kstub.h's KSTUB_VERSION_*
+/* kstub's version, "MAJOR.MINOR.PATCH": include/kstub/kstub.h's KSTUB_VERSION_*
  * numbers, the one place the version is written; the Makefile passes it
  * (GEN_INC). */
 #ifndef KSTUB_VERSION_TEXT
-#error "KSTUB_VERSION_TEXT comes from runtime/kstub.h through the Makefile (GEN_INC)"
+#error "KSTUB_VERSION_TEXT comes from include/kstub/kstub.h through the Makefile (GEN_INC)"
 #endif
 
 /* `kstub trace FILE` (trace_cmd.c): a trace file as JSON lines. */

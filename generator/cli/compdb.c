@@ -42,7 +42,7 @@ static char *path_in(const char *directory, const char *path)
 }
 
 /* "sm_80" from "sm_80", "compute_80", "sm_90a"; NULL for native, all, lto_… */
-static char *arch_of(const char *v)
+char *ks_compdb_arch_of(const char *v)
 {
     const char *digits = NULL;
     if (strncmp(v, "sm_", 3) == 0)
@@ -56,7 +56,7 @@ static char *arch_of(const char *v)
 }
 
 /* "arch=compute_80,code=sm_80" or "arch=compute_80,code=[sm_80,compute_80]" */
-static char *arch_of_gencode(const char *v)
+char *ks_compdb_arch_of_gencode(const char *v)
 {
     const char *code = strstr(v, "code=");
     const char *arch = strstr(v, "arch=");
@@ -65,10 +65,10 @@ static char *arch_of_gencode(const char *v)
         const char *c = code + 5;
         if (*c == '[' || *c == '"' || *c == '\'')
             c++;
-        r = arch_of(c);
+        r = ks_compdb_arch_of(c);
     }
     if (!r && arch)
-        r = arch_of(arch + 5);
+        r = ks_compdb_arch_of(arch + 5);
     return r;
 }
 
@@ -277,10 +277,10 @@ static int translate(const char *directory, const char *const *argv, size_t argc
                    (v = value_of(argv, argc, &i, "--gpu-architecture", 0)) ||
                    (v = value_of(argv, argc, &i, "--cuda-gpu-arch", 0)) ||
                    (v = value_of(argv, argc, &i, "--offload-arch", 0))) {
-            set_arch(db, arch_of(v));
+            set_arch(db, ks_compdb_arch_of(v));
         } else if ((v = value_of(argv, argc, &i, "-gencode", 0)) ||
                    (v = value_of(argv, argc, &i, "--generate-code", 0))) {
-            set_arch(db, arch_of_gencode(v));
+            set_arch(db, ks_compdb_arch_of_gencode(v));
         } else if ((v = value_of(argv, argc, &i, "-Xcompiler", 0)) ||
                    (v = value_of(argv, argc, &i, "--compiler-options", 0))) {
             unwrap_host_flags(db, directory, v);

@@ -32,4 +32,12 @@ int ks_compdb_translate(const char *directory, const char *const *argv, size_t a
 int ks_compdb_load(const char *build_dir, const char *input, ks_compdb *db);
 void ks_compdb_free(ks_compdb *db);
 
+/* The architecture kstub parses for, "sm_NN" (newly allocated), from an
+ * -arch/--gpu-architecture value ("sm_90", "compute_90", "sm_90a") or a
+ * -gencode value ("arch=compute_80,code=sm_80": code= first); NULL for
+ * what names no one architecture (native, all, lto_NN). kstub's own
+ * command line maps nvcc's spellings with these, as -p does. */
+char *ks_compdb_arch_of(const char *v);
+char *ks_compdb_arch_of_gencode(const char *v);
+
 #endif /* KSTUB_COMPDB_H */

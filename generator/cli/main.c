@@ -15,6 +15,8 @@
 #include "cli/compdb.h"
 #include "cli/depfile.h"
 #include "cli/diff_cmd.h"
+#include "cli/optable.h"
+#include "cli/usage.h"
 #include "drift/drift.h"
 #include "emit/emit.h"
 #include "front/fileguard.h"
@@ -59,92 +61,6 @@ static const char *default_template_dir(void)
         }
     }
     return KSTUB_TEMPLATE_DIR;
-}
-
-static void usage(FILE *f)
-{
-    fputs("usage: kstub [options] INPUT.cu -o OUTBASE\n"
-          "       kstub --list [--all] [--format=F] [options] INPUT.cu\n"
-          "       kstub check [options] INPUT.cu -o OUTBASE\n"
-          "       kstub diff [--format=F] [--source PATH] OLD.json NEW.json\n"
-          "       kstub cache [--stats | --prune | --clear | --warm ...] [--max-size SIZE]\n"
-          "       kstub trace FILE\n"
-          "\n"
-          "Generates typed C launch stubs for every __global__ kernel in INPUT.cu:\n"
-          "OUTBASE.h (declarations) and OUTBASE.c (definitions, linked with libkstub).\n"
-          "Output is deterministic and each file is written only when its content changed.\n"
-          "\n"
-          "options:\n"
-          "  -o OUTBASE           write OUTBASE.h and OUTBASE.c (-o x.h or -o x.c: x.h and x.c);\n"
-          "                       missing directories are created, for every output\n"
-          "  --list               print each kernel's stub prototype (text, or --format=json)\n"
-          "                       and write nothing; -o is not needed\n"
-          "  --all                with --list: also each stub's _n and graph entry points and\n"
-          "                       the one C name over a template's instances\n"
-          "  --manifest FILE      also write the signature manifest (JSON)\n"
-          "  --embed FILE         embed an nvcc-built image (PTX, cubin or fatbin) in OUTBASE.c;\n"
-          "                       refused when it does not define every kernel of INPUT.cu\n"
-          "  --embed-source       embed INPUT.cu itself; libkstub compiles it with NVRTC at run time\n"
-          "  --skip-bodies        skip function bodies where they cannot change the output\n"
-          "                       (the same stubs; about 2% faster with the prelude cache)\n"
-          "  --body-errors        an error inside a function body refuses the file (default: a\n"
-          "                       warning: bodies are nvcc's to check, not kstub's)\n"
-          "  --cache-dir DIR      where the precompiled CUDA prelude is kept (default\n"
-          "                       $KSTUB_CACHE_DIR, else $XDG_CACHE_HOME/kstub or ~/.cache/kstub)\n"
-          "  --no-cache           parse without the precompiled prelude (also KSTUB_CACHE=0)\n"
-          "  --kernels-in WHERE   whose kernels get stubs: 'project' (default: the input and\n"
-          "                       every non-system header it includes), 'input' (the input\n"
-          "                       only), or a header's path (repeatable: the input and those)\n"
-          "  --rdc                relocatable device code (nvcc -rdc=true), for kernels that\n"
-          "                       launch kernels; -p takes it from the compile command\n"
-          "  -I DIR               add an include directory\n"
-          "  -D NAME[=VALUE]      define a macro\n"
-          "  -U NAME              undefine a macro\n"
-          "  -std=c++NN           C++ standard of the kernels (default c++17, as nvcc)\n"
-          "  --cuda-path DIR      CUDA toolkit (default $CUDA_PATH or /usr/local/cuda)\n"
-          "  --arch sm_NN         device architecture to parse for (default sm_90)\n"
-          "  -p BUILD_DIR         take -I, -isystem, -D, -U, -std and the architecture from\n"
-          "                       the input's entry in BUILD_DIR/compile_commands.json;\n"
-          "                       options given here come after (and win)\n"
-          "  -T DIR               use the templates in DIR instead of the built-in ones; a DIR\n"
-          "                       with a target.json is an output target of its own (kstub(1))\n"
-          "  --help               show this help\n"
-          "  --version            show the version\n"
-          "\n",
-          f);
-    /* Two strings: C99 promises no more than 4095 characters in one. */
-    fputs("depfiles (as gcc):\n"
-          "  -MD                  write a make depfile, OUTBASE.d unless -MF names it: the\n"
-          "                       input and every header it includes, each header also as an\n"
-          "                       empty rule (-MP) so a deleted header does not break make\n"
-          "  -MMD                 the same without system headers (CUDA toolkit, -isystem)\n"
-          "  -MF FILE             write the depfile to FILE (implies -MD)\n"
-          "  -MT TARGET           the rule's target, as written (repeatable; default: the\n"
-          "                       outputs OUTBASE.h OUTBASE.c and the manifest)\n"
-          "  -MQ TARGET           the same, quoted for make ('$' and spaces)\n"
-          "  -MP                  accepted; the empty header rules are always written\n"
-          "\n"
-          "kstub check [options] INPUT.cu -o OUTBASE [--format=F]\n"
-          "  Regenerates in memory with the same options and compares with the files on\n"
-          "  disk; writes nothing. With --manifest, reports changes kernel by kernel against\n"
-          "  the manifest on disk, and prints the command that brings the files up to date.\n"
-          "  --fix-command CMD    the command to print instead (kstub.mk's kstub-check: make)\n"
-          "\n"
-          "kstub cache [--stats | --prune | --clear] [--max-size SIZE] [--cache-dir DIR]\n"
-          "  Reports the prelude and NVRTC cache, prunes it to its cap ($KSTUB_CACHE_SIZE,\n"
-          "  default 2G; generating keeps it there too), clears it, or builds a base\n"
-          "  prelude ahead (--warm OPTIONS); see kstub cache --help.\n"
-          "\n"
-          "kstub diff OLD.json NEW.json\n"
-          "  Classifies each change between two manifests as breaking (error) or\n"
-          "  compatible (warning); see kstub diff --help.\n"
-          "\n"
-          "  --format=F           report as text (file:line:col: error: ..., the default),\n"
-          "                       json, or github (workflow annotations); --list: text or json\n"
-          "\n"
-          "exit status: 0 success / up to date / no change; 1 error; 2 usage error;\n"
-          "check and diff: 4 out of date or compatible changes only, 12 breaking changes\n",
-          f);
 }
 
 /* Everything the command line says, beyond ks_options. */
@@ -202,125 +118,127 @@ static int out_base(cli *c)
     return 0;
 }
 
-/* ks_option for one option, inside parse_args's chain: a missing value
- * leaves the loop with a usage error. */
-#define OPTION(name) ((m = ks_option(argc, argv, &i, (name), &v)) != 0 || v != NULL)
+/* What one option of the table does: a = the argument as given, v its
+ * value (NULL for a flag), spelled the spelling it matched. */
+static int parse_option(cli *c, const ks_optdef *d, const char *a, const char *v, const char *spelled)
+{
+    ks_options *o = &c->o;
+    switch (d->id) {
+    case KS_OPT_HELP: c->info = 1; break;
+    case KS_OPT_VERSION: c->info = 2; break;
+    case KS_OPT_MD: c->depfile = c->depfile ? c->depfile : 1; break;
+    case KS_OPT_MMD: c->depfile = 2; break;
+    case KS_OPT_MP: break;   /* always on */
+    case KS_OPT_MF:
+        c->depfile_path = v;
+        c->depfile = c->depfile ? c->depfile : 1;
+        break;
+    case KS_OPT_MT: push(&c->targets, &c->ntargets, v); break;
+    case KS_OPT_MQ: {
+        char *q = ks_make_quote(v);
+        if (!q)
+            return -1;
+        push(&c->targets, &c->ntargets, own(c, q));
+        break;
+    }
+    case KS_OPT_FORMAT:
+        if ((c->format = ks_format_parse(v)) < 0) {
+            ks_error_at(NULL, 0, 0, "--format takes text, json or github, not '%s'", v);
+            return -1;
+        }
+        c->format_given = 1;
+        break;
+    case KS_OPT_LIST: c->list = 1; break;
+    case KS_OPT_ALL: c->list_all = 1; break;
+    case KS_OPT_O: o->outbase = v; break;
+    case KS_OPT_P: c->build_dir = v; break;
+    case KS_OPT_MANIFEST: o->manifest = v; break;
+    case KS_OPT_SKIP_BODIES: o->skip_bodies = 1; break;
+    case KS_OPT_KERNELS_IN:
+        if (strcmp(v, "project") == 0) {
+            o->kernels_in = KS_KERNELS_PROJECT;
+        } else if (strcmp(v, "input") == 0) {
+            o->kernels_in = KS_KERNELS_INPUT;
+        } else if (*v) {
+            o->kernels_in = KS_KERNELS_NAMED;
+            push(&o->kernel_headers, &o->nkernel_headers, v);
+        } else {
+            ks_error_at(NULL, 0, 0, "--kernels-in takes 'project', 'input' or a header's path");
+            return -1;
+        }
+        break;
+    case KS_OPT_FIX_COMMAND: c->fix = v; break;
+    case KS_OPT_CACHE_DIR: o->cache_dir = v; break;
+    case KS_OPT_NO_CACHE: o->no_cache = 1; break;
+    case KS_OPT_RDC: o->rdc = 1; break;
+    case KS_OPT_BODY_ERRORS: o->body_errors = 1; break;
+    case KS_OPT_EMBED_SOURCE: o->embed_source = 1; break;
+    case KS_OPT_EMBED: o->embed = v; break;
+    case KS_OPT_CUDA_PATH: o->cuda_path = v; break;
+    case KS_OPT_ARCH: {
+        /* nvcc's spellings map as -p maps a compile command's (compdb.c). */
+        int gencode = strncmp(spelled, "-gencode", 8) == 0 || strncmp(spelled, "--generate-code", 15) == 0;
+        char *arch = gencode ? ks_compdb_arch_of_gencode(v) : ks_compdb_arch_of(v);
+        if (!arch) {
+            ks_error_at(NULL, 0, 0, "%.*s takes one architecture, sm_NN or compute_NN (kstub parses for "
+                        "one), not '%s'", (int)strcspn(spelled, "|="), spelled, v);
+            return -1;
+        }
+        o->arch = own(c, arch);
+        c->arch_given = 1;
+        break;
+    }
+    case KS_OPT_STD:
+        if (strncmp(v, "c++", 3) != 0 && strncmp(v, "gnu++", 5) != 0) {
+            ks_error_at(NULL, 0, 0, "'%s': CUDA sources are C++; use -std=c++NN", a);
+            return -1;
+        }
+        o->std = v;
+        c->std_given = 1;
+        break;
+    case KS_OPT_T:
+        o->template_dir = v;
+        c->templates_given = 1;
+        break;
+    case KS_OPT_I: push(&o->includes, &o->nincludes, v); break;
+    case KS_OPT_D: push(&o->defines, &o->ndefines, own(c, ks_xasprintf("-D%s", v))); break;
+    case KS_OPT_U: push(&o->defines, &o->ndefines, own(c, ks_xasprintf("-U%s", v))); break;
+    }
+    return 0;
+}
 
+/* The command line, matched option by option against the table
+ * (optable.c); what each option does is here. */
 static int parse_args(int argc, char **argv, int first, cli *c)
 {
     ks_options *o = &c->o;
-    const char *v = NULL;
-    int m = 0;
     const char *env_cuda = getenv("CUDA_PATH");
     o->cuda_path = env_cuda && *env_cuda ? env_cuda : "/usr/local/cuda";
     o->arch = "sm_90";
     o->std = "c++17";
     o->template_dir = o->builtin_template_dir = default_template_dir();
     for (int i = first; i < argc; i++) {
-        const char *a = argv[i];
-        if (strcmp(a, "--help") == 0 || strcmp(a, "-h") == 0) {
-            c->info = 1;
-            return 0;
-        } else if (strcmp(a, "--version") == 0) {
-            c->info = 2;
-            return 0;
-        } else if (strcmp(a, "-MD") == 0) {
-            c->depfile = c->depfile ? c->depfile : 1;
-        } else if (strcmp(a, "-MMD") == 0) {
-            c->depfile = 2;
-        } else if (strcmp(a, "-MP") == 0) {
-            /* always on */
-        } else if (OPTION("-MF")) {
-            c->depfile_path = v;
-            c->depfile = c->depfile ? c->depfile : 1;
-        } else if (OPTION("-MT")) {
-            push(&c->targets, &c->ntargets, v);
-        } else if (OPTION("-MQ")) {
-            char *q = ks_make_quote(v);
-            if (!q)
-                return -1;
-            push(&c->targets, &c->ntargets, own(c, q));
-        } else if (OPTION("--format")) {
-            if ((c->format = ks_format_parse(v)) < 0) {
-                ks_error_at(NULL, 0, 0, "--format takes text, json or github, not '%s'", v);
+        const char *a = argv[i], *v, *spelled;
+        int missing;
+        const ks_optdef *d = ks_opt_match(argc, argv, &i, &v, &spelled, &missing);
+        if (missing)
+            return -1;          /* reported */
+        if (!d) {
+            if (a[0] == '-' && a[1] != '\0') {
+                ks_error_at(NULL, 0, 0, "unknown option '%s' (see kstub --help)", a);
                 return -1;
             }
-            c->format_given = 1;
-        } else if (strcmp(a, "--list") == 0) {
-            c->list = 1;
-        } else if (strcmp(a, "--all") == 0) {
-            c->list_all = 1;
-        } else if (OPTION("-o")) {
-            o->outbase = v;
-        } else if (OPTION("-p")) {
-            c->build_dir = v;
-        } else if (OPTION("--manifest")) {
-            o->manifest = v;
-        } else if (strcmp(a, "--skip-bodies") == 0) {
-            o->skip_bodies = 1;
-        } else if (OPTION("--kernels-in")) {
-            if (strcmp(v, "project") == 0) {
-                o->kernels_in = KS_KERNELS_PROJECT;
-            } else if (strcmp(v, "input") == 0) {
-                o->kernels_in = KS_KERNELS_INPUT;
-            } else if (*v) {
-                o->kernels_in = KS_KERNELS_NAMED;
-                push(&o->kernel_headers, &o->nkernel_headers, v);
-            } else {
-                ks_error_at(NULL, 0, 0, "--kernels-in takes 'project', 'input' or a header's path");
+            if (o->input) {
+                ks_error_at(NULL, 0, 0, "more than one input file ('%s' and '%s')", o->input, a);
                 return -1;
             }
-        } else if (OPTION("--fix-command")) {
-            c->fix = v;
-        } else if (OPTION("--cache-dir")) {
-            o->cache_dir = v;
-        } else if (strcmp(a, "--no-cache") == 0) {
-            o->no_cache = 1;
-        } else if (strcmp(a, "--rdc") == 0 || strcmp(a, "-rdc=true") == 0 ||
-                   strcmp(a, "-fgpu-rdc") == 0 || strcmp(a, "--relocatable-device-code=true") == 0) {
-            o->rdc = 1;
-        } else if (strcmp(a, "--body-errors") == 0) {
-            o->body_errors = 1;
-        } else if (strcmp(a, "--embed-source") == 0) {
-            o->embed_source = 1;
-        } else if (OPTION("--embed")) {
-            o->embed = v;
-        } else if (OPTION("--cuda-path")) {
-            o->cuda_path = v;
-        } else if (OPTION("--arch")) {
-            if (strncmp(v, "sm_", 3) != 0) {
-                ks_error_at(NULL, 0, 0, "--arch takes sm_NN, not '%s'", v);
-                return -1;
-            }
-            o->arch = v;
-            c->arch_given = 1;
-        } else if (strncmp(a, "-std=", 5) == 0) {
-            if (strncmp(a + 5, "c++", 3) != 0 && strncmp(a + 5, "gnu++", 5) != 0) {
-                ks_error_at(NULL, 0, 0, "'%s': CUDA sources are C++; use -std=c++NN", a);
-                return -1;
-            }
-            o->std = a + 5;
-            c->std_given = 1;
-        } else if (OPTION("-T")) {
-            o->template_dir = v;
-            c->templates_given = 1;
-        } else if (OPTION("-I")) {
-            push(&o->includes, &o->nincludes, v);
-        } else if (OPTION("-D")) {
-            push(&o->defines, &o->ndefines, own(c, ks_xasprintf("-D%s", v)));
-        } else if (OPTION("-U")) {
-            push(&o->defines, &o->ndefines, own(c, ks_xasprintf("-U%s", v)));
-        } else if (a[0] == '-' && a[1] != '\0') {
-            ks_error_at(NULL, 0, 0, "unknown option '%s' (see kstub --help)", a);
-            return -1;
-        } else if (o->input) {
-            ks_error_at(NULL, 0, 0, "more than one input file ('%s' and '%s')", o->input, a);
-            return -1;
-        } else {
             o->input = a;
+            continue;
         }
-        if (m < 0)
-            return -1;          /* a value was missing: reported */
+        if (parse_option(c, d, a, v, spelled) != 0)
+            return -1;
+        if (c->info)
+            return 0;
     }
     if (c->list_all && !c->list) {
         ks_error_at(NULL, 0, 0, "--all is for --list");
@@ -672,6 +590,9 @@ static int list(cli *c)
         }
         for (size_t j = 0; sp.generics && sp.generics[j]; j++)
             printf("/* %s */\n", sp.generics[j]);
+        for (size_t i = 0; sp.var_entry_points && i < sp.nvars; i++)
+            for (size_t j = 0; sp.var_entry_points[i][j]; j++)
+                printf("%s;\n", sp.var_entry_points[i][j]);
     }
     if (rc == 0)
         ks_spellings_free(&sp);
@@ -862,12 +783,20 @@ int main(int argc, char **argv)
         return ks_cache_main(argc - 1, argv + 1);
     if (argc > 1 && strcmp(argv[1], "trace") == 0)
         return ks_trace_main(argc - 1, argv + 1);
+    if (argc > 1 && strcmp(argv[1], "version") == 0 && argc > 2) {
+        ks_error_at(NULL, 0, 0, "kstub version takes no arguments");
+        return 2;
+    }
     cli c;
     memset(&c, 0, sizeof c);
     c.check = argc > 1 && strcmp(argv[1], "check") == 0;
-    int rc = parse_args(argc, argv, c.check ? 2 : 1, &c) == 0 ? 0 : 2;
+    int rc = 0;
+    if (argc == 2 && strcmp(argv[1], "version") == 0)
+        c.info = 2;   /* a subcommand spelling of --version, never an input named "version" */
+    else
+        rc = parse_args(argc, argv, c.check ? 2 : 1, &c) == 0 ? 0 : 2;
     if (rc == 0 && c.info == 1)
-        usage(stdout);
+        (c.check ? ks_check_usage : ks_usage)(stdout);
     else if (rc == 0 && c.info == 2)
         printf("kstub %s (manifest format %d)\n", KSTUB_VERSION_TEXT, KSTUB_MANIFEST_FORMAT);
     if (rc != 0 || c.info) {

@@ -117,6 +117,19 @@ static json_t *var_json(const ks_var *v)
                      F_DIMS, dims);
 }
 
+/* A variable's object, with its accessors' prototypes under --list --all. */
+static json_t *var_listed(const ks_var *v, const ks_spellings *sp, size_t index, int with_prototype)
+{
+    json_t *j = var_json(v);
+    if (j && with_prototype && sp->var_entry_points && index < sp->nvars) {
+        json_t *more = json_array();
+        for (size_t i = 0; sp->var_entry_points[index][i]; i++)
+            json_array_append_new(more, json_string(sp->var_entry_points[index][i]));
+        json_object_set_new(j, F_ENTRY_POINTS, more);
+    }
+    return j;
+}
+
 static char *document(const ks_options *opts, const ks_model *m, const ks_spellings *sp,
                       int with_prototype)
 {
@@ -130,7 +143,7 @@ static char *document(const ks_options *opts, const ks_model *m, const ks_spelli
     if (m->nvars) {
         json_t *vars = json_array();
         for (size_t i = 0; i < m->nvars; i++)
-            json_array_append_new(vars, var_json(&m->vars[i]));
+            json_array_append_new(vars, var_listed(&m->vars[i], sp, i, with_prototype));
         json_object_set_new(root, F_VARIABLES, vars);
     }
     if (with_prototype && sp->generics) {

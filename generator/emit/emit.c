@@ -599,6 +599,12 @@ void ks_spellings_free(ks_spellings *sp)
         if (sp->entry_points)
             free(sp->entry_points[i]);
     }
+    for (size_t i = 0; sp->var_entry_points && i < sp->nvars; i++) {
+        for (size_t j = 0; sp->var_entry_points[i][j]; j++)
+            free(sp->var_entry_points[i][j]);
+        free(sp->var_entry_points[i]);
+    }
+    free(sp->var_entry_points);
     for (size_t j = 0; sp->generics && sp->generics[j]; j++)
         free(sp->generics[j]);
     free(sp->generics);
@@ -609,10 +615,12 @@ void ks_spellings_free(ks_spellings *sp)
 }
 
 /* Each kernel's other entry points, a line each, then a line holding a
- * form feed; then a line per template's one name. */
+ * form feed; then a line per template's one name and a form feed; then
+ * each typed device variable's accessors and a form feed. */
 static const char entry_points_driver[] =
     "{{#kernels}}{{#has_n}}{{n_prototype}}\n{{/has_n}}{{node_prototype}}\n{{node_set_prototype}}\n"
-    "{{nodes_set_prototype}}\n\f\n{{/kernels}}{{#generics}}{{generic_line}}\n{{/generics}}";
+    "{{nodes_set_prototype}}\n\f\n{{/kernels}}{{#generics}}{{generic_line}}\n{{/generics}}\f\n"
+    "{{#variables}}{{var_prototypes}}\n\f\n{{/variables}}";
 
 /* The lines up to one holding only a form feed (or the end), NULL-ended. */
 static char **lines_until_ff(char **at)
@@ -648,6 +656,11 @@ int ks_emit_entry_points(const ks_target *target, const ks_options *o, const ks_
             sp->entry_points[i] = lines_until_ff(&at);
         sp->entry_points[sp->nkernels] = NULL;
         sp->generics = lines_until_ff(&at);
+        sp->nvars = m->nvars;
+        sp->var_entry_points = ks_xmalloc((m->nvars + 1) * sizeof *sp->var_entry_points);
+        for (size_t i = 0; i < m->nvars; i++)
+            sp->var_entry_points[i] = lines_until_ff(&at);
+        sp->var_entry_points[m->nvars] = NULL;
     }
     free(out.data);
     return rc;

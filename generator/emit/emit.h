@@ -27,6 +27,8 @@ typedef struct ks_spellings {
     size_t nkernels;
     char ***entry_points;      /* --list --all: per kernel, its other prototypes (_n, graph), NULL-ended */
     char **generics;           /* --list --all: a line per template's one C name, NULL-ended */
+    char ***var_entry_points;  /* --list --all: per device variable, its accessors' prototypes, NULL-ended */
+    size_t nvars;
 } ks_spellings;
 
 /* Fills *sp from the target's header template. Returns 0, or -1 after
@@ -38,7 +40,7 @@ void ks_spellings_free(ks_spellings *sp);
 /* Adds to *sp (filled by ks_emit_spellings) each kernel's other entry
  * points and the templates' one C names, from the header template's pieces
  * (n_prototype, node_prototype, node_set_prototype, nodes_set_prototype,
- * generic_line). Returns 0, or -1 after errors. */
+ * generic_line) and each typed device variable's accessors (var_prototypes). Returns 0, or -1 after errors. */
 int ks_emit_entry_points(const ks_target *target, const ks_options *opts, const ks_model *model,
                          ks_spellings *sp);
 

@@ -17,7 +17,7 @@
  * after errors. */
 int ks_name_model(const ks_target *target, const ks_options *opts, ks_model *model);
 /* Every macro name libkstub's headers #define, NULL-terminated: generated
- * at build time from runtime/kstub.h and runtime/kstub_types.h
+ * at build time from include/kstub/kstub.h and include/kstub/kstub_types.h
  * (scripts/runtime_macros.sh), so the reserved set is the headers' own. */
 extern const char *const ks_runtime_macros[];
 /* The macros and the file-scope names (functions, variables, typedefs, tags,

@@ -769,7 +769,7 @@ START_TEST(graph_parameter_names_survive_user_macros)
                   "launches + values == 41 ? 0 : 1; }\n");
     char *out;
     int rc = run(&out, "'%s' kernels/vector_ops.cu -o '%s/vector_ops.kstub' 2>&1 && "
-                 "cc -std=c11 -Wall -Wextra -Wpedantic -Werror -Iruntime -I'%s' -fsyntax-only '%s/app.c' 2>&1",
+                 "cc -std=c11 -Wall -Wextra -Wpedantic -Werror -Iinclude/kstub -I'%s' -fsyntax-only '%s/app.c' 2>&1",
                  kstub_bin(), tmpdir, tmpdir, tmpdir);
     ck_assert_msg(rc == 0, "%s", out);
     free(out);

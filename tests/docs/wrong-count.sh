@@ -15,4 +15,4 @@ void call(float *x, float *y)
     (void)saxpy(ks_launch_1d(1, 32), 2.0f, x, y);
 }
 C
-LC_ALL=C "${DOC_CC:-clang}" -std=c11 -Wall -Wextra -Wpedantic -Werror -I"$root/runtime" -I. -c app.c -o app.o 2>&1 || true
+LC_ALL=C "${DOC_CC:-clang}" -std=c11 -Wall -Wextra -Wpedantic -Werror -I"$root/include/kstub" -I. -c app.c -o app.o 2>&1 || true

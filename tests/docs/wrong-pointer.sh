@@ -16,4 +16,4 @@ void call(int *x, float *y)
     (void)saxpy(ks_launch_1d(1, 32), 2.0f, x, y, 32);
 }
 C
-LC_ALL=C "${DOC_CC:-gcc}" -std=c11 -Wall -Wextra -Wpedantic -Werror -I"$root/runtime" -I. -c app.c -o app.o 2>&1 || true
+LC_ALL=C "${DOC_CC:-gcc}" -std=c11 -Wall -Wextra -Wpedantic -Werror -I"$root/include/kstub" -I. -c app.c -o app.o 2>&1 || true

@@ -71,13 +71,13 @@ one() {
     fi
     if [ "$rc" -eq 0 ]; then
         # shellcheck disable=SC2086
-        if ! "$CC" -std=c11 $WERROR -Iruntime -I"$CUDA_PATH/include" -I"$work" \
+        if ! "$CC" -std=c11 $WERROR -Iinclude/kstub -I"$CUDA_PATH/include" -I"$work" \
                 -c "$work/g.c" -o "$work/g.o" > "$work/cc.log" 2>&1; then
             finding "$f" "generated C does not compile as C11: $(grep -m1 error "$work/cc.log")"
             return 1
         fi
         # shellcheck disable=SC2086
-        if ! "$CXX" -std=c++17 -x c++ $WERROR -Iruntime -I"$CUDA_PATH/include" -I"$work" \
+        if ! "$CXX" -std=c++17 -x c++ $WERROR -Iinclude/kstub -I"$CUDA_PATH/include" -I"$work" \
                 -c "$work/g.c" -o "$work/g++.o" > "$work/cc.log" 2>&1; then
             rm -f "$work/g.o"
             finding "$f" "generated C does not compile as C++17: $(grep -m1 error "$work/cc.log")"

@@ -631,7 +631,7 @@ static void header_compiles(const char *cu, const char *base, const char *log)
         if (needs_c11 && strcmp(langs[i][2], "-std=c99") == 0)
             continue;
         char *argv[] = {(char *)langs[i][0], "-x", (char *)langs[i][1], (char *)langs[i][2],
-                        "-Wall", "-Wextra", "-Wpedantic", "-Werror", "-Iruntime", cuda_inc,
+                        "-Wall", "-Wextra", "-Wpedantic", "-Werror", "-Iinclude/kstub", cuda_inc,
                         "-fsyntax-only", header, NULL};
         int rc = run_tool(argv, log);
         ck_assert_msg(rc == 0, "%s: the generated header does not compile with %s %s:\n%s", cu,

@@ -210,7 +210,7 @@ START_TEST(stubs_compile_as_c_and_cxx)
     ck_assert_ptr_nonnull(getcwd(cwd, sizeof cwd));
     const char *cuda = getenv("CUDA_PATH") ? getenv("CUDA_PATH") : "/usr/local/cuda";
     int rc = run(&out, "%s %s -o %s/x.kstub && cd %s && "
-                 "W='-Wall -Wextra -Wpedantic -Werror -I%s/runtime -I%s/include' && "
+                 "W='-Wall -Wextra -Wpedantic -Werror -I%s/include/kstub -I%s/include' && "
                  "gcc -std=c99 $W -c x.kstub.c -o c99.o && gcc -std=c11 $W -c x.kstub.c -o c11.o && "
                  "{ ! command -v clang >/dev/null || clang -std=c11 $W -c x.kstub.c -o clang.o; } && "
                  "echo '#include \"x.kstub.h\"' > x.cpp && g++ -std=c++17 $W -c x.cpp -o cxx.o",
@@ -464,7 +464,7 @@ START_TEST(same_file_name_in_two_folders_links)
         "main.o: main.c | $(KSTUB_HEADERS)\\n\\t$(CC) -std=c11 -Wall -Wextra -Werror -Iout "
         "$(KSTUB_CPPFLAGS) -c $< -o $@\\n' > Makefile && "
         "env -u MAKEFLAGS -u MFLAGS -u MAKELEVEL make -j2 app KSTUB_MK=%s/kstub.mk KSTUB=%s "
-        "KSTUB_INCLUDE=%s/runtime KSTUB_LIBDIR=%s CUDA_PATH=%s NVCC=%s && ./app",
+        "KSTUB_INCLUDE=%s/include/kstub KSTUB_LIBDIR=%s CUDA_PATH=%s NVCC=%s && ./app",
         tmpdir, cwd, kstub_bin(), cwd, getenv("KSTUB_LIBDIR") ? getenv("KSTUB_LIBDIR") : "build/lib",
         getenv("CUDA_PATH") ? getenv("CUDA_PATH") : "/usr/local/cuda", nvcc_bin());
     ck_assert_msg(rc == 0, "build failed:\n%s", out);
@@ -598,7 +598,7 @@ START_TEST(application_types_in_consumers)
      * nn::Round are "kept a distinct type" in C) */
     ck_assert_msg(rc == 0 && strcmp(out, "4\n") == 0, "%s", out);
     free(out);
-    rc = run(&out, "cd %s/gen && I='-I. -I%s/tests/consumers -I%s/tests/corpus/real/include -I%s/runtime "
+    rc = run(&out, "cd %s/gen && I='-I. -I%s/tests/consumers -I%s/tests/corpus/real/include -I%s/include/kstub "
              "-isystem %s/include' && W='-Wall -Wextra -Wpedantic -Werror' && "
              "for cc in gcc clang; do command -v $cc >/dev/null || continue; "
              "for std in '-std=c99' '-std=c11' '-std=c11 -DKSTUB_STRICT'; do "
@@ -616,7 +616,7 @@ START_TEST(application_types_in_consumers)
     rc = run(&out, "cd %s/gen && printf '#include \"app_types.kstub.h\"\\n"
              "int f(__half *y);\\nint f(__half *y) { ks_launch l = ks_launch(); "
              "return act_half(l, y, y, ks_half(), nn_Act(), nn_v1_Round(), 1); }\\n' > no_fp16.cpp && "
-             "g++ -std=c++17 -I%s/runtime -c no_fp16.cpp -o n.o", tmpdir, cwd);
+             "g++ -std=c++17 -I%s/include/kstub -c no_fp16.cpp -o n.o", tmpdir, cwd);
     ck_assert_msg(rc != 0 && strstr(out, "__half"), "%s", out);
     free(out);
     remove_tmpdir();
@@ -662,7 +662,7 @@ START_TEST(cxx_callers_pass_their_own_enums)
      * declared again opaquely */
     ck_assert_msg(rc == 0 && strcmp(out, "12\n") == 0, "%s", out);
     free(out);
-    rc = run(&out, "cd %s && I='-I. -I%s/tests/corpus/real/include -I%s/runtime -I%s/tests/support -isystem %s/include' && "
+    rc = run(&out, "cd %s && I='-I. -I%s/tests/corpus/real/include -I%s/include/kstub -I%s/tests/support -isystem %s/include' && "
              "W='-Wall -Wextra -Wpedantic -Werror' && C=%s/tests/consumers && "
              "for cc in gcc clang; do for std in '-std=c99' '-std=c11' '-std=c11 -DKSTUB_STRICT'; do "
              "$cc $std $W $I -c $C/own_enums.c -o c.o || exit 1; done; "
@@ -698,7 +698,7 @@ START_TEST(cuda_header_enum_class_keeps_its_mirror)
                          "int use(int *o) { return k(ks_launch_1d(1, 1), md::Mode::B, o) | k(ks_launch_1d(1, 1), md_Mode_A, o); }\n");
     int rc = run(&out, "cd %s && %s k.cu -o k.kstub && grep -c -e '^typedef struct md_Mode { int value; } md_Mode;' "
                  "-e '^namespace md { enum class Mode : int; }' -e 'modes.h\"' k.kstub.h && "
-                 "for cxx in g++ clang++; do $cxx -std=c++17 -Wall -Wextra -Wpedantic -Werror -I%s/runtime "
+                 "for cxx in g++ clang++; do $cxx -std=c++17 -Wall -Wextra -Wpedantic -Werror -I%s/include/kstub "
                  "-c use.cpp -o u.o || exit 1; done; echo built",
                  tmpdir, kstub_bin(), cwd);
     /* the mirror and the enum declared again; the header is not included */
@@ -720,7 +720,7 @@ START_TEST(application_type_layout_is_asserted)
                  "#ifdef __CUDACC__\\n    double device_only;\\n#endif\\n} Cfg;\\n' > cfg.h && "
                  "printf '#include \"cfg.h\"\\n__global__ void k(float *o, Cfg c) { *o = c.n; }\\n' > k.cu && "
                  "%s k.cu -o k.kstub && grep -c '^#include \"cfg.h\"' k.kstub.h && "
-                 "gcc -std=c11 -I%s/runtime -c k.kstub.c -o k.o", tmpdir, kstub_bin(), cwd);
+                 "gcc -std=c11 -I%s/include/kstub -c k.kstub.c -o k.o", tmpdir, kstub_bin(), cwd);
     ck_assert_msg(rc != 0 && strstr(out, "1\n") && strstr(out, "kstub: Cfg is 16 bytes on the device"),
                   "%s", out);
     free(out);
@@ -739,14 +739,14 @@ START_TEST(mirror_directive_keeps_the_mirror)
                  "printf '#include \"tagged.h\"\\n// kstub:mirror Tagged\\n"
                  "__global__ void k(float *o, Tagged t) { *o = t.a + t.b; }\\n' > k.cu && "
                  "%s k.cu -o k.kstub && grep -c -e 'tagged.h\"' -e '^typedef struct KS_ALIGNED(8) Tagged {' k.kstub.h; "
-                 "gcc -std=c11 -Wall -Wextra -Werror -I%s/runtime -c k.kstub.c -o k.o && echo built",
+                 "gcc -std=c11 -Wall -Wextra -Werror -I%s/include/kstub -c k.kstub.c -o k.o && echo built",
                  tmpdir, kstub_bin(), cwd);
     ck_assert_msg(rc == 0 && strcmp(out, "1\nbuilt\n") == 0, "%s", out);
     free(out);
     /* without the directive: the header, "struct Tagged" (no typedef in tagged.h) */
     rc = run(&out, "cd %s && sed -i '/kstub:mirror/d' k.cu && %s k.cu -o k.kstub && "
              "grep -c -e '^#include \"tagged.h\"' -e 'sizeof(struct Tagged) == 16' k.kstub.h && "
-             "gcc -std=c99 -Wall -Wextra -Wpedantic -Werror -I%s/runtime -c k.kstub.c -o k.o && echo built",
+             "gcc -std=c99 -Wall -Wextra -Wpedantic -Werror -I%s/include/kstub -c k.kstub.c -o k.o && echo built",
              tmpdir, kstub_bin(), cwd);
     ck_assert_msg(rc == 0 && strcmp(out, "2\nbuilt\n") == 0, "%s", out);
     free(out);
@@ -820,7 +820,7 @@ START_TEST(pointers_to_arrays_take_callers_arrays)
                  "{\n    ks_status s = conv(l, in, w, o, 3);\n    if (s)\n        return s;\n"
                  "    s = cells(l, g, c, a);\n    if (s)\n        return s;\n"
                  "    s = rows_float_28(l, in, 1);\n    return s ? s : rows_int_7(l, m, 2);\n}\n'"
-                 " > use.c && W='-Wall -Wextra -Wpedantic -Werror -I%s/runtime' && "
+                 " > use.c && W='-Wall -Wextra -Wpedantic -Werror -I%s/include/kstub' && "
                  "gcc -std=c11 $W -c use.c -o c.o && gcc -std=c11 -DKSTUB_STRICT $W -c use.c -o s.o && "
                  "cp use.c use.cpp && sed -i 's/struct Cell/Cell/g' use.cpp && g++ -std=c++17 $W -c use.cpp -o x.o && echo built",
                  tmpdir, kstub_bin(), cwd, cwd);
@@ -976,7 +976,7 @@ START_TEST(variadic_kernel_templates_get_stubs)
     make_tmpdir();
     const char *cuda = getenv("CUDA_PATH") ? getenv("CUDA_PATH") : "/usr/local/cuda";
     int rc = run(&out, "%s tests/corpus/abi_variadic.cu -o %s/v && gcc -std=c11 -Wall -Wextra -Wpedantic -Werror "
-             "-Iruntime -I%s/include -c %s/v.c -o %s/v.o && g++ -std=c++17 -Wall -Wextra -Werror -Iruntime "
+             "-Iinclude/kstub -I%s/include -c %s/v.c -o %s/v.o && g++ -std=c++17 -Wall -Wextra -Werror -Iinclude/kstub "
              "-I%s/include -x c++ -c %s/v.c -o %s/v.o", kstub_bin(), tmpdir, cuda, tmpdir, tmpdir,
              cuda, tmpdir, tmpdir);
     ck_assert_msg(rc == 0, "%s", out);

@@ -1,9 +1,12 @@
-# gen.mk — the generator's Check suite (tests/generator/check_gen.c) and `make bless`.
+# gen.mk — the generator's Check suites (tests/generator/check_gen.c runs one
+# per stage: check_gen_model.c, check_gen_output.c, check_gen_compile.c,
+# check_gen_cli.c) and `make bless`.
 
 GEN_TEST_OBJ := $(filter-out $(B)/obj/generator/cli/main.o,$(GEN_OBJ))
 
-$(B)/tests/check_gen: tests/generator/check_gen.c tests/support/testutil.c tests/support/testutil.h $(GEN_TEST_OBJ) | $(B)/tests
-	$(CC) $(BASE_CFLAGS) $(LIBCLANG_CFLAGS) $(GEN_INC) $(TEST_INC) $< tests/support/testutil.c $(GEN_TEST_OBJ) -o $@ \
+GEN_SUITE_SRC := $(sort $(wildcard tests/generator/check_gen*.c))
+$(B)/tests/check_gen: $(GEN_SUITE_SRC) tests/generator/check_gen.h tests/support/testutil.c tests/support/testutil.h $(GEN_TEST_OBJ) | $(B)/tests
+	$(CC) $(BASE_CFLAGS) $(LIBCLANG_CFLAGS) $(GEN_INC) $(TEST_INC) $(GEN_SUITE_SRC) tests/support/testutil.c $(GEN_TEST_OBJ) -o $@ \
 	    $(LIBCLANG_LIBS) -ljansson $(CHECK_LIBS)
 
 .PHONY: check-gen bless

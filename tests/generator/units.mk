@@ -2,7 +2,7 @@
 # alike: one source in its component's folder, linked with tests/support's
 # testutil.c and the generator's objects (less main.o) as check_gen is. The
 # three unit suites run here; the others' fragments beside their sources
-# (base.mk, outputs.mk, front.mk, emit.mk) say how they run.
+# (base.mk, outputs.mk, options.mk, front.mk, emit.mk) say how they run.
 #
 #   make check-render    tests/generator/emit/check_render.c: the template engine (render.c)
 #   make check-naming    tests/generator/model/check_naming.c: naming.c on models built by hand
@@ -10,7 +10,7 @@
 #                        .cu files through libclang into the typed model
 
 UNIT_SUITES := emit/check_render model/check_naming front/check_typemap
-GEN_CHECK_SRC := $(UNIT_SUITES) base/check_base cli/check_outputs front/check_front emit/check_emit
+GEN_CHECK_SRC := $(UNIT_SUITES) base/check_base cli/check_outputs cli/check_options front/check_front emit/check_emit
 UNIT_NAMES := $(patsubst check_%,%,$(notdir $(UNIT_SUITES)))
 GEN_CHECK_NAMES := $(patsubst check_%,%,$(notdir $(GEN_CHECK_SRC)))
 

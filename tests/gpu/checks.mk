@@ -19,8 +19,8 @@ $(GCK_DIR):
 $(GCK_FATBIN): tests/gpu/check_kernels.cu | $(GCK_DIR)
 	$(NVCC) -fatbin -gencode arch=compute_$(GCK_ARCH),code=[sm_$(GCK_ARCH),compute_$(GCK_ARCH)] -o $@ $<
 
-$(GCK_BIN): tests/gpu/check_checks_gpu.c tests/support/trace_lines.h runtime/kstub.h $(B)/lib/libkstub.a | $(GCK_DIR)
-	$(CC) $(BASE_CFLAGS) -Werror -Iruntime -Icommon -Itests/support $(CUDA_INC) \
+$(GCK_BIN): tests/gpu/check_checks_gpu.c tests/support/trace_lines.h include/kstub/kstub.h $(B)/lib/libkstub.a | $(GCK_DIR)
+	$(CC) $(BASE_CFLAGS) -Werror -Iinclude/kstub -Icommon -Itests/support $(CUDA_INC) \
 	    -DCK_FATBIN='"$(abspath $(GCK_FATBIN))"' -DNVTX_INJECT_PATH='"$(abspath $(B)/tests/libnvtx_inject.so)"' \
 	    $< -o $@ $(B)/lib/libkstub.a -ldl -lpthread -lm
 

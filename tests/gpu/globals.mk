@@ -26,9 +26,9 @@ $(GLOBALS_SRC_STUB).h $(GLOBALS_SRC_STUB).c: tests/gpu/globals_kernels.cu $(KSTU
 endif
 gen: $(GLOBALS_STUB).h $(GLOBALS_STUB).c $(GLOBALS_SRC_STUB).h $(GLOBALS_SRC_STUB).c
 
-$(GPU_DIR)/globals_gpu.o: tests/gpu/globals_gpu.c tests/gpu/gpu_check.h $(GLOBALS_STUB).h runtime/kstub.h | $(GPU_DIR)
+$(GPU_DIR)/globals_gpu.o: tests/gpu/globals_gpu.c tests/gpu/gpu_check.h $(GLOBALS_STUB).h include/kstub/kstub.h | $(GPU_DIR)
 	$(CC) $(GPU_CFLAGS) -c $< -o $@
-$(GPU_DIR)/globals_kernels.kstub.o: $(GLOBALS_STUB).c $(GLOBALS_STUB).h runtime/kstub.h | $(GPU_DIR)
+$(GPU_DIR)/globals_kernels.kstub.o: $(GLOBALS_STUB).c $(GLOBALS_STUB).h include/kstub/kstub.h | $(GPU_DIR)
 	$(CC) $(GPU_CFLAGS) -c $< -o $@
 $(GLOBALS_GPU): $(GPU_DIR)/globals_gpu.o $(GPU_COMMON_OBJ) $(GPU_DIR)/globals_kernels.kstub.o $(B)/lib/libkstub.a
 	$(CC) $(OPT) $^ -o $@ -ldl -lpthread -lm
@@ -36,9 +36,9 @@ $(GLOBALS_GPU): $(GPU_DIR)/globals_gpu.o $(GPU_COMMON_OBJ) $(GPU_DIR)/globals_ke
 # The same test over the NVRTC stubs (their header first on the include path).
 $(GPU_DIR)/nvrtc:
 	mkdir -p $@
-$(GPU_DIR)/nvrtc/globals_gpu.o: tests/gpu/globals_gpu.c tests/gpu/gpu_check.h $(GLOBALS_SRC_STUB).h runtime/kstub.h | $(GPU_DIR)/nvrtc
+$(GPU_DIR)/nvrtc/globals_gpu.o: tests/gpu/globals_gpu.c tests/gpu/gpu_check.h $(GLOBALS_SRC_STUB).h include/kstub/kstub.h | $(GPU_DIR)/nvrtc
 	$(CC) $(GPU_CFLAGS) -I$(GEN)/nvrtc -DGLOBALS_NVRTC -c $< -o $@
-$(GPU_DIR)/nvrtc/globals_kernels.kstub.o: $(GLOBALS_SRC_STUB).c $(GLOBALS_SRC_STUB).h runtime/kstub.h | $(GPU_DIR)/nvrtc
+$(GPU_DIR)/nvrtc/globals_kernels.kstub.o: $(GLOBALS_SRC_STUB).c $(GLOBALS_SRC_STUB).h include/kstub/kstub.h | $(GPU_DIR)/nvrtc
 	$(CC) $(GPU_CFLAGS) -I$(GEN)/nvrtc -c $< -o $@
 $(GLOBALS_GPU_NVRTC): $(GPU_DIR)/nvrtc/globals_gpu.o $(GPU_COMMON_OBJ) $(GPU_DIR)/nvrtc/globals_kernels.kstub.o $(B)/lib/libkstub.a
 	$(CC) $(OPT) $^ -o $@ -ldl -lpthread -lm

@@ -13,18 +13,18 @@
 
 GPU_DIR := $(B)/tests/gpu
 GPU_CHECK := $(GPU_DIR)/check_gpu
-GPU_CFLAGS := $(BASE_CFLAGS) -Iruntime -I$(GEN) $(CUDA_INC)
+GPU_CFLAGS := $(BASE_CFLAGS) -Iinclude/kstub -I$(GEN) $(CUDA_INC)
 # The GPU suites' shared setup (tests/gpu/gpu_check.h), linked into each.
 GPU_COMMON_OBJ := $(GPU_DIR)/gpu_check.o
 GPU_OBJ := $(GPU_DIR)/check_gpu.o $(GPU_COMMON_OBJ) $(KNAMES:%=$(GPU_DIR)/%.kstub.o)
 
-$(GPU_DIR)/%.kstub.o: $(GEN)/%.kstub.c $(GEN)/%.kstub.h runtime/kstub.h | $(GPU_DIR)
+$(GPU_DIR)/%.kstub.o: $(GEN)/%.kstub.c $(GEN)/%.kstub.h include/kstub/kstub.h | $(GPU_DIR)
 	$(CC) $(GPU_CFLAGS) -c $< -o $@
 
-$(GPU_DIR)/check_gpu.o: tests/gpu/check_gpu.c tests/gpu/gpu_check.h $(GEN_H) runtime/kstub.h | $(GPU_DIR)
+$(GPU_DIR)/check_gpu.o: tests/gpu/check_gpu.c tests/gpu/gpu_check.h $(GEN_H) include/kstub/kstub.h | $(GPU_DIR)
 	$(CC) $(GPU_CFLAGS) -c $< -o $@
 
-$(GPU_COMMON_OBJ): tests/gpu/gpu_check.c tests/gpu/gpu_check.h runtime/kstub.h | $(GPU_DIR)
+$(GPU_COMMON_OBJ): tests/gpu/gpu_check.c tests/gpu/gpu_check.h include/kstub/kstub.h | $(GPU_DIR)
 	$(CC) $(GPU_CFLAGS) -c $< -o $@
 
 $(GPU_CHECK): $(GPU_OBJ) $(B)/lib/libkstub.a
@@ -74,7 +74,7 @@ $(NVRTC_STUB).h $(NVRTC_STUB).c: tests/gpu/nvrtc_kernels.cu $(KSTUB) $(TEMPLATES
 endif
 gen: $(NVRTC_STUB).h $(NVRTC_STUB).c
 
-$(GPU_DIR)/check_nvrtc_gpu.o: tests/gpu/check_nvrtc_gpu.c $(NVRTC_STUB).h runtime/kstub.h | $(GPU_DIR)
+$(GPU_DIR)/check_nvrtc_gpu.o: tests/gpu/check_nvrtc_gpu.c $(NVRTC_STUB).h include/kstub/kstub.h | $(GPU_DIR)
 	$(CC) $(GPU_CFLAGS) -c $< -o $@
 
 $(NVRTC_CHECK): $(GPU_DIR)/check_nvrtc_gpu.o $(GPU_DIR)/nvrtc_kernels.kstub.o $(B)/lib/libkstub.a

@@ -15,7 +15,7 @@ GRAPH_GPU_KERNELS := records scalars templates vector_ops
 GRAPH_GPU_CHECK := $(GPU_DIR)/check_graph_gpu
 GRAPH_GPU_OBJ := $(GPU_DIR)/check_graph_gpu.o $(GPU_COMMON_OBJ) $(GRAPH_GPU_KERNELS:%=$(GPU_DIR)/%.kstub.o)
 
-$(GPU_DIR)/check_graph_gpu.o: tests/gpu/check_graph_gpu.c tests/gpu/gpu_check.h $(GRAPH_GPU_KERNELS:%=$(GEN)/%.kstub.h) runtime/kstub.h | $(GPU_DIR)
+$(GPU_DIR)/check_graph_gpu.o: tests/gpu/check_graph_gpu.c tests/gpu/gpu_check.h $(GRAPH_GPU_KERNELS:%=$(GEN)/%.kstub.h) include/kstub/kstub.h | $(GPU_DIR)
 	$(CC) $(GPU_CFLAGS) -c $< -o $@
 
 $(GRAPH_GPU_CHECK): $(GRAPH_GPU_OBJ) $(B)/lib/libkstub.a

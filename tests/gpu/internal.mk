@@ -33,7 +33,7 @@ endif
 gen: $(INTERNAL_STUBS:%=%.h) $(INTERNAL_STUBS:%=%.c)
 
 $(GPU_DIR)/internal_gpu.o: tests/gpu/internal_gpu.c tests/gpu/gpu_check.h $(INTERNAL_STUBS:%=%.h) \
-    runtime/kstub.h | $(GPU_DIR)
+    include/kstub/kstub.h | $(GPU_DIR)
 	$(CC) $(GPU_CFLAGS) -c $< -o $@
 
 $(INTERNAL_GPU): $(GPU_DIR)/internal_gpu.o $(GPU_COMMON_OBJ) $(GPU_DIR)/internal_kernels.kstub.o \

@@ -20,8 +20,8 @@ $(GRC_DIR):
 $(GRC_FATBIN): tests/gpu/races_kernels.cu | $(GRC_DIR)
 	$(NVCC) -fatbin -gencode arch=compute_$(GRC_ARCH),code=[sm_$(GRC_ARCH),compute_$(GRC_ARCH)] -o $@ $<
 
-$(GRC_BIN): tests/gpu/check_races_gpu.c runtime/kstub.h $(B)/lib/libkstub.a | $(GRC_DIR)
-	$(CC) $(BASE_CFLAGS) -Werror -Iruntime $(CUDA_INC) -DRC_FATBIN='"$(abspath $(GRC_FATBIN))"' \
+$(GRC_BIN): tests/gpu/check_races_gpu.c include/kstub/kstub.h $(B)/lib/libkstub.a | $(GRC_DIR)
+	$(CC) $(BASE_CFLAGS) -Werror -Iinclude/kstub $(CUDA_INC) -DRC_FATBIN='"$(abspath $(GRC_FATBIN))"' \
 	    $< -o $@ $(B)/lib/libkstub.a -ldl -lpthread -lm
 
 # The toolkit's CUPTI, for the loader, unless KSTUB_CUPTI already names one.

@@ -19,7 +19,7 @@ $(REAL_STUB).h $(REAL_STUB).c: tests/gpu/real_kernels.cu $(GEN)/real_kernels.fat
 endif
 gen: $(REAL_STUB).h $(REAL_STUB).c
 
-$(GPU_DIR)/real_gpu.o: tests/gpu/real_gpu.c tests/gpu/gpu_check.h $(REAL_STUB).h runtime/kstub.h | $(GPU_DIR)
+$(GPU_DIR)/real_gpu.o: tests/gpu/real_gpu.c tests/gpu/gpu_check.h $(REAL_STUB).h include/kstub/kstub.h | $(GPU_DIR)
 	$(CC) $(GPU_CFLAGS) -c $< -o $@
 
 $(REAL_GPU): $(GPU_DIR)/real_gpu.o $(GPU_COMMON_OBJ) $(GPU_DIR)/real_kernels.kstub.o $(B)/lib/libkstub.a

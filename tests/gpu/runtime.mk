@@ -36,8 +36,8 @@ $(GRT_DIR)/runtime_file.fatbin: $(GRT_DIR)/runtime_kernels.fatbin
 	cp $< $@
 
 # The images are embedded with .incbin, so they are prerequisites of the program.
-$(GRT_BIN): tests/gpu/check_runtime_gpu.c runtime/kstub.h $(GRT_IMAGES) $(B)/lib/libkstub.a
-	$(CC) $(BASE_CFLAGS) -Werror -Iruntime $(CUDA_INC) \
+$(GRT_BIN): tests/gpu/check_runtime_gpu.c include/kstub/kstub.h $(GRT_IMAGES) $(B)/lib/libkstub.a
+	$(CC) $(BASE_CFLAGS) -Werror -Iinclude/kstub $(CUDA_INC) \
 	    -DRT_FATBIN='"$(GRT_DIR)/runtime_kernels.fatbin"' -DRT_CUBIN='"$(GRT_DIR)/runtime_kernels.cubin"' \
 	    -DRT_PTX='"$(GRT_DIR)/runtime_kernels.ptx"' -DRT_SOURCE='"$(GRT_CU)"' \
 	    -DRT_LIBNVRTC='"$(GRT_LIBNVRTC)"' $< -o $@ $(B)/lib/libkstub.a -ldl -lpthread -lm

@@ -20,7 +20,7 @@ $(SPEC_STUB).h $(SPEC_STUB).c: tests/gpu/spec_kernels.cu $(GEN)/spec_kernels.fat
 endif
 gen: $(SPEC_STUB).h $(SPEC_STUB).c
 
-$(GPU_DIR)/spec_gpu.o: tests/gpu/spec_gpu.c tests/gpu/gpu_check.h $(SPEC_STUB).h runtime/kstub.h | $(GPU_DIR)
+$(GPU_DIR)/spec_gpu.o: tests/gpu/spec_gpu.c tests/gpu/gpu_check.h $(SPEC_STUB).h include/kstub/kstub.h | $(GPU_DIR)
 	$(CC) $(GPU_CFLAGS) -c $< -o $@
 
 $(SPEC_GPU): $(GPU_DIR)/spec_gpu.o $(GPU_COMMON_OBJ) $(GPU_DIR)/spec_kernels.kstub.o $(B)/lib/libkstub.a

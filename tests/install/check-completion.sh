@@ -76,6 +76,22 @@ opts=$("$SRC/$KSTUB" --help | sed -n '/^options:/,/^kstub check/p' |
 # shellcheck disable=SC2086
 expect "kstub -" $opts -MD -MMD -MF -MT -MQ -MP
 expect "kstub check -" --format= --fix-command
+# Each command's options are its help's (both printed from the one option
+# table, generator/cli/optable.c): kstub check offers what kstub check
+# --help lists and nothing only --list takes; kstub -- offers --format=
+# (for --list) too (issue 39 #14).
+copts=$("$SRC/$KSTUB" check --help | sed -n '/^options:/,/^exit status/p' |
+        grep -oE '^  (-[A-Za-z]+=?|--[a-z][a-z-]*=?)' | tr -d ' ' | sort -u)
+[ -n "$copts" ] || { fail=$((fail + 1)); echo "  FAIL  no options read from kstub check --help"; }
+# shellcheck disable=SC2086
+expect "kstub check -" $copts
+for o in $("$SRC/$KSTUB" --help | sed -n '/^options:/,/^kstub check/p' |
+           grep -oE '^  (-[A-Za-z]+=?|--[a-z][a-z-]*=?)' | tr -d ' ' | sort -u); do
+    grep -qxF -- "$o" <<<"$copts" || reject "kstub check -" "$o"
+done
+reject "kstub check --" --list --all
+expect "kstub --" --format= --list --all
+expect "kstub " version
 
 echo "check-completion: $pass passed, $fail failed"
 [ "$fail" -eq 0 ]

@@ -127,6 +127,18 @@ expect_files() {
     done
 }
 check "every file in place" expect_files "$PREFIX"
+# The installed headers are the source tree's include/kstub/, each in
+# PREFIX/include as <kstub.h> reaches it; none of runtime/'s private ones.
+public_headers() {
+    local h got want
+    got=$(cd "$PREFIX/include" && ls | sort)
+    want=$(cd "$SRC/include/kstub" && ls | sort)
+    [ "$got" = "$want" ] || { echo "PREFIX/include holds: $got; include/kstub/ holds: $want"; return 1; }
+    for h in "$SRC"/runtime/*.h; do
+        [ ! -e "$PREFIX/include/$(basename "$h")" ] || { echo "private header installed: $h"; return 1; }
+    done
+}
+check "the public headers only, as <kstub.h>" public_headers
 # libkstub.so -> libkstub.so.MAJOR -> libkstub.so.MAJOR.MINOR.PATCH, whose
 # SONAME is the middle name.
 versioned_lib() {

@@ -24,7 +24,7 @@ has() {   # has WHAT KIND: WHAT as a whole word in the page
 }
 
 # Options: every -x / --xyz token that --help prints (the part before '=').
-help=$("$KSTUB" --help; "$KSTUB" diff --help) || { echo "check-man: $KSTUB --help failed"; exit 1; }
+help=$("$KSTUB" --help; "$KSTUB" check --help; "$KSTUB" diff --help) || { echo "check-man: $KSTUB --help failed"; exit 1; }
 opts=$(grep -oE -- '(^|[][ ,|(])--?[A-Za-z][A-Za-z0-9+-]*' <<<"$help" | sed -E 's/^[][ ,|(]//' | sort -u)
 [ -n "$opts" ] || { echo "check-man: no options found in --help"; exit 1; }
 for o in $opts; do has "$o" option; done

@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # check-man3.sh — the library's man pages (man/man3/) against the library:
 # every function libkstub.so exports (nm -D), every inline function and
-# every public macro of runtime/kstub.h has a page, NAME.3, either a page of
+# every public macro of include/kstub/kstub.h has a page, NAME.3, either a page of
 # its own or a one-line ".so man3/PAGE.3" to its family's page, whose NAME
 # section lists it. Each page has NAME, SYNOPSIS, DESCRIPTION, RETURN VALUE
 # and EXAMPLE, names each of its names in its SYNOPSIS, and formats without
@@ -12,7 +12,7 @@
 # built libkstub.so.
 set -u
 LIB=${LIB:-build/lib/libkstub.so}
-HDR=${HDR:-runtime/kstub.h}
+HDR=${HDR:-include/kstub/kstub.h}
 DIR=${MAN3:-man/man3}
 pass=0
 fail=0

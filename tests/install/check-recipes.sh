@@ -41,7 +41,7 @@ P=$TMP/mk
 cp -r "$SRC/tests/mkproj" "$P"
 mk() {
     (cd "$P" && $MAKE --no-print-directory KSTUB_MK="$SRC/kstub.mk" KSTUB="$SRC/$B/bin/kstub" \
-        KSTUB_INCLUDE="$SRC/runtime" KSTUB_LIBDIR="$SRC/$B/lib" CUDA_PATH="$CUDA_PATH" "$@")
+        KSTUB_INCLUDE="$SRC/include/kstub" KSTUB_LIBDIR="$SRC/$B/lib" CUDA_PATH="$CUDA_PATH" "$@")
 }
 
 echo "check-recipes: kstub.mk"

@@ -19,7 +19,7 @@ bad() { fail=$((fail + 1)); echo "FAIL: $*"; }
 
 # Every ks_/KS_ identifier the runtime's public headers declare, and the
 # names kstub generates for a file called names.cu with a kernel k.
-names=$(grep -ohE '\b(ks|KS)_[A-Za-z0-9_]+\b' runtime/kstub.h runtime/kstub_types.h | sort -u)
+names=$(grep -ohE '\b(ks|KS)_[A-Za-z0-9_]+\b' include/kstub/kstub.h include/kstub/kstub_types.h | sort -u)
 names="$names ks__args ks__image_data k_kernel ks__params_k gen_k_kernel ks__params_gen_k
 names_kstub_image KSTUB_NAMES_KSTUB_H KS_TYPE_gen_s k k_n launch stream n_items ks__pad0 ks__anon0
 ks__empty ks__static_assert_gen_s_size k_node k_node_set ks__pack_k gen_k_node gen_k_node_set
@@ -31,7 +31,7 @@ ks__gen_k_n_call ks__gen_k_node_call ks__gen_k_node_set_call ks__gen_k_nodes_set
 # (KSTUB_H, KSTUB_VERSION...; issue 19 #5): parameters, types and members
 # of these names step aside; a kernel of such a name is refused (below).
 macros=$(sed -n 's/^[ 	]*#[ 	]*define[ 	][ 	]*\([A-Za-z_][A-Za-z0-9_]*\).*/\1/p' \
-         runtime/kstub.h runtime/kstub_types.h | grep -vE '^(ks|KS)_' | sort -u)
+         include/kstub/kstub.h include/kstub/kstub_types.h | grep -vE '^(ks|KS)_' | sort -u)
 [ -n "$macros" ] || bad "no runtime macro outside KS_ found: the extraction is wrong"
 src="$tmp/names.cu"
 {
@@ -97,7 +97,7 @@ for cc in gcc clang; do
             # the stubs themselves, and a consumer of the header in strict mode
             file="$tmp/names.kstub.c"
             [ -n "$strict" ] && file="$tmp/use.c" && printf '#include "names.kstub.h"\n' > "$file"
-            if msg=$($cc $lang $strict -Wall -Wextra -Wpedantic -Werror -Iruntime -I"$cuda/include" \
+            if msg=$($cc $lang $strict -Wall -Wextra -Wpedantic -Werror -Iinclude/kstub -I"$cuda/include" \
                      -I"$tmp" -c "$file" -o /dev/null 2>&1); then
                 ok
             else

@@ -81,12 +81,12 @@ if echo "$msg" | grep -q "note: type 'complex' is 'complex_' in C ('complex' is 
 for cc in gcc clang; do
     command -v $cc >/dev/null || { echo "skipped: $cc not found"; continue; }
     for lang in "-x c -std=c11" "-x c++ -std=c++17"; do
-        if m=$($cc $lang -Wall -Wextra -Wpedantic -Werror -Iruntime -I"$cuda/include" -I"$tmp" \
+        if m=$($cc $lang -Wall -Wextra -Wpedantic -Werror -Iinclude/kstub -I"$cuda/include" -I"$tmp" \
                -c "$tmp/use.c" -o /dev/null 2>&1); then ok; else bad "$cc $lang: $(echo "$m" | grep -m3 error)"; fi
     done
 done
 # The stubs' object exports nothing libkstub imports.
-if cc -std=c11 -Iruntime -I"$cuda/include" -I"$tmp" -c "$tmp/sys.kstub.c" -o "$tmp/sys.o" 2>"$tmp/cc.err"; then
+if cc -std=c11 -Iinclude/kstub -I"$cuda/include" -I"$tmp" -c "$tmp/sys.kstub.c" -o "$tmp/sys.o" 2>"$tmp/cc.err"; then
     clash=$(nm --defined-only -g "$tmp/sys.o" | awk '{print $3}' | grep -xF "$imports")
     if [ -z "$clash" ]; then ok; else bad "stubs export names libkstub imports: $(echo $clash | head -c 200)"; fi
 else

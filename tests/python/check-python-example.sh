@@ -20,7 +20,7 @@ cp -r examples/python "$DIR/src"               # pip builds in the tree it is gi
 rm -rf "$DIR/src/build" "$DIR/src/src/"*.egg-info
 check "a fresh venv" "$PYTHON" -m venv "$DIR/venv"
 check "pip install examples/python" env KSTUB="$root/$KSTUB" KSTUB_TEMPLATES="$root/templates" \
-    KSTUB_INCLUDE="$root/runtime" KSTUB_LIB="$root/$LIB" NVCC=/nonexistent \
+    KSTUB_INCLUDE="$root/include/kstub" KSTUB_LIB="$root/$LIB" NVCC=/nonexistent \
     "$DIR/venv/bin/pip" install --no-index --find-links "$WHEELS" "$DIR/src"
 site=$("$DIR/venv/bin/python" -c 'import sysconfig; print(sysconfig.get_paths()["purelib"])')
 so=$(ls "$site"/kstub_example/_kernels*.so 2>/dev/null | head -1)

@@ -48,7 +48,7 @@ stubs=()
 for cu in $CORPUS; do
     b=$(basename "$cu" .cu)
     check "$cu: generated" "$KSTUB" -T templates/python "$cu" -o "$DIR/corpus/$b"
-    check "$cu: its module builds" "$CC" -std=c11 -O0 -Wall -Wextra -Werror -fPIC -shared -I"$inc" -Iruntime \
+    check "$cu: its module builds" "$CC" -std=c11 -O0 -Wall -Wextra -Werror -fPIC -shared -I"$inc" -Iinclude/kstub \
         -I"$CUDA_PATH/include" -I"$(dirname "$cu")" "$DIR/corpus/${b}_module.c" "$DIR/corpus/$b.c" "$LIB" -ldl -lpthread \
         -o "$DIR/corpus/$b$ext"
     check "$cu: and imports" env PYTHONPATH="$DIR/corpus" "$PYTHON" -c "import $b"

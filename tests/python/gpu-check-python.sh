@@ -18,7 +18,7 @@ OUT=$DIR/gpu
 mkdir -p "$OUT"
 inc=$("$PY" -c 'import sysconfig; print(sysconfig.get_paths()["include"])')
 ext=$("$PY" -c 'import sysconfig; print(sysconfig.get_config_var("EXT_SUFFIX"))')
-"$CC" -std=c11 -O2 -Wall -Wextra -fPIC -shared -I"$inc" -Iruntime -I"$CUDA_PATH/include" -I"$DIR" "$DIR/kernels_module.c" "$DIR/kernels.c" \
+"$CC" -std=c11 -O2 -Wall -Wextra -fPIC -shared -I"$inc" -Iinclude/kstub -I"$CUDA_PATH/include" -I"$DIR" "$DIR/kernels_module.c" "$DIR/kernels.c" \
     build/lib/libkstub.a -ldl -lpthread -o "$OUT/kernels$ext"
 cp "$DIR/kernels.pyi" "$OUT/" 2>/dev/null || true
 rc=0

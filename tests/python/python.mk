@@ -16,7 +16,7 @@ PY_GEN := $(PY_DIR)/kernels_module.c $(PY_DIR)/kernels.c $(PY_DIR)/kernels.h $(P
 PY_TEMPLATES := $(wildcard templates/python/*.in) templates/python/target.json $(TEMPLATES)
 # What the module is built with: Python's headers and its extension suffix (read when a recipe runs).
 PY_CFLAGS = -std=c11 -O2 -Wall -Wextra -Werror -fPIC -I"$$($(PYTHON) -c 'import sysconfig; print(sysconfig.get_paths()["include"])')" \
-    -Iruntime -I$(PY_DIR)
+    -Iinclude/kstub -I$(PY_DIR)
 
 # Beside kernels.cu, every file of kernels/ and the corpus files whose names clash with
 # what a Python module has: each generated, built, imported and its .pyi checked.
@@ -38,7 +38,7 @@ $(PY_GEN) $(PY_DIR)/kernels.json &: tests/python/kernels.cu tests/python/kernels
 endif
 
 # The module, named as this Python imports it (kernels.cpython-3X-....so); module.ok stands for it.
-$(PY_DIR)/module.ok: $(PY_GEN) runtime/kstub_python.h runtime/kstub.h runtime/kstub_types.h $(B)/lib/libkstub.a
+$(PY_DIR)/module.ok: $(PY_GEN) include/kstub/kstub_python.h include/kstub/kstub.h include/kstub/kstub_types.h $(B)/lib/libkstub.a
 	$(CC) $(PY_CFLAGS) -shared $(PY_DIR)/kernels_module.c $(PY_DIR)/kernels.c $(B)/lib/libkstub.a -ldl -lpthread \
 	    -o $(PY_DIR)/kernels$$($(PYTHON) -c 'import sysconfig; print(sysconfig.get_config_var("EXT_SUFFIX"))')
 	touch $@
@@ -57,7 +57,7 @@ gpu-check-python: $(B)/lib/libkstub.a
 PY_WHEELS ?= /usr/share/python-wheels#  setuptools and wheel for pip's isolated build, offline
 CHECK_TARGETS += check-python-example
 .PHONY: check-python-example
-check-python-example: $(KSTUB) $(B)/lib/libkstub.a tests/python/check-python-example.sh runtime/kstub_python.h \
+check-python-example: $(KSTUB) $(B)/lib/libkstub.a tests/python/check-python-example.sh include/kstub/kstub_python.h \
     $(PY_TEMPLATES) $(wildcard examples/python/*.* examples/python/kernels/* examples/python/src/kstub_example/*)
 	$(KS_SUITE) "PYTHON=$(PYTHON) KSTUB=$(KSTUB) LIB=$(B)/lib/libkstub.a DIR=$(abspath $(B)/tests/python-example) \
 	    WHEELS=$(PY_WHEELS) bash tests/python/check-python-example.sh"

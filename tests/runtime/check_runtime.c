@@ -21,6 +21,7 @@ static Suite *runtime_suite(void)
     runtime_cases_load(s);
     runtime_cases_nvrtc(s);
     runtime_cases_cache(s);
+    runtime_cases_cache_key(s);
     runtime_cases_global(s);
     return s;
 }

@@ -18,7 +18,7 @@ $(CK_NVTX_INJECT): tests/support/nvtx_inject.c | $(B)/tests
 
 # The fake driver's controls come from the runtime suite's fixture (tests/support/runtime_fixture.h).
 $(CK_CHECKS): tests/runtime/check_checks.c tests/support/fake_cuda.h tests/support/runtime_fixture.h tests/support/testutil.h $(RT_FIXTURE_OBJ) \
-              runtime/kstub.h $(B)/lib/libkstub.a | $(B)/tests $(RT_FAKE)
-	$(CC) $(BASE_CFLAGS) -Werror $(CUDA_INC) -Iruntime -Icommon $(TEST_INC) \
+              include/kstub/kstub.h $(B)/lib/libkstub.a | $(B)/tests $(RT_FAKE)
+	$(CC) $(BASE_CFLAGS) -Werror $(CUDA_INC) -Iinclude/kstub -Iruntime -Icommon $(TEST_INC) \
 	    -DFAKE_CUDA_PATH='"$(abspath $(RT_FAKE))"' -DNVTX_INJECT_PATH='"$(abspath $(CK_NVTX_INJECT))"' \
 	    $< $(RT_FIXTURE_OBJ) -o $@ $(B)/lib/libkstub.a $(CHECK_LIBS) -ljansson -ldl -lpthread

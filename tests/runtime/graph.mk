@@ -17,8 +17,8 @@ check-graph: $(GRAPH_CHECK) $(RT_FAKE)
 # generator is held to; the fake's absolute path is built in, as for check_runtime.
 # The fake driver's controls come from the runtime suite's fixture (tests/support/runtime_fixture.h).
 $(GRAPH_CHECK): tests/runtime/check_graph.c tests/golden/basic.kstub.c tests/golden/basic.kstub.h tests/support/fake_cuda.h \
-                tests/support/runtime_fixture.h tests/support/testutil.h $(RT_FIXTURE_OBJ) runtime/kstub.h $(B)/lib/libkstub.a \
+                tests/support/runtime_fixture.h tests/support/testutil.h $(RT_FIXTURE_OBJ) include/kstub/kstub.h $(B)/lib/libkstub.a \
                 | $(B)/tests $(RT_FAKE)
-	$(CC) $(BASE_CFLAGS) $(CUDA_INC) -Iruntime -Icommon $(TEST_INC) -Itests/golden \
+	$(CC) $(BASE_CFLAGS) $(CUDA_INC) -Iinclude/kstub -Iruntime -Icommon $(TEST_INC) -Itests/golden \
 	    -DFAKE_CUDA_PATH='"$(abspath $(RT_FAKE))"' $< tests/golden/basic.kstub.c $(RT_FIXTURE_OBJ) \
 	    -o $@ $(B)/lib/libkstub.a $(CHECK_LIBS) -ldl -lpthread

@@ -13,7 +13,7 @@ check-races: $(RACES_CHECK)
 
 # The core is pure C: compiled in, as it is, beside its test.
 $(RACES_CHECK): tests/runtime/check_races.c runtime/races.c runtime/races.h tests/support/testutil.h | $(B)/tests
-	$(CC) $(BASE_CFLAGS) -Werror -Iruntime $(TEST_INC) $< runtime/races.c -o $@ $(CHECK_LIBS)
+	$(CC) $(BASE_CFLAGS) -Werror -Iinclude/kstub -Iruntime $(TEST_INC) $< runtime/races.c -o $@ $(CHECK_LIBS)
 
 # End to end: libkstub's checked launches against the fake driver and a fake
 # libcupti (tests/support/fake_cupti.c) through which the tests play the
@@ -40,8 +40,8 @@ $(RACES_FAKE_CUPTI): tests/support/fake_cupti.c | $(B)/tests
 	$(CC) $(BASE_CFLAGS) -Werror $(CUDA_INC) $(CUPTI_INC) -shared $< -o $@
 
 $(RACES_CUPTI_CHECK): tests/runtime/check_races_cupti.c tests/support/fake_cuda.h tests/support/runtime_fixture.h \
-                      tests/support/testutil.h $(RT_FIXTURE_OBJ) runtime/kstub.h $(B)/lib/libkstub.a \
+                      tests/support/testutil.h $(RT_FIXTURE_OBJ) include/kstub/kstub.h $(B)/lib/libkstub.a \
                       | $(B)/tests $(RT_FAKE) $(RACES_FAKE_CUPTI)
-	$(CC) $(BASE_CFLAGS) -Werror $(CUDA_INC) $(CUPTI_INC) -Iruntime -Icommon $(TEST_INC) \
+	$(CC) $(BASE_CFLAGS) -Werror $(CUDA_INC) $(CUPTI_INC) -Iinclude/kstub -Iruntime -Icommon $(TEST_INC) \
 	    -DFAKE_CUDA_PATH='"$(abspath $(RT_FAKE))"' -DFAKE_CUPTI_PATH='"$(abspath $(RACES_FAKE_CUPTI))"' \
 	    $< $(RT_FIXTURE_OBJ) -o $@ $(B)/lib/libkstub.a $(CHECK_LIBS) -ldl -lpthread

@@ -18,10 +18,10 @@ check-runtime: $(RT_CHECK) $(RT_FAKE) $(RT_FAKE_NVRTC) $(B)/tests/kstub_h.ok
 	$(KS_SUITE) "$(RT_CHECK)"
 
 # kstub.h compiles alone as C99 and C++11, pedantic, and its initialisers are complete.
-$(B)/tests/kstub_h.ok: runtime/kstub.h | $(B)/tests
+$(B)/tests/kstub_h.ok: include/kstub/kstub.h | $(B)/tests
 	printf '#include "kstub.h"\nstatic ks_image i_ = KS_IMAGE_INIT("a.cu", 0, 0, KS_IMAGE_NONE);\nks_kernel k_ = KS_KERNEL_INIT(&i_, "s", "n", 0, 0, 0);\nconst ks_launch_attrs a_ = KS_LAUNCH_ATTRS_INIT;\n' > $(B)/tests/kstub_h.c
-	$(CC) -std=c99 -Wall -Wextra -Wpedantic -Werror -Wmissing-field-initializers -Iruntime -fsyntax-only $(B)/tests/kstub_h.c
-	$(CXX) -std=c++11 -Wall -Wextra -Wpedantic -Werror -Wmissing-field-initializers -Iruntime -fsyntax-only -x c++ $(B)/tests/kstub_h.c
+	$(CC) -std=c99 -Wall -Wextra -Wpedantic -Werror -Wmissing-field-initializers -Iinclude/kstub -fsyntax-only $(B)/tests/kstub_h.c
+	$(CXX) -std=c++11 -Wall -Wextra -Wpedantic -Werror -Wmissing-field-initializers -Iinclude/kstub -fsyntax-only -x c++ $(B)/tests/kstub_h.c
 	touch $@
 
 $(RT_FAKE_NVRTC): tests/support/fake_nvrtc.c | $(B)/tests
@@ -42,7 +42,7 @@ RT_FIXTURE_OBJ := $(B)/tests/obj/support/runtime_fixture.o
 
 $(RT_CHECK_OBJ): $(B)/tests/obj/%.o: tests/%.c
 	@mkdir -p $(@D)
-	$(CC) $(BASE_CFLAGS) $(DEPFLAGS) $(CUDA_INC) -Iruntime -Icommon $(TEST_INC) \
+	$(CC) $(BASE_CFLAGS) $(DEPFLAGS) $(CUDA_INC) -Iinclude/kstub -Iruntime -Icommon $(TEST_INC) \
 	    -DFAKE_CUDA_PATH='"$(abspath $(RT_FAKE))"' -DFAKE_NVRTC_PATH='"$(abspath $(RT_FAKE_NVRTC))"' \
 	    -DREAL_NVRTC_PATH='"$(RT_NVRTC)"' -c $< -o $@
 

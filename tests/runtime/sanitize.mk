@@ -54,7 +54,7 @@ check-runtime-tsan:
 
 FUZZ_DIR := $(B)/fuzz
 FUZZ_FLAGS := -std=c11 -g -O1 -D_GNU_SOURCE -fsanitize=fuzzer,address,undefined -fno-sanitize-recover=all \
-              -Iruntime -Icommon $(CUDA_INC)
+              -Iinclude/kstub -Iruntime -Icommon $(CUDA_INC)
 
 $(FUZZ_DIR)/bin:
 	mkdir -p $@

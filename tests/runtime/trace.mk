@@ -13,7 +13,7 @@ check-trace: $(CK_TRACE) $(RT_FAKE) $(KSTUB)
 
 $(CK_TRACE): tests/runtime/check_trace.c tests/support/fake_cuda.h tests/support/runtime_fixture.h \
              tests/support/testutil.h tests/support/trace_lines.h common/tracefmt.h $(RT_FIXTURE_OBJ) \
-             runtime/kstub.h $(B)/lib/libkstub.a | $(B)/tests $(RT_FAKE)
-	$(CC) $(BASE_CFLAGS) -Werror $(CUDA_INC) -Iruntime -Icommon $(TEST_INC) \
+             include/kstub/kstub.h $(B)/lib/libkstub.a | $(B)/tests $(RT_FAKE)
+	$(CC) $(BASE_CFLAGS) -Werror $(CUDA_INC) -Iinclude/kstub -Iruntime -Icommon $(TEST_INC) \
 	    -DFAKE_CUDA_PATH='"$(abspath $(RT_FAKE))"' -DKSTUB_PATH='"$(abspath $(KSTUB))"' \
 	    $< $(RT_FIXTURE_OBJ) -o $@ $(B)/lib/libkstub.a $(CHECK_LIBS) -ljansson -ldl -lpthread

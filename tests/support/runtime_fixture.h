@@ -16,7 +16,8 @@
  *                           dynamic shared memory, occupancy and queries
  *   check_runtime_load.c    the module fallback, images from files, the set-uid environment
  *   check_runtime_nvrtc.c   NVRTC through the fake (counts, failures)
- *   check_runtime_cache.c   SHA-256, the NVRTC disk cache, the real NVRTC
+ *   check_runtime_cache.c   SHA-256, the NVRTC disk cache
+ *   check_runtime_cache_key.c  the cache's key (#includes), the real NVRTC
  *   check_runtime_global.c  device variables: accessors' copies, bounds, the size proof
  *
  * Each case runs in its own forked process (check_runtime.c forces it):
@@ -203,6 +204,7 @@ void runtime_cases_launch(Suite *s);
 void runtime_cases_load(Suite *s);
 void runtime_cases_nvrtc(Suite *s);
 void runtime_cases_cache(Suite *s);
+void runtime_cases_cache_key(Suite *s);
 void runtime_cases_global(Suite *s);
 
 /* check_runtime.c runs itself as a set-uid copy with --secure-env-probe (check_runtime_load.c). */

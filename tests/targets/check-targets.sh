@@ -20,8 +20,8 @@ check "the header's guard" grep -q '^#ifndef VECTOR_OPS_HPP_INCLUDED$' "$DIR/vec
 check "the namespace" grep -q '^namespace vector_ops {$' "$DIR/vector_ops.hpp"
 check "--list -T spells the target's names" bash -c "'$KSTUB' --list -T tests/targets/cxx kernels/vector_ops.cu |
     grep -q '^ks_status vector_ops::saxpy(ks_launch launch, float a, const float \*KS_RESTRICT x'"
-check "the C stubs compile as C11" $CC -std=c11 -Wall -Wextra -Werror -Iruntime -c "$DIR/vector_ops.c" -o "$DIR/vector_ops.o"
-check "a C++17 caller compiles" $CXX -std=c++17 -Wall -Wextra -Werror -Iruntime -I"$DIR" -c tests/targets/cxx/use.cpp \
+check "the C stubs compile as C11" $CC -std=c11 -Wall -Wextra -Werror -Iinclude/kstub -c "$DIR/vector_ops.c" -o "$DIR/vector_ops.o"
+check "a C++17 caller compiles" $CXX -std=c++17 -Wall -Wextra -Werror -Iinclude/kstub -I"$DIR" -c tests/targets/cxx/use.cpp \
     -o "$DIR/use.o"
 check "and links with libkstub" $CXX $SAN_FLAGS "$DIR/use.o" "$DIR/vector_ops.o" "$LIB" -ldl -lpthread -o "$DIR/use"
 printf '{"outputs": [{"template": "../x.in", "suffix": ".hpp"}]}\n' > "$DIR/bad/target.json"

@@ -250,7 +250,7 @@ START_TEST(kstub_mk_sample_project_under_make_j)
     const char *san = env_or("SAN_FLAGS", "");
     char *make = ks_xasprintf(
         "cd %s/proj && env -u MAKEFLAGS -u MFLAGS -u MAKELEVEL make -j4 "
-        "KSTUB_MK=%s/kstub.mk KSTUB=%s KSTUB_INCLUDE=%s/runtime KSTUB_LIBDIR=%s "
+        "KSTUB_MK=%s/kstub.mk KSTUB=%s KSTUB_INCLUDE=%s/include/kstub KSTUB_LIBDIR=%s "
         "CUDA_PATH=%s NVCC=%s%s%s%s", tmpdir, cwd, kstub_bin(), cwd, libdir,
         env_or("CUDA_PATH", "/usr/local/cuda"), env_or("NVCC", "/usr/local/cuda/bin/nvcc"),
         *san ? " CC='cc " : "", san, *san ? "'" : "");

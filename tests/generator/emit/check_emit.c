@@ -53,7 +53,7 @@ static void compiles_everywhere(const char *file)
 {
     for (size_t i = 0; i < NCOMPILERS; i++) {
         char *out;
-        int rc = run(&out, "cd '%s' && %s " WERROR " -I'%s/runtime' -I'%s/include' -c '%s' "
+        int rc = run(&out, "cd '%s' && %s " WERROR " -I'%s/include/kstub' -I'%s/include' -c '%s' "
                      "-o /dev/null", scratch_dir, compilers[i], env_or("SRCDIR", "."),
                      env_or("CUDA_PATH", "/usr/local/cuda"), file);
         ck_assert_msg(rc == 0, "%s %s:\n%s", compilers[i], file, out);
@@ -147,7 +147,7 @@ START_TEST(colliding_names_launch_the_right_kernel)
     compiles_everywhere("nm.c");
     scratch_write("main.c", names_main);
     /* SAN_FLAGS: the sanitizers libkstub was built with, which its link needs (check-asan) */
-    rc = run(&out, "cd '%s' && cc -std=c11 " WERROR " -D_GNU_SOURCE %s -I'%s/runtime' "
+    rc = run(&out, "cd '%s' && cc -std=c11 " WERROR " -D_GNU_SOURCE %s -I'%s/include/kstub' "
              "-I'%s/tests/support' -I'%s/include' main.c nm.c '%s' -o main -ldl -lpthread && ./main '%s'",
              scratch_dir, env_or("SAN_FLAGS", ""), env_or("SRCDIR", "."), env_or("SRCDIR", "."),
              env_or("CUDA_PATH", "/usr/local/cuda"), lib_path, fake_path);
@@ -262,7 +262,7 @@ START_TEST(pointer_depth_is_not_capped)
                             fewer, fewer);
         scratch_write("wrong.c", call);
         free(call);
-        rc = run(&out, "cd '%s' && gcc -std=c11 " WERROR " -I'%s/runtime' -I'%s/include' -c "
+        rc = run(&out, "cd '%s' && gcc -std=c11 " WERROR " -I'%s/include/kstub' -I'%s/include' -c "
                  "wrong.c -o /dev/null", scratch_dir, env_or("SRCDIR", "."),
                  env_or("CUDA_PATH", "/usr/local/cuda"));
         ck_assert_msg(rc != 0, "%d levels: a pointer of %d levels was accepted", n, n - 1);
