@@ -198,7 +198,7 @@ START_TEST(list_all_shows_every_entry_point)
              "sed 's|^/\\* \\([a-z_]*\\)(.*|#ifndef \\1\\n#error \\1\\n#endif|'; } > generic.c && "
              "gcc -std=c11 -Wall -Wextra -Wpedantic -Werror -DKSTUB_PLAIN_CALLS -I%s/include/kstub -fsyntax-only redecl.c && "
              "gcc -std=c11 -Wall -Wextra -Wpedantic -Werror -I%s/include/kstub -fsyntax-only generic.c && "
-             "grep -o '^ks_status [a-z][a-z0-9_]*(' t.h | grep -v ' ks__' | sort > declared && "
+             "grep -o '^ks_status [a-z][a-z0-9_]*(' t.h | grep -v ' ks__' | sort -u > declared && "
              "grep -o '^ *ks_status [a-z][a-z0-9_]*(' all.txt | sed 's/^ *//' | sort > listed && "
              "diff declared listed && wc -l < listed && grep -c '^/\\* ' all.txt && "
              "grep -c '_n(' all.txt && grep -c '^ks_status dyn_n(' t.h",

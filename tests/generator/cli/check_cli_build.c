@@ -191,13 +191,13 @@ START_TEST(n_is_left_out_for_dynamic_shared_memory)
                  "shared.kstub.h", tmpdir, without[i], without[i], without[i]);
         ck_assert_msg(strcmp(out, "0\n0\n1\n") == 0, "%s: %s", without[i], out);
         free(out);
-        rc = run(&out, "cd '%s' && grep -c '^ks_status %s(' shared.kstub.h shared.kstub.c", tmpdir,
+        rc = run(&out, "cd '%s' && grep -m1 -c '^ks_status %s(' shared.kstub.h shared.kstub.c", tmpdir,
                  without[i]);
         ck_assert_msg(strcmp(out, "shared.kstub.h:1\nshared.kstub.c:1\n") == 0, "%s: %s", without[i], out);
         free(out);
     }
     for (size_t i = 0; i < 2; i++) {
-        rc = run(&out, "cd '%s' && grep -c '^ks_status %s_n(' shared.kstub.h shared.kstub.c", tmpdir,
+        rc = run(&out, "cd '%s' && grep -m1 -c '^ks_status %s_n(' shared.kstub.h shared.kstub.c", tmpdir,
                  with[i]);
         ck_assert_msg(strcmp(out, "shared.kstub.h:1\nshared.kstub.c:1\n") == 0, "%s: %s", with[i], out);
         free(out);
