@@ -15,4 +15,4 @@ void call(float *x, float *y)
     (void)saxpy(ks_launch_1d(1, 32), 2.0f, x, y);
 }
 CPP
-LC_ALL=C "${DOC_CXX:-g++}" -std=c++17 -Wall -Wextra -Wpedantic -Werror -I"$root/runtime" -I. -c app.cpp -o app.o 2>&1 || true
+LC_ALL=C "${DOC_CXX:-g++}" -std=c++17 -Wall -Wextra -Wpedantic -Werror -I"$root/include/kstub" -I. -c app.cpp -o app.o 2>&1 || true

@@ -136,10 +136,10 @@ START_TEST(bad_sizes_are_reported_escaped)
                    "--cache-dir '%s/cache' 2>&1 >/dev/null; }", kstub_bin(), tmpdir);
     ck_assert_msg(strstr(out, "KSTUB_CACHE_SIZE='1\\n::error::forged'") && !strstr(out, "\n::error"), "%s", out);
     free(out);
-    rc = run(&out, "'%s' cache --stats --max-size ' -1' --cache-dir '%s/cache'", kstub_bin(), tmpdir);
+    rc = run(&out, "'%s' cache --prune --max-size ' -1' --cache-dir '%s/cache'", kstub_bin(), tmpdir);
     ck_assert_msg(rc == 2 && strstr(out, "--max-size ' -1' is not a size"), "%s", out);
     free(out);
-    rc = run(&out, "'%s' cache --stats --max-size \"$(printf '1\\n::error::x')\" --cache-dir '%s/cache'",
+    rc = run(&out, "'%s' cache --prune --max-size \"$(printf '1\\n::error::x')\" --cache-dir '%s/cache'",
              kstub_bin(), tmpdir);
     ck_assert_msg(rc == 2 && strstr(out, "'1\\n::error::x'"), "%s", out);
     free(out);
@@ -476,7 +476,7 @@ START_TEST(usage_errors)
     char *out;
     ck_assert_int_eq(run(&out, "'%s' cache --prune --clear", kstub_bin()), 2);
     free(out);
-    ck_assert_int_eq(run(&out, "'%s' cache --max-size lots --stats", kstub_bin()), 2);
+    ck_assert_int_eq(run(&out, "'%s' cache --prune --max-size lots", kstub_bin()), 2);
     ck_assert_msg(strstr(out, "not a size"), "%s", out);
     free(out);
     ck_assert_int_eq(run(&out, "'%s' cache --bogus", kstub_bin()), 2);
