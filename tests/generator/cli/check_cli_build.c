@@ -463,6 +463,12 @@ START_TEST(readme_commands_run)
     int nblocks = 0, ncommands = 0;
     char *fsave = NULL;
     for (char *file = strtok_r(list, "\n", &fsave); file; file = strtok_r(NULL, "\n", &fsave)) {
+        /* docs/python.md loads a module linked with libkstub.a into python3:
+         * under check-asan that is the sanitized library, which cannot load
+         * into the uninstrumented interpreter (as check-python, left out
+         * there too). make check runs its blocks. */
+        if (*san && strcmp(file, "docs/python.md") == 0)
+            continue;
         char *text = doc(file);
         /* Each block, in order: blocks() joins them, so find them one by one. */
         for (const char *p = text; (p = strstr(p, "\n```sh\n")) != NULL;) {
