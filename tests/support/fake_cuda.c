@@ -111,6 +111,8 @@ static struct {
     struct { CUdeviceptr base; size_t size; int type, device, live; } allocs[FAKE_CUDA_ALLOCS];
     int nallocs;
     int peer_access;            /* fake_cuda_peer_access */
+    int peer_flags;             /* fake_cuda_peer_flags: ACCESS_FLAGS on another device's memory */
+    int access_flags_unknown;   /* fake_cuda_peer_flags(-1): the attribute is refused */
 } st;
 
 /* Device variables: a symbol, the size the driver reports, and one copy per context. */
@@ -798,6 +800,20 @@ static CUresult fake_cuPointerGetAttributes(unsigned n, CUpointer_attribute *att
         case CU_POINTER_ATTRIBUTE_RANGE_SIZE: v = a < 0 ? 0 : st.allocs[a].size; break;
         case CU_POINTER_ATTRIBUTE_DEVICE_POINTER: v = a < 0 ? 0 : ptr; break;
         case CU_POINTER_ATTRIBUTE_BUFFER_ID: v = a < 0 ? 0 : (unsigned long long)a + 1; break;  /* never reused */
+        case CU_POINTER_ATTRIBUTE_ACCESS_FLAGS: {
+            /* The current context's device: its own memory, managed and mapped host
+             * memory read-write; another device's as fake_cuda_peer_flags says. */
+            if (st.access_flags_unknown)
+                LEAVE(CUDA_ERROR_INVALID_VALUE);
+            int cur = current_index();
+            if (cur < 0)
+                LEAVE(CUDA_ERROR_INVALID_CONTEXT);
+            v = a < 0 ? CU_POINTER_ATTRIBUTE_ACCESS_FLAG_NONE
+                : st.allocs[a].type == CU_MEMORYTYPE_DEVICE && st.allocs[a].device != ctx_device[cur]
+                    ? (unsigned)st.peer_flags : CU_POINTER_ATTRIBUTE_ACCESS_FLAG_READWRITE;
+            bytes = sizeof(unsigned);
+            break;
+        }
         default: LEAVE(CUDA_ERROR_INVALID_VALUE);
         }
         memcpy(data[i], &v, bytes);
@@ -1498,6 +1514,14 @@ FAKE_API void fake_cuda_peer_access(int on)
 {
     pthread_mutex_lock(&lock);
     st.peer_access = on;
+    pthread_mutex_unlock(&lock);
+}
+
+FAKE_API void fake_cuda_peer_flags(int flags)
+{
+    pthread_mutex_lock(&lock);
+    st.access_flags_unknown = flags < 0;
+    st.peer_flags = flags < 0 ? 0 : flags;
     pthread_mutex_unlock(&lock);
 }
 

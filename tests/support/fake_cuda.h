@@ -87,8 +87,13 @@ void fake_cuda_occupancy_args(int *shared, int *limit);
 unsigned long long fake_cuda_alloc(size_t size, int type, int device);
 /* Forget the allocation at \p ptr (cuPointerGetAttributes no longer knows it). */
 void fake_cuda_free(unsigned long long ptr);
-/* cuDeviceCanAccessPeer's answer between different devices (default 0). */
+/* cuDeviceCanAccessPeer's answer between different devices (default 0): what the hardware can. */
 void fake_cuda_peer_access(int on);
+/* CU_POINTER_ATTRIBUTE_ACCESS_FLAGS of another device's memory, for the current context's
+ * device: what cuCtxEnablePeerAccess has enabled. CU_POINTER_ATTRIBUTE_ACCESS_FLAG_NONE
+ * (the default), _READ or _READWRITE; -1: the driver does not know the attribute
+ * (cuPointerGetAttributes fails with CUDA_ERROR_INVALID_VALUE when asked for it). */
+void fake_cuda_peer_flags(int flags);
 /* Declare the device variable \p symbol in every image: cuLibraryGetGlobal and
  * cuModuleGetGlobal report \p size bytes (at most FAKE_CUDA_GLOBAL_BYTES) and an
  * address in host memory, one copy per context, zeroed. */
