@@ -13,7 +13,10 @@
  * dies with its library or module. Contexts: FAKE_CUDA_CONTEXTS of them,
  * 0 the primary context of device 0 and the rest user contexts (device 0
  * for 1, device 1 for 2 and 3); a module's functions launch only in its
- * own context, so the runtime's per-context caching is checked.
+ * own context, so the runtime's per-context caching is checked. A stream
+ * given a context (fake_cuda_stream_context) runs its launches there: a
+ * CUkernel's with no context current, a CUfunction's only with one current
+ * and of the stream's context; any other stream is the current context's.
  */
 #include <pthread.h>
 #include <stdint.h>
@@ -50,7 +53,7 @@ FAKE_API CUresult cuGetProcAddress(const char *symbol, void **pfn, int version, 
     X(cuLibraryGetKernelCount) X(cuLibraryEnumerateKernels)             \
     X(cuModuleGetFunctionCount) X(cuModuleEnumerateFunctions)           \
     X(cuLibraryGetGlobal) X(cuModuleGetGlobal) X(cuMemcpyHtoDAsync)     \
-    X(cuMemcpyDtoHAsync) X(cuGraphAddMemcpyNode)
+    X(cuMemcpyDtoHAsync) X(cuGraphAddMemcpyNode) X(cuStreamGetCtx)
 #define FAKE_ENTRIES(X) FAKE_DRIVER_ENTRIES(X) X(cuGetProcAddress_v2) X(cuGetProcAddress)
 
 enum {
@@ -113,6 +116,8 @@ static struct {
     int peer_access;            /* fake_cuda_peer_access */
     int peer_flags;             /* fake_cuda_peer_flags: ACCESS_FLAGS on another device's memory */
     int access_flags_unknown;   /* fake_cuda_peer_flags(-1): the attribute is refused */
+    struct { CUstream stream; int ctx; } streams[8];   /* fake_cuda_stream_context */
+    int nstreams;
 } st;
 
 /* Device variables: a symbol, the size the driver reports, and one copy per context. */
@@ -332,6 +337,27 @@ static CUresult fake_cuDevicePrimaryCtxRetain(CUcontext *ctx, CUdevice dev)
 static int has_context(void)
 {
     return current != NULL || !st.need_set_current;
+}
+
+/* The context \p s was made in (fake_cuda_stream_context), or -1: the current one's. Under lock. */
+static int stream_ctx(CUstream s)
+{
+    for (int i = 0; i < st.nstreams; i++)
+        if (st.streams[i].stream == s)
+            return st.streams[i].ctx;
+    return -1;
+}
+
+static CUresult fake_cuStreamGetCtx(CUstream s, CUcontext *ctx)
+{
+    ENTER(cuStreamGetCtx);
+    int i = stream_ctx(s);
+    if (i < 0)
+        i = current_index();
+    if (i < 0)
+        LEAVE(CUDA_ERROR_INVALID_CONTEXT);
+    *ctx = (CUcontext)(void *)&ctx_objs[i];
+    LEAVE(CUDA_SUCCESS);
 }
 
 static void jit_fail(char *buf, size_t cap)
@@ -701,12 +727,20 @@ static CUresult record_launch(CUfunction f, unsigned gx, unsigned gy, unsigned g
                               CUstream stream, void **params, void **extra, fake_launch **out)
 {
     *out = NULL;
-    if (!has_context())
-        return CUDA_ERROR_INVALID_CONTEXT;
+    /* As the driver documents for a CUkernel: it runs in its stream's context, or
+     * the current one's for the default streams. A CUfunction (the module loader's)
+     * also wants a context current, and must be of the stream's. */
     fake_kernel *k = find_kernel(f);
+    int run_ctx = stream_ctx(stream);
+    if (run_ctx < 0 || (k != NULL && k->ctx != -1)) {
+        if (!has_context())
+            return CUDA_ERROR_INVALID_CONTEXT;
+        if (run_ctx < 0)
+            run_ctx = current_index();
+    }
     if (k == NULL)
         return CUDA_ERROR_INVALID_HANDLE;
-    if (k->ctx != -1 && k->ctx != current_index())
+    if (k->ctx != -1 && k->ctx != run_ctx)
         return CUDA_ERROR_INVALID_HANDLE;   /* a function of another context */
     if (extra != NULL || (params == NULL && k->sym->n != 0))
         return CUDA_ERROR_INVALID_VALUE;
@@ -723,7 +757,7 @@ static CUresult record_launch(CUfunction f, unsigned gx, unsigned gy, unsigned g
     l->block[0] = bx, l->block[1] = by, l->block[2] = bz;
     l->shared = shared;
     l->stream = stream;
-    l->ctx = current_index();
+    l->ctx = run_ctx;
     l->nparams = k->sym->n;
     for (unsigned i = 0; i < k->sym->n; i++)
         if (k->sym->offsets[i] + k->sym->sizes[i] <= sizeof l->params)
@@ -1522,6 +1556,16 @@ FAKE_API void fake_cuda_peer_flags(int flags)
     pthread_mutex_lock(&lock);
     st.access_flags_unknown = flags < 0;
     st.peer_flags = flags < 0 ? 0 : flags;
+    pthread_mutex_unlock(&lock);
+}
+
+FAKE_API void fake_cuda_stream_context(CUstream s, int ctx)
+{
+    pthread_mutex_lock(&lock);
+    if (st.nstreams < (int)(sizeof st.streams / sizeof st.streams[0])) {
+        st.streams[st.nstreams].stream = s;
+        st.streams[st.nstreams++].ctx = ctx;
+    }
     pthread_mutex_unlock(&lock);
 }
 

@@ -94,6 +94,9 @@ void fake_cuda_peer_access(int on);
  * (the default), _READ or _READWRITE; -1: the driver does not know the attribute
  * (cuPointerGetAttributes fails with CUDA_ERROR_INVALID_VALUE when asked for it). */
 void fake_cuda_peer_flags(int flags);
+/* Stream \p s belongs to context \p ctx (cuStreamGetCtx says so; its launches run there),
+ * as a stream made there, or a green context's (cuGreenCtxStreamCreate), is. */
+void fake_cuda_stream_context(CUstream s, int ctx);
 /* Declare the device variable \p symbol in every image: cuLibraryGetGlobal and
  * cuModuleGetGlobal report \p size bytes (at most FAKE_CUDA_GLOBAL_BYTES) and an
  * address in host memory, one copy per context, zeroed. */

@@ -86,6 +86,7 @@ void fake_cuda_open(void)
     CONTROL(free);
     CONTROL(peer_access);
     CONTROL(peer_flags);
+    CONTROL(stream_context);
     CONTROL(set_global);
     CONTROL(global);
     CONTROL(last_copy);
