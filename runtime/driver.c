@@ -177,6 +177,7 @@ static void load_driver(void)
     KS__RESOLVE(OccupancyMaxPotentialBlockSize, "cuOccupancyMaxPotentialBlockSize");
     KS__RESOLVE(StreamSynchronize, "cuStreamSynchronize");
     KS__RESOLVE(PointerGetAttributes, "cuPointerGetAttributes");
+    KS__RESOLVE(PointerGetAttribute, "cuPointerGetAttribute");
     KS__RESOLVE(DeviceCanAccessPeer, "cuDeviceCanAccessPeer");
 #undef KS__RESOLVE
 

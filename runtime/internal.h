@@ -93,6 +93,7 @@ typedef struct ks__driver {
     /* optional: the run-time checks (check.c, pointers.c) */
     CUresult (*StreamSynchronize)(CUstream stream);
     CUresult (*PointerGetAttributes)(unsigned n, CUpointer_attribute *attrs, void **data, CUdeviceptr ptr);
+    CUresult (*PointerGetAttribute)(void *data, CUpointer_attribute attr, CUdeviceptr ptr);
     CUresult (*DeviceCanAccessPeer)(int *can, CUdevice dev, CUdevice peer);
     /* optional: a stream's context (the module fallback launches in it; green contexts) */
     CUresult (*StreamGetCtx)(CUstream stream, CUcontext *ctx);

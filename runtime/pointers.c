@@ -230,8 +230,9 @@ static const char *type_of(const ks_param_desc *d)
  * is enabled (cuCtxEnablePeerAccess), which the driver answers per pointer as
  * CU_POINTER_ATTRIBUTE_ACCESS_FLAGS for the current context's device: none,
  * read-only (then only a pointer to const passes) or read-write. Asked only
- * here, off the same-device path. A driver that does not answer it (an error
- * for that attribute) falls back to cuDeviceCanAccessPeer, which says what the
+ * here, off the same-device path, of cuPointerGetAttributes and then of
+ * cuPointerGetAttribute. A driver that answers neither (an error for that
+ * attribute) falls back to cuDeviceCanAccessPeer, which says what the
  * hardware could do, not what the program enabled.
  */
 static ks_status check_peer(const ks__checked *c, const ks_param_desc *d, CUdeviceptr p, int ordinal,
@@ -244,7 +245,10 @@ static ks_status check_peer(const ks__checked *c, const ks_param_desc *d, CUdevi
     unsigned long long flags = 0;        /* the driver writes the enum's 4 bytes */
     CUpointer_attribute attr = CU_POINTER_ATTRIBUTE_ACCESS_FLAGS;
     void *data = &flags;
-    if (ks__cu.PointerGetAttributes(1, &attr, &data, p) == CUDA_SUCCESS) {
+    /* cuda.h lists the attribute with neither call's supported ones: ask both. */
+    if (ks__cu.PointerGetAttributes(1, &attr, &data, p) == CUDA_SUCCESS ||
+        (ks__cu.PointerGetAttribute != NULL &&
+         (flags = 0, ks__cu.PointerGetAttribute(&flags, attr, p)) == CUDA_SUCCESS)) {
         unsigned f = (unsigned)flags;
         if (f == CU_POINTER_ATTRIBUTE_ACCESS_FLAG_NONE)
             return ks__error(KS_ERR_POINTER, name,

@@ -301,6 +301,20 @@ START_TEST(peer_read_only_access_refuses_writable_pointer)
 }
 END_TEST
 
+/* A driver whose cuPointerGetAttributes does not answer the access flags but whose
+ * cuPointerGetAttribute does: its answer counts. */
+START_TEST(peer_access_flags_from_the_single_attribute_call)
+{
+    ck_assert_status(ks_checks_set(KS_CHECK_POINTERS), KS_OK);
+    fake.peer_access(1);
+    fake.peer_flags(-2);
+    unsigned long long y = fake.alloc(64, CU_MEMORYTYPE_DEVICE, 1);
+    ck_assert_status(launch(y, 0, 8), KS_ERR_POINTER);
+    ck_assert_message_has("device 0 (the launch's) has no peer access to it");
+    ck_assert_int_eq(fake.calls("cuPointerGetAttribute"), 1);
+}
+END_TEST
+
 /* A driver that does not answer the access flags: cuDeviceCanAccessPeer decides, as before. */
 START_TEST(peer_access_flags_unsupported_falls_back)
 {
@@ -745,6 +759,7 @@ static Suite *checks_suite(void)
     tcase_add_test(c, peer_check_names_the_launch_device);
     tcase_add_test(c, peer_read_only_access_refuses_writable_pointer);
     tcase_add_test(c, peer_access_flags_unsupported_falls_back);
+    tcase_add_test(c, peer_access_flags_from_the_single_attribute_call);
     tcase_add_test(c, access_flags_asked_only_of_other_devices);
     tcase_add_test(c, managed_mapped_and_null_pass);
     tcase_add_test(c, extent_one_element_short_refused);

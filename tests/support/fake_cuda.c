@@ -49,7 +49,7 @@ FAKE_API CUresult cuGetProcAddress(const char *symbol, void **pfn, int version, 
     X(cuGraphInstantiateWithFlags) X(cuGraphExecDestroy) X(cuGraphLaunch) \
     X(cuGraphExecKernelNodeSetParams) X(cuGraphExecUpdate)               \
     X(cuKernelGetName) X(cuFuncGetName) X(cuStreamSynchronize)          \
-    X(cuPointerGetAttributes) X(cuDeviceCanAccessPeer)                  \
+    X(cuPointerGetAttributes) X(cuDeviceCanAccessPeer) X(cuPointerGetAttribute) \
     X(cuLibraryGetKernelCount) X(cuLibraryEnumerateKernels)             \
     X(cuModuleGetFunctionCount) X(cuModuleEnumerateFunctions)           \
     X(cuLibraryGetGlobal) X(cuModuleGetGlobal) X(cuMemcpyHtoDAsync)     \
@@ -811,11 +811,31 @@ static CUresult fake_cuStreamSynchronize(CUstream stream)
     LEAVE(CUDA_SUCCESS);
 }
 
+/* Set while cuPointerGetAttribute asks through cuPointerGetAttributes' code. Under lock. */
+static int single_attr;
+
 /* As the driver does: attributes of an address it does not know are zero, and success. */
+static CUresult pointer_attributes(unsigned n, CUpointer_attribute *attrs, void **data, CUdeviceptr ptr);
 static CUresult fake_cuPointerGetAttributes(unsigned n, CUpointer_attribute *attrs, void **data,
                                             CUdeviceptr ptr)
 {
     ENTER(cuPointerGetAttributes);
+    LEAVE(pointer_attributes(n, attrs, data, ptr));
+}
+
+static CUresult fake_cuPointerGetAttribute(void *data, CUpointer_attribute attr, CUdeviceptr ptr)
+{
+    ENTER(cuPointerGetAttribute);
+    single_attr = 1;
+    CUresult r = pointer_attributes(1, &attr, &data, ptr);
+    single_attr = 0;
+    LEAVE(r);
+}
+
+#undef LEAVE
+#define LEAVE(result) return (result)
+static CUresult pointer_attributes(unsigned n, CUpointer_attribute *attrs, void **data, CUdeviceptr ptr)
+{
     int a = -1;
     for (int i = 0; i < st.nallocs; i++)
         if (st.allocs[i].live && ptr >= st.allocs[i].base && ptr - st.allocs[i].base < st.allocs[i].size)
@@ -837,7 +857,7 @@ static CUresult fake_cuPointerGetAttributes(unsigned n, CUpointer_attribute *att
         case CU_POINTER_ATTRIBUTE_ACCESS_FLAGS: {
             /* The current context's device: its own memory, managed and mapped host
              * memory read-write; another device's as fake_cuda_peer_flags says. */
-            if (st.access_flags_unknown)
+            if (st.access_flags_unknown && !(st.access_flags_unknown == 2 && single_attr))
                 LEAVE(CUDA_ERROR_INVALID_VALUE);
             int cur = current_index();
             if (cur < 0)
@@ -854,6 +874,14 @@ static CUresult fake_cuPointerGetAttributes(unsigned n, CUpointer_attribute *att
     }
     LEAVE(CUDA_SUCCESS);
 }
+
+#undef LEAVE
+#define LEAVE(result)                       \
+    do {                                    \
+        CUresult leave_ = (result);         \
+        pthread_mutex_unlock(&lock);        \
+        return leave_;                      \
+    } while (0)
 
 static CUresult fake_cuDeviceCanAccessPeer(int *can, CUdevice dev, CUdevice peer)
 {
@@ -1554,7 +1582,7 @@ FAKE_API void fake_cuda_peer_access(int on)
 FAKE_API void fake_cuda_peer_flags(int flags)
 {
     pthread_mutex_lock(&lock);
-    st.access_flags_unknown = flags < 0;
+    st.access_flags_unknown = flags == -1 ? 1 : flags == -2 ? 2 : 0;
     st.peer_flags = flags < 0 ? 0 : flags;
     pthread_mutex_unlock(&lock);
 }

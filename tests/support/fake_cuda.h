@@ -92,7 +92,8 @@ void fake_cuda_peer_access(int on);
 /* CU_POINTER_ATTRIBUTE_ACCESS_FLAGS of another device's memory, for the current context's
  * device: what cuCtxEnablePeerAccess has enabled. CU_POINTER_ATTRIBUTE_ACCESS_FLAG_NONE
  * (the default), _READ or _READWRITE; -1: the driver does not know the attribute
- * (cuPointerGetAttributes fails with CUDA_ERROR_INVALID_VALUE when asked for it). */
+ * (cuPointerGetAttributes and cuPointerGetAttribute fail with CUDA_ERROR_INVALID_VALUE
+ * when asked for it); -2: only cuPointerGetAttribute answers it (as NONE). */
 void fake_cuda_peer_flags(int flags);
 /* Stream \p s belongs to context \p ctx (cuStreamGetCtx says so; its launches run there),
  * as a stream made there, or a green context's (cuGreenCtxStreamCreate), is. */
