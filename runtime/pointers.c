@@ -233,12 +233,37 @@ static const char *type_of(const ks_param_desc *d)
  * here, off the same-device path, of cuPointerGetAttributes and then of
  * cuPointerGetAttribute. A driver that answers neither (an error for that
  * attribute) falls back to cuDeviceCanAccessPeer, which says what the
- * hardware could do, not what the program enabled.
+ * hardware could do, not what the program enabled. The launch's device is the
+ * current context's, or, for a stream of another context (asked only here),
+ * that context's.
  */
+static ks_status peer_access(const ks__checked *c, const ks_param_desc *d, CUdeviceptr p, int ordinal,
+                             CUdevice dev);
 static ks_status check_peer(const ks__checked *c, const ks_param_desc *d, CUdeviceptr p, int ordinal,
                             CUdevice dev) __attribute__((noinline, cold));
 static ks_status check_peer(const ks__checked *c, const ks_param_desc *d, CUdeviceptr p, int ordinal,
                             CUdevice dev)
+{
+    /* A stream of another context than the current one: the kernel runs there, so that
+     * context's device is the launch's, and the access flags are asked with it current. */
+    CUcontext sctx = ks__stream_context(c->l->stream), current = NULL, popped;
+    int pushed = 0;
+    if (sctx != NULL && ks__cu.CtxGetCurrent(&current) == CUDA_SUCCESS && current != sctx &&
+        ks__cu.CtxPushCurrent != NULL && ks__cu.CtxPushCurrent(sctx) == CUDA_SUCCESS) {
+        pushed = 1;
+        CUdevice sdev;
+        if (ks__cu.CtxGetDevice(&sdev) == CUDA_SUCCESS)
+            dev = sdev;
+    }
+    ks_status st = ordinal == (int)dev ? KS_OK : peer_access(c, d, p, ordinal, dev);
+    if (pushed)
+        ks__cu.CtxPopCurrent(&popped);
+    return st;
+}
+
+/* check_peer's question, with the launch's context current. */
+static ks_status peer_access(const ks__checked *c, const ks_param_desc *d, CUdeviceptr p, int ordinal,
+                             CUdevice dev)
 {
     const char *name = ks__kernel_name(c->k);
     const char *pname = d->name ? d->name : "(unnamed)";

@@ -286,6 +286,29 @@ START_TEST(peer_check_names_the_launch_device)
 }
 END_TEST
 
+/* A stream of another device's context: the kernel runs there, so that device's
+ * memory is its own, and another's is asked with that context current. */
+START_TEST(peer_check_follows_the_stream_context)
+{
+    ck_assert_status(ks_checks_set(KS_CHECK_POINTERS), KS_OK);
+    CUstream s1 = (CUstream)(uintptr_t)0x7700;                  /* made in context 2: device 1 */
+    fake.stream_context(s1, 2);
+    unsigned long long on1 = fake.alloc(64, CU_MEMORYTYPE_DEVICE, 1);
+    double a = 2.5;
+    three st3 = {{1, 2, 3}};
+    unsigned long long v = 0;
+    int n = 8;
+    void *args[5] = {&on1, &v, &n, &a, &st3};
+    ks_launch l = ks_launch_on(ks_launch_1d(4, 64), s1);
+    ck_assert_status(ks_kernel_launch(&axpy4, &l, args), KS_OK);
+    ck_assert_int_eq(fake.launch(0)->ctx, 2);
+    ck_assert_int_eq(fake.calls("cuCtxPushCurrent"), fake.calls("cuCtxPopCurrent"));
+    /* The same memory on the current context's own (device 0) stream: a peer's. */
+    ck_assert_status(launch(on1, 0, 8), KS_ERR_POINTER);
+    ck_assert_message_has("is memory of device 1; device 0 (the launch's)");
+}
+END_TEST
+
 /* Read-only peer access: a pointer to const passes, one the kernel may write through does not. */
 START_TEST(peer_read_only_access_refuses_writable_pointer)
 {
@@ -757,6 +780,7 @@ static Suite *checks_suite(void)
     tcase_add_test(c, less_than_one_element_refused);
     tcase_add_test(c, peer_memory_refused_until_access_enabled);
     tcase_add_test(c, peer_check_names_the_launch_device);
+    tcase_add_test(c, peer_check_follows_the_stream_context);
     tcase_add_test(c, peer_read_only_access_refuses_writable_pointer);
     tcase_add_test(c, peer_access_flags_unsupported_falls_back);
     tcase_add_test(c, peer_access_flags_from_the_single_attribute_call);
