@@ -1,7 +1,8 @@
 /*
  * context.c — contexts and devices: making device 0's primary context
- * current for threads that have none, the current device, its compute
- * capability and its shared-memory opt-in limit (cached per device).
+ * current for threads that have none, a stream's context, the current
+ * device, its compute capability and its shared-memory opt-in limit
+ * (cached per device).
  *
  * Both the launch path (launch.c) and the slow paths (load.c, query.c) come
  * here; nothing here calls back into them.
@@ -67,6 +68,14 @@ ks_status ks__context_current(const char *kernel, CUcontext *ctx)
         return ks__error_cu(KS_ERR_NO_CONTEXT, kernel, "cuCtxGetCurrent", r,
                             "device 0's primary context did not become current");
     return KS_OK;
+}
+
+CUcontext ks__stream_context(CUstream s)
+{
+    CUcontext ctx = NULL;
+    if (!ks__stream_is_own(s) || ks__cu.StreamGetCtx == NULL || ks__cu.StreamGetCtx(s, &ctx) != CUDA_SUCCESS)
+        return NULL;
+    return ctx;
 }
 
 ks_status ks__device_current(const char *kernel, CUdevice *dev)

@@ -139,6 +139,11 @@ static void load_driver(void)
      * CUDA_ERROR_CONTEXT_IS_DESTROYED. */
     void *get_device = resolve_at("cuCtxGetDevice", 12000);
     memcpy(&ks__cu.CtxGetDevice, &get_device, sizeof get_device);
+    /* Pinned too: for CUDA 12.5 and later the name means cuStreamGetCtx_v2, which
+     * also returns the green context (PFN_cuStreamGetCtx_v12050); the two-argument
+     * form returns the CUcontext a green stream's work runs in (cuCtxFromGreenCtx's). */
+    void *stream_ctx = resolve_at("cuStreamGetCtx", 12000);
+    memcpy(&ks__cu.StreamGetCtx, &stream_ctx, sizeof stream_ctx);
     KS__RESOLVE(DeviceGet, "cuDeviceGet");
     KS__RESOLVE(DeviceGetAttribute, "cuDeviceGetAttribute");
     KS__RESOLVE(DevicePrimaryCtxRetain, "cuDevicePrimaryCtxRetain");
@@ -172,6 +177,7 @@ static void load_driver(void)
     KS__RESOLVE(OccupancyMaxPotentialBlockSize, "cuOccupancyMaxPotentialBlockSize");
     KS__RESOLVE(StreamSynchronize, "cuStreamSynchronize");
     KS__RESOLVE(PointerGetAttributes, "cuPointerGetAttributes");
+    KS__RESOLVE(PointerGetAttribute, "cuPointerGetAttribute");
     KS__RESOLVE(DeviceCanAccessPeer, "cuDeviceCanAccessPeer");
 #undef KS__RESOLVE
 

@@ -93,7 +93,10 @@ typedef struct ks__driver {
     /* optional: the run-time checks (check.c, pointers.c) */
     CUresult (*StreamSynchronize)(CUstream stream);
     CUresult (*PointerGetAttributes)(unsigned n, CUpointer_attribute *attrs, void **data, CUdeviceptr ptr);
+    CUresult (*PointerGetAttribute)(void *data, CUpointer_attribute attr, CUdeviceptr ptr);
     CUresult (*DeviceCanAccessPeer)(int *can, CUdevice dev, CUdevice peer);
+    /* optional: a stream's context (the module fallback launches in it; green contexts) */
+    CUresult (*StreamGetCtx)(CUstream stream, CUcontext *ctx);
     int version;                    /* cuDriverGetVersion, e.g. 13000 */
     int use_library;                /* 1: cuLibrary*; 0: per-context cuModule* (the fallback) */
 } ks__driver;
@@ -253,6 +256,17 @@ ks_status ks__checks_after(const ks__checked *c, size_t ran, ks_status st);
  * load lock held.
  */
 ks_status ks__context_make_current(const char *kernel);
+
+/* Whether \p s is a stream the program made (not NULL, CU_STREAM_LEGACY or CU_STREAM_PER_THREAD,
+ * which stand for the current context's). */
+static inline int ks__stream_is_own(CUstream s)
+{
+    return s != NULL && s != CU_STREAM_LEGACY && s != CU_STREAM_PER_THREAD;
+}
+
+/* The context \p s belongs to (cuStreamGetCtx) for a stream the program made; NULL for the
+ * special streams, or where the driver cannot say (no error is set). */
+CUcontext ks__stream_context(CUstream s);
 
 /* The calling thread's context, making device 0's primary one current if it has none. */
 ks_status ks__context_current(const char *kernel, CUcontext *ctx);
@@ -423,6 +437,10 @@ CUresult ks__image_list(void *owner, CUresult (*count)(void *owner, unsigned *n)
  * making a context current, as needed), and that context's device.
  */
 ks_status ks__kernel_function(ks_kernel *kernel, CUfunction *fn, CUdevice *dev);
+
+/* ks_kernel_resolve for a launch on \p stream: with the module fallback, in the stream's
+ * context when it is one the program made (pushed, then popped, when not current). */
+ks_status ks__kernel_resolve_on(ks_kernel *k, CUstream stream);
 
 /* Only under the load lock: load \p img with \p L into \p ctx (as resolving a kernel does). */
 ks_status ks__image_load_locked(const ks__loader *L, ks_image *img, CUcontext ctx, const char *name);

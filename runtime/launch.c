@@ -5,8 +5,10 @@
  * the configuration, one acquire load of the cached handle, one
  * cuLaunchKernel (cuLaunchKernelEx when attributes are set). No allocation,
  * no lock, no string handling; those happen only when something fails. With
- * the module fallback (drivers without cuLibrary*), one cuCtxGetCurrent more
- * picks the function of the thread's context from a short lock-free list.
+ * the module fallback (drivers without cuLibrary*), one driver call more
+ * picks the function of the launch's context from a short lock-free list:
+ * cuStreamGetCtx for a stream the program made (a green context's, say, or
+ * another context's than the current one), else cuCtxGetCurrent.
  */
 
 #include "internal.h"
@@ -151,18 +153,43 @@ static CUresult launch_ex(void *handle, const ks_launch *l, void **args)
     return ks__cu.LaunchKernelEx(&cfg, (CUfunction)handle, args, NULL);
 }
 
-/* The fallback's per-context function: out of line, off the library path. */
-static ks_status module_function(ks_kernel *k, void **handle) __attribute__((noinline));
-static ks_status module_function(ks_kernel *k, void **handle)
+/* Only in the fallback's slow branch: resolve \p k in \p ctx, a stream's context that
+ * is not the current one, with it pushed for the load and popped after. */
+static ks_status resolve_pushed(ks_kernel *k, CUcontext ctx, CUfunction *fn) __attribute__((noinline, cold));
+static ks_status resolve_pushed(ks_kernel *k, CUcontext ctx, CUfunction *fn)
 {
-    CUcontext ctx = NULL;
-    CUresult r = ks__cu.CtxGetCurrent(&ctx);
+    CUresult r = ks__cu.CtxPushCurrent(ctx);
     if (r != CUDA_SUCCESS)
-        return ks__error_cu(KS_ERR_NO_CONTEXT, ks__kernel_name(k), "cuCtxGetCurrent", r, NULL);
+        return ks__error_cu(KS_ERR_NO_CONTEXT, ks__kernel_name(k), "cuCtxPushCurrent", r,
+                            "making the launch stream's context current to load the image there");
+    ks_status st = ks__kernel_resolve_in(k, ctx, fn);
+    CUcontext popped;
+    ks__cu.CtxPopCurrent(&popped);
+    return st;
+}
+
+/* The fallback's per-context function: out of line, off the library path. A
+ * kernel runs in its stream's context, so a stream the program made picks the
+ * function of that context (cuStreamGetCtx, instead of cuCtxGetCurrent: one
+ * driver call either way); the default streams, the current context's. */
+static ks_status module_function(ks_kernel *k, CUstream stream, void **handle) __attribute__((noinline));
+static ks_status module_function(ks_kernel *k, CUstream stream, void **handle)
+{
+    CUcontext ctx = ks__stream_is_own(stream) ? ks__stream_context(stream) : NULL;
+    int of_stream = ctx != NULL;
+    if (!of_stream) {
+        CUresult r = ks__cu.CtxGetCurrent(&ctx);
+        if (r != CUDA_SUCCESS)
+            return ks__error_cu(KS_ERR_NO_CONTEXT, ks__kernel_name(k), "cuCtxGetCurrent", r, NULL);
+    }
     CUfunction fn = ctx ? ks__function_find(k, ctx) : NULL;
     if (__builtin_expect(fn == NULL, 0)) {
-        ks_status st = ctx ? KS_OK : ks__context_current(ks__kernel_name(k), &ctx);
-        if (st == KS_OK && (fn = ks__function_find(k, ctx)) == NULL)
+        CUcontext current = NULL;
+        ks_status st = KS_OK;
+        if (of_stream && (ks__cu.CtxGetCurrent(&current) != CUDA_SUCCESS || current != ctx))
+            st = resolve_pushed(k, ctx, &fn);
+        else if ((st = ctx ? KS_OK : ks__context_current(ks__kernel_name(k), &ctx)) == KS_OK &&
+                 (fn = ks__function_find(k, ctx)) == NULL)
             st = ks__kernel_resolve_in(k, ctx, &fn);
         if (st != KS_OK)
             return st;
@@ -187,6 +214,17 @@ ks_status ks__launch_handle(ks_kernel *k, const ks_launch *l, void **args, void 
     }
     if (__builtin_expect(r == CUDA_SUCCESS, 1))
         return KS_OK;
+    if (r == CUDA_ERROR_INVALID_CONTEXT && ks__stream_is_own(l->stream)) {
+        /* A CUfunction on a stream of a context that is not current (the module
+         * fallback, from a thread with none): launch with the stream's pushed. */
+        CUcontext sctx = ks__stream_context(l->stream), popped;
+        if (sctx != NULL && ks__cu.CtxPushCurrent != NULL && ks__cu.CtxPushCurrent(sctx) == CUDA_SUCCESS) {
+            r = l->attrs == NULL ? launch(handle, l, args) : launch_ex(handle, l, args);
+            ks__cu.CtxPopCurrent(&popped);
+            if (r == CUDA_SUCCESS)
+                return KS_OK;
+        }
+    }
     if (r == CUDA_ERROR_INVALID_CONTEXT) {
         /* Checking the context on every launch would cost a driver call;
          * instead a thread without one learns it here, once. */
@@ -242,14 +280,14 @@ static inline ks_status launch_at(ks_kernel *k, const ks_launch *l, void **args,
         ks_status st = ks__checks_refuse(k, file, line);
         if (st != KS_OK)
             return st;
-        st = ks_kernel_resolve(k);
+        st = ks__kernel_resolve_on(k, l->stream);
         if (st != KS_OK)
             return st;
         handle = __atomic_load_n(&k->ks__handle, __ATOMIC_ACQUIRE);
     }
     /* The driver is loaded once a handle exists, so ks__cu is readable. */
     if (__builtin_expect(!ks__cu.use_library, 0)) {
-        ks_status st = module_function(k, &handle);
+        ks_status st = module_function(k, l->stream, &handle);
         if (st != KS_OK)
             return st;
     }

@@ -5,6 +5,10 @@
  * launch's device can reach, aligned for its element type, and hold one
  * element (or the hint's count of them) before the end of its allocation.
  *
+ * Another device's memory passes only where the launch's device has peer
+ * access to it enabled (check_peer: the driver's CU_POINTER_ATTRIBUTE_ACCESS_FLAGS,
+ * asked only for such a pointer).
+ *
  * A pointer the driver does not know is described from /proc/self/maps
  * (stack, heap, a file's pages, or nothing mapped: freed or never
  * allocated), since that is what the programmer needs to find the bug.
@@ -221,6 +225,83 @@ static const char *type_of(const ks_param_desc *d)
     return d->type ? d->type : "a pointer";
 }
 
+/*
+ * Memory of another device than the launch's: usable only where peer access
+ * is enabled (cuCtxEnablePeerAccess), which the driver answers per pointer as
+ * CU_POINTER_ATTRIBUTE_ACCESS_FLAGS for the current context's device: none,
+ * read-only (then only a pointer to const passes) or read-write. Asked only
+ * here, off the same-device path, of cuPointerGetAttributes and then of
+ * cuPointerGetAttribute. A driver that answers neither (an error for that
+ * attribute) falls back to cuDeviceCanAccessPeer, which says what the
+ * hardware could do, not what the program enabled. The launch's device is the
+ * current context's, or, for a stream of another context (asked only here),
+ * that context's.
+ */
+static ks_status peer_access(const ks__checked *c, const ks_param_desc *d, CUdeviceptr p, int ordinal,
+                             CUdevice dev);
+static ks_status check_peer(const ks__checked *c, const ks_param_desc *d, CUdeviceptr p, int ordinal,
+                            CUdevice dev) __attribute__((noinline, cold));
+static ks_status check_peer(const ks__checked *c, const ks_param_desc *d, CUdeviceptr p, int ordinal,
+                            CUdevice dev)
+{
+    /* A stream of another context than the current one: the kernel runs there, so that
+     * context's device is the launch's, and the access flags are asked with it current. */
+    CUcontext sctx = ks__stream_context(c->l->stream), current = NULL, popped;
+    int pushed = 0;
+    if (sctx != NULL && ks__cu.CtxGetCurrent(&current) == CUDA_SUCCESS && current != sctx &&
+        ks__cu.CtxPushCurrent != NULL && ks__cu.CtxPushCurrent(sctx) == CUDA_SUCCESS) {
+        pushed = 1;
+        CUdevice sdev;
+        if (ks__cu.CtxGetDevice(&sdev) == CUDA_SUCCESS)
+            dev = sdev;
+    }
+    ks_status st = ordinal == (int)dev ? KS_OK : peer_access(c, d, p, ordinal, dev);
+    if (pushed)
+        ks__cu.CtxPopCurrent(&popped);
+    return st;
+}
+
+/* check_peer's question, with the launch's context current. */
+static ks_status peer_access(const ks__checked *c, const ks_param_desc *d, CUdeviceptr p, int ordinal,
+                             CUdevice dev)
+{
+    const char *name = ks__kernel_name(c->k);
+    const char *pname = d->name ? d->name : "(unnamed)";
+    unsigned long long flags = 0;        /* the driver writes the enum's 4 bytes */
+    CUpointer_attribute attr = CU_POINTER_ATTRIBUTE_ACCESS_FLAGS;
+    void *data = &flags;
+    /* cuda.h lists the attribute with neither call's supported ones: ask both. */
+    if (ks__cu.PointerGetAttributes(1, &attr, &data, p) == CUDA_SUCCESS ||
+        (ks__cu.PointerGetAttribute != NULL &&
+         (flags = 0, ks__cu.PointerGetAttribute(&flags, attr, p)) == CUDA_SUCCESS)) {
+        unsigned f = (unsigned)flags;
+        if (f == CU_POINTER_ATTRIBUTE_ACCESS_FLAG_NONE)
+            return ks__error(KS_ERR_POINTER, name,
+                             "parameter %s (%s): 0x%llx is memory of device %d; device %d (the "
+                             "launch's) has no peer access to it: cuCtxEnablePeerAccess of device %d's "
+                             "context, with device %d's current, enables it (cudaDeviceEnablePeerAccess(%d, 0) "
+                             "on device %d)",
+                             pname, type_of(d), (unsigned long long)p, ordinal, (int)dev, ordinal,
+                             (int)dev, ordinal, (int)dev);
+        if ((f & CU_POINTER_ATTRIBUTE_ACCESS_FLAG_READWRITE) != CU_POINTER_ATTRIBUTE_ACCESS_FLAG_READWRITE &&
+            !d->readonly)
+            return ks__error(KS_ERR_POINTER, name,
+                             "parameter %s (%s): 0x%llx is memory of device %d, which device %d (the "
+                             "launch's) may only read (its peer access is read-only), but the kernel "
+                             "may write through a pointer to non-const",
+                             pname, type_of(d), (unsigned long long)p, ordinal, (int)dev);
+        return KS_OK;
+    }
+    int can = 0;
+    if (ks__cu.DeviceCanAccessPeer == NULL ||
+        ks__cu.DeviceCanAccessPeer(&can, dev, (CUdevice)ordinal) != CUDA_SUCCESS || !can)
+        return ks__error(KS_ERR_POINTER, name,
+                         "parameter %s (%s): 0x%llx is memory of device %d, which device %d "
+                         "(the launch's) cannot reach",
+                         pname, type_of(d), (unsigned long long)p, ordinal, (int)dev);
+    return KS_OK;
+}
+
 static ks_status check_one(const ks__checked *c, unsigned i, CUdevice dev)
 {
     const ks_param_desc *d = &c->k->params[i];
@@ -249,13 +330,9 @@ static ks_status check_one(const ks__checked *c, unsigned i, CUdevice dev)
                          "parameter %s (%s): 0x%llx is page-locked host memory not mapped for the device",
                          pname, type_of(d), (unsigned long long)p);
     if (memtype == CU_MEMORYTYPE_DEVICE && !managed && (int)ordinal != (int)dev) {
-        int can = 0;
-        if (ks__cu.DeviceCanAccessPeer == NULL ||
-            ks__cu.DeviceCanAccessPeer(&can, dev, (CUdevice)(int)ordinal) != CUDA_SUCCESS || !can)
-            return ks__error(KS_ERR_POINTER, name,
-                             "parameter %s (%s): 0x%llx is memory of device %d, which device %d "
-                             "(the launch's) cannot reach",
-                             pname, type_of(d), (unsigned long long)p, (int)ordinal, (int)dev);
+        ks_status st = check_peer(c, d, p, (int)ordinal, dev);
+        if (st != KS_OK)
+            return st;
     }
     if (d->pointee_align > 1 && p % d->pointee_align != 0)
         return ks__error(KS_ERR_POINTER, name,

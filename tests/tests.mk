@@ -63,6 +63,7 @@ TEST_INC := -Itests/support
 -include tests/gpu/spec.mk
 -include tests/gpu/races.mk
 -include tests/gpu/globals.mk
+-include tests/gpu/contexts.mk
 -include tests/install/install.mk
 -include tests/layers.mk
 -include tests/runtime/sanitize.mk

@@ -27,7 +27,7 @@ static ks_image image = KS_IMAGE_INIT("axpy4.cu", ptx, sizeof ptx, KS_IMAGE_PTX)
 static const ks_extent_op y_extent[] = {{KS_EXTENT_PARAM, 2}};
 static const ks_param_desc params[] = {
     {0, 8, 8, KS_PARAM_POINTER, "y", "float *", 4, 4, "n", 1, y_extent},
-    {8, 8, 8, KS_PARAM_POINTER, "v", "const float4 *", 16, 16, NULL, 0, NULL},
+    {8, 8, 8, KS_PARAM_POINTER, "v", "const float4 *", 16, 16, NULL, 0, NULL, 1},
     {16, 4, 4, KS_PARAM_SIGNED, "n", "int", 0, 0, NULL, 0, NULL},
     {24, 8, 8, KS_PARAM_FLOAT, "a", "double", 0, 0, NULL, 0, NULL},
     {32, 3, 1, KS_PARAM_BYTES, "s", "struct S", 0, 0, NULL, 0, NULL},
@@ -252,14 +252,118 @@ START_TEST(less_than_one_element_refused)
 }
 END_TEST
 
-START_TEST(other_device_memory_refused_unless_peer)
+/* Another device's memory passes only where peer access is enabled, as the driver's
+ * CU_POINTER_ATTRIBUTE_ACCESS_FLAGS says: hardware that could (cuDeviceCanAccessPeer)
+ * is not enough. */
+START_TEST(peer_memory_refused_until_access_enabled)
 {
     ck_assert_status(ks_checks_set(KS_CHECK_POINTERS), KS_OK);
+    fake.peer_access(1);                              /* the hardware could */
     unsigned long long y = fake.alloc(64, CU_MEMORYTYPE_DEVICE, 1);
     ck_assert_status(launch(y, 0, 8), KS_ERR_POINTER);
-    ck_assert_message_has("memory of device 1, which device 0");
+    ck_assert_message_has("parameter y (float *)");
+    ck_assert_message_has("is memory of device 1; device 0 (the launch's) has no peer access to it: "
+                          "cuCtxEnablePeerAccess of device 1's context, with device 0's current, enables it");
+    ck_assert_int_eq(fake.launch_count(), 0);
+    fake.peer_flags(CU_POINTER_ATTRIBUTE_ACCESS_FLAG_READWRITE);   /* cuCtxEnablePeerAccess */
+    ck_assert_status(launch(y, 0, 8), KS_OK);
+    fake.peer_flags(CU_POINTER_ATTRIBUTE_ACCESS_FLAG_NONE);        /* cuCtxDisablePeerAccess */
+    ck_assert_status(launch(y, 0, 8), KS_ERR_POINTER);
+    ck_assert_int_eq(fake.launch_count(), 1);
+}
+END_TEST
+
+/* The same from a context of device 1: its own memory passes, device 0's is the peer's. */
+START_TEST(peer_check_names_the_launch_device)
+{
+    ck_assert_status(ks_checks_set(KS_CHECK_POINTERS), KS_OK);
+    fake.set_context(2);                              /* a context of device 1 */
+    unsigned long long mine = fake.alloc(64, CU_MEMORYTYPE_DEVICE, 1);
+    unsigned long long other = fake.alloc(64, CU_MEMORYTYPE_DEVICE, 0);
+    ck_assert_status(launch(mine, 0, 8), KS_OK);
+    ck_assert_status(launch(other, 0, 8), KS_ERR_POINTER);
+    ck_assert_message_has("is memory of device 0; device 1 (the launch's) has no peer access to it");
+}
+END_TEST
+
+/* A stream of another device's context: the kernel runs there, so that device's
+ * memory is its own, and another's is asked with that context current. */
+START_TEST(peer_check_follows_the_stream_context)
+{
+    ck_assert_status(ks_checks_set(KS_CHECK_POINTERS), KS_OK);
+    CUstream s1 = (CUstream)(uintptr_t)0x7700;                  /* made in context 2: device 1 */
+    fake.stream_context(s1, 2);
+    unsigned long long on1 = fake.alloc(64, CU_MEMORYTYPE_DEVICE, 1);
+    double a = 2.5;
+    three st3 = {{1, 2, 3}};
+    unsigned long long v = 0;
+    int n = 8;
+    void *args[5] = {&on1, &v, &n, &a, &st3};
+    ks_launch l = ks_launch_on(ks_launch_1d(4, 64), s1);
+    ck_assert_status(ks_kernel_launch(&axpy4, &l, args), KS_OK);
+    ck_assert_int_eq(fake.launch(0)->ctx, 2);
+    ck_assert_int_eq(fake.calls("cuCtxPushCurrent"), fake.calls("cuCtxPopCurrent"));
+    /* The same memory on the current context's own (device 0) stream: a peer's. */
+    ck_assert_status(launch(on1, 0, 8), KS_ERR_POINTER);
+    ck_assert_message_has("is memory of device 1; device 0 (the launch's)");
+}
+END_TEST
+
+/* Read-only peer access: a pointer to const passes, one the kernel may write through does not. */
+START_TEST(peer_read_only_access_refuses_writable_pointer)
+{
+    ck_assert_status(ks_checks_set(KS_CHECK_POINTERS), KS_OK);
+    fake.peer_flags(CU_POINTER_ATTRIBUTE_ACCESS_FLAG_READ);
+    unsigned long long y = fake.alloc(64, CU_MEMORYTYPE_DEVICE, 1);
+    unsigned long long v = fake.alloc(256, CU_MEMORYTYPE_DEVICE, 1);
+    ck_assert_status(launch(0, v, 8), KS_OK);         /* v: const float4 * */
+    ck_assert_status(launch(y, 0, 8), KS_ERR_POINTER);
+    ck_assert_message_has("parameter y (float *)");
+    ck_assert_message_has("is memory of device 1, which device 0 (the launch's) may only read (its peer "
+                          "access is read-only), but the kernel may write through a pointer to non-const");
+}
+END_TEST
+
+/* A driver whose cuPointerGetAttributes does not answer the access flags but whose
+ * cuPointerGetAttribute does: its answer counts. */
+START_TEST(peer_access_flags_from_the_single_attribute_call)
+{
+    ck_assert_status(ks_checks_set(KS_CHECK_POINTERS), KS_OK);
+    fake.peer_access(1);
+    fake.peer_flags(-2);
+    unsigned long long y = fake.alloc(64, CU_MEMORYTYPE_DEVICE, 1);
+    ck_assert_status(launch(y, 0, 8), KS_ERR_POINTER);
+    ck_assert_message_has("device 0 (the launch's) has no peer access to it");
+    ck_assert_int_eq(fake.calls("cuPointerGetAttribute"), 1);
+}
+END_TEST
+
+/* A driver that does not answer the access flags: cuDeviceCanAccessPeer decides, as before. */
+START_TEST(peer_access_flags_unsupported_falls_back)
+{
+    ck_assert_status(ks_checks_set(KS_CHECK_POINTERS), KS_OK);
+    fake.peer_flags(-1);
+    unsigned long long y = fake.alloc(64, CU_MEMORYTYPE_DEVICE, 1);
+    ck_assert_status(launch(y, 0, 8), KS_ERR_POINTER);
+    ck_assert_message_has("memory of device 1, which device 0 (the launch's) cannot reach");
     fake.peer_access(1);
     ck_assert_status(launch(y, 0, 8), KS_OK);
+}
+END_TEST
+
+/* The access flags are asked only of another device's memory: one query per
+ * pointer of the launch's own device, as before, and one more for a peer's. */
+START_TEST(access_flags_asked_only_of_other_devices)
+{
+    ck_assert_status(ks_checks_set(KS_CHECK_POINTERS), KS_OK);
+    unsigned long long y = fake.alloc(64, CU_MEMORYTYPE_DEVICE, 0);
+    unsigned long long v = fake.alloc(256, CU_MEMORYTYPE_DEVICE, 0);
+    ck_assert_status(launch(y, v, 8), KS_OK);
+    ck_assert_int_eq(fake.calls("cuPointerGetAttributes"), 2);
+    fake.peer_flags(CU_POINTER_ATTRIBUTE_ACCESS_FLAG_READWRITE);
+    unsigned long long peer = fake.alloc(64, CU_MEMORYTYPE_DEVICE, 1);
+    ck_assert_status(launch(peer, 0, 8), KS_OK);
+    ck_assert_int_eq(fake.calls("cuPointerGetAttributes"), 4);
 }
 END_TEST
 
@@ -674,7 +778,13 @@ static Suite *checks_suite(void)
     tcase_add_test(c, cached_allocation_still_asked_every_launch);
     tcase_add_test(c, misaligned_float4_refused);
     tcase_add_test(c, less_than_one_element_refused);
-    tcase_add_test(c, other_device_memory_refused_unless_peer);
+    tcase_add_test(c, peer_memory_refused_until_access_enabled);
+    tcase_add_test(c, peer_check_names_the_launch_device);
+    tcase_add_test(c, peer_check_follows_the_stream_context);
+    tcase_add_test(c, peer_read_only_access_refuses_writable_pointer);
+    tcase_add_test(c, peer_access_flags_unsupported_falls_back);
+    tcase_add_test(c, peer_access_flags_from_the_single_attribute_call);
+    tcase_add_test(c, access_flags_asked_only_of_other_devices);
     tcase_add_test(c, managed_mapped_and_null_pass);
     tcase_add_test(c, extent_one_element_short_refused);
     tcase_add_test(c, pointers_without_extents_ignore_hint);

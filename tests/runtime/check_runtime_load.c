@@ -660,12 +660,102 @@ START_TEST(internal_module_list_calls_fail_in_turn)
 }
 END_TEST
 
+/* ---- a stream's context (issue 45: contexts the program made, green contexts) -------------- */
+
+/* The thread's current context, as the driver says. */
+static CUcontext current_context(void)
+{
+    void *fn = NULL;
+    CUresult (*get)(CUcontext *);
+    ck_assert_status(ks_driver_proc("cuCtxGetCurrent", &fn), KS_OK);
+    memcpy(&get, &fn, sizeof fn);
+    CUcontext ctx = (CUcontext)(uintptr_t)1;
+    ck_assert_int_eq(get(&ctx), CUDA_SUCCESS);
+    return ctx;
+}
+
+#define STREAM_OF(ctx) ((CUstream)(uintptr_t)(0x5000 + 0x10 * (ctx)))
+
+/* A CUkernel runs in its stream's context: the library loader asks nothing more of it. */
+START_TEST(library_stream_of_another_context)
+{
+    fake.stream_context(STREAM_OF(2), 2);
+    ks_launch l = ks_launch_1d(1, 32);
+    ck_assert_status(launch_mix(&l), KS_OK);
+    l.stream = STREAM_OF(2);
+    ck_assert_status(launch_mix(&l), KS_OK);
+    ck_assert_int_eq(fake.launch(0)->ctx, 0);
+    ck_assert_int_eq(fake.launch(1)->ctx, 2);
+    ck_assert_int_eq(fake.calls("cuStreamGetCtx"), 0);
+}
+END_TEST
+
+/* With no context current, a launch on a stream runs there; none is made current. */
+START_TEST(library_stream_without_current_context)
+{
+    fake.no_current_context();
+    fake.stream_context(STREAM_OF(1), 1);
+    ks_launch l = ks_launch_on(ks_launch_1d(1, 32), STREAM_OF(1));
+    ck_assert_status(launch_mix(&l), KS_OK);
+    ck_assert_status(launch_mix(&l), KS_OK);
+    ck_assert_int_eq(fake.launch_count(), 2);
+    ck_assert_int_eq(fake.launch(1)->ctx, 1);
+    ck_assert_int_eq(fake.calls("cuCtxSetCurrent"), 0);
+    ck_assert_int_eq(fake.calls("cuDevicePrimaryCtxRetain"), 0);
+    ck_assert_ptr_null(current_context());
+}
+END_TEST
+
+/* The module fallback launches the function of the stream's context, loading the
+ * image there (with that context pushed), not the current context's. */
+START_TEST(module_function_of_the_stream_context)
+{
+    fake.hide("cuLibraryLoadData");
+    fake.stream_context(STREAM_OF(2), 2);
+    ks_launch l = ks_launch_on(ks_launch_1d(1, 32), STREAM_OF(2));
+    ck_assert_status(launch_mix(&l), KS_OK);
+    ck_assert_int_eq(fake.launch(0)->ctx, 2);
+    ck_assert_int_eq(fake.live_modules(), 1);           /* in context 2 only */
+    ck_assert_status(launch_mix(&l), KS_OK);            /* found again: no second load */
+    ck_assert_int_eq(fake.calls("cuModuleLoadDataEx"), 1);
+    l.stream = NULL;                                    /* the current context's: its own module */
+    ck_assert_status(launch_mix(&l), KS_OK);
+    ck_assert_int_eq(fake.launch(2)->ctx, 0);
+    ck_assert_int_eq(fake.live_modules(), 2);
+    ck_assert_int_eq(fake.calls("cuCtxSetCurrent"), 0);
+    ck_assert_int_eq(fake.calls("cuCtxPushCurrent"), fake.calls("cuCtxPopCurrent"));
+}
+END_TEST
+
+/* The module fallback with no context current: the stream's context is pushed to
+ * load and to launch, and popped; nothing is made current. */
+START_TEST(module_stream_without_current_context)
+{
+    fake.hide("cuLibraryLoadData");
+    fake.no_current_context();
+    fake.stream_context(STREAM_OF(1), 1);
+    ks_launch l = ks_launch_on(ks_launch_1d(1, 32), STREAM_OF(1));
+    ck_assert_status(launch_mix(&l), KS_OK);
+    ck_assert_status(launch_mix(&l), KS_OK);
+    ck_assert_int_eq(fake.launch_count(), 2);
+    ck_assert_int_eq(fake.launch(1)->ctx, 1);
+    ck_assert_int_eq(fake.calls("cuDevicePrimaryCtxRetain"), 0);
+    ck_assert_int_eq(fake.calls("cuCtxSetCurrent"), 0);
+    ck_assert_int_eq(fake.calls("cuCtxPushCurrent"), fake.calls("cuCtxPopCurrent"));
+    ck_assert_ptr_null(current_context());
+}
+END_TEST
+
 void runtime_cases_load(Suite *s)
 {
     runtime_add_case(s, "modules", TESTS(module_fallback_launches, loader_env_forces_modules,
                                          module_one_per_context, library_many_contexts,
                                          module_no_current_context, module_abi_check, module_jit_log,
                                          module_calls_fail_in_turn, module_threads_race));
+    runtime_add_case(s, "stream contexts", TESTS(library_stream_of_another_context,
+                                                 library_stream_without_current_context,
+                                                 module_function_of_the_stream_context,
+                                                 module_stream_without_current_context));
     runtime_add_case(s, "files", TESTS(file_from_image_path, file_not_found_lists_paths,
                                        file_beside_the_executable, file_set_explicitly, file_threads_race,
                                        file_fifo_is_refused));

@@ -13,7 +13,10 @@
  * dies with its library or module. Contexts: FAKE_CUDA_CONTEXTS of them,
  * 0 the primary context of device 0 and the rest user contexts (device 0
  * for 1, device 1 for 2 and 3); a module's functions launch only in its
- * own context, so the runtime's per-context caching is checked.
+ * own context, so the runtime's per-context caching is checked. A stream
+ * given a context (fake_cuda_stream_context) runs its launches there: a
+ * CUkernel's with no context current, a CUfunction's only with one current
+ * and of the stream's context; any other stream is the current context's.
  */
 #include <pthread.h>
 #include <stdint.h>
@@ -46,11 +49,11 @@ FAKE_API CUresult cuGetProcAddress(const char *symbol, void **pfn, int version, 
     X(cuGraphInstantiateWithFlags) X(cuGraphExecDestroy) X(cuGraphLaunch) \
     X(cuGraphExecKernelNodeSetParams) X(cuGraphExecUpdate)               \
     X(cuKernelGetName) X(cuFuncGetName) X(cuStreamSynchronize)          \
-    X(cuPointerGetAttributes) X(cuDeviceCanAccessPeer)                  \
+    X(cuPointerGetAttributes) X(cuDeviceCanAccessPeer) X(cuPointerGetAttribute) \
     X(cuLibraryGetKernelCount) X(cuLibraryEnumerateKernels)             \
     X(cuModuleGetFunctionCount) X(cuModuleEnumerateFunctions)           \
     X(cuLibraryGetGlobal) X(cuModuleGetGlobal) X(cuMemcpyHtoDAsync)     \
-    X(cuMemcpyDtoHAsync) X(cuGraphAddMemcpyNode)
+    X(cuMemcpyDtoHAsync) X(cuGraphAddMemcpyNode) X(cuStreamGetCtx)
 #define FAKE_ENTRIES(X) FAKE_DRIVER_ENTRIES(X) X(cuGetProcAddress_v2) X(cuGetProcAddress)
 
 enum {
@@ -111,6 +114,10 @@ static struct {
     struct { CUdeviceptr base; size_t size; int type, device, live; } allocs[FAKE_CUDA_ALLOCS];
     int nallocs;
     int peer_access;            /* fake_cuda_peer_access */
+    int peer_flags;             /* fake_cuda_peer_flags: ACCESS_FLAGS on another device's memory */
+    int access_flags_unknown;   /* fake_cuda_peer_flags(-1): the attribute is refused */
+    struct { CUstream stream; int ctx; } streams[8];   /* fake_cuda_stream_context */
+    int nstreams;
 } st;
 
 /* Device variables: a symbol, the size the driver reports, and one copy per context. */
@@ -330,6 +337,27 @@ static CUresult fake_cuDevicePrimaryCtxRetain(CUcontext *ctx, CUdevice dev)
 static int has_context(void)
 {
     return current != NULL || !st.need_set_current;
+}
+
+/* The context \p s was made in (fake_cuda_stream_context), or -1: the current one's. Under lock. */
+static int stream_ctx(CUstream s)
+{
+    for (int i = 0; i < st.nstreams; i++)
+        if (st.streams[i].stream == s)
+            return st.streams[i].ctx;
+    return -1;
+}
+
+static CUresult fake_cuStreamGetCtx(CUstream s, CUcontext *ctx)
+{
+    ENTER(cuStreamGetCtx);
+    int i = stream_ctx(s);
+    if (i < 0)
+        i = current_index();
+    if (i < 0)
+        LEAVE(CUDA_ERROR_INVALID_CONTEXT);
+    *ctx = (CUcontext)(void *)&ctx_objs[i];
+    LEAVE(CUDA_SUCCESS);
 }
 
 static void jit_fail(char *buf, size_t cap)
@@ -699,12 +727,20 @@ static CUresult record_launch(CUfunction f, unsigned gx, unsigned gy, unsigned g
                               CUstream stream, void **params, void **extra, fake_launch **out)
 {
     *out = NULL;
-    if (!has_context())
-        return CUDA_ERROR_INVALID_CONTEXT;
+    /* As the driver documents for a CUkernel: it runs in its stream's context, or
+     * the current one's for the default streams. A CUfunction (the module loader's)
+     * also wants a context current, and must be of the stream's. */
     fake_kernel *k = find_kernel(f);
+    int run_ctx = stream_ctx(stream);
+    if (run_ctx < 0 || (k != NULL && k->ctx != -1)) {
+        if (!has_context())
+            return CUDA_ERROR_INVALID_CONTEXT;
+        if (run_ctx < 0)
+            run_ctx = current_index();
+    }
     if (k == NULL)
         return CUDA_ERROR_INVALID_HANDLE;
-    if (k->ctx != -1 && k->ctx != current_index())
+    if (k->ctx != -1 && k->ctx != run_ctx)
         return CUDA_ERROR_INVALID_HANDLE;   /* a function of another context */
     if (extra != NULL || (params == NULL && k->sym->n != 0))
         return CUDA_ERROR_INVALID_VALUE;
@@ -721,7 +757,7 @@ static CUresult record_launch(CUfunction f, unsigned gx, unsigned gy, unsigned g
     l->block[0] = bx, l->block[1] = by, l->block[2] = bz;
     l->shared = shared;
     l->stream = stream;
-    l->ctx = current_index();
+    l->ctx = run_ctx;
     l->nparams = k->sym->n;
     for (unsigned i = 0; i < k->sym->n; i++)
         if (k->sym->offsets[i] + k->sym->sizes[i] <= sizeof l->params)
@@ -775,11 +811,31 @@ static CUresult fake_cuStreamSynchronize(CUstream stream)
     LEAVE(CUDA_SUCCESS);
 }
 
+/* Set while cuPointerGetAttribute asks through cuPointerGetAttributes' code. Under lock. */
+static int single_attr;
+
 /* As the driver does: attributes of an address it does not know are zero, and success. */
+static CUresult pointer_attributes(unsigned n, CUpointer_attribute *attrs, void **data, CUdeviceptr ptr);
 static CUresult fake_cuPointerGetAttributes(unsigned n, CUpointer_attribute *attrs, void **data,
                                             CUdeviceptr ptr)
 {
     ENTER(cuPointerGetAttributes);
+    LEAVE(pointer_attributes(n, attrs, data, ptr));
+}
+
+static CUresult fake_cuPointerGetAttribute(void *data, CUpointer_attribute attr, CUdeviceptr ptr)
+{
+    ENTER(cuPointerGetAttribute);
+    single_attr = 1;
+    CUresult r = pointer_attributes(1, &attr, &data, ptr);
+    single_attr = 0;
+    LEAVE(r);
+}
+
+#undef LEAVE
+#define LEAVE(result) return (result)
+static CUresult pointer_attributes(unsigned n, CUpointer_attribute *attrs, void **data, CUdeviceptr ptr)
+{
     int a = -1;
     for (int i = 0; i < st.nallocs; i++)
         if (st.allocs[i].live && ptr >= st.allocs[i].base && ptr - st.allocs[i].base < st.allocs[i].size)
@@ -798,12 +854,34 @@ static CUresult fake_cuPointerGetAttributes(unsigned n, CUpointer_attribute *att
         case CU_POINTER_ATTRIBUTE_RANGE_SIZE: v = a < 0 ? 0 : st.allocs[a].size; break;
         case CU_POINTER_ATTRIBUTE_DEVICE_POINTER: v = a < 0 ? 0 : ptr; break;
         case CU_POINTER_ATTRIBUTE_BUFFER_ID: v = a < 0 ? 0 : (unsigned long long)a + 1; break;  /* never reused */
+        case CU_POINTER_ATTRIBUTE_ACCESS_FLAGS: {
+            /* The current context's device: its own memory, managed and mapped host
+             * memory read-write; another device's as fake_cuda_peer_flags says. */
+            if (st.access_flags_unknown && !(st.access_flags_unknown == 2 && single_attr))
+                LEAVE(CUDA_ERROR_INVALID_VALUE);
+            int cur = current_index();
+            if (cur < 0)
+                LEAVE(CUDA_ERROR_INVALID_CONTEXT);
+            v = a < 0 ? CU_POINTER_ATTRIBUTE_ACCESS_FLAG_NONE
+                : st.allocs[a].type == CU_MEMORYTYPE_DEVICE && st.allocs[a].device != ctx_device[cur]
+                    ? (unsigned)st.peer_flags : CU_POINTER_ATTRIBUTE_ACCESS_FLAG_READWRITE;
+            bytes = sizeof(unsigned);
+            break;
+        }
         default: LEAVE(CUDA_ERROR_INVALID_VALUE);
         }
         memcpy(data[i], &v, bytes);
     }
     LEAVE(CUDA_SUCCESS);
 }
+
+#undef LEAVE
+#define LEAVE(result)                       \
+    do {                                    \
+        CUresult leave_ = (result);         \
+        pthread_mutex_unlock(&lock);        \
+        return leave_;                      \
+    } while (0)
 
 static CUresult fake_cuDeviceCanAccessPeer(int *can, CUdevice dev, CUdevice peer)
 {
@@ -1498,6 +1576,24 @@ FAKE_API void fake_cuda_peer_access(int on)
 {
     pthread_mutex_lock(&lock);
     st.peer_access = on;
+    pthread_mutex_unlock(&lock);
+}
+
+FAKE_API void fake_cuda_peer_flags(int flags)
+{
+    pthread_mutex_lock(&lock);
+    st.access_flags_unknown = flags == -1 ? 1 : flags == -2 ? 2 : 0;
+    st.peer_flags = flags < 0 ? 0 : flags;
+    pthread_mutex_unlock(&lock);
+}
+
+FAKE_API void fake_cuda_stream_context(CUstream s, int ctx)
+{
+    pthread_mutex_lock(&lock);
+    if (st.nstreams < (int)(sizeof st.streams / sizeof st.streams[0])) {
+        st.streams[st.nstreams].stream = s;
+        st.streams[st.nstreams++].ctx = ctx;
+    }
     pthread_mutex_unlock(&lock);
 }
 

@@ -87,8 +87,17 @@ void fake_cuda_occupancy_args(int *shared, int *limit);
 unsigned long long fake_cuda_alloc(size_t size, int type, int device);
 /* Forget the allocation at \p ptr (cuPointerGetAttributes no longer knows it). */
 void fake_cuda_free(unsigned long long ptr);
-/* cuDeviceCanAccessPeer's answer between different devices (default 0). */
+/* cuDeviceCanAccessPeer's answer between different devices (default 0): what the hardware can. */
 void fake_cuda_peer_access(int on);
+/* CU_POINTER_ATTRIBUTE_ACCESS_FLAGS of another device's memory, for the current context's
+ * device: what cuCtxEnablePeerAccess has enabled. CU_POINTER_ATTRIBUTE_ACCESS_FLAG_NONE
+ * (the default), _READ or _READWRITE; -1: the driver does not know the attribute
+ * (cuPointerGetAttributes and cuPointerGetAttribute fail with CUDA_ERROR_INVALID_VALUE
+ * when asked for it); -2: only cuPointerGetAttribute answers it (as NONE). */
+void fake_cuda_peer_flags(int flags);
+/* Stream \p s belongs to context \p ctx (cuStreamGetCtx says so; its launches run there),
+ * as a stream made there, or a green context's (cuGreenCtxStreamCreate), is. */
+void fake_cuda_stream_context(CUstream s, int ctx);
 /* Declare the device variable \p symbol in every image: cuLibraryGetGlobal and
  * cuModuleGetGlobal report \p size bytes (at most FAKE_CUDA_GLOBAL_BYTES) and an
  * address in host memory, one copy per context, zeroed. */

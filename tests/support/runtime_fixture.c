@@ -85,6 +85,8 @@ void fake_cuda_open(void)
     CONTROL(alloc);
     CONTROL(free);
     CONTROL(peer_access);
+    CONTROL(peer_flags);
+    CONTROL(stream_context);
     CONTROL(set_global);
     CONTROL(global);
     CONTROL(last_copy);

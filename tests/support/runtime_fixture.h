@@ -89,6 +89,8 @@ struct fake_cuda_controls {
     __typeof__(&fake_cuda_alloc) alloc;
     __typeof__(&fake_cuda_free) free;
     __typeof__(&fake_cuda_peer_access) peer_access;
+    __typeof__(&fake_cuda_peer_flags) peer_flags;
+    __typeof__(&fake_cuda_stream_context) stream_context;
     __typeof__(&fake_cuda_set_global) set_global;
     __typeof__(&fake_cuda_global) global;
     __typeof__(&fake_cuda_last_copy) last_copy;
