@@ -6,6 +6,7 @@
 # Included from tests/tests.mk.
 #
 #   make check-python       the CPU suite (tests/python/check-python.sh)
+#   make check-python-recipes  docs/python.md's CMake and Meson recipes, built and imported
 #   make gpu-check-python   the GPU suite on a machine with a GPU, CuPy and
 #                           cuda.core (tests/python/test_gpu.py); build the
 #                           module here first: make python-gpu-module
@@ -61,3 +62,12 @@ check-python-example: $(KSTUB) $(B)/lib/libkstub.a tests/python/check-python-exa
     $(PY_TEMPLATES) $(wildcard examples/python/*.* examples/python/kernels/* examples/python/src/kstub_example/*)
 	$(KS_SUITE) "PYTHON=$(PYTHON) KSTUB=$(KSTUB) LIB=$(B)/lib/libkstub.a DIR=$(abspath $(B)/tests/python-example) \
 	    WHEELS=$(PY_WHEELS) bash tests/python/check-python-example.sh"
+
+# The scikit-build-core and meson-python recipes of docs/python.md, built with plain cmake
+# and meson against this tree's kstub and imported (tests/python/check-python-recipes.sh).
+CHECK_TARGETS += check-python-recipes
+.PHONY: check-python-recipes
+check-python-recipes: $(KSTUB) $(B)/lib/libkstub.a tests/python/check-python-recipes.sh docs/python.md \
+    include/kstub/kstub_python.h $(PY_TEMPLATES) $(wildcard examples/python/kernels/* examples/python/src/kstub_example/*)
+	$(KS_SUITE) "PYTHON=$(PYTHON) KSTUB=$(KSTUB) LIB=$(B)/lib/libkstub.a DIR=$(abspath $(B)/tests/python-recipes) \
+	    bash tests/python/check-python-recipes.sh"
