@@ -303,7 +303,7 @@ typedef struct ks__py_known {
     int looked_cupy, looked_torch;
     PyObject *s_data, *s_ptr, *s_dtype, *s_data_ptr, *s_is_cuda, *s_cai, *s_handle, *s_kind,
         *s_itemsize, *s_cuda_stream_proto, *s_cuda_stream, *s_dlpack, *s_dlpack_device;
-    PyObject *dl_kw[4];                /* __dlpack__'s keywords: see ks__py_dlpack_call */
+    PyObject *dl_kw[3];                /* __dlpack__'s keywords: see ks__py_dlpack_call */
     PyObject *dl_max_version;          /* (1, 1) */
     PyObject *dtype_obj[KS__PY_DTYPE_CACHE];  /* dtype objects seen (strong), and their dtype */
     uint32_t dtype_dt[KS__PY_DTYPE_CACHE];
@@ -326,13 +326,12 @@ KS_PY_FN int ks__py_known_init(void)
             return -1;
     if (!ks__py_k.dl_kw[0]) {
         /* With a stream and the DLPack 1 keywords; without the stream (a struct's field); the
-         * stream alone (a producer older than DLPack 1); nothing. */
+         * stream alone (a producer older than DLPack 1). */
         ks__py_k.dl_kw[0] = Py_BuildValue("(sss)", "stream", "max_version", "copy");
         ks__py_k.dl_kw[1] = Py_BuildValue("(ss)", "max_version", "copy");
         ks__py_k.dl_kw[2] = Py_BuildValue("(s)", "stream");
-        ks__py_k.dl_kw[3] = PyTuple_New(0);
         ks__py_k.dl_max_version = Py_BuildValue("(ii)", 1, 1);
-        for (int i = 0; i < 4; i++)
+        for (int i = 0; i < 3; i++)
             if (!ks__py_k.dl_kw[i])
                 return -1;
         if (!ks__py_k.dl_max_version)
@@ -546,7 +545,7 @@ KS_PY_FN PyObject *ks__py_dlpack_call(PyObject *o, const ks_stream *stream, long
                                                   ks__py_k.dl_kw[1]);
     if (!cap && PyErr_ExceptionMatches(PyExc_TypeError)) {
         PyErr_Clear();
-        cap = PyObject_VectorcallMethod(ks__py_k.s_dlpack, args, 1, ks__py_k.dl_kw[s ? 2 : 3]);
+        cap = PyObject_VectorcallMethod(ks__py_k.s_dlpack, args, 1, s ? ks__py_k.dl_kw[2] : NULL);
     }
     Py_XDECREF(s);
     return cap;

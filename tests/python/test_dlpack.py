@@ -188,8 +188,10 @@ def test_half_and_float(kernels, fake, code, bits, lanes, param):
 
 
 def test_the_dtype_picks_the_instance(kernels, fake):
-    kernels.fill(DLArray(0x100, code=INT), 3, 10, grid=1, block=32)
+    i = DLArray(0x100, code=INT)
+    kernels.fill(i, 3, 10, grid=1, block=32)
     assert fake.last().symbol == b"_Z4fillIiEvPT_S0_j"
+    assert len(i.made) == 2 and i.freed_once()      # fill_float tried first, then fill_int
     a = DLArray(0x200)
     kernels.fill(a, 1.5, 10, grid=1, block=32)
     assert fake.last().symbol == b"_Z4fillIfEvPT_S0_j"
@@ -208,7 +210,10 @@ def test_a_struct_field_takes_a_dlpack_tensor_without_a_stream(kernels, fake):
     b = DLArray(0x5000, code=UINT, bits=8)
     n = kernels.Nested(buf=b)
     assert n.buf == 0x5000 and b.calls == [dict(stream=None, max_version=(1, 1), copy=False)]
-    assert b.freed_once()
+    old = DLArray(0x6000, code=UINT, bits=8, versioned=False)
+    n.buf = old
+    assert n.buf == 0x6000 and old.calls == [dict(stream=None)]     # asked again with nothing
+    assert b.freed_once() and old.freed_once()
 
 
 # ---- what is refused, naming the kernel and the parameter ------------------------------------------
