@@ -1,6 +1,6 @@
 # kstub.bash - bash completion for kstub: the subcommands (check, diff, cache, trace, version),
 # every option, .cu files for inputs, directories for -T, -p, -I and
-# --cuda-path, image files for --embed, manifests for diff, traces for trace. Installed as
+# --cuda-path, the targets for --target (kstub's own: c, python), image files for --embed, manifests for diff, traces for trace. Installed as
 # PREFIX/share/bash-completion/completions/kstub (loaded on demand by
 # bash-completion); or source it from ~/.bashrc. Needs nothing but bash.
 
@@ -45,12 +45,14 @@ _kstub()
         opt=${cur%%=*}; cur=${cur#*=}
         case $opt in
             --format) COMPREPLY=($(compgen -P "$opt=" -W "text json github" -- "$cur")) ;;
+            --target) COMPREPLY=($(compgen -P "$opt=" -W "c python" -- "$cur")) ;;
             -std) COMPREPLY=($(compgen -P "$opt=" -W "c++11 c++14 c++17 c++20 c++23" -- "$cur")) ;;
         esac
         return 0
     fi
     case $opt in
         --format) COMPREPLY=($(compgen -W "text json github" -- "$cur")); return 0 ;;
+        --target) COMPREPLY=($(compgen -W "c python" -- "$cur")); return 0 ;;
         -std) COMPREPLY=($(compgen -W "c++11 c++14 c++17 c++20 c++23" -- "$cur")); return 0 ;;
     esac
 
@@ -65,6 +67,7 @@ _kstub()
         --source)        _kstub__files '*.@(cu|cuh)'; return 0 ;;
         -o | -MF)        _kstub__files '*'; return 0 ;;
         --arch)          COMPREPLY=($(compgen -W "sm_70 sm_75 sm_80 sm_86 sm_89 sm_90 sm_100 sm_120" -- "$cur")); return 0 ;;
+        --target)        COMPREPLY=($(compgen -W "c python" -- "$cur")); return 0 ;;
         --kernels-in)    COMPREPLY=($(compgen -W "project input" -- "$cur")); _kstub__files '*.@(cuh|h|hpp|hh|hxx)'; return 0 ;;
         -D | -U | -MT | -MQ) return 0 ;;
     esac
@@ -81,7 +84,7 @@ _kstub()
             # kstub --help's options (generator/cli/optable.c); check's are
             # kstub check --help's: no --list, --all; --fix-command.
             opts="-o --manifest --embed --embed-source --skip-bodies --body-errors --cache-dir --no-cache --kernels-in --rdc -I -D -U -std= --cuda-path
-                  --arch -p -T -MD -MMD -MF -MT -MQ -MP --help --version --format="
+                  --arch -p -T --target -MD -MMD -MF -MT -MQ -MP --help --version --format="
             if [[ $sub == check ]]; then
                 opts+=" --fix-command"
             else

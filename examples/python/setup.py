@@ -2,14 +2,15 @@
 
 Before the extension compiles, kstub turns kernels/example.cu into
 _kernels_module.c (the CPython module), _kernels.c/.h (the C stubs) and
-_kernels.pyi with the Python target (-T <kstub's templates>/python). The
+_kernels.pyi with the Python target (kstub --target python). The
 kernel image is nvcc's fatbin, embedded, where nvcc is found; else the
 CUDA source is embedded and compiled at run time with NVRTC. libkstub is
 linked statically: the wheel carries no other library.
 
 Where kstub is (each an environment variable, else found):
   KSTUB            the kstub program (else `kstub` on PATH)
-  KSTUB_TEMPLATES  its template folder (else <prefix>/share/kstub/templates beside the program)
+  KSTUB_TEMPLATES  a template folder whose python/ to use (-T); else --target python, the
+                   templates installed with kstub
   KSTUB_INCLUDE    the folder with kstub.h and kstub_python.h (else <prefix>/include)
   KSTUB_LIB        libkstub.a (else <prefix>/lib/libkstub.a)
   NVCC, KSTUB_ARCH nvcc (else on PATH or $CUDA_PATH/bin) and the fatbin's sm_XX list (default 90)
@@ -30,21 +31,22 @@ def kstub_paths():
     if not kstub:
         raise SystemExit("kstub_example: kstub not found: put it on PATH or set KSTUB")
     prefix = os.path.dirname(os.path.dirname(os.path.realpath(kstub)))
-    templates = os.environ.get("KSTUB_TEMPLATES") or os.path.join(prefix, "share", "kstub", "templates")
+    templates = os.environ.get("KSTUB_TEMPLATES")
+    target = ["-T", os.path.join(os.path.abspath(templates), "python")] if templates else ["--target", "python"]
     include = os.environ.get("KSTUB_INCLUDE") or os.path.join(prefix, "include")
     lib = os.environ.get("KSTUB_LIB") or os.path.join(prefix, "lib", "libkstub.a")
-    return os.path.abspath(kstub), os.path.abspath(templates), os.path.abspath(include), os.path.abspath(lib)
+    return os.path.abspath(kstub), target, os.path.abspath(include), os.path.abspath(lib)
 
 
 class BuildWithKstub(build_ext):
     """Runs kstub (and nvcc where there is one), then builds the extension from what they wrote."""
 
     def run(self):
-        kstub, templates, include, lib = kstub_paths()
+        kstub, target, include, lib = kstub_paths()
         gen = os.path.join(os.path.abspath(self.build_temp), "kstub")
         os.makedirs(gen, exist_ok=True)
         out = os.path.join(gen, "_kernels")
-        cmd = [kstub, "-T", os.path.join(templates, "python"), SOURCE, "-o", out]
+        cmd = [kstub, *target, SOURCE, "-o", out]
         nvcc = os.environ.get("NVCC") or shutil.which("nvcc") or \
             os.path.join(os.environ.get("CUDA_PATH", "/usr/local/cuda"), "bin", "nvcc")
         if os.access(nvcc, os.X_OK):

@@ -79,7 +79,9 @@ typedef struct cli {
     int list_all;             /* --all: --list prints every entry point and template name */
     int format;
     int format_given;
-    int templates_given;      /* -T DIR: the user's own templates */
+    int templates_given;      /* -T DIR (or --target NAME): templates other than the built-in C's */
+    int t_given;              /* -T DIR itself */
+    const char *target_name;  /* --target NAME */
     ks_target target;         /* what the run generates: templates, suffixes, naming table */
     char **owned;             /* strings to free at exit */
     size_t nowned;
@@ -198,7 +200,10 @@ static int parse_option(cli *c, const ks_optdef *d, const char *a, const char *v
         break;
     case KS_OPT_T:
         o->template_dir = v;
-        c->templates_given = 1;
+        c->templates_given = c->t_given = 1;
+        break;
+    case KS_OPT_TARGET:
+        c->target_name = v;
         break;
     case KS_OPT_I: push(&o->includes, &o->nincludes, v); break;
     case KS_OPT_D: push(&o->defines, &o->ndefines, own(c, ks_xasprintf("-D%s", v))); break;
@@ -259,6 +264,19 @@ static int parse_args(int argc, char **argv, int first, cli *c)
     if (c->list && c->format == KS_FORMAT_GITHUB) {
         ks_error_at(NULL, 0, 0, "--list prints text or json, not github annotations");
         return -1;
+    }
+    if (c->target_name) {
+        char *dir;
+        if (c->t_given) {
+            ks_error_at(NULL, 0, 0, "-T and --target both choose the templates; give one");
+            return -1;
+        }
+        if (ks_target_named(o->builtin_template_dir, c->target_name, &dir) != 0)
+            return -1;
+        if (dir) {
+            o->template_dir = own(c, dir);
+            c->templates_given = 1;
+        }
     }
     if (!o->input) {
         ks_error_at(NULL, 0, 0, "no input file (see kstub --help)");

@@ -70,6 +70,10 @@ const ks_optdef ks_optdefs[] = {
     {KS_OPT_T, "-T", KS_OPT_VALUE, "-T DIR", KS_FOR_ALL, KS_SEC_OPTIONS,
      "use the templates in DIR instead of the built-in ones; a DIR\n"
      "with a target.json is an output target of its own (kstub(1))"},
+    {KS_OPT_TARGET, "--target", KS_OPT_VALUE, "--target NAME", KS_FOR_ALL, KS_SEC_OPTIONS,
+     "generate for one of kstub's own targets: c (the default)\n"
+     "or python (a CPython extension module and its .pyi);\n"
+     "the same as -T with that target's installed templates"},
     {KS_OPT_HELP, "--help|-h", KS_OPT_FLAG, "--help", KS_FOR_ALL, KS_SEC_OPTIONS, "show this help"},
     {KS_OPT_VERSION, "--version", KS_OPT_FLAG, "--version", KS_FOR_ALL, KS_SEC_OPTIONS,
      "show the version (also: kstub version)"},

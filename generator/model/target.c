@@ -7,6 +7,7 @@
 #include "base/inputs.h"
 #include "base/util.h"
 
+#include <dirent.h>
 #include <jansson.h>
 #include <stdlib.h>
 #include <string.h>
@@ -138,6 +139,59 @@ int ks_target_load(const char *dir, int user, ks_target *t)
     }
     free(path);
     return rc;
+}
+
+static int cmp_names(const void *a, const void *b)
+{
+    return strcmp(*(char *const *)a, *(char *const *)b);
+}
+
+int ks_target_named(const char *builtin_dir, const char *name, char **dir)
+{
+    *dir = NULL;
+    if (strcmp(name, "c") == 0)
+        return 0;
+    if (plain_name(name, 0)) {
+        char *d = ks_xasprintf("%s/%s", builtin_dir, name);
+        char *file = ks_xasprintf("%s/%s", d, TARGET_FILE);
+        int ok = access(file, R_OK) == 0;
+        free(file);
+        if (ok) {
+            *dir = d;
+            return 0;
+        }
+        free(d);
+    }
+    /* Unknown: name the known ones, "c" and each folder of builtin_dir with a target.json. */
+    char **names = NULL;
+    size_t n = 0;
+    DIR *dp = opendir(builtin_dir);
+    for (struct dirent *e; dp && (e = readdir(dp));) {
+        if (e->d_name[0] == '.')
+            continue;
+        char *file = ks_xasprintf("%s/%s/%s", builtin_dir, e->d_name, TARGET_FILE);
+        if (access(file, R_OK) == 0) {
+            names = ks_xrealloc(names, (n + 1) * sizeof *names);
+            names[n++] = ks_xstrdup(e->d_name);
+        }
+        free(file);
+    }
+    if (dp)
+        closedir(dp);
+    if (n > 1)
+        qsort(names, n, sizeof *names, cmp_names);
+    ks_buf b = {0};
+    ks_buf_puts(&b, "c");
+    for (size_t i = 0; i < n; i++) {
+        ks_buf_printf(&b, ", %s", names[i]);
+        free(names[i]);
+    }
+    free(names);
+    char *known = ks_buf_take(&b);
+    ks_error_at(NULL, 0, 0, "unknown target '%s'; the targets: %s (or -T DIR for templates of your own)", name,
+                known);
+    free(known);
+    return -1;
 }
 
 void ks_target_free(ks_target *t)

@@ -66,6 +66,11 @@ typedef struct ks_target {
  * target's templates and names. user: dir came from -T. Returns 0, or -1
  * after an error at target.json. */
 int ks_target_load(const char *dir, int user, ks_target *t);
+/* --target NAME: the installed target of that name, "c" (the built-in
+ * target: *dir NULL) or a folder of builtin_dir with a target.json (*dir
+ * its path, malloc'd). Returns 0, or -1 after an error naming the known
+ * targets. */
+int ks_target_named(const char *builtin_dir, const char *name, char **dir);
 void ks_target_free(ks_target *t);
 /* "dir/template" of output i; malloc'd. */
 char *ks_target_template_path(const ks_target *t, size_t i);

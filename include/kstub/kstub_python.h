@@ -9,9 +9,11 @@
  *
  * Pointers: an int (an address), None (NULL), a CuPy array or a torch
  * tensor (read directly: data.ptr / data_ptr() and dtype, each call, never
- * cached), a cuda.core Buffer (its handle), or any object with
+ * cached), a cuda.core Buffer (its handle), any object with
  * __cuda_array_interface__ (the general path: its data, typestr and
- * read-only flag). An array's dtype must be the pointee's; an array that
+ * read-only flag), or else one with __dlpack__ and __dlpack_device__ (its
+ * capsule consumed and freed on the spot). An array's dtype must be the
+ * pointee's; an array that
  * says it is read-only goes only to a pointer to const. Scalars are
  * converted at the parameter's exact width: a value out of its range is
  * an OverflowError, a float for an integer a TypeError. Every refusal
@@ -256,6 +258,7 @@ KS_PY_FN const char *ks__py_dt_name(uint32_t dt, char *buf, size_t n)
     case 'e': snprintf(buf, n, "int%u or uint%u", size * 8, size * 8); break;
     case 'p': snprintf(buf, n, "uint%u (addresses)", size * 8); break;
     case 'V': snprintf(buf, n, "%u-byte records (void%u)", size, size * 8); break;
+    case 'x': snprintf(buf, n, "a type with no C counterpart (DLPack)"); break;
     default: snprintf(buf, n, "%u-byte elements of kind '%c'", size, kind ? (char)kind : '?'); break;
     }
     return buf;
@@ -299,7 +302,9 @@ typedef struct ks__py_known {
     PyTypeObject *core_buffer;
     int looked_cupy, looked_torch;
     PyObject *s_data, *s_ptr, *s_dtype, *s_data_ptr, *s_is_cuda, *s_cai, *s_handle, *s_kind,
-        *s_itemsize, *s_cuda_stream_proto, *s_cuda_stream;
+        *s_itemsize, *s_cuda_stream_proto, *s_cuda_stream, *s_dlpack, *s_dlpack_device;
+    PyObject *dl_kw[3];                /* __dlpack__'s keywords: see ks__py_dlpack_call */
+    PyObject *dl_max_version;          /* (1, 1) */
     PyObject *dtype_obj[KS__PY_DTYPE_CACHE];  /* dtype objects seen (strong), and their dtype */
     uint32_t dtype_dt[KS__PY_DTYPE_CACHE];
     int ndtypes;
@@ -314,10 +319,24 @@ KS_PY_FN int ks__py_known_init(void)
         {&ks__py_k.s_cai, "__cuda_array_interface__"}, {&ks__py_k.s_handle, "handle"},
         {&ks__py_k.s_kind, "kind"}, {&ks__py_k.s_itemsize, "itemsize"},
         {&ks__py_k.s_cuda_stream_proto, "__cuda_stream__"}, {&ks__py_k.s_cuda_stream, "cuda_stream"},
+        {&ks__py_k.s_dlpack, "__dlpack__"}, {&ks__py_k.s_dlpack_device, "__dlpack_device__"},
     };
     for (size_t i = 0; i < sizeof names / sizeof names[0]; i++)
         if (!*names[i].slot && !(*names[i].slot = PyUnicode_InternFromString(names[i].s)))
             return -1;
+    if (!ks__py_k.dl_kw[0]) {
+        /* With a stream and the DLPack 1 keywords; without the stream (a struct's field); the
+         * stream alone (a producer older than DLPack 1). */
+        ks__py_k.dl_kw[0] = Py_BuildValue("(sss)", "stream", "max_version", "copy");
+        ks__py_k.dl_kw[1] = Py_BuildValue("(ss)", "max_version", "copy");
+        ks__py_k.dl_kw[2] = Py_BuildValue("(s)", "stream");
+        ks__py_k.dl_max_version = Py_BuildValue("(ii)", 1, 1);
+        for (int i = 0; i < 3; i++)
+            if (!ks__py_k.dl_kw[i])
+                return -1;
+        if (!ks__py_k.dl_max_version)
+            return -1;
+    }
     return 0;
 }
 
@@ -433,8 +452,191 @@ KS_PY_FN int ks__py_from_cai(PyObject *cai, ks_py_ptr *p)
     return 0;
 }
 
-/* A pointer argument's address and dtype. 0, or -1 with the exception set; 1: not a pointer at all. */
-KS_PY_FN int ks__py_pointer_of(PyObject *o, ks_py_ptr *p)
+
+/* ---- DLPack ------------------------------------------------------------------------------------ */
+
+/* The DLPack C ABI as its specification lays it out (data-apis.org's array API, "DLPack"), declared
+ * here so that a module needs no dlpack.h: a tensor, and the two managed forms a __dlpack__()
+ * capsule holds — "dltensor" (before DLPack 1.0) and "dltensor_versioned" (1.0 on: a version,
+ * flags, and the tensor last). Only what kstub reads is named; the layouts are the spec's. */
+typedef struct ks__dl_tensor {
+    void *data;
+    int32_t device_type;       /* DLDevice: kDLCUDA 2, kDLCUDAHost 3, kDLCUDAManaged 13, ... */
+    int32_t device_id;
+    int32_t ndim;
+    uint8_t code;              /* DLDataType: kDLInt 0, kDLUInt 1, kDLFloat 2, kDLBfloat 4, ... */
+    uint8_t bits;
+    uint16_t lanes;
+    int64_t *shape;
+    int64_t *strides;
+    uint64_t byte_offset;
+} ks__dl_tensor;
+typedef struct ks__dl_managed {
+    ks__dl_tensor dl_tensor;
+    void *manager_ctx;
+    void (*deleter)(struct ks__dl_managed *self);
+} ks__dl_managed;
+typedef struct ks__dl_managed_versioned {
+    uint32_t major, minor;     /* DLPackVersion */
+    void *manager_ctx;
+    void (*deleter)(struct ks__dl_managed_versioned *self);
+    uint64_t flags;            /* KS__DL_READ_ONLY, KS__DL_IS_COPIED */
+    ks__dl_tensor dl_tensor;
+} ks__dl_managed_versioned;
+#define KS__DL_READ_ONLY 1u
+#define KS__DL_IS_COPIED 2u
+#define KS__DL_CUDA 2
+#define KS__DL_CUDA_HOST 3
+#define KS__DL_CUDA_MANAGED 13
+
+/* A device type's name in the spec (kDLCPU ...), for messages. */
+KS_PY_FN const char *ks__py_dl_device_name(long t)
+{
+    static const char *const names[] = {NULL, "kDLCPU", "kDLCUDA", "kDLCUDAHost", "kDLOpenCL", NULL, NULL,
+                                        "kDLVulkan", "kDLMetal", "kDLVPI", "kDLROCM", "kDLROCMHost",
+                                        "kDLExtDev", "kDLCUDAManaged", "kDLOneAPI", "kDLWebGPU",
+                                        "kDLHexagon", "kDLMAIA"};
+    return t >= 0 && t < (long)(sizeof names / sizeof names[0]) && names[t] ? names[t] : "a device type";
+}
+
+/* Memory a kernel may be given: the device's (kDLCUDA), managed, or pinned host memory, which
+ * unified addressing maps at the same address. */
+KS_PY_FN int ks__py_dl_on_cuda(long t)
+{
+    return t == KS__DL_CUDA || t == KS__DL_CUDA_HOST || t == KS__DL_CUDA_MANAGED;
+}
+
+/* A DLDataType as a dtype: int, uint, float, bfloat16, bool by kind; complex and lanes > 1 as
+ * records of their size; anything else as 'x', which fits only void *. */
+KS_PY_FN uint32_t ks__py_dl_dt(const ks__dl_tensor *t)
+{
+    unsigned long bits = (unsigned long)t->bits * t->lanes;
+    if (bits == 0 || bits % 8 != 0)
+        return KS_PY_DT('x', 0);
+    unsigned long size = bits / 8;
+    if (t->lanes != 1)
+        return KS_PY_DT('V', size);
+    switch (t->code) {
+    case 0: return KS_PY_DT('i', size);
+    case 1: return KS_PY_DT('u', size);
+    case 2: return KS_PY_DT('f', size);
+    case 4: return KS_PY_DT('B', size);
+    case 5: return KS_PY_DT('V', size);
+    case 6: return KS_PY_DT('b', size);
+    default: return KS_PY_DT('x', size);
+    }
+}
+
+/* o.__dlpack__(): with the consumer's stream where it is known (DLPack's numbering: 1 the legacy
+ * default stream, 2 per-thread, else the handle), max_version (1, 1) and copy=False — the kernel
+ * needs the array's own memory; a producer older than DLPack 1 (a TypeError) is asked again
+ * without them. Pinned host memory has no stream. */
+KS_PY_FN PyObject *ks__py_dlpack_call(PyObject *o, const ks_stream *stream, long device_type)
+{
+    PyObject *s = NULL;
+    if (stream && device_type != KS__DL_CUDA_HOST) {
+        s = PyLong_FromUnsignedLongLong(*stream ? (unsigned long long)(uintptr_t)*stream : 1ull);
+        if (!s)
+            return NULL;
+    }
+    PyObject *args[4] = {o, s, ks__py_k.dl_max_version, Py_False};
+    PyObject *cap = s ? PyObject_VectorcallMethod(ks__py_k.s_dlpack, args, 1, ks__py_k.dl_kw[0])
+                      : PyObject_VectorcallMethod(ks__py_k.s_dlpack, (PyObject *[]){o, args[2], args[3]}, 1,
+                                                  ks__py_k.dl_kw[1]);
+    if (!cap && PyErr_ExceptionMatches(PyExc_TypeError)) {
+        PyErr_Clear();
+        cap = PyObject_VectorcallMethod(ks__py_k.s_dlpack, args, 1, s ? ks__py_k.dl_kw[2] : NULL);
+    }
+    Py_XDECREF(s);
+    return cap;
+}
+
+/* An object with __dlpack__ and __dlpack_device__: its tensor's address (data + byte_offset),
+ * dtype and read-only flag. The capsule is consumed as the protocol says: renamed
+ * "used_dltensor" ("used_dltensor_versioned") and its deleter called once what kstub reads is
+ * read — the memory stays the caller's array's, as with every other pointer argument. 0, -1
+ * with the exception set, or 1: o has no __dlpack_device__. */
+KS_PY_FN int ks__py_from_dlpack(PyObject *o, const ks_stream *stream, ks_py_ptr *p)
+{
+    PyObject *dev = PyObject_CallMethodNoArgs(o, ks__py_k.s_dlpack_device);
+    if (!dev) {
+        if (!PyErr_ExceptionMatches(PyExc_AttributeError))
+            return -1;
+        PyErr_Clear();
+        return 1;
+    }
+    p->what = "a DLPack tensor";
+    long type = -1;
+    if (PyTuple_Check(dev) && PyTuple_GET_SIZE(dev) == 2)
+        type = PyLong_AsLong(PyTuple_GET_ITEM(dev, 0));
+    Py_DECREF(dev);
+    if (type == -1) {
+        if (!PyErr_Occurred())
+            PyErr_SetString(PyExc_TypeError, "__dlpack_device__() gave no (device_type, device_id)");
+        return -1;
+    }
+    if (!ks__py_dl_on_cuda(type)) {
+        PyErr_Format(PyExc_ValueError, "the DLPack tensor is on %s (device type %ld), not on a CUDA device",
+                     ks__py_dl_device_name(type), type);
+        return -1;
+    }
+    PyObject *cap = ks__py_dlpack_call(o, stream, type);
+    if (!cap)
+        return -1;
+    ks__dl_tensor t;
+    uint64_t flags = 0;
+    memset(&t, 0, sizeof t);
+    int rc = 0;
+    if (PyCapsule_IsValid(cap, "dltensor_versioned")) {
+        ks__dl_managed_versioned *m = (ks__dl_managed_versioned *)PyCapsule_GetPointer(cap, "dltensor_versioned");
+        if (m->major != 1) {       /* not ours to read: the capsule's destructor frees it */
+            PyErr_Format(PyExc_ValueError, "__dlpack__() gave a DLPack %u.%u tensor; kstub reads DLPack 1",
+                         (unsigned)m->major, (unsigned)m->minor);
+            rc = -1;
+        } else if (PyCapsule_SetName(cap, "used_dltensor_versioned") != 0) {
+            rc = -1;
+        } else {
+            t = m->dl_tensor;
+            flags = m->flags;
+            if (m->deleter)
+                m->deleter(m);
+        }
+    } else if (PyCapsule_IsValid(cap, "dltensor")) {
+        ks__dl_managed *m = (ks__dl_managed *)PyCapsule_GetPointer(cap, "dltensor");
+        if (PyCapsule_SetName(cap, "used_dltensor") != 0) {
+            rc = -1;
+        } else {
+            t = m->dl_tensor;
+            if (m->deleter)
+                m->deleter(m);
+        }
+    } else {
+        PyErr_Format(PyExc_TypeError, "__dlpack__() gave %.100s, not a \"dltensor\" or "
+                     "\"dltensor_versioned\" capsule", Py_TYPE(cap)->tp_name);
+        rc = -1;
+    }
+    Py_DECREF(cap);
+    if (rc != 0)
+        return -1;
+    if (!ks__py_dl_on_cuda(t.device_type)) {
+        PyErr_Format(PyExc_ValueError, "the DLPack tensor is on %s (device type %ld), not on a CUDA device",
+                     ks__py_dl_device_name(t.device_type), (long)t.device_type);
+        return -1;
+    }
+    if (flags & KS__DL_IS_COPIED) {
+        PyErr_SetString(PyExc_ValueError, "__dlpack__(copy=False) gave a copy, which is freed before "
+                        "the kernel runs; the kernel needs the array's own memory");
+        return -1;
+    }
+    p->addr = (uintptr_t)t.data + (uintptr_t)t.byte_offset;
+    p->dt = ks__py_dl_dt(&t);
+    p->readonly = (flags & KS__DL_READ_ONLY) != 0;
+    return 0;
+}
+
+/* A pointer argument's address and dtype; stream: the launch's (NULL: not known), which a
+ * DLPack producer orders its work before. 0, or -1 with the exception set; 1: not a pointer. */
+KS_PY_FN int ks__py_pointer_of(PyObject *o, const ks_stream *stream, ks_py_ptr *p)
 {
     PyTypeObject *t = Py_TYPE(o);
     p->readonly = 0;
@@ -504,13 +706,13 @@ KS_PY_FN int ks__py_pointer_of(PyObject *o, ks_py_ptr *p)
     if (!ks__py_k.looked_cupy && !ks__py_k.cupy_ndarray) {
         ks__py_k.cupy_ndarray = ks__py_find_type("cupy", "ndarray");
         if (ks__py_k.cupy_ndarray)
-            return ks__py_pointer_of(o, p);
+            return ks__py_pointer_of(o, stream, p);
     }
     if (!ks__py_k.looked_torch && !ks__py_k.torch_tensor) {
         ks__py_k.torch_tensor = ks__py_find_type("torch", "Tensor");
         if (ks__py_k.torch_tensor) {
             ks__py_torch_dtypes();
-            return ks__py_pointer_of(o, p);
+            return ks__py_pointer_of(o, stream, p);
         }
     }
     if (!ks__py_k.core_buffer) {
@@ -518,14 +720,14 @@ KS_PY_FN int ks__py_pointer_of(PyObject *o, ks_py_ptr *p)
         if (!ks__py_k.core_buffer)
             ks__py_k.core_buffer = ks__py_find_type("cuda.core", "Buffer");
         if (ks__py_k.core_buffer && (t == ks__py_k.core_buffer || PyType_IsSubtype(t, ks__py_k.core_buffer)))
-            return ks__py_pointer_of(o, p);
+            return ks__py_pointer_of(o, stream, p);
     }
     PyObject *cai = PyObject_GetAttr(o, ks__py_k.s_cai);
     if (!cai) {
         if (!PyErr_ExceptionMatches(PyExc_AttributeError))
             return -1;
         PyErr_Clear();
-        return 1;
+        return ks__py_from_dlpack(o, stream, p);   /* the interface first: it costs less */
     }
     p->what = "a __cuda_array_interface__ object";
     int rc = ks__py_from_cai(cai, p);
@@ -534,13 +736,14 @@ KS_PY_FN int ks__py_pointer_of(PyObject *o, ks_py_ptr *p)
 }
 
 /* The kernel's pointer parameter i from o: checked against its element dtype and constness.
- * probe: a dtype that does not fit returns 1 with no exception (the one name over a
- * template's instances tries the next instance). 0, -1 with the exception set, or 1. */
+ * stream: the launch's (a DLPack producer orders its work before it). probe: a dtype that
+ * does not fit returns 1 with no exception (the one name over a template's instances tries
+ * the next instance). 0, -1 with the exception set, or 1. */
 KS_PY_FN int ks_py_pointer(const ks_py_kernel *k, Py_ssize_t i, PyObject *o, uint32_t dt, int is_const,
-                           int probe, void **out)
+                           int probe, ks_stream stream, void **out)
 {
     ks_py_ptr p;
-    int rc = ks__py_pointer_of(o, &p);
+    int rc = ks__py_pointer_of(o, &stream, &p);
     if (rc != 0) {
         if (rc < 0) {
             PyObject *type, *value, *tb;
@@ -554,8 +757,8 @@ KS_PY_FN int ks_py_pointer(const ks_py_kernel *k, Py_ssize_t i, PyObject *o, uin
             return -1;
         }
         PyErr_Format(PyExc_TypeError,
-                     "%s(): parameter %s (%s) needs a device array (__cuda_array_interface__: CuPy, torch, "
-                     "Numba), a cuda.core Buffer, an int address or None, not %.100s",
+                     "%s(): parameter %s (%s) needs a device array (__cuda_array_interface__ or DLPack: "
+                     "CuPy, torch, Numba, JAX), a cuda.core Buffer, an int address or None, not %.100s",
                      k->name, k->params[i], k->ctypes[i], Py_TYPE(o)->tp_name);
         return -1;
     }
@@ -853,7 +1056,7 @@ KS_PY_FN int ks__py_from_type(const ks_py_ctx *c, const ks_py_type *t, PyObject 
     case 'p': {
         ks_py_ptr p;
         char where[256];
-        int rc = ks__py_pointer_of(o, &p);
+        int rc = ks__py_pointer_of(o, NULL, &p);   /* a field: no launch, no stream yet */
         if (rc == 1)
             PyErr_Format(PyExc_TypeError, "%s needs an address (an int, None, a device array or Buffer), not %.100s",
                          ks__py_ctx_text(c, where, sizeof where), Py_TYPE(o)->tp_name);

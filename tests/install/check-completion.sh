@@ -2,7 +2,7 @@
 # check-completion.sh — completion/kstub.bash driven as bash drives it
 # (COMP_WORDS, COMP_CWORD, then the function `complete` registered): the
 # subcommands, options from --help, .cu files for the input, directories
-# for -T and -p, manifests for diff, values for --format=.
+# for -T and -p, manifests for diff, values for --format= and --target.
 #
 # Run from the repository root by `make check-install`, with KSTUB set.
 set -u
@@ -69,6 +69,15 @@ expect "kstub diff --" --format= --source
 expect "kstub check --format=" text json github
 expect "kstub --arch " sm_90
 expect "kstub -std=" c++17 c++20
+# --target offers the targets kstub names when it refuses an unknown one, no more.
+targets=$("$SRC/$KSTUB" --target '?' 2>&1 | sed -n "s/.*; the targets: \([^(]*\) (.*/\1/p" | tr -d ,)
+[ -n "$targets" ] || { fail=$((fail + 1)); echo "  FAIL  kstub --target '?' names no targets"; }
+# shellcheck disable=SC2086
+expect "kstub --target " $targets
+# shellcheck disable=SC2086
+expect "kstub --target=" $targets
+[ "$(complete_line "kstub --target " | tr '\n' ' ')" = "$(printf '%s\n' $targets | sort -u | tr '\n' ' ')" ] &&
+    pass=$((pass + 1)) || { fail=$((fail + 1)); echo "  FAIL  --target offers other names than kstub's: $targets"; }
 # Every option --help prints is offered after a dash (diff's after diff).
 opts=$("$SRC/$KSTUB" --help | sed -n '/^options:/,/^kstub check/p' |
        grep -oE '^  (-[A-Za-z]+=?|--[a-z][a-z-]*=?)' | tr -d ' ' | sort -u)

@@ -160,6 +160,18 @@ check "pkg-config --cflags --libs kstub" bash -c '
         case " $out " in *" $w "*) ;; *) echo "missing $w"; exit 1 ;; esac; done' _ "$PREFIX" "$CUDA_PATH"
 check "installed kstub finds its own templates" bash -c \
     'grep -q "{{" "$1/share/kstub/templates/header.h.in" && "$1/bin/kstub" --version' _ "$PREFIX"
+# --target python takes the installed templates/python (the depfile names them), never the source tree's.
+installed_target() {
+    local d=$TMP/target f
+    mkdir -p "$d" && cp "$SRC/examples/cmake/scale.cu" "$d/" || return 1
+    (cd "$d" && "$PREFIX/bin/kstub" --no-cache --cuda-path "$CUDA_PATH" --target python scale.cu -MD -o py/scale) ||
+        return 1
+    for f in scale.h scale.c scale_module.c scale.pyi; do [ -f "$d/py/$f" ] || { echo "no py/$f"; return 1; }; done
+    grep -F "share/kstub/templates/python/module.c.in" "$d/py/scale.d" | grep -qvF "$SRC/templates" ||
+        { echo "the depfile names no installed python template:"; cat "$d/py/scale.d"; return 1; }
+    "$PREFIX/bin/kstub" --target nosuch scale.cu -o x 2>&1 | grep -q "the targets: c, python "
+}
+check "installed kstub --target python uses its installed templates" installed_target
 
 echo "check-install: 1. a Makefile with pkg-config"
 d=$(project pkgconfig "$SRC/tests/install/pkgconfig")

@@ -2,7 +2,8 @@
 # check-python-example.sh — `pip install examples/python` into a fresh
 # virtual environment works, offline (make check-python-example): pip's
 # isolated build takes setuptools and wheel from WHEELS (Debian's
-# /usr/share/python-wheels), setup.py runs this tree's kstub; then the
+# /usr/share/python-wheels), setup.py runs this tree's kstub (--target
+# python: no KSTUB_TEMPLATES); then the
 # package imports, its module links no libkstub.so, its .pyi is installed,
 # and a launch without a driver is a KstubError. NVCC=/nonexistent: the CUDA
 # source is embedded (NVRTC at run time), so no nvcc is needed here.
@@ -19,7 +20,7 @@ rm -rf "$DIR" && mkdir -p "$DIR" || exit 1
 cp -r examples/python "$DIR/src"               # pip builds in the tree it is given: keep ours clean
 rm -rf "$DIR/src/build" "$DIR/src/src/"*.egg-info
 check "a fresh venv" "$PYTHON" -m venv "$DIR/venv"
-check "pip install examples/python" env KSTUB="$root/$KSTUB" KSTUB_TEMPLATES="$root/templates" \
+check "pip install examples/python" env -u KSTUB_TEMPLATES KSTUB="$root/$KSTUB" \
     KSTUB_INCLUDE="$root/include/kstub" KSTUB_LIB="$root/$LIB" NVCC=/nonexistent \
     "$DIR/venv/bin/pip" install --no-index --find-links "$WHEELS" "$DIR/src"
 site=$("$DIR/venv/bin/python" -c 'import sysconfig; print(sysconfig.get_paths()["purelib"])')

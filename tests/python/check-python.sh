@@ -14,7 +14,7 @@ check() {   # check WHAT COMMAND...: COMMAND must succeed
 }
 export PYTHONPATH="$DIR" KSTUB_LIBCUDA="$FAKE" KSPY_MANIFEST="$DIR/kernels.json" PYTHONDONTWRITEBYTECODE=1
 # pytest: its own count joins ours (every case a check).
-"$PYTHON" -m pytest -q -p no:cacheprovider tests/python/test_kernels.py 2>&1 | tee "$DIR/pytest.log"
+"$PYTHON" -m pytest -q -p no:cacheprovider tests/python/test_kernels.py tests/python/test_dlpack.py 2>&1 | tee "$DIR/pytest.log"
 line=$(grep -E '^[0-9]+ (passed|failed)|^=+ .*(passed|failed)' "$DIR/pytest.log" | tail -1)
 p=$(printf '%s' "$line" | grep -oE '[0-9]+ passed' | grep -oE '[0-9]+' || echo 0)
 f=$(printf '%s' "$line" | grep -oE '[0-9]+ (failed|error)' | grep -oE '[0-9]+' | paste -sd+ | bc 2>/dev/null || echo 0)

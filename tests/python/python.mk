@@ -6,6 +6,7 @@
 # Included from tests/tests.mk.
 #
 #   make check-python       the CPU suite (tests/python/check-python.sh)
+#   make check-python-recipes  docs/python.md's CMake and Meson recipes, built and imported
 #   make gpu-check-python   the GPU suite on a machine with a GPU, CuPy and
 #                           cuda.core (tests/python/test_gpu.py); build the
 #                           module here first: make python-gpu-module
@@ -25,7 +26,7 @@ PY_CORPUS := $(wildcard kernels/*.cu) $(addprefix tests/corpus/,abi_array_pointe
 
 CHECK_TARGETS += check-python
 .PHONY: check-python python-gpu-module gpu-check-python
-check-python: $(PY_DIR)/module.ok $(RT_FAKE) $(KSTUB) $(PY_CORPUS) tests/python/check-python.sh tests/python/test_kernels.py \
+check-python: $(PY_DIR)/module.ok $(RT_FAKE) $(KSTUB) $(PY_CORPUS) tests/python/check-python.sh tests/python/test_kernels.py tests/python/test_dlpack.py \
     tests/python/conftest.py tests/python/typing_ok.py tests/python/typing_bad.py
 	$(KS_SUITE) "PYTHON=$(PYTHON) DIR=$(PY_DIR) FAKE=$(abspath $(RT_FAKE)) KSTUB=$(KSTUB) CC='$(CC)' \
 	    LIB=$(B)/lib/libkstub.a CUDA_PATH=$(CUDA_PATH) CORPUS='$(PY_CORPUS)' bash tests/python/check-python.sh"
@@ -61,3 +62,12 @@ check-python-example: $(KSTUB) $(B)/lib/libkstub.a tests/python/check-python-exa
     $(PY_TEMPLATES) $(wildcard examples/python/*.* examples/python/kernels/* examples/python/src/kstub_example/*)
 	$(KS_SUITE) "PYTHON=$(PYTHON) KSTUB=$(KSTUB) LIB=$(B)/lib/libkstub.a DIR=$(abspath $(B)/tests/python-example) \
 	    WHEELS=$(PY_WHEELS) bash tests/python/check-python-example.sh"
+
+# The scikit-build-core and meson-python recipes of docs/python.md, built with plain cmake
+# and meson against this tree's kstub and imported (tests/python/check-python-recipes.sh).
+CHECK_TARGETS += check-python-recipes
+.PHONY: check-python-recipes
+check-python-recipes: $(KSTUB) $(B)/lib/libkstub.a tests/python/check-python-recipes.sh docs/python.md \
+    include/kstub/kstub_python.h $(PY_TEMPLATES) $(wildcard examples/python/kernels/* examples/python/src/kstub_example/*)
+	$(KS_SUITE) "PYTHON=$(PYTHON) KSTUB=$(KSTUB) LIB=$(B)/lib/libkstub.a DIR=$(abspath $(B)/tests/python-recipes) \
+	    bash tests/python/check-python-recipes.sh"

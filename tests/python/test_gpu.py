@@ -121,6 +121,44 @@ def test_torch_tensors():
         kernels.saxpy(1.0, x.cpu(), y, N, grid=1, block=1)
 
 
+class OnlyDLPack:
+    """A device array seen only through DLPack (as a JAX array is): a torch tensor or a CuPy array's
+    __dlpack__ and __dlpack_device__, nothing else, so the module takes the DLPack path."""
+
+    def __init__(self, a):
+        self.a = a
+
+    def __dlpack__(self, *args, **kw):
+        return self.a.__dlpack__(*args, **kw)
+
+    def __dlpack_device__(self):
+        return self.a.__dlpack_device__()
+
+
+def test_torch_tensors_through_dlpack():
+    torch = pytest.importorskip("torch")
+    x = torch.arange(N, dtype=torch.float32, device="cuda")
+    y = torch.full((N + 4,), float("nan"), dtype=torch.float32, device="cuda")
+    y[4:] = 1.0
+    s = torch.cuda.Stream()
+    with torch.cuda.stream(s):
+        kernels.saxpy(3.0, OnlyDLPack(x), OnlyDLPack(y[4:]), N, grid=blocks(N), block=128, stream=s)
+    torch.cuda.synchronize()
+    assert torch.equal(y[4:].cpu(), torch.arange(N, dtype=torch.float32) * 3 + 1)   # the view's offset
+    with pytest.raises(TypeError, match=r"parameter y .*float32, not a DLPack tensor of float64"):
+        kernels.saxpy(1.0, x, OnlyDLPack(torch.zeros(N, dtype=torch.float64, device="cuda")), N, grid=1, block=1)
+    with pytest.raises(ValueError, match=r"the DLPack tensor is on kDLCPU"):
+        kernels.saxpy(1.0, OnlyDLPack(x.cpu()), y, N, grid=1, block=1)
+
+
+def test_cupy_arrays_through_dlpack():
+    x = cp.arange(N, dtype=cp.float32)
+    y = cp.full(N, -1.0, dtype=cp.float32)
+    kernels.saxpy(1.0, OnlyDLPack(x), OnlyDLPack(y), N, grid=blocks(N), block=128, stream=cp.cuda.Stream())
+    cp.cuda.runtime.deviceSynchronize()
+    np.testing.assert_array_equal(cp.asnumpy(y), np.arange(N, dtype=np.float32) - 1)
+
+
 def test_cuda_core_buffers_and_streams():
     try:  # cuda.core 0.4 and later; older releases keep it under .experimental
         import cuda.core as core

@@ -15,6 +15,10 @@ class _Handle(Protocol):
     @property
     def handle(self) -> Any: ...
 
+class _DLPack(Protocol):
+    def __dlpack__(self, *, stream: Any = ...) -> Any: ...
+    def __dlpack_device__(self) -> Any: ...
+
 class _CudaStreamProtocol(Protocol):
     def __cuda_stream__(self) -> Tuple[int, int]: ...
 
@@ -22,9 +26,9 @@ class _Structured(Protocol):
     @property
     def dtype(self) -> Any: ...
 
-# What a pointer parameter takes: a device array (CuPy, torch, Numba: __cuda_array_interface__),
-# a cuda.core Buffer, an address, or None (NULL).
-Pointer = Union[_CudaArray, _Handle, int, None]
+# What a pointer parameter takes: a device array (CuPy, torch, Numba: __cuda_array_interface__;
+# JAX and others: DLPack), a cuda.core Buffer, an address, or None (NULL).
+Pointer = Union[_CudaArray, _DLPack, _Handle, int, None]
 # grid= and block=: an int or a tuple of up to 3.
 Dim = Union[int, Tuple[int], Tuple[int, int], Tuple[int, int, int]]
 # stream=: None (the legacy default stream), a handle, or a stream object.

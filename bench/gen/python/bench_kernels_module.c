@@ -57,14 +57,16 @@ static PyObject *kspy_bench_args_impl(PyObject *const *args, Py_ssize_t nargs, P
     const float *kspy_a1;
     {
         void *p = NULL;
-        if ((rc = ks_py_pointer(&kspy_bench_args_k, 1, av[1], KS_PY_DT_OF(const float), 1, probe, &p)) != 0)
+        if ((rc = ks_py_pointer(&kspy_bench_args_k, 1, av[1], KS_PY_DT_OF(const float), 1, probe, launch.stream,
+                                &p)) != 0)
             return rc > 0 ? KS_PY_NOFIT : NULL;
         kspy_a1 = (const float *)p;
     }
     float *kspy_a2;
     {
         void *p = NULL;
-        if ((rc = ks_py_pointer(&kspy_bench_args_k, 2, av[2], KS_PY_DT_OF(float), 0, probe, &p)) != 0)
+        if ((rc = ks_py_pointer(&kspy_bench_args_k, 2, av[2], KS_PY_DT_OF(float), 0, probe, launch.stream,
+                                &p)) != 0)
             return rc > 0 ? KS_PY_NOFIT : NULL;
         kspy_a2 = (float *)p;
     }
@@ -115,7 +117,8 @@ static PyObject *kspy_bench_struct_impl(PyObject *const *args, Py_ssize_t nargs,
     float *kspy_a1;
     {
         void *p = NULL;
-        if ((rc = ks_py_pointer(&kspy_bench_struct_k, 1, av[1], KS_PY_DT_OF(float), 0, probe, &p)) != 0)
+        if ((rc = ks_py_pointer(&kspy_bench_struct_k, 1, av[1], KS_PY_DT_OF(float), 0, probe, launch.stream,
+                                &p)) != 0)
             return rc > 0 ? KS_PY_NOFIT : NULL;
         kspy_a1 = (float *)p;
     }
@@ -174,7 +177,8 @@ static PyObject *kspy_bench_fill_float_impl(PyObject *const *args, Py_ssize_t na
     float *kspy_a0;
     {
         void *p = NULL;
-        if ((rc = ks_py_pointer(&kspy_bench_fill_float_k, 0, av[0], KS_PY_DT_OF(float), 0, probe, &p)) != 0)
+        if ((rc = ks_py_pointer(&kspy_bench_fill_float_k, 0, av[0], KS_PY_DT_OF(float), 0, probe, launch.stream,
+                                &p)) != 0)
             return rc > 0 ? KS_PY_NOFIT : NULL;
         kspy_a0 = (float *)p;
     }
@@ -219,7 +223,8 @@ static PyObject *kspy_bench_fill_int_impl(PyObject *const *args, Py_ssize_t narg
     int *kspy_a0;
     {
         void *p = NULL;
-        if ((rc = ks_py_pointer(&kspy_bench_fill_int_k, 0, av[0], KS_PY_DT_OF(int), 0, probe, &p)) != 0)
+        if ((rc = ks_py_pointer(&kspy_bench_fill_int_k, 0, av[0], KS_PY_DT_OF(int), 0, probe, launch.stream,
+                                &p)) != 0)
             return rc > 0 ? KS_PY_NOFIT : NULL;
         kspy_a0 = (int *)p;
     }
@@ -264,7 +269,8 @@ static PyObject *kspy_bench_read_table_impl(PyObject *const *args, Py_ssize_t na
     float *kspy_a0;
     {
         void *p = NULL;
-        if ((rc = ks_py_pointer(&kspy_bench_read_table_k, 0, av[0], KS_PY_DT_OF(float), 0, probe, &p)) != 0)
+        if ((rc = ks_py_pointer(&kspy_bench_read_table_k, 0, av[0], KS_PY_DT_OF(float), 0, probe, launch.stream,
+                                &p)) != 0)
             return rc > 0 ? KS_PY_NOFIT : NULL;
         kspy_a0 = (float *)p;
     }

@@ -10,7 +10,10 @@
  *  - kstub cache: --max-size without --prune is a usage error; --stats,
  *    --prune and --clear of a directory that does not exist create none;
  *  - kstub --list --all lists the typed device variables' accessors,
- *    spelled as the header declares them.
+ *    spelled as the header declares them;
+ *  - --target NAME: kstub's own template sets by name (python: what -T
+ *    <templates>/python writes; c: the default); an unknown name refused
+ *    naming the known ones; -T with --target refused.
  *
  * Run from the repository root (make check-options does) with KSTUB and
  * SRCDIR set; needs only the generator.
@@ -205,6 +208,56 @@ START_TEST(list_all_lists_the_variables_accessors)
 }
 END_TEST
 
+/* --target NAME picks kstub's own template sets by name: --target python
+ * writes what -T <templates>/python writes, byte for byte, and --target c
+ * what no option writes; an unknown name is refused naming the known ones,
+ * and -T with --target is refused, each with nothing written. */
+static const char target_cu[] = "struct P { float x; int n; };\n"
+                                "__global__ void k(P p, const float *x, float *y) { y[0] = x[0] * p.x; }\n";
+
+START_TEST(target_names_an_installed_template_set)
+{
+    scratch_write("t.cu", target_cu);
+    char *out;
+    int rc = run(&out, KSTUB " --no-cache t.cu --target python -o py/t && '%s' --no-cache t.cu "
+                 "-T '%s/templates/python' -o tdir/t && for f in t.h t.c t_module.c t.pyi; do "
+                 "cmp py/$f tdir/$f || exit 1; done && ls py | LC_ALL=C sort | tr '\\n' ' ' && '%s' --no-cache t.cu "
+                 "--target=c -o c/t && '%s' --no-cache t.cu -o plain/t && cmp c/t.h plain/t.h && "
+                 "cmp c/t.c plain/t.c && ls c | LC_ALL=C sort | tr '\\n' ' '",
+                 scratch_dir, kstub_path, kstub_path, srcdir, kstub_path, kstub_path);
+    ck_assert_msg(rc == 0 && strcmp(out, "t.c t.h t.pyi t_module.c t.c t.h ") == 0, "exit %d\n%s", rc, out);
+    free(out);
+    /* check takes it too: no drift against what --target python wrote. */
+    rc = run(&out, KSTUB " check --no-cache t.cu --target python -o py/t", scratch_dir, kstub_path);
+    ck_assert_msg(rc == 0, "exit %d\n%s", rc, out);
+    free(out);
+}
+END_TEST
+
+START_TEST(an_unknown_target_is_refused_naming_the_known_ones)
+{
+    static const char *const bad[] = {"cuda", "C", "../templates", "python/", "."};
+    scratch_write("t.cu", target_cu);
+    for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
+        char *out;
+        int rc = run(&out, KSTUB " --no-cache t.cu --target '%s' -o out/t", scratch_dir, kstub_path, bad[i]);
+        char want[256];
+        snprintf(want, sizeof want, "kstub: error: unknown target '%s'; the targets: c, python "
+                 "(or -T DIR for templates of your own)\n", bad[i]);
+        ck_assert_msg(rc == 2 && strcmp(out, want) == 0, "--target %s: exit %d\n%s", bad[i], rc, out);
+        ck_assert(!scratch_exists("out"));
+        free(out);
+    }
+    char *out;
+    int rc = run(&out, KSTUB " --no-cache t.cu -T '%s/templates/python' --target python -o out/t", scratch_dir,
+                 kstub_path, srcdir);
+    ck_assert_msg(rc == 2 && strstr(out, "-T and --target both choose the templates; give one"), "exit %d\n%s",
+                  rc, out);
+    ck_assert(!scratch_exists("out"));
+    free(out);
+}
+END_TEST
+
 static Suite *options_suite(void)
 {
     Suite *s = suite_create("options");
@@ -227,6 +280,12 @@ static Suite *options_suite(void)
     tcase_add_checked_fixture(tc, setup, teardown);
     tcase_set_timeout(tc, 120);
     tcase_add_test(tc, list_all_lists_the_variables_accessors);
+    suite_add_tcase(s, tc);
+    tc = tcase_create("target");
+    tcase_add_checked_fixture(tc, setup, teardown);
+    tcase_set_timeout(tc, 120);
+    tcase_add_test(tc, target_names_an_installed_template_set);
+    tcase_add_test(tc, an_unknown_target_is_refused_naming_the_known_ones);
     suite_add_tcase(s, tc);
     return s;
 }

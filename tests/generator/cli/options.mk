@@ -2,7 +2,7 @@
 # (generator/cli/optable.c) and the subcommands' edges
 # (tests/generator/cli/check_options.c): nvcc's architecture spellings,
 # kstub check --help, kstub version, kstub cache's --max-size and missing
-# directories, --list --all's device-variable accessors. Included from
+# directories, --list --all's device-variable accessors, --target NAME. Included from
 # tests/tests.mk; needs only the generator (no nvcc, no GPU).
 #
 #   make check-options
