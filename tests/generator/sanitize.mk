@@ -106,7 +106,7 @@ check-gen-asan:
 # check-layers reads objects with nm and their depfiles and runs nothing:
 # a sanitized build adds nothing to it (and its planted copies rebuild with
 # the plain tree's rules, not the asan-all ones), so it runs in make check only.
-ASAN_SKIP ?= check-python check-python-example check-layers#   suites check-asan leaves out
+ASAN_SKIP ?= check-python check-python-example check-python-recipes check-layers#   suites check-asan leaves out
 check-asan:
 	@rm -f $(B)/asan-all/tests/logs/results
 	ASAN_OPTIONS=detect_leaks=1:abort_on_error=0:verify_asan_link_order=0:$(ASAN_OPTIONS) \
