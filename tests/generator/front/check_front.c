@@ -389,6 +389,45 @@ START_TEST(thousands_of_instantiations_and_headers)
 }
 END_TEST
 
+/* Item 11's rest: thousands of explicit instantiations written through a
+ * macro, mixed with plain ones, kernels a macro defines, object-like
+ * macros as arguments, and #undef with a new definition before a later
+ * invocation: each is found, with the value live at its invocation (the
+ * time, once quadratic in the macros, is bench/front_scale.py's). */
+START_TEST(thousands_of_macro_written_instantiations)
+{
+    enum { N = 1500, R = 300 };
+    ks_buf b = {0};
+    ks_buf_puts(&b, "template <class T, int N> __global__ void k(T *p) { p[0] = N; }\n"
+                    "#define INST(T, N) template __global__ void k<T, N>(T *);\n"
+                    "#define KERN(name) __global__ void name(int *p) { p[0] = 1; }\n");
+    for (int i = 0; i < N; i++)
+        ks_buf_printf(&b, "#define V%d %d\nINST(int, V%d)\ntemplate __global__ void k<float, %d>(float *);\n"
+                      "KERN(km%d)\n__global__ void kp%d(int *p) {}\n", i, i, i, i, i, i);
+    for (int i = 0; i < R; i++)      /* the same names, defined again */
+        ks_buf_printf(&b, "#undef V%d\n#define V%d %d\nINST(short, V%d)\n", i, i, 50000 + i, i);
+    scratch_write("minst.cu", b.data);
+    free(b.data);
+    char *out;
+    int rc = run(&out, "cd '%s' && %s minst.cu -o minst --list > list.txt 2>&1; echo $? "
+                 "$(grep -c '^ks_status k_int_[0-9]*(' list.txt) $(grep -c '^ks_status k_float_[0-9]*(' list.txt) "
+                 "$(grep -c '^ks_status km[0-9]*(' list.txt) $(grep -c '^ks_status kp[0-9]*(' list.txt) "
+                 "$(grep -c '^ks_status k_short_5[0-9]*(' list.txt)", scratch_dir, kstub_path);
+    ck_assert_int_eq(rc, 0);
+    char want[96];
+    snprintf(want, sizeof want, "0 %d %d %d %d %d\n", N, N, N, N, R);
+    ck_assert_str_eq(out, want);
+    free(out);
+    char *list = scratch_read("list.txt");
+    expect_has(list, "ks_status k_int_0(ks_launch launch, int *p);");
+    expect_has(list, "ks_status k_int_1499(");
+    expect_has(list, "ks_status k_short_50000(ks_launch launch, short *p);");
+    expect_has(list, "ks_status k_short_50299(");
+    expect_lacks(list, "k_short_0(");
+    free(list);
+}
+END_TEST
+
 /* Item 18: what nvcc refuses is refused, at the kernel, with nvcc's
  * reason: parameters over 32764 bytes with their padding (8191 ints fit,
  * 8192 do not; a struct of 32765 bytes does not), a kernel or device
@@ -622,6 +661,7 @@ static Suite *front_suite(void)
     tcase_add_test(tc, macro_written_kernels_belong_to_where_they_are_expanded);
     tcase_add_test(tc, only_instantiated_specializations_get_stubs);
     tcase_add_test(tc, thousands_of_instantiations_and_headers);
+    tcase_add_test(tc, thousands_of_macro_written_instantiations);
     tcase_add_test(tc, what_nvcc_refuses_is_refused);
     tcase_add_test(tc, universal_characters_mangled_as_nvcc);
     tcase_add_test(tc, user_defines_do_not_reach_the_wrappers_headers);
