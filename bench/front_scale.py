@@ -8,16 +8,25 @@ Three generated inputs per size N, each listed with `kstub --list` (best of
     inst   one template kernel and N explicit instantiations of it
     dirs   N times: a #define, an instantiation through it, a plain kernel
     hdrs   N headers with one kernel each, all included by one .cu
+    macro  one template kernel and N explicit instantiations written through
+           a function-like macro, INST(int, i)
+    mixed  N/4 times: a #define of a value, an instantiation through INST
+           with it, a plain instantiation, a kernel a macro defines, a
+           plain kernel (N kernels in all)
 
 Before the fix, 4,000 / 8,000 instantiations took 5.1-5.7 / 17.5-19.3 s
 (87 % in clang_annotateTokens over the whole file) and 2,000 / 8,000
 headers 5.3 / 24.8 s (each header's explicit instantiations were looked for
 with a walk of the whole unit). The numbers are reported, never asserted:
 the exit status is 0 unless kstub itself fails, or lists a number of
-kernels other than the input's.
+kernels other than the input's. With N macros, source_macros.c looked up
+each identifier of an expansion in every definition before it, each
+definition's tokens in every one tokenized before, and each invocation's
+first token from the file's start (issue 41, item 11's rest).
 
     python3 bench/front_scale.py --kstub build/bin/kstub [--sizes 1000,2000,4000,8000] [--reps 3]
-        [--old-kstub OTHER --old-max 4000] [--out bench/results/front_scale.md]
+        [--old-kstub OTHER --old-max 4000] [--inputs inst,dirs,hdrs,macro,mixed]
+        [--out bench/results/front_scale.md]
 """
 import argparse
 import os
@@ -62,7 +71,32 @@ def write_hdrs(d, n):
     return path, n + 1
 
 
-INPUTS = [("inst", write_inst), ("dirs", write_dirs), ("hdrs", write_hdrs)]
+def write_macro(d, n):
+    lines = ["template <class T, int N> __global__ void k(T *p) { p[0] = N; }",
+             "#define INST(T, N) template __global__ void k<T, N>(T *);"]
+    lines += ["INST(int, %d)" % i for i in range(n)]
+    path = os.path.join(d, "macro.cu")
+    with open(path, "w") as f:
+        f.write("\n".join(lines) + "\n")
+    return path, n
+
+
+def write_mixed(d, n):
+    lines = ["template <class T, int N> __global__ void k(T *p) { p[0] = N; }",
+             "#define INST(T, N) template __global__ void k<T, N>(T *);",
+             "#define KERN(name) __global__ void name(int *p) { p[0] = 1; }"]
+    for i in range(n // 4):
+        lines += ["#define V%d %d" % (i, i), "INST(int, V%d)" % i,
+                  "template __global__ void k<float, V%d>(float *);" % i, "KERN(km%d)" % i,
+                  "__global__ void kp%d(int *p) {}" % i]
+    path = os.path.join(d, "mixed.cu")
+    with open(path, "w") as f:
+        f.write("\n".join(lines) + "\n")
+    return path, 4 * (n // 4)
+
+
+INPUTS = [("inst", write_inst), ("dirs", write_dirs), ("hdrs", write_hdrs), ("macro", write_macro),
+          ("mixed", write_mixed)]
 
 
 def timed(kstub, path, want):
@@ -86,6 +120,8 @@ def main():
     ap.add_argument("--reps", type=int, default=3)
     ap.add_argument("--old-kstub", help="another kstub to time beside it")
     ap.add_argument("--old-max", type=int, default=4000, help="the largest size the other kstub runs")
+    ap.add_argument("--inputs", default=",".join(name for name, _ in INPUTS),
+                    help="which inputs, comma-separated")
     ap.add_argument("--out", help="write the table here (markdown) as well")
     a = ap.parse_args()
     sizes = [int(s) for s in a.sizes.split(",")]
@@ -94,7 +130,7 @@ def main():
     rows = []
     tmp = tempfile.mkdtemp(prefix="kstub-front-scale-")
     try:
-        for name, write in INPUTS:
+        for name, write in [i for i in INPUTS if i[0] in a.inputs.split(",")]:
             for n in sizes:
                 d = os.path.join(tmp, "%s%d" % (name, n))
                 os.makedirs(d)

@@ -7,10 +7,13 @@
  * The list comes from clang_getInclusions on the translation unit ks_parse
  * already holds (through ks_options.tu_hook), so no second parse. The same
  * walk remembers each file as an input of the run (inputs.h), depfile or
- * not, so that no output can replace a header the parse read.
+ * not, so that no output can replace a header the parse read. A header's
+ * same-time copy that libclang took for it (#pragma once by contents)
+ * comes last.
  */
 #include "cli/depfile.h"
 #include "base/inputs.h"
+#include "front/fileguard.h"
 #include "front/session_files.h"
 #include "base/util.h"
 
@@ -43,6 +46,12 @@ typedef struct visit_ctx {
 static void add_prelude_file(const char *path, int is_system, void *data)
 {
     add_file(data, path, is_system);
+    ks_inputs_note_path(path);
+}
+
+static void add_copy(const char *path, void *data)
+{
+    add_file(data, path, 0);
     ks_inputs_note_path(path);
 }
 
@@ -81,6 +90,10 @@ void ks_deps_hook(void *tu, void *data)
     ks_deps *d = data;
     visit_ctx v = {(CXTranslationUnit)tu, d};
     clang_getInclusions(v.tu, visit_inclusion, &v);
+    /* A same-time copy of a header read before, which libclang took for
+     * that one (front/fileguard_copies.c): read all the same, and another
+     * file once edited. */
+    ks_fileguard_each_copy(add_copy, d);
     d->collected = 1;
 }
 

@@ -14,7 +14,9 @@
  * block and refuse all but a regular file, with their own words. Each refusal is
  * kept (the name, what it is) for ks_fileguard_explain, which says it
  * again in kstub's words where libclang's diagnostic stands. Writes are
- * let through: kstub's outputs are written by rename (util.c).
+ * let through: kstub's outputs are written by rename (util.c). A regular
+ * file that is a same-time, byte-identical copy of one read before is
+ * opened as that one (fileguard_copies.c: gcc's #pragma once).
  *
  * libclang parses on a thread of its own: the refusals are kept under a
  * lock. It calls nothing of kstub's (the C library's only): every object
@@ -83,6 +85,27 @@ static int guarded(int flags)
            !(flags & (O_PATH | O_NONBLOCK));
 }
 
+/* How fileguard_copies.c opens the file read first, for its copy. */
+typedef struct reopen_ctx {
+    openat_fn real;
+    int flags;
+} reopen_ctx;
+
+static int reopen_first(const char *path, void *data)
+{
+    const reopen_ctx *c = data;
+    int fd = c->real(AT_FDCWD, path, c->flags | O_NONBLOCK, 0);
+    struct stat st;
+    if (fd < 0)
+        return -1;
+    int fl = fcntl(fd, F_GETFL);
+    if (fstat(fd, &st) != 0 || !S_ISREG(st.st_mode) || fl < 0 || fcntl(fd, F_SETFL, fl & ~O_NONBLOCK) != 0) {
+        close(fd);
+        return -1;
+    }
+    return fd;
+}
+
 /* The guard's open: dirfd AT_FDCWD for open(); real the C library's. */
 static int guard_open(openat_fn real, int dirfd, const char *path, int flags, mode_t mode)
 {
@@ -102,7 +125,8 @@ static int guard_open(openat_fn real, int dirfd, const char *path, int flags, mo
     int fl = fcntl(fd, F_GETFL);
     if (fl >= 0)
         (void)fcntl(fd, F_SETFL, fl & ~O_NONBLOCK);
-    return fd;
+    reopen_ctx rc = {real, flags};
+    return ks__fileguard_copy_of(fd, path, dirfd, &st, reopen_first, &rc);
 }
 
 /* The next definition of name, the C library's (or a sanitizer's). */

@@ -11,6 +11,8 @@
 #ifndef KSTUB_FILEGUARD_H
 #define KSTUB_FILEGUARD_H
 
+#include <stddef.h>
+
 /* Turns the guard on for the rest of the process (main.c, first thing). */
 void ks_fileguard_install(void);
 
@@ -29,5 +31,31 @@ typedef struct ks_fileguard_said {
  * otherwise. said starts zeroed; ks_fileguard_said_free ends the pass. */
 int ks_fileguard_explain(char **msg, ks_fileguard_said *said);
 void ks_fileguard_said_free(ks_fileguard_said *said);
+
+/* ---- copies of a file read before (fileguard_copies.c) ---- */
+
+struct stat;
+
+/* fd, just opened for reading as path (relative to dirfd), with the fstat
+ * st: returned as it is, or closed and replaced by a descriptor of a file
+ * read before (reopen opens it by its name) that has st's size and
+ * modification second and the same bytes (holding "once"): the copy is
+ * then remembered. */
+int ks__fileguard_copy_of(int fd, const char *path, int dirfd, const struct stat *st,
+                          int (*reopen)(const char *path, void *data), void *data);
+
+/* A parse starts (kstub's own, of the input or a prelude): the files read
+ * before are none but known (the headers of the prelude it loads, which
+ * libclang reads from the PCH). Returns the parse before, for
+ * ks_fileguard_parse_resume once a parse in between (a prelude's build)
+ * is over. */
+unsigned ks_fileguard_parse_begin(char *const *known, size_t nknown);
+void ks_fileguard_parse_resume(unsigned parse);
+
+/* How many copies the current parse took for a file read before. */
+size_t ks_fileguard_ncopies(void);
+
+/* Calls fn with the name of each copy the current parse took. */
+void ks_fileguard_each_copy(void (*fn)(const char *path, void *data), void *data);
 
 #endif /* KSTUB_FILEGUARD_H */

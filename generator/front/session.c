@@ -528,6 +528,7 @@ static int parse_with_prelude(ks_session *s, const char *text, size_t len, struc
     args[n++] = s->prelude.pch_arg;
     s->index = clang_createIndex(s->local_decls, 0);
     count_parse("with the prelude");
+    ks_fileguard_parse_begin(s->prelude.files, s->prelude.nfiles);   /* read before the input */
     enum CXErrorCode ec = clang_parseTranslationUnit2(s->index, opts->input, args, (int)n, unsaved, nunsaved,
                                                       flags, &s->tu);
     free(args);
@@ -629,6 +630,7 @@ static int parse(ks_session *s, const char *scan, size_t scan_len, struct CXUnsa
         return report_diagnostics(s, s->quiet ? 2 : 1) ? -1 : 0;
     s->index = clang_createIndex(s->local_decls, 0);
     count_parse("without the prelude");
+    ks_fileguard_parse_begin(NULL, 0);
     enum CXErrorCode ec = clang_parseTranslationUnit2(s->index, opts->input, s->args, (int)s->nargs,
                                                       unsaved, nunsaved, flags, &s->tu);
     if (ec != CXError_Success || !s->tu) {

@@ -78,6 +78,102 @@ static void record_free(pp_record *r)
     free(r->exps);
 }
 
+/* ---- names, indexed ---------------------------------------------------------------------------- */
+
+/* The places (ascending) that one name has: the record's definitions of
+ * it, or the offsets of the file's "#undef NAME". Every lookup is one hash
+ * and a binary search, so a file of N macros and N invocations costs N
+ * lookups, not N times N comparisons. */
+typedef struct name_places {
+    const char *name;
+    size_t n;
+    size_t *at;
+    size_t count, cap;
+} name_places;
+
+typedef struct name_index {
+    name_places *slots;
+    size_t nslots;               /* a power of two, at least twice the names */
+    size_t nnames;
+} name_index;
+
+static size_t name_hash(const char *s, size_t n)
+{
+    size_t h = 14695981039346656037u;
+    for (size_t i = 0; i < n; i++)
+        h = (h ^ (unsigned char)s[i]) * 1099511628211u;
+    return h;
+}
+
+static name_places *index_find(const name_index *ix, const char *s, size_t n)
+{
+    if (!ix->nslots)
+        return NULL;
+    for (size_t k = name_hash(s, n) & (ix->nslots - 1);; k = (k + 1) & (ix->nslots - 1)) {
+        name_places *p = &ix->slots[k];
+        if (!p->name)
+            return NULL;
+        if (p->n == n && memcmp(p->name, s, n) == 0)
+            return p;
+    }
+}
+
+static void index_add(name_index *ix, const char *s, size_t n, size_t at)
+{
+    if (2 * (ix->nnames + 1) > ix->nslots) {
+        name_index big = {NULL, ix->nslots ? 2 * ix->nslots : 64, 0};
+        big.slots = ks_xmalloc(big.nslots * sizeof *big.slots);
+        memset(big.slots, 0, big.nslots * sizeof *big.slots);
+        for (size_t i = 0; i < ix->nslots; i++)
+            if (ix->slots[i].name) {
+                size_t k = name_hash(ix->slots[i].name, ix->slots[i].n) & (big.nslots - 1);
+                while (big.slots[k].name)
+                    k = (k + 1) & (big.nslots - 1);
+                big.slots[k] = ix->slots[i];
+            }
+        free(ix->slots);
+        big.nnames = ix->nnames;
+        *ix = big;
+    }
+    name_places *p = index_find(ix, s, n);
+    if (!p) {
+        size_t k = name_hash(s, n) & (ix->nslots - 1);
+        while (ix->slots[k].name)
+            k = (k + 1) & (ix->nslots - 1);
+        p = &ix->slots[k];
+        p->name = s;
+        p->n = n;
+        ix->nnames++;
+    }
+    if (p->count == p->cap) {
+        p->cap = p->cap ? 2 * p->cap : 2;
+        p->at = ks_xrealloc(p->at, p->cap * sizeof *p->at);
+    }
+    p->at[p->count++] = at;
+}
+
+static void index_free(name_index *ix)
+{
+    for (size_t i = 0; i < ix->nslots; i++)
+        free(ix->slots[i].at);
+    free(ix->slots);
+    memset(ix, 0, sizeof *ix);
+}
+
+/* How many of p's places are below limit (they ascend). */
+static size_t places_below(const name_places *p, size_t limit)
+{
+    size_t lo = 0, hi = p->count;
+    while (lo < hi) {
+        size_t mid = lo + (hi - lo) / 2;
+        if (p->at[mid] < limit)
+            lo = mid + 1;
+        else
+            hi = mid;
+    }
+    return lo;
+}
+
 /* ---- macro expansion, from the definitions' own tokens ---------------------------------------- */
 
 /* A token list. */
@@ -107,8 +203,11 @@ typedef struct expander {
     const ks_source *src;
     mdef **defs;                 /* tokenized so far */
     size_t ndefs;
+    mdef **by_def;               /* the tokenized definition of each of the record's, or NULL */
+    name_index names;            /* the record's definitions by name */
+    name_index undefs;           /* the file's #undef lines by name */
     char **owned;                /* spellings made here (stringified, pasted, definitions') */
-    size_t nowned;
+    size_t nowned, cowned;
     size_t spent;                /* tokens made for this invocation */
     size_t ndefs_before;         /* of the invocation being expanded */
     unsigned at;                 /* its offset */
@@ -117,16 +216,18 @@ typedef struct expander {
 
 static const char *own(expander *x, char *s)
 {
-    x->owned = ks_xrealloc(x->owned, (x->nowned + 1) * sizeof *x->owned);
+    if (x->nowned == x->cowned) {
+        x->cowned = x->cowned ? 2 * x->cowned : 64;
+        x->owned = ks_xrealloc(x->owned, x->cowned * sizeof *x->owned);
+    }
     x->owned[x->nowned++] = s;
     return s;
 }
 
 static const mdef *tokenized(expander *x, size_t def)
 {
-    for (size_t i = 0; i < x->ndefs; i++)
-        if (x->defs[i]->def == def)
-            return x->defs[i];
+    if (x->by_def[def])
+        return x->by_def[def];
     CXCursor c = x->r->defs[def].cursor;
     CXToken *toks;
     unsigned n;
@@ -191,6 +292,7 @@ static const mdef *tokenized(expander *x, size_t def)
     x->defs = ks_xrealloc(x->defs, (x->ndefs + 1) * sizeof *x->defs);
     x->defs[x->ndefs] = ks_xmalloc(sizeof m);
     *x->defs[x->ndefs] = m;
+    x->by_def[def] = x->defs[x->ndefs];
     return x->defs[x->ndefs++];
 }
 
@@ -201,20 +303,19 @@ static const mdef *lookup(expander *x, const ks_rtok *name)
 {
     if (name->kind != CXToken_Identifier)
         return NULL;
-    for (size_t d = x->ndefs_before; d-- > 0;) {
-        const pp_def *pd = &x->r->defs[d];
-        if (strlen(pd->name) != name->n || memcmp(pd->name, name->s, name->n) != 0)
-            continue;
-        if (clang_File_isEqual(pd->file, x->r->file))
-            for (size_t u = 0; u < x->src->nundefs; u++) {
-                const ks_rtok *ut = &x->src->undefs[u];
-                if (ut->start > pd->offset && ut->start < x->at && ut->n == name->n &&
-                    memcmp(ut->s, name->s, name->n) == 0)
-                    return NULL;
-            }
-        return tokenized(x, d);
+    const name_places *defs = index_find(&x->names, name->s, name->n);
+    size_t below = defs ? places_below(defs, x->ndefs_before) : 0;
+    if (below == 0)
+        return NULL;
+    size_t d = defs->at[below - 1];
+    const pp_def *pd = &x->r->defs[d];
+    if (clang_File_isEqual(pd->file, x->r->file)) {
+        /* an #undef of the name after the definition, before the invocation */
+        const name_places *u = index_find(&x->undefs, name->s, name->n);
+        if (u && places_below(u, x->at) > places_below(u, (size_t)pd->offset + 1))
+            return NULL;
     }
-    return NULL;
+    return tokenized(x, d);
 }
 
 static void tl_push(expander *x, tlist *l, ks_rtok t)
@@ -411,16 +512,27 @@ static void macro_instantiations(expander *x, const pp_record *r, const ks_sourc
         CXCursor def = clang_getCursorReferenced(pe->cursor);
         if (clang_Cursor_isNull(def) || clang_getCursorKind(def) != CXCursor_MacroDefinition)
             continue;
-        size_t d;
-        for (d = pe->ndefs_before; d-- > 0;)
-            if (clang_equalCursors(r->defs[d].cursor, def))
+        /* which of the record's definitions it is: one of its name's */
+        size_t d = (size_t)-1;
+        char *dname = ks_take(clang_getCursorSpelling(def));
+        const name_places *p = index_find(&x->names, dname, strlen(dname));
+        free(dname);
+        for (size_t k = p ? places_below(p, pe->ndefs_before) : 0; k-- > 0;)
+            if (clang_equalCursors(r->defs[p->at[k]].cursor, def)) {
+                d = p->at[k];
                 break;
+            }
         if (d == (size_t)-1)
             continue;
-        /* the invocation's tokens, as the file has them */
-        size_t first = 0;
-        while (first < nall && all[first].start < pe->start)
-            first++;
+        /* the invocation's tokens, as the file has them (in file order) */
+        size_t first = 0, hi = nall;
+        while (first < hi) {
+            size_t mid = first + (hi - first) / 2;
+            if (all[mid].start < pe->start)
+                first = mid + 1;
+            else
+                hi = mid;
+        }
         size_t last = first;
         while (last < nall && all[last].end <= pe->end)
             last++;
@@ -488,6 +600,12 @@ void ks__macro_instantiations(CXTranslationUnit tu, CXFile file, const ks_source
         x.tu = tu;
         x.r = &r;
         x.src = src;
+        x.by_def = ks_xmalloc((r.ndefs + 1) * sizeof *x.by_def);
+        memset(x.by_def, 0, (r.ndefs + 1) * sizeof *x.by_def);
+        for (size_t d = 0; d < r.ndefs; d++)
+            index_add(&x.names, r.defs[d].name, strlen(r.defs[d].name), d);
+        for (size_t u = 0; u < src->nundefs; u++)    /* in file order */
+            index_add(&x.undefs, src->undefs[u].s, src->undefs[u].n, src->undefs[u].start);
         macro_instantiations(&x, &r, src, src->toks, src->ntoks, out, count);
         for (size_t i = 0; i < x.ndefs; i++) {
             free(x.defs[i]->params);
@@ -495,6 +613,9 @@ void ks__macro_instantiations(CXTranslationUnit tu, CXFile file, const ks_source
             free(x.defs[i]);
         }
         free(x.defs);
+        free(x.by_def);
+        index_free(&x.names);
+        index_free(&x.undefs);
         for (size_t i = 0; i < x.nowned; i++)
             free(x.owned[i]);
         free(x.owned);

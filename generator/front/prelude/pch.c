@@ -49,6 +49,7 @@
 #include "base/util.h"
 #include "base/options.h"
 #include "front/session_files.h"
+#include "front/fileguard.h"
 #include "front/prelude/prelude.h"
 #include "front/prelude/prelude_int.h"
 #include "front/compat.h"
@@ -491,6 +492,7 @@ static int build(ks_prelude *p, const char *const *args, size_t nargs, const cha
         bargs[nb++] = "-include-pch";
         bargs[nb++] = base_arg;
     }
+    unsigned parse_before = ks_fileguard_parse_begin(p->base ? p->base->files : NULL, p->base ? p->base->nfiles : 0);
     enum CXErrorCode ec = clang_parseTranslationUnit2(index, KS_PRELUDE_PATH, bargs, (int)nb, unsaved, 2,
                                                       CXTranslationUnit_Incomplete |
                                                           CXTranslationUnit_ForSerialization,
@@ -509,6 +511,12 @@ static int build(ks_prelude *p, const char *const *args, size_t nargs, const cha
             *why = "the prelude has errors (the file's own parse reports them)";
             goto out;
         }
+    }
+    if (ks_fileguard_ncopies() != 0) {
+        /* Its stamps would not cover the copy it skipped: the file's own
+         * parse reads both (fileguard_copies.c). */
+        *why = "a header is a same-time copy of another one read before (#pragma once by contents)";
+        goto out;
     }
     free_files(p);
     if (p->base)                            /* the base's files first, as a parse without it lists them */
@@ -567,6 +575,7 @@ out:
         unlinkat(p->dirfd, tmp, 0);
     if (tu)
         clang_disposeTranslationUnit(tu);
+    ks_fileguard_parse_resume(parse_before);
     clang_disposeIndex(index);
     free(bargs);
     free(base_arg);

@@ -8,7 +8,8 @@
  * text inside a body (issue 10 #16), and the short-typedef read under
  * valgrind (issue 10 #2), bytes that are no UTF-8 in a macro's argument
  * (issue 41 #8), the input's -D/-U kept from the headers only clang's CUDA
- * wrapper includes (issue 41 #10).
+ * wrapper includes (issue 41 #10), #pragma once in a same-time copy
+ * (issue 41 #19b).
  *
  * Run from the repository root (make check-front does) with KSTUB and SRCDIR
  * set; VALGRIND names valgrind, SAN_FLAGS the sanitizers kstub was built with.
@@ -388,6 +389,45 @@ START_TEST(thousands_of_instantiations_and_headers)
 }
 END_TEST
 
+/* Item 11's rest: thousands of explicit instantiations written through a
+ * macro, mixed with plain ones, kernels a macro defines, object-like
+ * macros as arguments, and #undef with a new definition before a later
+ * invocation: each is found, with the value live at its invocation (the
+ * time, once quadratic in the macros, is bench/front_scale.py's). */
+START_TEST(thousands_of_macro_written_instantiations)
+{
+    enum { N = 1500, R = 300 };
+    ks_buf b = {0};
+    ks_buf_puts(&b, "template <class T, int N> __global__ void k(T *p) { p[0] = N; }\n"
+                    "#define INST(T, N) template __global__ void k<T, N>(T *);\n"
+                    "#define KERN(name) __global__ void name(int *p) { p[0] = 1; }\n");
+    for (int i = 0; i < N; i++)
+        ks_buf_printf(&b, "#define V%d %d\nINST(int, V%d)\ntemplate __global__ void k<float, %d>(float *);\n"
+                      "KERN(km%d)\n__global__ void kp%d(int *p) {}\n", i, i, i, i, i, i);
+    for (int i = 0; i < R; i++)      /* the same names, defined again */
+        ks_buf_printf(&b, "#undef V%d\n#define V%d %d\nINST(short, V%d)\n", i, i, 50000 + i, i);
+    scratch_write("minst.cu", b.data);
+    free(b.data);
+    char *out;
+    int rc = run(&out, "cd '%s' && %s minst.cu -o minst --list > list.txt 2>&1; echo $? "
+                 "$(grep -c '^ks_status k_int_[0-9]*(' list.txt) $(grep -c '^ks_status k_float_[0-9]*(' list.txt) "
+                 "$(grep -c '^ks_status km[0-9]*(' list.txt) $(grep -c '^ks_status kp[0-9]*(' list.txt) "
+                 "$(grep -c '^ks_status k_short_5[0-9]*(' list.txt)", scratch_dir, kstub_path);
+    ck_assert_int_eq(rc, 0);
+    char want[96];
+    snprintf(want, sizeof want, "0 %d %d %d %d %d\n", N, N, N, N, R);
+    ck_assert_str_eq(out, want);
+    free(out);
+    char *list = scratch_read("list.txt");
+    expect_has(list, "ks_status k_int_0(ks_launch launch, int *p);");
+    expect_has(list, "ks_status k_int_1499(");
+    expect_has(list, "ks_status k_short_50000(ks_launch launch, short *p);");
+    expect_has(list, "ks_status k_short_50299(");
+    expect_lacks(list, "k_short_0(");
+    free(list);
+}
+END_TEST
+
 /* Item 18: what nvcc refuses is refused, at the kernel, with nvcc's
  * reason: parameters over 32764 bytes with their padding (8191 ints fit,
  * 8192 do not; a struct of 32765 bytes does not), a kernel or device
@@ -527,6 +567,70 @@ START_TEST(user_defines_do_not_reach_the_wrappers_headers)
 }
 END_TEST
 
+/* Item 19b: a header's byte-identical copy with the same modification
+ * second is the same header for #pragma once, as gcc's preprocessor (and
+ * so nvcc) takes it: kstub's output equals the one of a file that
+ * includes the first twice, with the cache, without it and in a layer
+ * (an #include_next copy among leading includes); the copy is a
+ * dependency. Another second, other bytes of the same size, or no
+ * #pragma once (an error in it names the copy): the copy is read again,
+ * and the redefinitions are errors, as in nvcc. */
+START_TEST(pragma_once_copy_with_the_same_time_is_read_once)
+{
+    const char *h = "#pragma once\n__host__ __device__ inline int hk() { return 1; }\n"
+                    "struct hs { int a; char b; };\n";
+    const char *use = "__global__ void k(int *p, hs s) { *p = hk() + s.a; }\n";
+    char text[512];
+    scratch_write("a/h.cuh", h);
+    snprintf(text, sizeof text, "#include \"../a/h.cuh\"\n#include \"../a/h.cuh\"\n%s", use);
+    scratch_write("one/t.cu", text);
+    snprintf(text, sizeof text, "#include \"../a/h.cuh\"\n#include \"../b/h.cuh\"\n%s", use);
+    scratch_write("two/t.cu", text);
+    scratch_write("inc/a/vector", "#pragma once\n#include_next <vector>\nstruct hs { int a; char b; };\n");
+    scratch_write("inc/v.cu", "#include <vector>\n__global__ void k(int *p, hs s) { *p = s.a; }\n");
+    char *out;
+    int rc = run(&out, "cd '%s' && mkdir b inc/b && cp -p a/h.cuh b/h.cuh && cp -p inc/a/vector inc/b/vector && "
+                 "mkdir two/n inc/c inc/n inc/l && (cd one && %s t.cu -o t) && cd two && %s t.cu -o t -MD && "
+                 "%s --no-cache t.cu -o n/t -MD && cd ../inc && %s -Ia -Ib v.cu -o c/v && "
+                 "%s --no-cache -Ia -Ib v.cu -o n/v && KSTUB_LAYERS=always %s -Ia -Ib v.cu -o l/v 2>&1",
+                 scratch_dir, kstub_path, kstub_path, kstub_path, kstub_path, kstub_path, kstub_path);
+    ck_assert_msg(rc == 0, "%s", out);
+    free(out);
+    const char *same[][2] = {{"one/t.h", "two/t.h"}, {"one/t.c", "two/t.c"}, {"two/t.h", "two/n/t.h"},
+                             {"two/t.c", "two/n/t.c"}, {"inc/c/v.h", "inc/n/v.h"}, {"inc/c/v.h", "inc/l/v.h"}};
+    for (size_t i = 0; i < sizeof same / sizeof *same; i++) {
+        char *x = scratch_read(same[i][0]), *y = scratch_read(same[i][1]);
+        ck_assert_msg(strcmp(x, y) == 0, "%s and %s differ", same[i][0], same[i][1]);
+        free(x);
+        free(y);
+    }
+    char *dep = scratch_read("two/t.d"), *depn = scratch_read("two/n/t.d");
+    expect_has(dep, "b/h.cuh");
+    ck_assert_str_eq(strchr(dep, '\n'), strchr(depn, '\n'));    /* past the targets' line */
+    free(dep);
+    free(depn);
+    /* Not the same file for gcc: read twice, as nvcc does. */
+    const char *other[] = {"touch -d @$(($(stat -c %Y a/h.cuh) + 1)) b/h.cuh",
+                           "sed s/1/2/ a/h.cuh > b/h.cuh && touch -r a/h.cuh b/h.cuh"};
+    for (size_t i = 0; i < sizeof other / sizeof *other; i++) {
+        rc = run(&out, "cd '%s' && %s && cd two && %s t.cu -o o 2>&1", scratch_dir, other[i], kstub_path);
+        ck_assert_msg(rc != 0, "%s: %s", other[i], out);
+        expect_has(out, "b/h.cuh:2:32: error: redefinition of 'hk'");
+        free(out);
+    }
+    rc = run(&out, "cd '%s' && touch -d @$(stat -c %%Y a/h.cuh).5 a/h.cuh && cp a/h.cuh b/h.cuh && "
+             "touch -d @$(stat -c %%Y a/h.cuh).25 b/h.cuh && cd two && %s t.cu -o o 2>&1", scratch_dir, kstub_path);
+    ck_assert_msg(rc == 0, "the same second, other nanoseconds: %s", out);
+    free(out);
+    scratch_write("a/e.h", "// read once\nint x_e;\n");
+    scratch_write("e.cu", "#include \"a/e.h\"\n#include \"b/e.h\"\n__global__ void k(int *p) {}\n");
+    rc = run(&out, "cd '%s' && cp -p a/e.h b/e.h && %s e.cu -o e 2>&1", scratch_dir, kstub_path);
+    ck_assert_msg(rc != 0, "%s", out);
+    expect_has(out, "b/e.h:2:5: error: redefinition of 'x_e'");
+    free(out);
+}
+END_TEST
+
 static Suite *front_suite(void)
 {
     Suite *s = suite_create("front");
@@ -557,9 +661,11 @@ static Suite *front_suite(void)
     tcase_add_test(tc, macro_written_kernels_belong_to_where_they_are_expanded);
     tcase_add_test(tc, only_instantiated_specializations_get_stubs);
     tcase_add_test(tc, thousands_of_instantiations_and_headers);
+    tcase_add_test(tc, thousands_of_macro_written_instantiations);
     tcase_add_test(tc, what_nvcc_refuses_is_refused);
     tcase_add_test(tc, universal_characters_mangled_as_nvcc);
     tcase_add_test(tc, user_defines_do_not_reach_the_wrappers_headers);
+    tcase_add_test(tc, pragma_once_copy_with_the_same_time_is_read_once);
     suite_add_tcase(s, tc);
     return s;
 }
