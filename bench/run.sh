@@ -13,7 +13,9 @@
 # and the whole stays under BENCH_BUDGET_S seconds (default 450, i.e. 7.5
 # minutes); a part that fails or is skipped (no driver, no CuPy) is recorded
 # in raw/status.txt and the others still run; the report is always written.
-# BENCH_QUICK=1 runs few rounds (a smoke test).
+# BENCH_QUICK=1 runs few rounds (a smoke test); BENCH_LAUNCH_ROUNDS and
+# BENCH_PY_ROUNDS set the launch tables' rounds (100, 50); BENCH_SKIP names
+# parts to leave out (coldstart, graph, global).
 set -u
 
 cd "$(dirname "$0")/.."
@@ -39,8 +41,16 @@ exec > >(tee "$RAW/run.log") 2>&1
 if [ "${BENCH_QUICK:-0}" = 1 ]; then
     LAUNCH_ROUNDS=5; COLD_RUNS=3; GRAPH_ROUNDS=5; PY_ROUNDS=3
 else
-    LAUNCH_ROUNDS=100; COLD_RUNS=40; GRAPH_ROUNDS=100; PY_ROUNDS=50
+    LAUNCH_ROUNDS=${BENCH_LAUNCH_ROUNDS:-100}; COLD_RUNS=40; GRAPH_ROUNDS=100; PY_ROUNDS=${BENCH_PY_ROUNDS:-50}
 fi
+# BENCH_SKIP="coldstart graph" leaves those parts out (recorded as skipped):
+# for a run with little device time left, the launch tables first.
+skipped() {
+    case " ${BENCH_SKIP:-} " in
+        *" $1 "*) status "$1: skipped (BENCH_SKIP)"; return 0 ;;
+    esac
+    return 1
+}
 
 say() { printf '[run.sh %4ds] %s\n' "$(( $(date +%s) - START ))" "$*"; }
 status() { echo "$*" >> "$RAW/status.txt"; say "status: $*"; }
@@ -132,7 +142,7 @@ fi
     run_part launch_races "$(limit 60 150)" "$RAW/launch_races_summary.csv" "$BIN/launch_bench" -R -r "$LAUNCH_ROUNDS" -b 1000 -o "$RAW"
 
 # ---- 2. cold start -------------------------------------------------------------------
-if [ -x "$BIN/coldstart" ]; then
+if [ -x "$BIN/coldstart" ] && ! skipped coldstart; then
     WORK=$(mktemp -d "${TMPDIR:-/tmp}/kstub-coldstart.XXXXXX")
     lim=$(limit 240 90)
     run_part coldstart "$lim" "$RAW/coldstart_summary.csv" "$BIN/coldstart" -d "$BIN" -k "$ROOT/bench/kernels/bench_kernels.cu" \
@@ -141,11 +151,11 @@ if [ -x "$BIN/coldstart" ]; then
 fi
 
 # ---- 4. graphs -------------------------------------------------------------------------
-[ -x "$BIN/graph_bench" ] &&
+[ -x "$BIN/graph_bench" ] && ! skipped graph &&
     run_part graph "$(limit 60 70)" "$RAW/graph_summary.csv" "$BIN/graph_bench" -r "$GRAPH_ROUNDS" -k 100 -o "$RAW"
 
 # ---- 5. a device variable's accessor against the raw copy (issue 29) -------------------
-[ -x "$BIN/global_bench" ] &&
+[ -x "$BIN/global_bench" ] && ! skipped global &&
     run_part global "$(limit 60 30)" "$RAW/global_summary.csv" "$BIN/global_bench" -r 200 -b 1000 -o "$RAW"
 
 # ---- 1b. Python (optional) ---------------------------------------------------------------
