@@ -161,6 +161,7 @@ def main():
     ap.add_argument("--out", default=os.path.join(HERE, "results"))
     ap.add_argument("--builds", action="store_true", help="the interleaved code-base passes (above)")
     ap.add_argument("--nocache-every", type=int, default=1)
+    ap.add_argument("--files-from", help="--builds: the chosen files of an earlier run's meta file")
     ap.add_argument("--report-from", help="--builds' report again from its raw CSV (beside its meta file)")
     a = ap.parse_args()
     if a.report_from:       # the report again from a run's CSV and its meta file (a run cut short)
@@ -353,8 +354,14 @@ def builds_main(a):
     w.writerow(["package", "file", "pass", "nvcc_cpu_s", "nvcc_rc", "kstub_cpu_s", "kstub_rc"])
     rows, pk, ctx = [], {}, {}
     try:
+        given = json.load(open(a.files_from))["packages"] if a.files_from else {}
         for name in a.packages.split(","):
-            root, version, flags, cus, chosen = package_files(name, api, a, tmp)
+            if name in given:           # the files a run chose before (its meta file): no preflight again
+                root = fetch(name, api)[0]
+                version, ncu, flags, chosen = given[name][:4]
+                cus, chosen = range(ncu), chosen[:a.files]
+            else:
+                root, version, flags, cus, chosen = package_files(name, api, a, tmp)
             print("%s %s: %d of %d .cu files" % (name, version, len(chosen), len(cus)), file=sys.stderr)
             cache = os.path.join(tmp, "cache-" + name)
             os.mkdir(cache, 0o700)
