@@ -161,6 +161,7 @@ def main():
     ap.add_argument("--out", default=os.path.join(HERE, "results"))
     ap.add_argument("--builds", action="store_true", help="the interleaved code-base passes (above)")
     ap.add_argument("--nocache-every", type=int, default=1)
+    ap.add_argument("--note", help="--builds: a paragraph for the report (how the run was made)")
     ap.add_argument("--files-from", help="--builds: the chosen files of an earlier run's meta file")
     ap.add_argument("--report-from", help="--builds' report again from its raw CSV (beside its meta file)")
     a = ap.parse_args()
@@ -450,9 +451,9 @@ def builds_report(a, rows, pk):
     nc = ok("nocache")
     if nc:
         alln = [r[5] / r[3] for r in nc if r[3] > 0]
-        lines += ["", "--no-cache (every %s file; nvcc's time is the median of its two interleaved runs): %d files, per file median %.2fx, p90 "
+        lines += ["", "--no-cache (%s; nvcc's time is the median of its two interleaved runs): %d files, per file median %.2fx, p90 "
                   "%.2fx; sum %.0f s against nvcc's %.0f s (%.2fx)." %
-                  ("" if a.nocache_every == 1 else "%d%s" % (a.nocache_every, "th"), len(nc),
+                  ("every file" if a.nocache_every == 1 else "one file in %d" % a.nocache_every, len(nc),
                    statistics.median(alln), pct(alln, 0.9), sum(r[5] for r in nc), sum(r[3] for r in nc),
                    sum(r[5] for r in nc) / sum(r[3] for r in nc))]
     if nf and allw:
@@ -466,6 +467,8 @@ def builds_report(a, rows, pk):
                   (first, "met" if first <= 0.5 else "missed"),
                   "| second run: 0 prelude misses under the default cap | %d | %s |" %
                   (second_misses, "met" if second_misses == 0 else "missed")]
+    if a.note:
+        lines += ["", a.note]
     lines += ["", "Files (package: path), in build order:", ""]
     for n in pk:
         lines += ["- %s: %s" % (n, rel) for rel in pk[n][3]]
