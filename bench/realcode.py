@@ -30,6 +30,14 @@ which a loaded, shared machine stretches less than wall time.
     realcode.py [--packages xformers,flash-attn] [--files N] [--reps N]
                 [--kstub PATH] [--index URL] [--out DIR] [--arch 90]
 
+--builds (the code-base measurement, cheaper per file): each package a code
+base on one empty cache, its files in order, each file nvcc -ptx and then
+kstub (interleaved, so that a shared machine's load falls on both alike):
+the first build, then the second (warm) run, then --no-cache on every
+--nocache-every'th file, again each beside its own nvcc. Writes
+DIR/realcode_builds.md and DIR/realcode_builds_raw.csv (a line per file
+and pass, flushed as it goes: a run cut short keeps what it measured).
+
 Writes DIR/realcode.md, DIR/realcode_raw.csv and DIR/realcode.png (default
 DIR: bench/results). Goals (issue 38): warm per file median <= 0.25x nvcc,
 p90 <= 0.5x; first build from an empty cache <= 0.5x nvcc's total; 0
@@ -151,7 +159,26 @@ def main():
     ap.add_argument("--kstub", default=os.path.join(ROOT, "build", "bin", "kstub"))
     ap.add_argument("--index")
     ap.add_argument("--out", default=os.path.join(HERE, "results"))
+    ap.add_argument("--builds", action="store_true", help="the interleaved code-base passes (above)")
+    ap.add_argument("--nocache-every", type=int, default=1)
+    ap.add_argument("--note", help="--builds: a paragraph for the report (how the run was made)")
+    ap.add_argument("--files-from", help="--builds: the chosen files of an earlier run's meta file")
+    ap.add_argument("--report-from", help="--builds' report again from its raw CSV (beside its meta file)")
     a = ap.parse_args()
+    if a.report_from:       # the report again from a run's CSV and its meta file (a run cut short)
+        meta = json.load(open(os.path.join(os.path.dirname(a.report_from), "realcode_builds_meta.json")))
+        pk = {n: tuple(v[:4]) + ([],) for n, v in meta["packages"].items()}
+        rows = []
+        for r in csv.reader(open(a.report_from)):
+            if r[0] == "package":
+                continue
+            if r[2].startswith("misses-"):
+                pk[r[0]][4].append((int(r[3]), int(r[4])))
+            else:
+                rows.append((r[0], r[1], r[2], float(r[3]), int(r[4]), float(r[5]), int(r[6])))
+        return builds_report(a, rows, pk)
+    if a.builds:
+        return builds_main(a)
     kstub = os.path.abspath(a.kstub)
     nvcc = os.path.join(CUDA, "bin", "nvcc")
     api = index_api(a.index)
@@ -291,6 +318,166 @@ def main():
                            None, None, "kstub"))
         plot.hbar_panels(os.path.join(a.out, "realcode.png"), "kstub warm / nvcc -ptx per file (CPU), subset",
                          [("x nvcc", "x", rows_p)], note="%d files; goal median <= 0.25x" % nfiles)
+
+
+def package_files(name, api, a, tmp):
+    """(root, version, flags, every .cu, chosen): the first --files of the
+    package, in the fixed shuffled order, whose headers are all there."""
+    root, version = fetch(name, api)
+    incs = [d for d in PKG_FLAGS.get(name, []) if os.path.isdir(os.path.join(root, d))]
+    flags = ["-std=c++17"] + ["-I" + os.path.join(root, d) for d in incs] + setup_defines(root)
+    cus = sorted(os.path.relpath(os.path.join(dp, f), root) for dp, _, fs in os.walk(root)
+                 for f in fs if f.endswith(".cu"))
+    cus.sort(key=lambda p: hashlib.sha256(p.encode()).hexdigest())
+    nvcc = os.path.join(CUDA, "bin", "nvcc")
+    chosen = []
+    for rel in cus:
+        if len(chosen) >= a.files:
+            break
+        if cpu_run([nvcc, "-M", "-arch=sm_" + a.arch, os.path.join(root, rel)] + flags, tmp)[0] == 0:
+            chosen.append(rel)
+    return root, version, flags, cus, chosen
+
+
+def builds_main(a):
+    """--builds: the interleaved first build, second run and --no-cache passes."""
+    kstub = os.path.abspath(a.kstub)
+    nvcc = os.path.join(CUDA, "bin", "nvcc")
+    api = index_api(a.index)
+    tmp = tempfile.mkdtemp(prefix="kstub-realcode-")
+    env = dict(os.environ)
+    env.pop("KSTUB_CACHE_DIR", None)
+    env.pop("KSTUB_CACHE_SIZE", None)
+    env.pop("KSTUB_LAYERS", None)
+    os.makedirs(a.out, exist_ok=True)
+    raw = open(os.path.join(a.out, "realcode_builds_raw.csv"), "w", newline="")
+    w = csv.writer(raw)
+    w.writerow(["package", "file", "pass", "nvcc_cpu_s", "nvcc_rc", "kstub_cpu_s", "kstub_rc"])
+    rows, pk, ctx = [], {}, {}
+    try:
+        given = json.load(open(a.files_from))["packages"] if a.files_from else {}
+        for name in a.packages.split(","):
+            if name in given:           # the files a run chose before (its meta file): no preflight again
+                root = fetch(name, api)[0]
+                version, ncu, flags, chosen = given[name][:4]
+                cus, chosen = range(ncu), chosen[:a.files]
+            else:
+                root, version, flags, cus, chosen = package_files(name, api, a, tmp)
+            print("%s %s: %d of %d .cu files" % (name, version, len(chosen), len(cus)), file=sys.stderr)
+            cache = os.path.join(tmp, "cache-" + name)
+            os.mkdir(cache, 0o700)
+            ctx[name] = (root, flags, chosen, cache)
+            pk[name] = (version, len(cus), flags, chosen, [])
+        with open(os.path.join(a.out, "realcode_builds_meta.json"), "w") as f:
+            json.dump({"packages": pk, "load": None}, f)
+        # pass by pass over every package, so that a run cut short has each package's first build
+        for pname in ("first", "second", "nocache"):
+            for name, (root, flags, chosen, cache) in ctx.items():
+                kflags = flags + ["--arch", "sm_" + a.arch]
+                extra = ["--no-cache"] if pname == "nocache" else ["--cache-dir", cache]
+                m0 = counts(kstub, cache)[0]
+                for i, rel in enumerate(chosen):
+                    if pname == "nocache" and i % a.nocache_every:
+                        continue
+                    path = os.path.join(root, rel)
+                    if pname == "nocache":      # nvcc's time: the median of its two interleaved runs
+                        nvs = [r for r in rows if r[0] == name and r[1] == rel]
+                        nv, nrc = statistics.median(r[3] for r in nvs), max(r[4] for r in nvs)
+                    else:
+                        nrc, nv, _ = cpu_run([nvcc, "-ptx", "-arch=sm_" + a.arch, path, "-o",
+                                              os.path.join(tmp, "p.ptx")] + flags, tmp)
+                    krc, ks, err = cpu_run([kstub, path] + kflags + extra + ["-o", os.path.join(tmp, "k")], tmp, env)
+                    if krc and not nrc and pname == "first":
+                        print("kstub refused %s:\n%s" % (rel, err[-1500:]), file=sys.stderr)
+                    row = (name, rel, pname, round(nv, 3), nrc, round(ks, 3), krc)
+                    w.writerow(row)
+                    raw.flush()
+                    rows.append(row)
+                m1, nbytes = counts(kstub, cache)
+                pk[name][4].append((m1 - m0, nbytes))
+                w.writerow([name, "", "misses-" + pname, m1 - m0, nbytes, "", ""])
+                raw.flush()
+                print("%s %s pass done: %d misses" % (name, pname, m1 - m0), file=sys.stderr)
+    finally:
+        raw.close()
+        shutil.rmtree(tmp, ignore_errors=True)
+    builds_report(a, rows, pk)
+
+
+def builds_report(a, rows, pk):
+    """realcode_builds.md from the rows of builds_main."""
+    nv_fail = {(r[0], r[1]) for r in rows if r[4]}
+    refused = sorted({(r[0], r[1]) for r in rows if r[6] and (r[0], r[1]) not in nv_fail})
+    bad = nv_fail | set(refused)
+    ok = lambda p: [r for r in rows if r[2] == p and (r[0], r[1]) not in bad]
+    lines = ["# kstub on real code: code bases built in order (bench/realcode.py --builds)", "",
+             "%s; %d .cu files per package at most (the first --files %d of each, in a fixed shuffled order, "
+             "whose headers are all there: torch's headers are not fetched), sm_%s, serially. Each file "
+             "nvcc -ptx and then kstub, interleaved, on a shared 2-core machine (other jobs ran beside it: "
+             "load average %.2f at the end), so that the load falls on both alike. CPU seconds (user + system "
+             "of the process and its children). Default cache cap (2 GiB), KSTUB_LAYERS unset (layers where "
+             "seen)." % (" and ".join("%s %s (%d .cu)" % (n, pk[n][0], pk[n][1]) for n in pk), a.files, a.files,
+                         a.arch, os.getloadavg()[0]), ""]
+    if nv_fail:
+        lines += ["nvcc -ptx failed on %d of the chosen files (left out): %s." %
+                  (len(nv_fail), ", ".join("%s %s" % k for k in sorted(nv_fail))), ""]
+    if refused:
+        lines += ["**kstub refused %d files that nvcc compiles** (left out of the ratios): %s." %
+                  (len(refused), ", ".join("%s %s" % k for k in refused)), ""]
+    lines += ["| package as a code base | files | nvcc s | first build s (x nvcc) | second run s (x nvcc) | "
+              "second run per file median / p90 | prelude misses first / second | cache bytes |",
+              "| --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: |"]
+    allw, alln, tot = [], [], [0.0, 0.0, 0.0, 0.0]
+    for n, (version, ncu, flags, chosen, misses) in pk.items():
+        f = [r for r in ok("first") if r[0] == n]
+        sec = [r for r in ok("second") if r[0] == n]
+        if not f:
+            continue
+        nv1, k1 = sum(r[3] for r in f), sum(r[5] for r in f)
+        nv2, k2 = sum(r[3] for r in sec), sum(r[5] for r in sec)
+        ratios = [r[5] / r[3] for r in sec if r[3] > 0]
+        allw += ratios
+        tot = [tot[0] + nv1, tot[1] + k1, tot[2] + nv2, tot[3] + k2]
+        lines.append("| %s | %d | %.0f | %.0f (%.2fx) | %.0f (%.2fx) | %.2fx / %.2fx | %d / %d | %d |" %
+                     (n, len(f), nv1, k1, k1 / nv1, k2, k2 / nv2 if nv2 else 0,
+                      statistics.median(ratios) if ratios else 0, pct(ratios, 0.9) if ratios else 0,
+                      misses[0][0] if misses else -1, misses[1][0] if len(misses) > 1 else -1,
+                      misses[-1][1] if misses else 0))
+    nf = len(ok("first"))
+    if nf and allw:
+        lines.append("| **all** | %d | %.0f | %.0f (**%.2fx**) | %.0f (%.2fx) | **%.2fx / %.2fx** | | |" %
+                     (nf, tot[0], tot[1], tot[1] / tot[0], tot[3], tot[3] / tot[2] if tot[2] else 0,
+                      statistics.median(allw), pct(allw, 0.9)))
+    nc = ok("nocache")
+    if nc:
+        alln = [r[5] / r[3] for r in nc if r[3] > 0]
+        lines += ["", "--no-cache (%s; nvcc's time is the median of its two interleaved runs): %d files, per file median %.2fx, p90 "
+                  "%.2fx; sum %.0f s against nvcc's %.0f s (%.2fx)." %
+                  ("every file" if a.nocache_every == 1 else "one file in %d" % a.nocache_every, len(nc),
+                   statistics.median(alln), pct(alln, 0.9), sum(r[5] for r in nc), sum(r[3] for r in nc),
+                   sum(r[5] for r in nc) / sum(r[3] for r in nc))]
+    if nf and allw:
+        med, p90 = statistics.median(allw), pct(allw, 0.9)
+        first = tot[1] / tot[0]
+        second_misses = sum(pk[n][4][1][0] if len(pk[n][4]) > 1 else 10 ** 6 for n in pk)
+        lines += ["", "| goal (issue 38) | measured | |", "| --- | --- | --- |",
+                  "| warm per file: median <= 0.25x, p90 <= 0.5x | %.2fx / %.2fx | %s |" %
+                  (med, p90, "met" if med <= 0.25 and p90 <= 0.5 else "missed"),
+                  "| first build from an empty cache <= 0.5x nvcc's total | %.2fx | %s |" %
+                  (first, "met" if first <= 0.5 else "missed"),
+                  "| second run: 0 prelude misses under the default cap | %d | %s |" %
+                  (second_misses, "met" if second_misses == 0 else "missed")]
+    if a.note:
+        lines += ["", a.note]
+    lines += ["", "Files (package: path), in build order:", ""]
+    for n in pk:
+        lines += ["- %s: %s" % (n, rel) for rel in pk[n][3]]
+    lines += ["", "Flags per package: " + "; ".join("%s: %s" % (n, " ".join(
+        f.replace(SRC + "/", "") for f in pk[n][2])) for n in pk), ""]
+    text = "\n".join(lines)
+    with open(os.path.join(a.out, "realcode_builds.md"), "w") as f:
+        f.write(text)
+    print(text)
 
 
 if __name__ == "__main__":

@@ -16,6 +16,7 @@
 #include "front/cursor.h"
 #include "front/compat.h"
 #include "front/latedefs.h"
+#include "front/redecl.h"
 #include "base/inputs.h"
 
 #include <dlfcn.h>
@@ -344,7 +345,8 @@ static int report_diagnostics(const ks_session *s, int print)
     ks_fileguard_said said = {NULL, NULL};
     for (unsigned i = 0; i < n; i++) {
         CXDiagnostic d = clang_getDiagnostic(s->tu, i);
-        if (clang_getDiagnosticSeverity(d) >= CXDiagnostic_Error) {
+        /* what nvcc accepts and only clang's CUDA mode refuses is no error (redecl.c) */
+        if (clang_getDiagnosticSeverity(d) >= CXDiagnostic_Error && !ks_redecl_nvcc_merges(s->tu, d)) {
             if (!have_bodies && !s->opts->body_errors) {
                 clang_visitChildren(clang_getTranslationUnitCursor(s->tu), collect_bodies, &bodies);
                 have_bodies = 1;
@@ -415,7 +417,7 @@ static int errors_could_be_the_preludes(const ks_session *s)
     int could = 0;
     for (unsigned i = 0, n = clang_getNumDiagnostics(s->tu); i < n && !could; i++) {
         CXDiagnostic d = clang_getDiagnostic(s->tu, i);
-        if (clang_getDiagnosticSeverity(d) >= CXDiagnostic_Error) {
+        if (clang_getDiagnosticSeverity(d) >= CXDiagnostic_Error && !ks_redecl_nvcc_merges(s->tu, d)) {
             CXFile f = NULL;
             clang_getExpansionLocation(clang_getDiagnosticLocation(d), &f, NULL, NULL, NULL);
             char *name = f ? ks_take(clang_getFileName(f)) : NULL;

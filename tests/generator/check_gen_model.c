@@ -387,6 +387,12 @@ static const struct {
     {"function_pointer_reference.cu", "2:52", "its parameter 1 is a reference"},
     {"syntax_error.cu", "2:36", "unknown type name 'undeclared_type'"},
     {"int128.cu", "1:52", "no exact C equivalent"},
+    /* what nvcc refuses of a function declared again in another execution
+     * space stays an error (front/redecl.c; what it accepts: check-real's
+     * compat_hd_redeclarations.cu) */
+    {"redeclared_kernel.cu", "2:6", "cannot overload __global__ function 'k_redeclared'"},
+    {"redeclared_return.cu", "2:26", "cannot overload __device__ function 'h_returns'"},
+    {"redeclared_two_definitions.cu", "2:27", "cannot overload __device__ function 'g_defined'"},
 };
 #define NREFUSALS (sizeof refusals / sizeof refusals[0])
 

@@ -183,7 +183,8 @@ static const char *const corpus[] = {
     "tests/corpus/compat_implicit_includes.cu", "tests/corpus/abi_class_templates.cu",
     "tests/corpus/abi_array_pointers.cu", "tests/corpus/class_template_launches.cu",
     "tests/corpus/macro_instantiations.cu", "tests/corpus/abi_function_pointers.cu",
-    "tests/corpus/real/cxx_own_enums.cu",
+    "tests/corpus/real/cxx_own_enums.cu", "tests/corpus/compat_hd_redeclarations.cu",
+    "tests/corpus/compat_hd_redeclarations.cu -DNDEBUG",
 };
 
 /* With --body-errors every clang diagnostic counts: these files must give

@@ -53,6 +53,7 @@
 #include "front/prelude/prelude.h"
 #include "front/prelude/prelude_int.h"
 #include "front/compat.h"
+#include "front/redecl.h"
 
 #include <dlfcn.h>
 #include <errno.h>
@@ -505,7 +506,7 @@ static int build(ks_prelude *p, const char *const *args, size_t nargs, const cha
     }
     for (unsigned i = 0, n = clang_getNumDiagnostics(tu); i < n; i++) {
         CXDiagnostic d = clang_getDiagnostic(tu, i);
-        int err = clang_getDiagnosticSeverity(d) >= CXDiagnostic_Error;
+        int err = clang_getDiagnosticSeverity(d) >= CXDiagnostic_Error && !ks_redecl_nvcc_merges(tu, d);
         clang_disposeDiagnostic(d);
         if (err) {
             *why = "the prelude has errors (the file's own parse reports them)";

@@ -949,6 +949,32 @@ START_TEST(a_layer_only_where_it_pays)
 }
 END_TEST
 
+/* A prelude whose headers declare a C library function again __host__
+ * __device__ (clang refuses it, nvcc merges it: front/redecl.c) is built
+ * and used like any other, not refused and parsed around every time. The
+ * header is the project's <cstdio> (an -I that shadows the standard one),
+ * so it leads a prelude of its own. */
+START_TEST(prelude_with_a_host_device_redeclaration_is_used)
+{
+    ck_assert_int_eq(run(NULL, "mkdir -p '%s/inc' '%s/none'", tmpdir, tmpdir), 0);
+    put("inc/cstdio", "#pragma once\n#include_next <cstdio>\n"
+                      "extern \"C\" __host__ __device__ int printf(const char *, ...);\n");
+    put("k.cu", "#include <cstdio>\n__global__ void kp(int *p) { printf(\"%%d\\n\", *p); }\n");
+    char *out;
+    for (int round = 0; round < 2; round++) {
+        ck_assert_int_eq(run(&out, "cd '%s' && KSTUB_LAYERS=always KSTUB_CACHE_DIR='%s/cache' KSTUB_DEBUG_PCH=1 "
+                                   "'%s' k.cu -Iinc -o out 2>&1", tmpdir, tmpdir, kstub), 0);
+        ck_assert_msg(!strstr(out, "error") && !strstr(out, "not built") && !strstr(out, "without") &&
+                          count(out, "with the prelude") == 1 && count(out, "cache: miss") == (round ? 0 : 3),
+                      "round %d:\n%s", round, out);
+        free(out);
+    }
+    ck_assert_int_eq(run(&out, "cd '%s' && '%s' k.cu -Iinc --no-cache -o none/out && cmp out.h none/out.h && "
+                               "cmp out.c none/out.c 2>&1", tmpdir, kstub), 0);
+    free(out);
+}
+END_TEST
+
 START_TEST(racing_builders_build_once)
 {
     char *out;
@@ -1249,6 +1275,7 @@ static Suite *pch_suite(void)
     tcase_add_test(tc, standard_headers_lead_the_prelude);
     tcase_add_test(tc, leading_lists_share_one_base);
     tcase_add_test(tc, a_layer_only_where_it_pays);
+    tcase_add_test(tc, prelude_with_a_host_device_redeclaration_is_used);
     tcase_add_test(tc, system_header_edited_in_place_is_seen);
     tcase_add_test(tc, unwritable_directory_warns_and_builds_nothing);
     tcase_add_test(tc, file_with_errors_is_parsed_once);

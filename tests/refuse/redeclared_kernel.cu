@@ -1,0 +1,2 @@
+__global__ void k_redeclared(float *x);
+void k_redeclared(float *x);
