@@ -33,8 +33,9 @@ done | sort -u > "$tmp/defs.all"
 # The C library's functions the kstub program interposes (front/fileguard.c
 # wraps open/openat for libLLVM's opens) are named on floors.txt's
 # "interposed" line: a call to one is a call to libc, not an arrow to the
-# guard, so those edges are dropped below.
-mv "$tmp/defs.all" "$tmp/defs"
+# guard (nor a step in a circle), so their definitions are set aside.
+awk '$1 == "interposed" { for (i = 2; i <= NF; i++) print $i }' "$floors" | sort -u > "$tmp/interposed"
+awk 'NR == FNR { c[$1] = 1; next } !($1 in c)' "$tmp/interposed" "$tmp/defs.all" > "$tmp/defs"
 for o in "$@"; do
     nm -u "$o" | awk -v o="$o" '{ print $NF, o }'
 done | sort -u > "$tmp/uses"
