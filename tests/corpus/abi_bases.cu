@@ -9,7 +9,8 @@ struct Tag {};
 struct WithEmpty : Tag { int x; float y; };                  // an empty base takes no room
 struct TagHolder : Tag { Tag t; int x; };                    // ... unless a member of its type must
                                                              // sit apart: t at 1
-struct Twice : Tag, WithEmpty { short z; };                  // WithEmpty's Tag collides: base at 4
+struct EmptyD : Tag {};
+struct Twice : EmptyD, WithEmpty { short z; };               // their Tags would meet: WithEmpty at 4
 
 struct Pod { int a; char b; };                               // POD: its tail padding is kept
 struct KeepsTail : Pod { char c; };                          // c at 8
