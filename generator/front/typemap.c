@@ -79,8 +79,8 @@ static enum CXChildVisitResult class_checker(CXCursor c, CXCursor parent, CXClie
     case CXCursor_CXXBaseSpecifier: {
         char *sp = ks__tm_spelling(clang_getCursorType(c));
         if (clang_isVirtualBase(c))
-            cc->base_why = ks__tm_refuse("has a virtual base class '%s', found through a pointer "
-                                         "C cannot mirror; make the base non-virtual", sp);
+            cc->base_why = ks__tm_refuse("has a virtual base class '%s', which it finds through a "
+                                         "hidden pointer C cannot mirror; make the base non-virtual", sp);
         else if (cc->nbases == sizeof cc->bases / sizeof *cc->bases)
             cc->base_why = ks__tm_refuse("has more than %zu base classes",
                                          sizeof cc->bases / sizeof *cc->bases);

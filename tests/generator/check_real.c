@@ -593,12 +593,11 @@ START_TEST(base_fields_land_where_cxx_reads_them)
     char *out, cwd[PATH_MAX];
     ck_assert_ptr_nonnull(getcwd(cwd, sizeof cwd));
     const char *cuda = getenv("CUDA_PATH") ? getenv("CUDA_PATH") : "/usr/local/cuda";
-    const char *nvcc = getenv("NVCC") ? getenv("NVCC") : "nvcc";
     int rc = run(&out, "%s tests/corpus/abi_bases.cu -o %s/abi_bases.kstub && cd %s && "
                  "gcc -std=c11 -Wall -Wextra -Wpedantic -Werror -I. -I%s/include/kstub -I%s/include "
                  "%s/tests/consumers/bases_fill.c -o fill && ./fill bytes && "
                  "%s -std=c++17 -I%s/tests/corpus %s/tests/consumers/bases_read.cu -o read && ./read bytes",
-                 kstub_bin(), tmpdir, tmpdir, cwd, cuda, cwd, nvcc, cwd, cwd);
+                 kstub_bin(), tmpdir, tmpdir, cwd, cuda, cwd, nvcc_bin(), cwd, cwd);
     ck_assert_msg(rc == 0, "%s", out);
     free(out);
     remove_tmpdir();
