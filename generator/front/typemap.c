@@ -76,21 +76,21 @@ static enum CXChildVisitResult class_checker(CXCursor c, CXCursor parent, CXClie
     (void)parent;
     class_check *cc = data;
     switch (clang_getCursorKind(c)) {
-    case CXCursor_CXXBaseSpecifier: {
-        char *sp = ks__tm_spelling(clang_getCursorType(c));
-        if (clang_isVirtualBase(c))
+    case CXCursor_CXXBaseSpecifier:
+        if (clang_isVirtualBase(c)) {
+            char *sp = ks__tm_spelling(clang_getCursorType(c));
             cc->base_why = ks__tm_refuse("has a virtual base class '%s', which it finds through a "
                                          "hidden pointer C cannot mirror; make the base non-virtual", sp);
-        else if (cc->nbases == sizeof cc->bases / sizeof *cc->bases)
-            cc->base_why = ks__tm_refuse("has more than %zu base classes",
-                                         sizeof cc->bases / sizeof *cc->bases);
-        else
-            cc->bases[cc->nbases++] = c;
-        free(sp);
-        if (cc->base_why)
+            free(sp);
             return CXChildVisit_Break;
+        }
+        if (cc->nbases == sizeof cc->bases / sizeof *cc->bases) {
+            cc->base_why = ks__tm_refuse("has more than %zu base classes, more than kstub mirrors",
+                                         sizeof cc->bases / sizeof *cc->bases);
+            return CXChildVisit_Break;
+        }
+        cc->bases[cc->nbases++] = c;
         break;
-    }
     case CXCursor_CXXMethod:
         if (clang_CXXMethod_isVirtual(c)) {
             cc->why = "has virtual functions, so it is not trivially copyable and its vtable "
