@@ -24,7 +24,7 @@ static int def_uses_header(const ks_model *m, size_t def, unsigned depth)
         return def_uses_header(m, d->owner, depth + 1);
     /* A record only pointed to (no layout) is named from its header where
      * only the header's typedef can name it. */
-    return (d->complete || d->c_typedef) && d->file && d->c_header && !d->mirror &&
+    return (d->complete || d->c_typedef) && d->file && d->c_header && !d->mirror && !d->has_bases &&
            strcmp(d->c_name, d->qname) == 0 && fields_use_headers(m, def, depth);
 }
 
@@ -53,14 +53,15 @@ int ks_def_uses_header(const ks_model *m, size_t def)
 
 /* A record or enum C mirrors but C++ can take as the application's own
  * (issue 30 #6): defined in a header host C++ can include, not one C
- * includes already, not kept a mirror by "// kstub:mirror". A type the .cu
+ * includes already, not kept a mirror by "// kstub:mirror", without base
+ * classes (offsetof cannot check a class that is not standard-layout). A type the .cu
  * defines itself (file NULL) stays a mirror in C++ too: no header of the
  * caller's defines it. */
 int ks__cxx_own(const ks_model *m, size_t def)
 {
     const ks_def *d = &m->defs[def];
     return (d->kind == KS_DEF_STRUCT || d->kind == KS_DEF_UNION || d->kind == KS_DEF_ENUM) &&
-           d->complete && d->file && d->cxx_header && !d->mirror && !d->in_member &&
+           d->complete && d->file && d->cxx_header && !d->mirror && !d->in_member && !d->has_bases &&
            !ks_def_uses_header(m, def);
 }
 

@@ -66,6 +66,9 @@ static char *pointee_type(tm_ctx *c, CXType t, ks_type *out);
 
 typedef struct class_check {
     const char *why;
+    CXCursor bases[16];        /* its direct base specifiers, in order */
+    size_t nbases;
+    char *base_why;            /* a refusal naming a base (malloc'd) */
 } class_check;
 
 static enum CXChildVisitResult class_checker(CXCursor c, CXCursor parent, CXClientData data)
@@ -74,9 +77,20 @@ static enum CXChildVisitResult class_checker(CXCursor c, CXCursor parent, CXClie
     class_check *cc = data;
     switch (clang_getCursorKind(c)) {
     case CXCursor_CXXBaseSpecifier:
-        cc->why = "has base classes; C has no inheritance, so put the base's fields in the "
-                  "struct or pass the base as a member";
-        return CXChildVisit_Break;
+        if (clang_isVirtualBase(c)) {
+            char *sp = ks__tm_spelling(clang_getCursorType(c));
+            cc->base_why = ks__tm_refuse("has a virtual base class '%s', which it finds through a "
+                                         "hidden pointer C cannot mirror; make the base non-virtual", sp);
+            free(sp);
+            return CXChildVisit_Break;
+        }
+        if (cc->nbases == sizeof cc->bases / sizeof *cc->bases) {
+            cc->base_why = ks__tm_refuse("has more than %zu base classes, more than kstub mirrors",
+                                         sizeof cc->bases / sizeof *cc->bases);
+            return CXChildVisit_Break;
+        }
+        cc->bases[cc->nbases++] = c;
+        break;
     case CXCursor_CXXMethod:
         if (clang_CXXMethod_isVirtual(c)) {
             cc->why = "has virtual functions, so it is not trivially copyable and its vtable "
@@ -109,6 +123,9 @@ typedef struct field_visit {
     size_t def;
     unsigned nanon;
     char *why;                 /* first refusal */
+    long at;                   /* the visited class's offset in def (a base's; 0: def's own) */
+    const char *from;          /* a base's own name ("Base"); NULL: def's own fields */
+    const char *key;           /* a base: its qualified name, keying its unnamed members' records */
 } field_visit;
 
 /* A field's type: scalar, pointer, enum or record, under any array dimensions. */
@@ -162,6 +179,10 @@ static enum CXVisitorResult field_visitor(CXCursor f, CXClientData data)
     /* An anonymous member, or a member of an unnamed struct type
      * ("struct { ... } pair;"), has a record named after its place. */
     const char *member = anonymous_member || clang_Cursor_isAnonymous(tdecl) ? c_name : NULL;
+    /* A base's unnamed member record is keyed apart from def's own. */
+    char *base_member = member && v->key ? ks_xasprintf("(base %s)::%s", v->key, member) : NULL;
+    if (base_member)
+        member = base_member;
     if (clang_Cursor_isBitField(f)) {
         v->why = ks__tm_refuse("%s has a bit-field '%s', whose layout C does not guarantee; use "
                         "a plain integer and masks", qname, c_name);
@@ -184,15 +205,93 @@ static enum CXVisitorResult field_visitor(CXCursor f, CXClientData data)
     ks_def *d = &c->m->defs[v->def];         /* defs may have moved */
     ks_field *fl = ks_def_add_field(d);
     fl->name = anonymous_member ? NULL : ks_xstrdup(name);
+    fl->from = v->from ? ks_xstrdup(v->from) : NULL;
     fl->type = ft;
-    fl->offset = (long)(bits / 8);
+    fl->offset = v->at + (long)(bits / 8);
     fl->size = size;
     if (align > d->align || (fl->offset % align) != 0)
         d->packed = 1;
 out:
+    free(base_member);
     free(c_name);
     free(name);
     return v->why ? CXVisit_Break : CXVisit_Continue;
+}
+
+/* A class's own name without its template arguments ("Base" of
+ * ns::Base<int>): what a base's renamed fields are prefixed with. */
+static char *class_leaf_name(CXCursor decl)
+{
+    char *sp = ks_take(clang_getCursorSpelling(decl));
+    char *lt = strchr(sp, '<');
+    if (lt)
+        *lt = '\0';
+    return sp;
+}
+
+/* Whether C can mirror class canon: copyable, no virtual function, no
+ * virtual base, and so each of its bases. owner_q: the record named in
+ * refusals; base: canon is a base of it (0: the record itself). */
+static char *check_class(CXType canon, const char *owner_q, int base, unsigned depth)
+{
+    CXCursor decl = clang_getTypeDeclaration(canon);
+    class_check cc = {0};
+    clang_visitChildren(decl, class_checker, &cc);
+    char *why = NULL;
+    const char *what = cc.base_why ? cc.base_why : cc.why;
+    if (depth > 64) {
+        why = ks__tm_refuse("%s derives from classes nested too deep", owner_q);
+    } else if (what && base) {
+        char *sp = ks__tm_spelling(canon);
+        why = ks__tm_refuse("%s: its base class '%s' %s", owner_q, sp, what);
+        free(sp);
+    } else if (what) {
+        why = ks__tm_refuse("%s %s", owner_q, what);
+    }
+    for (size_t i = 0; !why && i < cc.nbases; i++)
+        why = check_class(clang_getCanonicalType(clang_getCursorType(cc.bases[i])), owner_q, 1,
+                          depth + 1);
+    free(cc.base_why);
+    return why;
+}
+
+/* Class canon's fields into def idx at byte offset at: each non-virtual
+ * base's first (recursively, in base order, each at the offset clang gives
+ * it, so an empty base takes no room and a base's tail padding is reused
+ * or kept exactly as the Itanium ABI lays it out), then its own. The gaps
+ * between them become explicit padding (ks_def_gaps). owner_q: the record
+ * named in refusals; from: canon's own name when it is a base (NULL for
+ * the record itself). check_class has passed. */
+static char *flatten_class(tm_ctx *c, CXType canon, size_t idx, long at, const char *owner_q,
+                           const char *from)
+{
+    CXCursor decl = clang_getTypeDeclaration(canon);
+    class_check cc = {0};
+    clang_visitChildren(decl, class_checker, &cc);
+    free(cc.base_why);
+    char *why = NULL;
+    for (size_t i = 0; !why && i < cc.nbases; i++) {
+        CXType bt = clang_getCanonicalType(clang_getCursorType(cc.bases[i]));
+        long long bits = clang_getOffsetOfBase(decl, cc.bases[i]);
+        if (bits < 0 || bt.kind != CXType_Record) {
+            char *sp = ks__tm_spelling(bt);
+            why = ks__tm_refuse("the layout of %s's base class '%s' cannot be computed", owner_q, sp);
+            free(sp);
+            break;
+        }
+        c->m->defs[idx].has_bases = 1;
+        char *leaf = class_leaf_name(clang_getTypeDeclaration(bt));
+        why = flatten_class(c, bt, idx, at + (long)(bits / 8), owner_q, leaf);
+        free(leaf);
+    }
+    if (!why) {
+        char *bq = from ? ks_qualified_name(decl) : NULL;
+        field_visit v = {c, idx, 0, NULL, at, from, bq};
+        clang_Type_visitFields(canon, field_visitor, &v);
+        why = v.why;
+        free(bq);
+    }
+    return why;
 }
 
 /* A struct or union taken by value: its layout as data, checked copyable. */
@@ -201,12 +300,10 @@ static char *define_record(tm_ctx *c, CXType canon, size_t idx)
     ks_def *d = &c->m->defs[idx];
     char *qname = ks_xstrdup(d->qname);
     CXCursor decl = clang_getTypeDeclaration(canon);
-    class_check cc = {NULL};
-    clang_visitChildren(decl, class_checker, &cc);
-    char *why = NULL;
+    char *why = check_class(canon, qname, 0, 0);
     long size = clang_Type_getSizeOf(canon), align = clang_Type_getAlignOf(canon);
-    if (cc.why) {
-        why = ks__tm_refuse("%s %s", qname, cc.why);
+    if (why) {
+        /* refused: left incomplete */
     } else if (size < 0 || align <= 0) {
         why = ks__tm_refuse("the size or alignment of %s cannot be computed (an incomplete or "
                      "dependent type?)", qname);
@@ -216,9 +313,7 @@ static char *define_record(tm_ctx *c, CXType canon, size_t idx)
         d->complete = 1;        /* set first: a self-reference through a pointer is fine */
         if (!d->in_member)
             ks__tm_note_origin(c, decl, d);
-        field_visit v = {c, idx, 0, NULL};
-        clang_Type_visitFields(canon, field_visitor, &v);
-        why = v.why;
+        why = flatten_class(c, canon, idx, 0, qname, NULL);
         if (!why)
             ks_model_define(c->m, idx);
     }

@@ -208,6 +208,7 @@ void ks_model_free(ks_model *m)
         ks_def *d = &m->defs[i];
         for (size_t j = 0; j < d->nfields; j++) {
             free(d->fields[j].name);
+            free(d->fields[j].from);
             free(d->fields[j].c_name);
             free(d->fields[j].assert_id);
             free(d->fields[j].own_assert_id);

@@ -100,6 +100,10 @@ typedef struct ks_type {
 
 typedef struct ks_field {
     char *name;                /* the member's name; NULL for an anonymous member */
+    char *from;                /* a field of a base class, flattened into the record: that
+                                  class's own name ("Base" of ns::Base<int>); NULL for the
+                                  record's own fields. naming.c renames it "<from>_<name>"
+                                  where another field of the record has its name */
     char *c_name;              /* naming.c's: the name, or ks__anonN */
     /* naming.c's, a record's fields: the names of their offset assertions (the
      * C99 form declares a typedef of each), in the mirror ("<type>_<c_name>")
@@ -152,6 +156,10 @@ typedef struct ks_def {
     int complete;
     long size, align;
     int packed;                /* a field is less aligned than its type */
+    int has_bases;             /* a class with (non-virtual) base classes: their fields are
+                                  flattened into fields, in base order, at their offsets; C
+                                  and C++ callers both take the mirror (offsetof on the
+                                  application's own, not standard-layout, type is not C++) */
     ks_field *fields;
     size_t nfields;
     ks_scalar underlying;      /* enums */

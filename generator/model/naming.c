@@ -399,6 +399,43 @@ static char *cxx_type_name(const char *qname)
     return ks_buf_take(&b);
 }
 
+/* How many of d's fields are called name in C. */
+static size_t fields_named(const ks_def *d, const char *name)
+{
+    size_t n = 0;
+    for (size_t i = 0; i < d->nfields; i++)
+        n += d->fields[i].c_name && strcmp(d->fields[i].c_name, name) == 0;
+    return n;
+}
+
+/* A class's fields flattened from its bases (ks_field.from): a base's field
+ * keeps its name where no other field of the record has it; else, as C++
+ * would write "d.Base::x", it is "Base_x" (the declaring class's own name,
+ * then "_" added until the record has no other field of that name). The
+ * record's own fields always keep their names. */
+static void name_base_fields(ks_def *d)
+{
+    char **want = ks_xmalloc((d->nfields ? d->nfields : 1) * sizeof *want);
+    for (size_t j = 0; j < d->nfields; j++) {
+        const ks_field *f = &d->fields[j];
+        want[j] = f->from && f->name && fields_named(d, f->c_name) > 1
+                      ? ks_xasprintf("%s_%s", f->from, f->name) : NULL;
+    }
+    for (size_t j = 0; j < d->nfields; j++) {
+        if (!want[j])
+            continue;
+        ks_field *f = &d->fields[j];
+        free(f->c_name);
+        f->c_name = want[j];
+        while (fields_named(d, f->c_name) > 1) {
+            char *r = ks_xasprintf("%s_", f->c_name);
+            free(f->c_name);
+            f->c_name = r;
+        }
+    }
+    free(want);
+}
+
 /* Members: their own names, an anonymous one ks__anonN (N counting the
  * record's anonymous members); a member's unnamed record learns the
  * member's name, from which its own derives. */
@@ -411,6 +448,8 @@ static void name_members(namer *nm)
         for (size_t j = 0; j < d->nfields; j++)
             d->fields[j].c_name = d->fields[j].name ? ks_xstrdup(d->fields[j].name)
                                                     : anonymous_member_name(nanon++);
+        if (d->has_bases)
+            name_base_fields(d);
     }
     for (size_t i = 0; i < m->ndefs; i++) {
         ks_def *d = &m->defs[i];

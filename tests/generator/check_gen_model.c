@@ -378,6 +378,10 @@ static const struct {
     {"reference.cu", "1:40", "is a reference"},
     {"rvalue_reference.cu", "1:39", "is a reference"},
     {"virtual_class.cu", "2:55", "has virtual functions"},
+    /* base classes are mirrored (tests/corpus/abi_bases.cu); these are not */
+    {"virtual_base.cu", "3:57", "Derived has a virtual base class 'Base'"},
+    {"virtual_in_base.cu", "3:56", "Square: its base class 'Shape' has virtual functions"},
+    {"base_destructor.cu", "3:56", "its base class 'Owner' has a user-provided destructor"},
     {"bitfield.cu", "2:51", "has a bit-field 'a'"},
     {"copy_constructor.cu", "2:44", "not trivially copyable"},
     {"bad_rename.cu", "2:4", "matches no kernel"},

@@ -185,6 +185,7 @@ static const char *const corpus[] = {
     "tests/corpus/macro_instantiations.cu", "tests/corpus/abi_function_pointers.cu",
     "tests/corpus/real/cxx_own_enums.cu", "tests/corpus/compat_hd_redeclarations.cu",
     "tests/corpus/compat_hd_redeclarations.cu -DNDEBUG",
+    "tests/corpus/abi_bases.cu",
 };
 
 /* With --body-errors every clang diagnostic counts: these files must give
@@ -582,6 +583,53 @@ END_TEST
  * (no mirror, no redefinition beside it) and asserts their layout; C callers
  * pass model_params.h's struct and enum, C++ callers CUDA's half types and
  * the application's enum class values (tests/consumers/). */
+/* Classes with base classes (tests/corpus/abi_bases.cu): every field of
+ * their C mirrors, base fields flattened and renamed ones included, set
+ * from C (tests/consumers/bases_fill.c) reads back through its C++ name
+ * in nvcc's own layout of the class (tests/consumers/bases_read.cu). */
+START_TEST(base_fields_land_where_cxx_reads_them)
+{
+    make_tmpdir();
+    char *out, cwd[PATH_MAX];
+    ck_assert_ptr_nonnull(getcwd(cwd, sizeof cwd));
+    const char *cuda = getenv("CUDA_PATH") ? getenv("CUDA_PATH") : "/usr/local/cuda";
+    int rc = run(&out, "%s tests/corpus/abi_bases.cu -o %s/abi_bases.kstub && cd %s && "
+                 "gcc -std=c11 -Wall -Wextra -Wpedantic -Werror -I. -I%s/include/kstub -I%s/include "
+                 "%s/tests/consumers/bases_fill.c -o fill && ./fill bytes && "
+                 "%s -std=c++17 -I%s/tests/corpus %s/tests/consumers/bases_read.cu -o read && ./read bytes",
+                 kstub_bin(), tmpdir, tmpdir, cwd, cuda, cwd, nvcc_bin(), cwd, cwd);
+    ck_assert_msg(rc == 0, "%s", out);
+    free(out);
+    remove_tmpdir();
+}
+END_TEST
+
+/* The same classes on the device: the offset of each field of
+ * tests/consumers/bases_fields.h in its C mirror (bases_offsets.c) is the
+ * one nvcc's device compile gives the C++ member (bases_device.cu stores
+ * it, a constant in the PTX). */
+START_TEST(base_fields_are_at_device_offsets)
+{
+    make_tmpdir();
+    char *out, cwd[PATH_MAX];
+    ck_assert_ptr_nonnull(getcwd(cwd, sizeof cwd));
+    const char *cuda = getenv("CUDA_PATH") ? getenv("CUDA_PATH") : "/usr/local/cuda";
+    int rc = run(&out, "%s tests/corpus/abi_bases.cu -o %s/abi_bases.kstub && cd %s && "
+                 "I='-I. -I%s/tests/consumers -I%s/include/kstub -I%s/include' && "
+                 "gcc -std=c11 -Wall -Wextra -Wpedantic -Werror $I %s/tests/consumers/bases_offsets.c -o off && "
+                 "./off | sort > c.txt && %s -ptx -arch=sm_90 -I%s/tests/corpus -I%s/tests/consumers "
+                 "%s/tests/consumers/bases_device.cu -o d.ptx && "
+                 "awk '/^\\.visible \\.entry /{k=$3; sub(/\\(.*/,\"\",k)} /mov\\.u64|st\\.global\\.u64/"
+                 "{ if (k!=\"\") { v=$NF; sub(/;$/,\"\",v); if (v ~ /^[0-9]+$/) { print k, v; k=\"\" } } }' d.ptx "
+                 "| sort > nvcc.txt && test -s c.txt && diff c.txt nvcc.txt && wc -l < c.txt",
+                 kstub_bin(), tmpdir, tmpdir, cwd, cwd, cuda, cwd, nvcc_bin(), cwd, cwd, cwd);
+    ck_assert_msg(rc == 0, "C mirror's offsets (<) and nvcc's (>):\n%s", out);
+    ck_assert_msg(atoi(out) >= 40, "%s", out);
+    free(out);
+    remove_tmpdir();
+}
+END_TEST
+
 START_TEST(application_types_in_consumers)
 {
     make_tmpdir();
@@ -1097,6 +1145,8 @@ static Suite *real_suite(void)
     tcase_add_test(tc, header_explicit_instantiations);
     tcase_add_test(tc, types_record_their_header);
     tcase_add_test(tc, application_types_in_consumers);
+    tcase_add_test(tc, base_fields_land_where_cxx_reads_them);
+    tcase_add_test(tc, base_fields_are_at_device_offsets);
     tcase_add_test(tc, cxx_callers_pass_their_own_enums);
     tcase_add_test(tc, cuda_header_enum_class_keeps_its_mirror);
     tcase_add_test(tc, application_type_layout_is_asserted);

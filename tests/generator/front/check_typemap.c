@@ -290,6 +290,48 @@ START_TEST(empty_class_is_a_tag)
 }
 END_TEST
 
+/* A class with base classes: each non-virtual base's fields first, in base
+ * order and recursively, at their offsets in the derived class (a POD
+ * base's tail padding kept, an empty base taking no room), marked with
+ * the declaring class's own name. */
+START_TEST(base_fields_are_flattened)
+{
+    PARSES("struct E {};\n"
+           "struct Pod { int a; char b; };\n"
+           "template <typename T> struct TB { T t; };\n"
+           "struct L1 : Pod { short s; };\n"
+           "struct D : E, L1, TB<double> { char b; };\n"
+           "__global__ void r(D d) {}\n");
+    const ks_def *d = def_of(&param_of("r", 0)->type);
+    ck_assert(d->has_bases);
+    ck_assert_int_eq(d->size, 32);
+    ck_assert_int_eq(d->align, 8);
+    ck_assert_uint_eq(d->nfields, 5);
+    const char *names[] = {"a", "b", "s", "t", "b"}, *from[] = {"Pod", "Pod", "L1", "TB", NULL};
+    const long offsets[] = {0, 4, 8, 16, 24};
+    for (size_t i = 0; i < 5; i++) {
+        ck_assert_str_eq(d->fields[i].name, names[i]);
+        ck_assert_int_eq(d->fields[i].offset, offsets[i]);
+        if (from[i])
+            ck_assert_str_eq(d->fields[i].from, from[i]);
+        else
+            ck_assert_ptr_null(d->fields[i].from);
+    }
+    ck_assert_int_eq(d->fields[3].type.scalar, KS_SCALAR_DOUBLE);
+}
+END_TEST
+
+START_TEST(virtual_base_refused)
+{
+    REFUSES("struct B { int x; };\nstruct D : virtual B { int y; };\n__global__ void v(D d) {}\n",
+            "D has a virtual base class 'B'");
+    teardown();
+    setup();
+    REFUSES("struct B { virtual void f() {} int x; };\nstruct D : B { int y; };\n"
+            "__global__ void v(D d) {}\n", "D: its base class 'B' has virtual functions");
+}
+END_TEST
+
 /* ---- refusals ------------------------------------------------------------------------------ */
 
 START_TEST(reference_refused)
@@ -339,9 +381,11 @@ static Suite *typemap_suite(void)
     struct { const char *name; const TTest *tests[8]; } cases[] = {
         {"scalars", {scalars_by_name, pointer_qualifiers_per_level, pointer_to_array}},
         {"records", {record_by_value_with_layout, record_through_a_pointer_is_declared, union_by_value,
-                     enums_with_underlying_types, class_template_specialization}},
+                     enums_with_underlying_types, class_template_specialization,
+                     base_fields_are_flattened}},
         {"cuda", {vector_and_special_types, empty_class_is_a_tag}},
-        {"refused", {reference_refused, bit_field_refused, function_pointer_refused, unnamed_enum_refused}},
+        {"refused", {reference_refused, bit_field_refused, function_pointer_refused, unnamed_enum_refused,
+                     virtual_base_refused}},
     };
     for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
         TCase *tc = tcase_create(cases[i].name);

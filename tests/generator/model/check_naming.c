@@ -423,6 +423,27 @@ static size_t record(const char *qname, long size, const char *const *names, con
     return idx;
 }
 
+/* Fields flattened from base classes (ks_field.from) keep their names
+ * unless another field of the record has it: then "<Base>_<name>", and
+ * "_" added while that too is taken; the record's own fields never move. */
+START_TEST(base_fields_renamed_only_on_clashes)
+{
+    const char *names[] = {"x", "y", "y", "z", "A_y", "x", NULL};
+    const long offsets[] = {0, 4, 8, 12, 16, 20}, sizes[] = {4, 4, 4, 4, 4, 4};
+    size_t d_idx = record("D", 24, names, offsets, sizes);
+    ks_def *d = &model.defs[d_idx];
+    d->has_bases = 1;
+    const char *from[] = {"A", "A", "B", "B", NULL, NULL};
+    for (size_t i = 0; i < 6; i++)
+        d->fields[i].from = from[i] ? ks_xstrdup(from[i]) : NULL;
+    NAMES_CLEANLY();
+    d = &model.defs[d_idx];
+    const char *want[] = {"A_x", "A_y_", "B_y", "z", "A_y", "x"};
+    for (size_t i = 0; i < 6; i++)
+        ck_assert_str_eq(d->fields[i].c_name, want[i]);
+}
+END_TEST
+
 /* The padding members of a mirror are model slots naming fills, numbered
  * by the table's pattern; an empty record's one byte has a name of its own. */
 START_TEST(padding_names_are_model_slots)
@@ -558,7 +579,7 @@ static Suite *naming_suite(void)
         {"collisions", {two_kernels_one_c_name, kernel_named_like_another_kernels_entry_point}},
         {"overloads", {overload_tags, type_tags, template_instance_names}},
         {"renames", {rename_by_name_and_symbol, rename_refused}},
-        {"after", {names_free_after_naming, anonymous_members}},
+        {"after", {names_free_after_naming, anonymous_members, base_fields_renamed_only_on_clashes}},
         {"slots", {padding_names_are_model_slots, generic_name_is_a_model_slot,
                    target_table_names_generic_and_padding, cxx_names_are_model_slots,
                    field_assert_names_are_model_slots}},
