@@ -326,3 +326,12 @@ void ks_warning_at(const char *file, unsigned line, unsigned col, const char *fm
     ks_verror_at(file, line, col, "warning", fmt, ap);
     va_end(ap);
 }
+
+size_t ks_hash_bytes(const void *p, size_t n)
+{
+    const unsigned char *b = p;
+    size_t h = (size_t)14695981039346656037ull;
+    for (size_t i = 0; i < n; i++)
+        h = (h ^ b[i]) * (size_t)1099511628211ull;
+    return h;
+}

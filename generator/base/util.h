@@ -24,6 +24,10 @@ char *ks_buf_take(ks_buf *b);     /* NUL-terminated; b is left empty */
 void *ks_xmalloc(size_t n);
 void *ks_xrealloc(void *p, size_t n);
 char *ks_xstrdup(const char *s);
+
+/* FNV-1a over \p n bytes: the generator's in-memory hash tables (files by
+ * identity, symbols, macro names). Not a digest: keys on disk use SHA-256. */
+size_t ks_hash_bytes(const void *p, size_t n);
 char *ks_xasprintf(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 char *ks_xvasprintf(const char *fmt, va_list ap) __attribute__((format(printf, 1, 0)));
 

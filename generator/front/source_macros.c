@@ -97,19 +97,11 @@ typedef struct name_index {
     size_t nnames;
 } name_index;
 
-static size_t name_hash(const char *s, size_t n)
-{
-    size_t h = 14695981039346656037u;
-    for (size_t i = 0; i < n; i++)
-        h = (h ^ (unsigned char)s[i]) * 1099511628211u;
-    return h;
-}
-
 static name_places *index_find(const name_index *ix, const char *s, size_t n)
 {
     if (!ix->nslots)
         return NULL;
-    for (size_t k = name_hash(s, n) & (ix->nslots - 1);; k = (k + 1) & (ix->nslots - 1)) {
+    for (size_t k = ks_hash_bytes(s, n) & (ix->nslots - 1);; k = (k + 1) & (ix->nslots - 1)) {
         name_places *p = &ix->slots[k];
         if (!p->name)
             return NULL;
@@ -126,7 +118,7 @@ static void index_add(name_index *ix, const char *s, size_t n, size_t at)
         memset(big.slots, 0, big.nslots * sizeof *big.slots);
         for (size_t i = 0; i < ix->nslots; i++)
             if (ix->slots[i].name) {
-                size_t k = name_hash(ix->slots[i].name, ix->slots[i].n) & (big.nslots - 1);
+                size_t k = ks_hash_bytes(ix->slots[i].name, ix->slots[i].n) & (big.nslots - 1);
                 while (big.slots[k].name)
                     k = (k + 1) & (big.nslots - 1);
                 big.slots[k] = ix->slots[i];
@@ -137,7 +129,7 @@ static void index_add(name_index *ix, const char *s, size_t n, size_t at)
     }
     name_places *p = index_find(ix, s, n);
     if (!p) {
-        size_t k = name_hash(s, n) & (ix->nslots - 1);
+        size_t k = ks_hash_bytes(s, n) & (ix->nslots - 1);
         while (ix->slots[k].name)
             k = (k + 1) & (ix->nslots - 1);
         p = &ix->slots[k];

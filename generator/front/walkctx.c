@@ -49,15 +49,6 @@ static char *tidy_path(const char *path)
 
 /* ---- hash indexes (files by identity, symbols seen): linear in the files and symbols --------- */
 
-static size_t hash_bytes(const void *p, size_t n)
-{
-    const unsigned char *b = p;
-    size_t h = 14695981039346656037u;
-    for (size_t i = 0; i < n; i++)
-        h = (h ^ b[i]) * 1099511628211u;
-    return h;
-}
-
 /* Grows a table of slots (1 + index, 0 free) to hold one more than n,
  * rehashing with key(i). */
 static void grow_slots(size_t **slots, size_t *nslots, size_t n, size_t (*key)(const walk_ctx *, size_t),
@@ -85,7 +76,7 @@ static void grow_slots(size_t **slots, size_t *nslots, size_t n, size_t (*key)(c
 static size_t file_key(const walk_ctx *w, size_t i)
 {
     const file_class *c = &w->files[i];
-    size_t h = hash_bytes(&c->id, sizeof c->id);
+    size_t h = ks_hash_bytes(&c->id, sizeof c->id);
     return c->have_id ? (h == (size_t)-1 ? 0 : h) : (size_t)-1;
 }
 
@@ -100,7 +91,7 @@ static void index_file(walk_ctx *w, size_t i)
 
 static size_t seen_key(const walk_ctx *w, size_t i)
 {
-    size_t h = hash_bytes(w->seen[i], strlen(w->seen[i]));
+    size_t h = ks_hash_bytes(w->seen[i], strlen(w->seen[i]));
     return h == (size_t)-1 ? 0 : h;
 }
 
@@ -138,7 +129,7 @@ file_class *ks__classify(walk_ctx *w, CXSourceLocation loc)
     int have_id = clang_getFileUniqueID(f, &id) == 0;
     size_t h = 0, mask = w->nfile_slots - 1;
     if (have_id && w->nfile_slots) {
-        h = hash_bytes(&id, sizeof id);
+        h = ks_hash_bytes(&id, sizeof id);
         for (h = (h == (size_t)-1 ? 0 : h) & mask; w->file_slots[h]; h = (h + 1) & mask) {
             file_class *c = &w->files[w->file_slots[h] - 1];
             if (memcmp(&id, &c->id, sizeof id) == 0)
@@ -215,7 +206,7 @@ void ks__walk_diag(walk_ctx *w, CXCursor c, const char *severity, const char *fm
 
 int ks__seen_symbol(walk_ctx *w, const char *symbol)
 {
-    size_t h = hash_bytes(symbol, strlen(symbol));
+    size_t h = ks_hash_bytes(symbol, strlen(symbol));
     h = h == (size_t)-1 ? 0 : h;
     if (w->nseen_slots)
         for (size_t i = h & (w->nseen_slots - 1); w->seen_slots[i]; i = (i + 1) & (w->nseen_slots - 1))

@@ -171,14 +171,6 @@ typedef struct name_set {
     size_t cap, n;
 } name_set;
 
-static uint64_t name_hash(const char *s, size_t n)
-{
-    uint64_t h = 1469598103934665603ull;
-    for (size_t i = 0; i < n; i++)
-        h = (h ^ (unsigned char)s[i]) * 1099511628211ull;
-    return h;
-}
-
 static void name_add(name_set *ns, const char *s, size_t n)
 {
     if ((ns->n + 1) * 2 > ns->cap) {
@@ -186,7 +178,7 @@ static void name_add(name_set *ns, const char *s, size_t n)
         memset(big.slot, 0, big.cap * sizeof(char *));
         for (size_t i = 0; i < ns->cap; i++)
             if (ns->slot[i]) {
-                size_t j = name_hash(ns->slot[i], strlen(ns->slot[i])) & (big.cap - 1);
+                size_t j = ks_hash_bytes(ns->slot[i], strlen(ns->slot[i])) & (big.cap - 1);
                 while (big.slot[j])
                     j = (j + 1) & (big.cap - 1);
                 big.slot[j] = ns->slot[i];
@@ -195,7 +187,7 @@ static void name_add(name_set *ns, const char *s, size_t n)
         free(ns->slot);
         *ns = big;
     }
-    size_t j = name_hash(s, n) & (ns->cap - 1);
+    size_t j = ks_hash_bytes(s, n) & (ns->cap - 1);
     for (; ns->slot[j]; j = (j + 1) & (ns->cap - 1))
         if (strncmp(ns->slot[j], s, n) == 0 && ns->slot[j][n] == '\0')
             return;
