@@ -24,9 +24,13 @@
  * starts and which those are. Each copy taken is remembered: the
  * depfile lists it (an edit makes it another file) and a prelude built
  * while one was taken is not kept (its stamps would not cover the copy).
+ *
+ * Like fileguard.c it runs inside the opens of libclang and of every other
+ * caller, so it uses the C library alone (nothing of ours that opens files
+ * may sit under it): where memory runs out it takes no copy and remembers
+ * no file, so the file is read as itself.
  */
 #include "front/fileguard.h"
-#include "base/util.h"
 
 #include <fcntl.h>
 #include <pthread.h>
@@ -65,11 +69,12 @@ static size_t bucket_of(off_t size, time_t mtime, size_t n)
     return (size_t)(h ^ (h >> 29)) & (n - 1);
 }
 
-static void grow(void)
+static int grow(void)
 {
     size_t n = nbuckets ? 2 * nbuckets : 256;
-    seen_file **b = ks_xmalloc(n * sizeof *b);
-    memset(b, 0, n * sizeof *b);
+    seen_file **b = calloc(n, sizeof *b);
+    if (b == NULL)
+        return -1;
     for (size_t i = 0; i < nbuckets; i++)
         for (seen_file *f = buckets[i], *next; f; f = next) {
             next = f->next;
@@ -80,6 +85,7 @@ static void grow(void)
     free(buckets);
     buckets = b;
     nbuckets = n;
+    return 0;
 }
 
 /* Called with copies_lock held. */
@@ -97,14 +103,20 @@ static void remember(const char *path, const struct stat *st)
 {
     if (find_same_id(st))
         return;
-    if (nseen + 1 > nbuckets)
-        grow();
-    seen_file *f = ks_xmalloc(sizeof *f);
+    if (nseen + 1 > nbuckets && grow() != 0)
+        return;
+    seen_file *f = malloc(sizeof *f);
+    char *name = strdup(path);
+    if (f == NULL || name == NULL) {
+        free(f);
+        free(name);
+        return;
+    }
     f->dev = st->st_dev;
     f->ino = st->st_ino;
     f->size = st->st_size;
     f->mtime = st->st_mtim.tv_sec;
-    f->path = ks_xstrdup(path);
+    f->path = name;
     f->parse = parse_now;
     size_t k = bucket_of(f->size, f->mtime, nbuckets);
     f->next = buckets[k];
@@ -193,8 +205,15 @@ int ks__fileguard_copy_of(int fd, const char *path, int dirfd, const struct stat
             close(first);
             continue;
         }
-        copies = ks_xrealloc(copies, (ncopies + 1) * sizeof *copies);
-        copies[ncopies].path = ks_xstrdup(path);
+        copy *more = realloc(copies, (ncopies + 1) * sizeof *copies);
+        char *name = more ? strdup(path) : NULL;
+        if (more)
+            copies = more;
+        if (name == NULL) {     /* a copy taken is remembered, or not taken */
+            close(first);
+            break;
+        }
+        copies[ncopies].path = name;
         copies[ncopies++].parse = parse_now;
         pthread_mutex_unlock(&copies_lock);
         close(fd);
