@@ -307,18 +307,15 @@ static void *context_thread(void *arg)
 static int two_contexts_each_its_own_table(void)
 {
     CUresult (*ctx_create)(CUcontext *, CUctxCreateParams *, unsigned, CUdevice);
-    CUresult (*ctx_get_device)(CUdevice *);
     CUresult (*ctx_get_current)(CUcontext *);
     void *fn;
     KS(ks_driver_proc("cuCtxGetCurrent", &fn));
     memcpy(&ctx_get_current, &fn, sizeof fn);
     KS(ks_driver_proc("cuCtxCreate", &fn));
     memcpy(&ctx_create, &fn, sizeof fn);
-    KS(ks_driver_proc("cuCtxGetDevice", &fn));
-    memcpy(&ctx_get_device, &fn, sizeof fn);
     CUdevice dev;
     CUcontext primary;
-    CU(ctx_get_device(&dev));
+    CU(cu.DeviceGet(&dev, 0));   /* gpu_start's device (not cuCtxGetDevice: CUDA 13's takes a context too) */
     CU(ctx_get_current(&primary));
     enum { NCTX = 2 };
     ctx_run runs[NCTX];

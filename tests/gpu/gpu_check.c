@@ -1,13 +1,18 @@
 /*
  * gpu_check.c — the GPU suites' shared setup (gpu_check.h): driver functions,
- * device 0's context, the failure sink, guarded device memory.
+ * device 0's context, the failure sink, guarded device memory, and a crash
+ * that prints its stack (a suite that dies on the GPU machine, where no gdb
+ * is, still says where: `addr2line -f -e BINARY ADDR...` on what it prints).
  */
 #include "gpu_check.h"
 
+#include <execinfo.h>
+#include <signal.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 struct gpu_driver cu;
 int gpu_case_failed;
@@ -34,8 +39,32 @@ const char *gpu_cu_name(CUresult r)
     return name;
 }
 
+/* SIGSEGV/SIGBUS/SIGABRT/SIGFPE: the stack as raw frames on stderr (backtrace_symbols_fd
+ * allocates nothing), then the default action, so the exit status still says it crashed. */
+static void crash_stack(int sig)
+{
+    static const char head[] = "\n*** crashed; stack (addr2line -f -e BINARY on the addresses):\n";
+    void *frames[64];
+    int n = backtrace(frames, 64);
+    ssize_t w = write(STDERR_FILENO, head, sizeof head - 1);
+    (void)w;
+    backtrace_symbols_fd(frames, n, STDERR_FILENO);
+    signal(sig, SIG_DFL);
+    raise(sig);
+}
+
+static void print_stack_on_crash(void)
+{
+    void *frames[1];
+    backtrace(frames, 1);   /* loads libgcc now, not inside the handler */
+    static const int sigs[] = {SIGSEGV, SIGBUS, SIGABRT, SIGFPE, SIGILL};
+    for (size_t i = 0; i < sizeof sigs / sizeof sigs[0]; i++)
+        signal(sigs[i], crash_stack);
+}
+
 int gpu_start(const char *who, CUdevice *dev, CUcontext *ctx, char *devname, size_t cap)
 {
+    print_stack_on_crash();
     ks_status st = load_driver_functions();
     if (st == KS_ERR_NO_DRIVER) {
         printf("%s: no CUDA driver (%s); skipped\n", who, ks_last_error_message());
