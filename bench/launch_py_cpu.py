@@ -80,12 +80,20 @@ def stand_ins():
         def __init__(self, handle):
             self.handle = handle
 
+    class CUdeviceptr:                 # cuda.bindings' handle: an int through __int__ alone
+        def __init__(self, v):
+            self.v = v
+
+        def __int__(self):
+            return self.v
+
     core.Buffer = Buffer
     sys.modules.update({"cupy": cupy, "torch": torch, "cuda.core.experimental": core})
     f32 = DType("f", 4)
     return {"cupy": (ndarray(0x4000, f32), ndarray(0x5000, f32)),
             "torch": (Tensor(0x6000, torch.float32), Tensor(0x7000, torch.float32)),
-            "buffer": (Buffer(0x8000), Buffer(0x9000))}
+            "buffer": (Buffer(0x8000), Buffer(0x9000)),
+            "buffer_devptr": (Buffer(CUdeviceptr(0x8000)), Buffer(CUdeviceptr(0x9000)))}
 
 
 class CoreStream:
@@ -102,6 +110,7 @@ def variants(k, e, arrays):
     cx, cy = arrays["cupy"]
     tx, ty = arrays["torch"]
     bx, by = arrays["buffer"]
+    dx, dy = arrays["buffer_devptr"]
     f = k.bench_args
 
     def empty(n):
@@ -133,8 +142,13 @@ def variants(k, e, arrays):
         for _ in range(n):
             f(1.5, bx, by, NELEM, 1, grid=GRID, block=BLOCK, stream=s)
 
+    def buffer_devptr(n):
+        for _ in range(n):
+            f(1.5, dx, dy, NELEM, 1, grid=GRID, block=BLOCK, stream=s)
+
     return {"empty": empty, "ints": ints, "ints_stream": ints_stream, "ints_tuples": ints_tuples,
-            "cupy": cupy, "torch": torch, "buffer": buffer}
+            "cupy": cupy, "torch": torch, "buffer": buffer,
+            "buffer_devptr": buffer_devptr}
 
 
 def main():
@@ -162,10 +176,10 @@ def main():
             vs[name](a.batch)
             times[name].append((time.perf_counter_ns() - t0) / a.batch)
     med = {n: sorted(t)[len(t) // 2] for n, t in times.items()}
-    print("%-12s %8s %8s %8s %10s" % ("variant", "median", "p10", "p90", "over empty"))
+    print("%-14s %8s %8s %8s %10s" % ("variant", "median", "p10", "p90", "over empty"))
     for n in vs:
         t = sorted(times[n])
-        print("%-12s %8.0f %8.0f %8.0f %10.0f" % (n, med[n], t[len(t) // 10], t[(len(t) * 9) // 10],
+        print("%-14s %8.0f %8.0f %8.0f %10.0f" % (n, med[n], t[len(t) // 10], t[(len(t) * 9) // 10],
                                                    med[n] - med["empty"]))
     print("ns per call, %d rounds of %d calls, variants interleaved (Python %s)"
           % (a.rounds, a.batch, sys.version.split()[0]))

@@ -35,8 +35,12 @@
 
 #if defined(__GNUC__)
 #define KS_PY_FN static __attribute__((unused))
+/* A launch's per-argument fast paths: inlined into the generated call, where the parameter's
+ * type is a constant and the tests on it fold away. */
+#define KS_PY_INLINE static inline __attribute__((always_inline, unused))
 #else
 #define KS_PY_FN static
+#define KS_PY_INLINE static inline
 #endif
 
 /* ---- types as the conversions see them --------------------------------------------------------- */
@@ -759,8 +763,8 @@ KS_PY_FN int ks__py_pointer_of(PyObject *o, const ks_stream *stream, ks_py_ptr *
  * stream: the launch's (a DLPack producer orders its work before it). probe: a dtype that
  * does not fit returns 1 with no exception (the one name over a template's instances tries
  * the next instance). 0, -1 with the exception set, or 1. */
-KS_PY_FN int ks_py_pointer(const ks_py_kernel *k, Py_ssize_t i, PyObject *o, uint32_t dt, int is_const,
-                           int probe, ks_stream stream, void **out)
+KS_PY_FN int ks__py_pointer_arg(const ks_py_kernel *k, Py_ssize_t i, PyObject *o, uint32_t dt, int is_const,
+                                int probe, ks_stream stream, void **out)
 {
     ks_py_ptr p;
     int rc = ks__py_pointer_of(o, &stream, &p);
@@ -798,6 +802,24 @@ KS_PY_FN int ks_py_pointer(const ks_py_kernel *k, Py_ssize_t i, PyObject *o, uin
     }
     *out = (void *)p.addr;
     return 0;
+}
+
+/* The same, an address (an int) and None taken inline; the rest, and every refusal, above. */
+KS_PY_INLINE int ks_py_pointer(const ks_py_kernel *k, Py_ssize_t i, PyObject *o, uint32_t dt, int is_const,
+                               int probe, ks_stream stream, void **out)
+{
+    if (PyLong_CheckExact(o)) {
+        unsigned long long a = PyLong_AsUnsignedLongLong(o);
+        if (a != (unsigned long long)-1 || !PyErr_Occurred()) {
+            *out = (void *)(uintptr_t)a;
+            return 0;
+        }
+        PyErr_Clear();             /* out of range: said again, with the parameter, below */
+    } else if (o == Py_None) {
+        *out = NULL;
+        return 0;
+    }
+    return ks__py_pointer_arg(k, i, o, dt, is_const, probe, stream, out);
 }
 
 /* ---- values ------------------------------------------------------------------------------------ */
@@ -1102,7 +1124,7 @@ KS_PY_FN int ks__py_from_type(const ks_py_ctx *c, const ks_py_type *t, PyObject 
  * integer parameter and a float (exactly) for a double, or for a float within its range, are
  * stored here, as ks__py_from_type would store them; everything else, and every refusal, goes
  * the whole way. Inline: the generated call passes t as a constant. */
-static inline int ks_py_value(const ks_py_kernel *k, Py_ssize_t i, PyObject *o, const ks_py_type *t, void *dst)
+KS_PY_INLINE int ks_py_value(const ks_py_kernel *k, Py_ssize_t i, PyObject *o, const ks_py_type *t, void *dst)
 {
     if ((t->kind == 'i' || t->kind == 'u') && t->size <= 8 && PyLong_CheckExact(o)) {
         int over = 0;
@@ -1515,10 +1537,10 @@ KS_PY_FN int ks_py_args(ks_py_kernel *k, PyObject *const *args, Py_ssize_t nargs
     Py_ssize_t n = k->nparams + KS_PY_NLAUNCH;
     if (kwnames && kwnames == k->kw_last && nargs == k->kw_nargs) {
         Py_ssize_t nkw = PyTuple_GET_SIZE(kwnames);
-        for (Py_ssize_t i = 0; i < n; i++)
-            av[i] = NULL;
         for (Py_ssize_t i = 0; i < nargs; i++)
             av[i] = args[i];
+        for (Py_ssize_t i = nargs; i < n; i++)
+            av[i] = NULL;
         for (Py_ssize_t j = 0; j < nkw; j++)
             av[k->kw_slot[j]] = args[nargs + j];
         return 0;
@@ -1602,18 +1624,9 @@ KS_PY_FN int ks__py_uint(const char *fn, const char *what, PyObject *o, unsigned
 }
 
 /* grid= or block=: an int, or a tuple of 1 to 3 ints (x, y, z). */
-KS_PY_FN int ks__py_dim3(const char *fn, const char *what, PyObject *o, ks_dim3 *d)
+KS_PY_FN int ks__py_dim3_of(const char *fn, const char *what, PyObject *o, ks_dim3 *d)
 {
     unsigned long long v[3] = {1, 1, 1};
-    if (PyLong_CheckExact(o)) {
-        int over = 0;
-        long x = PyLong_AsLongAndOverflow(o, &over);
-        if (over == 0 && x >= 0 && (unsigned long long)x <= UINT_MAX) {
-            d->x = (unsigned)x;
-            d->y = d->z = 1;
-            return 0;
-        }
-    }
     if (PyTuple_Check(o)) {
         Py_ssize_t n = PyTuple_GET_SIZE(o);
         if (n < 1 || n > 3) {
@@ -1630,6 +1643,21 @@ KS_PY_FN int ks__py_dim3(const char *fn, const char *what, PyObject *o, ks_dim3 
     d->y = (unsigned)v[1];
     d->z = (unsigned)v[2];
     return 0;
+}
+
+/* The same, an int in range taken inline. */
+KS_PY_INLINE int ks__py_dim3(const char *fn, const char *what, PyObject *o, ks_dim3 *d)
+{
+    if (PyLong_CheckExact(o)) {
+        int over = 0;
+        long x = PyLong_AsLongAndOverflow(o, &over);
+        if (over == 0 && x >= 0 && (unsigned long long)x <= UINT_MAX) {
+            d->x = (unsigned)x;
+            d->y = d->z = 1;
+            return 0;
+        }
+    }
+    return ks__py_dim3_of(fn, what, o, d);
 }
 
 /* How a stream object gives its handle, found once per type: 1 __cuda_stream__() (cuda.core,
