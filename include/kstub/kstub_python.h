@@ -106,7 +106,8 @@ typedef struct ks_py_kernel {
     char *owner;                   /* "name()", for messages (module init) */
     /* The last call's keyword names (a strong reference: the tuple a call site passes each
      * time) with its count of positional arguments, and the slot each keyword went to. A
-     * tuple is immutable, so the same object and count sort the same way again. */
+     * tuple is immutable, so the same object and count sort the same way again. Read and
+     * written under the GIL (a module without Py_mod_gil: free-threaded Python enables it). */
     PyObject *kw_last;
     Py_ssize_t kw_nargs;
     Py_ssize_t *kw_slot;           /* nparams + KS_PY_NLAUNCH entries (module init) */
