@@ -7,7 +7,10 @@ like launch.c: batches of BATCH launches on a user stream, the stream
 synchronised before each batch and only the launch loop timed
 (time.perf_counter_ns, CLOCK_MONOTONIC on Linux), variants interleaved,
 medians over ROUNDS rounds. The kstub rows pass the arrays themselves (CuPy
-arrays, torch tensors, cuda.core Buffers), never addresses taken beforehand.
+arrays, torch tensors, cuda.core Buffers), never addresses taken beforehand,
+but for one floor row (kstub_py_addr: int addresses and an int stream
+handle, read once), which splits kstub's overhead into the libraries'
+getters and the rest.
 
 Every library is tried on the struct kernel the way its documentation
 allows (CuPy: a NumPy structured scalar; cuda.core: a NumPy structured
@@ -173,6 +176,46 @@ def setup_kstub_core(src):
         "kstub, cuda.core %s Buffers" % getattr(core, "__version__", "?"), {}
 
 
+def setup_kstub_addr(src):
+    """kstub's Python target given int addresses and an int stream handle, read from CuPy (else
+    cuda.core) objects once beforehand: the floor of a kstub Python launch, every argument on
+    its inline path. Its distance to the rows above is what the libraries' getters cost; its
+    distance to the C stub, the Python call itself and the driver called from a Python loop."""
+    del src
+    k = kstub_module()
+    try:
+        import cupy
+        stream = cupy.cuda.Stream(non_blocking=False)
+        x = cupy.zeros(NELEM, dtype=cupy.float32)
+        y = cupy.zeros(NELEM, dtype=cupy.float32)
+        xp, yp, sp, sync, what = x.data.ptr, y.data.ptr, stream.ptr, stream.synchronize, "CuPy"
+    except ImportError:
+        try:
+            import cuda.core as core
+            from cuda.core import Device
+        except ImportError:
+            import cuda.core.experimental as core
+            from cuda.core.experimental import Device
+        dev = Device(0)
+        dev.set_current()
+        stream = dev.create_stream()
+        try:
+            x = dev.allocate(NELEM * 4, stream=stream)
+            y = dev.allocate(NELEM * 4, stream=stream)
+        except TypeError:
+            x = dev.allocate(NELEM * 4)
+            y = dev.allocate(NELEM * 4)
+        xp, yp, sp, sync, what = int(x.handle), int(y.handle), int(stream.handle), stream.sync, "cuda.core"
+
+    def run_args(count):
+        for _ in range(count):
+            k.bench_args(1.5, xp, yp, NELEM, 1, grid=GRID, block=BLOCK, stream=sp)
+
+    run_args.keep = (x, y, stream)     # the memory and stream outlive the addresses
+    return sync, {"bench_args": run_args}, "kstub, int addresses and stream handle (from %s)" % what, \
+        {"bench_struct": "not run: the floor row launches bench_args only"}
+
+
 def setup_cuda_core(src):
     """Variants through cuda.core: Program (NVRTC) to cubin, launch()."""
     try:
@@ -275,6 +318,7 @@ SETUPS = [
     ("kstub_py_cupy", "kstub Python target (Python)", setup_kstub_cupy),
     ("kstub_py_torch", "kstub Python target (Python)", setup_kstub_torch),
     ("kstub_py_core", "kstub Python target (Python)", setup_kstub_core),
+    ("kstub_py_addr", "kstub Python target (Python)", setup_kstub_addr),
 ]
 
 

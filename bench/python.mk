@@ -31,3 +31,21 @@ bench-py-module: $(BENCH_PY_SRC) include/kstub/kstub_python.h $(B)/lib/libkstub.
 	    $(B)/lib/libkstub.a -ldl -lpthread \
 	    -o $(BENCH_OUT)/py/bench_kernels$$($(BENCH_PYTHON) -c 'import sysconfig; print(sysconfig.get_config_var("EXT_SUFFIX"))')
 	cp $(BENCH_PY_GEN)/bench_kernels.pyi $(BENCH_OUT)/py/
+
+# The module's own cost on this machine (bench/launch_py_cpu.py): the same module built for
+# PYTHON over the fake driver, against an empty METH_FASTCALL function (bench/py_empty.c).
+# Reported, never asserted. BENCH_PY_CPU_FLAGS: e.g. --rounds 11 --batch 5000.
+BENCH_PY_CPU := $(BENCH_OUT)/py-cpu
+.PHONY: bench-py-cpu
+bench-py-cpu: $(BENCH_PY_CPU)/module.ok $(RT_FAKE)
+	PYTHONPATH=$(BENCH_PY_CPU) KSTUB_LIBCUDA=$(abspath $(RT_FAKE)) $(PYTHON) bench/launch_py_cpu.py $(BENCH_PY_CPU_FLAGS)
+
+$(BENCH_PY_CPU)/module.ok: $(BENCH_PY_SRC) bench/py_empty.c include/kstub/kstub_python.h $(B)/lib/libkstub.a
+	@mkdir -p $(BENCH_PY_CPU)
+	ext=$$($(PYTHON) -c 'import sysconfig; print(sysconfig.get_config_var("EXT_SUFFIX"))'); \
+	inc=$$($(PYTHON) -c 'import sysconfig; print(sysconfig.get_paths()["include"])'); \
+	$(CC) -std=c11 -O2 -g -Wall -Wextra -Werror -fPIC -shared -I"$$inc" -Iinclude/kstub -I$(BENCH_PY_GEN) \
+	    $(BENCH_PY_GEN)/bench_kernels_module.c $(BENCH_PY_GEN)/bench_kernels.c $(B)/lib/libkstub.a -ldl -lpthread \
+	    -o $(BENCH_PY_CPU)/bench_kernels$$ext && \
+	$(CC) -std=c11 -O2 -g -Wall -Wextra -Werror -fPIC -shared -I"$$inc" bench/py_empty.c -o $(BENCH_PY_CPU)/py_empty$$ext
+	touch $@

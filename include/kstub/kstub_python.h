@@ -35,8 +35,12 @@
 
 #if defined(__GNUC__)
 #define KS_PY_FN static __attribute__((unused))
+/* A launch's per-argument fast paths: inlined into the generated call, where the parameter's
+ * type is a constant and the tests on it fold away. */
+#define KS_PY_INLINE static inline __attribute__((always_inline, unused))
 #else
 #define KS_PY_FN static
+#define KS_PY_INLINE static inline
 #endif
 
 /* ---- types as the conversions see them --------------------------------------------------------- */
@@ -100,6 +104,13 @@ typedef struct ks_py_kernel {
     const char *const *ctypes;     /* each parameter's C type, for messages */
     PyObject **interned;           /* params as interned strings (module init) */
     char *owner;                   /* "name()", for messages (module init) */
+    /* The last call's keyword names (a strong reference: the tuple a call site passes each
+     * time) with its count of positional arguments, and the slot each keyword went to. A
+     * tuple is immutable, so the same object and count sort the same way again. Read and
+     * written under the GIL (a module without Py_mod_gil: free-threaded Python enables it). */
+    PyObject *kw_last;
+    Py_ssize_t kw_nargs;
+    Py_ssize_t *kw_slot;           /* nparams + KS_PY_NLAUNCH entries (module init) */
 } ks_py_kernel;
 
 /* The launch keywords after a kernel's own parameters. */
@@ -366,9 +377,12 @@ KS_PY_FN PyTypeObject *ks__py_find_type(const char *mod, const char *attr)
 /* A dtype object (NumPy's, or torch's: torch_dt gives its dtype) as a dtype; 0 if unknown. */
 KS_PY_FN uint32_t ks__py_dtype_dt(PyObject *d)
 {
+    static int last;               /* the last one found: an array's dtype, as a rule, again */
+    if (last < ks__py_k.ndtypes && ks__py_k.dtype_obj[last] == d)
+        return ks__py_k.dtype_dt[last];
     for (int i = 0; i < ks__py_k.ndtypes; i++)
         if (ks__py_k.dtype_obj[i] == d)
-            return ks__py_k.dtype_dt[i];
+            return ks__py_k.dtype_dt[last = i];
     uint32_t dt = 0;
     PyObject *kind = PyObject_GetAttr(d, ks__py_k.s_kind);
     PyObject *size = kind ? PyObject_GetAttr(d, ks__py_k.s_itemsize) : NULL;
@@ -641,7 +655,18 @@ KS_PY_FN int ks__py_pointer_of(PyObject *o, const ks_stream *stream, ks_py_ptr *
     PyTypeObject *t = Py_TYPE(o);
     p->readonly = 0;
     p->dt = 0;
-    if (ks__py_k.cupy_ndarray && (t == ks__py_k.cupy_ndarray || PyType_IsSubtype(t, ks__py_k.cupy_ndarray))) {
+    /* An address, None and the known types themselves first, by their type alone; then subclasses. */
+    if (PyLong_CheckExact(o)) {
+        p->what = "an address";
+        return ks__py_addr_of(o, &p->addr);
+    }
+    if (o == Py_None) {
+        p->what = "None";
+        p->addr = 0;
+        return 0;
+    }
+    if (t == ks__py_k.cupy_ndarray || (ks__py_k.cupy_ndarray && t != ks__py_k.torch_tensor &&
+                                       t != ks__py_k.core_buffer && PyType_IsSubtype(t, ks__py_k.cupy_ndarray))) {
         p->what = "a CuPy array";
         PyObject *mem = PyObject_GetAttr(o, ks__py_k.s_data);
         PyObject *ptr = mem ? PyObject_GetAttr(mem, ks__py_k.s_ptr) : NULL;
@@ -657,7 +682,8 @@ KS_PY_FN int ks__py_pointer_of(PyObject *o, const ks_stream *stream, ks_py_ptr *
         Py_DECREF(d);
         return 0;
     }
-    if (ks__py_k.torch_tensor && (t == ks__py_k.torch_tensor || PyType_IsSubtype(t, ks__py_k.torch_tensor))) {
+    if (t == ks__py_k.torch_tensor || (ks__py_k.torch_tensor && t != ks__py_k.core_buffer &&
+                                       PyType_IsSubtype(t, ks__py_k.torch_tensor))) {
         p->what = "a torch tensor";
         PyObject *cuda = PyObject_GetAttr(o, ks__py_k.s_is_cuda);
         if (!cuda)
@@ -684,18 +710,17 @@ KS_PY_FN int ks__py_pointer_of(PyObject *o, const ks_stream *stream, ks_py_ptr *
         p->what = "an address";
         return ks__py_addr_of(o, &p->addr);
     }
-    if (o == Py_None) {
-        p->what = "None";
-        p->addr = 0;
-        return 0;
-    }
     if (ks__py_k.core_buffer && (t == ks__py_k.core_buffer || PyType_IsSubtype(t, ks__py_k.core_buffer))) {
         p->what = "a cuda.core Buffer";
         PyObject *h = PyObject_GetAttr(o, ks__py_k.s_handle);
-        PyObject *n = h ? PyNumber_Index(h) : NULL;
+        /* An int, or cuda.bindings' CUdeviceptr: __int__ (asked for directly, not after a
+         * TypeError from __index__: no exception made and dropped per call). */
+        PyObject *n = !h ? NULL : PyLong_CheckExact(h) ? Py_NewRef(h)
+                    : PyIndex_Check(h) || !Py_TYPE(h)->tp_as_number || !Py_TYPE(h)->tp_as_number->nb_int
+                        ? PyNumber_Index(h) : PyNumber_Long(h);
         if (!n && h && PyErr_ExceptionMatches(PyExc_TypeError)) {
             PyErr_Clear();
-            n = PyNumber_Long(h);    /* cuda.bindings' CUdeviceptr: __int__ */
+            n = PyNumber_Long(h);
         }
         Py_XDECREF(h);
         int rc = n ? ks__py_addr_of(n, &p->addr) : -1;
@@ -739,8 +764,8 @@ KS_PY_FN int ks__py_pointer_of(PyObject *o, const ks_stream *stream, ks_py_ptr *
  * stream: the launch's (a DLPack producer orders its work before it). probe: a dtype that
  * does not fit returns 1 with no exception (the one name over a template's instances tries
  * the next instance). 0, -1 with the exception set, or 1. */
-KS_PY_FN int ks_py_pointer(const ks_py_kernel *k, Py_ssize_t i, PyObject *o, uint32_t dt, int is_const,
-                           int probe, ks_stream stream, void **out)
+KS_PY_FN int ks__py_pointer_arg(const ks_py_kernel *k, Py_ssize_t i, PyObject *o, uint32_t dt, int is_const,
+                                int probe, ks_stream stream, void **out)
 {
     ks_py_ptr p;
     int rc = ks__py_pointer_of(o, &stream, &p);
@@ -778,6 +803,24 @@ KS_PY_FN int ks_py_pointer(const ks_py_kernel *k, Py_ssize_t i, PyObject *o, uin
     }
     *out = (void *)p.addr;
     return 0;
+}
+
+/* The same, an address (an int) and None taken inline; the rest, and every refusal, above. */
+KS_PY_INLINE int ks_py_pointer(const ks_py_kernel *k, Py_ssize_t i, PyObject *o, uint32_t dt, int is_const,
+                               int probe, ks_stream stream, void **out)
+{
+    if (PyLong_CheckExact(o)) {
+        unsigned long long a = PyLong_AsUnsignedLongLong(o);
+        if (a != (unsigned long long)-1 || !PyErr_Occurred()) {
+            *out = (void *)(uintptr_t)a;
+            return 0;
+        }
+        PyErr_Clear();             /* out of range: said again, with the parameter, below */
+    } else if (o == Py_None) {
+        *out = NULL;
+        return 0;
+    }
+    return ks__py_pointer_arg(k, i, o, dt, is_const, probe, stream, out);
 }
 
 /* ---- values ------------------------------------------------------------------------------------ */
@@ -1078,9 +1121,34 @@ KS_PY_FN int ks__py_from_type(const ks_py_ctx *c, const ks_py_type *t, PyObject 
     }
 }
 
-/* A kernel's value parameter i (not a pointer to an array). */
-KS_PY_FN int ks_py_value(const ks_py_kernel *k, Py_ssize_t i, PyObject *o, const ks_py_type *t, void *dst)
+/* A kernel's value parameter i (not a pointer to an array). An int (exactly) in the range of an
+ * integer parameter and a float (exactly) for a double, or for a float within its range, are
+ * stored here, as ks__py_from_type would store them; everything else, and every refusal, goes
+ * the whole way. Inline: the generated call passes t as a constant. */
+KS_PY_INLINE int ks_py_value(const ks_py_kernel *k, Py_ssize_t i, PyObject *o, const ks_py_type *t, void *dst)
 {
+    if ((t->kind == 'i' || t->kind == 'u') && t->size <= 8 && PyLong_CheckExact(o)) {
+        int over = 0;
+        long long v = PyLong_AsLongLongAndOverflow(o, &over);
+        int fits = over == 0 && (t->kind == 'i' ? t->size >= 8 || (v >= -(1LL << (t->size * 8 - 1)) &&
+                                                                    v < (1LL << (t->size * 8 - 1)))
+                                                : v >= 0 && (t->size >= 8 || v < (1LL << (t->size * 8))));
+        if (fits) {
+            ks__py_store_int(dst, t->size, (unsigned long long)v);
+            return 0;
+        }
+    } else if (t->kind == 'f' && (t->size == 4 || t->size == 8) && PyFloat_CheckExact(o)) {
+        double v = PyFloat_AS_DOUBLE(o);
+        if (t->size == 8) {
+            memcpy(dst, &v, sizeof v);
+            return 0;
+        }
+        if (!(fabs(v) > FLT_MAX) || isinf(v)) {   /* NaN and infinities as they are */
+            float f = (float)v;
+            memcpy(dst, &f, sizeof f);
+            return 0;
+        }
+    }
     ks_py_ctx c = {k->owner, k->params[i], k->ctypes[i]};
     return ks__py_from_type(&c, t, o, dst);
 }
@@ -1448,7 +1516,8 @@ KS_PY_FN int ks_py_kernel_init(ks_py_kernel *k)
 {
     Py_ssize_t n = k->nparams + KS_PY_NLAUNCH;
     k->interned = PyMem_Calloc((size_t)n, sizeof *k->interned);
-    if (!k->interned)
+    k->kw_slot = PyMem_Calloc((size_t)n, sizeof *k->kw_slot);
+    if (!k->interned || !k->kw_slot)
         return PyErr_NoMemory(), -1;
     for (Py_ssize_t i = 0; i < n; i++)
         if (!(k->interned[i] = PyUnicode_InternFromString(k->params[i])))
@@ -1459,11 +1528,24 @@ KS_PY_FN int ks_py_kernel_init(ks_py_kernel *k)
     return ks__py_known_init();
 }
 
-/* Sorts a vectorcall's arguments into av (nparams + KS_PY_NLAUNCH slots, NULL where not given). */
-KS_PY_FN int ks_py_args(const ks_py_kernel *k, PyObject *const *args, Py_ssize_t nargs, PyObject *kwnames,
+/* Sorts a vectorcall's arguments into av (nparams + KS_PY_NLAUNCH slots, NULL where not given).
+ * A call with the keyword names and positional count of the kernel's last good call (its call
+ * site's constant tuple, as a rule) takes the slots found then; any other call sorts them again,
+ * by pointer against the interned names first, and names them in every refusal. */
+KS_PY_FN int ks_py_args(ks_py_kernel *k, PyObject *const *args, Py_ssize_t nargs, PyObject *kwnames,
                         PyObject **av)
 {
     Py_ssize_t n = k->nparams + KS_PY_NLAUNCH;
+    if (kwnames && kwnames == k->kw_last && nargs == k->kw_nargs) {
+        Py_ssize_t nkw = PyTuple_GET_SIZE(kwnames);
+        for (Py_ssize_t i = 0; i < nargs; i++)
+            av[i] = args[i];
+        for (Py_ssize_t i = nargs; i < n; i++)
+            av[i] = NULL;
+        for (Py_ssize_t j = 0; j < nkw; j++)
+            av[k->kw_slot[j]] = args[nargs + j];
+        return 0;
+    }
     for (Py_ssize_t i = 0; i < n; i++)
         av[i] = NULL;
     if (nargs > k->nparams) {
@@ -1474,6 +1556,7 @@ KS_PY_FN int ks_py_args(const ks_py_kernel *k, PyObject *const *args, Py_ssize_t
     }
     for (Py_ssize_t i = 0; i < nargs; i++)
         av[i] = args[i];
+    Py_CLEAR(k->kw_last);          /* kw_slot is rewritten below */
     Py_ssize_t nkw = kwnames ? PyTuple_GET_SIZE(kwnames) : 0;
     for (Py_ssize_t j = 0; j < nkw; j++) {
         PyObject *key = PyTuple_GET_ITEM(kwnames, j);
@@ -1492,6 +1575,8 @@ KS_PY_FN int ks_py_args(const ks_py_kernel *k, PyObject *const *args, Py_ssize_t
             return -1;
         }
         av[i] = args[nargs + j];
+        if (k->kw_slot && j < n)
+            k->kw_slot[j] = i;
     }
     for (Py_ssize_t i = 0; i < k->nparams; i++)
         if (!av[i]) {
@@ -1503,11 +1588,24 @@ KS_PY_FN int ks_py_args(const ks_py_kernel *k, PyObject *const *args, Py_ssize_t
                      "(an int or a tuple of up to 3)", k->name);
         return -1;
     }
+    /* Good: every keyword took a slot of its own (so nkw <= n), kw_slot says which. */
+    if (kwnames && k->kw_slot) {
+        k->kw_last = Py_NewRef(kwnames);
+        k->kw_nargs = nargs;
+    }
     return 0;
 }
 
 KS_PY_FN int ks__py_uint(const char *fn, const char *what, PyObject *o, unsigned long long max, unsigned long long *v)
 {
+    if (PyLong_CheckExact(o)) {    /* an int in range: read here; the rest, and every refusal, below */
+        int over = 0;
+        long long x = PyLong_AsLongLongAndOverflow(o, &over);
+        if (over == 0 && x >= 0 && (unsigned long long)x <= max) {
+            *v = (unsigned long long)x;
+            return 0;
+        }
+    }
     if (PyFloat_Check(o) || !PyIndex_Check(o)) {
         PyErr_Format(PyExc_TypeError, "%s(): %s needs an integer, not %.100s", fn, what, Py_TYPE(o)->tp_name);
         return -1;
@@ -1527,18 +1625,9 @@ KS_PY_FN int ks__py_uint(const char *fn, const char *what, PyObject *o, unsigned
 }
 
 /* grid= or block=: an int, or a tuple of 1 to 3 ints (x, y, z). */
-KS_PY_FN int ks__py_dim3(const char *fn, const char *what, PyObject *o, ks_dim3 *d)
+KS_PY_FN int ks__py_dim3_of(const char *fn, const char *what, PyObject *o, ks_dim3 *d)
 {
     unsigned long long v[3] = {1, 1, 1};
-    if (PyLong_CheckExact(o)) {
-        int over = 0;
-        long x = PyLong_AsLongAndOverflow(o, &over);
-        if (over == 0 && x >= 0 && (unsigned long long)x <= UINT_MAX) {
-            d->x = (unsigned)x;
-            d->y = d->z = 1;
-            return 0;
-        }
-    }
     if (PyTuple_Check(o)) {
         Py_ssize_t n = PyTuple_GET_SIZE(o);
         if (n < 1 || n > 3) {
@@ -1555,6 +1644,21 @@ KS_PY_FN int ks__py_dim3(const char *fn, const char *what, PyObject *o, ks_dim3 
     d->y = (unsigned)v[1];
     d->z = (unsigned)v[2];
     return 0;
+}
+
+/* The same, an int in range taken inline. */
+KS_PY_INLINE int ks__py_dim3(const char *fn, const char *what, PyObject *o, ks_dim3 *d)
+{
+    if (PyLong_CheckExact(o)) {
+        int over = 0;
+        long x = PyLong_AsLongAndOverflow(o, &over);
+        if (over == 0 && x >= 0 && (unsigned long long)x <= UINT_MAX) {
+            d->x = (unsigned)x;
+            d->y = d->z = 1;
+            return 0;
+        }
+    }
+    return ks__py_dim3_of(fn, what, o, d);
 }
 
 /* How a stream object gives its handle, found once per type: 1 __cuda_stream__() (cuda.core,

@@ -224,6 +224,97 @@ def test_cuda_core_buffers_are_untyped_addresses(kernels, fake, array_libs):
     assert u64(fake.param("saxpy", "x")) == 0x8000 and u64(fake.param("saxpy", "y")) == 0x9000
 
 
+class CUdeviceptr:
+    """cuda.bindings' handle type as a Buffer's .handle may be: an int through __int__ alone."""
+
+    def __init__(self, v):
+        self.v = v
+
+    def __int__(self):
+        return self.v
+
+
+def test_a_buffers_handle_may_be_an_int_through_int_alone(kernels, fake, array_libs):
+    _, _, core = array_libs
+    kernels.saxpy(1.0, core.Buffer(CUdeviceptr(0x8000)), core.Buffer(CUdeviceptr(0x9000)), 1, grid=1, block=1)
+    assert u64(fake.param("saxpy", "x")) == 0x8000 and u64(fake.param("saxpy", "y")) == 0x9000
+
+
+def transient_bytes(launch):
+    """Bytes the Python allocator handed out and took back during launch() (tracemalloc's peak over
+    what is still held): an object made and dropped on the way, such as an exception."""
+    import tracemalloc
+    launch()                       # types found, dtypes seen, keyword slots kept, the image loaded
+    tracemalloc.start()
+    try:
+        tracemalloc.reset_peak()
+        launch()
+        current, peak = tracemalloc.get_traced_memory()
+    finally:
+        tracemalloc.stop()
+    return peak - current
+
+
+def test_a_launch_makes_no_python_object_on_its_way(kernels, fake, array_libs):
+    """The class, not the example: each argument kind's fast path (an address, None, a Buffer whose
+    handle converts through __int__, a CuPy array, a torch tensor, grid and block as ints and
+    tuples, the launch keywords in any order, an int or no stream) makes and drops no Python
+    object; no exception is raised and cleared on the way."""
+    cupy, torch, core = array_libs
+    cx, tx = cupy.ndarray(0x4000, "float32"), torch.Tensor(0x6000, torch.float32)
+    bx, by = core.Buffer(CUdeviceptr(0x8000)), core.Buffer(CUdeviceptr(0x9000))
+    calls = {
+        "addresses": lambda: kernels.saxpy(1.5, 0x1000, 0x2000, 7, grid=1, block=32),
+        "none": lambda: kernels.saxpy(1.5, None, None, 7, grid=1, block=32, stream=None),
+        "buffers": lambda: kernels.saxpy(1.5, bx, by, 7, grid=1, block=32),
+        "cupy": lambda: kernels.saxpy(1.5, cx, 0, 7, grid=1, block=32, stream=0x66),
+        "torch": lambda: kernels.saxpy(1.5, tx, 0, 7, grid=1, block=32),
+        "tuples": lambda: kernels.saxpy(1.5, 0, 0, 7, block=(32, 2), grid=(1, 2, 3), shared=64),
+        "keywords": lambda: kernels.saxpy(n=7, y=0, x=0, a=2.0, grid=1, block=1),
+    }
+    made = {name: transient_bytes(call) for name, call in calls.items()}
+    assert made == {name: 0 for name in calls}
+
+
+def call_with_kwnames(f, args, kwnames):
+    """f called through PyObject_Vectorcall: the positional args, then one value per name of the
+    kwnames tuple given, the very same tuple object every time (as a call site passes its own)."""
+    import ctypes
+    vc = ctypes.pythonapi.PyObject_Vectorcall
+    vc.restype = ctypes.py_object
+    vc.argtypes = [ctypes.py_object, ctypes.c_void_p, ctypes.c_size_t, ctypes.py_object]
+    objs = list(args)
+    arr = (ctypes.c_void_p * max(len(objs), 1))(*[id(o) for o in objs])
+    return vc(f, arr, len(objs) - len(kwnames), kwnames)
+
+
+def test_keyword_slots_follow_each_calls_names_and_positional_count(kernels, fake):
+    names = tuple(["n", "grid", "block"])
+    call_with_kwnames(kernels.saxpy, (1.0, 0x10, 0x20, 5, 1, 1), names)
+    assert struct.unpack("<i", fake.param("saxpy", "n"))[0] == 5 and u64(fake.param("saxpy", "y")) == 0x20
+    call_with_kwnames(kernels.saxpy, (3.0, 0x30, 0x40, 6, 2, 4), names)    # the same tuple again
+    assert struct.unpack("<i", fake.param("saxpy", "n"))[0] == 6 and list(fake.last().grid) == [2, 1, 1]
+    assert list(fake.last().block) == [4, 1, 1] and u64(fake.param("saxpy", "x")) == 0x30
+    # the same names after one positional more: n twice, refused as any such call is
+    with pytest.raises(TypeError, match=r"saxpy\(\) got multiple values for argument 'n'"):
+        call_with_kwnames(kernels.saxpy, (1.0, 0x10, 0x20, 5, 5, 1, 1), names)
+    # one fewer: y missing
+    with pytest.raises(TypeError, match=r"saxpy\(\) missing argument 'y'"):
+        call_with_kwnames(kernels.saxpy, (1.0, 0x10, 5, 1, 1), names)
+    call_with_kwnames(kernels.saxpy, (1.0, 0x10, 0x20, 8, 1, 1), names)    # and good again
+    assert struct.unpack("<i", fake.param("saxpy", "n"))[0] == 8
+
+
+def test_each_call_site_keeps_its_own_keyword_order(kernels, fake):
+    for i in range(3):
+        kernels.saxpy(1.0, 0, 0, 1, grid=2 + i, block=32)
+        assert list(fake.last().grid) == [2 + i, 1, 1] and list(fake.last().block) == [32, 1, 1]
+        kernels.saxpy(1.0, 0, 0, 1, block=2 + i, grid=32)
+        assert list(fake.last().grid) == [32, 1, 1] and list(fake.last().block) == [2 + i, 1, 1]
+        with pytest.raises(TypeError, match=r"unexpected keyword argument 'grd'"):
+            kernels.saxpy(1.0, 0, 0, 1, grd=1, block=1)
+
+
 # ---- scalars at their exact widths ----------------------------------------------------------------
 
 WIDTHS = dict(i8=-128, u8=255, i16=-32768, u16=65535, i32=-2 ** 31, u32=2 ** 32 - 1, i64=-2 ** 63,
