@@ -21,7 +21,10 @@ right result (y[i] = scale * x[i] + bias).
 Optional by design: a package that does not import, or a variant that fails,
 is recorded as skipped with the reason and the others go on. Always writes
 OUTDIR/launch_py_summary.csv (kernel,variant,label,median_ns,p10_ns,p90_ns,
-rounds,status) and exits 0 unless the arguments are wrong.
+rounds,status,over_raw_ns,ratio_raw) and exits 0 unless the arguments are wrong.
+over_raw_ns and ratio_raw are medians over rounds of the row against the raw
+C loop of the same kernel in the same round and process (bench/py_raw.c: the
+driver's cuLaunchKernel with arguments prepared once), where that row ran.
 
     launch_py.py KERNEL.cu OUTDIR [ROUNDS] [BATCH]
 """
@@ -216,6 +219,37 @@ def setup_kstub_addr(src):
         {"bench_struct": "not run: the floor row launches bench_args only"}
 
 
+def setup_raw(src):
+    """The raw cuLaunchKernel of bench_args inside this process (bench/py_raw.c): "loop" runs a
+    batch in a C loop, the baseline the Python rows' overhead is taken against (same process,
+    same rounds); "launch" is one raw launch per Python call, the floor of any launch made from
+    a Python loop. The handle is CuPy's CUfunction of the same source (else cuda.core's)."""
+    import cupy
+    sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "build", "bench", "py"))
+    import py_raw
+
+    mod = cupy.RawModule(code=src, options=("-std=c++17",))
+    k = mod.get_function("bench_args")
+    fn = k.kernel.ptr
+    stream = cupy.cuda.Stream(non_blocking=False)
+    x = cupy.zeros(NELEM, dtype=cupy.float32)
+    y = cupy.zeros(NELEM, dtype=cupy.float32)
+    py_raw.prepare(fn, stream.ptr, x.data.ptr, y.data.ptr, NELEM)
+    keep = (mod, k, stream, x, y)
+
+    def run_loop(count):
+        py_raw.loop(count)
+
+    def run_calls(count):
+        launch = py_raw.launch
+        for _ in range(count):
+            launch()
+
+    run_loop.keep = run_calls.keep = keep
+    return stream.synchronize, {"bench_args": (run_loop, run_calls)}, "CuPy %s's CUfunction" % cupy.__version__, \
+        {"bench_struct": "not run: the raw rows launch bench_args only"}
+
+
 def setup_cuda_core(src):
     """Variants through cuda.core: Program (NVRTC) to cubin, launch()."""
     try:
@@ -313,6 +347,7 @@ def setup_cuda_core(src):
 
 
 SETUPS = [
+    ("raw_py", "raw C cuLaunchKernel in this process", setup_raw),
     ("cupy_rawkernel", "CuPy RawKernel (Python)", setup_cupy),
     ("cuda_core_launch", "cuda.core launch() (Python)", setup_cuda_core),
     ("kstub_py_cupy", "kstub Python target (Python)", setup_kstub_cupy),
@@ -344,6 +379,11 @@ def main():
                 if not note.startswith("ok"):
                     fns.pop(kernel, None)
             for kernel, fn in fns.items():
+                if isinstance(fn, tuple):   # setup_raw: the C loop and one call per Python call
+                    active.append(("raw_c_loop", "%s (a C loop), %s" % (label, version), kernel, sync, fn[0]))
+                    active.append(("raw_py_call", "%s (one Python call per launch), %s" % (label, version),
+                                   kernel, sync, fn[1]))
+                    continue
                 active.append((vid, "%s, %s" % (label, version), kernel, sync, fn))
             for kernel in ("bench_args", "bench_struct"):
                 if kernel not in fns:
@@ -358,6 +398,7 @@ def main():
                 rows.append([kernel, vid, label, "", "", "", 0, "skipped: " + why])
 
     times = {(a[0], a[2]): [] for a in active}
+    by_round = []    # per round: {(variant, kernel): ns per launch}
     failed = {}
     # Warm-up, then interleaved rounds.
     for vid, _, kernel, sync, fn in active:
@@ -370,6 +411,7 @@ def main():
             failed[(vid, kernel)] = "%s: %s" % (type(e).__name__, e)
     for r in range(rounds if active else 0):
         n = len(active)
+        by_round.append({})
         for i in range(n):
             vid, _, kernel, sync, fn = active[(i + r) % n]
             if (vid, kernel) in failed:
@@ -380,6 +422,7 @@ def main():
                 fn(batch)
                 t1 = time.perf_counter_ns()
                 times[(vid, kernel)].append((t1 - t0) / batch)
+                by_round[-1][(vid, kernel)] = (t1 - t0) / batch
             except Exception as e:
                 failed[(vid, kernel)] = "%s: %s" % (type(e).__name__, e)
         if (r + 1) % 10 == 0:
@@ -394,13 +437,19 @@ def main():
             rows.append([kernel, vid, label, "", "", "", 0,
                          "failed: " + failed.get((vid, kernel), "no rounds")])
             continue
+        # Against the raw C loop of the same kernel in the same round (this process).
+        pairs = [(rd[(vid, kernel)], rd[("raw_c_loop", kernel)]) for rd in by_round
+                 if (vid, kernel) in rd and ("raw_c_loop", kernel) in rd]
+        over = "%.1f" % quantile([v - b for v, b in pairs], 0.5) if pairs else ""
+        ratio = "%.4f" % quantile([v / b for v, b in pairs], 0.5) if pairs else ""
         rows.append([kernel, vid, label, "%.1f" % quantile(t, 0.5), "%.1f" % quantile(t, 0.1),
-                     "%.1f" % quantile(t, 0.9), len(t), "ok"])
+                     "%.1f" % quantile(t, 0.9), len(t), "ok", over, ratio])
         print("launch_py: %-14s %-60s %8.1f ns/launch" % (kernel, label, quantile(t, 0.5)))
 
     with open(os.path.join(outdir, "launch_py_summary.csv"), "w", newline="") as f:
         w = csv.writer(f)
-        w.writerow(["kernel", "variant", "label", "median_ns", "p10_ns", "p90_ns", "rounds", "status"])
+        w.writerow(["kernel", "variant", "label", "median_ns", "p10_ns", "p90_ns", "rounds", "status",
+                    "over_raw_ns", "ratio_raw"])
         w.writerows(rows)
     return 0
 

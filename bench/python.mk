@@ -23,7 +23,7 @@ bench-gen: $(BENCH_OUT)/gen_py.stamp
 endif
 
 .PHONY: bench-py-module
-bench-py-module: $(BENCH_PY_SRC) include/kstub/kstub_python.h $(B)/lib/libkstub.a | $(BENCH_OUT)
+bench-py-module: $(BENCH_PY_SRC) bench/py_raw.c include/kstub/kstub_python.h $(B)/lib/libkstub.a | $(BENCH_OUT)
 	@mkdir -p $(BENCH_OUT)/py
 	$(CC) -std=c11 -O2 -Wall -Wextra -fPIC -shared \
 	    -I"$$($(BENCH_PYTHON) -c 'import sysconfig; print(sysconfig.get_paths()["include"])')" \
@@ -31,6 +31,9 @@ bench-py-module: $(BENCH_PY_SRC) include/kstub/kstub_python.h $(B)/lib/libkstub.
 	    $(B)/lib/libkstub.a -ldl -lpthread \
 	    -o $(BENCH_OUT)/py/bench_kernels$$($(BENCH_PYTHON) -c 'import sysconfig; print(sysconfig.get_config_var("EXT_SUFFIX"))')
 	cp $(BENCH_PY_GEN)/bench_kernels.pyi $(BENCH_OUT)/py/
+	$(CC) -std=c11 -O2 -Wall -Wextra -fPIC -shared \
+	    -I"$$($(BENCH_PYTHON) -c 'import sysconfig; print(sysconfig.get_paths()["include"])')" bench/py_raw.c -ldl \
+	    -o $(BENCH_OUT)/py/py_raw$$($(BENCH_PYTHON) -c 'import sysconfig; print(sysconfig.get_config_var("EXT_SUFFIX"))')
 
 # The module's own cost on this machine (bench/launch_py_cpu.py): the same module built for
 # PYTHON over the fake driver, against an empty METH_FASTCALL function (bench/py_empty.c).
