@@ -327,7 +327,7 @@ START_TEST(counts_per_kind)
     int dirfd = open(cache, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
     ck_assert_int_ge(dirfd, 0);
     run(NULL, "printf 'hits 5\\nmisses 2\\nbuild-ms 700\\n' > '%s/prelude-counts'", cache);
-    unsigned long long k[4], hits, misses, ms;
+    unsigned long long k[6], hits, misses, ms;
     ks_cache_kind_counts(dirfd, k);
     ck_assert(k[0] == 0 && k[1] == 0 && k[2] == 0 && k[3] == 0);
     static const int seq[][2] = {{1, 0}, {1, 0}, {0, 0}, {1, 1}, {0, 1}, {0, 1}, {1, 1}};
