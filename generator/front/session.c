@@ -7,6 +7,7 @@
  * and type layouts of the device compiler, where a host-side parse would give
  * __device_stub__ wrappers.
  */
+#include "front/filetop.h"
 #include "front/fileguard.h"
 #include "base/util.h"
 #include "base/options.h"
@@ -545,6 +546,7 @@ static int parse_with_prelude(ks_session *s, const char *text, size_t len, struc
             return PRELUDE_USED;
         }
     }
+    ks_file_top_forget();      /* nothing of the unit outlives it */
     if (s->tu)
         clang_disposeTranslationUnit(s->tu);
     clang_disposeIndex(s->index);
@@ -560,6 +562,7 @@ static int parse_with_prelude(ks_session *s, const char *text, size_t len, struc
 static void drop_parse(ks_session *s)
 {
     /* The translation unit must go before the index that owns it. */
+    ks_file_top_forget();
     if (s->tu)
         clang_disposeTranslationUnit(s->tu);
     if (s->index)
