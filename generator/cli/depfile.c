@@ -11,7 +11,6 @@
  * same-time copy that libclang took for it (#pragma once by contents)
  * comes last.
  */
-#include "front/filetop.h"
 #include "cli/depfile.h"
 #include "base/inputs.h"
 #include "front/fileguard.h"

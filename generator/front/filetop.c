@@ -1,12 +1,13 @@
 /*
  * filetop.c — a file's first byte, looked up once per translation unit
- * (filetop.h). On a CUTLASS file kstub made 3,233 such lookups, 2.2-2.7 s
+ * (session_files.h). On a CUTLASS file kstub made 3,233 such lookups, 2.2-2.7 s
  * of CPU (docs/performance.md, issue 38), half of them the depfile's of
  * files the walk had looked up already. The table holds the libclang
  * answer as it is (a CXSourceLocation, valid while the unit lives), keyed
- * by the CXFile libclang gave, for one unit at a time.
+ * by the CXFile libclang gave, for one unit at a time (declared in
+ * session_files.h, the depfile's seam).
  */
-#include "front/filetop.h"
+#include "front/session_files.h"
 #include "base/util.h"
 
 #include <stdint.h>

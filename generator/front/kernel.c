@@ -4,7 +4,7 @@
  * constant expressions evaluated after the walk), and whether it uses
  * dynamic shared memory.
  */
-#include "front/filetop.h"
+#include "front/session_files.h"
 #include "front/walkctx.h"
 #include "base/util.h"
 #include "model/model.h"

@@ -7,7 +7,6 @@
  * and type layouts of the device compiler, where a host-side parse would give
  * __device_stub__ wrappers.
  */
-#include "front/filetop.h"
 #include "front/fileguard.h"
 #include "base/util.h"
 #include "base/options.h"

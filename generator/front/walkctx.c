@@ -4,7 +4,6 @@
  * count (--kernels-in), diagnostics at a cursor in the file it lies in, and
  * the specializations handled already. Below the three; it calls none.
  */
-#include "front/filetop.h"
 #include "front/walkctx.h"
 #include "base/util.h"
 #include "front/session_files.h"
