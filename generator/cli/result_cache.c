@@ -21,8 +21,9 @@
  * file) and every file kstub read itself (inputs.h: templates, the compile
  * database, the image) are read files too. A lookup trusts a file whose
  * stat is the one recorded and hashes one whose stat is not: a touched
- * header still hits, an edit that kept the size and the time (the change
- * time moves with every write) is a miss.
+ * header still hits (and the entry is written again with its new stat),
+ * an edit that kept the size and the time (the change time moves with
+ * every write) is a miss.
  *
  * A file changed while the run read it would make the recorded hash a
  * later file's than the one parsed: a file whose modification or change
@@ -272,8 +273,42 @@ static int next_record(reader *rd, record *rec)
     return 1;
 }
 
-/* Whether the record still holds for the file system now; *why when not. */
-static int still_holds(const record *rec, const char **why)
+/* Whether a file changed at or after the run's start (the file system's
+ * coarse clock): it may have changed while the run read it. */
+static int too_new(const ks_result *r, const stamp *s)
+{
+    return s->ms > (long long)r->start.tv_sec || (s->ms == (long long)r->start.tv_sec && s->mns >= r->start.tv_nsec) ||
+           s->cs > (long long)r->start.tv_sec || (s->cs == (long long)r->start.tv_sec && s->cns >= r->start.tv_nsec);
+}
+
+/* The record again, as it was written; a file's with the stamp st when not NULL. */
+static void put_record(ks_buf *b, const record *rec, const stamp *st)
+{
+    switch (rec->tag) {
+    case 'F':
+        if (st)
+            ks_buf_printf(b, "F %lld %lld %lld %lld %lld %llu", st->size, st->ms, st->mns, st->cs, st->cns, st->ino);
+        else
+            ks_buf_printf(b, "F %lld %lld %lld %lld %lld %lld", rec->num[0], rec->num[1], rec->num[2], rec->num[3],
+                          rec->num[4], rec->num[5]);
+        ks_buf_printf(b, " %s %zu\n%s\n", rec->hash, strlen(rec->str[0]), rec->str[0]);
+        break;
+    case 'E': ks_buf_printf(b, "E %lld %zu\n%s\n", rec->num[0], strlen(rec->str[0]), rec->str[0]); break;
+    case 'D':
+        ks_buf_printf(b, "D %lld %lld %zu\n%s\n", rec->num[0], rec->num[1], strlen(rec->str[0]), rec->str[0]);
+        break;
+    case 'A': ks_buf_printf(b, "A %zu\n%s\n", strlen(rec->str[0]), rec->str[0]); break;
+    case 'S': ks_buf_printf(b, "S %zu\n%s\n", strlen(rec->str[0]), rec->str[0]); break;
+    default:
+        ks_buf_printf(b, "O %zu %zu\n%s\n%s\n", strlen(rec->str[0]), strlen(rec->str[1]), rec->str[0], rec->str[1]);
+        break;
+    }
+}
+
+/* Whether the record still holds for the file system now (1; 2: a file
+ * whose stat changed and whose bytes did not, its stat now in *fresh);
+ * 0 with *why when not. */
+static int still_holds(const record *rec, const char **why, stamp *fresh)
 {
     struct stat sb;
     const char *path = rec->str[0];
@@ -307,11 +342,13 @@ static int still_holds(const record *rec, const char **why)
         if (stamp_same(&now, &then))
             return 1;
         char hex[65];
+        stamp after;
         if (now.size != then.size || hash_file(path, hex) != 0 || strcmp(hex, rec->hash) != 0) {
             *why = "a file the parse read changed";
             return 0;
         }
-        return 1;                      /* touched, not changed */
+        *fresh = now;
+        return stamp_of(path, &after) == 0 && stamp_same(&now, &after) ? 2 : 1;   /* touched, not changed */
     }
     default:
         return 1;
@@ -348,28 +385,49 @@ static int replay(ks_result *r, char *payload, size_t n, const char **why)
     int rc;
     const char *diags = NULL;
     const char **read = NULL;
-    size_t nread = 0;
+    size_t nread = 0, restamped = 0;
+    ks_buf again = {0};                /* the entry with the stamps of files touched, not changed */
+    ks_buf_puts(&again, KS__RESULT_FORMAT);
     while ((rc = next_record(&rd, &rec)) == 1) {
+        stamp fresh;
+        int holds = 1;
         if (rec.tag == 'O') {
             r->outs = ks_xrealloc(r->outs, (r->nouts + 1) * sizeof *r->outs);
             r->outs[r->nouts].path = rec.str[0];
             r->outs[r->nouts++].text = rec.str[1];
         } else if (rec.tag == 'S') {
             diags = rec.str[0];
-        } else if (!still_holds(&rec, why)) {
+        } else if (!(holds = still_holds(&rec, why, &fresh))) {
             ks_prelude_debug("result: '%s': %s", rec.str[0], *why);
             free(read);
+            free(ks_buf_take(&again));
             return 0;
         } else if (rec.tag == 'F') {
             read = ks_xrealloc(read, (nread + 1) * sizeof *read);
             read[nread++] = rec.str[0];
         }
+        /* A stamp is renewed only when the file is older than this run
+         * (as a miss stores it): else it is hashed again next time. */
+        int renew = holds == 2 && !too_new(r, &fresh);
+        restamped += renew;
+        put_record(&again, &rec, renew ? &fresh : NULL);
     }
     if (rc < 0 || r->nouts == 0) {
         *why = "a malformed entry";
         free(read);
+        free(ks_buf_take(&again));
         return 0;
     }
+    if (restamped) {
+        char name[80];
+        snprintf(name, sizeof name, "%s.result", r->hex);
+        size_t len = again.len;
+        char *text = ks_buf_take(&again);
+        if (ks__entry_write(r->dirfd, name, KS__RESULT_MAGIC, r->key, text, len) == 0)
+            ks_prelude_debug("result restamped %s (%zu files touched, not changed)", r->hex, restamped);
+        free(text);
+    }
+    free(ks_buf_take(&again));
     /* What the parse read is an input of this run too: no output may
      * replace it (main.c's check, as on a miss). */
     for (size_t i = 0; i < nread; i++)
@@ -442,11 +500,6 @@ typedef struct store_ctx {
     const char *why;           /* set: nothing is stored */
 } store_ctx;
 
-static int too_new(const ks_result *r, const stamp *s)
-{
-    return s->ms > (long long)r->start.tv_sec || (s->ms == (long long)r->start.tv_sec && s->mns >= r->start.tv_nsec) ||
-           s->cs > (long long)r->start.tv_sec || (s->cs == (long long)r->start.tv_sec && s->cns >= r->start.tv_nsec);
-}
 
 static void put_read(store_ctx *sc, const char *path)
 {
