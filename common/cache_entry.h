@@ -72,8 +72,8 @@ int ks__write_all(int fd, const void *data, size_t n);
  *
  * Both caches share one directory and one rule for its size. A unit is one
  * entry (every file named KEY.*: KEY.prelude, KEY.SUM.pch, KEY.lock,
- * KEY.nvrtc; its last use the mtime of its KEY.prelude or KEY.nvrtc, which
- * readers touch on every hit) or one temporary (ks__entry_tmp_name's
+ * KEY.nvrtc, KEY.result; its last use the mtime of its KEY.prelude,
+ * KEY.nvrtc or KEY.result, which readers touch on every hit) or one temporary (ks__entry_tmp_name's
  * ".<16 hex>.<pid>.<n>.<ns>…tmp", or the "….tmp.temp-stream-XXXXXX" LLVM
  * writes beside it). Nothing else in the directory is counted,
  * touched or removed. Every operation reads the directory once, sorts, and
@@ -102,6 +102,7 @@ typedef struct ks__cache_unit {
     unsigned long long bytes;    /* 0 (and nfiles 0) once removed */
     struct timespec used;        /* the index's mtime, else the newest file's */
     unsigned nprelude, nnvrtc;   /* index files: KEY.prelude, KEY.nvrtc */
+    unsigned nresult;            /* KEY.result: the generator's result cache */
     int tmp;                     /* a temporary, not an entry */
     int leftover;                /* a leftover old enough to remove (above) */
     int layer;                   /* set by the caller before ks__cache_evict: a prelude

@@ -48,6 +48,12 @@ const char *ks_inputs_find(dev_t dev, ino_t ino)
     return NULL;
 }
 
+void ks_inputs_each(void (*fn)(const char *path, void *data), void *data)
+{
+    for (size_t i = 0; i < ninputs; i++)
+        fn(inputs[i].path, data);
+}
+
 void ks_inputs_forget(void)
 {
     for (size_t i = 0; i < ninputs; i++)

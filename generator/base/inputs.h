@@ -25,6 +25,8 @@ void ks_inputs_note_path(const char *path);
 /* The name a remembered input with this device and inode was read under,
  * or NULL when the run read no such file. */
 const char *ks_inputs_find(dev_t dev, ino_t ino);
+/* Calls fn with the name of each remembered input, in the order noted. */
+void ks_inputs_each(void (*fn)(const char *path, void *data), void *data);
 /* Forgets every input (the strings handed out by ks_inputs_find with them). */
 void ks_inputs_forget(void);
 

@@ -277,6 +277,31 @@ const ks_kept_error *ks_errors_kept(size_t *n)
     return kept;
 }
 
+/* What the diagnostics of a run said, kept while capturing (the result
+ * cache replays it on a hit). */
+static ks_buf captured;
+static int capturing;
+
+void ks_diag_capture(int on)
+{
+    capturing = on;
+}
+
+char *ks_diag_captured(void)
+{
+    ks_buf_put(&captured, "", 0);
+    return ks_buf_take(&captured);
+}
+
+void ks_diag_line(const char *line)
+{
+    fprintf(stderr, "%s\n", line);
+    if (capturing) {
+        ks_buf_puts(&captured, line);
+        ks_buf_puts(&captured, "\n");
+    }
+}
+
 /* One diagnostic, one line: file names and messages carry paths anyone
  * can choose ("x\n::error::..." as a directory), so control characters are
  * escaped before the line is printed. */
@@ -292,12 +317,11 @@ void ks_verror_at(const char *file, unsigned line, unsigned col, const char *sev
         ks_error_keep(file, line, col, raw);
     char *msg = ks_escape_controls(raw);
     char *where = file ? ks_escape_controls(file) : NULL;
-    if (where && line)
-        fprintf(stderr, "%s:%u:%u: %s: %s\n", where, line, col, severity, msg);
-    else if (where)
-        fprintf(stderr, "%s: %s: %s\n", where, severity, msg);
-    else
-        fprintf(stderr, "kstub: %s: %s\n", severity, msg);
+    char *text = where && line ? ks_xasprintf("%s:%u:%u: %s: %s", where, line, col, severity, msg)
+               : where ? ks_xasprintf("%s: %s: %s", where, severity, msg)
+               : ks_xasprintf("kstub: %s: %s", severity, msg);
+    ks_diag_line(text);
+    free(text);
     free(where);
     free(msg);
     free(raw);

@@ -54,6 +54,13 @@ void ks__file_failed(const char *path, int err);
 /* The diagnostic sink: every error printed through it (or counted with
  * ks_count_error when printed otherwise, as libclang's) is counted. */
 int ks_error_count(void);
+/* Prints one diagnostic line (no newline in it) on stderr: every line the
+ * sink and libclang's diagnostics print goes through here. While
+ * ks_diag_capture(1), each is also kept; ks_diag_captured returns them
+ * (malloc'd, "" when none) and forgets them. */
+void ks_diag_line(const char *line);
+void ks_diag_capture(int on);
+char *ks_diag_captured(void);
 int ks_warning_count(void);
 void ks_count_error(void);
 /* s with each control character (newline, tab, escape...) written as a C

@@ -24,9 +24,10 @@ static void cache_usage(FILE *f)
 {
     fputs("usage: kstub cache [--stats | --clear | --prune [--max-size SIZE]] [--cache-dir DIR]\n"
           "       kstub cache --warm [generate options]\n"
-          "  The cache of precompiled preludes (kstub) and NVRTC images (libkstub).\n"
-          "  --stats              entries, their size and the cap, and prelude hits and\n"
-          "                       misses per kind, base and layer (the default)\n"
+          "  The cache of precompiled preludes and results (kstub) and NVRTC images\n"
+          "  (libkstub).\n"
+          "  --stats              entries, their size and the cap, and hits and misses\n"
+          "                       per kind: base prelude, layer, result (the default)\n"
           "  --warm OPTIONS       build the base prelude for these options (-std, --arch,\n"
           "                       -D, --cuda-path, --cache-dir) ahead of the first file\n"
           "  --prune              remove least recently used entries until the cache is\n"
@@ -141,14 +142,16 @@ int ks_cache_main(int argc, char **argv)
     }
     char h1[32], h2[32];
     if (what == STATS) {
-        unsigned long long pb = 0, nb = 0, ob = 0;
-        size_t np = 0, nn = 0, no = 0, nl = 0;
+        unsigned long long pb = 0, nb = 0, ob = 0, rb = 0;
+        size_t np = 0, nn = 0, no = 0, nl = 0, nr = 0;
         for (size_t i = 0; i < l.n; i++) {
             const ks__cache_unit *u = &l.units[i];
             if (u->nprelude)
                 np++, pb += u->bytes, nl += ks_cache_is_layer(dirfd, u->name);
             else if (u->nnvrtc)
                 nn++, nb += u->bytes;
+            else if (u->nresult)
+                nr++, rb += u->bytes;
             else
                 no++, ob += u->bytes;
         }
@@ -167,20 +170,23 @@ int ks_cache_main(int argc, char **argv)
         if (nl)
             printf("; %zu of them %s of leading headers on a base prelude", nl, nl == 1 ? "a layer" : "layers");
         printf(")\n");
+        printf("results           %zu (%llu bytes)\n", nr, rb);
         printf("NVRTC images      %zu (%llu bytes)\n", nn, nb);
         printf("leftovers         %zu (%llu bytes)\n", no, ob);
         unsigned long long hits = 0, misses = 0;
-        unsigned long long kinds[4];
+        unsigned long long kinds[6];
         ks_cache_counts(dirfd, &hits, &misses, NULL);
         ks_cache_kind_counts(dirfd, kinds);
         printf("prelude hits      %llu, misses %llu (since the last --clear)\n", hits, misses);
         printf("  base preludes   hits %llu, misses %llu\n", kinds[0], kinds[1]);
         printf("  layers          hits %llu, misses %llu\n", kinds[2], kinds[3]);
+        printf("result hits       %llu, misses %llu (generated files replayed, not parsed)\n", kinds[4],
+               kinds[5]);
         printf("total             %llu bytes (%s)\n", l.total, h1);
         printf("cap               %llu bytes (%s, %s)\n", cap, h2, origin);
     } else if (what == CLEAR) {
         /* Every entry, and every temporary but a live writer's. An entry
-         * is a unit with its KEY.prelude or KEY.nvrtc; the rest (a lock, a
+         * is a unit with its KEY.prelude, KEY.nvrtc or KEY.result; the rest (a lock, a
          * PCH whose entry is gone, a temporary) are leftovers. */
         unsigned long long before = l.total;
         size_t entries = 0, others = 0, kept = 0;
@@ -190,7 +196,7 @@ int ks_cache_main(int argc, char **argv)
                 kept++;
                 continue;
             }
-            int entry = u->nprelude || u->nnvrtc;
+            int entry = u->nprelude || u->nnvrtc || u->nresult;
             if (ks__cache_unit_remove(dirfd, &l, u) == 0)
                 *(entry ? &entries : &others) += 1;
         }

@@ -67,7 +67,7 @@ static void visit_inclusion(CXFile file, CXSourceLocation *stack, unsigned depth
      * (the compat header, the -D/-U latedefs.c moves after the wrapper). */
     if (path && *path && path[0] != '<' && strncmp(path, "/__kstub__/", 11) != 0) {
         int sys = depth > 0 &&
-                  clang_Location_isInSystemHeader(clang_getLocationForOffset(v->tu, file, 0));
+                  clang_Location_isInSystemHeader(ks_file_top(v->tu, file));
         add_file(v->deps, path, sys);
         /* Remembered by the identity libclang read, whatever name an
          * output goes by (inputs.h): no output may replace it. */

@@ -16,6 +16,7 @@
 #include "cli/depfile.h"
 #include "cli/diff_cmd.h"
 #include "cli/optable.h"
+#include "cli/result_cache.h"
 #include "cli/usage.h"
 #include "drift/drift.h"
 #include "emit/emit.h"
@@ -764,10 +765,9 @@ static int nothing_done(const char *what)
     return 1;
 }
 
-/* Writes every output, all or nothing. */
-static int write_outputs(const cli *c, const generated *g)
+/* Every output of the run, in the order they are written. */
+static size_t outputs_of(const cli *c, const generated *g, ks_output outs[KS_TARGET_MAX_OUTPUTS + 2])
 {
-    ks_output outs[KS_TARGET_MAX_OUTPUTS + 2];
     size_t n = 0;
     for (size_t i = 0; i < g->noutputs; i++)
         outs[n].path = g->path[i], outs[n++].text = g->text[i];
@@ -775,9 +775,26 @@ static int write_outputs(const cli *c, const generated *g)
         outs[n].path = c->o.manifest, outs[n++].text = g->json;
     if (g->dtext)
         outs[n].path = g->dpath, outs[n++].text = g->dtext;
+    return n;
+}
+
+/* Writes every output, all or nothing: a parse's, or a result cache hit's. */
+static int write_set(const ks_output *outs, size_t n)
+{
     if (check_output_paths(outs, n) == 0 && ks_write_outputs(outs, n) == 0)
         return 0;
     return nothing_done("written");     /* the summary other errors end with (issue 39 #10) */
+}
+
+/* A parse's outputs, then its entry in the result cache. */
+static int write_outputs(const cli *c, const generated *g, ks_result *rs)
+{
+    ks_output outs[KS_TARGET_MAX_OUTPUTS + 2];
+    size_t n = outputs_of(c, g, outs);
+    int rc = write_set(outs, n);
+    if (rc == 0)
+        ks_result_store(rs, outs, n, &g->deps);
+    return rc;
 }
 
 static void cli_free(cli *c)
@@ -821,6 +838,8 @@ int main(int argc, char **argv)
         cli_free(&c);
         return rc;
     }
+    ks_result rs;
+    ks_result_begin(&rs, !c.check && !c.list);   /* keeps what the run asks the file system */
     ks_compdb db;
     memset(&db, 0, sizeof db);
     generated g;
@@ -834,8 +853,11 @@ int main(int argc, char **argv)
         if (c.list) {
             if (list(&c) != 0)
                 rc = nothing_done("listed");
+        } else if (!c.check && ks_result_lookup(&rs, &c.o, argc, argv)) {
+            rc = write_set(rs.outs, rs.nouts);      /* as the parse that stored it wrote them */
         } else if (generate(&c, &db, &g) == 0) {
-            rc = c.check ? check(&c, &g, argc, argv) : write_outputs(&c, &g);
+            ks_result_generated(&rs);
+            rc = c.check ? check(&c, &g, argc, argv) : write_outputs(&c, &g, &rs);
         } else {
             rc = nothing_done(c.check ? "checked" : "written");
         }
@@ -843,6 +865,7 @@ int main(int argc, char **argv)
     if (c.check && rc == KS_DRIFT_ERROR)           /* tool errors as findings too (issue 39 #7) */
         ks_report_print_errors((ks_format)c.format, "check");
     generated_free(&g);
+    ks_result_free(&rs);
     ks_compdb_free(&db);
     cli_free(&c);
     ks_inputs_forget();

@@ -72,7 +72,7 @@ int ks_cache_warm(int argc, char **argv)
         free(e);
         return 1;
     }
-    unsigned long long before[4], after[4];
+    unsigned long long before[6], after[6];
     ks_cache_kind_counts(dirfd, before);
 
     const char *tdir = getenv("TMPDIR");

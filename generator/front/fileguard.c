@@ -107,7 +107,7 @@ static int reopen_first(const char *path, void *data)
 }
 
 /* The guard's open: dirfd AT_FDCWD for open(); real the C library's. */
-static int guard_open(openat_fn real, int dirfd, const char *path, int flags, mode_t mode)
+static int guard_open_1(openat_fn real, int dirfd, const char *path, int flags, mode_t mode)
 {
     if (!guarded(flags) || path == NULL)
         return real(dirfd, path, flags, mode);
@@ -127,6 +127,16 @@ static int guard_open(openat_fn real, int dirfd, const char *path, int flags, mo
         (void)fcntl(fd, F_SETFL, fl & ~O_NONBLOCK);
     reopen_ctx rc = {real, flags};
     return ks__fileguard_copy_of(fd, path, dirfd, &st, reopen_first, &rc);
+}
+
+/* The guard's open, every outcome seen by fileguard_seen.c. */
+static int guard_open(openat_fn real, int dirfd, const char *path, int flags, mode_t mode)
+{
+    int fd = guard_open_1(real, dirfd, path, flags, mode);
+    int err = errno;
+    ks__fileguard_saw_open(dirfd, path, flags, fd, err);   /* the result cache's record */
+    errno = err;
+    return fd;
 }
 
 /* The next definition of name, the C library's (or a sanitizer's). */

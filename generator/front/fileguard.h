@@ -58,4 +58,25 @@ size_t ks_fileguard_ncopies(void);
 /* Calls fn with the name of each copy the current parse took. */
 void ks_fileguard_each_copy(void (*fn)(const char *path, void *data), void *data);
 
+/* ---- what a parse asked the file system (fileguard_seen.c) ---- */
+
+/* The kinds of answer, weakest first. */
+#define KS_SEEN_ABSENT 0         /* not there (ENOENT, ENOTDIR): must stay so */
+#define KS_SEEN_FOUND 1          /* stat or access found it */
+#define KS_SEEN_LISTED 2         /* a directory opened (listed); mtime its own then */
+#define KS_SEEN_READ 3           /* a file opened for reading */
+
+/* Keeps (1) or stops keeping (0) every name opened for reading, stat'ed or
+ * access'ed, with its answer; off until asked. */
+void ks_fileguard_record(int on);
+struct timespec;
+/* Calls fn for each name kept, with its strongest answer. */
+void ks_fileguard_each_seen(void (*fn)(const char *path, int kind, const struct timespec *mtime, void *data),
+                            void *data);
+/* Whether something could not be kept (out of memory) or a name was both
+ * missing and found: then the record is no basis for a result. */
+int ks_fileguard_seen_incomplete(void);
+/* fileguard.c's open tells it each outcome (fd, or -1 and err). */
+void ks__fileguard_saw_open(int dirfd, const char *path, int flags, int fd, int err);
+
 #endif /* KSTUB_FILEGUARD_H */

@@ -4,6 +4,7 @@
  * constant expressions evaluated after the walk), and whether it uses
  * dynamic shared memory.
  */
+#include "front/session_files.h"
 #include "front/walkctx.h"
 #include "base/util.h"
 #include "model/model.h"
@@ -210,7 +211,7 @@ static int in_system_folder(CXCursor c)
         return 1;
     if (!clang_Location_isInSystemHeader(loc))
         return 0;
-    CXSourceLocation top = clang_getLocationForOffset(clang_Cursor_getTranslationUnit(c), f, 0);
+    CXSourceLocation top = ks_file_top(clang_Cursor_getTranslationUnit(c), f);
     CXFile tf;
     clang_getExpansionLocation(top, &tf, NULL, NULL, NULL);
     return tf && clang_File_isEqual(tf, f) ? clang_Location_isInSystemHeader(top) : 1;

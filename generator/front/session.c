@@ -365,15 +365,18 @@ static int report_diagnostics(const ks_session *s, int print)
                 char *e = strstr(msg, ": error: ");
                 if (print != 1)
                     ;                  /* not printed, or printed by the parse before */
-                else if (e)
-                    fprintf(stderr, "%.*s: warning: %s [in a function body: kstub reads signatures, "
-                            "bodies are nvcc's to check; --body-errors makes this an error]\n",
-                            (int)(e - msg), msg, e + 9);
-                else
-                    fprintf(stderr, "%s\n", msg);
+                else if (e) {
+                    char *w = ks_xasprintf("%.*s: warning: %s [in a function body: kstub reads signatures, "
+                                           "bodies are nvcc's to check; --body-errors makes this an error]",
+                                           (int)(e - msg), msg, e + 9);
+                    ks_diag_line(w);
+                    free(w);
+                } else {
+                    ks_diag_line(msg);
+                }
             } else {
                 if (print) {
-                    fprintf(stderr, "%s\n", msg);
+                    ks_diag_line(msg);
                     ks_count_error();
                     char *what = ks_take(clang_getDiagnosticSpelling(d));   /* for --format=json/github */
                     ks_error_keep(file && file[0] ? file : NULL, file && file[0] ? line : 0, col, what);
@@ -542,6 +545,7 @@ static int parse_with_prelude(ks_session *s, const char *text, size_t len, struc
             return PRELUDE_USED;
         }
     }
+    ks_file_top_forget();      /* nothing of the unit outlives it */
     if (s->tu)
         clang_disposeTranslationUnit(s->tu);
     clang_disposeIndex(s->index);
@@ -557,6 +561,7 @@ static int parse_with_prelude(ks_session *s, const char *text, size_t len, struc
 static void drop_parse(ks_session *s)
 {
     /* The translation unit must go before the index that owns it. */
+    ks_file_top_forget();
     if (s->tu)
         clang_disposeTranslationUnit(s->tu);
     if (s->index)

@@ -1,8 +1,9 @@
 /*
  * session_files.h — what the front end tells a depfile (cli/depfile.c)
  * about a parse's files: the in-memory header it adds (compat.c), which is
- * no file, and the files inside the precompiled prelude it used, which
- * clang_getInclusions does not list (session.c). The front end's other
+ * no file, the files inside the precompiled prelude it used, which
+ * clang_getInclusions does not list (session.c), and each file's first
+ * byte (filetop.c). The front end's other
  * seams stay in their own headers, private to front/.
  */
 #ifndef KSTUB_SESSION_FILES_H
@@ -21,5 +22,14 @@
  * returns how many; 0 when tu used no prelude. */
 size_t ks_session_prelude_files(CXTranslationUnit tu,
                                 void (*fn)(const char *path, int is_system, void *data), void *data);
+
+/* A file's first byte in tu, clang_getLocationForOffset(tu, f, 0), looked
+ * up once per unit (filetop.c): the walk (walkctx.c, kernel.c) and the
+ * depfile ask it of the same files, and each lookup looks through every
+ * file of the unit. A call with another unit forgets the last one's. */
+CXSourceLocation ks_file_top(CXTranslationUnit tu, CXFile f);
+/* Forgets every answer: called before a unit is disposed (session.c), so
+ * that none outlives it (a later unit may be allocated where it was). */
+void ks_file_top_forget(void);
 
 #endif /* KSTUB_SESSION_FILES_H */

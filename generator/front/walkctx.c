@@ -105,7 +105,7 @@ static int in_system_folder(walk_ctx *w, CXFile f, CXSourceLocation loc)
 {
     if (!clang_Location_isInSystemHeader(loc))
         return 0;
-    CXSourceLocation top = clang_getLocationForOffset(w->s.tu, f, 0);
+    CXSourceLocation top = ks_file_top(w->s.tu, f);
     CXFile tf;
     clang_getExpansionLocation(top, &tf, NULL, NULL, NULL);
     return tf && clang_File_isEqual(tf, f) ? clang_Location_isInSystemHeader(top) : 1;

@@ -167,7 +167,8 @@ void ks_cache_counts_reset(int dirfd)
 /*
  * KS__COUNTS_NAME holds two decimal counters and the last build's time,
  * "hits H\nmisses M\nbuild-ms T\n", then the same two per kind of prelude,
- * "base H M\nlayer H M\n" (a file without them reads as zeros), changed
+ * "base H M\nlayer H M\n", then the result cache's, "result H M\n" (a
+ * file without them reads as zeros), changed
  * under an flock of the file (written in place, then truncated), so
  * concurrent runs (make -j) lose no count. Not an entry (its name is not a
  * key's), so eviction leaves it; --clear removes it. Counting is best
@@ -186,47 +187,65 @@ static int counts_open(int dirfd)
     return fd;
 }
 
-/* kinds: base hits, base misses, layer hits, layer misses. */
+/* kinds: base hits, base misses, layer hits, layer misses, result hits,
+ * result misses. */
 static void counts_read(int fd, unsigned long long *hits, unsigned long long *misses, unsigned long long *ms,
-                        unsigned long long kinds[4])
+                        unsigned long long kinds[6])
 {
-    char b[256];
+    char b[320];
     ssize_t n = pread(fd, b, sizeof b - 1, 0);
     b[n > 0 ? (size_t)n : 0] = '\0';
     *ms = 0;
-    kinds[0] = kinds[1] = kinds[2] = kinds[3] = 0;
-    int got = sscanf(b, "hits %llu\nmisses %llu\nbuild-ms %llu\nbase %llu %llu\nlayer %llu %llu\n", hits,
-                     misses, ms, &kinds[0], &kinds[1], &kinds[2], &kinds[3]);
+    for (int i = 0; i < 6; i++)
+        kinds[i] = 0;
+    int got = sscanf(b, "hits %llu\nmisses %llu\nbuild-ms %llu\nbase %llu %llu\nlayer %llu %llu\nresult %llu %llu\n",
+                     hits, misses, ms, &kinds[0], &kinds[1], &kinds[2], &kinds[3], &kinds[4], &kinds[5]);
     if (got < 2)
         *hits = *misses = *ms = 0;
     if (got < 7)
         kinds[0] = kinds[1] = kinds[2] = kinds[3] = 0;
+    if (got < 9)
+        kinds[4] = kinds[5] = 0;
 }
 
-void ks_cache_count(int dirfd, int hit, int layer, unsigned long long build_ms)
+/* kind: 0 a base prelude, 1 a layer, 2 a result (which leaves the
+ * prelude's totals and build time alone). */
+static void count(int dirfd, int hit, int kind, unsigned long long build_ms)
 {
     int fd = counts_open(dirfd);
     if (fd < 0)
         return;
-    unsigned long long h, m, ms, k[4];
+    unsigned long long h, m, ms, k[6];
     counts_read(fd, &h, &m, &ms, k);
-    h += hit != 0;
-    m += hit == 0;
-    k[(layer ? 2 : 0) + (hit == 0)]++;
+    if (kind != 2) {
+        h += hit != 0;
+        m += hit == 0;
+    }
+    k[2 * kind + (hit == 0)]++;
     if (!hit && build_ms)               /* 0: a layer's build, whose time is never quoted */
         ms = build_ms;
-    char b[256];
-    int n = snprintf(b, sizeof b, "hits %llu\nmisses %llu\nbuild-ms %llu\nbase %llu %llu\nlayer %llu %llu\n",
-                     h, m, ms, k[0], k[1], k[2], k[3]);
+    char b[320];
+    int n = snprintf(b, sizeof b, "hits %llu\nmisses %llu\nbuild-ms %llu\nbase %llu %llu\nlayer %llu %llu\n"
+                     "result %llu %llu\n", h, m, ms, k[0], k[1], k[2], k[3], k[4], k[5]);
     if (pwrite(fd, b, (size_t)n, 0) == n)
         (void)ftruncate(fd, n);
     close(fd);
 }
 
+void ks_cache_count(int dirfd, int hit, int layer, unsigned long long build_ms)
+{
+    count(dirfd, hit, layer ? 1 : 0, build_ms);
+}
+
+void ks_cache_count_result(int dirfd, int hit)
+{
+    count(dirfd, hit, 2, 0);
+}
+
 void ks_cache_counts(int dirfd, unsigned long long *hits, unsigned long long *misses,
                      unsigned long long *build_ms)
 {
-    unsigned long long ms = 0, kinds[4];
+    unsigned long long ms = 0, kinds[6];
     *hits = *misses = 0;
     int fd = counts_open(dirfd);
     if (fd >= 0) {
@@ -237,10 +256,11 @@ void ks_cache_counts(int dirfd, unsigned long long *hits, unsigned long long *mi
         *build_ms = ms;
 }
 
-void ks_cache_kind_counts(int dirfd, unsigned long long kinds[4])
+void ks_cache_kind_counts(int dirfd, unsigned long long kinds[6])
 {
     unsigned long long h = 0, m = 0, ms = 0;
-    kinds[0] = kinds[1] = kinds[2] = kinds[3] = 0;
+    for (int i = 0; i < 6; i++)
+        kinds[i] = 0;
     int fd = counts_open(dirfd);
     if (fd >= 0) {
         counts_read(fd, &h, &m, &ms, kinds);

@@ -39,8 +39,11 @@ void ks_cache_count(int dirfd, int hit, int layer, unsigned long long build_ms);
  * build_ms is not NULL. */
 void ks_cache_counts(int dirfd, unsigned long long *hits, unsigned long long *misses,
                      unsigned long long *build_ms);
-/* The counters per kind: base hits, base misses, layer hits, layer misses. */
-void ks_cache_kind_counts(int dirfd, unsigned long long kinds[4]);
+/* The counters per kind: base hits, base misses, layer hits, layer misses,
+ * result hits, result misses. */
+void ks_cache_kind_counts(int dirfd, unsigned long long kinds[6]);
+/* Counts one lookup of the result cache (cli/result_cache.c). */
+void ks_cache_count_result(int dirfd, int hit);
 
 /* The cache's record of which lists of leading includes which inputs
  * started with (prelude_seen.c); --clear removes it. */

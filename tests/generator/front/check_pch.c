@@ -1304,6 +1304,9 @@ int main(void)
      * default rule; a_layer_only_where_it_pays tests that rule (env -u) and
      * the corpus runs name each rule (issue 38). */
     setenv("KSTUB_LAYERS", "always", 1);
+    /* The prelude is what these cases test: a second run of a command must
+     * parse again, not replay its result (check_result.c tests that). */
+    setenv("KSTUB_RESULT_CACHE", "0", 1);
     seed_cache();
     int rc = run_suite(pch_suite(), CK_FORK_GETENV);
     char rm[PATH_MAX];
