@@ -268,6 +268,16 @@ static inline int ks__stream_is_own(CUstream s)
  * special streams, or where the driver cannot say (no error is set). */
 CUcontext ks__stream_context(CUstream s);
 
+/*
+ * Make \p ctx current for a while: pushed (cuCtxPushCurrent) unless it is
+ * NULL or current already. *pushed says whether ks__context_leave must pop it.
+ * \return CUDA_SUCCESS, the push's error, or CUDA_ERROR_NOT_SUPPORTED for a
+ * driver without cuCtxPushCurrent (then nothing was pushed).
+ */
+CUresult ks__context_enter(CUcontext ctx, int *pushed);
+/* Undo ks__context_enter: pop the context it pushed, if it pushed one. */
+void ks__context_leave(int pushed);
+
 /* The calling thread's context, making device 0's primary one current if it has none. */
 ks_status ks__context_current(const char *kernel, CUcontext *ctx);
 

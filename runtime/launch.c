@@ -153,18 +153,18 @@ static CUresult launch_ex(void *handle, const ks_launch *l, void **args)
     return ks__cu.LaunchKernelEx(&cfg, (CUfunction)handle, args, NULL);
 }
 
-/* Only in the fallback's slow branch: resolve \p k in \p ctx, a stream's context that
- * is not the current one, with it pushed for the load and popped after. */
+/* Only in the fallback's slow branch: resolve \p k in \p ctx, a stream's context,
+ * with it pushed for the load (unless it is current) and popped after. */
 static ks_status resolve_pushed(ks_kernel *k, CUcontext ctx, CUfunction *fn) __attribute__((noinline, cold));
 static ks_status resolve_pushed(ks_kernel *k, CUcontext ctx, CUfunction *fn)
 {
-    CUresult r = ks__cu.CtxPushCurrent(ctx);
+    int pushed;
+    CUresult r = ks__context_enter(ctx, &pushed);
     if (r != CUDA_SUCCESS)
         return ks__error_cu(KS_ERR_NO_CONTEXT, ks__kernel_name(k), "cuCtxPushCurrent", r,
                             "making the launch stream's context current to load the image there");
     ks_status st = ks__kernel_resolve_in(k, ctx, fn);
-    CUcontext popped;
-    ks__cu.CtxPopCurrent(&popped);
+    ks__context_leave(pushed);
     return st;
 }
 
@@ -184,9 +184,8 @@ static ks_status module_function(ks_kernel *k, CUstream stream, void **handle)
     }
     CUfunction fn = ctx ? ks__function_find(k, ctx) : NULL;
     if (__builtin_expect(fn == NULL, 0)) {
-        CUcontext current = NULL;
         ks_status st = KS_OK;
-        if (of_stream && (ks__cu.CtxGetCurrent(&current) != CUDA_SUCCESS || current != ctx))
+        if (of_stream)
             st = resolve_pushed(k, ctx, &fn);
         else if ((st = ctx ? KS_OK : ks__context_current(ks__kernel_name(k), &ctx)) == KS_OK &&
                  (fn = ks__function_find(k, ctx)) == NULL)
@@ -217,10 +216,10 @@ ks_status ks__launch_handle(ks_kernel *k, const ks_launch *l, void **args, void 
     if (r == CUDA_ERROR_INVALID_CONTEXT && ks__stream_is_own(l->stream)) {
         /* A CUfunction on a stream of a context that is not current (the module
          * fallback, from a thread with none): launch with the stream's pushed. */
-        CUcontext sctx = ks__stream_context(l->stream), popped;
-        if (sctx != NULL && ks__cu.CtxPushCurrent != NULL && ks__cu.CtxPushCurrent(sctx) == CUDA_SUCCESS) {
+        int pushed;
+        if (ks__context_enter(ks__stream_context(l->stream), &pushed) == CUDA_SUCCESS && pushed) {
             r = l->attrs == NULL ? launch(handle, l, args) : launch_ex(handle, l, args);
-            ks__cu.CtxPopCurrent(&popped);
+            ks__context_leave(pushed);
             if (r == CUDA_SUCCESS)
                 return KS_OK;
         }

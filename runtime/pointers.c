@@ -246,18 +246,13 @@ static ks_status check_peer(const ks__checked *c, const ks_param_desc *d, CUdevi
 {
     /* A stream of another context than the current one: the kernel runs there, so that
      * context's device is the launch's, and the access flags are asked with it current. */
-    CUcontext sctx = ks__stream_context(c->l->stream), current = NULL, popped;
-    int pushed = 0;
-    if (sctx != NULL && ks__cu.CtxGetCurrent(&current) == CUDA_SUCCESS && current != sctx &&
-        ks__cu.CtxPushCurrent != NULL && ks__cu.CtxPushCurrent(sctx) == CUDA_SUCCESS) {
-        pushed = 1;
-        CUdevice sdev;
-        if (ks__cu.CtxGetDevice(&sdev) == CUDA_SUCCESS)
-            dev = sdev;
-    }
+    int pushed;
+    ks__context_enter(ks__stream_context(c->l->stream), &pushed);
+    CUdevice sdev;
+    if (pushed && ks__cu.CtxGetDevice(&sdev) == CUDA_SUCCESS)
+        dev = sdev;
     ks_status st = ordinal == (int)dev ? KS_OK : peer_access(c, d, p, ordinal, dev);
-    if (pushed)
-        ks__cu.CtxPopCurrent(&popped);
+    ks__context_leave(pushed);
     return st;
 }
 
