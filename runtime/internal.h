@@ -82,6 +82,7 @@ typedef struct ks__driver {
     CUresult (*KernelGetParamInfo)(CUkernel kernel, size_t index, size_t *offset, size_t *size);
     CUresult (*FuncGetParamInfo)(CUfunction fn, size_t index, size_t *offset, size_t *size);
     /* optional: launch attributes, queries, occupancy, shared-memory opt-in */
+    /* never NULL once loaded: ks__launch_ex_missing where the driver lacks it */
     CUresult (*LaunchKernelEx)(const CUlaunchConfig *config, CUfunction f, void **params, void **extra);
     CUresult (*KernelGetFunction)(CUfunction *fn, CUkernel kernel);
     CUresult (*FuncGetAttribute)(int *value, CUfunction_attribute attr, CUfunction f);
@@ -110,6 +111,9 @@ extern ks__driver ks__cu;
  * and returns KS_ERR_NO_DRIVER or KS_ERR_DRIVER, the same on every call.
  */
 ks_status ks__driver_load(const char *kernel);
+/* What ks__cu.LaunchKernelEx is where the driver lacks cuLaunchKernelEx:
+ * CUDA_ERROR_NOT_SUPPORTED, which launch.c reports as KS_ERR_UNSUPPORTED. */
+CUresult ks__launch_ex_missing(const CUlaunchConfig *config, CUfunction f, void **params, void **extra);
 
 /* ---- status.c ------------------------------------------------------------ */
 
