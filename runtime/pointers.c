@@ -15,12 +15,12 @@
  *
  * Each thread keeps the last few allocations it was told about. The
  * program's frees are not seen (that would take CUPTI), so a cached range is
- * trusted only after asking the driver three attributes of the pointer:
+ * trusted only after asking the driver one attribute of the pointer:
  * CU_POINTER_ATTRIBUTE_BUFFER_ID, a process-wide unique id of the
  * allocation, which a freed range no longer has and a new allocation at the
- * same address has another of, and the range itself (a remapped virtual
- * range keeps its address but may change size). A hit asks for those three
- * instead of seven; a miss asks for all of them, as without the cache.
+ * same address has another of. Only allocations that cannot change under
+ * their id are cached (cuMemAlloc's, a pool's, managed memory); memory the
+ * program maps itself (cuMemMap) is asked in full every time.
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -177,7 +177,32 @@ static __thread unsigned seen_next;
 /* 0 turns the cache off (bench/launch.c compares both in one run). */
 int ks__pointers_cache = 1;
 
-/* What the driver says of \p p: from the cache when its buffer id still matches. */
+/* Whether the driver still has the allocation of buffer id \p id at \p p: one
+ * attribute, CU_POINTER_ATTRIBUTE_BUFFER_ID, which no later allocation reuses
+ * (cuda.h: unique over the process's lifetime). A pointer the driver no
+ * longer knows is an error of cuPointerGetAttribute, or id 0 of
+ * cuPointerGetAttributes: a miss either way. */
+static int still_allocated(CUdeviceptr p, unsigned long long id)
+{
+    unsigned long long now = 0;
+    CUpointer_attribute a = CU_POINTER_ATTRIBUTE_BUFFER_ID;
+    void *d = &now;
+    CUresult r = ks__cu.PointerGetAttribute != NULL ? ks__cu.PointerGetAttribute(&now, a, p)
+                                                     : ks__cu.PointerGetAttributes(1, &a, &d, p);
+    return r == CUDA_SUCCESS && now == id;
+}
+
+/*
+ * What the driver says of \p p: from the cache when its buffer id still
+ * matches. Only allocations whose every cached attribute is fixed for the
+ * life of their buffer id are cached: cuMemAlloc's (legacy IPC capable),
+ * a memory pool's (cuMemAllocAsync: a pool handle) and managed memory.
+ * Memory the program maps itself (cuMemCreate + cuMemMap) may be unmapped
+ * and another allocation, of another size or device, mapped at the same
+ * address under the same reservation; nothing documents that the buffer id
+ * changes then, so such memory (and any other kind) is asked in full every
+ * time, as without the cache.
+ */
 static CUresult describe_ptr(CUdeviceptr p, alloc_info *out)
 {
     if (ks__pointers_cache)
@@ -185,12 +210,7 @@ static CUresult describe_ptr(CUdeviceptr p, alloc_info *out)
             alloc_info *e = &seen[i];
             if (e->size == 0 || p - e->start >= e->size || p < e->start)
                 continue;
-            unsigned long long id = 0, start = 0, size = 0;
-            CUpointer_attribute a[] = {CU_POINTER_ATTRIBUTE_BUFFER_ID, CU_POINTER_ATTRIBUTE_RANGE_START_ADDR,
-                                       CU_POINTER_ATTRIBUTE_RANGE_SIZE};
-            void *d[] = {&id, &start, &size};
-            if (ks__cu.PointerGetAttributes(3, a, d, p) == CUDA_SUCCESS && id == e->id && start == e->start &&
-                size == e->size) {
+            if (still_allocated(p, e->id)) {
                 *out = *e;
                 return CUDA_SUCCESS;
             }
@@ -199,19 +219,30 @@ static CUresult describe_ptr(CUdeviceptr p, alloc_info *out)
         }
     /* Each value in a zeroed 8-byte slot: the driver writes 1, 4 or 8 bytes. */
     alloc_info n = {0, 0, 0, 0, 0, 0, 0};
+    unsigned long long ipc = 0, pool = 0;
     CUpointer_attribute attrs[] = {
         CU_POINTER_ATTRIBUTE_MEMORY_TYPE,     CU_POINTER_ATTRIBUTE_IS_MANAGED,
         CU_POINTER_ATTRIBUTE_DEVICE_ORDINAL,  CU_POINTER_ATTRIBUTE_RANGE_START_ADDR,
         CU_POINTER_ATTRIBUTE_RANGE_SIZE,      CU_POINTER_ATTRIBUTE_DEVICE_POINTER,
-        CU_POINTER_ATTRIBUTE_BUFFER_ID,
+        CU_POINTER_ATTRIBUTE_BUFFER_ID,       CU_POINTER_ATTRIBUTE_IS_LEGACY_CUDA_IPC_CAPABLE,
+        CU_POINTER_ATTRIBUTE_MEMPOOL_HANDLE,
     };
-    void *data[] = {&n.type, &n.managed, &n.ordinal, &n.start, &n.size, &n.devptr, &n.id};
-    unsigned count = ks__pointers_cache ? 7 : 6;
-    CUresult r = ks__cu.PointerGetAttributes(count, attrs, data, p);
-    if (r != CUDA_SUCCESS)
-        return r;
+    void *data[] = {&n.type, &n.managed, &n.ordinal, &n.start, &n.size, &n.devptr, &n.id, &ipc, &pool};
+    CUresult r = CUDA_ERROR_NOT_SUPPORTED;
+    if (ks__pointers_cache)
+        r = ks__cu.PointerGetAttributes(9, attrs, data, p);
+    if (r != CUDA_SUCCESS) {
+        /* No cache, or a driver that refuses the two extra attributes: the six
+         * the check needs, and nothing cached. */
+        memset(&n, 0, sizeof n);
+        ipc = pool = 0;
+        r = ks__cu.PointerGetAttributes(6, attrs, data, p);
+        if (r != CUDA_SUCCESS)
+            return r;
+        n.id = 0;
+    }
     *out = n;
-    if (ks__pointers_cache && n.id != 0 && n.size != 0 && ((unsigned)n.type != 0 || n.managed)) {
+    if (n.id != 0 && n.size != 0 && ((unsigned)n.type != 0 || n.managed) && (ipc || pool || n.managed)) {
         seen[seen_next] = n;
         seen_next = (seen_next + 1) % KS__PTR_CACHE;
     }
