@@ -18,9 +18,8 @@
  * trusted only after asking the driver one attribute of the pointer:
  * CU_POINTER_ATTRIBUTE_BUFFER_ID, a process-wide unique id of the
  * allocation, which a freed range no longer has and a new allocation at the
- * same address has another of. Only allocations that cannot change under
- * their id are cached (cuMemAlloc's, a pool's, managed memory); memory the
- * program maps itself (cuMemMap) is asked in full every time.
+ * same address has another of (and so does every cuMemMap). A hit costs
+ * that one attribute; a miss asks everything, as without the cache.
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -180,8 +179,7 @@ int ks__pointers_cache = 1;
 /* Whether the driver still has the allocation of buffer id \p id at \p p: one
  * attribute, CU_POINTER_ATTRIBUTE_BUFFER_ID, which no later allocation reuses
  * (cuda.h: unique over the process's lifetime). A pointer the driver no
- * longer knows is an error of cuPointerGetAttribute, or id 0 of
- * cuPointerGetAttributes: a miss either way. */
+ * longer knows is an error of cuPointerGetAttribute: a miss. */
 static int still_allocated(CUdeviceptr p, unsigned long long id)
 {
     unsigned long long now = 0;
@@ -194,14 +192,13 @@ static int still_allocated(CUdeviceptr p, unsigned long long id)
 
 /*
  * What the driver says of \p p: from the cache when its buffer id still
- * matches. Only allocations whose every cached attribute is fixed for the
- * life of their buffer id are cached: cuMemAlloc's (legacy IPC capable),
- * a memory pool's (cuMemAllocAsync: a pool handle) and managed memory.
- * Memory the program maps itself (cuMemCreate + cuMemMap) may be unmapped
- * and another allocation, of another size or device, mapped at the same
- * address under the same reservation; nothing documents that the buffer id
- * changes then, so such memory (and any other kind) is asked in full every
- * time, as without the cache.
+ * matches. Every cached attribute is fixed for the life of a buffer id: a
+ * free and a new allocation at the same address get a new id, for
+ * cuMemAlloc and a memory pool alike, and so does every cuMemMap, even of
+ * the same handle at the same address after an unmap (measured on an H100,
+ * driver 580: bench/driver_probe.c), so memory the program maps itself is
+ * cached too. tests/gpu/check_checks_gpu.c (cache_agrees_with_no_cache)
+ * compares the cache's verdicts with the uncached check's on the GPU.
  */
 static CUresult describe_ptr(CUdeviceptr p, alloc_info *out)
 {
@@ -219,30 +216,19 @@ static CUresult describe_ptr(CUdeviceptr p, alloc_info *out)
         }
     /* Each value in a zeroed 8-byte slot: the driver writes 1, 4 or 8 bytes. */
     alloc_info n = {0, 0, 0, 0, 0, 0, 0};
-    unsigned long long ipc = 0, pool = 0;
     CUpointer_attribute attrs[] = {
         CU_POINTER_ATTRIBUTE_MEMORY_TYPE,     CU_POINTER_ATTRIBUTE_IS_MANAGED,
         CU_POINTER_ATTRIBUTE_DEVICE_ORDINAL,  CU_POINTER_ATTRIBUTE_RANGE_START_ADDR,
         CU_POINTER_ATTRIBUTE_RANGE_SIZE,      CU_POINTER_ATTRIBUTE_DEVICE_POINTER,
-        CU_POINTER_ATTRIBUTE_BUFFER_ID,       CU_POINTER_ATTRIBUTE_IS_LEGACY_CUDA_IPC_CAPABLE,
-        CU_POINTER_ATTRIBUTE_MEMPOOL_HANDLE,
+        CU_POINTER_ATTRIBUTE_BUFFER_ID,
     };
-    void *data[] = {&n.type, &n.managed, &n.ordinal, &n.start, &n.size, &n.devptr, &n.id, &ipc, &pool};
-    CUresult r = CUDA_ERROR_NOT_SUPPORTED;
-    if (ks__pointers_cache)
-        r = ks__cu.PointerGetAttributes(9, attrs, data, p);
-    if (r != CUDA_SUCCESS) {
-        /* No cache, or a driver that refuses the two extra attributes: the six
-         * the check needs, and nothing cached. */
-        memset(&n, 0, sizeof n);
-        ipc = pool = 0;
-        r = ks__cu.PointerGetAttributes(6, attrs, data, p);
-        if (r != CUDA_SUCCESS)
-            return r;
-        n.id = 0;
-    }
+    void *data[] = {&n.type, &n.managed, &n.ordinal, &n.start, &n.size, &n.devptr, &n.id};
+    unsigned count = ks__pointers_cache ? 7 : 6;
+    CUresult r = ks__cu.PointerGetAttributes(count, attrs, data, p);
+    if (r != CUDA_SUCCESS)
+        return r;
     *out = n;
-    if (n.id != 0 && n.size != 0 && ((unsigned)n.type != 0 || n.managed) && (ipc || pool || n.managed)) {
+    if (ks__pointers_cache && n.id != 0 && n.size != 0 && ((unsigned)n.type != 0 || n.managed)) {
         seen[seen_next] = n;
         seen_next = (seen_next + 1) % KS__PTR_CACHE;
     }

@@ -3,11 +3,10 @@
  * (runtime/pointers.c, issue 45) against the fake driver, linked into
  * check_checks: a cached allocation is revalidated by its buffer id alone
  * (one cuPointerGetAttribute), which catches a free and a new allocation at
- * the same address; memory mapped with cuMemMap is never cached, so a remap
- * to a smaller size or another device is seen; a pointer into the middle of
- * a cached allocation is judged by that allocation; each thread has its own
- * cache; peer access is asked every launch; a driver without the two
- * attributes that tell the kinds apart caches nothing.
+ * the same address and a cuMemMap remap (a new id, as the driver gives every
+ * map) to a smaller size or, at the same size, another device; a pointer
+ * into the middle of a cached allocation is judged by that allocation; each
+ * thread has its own cache; peer access is asked every launch.
  */
 #include <pthread.h>
 
@@ -73,12 +72,12 @@ START_TEST(freed_and_reallocated_at_the_same_address_asked_again)
     ck_assert_status(launch(y, 16), KS_OK);
     ck_assert_status(launch(y, 16), KS_OK);
     fake.free(y);
-    ck_assert_uint_eq(fake.alloc_kind(y, 64, CU_MEMORYTYPE_DEVICE, 1, FAKE_CUDA_MEM_ALLOC), y);
+    ck_assert_uint_eq(fake.alloc_at(y, 64, CU_MEMORYTYPE_DEVICE, 1), y);
     ck_assert_status(launch(y, 16), KS_ERR_POINTER);
     ck_assert_message_has("is memory of device 1; device 0 (the launch's) has no peer access to it");
     /* And a smaller one on the launch's device: its size counts. */
     fake.free(y);
-    ck_assert_uint_eq(fake.alloc_kind(y, 32, CU_MEMORYTYPE_DEVICE, 0, FAKE_CUDA_MEM_ALLOC), y);
+    ck_assert_uint_eq(fake.alloc_at(y, 32, CU_MEMORYTYPE_DEVICE, 0), y);
     ck_assert_status(launch(y, 16), KS_ERR_EXTENT);
     ck_assert_message_has("allocation (0x");
     ck_assert_message_has("32 bytes)");
@@ -88,61 +87,27 @@ START_TEST(freed_and_reallocated_at_the_same_address_asked_again)
 END_TEST
 
 /* Memory the program maps itself (cuMemCreate + cuMemMap) keeps its address
- * and, in the worst case, its buffer id across an unmap and a new map of
- * another size or device: it is never cached, so every launch sees the new
- * mapping. */
+ * across an unmap and a new map of another size or device, but not its buffer
+ * id: a cached mapping is asked again after a remap, whatever its size. */
 START_TEST(vmm_remap_to_a_smaller_size_caught)
 {
     ck_assert_status(ks_checks_set(KS_CHECK_POINTERS | KS_CHECK_EXTENTS), KS_OK);
-    unsigned long long y = fake.alloc_kind(0, 64, CU_MEMORYTYPE_DEVICE, 0, FAKE_CUDA_MEM_VMM);
+    unsigned long long y = fake.alloc(64, CU_MEMORYTYPE_DEVICE, 0);
     ck_assert_status(launch(y, 16), KS_OK);
     ck_assert_status(launch(y, 16), KS_OK);
-    ck_assert_int_eq(FULL(), 2);
-    ck_assert_int_eq(ONE(), 0);
+    ck_assert_int_eq(FULL(), 1);
+    ck_assert_int_eq(ONE(), 1);
     fake.remap(y, 32, 0);
     ck_assert_status(launch(y, 16), KS_ERR_EXTENT);
     ck_assert_message_has("32 bytes)");
     ck_assert_status(launch(y + 28, 1), KS_OK);
     ck_assert_status(launch(y + 32, 1), KS_ERR_POINTER);     /* past the new mapping */
     /* The same size and address, another device's memory now: nothing but the
-     * device tells it from what was there (a cache keyed by id and range would not). */
+     * device (and the id) tells it from what was there. */
     fake.remap(y, 32, 1);
     ck_assert_status(launch(y, 8), KS_ERR_POINTER);
     ck_assert_message_has("is memory of device 1");
     ck_assert_int_eq(fake.launch_count(), 3);
-}
-END_TEST
-
-/* A memory pool's allocation (cuMemAllocAsync) is cached as cuMemAlloc's is. */
-START_TEST(pool_allocation_cached)
-{
-    ck_assert_status(ks_checks_set(KS_CHECK_POINTERS), KS_OK);
-    unsigned long long y = fake.alloc_kind(0, 64, CU_MEMORYTYPE_DEVICE, 0, FAKE_CUDA_MEM_POOL);
-    ck_assert_status(launch(y, 16), KS_OK);
-    ck_assert_status(launch(y, 16), KS_OK);
-    ck_assert_int_eq(FULL(), 1);
-    ck_assert_int_eq(ONE(), 1);
-    fake.free(y);
-    ck_assert_uint_eq(fake.alloc_kind(y, 64, CU_MEMORYTYPE_DEVICE, 1, FAKE_CUDA_MEM_POOL), y);
-    ck_assert_status(launch(y, 16), KS_ERR_POINTER);
-    ck_assert_message_has("is memory of device 1");
-}
-END_TEST
-
-/* A driver that does not know IS_LEGACY_CUDA_IPC_CAPABLE or MEMPOOL_HANDLE: the
- * check works as without the cache (six attributes, every launch). */
-START_TEST(driver_without_the_kind_attributes_caches_nothing)
-{
-    ck_assert_status(ks_checks_set(KS_CHECK_POINTERS), KS_OK);
-    fake.old_pointer_attributes(1);
-    unsigned long long y = fake.alloc(64, CU_MEMORYTYPE_DEVICE, 0);
-    for (int i = 0; i < 3; i++)
-        ck_assert_status(launch(y, 16), KS_OK);
-    ck_assert_int_eq(ONE(), 0);
-    ck_assert_int_eq(FULL(), 6);                /* the refused nine, then the six, each launch */
-    fake.free(y);
-    ck_assert_status(launch(y, 16), KS_ERR_POINTER);
-    ck_assert_message_has("not a live CUDA allocation");
 }
 END_TEST
 
@@ -202,8 +167,6 @@ void checks_cases_cache(Suite *s)
     tcase_add_test(c, cached_allocation_revalidated_by_one_attribute);
     tcase_add_test(c, freed_and_reallocated_at_the_same_address_asked_again);
     tcase_add_test(c, vmm_remap_to_a_smaller_size_caught);
-    tcase_add_test(c, pool_allocation_cached);
-    tcase_add_test(c, driver_without_the_kind_attributes_caches_nothing);
     tcase_add_test(c, cached_peer_memory_still_asks_access);
     tcase_add_test(c, cache_per_thread);
     suite_add_tcase(s, c);

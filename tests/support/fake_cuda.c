@@ -115,11 +115,9 @@ static struct {
         CUdeviceptr base;
         size_t size;
         int type, device, live;
-        int kind;                       /* FAKE_CUDA_MEM_ALLOC, _VMM or _POOL */
         unsigned long long id;          /* CU_POINTER_ATTRIBUTE_BUFFER_ID: never reused */
     } allocs[FAKE_CUDA_ALLOCS];
     unsigned long long next_buffer_id;
-    int old_pointer_attributes;         /* attributes 10 and 17 unknown (fake_cuda_old_pointer_attributes) */
     int nallocs;
     int peer_access;            /* fake_cuda_peer_access */
     int peer_flags;             /* fake_cuda_peer_flags: ACCESS_FLAGS on another device's memory */
@@ -862,18 +860,6 @@ static CUresult pointer_attributes(unsigned n, CUpointer_attribute *attrs, void 
         case CU_POINTER_ATTRIBUTE_RANGE_SIZE: v = a < 0 ? 0 : st.allocs[a].size; break;
         case CU_POINTER_ATTRIBUTE_DEVICE_POINTER: v = a < 0 ? 0 : ptr; break;
         case CU_POINTER_ATTRIBUTE_BUFFER_ID: v = a < 0 ? 0 : st.allocs[a].id; break;
-        case CU_POINTER_ATTRIBUTE_IS_LEGACY_CUDA_IPC_CAPABLE:
-            if (st.old_pointer_attributes)
-                LEAVE(CUDA_ERROR_INVALID_VALUE);
-            /* cuMemAlloc's device memory; not a pool's, nor memory mapped with cuMemMap */
-            v = a >= 0 && st.allocs[a].kind == FAKE_CUDA_MEM_ALLOC && st.allocs[a].type == CU_MEMORYTYPE_DEVICE;
-            bytes = 1;
-            break;
-        case CU_POINTER_ATTRIBUTE_MEMPOOL_HANDLE:
-            if (st.old_pointer_attributes)
-                LEAVE(CUDA_ERROR_INVALID_VALUE);
-            v = a >= 0 && st.allocs[a].kind == FAKE_CUDA_MEM_POOL ? 0x9001u : 0;
-            break;
         case CU_POINTER_ATTRIBUTE_ACCESS_FLAGS: {
             /* The current context's device: its own memory, managed and mapped host
              * memory read-write; another device's as fake_cuda_peer_flags says. */
@@ -1566,8 +1552,7 @@ static unsigned long long va_base(void)
     return base;
 }
 
-FAKE_API unsigned long long fake_cuda_alloc_kind(unsigned long long at, size_t size, int type, int device,
-                                                 int kind)
+FAKE_API unsigned long long fake_cuda_alloc_at(unsigned long long at, size_t size, int type, int device)
 {
     pthread_mutex_lock(&lock);
     unsigned long long base = 0;
@@ -1578,7 +1563,6 @@ FAKE_API unsigned long long fake_cuda_alloc_kind(unsigned long long at, size_t s
         st.allocs[st.nallocs].size = size;
         st.allocs[st.nallocs].type = type;
         st.allocs[st.nallocs].device = device;
-        st.allocs[st.nallocs].kind = kind;
         st.allocs[st.nallocs].id = ++st.next_buffer_id;
         st.allocs[st.nallocs++].live = 1;
     }
@@ -1588,7 +1572,7 @@ FAKE_API unsigned long long fake_cuda_alloc_kind(unsigned long long at, size_t s
 
 FAKE_API unsigned long long fake_cuda_alloc(size_t size, int type, int device)
 {
-    return fake_cuda_alloc_kind(0, size, type, device, FAKE_CUDA_MEM_ALLOC);
+    return fake_cuda_alloc_at(0, size, type, device);
 }
 
 FAKE_API void fake_cuda_remap(unsigned long long ptr, size_t size, int device)
@@ -1598,14 +1582,8 @@ FAKE_API void fake_cuda_remap(unsigned long long ptr, size_t size, int device)
         if (st.allocs[i].live && st.allocs[i].base == ptr) {
             st.allocs[i].size = size;
             st.allocs[i].device = device;
+            st.allocs[i].id = ++st.next_buffer_id;   /* as the H100's driver 580 does on every cuMemMap */
         }
-    pthread_mutex_unlock(&lock);
-}
-
-FAKE_API void fake_cuda_old_pointer_attributes(int on)
-{
-    pthread_mutex_lock(&lock);
-    st.old_pointer_attributes = on;
     pthread_mutex_unlock(&lock);
 }
 
