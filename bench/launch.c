@@ -336,7 +336,7 @@ static const variant variants_all[] = {
     {"nvcc_triple_chevron", "nvcc <<<>>> (runtime API, user stream)", rt_launch, 1, -1},
     /* Each run-time check on its own (KSTUB_CHECK); the trace goes to a file (a record stored into its shared mapping). */
     {"kstub_check_sync", "kstub stub, check sync (waits for each kernel)", stub_check_sync, 0, 1},
-    {"kstub_check_pointers", "kstub stub, check pointers (cached ranges, 3 attributes a pointer)",
+    {"kstub_check_pointers", "kstub stub, check pointers (allocation cache: 1 attribute a pointer)",
      stub_check_pointers, 0, 1},
     {"kstub_check_extents", "kstub stub, check extents (bench_args: y holds n)", stub_check_extents, 0, 1},
     {"kstub_check_nvtx", "kstub stub, check nvtx (no tool attached)", stub_check_nvtx, 0, 1},

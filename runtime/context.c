@@ -5,7 +5,8 @@
  * (cached per device).
  *
  * Both the launch path (launch.c) and the slow paths (load.c, query.c) come
- * here; nothing here calls back into them.
+ * here; nothing here calls back into them. ks__context_enter/_leave are the
+ * one "push a context, do X, pop" of the runtime.
  */
 #include "internal.h"
 
@@ -76,6 +77,29 @@ CUcontext ks__stream_context(CUstream s)
     if (!ks__stream_is_own(s) || ks__cu.StreamGetCtx == NULL || ks__cu.StreamGetCtx(s, &ctx) != CUDA_SUCCESS)
         return NULL;
     return ctx;
+}
+
+/* The one place that pushes a context for a call and pops it after (load.c,
+ * launch.c, module.c and pointers.c all come here). Asking first whether it
+ * is current already saves the push and pop where it is, the common case. */
+CUresult ks__context_enter(CUcontext ctx, int *pushed)
+{
+    *pushed = 0;
+    CUcontext current = NULL;
+    if (ctx == NULL || (ks__cu.CtxGetCurrent(&current) == CUDA_SUCCESS && current == ctx))
+        return CUDA_SUCCESS;
+    if (ks__cu.CtxPushCurrent == NULL || ks__cu.CtxPopCurrent == NULL)
+        return CUDA_ERROR_NOT_SUPPORTED;
+    CUresult r = ks__cu.CtxPushCurrent(ctx);
+    *pushed = r == CUDA_SUCCESS;
+    return r;
+}
+
+void ks__context_leave(int pushed)
+{
+    CUcontext popped;
+    if (pushed)
+        ks__cu.CtxPopCurrent(&popped);
 }
 
 ks_status ks__device_current(const char *kernel, CUdevice *dev)

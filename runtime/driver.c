@@ -58,6 +58,12 @@ static void *resolve_at(const char *name, int version)
     return r == CUDA_SUCCESS ? pfn : NULL;
 }
 
+CUresult ks__launch_ex_missing(const CUlaunchConfig *config, CUfunction f, void **params, void **extra)
+{
+    (void)config, (void)f, (void)params, (void)extra;
+    return CUDA_ERROR_NOT_SUPPORTED;
+}
+
 static void *resolve(const char *name)
 {
     return resolve_at(name, CUDA_VERSION);
@@ -180,6 +186,10 @@ static void load_driver(void)
     KS__RESOLVE(PointerGetAttribute, "cuPointerGetAttribute");
     KS__RESOLVE(DeviceCanAccessPeer, "cuDeviceCanAccessPeer");
 #undef KS__RESOLVE
+    /* Before CUDA 12.0 there is no cuLaunchKernelEx: a stand-in that fails
+     * takes its place, so the launch path calls it with no NULL test. */
+    if (ks__cu.LaunchKernelEx == NULL)
+        ks__cu.LaunchKernelEx = ks__launch_ex_missing;
 
     if (ks__cu.DriverGetVersion && ks__cu.DriverGetVersion(&ks__cu.version) != CUDA_SUCCESS)
         ks__cu.version = 0;

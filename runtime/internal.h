@@ -82,6 +82,7 @@ typedef struct ks__driver {
     CUresult (*KernelGetParamInfo)(CUkernel kernel, size_t index, size_t *offset, size_t *size);
     CUresult (*FuncGetParamInfo)(CUfunction fn, size_t index, size_t *offset, size_t *size);
     /* optional: launch attributes, queries, occupancy, shared-memory opt-in */
+    /* never NULL once loaded: ks__launch_ex_missing where the driver lacks it */
     CUresult (*LaunchKernelEx)(const CUlaunchConfig *config, CUfunction f, void **params, void **extra);
     CUresult (*KernelGetFunction)(CUfunction *fn, CUkernel kernel);
     CUresult (*FuncGetAttribute)(int *value, CUfunction_attribute attr, CUfunction f);
@@ -110,6 +111,9 @@ extern ks__driver ks__cu;
  * and returns KS_ERR_NO_DRIVER or KS_ERR_DRIVER, the same on every call.
  */
 ks_status ks__driver_load(const char *kernel);
+/* What ks__cu.LaunchKernelEx is where the driver lacks cuLaunchKernelEx:
+ * CUDA_ERROR_NOT_SUPPORTED, which launch.c reports as KS_ERR_UNSUPPORTED. */
+CUresult ks__launch_ex_missing(const CUlaunchConfig *config, CUfunction f, void **params, void **extra);
 
 /* ---- status.c ------------------------------------------------------------ */
 
@@ -267,6 +271,16 @@ static inline int ks__stream_is_own(CUstream s)
 /* The context \p s belongs to (cuStreamGetCtx) for a stream the program made; NULL for the
  * special streams, or where the driver cannot say (no error is set). */
 CUcontext ks__stream_context(CUstream s);
+
+/*
+ * Make \p ctx current for a while: pushed (cuCtxPushCurrent) unless it is
+ * NULL or current already. *pushed says whether ks__context_leave must pop it.
+ * \return CUDA_SUCCESS, the push's error, or CUDA_ERROR_NOT_SUPPORTED for a
+ * driver without cuCtxPushCurrent (then nothing was pushed).
+ */
+CUresult ks__context_enter(CUcontext ctx, int *pushed);
+/* Undo ks__context_enter: pop the context it pushed, if it pushed one. */
+void ks__context_leave(int pushed);
 
 /* The calling thread's context, making device 0's primary one current if it has none. */
 ks_status ks__context_current(const char *kernel, CUcontext *ctx);

@@ -86,15 +86,20 @@ static ks_status shared_error(ks_kernel *k, const ks_launch *l)
                      l->shared_bytes);
 }
 
-/* Attributes are checked here, off the plain path, before any driver call. */
+/* Every flag ks_launch_attrs may carry. */
+#define KS__LAUNCH_FLAGS (KS_LAUNCH_COOPERATIVE | KS_LAUNCH_PDL | KS_LAUNCH_PRIORITY)
+
+/* Attributes are checked before any driver call; this out-of-line part only
+ * where launch_at's one test saw a cluster or an unknown flag. */
+static ks_status check_attrs(const ks_kernel *k, const ks_launch *l) __attribute__((noinline));
 static ks_status check_attrs(const ks_kernel *k, const ks_launch *l)
 {
     const ks_launch_attrs *a = l->attrs;
     const char *name = ks__kernel_name(k);
     const ks_dim3 c = a->cluster, g = l->grid;
-    if (a->flags & ~(KS_LAUNCH_COOPERATIVE | KS_LAUNCH_PDL | KS_LAUNCH_PRIORITY))
+    if (a->flags & ~KS__LAUNCH_FLAGS)
         return ks__error(KS_ERR_INVALID_VALUE, name, "unknown launch attribute flags 0x%x",
-                         a->flags & ~(KS_LAUNCH_COOPERATIVE | KS_LAUNCH_PDL | KS_LAUNCH_PRIORITY));
+                         a->flags & ~KS__LAUNCH_FLAGS);
     if (c.x == 0 && c.y == 0 && c.z == 0)
         return KS_OK;
     if (c.x == 0 || c.y == 0 || c.z == 0)
@@ -127,44 +132,46 @@ static CUresult launch(void *handle, const ks_launch *l, void **args)
 }
 
 /* cuLaunchKernelEx with the attributes on the stack. Only the entries used
- * are written, each whole (a compound literal zeroes the rest of its value),
- * and the configuration in one initialiser: no memset of the four-entry
- * array per call, which the hand-written one-attribute call does not pay. */
+ * are written, each whole (a compound literal zeroes the rest of its value,
+ * as the hand-written call's memset does), through a moving pointer (no
+ * index arithmetic per entry), and the configuration in one initialiser. */
 static CUresult launch_ex(void *handle, const ks_launch *l, void **args)
 {
     const ks_launch_attrs *a = l->attrs;
-    CUlaunchAttribute at[4];
-    unsigned n = 0;
+    const unsigned flags = a->flags;
+    CUlaunchAttribute at[4], *p = at;
     if (a->cluster.x != 0)
-        at[n++] = (CUlaunchAttribute){.id = CU_LAUNCH_ATTRIBUTE_CLUSTER_DIMENSION,
-                                      .value.clusterDim = {a->cluster.x, a->cluster.y, a->cluster.z}};
-    if (a->flags & KS_LAUNCH_COOPERATIVE)
-        at[n++] = (CUlaunchAttribute){.id = CU_LAUNCH_ATTRIBUTE_COOPERATIVE, .value.cooperative = 1};
-    if (a->flags & KS_LAUNCH_PDL)
-        at[n++] = (CUlaunchAttribute){.id = CU_LAUNCH_ATTRIBUTE_PROGRAMMATIC_STREAM_SERIALIZATION,
-                                      .value.programmaticStreamSerializationAllowed = 1};
-    if (a->flags & KS_LAUNCH_PRIORITY)
-        at[n++] = (CUlaunchAttribute){.id = CU_LAUNCH_ATTRIBUTE_PRIORITY, .value.priority = a->priority};
+        *p++ = (CUlaunchAttribute){.id = CU_LAUNCH_ATTRIBUTE_CLUSTER_DIMENSION,
+                                   .value.clusterDim = {a->cluster.x, a->cluster.y, a->cluster.z}};
+    if (flags & KS_LAUNCH_COOPERATIVE)
+        *p++ = (CUlaunchAttribute){.id = CU_LAUNCH_ATTRIBUTE_COOPERATIVE, .value.cooperative = 1};
+    if (flags & KS_LAUNCH_PDL)
+        *p++ = (CUlaunchAttribute){.id = CU_LAUNCH_ATTRIBUTE_PROGRAMMATIC_STREAM_SERIALIZATION,
+                                   .value.programmaticStreamSerializationAllowed = 1};
+    if (flags & KS_LAUNCH_PRIORITY)
+        *p++ = (CUlaunchAttribute){.id = CU_LAUNCH_ATTRIBUTE_PRIORITY, .value.priority = a->priority};
     const CUlaunchConfig cfg = {
         .gridDimX = l->grid.x, .gridDimY = l->grid.y, .gridDimZ = l->grid.z,
         .blockDimX = l->block.x, .blockDimY = l->block.y, .blockDimZ = l->block.z,
-        .sharedMemBytes = l->shared_bytes, .hStream = l->stream, .attrs = at, .numAttrs = n,
+        .sharedMemBytes = l->shared_bytes, .hStream = l->stream, .attrs = at,
+        .numAttrs = (unsigned)(p - at),
     };
+    /* Never NULL: ks__launch_ex_missing stands in on a driver without it. */
     return ks__cu.LaunchKernelEx(&cfg, (CUfunction)handle, args, NULL);
 }
 
-/* Only in the fallback's slow branch: resolve \p k in \p ctx, a stream's context that
- * is not the current one, with it pushed for the load and popped after. */
+/* Only in the fallback's slow branch: resolve \p k in \p ctx, a stream's context,
+ * with it pushed for the load (unless it is current) and popped after. */
 static ks_status resolve_pushed(ks_kernel *k, CUcontext ctx, CUfunction *fn) __attribute__((noinline, cold));
 static ks_status resolve_pushed(ks_kernel *k, CUcontext ctx, CUfunction *fn)
 {
-    CUresult r = ks__cu.CtxPushCurrent(ctx);
+    int pushed;
+    CUresult r = ks__context_enter(ctx, &pushed);
     if (r != CUDA_SUCCESS)
         return ks__error_cu(KS_ERR_NO_CONTEXT, ks__kernel_name(k), "cuCtxPushCurrent", r,
                             "making the launch stream's context current to load the image there");
     ks_status st = ks__kernel_resolve_in(k, ctx, fn);
-    CUcontext popped;
-    ks__cu.CtxPopCurrent(&popped);
+    ks__context_leave(pushed);
     return st;
 }
 
@@ -184,9 +191,8 @@ static ks_status module_function(ks_kernel *k, CUstream stream, void **handle)
     }
     CUfunction fn = ctx ? ks__function_find(k, ctx) : NULL;
     if (__builtin_expect(fn == NULL, 0)) {
-        CUcontext current = NULL;
         ks_status st = KS_OK;
-        if (of_stream && (ks__cu.CtxGetCurrent(&current) != CUDA_SUCCESS || current != ctx))
+        if (of_stream)
             st = resolve_pushed(k, ctx, &fn);
         else if ((st = ctx ? KS_OK : ks__context_current(ks__kernel_name(k), &ctx)) == KS_OK &&
                  (fn = ks__function_find(k, ctx)) == NULL)
@@ -198,29 +204,23 @@ static ks_status module_function(ks_kernel *k, CUstream stream, void **handle)
     return KS_OK;
 }
 
-/* The launch itself, once the configuration is checked and the handle known. */
-ks_status ks__launch_handle(ks_kernel *k, const ks_launch *l, void **args, void *handle)
+/* A launch the driver refused: the retries a missing context allows, else
+ * the error. Out of line, so the launch path keeps no frame for it. */
+static ks_status launch_failed(ks_kernel *k, const ks_launch *l, void **args, void *handle, CUresult r)
+    __attribute__((noinline, cold));
+static ks_status launch_failed(ks_kernel *k, const ks_launch *l, void **args, void *handle, CUresult r)
 {
-    const char *call = "cuLaunchKernel";
-    CUresult r;
-    if (l->attrs == NULL) {
-        r = launch(handle, l, args);
-    } else {
-        if (ks__cu.LaunchKernelEx == NULL)
-            return ks__error(KS_ERR_UNSUPPORTED, ks__kernel_name(k),
-                             "launch attributes need cuLaunchKernelEx (a driver for CUDA 12.0 or newer)");
-        call = "cuLaunchKernelEx";
-        r = launch_ex(handle, l, args);
-    }
-    if (__builtin_expect(r == CUDA_SUCCESS, 1))
-        return KS_OK;
+    const char *call = l->attrs == NULL ? "cuLaunchKernel" : "cuLaunchKernelEx";
+    if (l->attrs != NULL && ks__cu.LaunchKernelEx == ks__launch_ex_missing)
+        return ks__error(KS_ERR_UNSUPPORTED, ks__kernel_name(k),
+                         "launch attributes need cuLaunchKernelEx (a driver for CUDA 12.0 or newer)");
     if (r == CUDA_ERROR_INVALID_CONTEXT && ks__stream_is_own(l->stream)) {
         /* A CUfunction on a stream of a context that is not current (the module
          * fallback, from a thread with none): launch with the stream's pushed. */
-        CUcontext sctx = ks__stream_context(l->stream), popped;
-        if (sctx != NULL && ks__cu.CtxPushCurrent != NULL && ks__cu.CtxPushCurrent(sctx) == CUDA_SUCCESS) {
+        int pushed;
+        if (ks__context_enter(ks__stream_context(l->stream), &pushed) == CUDA_SUCCESS && pushed) {
             r = l->attrs == NULL ? launch(handle, l, args) : launch_ex(handle, l, args);
-            ks__cu.CtxPopCurrent(&popped);
+            ks__context_leave(pushed);
             if (r == CUDA_SUCCESS)
                 return KS_OK;
         }
@@ -238,6 +238,22 @@ ks_status ks__launch_handle(ks_kernel *k, const ks_launch *l, void **args, void 
         }
     }
     return ks__error_cu(KS_ERR_LAUNCH, ks__kernel_name(k), call, r, NULL);
+}
+
+/* The launch itself, once the configuration is checked and the handle known:
+ * inlined into launch_at, so a launch that succeeds is the driver call and
+ * one compare. */
+static inline ks_status launch_now(ks_kernel *k, const ks_launch *l, void **args, void *handle)
+{
+    CUresult r = l->attrs == NULL ? launch(handle, l, args) : launch_ex(handle, l, args);
+    if (__builtin_expect(r == CUDA_SUCCESS, 1))
+        return KS_OK;
+    return launch_failed(k, l, args, handle, r);
+}
+
+ks_status ks__launch_handle(ks_kernel *k, const ks_launch *l, void **args, void *handle)
+{
+    return launch_now(k, l, args, handle);
 }
 
 /* The checked launch, the slow branch when any check is on: check.c's
@@ -267,7 +283,9 @@ static inline ks_status launch_at(ks_kernel *k, const ks_launch *l, void **args,
     if (__builtin_expect(l->shared_bytes > KS__DEFAULT_SHARED, 0) &&
         l->shared_bytes > __atomic_load_n(&k->ks__max_shared, __ATOMIC_RELAXED))
         return shared_error(k, l);
-    if (l->attrs != NULL) {
+    /* One test for the usual attributes (known flags, no cluster); the rest out of line. */
+    const ks_launch_attrs *a = l->attrs;
+    if (a != NULL && __builtin_expect(((a->flags & ~KS__LAUNCH_FLAGS) | a->cluster.x | a->cluster.y | a->cluster.z) != 0, 0)) {
         ks_status st = check_attrs(k, l);
         if (st != KS_OK)
             return st;
@@ -294,7 +312,7 @@ static inline ks_status launch_at(ks_kernel *k, const ks_launch *l, void **args,
     /* The one branch the run-time checks cost when they are off (check.c). */
     if (__builtin_expect(__atomic_load_n(&ks__checks, __ATOMIC_RELAXED) != 0, 0))
         return launch_checked(k, l, args, handle, file, line);
-    return ks__launch_handle(k, l, args, handle);
+    return launch_now(k, l, args, handle);
 }
 
 KS__API ks_status ks_kernel_launch(ks_kernel *k, const ks_launch *l, void **args)

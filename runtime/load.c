@@ -293,19 +293,17 @@ KS__API ks_status ks_kernel_resolve(ks_kernel *k)
 ks_status ks__kernel_resolve_on(ks_kernel *k, CUstream stream)
 {
     /* Only the module fallback cares where: a CUkernel serves every context. */
-    CUcontext sctx = NULL, current = NULL;
+    CUcontext sctx = NULL;
     if (ks__stream_is_own(stream) && ks__driver_load(ks__kernel_name(k)) == KS_OK &&
         ks__loader_get()->per_context)
         sctx = ks__stream_context(stream);
-    if (sctx == NULL || (ks__cu.CtxGetCurrent(&current) == CUDA_SUCCESS && current == sctx))
-        return ks_kernel_resolve(k);
-    CUresult r = ks__cu.CtxPushCurrent(sctx);
+    int pushed;
+    CUresult r = ks__context_enter(sctx, &pushed);
     if (r != CUDA_SUCCESS)
         return ks__error_cu(KS_ERR_NO_CONTEXT, ks__kernel_name(k), "cuCtxPushCurrent", r,
                             "making the launch stream's context current to load the image there");
     ks_status st = ks_kernel_resolve(k);
-    CUcontext popped;
-    ks__cu.CtxPopCurrent(&popped);
+    ks__context_leave(pushed);
     return st;
 }
 

@@ -170,11 +170,11 @@ static ks_status module_unload(ks_image *img)
     for (ks__module_node *next; m != NULL; m = next) {
         next = m->next;
         /* A module belongs to its context: unload it there. */
-        CUcontext popped;
-        CUresult r = ks__cu.CtxPushCurrent(m->ctx);
+        int pushed;
+        CUresult r = ks__context_enter(m->ctx, &pushed);
         if (r == CUDA_SUCCESS) {
             r = ks__cu.ModuleUnload(m->module);
-            ks__cu.CtxPopCurrent(&popped);
+            ks__context_leave(pushed);
         }
         if (r != CUDA_SUCCESS && st == KS_OK)
             st = ks__error_cu(KS_ERR_DRIVER, NULL, "cuModuleUnload", r,

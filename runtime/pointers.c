@@ -15,12 +15,11 @@
  *
  * Each thread keeps the last few allocations it was told about. The
  * program's frees are not seen (that would take CUPTI), so a cached range is
- * trusted only after asking the driver three attributes of the pointer:
+ * trusted only after asking the driver one attribute of the pointer:
  * CU_POINTER_ATTRIBUTE_BUFFER_ID, a process-wide unique id of the
  * allocation, which a freed range no longer has and a new allocation at the
- * same address has another of, and the range itself (a remapped virtual
- * range keeps its address but may change size). A hit asks for those three
- * instead of seven; a miss asks for all of them, as without the cache.
+ * same address has another of (and so does every cuMemMap). A hit costs
+ * that one attribute; a miss asks everything, as without the cache.
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -177,7 +176,30 @@ static __thread unsigned seen_next;
 /* 0 turns the cache off (bench/launch.c compares both in one run). */
 int ks__pointers_cache = 1;
 
-/* What the driver says of \p p: from the cache when its buffer id still matches. */
+/* Whether the driver still has the allocation of buffer id \p id at \p p: one
+ * attribute, CU_POINTER_ATTRIBUTE_BUFFER_ID, which no later allocation reuses
+ * (cuda.h: unique over the process's lifetime). A pointer the driver no
+ * longer knows is an error of cuPointerGetAttribute: a miss. */
+static int still_allocated(CUdeviceptr p, unsigned long long id)
+{
+    unsigned long long now = 0;
+    CUpointer_attribute a = CU_POINTER_ATTRIBUTE_BUFFER_ID;
+    void *d = &now;
+    CUresult r = ks__cu.PointerGetAttribute != NULL ? ks__cu.PointerGetAttribute(&now, a, p)
+                                                     : ks__cu.PointerGetAttributes(1, &a, &d, p);
+    return r == CUDA_SUCCESS && now == id;
+}
+
+/*
+ * What the driver says of \p p: from the cache when its buffer id still
+ * matches. Every cached attribute is fixed for the life of a buffer id: a
+ * free and a new allocation at the same address get a new id, for
+ * cuMemAlloc and a memory pool alike, and so does every cuMemMap, even of
+ * the same handle at the same address after an unmap (measured on an H100,
+ * driver 580: bench/driver_probe.c), so memory the program maps itself is
+ * cached too. tests/gpu/check_checks_gpu.c (cache_agrees_with_no_cache)
+ * compares the cache's verdicts with the uncached check's on the GPU.
+ */
 static CUresult describe_ptr(CUdeviceptr p, alloc_info *out)
 {
     if (ks__pointers_cache)
@@ -185,12 +207,7 @@ static CUresult describe_ptr(CUdeviceptr p, alloc_info *out)
             alloc_info *e = &seen[i];
             if (e->size == 0 || p - e->start >= e->size || p < e->start)
                 continue;
-            unsigned long long id = 0, start = 0, size = 0;
-            CUpointer_attribute a[] = {CU_POINTER_ATTRIBUTE_BUFFER_ID, CU_POINTER_ATTRIBUTE_RANGE_START_ADDR,
-                                       CU_POINTER_ATTRIBUTE_RANGE_SIZE};
-            void *d[] = {&id, &start, &size};
-            if (ks__cu.PointerGetAttributes(3, a, d, p) == CUDA_SUCCESS && id == e->id && start == e->start &&
-                size == e->size) {
+            if (still_allocated(p, e->id)) {
                 *out = *e;
                 return CUDA_SUCCESS;
             }
@@ -246,18 +263,13 @@ static ks_status check_peer(const ks__checked *c, const ks_param_desc *d, CUdevi
 {
     /* A stream of another context than the current one: the kernel runs there, so that
      * context's device is the launch's, and the access flags are asked with it current. */
-    CUcontext sctx = ks__stream_context(c->l->stream), current = NULL, popped;
-    int pushed = 0;
-    if (sctx != NULL && ks__cu.CtxGetCurrent(&current) == CUDA_SUCCESS && current != sctx &&
-        ks__cu.CtxPushCurrent != NULL && ks__cu.CtxPushCurrent(sctx) == CUDA_SUCCESS) {
-        pushed = 1;
-        CUdevice sdev;
-        if (ks__cu.CtxGetDevice(&sdev) == CUDA_SUCCESS)
-            dev = sdev;
-    }
+    int pushed;
+    ks__context_enter(ks__stream_context(c->l->stream), &pushed);
+    CUdevice sdev;
+    if (pushed && ks__cu.CtxGetDevice(&sdev) == CUDA_SUCCESS)
+        dev = sdev;
     ks_status st = ordinal == (int)dev ? KS_OK : peer_access(c, d, p, ordinal, dev);
-    if (pushed)
-        ks__cu.CtxPopCurrent(&popped);
+    ks__context_leave(pushed);
     return st;
 }
 

@@ -5,7 +5,9 @@
  * buffer one element short under extents are each refused before the
  * launch; an NVTX range named after the kernel reaches an NVTX tool (the
  * injection library of the CPU suite); the trace of three launches reads
- * back. Each case runs in a child process (a sticky fault ends a context;
+ * back; the pointers check's allocation cache gives the uncached check's
+ * verdict across frees, reallocations at one address, a pool's reuse and VMM
+ * remaps (issue 45). Each case runs in a child process (a sticky fault ends a context;
  * the checks are chosen once per process). Hand-written descriptors: no
  * generator needed on the GPU machine. Without a driver it says so and passes.
  */
@@ -192,6 +194,144 @@ static void trace_of_three_launches_reads_back(void)
     unlink(path);
 }
 
+/* ---- the pointers check's allocation cache (issue 45) ------------------------------- */
+
+/* libkstub's switch (the suite links the static library, as bench/launch.c does). */
+extern int ks__pointers_cache;
+
+#define DRV(name, var)                                                         \
+    do {                                                                       \
+        void *p_;                                                              \
+        if (ks_driver_proc(name, &p_) != KS_OK) {                              \
+            EXPECT(0, "%s: %s", name, ks_last_error_message());                \
+            return;                                                            \
+        }                                                                      \
+        memcpy(&(var), &p_, sizeof p_);                                        \
+    } while (0)
+
+static __typeof__(&cuPointerGetAttribute) get_attr;
+
+static unsigned long long attr_of(unsigned long long p, CUpointer_attribute a)
+{
+    unsigned long long v = 0;
+    if (get_attr(&v, a, (CUdeviceptr)p) != CUDA_SUCCESS)
+        return ~0ull;
+    return v;
+}
+
+/* One launch with the cache warm (a hit, if the cache would hit) against the same
+ * launch with the cache off: the verdicts must agree. Returns the status. */
+static ks_status agree(const char *what, unsigned long long y, int n)
+{
+    ks_status on = run(&scale, y, n, __LINE__);
+    char msg[512];
+    snprintf(msg, sizeof msg, "%s", ks_last_error_message());
+    ks__pointers_cache = 0;
+    ks_status off = run(&scale, y, n, __LINE__);
+    ks__pointers_cache = 1;
+    EXPECT(on == off, "%s: cached %s (%s) but uncached %s (%s)", what, ks_status_name(on), msg,
+           ks_status_name(off), ks_last_error_message());
+    printf("  %s: %s (buffer id %llu, range size %llu)\n", what, ks_status_name(on),
+           attr_of(y, CU_POINTER_ATTRIBUTE_BUFFER_ID), attr_of(y, CU_POINTER_ATTRIBUTE_RANGE_SIZE));
+    return on;
+}
+
+/* The cache's verdicts equal the uncached check's across frees, reallocations at the
+ * same address, a pool's reuse and VMM unmaps and remaps (each with a new buffer id,
+ * which the cache relies on). The kernel touches y[0..31] only, so a check that
+ * passes more than is mapped cannot fault the context. */
+static void cache_agrees_with_no_cache(void)
+{
+    ks_checks_set(KS_CHECK_POINTERS | KS_CHECK_EXTENTS);
+    DRV("cuPointerGetAttribute", get_attr);
+    unsigned long long y = alloc(4096);
+    agree("cuMemAlloc, first", y, 1024);
+    agree("cuMemAlloc, cached", y, 1024);
+    agree("cuMemAlloc, middle", y + 2048, 512);
+    agree("cuMemAlloc, middle, one too many", y + 2048, 513);
+    mem_free((CUdeviceptr)y);
+    agree("freed", y, 32);
+    unsigned long long z = 0, extra[8] = {0};
+    int k = 0;
+    for (; k < 8 && (z = alloc(1024)) != y; k++)
+        extra[k] = z;
+    printf("  reallocation %s the same address\n", z == y ? "at" : "not at");
+    agree("reallocated smaller", z, 1024);
+    agree("reallocated smaller, fits", z, 256);
+    for (int i = 0; i < k; i++)
+        mem_free((CUdeviceptr)extra[i]);
+
+    /* A memory pool's allocations (cuMemAllocAsync on the legacy stream). */
+    __typeof__(&cuMemAllocAsync) alloc_async;
+    __typeof__(&cuMemFreeAsync) free_async;
+    __typeof__(&cuStreamSynchronize) stream_sync;
+    DRV("cuMemAllocAsync", alloc_async);
+    DRV("cuMemFreeAsync", free_async);
+    DRV("cuStreamSynchronize", stream_sync);
+    CUdeviceptr pa = 0, pb = 0;
+    EXPECT(alloc_async(&pa, 4096, NULL) == CUDA_SUCCESS && stream_sync(NULL) == CUDA_SUCCESS, "cuMemAllocAsync");
+    agree("pool, first", pa, 1024);
+    agree("pool, cached", pa, 1024);
+    free_async(pa, NULL);
+    stream_sync(NULL);
+    EXPECT(alloc_async(&pb, 1024, NULL) == CUDA_SUCCESS && stream_sync(NULL) == CUDA_SUCCESS, "cuMemAllocAsync");
+    printf("  pool reallocation %s the same address\n", pa == pb ? "at" : "not at");
+    agree("pool, reallocated smaller", pa, 1024);
+    free_async(pb, NULL);
+    stream_sync(NULL);
+
+    /* Memory mapped by the program: 2 granules, then 1 at the same address. */
+    __typeof__(&cuMemGetAllocationGranularity) granularity;
+    __typeof__(&cuMemAddressReserve) reserve;
+    __typeof__(&cuMemAddressFree) unreserve;
+    __typeof__(&cuMemCreate) create;
+    __typeof__(&cuMemRelease) release;
+    __typeof__(&cuMemMap) map;
+    __typeof__(&cuMemUnmap) unmap;
+    __typeof__(&cuMemSetAccess) set_access;
+    DRV("cuMemGetAllocationGranularity", granularity);
+    DRV("cuMemAddressReserve", reserve);
+    DRV("cuMemAddressFree", unreserve);
+    DRV("cuMemCreate", create);
+    DRV("cuMemRelease", release);
+    DRV("cuMemMap", map);
+    DRV("cuMemUnmap", unmap);
+    DRV("cuMemSetAccess", set_access);
+    CUmemAllocationProp prop;
+    memset(&prop, 0, sizeof prop);
+    prop.type = CU_MEM_ALLOCATION_TYPE_PINNED;
+    prop.location.type = CU_MEM_LOCATION_TYPE_DEVICE;
+    prop.location.id = 0;
+    CUmemAccessDesc acc;
+    memset(&acc, 0, sizeof acc);
+    acc.location = prop.location;
+    acc.flags = CU_MEM_ACCESS_FLAGS_PROT_READWRITE;
+    size_t gran = 0;
+    CUdeviceptr va = 0;
+    CUmemGenericAllocationHandle h1, h2;
+    if (granularity(&gran, &prop, CU_MEM_ALLOC_GRANULARITY_MINIMUM) != CUDA_SUCCESS ||
+        reserve(&va, 4 * gran, 0, 0, 0) != CUDA_SUCCESS || create(&h1, 2 * gran, &prop, 0) != CUDA_SUCCESS ||
+        map(va, 2 * gran, 0, h1, 0) != CUDA_SUCCESS || set_access(va, 2 * gran, &acc, 1) != CUDA_SUCCESS) {
+        EXPECT(0, "setting up a VMM mapping");
+        return;
+    }
+    int two = (int)(2 * gran / sizeof(float)), one = (int)(gran / sizeof(float));
+    agree("VMM, 2 granules", va, two);
+    agree("VMM, 2 granules, cached", va, two);
+    unsigned long long id1 = attr_of(va, CU_POINTER_ATTRIBUTE_BUFFER_ID);
+    unmap(va, 2 * gran);
+    release(h1);
+    EXPECT(create(&h2, gran, &prop, 0) == CUDA_SUCCESS && map(va, gran, 0, h2, 0) == CUDA_SUCCESS &&
+               set_access(va, gran, &acc, 1) == CUDA_SUCCESS, "remapping one granule");
+    EXPECT(attr_of(va, CU_POINTER_ATTRIBUTE_BUFFER_ID) != id1,
+           "a new mapping at the same address kept buffer id %llu: the cache would judge it by the old one", id1);
+    agree("VMM, remapped to 1 granule, 2 asked", va, two);
+    agree("VMM, remapped to 1 granule, 1 asked", va, one);
+    unmap(va, gran);
+    release(h2);
+    unreserve(va, 4 * gran);
+}
+
 static const struct { const char *name; void (*fn)(void); } cases[] = {
     {"sync_names_the_faulting_kernel", sync_names_the_faulting_kernel},
     {"host_pointer_refused", host_pointer_refused},
@@ -200,6 +340,7 @@ static const struct { const char *name; void (*fn)(void); } cases[] = {
     {"one_element_short_refused", one_element_short_refused},
     {"nvtx_range_reaches_the_tool", nvtx_range_reaches_the_tool},
     {"trace_of_three_launches_reads_back", trace_of_three_launches_reads_back},
+    {"cache_agrees_with_no_cache", cache_agrees_with_no_cache},
 };
 
 /* The device's primary context, current on this thread (cuMemAlloc needs one). */

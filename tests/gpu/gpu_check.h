@@ -5,7 +5,9 @@
  * start of a run (driver, device 0, its primary context current, or the
  * "skipped" line where there is no driver); a failure sink with the case
  * harness's assertion macros; and device memory with a poisoned guard after
- * every buffer, released after each case.
+ * every buffer, released after each case. gpu_start also installs a crash
+ * report: a fatal signal prints the faulting thread's stack to stderr
+ * ("binary(+offset)" frames for addr2line) before the default action.
  *
  * A suite whose cases return an int status, 1 at their first failure
  * (real_gpu.c, spec_gpu.c), defines GPU_CHECK_RETURN_STATUS before including

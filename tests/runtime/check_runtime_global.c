@@ -3,7 +3,8 @@
  * device variables (ks_global, what the generated accessors call) against
  * the fake driver: copies both ways on each kind of stream, bounds in
  * elements, the load-time size proof, both loaders and their contexts,
- * unload, the graph memcpy node, the trace.
+ * unload, the graph memcpy node, the trace; two threads first-touching one
+ * variable in two contexts at once (run under check-runtime-tsan too).
  */
 #include "runtime_fixture.h"
 #include "trace_lines.h"    /* trace_lines: a trace as kstub trace prints it */
@@ -256,6 +257,67 @@ START_TEST(pointers_check_refuses_device_memory_as_host)
 }
 END_TEST
 
+/* Issue 45: one thread per fake context (neither the primary), released at
+ * once, each first-touching g_count (its own copy in its context), launching
+ * mix and reading the variable back. Under check-runtime-tsan any unlocked
+ * access to the variable's list, the image state or its globals array shows. */
+static void *first_touch_in_context(void *arg)
+{
+    int ctx = (int)(intptr_t)arg, v = 100 + ctx, got = 0;
+    fake.set_context(ctx);
+    pthread_barrier_wait(&start_line);
+    ks_status st = ks_global_write(&g_count, 0, &v, 1, NULL);
+    if (st == KS_OK) {
+        ks_launch l = ks_launch_1d(1, 32);
+        st = launch_mix(&l);
+    }
+    if (st == KS_OK)
+        st = ks_global_read(&g_count, 0, &got, 1, NULL);
+    if (st == KS_OK && got != v)
+        st = KS_ERR_DRIVER;
+    return (void *)(uintptr_t)st;
+}
+
+static void two_contexts_first_touch(void)
+{
+    declare();
+    enum { ROUNDS = 16 };
+    const int ctxs[2] = {1, 2};
+    for (int round = 0; round < ROUNDS; round++) {
+        pthread_t t[2];
+        ck_assert_int_eq(pthread_barrier_init(&start_line, NULL, 2), 0);
+        for (int i = 0; i < 2; i++)
+            ck_assert_int_eq(pthread_create(&t[i], NULL, first_touch_in_context, (void *)(intptr_t)ctxs[i]), 0);
+        for (int i = 0; i < 2; i++) {
+            void *ret;
+            ck_assert_int_eq(pthread_join(t[i], &ret), 0);
+            ck_assert_msg((int)(uintptr_t)ret == KS_OK, "round %d, context %d: %s", round, ctxs[i],
+                          ks_status_name((ks_status)(uintptr_t)ret));
+        }
+        pthread_barrier_destroy(&start_line);
+        for (int i = 0; i < 2; i++)
+            ck_assert_int_eq(*(int *)(void *)fake.global("g_count", ctxs[i]), 100 + ctxs[i]);
+        /* Forget everything so the next round first-touches again (no thread runs now). */
+        ck_assert_status(ks_image_unload(&mix_image), KS_OK);
+        ck_assert_ptr_null(g_count.ks__addrs);
+    }
+}
+
+START_TEST(two_contexts_first_touch_at_once)
+{
+    two_contexts_first_touch();
+    ck_assert_int_eq(fake.calls("cuLibraryGetGlobal"), 2 * 16);
+}
+END_TEST
+
+START_TEST(two_contexts_first_touch_at_once_module_loader)
+{
+    fake.hide("cuLibraryLoadData");
+    two_contexts_first_touch();
+    ck_assert_int_eq(fake.calls("cuModuleGetGlobal"), 2 * 16);
+}
+END_TEST
+
 void runtime_cases_global(Suite *s)
 {
     runtime_add_case(s, "global", TESTS(write_then_read_back, streams_reach_the_copy,
@@ -264,5 +326,7 @@ void runtime_cases_global(Suite *s)
                                         module_loader_one_address_per_context, unload_forgets_addresses,
                                         a_stale_descriptor_is_refused, graph_node_writes_when_the_graph_runs,
                                         trace_records_accessor_calls,
-                                        pointers_check_refuses_device_memory_as_host));
+                                        pointers_check_refuses_device_memory_as_host,
+                                        two_contexts_first_touch_at_once,
+                                        two_contexts_first_touch_at_once_module_loader));
 }

@@ -17,8 +17,8 @@ $(CK_NVTX_INJECT): tests/support/nvtx_inject.c | $(B)/tests
 	$(CC) $(BASE_CFLAGS) -Werror $(CUDA_INC) -shared $< -o $@
 
 # The fake driver's controls come from the runtime suite's fixture (tests/support/runtime_fixture.h).
-$(CK_CHECKS): tests/runtime/check_checks.c tests/support/fake_cuda.h tests/support/runtime_fixture.h tests/support/testutil.h $(RT_FIXTURE_OBJ) \
+$(CK_CHECKS): tests/runtime/check_checks.c tests/runtime/check_checks_cache.c tests/support/fake_cuda.h tests/support/runtime_fixture.h tests/support/testutil.h $(RT_FIXTURE_OBJ) \
               include/kstub/kstub.h $(B)/lib/libkstub.a | $(B)/tests $(RT_FAKE)
 	$(CC) $(BASE_CFLAGS) -Werror $(CUDA_INC) -Iinclude/kstub -Iruntime -Icommon $(TEST_INC) \
 	    -DFAKE_CUDA_PATH='"$(abspath $(RT_FAKE))"' -DNVTX_INJECT_PATH='"$(abspath $(CK_NVTX_INJECT))"' \
-	    $< $(RT_FIXTURE_OBJ) -o $@ $(B)/lib/libkstub.a $(CHECK_LIBS) -ljansson -ldl -lpthread
+	    $< tests/runtime/check_checks_cache.c $(RT_FIXTURE_OBJ) -o $@ $(B)/lib/libkstub.a $(CHECK_LIBS) -ljansson -ldl -lpthread

@@ -111,7 +111,13 @@ static struct {
     int cc_major, cc_minor, optin_shared;
     int lazy_jit;               /* fake_cuda_lazy_jit(1): "BAD" PTX fails at the kernel look-up */
     int occ_last_shared, occ_last_limit;
-    struct { CUdeviceptr base; size_t size; int type, device, live; } allocs[FAKE_CUDA_ALLOCS];
+    struct {
+        CUdeviceptr base;
+        size_t size;
+        int type, device, live;
+        unsigned long long id;          /* CU_POINTER_ATTRIBUTE_BUFFER_ID: never reused */
+    } allocs[FAKE_CUDA_ALLOCS];
+    unsigned long long next_buffer_id;
     int nallocs;
     int peer_access;            /* fake_cuda_peer_access */
     int peer_flags;             /* fake_cuda_peer_flags: ACCESS_FLAGS on another device's memory */
@@ -853,7 +859,7 @@ static CUresult pointer_attributes(unsigned n, CUpointer_attribute *attrs, void 
         case CU_POINTER_ATTRIBUTE_RANGE_START_ADDR: v = a < 0 ? 0 : st.allocs[a].base; break;
         case CU_POINTER_ATTRIBUTE_RANGE_SIZE: v = a < 0 ? 0 : st.allocs[a].size; break;
         case CU_POINTER_ATTRIBUTE_DEVICE_POINTER: v = a < 0 ? 0 : ptr; break;
-        case CU_POINTER_ATTRIBUTE_BUFFER_ID: v = a < 0 ? 0 : (unsigned long long)a + 1; break;  /* never reused */
+        case CU_POINTER_ATTRIBUTE_BUFFER_ID: v = a < 0 ? 0 : st.allocs[a].id; break;
         case CU_POINTER_ATTRIBUTE_ACCESS_FLAGS: {
             /* The current context's device: its own memory, managed and mapped host
              * memory read-write; another device's as fake_cuda_peer_flags says. */
@@ -1546,21 +1552,39 @@ static unsigned long long va_base(void)
     return base;
 }
 
-FAKE_API unsigned long long fake_cuda_alloc(size_t size, int type, int device)
+FAKE_API unsigned long long fake_cuda_alloc_at(unsigned long long at, size_t size, int type, int device)
 {
     pthread_mutex_lock(&lock);
     unsigned long long base = 0;
     if (st.nallocs < FAKE_CUDA_ALLOCS) {
         /* Addresses nothing readable in the process: the runtime must never touch them. */
-        base = va_base() + (unsigned long long)st.nallocs * FAKE_CUDA_VA_STRIDE;
+        base = at != 0 ? at : va_base() + (unsigned long long)st.nallocs * FAKE_CUDA_VA_STRIDE;
         st.allocs[st.nallocs].base = base;
         st.allocs[st.nallocs].size = size;
         st.allocs[st.nallocs].type = type;
         st.allocs[st.nallocs].device = device;
+        st.allocs[st.nallocs].id = ++st.next_buffer_id;
         st.allocs[st.nallocs++].live = 1;
     }
     pthread_mutex_unlock(&lock);
     return base;
+}
+
+FAKE_API unsigned long long fake_cuda_alloc(size_t size, int type, int device)
+{
+    return fake_cuda_alloc_at(0, size, type, device);
+}
+
+FAKE_API void fake_cuda_remap(unsigned long long ptr, size_t size, int device)
+{
+    pthread_mutex_lock(&lock);
+    for (int i = 0; i < st.nallocs; i++)
+        if (st.allocs[i].live && st.allocs[i].base == ptr) {
+            st.allocs[i].size = size;
+            st.allocs[i].device = device;
+            st.allocs[i].id = ++st.next_buffer_id;   /* as the H100's driver 580 does on every cuMemMap */
+        }
+    pthread_mutex_unlock(&lock);
 }
 
 FAKE_API void fake_cuda_free(unsigned long long ptr)

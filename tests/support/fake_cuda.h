@@ -85,8 +85,16 @@ void fake_cuda_occupancy_args(int *shared, int *limit);
  * (managed: reported as device memory with IS_MANAGED), CU_MEMORYTYPE_HOST (1: mapped
  * host memory) on \p device; its fake address (never mapped in the process). */
 unsigned long long fake_cuda_alloc(size_t size, int type, int device);
+/* fake_cuda_alloc at address \p at (0: a fresh one; else where a freed
+ * allocation was: a new allocation at the same address). Every allocation
+ * gets a buffer id never used before. */
+unsigned long long fake_cuda_alloc_at(unsigned long long at, size_t size, int type, int device);
 /* Forget the allocation at \p ptr (cuPointerGetAttributes no longer knows it). */
 void fake_cuda_free(unsigned long long ptr);
+/* The live allocation at \p ptr unmapped and another mapped at the same
+ * address (cuMemUnmap + cuMemMap): \p size bytes on \p device, with a new
+ * buffer id, as an H100 with driver 580 gives every cuMemMap. */
+void fake_cuda_remap(unsigned long long ptr, size_t size, int device);
 /* cuDeviceCanAccessPeer's answer between different devices (default 0): what the hardware can. */
 void fake_cuda_peer_access(int on);
 /* CU_POINTER_ATTRIBUTE_ACCESS_FLAGS of another device's memory, for the current context's

@@ -84,6 +84,8 @@ void fake_cuda_open(void)
     CONTROL(live_graphs);
     CONTROL(alloc);
     CONTROL(free);
+    CONTROL(alloc_at);
+    CONTROL(remap);
     CONTROL(peer_access);
     CONTROL(peer_flags);
     CONTROL(stream_context);
