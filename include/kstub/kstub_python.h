@@ -355,7 +355,7 @@ KS_PY_FN int ks__py_known_init(void)
  * look-up in sys.modules (the names made once), no import. */
 KS_PY_FN PyTypeObject *ks__py_find_type(const char *mod, const char *attr)
 {
-    static struct { const char *s; PyObject *name; } names[4];
+    static struct { const char *s; PyObject *name; } names[8];
     PyObject *name = NULL;
     for (size_t i = 0; i < sizeof names / sizeof names[0] && !name; i++) {
         if (!names[i].s) {
@@ -1681,8 +1681,27 @@ KS_PY_FN int ks__py_stream_read(PyObject *o, int how, uintptr_t *h)
     return rc;
 }
 
+/* 2 for a torch stream type (a subclass of torch._C._CudaStreamBase: .cuda_stream), 3 for a
+ * CuPy one (cupy.cuda.stream.BaseStream: .ptr), else 0: their documented handles are one
+ * attribute away, where __cuda_stream__() is a method call that builds a tuple each time.
+ * Asked only when a stream of a type not seen last time comes; a module not imported is not. */
+KS_PY_FN int ks__py_stream_known(PyTypeObject *t)
+{
+    static const struct { const char *mod, *type; int how; } known[] = {
+        {"torch._C", "_CudaStreamBase", 2}, {"cupy.cuda.stream", "BaseStream", 3}};
+    for (size_t i = 0; i < sizeof known / sizeof known[0]; i++) {
+        PyTypeObject *base = ks__py_find_type(known[i].mod, known[i].type);
+        int is = base && PyType_IsSubtype(t, base);
+        Py_XDECREF(base);
+        if (is)
+            return known[i].how;
+    }
+    return 0;
+}
+
 /* A stream: None (the legacy default stream), an int handle, an object with
- * __cuda_stream__() (cuda.core, CuPy, torch), or one with .cuda_stream (torch) or .ptr (CuPy).
+ * __cuda_stream__() (cuda.core, CuPy, torch), or one with .cuda_stream (torch) or .ptr (CuPy);
+ * a torch or CuPy stream is read through its own attribute first (ks__py_stream_known).
  * The handle is read on every call; only the way to read it is kept per type. */
 KS_PY_FN int ks_py_stream(const char *fn, PyObject *o, ks_stream *s)
 {
@@ -1706,7 +1725,9 @@ KS_PY_FN int ks_py_stream(const char *fn, PyObject *o, ks_stream *s)
         *s = (ks_stream)h;
         return 0;
     }
-    for (int how = 1; how <= 3; how++) {
+    int known = ks__py_stream_known(Py_TYPE(o));
+    for (int i = known ? 0 : 1; i <= 3; i++) {
+        int how = i == 0 ? known : i;
         int rc = ks__py_stream_read(o, how, &h);
         if (rc < 0 && !PyErr_ExceptionMatches(PyExc_AttributeError))
             return -1;

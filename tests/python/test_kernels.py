@@ -478,6 +478,54 @@ def test_streams_of_each_kind_are_read_every_call(kernels, fake):
             assert fake.last().stream == handle, make.__name__
 
 
+def test_torch_and_cupy_streams_are_read_through_their_own_handle(kernels, fake):
+    """A torch or CuPy stream type gives its handle through .cuda_stream / .ptr, read every
+    call; its __cuda_stream__ (a method building a tuple) is not called."""
+    torch_c = types.ModuleType("torch._C")
+    cupy_stream = types.ModuleType("cupy.cuda.stream")
+
+    class _CudaStreamBase:
+        def __init__(self, handle):
+            self.cuda_stream = handle
+
+        def __cuda_stream__(self):
+            raise AssertionError("__cuda_stream__ called for a torch stream")
+
+    class BaseStream:
+        def __init__(self, handle):
+            self.ptr = handle
+
+        def __cuda_stream__(self):
+            raise AssertionError("__cuda_stream__ called for a CuPy stream")
+
+    class TorchStream(_CudaStreamBase):
+        pass
+
+    class CupyStream(BaseStream):
+        pass
+
+    torch_c._CudaStreamBase = _CudaStreamBase
+    cupy_stream.BaseStream = BaseStream
+    saved = {k: sys.modules.get(k) for k in ("torch._C", "cupy.cuda.stream")}
+    sys.modules.update({"torch._C": torch_c, "cupy.cuda.stream": cupy_stream})
+    try:
+        for make in (TorchStream, CupyStream, TorchStream):
+            s = make(0x100)
+            for handle in (0x100, 0x200):
+                if make is TorchStream:
+                    s.cuda_stream = handle
+                else:
+                    s.ptr = handle
+                kernels.saxpy(1.0, 0, 0, 1, grid=1, block=1, stream=s)
+                assert fake.last().stream == handle, make.__name__
+    finally:
+        for k, v in saved.items():
+            if v is None:
+                sys.modules.pop(k, None)
+            else:
+                sys.modules[k] = v
+
+
 def test_a_negative_address_is_refused(kernels, fake):
     with pytest.raises(OverflowError, match=r"saxpy\(\): parameter x"):
         kernels.saxpy(1.0, -1, 0, 1, grid=1, block=1)
