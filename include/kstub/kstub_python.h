@@ -1682,13 +1682,14 @@ KS_PY_FN int ks__py_stream_read(PyObject *o, int how, uintptr_t *h)
 }
 
 /* 2 for a torch stream type (a subclass of torch._C._CudaStreamBase: .cuda_stream), 3 for a
- * CuPy one (cupy.cuda.stream.BaseStream: .ptr), else 0: their documented handles are one
+ * CuPy one (cupy.cuda.stream._BaseStream, as CuPy 14 names it, or BaseStream: .ptr), else 0: their documented handles are one
  * attribute away, where __cuda_stream__() is a method call that builds a tuple each time.
  * Asked only when a stream of a type not seen last time comes; a module not imported is not. */
 KS_PY_FN int ks__py_stream_known(PyTypeObject *t)
 {
     static const struct { const char *mod, *type; int how; } known[] = {
-        {"torch._C", "_CudaStreamBase", 2}, {"cupy.cuda.stream", "BaseStream", 3}};
+        {"torch._C", "_CudaStreamBase", 2}, {"cupy.cuda.stream", "_BaseStream", 3},
+        {"cupy.cuda.stream", "BaseStream", 3}};
     for (size_t i = 0; i < sizeof known / sizeof known[0]; i++) {
         PyTypeObject *base = ks__py_find_type(known[i].mod, known[i].type);
         int is = base && PyType_IsSubtype(t, base);

@@ -491,7 +491,7 @@ def test_torch_and_cupy_streams_are_read_through_their_own_handle(kernels, fake)
         def __cuda_stream__(self):
             raise AssertionError("__cuda_stream__ called for a torch stream")
 
-    class BaseStream:
+    class _BaseStream:                  # CuPy 14's name
         def __init__(self, handle):
             self.ptr = handle
 
@@ -501,11 +501,11 @@ def test_torch_and_cupy_streams_are_read_through_their_own_handle(kernels, fake)
     class TorchStream(_CudaStreamBase):
         pass
 
-    class CupyStream(BaseStream):
+    class CupyStream(_BaseStream):
         pass
 
     torch_c._CudaStreamBase = _CudaStreamBase
-    cupy_stream.BaseStream = BaseStream
+    cupy_stream._BaseStream = _BaseStream
     saved = {k: sys.modules.get(k) for k in ("torch._C", "cupy.cuda.stream")}
     sys.modules.update({"torch._C": torch_c, "cupy.cuda.stream": cupy_stream})
     try:
