@@ -99,6 +99,16 @@ void ks__sha256(const void *data, size_t n, unsigned char out[KS__SHA256_BYTES])
     ks__sha256_final(&s, out);
 }
 
+void ks__sha256_field(ks__sha256_ctx *s, const char *tag, const void *data, size_t n)
+{
+    unsigned char len[8];
+    for (int i = 0; i < 8; i++)
+        len[i] = (unsigned char)((uint64_t)n >> (8 * i));
+    ks__sha256_update(s, tag, strlen(tag) + 1);
+    ks__sha256_update(s, len, sizeof len);
+    ks__sha256_update(s, data, n);
+}
+
 void ks__sha256_hex(const unsigned char digest[KS__SHA256_BYTES], char hex[2 * KS__SHA256_BYTES + 1])
 {
     static const char digits[] = "0123456789abcdef";

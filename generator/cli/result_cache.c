@@ -69,20 +69,10 @@ extern char **environ;
 
 /* ---- the key ---------------------------------------------------------------------------------- */
 
-static void put(ks__sha256_ctx *c, const char *tag, const void *data, size_t n)
-{
-    unsigned char len[8];
-    for (int i = 0; i < 8; i++)
-        len[i] = (unsigned char)((uint64_t)n >> (8 * i));
-    ks__sha256_update(c, tag, strlen(tag) + 1);
-    ks__sha256_update(c, len, sizeof len);
-    ks__sha256_update(c, data, n);
-}
-
 static void put_s(ks__sha256_ctx *c, const char *tag, const char *s)
 {
-    put(c, tag, s ? s : "", s ? strlen(s) : 0);
-    put(c, "set", s ? "1" : "0", 1);
+    ks__sha256_field(c, tag, s ? s : "", s ? strlen(s) : 0);
+    ks__sha256_field(c, "set", s ? "1" : "0", 1);
 }
 
 /* A file by its real path, size, time and inode: a rebuilt one is another. */
@@ -94,7 +84,7 @@ static void put_file_identity(ks__sha256_ctx *c, const char *tag, const char *pa
         ? ks_xasprintf("%s %lld %lld.%09ld %llu", real, (long long)sb.st_size, (long long)sb.st_mtim.tv_sec,
                        sb.st_mtim.tv_nsec, (unsigned long long)sb.st_ino)
         : ks_xstrdup(path ? path : "?");
-    put(c, tag, id, strlen(id));
+    ks__sha256_field(c, tag, id, strlen(id));
     free(id);
     free(real);
 }
@@ -119,14 +109,14 @@ static void make_key(ks_result *r, int argc, char **argv, const char *input, siz
 {
     ks__sha256_ctx c;
     ks__sha256_init(&c);
-    put(&c, "format", KS__RESULT_FORMAT, strlen(KS__RESULT_FORMAT));
-    put(&c, "version", KSTUB_VERSION_TEXT, strlen(KSTUB_VERSION_TEXT));
+    ks__sha256_field(&c, "format", KS__RESULT_FORMAT, strlen(KS__RESULT_FORMAT));
+    ks__sha256_field(&c, "version", KSTUB_VERSION_TEXT, strlen(KSTUB_VERSION_TEXT));
     put_file_identity(&c, "kstub", "/proc/self/exe");
     Dl_info info;
     union { CXString (*fn)(void); void *p; } sym = {clang_getClangVersion};
     put_file_identity(&c, "libclang", dladdr(sym.p, &info) && info.dli_fname ? info.dli_fname : NULL);
     for (int i = 1; i < argc; i++)
-        put(&c, "arg", argv[i], strlen(argv[i]));
+        ks__sha256_field(&c, "arg", argv[i], strlen(argv[i]));
     char *cwd = getcwd(NULL, 0);
     put_s(&c, "cwd", cwd);
     free(cwd);
@@ -144,9 +134,9 @@ static void make_key(ks_result *r, int argc, char **argv, const char *input, siz
             kv[n++] = *e;
     qsort(kv, n, sizeof *kv, str_cmp);
     for (size_t i = 0; i < n; i++)
-        put(&c, "env", kv[i], strlen(kv[i]));
+        ks__sha256_field(&c, "env", kv[i], strlen(kv[i]));
     free(kv);
-    put(&c, "input", input, ninput);
+    ks__sha256_field(&c, "input", input, ninput);
     ks__sha256_final(&c, r->key);
     ks__sha256_hex(r->key, r->hex);
 }

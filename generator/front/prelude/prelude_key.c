@@ -31,16 +31,6 @@
 
 /* ---- the key ------------------------------------------------------------------------------------- */
 
-static void put_str(ks__sha256_ctx *c, const char *tag, const void *data, size_t n)
-{
-    unsigned char len[8];
-    for (int i = 0; i < 8; i++)
-        len[i] = (unsigned char)((uint64_t)n >> (8 * i));
-    ks__sha256_update(c, tag, strlen(tag) + 1);
-    ks__sha256_update(c, len, sizeof len);
-    ks__sha256_update(c, data, n);
-}
-
 /* The library file libclang was loaded from, with its size, time and
  * inode: a rebuilt libclang with the same version string is another key. */
 static char *libclang_identity(void)
@@ -106,29 +96,29 @@ void ks__prelude_key(ks_prelude *p, const char *const *args, size_t nargs, const
 {
     ks__sha256_ctx c;
     ks__sha256_init(&c);
-    put_str(&c, "format", KS__PRELUDE_FORMAT, strlen(KS__PRELUDE_FORMAT));
+    ks__sha256_field(&c, "format", KS__PRELUDE_FORMAT, strlen(KS__PRELUDE_FORMAT));
     CXString version = clang_getClangVersion();
     const char *vs = clang_getCString(version);
-    put_str(&c, "libclang", vs ? vs : "", vs ? strlen(vs) : 0);
+    ks__sha256_field(&c, "libclang", vs ? vs : "", vs ? strlen(vs) : 0);
     clang_disposeString(version);
     char *lib = libclang_identity();
-    put_str(&c, "library", lib, strlen(lib));
+    ks__sha256_field(&c, "library", lib, strlen(lib));
     free(lib);
     for (size_t i = 0; i < nargs; i++)
-        put_str(&c, "arg", args[i], strlen(args[i]));
+        ks__sha256_field(&c, "arg", args[i], strlen(args[i]));
     size_t clen;
     const char *compat = ks_compat_header(&clen);
-    put_str(&c, "compat", compat, clen);
-    put_str(&c, "prelude", text, strlen(text));
+    ks__sha256_field(&c, "compat", compat, clen);
+    ks__sha256_field(&c, "prelude", text, strlen(text));
     for (size_t i = 0; i < sizeof path_env / sizeof *path_env; i++) {
         const char *v = getenv(path_env[i]);
-        put_str(&c, path_env[i], v ? "set" : "unset", v ? 3 : 5);
+        ks__sha256_field(&c, path_env[i], v ? "set" : "unset", v ? 3 : 5);
         if (v)
-            put_str(&c, "value", v, strlen(v));
+            ks__sha256_field(&c, "value", v, strlen(v));
     }
     if (resolves_against_cwd(args, nargs)) {
         char *cwd = getcwd(NULL, 0);
-        put_str(&c, "cwd", cwd ? cwd : "?", cwd ? strlen(cwd) : 1);
+        ks__sha256_field(&c, "cwd", cwd ? cwd : "?", cwd ? strlen(cwd) : 1);
         free(cwd);
     }
     ks__sha256_final(&c, p->key);
@@ -467,7 +457,7 @@ static int dir_walk(const ks_prelude *p, const char *names, const char *dir, ks_
         for (const char *s = strchr(p->files[i], '/'); s && !found; s = strchr(s + 1, '/'))
             if (s[1] && exists_under(dir, &d, s + 1)) {
                 if (c)
-                    put_str(c, "has", s + 1, strlen(s + 1));
+                    ks__sha256_field(c, "has", s + 1, strlen(s + 1));
                 else
                     found = 1;
             }
@@ -483,7 +473,7 @@ static int dir_walk(const ks_prelude *p, const char *names, const char *dir, ks_
         rel[n] = '\0';
         if (exists_under(dir, &d, rel)) {
             if (c)
-                put_str(c, "probe", rel, n);
+                ks__sha256_field(c, "probe", rel, n);
             else
                 found = 1;
         }
@@ -526,7 +516,7 @@ static void search_dir(const ks_prelude *p, const char *names, const char *cuda,
     size_t n = cuda ? strlen(cuda) : 0;
     if (n && strncmp(dir, cuda, n) == 0 && (dir[n] == '/' || dir[n] == '\0'))
         return;
-    put_str(c, "dir", dir, strlen(dir));
+    ks__sha256_field(c, "dir", dir, strlen(dir));
     dir_walk(p, names, dir, c);
 }
 
@@ -593,12 +583,12 @@ void ks__prelude_variant_key(ks_prelude *p, const char *const *rel, size_t nrel)
 {
     ks__sha256_ctx c;
     ks__sha256_init(&c);
-    put_str(&c, "base", p->key, sizeof p->key);
+    ks__sha256_field(&c, "base", p->key, sizeof p->key);
     for (size_t i = 0; i < nrel; i++)
-        put_str(&c, "arg", rel[i], strlen(rel[i]));
+        ks__sha256_field(&c, "arg", rel[i], strlen(rel[i]));
     if (resolves_against_cwd(rel, nrel)) {       /* "-I inc" from two directories: two preludes */
         char *cwd = getcwd(NULL, 0);
-        put_str(&c, "cwd", cwd ? cwd : "?", cwd ? strlen(cwd) : 1);
+        ks__sha256_field(&c, "cwd", cwd ? cwd : "?", cwd ? strlen(cwd) : 1);
         free(cwd);
     }
     ks__sha256_final(&c, p->key);
@@ -611,10 +601,10 @@ void ks__prelude_layer_key(ks_prelude *p, int fd)
 {
     ks__sha256_ctx c;
     ks__sha256_init(&c);
-    put_str(&c, "whole", p->key, sizeof p->key);
+    ks__sha256_field(&c, "whole", p->key, sizeof p->key);
     char at[32];
     int n = snprintf(at, sizeof at, "layer on descriptor %d", fd);
-    put_str(&c, "layer", at, (size_t)n);
+    ks__sha256_field(&c, "layer", at, (size_t)n);
     ks__sha256_final(&c, p->key);
 }
 
