@@ -268,7 +268,8 @@ void ks__cache_listing_free(ks__cache_listing *l)
 
 static int is_index(const char *name)
 {
-    return ends_with(name, ".prelude") || ends_with(name, ".nvrtc") || ends_with(name, ".result");
+    return ends_with(name, ".prelude") || ends_with(name, ".nvrtc") || ends_with(name, ".result") ||
+           ends_with(name, ".trial");
 }
 
 /* Whether a process with this pid runs here (one of another user's too). */
@@ -421,7 +422,7 @@ int ks__cache_list(int dirfd, ks__cache_listing *l)
             if (is_index(f->name)) {
                 u->nprelude += ends_with(f->name, ".prelude");
                 u->nnvrtc += ends_with(f->name, ".nvrtc");
-                u->nresult += ends_with(f->name, ".result");
+                u->nresult += ends_with(f->name, ".result") || ends_with(f->name, ".trial");
                 if (!has_index || later(&f->mtime, &u->used))
                     u->used = f->mtime;
                 has_index = 1;

@@ -102,7 +102,7 @@ typedef struct ks__cache_unit {
     unsigned long long bytes;    /* 0 (and nfiles 0) once removed */
     struct timespec used;        /* the index's mtime, else the newest file's */
     unsigned nprelude, nnvrtc;   /* index files: KEY.prelude, KEY.nvrtc */
-    unsigned nresult;            /* KEY.result: the generator's result cache */
+    unsigned nresult;            /* KEY.result, KEY.trial: the generator's result and host trials' caches */
     int tmp;                     /* a temporary, not an entry */
     int leftover;                /* a leftover old enough to remove (above) */
     int layer;                   /* set by the caller before ks__cache_evict: a prelude

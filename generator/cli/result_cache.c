@@ -45,6 +45,7 @@
 #include "front/fileguard.h"
 #include "front/prelude/cachecmd.h"
 #include "front/prelude/prelude.h"
+#include "front/walk.h"
 
 #include <clang-c/Index.h>
 #include <dlfcn.h>
@@ -64,6 +65,9 @@
 #define KS__RESULT_MAGIC "KSTUBRS1"
 #define KS__RESULT_FORMAT "kstub result 1\n"
 #define KS__RESULT_MAX (256u << 20)
+
+static char *trial_cached(const ks_options *o, const char *path, const char *const *args, size_t nargs,
+                          ks_trial_fn trial, void *ctx);
 
 extern char **environ;
 
@@ -361,6 +365,7 @@ void ks_result_begin(ks_result *r, int generating)
     r->dirfd = -1;
     clock_gettime(CLOCK_REALTIME_COARSE, &r->start);
     ks_fileguard_record(generating);
+    ks_host_trial_cached = trial_cached;
 }
 
 /* Reads the entry's records: 1 a hit (r->outs set), 0 a miss. */
@@ -633,4 +638,155 @@ void ks_result_free(ks_result *r)
     free(r->cache_dir);
     memset(r, 0, sizeof *r);
     r->dirfd = -1;
+}
+
+/* ---- the host trials' cache ------------------------------------------------------------------- */
+
+/*
+ * A host trial (front/typemap_host.c: the application's header that
+ * defines a parameter's type, compiled alone as host C11 or C++17) costs a
+ * parse of that header and of all it includes (CUTLASS's: ~0.7 s), and
+ * every file of a code base that uses the header asks the same. Its verdict
+ * is kept in KEY.trial: the key is the entry format, kstub's version and
+ * binary, libclang's library, the trial's whole argument list, the header's
+ * name, the working directory and the include path variables; the entry is
+ * the verdict with a manifest in the result's own records (above): every
+ * name the trial's parse asked the file system (read, found, listed,
+ * missing), validated as a result's is. On a hit the files it names are
+ * the run's inputs (the result cache's manifest keeps them, as if the
+ * trial had run). Off with the prelude cache
+ * (--no-cache, KSTUB_CACHE=0), not by KSTUB_RESULT_CACHE=0.
+ */
+#define KS__TRIAL_MAGIC "KSTUBTR1"
+#define KS__TRIAL_FORMAT "kstub trial 1\n"
+
+static void trial_key(const char *path, const char *const *args, size_t nargs, unsigned char key[32], char hex[65])
+{
+    ks__sha256_ctx c;
+    ks__sha256_init(&c);
+    ks__sha256_field(&c, "format", KS__TRIAL_FORMAT, strlen(KS__TRIAL_FORMAT));
+    ks__sha256_field(&c, "version", KSTUB_VERSION_TEXT, strlen(KSTUB_VERSION_TEXT));
+    put_file_identity(&c, "kstub", "/proc/self/exe");
+    Dl_info info;
+    union { CXString (*fn)(void); void *p; } sym = {clang_getClangVersion};
+    put_file_identity(&c, "libclang", dladdr(sym.p, &info) && info.dli_fname ? info.dli_fname : NULL);
+    for (size_t i = 0; i < nargs; i++)
+        ks__sha256_field(&c, "arg", args[i], strlen(args[i]));
+    put_s(&c, "path", path);
+    char *cwd = getcwd(NULL, 0);
+    put_s(&c, "cwd", cwd);
+    free(cwd);
+    static const char *const vars[] = {"CPATH", "C_INCLUDE_PATH", "CPLUS_INCLUDE_PATH"};
+    for (size_t i = 0; i < sizeof vars / sizeof *vars; i++)
+        put_s(&c, vars[i], getenv(vars[i]));
+    ks__sha256_final(&c, key);
+    ks__sha256_hex(key, hex);
+}
+
+/* A stored trial's verdict: 1 with *why (NULL: compiles cleanly), or 0
+ * when its manifest no longer holds. The entry: records, then one
+ * "O pass|fail" record whose text is the first failure. */
+static int trial_replay(char *payload, size_t n, char **why, const char **miss)
+{
+    if (n < strlen(KS__TRIAL_FORMAT) || memcmp(payload, KS__TRIAL_FORMAT, strlen(KS__TRIAL_FORMAT)) != 0) {
+        *miss = "another entry format";
+        return 0;
+    }
+    reader rd = {payload + strlen(KS__TRIAL_FORMAT), payload + n};
+    record rec;
+    int rc, verdicts = 0;
+    const char *fail = NULL;
+    const char **read = NULL;
+    size_t nread = 0;
+    while ((rc = next_record(&rd, &rec)) == 1) {
+        stamp fresh;
+        if (rec.tag == 'O') {
+            verdicts++;
+            fail = strcmp(rec.str[0], "fail") == 0 ? rec.str[1] : NULL;
+        } else if (rec.tag == 'S' || !still_holds(&rec, miss, &fresh)) {
+            if (rec.tag == 'S')
+                *miss = "a malformed entry";
+            free(read);
+            return 0;
+        } else if (rec.tag == 'F') {
+            read = ks_xrealloc(read, (nread + 1) * sizeof *read);
+            read[nread++] = rec.str[0];
+        }
+    }
+    if (rc < 0 || verdicts != 1) {
+        *miss = "a malformed entry";
+        free(read);
+        return 0;
+    }
+    /* What the trial read is this run's input as if it had run: the
+     * result cache's manifest holds it (a stat of each name the trial
+     * found or found missing was just kept too). */
+    for (size_t i = 0; i < nread; i++)
+        ks_inputs_note_path(read[i]);
+    free(read);
+    *why = fail ? ks_xstrdup(fail) : NULL;
+    return 1;
+}
+
+static char *trial_cached(const ks_options *o, const char *path, const char *const *args, size_t nargs,
+                          ks_trial_fn trial, void *ctx)
+{
+    char why_dir[PATH_MAX + 512];
+    int dirfd = ks_cache_dir_open(o->cache_dir, o->no_cache, why_dir, sizeof why_dir);
+    if (dirfd < 0)
+        return trial(ctx);
+    ks_result tr;
+    memset(&tr, 0, sizeof tr);
+    trial_key(path, args, nargs, tr.key, tr.hex);
+    char name[80];
+    snprintf(name, sizeof name, "%s.trial", tr.hex);
+    size_t n;
+    const char *miss = NULL;
+    char *why = NULL;
+    char *payload = ks__entry_read(dirfd, name, KS__TRIAL_MAGIC, tr.key, KS__RESULT_MAX, &n, &miss);
+    if (payload && trial_replay(payload, n, &why, &miss)) {
+        free(payload);
+        ks_cache_touch(dirfd, name);
+        ks_prelude_debug("trial hit %s (%s)", tr.hex, path);
+        close(dirfd);
+        return why;
+    }
+    free(payload);
+    ks_prelude_debug("trial miss %s (%s): %s", tr.hex, path, miss ? miss : "no entry");
+    /* The trial's own names: those asked under a new mark. */
+    clock_gettime(CLOCK_REALTIME_COARSE, &tr.start);
+    int was = ks_fileguard_recording();
+    unsigned long mark = ks_fileguard_mark();
+    ks_fileguard_record(1);
+    why = trial(ctx);
+    ks_fileguard_record(was);
+    if (ks_fileguard_seen_incomplete()) {
+        close(dirfd);
+        return why;
+    }
+    store_ctx sc = {&tr, {0}, NULL, 0, 0, NULL, NULL};
+    char dir[PATH_MAX + 16];
+    const char *origin;
+    int dl = ks__cache_dir_path(o->cache_dir, "--cache-dir", dir, sizeof dir, &origin);
+    sc.cache_dir = dl > 0 && (size_t)dl < sizeof dir ? dir : NULL;
+    ks_buf_puts(&sc.b, KS__TRIAL_FORMAT);
+    ks_fileguard_each_seen_since(mark, collect_seen_read, &sc);
+    if (sc.nread)
+        qsort(sc.read, sc.nread, sizeof *sc.read, str_cmp);
+    ks_fileguard_each_seen_since(mark, put_seen, &sc);
+    if (!sc.why) {
+        ks_buf_printf(&sc.b, "O 4 %zu\n%s\n%s\n", why ? strlen(why) : 0, why ? "fail" : "pass", why ? why : "");
+        size_t len = sc.b.len;
+        char *text = ks_buf_take(&sc.b);
+        if (ks__entry_write(dirfd, name, KS__TRIAL_MAGIC, tr.key, text, len) == 0) {
+            unsigned long long freed, cap;
+            ks_cache_trim(dirfd, tr.hex, &freed, &cap);
+            ks_prelude_debug("trial stored %s (%zu bytes)", tr.hex, len);
+        }
+        free(text);
+    }
+    free(ks_buf_take(&sc.b));
+    free(sc.read);
+    close(dirfd);
+    return why;
 }

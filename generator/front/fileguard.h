@@ -73,6 +73,14 @@ struct timespec;
 /* Calls fn for each name kept, with its strongest answer. */
 void ks_fileguard_each_seen(void (*fn)(const char *path, int kind, const struct timespec *mtime, void *data),
                             void *data);
+/* Whether names are being kept now. */
+int ks_fileguard_recording(void);
+/* A new mark: the names asked from now on (again or first) are the
+ * mark's, for ks_fileguard_each_seen_since (the host trials' cache). */
+unsigned long ks_fileguard_mark(void);
+void ks_fileguard_each_seen_since(unsigned long mark,
+                                  void (*fn)(const char *path, int kind, const struct timespec *mtime, void *data),
+                                  void *data);
 /* Whether something could not be kept (out of memory) or a name was both
  * missing and found: then the record is no basis for a result. */
 int ks_fileguard_seen_incomplete(void);

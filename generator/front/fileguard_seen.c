@@ -36,6 +36,7 @@ typedef struct seen {
     char *path;
     int kind;                    /* KS_SEEN_* */
     struct timespec mtime;       /* a directory's, when it was listed */
+    unsigned long gen;           /* the mark it was last asked under */
 } seen;
 
 static int recording;
@@ -43,10 +44,24 @@ static pthread_mutex_t seen_lock = PTHREAD_MUTEX_INITIALIZER;
 static seen *slots;              /* open addressing by the path's hash; path NULL: empty */
 static size_t nslots, nseen;
 static int incomplete;           /* something could not be kept, or changed kind */
+static unsigned long mark_gen;   /* ks_fileguard_mark's count */
 
 void ks_fileguard_record(int on)
 {
     __atomic_store_n(&recording, on, __ATOMIC_RELEASE);
+}
+
+int ks_fileguard_recording(void)
+{
+    return __atomic_load_n(&recording, __ATOMIC_ACQUIRE);
+}
+
+unsigned long ks_fileguard_mark(void)
+{
+    pthread_mutex_lock(&seen_lock);
+    unsigned long g = ++mark_gen;
+    pthread_mutex_unlock(&seen_lock);
+    return g;
 }
 
 static size_t path_hash(const char *s)
@@ -91,12 +106,15 @@ static void keep(const char *path, int kind, const struct timespec *mtime)
         if (strcmp(slots[j].path, path) == 0)
             break;
     seen *s = &slots[j];
+    if (s->path)
+        s->gen = mark_gen;
     if (!s->path) {
         s->path = strdup(path);
         if (!s->path) {
             incomplete = 1;
         } else {
             s->kind = kind;
+            s->gen = mark_gen;
             if (mtime)
                 s->mtime = *mtime;
             nseen++;
@@ -146,8 +164,15 @@ static void saw_probe(const char *path, int rc, int err)
 void ks_fileguard_each_seen(void (*fn)(const char *path, int kind, const struct timespec *mtime, void *data),
                             void *data)
 {
+    ks_fileguard_each_seen_since(0, fn, data);
+}
+
+void ks_fileguard_each_seen_since(unsigned long mark,
+                                  void (*fn)(const char *path, int kind, const struct timespec *mtime, void *data),
+                                  void *data)
+{
     for (size_t i = 0; i < nslots; i++)
-        if (slots[i].path)
+        if (slots[i].path && slots[i].gen >= mark)
             fn(slots[i].path, slots[i].kind, &slots[i].mtime, data);
 }
 

@@ -11,41 +11,32 @@
 #include "front/typemap_int.h"
 #include "base/util.h"
 #include "front/cursor.h"
+#include "front/walk.h"
 
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
-/* The first diagnostic a -Werror build of path would stop at, as
- * "file:line:col: text" (malloc'd), or NULL when it compiles cleanly.
- * Errors count anywhere; warnings only outside system headers, where
- * compilers report none either. */
-static char *first_failure(const ks_session *s, const char *path, int cxx)
+char *(*ks_host_trial_cached)(const ks_options *o, const char *path, const char *const *args, size_t nargs,
+                              ks_trial_fn trial, void *ctx);
+
+typedef struct trial {
+    const ks_session *s;
+    const char *path;
+    const char **args;
+    size_t n;
+} trial;
+
+/* The first diagnostic a -Werror build of the trial's header would stop
+ * at, as "file:line:col: text" (malloc'd), or NULL when it compiles
+ * cleanly. Errors count anywhere; warnings only outside system headers,
+ * where compilers report none either. */
+static char *run_trial(void *data)
 {
-    size_t cap = 16 + 2 * s->nuser;
-    const char **args = ks_xmalloc(cap * sizeof *args);
-    size_t n = 0;
-    char *cuda_inc = ks_xasprintf("%s/include", s->opts->cuda_path);
-    args[n++] = "-x";
-    args[n++] = cxx ? "c++" : "c";
-    args[n++] = cxx ? "-std=c++17" : "-std=c11";
-    args[n++] = "-Wall";
-    args[n++] = "-Wextra";
-    args[n++] = "-Wpedantic";
-    /* The header is the main file here, not an included one: what gcc
-     * and clang say of a header only. */
-    args[n++] = "-Wno-pragma-once-outside-header";
-    args[n++] = "-Wno-unused-const-variable";
-    args[n++] = "-Wno-unused-macros";
-    args[n++] = "-ferror-limit=1";
-    /* -I, not -isystem: callers name the toolkit's headers as their own,
-     * and -Wpedantic finds fault with some (curand_mtgp32_kernel.h). */
-    args[n++] = "-I";
-    args[n++] = cuda_inc;
-    for (size_t i = s->nargs - s->nuser; i < s->nargs; i++)
-        args[n++] = s->args[i];
+    const trial *t = data;
+    const char *path = t->path;
     CXTranslationUnit tu = NULL;
-    enum CXErrorCode ec = clang_parseTranslationUnit2(s->index, path, args, (int)n, NULL, 0,
+    enum CXErrorCode ec = clang_parseTranslationUnit2(t->s->index, path, t->args, (int)t->n, NULL, 0,
                                                       CXTranslationUnit_None, &tu);
     char *why = NULL;
     if (ec != CXError_Success || !tu) {
@@ -70,6 +61,37 @@ static char *first_failure(const ks_session *s, const char *path, int cxx)
         }
         clang_disposeTranslationUnit(tu);
     }
+    return why;
+}
+
+/* The trial of path as host C11 (cxx 0) or C++17 (1): its verdict, from
+ * the host trials' cache when one answers (cli/result_cache.c). */
+static char *first_failure(const ks_session *s, const char *path, int cxx)
+{
+    size_t cap = 16 + 2 * s->nuser;
+    const char **args = ks_xmalloc(cap * sizeof *args);
+    size_t n = 0;
+    char *cuda_inc = ks_xasprintf("%s/include", s->opts->cuda_path);
+    args[n++] = "-x";
+    args[n++] = cxx ? "c++" : "c";
+    args[n++] = cxx ? "-std=c++17" : "-std=c11";
+    args[n++] = "-Wall";
+    args[n++] = "-Wextra";
+    args[n++] = "-Wpedantic";
+    /* The header is the main file here, not an included one: what gcc
+     * and clang say of a header only. */
+    args[n++] = "-Wno-pragma-once-outside-header";
+    args[n++] = "-Wno-unused-const-variable";
+    args[n++] = "-Wno-unused-macros";
+    args[n++] = "-ferror-limit=1";
+    /* -I, not -isystem: callers name the toolkit's headers as their own,
+     * and -Wpedantic finds fault with some (curand_mtgp32_kernel.h). */
+    args[n++] = "-I";
+    args[n++] = cuda_inc;
+    for (size_t i = s->nargs - s->nuser; i < s->nargs; i++)
+        args[n++] = s->args[i];
+    trial t = {s, path, args, n};
+    char *why = ks_host_trial_cached ? ks_host_trial_cached(s->opts, path, args, n, run_trial, &t) : run_trial(&t);
     free(cuda_inc);
     free(args);
     return why;

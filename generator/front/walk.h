@@ -16,4 +16,13 @@
  * diagnostic through the sink (util.h). Returns 0, or -1 after errors. */
 int ks_parse(const ks_options *opts, ks_model *model);
 
+/* The host trials' cache (cli/result_cache.c sets it; NULL: none). A
+ * trial (front/typemap_host.c) is libclang's parse of the header path
+ * alone with args, whose verdict is NULL (it compiles cleanly) or its
+ * first failure (malloc'd): the hook returns that verdict, from the cache
+ * or from trial(ctx), which it runs at most once. */
+typedef char *(*ks_trial_fn)(void *ctx);
+extern char *(*ks_host_trial_cached)(const ks_options *o, const char *path, const char *const *args, size_t nargs,
+                                     ks_trial_fn trial, void *ctx);
+
 #endif /* KSTUB_WALK_H */

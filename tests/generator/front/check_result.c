@@ -9,7 +9,9 @@
  * the target); a header touched but not changed still hits; warnings are
  * said again on a hit; a run that failed is not stored; racing runs both
  * succeed; KSTUB_RESULT_CACHE=0 and --no-cache keep it off; kstub cache
- * counts, prunes and clears its entries.
+ * counts, prunes and clears its entries. The host trials' cache (issue
+ * 38): a trial's verdict the same cold, warm and off, and fresh after an
+ * edit of the header or of one it includes, a -D, or a shadowing header.
  *
  * Hits and misses are read from KSTUB_DEBUG_PCH=1's "result hit" and
  * "result miss" lines, and from `kstub cache --stats`.
@@ -404,6 +406,141 @@ START_TEST(cache_command_counts_and_removes_results)
 }
 END_TEST
 
+/* ---- the host trials' cache -------------------------------------------------------------------- */
+
+/* A kernel's parameter type from b/h.h, which C cannot compile alone
+ * (P is no C type name) and C++ can; it includes <inner.h>, found in b/
+ * after a/ was searched. The result cache is off (KSTUB_RESULT_CACHE=0):
+ * every run parses, and its trials ask the trial cache. */
+static void trial_project(void)
+{
+    put("x.cu", "#include \"h.h\"\n__global__ void k(P p, int n) {}\n");
+    put("b/h.h", "#include <inner.h>\nstruct P { V a; };\ninline int pf(P p) { return (int)p.a; }\n");
+    put("b/inner.h", "typedef float V;                                                \n");
+}
+
+/* A run with the trial cache (mode "cold" or "warm": its lines say so;
+ * "off": --no-cache) under extra: *note is the run's mirroring note
+ * ("" when none), checked equal to a run without any cache's, and out.h
+ * too. */
+static void trial_run(const char *mode, const char *extra, char **note)
+{
+    char *out, *off, *h_off, args[512];
+    snprintf(args, sizeof args, "%s --no-cache", extra);
+    ck_assert_int_eq(gen_env(&off, "KSTUB_RESULT_CACHE=0", args), 0);
+    ck_assert_msg(strstr(off, "trial ") == NULL, "--no-cache asked the trial cache:\n%s", off);
+    h_off = text_of("out.h");
+    if (strcmp(mode, "off") == 0) {
+        out = off;
+    } else {
+        free(off);
+        ck_assert_int_eq(gen_env(&out, "KSTUB_RESULT_CACHE=0", extra), 0);
+        int warm = strcmp(mode, "warm") == 0;
+        ck_assert_msg((strstr(out, "trial hit ") != NULL) == warm && (strstr(out, "trial miss ") != NULL) == !warm,
+                      "not a %s run:\n%s", mode, out);
+        char *h = text_of("out.h");
+        ck_assert_msg(strcmp(h, h_off) == 0, "out.h differs from the run without the cache");
+        free(h);
+    }
+    free(h_off);
+    const char *n = strstr(out, "note: the generated header mirrors");
+    const char *e = n ? strchr(n, '\n') : NULL;
+    *note = n ? strndup(n, e ? (size_t)(e - n) : strlen(n)) : strdup("");
+    free(out);
+}
+
+/* Replaces rel's bytes with text padded with spaces to its size, its times kept. */
+static void same_size_edit(const char *rel, const char *text)
+{
+    char p[PATH_MAX], padded[512];
+    snprintf(p, sizeof p, "%s/%s", tmpdir, rel);
+    struct stat st;
+    ck_assert_int_eq(stat(p, &st), 0);
+    size_t n = strlen(text);
+    ck_assert((size_t)st.st_size >= n + 1 && (size_t)st.st_size < sizeof padded);
+    memcpy(padded, text, n);
+    memset(padded + n, ' ', (size_t)st.st_size - n - 1);
+    padded[st.st_size - 1] = '\n';
+    padded[st.st_size] = '\0';
+    put(rel, padded);
+    struct timespec t[2] = {st.st_atim, st.st_mtim};
+    ck_assert_int_eq(utimensat(AT_FDCWD, p, t, 0), 0);
+    struct stat now;
+    ck_assert_int_eq(stat(p, &now), 0);
+    ck_assert(now.st_size == st.st_size && now.st_mtim.tv_sec == st.st_mtim.tv_sec &&
+              now.st_mtim.tv_nsec == st.st_mtim.tv_nsec);
+}
+
+static int trial_files(void)
+{
+    char *out;
+    run(&out, "ls -A '%s/cache' | grep -c '\\.trial$'", tmpdir);
+    int n = atoi(out);
+    free(out);
+    return n;
+}
+
+/* Cold, warm and off: the same verdicts, note and header. */
+START_TEST(trial_verdicts_same_cold_warm_and_off)
+{
+    trial_project();
+    char *off, *cold, *warm;
+    trial_run("off", "", &off);
+    ck_assert_msg(strstr(off, "for C callers") && strstr(off, "must use 'struct' tag"), "%s", off);
+    ck_assert_int_eq(trial_files(), 0);
+    trial_run("cold", "", &cold);
+    ck_assert_int_eq(trial_files(), 2);                /* C11 and C++17 */
+    trial_run("warm", "", &warm);
+    ck_assert_str_eq(cold, off);
+    ck_assert_str_eq(warm, off);
+    char *out;
+    ck_assert_int_eq(gen_env(&out, "KSTUB_RESULT_CACHE=0 KSTUB_CACHE=0", ""), 0);
+    ck_assert_msg(strstr(out, "trial ") == NULL, "KSTUB_CACHE=0 asked the trial cache:\n%s", out);
+    free(out);
+    ck_assert_int_eq(run(&out, "KSTUB_CACHE_DIR='%s/cache' '%s' cache --clear", tmpdir, kstub), 0);
+    free(out);
+    ck_assert_int_eq(trial_files(), 0);
+    free(off), free(cold), free(warm);
+}
+END_TEST
+
+/* The header itself, or a header it includes, edited under the same size
+ * and times: a fresh verdict, the stale one never used. */
+START_TEST(trial_header_or_its_include_edited_misses)
+{
+    trial_project();
+    char *a, *b, *c;
+    trial_run("cold", "", &a);
+    ck_assert_msg(strstr(a, "for C callers"), "%s", a);
+    same_size_edit("b/h.h", "#include <inner.h>\ntypedef struct P { V a; } P;");
+    trial_run("cold", "", &b);                          /* C compiles it now */
+    ck_assert_str_eq(b, "");
+    same_size_edit("b/inner.h", "typedef float V;\n#ifndef __CUDA__\n#error host\n#endif");
+    trial_run("cold", "", &c);                          /* neither compiles it now */
+    ck_assert_msg(strstr(c, "for C and C++ callers") && strstr(c, "inner.h:3:2: host"), "%s", c);
+    free(a), free(b), free(c);
+}
+END_TEST
+
+/* -D is in the key; a header that shadows one the trial found later in
+ * the search path (a/inner.h before b/inner.h) is seen. */
+START_TEST(trial_define_and_shadowing_header_miss)
+{
+    trial_project();
+    put("b/inner.h", "typedef float V;\n#if defined WARN && !defined __CUDA__\n#error warned\n#endif\n");
+    char *a, *b, *c, *d;
+    trial_run("cold", "", &a);
+    trial_run("warm", "", &b);
+    ck_assert_str_eq(a, b);
+    trial_run("cold", "-DWARN", &c);
+    ck_assert_msg(strstr(c, "for C and C++ callers") && strstr(c, "warned"), "%s", c);
+    put("a/inner.h", "typedef float V;\n#ifndef __CUDA__\n#error shadow\n#endif\n");
+    trial_run("cold", "", &d);
+    ck_assert_msg(strstr(d, "for C and C++ callers") && strstr(d, "shadow"), "%s", d);
+    free(a), free(b), free(c), free(d);
+}
+END_TEST
+
 static Suite *result_suite(void)
 {
     Suite *s = suite_create("result");
@@ -429,6 +566,14 @@ static Suite *result_suite(void)
     tcase_add_test(tc, result_cache_turned_off);
     tcase_add_test(tc, racing_runs_both_succeed);
     tcase_add_test(tc, cache_command_counts_and_removes_results);
+    suite_add_tcase(s, tc);
+
+    tc = tcase_create("trial");
+    tcase_add_checked_fixture(tc, make_tmpdir, remove_tmpdir);
+    tcase_set_timeout(tc, 300);
+    tcase_add_test(tc, trial_verdicts_same_cold_warm_and_off);
+    tcase_add_test(tc, trial_header_or_its_include_edited_misses);
+    tcase_add_test(tc, trial_define_and_shadowing_header_miss);
     suite_add_tcase(s, tc);
     return s;
 }
