@@ -97,7 +97,8 @@ static void put_file_identity(ks__sha256_ctx *c, const char *tag, const char *pa
 static int cache_only_env(const char *e)
 {
     static const char *const names[] = {"KSTUB_CACHE=", "KSTUB_CACHE_DIR=", "KSTUB_CACHE_SIZE=",
-                                        "KSTUB_LAYERS=", "KSTUB_DEBUG_PCH=", "KSTUB_RESULT_CACHE="};
+                                        "KSTUB_LAYERS=", "KSTUB_DEBUG_PCH=", "KSTUB_RESULT_CACHE=",
+                                        "KSTUB_TRIAL_CACHE="};
     for (size_t i = 0; i < sizeof names / sizeof *names; i++)
         if (strncmp(e, names[i], strlen(names[i])) == 0)
             return 1;
@@ -655,7 +656,8 @@ void ks_result_free(ks_result *r)
  * missing), validated as a result's is. On a hit the files it names are
  * the run's inputs (the result cache's manifest keeps them, as if the
  * trial had run). Off with the prelude cache
- * (--no-cache, KSTUB_CACHE=0), not by KSTUB_RESULT_CACHE=0.
+ * (--no-cache, KSTUB_CACHE=0) and by KSTUB_TRIAL_CACHE=0, not by
+ * KSTUB_RESULT_CACHE=0.
  */
 #define KS__TRIAL_MAGIC "KSTUBTR1"
 #define KS__TRIAL_FORMAT "kstub trial 1\n"
@@ -732,7 +734,8 @@ static char *trial_cached(const ks_options *o, const char *path, const char *con
                           ks_trial_fn trial, void *ctx)
 {
     char why_dir[PATH_MAX + 512];
-    int dirfd = ks_cache_dir_open(o->cache_dir, o->no_cache, why_dir, sizeof why_dir);
+    const char *v = getenv("KSTUB_TRIAL_CACHE");
+    int dirfd = v && strcmp(v, "0") == 0 ? -1 : ks_cache_dir_open(o->cache_dir, o->no_cache, why_dir, sizeof why_dir);
     if (dirfd < 0)
         return trial(ctx);
     ks_result tr;

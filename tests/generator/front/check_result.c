@@ -497,6 +497,10 @@ START_TEST(trial_verdicts_same_cold_warm_and_off)
     ck_assert_int_eq(gen_env(&out, "KSTUB_RESULT_CACHE=0 KSTUB_CACHE=0", ""), 0);
     ck_assert_msg(strstr(out, "trial ") == NULL, "KSTUB_CACHE=0 asked the trial cache:\n%s", out);
     free(out);
+    ck_assert_int_eq(gen_env(&out, "KSTUB_RESULT_CACHE=0 KSTUB_TRIAL_CACHE=0", ""), 0);
+    ck_assert_msg(strstr(out, "trial ") == NULL && strstr(out, "must use 'struct' tag"),
+                  "KSTUB_TRIAL_CACHE=0 asked the trial cache:\n%s", out);
+    free(out);
     ck_assert_int_eq(run(&out, "KSTUB_CACHE_DIR='%s/cache' '%s' cache --clear", tmpdir, kstub), 0);
     free(out);
     ck_assert_int_eq(trial_files(), 0);
