@@ -18,7 +18,9 @@
  * the prelude cache answers for those. Like fileguard.c this runs inside
  * every open and stat of libclang's thread, so it uses the C library
  * alone, under a lock; out of memory it marks the record incomplete, and
- * the result cache then stores nothing.
+ * the result cache then stores nothing. A mark (ks_fileguard_mark) starts
+ * a span: the names asked from then on, first or again, are the mark's, so
+ * that the host trials' cache keeps the names one trial asked alone.
  */
 #include "front/fileguard.h"
 

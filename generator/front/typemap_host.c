@@ -6,7 +6,9 @@
  * toolkit's include directory. A header that fails (C++ only, CUDA code,
  * not self-contained, a warning a -Werror build would stop at) has its
  * types mirrored for that language instead, and one note says which
- * header and why. Below typemap_leaves.c (ks__tm_note_origin calls it).
+ * header and why. Each trial's verdict comes through ks_host_trial_cached
+ * when the cli set it (the host trials' cache, cli/result_cache.c). Below
+ * typemap_leaves.c (ks__tm_note_origin calls it).
  */
 #include "front/typemap_int.h"
 #include "base/util.h"
