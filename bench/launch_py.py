@@ -146,16 +146,13 @@ def setup_kstub_torch(src):
         "kstub, torch %s tensors" % torch.__version__, {}
 
 
-def setup_kstub_core(src):
-    """kstub's Python target with cuda.core Buffers and a cuda.core stream (cuda.core's own objects)."""
-    del src
+def core_stream_and_buffers():
+    """cuda.core's device 0 made current, a stream of its own and two NELEM-float Buffers
+    (allocate() took the stream as of cuda.core 0.3)."""
     try:
-        import cuda.core as core
         from cuda.core import Device
     except ImportError:
-        import cuda.core.experimental as core
         from cuda.core.experimental import Device
-    k = kstub_module()
     dev = Device(0)
     dev.set_current()
     stream = dev.create_stream()
@@ -165,6 +162,18 @@ def setup_kstub_core(src):
     except TypeError:
         x = dev.allocate(NELEM * 4)
         y = dev.allocate(NELEM * 4)
+    return stream, x, y
+
+
+def setup_kstub_core(src):
+    """kstub's Python target with cuda.core Buffers and a cuda.core stream (cuda.core's own objects)."""
+    del src
+    try:
+        import cuda.core as core
+    except ImportError:
+        import cuda.core.experimental as core
+    k = kstub_module()
+    stream, x, y = core_stream_and_buffers()
     p = k.BenchParams(scale=2.0, n=NELEM, bias=0.5, x=x)
 
     def run_args(count):
@@ -193,21 +202,7 @@ def setup_kstub_addr(src):
         y = cupy.zeros(NELEM, dtype=cupy.float32)
         xp, yp, sp, sync, what = x.data.ptr, y.data.ptr, stream.ptr, stream.synchronize, "CuPy"
     except ImportError:
-        try:
-            import cuda.core as core
-            from cuda.core import Device
-        except ImportError:
-            import cuda.core.experimental as core
-            from cuda.core.experimental import Device
-        dev = Device(0)
-        dev.set_current()
-        stream = dev.create_stream()
-        try:
-            x = dev.allocate(NELEM * 4, stream=stream)
-            y = dev.allocate(NELEM * 4, stream=stream)
-        except TypeError:
-            x = dev.allocate(NELEM * 4)
-            y = dev.allocate(NELEM * 4)
+        stream, x, y = core_stream_and_buffers()
         xp, yp, sp, sync, what = int(x.handle), int(y.handle), int(stream.handle), stream.sync, "cuda.core"
 
     def run_args(count):
