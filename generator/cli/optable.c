@@ -42,8 +42,8 @@ const ks_optdef ks_optdefs[] = {
      "where the precompiled CUDA prelude is kept (default\n"
      "$KSTUB_CACHE_DIR, else $XDG_CACHE_HOME/kstub or ~/.cache/kstub)"},
     {KS_OPT_NO_CACHE, "--no-cache", KS_OPT_FLAG, "--no-cache", KS_FOR_ALL, KS_SEC_OPTIONS,
-     "parse without the precompiled prelude or the result\n"
-     "cache (also KSTUB_CACHE=0)"},
+     "parse without the precompiled prelude, the result cache\n"
+     "or the host trials' cache (also KSTUB_CACHE=0)"},
     {KS_OPT_KERNELS_IN, "--kernels-in", KS_OPT_VALUE, "--kernels-in WHERE", KS_FOR_ALL, KS_SEC_OPTIONS,
      "whose kernels get stubs: 'project' (default: the input and\n"
      "every non-system header it includes), 'input' (the input\n"
