@@ -1,20 +1,22 @@
 /* cupti_probe.c — what a CUPTI subscriber that watches only the calls that free memory costs
  * every other driver call (a launch, a pointer query), and which of the CUDA runtime's frees
  * reach the driver-API callbacks (issue 45: the pointers check's free watch;
- * results/cupti_probe.md). Rounds alternate: no subscriber, then subscribed with the free
- * calls' callbacks on, the same launches timed in each.
+ * results/cupti_probe.md). Phases, in order: no subscriber yet, then subscribed with the free
+ * calls' callbacks on, the same launches timed in each phase of one process (the order matters:
+ * a driver once instrumented may stay so).
  * Build: gcc -O2 bench/cupti_probe.c -I$CUDA/include -I$CUDA/extras/CUPTI/include \
- *            -L$CUDA/lib64 -L$CUDA/extras/CUPTI/lib64 -lcupti -lcudart -lcuda */
+ *            -L$CUDA/lib64 -lcudart -lcuda -ldl (libcupti is dlopened: CUPTI_LIB names it) */
 #include <cuda.h>
 #include <cuda_runtime_api.h>
 #include <cupti.h>
+#include <dlfcn.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
 
 #define CK(x) do { CUresult r_ = (x); if (r_ != CUDA_SUCCESS) { const char *s; cuGetErrorName(r_, &s); printf("%s: %s line %d\n", #x, s, __LINE__); exit(1); } } while (0)
-#define UK(x) do { CUptiResult r_ = (x); if (r_ != CUPTI_SUCCESS) { const char *s; cuptiGetResultString(r_, &s); printf("%s: %s line %d\n", #x, s, __LINE__); exit(1); } } while (0)
+#define UK(x) do { CUptiResult r_ = (x); if (r_ != CUPTI_SUCCESS) { const char *s = "?"; if (GetResultString) GetResultString(r_, &s); printf("%s: %s line %d\n", #x, s, __LINE__); exit(1); } } while (0)
 
 static double now(void) { struct timespec t; clock_gettime(CLOCK_MONOTONIC, &t); return t.tv_sec * 1e9 + t.tv_nsec; }
 
@@ -53,13 +55,39 @@ static const CUpti_CallbackId runtime_frees[] = {
 };
 #define COUNT(a) (sizeof a / sizeof a[0])
 
+/* libcupti is opened at the first subscription, so phase 0 runs in a process without it. */
+static CUptiResult (*Subscribe)(CUpti_SubscriberHandle *, CUpti_CallbackFunc, void *);
+static CUptiResult (*Unsubscribe)(CUpti_SubscriberHandle);
+static CUptiResult (*EnableCallback)(uint32_t, CUpti_SubscriberHandle, CUpti_CallbackDomain, CUpti_CallbackId);
+static CUptiResult (*GetResultString)(CUptiResult, const char **);
+#define cuptiSubscribe Subscribe
+#define cuptiUnsubscribe Unsubscribe
+#define cuptiEnableCallback EnableCallback
+#define cuptiGetResultString GetResultString
+static void open_cupti(void)
+{
+    if (Subscribe)
+        return;
+    void *h = dlopen(getenv("CUPTI_LIB") ? getenv("CUPTI_LIB") : "libcupti.so", RTLD_NOW);
+    if (!h) { printf("dlopen libcupti: %s\n", dlerror()); exit(1); }
+    *(void **)&Subscribe = dlsym(h, "cuptiSubscribe");
+    *(void **)&Unsubscribe = dlsym(h, "cuptiUnsubscribe");
+    *(void **)&EnableCallback = dlsym(h, "cuptiEnableCallback");
+    *(void **)&GetResultString = dlsym(h, "cuptiGetResultString");
+}
+
 static CUpti_SubscriberHandle sub;
+static int subscribed;
 static void watch(int on, int runtime_too)
 {
     if (!on) {
-        UK(cuptiUnsubscribe(sub));
+        if (subscribed)
+            UK(cuptiUnsubscribe(sub));
+        subscribed = 0;
         return;
     }
+    open_cupti();
+    subscribed = 1;
     UK(cuptiSubscribe(&sub, cb, NULL));
     for (size_t i = 0; i < COUNT(driver_frees); i++)
         UK(cuptiEnableCallback(1, sub, CUPTI_CB_DOMAIN_DRIVER_API, driver_frees[i]));
@@ -82,13 +110,26 @@ int main(int argc, char **argv)
     CUdeviceptr x, y; CK(cuMemAlloc(&x, 4096)); CK(cuMemAlloc(&y, 4096));
     unsigned n = 32;
     void *args[] = {&x, &y, &n};
-    /* 3 variants, interleaved per round in rotating order: 0 none, 1 driver frees watched, 2 + runtime frees */
-    double *launch[3], *query[3];
-    for (int v = 0; v < 3; v++) { launch[v] = calloc(rounds, sizeof(double)); query[v] = calloc(rounds, sizeof(double)); }
-    for (int r = 0; r < rounds; r++)
-        for (int j = 0; j < 3; j++) {
-            int v = (r + j) % 3;
-            if (v) watch(1, v == 2);
+    /* Phases, in this order, in one process: 0 CUPTI never subscribed yet; 1 subscribed with the
+     * driver frees' callbacks on; 2 + the runtime frees'; 3 unsubscribed again; 4 subscribed with
+     * the launch's own callback on as well (what the races check enables). */
+    const char *names[] = {"before any subscriber", "subscribed, driver frees watched",
+                           "subscribed, driver + runtime frees watched", "unsubscribed again",
+                           "subscribed, frees + cuLaunchKernel watched"};
+    double launch[5][4096], query[5][4096];
+    if (rounds > 4096) rounds = 4096;
+    /* argv[2]: the phases to run, e.g. "1" (subscribe first, then time) for one process per phase */
+    const char *which = argc > 2 ? argv[2] : "01234";
+    for (int v = 0; v < 5; v++) {
+        if (!strchr(which, '0' + v)) {
+            launch[v][0] = -1;
+            continue;
+        }
+        if (v == 1) watch(1, 0);
+        if (v == 2) { watch(0, 0); watch(1, 1); }
+        if (v == 3) watch(0, 0);
+        if (v == 4) { watch(1, 0); UK(cuptiEnableCallback(1, sub, CUPTI_CB_DOMAIN_DRIVER_API, CUPTI_DRIVER_TRACE_CBID_cuLaunchKernel)); }
+        for (int r = 0; r < rounds; r++) {
             CK(cuStreamSynchronize(s));
             double t0 = now();
             for (int i = 0; i < batch; i++)
@@ -100,15 +141,20 @@ int main(int argc, char **argv)
             for (int i = 0; i < batch * 20; i++)
                 cuPointerGetAttribute(&id, CU_POINTER_ATTRIBUTE_BUFFER_ID, y);
             query[v][r] = (now() - t0) / (batch * 20);
-            if (v) watch(0, 0);
         }
-    const char *names[] = {"no subscriber", "subscribed, driver frees watched", "subscribed, driver + runtime frees watched"};
-    for (int v = 0; v < 3; v++) {
-        double ratio[4096];
-        for (int r = 0; r < rounds; r++) ratio[r] = launch[v][r] / launch[0][r];
-        qsort(launch[v], rounds, sizeof(double), cmp); qsort(query[v], rounds, sizeof(double), cmp); qsort(ratio, rounds, sizeof(double), cmp);
-        printf("| %s | %.0f | %.3f | %.1f |\n", names[v], launch[v][rounds / 2], ratio[rounds / 2], query[v][rounds / 2]);
     }
+    watch(0, 0);
+    double base = 0;
+    for (int v = 0; v < 5; v++) {
+        if (launch[v][0] < 0)
+            continue;
+        qsort(launch[v], rounds, sizeof(double), cmp); qsort(query[v], rounds, sizeof(double), cmp);
+        if (base == 0) base = launch[v][rounds / 2];
+        printf("| %s | %.0f | %.0f - %.0f | %.3f | %.1f |\n", names[v], launch[v][rounds / 2], launch[v][rounds / 10],
+               launch[v][rounds * 9 / 10], launch[v][rounds / 2] / base, query[v][rounds / 2]);
+    }
+    if (argc > 2)
+        return 0;
     /* Which of the runtime's frees reach the driver's callbacks? */
     watch(1, 1);
     memset(seen_driver, 0, sizeof seen_driver); memset(seen_runtime, 0, sizeof seen_runtime);
