@@ -26,6 +26,7 @@
 #include <math.h>
 #include <stdint.h>
 #include <string.h>
+#include <structmember.h>
 #include <kstub.h>
 #include <kstub_types.h>
 
@@ -306,12 +307,190 @@ KS_PY_FN uint32_t ks__py_typestr_dt(const char *s)
 
 /* ---- known array types (CuPy, torch, cuda.core), found once -------------------------------------- */
 
+/* ---- their attributes, read through the C function the type's descriptor calls ----------------- */
+/*
+ * A torch tensor's is_cuda, data_ptr() and dtype, a CuPy array's data and dtype and the data's
+ * ptr are what every launch reads: through PyObject_GetAttr (or a method call) each costs the
+ * attribute look-up and the descriptor protocol around the library's own C getter. For a type
+ * whose look-up of the name gives a C-level descriptor — a getset (its get), a member (its slot,
+ * read by PyMember_GetOne as member_get does) or a METH_NOARGS method (its ml_meth) — that C
+ * entry point is called directly: exactly what the descriptor does, so torch's
+ * __torch_function__ handling inside its getters stays. The value is read on every call; only
+ * the way to read it is kept, per exact type, with the type's tp_version_tag: CPython changes
+ * (or clears) the tag whenever the type or a base is modified (an attribute assigned or
+ * deleted, __bases__ set), so a changed tag makes the type verified again before the next read.
+ * A subclass is its own entry (its look-ups must reach C descriptors too). Anything else — no
+ * tag, a Python-level attribute, a type with its own __getattribute__ or __getattr__, a method
+ * that an instance's __dict__ shadows — takes PyObject_GetAttr (or the method call) as before,
+ * and every error is the getter's own, as before.
+ */
+enum { KS__PY_READ_ATTR, KS__PY_READ_GETSET, KS__PY_READ_MEMBER, KS__PY_READ_METHOD };
+#define KS__PY_NREAD 3         /* names read per type, at most */
+#define KS__PY_READERS 4       /* types kept per family */
+
+typedef struct ks__py_read {
+    int how;                   /* KS__PY_READ_* */
+    PyObject *descr;           /* what the type's look-up found (strong), NULL for ATTR */
+    getter get;                /* GETSET: d_getset->get and its closure */
+    void *closure;
+    PyMemberDef *member;       /* MEMBER */
+    PyCFunction meth;          /* METHOD */
+} ks__py_read;
+
+typedef struct ks__py_reader {
+    PyTypeObject *type;        /* strong; NULL: a free slot */
+    unsigned int tag;          /* type->tp_version_tag when verified; 0: every read generic */
+    int dict;                  /* instances may hold a __dict__ (one that can shadow a method) */
+    ks__py_read read[KS__PY_NREAD];
+} ks__py_reader;
+
+/* One family's names (torch's is_cuda, data_ptr, dtype ...) and the types verified for them. */
+typedef struct ks__py_readers {
+    int n;                     /* names */
+    PyObject **name[KS__PY_NREAD];   /* the interned names' slots in ks__py_k */
+    int call[KS__PY_NREAD];          /* the attribute is a method called with no arguments */
+    int last, next;            /* the entry that answered last; the one to reuse next */
+    ks__py_reader r[KS__PY_READERS];
+} ks__py_readers;
+
+/* Whether t reads attributes as object does: PyObject_GenericGetAttr, or the tp_getattro of
+ * its nearest static (C-defined) base when t inherited it (Cython gives its extension types an
+ * equivalent of its own). A Python class's __getattribute__ or __getattr__ replaces it. */
+KS_PY_FN int ks__py_plain_getattr(PyTypeObject *t)
+{
+    PyTypeObject *b = t;
+    while (b && (b->tp_flags & Py_TPFLAGS_HEAPTYPE))
+        b = b->tp_base;
+    return t->tp_getattro == PyObject_GenericGetAttr || (b && b->tp_getattro && t->tp_getattro == b->tp_getattro);
+}
+
+/* r made the entry for type t: each name looked up on t (_PyType_Lookup, which gives t a
+ * version tag) and kept as a C entry point where the descriptor has one. */
+KS_PY_FN void ks__py_reader_verify(const ks__py_readers *s, ks__py_reader *r, PyTypeObject *t)
+{
+    if (r->type != t) {
+        Py_XDECREF(r->type);
+        r->type = (PyTypeObject *)Py_NewRef((PyObject *)t);
+    }
+    int plain = ks__py_plain_getattr(t);
+    for (int i = 0; i < s->n; i++) {
+        ks__py_read *d = &r->read[i];
+        Py_CLEAR(d->descr);
+        d->how = KS__PY_READ_ATTR;
+        PyObject *a = plain ? _PyType_Lookup(t, *s->name[i]) : NULL;
+        /* A descriptor of another class (assigned here from elsewhere) refuses the instance. */
+        if (!a || !PyType_IsSubtype(t, ((PyDescrObject *)a)->d_type))
+            continue;
+        if (Py_IS_TYPE(a, &PyGetSetDescr_Type) && ((PyGetSetDescrObject *)a)->d_getset->get) {
+            d->how = KS__PY_READ_GETSET;
+            d->get = ((PyGetSetDescrObject *)a)->d_getset->get;
+            d->closure = ((PyGetSetDescrObject *)a)->d_getset->closure;
+        } else if (Py_IS_TYPE(a, &PyMemberDescr_Type)
+                   && (((PyMemberDescrObject *)a)->d_member->flags & ~(READONLY | PY_WRITE_RESTRICTED)) == 0) {
+            d->how = KS__PY_READ_MEMBER;     /* no audited read, no relative offset */
+            d->member = ((PyMemberDescrObject *)a)->d_member;
+        } else if (Py_IS_TYPE(a, &PyMethodDescr_Type) && s->call[i]
+                   && (((PyMethodDescrObject *)a)->d_method->ml_flags & ~METH_COEXIST) == METH_NOARGS) {
+            d->how = KS__PY_READ_METHOD;
+            d->meth = ((PyMethodDescrObject *)a)->d_method->ml_meth;
+        } else {
+            continue;
+        }
+        d->descr = Py_NewRef(a);
+    }
+    r->tag = t->tp_version_tag;
+#ifdef Py_TPFLAGS_VALID_VERSION_TAG
+    int valid = r->tag != 0 && (t->tp_flags & Py_TPFLAGS_VALID_VERSION_TAG);
+#else
+    int valid = r->tag != 0;
+#endif
+    for (int i = 0; i < s->n && !valid; i++) {
+        Py_CLEAR(r->read[i].descr);          /* nothing guards them: every read generic */
+        r->read[i].how = KS__PY_READ_ATTR;
+    }
+    r->dict = t->tp_dictoffset != 0;
+#ifdef Py_TPFLAGS_MANAGED_DICT
+    r->dict |= (t->tp_flags & Py_TPFLAGS_MANAGED_DICT) != 0;
+#endif
+}
+
+KS_PY_FN ks__py_reader *ks__py_reader_find(ks__py_readers *s, PyTypeObject *t)
+{
+    int i = 0;
+    while (i < KS__PY_READERS && s->r[i].type != t)
+        i++;
+    if (i == KS__PY_READERS) {
+        i = s->next;
+        s->next = (s->next + 1) % KS__PY_READERS;
+    }
+    ks__py_reader_verify(s, &s->r[i], t);
+    s->last = i;
+    return &s->r[i];
+}
+
+/* The entry for the exact type t, verified again if its version tag moved. */
+KS_PY_INLINE ks__py_reader *ks__py_reader_of(ks__py_readers *s, PyTypeObject *t)
+{
+    ks__py_reader *r = &s->r[s->last];
+    if (r->type == t && r->tag == t->tp_version_tag)
+        return r;
+    for (int i = 0; i < KS__PY_READERS; i++)
+        if (s->r[i].type == t && s->r[i].tag == t->tp_version_tag) {
+            s->last = i;
+            return &s->r[i];
+        }
+    return ks__py_reader_find(s, t);
+}
+
+/* Whether o's own __dict__ holds name (which then shadows a method of its type). */
+KS_PY_FN int ks__py_shadowed(PyObject *o, PyObject *name)
+{
+    PyObject **dp = _PyObject_GetDictPtr(o);
+    if (!dp)                                /* no dict, or it could not be made: let GetAttr say */
+        return !(Py_TYPE(o)->tp_dictoffset == 0
+#ifdef Py_TPFLAGS_MANAGED_DICT
+                 && !(Py_TYPE(o)->tp_flags & Py_TPFLAGS_MANAGED_DICT)
+#endif
+        );
+    if (!*dp)
+        return 0;
+    PyObject *v = PyDict_GetItemWithError(*dp, name);
+    if (!v && PyErr_Occurred()) {
+        PyErr_Clear();
+        return 1;
+    }
+    return v != NULL;
+}
+
+/* Name i of r's family read from o (of r's exact type), a method called: a new reference, or
+ * NULL with the exception set. */
+KS_PY_FN PyObject *ks__py_read_attr(const ks__py_readers *s, const ks__py_reader *r, int i, PyObject *o)
+{
+    const ks__py_read *d = &r->read[i];
+    switch (d->how) {
+    case KS__PY_READ_GETSET:
+        return d->get(o, d->closure);
+    case KS__PY_READ_MEMBER:
+        return PyMember_GetOne((const char *)o, d->member);
+    case KS__PY_READ_METHOD:
+        if (!r->dict || !ks__py_shadowed(o, *s->name[i]))
+            return d->meth(o, NULL);
+        break;
+    default:
+        break;
+    }
+    return s->call[i] ? PyObject_CallMethodNoArgs(o, *s->name[i]) : PyObject_GetAttr(o, *s->name[i]);
+}
+
 #define KS__PY_DTYPE_CACHE 32
 typedef struct ks__py_known {
     PyTypeObject *cupy_ndarray;        /* strong references once found */
     PyTypeObject *torch_tensor;
     PyTypeObject *core_buffer;
     int looked_cupy, looked_torch;
+    ks__py_readers torch_read;         /* is_cuda, data_ptr(), dtype */
+    ks__py_readers cupy_read;          /* data, dtype */
+    ks__py_readers mem_read;           /* a CuPy array's data: ptr */
     PyObject *s_data, *s_ptr, *s_dtype, *s_data_ptr, *s_is_cuda, *s_cai, *s_handle, *s_kind,
         *s_itemsize, *s_cuda_stream_proto, *s_cuda_stream, *s_dlpack, *s_dlpack_device;
     PyObject *dl_kw[3];                /* __dlpack__'s keywords: see ks__py_dlpack_call */
@@ -335,6 +514,12 @@ KS_PY_FN int ks__py_known_init(void)
     for (size_t i = 0; i < sizeof names / sizeof names[0]; i++)
         if (!*names[i].slot && !(*names[i].slot = PyUnicode_InternFromString(names[i].s)))
             return -1;
+    if (!ks__py_k.torch_read.n) {            /* once per module: the entries are kept */
+        ks__py_k.torch_read = (ks__py_readers){3, {&ks__py_k.s_is_cuda, &ks__py_k.s_data_ptr, &ks__py_k.s_dtype},
+                                               {0, 1, 0}, 0, 0, {{0}}};
+        ks__py_k.cupy_read = (ks__py_readers){2, {&ks__py_k.s_data, &ks__py_k.s_dtype}, {0, 0}, 0, 0, {{0}}};
+        ks__py_k.mem_read = (ks__py_readers){1, {&ks__py_k.s_ptr}, {0}, 0, 0, {{0}}};
+    }
     if (!ks__py_k.dl_kw[0]) {
         /* With a stream and the DLPack 1 keywords; without the stream (a struct's field); the
          * stream alone (a producer older than DLPack 1). */
@@ -668,14 +853,16 @@ KS_PY_FN int ks__py_pointer_of(PyObject *o, const ks_stream *stream, ks_py_ptr *
     if (t == ks__py_k.cupy_ndarray || (ks__py_k.cupy_ndarray && t != ks__py_k.torch_tensor &&
                                        t != ks__py_k.core_buffer && PyType_IsSubtype(t, ks__py_k.cupy_ndarray))) {
         p->what = "a CuPy array";
-        PyObject *mem = PyObject_GetAttr(o, ks__py_k.s_data);
-        PyObject *ptr = mem ? PyObject_GetAttr(mem, ks__py_k.s_ptr) : NULL;
+        const ks__py_reader *r = ks__py_reader_of(&ks__py_k.cupy_read, t);
+        PyObject *mem = ks__py_read_attr(&ks__py_k.cupy_read, r, 0, o);
+        PyObject *ptr = !mem ? NULL
+                      : ks__py_read_attr(&ks__py_k.mem_read, ks__py_reader_of(&ks__py_k.mem_read, Py_TYPE(mem)), 0, mem);
         Py_XDECREF(mem);
         int rc = ptr ? ks__py_addr_of(ptr, &p->addr) : -1;
         Py_XDECREF(ptr);
         if (rc != 0)
             return -1;
-        PyObject *d = PyObject_GetAttr(o, ks__py_k.s_dtype);
+        PyObject *d = ks__py_read_attr(&ks__py_k.cupy_read, r, 1, o);
         if (!d)
             return -1;
         p->dt = ks__py_dtype_dt(d);
@@ -685,7 +872,8 @@ KS_PY_FN int ks__py_pointer_of(PyObject *o, const ks_stream *stream, ks_py_ptr *
     if (t == ks__py_k.torch_tensor || (ks__py_k.torch_tensor && t != ks__py_k.core_buffer &&
                                        PyType_IsSubtype(t, ks__py_k.torch_tensor))) {
         p->what = "a torch tensor";
-        PyObject *cuda = PyObject_GetAttr(o, ks__py_k.s_is_cuda);
+        const ks__py_reader *r = ks__py_reader_of(&ks__py_k.torch_read, t);
+        PyObject *cuda = ks__py_read_attr(&ks__py_k.torch_read, r, 0, o);
         if (!cuda)
             return -1;
         int on_gpu = cuda == Py_True;
@@ -694,12 +882,12 @@ KS_PY_FN int ks__py_pointer_of(PyObject *o, const ks_stream *stream, ks_py_ptr *
             PyErr_SetString(PyExc_ValueError, "the tensor is not on a CUDA device (move it with .cuda())");
             return -1;
         }
-        PyObject *ptr = PyObject_CallMethodNoArgs(o, ks__py_k.s_data_ptr);
+        PyObject *ptr = ks__py_read_attr(&ks__py_k.torch_read, r, 1, o);
         int rc = ptr ? ks__py_addr_of(ptr, &p->addr) : -1;
         Py_XDECREF(ptr);
         if (rc != 0)
             return -1;
-        PyObject *d = PyObject_GetAttr(o, ks__py_k.s_dtype);
+        PyObject *d = ks__py_read_attr(&ks__py_k.torch_read, r, 2, o);
         if (!d)
             return -1;
         p->dt = ks__py_dtype_dt(d);
