@@ -399,7 +399,9 @@ KS_PY_FN void ks__py_reader_verify(const ks__py_readers *s, ks__py_reader *r, Py
         d->descr = Py_NewRef(a);
     }
     r->tag = t->tp_version_tag;
-#ifdef Py_TPFLAGS_VALID_VERSION_TAG
+#if PY_VERSION_HEX < 0x030D0000
+    /* The flag says the tag is valid up to 3.12; 3.13 keeps the name but sets it no more (a
+     * nonzero tag alone is valid there). */
     int valid = r->tag != 0 && (t->tp_flags & Py_TPFLAGS_VALID_VERSION_TAG);
 #else
     int valid = r->tag != 0;
