@@ -466,7 +466,7 @@ KS_PY_FN int ks__py_shadowed(PyObject *o, PyObject *name)
 
 /* Name i of r's family read from o (of r's exact type), a method called: a new reference, or
  * NULL with the exception set. */
-KS_PY_FN PyObject *ks__py_read_attr(const ks__py_readers *s, const ks__py_reader *r, int i, PyObject *o)
+KS_PY_INLINE PyObject *ks__py_read_attr(const ks__py_readers *s, const ks__py_reader *r, int i, PyObject *o)
 {
     const ks__py_read *d = &r->read[i];
     switch (d->how) {
