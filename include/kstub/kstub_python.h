@@ -318,8 +318,9 @@ KS_PY_FN uint32_t ks__py_typestr_dt(const char *s)
  * __torch_function__ handling inside its getters stays. The value is read on every call; only
  * the way to read it is kept, per exact type, with the type's tp_version_tag: CPython changes
  * (or clears) the tag whenever the type or a base is modified (an attribute assigned or
- * deleted, __bases__ set), so a changed tag makes the type verified again before the next read.
- * A subclass is its own entry (its look-ups must reach C descriptors too). Anything else — no
+ * deleted, __bases__ set), so a changed tag makes the type verified again before the next read;
+ * the object's type and its tag are checked before each read, not once per object (a getter
+ * may run Python code that changes them). A subclass is its own entry (its look-ups must reach C descriptors too). Anything else — no
  * tag, a Python-level attribute, a type with its own __getattribute__ or __getattr__, a method
  * that an instance's __dict__ shadows — takes PyObject_GetAttr (or the method call) as before,
  * and every error is the getter's own, as before.
@@ -364,22 +365,18 @@ KS_PY_FN int ks__py_plain_getattr(PyTypeObject *t)
     return t->tp_getattro == PyObject_GenericGetAttr || (b && b->tp_getattro && t->tp_getattro == b->tp_getattro);
 }
 
-/* r made the entry for type t: each name looked up on t (_PyType_Lookup, which gives t a
- * version tag) and kept as a C entry point where the descriptor has one. */
-KS_PY_FN void ks__py_reader_verify(const ks__py_readers *s, ks__py_reader *r, PyTypeObject *t)
+/* The entry for type t made in *out (new references): each name looked up on t (_PyType_Lookup,
+ * which gives t a version tag) and kept as a C entry point where the descriptor has one. */
+KS_PY_FN void ks__py_reader_make(const ks__py_readers *s, PyTypeObject *t, ks__py_reader *out)
 {
-    if (r->type != t) {
-        Py_XDECREF(r->type);
-        r->type = (PyTypeObject *)Py_NewRef((PyObject *)t);
-    }
+    ks__py_reader n;
+    memset(&n, 0, sizeof n);
     int plain = ks__py_plain_getattr(t);
     for (int i = 0; i < s->n; i++) {
-        ks__py_read *d = &r->read[i];
-        Py_CLEAR(d->descr);
+        ks__py_read *d = &n.read[i];
         d->how = KS__PY_READ_ATTR;
         PyObject *a = plain ? _PyType_Lookup(t, *s->name[i]) : NULL;
-        /* A descriptor of another class (assigned here from elsewhere) refuses the instance. */
-        if (!a || !PyType_IsSubtype(t, ((PyDescrObject *)a)->d_type))
+        if (!a)
             continue;
         if (Py_IS_TYPE(a, &PyGetSetDescr_Type) && ((PyGetSetDescrObject *)a)->d_getset->get) {
             d->how = KS__PY_READ_GETSET;
@@ -393,29 +390,36 @@ KS_PY_FN void ks__py_reader_verify(const ks__py_readers *s, ks__py_reader *r, Py
                    && (((PyMethodDescrObject *)a)->d_method->ml_flags & ~METH_COEXIST) == METH_NOARGS) {
             d->how = KS__PY_READ_METHOD;
             d->meth = ((PyMethodDescrObject *)a)->d_method->ml_meth;
-        } else {
-            continue;
         }
-        d->descr = Py_NewRef(a);
+        /* A descriptor of another class (assigned here from elsewhere) refuses the instance. */
+        if (d->how != KS__PY_READ_ATTR && !PyType_IsSubtype(t, ((PyDescrObject *)a)->d_type))
+            d->how = KS__PY_READ_ATTR;
+        if (d->how != KS__PY_READ_ATTR)
+            d->descr = Py_NewRef(a);
     }
-    r->tag = t->tp_version_tag;
+    n.tag = t->tp_version_tag;
 #if PY_VERSION_HEX < 0x030D0000
     /* The flag says the tag is valid up to 3.12; 3.13 keeps the name but sets it no more (a
      * nonzero tag alone is valid there). */
-    int valid = r->tag != 0 && (t->tp_flags & Py_TPFLAGS_VALID_VERSION_TAG);
+    int valid = n.tag != 0 && (t->tp_flags & Py_TPFLAGS_VALID_VERSION_TAG);
 #else
-    int valid = r->tag != 0;
+    int valid = n.tag != 0;
 #endif
     for (int i = 0; i < s->n && !valid; i++) {
-        Py_CLEAR(r->read[i].descr);          /* nothing guards them: every read generic */
-        r->read[i].how = KS__PY_READ_ATTR;
+        Py_CLEAR(n.read[i].descr);           /* nothing guards them: every read generic */
+        n.read[i].how = KS__PY_READ_ATTR;
     }
-    r->dict = t->tp_dictoffset != 0;
+    n.dict = t->tp_dictoffset != 0;
 #ifdef Py_TPFLAGS_MANAGED_DICT
-    r->dict |= (t->tp_flags & Py_TPFLAGS_MANAGED_DICT) != 0;
+    n.dict |= (t->tp_flags & Py_TPFLAGS_MANAGED_DICT) != 0;
 #endif
+    n.type = (PyTypeObject *)Py_NewRef((PyObject *)t);
+    *out = n;
 }
 
+/* The entry for t, made anew in its slot (or the next one to reuse). The slot is written whole
+ * before the references it held are dropped: dropping one may run Python code (a class freed),
+ * even a launch that uses this table, so the caller checks the entry again (ks__py_read_attr). */
 KS_PY_FN ks__py_reader *ks__py_reader_find(ks__py_readers *s, PyTypeObject *t)
 {
     int i = 0;
@@ -425,12 +429,18 @@ KS_PY_FN ks__py_reader *ks__py_reader_find(ks__py_readers *s, PyTypeObject *t)
         i = s->next;
         s->next = (s->next + 1) % KS__PY_READERS;
     }
-    ks__py_reader_verify(s, &s->r[i], t);
+    ks__py_reader n, old;
+    ks__py_reader_make(s, t, &n);
+    old = s->r[i];
+    s->r[i] = n;
     s->last = i;
+    Py_XDECREF((PyObject *)old.type);
+    for (int k = 0; k < KS__PY_NREAD; k++)
+        Py_XDECREF(old.read[k].descr);
     return &s->r[i];
 }
 
-/* The entry for the exact type t, verified again if its version tag moved. */
+/* The entry for the exact type t, made again if its version tag moved. */
 KS_PY_INLINE ks__py_reader *ks__py_reader_of(ks__py_readers *s, PyTypeObject *t)
 {
     ks__py_reader *r = &s->r[s->last];
@@ -444,7 +454,8 @@ KS_PY_INLINE ks__py_reader *ks__py_reader_of(ks__py_readers *s, PyTypeObject *t)
     return ks__py_reader_find(s, t);
 }
 
-/* Whether o's own __dict__ holds name (which then shadows a method of its type). */
+/* Whether o's own __dict__ holds name (which then shadows a method of its type). CPython 3.11
+ * and newer make an instance's dict from its inline values here, once per object. */
 KS_PY_FN int ks__py_shadowed(PyObject *o, PyObject *name)
 {
     PyObject **dp = _PyObject_GetDictPtr(o);
@@ -464,22 +475,27 @@ KS_PY_FN int ks__py_shadowed(PyObject *o, PyObject *name)
     return v != NULL;
 }
 
-/* Name i of r's family read from o (of r's exact type), a method called: a new reference, or
- * NULL with the exception set. */
-KS_PY_INLINE PyObject *ks__py_read_attr(const ks__py_readers *s, const ks__py_reader *r, int i, PyObject *o)
+/* Name i of family s read from o, a method called: a new reference, or NULL with the exception
+ * set. The entry is found (and checked) for each read, as o's type is now: a getter run by
+ * the read before may have changed the type, or o's __class__, or launched through this table. */
+KS_PY_INLINE PyObject *ks__py_read_attr(ks__py_readers *s, int i, PyObject *o)
 {
+    PyTypeObject *t = Py_TYPE(o);
+    const ks__py_reader *r = ks__py_reader_of(s, t);
     const ks__py_read *d = &r->read[i];
-    switch (d->how) {
-    case KS__PY_READ_GETSET:
-        return d->get(o, d->closure);
-    case KS__PY_READ_MEMBER:
-        return PyMember_GetOne((const char *)o, d->member);
-    case KS__PY_READ_METHOD:
-        if (!r->dict || !ks__py_shadowed(o, *s->name[i]))
-            return d->meth(o, NULL);
-        break;
-    default:
-        break;
+    if (r->type == t && r->tag == t->tp_version_tag) {
+        switch (d->how) {
+        case KS__PY_READ_GETSET:
+            return d->get(o, d->closure);
+        case KS__PY_READ_MEMBER:
+            return PyMember_GetOne((const char *)o, d->member);
+        case KS__PY_READ_METHOD:
+            if (!r->dict || !ks__py_shadowed(o, *s->name[i]))
+                return d->meth(o, NULL);
+            break;
+        default:
+            break;
+        }
     }
     return s->call[i] ? PyObject_CallMethodNoArgs(o, *s->name[i]) : PyObject_GetAttr(o, *s->name[i]);
 }
@@ -855,16 +871,14 @@ KS_PY_FN int ks__py_pointer_of(PyObject *o, const ks_stream *stream, ks_py_ptr *
     if (t == ks__py_k.cupy_ndarray || (ks__py_k.cupy_ndarray && t != ks__py_k.torch_tensor &&
                                        t != ks__py_k.core_buffer && PyType_IsSubtype(t, ks__py_k.cupy_ndarray))) {
         p->what = "a CuPy array";
-        const ks__py_reader *r = ks__py_reader_of(&ks__py_k.cupy_read, t);
-        PyObject *mem = ks__py_read_attr(&ks__py_k.cupy_read, r, 0, o);
-        PyObject *ptr = !mem ? NULL
-                      : ks__py_read_attr(&ks__py_k.mem_read, ks__py_reader_of(&ks__py_k.mem_read, Py_TYPE(mem)), 0, mem);
+        PyObject *mem = ks__py_read_attr(&ks__py_k.cupy_read, 0, o);
+        PyObject *ptr = mem ? ks__py_read_attr(&ks__py_k.mem_read, 0, mem) : NULL;
         Py_XDECREF(mem);
         int rc = ptr ? ks__py_addr_of(ptr, &p->addr) : -1;
         Py_XDECREF(ptr);
         if (rc != 0)
             return -1;
-        PyObject *d = ks__py_read_attr(&ks__py_k.cupy_read, r, 1, o);
+        PyObject *d = ks__py_read_attr(&ks__py_k.cupy_read, 1, o);
         if (!d)
             return -1;
         p->dt = ks__py_dtype_dt(d);
@@ -874,8 +888,7 @@ KS_PY_FN int ks__py_pointer_of(PyObject *o, const ks_stream *stream, ks_py_ptr *
     if (t == ks__py_k.torch_tensor || (ks__py_k.torch_tensor && t != ks__py_k.core_buffer &&
                                        PyType_IsSubtype(t, ks__py_k.torch_tensor))) {
         p->what = "a torch tensor";
-        const ks__py_reader *r = ks__py_reader_of(&ks__py_k.torch_read, t);
-        PyObject *cuda = ks__py_read_attr(&ks__py_k.torch_read, r, 0, o);
+        PyObject *cuda = ks__py_read_attr(&ks__py_k.torch_read, 0, o);
         if (!cuda)
             return -1;
         int on_gpu = cuda == Py_True;
@@ -884,12 +897,12 @@ KS_PY_FN int ks__py_pointer_of(PyObject *o, const ks_stream *stream, ks_py_ptr *
             PyErr_SetString(PyExc_ValueError, "the tensor is not on a CUDA device (move it with .cuda())");
             return -1;
         }
-        PyObject *ptr = ks__py_read_attr(&ks__py_k.torch_read, r, 1, o);
+        PyObject *ptr = ks__py_read_attr(&ks__py_k.torch_read, 1, o);
         int rc = ptr ? ks__py_addr_of(ptr, &p->addr) : -1;
         Py_XDECREF(ptr);
         if (rc != 0)
             return -1;
-        PyObject *d = ks__py_read_attr(&ks__py_k.torch_read, r, 2, o);
+        PyObject *d = ks__py_read_attr(&ks__py_k.torch_read, 2, o);
         if (!d)
             return -1;
         p->dt = ks__py_dtype_dt(d);

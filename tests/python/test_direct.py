@@ -165,6 +165,33 @@ def test_a_base_changed_after_its_subclass_was_verified(kernels, fake, libs):
     assert launch(kernels, fake, p) == (0x6000, 0, 0)
 
 
+def test_a_getter_that_changes_the_type_mid_launch(kernels, fake, libs):
+    """Each read is guarded as the type is when it is made: a getter that runs Python code may
+    change the type (or the object's class) between two reads of one argument."""
+    torch, _ = libs
+
+    class Sneaky(torch.Tensor):
+        @property
+        def is_cuda(self):
+            Sneaky.data_ptr = lambda self: 0x6a00
+            return True
+
+    class Other(torch.Tensor):
+        def data_ptr(self):
+            return 0x6b00
+
+    class Shifty(torch.Tensor):
+        @property
+        def is_cuda(self):
+            self.__class__ = Other
+            return True
+
+    s = Sneaky(0x6000, torch.float32)
+    assert launch(kernels, fake, s)[:2] == (0x6a00, 0)
+    del Sneaky.data_ptr
+    assert launch(kernels, fake, Shifty(0x6000, torch.float32))[:2] == (0x6b00, 0)
+
+
 def test_a_subclass_is_verified_on_its_own(kernels, fake, libs):
     torch, cupy = libs
 
