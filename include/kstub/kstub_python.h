@@ -9,7 +9,7 @@
  *
  * Pointers: an int (an address), None (NULL), a CuPy array or a torch
  * tensor (read directly: data.ptr / data_ptr() and dtype, each call, never
- * cached), a cuda.core Buffer (its handle), any object with
+ * cached, through their types' C getters where the types have them), a cuda.core Buffer (its handle), any object with
  * __cuda_array_interface__ (the general path: its data, typestr and
  * read-only flag), or else one with __dlpack__ and __dlpack_device__ (its
  * capsule consumed and freed on the spot). An array's dtype must be the
@@ -305,9 +305,7 @@ KS_PY_FN uint32_t ks__py_typestr_dt(const char *s)
     return KS_PY_DT(kind, size);
 }
 
-/* ---- known array types (CuPy, torch, cuda.core), found once -------------------------------------- */
-
-/* ---- their attributes, read through the C function the type's descriptor calls ----------------- */
+/* ---- the known array types' attributes, read through the C getter their descriptor calls ------- */
 /*
  * A torch tensor's is_cuda, data_ptr() and dtype, a CuPy array's data and dtype and the data's
  * ptr are what every launch reads: through PyObject_GetAttr (or a method call) each costs the
@@ -320,10 +318,11 @@ KS_PY_FN uint32_t ks__py_typestr_dt(const char *s)
  * (or clears) the tag whenever the type or a base is modified (an attribute assigned or
  * deleted, __bases__ set), so a changed tag makes the type verified again before the next read;
  * the object's type and its tag are checked before each read, not once per object (a getter
- * may run Python code that changes them). A subclass is its own entry (its look-ups must reach C descriptors too). Anything else — no
- * tag, a Python-level attribute, a type with its own __getattribute__ or __getattr__, a method
- * that an instance's __dict__ shadows — takes PyObject_GetAttr (or the method call) as before,
- * and every error is the getter's own, as before.
+ * may run Python code that changes them). A subclass is its own entry (its look-ups must reach
+ * C descriptors too). Anything else — no tag, a Python-level attribute, a type with its own
+ * __getattribute__ or __getattr__, a method that an instance's __dict__ shadows — takes
+ * PyObject_GetAttr (or the method call) as before, and every error is the getter's own, as
+ * before.
  */
 enum { KS__PY_READ_ATTR, KS__PY_READ_GETSET, KS__PY_READ_MEMBER, KS__PY_READ_METHOD };
 #define KS__PY_NREAD 3         /* names read per type, at most */
@@ -499,6 +498,8 @@ KS_PY_INLINE PyObject *ks__py_read_attr(ks__py_readers *s, int i, PyObject *o)
     }
     return s->call[i] ? PyObject_CallMethodNoArgs(o, *s->name[i]) : PyObject_GetAttr(o, *s->name[i]);
 }
+
+/* ---- known array types (CuPy, torch, cuda.core), found once -------------------------------------- */
 
 #define KS__PY_DTYPE_CACHE 32
 typedef struct ks__py_known {
