@@ -21,10 +21,14 @@ right result (y[i] = scale * x[i] + bias).
 Optional by design: a package that does not import, or a variant that fails,
 is recorded as skipped with the reason and the others go on. Always writes
 OUTDIR/launch_py_summary.csv (kernel,variant,label,median_ns,p10_ns,p90_ns,
-rounds,status,over_raw_ns,ratio_raw) and exits 0 unless the arguments are wrong.
-over_raw_ns and ratio_raw are medians over rounds of the row against the raw
-C loop of the same kernel in the same round and process (bench/py_raw.c: the
-driver's cuLaunchKernel with arguments prepared once), where that row ran.
+rounds,status,over_raw_ns,ratio_raw,over_stub_ns,ratio_stub) and exits 0 unless
+the arguments are wrong. over_raw_ns and ratio_raw are medians over rounds of
+the row against the raw C loop of the same kernel in the same round and
+process (bench/py_raw.c: the driver's cuLaunchKernel with arguments prepared
+once), where that row ran; over_stub_ns and ratio_stub the same against
+kstub's C stub in a C loop in this process (kstub_c_loop, py_raw's stub_loop).
+raw_py_args is the raw launch from a call given the kstub rows' 8 arguments
+(unread): the interpreter's share of a kstub call.
 
     launch_py.py KERNEL.cu OUTDIR [ROUNDS] [BATCH]
 """
@@ -218,7 +222,12 @@ def setup_raw(src):
     """The raw cuLaunchKernel of bench_args inside this process (bench/py_raw.c): "loop" runs a
     batch in a C loop, the baseline the Python rows' overhead is taken against (same process,
     same rounds); "launch" is one raw launch per Python call, the floor of any launch made from
-    a Python loop. The handle is CuPy's CUfunction of the same source (else cuda.core's)."""
+    a Python loop; "launch_args" the same launch from a call given what a kstub call is given
+    (the scalars, the CuPy arrays, grid, block and the stream object; none of them read), which
+    splits the interpreter's cost of passing them from kstub's own; "stub_loop" kstub's C stub
+    of bench_args (bench/gen, linked into py_raw with a libkstub of its own) in a C loop, the
+    in-process C stub the Python rows are held to (<= 1.2 x). The raw handle is CuPy's
+    CUfunction of the same source."""
     import cupy
     sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "build", "bench", "py"))
     import py_raw
@@ -230,6 +239,7 @@ def setup_raw(src):
     x = cupy.zeros(NELEM, dtype=cupy.float32)
     y = cupy.zeros(NELEM, dtype=cupy.float32)
     py_raw.prepare(fn, stream.ptr, x.data.ptr, y.data.ptr, NELEM)
+    py_raw.stub_prepare(stream.ptr, x.data.ptr, y.data.ptr, NELEM)
     keep = (mod, k, stream, x, y)
 
     def run_loop(count):
@@ -240,9 +250,23 @@ def setup_raw(src):
         for _ in range(count):
             launch()
 
-    run_loop.keep = run_calls.keep = keep
-    return stream.synchronize, {"bench_args": (run_loop, run_calls)}, "CuPy %s's CUfunction" % cupy.__version__, \
-        {"bench_struct": "not run: the raw rows launch bench_args only"}
+    def run_args(count):
+        launch = py_raw.launch_args
+        for _ in range(count):
+            launch(1.5, x, y, NELEM, 1, grid=GRID, block=BLOCK, stream=stream)
+
+    def run_stub(count):
+        py_raw.stub_loop(count)
+
+    run_loop.keep = run_calls.keep = run_args.keep = run_stub.keep = keep
+    return stream.synchronize, {"bench_args": (run_loop, run_calls, run_args, run_stub)}, \
+        "CuPy %s's CUfunction" % cupy.__version__, {"bench_struct": "not run: the raw rows launch bench_args only"}
+
+
+# setup_raw's rows: (variant, what the label says after the SETUPS label).
+RAW_ROWS = (("raw_c_loop", "(a C loop)"), ("raw_py_call", "(one Python call per launch)"),
+            ("raw_py_args", "(one Python call per launch, given kstub's 8 arguments, unread)"),
+            ("kstub_c_loop", "kstub's C stub of bench_args, a C loop in this process (bench/py_raw.c)"))
 
 
 def setup_cuda_core(src):
@@ -374,10 +398,10 @@ def main():
                 if not note.startswith("ok"):
                     fns.pop(kernel, None)
             for kernel, fn in fns.items():
-                if isinstance(fn, tuple):   # setup_raw: the C loop and one call per Python call
-                    active.append(("raw_c_loop", "%s (a C loop), %s" % (label, version), kernel, sync, fn[0]))
-                    active.append(("raw_py_call", "%s (one Python call per launch), %s" % (label, version),
-                                   kernel, sync, fn[1]))
+                if isinstance(fn, tuple):   # setup_raw: RAW_ROWS, in order
+                    for (rid, what), f in zip(RAW_ROWS, fn):
+                        active.append((rid, "%s %s, %s" % (label, what, version) if rid != "kstub_c_loop"
+                                       else what, kernel, sync, f))
                     continue
                 active.append((vid, "%s, %s" % (label, version), kernel, sync, fn))
             for kernel in ("bench_args", "bench_struct"):
@@ -437,14 +461,19 @@ def main():
                  if (vid, kernel) in rd and ("raw_c_loop", kernel) in rd]
         over = "%.1f" % quantile([v - b for v, b in pairs], 0.5) if pairs else ""
         ratio = "%.4f" % quantile([v / b for v, b in pairs], 0.5) if pairs else ""
+        # Against kstub's C stub in a C loop, the same round and process.
+        spairs = [(rd[(vid, kernel)], rd[("kstub_c_loop", kernel)]) for rd in by_round
+                  if (vid, kernel) in rd and ("kstub_c_loop", kernel) in rd]
+        over_stub = "%.1f" % quantile([v - b for v, b in spairs], 0.5) if spairs else ""
+        ratio_stub = "%.4f" % quantile([v / b for v, b in spairs], 0.5) if spairs else ""
         rows.append([kernel, vid, label, "%.1f" % quantile(t, 0.5), "%.1f" % quantile(t, 0.1),
-                     "%.1f" % quantile(t, 0.9), len(t), "ok", over, ratio])
+                     "%.1f" % quantile(t, 0.9), len(t), "ok", over, ratio, over_stub, ratio_stub])
         print("launch_py: %-14s %-60s %8.1f ns/launch" % (kernel, label, quantile(t, 0.5)))
 
     with open(os.path.join(outdir, "launch_py_summary.csv"), "w", newline="") as f:
         w = csv.writer(f)
         w.writerow(["kernel", "variant", "label", "median_ns", "p10_ns", "p90_ns", "rounds", "status",
-                    "over_raw_ns", "ratio_raw"])
+                    "over_raw_ns", "ratio_raw", "over_stub_ns", "ratio_stub"])
         w.writerows(rows)
     return 0
 

@@ -9,11 +9,18 @@ stub and the fake's launch (a mutex and a recorded launch, the same for
 every row). Reported, never asserted: `make bench-py-cpu`.
 
 The array rows use stand-ins (modules named cupy, torch and
-cuda.core.experimental in sys.modules, whose classes look like theirs, as
-tests/python/test_kernels.py makes them): the C side takes the same fast
-paths as with the real libraries, but each attribute the stand-in answers
-costs what a Python object's does, not what CuPy's or torch's C getters do.
-The GPU numbers come from bench/launch_py.py on the GPU machine.
+cuda.core.experimental in sys.modules, whose classes look like theirs):
+cupy and torch are Python classes over tests/python/array_double.c's C
+types, whose attributes are C getsets, a member and a METH_NOARGS method as
+CuPy's and torch's are, so kstub reads them through their C entry points;
+cupy_py and torch_py override every attribute in Python, so they take
+PyObject_GetAttr (what every array row cost before the direct reads). The
+C getters are the double's, not CuPy's or torch's. raw_loop, raw_call,
+raw_args and stub_loop are bench/py_raw.c's rows over the same fake: the
+raw cuLaunchKernel in a C loop, from one Python call per launch, from a
+call given kstub's 8 arguments (unread), and kstub's C stub in a C loop;
+"over raw" is a row less raw_loop, "/ stub" a row over stub_loop. The GPU
+numbers come from bench/launch_py.py on the GPU machine.
 
     launch_py_cpu.py [--rounds R] [--batch B] [--only VARIANT --calls N]
 
@@ -45,29 +52,46 @@ def fake_driver():
 
 
 def stand_ins():
-    """cupy, torch and cuda.core.experimental as modules whose classes look like theirs."""
+    """cupy, torch and cuda.core.experimental as modules whose classes look like theirs. torch's
+    Tensor and CuPy's ndarray are Python classes over tests/python/array_double.c's C types,
+    which read as torch's and CuPy's do (getsets, a member, a METH_NOARGS method), so kstub
+    reads them through their C entry points; the *_py twins override every attribute in
+    Python (instance attributes and a Python method), so they take PyObject_GetAttr."""
+    import array_double as ad
+
     class DType:                      # what NumPy's dtype answers: kind and itemsize
         def __init__(self, kind, itemsize):
             self.kind, self.itemsize = kind, itemsize
 
     cupy = types.ModuleType("cupy")
 
+    class ndarray(ad.ndarray_base):
+        pass
+
     class MemoryPointer:
         def __init__(self, ptr):
             self.ptr = ptr
 
-    class ndarray:
+    class ndarray_py(ndarray):
+        data = dtype = None            # plain class attributes: the instance's own are read
+
         def __init__(self, ptr, dtype):
-            self.data = MemoryPointer(ptr)
-            self.dtype = dtype
+            super().__init__(None, dtype)
+            self.data, self.dtype = MemoryPointer(ptr), dtype
 
     cupy.ndarray = ndarray
     torch = types.ModuleType("torch")
     for name in ("float16", "float32", "float64", "int32", "int64", "bool"):
         setattr(torch, name, type("dtype", (), {})())
 
-    class Tensor:
+    class Tensor(ad.TensorBase):
+        pass
+
+    class Tensor_py(Tensor):
+        is_cuda = dtype = None
+
         def __init__(self, ptr, dtype):
+            super().__init__(ptr, dtype)
             self._ptr, self.dtype, self.is_cuda = ptr, dtype, True
 
         def data_ptr(self):
@@ -90,8 +114,10 @@ def stand_ins():
     core.Buffer = Buffer
     sys.modules.update({"cupy": cupy, "torch": torch, "cuda.core.experimental": core})
     f32 = DType("f", 4)
-    return {"cupy": (ndarray(0x4000, f32), ndarray(0x5000, f32)),
+    return {"cupy": (ndarray(ad.MemoryPointer(0x4000), f32), ndarray(ad.MemoryPointer(0x5000), f32)),
+            "cupy_py": (ndarray_py(0x4000, f32), ndarray_py(0x5000, f32)),
             "torch": (Tensor(0x6000, torch.float32), Tensor(0x7000, torch.float32)),
+            "torch_py": (Tensor_py(0x6000, torch.float32), Tensor_py(0x7000, torch.float32)),
             "buffer": (Buffer(0x8000), Buffer(0x9000)),
             "buffer_devptr": (Buffer(CUdeviceptr(0x8000)), Buffer(CUdeviceptr(0x9000)))}
 
@@ -105,12 +131,8 @@ class CoreStream:
         return (0, self.handle)
 
 
-def variants(k, e, arrays):
+def variants(k, e, raw, arrays):
     s = CoreStream(0x77)
-    cx, cy = arrays["cupy"]
-    tx, ty = arrays["torch"]
-    bx, by = arrays["buffer"]
-    dx, dy = arrays["buffer_devptr"]
     f = k.bench_args
 
     def empty(n):
@@ -130,25 +152,38 @@ def variants(k, e, arrays):
         for _ in range(n):
             f(1.5, 0x1000, 0x2000, NELEM, 1, grid=g, block=b, stream=None)
 
-    def cupy(n):
-        for _ in range(n):
-            f(1.5, cx, cy, NELEM, 1, grid=GRID, block=BLOCK, stream=s)
+    def arrays_of(name):
+        x, y = arrays[name]
 
-    def torch(n):
-        for _ in range(n):
-            f(1.5, tx, ty, NELEM, 1, grid=GRID, block=BLOCK, stream=s)
+        def run(n):
+            for _ in range(n):
+                f(1.5, x, y, NELEM, 1, grid=GRID, block=BLOCK, stream=s)
+        return run
 
-    def buffer(n):
-        for _ in range(n):
-            f(1.5, bx, by, NELEM, 1, grid=GRID, block=BLOCK, stream=s)
+    # py_raw (bench/py_raw.c): the fake's cuLaunchKernel in a C loop, from one Python call per
+    # launch, and from a call given the 8 arguments kstub's rows are given; kstub's C stub in a
+    # C loop (the C stub in this process: what "<= 1.2 x the C stub" is measured against).
+    def raw_loop(n):
+        raw.loop(n)
 
-    def buffer_devptr(n):
+    def raw_call(n):
+        launch = raw.launch
         for _ in range(n):
-            f(1.5, dx, dy, NELEM, 1, grid=GRID, block=BLOCK, stream=s)
+            launch()
 
-    return {"empty": empty, "ints": ints, "ints_stream": ints_stream, "ints_tuples": ints_tuples,
-            "cupy": cupy, "torch": torch, "buffer": buffer,
-            "buffer_devptr": buffer_devptr}
+    def raw_args(n):
+        launch = raw.launch_args
+        x, y = arrays["cupy"]
+        for _ in range(n):
+            launch(1.5, x, y, NELEM, 1, grid=GRID, block=BLOCK, stream=s)
+
+    def stub_loop(n):
+        raw.stub_loop(n)
+
+    vs = {"empty": empty, "ints": ints, "ints_stream": ints_stream, "ints_tuples": ints_tuples}
+    vs.update((name, arrays_of(name)) for name in arrays)
+    vs.update(raw_loop=raw_loop, raw_call=raw_call, raw_args=raw_args, stub_loop=stub_loop)
+    return vs
 
 
 def main():
@@ -161,7 +196,11 @@ def main():
     fake_driver()
     import bench_kernels
     import py_empty
-    vs = variants(bench_kernels, py_empty.empty, stand_ins())
+    import py_raw
+    py_raw.stub_prepare(0, 0x1000, 0x2000, NELEM)      # the stub's own libkstub loads the image
+    py_raw.stub_loop(1)
+    py_raw.prepare(py_raw.stub_handle(), 0, 0x1000, 0x2000, NELEM)
+    vs = variants(bench_kernels, py_empty.empty, py_raw, stand_ins())
     for run in vs.values():            # every path taken once: types found, image loaded
         run(2)
     if a.only:
@@ -176,11 +215,12 @@ def main():
             vs[name](a.batch)
             times[name].append((time.perf_counter_ns() - t0) / a.batch)
     med = {n: sorted(t)[len(t) // 2] for n, t in times.items()}
-    print("%-14s %8s %8s %8s %10s" % ("variant", "median", "p10", "p90", "over empty"))
+    print("%-14s %8s %8s %8s %10s %10s %9s" % ("variant", "median", "p10", "p90", "over empty", "over raw", "/ stub"))
     for n in vs:
         t = sorted(times[n])
-        print("%-14s %8.0f %8.0f %8.0f %10.0f" % (n, med[n], t[len(t) // 10], t[(len(t) * 9) // 10],
-                                                   med[n] - med["empty"]))
+        print("%-14s %8.0f %8.0f %8.0f %10.0f %10.0f %9.2f" % (
+            n, med[n], t[len(t) // 10], t[(len(t) * 9) // 10], med[n] - med["empty"],
+            med[n] - med["raw_loop"], med[n] / med["stub_loop"]))
     print("ns per call, %d rounds of %d calls, variants interleaved (Python %s)"
           % (a.rounds, a.batch, sys.version.split()[0]))
     return 0

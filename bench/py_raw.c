@@ -11,15 +11,32 @@
  *   loop(count)                         count launches in a C loop: the raw C row
  *   launch()                            one launch: the floor of any launch made from a
  *                                       Python loop (the interpreter's call and nothing else)
+ *   launch_args(a, x, y, n, m, *, grid, block, stream)
+ *                                       one launch from a METH_FASTCALL | METH_KEYWORDS call
+ *                                       given what a kstub call is given (its arguments are
+ *                                       ignored): what the interpreter charges for passing
+ *                                       them, apart from what kstub does with them
+ *   stub_prepare(stream, x, y, n)       the arguments of kstub's C stub of bench_args
+ *                                       (bench/gen/bench_kernels.kstub.c, linked in)
+ *   stub_loop(count)                    count launches through that stub in a C loop: kstub's
+ *                                       C stub in this process, what the Python target's
+ *                                       "<= 1.2 x the C stub" is measured against
+ *   stub_handle()                       the CUkernel the stub launches, once it has launched
+ *                                       (for a run without CuPy: the fake driver's)
  *
- * libcuda is found with dlopen, like libkstub does; nothing here is checked
- * beyond the driver's result (a benchmark, not an API).
+ * The C stub and its libkstub.a are linked with hidden visibility (bench/python.mk:
+ * -fvisibility=hidden and --exclude-libs,ALL), so this module's copy of libkstub is its own
+ * and never binds to the kstub Python module's, nor it to this. libcuda is found with dlopen
+ * as libkstub does (KSTUB_LIBCUDA first: the fake driver on the CPU machine); nothing here is
+ * checked beyond the driver's result (a benchmark, not an API).
  */
 #define PY_SSIZE_T_CLEAN
 #include <Python.h>
 #include <dlfcn.h>
 #include <string.h>
 #include <stdint.h>
+#include <stdlib.h>
+#include "bench_kernels.kstub.h"
 
 typedef int (*launch_fn)(void *f, unsigned gx, unsigned gy, unsigned gz, unsigned bx, unsigned by, unsigned bz,
                          unsigned shared, void *stream, void **params, void **extra);
@@ -32,6 +49,30 @@ static int n_val;
 static long long m_val = 1;
 static void *params[5] = {&a_val, &x_val, &y_val, &n_val, &m_val};
 
+typedef int (*get_proc_fn)(const char *symbol, void **pfn, int version, unsigned long long flags);
+
+/* cuLaunchKernel of the driver libkstub would load: dlsym, else cuGetProcAddress (a driver,
+ * such as the fake, that exports nothing else). */
+static int find_launch(void)
+{
+    const char *path = getenv("KSTUB_LIBCUDA");
+    void *lib = dlopen(path && *path ? path : "libcuda.so.1", RTLD_NOW | RTLD_LOCAL);
+    void *sym = lib ? dlsym(lib, "cuLaunchKernel") : NULL;
+    void *gp = lib && !sym ? dlsym(lib, "cuGetProcAddress") : NULL;
+    if (gp) {
+        get_proc_fn get;
+        memcpy(&get, &gp, sizeof gp);
+        if (get("cuLaunchKernel", &sym, 12000, 0) != 0)
+            sym = NULL;
+    }
+    if (sym == NULL) {
+        PyErr_SetString(PyExc_OSError, "libcuda.so.1 (or KSTUB_LIBCUDA) or its cuLaunchKernel not found");
+        return -1;
+    }
+    memcpy(&cu_launch, &sym, sizeof sym);
+    return 0;
+}
+
 static PyObject *prepare(PyObject *self, PyObject *args)
 {
     (void)self;
@@ -39,15 +80,8 @@ static PyObject *prepare(PyObject *self, PyObject *args)
     int n;
     if (!PyArg_ParseTuple(args, "KKKKi", &f, &s, &x, &y, &n))
         return NULL;
-    if (cu_launch == NULL) {
-        void *lib = dlopen("libcuda.so.1", RTLD_NOW | RTLD_LOCAL);
-        void *sym = lib ? dlsym(lib, "cuLaunchKernel") : NULL;
-        if (sym == NULL) {
-            PyErr_SetString(PyExc_OSError, "libcuda.so.1 or its cuLaunchKernel not found");
-            return NULL;
-        }
-        memcpy(&cu_launch, &sym, sizeof sym);
-    }
+    if (cu_launch == NULL && find_launch() != 0)
+        return NULL;
     fn_handle = (void *)(uintptr_t)f;
     stream_handle = (void *)(uintptr_t)s;
     x_val = (uintptr_t)x;
@@ -86,10 +120,77 @@ static PyObject *launch(PyObject *self, PyObject *unused)
     Py_RETURN_NONE;
 }
 
+/* The same launch as launch(), called as a kstub kernel function is: positional and keyword
+ * arguments through vectorcall, none of them read. */
+static PyObject *launch_args(PyObject *self, PyObject *const *args, Py_ssize_t nargs, PyObject *kwnames)
+{
+    (void)args;
+    (void)nargs;
+    (void)kwnames;
+    return launch(self, NULL);
+}
+
+/* ---- kstub's C stub of bench_args, in this process ----------------------------------------- */
+
+static ks_launch stub_cfg;
+static const float *stub_x;
+static float *stub_y;
+
+static PyObject *stub_fail(ks_status s)
+{
+    PyErr_Format(PyExc_RuntimeError, "bench_args (kstub's C stub): %s: %s", ks_status_name(s),
+                 ks_last_error_message());
+    return NULL;
+}
+
+static PyObject *stub_prepare(PyObject *self, PyObject *args)
+{
+    (void)self;
+    unsigned long long s, x, y;
+    int n;
+    if (!PyArg_ParseTuple(args, "KKKi", &s, &x, &y, &n))
+        return NULL;
+    stub_cfg = ks_launch_on(ks_launch_1d(1, 32), (ks_stream)(uintptr_t)s);
+    stub_x = (const float *)(uintptr_t)x;
+    stub_y = (float *)(uintptr_t)y;
+    n_val = n;
+    Py_RETURN_NONE;
+}
+
+static PyObject *stub_loop(PyObject *self, PyObject *arg)
+{
+    (void)self;
+    long count = PyLong_AsLong(arg);
+    if (count < 0 && PyErr_Occurred())
+        return NULL;
+    for (long i = 0; i < count; i++) {
+        ks_status s = bench_args(stub_cfg, a_val, stub_x, stub_y, n_val, m_val);
+        if (s != KS_OK)
+            return stub_fail(s);
+    }
+    Py_RETURN_NONE;
+}
+
+static PyObject *stub_handle(PyObject *self, PyObject *unused)
+{
+    (void)self;
+    (void)unused;
+    if (!bench_args_kernel.ks__handle) {
+        PyErr_SetString(PyExc_RuntimeError, "the stub has not launched, or launched through the module loader");
+        return NULL;
+    }
+    return PyLong_FromVoidPtr(bench_args_kernel.ks__handle);
+}
+
 static PyMethodDef methods[] = {
     {"prepare", prepare, METH_VARARGS, "prepare(function, stream, x, y, n): the launch's handle and arguments"},
     {"loop", loop, METH_O, "loop(count): count raw launches in a C loop"},
     {"launch", launch, METH_NOARGS, "launch(): one raw launch"},
+    {"launch_args", (PyCFunction)(void (*)(void))launch_args, METH_FASTCALL | METH_KEYWORDS,
+     "launch_args(a, x, y, n, m, *, grid, block, stream): one raw launch; the arguments are not read"},
+    {"stub_prepare", stub_prepare, METH_VARARGS, "stub_prepare(stream, x, y, n): the C stub's arguments"},
+    {"stub_loop", stub_loop, METH_O, "stub_loop(count): count launches through kstub's C stub in a C loop"},
+    {"stub_handle", stub_handle, METH_NOARGS, "stub_handle(): the CUkernel the C stub launched"},
     {NULL, NULL, 0, NULL},
 };
 

@@ -164,8 +164,12 @@ def python_goal_section(rows, py, md):
     """Issue 46: the Python target's overhead over the raw C launch against cuda.core launch()'s.
     Where launch_py.py ran the raw C loop in its own process (bench/py_raw.c), each overhead is
     the median over rounds of (row - that loop) in the same round; else the row's median less the
-    C process's raw median. "/ C stub": the row's ratio to that raw launch over the C stub's ratio
-    to its raw launch (kstub_user_stream's pair ratio in the C process)."""
+    C process's raw median. "/ C stub": where kstub's C stub ran in a C loop in the same Python
+    process (kstub_c_loop), the median over rounds of (row / that loop) in the same round; else
+    the row's ratio to that raw launch over the C stub's ratio to its raw launch
+    (kstub_user_stream's pair ratio in the C process), marked *. "kstub's own": the overhead
+    less that of the raw launch from a call given the same 8 arguments (raw_py_args), i.e.
+    what kstub adds beyond the interpreter's passing them."""
     kst = [r for r in py if r["variant"].startswith("kstub_py")]
     if not kst:
         return
@@ -173,10 +177,13 @@ def python_goal_section(rows, py, md):
               "kernel ≤ %.1f × cuda.core `launch()`'s overhead, and kstub ≤ %.1f × kstub's C stub** "
               "(overhead: the median over rounds of the row less the raw C `cuLaunchKernel` loop "
               "run in the same Python process and round, `bench/py_raw.c`, where it ran; else less "
-              "the C process's raw median, marked *).\n" % (GOAL_PY_OVERHEAD, GOAL_PY_STUB))
-    md.append("| kernel | variant | ns/launch | overhead over raw C | cuda.core's overhead | ratio | goal | "
-              "/ C stub | goal |")
-    md.append("| --- | --- | ---: | ---: | ---: | ---: | --- | ---: | --- |")
+              "the C process's raw median, marked *. / C stub: against kstub's C stub in a C loop in "
+              "the same process and round, where it ran; else the C process's stub, marked *. "
+              "kstub's own: the overhead less that of the raw launch from a call given the same 8 "
+              "arguments).\n" % (GOAL_PY_OVERHEAD, GOAL_PY_STUB))
+    md.append("| kernel | variant | ns/launch | overhead over raw C | kstub's own | cuda.core's overhead | "
+              "ratio | goal | / C stub | goal |")
+    md.append("| --- | --- | ---: | ---: | ---: | ---: | ---: | --- | ---: | --- |")
     for kernel in ("bench_args", "bench_struct"):
         raw_c = next((fnum(r["median_ns"]) for r in rows
                       if r["kernel"] == kernel and r["variant"] == "raw_cuLaunchKernel"), None)
@@ -185,6 +192,8 @@ def python_goal_section(rows, py, md):
         stub_ratio = fnum(stub_row.get("ratio")) if stub_row else None   # / raw CUfunction, per round
         loop = next((r for r in py if r["kernel"] == kernel and r["variant"] == "raw_c_loop"
                      and r["status"] == "ok"), None)
+        stub_loop = next((r for r in py if r["kernel"] == kernel and r["variant"] == "kstub_c_loop"
+                          and r["status"] == "ok"), None)
 
         def overhead(r):
             if loop is not None and r.get("over_raw_ns"):
@@ -194,30 +203,43 @@ def python_goal_section(rows, py, md):
                 return None, None, ""
             return med - raw_c, med / raw_c, "*"
 
+        def per_c_stub(r, vs_raw, mark):
+            if stub_loop is not None and r.get("ratio_stub"):
+                return fnum(r["ratio_stub"]), ""
+            if vs_raw and stub_ratio and mark == "":
+                return vs_raw / stub_ratio, "*"
+            med = fnum(r["median_ns"])
+            return (med / stub, "*") if stub and med else (None, "")
+
         core = next((r for r in py if r["kernel"] == kernel and r["variant"] == "cuda_core_launch"), None)
         core_over = overhead(core)[0] if core and core["status"] == "ok" else None
-        others = [r for r in py if r["kernel"] == kernel and r["variant"] in ("raw_py_call", "cuda_core_launch")]
+        args_row = next((r for r in py if r["kernel"] == kernel and r["variant"] == "raw_py_args"
+                         and r["status"] == "ok"), None)
+        args_over = overhead(args_row)[0] if args_row else None
+        others = [r for r in py if r["kernel"] == kernel and r["variant"] in
+                  ("kstub_c_loop", "raw_py_call", "raw_py_args", "cuda_core_launch")]
         for r in kst + others:
             if r["kernel"] != kernel:
                 continue
             med = fnum(r["median_ns"])
             if r["status"] != "ok" or med is None:
-                md.append("| %s | %s | — | — | — | — | %s | — | |" % (kernel, r["label"], r["status"]))
+                md.append("| %s | %s | — | — | — | — | — | %s | — | |" % (kernel, r["label"], r["status"]))
                 continue
             over, vs_raw, mark = overhead(r)
             if over is None:
                 continue
             is_kstub = r["variant"].startswith("kstub_py")
             ratio = over / core_over if core_over and core_over > 0 and is_kstub else None
-            per_stub = vs_raw / stub_ratio if vs_raw and stub_ratio and mark == "" else \
-                (med / stub if stub else None)
-            md.append("| %s | %s | %.0f | %.0f%s | %s | %s | %s | %s | %s |" % (
-                kernel, r["label"], med, over, mark, "%.0f" % core_over if core_over is not None else "—",
+            per_stub, smark = per_c_stub(r, vs_raw, mark) if is_kstub else (None, "")
+            own = over - args_over if is_kstub and args_over is not None else None
+            md.append("| %s | %s | %.0f | %.0f%s | %s | %s | %s | %s | %s | %s |" % (
+                kernel, r["label"], med, over, mark, "%.0f" % own if own is not None else "—",
+                "%.0f" % core_over if core_over is not None else "—",
                 "%.2f" % ratio if ratio is not None else "—",
                 verdict(ratio <= GOAL_PY_OVERHEAD) if ratio is not None else
                 ("no cuda.core row to compare" if is_kstub else ""),
-                "%.3f" % per_stub if per_stub and is_kstub else "—",
-                verdict(per_stub <= GOAL_PY_STUB) if per_stub and is_kstub else ""))
+                "%.3f%s" % (per_stub, smark) if per_stub else "—",
+                verdict(per_stub <= GOAL_PY_STUB) if per_stub else ""))
     md.append("")
 
 

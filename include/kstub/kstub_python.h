@@ -9,7 +9,7 @@
  *
  * Pointers: an int (an address), None (NULL), a CuPy array or a torch
  * tensor (read directly: data.ptr / data_ptr() and dtype, each call, never
- * cached), a cuda.core Buffer (its handle), any object with
+ * cached, through their types' C getters where the types have them), a cuda.core Buffer (its handle), any object with
  * __cuda_array_interface__ (the general path: its data, typestr and
  * read-only flag), or else one with __dlpack__ and __dlpack_device__ (its
  * capsule consumed and freed on the spot). An array's dtype must be the
@@ -26,6 +26,7 @@
 #include <math.h>
 #include <stdint.h>
 #include <string.h>
+#include <structmember.h>
 #include <kstub.h>
 #include <kstub_types.h>
 
@@ -304,6 +305,200 @@ KS_PY_FN uint32_t ks__py_typestr_dt(const char *s)
     return KS_PY_DT(kind, size);
 }
 
+/* ---- the known array types' attributes, read through the C getter their descriptor calls ------- */
+/*
+ * A torch tensor's is_cuda, data_ptr() and dtype, a CuPy array's data and dtype and the data's
+ * ptr are what every launch reads: through PyObject_GetAttr (or a method call) each costs the
+ * attribute look-up and the descriptor protocol around the library's own C getter. For a type
+ * whose look-up of the name gives a C-level descriptor — a getset (its get), a member (its slot,
+ * read by PyMember_GetOne as member_get does) or a METH_NOARGS method (its ml_meth) — that C
+ * entry point is called directly: exactly what the descriptor does, so torch's
+ * __torch_function__ handling inside its getters stays. The value is read on every call; only
+ * the way to read it is kept, per exact type, with the type's tp_version_tag: CPython changes
+ * (or clears) the tag whenever the type or a base is modified (an attribute assigned or
+ * deleted, __bases__ set), so a changed tag makes the type verified again before the next read;
+ * the object's type and its tag are checked before each read, not once per object (a getter
+ * may run Python code that changes them). A subclass is its own entry (its look-ups must reach
+ * C descriptors too). Anything else — no tag, a Python-level attribute, a type with its own
+ * __getattribute__ or __getattr__, a method that an instance's __dict__ shadows — takes
+ * PyObject_GetAttr (or the method call) as before, and every error is the getter's own, as
+ * before.
+ */
+enum { KS__PY_READ_ATTR, KS__PY_READ_GETSET, KS__PY_READ_MEMBER, KS__PY_READ_METHOD };
+#define KS__PY_NREAD 3         /* names read per type, at most */
+#define KS__PY_READERS 4       /* types kept per family */
+
+typedef struct ks__py_read {
+    int how;                   /* KS__PY_READ_* */
+    PyObject *descr;           /* what the type's look-up found (strong), NULL for ATTR */
+    getter get;                /* GETSET: d_getset->get and its closure */
+    void *closure;
+    PyMemberDef *member;       /* MEMBER */
+    PyCFunction meth;          /* METHOD */
+} ks__py_read;
+
+typedef struct ks__py_reader {
+    PyTypeObject *type;        /* strong; NULL: a free slot */
+    unsigned int tag;          /* type->tp_version_tag when verified; 0: every read generic */
+    int dict;                  /* instances may hold a __dict__ (one that can shadow a method) */
+    ks__py_read read[KS__PY_NREAD];
+} ks__py_reader;
+
+/* One family's names (torch's is_cuda, data_ptr, dtype ...) and the types verified for them. */
+typedef struct ks__py_readers {
+    int n;                     /* names */
+    PyObject **name[KS__PY_NREAD];   /* the interned names' slots in ks__py_k */
+    int call[KS__PY_NREAD];          /* the attribute is a method called with no arguments */
+    int last, next;            /* the entry that answered last; the one to reuse next */
+    ks__py_reader r[KS__PY_READERS];
+} ks__py_readers;
+
+/* Whether t reads attributes as object does: PyObject_GenericGetAttr, or the tp_getattro of
+ * its nearest static (C-defined) base when t inherited it (Cython gives its extension types an
+ * equivalent of its own). A Python class's __getattribute__ or __getattr__ replaces it. */
+KS_PY_FN int ks__py_plain_getattr(PyTypeObject *t)
+{
+    PyTypeObject *b = t;
+    while (b && (b->tp_flags & Py_TPFLAGS_HEAPTYPE))
+        b = b->tp_base;
+    return t->tp_getattro == PyObject_GenericGetAttr || (b && b->tp_getattro && t->tp_getattro == b->tp_getattro);
+}
+
+/* The entry for type t made in *out (new references): each name looked up on t (_PyType_Lookup,
+ * which gives t a version tag) and kept as a C entry point where the descriptor has one. */
+KS_PY_FN void ks__py_reader_make(const ks__py_readers *s, PyTypeObject *t, ks__py_reader *out)
+{
+    ks__py_reader n;
+    memset(&n, 0, sizeof n);
+    int plain = ks__py_plain_getattr(t);
+    for (int i = 0; i < s->n; i++) {
+        ks__py_read *d = &n.read[i];
+        d->how = KS__PY_READ_ATTR;
+        PyObject *a = plain ? _PyType_Lookup(t, *s->name[i]) : NULL;
+        if (!a)
+            continue;
+        if (Py_IS_TYPE(a, &PyGetSetDescr_Type) && ((PyGetSetDescrObject *)a)->d_getset->get) {
+            d->how = KS__PY_READ_GETSET;
+            d->get = ((PyGetSetDescrObject *)a)->d_getset->get;
+            d->closure = ((PyGetSetDescrObject *)a)->d_getset->closure;
+        } else if (Py_IS_TYPE(a, &PyMemberDescr_Type)
+                   && (((PyMemberDescrObject *)a)->d_member->flags & ~(READONLY | PY_WRITE_RESTRICTED)) == 0) {
+            d->how = KS__PY_READ_MEMBER;     /* no audited read, no relative offset */
+            d->member = ((PyMemberDescrObject *)a)->d_member;
+        } else if (Py_IS_TYPE(a, &PyMethodDescr_Type) && s->call[i]
+                   && (((PyMethodDescrObject *)a)->d_method->ml_flags & ~METH_COEXIST) == METH_NOARGS) {
+            d->how = KS__PY_READ_METHOD;
+            d->meth = ((PyMethodDescrObject *)a)->d_method->ml_meth;
+        }
+        /* A descriptor of another class (assigned here from elsewhere) refuses the instance. */
+        if (d->how != KS__PY_READ_ATTR && !PyType_IsSubtype(t, ((PyDescrObject *)a)->d_type))
+            d->how = KS__PY_READ_ATTR;
+        if (d->how != KS__PY_READ_ATTR)
+            d->descr = Py_NewRef(a);
+    }
+    n.tag = t->tp_version_tag;
+#if PY_VERSION_HEX < 0x030D0000
+    /* The flag says the tag is valid up to 3.12; 3.13 keeps the name but sets it no more (a
+     * nonzero tag alone is valid there). */
+    int valid = n.tag != 0 && (t->tp_flags & Py_TPFLAGS_VALID_VERSION_TAG);
+#else
+    int valid = n.tag != 0;
+#endif
+    for (int i = 0; i < s->n && !valid; i++) {
+        Py_CLEAR(n.read[i].descr);           /* nothing guards them: every read generic */
+        n.read[i].how = KS__PY_READ_ATTR;
+    }
+    n.dict = t->tp_dictoffset != 0;
+#ifdef Py_TPFLAGS_MANAGED_DICT
+    n.dict |= (t->tp_flags & Py_TPFLAGS_MANAGED_DICT) != 0;
+#endif
+    n.type = (PyTypeObject *)Py_NewRef((PyObject *)t);
+    *out = n;
+}
+
+/* The entry for t, made anew in its slot (or the next one to reuse). The slot is written whole
+ * before the references it held are dropped: dropping one may run Python code (a class freed),
+ * even a launch that uses this table, so the caller checks the entry again (ks__py_read_attr). */
+KS_PY_FN ks__py_reader *ks__py_reader_find(ks__py_readers *s, PyTypeObject *t)
+{
+    int i = 0;
+    while (i < KS__PY_READERS && s->r[i].type != t)
+        i++;
+    if (i == KS__PY_READERS) {
+        i = s->next;
+        s->next = (s->next + 1) % KS__PY_READERS;
+    }
+    ks__py_reader n, old;
+    ks__py_reader_make(s, t, &n);
+    old = s->r[i];
+    s->r[i] = n;
+    s->last = i;
+    Py_XDECREF((PyObject *)old.type);
+    for (int k = 0; k < KS__PY_NREAD; k++)
+        Py_XDECREF(old.read[k].descr);
+    return &s->r[i];
+}
+
+/* The entry for the exact type t, made again if its version tag moved. */
+KS_PY_INLINE ks__py_reader *ks__py_reader_of(ks__py_readers *s, PyTypeObject *t)
+{
+    ks__py_reader *r = &s->r[s->last];
+    if (r->type == t && r->tag == t->tp_version_tag)
+        return r;
+    for (int i = 0; i < KS__PY_READERS; i++)
+        if (s->r[i].type == t && s->r[i].tag == t->tp_version_tag) {
+            s->last = i;
+            return &s->r[i];
+        }
+    return ks__py_reader_find(s, t);
+}
+
+/* Whether o's own __dict__ holds name (which then shadows a method of its type). CPython 3.11
+ * and newer make an instance's dict from its inline values here, once per object. */
+KS_PY_FN int ks__py_shadowed(PyObject *o, PyObject *name)
+{
+    PyObject **dp = _PyObject_GetDictPtr(o);
+    if (!dp)                                /* no dict, or it could not be made: let GetAttr say */
+        return !(Py_TYPE(o)->tp_dictoffset == 0
+#ifdef Py_TPFLAGS_MANAGED_DICT
+                 && !(Py_TYPE(o)->tp_flags & Py_TPFLAGS_MANAGED_DICT)
+#endif
+        );
+    if (!*dp)
+        return 0;
+    PyObject *v = PyDict_GetItemWithError(*dp, name);
+    if (!v && PyErr_Occurred()) {
+        PyErr_Clear();
+        return 1;
+    }
+    return v != NULL;
+}
+
+/* Name i of family s read from o, a method called: a new reference, or NULL with the exception
+ * set. The entry is found (and checked) for each read, as o's type is now: a getter run by
+ * the read before may have changed the type, or o's __class__, or launched through this table. */
+KS_PY_INLINE PyObject *ks__py_read_attr(ks__py_readers *s, int i, PyObject *o)
+{
+    PyTypeObject *t = Py_TYPE(o);
+    const ks__py_reader *r = ks__py_reader_of(s, t);
+    const ks__py_read *d = &r->read[i];
+    if (r->type == t && r->tag == t->tp_version_tag) {
+        switch (d->how) {
+        case KS__PY_READ_GETSET:
+            return d->get(o, d->closure);
+        case KS__PY_READ_MEMBER:
+            return PyMember_GetOne((const char *)o, d->member);
+        case KS__PY_READ_METHOD:
+            if (!r->dict || !ks__py_shadowed(o, *s->name[i]))
+                return d->meth(o, NULL);
+            break;
+        default:
+            break;
+        }
+    }
+    return s->call[i] ? PyObject_CallMethodNoArgs(o, *s->name[i]) : PyObject_GetAttr(o, *s->name[i]);
+}
+
 /* ---- known array types (CuPy, torch, cuda.core), found once -------------------------------------- */
 
 #define KS__PY_DTYPE_CACHE 32
@@ -312,6 +507,9 @@ typedef struct ks__py_known {
     PyTypeObject *torch_tensor;
     PyTypeObject *core_buffer;
     int looked_cupy, looked_torch;
+    ks__py_readers torch_read;         /* is_cuda, data_ptr(), dtype */
+    ks__py_readers cupy_read;          /* data, dtype */
+    ks__py_readers mem_read;           /* a CuPy array's data: ptr */
     PyObject *s_data, *s_ptr, *s_dtype, *s_data_ptr, *s_is_cuda, *s_cai, *s_handle, *s_kind,
         *s_itemsize, *s_cuda_stream_proto, *s_cuda_stream, *s_dlpack, *s_dlpack_device;
     PyObject *dl_kw[3];                /* __dlpack__'s keywords: see ks__py_dlpack_call */
@@ -335,6 +533,12 @@ KS_PY_FN int ks__py_known_init(void)
     for (size_t i = 0; i < sizeof names / sizeof names[0]; i++)
         if (!*names[i].slot && !(*names[i].slot = PyUnicode_InternFromString(names[i].s)))
             return -1;
+    if (!ks__py_k.torch_read.n) {            /* once per module: the entries are kept */
+        ks__py_k.torch_read = (ks__py_readers){3, {&ks__py_k.s_is_cuda, &ks__py_k.s_data_ptr, &ks__py_k.s_dtype},
+                                               {0, 1, 0}, 0, 0, {{0}}};
+        ks__py_k.cupy_read = (ks__py_readers){2, {&ks__py_k.s_data, &ks__py_k.s_dtype}, {0, 0}, 0, 0, {{0}}};
+        ks__py_k.mem_read = (ks__py_readers){1, {&ks__py_k.s_ptr}, {0}, 0, 0, {{0}}};
+    }
     if (!ks__py_k.dl_kw[0]) {
         /* With a stream and the DLPack 1 keywords; without the stream (a struct's field); the
          * stream alone (a producer older than DLPack 1). */
@@ -668,14 +872,14 @@ KS_PY_FN int ks__py_pointer_of(PyObject *o, const ks_stream *stream, ks_py_ptr *
     if (t == ks__py_k.cupy_ndarray || (ks__py_k.cupy_ndarray && t != ks__py_k.torch_tensor &&
                                        t != ks__py_k.core_buffer && PyType_IsSubtype(t, ks__py_k.cupy_ndarray))) {
         p->what = "a CuPy array";
-        PyObject *mem = PyObject_GetAttr(o, ks__py_k.s_data);
-        PyObject *ptr = mem ? PyObject_GetAttr(mem, ks__py_k.s_ptr) : NULL;
+        PyObject *mem = ks__py_read_attr(&ks__py_k.cupy_read, 0, o);
+        PyObject *ptr = mem ? ks__py_read_attr(&ks__py_k.mem_read, 0, mem) : NULL;
         Py_XDECREF(mem);
         int rc = ptr ? ks__py_addr_of(ptr, &p->addr) : -1;
         Py_XDECREF(ptr);
         if (rc != 0)
             return -1;
-        PyObject *d = PyObject_GetAttr(o, ks__py_k.s_dtype);
+        PyObject *d = ks__py_read_attr(&ks__py_k.cupy_read, 1, o);
         if (!d)
             return -1;
         p->dt = ks__py_dtype_dt(d);
@@ -685,7 +889,7 @@ KS_PY_FN int ks__py_pointer_of(PyObject *o, const ks_stream *stream, ks_py_ptr *
     if (t == ks__py_k.torch_tensor || (ks__py_k.torch_tensor && t != ks__py_k.core_buffer &&
                                        PyType_IsSubtype(t, ks__py_k.torch_tensor))) {
         p->what = "a torch tensor";
-        PyObject *cuda = PyObject_GetAttr(o, ks__py_k.s_is_cuda);
+        PyObject *cuda = ks__py_read_attr(&ks__py_k.torch_read, 0, o);
         if (!cuda)
             return -1;
         int on_gpu = cuda == Py_True;
@@ -694,12 +898,12 @@ KS_PY_FN int ks__py_pointer_of(PyObject *o, const ks_stream *stream, ks_py_ptr *
             PyErr_SetString(PyExc_ValueError, "the tensor is not on a CUDA device (move it with .cuda())");
             return -1;
         }
-        PyObject *ptr = PyObject_CallMethodNoArgs(o, ks__py_k.s_data_ptr);
+        PyObject *ptr = ks__py_read_attr(&ks__py_k.torch_read, 1, o);
         int rc = ptr ? ks__py_addr_of(ptr, &p->addr) : -1;
         Py_XDECREF(ptr);
         if (rc != 0)
             return -1;
-        PyObject *d = PyObject_GetAttr(o, ks__py_k.s_dtype);
+        PyObject *d = ks__py_read_attr(&ks__py_k.torch_read, 2, o);
         if (!d)
             return -1;
         p->dt = ks__py_dtype_dt(d);

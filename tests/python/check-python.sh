@@ -13,14 +13,22 @@ check() {   # check WHAT COMMAND...: COMMAND must succeed
     if "$@"; then pass=$((pass + 1)); else fail=$((fail + 1)); echo "  FAIL  $what"; fi
 }
 export PYTHONPATH="$DIR" KSTUB_LIBCUDA="$FAKE" KSPY_MANIFEST="$DIR/kernels.json" PYTHONDONTWRITEBYTECODE=1
-# pytest: its own count joins ours (every case a check).
-"$PYTHON" -m pytest -q -p no:cacheprovider tests/python/test_kernels.py tests/python/test_dlpack.py 2>&1 | tee "$DIR/pytest.log"
-line=$(grep -E '^[0-9]+ (passed|failed)|^=+ .*(passed|failed)' "$DIR/pytest.log" | tail -1)
-p=$(printf '%s' "$line" | grep -oE '[0-9]+ passed' | grep -oE '[0-9]+' || echo 0)
-f=$(printf '%s' "$line" | grep -oE '[0-9]+ (failed|error)' | grep -oE '[0-9]+' | paste -sd+ | bc 2>/dev/null || echo 0)
-pass=$((pass + ${p:-0}))
-fail=$((fail + ${f:-0}))
-[ -n "$line" ] || { fail=$((fail + 1)); echo "  FAIL  pytest gave no count"; }
+# pytest: its own count joins ours (every case a check). test_direct.py runs in a process of its
+# own, with the test double array_double (built into $DIR/double) on its path: the module keeps
+# the first torch.Tensor and cupy.ndarray it finds, and test_kernels.py's are Python classes.
+run_pytest() {   # run_pytest LOG PYTHONPATH FILE...
+    local log=$1 path=$2; shift 2
+    PYTHONPATH="$path" "$PYTHON" -m pytest -q -p no:cacheprovider "$@" 2>&1 | tee "$log"
+    local line p f
+    line=$(grep -E '^[0-9]+ (passed|failed)|^=+ .*(passed|failed)' "$log" | tail -1)
+    p=$(printf '%s' "$line" | grep -oE '[0-9]+ passed' | grep -oE '[0-9]+' || echo 0)
+    f=$(printf '%s' "$line" | grep -oE '[0-9]+ (failed|error)' | grep -oE '[0-9]+' | paste -sd+ | bc 2>/dev/null || echo 0)
+    pass=$((pass + ${p:-0}))
+    fail=$((fail + ${f:-0}))
+    [ -n "$line" ] || { fail=$((fail + 1)); echo "  FAIL  pytest gave no count ($*)"; }
+}
+run_pytest "$DIR/pytest.log" "$DIR" tests/python/test_kernels.py tests/python/test_dlpack.py
+run_pytest "$DIR/pytest_direct.log" "$DIR:$DIR/double" tests/python/test_direct.py
 # mypy: the stub types every call; a wrong one is an error at its line.
 if "$PYTHON" -m mypy --version >/dev/null 2>&1; then
     mypy=("$PYTHON" -m mypy --no-error-summary --no-incremental --cache-dir=/dev/null --strict)

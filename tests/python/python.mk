@@ -26,8 +26,8 @@ PY_CORPUS := $(wildcard kernels/*.cu) $(addprefix tests/corpus/,abi_array_pointe
 
 CHECK_TARGETS += check-python
 .PHONY: check-python python-gpu-module gpu-check-python
-check-python: $(PY_DIR)/module.ok $(RT_FAKE) $(KSTUB) $(PY_CORPUS) tests/python/check-python.sh tests/python/test_kernels.py tests/python/test_dlpack.py \
-    tests/python/conftest.py tests/python/typing_ok.py tests/python/typing_bad.py
+check-python: $(PY_DIR)/module.ok $(PY_DIR)/double.ok $(RT_FAKE) $(KSTUB) $(PY_CORPUS) tests/python/check-python.sh \
+    tests/python/test_kernels.py tests/python/test_dlpack.py tests/python/test_direct.py tests/python/conftest.py tests/python/typing_ok.py tests/python/typing_bad.py
 	$(KS_SUITE) "PYTHON=$(PYTHON) DIR=$(PY_DIR) FAKE=$(abspath $(RT_FAKE)) KSTUB=$(KSTUB) CC='$(CC)' \
 	    LIB=$(B)/lib/libkstub.a CUDA_PATH=$(CUDA_PATH) CORPUS='$(PY_CORPUS)' bash tests/python/check-python.sh"
 
@@ -42,6 +42,14 @@ endif
 $(PY_DIR)/module.ok: $(PY_GEN) include/kstub/kstub_python.h include/kstub/kstub.h include/kstub/kstub_types.h $(B)/lib/libkstub.a
 	$(CC) $(PY_CFLAGS) -shared $(PY_DIR)/kernels_module.c $(PY_DIR)/kernels.c $(B)/lib/libkstub.a -ldl -lpthread \
 	    -o $(PY_DIR)/kernels$$($(PYTHON) -c 'import sysconfig; print(sysconfig.get_config_var("EXT_SUFFIX"))')
+	touch $@
+
+# The test double of torch's and CuPy's C types (tests/python/array_double.c), for test_direct.py
+# alone: it lives in its own folder, on that test's path only.
+$(PY_DIR)/double.ok: tests/python/array_double.c
+	@mkdir -p $(PY_DIR)/double
+	$(CC) $(PY_CFLAGS) -shared $< \
+	    -o $(PY_DIR)/double/array_double$$($(PYTHON) -c 'import sysconfig; print(sysconfig.get_config_var("EXT_SUFFIX"))')
 	touch $@
 
 # The GPU machine has no libclang: make the generated sources here (they

@@ -121,6 +121,39 @@ def test_torch_tensors():
         kernels.saxpy(1.0, x.cpu(), y, N, grid=1, block=1)
 
 
+def descriptor_kind(cls, name):
+    """What the look-up of name on cls finds, as kstub_python.h sees it: "getset", "member",
+    "method" (a C method), else the type's name."""
+    import inspect
+    a = inspect.getattr_static(cls, name)
+    return {"getset_descriptor": "getset", "member_descriptor": "member",
+            "method_descriptor": "method"}.get(type(a).__name__, type(a).__name__)
+
+
+def reads_as_object_does(cls):
+    """No __getattr__ and no Python __getattribute__ in cls's MRO: its attribute reads are the
+    generic ones (or a C extension type's own), which the direct reads stand for."""
+    return all("__getattr__" not in vars(b) and
+               type(vars(b).get("__getattribute__", object.__getattribute__)).__name__ == "wrapper_descriptor"
+               for b in cls.__mro__)
+
+
+def test_the_array_libraries_attributes_are_c_descriptors():
+    """kstub reads a torch tensor's is_cuda, data_ptr() and dtype, a CuPy array's data and dtype
+    and its MemoryPointer's ptr through their C descriptors' entry points (the general path,
+    PyObject_GetAttr, where they are not). The speed measured in bench/ rests on this shape of
+    the installed libraries: a change in it shows here first."""
+    assert reads_as_object_does(cp.ndarray)
+    assert {n: descriptor_kind(cp.ndarray, n) for n in ("data", "dtype")} in (
+        {"data": k1, "dtype": k2} for k1 in ("getset", "member") for k2 in ("getset", "member"))
+    mem = type(cp.zeros(1).data)
+    assert reads_as_object_does(mem) and descriptor_kind(mem, "ptr") in ("getset", "member")
+    torch = pytest.importorskip("torch")
+    assert reads_as_object_does(torch.Tensor) and reads_as_object_does(torch.nn.Parameter)
+    assert [descriptor_kind(torch.Tensor, n) for n in ("is_cuda", "data_ptr", "dtype")] == \
+        ["getset", "method", "getset"]
+
+
 class OnlyDLPack:
     """A device array seen only through DLPack (as a JAX array is): a torch tensor or a CuPy array's
     __dlpack__ and __dlpack_device__, nothing else, so the module takes the DLPack path."""
