@@ -272,6 +272,39 @@ START_TEST(kstub_check_turns_it_on)
 }
 END_TEST
 
+/* Threads launching on their own allocations while another frees others: every
+ * launch passes (make check-watch under TSan: tests/runtime/watch.mk). */
+static void *launcher(void *arg)
+{
+    unsigned long long y = (unsigned long long)(uintptr_t)arg;
+    for (int i = 0; i < 200; i++)
+        if (launch(y, 16) != KS_OK)
+            return (void *)1;
+    return NULL;
+}
+
+START_TEST(frees_on_another_thread)
+{
+    ck_assert_status(ks_checks_set(KS_CHECK_POINTERS | KS_CHECK_EXTENTS), KS_OK);
+    pthread_t t[3];
+    for (int i = 0; i < 3; i++) {
+        unsigned long long y = fake.alloc(64, CU_MEMORYTYPE_DEVICE, 0);
+        ck_assert_int_eq(pthread_create(&t[i], NULL, launcher, (void *)(uintptr_t)y), 0);
+    }
+    for (int i = 0; i < 20; i++) {
+        unsigned long long z = fake.alloc(64, CU_MEMORYTYPE_DEVICE, 0);
+        if (z == 0)
+            break;                   /* the fake's table is full */
+        ck_assert_int_eq(driver_free(z), CUDA_SUCCESS);
+    }
+    for (int i = 0; i < 3; i++) {
+        void *ret;
+        ck_assert_int_eq(pthread_join(t[i], &ret), 0);
+        ck_assert_ptr_null(ret);
+    }
+}
+END_TEST
+
 /* ---- without the watch: the buffer id, as correct -------------------------------- */
 
 /* Each way the watch cannot be had: a hit asks the buffer id, and a free the
@@ -409,6 +442,7 @@ static Suite *watch_suite(void)
     tcase_add_test(on, outside_the_mapping_asked_again);
     tcase_add_test(on, off_and_on_again_asks_again);
     tcase_add_test(on, kstub_check_turns_it_on);
+    tcase_add_test(on, frees_on_another_thread);
     suite_add_tcase(s, on);
     TCase *off = tcase_create("fallback");
     tcase_add_checked_fixture(off, setup, NULL);
