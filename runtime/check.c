@@ -72,14 +72,10 @@ KS__API ks_status ks_checks_set(unsigned checks)
                          checks & ~KS__CHECK_KNOWN);
     if (checks & KS_CHECK_RACES)
         ks__races_start();       /* now, to see the streams made before the first launch */
-    /* The free watch follows the pointers and extents checks (watch.c). */
-    int watch = (checks & (KS_CHECK_POINTERS | KS_CHECK_EXTENTS)) != 0;
-    if (watch)
-        ks__watch_want(1);
+    if (checks & (KS_CHECK_POINTERS | KS_CHECK_EXTENTS))
+        ks__watch_start();       /* the free watch of their allocation cache (watch.c) */
     __atomic_store_n(&chosen_by_api, 1, __ATOMIC_RELAXED);
     __atomic_store_n(&ks__checks, checks, __ATOMIC_RELAXED);
-    if (!watch)
-        ks__watch_want(0);
     return KS_OK;
 }
 

@@ -257,12 +257,12 @@ int ks__cupti_want(unsigned client, ks__cupti_fn fn, const ks__cupti_id *ids, si
  * still the driver's answer while it reads g. */
 extern uint64_t ks__watch_gen;
 extern int ks__watch_on;
-/* Whether ks__watch_want has been called (pointers.c asks once, for KSTUB_CHECK). */
+/* Whether ks__watch_start has run (pointers.c starts it once, for KSTUB_CHECK). */
 extern int ks__watch_asked;
-/* The pointers or extents check turned on (1) or off (0): the watch's
- * callbacks on or off. Without CUPTI, or with KSTUB_CHECK_WATCH=0, the watch
+/* The pointers or extents check turned on: the watch's callbacks on, for the
+ * rest of the process. Without CUPTI, or with KSTUB_CHECK_WATCH=0, the watch
  * stays off for good and the cache asks the buffer id (pointers.c). */
-void ks__watch_want(int on);
+void ks__watch_start(void);
 
 /* pointers.c: an extent hint's element count for \p d in launch \p c (error set otherwise). */
 ks_status ks__extent_count(const ks__checked *c, const ks_param_desc *d, long long *count);

@@ -457,8 +457,8 @@ static ks_status pointers_before(const ks__checked *c)
                          "the pointers check needs cuPointerGetAttributes, which the driver lacks");
     /* Turned on by KSTUB_CHECK: the watch starts with the first checked launch
      * (ks_checks_set starts it itself). */
-    if (__builtin_expect(!__atomic_load_n(&ks__watch_asked, __ATOMIC_RELAXED), 0))
-        ks__watch_want(1);
+    if (__builtin_expect(!__atomic_load_n(&ks__watch_asked, __ATOMIC_ACQUIRE), 0))
+        ks__watch_start();
     CUdevice dev = 0;
     int have_dev = 0;
     for (unsigned i = 0; i < k->nparams; i++) {

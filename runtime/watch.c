@@ -10,10 +10,15 @@
  * still that one, nothing was freed since, and a hit needs no driver call.
  *
  * Soundness, in order: the callbacks are turned on, then the generation
- * bumped, then ks__watch_on set (release); turning off clears ks__watch_on,
- * turns the callbacks off, then bumps. A reader loads ks__watch_on, then the
- * generation (acquire both): an entry whose generation still matches was
+ * bumped, then ks__watch_on set (release). A reader loads ks__watch_on, then
+ * the generation (acquire both): an entry whose generation still matches was
  * asked while every call that could change its answer was followed.
+ *
+ * Once on, the watch stays on for the process, the pointers check turned off
+ * or not, as the races check does: CUPTI, once loaded, slows every driver
+ * call of the process whatever is subscribed (issue 45's measurement: a
+ * launch still 1.19x after unsubscribing), so turning the callbacks off would
+ * save nothing but a callback per free, and the cache stays sound throughout.
  *
  * Memory pools give memory back to the system later than its free: at a
  * stream, event or context synchronisation, or an allocation, once more than
@@ -38,9 +43,8 @@ int ks__watch_on;
 int ks__watch_asked;
 
 #if !__has_include(<cupti.h>)
-void ks__watch_want(int on)
+void ks__watch_start(void)
 {
-    (void)on;
     __atomic_store_n(&ks__watch_asked, 1, __ATOMIC_RELAXED);
 }
 #else
@@ -130,7 +134,7 @@ static void on_call(int domain, unsigned cbid, const void *data)
         bump();
 }
 
-/* 0 never asked, 1 on, 2 off (subscribed, callbacks off), -1 off for good. */
+/* 0 never asked, 1 on, -1 off for good. */
 static pthread_mutex_t lock = PTHREAD_MUTEX_INITIALIZER;
 static int state;
 
@@ -140,37 +144,30 @@ static int opted_out(void)
     return v != NULL && strcmp(v, "0") == 0;
 }
 
-void ks__watch_want(int on)
+void ks__watch_start(void)
 {
     pthread_mutex_lock(&lock);
-    __atomic_store_n(&ks__watch_asked, 1, __ATOMIC_RELAXED);
-    char why[512];
-    if (on && (state == 0 || state == 2)) {
-        if (state == 0 && opted_out()) {
-            state = -1;
-        } else {
-            for (size_t i = 0; state == 0 && i < NFOLLOWED; i++) {
-                ids[i] = followed[i].id;     /* once: a callback may be reading it later */
-                if (ids[i].cbid < sizeof what[0])
-                    what[ids[i].domain - 1][ids[i].cbid] = (unsigned char)followed[i].what;
-            }
-            if (ks__cupti_want(KS__CUPTI_WATCH, on_call, ids, NFOLLOWED, 1, why, sizeof why) == 0) {
-                bump();
-                __atomic_store_n(&ks__watch_on, 1, __ATOMIC_RELEASE);
-                state = 1;
-            } else {
-                /* Not subscribed, or some callbacks on and one refused: those
-                 * off again (the generation is not trusted either way). */
-                ks__cupti_want(KS__CUPTI_WATCH, on_call, ids, NFOLLOWED, 0, why, sizeof why);
-                state = -1;
-            }
+    if (state == 0 && opted_out())
+        state = -1;
+    if (state == 0) {
+        for (size_t i = 0; i < NFOLLOWED; i++) {
+            ids[i] = followed[i].id;
+            if (ids[i].cbid < sizeof what[0])
+                what[ids[i].domain - 1][ids[i].cbid] = (unsigned char)followed[i].what;
         }
-    } else if (!on && state == 1) {
-        __atomic_store_n(&ks__watch_on, 0, __ATOMIC_RELEASE);
-        ks__cupti_want(KS__CUPTI_WATCH, on_call, ids, NFOLLOWED, 0, why, sizeof why);
-        bump();
-        state = 2;
+        char why[512];
+        if (ks__cupti_want(KS__CUPTI_WATCH, on_call, ids, NFOLLOWED, 1, why, sizeof why) == 0) {
+            bump();
+            __atomic_store_n(&ks__watch_on, 1, __ATOMIC_RELEASE);
+            state = 1;
+        } else {
+            /* Not subscribed, or some callbacks on and one refused: those off
+             * again (the generation is not trusted either way). */
+            ks__cupti_want(KS__CUPTI_WATCH, on_call, ids, NFOLLOWED, 0, why, sizeof why);
+            state = -1;
+        }
     }
+    __atomic_store_n(&ks__watch_asked, 1, __ATOMIC_RELEASE);
     pthread_mutex_unlock(&lock);
 }
 
