@@ -172,8 +172,9 @@ typedef struct alloc_info {
     unsigned long long start, size, id;     /* size 0: an empty slot */
     unsigned long long type, managed, ordinal, devptr;
     unsigned long long map_start, map_size; /* the mapping holding the pointer asked about */
+    unsigned long long span_lo, span_size;  /* where the entry answers: the range, or its part mapped */
+    int span_mapped;                        /* span from the mapping's attributes: the watch may answer */
     uint64_t gen;                           /* ks__watch_gen before asking; 0: not watched */
-    unsigned long long trust_lo, trust_size; /* where the watch may answer for it */
 } alloc_info;
 
 #define KS__PTR_CACHE 8
@@ -183,6 +184,8 @@ static __thread unsigned seen_next;
 int ks__pointers_cache = 1;
 /* Hits the watch answered without a driver call, on this thread (tests and bench/ read it). */
 __thread unsigned long ks__pointers_watch_hits;
+/* The driver refused the mapping's attributes once: not asked again. */
+static int no_mapping_attrs;
 
 /* Whether the driver still has the allocation of buffer id \p id at \p p: one
  * attribute, CU_POINTER_ATTRIBUTE_BUFFER_ID, which no later allocation reuses
@@ -207,10 +210,11 @@ static int still_allocated(CUdeviceptr p, unsigned long long id)
  * same handle at the same address after an unmap (measured on an H100,
  * driver 580: bench/driver_probe.c), so memory the program maps itself is
  * cached too. The range a mapped pointer reports is its whole reservation;
- * the watch answers only inside the mapping it was asked in (a pointer into
- * an unmapped part is asked again). tests/gpu/check_checks_gpu.c
- * (cache_agrees_with_no_cache, watch_agrees_with_no_cache) compares the
- * cache's verdicts with the uncached check's on the GPU.
+ * with the watch an entry answers only inside the mapping it was asked in (a
+ * pointer into another part is asked again, and gets its own entry).
+ * tests/gpu/check_checks_gpu.c (cache_agrees_with_no_cache, with the watch,
+ * and buffer_id_cache_agrees_with_no_cache, without) compares the cache's
+ * verdicts with the uncached check's on the GPU.
  */
 static CUresult describe_ptr(CUdeviceptr p, alloc_info *out)
 {
@@ -220,9 +224,9 @@ static CUresult describe_ptr(CUdeviceptr p, alloc_info *out)
     if (ks__pointers_cache)
         for (unsigned i = 0; i < KS__PTR_CACHE; i++) {
             alloc_info *e = &seen[i];
-            if (e->size == 0 || p - e->start >= e->size || p < e->start)
-                continue;
-            if (watched && e->gen == gen && p - e->trust_lo < e->trust_size) {
+            if (e->size == 0 || p - e->span_lo >= e->span_size)
+                continue;            /* wraps for p below it */
+            if (watched && e->gen == gen && e->span_mapped) {
                 ks__pointers_watch_hits++;
                 *out = *e;
                 return CUDA_SUCCESS;
@@ -247,27 +251,29 @@ static CUresult describe_ptr(CUdeviceptr p, alloc_info *out)
     };
     void *data[] = {&n.type, &n.managed, &n.ordinal, &n.start, &n.size, &n.devptr, &n.id,
                     &n.map_start, &n.map_size};
-    /* The mapping's attributes only where the watch would use them (CUDA 11.7's). */
-    unsigned count = !ks__pointers_cache ? 6 : watched ? 9 : 7;
+    /* The mapping's attributes only where the watch would use them. */
+    unsigned count = !ks__pointers_cache ? 6 : watched && !__atomic_load_n(&no_mapping_attrs, __ATOMIC_RELAXED) ? 9 : 7;
     CUresult r = ks__cu.PointerGetAttributes(count, attrs, data, p);
-    int no_map = 0;
     if (r == CUDA_ERROR_INVALID_VALUE && count == 9) {
-        memset(&n, 0, sizeof n);     /* a driver without them: the buffer id answers for it */
+        __atomic_store_n(&no_mapping_attrs, 1, __ATOMIC_RELAXED);   /* a driver without them */
+        memset(&n, 0, sizeof n);
         r = ks__cu.PointerGetAttributes(count = 7, attrs, data, p);
-        no_map = 1;
     }
     if (r != CUDA_SUCCESS)
         return r;
     n.gen = gen;
-    /* The watch answers inside the allocation and, for mapped memory, its mapping. */
-    n.trust_lo = n.start, n.trust_size = no_map ? 0 : n.size;
-    if (n.map_size != 0) {
+    /* The entry answers inside the allocation's range and, where the mapping is
+     * known, inside the part of it mapped where p is: another mapping of the same
+     * reservation gets its own entry, and the watch answers only where it knows. */
+    n.span_lo = n.start, n.span_size = n.size;
+    n.span_mapped = count == 9;
+    if (count == 9 && n.map_size != 0) {
         unsigned long long lo = n.map_start > n.start ? n.map_start : n.start;
         unsigned long long a = n.start + n.size, b = n.map_start + n.map_size, hi = a < b ? a : b;
-        n.trust_lo = lo, n.trust_size = hi > lo ? hi - lo : 0;
+        n.span_lo = lo, n.span_size = hi > lo ? hi - lo : 0;
     }
     *out = n;
-    if (ks__pointers_cache && n.id != 0 && n.size != 0 && ((unsigned)n.type != 0 || n.managed)) {
+    if (ks__pointers_cache && n.id != 0 && n.span_size != 0 && ((unsigned)n.type != 0 || n.managed)) {
         seen[seen_next] = n;
         seen_next = (seen_next + 1) % KS__PTR_CACHE;
     }

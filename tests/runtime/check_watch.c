@@ -224,8 +224,8 @@ START_TEST(a_runtime_free_is_seen)
 }
 END_TEST
 
-/* A reservation mapped in part: the watch answers inside the mapping the
- * pointer was asked in; a pointer past it is asked (its buffer id). */
+/* A reservation mapped in part: the entry answers inside the mapping the
+ * pointer was asked in; a pointer past it is asked in full. */
 START_TEST(outside_the_mapping_asked_again)
 {
     ck_assert_status(ks_checks_set(KS_CHECK_POINTERS), KS_OK);
@@ -235,7 +235,10 @@ START_TEST(outside_the_mapping_asked_again)
     ck_assert_status(launch(y + 16, 1), KS_OK);
     ck_assert_int_eq(FULL() + ONE(), 1);
     ck_assert_status(launch(y + 40, 1), KS_OK);
-    ck_assert_int_eq(ONE(), 1);
+    ck_assert_int_eq(FULL(), 2);
+    ck_assert_int_eq(ONE(), 0);
+    ck_assert_status(launch(y + 16, 1), KS_OK);
+    ck_assert_int_eq(FULL() + ONE(), 2);
 }
 END_TEST
 
