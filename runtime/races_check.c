@@ -405,8 +405,11 @@ static int subscribe_once(void)
     }
     ks__hb_set_busy(made, stream_busy, NULL);
     if (ks__cupti_want(KS__CUPTI_RACES, callback, ids, NCALLS, 1, why, sizeof why) != 0) {
-        ks__hb_delete(made);     /* never published: the callbacks that are on find no core */
-        return -1;               /* subscribed with callbacks half on: stay failed */
+        /* Some callbacks may be on: off again (the watch may keep the subscription). */
+        char ignored[64];
+        ks__cupti_want(KS__CUPTI_RACES, callback, ids, NCALLS, 0, ignored, sizeof ignored);
+        ks__hb_delete(made);     /* never published */
+        return -1;               /* stay failed */
     }
     pthread_mutex_lock(&lock);
     hb = made;
