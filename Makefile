@@ -122,8 +122,10 @@ $(COMMON_LIB): $(COMMON_OBJ) | $(B)/lib
 $(B)/obj/runtime/%.o: runtime/%.c | $(B)/obj/runtime
 	$(CC) $(BASE_CFLAGS) $(DEPFLAGS) -fvisibility=hidden -Iinclude/kstub -Icommon $(CUDA_INC) -c $< -o $@
 
-# The races check (cupti.c) compiles against cupti.h, which some toolkits keep apart.
-$(B)/obj/runtime/cupti.o: CUDA_INC += $(addprefix -I,$(wildcard $(CUDA_PATH)/extras/CUPTI/include))
+# CUPTI's users (the one subscription, the races check, the free watch) compile
+# against cupti.h, which some toolkits keep apart.
+$(B)/obj/runtime/cupti.o $(B)/obj/runtime/races_check.o $(B)/obj/runtime/watch.o: \
+    CUDA_INC += $(addprefix -I,$(wildcard $(CUDA_PATH)/extras/CUPTI/include))
 
 # The static library holds the common objects too: a user links -lkstub alone.
 $(B)/lib/libkstub.a: $(RT_OBJ) $(COMMON_OBJ) | $(B)/lib

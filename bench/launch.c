@@ -18,7 +18,7 @@
  * ratio against their like-for-like raw call (same handle type, stream,
  * launch entry point).
  *
- *   launch_bench [-R] [-r ROUNDS] [-b BATCH] [-o OUTDIR]
+ *   launch_bench [-R | -W] [-r ROUNDS] [-b BATCH] [-o OUTDIR]
  *
  * writes OUTDIR/launch_raw.csv (every batch) and OUTDIR/launch_summary.csv,
  * and prints the summary. Without a CUDA driver it says so and exits 0.
@@ -28,6 +28,16 @@
  * cuLaunchKernel and the stub with no check (both under CUPTI) against the
  * stub with races on; files launch_races_*.csv. Its cost against a launch
  * without CUPTI is this run's races row over the plain run's stub row.
+ *
+ * -W measures the pointers and extents checks with their free watch (issue
+ * 45: CUPTI's callbacks on every free, so a cache hit asks the driver
+ * nothing) in a process of its own, for the same reason: raw cuLaunchKernel
+ * and the stub with no check under CUPTI, the checks with the watch, with
+ * the watch off (the buffer-id query a hit) and with no cache; files
+ * launch_watch_*.csv. The plain run keeps the watch off (KSTUB_CHECK_WATCH=0:
+ * no CUPTI in that process), so its pointers and extents rows are the
+ * buffer-id query's; the watch's cost against a launch without CUPTI is this
+ * run's row over the plain run's raw CUkernel row.
  */
 #include <stdint.h>
 #include <stdio.h>
@@ -284,6 +294,19 @@ static int stub_check_pointers_nocache(int kernel, unsigned count)
     return rc;
 }
 
+/* -W: the pointers check with the free watch's word cleared for the batch, as
+ * when CUPTI could not be had: each hit asks the buffer id (libkstub's
+ * internal word; what the watch vouched for is asked again after). */
+extern int ks__watch_on;
+static int stub_check_pointers_watch_off(int kernel, unsigned count)
+{
+    int was = __atomic_load_n(&ks__watch_on, __ATOMIC_ACQUIRE);
+    __atomic_store_n(&ks__watch_on, 0, __ATOMIC_RELEASE);
+    int rc = stub_checked(kernel, count, KS_CHECK_POINTERS);
+    __atomic_store_n(&ks__watch_on, was, __ATOMIC_RELEASE);
+    return rc;
+}
+
 /* A template's one C name (issue 23): bench_fill's _Generic over its two
  * instances, against the instance's own stub, both the C macro form. The
  * kernel argument only says which instance: bench_args -> float, bench_struct -> int. */
@@ -336,9 +359,11 @@ static const variant variants_all[] = {
     {"nvcc_triple_chevron", "nvcc <<<>>> (runtime API, user stream)", rt_launch, 1, -1},
     /* Each run-time check on its own (KSTUB_CHECK); the trace goes to a file (a record stored into its shared mapping). */
     {"kstub_check_sync", "kstub stub, check sync (waits for each kernel)", stub_check_sync, 0, 1},
-    {"kstub_check_pointers", "kstub stub, check pointers (allocation cache: 1 attribute a pointer)",
+    /* The pointers and extents checks with their cache but no free watch (this process loads no
+     * CUPTI): a hit asks the driver the buffer id (1 attribute a pointer); -W has the watch. */
+    {"kstub_check_pointers", "kstub stub, check pointers, watch off (buffer-id query)",
      stub_check_pointers, 0, 1},
-    {"kstub_check_extents", "kstub stub, check extents (bench_args: y holds n)", stub_check_extents, 0, 1},
+    {"kstub_check_extents", "kstub stub, check extents, watch off (bench_args: y holds n)", stub_check_extents, 0, 1},
     {"kstub_check_nvtx", "kstub stub, check nvtx (no tool attached)", stub_check_nvtx, 0, 1},
     {"kstub_check_trace", "kstub stub, check trace (to a file)", stub_check_trace, 0, 1},
     /* Issue 23: the CUfunction of the current context, cached, by the driver alone (ratio: against raw
@@ -371,6 +396,29 @@ static const variant races_variants[] = {
     {"kstub_check_races", "kstub stub, check races (CUPTI's callbacks, the clocks)", stub_check_races, 0, 2},
 };
 enum { NRACES_VARIANTS = sizeof races_variants / sizeof races_variants[0] };
+
+/* -W: the free watch, CUPTI loaded and its free callbacks on for the whole process. */
+static const variant watch_variants[] = {
+    {"raw_cuLaunchKernel_watch", "raw cuLaunchKernel (CUfunction, user stream), CUPTI held by the watch",
+     raw_launch, 0, -1},
+    {"raw_cuLaunchKernel_CUkernel_watch", "raw cuLaunchKernel (CUkernel, user stream), CUPTI held by the watch",
+     raw_launch_kernel_handle, 0, -1},
+    {"kstub_user_stream_watch", "kstub stub, user stream, no check, CUPTI held by the watch", stub_user, 0, 1},
+    {"kstub_check_pointers_watch", "kstub stub, check pointers (free watch: no driver call a hit)",
+     stub_check_pointers, 0, 1},
+    {"kstub_check_extents_watch", "kstub stub, check extents (free watch)", stub_check_extents, 0, 1},
+    {"kstub_check_pointers_watch_off", "kstub stub, check pointers, watch off (buffer-id query), CUPTI loaded",
+     stub_check_pointers_watch_off, 0, 1},
+    {"kstub_check_pointers_nocache_watch", "kstub stub, check pointers, no allocation cache, CUPTI loaded",
+     stub_check_pointers_nocache, 0, 1},
+};
+enum { NWATCH_VARIANTS = sizeof watch_variants / sizeof watch_variants[0] };
+_Static_assert((int)NWATCH_VARIANTS <= (int)NVARIANTS && (int)NRACES_VARIANTS <= (int)NVARIANTS,
+               "ns[][] holds every mode's rows");
+
+/* Which process this is: the plain run, -R or -W. */
+enum { MODE_PLAIN, MODE_RACES, MODE_WATCH };
+static const char *const mode_prefix[] = {"launch", "launch_races", "launch_watch"};
 
 /* ---- setup --------------------------------------------------------------------------- */
 
@@ -410,7 +458,7 @@ static void remove_trace(void)
     unlink(trace_path);
 }
 
-static void setup(FILE *meta, int races)
+static void setup(FILE *meta, int mode)
 {
     CUdevice dev;
     CUcontext ctx;
@@ -422,10 +470,20 @@ static void setup(FILE *meta, int races)
     /* Device 0's primary context: the one libkstub and the runtime both use. */
     CU_CHECK(cu.DevicePrimaryCtxRetain(&ctx, dev));
     CU_CHECK(cu.CtxSetCurrent(ctx));
-    if (races) {
+    if (mode == MODE_RACES) {
         /* CUPTI loaded and subscribed before the stream is made, as a program would do it. */
         KS_CHECK(ks_checks_set(KS_CHECK_RACES));
         KS_CHECK(ks_checks_set(0));
+    }
+    if (mode == MODE_WATCH) {
+        /* The watch starts with the pointers check and stays on for the process. */
+        KS_CHECK(ks_checks_set(KS_CHECK_POINTERS));
+        KS_CHECK(ks_checks_set(0));
+        if (!__atomic_load_n(&ks__watch_on, __ATOMIC_ACQUIRE)) {
+            fprintf(stderr, "launch: -W: the free watch is off (CUPTI could not be loaded or subscribed; "
+                            "KSTUB_CUPTI names libcupti)\n");
+            exit(1);
+        }
     }
     CU_CHECK(cu.StreamCreate(&g.stream, CU_STREAM_DEFAULT));
 
@@ -503,15 +561,16 @@ int main(int argc, char **argv)
     int rounds = 50;
     unsigned batch = 1000;
     const char *outdir = ".";
-    int opt, races = 0;
-    while ((opt = getopt(argc, argv, "Rr:b:o:")) != -1) {
+    int opt, mode = MODE_PLAIN;
+    while ((opt = getopt(argc, argv, "RWr:b:o:")) != -1) {
         switch (opt) {
-        case 'R': races = 1; break;
+        case 'R': mode = MODE_RACES; break;
+        case 'W': mode = MODE_WATCH; break;
         case 'r': rounds = atoi(optarg); break;
         case 'b': batch = (unsigned)atoi(optarg); break;
         case 'o': outdir = optarg; break;
         default:
-            fprintf(stderr, "usage: %s [-R] [-r ROUNDS] [-b BATCH] [-o OUTDIR]\n", argv[0]);
+            fprintf(stderr, "usage: %s [-R | -W] [-r ROUNDS] [-b BATCH] [-o OUTDIR]\n", argv[0]);
             return 2;
         }
     }
@@ -520,12 +579,18 @@ int main(int argc, char **argv)
         return 2;
     }
 
+    /* The plain run loads no CUPTI: its pointers rows have no free watch (-W's do). */
+    if (mode == MODE_PLAIN)
+        setenv("KSTUB_CHECK_WATCH", "0", 1);
     bench_require_driver("launch");
     load_driver();
-    const variant *variants = races ? races_variants : variants_all;
-    const int nv = races ? (int)NRACES_VARIANTS : (int)NVARIANTS;
-    FILE *meta = open_out(outdir, races ? "launch_races_meta.txt" : "launch_meta.txt");
-    setup(meta, races);
+    const variant *variants = mode == MODE_RACES ? races_variants : mode == MODE_WATCH ? watch_variants : variants_all;
+    const int nv = mode == MODE_RACES ? (int)NRACES_VARIANTS : mode == MODE_WATCH ? (int)NWATCH_VARIANTS
+                                                                                 : (int)NVARIANTS;
+    char file[128];
+    snprintf(file, sizeof file, "%s_meta.txt", mode_prefix[mode]);
+    FILE *meta = open_out(outdir, file);
+    setup(meta, mode);
     fprintf(meta, "rounds=%d\nbatch=%u\ngrid=%u\nblock=%u\n", rounds, batch, GRID, BLOCK);
     fclose(meta);
 
@@ -550,7 +615,8 @@ int main(int argc, char **argv)
                 sync_all();
             }
 
-    FILE *raw = open_out(outdir, races ? "launch_races_raw.csv" : "launch_raw.csv");
+    snprintf(file, sizeof file, "%s_raw.csv", mode_prefix[mode]);
+    FILE *raw = open_out(outdir, file);
     fprintf(raw, "kernel,variant,round,ns_per_launch\n");
     for (int r = 0; r < rounds; r++) {
         for (int k = 0; k < NKERNELS; k++) {
@@ -581,7 +647,8 @@ int main(int argc, char **argv)
     sync_all();
     fclose(raw);
 
-    FILE *sum = open_out(outdir, races ? "launch_races_summary.csv" : "launch_summary.csv");
+    snprintf(file, sizeof file, "%s_summary.csv", mode_prefix[mode]);
+    FILE *sum = open_out(outdir, file);
     fprintf(sum, "kernel,variant,label,median_ns,p10_ns,p90_ns,ratio,pair_variant,pair_ratio,rounds\n");
     double *ratio = calloc((size_t)rounds, sizeof(double));
     if (ratio == NULL)

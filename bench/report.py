@@ -130,9 +130,62 @@ def launch_section(raw, md, panels):
               "attribute. The spread between rounds (p10 – p90) is wider than the differences "
               "between variants; the paired ratios are what resolves them.\n")
     races_section(raw, md, rows)
+    watch_section(raw, md, rows)
 
 
 GOAL_RACES_RATIO = 2.0
+GOAL_WATCH = {"pointers": 1.05, "extents": 1.03}
+
+
+def watch_section(raw, md, rows):
+    """The pointers and extents checks with their free watch (launch_bench -W): a process of its
+    own, CUPTI loaded and its free callbacks on throughout. What a user weighs: the watch's row
+    over a raw launch in a process without CUPTI (the plain run's raw CUkernel median), against
+    the plain run's watch-off rows (their paired ratio to the same raw launch)."""
+    watch = read_csv(os.path.join(raw, "launch_watch_summary.csv"))
+    if not watch:
+        return
+    md.append("### The pointers check's free watch\n")
+    md.append("`launch_bench -W`, a process of its own (CUPTI loaded, its free callbacks on): the same "
+              "method. *paired*: against raw `cuLaunchKernel` of the `CUkernel` in the same process; "
+              "*vs raw, no CUPTI*: the row's median over the plain run's raw `cuLaunchKernel` "
+              "(`CUkernel`, user stream) median. The plain run's pointers and extents rows have the "
+              "watch off (the buffer-id query a hit) and load no CUPTI; they follow, paired, for "
+              "comparison. Goals: pointers ≤ %.2f×, extents ≤ %.2f× a raw launch.\n"
+              % (GOAL_WATCH["pointers"], GOAL_WATCH["extents"]))
+    md.append("| kernel | variant | ns/launch (median) | paired | vs raw, no CUPTI | goal |")
+    md.append("| --- | --- | ---: | ---: | ---: | --- |")
+
+    def goal_of(variant):
+        for word, goal in GOAL_WATCH.items():
+            if "check_" + word in variant and "nocache" not in variant:
+                return goal
+        return None
+
+    for kernel in sorted({r["kernel"] for r in watch}):
+        plain_raw = next((fnum(x["median_ns"]) for x in rows if x["kernel"] == kernel
+                          and x["variant"] == "raw_cuLaunchKernel_CUkernel"), None)
+        for r in watch:
+            if r["kernel"] != kernel:
+                continue
+            med = fnum(r["median_ns"])
+            vs = med / plain_raw if plain_raw and med else None
+            goal = goal_of(r["variant"])
+            md.append("| %s | %s | %.0f | %s | %s | %s |" % (
+                kernel, r["label"], med or 0,
+                "%.3f" % fnum(r["pair_ratio"]) if r.get("pair_variant") else "—",
+                "%.3f" % vs if vs else "—",
+                verdict(vs <= goal) if goal and vs else ""))
+        for x in rows:
+            if x["kernel"] != kernel or x["variant"] not in (
+                    "kstub_check_pointers", "kstub_check_extents", "kstub_check_pointers_nocache"):
+                continue
+            prat = fnum(x.get("pair_ratio"))
+            goal = goal_of(x["variant"])
+            md.append("| %s | %s (plain run) | %.0f | %s | %s | %s |" % (
+                kernel, x["label"], fnum(x["median_ns"]) or 0, "%.3f" % prat if prat else "—",
+                "%.3f" % prat if prat else "—", verdict(prat <= goal) if goal and prat else ""))
+    md.append("")
 
 
 def races_section(raw, md, rows):

@@ -113,7 +113,7 @@ if [ -z "${KSTUB_LIBNVRTC:-}" ] && ! ldconfig -p 2>/dev/null | grep -q 'libnvrtc
     say "KSTUB_LIBNVRTC=${KSTUB_LIBNVRTC:-unset}"
 fi
 
-# The races check loads libcupti with dlopen; point it at the toolkit's if the loader would not.
+# The races check and the free watch load libcupti with dlopen; point them at the toolkit's if the loader would not.
 if [ -z "${KSTUB_CUPTI:-}" ] && ! ldconfig -p 2>/dev/null | grep -q 'libcupti.so.13 '; then
     for d in "${CUDA_PATH:-/usr/local/cuda}/extras/CUPTI/lib64" "${CUDA_PATH:-/usr/local/cuda}/lib64" \
              "${CUDA_PATH:-/usr/local/cuda}/targets/x86_64-linux/lib"; do
@@ -140,6 +140,10 @@ fi
 # The races check in a process of its own: CUPTI, once loaded, slows every driver call (issue 45).
 [ -x "$BIN/launch_bench" ] &&
     run_part launch_races "$(limit 60 150)" "$RAW/launch_races_summary.csv" "$BIN/launch_bench" -R -r "$LAUNCH_ROUNDS" -b 1000 -o "$RAW"
+# The pointers and extents checks with their free watch (CUPTI's callbacks on every free), also
+# a process of its own; the plain run above has the watch off (issue 45).
+[ -x "$BIN/launch_bench" ] &&
+    run_part launch_watch "$(limit 60 150)" "$RAW/launch_watch_summary.csv" "$BIN/launch_bench" -W -r "$LAUNCH_ROUNDS" -b 1000 -o "$RAW"
 
 # ---- 2. cold start -------------------------------------------------------------------
 if [ -x "$BIN/coldstart" ] && ! skipped coldstart; then

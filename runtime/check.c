@@ -72,6 +72,8 @@ KS__API ks_status ks_checks_set(unsigned checks)
                          checks & ~KS__CHECK_KNOWN);
     if (checks & KS_CHECK_RACES)
         ks__races_start();       /* now, to see the streams made before the first launch */
+    if (checks & (KS_CHECK_POINTERS | KS_CHECK_EXTENTS))
+        ks__watch_start();       /* the free watch of their allocation cache (watch.c) */
     __atomic_store_n(&chosen_by_api, 1, __ATOMIC_RELAXED);
     __atomic_store_n(&ks__checks, checks, __ATOMIC_RELAXED);
     return KS_OK;

@@ -13,7 +13,9 @@
  *   graph.c    graphs and typed kernel nodes   version.c  ks_version
  *   check.c    checked launches: the choice, the table, sync   pointers.c  pointers, extents
  *   nvtx.c     NVTX ranges                     trace.c    the launch trace
- *   cupti.c    the races check: CUPTI, its callbacks, the check (races.c: its happens-before core)
+ *   cupti.c    libcupti and its one subscription, shared by:
+ *   races_check.c  the races check: the calls it follows, the check (races.c: its happens-before core)
+ *   watch.c    the free watch: the pointers check's cache trusted without a driver call
  *   global.c   device variables: addresses, the size proof, the accessors' copies
  * Internal names carry the "ks__" prefix; everything here is hidden by
  * -fvisibility=hidden except what is marked KS__API.
@@ -22,6 +24,7 @@
 #define KS_INTERNAL_H
 
 #include <pthread.h>
+#include <stdint.h>
 #include <stdlib.h>
 #include <sys/stat.h>
 #include <cuda.h>
@@ -216,13 +219,50 @@ extern const ks__check ks__check_nvtx;      /* nvtx.c */
 extern const ks__check ks__check_trace;     /* trace.c */
 extern const ks__check ks__check_pointers;  /* pointers.c */
 extern const ks__check ks__check_sync;      /* check.c */
-extern const ks__check ks__check_races;     /* cupti.c */
+extern const ks__check ks__check_races;     /* races_check.c */
 
 /* Every check bit ks_checks_set takes ("all" leaves races out: it loads libcupti). */
 #define KS__CHECK_KNOWN (KS_CHECK_ALL | KS_CHECK_RACES)
 
-/* cupti.c: load libcupti and subscribe, once (a failure is reported by every launch). */
+/* races_check.c: load libcupti and subscribe, once (a failure is reported by every launch). */
 void ks__races_start(void);
+
+/* ---- cupti.c: the one CUPTI subscription ------------------------------------ */
+
+/* CUPTI's callback domains (CUpti_CallbackDomain), so that callers need not include cupti.h. */
+#define KS__CUPTI_DRIVER 1
+#define KS__CUPTI_RUNTIME 2
+/* The clients of the subscription, each with its own callbacks. */
+enum { KS__CUPTI_RACES, KS__CUPTI_WATCH, KS__CUPTI_CLIENTS };
+typedef struct ks__cupti_id {
+    int domain;                  /* KS__CUPTI_DRIVER or KS__CUPTI_RUNTIME */
+    unsigned cbid;               /* CUPTI's callback id in it */
+    const char *name;            /* for messages */
+} ks__cupti_id;
+/* A client's callback: the domain, the id and CUPTI's CUpti_CallbackData, at
+ * the call's entry and at its exit (data->callbackSite says which). */
+typedef void (*ks__cupti_fn)(int domain, unsigned cbid, const void *data);
+/* Turn the callbacks ids[0..n) on (\p on) or off for \p client, whose \p fn
+ * gets them; loads libcupti and subscribes the first time. 0, or -1 with
+ * why (\p cap bytes) saying why: CUPTI missing, held by another tool, or a
+ * callback refused (some may be on: turn them off). */
+int ks__cupti_want(unsigned client, ks__cupti_fn fn, const ks__cupti_id *ids, size_t n, int on,
+                   char *why, size_t cap);
+
+/* ---- watch.c: the free watch -------------------------------------------------- */
+
+/* Bumped at the entry and the exit of every call that can end an allocation
+ * or change what an address means, while ks__watch_on (read first, acquire);
+ * an allocation asked of the driver when it read g, with ks__watch_on, is
+ * still the driver's answer while it reads g. */
+extern uint64_t ks__watch_gen;
+extern int ks__watch_on;
+/* Whether ks__watch_start has run (pointers.c starts it once, for KSTUB_CHECK). */
+extern int ks__watch_asked;
+/* The pointers or extents check turned on: the watch's callbacks on, for the
+ * rest of the process. Without CUPTI, or with KSTUB_CHECK_WATCH=0, the watch
+ * stays off for good and the cache asks the buffer id (pointers.c). */
+void ks__watch_start(void);
 
 /* pointers.c: an extent hint's element count for \p d in launch \p c (error set otherwise). */
 ks_status ks__extent_count(const ks__checked *c, const ks_param_desc *d, long long *count);

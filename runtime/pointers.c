@@ -13,13 +13,16 @@
  * (stack, heap, a file's pages, or nothing mapped: freed or never
  * allocated), since that is what the programmer needs to find the bug.
  *
- * Each thread keeps the last few allocations it was told about. The
- * program's frees are not seen (that would take CUPTI), so a cached range is
- * trusted only after asking the driver one attribute of the pointer:
- * CU_POINTER_ATTRIBUTE_BUFFER_ID, a process-wide unique id of the
- * allocation, which a freed range no longer has and a new allocation at the
- * same address has another of (and so does every cuMemMap). A hit costs
- * that one attribute; a miss asks everything, as without the cache.
+ * Each thread keeps the last few allocations it was told about. While the
+ * free watch is on (watch.c: CUPTI's callbacks on every call that can free
+ * or unmap, bumping a generation), a cached allocation is trusted as long as
+ * the generation it was asked under is still the generation: no driver call
+ * at all. Without the watch (no CUPTI, another tool holding it,
+ * KSTUB_CHECK_WATCH=0), a cached range is trusted only after asking the
+ * driver one attribute of the pointer: CU_POINTER_ATTRIBUTE_BUFFER_ID, a
+ * process-wide unique id of the allocation, which a freed range no longer
+ * has and a new allocation at the same address has another of (and so does
+ * every cuMemMap). A miss asks everything, as without the cache.
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -168,6 +171,10 @@ ks_status ks__extent_count(const ks__checked *c, const ks_param_desc *d, long lo
 typedef struct alloc_info {
     unsigned long long start, size, id;     /* size 0: an empty slot */
     unsigned long long type, managed, ordinal, devptr;
+    unsigned long long map_start, map_size; /* the mapping holding the pointer asked about */
+    unsigned long long span_lo, span_size;  /* where the entry answers: the range, or its part mapped */
+    int span_mapped;                        /* span from the mapping's attributes: the watch may answer */
+    uint64_t gen;                           /* ks__watch_gen before asking; 0: not watched */
 } alloc_info;
 
 #define KS__PTR_CACHE 8
@@ -175,6 +182,10 @@ static __thread alloc_info seen[KS__PTR_CACHE];
 static __thread unsigned seen_next;
 /* 0 turns the cache off (bench/launch.c compares both in one run). */
 int ks__pointers_cache = 1;
+/* Hits the watch answered without a driver call, on this thread (tests and bench/ read it). */
+__thread unsigned long ks__pointers_watch_hits;
+/* The driver refused the mapping's attributes once: not asked again. */
+static int no_mapping_attrs;
 
 /* Whether the driver still has the allocation of buffer id \p id at \p p: one
  * attribute, CU_POINTER_ATTRIBUTE_BUFFER_ID, which no later allocation reuses
@@ -191,23 +202,37 @@ static int still_allocated(CUdeviceptr p, unsigned long long id)
 }
 
 /*
- * What the driver says of \p p: from the cache when its buffer id still
- * matches. Every cached attribute is fixed for the life of a buffer id: a
- * free and a new allocation at the same address get a new id, for
- * cuMemAlloc and a memory pool alike, and so does every cuMemMap, even of
- * the same handle at the same address after an unmap (measured on an H100,
+ * What the driver says of \p p: from the cache while the watch vouches for
+ * it (its generation unchanged) or, without the watch, while its buffer id
+ * still matches. Every cached attribute is fixed for the life of a buffer id:
+ * a free and a new allocation at the same address get a new id, for
+ * cuMemAlloc and a memory pool alike, and so does every cuMemMap, even of the
+ * same handle at the same address after an unmap (measured on an H100,
  * driver 580: bench/driver_probe.c), so memory the program maps itself is
- * cached too. tests/gpu/check_checks_gpu.c (cache_agrees_with_no_cache)
- * compares the cache's verdicts with the uncached check's on the GPU.
+ * cached too. The range a mapped pointer reports is its whole reservation;
+ * with the watch an entry answers only inside the mapping it was asked in (a
+ * pointer into another part is asked again, and gets its own entry).
+ * tests/gpu/check_checks_gpu.c (cache_agrees_with_no_cache, with the watch,
+ * and buffer_id_cache_agrees_with_no_cache, without) compares the cache's
+ * verdicts with the uncached check's on the GPU.
  */
 static CUresult describe_ptr(CUdeviceptr p, alloc_info *out)
 {
+    /* The watch's word first, then the generation (watch.c says why this order). */
+    int watched = __atomic_load_n(&ks__watch_on, __ATOMIC_ACQUIRE);
+    uint64_t gen = watched ? __atomic_load_n(&ks__watch_gen, __ATOMIC_ACQUIRE) : 0;
     if (ks__pointers_cache)
         for (unsigned i = 0; i < KS__PTR_CACHE; i++) {
             alloc_info *e = &seen[i];
-            if (e->size == 0 || p - e->start >= e->size || p < e->start)
-                continue;
+            if (e->size == 0 || p - e->span_lo >= e->span_size)
+                continue;            /* wraps for p below it */
+            if (watched && e->gen == gen && e->span_mapped) {
+                ks__pointers_watch_hits++;
+                *out = *e;
+                return CUDA_SUCCESS;
+            }
             if (still_allocated(p, e->id)) {
+                e->gen = gen;        /* asked now: the watch may answer next time */
                 *out = *e;
                 return CUDA_SUCCESS;
             }
@@ -215,20 +240,40 @@ static CUresult describe_ptr(CUdeviceptr p, alloc_info *out)
             break;
         }
     /* Each value in a zeroed 8-byte slot: the driver writes 1, 4 or 8 bytes. */
-    alloc_info n = {0, 0, 0, 0, 0, 0, 0};
+    alloc_info n;
+    memset(&n, 0, sizeof n);
     CUpointer_attribute attrs[] = {
         CU_POINTER_ATTRIBUTE_MEMORY_TYPE,     CU_POINTER_ATTRIBUTE_IS_MANAGED,
         CU_POINTER_ATTRIBUTE_DEVICE_ORDINAL,  CU_POINTER_ATTRIBUTE_RANGE_START_ADDR,
         CU_POINTER_ATTRIBUTE_RANGE_SIZE,      CU_POINTER_ATTRIBUTE_DEVICE_POINTER,
-        CU_POINTER_ATTRIBUTE_BUFFER_ID,
+        CU_POINTER_ATTRIBUTE_BUFFER_ID,       CU_POINTER_ATTRIBUTE_MAPPING_BASE_ADDR,
+        CU_POINTER_ATTRIBUTE_MAPPING_SIZE,
     };
-    void *data[] = {&n.type, &n.managed, &n.ordinal, &n.start, &n.size, &n.devptr, &n.id};
-    unsigned count = ks__pointers_cache ? 7 : 6;
+    void *data[] = {&n.type, &n.managed, &n.ordinal, &n.start, &n.size, &n.devptr, &n.id,
+                    &n.map_start, &n.map_size};
+    /* The mapping's attributes only where the watch would use them. */
+    unsigned count = !ks__pointers_cache ? 6 : watched && !__atomic_load_n(&no_mapping_attrs, __ATOMIC_RELAXED) ? 9 : 7;
     CUresult r = ks__cu.PointerGetAttributes(count, attrs, data, p);
+    if (r == CUDA_ERROR_INVALID_VALUE && count == 9) {
+        __atomic_store_n(&no_mapping_attrs, 1, __ATOMIC_RELAXED);   /* a driver without them */
+        memset(&n, 0, sizeof n);
+        r = ks__cu.PointerGetAttributes(count = 7, attrs, data, p);
+    }
     if (r != CUDA_SUCCESS)
         return r;
+    n.gen = gen;
+    /* The entry answers inside the allocation's range and, where the mapping is
+     * known, inside the part of it mapped where p is: another mapping of the same
+     * reservation gets its own entry, and the watch answers only where it knows. */
+    n.span_lo = n.start, n.span_size = n.size;
+    n.span_mapped = count == 9;
+    if (count == 9 && n.map_size != 0) {
+        unsigned long long lo = n.map_start > n.start ? n.map_start : n.start;
+        unsigned long long a = n.start + n.size, b = n.map_start + n.map_size, hi = a < b ? a : b;
+        n.span_lo = lo, n.span_size = hi > lo ? hi - lo : 0;
+    }
     *out = n;
-    if (ks__pointers_cache && n.id != 0 && n.size != 0 && ((unsigned)n.type != 0 || n.managed)) {
+    if (ks__pointers_cache && n.id != 0 && n.span_size != 0 && ((unsigned)n.type != 0 || n.managed)) {
         seen[seen_next] = n;
         seen_next = (seen_next + 1) % KS__PTR_CACHE;
     }
@@ -380,6 +425,35 @@ static ks_status check_one(const ks__checked *c, unsigned i, CUdevice dev)
                      pname, type_of(d), (unsigned long long)p, have, start, size, d->pointee_size);
 }
 
+/*
+ * The launch's device: the current context's. A context's device is fixed
+ * for its life, and every call that ends a context (cuCtxDestroy, a primary
+ * context's release or reset, cudaDeviceReset) bumps the watch's generation,
+ * so while the watch vouches for it this thread's last answer stands for the
+ * same context: one cuCtxGetCurrent, no cuCtxGetDevice. The current context
+ * itself is asked every launch (the runtime can change it without a call
+ * the watch sees).
+ */
+static ks_status launch_device(const char *name, CUdevice *dev)
+{
+    static __thread struct { CUcontext ctx; CUdevice dev; uint64_t gen; } last;
+    int watched = __atomic_load_n(&ks__watch_on, __ATOMIC_ACQUIRE);
+    uint64_t gen = watched ? __atomic_load_n(&ks__watch_gen, __ATOMIC_ACQUIRE) : 0;
+    CUcontext ctx = NULL;
+    ks_status st = ks__context_current(name, &ctx);
+    if (st != KS_OK)
+        return st;
+    if (watched && ctx == last.ctx && gen == last.gen) {
+        *dev = last.dev;
+        return KS_OK;
+    }
+    CUresult r = ks__cu.CtxGetDevice(dev);
+    if (r != CUDA_SUCCESS)
+        return ks__error_cu(KS_ERR_DRIVER, name, "cuCtxGetDevice", r, NULL);
+    last.ctx = ctx, last.dev = *dev, last.gen = gen;
+    return KS_OK;
+}
+
 static ks_status pointers_before(const ks__checked *c)
 {
     const ks_kernel *k = c->k;
@@ -387,6 +461,10 @@ static ks_status pointers_before(const ks__checked *c)
     if (ks__cu.PointerGetAttributes == NULL)
         return ks__error(KS_ERR_UNSUPPORTED, name,
                          "the pointers check needs cuPointerGetAttributes, which the driver lacks");
+    /* Turned on by KSTUB_CHECK: the watch starts with the first checked launch
+     * (ks_checks_set starts it itself). */
+    if (__builtin_expect(!__atomic_load_n(&ks__watch_asked, __ATOMIC_ACQUIRE), 0))
+        ks__watch_start();
     CUdevice dev = 0;
     int have_dev = 0;
     for (unsigned i = 0; i < k->nparams; i++) {
@@ -396,7 +474,7 @@ static ks_status pointers_before(const ks__checked *c)
         if (!(c->checks & KS_CHECK_POINTERS) && d->nextent == 0)
             continue;
         if (!have_dev) {
-            ks_status st = ks__device_current(name, &dev);
+            ks_status st = launch_device(name, &dev);
             if (st != KS_OK)
                 return st;
             have_dev = 1;

@@ -57,6 +57,7 @@ TEST_INC := -Itests/support
 -include tests/python/python.mk
 -include tests/runtime/graph.mk
 -include tests/runtime/races.mk
+-include tests/runtime/watch.mk
 -include tests/gpu/graph.mk
 -include tests/gpu/real.mk
 -include tests/gpu/internal.mk

@@ -6,8 +6,9 @@
  * launch; an NVTX range named after the kernel reaches an NVTX tool (the
  * injection library of the CPU suite); the trace of three launches reads
  * back; the pointers check's allocation cache gives the uncached check's
- * verdict across frees, reallocations at one address, a pool's reuse and VMM
- * remaps (issue 45). Each case runs in a child process (a sticky fault ends a context;
+ * verdict across frees (cuMemFree, cudaFree), reallocations at one address, a
+ * pool's reuse and release and VMM remaps, with the free watch and without
+ * it (issue 45). Each case runs in a child process (a sticky fault ends a context;
  * the checks are chosen once per process). Hand-written descriptors: no
  * generator needed on the GPU machine. Without a driver it says so and passes.
  */
@@ -196,8 +197,11 @@ static void trace_of_three_launches_reads_back(void)
 
 /* ---- the pointers check's allocation cache (issue 45) ------------------------------- */
 
-/* libkstub's switch (the suite links the static library, as bench/launch.c does). */
+/* libkstub's switch and the free watch's state and hits (the suite links the
+ * static library, as bench/launch.c does). */
 extern int ks__pointers_cache;
+extern int ks__watch_on;
+extern __thread unsigned long ks__pointers_watch_hits;
 
 #define DRV(name, var)                                                         \
     do {                                                                       \
@@ -236,13 +240,50 @@ static ks_status agree(const char *what, unsigned long long y, int n)
     return on;
 }
 
-/* The cache's verdicts equal the uncached check's across frees, reallocations at the
- * same address, a pool's reuse and VMM unmaps and remaps (each with a new buffer id,
- * which the cache relies on). The kernel touches y[0..31] only, so a check that
- * passes more than is mapped cannot fault the context. */
-static void cache_agrees_with_no_cache(void)
+/* Frees through the runtime (cudaFree), which the free watch follows in the
+ * runtime's domain too: libcudart opened here (the suite does not link it);
+ * without one, said and skipped. */
+static void runtime_frees(void)
 {
-    ks_checks_set(KS_CHECK_POINTERS | KS_CHECK_EXTENTS);
+    char name[64];
+    snprintf(name, sizeof name, "libcudart.so.%d", CUDA_VERSION / 1000);
+    void *rt = dlopen(name, RTLD_NOW | RTLD_LOCAL);
+    if (rt == NULL)
+        rt = dlopen("/usr/local/cuda/lib64/libcudart.so", RTLD_NOW | RTLD_LOCAL);
+    int (*rt_malloc)(void **, size_t) = NULL;
+    int (*rt_free)(void *) = NULL;
+    void *p1 = rt ? dlsym(rt, "cudaMalloc") : NULL, *p2 = rt ? dlsym(rt, "cudaFree") : NULL;
+    if (p1 == NULL || p2 == NULL) {
+        printf("  cudaMalloc/cudaFree: skipped (no libcudart: %s)\n", rt ? "no symbols" : dlerror());
+        return;
+    }
+    memcpy(&rt_malloc, &p1, sizeof p1);
+    memcpy(&rt_free, &p2, sizeof p2);
+    void *a = NULL, *b = NULL, *extra[8] = {0};
+    EXPECT(rt_malloc(&a, 4096) == 0, "cudaMalloc");
+    agree("cudaMalloc, first", (uintptr_t)a, 1024);
+    agree("cudaMalloc, cached", (uintptr_t)a, 1024);
+    rt_free(a);
+    int k = 0;
+    for (; k < 8 && rt_malloc(&b, 1024) == 0 && b != a; k++)
+        extra[k] = b;
+    printf("  cudaMalloc reallocation %s the same address\n", b == a ? "at" : "not at");
+    agree("cudaFree, reallocated smaller", (uintptr_t)b, 1024);
+    agree("cudaFree, reallocated smaller, fits", (uintptr_t)b, 256);
+    rt_free(b);
+    for (int i = 0; i < k; i++)
+        rt_free(extra[i]);
+}
+
+/* The cache's verdicts equal the uncached check's across frees, reallocations at the
+ * same address (cuMemFree and cudaFree), a pool's reuse and release, VMM unmaps and
+ * remaps and a pointer into the unmapped part of a reservation. The kernel touches
+ * y[0..31] only, so a check that passes more than is mapped cannot fault the
+ * context; the unmapped pointer comes last, where a fault would end nothing else.
+ * Run twice: with the free watch (CUPTI's callbacks: a hit asks the driver nothing)
+ * and without it (KSTUB_CHECK_WATCH=0: a hit asks the buffer id). */
+static void cache_agrees(void)
+{
     DRV("cuPointerGetAttribute", get_attr);
     unsigned long long y = alloc(4096);
     agree("cuMemAlloc, first", y, 1024);
@@ -260,6 +301,7 @@ static void cache_agrees_with_no_cache(void)
     agree("reallocated smaller, fits", z, 256);
     for (int i = 0; i < k; i++)
         mem_free((CUdeviceptr)extra[i]);
+    runtime_frees();
 
     /* A memory pool's allocations (cuMemAllocAsync on the legacy stream). */
     __typeof__(&cuMemAllocAsync) alloc_async;
@@ -277,8 +319,12 @@ static void cache_agrees_with_no_cache(void)
     EXPECT(alloc_async(&pb, 1024, NULL) == CUDA_SUCCESS && stream_sync(NULL) == CUDA_SUCCESS, "cuMemAllocAsync");
     printf("  pool reallocation %s the same address\n", pa == pb ? "at" : "not at");
     agree("pool, reallocated smaller", pa, 1024);
+    agree("pool, reallocated smaller, cached", pa, 256);
     free_async(pb, NULL);
+    /* Freed to the pool, then given back at a synchronisation (release threshold 0). */
+    agree("pool, freed, before a synchronisation", pb, 32);
     stream_sync(NULL);
+    agree("pool, freed, after a synchronisation", pb, 32);
 
     /* Memory mapped by the program: 2 granules, then 1 at the same address. */
     __typeof__(&cuMemGetAllocationGranularity) granularity;
@@ -327,9 +373,28 @@ static void cache_agrees_with_no_cache(void)
            "a new mapping at the same address kept buffer id %llu: the cache would judge it by the old one", id1);
     agree("VMM, remapped to 1 granule, 2 asked", va, two);
     agree("VMM, remapped to 1 granule, 1 asked", va, one);
+    agree("VMM, remapped to 1 granule, 1 asked, cached", va, one);
+    /* Last: a granule of the reservation that nothing is mapped at. */
+    agree("VMM, an unmapped granule of the reservation", va + 2 * gran, 1);
     unmap(va, gran);
     release(h2);
     unreserve(va, 4 * gran);
+}
+
+static void cache_agrees_with_no_cache(void)
+{
+    ks_checks_set(KS_CHECK_POINTERS | KS_CHECK_EXTENTS);
+    EXPECT(ks__watch_on == 1, "the free watch is off: CUPTI could not be loaded or subscribed "
+           "(KSTUB_CUPTI names libcupti; is a profiler holding it?)");
+    cache_agrees();
+}
+
+static void buffer_id_cache_agrees_with_no_cache(void)
+{
+    setenv("KSTUB_CHECK_WATCH", "0", 1);
+    ks_checks_set(KS_CHECK_POINTERS | KS_CHECK_EXTENTS);
+    EXPECT(ks__watch_on == 0, "KSTUB_CHECK_WATCH=0 left the free watch on");
+    cache_agrees();
 }
 
 static const struct { const char *name; void (*fn)(void); } cases[] = {
@@ -341,6 +406,7 @@ static const struct { const char *name; void (*fn)(void); } cases[] = {
     {"nvtx_range_reaches_the_tool", nvtx_range_reaches_the_tool},
     {"trace_of_three_launches_reads_back", trace_of_three_launches_reads_back},
     {"cache_agrees_with_no_cache", cache_agrees_with_no_cache},
+    {"buffer_id_cache_agrees_with_no_cache", buffer_id_cache_agrees_with_no_cache},
 };
 
 /* The device's primary context, current on this thread (cuMemAlloc needs one). */

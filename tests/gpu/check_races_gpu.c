@@ -7,7 +7,9 @@
  * an event, by a synchronisation, on one stream, by the legacy default
  * stream with a blocking stream; two readers; disjoint halves with extent
  * hints; the free after an event; two threads with their own streams; a
- * double-buffered pipeline ordered by events over many rounds.
+ * double-buffered pipeline ordered by events over many rounds. And with the
+ * pointers and extents checks on too (their free watch shares CUPTI's one
+ * subscription): races still reported, a watched free refused.
  *
  * Each case runs in a child process that turns the check on before it makes
  * its streams. Hand-written descriptors: no generator needed on the GPU
@@ -336,6 +338,31 @@ static void a_double_buffered_pipeline(void)
     CU(stream_sync(compute));
 }
 
+/* ---- with the pointers check's free watch (one CUPTI subscription for both) --------------- */
+
+/* Races and pointers on together: races still reported, a free the watch saw
+ * refused by the pointers check (a cached hit would launch on freed memory),
+ * and races still reported once pointers is off again. */
+static void with_pointers_and_extents_on(void)
+{
+    EXPECT_STATUS(ks_checks_set(KS_CHECK_RACES | KS_CHECK_POINTERS | KS_CHECK_EXTENTS), KS_OK);
+    CUstream a = stream(CU_STREAM_NON_BLOCKING), b = stream(CU_STREAM_NON_BLOCKING);
+    CUdeviceptr y = alloc(N * 4), z = alloc(N * 4);
+    EXPECT_STATUS(run_fill(&fill, a, y, N, 401), KS_OK);
+    EXPECT_STATUS(run_fill(&fill, a, y, N, 402), KS_OK);
+    EXPECT_STATUS(run_fill(&fill, b, y, N, 403), KS_ERR_RACE);
+    HAS("at check_races_gpu.c:403 and kernel 'fill'");
+    CU(mem_free(y));                           /* waits for the context's work */
+    EXPECT_STATUS(run_fill(&fill, a, y, N, 405), KS_ERR_POINTER);
+    HAS("parameter y");
+    EXPECT_STATUS(ks_checks_set(KS_CHECK_RACES), KS_OK);
+    EXPECT_STATUS(run_fill(&fill, a, z, N, 407), KS_OK);
+    EXPECT_STATUS(run_fill(&fill, b, z, N, 408), KS_ERR_RACE);
+    HAS("at check_races_gpu.c:408 and kernel 'fill'");
+    CU(stream_sync(a));
+    CU(stream_sync(b));
+}
+
 static const struct { const char *name; void (*fn)(void); } cases[] = {
     {"unordered_writers_overlapping_in_time", unordered_writers_overlapping_in_time},
     {"unordered_writers_not_overlapping_in_time", unordered_writers_not_overlapping_in_time},
@@ -352,6 +379,7 @@ static const struct { const char *name; void (*fn)(void); } cases[] = {
     {"a_free_after_an_event", a_free_after_an_event},
     {"two_threads_with_their_own_streams", two_threads_with_their_own_streams},
     {"a_double_buffered_pipeline", a_double_buffered_pipeline},
+    {"with_pointers_and_extents_on", with_pointers_and_extents_on},
 };
 
 static int resolve(const char *name, void *fn)

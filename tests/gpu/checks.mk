@@ -6,7 +6,8 @@
 #   make gpu-check-checks    build and run it; without a driver it prints
 #                            "gpu-check-checks: skipped (...)" and passes
 #
-# Needs nvcc and gcc; at run time the driver. No libclang, no jansson.
+# Needs nvcc and gcc; at run time the driver, and libcupti for the pointers
+# check's free watch (as tests/gpu/races.mk finds it). No libclang, no jansson.
 
 GCK_DIR := $(B)/tests/gpu_checks
 GCK_BIN := $(GCK_DIR)/check_checks_gpu
@@ -26,5 +27,7 @@ $(GCK_BIN): tests/gpu/check_checks_gpu.c tests/support/trace_lines.h include/kst
 
 .PHONY: gpu-check-checks
 gpu-check: gpu-check-checks
+# The toolkit's CUPTI for the pointers check's free watch, unless KSTUB_CUPTI names one.
+GCK_CUPTI := $(firstword $(wildcard $(CUDA_PATH)/extras/CUPTI/lib64/libcupti.so $(CUDA_PATH)/lib64/libcupti.so $(CUDA_PATH)/lib/libcupti.so))
 gpu-check-checks: $(GCK_BIN) $(GCK_FATBIN) $(B)/tests/libnvtx_inject.so
-	./$(GCK_BIN)
+	KSTUB_CUPTI="$${KSTUB_CUPTI:-$(GCK_CUPTI)}" ./$(GCK_BIN)

@@ -1,7 +1,9 @@
 /*
  * check_checks_cache.c — the pointers check's per-thread allocation cache
  * (runtime/pointers.c, issue 45) against the fake driver, linked into
- * check_checks: a cached allocation is revalidated by its buffer id alone
+ * check_checks, without the free watch (the fixture names no CUPTI, so the
+ * watch falls back; tests/runtime/check_watch.c has it on): a cached
+ * allocation is revalidated by its buffer id alone
  * (one cuPointerGetAttribute), which catches a free and a new allocation at
  * the same address and a cuMemMap remap (a new id, as the driver gives every
  * map) to a smaller size or, at the same size, another device; a pointer

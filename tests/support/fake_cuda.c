@@ -53,7 +53,8 @@ FAKE_API CUresult cuGetProcAddress(const char *symbol, void **pfn, int version, 
     X(cuLibraryGetKernelCount) X(cuLibraryEnumerateKernels)             \
     X(cuModuleGetFunctionCount) X(cuModuleEnumerateFunctions)           \
     X(cuLibraryGetGlobal) X(cuModuleGetGlobal) X(cuMemcpyHtoDAsync)     \
-    X(cuMemcpyDtoHAsync) X(cuGraphAddMemcpyNode) X(cuStreamGetCtx)
+    X(cuMemcpyDtoHAsync) X(cuGraphAddMemcpyNode) X(cuStreamGetCtx)      \
+    X(cuMemFree) X(cuMemFreeAsync) X(cuMemUnmap)
 #define FAKE_ENTRIES(X) FAKE_DRIVER_ENTRIES(X) X(cuGetProcAddress_v2) X(cuGetProcAddress)
 
 enum {
@@ -116,6 +117,8 @@ static struct {
         size_t size;
         int type, device, live;
         unsigned long long id;          /* CU_POINTER_ATTRIBUTE_BUFFER_ID: never reused */
+        CUdeviceptr map_base;           /* CU_POINTER_ATTRIBUTE_MAPPING_*: the mapping (size 0: the range) */
+        size_t map_size;
     } allocs[FAKE_CUDA_ALLOCS];
     unsigned long long next_buffer_id;
     int nallocs;
@@ -817,6 +820,66 @@ static CUresult fake_cuStreamSynchronize(CUstream stream)
     LEAVE(CUDA_SUCCESS);
 }
 
+/* ---- frees, as a tool sees them ---------------------------------------------- */
+
+/* The tool fake_cuda_set_tool installed (the fake CUPTI): told of each free's entry and
+ * exit, on the calling thread and outside the lock, as CUPTI's callbacks are. */
+static fake_cuda_tool_fn tool;
+
+static void tell_tool(const char *entry, int exit, const void *params, CUresult r)
+{
+    fake_cuda_tool_fn t = __atomic_load_n(&tool, __ATOMIC_ACQUIRE);
+    if (t)
+        t(entry, exit, params, (int)r);
+}
+
+/* Forget the live allocation at \p p (under lock): CUDA_ERROR_INVALID_VALUE if none. */
+static CUresult forget(CUdeviceptr p)
+{
+    for (int i = 0; i < st.nallocs; i++)
+        if (st.allocs[i].live && st.allocs[i].base == p) {
+            st.allocs[i].live = 0;
+            return CUDA_SUCCESS;
+        }
+    return CUDA_ERROR_INVALID_VALUE;
+}
+
+static CUresult free_locked(int e, CUdeviceptr p)
+{
+    pthread_mutex_lock(&lock);
+    CUresult r = enter(e);
+    if (r == CUDA_SUCCESS)
+        r = forget(p);
+    pthread_mutex_unlock(&lock);
+    return r;
+}
+
+static CUresult fake_cuMemFree(CUdeviceptr p)
+{
+    tell_tool("cuMemFree_v2", 0, &p, CUDA_SUCCESS);
+    CUresult r = free_locked(E_cuMemFree, p);
+    tell_tool("cuMemFree_v2", 1, &p, r);
+    return r;
+}
+
+static CUresult fake_cuMemFreeAsync(CUdeviceptr p, CUstream s)
+{
+    struct { CUdeviceptr dptr; CUstream hStream; } params = {p, s};   /* cuMemFreeAsync_params */
+    tell_tool("cuMemFreeAsync", 0, &params, CUDA_SUCCESS);
+    CUresult r = free_locked(E_cuMemFreeAsync, p);
+    tell_tool("cuMemFreeAsync", 1, &params, r);
+    return r;
+}
+
+static CUresult fake_cuMemUnmap(CUdeviceptr p, size_t size)
+{
+    struct { CUdeviceptr ptr; size_t size; } params = {p, size};       /* cuMemUnmap_params */
+    tell_tool("cuMemUnmap", 0, &params, CUDA_SUCCESS);
+    CUresult r = free_locked(E_cuMemUnmap, p);
+    tell_tool("cuMemUnmap", 1, &params, r);
+    return r;
+}
+
 /* Set while cuPointerGetAttribute asks through cuPointerGetAttributes' code. Under lock. */
 static int single_attr;
 
@@ -860,6 +923,12 @@ static CUresult pointer_attributes(unsigned n, CUpointer_attribute *attrs, void 
         case CU_POINTER_ATTRIBUTE_RANGE_SIZE: v = a < 0 ? 0 : st.allocs[a].size; break;
         case CU_POINTER_ATTRIBUTE_DEVICE_POINTER: v = a < 0 ? 0 : ptr; break;
         case CU_POINTER_ATTRIBUTE_BUFFER_ID: v = a < 0 ? 0 : st.allocs[a].id; break;
+        case CU_POINTER_ATTRIBUTE_MAPPING_BASE_ADDR:
+            v = a < 0 ? 0 : st.allocs[a].map_size ? st.allocs[a].map_base : st.allocs[a].base;
+            break;
+        case CU_POINTER_ATTRIBUTE_MAPPING_SIZE:
+            v = a < 0 ? 0 : st.allocs[a].map_size ? st.allocs[a].map_size : st.allocs[a].size;
+            break;
         case CU_POINTER_ATTRIBUTE_ACCESS_FLAGS: {
             /* The current context's device: its own memory, managed and mapped host
              * memory read-write; another device's as fake_cuda_peer_flags says. */
@@ -1594,6 +1663,20 @@ FAKE_API void fake_cuda_free(unsigned long long ptr)
         if (st.allocs[i].base == ptr)
             st.allocs[i].live = 0;
     pthread_mutex_unlock(&lock);
+}
+
+FAKE_API void fake_cuda_mapping(unsigned long long ptr, unsigned long long base, size_t size)
+{
+    pthread_mutex_lock(&lock);
+    for (int i = 0; i < st.nallocs; i++)
+        if (st.allocs[i].live && st.allocs[i].base == ptr)
+            st.allocs[i].map_base = base, st.allocs[i].map_size = size;
+    pthread_mutex_unlock(&lock);
+}
+
+FAKE_API void fake_cuda_set_tool(fake_cuda_tool_fn fn)
+{
+    __atomic_store_n(&tool, fn, __ATOMIC_RELEASE);
 }
 
 FAKE_API void fake_cuda_peer_access(int on)

@@ -95,6 +95,17 @@ void fake_cuda_free(unsigned long long ptr);
  * address (cuMemUnmap + cuMemMap): \p size bytes on \p device, with a new
  * buffer id, as an H100 with driver 580 gives every cuMemMap. */
 void fake_cuda_remap(unsigned long long ptr, size_t size, int device);
+/* The live allocation at \p ptr lies in a mapping of \p size bytes at \p base
+ * (CU_POINTER_ATTRIBUTE_MAPPING_BASE_ADDR and _SIZE), as a reservation only part
+ * of which is mapped; by default an allocation is its own mapping. */
+void fake_cuda_mapping(unsigned long long ptr, unsigned long long base, size_t size);
+/* A tool (tests/support/fake_cupti.c) told of the fake's frees (cuMemFree_v2,
+ * cuMemFreeAsync, cuMemUnmap: the driver's own entry points, which forget the
+ * allocation at their pointer) at each call's entry (\p exit 0) and exit, on
+ * the calling thread, with the call's parameters laid out as CUPTI's
+ * <name>_params; NULL: none. fake_cuda_free is a free no tool sees. */
+typedef void (*fake_cuda_tool_fn)(const char *entry, int exit, const void *params, int result);
+void fake_cuda_set_tool(fake_cuda_tool_fn fn);
 /* cuDeviceCanAccessPeer's answer between different devices (default 0): what the hardware can. */
 void fake_cuda_peer_access(int on);
 /* CU_POINTER_ATTRIBUTE_ACCESS_FLAGS of another device's memory, for the current context's

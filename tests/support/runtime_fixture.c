@@ -59,6 +59,9 @@ void fake_cuda_open(void)
 {
     /* Before libkstub's first use, which reads it once. */
     setenv("KSTUB_LIBCUDA", FAKE_CUDA_PATH, 1);
+    /* Never the real CUPTI (the pointers check's free watch would load it):
+     * a test that wants one names the fake first. */
+    setenv("KSTUB_CUPTI", "/nonexistent/libcupti.so", 0);
     void *lib = dlopen(FAKE_CUDA_PATH, RTLD_NOW | RTLD_LOCAL);
     ck_assert_msg(lib != NULL, "cannot load the fake driver: %s", dlerror());
 #define CONTROL(field) load_control(&fake.field, lib, "fake_cuda_" #field)
@@ -86,6 +89,7 @@ void fake_cuda_open(void)
     CONTROL(free);
     CONTROL(alloc_at);
     CONTROL(remap);
+    CONTROL(mapping);
     CONTROL(peer_access);
     CONTROL(peer_flags);
     CONTROL(stream_context);

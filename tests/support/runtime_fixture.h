@@ -90,6 +90,7 @@ struct fake_cuda_controls {
     __typeof__(&fake_cuda_free) free;
     __typeof__(&fake_cuda_alloc_at) alloc_at;
     __typeof__(&fake_cuda_remap) remap;
+    __typeof__(&fake_cuda_mapping) mapping;
     __typeof__(&fake_cuda_peer_access) peer_access;
     __typeof__(&fake_cuda_peer_flags) peer_flags;
     __typeof__(&fake_cuda_stream_context) stream_context;
