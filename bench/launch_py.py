@@ -226,7 +226,9 @@ def setup_raw(src):
     (the scalars, the CuPy arrays, grid, block and the stream object; none of them read), which
     splits the interpreter's cost of passing them from kstub's own; "stub_loop" kstub's C stub
     of bench_args (bench/gen, linked into py_raw with a libkstub of its own) in a C loop, the
-    in-process C stub the Python rows are held to (<= 1.2 x). The raw handle is CuPy's
+    in-process C stub the Python rows are held to (<= 1.2 x); "stub_call" that stub once per
+    Python call given the same arguments, unread (what a kstub row costs over it is the
+    module's reading of its arguments). The raw handle is CuPy's
     CUfunction of the same source."""
     import cupy
     sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "build", "bench", "py"))
@@ -258,15 +260,22 @@ def setup_raw(src):
     def run_stub(count):
         py_raw.stub_loop(count)
 
-    run_loop.keep = run_calls.keep = run_args.keep = run_stub.keep = keep
-    return stream.synchronize, {"bench_args": (run_loop, run_calls, run_args, run_stub)}, \
+    def run_stub_call(count):
+        call = py_raw.stub_call
+        for _ in range(count):
+            call(1.5, x, y, NELEM, 1, grid=GRID, block=BLOCK, stream=stream)
+
+    run_loop.keep = run_calls.keep = run_args.keep = run_stub.keep = run_stub_call.keep = keep
+    return stream.synchronize, {"bench_args": (run_loop, run_calls, run_args, run_stub, run_stub_call)}, \
         "CuPy %s's CUfunction" % cupy.__version__, {"bench_struct": "not run: the raw rows launch bench_args only"}
 
 
 # setup_raw's rows: (variant, what the label says after the SETUPS label).
 RAW_ROWS = (("raw_c_loop", "(a C loop)"), ("raw_py_call", "(one Python call per launch)"),
             ("raw_py_args", "(one Python call per launch, given kstub's 8 arguments, unread)"),
-            ("kstub_c_loop", "kstub's C stub of bench_args, a C loop in this process (bench/py_raw.c)"))
+            ("kstub_c_loop", "kstub's C stub of bench_args, a C loop in this process (bench/py_raw.c)"),
+            ("kstub_c_call", "kstub's C stub of bench_args, one Python call per launch, given the 8 arguments, unread "
+             "(bench/py_raw.c)"))
 
 
 def setup_cuda_core(src):
@@ -400,7 +409,7 @@ def main():
             for kernel, fn in fns.items():
                 if isinstance(fn, tuple):   # setup_raw: RAW_ROWS, in order
                     for (rid, what), f in zip(RAW_ROWS, fn):
-                        active.append((rid, "%s %s, %s" % (label, what, version) if rid != "kstub_c_loop"
+                        active.append((rid, "%s %s, %s" % (label, what, version) if not rid.startswith("kstub_c_")
                                        else what, kernel, sync, f))
                     continue
                 active.append((vid, "%s, %s" % (label, version), kernel, sync, fn))

@@ -21,6 +21,9 @@
  *   stub_loop(count)                    count launches through that stub in a C loop: kstub's
  *                                       C stub in this process, what the Python target's
  *                                       "<= 1.2 x the C stub" is measured against
+ *   stub_call(a, x, y, n, m, *, grid, block, stream)
+ *                                       one launch through that stub per Python call, the
+ *                                       arguments not read: the C stub as the module calls it
  *   stub_handle()                       the CUkernel the stub launches, once it has launched
  *                                       (for a run without CuPy: the fake driver's)
  *
@@ -171,6 +174,20 @@ static PyObject *stub_loop(PyObject *self, PyObject *arg)
     Py_RETURN_NONE;
 }
 
+/* One launch through the C stub per Python call, given what a kstub kernel function is given
+ * (none of it read): what the Python rows cost over this is the module's argument conversion. */
+static PyObject *stub_call(PyObject *self, PyObject *const *args, Py_ssize_t nargs, PyObject *kwnames)
+{
+    (void)self;
+    (void)args;
+    (void)nargs;
+    (void)kwnames;
+    ks_status s = bench_args(stub_cfg, a_val, stub_x, stub_y, n_val, m_val);
+    if (s != KS_OK)
+        return stub_fail(s);
+    Py_RETURN_NONE;
+}
+
 static PyObject *stub_handle(PyObject *self, PyObject *unused)
 {
     (void)self;
@@ -190,6 +207,8 @@ static PyMethodDef methods[] = {
      "launch_args(a, x, y, n, m, *, grid, block, stream): one raw launch; the arguments are not read"},
     {"stub_prepare", stub_prepare, METH_VARARGS, "stub_prepare(stream, x, y, n): the C stub's arguments"},
     {"stub_loop", stub_loop, METH_O, "stub_loop(count): count launches through kstub's C stub in a C loop"},
+    {"stub_call", (PyCFunction)(void (*)(void))stub_call, METH_FASTCALL | METH_KEYWORDS,
+     "stub_call(a, x, y, n, m, *, grid, block, stream): one launch through the C stub; the arguments are not read"},
     {"stub_handle", stub_handle, METH_NOARGS, "stub_handle(): the CUkernel the C stub launched"},
     {NULL, NULL, 0, NULL},
 };

@@ -270,7 +270,7 @@ def python_goal_section(rows, py, md):
                          and r["status"] == "ok"), None)
         args_over = overhead(args_row)[0] if args_row else None
         others = [r for r in py if r["kernel"] == kernel and r["variant"] in
-                  ("kstub_c_loop", "raw_py_call", "raw_py_args", "cuda_core_launch")]
+                  ("kstub_c_loop", "kstub_c_call", "raw_py_call", "raw_py_args", "cuda_core_launch")]
         for r in kst + others:
             if r["kernel"] != kernel:
                 continue

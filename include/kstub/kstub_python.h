@@ -509,7 +509,8 @@ typedef struct ks__py_known {
     int looked_cupy, looked_torch;
     ks__py_readers torch_read;         /* is_cuda, data_ptr(), dtype */
     ks__py_readers cupy_read;          /* data, dtype */
-    ks__py_readers mem_read;           /* a CuPy array's data: ptr */
+    ks__py_readers mem_read;           /* a CuPy array's data, and a CuPy stream: ptr */
+    ks__py_readers stream_read;        /* a torch stream: cuda_stream */
     PyObject *s_data, *s_ptr, *s_dtype, *s_data_ptr, *s_is_cuda, *s_cai, *s_handle, *s_kind,
         *s_itemsize, *s_cuda_stream_proto, *s_cuda_stream, *s_dlpack, *s_dlpack_device;
     PyObject *dl_kw[3];                /* __dlpack__'s keywords: see ks__py_dlpack_call */
@@ -538,6 +539,7 @@ KS_PY_FN int ks__py_known_init(void)
                                                {0, 1, 0}, 0, 0, {{0}}};
         ks__py_k.cupy_read = (ks__py_readers){2, {&ks__py_k.s_data, &ks__py_k.s_dtype}, {0, 0}, 0, 0, {{0}}};
         ks__py_k.mem_read = (ks__py_readers){1, {&ks__py_k.s_ptr}, {0}, 0, 0, {{0}}};
+        ks__py_k.stream_read = (ks__py_readers){1, {&ks__py_k.s_cuda_stream}, {0}, 0, 0, {{0}}};
     }
     if (!ks__py_k.dl_kw[0]) {
         /* With a stream and the DLPack 1 keywords; without the stream (a struct's field); the
@@ -1872,8 +1874,10 @@ static int ks__py_stream_how;
 
 KS_PY_FN int ks__py_stream_read(PyObject *o, int how, uintptr_t *h)
 {
+    /* torch's .cuda_stream and CuPy's .ptr through their C descriptors, as the arrays' reads are. */
     PyObject *v = how == 1 ? PyObject_CallMethodNoArgs(o, ks__py_k.s_cuda_stream_proto)
-                           : PyObject_GetAttr(o, how == 2 ? ks__py_k.s_cuda_stream : ks__py_k.s_ptr);
+                : how == 2 ? ks__py_read_attr(&ks__py_k.stream_read, 0, o)
+                           : ks__py_read_attr(&ks__py_k.mem_read, 0, o);
     if (!v)
         return -1;
     int rc;
