@@ -133,23 +133,30 @@ static inline CUresult launch(void *handle, const ks_launch *l, void **args)
 
 /* cuLaunchKernelEx with the attributes on the stack. Only the entries used
  * are written, each whole (a compound literal zeroes the rest of its value,
- * as the hand-written call's memset does), through a moving pointer (no
- * index arithmetic per entry), and the configuration in one initialiser. */
+ * as the hand-written call's memset does), and the configuration in one
+ * initialiser. The flags' attributes each hold one int at the start of the
+ * value union (.cooperative, .programmaticStreamSerializationAllowed and
+ * .priority), so one loop over the set bits writes them all, each bit's
+ * attribute id taken from a constant (no table in memory): fewer lines of
+ * code and data than a store sequence per flag, which is what a launch pays
+ * when the previous one evicted the caches (bench/cold.mk). */
+#define KS__FLAG_IDS 0x080602u   /* byte i: the attribute id of flag bit i */
+_Static_assert(KS_LAUNCH_COOPERATIVE == 1u << 0 && CU_LAUNCH_ATTRIBUTE_COOPERATIVE == 0x02 &&
+               KS_LAUNCH_PDL == 1u << 1 && CU_LAUNCH_ATTRIBUTE_PROGRAMMATIC_STREAM_SERIALIZATION == 0x06 &&
+               KS_LAUNCH_PRIORITY == 1u << 2 && CU_LAUNCH_ATTRIBUTE_PRIORITY == 0x08,
+               "KS__FLAG_IDS maps each KS_LAUNCH_* bit to its CUlaunchAttributeID");
 static CUresult launch_ex(void *handle, const ks_launch *l, void **args)
 {
     const ks_launch_attrs *a = l->attrs;
-    const unsigned flags = a->flags;
     CUlaunchAttribute at[4], *p = at;
-    if (a->cluster.x != 0)
+    if (__builtin_expect(a->cluster.x != 0, 0))
         *p++ = (CUlaunchAttribute){.id = CU_LAUNCH_ATTRIBUTE_CLUSTER_DIMENSION,
                                    .value.clusterDim = {a->cluster.x, a->cluster.y, a->cluster.z}};
-    if (flags & KS_LAUNCH_COOPERATIVE)
-        *p++ = (CUlaunchAttribute){.id = CU_LAUNCH_ATTRIBUTE_COOPERATIVE, .value.cooperative = 1};
-    if (flags & KS_LAUNCH_PDL)
-        *p++ = (CUlaunchAttribute){.id = CU_LAUNCH_ATTRIBUTE_PROGRAMMATIC_STREAM_SERIALIZATION,
-                                   .value.programmaticStreamSerializationAllowed = 1};
-    if (flags & KS_LAUNCH_PRIORITY)
-        *p++ = (CUlaunchAttribute){.id = CU_LAUNCH_ATTRIBUTE_PRIORITY, .value.priority = a->priority};
+    for (unsigned f = a->flags & KS__LAUNCH_FLAGS; f != 0; f &= f - 1) {
+        unsigned bit = (unsigned)__builtin_ctz(f);
+        *p++ = (CUlaunchAttribute){.id = (CUlaunchAttributeID)((KS__FLAG_IDS >> (8 * bit)) & 0xffu),
+                                   .value.priority = bit == 2 ? a->priority : 1};
+    }
     const CUlaunchConfig cfg = {
         .gridDimX = l->grid.x, .gridDimY = l->grid.y, .gridDimZ = l->grid.z,
         .blockDimX = l->block.x, .blockDimY = l->block.y, .blockDimZ = l->block.z,
