@@ -227,10 +227,10 @@ typedef struct ks__checked {
  * The checks as one table, each filling a ks__check (the ks__loader seam):
  * before() runs in table order and may refuse the launch (error set);
  * after() runs, for every check whose before() ran, in reverse order, with
- * the status so far, and returns the status to report.
+ * the status so far, and returns the status to report. check.c's table
+ * says which KS_CHECK_* bits turn each on.
  */
 typedef struct ks__check {
-    unsigned bits;               /* KS_CHECK_* bits that turn it on */
     ks_status (*before)(const ks__checked *c);
     ks_status (*after)(const ks__checked *c, ks_status st);
 } ks__check;
