@@ -22,6 +22,9 @@
 #                         libclang; the GPU machine uses the committed files)
 #   make bench-py-module  the Python target's module of the same kernels
 #                         (bench/python.mk), for launch_py.py
+#   make bench-cold       issue 45: each launch path's cache lines per call against a
+#                         fake driver whose launch evicts the caches, under cachegrind
+#                         (bench/cold.mk; CPU emulation, reported, never asserted)
 
 # Including this file must not change the including Makefile's default goal.
 bench__goal := $(.DEFAULT_GOAL)
@@ -90,6 +93,7 @@ bench-gen:
 endif
 
 -include bench/python.mk
+-include bench/cold.mk
 
 # ---- programs ------------------------------------------------------------------------
 $(BENCH_OUT):

@@ -23,7 +23,9 @@
 /* "module": use the per-context module loader even where cuLibrary* exists. */
 #define KS__LOADER_ENV "KSTUB_LOADER"
 
-ks__driver ks__cu;
+/* The driver table and the check switches (internal.h): one line holds
+ * what a launch reads of both. */
+ks__hot_words ks__hot __attribute__((aligned(64)));
 
 typedef CUresult (*get_proc_v2_fn)(const char *symbol, void **pfn, int version, cuuint64_t flags,
                                    CUdriverProcAddressQueryResult *status);

@@ -161,8 +161,11 @@ static ks_status site(ks_status st, const char *file, int line)
  * on first use) and, when checks are on, the host pointer and the trace.
  * KS_OK with *dst the address of element \p first; else the status to
  * return (KS_OK with *dst 0: nothing to copy). */
-static inline ks_status copy_prepare(ks_global *g, const char *op, size_t first, const void *p, size_t count,
-                                     ks_stream stream, const char *file, int line, CUdeviceptr *dst)
+static ks_status copy_prepare_slow(ks_global *g, const char *op, size_t first, const void *p, size_t count,
+                                   ks_stream stream, const char *file, int line, CUdeviceptr *dst)
+    __attribute__((noinline, cold));
+static ks_status copy_prepare_slow(ks_global *g, const char *op, size_t first, const void *p, size_t count,
+                                   ks_stream stream, const char *file, int line, CUdeviceptr *dst)
 {
     *dst = 0;
     ks_status st = check_range(g, op, first, p, count);
@@ -179,6 +182,28 @@ static inline ks_status copy_prepare(ks_global *g, const char *op, size_t first,
     }
     *dst = base + first * g->elem_size;
     return KS_OK;
+}
+
+
+/* copy_prepare_slow's answer for the usual copy (elements inside the
+ * variable, a host pointer, its address known in the current context, no
+ * check on) in a few contiguous lines of code (a real copy evicts the
+ * caches: bench/cold.mk); anything else, copy_prepare_slow, which asks it
+ * all again in the order that picks the error. */
+static inline ks_status copy_prepare(ks_global *g, const char *op, size_t first, const void *p, size_t count,
+                                     ks_stream stream, const char *file, int line, CUdeviceptr *dst)
+{
+    CUcontext ctx = NULL;
+    CUdeviceptr base;
+    if (__builtin_expect(g != NULL && p != NULL && count != 0 && count <= g->count && first <= g->count - count &&
+                         __atomic_load_n(&g->ks__addrs, __ATOMIC_ACQUIRE) != NULL &&
+                         __atomic_load_n(&ks__checks, __ATOMIC_RELAXED) == 0 &&
+                         ks__cu.CtxGetCurrent(&ctx) == CUDA_SUCCESS && ctx != NULL &&
+                         (base = addr_find(g, ctx)) != 0, 1)) {
+        *dst = base + first * g->elem_size;
+        return KS_OK;
+    }
+    return copy_prepare_slow(g, op, first, p, count, stream, file, line, dst);
 }
 
 static ks_status copy_failed(const ks_global *g, const char *call, CUresult r, const char *what, size_t count,

@@ -34,6 +34,10 @@
 #define KS__API __attribute__((visibility("default")))
 
 #define KS__PRINTF(fmt, args) __attribute__((format(printf, fmt, args)))
+/* The error setters: a path that calls one is unlikely, so the compiler
+ * lays it out apart from the code around it and the paths that succeed stay
+ * contiguous (fewer cache lines per launch: bench/cold.mk). */
+#define KS__COLD __attribute__((cold))
 
 /* ---- driver.c ------------------------------------------------------------ */
 
@@ -43,19 +47,26 @@
  * ones are NULL when the driver lacks them.
  */
 typedef struct ks__driver {
+    /* First, what the launch and copy fast paths read: with ks__checks before
+     * them, one cache line (ks__hot below). */
+    CUresult (*LaunchKernel)(CUfunction f, unsigned int gx, unsigned int gy, unsigned int gz,
+                             unsigned int bx, unsigned int by, unsigned int bz,
+                             unsigned int shared_bytes, CUstream stream, void **params, void **extra);
+    /* never NULL once loaded: ks__launch_ex_missing where the driver lacks it */
+    CUresult (*LaunchKernelEx)(const CUlaunchConfig *config, CUfunction f, void **params, void **extra);
+    CUresult (*MemcpyHtoDAsync)(CUdeviceptr dst, const void *src, size_t bytes, CUstream stream);
+    CUresult (*CtxGetCurrent)(CUcontext *ctx);
+    int version;                    /* cuDriverGetVersion, e.g. 13000 */
+    int use_library;                /* 1: cuLibrary*; 0: per-context cuModule* (the fallback) */
     CUresult (*Init)(unsigned int flags);
     CUresult (*GetErrorName)(CUresult error, const char **str);
     CUresult (*GetErrorString)(CUresult error, const char **str);
     CUresult (*DriverGetVersion)(int *version);
-    CUresult (*CtxGetCurrent)(CUcontext *ctx);
     CUresult (*CtxSetCurrent)(CUcontext ctx);
     CUresult (*CtxGetDevice)(CUdevice *device);
     CUresult (*DeviceGet)(CUdevice *device, int ordinal);
     CUresult (*DeviceGetAttribute)(int *value, CUdevice_attribute attr, CUdevice dev);
     CUresult (*DevicePrimaryCtxRetain)(CUcontext *ctx, CUdevice dev);
-    CUresult (*LaunchKernel)(CUfunction f, unsigned int gx, unsigned int gy, unsigned int gz,
-                             unsigned int bx, unsigned int by, unsigned int bz,
-                             unsigned int shared_bytes, CUstream stream, void **params, void **extra);
     /* context-independent loading (CUDA 12.0+): all three, or the module fallback */
     CUresult (*LibraryLoadData)(CUlibrary *library, const void *code,
                                 CUjit_option *jit_options, void **jit_values, unsigned int njit,
@@ -72,7 +83,6 @@ typedef struct ks__driver {
     /* device variables (global.c): their addresses, and copies to and from them */
     CUresult (*LibraryGetGlobal)(CUdeviceptr *ptr, size_t *bytes, CUlibrary library, const char *name);
     CUresult (*ModuleGetGlobal)(CUdeviceptr *ptr, size_t *bytes, CUmodule module, const char *name);
-    CUresult (*MemcpyHtoDAsync)(CUdeviceptr dst, const void *src, size_t bytes, CUstream stream);
     CUresult (*MemcpyDtoHAsync)(void *dst, CUdeviceptr src, size_t bytes, CUstream stream);
     /* optional: an image's kernel list (CUDA 12.4+), for internal-linkage kernels (symbol.h) */
     CUresult (*LibraryGetKernelCount)(unsigned int *count, CUlibrary lib);
@@ -85,8 +95,6 @@ typedef struct ks__driver {
     CUresult (*KernelGetParamInfo)(CUkernel kernel, size_t index, size_t *offset, size_t *size);
     CUresult (*FuncGetParamInfo)(CUfunction fn, size_t index, size_t *offset, size_t *size);
     /* optional: launch attributes, queries, occupancy, shared-memory opt-in */
-    /* never NULL once loaded: ks__launch_ex_missing where the driver lacks it */
-    CUresult (*LaunchKernelEx)(const CUlaunchConfig *config, CUfunction f, void **params, void **extra);
     CUresult (*KernelGetFunction)(CUfunction *fn, CUkernel kernel);
     CUresult (*FuncGetAttribute)(int *value, CUfunction_attribute attr, CUfunction f);
     CUresult (*KernelGetAttribute)(int *value, CUfunction_attribute attr, CUkernel kernel, CUdevice dev);
@@ -101,12 +109,25 @@ typedef struct ks__driver {
     CUresult (*DeviceCanAccessPeer)(int *can, CUdevice dev, CUdevice peer);
     /* optional: a stream's context (the module fallback launches in it; green contexts) */
     CUresult (*StreamGetCtx)(CUstream stream, CUcontext *ctx);
-    int version;                    /* cuDriverGetVersion, e.g. 13000 */
-    int use_library;                /* 1: cuLibrary*; 0: per-context cuModule* (the fallback) */
 } ks__driver;
 
-/* Filled once by ks__driver_load(); read-only afterwards. */
-extern ks__driver ks__cu;
+/*
+ * The driver table and the word of check switches, as one object aligned to
+ * a cache line (driver.c): a launch reads ks__checks and the table's first
+ * fields, which then share one line, the one a real launch (which evicts the
+ * caches) makes it miss again (bench/cold.mk measures it).
+ *   ks__cu      filled once by ks__driver_load(); read-only afterwards
+ *   ks__checks  KS_CHECK_* bits in force (or KS__CHECK_BAD_ENV); written by
+ *               check.c alone (ks_checks_set, KSTUB_CHECK), read relaxed by
+ *               every launch and copy
+ */
+typedef struct ks__hot_words {
+    unsigned checks;
+    ks__driver cu;
+} ks__hot_words;
+extern ks__hot_words ks__hot;
+#define ks__cu (ks__hot.cu)
+#define ks__checks (ks__hot.checks)
 
 /*
  * Load libcuda and call cuInit(0), once per process (later calls are cheap).
@@ -124,7 +145,7 @@ CUresult ks__launch_ex_missing(const CUlaunchConfig *config, CUfunction f, void 
  * Record a failure in this thread's ks_error and return \p status.
  * message = "kernel '<kernel>': <detail>" (the prefix only when kernel != NULL).
  */
-ks_status ks__error(ks_status status, const char *kernel, const char *fmt, ...) KS__PRINTF(3, 4);
+ks_status ks__error(ks_status status, const char *kernel, const char *fmt, ...) KS__PRINTF(3, 4) KS__COLD;
 
 /* Names a CUresult: its name and text, each NULL when unknown; 0. */
 typedef int (*ks__cu_namer)(int result, const char **name, const char **text);
@@ -138,7 +159,7 @@ void ks__status_cu_namer(ks__cu_namer namer);
  * \p fmt may be NULL for no detail.
  */
 ks_status ks__error_cu(ks_status status, const char *kernel, const char *call, CUresult result,
-                       const char *fmt, ...) KS__PRINTF(5, 6);
+                       const char *fmt, ...) KS__PRINTF(5, 6) KS__COLD;
 
 /* Record a failed NVRTC call: like ks__error_cu, named by nvrtcGetErrorString (\p text). */
 ks_status ks__error_nvrtc(ks_status status, const char *kernel, const char *call, int result,
@@ -179,8 +200,7 @@ ks_status ks__launch_handle(ks_kernel *k, const ks_launch *l, void **args, void 
 
 /* ---- check.c, pointers.c, nvtx.c, trace.c: checked launches ---------------- */
 
-/* KS_CHECK_* bits in force (or KS__CHECK_BAD_ENV); read relaxed on every launch. */
-extern unsigned ks__checks;
+/* ks__checks, the KS_CHECK_* bits in force, is with the driver table (ks__hot, above). */
 /* KSTUB_CHECK could not be parsed: every launch fails, saying why. */
 #define KS__CHECK_BAD_ENV 0x80000000u
 
@@ -207,10 +227,10 @@ typedef struct ks__checked {
  * The checks as one table, each filling a ks__check (the ks__loader seam):
  * before() runs in table order and may refuse the launch (error set);
  * after() runs, for every check whose before() ran, in reverse order, with
- * the status so far, and returns the status to report.
+ * the status so far, and returns the status to report. check.c's table
+ * says which KS_CHECK_* bits turn each on.
  */
 typedef struct ks__check {
-    unsigned bits;               /* KS_CHECK_* bits that turn it on */
     ks_status (*before)(const ks__checked *c);
     ks_status (*after)(const ks__checked *c, ks_status st);
 } ks__check;

@@ -51,18 +51,18 @@ static ks_status config_error(const ks_kernel *k, const ks_launch *l)
                      g.x, g.y, g.z, KS__MAX_GRID_X, KS__MAX_GRID_YZ, KS__MAX_GRID_YZ);
 }
 
-static int config_ok(const ks_kernel *k, const ks_launch *l)
+/* Every limit in one pass, with no branch: x - 1 < N holds for 1 <= x <= N
+ * (0 wraps), so the zero tests fold into the upper bounds; a block of
+ * nonzero sides cannot have 0 threads. */
+static inline int config_ok(const ks_kernel *k, const ks_launch *l)
 {
     const ks_dim3 g = l->grid, b = l->block;
     /* 64-bit product: three 32-bit dimensions cannot overflow it. */
     unsigned long long threads = (unsigned long long)b.x * b.y * b.z;
-    unsigned long long limit = k->max_threads ? k->max_threads : KS__MAX_BLOCK_THREADS;
-    if (limit > KS__MAX_BLOCK_THREADS)
-        limit = KS__MAX_BLOCK_THREADS;
-    return threads != 0 && threads <= limit &&
-           b.x <= KS__MAX_BLOCK_XY && b.y <= KS__MAX_BLOCK_XY && b.z <= KS__MAX_BLOCK_Z &&
-           g.x != 0 && g.y != 0 && g.z != 0 &&
-           g.x <= KS__MAX_GRID_X && g.y <= KS__MAX_GRID_YZ && g.z <= KS__MAX_GRID_YZ;
+    unsigned limit = k->max_threads - 1u < KS__MAX_BLOCK_THREADS ? k->max_threads : KS__MAX_BLOCK_THREADS;
+    return (b.x - 1u < KS__MAX_BLOCK_XY) & (b.y - 1u < KS__MAX_BLOCK_XY) & (b.z - 1u < KS__MAX_BLOCK_Z) &
+           (threads <= limit) & (g.x - 1u < KS__MAX_GRID_X) & (g.y - 1u < KS__MAX_GRID_YZ) &
+           (g.z - 1u < KS__MAX_GRID_YZ);
 }
 
 /* Out of line: a launch asking for more than 48 KiB of dynamic shared memory
@@ -123,7 +123,7 @@ ks_status ks__launch_check(ks_kernel *k, const ks_launch *l)
     return KS_OK;
 }
 
-static CUresult launch(void *handle, const ks_launch *l, void **args)
+static inline CUresult launch(void *handle, const ks_launch *l, void **args)
 {
     /* A CUkernel is accepted wherever cuLaunchKernel takes a CUfunction. */
     return ks__cu.LaunchKernel((CUfunction)handle, l->grid.x, l->grid.y, l->grid.z,
@@ -133,23 +133,30 @@ static CUresult launch(void *handle, const ks_launch *l, void **args)
 
 /* cuLaunchKernelEx with the attributes on the stack. Only the entries used
  * are written, each whole (a compound literal zeroes the rest of its value,
- * as the hand-written call's memset does), through a moving pointer (no
- * index arithmetic per entry), and the configuration in one initialiser. */
+ * as the hand-written call's memset does), and the configuration in one
+ * initialiser. The flags' attributes each hold one int at the start of the
+ * value union (.cooperative, .programmaticStreamSerializationAllowed and
+ * .priority), so one loop over the set bits writes them all, each bit's
+ * attribute id taken from a constant (no table in memory): fewer lines of
+ * code and data than a store sequence per flag, which is what a launch pays
+ * when the previous one evicted the caches (bench/cold.mk). */
+#define KS__FLAG_IDS 0x080602u   /* byte i: the attribute id of flag bit i */
+_Static_assert(KS_LAUNCH_COOPERATIVE == 1u << 0 && CU_LAUNCH_ATTRIBUTE_COOPERATIVE == 0x02 &&
+               KS_LAUNCH_PDL == 1u << 1 && CU_LAUNCH_ATTRIBUTE_PROGRAMMATIC_STREAM_SERIALIZATION == 0x06 &&
+               KS_LAUNCH_PRIORITY == 1u << 2 && CU_LAUNCH_ATTRIBUTE_PRIORITY == 0x08,
+               "KS__FLAG_IDS maps each KS_LAUNCH_* bit to its CUlaunchAttributeID");
 static CUresult launch_ex(void *handle, const ks_launch *l, void **args)
 {
     const ks_launch_attrs *a = l->attrs;
-    const unsigned flags = a->flags;
     CUlaunchAttribute at[4], *p = at;
-    if (a->cluster.x != 0)
+    if (__builtin_expect(a->cluster.x != 0, 0))
         *p++ = (CUlaunchAttribute){.id = CU_LAUNCH_ATTRIBUTE_CLUSTER_DIMENSION,
                                    .value.clusterDim = {a->cluster.x, a->cluster.y, a->cluster.z}};
-    if (flags & KS_LAUNCH_COOPERATIVE)
-        *p++ = (CUlaunchAttribute){.id = CU_LAUNCH_ATTRIBUTE_COOPERATIVE, .value.cooperative = 1};
-    if (flags & KS_LAUNCH_PDL)
-        *p++ = (CUlaunchAttribute){.id = CU_LAUNCH_ATTRIBUTE_PROGRAMMATIC_STREAM_SERIALIZATION,
-                                   .value.programmaticStreamSerializationAllowed = 1};
-    if (flags & KS_LAUNCH_PRIORITY)
-        *p++ = (CUlaunchAttribute){.id = CU_LAUNCH_ATTRIBUTE_PRIORITY, .value.priority = a->priority};
+    for (unsigned f = a->flags & KS__LAUNCH_FLAGS; f != 0; f &= f - 1) {
+        unsigned bit = (unsigned)__builtin_ctz(f);
+        *p++ = (CUlaunchAttribute){.id = (CUlaunchAttributeID)((KS__FLAG_IDS >> (8 * bit)) & 0xffu),
+                                   .value.priority = bit == 2 ? a->priority : 1};
+    }
     const CUlaunchConfig cfg = {
         .gridDimX = l->grid.x, .gridDimY = l->grid.y, .gridDimZ = l->grid.z,
         .blockDimX = l->block.x, .blockDimY = l->block.y, .blockDimZ = l->block.z,
@@ -271,7 +278,14 @@ static ks_status launch_checked(ks_kernel *k, const ks_launch *l, void **args, v
     return ks__checks_after(&c, ran, st);
 }
 
-static inline ks_status launch_at(ks_kernel *k, const ks_launch *l, void **args, const char *file, int line)
+/* Every launch but the usual one: a NULL argument, a configuration that may
+ * be refused, more than 48 KiB of dynamic shared memory, a cluster or an
+ * unknown attribute flag, a kernel not yet resolved, the module fallback.
+ * Out of line, so the usual launch's code is a few contiguous
+ * lines (a real launch evicts the caches: each line misses again per call). */
+static ks_status launch_slow(ks_kernel *k, const ks_launch *l, void **args, const char *file, int line)
+    __attribute__((noinline, cold));
+static ks_status launch_slow(ks_kernel *k, const ks_launch *l, void **args, const char *file, int line)
 {
     if (k == NULL || l == NULL || (args == NULL && k->nparams != 0))
         return ks__error(KS_ERR_INVALID_VALUE, k ? ks__kernel_name(k) : NULL,
@@ -315,13 +329,38 @@ static inline ks_status launch_at(ks_kernel *k, const ks_launch *l, void **args,
     return launch_now(k, l, args, handle);
 }
 
-KS__API ks_status ks_kernel_launch(ks_kernel *k, const ks_launch *l, void **args)
+
+/* The usual launch: a resolved kernel through cuLibrary, a configuration
+ * within every limit, at most 48 KiB of dynamic shared memory, attributes
+ * without a cluster (then the checks, if on); anything else is launch_slow's (which tests
+ * all of it again, in the order that picks the error to report). */
+static inline __attribute__((always_inline)) ks_status launch_at(ks_kernel *k, const ks_launch *l, void **args,
+                                                                 const char *file, int line)
+{
+    void *handle;
+    const ks_launch_attrs *a;
+    if (__builtin_expect(k == NULL || l == NULL || (args == NULL && k->nparams != 0) || !config_ok(k, l) ||
+                         l->shared_bytes > KS__DEFAULT_SHARED ||
+                         ((a = l->attrs) != NULL &&
+                          ((a->flags & ~KS__LAUNCH_FLAGS) | a->cluster.x | a->cluster.y | a->cluster.z) != 0) ||
+                         (handle = __atomic_load_n(&k->ks__handle, __ATOMIC_ACQUIRE)) == NULL ||
+                         !ks__cu.use_library, 0))
+        return launch_slow(k, l, args, file, line);
+    /* The one branch the run-time checks cost when they are off (check.c). */
+    if (__builtin_expect(__atomic_load_n(&ks__checks, __ATOMIC_RELAXED) != 0, 0))
+        return launch_checked(k, l, args, handle, file, line);
+    return launch_now(k, l, args, handle);
+}
+
+/* Aligned to a cache line: the usual launch's code (launch_at, inlined) spans
+ * as few lines as its length allows. */
+KS__API __attribute__((aligned(64))) ks_status ks_kernel_launch(ks_kernel *k, const ks_launch *l, void **args)
 {
     return launch_at(k, l, args, NULL, 0);
 }
 
-KS__API ks_status ks_kernel_launch_at(ks_kernel *k, const ks_launch *l, void **args, const char *file,
-                                      int line)
+KS__API __attribute__((aligned(64))) ks_status ks_kernel_launch_at(ks_kernel *k, const ks_launch *l, void **args,
+                                                                   const char *file, int line)
 {
     return launch_at(k, l, args, file, line);
 }

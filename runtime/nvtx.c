@@ -51,4 +51,4 @@ static ks_status nvtx_after(const ks__checked *c, ks_status st)
     return st;
 }
 
-const ks__check ks__check_nvtx = {KS_CHECK_NVTX, nvtx_before, nvtx_after};
+const ks__check ks__check_nvtx = {nvtx_before, nvtx_after};

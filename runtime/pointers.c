@@ -214,31 +214,48 @@ static int still_allocated(CUdeviceptr p, unsigned long long id)
  * pointer into another part is asked again, and gets its own entry).
  * tests/gpu/check_checks_gpu.c (cache_agrees_with_no_cache, with the watch,
  * and buffer_id_cache_agrees_with_no_cache, without) compares the cache's
- * verdicts with the uncached check's on the GPU.
+ * verdicts with the uncached check's on the GPU. *out is the answer: the
+ * cache's own entry (read at once, before anything else asks), or \p buf.
  */
-static CUresult describe_ptr(CUdeviceptr p, alloc_info *out)
+static CUresult describe_ask(CUdeviceptr p, alloc_info *out, int watched, uint64_t gen, alloc_info *e)
+    __attribute__((noinline));
+static CUresult describe_ptr(CUdeviceptr p, alloc_info *buf, const alloc_info **out)
 {
     /* The watch's word first, then the generation (watch.c says why this order). */
     int watched = __atomic_load_n(&ks__watch_on, __ATOMIC_ACQUIRE);
     uint64_t gen = watched ? __atomic_load_n(&ks__watch_gen, __ATOMIC_ACQUIRE) : 0;
+    alloc_info *e = NULL;
     if (ks__pointers_cache)
         for (unsigned i = 0; i < KS__PTR_CACHE; i++) {
-            alloc_info *e = &seen[i];
-            if (e->size == 0 || p - e->span_lo >= e->span_size)
+            if (seen[i].size == 0 || p - seen[i].span_lo >= seen[i].span_size)
                 continue;            /* wraps for p below it */
-            if (watched && e->gen == gen && e->span_mapped) {
+            e = &seen[i];
+            /* With the watch on, the usual answer: the entry itself, not a copy. */
+            if (__builtin_expect(watched && e->gen == gen && e->span_mapped, 1)) {
                 ks__pointers_watch_hits++;
-                *out = *e;
+                *out = e;
                 return CUDA_SUCCESS;
             }
-            if (still_allocated(p, e->id)) {
-                e->gen = gen;        /* asked now: the watch may answer next time */
-                *out = *e;
-                return CUDA_SUCCESS;
-            }
-            e->size = 0;             /* freed, or another allocation now: ask everything */
             break;
         }
+    *out = buf;
+    return describe_ask(p, buf, watched, gen, e);
+}
+
+/* describe_ptr where the watch does not answer: \p e, the cache's entry
+ * holding \p p (NULL: none), revalidated by its buffer id, else the driver
+ * asked everything. Out of line: with the watch on, a hit is the checked
+ * launch's usual path, and its code stays a few contiguous lines. */
+static CUresult describe_ask(CUdeviceptr p, alloc_info *out, int watched, uint64_t gen, alloc_info *e)
+{
+    if (e != NULL) {
+        if (still_allocated(p, e->id)) {
+            e->gen = gen;            /* asked now: the watch may answer next time */
+            *out = *e;
+            return CUDA_SUCCESS;
+        }
+        e->size = 0;                 /* freed, or another allocation now: ask everything */
+    }
     /* Each value in a zeroed 8-byte slot: the driver writes 1, 4 or 8 bytes. */
     alloc_info n;
     memset(&n, 0, sizeof n);
@@ -359,6 +376,22 @@ static ks_status peer_access(const ks__checked *c, const ks_param_desc *d, CUdev
     return KS_OK;
 }
 
+/* A pointer the driver does not know, described from /proc/self/maps. Out of
+ * line, with its buffers, so check_one's frame (the stack lines a checked
+ * launch writes) stays small. */
+static ks_status not_device(const char *name, const char *pname, const ks_param_desc *d, CUdeviceptr p)
+    __attribute__((noinline, cold));
+static ks_status not_device(const char *name, const char *pname, const ks_param_desc *d, CUdeviceptr p)
+{
+    char buf[512];
+    return ks__error(KS_ERR_POINTER, name, "parameter %s (%s): 0x%llx is %s", pname, type_of(d),
+                     (unsigned long long)p, host_kind((uintptr_t)p, buf, sizeof buf));
+}
+
+/* Out of line, as launch_device below: pointers_before's loop then holds one
+ * copy of each (the compiler otherwise copies the loop body for the first
+ * pointer and the rest), and a checked launch's code is fewer lines. */
+static ks_status check_one(const ks__checked *c, unsigned i, CUdevice dev) __attribute__((noinline));
 static ks_status check_one(const ks__checked *c, unsigned i, CUdevice dev)
 {
     const ks_param_desc *d = &c->k->params[i];
@@ -369,19 +402,18 @@ static ks_status check_one(const ks__checked *c, unsigned i, CUdevice dev)
     if (p == 0)
         return KS_OK;
 
-    alloc_info ai;
-    CUresult r = describe_ptr(p, &ai);
-    unsigned long long type = ai.type, managed = ai.managed, ordinal = ai.ordinal, start = ai.start,
-                       size = ai.size, devptr = ai.devptr;
+    alloc_info buf;
+    const alloc_info *ai;
+    CUresult r = describe_ptr(p, &buf, &ai);
+    unsigned long long type = ai->type, managed = ai->managed, ordinal = ai->ordinal, start = ai->start,
+                       size = ai->size, devptr = ai->devptr;
     if (r != CUDA_SUCCESS)
         return ks__error_cu(KS_ERR_POINTER, name, "cuPointerGetAttributes", r,
                             "parameter %s (%s): asking about 0x%llx", pname, type_of(d),
                             (unsigned long long)p);
     unsigned memtype = (unsigned)type;
-    char buf[512];
     if (memtype == 0 && !managed)
-        return ks__error(KS_ERR_POINTER, name, "parameter %s (%s): 0x%llx is %s", pname, type_of(d),
-                         (unsigned long long)p, host_kind((uintptr_t)p, buf, sizeof buf));
+        return not_device(name, pname, d, p);
     if (memtype == CU_MEMORYTYPE_HOST && !managed && devptr == 0)
         return ks__error(KS_ERR_POINTER, name,
                          "parameter %s (%s): 0x%llx is page-locked host memory not mapped for the device",
@@ -391,7 +423,9 @@ static ks_status check_one(const ks__checked *c, unsigned i, CUdevice dev)
         if (st != KS_OK)
             return st;
     }
-    if (d->pointee_align > 1 && p % d->pointee_align != 0)
+    /* An alignment is a power of two (KS_ALIGNOF's): a mask, not a division. */
+    if (d->pointee_align > 1 && (d->pointee_align & (d->pointee_align - 1u)
+                                     ? p % d->pointee_align : p & (d->pointee_align - 1u)) != 0)
         return ks__error(KS_ERR_POINTER, name,
                          "parameter %s (%s): 0x%llx is not %u-byte aligned, as its element type must be "
                          "on the device (it is %llu bytes past a boundary)",
@@ -434,6 +468,7 @@ static ks_status check_one(const ks__checked *c, unsigned i, CUdevice dev)
  * itself is asked every launch (the runtime can change it without a call
  * the watch sees).
  */
+static ks_status launch_device(const char *name, CUdevice *dev) __attribute__((noinline));
 static ks_status launch_device(const char *name, CUdevice *dev)
 {
     static __thread struct { CUcontext ctx; CUdevice dev; uint64_t gen; } last;
@@ -492,7 +527,7 @@ static ks_status pointers_after(const ks__checked *c, ks_status st)
     return st;
 }
 
-const ks__check ks__check_pointers = {KS_CHECK_POINTERS | KS_CHECK_EXTENTS, pointers_before, pointers_after};
+const ks__check ks__check_pointers = {pointers_before, pointers_after};
 
 /* ---- device variables' accessors ------------------------------------------------- */
 

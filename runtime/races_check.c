@@ -44,7 +44,7 @@ static ks_status races_after(const ks__checked *c, ks_status st)
     return st;
 }
 
-const ks__check ks__check_races = {KS_CHECK_RACES, races_before, races_after};
+const ks__check ks__check_races = {races_before, races_after};
 #else
 
 #pragma GCC diagnostic push
@@ -558,6 +558,6 @@ static ks_status races_after(const ks__checked *c, ks_status st)
     return ks__error(KS_ERR_RACE, ks__kernel_name(c->k), "%s", text);
 }
 
-const ks__check ks__check_races = {KS_CHECK_RACES, races_before, races_after};
+const ks__check ks__check_races = {races_before, races_after};
 
 #endif /* __has_include(<cupti.h>) */

@@ -409,7 +409,7 @@ static ks_status trace_after(const ks__checked *c, ks_status st)
     return st;
 }
 
-const ks__check ks__check_trace = {KS_CHECK_TRACE, trace_before, trace_after};
+const ks__check ks__check_trace = {trace_before, trace_after};
 
 void ks__global_trace(const ks_global *g, const char *op, size_t first, size_t count, ks_stream stream,
                       const char *file, int line_no)

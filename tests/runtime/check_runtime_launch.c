@@ -189,6 +189,72 @@ START_TEST(invalid_configs)
 }
 END_TEST
 
+/* The limits written out plainly, as the CUDA programming guide states them:
+ * what launch.c's one-pass config_ok must agree with. */
+static int config_allowed(ks_dim3 g, ks_dim3 b, unsigned max_threads)
+{
+    unsigned long long limit = max_threads != 0 && max_threads < 1024 ? max_threads : 1024;
+    if (g.x == 0 || g.y == 0 || g.z == 0 || b.x == 0 || b.y == 0 || b.z == 0)
+        return 0;
+    if (b.x > 1024 || b.y > 1024 || b.z > 64 || (unsigned long long)b.x * b.y * b.z > limit)
+        return 0;
+    return g.x <= 0x7fffffffu && g.y <= 65535 && g.z <= 65535;
+}
+
+/* Every dimension at 0, 1, its limit, one past it and UINT_MAX (a block's x
+ * and y also at 65536, whose square overflows 32 bits), in every
+ * combination, for a kernel without and with __launch_bounds__, on the usual
+ * path and (a cluster of one block: launch_slow) off it: a launch reaches
+ * the driver exactly when the limits allow it. */
+START_TEST(config_limits_every_edge)
+{
+    static const unsigned bxy[] = {0, 1, 1024, 1025, 65536, UINT_MAX}, bz[] = {0, 1, 64, 65, UINT_MAX},
+                          gx[] = {0, 1, 0x7fffffffu, 0x80000000u, UINT_MAX},
+                          gyz[] = {0, 1, 65535, 65536, UINT_MAX};
+    ks_kernel *kernels[] = {&mix, &bounded};
+    ks_launch_attrs one = ks_launch_attrs_cluster(ks_launch_attrs_none(), 1, 1, 1);
+    int want = 0;
+    for (int k = 0; k < 2; k++)
+        for (int slow = 0; slow < 2; slow++)
+            for (int i = 0; i < 6 * 6 * 5 * 5 * 5 * 5; i++) {
+                ks_dim3 b = {bxy[i % 6], bxy[i / 6 % 6], bz[i / 36 % 5]};
+                ks_dim3 g = {gx[i / 180 % 5], gyz[i / 900 % 5], gyz[i / 4500 % 5]};
+                ks_launch l = ks_launch_with(ks_launch_3d(g, b), slow ? &one : NULL);
+                int allowed = config_allowed(g, b, kernels[k]->max_threads);
+                ks_status st = k == 0 ? launch_mix(&l) : ks_kernel_launch(&bounded, &l, NULL);
+                ck_assert_msg(st == (allowed ? KS_OK : KS_ERR_INVALID_CONFIG),
+                              "grid (%u, %u, %u) block (%u, %u, %u), kernel %s%s: %s", g.x, g.y, g.z, b.x, b.y,
+                              b.z, kernels[k]->name, slow ? ", a cluster" : "", ks_status_name(st));
+                want += allowed;
+            }
+    ck_assert_int_eq(fake.calls("cuLaunchKernel") + fake.calls("cuLaunchKernelEx"), want);
+}
+END_TEST
+
+/* Every combination of the attribute flags, without and with a cluster,
+ * reaches cuLaunchKernelEx as exactly those attributes. */
+START_TEST(launch_attributes_every_combination)
+{
+    int n = 0;
+    for (unsigned cluster = 0; cluster < 2; cluster++)
+        for (unsigned flags = 0; flags < 8; flags++) {
+            ks_launch_attrs a = ks_launch_attrs_cluster(ks_launch_attrs_none(), cluster, cluster, cluster);
+            a.flags = flags;
+            a.priority = -(int)flags;
+            ks_launch l = ks_launch_with(ks_launch_1d(4, 32), &a);
+            ck_assert_status(launch_mix(&l), KS_OK);
+            const fake_launch *r = fake.launch(n++);
+            ck_assert_int_eq(r->ex, 1);
+            ck_assert_int_eq(r->nattrs, (int)cluster + __builtin_popcount(flags));
+            ck_assert_uint_eq(r->cluster[0], cluster);
+            ck_assert_int_eq(r->cooperative, (flags & KS_LAUNCH_COOPERATIVE) != 0);
+            ck_assert_int_eq(r->pdl, (flags & KS_LAUNCH_PDL) != 0);
+            ck_assert_int_eq(r->has_priority, (flags & KS_LAUNCH_PRIORITY) != 0);
+            ck_assert_int_eq(r->priority, (flags & KS_LAUNCH_PRIORITY) ? -(int)flags : 0);
+        }
+}
+END_TEST
+
 START_TEST(invalid_values)
 {
     ck_assert_status(ks_kernel_launch(&mix, NULL, NULL), KS_ERR_INVALID_VALUE);
@@ -596,11 +662,12 @@ void runtime_cases_launch(Suite *s)
                                         image_bytes_reach_the_driver));
     runtime_add_case(s, "abi", TESTS(abi_size_mismatch, abi_offset_mismatch, abi_count_mismatch,
                                      abi_overaligned_offsets));
-    runtime_add_case(s, "validation", TESTS(invalid_configs, invalid_values, launch_attrs_unsupported,
-                                            invalid_images));
+    runtime_add_case(s, "validation", TESTS(invalid_configs, config_limits_every_edge, invalid_values,
+                                            launch_attrs_unsupported, invalid_images));
     runtime_add_case(s, "caching", TESTS(no_lookup_after_first_launch, unload_then_relaunch_reloads,
                                          resolve_without_launch, threads_race_on_first_launch));
-    runtime_add_case(s, "attributes", TESTS(launch_attributes_reach_the_driver, launch_attributes_checked,
+    runtime_add_case(s, "attributes", TESTS(launch_attributes_reach_the_driver, launch_attributes_every_combination,
+                                            launch_attributes_checked,
                                             launch_ex_fails_then_recovers, launch_ex_module_fallback));
     runtime_add_case(s, "shared", TESTS(shared_over_48k_needs_opt_in, shared_beyond_the_device,
                                         shared_opt_in_follows_contexts));

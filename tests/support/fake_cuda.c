@@ -26,6 +26,13 @@
 
 #include "fake_cuda.h"
 
+/* -DFAKE_CUDA_COLD_KB: the launch entry points evict the caches first (fake_cold.h). */
+#ifdef FAKE_CUDA_COLD_KB
+#include "fake_cold.h"
+#else
+#define FAKE_COLD() ((void)0)
+#endif
+
 #undef cuGetProcAddress
 #define FAKE_API __attribute__((visibility("default")))
 
@@ -592,6 +599,7 @@ static int in_global(CUdeviceptr p, size_t n)
 
 static CUresult fake_cuMemcpyHtoDAsync(CUdeviceptr dst, const void *src, size_t n, CUstream stream)
 {
+    FAKE_COLD();
     ENTER(cuMemcpyHtoDAsync);
     if (!has_context())
         LEAVE(CUDA_ERROR_INVALID_CONTEXT);
@@ -777,6 +785,7 @@ static CUresult record_launch(CUfunction f, unsigned gx, unsigned gy, unsigned g
 
 static CUresult fake_cuLaunchKernelEx(const CUlaunchConfig *c, CUfunction f, void **params, void **extra)
 {
+    FAKE_COLD();
     ENTER(cuLaunchKernelEx);
     fake_launch *l;
     CUresult r = record_launch(f, c->gridDimX, c->gridDimY, c->gridDimZ, c->blockDimX, c->blockDimY,
@@ -808,6 +817,7 @@ static CUresult fake_cuLaunchKernel(CUfunction f, unsigned gx, unsigned gy, unsi
                                     unsigned bx, unsigned by, unsigned bz, unsigned shared,
                                     CUstream stream, void **params, void **extra)
 {
+    FAKE_COLD();
     ENTER(cuLaunchKernel);
     fake_launch *l;
     LEAVE(record_launch(f, gx, gy, gz, bx, by, bz, shared, stream, params, extra, &l));
