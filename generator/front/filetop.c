@@ -4,8 +4,10 @@
  * of CPU (docs/performance.md, issue 38), half of them the depfile's of
  * files the walk had looked up already. The table holds the libclang
  * answer as it is (a CXSourceLocation, valid while the unit lives), keyed
- * by the CXFile libclang gave, for one unit at a time (declared in
- * session_files.h, the depfile's seam).
+ * by the CXFile libclang gave, for one unit at a time and one parse of it:
+ * session.c forgets the table when the unit is disposed of and before each
+ * reparse (the same handle, a new source manager). Declared in
+ * session_files.h, the depfile's seam.
  */
 #include "front/session_files.h"
 #include "base/util.h"
