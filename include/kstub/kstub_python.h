@@ -1379,6 +1379,12 @@ KS_PY_FN int ks__py_value_of(const ks_py_kernel *k, Py_ssize_t i, PyObject *o, c
     return ks__py_from_type(&c, t, o, dst);
 }
 
+/* The same, for a type ks_py_value reads in most calls itself: out of the way of that path. */
+KS_PY_COLD int ks__py_value_rare(const ks_py_kernel *k, Py_ssize_t i, PyObject *o, const ks_py_type *t, void *dst)
+{
+    return ks__py_value_of(k, i, o, t, dst);
+}
+
 /* A kernel's value parameter i (not a pointer to an array). An int (exactly) in the range of an
  * integer parameter and a float (exactly) for a double, or for a float within its range, are
  * stored here, as ks__py_from_type would store them; everything else, and every refusal, goes
@@ -1405,6 +1411,10 @@ KS_PY_INLINE int ks_py_value(const ks_py_kernel *k, Py_ssize_t i, PyObject *o, c
             return 0;
         }
     }
+    if ((t->kind == 'i' || t->kind == 'u') && t->size <= 8)
+        return ks__py_value_rare(k, i, o, t, dst);
+    if (t->kind == 'f' && (t->size == 4 || t->size == 8))
+        return ks__py_value_rare(k, i, o, t, dst);
     return ks__py_value_of(k, i, o, t, dst);
 }
 
@@ -1848,10 +1858,14 @@ KS_PY_INLINE int ks_py_args(ks_py_kernel *k, PyObject *const *args, Py_ssize_t n
     if (KS_PY_LIKELY(kwnames && kwnames == k->kw_last && nargs == k->kw_nargs)) {
         /* That call had every parameter, each in a slot of its own: the positional ones and
          * the keywords fill the kernel's slots, and only the launch slots may stay empty. */
-        Py_ssize_t nkw = PyTuple_GET_SIZE(kwnames);
+        Py_ssize_t nkw = Py_SIZE(kwnames);
         PyObject **lv = av + k->nparams;
-        for (Py_ssize_t i = 0; i < nargs; i++)
+        for (Py_ssize_t i = 0; i < nargs; i++) {
             av[i] = args[i];
+#if defined(__GNUC__)
+            __asm__("" : "+r"(i));   /* a few stores here, not a call of memcpy */
+#endif
+        }
         for (int i = 0; i < KS_PY_NLAUNCH; i++)
             lv[i] = NULL;
         for (Py_ssize_t j = 0; j < nkw; j++)
@@ -1911,22 +1925,13 @@ KS_PY_COLD int ks__py_dim3_of(const char *fn, const char *what, PyObject *o, ks_
     return 0;
 }
 
-/* grid=, block= or cluster= the short way: an exact int, or a tuple of 1 to 3 exact ints, each
- * in range. 1 with *d set; else 0 (no exception, nothing called): the whole way then. */
-KS_PY_INLINE int ks__py_dim3_fast(PyObject *o, ks_dim3 *d)
+/* grid=, block= or cluster= as a tuple of 1 to 3 exact ints, each in range: 1 with *d set;
+ * else 0 (no exception, nothing called): the whole way then. */
+KS_PY_FN int ks__py_dim3_tuple(PyObject *o, ks_dim3 *d)
 {
     long long x;
-    if (KS_PY_LIKELY(ks__py_exact_ll(o, &x))) {
-        if (x < 0 || x > (long long)UINT_MAX)
-            return 0;
-        d->x = (unsigned)x;
-        d->y = d->z = 1;
-        return 1;
-    }
-    if (!PyTuple_CheckExact(o))
-        return 0;
-    Py_ssize_t n = PyTuple_GET_SIZE(o);
     unsigned v[3] = {1, 1, 1};
+    Py_ssize_t n = Py_SIZE(o);
     if (n < 1 || n > 3)
         return 0;
     for (Py_ssize_t i = 0; i < n; i++) {
@@ -1938,6 +1943,20 @@ KS_PY_INLINE int ks__py_dim3_fast(PyObject *o, ks_dim3 *d)
     d->y = v[1];
     d->z = v[2];
     return 1;
+}
+
+/* The same, an exact int in range taken inline. */
+KS_PY_INLINE int ks__py_dim3_fast(PyObject *o, ks_dim3 *d)
+{
+    long long x;
+    if (KS_PY_LIKELY(ks__py_exact_ll(o, &x))) {
+        if (KS_PY_UNLIKELY(x < 0 || x > (long long)UINT_MAX))
+            return 0;
+        d->x = (unsigned)x;
+        d->y = d->z = 1;
+        return 1;
+    }
+    return PyTuple_CheckExact(o) && ks__py_dim3_tuple(o, d);
 }
 
 KS_PY_INLINE int ks__py_dim3(const char *fn, const char *what, PyObject *o, ks_dim3 *d)
