@@ -135,18 +135,37 @@ typedef struct ks_py_kernel {
 #define KS_PY_LAUNCH_KEYWORDS "grid", "block", "shared", "stream", "cluster", "cooperative", "pdl", "priority"
 #define KS_PY_NLAUNCH 8
 
+#if PY_VERSION_HEX >= 0x030C0000 && !defined(Py_LIMITED_API)
+/* ks__py_exact_ll's rare case, an int past 30 bits where one is usually small: out of the way. */
+KS_PY_COLD int ks__py_big_ll(PyObject *o, long long *v)
+{
+    int over = 0;
+    long long x = PyLong_AsLongLongAndOverflow(o, &over);
+    if (over != 0)
+        return 0;
+    *v = x;
+    return 1;
+}
+#endif
+
 /* An exact int's value, where it fits a long long: 1 with *v set, else 0 (no exception: not an
- * exact int, or out of range). Python 3.12 and newer read a small int inline (the documented
+ * exact int, or out of range). small: the value is usually small (a count, a size: not an
+ * address), which Python 3.12 and newer then read inline (the documented
  * PyUnstable_Long_IsCompact and PyUnstable_Long_CompactValue); the rest asks Python. */
-KS_PY_INLINE int ks__py_exact_ll(PyObject *o, long long *v)
+KS_PY_INLINE int ks__py_exact_ll(PyObject *o, long long *v, int small)
 {
     if (!PyLong_CheckExact(o))
         return 0;
 #if PY_VERSION_HEX >= 0x030C0000 && !defined(Py_LIMITED_API)
-    if (KS_PY_LIKELY(PyUnstable_Long_IsCompact((PyLongObject *)o))) {
-        *v = (long long)PyUnstable_Long_CompactValue((PyLongObject *)o);
-        return 1;
+    if (small) {
+        if (KS_PY_LIKELY(PyUnstable_Long_IsCompact((PyLongObject *)o))) {
+            *v = (long long)PyUnstable_Long_CompactValue((PyLongObject *)o);
+            return 1;
+        }
+        return ks__py_big_ll(o, v);
     }
+#else
+    (void)small;
 #endif
     int over = 0;
 #if LONG_MAX >= LLONG_MAX
@@ -1063,7 +1082,7 @@ KS_PY_INLINE int ks_py_pointer(const ks_py_kernel *k, Py_ssize_t i, PyObject *o,
                                int probe, ks_stream stream, void **out)
 {
     long long a;
-    if (KS_PY_LIKELY(ks__py_exact_ll(o, &a) && a >= 0)) {
+    if (KS_PY_LIKELY(ks__py_exact_ll(o, &a, 0) && a >= 0)) {
         *out = (void *)(uintptr_t)a;
         return 0;
     }
@@ -1392,7 +1411,7 @@ KS_PY_COLD int ks__py_value_rare(const ks_py_kernel *k, Py_ssize_t i, PyObject *
 KS_PY_INLINE int ks_py_value(const ks_py_kernel *k, Py_ssize_t i, PyObject *o, const ks_py_type *t, void *dst)
 {
     long long v;
-    if ((t->kind == 'i' || t->kind == 'u') && t->size <= 8 && ks__py_exact_ll(o, &v)) {
+    if ((t->kind == 'i' || t->kind == 'u') && t->size <= 8 && ks__py_exact_ll(o, &v, 1)) {
         int fits = t->kind == 'i' ? t->size >= 8 || (v >= -(1LL << (t->size * 8 - 1)) && v < (1LL << (t->size * 8 - 1)))
                                   : v >= 0 && (t->size >= 8 || v < (1LL << (t->size * 8)));
         if (KS_PY_LIKELY(fits)) {
@@ -1935,7 +1954,7 @@ KS_PY_FN int ks__py_dim3_tuple(PyObject *o, ks_dim3 *d)
     if (n < 1 || n > 3)
         return 0;
     for (Py_ssize_t i = 0; i < n; i++) {
-        if (!ks__py_exact_ll(PyTuple_GET_ITEM(o, i), &x) || x < 0 || x > (long long)UINT_MAX)
+        if (!ks__py_exact_ll(PyTuple_GET_ITEM(o, i), &x, 1) || x < 0 || x > (long long)UINT_MAX)
             return 0;
         v[i] = (unsigned)x;
     }
@@ -1949,7 +1968,7 @@ KS_PY_FN int ks__py_dim3_tuple(PyObject *o, ks_dim3 *d)
 KS_PY_INLINE int ks__py_dim3_fast(PyObject *o, ks_dim3 *d)
 {
     long long x;
-    if (KS_PY_LIKELY(ks__py_exact_ll(o, &x))) {
+    if (KS_PY_LIKELY(ks__py_exact_ll(o, &x, 1))) {
         if (KS_PY_UNLIKELY(x < 0 || x > (long long)UINT_MAX))
             return 0;
         d->x = (unsigned)x;
@@ -2097,7 +2116,7 @@ KS_PY_INLINE int ks_py_launch(const ks_py_kernel *k, PyObject **av, ks_launch *l
 {
     PyObject **lv = av + k->nparams;
     long long x = 0;
-    if (KS_PY_LIKELY(!lv[4] && !lv[5] && !lv[6] && !lv[7] && (!lv[2] || ks__py_exact_ll(lv[2], &x)) &&
+    if (KS_PY_LIKELY(!lv[4] && !lv[5] && !lv[6] && !lv[7] && (!lv[2] || ks__py_exact_ll(lv[2], &x, 1)) &&
                      x >= 0 && x <= (long long)UINT_MAX && ks__py_dim3_fast(lv[0], &l->grid) &&
                      ks__py_dim3_fast(lv[1], &l->block))) {
         l->shared_bytes = (unsigned)x;
@@ -2107,7 +2126,7 @@ KS_PY_INLINE int ks_py_launch(const ks_py_kernel *k, PyObject **av, ks_launch *l
             l->stream = NULL;
             return 0;
         }
-        if (ks__py_exact_ll(so, &x) && x >= 0) {
+        if (ks__py_exact_ll(so, &x, 0) && x >= 0) {
             l->stream = (ks_stream)(uintptr_t)x;
             return 0;
         }
