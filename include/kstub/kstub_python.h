@@ -1241,8 +1241,10 @@ KS_PY_FN int ks__py_float(const ks_py_ctx *c, PyObject *o, char kind, unsigned s
         /* within half a unit of the last one it still rounds to the largest value */
         double slack = kind == 'B' ? 1.0141204801825835e31 : size == 2 ? 16.0 : size == 4 ? 1.0141204801825835e31 : 0;
         if (fabs(v) >= max + slack) {
-            PyErr_Format(PyExc_OverflowError, "%s: %R is out of range (largest %g)",
-                         ks__py_ctx_text(c, where, sizeof where), o, max);
+            char largest[32];   /* PyErr_Format has no %g (Python 3.12 refuses it: SystemError) */
+            snprintf(largest, sizeof largest, "%g", max);
+            PyErr_Format(PyExc_OverflowError, "%s: %R is out of range (largest %s)",
+                         ks__py_ctx_text(c, where, sizeof where), o, largest);
             return -1;
         }
     }
