@@ -706,6 +706,11 @@ typedef struct ks_py_ptr {
 
 KS_PY_FN int ks__py_addr_of(PyObject *v, uintptr_t *addr)
 {
+    long long x;
+    if (KS_PY_LIKELY(ks__py_exact_ll(v, &x, 0) && x >= 0)) {   /* an address below 2**63: no bytes copied */
+        *addr = (uintptr_t)x;
+        return 0;
+    }
     unsigned long long a = PyLong_AsUnsignedLongLong(v);
     if (a == (unsigned long long)-1 && PyErr_Occurred())
         return -1;
