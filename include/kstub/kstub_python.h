@@ -46,7 +46,10 @@
 #define KS_PY_LIKELY(x) __builtin_expect(!!(x), 1)
 #define KS_PY_UNLIKELY(x) __builtin_expect(!!(x), 0)
 #define KS_PY_LINE __attribute__((aligned(64)))
+/* A kernel's function (the generated module's): its common path starts a cache line. */
+#define KS_PY_ENTRY static __attribute__((aligned(64)))
 #else
+#define KS_PY_ENTRY static
 #define KS_PY_FN static
 #define KS_PY_INLINE static inline
 #define KS_PY_COLD static

@@ -86,7 +86,7 @@ static PyObject *kspy_bench_args_impl(PyObject *const *args, Py_ssize_t nargs, P
     return ks_py_status((bench_args)(launch, kspy_a0, kspy_a1, kspy_a2, kspy_a3, kspy_a4));
 }
 
-static PyObject *kspy_bench_args(PyObject *self, PyObject *const *args, Py_ssize_t nargs, PyObject *kwnames)
+KS_PY_ENTRY PyObject *kspy_bench_args(PyObject *self, PyObject *const *args, Py_ssize_t nargs, PyObject *kwnames)
 {
     (void)self;
     return kspy_bench_args_impl(args, nargs, kwnames, 0);
@@ -127,7 +127,7 @@ static PyObject *kspy_bench_struct_impl(PyObject *const *args, Py_ssize_t nargs,
     return ks_py_status((bench_struct)(launch, kspy_a0, kspy_a1));
 }
 
-static PyObject *kspy_bench_struct(PyObject *self, PyObject *const *args, Py_ssize_t nargs, PyObject *kwnames)
+KS_PY_ENTRY PyObject *kspy_bench_struct(PyObject *self, PyObject *const *args, Py_ssize_t nargs, PyObject *kwnames)
 {
     (void)self;
     return kspy_bench_struct_impl(args, nargs, kwnames, 0);
@@ -154,7 +154,7 @@ static PyObject *kspy_bench_empty_impl(PyObject *const *args, Py_ssize_t nargs, 
     return ks_py_status((bench_empty)(launch));
 }
 
-static PyObject *kspy_bench_empty(PyObject *self, PyObject *const *args, Py_ssize_t nargs, PyObject *kwnames)
+KS_PY_ENTRY PyObject *kspy_bench_empty(PyObject *self, PyObject *const *args, Py_ssize_t nargs, PyObject *kwnames)
 {
     (void)self;
     return kspy_bench_empty_impl(args, nargs, kwnames, 0);
@@ -201,7 +201,7 @@ static PyObject *kspy_bench_fill_float_impl(PyObject *const *args, Py_ssize_t na
     return ks_py_status((bench_fill_float)(launch, kspy_a0, kspy_a1, kspy_a2));
 }
 
-static PyObject *kspy_bench_fill_float(PyObject *self, PyObject *const *args, Py_ssize_t nargs, PyObject *kwnames)
+KS_PY_ENTRY PyObject *kspy_bench_fill_float(PyObject *self, PyObject *const *args, Py_ssize_t nargs, PyObject *kwnames)
 {
     (void)self;
     return kspy_bench_fill_float_impl(args, nargs, kwnames, 0);
@@ -248,7 +248,7 @@ static PyObject *kspy_bench_fill_int_impl(PyObject *const *args, Py_ssize_t narg
     return ks_py_status((bench_fill_int)(launch, kspy_a0, kspy_a1, kspy_a2));
 }
 
-static PyObject *kspy_bench_fill_int(PyObject *self, PyObject *const *args, Py_ssize_t nargs, PyObject *kwnames)
+KS_PY_ENTRY PyObject *kspy_bench_fill_int(PyObject *self, PyObject *const *args, Py_ssize_t nargs, PyObject *kwnames)
 {
     (void)self;
     return kspy_bench_fill_int_impl(args, nargs, kwnames, 0);
@@ -283,7 +283,7 @@ static PyObject *kspy_bench_read_table_impl(PyObject *const *args, Py_ssize_t na
     return ks_py_status((bench_read_table)(launch, kspy_a0));
 }
 
-static PyObject *kspy_bench_read_table(PyObject *self, PyObject *const *args, Py_ssize_t nargs, PyObject *kwnames)
+KS_PY_ENTRY PyObject *kspy_bench_read_table(PyObject *self, PyObject *const *args, Py_ssize_t nargs, PyObject *kwnames)
 {
     (void)self;
     return kspy_bench_read_table_impl(args, nargs, kwnames, 0);
