@@ -1434,7 +1434,12 @@ KS_PY_INLINE int ks_py_value(const ks_py_kernel *k, Py_ssize_t i, PyObject *o, c
             memcpy(dst, &d, sizeof d);
             return 0;
         }
-        if (KS_PY_LIKELY(!(fabs(d) > FLT_MAX) || isinf(d))) {   /* NaN and infinities as they are */
+        /* |d| <= FLT_MAX, or NaN or an infinity (taken as they are), told from d's bits: an
+         * IEEE double's magnitude orders as its bits do, and no constant is loaded from memory. */
+        uint64_t bits;
+        memcpy(&bits, &d, sizeof bits);
+        bits &= ~((uint64_t)1 << 63);
+        if (KS_PY_LIKELY(bits <= UINT64_C(0x47EFFFFFE0000000) || bits >= UINT64_C(0x7FF0000000000000))) {
             float f = (float)d;
             memcpy(dst, &f, sizeof f);
             return 0;

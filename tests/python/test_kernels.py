@@ -596,9 +596,13 @@ def test_an_int_address_out_of_range(kernels, fake, a):
 
 
 def test_a_float_parameter_at_float32s_edge(kernels, fake):
-    for v in [3.4028234663852886e38, -3.4028234663852886e38, 0.0, -0.0, float("-inf")]:
+    fmax = 3.4028234663852886e38
+    above = float(np.nextafter(fmax, np.inf))            # past FLT_MAX: the whole way, still rounds to it
+    for v, want in [(fmax, fmax), (-fmax, -fmax), (0.0, 0.0), (-0.0, -0.0), (5e-324, 0.0), (float("-inf"), float("-inf")),
+                    (float("inf"), float("inf")), (above, fmax), (-above, -fmax)]:
         kernels.saxpy(v, 0, 0, 1, grid=1, block=1)
-        assert struct.unpack("<f", fake.param("saxpy", "a"))[0] == np.float32(v)
+        got = struct.unpack("<f", fake.param("saxpy", "a"))[0]
+        assert got == want and np.signbit(got) == np.signbit(want)
     kernels.saxpy(float("nan"), 0, 0, 1, grid=1, block=1)
     assert np.isnan(struct.unpack("<f", fake.param("saxpy", "a"))[0])
     kernels.saxpy(IntSub(3), 0, 0, 1, grid=1, block=1)
