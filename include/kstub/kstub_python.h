@@ -39,9 +39,23 @@
 /* A launch's per-argument fast paths: inlined into the generated call, where the parameter's
  * type is a constant and the tests on it fold away. */
 #define KS_PY_INLINE static inline __attribute__((always_inline, unused))
+/* What a launch's common path does not run (refusals, their messages, the rare forms): out of
+ * line and apart (.text.unlikely), so that the code a launch runs is few cache lines: a real
+ * driver's launch evicts them, and each line is then a miss on every call. */
+#define KS_PY_COLD static __attribute__((noinline, cold, unused))
+#define KS_PY_LIKELY(x) __builtin_expect(!!(x), 1)
+#define KS_PY_UNLIKELY(x) __builtin_expect(!!(x), 0)
+#define KS_PY_LINE __attribute__((aligned(64)))
+/* A kernel's function (the generated module's): its common path starts a cache line. */
+#define KS_PY_ENTRY static __attribute__((aligned(64)))
 #else
+#define KS_PY_ENTRY static
 #define KS_PY_FN static
 #define KS_PY_INLINE static inline
+#define KS_PY_COLD static
+#define KS_PY_LIKELY(x) (x)
+#define KS_PY_UNLIKELY(x) (x)
+#define KS_PY_LINE
 #endif
 
 /* ---- types as the conversions see them --------------------------------------------------------- */
@@ -97,26 +111,76 @@ struct ks_py_rec {
     PyObject *dtype;           /* its NumPy dtype, made on first use */
 };
 
-/* A kernel as its function sees it: its Python name and parameter names. */
+/* How many keywords a call may pass and still take its last call's slots (ks_py_args). */
+#define KS_PY_KW_FAST 16
+
+/* A kernel as its function sees it: its Python name and parameter names. The fields every
+ * call reads come first, in one cache line (KS_PY_LINE); the generated module names each
+ * field it sets. */
 typedef struct ks_py_kernel {
-    const char *name;
+    /* The last call's keyword names (a strong reference: the tuple a call site passes each
+     * time) with its count of positional arguments, and the slot each keyword went to. A
+     * tuple is immutable, so the same object and count sort the same way again. Read and
+     * written under the GIL (a module without Py_mod_gil: free-threaded Python enables it).
+     * A call of more than KS_PY_KW_FAST keywords is sorted each time. */
+    PyObject *kw_last;
+    Py_ssize_t kw_nargs;
     Py_ssize_t nparams;
+    const char *name;
+    uint16_t kw_slot[KS_PY_KW_FAST];
     const char *const *params;     /* the kernel's own, then the launch keywords */
     const char *const *ctypes;     /* each parameter's C type, for messages */
     PyObject **interned;           /* params as interned strings (module init) */
     char *owner;                   /* "name()", for messages (module init) */
-    /* The last call's keyword names (a strong reference: the tuple a call site passes each
-     * time) with its count of positional arguments, and the slot each keyword went to. A
-     * tuple is immutable, so the same object and count sort the same way again. Read and
-     * written under the GIL (a module without Py_mod_gil: free-threaded Python enables it). */
-    PyObject *kw_last;
-    Py_ssize_t kw_nargs;
-    Py_ssize_t *kw_slot;           /* nparams + KS_PY_NLAUNCH entries (module init) */
-} ks_py_kernel;
+} KS_PY_LINE ks_py_kernel;
 
 /* The launch keywords after a kernel's own parameters. */
 #define KS_PY_LAUNCH_KEYWORDS "grid", "block", "shared", "stream", "cluster", "cooperative", "pdl", "priority"
 #define KS_PY_NLAUNCH 8
+
+#if PY_VERSION_HEX >= 0x030C0000 && !defined(Py_LIMITED_API)
+/* ks__py_exact_ll's rare case, an int past 30 bits where one is usually small: out of the way. */
+KS_PY_COLD int ks__py_big_ll(PyObject *o, long long *v)
+{
+    int over = 0;
+    long long x = PyLong_AsLongLongAndOverflow(o, &over);
+    if (over != 0)
+        return 0;
+    *v = x;
+    return 1;
+}
+#endif
+
+/* An exact int's value, where it fits a long long: 1 with *v set, else 0 (no exception: not an
+ * exact int, or out of range). small: the value is usually small (a count, a size: not an
+ * address), which Python 3.12 and newer then read inline (the documented
+ * PyUnstable_Long_IsCompact and PyUnstable_Long_CompactValue); the rest asks Python. */
+KS_PY_INLINE int ks__py_exact_ll(PyObject *o, long long *v, int small)
+{
+    if (!PyLong_CheckExact(o))
+        return 0;
+#if PY_VERSION_HEX >= 0x030C0000 && !defined(Py_LIMITED_API)
+    if (small) {
+        if (KS_PY_LIKELY(PyUnstable_Long_IsCompact((PyLongObject *)o))) {
+            *v = (long long)PyUnstable_Long_CompactValue((PyLongObject *)o);
+            return 1;
+        }
+        return ks__py_big_ll(o, v);
+    }
+#else
+    (void)small;
+#endif
+    int over = 0;
+#if LONG_MAX >= LLONG_MAX
+    long long x = PyLong_AsLongAndOverflow(o, &over);   /* the same, a function shorter to run */
+#else
+    long long x = PyLong_AsLongLongAndOverflow(o, &over);
+#endif
+    if (over != 0)
+        return 0;
+    *v = x;
+    return 1;
+}
 
 /* ---- errors ------------------------------------------------------------------------------------ */
 
@@ -219,7 +283,7 @@ KS_PY_FN void ks__py_set_attr_str(PyObject *o, const char *name, const char *v)
 }
 
 /* Raises the exception for a failed libkstub call, with its ks_last_error(); NULL. */
-KS_PY_FN PyObject *ks_py_raise_status(ks_status st)
+KS_PY_COLD PyObject *ks_py_raise_status(ks_status st)
 {
     const ks_error *e = ks_last_error();
     PyObject *cls = st > 0 && st < KS__STATUS_COUNT && ks__py_errors[st] ? ks__py_errors[st] : ks__py_error_base;
@@ -249,9 +313,9 @@ KS_PY_FN PyObject *ks_py_raise_status(ks_status st)
     return NULL;
 }
 
-KS_PY_FN PyObject *ks_py_status(ks_status st)
+KS_PY_INLINE PyObject *ks_py_status(ks_status st)
 {
-    if (st != KS_OK)
+    if (KS_PY_UNLIKELY(st != KS_OK))
         return ks_py_raise_status(st);
     Py_RETURN_NONE;
 }
@@ -645,6 +709,11 @@ typedef struct ks_py_ptr {
 
 KS_PY_FN int ks__py_addr_of(PyObject *v, uintptr_t *addr)
 {
+    long long x;
+    if (KS_PY_LIKELY(ks__py_exact_ll(v, &x, 0) && x >= 0)) {   /* an address below 2**63: no bytes copied */
+        *addr = (uintptr_t)x;
+        return 0;
+    }
     unsigned long long a = PyLong_AsUnsignedLongLong(v);
     if (a == (unsigned long long)-1 && PyErr_Occurred())
         return -1;
@@ -966,6 +1035,37 @@ KS_PY_FN int ks__py_pointer_of(PyObject *o, const ks_stream *stream, ks_py_ptr *
     return rc;
 }
 
+/* A pointer argument refused: rc -1 (the exception said again with the parameter), 1 (not a
+ * pointer), 2 (another dtype) or 3 (read-only for a pointer to non-const). Returns -1. */
+KS_PY_COLD int ks__py_pointer_refuse(const ks_py_kernel *k, Py_ssize_t i, PyObject *o, uint32_t dt, int rc,
+                                     const ks_py_ptr *p)
+{
+    if (rc < 0) {
+        PyObject *type, *value, *tb;
+        PyErr_Fetch(&type, &value, &tb);
+        char buf[256];
+        PyErr_Format(type ? type : PyExc_TypeError, "%s(): parameter %s (%s): %s", k->name, k->params[i],
+                     k->ctypes[i], ks__py_str(value, buf, sizeof buf));
+        Py_XDECREF(type);
+        Py_XDECREF(value);
+        Py_XDECREF(tb);
+    } else if (rc == 1) {
+        PyErr_Format(PyExc_TypeError,
+                     "%s(): parameter %s (%s) needs a device array (__cuda_array_interface__ or DLPack: "
+                     "CuPy, torch, Numba, JAX), a cuda.core Buffer, an int address or None, not %.100s",
+                     k->name, k->params[i], k->ctypes[i], Py_TYPE(o)->tp_name);
+    } else if (rc == 2) {
+        char want[64], got[64];
+        PyErr_Format(PyExc_TypeError, "%s(): parameter %s (%s) needs %s, not %s of %s", k->name, k->params[i],
+                     k->ctypes[i], ks__py_dt_name(dt, want, sizeof want), p->what,
+                     ks__py_dt_name(p->dt, got, sizeof got));
+    } else {
+        PyErr_Format(PyExc_ValueError, "%s(): parameter %s (%s) is written by the kernel, but %s is read-only",
+                     k->name, k->params[i], k->ctypes[i], p->what);
+    }
+    return -1;
+}
+
 /* The kernel's pointer parameter i from o: checked against its element dtype and constness.
  * stream: the launch's (a DLPack producer orders its work before it). probe: a dtype that
  * does not fit returns 1 with no exception (the one name over a template's instances tries
@@ -975,38 +1075,12 @@ KS_PY_FN int ks__py_pointer_arg(const ks_py_kernel *k, Py_ssize_t i, PyObject *o
 {
     ks_py_ptr p;
     int rc = ks__py_pointer_of(o, &stream, &p);
-    if (rc != 0) {
-        if (rc < 0) {
-            PyObject *type, *value, *tb;
-            PyErr_Fetch(&type, &value, &tb);
-            char buf[256];
-            PyErr_Format(type ? type : PyExc_TypeError, "%s(): parameter %s (%s): %s", k->name, k->params[i],
-                         k->ctypes[i], ks__py_str(value, buf, sizeof buf));
-            Py_XDECREF(type);
-            Py_XDECREF(value);
-            Py_XDECREF(tb);
-            return -1;
-        }
-        PyErr_Format(PyExc_TypeError,
-                     "%s(): parameter %s (%s) needs a device array (__cuda_array_interface__ or DLPack: "
-                     "CuPy, torch, Numba, JAX), a cuda.core Buffer, an int address or None, not %.100s",
-                     k->name, k->params[i], k->ctypes[i], Py_TYPE(o)->tp_name);
-        return -1;
-    }
-    if (!ks__py_dt_fits(dt, p.dt)) {
-        if (probe)
-            return 1;
-        char want[64], got[64];
-        PyErr_Format(PyExc_TypeError, "%s(): parameter %s (%s) needs %s, not %s of %s", k->name, k->params[i],
-                     k->ctypes[i], ks__py_dt_name(dt, want, sizeof want), p.what,
-                     ks__py_dt_name(p.dt, got, sizeof got));
-        return -1;
-    }
-    if (p.readonly && !is_const) {
-        PyErr_Format(PyExc_ValueError, "%s(): parameter %s (%s) is written by the kernel, but %s is read-only",
-                     k->name, k->params[i], k->ctypes[i], p.what);
-        return -1;
-    }
+    if (KS_PY_UNLIKELY(rc != 0))
+        return ks__py_pointer_refuse(k, i, o, dt, rc, &p);
+    if (KS_PY_UNLIKELY(!ks__py_dt_fits(dt, p.dt)))
+        return probe ? 1 : ks__py_pointer_refuse(k, i, o, dt, 2, &p);
+    if (KS_PY_UNLIKELY(p.readonly && !is_const))
+        return ks__py_pointer_refuse(k, i, o, dt, 3, &p);
     *out = (void *)p.addr;
     return 0;
 }
@@ -1015,23 +1089,21 @@ KS_PY_FN int ks__py_pointer_arg(const ks_py_kernel *k, Py_ssize_t i, PyObject *o
 KS_PY_INLINE int ks_py_pointer(const ks_py_kernel *k, Py_ssize_t i, PyObject *o, uint32_t dt, int is_const,
                                int probe, ks_stream stream, void **out)
 {
-    if (PyLong_CheckExact(o)) {
-        unsigned long long a = PyLong_AsUnsignedLongLong(o);
-        if (a != (unsigned long long)-1 || !PyErr_Occurred()) {
-            *out = (void *)(uintptr_t)a;
-            return 0;
-        }
-        PyErr_Clear();             /* out of range: said again, with the parameter, below */
-    } else if (o == Py_None) {
+    long long a;
+    if (KS_PY_LIKELY(ks__py_exact_ll(o, &a, 0) && a >= 0)) {
+        *out = (void *)(uintptr_t)a;
+        return 0;
+    }
+    if (o == Py_None) {
         *out = NULL;
         return 0;
     }
-    return ks__py_pointer_arg(k, i, o, dt, is_const, probe, stream, out);
+    return ks__py_pointer_arg(k, i, o, dt, is_const, probe, stream, out);   /* past 2**63 and negative too */
 }
 
 /* ---- values ------------------------------------------------------------------------------------ */
 
-KS_PY_FN void ks__py_store_int(void *dst, unsigned size, unsigned long long v)
+KS_PY_INLINE void ks__py_store_int(void *dst, unsigned size, unsigned long long v)
 {
     uint8_t a;
     uint16_t b;
@@ -1177,8 +1249,10 @@ KS_PY_FN int ks__py_float(const ks_py_ctx *c, PyObject *o, char kind, unsigned s
         /* within half a unit of the last one it still rounds to the largest value */
         double slack = kind == 'B' ? 1.0141204801825835e31 : size == 2 ? 16.0 : size == 4 ? 1.0141204801825835e31 : 0;
         if (fabs(v) >= max + slack) {
-            PyErr_Format(PyExc_OverflowError, "%s: %R is out of range (largest %g)",
-                         ks__py_ctx_text(c, where, sizeof where), o, max);
+            char largest[32];   /* PyErr_Format has no %g (Python 3.12 refuses it: SystemError) */
+            snprintf(largest, sizeof largest, "%g", max);
+            PyErr_Format(PyExc_OverflowError, "%s: %R is out of range (largest %s)",
+                         ks__py_ctx_text(c, where, sizeof where), o, largest);
             return -1;
         }
     }
@@ -1327,36 +1401,55 @@ KS_PY_FN int ks__py_from_type(const ks_py_ctx *c, const ks_py_type *t, PyObject 
     }
 }
 
+/* The whole way, with the parameter named in every refusal. */
+KS_PY_FN int ks__py_value_of(const ks_py_kernel *k, Py_ssize_t i, PyObject *o, const ks_py_type *t, void *dst)
+{
+    ks_py_ctx c = {k->owner, k->params[i], k->ctypes[i]};
+    return ks__py_from_type(&c, t, o, dst);
+}
+
+/* The same, for a type ks_py_value reads in most calls itself: out of the way of that path. */
+KS_PY_COLD int ks__py_value_rare(const ks_py_kernel *k, Py_ssize_t i, PyObject *o, const ks_py_type *t, void *dst)
+{
+    return ks__py_value_of(k, i, o, t, dst);
+}
+
 /* A kernel's value parameter i (not a pointer to an array). An int (exactly) in the range of an
  * integer parameter and a float (exactly) for a double, or for a float within its range, are
  * stored here, as ks__py_from_type would store them; everything else, and every refusal, goes
  * the whole way. Inline: the generated call passes t as a constant. */
 KS_PY_INLINE int ks_py_value(const ks_py_kernel *k, Py_ssize_t i, PyObject *o, const ks_py_type *t, void *dst)
 {
-    if ((t->kind == 'i' || t->kind == 'u') && t->size <= 8 && PyLong_CheckExact(o)) {
-        int over = 0;
-        long long v = PyLong_AsLongLongAndOverflow(o, &over);
-        int fits = over == 0 && (t->kind == 'i' ? t->size >= 8 || (v >= -(1LL << (t->size * 8 - 1)) &&
-                                                                    v < (1LL << (t->size * 8 - 1)))
-                                                : v >= 0 && (t->size >= 8 || v < (1LL << (t->size * 8))));
-        if (fits) {
+    long long v;
+    if ((t->kind == 'i' || t->kind == 'u') && t->size <= 8 && ks__py_exact_ll(o, &v, 1)) {
+        int fits = t->kind == 'i' ? t->size >= 8 || (v >= -(1LL << (t->size * 8 - 1)) && v < (1LL << (t->size * 8 - 1)))
+                                  : v >= 0 && (t->size >= 8 || v < (1LL << (t->size * 8)));
+        if (KS_PY_LIKELY(fits)) {
             ks__py_store_int(dst, t->size, (unsigned long long)v);
             return 0;
         }
     } else if (t->kind == 'f' && (t->size == 4 || t->size == 8) && PyFloat_CheckExact(o)) {
-        double v = PyFloat_AS_DOUBLE(o);
+        double d = PyFloat_AS_DOUBLE(o);
         if (t->size == 8) {
-            memcpy(dst, &v, sizeof v);
+            memcpy(dst, &d, sizeof d);
             return 0;
         }
-        if (!(fabs(v) > FLT_MAX) || isinf(v)) {   /* NaN and infinities as they are */
-            float f = (float)v;
+        /* |d| <= FLT_MAX, or NaN or an infinity (taken as they are), told from d's bits: an
+         * IEEE double's magnitude orders as its bits do, and no constant is loaded from memory. */
+        uint64_t bits;
+        memcpy(&bits, &d, sizeof bits);
+        bits &= ~((uint64_t)1 << 63);
+        if (KS_PY_LIKELY(bits <= UINT64_C(0x47EFFFFFE0000000) || bits >= UINT64_C(0x7FF0000000000000))) {
+            float f = (float)d;
             memcpy(dst, &f, sizeof f);
             return 0;
         }
     }
-    ks_py_ctx c = {k->owner, k->params[i], k->ctypes[i]};
-    return ks__py_from_type(&c, t, o, dst);
+    if ((t->kind == 'i' || t->kind == 'u') && t->size <= 8)
+        return ks__py_value_rare(k, i, o, t, dst);
+    if (t->kind == 'f' && (t->size == 4 || t->size == 8))
+        return ks__py_value_rare(k, i, o, t, dst);
+    return ks__py_value_of(k, i, o, t, dst);
 }
 
 KS_PY_FN PyObject *ks__py_to_components(char kind, unsigned size, unsigned n, const void *src)
@@ -1722,8 +1815,7 @@ KS_PY_FN int ks_py_kernel_init(ks_py_kernel *k)
 {
     Py_ssize_t n = k->nparams + KS_PY_NLAUNCH;
     k->interned = PyMem_Calloc((size_t)n, sizeof *k->interned);
-    k->kw_slot = PyMem_Calloc((size_t)n, sizeof *k->kw_slot);
-    if (!k->interned || !k->kw_slot)
+    if (!k->interned)
         return PyErr_NoMemory(), -1;
     for (Py_ssize_t i = 0; i < n; i++)
         if (!(k->interned[i] = PyUnicode_InternFromString(k->params[i])))
@@ -1734,24 +1826,12 @@ KS_PY_FN int ks_py_kernel_init(ks_py_kernel *k)
     return ks__py_known_init();
 }
 
-/* Sorts a vectorcall's arguments into av (nparams + KS_PY_NLAUNCH slots, NULL where not given).
- * A call with the keyword names and positional count of the kernel's last good call (its call
- * site's constant tuple, as a rule) takes the slots found then; any other call sorts them again,
- * by pointer against the interned names first, and names them in every refusal. */
-KS_PY_FN int ks_py_args(ks_py_kernel *k, PyObject *const *args, Py_ssize_t nargs, PyObject *kwnames,
-                        PyObject **av)
+/* ks_py_args the whole way: sorts the keywords by name, refuses what does not fit, and keeps
+ * the slots found for the next call of the same keyword names and positional count. */
+KS_PY_FN int ks__py_args_sort(ks_py_kernel *k, PyObject *const *args, Py_ssize_t nargs, PyObject *kwnames,
+                              PyObject **av)
 {
     Py_ssize_t n = k->nparams + KS_PY_NLAUNCH;
-    if (kwnames && kwnames == k->kw_last && nargs == k->kw_nargs) {
-        Py_ssize_t nkw = PyTuple_GET_SIZE(kwnames);
-        for (Py_ssize_t i = 0; i < nargs; i++)
-            av[i] = args[i];
-        for (Py_ssize_t i = nargs; i < n; i++)
-            av[i] = NULL;
-        for (Py_ssize_t j = 0; j < nkw; j++)
-            av[k->kw_slot[j]] = args[nargs + j];
-        return 0;
-    }
     for (Py_ssize_t i = 0; i < n; i++)
         av[i] = NULL;
     if (nargs > k->nparams) {
@@ -1781,8 +1861,8 @@ KS_PY_FN int ks_py_args(ks_py_kernel *k, PyObject *const *args, Py_ssize_t nargs
             return -1;
         }
         av[i] = args[nargs + j];
-        if (k->kw_slot && j < n)
-            k->kw_slot[j] = i;
+        if (j < KS_PY_KW_FAST)
+            k->kw_slot[j] = (uint16_t)i;
     }
     for (Py_ssize_t i = 0; i < k->nparams; i++)
         if (!av[i]) {
@@ -1795,14 +1875,41 @@ KS_PY_FN int ks_py_args(ks_py_kernel *k, PyObject *const *args, Py_ssize_t nargs
         return -1;
     }
     /* Good: every keyword took a slot of its own (so nkw <= n), kw_slot says which. */
-    if (kwnames && k->kw_slot) {
+    if (kwnames && nkw <= KS_PY_KW_FAST && n <= 65536) {
         k->kw_last = Py_NewRef(kwnames);
         k->kw_nargs = nargs;
     }
     return 0;
 }
 
-KS_PY_FN int ks__py_uint(const char *fn, const char *what, PyObject *o, unsigned long long max, unsigned long long *v)
+/* Sorts a vectorcall's arguments into av (nparams + KS_PY_NLAUNCH slots, NULL where not given).
+ * A call with the keyword names and positional count of the kernel's last good call (its call
+ * site's constant tuple, as a rule) takes the slots found then, here; any other call sorts them
+ * again, by pointer against the interned names first, and names them in every refusal. */
+KS_PY_INLINE int ks_py_args(ks_py_kernel *k, PyObject *const *args, Py_ssize_t nargs, PyObject *kwnames,
+                            PyObject **av)
+{
+    if (KS_PY_LIKELY(kwnames && kwnames == k->kw_last && nargs == k->kw_nargs)) {
+        /* That call had every parameter, each in a slot of its own: the positional ones and
+         * the keywords fill the kernel's slots, and only the launch slots may stay empty. */
+        Py_ssize_t nkw = Py_SIZE(kwnames);
+        PyObject **lv = av + k->nparams;
+        for (Py_ssize_t i = 0; i < nargs; i++) {
+            av[i] = args[i];
+#if defined(__GNUC__)
+            __asm__("" : "+r"(i));   /* a few stores here, not a call of memcpy */
+#endif
+        }
+        for (int i = 0; i < KS_PY_NLAUNCH; i++)
+            lv[i] = NULL;
+        for (Py_ssize_t j = 0; j < nkw; j++)
+            av[k->kw_slot[j]] = args[nargs + j];
+        return 0;
+    }
+    return ks__py_args_sort(k, args, nargs, kwnames, av);
+}
+
+KS_PY_COLD int ks__py_uint(const char *fn, const char *what, PyObject *o, unsigned long long max, unsigned long long *v)
 {
     if (PyLong_CheckExact(o)) {    /* an int in range: read here; the rest, and every refusal, below */
         int over = 0;
@@ -1831,7 +1938,7 @@ KS_PY_FN int ks__py_uint(const char *fn, const char *what, PyObject *o, unsigned
 }
 
 /* grid= or block=: an int, or a tuple of 1 to 3 ints (x, y, z). */
-KS_PY_FN int ks__py_dim3_of(const char *fn, const char *what, PyObject *o, ks_dim3 *d)
+KS_PY_COLD int ks__py_dim3_of(const char *fn, const char *what, PyObject *o, ks_dim3 *d)
 {
     unsigned long long v[3] = {1, 1, 1};
     if (PyTuple_Check(o)) {
@@ -1852,19 +1959,43 @@ KS_PY_FN int ks__py_dim3_of(const char *fn, const char *what, PyObject *o, ks_di
     return 0;
 }
 
-/* The same, an int in range taken inline. */
+/* grid=, block= or cluster= as a tuple of 1 to 3 exact ints, each in range: 1 with *d set;
+ * else 0 (no exception, nothing called): the whole way then. */
+KS_PY_FN int ks__py_dim3_tuple(PyObject *o, ks_dim3 *d)
+{
+    long long x;
+    unsigned v[3] = {1, 1, 1};
+    Py_ssize_t n = Py_SIZE(o);
+    if (n < 1 || n > 3)
+        return 0;
+    for (Py_ssize_t i = 0; i < n; i++) {
+        if (!ks__py_exact_ll(PyTuple_GET_ITEM(o, i), &x, 1) || x < 0 || x > (long long)UINT_MAX)
+            return 0;
+        v[i] = (unsigned)x;
+    }
+    d->x = v[0];
+    d->y = v[1];
+    d->z = v[2];
+    return 1;
+}
+
+/* The same, an exact int in range taken inline. */
+KS_PY_INLINE int ks__py_dim3_fast(PyObject *o, ks_dim3 *d)
+{
+    long long x;
+    if (KS_PY_LIKELY(ks__py_exact_ll(o, &x, 1))) {
+        if (KS_PY_UNLIKELY(x < 0 || x > (long long)UINT_MAX))
+            return 0;
+        d->x = (unsigned)x;
+        d->y = d->z = 1;
+        return 1;
+    }
+    return PyTuple_CheckExact(o) && ks__py_dim3_tuple(o, d);
+}
+
 KS_PY_INLINE int ks__py_dim3(const char *fn, const char *what, PyObject *o, ks_dim3 *d)
 {
-    if (PyLong_CheckExact(o)) {
-        int over = 0;
-        long x = PyLong_AsLongAndOverflow(o, &over);
-        if (over == 0 && x >= 0 && (unsigned long long)x <= UINT_MAX) {
-            d->x = (unsigned)x;
-            d->y = d->z = 1;
-            return 0;
-        }
-    }
-    return ks__py_dim3_of(fn, what, o, d);
+    return ks__py_dim3_fast(o, d) ? 0 : ks__py_dim3_of(fn, what, o, d);
 }
 
 /* How a stream object gives its handle, found once per type: 1 __cuda_stream__() (cuda.core,
@@ -1954,7 +2085,7 @@ KS_PY_FN int ks_py_stream(const char *fn, PyObject *o, ks_stream *s)
 }
 
 /* The launch from av[nparams ...]: grid, block, shared, stream, cluster, cooperative, pdl, priority. */
-KS_PY_FN int ks_py_launch(const ks_py_kernel *k, PyObject **av, ks_launch *l, ks_launch_attrs *attrs)
+KS_PY_COLD int ks__py_launch_of(const ks_py_kernel *k, PyObject **av, ks_launch *l, ks_launch_attrs *attrs)
 {
     PyObject **lv = av + k->nparams;
     if (ks__py_dim3(k->name, "grid", lv[0], &l->grid) != 0 || ks__py_dim3(k->name, "block", lv[1], &l->block) != 0)
@@ -1992,6 +2123,31 @@ KS_PY_FN int ks_py_launch(const ks_py_kernel *k, PyObject **av, ks_launch *l, ks
     }
     l->attrs = attrs;
     return 0;
+}
+
+/* The same, grid= and block= as ints or tuples of ints, shared= absent or an int, no launch
+ * attribute, and stream= absent, None or an int handle taken here; the rest the whole way. */
+KS_PY_INLINE int ks_py_launch(const ks_py_kernel *k, PyObject **av, ks_launch *l, ks_launch_attrs *attrs)
+{
+    PyObject **lv = av + k->nparams;
+    long long x = 0;
+    if (KS_PY_LIKELY(!lv[4] && !lv[5] && !lv[6] && !lv[7] && (!lv[2] || ks__py_exact_ll(lv[2], &x, 1)) &&
+                     x >= 0 && x <= (long long)UINT_MAX && ks__py_dim3_fast(lv[0], &l->grid) &&
+                     ks__py_dim3_fast(lv[1], &l->block))) {
+        l->shared_bytes = (unsigned)x;
+        l->attrs = NULL;
+        PyObject *so = lv[3];
+        if (!so || so == Py_None) {
+            l->stream = NULL;
+            return 0;
+        }
+        if (ks__py_exact_ll(so, &x, 0) && x >= 0) {
+            l->stream = (ks_stream)(uintptr_t)x;
+            return 0;
+        }
+        return ks_py_stream(k->name, so, &l->stream);
+    }
+    return ks__py_launch_of(k, av, l, attrs);
 }
 
 

@@ -359,7 +359,9 @@ def test_numpy_scalars_and_enums_convert(kernels, fake):
 
 
 def test_a_float_past_float32_is_an_overflow_error(kernels, fake):
-    with pytest.raises(OverflowError, match=r"saxpy\(\): parameter a \(float\)"):
+    # the largest value said as a number (PyErr_Format has no %g: Python 3.12 raised SystemError)
+    with pytest.raises(OverflowError, match=r"saxpy\(\): parameter a \(float\): 1e\+39 is out of range "
+                                            r"\(largest 3\.40282e\+38\)"):
         kernels.saxpy(1e39, 0, 0, 1, grid=1, block=1)
     kernels.saxpy(float("inf"), 0, 0, 1, grid=1, block=1)   # not finite: as the user wrote it
     assert struct.unpack("<f", fake.param("saxpy", "a"))[0] == float("inf")
@@ -535,6 +537,165 @@ def test_launch_attributes(kernels, fake):
     kernels.saxpy(1.0, 0, 0, 1, grid=2, block=1, cluster=(2, 1, 1), priority=-1)
     last = fake.last()
     assert last.ex == 1 and list(last.cluster) == [2, 1, 1] and last.has_priority and last.priority == -1
+
+
+# ---- the common path (read inline) and the whole way agree at every edge ---------------------------
+# An exact int, a float, an int address, grid/block as ints or tuples of ints, shared= and an int
+# stream handle are read inline; anything else (a subclass, a bool, a value past the inline range)
+# goes the whole way. The class of values on both sides of each edge: Python's small ints (30 bits),
+# the parameter's width, 2**63 and 2**64.
+
+class IntSub(int):
+    pass
+
+
+SMALL_EDGES = [0, 1, -1, 2 ** 30 - 1, 2 ** 30, -(2 ** 30 - 1), -2 ** 30, -2 ** 30 - 1]
+
+
+@pytest.mark.parametrize("v", SMALL_EDGES + [2 ** 31 - 1, -2 ** 31, IntSub(7), IntSub(-2 ** 31), True, False])
+def test_an_int_parameter_at_each_edge(kernels, fake, v):
+    kernels.saxpy(1.0, 0, 0, v, grid=1, block=1)
+    assert struct.unpack("<i", fake.param("saxpy", "n"))[0] == int(v)
+
+
+@pytest.mark.parametrize("v", [2 ** 31, -2 ** 31 - 1, 2 ** 63, -2 ** 63 - 1, 2 ** 64, IntSub(2 ** 31)])
+def test_an_int_parameter_past_its_width(kernels, fake, v):
+    msg = r"saxpy\(\): parameter n \(int\): %d is out of range \(-2147483648 to 2147483647\)" % v
+    with pytest.raises(OverflowError, match=msg):
+        kernels.saxpy(1.0, 0, 0, v, grid=1, block=1)
+    assert fake.launches() == 0
+
+
+@pytest.mark.parametrize("name, fmt, good, bad", [
+    ("i64", "<q", [-2 ** 63, 2 ** 63 - 1, -2 ** 30 - 1, IntSub(-5)], [2 ** 63, -2 ** 63 - 1]),
+    ("u64", "<Q", [0, 2 ** 63 - 1, 2 ** 63, 2 ** 64 - 1, IntSub(2 ** 63)], [-1, 2 ** 64, -2 ** 30]),
+    ("u32", "<I", [0, 2 ** 30, 2 ** 32 - 1, True], [-1, 2 ** 32, -2 ** 63]),
+    ("i8", "<b", [-128, 127], [128, -129, 2 ** 30]),
+    ("u8", "<B", [0, 255], [-1, 256]),
+])
+def test_each_width_on_both_sides_of_each_edge(kernels, fake, name, fmt, good, bad):
+    for v in good:
+        kernels.widths(**dict(WIDTHS, **{name: v}), out=0, grid=1, block=1)
+        assert struct.unpack(fmt, fake.param("widths", name))[0] == int(v)
+    for v in bad:
+        with pytest.raises(OverflowError, match=r"widths\(\): parameter %s .*%d is out of range" % (name, v)):
+            kernels.widths(**dict(WIDTHS, **{name: v}), out=0, grid=1, block=1)
+
+
+@pytest.mark.parametrize("a", [0, 2 ** 30, 0x7F3A12340000, 2 ** 63 - 1, 2 ** 63, 2 ** 64 - 1, IntSub(0x1000), True])
+def test_an_int_address_at_each_edge(kernels, fake, a):
+    kernels.saxpy(1.0, a, 0, 1, grid=1, block=1)
+    assert u64(fake.param("saxpy", "x")) == int(a)
+
+
+@pytest.mark.parametrize("a", [-1, -2 ** 63, 2 ** 64, IntSub(-1)])
+def test_an_int_address_out_of_range(kernels, fake, a):
+    with pytest.raises(OverflowError, match=r"saxpy\(\): parameter x \(const float \*\): "):
+        kernels.saxpy(1.0, a, 0, 1, grid=1, block=1)
+    assert fake.launches() == 0
+
+
+def test_a_float_parameter_at_float32s_edge(kernels, fake):
+    fmax = 3.4028234663852886e38
+    above = float(np.nextafter(fmax, np.inf))            # past FLT_MAX: the whole way, still rounds to it
+    for v, want in [(fmax, fmax), (-fmax, -fmax), (0.0, 0.0), (-0.0, -0.0), (5e-324, 0.0), (float("-inf"), float("-inf")),
+                    (float("inf"), float("inf")), (above, fmax), (-above, -fmax)]:
+        kernels.saxpy(v, 0, 0, 1, grid=1, block=1)
+        got = struct.unpack("<f", fake.param("saxpy", "a"))[0]
+        assert got == want and np.signbit(got) == np.signbit(want)
+    kernels.saxpy(float("nan"), 0, 0, 1, grid=1, block=1)
+    assert np.isnan(struct.unpack("<f", fake.param("saxpy", "a"))[0])
+    kernels.saxpy(IntSub(3), 0, 0, 1, grid=1, block=1)
+    assert struct.unpack("<f", fake.param("saxpy", "a"))[0] == 3.0
+
+
+Dims = __import__("collections").namedtuple("Dims", "x y z")
+
+
+@pytest.mark.parametrize("g, want", [
+    (1, [1, 1, 1]), (2 ** 30 - 1, [2 ** 30 - 1, 1, 1]), (2 ** 30, [2 ** 30, 1, 1]), (2 ** 31 - 1, [2 ** 31 - 1, 1, 1]),
+    ((5,), [5, 1, 1]), ((2, 3), [2, 3, 1]), ((2, 3, 4), [2, 3, 4]), ((2 ** 31 - 1, 65535, 1), [2 ** 31 - 1, 65535, 1]),
+    (IntSub(6), [6, 1, 1]), (True, [1, 1, 1]), ((IntSub(2), True, np.int32(3)), [2, 1, 3]),
+    (Dims(4, 5, 6), [4, 5, 6]), (np.uint16(9), [9, 1, 1]),
+])
+def test_grid_as_ints_and_tuples(kernels, fake, g, want):
+    kernels.saxpy(1.0, 0, 0, 1, grid=g, block=1)
+    assert list(fake.last().grid) == want and list(fake.last().block) == [1, 1, 1]
+
+
+@pytest.mark.parametrize("b, want", [
+    (32, [32, 1, 1]), ((32,), [32, 1, 1]), ((8, 4), [8, 4, 1]), ((4, 4, 2), [4, 4, 2]), (IntSub(16), [16, 1, 1]),
+    ((True, 2), [1, 2, 1]), (Dims(2, 2, 2), [2, 2, 2]),
+])
+def test_block_as_ints_and_tuples(kernels, fake, b, want):
+    kernels.saxpy(1.0, 0, 0, 1, grid=3, block=b)
+    assert list(fake.last().grid) == [3, 1, 1] and list(fake.last().block) == want
+
+
+def test_the_largest_grid_and_shared_pass_to_the_runtime(kernels, fake):
+    """2**32 - 1 is converted (the runtime then refuses it against the device); 2**32 is not."""
+    for kw in (dict(grid=2 ** 32 - 1), dict(grid=(1, 2 ** 32 - 1)), dict(shared=2 ** 32 - 1)):
+        with pytest.raises(Exception) as e:
+            kernels.saxpy(1.0, 0, 0, 1, **dict(dict(grid=1, block=1), **kw))
+        assert type(e.value).__name__ == "InvalidConfigError"
+
+
+@pytest.mark.parametrize("g, exc, words", [
+    (2 ** 32, OverflowError, "grid is out of range (0 to 4294967295)"),
+    (-1, OverflowError, "grid is out of range (0 to 4294967295)"),
+    (2 ** 64, OverflowError, "grid is out of range"),
+    ((1, -1), OverflowError, "grid is out of range"),
+    ((1, 2 ** 40), OverflowError, "grid is out of range"),
+    ((), TypeError, "grid needs an int or a tuple of 1 to 3 ints, not 0"),
+    ((1, 2, 3, 4), TypeError, "grid needs an int or a tuple of 1 to 3 ints, not 4"),
+    ([1, 2], TypeError, "grid needs an integer, not list"),
+    ((1, 2.0), TypeError, "grid needs an integer, not float"),
+])
+def test_grid_refusals_are_the_same_either_way(kernels, fake, g, exc, words):
+    with pytest.raises(exc) as e:
+        kernels.saxpy(1.0, 0, 0, 1, grid=g, block=1)
+    assert "saxpy(): " + words in str(e.value)
+    assert fake.launches() == 0
+
+
+def test_shared_and_an_int_stream_at_their_edges(kernels, fake):
+    for sh in [0, 1024, 2 ** 14, IntSub(8), True]:
+        kernels.saxpy(1.0, 0, 0, 1, grid=1, block=1, shared=sh)
+        assert fake.last().shared == int(sh)
+    for sh in [-1, 2 ** 32]:
+        with pytest.raises(OverflowError, match=r"saxpy\(\): shared is out of range"):
+            kernels.saxpy(1.0, 0, 0, 1, grid=1, block=1, shared=sh)
+    for h in [1, 2 ** 30, 0x55D012345678, 2 ** 63 - 1, 2 ** 63, 2 ** 64 - 1, IntSub(0x99)]:
+        kernels.saxpy(1.0, 0, 0, 1, grid=1, block=1, stream=h)
+        assert fake.last().stream == int(h)
+    kernels.saxpy(1.0, 0, 0, 1, grid=1, block=1, stream=0)
+    assert not fake.last().stream
+    for h in [-1, 2 ** 64]:
+        with pytest.raises(OverflowError):
+            kernels.saxpy(1.0, 0, 0, 1, grid=1, block=1, stream=h)
+
+
+def test_more_keywords_than_the_kept_slots_are_sorted_every_call(kernels, fake):
+    names16 = tuple(WIDTHS) + ("out", "grid", "block", "shared", "stream")      # 16: slots kept
+    names17 = names16 + ("cluster",)                                            # 17: sorted each time
+    assert len(names16) == 16
+    for names in (names16, names17):
+        for i in range(3):
+            vals = dict(WIDTHS, i32=-i, u8=i, out=0x1000 + i, grid=(i + 1, 2), block=i + 3, shared=i,
+                        stream=0x66 + i, cluster=None)
+            call_with_kwnames(kernels.widths, tuple(vals[n] for n in names), names)
+            last = fake.last()
+            assert struct.unpack("<i", fake.param("widths", "i32"))[0] == -i
+            assert fake.param("widths", "u8") == bytes([i]) and u64(fake.param("widths", "out")) == 0x1000 + i
+            assert list(last.grid) == [i + 1, 2, 1] and list(last.block) == [i + 3, 1, 1]
+            assert last.shared == i and last.stream == 0x66 + i
+
+
+def test_a_launch_attribute_given_as_its_default_takes_the_whole_way(kernels, fake):
+    kernels.saxpy(1.0, 0, 0, 1, grid=2, block=3, stream=0x66, cooperative=False, pdl=False, cluster=None,
+                  priority=None)
+    last = fake.last()
+    assert list(last.grid) == [2, 1, 1] and last.stream == 0x66 and not last.cooperative and not last.pdl
 
 
 # ---- device variables -----------------------------------------------------------------------------

@@ -34,7 +34,8 @@ static ks_py_rec kspy_rec_BenchParams = {
 /* bench_args — bench_kernels.cu:18 */
 static const char *const kspy_bench_args_names[] = { "a", "x", "y", "n", "m", KS_PY_LAUNCH_KEYWORDS};
 static const char *const kspy_bench_args_ctypes[] = { "float", "const float *", "float *", "int", "long long", ""};
-static ks_py_kernel kspy_bench_args_k = {"bench_args", 6 - 1, kspy_bench_args_names, kspy_bench_args_ctypes, NULL};
+static ks_py_kernel kspy_bench_args_k = {.name = "bench_args", .nparams = 6 - 1,
+                                        .params = kspy_bench_args_names, .ctypes = kspy_bench_args_ctypes};
 
 /* probe: an array of another dtype returns KS_PY_NOFIT (the one name over a template's instances). */
 static PyObject *kspy_bench_args_impl(PyObject *const *args, Py_ssize_t nargs, PyObject *kwnames, int probe)
@@ -85,7 +86,7 @@ static PyObject *kspy_bench_args_impl(PyObject *const *args, Py_ssize_t nargs, P
     return ks_py_status((bench_args)(launch, kspy_a0, kspy_a1, kspy_a2, kspy_a3, kspy_a4));
 }
 
-static PyObject *kspy_bench_args(PyObject *self, PyObject *const *args, Py_ssize_t nargs, PyObject *kwnames)
+KS_PY_ENTRY PyObject *kspy_bench_args(PyObject *self, PyObject *const *args, Py_ssize_t nargs, PyObject *kwnames)
 {
     (void)self;
     return kspy_bench_args_impl(args, nargs, kwnames, 0);
@@ -94,7 +95,8 @@ static PyObject *kspy_bench_args(PyObject *self, PyObject *const *args, Py_ssize
 /* bench_struct — bench_kernels.cu:26 */
 static const char *const kspy_bench_struct_names[] = { "p", "y", KS_PY_LAUNCH_KEYWORDS};
 static const char *const kspy_bench_struct_ctypes[] = { "struct BenchParams", "float *", ""};
-static ks_py_kernel kspy_bench_struct_k = {"bench_struct", 3 - 1, kspy_bench_struct_names, kspy_bench_struct_ctypes, NULL};
+static ks_py_kernel kspy_bench_struct_k = {.name = "bench_struct", .nparams = 3 - 1,
+                                        .params = kspy_bench_struct_names, .ctypes = kspy_bench_struct_ctypes};
 
 /* probe: an array of another dtype returns KS_PY_NOFIT (the one name over a template's instances). */
 static PyObject *kspy_bench_struct_impl(PyObject *const *args, Py_ssize_t nargs, PyObject *kwnames, int probe)
@@ -125,7 +127,7 @@ static PyObject *kspy_bench_struct_impl(PyObject *const *args, Py_ssize_t nargs,
     return ks_py_status((bench_struct)(launch, kspy_a0, kspy_a1));
 }
 
-static PyObject *kspy_bench_struct(PyObject *self, PyObject *const *args, Py_ssize_t nargs, PyObject *kwnames)
+KS_PY_ENTRY PyObject *kspy_bench_struct(PyObject *self, PyObject *const *args, Py_ssize_t nargs, PyObject *kwnames)
 {
     (void)self;
     return kspy_bench_struct_impl(args, nargs, kwnames, 0);
@@ -134,7 +136,8 @@ static PyObject *kspy_bench_struct(PyObject *self, PyObject *const *args, Py_ssi
 /* bench_empty — bench_kernels.cu:34 */
 static const char *const kspy_bench_empty_names[] = { KS_PY_LAUNCH_KEYWORDS};
 static const char *const kspy_bench_empty_ctypes[] = { ""};
-static ks_py_kernel kspy_bench_empty_k = {"bench_empty", 1 - 1, kspy_bench_empty_names, kspy_bench_empty_ctypes, NULL};
+static ks_py_kernel kspy_bench_empty_k = {.name = "bench_empty", .nparams = 1 - 1,
+                                        .params = kspy_bench_empty_names, .ctypes = kspy_bench_empty_ctypes};
 
 /* probe: an array of another dtype returns KS_PY_NOFIT (the one name over a template's instances). */
 static PyObject *kspy_bench_empty_impl(PyObject *const *args, Py_ssize_t nargs, PyObject *kwnames, int probe)
@@ -151,7 +154,7 @@ static PyObject *kspy_bench_empty_impl(PyObject *const *args, Py_ssize_t nargs, 
     return ks_py_status((bench_empty)(launch));
 }
 
-static PyObject *kspy_bench_empty(PyObject *self, PyObject *const *args, Py_ssize_t nargs, PyObject *kwnames)
+KS_PY_ENTRY PyObject *kspy_bench_empty(PyObject *self, PyObject *const *args, Py_ssize_t nargs, PyObject *kwnames)
 {
     (void)self;
     return kspy_bench_empty_impl(args, nargs, kwnames, 0);
@@ -160,7 +163,8 @@ static PyObject *kspy_bench_empty(PyObject *self, PyObject *const *args, Py_ssiz
 /* bench_fill<float> — bench_kernels.cu:40 */
 static const char *const kspy_bench_fill_float_names[] = { "y", "v", "n", KS_PY_LAUNCH_KEYWORDS};
 static const char *const kspy_bench_fill_float_ctypes[] = { "float *", "float", "int", ""};
-static ks_py_kernel kspy_bench_fill_float_k = {"bench_fill_float", 4 - 1, kspy_bench_fill_float_names, kspy_bench_fill_float_ctypes, NULL};
+static ks_py_kernel kspy_bench_fill_float_k = {.name = "bench_fill_float", .nparams = 4 - 1,
+                                        .params = kspy_bench_fill_float_names, .ctypes = kspy_bench_fill_float_ctypes};
 
 /* probe: an array of another dtype returns KS_PY_NOFIT (the one name over a template's instances). */
 static PyObject *kspy_bench_fill_float_impl(PyObject *const *args, Py_ssize_t nargs, PyObject *kwnames, int probe)
@@ -197,7 +201,7 @@ static PyObject *kspy_bench_fill_float_impl(PyObject *const *args, Py_ssize_t na
     return ks_py_status((bench_fill_float)(launch, kspy_a0, kspy_a1, kspy_a2));
 }
 
-static PyObject *kspy_bench_fill_float(PyObject *self, PyObject *const *args, Py_ssize_t nargs, PyObject *kwnames)
+KS_PY_ENTRY PyObject *kspy_bench_fill_float(PyObject *self, PyObject *const *args, Py_ssize_t nargs, PyObject *kwnames)
 {
     (void)self;
     return kspy_bench_fill_float_impl(args, nargs, kwnames, 0);
@@ -206,7 +210,8 @@ static PyObject *kspy_bench_fill_float(PyObject *self, PyObject *const *args, Py
 /* bench_fill<int> — bench_kernels.cu:40 */
 static const char *const kspy_bench_fill_int_names[] = { "y", "v", "n", KS_PY_LAUNCH_KEYWORDS};
 static const char *const kspy_bench_fill_int_ctypes[] = { "int *", "int", "int", ""};
-static ks_py_kernel kspy_bench_fill_int_k = {"bench_fill_int", 4 - 1, kspy_bench_fill_int_names, kspy_bench_fill_int_ctypes, NULL};
+static ks_py_kernel kspy_bench_fill_int_k = {.name = "bench_fill_int", .nparams = 4 - 1,
+                                        .params = kspy_bench_fill_int_names, .ctypes = kspy_bench_fill_int_ctypes};
 
 /* probe: an array of another dtype returns KS_PY_NOFIT (the one name over a template's instances). */
 static PyObject *kspy_bench_fill_int_impl(PyObject *const *args, Py_ssize_t nargs, PyObject *kwnames, int probe)
@@ -243,7 +248,7 @@ static PyObject *kspy_bench_fill_int_impl(PyObject *const *args, Py_ssize_t narg
     return ks_py_status((bench_fill_int)(launch, kspy_a0, kspy_a1, kspy_a2));
 }
 
-static PyObject *kspy_bench_fill_int(PyObject *self, PyObject *const *args, Py_ssize_t nargs, PyObject *kwnames)
+KS_PY_ENTRY PyObject *kspy_bench_fill_int(PyObject *self, PyObject *const *args, Py_ssize_t nargs, PyObject *kwnames)
 {
     (void)self;
     return kspy_bench_fill_int_impl(args, nargs, kwnames, 0);
@@ -252,7 +257,8 @@ static PyObject *kspy_bench_fill_int(PyObject *self, PyObject *const *args, Py_s
 /* bench_read_table — bench_kernels.cu:53 */
 static const char *const kspy_bench_read_table_names[] = { "y", KS_PY_LAUNCH_KEYWORDS};
 static const char *const kspy_bench_read_table_ctypes[] = { "float *", ""};
-static ks_py_kernel kspy_bench_read_table_k = {"bench_read_table", 2 - 1, kspy_bench_read_table_names, kspy_bench_read_table_ctypes, NULL};
+static ks_py_kernel kspy_bench_read_table_k = {.name = "bench_read_table", .nparams = 2 - 1,
+                                        .params = kspy_bench_read_table_names, .ctypes = kspy_bench_read_table_ctypes};
 
 /* probe: an array of another dtype returns KS_PY_NOFIT (the one name over a template's instances). */
 static PyObject *kspy_bench_read_table_impl(PyObject *const *args, Py_ssize_t nargs, PyObject *kwnames, int probe)
@@ -277,7 +283,7 @@ static PyObject *kspy_bench_read_table_impl(PyObject *const *args, Py_ssize_t na
     return ks_py_status((bench_read_table)(launch, kspy_a0));
 }
 
-static PyObject *kspy_bench_read_table(PyObject *self, PyObject *const *args, Py_ssize_t nargs, PyObject *kwnames)
+KS_PY_ENTRY PyObject *kspy_bench_read_table(PyObject *self, PyObject *const *args, Py_ssize_t nargs, PyObject *kwnames)
 {
     (void)self;
     return kspy_bench_read_table_impl(args, nargs, kwnames, 0);
