@@ -17,9 +17,8 @@
 #       target; the others still run, and the loop exits 1 at the end.
 #   sanitize.sh valgrind KSTUB OUTDIR INPUT...
 #       $VALGRIND (default valgrind) on KSTUB over each .cu; libclang's own
-#       reports suppressed (tests/valgrind-libclang.supp), with the options
-#       in $VALGRIND_GEN_FLAGS (e.g. --skip-bodies) after each input. A
-#       valgrind error fails; kstub's own exit status is reported, not judged.
+#       reports suppressed (tests/valgrind-libclang.supp). A valgrind error
+#       fails; kstub's own exit status is reported, not judged.
 #
 # A target's seeds are made afresh at each run: the inputs committed under
 # tests/fuzz/corpus/TARGET/ (crafted ones, past findings, nvcc's images) and
@@ -128,9 +127,8 @@ valgrind_gen() {
     mkdir -p "$out"
     for f in "$@"; do
         rc=0
-        # shellcheck disable=SC2086 # VALGRIND_GEN_FLAGS: words, kstub's options
         "$vg" -q --error-exitcode=9 --leak-check=no --suppressions=tests/valgrind-libclang.supp \
-            "$kstub" "$f" ${VALGRIND_GEN_FLAGS:-} -o "$out/$(basename "$f" .cu)" > "$out/log" 2>&1 || rc=$?
+            "$kstub" "$f" -o "$out/$(basename "$f" .cu)" > "$out/log" 2>&1 || rc=$?
         if [ $rc -eq 9 ]; then cat "$out/log"; echo "valgrind-gen: $f: errors"; exit 1; fi
         echo "valgrind-gen: $f: clean (kstub exit $rc)"
     done

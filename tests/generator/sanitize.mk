@@ -24,8 +24,7 @@
 #                             in ASAN_SKIP) built with ASan+UBSan, leaks on, in
 #                             $(B)/asan-all: the generator, the runtime, the fakes and
 #                             every suite, and the kstub each suite runs
-#   make valgrind-gen         valgrind on $(KSTUB) over kernels/*.cu and tests/corpus/*.cu
-#                             (VALGRIND_GEN_FLAGS: kstub options for each, e.g. --skip-bodies);
+#   make valgrind-gen         valgrind on $(KSTUB) over kernels/*.cu and tests/corpus/*.cu;
 #                             libclang's own reports suppressed (tests/valgrind-libclang.supp)
 
 GEN_FUZZ_DIR := $(B)/fuzz-gen
@@ -117,7 +116,5 @@ check-asan:
 
 VALGRIND ?= valgrind#                                     valgrind, for valgrind-gen
 VALGRIND_GEN_INPUTS ?= $(sort $(wildcard kernels/*.cu tests/corpus/*.cu))#  a few minutes each under valgrind
-VALGRIND_GEN_FLAGS ?=#                                  kstub options for every input, e.g. --skip-bodies
 valgrind-gen: $(KSTUB)
-	@VALGRIND=$(VALGRIND) VALGRIND_GEN_FLAGS='$(VALGRIND_GEN_FLAGS)' bash scripts/sanitize.sh valgrind $(KSTUB) \
-	    $(B)/valgrind-gen $(VALGRIND_GEN_INPUTS)
+	@VALGRIND=$(VALGRIND) bash scripts/sanitize.sh valgrind $(KSTUB) $(B)/valgrind-gen $(VALGRIND_GEN_INPUTS)
