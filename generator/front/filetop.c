@@ -25,12 +25,14 @@ static CXTranslationUnit unit;
 static top *slots;               /* open addressing by the CXFile's address */
 static size_t nslots, nused;
 
-void ks_file_top_forget(void)
+size_t ks_file_top_forget(void)
 {
+    size_t had = nused;
     free(slots);
     slots = NULL;
     nslots = nused = 0;
     unit = NULL;
+    return had;
 }
 
 static size_t slot_of(const top *t, size_t cap, CXFile f)

@@ -826,7 +826,8 @@ static int reparse(ks_session *s, const char *text, size_t len, int print)
     /* The unit keeps its handle but not its files: a first byte looked up before the
      * reparse points into the source manager it frees (filetop.c), and a CXFile's
      * address may come back as another file's. */
-    ks_file_top_forget();
+    size_t forgot = ks_file_top_forget();
+    ks_prelude_debug("parsing again: %zu files' first bytes forgotten", forgot);
     int rc = clang_reparseTranslationUnit(s->tu, s->late ? 3 : 2, unsaved, clang_defaultReparseOptions(s->tu));
     if (rc != 0) {
         ks_error_at(s->opts->input, 0, 0, "libclang could not parse the file again (error %d)", rc);

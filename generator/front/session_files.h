@@ -30,6 +30,6 @@ size_t ks_session_prelude_files(CXTranslationUnit tu,
 CXSourceLocation ks_file_top(CXTranslationUnit tu, CXFile f);
 /* Forgets every answer: called before a unit is disposed (session.c), so
  * that none outlives it (a later unit may be allocated where it was). */
-void ks_file_top_forget(void);
+size_t ks_file_top_forget(void);
 
 #endif /* KSTUB_SESSION_FILES_H */
