@@ -14,6 +14,7 @@
 #include "front/prelude/prelude.h"
 #include "front/session.h"
 #include "front/cursor.h"
+#include "front/source.h"
 #include "front/compat.h"
 #include "front/latedefs.h"
 #include "front/redecl.h"
@@ -546,6 +547,7 @@ static int parse_with_prelude(ks_session *s, const char *text, size_t len, struc
         }
     }
     ks_file_top_forget();      /* nothing of the unit outlives it */
+    ks_source_forget_unit();
     if (s->tu)
         clang_disposeTranslationUnit(s->tu);
     clang_disposeIndex(s->index);
@@ -562,6 +564,7 @@ static void drop_parse(ks_session *s)
 {
     /* The translation unit must go before the index that owns it. */
     ks_file_top_forget();
+    ks_source_forget_unit();
     if (s->tu)
         clang_disposeTranslationUnit(s->tu);
     if (s->index)
@@ -827,6 +830,7 @@ static int reparse(ks_session *s, const char *text, size_t len, int print)
      * reparse points into the source manager it frees (filetop.c), and a CXFile's
      * address may come back as another file's. */
     size_t forgot = ks_file_top_forget();
+    ks_source_forget_unit();
     ks_prelude_debug("parsing again: %zu files' first bytes forgotten", forgot);
     int rc = clang_reparseTranslationUnit(s->tu, s->late ? 3 : 2, unsaved, clang_defaultReparseOptions(s->tu));
     if (rc != 0) {

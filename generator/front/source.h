@@ -39,6 +39,9 @@ typedef struct ks_source {
  * no text for it. */
 int ks_source_load(ks_source *src, CXTranslationUnit tu, CXFile file);
 void ks_source_free(ks_source *src);
+/* Forgets what ks_source_load keeps of the unit it read last (its
+ * preprocessing record): before the unit is parsed again or disposed of. */
+void ks_source_forget_unit(void);
 /* 1-based line and column of a byte offset. */
 void ks_source_position(const ks_source *src, size_t offset, unsigned *line, unsigned *col);
 

@@ -28,26 +28,80 @@ typedef struct pp_exp {
     size_t ndefs_before;         /* definitions the record holds before it */
 } pp_exp;
 
-typedef struct pp_record {
-    CXFile file;                 /* the file read */
+/* The unit's record, read once per parse: every definition (each file's,
+ * in the unit's order) and every top-level expansion with its file. Each
+ * header ks_source_load reads takes its own expansions from it; reading
+ * the whole record again per header cost a CUTLASS file (dozens of headers
+ * with kernels, a record of hundreds of thousands of entries) about a
+ * quarter of kstub's time (docs/performance.md, issue 38). Forgotten with
+ * the unit (ks_source_forget_unit, from session.c before a reparse and
+ * when the unit goes). */
+typedef struct pp_any {
+    CXCursor cursor;
+    unsigned start, end;
+    unsigned file;               /* index into pp_unit.files */
+    size_t ndefs_before;
+} pp_any;
+
+typedef struct pp_unit {
+    CXTranslationUnit tu;        /* NULL: nothing read */
     pp_def *defs;
     size_t ndefs, cdefs;
+    pp_any *exps;
+    size_t nexps, cexps;
+    CXFile *files;               /* each distinct CXFile an expansion is in */
+    size_t nfiles, cfiles;
+} pp_unit;
+
+static pp_unit unit;
+
+/* The record of one file: the unit's definitions, the file's expansions. */
+typedef struct pp_record {
+    CXFile file;                 /* the file read */
+    const pp_def *defs;
+    size_t ndefs;
     pp_exp *exps;
     size_t nexps, cexps;
 } pp_record;
 
+void ks_source_forget_unit(void)
+{
+    for (size_t i = 0; i < unit.ndefs; i++)
+        free(unit.defs[i].name);
+    free(unit.defs);
+    free(unit.exps);
+    free(unit.files);
+    memset(&unit, 0, sizeof unit);
+}
 
-static enum CXChildVisitResult collect_record(CXCursor c, CXCursor parent, CXClientData data)
+static unsigned file_index(CXFile f)
+{
+    /* expansions come in runs of one file: the last one first */
+    for (size_t i = unit.nfiles; i-- > 0 && i + 8 >= unit.nfiles;)
+        if (unit.files[i] == f)
+            return (unsigned)i;
+    for (size_t i = 0; i < unit.nfiles; i++)
+        if (unit.files[i] == f)
+            return (unsigned)i;
+    if (unit.nfiles == unit.cfiles) {
+        unit.cfiles = unit.cfiles ? unit.cfiles * 2 : 64;
+        unit.files = ks_xrealloc(unit.files, unit.cfiles * sizeof *unit.files);
+    }
+    unit.files[unit.nfiles] = f;
+    return (unsigned)unit.nfiles++;
+}
+
+static enum CXChildVisitResult collect_unit(CXCursor c, CXCursor parent, CXClientData data)
 {
     (void)parent;
-    pp_record *r = data;
+    (void)data;
     enum CXCursorKind k = clang_getCursorKind(c);
     if (k == CXCursor_MacroDefinition) {
-        if (r->ndefs == r->cdefs) {
-            r->cdefs = r->cdefs ? r->cdefs * 2 : 64;
-            r->defs = ks_xrealloc(r->defs, r->cdefs * sizeof *r->defs);
+        if (unit.ndefs == unit.cdefs) {
+            unit.cdefs = unit.cdefs ? unit.cdefs * 2 : 64;
+            unit.defs = ks_xrealloc(unit.defs, unit.cdefs * sizeof *unit.defs);
         }
-        pp_def *d = &r->defs[r->ndefs++];
+        pp_def *d = &unit.defs[unit.ndefs++];
         d->cursor = c;
         d->name = ks_take(clang_getCursorSpelling(c));
         d->offset = ks__file_offset(clang_getCursorLocation(c), &d->file);
@@ -55,26 +109,52 @@ static enum CXChildVisitResult collect_record(CXCursor c, CXCursor parent, CXCli
         CXFile f;
         CXSourceRange ext = clang_getCursorExtent(c);
         unsigned start = ks__file_offset(clang_getRangeStart(ext), &f);
-        if (!f || !clang_File_isEqual(f, r->file))
+        if (!f)
             return CXChildVisit_Continue;
-        if (r->nexps == r->cexps) {
-            r->cexps = r->cexps ? r->cexps * 2 : 16;
-            r->exps = ks_xrealloc(r->exps, r->cexps * sizeof *r->exps);
+        if (unit.nexps == unit.cexps) {
+            unit.cexps = unit.cexps ? unit.cexps * 2 : 256;
+            unit.exps = ks_xrealloc(unit.exps, unit.cexps * sizeof *unit.exps);
         }
-        pp_exp *e = &r->exps[r->nexps++];
+        pp_any *e = &unit.exps[unit.nexps++];
         e->cursor = c;
         e->start = start;
         e->end = ks__file_offset(clang_getRangeEnd(ext), NULL);
-        e->ndefs_before = r->ndefs;
+        e->file = file_index(f);
+        e->ndefs_before = unit.ndefs;
     }
     return CXChildVisit_Continue;
 }
 
+/* file's record, from the unit's (read now if it was not). */
+static void record_of(pp_record *r, CXTranslationUnit tu, CXFile file)
+{
+    if (unit.tu != tu) {
+        ks_source_forget_unit();
+        unit.tu = tu;
+        clang_visitChildren(clang_getTranslationUnitCursor(tu), collect_unit, NULL);
+    }
+    memset(r, 0, sizeof *r);
+    r->file = file;
+    r->defs = unit.defs;
+    r->ndefs = unit.ndefs;
+    unsigned char *same = ks_xmalloc(unit.nfiles + 1);
+    for (size_t i = 0; i < unit.nfiles; i++)
+        same[i] = (unsigned char)clang_File_isEqual(unit.files[i], file);
+    for (size_t i = 0; i < unit.nexps; i++) {
+        const pp_any *a = &unit.exps[i];
+        if (!same[a->file])
+            continue;
+        if (r->nexps == r->cexps) {
+            r->cexps = r->cexps ? r->cexps * 2 : 16;
+            r->exps = ks_xrealloc(r->exps, r->cexps * sizeof *r->exps);
+        }
+        r->exps[r->nexps++] = (pp_exp){a->cursor, a->start, a->end, a->ndefs_before};
+    }
+    free(same);
+}
+
 static void record_free(pp_record *r)
 {
-    for (size_t i = 0; i < r->ndefs; i++)
-        free(r->defs[i].name);
-    free(r->defs);
     free(r->exps);
 }
 
@@ -577,9 +657,7 @@ void ks__macro_instantiations(CXTranslationUnit tu, CXFile file, const ks_source
                               ks_explicit_inst **out, size_t *count)
 {
     pp_record r;
-    memset(&r, 0, sizeof r);
-    r.file = file;
-    clang_visitChildren(clang_getTranslationUnitCursor(tu), collect_record, &r);
+    record_of(&r, tu, file);
     for (size_t e = 0, i = 0; e < r.nexps; e++) {
         while (i < src->ntoks && src->toks[i].start < r.exps[e].start)
             i++;
