@@ -167,6 +167,11 @@ void ks__find_instantiations(const ks_rtok *t, size_t n, const unsigned char *sk
         if ((skip && skip[i]) || !ks__tok_spelled(&t[i], "template") || ks__tok_punct(&t[i + 1]) == '<' ||
             (i > 0 && ks__tok_spelled(&t[i - 1], "extern")) || (decl_only && !at_declaration(t, i)))
             continue;
+        /* "x.template f<T>(a);", "p->template", "T::template": the
+         * disambiguator of a dependent name, never an instantiation */
+        if (i > 0 && (ks__tok_spelled(&t[i - 1], ".") || ks__tok_spelled(&t[i - 1], "->") ||
+                      ks__tok_spelled(&t[i - 1], "::")))
+            continue;
         /* its other tokens may be macro invocations clang expands in the
          * reference too (__global__, an attribute macro); not its ';' */
         size_t end = i + 1;

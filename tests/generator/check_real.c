@@ -392,6 +392,44 @@ START_TEST(header_explicit_instantiations)
 }
 END_TEST
 
+/* "x.template f<N>()", "p->template" and "A::template" name a member
+ * template of a dependent type; none is an explicit instantiation, in the
+ * input or a header. Read as one, a kernel body's call before a real
+ * instantiation broke the parse of a file nvcc compiles, and each header's
+ * gave a note about an instantiation "not at namespace scope". */
+START_TEST(template_disambiguators_are_not_instantiations)
+{
+    make_tmpdir();
+    write_tmp("inst.cuh",
+              "#pragma once\n"
+              "struct Shape { template <int I> __host__ __device__ int get() const { return I; } };\n"
+              "template <typename L> struct Holder { L l;\n"
+              "    template <int I> __host__ __device__ int at() const { return l.template get<I>(); } };\n"
+              "template <typename T>\n"
+              "__global__ void fill(T *x, int n) { Holder<Shape> h; Holder<Shape> *p = &h;\n"
+              "    x[0] = (T)(h.template at<1>() + p->template at<2>()); }\n"
+              "template <typename T> struct Alloc { template <typename U> struct rebind { typedef Alloc<U> other; }; };\n"
+              "template <typename A> int width() { typedef typename A::template rebind<int>::other B; return (int)sizeof(B); }\n"
+              "template __global__ void fill<float>(float *, int);\n");
+    write_tmp("k.cu", "#include \"inst.cuh\"\n"
+                      "template <typename T>\n"
+                      "__global__ void twice(T *x) { Holder<Shape> h; x[0] = (T)h.template at<3>(); }\n"
+                      "template __global__ void twice<int>(int *);\n"
+                      "void run(double *d, int n) { Holder<Shape> h; n += h.template at<4>(); fill<double><<<1, 1>>>(d, n); }\n");
+    char cu[PATH_MAX + 8], *log;
+    snprintf(cu, sizeof cu, "%s/k.cu", tmpdir);
+    json_t *m = manifest_of(cu, "", &log);
+    expect_kernel(m, "twice_int", "twice<int>", "_Z5twiceIiEvPT_");
+    expect_kernel(m, "out_fill_float", "fill<float>", "_Z4fillIfEvPT_i");
+    expect_kernel(m, "out_fill_double", "fill<double>", "_Z4fillIdEvPT_i");
+    ck_assert_uint_eq(json_array_size(json_object_get(m, "kernels")), 3);
+    ck_assert_msg(!strstr(log, "namespace scope"), "%s", log);
+    json_decref(m);
+    free(log);
+    remove_tmpdir();
+}
+END_TEST
+
 /* A header found through -I, even with <>, is the project's. (Toolkit and
  * -isystem headers are not: the corpus's cooperative_groups, cuda_fp16 and
  * cuda_bf16 bring no kernel into any manifest, which check-abi proves.) */
@@ -1143,6 +1181,7 @@ static Suite *real_suite(void)
     tcase_add_test(tc, headers_through_I_are_the_project);
     tcase_add_test(tc, prefixed_names_are_checked);
     tcase_add_test(tc, header_explicit_instantiations);
+    tcase_add_test(tc, template_disambiguators_are_not_instantiations);
     tcase_add_test(tc, types_record_their_header);
     tcase_add_test(tc, application_types_in_consumers);
     tcase_add_test(tc, base_fields_land_where_cxx_reads_them);
