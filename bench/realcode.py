@@ -367,6 +367,9 @@ def builds_main(a):
             if name in given:           # the files a run chose before (its meta file): no preflight again
                 root = fetch(name, api)[0]
                 version, ncu, flags, chosen = given[name][:4]
+                # the meta file names include folders from the repository's root; the runs' cwd is elsewhere
+                flags = ["-I" + os.path.join(ROOT, f[2:]) if f.startswith("-I") and not os.path.isabs(f[2:]) else f
+                         for f in flags]
                 cus, chosen = range(ncu), chosen[:a.files]
             else:
                 root, version, flags, cus, chosen = package_files(name, api, a, tmp)

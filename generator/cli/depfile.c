@@ -66,7 +66,9 @@ static void visit_inclusion(CXFile file, CXSourceLocation *stack, unsigned depth
      * buffers have no real path, nor have kstub's in-memory headers
      * (the compat header, the -D/-U latedefs.c moves after the wrapper). */
     if (path && *path && path[0] != '<' && strncmp(path, "/__kstub__/", 11) != 0) {
-        int sys = depth > 0 &&
+        /* Only -MMD reads it: finding a file's first byte can cost a look
+         * through all the unit's files (filetop.c). */
+        int sys = v->deps->want_system && depth > 0 &&
                   clang_Location_isInSystemHeader(ks_file_top(v->tu, file));
         add_file(v->deps, path, sys);
         /* Remembered by the identity libclang read, whatever name an

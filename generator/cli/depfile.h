@@ -14,6 +14,7 @@ typedef struct ks_deps {
     unsigned char *is_system;  /* per file: a system header (clang's view) */
     size_t nfiles;
     int collected;             /* set by ks_deps_hook */
+    int want_system;           /* is_system is read (-MMD): found for each file; else 0 */
 } ks_deps;
 
 /* A ks_options.tu_hook: data is a ks_deps *. */

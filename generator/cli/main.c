@@ -522,6 +522,7 @@ static int generate(cli *c, const ks_compdb *db, generated *g)
     int want_deps = c->depfile && !c->check;
     o->tu_hook = ks_deps_hook;
     o->tu_hook_data = &g->deps;
+    g->deps.want_system = want_deps && c->depfile == 2;      /* -MMD leaves system headers out */
     if (ks_parse(o, &g->model) != 0 || ks_name_model(target, o, &g->model) != 0)
         return -1;
     if (g->model.nkernels == 0)

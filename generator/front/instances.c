@@ -6,6 +6,7 @@
  */
 #include "front/walkctx.h"
 #include "base/util.h"
+#include "front/session_files.h"
 #include "front/session.h"
 #include "front/cursor.h"
 #include "front/source.h"
@@ -345,7 +346,7 @@ void ks__note_uninstantiated(walk_ctx *w)
  * not lie at namespace scope. */
 static int namespaces_at(walk_ctx *w, CXFile file, size_t offset, ks_buf *open, ks_buf *close)
 {
-    CXCursor at = clang_getCursor(w->s.tu, clang_getLocationForOffset(w->s.tu, file, (unsigned)offset));
+    CXCursor at = clang_getCursor(w->s.tu, ks_file_loc(w->s.tu, file, (unsigned)offset));
     char *names[64];
     int n = 0, ok = 1;
     for (CXCursor c = at; !clang_Cursor_isNull(c) && clang_getCursorKind(c) != CXCursor_TranslationUnit;

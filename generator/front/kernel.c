@@ -211,7 +211,7 @@ static int in_system_folder(CXCursor c)
         return 1;
     if (!clang_Location_isInSystemHeader(loc))
         return 0;
-    CXSourceLocation top = ks_file_top(clang_Cursor_getTranslationUnit(c), f);
+    CXSourceLocation top = ks_file_top_near(clang_Cursor_getTranslationUnit(c), f, loc);
     CXFile tf;
     clang_getExpansionLocation(top, &tf, NULL, NULL, NULL);
     return tf && clang_File_isEqual(tf, f) ? clang_Location_isInSystemHeader(top) : 1;

@@ -28,6 +28,13 @@ size_t ks_session_prelude_files(CXTranslationUnit tu,
  * depfile ask it of the same files, and each lookup looks through every
  * file of the unit. A call with another unit forgets the last one's. */
 CXSourceLocation ks_file_top(CXTranslationUnit tu, CXFile f);
+/* The same, given a location at in f: the first byte of at's inclusion of
+ * f, found in constant time where libclang confirms it (filetop.c), else
+ * ks_file_top's. */
+CXSourceLocation ks_file_top_near(CXTranslationUnit tu, CXFile f, CXSourceLocation at);
+/* clang_getLocationForOffset(tu, f, offset), from f's first byte where
+ * libclang confirms the arithmetic (filetop.c). */
+CXSourceLocation ks_file_loc(CXTranslationUnit tu, CXFile f, unsigned offset);
 /* Forgets every answer: called before a unit is disposed (session.c), so
  * that none outlives it (a later unit may be allocated where it was). */
 size_t ks_file_top_forget(void);

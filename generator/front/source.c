@@ -21,6 +21,7 @@
 #include "base/util.h"
 #include "front/cursor.h"
 #include "front/source.h"
+#include "front/session_files.h"
 
 #include <ctype.h>
 #include <stdlib.h>
@@ -119,8 +120,7 @@ int ks_source_load(ks_source *src, CXTranslationUnit tu, CXFile file)
 
     CXToken *toks;
     unsigned n;
-    CXSourceRange whole = clang_getRange(clang_getLocationForOffset(tu, file, 0),
-                                         clang_getLocationForOffset(tu, file, (unsigned)size));
+    CXSourceRange whole = clang_getRange(ks_file_loc(tu, file, 0), ks_file_loc(tu, file, (unsigned)size));
     clang_tokenize(tu, whole, &toks, &n);
     CXCursor *ann = directive_cursors(tu, toks, n);
 
@@ -382,8 +382,8 @@ int ks_source_body_follows(CXTranslationUnit tu, CXFile file, unsigned offset)
         unsigned to = size - from > window ? from + (unsigned)window : (unsigned)size;
         CXToken *toks;
         unsigned n;
-        clang_tokenize(tu, clang_getRange(clang_getLocationForOffset(tu, file, from),
-                                          clang_getLocationForOffset(tu, file, to)), &toks, &n);
+        clang_tokenize(tu, clang_getRange(ks_file_loc(tu, file, from),
+                                          ks_file_loc(tu, file, to)), &toks, &n);
         /* the last token may be cut by the window: read up to it, then go on from it */
         unsigned upto = to < size && n > 0 ? n - 1 : n, next = to;
         int found = -1;

@@ -64,8 +64,11 @@ typedef struct pp_record {
     size_t nexps, cexps;
 } pp_record;
 
+static void forget_names(void);
+
 void ks_source_forget_unit(void)
 {
+    forget_names();
     for (size_t i = 0; i < unit.ndefs; i++)
         free(unit.defs[i].name);
     free(unit.defs);
@@ -232,6 +235,26 @@ static void index_free(name_index *ix)
     memset(ix, 0, sizeof *ix);
 }
 
+/* The unit's definitions by name, indexed once per unit (record_of read them). */
+static name_index unit_index;
+static int unit_indexed;
+
+static const name_index *unit_names(void)
+{
+    if (!unit_indexed) {
+        unit_indexed = 1;
+        for (size_t d = 0; d < unit.ndefs; d++)
+            index_add(&unit_index, unit.defs[d].name, strlen(unit.defs[d].name), d);
+    }
+    return &unit_index;
+}
+
+static void forget_names(void)
+{
+    index_free(&unit_index);
+    unit_indexed = 0;
+}
+
 /* How many of p's places are below limit (they ascend). */
 static size_t places_below(const name_places *p, size_t limit)
 {
@@ -276,7 +299,7 @@ typedef struct expander {
     mdef **defs;                 /* tokenized so far */
     size_t ndefs;
     mdef **by_def;               /* the tokenized definition of each of the record's, or NULL */
-    name_index names;            /* the record's definitions by name */
+    const name_index *names;     /* the record's definitions by name (the unit's) */
     name_index undefs;           /* the file's #undef lines by name */
     char **owned;                /* spellings made here (stringified, pasted, definitions') */
     size_t nowned, cowned;
@@ -375,7 +398,7 @@ static const mdef *lookup(expander *x, const ks_rtok *name)
 {
     if (name->kind != CXToken_Identifier)
         return NULL;
-    const name_places *defs = index_find(&x->names, name->s, name->n);
+    const name_places *defs = index_find(x->names, name->s, name->n);
     size_t below = defs ? places_below(defs, x->ndefs_before) : 0;
     if (below == 0)
         return NULL;
@@ -587,7 +610,7 @@ static void macro_instantiations(expander *x, const pp_record *r, const ks_sourc
         /* which of the record's definitions it is: one of its name's */
         size_t d = (size_t)-1;
         char *dname = ks_take(clang_getCursorSpelling(def));
-        const name_places *p = index_find(&x->names, dname, strlen(dname));
+        const name_places *p = index_find(x->names, dname, strlen(dname));
         free(dname);
         for (size_t k = p ? places_below(p, pe->ndefs_before) : 0; k-- > 0;)
             if (clang_equalCursors(r->defs[p->at[k]].cursor, def)) {
@@ -672,8 +695,7 @@ void ks__macro_instantiations(CXTranslationUnit tu, CXFile file, const ks_source
         x.src = src;
         x.by_def = ks_xmalloc((r.ndefs + 1) * sizeof *x.by_def);
         memset(x.by_def, 0, (r.ndefs + 1) * sizeof *x.by_def);
-        for (size_t d = 0; d < r.ndefs; d++)
-            index_add(&x.names, r.defs[d].name, strlen(r.defs[d].name), d);
+        x.names = unit_names();
         for (size_t u = 0; u < src->nundefs; u++)    /* in file order */
             index_add(&x.undefs, src->undefs[u].s, src->undefs[u].n, src->undefs[u].start);
         macro_instantiations(&x, &r, src, src->toks, src->ntoks, out, count);
@@ -684,7 +706,6 @@ void ks__macro_instantiations(CXTranslationUnit tu, CXFile file, const ks_source
         }
         free(x.defs);
         free(x.by_def);
-        index_free(&x.names);
         index_free(&x.undefs);
         for (size_t i = 0; i < x.nowned; i++)
             free(x.owned[i]);

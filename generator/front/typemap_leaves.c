@@ -7,6 +7,7 @@
  */
 #include "front/typemap_int.h"
 #include "base/util.h"
+#include "front/session_files.h"
 #include "model/model.h"
 #include "front/cursor.h"
 
@@ -140,8 +141,8 @@ static int text_has_token(CXTranslationUnit tu, CXFile f, size_t size, const cha
 {
     CXToken *toks;
     unsigned nt;
-    clang_tokenize(tu, clang_getRange(clang_getLocationForOffset(tu, f, 0),
-                                      clang_getLocationForOffset(tu, f, (unsigned)size)), &toks, &nt);
+    clang_tokenize(tu, clang_getRange(ks_file_loc(tu, f, 0),
+                                      ks_file_loc(tu, f, (unsigned)size)), &toks, &nt);
     int found = 0;
     for (unsigned i = 0; !found && i < nt; i++) {
         CXTokenKind k = clang_getTokenKind(toks[i]);
