@@ -17,6 +17,7 @@
 #include "front/prelude/prelude.h"
 #include "front/prelude/prelude_int.h"
 #include "base/inputs.h"
+#include "front/session_files.h"
 
 #include "testutil.h"
 
@@ -268,6 +269,67 @@ START_TEST(output_identical_with_and_without_cache_and_skip_bodies)
     ck_assert_msg(strstr(out, "host_templates.json:7\n") && strstr(out, "train_step.json:11\n") &&
                   strstr(out, "dynamic_launch.json:3\n"), "%s", out);
     free(out);
+}
+END_TEST
+
+/* filetop.c: a file's first byte and any offset in it, found by
+ * arithmetic from a location libclang gave (the unit's #include lines, or
+ * one given), are libclang's own clang_getLocationForOffset answers, for
+ * including files, leaves, a file included twice and a system header; and
+ * the unit's inclusions fill the table at the first question (the
+ * arithmetic holds on this libclang: no lookup through all files per file). */
+typedef struct tops_ctx {
+    CXTranslationUnit tu;
+    size_t files, checked;
+} tops_ctx;
+
+static void check_file_top(CXFile f, CXSourceLocation *stack, unsigned depth, CXClientData data)
+{
+    (void)stack;
+    (void)depth;
+    tops_ctx *t = data;
+    size_t size = 0;
+    if (!clang_getFileContents(t->tu, f, &size))
+        return;
+    t->files++;
+    ck_assert(clang_equalLocations(ks_file_top(t->tu, f), clang_getLocationForOffset(t->tu, f, 0)));
+    unsigned offs[] = {0, 1, (unsigned)size / 2, (unsigned)size};
+    for (size_t i = 0; i < sizeof offs / sizeof *offs; i++) {
+        if (offs[i] > size)
+            continue;
+        CXSourceLocation want = clang_getLocationForOffset(t->tu, f, offs[i]);
+        ks_file_top_forget();             /* each from an empty table: primed, then arithmetic */
+        ck_assert(clang_equalLocations(ks_file_loc(t->tu, f, offs[i]), want));
+        ks_file_top_forget();
+        ck_assert(clang_equalLocations(ks_file_top_near(t->tu, f, want), clang_getLocationForOffset(t->tu, f, 0)));
+        t->checked++;
+    }
+}
+
+START_TEST(file_tops_by_arithmetic_are_libclangs)
+{
+    put("leaf.h", "int leaf(int);\n");
+    put("twice.h", "#define TWICE_SEEN 1\nint twice(int);\n");
+    put("mid.h", "/* a comment first */\n#include \"leaf.h\"\n#include \"twice.h\"\nint mid(int);\n");
+    put("k.cpp", "#include <cstdio>\n#include \"mid.h\"\n#include \"twice.h\"\nint main() { return leaf(mid(twice(0))); }\n");
+    char path[PATH_MAX];
+    snprintf(path, sizeof path, "%s/k.cpp", tmpdir);
+    const char *args[] = {"-x", "c++", "-std=c++17"};
+    CXIndex ix = clang_createIndex(0, 0);
+    CXTranslationUnit tu = NULL;
+    ck_assert_int_eq(clang_parseTranslationUnit2(ix, path, args, 3, NULL, 0, CXTranslationUnit_None, &tu),
+                     CXError_Success);
+    /* the first question reads the unit's inclusions: every including file answered */
+    CXFile main = clang_getFile(tu, path);
+    ck_assert(clang_equalLocations(ks_file_top(tu, main), clang_getLocationForOffset(tu, main, 0)));
+    ck_assert_uint_ge(ks_file_top_forget(), 3);      /* k.cpp, mid.h and <cstdio> at least */
+    tops_ctx t = {tu, 0, 0};
+    clang_getInclusions(tu, check_file_top, &t);
+    ck_assert_uint_ge(t.files, 5);
+    ck_assert_uint_ge(t.checked, 4 * 4);
+    ks_file_top_forget();
+    clang_disposeTranslationUnit(tu);
+    clang_disposeIndex(ix);
 }
 END_TEST
 
@@ -1278,6 +1340,7 @@ static Suite *pch_suite(void)
     tcase_add_checked_fixture(tc, make_tmpdir, remove_tmpdir);
     tcase_set_timeout(tc, 300);
     tcase_add_test(tc, a_unit_parsed_again_forgets_the_first_parse);
+    tcase_add_test(tc, file_tops_by_arithmetic_are_libclangs);
     suite_add_tcase(s, tc);
 
     tc = tcase_create("refusals");
