@@ -73,11 +73,6 @@ static enum CXChildVisitResult visit(CXCursor c, CXCursor parent, CXClientData d
     if (ks__oneparse_hidden(w, c, parent))
         return CXChildVisit_Continue;
     ks__oneparse_fire(w, c, 0);
-    /* The preprocessing record's cursors (each macro definition, expansion
-     * and inclusion of the unit: most of a CUTLASS file's children) hold
-     * nothing the walk takes; classifying each cost a location lookup. */
-    if (clang_isPreprocessing(clang_getCursorKind(c)))
-        return CXChildVisit_Continue;
     const file_class *fc = ks__classify(w, clang_getCursorLocation(c));
     if (!fc || !fc->project)
         return CXChildVisit_Continue;
