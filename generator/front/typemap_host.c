@@ -101,21 +101,35 @@ static char *first_failure(const ks_session *s, const char *path, int cxx)
 
 void ks__tm_host_trial(tm_ctx *c, ks_def *d, int want_c, int want_cxx)
 {
-    /* Another type of the same header was tried already: its verdict. */
-    for (size_t i = 0; i < c->m->ndefs; i++) {
+    /* Another type of the same header was tried already in a language:
+     * that verdict. */
+    for (size_t i = 0; i < c->m->ndefs && (want_c || want_cxx); i++) {
         const ks_def *o = &c->m->defs[i];
-        if (o == d || !o->file || !o->host_tried || strcmp(o->file, d->file) != 0)
+        if (o == d || !o->file || strcmp(o->file, d->file) != 0)
             continue;
-        d->host_tried = 1;
-        d->host_c_fails = o->host_c_fails;
-        d->host_cxx_fails = o->host_cxx_fails;
-        return;
+        if (want_c && o->host_c_tried) {
+            d->host_c_tried = 1;
+            d->host_c_fails = o->host_c_fails;
+            want_c = 0;
+        }
+        if (want_cxx && o->host_cxx_tried) {
+            d->host_cxx_tried = 1;
+            d->host_cxx_fails = o->host_cxx_fails;
+            want_cxx = 0;
+        }
     }
-    d->host_tried = 1;
+    if (!want_c && !want_cxx)
+        return;
     char *c_why = want_c ? first_failure(c->s, d->file, 0) : NULL;
     char *cxx_why = want_cxx ? first_failure(c->s, d->file, 1) : NULL;
-    d->host_c_fails = c_why != NULL;
-    d->host_cxx_fails = cxx_why != NULL;
+    if (want_c) {
+        d->host_c_tried = 1;
+        d->host_c_fails = c_why != NULL;
+    }
+    if (want_cxx) {
+        d->host_cxx_tried = 1;
+        d->host_cxx_fails = cxx_why != NULL;
+    }
     if (c_why || cxx_why) {
         const char *langs = c_why && cxx_why ? "C and C++" : c_why ? "C" : "C++";
         if (c_why && cxx_why && strcmp(c_why, cxx_why) == 0)

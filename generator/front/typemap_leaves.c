@@ -240,6 +240,23 @@ static int named_by_qname(CXCursor decl, int *anonymous)
     return 1;
 }
 
+static enum CXChildVisitResult find_base(CXCursor c, CXCursor parent, CXClientData data)
+{
+    (void)parent;
+    if (clang_getCursorKind(c) != CXCursor_CXXBaseSpecifier)
+        return CXChildVisit_Continue;
+    *(int *)data = 1;
+    return CXChildVisit_Break;
+}
+
+/* Whether the class decl names a base class. */
+static int has_bases(CXCursor decl)
+{
+    int found = 0;
+    clang_visitChildren(decl, find_base, &found);
+    return found;
+}
+
 /* Records where a complete def is defined: a project header (its name,
  * whether C can include it, whether it typedefs the type's own name), or
  * the input / a system header (file NULL). */
@@ -259,12 +276,20 @@ void ks__tm_note_origin(tm_ctx *c, CXCursor decl, ks_def *d)
     const char *text = clang_getFileContents(c->s->tu, f, &size);
     int file_c = text && text_is_c(c->s->tu, f, d->file, size);
     int file_cxx = text && text_is_host_cxx(c->s->tu, f, d->file, size);
+    /* What C and C++ callers could take from the header, as far as the
+     * type itself tells: C cannot name a qualified name; C++ cannot name a
+     * type inside a class template's specialization, nor take as its own a
+     * class with base classes (emit_values.c: offsetof cannot check it). */
+    int c_may = file_c && !strstr(d->qname, "::");
+    int cxx_may = named_by_qname(decl, &d->anon_namespace) && file_cxx && !has_bases(decl);
     /* Its own tokens are not the whole story (its #includes, macros that
-     * spell CUDA keywords, a warning under -Werror): compile it alone. */
-    if (file_c || file_cxx)
-        ks__tm_host_trial(c, d, file_c, file_cxx);
-    d->c_header = file_c && !d->host_c_fails && !strstr(d->qname, "::");
-    d->cxx_header = named_by_qname(decl, &d->anon_namespace) && file_cxx && !d->host_cxx_fails;
+     * spell CUDA keywords, a warning under -Werror): compile it alone, in
+     * each language whose verdict can change the output (a C++17 trial of
+     * a CUTLASS header costs about half a second). */
+    if (c_may || cxx_may)
+        ks__tm_host_trial(c, d, c_may, cxx_may);
+    d->c_header = c_may && !d->host_c_fails;
+    d->cxx_header = cxx_may && !d->host_cxx_fails;
     /* The declaration's own type, not canon: a parameter's canonical type
      * keeps its qualifiers ("const Dimensions d"), and a typedef's
      * underlying type has none, so they would never compare equal. */

@@ -177,7 +177,8 @@ typedef struct ks_def {
                                   (not inside a class template's specialization) (issue 30
                                   #6: C++ callers pass the application's own record or
                                   enum, C ones the mirror) */
-    int host_tried;            /* file was compiled alone as host C11 and C++17 (typemap_host.c) */
+    int host_c_tried;          /* file was compiled alone as host C11 (typemap_host.c) */
+    int host_cxx_tried;        /* ... as host C++17 */
     int host_c_fails;          /* ... and C cannot include it: mirrored for C (issue 39 #19) */
     int host_cxx_fails;        /* ... and C++ cannot: mirrored for C++ */
     int anon_namespace;        /* ... and the type is inside an anonymous namespace (g++

@@ -370,6 +370,43 @@ START_TEST(app_headers_included_or_mirrored)
 }
 END_TEST
 
+/* Issue 38: a header is compiled alone only in a language whose verdict
+ * can change the output. Holder<float>::Params and Derived are mirrored
+ * for C and C++ whatever the header's trials would say, so no trial runs
+ * (none in the trial cache) and no note names the header, which would
+ * fail both; the mirrors compile for C11 and C++17 callers. */
+START_TEST(app_header_trials_only_where_they_decide)
+{
+    make_tmpdir();
+    char *out, path[256];
+    int rc = run(&out, "%s --cache-dir %s/cache tests/corpus/app_headers/untakeable_types.cu -o %s/x 2>&1",
+                 kstub_bin(), tmpdir, tmpdir);
+    ck_assert_msg(rc == 0, "%s", out);
+    ck_assert_msg(strstr(out, "untakeable.h") == NULL, "a note names the header:\n%s", out);
+    free(out);
+    rc = run(&out, "ls %s/cache | grep -c '[.]trial$'", tmpdir);
+    ck_assert_msg(atoi(out) == 0, "trials were run and cached: %s", out);
+    free(out);
+    snprintf(path, sizeof path, "%s/x.h", tmpdir);
+    char *h = ks_read_file(path, NULL);
+    ck_assert_ptr_nonnull(h);
+    ck_assert_msg(strstr(h, "untakeable.h\"") == NULL, "the generated header includes untakeable.h");
+    free(h);
+    snprintf(path, sizeof path, "%s/use.c", tmpdir);
+    FILE *f = fopen(path, "w");
+    ck_assert_ptr_nonnull(f);
+    fputs("#include \"x.h\"\n", f);
+    fclose(f);
+    for (size_t c = 0; c < NCOMPILERS; c++) {
+        if (!strstr(compilers[c].lang, "-std=c11") && !strstr(compilers[c].lang, "-std=c++17"))
+            continue;
+        rc = compile(&out, (int)c, path, tmpdir);
+        ck_assert_msg(rc == 0, "%s %s:\n%s", compilers[c].compiler, compilers[c].lang, out);
+        free(out);
+    }
+    remove_tmpdir();
+}
+END_TEST
 
 static const char *const compile_fail_cases[] = {
     "wrong_pointer_type.c", "too_few_arguments.c", "too_many_arguments.c",
@@ -673,6 +710,7 @@ Suite *gen_compile_suite(void)
     tcase_add_test(tc, cxx_callers_pass_their_own_records);
     tcase_add_loop_test(tc, app_headers_included_or_mirrored, 0,
                         (int)(sizeof app_header_cases / sizeof app_header_cases[0]));
+    tcase_add_test(tc, app_header_trials_only_where_they_decide);
     suite_add_tcase(s, tc);
     return s;
 }
