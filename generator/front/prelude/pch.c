@@ -44,7 +44,8 @@
  *
  * The cache is an optimisation: any failure to read, check, build or write
  * it means a parse without it, never an error. KSTUB_DEBUG_PCH=1 says what
- * happened on stderr.
+ * happened on stderr. Which entry a file uses (the base, a layer, a
+ * variant for its own options) is prelude_open.c's choice.
  */
 #include "base/util.h"
 #include "base/options.h"
@@ -156,7 +157,7 @@ unsigned long long ks__prelude_checksum(const void *data, size_t n)
     return h;
 }
 
-static char *prelude_text(char **leading, size_t n)
+char *ks__prelude_text(char **leading, size_t n)
 {
     ks_buf b = {0};
     ks_buf_puts(&b, "");
@@ -174,7 +175,7 @@ static void entry_name(const ks_prelude *p, char *out, size_t cap, const char *s
     snprintf(out, cap, "%s%s", hex, suffix);
 }
 
-static void free_files(ks_prelude *p)
+void ks__prelude_free_files(ks_prelude *p)
 {
     for (size_t i = 0; i < p->nfiles; i++)
         free(p->files[i]);
@@ -335,7 +336,7 @@ static int lookup(ks_prelude *p, const char *const *args, size_t nargs, const ch
     }
     free(p->pch_name);
     p->pch_name = name;
-    free_files(p);
+    ks__prelude_free_files(p);
     for (char *line = strchr(payload, '\n'); line; line = strchr(line + 1, '\n'))
         if (line[1] == 'f' && line[2] == ' ' && (line[3] == '0' || line[3] == '1') && line[4] == ' ') {
             char *end = strchr(line + 5, '\n');
@@ -347,7 +348,7 @@ static int lookup(ks_prelude *p, const char *const *args, size_t nargs, const ch
             *end = '\n';
         }
     if (check_stamps(p, payload, why) != 0 || check_search(p, payload, args, nargs, why) != 0) {
-        free_files(p);
+        ks__prelude_free_files(p);
         close(fd);
         free(payload);
         return -1;
@@ -519,7 +520,7 @@ static int build(ks_prelude *p, const char *const *args, size_t nargs, const cha
         *why = "a header is a same-time copy of another one read before (#pragma once by contents)";
         goto out;
     }
-    free_files(p);
+    ks__prelude_free_files(p);
     if (p->base)                            /* the base's files first, as a parse without it lists them */
         for (size_t i = 0; i < p->base->nfiles; i++)
             ks__prelude_add_file(p, p->base->files[i], p->base->is_system[i]);
@@ -581,7 +582,7 @@ out:
     free(bargs);
     free(base_arg);
     if (rc != 0)
-        free_files(p);
+        ks__prelude_free_files(p);
     return rc;
 }
 
@@ -678,14 +679,7 @@ static unsigned long long now_ms(void)
     return (unsigned long long)t.tv_sec * 1000u + (unsigned long long)t.tv_nsec / 1000000u;
 }
 
-static int finish_open(ks_prelude *p)
-{
-    p->pch_arg = ks_xasprintf("/proc/self/fd/%d", p->fd);
-    return 0;
-}
-
-/* A layer's base let go of (its directory is the layer's). */
-static void drop_base(ks_prelude *p)
+void ks__prelude_drop_base(ks_prelude *p)
 {
     if (!p->base)
         return;
@@ -695,9 +689,17 @@ static void drop_base(ks_prelude *p)
     p->base = NULL;
 }
 
+char *ks__prelude_read_names(const ks_prelude *p, const char **why)
+{
+    char nf[96];
+    size_t nlen;
+    entry_name(p, nf, sizeof nf, ".names");
+    return ks__entry_read(p->dirfd, nf, KS__NAMES_MAGIC, p->key, KS__NAMES_MAX, &nlen, why);
+}
+
 /* The entry of p->key, verified and open in p->fd: looked up, or built
  * with args (waiting for a concurrent builder of the same key). 0, or -1. */
-static int acquire(ks_prelude *p, const char *const *args, size_t nargs, const char *text)
+int ks__prelude_acquire(ks_prelude *p, const char *const *args, size_t nargs, const char *text)
 {
     char hex[65];
     ks__sha256_hex(p->key, hex);
@@ -746,88 +748,6 @@ static int acquire(ks_prelude *p, const char *const *args, size_t nargs, const c
     return 0;
 }
 
-int ks_prelude_open(ks_prelude *p, const ks_options *opts, const char *const *args, size_t nargs,
-                    size_t nuser, char **leading, size_t nleading)
-{
-    memset(p, 0, sizeof *p);
-    p->fd = p->dirfd = -1;
-    p->leading = leading;
-    p->nleading = nleading;
-    char why_dir[2 * PATH_MAX + 512];
-    p->dirfd = ks_cache_dir_open(opts->cache_dir, opts->no_cache, why_dir, sizeof why_dir);
-    if (p->dirfd < 0) {
-        ks_prelude_debug("not used: %s", why_dir);
-        return -1;
-    }
-    char *text = prelude_text(leading, nleading);
-    size_t nbase = nuser <= nargs ? nargs - nuser : nargs;
-    ks__prelude_key(p, args, nbase, text);
-    if (nleading > 0 && !ks_prelude_layer_pays(p->dirfd, p->key, opts->input)) {
-        /* No other input starts with these: a layer would cost more than
-         * it saves; they are parsed as the file's own (prelude_seen.c). */
-        ks_prelude_debug("no layer: no other input starts with these %zu leading include%s", nleading,
-                         nleading == 1 ? "" : "s");
-        ks_prelude_names_free(leading, nleading);
-        p->leading = leading = NULL;
-        p->nleading = nleading = 0;
-        free(text);
-        text = prelude_text(NULL, 0);
-        ks__prelude_key(p, args, nbase, text);
-    }
-    int rc;
-    if (nleading > 0 && ks__prelude_pin_dir(p->dirfd) == 0) {
-        /* A layer on the base prelude, built or found first. */
-        ks_prelude *base = ks_xmalloc(sizeof *base);
-        memset(base, 0, sizeof *base);
-        base->fd = -1;
-        base->dirfd = p->dirfd;
-        ks__prelude_key(base, args, nbase, "");
-        p->base = base;
-        if (acquire(base, args, nbase, "") == 0)
-            ks__prelude_layer_key(p, KS__PRELUDE_BASE_DIR_FD);
-        else
-            drop_base(p);
-    }
-    rc = acquire(p, args, nbase, text);
-    char *names = NULL;
-    if (rc == 0 && nbase < nargs) {
-        char nf[96];
-        size_t nlen;
-        const char *why = NULL;
-        entry_name(p, nf, sizeof nf, ".names");
-        names = ks__entry_read(p->dirfd, nf, KS__NAMES_MAGIC, p->key, KS__NAMES_MAX, &nlen, &why);
-        if (!names)
-            ks_prelude_debug("the prelude's names cannot be read (%s): every -I/-D/-U shapes it", why);
-    }
-    const char **bargs = ks_xmalloc((nargs + 1) * sizeof *bargs);
-    memcpy(bargs, args, nbase * sizeof *bargs);
-    size_t nrel = rc == 0 ? ks__prelude_relevant_args(p, names, args + nbase, nargs - nbase, bargs + nbase) : 0;
-    for (size_t i = nbase; i < nbase + nrel; i++)
-        if (strcmp(bargs[i], "-I") != 0)
-            ks_prelude_debug("'%s%s' can change the prelude: it shapes one of its own",
-                             i > nbase && strcmp(bargs[i - 1], "-I") == 0 ? "-I " : "", bargs[i]);
-    free(names);
-    if (rc == 0 && nrel > 0) {
-        /* The input's own options reach into the prelude: its own entry,
-         * a whole prelude (they may reach into the base's headers). */
-        close(p->fd);
-        p->fd = -1;
-        free_files(p);
-        drop_base(p);
-        ks__prelude_key(p, args, nbase, text);
-        ks__prelude_variant_key(p, bargs + nbase, nrel);
-        rc = acquire(p, bargs, nbase + nrel, text);
-    }
-    free(text);
-    if (rc != 0) {
-        free(bargs);
-        return -1;
-    }
-    p->bargs = bargs;
-    p->nbargs = nbase + nrel;
-    return finish_open(p);
-}
-
 void ks_prelude_rebuild(ks_prelude *p, const ks_options *opts)
 {
     (void)opts;
@@ -848,7 +768,7 @@ void ks_prelude_rebuild(ks_prelude *p, const ks_options *opts)
     if (pch)
         unlinkat(p->dirfd, pch, 0);
     free(pch);
-    char *text = prelude_text(p->leading, p->nleading);
+    char *text = ks__prelude_text(p->leading, p->nleading);
     const char *why = NULL;
     say_building(p->dirfd);
     int rc = build(p, p->bargs, p->nbargs, text, &why);
@@ -863,7 +783,7 @@ void ks_prelude_rebuild(ks_prelude *p, const ks_options *opts)
 
 void ks_prelude_close(ks_prelude *p)
 {
-    drop_base(p);
+    ks__prelude_drop_base(p);
     free(p->pch_name);
     if (p->fd >= 0)
         close(p->fd);
@@ -871,7 +791,7 @@ void ks_prelude_close(ks_prelude *p)
         close(p->dirfd);
     free(p->pch_arg);
     free(p->bargs);
-    free_files(p);
+    ks__prelude_free_files(p);
     ks_prelude_names_free(p->leading, p->nleading);
     memset(p, 0, sizeof *p);
     p->fd = p->dirfd = -1;

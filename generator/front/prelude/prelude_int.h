@@ -47,6 +47,16 @@ char *ks__prelude_base_line(const ks_prelude *p);
 /* The entry payload's base, if any, is p's base as it is now: 0, or -1
  * with *why. */
 int ks__prelude_check_base(const ks_prelude *p, const char *payload, const char **why);
+/* The entry of p->key, verified and open in p->fd: looked up, or built
+ * with args (pch.c). 0, or -1. */
+int ks__prelude_acquire(ks_prelude *p, const char *const *args, size_t nargs, const char *text);
+/* The names of p's entry (malloc'd), or NULL with *why. */
+char *ks__prelude_read_names(const ks_prelude *p, const char **why);
+void ks__prelude_free_files(ks_prelude *p);
+/* The prelude's main file: an #include line per leading include (pch.c). */
+char *ks__prelude_text(char **leading, size_t n);
+/* A layer's base let go of (its directory is the layer's). */
+void ks__prelude_drop_base(ks_prelude *p);
 
 
 /* Adds the files tu includes (clang_getInclusions: not inside a PCH it

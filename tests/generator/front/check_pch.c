@@ -848,13 +848,16 @@ START_TEST(directories_share_one_prelude)
     ck_assert_int_eq(built, 2);                       /* the base prelude and the <cuda_fp16.h> layer */
     ck_assert_int_eq(cache_files(".pch"), 2);
     /* Each of these reaches into the prelude: one more entry each, a whole
-     * prelude (what they change may be in the base's headers). */
+     * prelude where only the layer's headers see it (what they change may
+     * be in the base's headers); the -I that holds what the base's headers
+     * ask __has_include for reaches into the base too: the base built with
+     * it and a layer on that (prelude_open.c). */
     ck_assert_int_eq(built_in("sh", "-std=c++17 -I inc -I ../shared -DLOCAL_N=1"), 1);
     ck_assert_int_eq(built_in("ho", "-std=c++17 -I inc -I ../shared -DLOCAL_N=1 -D__CUDA_NO_HALF_OPERATORS__"), 1);
     ck_assert_int_eq(built_in("hc", "-std=c++17 -I inc -I ../shared -DLOCAL_N=1 -DCUDA_NO_HALF"), 1);
     ck_assert_int_eq(built_in("hu", "-std=c++17 -I inc -I ../shared -DLOCAL_N=1 -U__CUDA_NO_HALF_OPERATORS__"), 1);
-    ck_assert_int_eq(built_in("inc_tbb", "-std=c++17 -I inc -I ../shared -DLOCAL_N=1"), 1);
-    ck_assert_int_eq(cache_files(".pch"), 7);
+    ck_assert_int_eq(built_in("inc_tbb", "-std=c++17 -I inc -I ../shared -DLOCAL_N=1"), 2);
+    ck_assert_int_eq(cache_files(".pch"), 8);
     char *out;
     ck_assert_int_eq(run(&out, "grep -c '\"size\": 8' '%s/sh/cached/out.json'", tmpdir), 0);  /* the shadow's double */
     free(out);
@@ -866,9 +869,9 @@ START_TEST(directories_share_one_prelude)
         built += built_in(dirs[i], extra);
     }
     ck_assert_int_eq(built + built_in("sh", "-std=c++17 -I inc -I ../shared -DLOCAL_N=3"), 0);
-    /* The cache counts them: 7 built (misses), the other runs' lookups hits. */
+    /* The cache counts them: 8 built (misses), the other runs' lookups hits. */
     ck_assert_int_eq(run(&out, "KSTUB_CACHE_DIR='%s/cache' '%s' cache --stats", tmpdir, kstub), 0);
-    ck_assert_msg(strstr(out, ", misses 7 "), "%s", out);
+    ck_assert_msg(strstr(out, ", misses 8 "), "%s", out);
     free(out);
     ck_assert_int_eq(run(&out, "KSTUB_CACHE_DIR='%s/cache' '%s' cache --clear && KSTUB_CACHE_DIR='%s/cache' '%s' "
                                "cache --stats", tmpdir, kstub, tmpdir, kstub), 0);
@@ -896,7 +899,9 @@ START_TEST(standard_headers_lead_the_prelude)
     put("s3/k.cu", kernel);
     ck_assert_int_eq(built_in("s1", "-std=c++17 -I inc -DLOCAL_SCALE=1"), 2);   /* base and layer */
     ck_assert_int_eq(built_in("s2", "-std=c++17 -I inc -DQZ_PROJECT_LEVEL=2"), 0);
-    ck_assert_int_eq(built_in("s3", "-std=c++17 -I inc -DNDEBUG"), 1);
+    /* NDEBUG reaches into the base's headers too (<assert.h>): the base
+     * built with it, and the layer on that. */
+    ck_assert_int_eq(built_in("s3", "-std=c++17 -I inc -DNDEBUG"), 2);
     char *out;
     ck_assert_int_eq(run(&out, "cd '%s/s1/cached' && grep -c '\"k2\"' out.json", tmpdir), 1);  /* skipped */
     free(out);
@@ -912,6 +917,45 @@ START_TEST(standard_headers_lead_the_prelude)
     same_with_and_without_cache("", "e1", input, "-std=c++17", 1);
     ck_assert_int_eq(run(&out, "grep -c 'k.cu:4:19: error' '%s/e1/cached/err'", tmpdir), 0);
     free(out);
+}
+END_TEST
+
+/* Issue 38: a project built with -DNDEBUG (a CMake Release build). NDEBUG
+ * reaches into the base's headers (<assert.h>), so each list of leading
+ * includes used to get a whole prelude of its own, the CUDA headers
+ * parsed again for each. The base built with NDEBUG is now made once, and
+ * each list's prelude is a layer on it; output as with --no-cache. */
+START_TEST(ndebug_layers_share_the_base_variant)
+{
+    static const char body[] =
+        "__global__ void k(__half *h, int n) { assert(n > 0); h[0] = __float2half((float)n); }\n";
+    static const char *const heads[] = {"#include <cassert>\n#include <cuda_fp16.h>\n",
+                                        "#include <cstdio>\n#include <cassert>\n#include <cuda_fp16.h>\n",
+                                        "#include <cstdint>\n#include <cassert>\n#include <cuda_fp16.h>\n"};
+    ck_assert_int_eq(run(NULL, "cd '%s' && mkdir -p n1 n2 n3", tmpdir), 0);
+    for (int i = 0; i < 3; i++) {
+        char rel[32], text[512];
+        snprintf(rel, sizeof rel, "n%d/k.cu", i + 1);
+        snprintf(text, sizeof text, "%s%s", heads[i], body);
+        put(rel, text);
+    }
+    /* The base and the layer without NDEBUG (they say what it reaches
+     * into), the base with it, the layer on that. */
+    ck_assert_int_eq(built_in("n1", "-std=c++17 -DNDEBUG"), 4);
+    char *out;
+    ck_assert_int_eq(run(&out, "cd '%s/n2' && KSTUB_CACHE_DIR='%s/cache' KSTUB_DEBUG_PCH=1 '%s' k.cu -std=c++17 "
+                               "-DNDEBUG -o out 2>&1 | grep 'prelude cache: built'", tmpdir, tmpdir, kstub), 0);
+    int built = 0, layers = 0;
+    for (const char *l = out; (l = strstr(l, "prelude cache: built")) != NULL; l++) {
+        built++;
+        const char *eol = strchr(l, '\n');
+        const char *layer = strstr(l, ", a layer on the base prelude");
+        layers += layer && (!eol || layer < eol);
+    }
+    ck_assert_msg(built == 2 && layers == 2, "a second list's preludes are not both layers:\n%s", out);
+    free(out);
+    ck_assert_int_eq(built_in("n2", "-std=c++17 -DNDEBUG"), 0);
+    ck_assert_int_eq(built_in("n3", "-std=c++17 -DNDEBUG"), 2);
 }
 END_TEST
 
@@ -1367,6 +1411,7 @@ static Suite *pch_suite(void)
     tcase_add_test(tc, relative_include_from_two_directories);
     tcase_add_test(tc, directories_share_one_prelude);
     tcase_add_test(tc, standard_headers_lead_the_prelude);
+    tcase_add_test(tc, ndebug_layers_share_the_base_variant);
     tcase_add_test(tc, leading_lists_share_one_base);
     tcase_add_test(tc, a_layer_only_where_it_pays);
     tcase_add_test(tc, prelude_with_a_host_device_redeclaration_is_used);
