@@ -306,8 +306,7 @@ size_t ks_source_class_instantiations(const ks_source *src, ks_class_inst **out)
         in->qname = ks__tokens_text(t, name_start, k + 1);
         ks_buf a = {0};
         ks__tokens_put(&a, t, k + 2, close);
-        if (half)
-            ks_buf_puts(&a, ">");
+        ks_buf_puts(&a, half == 2 ? ">>" : half ? ">" : "");
         in->args = a.data ? ks_buf_take(&a) : ks_xstrdup("");
         in->start = t[i].start;
         in->end = t[end].end;

@@ -72,8 +72,10 @@ char *ks__tokens_text(const ks_rtok *t, size_t from, size_t to)
 /* ---- explicit instantiations in a token list ------------------------------------------------ */
 
 /* Index of the token closing the bracket opened at token i ('<' or '('),
- * or end. A ">>" closing two angles closes at once: *half says that only
- * its first '>' belongs inside (set for '<' only). */
+ * or end. A ">>" closing two angles closes at once, and so does CUDA's
+ * ">>>" (one token in CUDA, the end of a launch) closing three:
+ * *half says how many of its '>' belong inside, 1 or 2 (set for '<' only;
+ * 0 for a lone '>'). */
 size_t ks__tok_matching(const ks_rtok *t, size_t i, size_t end, int *half)
 {
     int angle = 0, paren = 0;
@@ -89,14 +91,16 @@ size_t ks__tok_matching(const ks_rtok *t, size_t i, size_t end, int *half)
             angle++;
         else if (c == '>' && paren == 0)
             angle--;
-        else if (paren == 0 && t[j].kind == CXToken_Punctuation && ks__tok_spelled(&t[j], ">>")) {
-            if (open == '<' && angle == 2) {
-                *half = 1;
+        else if (paren == 0 && t[j].kind == CXToken_Punctuation &&
+                 (ks__tok_spelled(&t[j], ">>") || ks__tok_spelled(&t[j], ">>>"))) {
+            int n = ks__tok_spelled(&t[j], ">>") ? 2 : 3;
+            if (open == '<' && angle == n) {
+                *half = n - 1;
                 return j;
             }
-            if (open == '<' && angle < 2)
+            if (open == '<' && angle < n)
                 return end;
-            angle -= 2;
+            angle -= n;
             continue;
         }
         if ((open == '<' && angle == 0 && paren == 0) || (open == '(' && paren == 0))
@@ -200,8 +204,7 @@ void ks__find_instantiations(const ks_rtok *t, size_t n, const unsigned char *sk
         ks_explicit_inst in;
         ks_buf a = {0};
         ks__tokens_put(&a, t, k + 2, close);
-        if (half)
-            ks_buf_puts(&a, ">");
+        ks_buf_puts(&a, half == 2 ? ">>" : half ? ">" : "");
         in.qname = ks__tokens_text(t, name_start, k + 1);
         in.args = a.data ? ks_buf_take(&a) : ks_xstrdup("");
         in.params = ks__tokens_text(t, close + 2, pclose);
