@@ -475,6 +475,13 @@ static size_t line_start_after(const char *s, size_t from, size_t to, size_t ls)
     return ls;
 }
 
+/* A parameter list hangs under its '(' up to this column; past it (a
+ * template instance's name of thousands of characters), continuation
+ * lines are indented by KS__HANG_LONG instead: a header of such names was
+ * a quarter blanks. */
+#define KS__HANG_MAX 96
+#define KS__HANG_LONG 8
+
 /* Pads the output at its {{>}} marks and indents it at its {{+}} marks. */
 static void lay_out(tpl *t, ks_buf *out)
 {
@@ -531,7 +538,7 @@ static void lay_out(tpl *t, ks_buf *out)
         bls = line_start_after(b.data ? b.data : "", before, b.len, bls);
         size_t col = b.len - bls;
         if (mk->kind == '=')
-            hang = col;
+            hang = col <= KS__HANG_MAX ? col : KS__HANG_LONG;
         else if (mk->kind == '+')
             ks_buf_printf(&b, "%*s", (int)(hang > col ? hang - col : 0), "");
         else if (mk->kind == '>')

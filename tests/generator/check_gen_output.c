@@ -173,6 +173,71 @@ START_TEST(moved_kernel_keeps_header)
 END_TEST
 
 
+/* A template instance's generated name can run to thousands of characters
+ * (CUTLASS's Kernel<Gemm<...>>): its parameter lists are not hung under
+ * the '(' then, but indented by 8, where a CUTLASS unit test's header was
+ * a quarter blanks. A short name's list still hangs under its '('. The
+ * header compiles in every language. */
+START_TEST(long_names_do_not_hang_parameter_lists)
+{
+    make_tmpdir();
+    char *out, path[PATH_MAX];
+    snprintf(path, sizeof path, "%s/long.cu", tmpdir);
+    FILE *f = fopen(path, "w");
+    ck_assert_ptr_nonnull(f);
+    /* The instance's name, k_Pair_of_two_types_with_a_long_name_..., runs to
+     * about 300 characters. */
+    static const char *const pair = "Pair_of_two_types_with_a_long_name";
+    char type[512];
+    snprintf(type, sizeof type, "%s<%s<%s<int, float>, %s<double, char>>, %s<%s<short, long>, %s<unsigned, bool>>>",
+             pair, pair, pair, pair, pair, pair, pair);
+    fprintf(f,
+            "template <typename A, typename B> struct %s {};\n"
+            "template <typename T> __global__ void k(T tag, float *x, const float *y, int n, double s)\n"
+            "{ (void)tag; if (threadIdx.x < n) x[threadIdx.x] = y[threadIdx.x] * (float)s; }\n"
+            "__global__ void short_one(float *x, const float *y, int n, double s) {}\n"
+            "template __global__ void k<%s>(%s, float *, const float *, int, double);\n",
+            pair, type, type);
+    fclose(f);
+    char kstub[PATH_MAX];
+    if (!realpath(kstub_bin(), kstub))
+        snprintf(kstub, sizeof kstub, "%s", kstub_bin());
+    int rc = run(&out, "cd %s && %s long.cu -o long", tmpdir, kstub);
+    ck_assert_msg(rc == 0, "%s", out);
+    free(out);
+    for (int e = 0; e < 2; e++) {
+        snprintf(path, sizeof path, "%s/long.%s", tmpdir, e ? "c" : "h");
+        char *text = ks_read_file(path, NULL);
+        ck_assert_ptr_nonnull(text);
+        size_t longest = 0, lines = 0;
+        for (const char *l = text; *l; l = strchr(l, '\n') ? strchr(l, '\n') + 1 : l + strlen(l)) {
+            size_t blanks = strspn(l, " ");
+            if (blanks > longest)
+                longest = blanks;
+            lines += blanks == 8 && strncmp(l + 8, "const float *y,", 15) == 0;
+        }
+        ck_assert_msg(longest <= 96, "%s: a line starts with %zu blanks", path, longest);
+        ck_assert_msg(lines > 0, "%s: no parameter list indented by 8", path);
+        if (e == 0)
+            ck_assert_msg(strstr(text, "ks_status short_one(ks_launch    launch,\n"
+                                       "                    float       *x,\n") != NULL,
+                          "a short name's list does not hang under its '(':\n%.3000s", text);
+        free(text);
+    }
+    snprintf(path, sizeof path, "%s/use.c", tmpdir);
+    f = fopen(path, "w");
+    ck_assert_ptr_nonnull(f);
+    fputs("#include \"long.h\"\n", f);
+    fclose(f);
+    for (size_t c = 0; c < NCOMPILERS; c++) {
+        rc = compile(&out, (int)c, path, tmpdir);
+        ck_assert_msg(rc == 0, "%s %s:\n%s", compilers[c].compiler, compilers[c].lang, out);
+        free(out);
+    }
+    remove_tmpdir();
+}
+END_TEST
+
 /* Kernels with internal linkage are found in an embedded image by their
  * symbol patterns: whole-program and -rdc, PTX and cubin; an image of a file
  * of another name is refused, as any image that lacks a kernel. */
@@ -483,6 +548,7 @@ Suite *gen_output_suite(void)
     tcase_add_loop_test(tc, golden_output, 0, (int)gen_ngoldens);
     tcase_add_test(tc, unchanged_output_keeps_mtime);
     tcase_add_loop_test(tc, moved_kernel_keeps_header, 0, (int)gen_ngoldens);
+    tcase_add_test(tc, long_names_do_not_hang_parameter_lists);
     tcase_add_test(tc, user_templates);
     tcase_add_test(tc, hostile_templates_are_refused_at_their_position);
     tcase_add_test(tc, templates_restyle_mirrors);
