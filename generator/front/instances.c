@@ -339,6 +339,28 @@ void ks__note_uninstantiated(walk_ctx *w)
     }
 }
 
+void ks__probe_errors(walk_ctx *w)
+{
+    for (size_t i = 0; i < w->s.nprobe_errors; i++) {
+        const ks_probe_error *pe = &w->s.probe_errors[i];
+        const char *q = pe->probe < w->ninst && w->inst[pe->probe].qname ? w->inst[pe->probe].qname : "";
+        const char *name = strrchr(q, ':') ? strrchr(q, ':') + 1 : q;
+        int kernel = !*name;
+        for (size_t t = 0; t < w->ntemplates && !kernel; t++) {
+            const char *tn = strrchr(w->templates[t], ':') ? strrchr(w->templates[t], ':') + 1 : w->templates[t];
+            kernel = strcmp(tn, name) == 0;
+        }
+        if (!kernel) {
+            ks_prelude_debug("explicit instantiation of '%s', no template kernel's: %s", q, pe->msg);
+            continue;
+        }
+        ks_diag_line(pe->msg);
+        ks_count_error();
+        ks_error_keep(pe->file && pe->file[0] ? pe->file : NULL, pe->file && pe->file[0] ? pe->line : 0, pe->col,
+                      pe->what);
+    }
+}
+
 /* ---- explicit instantiations in headers ------------------------------------------------------ */
 
 /* The namespaces around a header's explicit instantiation, outermost first,
@@ -455,9 +477,12 @@ int ks__header_instantiations(walk_ctx *w, const char *base, size_t base_len, co
                 ks_note_at(fc.name, line, col, "explicit instantiation of '%s<%s>' is not at namespace "
                            "scope; kstub does not follow it", hi[j].qname, hi[j].args);
             } else {
+                w->probes = ks_xrealloc(w->probes, (2 * w->ninst + 3) * sizeof *w->probes);
+                w->probes[2 * w->ninst] = base_len + 1 + add.len;     /* the reparse's text: base, '\n', add */
                 ks_buf_printf(&add, "%stypedef decltype(static_cast<%s (*)(%s)>(&%s<%s>)) "
                               "kstub_i%zu;%s\n", open.data ? open.data : "", hi[j].ret, hi[j].params,
                               hi[j].qname, hi[j].args, w->ninst, close.data ? close.data : "");
+                w->probes[2 * w->ninst + 1] = base_len + 1 + add.len;
                 w->inst = ks_xrealloc(w->inst, (w->ninst + 1) * sizeof *w->inst);
                 w->inst_used_by = ks_xrealloc(w->inst_used_by, (w->ninst + 1) * sizeof *w->inst_used_by);
                 w->inst[w->ninst] = hi[j];
@@ -481,6 +506,8 @@ int ks__header_instantiations(walk_ctx *w, const char *base, size_t base_len, co
     free(add.data);
     /* CXFile handles do not outlive a reparse. */
     ks__forget_files(w);
+    w->s.probes = w->probes;
+    w->s.nprobes = w->ninst;
     int rc = ks_session_reparse(&w->s, src.data, src.len);
     free(src.data);
     if (rc != 0) {
@@ -560,6 +587,17 @@ void ks__instantiated(walk_ctx *w, size_t idx, CXCursor fn)
     free(symbol);
     if (again)
         return;
+    /* "k<>" or "k", its arguments deduced: named after the ones deduced */
+    if (!w->inst[idx].args[0]) {
+        int bad;
+        char *args = ks__template_args_text(fn, &bad);
+        if (args && args[0]) {
+            free(w->inst[idx].args);
+            w->inst[idx].args = args;
+        } else {
+            free(args);
+        }
+    }
     w->current_args = w->inst[idx].args;
     ks__add_kernel(w, fn);
     w->current_args = NULL;

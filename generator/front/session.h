@@ -11,6 +11,15 @@
 #include <clang-c/Index.h>
 #include <stddef.h>
 
+/* An error in kstub's reference to the Nth explicit instantiation, held
+ * back: walk.c reports it when the instantiation was a kernel's. */
+typedef struct ks_probe_error {
+    size_t probe;
+    char *msg;                 /* the diagnostic's line, as it would be printed */
+    char *file, *what;         /* for ks_error_keep */
+    unsigned line, col;
+} ks_probe_error;
+
 typedef struct ks_session {
     const ks_options *opts;
     CXIndex index;
@@ -28,6 +37,14 @@ typedef struct ks_session {
     int quiet;                 /* set before opening: a parse again of what a parse before
                                   reported (errors in bodies not reported twice) */
     char *late;                /* the input's -D/-U moved after the CUDA wrapper (latedefs.c), or NULL */
+    const size_t *probes;      /* set before parsing a text kstub wrote references into: [start,
+                                  end) byte pairs of the input's text, one per explicit
+                                  instantiation (walk.c); an error there is kstub's probe
+                                  failing (an instantiation of a member function template),
+                                  kept in probe_errors, not reported */
+    size_t nprobes;
+    ks_probe_error *probe_errors;
+    size_t nprobe_errors;
 } ks_session;
 
 /* Parses opts->input device-side, as nvcc's device pass sees it; text, when

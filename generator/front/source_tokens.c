@@ -159,6 +159,57 @@ static int at_declaration(const ks_rtok *t, size_t i)
     return c == ';' || c == '{' || c == '}';
 }
 
+/* Whether NAME at k is followed by "<ARGS>(PARAMS)" closing before the
+ * ';' at end (a trailing return type may follow). */
+static int written_args(const ks_rtok *t, size_t k, size_t end)
+{
+    int half, phalf;
+    size_t close = ks__tok_matching(t, k + 1, end, &half);
+    if (close >= end || close + 1 >= end || ks__tok_punct(&t[close + 1]) != '(')
+        return 0;
+    return ks__tok_matching(t, close + 1, end, &phalf) < end;
+}
+
+/* "template [specifiers] RET NAME(PARAMS);", the template's arguments
+ * deduced from PARAMS, as C++ allows ([temp.explicit]: "template void
+ * f(int *);"), between "template" at i and ';' at end: found with ARGS ""
+ * (the reference is then "&NAME<>", which deduces them the same way). */
+static void deduced(const ks_rtok *t, size_t i, size_t end, ks_explicit_inst **out, size_t *count)
+{
+    static const char *const not_names[] = {"__launch_bounds__", "__attribute__", "decltype", "alignas",
+                                            "__declspec", "noexcept", "operator", "throw", NULL};
+    if (end < i + 5 || ks__tok_punct(&t[end - 1]) != ')')
+        return;
+    size_t p = end - 1;
+    for (int depth = 0; p > i; p--) {
+        char c = ks__tok_punct(&t[p]);
+        depth += c == ')' || c == ']';
+        depth -= c == '(' || c == '[';
+        if (depth == 0)
+            break;
+    }
+    if (p <= i + 2 || ks__tok_punct(&t[p]) != '(' || !ks__tok_is_word(&t[p - 1]))
+        return;
+    for (const char *const *w = not_names; *w; w++)
+        if (ks__tok_spelled(&t[p - 1], *w))
+            return;
+    size_t name_start = p - 1;
+    while (name_start >= i + 3 && ks__tok_spelled(&t[name_start - 1], "::") && ks__tok_is_word(&t[name_start - 2]))
+        name_start -= 2;
+    if (name_start >= i + 2 && ks__tok_spelled(&t[name_start - 1], "::"))
+        name_start--;
+    if (name_start <= i + 1)
+        return;                                 /* no return type: not a function's */
+    ks_explicit_inst in;
+    in.qname = ks__tokens_text(t, name_start, p);
+    in.args = ks_xstrdup("");
+    in.params = ks__tokens_text(t, p + 1, end - 1);
+    in.ret = return_text(t, i + 1, name_start, end, end);
+    in.start = t[i].start;
+    in.end = t[end].end;
+    ks__add_inst(out, count, &in);
+}
+
 /* "template [specifiers] RET NAME<ARGS>(PARAMS);" in t[0, n); skip[i] set
  * for tokens inside a macro's invocation (a "template" there is the
  * expansion's to find). Each found gets
@@ -187,8 +238,10 @@ void ks__find_instantiations(const ks_rtok *t, size_t n, const unsigned char *sk
         for (k = i + 1; k + 1 < end; k++)
             if (ks__tok_is_word(&t[k]) && ks__tok_punct(&t[k + 1]) == '<')
                 break;
-        if (k + 1 >= end)
+        if (k + 1 >= end || !written_args(t, k, end)) {
+            deduced(t, i, end, out, count);
             continue;
+        }
         size_t name_start = k;
         while (name_start >= i + 3 && ks__tok_spelled(&t[name_start - 1], "::") && ks__tok_is_word(&t[name_start - 2]))
             name_start -= 2;

@@ -199,7 +199,7 @@ static void check_skips(walk_ctx *w)
  * picks the right overload; RET is the return type as written (a host
  * function template returning int is instantiated the same way). */
 static char *inject_instantiations(const char *text, size_t size, const ks_explicit_inst *in, size_t n,
-                                   const ks_class_inst *cls, size_t ncls)
+                                   const ks_class_inst *cls, size_t ncls, size_t *probes)
 {
     ks_buf out = {0};
     size_t copied = 0;
@@ -213,8 +213,10 @@ static char *inject_instantiations(const char *text, size_t size, const ks_expli
             continue;
         }
         ks_buf_put(&out, text + copied, in[i].end - copied);
+        probes[2 * i] = out.len;
         ks_buf_printf(&out, " typedef decltype(static_cast<%s (*)(%s)>(&%s<%s>)) kstub_i%zu;",
                       in[i].ret, in[i].params, in[i].qname, in[i].args, i);
+        probes[2 * i + 1] = out.len;
         copied = in[i++].end;
     }
     ks_buf_put(&out, text + copied, size - copied);
@@ -236,6 +238,7 @@ static enum CXChildVisitResult find_launches(CXCursor c, CXCursor parent, CXClie
 static void walk_ctx_free(walk_ctx *w)
 {
     ks_session_close(&w->s);
+    free(w->probes);
     for (size_t i = 0; i < w->nfiles; i++)
         free(w->files[i].name);
     free(w->files);
@@ -300,6 +303,7 @@ static void walk_unit(walk_ctx *w, const ks_source *src, const char *base, int e
         ks__header_instantiations(w, base, strlen(base), members);
         free(members);
     }
+    ks__probe_errors(w);
     ks__note_uninstantiated(w);
     if (w->nlbs && ks_error_count() == errors_before)
         ks__resolve_bounds(w, base, strlen(base));
@@ -347,8 +351,10 @@ int ks_parse(const ks_options *opts, ks_model *model)
         w.inst_used_by = ks_xmalloc((w.ninst + 1) * sizeof *w.inst_used_by);
         memset(w.inst_used_by, 0, (w.ninst + 1) * sizeof *w.inst_used_by);
         w.ncls = ks_source_class_instantiations(&src, &w.cls);
+        w.probes = ks_xmalloc((2 * w.ninst + 1) * sizeof *w.probes);
+        memset(w.probes, 0, (2 * w.ninst + 1) * sizeof *w.probes);
         if (w.ninst || w.ncls)
-            injected = inject_instantiations(src.text, src.size, w.inst, w.ninst, w.cls, w.ncls);
+            injected = inject_instantiations(src.text, src.size, w.inst, w.ninst, w.cls, w.ncls, w.probes);
         if (ks__oneparse_match(&w)) {
             ks_prelude_debug("explicit instantiations: read from the first parse");
         } else if (w.s.local_decls) {
@@ -357,16 +363,20 @@ int ks_parse(const ks_options *opts, ks_model *model)
                              "written in" : "none; parse again as the walk reads");
             ks_session_close(&w.s);
             w.s.quiet = 1;
+            w.s.probes = w.probes;
+            w.s.nprobes = injected ? w.ninst : 0;
             /* from the file's text: the parse's has its leading includes
              * blanked (the prelude holds them), at the same offsets */
             if (injected && text_size == src.size)
-                again = inject_instantiations(text, text_size, w.inst, w.ninst, w.cls, w.ncls);
+                again = inject_instantiations(text, text_size, w.inst, w.ninst, w.cls, w.ncls, w.probes);
             if ((injected && !again) ||
                 ks_session_open(&w.s, opts, again, again ? strlen(again) : 0) != 0)
                 if (ks_error_count() == errors_before)
                     ks_error_at(opts->input, 0, 0, "libclang could not parse the file again");
         } else if (injected) {
             ks_prelude_debug("explicit instantiations: parse again with references written in");
+            w.s.probes = w.probes;
+            w.s.nprobes = w.ninst;
             ks_session_reparse_quiet(&w.s, injected, strlen(injected));
         }
     }

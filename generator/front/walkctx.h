@@ -33,6 +33,8 @@ typedef struct walk_ctx {
     size_t nspec;                /* (the input's instantiations: a header's come later) */
     size_t fired[2];             /* how many the visit and the search for launches passed */
     size_t ninst;
+    size_t *probes;              /* per instantiation: [start, end) of kstub's reference to it in
+                                    the unit's text (0, 0: none), for ks_session.probes */
     ks_class_inst *cls;          /* "template class X<...>;", kstub_c0, kstub_c1, ... (classinst.c) */
     size_t ncls;
     pending_bounds *lbs;
@@ -100,6 +102,12 @@ void ks__add_kernel(walk_ctx *w, CXCursor fn);
 char *ks__device_symbol(walk_ctx *w, CXCursor fn, const char *mangled);
 /* Evaluates the pending __launch_bounds__ expressions; 0, or -1 after errors. */
 int ks__resolve_bounds(walk_ctx *w, const char *text, size_t size);
+/* The errors in kstub's references to explicit instantiations the parses
+ * held back (ks_session.probe_errors): reported where the instantiation
+ * names a template kernel's name, else only under KSTUB_DEBUG_PCH (an
+ * instantiation of a member function template, which no reference to a
+ * free function can name, is no kernel's). */
+void ks__probe_errors(walk_ctx *w);
 /* Whether a "kstub:skip" names the kernel \p fn, called \p name (an instance
  * of template \p base, or NULL); a note says so. */
 int ks__skipped(walk_ctx *w, const char *name, const char *base, CXCursor fn);
