@@ -194,7 +194,8 @@ static void deduced(const ks_rtok *t, size_t i, size_t end, ks_explicit_inst **o
         if (ks__tok_spelled(&t[p - 1], *w))
             return;
     size_t name_start = p - 1;
-    while (name_start >= i + 3 && ks__tok_spelled(&t[name_start - 1], "::") && ks__tok_is_word(&t[name_start - 2]))
+    while (name_start >= i + 3 && ks__tok_spelled(&t[name_start - 1], "::") &&
+               t[name_start - 2].kind == CXToken_Identifier)
         name_start -= 2;
     if (name_start >= i + 2 && ks__tok_spelled(&t[name_start - 1], "::"))
         name_start--;
@@ -243,7 +244,8 @@ void ks__find_instantiations(const ks_rtok *t, size_t n, const unsigned char *sk
             continue;
         }
         size_t name_start = k;
-        while (name_start >= i + 3 && ks__tok_spelled(&t[name_start - 1], "::") && ks__tok_is_word(&t[name_start - 2]))
+        while (name_start >= i + 3 && ks__tok_spelled(&t[name_start - 1], "::") &&
+               t[name_start - 2].kind == CXToken_Identifier)
             name_start -= 2;
         if (name_start >= i + 2 && ks__tok_spelled(&t[name_start - 1], "::"))
             name_start--;
