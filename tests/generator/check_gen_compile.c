@@ -324,6 +324,24 @@ static const struct {
     {"extern_c_typedefs", NULL, NULL},
 };
 
+/* tmpdir/x.h included by a C file, compiled as C11 and C++17 by each compiler under -Werror. */
+static void compile_x_h(const char *cu)
+{
+    char *out, path[256];
+    snprintf(path, sizeof path, "%s/use.c", tmpdir);
+    FILE *f = fopen(path, "w");
+    ck_assert_ptr_nonnull(f);
+    fputs("#include \"x.h\"\n", f);
+    fclose(f);
+    for (size_t c = 0; c < NCOMPILERS; c++) {
+        if (!strstr(compilers[c].lang, "-std=c11") && !strstr(compilers[c].lang, "-std=c++17"))
+            continue;
+        int rc = compile(&out, (int)c, path, tmpdir);
+        ck_assert_msg(rc == 0, "%s with %s %s:\n%s", cu, compilers[c].compiler, compilers[c].lang, out);
+        free(out);
+    }
+}
+
 START_TEST(app_headers_included_or_mirrored)
 {
     make_tmpdir();
@@ -354,18 +372,7 @@ START_TEST(app_headers_included_or_mirrored)
                       "the typedefs:\n%.2000s", cu, h);
     }
     free(h);
-    snprintf(path, sizeof path, "%s/use.c", tmpdir);
-    FILE *f = fopen(path, "w");
-    ck_assert_ptr_nonnull(f);
-    fputs("#include \"x.h\"\n", f);
-    fclose(f);
-    for (size_t c = 0; c < NCOMPILERS; c++) {
-        if (!strstr(compilers[c].lang, "-std=c11") && !strstr(compilers[c].lang, "-std=c++17"))
-            continue;
-        rc = compile(&out, (int)c, path, tmpdir);
-        ck_assert_msg(rc == 0, "%s with %s %s:\n%s", cu, compilers[c].compiler, compilers[c].lang, out);
-        free(out);
-    }
+    compile_x_h(cu);
     remove_tmpdir();
 }
 END_TEST
@@ -392,18 +399,7 @@ START_TEST(app_header_trials_only_where_they_decide)
     ck_assert_ptr_nonnull(h);
     ck_assert_msg(strstr(h, "untakeable.h\"") == NULL, "the generated header includes untakeable.h");
     free(h);
-    snprintf(path, sizeof path, "%s/use.c", tmpdir);
-    FILE *f = fopen(path, "w");
-    ck_assert_ptr_nonnull(f);
-    fputs("#include \"x.h\"\n", f);
-    fclose(f);
-    for (size_t c = 0; c < NCOMPILERS; c++) {
-        if (!strstr(compilers[c].lang, "-std=c11") && !strstr(compilers[c].lang, "-std=c++17"))
-            continue;
-        rc = compile(&out, (int)c, path, tmpdir);
-        ck_assert_msg(rc == 0, "%s %s:\n%s", compilers[c].compiler, compilers[c].lang, out);
-        free(out);
-    }
+    compile_x_h("untakeable_types.cu");
     remove_tmpdir();
 }
 END_TEST
