@@ -337,32 +337,6 @@ static char *format_diagnostic(CXDiagnostic d, char **file, unsigned *line, unsi
  * a function body (clang and nvcc differ there: host math overloads,
  * intrinsics, inline asm) changes no kernel's signature, so it is a
  * warning, unless opts->body_errors asks for errors. */
-/* The probe (walk.c's reference after an explicit instantiation) holding
- * loc in the input's text, or s->nprobes. */
-static size_t in_probe(const ks_session *s, CXSourceLocation loc)
-{
-    if (!s->nprobes || !clang_Location_isFromMainFile(loc))
-        return s->nprobes;
-    unsigned off = 0;
-    clang_getSpellingLocation(loc, NULL, NULL, NULL, &off);
-    for (size_t i = 0; i < s->nprobes; i++)
-        if (off >= s->probes[2 * i] && off < s->probes[2 * i + 1])
-            return i;
-    return s->nprobes;
-}
-
-static void probe_errors_free(ks_session *s)
-{
-    for (size_t i = 0; i < s->nprobe_errors; i++) {
-        free(s->probe_errors[i].msg);
-        free(s->probe_errors[i].file);
-        free(s->probe_errors[i].what);
-    }
-    free(s->probe_errors);
-    s->probe_errors = NULL;
-    s->nprobe_errors = 0;
-}
-
 static int report_diagnostics(ks_session *s, int print)
 {
     int errors = 0;
@@ -386,21 +360,10 @@ static int report_diagnostics(ks_session *s, int print)
             free(raw);
             /* a file the guard refused is an error in a body too */
             int guard = ks_fileguard_explain(&msg, &said);
-            size_t probe = in_probe(s, clang_getDiagnosticLocation(d));
-            if (probe < s->nprobes && !print) {
-                ;                      /* kstub's own reference failed: no error of the input's */
-            } else if (probe < s->nprobes) {
-                /* kstub's own reference failed: held back (walk.c), once */
-                int seen = 0;
-                for (size_t j = 0; j < s->nprobe_errors && !seen; j++)
-                    seen = s->probe_errors[j].probe == probe && strcmp(s->probe_errors[j].msg, msg) == 0;
-                if (!seen) {
-                    s->probe_errors = ks_xrealloc(s->probe_errors, (s->nprobe_errors + 1) * sizeof *s->probe_errors);
-                    ks_probe_error *pe = &s->probe_errors[s->nprobe_errors++];
-                    *pe = (ks_probe_error){probe, msg, file, ks_take(clang_getDiagnosticSpelling(d)), line, col};
-                    msg = NULL;
-                    file = NULL;
-                }
+            size_t probe = ks_probe_at(s->probes, s->nprobes, clang_getDiagnosticLocation(d));
+            if (probe < s->nprobes) {
+                if (print)         /* kstub's own reference failed: held back (walk.c) */
+                    ks_probe_keep(&s->probe_errors, &s->nprobe_errors, probe, d, &msg, &file, line, col);
             } else if (guard < 0) {
                 errors++;              /* said at this place already */
             } else if (!guard && !s->opts->body_errors && inside_body(&bodies, clang_getDiagnosticLocation(d))) {
@@ -898,7 +861,7 @@ int ks_session_reparse_quiet(ks_session *s, const char *text, size_t len)
 void ks_session_close(ks_session *s)
 {
     drop_parse(s);
-    probe_errors_free(s);
+    ks_probe_errors_free(&s->probe_errors, &s->nprobe_errors);
     for (size_t i = 0; i < s->nowned; i++)
         free(s->owned[i]);
     free(s->owned);

@@ -7,18 +7,10 @@
 
 #include "base/options.h"
 #include "front/prelude/prelude.h"
+#include "front/probes.h"
 
 #include <clang-c/Index.h>
 #include <stddef.h>
-
-/* An error in kstub's reference to the Nth explicit instantiation, held
- * back: walk.c reports it when the instantiation was a kernel's. */
-typedef struct ks_probe_error {
-    size_t probe;
-    char *msg;                 /* the diagnostic's line, as it would be printed */
-    char *file, *what;         /* for ks_error_keep */
-    unsigned line, col;
-} ks_probe_error;
 
 typedef struct ks_session {
     const ks_options *opts;
