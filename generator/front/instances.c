@@ -12,6 +12,7 @@
 #include "front/source.h"
 #include "front/classinst.h"
 #include "front/targs.h"
+#include "front/instscan.h"
 
 #include <ctype.h>
 #include <errno.h>
@@ -415,32 +416,96 @@ static enum CXChildVisitResult visit_injected(CXCursor c, CXCursor parent, CXCli
     return CXChildVisit_Continue;
 }
 
+/* Whether a -D of the command line may write an explicit instantiation
+ * (kstub's own -Ds write none). */
+static int defines_may_instantiate(const ks_options *o)
+{
+    for (size_t i = 0; i < o->ndefines; i++) {
+        const char *eq = strchr(o->defines[i], '=');
+        if (strncmp(o->defines[i], "-D", 2) == 0 && eq && ks_text_may_instantiate(eq + 1, strlen(eq + 1)))
+            return 1;
+    }
+    return 0;
+}
+
+/* Whether a macro definition's text may write an explicit instantiation
+ * when expanded (with the macros it expands in turn: so one is enough). */
+static int definition_may_instantiate(walk_ctx *w, CXCursor c)
+{
+    CXSourceRange r = clang_getCursorExtent(c);
+    CXFile f1, f2;
+    unsigned o1, o2;
+    clang_getSpellingLocation(clang_getRangeStart(r), &f1, NULL, NULL, &o1);
+    clang_getSpellingLocation(clang_getRangeEnd(r), &f2, NULL, NULL, &o2);
+    if (!f1)                         /* the command line's: -D NAME=VALUE */
+        return defines_may_instantiate(w->s.opts);
+    /* the record lists a file's definitions together: one file's text
+     * kept (libclang finds a file's text by a search through the unit) */
+    if (!w->def_file || !clang_File_isEqual(f1, w->def_file)) {
+        w->def_file = f1;
+        w->def_text = clang_getFileContents(w->s.tu, f1, &w->def_size);
+    }
+    const char *text = w->def_text;
+    size_t size = w->def_size;
+    if (!text || !clang_File_isEqual(f1, f2) || o2 < o1 || o2 > size)
+        return 1;
+    /* the extent ends at the last token's start: take the line's rest */
+    size_t end = o2;
+    while (end < size && text[end] != '\n')
+        end++;
+    return ks_text_may_instantiate(text + o1, end - o1);
+}
+
 /* Marks each file a macro is expanded in (the preprocessing record's
- * expansions are the unit's top-level cursors). */
+ * expansions are the unit's top-level cursors), and whether any macro
+ * the unit defines may write an explicit instantiation. */
 static enum CXChildVisitResult mark_expansions(CXCursor c, CXCursor parent, CXClientData data)
 {
     (void)parent;
     walk_ctx *w = data;
-    if (clang_getCursorKind(c) == CXCursor_MacroExpansion) {
+    enum CXCursorKind k = clang_getCursorKind(c);
+    if (k == CXCursor_MacroExpansion) {
         file_class *fc = ks__classify(w, clang_getCursorLocation(c));
         if (fc)
             fc->expands = 1;
+    } else if (k == CXCursor_MacroDefinition && !w->macro_instantiates) {
+        w->macro_instantiates = definition_may_instantiate(w, c);
     }
     return CXChildVisit_Continue;
 }
 
-/* Whether a header may hold an explicit instantiation: a macro is expanded
- * in it, or clang's text of it holds the word "template" (or a line
- * splice, which could split it). Reading a header's tokens and macros
- * (ks_source_load) looks through the whole unit, so a project of thousands
- * of headers with kernels reads only those that may. */
+/* Whether a header of the precompiled prelude may write an explicit
+ * instantiation (its macros' definitions are not among the unit's
+ * cursors): a "template" that may begin one anywhere in its text, asked
+ * once. The prelude holds toolkit and standard headers only (none of
+ * CUDA 13.0's 2,765 and libstdc++ 12's has one). */
+static int prelude_may_instantiate(walk_ctx *w)
+{
+    if (w->prelude_macros < 0) {
+        const ks_prelude *p = &w->s.prelude;
+        w->prelude_macros = 0;
+        for (size_t i = 0; p->fd >= 0 && i < p->nfiles && !w->prelude_macros; i++) {
+            size_t size = 0;
+            char *text = ks_peek_file(p->files[i], &size);
+            w->prelude_macros = !text || ks_text_may_instantiate(text, size);
+            free(text);
+        }
+    }
+    return w->prelude_macros;
+}
+
+/* Whether a header may hold an explicit instantiation: clang's text of it
+ * has a "template" that may begin one, or a macro is expanded in it while
+ * some macro of the unit (or of the prelude) may write one. Reading a
+ * header's tokens and macros (ks_source_load) looks through the whole
+ * unit, so a project of thousands of headers with kernels reads only those
+ * that may. */
 static int may_instantiate(walk_ctx *w, const file_class *fc)
 {
-    if (fc->expands)
-        return 1;
     size_t size = 0;
     const char *text = clang_getFileContents(w->s.tu, fc->file, &size);
-    return !text || memmem(text, size, "template", 8) || memchr(text, '\\', size);
+    return !text || ks_text_may_instantiate(text, size) ||
+           (fc->expands && (w->macro_instantiates || prelude_may_instantiate(w)));
 }
 
 /* Explicit instantiations written in the headers whose kernels count: the
@@ -456,14 +521,20 @@ int ks__header_instantiations(walk_ctx *w, const char *base, size_t base_len, co
         ks_buf_puts(&add, members);
     size_t before = w->ninst, nfiles = w->nfiles;
     int any = 0;
+    w->prelude_macros = -1;
     for (size_t f = 0; f < nfiles; f++)
         any |= w->files[f].kernels && !w->files[f].main;
     if (any)
         clang_visitChildren(clang_getTranslationUnitCursor(w->s.tu), mark_expansions, w);
+    size_t headers = 0, read = 0;
     for (size_t f = 0; f < nfiles; f++) {
         file_class fc = w->files[f];
-        if (!fc.kernels || fc.main || !may_instantiate(w, &fc))
+        if (!fc.kernels || fc.main)
             continue;
+        headers++;
+        if (!may_instantiate(w, &fc))
+            continue;
+        read++;
         ks_source hs;
         if (ks_source_load(&hs, w->s.tu, fc.file) != 0)
             continue;
@@ -495,6 +566,8 @@ int ks__header_instantiations(walk_ctx *w, const char *base, size_t base_len, co
         ks_explicit_inst_free(hi, n);
         ks_source_free(&hs);
     }
+    if (headers)
+        ks_prelude_debug("explicit instantiations: %zu of %zu headers may write one, read", read, headers);
     if (w->ninst == before && !members) {
         free(add.data);
         return 0;

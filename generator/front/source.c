@@ -106,6 +106,19 @@ static CXCursor *directive_cursors(CXTranslationUnit tu, CXToken *toks, unsigned
     return ann;
 }
 
+/* A token written across lines ("temp\\<newline>late") read as the lexer
+ * reads it: its text with the splices removed, kept by src. */
+static void unsplice(ks_source *src, ks_rtok *t)
+{
+    char *u = ks__unspliced(t->s, t->n);
+    if (!u)
+        return;
+    src->spliced = ks_xrealloc(src->spliced, (src->nspliced + 1) * sizeof *src->spliced);
+    src->spliced[src->nspliced++] = u;
+    t->s = u;
+    t->n = strlen(u);
+}
+
 int ks_source_load(ks_source *src, CXTranslationUnit tu, CXFile file)
 {
     memset(src, 0, sizeof *src);
@@ -152,6 +165,8 @@ int ks_source_load(ks_source *src, CXTranslationUnit tu, CXFile file)
         t.s = src->text + t.start;
         t.n = t.end - t.start;
         t.kind = (unsigned char)clang_getTokenKind(toks[i]);
+        if (t.kind != CXToken_Comment && memchr(t.s, '\\', t.n))
+            unsplice(src, &t);
         t.space = t.start > prev_end;
         prev_end = (unsigned)t.end;
         if (t.kind == CXToken_Comment) {
@@ -235,6 +250,9 @@ int ks_source_load(ks_source *src, CXTranslationUnit tu, CXFile file)
 
 void ks_source_free(ks_source *src)
 {
+    for (size_t i = 0; i < src->nspliced; i++)
+        free(src->spliced[i]);
+    free(src->spliced);
     free(src->text);
     free(src->toks);
     free(src->comments);

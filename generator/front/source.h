@@ -32,6 +32,8 @@ typedef struct ks_source {
     size_t nundefs;
     ks_explicit_inst *inst;    /* see ks_source_instantiations */
     size_t ninst;
+    char **spliced;            /* the text of each token written across lines, splices removed */
+    size_t nspliced;
 } ks_source;
 
 /* Reads file of tu (parsed with CXTranslationUnit_DetailedPreprocessingRecord):

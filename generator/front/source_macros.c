@@ -348,6 +348,13 @@ static const mdef *tokenized(expander *x, size_t def)
             continue;
         t.s = own(x, ks_take(clang_getTokenSpelling(x->tu, toks[j])));
         t.n = strlen(t.s);
+        if (memchr(t.s, '\\', t.n)) {
+            char *u = ks__unspliced(t.s, t.n);
+            if (u) {
+                t.s = own(x, u);
+                t.n = strlen(u);
+            }
+        }
         if (j == 0)
             continue;                              /* the name */
         if (j == 1 && !t.space && ks__tok_punct(&t) == '(') {

@@ -15,6 +15,7 @@
  * set; VALGRIND names valgrind, SAN_FLAGS the sanitizers kstub was built with.
  */
 #include "drift/manifest.h"
+#include "front/instscan.h"
 #include "model/model.h"
 #include "base/util.h"
 
@@ -631,6 +632,116 @@ START_TEST(pragma_once_copy_with_the_same_time_is_read_once)
 }
 END_TEST
 
+/* ---- issue 38: headers that cannot write an explicit instantiation are not read --------------- */
+
+/* The bytes-only test of whether a header may hold one (instscan.c): a
+ * "template" as code not followed by '<', no disambiguator, not after
+ * "extern"; comments, strings, raw strings and character literals are no
+ * code, a digit separator opens no literal, line splices are removed. */
+START_TEST(text_scan_finds_what_may_instantiate)
+{
+    static const struct { const char *text; int may; } cases[] = {
+        {"template <typename T> __global__ void k(T *p) {}", 0},
+        {"template __global__ void k<int>(int *);", 1},
+        {"template void f(float *);", 1},
+        {"template struct S<1>;", 1},
+        {"template", 1},
+        {"extern template void f<int>(int *);", 0},
+        {"extern  \n template class S<int>;", 0},
+        {"extern /* c */ template void f<int>(int *);", 0},
+        {"x.template f<int>(); p->template g<int>(); T::template h<int>;", 0},
+        {"typename T:: template apply<int>::type t;", 0},
+        {"template /* c */ <class T> void g(T);", 0},
+        {"template // c\n <class T> void g(T);", 0},
+        {"template\\\n<class T> void g(T);", 0},
+        {"temp\\\nlate void f<int>(int *);", 1},
+        {"temp\\  \r\nlate void f<int>(int *);", 1},
+        {"// template void f<int>(int *);\n", 0},
+        {"// a comment, spliced \\\ntemplate void f<int>(int *);\n", 0},
+        {"/* template void f<int>(int *); */", 0},
+        {"const char *s = \"template void f<int>(int *);\";", 0},
+        {"const char *s = \"\\\"template void\";", 0},
+        {"char c = '\"'; template void f<int>(int *);", 1},
+        {"char c = L'x'; template void f<int>(int *);", 1},
+        {"int a = 1'000; template void f<int>(int *);", 1},
+        {"int a = 0x1'2p+3; template void f<int>(int *);", 1},
+        {"auto r = R\"x(template void f<int>(int *);)x\";", 0},
+        {"auto r = u8R\"(template void f<int>(int *);)\" ; template void f<int>(int *);", 1},
+        {"auto r = R\"x(template void f<int>(int *);", 1},
+        {"int mytemplate; int template_x; int templates;", 0},
+        {"#define INST(T) template __global__ void k<T>(T *);", 1},
+        {"#define DEP(T) typename T::template apply<T>", 0},
+        {"#define EXT(...) extern template __VA_ARGS__;", 0},
+    };
+    for (size_t i = 0; i < sizeof cases / sizeof *cases; i++) {
+        int may = ks_text_may_instantiate(cases[i].text, strlen(cases[i].text));
+        ck_assert_msg(may == cases[i].may, "'%s': %d, want %d", cases[i].text, may, cases[i].may);
+    }
+}
+END_TEST
+
+/* A header whose kernels count and that can write no explicit
+ * instantiation is not read for them (ks_source_load of each took a few
+ * milliseconds, 1.7 s over a CUTLASS unit test's 400 headers): of three
+ * kernel headers, one has one; "template" in comments, a disambiguator and
+ * "extern template" are not. The same stubs with the prelude and without. */
+START_TEST(headers_that_cannot_instantiate_are_not_read)
+{
+    scratch_write("k1.cuh", "#pragma once\n// explicit: template __global__ void k1<int>(int *);\n"
+                            "template <class T> __global__ void k1(T *p) {}\n"
+                            "template <class T> struct W {};\nextern template struct W<int>;\n");
+    scratch_write("k2.cuh", "#pragma once\ntemplate <class T> __global__ void k2(T *p) {}\n"
+                            "template __global__ void k2<int>(int *);\n");
+    scratch_write("k3.cuh", "#pragma once\nstruct A { template <class T> static int f() { return 0; } };\n"
+                            "template <class U> int g() { return U::template f<int>(); }\n"
+                            "__global__ void k3(int *p) {}\n");
+    scratch_write("hs.cu", "#include \"k1.cuh\"\n#include \"k2.cuh\"\n#include \"k3.cuh\"\n");
+    for (int nc = 0; nc < 2; nc++) {
+        char *out;
+        int rc = run(&out, "cd '%s' && KSTUB_DEBUG_PCH=1 %s hs.cu %s --list 2>&1", scratch_dir, kstub_path,
+                     nc ? "--no-cache" : "");
+        ck_assert_msg(rc == 0, "%s", out);
+        expect_has(out, "explicit instantiations: 1 of 3 headers may write one, read");
+        expect_has(out, "ks_status hs_k2_int(ks_launch launch, int *p);");
+        expect_has(out, "ks_status hs_k3(ks_launch launch, int *p);");
+        expect_lacks(out, "k1_int");
+        free(out);
+    }
+}
+END_TEST
+
+/* A header with no "template" of its own that expands a macro which
+ * writes one is read, wherever the macro is defined: on the command line,
+ * in a system header (not precompiled), through another macro of
+ * another header; a "template" split by a line splice is one. */
+START_TEST(macros_that_instantiate_are_followed_wherever_defined)
+{
+    scratch_write("sys/inst.h", "#pragma once\n#pragma GCC system_header\n#define SYS_INST(T) template __global__ void ks<T>(T *);\n");
+    scratch_write("outer.cuh", "#pragma once\n#define INNER(T) template __global__ void kn<T>(T *);\n"
+                               "#define OUTER(T) INNER(T)\n");
+    scratch_write("kc.cuh", "#pragma once\n#define GLOBAL __global__\n"
+                            "template <class T> GLOBAL void kc(T *p) {}\nCMD_INST(float)\n");
+    scratch_write("ks.cuh", "#pragma once\n#include <inst.h>\n#define GLOBAL2 __global__\n"
+                            "template <class T> GLOBAL2 void ks(T *p) {}\nSYS_INST(double)\n");
+    scratch_write("kn.cuh", "#pragma once\n#include \"outer.cuh\"\n#define GLOBAL3 __global__\n"
+                            "template <class T> GLOBAL3 void kn(T *p) {}\nOUTER(short)\n");
+    scratch_write("kl.cuh", "#pragma once\ntemplate <class T> __global__ void kl(T *p) {}\n"
+                            "temp\\\nlate __global__ void kl<long>(long *);\n");
+    scratch_write("ms.cu", "#include \"kc.cuh\"\n#include \"ks.cuh\"\n#include \"kn.cuh\"\n#include \"kl.cuh\"\n");
+    for (int nc = 0; nc < 2; nc++) {
+        char *out;
+        int rc = run(&out, "cd '%s' && %s -I sys '-DCMD_INST(T)=template __global__ void kc<T>(T *);' "
+                     "ms.cu %s --list 2>&1", scratch_dir, kstub_path, nc ? "--no-cache" : "");
+        ck_assert_msg(rc == 0, "%s", out);
+        expect_has(out, "ks_status ms_kc_float(ks_launch launch, float *p);");
+        expect_has(out, "ks_status ms_ks_double(ks_launch launch, double *p);");
+        expect_has(out, "ks_status ms_kn_short(ks_launch launch, short *p);");
+        expect_has(out, "ks_status ms_kl_long(ks_launch launch, long *p);");
+        free(out);
+    }
+}
+END_TEST
+
 static Suite *front_suite(void)
 {
     Suite *s = suite_create("front");
@@ -666,6 +777,9 @@ static Suite *front_suite(void)
     tcase_add_test(tc, universal_characters_mangled_as_nvcc);
     tcase_add_test(tc, user_defines_do_not_reach_the_wrappers_headers);
     tcase_add_test(tc, pragma_once_copy_with_the_same_time_is_read_once);
+    tcase_add_test(tc, text_scan_finds_what_may_instantiate);
+    tcase_add_test(tc, headers_that_cannot_instantiate_are_not_read);
+    tcase_add_test(tc, macros_that_instantiate_are_followed_wherever_defined);
     suite_add_tcase(s, tc);
     return s;
 }
