@@ -12,7 +12,7 @@
 #include "front/source.h"
 #include "front/classinst.h"
 #include "front/targs.h"
-#include "front/instscan.h"
+#include "base/instscan.h"
 
 #include <ctype.h>
 #include <errno.h>
@@ -474,38 +474,17 @@ static enum CXChildVisitResult mark_expansions(CXCursor c, CXCursor parent, CXCl
     return CXChildVisit_Continue;
 }
 
-/* Whether a header of the precompiled prelude may write an explicit
- * instantiation (its macros' definitions are not among the unit's
- * cursors): a "template" that may begin one anywhere in its text, asked
- * once. The prelude holds toolkit and standard headers only (none of
- * CUDA 13.0's 2,765 and libstdc++ 12's has one). */
-static int prelude_may_instantiate(walk_ctx *w)
-{
-    if (w->prelude_macros < 0) {
-        const ks_prelude *p = &w->s.prelude;
-        w->prelude_macros = 0;
-        for (size_t i = 0; p->fd >= 0 && i < p->nfiles && !w->prelude_macros; i++) {
-            size_t size = 0;
-            char *text = ks_peek_file(p->files[i], &size);
-            w->prelude_macros = !text || ks_text_may_instantiate(text, size);
-            free(text);
-        }
-    }
-    return w->prelude_macros;
-}
-
 /* Whether a header may hold an explicit instantiation: clang's text of it
  * has a "template" that may begin one, or a macro is expanded in it while
- * some macro of the unit (or of the prelude) may write one. Reading a
- * header's tokens and macros (ks_source_load) looks through the whole
- * unit, so a project of thousands of headers with kernels reads only those
- * that may. */
+ * some macro of the unit may write one (a prelude with a header that may
+ * is never used: pch.c's first_instantiating). Reading a header's tokens
+ * and macros (ks_source_load) looks through the whole unit, so a project
+ * of thousands of headers with kernels reads only those that may. */
 static int may_instantiate(walk_ctx *w, const file_class *fc)
 {
     size_t size = 0;
     const char *text = clang_getFileContents(w->s.tu, fc->file, &size);
-    return !text || ks_text_may_instantiate(text, size) ||
-           (fc->expands && (w->macro_instantiates || prelude_may_instantiate(w)));
+    return !text || ks_text_may_instantiate(text, size) || (fc->expands && w->macro_instantiates);
 }
 
 /* Explicit instantiations written in the headers whose kernels count: the
@@ -521,7 +500,8 @@ int ks__header_instantiations(walk_ctx *w, const char *base, size_t base_len, co
         ks_buf_puts(&add, members);
     size_t before = w->ninst, nfiles = w->nfiles;
     int any = 0;
-    w->prelude_macros = -1;
+    w->macro_instantiates = 0;
+    w->def_file = NULL;
     for (size_t f = 0; f < nfiles; f++)
         any |= w->files[f].kernels && !w->files[f].main;
     if (any)

@@ -59,7 +59,6 @@ typedef struct walk_ctx {
     size_t nnamed;
     char *cuda_real;             /* the toolkit's folder, resolved */
     int macro_instantiates;      /* a macro's body may write an explicit instantiation */
-    int prelude_macros;          /* so may a prelude header's (-1: not asked yet) */
     CXFile def_file;             /* the file of the last macro definition read, */
     const char *def_text;        /* its text */
     size_t def_size;

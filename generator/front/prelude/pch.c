@@ -55,6 +55,7 @@
 #include "front/prelude/prelude_int.h"
 #include "front/compat.h"
 #include "front/redecl.h"
+#include "base/instscan.h"
 
 #include <dlfcn.h>
 #include <errno.h>
@@ -347,6 +348,15 @@ static int lookup(ks_prelude *p, const char *const *args, size_t nargs, const ch
                 break;
             *end = '\n';
         }
+    const char *inst = strstr(payload, "\ninst ");
+    if (!inst || sscanf(inst, "\ninst %ld", &p->inst_file) != 1 || p->inst_file < -2 ||
+        p->inst_file >= (long)p->nfiles) {
+        *why = "the entry predates the scan of its headers for explicit instantiations";
+        ks__prelude_free_files(p);
+        close(fd);
+        free(payload);
+        return -1;
+    }
     if (check_stamps(p, payload, why) != 0 || check_search(p, payload, args, nargs, why) != 0) {
         ks__prelude_free_files(p);
         close(fd);
@@ -378,6 +388,28 @@ static char *current_pch_name(const ks_prelude *p)
     return name;
 }
 
+/* The first of the prelude's files whose text may write an explicit
+ * instantiation, or -1 (-2: one could not be read). A macro the prelude
+ * defines is out of the walk's reach (the unit's cursors list the
+ * preprocessing record of its own text only, and clang records no
+ * expansion of a macro whose definition it did not record), so an
+ * instantiation written through one would be missed: such an entry is
+ * never used (ks__prelude_acquire). Toolkit and standard headers have none
+ * (CUDA 13.0's 2,765 and libstdc++ 12's); a project header that shadows
+ * one (-I dir holding its own cuda_fp16.h) may. */
+static long first_instantiating(const ks_prelude *p)
+{
+    for (size_t i = 0; i < p->nfiles; i++) {
+        size_t size = 0;
+        char *text = ks_peek_file(p->files[i], &size);
+        int may = !text || ks_text_may_instantiate(text, size);
+        free(text);
+        if (may)
+            return text ? (long)i : -2;
+    }
+    return -1;
+}
+
 static int write_meta(ks_prelude *p, const char *pch_name, unsigned long long size, unsigned long long sum,
                       const char *const *args, size_t nargs)
 {
@@ -394,6 +426,8 @@ static int write_meta(ks_prelude *p, const char *pch_name, unsigned long long si
     }
     for (size_t i = 0; i < p->nfiles; i++)
         ks_buf_printf(&b, "f %d %s\n", p->is_system[i], p->files[i]);
+    p->inst_file = first_instantiating(p);
+    ks_buf_printf(&b, "inst %ld\n", p->inst_file);
     for (size_t i = first_stamped(p); i < p->nfiles; i++) {
         char st[160];
         if (file_stamp(p->files[i], st, sizeof st) != 0) {
@@ -699,6 +733,21 @@ char *ks__prelude_read_names(const ks_prelude *p, const char **why)
 
 /* The entry of p->key, verified and open in p->fd: looked up, or built
  * with args (waiting for a concurrent builder of the same key). 0, or -1. */
+/* An entry with a header that may write an explicit instantiation is kept
+ * (the next run finds it and does not build it again) but not used: the
+ * file is parsed without a prelude, as --no-cache parses it. -1 then. */
+static int usable(ks_prelude *p)
+{
+    if (p->inst_file == -1)
+        return 0;
+    ks_prelude_debug("not used: %s may write an explicit instantiation, whose macros the walk would not see",
+                     p->inst_file >= 0 ? p->files[p->inst_file] : "a header that could not be read");
+    if (p->fd >= 0)
+        close(p->fd);
+    p->fd = -1;
+    return -1;
+}
+
 int ks__prelude_acquire(ks_prelude *p, const char *const *args, size_t nargs, const char *text)
 {
     char hex[65];
@@ -710,7 +759,7 @@ int ks__prelude_acquire(ks_prelude *p, const char *const *args, size_t nargs, co
         entry_name(p, used, sizeof used, ".prelude");
         ks_cache_touch(p->dirfd, used);
         ks_cache_count(p->dirfd, 1, p->base != NULL, 0);
-        return 0;
+        return usable(p);
     }
     ks_prelude_debug("miss %.16s: %s", hex, why);
     if (!writable(p))
@@ -721,7 +770,7 @@ int ks__prelude_acquire(ks_prelude *p, const char *const *args, size_t nargs, co
         ks_prelude_debug("hit %.16s after waiting for its builder", hex);
         close(lock);
         ks_cache_count(p->dirfd, 1, p->base != NULL, 0);
-        return 0;
+        return usable(p);
     }
     if (!p->base)                               /* a layer takes a fraction of a second */
         say_building(p->dirfd);
@@ -745,7 +794,7 @@ int ks__prelude_acquire(ks_prelude *p, const char *const *args, size_t nargs, co
     if (evicted)
         ks_prelude_debug("evicted %zu least recently used entr%s (%llu bytes) to stay under %llu",
                          evicted, evicted == 1 ? "y" : "ies", freed, cap);
-    return 0;
+    return usable(p);
 }
 
 void ks_prelude_rebuild(ks_prelude *p, const ks_options *opts)

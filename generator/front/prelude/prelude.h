@@ -32,6 +32,8 @@ typedef struct ks_prelude {
     char *pch_name;            /* the PCH's file name in the cache directory, once open */
     struct ks_prelude *base;   /* a layer's base (the prelude without leading includes), whose
                                 * PCH the layer's chains on; NULL for a whole prelude */
+    long inst_file;            /* the first of files whose text may write an explicit
+                                * instantiation (instscan.c), or -1: the entry is not used then */
 } ks_prelude;
 
 #define KS_PRELUDE_PATH "/__kstub__/prelude.cu"

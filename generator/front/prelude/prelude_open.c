@@ -59,6 +59,7 @@ int ks_prelude_open(ks_prelude *p, const ks_options *opts, const char *const *ar
 {
     memset(p, 0, sizeof *p);
     p->fd = p->dirfd = -1;
+    p->inst_file = -1;
     p->leading = leading;
     p->nleading = nleading;
     char why_dir[2 * PATH_MAX + 512];
@@ -88,6 +89,7 @@ int ks_prelude_open(ks_prelude *p, const ks_options *opts, const char *const *ar
         ks_prelude *base = ks_xmalloc(sizeof *base);
         memset(base, 0, sizeof *base);
         base->fd = -1;
+        base->inst_file = -1;
         base->dirfd = p->dirfd;
         ks__prelude_key(base, args, nbase, "");
         p->base = base;

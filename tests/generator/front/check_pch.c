@@ -1106,6 +1106,38 @@ START_TEST(prelude_with_a_host_device_redeclaration_is_used)
 }
 END_TEST
 
+/* A header of the prelude that may write an explicit instantiation (here a
+ * project's own cuda_fp16.h, which shadows the toolkit's, defining a macro
+ * that writes one): the walk sees no macro of the prelude (clang records
+ * no expansion of a macro whose definition it did not record), so the
+ * instantiation a project header writes through it was missed, with the
+ * prelude only (issue 38). Such an entry is built once, kept and never
+ * used: the file is parsed as --no-cache parses it, and the stub is there
+ * each round, the same bytes. */
+START_TEST(prelude_that_may_instantiate_is_not_used)
+{
+    ck_assert_int_eq(run(NULL, "mkdir -p '%s/inc' '%s/none'", tmpdir, tmpdir), 0);
+    put("inc/cuda_fp16.h", "#pragma once\n#include_next <cuda_fp16.h>\n"
+                           "#define SHADOW_INST(T) template __global__ void ksh<T>(T *);\n");
+    put("d.cuh", "#pragma once\ntemplate <class T> __global__ void ksh(T *p) {}\nSHADOW_INST(float)\n");
+    put("k.cu", "#include <cuda_fp16.h>\n#include \"d.cuh\"\n__global__ void kp(__half *p) {}\n");
+    char *out;
+    for (int round = 0; round < 2; round++) {
+        ck_assert_int_eq(run(&out, "cd '%s' && KSTUB_LAYERS=always KSTUB_CACHE_DIR='%s/cache' KSTUB_DEBUG_PCH=1 "
+                                   "'%s' k.cu -Iinc -o out --list 2>&1", tmpdir, tmpdir, kstub), 0);
+        ck_assert_msg(strstr(out, "not used: inc/cuda_fp16.h may write an explicit instantiation") &&
+                          strstr(out, "ks_status out_ksh_float(ks_launch launch, float *p);") &&
+                          count(out, "prelude cache: built") == (round ? 0 : count(out, "cache: miss")),
+                      "round %d:\n%s", round, out);
+        free(out);
+    }
+    ck_assert_int_eq(run(&out, "cd '%s' && KSTUB_CACHE_DIR='%s/cache' '%s' k.cu -Iinc -o out && "
+                               "'%s' k.cu -Iinc --no-cache -o none/out && cmp out.h none/out.h && "
+                               "cmp out.c none/out.c 2>&1", tmpdir, tmpdir, kstub, kstub), 0);
+    free(out);
+}
+END_TEST
+
 START_TEST(racing_builders_build_once)
 {
     char *out;
@@ -1415,6 +1447,7 @@ static Suite *pch_suite(void)
     tcase_add_test(tc, leading_lists_share_one_base);
     tcase_add_test(tc, a_layer_only_where_it_pays);
     tcase_add_test(tc, prelude_with_a_host_device_redeclaration_is_used);
+    tcase_add_test(tc, prelude_that_may_instantiate_is_not_used);
     tcase_add_test(tc, system_header_edited_in_place_is_seen);
     tcase_add_test(tc, unwritable_directory_warns_and_builds_nothing);
     tcase_add_test(tc, file_with_errors_is_parsed_once);

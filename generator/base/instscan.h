@@ -2,8 +2,8 @@
  * instscan.h — whether a file's text may hold an explicit instantiation
  * (instscan.c), asked before a header's tokens are read.
  */
-#ifndef KSTUB_FRONT_INSTSCAN_H
-#define KSTUB_FRONT_INSTSCAN_H
+#ifndef KSTUB_BASE_INSTSCAN_H
+#define KSTUB_BASE_INSTSCAN_H
 
 #include <stddef.h>
 

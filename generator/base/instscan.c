@@ -16,7 +16,7 @@
  * Anything the scan cannot read for sure (a raw string without its end)
  * says "may". What lies in #if 0 is read as code: a "may" costs a read.
  */
-#include "front/instscan.h"
+#include "base/instscan.h"
 
 #include <stdlib.h>
 #include <string.h>
