@@ -15,7 +15,7 @@
  * set; VALGRIND names valgrind, SAN_FLAGS the sanitizers kstub was built with.
  */
 #include "drift/manifest.h"
-#include "front/instscan.h"
+#include "base/instscan.h"
 #include "model/model.h"
 #include "base/util.h"
 
