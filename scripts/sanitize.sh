@@ -39,7 +39,7 @@ usage() { sed -n '4,27p' "$0" >&2; exit 2; }
 dict_of() {
     local d=
     case $1 in
-        fuzz_gen_source|fuzz_cache_includes) d=cu ;;
+        fuzz_gen_source|fuzz_cache_includes|fuzz_gen_instscan) d=cu ;;
         fuzz_gen_render) d=render ;;
         fuzz_gen_manifest) d=manifest ;;
         fuzz_gen_image|fuzz_image_kind) d=image ;;
@@ -61,7 +61,7 @@ seeds() {
     rm -rf "$d"; mkdir -p "$d"
     if [ -d "$root/tests/fuzz/corpus/$t" ]; then cp "$root/tests/fuzz/corpus/$t"/* "$d"/; fi
     case $t in
-        fuzz_gen_source)
+        fuzz_gen_source|fuzz_gen_instscan)
             for f in tests/corpus/*.cu tests/corpus/real/*.cu kernels/*.cu; do
                 put "$d" "$(flat "${f#tests/}")" < "$f"
             done ;;

@@ -29,7 +29,7 @@
 
 GEN_FUZZ_DIR := $(B)/fuzz-gen
 GEN_FUZZ_TARGETS := fuzz_gen_manifest fuzz_gen_compdb fuzz_gen_render fuzz_gen_depfile fuzz_gen_source \
-                    fuzz_gen_image
+                    fuzz_gen_image fuzz_gen_instscan
 GEN_FUZZ_SRC := $(filter-out generator/cli/main.c,$(GEN_SRC)) $(COMMON_SRC)
 GEN_FUZZ_OBJ := $(GEN_FUZZ_SRC:%.c=$(GEN_FUZZ_DIR)/obj/%.o) $(GEN_FUZZ_DIR)/obj/runtime_macros.o \
                 $(GEN_FUZZ_DIR)/obj/system_names.o
