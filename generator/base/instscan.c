@@ -148,7 +148,7 @@ static int scan(const char *t, size_t n)
             /* a pp-number: its ' are digit separators, not literals */
             for (i++; i < n; i++) {
                 unsigned char d = (unsigned char)t[i];
-                if ((d == '+' || d == '-') && strchr("eEpP", t[i - 1]))
+                if ((d == '+' || d == '-') && t[i - 1] && strchr("eEpP", t[i - 1]))
                     continue;
                 if (d == '\'' && i + 1 < n && word_char((unsigned char)t[i + 1]))
                     continue;
