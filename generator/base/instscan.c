@@ -17,6 +17,7 @@
  * says "may". What lies in #if 0 is read as code: a "may" costs a read.
  */
 #include "base/instscan.h"
+#include "base/util.h"
 
 #include <stdlib.h>
 #include <string.h>
@@ -54,12 +55,11 @@ static int has_splice(const char *t, size_t n)
     return b != NULL;
 }
 
-/* The text with its line splices removed (NULL: out of memory). */
-static char *unspliced(const char *t, size_t n, size_t *out_n)
+char *ks_unspliced(const char *t, size_t n, size_t *out_n)
 {
-    char *s = malloc(n + 1);
-    if (!s)
+    if (!has_splice(t, n))
         return NULL;
+    char *s = ks_xmalloc(n + 1);
     size_t m = 0;
     for (size_t i = 0; i < n;) {
         size_t sl = splice_len(t, i, n);
@@ -68,6 +68,7 @@ static char *unspliced(const char *t, size_t n, size_t *out_n)
         else
             s[m++] = t[i++];
     }
+    s[m] = '\0';
     *out_n = m;
     return s;
 }
@@ -181,12 +182,10 @@ static int scan(const char *t, size_t n)
 
 int ks_text_may_instantiate(const char *text, size_t n)
 {
-    if (!has_splice(text, n))
-        return scan(text, n);
     size_t m;
-    char *s = unspliced(text, n, &m);
+    char *s = ks_unspliced(text, n, &m);
     if (!s)
-        return 1;
+        return scan(text, n);
     int may = scan(s, m);
     free(s);
     return may;

@@ -11,5 +11,9 @@
  * nor a disambiguator ("::template", ".template", "->template") nor after
  * "extern"; 0 when it has none. */
 int ks_text_may_instantiate(const char *text, size_t n);
+/* text[0, n) with its line splices (a backslash, blanks, a newline) removed,
+ * as translation phase 2 does ("temp\<newline>late" is the keyword):
+ * malloc'd and NUL-terminated, its length in *out_n; NULL when it has none. */
+char *ks_unspliced(const char *text, size_t n, size_t *out_n);
 
 #endif

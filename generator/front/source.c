@@ -18,6 +18,7 @@
  * the invocation, unless an #undef of the same file lies between them.
  */
 #include "front/source_int.h"
+#include "base/instscan.h"
 #include "base/util.h"
 #include "front/cursor.h"
 #include "front/source.h"
@@ -110,13 +111,14 @@ static CXCursor *directive_cursors(CXTranslationUnit tu, CXToken *toks, unsigned
  * reads it: its text with the splices removed, kept by src. */
 static void unsplice(ks_source *src, ks_rtok *t)
 {
-    char *u = ks__unspliced(t->s, t->n);
+    size_t n;
+    char *u = ks_unspliced(t->s, t->n, &n);
     if (!u)
         return;
     src->spliced = ks_xrealloc(src->spliced, (src->nspliced + 1) * sizeof *src->spliced);
     src->spliced[src->nspliced++] = u;
     t->s = u;
-    t->n = strlen(u);
+    t->n = n;
 }
 
 int ks_source_load(ks_source *src, CXTranslationUnit tu, CXFile file)

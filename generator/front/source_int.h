@@ -27,10 +27,6 @@ void ks__find_instantiations(const ks_rtok *t, size_t n, const unsigned char *sk
                              ks_explicit_inst **out, size_t *count);
 /* A location's byte offset in its spelling file (*file: that file, when not NULL). */
 unsigned ks__file_offset(CXSourceLocation loc, CXFile *file);
-/* s[0, n) with its line splices (a backslash, blanks, a newline) removed,
- * as the lexer reads a token written across lines ("temp\<newline>late"):
- * malloc'd, or NULL when it has none. */
-char *ks__unspliced(const char *s, size_t n);
 
 /* ---- source_macros.c ---- */
 /* The explicit instantiations the file's top-level macro invocations write

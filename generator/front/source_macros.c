@@ -5,6 +5,7 @@
  * and the result read by source_tokens.c.
  */
 #include "front/source_int.h"
+#include "base/instscan.h"
 #include "base/util.h"
 #include "front/cursor.h"
 #include "front/source.h"
@@ -348,12 +349,11 @@ static const mdef *tokenized(expander *x, size_t def)
             continue;
         t.s = own(x, ks_take(clang_getTokenSpelling(x->tu, toks[j])));
         t.n = strlen(t.s);
-        if (memchr(t.s, '\\', t.n)) {
-            char *u = ks__unspliced(t.s, t.n);
-            if (u) {
-                t.s = own(x, u);
-                t.n = strlen(u);
-            }
+        size_t un;
+        char *u = memchr(t.s, '\\', t.n) ? ks_unspliced(t.s, t.n, &un) : NULL;
+        if (u) {
+            t.s = own(x, u);
+            t.n = un;
         }
         if (j == 0)
             continue;                              /* the name */

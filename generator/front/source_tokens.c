@@ -23,36 +23,6 @@ void ks__tok_push(ks_rtok **a, size_t *n, size_t *cap, ks_rtok t)
     (*a)[(*n)++] = t;
 }
 
-char *ks__unspliced(const char *s, size_t n)
-{
-    char *out = NULL;
-    size_t m = 0;
-    for (size_t i = 0; i < n;) {
-        size_t k = i + 1;
-        if (s[i] == '\\') {
-            while (k < n && (s[k] == ' ' || s[k] == '\t'))
-                k++;
-            if (k < n && s[k] == '\r')
-                k++;
-        }
-        if (s[i] == '\\' && k < n && s[k] == '\n') {
-            if (!out) {
-                out = ks_xmalloc(n + 1);
-                memcpy(out, s, i);
-                m = i;
-            }
-            i = k + 1;
-            continue;
-        }
-        if (out)
-            out[m++] = s[i];
-        i++;
-    }
-    if (out)
-        out[m] = '\0';
-    return out;
-}
-
 int ks__tok_spelled(const ks_rtok *t, const char *word)
 {
     size_t n = strlen(word);

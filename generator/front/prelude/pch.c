@@ -731,8 +731,6 @@ char *ks__prelude_read_names(const ks_prelude *p, const char **why)
     return ks__entry_read(p->dirfd, nf, KS__NAMES_MAGIC, p->key, KS__NAMES_MAX, &nlen, why);
 }
 
-/* The entry of p->key, verified and open in p->fd: looked up, or built
- * with args (waiting for a concurrent builder of the same key). 0, or -1. */
 /* An entry with a header that may write an explicit instantiation is kept
  * (the next run finds it and does not build it again) but not used: the
  * file is parsed without a prelude, as --no-cache parses it. -1 then. */
@@ -748,6 +746,8 @@ static int usable(ks_prelude *p)
     return -1;
 }
 
+/* The entry of p->key, verified and open in p->fd: looked up, or built
+ * with args (waiting for a concurrent builder of the same key). 0, or -1. */
 int ks__prelude_acquire(ks_prelude *p, const char *const *args, size_t nargs, const char *text)
 {
     char hex[65];
