@@ -286,6 +286,9 @@ void ks__watch_start(void);
 
 /* pointers.c: an extent hint's element count for \p d in launch \p c (error set otherwise). */
 ks_status ks__extent_count(const ks__checked *c, const ks_param_desc *d, long long *count);
+/* pointers.c: 1 when pointers/extents (the only checks on) pass from the
+ * free watch's cache alone; 0: run the checks (launch.c's checked launch). */
+int ks__pointers_quick(const ks_kernel *k, void **args, unsigned checks);
 
 /* Trace one accessor call of a device variable (trace.c), when the trace is on. */
 void ks__global_trace(const ks_global *g, const char *op, size_t first, size_t count, ks_stream stream,

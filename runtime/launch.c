@@ -263,13 +263,25 @@ ks_status ks__launch_handle(ks_kernel *k, const ks_launch *l, void **args, void 
     return launch_now(k, l, args, handle);
 }
 
-/* The checked launch, the slow branch when any check is on: check.c's
- * before hooks, the launch, its after hooks (check.c never launches). */
+/*
+ * The checked launch, the slow branch when any check is on. When pointers
+ * and extents are the only checks on and the free watch's cache answers for
+ * every pointer (pointers.c), the launch and nothing else: no hook, no
+ * table, no error text but the call site's. Else check.c's before hooks,
+ * the launch, its after hooks (check.c never launches).
+ */
 static ks_status launch_checked(ks_kernel *k, const ks_launch *l, void **args, void *handle,
                                 const char *file, int line) __attribute__((noinline, cold));
 static ks_status launch_checked(ks_kernel *k, const ks_launch *l, void **args, void *handle,
                                 const char *file, int line)
 {
+    unsigned checks = __atomic_load_n(&ks__checks, __ATOMIC_RELAXED);
+    if (!(checks & ~(unsigned)(KS_CHECK_POINTERS | KS_CHECK_EXTENTS)) && ks__pointers_quick(k, args, checks)) {
+        ks_status st = launch_now(k, l, args, handle);
+        if (st != KS_OK)
+            ks__error_site(file, line);
+        return st;
+    }
     ks__checked c = {k, l, args, handle, file, line, 0};
     size_t ran;
     ks_status st = ks__checks_before(&c, &ran);

@@ -168,14 +168,23 @@ ks_status ks__extent_count(const ks__checked *c, const ks_param_desc *d, long lo
 
 /* ---- the allocations this thread saw --------------------------------------------- */
 
+/* What a cached allocation lets a pointer into it be, decided once when it is
+ * asked (check_one's tests in that order): another device's memory is
+ * check_peer's, and anything refused is reported by asking again. */
+enum { REACH_ASK = -2, REACH_ANY = -1 };      /* >= 0: plain memory of that device */
+
+/* First the line a watch hit reads: where the entry answers, under which
+ * generation, and what check_one needs of it. */
 typedef struct alloc_info {
-    unsigned long long start, size, id;     /* size 0: an empty slot */
+    unsigned long long span_lo, span_size;  /* where the entry answers: the range, or its part mapped;
+                                             * span_size 0: an empty slot */
+    uint64_t gen;                           /* ks__watch_gen before asking; 0: not watched */
+    unsigned long long start, size, id;     /* the allocation */
+    int reach;                              /* REACH_* or the device whose plain memory it is */
+    int span_mapped;                        /* span from the mapping's attributes: the watch may answer */
     unsigned long long type, managed, ordinal, devptr;
     unsigned long long map_start, map_size; /* the mapping holding the pointer asked about */
-    unsigned long long span_lo, span_size;  /* where the entry answers: the range, or its part mapped */
-    int span_mapped;                        /* span from the mapping's attributes: the watch may answer */
-    uint64_t gen;                           /* ks__watch_gen before asking; 0: not watched */
-} alloc_info;
+} __attribute__((aligned(64))) alloc_info;
 
 #define KS__PTR_CACHE 8
 static __thread alloc_info seen[KS__PTR_CACHE];
@@ -184,6 +193,8 @@ static __thread unsigned seen_next;
 int ks__pointers_cache = 1;
 /* Hits the watch answered without a driver call, on this thread (tests and bench/ read it). */
 __thread unsigned long ks__pointers_watch_hits;
+/* Checked launches ks__pointers_quick passed, on this thread (tests read it). */
+__thread unsigned long ks__pointers_quick_launches;
 /* The driver refused the mapping's attributes once: not asked again. */
 static int no_mapping_attrs;
 
@@ -227,7 +238,7 @@ static CUresult describe_ptr(CUdeviceptr p, alloc_info *buf, const alloc_info **
     alloc_info *e = NULL;
     if (ks__pointers_cache)
         for (unsigned i = 0; i < KS__PTR_CACHE; i++) {
-            if (seen[i].size == 0 || p - seen[i].span_lo >= seen[i].span_size)
+            if (p - seen[i].span_lo >= seen[i].span_size)
                 continue;            /* wraps for p below it */
             e = &seen[i];
             /* With the watch on, the usual answer: the entry itself, not a copy. */
@@ -242,6 +253,17 @@ static CUresult describe_ptr(CUdeviceptr p, alloc_info *buf, const alloc_info **
     return describe_ask(p, buf, watched, gen, e);
 }
 
+/* check_one's verdict on the kind of memory, decided once for an entry. */
+static int reach_of(const alloc_info *n)
+{
+    unsigned memtype = (unsigned)n->type;
+    if (n->managed)
+        return REACH_ANY;
+    if (memtype == 0 || (memtype == CU_MEMORYTYPE_HOST && n->devptr == 0))
+        return REACH_ASK;
+    return memtype == CU_MEMORYTYPE_DEVICE ? (int)n->ordinal : REACH_ANY;
+}
+
 /* describe_ptr where the watch does not answer: \p e, the cache's entry
  * holding \p p (NULL: none), revalidated by its buffer id, else the driver
  * asked everything. Out of line: with the watch on, a hit is the checked
@@ -254,7 +276,7 @@ static CUresult describe_ask(CUdeviceptr p, alloc_info *out, int watched, uint64
             *out = *e;
             return CUDA_SUCCESS;
         }
-        e->size = 0;                 /* freed, or another allocation now: ask everything */
+        e->span_size = 0;            /* freed, or another allocation now: ask everything */
     }
     /* Each value in a zeroed 8-byte slot: the driver writes 1, 4 or 8 bytes. */
     alloc_info n;
@@ -289,6 +311,7 @@ static CUresult describe_ask(CUdeviceptr p, alloc_info *out, int watched, uint64
         unsigned long long a = n.start + n.size, b = n.map_start + n.map_size, hi = a < b ? a : b;
         n.span_lo = lo, n.span_size = hi > lo ? hi - lo : 0;
     }
+    n.reach = reach_of(&n);
     *out = n;
     if (ks__pointers_cache && n.id != 0 && n.span_size != 0 && ((unsigned)n.type != 0 || n.managed)) {
         seen[seen_next] = n;
@@ -388,6 +411,27 @@ static ks_status not_device(const char *name, const char *pname, const ks_param_
                      (unsigned long long)p, host_kind((uintptr_t)p, buf, sizeof buf));
 }
 
+/* Whether p is aligned for its element type on the device. An alignment is a
+ * power of two (KS_ALIGNOF's): a mask, not a division. */
+static inline int aligned(const ks_param_desc *d, CUdeviceptr p)
+{
+    unsigned a = d->pointee_align;
+    return a <= 1 || (a & (a - 1u) ? p % a : p & (a - 1u)) == 0;
+}
+
+/* Whether \p count elements of d's type fit between p and the end of its
+ * allocation (start, size); an unknown element size or allocation passes. */
+static inline int room_for(const ks_param_desc *d, CUdeviceptr p, unsigned long long start,
+                           unsigned long long size, long long count)
+{
+    unsigned long long need;
+    if (d->pointee_size == 0 || size == 0 || count == 0)
+        return 1;
+    if (__builtin_mul_overflow((unsigned long long)count, (unsigned long long)d->pointee_size, &need))
+        return 0;
+    return p >= start && p - start < size && start + size - p >= need;
+}
+
 /* Out of line, as launch_device below: pointers_before's loop then holds one
  * copy of each (the compiler otherwise copies the loop body for the first
  * pointer and the rest), and a checked launch's code is fewer lines. */
@@ -423,9 +467,7 @@ static ks_status check_one(const ks__checked *c, unsigned i, CUdevice dev)
         if (st != KS_OK)
             return st;
     }
-    /* An alignment is a power of two (KS_ALIGNOF's): a mask, not a division. */
-    if (d->pointee_align > 1 && (d->pointee_align & (d->pointee_align - 1u)
-                                     ? p % d->pointee_align : p & (d->pointee_align - 1u)) != 0)
+    if (!aligned(d, p))
         return ks__error(KS_ERR_POINTER, name,
                          "parameter %s (%s): 0x%llx is not %u-byte aligned, as its element type must be "
                          "on the device (it is %llu bytes past a boundary)",
@@ -439,14 +481,12 @@ static ks_status check_one(const ks__checked *c, unsigned i, CUdevice dev)
         if (st != KS_OK)
             return st;
     }
-    if (d->pointee_size == 0 || size == 0 || count == 0)
+    if (room_for(d, p, start, size, count))
         return KS_OK;
     unsigned long long need;
     if (__builtin_mul_overflow((unsigned long long)count, (unsigned long long)d->pointee_size, &need))
         need = ~0ull;
     unsigned long long have = p >= start && p - start < size ? start + size - p : 0;
-    if (have >= need)
-        return KS_OK;
     if (use_extent)
         return ks__error(KS_ERR_EXTENT, name,
                          "parameter %s (%s): 0x%llx must hold %s = %lld elements (%llu bytes), but its "
@@ -469,9 +509,10 @@ static ks_status check_one(const ks__checked *c, unsigned i, CUdevice dev)
  * the watch sees).
  */
 static ks_status launch_device(const char *name, CUdevice *dev) __attribute__((noinline));
+static __thread struct { CUcontext ctx; CUdevice dev; uint64_t gen; } last;
+
 static ks_status launch_device(const char *name, CUdevice *dev)
 {
-    static __thread struct { CUcontext ctx; CUdevice dev; uint64_t gen; } last;
     int watched = __atomic_load_n(&ks__watch_on, __ATOMIC_ACQUIRE);
     uint64_t gen = watched ? __atomic_load_n(&ks__watch_gen, __ATOMIC_ACQUIRE) : 0;
     CUcontext ctx = NULL;
@@ -528,6 +569,95 @@ static ks_status pointers_after(const ks__checked *c, ks_status st)
 }
 
 const ks__check ks__check_pointers = {pointers_before, pointers_after};
+
+/* A hint of one step, a constant or an integer parameter of 4 or 8 bytes
+ * (most hints: "n"), evaluated as ks__extent_count would: 1 with *count;
+ * 0 for anything else, which ks__extent_count evaluates. */
+static inline int one_step_count(const ks_kernel *k, void **args, const ks_param_desc *d, long long *count)
+{
+    const ks_extent_op *op = d->extent_ops;
+    long long v;
+    if (d->nextent != 1)
+        return 0;
+    if (op->op == KS_EXTENT_CONST) {
+        v = op->value;
+    } else if (op->op == KS_EXTENT_PARAM && op->value >= 0 && (unsigned long long)op->value < k->nparams) {
+        const ks_param_desc *q = &k->params[op->value];
+        const void *a = args[op->value];
+        if (q->size == 4) {
+            uint32_t u;
+            memcpy(&u, a, 4);
+            v = q->kind == KS_PARAM_SIGNED ? (long long)(int32_t)u : (long long)u;
+        } else if (q->size == 8) {
+            memcpy(&v, a, 8);
+            if (q->kind != KS_PARAM_SIGNED && v < 0)
+                return 0;
+        } else {
+            return 0;
+        }
+    } else {
+        return 0;
+    }
+    *count = v;
+    return v >= 0;
+}
+
+/*
+ * The checked launch's usual case (launch.c), when pointers and extents are
+ * the only checks on: every pointer argument they look at is in an
+ * allocation the free watch vouches for, of the launch's device (or
+ * reachable from any), aligned, and holding what its hint says, all decided
+ * from the cache as check_one decides it, and the launch's device is this
+ * thread's last answer for the current context: one cuCtxGetCurrent and no
+ * other call, no error text, no hook table. 1 if so; 0 when anything is
+ * not so plain (a miss, another device, a refusal), and pointers_before
+ * then decides and reports as always.
+ */
+int ks__pointers_quick(const ks_kernel *k, void **args, unsigned checks)
+{
+    if (!__atomic_load_n(&ks__watch_on, __ATOMIC_ACQUIRE) || !ks__pointers_cache)
+        return 0;
+    uint64_t gen = __atomic_load_n(&ks__watch_gen, __ATOMIC_ACQUIRE);
+    int dev = -1;
+    unsigned hits = 0;
+    for (unsigned i = 0; i < k->nparams; i++) {
+        const ks_param_desc *d = &k->params[i];
+        if (d->kind != KS_PARAM_POINTER)
+            continue;
+        int use_extent = d->nextent > 0 && (checks & KS_CHECK_EXTENTS);
+        if (!(checks & KS_CHECK_POINTERS) && !use_extent)
+            continue;
+        CUdeviceptr p;
+        memcpy(&p, args[i], sizeof p);
+        if (p == 0)
+            continue;
+        if (dev < 0) {
+            CUcontext ctx = NULL;
+            if (ks__cu.CtxGetCurrent(&ctx) != CUDA_SUCCESS || ctx == NULL || ctx != last.ctx || gen != last.gen)
+                return 0;
+            dev = (int)last.dev;
+        }
+        const alloc_info *e = NULL;
+        for (unsigned j = 0; j < KS__PTR_CACHE && !e; j++)
+            if (p - seen[j].span_lo < seen[j].span_size)
+                e = &seen[j];
+        if (e == NULL || e->gen != gen || !e->span_mapped || (e->reach != REACH_ANY && e->reach != dev) ||
+            !aligned(d, p))
+            return 0;
+        long long count = 1;
+        if (use_extent && !one_step_count(k, args, d, &count)) {
+            const ks__checked c = {(ks_kernel *)k, NULL, args, NULL, NULL, 0, checks};
+            if (ks__extent_count(&c, d, &count) != KS_OK)
+                return 0;
+        }
+        if (!room_for(d, p, e->start, e->size, count))
+            return 0;
+        hits++;
+    }
+    ks__pointers_watch_hits += hits;
+    ks__pointers_quick_launches++;
+    return 1;
+}
 
 /* ---- device variables' accessors ------------------------------------------------- */
 

@@ -28,6 +28,7 @@
 /* libkstub's own counters (internal names; the suite links libkstub.a). */
 extern int ks__watch_on;
 extern __thread unsigned long ks__pointers_watch_hits;
+extern __thread unsigned long ks__pointers_quick_launches;
 
 /* scale(float *y, int n): y must hold n elements (the extent hint). */
 static const char ptx[] = ".version 8.0\n.target sm_80\n.address_size 64\n.visible .entry scale()\n{\n ret;\n}\n";
@@ -434,6 +435,112 @@ START_TEST(the_watch_alone_follows_frees_only)
 }
 END_TEST
 
+/* ---- the checked launch's quick path (launch.c, pointers.c) ------------------------- */
+
+/* trio(const double *a, float *b, int *c, int n): b holds n * 2 (a hint of
+ * three steps), c holds n (one step), a has none. */
+static const ks_extent_op b_extent[] = {{KS_EXTENT_PARAM, 3}, {KS_EXTENT_CONST, 2}, {KS_EXTENT_MUL, 0}};
+static const ks_extent_op c_extent[] = {{KS_EXTENT_PARAM, 3}};
+static const ks_param_desc trio_params[] = {
+    {0, 8, 8, KS_PARAM_POINTER, "a", "const double *", 8, 8, NULL, 0, NULL, 1},
+    {8, 8, 8, KS_PARAM_POINTER, "b", "float *", 4, 4, "n * 2", 3, b_extent, 0},
+    {16, 8, 8, KS_PARAM_POINTER, "c", "int *", 4, 4, "n", 1, c_extent, 0},
+    {24, 4, 4, KS_PARAM_SIGNED, "n", "int", 0, 0, NULL, 0, NULL, 0},
+};
+static ks_kernel trio = KS_KERNEL_INIT(&image, "trio", "trio", 4, trio_params, 0);
+
+typedef struct trio_verdict {
+    ks_status st;
+    char message[512];
+} trio_verdict;
+
+static trio_verdict trio_launch(unsigned checks, int ctx, unsigned long long a, unsigned long long b,
+                              unsigned long long c, int n)
+{
+    static const size_t trio_offs[] = {0, 8, 16, 24}, trio_sizes[] = {8, 8, 8, 4};
+    fake.set_params("trio", 4, trio_offs, trio_sizes);
+    fake.set_context(ctx);
+    ck_assert_status(ks_checks_set(checks), KS_OK);
+    void *args[4] = {&a, &b, &c, &n};
+    ks_launch l = ks_launch_1d(1, 32);
+    trio_verdict v;
+    v.st = ks_kernel_launch_at(&trio, &l, args, "app.c", 42);
+    snprintf(v.message, sizeof v.message, "%s", v.st == KS_OK ? "" : ks_last_error_message());
+    return v;
+}
+
+/* Every verdict of the pointers and extents checks with the watch's cache
+ * answering (the quick path: no hook) is the verdict of the same launch
+ * through the hooks (NVTX on as well, with no tool attached, which changes
+ * nothing else): the same status and message, the call site named, in each
+ * context; the quick path is taken for every launch that passes from the
+ * cache and for none that is refused. */
+START_TEST(the_quick_path_decides_as_the_hooks_do)
+{
+    cupti_controls();
+    unsigned long long A = fake.alloc(64, CU_MEMORYTYPE_DEVICE, 0), B = fake.alloc(64, CU_MEMORYTYPE_DEVICE, 0);
+    unsigned long long C = fake.alloc(32, CU_MEMORYTYPE_DEVICE, 0), M = fake.alloc(64, CU_MEMORYTYPE_UNIFIED, 0);
+    unsigned long long H = fake.alloc(64, CU_MEMORYTYPE_HOST, 0), D1 = fake.alloc(64, CU_MEMORYTYPE_DEVICE, 1);
+    const struct { unsigned long long a, b, c; int n, ctx, ok; } cases[] = {
+        {A, B, C, 8, 0, 1},          {A, B, C, 9, 0, 0},         /* b: n * 2 floats past its end */
+        {A, B + 4, C, 8, 0, 0},      {A, B, C + 4, 7, 0, 1},     /* c's last element exactly at the end */
+        {A, B, C + 4, 8, 0, 0},      {A + 4, B, C, 1, 0, 0},     /* a misaligned for double */
+        {A + 56, B, C, 1, 0, 1},     {D1, B, C, 1, 0, 0},        /* another device's memory, no peer access */
+        {M, M + 32, M, 4, 0, 1},     {H, B, C, 1, 0, 1},         /* managed; mapped host memory */
+        {0, 0, 0, 5, 0, 1},          {A, B, C, -1, 0, 0},        /* NULLs pass; a negative extent */
+        {A, B, C, 0x40000000, 0, 0}, {A, B, C, 8, 1, 1},         /* another context of device 0 */
+        {A, B, C, 8, 2, 0},          {D1, 0, 0, 1, 2, 1},        /* a context of device 1 */
+        {A, B, C, 8, 0, 1},
+    };
+    const unsigned sets[] = {KS_CHECK_POINTERS, KS_CHECK_EXTENTS, KS_CHECK_POINTERS | KS_CHECK_EXTENTS};
+    for (size_t s = 0; s < sizeof sets / sizeof sets[0]; s++)
+        for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+            unsigned long long a = cases[i].a, b = cases[i].b, c = cases[i].c;
+            int n = cases[i].n, ctx = cases[i].ctx;
+            trio_verdict hooks = trio_launch(sets[s] | KS_CHECK_NVTX, ctx, a, b, c, n);
+            for (int again = 0; again < 2; again++) {      /* asked (or not), then from the cache */
+                unsigned long quick = ks__pointers_quick_launches;
+                trio_verdict v = trio_launch(sets[s], ctx, a, b, c, n);
+                ck_assert_msg(v.st == hooks.st && strcmp(v.message, hooks.message) == 0,
+                              "checks 0x%x, case %zu: %s \"%s\", through the hooks %s \"%s\"", sets[s], i,
+                              ks_status_name(v.st), v.message, ks_status_name(hooks.st), hooks.message);
+                if (v.st != KS_OK)
+                    ck_assert_msg(strstr(v.message, "(called at app.c:42)") != NULL, "%s", v.message);
+                if (again)
+                    ck_assert_uint_eq(ks__pointers_quick_launches - quick, v.st == KS_OK);
+            }
+            /* The pointers check alone looks at every pointer: each case says whether it passes. */
+            if (sets[s] & KS_CHECK_POINTERS && sets[s] & KS_CHECK_EXTENTS)
+                ck_assert_msg((hooks.st == KS_OK) == cases[i].ok, "case %zu: %s", i, hooks.message);
+        }
+}
+END_TEST
+
+/* A pointer the cache answers, then one it does not (another device's
+ * memory): the hooks decide, each hit counted once; and a refused launch of
+ * a kernel whose pointers pass names the call site as every checked launch's. */
+START_TEST(the_quick_path_gives_way_whole)
+{
+    cupti_controls();
+    unsigned long long A = fake.alloc(64, CU_MEMORYTYPE_DEVICE, 0), B = fake.alloc(64, CU_MEMORYTYPE_DEVICE, 0);
+    unsigned long long C = fake.alloc(64, CU_MEMORYTYPE_DEVICE, 0), D1 = fake.alloc(64, CU_MEMORYTYPE_DEVICE, 1);
+    ck_assert_status(trio_launch(KS_CHECK_POINTERS, 0, A, B, C, 1).st, KS_OK);
+    ck_assert_status(trio_launch(KS_CHECK_POINTERS, 0, A, D1, C, 1).st, KS_ERR_POINTER);
+    unsigned long hits = ks__pointers_watch_hits, quick = ks__pointers_quick_launches;
+    trio_verdict v = trio_launch(KS_CHECK_POINTERS, 0, A, D1, C, 1);
+    ck_assert_status(v.st, KS_ERR_POINTER);
+    ck_assert_uint_eq(ks__pointers_watch_hits - hits, 2);   /* a and D1 from the cache; c never reached */
+    ck_assert_uint_eq(ks__pointers_quick_launches, quick);
+    int asked = FULL() + ONE();
+    fake.inject("cuLaunchKernel", CUDA_ERROR_LAUNCH_OUT_OF_RESOURCES, 1);
+    v = trio_launch(KS_CHECK_POINTERS, 0, A, B, C, 1);
+    ck_assert_status(v.st, KS_ERR_LAUNCH);
+    ck_assert_msg(strstr(v.message, "(called at app.c:42)") != NULL, "%s", v.message);
+    ck_assert_uint_eq(ks__pointers_quick_launches, quick + 1);
+    ck_assert_int_eq(FULL() + ONE(), asked);
+}
+END_TEST
+
 static Suite *watch_suite(void)
 {
     Suite *s = suite_create("free watch");
@@ -448,6 +555,8 @@ static Suite *watch_suite(void)
     tcase_add_test(on, a_free_while_off_is_seen);
     tcase_add_test(on, kstub_check_turns_it_on);
     tcase_add_test(on, frees_on_another_thread);
+    tcase_add_test(on, the_quick_path_decides_as_the_hooks_do);
+    tcase_add_test(on, the_quick_path_gives_way_whole);
     suite_add_tcase(s, on);
     TCase *off = tcase_create("fallback");
     tcase_add_checked_fixture(off, setup, NULL);
