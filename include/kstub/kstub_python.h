@@ -570,6 +570,7 @@ typedef struct ks__py_known {
     PyTypeObject *cupy_ndarray;        /* strong references once found */
     PyTypeObject *torch_tensor;
     PyTypeObject *core_buffer;
+    const struct ks__dl_exchange *torch_dl;   /* torch.Tensor's DLPack exchange table, or NULL */
     int looked_cupy, looked_torch;
     ks__py_readers torch_read;         /* is_cuda, data_ptr(), dtype */
     ks__py_readers cupy_read;          /* data, dtype */
@@ -778,6 +779,42 @@ typedef struct ks__dl_managed_versioned {
 #define KS__DL_CUDA_HOST 3
 #define KS__DL_CUDA_MANAGED 13
 
+/* DLPack's C exchange API (DLPack 1.2 on): a producer's table of C functions, which its type
+ * names as __dlpack_c_exchange_api__ (a "dlpack_exchange_api" capsule, DLPack 1.3) or
+ * __c_dlpack_exchange_api__ (its address as an int, 1.2), alive for the process. The layout is
+ * the spec's (a version and the previous table, then five functions); kstub calls only
+ * dltensor_from_py_object_no_sync, which fills a caller's DLTensor without an allocation, a
+ * capsule or a Python call: 0, or -1 with the exception set. */
+typedef void (*ks__dl_fn)(void);
+typedef struct ks__dl_exchange {
+    uint32_t major, minor;
+    const void *prev_api;
+    ks__dl_fn managed_tensor_allocator, managed_tensor_from_py_object_no_sync,
+        managed_tensor_to_py_object_no_sync;
+    int (*dltensor_from_py_object_no_sync)(void *py_object, ks__dl_tensor *out);
+    ks__dl_fn current_work_stream;
+} ks__dl_exchange;
+
+/* t's exchange table, if it has one kstub can call (major version 1, the function given); else
+ * NULL, no exception. Looked up once per type: the spec says the table is the type's. */
+KS_PY_FN const ks__dl_exchange *ks__py_dl_exchange_of(PyTypeObject *t)
+{
+    static const char *const names[] = {"__dlpack_c_exchange_api__", "__c_dlpack_exchange_api__"};
+    for (size_t i = 0; i < sizeof names / sizeof names[0]; i++) {
+        PyObject *a = PyObject_GetAttrString((PyObject *)t, names[i]);
+        const ks__dl_exchange *x = NULL;
+        if (a && PyCapsule_CheckExact(a))
+            x = (const ks__dl_exchange *)PyCapsule_GetPointer(a, "dlpack_exchange_api");
+        else if (a && PyLong_Check(a))
+            x = (const ks__dl_exchange *)PyLong_AsVoidPtr(a);
+        Py_XDECREF(a);
+        PyErr_Clear();
+        if (x && x->major == 1 && x->dltensor_from_py_object_no_sync)
+            return x;
+    }
+    return NULL;
+}
+
 /* A device type's name in the spec (kDLCPU ...), for messages. */
 KS_PY_FN const char *ks__py_dl_device_name(long t)
 {
@@ -923,6 +960,32 @@ KS_PY_FN int ks__py_from_dlpack(PyObject *o, const ks_stream *stream, ks_py_ptr 
     return 0;
 }
 
+/*
+ * A torch.Tensor (the type itself) through torch's DLPack exchange table: one C call for what
+ * the three getters (is_cuda, data_ptr(), dtype) give, as data + byte_offset and the DLPack
+ * dtype. 0 for a tensor on a CUDA device whose dtype is one of the getters' table (ints, uints,
+ * floats, bfloat16, bool, complex); 1, no exception, for anything else — a tensor elsewhere,
+ * another dtype, one the table refuses (its exception dropped) — which the getters then read,
+ * so every refusal and its message is theirs. A subclass is read through its getters: they may
+ * be its own.
+ */
+KS_PY_FN int ks__py_dl_torch(PyObject *o, ks_py_ptr *p)
+{
+    ks__dl_tensor t;
+    if (ks__py_k.torch_dl->dltensor_from_py_object_no_sync(o, &t) != 0) {
+        PyErr_Clear();
+        return 1;
+    }
+    /* The (code, bits) of the getters' table: bit b of a code's mask stands for 8 << b bits. */
+    static const unsigned char bits_of[7] = {0x0f, 0x0f, 0x0e, 0, 0x02, 0x18, 0x01};
+    unsigned b = t.bits == 8 ? 0 : t.bits == 16 ? 1 : t.bits == 32 ? 2 : t.bits == 64 ? 3 : t.bits == 128 ? 4 : 8;
+    if (t.device_type != KS__DL_CUDA || t.lanes != 1 || t.code > 6 || b > 4 || !(bits_of[t.code] >> b & 1))
+        return 1;
+    p->addr = (uintptr_t)t.data + (uintptr_t)t.byte_offset;
+    p->dt = ks__py_dl_dt(&t);
+    return 0;
+}
+
 /* A pointer argument's address and dtype; stream: the launch's (NULL: not known), which a
  * DLPack producer orders its work before. 0, or -1 with the exception set; 1: not a pointer. */
 KS_PY_FN int ks__py_pointer_of(PyObject *o, const ks_stream *stream, ks_py_ptr *p)
@@ -960,6 +1023,8 @@ KS_PY_FN int ks__py_pointer_of(PyObject *o, const ks_stream *stream, ks_py_ptr *
     if (t == ks__py_k.torch_tensor || (ks__py_k.torch_tensor && t != ks__py_k.core_buffer &&
                                        PyType_IsSubtype(t, ks__py_k.torch_tensor))) {
         p->what = "a torch tensor";
+        if (t == ks__py_k.torch_tensor && ks__py_k.torch_dl && ks__py_dl_torch(o, p) == 0)
+            return 0;
         PyObject *cuda = ks__py_read_attr(&ks__py_k.torch_read, 0, o);
         if (!cuda)
             return -1;
@@ -1012,6 +1077,7 @@ KS_PY_FN int ks__py_pointer_of(PyObject *o, const ks_stream *stream, ks_py_ptr *
         ks__py_k.torch_tensor = ks__py_find_type("torch", "Tensor");
         if (ks__py_k.torch_tensor) {
             ks__py_torch_dtypes();
+            ks__py_k.torch_dl = ks__py_dl_exchange_of(ks__py_k.torch_tensor);
             return ks__py_pointer_of(o, stream, p);
         }
     }

@@ -10,19 +10,29 @@
  *                                                     data is None), dtype a getset
  *   MemoryPointer(ptr)                                ptr a T_ULONGLONG member (CuPy's)
  *   getattr_calls()                                   how many times their tp_getattro ran
+ *   getter_calls()                                    how many times the tensor's getters ran
+ *   exchange_api(dtypes, as_int=False)                a DLPack C exchange table (DLPack 1.3's
+ *                                                     capsule, or 1.2's int address) whose
+ *                                                     dltensor_from_py_object_no_sync reads a
+ *                                                     TensorBase; dtypes maps its dtype objects
+ *                                                     to DLPack (code, bits)
+ *   exchange_calls()                                  how many times that function ran
  *
  * The test registers Python subclasses of these under sys.modules["torch"] and
  * ["cupy"], where kstub looks for the known types. Their tp_getattro counts and
  * then reads as object does (as Cython's own does for its extension types), so
  * a test can tell the direct read from PyObject_GetAttr. fail="data_ptr" (or
  * "is_cuda", "dtype") makes that getter of the tensor raise
- * RuntimeError("data_ptr failed").
+ * RuntimeError("data_ptr failed"); fail="dlpack" makes the exchange table's
+ * function raise RuntimeError("dlpack failed").
  */
 #define PY_SSIZE_T_CLEAN
 #include <Python.h>
 #include <structmember.h>
+#include <stdint.h>
+#include <string.h>
 
-static unsigned long long getattr_calls;
+static unsigned long long getattr_calls, getter_calls, exchange_calls;
 
 static PyObject *counting_getattr(PyObject *o, PyObject *name)
 {
@@ -43,6 +53,8 @@ typedef struct {
 /* Whether t's getter `what` is to raise (and then raises). */
 static int failed(tensor *t, const char *what)
 {
+    if (strcmp(what, "dlpack") != 0)
+        getter_calls++;
     if (!t->fail || !PyUnicode_Check(t->fail) || PyUnicode_CompareWithASCIIString(t->fail, what) != 0)
         return 0;
     PyErr_Format(PyExc_RuntimeError, "%s failed", what);
@@ -200,6 +212,73 @@ static PyTypeObject memptr_type = {
     .tp_new = PyType_GenericNew,
 };
 
+/* ---- the DLPack C exchange table --------------------------------------------------------------- */
+
+/* The spec's DLTensor and table, as a producer lays them out. */
+typedef struct {
+    void *data;
+    int32_t device_type, device_id, ndim;
+    uint8_t code, bits;
+    uint16_t lanes;
+    int64_t *shape, *strides;
+    uint64_t byte_offset;
+} dl_tensor;
+
+typedef void (*dl_fn)(void);
+static struct {
+    uint32_t major, minor;
+    const void *prev_api;
+    dl_fn allocator, from_py, to_py;
+    int (*dltensor_from_py)(void *py_object, dl_tensor *out);
+    dl_fn current_work_stream;
+} exchange = {1, 3, NULL, NULL, NULL, NULL, NULL, NULL};
+
+static PyObject *dl_dtypes;            /* dtype object -> (code, bits) */
+static int64_t one_shape[1] = {1};
+
+/* A TensorBase as a DLTensor: its ptr split into data and a byte offset (as a view's may be),
+ * kDLCUDA or kDLCPU by is_cuda, its dtype's (code, bits) from the table given. */
+static int dltensor_from_py(void *py_object, dl_tensor *out)
+{
+    PyObject *o = (PyObject *)py_object;
+    exchange_calls++;
+    if (!PyObject_TypeCheck(o, &tensor_type)) {
+        PyErr_SetString(PyExc_TypeError, "not a TensorBase");
+        return -1;
+    }
+    tensor *t = (tensor *)o;
+    if (failed(t, "dlpack"))
+        return -1;
+    PyObject *cb = dl_dtypes ? PyDict_GetItemWithError(dl_dtypes, t->dtype) : NULL;
+    int code, bits;
+    if (!cb || !PyArg_ParseTuple(cb, "ii", &code, &bits)) {
+        if (!PyErr_Occurred())
+            PyErr_SetString(PyExc_BufferError, "no DLPack dtype");
+        return -1;
+    }
+    memset(out, 0, sizeof *out);
+    out->data = (void *)(uintptr_t)(t->ptr & ~(unsigned long long)0xff);
+    out->byte_offset = t->ptr & 0xff;
+    out->device_type = t->is_cuda ? 2 : 1;
+    out->ndim = 1;
+    out->code = (uint8_t)code, out->bits = (uint8_t)bits, out->lanes = 1;
+    out->shape = one_shape;
+    return 0;
+}
+
+static PyObject *exchange_api(PyObject *self, PyObject *args, PyObject *kw)
+{
+    static char *names[] = {"dtypes", "as_int", NULL};
+    PyObject *dtypes;
+    int as_int = 0;
+    (void)self;
+    if (!PyArg_ParseTupleAndKeywords(args, kw, "O!|p", names, &PyDict_Type, &dtypes, &as_int))
+        return NULL;
+    Py_XSETREF(dl_dtypes, Py_NewRef(dtypes));
+    exchange.dltensor_from_py = dltensor_from_py;
+    return as_int ? PyLong_FromVoidPtr(&exchange) : PyCapsule_New(&exchange, "dlpack_exchange_api", NULL);
+}
+
 /* ---- the module -------------------------------------------------------------------------------- */
 
 static PyObject *calls(PyObject *self, PyObject *unused)
@@ -209,8 +288,31 @@ static PyObject *calls(PyObject *self, PyObject *unused)
     return PyLong_FromUnsignedLongLong(getattr_calls);
 }
 
+static PyObject *counter(unsigned long long *n)
+{
+    return PyLong_FromUnsignedLongLong(*n);
+}
+
+static PyObject *getters(PyObject *self, PyObject *unused)
+{
+    (void)self;
+    (void)unused;
+    return counter(&getter_calls);
+}
+
+static PyObject *exchanges(PyObject *self, PyObject *unused)
+{
+    (void)self;
+    (void)unused;
+    return counter(&exchange_calls);
+}
+
 static PyMethodDef methods[] = {
     {"getattr_calls", calls, METH_NOARGS, "how many times the types' tp_getattro ran"},
+    {"getter_calls", getters, METH_NOARGS, "how many times the tensor's getters ran"},
+    {"exchange_calls", exchanges, METH_NOARGS, "how many times the exchange table's function ran"},
+    {"exchange_api", (PyCFunction)(void (*)(void))exchange_api, METH_VARARGS | METH_KEYWORDS,
+     "a DLPack C exchange table for TensorBase"},
     {NULL, NULL, 0, NULL},
 };
 

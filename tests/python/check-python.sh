@@ -29,6 +29,8 @@ run_pytest() {   # run_pytest LOG PYTHONPATH FILE...
 }
 run_pytest "$DIR/pytest.log" "$DIR" tests/python/test_kernels.py tests/python/test_dlpack.py
 run_pytest "$DIR/pytest_direct.log" "$DIR:$DIR/double" tests/python/test_direct.py
+run_pytest "$DIR/pytest_exchange.log" "$DIR:$DIR/double" tests/python/test_exchange.py
+KSPY_EXCHANGE=int run_pytest "$DIR/pytest_exchange_int.log" "$DIR:$DIR/double" tests/python/test_exchange.py
 # mypy: the stub types every call; a wrong one is an error at its line.
 if "$PYTHON" -m mypy --version >/dev/null 2>&1; then
     mypy=("$PYTHON" -m mypy --no-error-summary --no-incremental --cache-dir=/dev/null --strict)

@@ -27,7 +27,7 @@ PY_CORPUS := $(wildcard kernels/*.cu) $(addprefix tests/corpus/,abi_array_pointe
 CHECK_TARGETS += check-python
 .PHONY: check-python python-gpu-module gpu-check-python
 check-python: $(PY_DIR)/module.ok $(PY_DIR)/double.ok $(RT_FAKE) $(KSTUB) $(PY_CORPUS) tests/python/check-python.sh \
-    tests/python/test_kernels.py tests/python/test_dlpack.py tests/python/test_direct.py tests/python/conftest.py tests/python/typing_ok.py tests/python/typing_bad.py
+    tests/python/test_kernels.py tests/python/test_dlpack.py tests/python/test_direct.py tests/python/test_exchange.py tests/python/conftest.py tests/python/typing_ok.py tests/python/typing_bad.py
 	$(KS_SUITE) "PYTHON=$(PYTHON) DIR=$(PY_DIR) FAKE=$(abspath $(RT_FAKE)) KSTUB=$(KSTUB) CC='$(CC)' \
 	    LIB=$(B)/lib/libkstub.a CUDA_PATH=$(CUDA_PATH) CORPUS='$(PY_CORPUS)' bash tests/python/check-python.sh"
 
