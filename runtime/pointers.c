@@ -654,6 +654,8 @@ int ks__pointers_quick(const ks_kernel *k, void **args, unsigned checks)
             return 0;
         hits++;
     }
+    if (dev < 0 && ks__cu.PointerGetAttributes == NULL)
+        return 0;                /* pointers_before refuses every launch then */
     ks__pointers_watch_hits += hits;
     ks__pointers_quick_launches++;
     return 1;
