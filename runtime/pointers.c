@@ -602,6 +602,18 @@ static inline int one_step_count(const ks_kernel *k, void **args, const ks_param
     return v >= 0;
 }
 
+/* A hint of several steps ("rows * cols"), evaluated in full: 1 with *count,
+ * 0 when it cannot be (pointers_before then reports it). Out of line, so the
+ * one-step hints' path (most hints) stays a few contiguous lines. */
+static int extent_count_quiet(const ks_kernel *k, void **args, const ks_param_desc *d, unsigned checks,
+                              long long *count) __attribute__((noinline, cold));
+static int extent_count_quiet(const ks_kernel *k, void **args, const ks_param_desc *d, unsigned checks,
+                              long long *count)
+{
+    const ks__checked c = {(ks_kernel *)k, NULL, args, NULL, NULL, 0, checks};
+    return ks__extent_count(&c, d, count) == KS_OK;
+}
+
 /*
  * The checked launch's usual case (launch.c), when pointers and extents are
  * the only checks on: every pointer argument they look at is in an
@@ -645,11 +657,8 @@ int ks__pointers_quick(const ks_kernel *k, void **args, unsigned checks)
             !aligned(d, p))
             return 0;
         long long count = 1;
-        if (use_extent && !one_step_count(k, args, d, &count)) {
-            const ks__checked c = {(ks_kernel *)k, NULL, args, NULL, NULL, 0, checks};
-            if (ks__extent_count(&c, d, &count) != KS_OK)
-                return 0;
-        }
+        if (use_extent && !one_step_count(k, args, d, &count) && !extent_count_quiet(k, args, d, checks, &count))
+            return 0;
         if (!room_for(d, p, e->start, e->size, count))
             return 0;
         hits++;
