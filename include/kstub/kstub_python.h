@@ -570,7 +570,8 @@ typedef struct ks__py_known {
     PyTypeObject *cupy_ndarray;        /* strong references once found */
     PyTypeObject *torch_tensor;
     PyTypeObject *core_buffer;
-    const struct ks__dl_exchange *torch_dl;   /* torch.Tensor's DLPack exchange table, or NULL */
+    const struct ks__dl_exchange *torch_dl;   /* torch.Tensor's DLPack exchange table, or NULL, */
+    unsigned int torch_dl_tag;                /* ... as its type said under this version tag */
     int looked_cupy, looked_torch;
     ks__py_readers torch_read;         /* is_cuda, data_ptr(), dtype */
     ks__py_readers cupy_read;          /* data, dtype */
@@ -971,6 +972,24 @@ KS_PY_FN int ks__py_from_dlpack(PyObject *o, const ks_stream *stream, ks_py_ptr 
  */
 KS_PY_FN int ks__py_dl_torch(PyObject *o, ks_py_ptr *p)
 {
+    /* Only while the type is as verified: the table as its type names it now, and the three
+     * names torch's own C getters (ks__py_read_attr would call them directly), none shadowed
+     * by the instance; a type modified since (an attribute assigned or deleted changes its
+     * version tag) is looked at again, so `Tensor.data_ptr = f` is obeyed from the next call. */
+    PyTypeObject *ty = Py_TYPE(o);
+    const ks__py_reader *r = ks__py_reader_of(&ks__py_k.torch_read, ty);   /* gives ty a tag */
+    if (ty->tp_version_tag == 0 || r->type != ty || r->tag != ty->tp_version_tag ||
+        r->read[0].how == KS__PY_READ_ATTR || r->read[1].how == KS__PY_READ_ATTR ||
+        r->read[2].how == KS__PY_READ_ATTR)
+        return 1;
+    if (ks__py_k.torch_dl_tag != ty->tp_version_tag) {
+        ks__py_k.torch_dl = ks__py_dl_exchange_of(ty);
+        ks__py_k.torch_dl_tag = ty->tp_version_tag;
+    }
+    /* (The look-up may have run Python code: the entry is checked again.) */
+    if (!ks__py_k.torch_dl || r->type != ty || r->tag != ty->tp_version_tag ||
+        (r->dict && ks__py_shadowed(o, ks__py_k.s_data_ptr)))
+        return 1;
     ks__dl_tensor t;
     if (ks__py_k.torch_dl->dltensor_from_py_object_no_sync(o, &t) != 0) {
         PyErr_Clear();
@@ -1023,7 +1042,7 @@ KS_PY_FN int ks__py_pointer_of(PyObject *o, const ks_stream *stream, ks_py_ptr *
     if (t == ks__py_k.torch_tensor || (ks__py_k.torch_tensor && t != ks__py_k.core_buffer &&
                                        PyType_IsSubtype(t, ks__py_k.torch_tensor))) {
         p->what = "a torch tensor";
-        if (t == ks__py_k.torch_tensor && ks__py_k.torch_dl && ks__py_dl_torch(o, p) == 0)
+        if (t == ks__py_k.torch_tensor && ks__py_dl_torch(o, p) == 0)
             return 0;
         PyObject *cuda = ks__py_read_attr(&ks__py_k.torch_read, 0, o);
         if (!cuda)
@@ -1077,7 +1096,6 @@ KS_PY_FN int ks__py_pointer_of(PyObject *o, const ks_stream *stream, ks_py_ptr *
         ks__py_k.torch_tensor = ks__py_find_type("torch", "Tensor");
         if (ks__py_k.torch_tensor) {
             ks__py_torch_dtypes();
-            ks__py_k.torch_dl = ks__py_dl_exchange_of(ks__py_k.torch_tensor);
             return ks__py_pointer_of(o, stream, p);
         }
     }

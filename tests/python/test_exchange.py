@@ -126,3 +126,32 @@ def test_a_subclass_is_read_by_its_getters(kernels, fake, torch):
     c = Counts()
     assert outcome(kernels, fake, Moved(0x6000, torch.float32)) == ("ok", 0x9000)
     assert c.since()[0] == 0
+
+
+def test_a_type_changed_since_is_read_as_python_reads_it(kernels, fake, torch):
+    T = torch.Tensor
+    x = T(0x6000, torch.float32)
+    T.data_ptr = lambda self: 0x9000            # assigned on the type: obeyed from the next call
+    try:
+        c = Counts()
+        assert outcome(kernels, fake, x) == ("ok", 0x9000)
+        assert c.since()[0] == 0
+    finally:
+        del T.data_ptr
+    c = Counts()
+    assert outcome(kernels, fake, x) == ("ok", 0x6000)
+    assert c.since() == (1, 0)                  # the table again
+    x.data_ptr = lambda: 0x9100                 # an instance's own method shadows the type's
+    assert outcome(kernels, fake, x) == ("ok", 0x9100)
+    name = "__c_dlpack_exchange_api__" if os.environ.get("KSPY_EXCHANGE") == "int" else "__dlpack_c_exchange_api__"
+    table = getattr(T, name)
+    delattr(T, name)                            # no table: the getters
+    try:
+        c = Counts()
+        assert outcome(kernels, fake, T(0x6000, torch.float32)) == ("ok", 0x6000)
+        assert c.since()[0] == 0
+    finally:
+        setattr(T, name, table)
+    c = Counts()
+    assert outcome(kernels, fake, T(0x6000, torch.float32)) == ("ok", 0x6000)
+    assert c.since() == (1, 0)
