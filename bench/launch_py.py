@@ -265,15 +265,21 @@ def setup_raw(src):
         for _ in range(count):
             call(1.5, x, y, NELEM, 1, grid=GRID, block=BLOCK, stream=stream)
 
+    def run_struct_stub(count):
+        py_raw.stub_struct_loop(count)
+
     run_loop.keep = run_calls.keep = run_args.keep = run_stub.keep = run_stub_call.keep = keep
-    return stream.synchronize, {"bench_args": (run_loop, run_calls, run_args, run_stub, run_stub_call)}, \
-        "CuPy %s's CUfunction" % cupy.__version__, {"bench_struct": "not run: the raw rows launch bench_args only"}
+    run_struct_stub.keep = keep
+    # bench_struct: only kstub's C stub in a C loop (its Python rows' in-process reference).
+    return stream.synchronize, {"bench_args": (run_loop, run_calls, run_args, run_stub, run_stub_call),
+                                "bench_struct": (None, None, None, run_struct_stub, None)}, \
+        "CuPy %s's CUfunction" % cupy.__version__, {"bench_struct": "ok: kstub's C stub loop only"}
 
 
 # setup_raw's rows: (variant, what the label says after the SETUPS label).
 RAW_ROWS = (("raw_c_loop", "(a C loop)"), ("raw_py_call", "(one Python call per launch)"),
             ("raw_py_args", "(one Python call per launch, given kstub's 8 arguments, unread)"),
-            ("kstub_c_loop", "kstub's C stub of bench_args, a C loop in this process (bench/py_raw.c)"),
+            ("kstub_c_loop", "kstub's C stub, a C loop in this process (bench/py_raw.c)"),
             ("kstub_c_call", "kstub's C stub of bench_args, one Python call per launch, given the 8 arguments, unread "
              "(bench/py_raw.c)"))
 
@@ -409,6 +415,8 @@ def main():
             for kernel, fn in fns.items():
                 if isinstance(fn, tuple):   # setup_raw: RAW_ROWS, in order
                     for (rid, what), f in zip(RAW_ROWS, fn):
+                        if f is None:
+                            continue
                         active.append((rid, "%s %s, %s" % (label, what, version) if not rid.startswith("kstub_c_")
                                        else what, kernel, sync, f))
                     continue

@@ -21,6 +21,7 @@
  *   stub_loop(count)                    count launches through that stub in a C loop: kstub's
  *                                       C stub in this process, what the Python target's
  *                                       "<= 1.2 x the C stub" is measured against
+ *   stub_struct_loop(count)             the same for bench_struct (its x the struct's pointer)
  *   stub_call(a, x, y, n, m, *, grid, block, stream)
  *                                       one launch through that stub per Python call, the
  *                                       arguments not read: the C stub as the module calls it
@@ -174,6 +175,23 @@ static PyObject *stub_loop(PyObject *self, PyObject *arg)
     Py_RETURN_NONE;
 }
 
+/* The same C stub loop for bench_struct (a 24-byte struct by value and y): the in-process C stub
+ * its Python rows are held to, as bench_args' are to stub_loop. */
+static PyObject *stub_struct_loop(PyObject *self, PyObject *arg)
+{
+    (void)self;
+    long count = PyLong_AsLong(arg);
+    if (count < 0 && PyErr_Occurred())
+        return NULL;
+    BenchParams p = {2.0f, n_val, 0.5, stub_x};
+    for (long i = 0; i < count; i++) {
+        ks_status s = bench_struct(stub_cfg, p, stub_y);
+        if (s != KS_OK)
+            return stub_fail(s);
+    }
+    Py_RETURN_NONE;
+}
+
 /* One launch through the C stub per Python call, given what a kstub kernel function is given
  * (none of it read): what the Python rows cost over this is the module's argument conversion. */
 static PyObject *stub_call(PyObject *self, PyObject *const *args, Py_ssize_t nargs, PyObject *kwnames)
@@ -207,6 +225,8 @@ static PyMethodDef methods[] = {
      "launch_args(a, x, y, n, m, *, grid, block, stream): one raw launch; the arguments are not read"},
     {"stub_prepare", stub_prepare, METH_VARARGS, "stub_prepare(stream, x, y, n): the C stub's arguments"},
     {"stub_loop", stub_loop, METH_O, "stub_loop(count): count launches through kstub's C stub in a C loop"},
+    {"stub_struct_loop", stub_struct_loop, METH_O,
+     "stub_struct_loop(count): count launches of bench_struct through kstub's C stub in a C loop"},
     {"stub_call", (PyCFunction)(void (*)(void))stub_call, METH_FASTCALL | METH_KEYWORDS,
      "stub_call(a, x, y, n, m, *, grid, block, stream): one launch through the C stub; the arguments are not read"},
     {"stub_handle", stub_handle, METH_NOARGS, "stub_handle(): the CUkernel the C stub launched"},
