@@ -121,6 +121,21 @@ def test_torch_tensors():
         kernels.saxpy(1.0, x.cpu(), y, N, grid=1, block=1)
 
 
+def test_torch_tensors_through_the_exchange_table_and_the_getters():
+    """An exact torch.Tensor goes through torch's DLPack C exchange table where torch has one
+    (kstub_python.h: ks__py_dl_torch); a view at an offset, a tensor that requires grad and a
+    Parameter (a subclass: its getters) launch with the same addresses torch gives."""
+    torch = pytest.importorskip("torch")
+    base = torch.arange(N + 8, dtype=torch.float32, device="cuda")
+    views = {"view": base[8:], "grad": base[8:].clone().requires_grad_(True),
+             "param": torch.nn.Parameter(base[8:].clone(), requires_grad=False)}
+    for what, x in views.items():
+        y = torch.ones(N, dtype=torch.float32, device="cuda")
+        kernels.saxpy(2.0, x, y, N, grid=blocks(N), block=128, stream=torch.cuda.current_stream())
+        torch.cuda.synchronize()
+        assert torch.equal(y.cpu(), torch.arange(8, N + 8, dtype=torch.float32) * 2 + 1), what
+
+
 def descriptor_kind(cls, name):
     """What the look-up of name on cls finds, as kstub_python.h sees it: "getset", "member",
     "method" (a C method), else the type's name."""
