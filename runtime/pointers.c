@@ -90,27 +90,38 @@ static const char *host_kind(uintptr_t p, char *buf, size_t cap)
 
 /* ---- the extent hint's count ------------------------------------------------------- */
 
-/* The integer parameter \p i's value; 0 when it is not one (the generator refuses that). */
-static int int_param(const ks__checked *c, long long idx, long long *v)
+/* The integer parameter \p idx's value in \p args; -1 when it is not one that
+ * fits (the generator refuses a hint on anything but an integer). An if chain,
+ * not a switch: no jump table for the quick path to read. */
+static inline int int_param(const ks_kernel *k, void **args, long long idx, long long *v)
 {
-    if (idx < 0 || (unsigned long long)idx >= c->k->nparams)
+    if (idx < 0 || (unsigned long long)idx >= k->nparams)
         return -1;
-    const ks_param_desc *d = &c->k->params[idx];
-    const void *a = c->args[idx];
-    switch (d->size) {
-    case 1: { unsigned char u; memcpy(&u, a, 1); *v = d->kind == KS_PARAM_SIGNED ? (signed char)u : u; return 0; }
-    case 2: { uint16_t u; memcpy(&u, a, 2); *v = d->kind == KS_PARAM_SIGNED ? (int16_t)u : u; return 0; }
-    case 4: { uint32_t u; memcpy(&u, a, 4); *v = d->kind == KS_PARAM_SIGNED ? (long long)(int32_t)u : u; return 0; }
-    case 8: {
+    const ks_param_desc *d = &k->params[idx];
+    const void *a = args[idx];
+    int is_signed = d->kind == KS_PARAM_SIGNED;
+    if (d->size == 4) {
+        uint32_t u;
+        memcpy(&u, a, 4);
+        *v = is_signed ? (long long)(int32_t)u : (long long)u;
+    } else if (d->size == 8) {
         uint64_t u;
         memcpy(&u, a, 8);
-        if (d->kind != KS_PARAM_SIGNED && u > (uint64_t)INT64_MAX)
+        if (!is_signed && u > (uint64_t)INT64_MAX)
             return -1;
         *v = (long long)u;
-        return 0;
+    } else if (d->size == 2) {
+        uint16_t u;
+        memcpy(&u, a, 2);
+        *v = is_signed ? (long long)(int16_t)u : (long long)u;
+    } else if (d->size == 1) {
+        unsigned char u;
+        memcpy(&u, a, 1);
+        *v = is_signed ? (long long)(signed char)u : (long long)u;
+    } else {
+        return -1;
     }
-    default: return -1;
-    }
+    return 0;
 }
 
 /* Evaluate \p d's hint: 0 with *count, or an error (set) naming the hint. */
@@ -125,7 +136,7 @@ ks_status ks__extent_count(const ks__checked *c, const ks_param_desc *d, long lo
         if (op->op == KS_EXTENT_CONST || op->op == KS_EXTENT_PARAM) {
             if (op->op == KS_EXTENT_CONST)
                 v = op->value;
-            else if (int_param(c, op->value, &v) != 0)
+            else if (int_param(c->k, c->args, op->value, &v) != 0)
                 return ks__error(KS_ERR_EXTENT, name, "parameter %s: its extent %s cannot be evaluated "
                                  "(parameter %lld is not an integer that fits)", d->name, d->extent, op->value);
             if (sp == sizeof stack / sizeof stack[0])
@@ -212,6 +223,21 @@ static int still_allocated(CUdeviceptr p, unsigned long long id)
     return r == CUDA_SUCCESS && now == id;
 }
 
+/* The cache's entry holding \p p (the first that does), or NULL. */
+static inline alloc_info *entry_of(CUdeviceptr p)
+{
+    for (unsigned i = 0; i < KS__PTR_CACHE; i++)
+        if (p - seen[i].span_lo < seen[i].span_size)    /* wraps for p below it */
+            return &seen[i];
+    return NULL;
+}
+
+/* Whether the free watch vouches for entry \p e now (generation \p gen). */
+static inline int watched_hit(const alloc_info *e, int watched, uint64_t gen)
+{
+    return watched && e->gen == gen && e->span_mapped;
+}
+
 /*
  * What the driver says of \p p: from the cache while the watch vouches for
  * it (its generation unchanged) or, without the watch, while its buffer id
@@ -235,20 +261,13 @@ static CUresult describe_ptr(CUdeviceptr p, alloc_info *buf, const alloc_info **
     /* The watch's word first, then the generation (watch.c says why this order). */
     int watched = __atomic_load_n(&ks__watch_on, __ATOMIC_ACQUIRE);
     uint64_t gen = watched ? __atomic_load_n(&ks__watch_gen, __ATOMIC_ACQUIRE) : 0;
-    alloc_info *e = NULL;
-    if (ks__pointers_cache)
-        for (unsigned i = 0; i < KS__PTR_CACHE; i++) {
-            if (p - seen[i].span_lo >= seen[i].span_size)
-                continue;            /* wraps for p below it */
-            e = &seen[i];
-            /* With the watch on, the usual answer: the entry itself, not a copy. */
-            if (__builtin_expect(watched && e->gen == gen && e->span_mapped, 1)) {
-                ks__pointers_watch_hits++;
-                *out = e;
-                return CUDA_SUCCESS;
-            }
-            break;
-        }
+    alloc_info *e = ks__pointers_cache ? entry_of(p) : NULL;
+    /* With the watch on, the usual answer: the entry itself, not a copy. */
+    if (__builtin_expect(e != NULL && watched_hit(e, watched, gen), 1)) {
+        ks__pointers_watch_hits++;
+        *out = e;
+        return CUDA_SUCCESS;
+    }
     *out = buf;
     return describe_ask(p, buf, watched, gen, e);
 }
@@ -570,34 +589,19 @@ static ks_status pointers_after(const ks__checked *c, ks_status st)
 
 const ks__check ks__check_pointers = {pointers_before, pointers_after};
 
-/* A hint of one step, a constant or an integer parameter of 4 or 8 bytes
- * (most hints: "n"), evaluated as ks__extent_count would: 1 with *count;
- * 0 for anything else, which ks__extent_count evaluates. */
+/* A hint of one step, a constant or an integer parameter (most hints: "n"),
+ * evaluated as ks__extent_count would: 1 with *count; 0 for anything else,
+ * which ks__extent_count evaluates (and reports). */
 static inline int one_step_count(const ks_kernel *k, void **args, const ks_param_desc *d, long long *count)
 {
     const ks_extent_op *op = d->extent_ops;
-    long long v;
+    long long v = 0;
     if (d->nextent != 1)
         return 0;
-    if (op->op == KS_EXTENT_CONST) {
+    if (op->op == KS_EXTENT_CONST)
         v = op->value;
-    } else if (op->op == KS_EXTENT_PARAM && op->value >= 0 && (unsigned long long)op->value < k->nparams) {
-        const ks_param_desc *q = &k->params[op->value];
-        const void *a = args[op->value];
-        if (q->size == 4) {
-            uint32_t u;
-            memcpy(&u, a, 4);
-            v = q->kind == KS_PARAM_SIGNED ? (long long)(int32_t)u : (long long)u;
-        } else if (q->size == 8) {
-            memcpy(&v, a, 8);
-            if (q->kind != KS_PARAM_SIGNED && v < 0)
-                return 0;
-        } else {
-            return 0;
-        }
-    } else {
+    else if (op->op != KS_EXTENT_PARAM || int_param(k, args, op->value, &v) != 0)
         return 0;
-    }
     *count = v;
     return v >= 0;
 }
@@ -649,12 +653,8 @@ int ks__pointers_quick(const ks_kernel *k, void **args, unsigned checks)
                 return 0;
             dev = (int)last.dev;
         }
-        const alloc_info *e = NULL;
-        for (unsigned j = 0; j < KS__PTR_CACHE && !e; j++)
-            if (p - seen[j].span_lo < seen[j].span_size)
-                e = &seen[j];
-        if (e == NULL || e->gen != gen || !e->span_mapped || (e->reach != REACH_ANY && e->reach != dev) ||
-            !aligned(d, p))
+        const alloc_info *e = entry_of(p);
+        if (e == NULL || !watched_hit(e, 1, gen) || (e->reach != REACH_ANY && e->reach != dev) || !aligned(d, p))
             return 0;
         long long count = 1;
         if (use_extent && !one_step_count(k, args, d, &count) && !extent_count_quiet(k, args, d, checks, &count))
